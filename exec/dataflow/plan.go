@@ -1,0 +1,151 @@
+package dataflow
+
+import (
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// CollectionID names a durable collection: a table or a materialized view.
+type CollectionID uint64
+
+// Plan is a dataflow: Nodes in topological order (a node's inputs have
+// smaller indices), and Output, the index of the node whose updates are the
+// dataflow's result.
+type Plan struct {
+	Nodes  []Node
+	Output int
+}
+
+// Node is one operator with its inputs (indices into Plan.Nodes) and the
+// types of its output columns.
+type Node struct {
+	Op     Op
+	Inputs []int
+	Types  []types.T
+}
+
+// Op is one of the operator structs below.
+type Op interface{ opName() string }
+
+// Source reads the updates of a collection: a table's committed writes or a
+// materialized view's output. Stateless.
+type Source struct {
+	Collection CollectionID
+	// Name is for printing only.
+	Name string
+}
+
+// Constant emits Rows once, at the first time the dataflow runs (backfill).
+type Constant struct{ Rows []types.Row }
+
+// MFP is a fused map/filter/project: append Map expressions to each input
+// row (each may refer to earlier mapped columns), drop rows where any Filter
+// predicate is not true, then keep the columns Project lists. Stateless and
+// linear, so correct under retractions.
+type MFP struct {
+	Map     []scalar.Expr
+	Filter  []scalar.Expr
+	Project []int
+}
+
+// AggKind is an aggregate function.
+type AggKind uint8
+
+// The aggregate functions.
+const (
+	AggCountStar AggKind = iota
+	AggCount
+	AggSum
+	AggAvg
+	AggMin
+	AggMax
+	AggBoolAnd
+	AggBoolOr
+	AggStringAgg
+)
+
+// Agg is one aggregate over input column Col (unused for count(*)).
+// Distinct aggregates count each distinct value of Col once per group.
+// For string_agg, Sep is the column holding the separator.
+type Agg struct {
+	Kind     AggKind
+	Col      int
+	Sep      int
+	Distinct bool
+	// T is the result type (see AggType).
+	T types.T
+}
+
+// Reduce groups its input by the Key columns and outputs one row per
+// non-empty group: the key columns then one column per aggregate. With no
+// Key it is a global aggregate and always outputs exactly one row (count 0,
+// sum NULL on empty input), as SQL requires. With no Aggs it is DISTINCT.
+//
+// State: per group, the aggregates' accumulators; min/max (and distinct
+// aggregates) keep the multiset of values so deletions stay correct.
+type Reduce struct {
+	Key  []int
+	Aggs []Agg
+}
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+// The join kinds.
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+)
+
+// Join is an equi-join of Inputs[0] (left) and Inputs[1] (right) on
+// left[LeftKey[i]] = right[RightKey[i]] (NULL keys never match). The output
+// row is the left columns followed by the right columns; Residual predicates
+// over that combined row must also be true to match. Outer joins pad the
+// missing side with NULLs. With empty keys it is a cross join.
+//
+// State: both inputs arranged by their key (every live input row).
+type Join struct {
+	Kind     JoinKind
+	LeftKey  []int
+	RightKey []int
+	Residual []scalar.Expr
+}
+
+// Union concatenates its inputs (UNION ALL). Stateless.
+type Union struct{}
+
+// Negate flips the sign of every update. Stateless.
+type Negate struct{}
+
+// Threshold keeps each row with multiplicity max(count, 0): with Negate and
+// Union it implements EXCEPT ALL. State: the multiset of input rows.
+type Threshold struct{}
+
+// SortCol is one ORDER BY column.
+type SortCol struct {
+	Col        int
+	Desc       bool
+	NullsFirst bool
+}
+
+// TopK keeps, per group of the Key columns, the rows ranked Offset+1 through
+// Offset+Limit by Order (Limit < 0 means no limit). Ties are broken by the
+// whole row so the result is deterministic. State: per group, every live row.
+type TopK struct {
+	Key    []int
+	Order  []SortCol
+	Limit  int64
+	Offset int64
+}
+
+func (Source) opName() string    { return "Source" }
+func (Constant) opName() string  { return "Constant" }
+func (MFP) opName() string       { return "MFP" }
+func (Reduce) opName() string    { return "Reduce" }
+func (Join) opName() string      { return "Join" }
+func (Union) opName() string     { return "Union" }
+func (Negate) opName() string    { return "Negate" }
+func (Threshold) opName() string { return "Threshold" }
+func (TopK) opName() string      { return "TopK" }

@@ -1,0 +1,99 @@
+package scalar
+
+import "github.com/eddydb/eddy/sql/types"
+
+// Expr is a typed scalar expression over the columns of an input row.
+// Expressions are immutable after construction and safe to share.
+type Expr interface {
+	// Type is the static result type.
+	Type() types.T
+	// Eval computes the value over row. It returns a *types.Error-style user
+	// error (SQLSTATE 22xxx) for data errors such as division by zero.
+	Eval(ctx *Ctx, row types.Row) (types.Datum, error)
+	// String prints the expression in the form golden tests use and parse back:
+	// columns as #i, literals as SQL literals with casts, calls as name(args).
+	String() string
+}
+
+// Ctx carries what evaluation may depend on beyond the row. It is read-only
+// during evaluation; the caller fills it (time comes in as data).
+type Ctx struct {
+	// StmtTimestamp is now() / current_timestamp, in microseconds since 2000-01-01 UTC.
+	StmtTimestamp int64
+	// TimeZone is the session's IANA time zone name ("UTC" when empty).
+	TimeZone string
+}
+
+// Col references column Idx of the input row.
+type Col struct {
+	Idx int
+	T   types.T
+}
+
+// Lit is a constant.
+type Lit struct {
+	D types.Datum
+	T types.T
+}
+
+// Call applies a resolved built-in function or operator to arguments whose
+// types already match Fn's signature exactly (the planner inserts casts).
+type Call struct {
+	Fn   *Func
+	Args []Expr
+}
+
+// Cast converts Arg to type To with PostgreSQL's cast semantics
+// (e.g. text -> integer parses and fails with 22P02; numeric(p,s) rounds).
+type Cast struct {
+	Arg Expr
+	To  types.T
+}
+
+// And is the three-valued conjunction of Args (len >= 2).
+type And struct{ Args []Expr }
+
+// Or is the three-valued disjunction of Args (len >= 2).
+type Or struct{ Args []Expr }
+
+// Not is three-valued negation.
+type Not struct{ Arg Expr }
+
+// IsNull is `Arg IS NULL` (or IS NOT NULL when Negate); never NULL itself.
+type IsNull struct {
+	Arg    Expr
+	Negate bool
+}
+
+// When is one WHEN cond THEN result arm of a Case.
+type When struct{ Cond, Then Expr }
+
+// Case is the searched CASE; Else is nil for ELSE NULL. Arms are evaluated
+// lazily in order (so CASE guards a division by zero, as in PostgreSQL).
+type Case struct {
+	Whens []When
+	Else  Expr
+	T     types.T
+}
+
+// Coalesce returns its first non-NULL argument, evaluating lazily.
+type Coalesce struct {
+	Args []Expr
+	T    types.T
+}
+
+// Func is one resolved overload of a built-in function or operator.
+type Func struct {
+	// Name is the SQL name: "+", "=", "lower", "date_trunc", ...
+	Name string
+	// Args are the parameter types; Ret the result type.
+	Args []types.T
+	Ret  types.T
+	// Strict functions return NULL when any argument is NULL without calling Impl.
+	Strict bool
+	// Volatile functions (now(), random()) may not be constant-folded; the
+	// planner rejects them inside materialized views with 0A000.
+	Volatile bool
+	// Impl computes the result from already-evaluated arguments.
+	Impl func(ctx *Ctx, args []types.Datum) (types.Datum, error)
+}
