@@ -1,0 +1,134 @@
+package ir
+
+import (
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Rel is a relational operator: a multiset of rows with static column types.
+// Implementations are the pointer types of this package; they are immutable.
+type Rel interface {
+	// ColTypes returns the output column types (do not mutate the slice).
+	ColTypes() []types.T
+	// Children returns the input relations, left to right.
+	Children() []Rel
+	// WithChildren returns a copy of the node over new inputs (same count).
+	WithChildren(in []Rel) Rel
+	// String prints the tree rooted at the node, indented, one operator per line.
+	String() string
+	// header is the operator's line in the printed tree.
+	header() string
+}
+
+// Get reads a stored collection (table or materialized view) by ID.
+// Stateless: it replays the collection's updates.
+type Get struct {
+	ID    dataflow.CollectionID
+	Name  string // for printing only
+	Types []types.T
+}
+
+// Values is a constant relation: one row per element of Rows, each with one
+// expression per column of Types_. The expressions do not reference columns.
+// Stateless: its rows are emitted once.
+type Values struct {
+	Rows  [][]scalar.Expr
+	Types []types.T
+}
+
+// Map appends one column per expression, evaluated over the input row (the
+// i-th expression may reference the columns appended before it). Stateless
+// and linear, so correct under retractions.
+type Map struct {
+	Input Rel
+	Exprs []scalar.Expr
+}
+
+// Filter keeps the rows for which every predicate is true (not false, not
+// NULL). Stateless and linear.
+type Filter struct {
+	Input Rel
+	Preds []scalar.Expr
+}
+
+// Project keeps the listed input columns, in order (a column may repeat).
+// Stateless and linear.
+type Project struct {
+	Input Rel
+	Cols  []int
+}
+
+// JoinKind is the kind of a Join.
+type JoinKind uint8
+
+// The join kinds. JoinCross is an inner join with no condition.
+const (
+	JoinInner JoinKind = iota
+	JoinLeft
+	JoinRight
+	JoinFull
+	JoinCross
+)
+
+// String returns the lower-case name of the kind.
+func (k JoinKind) String() string {
+	return [...]string{"inner", "left", "right", "full", "cross"}[k]
+}
+
+// Join pairs the rows of Left and Right for which every On predicate (over
+// the concatenated row, left columns first) is true; outer kinds also emit
+// each unmatched row of the preserved side(s) padded with NULLs. The output
+// multiplicity of a pair is the product of the inputs' multiplicities.
+// State: both inputs, arranged by the equi-join key extracted from On (a
+// cross join keeps both inputs whole). Outer joins additionally track, per
+// key, whether any match exists, so a retraction can reintroduce the padded
+// row.
+type Join struct {
+	Kind        JoinKind
+	Left, Right Rel
+	On          []scalar.Expr
+}
+
+// Reduce groups the input by the Key columns and emits one row per non-empty
+// group: the key columns followed by one column per aggregate. With no Key
+// it is a global aggregate that always emits exactly one row. With no Aggs it
+// is DISTINCT over the key. State: per group, the aggregate accumulators
+// (min/max and DISTINCT aggregates keep the multiset of their values so
+// retractions stay correct).
+type Reduce struct {
+	Input Rel
+	Key   []int
+	Aggs  []dataflow.Agg
+}
+
+// TopK keeps, per group of the Key columns, the rows ranked Offset+1 through
+// Offset+Limit by Order (Limit < 0: no limit); ties are broken by the whole
+// row, so the result is deterministic. State: per group, every live row.
+type TopK struct {
+	Input  Rel
+	Key    []int
+	Order  []dataflow.SortCol
+	Limit  int64
+	Offset int64
+}
+
+// Union is the multiset sum (UNION ALL) of its inputs, which have the same
+// arity and column types (the first input's types are the output's).
+// Stateless.
+type Union struct {
+	Inputs []Rel
+}
+
+// Negate flips the multiplicity of every row, so Union(A, Negate(B)) is the
+// signed difference A - B. Stateless.
+type Negate struct {
+	Input Rel
+}
+
+// Threshold keeps each row with multiplicity max(count, 0): applied to
+// A - B it yields EXCEPT ALL. State: the multiset of input rows (their net
+// counts).
+type Threshold struct {
+	Input Rel
+}
