@@ -1,0 +1,226 @@
+package storage
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/google/btree"
+)
+
+// Collection holds the live rows of a table or view in memory, ordered by
+// an encoded key, mirrored durably under RowKey(id, key).
+//
+// With keyCols nil the collection is a multiset: the key is the whole row
+// (types.AppendRowKey) and each entry has a multiplicity count > 0. With
+// keyCols non-nil (a primary key) the key is types.AppendColsKey(row,
+// keyCols) and every count is 1.
+//
+// A Collection has no lock: reads (Get, Scan, ScanPrefix, Len) may run
+// concurrently with each other; anything that mutates needs exclusive
+// access (the caller's sync.RWMutex).
+//
+// Memory: one B-tree item per distinct key, holding the row, the encoded
+// key and the count.
+type Collection struct {
+	id      uint64
+	keyCols []int
+	tree    *btree.BTreeG[entry]
+
+	recording bool
+	undo      []entry // prior state of each key touched since Begin; count 0 = absent
+
+	keyBuf, rowKeyBuf, valBuf []byte // scratch for Apply (writers are exclusive)
+}
+
+// entry is one distinct key. Entries are values in the tree (no pointer
+// per row), so a probe for Get costs no allocation.
+type entry struct {
+	key   []byte
+	row   types.Row
+	count int64
+}
+
+func entryLess(a, b entry) bool { return bytes.Compare(a.key, b.key) < 0 }
+
+// btreeDegree trades node size against depth; 32 keeps nodes within a few
+// cache lines of keys and the tree shallow for millions of rows.
+const btreeDegree = 32
+
+// NewCollection returns an empty collection with the given id; keyCols
+// nil makes it a multiset of whole rows.
+func NewCollection(id uint64, keyCols []int) *Collection {
+	return &Collection{id: id, keyCols: keyCols, tree: btree.NewG(btreeDegree, entryLess)}
+}
+
+// ID returns the collection id.
+func (c *Collection) ID() uint64 { return c.id }
+
+// KeyCols returns the primary key columns, or nil for a multiset.
+func (c *Collection) KeyCols() []int { return c.keyCols }
+
+// Key appends the encoded key of row to buf.
+func (c *Collection) Key(buf []byte, row types.Row) []byte {
+	if c.keyCols == nil {
+		return types.AppendRowKey(buf, row)
+	}
+	return types.AppendColsKey(buf, row, c.keyCols)
+}
+
+// Load replaces the contents of c with the rows stored under RowPrefix(id).
+// On error c is left empty.
+func (c *Collection) Load(db *DB) error {
+	c.tree.Clear(false)
+	c.undo, c.recording = nil, false
+	n := len(RowPrefix(c.id))
+	err := db.Scan(RowPrefix(c.id), func(key, value []byte) error {
+		row, count, err := decodeValue(value)
+		if err != nil {
+			return fmt.Errorf("storage: loading collection %d at %s: %w", c.id, PrettyKey(key), err)
+		}
+		if c.keyCols != nil && count != 1 {
+			return fmt.Errorf("storage: loading collection %d at %s: count %d under a primary key", c.id, PrettyKey(key), count)
+		}
+		c.tree.ReplaceOrInsert(entry{key: bytes.Clone(key[n:]), row: row, count: count})
+		return nil
+	})
+	if err != nil {
+		c.tree.Clear(false)
+	}
+	return err
+}
+
+// Apply changes the multiplicity of row by diff in memory and, if b is not
+// nil, logs the new state of its key to b. A multiset count may not go
+// negative; under a primary key diff must be +1 for an absent key or -1 for
+// the identical stored row (apply an UPDATE's retraction before its
+// insertion). A refused change returns an error and changes nothing.
+func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
+	if diff == 0 {
+		return nil
+	}
+	c.keyBuf = c.Key(c.keyBuf[:0], row)
+	old, found := c.tree.Get(entry{key: c.keyBuf})
+	next, err := c.next(old, found, row, diff)
+	if err != nil {
+		return err
+	}
+	if c.recording {
+		c.undo = append(c.undo, c.undoEntry(old, found))
+	}
+	if next.count == 0 {
+		c.tree.Delete(old)
+	} else {
+		if !found {
+			next.key = bytes.Clone(c.keyBuf)
+		}
+		c.tree.ReplaceOrInsert(next)
+	}
+	if b != nil {
+		c.log(b, next)
+	}
+	return nil
+}
+
+// next computes the entry that Apply stores for key (count 0: delete),
+// or an error if the change is refused.
+func (c *Collection) next(old entry, found bool, row types.Row, diff int64) (entry, error) {
+	if c.keyCols != nil {
+		return c.nextKeyed(old, found, row, diff)
+	}
+	count := old.count + diff
+	switch {
+	case count < 0 || (diff > 0 && count < old.count):
+		return entry{}, fmt.Errorf("storage: collection %d: count of row would go from %d to %d (diff %d)",
+			c.id, old.count, count, diff)
+	case found:
+		return entry{key: old.key, row: old.row, count: count}, nil
+	}
+	return entry{row: row, count: count}, nil
+}
+
+// nextKeyed is next under a primary key.
+func (c *Collection) nextKeyed(old entry, found bool, row types.Row, diff int64) (entry, error) {
+	switch {
+	case diff == 1 && !found:
+		return entry{row: row, count: 1}, nil
+	case diff == -1 && found && types.CompareRows(old.row, row) == 0:
+		return entry{key: old.key}, nil
+	case diff == 1:
+		return entry{}, fmt.Errorf("storage: collection %d: duplicate primary key", c.id)
+	case diff == -1 && found:
+		return entry{}, fmt.Errorf("storage: collection %d: retracted row differs from the stored row", c.id)
+	case diff == -1:
+		return entry{}, fmt.Errorf("storage: collection %d: retracted row is absent", c.id)
+	}
+	return entry{}, fmt.Errorf("storage: collection %d: diff %d under a primary key", c.id, diff)
+}
+
+// undoEntry returns the record that restores old (or absence) on Rollback.
+func (c *Collection) undoEntry(old entry, found bool) entry {
+	if found {
+		return old
+	}
+	return entry{key: bytes.Clone(c.keyBuf)}
+}
+
+// log writes the new state of an entry's key to b: its value, or a delete.
+func (c *Collection) log(b *Batch, e entry) {
+	c.rowKeyBuf = AppendRowKey(c.rowKeyBuf[:0], c.id, c.keyBuf)
+	if e.count == 0 {
+		b.Delete(c.rowKeyBuf)
+		return
+	}
+	c.valBuf = appendValue(c.valBuf[:0], e.row, e.count)
+	b.Set(c.rowKeyBuf, c.valBuf)
+}
+
+// Get returns the row stored under the encoded key and its count.
+func (c *Collection) Get(key []byte) (types.Row, int64, bool) {
+	e, ok := c.tree.Get(entry{key: key})
+	return e.row, e.count, ok
+}
+
+// Scan calls fn for every entry in key order until fn returns false.
+// fn must not mutate c.
+func (c *Collection) Scan(fn func(row types.Row, count int64) bool) {
+	c.tree.Ascend(func(e entry) bool { return fn(e.row, e.count) })
+}
+
+// ScanPrefix calls fn in key order for the entries whose key starts with
+// prefix (a point lookup by leading key columns: prefix =
+// types.AppendKey of their values) until fn returns false.
+func (c *Collection) ScanPrefix(prefix []byte, fn func(row types.Row, count int64) bool) {
+	c.tree.AscendGreaterOrEqual(entry{key: prefix}, func(e entry) bool {
+		return bytes.HasPrefix(e.key, prefix) && fn(e.row, e.count)
+	})
+}
+
+// Len returns the number of distinct entries.
+func (c *Collection) Len() int { return c.tree.Len() }
+
+// Begin starts recording in-memory changes so that Rollback can undo them;
+// it discards any earlier record.
+func (c *Collection) Begin() {
+	c.recording = true
+	c.undo = c.undo[:0]
+}
+
+// Rollback undoes every in-memory change since Begin and stops recording.
+// It does not touch batches: the caller discards the batch it logged to.
+func (c *Collection) Rollback() {
+	for i := len(c.undo) - 1; i >= 0; i-- {
+		if e := c.undo[i]; e.count == 0 {
+			c.tree.Delete(e)
+		} else {
+			c.tree.ReplaceOrInsert(e)
+		}
+	}
+	c.Commit()
+}
+
+// Commit keeps the changes since Begin and stops recording.
+func (c *Collection) Commit() {
+	clear(c.undo)
+	c.undo, c.recording = c.undo[:0], false
+}

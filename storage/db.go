@@ -1,0 +1,175 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Options configures Open. The zero value gives defaults sized for a
+// 2-core machine with 24 GiB of memory.
+type Options struct {
+	// CacheSize is the block cache size in bytes (default 1 GiB). Hot table
+	// and view rows also live in Collections, so the cache mostly serves
+	// operator state and restarts.
+	CacheSize int64
+	// MemTableSize is the size of one memtable in bytes (default 64 MiB).
+	// Larger memtables mean fewer flushes and less write amplification for
+	// state that is overwritten often.
+	MemTableSize uint64
+	// MaxCompactions bounds concurrent compactions (default 1, leaving the
+	// other core to the dataflows).
+	MaxCompactions int
+	// Logger receives Pebble's log messages (default slog.Default()).
+	Logger *slog.Logger
+	// FS is the file system (default the OS's). Tests use
+	// vfs.NewCrashableMem to simulate power loss.
+	FS vfs.FS
+}
+
+// withDefaults returns o with every zero field set to its default.
+func (o Options) withDefaults() Options {
+	if o.CacheSize <= 0 {
+		o.CacheSize = 1 << 30
+	}
+	if o.MemTableSize == 0 {
+		o.MemTableSize = 64 << 20
+	}
+	if o.MaxCompactions <= 0 {
+		o.MaxCompactions = 1
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.FS == nil {
+		o.FS = vfs.Default
+	}
+	return o
+}
+
+// DB is Eddy's durable store. It is safe for concurrent use.
+type DB struct {
+	pdb *pebble.DB
+	dir string
+}
+
+// ErrLocked is returned (wrapped) by Open when another process, or another
+// DB in this process, already holds the directory.
+var ErrLocked = errors.New("storage: data directory is in use by another Eddy process")
+
+// Open opens (creating if needed) the store in dir.
+func Open(dir string, opts Options) (*DB, error) {
+	opts = opts.withDefaults()
+	if err := opts.FS.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("storage: creating %s: %w", dir, err)
+	}
+	cache := pebble.NewCache(opts.CacheSize)
+	defer cache.Unref() // Pebble holds its own reference while open.
+	maxComp := opts.MaxCompactions
+	po := &pebble.Options{
+		Cache:                      cache,
+		MemTableSize:               opts.MemTableSize,
+		FS:                         opts.FS,
+		Logger:                     slogAdapter{opts.Logger},
+		FormatMajorVersion:         pebble.FormatNewest,
+		CompactionConcurrencyRange: func() (int, int) { return 1, maxComp },
+	}
+	pdb, err := pebble.Open(dir, po)
+	if err != nil {
+		if isLockErr(err) {
+			return nil, fmt.Errorf("%w: %s (%v)", ErrLocked, dir, err)
+		}
+		return nil, fmt.Errorf("storage: opening %s: %w", dir, err)
+	}
+	return &DB{pdb: pdb, dir: dir}, nil
+}
+
+// isLockErr reports whether err is Pebble failing to take the LOCK file:
+// fcntl's EAGAIN/EACCES from another process, or Pebble's in-process check.
+func isLockErr(err error) bool {
+	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) ||
+		strings.Contains(err.Error(), "lock held by current process")
+}
+
+// Close flushes nothing (every commit is already synced) and releases the
+// directory.
+func (db *DB) Close() error {
+	if err := db.pdb.Close(); err != nil {
+		return fmt.Errorf("storage: closing %s: %w", db.dir, err)
+	}
+	return nil
+}
+
+// Commit applies b atomically and durably: it returns nil only once b is
+// in the synced WAL. Concurrent Commits share fsyncs. b may be reset and
+// reused afterwards.
+func (db *DB) Commit(b *Batch) error {
+	if b.err != nil {
+		return b.err
+	}
+	if err := db.pdb.Apply(b.pb, pebble.Sync); err != nil {
+		return fmt.Errorf("storage: commit: %w", err)
+	}
+	return nil
+}
+
+// Get returns a copy of the value stored under key.
+func (db *DB) Get(key []byte) (value []byte, ok bool, err error) {
+	v, closer, err := db.pdb.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("storage: get %s: %w", PrettyKey(key), err)
+	}
+	value = append([]byte{}, v...)
+	return value, true, closer.Close()
+}
+
+// Scan calls fn in key order for every key starting with prefix, on a
+// consistent snapshot. The slices are valid only during the call. An
+// error from fn stops the scan and is returned as is.
+func (db *DB) Scan(prefix []byte, fn func(key, value []byte) error) error {
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return fmt.Errorf("storage: scan %s: %w", PrettyKey(prefix), err)
+	}
+	for valid := it.First(); valid; valid = it.Next() {
+		v, err := it.ValueAndErr()
+		if err == nil {
+			err = fn(it.Key(), v)
+		}
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("storage: scan %s: %w", PrettyKey(prefix), err)
+	}
+	return nil
+}
+
+// slogAdapter routes Pebble's printf-style logging to slog.
+type slogAdapter struct{ l *slog.Logger }
+
+func (a slogAdapter) Infof(format string, args ...any) {
+	a.l.Info(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (a slogAdapter) Errorf(format string, args ...any) {
+	a.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+// Fatalf is called by Pebble on a broken invariant (corruption); Pebble
+// expects it not to return.
+func (a slogAdapter) Fatalf(format string, args ...any) {
+	a.l.Error(fmt.Sprintf(format, args...), "component", "pebble", "fatal", true)
+	os.Exit(2)
+}

@@ -1,0 +1,209 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// quietOptions keeps Pebble's info logging out of test output.
+func quietOptions() Options {
+	return Options{CacheSize: 8 << 20, MemTableSize: 4 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+func openTest(t testing.TB, dir string) *DB {
+	t.Helper()
+	db, err := Open(dir, quietOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// TestDB runs testdata/db: batches of writes built line by line, commits,
+// reopening, gets, scans, and the prefixed state adapters.
+//
+//	batch               lines: set <key> <value> | delete <key> | delete-prefix <key>
+//	commit              commits the pending batch
+//	reopen              closes and reopens the directory
+//	get key=<key>
+//	scan prefix=<key>
+//	state-write prefix=<key>   lines: set <rel> <value> | delete <rel>; committed at once
+//	state-scan prefix=<key> rel=<rel>
+//
+// Keys are written as PrettyKey prints them.
+func TestDB(t *testing.T) {
+	datadriven.Walk(t, "testdata/db", func(t *testing.T, path string) {
+		dir := t.TempDir()
+		db := openTest(t, dir)
+		defer func() { _ = db.Close() }()
+		b := db.NewBatch()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			out, err := runDBCmd(t, &db, dir, b, d)
+			if err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			return out
+		})
+	})
+}
+
+func runDBCmd(t *testing.T, db **DB, dir string, b *Batch, d *datadriven.TestData) (string, error) {
+	switch d.Cmd {
+	case "batch":
+		err := forLines(d.Input, func(op, key string, rest string) error { return batchOp(b, op, key, rest) })
+		return fmt.Sprintf("%d ops\n", b.Len()), err
+	case "commit":
+		defer b.Reset()
+		return "ok\n", (*db).Commit(b)
+	case "reopen":
+		if err := (*db).Close(); err != nil {
+			return "", err
+		}
+		*db = openTest(t, dir)
+		*b = *(*db).NewBatch()
+		return "ok\n", nil
+	case "get":
+		v, ok, err := (*db).Get(argKey(t, d, "key"))
+		if !ok || err != nil {
+			return "not found\n", err
+		}
+		return string(v) + "\n", nil
+	case "scan":
+		return scanString((*db).Scan, argKey(t, d, "prefix"), nil)
+	case "state-write":
+		return stateWrite(*db, argKey(t, d, "prefix"), d.Input)
+	case "state-scan":
+		var rel string
+		d.MaybeScanArgs(t, "rel", &rel)
+		return scanString((*db).PrefixedReader(argKey(t, d, "prefix")).Scan, []byte(rel), func(k []byte) string { return string(k) })
+	}
+	return "", fmt.Errorf("unknown command %q", d.Cmd)
+}
+
+// forLines calls fn with the op, first argument and the rest of each line.
+func forLines(input string, fn func(op, arg, rest string) error) error {
+	for _, line := range strings.Split(strings.TrimSpace(input), "\n") {
+		f := strings.SplitN(strings.TrimSpace(line), " ", 3)
+		for len(f) < 3 {
+			f = append(f, "")
+		}
+		if err := fn(f[0], f[1], f[2]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func batchOp(b *Batch, op, keyText, value string) error {
+	key, err := ParsePrettyKey(keyText)
+	if err != nil {
+		return err
+	}
+	switch op {
+	case "set":
+		b.Set(key, []byte(value))
+	case "delete":
+		b.Delete(key)
+	case "delete-prefix":
+		b.DeletePrefix(key)
+	default:
+		return fmt.Errorf("unknown batch op %q", op)
+	}
+	return nil
+}
+
+func stateWrite(db *DB, prefix []byte, input string) (string, error) {
+	b := db.NewBatch()
+	w := b.Prefixed(prefix)
+	err := forLines(input, func(op, rel, value string) error {
+		switch op {
+		case "set":
+			w.Set([]byte(rel), []byte(value))
+		case "delete":
+			w.Delete([]byte(rel))
+		default:
+			return fmt.Errorf("unknown state op %q", op)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return "ok\n", db.Commit(b)
+}
+
+func scanString(scan func([]byte, func(k, v []byte) error) error, prefix []byte, show func([]byte) string) (string, error) {
+	if show == nil {
+		show = PrettyKey
+	}
+	var sb strings.Builder
+	err := scan(prefix, func(k, v []byte) error {
+		fmt.Fprintf(&sb, "%s = %s\n", show(k), v)
+		return nil
+	})
+	if sb.Len() == 0 {
+		sb.WriteString("(empty)\n")
+	}
+	return sb.String(), err
+}
+
+func argKey(t *testing.T, d *datadriven.TestData, name string) []byte {
+	var s string
+	d.ScanArgs(t, name, &s)
+	key, err := ParsePrettyKey(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// TestOpenLockedInProcess checks that a second Open of a held directory
+// fails with ErrLocked rather than corrupting it.
+func TestOpenLockedInProcess(t *testing.T) {
+	dir := t.TempDir()
+	db := openTest(t, dir)
+	defer func() { _ = db.Close() }()
+	_, err := Open(dir, quietOptions())
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open: got %v, want ErrLocked", err)
+	}
+}
+
+// TestOpenLockedByProcess checks ErrLocked when another process holds the
+// directory: the test binary re-runs itself as that process.
+func TestOpenLockedByProcess(t *testing.T) {
+	if dir := os.Getenv("EDDY_STORAGE_HOLD_DIR"); dir != "" {
+		db := openTest(t, dir)
+		fmt.Println("held")
+		_, _ = io.Copy(io.Discard, os.Stdin) // hold until the parent closes stdin
+		_ = db.Close()
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOpenLockedByProcess$")
+	cmd.Env = append(os.Environ(), "EDDY_STORAGE_HOLD_DIR="+dir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(stdout, buf); err != nil || string(buf) != "held" {
+		t.Fatalf("child did not open the store: %q %v", buf, err)
+	}
+	_, err := Open(dir, quietOptions())
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("Open while another process holds it: got %v, want ErrLocked", err)
+	}
+	t.Log(err)
+}
