@@ -77,8 +77,8 @@ func Parse(name string, rd io.Reader) ([]Record, error) {
 
 // parser reads lines and groups them into records.
 type parser struct {
-	name    string
-	sc      *bufio.Scanner
+	name string
+	sc   *bufio.Scanner
 	line int
 }
 
