@@ -1,0 +1,46 @@
+# Eddy's developer entry points. `make test` is what CI runs.
+
+GO       ?= go
+TIMEOUT  ?= 10m
+FUZZTIME ?= 15s
+# ORACLE_STEPS sets how long `make oracle` runs the randomized oracle test.
+ORACLE_STEPS ?= 3000
+
+.PHONY: build test testrace lint slt oracle fuzz bench
+
+build:
+	$(GO) build -o bin/eddy ./cmd/eddy
+
+test:
+	$(GO) vet ./...
+	$(GO) test -timeout $(TIMEOUT) ./...
+
+testrace:
+	$(GO) test -race -timeout 20m ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+# slt runs our sqllogictest files and the SQLite corpus (both modes) and
+# prints the corpus pass rates. EDDY_SLT_FLOOR=NN fails below NN percent.
+slt:
+	$(GO) test -count=1 -v -timeout 30m -run 'TestSLT|TestSQLiteCorpus' ./tests/slt
+
+# oracle runs the randomized view-vs-query oracle test for longer.
+oracle:
+	EDDY_ORACLE_STEPS=$(ORACLE_STEPS) $(GO) test -count=1 -v -timeout 60m -run 'TestOracle' ./tests
+
+# fuzz runs every fuzz target of every package for FUZZTIME.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+bench:
+	$(GO) test -run='^$$' -bench=. ./...
