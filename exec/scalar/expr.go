@@ -45,9 +45,15 @@ type Call struct {
 
 // Cast converts Arg to type To with PostgreSQL's cast semantics
 // (e.g. text -> integer parses and fails with 22P02; numeric(p,s) rounds).
+//
+// Explicit selects CAST/:: semantics (varchar(n) truncates silently);
+// otherwise the cast has assignment/implicit semantics (22001 on overflow),
+// which is what the planner's inserted coercions need. Explicit casts print
+// as CAST(x AS t), implicit ones as x::t.
 type Cast struct {
-	Arg Expr
-	To  types.T
+	Arg      Expr
+	To       types.T
+	Explicit bool
 }
 
 // And is the three-valued conjunction of Args (len >= 2).
@@ -96,4 +102,11 @@ type Func struct {
 	Volatile bool
 	// Impl computes the result from already-evaluated arguments.
 	Impl func(ctx *Ctx, args []types.Datum) (types.Datum, error)
+
+	// zoned marks functions whose result depends on Ctx.TimeZone; Fold
+	// leaves them to run time.
+	zoned bool
+	// poly instantiates a polymorphic overload for concrete argument types
+	// (nil if the overload is monomorphic).
+	poly func(args []types.T) *Func
 }
