@@ -14,7 +14,7 @@ func (c *Col) String() string { return fmt.Sprintf("#%d", c.Idx) }
 
 // String prints the literal so that ParseExpr reads back the same value and
 // type: int4 bare (`1`, `-2`), numeric bare when it has a decimal point
-// (`1.50`), text as a quoted string (`'it''s'`), booleans as true/false,
+// (`1.50`), text as a quoted string (`'it”s'`), booleans as true/false,
 // NULL of a known type as `NULL::int4`, and everything else as a quoted
 // string with a cast (`'2024-01-01'::date`, `2::int8`, `1.5::float8`).
 func (l *Lit) String() string {
