@@ -1,0 +1,265 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Dataflow is an instantiated dataflow.Plan: one operator per plan node,
+// run in the plan's topological order once per logical time by Step.
+//
+// A Step is tentative until Commit or Rollback: every operator remembers
+// what it touched during the Step (the old values of those parts of its
+// state), which serves three purposes at once: computing the output diff of
+// a touched group or row, logging only touched state once per Step, and
+// undoing the Step on Rollback. Commit merely forgets that record, so both
+// cost time proportional to what the Step touched, never to the state.
+//
+// A Dataflow is not safe for concurrent use.
+type Dataflow struct {
+	plan    *dataflow.Plan
+	ops     []operator
+	sources []dataflow.CollectionID
+	// epoch numbers Steps; operators stamp touched state with it so each
+	// piece of state is recorded at most once per Step.
+	epoch   uint64
+	pending bool
+	log     stateLog
+	slab    rowSlab
+	outs    [][]Update
+	ins     [][]Update
+}
+
+// operator is one node of a running dataflow: a deterministic state
+// machine over update batches.
+type operator interface {
+	// step consumes the batches of this Step, one per plan input (each at
+	// time s.t), and returns the node's output updates at s.t. Changes to
+	// state are recorded so that rollback can undo them, and the touched
+	// state is logged to s.log before step returns.
+	step(s *stepCtx, ins [][]Update) ([]Update, error)
+	// commit forgets the record of the last step's changes.
+	commit()
+	// rollback undoes every change of the last step, newest first.
+	rollback()
+	// restore loads one logged key (relative to the node's prefix).
+	restore(key, value []byte) error
+	// restored is called after every key of the node was restored.
+	restored() error
+}
+
+// stepCtx is what operators see during one Step.
+type stepCtx struct {
+	ctx   *scalar.Ctx
+	t     Time
+	epoch uint64
+	// prefix is the state key prefix of the node being stepped.
+	prefix []byte
+	log    *stateLog
+	slab   *rowSlab
+}
+
+// Build instantiates the operators of p (no state yet). It checks that p is
+// well formed: inputs precede their consumers, operators have the right
+// number of inputs, and column references are in range.
+func Build(p *dataflow.Plan) (*Dataflow, error) {
+	if len(p.Nodes) == 0 || p.Output < 0 || p.Output >= len(p.Nodes) {
+		return nil, fmt.Errorf("dataflow: output %%%d out of range (%d nodes)", p.Output, len(p.Nodes))
+	}
+	d := &Dataflow{plan: p, outs: make([][]Update, len(p.Nodes))}
+	seen := map[dataflow.CollectionID]bool{}
+	for i := range p.Nodes {
+		op, err := buildNode(p, i)
+		if err != nil {
+			return nil, fmt.Errorf("dataflow: node %%%d: %w", i, err)
+		}
+		d.ops = append(d.ops, op)
+		if src, ok := p.Nodes[i].Op.(dataflow.Source); ok && !seen[src.Collection] {
+			seen[src.Collection] = true
+			d.sources = append(d.sources, src.Collection)
+		}
+	}
+	return d, nil
+}
+
+// buildNode checks node i's inputs and builds its operator.
+func buildNode(p *dataflow.Plan, i int) (operator, error) {
+	n := &p.Nodes[i]
+	want := wantInputs(n.Op)
+	if want >= 0 && len(n.Inputs) != want || want < 0 && len(n.Inputs) == 0 {
+		return nil, fmt.Errorf("%s has %d inputs", opName(n.Op), len(n.Inputs))
+	}
+	var in [][]types.T
+	for _, j := range n.Inputs {
+		if j < 0 || j >= i {
+			return nil, fmt.Errorf("input %%%d does not precede the node", j)
+		}
+		in = append(in, p.Nodes[j].Types)
+	}
+	return newOperator(i, n, in)
+}
+
+// wantInputs is the number of inputs op takes, -1 for one or more.
+func wantInputs(op dataflow.Op) int {
+	switch op.(type) {
+	case dataflow.Source, dataflow.Constant:
+		return 0
+	case dataflow.Join:
+		return 2
+	case dataflow.Union:
+		return -1
+	}
+	return 1
+}
+
+// opName returns the operator's name, e.g. "Reduce".
+func opName(op dataflow.Op) string { return fmt.Sprintf("%T", op)[len("dataflow."):] }
+
+// newOperator builds the operator of node n (index i) whose inputs have the
+// column types in.
+func newOperator(i int, n *dataflow.Node, in [][]types.T) (operator, error) {
+	switch op := n.Op.(type) {
+	case dataflow.Source:
+		return &sourceOp{coll: op.Collection}, nil
+	case dataflow.Constant:
+		return &constantOp{rows: op.Rows}, nil
+	case dataflow.MFP:
+		return newMFP(op, in[0])
+	case dataflow.Reduce:
+		return newReduce(op, in[0], n.Types)
+	case dataflow.Join:
+		return newJoin(op, in[0], in[1])
+	case dataflow.Union:
+		return unionOp{}, nil
+	case dataflow.Negate:
+		return negateOp{}, nil
+	case dataflow.Threshold:
+		return newThreshold(), nil
+	case dataflow.TopK:
+		return newTopK(op, in[0])
+	}
+	return nil, fmt.Errorf("unknown operator %T", n.Op)
+}
+
+// Sources lists the collections the dataflow reads, in plan order, each once.
+func (d *Dataflow) Sources() []dataflow.CollectionID { return d.sources }
+
+// Plan returns the plan the dataflow runs.
+func (d *Dataflow) Plan() *dataflow.Plan { return d.plan }
+
+// Step processes one logical time: inputs holds, per source collection, the
+// updates at time t (every Update.Time == t). It pushes them through every
+// operator in topological order and returns the consolidated output updates
+// at time t.
+//
+// State changes are applied in memory and logged to w (nil: not logged);
+// nothing is written to w unless the Step succeeds. The Step is tentative:
+// call Commit to keep it or Rollback to undo it (a Step begun while the
+// previous one is still pending commits that one first). If Step fails (an
+// expression error such as division by zero) it rolls back before
+// returning the error, as if it had never been called.
+func (d *Dataflow) Step(ctx *scalar.Ctx, t Time, inputs map[dataflow.CollectionID][]Update, w StateWriter) ([]Update, error) {
+	if d.pending {
+		d.Commit()
+	}
+	if ctx == nil {
+		ctx = &scalar.Ctx{}
+	}
+	d.epoch++
+	d.pending = true
+	d.log.reset()
+	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab}
+	for i, op := range d.ops {
+		d.ins = d.ins[:0]
+		if src, ok := op.(*sourceOp); ok {
+			d.ins = append(d.ins, inputs[src.coll])
+		}
+		for _, j := range d.plan.Nodes[i].Inputs {
+			d.ins = append(d.ins, d.outs[j])
+		}
+		s.prefix = nodePrefix(s.prefix[:0], i)
+		out, err := runStep(op, &s, d.ins)
+		if err != nil {
+			d.Rollback()
+			return nil, err
+		}
+		d.outs[i] = out
+	}
+	out := Consolidate(d.outs[d.plan.Output])
+	clear(d.outs)
+	if w != nil {
+		d.log.flush(w)
+	}
+	return out, nil
+}
+
+// runStep steps op, turning a panic inside an operator or expression into
+// an error so that the Step rolls back and other dataflows keep running.
+func runStep(op operator, s *stepCtx, ins [][]Update) (out []Update, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("dataflow operator panicked: %v", r)
+		}
+	}()
+	return op.step(s, ins)
+}
+
+// Commit keeps the changes of the last Step.
+func (d *Dataflow) Commit() {
+	if !d.pending {
+		return
+	}
+	for _, op := range d.ops {
+		op.commit()
+	}
+	d.pending = false
+}
+
+// Rollback undoes every in-memory change of the last Step (if it has not
+// been committed), e.g. because another dataflow in the same transaction
+// failed. The caller discards what the Step wrote to its StateWriter.
+func (d *Dataflow) Rollback() {
+	if !d.pending {
+		return
+	}
+	for i := len(d.ops) - 1; i >= 0; i-- {
+		d.ops[i].rollback()
+	}
+	clear(d.outs)
+	d.pending = false
+}
+
+// Restore loads operator state previously logged by Steps through a
+// StateWriter. It must be called on a freshly built Dataflow, before any Step.
+//
+// Key layout (relative to the dataflow): the node index as
+// types.AppendKey(int), then an operator-specific key; see each operator.
+func (d *Dataflow) Restore(r StateReader) error {
+	var prefix []byte
+	for i, op := range d.ops {
+		prefix = nodePrefix(prefix[:0], i)
+		n := len(prefix)
+		err := r.Scan(prefix, func(key, value []byte) error { return op.restore(key[n:], value) })
+		if err == nil {
+			err = op.restored()
+		}
+		if err != nil {
+			return fmt.Errorf("restoring node %%%d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// nodePrefix appends the state key prefix of node i to buf.
+func nodePrefix(buf []byte, i int) []byte { return types.AppendKey(buf, types.NewInt(int64(i))) }
+
+// stateless provides the state methods of operators that keep none.
+type stateless struct{}
+
+func (stateless) commit()                         {}
+func (stateless) rollback()                       {}
+func (stateless) restore(key, value []byte) error { return fmt.Errorf("unexpected state key %x", key) }
+func (stateless) restored() error                 { return nil }

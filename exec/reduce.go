@@ -1,0 +1,430 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// reduceOp groups its input by the key columns and maintains one output
+// row per group with positive row count: the key columns then the
+// aggregates. A global aggregate (no key) always has exactly one output
+// row, emitted at the first Step even on empty input. With no aggregates
+// it is DISTINCT.
+//
+// On a batch it emits, for every group the batch touched, -old and +new
+// output rows when they differ (old or new may be absent).
+//
+// State, per live group: the key row, the row count, one scalar
+// accumulator per aggregate (count, exact integer or decimal sum,
+// compensated float sum, true count), plus a multiset of values for min,
+// max, string_agg and DISTINCT aggregates and of display scales for
+// numeric sums. Size: O(groups × aggregates) plus O(distinct values) for
+// the multisets. A group is freed when its row count reaches zero.
+//
+// Logged state: {0x01} group-key -> row(key..., rows, accumulators...);
+// {0x02} group-key slot value-key -> row(len(group-key), count, value,
+// separator) for multiset entries. Only what a Step touched is logged.
+type reduceOp struct {
+	spec  dataflow.Reduce
+	aggs  []aggSpec
+	width int
+	// slotOrdered[s] says whether multiset slot s needs order.
+	slotOrdered []bool
+	global      bool
+	groups      map[string]*group
+
+	// The record of the pending Step, newest last.
+	touched  []groupUndo
+	accUndo  []acc
+	etouched []entryUndo
+
+	kbuf, ebuf, vbuf []byte
+	scratch          types.Row
+}
+
+// group is the state of one group.
+type group struct {
+	key    string
+	keyRow types.Row
+	rows   int64
+	accs   []acc
+	sets   []*multiset
+	// out is the output row last emitted, nil if none.
+	out   types.Row
+	stamp uint64
+	in    bool
+}
+
+// groupUndo is a group's state before the pending Step touched it; its
+// accumulators are at accUndo[off:off+len(aggs)].
+type groupUndo struct {
+	g       *group
+	rows    int64
+	out     types.Row
+	existed bool
+	off     int
+}
+
+// entryUndo is a multiset entry's count before the pending Step.
+type entryUndo struct {
+	g       *group
+	slot    int
+	e       *mentry
+	n       int64
+	existed bool
+}
+
+// State key tags of reduceOp.
+const (
+	tagGroup byte = 0x01
+	tagEntry byte = 0x02
+)
+
+func newReduce(spec dataflow.Reduce, in []types.T, out []types.T) (*reduceOp, error) {
+	o := &reduceOp{spec: spec, global: len(spec.Key) == 0, groups: make(map[string]*group)}
+	o.width = len(spec.Key) + len(spec.Aggs)
+	if len(out) != 0 && len(out) != o.width {
+		return nil, fmt.Errorf("Reduce has %d output types for %d columns", len(out), o.width)
+	}
+	if err := checkCols(spec.Key, len(in)); err != nil {
+		return nil, err
+	}
+	slots := 0
+	for _, agg := range spec.Aggs {
+		var arg types.T
+		if agg.Kind != dataflow.AggCountStar {
+			if err := checkCols([]int{agg.Col}, len(in)); err != nil {
+				return nil, err
+			}
+			arg = in[agg.Col]
+		}
+		if agg.Kind == dataflow.AggStringAgg {
+			if err := checkCols([]int{agg.Sep}, len(in)); err != nil {
+				return nil, err
+			}
+		}
+		a := compileAgg(agg, arg, &slots)
+		if (agg.Kind == dataflow.AggSum || agg.Kind == dataflow.AggAvg) && a.cls == clsNone {
+			return nil, fmt.Errorf("%s(%s) is not supported", agg.Kind, arg.Name())
+		}
+		if a.T.Family == types.FamUnknown {
+			a.T, _ = dataflow.AggType(agg.Kind, arg)
+		}
+		o.aggs = append(o.aggs, a)
+	}
+	o.slotOrdered = make([]bool, slots)
+	for _, a := range o.aggs {
+		if a.valSlot >= 0 {
+			o.slotOrdered[a.valSlot] = a.ordered
+		}
+		if a.scaleSlot >= 0 {
+			o.slotOrdered[a.scaleSlot] = true
+		}
+	}
+	return o, nil
+}
+
+// checkCols reports a column index outside [0, n).
+func checkCols(cols []int, n int) error {
+	for _, c := range cols {
+		if c < 0 || c >= n {
+			return fmt.Errorf("column #%d out of range (%d columns)", c, n)
+		}
+	}
+	return nil
+}
+
+func (o *reduceOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+	for _, u := range ins[0] {
+		o.add(s, u.Row, u.Diff)
+	}
+	if o.global && o.groups[""] == nil {
+		o.touch(s, o.newGroup(nil), false)
+	}
+	return o.finish(s)
+}
+
+// add folds one update into its group.
+func (o *reduceOp) add(s *stepCtx, row types.Row, diff int64) {
+	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	g := o.groups[string(o.kbuf)]
+	switch {
+	case g == nil:
+		g = o.newGroup(row)
+		o.touch(s, g, false)
+	case g.stamp != s.epoch:
+		o.touch(s, g, true)
+	}
+	g.rows += diff
+	for ai := range o.aggs {
+		o.accumulate(s, g, ai, row, diff)
+	}
+}
+
+// newGroup creates and registers the group of row (whose key is in kbuf).
+func (o *reduceOp) newGroup(row types.Row) *group {
+	g := &group{key: string(o.kbuf), accs: make([]acc, len(o.aggs)), in: true}
+	if len(o.slotOrdered) > 0 {
+		g.sets = make([]*multiset, len(o.slotOrdered))
+	}
+	if row != nil {
+		g.keyRow = make(types.Row, len(o.spec.Key))
+		for i, c := range o.spec.Key {
+			g.keyRow[i] = row[c]
+		}
+	}
+	o.groups[g.key] = g
+	return g
+}
+
+// touch records g's state before the pending Step changes it.
+func (o *reduceOp) touch(s *stepCtx, g *group, existed bool) {
+	g.stamp = s.epoch
+	o.touched = append(o.touched, groupUndo{g: g, rows: g.rows, out: g.out, existed: existed, off: len(o.accUndo)})
+	o.accUndo = append(o.accUndo, g.accs...)
+}
+
+// accumulate adds diff copies of row's argument to aggregate ai of g.
+func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row types.Row, diff int64) {
+	a := &o.aggs[ai]
+	if a.Kind == dataflow.AggCountStar {
+		g.accs[ai].n += diff
+		return
+	}
+	v := row[a.Col]
+	switch {
+	case v.IsNull():
+		return
+	case a.Kind == dataflow.AggStringAgg:
+		o.ebuf = types.AppendKey(types.AppendKey(o.ebuf[:0], v), row[a.Sep])
+		o.addEntry(s, g, a.valSlot, v, row[a.Sep], diff)
+		return
+	case a.Kind == dataflow.AggMin || a.Kind == dataflow.AggMax:
+		o.ebuf = types.AppendKey(o.ebuf[:0], v)
+		o.addEntry(s, g, a.valSlot, v, types.Null, diff)
+		return
+	case a.Distinct:
+		o.ebuf = types.AppendKey(o.ebuf[:0], v)
+		old, cur := o.addEntry(s, g, a.valSlot, v, types.Null, diff)
+		if diff = b2i(cur > 0) - b2i(old > 0); diff == 0 {
+			return
+		}
+	}
+	o.addValue(s, g, a, &g.accs[ai], v, diff)
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// addValue adds diff copies of the non-NULL value v to accumulator ac.
+func (o *reduceOp) addValue(s *stepCtx, g *group, a *aggSpec, ac *acc, v types.Datum, diff int64) {
+	ac.n += diff
+	switch a.cls {
+	case clsInt:
+		ac.addInt(v.Int(), diff)
+		if ac.n == 0 {
+			ac.i, ac.dec = 0, nil
+		}
+	case clsFloat:
+		ac.addFloat(v.Float(), diff)
+	case clsNumeric:
+		ac.addNumeric(v.Numeric(), diff)
+		scale := types.NewInt(int64(displayScale(v.Numeric())))
+		o.ebuf = types.AppendKey(o.ebuf[:0], scale)
+		o.addEntry(s, g, a.scaleSlot, scale, types.Null, diff)
+	case clsInterval:
+		ac.addInterval(v.Interval(), diff)
+	case clsBool:
+		if v.Bool() {
+			ac.i += diff
+		}
+	}
+}
+
+// displayScale is the number of digits after the decimal point of d.
+func displayScale(d *apd.Decimal) int32 { return max(-d.Exponent, 0) }
+
+// addEntry adds diff to the count of the entry keyed by o.ebuf in multiset
+// slot of g, creating it with val and sep if needed, and returns the old
+// and new counts.
+func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep types.Datum, diff int64) (old, cur int64) {
+	ms := g.sets[slot]
+	if ms == nil {
+		ms = newMultiset(o.slotOrdered[slot])
+		g.sets[slot] = ms
+	}
+	e, existed := ms.find(o.ebuf), true
+	if e == nil {
+		e, existed = &mentry{key: string(o.ebuf), val: val, sep: sep}, false
+		ms.insert(e)
+	}
+	if e.stamp != s.epoch {
+		e.stamp = s.epoch
+		o.etouched = append(o.etouched, entryUndo{g: g, slot: slot, e: e, n: e.n, existed: existed})
+	}
+	old = e.n
+	e.n += diff
+	return old, e.n
+}
+
+// finish computes the output diff of every touched group, logs the
+// touched state and frees empty groups and entries.
+func (o *reduceOp) finish(s *stepCtx) ([]Update, error) {
+	var out []Update
+	for i := range o.touched {
+		g := o.touched[i].g
+		cur, err := o.output(s.slab, g)
+		if err != nil {
+			return nil, err
+		}
+		if !identicalRows(g.out, cur) {
+			if g.out != nil {
+				out = append(out, Update{Row: g.out, Time: s.t, Diff: -1})
+			}
+			if cur != nil {
+				out = append(out, Update{Row: cur, Time: s.t, Diff: 1})
+			}
+			g.out = cur
+		}
+		o.logGroup(s, g)
+	}
+	for _, eu := range o.etouched {
+		o.logEntry(s, eu.g, eu.slot, eu.e)
+	}
+	return out, nil
+}
+
+// output computes g's output row, nil if the group is empty.
+func (o *reduceOp) output(slab *rowSlab, g *group) (types.Row, error) {
+	if !o.global && g.rows <= 0 {
+		return nil, nil
+	}
+	r := slab.row(o.width)
+	copy(r, g.keyRow)
+	for ai := range o.aggs {
+		v, err := o.result(g, ai)
+		if err != nil {
+			return nil, err
+		}
+		r[len(o.spec.Key)+ai] = v
+	}
+	return r, nil
+}
+
+// result computes aggregate ai of g.
+func (o *reduceOp) result(g *group, ai int) (types.Datum, error) {
+	a, ac := &o.aggs[ai], &g.accs[ai]
+	switch a.Kind {
+	case dataflow.AggCountStar, dataflow.AggCount:
+		return types.NewInt(ac.n), nil
+	case dataflow.AggSum:
+		return a.sumResult(ac, o.maxScale(g, a))
+	case dataflow.AggAvg:
+		return a.avgResult(ac, o.maxScale(g, a))
+	case dataflow.AggBoolAnd, dataflow.AggBoolOr:
+		return a.boolResult(ac), nil
+	case dataflow.AggStringAgg:
+		return stringAgg(g.sets[a.valSlot], a.Distinct), nil
+	}
+	ms := g.sets[a.valSlot]
+	var e *mentry
+	switch {
+	case ms == nil:
+	case a.Kind == dataflow.AggMin:
+		e = ms.min()
+	default:
+		e = ms.max()
+	}
+	if e == nil {
+		return types.Null, nil
+	}
+	return e.val, nil
+}
+
+// maxScale is the largest display scale of a numeric aggregate's live values.
+func (o *reduceOp) maxScale(g *group, a *aggSpec) int32 {
+	if a.scaleSlot < 0 || g.sets[a.scaleSlot] == nil {
+		return 0
+	}
+	if e := g.sets[a.scaleSlot].max(); e != nil {
+		return int32(e.val.Int())
+	}
+	return 0
+}
+
+// logGroup logs g's state (or its deletion) and frees it if empty.
+func (o *reduceOp) logGroup(s *stepCtx, g *group) {
+	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagGroup), g.key...)
+	if g.rows == 0 && !o.global {
+		s.log.del(o.kbuf)
+		delete(o.groups, g.key)
+		g.in = false
+		return
+	}
+	r := append(o.scratch[:0], g.keyRow...)
+	r = append(r, types.NewInt(g.rows))
+	for ai := range o.aggs {
+		r = o.aggs[ai].appendAcc(r, &g.accs[ai])
+	}
+	o.scratch = r
+	o.vbuf = appendRow(o.vbuf[:0], r)
+	s.log.set(o.kbuf, o.vbuf)
+}
+
+// logEntry logs a multiset entry (or its deletion) and frees it if empty.
+func (o *reduceOp) logEntry(s *stepCtx, g *group, slot int, e *mentry) {
+	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagEntry), g.key...)
+	o.kbuf = append(append(o.kbuf, byte(slot)), e.key...)
+	if e.n == 0 || !g.in {
+		s.log.del(o.kbuf)
+		if e.in {
+			g.sets[slot].remove(e)
+		}
+		return
+	}
+	r := append(o.scratch[:0], types.NewInt(int64(len(g.key))), types.NewInt(e.n), e.val, e.sep)
+	o.scratch = r
+	o.vbuf = appendRow(o.vbuf[:0], r)
+	s.log.set(o.kbuf, o.vbuf)
+}
+
+func (o *reduceOp) commit() {
+	o.touched, o.accUndo, o.etouched = o.touched[:0], o.accUndo[:0], o.etouched[:0]
+}
+
+// rollback restores every touched entry and group, newest first.
+func (o *reduceOp) rollback() {
+	for i := len(o.etouched) - 1; i >= 0; i-- {
+		eu := &o.etouched[i]
+		eu.e.n = eu.n
+		ms := eu.g.sets[eu.slot]
+		switch {
+		case !eu.existed && eu.e.in:
+			ms.remove(eu.e)
+		case eu.existed && !eu.e.in:
+			ms.insert(eu.e)
+		}
+	}
+	for i := len(o.touched) - 1; i >= 0; i-- {
+		gu := &o.touched[i]
+		g := gu.g
+		g.rows, g.out = gu.rows, gu.out
+		copy(g.accs, o.accUndo[gu.off:gu.off+len(o.aggs)])
+		switch {
+		case !gu.existed && g.in:
+			delete(o.groups, g.key)
+			g.in = false
+		case gu.existed && !g.in:
+			o.groups[g.key] = g
+			g.in = true
+		}
+	}
+	o.commit()
+}

@@ -1,0 +1,31 @@
+package exec
+
+import "github.com/eddydb/eddy/sql/types"
+
+// rowSlab allocates output rows from large chunks so that operators do not
+// allocate once per row. Rows handed out are never reused (rows are
+// immutable once emitted, and operators may keep them in their state), so a
+// chunk stays alive as long as any of its rows does.
+type rowSlab struct{ buf []types.Datum }
+
+// slabChunk is the number of datums allocated at once.
+const slabChunk = 4096
+
+// row returns a fresh row of n datums (all NULL) whose capacity is n, so
+// appending to it never writes into a neighbour.
+func (s *rowSlab) row(n int) types.Row {
+	if cap(s.buf)-len(s.buf) < n {
+		s.buf = make([]types.Datum, 0, max(slabChunk, n))
+	}
+	l := len(s.buf)
+	s.buf = s.buf[:l+n]
+	return s.buf[l : l+n : l+n]
+}
+
+// concat returns a fresh row holding a followed by b.
+func (s *rowSlab) concat(a, b types.Row) types.Row {
+	r := s.row(len(a) + len(b))
+	copy(r, a)
+	copy(r[len(a):], b)
+	return r
+}

@@ -1,0 +1,43 @@
+package exec
+
+// stateLog buffers the state changes of one Step so that they reach the
+// StateWriter only if the whole Step succeeds. Keys and values live in one
+// arena reused across Steps, so logging does not allocate per change once
+// the arena has grown to the size of a Step's changes.
+type stateLog struct {
+	buf []byte
+	ops []logOp
+}
+
+// logOp is one Set (v >= 0) or Delete (v < 0) of buf[k0:k1] (value buf[k1:v]).
+type logOp struct{ k0, k1, v int }
+
+func (l *stateLog) reset() { l.buf, l.ops = l.buf[:0], l.ops[:0] }
+
+// set logs key := value.
+func (l *stateLog) set(key, value []byte) {
+	k0 := len(l.buf)
+	l.buf = append(l.buf, key...)
+	k1 := len(l.buf)
+	l.buf = append(l.buf, value...)
+	l.ops = append(l.ops, logOp{k0, k1, len(l.buf)})
+}
+
+// del logs the deletion of key.
+func (l *stateLog) del(key []byte) {
+	k0 := len(l.buf)
+	l.buf = append(l.buf, key...)
+	l.ops = append(l.ops, logOp{k0, len(l.buf), -1})
+}
+
+// flush hands every logged change to w in order. The slices passed to w
+// are reused by the next Step (see StateWriter).
+func (l *stateLog) flush(w StateWriter) {
+	for _, op := range l.ops {
+		if op.v < 0 {
+			w.Delete(l.buf[op.k0:op.k1])
+		} else {
+			w.Set(l.buf[op.k0:op.k1], l.buf[op.k1:op.v])
+		}
+	}
+}

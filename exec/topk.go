@@ -1,0 +1,314 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// topkOp keeps, per group of the key columns, the rows ranked Offset+1
+// through Offset+Limit by the sort columns, ties broken by the whole row
+// (rows with multiplicity n occupy n consecutive ranks). On a batch it
+// emits, for each touched group, the difference between the group's old
+// and new top set.
+//
+// State: per group, every live row in sort order with its count, and the
+// current top set. Size: O(live input rows); a monotonic variant that
+// drops rows ranked past Offset+Limit needs an append-only input (a
+// deleted top row must be replaced by the next one). Logged as row-key ->
+// row(count, columns...).
+type topkOp struct {
+	spec          dataflow.TopK
+	groups        map[string]*kgroup
+	rowsTouched   []krowUndo
+	groupsTouched []kgroupUndo
+	kbuf, sbuf    []byte
+	vbuf          []byte
+	scratch       types.Row
+}
+
+// kgroup is one group: its rows sorted by sort key and its top set.
+type kgroup struct {
+	key   string
+	rows  []*krow
+	top   []topEntry
+	stamp uint64
+	in    bool
+}
+
+// krow is one distinct row. sk is its sort key: the order columns'
+// encoding followed by the row's key encoding, which is rk = sk[ord:].
+type krow struct {
+	row   types.Row
+	sk    string
+	ord   int
+	n     int64
+	stamp uint64
+	in    bool
+}
+
+// topEntry is a row in the top set with the number of its copies there.
+type topEntry struct {
+	r *krow
+	n int64
+}
+
+type krowUndo struct {
+	g       *kgroup
+	r       *krow
+	n       int64
+	existed bool
+}
+
+type kgroupUndo struct {
+	g       *kgroup
+	top     []topEntry
+	existed bool
+}
+
+func newTopK(spec dataflow.TopK, in []types.T) (*topkOp, error) {
+	if err := checkCols(spec.Key, len(in)); err != nil {
+		return nil, err
+	}
+	for _, c := range spec.Order {
+		if err := checkCols([]int{c.Col}, len(in)); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Offset < 0 {
+		return nil, fmt.Errorf("TopK offset %d is negative", spec.Offset)
+	}
+	return &topkOp{spec: spec, groups: make(map[string]*kgroup)}, nil
+}
+
+// appendSortKey appends the order-column encoding of row to buf: per
+// column a NULL marker placed first or last, or the value's key encoding,
+// complemented for DESC (the encodings are prefix-free, so complementing
+// reverses their order).
+func appendSortKey(buf []byte, row types.Row, order []dataflow.SortCol) []byte {
+	for _, c := range order {
+		v := row[c.Col]
+		switch {
+		case v.IsNull() && c.NullsFirst:
+			buf = append(buf, 0x00)
+			continue
+		case v.IsNull():
+			buf = append(buf, 0x02)
+			continue
+		}
+		// AppendKey writes a one-byte non-NULL marker, overwritten by ours.
+		start := len(buf)
+		buf = types.AppendKey(buf, v)
+		buf[start] = 0x01
+		start++
+		if c.Desc {
+			for i := start; i < len(buf); i++ {
+				buf[i] = ^buf[i]
+			}
+		}
+	}
+	return buf
+}
+
+func (o *topkOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+	for _, u := range ins[0] {
+		g := o.group(s, u.Row)
+		o.sbuf = appendSortKey(o.sbuf[:0], u.Row, o.spec.Order)
+		ord := len(o.sbuf)
+		o.sbuf = types.AppendRowKey(o.sbuf, u.Row)
+		i, found := g.search(o.sbuf)
+		if !found {
+			r := &krow{row: u.Row, sk: string(o.sbuf), ord: ord, stamp: s.epoch, in: true}
+			g.rows = slices.Insert(g.rows, i, r)
+			o.rowsTouched = append(o.rowsTouched, krowUndo{g: g, r: r})
+		}
+		r := g.rows[i]
+		if r.stamp != s.epoch {
+			r.stamp = s.epoch
+			o.rowsTouched = append(o.rowsTouched, krowUndo{g: g, r: r, n: r.n, existed: true})
+		}
+		r.n += u.Diff
+	}
+	return o.finish(s), nil
+}
+
+// group finds or creates row's group, touching it.
+func (o *topkOp) group(s *stepCtx, row types.Row) *kgroup {
+	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	g := o.groups[string(o.kbuf)]
+	if g == nil {
+		g = &kgroup{key: string(o.kbuf), in: true, stamp: s.epoch}
+		o.groups[g.key] = g
+		o.groupsTouched = append(o.groupsTouched, kgroupUndo{g: g})
+	} else if g.stamp != s.epoch {
+		g.stamp = s.epoch
+		o.groupsTouched = append(o.groupsTouched, kgroupUndo{g: g, top: g.top, existed: true})
+	}
+	return g
+}
+
+// search finds the position of sort key sk in g.rows.
+func (g *kgroup) search(sk []byte) (int, bool) {
+	return slices.BinarySearchFunc(g.rows, sk, func(r *krow, sk []byte) int { return strings.Compare(r.sk, string(sk)) })
+}
+
+// finish emits the top-set changes of touched groups and logs touched rows.
+func (o *topkOp) finish(s *stepCtx) []Update {
+	var out []Update
+	for _, t := range o.groupsTouched {
+		cur := o.top(t.g)
+		out = diffTop(out, t.g.top, cur, s.t)
+		t.g.top = cur
+	}
+	for _, t := range o.rowsTouched {
+		o.log(s, t.g, t.r)
+	}
+	for _, t := range o.groupsTouched {
+		if len(t.g.rows) == 0 && t.g.in {
+			delete(o.groups, t.g.key)
+			t.g.in = false
+		}
+	}
+	return out
+}
+
+// top computes g's top set: the rows overlapping ranks Offset+1..Offset+Limit.
+func (o *topkOp) top(g *kgroup) []topEntry {
+	lo, hi := o.spec.Offset, int64(math.MaxInt64)
+	if o.spec.Limit >= 0 {
+		hi = lo + o.spec.Limit
+	}
+	var top []topEntry
+	pos := int64(0)
+	for _, r := range g.rows {
+		if pos >= hi {
+			break
+		}
+		if r.n <= 0 {
+			continue
+		}
+		if n := min(pos+r.n, hi) - max(pos, lo); n > 0 {
+			top = append(top, topEntry{r, n})
+		}
+		pos += r.n
+	}
+	return top
+}
+
+// diffTop appends the updates turning top set old into cur (both in sort order).
+func diffTop(out []Update, old, cur []topEntry, t Time) []Update {
+	i, j := 0, 0
+	for i < len(old) || j < len(cur) {
+		c := 1
+		switch {
+		case i == len(old):
+			c = 1
+		case j == len(cur):
+			c = -1
+		default:
+			c = strings.Compare(old[i].r.sk, cur[j].r.sk)
+		}
+		switch {
+		case c < 0:
+			out = append(out, Update{Row: old[i].r.row, Time: t, Diff: -old[i].n})
+			i++
+		case c > 0:
+			out = append(out, Update{Row: cur[j].r.row, Time: t, Diff: cur[j].n})
+			j++
+		default:
+			if d := cur[j].n - old[i].n; d != 0 {
+				out = append(out, Update{Row: cur[j].r.row, Time: t, Diff: d})
+			}
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// log logs r and frees it if its count is zero.
+func (o *topkOp) log(s *stepCtx, g *kgroup, r *krow) {
+	o.kbuf = append(append(o.kbuf[:0], s.prefix...), r.sk[r.ord:]...)
+	if r.n == 0 {
+		s.log.del(o.kbuf)
+		if r.in {
+			g.remove(r)
+		}
+		return
+	}
+	o.scratch = append(append(o.scratch[:0], types.NewInt(r.n)), r.row...)
+	o.vbuf = appendRow(o.vbuf[:0], o.scratch)
+	s.log.set(o.kbuf, o.vbuf)
+}
+
+func (g *kgroup) remove(r *krow) {
+	if i, ok := g.search([]byte(r.sk)); ok {
+		g.rows = slices.Delete(g.rows, i, i+1)
+	}
+	r.in = false
+}
+
+func (g *kgroup) insert(r *krow) {
+	i, _ := g.search([]byte(r.sk))
+	g.rows = slices.Insert(g.rows, i, r)
+	r.in = true
+}
+
+func (o *topkOp) commit() {
+	o.rowsTouched, o.groupsTouched = o.rowsTouched[:0], o.groupsTouched[:0]
+}
+
+func (o *topkOp) rollback() {
+	for i := len(o.rowsTouched) - 1; i >= 0; i-- {
+		t := &o.rowsTouched[i]
+		t.r.n = t.n
+		switch {
+		case !t.existed && t.r.in:
+			t.g.remove(t.r)
+		case t.existed && !t.r.in:
+			t.g.insert(t.r)
+		}
+	}
+	for i := len(o.groupsTouched) - 1; i >= 0; i-- {
+		t := &o.groupsTouched[i]
+		t.g.top = t.top
+		switch {
+		case !t.existed && t.g.in:
+			delete(o.groups, t.g.key)
+			t.g.in = false
+		case t.existed && !t.g.in:
+			o.groups[t.g.key] = t.g
+			t.g.in = true
+		}
+	}
+	o.commit()
+}
+
+func (o *topkOp) restore(key, value []byte) error {
+	r, rest, err := decodeRow(value)
+	if err != nil || len(rest) != 0 || len(r) < 1 {
+		return errCorrupt
+	}
+	row := r[1:]
+	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	g := o.groups[string(o.kbuf)]
+	if g == nil {
+		g = &kgroup{key: string(o.kbuf), in: true}
+		o.groups[g.key] = g
+	}
+	o.sbuf = appendSortKey(o.sbuf[:0], row, o.spec.Order)
+	ord := len(o.sbuf)
+	o.sbuf = append(o.sbuf, key...)
+	g.insert(&krow{row: row, sk: string(o.sbuf), ord: ord, n: r[0].Int()})
+	return nil
+}
+
+func (o *topkOp) restored() error {
+	for _, g := range o.groups {
+		g.top = o.top(g)
+	}
+	return nil
+}
