@@ -186,8 +186,11 @@ func intWidth(t T) int32 {
 func parseFloat(s string, t T) (Datum, error) {
 	v := trimSpace(s)
 	bits := floatWidth(t)
-	if v == "" || strings.ContainsAny(v, "_xXpP") {
+	if v == "" || strings.ContainsRune(v, '_') {
 		return Null, errSyntax(t, s)
+	}
+	if hex := strings.ToLower(strings.TrimLeft(v, "+-")); strings.HasPrefix(hex, "0x") && !strings.ContainsRune(hex, 'p') {
+		v += "p0" // C's strtod accepts hex without an exponent; Go needs one
 	}
 	f, err := strconv.ParseFloat(v, bits)
 	if err != nil {
