@@ -129,7 +129,9 @@ func castDatum(d types.Datum, from, to types.T, loc *time.Location, explicit boo
 	switch to.Family {
 	case types.FamText:
 		s := d.Text()
-		if from.Family != types.FamText {
+		if from.Family == types.FamBool {
+			s = map[bool]string{true: "true", false: "false"}[d.Bool()]
+		} else if from.Family != types.FamText {
 			s = formatText(d, from, loc)
 		} else if from.Kind == types.KindChar && to.Kind != types.KindChar {
 			s = strings.TrimRight(s, " ")

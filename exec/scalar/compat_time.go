@@ -345,3 +345,6 @@ func floorDivInt(a, b int) int { return int(floorDiv(int64(a), int64(b))) }
 func daysIn(y int, m time.Month) int {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
+
+// nilLoc is the zone of timestamps without time zone: wall clock as UTC.
+func nilLoc() *time.Location { return time.UTC }

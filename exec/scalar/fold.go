@@ -242,7 +242,7 @@ var typeNames = map[string]types.T{
 	"integer": types.Int4, "int8": types.Int8, "bigint": types.Int8,
 	"float4": types.Float4, "real": types.Float4, "float8": types.Float8, "float": types.Float8,
 	"numeric": types.Numeric, "decimal": types.Numeric, "bool": types.Bool, "boolean": types.Bool,
-	"text": types.Text, "varchar": types.Varchar(0), "bpchar": types.Char(1), "char": types.Char(1),
+	"text": types.Text, "varchar": types.Varchar(0), "bpchar": types.Char(0), "char": types.Char(1),
 	"bytea": types.Bytea, "date": types.Date, "time": types.Time, "timestamp": types.Timestamp,
 	"timestamptz": types.TimestampTZ, "interval": types.IntervalT, "jsonb": types.JSONB,
 	"unknown": types.Unknown,

@@ -30,6 +30,7 @@ func init() {
 	}
 	registerNumericArith()
 	binop("^", types.Float8, types.Float8, types.Float8, floatPow)
+	registerMixedFloatArith()
 }
 
 // registerComparisons adds = <> < <= > >= for every type.
@@ -260,4 +261,21 @@ func numericMod(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		return types.Null, pgerr.ErrDivisionByZero.New()
 	}
 	return numericOp(exactCtx.Rem)(nil, a)
+}
+
+// registerMixedFloatArith adds PostgreSQL's float4-with-float8 operators
+// (float48pl etc.), whose result is float8; they make float4 * int4 a
+// float8, as in PostgreSQL, because float8 is the preferred type.
+func registerMixedFloatArith() {
+	f4, f8 := types.Float4, types.Float8
+	for _, op := range []string{"+", "-", "*", "/"} {
+		var same *Func
+		for _, f := range binaryOps[op] {
+			if f.Args[0] == f8 && f.Args[1] == f8 {
+				same = f
+			}
+		}
+		binop(op, f4, f8, f8, same.Impl)
+		binop(op, f8, f4, f8, same.Impl)
+	}
 }

@@ -42,7 +42,12 @@ func textAnyCat(args []types.T, anyPos int) *Func {
 	return &Func{Name: "||", Args: sig, Ret: types.Text, Strict: true, zoned: at.Family == types.FamTimestampTZ,
 		Impl: func(ctx *Ctx, a []types.Datum) (types.Datum, error) {
 			s := [2]string{a[0].Text(), a[1].Text()}
-			s[anyPos] = formatText(a[anyPos], at, ctx.Location())
+			// PG converts with a cast to text (true -> 'true'), not the output function.
+			d, err := castDatum(a[anyPos], at, types.Text, ctx.Location(), true)
+			if err != nil {
+				return types.Null, err
+			}
+			s[anyPos] = d.Text()
 			return types.NewText(s[0] + s[1]), nil
 		}}
 }
@@ -100,9 +105,6 @@ func like(s, pat string) (bool, error) {
 	}
 	for pi < len(pat) && pat[pi] == '%' {
 		pi++
-	}
-	if pi < len(pat) && pat[pi] == '\\' && pi+1 >= len(pat) {
-		return false, pgerr.New("22025", "LIKE pattern must not end with escape character")
 	}
 	return pi == len(pat), nil
 }

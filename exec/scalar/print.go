@@ -60,11 +60,11 @@ func (l *Lit) String() string {
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // String prints operators infix and parenthesized (`(#0 + 1)`, prefix
-// `(-#0)`) and functions as name(args).
+// `(- #0)`) and functions as name(args).
 func (c *Call) String() string {
 	if isOperator(c.Fn.Name) {
 		if len(c.Args) == 1 {
-			return "(" + c.Fn.Name + c.Args[0].String() + ")"
+			return "(" + c.Fn.Name + " " + c.Args[0].String() + ")"
 		}
 		return "(" + c.Args[0].String() + " " + c.Fn.Name + " " + c.Args[1].String() + ")"
 	}

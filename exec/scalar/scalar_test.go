@@ -100,7 +100,11 @@ func testCols(t *testing.T, d *datadriven.TestData) []types.T {
 
 func parseTypes(t *testing.T, s string) []types.T {
 	var ts []types.T
-	for _, f := range strings.Fields(strings.ReplaceAll(s, ",", " ")) {
+	for _, f := range strings.Fields(s) {
+		if f == "unknown" {
+			ts = append(ts, types.Unknown)
+			continue
+		}
 		e, err := ParseExpr("NULL::"+f, nil)
 		if err != nil {
 			t.Fatalf("type %s: %v", f, err)
