@@ -61,6 +61,9 @@ func PrettyKey(key []byte) string {
 	case kindMeta:
 		return "/m/" + string(key[1:])
 	case kindCatalog, kindRow, kindState:
+		if len(key) == 1 {
+			return "/" + string(key)
+		}
 		if len(key) < 9 {
 			break
 		}
@@ -94,6 +97,9 @@ func ParsePrettyKey(s string) ([]byte, error) {
 	if len(parts) == 2 {
 		return []byte{kind}, nil
 	}
+	if kind == '?' {
+		return unquoteRest(strings.Join(parts[2:], "/"))
+	}
 	if kind == kindMeta {
 		return MetaKey(strings.Join(parts[2:], "/")), nil
 	}
@@ -106,13 +112,22 @@ func ParsePrettyKey(s string) ([]byte, error) {
 	}
 	key := appendID([]byte{kind}, id)
 	if len(parts) == 4 {
-		rest, err := strconv.Unquote(`"` + parts[3] + `"`)
+		rest, err := unquoteRest(parts[3])
 		if err != nil {
-			return nil, fmt.Errorf("storage: bad key suffix in %q: %w", s, err)
+			return nil, err
 		}
 		key = append(key, rest...)
 	}
 	return key, nil
+}
+
+// unquoteRest is the inverse of quoteRest.
+func unquoteRest(s string) ([]byte, error) {
+	rest, err := strconv.Unquote(`"` + s + `"`)
+	if err != nil {
+		return nil, fmt.Errorf("storage: bad key suffix %q: %w", s, err)
+	}
+	return []byte(rest), nil
 }
 
 // prefixEnd returns the smallest key greater than every key starting with
