@@ -258,7 +258,7 @@ func (o *joinOp) log(s *stepCtx) {
 			continue
 		}
 		o.scratch = append(append(o.scratch[:0], types.NewInt(t.r.n), types.NewInt(t.r.matches)), t.r.row...)
-		o.vbuf = appendRow(o.vbuf[:0], o.scratch)
+		o.vbuf = types.AppendRow(o.vbuf[:0], o.scratch)
 		s.log.set(o.rbuf, o.vbuf)
 	}
 }
@@ -281,8 +281,8 @@ func (o *joinOp) rollback() {
 }
 
 func (o *joinOp) restore(key, value []byte) error {
-	r, rest, err := decodeRow(value)
-	if err != nil || len(rest) != 0 || len(key) == 0 || key[0] < 1 || key[0] > 2 || len(r) < 2 {
+	r, err := types.DecodeRow(value)
+	if err != nil || len(key) == 0 || key[0] < 1 || key[0] > 2 || len(r) < 2 {
 		return errCorrupt
 	}
 	side := int(key[0] - 1)

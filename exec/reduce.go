@@ -374,7 +374,7 @@ func (o *reduceOp) logGroup(s *stepCtx, g *group) {
 		r = o.aggs[ai].appendAcc(r, &g.accs[ai])
 	}
 	o.scratch = r
-	o.vbuf = appendRow(o.vbuf[:0], r)
+	o.vbuf = types.AppendRow(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
 }
 
@@ -391,7 +391,7 @@ func (o *reduceOp) logEntry(s *stepCtx, g *group, slot int, e *mentry) {
 	}
 	r := append(o.scratch[:0], types.NewInt(int64(len(g.key))), types.NewInt(e.n), e.val, e.sep)
 	o.scratch = r
-	o.vbuf = appendRow(o.vbuf[:0], r)
+	o.vbuf = types.AppendRow(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
 }
 

@@ -69,8 +69,8 @@ func (a *aggSpec) decodeAcc(r types.Row) acc {
 
 // restore loads a group record or a multiset entry.
 func (o *reduceOp) restore(key, value []byte) error {
-	r, rest, err := decodeRow(value)
-	if err != nil || len(rest) != 0 || len(key) == 0 {
+	r, err := types.DecodeRow(value)
+	if err != nil || len(key) == 0 {
 		return errCorrupt
 	}
 	switch key[0] {

@@ -69,7 +69,7 @@ func (o *thresholdOp) log(s *stepCtx, r *trow) {
 		return
 	}
 	o.scratch = append(append(o.scratch[:0], types.NewInt(r.n)), r.row...)
-	o.vbuf = appendRow(o.vbuf[:0], o.scratch)
+	o.vbuf = types.AppendRow(o.vbuf[:0], o.scratch)
 	s.log.set(o.kbuf, o.vbuf)
 }
 
@@ -92,8 +92,8 @@ func (o *thresholdOp) rollback() {
 }
 
 func (o *thresholdOp) restore(key, value []byte) error {
-	r, rest, err := decodeRow(value)
-	if err != nil || len(rest) != 0 || len(r) < 1 {
+	r, err := types.DecodeRow(value)
+	if err != nil || len(r) < 1 {
 		return errCorrupt
 	}
 	o.rows[string(key)] = &trow{row: r[1:], key: string(key), n: r[0].Int(), in: true}

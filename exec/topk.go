@@ -240,7 +240,7 @@ func (o *topkOp) log(s *stepCtx, g *kgroup, r *krow) {
 		return
 	}
 	o.scratch = append(append(o.scratch[:0], types.NewInt(r.n)), r.row...)
-	o.vbuf = appendRow(o.vbuf[:0], o.scratch)
+	o.vbuf = types.AppendRow(o.vbuf[:0], o.scratch)
 	s.log.set(o.kbuf, o.vbuf)
 }
 
@@ -288,8 +288,8 @@ func (o *topkOp) rollback() {
 }
 
 func (o *topkOp) restore(key, value []byte) error {
-	r, rest, err := decodeRow(value)
-	if err != nil || len(rest) != 0 || len(r) < 1 {
+	r, err := types.DecodeRow(value)
+	if err != nil || len(r) < 1 {
 		return errCorrupt
 	}
 	row := r[1:]

@@ -1,0 +1,44 @@
+package dataflow
+
+import (
+	"fmt"
+
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// inferTypes returns the output column types of op over inputs with column
+// types in, for operators whose types follow from their inputs.
+func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
+	switch op := op.(type) {
+	case Source, Constant:
+		return nil, fmt.Errorf("%s needs column types (:: t1, t2, ...)", op.opName())
+	case MFP:
+		cols := append([]types.T(nil), in[0]...)
+		for _, e := range op.Map {
+			cols = append(cols, e.Type())
+		}
+		out := make([]types.T, len(op.Project))
+		for i, c := range op.Project {
+			if c < 0 || c >= len(cols) {
+				return nil, fmt.Errorf("MFP projects column #%d of %d", c, len(cols))
+			}
+			out[i] = cols[c]
+		}
+		return out, nil
+	case Reduce:
+		var out []types.T
+		for _, c := range op.Key {
+			if c < 0 || c >= len(in[0]) {
+				return nil, fmt.Errorf("Reduce key column #%d out of range", c)
+			}
+			out = append(out, in[0][c])
+		}
+		for _, a := range op.Aggs {
+			out = append(out, a.T)
+		}
+		return out, nil
+	case Join:
+		return append(append([]types.T(nil), in[0]...), in[1]...), nil
+	}
+	return in[0], nil
+}

@@ -1,0 +1,494 @@
+package dataflow
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Parse reads the form Plan.String prints. Blank lines and lines starting
+// with "--" are skipped. Column types (after "::") are required for Source
+// and Constant and inferred for other operators when omitted. Expressions
+// are parsed with scalar.ParseExpr over the node's input columns; constant
+// rows with types.ParseLiteral, cast to the declared column types.
+func Parse(s string) (*Plan, error) {
+	p := &Plan{Output: -1}
+	for ln, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "--") {
+			continue
+		}
+		if err := p.parseLine(line); err != nil {
+			return nil, fmt.Errorf("line %d: %q: %w", ln+1, line, err)
+		}
+	}
+	if len(p.Nodes) == 0 {
+		return nil, fmt.Errorf("plan has no nodes")
+	}
+	if p.Output < 0 {
+		p.Output = len(p.Nodes) - 1
+	}
+	return p, nil
+}
+
+// parseLine parses a node line or the output line.
+func (p *Plan) parseLine(line string) error {
+	if rest, ok := strings.CutPrefix(line, "output "); ok {
+		n, err := parseRef(strings.TrimSpace(rest), len(p.Nodes))
+		p.Output = n
+		return err
+	}
+	head, rest, ok := strings.Cut(line, " = ")
+	if !ok || head != fmt.Sprintf("%%%d", len(p.Nodes)) {
+		return fmt.Errorf("want %%%d = <operator> ...", len(p.Nodes))
+	}
+	var n Node
+	rest, typeList := cutTop(rest, " :: ")
+	rest, inputList := cutTop(rest, " <- ")
+	if inputList != "" {
+		for _, ref := range splitTop(inputList, ',') {
+			i, err := parseRef(ref, len(p.Nodes))
+			if err != nil {
+				return err
+			}
+			n.Inputs = append(n.Inputs, i)
+		}
+	}
+	if typeList != "" {
+		ts, err := parseTypes(typeList)
+		if err != nil {
+			return err
+		}
+		n.Types = ts
+	}
+	name, argText, _ := strings.Cut(rest, " ")
+	args, err := parseArgs(argText)
+	if err != nil {
+		return err
+	}
+	var in [][]types.T
+	for _, i := range n.Inputs {
+		in = append(in, p.Nodes[i].Types)
+	}
+	if n.Op, err = parseOp(name, args, in, n.Types); err != nil {
+		return err
+	}
+	if n.Types == nil {
+		if n.Types, err = inferTypes(n.Op, in); err != nil {
+			return err
+		}
+	}
+	p.Nodes = append(p.Nodes, n)
+	return nil
+}
+
+// parseRef parses %i, which must name one of the first n nodes.
+func parseRef(s string, n int) (int, error) {
+	i, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "%"))
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(s), "%") || i < 0 || i >= n {
+		return 0, fmt.Errorf("bad node reference %q", s)
+	}
+	return i, nil
+}
+
+// parseOp builds the operator name from its arguments; in are the input
+// column types and out the declared output types (nil if omitted).
+func parseOp(name string, args map[string]string, in [][]types.T, out []types.T) (Op, error) {
+	need := map[string]int{"Source": 0, "Constant": 0, "Join": 2}
+	want, ok := need[name]
+	if !ok {
+		want = 1
+	}
+	if name != "Union" && len(in) != want || name == "Union" && len(in) == 0 {
+		return nil, fmt.Errorf("%s has %d inputs", name, len(in))
+	}
+	a := argReader{args: args}
+	var op Op
+	switch name {
+	case "Source":
+		op = Source{Collection: CollectionID(a.int("coll", 0)), Name: a.name("name")}
+	case "Constant":
+		op = a.constant(out)
+	case "MFP":
+		op = a.mfp(in[0])
+	case "Reduce":
+		op = a.reduce(in[0], out)
+	case "Join":
+		op = a.join(in[0], in[1])
+	case "Union":
+		op = Union{}
+	case "Negate":
+		op = Negate{}
+	case "Threshold":
+		op = Threshold{}
+	case "TopK":
+		op = a.topk()
+	default:
+		return nil, fmt.Errorf("unknown operator %q", name)
+	}
+	return op, a.finish()
+}
+
+// argReader reads name=value arguments, remembering the first error.
+type argReader struct {
+	args map[string]string
+	used map[string]bool
+	err  error
+}
+
+func (a *argReader) get(k string) (string, bool) {
+	if a.used == nil {
+		a.used = map[string]bool{}
+	}
+	a.used[k] = true
+	v, ok := a.args[k]
+	return v, ok
+}
+
+func (a *argReader) fail(err error) {
+	if a.err == nil && err != nil {
+		a.err = err
+	}
+}
+
+// finish reports the first error or an argument nothing read.
+func (a *argReader) finish() error {
+	for k := range a.args {
+		if !a.used[k] {
+			a.fail(fmt.Errorf("unknown argument %s", k))
+		}
+	}
+	return a.err
+}
+
+func (a *argReader) int(k string, def int64) int64 {
+	v, ok := a.get(k)
+	if !ok {
+		return def
+	}
+	i, err := strconv.ParseInt(v, 10, 64)
+	a.fail(err)
+	return i
+}
+
+func (a *argReader) name(k string) string {
+	v, _ := a.get(k)
+	if strings.HasPrefix(v, `"`) {
+		s, err := strconv.Unquote(v)
+		a.fail(err)
+		return s
+	}
+	return v
+}
+
+// list returns the items of a bracketed list argument.
+func (a *argReader) list(k string) []string {
+	v, ok := a.get(k)
+	if !ok {
+		return nil
+	}
+	if !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") {
+		a.fail(fmt.Errorf("%s: want [...]", k))
+		return nil
+	}
+	return splitTop(v[1:len(v)-1], ',')
+}
+
+func (a *argReader) cols(k string) []int {
+	items := a.list(k)
+	cols := make([]int, 0, len(items))
+	for _, it := range items {
+		cols = append(cols, a.col(it))
+	}
+	return cols
+}
+
+// col parses #i.
+func (a *argReader) col(s string) int {
+	i, err := strconv.Atoi(strings.TrimPrefix(s, "#"))
+	if err != nil || !strings.HasPrefix(s, "#") {
+		a.fail(fmt.Errorf("bad column %q", s))
+	}
+	return i
+}
+
+// exprs parses a list of expressions over columns of types cols.
+func (a *argReader) exprs(k string, cols []types.T) []scalar.Expr {
+	var es []scalar.Expr
+	for _, it := range a.list(k) {
+		e, err := scalar.ParseExpr(it, cols)
+		a.fail(err)
+		if err == nil {
+			es = append(es, e)
+		}
+	}
+	return es
+}
+
+func (a *argReader) constant(out []types.T) Constant {
+	var c Constant
+	for _, it := range a.list("rows") {
+		r, err := ParseRow(it, out)
+		a.fail(err)
+		c.Rows = append(c.Rows, r)
+	}
+	if out == nil {
+		a.fail(fmt.Errorf("Constant needs column types"))
+	}
+	return c
+}
+
+func (a *argReader) mfp(in []types.T) MFP {
+	var m MFP
+	cols := append([]types.T(nil), in...)
+	for _, it := range a.list("map") {
+		e, err := scalar.ParseExpr(it, cols)
+		if a.fail(err); err != nil {
+			break
+		}
+		m.Map = append(m.Map, e)
+		cols = append(cols, e.Type())
+	}
+	m.Filter = a.exprs("filter", cols)
+	m.Project = a.cols("project")
+	if _, ok := a.args["project"]; !ok {
+		for i := range cols {
+			m.Project = append(m.Project, i)
+		}
+	}
+	return m
+}
+
+var aggRE = regexp.MustCompile(`^(\w+)\((DISTINCT )?(\*|#\d+)(?:, (#\d+))?\)$`)
+
+func (a *argReader) reduce(in []types.T, out []types.T) Reduce {
+	r := Reduce{Key: a.cols("key")}
+	for i, it := range a.list("aggs") {
+		agg, err := parseAgg(it, in)
+		if err == nil && out != nil && len(r.Key)+i < len(out) {
+			agg.T = out[len(r.Key)+i]
+		}
+		a.fail(err)
+		r.Aggs = append(r.Aggs, agg)
+	}
+	return r
+}
+
+// parseAgg parses one aggregate call over input columns of types in.
+func parseAgg(s string, in []types.T) (Agg, error) {
+	m := aggRE.FindStringSubmatch(s)
+	if m == nil {
+		return Agg{}, fmt.Errorf("bad aggregate %q", s)
+	}
+	var agg Agg
+	kinds := map[string]AggKind{"count": AggCount, "sum": AggSum, "avg": AggAvg, "min": AggMin,
+		"max": AggMax, "bool_and": AggBoolAnd, "bool_or": AggBoolOr, "string_agg": AggStringAgg}
+	kind, ok := kinds[m[1]]
+	agg.Distinct = m[2] != ""
+	switch {
+	case !ok:
+		return agg, fmt.Errorf("unknown aggregate %q", m[1])
+	case m[3] == "*" && kind == AggCount && !agg.Distinct:
+		agg.Kind = AggCountStar
+		agg.T = types.Int8
+		return agg, nil
+	case m[3] == "*":
+		return agg, fmt.Errorf("bad aggregate %q", s)
+	case (kind == AggStringAgg) != (m[4] != ""):
+		return agg, fmt.Errorf("bad arguments of %q", s)
+	}
+	agg.Kind = kind
+	agg.Col, _ = strconv.Atoi(m[3][1:])
+	if m[4] != "" {
+		agg.Sep, _ = strconv.Atoi(m[4][1:])
+	}
+	if agg.Col >= len(in) || agg.Sep >= len(in) {
+		return agg, fmt.Errorf("%q reads a column out of range", s)
+	}
+	var err error
+	agg.T, err = AggType(kind, in[agg.Col])
+	return agg, err
+}
+
+var onRE = regexp.MustCompile(`^#(\d+)=#(\d+)$`)
+
+func (a *argReader) join(left, right []types.T) Join {
+	var j Join
+	kinds := map[string]JoinKind{"inner": InnerJoin, "left": LeftJoin, "right": RightJoin, "full": FullJoin}
+	kind, ok := a.get("kind")
+	if j.Kind = kinds[kind]; ok && kinds[kind] == 0 && kind != "inner" {
+		a.fail(fmt.Errorf("bad join kind %q", kind))
+	}
+	for _, it := range a.list("on") {
+		m := onRE.FindStringSubmatch(it)
+		if m == nil {
+			a.fail(fmt.Errorf("bad join condition %q", it))
+			continue
+		}
+		l, _ := strconv.Atoi(m[1])
+		r, _ := strconv.Atoi(m[2])
+		j.LeftKey, j.RightKey = append(j.LeftKey, l), append(j.RightKey, r)
+	}
+	j.Residual = a.exprs("residual", append(append([]types.T(nil), left...), right...))
+	return j
+}
+
+var sortRE = regexp.MustCompile(`^#(\d+)( ASC| DESC)?( NULLS FIRST| NULLS LAST)?$`)
+
+func (a *argReader) topk() TopK {
+	t := TopK{Key: a.cols("key"), Limit: a.int("limit", -1), Offset: a.int("offset", 0)}
+	for _, it := range a.list("order") {
+		m := sortRE.FindStringSubmatch(it)
+		if m == nil {
+			a.fail(fmt.Errorf("bad sort column %q", it))
+			continue
+		}
+		c := SortCol{Desc: m[2] == " DESC"}
+		c.Col, _ = strconv.Atoi(m[1])
+		c.NullsFirst = m[3] == " NULLS FIRST" || m[3] == "" && c.Desc
+		t.Order = append(t.Order, c)
+	}
+	return t
+}
+
+// ParseRow parses a tuple of literals, (1, 'a', NULL), casting each value
+// to the corresponding type of ts (when ts is not nil).
+func ParseRow(s string, ts []types.T) (types.Row, error) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
+		return nil, fmt.Errorf("row %q: want (v, ...)", s)
+	}
+	items := splitTop(s[1:len(s)-1], ',')
+	if ts != nil && len(items) != len(ts) {
+		return nil, fmt.Errorf("row %s has %d values, want %d", s, len(items), len(ts))
+	}
+	r := make(types.Row, len(items))
+	for i, it := range items {
+		d, t, err := types.ParseLiteral(it)
+		if err != nil {
+			return nil, err
+		}
+		if ts != nil && !d.IsNull() && t != ts[i] {
+			if d, err = types.Cast(d, t, ts[i], time.UTC, true); err != nil {
+				return nil, err
+			}
+		}
+		r[i] = d
+	}
+	return r, nil
+}
+
+// parseTypes parses a comma-separated list of type names.
+func parseTypes(s string) ([]types.T, error) {
+	var ts []types.T
+	for _, it := range splitTop(s, ',') {
+		name, modText, hasMods := strings.Cut(it, "(")
+		var mods []int32
+		if hasMods {
+			for _, m := range strings.Split(strings.TrimSuffix(modText, ")"), ",") {
+				v, err := strconv.Atoi(strings.TrimSpace(m))
+				if err != nil {
+					return nil, fmt.Errorf("bad type %q", it)
+				}
+				mods = append(mods, int32(v))
+			}
+		}
+		t, err := scalar.ParseTypeName(strings.TrimSpace(name), mods)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// parseArgs splits "k=v k=[a, b] ..." into a map.
+func parseArgs(s string) (map[string]string, error) {
+	args := map[string]string{}
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		k, rest, ok := strings.Cut(s, "=")
+		if !ok || strings.ContainsAny(k, " []") {
+			return nil, fmt.Errorf("want name=value at %q", s)
+		}
+		end := valueEnd(rest)
+		args[k], s = rest[:end], rest[end:]
+	}
+	return args, nil
+}
+
+// valueEnd returns the length of the argument value at the start of s:
+// a bracketed list, a quoted name or a word.
+func valueEnd(s string) int {
+	if i := indexTop(s, " "); i >= 0 {
+		return i
+	}
+	return len(s)
+}
+
+// cutTop splits s at the first top-level occurrence of sep.
+func cutTop(s, sep string) (before, after string) {
+	if i := indexTop(s, sep); i >= 0 {
+		return s[:i], strings.TrimSpace(s[i+len(sep):])
+	}
+	return s, ""
+}
+
+// indexTop returns the index of the first occurrence of sep in s outside
+// quotes ('...' with ” escapes, "...") and brackets, or -1.
+func indexTop(s, sep string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\'' || c == '"':
+			i = skipQuoted(s, i)
+			continue
+		case c == '(' || c == '[':
+			depth++
+			continue
+		case c == ')' || c == ']':
+			depth--
+			continue
+		}
+		if depth == 0 && strings.HasPrefix(s[i:], sep) {
+			return i
+		}
+	}
+	return -1
+}
+
+// skipQuoted returns the index of the quote closing the one at s[i].
+func skipQuoted(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && q == '"':
+			j++
+		case s[j] == q && q == '\'' && j+1 < len(s) && s[j+1] == '\'':
+			j++
+		case s[j] == q:
+			return j
+		}
+	}
+	return len(s)
+}
+
+// splitTop splits s at top-level occurrences of sep, trimming each item;
+// an empty s has no items.
+func splitTop(s string, sep byte) []string {
+	var items []string
+	for strings.TrimSpace(s) != "" {
+		i := indexTop(s, string(sep))
+		if i < 0 {
+			items = append(items, strings.TrimSpace(s))
+			break
+		}
+		items = append(items, strings.TrimSpace(s[:i]))
+		s = s[i+1:]
+	}
+	return items
+}

@@ -1,0 +1,106 @@
+package exec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// DebugState prints the in-memory state of node i, one line per group,
+// row or entry, sorted, for tests and debugging.
+func (d *Dataflow) DebugState(i int) string {
+	if i < 0 || i >= len(d.ops) {
+		return fmt.Sprintf("no node %%%d", i)
+	}
+	var lines []string
+	switch o := d.ops[i].(type) {
+	case *constantOp:
+		lines = []string{fmt.Sprintf("emitted=%t", o.emitted)}
+	case *reduceOp:
+		lines = o.debug()
+	case *joinOp:
+		lines = o.debug()
+	case *thresholdOp:
+		for _, r := range o.rows {
+			lines = append(lines, fmt.Sprintf("%s x%d", dataflow.FormatRow(r.row), r.n))
+		}
+	case *topkOp:
+		lines = o.debug()
+	default:
+		return "stateless\n"
+	}
+	slices.Sort(lines)
+	if len(lines) == 0 {
+		return "empty\n"
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func (o *reduceOp) debug() []string {
+	var lines []string
+	for _, g := range o.groups {
+		s := fmt.Sprintf("group %s rows=%d out=%s", dataflow.FormatRow(g.keyRow), g.rows, formatRowOrNone(g.out))
+		for _, a := range o.aggs {
+			for _, slot := range []int{a.valSlot, a.scaleSlot} {
+				if slot >= 0 && g.sets[slot] != nil {
+					s += fmt.Sprintf(" %s:{%s}", a, formatSet(g.sets[slot]))
+				}
+			}
+		}
+		lines = append(lines, s)
+	}
+	return lines
+}
+
+func formatRowOrNone(r types.Row) string {
+	if r == nil {
+		return "none"
+	}
+	return dataflow.FormatRow(r)
+}
+
+// formatSet prints a multiset's entries in key order.
+func formatSet(ms *multiset) string {
+	var es []*mentry
+	for _, e := range ms.m {
+		es = append(es, e)
+	}
+	slices.SortFunc(es, func(a, b *mentry) int { return strings.Compare(a.key, b.key) })
+	var parts []string
+	for _, e := range es {
+		p := fmt.Sprintf("%s x%d", e.val, e.n)
+		if !e.sep.IsNull() {
+			p = fmt.Sprintf("%s/%s x%d", e.val, e.sep, e.n)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (o *joinOp) debug() []string {
+	var lines []string
+	for side, name := range []string{"left", "right"} {
+		for _, r := range o.sides[side].rows {
+			lines = append(lines, fmt.Sprintf("%s %s x%d matches=%d", name, dataflow.FormatRow(r.row), r.n, r.matches))
+		}
+	}
+	return lines
+}
+
+func (o *topkOp) debug() []string {
+	var lines []string
+	for _, g := range o.groups {
+		var rows, top []string
+		for _, r := range g.rows {
+			rows = append(rows, fmt.Sprintf("%s x%d", dataflow.FormatRow(r.row), r.n))
+		}
+		for _, t := range g.top {
+			top = append(top, fmt.Sprintf("%s x%d", dataflow.FormatRow(t.r.row), t.n))
+		}
+		lines = append(lines, fmt.Sprintf("group rows=[%s] top=[%s]", strings.Join(rows, ", "), strings.Join(top, ", ")))
+	}
+	return lines
+}

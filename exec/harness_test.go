@@ -1,0 +1,202 @@
+package exec
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// memStore is an in-memory StateWriter and StateReader.
+type memStore struct{ m map[string][]byte }
+
+func newMemStore() *memStore { return &memStore{m: map[string][]byte{}} }
+
+func (s *memStore) Set(k, v []byte) { s.m[string(k)] = bytes.Clone(v) }
+func (s *memStore) Delete(k []byte) { delete(s.m, string(k)) }
+
+func (s *memStore) Scan(prefix []byte, fn func(k, v []byte) error) error {
+	var keys []string
+	for k := range s.m {
+		if strings.HasPrefix(k, string(prefix)) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := fn([]byte(k), s.m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type batchOp struct {
+	key []byte
+	val []byte
+	del bool
+}
+
+// opBatch records writes to apply to a memStore on commit.
+type opBatch struct{ ops []batchOp }
+
+func (b *opBatch) Set(k, v []byte) {
+	b.ops = append(b.ops, batchOp{key: bytes.Clone(k), val: bytes.Clone(v)})
+}
+func (b *opBatch) Delete(k []byte) { b.ops = append(b.ops, batchOp{key: bytes.Clone(k), del: true}) }
+
+func (b *opBatch) apply(s *memStore) {
+	for _, op := range b.ops {
+		if op.del {
+			s.Delete(op.key)
+		} else {
+			s.Set(op.key, op.val)
+		}
+	}
+}
+
+// harness runs the datadriven commands of testdata/* against one dataflow.
+type harness struct {
+	plan  *dataflow.Plan
+	d     *Dataflow
+	store *memStore
+}
+
+func TestDataDriven(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		h := &harness{}
+		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			out, err := h.run(t, td)
+			if err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			return out
+		})
+	})
+}
+
+func (h *harness) run(t *testing.T, td *datadriven.TestData) (string, error) {
+	switch td.Cmd {
+	case "dataflow":
+		p, err := dataflow.Parse(td.Input)
+		if err != nil {
+			return "", err
+		}
+		if h.d, err = Build(p); err != nil {
+			return "", err
+		}
+		h.plan, h.store = p, newMemStore()
+		return p.String(), nil
+	case "step":
+		return h.step(t, td)
+	case "state":
+		var n int
+		td.ScanArgs(t, "node", &n)
+		return h.d.DebugState(n), nil
+	case "restore":
+		return h.restore()
+	}
+	return "", fmt.Errorf("unknown command %s", td.Cmd)
+}
+
+// step parses "src=<coll> <diff> <row>" lines, runs a Step and commits it
+// (or rolls it back with the rollback argument), printing the output.
+func (h *harness) step(t *testing.T, td *datadriven.TestData) (string, error) {
+	var ts uint64
+	td.ScanArgs(t, "t", &ts)
+	inputs, err := parseInputs(h.plan, td.Input, ts)
+	if err != nil {
+		return "", err
+	}
+	var b opBatch
+	out, err := h.d.Step(&scalar.Ctx{}, ts, inputs, &b)
+	if err != nil {
+		return fmt.Sprintf("error: %s %s\n", pgerr.Code(err), err), nil
+	}
+	if td.HasArg("rollback") {
+		h.d.Rollback()
+	} else {
+		h.d.Commit()
+		b.apply(h.store)
+	}
+	return formatUpdates(out), nil
+}
+
+// parseInputs reads "src=<coll> <diff> <row>" lines; rows are typed by
+// the plan's Source of that collection.
+func parseInputs(p *dataflow.Plan, input string, ts uint64) (map[dataflow.CollectionID][]Update, error) {
+	inputs := map[dataflow.CollectionID][]Update{}
+	for _, line := range strings.Split(input, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		src, rest, _ := strings.Cut(line, " ")
+		diffText, rowText, _ := strings.Cut(rest, " ")
+		coll, err := strconv.ParseUint(strings.TrimPrefix(src, "src="), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad input line %q", line)
+		}
+		diff, err := strconv.ParseInt(diffText, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad diff in %q", line)
+		}
+		row, err := dataflow.ParseRow(rowText, sourceTypes(p, dataflow.CollectionID(coll)))
+		if err != nil {
+			return nil, err
+		}
+		id := dataflow.CollectionID(coll)
+		inputs[id] = append(inputs[id], Update{Row: row, Time: ts, Diff: diff})
+	}
+	return inputs, nil
+}
+
+func sourceTypes(p *dataflow.Plan, c dataflow.CollectionID) []types.T {
+	for _, n := range p.Nodes {
+		if s, ok := n.Op.(dataflow.Source); ok && s.Collection == c {
+			return n.Types
+		}
+	}
+	return nil
+}
+
+func formatUpdates(us []Update) string {
+	if len(us) == 0 {
+		return "(no output)\n"
+	}
+	var b strings.Builder
+	for _, u := range us {
+		fmt.Fprintf(&b, "%+d %s\n", u.Diff, dataflow.FormatRow(u.Row))
+	}
+	return b.String()
+}
+
+// restore builds a second dataflow from the plan, restores it from the
+// committed state and replaces the first, reporting any node whose
+// restored state differs from the live one.
+func (h *harness) restore() (string, error) {
+	d, err := Build(h.plan)
+	if err != nil {
+		return "", err
+	}
+	if err := d.Restore(h.store); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "restored %d keys\n", len(h.store.m))
+	for i := range h.plan.Nodes {
+		if got, want := d.DebugState(i), h.d.DebugState(i); got != want {
+			fmt.Fprintf(&b, "node %%%d differs:\nrestored:\n%slive:\n%s", i, got, want)
+		}
+	}
+	h.d = d
+	return b.String(), nil
+}
