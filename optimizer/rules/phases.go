@@ -1,0 +1,61 @@
+package rules
+
+// Simplify normalizes the tree without moving predicates: it splits
+// conjunctions, folds constants, merges adjacent operators of one kind and
+// removes no-ops and relations that are provably empty.
+var Simplify = Phase{Name: "simplify", Rules: simplifyRules}
+
+// Pushdown moves predicates toward the leaves: through projections, maps,
+// unions, negations, thresholds, group keys and TopK partitions, into join
+// inputs and join conditions. It includes Simplify's rules so filters that
+// meet on the way down merge and fold.
+var Pushdown = Phase{Name: "pushdown", Rules: append(pushdownRules, simplifyRules...)}
+
+// Prune removes map expressions nobody reads and projections a Reduce can
+// read through.
+var Prune = Phase{Name: "prune", Rules: append(pruneRules, simplifyRules...)}
+
+// Default is the pipeline optimizer.Optimize runs.
+var Default = []Phase{Simplify, Pushdown, Prune}
+
+var simplifyRules = []Rule{
+	FoldValues,
+	SplitFilterConjuncts,
+	FoldFilter,
+	RemoveTrueFilter,
+	FalseFilterToEmpty,
+	MergeFilters,
+	FoldMap,
+	RemoveEmptyMap,
+	MergeMaps,
+	RemoveIdentityProject,
+	MergeProjects,
+	SplitJoinOn,
+	FoldJoinOn,
+	FalseJoinOn,
+	NormalizeJoinKind,
+	RemoveDistinctOfDistinct,
+	PropagateEmpty,
+}
+
+var pushdownRules = []Rule{
+	SimplifyOuterJoin,
+	PushFilterIntoJoin,
+	PushJoinOnIntoInputs,
+	PushFilterThroughProject,
+	PushFilterThroughMap,
+	PushFilterThroughUnion,
+	PushFilterThroughNegate,
+	PushFilterThroughThreshold,
+	PushFilterThroughReduce,
+	PushFilterThroughTopK,
+}
+
+var pruneRules = []Rule{
+	FuseProjectIntoMap,
+	FuseProjectIntoReduce,
+	PruneMapUnderReduce,
+}
+
+// All lists every rule, for tests that select rules by name.
+var All = append(append(append([]Rule(nil), simplifyRules...), pushdownRules...), pruneRules...)

@@ -1,0 +1,107 @@
+package rules
+
+import (
+	"slices"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/optimizer/ir"
+)
+
+// FuseProjectIntoReduce lets a Reduce read the columns of a projection's
+// input directly:
+//
+//	(Reduce (Project $in $cols) $key $aggs) => (Reduce $in $cols[$key] $cols[$aggs])
+//
+// The projection stage disappears. Always safe: grouping on, or
+// aggregating, a projected column is grouping on, or aggregating, the
+// column it copies, and the output types are the same. Safe under
+// retractions: the Reduce sees the same updates per group.
+var FuseProjectIntoReduce = Rule{Name: "FuseProjectIntoReduce", Apply: func(e ir.Rel) ir.Rel {
+	r, ok := e.(*ir.Reduce)
+	if !ok {
+		return nil
+	}
+	p, ok := r.Input.(*ir.Project)
+	if !ok {
+		return nil
+	}
+	return remapReduce(r, p.Input, func(c int) int { return p.Cols[c] })
+}}
+
+// PruneMapUnderReduce drops the expressions of a map below a Reduce that
+// neither the group key nor an aggregate reads:
+//
+//	(Reduce (Map $in [$a $b]) [#n] [count(*)]) => (Reduce (Map $in [$a]) [#n] [count(*)])
+//
+// The dropped expressions are never computed. Safe: expressions have no
+// side effects, so not computing an unread one can only remove a run-time
+// error. Safe under retractions: the Reduce sees the same updates.
+var PruneMapUnderReduce = Rule{Name: "PruneMapUnderReduce", Apply: func(e ir.Rel) ir.Rel {
+	r, ok := e.(*ir.Reduce)
+	if !ok {
+		return nil
+	}
+	m, ok := r.Input.(*ir.Map)
+	if !ok {
+		return nil
+	}
+	in, cm, pruned := pruneMap(m, reduceColumns(r))
+	if !pruned {
+		return nil
+	}
+	return remapReduce(r, in, cm)
+}}
+
+// RemoveDistinctOfDistinct drops a DISTINCT over all columns of a relation
+// that is already a DISTINCT:
+//
+//	(Reduce (Reduce $in $k []) [#0 ... #n-1] []) => (Reduce $in $k [])
+//
+// Its rows are already unique with multiplicity one, so the outer operator
+// (and its state) is redundant. Safe under retractions: the inner Reduce's
+// output has multiplicity at most one at every time.
+var RemoveDistinctOfDistinct = Rule{Name: "RemoveDistinctOfDistinct", Apply: func(e ir.Rel) ir.Rel {
+	outer, ok := e.(*ir.Reduce)
+	if !ok || len(outer.Aggs) > 0 || !ir.IsIdentity(outer.Key, ir.Arity(outer.Input)) {
+		return nil
+	}
+	inner, ok := outer.Input.(*ir.Reduce)
+	if !ok || len(inner.Aggs) > 0 || len(inner.Key) == 0 {
+		return nil
+	}
+	return inner
+}}
+
+// reduceColumns returns the input columns r reads: its key and the
+// arguments of its aggregates.
+func reduceColumns(r *ir.Reduce) []int {
+	cols := slices.Clone(r.Key)
+	for _, a := range r.Aggs {
+		if a.Kind != dataflow.AggCountStar {
+			cols = append(cols, a.Col)
+		}
+		if a.Kind == dataflow.AggStringAgg {
+			cols = append(cols, a.Sep)
+		}
+	}
+	return cols
+}
+
+// remapReduce returns r over input in, with its key and aggregate columns
+// renumbered by m.
+func remapReduce(r *ir.Reduce, in ir.Rel, m func(int) int) *ir.Reduce {
+	key := make([]int, len(r.Key))
+	for i, k := range r.Key {
+		key[i] = m(k)
+	}
+	aggs := slices.Clone(r.Aggs)
+	for i := range aggs {
+		if aggs[i].Kind != dataflow.AggCountStar {
+			aggs[i].Col = m(aggs[i].Col)
+		}
+		if aggs[i].Kind == dataflow.AggStringAgg {
+			aggs[i].Sep = m(aggs[i].Sep)
+		}
+	}
+	return &ir.Reduce{Input: in, Key: key, Aggs: aggs}
+}

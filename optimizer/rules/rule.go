@@ -1,0 +1,114 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/eddydb/eddy/optimizer/ir"
+)
+
+// Rule is a named rewrite of one ir node. Apply returns the replacement for
+// e, or nil to decline; it must decline (not return an equal tree) when it
+// has nothing to do, or Run would count it as progress forever.
+type Rule struct {
+	Name  string
+	Apply func(e ir.Rel) ir.Rel
+}
+
+// Phase is a named, ordered list of rules run bottom-up to a fixed point.
+// Earlier rules win when several match the same node.
+type Phase struct {
+	Name  string
+	Rules []Rule
+}
+
+// MaxSteps caps the rule applications of one phase. Real plans need a few
+// hundred at most; reaching the cap means two rules undo each other.
+const MaxSteps = 10000
+
+// Trace lists the rules that fired, in firing order (a rule appears once
+// per application).
+type Trace []string
+
+// Names returns the distinct rule names of t, sorted.
+func (t Trace) Names() []string {
+	out := slices.Clone([]string(t))
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Has reports whether rule name fired at least once.
+func (t Trace) Has(name string) bool { return slices.Contains(t, name) }
+
+// String prints the distinct names, sorted, separated by spaces.
+func (t Trace) String() string { return strings.Join(t.Names(), " ") }
+
+// Run applies phases in order to rel and returns the rewritten tree and the
+// rules that fired. It fails only when a phase exceeds MaxSteps.
+func Run(rel ir.Rel, phases ...Phase) (ir.Rel, Trace, error) {
+	var trace Trace
+	for _, p := range phases {
+		r := &runner{phase: p}
+		out, err := r.rewrite(rel)
+		trace = append(trace, r.trace...)
+		if err != nil {
+			return nil, trace, err
+		}
+		rel = out
+	}
+	return rel, trace, nil
+}
+
+// runner rewrites one tree with one phase.
+type runner struct {
+	phase Phase
+	steps int
+	trace Trace
+}
+
+// rewrite returns e with its inputs rewritten, then the phase's rules
+// applied at e until none fires. Each replacement is rewritten again from
+// its leaves, so on return the whole subtree is at a fixed point.
+func (r *runner) rewrite(e ir.Rel) (ir.Rel, error) {
+	e, err := r.rewriteChildren(e)
+	if err != nil {
+		return nil, err
+	}
+	for _, rule := range r.phase.Rules {
+		out := rule.Apply(e)
+		if out == nil {
+			continue
+		}
+		r.steps++
+		r.trace = append(r.trace, rule.Name)
+		if r.steps > MaxSteps {
+			return nil, fmt.Errorf("optimizer phase %s: no fixed point after %d rule applications (last: %s)",
+				r.phase.Name, MaxSteps, rule.Name)
+		}
+		return r.rewrite(out)
+	}
+	return e, nil
+}
+
+// rewriteChildren rewrites each input of e, copying e only if one changed.
+func (r *runner) rewriteChildren(e ir.Rel) (ir.Rel, error) {
+	kids := e.Children()
+	var out []ir.Rel
+	for i, k := range kids {
+		nk, err := r.rewrite(k)
+		if err != nil {
+			return nil, err
+		}
+		if nk != k && out == nil {
+			out = slices.Clone(kids)
+		}
+		if out != nil {
+			out[i] = nk
+		}
+	}
+	if out == nil {
+		return e, nil
+	}
+	return e.WithChildren(out), nil
+}

@@ -1,0 +1,128 @@
+package rules
+
+import (
+	"slices"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// isTrue reports whether e is the literal TRUE.
+func isTrue(e scalar.Expr) bool {
+	l, ok := e.(*scalar.Lit)
+	return ok && !l.D.IsNull() && l.D.Family() == types.FamBool && l.D.Bool()
+}
+
+// isFalseOrNull reports whether e is the literal FALSE or a NULL literal:
+// a predicate that keeps no row.
+func isFalseOrNull(e scalar.Expr) bool {
+	l, ok := e.(*scalar.Lit)
+	return ok && (l.D.IsNull() || (l.D.Family() == types.FamBool && !l.D.Bool()))
+}
+
+// conjuncts flattens nested ANDs of es into one list, in evaluation order.
+// The list means "every element is true", as a Filter's or a Join's
+// predicates do, so flattening preserves three-valued semantics.
+func conjuncts(es []scalar.Expr) []scalar.Expr {
+	var out []scalar.Expr
+	for _, e := range es {
+		if a, ok := e.(*scalar.And); ok {
+			out = append(out, conjuncts(a.Args)...)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// hasAnd reports whether some element of es is an AND.
+func hasAnd(es []scalar.Expr) bool {
+	return slices.ContainsFunc(es, func(e scalar.Expr) bool {
+		_, ok := e.(*scalar.And)
+		return ok
+	})
+}
+
+// colsWithin reports whether e references at least one column and only
+// columns in [lo, hi).
+func colsWithin(e scalar.Expr, lo, hi int) bool {
+	cols := scalar.Columns(e)
+	return len(cols) > 0 && cols[0] >= lo && cols[len(cols)-1] < hi
+}
+
+// colsBelow reports whether e references only columns below n (or none).
+func colsBelow(e scalar.Expr, n int) bool {
+	cols := scalar.Columns(e)
+	return len(cols) == 0 || cols[len(cols)-1] < n
+}
+
+// shift returns e with every column index moved by k.
+func shift(e scalar.Expr, k int) scalar.Expr {
+	if k == 0 {
+		return e
+	}
+	return scalar.Remap(e, func(c int) int { return c + k })
+}
+
+// remapAll applies m to the columns of every expression of es.
+func remapAll(es []scalar.Expr, m func(int) int) []scalar.Expr {
+	out := make([]scalar.Expr, len(es))
+	for i, e := range es {
+		out[i] = scalar.Remap(e, m)
+	}
+	return out
+}
+
+// foldAll constant-folds each expression with scalar.Fold and reports
+// whether any subexpression became a literal. Fold never folds volatile or
+// time-zone-dependent calls, and leaves a subtree that fails to evaluate
+// alone so its error surfaces at run time (and only if reached).
+func foldAll(es []scalar.Expr) ([]scalar.Expr, bool) {
+	out := make([]scalar.Expr, len(es))
+	changed := false
+	for i, e := range es {
+		out[i] = scalar.Fold(e)
+		changed = changed || folded(e, out[i])
+	}
+	return out, changed
+}
+
+// folded reports whether after (scalar.Fold of before) replaced some
+// non-literal subtree of before by a literal. Fold only ever does that, so
+// otherwise the two trees have the same shape.
+func folded(before, after scalar.Expr) bool {
+	if _, ok := after.(*scalar.Lit); ok {
+		_, was := before.(*scalar.Lit)
+		return !was
+	}
+	bk, ak := scalar.Children(before), scalar.Children(after)
+	if len(bk) != len(ak) {
+		return true
+	}
+	for i := range bk {
+		if folded(bk[i], ak[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyVolatile reports whether some expression of es calls a volatile
+// function. Such predicates stay where the planner put them: moving one
+// across an operator that changes how many times it is evaluated per
+// output row (a join, an aggregate) would change the result.
+func anyVolatile(es []scalar.Expr) bool {
+	return slices.ContainsFunc(es, scalar.IsVolatile)
+}
+
+// empty returns the empty relation with the column types of r.
+func empty(r ir.Rel) *ir.Values {
+	return &ir.Values{Types: slices.Clone(r.ColTypes())}
+}
+
+// isEmpty reports whether r is a Values with no rows.
+func isEmpty(r ir.Rel) bool {
+	v, ok := r.(*ir.Values)
+	return ok && len(v.Rows) == 0
+}
