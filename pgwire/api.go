@@ -1,0 +1,99 @@
+package pgwire
+
+import (
+	"context"
+	"io"
+)
+
+// Handler creates sessions; implemented by the sql layer.
+type Handler interface {
+	// Connect starts a session for a client's startup parameters (user,
+	// database, application_name, options, ...).
+	Connect(ctx context.Context, startup map[string]string) (Session, error)
+}
+
+// Session is the statement layer's state for one client connection. pgwire
+// calls it from a single goroutine, never concurrently.
+type Session interface {
+	// Parameters returns the ParameterStatus values to send after
+	// authentication (server_version, server_encoding, client_encoding,
+	// DateStyle, integer_datetimes, standard_conforming_strings, TimeZone,
+	// application_name, IntervalStyle, is_superuser, session_authorization).
+	Parameters() map[string]string
+	// Prepare parses sql into zero or more statements (zero for an empty or
+	// comment-only string). paramOIDs are the client's declared parameter
+	// types (0 = unspecified).
+	Prepare(ctx context.Context, sql string, paramOIDs []uint32) ([]Statement, error)
+	// ChangedParameters returns ParameterStatus updates caused by the last
+	// statement (e.g. SET TimeZone) and clears them.
+	ChangedParameters() map[string]string
+	// TxStatus is 'I' (idle), 'T' (in transaction) or 'E' (failed transaction).
+	TxStatus() byte
+	// Close ends the session (rolls back an open transaction). pgwire calls it
+	// exactly once.
+	Close()
+}
+
+// Statement is a prepared statement.
+type Statement interface {
+	// ParamOIDs are the inferred parameter types.
+	ParamOIDs() []uint32
+	// Columns describes the result rows; nil when the statement returns no
+	// rows (NoData). Format fields are 0 here.
+	Columns() []Column
+	// Bind supplies parameter values (nil = NULL) with their format codes (PG
+	// rules: 0 codes = all text, 1 code = applies to all, else one per param)
+	// and the result format codes (same rules).
+	//
+	// pgwire has already checked that len(params) equals len(ParamOIDs()),
+	// that the format code counts follow those rules and that every code is
+	// 0 or 1. The params slices alias the connection's read buffer: they are
+	// valid only during the call, so an implementation that keeps them must
+	// copy them.
+	Bind(ctx context.Context, params [][]byte, paramFormats []int16, resultFormats []int16) (Portal, error)
+}
+
+// Portal is a bound statement ready to run.
+type Portal interface {
+	// Columns as Statement.Columns but with Format set per the Bind's result
+	// formats.
+	Columns() []Column
+	// Execute runs the portal or resumes it, writing at most maxRows rows (0
+	// = no limit). It returns the CommandComplete tag ("SELECT 3", "INSERT 0
+	// 1", "CREATE TABLE", ...), or suspended=true (and no tag) when rows
+	// remain. ctx is cancelled by a CancelRequest.
+	Execute(ctx context.Context, w RowWriter, maxRows int) (tag string, suspended bool, err error)
+	// Close releases the portal.
+	Close()
+}
+
+// CopyInPortal is implemented by portals of COPY ... FROM STDIN.
+type CopyInPortal interface {
+	Portal
+	// CopyInFormat is the overall format (0 text, 1 binary) and per-column
+	// formats for CopyInResponse.
+	CopyInFormat() (format int16, columnFormats []int16)
+	// CopyIn consumes the client's data stream (the concatenated CopyData
+	// payloads; io.EOF at CopyDone) and returns the tag ("COPY 42"). If the
+	// client sends CopyFail, r returns an error and CopyIn must fail with it.
+	CopyIn(ctx context.Context, r io.Reader) (tag string, err error)
+}
+
+// RowWriter receives a portal's result rows.
+type RowWriter interface {
+	// WriteRow sends one DataRow; values are already encoded in the portal's
+	// formats; nil is NULL. The values are copied before WriteRow returns,
+	// so the caller may reuse them.
+	WriteRow(values [][]byte) error
+}
+
+// Column describes one result column, as in a RowDescription field.
+type Column struct {
+	Name       string
+	TableOID   uint32
+	ColumnAttr int16
+	TypeOID    uint32
+	TypeSize   int16
+	TypeMod    int32
+	Format     int16
+}

@@ -1,0 +1,36 @@
+// Package pgwire is the server side of the PostgreSQL v3 frontend/backend
+// protocol: it turns a byte stream from a client (psql, pgx, JDBC, ...) into
+// calls on a Session and the Session's answers back into protocol messages.
+//
+// pgwire knows nothing about SQL, plans or catalogs. It owns the interfaces it
+// needs (Handler, Session, Statement, Portal, CopyInPortal, RowWriter) and the
+// statement layer (package sql) implements them. What pgwire does own is the
+// protocol state machine of one connection:
+//
+//   - startup: SSLRequest/GSSENCRequest are declined with 'N', the StartupMessage
+//     is answered with AuthenticationOk (trust), ParameterStatus,
+//     BackendKeyData and ReadyForQuery;
+//   - the simple query protocol (Query: prepare the whole string, then bind
+//     and run each statement in turn, stopping at the first error);
+//   - the extended query protocol (Parse/Bind/Describe/Execute/Close/Sync/
+//     Flush) with named and unnamed statements and portals, row limits that
+//     suspend a portal, and "discard until Sync" after an error;
+//   - COPY FROM STDIN in both protocols (CopyInResponse, then CopyData/
+//     CopyDone/CopyFail are streamed to CopyInPortal.CopyIn as an io.Reader);
+//   - query cancellation: a CancelRequest on a new connection carrying a
+//     connection's pid and secret cancels the context of the statement that
+//     connection is running (each statement runs under its own context);
+//   - errors: a *pgerr.Error becomes an ErrorResponse with its SQLSTATE,
+//     message, detail, hint and position; anything else is XX000; a panic
+//     while handling a message is recovered into XX000, logged with its
+//     stack, and the connection keeps serving.
+//
+// Output is buffered in the pgproto3.Backend and written at ReadyForQuery,
+// Flush, before waiting for COPY data, and whenever a result grows past
+// flushThreshold bytes, so a prepared point query costs one write.
+//
+// Threading: each connection is served by one goroutine that owns its Backend
+// and Session; the only cross-goroutine interactions are CancelRequest (which
+// cancels a context under the connection's mutex) and Server.Shutdown (which
+// cancels contexts and sets a read deadline).
+package pgwire

@@ -1,0 +1,203 @@
+package pgwire
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+)
+
+// defaultMaxMessageSize bounds the body of one client message, so a bogus
+// length cannot make the server allocate gigabytes. PostgreSQL's own limit is
+// 1 GiB; clients split COPY data into small CopyData messages, so 256 MiB
+// only limits single huge parameter values.
+const defaultMaxMessageSize = 256 << 20
+
+// Server accepts client connections and serves each on its own goroutine.
+// The zero value is not usable; create one with NewServer.
+type Server struct {
+	handler Handler
+	logger  *slog.Logger
+
+	// MaxMessageSize bounds the body of one client message (bytes). Set it
+	// before Serve; a larger message ends the connection with 08P01.
+	MaxMessageSize int
+
+	mu        sync.Mutex
+	closing   bool
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	byPID     map[uint32]*conn // connections that finished startup, by BackendKeyData pid
+	wg        sync.WaitGroup   // one per connection goroutine
+}
+
+// NewServer returns a server that creates sessions with h and logs to logger
+// (slog.Default() if nil).
+func NewServer(h Handler, logger *slog.Logger) *Server {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Server{
+		handler:        h,
+		logger:         logger,
+		MaxMessageSize: defaultMaxMessageSize,
+		listeners:      make(map[net.Listener]struct{}),
+		conns:          make(map[*conn]struct{}),
+		byPID:          make(map[uint32]*conn),
+	}
+}
+
+// Serve accepts connections on ln until ln is closed (by the caller or by
+// Shutdown) and then returns nil. Other accept errors are returned after the
+// listener is closed. Temporary accept errors are retried with backoff.
+func (s *Server) Serve(ln net.Listener) error {
+	if !s.addListener(ln) {
+		ln.Close()
+		return nil
+	}
+	defer s.removeListener(ln)
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) || s.isClosing() {
+				return nil
+			}
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				time.Sleep(backoff)
+				continue
+			}
+			ln.Close()
+			return err
+		}
+		backoff = 0
+		if !s.startConn(nc) {
+			nc.Close()
+		}
+	}
+}
+
+// Shutdown stops accepting connections, ends every connection (a client that
+// is idle or running a statement receives FATAL 57P01 admin_shutdown; running
+// statements see their context cancelled) and waits for the connection
+// goroutines to finish. If ctx ends first, the remaining network connections
+// are closed forcibly and ctx's error is returned.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.shutdown()
+	}
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		for _, c := range conns {
+			c.nc.Close()
+		}
+		return ctx.Err()
+	}
+}
+
+// addListener registers ln; false if the server is shutting down.
+func (s *Server) addListener(ln net.Listener) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.listeners[ln] = struct{}{}
+	return true
+}
+
+func (s *Server) removeListener(ln net.Listener) {
+	s.mu.Lock()
+	delete(s.listeners, ln)
+	s.mu.Unlock()
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+// startConn registers a connection and starts its goroutine; false if the
+// server is shutting down.
+func (s *Server) startConn(nc net.Conn) bool {
+	c := newConn(s, nc)
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		defer s.forget(c)
+		c.serve()
+	}()
+	return true
+}
+
+// forget removes c from the registries once its goroutine is done.
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	if s.byPID[c.pid] == c {
+		delete(s.byPID, c.pid)
+	}
+	s.mu.Unlock()
+}
+
+// register assigns c a random, unused, positive pid and a random secret and
+// makes it reachable by CancelRequest.
+func (s *Server) register(c *conn) {
+	var b [8]byte
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		rand.Read(b[:])
+		pid := binary.BigEndian.Uint32(b[:4]) & 0x7fffffff // clients treat the pid as int32
+		if _, taken := s.byPID[pid]; pid == 0 || taken {
+			continue
+		}
+		c.pid = pid
+		copy(c.secret[:], b[4:])
+		s.byPID[pid] = c
+		return
+	}
+}
+
+// cancel cancels the running statement of the connection with pid if secret
+// matches; anything else is silently ignored, as in PostgreSQL.
+func (s *Server) cancel(pid uint32, secret []byte) {
+	s.mu.Lock()
+	c := s.byPID[pid]
+	s.mu.Unlock()
+	if c == nil || subtle.ConstantTimeCompare(c.secret[:], secret) != 1 {
+		return
+	}
+	c.cancelStatement()
+}
