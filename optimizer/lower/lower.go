@@ -1,0 +1,136 @@
+package lower
+
+import (
+	"fmt"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Lower turns an IR tree into an exec dataflow. Chains of Map, Filter and
+// Project fuse into MFP nodes, Join.On is split into equi-join keys and a
+// residual, Values becomes Constant and Get becomes Source. A subtree that
+// appears several times in the tree (the same pointer, as decorrelation
+// produces) is lowered once and its node shared.
+func Lower(rel ir.Rel) (*dataflow.Plan, error) {
+	l := &lowerer{plan: &dataflow.Plan{}, memo: map[ir.Rel]int{}}
+	out, err := l.lower(rel)
+	if err != nil {
+		return nil, err
+	}
+	l.plan.Output = out
+	return l.plan, nil
+}
+
+// lowerer accumulates the plan's nodes in topological order.
+type lowerer struct {
+	plan *dataflow.Plan
+	memo map[ir.Rel]int
+}
+
+// add appends a node and returns its index.
+func (l *lowerer) add(op dataflow.Op, ts []types.T, inputs ...int) int {
+	l.plan.Nodes = append(l.plan.Nodes, dataflow.Node{Op: op, Inputs: inputs, Types: ts})
+	return len(l.plan.Nodes) - 1
+}
+
+// lower returns the index of the node producing rel, lowering it once.
+func (l *lowerer) lower(rel ir.Rel) (int, error) {
+	if i, ok := l.memo[rel]; ok {
+		return i, nil
+	}
+	i, err := l.lowerNode(rel)
+	if err != nil {
+		return 0, err
+	}
+	l.memo[rel] = i
+	return i, nil
+}
+
+func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
+	switch r := rel.(type) {
+	case *ir.Get:
+		return l.add(dataflow.Source{Collection: r.ID, Name: r.Name}, r.Types), nil
+	case *ir.Values:
+		return l.lowerValues(r), nil
+	case *ir.Map, *ir.Filter, *ir.Project:
+		return l.lowerMFP(rel)
+	case *ir.Join:
+		return l.lowerJoin(r)
+	case *ir.Reduce:
+		return l.unary(dataflow.Reduce{Key: r.Key, Aggs: r.Aggs}, r)
+	case *ir.TopK:
+		return l.unary(dataflow.TopK{Key: r.Key, Order: r.Order, Limit: r.Limit, Offset: r.Offset}, r)
+	case *ir.Negate:
+		return l.unary(dataflow.Negate{}, r)
+	case *ir.Threshold:
+		return l.unary(dataflow.Threshold{}, r)
+	case *ir.Union:
+		ins := make([]int, len(r.Inputs))
+		for i, in := range r.Inputs {
+			var err error
+			if ins[i], err = l.lower(in); err != nil {
+				return 0, err
+			}
+		}
+		return l.add(dataflow.Union{}, r.ColTypes(), ins...), nil
+	}
+	return 0, fmt.Errorf("lower: unknown operator %T", rel)
+}
+
+// unary lowers r's single input and adds op over it.
+func (l *lowerer) unary(op dataflow.Op, r ir.Rel) (int, error) {
+	in, err := l.lower(r.Children()[0])
+	if err != nil {
+		return 0, err
+	}
+	return l.add(op, r.ColTypes(), in), nil
+}
+
+// lowerValues emits the literal rows as one Constant. Rows with computed
+// expressions become a one-row Constant (with no columns) under an MFP that
+// maps them, so evaluation happens in the dataflow (with its Ctx) and data
+// errors surface at run time, as in PostgreSQL; the pieces are unioned.
+func (l *lowerer) lowerValues(v *ir.Values) int {
+	var lits []types.Row
+	var parts []int
+	for _, row := range v.Rows {
+		if r, ok := literalRow(row); ok {
+			lits = append(lits, r)
+			continue
+		}
+		unit := l.add(dataflow.Constant{Rows: []types.Row{{}}}, nil)
+		parts = append(parts, l.add(dataflow.MFP{Map: row, Project: identity(len(row))}, v.Types, unit))
+	}
+	if len(lits) > 0 || len(parts) == 0 {
+		parts = append(parts, l.add(dataflow.Constant{Rows: lits}, v.Types))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return l.add(dataflow.Union{}, v.Types, parts...)
+}
+
+// literalRow returns the row's values when every expression is a literal.
+func literalRow(row []scalar.Expr) (types.Row, bool) {
+	out := make(types.Row, len(row))
+	for i, e := range row {
+		lit, ok := e.(*scalar.Lit)
+		if !ok {
+			return nil, false
+		}
+		out[i] = lit.D
+	}
+	return out, true
+}
+
+// identity returns 0, 1, ..., n-1.
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}

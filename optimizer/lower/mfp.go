@@ -1,0 +1,124 @@
+package lower
+
+import (
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// mfp accumulates one fused map/filter/project over an input node.
+//
+// Invariant: proj[i] is the MFP-internal column (input columns, then maps)
+// holding the i-th output column of the IR chain processed so far.
+type mfp struct {
+	input   int
+	inTypes []types.T
+	maps    []scalar.Expr
+	filters []scalar.Expr
+	proj    []int
+}
+
+func newMFP(input int, inTypes []types.T) *mfp {
+	return &mfp{input: input, inTypes: inTypes, proj: identity(len(inTypes))}
+}
+
+// remap rewrites e from the chain's current columns to internal columns.
+func (m *mfp) remap(e scalar.Expr) scalar.Expr {
+	return scalar.Remap(e, func(c int) int { return m.proj[c] })
+}
+
+// internalTypes returns the types of the internal columns.
+func (m *mfp) internalTypes() []types.T {
+	ts := append([]types.T(nil), m.inTypes...)
+	for _, e := range m.maps {
+		ts = append(ts, e.Type())
+	}
+	return ts
+}
+
+// outTypes returns the types of the projected output.
+func (m *mfp) outTypes() []types.T {
+	in := m.internalTypes()
+	out := make([]types.T, len(m.proj))
+	for i, c := range m.proj {
+		out[i] = in[c]
+	}
+	return out
+}
+
+// isNoop reports whether the MFP passes its input through unchanged.
+func (m *mfp) isNoop() bool {
+	return len(m.maps) == 0 && len(m.filters) == 0 && ir.IsIdentity(m.proj, len(m.inTypes))
+}
+
+// emit adds the MFP node (unless it is a no-op) and returns the node index.
+func (l *lowerer) emit(m *mfp) int {
+	if m.isNoop() {
+		return m.input
+	}
+	return l.add(dataflow.MFP{Map: m.maps, Filter: m.filters, Project: m.proj}, m.outTypes(), m.input)
+}
+
+// lowerMFP fuses the maximal chain of Map/Filter/Project rooted at rel. An
+// MFP evaluates its maps before its filters, so a Map above a Filter fuses
+// only when its expressions cannot fail (column references and literals);
+// otherwise a new MFP starts, keeping `SELECT 1/a ... WHERE a <> 0` safe.
+func (l *lowerer) lowerMFP(rel ir.Rel) (int, error) {
+	var chain []ir.Rel
+	for {
+		switch rel.(type) {
+		case *ir.Map, *ir.Filter, *ir.Project:
+			chain = append(chain, rel)
+			rel = rel.Children()[0]
+			continue
+		}
+		break
+	}
+	in, err := l.lower(rel)
+	if err != nil {
+		return 0, err
+	}
+	m := newMFP(in, rel.ColTypes())
+	for i := len(chain) - 1; i >= 0; i-- {
+		m = l.apply(m, chain[i])
+	}
+	return l.emit(m), nil
+}
+
+// apply adds one IR operator to m, emitting m and starting anew if needed.
+func (l *lowerer) apply(m *mfp, op ir.Rel) *mfp {
+	switch r := op.(type) {
+	case *ir.Map:
+		if len(m.filters) > 0 && !allInfallible(r.Exprs) {
+			m = newMFP(l.emit(m), m.outTypes())
+		}
+		for _, e := range r.Exprs {
+			m.maps = append(m.maps, m.remap(e))
+			m.proj = append(m.proj, len(m.inTypes)+len(m.maps)-1)
+		}
+	case *ir.Filter:
+		for _, p := range r.Preds {
+			m.filters = append(m.filters, m.remap(p))
+		}
+	case *ir.Project:
+		proj := make([]int, len(r.Cols))
+		for i, c := range r.Cols {
+			proj[i] = m.proj[c]
+		}
+		m.proj = proj
+	}
+	return m
+}
+
+// allInfallible reports whether evaluating every expression cannot fail.
+func allInfallible(es []scalar.Expr) bool {
+	for _, e := range es {
+		switch e.(type) {
+		case *scalar.Col, *scalar.Lit:
+		default:
+			return false
+		}
+	}
+	return true
+}

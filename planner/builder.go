@@ -1,0 +1,181 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// builder holds the state of planning one statement.
+type builder struct {
+	cat  Catalog
+	opts Options
+	// paramTypes are the parameter types known or inferred so far.
+	paramTypes []types.T
+	// placeholders maps the stand-in literal of an untyped, unbound
+	// parameter to its 0-based number, so coercion can infer its type.
+	placeholders map[*scalar.Lit]int
+	// views guards against recursive view definitions.
+	views int
+}
+
+func newBuilder(cat Catalog, opts Options) *builder {
+	b := &builder{cat: cat, opts: opts, placeholders: map[*scalar.Lit]int{}}
+	b.paramTypes = append([]types.T(nil), opts.ParamTypes...)
+	return b
+}
+
+// finalParamTypes returns the parameter types, text where nothing said.
+func (b *builder) finalParamTypes() []types.T {
+	out := append([]types.T(nil), b.paramTypes...)
+	for i, t := range out {
+		if t.Family == types.FamUnknown {
+			out[i] = types.Text
+		}
+	}
+	return out
+}
+
+// unitRel is the relation with one row and no columns (FROM-less SELECT).
+func unitRel() ir.Rel { return &ir.Values{Rows: [][]scalar.Expr{{}}} }
+
+// ectx is the context of building scalar expressions over a relation.
+type ectx struct {
+	b  *builder
+	sc *scope
+	// rel is the relation sc describes; decorrelated subqueries extend it
+	// with result columns (existing columns keep their positions).
+	rel ir.Rel
+	// clause names the clause for error messages ("WHERE", "JOIN/ON", ...).
+	clause string
+	// grp is set when building over an aggregated relation.
+	grp *grouping
+	// noSubquery rejects subqueries (aggregate arguments, VALUES, DML).
+	noSubquery bool
+}
+
+// predicate builds a boolean condition (WHERE, ON, HAVING).
+func (c *ectx) predicate(n *pg_query.Node) (scalar.Expr, error) {
+	e, err := c.expr(n)
+	if err != nil {
+		return nil, err
+	}
+	return c.b.toBool(e, c.clause, n)
+}
+
+// toBool coerces e to boolean, or fails with 42804 naming the clause.
+func (b *builder) toBool(e scalar.Expr, clause string, n *pg_query.Node) (scalar.Expr, error) {
+	t := e.Type()
+	if t.Family == types.FamBool {
+		return e, nil
+	}
+	if t.Family == types.FamUnknown {
+		return b.coerce(e, types.Bool)
+	}
+	return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", clause, t.Name()).WithPosition(location(n) + 1)
+}
+
+// coerce converts e to type t with an implicit cast (the caller checked it
+// is allowed). Untyped parameters take the type t.
+func (b *builder) coerce(e scalar.Expr, t types.T) (scalar.Expr, error) {
+	if lit, ok := e.(*scalar.Lit); ok {
+		if n, ok := b.placeholders[lit]; ok {
+			if t.Family != types.FamUnknown {
+				b.paramTypes[n] = t
+			}
+			return &scalar.Lit{D: types.Null, T: t}, nil
+		}
+	}
+	if e.Type() == t {
+		return e, nil
+	}
+	return foldLiteral(scalar.NewCast(e, t))
+}
+
+// assign converts e to a column type t with assignment semantics (INSERT,
+// UPDATE, DEFAULT): 42804 when no assignment cast exists.
+func (b *builder) assign(e scalar.Expr, t types.T, col string) (scalar.Expr, error) {
+	from := e.Type()
+	if from.Family != types.FamUnknown && types.CastContextOf(from, t) < types.CastAssignment {
+		return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "column %q is of type %s but expression is of type %s", col, t.Name(), from.Name()).
+			WithHint("You will need to rewrite or cast the expression.")
+	}
+	return b.coerce(e, t)
+}
+
+// explicitCast is CAST(e AS t) / e::t.
+func (b *builder) explicitCast(e scalar.Expr, t types.T, loc int32) (scalar.Expr, error) {
+	from := e.Type()
+	if lit, ok := e.(*scalar.Lit); ok {
+		if _, ok := b.placeholders[lit]; ok {
+			return b.coerce(e, t)
+		}
+	}
+	if from.Family != types.FamUnknown && types.CastContextOf(from, t) < types.CastExplicit {
+		return nil, pgerr.New("42846", "cannot cast type %s to %s", from.Name(), t.Name()).WithPosition(loc + 1)
+	}
+	if from == t {
+		return e, nil
+	}
+	return foldLiteral(&scalar.Cast{Arg: e, To: t, Explicit: true})
+}
+
+// foldLiteral evaluates a cast of a literal now, so typed literals print
+// and compare as constants; data errors (22P02 ...) surface at plan time as
+// in PostgreSQL, which also converts literals during parse analysis.
+func foldLiteral(e scalar.Expr) (scalar.Expr, error) {
+	c, ok := e.(*scalar.Cast)
+	if !ok {
+		return e, nil
+	}
+	if _, ok := c.Arg.(*scalar.Lit); !ok {
+		return e, nil
+	}
+	d, err := c.Eval(&scalar.Ctx{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &scalar.Lit{D: d, T: c.To}, nil
+}
+
+// location returns the byte offset of n's Location field (0 when none).
+func location(n *pg_query.Node) int32 {
+	switch {
+	case n == nil:
+		return 0
+	case n.GetColumnRef() != nil:
+		return n.GetColumnRef().Location
+	case n.GetAConst() != nil:
+		return n.GetAConst().Location
+	case n.GetAExpr() != nil:
+		return n.GetAExpr().Location
+	case n.GetFuncCall() != nil:
+		return n.GetFuncCall().Location
+	case n.GetTypeCast() != nil:
+		return n.GetTypeCast().Location
+	case n.GetBoolExpr() != nil:
+		return n.GetBoolExpr().Location
+	case n.GetSubLink() != nil:
+		return n.GetSubLink().Location
+	case n.GetCaseExpr() != nil:
+		return n.GetCaseExpr().Location
+	case n.GetParamRef() != nil:
+		return n.GetParamRef().Location
+	case n.GetNullTest() != nil:
+		return n.GetNullTest().Location
+	case n.GetResTarget() != nil:
+		return n.GetResTarget().Location
+	}
+	return 0
+}
+
+// withPos attaches a 1-based position to a user error that has none.
+func withPos(err error, loc int32) error {
+	if e, ok := err.(*pgerr.Error); ok && e.Position == 0 && loc >= 0 {
+		return e.WithPosition(loc + 1)
+	}
+	return err
+}

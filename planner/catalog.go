@@ -1,0 +1,114 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Catalog is what the planner needs from the statement layer (which
+// implements it).
+type Catalog interface {
+	// Relation resolves a possibly schema-qualified name ("" schema = search
+	// path: public, then pg_catalog). Missing: *pgerr.Error 42P01.
+	Relation(schema, name string) (*Relation, error)
+}
+
+// RelKind is the kind of a catalog relation.
+type RelKind uint8
+
+// The relation kinds.
+const (
+	RelTable RelKind = iota
+	RelView
+	RelMaterializedView
+)
+
+// Relation is a table, view or materialized view as the planner sees it.
+type Relation struct {
+	ID           dataflow.CollectionID
+	Schema, Name string
+	Kind         RelKind
+	Columns      []Column
+	PrimaryKey   []int // column indices; nil if none
+	// View is, for RelView, the defining SelectStmt node; the planner inlines
+	// it (re-planned in a fresh scope).
+	View *pg_query.Node
+}
+
+// Column is one column of a Relation.
+type Column struct {
+	Name    string
+	Type    types.T
+	NotNull bool
+	Default *pg_query.Node // nil means NULL
+}
+
+// ResultColumn describes one output column of a query, as RowDescription
+// reports it (TableID/ColumnAttr are 0 unless it is a plain table column).
+type ResultColumn struct {
+	Name       string
+	Type       types.T
+	TableID    dataflow.CollectionID
+	ColumnAttr int16
+}
+
+// Options control planning.
+type Options struct {
+	// MaterializedView rejects what cannot be maintained (volatile functions
+	// like now()/random(): 0A000 naming them).
+	MaterializedView bool
+	// ParamTypes are the client-declared parameter types (Unknown where
+	// unspecified); others are inferred from context (default text).
+	ParamTypes []types.T
+	// Params, when non-nil, are the bound parameter values, substituted as
+	// literals ($n).
+	Params []types.Datum
+}
+
+// Query is a planned SELECT/VALUES/set operation: Rel produces rows (as a
+// multiset); the top-level ORDER BY/LIMIT/OFFSET are presentation applied by
+// the caller (OrderBy over Rel's columns, which may include hidden sort
+// columns beyond len(Columns)).
+type Query struct {
+	Rel        ir.Rel
+	Columns    []ResultColumn
+	OrderBy    []dataflow.SortCol
+	Limit      int64 // -1 = none
+	Offset     int64
+	ParamTypes []types.T
+}
+
+// Insert is a planned INSERT. Source produces rows of exactly the table's
+// arity and column types: target-list order resolved, missing columns filled
+// with their DEFAULT (or NULL), assignment casts applied.
+type Insert struct {
+	Table            *Relation
+	Source           *Query
+	Returning        []scalar.Expr // over the inserted table row
+	ReturningColumns []ResultColumn
+}
+
+// Update is a planned UPDATE: rows of Table where Filter is true (nil: all
+// rows) are replaced by Set evaluated over the old row (len = table arity).
+type Update struct {
+	Table            *Relation
+	Filter           scalar.Expr
+	Set              []scalar.Expr
+	Returning        []scalar.Expr // over the new row
+	ReturningColumns []ResultColumn
+	ParamTypes       []types.T
+}
+
+// Delete is a planned DELETE of the rows of Table where Filter is true (nil:
+// all rows).
+type Delete struct {
+	Table            *Relation
+	Filter           scalar.Expr
+	Returning        []scalar.Expr // over the deleted row
+	ReturningColumns []ResultColumn
+	ParamTypes       []types.T
+}

@@ -1,0 +1,330 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// PlanScalar plans a standalone expression with no columns (column
+// DEFAULTs), assigned to type want.
+func PlanScalar(cat Catalog, expr *pg_query.Node, want types.T) (scalar.Expr, error) {
+	b := newBuilder(cat, Options{})
+	ec := &ectx{b: b, sc: &scope{}, rel: unitRel(), clause: "DEFAULT", noSubquery: true}
+	e, err := ec.expr(expr)
+	if err != nil {
+		return nil, err
+	}
+	return b.assign(e, want, "default")
+}
+
+// target resolves the DML target table (tables only).
+func (b *builder) targetTable(rv *pg_query.RangeVar) (*Relation, *scope, error) {
+	rel, err := b.cat.Relation(rv.Schemaname, rv.Relname)
+	if err != nil {
+		return nil, nil, withPos(err, rv.Location)
+	}
+	if rel.Kind != RelTable {
+		return nil, nil, pgerr.New(pgerr.CodeWrongObjectType, "cannot change relation %q", rel.Name).
+			WithDetail("Only tables can be modified; views are computed from them.")
+	}
+	alias := rel.Name
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+	}
+	sc := &scope{}
+	for i, c := range rel.Columns {
+		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
+	}
+	return rel, sc, nil
+}
+
+// tableRel is the relation scanning table rel.
+func tableRel(rel *Relation) ir.Rel {
+	ts := make([]types.T, len(rel.Columns))
+	for i, c := range rel.Columns {
+		ts[i] = c.Type
+	}
+	return &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts}
+}
+
+// returning plans RETURNING over the table row.
+func (b *builder) returning(list []*pg_query.Node, rel *Relation, sc *scope) ([]scalar.Expr, []ResultColumn, error) {
+	if len(list) == 0 {
+		return nil, nil, nil
+	}
+	targets, err := expandTargets(list, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "RETURNING", noSubquery: true}
+	var out []scalar.Expr
+	var cols []ResultColumn
+	for _, t := range targets {
+		e, err := b.targetExpr(t, ec)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, cols = append(out, e), append(cols, resultColumn(t.name, e, sc))
+	}
+	return out, cols, nil
+}
+
+// PlanInsert plans INSERT INTO t [(cols)] {VALUES ... | SELECT ... |
+// DEFAULT VALUES} [RETURNING ...].
+func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, error) {
+	switch {
+	case stmt.OnConflictClause != nil:
+		return nil, pgerr.Unsupported("ON CONFLICT")
+	case stmt.WithClause != nil:
+		return nil, pgerr.Unsupported("WITH")
+	}
+	b := newBuilder(cat, opts)
+	rel, sc, err := b.targetTable(stmt.Relation)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := insertColumns(rel, stmt.Cols)
+	if err != nil {
+		return nil, err
+	}
+	src, err := b.insertSource(rel, cols, stmt.SelectStmt)
+	if err != nil {
+		return nil, err
+	}
+	ret, rcols, err := b.returning(stmt.ReturningList, rel, sc)
+	if err != nil {
+		return nil, err
+	}
+	src.ParamTypes = b.finalParamTypes()
+	return &Insert{Table: rel, Source: src, Returning: ret, ReturningColumns: rcols}, nil
+}
+
+// insertColumns maps the target list to table column indices.
+func insertColumns(rel *Relation, list []*pg_query.Node) ([]int, error) {
+	if len(list) == 0 {
+		return identityCols(len(rel.Columns)), nil
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, pgerr.Unsupported("INSERT into subfields or array elements")
+		}
+		i := columnIndex(rel, rt.Name)
+		if i < 0 {
+			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column %q of relation %q does not exist", rt.Name, rel.Name).WithPosition(rt.Location + 1)
+		}
+		if seen[i] {
+			return nil, pgerr.New(pgerr.CodeDuplicateColumn, "column %q specified more than once", rt.Name).WithPosition(rt.Location + 1)
+		}
+		seen[i] = true
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+func columnIndex(rel *Relation, name string) int {
+	for i, c := range rel.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// insertSource plans the inserted rows in table column order.
+func (b *builder) insertSource(rel *Relation, cols []int, src *pg_query.Node) (*Query, error) {
+	sel := src.GetSelectStmt()
+	var rows [][]scalar.Expr // per source row, per entry of cols (nil = DEFAULT)
+	var query ir.Rel
+	switch {
+	case src == nil:
+		rows, cols = [][]scalar.Expr{{}}, nil
+	case sel != nil && len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil:
+		want := make([]types.T, len(cols))
+		var err error
+		if rows, err = b.valuesRows(sel.ValuesLists, nil, want); err != nil {
+			return nil, err
+		}
+	case sel != nil:
+		p, err := b.planQuery(sel, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		query = b.subqueryRel(p)
+		rows = [][]scalar.Expr{make([]scalar.Expr, len(p.cols))}
+		for i, c := range p.cols {
+			rows[0][i] = &scalar.Col{Idx: i, T: c.Type}
+		}
+	default:
+		return nil, pgerr.Unsupported("INSERT source %s", nodeName(src))
+	}
+	if len(rows[0]) > len(cols) {
+		return nil, pgerr.New(pgerr.CodeSyntax, "INSERT has more expressions than target columns")
+	}
+	if len(rows[0]) < len(cols) && src != nil {
+		return nil, pgerr.New(pgerr.CodeSyntax, "INSERT has more target columns than expressions")
+	}
+	full, err := b.fullRows(rel, cols, rows)
+	if err != nil {
+		return nil, err
+	}
+	q := &Query{Limit: -1}
+	for i, c := range rel.Columns {
+		q.Columns = append(q.Columns, ResultColumn{Name: c.Name, Type: c.Type, TableID: rel.ID, ColumnAttr: int16(i + 1)})
+	}
+	if query != nil {
+		q.Rel = projectExprs(query, 0, full[0])
+	} else {
+		q.Rel = &ir.Values{Rows: full, Types: colTypes(q.Columns)}
+	}
+	return q, nil
+}
+
+// fullRows orders each row's entries by table column, assigning them to
+// the column types and filling missing and DEFAULT entries.
+func (b *builder) fullRows(rel *Relation, cols []int, rows [][]scalar.Expr) ([][]scalar.Expr, error) {
+	out := make([][]scalar.Expr, len(rows))
+	for r, row := range rows {
+		full := make([]scalar.Expr, len(rel.Columns))
+		for i, c := range cols {
+			if row[i] == nil {
+				continue
+			}
+			e, err := b.assign(row[i], rel.Columns[c].Type, rel.Columns[c].Name)
+			if err != nil {
+				return nil, err
+			}
+			full[c] = e
+		}
+		for c := range full {
+			if full[c] != nil {
+				continue
+			}
+			e, err := b.defaultValue(rel.Columns[c])
+			if err != nil {
+				return nil, err
+			}
+			full[c] = e
+		}
+		out[r] = full
+	}
+	return out, nil
+}
+
+// defaultValue plans a column's DEFAULT (NULL when it has none).
+func (b *builder) defaultValue(c Column) (scalar.Expr, error) {
+	if c.Default == nil {
+		return &scalar.Lit{D: types.Null, T: c.Type}, nil
+	}
+	ec := &ectx{b: b, sc: &scope{}, rel: unitRel(), clause: "DEFAULT", noSubquery: true}
+	e, err := ec.expr(c.Default)
+	if err != nil {
+		return nil, err
+	}
+	return b.assign(e, c.Type, c.Name)
+}
+
+// PlanUpdate plans UPDATE t SET col = expr, ... [WHERE ...] [RETURNING ...].
+func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, error) {
+	switch {
+	case len(stmt.FromClause) > 0:
+		return nil, pgerr.Unsupported("UPDATE ... FROM")
+	case stmt.WithClause != nil:
+		return nil, pgerr.Unsupported("WITH")
+	}
+	b := newBuilder(cat, opts)
+	rel, sc, err := b.targetTable(stmt.Relation)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := b.dmlFilter(rel, sc, stmt.WhereClause)
+	if err != nil {
+		return nil, err
+	}
+	set, err := b.setList(rel, sc, stmt.TargetList)
+	if err != nil {
+		return nil, err
+	}
+	ret, rcols, err := b.returning(stmt.ReturningList, rel, sc)
+	if err != nil {
+		return nil, err
+	}
+	return &Update{Table: rel, Filter: filter, Set: set, Returning: ret, ReturningColumns: rcols,
+		ParamTypes: b.finalParamTypes()}, nil
+}
+
+// setList builds the new row: assigned columns from their expressions
+// (over the old row), the others unchanged.
+func (b *builder) setList(rel *Relation, sc *scope, list []*pg_query.Node) ([]scalar.Expr, error) {
+	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "UPDATE", noSubquery: true}
+	set := make([]scalar.Expr, len(rel.Columns))
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, pgerr.Unsupported("UPDATE of subfields or array elements")
+		}
+		i := columnIndex(rel, rt.Name)
+		if i < 0 {
+			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column %q of relation %q does not exist", rt.Name, rel.Name).WithPosition(rt.Location + 1)
+		}
+		if set[i] != nil {
+			return nil, pgerr.New(pgerr.CodeDuplicateColumn, "multiple assignments to same column %q", rt.Name)
+		}
+		var e scalar.Expr
+		var err error
+		if rt.Val.GetSetToDefault() != nil {
+			e, err = b.defaultValue(rel.Columns[i])
+		} else if e, err = ec.expr(rt.Val); err == nil {
+			e, err = b.assign(e, rel.Columns[i].Type, rt.Name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		set[i] = e
+	}
+	for i, e := range set {
+		if e == nil {
+			set[i] = &scalar.Col{Idx: i, T: rel.Columns[i].Type}
+		}
+	}
+	return set, nil
+}
+
+// dmlFilter builds a WHERE over the table row (nil when absent).
+func (b *builder) dmlFilter(rel *Relation, sc *scope, where *pg_query.Node) (scalar.Expr, error) {
+	if where == nil {
+		return nil, nil
+	}
+	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "WHERE", noSubquery: true}
+	return ec.predicate(where)
+}
+
+// PlanDelete plans DELETE FROM t [WHERE ...] [RETURNING ...].
+func PlanDelete(cat Catalog, stmt *pg_query.DeleteStmt, opts Options) (*Delete, error) {
+	switch {
+	case len(stmt.UsingClause) > 0:
+		return nil, pgerr.Unsupported("DELETE ... USING")
+	case stmt.WithClause != nil:
+		return nil, pgerr.Unsupported("WITH")
+	}
+	b := newBuilder(cat, opts)
+	rel, sc, err := b.targetTable(stmt.Relation)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := b.dmlFilter(rel, sc, stmt.WhereClause)
+	if err != nil {
+		return nil, err
+	}
+	ret, rcols, err := b.returning(stmt.ReturningList, rel, sc)
+	if err != nil {
+		return nil, err
+	}
+	return &Delete{Table: rel, Filter: filter, Returning: ret, ReturningColumns: rcols, ParamTypes: b.finalParamTypes()}, nil
+}

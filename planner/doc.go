@@ -1,0 +1,14 @@
+// Package planner turns parsed SQL (pg_query ASTs) into the optimizer's
+// relational IR: it resolves names against scopes and the Catalog, types
+// expressions (PostgreSQL's operator and function resolution via
+// exec/scalar, with unknown-typed literals and parameters typed from
+// context), plans aggregation, set operations and views, and decorrelates
+// subqueries into joins and reductions (Neumann and Kemper, "Unnesting
+// Arbitrary Queries", BTW 2015, in the form Materialize uses: the distinct
+// outer values a subquery references are computed, the subquery is planned
+// once joined to them, and its per-value results are joined back).
+//
+// The planner is deterministic and does no I/O: the statement layer
+// implements Catalog. Constructs it cannot plan correctly fail with 0A000
+// naming the construct, never with a wrong answer.
+package planner

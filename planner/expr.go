@@ -1,0 +1,604 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// expr builds a typed scalar expression from an AST node. Untyped string
+// literals and NULL come back with the Unknown type; the enclosing operator,
+// function or cast decides their type (PostgreSQL's unknown-literal rule).
+func (c *ectx) expr(n *pg_query.Node) (scalar.Expr, error) {
+	if c.grp != nil {
+		if e, ok, err := c.groupedRef(n); ok || err != nil {
+			return e, err
+		}
+	}
+	switch {
+	case n.GetColumnRef() != nil:
+		return c.columnRef(n.GetColumnRef())
+	case n.GetAConst() != nil:
+		return constant(n.GetAConst())
+	case n.GetParamRef() != nil:
+		return c.b.param(n.GetParamRef())
+	case n.GetAExpr() != nil:
+		return c.aexpr(n.GetAExpr())
+	case n.GetBoolExpr() != nil:
+		return c.boolExpr(n.GetBoolExpr())
+	case n.GetNullTest() != nil:
+		return c.nullTest(n.GetNullTest())
+	case n.GetBooleanTest() != nil:
+		return c.booleanTest(n.GetBooleanTest())
+	case n.GetTypeCast() != nil:
+		return c.typeCast(n.GetTypeCast())
+	case n.GetFuncCall() != nil:
+		return c.funcCall(n.GetFuncCall())
+	case n.GetCaseExpr() != nil:
+		return c.caseExpr(n.GetCaseExpr())
+	case n.GetCoalesceExpr() != nil:
+		return c.coalesce(n.GetCoalesceExpr())
+	case n.GetMinMaxExpr() != nil:
+		return c.minMax(n.GetMinMaxExpr())
+	case n.GetSubLink() != nil:
+		return c.subLink(n.GetSubLink())
+	case n.GetSqlvalueFunction() != nil:
+		return c.sqlValueFunction(n.GetSqlvalueFunction())
+	case n.GetSetToDefault() != nil:
+		return nil, pgerr.New(pgerr.CodeSyntax, "DEFAULT is not allowed in this context")
+	}
+	return nil, pgerr.Unsupported("expression %s", nodeName(n))
+}
+
+// nodeName names an AST node's kind for error messages.
+func nodeName(n *pg_query.Node) string {
+	if n == nil || n.Node == nil {
+		return "(empty)"
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", n.Node), "*pg_query.Node_")
+}
+
+// columnRef resolves t.c or c.
+func (c *ectx) columnRef(ref *pg_query.ColumnRef) (scalar.Expr, error) {
+	table, name, err := refName(ref)
+	if err != nil {
+		return nil, err
+	}
+	return resolveColumn(c.sc, table, name, ref.Location)
+}
+
+// refName splits a column reference into qualifier and column name.
+func refName(ref *pg_query.ColumnRef) (table, name string, err error) {
+	var parts []string
+	for _, f := range ref.Fields {
+		if f.GetAStar() != nil {
+			return "", "", pgerr.Unsupported("* in this position")
+		}
+		parts = append(parts, f.GetString_().GetSval())
+	}
+	switch len(parts) {
+	case 1:
+		return "", parts[0], nil
+	case 2, 3, 4:
+		return parts[len(parts)-2], parts[len(parts)-1], nil
+	}
+	return "", "", pgerr.New(pgerr.CodeSyntax, "improper qualified name")
+}
+
+// constant types a literal: integers as int4 (int8, then numeric, when
+// larger), decimals as numeric, strings as unknown.
+func constant(a *pg_query.A_Const) (scalar.Expr, error) {
+	switch {
+	case a.Isnull:
+		return &scalar.Lit{D: types.Null, T: types.Unknown}, nil
+	case a.GetIval() != nil:
+		return &scalar.Lit{D: types.NewInt(int64(a.GetIval().Ival)), T: types.Int4}, nil
+	case a.GetFval() != nil:
+		return numericConstant(a.GetFval().Fval)
+	case a.GetSval() != nil:
+		return &scalar.Lit{D: types.NewText(a.GetSval().Sval), T: types.Unknown}, nil
+	case a.GetBoolval() != nil:
+		return &scalar.Lit{D: types.NewBool(a.GetBoolval().Boolval), T: types.Bool}, nil
+	case a.GetBsval() != nil:
+		return nil, pgerr.Unsupported("bit string constants")
+	}
+	return &scalar.Lit{D: types.NewInt(0), T: types.Int4}, nil
+}
+
+// numericConstant types a numeric literal the parser left as a string.
+func numericConstant(s string) (scalar.Expr, error) {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if i >= -1<<31 && i < 1<<31 {
+			return &scalar.Lit{D: types.NewInt(i), T: types.Int4}, nil
+		}
+		return &scalar.Lit{D: types.NewInt(i), T: types.Int8}, nil
+	}
+	d, _, err := apd.NewFromString(s)
+	if err != nil {
+		return nil, pgerr.New(pgerr.CodeInvalidText, "invalid input syntax for type numeric: %q", s)
+	}
+	return &scalar.Lit{D: types.NewNumeric(d), T: types.Numeric}, nil
+}
+
+// param is $n: the bound value, or a typed NULL stand-in while preparing.
+func (b *builder) param(p *pg_query.ParamRef) (scalar.Expr, error) {
+	n := int(p.Number) - 1
+	if n < 0 || n > 65535 {
+		return nil, pgerr.New(pgerr.CodeUndefinedParameter, "there is no parameter $%d", p.Number).WithPosition(p.Location + 1)
+	}
+	for len(b.paramTypes) <= n {
+		b.paramTypes = append(b.paramTypes, types.Unknown)
+	}
+	t := b.paramTypes[n]
+	if b.opts.Params != nil {
+		if n >= len(b.opts.Params) {
+			return nil, pgerr.New(pgerr.CodeUndefinedParameter, "there is no parameter $%d", p.Number).WithPosition(p.Location + 1)
+		}
+		d := b.opts.Params[n]
+		if t.Family == types.FamUnknown && !d.IsNull() {
+			d = types.NewText(d.Text())
+		}
+		return &scalar.Lit{D: d, T: t}, nil
+	}
+	lit := &scalar.Lit{D: types.Null, T: t}
+	if t.Family == types.FamUnknown {
+		b.placeholders[lit] = n
+	}
+	return lit, nil
+}
+
+// exprs builds a list of expressions.
+func (c *ectx) exprs(ns []*pg_query.Node) ([]scalar.Expr, error) {
+	out := make([]scalar.Expr, len(ns))
+	for i, n := range ns {
+		e, err := c.expr(n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// op resolves and applies operator name to args (one for prefix operators).
+func (c *ectx) op(name string, loc int32, args ...scalar.Expr) (scalar.Expr, error) {
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	fn, want, err := scalar.ResolveOp(name, ts)
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	return c.b.call(fn, args, want)
+}
+
+// call applies a resolved function, casting arguments to want.
+func (b *builder) call(fn *scalar.Func, args []scalar.Expr, want []types.T) (scalar.Expr, error) {
+	if fn.Volatile && b.opts.MaterializedView {
+		return nil, pgerr.Unsupported("calling %s() in a materialized view", fn.Name)
+	}
+	cast := make([]scalar.Expr, len(args))
+	for i, a := range args {
+		e, err := b.coerce(a, want[i])
+		if err != nil {
+			return nil, err
+		}
+		cast[i] = e
+	}
+	return &scalar.Call{Fn: fn, Args: cast}, nil
+}
+
+// opName returns the operator's name (the last part of OPERATOR(schema.op)).
+func opName(names []*pg_query.Node) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return names[len(names)-1].GetString_().GetSval()
+}
+
+// aexpr builds operator expressions and their special forms.
+func (c *ectx) aexpr(a *pg_query.A_Expr) (scalar.Expr, error) {
+	name := opName(a.Name)
+	switch a.Kind {
+	case pg_query.A_Expr_Kind_AEXPR_OP, pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
+		return c.binaryOrPrefix(name, a)
+	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		return c.distinct(a)
+	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
+		return c.nullIf(a)
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		return c.inList(a, name)
+	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+		pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+		return c.between(a)
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
+		return nil, pgerr.Unsupported("ANY/ALL over arrays")
+	}
+	return nil, pgerr.Unsupported("operator kind %s", a.Kind)
+}
+
+func (c *ectx) binaryOrPrefix(name string, a *pg_query.A_Expr) (scalar.Expr, error) {
+	r, err := c.expr(a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	if a.Lexpr == nil {
+		return c.op(name, a.Location, r)
+	}
+	l, err := c.expr(a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	return c.op(name, a.Location, l, r)
+}
+
+// notDistinct builds `l IS NOT DISTINCT FROM r` (never NULL) from `=`.
+func (c *ectx) notDistinct(l, r scalar.Expr, loc int32) (scalar.Expr, error) {
+	eq, err := c.op("=", loc, l, r)
+	if err != nil {
+		return nil, err
+	}
+	return &scalar.Case{Whens: []scalar.When{
+		{Cond: &scalar.IsNull{Arg: l}, Then: &scalar.IsNull{Arg: r}},
+		{Cond: &scalar.IsNull{Arg: r}, Then: boolLit(false)},
+	}, Else: eq, T: types.Bool}, nil
+}
+
+func (c *ectx) distinct(a *pg_query.A_Expr) (scalar.Expr, error) {
+	l, r, err := c.pair(a.Lexpr, a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.notDistinct(l, r, a.Location)
+	if err != nil || a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT {
+		return e, err
+	}
+	return &scalar.Not{Arg: e}, nil
+}
+
+// pair builds two operands.
+func (c *ectx) pair(ln, rn *pg_query.Node) (scalar.Expr, scalar.Expr, error) {
+	l, err := c.expr(ln)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := c.expr(rn)
+	return l, r, err
+}
+
+// nullIf is NULLIF(a, b) = CASE WHEN a = b THEN NULL ELSE a END.
+func (c *ectx) nullIf(a *pg_query.A_Expr) (scalar.Expr, error) {
+	l, r, err := c.pair(a.Lexpr, a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	eq, err := c.op("=", a.Location, l, r)
+	if err != nil {
+		return nil, err
+	}
+	t := l.Type()
+	if t.Family == types.FamUnknown {
+		t = eq.(*scalar.Call).Fn.Args[0]
+		if l, err = c.b.coerce(l, t); err != nil {
+			return nil, err
+		}
+	}
+	return &scalar.Case{Whens: []scalar.When{{Cond: eq, Then: &scalar.Lit{D: types.Null, T: t}}}, Else: l, T: t}, nil
+}
+
+// inList is `x IN (v, ...)`: the disjunction of x = v (NOT IN: the
+// conjunction of x <> v), which has SQL's three-valued semantics.
+func (c *ectx) inList(a *pg_query.A_Expr, name string) (scalar.Expr, error) {
+	if a.Rexpr.GetSubLink() != nil {
+		return nil, pgerr.Unsupported("IN over this subquery form")
+	}
+	x, err := c.expr(a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := c.exprs(a.Rexpr.GetList().GetItems())
+	if err != nil {
+		return nil, err
+	}
+	all := append([]scalar.Expr{x}, vs...)
+	if all, err = c.b.unify(all, "IN", a.Location); err != nil {
+		return nil, err
+	}
+	terms := make([]scalar.Expr, len(vs))
+	for i, v := range all[1:] {
+		if terms[i], err = c.op(name, a.Location, all[0], v); err != nil {
+			return nil, err
+		}
+	}
+	if name == "<>" {
+		return and(terms...), nil
+	}
+	return or(terms...), nil
+}
+
+// unify coerces es to their common type (CASE, COALESCE, IN, VALUES...).
+func (b *builder) unify(es []scalar.Expr, context string, loc int32) ([]scalar.Expr, error) {
+	ts := make([]types.T, len(es))
+	for i, e := range es {
+		ts[i] = e.Type()
+	}
+	t, err := scalar.CommonType(ts, context)
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	out := make([]scalar.Expr, len(es))
+	for i, e := range es {
+		if out[i], err = b.coerce(e, t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// between is x BETWEEN lo AND hi (and its NOT and SYMMETRIC forms).
+func (c *ectx) between(a *pg_query.A_Expr) (scalar.Expr, error) {
+	bounds := a.Rexpr.GetList().GetItems()
+	if len(bounds) != 2 {
+		return nil, pgerr.New(pgerr.CodeSyntax, "BETWEEN needs two bounds")
+	}
+	x, err := c.expr(a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi, err := c.pair(bounds[0], bounds[1])
+	if err != nil {
+		return nil, err
+	}
+	in := func(lo, hi scalar.Expr) (scalar.Expr, error) {
+		ge, err := c.op(">=", a.Location, x, lo)
+		if err != nil {
+			return nil, err
+		}
+		le, err := c.op("<=", a.Location, x, hi)
+		return and(ge, le), err
+	}
+	e, err := in(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	sym := a.Kind == pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM || a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM
+	if sym {
+		rev, err := in(hi, lo)
+		if err != nil {
+			return nil, err
+		}
+		e = or(e, rev)
+	}
+	if a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN || a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
+		return &scalar.Not{Arg: e}, nil
+	}
+	return e, nil
+}
+
+// and returns the conjunction of es (es[0] alone when single).
+func and(es ...scalar.Expr) scalar.Expr {
+	if len(es) == 1 {
+		return es[0]
+	}
+	return &scalar.And{Args: es}
+}
+
+// or returns the disjunction of es (es[0] alone when single).
+func or(es ...scalar.Expr) scalar.Expr {
+	if len(es) == 1 {
+		return es[0]
+	}
+	return &scalar.Or{Args: es}
+}
+
+func boolLit(b bool) scalar.Expr { return &scalar.Lit{D: types.NewBool(b), T: types.Bool} }
+
+// boolExpr builds AND, OR and NOT over boolean operands.
+func (c *ectx) boolExpr(be *pg_query.BoolExpr) (scalar.Expr, error) {
+	args := make([]scalar.Expr, len(be.Args))
+	name := map[pg_query.BoolExprType]string{pg_query.BoolExprType_AND_EXPR: "AND",
+		pg_query.BoolExprType_OR_EXPR: "OR", pg_query.BoolExprType_NOT_EXPR: "NOT"}[be.Boolop]
+	for i, n := range be.Args {
+		e, err := c.expr(n)
+		if err != nil {
+			return nil, err
+		}
+		if args[i], err = c.b.toBool(e, name, n); err != nil {
+			return nil, err
+		}
+	}
+	switch be.Boolop {
+	case pg_query.BoolExprType_AND_EXPR:
+		return and(args...), nil
+	case pg_query.BoolExprType_OR_EXPR:
+		return or(args...), nil
+	}
+	return &scalar.Not{Arg: args[0]}, nil
+}
+
+func (c *ectx) nullTest(nt *pg_query.NullTest) (scalar.Expr, error) {
+	e, err := c.expr(nt.Arg)
+	if err != nil {
+		return nil, err
+	}
+	return &scalar.IsNull{Arg: e, Negate: nt.Nulltesttype == pg_query.NullTestType_IS_NOT_NULL}, nil
+}
+
+// booleanTest is IS [NOT] TRUE/FALSE/UNKNOWN, which never yield NULL.
+func (c *ectx) booleanTest(bt *pg_query.BooleanTest) (scalar.Expr, error) {
+	e, err := c.expr(bt.Arg)
+	if err != nil {
+		return nil, err
+	}
+	if e, err = c.b.toBool(e, "IS TRUE", bt.Arg); err != nil {
+		return nil, err
+	}
+	isTrue := &scalar.Coalesce{Args: []scalar.Expr{e, boolLit(false)}, T: types.Bool}
+	isFalse := &scalar.Coalesce{Args: []scalar.Expr{&scalar.Not{Arg: e}, boolLit(false)}, T: types.Bool}
+	switch bt.Booltesttype {
+	case pg_query.BoolTestType_IS_TRUE:
+		return isTrue, nil
+	case pg_query.BoolTestType_IS_NOT_TRUE:
+		return &scalar.Not{Arg: isTrue}, nil
+	case pg_query.BoolTestType_IS_FALSE:
+		return isFalse, nil
+	case pg_query.BoolTestType_IS_NOT_FALSE:
+		return &scalar.Not{Arg: isFalse}, nil
+	case pg_query.BoolTestType_IS_UNKNOWN:
+		return &scalar.IsNull{Arg: e}, nil
+	}
+	return &scalar.IsNull{Arg: e, Negate: true}, nil
+}
+
+// resolveType resolves a TypeName node.
+func resolveType(tn *pg_query.TypeName) (types.T, error) {
+	if len(tn.ArrayBounds) > 0 {
+		return types.Unknown, pgerr.Unsupported("array types")
+	}
+	var parts []string
+	for _, n := range tn.Names {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	name := strings.Join(parts, ".")
+	var mods []int32
+	for _, m := range tn.Typmods {
+		a := m.GetAConst()
+		if a == nil || a.GetIval() == nil {
+			return types.Unknown, pgerr.New(pgerr.CodeSyntax, "type modifiers must be simple constants").WithPosition(tn.Location + 1)
+		}
+		mods = append(mods, a.GetIval().Ival)
+	}
+	t, err := types.TypeByName(name, mods)
+	if err != nil {
+		return t, withPos(err, tn.Location)
+	}
+	return t, nil
+}
+
+func (c *ectx) typeCast(tc *pg_query.TypeCast) (scalar.Expr, error) {
+	t, err := resolveType(tc.TypeName)
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.expr(tc.Arg)
+	if err != nil {
+		return nil, err
+	}
+	return c.b.explicitCast(e, t, tc.Location)
+}
+
+// caseExpr builds simple (CASE x WHEN v ...) and searched CASE.
+func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (scalar.Expr, error) {
+	var subject scalar.Expr
+	if ce.Arg != nil {
+		var err error
+		if subject, err = c.expr(ce.Arg); err != nil {
+			return nil, err
+		}
+	}
+	var conds, results []scalar.Expr
+	for _, w := range ce.Args {
+		cw := w.GetCaseWhen()
+		cond, err := c.expr(cw.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if subject != nil {
+			cond, err = c.op("=", cw.Location, subject, cond)
+		} else {
+			cond, err = c.b.toBool(cond, "CASE/WHEN", cw.Expr)
+		}
+		if err != nil {
+			return nil, err
+		}
+		res, err := c.expr(cw.Result)
+		if err != nil {
+			return nil, err
+		}
+		conds, results = append(conds, cond), append(results, res)
+	}
+	elseExpr := scalar.Expr(&scalar.Lit{D: types.Null, T: types.Unknown})
+	if ce.Defresult != nil {
+		var err error
+		if elseExpr, err = c.expr(ce.Defresult); err != nil {
+			return nil, err
+		}
+	}
+	all, err := c.b.unify(append(results, elseExpr), "CASE", ce.Location)
+	if err != nil {
+		return nil, err
+	}
+	out := &scalar.Case{T: all[0].Type()}
+	for i := range conds {
+		out.Whens = append(out.Whens, scalar.When{Cond: conds[i], Then: all[i]})
+	}
+	if ce.Defresult != nil {
+		out.Else = all[len(all)-1]
+	}
+	return out, nil
+}
+
+func (c *ectx) coalesce(ce *pg_query.CoalesceExpr) (scalar.Expr, error) {
+	args, err := c.exprs(ce.Args)
+	if err != nil {
+		return nil, err
+	}
+	if args, err = c.b.unify(args, "COALESCE", ce.Location); err != nil {
+		return nil, err
+	}
+	return &scalar.Coalesce{Args: args, T: args[0].Type()}, nil
+}
+
+// minMax is GREATEST/LEAST over arguments unified to a common type.
+func (c *ectx) minMax(mm *pg_query.MinMaxExpr) (scalar.Expr, error) {
+	name := "greatest"
+	if mm.Op == pg_query.MinMaxOp_IS_LEAST {
+		name = "least"
+	}
+	args, err := c.exprs(mm.Args)
+	if err != nil {
+		return nil, err
+	}
+	if args, err = c.b.unify(args, strings.ToUpper(name), mm.Location); err != nil {
+		return nil, err
+	}
+	return c.function(name, args, mm.Location)
+}
+
+// function resolves and applies a built-in function.
+func (c *ectx) function(name string, args []scalar.Expr, loc int32) (scalar.Expr, error) {
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	fn, want, err := scalar.ResolveFunc(name, ts)
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	return c.b.call(fn, args, want)
+}
+
+// sqlValueFunction is CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIMESTAMP.
+func (c *ectx) sqlValueFunction(f *pg_query.SQLValueFunction) (scalar.Expr, error) {
+	now, err := c.function("now", nil, f.Location)
+	if err != nil {
+		return nil, err
+	}
+	switch f.Op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return now, nil
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return c.b.explicitCast(now, types.Date, f.Location)
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return c.b.explicitCast(now, types.Timestamp, f.Location)
+	}
+	return nil, pgerr.Unsupported("%s", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
+}

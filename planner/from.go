@@ -1,0 +1,325 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// outerRel carries a decorrelated subquery's outer values: the distinct
+// values (rel) of the outer columns it references, visible by their names.
+type outerRel struct {
+	rel  ir.Rel
+	cols []scopeCol // all marked outer
+}
+
+// planFrom plans the FROM clause: the items cross-joined left to right,
+// after the outer values when the query is a decorrelated subquery. With no
+// items the relation is the outer values or a single empty row.
+func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRel) (ir.Rel, *scope, error) {
+	sc := &scope{parent: parent}
+	var rel ir.Rel
+	if outer != nil {
+		rel, sc.outerRel = outer.rel, outer.rel
+		sc.cols = append(sc.cols, outer.cols...)
+	}
+	for _, item := range items {
+		r, cols, err := b.fromItem(item, parent)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := checkDuplicateAliases(sc.cols, cols); err != nil {
+			return nil, nil, err
+		}
+		if rel == nil {
+			rel = r
+		} else {
+			rel = ir.NewJoin(ir.JoinCross, rel, r)
+		}
+		sc.cols = append(sc.cols, cols...)
+	}
+	if rel == nil {
+		rel = unitRel()
+	}
+	return rel, sc, nil
+}
+
+// checkDuplicateAliases rejects a table alias used twice at one level (42712).
+func checkDuplicateAliases(have, add []scopeCol) error {
+	seen := map[string]bool{}
+	for _, c := range have {
+		if !c.outer && c.table != "" {
+			seen[c.table] = true
+		}
+	}
+	done := map[string]bool{}
+	for _, c := range add {
+		if c.table != "" && seen[c.table] && !done[c.table] {
+			return pgerr.New("42712", "table name %q specified more than once", c.table)
+		}
+		done[c.table] = true
+	}
+	return nil
+}
+
+// fromItem plans one FROM item, returning its relation and named columns.
+func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol, error) {
+	switch {
+	case n.GetRangeVar() != nil:
+		return b.rangeVar(n.GetRangeVar())
+	case n.GetRangeSubselect() != nil:
+		return b.rangeSubselect(n.GetRangeSubselect(), parent)
+	case n.GetJoinExpr() != nil:
+		return b.joinExpr(n.GetJoinExpr(), parent)
+	case n.GetRangeFunction() != nil:
+		return nil, nil, pgerr.Unsupported("functions in FROM")
+	}
+	return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(n))
+}
+
+// rangeVar plans a table, materialized view or (inlined) view reference.
+func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
+	rel, err := b.cat.Relation(rv.Schemaname, rv.Relname)
+	if err != nil {
+		return nil, nil, withPos(err, rv.Location)
+	}
+	alias := rel.Name
+	var colAliases []*pg_query.Node
+	if rv.Alias != nil {
+		alias, colAliases = rv.Alias.Aliasname, rv.Alias.Colnames
+	}
+	var r ir.Rel
+	cols := make([]scopeCol, len(rel.Columns))
+	if rel.Kind == RelView {
+		if r, err = b.inlineView(rel); err != nil {
+			return nil, nil, err
+		}
+	}
+	ts := make([]types.T, len(rel.Columns))
+	for i, c := range rel.Columns {
+		ts[i] = c.Type
+		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type}
+		if rel.Kind != RelView {
+			cols[i].tableID, cols[i].attr = rel.ID, int16(i+1)
+		}
+	}
+	if r == nil {
+		r = &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts}
+	}
+	return r, cols, renameColumns(cols, colAliases, alias)
+}
+
+// renameColumns applies an alias's column list (t(a, b)).
+func renameColumns(cols []scopeCol, aliases []*pg_query.Node, table string) error {
+	if len(aliases) > len(cols) {
+		return pgerr.New("42P10", "table %q has %d columns available but %d columns specified", table, len(cols), len(aliases))
+	}
+	for i, a := range aliases {
+		cols[i].name = a.GetString_().GetSval()
+	}
+	return nil
+}
+
+// inlineView plans a view's definition in a fresh scope.
+func (b *builder) inlineView(rel *Relation) (ir.Rel, error) {
+	if b.views > 32 {
+		return nil, pgerr.New("42P17", "infinite recursion detected in view %q", rel.Name)
+	}
+	sel := rel.View.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.Unsupported("view %q definition", rel.Name)
+	}
+	b.views++
+	defer func() { b.views-- }()
+	p, err := b.planQuery(sel, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := b.subqueryRel(p)
+	if ir.Arity(r) != len(rel.Columns) {
+		return nil, pgerr.New(pgerr.CodeInternal, "view %q: definition has %d columns, catalog %d", rel.Name, ir.Arity(r), len(rel.Columns))
+	}
+	return r, nil
+}
+
+// rangeSubselect plans a derived table. It may not reference the enclosing
+// query's FROM items (LATERAL is unsupported), so it gets a barrier scope.
+func (b *builder) rangeSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir.Rel, []scopeCol, error) {
+	if rs.Lateral {
+		return nil, nil, pgerr.Unsupported("LATERAL")
+	}
+	sel := rs.Subquery.GetSelectStmt()
+	if sel == nil {
+		return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(rs.Subquery))
+	}
+	p, err := b.planQuery(sel, &scope{parent: parent, barrier: true}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	alias := ""
+	var colAliases []*pg_query.Node
+	if rs.Alias != nil {
+		alias, colAliases = rs.Alias.Aliasname, rs.Alias.Colnames
+	}
+	cols := make([]scopeCol, len(p.cols))
+	for i, c := range p.cols {
+		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, tableID: c.TableID, attr: c.ColumnAttr}
+	}
+	return b.subqueryRel(p), cols, renameColumns(cols, colAliases, alias)
+}
+
+// joinExpr plans [NATURAL] {INNER|LEFT|RIGHT|FULL|CROSS} JOIN with ON or USING.
+func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scopeCol, error) {
+	kind, ok := map[pg_query.JoinType]ir.JoinKind{
+		pg_query.JoinType_JOIN_INNER: ir.JoinInner, pg_query.JoinType_JOIN_LEFT: ir.JoinLeft,
+		pg_query.JoinType_JOIN_RIGHT: ir.JoinRight, pg_query.JoinType_JOIN_FULL: ir.JoinFull,
+	}[j.Jointype]
+	if !ok {
+		return nil, nil, pgerr.Unsupported("join type %s", j.Jointype)
+	}
+	left, lcols, err := b.fromItem(j.Larg, parent)
+	if err != nil {
+		return nil, nil, err
+	}
+	right, rcols, err := b.fromItem(j.Rarg, parent)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkDuplicateAliases(lcols, rcols); err != nil {
+		return nil, nil, err
+	}
+	var rel ir.Rel
+	var cols []scopeCol
+	switch {
+	case j.IsNatural || len(j.UsingClause) > 0:
+		rel, cols, err = b.usingJoin(kind, j, left, right, lcols, rcols)
+	case j.Quals == nil:
+		rel, cols = ir.NewJoin(ir.JoinCross, left, right), append(lcols, rcols...)
+	default:
+		cols = append(append([]scopeCol(nil), lcols...), rcols...)
+		rel = ir.NewJoin(kind, left, right)
+		ec := &ectx{b: b, sc: &scope{cols: cols, parent: parent}, rel: rel, clause: "JOIN/ON", noSubquery: true}
+		var on scalar.Expr
+		if on, err = ec.predicate(j.Quals); err == nil {
+			rel = ir.NewJoin(kind, left, right, on)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if j.Alias != nil {
+		for i := range cols {
+			cols[i].table = j.Alias.Aliasname
+		}
+		err = renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
+	}
+	return rel, cols, err
+}
+
+// usingJoin plans JOIN ... USING (cols) and NATURAL JOIN: equality on the
+// named columns, which appear once (first) in the output, merged as
+// PostgreSQL does (the left value, the right one for RIGHT JOIN, COALESCE
+// for FULL JOIN); the originals stay reachable through their qualifiers.
+func (b *builder) usingJoin(kind ir.JoinKind, j *pg_query.JoinExpr, left, right ir.Rel, lcols, rcols []scopeCol) (ir.Rel, []scopeCol, error) {
+	names := usingNames(j, lcols, rcols)
+	nl := len(lcols)
+	all := append(append([]scopeCol(nil), lcols...), rcols...)
+	joined := ir.NewJoin(kind, left, right)
+	ec := &ectx{b: b, sc: &scope{cols: all}, rel: joined, clause: "JOIN/USING"}
+	var on, merged []scalar.Expr
+	usedL, usedR := map[int]bool{}, map[int]bool{}
+	for _, name := range names {
+		li, err := uniqueCol(lcols, name, "left")
+		if err != nil {
+			return nil, nil, err
+		}
+		ri, err := uniqueCol(rcols, name, "right")
+		if err != nil {
+			return nil, nil, err
+		}
+		usedL[li], usedR[ri] = true, true
+		pair, err := b.unify([]scalar.Expr{ec.colExpr(li), ec.colExpr(nl + ri)}, "JOIN/USING", j.GetLarg().GetRangeVar().GetLocation())
+		if err != nil {
+			return nil, nil, err
+		}
+		eq, err := ec.op("=", 0, pair[0], pair[1])
+		if err != nil {
+			return nil, nil, err
+		}
+		on = append(on, eq)
+		merged = append(merged, mergedUsing(kind, pair[0], pair[1]))
+	}
+	rel := ir.NewMap(ir.NewJoin(kind, left, right, on...), merged...)
+	base := nl + len(rcols)
+	var proj []int
+	var cols []scopeCol
+	for i, name := range names {
+		proj = append(proj, base+i)
+		cols = append(cols, scopeCol{name: name, typ: merged[i].Type()})
+	}
+	for _, hidden := range []bool{false, true} {
+		for i, c := range all {
+			used := i < nl && usedL[i] || i >= nl && usedR[i-nl]
+			if used == hidden {
+				c.hidden = c.hidden || used
+				proj, cols = append(proj, i), append(cols, c)
+			}
+		}
+	}
+	return ir.NewProject(rel, proj...), cols, nil
+}
+
+// mergedUsing is the value of a USING column in the join's output.
+func mergedUsing(kind ir.JoinKind, l, r scalar.Expr) scalar.Expr {
+	switch kind {
+	case ir.JoinRight:
+		return r
+	case ir.JoinFull:
+		return &scalar.Coalesce{Args: []scalar.Expr{l, r}, T: l.Type()}
+	}
+	return l
+}
+
+// usingNames returns the USING list, or for NATURAL the common column names.
+func usingNames(j *pg_query.JoinExpr, lcols, rcols []scopeCol) []string {
+	var names []string
+	if !j.IsNatural {
+		for _, n := range j.UsingClause {
+			names = append(names, n.GetString_().GetSval())
+		}
+		return names
+	}
+	for _, l := range lcols {
+		if l.hidden {
+			continue
+		}
+		for _, r := range rcols {
+			if !r.hidden && r.name == l.name {
+				names = append(names, l.name)
+				break
+			}
+		}
+	}
+	return names
+}
+
+// uniqueCol finds the one visible column called name on one join side.
+func uniqueCol(cols []scopeCol, name, side string) (int, error) {
+	found := -1
+	for i, c := range cols {
+		if c.name != name || c.hidden {
+			continue
+		}
+		if found >= 0 {
+			return -1, pgerr.New(pgerr.CodeAmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
+		}
+		found = i
+	}
+	if found < 0 {
+		return -1, pgerr.New(pgerr.CodeUndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
+	}
+	return found, nil
+}

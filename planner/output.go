@@ -1,0 +1,242 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// finishSelect builds the select list, ORDER BY, DISTINCT and LIMIT over
+// the FROM (or aggregated) relation of ec.
+func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *ectx, p *planned) (*planned, error) {
+	exprs := make([]scalar.Expr, len(targets))
+	for i, t := range targets {
+		e, err := b.targetExpr(t, ec)
+		if err != nil {
+			return nil, err
+		}
+		exprs[i] = e
+		p.cols = append(p.cols, resultColumn(t.name, e, ec.sc))
+	}
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.name
+	}
+	ec.clause = "ORDER BY"
+	order, hidden, err := b.orderBy(sel.SortClause, names, exprs, ec, p.nOuter)
+	if err != nil {
+		return nil, err
+	}
+	distinct, err := isDistinct(sel)
+	if err != nil {
+		return nil, err
+	}
+	if distinct && len(hidden) > 0 {
+		return nil, pgerr.New("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+	}
+	p.rel = projectExprs(ec.rel, p.nOuter, append(exprs, hidden...))
+	if distinct {
+		p.rel = ir.NewDistinct(p.rel)
+	}
+	p.order = order
+	return p, b.limit(sel, p)
+}
+
+// targetExpr builds one select-list entry (unknown literals become text).
+func (b *builder) targetExpr(t target, ec *ectx) (scalar.Expr, error) {
+	var e scalar.Expr
+	var err error
+	switch {
+	case t.node != nil:
+		e, err = ec.expr(t.node)
+	case ec.grp != nil:
+		e, err = ec.expr(targetNode(t, ec.grp.from))
+	default:
+		e = ec.colExpr(t.col)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.Type().Family == types.FamUnknown {
+		return b.coerce(e, types.Text)
+	}
+	return e, nil
+}
+
+// resultColumn describes an output column; plain table columns keep their
+// table and attribute number.
+func resultColumn(name string, e scalar.Expr, sc *scope) ResultColumn {
+	rc := ResultColumn{Name: name, Type: e.Type()}
+	if c, ok := e.(*scalar.Col); ok && c.Idx < len(sc.cols) {
+		rc.TableID, rc.ColumnAttr = sc.cols[c.Idx].tableID, sc.cols[c.Idx].attr
+	}
+	return rc
+}
+
+// projectExprs returns rel's first nOuter columns followed by exprs, mapping
+// only the expressions that are not plain columns.
+func projectExprs(rel ir.Rel, nOuter int, exprs []scalar.Expr) ir.Rel {
+	n := ir.Arity(rel)
+	proj := identityCols(nOuter)
+	var maps []scalar.Expr
+	for _, e := range exprs {
+		if c, ok := e.(*scalar.Col); ok {
+			proj = append(proj, c.Idx)
+			continue
+		}
+		maps = append(maps, e)
+		proj = append(proj, n+len(maps)-1)
+	}
+	return ir.NewProject(ir.NewMap(rel, maps...), proj...)
+}
+
+// isDistinct reports SELECT DISTINCT (DISTINCT ON is unsupported).
+func isDistinct(sel *pg_query.SelectStmt) (bool, error) {
+	switch {
+	case len(sel.DistinctClause) == 0:
+		return false, nil
+	case len(sel.DistinctClause) == 1 && (sel.DistinctClause[0] == nil || sel.DistinctClause[0].Node == nil):
+		return true, nil
+	}
+	return false, pgerr.Unsupported("DISTINCT ON")
+}
+
+// orderBy resolves ORDER BY items to output columns (by ordinal, output
+// name, or equal expression) or to hidden columns appended after them.
+// Sort columns index the block's relation (outer values first).
+func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []scalar.Expr, ec *ectx, nOuter int) ([]dataflow.SortCol, []scalar.Expr, error) {
+	var order []dataflow.SortCol
+	var hidden []scalar.Expr
+	for _, item := range items {
+		sb := item.GetSortBy()
+		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
+			return nil, nil, pgerr.Unsupported("ORDER BY ... USING")
+		}
+		col, err := outputRef(sb.Node, names)
+		if err != nil {
+			return nil, nil, err
+		}
+		if col < 0 && ec != nil {
+			e, err := ec.expr(sb.Node)
+			if err != nil {
+				return nil, nil, err
+			}
+			if e.Type().Family == types.FamUnknown {
+				if e, err = b.coerce(e, types.Text); err != nil {
+					return nil, nil, err
+				}
+			}
+			col = matchExpr(e, exprs)
+			if col < 0 {
+				hidden = append(hidden, e)
+				col = len(exprs) + len(hidden) - 1
+			}
+		}
+		if col < 0 {
+			return nil, nil, pgerr.Unsupported("ORDER BY expressions over a set operation")
+		}
+		desc := sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		order = append(order, dataflow.SortCol{Col: nOuter + col, Desc: desc, NullsFirst: nullsFirst})
+	}
+	return order, hidden, nil
+}
+
+// outputRef resolves an ORDER BY ordinal or bare output-column name to the
+// output column index, or -1 when n is neither.
+func outputRef(n *pg_query.Node, names []string) (int, error) {
+	if a := n.GetAConst(); a != nil && a.GetIval() != nil {
+		i := int(a.GetIval().Ival)
+		if i < 1 || i > len(names) {
+			return -1, pgerr.New("42P10", "ORDER BY position %d is not in select list", i).WithPosition(a.Location + 1)
+		}
+		return i - 1, nil
+	}
+	ref := n.GetColumnRef()
+	if ref == nil || len(ref.Fields) != 1 || ref.Fields[0].GetString_() == nil {
+		return -1, nil
+	}
+	name := ref.Fields[0].GetString_().Sval
+	found := -1
+	for i, nm := range names {
+		if nm == name {
+			if found >= 0 {
+				return -1, pgerr.New(pgerr.CodeAmbiguousColumn, "ORDER BY %q is ambiguous", name).WithPosition(ref.Location + 1)
+			}
+			found = i
+		}
+	}
+	return found, nil
+}
+
+// matchExpr returns the index of the expression printing like e, or -1.
+func matchExpr(e scalar.Expr, exprs []scalar.Expr) int {
+	s := e.String()
+	for i, x := range exprs {
+		if x.String() == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// limit evaluates constant LIMIT and OFFSET expressions.
+func (b *builder) limit(sel *pg_query.SelectStmt, p *planned) error {
+	if sel.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
+		return pgerr.Unsupported("FETCH ... WITH TIES")
+	}
+	var err error
+	if sel.LimitCount != nil {
+		if p.limit, err = b.constInt(sel.LimitCount, "LIMIT", -1); err != nil {
+			return err
+		}
+	}
+	if sel.LimitOffset != nil {
+		if p.offset, err = b.constInt(sel.LimitOffset, "OFFSET", 0); err != nil {
+			return err
+		}
+	}
+	if p.limit >= 0 && p.limit <= 1 {
+		p.atMostOne = true
+	}
+	return nil
+}
+
+// constInt evaluates a constant bigint expression (LIMIT/OFFSET); NULL
+// yields ifNull.
+func (b *builder) constInt(n *pg_query.Node, clause string, ifNull int64) (int64, error) {
+	ec := &ectx{b: b, sc: &scope{}, rel: unitRel(), clause: clause, noSubquery: true}
+	e, err := ec.expr(n)
+	if err != nil {
+		return 0, err
+	}
+	t := e.Type()
+	if t.Family != types.FamInt && t.Family != types.FamUnknown && t.Family != types.FamNumeric && t.Family != types.FamFloat {
+		return 0, pgerr.New(pgerr.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", clause, t.Name()).WithPosition(location(n) + 1)
+	}
+	if e, err = b.coerce(e, types.Int8); err != nil {
+		return 0, err
+	}
+	d, err := e.Eval(&scalar.Ctx{}, nil)
+	if err != nil {
+		return 0, err
+	}
+	if d.IsNull() {
+		return ifNull, nil
+	}
+	if d.Int() < 0 {
+		code := map[string]string{"LIMIT": "2201W", "OFFSET": "2201X"}[clause]
+		return 0, pgerr.New(code, "%s must not be negative", clause)
+	}
+	return d.Int(), nil
+}

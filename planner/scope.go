@@ -1,0 +1,169 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// scopeCol is one column visible by name. Its position in scope.cols is its
+// column index in the relation the scope describes.
+type scopeCol struct {
+	table  string // qualifier (table alias); "" when none
+	name   string
+	typ    types.T
+	hidden bool // not expanded by * (outer values, USING duplicates)
+	// outer marks a correlated outer value carried by a decorrelated
+	// subquery: visible by name, but only when no inner column matches.
+	outer bool
+	// tableID and attr identify a base table column (for RowDescription).
+	tableID dataflow.CollectionID
+	attr    int16
+}
+
+// scope is the name environment of one query level.
+type scope struct {
+	cols []scopeCol
+	// parent is the enclosing query's scope (for correlated references).
+	parent *scope
+	// rec, when set, records references from subqueries into this scope
+	// (decorrelation's first pass; see subquery.go).
+	rec *recorder
+	// outerRel is the relation of the outer values (the leading outer
+	// columns) of a decorrelated subquery's FROM scope.
+	outerRel ir.Rel
+	// barrier stops correlated lookups (derived tables: LATERAL is unsupported).
+	barrier bool
+}
+
+// recorder collects the columns of a scope that a subquery references.
+type recorder struct {
+	cols []int
+}
+
+// add records column c once.
+func (r *recorder) add(c int) {
+	for _, x := range r.cols {
+		if x == c {
+			return
+		}
+	}
+	r.cols = append(r.cols, c)
+}
+
+// lookup finds the column named name (qualified by table when non-empty):
+// inner columns first, then outer values. It returns -1 when absent and
+// 42702 when ambiguous.
+func (s *scope) lookup(table, name string, loc int32) (int, error) {
+	for _, outer := range []bool{false, true} {
+		found := -1
+		for i, c := range s.cols {
+			if c.outer != outer || c.name != name || table != "" && c.table != table {
+				continue
+			}
+			if table == "" && c.hidden {
+				continue // USING duplicates answer only qualified names
+			}
+			if found >= 0 {
+				return -1, ambiguous(table, name, loc)
+			}
+			found = i
+		}
+		if found >= 0 {
+			return found, nil
+		}
+	}
+	return -1, nil
+}
+
+func ambiguous(table, name string, loc int32) error {
+	if table != "" {
+		name = table + "." + name
+	}
+	return pgerr.New(pgerr.CodeAmbiguousColumn, "column reference %q is ambiguous", name).WithPosition(loc + 1)
+}
+
+// hasTable reports whether any column has the qualifier table.
+func (s *scope) hasTable(table string) bool {
+	for _, c := range s.cols {
+		if c.table == table && !c.outer {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveColumn resolves a column reference through the scope chain. A
+// column of this scope becomes a Col; one of an enclosing scope is recorded
+// in that scope's recorder and stands in as a typed NULL (the first pass of
+// decorrelation discards the plan and re-plans with the values joined in).
+func resolveColumn(s *scope, table, name string, loc int32) (scalar.Expr, error) {
+	for cur := s; cur != nil; cur = cur.parent {
+		i, err := cur.lookup(table, name, loc)
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 {
+			c := cur.cols[i]
+			if cur == s {
+				return &scalar.Col{Idx: i, T: c.typ}, nil
+			}
+			if cur.rec == nil {
+				return nil, pgerr.Unsupported("correlated reference to %q here", name)
+			}
+			cur.rec.add(i)
+			return &scalar.Lit{D: types.Null, T: c.typ}, nil
+		}
+		if cur.barrier {
+			break
+		}
+	}
+	return nil, undefinedColumn(s, table, name, loc)
+}
+
+// undefinedColumn reports 42703 (or 42P01 for an unknown qualifier).
+func undefinedColumn(s *scope, table, name string, loc int32) error {
+	if table != "" {
+		known := false
+		for cur := s; cur != nil && !known; cur = cur.parent {
+			known = cur.hasTable(table)
+		}
+		if !known {
+			return pgerr.New(pgerr.CodeUndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc + 1)
+		}
+		return pgerr.New(pgerr.CodeUndefinedColumn, "column %s.%s does not exist", table, name).WithPosition(loc + 1)
+	}
+	return pgerr.ErrUndefinedColumn.New(name).WithPosition(loc + 1)
+}
+
+// starCols returns the columns * (table "" ) or t.* expands to.
+func (s *scope) starCols(table string, loc int32) ([]int, error) {
+	var out []int
+	for i, c := range s.cols {
+		if c.outer || table == "" && c.hidden || table != "" && c.table != table {
+			continue
+		}
+		out = append(out, i)
+	}
+	if table != "" && len(out) == 0 && !s.hasTable(table) {
+		return nil, pgerr.New(pgerr.CodeUndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc + 1)
+	}
+	return out, nil
+}
+
+// outerCount returns the number of leading outer-value columns.
+func (s *scope) outerCount() int {
+	n := 0
+	for n < len(s.cols) && s.cols[n].outer {
+		n++
+	}
+	return n
+}
+
+// lower folds identifiers the way the parser already did; names arrive
+// folded, so this only normalizes our own constants.
+func lower(s string) string { return strings.ToLower(s) }

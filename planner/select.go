@@ -1,0 +1,356 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// planned is a planned query block. rel's columns are the outer values
+// (nOuter, for a decorrelated subquery), then the output columns (cols),
+// then hidden sort columns. order, limit and offset are not applied to rel:
+// the top level presents them, subqueries apply them with TopK.
+type planned struct {
+	rel    ir.Rel
+	cols   []ResultColumn
+	nOuter int
+	order  []dataflow.SortCol
+	limit  int64 // -1: none
+	offset int64
+	// atMostOne is set when the block provably yields at most one row per
+	// outer value (a global aggregate, LIMIT 1, VALUES of one row).
+	atMostOne bool
+}
+
+// PlanQuery plans a SELECT, VALUES or set operation.
+func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
+	sel := stmt.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.Unsupported("statement %s as a query", nodeName(stmt))
+	}
+	b := newBuilder(cat, opts)
+	p, err := b.planQuery(sel, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Query{Rel: p.rel, Columns: p.cols, OrderBy: p.order, Limit: p.limit, Offset: p.offset,
+		ParamTypes: b.finalParamTypes()}, nil
+}
+
+// planQuery dispatches on the kind of query block.
+func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	switch {
+	case sel.WithClause != nil:
+		return nil, pgerr.Unsupported("WITH")
+	case sel.IntoClause != nil:
+		return nil, pgerr.Unsupported("SELECT INTO")
+	case len(sel.LockingClause) > 0:
+		return nil, pgerr.Unsupported("FOR UPDATE/SHARE")
+	case len(sel.WindowClause) > 0:
+		return nil, pgerr.Unsupported("window functions")
+	case sel.Op != pg_query.SetOperation_SETOP_NONE:
+		return b.planSetOp(sel, parent, outer)
+	case len(sel.ValuesLists) > 0:
+		return b.planValues(sel, parent, outer)
+	}
+	return b.planSelect(sel, parent, outer)
+}
+
+// subqueryRel applies a planned block's ORDER BY ... LIMIT as a TopK per
+// outer value and drops hidden sort columns: the rows the block denotes.
+func (b *builder) subqueryRel(p *planned) ir.Rel {
+	rel := p.rel
+	if p.limit >= 0 || p.offset > 0 {
+		key := identityCols(p.nOuter)
+		rel = &ir.TopK{Input: rel, Key: key, Order: p.order, Limit: p.limit, Offset: p.offset}
+	}
+	return ir.NewProject(rel, identityCols(p.nOuter+len(p.cols))...)
+}
+
+// identityCols returns 0..n-1.
+func identityCols(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// target is one select-list entry after * expansion.
+type target struct {
+	node *pg_query.Node // nil for a * column
+	col  int            // for * columns: the FROM column
+	name string
+	loc  int32
+}
+
+// planSelect plans SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ...
+// ORDER BY ... LIMIT.
+func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	rel, sc, err := b.planFrom(sel.FromClause, parent, outer)
+	if err != nil {
+		return nil, err
+	}
+	if sel.WhereClause != nil {
+		if rel, err = b.filter(rel, sc, sel.WhereClause, "WHERE"); err != nil {
+			return nil, err
+		}
+	}
+	targets, err := expandTargets(sel.TargetList, sc)
+	if err != nil {
+		return nil, err
+	}
+	ec := &ectx{b: b, sc: sc, rel: rel, clause: "SELECT"}
+	p := &planned{nOuter: sc.outerCount(), limit: -1}
+	if needsGrouping(sel, targets) {
+		if ec, err = b.planGrouping(sel, targets, ec, p); err != nil {
+			return nil, err
+		}
+	}
+	return b.finishSelect(sel, targets, ec, p)
+}
+
+// filter applies a WHERE-like predicate, keeping rel's columns.
+func (b *builder) filter(rel ir.Rel, sc *scope, n *pg_query.Node, clause string) (ir.Rel, error) {
+	ec := &ectx{b: b, sc: sc, rel: rel, clause: clause}
+	pred, err := ec.predicate(n)
+	if err != nil {
+		return nil, err
+	}
+	return ir.NewProject(ir.NewFilter(ec.rel, pred), identityCols(ir.Arity(rel))...), nil
+}
+
+// expandTargets expands * and t.* and names the select-list entries.
+func expandTargets(list []*pg_query.Node, sc *scope) ([]target, error) {
+	var out []target
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if ref := rt.Val.GetColumnRef(); ref != nil && ref.Fields[len(ref.Fields)-1].GetAStar() != nil {
+			table := ""
+			if len(ref.Fields) > 1 {
+				table = ref.Fields[len(ref.Fields)-2].GetString_().GetSval()
+			}
+			cols, err := sc.starCols(table, ref.Location)
+			if err != nil {
+				return nil, err
+			}
+			if table == "" && len(cols) == 0 && len(sc.cols) == sc.outerCount() {
+				return nil, pgerr.New(pgerr.CodeSyntax, "SELECT * with no tables specified is not valid").WithPosition(ref.Location + 1)
+			}
+			for _, c := range cols {
+				out = append(out, target{col: c, name: sc.cols[c].name, loc: ref.Location})
+			}
+			continue
+		}
+		name := rt.Name
+		if name == "" {
+			name = columnName(rt.Val)
+		}
+		out = append(out, target{node: rt.Val, name: name, loc: rt.Location})
+	}
+	return out, nil
+}
+
+// needsGrouping reports whether the block aggregates.
+func needsGrouping(sel *pg_query.SelectStmt, targets []target) bool {
+	if len(sel.GroupClause) > 0 || sel.HavingClause != nil {
+		return true
+	}
+	var aggs []*pg_query.FuncCall
+	for _, t := range targets {
+		collectAggs(t.node, &aggs)
+	}
+	for _, s := range sel.SortClause {
+		collectAggs(s, &aggs)
+	}
+	return len(aggs) > 0
+}
+
+// planGrouping plans GROUP BY, the aggregates and HAVING, returning the
+// context for building the select list over the aggregated relation.
+func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from *ectx, p *planned) (*ectx, error) {
+	from.clause = "GROUP BY"
+	from.noSubquery = true
+	keyNodes, err := groupKeyNodes(sel, targets, from.sc)
+	if err != nil {
+		return nil, err
+	}
+	var keys []scalar.Expr
+	for _, n := range keyNodes {
+		e, err := from.expr(n)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type().Family == types.FamUnknown {
+			if e, err = b.coerce(e, types.Text); err != nil {
+				return nil, err
+			}
+		}
+		keys = append(keys, e)
+	}
+	var calls []*pg_query.FuncCall
+	for _, t := range targets {
+		collectAggs(t.node, &calls)
+	}
+	collectAggs(sel.HavingClause, &calls)
+	for _, s := range sel.SortClause {
+		collectAggs(s, &calls)
+	}
+	from.clause = "aggregate"
+	specs := make([]aggSpec, len(calls))
+	for i, fc := range calls {
+		if specs[i], err = b.buildAgg(fc, from); err != nil {
+			return nil, err
+		}
+	}
+	return b.reduce(from, keys, calls, specs, sel, p)
+}
+
+// groupKeyNodes resolves GROUP BY items: ordinals and output names refer to
+// select-list entries (input column names take precedence, as in PostgreSQL).
+func groupKeyNodes(sel *pg_query.SelectStmt, targets []target, sc *scope) ([]*pg_query.Node, error) {
+	var out []*pg_query.Node
+	for _, g := range sel.GroupClause {
+		switch {
+		case g.GetGroupingSet() != nil:
+			return nil, pgerr.Unsupported("GROUPING SETS, ROLLUP and CUBE")
+		case g.GetAConst() != nil && g.GetAConst().GetIval() != nil:
+			i := int(g.GetAConst().GetIval().Ival)
+			if i < 1 || i > len(targets) {
+				return nil, pgerr.New("42P10", "GROUP BY position %d is not in select list", i).WithPosition(g.GetAConst().Location + 1)
+			}
+			out = append(out, targetNode(targets[i-1], sc))
+			continue
+		case g.GetColumnRef() != nil && len(g.GetColumnRef().Fields) == 1:
+			name := g.GetColumnRef().Fields[0].GetString_().GetSval()
+			if i, _ := sc.lookup("", name, 0); i < 0 {
+				if t, ok := targetByName(targets, name); ok {
+					out = append(out, targetNode(t, sc))
+					continue
+				}
+			}
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// targetNode returns the AST of a target (a column reference for * columns).
+func targetNode(t target, sc *scope) *pg_query.Node {
+	if t.node != nil {
+		return t.node
+	}
+	c := sc.cols[t.col]
+	fields := []*pg_query.Node{pg_query.MakeStrNode(c.name)}
+	if c.table != "" {
+		fields = append([]*pg_query.Node{pg_query.MakeStrNode(c.table)}, fields...)
+	}
+	return pg_query.MakeColumnRefNode(fields, t.loc)
+}
+
+// targetByName finds the unique select-list entry with the given name.
+func targetByName(targets []target, name string) (target, bool) {
+	found, n := target{}, 0
+	for _, t := range targets {
+		if t.name == name {
+			found, n = t, n+1
+		}
+	}
+	return found, n == 1
+}
+
+// reduce builds the aggregation: a Map computing keys and aggregate
+// arguments, a Reduce keyed by the outer values and the keys, and for a
+// correlated global aggregate the fill of empty groups (see fillGroups).
+func (b *builder) reduce(from *ectx, keys []scalar.Expr, calls []*pg_query.FuncCall, specs []aggSpec, sel *pg_query.SelectStmt, p *planned) (*ectx, error) {
+	n := ir.Arity(from.rel)
+	var maps []scalar.Expr
+	column := func(e scalar.Expr) int {
+		if c, ok := e.(*scalar.Col); ok {
+			return c.Idx
+		}
+		maps = append(maps, e)
+		return n + len(maps) - 1
+	}
+	key := identityCols(p.nOuter)
+	for _, k := range keys {
+		key = append(key, column(k))
+	}
+	aggs := make([]dataflow.Agg, len(specs))
+	for i, s := range specs {
+		aggs[i] = dataflow.Agg{Kind: s.kind, Distinct: s.distinct, T: s.t}
+		if len(s.args) > 0 {
+			aggs[i].Col = column(s.args[0])
+		}
+		if len(s.args) > 1 {
+			aggs[i].Sep = column(s.args[1])
+		}
+	}
+	var rel ir.Rel = &ir.Reduce{Input: ir.NewMap(from.rel, maps...), Key: key, Aggs: aggs}
+	if len(keys) == 0 && p.nOuter > 0 {
+		rel = b.fillGroups(rel, from, aggs)
+	}
+	p.atMostOne = len(keys) == 0
+	g, sc := groupScope(from, keys, calls, p.nOuter)
+	ec := &ectx{b: b, sc: sc, rel: rel, clause: "HAVING", grp: g}
+	if sel.HavingClause != nil {
+		pred, err := ec.predicate(sel.HavingClause)
+		if err != nil {
+			return nil, err
+		}
+		ec.rel = ir.NewProject(ir.NewFilter(ec.rel, pred), identityCols(ir.Arity(rel))...)
+	}
+	ec.clause = "SELECT"
+	return ec, nil
+}
+
+// groupScope describes the aggregated relation: outer values, keys (named
+// when they are plain columns), aggregates.
+func groupScope(from *ectx, keys []scalar.Expr, calls []*pg_query.FuncCall, nOuter int) (*grouping, *scope) {
+	g := &grouping{from: from.sc, fromRel: from.rel, aggs: map[*pg_query.FuncCall]int{}}
+	sc := &scope{parent: from.sc.parent, cols: append([]scopeCol(nil), from.sc.cols[:nOuter]...)}
+	for i, k := range keys {
+		g.keys = append(g.keys, k.String())
+		g.keyCols = append(g.keyCols, nOuter+i)
+		col := scopeCol{typ: k.Type(), hidden: true}
+		if c, ok := k.(*scalar.Col); ok {
+			col = from.sc.cols[c.Idx]
+		}
+		sc.cols = append(sc.cols, col)
+	}
+	for i, fc := range calls {
+		g.aggs[fc] = nOuter + len(keys) + i
+		sc.cols = append(sc.cols, scopeCol{typ: types.Unknown, hidden: true})
+	}
+	return g, sc
+}
+
+// fillGroups makes a correlated global aggregate yield one row per outer
+// value even when the subquery is empty for it, as SQL requires: the outer
+// values are left-joined to the per-value aggregates, and count columns of
+// missing groups become 0 (other aggregates stay NULL).
+func (b *builder) fillGroups(reduced ir.Rel, from *ectx, aggs []dataflow.Agg) ir.Rel {
+	k := from.sc.outerCount()
+	outer := from.sc.outerRel
+	joined := ir.NewJoin(ir.JoinLeft, outer, reduced, b.nullSafeKeys(outer, reduced, identityCols(k), identityCols(k))...)
+	var maps []scalar.Expr
+	width := ir.Arity(outer) + ir.Arity(reduced)
+	proj := identityCols(k)
+	ts := joined.ColTypes()
+	for i, a := range aggs {
+		col := k + k + i
+		if a.Kind == dataflow.AggCount || a.Kind == dataflow.AggCountStar {
+			maps = append(maps, &scalar.Coalesce{Args: []scalar.Expr{&scalar.Col{Idx: col, T: ts[col]},
+				&scalar.Lit{D: types.NewInt(0), T: types.Int8}}, T: types.Int8})
+			proj = append(proj, width+len(maps)-1)
+			continue
+		}
+		proj = append(proj, col)
+	}
+	return ir.NewProject(ir.NewMap(joined, maps...), proj...)
+}
+

@@ -1,0 +1,78 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+)
+
+// planSetOp plans UNION, INTERSECT and EXCEPT (with or without ALL) in the
+// multiset algebra: UNION ALL is Union; EXCEPT ALL is Threshold(L - R);
+// INTERSECT ALL is L - Threshold(L - R), i.e. min(countL, countR); the set
+// forms apply the same to the distinct rows of each side.
+func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	if outer != nil {
+		return nil, pgerr.Unsupported("set operations in a correlated subquery")
+	}
+	l, err := b.planQuery(sel.Larg, parent, nil)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.planQuery(sel.Rarg, parent, nil)
+	if err != nil {
+		return nil, err
+	}
+	name := map[pg_query.SetOperation]string{pg_query.SetOperation_SETOP_UNION: "UNION",
+		pg_query.SetOperation_SETOP_INTERSECT: "INTERSECT", pg_query.SetOperation_SETOP_EXCEPT: "EXCEPT"}[sel.Op]
+	if len(l.cols) != len(r.cols) {
+		return nil, pgerr.New(pgerr.CodeSyntax, "each %s query must have the same number of columns", name)
+	}
+	lr, rr, cols, err := b.unifySides(b.subqueryRel(l), b.subqueryRel(r), l.cols, r.cols, name)
+	if err != nil {
+		return nil, err
+	}
+	if !sel.All {
+		lr, rr = ir.NewDistinct(lr), ir.NewDistinct(rr)
+	}
+	var rel ir.Rel
+	switch sel.Op {
+	case pg_query.SetOperation_SETOP_UNION:
+		rel = ir.NewUnion(lr, rr)
+		if !sel.All {
+			rel = ir.NewDistinct(rel)
+		}
+	case pg_query.SetOperation_SETOP_EXCEPT:
+		rel = ir.NewThreshold(ir.NewUnion(lr, ir.NewNegate(rr)))
+	default:
+		rel = ir.NewUnion(lr, ir.NewNegate(ir.NewThreshold(ir.NewUnion(lr, ir.NewNegate(rr)))))
+	}
+	p := &planned{rel: rel, cols: cols, limit: -1}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	if p.order, _, err = b.orderBy(sel.SortClause, names, nil, nil, 0); err != nil {
+		return nil, err
+	}
+	return p, b.limit(sel, p)
+}
+
+// unifySides casts both sides' columns to their common types.
+func (b *builder) unifySides(l, r ir.Rel, lc, rc []ResultColumn, name string) (ir.Rel, ir.Rel, []ResultColumn, error) {
+	var lm, rm []scalar.Expr
+	cols := append([]ResultColumn(nil), lc...)
+	for i := range lc {
+		pair, err := b.unify([]scalar.Expr{&scalar.Col{Idx: i, T: lc[i].Type}, &scalar.Col{Idx: i, T: rc[i].Type}}, name, 0)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		lm, rm = append(lm, pair[0]), append(rm, pair[1])
+		if pair[0].Type() != lc[i].Type {
+			cols[i].TableID, cols[i].ColumnAttr = 0, 0
+		}
+		cols[i].Type = pair[0].Type()
+	}
+	return projectExprs(l, 0, lm), projectExprs(r, 0, rm), cols, nil
+}

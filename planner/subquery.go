@@ -1,0 +1,269 @@
+package planner
+
+import (
+	"github.com/cockroachdb/apd/v3"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Subqueries in expressions are decorrelated (Neumann and Kemper, "Unnesting
+// Arbitrary Queries"): a first planning pass records which columns of the
+// enclosing relation R the subquery references; the distinct values D of
+// those columns are computed; the subquery is planned again over D (its FROM
+// items are joined to D, its aggregates grouped by D's columns, its LIMIT
+// applied per D row), yielding per-value results that are left-joined back
+// to R on a NULL-safe equality of the values. The subquery's result becomes
+// a new column of R (ectx.rel), so R keeps its rows and multiplicities.
+
+// subLink plans a subquery expression.
+func (c *ectx) subLink(sl *pg_query.SubLink) (scalar.Expr, error) {
+	if c.noSubquery {
+		return nil, pgerr.Unsupported("subqueries in %s", c.clause)
+	}
+	sel := sl.Subselect.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.Unsupported("subquery %s", nodeName(sl.Subselect))
+	}
+	switch sl.SubLinkType {
+	case pg_query.SubLinkType_EXPR_SUBLINK:
+		return c.scalarSubquery(sel, sl.Location)
+	case pg_query.SubLinkType_EXISTS_SUBLINK:
+		return c.exists(sel)
+	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
+		return c.quantified(sel, sl)
+	}
+	return nil, pgerr.Unsupported("%s subqueries", sl.SubLinkType)
+}
+
+// correlate plans sel as a subquery of c. extra are expressions over c.rel
+// the subquery needs per row (the left side of IN); they are appended to
+// c.rel and passed as the first outer values. It returns the planned block
+// (over the outer values when correlated) and the columns of c.rel that
+// key it (extra first).
+func (c *ectx) correlate(sel *pg_query.SelectStmt, extra []scalar.Expr) (*planned, []int, error) {
+	saved := c.sc.rec
+	c.sc.rec = &recorder{}
+	first, err := c.b.planQuery(sel, c.sc, nil)
+	refs := c.sc.rec.cols
+	c.sc.rec = saved
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(refs) == 0 && len(extra) == 0 {
+		return first, nil, nil
+	}
+	n := ir.Arity(c.rel)
+	c.rel = ir.NewMap(c.rel, extra...)
+	var keys []int
+	var cols []scopeCol
+	for i, e := range extra {
+		keys = append(keys, n+i)
+		cols = append(cols, scopeCol{typ: e.Type(), outer: true, hidden: true})
+	}
+	for _, r := range refs {
+		col := c.sc.cols[r]
+		col.outer, col.hidden = true, false
+		keys, cols = append(keys, r), append(cols, col)
+	}
+	d := ir.NewDistinct(ir.NewProject(c.rel, keys...))
+	p, err := c.b.planQuery(sel, c.sc, &outerRel{rel: d, cols: cols})
+	return p, keys, err
+}
+
+// joinBack left-joins per-key results (keyed by their first len(keys)
+// columns) to c.rel and returns references to the result's other columns.
+func (c *ectx) joinBack(res ir.Rel, keys []int) []scalar.Expr {
+	n, k := ir.Arity(c.rel), len(keys)
+	on := c.b.nullSafeKeys(c.rel, res, keys, identityCols(k))
+	joined := ir.NewJoin(ir.JoinLeft, c.rel, res, on...)
+	ts := res.ColTypes()
+	proj := identityCols(n)
+	var out []scalar.Expr
+	for i := k; i < len(ts); i++ {
+		proj = append(proj, n+i)
+		out = append(out, &scalar.Col{Idx: len(proj) - 1, T: ts[i]})
+	}
+	c.rel = ir.NewProject(joined, proj...)
+	return out
+}
+
+// scalarSubquery is (SELECT x ...): NULL when empty; it must provably
+// return at most one row (else 0A000, never a wrong answer).
+func (c *ectx) scalarSubquery(sel *pg_query.SelectStmt, loc int32) (scalar.Expr, error) {
+	p, keys, err := c.correlate(sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.cols) != 1 {
+		return nil, pgerr.New(pgerr.CodeSyntax, "subquery must return only one column").WithPosition(loc + 1)
+	}
+	if !p.atMostOne {
+		return nil, pgerr.Unsupported("scalar subquery that may return more than one row (add an aggregate or LIMIT 1)")
+	}
+	return c.joinBack(c.b.subqueryRel(p), keys)[0], nil
+}
+
+// exists is EXISTS (SELECT ...): a per-key count of rows, true when positive.
+func (c *ectx) exists(sel *pg_query.SelectStmt) (scalar.Expr, error) {
+	p, keys, err := c.correlate(sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	k := len(keys)
+	counts := &ir.Reduce{Input: c.b.subqueryRel(p), Key: identityCols(k),
+		Aggs: []dataflow.Agg{{Kind: dataflow.AggCountStar, T: types.Int8}}}
+	cnt := c.joinBack(counts, keys)[0]
+	gt, err := c.op(">", -1, cnt, &scalar.Lit{D: types.NewInt(0), T: types.Int8})
+	if err != nil {
+		return nil, err
+	}
+	return &scalar.Coalesce{Args: []scalar.Expr{gt, boolLit(false)}, T: types.Bool}, nil
+}
+
+// quantified is x op ANY (SELECT y ...) (IN is = ANY) and x op ALL (...),
+// with SQL's three-valued result: per outer row, whether some comparison
+// is true (ANY) or false (ALL), else NULL if some comparison is NULL, else
+// the empty-set answer (false for ANY, true for ALL).
+func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (scalar.Expr, error) {
+	if sl.Testexpr.GetRowExpr() != nil {
+		return nil, pgerr.Unsupported("row comparisons with subqueries")
+	}
+	op := opName(sl.OperName)
+	if op == "" {
+		op = "="
+	}
+	x, err := c.expr(sl.Testexpr)
+	if err != nil {
+		return nil, err
+	}
+	probe, err := c.b.planQuery(sel, &scope{cols: c.sc.cols, parent: c.sc.parent, rec: &recorder{}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(probe.cols) != 1 {
+		return nil, pgerr.New(pgerr.CodeSyntax, "subquery has too many columns").WithPosition(sl.Location + 1)
+	}
+	fn, want, err := scalar.ResolveOp(op, []types.T{x.Type(), probe.cols[0].Type})
+	if err != nil {
+		return nil, withPos(err, sl.Location)
+	}
+	if x, err = c.b.coerce(x, want[0]); err != nil {
+		return nil, err
+	}
+	p, keys, err := c.correlate(sel, []scalar.Expr{x})
+	if err != nil {
+		return nil, err
+	}
+	all := sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK
+	stats, err := c.b.quantifiedStats(c.b.subqueryRel(p), len(keys), fn, want, all)
+	if err != nil {
+		return nil, err
+	}
+	res := c.joinBack(stats, keys)
+	decisive, unknown := res[0], res[1]
+	return &scalar.Case{Whens: []scalar.When{
+		{Cond: decisive, Then: boolLit(!all)},
+		{Cond: unknown, Then: &scalar.Lit{D: types.Null, T: types.Bool}},
+	}, Else: boolLit(all), T: types.Bool}, nil
+}
+
+// quantifiedStats reduces the subquery rows (k keys, x first, then y) to
+// per-key flags: whether any comparison x op y is decisive (true for ANY,
+// false for ALL) and whether any is NULL.
+func (b *builder) quantifiedStats(sub ir.Rel, k int, fn *scalar.Func, want []types.T, all bool) (ir.Rel, error) {
+	ts := sub.ColTypes()
+	y, err := b.coerce(&scalar.Col{Idx: k, T: ts[k]}, want[1])
+	if err != nil {
+		return nil, err
+	}
+	cmp := &scalar.Call{Fn: fn, Args: []scalar.Expr{&scalar.Col{Idx: 0, T: ts[0]}, y}}
+	var decisive scalar.Expr = cmp
+	if all {
+		decisive = &scalar.Not{Arg: cmp}
+	}
+	n := len(ts)
+	mapped := ir.NewMap(sub,
+		&scalar.Coalesce{Args: []scalar.Expr{decisive, boolLit(false)}, T: types.Bool},
+		&scalar.IsNull{Arg: cmp})
+	aggs := []dataflow.Agg{
+		{Kind: dataflow.AggBoolOr, Col: n, T: types.Bool},
+		{Kind: dataflow.AggBoolOr, Col: n + 1, T: types.Bool},
+	}
+	return &ir.Reduce{Input: mapped, Key: identityCols(k), Aggs: aggs}, nil
+}
+
+// nullSafeKeys returns join conditions matching left[lcols[i]] with
+// right[rcols[i]] when both are equal or both NULL. Each pair becomes two
+// equalities, (l IS NULL) = (r IS NULL) and coalesce(l, z) = coalesce(r, z)
+// for a fixed value z of the type, so the join stays an equi-join on keys.
+func (b *builder) nullSafeKeys(left, right ir.Rel, lcols, rcols []int) []scalar.Expr {
+	lt, rt := left.ColTypes(), right.ColTypes()
+	nl := len(lt)
+	var on []scalar.Expr
+	for i := range lcols {
+		l := scalar.Expr(&scalar.Col{Idx: lcols[i], T: lt[lcols[i]]})
+		r := scalar.Expr(&scalar.Col{Idx: nl + rcols[i], T: rt[rcols[i]]})
+		on = append(on, b.nullSafeEq(l, r)...)
+	}
+	return on
+}
+
+// nullSafeEq returns the conjuncts of `l IS NOT DISTINCT FROM r`.
+func (b *builder) nullSafeEq(l, r scalar.Expr) []scalar.Expr {
+	t := l.Type()
+	z, okZ := zeroOf(t)
+	eq, _, errEq := scalar.ResolveOp("=", []types.T{t, t})
+	beq, _, errB := scalar.ResolveOp("=", []types.T{types.Bool, types.Bool})
+	if !okZ || errEq != nil || errB != nil || r.Type() != t {
+		ec := &ectx{b: b}
+		e, err := ec.notDistinct(l, r, -1)
+		if err != nil {
+			return []scalar.Expr{boolLit(false)}
+		}
+		return []scalar.Expr{e}
+	}
+	zl := &scalar.Lit{D: z, T: t}
+	return []scalar.Expr{
+		&scalar.Call{Fn: beq, Args: []scalar.Expr{&scalar.IsNull{Arg: l}, &scalar.IsNull{Arg: r}}},
+		&scalar.Call{Fn: eq, Args: []scalar.Expr{
+			&scalar.Coalesce{Args: []scalar.Expr{l, zl}, T: t},
+			&scalar.Coalesce{Args: []scalar.Expr{r, zl}, T: t}}},
+	}
+}
+
+// zeroOf returns a fixed non-NULL value of type t.
+func zeroOf(t types.T) (types.Datum, bool) {
+	switch t.Family {
+	case types.FamBool:
+		return types.NewBool(false), true
+	case types.FamInt:
+		return types.NewInt(0), true
+	case types.FamFloat:
+		return types.NewFloat(0), true
+	case types.FamNumeric:
+		return types.NewNumeric(apd.New(0, 0)), true
+	case types.FamText:
+		if t.Kind == types.KindChar {
+			return types.Null, false
+		}
+		return types.NewText(""), true
+	case types.FamBytea:
+		return types.NewBytea(nil), true
+	case types.FamDate:
+		return types.NewDate(0), true
+	case types.FamTime:
+		return types.NewTime(0), true
+	case types.FamTimestamp:
+		return types.NewTimestamp(0), true
+	case types.FamTimestampTZ:
+		return types.NewTimestampTZ(0), true
+	case types.FamInterval:
+		return types.NewInterval(types.Interval{}), true
+	}
+	return types.Null, false
+}
