@@ -353,4 +353,3 @@ func (b *builder) fillGroups(reduced ir.Rel, from *ectx, aggs []dataflow.Agg) ir
 	}
 	return ir.NewProject(ir.NewMap(joined, maps...), proj...)
 }
-

@@ -33,7 +33,7 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	if err != nil {
 		return nil, err
 	}
-	if !sel.All {
+	if !sel.All && sel.Op != pg_query.SetOperation_SETOP_UNION {
 		lr, rr = ir.NewDistinct(lr), ir.NewDistinct(rr)
 	}
 	var rel ir.Rel
@@ -64,7 +64,7 @@ func (b *builder) unifySides(l, r ir.Rel, lc, rc []ResultColumn, name string) (i
 	var lm, rm []scalar.Expr
 	cols := append([]ResultColumn(nil), lc...)
 	for i := range lc {
-		pair, err := b.unify([]scalar.Expr{&scalar.Col{Idx: i, T: lc[i].Type}, &scalar.Col{Idx: i, T: rc[i].Type}}, name, 0)
+		pair, err := b.unify([]scalar.Expr{&scalar.Col{Idx: i, T: lc[i].Type}, &scalar.Col{Idx: i, T: rc[i].Type}}, name, -1)
 		if err != nil {
 			return nil, nil, nil, err
 		}

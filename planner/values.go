@@ -68,7 +68,7 @@ func (b *builder) valuesRows(lists []*pg_query.Node, parent *scope, want []types
 		for r := range rows {
 			col[r] = rows[r][c]
 		}
-		col, err := b.unify(col, "VALUES", 0)
+		col, err := b.unify(col, "VALUES", -1)
 		if err != nil {
 			return nil, err
 		}
