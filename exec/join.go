@@ -130,7 +130,7 @@ func (o *joinOp) apply(s *stepCtx, side int, u Update, out []Update) ([]Update, 
 			}
 		}
 	}
-	if fresh {
+	if fresh && o.outer(side) {
 		r.matches = m
 	}
 	r.n += u.Diff

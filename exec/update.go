@@ -15,7 +15,9 @@ type Update struct {
 
 // StateWriter receives every change of a dataflow's durable state during a
 // Step. Keys are relative to the dataflow; the caller prefixes them and
-// writes them in the same atomic batch as the inputs that caused them.
+// writes them in the same atomic batch as the inputs that caused them. The
+// slices are only valid during the call (the dataflow reuses them), so an
+// implementation that keeps them must copy, as pebble.Batch.Set does.
 type StateWriter interface {
 	Set(key, value []byte)
 	Delete(key []byte)
