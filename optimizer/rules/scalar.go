@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/eddydb/eddy/exec/scalar"
@@ -74,34 +75,34 @@ func remapAll(es []scalar.Expr, m func(int) int) []scalar.Expr {
 	return out
 }
 
-// foldAll constant-folds each expression with scalar.Fold and reports
-// whether any subexpression became a literal. Fold never folds volatile or
-// time-zone-dependent calls, and leaves a subtree that fails to evaluate
+// foldAll constant-folds and simplifies each expression (see simplify)
+// and reports whether anything changed. scalar.Fold never folds volatile
+// or time-zone-dependent calls, and leaves a subtree that fails to evaluate
 // alone so its error surfaces at run time (and only if reached).
 func foldAll(es []scalar.Expr) ([]scalar.Expr, bool) {
 	out := make([]scalar.Expr, len(es))
 	changed := false
 	for i, e := range es {
-		out[i] = scalar.Fold(e)
-		changed = changed || folded(e, out[i])
+		out[i] = simplify(e)
+		changed = changed || shrunk(e, out[i])
 	}
 	return out, changed
 }
 
-// folded reports whether after (scalar.Fold of before) replaced some
-// non-literal subtree of before by a literal. Fold only ever does that, so
-// otherwise the two trees have the same shape.
-func folded(before, after scalar.Expr) bool {
-	if _, ok := after.(*scalar.Lit); ok {
-		_, was := before.(*scalar.Lit)
-		return !was
+// shrunk reports whether after (simplify of before) differs from before.
+// simplify only replaces subtrees by literals or by parts of themselves,
+// so a change always shows as a literal where there was none, a different
+// node kind, or a different number of children.
+func shrunk(before, after scalar.Expr) bool {
+	if fmt.Sprintf("%T", before) != fmt.Sprintf("%T", after) {
+		return true
 	}
 	bk, ak := scalar.Children(before), scalar.Children(after)
 	if len(bk) != len(ak) {
 		return true
 	}
 	for i := range bk {
-		if folded(bk[i], ak[i]) {
+		if shrunk(bk[i], ak[i]) {
 			return true
 		}
 	}
