@@ -72,3 +72,25 @@ func CharPosition(sql string, byteOffset int) int32 {
 	}
 	return int32(utf8.RuneCountInString(sql[:byteOffset])) + 1
 }
+
+// treeVersion is the parse-tree version of the linked PostgreSQL grammar,
+// which Deparse must present.
+var treeVersion = func() int32 {
+	res, err := pg.Parse("SELECT 1")
+	if err != nil {
+		panic(err)
+	}
+	return res.Version
+}()
+
+// Deparse renders a statement node back to SQL text.
+func Deparse(n *pg.Node) (string, error) {
+	return pg.Deparse(&pg.ParseResult{Version: treeVersion, Stmts: []*pg.RawStmt{{Stmt: n}}})
+}
+
+// DeparseExpr renders an expression node back to SQL text.
+func DeparseExpr(n *pg.Node) (string, error) {
+	sel := &pg.SelectStmt{TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}}}
+	sql, err := Deparse(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}})
+	return strings.TrimPrefix(sql, "SELECT "), err
+}

@@ -1,0 +1,58 @@
+// Command eddy runs the Eddy streaming SQL server.
+//
+//	eddy [--listen 127.0.0.1:6875] [--data-dir ./eddy-data] [--log-level info]
+//
+// It prints a ready line with a psql connection string once it accepts
+// connections, and shuts down cleanly on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/eddydb/eddy/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "eddy:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	listen := flag.String("listen", "127.0.0.1:6875", "address for PostgreSQL wire connections")
+	dataDir := flag.String("data-dir", "./eddy-data", "directory of the durable store")
+	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
+	flag.Parse()
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("eddy ready: psql %q\n", srv.ConnString())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case s := <-sig:
+		logger.Info("shutting down", "signal", s.String())
+	case err := <-srv.Done():
+		logger.Error("listener stopped", "err", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(ctx)
+}

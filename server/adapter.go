@@ -1,0 +1,70 @@
+package server
+
+import (
+	"context"
+
+	"github.com/eddydb/eddy/pgwire"
+	"github.com/eddydb/eddy/sql"
+)
+
+// handler adapts the sql engine to pgwire.Handler. The adapters below only
+// convert types: pgwire owns its interfaces and cannot import sql (imports
+// flow downward), and sql cannot import pgwire.
+type handler struct{ e *sql.Engine }
+
+func (h handler) Connect(_ context.Context, startup map[string]string) (pgwire.Session, error) {
+	return session{h.e.NewSession(startup)}, nil
+}
+
+type session struct{ *sql.Session }
+
+func (s session) Prepare(ctx context.Context, text string, paramOIDs []uint32) ([]pgwire.Statement, error) {
+	stmts, err := s.Session.Prepare(ctx, text, paramOIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pgwire.Statement, len(stmts))
+	for i, st := range stmts {
+		out[i] = statement{st}
+	}
+	return out, nil
+}
+
+type statement struct{ *sql.Statement }
+
+func (st statement) Columns() []pgwire.Column { return wireColumns(st.Statement.Columns()) }
+
+func (st statement) Bind(ctx context.Context, params [][]byte, paramFormats, resultFormats []int16) (pgwire.Portal, error) {
+	p, err := st.Statement.Bind(ctx, params, paramFormats, resultFormats)
+	if err != nil {
+		return nil, err
+	}
+	if p.IsCopyIn() {
+		return copyPortal{portal{p}}, nil
+	}
+	return portal{p}, nil
+}
+
+type portal struct{ *sql.Portal }
+
+func (p portal) Columns() []pgwire.Column { return wireColumns(p.Portal.Columns()) }
+
+func (p portal) Execute(ctx context.Context, w pgwire.RowWriter, maxRows int) (string, bool, error) {
+	return p.Portal.Execute(ctx, w, maxRows)
+}
+
+// copyPortal is a portal of COPY FROM STDIN.
+type copyPortal struct{ portal }
+
+func wireColumns(cs []sql.Column) []pgwire.Column {
+	if cs == nil {
+		return nil
+	}
+	out := make([]pgwire.Column, len(cs))
+	for i, c := range cs {
+		out[i] = pgwire.Column(c)
+	}
+	return out
+}
+
+var _ pgwire.CopyInPortal = copyPortal{}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+
+	"github.com/eddydb/eddy/pgwire"
+	"github.com/eddydb/eddy/sql"
+)
+
+// Config is the server's configuration.
+type Config struct {
+	// Listen is the TCP address for the PostgreSQL wire protocol.
+	Listen string
+	// DataDir is the directory of the durable store.
+	DataDir string
+	// Version is the build's version string.
+	Version string
+	Logger  *slog.Logger
+}
+
+// Server is a running Eddy: the engine plus the wire listener.
+type Server struct {
+	cfg    Config
+	engine *sql.Engine
+	wire   *pgwire.Server
+	ln     net.Listener
+	done   chan error
+}
+
+// Start opens the data directory, restores the engine and starts listening.
+func Start(cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	engine, err := sql.Open(cfg.DataDir, cfg.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
+	}
+	engine.Version = cfg.Version
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		_ = engine.Close()
+		return nil, fmt.Errorf("listening on %s: %w", cfg.Listen, err)
+	}
+	s := &Server{cfg: cfg, engine: engine, wire: pgwire.NewServer(handler{engine}, cfg.Logger), ln: ln, done: make(chan error, 1)}
+	go func() { s.done <- s.wire.Serve(ln) }()
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// ConnString is a psql connection string for the server.
+func (s *Server) ConnString() string {
+	return fmt.Sprintf("postgres://eddy@%s/eddy", s.ln.Addr())
+}
+
+// Done is closed with the serve loop's error when it stops.
+func (s *Server) Done() <-chan error { return s.done }
+
+// Shutdown stops accepting connections, ends the sessions and closes the
+// store.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.wire.Shutdown(ctx)
+	if cerr := s.engine.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
+		err = errors.Join(err, cerr)
+	}
+	return err
+}

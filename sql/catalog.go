@@ -1,0 +1,185 @@
+package sql
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/parse"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Object is a catalog entry: a table, a view or a materialized view. It is
+// persisted as JSON under storage.CatalogKey(ID). IDs grow with creation,
+// so an object only depends on objects with smaller IDs and ID order is a
+// topological order of the dependency graph.
+type Object struct {
+	ID         uint64
+	Kind       planner.RelKind
+	Schema     string
+	Name       string
+	Columns    []ColumnDef
+	PrimaryKey []int `json:",omitempty"`
+	// SQL is the defining query of a view or materialized view.
+	SQL string `json:",omitempty"`
+	// Deps are the IDs of the relations the object's query reads, directly
+	// or through plain views.
+	Deps []uint64 `json:",omitempty"`
+
+	// rel is the planner's view of the object, built once.
+	rel *planner.Relation
+}
+
+// ColumnDef is a column as declared.
+type ColumnDef struct {
+	Name    string
+	Type    types.T
+	NotNull bool   `json:",omitempty"`
+	Default string `json:",omitempty"` // SQL text of the DEFAULT expression
+}
+
+// Catalog holds the objects by ID and by qualified name. It is not safe for
+// concurrent mutation; the Engine's lock guards it.
+type Catalog struct {
+	byID   map[uint64]*Object
+	byName map[string]*Object // "schema.name"
+}
+
+func newCatalog() *Catalog {
+	return &Catalog{byID: map[uint64]*Object{}, byName: map[string]*Object{}}
+}
+
+func qualified(schema, name string) string { return schema + "." + name }
+
+// add registers o, building its planner relation.
+func (c *Catalog) add(o *Object) error {
+	rel, err := o.relation()
+	if err != nil {
+		return err
+	}
+	o.rel = rel
+	c.byID[o.ID] = o
+	c.byName[qualified(o.Schema, o.Name)] = o
+	return nil
+}
+
+func (c *Catalog) remove(o *Object) {
+	delete(c.byID, o.ID)
+	delete(c.byName, qualified(o.Schema, o.Name))
+}
+
+// lookup finds an object by possibly-empty schema and name.
+func (c *Catalog) lookup(schema, name string) *Object {
+	if schema == "" {
+		schema = "public"
+	}
+	return c.byName[qualified(schema, name)]
+}
+
+// Relation implements planner.Catalog.
+func (c *Catalog) Relation(schema, name string) (*planner.Relation, error) {
+	o := c.lookup(schema, name)
+	if o == nil {
+		if schema != "" {
+			name = schema + "." + name
+		}
+		return nil, pgerr.ErrUndefinedTable.New(name)
+	}
+	return o.rel, nil
+}
+
+// dependents returns the objects that depend on id, in ID order.
+func (c *Catalog) dependents(id uint64) []*Object {
+	var out []*Object
+	for _, o := range c.byID {
+		for _, d := range o.Deps {
+			if d == id {
+				out = append(out, o)
+				break
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// objects returns every object in ID order.
+func (c *Catalog) objects() []*Object {
+	out := make([]*Object, 0, len(c.byID))
+	for _, o := range c.byID {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// relation builds the planner's description of o, parsing its view query
+// and column defaults.
+func (o *Object) relation() (*planner.Relation, error) {
+	rel := &planner.Relation{
+		ID: dataflow.CollectionID(o.ID), Schema: o.Schema, Name: o.Name,
+		Kind: o.Kind, PrimaryKey: o.PrimaryKey,
+	}
+	for _, c := range o.Columns {
+		col := planner.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		if c.Default != "" {
+			n, err := parseExpr(c.Default)
+			if err != nil {
+				return nil, fmt.Errorf("column %s default: %w", c.Name, err)
+			}
+			col.Default = n
+		}
+		rel.Columns = append(rel.Columns, col)
+	}
+	if o.Kind == planner.RelView {
+		stmts, err := parse.Parse(o.SQL)
+		if err != nil || len(stmts) != 1 {
+			return nil, fmt.Errorf("view %s: parsing its query: %v", o.Name, err)
+		}
+		rel.View = stmts[0].AST
+	}
+	return rel, nil
+}
+
+// parseExpr parses a standalone SQL expression.
+func parseExpr(sql string) (*pg.Node, error) {
+	stmts, err := parse.Parse("SELECT " + sql)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 || stmts[0].AST.GetSelectStmt() == nil || len(stmts[0].AST.GetSelectStmt().TargetList) != 1 {
+		return nil, pgerr.New(pgerr.CodeSyntax, "invalid expression %q", sql)
+	}
+	return stmts[0].AST.GetSelectStmt().TargetList[0].GetResTarget().Val, nil
+}
+
+func encodeObject(o *Object) ([]byte, error) { return json.Marshal(o) }
+
+func decodeObject(b []byte) (*Object, error) {
+	var o Object
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, fmt.Errorf("decoding catalog entry: %w", err)
+	}
+	return &o, nil
+}
+
+// kindName is the user-facing name of an object kind, as in error messages.
+func kindName(k planner.RelKind) string {
+	switch k {
+	case planner.RelView:
+		return "view"
+	case planner.RelMaterializedView:
+		return "materialized view"
+	}
+	return "table"
+}
+
+// normalizeName folds an identifier as PostgreSQL stores it (pg_query has
+// already folded unquoted identifiers; this only trims).
+func normalizeName(s string) string { return strings.TrimSpace(s) }

@@ -1,0 +1,215 @@
+package sql
+
+import (
+	"sort"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/storage"
+)
+
+// writeSet is the changes one transaction makes to tables, in statement
+// order. Changes are (row, diff) pairs; an UPDATE is a -1/+1 pair.
+type writeSet struct {
+	order   []uint64
+	changes map[uint64][]exec.Update
+}
+
+func (w *writeSet) add(table uint64, row types.Row, diff int64) {
+	if w.changes == nil {
+		w.changes = map[uint64][]exec.Update{}
+	}
+	if _, ok := w.changes[table]; !ok {
+		w.order = append(w.order, table)
+	}
+	w.changes[table] = append(w.changes[table], exec.Update{Row: row, Diff: diff})
+}
+
+func (w *writeSet) empty() bool { return len(w.order) == 0 }
+
+// pending returns the transaction's own changes to table (for reads inside
+// the transaction).
+func (w *writeSet) pending(table uint64) []exec.Update {
+	if w == nil {
+		return nil
+	}
+	return w.changes[table]
+}
+
+// applyTx is the state of one commit in progress: what it touched, so that
+// a failure anywhere undoes everything in memory.
+type applyTx struct {
+	colls   []*storage.Collection
+	stepped []*matView
+}
+
+func (a *applyTx) rollback() {
+	for _, c := range a.colls {
+		c.Rollback()
+	}
+	for _, mv := range a.stepped {
+		mv.df.Rollback()
+	}
+}
+
+func (a *applyTx) commit() {
+	for _, c := range a.colls {
+		c.Commit()
+	}
+	for _, mv := range a.stepped {
+		mv.df.Commit()
+	}
+}
+
+// commit makes ws durable and visible at a new logical time: it validates
+// and applies the table changes, pushes them through every materialized
+// view that reads them (in dependency order), and writes table rows, view
+// contents, operator state and the clock in one synced batch. On any error
+// nothing changes.
+func (e *Engine) commit(ws *writeSet) error {
+	if ws.empty() {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b := e.db.NewBatch()
+	defer b.Close()
+	prevClock := e.clock
+	t := e.tick(b)
+	tx := &applyTx{}
+	err := e.apply(ws, t, b, tx)
+	if err == nil {
+		err = e.db.Commit(b)
+	}
+	if err != nil {
+		tx.rollback()
+		e.clock = prevClock
+		return err
+	}
+	tx.commit()
+	return nil
+}
+
+// apply validates and applies ws at time t, logging to b and recording in
+// tx what must be undone on failure.
+func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx) error {
+	deltas := map[uint64][]exec.Update{}
+	for _, id := range ws.order {
+		obj := e.cat.byID[id]
+		c := e.colls[id]
+		if obj == nil || c == nil {
+			return pgerr.New(pgerr.CodeSerializationFailure, "could not serialize access: table was dropped concurrently")
+		}
+		c.Begin()
+		tx.colls = append(tx.colls, c)
+		for _, u := range ws.changes[id] {
+			if err := checkChange(obj, c, u); err != nil {
+				return err
+			}
+			if err := c.Apply(u.Row, u.Diff, b); err != nil {
+				return err
+			}
+			deltas[id] = append(deltas[id], exec.Update{Row: u.Row, Time: t, Diff: u.Diff})
+		}
+	}
+	return e.propagate(deltas, t, b, tx)
+}
+
+// propagate steps every materialized view whose sources changed, in ID
+// (= dependency) order, applying each view's output to its contents.
+func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *storage.Batch, tx *applyTx) error {
+	for _, mv := range e.viewsInOrder() {
+		var in map[dataflow.CollectionID][]exec.Update
+		for _, src := range mv.sources {
+			if d := deltas[src]; len(d) > 0 {
+				if in == nil {
+					in = map[dataflow.CollectionID][]exec.Update{}
+				}
+				in[dataflow.CollectionID(src)] = d
+			}
+		}
+		if in == nil {
+			continue
+		}
+		out, err := mv.df.Step(evalCtx(), t, in, b.Prefixed(storage.StatePrefix(mv.obj.ID)))
+		if err != nil {
+			return err
+		}
+		tx.stepped = append(tx.stepped, mv)
+		if err := e.applyViewOutput(mv.obj.ID, out, b, tx); err != nil {
+			return err
+		}
+		deltas[mv.obj.ID] = out
+	}
+	return nil
+}
+
+// applyViewOutput applies a view dataflow's output updates to the view's
+// stored contents.
+func (e *Engine) applyViewOutput(id uint64, out []exec.Update, b *storage.Batch, tx *applyTx) error {
+	c := e.colls[id]
+	c.Begin()
+	tx.colls = append(tx.colls, c)
+	for _, u := range out {
+		if err := c.Apply(u.Row, u.Diff, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkChange enforces the table's constraints for one change against the
+// current contents: a primary key is unique (23505), and a deletion must
+// find its row (otherwise a concurrent transaction changed it: 40001).
+func checkChange(obj *Object, c *storage.Collection, u exec.Update) error {
+	var key []byte
+	if obj.PrimaryKey != nil {
+		key = types.AppendColsKey(nil, u.Row, obj.PrimaryKey)
+	} else {
+		key = types.AppendRowKey(nil, u.Row)
+	}
+	cur, n, ok := c.Get(key)
+	switch {
+	case u.Diff > 0 && obj.PrimaryKey != nil && ok:
+		return duplicateKey(obj, u.Row)
+	case u.Diff < 0 && (!ok || n < -u.Diff || types.CompareRows(cur, u.Row) != 0):
+		return pgerr.New(pgerr.CodeSerializationFailure, "could not serialize access due to concurrent update")
+	}
+	return nil
+}
+
+func duplicateKey(obj *Object, row types.Row) error {
+	var names, vals []string
+	for _, i := range obj.PrimaryKey {
+		names = append(names, obj.Columns[i].Name)
+		vals = append(vals, types.FormatText(row[i], obj.Columns[i].Type, nil))
+	}
+	return pgerr.New(pgerr.CodeUniqueViolation, "duplicate key value violates unique constraint \"%s_pkey\"", obj.Name).
+		WithDetail("Key (%s)=(%s) already exists.", join(names), join(vals))
+}
+
+// viewsInOrder returns the installed materialized views in ID order.
+func (e *Engine) viewsInOrder() []*matView {
+	out := make([]*matView, 0, len(e.views))
+	for _, mv := range e.views {
+		out = append(out, mv)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].obj.ID < out[j].obj.ID })
+	return out
+}
+
+func join(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+var _ = planner.RelTable

@@ -1,0 +1,349 @@
+package sql
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// copyFormat describes a COPY FROM STDIN in text or CSV format.
+type copyFormat struct {
+	csv     bool
+	delim   rune
+	null    string
+	header  bool
+	table   *planner.Relation
+	targets []int // table column of each input field
+	// defaults are the DEFAULT expressions of columns not in targets.
+	defaults map[int]scalar.Expr
+}
+
+// prepareCopy validates COPY t [(cols)] FROM STDIN [WITH (...)] and
+// remembers the format; the data arrives through CopyIn.
+func (p *Portal) prepareCopy(cs *pg.CopyStmt) error {
+	if !cs.IsFrom || cs.Filename != "" || cs.IsProgram {
+		return pgerr.Unsupported("COPY other than COPY ... FROM STDIN")
+	}
+	if cs.Relation == nil || cs.WhereClause != nil {
+		return pgerr.Unsupported("COPY with a query or WHERE clause")
+	}
+	e := p.st.s.e
+	e.mu.RLock()
+	rel, err := e.cat.Relation(cs.Relation.Schemaname, cs.Relation.Relname)
+	e.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	if rel.Kind != planner.RelTable {
+		return pgerr.New(pgerr.CodeWrongObjectType, "cannot copy to %s \"%s\"", kindName(rel.Kind), rel.Name)
+	}
+	f := &copyFormat{delim: '\t', null: `\N`, table: rel}
+	if err := f.options(cs.Options); err != nil {
+		return err
+	}
+	if err := f.columns(cs.Attlist); err != nil {
+		return err
+	}
+	e.mu.RLock()
+	err = f.planDefaults(e.cat)
+	e.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	p.copy = f
+	return nil
+}
+
+// options reads FORMAT, DELIMITER, NULL and HEADER.
+func (f *copyFormat) options(opts []*pg.Node) error {
+	for _, o := range opts {
+		d := o.GetDefElem()
+		val := defElemString(d)
+		switch d.Defname {
+		case "format":
+			switch strings.ToLower(val) {
+			case "csv":
+				f.csv, f.delim, f.null = true, ',', ""
+			case "text":
+			default:
+				return pgerr.Unsupported("COPY format %s", val)
+			}
+		case "delimiter":
+			if len([]rune(val)) != 1 {
+				return pgerr.New(pgerr.CodeFeatureNotSupported, "COPY delimiter must be a single one-byte character")
+			}
+			f.delim = []rune(val)[0]
+		case "null":
+			f.null = val
+		case "header":
+			f.header = val == "" || val == "true" || val == "on" || val == "1"
+		default:
+			return pgerr.Unsupported("COPY option %s", d.Defname)
+		}
+	}
+	return nil
+}
+
+// defElemString returns a DefElem's argument as text ("" when absent).
+func defElemString(d *pg.DefElem) string {
+	if d.Arg == nil {
+		return ""
+	}
+	if s := d.Arg.GetString_(); s != nil {
+		return s.Sval
+	}
+	if b := d.Arg.GetBoolean(); b != nil {
+		return fmt.Sprint(b.Boolval)
+	}
+	if i := d.Arg.GetInteger(); i != nil {
+		return fmt.Sprint(i.Ival)
+	}
+	return ""
+}
+
+// columns resolves the optional column list.
+func (f *copyFormat) columns(attlist []*pg.Node) error {
+	if len(attlist) == 0 {
+		for i := range f.table.Columns {
+			f.targets = append(f.targets, i)
+		}
+		return nil
+	}
+	for _, a := range attlist {
+		name := a.GetString_().Sval
+		idx := -1
+		for i, c := range f.table.Columns {
+			if c.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, f.table.Name)
+		}
+		f.targets = append(f.targets, idx)
+	}
+	return nil
+}
+
+// planDefaults plans the DEFAULT of every column the input omits.
+func (f *copyFormat) planDefaults(cat planner.Catalog) error {
+	f.defaults = map[int]scalar.Expr{}
+	for i, c := range f.table.Columns {
+		if c.Default == nil || slices.Contains(f.targets, i) {
+			continue
+		}
+		x, err := planner.PlanScalar(cat, c.Default, c.Type)
+		if err != nil {
+			return err
+		}
+		f.defaults[i] = x
+	}
+	return nil
+}
+
+// CopyInFormat reports text format for every column.
+func (p *Portal) CopyInFormat() (int16, []int16) {
+	return 0, make([]int16, len(p.copy.targets))
+}
+
+// IsCopyIn reports whether the portal is a COPY FROM STDIN.
+func (p *Portal) IsCopyIn() bool { return p.copy != nil }
+
+// CopyIn reads the data stream, converts every line to a row and inserts
+// all rows as one write (one transaction unless inside a block).
+func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
+	s := p.st.s
+	rows, err := p.copy.read(r, s)
+	if err != nil {
+		if s.tx == txBlock {
+			s.tx = txFailed
+		}
+		return "", err
+	}
+	ws := s.ws
+	if s.tx == txIdle {
+		ws = &writeSet{}
+	}
+	if err := s.e.addRows(p.copy.table, rows, ws); err != nil {
+		if s.tx == txBlock {
+			s.tx = txFailed
+		}
+		return "", err
+	}
+	if s.tx == txIdle {
+		if err := s.e.commit(ws); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("COPY %d", len(rows)), nil
+}
+
+// read parses all lines into table rows.
+func (f *copyFormat) read(r io.Reader, s *Session) ([]types.Row, error) {
+	var rows []types.Row
+	line := 0
+	emit := func(fields []string, isNull func(int) bool) error {
+		line++
+		if f.header && line == 1 {
+			return nil
+		}
+		row, err := f.row(fields, isNull, s)
+		if err != nil {
+			return fmt.Errorf("%w", withCopyContext(err, f.table.Name, line))
+		}
+		rows = append(rows, row)
+		return nil
+	}
+	if f.csv {
+		return rows, f.readCSV(r, emit)
+	}
+	return rows, f.readText(r, emit)
+}
+
+func withCopyContext(err error, table string, line int) error {
+	var pe *pgerr.Error
+	if errors.As(err, &pe) {
+		c := *pe
+		c.Detail = fmt.Sprintf("COPY %s, line %d", table, line)
+		return &c
+	}
+	return err
+}
+
+// readText splits PostgreSQL's text COPY format: tab-separated, \N for
+// NULL, backslash escapes, terminated by EOF or a "\." line.
+func (f *copyFormat) readText(r io.Reader, emit func([]string, func(int) bool) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<30)
+	for sc.Scan() {
+		text := strings.TrimSuffix(sc.Text(), "\r")
+		if text == `\.` {
+			break
+		}
+		raw := strings.Split(text, string(f.delim))
+		fields := make([]string, len(raw))
+		nulls := make([]bool, len(raw))
+		for i, x := range raw {
+			if x == f.null {
+				nulls[i] = true
+				continue
+			}
+			fields[i] = unescapeCopy(x)
+		}
+		if err := emit(fields, func(i int) bool { return nulls[i] }); err != nil {
+			return err
+		}
+	}
+	return copyReadErr(sc.Err())
+}
+
+// readCSV reads RFC 4180 CSV; an unquoted empty field is NULL.
+func (f *copyFormat) readCSV(r io.Reader, emit func([]string, func(int) bool) error) error {
+	cr := csv.NewReader(r)
+	cr.Comma = f.delim
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = false
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return copyReadErr(err)
+		}
+		if len(rec) == 1 && rec[0] == `\.` {
+			return nil
+		}
+		if err := emit(rec, func(i int) bool { return rec[i] == f.null }); err != nil {
+			return err
+		}
+	}
+}
+
+func copyReadErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pgerr.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	if strings.Contains(err.Error(), "COPY") {
+		return pgerr.New(pgerr.CodeQueryCanceled, "%s", err.Error())
+	}
+	return pgerr.New(pgerr.CodeInvalidText, "invalid COPY data: %s", err.Error())
+}
+
+// row converts one line's fields into a full table row.
+func (f *copyFormat) row(fields []string, isNull func(int) bool, s *Session) (types.Row, error) {
+	if len(fields) != len(f.targets) {
+		if len(fields) < len(f.targets) {
+			return nil, pgerr.New("22P04", "missing data for column \"%s\"", f.table.Columns[f.targets[len(fields)]].Name)
+		}
+		return nil, pgerr.New("22P04", "extra data after last expected column")
+	}
+	row := make(types.Row, len(f.table.Columns))
+	for col, x := range f.defaults {
+		d, err := x.Eval(s.evalCtx(), nil)
+		if err != nil {
+			return nil, err
+		}
+		row[col] = d
+	}
+	for i, col := range f.targets {
+		if isNull(i) {
+			continue
+		}
+		d, err := types.ParseText(fields[i], f.table.Columns[col].Type, s.location())
+		if err != nil {
+			return nil, err
+		}
+		row[col] = d
+	}
+	return row, nil
+}
+
+// unescapeCopy decodes the text format's backslash escapes.
+func unescapeCopy(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,247 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// dmlPlan is a planned INSERT, UPDATE or DELETE.
+type dmlPlan struct {
+	ins           *planner.Insert
+	upd           *planner.Update
+	del           *planner.Delete
+	table         *planner.Relation
+	returning     []scalar.Expr
+	returningCols []planner.ResultColumn
+	paramTypes    []types.T
+}
+
+// planDML plans a data-modifying statement under the catalog read lock.
+func (e *Engine) planDML(n *pg.Node, opts planner.Options) (*dmlPlan, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	d := &dmlPlan{paramTypes: opts.ParamTypes}
+	var err error
+	switch {
+	case n.GetInsertStmt() != nil:
+		d.ins, err = planner.PlanInsert(e.cat, n.GetInsertStmt(), opts)
+		if err == nil {
+			d.table, d.returning, d.returningCols, d.paramTypes = d.ins.Table, d.ins.Returning, d.ins.ReturningColumns, d.ins.Source.ParamTypes
+		}
+	case n.GetUpdateStmt() != nil:
+		d.upd, err = planner.PlanUpdate(e.cat, n.GetUpdateStmt(), opts)
+		if err == nil {
+			d.table, d.returning, d.returningCols = d.upd.Table, d.upd.Returning, d.upd.ReturningColumns
+		}
+	case n.GetDeleteStmt() != nil:
+		d.del, err = planner.PlanDelete(e.cat, n.GetDeleteStmt(), opts)
+		if err == nil {
+			d.table, d.returning, d.returningCols = d.del.Table, d.del.Returning, d.del.ReturningColumns
+		}
+	}
+	if err == nil && d.table.Kind != planner.RelTable {
+		err = pgerr.New(pgerr.CodeWrongObjectType, "cannot change %s \"%s\"", kindName(d.table.Kind), d.table.Name)
+	}
+	return d, err
+}
+
+// execDML plans and executes a write. In autocommit mode it commits at
+// once; inside a block the changes join the block's write set.
+func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
+	s := p.st.s
+	d, err := s.e.planDML(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params})
+	if err != nil {
+		return err
+	}
+	ws := s.ws
+	if s.tx == txIdle {
+		ws = &writeSet{}
+	}
+	ectx := s.evalCtx()
+	var changed []types.Row
+	var tag string
+	switch {
+	case d.ins != nil:
+		changed, err = s.e.insertRows(d.ins, ectx, ws)
+		tag = fmt.Sprintf("INSERT 0 %d", len(changed))
+	case d.upd != nil:
+		changed, err = s.e.updateRows(d.upd, ectx, ws)
+		tag = fmt.Sprintf("UPDATE %d", len(changed))
+	default:
+		changed, err = s.e.deleteRows(d.del, ectx, ws)
+		tag = fmt.Sprintf("DELETE %d", len(changed))
+	}
+	if err != nil {
+		return err
+	}
+	if s.tx == txIdle {
+		if err := s.e.commit(ws); err != nil {
+			return err
+		}
+	}
+	p.tag = tag
+	if d.returning != nil {
+		p.rows, err = evalRows(d.returning, changed, ectx)
+	}
+	return err
+}
+
+// insertRows evaluates the INSERT's source and adds its rows to ws.
+func (e *Engine) insertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+	rows, err := e.runQuery(ins.Source, ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	return rows, e.addRows(ins.Table, rows, ws)
+}
+
+// addRows adds new rows of table t to ws after checking NOT NULL and
+// primary-key uniqueness as of the transaction; on error ws is unchanged.
+func (e *Engine) addRows(t *planner.Relation, rows []types.Row, ws *writeSet) error {
+	live := e.liveKeys(t, ws)
+	for _, r := range rows {
+		if err := checkNotNull(t, r); err != nil {
+			return err
+		}
+		if live != nil {
+			k := string(types.AppendColsKey(nil, r, t.PrimaryKey))
+			if live.has(k) {
+				return duplicateKey(e.objectOf(t), r)
+			}
+			live.add(k, 1)
+		}
+	}
+	id := uint64(t.ID)
+	for _, r := range rows {
+		ws.add(id, r, 1)
+	}
+	return nil
+}
+
+// updateRows applies an UPDATE: for every live row passing the filter, a
+// retraction of the old row and an insertion of the new one. All
+// retractions precede all insertions so that rows may swap keys.
+func (e *Engine) updateRows(u *planner.Update, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+	olds, counts, err := e.matchingRows(u.Table, u.Filter, ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	news := make([]types.Row, len(olds))
+	for i, old := range olds {
+		nr := make(types.Row, len(u.Set))
+		for j, x := range u.Set {
+			if nr[j], err = x.Eval(ctx, old); err != nil {
+				return nil, err
+			}
+		}
+		if err := checkNotNull(u.Table, nr); err != nil {
+			return nil, err
+		}
+		news[i] = nr
+	}
+	if err := e.checkUpdatedKeys(u.Table, olds, news, ws); err != nil {
+		return nil, err
+	}
+	id := uint64(u.Table.ID)
+	var out []types.Row
+	for i, old := range olds {
+		ws.add(id, old, -counts[i])
+	}
+	for i, nr := range news {
+		ws.add(id, nr, counts[i])
+		for n := int64(0); n < counts[i]; n++ {
+			out = append(out, nr)
+		}
+	}
+	return out, nil
+}
+
+// deleteRows retracts every live row passing the filter.
+func (e *Engine) deleteRows(d *planner.Delete, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+	olds, counts, err := e.matchingRows(d.Table, d.Filter, ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	id := uint64(d.Table.ID)
+	var out []types.Row
+	for i, old := range olds {
+		ws.add(id, old, -counts[i])
+		for n := int64(0); n < counts[i]; n++ {
+			out = append(out, old)
+		}
+	}
+	return out, nil
+}
+
+// matchingRows returns the table's live rows (with the transaction's own
+// changes) that pass filter, with their multiplicities.
+func (e *Engine) matchingRows(t *planner.Relation, filter scalar.Expr, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, []int64, error) {
+	var rows []types.Row
+	var counts []int64
+	for _, u := range e.liveRows(t, ws) {
+		if filter != nil {
+			ok, err := isTrue(filter, ctx, u.Row)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		rows = append(rows, u.Row)
+		counts = append(counts, u.Diff)
+	}
+	return rows, counts, nil
+}
+
+func isTrue(e scalar.Expr, ctx *scalar.Ctx, row types.Row) (bool, error) {
+	d, err := e.Eval(ctx, row)
+	if err != nil {
+		return false, err
+	}
+	return !d.IsNull() && d.Bool(), nil
+}
+
+// checkNotNull enforces NOT NULL (and primary-key) columns: 23502.
+func checkNotNull(t *planner.Relation, r types.Row) error {
+	for i, c := range t.Columns {
+		if r[i].IsNull() && (c.NotNull || inKey(t.PrimaryKey, i)) {
+			return pgerr.New(pgerr.CodeNotNullViolation,
+				"null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, t.Name)
+		}
+	}
+	return nil
+}
+
+func inKey(key []int, i int) bool {
+	for _, k := range key {
+		if k == i {
+			return true
+		}
+	}
+	return false
+}
+
+// evalRows evaluates RETURNING expressions over the changed rows.
+func evalRows(exprs []scalar.Expr, rows []types.Row, ctx *scalar.Ctx) ([]types.Row, error) {
+	out := make([]types.Row, len(rows))
+	for i, r := range rows {
+		o := make(types.Row, len(exprs))
+		for j, x := range exprs {
+			v, err := x.Eval(ctx, r)
+			if err != nil {
+				return nil, err
+			}
+			o[j] = v
+		}
+		out[i] = o
+	}
+	return out, nil
+}

@@ -1,0 +1,64 @@
+package sql
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/optimizer/lower"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// viewRel is the relation a materialized view maintains for a planned
+// query: ORDER BY with LIMIT/OFFSET becomes a TopK (ORDER BY alone does not
+// order a view's contents), and hidden sort columns are projected away.
+func viewRel(q *planner.Query) ir.Rel {
+	rel := q.Rel
+	if q.Limit >= 0 || q.Offset > 0 {
+		rel = &ir.TopK{Input: rel, Order: q.OrderBy, Limit: q.Limit, Offset: q.Offset}
+	}
+	cols := make([]int, len(q.Columns))
+	for i := range cols {
+		cols[i] = i
+	}
+	return ir.NewProject(rel, cols...)
+}
+
+// execExplain prints the IR and the incremental dataflow of a query, or of
+// the query of a CREATE MATERIALIZED VIEW.
+func (p *Portal) execExplain(es *pg.ExplainStmt) error {
+	p.tag = "EXPLAIN"
+	n := es.Query
+	if ctas := n.GetCreateTableAsStmt(); ctas != nil && ctas.Objtype == pg.ObjectType_OBJECT_MATVIEW {
+		n = ctas.Query
+	}
+	if n.GetSelectStmt() == nil {
+		return pgerr.Unsupported("EXPLAIN of %s", stmtKind(n))
+	}
+	q, err := p.st.s.e.planQuery(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params})
+	if err != nil {
+		return err
+	}
+	rel := viewRel(q)
+	plan, err := lower.Lower(rel)
+	if err != nil {
+		return err
+	}
+	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String()
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		p.rows = append(p.rows, textRow(line))
+	}
+	return nil
+}
+
+// textRow builds a row of text values.
+func textRow(vals ...string) types.Row {
+	r := make(types.Row, len(vals))
+	for i, v := range vals {
+		r[i] = types.NewText(v)
+	}
+	return r
+}

@@ -1,0 +1,197 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/parse"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/storage"
+)
+
+// execCreateTableAs executes CREATE MATERIALIZED VIEW (and rejects CREATE
+// TABLE AS, which would need a one-off copy).
+func (p *Portal) execCreateTableAs(st *pg.CreateTableAsStmt) error {
+	if st.Objtype != pg.ObjectType_OBJECT_MATVIEW {
+		return pgerr.Unsupported("CREATE TABLE AS")
+	}
+	p.tag = "CREATE MATERIALIZED VIEW"
+	if st.Into.SkipData {
+		return pgerr.Unsupported("CREATE MATERIALIZED VIEW ... WITH NO DATA")
+	}
+	sql, err := viewSQL(st.Query, st.Into.ColNames)
+	if err != nil {
+		return err
+	}
+	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql}
+	return p.st.s.e.createMatView(obj, st.IfNotExists)
+}
+
+// createMatView installs a materialized view: it plans the query into a
+// dataflow, backfills it by feeding the current contents of its sources
+// through the same operators at a new logical time, and persists the
+// catalog entry, the contents and the operator state in one batch.
+func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if exists, err := e.nameTaken(obj, ifNotExists); exists || err != nil {
+		return err
+	}
+	cols, deps, err := e.describeQuery(obj.SQL, true)
+	if err != nil {
+		return err
+	}
+	obj.Columns, obj.Deps = cols, deps
+	b := e.db.NewBatch()
+	defer b.Close()
+	prevID, prevClock := e.nextID, e.clock
+	obj.ID = e.allocID(b)
+	if err := e.cat.add(obj); err != nil {
+		return err
+	}
+	err = e.installView(obj, b)
+	if err == nil {
+		err = e.db.Commit(b)
+	}
+	if err != nil {
+		e.cat.remove(obj)
+		delete(e.colls, obj.ID)
+		delete(e.views, obj.ID)
+		e.nextID, e.clock = prevID, prevClock
+		return err
+	}
+	e.views[obj.ID].df.Commit()
+	e.colls[obj.ID].Commit()
+	return nil
+}
+
+// installView builds the view's dataflow and backfills it (logging to b).
+func (e *Engine) installView(obj *Object, b *storage.Batch) error {
+	mv, err := e.buildView(obj)
+	if err != nil {
+		return err
+	}
+	if err := e.persistObject(obj, b); err != nil {
+		return err
+	}
+	t := e.tick(b)
+	out, err := mv.df.Step(evalCtx(), t, e.collectionInputs(mv.df.Sources(), t), b.Prefixed(storage.StatePrefix(obj.ID)))
+	if err != nil {
+		return err
+	}
+	c := storage.NewCollection(obj.ID, nil)
+	c.Begin()
+	e.colls[obj.ID] = c
+	e.views[obj.ID] = mv
+	for _, u := range out {
+		if err := c.Apply(u.Row, u.Diff, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execDrop executes DROP TABLE / VIEW / MATERIALIZED VIEW with RESTRICT or
+// CASCADE semantics.
+func (p *Portal) execDrop(ds *pg.DropStmt) error {
+	var kind planner.RelKind
+	switch ds.RemoveType {
+	case pg.ObjectType_OBJECT_TABLE:
+		kind, p.tag = planner.RelTable, "DROP TABLE"
+	case pg.ObjectType_OBJECT_VIEW:
+		kind, p.tag = planner.RelView, "DROP VIEW"
+	case pg.ObjectType_OBJECT_MATVIEW:
+		kind, p.tag = planner.RelMaterializedView, "DROP MATERIALIZED VIEW"
+	default:
+		return pgerr.Unsupported("DROP %s", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
+	}
+	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
+	for _, o := range ds.Objects {
+		var parts []string
+		for _, n := range o.GetList().GetItems() {
+			parts = append(parts, n.GetString_().Sval)
+		}
+		schema, name := "", parts[len(parts)-1]
+		if len(parts) > 1 {
+			schema = parts[len(parts)-2]
+		}
+		if err := p.st.s.e.drop(kind, schema, name, ds.MissingOk, cascade); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drop removes an object (and, with cascade, everything depending on it).
+func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, cascade bool) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	obj := e.cat.lookup(schema, name)
+	if obj == nil {
+		if missingOK {
+			return nil
+		}
+		return pgerr.New(pgerr.CodeUndefinedTable, "%s \"%s\" does not exist", kindName(kind), name)
+	}
+	if obj.Kind != kind {
+		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a %s", name, kindName(kind)).
+			WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(obj.Kind)), kindName(obj.Kind))
+	}
+	victims := e.dropSet(obj)
+	if len(victims) > 1 && !cascade {
+		var lines []string
+		for _, v := range victims[1:] {
+			lines = append(lines, fmt.Sprintf("%s %s depends on %s %s", kindName(v.Kind), v.Name, kindName(obj.Kind), obj.Name))
+		}
+		return pgerr.New(pgerr.CodeDependentObjects, "cannot drop %s %s because other objects depend on it", kindName(obj.Kind), obj.Name).
+			WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	for _, v := range victims {
+		b.Delete(storage.CatalogKey(v.ID))
+		b.DeletePrefix(storage.RowPrefix(v.ID))
+		b.DeletePrefix(storage.StatePrefix(v.ID))
+	}
+	if err := e.db.Commit(b); err != nil {
+		return err
+	}
+	for _, v := range victims {
+		e.cat.remove(v)
+		delete(e.colls, v.ID)
+		delete(e.views, v.ID)
+	}
+	return nil
+}
+
+// dropSet returns obj followed by every object that transitively depends
+// on it.
+func (e *Engine) dropSet(obj *Object) []*Object {
+	seen := map[uint64]bool{obj.ID: true}
+	out := []*Object{obj}
+	for i := 0; i < len(out); i++ {
+		for _, d := range e.cat.dependents(out[i].ID) {
+			if !seen[d.ID] {
+				seen[d.ID] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// parseStmts parses sql into statement nodes.
+func parseStmts(sql string) ([]*pg.Node, error) {
+	stmts, err := parse.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*pg.Node, len(stmts))
+	for i, s := range stmts {
+		out[i] = s.AST
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Portal is a bound statement. Its first Execute runs the statement to
+// completion and buffers the result rows; Execute with a row limit then
+// hands them out in pieces (PortalSuspended in between).
+type Portal struct {
+	st       *Statement
+	params   []types.Datum
+	formats  []int16
+	executed bool
+	rows     []types.Row
+	cols     []resultCol
+	tag      string
+	pos      int
+	buf      []byte
+	copy     *copyFormat
+}
+
+// Columns describes the result rows with their formats.
+func (p *Portal) Columns() []Column { return wireColumns(p.st.cols, p.formats) }
+
+// Close releases the portal.
+func (p *Portal) Close() { p.rows = nil }
+
+// Execute runs the statement (the first time) and writes up to maxRows rows
+// (0: all). It returns the command tag, or suspended when rows remain.
+func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag string, suspended bool, err error) {
+	if !p.executed {
+		p.executed = true
+		if err := p.run(ctx); err != nil {
+			return "", false, err
+		}
+	}
+	for p.pos < len(p.rows) {
+		if err := ctx.Err(); err != nil {
+			return "", false, canceled()
+		}
+		if err := w.WriteRow(p.encode(p.rows[p.pos])); err != nil {
+			return "", false, err
+		}
+		p.pos++
+		if maxRows > 0 {
+			maxRows--
+			if maxRows == 0 && p.pos < len(p.rows) {
+				return "", true, nil
+			}
+		}
+	}
+	return p.tag, false, nil
+}
+
+// encode formats one row in the portal's result formats.
+func (p *Portal) encode(r types.Row) [][]byte {
+	vals := make([][]byte, len(r))
+	p.buf = p.buf[:0]
+	loc := p.st.s.location()
+	for i, d := range r {
+		if d.IsNull() {
+			continue
+		}
+		start := len(p.buf)
+		t := p.st.cols[i].Type
+		if formatAt(p.formats, i) == 1 {
+			var err error
+			if p.buf, err = types.AppendBinary(p.buf, d, t); err != nil {
+				p.buf = types.AppendText(p.buf[:start], d, t, loc)
+			}
+		} else {
+			p.buf = types.AppendText(p.buf, d, t, loc)
+		}
+		vals[i] = p.buf[start:len(p.buf):len(p.buf)]
+	}
+	return vals
+}
+
+// run executes the statement under the session's transaction rules: in
+// autocommit mode a write commits at the end of the statement; inside a
+// block it joins the block's write set; an error in a block fails the block.
+func (p *Portal) run(ctx context.Context) (err error) {
+	s := p.st.s
+	defer func() {
+		if r := recover(); r != nil {
+			s.e.log.Error("panic executing statement", "sql", p.st.stmt.SQL, "panic", r, "stack", stack())
+			err = pgerr.New(pgerr.CodeInternal, "internal error: %v", r)
+		}
+		if err != nil && s.tx == txBlock {
+			s.tx = txFailed
+		}
+		err = withPosition(err, p.st.src, -1)
+	}()
+	return p.dispatch(ctx, p.st.stmt.AST)
+}
+
+// dispatch executes one statement by kind.
+func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
+	s := p.st.s
+	switch {
+	case n.GetSelectStmt() != nil:
+		return p.execSelect(ctx, n)
+	case n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil, n.GetDeleteStmt() != nil:
+		return p.execDML(ctx, n)
+	case n.GetTransactionStmt() != nil:
+		return p.execTransaction(n.GetTransactionStmt())
+	case n.GetVariableSetStmt() != nil:
+		p.tag = "SET"
+		return s.settings.apply(n.GetVariableSetStmt())
+	case n.GetVariableShowStmt() != nil:
+		return p.execShow(n.GetVariableShowStmt())
+	case n.GetCreateStmt() != nil:
+		return p.execCreateTable(n.GetCreateStmt())
+	case n.GetViewStmt() != nil:
+		return p.execCreateView(n.GetViewStmt())
+	case n.GetCreateTableAsStmt() != nil:
+		return p.execCreateTableAs(n.GetCreateTableAsStmt())
+	case n.GetDropStmt() != nil:
+		return p.execDrop(n.GetDropStmt())
+	case n.GetExplainStmt() != nil:
+		return p.execExplain(n.GetExplainStmt())
+	case n.GetCopyStmt() != nil:
+		return pgerr.New(pgerr.CodeProtocolViolation, "COPY FROM STDIN must be run through the copy sub-protocol")
+	}
+	return unsupportedStmt(fmt.Sprintf("statement %s", stmtKind(n)))
+}
+
+func canceled() error {
+	return pgerr.New(pgerr.CodeQueryCanceled, "canceling statement due to user request")
+}

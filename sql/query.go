@@ -1,0 +1,121 @@
+package sql
+
+import (
+	"sort"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/lower"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// runQuery evaluates a planned query once, as the batch case of the same
+// incremental operators: the query's dataflow is fed the current contents
+// of its sources (plus the transaction's own pending writes) as one
+// insertion, and its output is the answer. The rows are then ordered,
+// offset and limited, and trimmed to the visible columns.
+func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+	plan, err := lower.Lower(q.Rel)
+	if err != nil {
+		return nil, err
+	}
+	df, err := exec.Build(plan)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.RLock()
+	t := e.clock
+	in := e.collectionInputs(df.Sources(), t)
+	e.mu.RUnlock()
+	for id := range in {
+		for _, u := range ws.pending(uint64(id)) {
+			in[id] = append(in[id], exec.Update{Row: u.Row, Time: t, Diff: u.Diff})
+		}
+	}
+	out, err := df.Step(ctx, t, in, nil)
+	if err != nil {
+		return nil, err
+	}
+	df.Commit()
+	rows, err := expand(out)
+	if err != nil {
+		return nil, err
+	}
+	sortRows(rows, q.OrderBy)
+	rows = window(rows, q.Offset, q.Limit)
+	for i, r := range rows {
+		rows[i] = r[:len(q.Columns)]
+	}
+	return rows, nil
+}
+
+// expand turns consolidated updates of a snapshot into rows, repeating a
+// row by its multiplicity. A negative multiplicity is an engine bug.
+func expand(us []exec.Update) ([]types.Row, error) {
+	var rows []types.Row
+	for _, u := range us {
+		if u.Diff < 0 {
+			return nil, pgerr.New(pgerr.CodeInternal, "internal error: negative multiplicity %d in query result", u.Diff)
+		}
+		for i := int64(0); i < u.Diff; i++ {
+			rows = append(rows, u.Row)
+		}
+	}
+	return rows, nil
+}
+
+// sortRows orders rows by the ORDER BY columns (stable, so equal rows keep
+// their order).
+func sortRows(rows []types.Row, order []dataflow.SortCol) {
+	if len(order) == 0 {
+		return
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return compareBy(rows[i], rows[j], order) < 0 })
+}
+
+// compareBy compares rows by ORDER BY columns with their directions and
+// NULL placement.
+func compareBy(a, b types.Row, order []dataflow.SortCol) int {
+	for _, o := range order {
+		x, y := a[o.Col], b[o.Col]
+		var c int
+		switch {
+		case x.IsNull() && y.IsNull():
+			c = 0
+		case x.IsNull() || y.IsNull():
+			c = 1
+			if x.IsNull() == o.NullsFirst {
+				c = -1
+			}
+			if c != 0 {
+				return c
+			}
+		default:
+			c = types.Compare(x, y)
+			if o.Desc {
+				c = -c
+			}
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// window applies OFFSET and LIMIT (limit < 0: none).
+func window(rows []types.Row, offset, limit int64) []types.Row {
+	if offset > 0 {
+		if offset >= int64(len(rows)) {
+			return nil
+		}
+		rows = rows[offset:]
+	}
+	if limit >= 0 && limit < int64(len(rows)) {
+		rows = rows[:limit]
+	}
+	return rows
+}

@@ -1,0 +1,147 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/parse"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Column describes one result column as the wire protocol reports it.
+type Column struct {
+	Name       string
+	TableOID   uint32
+	ColumnAttr int16
+	TypeOID    uint32
+	TypeSize   int16
+	TypeMod    int32
+	Format     int16
+}
+
+// RowWriter receives result rows already encoded in the portal's formats
+// (nil is NULL).
+type RowWriter interface {
+	WriteRow(values [][]byte) error
+}
+
+// txState is a session's transaction state.
+type txState uint8
+
+const (
+	txIdle   txState = iota // autocommit
+	txBlock                 // inside BEGIN ... COMMIT
+	txFailed                // an error occurred in the block; only ROLLBACK/COMMIT are accepted
+)
+
+// Session is one client's connection state: settings, the open
+// transaction, and prepared statements (the wire layer names them).
+type Session struct {
+	e        *Engine
+	settings *settings
+	tx       txState
+	ws       *writeSet
+	closed   atomic.Bool
+}
+
+// NewSession starts a session with the client's startup parameters.
+func (e *Engine) NewSession(startup map[string]string) *Session {
+	s := &Session{e: e, settings: newSettings(e.Version)}
+	for k, v := range startup {
+		switch strings.ToLower(k) {
+		case "application_name", "timezone", "datestyle", "client_encoding", "search_path", "extra_float_digits", "intervalstyle":
+			_ = s.settings.set(k, v)
+		case "user":
+			s.settings.user = v
+		case "database":
+			s.settings.database = v
+		}
+	}
+	s.settings.changed = map[string]string{}
+	return s
+}
+
+// Parameters returns the ParameterStatus values reported at startup.
+func (s *Session) Parameters() map[string]string { return s.settings.reported() }
+
+// ChangedParameters returns and clears the reported settings changed by
+// the last statement.
+func (s *Session) ChangedParameters() map[string]string {
+	c := s.settings.changed
+	if len(c) == 0 {
+		return nil
+	}
+	s.settings.changed = map[string]string{}
+	return c
+}
+
+// TxStatus returns 'I', 'T' or 'E' for ReadyForQuery.
+func (s *Session) TxStatus() byte {
+	switch s.tx {
+	case txBlock:
+		return 'T'
+	case txFailed:
+		return 'E'
+	}
+	return 'I'
+}
+
+// Close ends the session, discarding an open transaction.
+func (s *Session) Close() {
+	s.closed.Store(true)
+	s.tx, s.ws = txIdle, nil
+}
+
+// Prepare parses sql into statements. A single statement is analyzed at
+// once (so a bad query fails at Parse, as drivers expect); the statements of
+// a multi-statement string are analyzed when bound, since earlier ones may
+// create what later ones use.
+func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) ([]*Statement, error) {
+	stmts, err := parse.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	var ptypes []types.T
+	for _, oid := range paramOIDs {
+		t, _ := types.FromOID(oid)
+		ptypes = append(ptypes, t)
+	}
+	out := make([]*Statement, len(stmts))
+	for i, st := range stmts {
+		out[i] = &Statement{s: s, src: sql, stmt: st, paramTypes: ptypes}
+	}
+	if len(out) == 1 && s.tx != txFailed {
+		if err := out[0].describe(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// evalCtx returns the evaluation context of a statement starting now.
+func (s *Session) evalCtx() *scalar.Ctx {
+	return &scalar.Ctx{StmtTimestamp: types.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone}
+}
+
+// location is the session time zone.
+func (s *Session) location() *time.Location { return s.settings.loc }
+
+// withPosition converts an AST byte location into the error's position.
+func withPosition(err error, src string, byteLoc int32) error {
+	e, ok := err.(*pgerr.Error)
+	if !ok || e.Position != 0 || byteLoc < 0 {
+		return err
+	}
+	return e.WithPosition(parse.CharPosition(src, int(byteLoc)))
+}
+
+func unsupportedStmt(kind string) error {
+	return pgerr.Unsupported("%s", kind)
+}
+
+var _ = fmt.Sprintf

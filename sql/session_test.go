@@ -1,0 +1,164 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/eddydb/eddy/sql/pgerr"
+)
+
+// rowCollector is a RowWriter that keeps text-format rows.
+type rowCollector struct{ rows [][]string }
+
+func (c *rowCollector) WriteRow(vals [][]byte) error {
+	r := make([]string, len(vals))
+	for i, v := range vals {
+		if v == nil {
+			r[i] = "NULL"
+		} else {
+			r[i] = string(v)
+		}
+	}
+	c.rows = append(c.rows, r)
+	return nil
+}
+
+// testEngine is an engine on a data directory that tests can restart.
+type testEngine struct {
+	t   *testing.T
+	dir string
+	e   *Engine
+	s   *Session
+}
+
+func newTestEngine(t *testing.T) *testEngine {
+	te := &testEngine{t: t, dir: t.TempDir()}
+	te.open()
+	t.Cleanup(func() { _ = te.e.Close() })
+	return te
+}
+
+func (te *testEngine) open() {
+	e, err := Open(te.dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		te.t.Fatal(err)
+	}
+	te.e, te.s = e, e.NewSession(map[string]string{"user": "test"})
+}
+
+func (te *testEngine) restart() {
+	if err := te.e.Close(); err != nil {
+		te.t.Fatal(err)
+	}
+	te.open()
+}
+
+// run executes sql as a simple query and prints a transcript: the column
+// names and rows of each result, its tag, or the error with its SQLSTATE.
+func (te *testEngine) run(sql string) string {
+	var b strings.Builder
+	ctx := context.Background()
+	stmts, err := te.s.Prepare(ctx, sql, nil)
+	if err != nil {
+		return errText(err)
+	}
+	for _, st := range stmts {
+		out, err := te.execOne(ctx, st)
+		b.WriteString(out)
+		if err != nil {
+			b.WriteString(errText(err))
+			break
+		}
+	}
+	return b.String()
+}
+
+func (te *testEngine) execOne(ctx context.Context, st *Statement) (string, error) {
+	p, err := st.Bind(ctx, nil, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if p.IsCopyIn() {
+		return "", fmt.Errorf("use the copy command for COPY")
+	}
+	rc := &rowCollector{}
+	tag, _, err := p.Execute(ctx, rc, 0)
+	if err != nil {
+		return "", err
+	}
+	if cols := p.Columns(); cols != nil {
+		var names []string
+		for _, c := range cols {
+			names = append(names, c.Name)
+		}
+		fmt.Fprintf(&b, "%s\n", strings.Join(names, " | "))
+		for _, r := range rc.rows {
+			fmt.Fprintf(&b, "%s\n", strings.Join(r, " | "))
+		}
+	}
+	fmt.Fprintf(&b, "%s\n", tag)
+	return b.String(), nil
+}
+
+// copyIn runs a COPY FROM STDIN with data.
+func (te *testEngine) copyIn(sql, data string) string {
+	ctx := context.Background()
+	stmts, err := te.s.Prepare(ctx, sql, nil)
+	if err != nil {
+		return errText(err)
+	}
+	p, err := stmts[0].Bind(ctx, nil, nil, nil)
+	if err != nil {
+		return errText(err)
+	}
+	tag, err := p.CopyIn(ctx, strings.NewReader(data))
+	if err != nil {
+		return errText(err)
+	}
+	return tag + "\n"
+}
+
+func errText(err error) string {
+	e := pgerr.From(err)
+	s := fmt.Sprintf("ERROR %s: %s\n", e.Code, e.Message)
+	if e.Position > 0 {
+		s = fmt.Sprintf("ERROR %s at %d: %s\n", e.Code, e.Position, e.Message)
+	}
+	if e.Detail != "" {
+		s += "DETAIL: " + e.Detail + "\n"
+	}
+	return s
+}
+
+// TestSession runs the transcripts in testdata: `exec` runs SQL, `copy
+// sql=...` runs COPY FROM STDIN with the input as data, `restart` closes
+// and reopens the engine on the same data directory (as after a crash:
+// Close only closes the store; nothing is flushed that a commit had not
+// already synced).
+func TestSession(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		te := newTestEngine(t)
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "exec":
+				return te.run(d.Input)
+			case "copy":
+				var sql string
+				d.ScanArgs(t, "sql", &sql)
+				return te.copyIn(sql, d.Input)
+			case "restart":
+				te.restart()
+				return "ok\n"
+			}
+			t.Fatalf("unknown command %s", d.Cmd)
+			return ""
+		})
+	})
+}

@@ -1,0 +1,199 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/parse"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Statement is a parsed statement, analyzed lazily: describe fills in the
+// parameter types and result columns.
+type Statement struct {
+	s          *Session
+	src        string
+	stmt       parse.Stmt
+	paramTypes []types.T
+	described  bool
+	cols       []resultCol
+}
+
+// resultCol is a result column with its SQL type.
+type resultCol struct {
+	Name       string
+	Type       types.T
+	TableOID   uint32
+	ColumnAttr int16
+}
+
+// ParamOIDs returns the parameter types (after inference).
+func (st *Statement) ParamOIDs() []uint32 {
+	out := make([]uint32, len(st.paramTypes))
+	for i, t := range st.paramTypes {
+		if t.Family == types.FamUnknown {
+			t = types.Text
+		}
+		out[i] = t.OID()
+	}
+	return out
+}
+
+// Columns describes the result rows (nil when the statement returns none).
+func (st *Statement) Columns() []Column {
+	if !st.described {
+		_ = st.describe()
+	}
+	return wireColumns(st.cols, nil)
+}
+
+// describe analyzes the statement for its parameter types and result
+// columns without executing it.
+func (st *Statement) describe() error {
+	st.described = true
+	n := st.stmt.AST
+	opts := planner.Options{ParamTypes: st.paramTypes}
+	var err error
+	switch {
+	case n.GetSelectStmt() != nil:
+		var q *planner.Query
+		q, err = st.s.e.planQuery(n, opts)
+		if err == nil {
+			st.cols, st.paramTypes = queryColumns(q.Columns), q.ParamTypes
+		}
+	case n.GetInsertStmt() != nil && len(n.GetInsertStmt().ReturningList) > 0,
+		n.GetUpdateStmt() != nil && len(n.GetUpdateStmt().ReturningList) > 0,
+		n.GetDeleteStmt() != nil && len(n.GetDeleteStmt().ReturningList) > 0:
+		var dml *dmlPlan
+		dml, err = st.s.e.planDML(n, opts)
+		if err == nil {
+			st.cols, st.paramTypes = queryColumns(dml.returningCols), dml.paramTypes
+		}
+	case n.GetInsertStmt() != nil || n.GetUpdateStmt() != nil || n.GetDeleteStmt() != nil:
+		var dml *dmlPlan
+		dml, err = st.s.e.planDML(n, opts)
+		if err == nil {
+			st.paramTypes = dml.paramTypes
+		}
+	case n.GetVariableShowStmt() != nil:
+		name := n.GetVariableShowStmt().Name
+		if strings.EqualFold(name, "all") {
+			st.cols = []resultCol{{Name: "name", Type: types.Text}, {Name: "setting", Type: types.Text}, {Name: "description", Type: types.Text}}
+		} else {
+			st.cols = []resultCol{{Name: strings.ToLower(name), Type: types.Text}}
+		}
+	case n.GetExplainStmt() != nil:
+		st.cols = []resultCol{{Name: "QUERY PLAN", Type: types.Text}}
+	}
+	return withPosition(err, st.src, -1)
+}
+
+func queryColumns(cs []planner.ResultColumn) []resultCol {
+	out := make([]resultCol, len(cs))
+	for i, c := range cs {
+		out[i] = resultCol{Name: c.Name, Type: c.Type, TableOID: uint32(c.TableID), ColumnAttr: c.ColumnAttr}
+	}
+	return out
+}
+
+// wireColumns converts result columns to wire descriptions with formats.
+func wireColumns(cs []resultCol, formats []int16) []Column {
+	if cs == nil {
+		return nil
+	}
+	out := make([]Column, len(cs))
+	for i, c := range cs {
+		out[i] = Column{Name: c.Name, TableOID: c.TableOID, ColumnAttr: c.ColumnAttr,
+			TypeOID: c.Type.OID(), TypeSize: c.Type.Size(), TypeMod: c.Type.TypeMod(), Format: formatAt(formats, i)}
+	}
+	return out
+}
+
+// formatAt applies the protocol's format-code rules: none means text, one
+// applies to all, otherwise one per column.
+func formatAt(formats []int16, i int) int16 {
+	switch len(formats) {
+	case 0:
+		return 0
+	case 1:
+		return formats[0]
+	}
+	if i < len(formats) {
+		return formats[i]
+	}
+	return 0
+}
+
+// Bind decodes the parameters and returns a portal ready to execute.
+func (st *Statement) Bind(ctx context.Context, params [][]byte, paramFormats []int16, resultFormats []int16) (*Portal, error) {
+	if st.s.tx == txFailed && !isTxEnd(st.stmt.AST) {
+		return nil, errInFailedTx
+	}
+	if !st.described {
+		if err := st.describe(); err != nil {
+			return nil, err
+		}
+	}
+	if len(params) != len(st.paramTypes) {
+		return nil, pgerr.New(pgerr.CodeProtocolViolation,
+			"bind message supplies %d parameters, but prepared statement requires %d", len(params), len(st.paramTypes))
+	}
+	vals := make([]types.Datum, len(params))
+	for i, p := range params {
+		v, err := decodeParam(p, formatAt(paramFormats, i), st.paramTypes[i], st.s.location())
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	p := &Portal{st: st, params: vals, formats: resultFormats}
+	if cs := st.stmt.AST.GetCopyStmt(); cs != nil {
+		if err := p.prepareCopy(cs); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+var errInFailedTx = pgerr.New(pgerr.CodeInFailedTransaction,
+	"current transaction is aborted, commands ignored until end of transaction block")
+
+// decodeParam decodes one parameter value in text or binary format.
+func decodeParam(b []byte, format int16, t types.T, loc *time.Location) (types.Datum, error) {
+	if b == nil {
+		return types.Null, nil
+	}
+	if t.Family == types.FamUnknown {
+		t = types.Text
+	}
+	if format == 1 {
+		return types.ParseBinary(b, t)
+	}
+	return types.ParseText(string(b), t, loc)
+}
+
+// isTxEnd reports whether n ends a transaction block (allowed when failed).
+func isTxEnd(n *pg.Node) bool {
+	ts := n.GetTransactionStmt()
+	if ts == nil {
+		return false
+	}
+	switch ts.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		return true
+	}
+	return false
+}
+
+// stmtKind names a statement for error messages, e.g. "CREATE INDEX".
+func stmtKind(n *pg.Node) string {
+	name := fmt.Sprintf("%T", n.Node)
+	name = strings.TrimPrefix(name, "*pg_query.Node_")
+	return name
+}

@@ -1,0 +1,38 @@
+package sql
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/sql/pgerr"
+)
+
+// execTransaction handles BEGIN, COMMIT and ROLLBACK. COMMIT makes the
+// block's writes visible to every view atomically at one logical time; a
+// failed block's COMMIT rolls back, reporting ROLLBACK as PostgreSQL does.
+func (p *Portal) execTransaction(ts *pg.TransactionStmt) error {
+	s := p.st.s
+	switch ts.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
+		p.tag = "BEGIN"
+		if s.tx == txIdle {
+			s.tx, s.ws = txBlock, &writeSet{}
+		}
+		return nil
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
+		p.tag = "COMMIT"
+		ws, state := s.ws, s.tx
+		s.tx, s.ws = txIdle, nil
+		switch state {
+		case txFailed:
+			p.tag = "ROLLBACK"
+		case txBlock:
+			return s.e.commit(ws)
+		}
+		return nil
+	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		p.tag = "ROLLBACK"
+		s.tx, s.ws = txIdle, nil
+		return nil
+	}
+	return pgerr.Unsupported("transaction statement %s", ts.Kind)
+}
