@@ -1,0 +1,387 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eddydb/eddy/tests/harness"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// TestPgx runs the pgx client tests against the target (Eddy, or
+// PostgreSQL with EDDY_TEST_TARGET=postgres).
+func TestPgx(t *testing.T) { runPgx(t, harness.StartTarget(t)) }
+
+// TestPgxPostgres runs them against PostgreSQL, which proves the
+// expectations written in this file.
+func TestPgxPostgres(t *testing.T) { runPgx(t, harness.StartPostgres(t)) }
+
+// runPgx runs every pgx scenario, each in a fresh database.
+func runPgx(t *testing.T, s *harness.Server) {
+	for _, tc := range []struct {
+		name string
+		fn   func(t *testing.T, ctx context.Context, c *pgx.Conn)
+	}{
+		{"RoundTrip", pgxRoundTrip},
+		{"Prepared", pgxPrepared},
+		{"Copy", pgxCopy},
+		{"Transactions", pgxTransactions},
+		{"Errors", pgxErrors},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			tc.fn(t, ctx, connect(t, ctx, s.NewDatabase(t)))
+		})
+	}
+}
+
+// connect opens a pgx connection closed at the end of the test.
+func connect(t testing.TB, ctx context.Context, dsn string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+// mustExec runs statements that must succeed.
+func mustExec(t testing.TB, ctx context.Context, c *pgx.Conn, sqls ...string) {
+	t.Helper()
+	for _, sql := range sqls {
+		if _, err := c.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+}
+
+// allTypes is one row of the round-trip table, one field per type.
+type allTypes struct {
+	B  bool
+	S  int16
+	I  int32
+	G  int64
+	R  float32
+	D  float64
+	N  pgtype.Numeric
+	T  string
+	VC string
+	C  string
+	By []byte
+	Dt time.Time
+	Tm pgtype.Time
+	Ts time.Time
+	Tz time.Time
+	Iv pgtype.Interval
+	J  map[string]any
+}
+
+// fields returns pointers to every field, in column order.
+func (a *allTypes) fields() []any {
+	return []any{&a.B, &a.S, &a.I, &a.G, &a.R, &a.D, &a.N, &a.T, &a.VC, &a.C, &a.By, &a.Dt, &a.Tm, &a.Ts, &a.Tz, &a.Iv, &a.J}
+}
+
+// values returns every field's value, in column order.
+func (a *allTypes) values() []any {
+	return []any{a.B, a.S, a.I, a.G, a.R, a.D, a.N, a.T, a.VC, a.C, a.By, a.Dt, a.Tm, a.Ts, a.Tz, a.Iv, a.J}
+}
+
+const allTypesDDL = `CREATE TABLE rt (id int PRIMARY KEY, b boolean, s smallint, i integer, g bigint, r real,
+	d double precision, n numeric(12,3), t text, vc varchar(10), c char(4), by bytea, dt date, tm time,
+	ts timestamp, tz timestamptz, iv interval, j jsonb)`
+
+const allTypesCols = "b, s, i, g, r, d, n, t, vc, c, by, dt, tm, ts, tz, iv, j"
+
+// pgxRoundTrip inserts a value of every type with parameters and reads it
+// back, in every pgx execution mode: extended protocol with binary
+// parameters and results (cached statements, cached descriptions,
+// describe-then-execute), text parameters (exec mode) and the simple
+// protocol.
+func pgxRoundTrip(t *testing.T, ctx context.Context, c *pgx.Conn) {
+	mustExec(t, ctx, c, allTypesDDL)
+	want := allTypes{
+		B: true, S: -12, I: 123456, G: -9_000_000_000_000_000, R: 1.5, D: 2.25e-3,
+		N: pgtype.Numeric{Int: big.NewInt(12345678), Exp: -3, Valid: true},
+		T: "héllo ✓ 'quoted'", VC: "abc", C: "ab  ", By: []byte{0, 1, 2, 255},
+		Dt: time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC),
+		Tm: pgtype.Time{Microseconds: (13*3600+45*60+1)*1e6 + 250000, Valid: true},
+		Ts: time.Date(2024, 2, 29, 13, 45, 1, 500000000, time.UTC),
+		Tz: time.Date(2024, 2, 29, 13, 45, 1, 0, time.FixedZone("x", 2*3600)),
+		Iv: pgtype.Interval{Months: 14, Days: 3, Microseconds: 4_000_001, Valid: true},
+		J:  map[string]any{"a": 1.0, "b": []any{"x", nil, true}, "c": map[string]any{"d": "e"}},
+	}
+	modes := map[string]pgx.QueryExecMode{
+		"cache_statement": pgx.QueryExecModeCacheStatement,
+		"cache_describe":  pgx.QueryExecModeCacheDescribe,
+		"describe_exec":   pgx.QueryExecModeDescribeExec,
+		"exec":            pgx.QueryExecModeExec,
+		"simple_protocol": pgx.QueryExecModeSimpleProtocol,
+	}
+	id := 0
+	for name, mode := range modes {
+		id++
+		vals := want.values()
+		if mode == pgx.QueryExecModeExec || mode == pgx.QueryExecModeSimpleProtocol {
+			// Without parameter types pgx cannot encode a map: send JSON text.
+			j, _ := json.Marshal(want.J)
+			vals[len(vals)-1] = string(j)
+		}
+		args := append([]any{mode, id}, vals...)
+		_, err := c.Exec(ctx, "INSERT INTO rt (id, "+allTypesCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)", args...)
+		if err != nil {
+			t.Fatalf("%s: insert: %v", name, err)
+		}
+		for _, format := range []int16{pgx.BinaryFormatCode, pgx.TextFormatCode} {
+			var got allTypes
+			q := []any{mode, pgx.QueryResultFormats{format}, id}
+			if mode == pgx.QueryExecModeSimpleProtocol {
+				q = []any{mode, id}
+			}
+			if err := c.QueryRow(ctx, "SELECT "+allTypesCols+" FROM rt WHERE id = $1", q...).Scan(got.fields()...); err != nil {
+				t.Fatalf("%s format %d: select: %v", name, format, err)
+			}
+			checkAllTypes(t, name, &want, &got)
+		}
+	}
+	checkNulls(t, ctx, c)
+}
+
+// checkAllTypes compares two rows field by field.
+func checkAllTypes(t *testing.T, mode string, want, got *allTypes) {
+	t.Helper()
+	wv, gv := want.values(), got.values()
+	names := strings.Split(allTypesCols, ", ")
+	for i := range wv {
+		if !sameValue(wv[i], gv[i]) {
+			t.Errorf("%s: column %s: got %#v, want %#v", mode, names[i], gv[i], wv[i])
+		}
+	}
+}
+
+// sameValue compares values with the equality that fits their type.
+func sameValue(a, b any) bool {
+	switch a := a.(type) {
+	case time.Time:
+		return a.Equal(b.(time.Time))
+	case pgtype.Numeric:
+		bn := b.(pgtype.Numeric)
+		af, _ := a.Float64Value()
+		bf, _ := bn.Float64Value()
+		return af == bf
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// checkNulls inserts NULL into every column and reads NULLs back.
+func checkNulls(t *testing.T, ctx context.Context, c *pgx.Conn) {
+	nulls := make([]any, 18)
+	nulls[0] = 100
+	if _, err := c.Exec(ctx, "INSERT INTO rt (id, "+allTypesCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)", nulls...); err != nil {
+		t.Fatalf("insert NULLs: %v", err)
+	}
+	rows, err := c.Query(ctx, "SELECT "+allTypesCols+" FROM rt WHERE id = 100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := pgx.CollectExactlyOneRow(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vals {
+		if v != nil {
+			t.Errorf("column %d: got %#v, want NULL", i, v)
+		}
+	}
+}
+
+// pgxPrepared checks named prepared statements: parameter types come from
+// the server's description, and a statement runs many times.
+func pgxPrepared(t *testing.T, ctx context.Context, c *pgx.Conn) {
+	mustExec(t, ctx, c, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+	sd, err := c.Prepare(ctx, "ins", "INSERT INTO kv VALUES ($1, $2)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sd.ParamOIDs; !reflect.DeepEqual(got, []uint32{pgtype.Int4OID, pgtype.TextOID}) {
+		t.Errorf("parameter OIDs %v, want [int4 text]", got)
+	}
+	for i := range 20 {
+		if _, err := c.Exec(ctx, "ins", i, strings.Repeat("x", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sel, err := c.Prepare(ctx, "sel", "SELECT v, length(v) FROM kv WHERE k = $1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sel.Fields) != 2 || sel.Fields[0].DataTypeOID != pgtype.TextOID {
+		t.Errorf("result fields %+v, want (text, int)", sel.Fields)
+	}
+	var v string
+	var n int
+	if err := c.QueryRow(ctx, "sel", 7).Scan(&v, &n); err != nil || v != "xxxxxxx" || n != 7 {
+		t.Errorf("sel(7) = %q, %d, %v", v, n, err)
+	}
+	var sum int
+	if err := c.QueryRow(ctx, "SELECT sum(k) + $1::int FROM kv", 1000).Scan(&sum); err != nil || sum != 1190 {
+		t.Errorf("sum = %d, %v; want 1190", sum, err)
+	}
+	if err := c.Deallocate(ctx, "ins"); err != nil {
+		t.Errorf("deallocate: %v", err)
+	}
+}
+
+// pgxCopy loads rows with COPY FROM STDIN: pgx's binary CopyFrom (an
+// engine may refuse binary COPY with 0A000), then text and CSV COPY.
+func pgxCopy(t *testing.T, ctx context.Context, c *pgx.Conn) {
+	mustExec(t, ctx, c, "CREATE TABLE cp (a int, b text, n numeric(6,2))")
+	rows := [][]any{{1, "one", "1.50"}, {2, nil, "2"}, {3, "tab\there", nil}}
+	n, err := c.CopyFrom(ctx, pgx.Identifier{"cp"}, []string{"a", "b", "n"}, pgx.CopyFromRows(rows))
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "0A000":
+		t.Logf("binary COPY not supported: %v", err)
+	case err != nil:
+		t.Fatalf("binary COPY: %v", err)
+	case n != 3:
+		t.Fatalf("binary COPY copied %d rows, want 3", n)
+	default:
+		mustExec(t, ctx, c, "DELETE FROM cp")
+	}
+	text := "1\tone\t1.50\n2\t\\N\t2\n3\ttab\\there\t\\N\n"
+	tag, err := c.PgConn().CopyFrom(ctx, strings.NewReader(text), "COPY cp (a, b, n) FROM STDIN")
+	if err != nil || tag.RowsAffected() != 3 {
+		t.Fatalf("text COPY: %v, %v", tag, err)
+	}
+	csv := "4,\"four, quoted\",4.25\n5,,\n6,\"\",0\n"
+	tag, err = c.PgConn().CopyFrom(ctx, strings.NewReader(csv), "COPY cp FROM STDIN (FORMAT csv)")
+	if err != nil || tag.RowsAffected() != 3 {
+		t.Fatalf("CSV COPY: %v, %v", tag, err)
+	}
+	got := queryStrings(t, ctx, c, "SELECT a::text, coalesce(b, '<null>'), coalesce(n::text, '<null>') FROM cp ORDER BY a")
+	want := "1|one|1.50 2|<null>|2.00 3|tab\there|<null> 4|four, quoted|4.25 5|<null>|<null> 6||0.00"
+	if got != want {
+		t.Errorf("after COPY:\n got %q\nwant %q", got, want)
+	}
+	if _, err := c.PgConn().CopyFrom(ctx, strings.NewReader("x\ty\tz\n"), "COPY cp FROM STDIN"); err == nil {
+		t.Error("COPY of a malformed integer succeeded")
+	} else if !errors.As(err, &pgErr) || pgErr.Code != "22P02" {
+		t.Errorf("COPY of a malformed integer: %v, want 22P02", err)
+	}
+}
+
+// queryStrings runs sql and joins its rows: values by "|", rows by " ".
+func queryStrings(t *testing.T, ctx context.Context, c *pgx.Conn, sql string, args ...any) string {
+	t.Helper()
+	rows, err := c.Query(ctx, sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	var out []string
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i], _ = v.(string)
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return strings.Join(out, " ")
+}
+
+// pgxTransactions checks commit, rollback and an aborted transaction.
+func pgxTransactions(t *testing.T, ctx context.Context, c *pgx.Conn) {
+	mustExec(t, ctx, c, "CREATE TABLE tx (k int PRIMARY KEY)")
+	err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "INSERT INTO tx VALUES (1), (2)")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO tx VALUES (3)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tx, err = c.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO tx VALUES (4)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(ctx, "INSERT INTO tx VALUES (1)")
+	checkCode(t, err, "23505")
+	_, err = tx.Exec(ctx, "INSERT INTO tx VALUES (5)")
+	checkCode(t, err, "25P02")
+	if err := tx.Commit(ctx); !errors.Is(err, pgx.ErrTxCommitRollback) {
+		t.Errorf("commit of an aborted transaction: %v, want ErrTxCommitRollback", err)
+	}
+	if got := queryStrings(t, ctx, c, "SELECT k::text FROM tx ORDER BY k"); got != "1 2" {
+		t.Errorf("rows after transactions: %q, want \"1 2\"", got)
+	}
+}
+
+// checkCode fails unless err is an SQL error with the given SQLSTATE.
+func checkCode(t *testing.T, err error, code string) *pgconn.PgError {
+	t.Helper()
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != code {
+		t.Errorf("got %v, want SQLSTATE %s", err, code)
+		return &pgconn.PgError{}
+	}
+	return pgErr
+}
+
+// pgxErrors checks SQLSTATEs and cursor positions of errors, and that the
+// connection stays usable after each.
+func pgxErrors(t *testing.T, ctx context.Context, c *pgx.Conn) {
+	mustExec(t, ctx, c, "CREATE TABLE er (id int PRIMARY KEY, v text)")
+	for _, tc := range []struct {
+		sql  string
+		code string
+		pos  int32 // 1-based character position, 0 when none is reported
+	}{
+		{"SELECT nosuch FROM er", "42703", 8},
+		{"SELECT * FROM er WHERE vv = 1", "42703", 24},
+		{"SELECT * FROM nosuch", "42P01", 15},
+		{"SELECT * FROM er WHERE", "42601", 23},
+		{"SELEC 1", "42601", 1},
+		{"SELECT 'x'::int", "22P02", 8},
+		{"SELECT 1/0", "22012", 0},
+		{"INSERT INTO er VALUES (1, NULL), (1, NULL)", "23505", 0},
+	} {
+		_, err := c.Exec(ctx, tc.sql)
+		if e := checkCode(t, err, tc.code); e.Code != "" && e.Position != tc.pos {
+			t.Errorf("%s: position %d, want %d", tc.sql, e.Position, tc.pos)
+		}
+	}
+	var n int
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM er").Scan(&n); err != nil || n != 0 {
+		t.Errorf("after errors: count %d, %v", n, err)
+	}
+	_, err := c.Exec(ctx, "SELECT $1::int", "notanint")
+	checkCode(t, err, "22P02")
+}
