@@ -78,8 +78,8 @@ func (c *Collection) Load(db *DB) error {
 		if err != nil {
 			return fmt.Errorf("storage: loading collection %d at %s: %w", c.id, PrettyKey(key), err)
 		}
-		if c.keyCols != nil && count != 1 {
-			return fmt.Errorf("storage: loading collection %d at %s: count %d under a primary key", c.id, PrettyKey(key), count)
+		if err := c.checkLoaded(key[n:], row, count); err != nil {
+			return fmt.Errorf("storage: loading collection %d at %s: %w", c.id, PrettyKey(key), err)
 		}
 		c.tree.ReplaceOrInsert(entry{key: bytes.Clone(key[n:]), row: row, count: count})
 		return nil
@@ -88,6 +88,40 @@ func (c *Collection) Load(db *DB) error {
 		c.tree.Clear(false)
 	}
 	return err
+}
+
+// checkLoaded verifies that a stored entry is one this collection could
+// have written: its key is the row's key under c's key columns (catching a
+// catalog whose key columns disagree with the data), and a primary key
+// entry has count 1.
+func (c *Collection) checkLoaded(key []byte, row types.Row, count int64) error {
+	for _, col := range c.keyCols {
+		if col < 0 || col >= len(row) {
+			return fmt.Errorf("key column %d out of range for a row of %d columns", col, len(row))
+		}
+	}
+	if c.keyBuf = c.Key(c.keyBuf[:0], row); !bytes.Equal(c.keyBuf, key) {
+		return fmt.Errorf("stored key does not match its row's key")
+	}
+	if c.keyCols != nil && count != 1 {
+		return fmt.Errorf("count %d under a primary key", count)
+	}
+	return nil
+}
+
+// Clear removes every entry (TRUNCATE), logging one DeletePrefix to b if b
+// is not nil. Since Begin, it is undone by Rollback like Apply.
+func (c *Collection) Clear(b *Batch) {
+	if c.recording {
+		c.tree.Ascend(func(e entry) bool {
+			c.undo = append(c.undo, e)
+			return true
+		})
+	}
+	c.tree.Clear(false)
+	if b != nil {
+		b.DeletePrefix(RowPrefix(c.id))
+	}
 }
 
 // Apply changes the multiplicity of row by diff in memory and, if b is not

@@ -22,7 +22,7 @@ func testSeed(t *testing.T) uint64 {
 	return seed
 }
 
-// TestCollectionRandom applies random changes inside random Begin /
+// TestCollectionRandom applies random changes (and the odd Clear) inside random Begin /
 // Rollback / Commit spans, flushing only committed spans, and checks after
 // every span that memory equals a map model and that a collection loaded
 // from the store equals memory.
@@ -37,6 +37,11 @@ func TestCollectionRandom(t *testing.T) {
 		c.Begin()
 		trial := cloneModel(model)
 		for i := rng.IntN(20); i > 0; i-- {
+			if rng.IntN(40) == 0 {
+				c.Clear(b)
+				trial = map[string]int64{}
+				continue
+			}
 			row := types.Row{types.NewInt(rng.Int64N(10)), types.NewText(strings.Repeat("x", rng.IntN(3)))}
 			diff := rng.Int64N(5) - 2
 			k := formatRow(row)

@@ -19,7 +19,7 @@ import (
 //	reload                      loads a second collection from the store and
 //	                            prints it (memory must have been flushed)
 //	scan | get <row of key values> | scan-prefix <row of leading key values>
-//	begin | rollback | commit
+//	begin | rollback | commit | clear
 func TestCollection(t *testing.T) {
 	datadriven.Walk(t, "testdata/collection", func(t *testing.T, path string) {
 		db := openTest(t, t.TempDir())
@@ -64,6 +64,8 @@ func (s *collState) run(t *testing.T, d *datadriven.TestData) (string, error) {
 		row, err := parseRow(d.Input)
 		prefix := types.AppendRowKey(nil, row)
 		return dumpCollection(func(fn func(types.Row, int64) bool) { s.c.ScanPrefix(prefix, fn) }), err
+	case "clear":
+		s.c.Clear(s.b)
 	case "begin":
 		s.c.Begin()
 	case "rollback":
