@@ -201,7 +201,7 @@ func floatToInt(f float64, w int32) (Datum, error) {
 func numericToInt(n *apd.Decimal, w int32) (Datum, error) {
 	if n.Form != apd.Finite {
 		if n.Form == apd.Infinite {
-			return Null, errIntOutOfRange(w)
+			return Null, pgerr.New(pgerr.CodeFeatureNotSupported, "cannot convert infinity to %s", Int(w).baseName())
 		}
 		return Null, pgerr.New(pgerr.CodeFeatureNotSupported, "cannot convert NaN to %s", Int(w).baseName())
 	}

@@ -133,20 +133,26 @@ func utcToLocal(us int64, loc *time.Location) int64 {
 }
 
 // localToUTC returns the UTC instant of wall-clock time us in loc. For a
-// wall time skipped or repeated by a DST change it picks as PostgreSQL
-// does: the offset in effect just before the change.
+// wall time repeated by a DST change it picks the later instant (standard
+// time), and for a skipped one it applies the offset in effect before the
+// change, as PostgreSQL's DetermineTimeZoneOffset does.
 func localToUTC(us int64, loc *time.Location) int64 {
 	if isInfiniteTS(us) || loc == nil || loc == time.UTC {
 		return us
 	}
-	guess := us - zoneOffset(us, loc)*usPerSec
-	before := us - zoneOffset(guess-usPerDay/2, loc)*usPerSec
-	if utcToLocal(before, loc) == us {
+	before := us - zoneOffset(us-usPerDay, loc)*usPerSec
+	after := us - zoneOffset(us+usPerDay, loc)*usPerSec
+	okB, okA := utcToLocal(before, loc) == us, utcToLocal(after, loc) == us
+	switch {
+	case okA && okB:
+		return max(before, after)
+	case okA:
+		return after
+	case okB:
 		return before
 	}
-	after := us - zoneOffset(guess, loc)*usPerSec
-	if utcToLocal(after, loc) == us {
-		return after
+	if mid := us - zoneOffset(us, loc)*usPerSec; utcToLocal(mid, loc) == us {
+		return mid
 	}
 	return before
 }
@@ -340,7 +346,7 @@ func castDatetime(d Datum, from, to T, loc *time.Location) (Datum, error) {
 // timestampToTimeOfDay returns the (local) time of day of a timestamp.
 func timestampToTimeOfDay(d Datum, loc *time.Location) (Datum, error) {
 	if isInfiniteTS(d.i) {
-		return Null, pgerr.New(pgerr.CodeDatetimeOverflow, "timestamp out of range")
+		return Null, nil // PostgreSQL's timestamp_time returns NULL
 	}
 	us := d.i
 	if d.fam == FamTimestampTZ {

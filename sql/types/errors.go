@@ -6,6 +6,9 @@ import "github.com/eddydb/eddy/sql/pgerr"
 // not valid UTF-8 or contains NUL.
 const codeCharacterNotInRepertoire = "22021"
 
+// codeIntervalFieldOverflow is SQLSTATE 22015, interval_field_overflow.
+const codeIntervalFieldOverflow = "22015"
+
 // errSyntax is PostgreSQL's 22P02 `invalid input syntax for type T: "s"`.
 func errSyntax(t T, s string) error {
 	return pgerr.New(pgerr.CodeInvalidText, "invalid input syntax for type %s: %q", t.baseName(), s)
@@ -26,7 +29,11 @@ func errIntOutOfRange(width int32) error {
 
 // errDatetimeSyntax is 22007 `invalid input syntax for type date: "s"`.
 func errDatetimeSyntax(t T, s string) error {
-	return pgerr.New(pgerr.CodeDatetimeFormat, "invalid input syntax for type %s: %q", t.baseName(), s)
+	name := map[Family]string{FamTime: "time", FamTimestamp: "timestamp"}[t.Family]
+	if name == "" {
+		name = t.baseName()
+	}
+	return pgerr.New(pgerr.CodeDatetimeFormat, "invalid input syntax for type %s: %q", name, s)
 }
 
 // errDatetimeRange is 22008 `date/time field value out of range: "s"`.

@@ -45,12 +45,21 @@ func TestGolden(t *testing.T) {
 				if strings.TrimSpace(line) == "" {
 					continue
 				}
-				out.WriteString(runGoldenLine(t, d.Cmd, splitGoldenLine(line), loc))
+				out.WriteString(bracketSpaces(runGoldenLine(t, d.Cmd, splitGoldenLine(line), loc)))
 				out.WriteString("\n")
 			}
 			return out.String()
 		})
 	})
+}
+
+// bracketSpaces wraps a result that is empty or has leading or trailing
+// spaces in [ ], so golden lines stay unambiguous.
+func bracketSpaces(s string) string {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return "[" + s + "]"
+	}
+	return s
 }
 
 // splitGoldenLine splits on spaces, keeping '...' (with '' escapes) whole

@@ -93,7 +93,7 @@ func parseInterval(s string) (Datum, error) {
 // result checks that the fields fit PostgreSQL's interval representation.
 func (a *ivAcc) result(s string) (Datum, error) {
 	if a.months != int64(int32(a.months)) || a.days != int64(int32(a.days)) {
-		return Null, pgerr.New(pgerr.CodeDatetimeOverflow, "interval field value out of range: %q", s)
+		return Null, pgerr.New(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
 	}
 	return NewInterval(Interval{Months: int32(a.months), Days: int32(a.days), Micros: a.micros}), nil
 }
@@ -158,9 +158,8 @@ func (a *ivAcc) parsePostgres(v, s string) error {
 }
 
 // ivUnits maps unit words to a canonical unit.
-var ivUnits = map[string]string{}
-
-func init() {
+var ivUnits = func() map[string]string {
+	m := map[string]string{}
 	for canon, words := range map[string][]string{
 		"microsecond": {"microsecond", "microseconds", "us", "usec", "usecs", "useconds"},
 		"millisecond": {"millisecond", "milliseconds", "ms", "msec", "msecs", "mseconds"},
@@ -176,10 +175,11 @@ func init() {
 		"millennium":  {"millennium", "millennia", "mil", "mils"},
 	} {
 		for _, w := range words {
-			ivUnits[w] = canon
+			m[w] = canon
 		}
 	}
-}
+	return m
+}()
 
 // addUnit adds a quantity of a unit, spilling fractions downward as
 // PostgreSQL does (1.5 months = 1 mon 15 days; a year's fraction rounds to
@@ -210,7 +210,7 @@ func (a *ivAcc) addUnit(num, word, s string) error {
 	}
 	n := map[string]int64{"year": 12, "decade": 120, "century": 1200, "millennium": 12000}[unit]
 	if whole > math.MaxInt32 || whole < math.MinInt32 {
-		return pgerr.New(pgerr.CodeDatetimeOverflow, "interval field value out of range: %q", s)
+		return pgerr.New(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
 	}
 	a.months += whole*n + int64(math.RoundToEven(frac*float64(n)))
 	return nil
@@ -220,7 +220,7 @@ func (a *ivAcc) addUnit(num, word, s string) error {
 func (a *ivAcc) addMicros(whole int64, frac, scale float64, s string) error {
 	f := (float64(whole) + frac) * scale
 	if math.Abs(f) > 9.2e18 || math.Abs(float64(a.micros)+f) > 9.2e18 {
-		return pgerr.New(pgerr.CodeDatetimeOverflow, "interval field value out of range: %q", s)
+		return pgerr.New(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
 	}
 	w := whole * int64(scale)
 	if float64(w) != float64(whole)*scale {

@@ -70,7 +70,7 @@ def run(sql, tz):
                        capture_output=True, text=True)
     if p.returncode == 0:
         out = p.stdout[:-1] if p.stdout.endswith("\n") else p.stdout
-        return "NULL" if out == "" and "CAST" in sql and False else out
+        return "[" + out + "]" if out == "" or out[0] == " " or out[-1] == " " else out
     m = re.search(r"ERROR:  (\w{5}): (.*)", p.stderr)
     return f"ERROR {m.group(1)}: {m.group(2)}" if m else "PSQL " + p.stderr.strip()
 
@@ -98,7 +98,7 @@ def main():
                 if sql is None:
                     continue
                 got = run(sql, tz)
-                if got != want and not (want == "NULL" and got == ""):
+                if got != want and not (want == "NULL" and got == "[]"):
                     bad += 1
                     print(f"{path}: {cmd} {inp}\n   golden: {want}\n   pg:     {got}")
     print(f"{bad} differences")
