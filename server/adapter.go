@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 
 	"github.com/eddydb/eddy/pgwire"
 	"github.com/eddydb/eddy/sql"
@@ -45,16 +46,24 @@ func (st statement) Bind(ctx context.Context, params [][]byte, paramFormats, res
 	return portal{p}, nil
 }
 
-type portal struct{ *sql.Portal }
+// portal forwards only the Portal methods (not embedding, so that a
+// non-COPY portal does not look like a pgwire.CopyInPortal).
+type portal struct{ p *sql.Portal }
 
-func (p portal) Columns() []pgwire.Column { return wireColumns(p.Portal.Columns()) }
+func (p portal) Columns() []pgwire.Column { return wireColumns(p.p.Columns()) }
 
 func (p portal) Execute(ctx context.Context, w pgwire.RowWriter, maxRows int) (string, bool, error) {
-	return p.Portal.Execute(ctx, w, maxRows)
+	return p.p.Execute(ctx, w, maxRows)
 }
+
+func (p portal) Close() { p.p.Close() }
 
 // copyPortal is a portal of COPY FROM STDIN.
 type copyPortal struct{ portal }
+
+func (p copyPortal) CopyInFormat() (int16, []int16) { return p.p.CopyInFormat() }
+
+func (p copyPortal) CopyIn(ctx context.Context, r io.Reader) (string, error) { return p.p.CopyIn(ctx, r) }
 
 func wireColumns(cs []sql.Column) []pgwire.Column {
 	if cs == nil {
