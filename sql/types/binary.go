@@ -26,6 +26,9 @@ const (
 	numericPInf   = 0xD000
 	numericNInf   = 0xF000
 	maxNumericDsc = 0x3FFF
+	// infDscale is the dscale PostgreSQL 15 sends for ±Infinity (bits of
+	// its special-value header read as a scale); receivers ignore it.
+	infDscale = 0x20
 )
 
 // AppendBinary appends the binary form of d as type t (NULL appends
@@ -84,9 +87,9 @@ func appendNumericBinary(buf []byte, d *apd.Decimal) []byte {
 	case d.Form == apd.NaN || d.Form == apd.NaNSignaling:
 		return header(0, 0, numericNaN, 0)
 	case d.Form == apd.Infinite && d.Negative:
-		return header(0, 0, numericNInf, 0)
+		return header(0, 0, numericNInf, infDscale)
 	case d.Form == apd.Infinite:
-		return header(0, 0, numericPInf, 0)
+		return header(0, 0, numericPInf, infDscale)
 	}
 	groups, weight := numericGroups(d)
 	sign := uint16(numericPos)

@@ -88,7 +88,7 @@ func truncYear(y int64, f string) int64 {
 	if y > 0 {
 		return (y+n-1)/n*n - n + 1
 	}
-	return 1 - ((1-y+n-1)/n*n)
+	return 1 - ((1 - y + n - 1) / n * n)
 }
 
 // Extract returns field of d (a date, time, timestamp, timestamptz or

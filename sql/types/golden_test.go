@@ -45,7 +45,11 @@ func TestGolden(t *testing.T) {
 				if strings.TrimSpace(line) == "" {
 					continue
 				}
-				out.WriteString(bracketSpaces(runGoldenLine(t, d.Cmd, splitGoldenLine(line), loc)))
+				args := splitGoldenLine(line)
+				if d.Cmd == "literal" {
+					args = []string{line}
+				}
+				out.WriteString(bracketSpaces(runGoldenLine(t, d.Cmd, args, loc)))
 				out.WriteString("\n")
 			}
 			return out.String()
@@ -62,7 +66,7 @@ func bracketSpaces(s string) string {
 	return s
 }
 
-// splitGoldenLine splits on spaces, keeping '...' (with '' escapes) whole
+// splitGoldenLine splits on spaces, keeping '...' (with ” escapes) whole
 // and unquoted.
 func splitGoldenLine(line string) []string {
 	var toks []string

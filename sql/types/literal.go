@@ -80,7 +80,12 @@ func ParseLiteral(s string) (Datum, T, error) {
 		return Null, Unknown, err
 	}
 	if strings.HasPrefix(body, "'") {
-		d, err := ParseText(unquoteLiteral(body), t, time.UTC)
+		base := t
+		base.Length, base.Precision, base.Scale = 0, 0, 0
+		d, err := ParseText(unquoteLiteral(body), base, time.UTC)
+		if err == nil {
+			d, err = Cast(d, base, t, time.UTC, true)
+		}
 		return d, t, err
 	}
 	d, from, err := parseBareLiteral(body)

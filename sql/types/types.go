@@ -156,7 +156,7 @@ func (t T) TypeMod() int32 {
 	case t.Family == FamText && t.Length > 0:
 		return t.Length + 4
 	case t.Family == FamNumeric && t.Precision > 0:
-		return (t.Precision<<16 | t.Scale) + 4
+		return (t.Precision<<16 | t.Scale&0x7ff) + 4 // PostgreSQL keeps an 11-bit scale
 	}
 	return -1
 }
