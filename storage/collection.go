@@ -233,11 +233,15 @@ func (c *Collection) ScanPrefix(prefix []byte, fn func(row types.Row, count int6
 // Len returns the number of distinct entries.
 func (c *Collection) Len() int { return c.tree.Len() }
 
-// Begin starts recording in-memory changes so that Rollback can undo them;
-// it discards any earlier record.
+// Begin starts recording in-memory changes so that Rollback can undo them.
+// A Begin while already recording does nothing: Rollback still returns to
+// the state at the first Begin (so a transaction that reaches the same
+// collection twice cannot lose its earlier changes' undo record).
 func (c *Collection) Begin() {
-	c.recording = true
-	c.undo = c.undo[:0]
+	if !c.recording {
+		c.recording = true
+		c.undo = c.undo[:0]
+	}
 }
 
 // Rollback undoes every in-memory change since Begin and stops recording.
