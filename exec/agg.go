@@ -147,9 +147,6 @@ func (a *acc) addFloat(v float64, diff int64) {
 		a.c += (x - t) + a.f
 	}
 	a.f = t
-	if a.n == 0 {
-		a.f, a.c = 0, 0 // no live values: forget accumulated rounding
-	}
 }
 
 // addNumeric adds v*diff to the decimal sum, counting specials apart.

@@ -142,6 +142,7 @@ func (o *reduceOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 		o.add(s, u.Row, u.Diff)
 	}
 	if o.global && o.groups[""] == nil {
+		o.kbuf = o.kbuf[:0]
 		o.touch(s, o.newGroup(nil), false)
 	}
 	return o.finish(s)
@@ -229,9 +230,6 @@ func (o *reduceOp) addValue(s *stepCtx, g *group, a *aggSpec, ac *acc, v types.D
 	switch a.cls {
 	case clsInt:
 		ac.addInt(v.Int(), diff)
-		if ac.n == 0 {
-			ac.i, ac.dec = 0, nil
-		}
 	case clsFloat:
 		ac.addFloat(v.Float(), diff)
 	case clsNumeric:
@@ -280,6 +278,7 @@ func (o *reduceOp) finish(s *stepCtx) ([]Update, error) {
 	var out []Update
 	for i := range o.touched {
 		g := o.touched[i].g
+		forgetEmpty(g.accs)
 		cur, err := o.output(s.slab, g)
 		if err != nil {
 			return nil, err
@@ -299,6 +298,18 @@ func (o *reduceOp) finish(s *stepCtx) ([]Update, error) {
 		o.logEntry(s, eu.g, eu.slot, eu.e)
 	}
 	return out, nil
+}
+
+// forgetEmpty resets the sums of accumulators with no live input, so
+// that float rounding left by retractions does not outlive the values
+// (mid-Step a count of zero proves nothing: a deletion may precede its
+// insertion within a batch).
+func forgetEmpty(accs []acc) {
+	for i := range accs {
+		if accs[i].n == 0 {
+			accs[i] = acc{}
+		}
+	}
 }
 
 // output computes g's output row, nil if the group is empty.

@@ -22,6 +22,16 @@ type Ctx struct {
 	StmtTimestamp int64
 	// TimeZone is the session's IANA time zone name ("UTC" when empty).
 	TimeZone string
+	// Session describes the session for version(), current_user and
+	// friends; nil outside a session (view maintenance).
+	Session *SessionInfo
+}
+
+// SessionInfo is what session-information functions report.
+type SessionInfo struct {
+	User, Database, Version string
+	// Setting returns a configuration parameter's value (current_setting).
+	Setting func(name string) (string, bool)
 }
 
 // Col references column Idx of the input row.
