@@ -39,30 +39,28 @@ func testCatalog() catalog {
 // dataflow.Parse, which re-infers and checks the node types.
 func TestLower(t *testing.T) {
 	cat := testCatalog()
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if d.Cmd != "lower" {
-				t.Fatalf("unknown command %s", d.Cmd)
-			}
-			res, err := pg_query.Parse(d.Input)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := planner.PlanQuery(cat, res.Stmts[0].Stmt, planner.Options{})
-			if err != nil {
-				return fmt.Sprintf("plan error: %v\n", err)
-			}
-			plan, err := Lower(q.Rel)
-			if err != nil {
-				return fmt.Sprintf("lower error: %v\n", err)
-			}
-			var b strings.Builder
-			b.WriteString(q.Rel.String())
-			b.WriteString("----\n")
-			b.WriteString(plan.String())
-			b.WriteString(roundTrip(plan))
-			return b.String()
-		})
+	datadriven.RunTest(t, "testdata/lower", func(t *testing.T, d *datadriven.TestData) string {
+		if d.Cmd != "lower" {
+			t.Fatalf("unknown command %s", d.Cmd)
+		}
+		res, err := pg_query.Parse(d.Input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := planner.PlanQuery(cat, res.Stmts[0].Stmt, planner.Options{})
+		if err != nil {
+			return fmt.Sprintf("plan error: %v\n", err)
+		}
+		plan, err := Lower(q.Rel)
+		if err != nil {
+			return fmt.Sprintf("lower error: %v\n", err)
+		}
+		var b strings.Builder
+		b.WriteString(q.Rel.String())
+		b.WriteString("----\n")
+		b.WriteString(plan.String())
+		b.WriteString(roundTrip(plan))
+		return b.String()
 	})
 }
 
