@@ -271,8 +271,12 @@ func (c *conn) readyForQuery() {
 	c.sendReady(c.txStatus())
 }
 
-// sendReady sends ReadyForQuery with status and flushes.
+// sendReady sends ReadyForQuery with status and flushes; nothing after a
+// FATAL error.
 func (c *conn) sendReady(status byte) {
+	if c.fatal {
+		return
+	}
 	c.rfq.TxStatus = status
 	c.be.Send(&c.rfq)
 	c.flush()

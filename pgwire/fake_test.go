@@ -176,6 +176,12 @@ func (s *fakeSession) parse(text string, pos int) (*fakeStmt, error) {
 	case up == "SELECT NULL":
 		st.verb = "null"
 		st.cols = []Column{{Name: "x", TypeOID: oidText, TypeSize: -1, TypeMod: -1}}
+	case strings.HasPrefix(up, "SELECT ") && strings.Contains(up, " FROM "):
+		// pgx's CopyFrom describes select "a", "b" from "t" for the types.
+		st.verb = "describe"
+		for c := range strings.SplitSeq(t[len("SELECT "):strings.Index(up, " FROM ")], ",") {
+			st.cols = append(st.cols, Column{Name: strings.Trim(strings.TrimSpace(c), `"`), TypeOID: oidInt8, TypeSize: 8, TypeMod: -1})
+		}
 	case strings.HasPrefix(up, "SELECT "):
 		return s.parseCall(st, t, pos)
 	default:
@@ -344,6 +350,8 @@ func (p *fakePortal) Execute(ctx context.Context, w RowWriter, maxRows int) (str
 		return "INSERT 0 1", false, nil
 	case "null":
 		return "SELECT 1", false, w.WriteRow([][]byte{nil})
+	case "describe":
+		return "SELECT 0", false, nil
 	}
 	return p.selectRows(w, maxRows)
 }
@@ -483,7 +491,9 @@ func countBinaryTuples(r io.Reader) (int, error) {
 	var n int
 	var b [4]byte
 	for {
-		if _, err := io.ReadFull(br, b[:2]); err != nil {
+		if _, err := io.ReadFull(br, b[:2]); err == io.EOF {
+			return n, nil // the trailer is optional at end of data, as in PostgreSQL
+		} else if err != nil {
 			return 0, err
 		}
 		fields := int16(binary.BigEndian.Uint16(b[:2]))
