@@ -91,7 +91,6 @@ func TestCancelRequest(t *testing.T) {
 	}
 }
 
-
 // TestShutdown checks that Shutdown ends idle and busy connections with
 // FATAL 57P01, closes every session and makes Serve return.
 func TestShutdown(t *testing.T) {
