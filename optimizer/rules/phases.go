@@ -53,6 +53,7 @@ var pushdownRules = []Rule{
 
 var pruneRules = []Rule{
 	FuseProjectIntoMap,
+	PruneMapBelowFilter,
 	FuseProjectIntoReduce,
 	PruneMapUnderReduce,
 }

@@ -140,3 +140,40 @@ func pruneMap(m *ir.Map, used []int) (ir.Rel, func(int) int, bool) {
 	}
 	return ir.NewMap(m.Input, exprs...), cm, true
 }
+
+// PruneMapBelowFilter drops the map expressions that neither a projection
+// nor the filter between them reads:
+//
+//	(Project (Filter (Map $in [$a $b]) $p) $cols) => (Project (Filter (Map $in [$a]) $p') $cols')
+//
+// The shape `SELECT exprs ... WHERE` takes after pushdown when some mapped
+// columns (hidden sort keys, dropped aliases) are not selected. Safe for
+// the reasons FuseProjectIntoMap is. Safe under retractions: all three
+// operators are linear.
+var PruneMapBelowFilter = Rule{Name: "PruneMapBelowFilter", Apply: func(e ir.Rel) ir.Rel {
+	p, ok := e.(*ir.Project)
+	if !ok {
+		return nil
+	}
+	f, ok := p.Input.(*ir.Filter)
+	if !ok {
+		return nil
+	}
+	m, ok := f.Input.(*ir.Map)
+	if !ok {
+		return nil
+	}
+	used := slices.Clone(p.Cols)
+	for _, pred := range f.Preds {
+		used = append(used, scalar.Columns(pred)...)
+	}
+	in, cm, pruned := pruneMap(m, used)
+	if !pruned {
+		return nil
+	}
+	cols := make([]int, len(p.Cols))
+	for i, c := range p.Cols {
+		cols[i] = cm(c)
+	}
+	return ir.NewProject(&ir.Filter{Input: in, Preds: remapAll(f.Preds, cm)}, cols...)
+}}
