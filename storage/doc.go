@@ -34,7 +34,7 @@
 // under RowKey(id, ·). Apply changes memory and appends the matching
 // write to a Batch, so a statement's in-memory effect and its durable
 // effect are one atomic unit; Begin/Rollback undo the in-memory half when
-// the statement fails.
+// the statement fails. Clear (TRUNCATE) empties a collection the same way.
 //
 // # Concurrency
 //
