@@ -588,6 +588,13 @@ func (c *ectx) function(name string, args []scalar.Expr, loc int32) (scalar.Expr
 
 // sqlValueFunction is CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIMESTAMP.
 func (c *ectx) sqlValueFunction(f *pg_query.SQLValueFunction) (scalar.Expr, error) {
+	switch f.Op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER,
+		pg_query.SQLValueFunctionOp_SVFOP_USER, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE,
+		pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		// Session information: functions of the same name in exec/scalar.
+		return c.function(strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")), nil, f.Location)
+	}
 	now, err := c.function("now", nil, f.Location)
 	if err != nil {
 		return nil, err

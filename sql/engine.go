@@ -9,7 +9,6 @@ import (
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/optimizer/lower"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
@@ -130,7 +129,7 @@ func (e *Engine) buildView(o *Object) (*matView, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, err := lower.Lower(q.Rel)
+	plan, _, err := compile(viewRel(q))
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/optimizer/lower"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/eddydb/eddy/sql/types"
@@ -42,8 +41,7 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	if err != nil {
 		return err
 	}
-	rel := viewRel(q)
-	plan, err := lower.Lower(rel)
+	plan, rel, err := compile(viewRel(q))
 	if err != nil {
 		return err
 	}

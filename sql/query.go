@@ -6,6 +6,8 @@ import (
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer"
+	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/optimizer/lower"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -18,7 +20,7 @@ import (
 // insertion, and its output is the answer. The rows are then ordered,
 // offset and limited, and trimmed to the visible columns.
 func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
-	plan, err := lower.Lower(q.Rel)
+	plan, _, err := compile(q.Rel)
 	if err != nil {
 		return nil, err
 	}
@@ -118,4 +120,14 @@ func window(rows []types.Row, offset, limit int64) []types.Row {
 		rows = rows[:limit]
 	}
 	return rows
+}
+
+// compile optimizes a relation and lowers it to an exec dataflow.
+func compile(rel ir.Rel) (*dataflow.Plan, ir.Rel, error) {
+	opt, err := optimizer.Optimize(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := lower.Lower(opt)
+	return plan, opt, err
 }

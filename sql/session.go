@@ -125,7 +125,9 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 
 // evalCtx returns the evaluation context of a statement starting now.
 func (s *Session) evalCtx() *scalar.Ctx {
-	return &scalar.Ctx{StmtTimestamp: types.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone}
+	return &scalar.Ctx{StmtTimestamp: types.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone,
+		Session: &scalar.SessionInfo{User: s.settings.user, Database: s.settings.database, Version: s.e.Version,
+			Setting: s.settings.get}}
 }
 
 // location is the session time zone.

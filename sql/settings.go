@@ -72,6 +72,12 @@ func (s *settings) reported() map[string]string {
 	return out
 }
 
+// get returns a setting's value by case-insensitive name.
+func (s *settings) get(name string) (string, bool) {
+	v, ok := s.vals[strings.ToLower(name)]
+	return v, ok
+}
+
 // set assigns a setting, validating the few whose values matter.
 func (s *settings) set(name, value string) error {
 	name = strings.ToLower(name)

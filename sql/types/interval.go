@@ -260,29 +260,34 @@ func splitNumber(num string) (int64, float64, bool) {
 	return whole, frac, true
 }
 
-// addTime adds a [-]H:M[:S[.f]] time part.
+// addTime adds a [-]H:M[:S[.f]] time part, in integer microseconds.
 func (a *ivAcc) addTime(tok, s string) error {
 	if a.seen["time"] {
 		return errDatetimeSyntax(IntervalT, s)
 	}
 	a.seen["time"] = true
-	neg := strings.HasPrefix(tok, "-")
-	parts := strings.Split(strings.TrimLeft(tok, "+-"), ":")
-	if len(parts) > 3 || len(tok)-len(strings.TrimLeft(tok, "+-")) > 1 {
+	body := strings.TrimLeft(tok, "+-")
+	parts := strings.Split(body, ":")
+	if len(parts) > 3 || len(tok)-len(body) > 1 {
 		return errDatetimeSyntax(IntervalT, s)
 	}
-	var us float64
+	var us int64
 	for i, p := range parts {
 		w, f, ok := splitNumber(p)
-		if !ok || i < len(parts)-1 && f != 0 || i > 0 && (w >= 60 || w < 0) {
+		if !ok || w < 0 || i < len(parts)-1 && f != 0 || i > 0 && w >= 60 || w > math.MaxInt64/usPerHour {
 			return errDatetimeSyntax(IntervalT, s)
 		}
-		us += (float64(w) + f) * []float64{3.6e9, 6e7, 1e6}[i]
+		unit := []int64{usPerHour, usPerMin, usPerSec}[i]
+		us += w*unit + int64(math.RoundToEven(f*float64(unit)))
 	}
-	if neg {
+	if strings.HasPrefix(tok, "-") {
 		us = -us
 	}
-	return a.addMicros(0, us, 1, s)
+	if (us > 0) == (a.micros > 0) && absMicros(a.micros) > math.MaxInt64-absMicros(us) {
+		return pgerr.New(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
+	}
+	a.micros += us
+	return nil
 }
 
 // parseISO parses the ISO 8601 designator format after the "P".

@@ -13,7 +13,7 @@ import (
 //	NULL                       NULL
 //	true, false                boolean
 //	42, -7                     integer (int4 if it fits, else int8)
-//	1.50, NaN as 'NaN'::numeric  numeric (a bare decimal is numeric, as in SQL)
+//	1.50, 7::numeric, 'NaN'::numeric  numeric (a bare decimal is numeric, as in SQL)
 //	1.5::float8, 'NaN'::float8 float (always suffixed)
 //	'it''s'                    text (quotes doubled)
 //	'...'::<type>              any other type, in its text form
@@ -41,8 +41,11 @@ func (d Datum) String() string {
 		return s + "::float8"
 	case FamNumeric:
 		s := FormatText(d, Numeric, nil)
-		if strings.ContainsAny(s, "NI") {
+		switch {
+		case strings.ContainsAny(s, "NI"):
 			return quoteLiteral(s) + "::numeric"
+		case !strings.Contains(s, "."):
+			return s + "::numeric" // a bare integer would read back as int
 		}
 		return s
 	case FamText:
