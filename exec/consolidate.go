@@ -30,7 +30,7 @@ func Consolidate(us []Update) []Update {
 	for i := range us {
 		items[i] = item{buf[offs[i]:offs[i+1]], &us[i]}
 	}
-	slices.SortStableFunc(items, func(a, b item) int {
+	slices.SortFunc(items, func(a, b item) int {
 		if c := bytes.Compare(a.key, b.key); c != 0 {
 			return c
 		}

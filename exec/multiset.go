@@ -60,6 +60,9 @@ func (ms *multiset) remove(e *mentry) {
 
 // min returns the smallest live entry, or nil.
 func (ms *multiset) min() *mentry {
+	if e, ok := ms.t.Min(); !ok || e.n > 0 {
+		return e
+	}
 	var found *mentry
 	ms.t.Ascend(func(e *mentry) bool {
 		if e.n > 0 {
@@ -72,6 +75,9 @@ func (ms *multiset) min() *mentry {
 
 // max returns the largest live entry, or nil.
 func (ms *multiset) max() *mentry {
+	if e, ok := ms.t.Max(); !ok || e.n > 0 {
+		return e
+	}
 	var found *mentry
 	ms.t.Descend(func(e *mentry) bool {
 		if e.n > 0 {
