@@ -1,0 +1,297 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eddydb/eddy/tests/harness"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// oracleSteps is how many write steps TestOracle takes: a few dozen in
+// `make test`, more with EDDY_ORACLE_STEPS (make oracle).
+func oracleSteps() int {
+	if n, err := strconv.Atoi(os.Getenv("EDDY_ORACLE_STEPS")); err == nil && n > 0 {
+		return n
+	}
+	return 40
+}
+
+// oracleTable is a random table: k int (a primary key or not), a int,
+// b text, c numeric(6,2); every column but a key may be NULL.
+type oracleTable struct {
+	name string
+	pk   bool
+}
+
+// oracleView is a materialized view with the SQL that recomputes it ad hoc
+// (views over views inline their input as a subquery).
+type oracleView struct {
+	name, def, adhoc string
+	agg              bool // grouped: usable as the input of a view over a view
+}
+
+// oracle is the state of one TestOracle run.
+type oracle struct {
+	t      *testing.T
+	ctx    context.Context
+	rng    *rand.Rand
+	target *pgconn.PgConn
+	mirror *pgconn.PgConn // PostgreSQL with the same tables and writes; may be nil
+	isPG   bool           // the target itself is PostgreSQL
+	tables []oracleTable
+	views  []oracleView
+	nextK  int
+	log    []string
+}
+
+// TestOracle builds random tables and views, applies random writes in
+// random transactions, and after every step checks that each view equals
+// its query run ad hoc on the target and, when PostgreSQL is installed, the
+// same query on PostgreSQL fed the same statements. A failure prints the
+// seed and the statement log.
+func TestOracle(t *testing.T) {
+	seed := testSeed(t)
+	o := &oracle{t: t, rng: rand.New(rand.NewPCG(uint64(seed), 7))}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	o.ctx = ctx
+	s := harness.StartTarget(t)
+	o.target, o.isPG = pgConnect(t, ctx, s.DSN()), s.Kind() == harness.Postgres
+	if !o.isPG && harness.PostgresBinDir() != "" {
+		o.mirror = pgConnect(t, ctx, harness.StartPostgres(t).DSN())
+	} else if !o.isPG {
+		t.Log("PostgreSQL not installed: comparing views with the target's own queries only")
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("seed %d; statement log:\n%s", seed, strings.Join(o.log, ";\n"))
+		}
+	}()
+	o.setup()
+	for step := range oracleSteps() {
+		o.step()
+		if !o.check(step) {
+			return
+		}
+	}
+}
+
+// setup creates 2-3 tables with some rows and 3-6 views.
+func (o *oracle) setup() {
+	for i := range 2 + o.rng.IntN(2) {
+		tb := oracleTable{name: fmt.Sprintf("t%d", i), pk: o.rng.IntN(3) > 0}
+		key := "k int"
+		if tb.pk {
+			key = "k int PRIMARY KEY"
+		}
+		o.mustBoth(fmt.Sprintf("CREATE TABLE %s (%s, a int, b text, c numeric(6,2))", tb.name, key))
+		o.tables = append(o.tables, tb)
+	}
+	for range 3 + o.rng.IntN(4) {
+		o.addView()
+	}
+	for _, tb := range o.tables {
+		o.mustBoth(o.insert(tb, 3+o.rng.IntN(5)))
+	}
+}
+
+// addView creates one random view on the target.
+func (o *oracle) addView() {
+	name := fmt.Sprintf("v%d", len(o.views))
+	def := o.randomQuery()
+	v := oracleView{name: name, def: def, adhoc: def, agg: strings.Contains(def, "GROUP BY")}
+	if aggs := o.aggViews(); len(aggs) > 0 && o.rng.IntN(3) == 0 {
+		in := aggs[o.rng.IntN(len(aggs))]
+		v.def = fmt.Sprintf("SELECT g, n * 2 AS n2, s FROM %s WHERE n > 1", in.name)
+		v.adhoc = fmt.Sprintf("SELECT g, n * 2 AS n2, s FROM (%s) AS %s WHERE n > 1", in.adhoc, in.name)
+		v.agg = false
+	}
+	o.mustTarget(fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", name, v.def))
+	o.views = append(o.views, v)
+}
+
+// aggViews returns the grouped views (columns g, n, s, ...).
+func (o *oracle) aggViews() []oracleView {
+	var out []oracleView
+	for _, v := range o.views {
+		if v.agg {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// table picks a random table.
+func (o *oracle) table() oracleTable { return o.tables[o.rng.IntN(len(o.tables))] }
+
+// randomQuery returns a random view definition from the supported SQL.
+func (o *oracle) randomQuery() string {
+	x, y := o.table(), o.table()
+	n := o.rng.IntN(10)
+	switch o.rng.IntN(7) {
+	case 0:
+		return fmt.Sprintf("SELECT k, a + %d AS a1, b FROM %s WHERE a > %d OR b IS NULL", n, x.name, n)
+	case 1:
+		return fmt.Sprintf("SELECT a %% 3 AS g, count(*) AS n, sum(c) AS s, min(b) AS mn, max(a) AS mx, avg(a) AS av FROM %s GROUP BY a %% 3", x.name)
+	case 2:
+		return fmt.Sprintf("SELECT b AS g, count(a) AS n, sum(a) AS s, max(c) AS mx FROM %s WHERE c IS NOT NULL GROUP BY b", x.name)
+	case 3:
+		return fmt.Sprintf("SELECT x.k, x.a, y.b, y.c * 2 AS c2 FROM %s x JOIN %s y ON x.a = y.a", x.name, y.name)
+	case 4:
+		return fmt.Sprintf("SELECT x.k, x.b, y.k AS yk FROM %s x LEFT JOIN %s y ON x.k = y.a AND y.c > %d", x.name, y.name, n)
+	case 5:
+		return fmt.Sprintf("SELECT DISTINCT a %% 4 AS m, b IS NULL AS bn FROM %s", x.name)
+	}
+	return fmt.Sprintf("SELECT y.b AS g, count(*) AS n, sum(x.a) AS s FROM %s x JOIN %s y ON x.k = y.k GROUP BY y.b", x.name, y.name)
+}
+
+// value returns a random SQL literal for column col, sometimes NULL.
+func (o *oracle) value(col byte) string {
+	if o.rng.IntN(6) == 0 {
+		return "NULL"
+	}
+	switch col {
+	case 'a':
+		return strconv.Itoa(o.rng.IntN(12) - 2)
+	case 'b':
+		return fmt.Sprintf("'%c'", 'p'+rune(o.rng.IntN(5)))
+	}
+	return fmt.Sprintf("%d.%02d", o.rng.IntN(20)-5, o.rng.IntN(100))
+}
+
+// insert returns an INSERT of n rows into tb. Now and then it reuses a key,
+// which a keyed table must reject as a whole statement.
+func (o *oracle) insert(tb oracleTable, n int) string {
+	rows := make([]string, n)
+	for i := range rows {
+		o.nextK++
+		k := o.nextK
+		if o.rng.IntN(15) == 0 {
+			k = 1 + o.rng.IntN(o.nextK)
+		}
+		rows[i] = fmt.Sprintf("(%d, %s, %s, %s)", k, o.value('a'), o.value('b'), o.value('c'))
+	}
+	return fmt.Sprintf("INSERT INTO %s VALUES %s", tb.name, strings.Join(rows, ", "))
+}
+
+// write returns a random INSERT, UPDATE or DELETE.
+func (o *oracle) write() string {
+	tb := o.table()
+	m := 2 + o.rng.IntN(4)
+	switch o.rng.IntN(6) {
+	case 0, 1:
+		return o.insert(tb, 1+o.rng.IntN(4))
+	case 2:
+		return fmt.Sprintf("UPDATE %s SET a = a + %d WHERE k %% %d = %d", tb.name, o.rng.IntN(5)-2, m, o.rng.IntN(m))
+	case 3:
+		return fmt.Sprintf("UPDATE %s SET b = %s, c = %s WHERE a %% %d = %d", tb.name, o.value('b'), o.value('c'), m, o.rng.IntN(m))
+	case 4:
+		return fmt.Sprintf("DELETE FROM %s WHERE k %% %d = %d", tb.name, m, o.rng.IntN(m))
+	}
+	return fmt.Sprintf("DELETE FROM %s WHERE a > %d OR c IS NULL", tb.name, o.rng.IntN(12))
+}
+
+// step applies one write, or a transaction of 1-4 writes that commits or
+// (one time in four) rolls back.
+func (o *oracle) step() {
+	if o.rng.IntN(2) == 0 {
+		o.both(o.write())
+		return
+	}
+	o.both("BEGIN")
+	for range 1 + o.rng.IntN(4) {
+		o.both(o.write())
+	}
+	if o.rng.IntN(4) == 0 {
+		o.both("ROLLBACK")
+	} else {
+		o.both("COMMIT")
+	}
+}
+
+// both runs sql on the target and the mirror and fails the test if one
+// accepts what the other rejects (or they reject it differently).
+func (o *oracle) both(sql string) {
+	o.log = append(o.log, sql)
+	_, errT := o.target.Exec(o.ctx, sql).ReadAll()
+	if o.mirror == nil {
+		return
+	}
+	_, errM := o.mirror.Exec(o.ctx, sql).ReadAll()
+	if codeOf(errT) != codeOf(errM) {
+		o.t.Fatalf("%s:\ntarget: %v\npostgres: %v", sql, errT, errM)
+	}
+}
+
+// mustBoth runs sql on both engines; it must succeed.
+func (o *oracle) mustBoth(sql string) {
+	o.mustTarget(sql)
+	if o.mirror != nil {
+		if _, err := o.mirror.Exec(o.ctx, sql).ReadAll(); err != nil {
+			o.t.Fatalf("postgres: %s: %v", sql, err)
+		}
+	}
+}
+
+// mustTarget runs sql on the target only; it must succeed.
+func (o *oracle) mustTarget(sql string) {
+	o.log = append(o.log, sql)
+	if _, err := o.target.Exec(o.ctx, sql).ReadAll(); err != nil {
+		o.t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// codeOf returns the SQLSTATE of err, "" for nil, or the error text.
+func codeOf(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// check compares every view with its ad hoc query on the target and on the
+// mirror; it reports whether all matched.
+func (o *oracle) check(step int) bool {
+	if err := refreshIfPostgres(o.ctx, o.target, o.isPG); err != nil {
+		o.t.Fatalf("refresh: %v", err)
+	}
+	ok := true
+	for _, v := range o.views {
+		got, err := queryRows(o.ctx, o.target, "SELECT * FROM "+v.name)
+		if err != nil {
+			o.t.Fatalf("step %d: reading %s: %v", step, v.name, err)
+		}
+		want, err := queryRows(o.ctx, o.target, v.adhoc)
+		if err != nil {
+			o.t.Fatalf("step %d: %s: %v", step, v.adhoc, err)
+		}
+		if !sameRows(got, want) {
+			o.t.Errorf("step %d: view %s (%s) differs from its query:\nview:  %v\nquery: %v", step, v.name, v.def, got, want)
+			ok = false
+		}
+		if o.mirror == nil {
+			continue
+		}
+		pg, err := queryRows(o.ctx, o.mirror, v.adhoc)
+		if err != nil {
+			o.t.Fatalf("step %d: postgres: %s: %v", step, v.adhoc, err)
+		}
+		if !sameRows(got, pg) {
+			o.t.Errorf("step %d: view %s (%s) differs from PostgreSQL:\nview:     %v\npostgres: %v", step, v.name, v.def, got, pg)
+			ok = false
+		}
+	}
+	return ok
+}
