@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
@@ -94,14 +95,19 @@ func (c *conn) serve() {
 	defer c.nc.Close()
 	defer c.baseCancel()
 	defer func() {
+		if c.sess != nil {
+			c.closeSession()
+		}
+	}()
+	defer func() {
 		if r := recover(); r != nil {
 			c.logPanic("connection", r)
+			c.trySendFatal(pgerr.New(pgerr.CodeInternal, "internal error: %v", r))
 		}
 	}()
 	if !c.startup() {
 		return
 	}
-	defer c.closeSession()
 	for {
 		msg, err := c.be.Receive()
 		if err != nil {
@@ -160,6 +166,14 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) (closeConn bool) {
 		return true
 	}
 	return c.fatal
+}
+
+// trySendFatal sends a FATAL error from a deferred recovery, where a second
+// panic would crash the process.
+func (c *conn) trySendFatal(err error) {
+	defer func() { _ = recover() }()
+	c.fatal = false
+	c.sendFatal(err)
 }
 
 // afterPanic restores a consistent protocol state after a recovered panic:

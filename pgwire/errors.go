@@ -41,7 +41,7 @@ func toPG(err error) *pgerr.Error {
 // PostgreSQL does.
 func (c *conn) sendError(err error) {
 	e := toPG(err)
-	if c.shuttingDown.Load() && e.Code == pgerr.CodeQueryCanceled {
+	if c.shuttingDown.Load() && (e.Code == pgerr.CodeQueryCanceled || e == errAdminShutdown) {
 		c.sendFatal(errAdminShutdown)
 		return
 	}

@@ -48,6 +48,9 @@ func newFakeHandler() *fakeHandler {
 
 // Connect implements Handler.
 func (h *fakeHandler) Connect(ctx context.Context, startup map[string]string) (Session, error) {
+	if startup["user"] == "panic" {
+		panic("fake panic in Connect")
+	}
 	if startup["database"] == "nodb" {
 		return nil, pgerr.New("3D000", "database %q does not exist", startup["database"])
 	}

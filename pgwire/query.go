@@ -126,6 +126,9 @@ func (r *copyReader) next() {
 	if err != nil {
 		r.connErr = err
 		r.err = pgerr.New("08006", "connection lost during COPY: %v", err)
+		if r.c.shuttingDown.Load() {
+			r.err = errAdminShutdown
+		}
 		return
 	}
 	switch m := msg.(type) {

@@ -111,11 +111,19 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return h.running.Load() == 1 })
+	copying := dialRaw(t, ln.Addr().String())
+	startupRaw(t, copying)
+	if err := copying.send(&pgproto3.Query{String: "COPY t FROM STDIN"}); err != nil {
+		t.Fatal(err)
+	}
+	if out := copying.recvUntil(isType("CopyInResponse")); !strings.Contains(out, "CopyInResponse") {
+		t.Fatal(out)
+	}
 	pending := dialRaw(t, ln.Addr().String()) // connected, no startup yet
 	waitFor(t, func() bool {
 		srv.mu.Lock()
 		defer srv.mu.Unlock()
-		return len(srv.conns) == 3
+		return len(srv.conns) == 4
 	})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -127,12 +135,12 @@ func TestShutdown(t *testing.T) {
 		t.Fatalf("Serve: %v", err)
 	}
 	want := `ErrorResponse {"Code":"57P01","Message":"terminating connection due to administrator command","Severity":"FATAL","SeverityUnlocalized":"FATAL"}` + "\nEOF\n"
-	for name, c := range map[string]*rawClient{"idle": idle, "busy": busy, "pending": pending} {
+	for name, c := range map[string]*rawClient{"idle": idle, "busy": busy, "copying": copying, "pending": pending} {
 		if out := c.recvUntil(func(pgproto3.BackendMessage) bool { return false }); out != want {
 			t.Errorf("%s connection got:\n%s", name, out)
 		}
 	}
-	if h.opened.Load() != 2 || h.closed.Load() != 2 {
+	if h.opened.Load() != 3 || h.closed.Load() != 3 {
 		t.Errorf("sessions opened=%d closed=%d", h.opened.Load(), h.closed.Load())
 	}
 	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
