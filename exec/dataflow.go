@@ -171,6 +171,7 @@ func (d *Dataflow) Step(ctx *scalar.Ctx, t Time, inputs map[dataflow.CollectionI
 	d.epoch++
 	d.pending = true
 	d.log.reset()
+	d.log.off = w == nil
 	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab}
 	for i, op := range d.ops {
 		d.ins = d.ins[:0]

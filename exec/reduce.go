@@ -24,6 +24,11 @@ import (
 // numeric sums. Size: O(groups × aggregates) plus O(distinct values) for
 // the multisets. A group is freed when its row count reaches zero.
 //
+// Float sums use Neumaier's compensated summation and are reset when an
+// aggregate has no live input left, but after long histories of
+// retractions they can still differ from a from-scratch sum in the last
+// bits (integer and numeric sums are exact).
+//
 // Logged state: {0x01} group-key -> row(key..., rows, accumulators...);
 // {0x02} group-key slot value-key -> row(len(group-key), count, value,
 // separator) for multiset entries. Only what a Step touched is logged.

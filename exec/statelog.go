@@ -4,9 +4,13 @@ package exec
 // StateWriter only if the whole Step succeeds. Keys and values live in one
 // arena reused across Steps, so logging does not allocate per change once
 // the arena has grown to the size of a Step's changes.
+//
+// When off (the Step has no StateWriter, as for ad-hoc queries) set and del
+// do nothing.
 type stateLog struct {
 	buf []byte
 	ops []logOp
+	off bool
 }
 
 // logOp is one Set (v >= 0) or Delete (v < 0) of buf[k0:k1] (value buf[k1:v]).
@@ -16,6 +20,9 @@ func (l *stateLog) reset() { l.buf, l.ops = l.buf[:0], l.ops[:0] }
 
 // set logs key := value.
 func (l *stateLog) set(key, value []byte) {
+	if l.off {
+		return
+	}
 	k0 := len(l.buf)
 	l.buf = append(l.buf, key...)
 	k1 := len(l.buf)
@@ -25,6 +32,9 @@ func (l *stateLog) set(key, value []byte) {
 
 // del logs the deletion of key.
 func (l *stateLog) del(key []byte) {
+	if l.off {
+		return
+	}
 	k0 := len(l.buf)
 	l.buf = append(l.buf, key...)
 	l.ops = append(l.ops, logOp{k0, len(l.buf), -1})

@@ -19,7 +19,9 @@ import (
 // State: per group, every live row in sort order with its count, and the
 // current top set. Size: O(live input rows); a monotonic variant that
 // drops rows ranked past Offset+Limit needs an append-only input (a
-// deleted top row must be replaced by the next one). Logged as row-key ->
+// deleted top row must be replaced by the next one). Time per Step: a
+// binary search and a slice insertion per input row, and O(Offset+Limit)
+// per touched group to recompute its top set. Logged as row-key ->
 // row(count, columns...).
 type topkOp struct {
 	spec          dataflow.TopK
