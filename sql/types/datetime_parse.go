@@ -61,7 +61,7 @@ func parseDateTimeFields(s string, t T) (*dtFields, error) {
 
 // decodeToken decodes one whitespace-separated field.
 func (f *dtFields) decodeToken(tok, s string, t T) error {
-	low := strings.ToLower(tok)
+	low := asciiLower(tok)
 	// ISO 8601 "2024-01-02T03:04:05".
 	if i := strings.IndexByte(low, 't'); i > 0 && isDigit(low[i-1]) && i+1 < len(low) && isDigit(low[i+1]) {
 		if err := f.decodeToken(tok[:i], s, t); err != nil {

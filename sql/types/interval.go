@@ -76,7 +76,7 @@ type ivAcc struct {
 // with an optional time part, "@" prefix and "ago" suffix, or ISO 8601
 // designators (P1Y2M3DT4H5M6S).
 func parseInterval(s string) (Datum, error) {
-	v := strings.ToLower(trimSpace(s))
+	v := asciiLower(trimSpace(s))
 	acc := &ivAcc{seen: map[string]bool{}}
 	var err error
 	if strings.HasPrefix(v, "p") {

@@ -329,3 +329,15 @@ func unhex(c byte) (byte, bool) {
 	}
 	return 0, false
 }
+
+// asciiLower lowercases ASCII letters only, keeping byte offsets intact
+// (strings.ToLower rewrites invalid UTF-8 and changes lengths).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
