@@ -16,10 +16,18 @@
 //     Flush) with named and unnamed statements and portals, row limits that
 //     suspend a portal, and "discard until Sync" after an error;
 //   - COPY FROM STDIN in both protocols (CopyInResponse, then CopyData/
-//     CopyDone/CopyFail are streamed to CopyInPortal.CopyIn as an io.Reader);
+//     CopyDone/CopyFail are streamed to CopyInPortal.CopyIn as an io.Reader).
+//     The reader pulls messages from the connection on the connection's own
+//     goroutine when CopyIn reads, instead of an io.Pipe fed by a second
+//     goroutine: the Backend is not safe for concurrent use, and this way a
+//     CopyIn that fails early leaves the rest of the stream unread, to be
+//     dropped by the main loop exactly as PostgreSQL drops it;
 //   - query cancellation: a CancelRequest on a new connection carrying a
 //     connection's pid and secret cancels the context of the statement that
-//     connection is running (each statement runs under its own context);
+//     connection is running. A statement context is only replaced once it
+//     has been cancelled, and a cancel only reaches a running statement, so
+//     each statement sees its own cancellation without the hot path
+//     allocating a context per statement;
 //   - errors: a *pgerr.Error becomes an ErrorResponse with its SQLSTATE,
 //     message, detail, hint and position; anything else is XX000; a panic
 //     while handling a message is recovered into XX000, logged with its

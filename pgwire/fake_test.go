@@ -25,6 +25,7 @@ import (
 //	FAIL                    22012 at execution, with detail and hint
 //	PANIC / PANIC PREPARE   panics in Execute / in Prepare
 //	SLEEP                   waits until its context is cancelled
+//	STREAM                  1000 rows of 100 bytes, then waits like SLEEP
 //	SET name = value        reports a changed parameter
 //	BEGIN / COMMIT / ROLLBACK   transaction status
 //	INSERT ...              "INSERT 0 1"
@@ -164,6 +165,9 @@ func (s *fakeSession) parse(text string, pos int) (*fakeStmt, error) {
 	switch {
 	case up == "PANIC PREPARE":
 		panic("fake panic in Prepare")
+	case up == "STREAM":
+		st.verb = up
+		st.cols = []Column{{Name: "s", TypeOID: oidText, TypeSize: -1, TypeMod: -1}}
 	case up == "FAIL", up == "PANIC", up == "SLEEP", up == "BEGIN", up == "COMMIT", up == "ROLLBACK":
 		st.verb = up
 	case strings.HasPrefix(up, "INSERT"):
@@ -340,6 +344,8 @@ func (p *fakePortal) Execute(ctx context.Context, w RowWriter, maxRows int) (str
 		defer s.h.running.Add(-1)
 		<-ctx.Done()
 		return "", false, s.fail(ctx.Err())
+	case "STREAM":
+		return p.stream(ctx, w)
 	case "BEGIN":
 		s.tx = 'T'
 		return "BEGIN", false, nil
@@ -357,6 +363,23 @@ func (p *fakePortal) Execute(ctx context.Context, w RowWriter, maxRows int) (str
 		return "SELECT 0", false, nil
 	}
 	return p.selectRows(w, maxRows)
+}
+
+// stream writes 1000 rows of 100 bytes, then waits like SLEEP: the client
+// can only see the rows before the statement ends if pgwire flushes
+// mid-result.
+func (p *fakePortal) stream(ctx context.Context, w RowWriter) (string, bool, error) {
+	row := [][]byte{[]byte(strings.Repeat("x", 100))}
+	for range 1000 {
+		if err := w.WriteRow(row); err != nil {
+			return "", false, err
+		}
+	}
+	s := p.st.s
+	s.h.running.Add(1)
+	defer s.h.running.Add(-1)
+	<-ctx.Done()
+	return "", false, ctx.Err()
 }
 
 // fail records a failed transaction and returns err.

@@ -152,3 +152,31 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFlushMidResult checks that a large result is written while the
+// statement is still running (the buffer is flushed past flushThreshold).
+func TestFlushMidResult(t *testing.T) {
+	ts := startServer(t)
+	c := dialRaw(t, ts.addr)
+	key := startupRaw(t, c)
+	if err := c.send(&pgproto3.Query{String: "STREAM"}); err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for rows < 100 {
+		m, err := c.recv()
+		if err != nil {
+			t.Fatalf("after %d rows: %v", rows, err)
+		}
+		if _, ok := m.(*pgproto3.DataRow); ok {
+			rows++
+		}
+	}
+	if ts.h.running.Load() != 1 {
+		t.Fatal("the statement finished before the rows arrived")
+	}
+	sendCancel(t, ts.addr, key.ProcessID, key.SecretKey)
+	if out := c.recvUntil(isType("ReadyForQuery")); !strings.Contains(out, `"Code":"57014"`) {
+		t.Fatalf("cancel: %s", out[max(0, len(out)-300):])
+	}
+}
