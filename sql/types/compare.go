@@ -15,7 +15,7 @@ import (
 //
 // Integers, floats and numerics compare with each other by value; other
 // mixed families compare by family, which callers avoid by casting first.
-// Compare agrees with EncodeKey: Compare(a,b) == bytes.Compare(key(a), key(b)).
+// Compare agrees with AppendKey: Compare(a,b) == bytes.Compare(key(a), key(b)).
 func Compare(a, b Datum) int {
 	switch {
 	case a.fam == FamUnknown || b.fam == FamUnknown:

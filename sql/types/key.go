@@ -13,7 +13,7 @@ import (
 // keys serve both as sort keys in Pebble and as hash-map keys for grouping.
 // The encoding is not decodable in general (numeric scale and interval
 // fields are normalized away); values that must round-trip are stored with
-// EncodeRow beside the key.
+// AppendRow beside the key.
 const (
 	keyValue byte = 0x02 // a non-NULL value follows
 	keyNull  byte = 0x03 // NULL: after every value, as in ORDER BY ASC
