@@ -3,6 +3,7 @@ package exec
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -13,8 +14,6 @@ import (
 	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/sql/types"
 )
-
-var traceFlag = flag.Bool("trace", false, "print the steps of TestIncrementalEqualsBatch")
 
 var seedFlag = flag.Uint64("seed", 0, "seed of TestIncrementalEqualsBatch (0: time-based)")
 
@@ -118,31 +117,103 @@ type randomRun struct {
 	output   []Update                           // accumulated, consolidated
 }
 
+// scriptStep is one step of a randomized run: its input batch, whether it
+// is rolled back, and whether a restored dataflow is started before it.
+type scriptStep struct {
+	batch    map[dataflow.CollectionID][]Update
+	rollback bool
+	restore  bool
+}
+
+// runRandom draws a random script for the plan and runs it; on failure it
+// shrinks the script (dropping steps while it still fails) and reports the
+// smallest failing one.
 func runRandom(text string, rng *rand.Rand) error {
 	p, err := dataflow.Parse(text)
 	if err != nil {
 		return err
 	}
+	var script []scriptStep
+	err = runScript(p, func(r *randomRun, step uint64) (scriptStep, bool) {
+		if step > 30 {
+			return scriptStep{}, false
+		}
+		st := scriptStep{restore: r.restored == nil && rng.IntN(8) == 0}
+		st.batch, st.rollback = r.randomBatch(rng, step), rng.IntN(6) == 0
+		script = append(script, st)
+		return st, true
+	})
+	if err == nil {
+		return nil
+	}
+	for i := 0; i < len(script); {
+		shorter := slices.Delete(slices.Clone(script), i, i+1)
+		if e := runScript(p, replay(shorter)); e != nil {
+			script, err = shorter, e
+			continue
+		}
+		i++
+	}
+	return fmt.Errorf("%w\nshrunk script:\n%s", err, formatScript(script))
+}
+
+// replay returns a step source that plays back script.
+func replay(script []scriptStep) func(*randomRun, uint64) (scriptStep, bool) {
+	return func(_ *randomRun, step uint64) (scriptStep, bool) {
+		if int(step) > len(script) {
+			return scriptStep{}, false
+		}
+		return script[step-1], true
+	}
+}
+
+// runScript runs the steps next returns on a fresh dataflow for p.
+func runScript(p *dataflow.Plan, next func(*randomRun, uint64) (scriptStep, bool)) error {
 	d, err := Build(p)
 	if err != nil {
 		return err
 	}
 	r := &randomRun{plan: p, live: d, store: newMemStore(), inputs: map[dataflow.CollectionID][]Update{}}
-	for step := uint64(1); step <= 30; step++ {
-		if r.restored == nil && rng.IntN(8) == 0 {
+	for step := uint64(1); ; step++ {
+		st, ok := next(r, step)
+		if !ok {
+			return nil
+		}
+		if st.restore && r.restored == nil {
 			if err := r.restore(); err != nil {
 				return err
 			}
 		}
-		batch, rb := r.randomBatch(rng, step), rng.IntN(6) == 0
-		if *traceFlag {
-			fmt.Printf("step %d rollback=%t restored=%t batch=%v\n", step, rb, r.restored != nil, batch)
-		}
-		if err := r.step(step, batch, rb); err != nil {
+		if err := r.step(step, retimeBatch(st.batch, step), st.rollback); err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}
 	}
-	return nil
+}
+
+// retimeBatch gives every update of batch time t.
+func retimeBatch(batch map[dataflow.CollectionID][]Update, t uint64) map[dataflow.CollectionID][]Update {
+	out := map[dataflow.CollectionID][]Update{}
+	for c, us := range batch {
+		for _, u := range us {
+			out[c] = append(out[c], Update{Row: u.Row, Time: t, Diff: u.Diff})
+		}
+	}
+	return out
+}
+
+// formatScript prints a script one step per line.
+func formatScript(script []scriptStep) string {
+	var b strings.Builder
+	for i, st := range script {
+		fmt.Fprintf(&b, "step %d rollback=%t restore=%t:", i+1, st.rollback, st.restore)
+		for _, c := range slices.Sorted(maps.Keys(st.batch)) {
+			for _, u := range st.batch[c] {
+				fmt.Fprintf(&b, " src=%d %+d %s", c, u.Diff, dataflow.FormatRow(u.Row))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // randomBatch draws up to 10 updates over the plan's sources: inserts of
