@@ -69,10 +69,10 @@ func writeRecord(sb *strings.Builder, r Record) {
 	}
 	switch r.Kind {
 	case HashThreshold:
-		fmt.Fprintf(sb, "hash-threshold %d\n\n", r.Threshold)
+		fmt.Fprintf(sb, "hash-threshold %d\n", r.Threshold)
 		return
 	case Halt:
-		sb.WriteString("halt\n\n")
+		sb.WriteString("halt\n")
 		return
 	case Statement:
 		writeStatement(sb, r)
