@@ -20,7 +20,7 @@ var (
 	rewrite = flag.Bool("rewrite", false, "TestSLTPostgres: rewrite the expectations of tests/slt/*.slt from PostgreSQL")
 	files   = flag.String("slt-files", "", "regexp selecting which .slt/.test files run")
 	corpus  = flag.String("slt-corpus", "", "directory of the SQLite corpus (default $EDDY_SLT_CORPUS or ../shared/slt/sqlite beside the module)")
-	floor   = flag.Float64("slt-floor", envFloat("EDDY_SLT_FLOOR", 0), "TestSQLiteCorpus fails when a mode's pass rate (percent) is below this ($EDDY_SLT_FLOOR)")
+	floor   = flag.Float64("slt-floor", envFloat("EDDY_SLT_FLOOR", 100), "TestSQLiteCorpus fails when a mode's pass rate (percent) is below this ($EDDY_SLT_FLOOR)")
 	verbose = flag.Bool("slt-verbose", false, "TestSQLiteCorpus: log every failing record, not just the first few")
 	timeout = flag.Duration("slt-timeout", 30*time.Second, "timeout of one statement")
 )
