@@ -492,7 +492,13 @@ func (c *ectx) typeCast(tc *pg_query.TypeCast) (scalar.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.b.explicitCast(e, t, tc.Location)
+	out, err := c.b.explicitCast(e, t, tc.Location)
+	if pe, ok := err.(*pgerr.Error); ok && pe.Position == 0 {
+		// A literal that does not convert is reported at the literal, as
+		// PostgreSQL does.
+		err = pe.WithPosition(location(tc.Arg) + 1)
+	}
+	return out, err
 }
 
 // caseExpr builds simple (CASE x WHEN v ...) and searched CASE.

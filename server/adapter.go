@@ -63,7 +63,9 @@ type copyPortal struct{ portal }
 
 func (p copyPortal) CopyInFormat() (int16, []int16) { return p.p.CopyInFormat() }
 
-func (p copyPortal) CopyIn(ctx context.Context, r io.Reader) (string, error) { return p.p.CopyIn(ctx, r) }
+func (p copyPortal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
+	return p.p.CopyIn(ctx, r)
+}
 
 func wireColumns(cs []sql.Column) []pgwire.Column {
 	if cs == nil {

@@ -3,7 +3,6 @@ package sql
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 // copyFormat describes a COPY FROM STDIN in text or CSV format.
 type copyFormat struct {
 	csv     bool
+	binary  bool
 	delim   rune
 	null    string
 	header  bool
@@ -77,6 +77,8 @@ func (f *copyFormat) options(opts []*pg.Node) error {
 			case "csv":
 				f.csv, f.delim, f.null = true, ',', ""
 			case "text":
+			case "binary":
+				f.binary = true
 			default:
 				return pgerr.Unsupported("COPY format %s", val)
 			}
@@ -153,9 +155,16 @@ func (f *copyFormat) planDefaults(cat planner.Catalog) error {
 	return nil
 }
 
-// CopyInFormat reports text format for every column.
+// CopyInFormat reports the overall and per-column formats (all text or all binary).
 func (p *Portal) CopyInFormat() (int16, []int16) {
-	return 0, make([]int16, len(p.copy.targets))
+	formats := make([]int16, len(p.copy.targets))
+	if !p.copy.binary {
+		return 0, formats
+	}
+	for i := range formats {
+		formats[i] = 1
+	}
+	return 1, formats
 }
 
 // IsCopyIn reports whether the portal is a COPY FROM STDIN.
@@ -206,7 +215,10 @@ func (f *copyFormat) read(r io.Reader, s *Session) ([]types.Row, error) {
 		rows = append(rows, row)
 		return nil
 	}
-	if f.csv {
+	switch {
+	case f.binary:
+		return rows, f.readBinary(r, emit)
+	case f.csv:
 		return rows, f.readCSV(r, emit)
 	}
 	return rows, f.readText(r, emit)
@@ -249,24 +261,49 @@ func (f *copyFormat) readText(r io.Reader, emit func([]string, func(int) bool) e
 	return copyReadErr(sc.Err())
 }
 
-// readCSV reads RFC 4180 CSV; an unquoted empty field is NULL.
+// readCSV reads PostgreSQL's CSV format; an unquoted field equal to the
+// NULL string (empty by default) is NULL, a quoted one never is.
 func (f *copyFormat) readCSV(r io.Reader, emit func([]string, func(int) bool) error) error {
-	cr := csv.NewReader(r)
-	cr.Comma = f.delim
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = false
+	cr := &csvReader{r: bufio.NewReaderSize(r, 64*1024), delim: byte(f.delim)}
 	for {
-		rec, err := cr.Read()
+		rec, err := cr.next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return copyReadErr(err)
 		}
-		if len(rec) == 1 && rec[0] == `\.` {
+		if len(rec) == 1 && !rec[0].quoted && rec[0].val == `\.` {
 			return nil
 		}
-		if err := emit(rec, func(i int) bool { return rec[i] == f.null }); err != nil {
+		vals := make([]string, len(rec))
+		for i, x := range rec {
+			vals[i] = x.val
+		}
+		isNull := func(i int) bool { return !rec[i].quoted && rec[i].val == f.null }
+		if err := emit(vals, isNull); err != nil {
+			return err
+		}
+	}
+}
+
+// readBinary reads the binary format; values are decoded by row (binary
+// fields are not text, so they take a separate path from emit's parsing).
+func (f *copyFormat) readBinary(r io.Reader, emit func([]string, func(int) bool) error) error {
+	br := &binaryCopyReader{r: bufio.NewReaderSize(r, 64*1024)}
+	for {
+		fields, err := br.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return copyReadErr(err)
+		}
+		vals := make([]string, len(fields))
+		for i, x := range fields {
+			vals[i] = string(x)
+		}
+		if err := emit(vals, func(i int) bool { return fields[i] == nil }); err != nil {
 			return err
 		}
 	}
@@ -306,7 +343,13 @@ func (f *copyFormat) row(fields []string, isNull func(int) bool, s *Session) (ty
 		if isNull(i) {
 			continue
 		}
-		d, err := types.ParseText(fields[i], f.table.Columns[col].Type, s.location())
+		var d types.Datum
+		var err error
+		if f.binary {
+			d, err = types.ParseBinary([]byte(fields[i]), f.table.Columns[col].Type)
+		} else {
+			d, err = types.ParseText(fields[i], f.table.Columns[col].Type, s.location())
+		}
 		if err != nil {
 			return nil, err
 		}

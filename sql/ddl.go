@@ -31,6 +31,7 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 	}
 	obj := &Object{Kind: planner.RelTable, Schema: schemaOf(cs.Relation), Name: cs.Relation.Relname}
 	var pkNames []string
+	pkDecls := 0
 	for _, elt := range cs.TableElts {
 		switch {
 		case elt.GetColumnDef() != nil:
@@ -46,6 +47,7 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 			}
 			if pk {
 				pkNames = append(pkNames, col.Name)
+				pkDecls++
 			}
 			obj.Columns = append(obj.Columns, col)
 		case elt.GetConstraint() != nil:
@@ -56,9 +58,13 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 			for _, k := range c.Keys {
 				pkNames = append(pkNames, k.GetString_().Sval)
 			}
+			pkDecls++
 		default:
 			return nil, pgerr.Unsupported("table element %s", stmtKind(elt))
 		}
+	}
+	if pkDecls > 1 {
+		return nil, pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", obj.Name)
 	}
 	for _, name := range pkNames {
 		i := columnIndex(obj.Columns, name)

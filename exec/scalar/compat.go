@@ -41,6 +41,11 @@ func castDatum(d types.Datum, from, to types.T, loc *time.Location, explicit boo
 	if d.IsNull() {
 		return types.Null, nil
 	}
+	if from.Family == types.FamUnknown && explicit && to.Family == types.FamText && to.Length > 0 {
+		// An explicit cast of an untyped literal to varchar(n)/char(n) reads
+		// it unbounded and then truncates, as PostgreSQL's length coercion does.
+		return types.Cast(types.NewText(d.Text()), types.Text, to, loc, true)
+	}
 	if from.Family == types.FamUnknown {
 		return types.ParseText(d.Text(), to, loc)
 	}

@@ -29,9 +29,13 @@ func init() {
 			return types.NewInt(int64(utf8.RuneCountInString(a[0].Text()))), nil
 		}, t)
 	}
-	fn("octet_length", i4, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	byteLen := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		return types.NewInt(int64(len(a[0].Text()))), nil
-	}, t)
+	}
+	fn("octet_length", i4, byteLen, t)
+	// length and octet_length of bytea count bytes.
+	fn("length", i4, byteLen, types.Bytea)
+	fn("octet_length", i4, byteLen, types.Bytea)
 	for _, name := range []string{"substr", "substring"} {
 		fn(name, t, substr, t, i4)
 		fn(name, t, substr, t, i4, i4)
