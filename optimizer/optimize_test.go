@@ -37,7 +37,7 @@ func TestOptimizeEquivalence(t *testing.T) {
 	for range *itersFlag {
 		g := &gen{rng: rng}
 		rel := g.rel(3)
-		msg, ok := check(rel)
+		_, ok := check(rel)
 		if _, trace, err := OptimizeTrace(rel); err == nil {
 			for _, name := range trace {
 				fired[name]++
@@ -49,7 +49,7 @@ func TestOptimizeEquivalence(t *testing.T) {
 		checked++
 		if ok == failed {
 			small := shrink(rel)
-			msg, _ = check(small)
+			msg, _ := check(small)
 			t.Fatalf("seed %d: optimized plan differs\n%s\noriginal tree:\n%s", seed, msg, ir.Format(rel))
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -213,16 +212,6 @@ func parseScriptLine(line string) (pgproto3.FrontendMessage, error) {
 		}
 	}
 	return m, nil
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 var _ = io.EOF

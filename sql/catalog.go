@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -179,7 +178,3 @@ func kindName(k planner.RelKind) string {
 	}
 	return "table"
 }
-
-// normalizeName folds an identifier as PostgreSQL stores it (pg_query has
-// already folded unquoted identifiers; this only trims).
-func normalizeName(s string) string { return strings.TrimSpace(s) }

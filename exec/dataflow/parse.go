@@ -45,7 +45,7 @@ func (p *Plan) parseLine(line string) error {
 	}
 	head, rest, ok := strings.Cut(line, " = ")
 	if !ok || head != fmt.Sprintf("%%%d", len(p.Nodes)) {
-		return fmt.Errorf("want %%%d = <operator> ...", len(p.Nodes))
+		return fmt.Errorf("want %%%d = <operator> <arguments>", len(p.Nodes))
 	}
 	var n Node
 	rest, typeList := cutTop(rest, " :: ")

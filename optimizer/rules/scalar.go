@@ -109,14 +109,6 @@ func shrunk(before, after scalar.Expr) bool {
 	return false
 }
 
-// anyVolatile reports whether some expression of es calls a volatile
-// function. Such predicates stay where the planner put them: moving one
-// across an operator that changes how many times it is evaluated per
-// output row (a join, an aggregate) would change the result.
-func anyVolatile(es []scalar.Expr) bool {
-	return slices.ContainsFunc(es, scalar.IsVolatile)
-}
-
 // empty returns the empty relation with the column types of r.
 func empty(r ir.Rel) *ir.Values {
 	return &ir.Values{Types: slices.Clone(r.ColTypes())}

@@ -119,6 +119,7 @@ const (
 	CodeProgramLimitExceeded = "54000"
 	CodeObjectInUse          = "55006"
 	CodeUndefinedSetting     = "42704"
+	CodeInvalidRegexp        = "2201B"
 )
 
 // Common kinds.
