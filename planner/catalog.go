@@ -25,6 +25,9 @@ const (
 	RelTable RelKind = iota
 	RelView
 	RelMaterializedView
+	// RelSource is an unbounded, append-only input (CREATE SOURCE): views
+	// read its updates; its rows are not stored.
+	RelSource
 )
 
 // Relation is a table, view or materialized view as the planner sees it.
