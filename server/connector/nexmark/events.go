@@ -1,0 +1,108 @@
+package nexmark
+
+import "github.com/eddydb/eddy/sql/types"
+
+// Event sizes, which the extra column pads to a target, count 8 bytes per
+// integer or timestamp column plus the length of each string column other
+// than extra; as in the reference generators, a bid's channel and url are
+// not counted (so a bid's extra averages 68 bytes).
+
+// person writes person event n.
+func (g *Generator) person(n int64, r *rng, row types.Row) {
+	name := fullNames[r.intn(int64(len(fullNames)))]
+	email := emailAddress(r)
+	card := creditCard(r)
+	city := cities[r.intn(int64(len(cities)))]
+	state := states[r.intn(int64(len(states)))]
+	size := int64(8*2 + len(name) + len(email) + len(card) + len(city) + len(state))
+	row[0] = types.NewInt(lastPerson(n) + firstPersonID)
+	row[1] = types.NewText(name)
+	row[2] = types.NewText(email)
+	row[3] = types.NewText(card)
+	row[4] = types.NewText(city)
+	row[5] = types.NewText(state)
+	row[6] = timestamp(g.cfg.EventTime(n))
+	row[7] = types.NewText(extra(r, size, personSize))
+}
+
+// emailAddress returns 7 random letters + "@" + 5 random letters + ".com".
+func emailAddress(r *rng) string {
+	var b [17]byte
+	for i := range 7 {
+		b[i] = byte('a' + r.intn(26))
+	}
+	b[7] = '@'
+	for i := 8; i < 13; i++ {
+		b[i] = byte('a' + r.intn(26))
+	}
+	copy(b[13:], ".com")
+	return string(b[:])
+}
+
+// creditCard returns four space-separated groups of four random digits.
+func creditCard(r *rng) string {
+	var b [19]byte
+	for g := range 4 {
+		v := r.intn(10000)
+		for i := 3; i >= 0; i-- {
+			b[g*5+i] = byte('0' + v%10)
+			v /= 10
+		}
+		if g < 3 {
+			b[g*5+4] = ' '
+		}
+	}
+	return string(b[:])
+}
+
+// auction writes auction event n.
+func (g *Generator) auction(n int64, r *rng, row types.Row) {
+	t := g.cfg.EventTime(n)
+	item := poolString(r, 3+r.intn(18))
+	desc := poolString(r, 3+r.intn(98))
+	initial := price(r)
+	reserve := initial + price(r)
+	horizon := g.cfg.EventTime(n+horizonEvents) - t
+	expires := t + 1 + r.intn(max(2*horizon, 1))
+	seller := lastPerson(n) / hotRatio * hotRatio
+	if r.intn(4) == 0 {
+		seller = randomPerson(n, r)
+	}
+	row[0] = types.NewInt(lastAuction(n) + firstAuctionID)
+	row[1] = types.NewText(item)
+	row[2] = types.NewText(desc)
+	row[3] = types.NewInt(initial)
+	row[4] = types.NewInt(reserve)
+	row[5] = timestamp(t)
+	row[6] = timestamp(expires)
+	row[7] = types.NewInt(seller + firstPersonID)
+	row[8] = types.NewInt(firstCategoryID + r.intn(numCategories))
+	row[9] = types.NewText(extra(r, int64(8*7+len(item)+len(desc)), auctionSize))
+}
+
+// bid writes bid event n.
+func (g *Generator) bid(n int64, r *rng, row types.Row) {
+	auction := lastAuction(n) / hotRatio * hotRatio
+	if r.intn(2) == 0 {
+		auction = randomAuction(n, r)
+	}
+	bidder := lastPerson(n)/hotRatio*hotRatio + 1
+	if r.intn(4) == 0 {
+		bidder = randomPerson(n, r)
+	}
+	var channel, url string
+	if r.intn(2) == 0 {
+		i := r.intn(int64(len(hotChannels)))
+		channel, url = hotChannels[i], g.channels.hotURLs[i]
+	} else {
+		i := r.intn(numChannels)
+		channel, url = g.channels.names[i], g.channels.urls[i]
+	}
+	row[0] = types.NewInt(auction + firstAuctionID)
+	row[1] = types.NewInt(bidder + firstPersonID)
+	row[2] = types.NewInt(price(r))
+	row[3] = types.NewText(channel)
+	row[4] = types.NewText(url)
+	row[5] = timestamp(g.cfg.EventTime(n))
+	row[6] = types.NewText(extra(r, 8*4, bidSize))
+}
