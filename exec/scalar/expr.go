@@ -110,6 +110,12 @@ type Func struct {
 	// Volatile functions (now(), random()) may not be constant-folded; the
 	// planner rejects them inside materialized views with 0A000.
 	Volatile bool
+	// Monotone functions are non-decreasing in their time argument (the
+	// first argument of a date/time type: ts + interval, ts - interval,
+	// tumble_start(ts, size), date_trunc(unit, ts)) when the other
+	// arguments are constant. The runtime may map a watermark on the
+	// argument through such a function to a watermark on its result.
+	Monotone bool
 	// Impl computes the result from already-evaluated arguments.
 	Impl func(ctx *Ctx, args []types.Datum) (types.Datum, error)
 
