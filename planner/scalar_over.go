@@ -1,0 +1,29 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// PlanScalarOver plans an expression over the columns of one relation
+// (referenced by name, unqualified or qualified by the relation's name),
+// e.g. a source's WATERMARK FOR expression. Subqueries are rejected. With a
+// known want type the result is coerced to it by assignment rules.
+func PlanScalarOver(cat Catalog, expr *pg_query.Node, rel *Relation, want types.T) (scalar.Expr, error) {
+	b := newBuilder(cat, Options{})
+	sc := &scope{}
+	typs := make([]types.T, len(rel.Columns))
+	for i, c := range rel.Columns {
+		sc.cols = append(sc.cols, scopeCol{table: rel.Name, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
+		typs[i] = c.Type
+	}
+	ec := &ectx{b: b, sc: sc, rel: &ir.Get{ID: rel.ID, Name: rel.Name, Types: typs}, clause: "WATERMARK", noSubquery: true}
+	e, err := ec.expr(expr)
+	if err != nil || want.Family == types.FamUnknown {
+		return e, err
+	}
+	return b.assign(e, want, "expression")
+}
