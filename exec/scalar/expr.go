@@ -25,6 +25,9 @@ type Ctx struct {
 	// Session describes the session for version(), current_user and
 	// friends; nil outside a session (view maintenance).
 	Session *SessionInfo
+	// Params are the bound values of a prepared statement's parameters,
+	// read by Param expressions ($1 is Params[0]).
+	Params []types.Datum
 }
 
 // SessionInfo is what session-information functions report.

@@ -205,7 +205,7 @@ func Fold(e Expr) Expr {
 // foldable reports whether e's own operation may run at plan time.
 func foldable(e Expr) bool {
 	switch e := e.(type) {
-	case *Col:
+	case *Col, *Param:
 		return false
 	case *Call:
 		return !e.Fn.Volatile && !e.Fn.zoned
