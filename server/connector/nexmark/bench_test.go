@@ -1,0 +1,44 @@
+package nexmark
+
+import (
+	"testing"
+
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// BenchmarkNext measures the whole event mix through Next, reusing one row.
+func BenchmarkNext(b *testing.B) {
+	g := New(DefaultConfig())
+	var row types.Row
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Next(&row)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkNextOf measures one source's view of the sequence: only its own
+// events are generated.
+func BenchmarkNextOf(b *testing.B) {
+	for _, tt := range []TableType{Person, Auction, Bid} {
+		b.Run(tt.String(), func(b *testing.B) {
+			g := New(DefaultConfig())
+			var row types.Row
+			b.ReportAllocs()
+			for b.Loop() {
+				g.NextOf(tt, &row)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// BenchmarkNewAt measures resuming at an offset (after the channel table of
+// the seed is cached).
+func BenchmarkNewAt(b *testing.B) {
+	cfg := DefaultConfig()
+	var row types.Row
+	for b.Loop() {
+		NewAt(cfg, 123_456_789).Next(&row)
+	}
+}
