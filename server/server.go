@@ -27,6 +27,7 @@ type Server struct {
 	cfg    Config
 	engine *sql.Engine
 	wire   *pgwire.Server
+	conns  *connectors
 	ln     net.Listener
 	done   chan error
 }
@@ -47,9 +48,14 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("listening on %s: %w", cfg.Listen, err)
 	}
 	s := &Server{cfg: cfg, engine: engine, wire: pgwire.NewServer(handler{engine}, cfg.Logger), ln: ln, done: make(chan error, 1)}
+	s.conns = newConnectors(engine, cfg.Logger)
+	engine.SetConnectors(s.conns)
 	go func() { s.done <- s.wire.Serve(ln) }()
 	return s, nil
 }
+
+// Engine is the server's statement engine (for in-process benchmarks).
+func (s *Server) Engine() *sql.Engine { return s.engine }
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
@@ -66,6 +72,7 @@ func (s *Server) Done() <-chan error { return s.done }
 // store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.wire.Shutdown(ctx)
+	s.conns.Close()
 	if cerr := s.engine.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
 		err = errors.Join(err, cerr)
 	}

@@ -30,6 +30,8 @@ type Object struct {
 	// Deps are the IDs of the relations the object's query reads, directly
 	// or through plain views.
 	Deps []uint64 `json:",omitempty"`
+	// Source is the connector definition of a source or connector-fed table.
+	Source *SourceDef `json:",omitempty"`
 
 	// rel is the planner's view of the object, built once.
 	rel *planner.Relation
@@ -48,6 +50,9 @@ type ColumnDef struct {
 type Catalog struct {
 	byID   map[uint64]*Object
 	byName map[string]*Object // "schema.name"
+	// version counts changes (add, remove), so that plans cached against
+	// the catalog can tell they are stale.
+	version uint64
 }
 
 func newCatalog() *Catalog {
@@ -65,12 +70,14 @@ func (c *Catalog) add(o *Object) error {
 	o.rel = rel
 	c.byID[o.ID] = o
 	c.byName[qualified(o.Schema, o.Name)] = o
+	c.version++
 	return nil
 }
 
 func (c *Catalog) remove(o *Object) {
 	delete(c.byID, o.ID)
 	delete(c.byName, qualified(o.Schema, o.Name))
+	c.version++
 }
 
 // lookup finds an object by possibly-empty schema and name.

@@ -21,14 +21,17 @@ import (
 // visible before it is durable); reads hold it shared and so see every
 // collection at the same logical time.
 type Engine struct {
-	mu     sync.RWMutex
-	db     *storage.DB
-	log    *slog.Logger
-	cat    *Catalog
-	colls  map[uint64]*storage.Collection
-	views  map[uint64]*matView
-	clock  exec.Time
-	nextID uint64
+	mu    sync.RWMutex
+	db    *storage.DB
+	log   *slog.Logger
+	cat   *Catalog
+	colls map[uint64]*storage.Collection
+	views map[uint64]*matView
+	// sources are the runtime states of sources and connector-fed tables.
+	sources    map[uint64]*sourceState
+	connectors Connectors
+	clock      exec.Time
+	nextID     uint64
 	// Version is reported by version() and server_version.
 	Version string
 }
@@ -54,7 +57,7 @@ func Open(dir string, log *slog.Logger) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{db: db, log: log, cat: newCatalog(), colls: map[uint64]*storage.Collection{},
-		views: map[uint64]*matView{}, nextID: 1000}
+		views: map[uint64]*matView{}, sources: map[uint64]*sourceState{}, nextID: 1000}
 	if err := e.restore(); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -95,7 +98,12 @@ func (e *Engine) restore() error {
 		if err := e.cat.add(o); err != nil {
 			return err
 		}
-		if o.Kind == planner.RelView {
+		if o.Source != nil {
+			if err := e.registerSource(o); err != nil {
+				return fmt.Errorf("restoring source %s: %w", o.Name, err)
+			}
+		}
+		if o.Kind == planner.RelView || o.Kind == planner.RelSource {
 			continue
 		}
 		c := storage.NewCollection(o.ID, o.PrimaryKey)

@@ -27,7 +27,11 @@ func (p *Portal) execCreateTableAs(st *pg.CreateTableAsStmt) error {
 		return err
 	}
 	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql}
-	return p.st.s.e.createMatView(obj, st.IfNotExists)
+	if err := p.st.s.e.createMatView(obj, st.IfNotExists); err != nil {
+		return err
+	}
+	p.st.s.e.activateSources(obj.Deps)
+	return nil
 }
 
 // createMatView installs a materialized view: it plans the query into a
@@ -164,6 +168,7 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		delete(e.colls, v.ID)
 		delete(e.views, v.ID)
 	}
+	e.forgetSources(victims)
 	return nil
 }
 

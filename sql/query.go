@@ -29,6 +29,10 @@ func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]ty
 		return nil, err
 	}
 	e.mu.RLock()
+	if err := e.checkReadable(df.Sources()); err != nil {
+		e.mu.RUnlock()
+		return nil, err
+	}
 	t := e.clock
 	in := e.collectionInputs(df.Sources(), t)
 	e.mu.RUnlock()

@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"encoding/binary"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/eddydb/eddy/server/connector"
+	"github.com/eddydb/eddy/server/connector/nexmark"
+	"github.com/eddydb/eddy/sql"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// ingestBatch is the most rows a source hands the engine per commit: large
+// enough to amortize the commit, small enough to keep freshness.
+const ingestBatch = 8192
+
+// connectors is the runtime of sources: it validates definitions with the
+// connector packages and runs one reader goroutine per active source,
+// feeding the engine batch by batch. It implements sql.Connectors.
+type connectors struct {
+	e   *sql.Engine
+	log *slog.Logger
+
+	mu      sync.Mutex
+	running map[uint64]context.CancelFunc
+	wg      sync.WaitGroup
+	ctx     context.Context
+	stop    context.CancelFunc
+}
+
+func newConnectors(e *sql.Engine, log *slog.Logger) *connectors {
+	ctx, stop := context.WithCancel(context.Background())
+	return &connectors{e: e, log: log, running: map[uint64]context.CancelFunc{}, ctx: ctx, stop: stop}
+}
+
+// Validate checks a source definition against its connector.
+func (c *connectors) Validate(def sql.SourceDef) error {
+	switch def.Connector {
+	case "nexmark":
+		_, tt, err := nexmark.ParseOptions(def.Options)
+		if err != nil {
+			return err
+		}
+		return checkColumns(def, tt.Columns())
+	case "":
+		return pgerr.New(pgerr.CodeInvalidParameter, "source %q needs a connector option", def.Name)
+	}
+	return pgerr.Unsupported("connector %q", def.Connector)
+}
+
+// checkColumns requires the declared columns to be the connector's, by name
+// and type, in order.
+func checkColumns(def sql.SourceDef, want []connector.Column) error {
+	if len(def.Columns) != len(want) {
+		return pgerr.New(pgerr.CodeDatatypeMismatch, "source %q declares %d columns, but the %s connector produces %d (%s)",
+			def.Name, len(def.Columns), def.Connector, len(want), columnList(want))
+	}
+	for i, w := range want {
+		got := def.Columns[i]
+		if !strings.EqualFold(got.Name, w.Name) || !got.Type.Equivalent(w.Type) {
+			return pgerr.New(pgerr.CodeDatatypeMismatch, "column %d of source %q is %s %s, but the %s connector produces %s %s",
+				i+1, def.Name, got.Name, got.Type.Name(), def.Connector, w.Name, w.Type.Name())
+		}
+	}
+	return nil
+}
+
+func columnList(cols []connector.Column) string {
+	var parts []string
+	for _, c := range cols {
+		parts = append(parts, c.Name+" "+c.Type.Name())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Activate starts the source's reader unless it runs already.
+func (c *connectors) Activate(def sql.SourceDef) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.running[def.ID]; ok || c.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.running[def.ID] = cancel
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := c.run(ctx, def); err != nil && ctx.Err() == nil {
+			c.log.Error("source stopped", "source", def.Name, "err", err)
+		}
+	}()
+}
+
+// Deactivate stops a source's reader.
+func (c *connectors) Deactivate(id uint64) {
+	c.mu.Lock()
+	cancel := c.running[id]
+	delete(c.running, id)
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// Close stops every reader and waits for them.
+func (c *connectors) Close() {
+	c.stop()
+	c.wg.Wait()
+}
+
+// run reads a source until ctx ends or the source is exhausted.
+func (c *connectors) run(ctx context.Context, def sql.SourceDef) error {
+	switch def.Connector {
+	case "nexmark":
+		return c.runNexmark(ctx, def)
+	}
+	return pgerr.Unsupported("connector %q", def.Connector)
+}
+
+// runNexmark feeds a Nexmark source from its stored position (the next
+// event number). With max emit speed off it paces events by event time.
+func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef) error {
+	cfg, tt, err := nexmark.ParseOptions(def.Options)
+	if err != nil {
+		return err
+	}
+	pos, err := c.e.SourcePosition(def.ID)
+	if err != nil {
+		return err
+	}
+	var next int64
+	if len(pos) == 8 {
+		next = int64(binary.BigEndian.Uint64(pos))
+	}
+	g := nexmark.NewAt(cfg, next)
+	start, startEvent := time.Now(), next
+	for ctx.Err() == nil {
+		rows := make([]types.Row, 0, ingestBatch)
+		for len(rows) < ingestBatch {
+			var row types.Row
+			if _, ok := g.NextOf(tt, &row); !ok {
+				break
+			}
+			rows = append(rows, row)
+		}
+		if len(rows) == 0 {
+			c.log.Info("source exhausted", "source", def.Name, "events", g.Position())
+			return nil
+		}
+		if err := c.e.Ingest(def.ID, rows, binary.BigEndian.AppendUint64(nil, uint64(g.Position()))); err != nil {
+			return err
+		}
+		if !cfg.MaxEmitSpeed {
+			pace(ctx, start, cfg.EventTime(g.Position())-cfg.EventTime(startEvent))
+		}
+	}
+	return nil
+}
+
+// pace sleeps until wall-clock time has caught up with the event time
+// emitted since start (ms).
+func pace(ctx context.Context, start time.Time, emittedMS int64) {
+	ahead := time.Duration(emittedMS)*time.Millisecond - time.Since(start)
+	if ahead <= 0 {
+		return
+	}
+	t := time.NewTimer(ahead)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,355 @@
+package sql
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/storage"
+)
+
+// SourceDef is the connector side of a source or connector-fed table, as
+// the server's connector runtime needs it.
+type SourceDef struct {
+	ID        uint64
+	Name      string
+	Columns   []ColumnDef
+	Connector string
+	// Options are the WITH options, keys lower-cased (dotted names kept).
+	Options map[string]string
+	// Format and Encode are FORMAT ... ENCODE ... ("" when absent).
+	Format, Encode string
+	// IsTable is true for CREATE TABLE ... WITH (connector = ...): its rows
+	// are stored and queryable.
+	IsTable bool
+	// Watermark is the event-time column and its watermark expression
+	// (nil without WATERMARK FOR).
+	Watermark *WatermarkDef `json:",omitempty"`
+}
+
+// WatermarkDef is WATERMARK FOR Column AS Expr.
+type WatermarkDef struct {
+	Column int
+	// Expr is the SQL text of the watermark expression over the source's
+	// columns, e.g. date_time - INTERVAL '4' SECOND.
+	Expr string
+}
+
+// Connectors validates source definitions and is told when a source must
+// run. The server implements it with the connector packages; sql cannot
+// import them (they sit above it), so it declares what it needs.
+type Connectors interface {
+	// Validate checks a definition at CREATE time (unknown connector or
+	// option: a *pgerr.Error).
+	Validate(def SourceDef) error
+	// Activate starts (or keeps running) the source's reader; called when a
+	// materialized view or a table needs its events, and at start-up for
+	// such sources. Deactivate stops it (the source was dropped).
+	Activate(def SourceDef)
+	Deactivate(id uint64)
+}
+
+// sourceState is a source's runtime state in the engine: its watermark
+// expression and current watermark.
+type sourceState struct {
+	def       SourceDef
+	wmExpr    scalar.Expr
+	watermark int64
+	hasWM     bool
+}
+
+// SetConnectors installs the connector registry and activates every
+// source that a view or table already needs (after a restart).
+func (e *Engine) SetConnectors(c Connectors) {
+	e.mu.Lock()
+	e.connectors = c
+	var active []SourceDef
+	for _, s := range e.sources {
+		if e.sourceNeeded(s.def.ID) {
+			active = append(active, s.def)
+		}
+	}
+	e.mu.Unlock()
+	sort.Slice(active, func(i, j int) bool { return active[i].ID < active[j].ID })
+	for _, d := range active {
+		c.Activate(d)
+	}
+}
+
+// sourceNeeded reports whether some materialized view reads the source or
+// it is a connector-fed table (whose rows are stored).
+func (e *Engine) sourceNeeded(id uint64) bool {
+	if s := e.sources[id]; s != nil && s.def.IsTable {
+		return true
+	}
+	for _, mv := range e.views {
+		for _, src := range mv.sources {
+			if src == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// registerSource builds the runtime state of a source object.
+func (e *Engine) registerSource(o *Object) error {
+	st := &sourceState{def: *o.Source}
+	st.def.ID, st.def.Name, st.def.Columns = o.ID, o.Name, o.Columns
+	if w := o.Source.Watermark; w != nil {
+		n, err := parseExpr(w.Expr)
+		if err != nil {
+			return err
+		}
+		x, err := planner.PlanScalarOver(e.cat, n, o.rel, types.Unknown)
+		if err != nil {
+			return err
+		}
+		st.wmExpr = x
+	}
+	if v, ok, err := e.db.Get(sourceWatermarkKey(o.ID)); err != nil {
+		return err
+	} else if ok {
+		st.watermark, st.hasWM = decodeInt64(v), true
+	}
+	e.sources[o.ID] = st
+	return nil
+}
+
+func sourcePositionKey(id uint64) []byte  { return storage.MetaKey(fmt.Sprintf("source/%d/position", id)) }
+func sourceWatermarkKey(id uint64) []byte { return storage.MetaKey(fmt.Sprintf("source/%d/watermark", id)) }
+
+// SourcePosition returns the durable reading position of a source (opaque
+// to the engine; nil before the first batch).
+func (e *Engine) SourcePosition(id uint64) ([]byte, error) {
+	v, _, err := e.db.Get(sourcePositionKey(id))
+	return v, err
+}
+
+// Ingest appends rows to a source at a new logical time: they flow through
+// every materialized view reading the source (and into the table, for a
+// connector-fed table), and the source's new position and watermark are
+// written in the same synced batch, so a restart resumes exactly after the
+// last ingested batch: nothing lost, nothing counted twice.
+func (e *Engine) Ingest(id uint64, rows []types.Row, position []byte) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := e.sources[id]
+	if st == nil {
+		return pgerr.New(pgerr.CodeUndefinedTable, "source %d does not exist", id)
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	prevClock, prevWM, prevHas := e.clock, st.watermark, st.hasWM
+	t := e.tick(b)
+	tx := &applyTx{}
+	err := e.ingest(st, rows, t, b, tx)
+	if err == nil {
+		b.Set(sourcePositionKey(id), position)
+		err = e.db.Commit(b)
+	}
+	if err != nil {
+		tx.rollback()
+		e.clock, st.watermark, st.hasWM = prevClock, prevWM, prevHas
+		return err
+	}
+	tx.commit()
+	return nil
+}
+
+// ingest applies one source batch at time t.
+func (e *Engine) ingest(st *sourceState, rows []types.Row, t exec.Time, b *storage.Batch, tx *applyTx) error {
+	updates := make([]exec.Update, len(rows))
+	for i, r := range rows {
+		updates[i] = exec.Update{Row: r, Time: t, Diff: 1}
+	}
+	if err := st.advance(rows); err != nil {
+		return err
+	}
+	if st.hasWM {
+		b.Set(sourceWatermarkKey(st.def.ID), encodeInt64(st.watermark))
+	}
+	if st.def.IsTable {
+		c := e.colls[st.def.ID]
+		c.Begin()
+		tx.colls = append(tx.colls, c)
+		for _, u := range updates {
+			if err := c.Apply(u.Row, u.Diff, b); err != nil {
+				return err
+			}
+		}
+	}
+	deltas := map[uint64][]exec.Update{st.def.ID: updates}
+	return e.propagate(deltas, t, b, tx)
+}
+
+// advance raises the watermark to the largest value of the watermark
+// expression over rows (watermarks never go back).
+func (st *sourceState) advance(rows []types.Row) error {
+	if st.wmExpr == nil {
+		return nil
+	}
+	ctx := evalCtx()
+	for _, r := range rows {
+		d, err := st.wmExpr.Eval(ctx, r)
+		if err != nil {
+			return err
+		}
+		if d.IsNull() {
+			continue
+		}
+		if v := d.Micros(); !st.hasWM || v > st.watermark {
+			st.watermark, st.hasWM = v, true
+		}
+	}
+	return nil
+}
+
+// watermarks returns the current watermark of every source that has one,
+// for the dataflows.
+func (e *Engine) watermarks() map[dataflow.CollectionID]int64 {
+	out := map[dataflow.CollectionID]int64{}
+	for id, s := range e.sources {
+		if s.hasWM {
+			out[dataflow.CollectionID(id)] = s.watermark
+		}
+	}
+	return out
+}
+
+// SourceWatermark returns a source's current watermark (ok false if none).
+func (e *Engine) SourceWatermark(id uint64) (int64, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if s := e.sources[id]; s != nil {
+		return s.watermark, s.hasWM
+	}
+	return 0, false
+}
+
+func encodeInt64(v int64) []byte {
+	return types.AppendKey(nil, types.NewInt(v))
+}
+
+func decodeInt64(b []byte) int64 {
+	if len(b) != 9 {
+		return 0
+	}
+	var u uint64
+	for _, c := range b[1:] {
+		u = u<<8 | uint64(c)
+	}
+	return int64(u ^ 1<<63)
+}
+
+// createSource adds a source (or connector-fed table) durably after the
+// connector has validated it.
+func (e *Engine) createSource(obj *Object, ifNotExists bool) error {
+	if err := e.validateSource(obj); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	err := e.addSourceLocked(obj, ifNotExists)
+	c := e.connectors
+	e.mu.Unlock()
+	if err == nil && obj.Source.IsTable && c != nil {
+		c.Activate(e.sources[obj.ID].def)
+	}
+	return err
+}
+
+func (e *Engine) validateSource(obj *Object) error {
+	e.mu.RLock()
+	c := e.connectors
+	e.mu.RUnlock()
+	if c == nil {
+		return pgerr.Unsupported("sources (no connector runtime in this process)")
+	}
+	def := *obj.Source
+	def.Name, def.Columns = obj.Name, obj.Columns
+	return c.Validate(def)
+}
+
+// addSourceLocked registers and persists a validated source.
+func (e *Engine) addSourceLocked(obj *Object, ifNotExists bool) error {
+	if exists, err := e.nameTaken(obj, ifNotExists); exists || err != nil {
+		return err
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	prevID := e.nextID
+	obj.ID = e.allocID(b)
+	if err := e.cat.add(obj); err != nil {
+		e.nextID = prevID
+		return err
+	}
+	err := e.registerSource(obj)
+	if err == nil {
+		err = e.persistObject(obj, b)
+	}
+	if err == nil {
+		err = e.db.Commit(b)
+	}
+	if err != nil {
+		e.cat.remove(obj)
+		delete(e.sources, obj.ID)
+		e.nextID = prevID
+		return err
+	}
+	if obj.Source.IsTable {
+		e.colls[obj.ID] = storage.NewCollection(obj.ID, obj.PrimaryKey)
+	}
+	return nil
+}
+
+// activateSources starts the readers of the sources a new view reads.
+func (e *Engine) activateSources(deps []uint64) {
+	e.mu.RLock()
+	c := e.connectors
+	var defs []SourceDef
+	for _, id := range deps {
+		if s := e.sources[id]; s != nil {
+			defs = append(defs, s.def)
+		}
+	}
+	e.mu.RUnlock()
+	if c == nil {
+		return
+	}
+	for _, d := range defs {
+		c.Activate(d)
+	}
+}
+
+// forgetSources stops the readers of dropped sources and of sources no view
+// needs any more (under the engine lock; Deactivate does not call back).
+func (e *Engine) forgetSources(dropped []*Object) {
+	for _, o := range dropped {
+		if e.sources[o.ID] != nil {
+			delete(e.sources, o.ID)
+			if e.connectors != nil {
+				e.connectors.Deactivate(o.ID)
+			}
+		}
+	}
+	for id := range e.sources {
+		if !e.sourceNeeded(id) && e.connectors != nil {
+			e.connectors.Deactivate(id)
+		}
+	}
+}
+
+// checkReadable rejects ad-hoc reads of sources, whose rows are not kept.
+func (e *Engine) checkReadable(srcs []dataflow.CollectionID) error {
+	for _, id := range srcs {
+		if s := e.sources[uint64(id)]; s != nil && !s.def.IsTable {
+			return pgerr.Unsupported("reading source %q directly (its events are not stored): create a materialized view over it, or use CREATE TABLE ... WITH (connector = ...)", s.def.Name)
+		}
+	}
+	return nil
+}
