@@ -22,7 +22,9 @@ import (
 // deleted top row must be replaced by the next one). Time per Step: a
 // binary search and a slice insertion per input row, and O(Offset+Limit)
 // per touched group to recompute its top set. Logged as row-key ->
-// row(count, columns...).
+// row(count, columns...). With spec.Rank each output row carries its
+// 1-based position in the group as an extra column; a change then also
+// re-emits the rows whose positions moved.
 type topkOp struct {
 	spec          dataflow.TopK
 	groups        map[string]*kgroup
@@ -163,7 +165,11 @@ func (o *topkOp) finish(s *stepCtx) []Update {
 	var out []Update
 	for _, t := range o.groupsTouched {
 		cur := o.top(t.g)
-		out = diffTop(out, t.g.top, cur, s.t)
+		if o.spec.Rank {
+			out = diffRanked(out, t.g.top, cur, o.spec.Offset, s.t)
+		} else {
+			out = diffTop(out, t.g.top, cur, s.t)
+		}
 		t.g.top = cur
 	}
 	for _, t := range o.rowsTouched {
@@ -226,6 +232,45 @@ func diffTop(out []Update, old, cur []topEntry, t Time) []Update {
 				out = append(out, Update{Row: cur[j].r.row, Time: t, Diff: d})
 			}
 			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// diffRanked appends the updates turning top set old into cur when rows
+// carry their rank: both sets hold consecutive positions from offset+1,
+// so they are compared position by position, and a row whose position
+// changes is retracted at the old rank and inserted at the new one.
+func diffRanked(out []Update, old, cur []topEntry, offset int64, t Time) []Update {
+	o, c := expandTop(old), expandTop(cur)
+	for i := range max(len(o), len(c)) {
+		var or, cr *krow
+		if i < len(o) {
+			or = o[i]
+		}
+		if i < len(c) {
+			cr = c[i]
+		}
+		if or == cr {
+			continue
+		}
+		rank := types.NewInt(offset + int64(i) + 1)
+		if or != nil {
+			out = append(out, Update{Row: append(or.row[:len(or.row):len(or.row)], rank), Time: t, Diff: -1})
+		}
+		if cr != nil {
+			out = append(out, Update{Row: append(cr.row[:len(cr.row):len(cr.row)], rank), Time: t, Diff: 1})
+		}
+	}
+	return out
+}
+
+// expandTop lists the top set's rows by position, one entry per copy.
+func expandTop(top []topEntry) []*krow {
+	var out []*krow
+	for _, e := range top {
+		for range e.n {
+			out = append(out, e.r)
 		}
 	}
 	return out

@@ -39,6 +39,10 @@ func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
 		return out, nil
 	case Join:
 		return append(append([]types.T(nil), in[0]...), in[1]...), nil
+	case TopK:
+		if op.Rank {
+			return append(append([]types.T(nil), in[0]...), types.Int8), nil
+		}
 	}
 	return in[0], nil
 }

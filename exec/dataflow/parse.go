@@ -111,7 +111,7 @@ func parseOp(name string, args map[string]string, in [][]types.T, out []types.T)
 	var op Op
 	switch name {
 	case "Source":
-		op = Source{Collection: CollectionID(a.int("coll", 0)), Name: a.name("name")}
+		op = a.source()
 	case "Constant":
 		op = a.constant(out)
 	case "MFP":
@@ -230,6 +230,15 @@ func (a *argReader) exprs(k string, cols []types.T) []scalar.Expr {
 	return es
 }
 
+// source parses coll=N [name=x] [watermark=#i].
+func (a *argReader) source() Source {
+	s := Source{Collection: CollectionID(a.int("coll", 0)), Name: a.name("name")}
+	if v, ok := a.get("watermark"); ok {
+		s.HasEventTime, s.EventTimeCol = true, a.col(v)
+	}
+	return s
+}
+
 func (a *argReader) constant(out []types.T) Constant {
 	var c Constant
 	for _, it := range a.list("rows") {
@@ -268,6 +277,12 @@ var aggRE = regexp.MustCompile(`^(\w+)\((DISTINCT )?(\*|#\d+)(?:, (#\d+))?\)$`)
 
 func (a *argReader) reduce(in []types.T, out []types.T) Reduce {
 	r := Reduce{Key: a.cols("key")}
+	if v, ok := a.get("emit"); ok {
+		r.EmitOnClose = v == "close"
+		if !r.EmitOnClose {
+			a.fail(fmt.Errorf("bad emit %q (want close)", v))
+		}
+	}
 	for i, it := range a.list("aggs") {
 		agg, err := parseAgg(it, in)
 		if err == nil && out != nil && len(r.Key)+i < len(out) {
@@ -342,6 +357,12 @@ var sortRE = regexp.MustCompile(`^#(\d+)( ASC| DESC)?( NULLS FIRST| NULLS LAST)?
 
 func (a *argReader) topk() TopK {
 	t := TopK{Key: a.cols("key"), Limit: a.int("limit", -1), Offset: a.int("offset", 0)}
+	if r, ok := a.get("rank"); ok {
+		t.Rank = r == "true"
+		if !t.Rank {
+			a.fail(fmt.Errorf("bad rank %q", r))
+		}
+	}
 	for _, it := range a.list("order") {
 		m := sortRE.FindStringSubmatch(it)
 		if m == nil {

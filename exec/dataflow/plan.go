@@ -28,11 +28,19 @@ type Node struct {
 type Op interface{ opName() string }
 
 // Source reads the updates of a collection: a table's committed writes or a
-// materialized view's output. Stateless.
+// materialized view's output.
+//
+// With HasEventTime, column EventTimeCol is the source's event time: the
+// runtime receives watermarks for the collection (promises that no later
+// update has an event time below them), drops and counts late updates, and
+// carries the watermark to the operators downstream. State: the current
+// watermark and the count of late updates.
 type Source struct {
 	Collection CollectionID
 	// Name is for printing only.
-	Name string
+	Name         string
+	HasEventTime bool
+	EventTimeCol int
 }
 
 // Constant emits Rows once, at the first time the dataflow runs (backfill).
@@ -83,9 +91,15 @@ type Agg struct {
 //
 // State: per group, the aggregates' accumulators; min/max (and distinct
 // aggregates) keep the multiset of values so deletions stay correct.
+//
+// With EmitOnClose (EMIT ON WINDOW CLOSE) a group emits nothing while it
+// can still change, and its final row once the watermark of one of its key
+// columns passes its key value; the plan must group by a column that
+// carries a watermark.
 type Reduce struct {
-	Key  []int
-	Aggs []Agg
+	Key         []int
+	Aggs        []Agg
+	EmitOnClose bool
 }
 
 // JoinKind is the kind of a join.
@@ -133,11 +147,15 @@ type SortCol struct {
 // TopK keeps, per group of the Key columns, the rows ranked Offset+1 through
 // Offset+Limit by Order (Limit < 0 means no limit). Ties are broken by the
 // whole row so the result is deterministic. State: per group, every live row.
+// Rank appends a bigint column to each output row: its 1-based position in
+// its group (row_number()), so a row whose position changes is retracted
+// and reinserted.
 type TopK struct {
 	Key    []int
 	Order  []SortCol
 	Limit  int64
 	Offset int64
+	Rank   bool
 }
 
 func (Source) opName() string    { return "Source" }

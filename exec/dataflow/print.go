@@ -67,6 +67,9 @@ func opArgs(op Op) string {
 		if op.Name != "" {
 			s += " name=" + quoteName(op.Name)
 		}
+		if op.HasEventTime {
+			s += fmt.Sprintf(" watermark=#%d", op.EventTimeCol)
+		}
 		return s
 	case Constant:
 		rows := make([]string, len(op.Rows))
@@ -77,7 +80,11 @@ func opArgs(op Op) string {
 	case MFP:
 		return op.args()
 	case Reduce:
-		return fmt.Sprintf("key=%s aggs=[%s]", formatCols(op.Key), formatAggs(op.Aggs))
+		s := fmt.Sprintf("key=%s aggs=[%s]", formatCols(op.Key), formatAggs(op.Aggs))
+		if op.EmitOnClose {
+			s += " emit=close"
+		}
+		return s
 	case Join:
 		return op.args()
 	case TopK:
@@ -139,6 +146,9 @@ func (op TopK) args() string {
 	}
 	if op.Offset != 0 {
 		s += fmt.Sprintf(" offset=%d", op.Offset)
+	}
+	if op.Rank {
+		s += " rank=true"
 	}
 	return s
 }

@@ -55,7 +55,13 @@ func (r *Reduce) ColTypes() []types.T {
 }
 
 // ColTypes implements Rel.
-func (t *TopK) ColTypes() []types.T { return t.Input.ColTypes() }
+func (t *TopK) ColTypes() []types.T {
+	if t.Rank {
+		in := t.Input.ColTypes()
+		return append(in[:len(in):len(in)], types.Int8)
+	}
+	return t.Input.ColTypes()
+}
 
 // ColTypes implements Rel: the first input's types.
 func (u *Union) ColTypes() []types.T { return u.Inputs[0].ColTypes() }

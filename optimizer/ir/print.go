@@ -100,8 +100,12 @@ func (r *Reduce) header() string {
 }
 
 func (t *TopK) header() string {
-	return fmt.Sprintf("TopK key=[%s] order=[%s] limit=%d offset=%d",
+	s := fmt.Sprintf("TopK key=[%s] order=[%s] limit=%d offset=%d",
 		colList(t.Key), OrderString(t.Order), t.Limit, t.Offset)
+	if t.Rank {
+		s += " rank"
+	}
+	return s
 }
 
 func (u *Union) header() string     { return "Union" }

@@ -105,12 +105,16 @@ type Reduce struct {
 // TopK keeps, per group of the Key columns, the rows ranked Offset+1 through
 // Offset+Limit by Order (Limit < 0: no limit); ties are broken by the whole
 // row, so the result is deterministic. State: per group, every live row.
+// With Rank, each output row gets one more column, its 1-based position in
+// its group (row_number(); copies of a row take consecutive positions), of
+// type bigint.
 type TopK struct {
 	Input  Rel
 	Key    []int
 	Order  []dataflow.SortCol
 	Limit  int64
 	Offset int64
+	Rank   bool
 }
 
 // Union is the multiset sum (UNION ALL) of its inputs, which have the same

@@ -62,7 +62,7 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 	case *ir.Reduce:
 		return l.unary(dataflow.Reduce{Key: r.Key, Aggs: r.Aggs}, r)
 	case *ir.TopK:
-		return l.unary(dataflow.TopK{Key: r.Key, Order: r.Order, Limit: r.Limit, Offset: r.Offset}, r)
+		return l.unary(dataflow.TopK{Key: r.Key, Order: r.Order, Limit: r.Limit, Offset: r.Offset, Rank: r.Rank}, r)
 	case *ir.Negate:
 		return l.unary(dataflow.Negate{}, r)
 	case *ir.Threshold:
