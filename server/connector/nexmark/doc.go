@@ -8,7 +8,7 @@
 // ids agree across them.
 //
 // Determinism: event n's content is a pure function of (seed, n). Each event
-// draws from its own PRNG seeded by a hash of (seed, n), and the only state
+// draws from its own PRNG (connector.NewRand(seed, n)), and the only state
 // the reference generators carry (the last person and auction ids) is itself
 // a function of n. NewAt therefore resumes at any event number in O(1) and
 // yields exactly the events New would after as many calls to Next.

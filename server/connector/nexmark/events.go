@@ -1,6 +1,9 @@
 package nexmark
 
-import "github.com/eddydb/eddy/sql/types"
+import (
+	"github.com/eddydb/eddy/server/connector"
+	"github.com/eddydb/eddy/sql/types"
+)
 
 // Event sizes, which the extra column pads to a target, count 8 bytes per
 // integer or timestamp column plus the length of each string column other
@@ -8,12 +11,12 @@ import "github.com/eddydb/eddy/sql/types"
 // not counted (so a bid's extra averages 68 bytes).
 
 // person writes person event n.
-func (g *Generator) person(n int64, r *rng, row types.Row) {
-	name := fullNames[r.intn(int64(len(fullNames)))]
+func (g *Generator) person(n int64, r *connector.Rand, row types.Row) {
+	name := fullNames[r.Int64n(int64(len(fullNames)))]
 	email := emailAddress(r)
 	card := creditCard(r)
-	city := cities[r.intn(int64(len(cities)))]
-	state := states[r.intn(int64(len(states)))]
+	city := cities[r.Int64n(int64(len(cities)))]
+	state := states[r.Int64n(int64(len(states)))]
 	size := int64(8*2 + len(name) + len(email) + len(card) + len(city) + len(state))
 	row[0] = types.NewInt(lastPerson(n) + firstPersonID)
 	row[1] = types.NewText(name)
@@ -26,24 +29,24 @@ func (g *Generator) person(n int64, r *rng, row types.Row) {
 }
 
 // emailAddress returns 7 random letters + "@" + 5 random letters + ".com".
-func emailAddress(r *rng) string {
+func emailAddress(r *connector.Rand) string {
 	var b [17]byte
 	for i := range 7 {
-		b[i] = byte('a' + r.intn(26))
+		b[i] = byte('a' + r.Int64n(26))
 	}
 	b[7] = '@'
 	for i := 8; i < 13; i++ {
-		b[i] = byte('a' + r.intn(26))
+		b[i] = byte('a' + r.Int64n(26))
 	}
 	copy(b[13:], ".com")
 	return string(b[:])
 }
 
 // creditCard returns four space-separated groups of four random digits.
-func creditCard(r *rng) string {
+func creditCard(r *connector.Rand) string {
 	var b [19]byte
 	for g := range 4 {
-		v := r.intn(10000)
+		v := r.Int64n(10000)
 		for i := 3; i >= 0; i-- {
 			b[g*5+i] = byte('0' + v%10)
 			v /= 10
@@ -56,16 +59,16 @@ func creditCard(r *rng) string {
 }
 
 // auction writes auction event n.
-func (g *Generator) auction(n int64, r *rng, row types.Row) {
+func (g *Generator) auction(n int64, r *connector.Rand, row types.Row) {
 	t := g.cfg.EventTime(n)
-	item := poolString(r, 3+r.intn(18))
-	desc := poolString(r, 3+r.intn(98))
+	item := poolString(r, 3+r.Int64n(18))
+	desc := poolString(r, 3+r.Int64n(98))
 	initial := price(r)
 	reserve := initial + price(r)
 	horizon := g.cfg.EventTime(n+horizonEvents) - t
-	expires := t + 1 + r.intn(max(2*horizon, 1))
+	expires := t + 1 + r.Int64n(max(2*horizon, 1))
 	seller := lastPerson(n) / hotRatio * hotRatio
-	if r.intn(4) == 0 {
+	if r.Int64n(4) == 0 {
 		seller = randomPerson(n, r)
 	}
 	row[0] = types.NewInt(lastAuction(n) + firstAuctionID)
@@ -76,26 +79,26 @@ func (g *Generator) auction(n int64, r *rng, row types.Row) {
 	row[5] = timestamp(t)
 	row[6] = timestamp(expires)
 	row[7] = types.NewInt(seller + firstPersonID)
-	row[8] = types.NewInt(firstCategoryID + r.intn(numCategories))
+	row[8] = types.NewInt(firstCategoryID + r.Int64n(numCategories))
 	row[9] = types.NewText(extra(r, int64(8*7+len(item)+len(desc)), auctionSize))
 }
 
 // bid writes bid event n.
-func (g *Generator) bid(n int64, r *rng, row types.Row) {
+func (g *Generator) bid(n int64, r *connector.Rand, row types.Row) {
 	auction := lastAuction(n) / hotRatio * hotRatio
-	if r.intn(2) == 0 {
+	if r.Int64n(2) == 0 {
 		auction = randomAuction(n, r)
 	}
 	bidder := lastPerson(n)/hotRatio*hotRatio + 1
-	if r.intn(4) == 0 {
+	if r.Int64n(4) == 0 {
 		bidder = randomPerson(n, r)
 	}
 	var channel, url string
-	if r.intn(2) == 0 {
-		i := r.intn(int64(len(hotChannels)))
+	if r.Int64n(2) == 0 {
+		i := r.Int64n(int64(len(hotChannels)))
 		channel, url = hotChannels[i], g.channels.hotURLs[i]
 	} else {
-		i := r.intn(numChannels)
+		i := r.Int64n(numChannels)
 		channel, url = g.channels.names[i], g.channels.urls[i]
 	}
 	row[0] = types.NewInt(auction + firstAuctionID)

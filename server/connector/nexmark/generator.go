@@ -3,6 +3,7 @@ package nexmark
 import (
 	"math"
 
+	"github.com/eddydb/eddy/server/connector"
 	"github.com/eddydb/eddy/sql/types"
 )
 
@@ -130,7 +131,7 @@ func nextOfType(t TableType, n int64) int64 {
 
 // fill writes event n, of type t, into row.
 func (g *Generator) fill(t TableType, n int64, row *types.Row) {
-	r := eventSeed(g.cfg.Seed, n)
+	r := connector.NewRand(g.cfg.Seed, n)
 	switch t {
 	case Person:
 		g.person(n, &r, resize(row, len(personColumns)))
@@ -178,33 +179,33 @@ func lastAuction(n int64) int64 {
 
 // randomPerson returns a base-0 person id among the last activePeople
 // persons or up to leadIDs past the last one.
-func randomPerson(n int64, r *rng) int64 {
+func randomPerson(n int64, r *connector.Rand) int64 {
 	num := lastPerson(n) + 1
 	active := min(num, activePeople)
-	return num - active + r.intn(active+leadIDs)
+	return num - active + r.Int64n(active+leadIDs)
 }
 
 // randomAuction returns a base-0 auction id among the last inFlightAuctions
 // auctions or up to leadIDs past the last one.
-func randomAuction(n int64, r *rng) int64 {
+func randomAuction(n int64, r *connector.Rand) int64 {
 	hi := lastAuction(n)
 	lo := max(hi-inFlightAuctions, 0)
-	return lo + r.intn(hi-lo+1+leadIDs)
+	return lo + r.Int64n(hi-lo+1+leadIDs)
 }
 
 // price returns a log-uniform price in cents from 100 to 100,000,000:
 // round(10^(6U) * 100).
-func price(r *rng) int64 {
-	return int64(math.Round(math.Exp(r.float()*6*math.Ln10) * 100))
+func price(r *connector.Rand) int64 {
+	return int64(math.Round(math.Exp(r.Float64()*6*math.Ln10) * 100))
 }
 
 // extra returns the padding that brings an event of the given size to
 // target ±20% (of the missing part): empty when size already reaches it.
-func extra(r *rng, size, target int64) string {
+func extra(r *connector.Rand, size, target int64) string {
 	if size >= target {
 		return ""
 	}
 	want := target - size
 	delta := (want + 2) / 5
-	return poolString(r, want-delta+r.intn(2*delta+1))
+	return poolString(r, want-delta+r.Int64n(2*delta+1))
 }

@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"strconv"
 	"sync"
+
+	"github.com/eddydb/eddy/server/connector"
 )
 
 // The value lists of the person generator (the Nexmark data set).
@@ -43,7 +45,7 @@ const (
 // enough for every Nexmark query, and taking a substring allocates nothing.
 // It is the same for every seed (the offsets depend on the seed).
 var pool = func() string {
-	r := rng{s: 0x6e65786d61726b} // "nexmark"
+	r := connector.NewRand(0x6e65786d61726b, 0) // "nexmark"
 	b := make([]byte, poolLen)
 	for i := range b {
 		b[i] = randChar(&r)
@@ -52,8 +54,8 @@ var pool = func() string {
 }()
 
 // randChar returns a lowercase letter, or a space with probability 1/13.
-func randChar(r *rng) byte {
-	c := r.intn(13 * 26)
+func randChar(r *connector.Rand) byte {
+	c := r.Int64n(13 * 26)
 	if c < 26 {
 		return ' '
 	}
@@ -62,8 +64,8 @@ func randChar(r *rng) byte {
 
 // poolString returns a substring of pool of the given length (at most
 // maxPoolSlice) at a random offset.
-func poolString(r *rng, length int64) string {
-	off := r.intn(poolLen - length + 1)
+func poolString(r *connector.Rand, length int64) string {
+	off := r.Int64n(poolLen - length + 1)
 	return pool[off : off+length]
 }
 
@@ -113,14 +115,14 @@ func channelsFor(seed uint64) *channelTable {
 // "&channel_id=<bit-reversed i>". Hot channels have fixed URLs without a
 // channel id. All strings share one backing array.
 func buildChannels(seed uint64) *channelTable {
-	r := eventSeed(seed^0x6368616e6e656c, -1) // "channel"
+	r := connector.NewRand(seed^0x6368616e6e656c, -1) // "channel"
 	t := &channelTable{}
 	buf := make([]byte, 0, 112*(numChannels+len(hotChannels)))
 	var spans [numChannels + len(hotChannels)][2]int
 	for i := range spans {
 		start := len(buf)
 		buf = appendURL(buf, &r)
-		if i < numChannels && r.intn(10) > 0 {
+		if i < numChannels && r.Int64n(10) > 0 {
 			buf = append(buf, "&channel_id="...)
 			buf = strconv.AppendInt(buf, reverseChannel(i), 10)
 		}
@@ -139,11 +141,11 @@ func buildChannels(seed uint64) *channelTable {
 }
 
 // appendURL appends a random item URL without a channel id.
-func appendURL(buf []byte, r *rng) []byte {
+func appendURL(buf []byte, r *connector.Rand) []byte {
 	buf = append(buf, baseURL...)
 	for range 3 {
 		for range 5 {
-			buf = append(buf, byte('a'+r.intn(26)))
+			buf = append(buf, byte('a'+r.Int64n(26)))
 		}
 		buf = append(buf, '/')
 	}
