@@ -87,6 +87,25 @@ type RowWriter interface {
 	WriteRow(values [][]byte) error
 }
 
+// Flusher is implemented by the RowWriter and CopyWriter pgwire hands to
+// portals: a portal that streams results as they happen (SUBSCRIBE) flushes
+// after each batch so the client sees it at once.
+type Flusher interface {
+	Flush() error
+}
+
+// CopyOutPortal is implemented by portals of COPY ... TO STDOUT.
+type CopyOutPortal interface {
+	Portal
+	// CopyOutFormat is the overall format (0 text, 1 binary) and per-column
+	// formats for CopyOutResponse.
+	CopyOutFormat() (format int16, columnFormats []int16)
+	// CopyOut writes the data, one CopyData message per Write (a whole row
+	// in text format, newline included), and returns the tag ("COPY 42").
+	// The writer is also a Flusher. ctx is cancelled by a CancelRequest.
+	CopyOut(ctx context.Context, w io.Writer) (tag string, err error)
+}
+
 // Column describes one result column, as in a RowDescription field.
 type Column struct {
 	Name       string

@@ -362,6 +362,10 @@ type rowWriter struct {
 	msg pgproto3.DataRow
 }
 
+// Flush sends the buffered rows now: portals that stream results as they
+// happen (SUBSCRIBE) call it after each batch (see Flusher).
+func (w *rowWriter) Flush() error { return w.c.flush() }
+
 // WriteRow implements RowWriter.
 func (w *rowWriter) WriteRow(values [][]byte) error {
 	w.msg.Values = values

@@ -369,15 +369,15 @@ func (p *fakePortal) Execute(ctx context.Context, w RowWriter, maxRows int) (str
 // can only see the rows before the statement ends if pgwire flushes
 // mid-result.
 func (p *fakePortal) stream(ctx context.Context, w RowWriter) (string, bool, error) {
+	s := p.st.s
+	s.h.running.Add(1)
+	defer s.h.running.Add(-1)
 	row := [][]byte{[]byte(strings.Repeat("x", 100))}
 	for range 1000 {
 		if err := w.WriteRow(row); err != nil {
 			return "", false, err
 		}
 	}
-	s := p.st.s
-	s.h.running.Add(1)
-	defer s.h.running.Add(-1)
 	<-ctx.Done()
 	return "", false, ctx.Err()
 }

@@ -69,6 +69,10 @@ func (c *conn) execute(ctx context.Context, p Portal, maxRows int) (tag string, 
 		tag, err = c.copyIn(ctx, cp)
 		return tag, false, err
 	}
+	if cp, ok := p.(CopyOutPortal); ok {
+		tag, err = c.copyOut(ctx, cp)
+		return tag, false, err
+	}
 	return p.Execute(ctx, &c.rows, maxRows)
 }
 
@@ -163,3 +167,45 @@ func (r *copyReader) drain() error {
 		r.next()
 	}
 }
+
+// copyOut sends CopyOutResponse, then each of the portal's writes as a
+// CopyData message, then CopyDone.
+func (c *conn) copyOut(ctx context.Context, cp CopyOutPortal) (string, error) {
+	format, colFormats := cp.CopyOutFormat()
+	resp := pgproto3.CopyOutResponse{OverallFormat: byte(format), ColumnFormatCodes: make([]uint16, len(colFormats))}
+	for i, f := range colFormats {
+		resp.ColumnFormatCodes[i] = uint16(f)
+	}
+	c.be.Send(&resp)
+	w := copyWriter{c: c}
+	tag, err := cp.CopyOut(ctx, &w)
+	if err != nil {
+		return "", err
+	}
+	c.be.Send(&pgproto3.CopyDone{})
+	return tag, nil
+}
+
+// copyWriter turns each Write into one CopyData message, buffered like
+// DataRows; Flush sends them.
+type copyWriter struct {
+	c   *conn
+	msg pgproto3.CopyData
+}
+
+// Write implements io.Writer: p is sent as one CopyData message.
+func (w *copyWriter) Write(p []byte) (int, error) {
+	w.msg.Data = p
+	w.c.be.Send(&w.msg)
+	w.msg.Data = nil
+	w.c.pending += 5 + len(p)
+	if w.c.pending >= flushThreshold {
+		if err := w.c.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// Flush implements Flusher.
+func (w *copyWriter) Flush() error { return w.c.flush() }
