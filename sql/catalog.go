@@ -30,6 +30,8 @@ type Object struct {
 	// Deps are the IDs of the relations the object's query reads, directly
 	// or through plain views.
 	Deps []uint64 `json:",omitempty"`
+	// Source is the connector definition of a source or connector-fed table.
+	Source *SourceDef `json:",omitempty"`
 
 	// rel is the planner's view of the object, built once.
 	rel *planner.Relation
