@@ -144,6 +144,64 @@ func BenchmarkInsertView(b *testing.B) {
 	}
 }
 
+// BenchmarkInsertViewPrepared is BenchmarkInsertView the way a driver
+// batches: one prepared INSERT ... VALUES ($1,$2,$3),(...) of batch rows,
+// bound with text parameters and executed once per batch (Bind+Execute,
+// no parse).
+func BenchmarkInsertViewPrepared(b *testing.B) {
+	for _, batch := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			e := newBenchEngine(b, ingestSetup)
+			s := e.NewSession(nil)
+			ctx := context.Background()
+			st, err := s.Prepare(ctx, preparedInsertSQL(batch), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			next := 0
+			m := newMeter(b)
+			for b.Loop() {
+				m.pause()
+				params := insertParams(next, batch)
+				next += batch
+				m.resume()
+				p, err := st[0].Bind(ctx, params, nil, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := p.Execute(ctx, &rowCollector{}, 0); err != nil {
+					b.Fatal(err)
+				}
+				m.rows += batch
+			}
+			m.report()
+		})
+	}
+}
+
+// preparedInsertSQL returns INSERT INTO events VALUES ($1,$2,$3),... of n rows.
+func preparedInsertSQL(n int) string {
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO events VALUES ")
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "($%d,$%d,$%d)", 3*i+1, 3*i+2, 3*i+3)
+	}
+	return sb.String()
+}
+
+// insertParams returns the text parameters of rows [from, from+n).
+func insertParams(from, n int) [][]byte {
+	out := make([][]byte, 0, 3*n)
+	for id := from; id < from+n; id++ {
+		out = append(out, fmt.Appendf(nil, "%d", id), fmt.Appendf(nil, "%d", id%ingestGroups),
+			fmt.Appendf(nil, "%d", ingestValue(id)))
+	}
+	return out
+}
+
 // BenchmarkCopyView loads rows with COPY FROM STDIN (text format, one
 // autocommit COPY of 10,000 rows each) into the table feeding the view.
 func BenchmarkCopyView(b *testing.B) {

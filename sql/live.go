@@ -24,6 +24,7 @@ func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []exec.Update {
 // liveKeys returns the primary keys present as the transaction sees them
 // (committed contents plus ws's pending changes), or nil for a table
 // without a primary key. It costs O(pending changes), not O(table).
+// Probing it (has) needs e.mu read-locked by the caller.
 func (e *Engine) liveKeys(t *planner.Relation, ws *writeSet) *keySet {
 	if t.PrimaryKey == nil {
 		return nil
@@ -31,7 +32,7 @@ func (e *Engine) liveKeys(t *planner.Relation, ws *writeSet) *keySet {
 	e.mu.RLock()
 	c := e.colls[uint64(t.ID)]
 	e.mu.RUnlock()
-	ks := &keySet{e: e, coll: c, overlay: map[string]int64{}}
+	ks := &keySet{coll: c, cols: t.PrimaryKey, overlay: map[string]int64{}}
 	for _, u := range ws.pending(uint64(t.ID)) {
 		ks.overlay[string(types.AppendColsKey(nil, u.Row, t.PrimaryKey))] += u.Diff
 	}
@@ -41,25 +42,32 @@ func (e *Engine) liveKeys(t *planner.Relation, ws *writeSet) *keySet {
 // keySet answers whether a primary key is live: committed, plus the
 // overlay of changes not yet committed.
 type keySet struct {
-	e       *Engine
 	coll    *storage.Collection
+	cols    []int
 	overlay map[string]int64
+	buf     []byte
 }
 
-func (k *keySet) has(key string) bool {
-	n := k.overlay[key]
+// key encodes row's primary key into the set's scratch buffer (valid
+// until the next call).
+func (k *keySet) key(row types.Row) []byte {
+	k.buf = types.AppendColsKey(k.buf[:0], row, k.cols)
+	return k.buf
+}
+
+// has reports whether key is live. The engine's read lock must be held
+// (the committed collection is read).
+func (k *keySet) has(key []byte) bool {
+	n := k.overlay[string(key)]
 	if k.coll != nil {
-		k.e.mu.RLock()
-		_, c, ok := k.coll.Get([]byte(key))
-		k.e.mu.RUnlock()
-		if ok {
+		if _, c, ok := k.coll.Get(key); ok {
 			n += c
 		}
 	}
 	return n > 0
 }
 
-func (k *keySet) add(key string, diff int64) { k.overlay[key] += diff }
+func (k *keySet) add(key []byte, diff int64) { k.overlay[string(key)] += diff }
 
 // checkUpdatedKeys rejects an UPDATE whose new rows would duplicate a
 // primary key among themselves or with rows it does not update.
@@ -69,12 +77,24 @@ func (e *Engine) checkUpdatedKeys(t *planner.Relation, olds, news []types.Row, w
 	}
 	keys := e.liveKeys(t, ws)
 	for _, r := range olds {
-		keys.add(string(types.AppendColsKey(nil, r, t.PrimaryKey)), -1)
+		keys.add(keys.key(r), -1)
 	}
-	for _, r := range news {
-		k := string(types.AppendColsKey(nil, r, t.PrimaryKey))
+	if dup := e.firstDuplicate(keys, news); dup != nil {
+		return duplicateKey(e.objectOf(t), dup)
+	}
+	return nil
+}
+
+// firstDuplicate adds the keys of rows to keys in order and returns the
+// first row whose key was already live, or nil. It takes the engine's
+// read lock once for all rows.
+func (e *Engine) firstDuplicate(keys *keySet, rows []types.Row) types.Row {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, r := range rows {
+		k := keys.key(r)
 		if keys.has(k) {
-			return duplicateKey(e.objectOf(t), r)
+			return r
 		}
 		keys.add(k, 1)
 	}
