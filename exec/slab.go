@@ -6,16 +6,29 @@ import "github.com/eddydb/eddy/sql/types"
 // allocate once per row. Rows handed out are never reused (rows are
 // immutable once emitted, and operators may keep them in their state), so a
 // chunk stays alive as long as any of its rows does.
-type rowSlab struct{ buf []types.Datum }
+//
+// Chunks start small and double up to slabChunk, so that a dataflow built
+// for one small query (a point read returning a row) does not pay for a
+// chunk of thousands of datums, while a large step still allocates rarely.
+type rowSlab struct {
+	buf  []types.Datum
+	next int // size of the next chunk
+}
 
-// slabChunk is the number of datums allocated at once.
-const slabChunk = 4096
+// slabChunk is the largest number of datums allocated at once;
+// slabFirstChunk the first.
+const (
+	slabChunk      = 4096
+	slabFirstChunk = 32
+)
 
 // row returns a fresh row of n datums (all NULL) whose capacity is n, so
 // appending to it never writes into a neighbour.
 func (s *rowSlab) row(n int) types.Row {
 	if cap(s.buf)-len(s.buf) < n {
-		s.buf = make([]types.Datum, 0, max(slabChunk, n))
+		size := max(s.next, slabFirstChunk)
+		s.next = min(2*size, slabChunk)
+		s.buf = make([]types.Datum, 0, max(size, n))
 	}
 	l := len(s.buf)
 	s.buf = s.buf[:l+n]
