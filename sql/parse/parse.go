@@ -1,13 +1,9 @@
-// Package parse turns SQL text into statements: PostgreSQL's own grammar
-// (pg_query_go, the real parser compiled from PostgreSQL's sources) plus,
-// later, the few Eddy extensions PostgreSQL has no syntax for. Syntax errors
-// become SQLSTATE 42601 with the 1-based character position PostgreSQL
-// reports.
 package parse
 
 import (
 	"errors"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -25,25 +21,65 @@ type Stmt struct {
 	// Offset is the byte offset of SQL within the parsed string; AST
 	// locations are relative to the whole string, so Offset converts them.
 	Offset int
+	// Ext is the extension statement, nil for a plain PostgreSQL one. For
+	// *CreateSource, *CreateSink and *Subscribe, AST is nil; for
+	// *EmitOnWindowClose, AST is the CREATE MATERIALIZED VIEW statement
+	// without its EMIT ON WINDOW CLOSE clause.
+	Ext Ext
 }
 
 // Parse splits sql into statements and parses each. An empty or
 // comment-only string yields no statements.
 func Parse(sql string) ([]Stmt, error) {
-	res, err := pg.Parse(sql)
+	if !mayHaveExt(sql) {
+		return parsePlain(sql, sql)
+	}
+	toks, lerr := lex(sql)
+	if lerr != nil {
+		// The text is malformed; pg_query reports the first error where
+		// PostgreSQL would (possibly before the lexical one).
+		return parsePlain(sql, sql)
+	}
+	return (&front{src: sql, toks: toks}).parse()
+}
+
+// parsePlain parses masked, which is src with extension statements (or
+// clauses) blanked out, and returns its statements with their text from
+// src. Byte offsets agree between the two; error positions are converted.
+func parsePlain(src, masked string) ([]Stmt, error) {
+	res, err := pg.Parse(masked)
 	if err != nil {
-		return nil, syntaxError(err)
+		return nil, maskedError(src, masked, err)
 	}
 	stmts := make([]Stmt, 0, len(res.Stmts))
 	for _, raw := range res.Stmts {
 		start := int(raw.StmtLocation)
-		end := len(sql)
+		end := len(masked)
 		if raw.StmtLen > 0 {
 			end = start + int(raw.StmtLen)
 		}
-		stmts = append(stmts, Stmt{AST: raw.Stmt, SQL: strings.TrimSpace(sql[start:end]), Offset: start})
+		stmts = append(stmts, newStmt(src, start, end, raw.Stmt, nil))
 	}
 	return stmts, nil
+}
+
+// newStmt returns the statement whose text, with surrounding whitespace
+// trimmed, is src[start:end].
+func newStmt(src string, start, end int, ast *pg.Node, ext Ext) Stmt {
+	text := src[start:end]
+	trimmed := strings.TrimLeftFunc(text, unicode.IsSpace)
+	start += len(text) - len(trimmed)
+	return Stmt{AST: ast, SQL: strings.TrimSpace(trimmed), Offset: start, Ext: ext}
+}
+
+// maskedError converts a pg_query error on masked text into one positioned
+// in src (blanking multi-byte characters changes character counts).
+func maskedError(src, masked string, err error) error {
+	e := pgerr.From(syntaxError(err))
+	if e.Position > 0 && src != masked {
+		e = e.WithPosition(CharPosition(src, charToByte(masked, int(e.Position)-1)))
+	}
+	return e
 }
 
 // syntaxError converts a parser error to 42601 with PostgreSQL's message

@@ -1,0 +1,231 @@
+package parse
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/eddydb/eddy/sql/pgerr"
+)
+
+// front is the extension front over one input: its text and tokens.
+type front struct {
+	src  string
+	toks []token
+}
+
+// form is what a statement's leading keywords make it.
+type form uint8
+
+const (
+	formPlain form = iota
+	formSource
+	formTable // CREATE TABLE with a connector or watermark
+	formSink
+	formSubscribe
+	formCopySubscribe
+	formDeclareSubscribe
+	formEmitOnWindowClose
+)
+
+// parse parses every statement: extension statements here, the rest in one
+// pg_query call over the input with the extension statements blanked out.
+// The first error in text order wins: when an extension statement fails,
+// only the text before it is handed to pg_query, whose error (if any) is
+// earlier.
+func (p *front) parse() ([]Stmt, error) {
+	masked := []byte(p.src)
+	var exts []Stmt
+	var emits []*EmitOnWindowClose
+	var extErr error
+	for _, seg := range split(p.src, p.toks) {
+		if seg.lo == seg.hi {
+			continue
+		}
+		f := p.classify(seg)
+		switch f {
+		case formPlain:
+			continue
+		case formEmitOnWindowClose:
+			emit := p.toks[seg.hi-4]
+			blank(masked, emit.start, p.toks[seg.hi-1].end)
+			emits = append(emits, &EmitOnWindowClose{Location: emit.start})
+			continue
+		}
+		ext, err := p.parseExt(f, seg)
+		if err != nil {
+			extErr, masked = err, masked[:seg.start]
+			break
+		}
+		exts = append(exts, newStmt(p.src, seg.start, seg.end, nil, ext))
+		blank(masked, p.toks[seg.lo].start, p.toks[seg.hi-1].end)
+	}
+	stmts, err := parsePlain(p.src, string(masked))
+	if err != nil {
+		return nil, err
+	}
+	if extErr != nil {
+		return nil, extErr
+	}
+	attachEmits(stmts, emits)
+	stmts = append(stmts, exts...)
+	sort.SliceStable(stmts, func(i, j int) bool { return stmts[i].Offset < stmts[j].Offset })
+	return stmts, nil
+}
+
+// blank overwrites b[from:to] with spaces.
+func blank(b []byte, from, to int) {
+	for i := from; i < to; i++ {
+		b[i] = ' '
+	}
+}
+
+// attachEmits marks each CREATE MATERIALIZED VIEW whose text contains an
+// EMIT ON WINDOW CLOSE clause.
+func attachEmits(stmts []Stmt, emits []*EmitOnWindowClose) {
+	for _, e := range emits {
+		for i := range stmts {
+			s := &stmts[i]
+			if e.Location >= s.Offset && e.Location < s.Offset+len(s.SQL) && s.AST.GetCreateTableAsStmt() != nil {
+				s.Ext = e
+			}
+		}
+	}
+}
+
+// classify decides by a statement's leading keywords (and, for CREATE
+// TABLE, its options) whether it is an extension form.
+func (p *front) classify(seg segment) form {
+	c := p.cursor(seg)
+	switch {
+	case c.accept("CREATE"):
+		switch {
+		case c.accept("SOURCE"):
+			return formSource
+		case c.accept("SINK"):
+			return formSink
+		case c.word("TABLE"):
+			if p.isConnectorTable(seg) {
+				return formTable
+			}
+		case c.word("MATERIALIZED"):
+			if seg.hi-seg.lo > 6 && p.isWords(seg.hi-4, "EMIT", "ON", "WINDOW", "CLOSE") {
+				return formEmitOnWindowClose
+			}
+		}
+	case c.word("SUBSCRIBE"):
+		return formSubscribe
+	case c.accept("COPY"):
+		if c.acceptPunct("(") && c.word("SUBSCRIBE") {
+			return formCopySubscribe
+		}
+	case c.accept("DECLARE"):
+		for ; c.i < c.hi && !c.punct("("); c.i++ {
+			if c.accept("FOR") {
+				if c.word("SUBSCRIBE") {
+					return formDeclareSubscribe
+				}
+				break
+			}
+		}
+	}
+	return formPlain
+}
+
+// isWords reports whether the tokens from i are the keywords ws.
+func (p *front) isWords(i int, ws ...string) bool {
+	for j, w := range ws {
+		if i+j >= len(p.toks) || !isWord(p.src, p.toks[i+j], w) {
+			return false
+		}
+	}
+	return true
+}
+
+// isConnectorTable reports whether a CREATE TABLE statement is fed by a
+// connector: CREATE TABLE [IF NOT EXISTS] name [(elements)] WITH (options)
+// where an element is a WATERMARK or an option key is connector. Anything
+// else (fillfactor options, AS query, PARTITION OF) is PostgreSQL's.
+func (p *front) isConnectorTable(seg segment) bool {
+	c := p.cursor(seg)
+	c.accept("CREATE")
+	c.accept("TABLE")
+	c.acceptAll("IF", "NOT", "EXISTS")
+	if !c.skipName() {
+		return false
+	}
+	if c.punct("(") {
+		for _, el := range c.elements() {
+			if el.hi-el.lo > 1 && p.isWords(el.lo, "WATERMARK", "FOR") {
+				return true
+			}
+		}
+	}
+	if !c.accept("WITH") || !c.punct("(") {
+		return false
+	}
+	for _, el := range c.elements() {
+		if el.lo < el.hi && p.optionKeyIs(el.lo, "connector") {
+			return true
+		}
+	}
+	return false
+}
+
+// optionKeyIs reports whether the option starting at token i has key k.
+func (p *front) optionKeyIs(i int, k string) bool {
+	t := p.toks[i]
+	text := p.src[t.start:t.end]
+	switch t.kind {
+	case tkIdent:
+		return strings.EqualFold(text, k)
+	case tkQIdent, tkString:
+		return text[1:len(text)-1] == k
+	}
+	return false
+}
+
+// parseExt parses one extension statement.
+func (p *front) parseExt(f form, seg segment) (Ext, error) {
+	c := p.cursor(seg)
+	var ext Ext
+	var err error
+	switch f {
+	case formSource, formTable:
+		ext, err = c.createSource(f == formTable)
+	case formSink:
+		ext, err = c.createSink()
+	case formSubscribe:
+		ext, err = c.subscribe()
+	case formCopySubscribe:
+		ext, err = c.copySubscribe()
+	case formDeclareSubscribe:
+		ext, err = c.declareSubscribe()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.i < c.hi {
+		return nil, c.fail()
+	}
+	return ext, nil
+}
+
+// syntaxErrAt is PostgreSQL's syntax error at token i (or at the end of
+// the input when i is past the last token).
+func (p *front) syntaxErrAt(i int) error {
+	if i >= len(p.toks) {
+		return pgerr.New(pgerr.CodeSyntax, "syntax error at end of input").WithPosition(CharPosition(p.src, len(p.src)))
+	}
+	t := p.toks[i]
+	return pgerr.New(pgerr.CodeSyntax, "syntax error at or near \"%s\"", p.src[t.start:t.end]).
+		WithPosition(CharPosition(p.src, t.start))
+}
+
+// errorAt returns an error of the given code positioned at token i.
+func (p *front) errorAt(i int, code, format string, args ...any) error {
+	pos := len(p.src)
+	if i < len(p.toks) {
+		pos = p.toks[i].start
+	}
+	return pgerr.New(code, format, args...).WithPosition(CharPosition(p.src, pos))
+}
