@@ -104,6 +104,11 @@ func (p *Portal) run(ctx context.Context) (err error) {
 // dispatch executes one statement by kind.
 func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 	s := p.st.s
+	if x := p.st.stmt.Ext; x != nil {
+		// Extension statements (parse.Ext) have no plain AST to execute
+		// (or, for EMIT ON WINDOW CLOSE, one that would mean something else).
+		return unsupportedStmt(x.Construct())
+	}
 	switch {
 	case n.GetSelectStmt() != nil:
 		return p.execSelect(ctx, n)
