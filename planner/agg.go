@@ -43,7 +43,10 @@ func isAggregate(fc *pg_query.FuncCall) bool {
 func (c *ectx) funcCall(fc *pg_query.FuncCall) (scalar.Expr, error) {
 	name := funcName(fc)
 	if fc.Over != nil {
-		return nil, pgerr.Unsupported("window functions")
+		return c.windowRef(fc)
+	}
+	if name == "regexp_match" {
+		return nil, pgerr.Unsupported("regexp_match() as an array (Eddy has no arrays; subscript it: (regexp_match(s, p))[n])").WithPosition(fc.Location + 1)
 	}
 	if isAggregate(fc) {
 		if c.clause == "aggregate" {
@@ -156,16 +159,21 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if !ok && name != "count" {
 		return aggSpec{}, pgerr.Unsupported("aggregate %s()", name)
 	}
-	if fc.AggFilter != nil {
-		return aggSpec{}, pgerr.Unsupported("FILTER in aggregates")
-	}
 	if len(fc.AggOrder) > 0 {
 		return aggSpec{}, pgerr.Unsupported("ORDER BY in aggregates")
 	}
 	spec := aggSpec{kind: kind, distinct: fc.AggDistinct}
-	if fc.AggStar {
+	if fc.AggStar && fc.AggFilter == nil {
 		spec.kind, spec.t = dataflow.AggCountStar, types.Int8
 		return spec, nil
+	}
+	if fc.AggStar {
+		// count(*) FILTER (WHERE p) counts the rows where p holds: the
+		// count of a non-NULL constant under the filter.
+		spec.kind, spec.t = dataflow.AggCount, types.Int8
+		filtered, err := b.aggFilter(fc, from, []scalar.Expr{boolLit(true)})
+		spec.args = filtered
+		return spec, err
 	}
 	want := 1
 	if kind == dataflow.AggStringAgg {
@@ -188,8 +196,32 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if spec.t, err = dataflow.AggType(kind, args[0].Type()); err != nil {
 		return aggSpec{}, withPos(pgerr.New(pgerr.CodeUndefinedFunction, "function %s(%s) does not exist", name, args[0].Type().Name()), fc.Location)
 	}
-	spec.args = args
-	return spec, nil
+	spec.args, err = b.aggFilter(fc, from, args)
+	return spec, err
+}
+
+// aggFilter applies an aggregate's FILTER (WHERE p) to its aggregated
+// value: CASE WHEN p THEN x END. Every supported aggregate ignores NULL
+// inputs (string_agg skips a NULL value whatever its separator), so
+// aggregating the CASE is aggregating exactly the rows where p is true,
+// with DISTINCT too. Without FILTER args come back unchanged.
+func (b *builder) aggFilter(fc *pg_query.FuncCall, from *ectx, args []scalar.Expr) ([]scalar.Expr, error) {
+	if fc.AggFilter == nil {
+		return args, nil
+	}
+	fctx := *from
+	fctx.clause = "FILTER"
+	var aggs []*pg_query.FuncCall
+	if collectAggs(fc.AggFilter, &aggs); len(aggs) > 0 {
+		return nil, pgerr.New(pgerr.CodeGrouping, "aggregate functions are not allowed in FILTER").WithPosition(aggs[0].Location + 1)
+	}
+	p, err := fctx.predicate(fc.AggFilter)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]scalar.Expr(nil), args...)
+	out[0] = &scalar.Case{Whens: []scalar.When{{Cond: p, Then: args[0]}}, T: args[0].Type()}
+	return out, nil
 }
 
 // aggArgDefault is the type an untyped literal argument takes.
@@ -222,6 +254,10 @@ func children(n *pg_query.Node) []*pg_query.Node {
 		return append(append([]*pg_query.Node(nil), n.GetFuncCall().Args...), n.GetFuncCall().AggFilter)
 	case n.GetTypeCast() != nil:
 		return []*pg_query.Node{n.GetTypeCast().Arg}
+	case n.GetAIndirection() != nil:
+		return append([]*pg_query.Node{n.GetAIndirection().Arg}, n.GetAIndirection().Indirection...)
+	case n.GetAIndices() != nil:
+		return []*pg_query.Node{n.GetAIndices().Lidx, n.GetAIndices().Uidx}
 	case n.GetNullTest() != nil:
 		return []*pg_query.Node{n.GetNullTest().Arg}
 	case n.GetBooleanTest() != nil:

@@ -20,10 +20,16 @@ type builder struct {
 	placeholders map[*scalar.Lit]int
 	// views guards against recursive view definitions.
 	views int
+	// rankLimits holds, for a derived table whose row_number() the
+	// enclosing query bounds, the TopK it plans as (see rownumber.go).
+	rankLimits map[*pg_query.SelectStmt]rankLimit
+	// windowCols maps a planned row_number() call to its column.
+	windowCols map[*pg_query.FuncCall]int
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {
-	b := &builder{cat: cat, opts: opts, placeholders: map[*scalar.Lit]int{}}
+	b := &builder{cat: cat, opts: opts, placeholders: map[*scalar.Lit]int{},
+		rankLimits: map[*pg_query.SelectStmt]rankLimit{}, windowCols: map[*pg_query.FuncCall]int{}}
 	b.paramTypes = append([]types.T(nil), opts.ParamTypes...)
 	return b
 }

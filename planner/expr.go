@@ -41,6 +41,8 @@ func (c *ectx) expr(n *pg_query.Node) (scalar.Expr, error) {
 		return c.typeCast(n.GetTypeCast())
 	case n.GetFuncCall() != nil:
 		return c.funcCall(n.GetFuncCall())
+	case n.GetAIndirection() != nil:
+		return c.indirection(n.GetAIndirection())
 	case n.GetCaseExpr() != nil:
 		return c.caseExpr(n.GetCaseExpr())
 	case n.GetCoalesceExpr() != nil:
@@ -182,7 +184,9 @@ func (c *ectx) op(name string, loc int32, args ...scalar.Expr) (scalar.Expr, err
 
 // call applies a resolved function, casting arguments to want.
 func (b *builder) call(fn *scalar.Func, args []scalar.Expr, want []types.T) (scalar.Expr, error) {
-	if fn.Volatile && b.opts.MaterializedView {
+	// proctime() is volatile but meant for views: it stands for the
+	// arrival time the runtime supplies (see exec/scalar).
+	if fn.Volatile && b.opts.MaterializedView && fn.Name != "proctime" {
 		return nil, pgerr.Unsupported("calling %s() in a materialized view", fn.Name)
 	}
 	cast := make([]scalar.Expr, len(args))
@@ -487,6 +491,10 @@ func (c *ectx) typeCast(tc *pg_query.TypeCast) (scalar.Expr, error) {
 	t, err := resolveType(tc.TypeName)
 	if err != nil {
 		return nil, err
+	}
+	if t.Family == types.FamInterval && len(tc.TypeName.Typmods) > 0 &&
+		tc.TypeName.Typmods[0].GetAConst().GetIval().GetIval() != imFullRange {
+		return c.b.qualifiedInterval(tc)
 	}
 	e, err := c.expr(tc.Arg)
 	if err != nil {

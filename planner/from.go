@@ -75,7 +75,7 @@ func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol,
 	case n.GetJoinExpr() != nil:
 		return b.joinExpr(n.GetJoinExpr(), parent)
 	case n.GetRangeFunction() != nil:
-		return nil, nil, pgerr.Unsupported("functions in FROM")
+		return b.windowTVF(n.GetRangeFunction())
 	}
 	return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(n))
 }

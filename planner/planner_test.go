@@ -22,6 +22,9 @@ import (
 //	big(x bigint, v varchar(5) DEFAULT 'dflt', n numeric(10,2)) id 4
 //	v: view SELECT a, b FROM t WHERE a > 1
 //	mv: materialized view (x int, y text) id 5
+//	bid(auction, bidder, price bigint, channel, url varchar, date_time timestamp, extra varchar) id 6
+//	ev(ts timestamptz, v int) id 7
+//	bid_p: view SELECT bidder, proctime() AS p_time FROM bid
 type testCatalog map[string]*Relation
 
 func newTestCatalog(t *testing.T) testCatalog {
@@ -37,6 +40,12 @@ func newTestCatalog(t *testing.T) testCatalog {
 	}
 	cat["v"] = &Relation{Name: "v", Kind: RelView, Columns: []Column{col("a", types.Int4), col("b", types.Text)},
 		View: parseStmt(t, "SELECT a, b FROM t WHERE a > 1")}
+	cat["bid"] = &Relation{ID: 6, Name: "bid", Columns: []Column{col("auction", types.Int8), col("bidder", types.Int8),
+		col("price", types.Int8), col("channel", types.Varchar(0)), col("url", types.Varchar(0)),
+		col("date_time", types.Timestamp), col("extra", types.Varchar(0))}}
+	cat["ev"] = &Relation{ID: 7, Name: "ev", Columns: []Column{col("ts", types.TimestampTZ), col("v", types.Int4)}}
+	cat["bid_p"] = &Relation{Name: "bid_p", Kind: RelView, Columns: []Column{col("bidder", types.Int8), col("p_time", types.TimestampTZ)},
+		View: parseStmt(t, "SELECT bidder, proctime() AS p_time FROM bid")}
 	for _, r := range cat {
 		r.Schema = "public"
 	}

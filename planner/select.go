@@ -91,12 +91,18 @@ type target struct {
 // planSelect plans SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ...
 // ORDER BY ... LIMIT.
 func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	where := b.boundRowNumber(sel)
 	rel, sc, err := b.planFrom(sel.FromClause, parent, outer)
 	if err != nil {
 		return nil, err
 	}
-	if sel.WhereClause != nil {
-		if rel, err = b.filter(rel, sc, sel.WhereClause, "WHERE"); err != nil {
+	if where != nil {
+		if rel, err = b.filter(rel, sc, where, "WHERE"); err != nil {
+			return nil, err
+		}
+	}
+	if calls := windowCalls(sel.TargetList); len(calls) > 0 {
+		if rel, err = b.planRowNumber(sel, calls, rel, sc); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,37 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/pgerr"
+)
+
+// indirection plans a subscript. Eddy has no array type yet, so the one
+// form supported is (regexp_match(s, p [, flags]))[n], planned as
+// regexp_match_at(s, p, n [, flags]): the n-th captured group as text,
+// NULL when there is no match or no such group (as PostgreSQL's array
+// subscript yields NULL out of range).
+func (c *ectx) indirection(ind *pg_query.A_Indirection) (scalar.Expr, error) {
+	fc := ind.Arg.GetFuncCall()
+	if fc == nil || funcName(fc) != "regexp_match" || fc.Over != nil || len(ind.Indirection) != 1 {
+		return nil, pgerr.Unsupported("subscripts and field selection (arrays and composite types)")
+	}
+	idx := ind.Indirection[0].GetAIndices()
+	if idx == nil || idx.IsSlice || idx.Uidx == nil {
+		return nil, pgerr.Unsupported("array slices and field selection")
+	}
+	if len(fc.Args) < 2 || len(fc.Args) > 3 {
+		return nil, pgerr.New(pgerr.CodeUndefinedFunction, "function regexp_match with %d arguments does not exist", len(fc.Args)).WithPosition(fc.Location + 1)
+	}
+	args, err := c.exprs(fc.Args)
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.expr(idx.Uidx)
+	if err != nil {
+		return nil, err
+	}
+	args = append(append(args[:2:2], n), args[2:]...)
+	return c.function("regexp_match_at", args, fc.Location)
+}
