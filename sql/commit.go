@@ -40,10 +40,12 @@ func (w *writeSet) pending(table uint64) []exec.Update {
 }
 
 // applyTx is the state of one commit in progress: what it touched, so that
-// a failure anywhere undoes everything in memory.
+// a failure anywhere undoes everything in memory, and the changes of every
+// collection, for subscribers once the commit is durable.
 type applyTx struct {
 	colls   []*storage.Collection
 	stepped []*matView
+	deltas  map[uint64][]exec.Update
 }
 
 func (a *applyTx) rollback() {
@@ -90,6 +92,7 @@ func (e *Engine) commit(ws *writeSet) error {
 		return err
 	}
 	tx.commit()
+	e.publish(t, tx.deltas)
 	return nil
 }
 
@@ -134,16 +137,24 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 		if in == nil {
 			continue
 		}
-		out, err := mv.df.Step(evalCtx(), t, in, b.Prefixed(storage.StatePrefix(mv.obj.ID)))
+		var w exec.StateWriter
+		vb := b
+		if mv.transient {
+			vb = nil // temporary views keep no durable state
+		} else {
+			w = b.Prefixed(storage.StatePrefix(mv.obj.ID))
+		}
+		out, err := mv.df.Step(evalCtx(), t, in, w)
 		if err != nil {
 			return err
 		}
 		tx.stepped = append(tx.stepped, mv)
-		if err := e.applyViewOutput(mv.obj.ID, out, b, tx); err != nil {
+		if err := e.applyViewOutput(mv.obj.ID, out, vb, tx); err != nil {
 			return err
 		}
 		deltas[mv.obj.ID] = out
 	}
+	tx.deltas = deltas
 	return nil
 }
 

@@ -30,6 +30,10 @@ type Engine struct {
 	// sources are the runtime states of sources and connector-fed tables.
 	sources    map[uint64]*sourceState
 	connectors Connectors
+	// subs are the subscribers of each collection; nextTransient numbers
+	// the temporary views of SUBSCRIBE (query).
+	subs          map[uint64]map[*subscriber]bool
+	nextTransient uint64
 	clock      exec.Time
 	nextID     uint64
 	// Version is reported by version() and server_version.
@@ -42,6 +46,8 @@ type matView struct {
 	obj     *Object
 	df      *exec.Dataflow
 	sources []uint64
+	// transient views (SUBSCRIBE (query)) keep no durable state.
+	transient bool
 }
 
 var (

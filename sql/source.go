@@ -159,6 +159,7 @@ func (e *Engine) Ingest(id uint64, rows []types.Row, position []byte) error {
 		return err
 	}
 	tx.commit()
+	e.publish(t, tx.deltas)
 	return nil
 }
 

@@ -1,0 +1,168 @@
+package sql
+
+import (
+	"sync"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/storage"
+)
+
+// subscriberBuffer is how many commits a subscriber may fall behind before
+// it is cut off: a slow subscriber never slows the engine.
+const subscriberBuffer = 1024
+
+// SubEvent is one commit as a subscriber sees it: the logical time and the
+// subscribed collection's changes at that time (empty for progress only).
+type SubEvent struct {
+	Time    exec.Time
+	Updates []exec.Update
+}
+
+// Subscription follows one collection: first its contents as of Time, then
+// every committed change, in time order.
+type Subscription struct {
+	// Snapshot is the collection's contents at Time (as +count updates).
+	Snapshot []exec.Update
+	// Time is the logical time of the snapshot.
+	Time exec.Time
+	// Events delivers later commits; it is closed when the subscription
+	// ends (Close, the collection dropped, or the subscriber fell more than
+	// subscriberBuffer commits behind: then Err says so).
+	Events <-chan SubEvent
+
+	e        *Engine
+	sub      *subscriber
+	closeOne sync.Once
+}
+
+// subscriber is the engine's side of a subscription.
+type subscriber struct {
+	coll     uint64
+	ch       chan SubEvent
+	progress bool
+	mu       sync.Mutex
+	err      error
+	// transient is the temporary view a SUBSCRIBE (query) installed.
+	transient *matView
+}
+
+// Err reports why Events was closed (nil after Close).
+func (s *Subscription) Err() error {
+	s.sub.mu.Lock()
+	defer s.sub.mu.Unlock()
+	return s.sub.err
+}
+
+// Close ends the subscription and removes a temporary view.
+func (s *Subscription) Close() {
+	s.closeOne.Do(func() {
+		s.e.mu.Lock()
+		defer s.e.mu.Unlock()
+		s.e.unsubscribe(s.sub, nil)
+	})
+}
+
+// subscribeCollection subscribes to a table's or materialized view's
+// changes. The snapshot and the registration happen under one lock, so no
+// commit falls between them.
+func (e *Engine) subscribeCollection(id uint64, progress bool) (*Subscription, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.colls[id] == nil {
+		return nil, pgerr.Unsupported("SUBSCRIBE to a relation that stores no rows (a source or a plain view): subscribe to a query over it")
+	}
+	return e.registerSubscriber(id, progress, nil), nil
+}
+
+// registerSubscriber adds a subscriber under the engine lock.
+func (e *Engine) registerSubscriber(id uint64, progress bool, transient *matView) *Subscription {
+	sub := &subscriber{coll: id, ch: make(chan SubEvent, subscriberBuffer), progress: progress, transient: transient}
+	if e.subs == nil {
+		e.subs = map[uint64]map[*subscriber]bool{}
+	}
+	if e.subs[id] == nil {
+		e.subs[id] = map[*subscriber]bool{}
+	}
+	e.subs[id][sub] = true
+	return &Subscription{Snapshot: e.snapshot(id, e.clock), Time: e.clock, Events: sub.ch, e: e, sub: sub}
+}
+
+// unsubscribe removes a subscriber (under the engine lock), closing its
+// channel with err, and drops its temporary view.
+func (e *Engine) unsubscribe(sub *subscriber, err error) {
+	if !e.subs[sub.coll][sub] {
+		return
+	}
+	delete(e.subs[sub.coll], sub)
+	sub.mu.Lock()
+	sub.err = err
+	sub.mu.Unlock()
+	close(sub.ch)
+	if sub.transient != nil {
+		delete(e.views, sub.transient.obj.ID)
+		delete(e.colls, sub.transient.obj.ID)
+	}
+}
+
+// publish hands a durable commit's changes to the subscribers (under the
+// engine lock, after the commit). Sends never block: a full buffer ends
+// that subscription with an error instead.
+func (e *Engine) publish(t exec.Time, deltas map[uint64][]exec.Update) {
+	for id, subs := range e.subs {
+		d := deltas[id]
+		for sub := range subs {
+			if len(d) == 0 && !sub.progress {
+				continue
+			}
+			select {
+			case sub.ch <- SubEvent{Time: t, Updates: d}:
+			default:
+				e.unsubscribe(sub, pgerr.New(pgerr.CodeProgramLimitExceeded,
+					"subscriber fell more than %d commits behind and was disconnected", subscriberBuffer))
+			}
+		}
+	}
+}
+
+// subscribeQuery installs a temporary, in-memory view for SUBSCRIBE
+// (query): it is maintained like a materialized view but keeps no durable
+// state and disappears with the subscription.
+func (e *Engine) subscribeQuery(sql string, progress bool) (*Subscription, []ColumnDef, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cols, deps, err := e.describeQuery(sql, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj := &Object{ID: e.transientID(), Kind: 0, Name: "subscribe", SQL: sql, Columns: cols, Deps: deps}
+	mv, err := e.buildView(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	mv.transient = true
+	out, err := mv.df.Step(evalCtx(), e.clock, e.collectionInputs(mv.df.Sources(), e.clock), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	mv.df.Commit()
+	c := storage.NewCollection(obj.ID, nil)
+	for _, u := range out {
+		if err := c.Apply(u.Row, u.Diff, nil); err != nil {
+			return nil, nil, err
+		}
+	}
+	e.colls[obj.ID], e.views[obj.ID] = c, mv
+	return e.registerSubscriber(obj.ID, progress, mv), cols, nil
+}
+
+// transientID returns an ID for a temporary view: from the top of the ID
+// space down, so it never collides with catalog IDs and sorts after every
+// durable view it may read.
+func (e *Engine) transientID() uint64 {
+	e.nextTransient++
+	return ^uint64(0) - e.nextTransient
+}
+
+var _ = types.Null
