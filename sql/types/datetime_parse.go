@@ -75,9 +75,13 @@ func (f *dtFields) decodeToken(tok, s string, t T) error {
 	case (low[0] == '+' || low[0] == '-') && f.hasTime:
 		return f.decodeOffset(low, s, t)
 	case isDigit(low[0]) && strings.ContainsAny(low, "-/.") || isAlpha(low[0]) && strings.ContainsAny(low, "-/."):
-		if z, err := time.LoadLocation(tok); err == nil && strings.Contains(tok, "/") {
-			f.zone = z
-			return nil
+		// Only a token like "Europe/Paris" can name a zone: trying every
+		// date token with LoadLocation (a tzdata file read) cost ~100µs.
+		if isAlpha(low[0]) && strings.Contains(tok, "/") {
+			if z, err := time.LoadLocation(tok); err == nil {
+				f.zone = z
+				return nil
+			}
 		}
 		return f.decodeDate(low, s, t)
 	case isDigit(low[0]):
