@@ -31,6 +31,8 @@ type Dataflow struct {
 	slab    rowSlab
 	outs    [][]Update
 	ins     [][]Update
+	// wm derives and keeps the watermarks of every node (watermark.go).
+	wm wmRuntime
 }
 
 // operator is one node of a running dataflow: a deterministic state
@@ -60,6 +62,11 @@ type stepCtx struct {
 	prefix []byte
 	log    *stateLog
 	slab   *rowSlab
+	// watermarks are the Step's new source watermarks (Input.Watermarks).
+	watermarks map[dataflow.CollectionID]int64
+	// inWM holds, per input of the node being stepped, the watermark of
+	// each of its columns after this Step (NoWatermark: none).
+	inWM [][]int64
 }
 
 // Build instantiates the operators of p (no state yet). It checks that p is
@@ -81,6 +88,9 @@ func Build(p *dataflow.Plan) (*Dataflow, error) {
 			seen[src.Collection] = true
 			d.sources = append(d.sources, src.Collection)
 		}
+	}
+	if err := d.initWatermarks(); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -123,7 +133,7 @@ func opName(op dataflow.Op) string { return fmt.Sprintf("%T", op)[len("dataflow.
 func newOperator(i int, n *dataflow.Node, in [][]types.T) (operator, error) {
 	switch op := n.Op.(type) {
 	case dataflow.Source:
-		return &sourceOp{coll: op.Collection}, nil
+		return newSource(op), nil
 	case dataflow.Constant:
 		return &constantOp{rows: op.Rows}, nil
 	case dataflow.MFP:
@@ -150,10 +160,18 @@ func (d *Dataflow) Sources() []dataflow.CollectionID { return d.sources }
 // Plan returns the plan the dataflow runs.
 func (d *Dataflow) Plan() *dataflow.Plan { return d.plan }
 
-// Step processes one logical time: inputs holds, per source collection, the
-// updates at time t (every Update.Time == t). It pushes them through every
-// operator in topological order and returns the consolidated output updates
-// at time t.
+// Step is StepInput without watermarks: inputs holds, per source
+// collection, the updates at time t.
+func (d *Dataflow) Step(ctx *scalar.Ctx, t Time, inputs map[dataflow.CollectionID][]Update, w StateWriter) ([]Update, error) {
+	return d.StepInput(ctx, t, Input{Updates: inputs}, w)
+}
+
+// StepInput processes one logical time: in.Updates holds, per source
+// collection, the updates at time t (every Update.Time == t), and
+// in.Watermarks the sources' new watermarks. It pushes the updates through
+// every operator in topological order, with the watermarks derived for
+// each node (see Input and watermark.go), and returns the consolidated
+// output updates at time t. Late updates are dropped and counted (Late).
 //
 // State changes are applied in memory and logged to w (nil: not logged);
 // nothing is written to w unless the Step succeeds. The Step is tentative:
@@ -161,7 +179,7 @@ func (d *Dataflow) Plan() *dataflow.Plan { return d.plan }
 // previous one is still pending commits that one first). If Step fails (an
 // expression error such as division by zero) it rolls back before
 // returning the error, as if it had never been called.
-func (d *Dataflow) Step(ctx *scalar.Ctx, t Time, inputs map[dataflow.CollectionID][]Update, w StateWriter) ([]Update, error) {
+func (d *Dataflow) StepInput(ctx *scalar.Ctx, t Time, in Input, w StateWriter) ([]Update, error) {
 	if d.pending {
 		d.Commit()
 	}
@@ -172,23 +190,27 @@ func (d *Dataflow) Step(ctx *scalar.Ctx, t Time, inputs map[dataflow.CollectionI
 	d.pending = true
 	d.log.reset()
 	d.log.off = w == nil
-	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab}
+	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks}
+	d.wm.begin()
 	for i, op := range d.ops {
 		d.ins = d.ins[:0]
 		if src, ok := op.(*sourceOp); ok {
-			d.ins = append(d.ins, inputs[src.coll])
+			d.ins = append(d.ins, in.Updates[src.coll])
 		}
 		for _, j := range d.plan.Nodes[i].Inputs {
 			d.ins = append(d.ins, d.outs[j])
 		}
 		s.prefix = nodePrefix(s.prefix[:0], i)
+		s.inWM = d.wm.inputs(d.plan.Nodes[i].Inputs)
 		out, err := runStep(op, &s, d.ins)
 		if err != nil {
 			d.Rollback()
 			return nil, err
 		}
 		d.outs[i] = out
+		d.wm.derive(ctx, d.plan.Nodes[i].Inputs, i, op)
 	}
+	d.wm.end(d.plan.Output)
 	out := Consolidate(d.outs[d.plan.Output])
 	clear(d.outs)
 	if w != nil {
@@ -229,6 +251,7 @@ func (d *Dataflow) Rollback() {
 	for i := len(d.ops) - 1; i >= 0; i-- {
 		d.ops[i].rollback()
 	}
+	d.wm.rollback()
 	clear(d.outs)
 	d.pending = false
 }
@@ -251,6 +274,7 @@ func (d *Dataflow) Restore(r StateReader) error {
 			return fmt.Errorf("restoring node %%%d: %w", i, err)
 		}
 	}
+	d.wm.restored(d)
 	return nil
 }
 

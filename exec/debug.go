@@ -21,8 +21,18 @@ func (d *Dataflow) DebugState(i int) string {
 		lines = []string{fmt.Sprintf("emitted=%t", o.emitted)}
 	case *reduceOp:
 		lines = o.debug()
+	case *windowReduce:
+		lines = o.debug()
 	case *joinOp:
 		lines = o.debug()
+	case *windowJoin:
+		lines = o.debug()
+	case *sourceOp:
+		if o.eventCol < 0 {
+			return "stateless\n"
+		}
+		t := d.plan.Nodes[i].Types[o.eventCol]
+		lines = []string{fmt.Sprintf("watermark=%s late=%d", FormatWatermark(t, o.wm), o.late)}
 	case *thresholdOp:
 		for _, r := range o.rows {
 			lines = append(lines, fmt.Sprintf("%s x%d", dataflow.FormatRow(r.row), r.n))

@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,12 +104,19 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		return h.d.DebugState(n), nil
 	case "restore":
 		return h.restore()
+	case "late":
+		return formatLate(h.d.Late()), nil
+	case "watermarks":
+		return h.watermarks(), nil
+	case "bounded":
+		return formatBounded(h.d.Bounded()), nil
 	}
 	return "", fmt.Errorf("unknown command %s", td.Cmd)
 }
 
-// step parses "src=<coll> <diff> <row>" lines, runs a Step and commits it
-// (or rolls it back with the rollback argument), printing the output.
+// step parses "src=<coll> <diff> <row>" and "wm src=<coll> <literal>"
+// lines, runs a Step and commits it (or rolls it back with the rollback
+// argument), printing the output.
 func (h *harness) step(t *testing.T, td *datadriven.TestData) (string, error) {
 	var ts uint64
 	td.ScanArgs(t, "t", &ts)
@@ -117,7 +125,7 @@ func (h *harness) step(t *testing.T, td *datadriven.TestData) (string, error) {
 		return "", err
 	}
 	var b opBatch
-	out, err := h.d.Step(&scalar.Ctx{}, ts, inputs, &b)
+	out, err := h.d.StepInput(&scalar.Ctx{}, ts, inputs, &b)
 	if err != nil {
 		return fmt.Sprintf("error: %s %s\n", pgerr.Code(err), err), nil
 	}
@@ -130,33 +138,99 @@ func (h *harness) step(t *testing.T, td *datadriven.TestData) (string, error) {
 	return formatUpdates(out), nil
 }
 
-// parseInputs reads "src=<coll> <diff> <row>" lines; rows are typed by
-// the plan's Source of that collection.
-func parseInputs(p *dataflow.Plan, input string, ts uint64) (map[dataflow.CollectionID][]Update, error) {
+// parseInputs reads "src=<coll> <diff> <row>" lines, whose rows are typed
+// by the plan's Source of that collection, and "wm src=<coll> <literal>"
+// lines, whose literal is cast to the type of the Source's event-time
+// column.
+func parseInputs(p *dataflow.Plan, input string, ts uint64) (Input, error) {
 	inputs := map[dataflow.CollectionID][]Update{}
+	in := Input{Updates: inputs, Watermarks: map[dataflow.CollectionID]int64{}}
 	for _, line := range strings.Split(input, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "wm "); ok {
+			if err := parseWatermark(p, rest, in.Watermarks); err != nil {
+				return in, err
+			}
 			continue
 		}
 		src, rest, _ := strings.Cut(line, " ")
 		diffText, rowText, _ := strings.Cut(rest, " ")
 		coll, err := strconv.ParseUint(strings.TrimPrefix(src, "src="), 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("bad input line %q", line)
+			return in, fmt.Errorf("bad input line %q", line)
 		}
 		diff, err := strconv.ParseInt(diffText, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("bad diff in %q", line)
+			return in, fmt.Errorf("bad diff in %q", line)
 		}
 		row, err := dataflow.ParseRow(rowText, sourceTypes(p, dataflow.CollectionID(coll)))
 		if err != nil {
-			return nil, err
+			return in, err
 		}
 		id := dataflow.CollectionID(coll)
 		inputs[id] = append(inputs[id], Update{Row: row, Time: ts, Diff: diff})
 	}
-	return inputs, nil
+	return in, nil
+}
+
+// parseWatermark parses "src=<coll> <literal>" into wms.
+func parseWatermark(p *dataflow.Plan, text string, wms map[dataflow.CollectionID]int64) error {
+	src, lit, _ := strings.Cut(text, " ")
+	coll, err := strconv.ParseUint(strings.TrimPrefix(src, "src="), 10, 64)
+	if err != nil {
+		return fmt.Errorf("bad watermark line %q", text)
+	}
+	id := dataflow.CollectionID(coll)
+	for _, n := range p.Nodes {
+		if s, ok := n.Op.(dataflow.Source); ok && s.Collection == id && s.HasEventTime {
+			row, err := dataflow.ParseRow("("+lit+")", n.Types[s.EventTimeCol:s.EventTimeCol+1])
+			if err != nil {
+				return err
+			}
+			v, ok := wmValue(row[0])
+			if !ok {
+				return fmt.Errorf("bad watermark %q", lit)
+			}
+			wms[id] = v
+			return nil
+		}
+	}
+	return fmt.Errorf("collection %d has no event-time source", coll)
+}
+
+func formatLate(m map[dataflow.CollectionID]int64) string {
+	var b strings.Builder
+	for _, c := range slices.Sorted(maps.Keys(m)) {
+		fmt.Fprintf(&b, "src=%d late=%d\n", c, m[c])
+	}
+	if b.Len() == 0 {
+		return "no event-time sources\n"
+	}
+	return b.String()
+}
+
+// watermarks prints the output watermarks, one column per line.
+func (h *harness) watermarks() string {
+	var b strings.Builder
+	ts := h.plan.Nodes[h.plan.Output].Types
+	for c, v := range h.d.OutputWatermarks() {
+		fmt.Fprintf(&b, "#%d %s\n", c, FormatWatermark(ts[c], v))
+	}
+	return b.String()
+}
+
+func formatBounded(rs []StateReport) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintln(&b, r)
+	}
+	if b.Len() == 0 {
+		return "no state\n"
+	}
+	return b.String()
 }
 
 func sourceTypes(p *dataflow.Plan, c dataflow.CollectionID) []types.T {

@@ -1,0 +1,115 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// StateReport says, for one stateful node, whether a watermark bounds its
+// state (for EXPLAIN and for warning about views that grow forever).
+type StateReport struct {
+	Node int
+	Op   string
+	// Bounded is true if the watermark of column Col frees the state.
+	Bounded bool
+	// Col is an output column of the node: the one whose watermark frees
+	// the state if Bounded, otherwise one that would bound it if it carried
+	// a watermark (a date/time key column), -1 if none would.
+	Col int
+	// Why explains the verdict in a few words.
+	Why string
+}
+
+// String prints the report on one line, e.g.
+// "%2 Reduce bounded by #0" or "%3 Join unbounded (...); #5 would bound it".
+func (r StateReport) String() string {
+	if r.Bounded {
+		return fmt.Sprintf("%%%d %s bounded by #%d (%s)", r.Node, r.Op, r.Col, r.Why)
+	}
+	s := fmt.Sprintf("%%%d %s unbounded (%s)", r.Node, r.Op, r.Why)
+	if r.Col >= 0 {
+		s += fmt.Sprintf("; a watermark on #%d would bound it", r.Col)
+	}
+	return s
+}
+
+// Bounded reports on every stateful node (Reduce, Join, TopK, Threshold)
+// in plan order.
+func (d *Dataflow) Bounded() []StateReport {
+	var out []StateReport
+	for i, n := range d.plan.Nodes {
+		r := StateReport{Node: i, Op: opName(n.Op), Col: -1}
+		switch op := n.Op.(type) {
+		case dataflow.Reduce:
+			r = d.reduceReport(i, op, r)
+		case dataflow.Join:
+			r = d.joinReport(i, op, r)
+		case dataflow.TopK:
+			r.Why = "TopK does not free state by watermark"
+			r.Col = d.timeCol(i, op.Key, func(j int) int { return op.Key[j] })
+		case dataflow.Threshold:
+			r.Why = "Threshold keeps every live row"
+		default:
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (d *Dataflow) reduceReport(i int, op dataflow.Reduce, r StateReport) StateReport {
+	if w, ok := d.ops[i].(*windowReduce); ok {
+		r.Bounded, r.Col, r.Why = true, w.pos, "groups close when the watermark passes their key"
+		return r
+	}
+	if len(op.Key) == 0 {
+		r.Why = "a global aggregate keeps one group"
+		if hasMultisets(op) {
+			r.Why += " with every live value of its min/max/distinct/string_agg"
+		}
+		return r
+	}
+	r.Why = "no key column has a watermark"
+	r.Col = d.timeCol(i, op.Key, func(j int) int { return j })
+	return r
+}
+
+func (d *Dataflow) joinReport(i int, op dataflow.Join, r StateReport) StateReport {
+	if w, ok := d.ops[i].(*windowJoin); ok {
+		r.Bounded, r.Col, r.Why = true, w.cols[0], "rows are freed below the smaller watermark of an equi-join key"
+		return r
+	}
+	r.Why = "no equi-join key has a watermark on both sides"
+	if len(op.LeftKey) == 0 {
+		r.Why = "no equi-join key"
+	}
+	r.Col = d.timeCol(i, op.LeftKey, func(j int) int { return op.LeftKey[j] })
+	return r
+}
+
+// timeCol returns out(j) for the first key position j whose output
+// column (out(j) of node i) has a date/time type, -1 if none.
+func (d *Dataflow) timeCol(i int, key []int, out func(j int) int) int {
+	ts := d.plan.Nodes[i].Types
+	for j := range key {
+		if c := out(j); c < len(ts) && isTimeFamily(ts[c]) {
+			return c
+		}
+	}
+	return -1
+}
+
+// hasMultisets reports whether a Reduce keeps value multisets.
+func hasMultisets(op dataflow.Reduce) bool {
+	for _, a := range op.Aggs {
+		switch {
+		case a.Distinct, a.Kind == dataflow.AggMin, a.Kind == dataflow.AggMax, a.Kind == dataflow.AggStringAgg:
+			return true
+		case a.Kind == dataflow.AggSum && a.T.Family == types.FamNumeric:
+			return true
+		}
+	}
+	return false
+}

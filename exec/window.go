@@ -1,0 +1,280 @@
+package exec
+
+import "container/heap"
+
+// closeIndex finds the items (groups, arranged rows) whose value in a
+// watermarked column has fallen below the watermark: a min-heap of the
+// distinct values with, per value, the items added under it. Items are
+// added once when they are created and never removed individually; the
+// consumer skips items that died in the meantime, so the index holds at
+// most the items created since their values' watermarks passed (the same
+// bound as the state it indexes).
+//
+// Buckets popped during a Step are kept until Commit so Rollback can put
+// them back.
+type closeIndex[T any] struct {
+	vals  int64Heap
+	items map[int64][]T
+	undo  []closedBucket[T]
+}
+
+// closedBucket is a bucket popped during the pending Step.
+type closedBucket[T any] struct {
+	v     int64
+	items []T
+}
+
+// add files it under value v.
+func (x *closeIndex[T]) add(v int64, it T) {
+	if x.items == nil {
+		x.items = make(map[int64][]T)
+	}
+	b, ok := x.items[v]
+	if !ok {
+		heap.Push(&x.vals, v)
+	}
+	x.items[v] = append(b, it)
+}
+
+// popBelow removes every bucket whose value is below wm, in value order,
+// calling fn with each of its items.
+func (x *closeIndex[T]) popBelow(wm int64, fn func(T)) {
+	for len(x.vals) > 0 && x.vals[0] < wm {
+		v := heap.Pop(&x.vals).(int64)
+		b := x.items[v]
+		delete(x.items, v)
+		x.undo = append(x.undo, closedBucket[T]{v, b})
+		for _, it := range b {
+			fn(it)
+		}
+	}
+}
+
+// len is the number of values with items.
+func (x *closeIndex[T]) len() int { return len(x.vals) }
+
+func (x *closeIndex[T]) commit() { x.undo = x.undo[:0] }
+
+// rollback puts back the buckets popped during the pending Step.
+func (x *closeIndex[T]) rollback() {
+	for i := len(x.undo) - 1; i >= 0; i-- {
+		for _, it := range x.undo[i].items {
+			x.add(x.undo[i].v, it)
+		}
+	}
+	x.commit()
+}
+
+// int64Heap is a min-heap of int64 for container/heap.
+type int64Heap []int64
+
+func (h int64Heap) Len() int           { return len(h) }
+func (h int64Heap) Less(i, j int) bool { return h[i] < h[j] }
+func (h int64Heap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *int64Heap) Push(x any)        { *h = append(*h, x.(int64)) }
+func (h *int64Heap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
+}
+
+// windowReduce is a reduceOp whose key includes a watermarked column
+// (key position pos, input column col): a group whose value v there is
+// below the column's watermark can never change again, since every later
+// input row has a value at or above the watermark. On the Step where that
+// becomes true the group closes: with EmitOnClose it emits its final row
+// (and never emitted anything before), otherwise nothing more (it emitted
+// on every change); in both cases its accumulators and multisets are freed
+// and their deletion logged. The state is thus bounded by the groups whose
+// windows are open. Groups with a NULL there never close.
+//
+// It wraps reduceOp rather than changing it: the emission of an
+// EmitOnClose group is suppressed after the fact (its out row stays nil),
+// and closing uses the reduceOp's own undo record, so Rollback reopens
+// closed groups.
+type windowReduce struct {
+	*reduceOp
+	pos, col int
+	idx      closeIndex[*group]
+}
+
+func (w *windowReduce) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+	out, err := w.reduceOp.step(s, ins)
+	if err != nil {
+		return nil, err
+	}
+	if w.spec.EmitOnClose {
+		out = out[:0]
+		for _, gu := range w.touched {
+			gu.g.out = nil
+		}
+	}
+	for _, gu := range w.touched {
+		if !gu.existed && gu.g.in {
+			w.index(gu.g)
+		}
+	}
+	wm := s.inWM[0][w.col]
+	if wm == NoWatermark {
+		return out, nil
+	}
+	w.idx.popBelow(wm, func(g *group) {
+		if g.in && err == nil {
+			out, err = w.close(s, g, out)
+		}
+	})
+	return out, err
+}
+
+// index files g under its value in the watermarked key column.
+func (w *windowReduce) index(g *group) {
+	if v, ok := wmValue(g.keyRow[w.pos]); ok {
+		w.idx.add(v, g)
+	}
+}
+
+// close emits g's final row if the Reduce emits on close, then frees g
+// and logs the deletion of its state.
+func (w *windowReduce) close(s *stepCtx, g *group, out []Update) ([]Update, error) {
+	if g.stamp != s.epoch {
+		w.touch(s, g, true)
+	}
+	if w.spec.EmitOnClose {
+		cur, err := w.output(s.slab, g)
+		if err != nil {
+			return nil, err
+		}
+		if cur != nil {
+			out = append(out, Update{Row: cur, Time: s.t, Diff: 1})
+		}
+	}
+	w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagGroup), g.key...)
+	s.log.del(w.kbuf)
+	for slot, ms := range g.sets {
+		if ms == nil {
+			continue
+		}
+		for _, e := range ms.m {
+			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
+			w.kbuf = append(append(w.kbuf, byte(slot)), e.key...)
+			s.log.del(w.kbuf)
+		}
+	}
+	delete(w.groups, g.key)
+	g.in = false
+	return out, nil
+}
+
+func (w *windowReduce) commit() {
+	w.reduceOp.commit()
+	w.idx.commit()
+}
+
+func (w *windowReduce) rollback() {
+	w.reduceOp.rollback()
+	w.idx.rollback()
+}
+
+// restored indexes every restored group (an EmitOnClose group has emitted
+// nothing yet).
+func (w *windowReduce) restored() error {
+	if err := w.reduceOp.restored(); err != nil {
+		return err
+	}
+	for _, g := range w.groups {
+		if w.spec.EmitOnClose {
+			g.out = nil
+		}
+		w.index(g)
+	}
+	return nil
+}
+
+// windowJoin is a joinOp with an equi-join key pair whose columns carry
+// watermarks on both sides (left column lcol, right column rcol): an
+// arranged row whose key value there is below the minimum of the two
+// watermarks can never match a later row of the other side nor be
+// retracted, so it is freed (and its deletion logged) without changing the
+// output. This is the window join of Nexmark q8: its state is bounded by
+// the open windows. Rows with a NULL there are kept (they never match but
+// may pad an outer join).
+type windowJoin struct {
+	*joinOp
+	cols [2]int
+	idx  [2]closeIndex[*jrow]
+}
+
+func (w *windowJoin) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+	out, err := w.joinOp.step(s, ins)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range w.touched {
+		if !t.existed && t.r.in {
+			w.index(t.side, t.r)
+		}
+	}
+	wm := min(s.inWM[0][w.cols[0]], s.inWM[1][w.cols[1]])
+	if wm == NoWatermark {
+		return out, nil
+	}
+	for side := range 2 {
+		w.idx[side].popBelow(wm, func(r *jrow) {
+			if r.in {
+				w.free(s, side, r)
+			}
+		})
+	}
+	return out, nil
+}
+
+// index files row r of side under its value in the watermarked key column.
+func (w *windowJoin) index(side int, r *jrow) {
+	if v, ok := wmValue(r.row[w.cols[side]]); ok {
+		w.idx[side].add(v, r)
+	}
+}
+
+// free removes r from its side's arrangement and logs the deletion.
+func (w *windowJoin) free(s *stepCtx, side int, r *jrow) {
+	w.touch(s, side, r, true)
+	w.remove(side, r)
+	w.rbuf = append(append(w.rbuf[:0], s.prefix...), byte(side+1))
+	w.rbuf = append(w.rbuf, r.key...)
+	s.log.del(w.rbuf)
+}
+
+func (w *windowJoin) commit() {
+	w.joinOp.commit()
+	w.idx[0].commit()
+	w.idx[1].commit()
+}
+
+func (w *windowJoin) rollback() {
+	w.joinOp.rollback()
+	w.idx[0].rollback()
+	w.idx[1].rollback()
+}
+
+// restored indexes every restored row.
+func (w *windowJoin) restored() error {
+	for side := range 2 {
+		for _, r := range w.sides[side].rows {
+			w.index(side, r)
+		}
+	}
+	return w.joinOp.restored()
+}
+
+// liveGroups is the number of groups a reduce keeps (for tests and
+// benchmarks).
+func liveGroups(op operator) int {
+	switch o := op.(type) {
+	case *reduceOp:
+		return len(o.groups)
+	case *windowReduce:
+		return len(o.groups)
+	}
+	return 0
+}
