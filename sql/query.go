@@ -29,13 +29,12 @@ func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]ty
 		return nil, err
 	}
 	e.mu.RLock()
-	if err := e.checkReadable(df.Sources()); err != nil {
-		e.mu.RUnlock()
+	t := e.clock
+	in, err := e.queryInputs(plan, df.Sources(), ctx, t, ws)
+	e.mu.RUnlock()
+	if err != nil {
 		return nil, err
 	}
-	t := e.clock
-	in := e.collectionInputs(df.Sources(), t)
-	e.mu.RUnlock()
 	for id := range in {
 		for _, u := range ws.pending(uint64(id)) {
 			in[id] = append(in[id], exec.Update{Row: u.Row, Time: t, Diff: u.Diff})
@@ -56,6 +55,35 @@ func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]ty
 		rows[i] = r[:len(q.Columns)]
 	}
 	return rows, nil
+}
+
+// queryInputs gathers the input snapshot of a query at time t: the rows
+// under the key prefix of each point input (see pointInputs) that the
+// transaction has not written to, and every other source in full. The
+// caller holds e.mu shared.
+func (e *Engine) queryInputs(plan *dataflow.Plan, srcs []dataflow.CollectionID, ctx *scalar.Ctx, t exec.Time, ws *writeSet) (map[dataflow.CollectionID][]exec.Update, error) {
+	in := make(map[dataflow.CollectionID][]exec.Update, len(srcs))
+	if !disablePointReads {
+		for _, p := range pointInputs(plan) {
+			if len(ws.pending(uint64(p.coll))) > 0 {
+				continue
+			}
+			rows, ok, err := e.pointSnapshot(p, ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				in[p.coll] = rows
+				pointReadCount.Add(1)
+			}
+		}
+	}
+	for _, id := range srcs {
+		if _, ok := in[id]; !ok {
+			in[id] = e.snapshot(uint64(id), t)
+		}
+	}
+	return in, nil
 }
 
 // expand turns consolidated updates of a snapshot into rows, repeating a

@@ -35,6 +35,8 @@ type testEngine struct {
 	dir string
 	e   *Engine
 	s   *Session
+	// prepared are the statements kept by the `prepare` command.
+	prepared map[string]*Statement
 }
 
 func newTestEngine(t *testing.T) *testEngine {
@@ -156,6 +158,8 @@ func TestSession(t *testing.T) {
 			case "restart":
 				te.restart()
 				return "ok\n"
+			case "query", "prepare", "execute":
+				return te.readCmd(t, d)
 			}
 			t.Fatalf("unknown command %s", d.Cmd)
 			return ""
