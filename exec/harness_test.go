@@ -92,6 +92,9 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) (string, error) {
 			return "", err
 		}
 		if h.d, err = Build(p); err != nil {
+			if code := pgerr.Code(err); code != pgerr.CodeInternal {
+				return fmt.Sprintf("error: %s %s\n", code, err), nil
+			}
 			return "", err
 		}
 		h.plan, h.store = p, newMemStore()
