@@ -70,6 +70,12 @@ type Options struct {
 	// Params, when non-nil, are the bound parameter values, substituted as
 	// literals ($n).
 	Params []types.Datum
+	// GenericParams, when Params is nil, plans $n as a scalar.Param read
+	// from the evaluation context, so that one plan serves every binding
+	// (every parameter type must be known). A construct that needs the
+	// value at plan time (LIMIT $1) fails to plan; the caller then plans
+	// with the values.
+	GenericParams bool
 }
 
 // Query is a planned SELECT/VALUES/set operation: Rel produces rows (as a

@@ -129,7 +129,8 @@ func numericConstant(s string) (scalar.Expr, error) {
 	return &scalar.Lit{D: types.NewNumeric(d), T: types.Numeric}, nil
 }
 
-// param is $n: the bound value, or a typed NULL stand-in while preparing.
+// param is $n: the bound value, a Param node read at run time (generic
+// plans), or a typed NULL stand-in while preparing.
 func (b *builder) param(p *pg_query.ParamRef) (scalar.Expr, error) {
 	n := int(p.Number) - 1
 	if n < 0 || n > 65535 {
@@ -148,6 +149,12 @@ func (b *builder) param(p *pg_query.ParamRef) (scalar.Expr, error) {
 			d = types.NewText(d.Text())
 		}
 		return &scalar.Lit{D: d, T: t}, nil
+	}
+	if b.opts.GenericParams {
+		if t.Family == types.FamUnknown {
+			return nil, pgerr.Unsupported("a generic plan with an untyped parameter $%d", p.Number)
+		}
+		return &scalar.Param{Idx: n, T: t}, nil
 	}
 	lit := &scalar.Lit{D: types.Null, T: t}
 	if t.Family == types.FamUnknown {
