@@ -11,6 +11,8 @@ import (
 type front struct {
 	src  string
 	toks []token
+	// lexErr is the input's lexical error, if any; toks end before it.
+	lexErr *lexError
 }
 
 // form is what a statement's leading keywords make it.
@@ -29,47 +31,74 @@ const (
 
 // parse parses every statement: extension statements here, the rest in one
 // pg_query call over the input with the extension statements blanked out.
-// The first error in text order wins: when an extension statement fails,
-// only the text before it is handed to pg_query, whose error (if any) is
-// earlier.
+// The first error in text order wins, as in PostgreSQL: when an extension
+// statement fails, only the text before it goes to pg_query, whose error
+// (if any) is earlier; a lexical error (an unterminated literal or comment)
+// is reported unless a statement fails before it.
 func (p *front) parse() ([]Stmt, error) {
 	masked := []byte(p.src)
+	limit := len(p.src) // masked is cut here
+	if p.lexErr != nil {
+		limit = p.lexErr.pos
+	}
 	var exts []Stmt
 	var emits []*EmitOnWindowClose
 	var extErr error
-	for _, seg := range split(p.src, p.toks) {
+	segs := split(p.src, p.toks)
+	for k, seg := range segs {
+		partial := p.lexErr != nil && k == len(segs)-1 // cut short by the lexical error
 		if seg.lo == seg.hi {
 			continue
 		}
 		f := p.classify(seg)
-		switch f {
-		case formPlain:
+		switch {
+		case f == formPlain:
 			continue
-		case formEmitOnWindowClose:
+		case f == formEmitOnWindowClose:
 			emit := p.toks[seg.hi-4]
 			blank(masked, emit.start, p.toks[seg.hi-1].end)
-			emits = append(emits, &EmitOnWindowClose{Location: emit.start})
+			if !partial {
+				emits = append(emits, &EmitOnWindowClose{Location: emit.start})
+			}
 			continue
 		}
+		blank(masked, p.toks[seg.lo].start, p.toks[seg.hi-1].end)
 		ext, err := p.parseExt(f, seg)
-		if err != nil {
-			extErr, masked = err, masked[:seg.start]
+		if err != nil && !(partial && !p.before(err, p.lexErr.pos)) {
+			extErr, limit = err, seg.start
 			break
 		}
-		exts = append(exts, newStmt(p.src, seg.start, seg.end, nil, ext))
-		blank(masked, p.toks[seg.lo].start, p.toks[seg.hi-1].end)
+		if !partial {
+			exts = append(exts, newStmt(p.src, seg.start, seg.end, nil, ext))
+		}
 	}
-	stmts, err := parsePlain(p.src, string(masked))
-	if err != nil {
+	stmts, err := parsePlain(p.src, string(masked[:limit]))
+	if err != nil && (p.lexErr == nil || extErr != nil || p.before(err, p.lexErr.pos)) {
 		return nil, err
 	}
 	if extErr != nil {
 		return nil, extErr
 	}
+	if p.lexErr != nil {
+		return nil, p.lexicalError()
+	}
 	attachEmits(stmts, emits)
 	stmts = append(stmts, exts...)
 	sort.SliceStable(stmts, func(i, j int) bool { return stmts[i].Offset < stmts[j].Offset })
 	return stmts, nil
+}
+
+// before reports whether err is positioned before byte offset b.
+func (p *front) before(err error, b int) bool {
+	pos := pgerr.From(err).Position
+	return pos > 0 && pos < CharPosition(p.src, b)
+}
+
+// lexicalError is the lexical error as PostgreSQL words it.
+func (p *front) lexicalError() error {
+	e := p.lexErr
+	return pgerr.New(pgerr.CodeSyntax, "%s at or near \"%s\"", e.msg, p.src[e.pos:]).
+		WithPosition(CharPosition(p.src, e.pos))
 }
 
 // blank overwrites b[from:to] with spaces.

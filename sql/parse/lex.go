@@ -35,21 +35,22 @@ type lexer struct {
 	pos int
 }
 
-// lex returns all tokens of src, or the first lexical error (an
-// unterminated string, quoted identifier or comment).
+// lex returns the tokens of src and the first lexical error (an
+// unterminated string, quoted identifier or comment), if any, with the
+// tokens before it.
 func lex(src string) ([]token, *lexError) {
 	l := lexer{src: src}
 	toks := make([]token, 0, len(src)/4)
 	for {
 		if err := l.skipSpace(); err != nil {
-			return nil, err
+			return toks, err
 		}
 		if l.pos >= len(src) {
 			return toks, nil
 		}
 		t, err := l.next()
 		if err != nil {
-			return nil, err
+			return toks, err
 		}
 		toks = append(toks, t)
 	}

@@ -35,12 +35,7 @@ func Parse(sql string) ([]Stmt, error) {
 		return parsePlain(sql, sql)
 	}
 	toks, lerr := lex(sql)
-	if lerr != nil {
-		// The text is malformed; pg_query reports the first error where
-		// PostgreSQL would (possibly before the lexical one).
-		return parsePlain(sql, sql)
-	}
-	return (&front{src: sql, toks: toks}).parse()
+	return (&front{src: sql, toks: toks, lexErr: lerr}).parse()
 }
 
 // parsePlain parses masked, which is src with extension statements (or

@@ -88,8 +88,7 @@ func (c *cursor) sourceElements(s *CreateSource) error {
 	open := c.i
 	close := c.matching(open)
 	if close >= c.hi {
-		c.i = c.hi
-		return c.fail()
+		return c.unclosed(open)
 	}
 	els := c.elements()
 	syn := newSynth(c.p.toks[close].end)
@@ -127,6 +126,21 @@ func (c *cursor) sourceElements(s *CreateSource) error {
 		return err
 	}
 	return c.p.collectElements(s, res, open)
+}
+
+// unclosed reports the error in an element list without its closing
+// parenthesis: pg_query's first error in it, else the end of the statement.
+func (c *cursor) unclosed(open int) error {
+	to := c.p.toks[c.hi-1].end
+	syn := newSynth(to)
+	syn.copyRange(c.p.src, c.p.toks[open].start, to)
+	if syn.put(c.p.toks[open].start, "CREATE TABLE x") {
+		if _, err := c.p.parseSynth(syn); err != nil {
+			return err
+		}
+	}
+	c.i = c.hi
+	return c.fail()
 }
 
 // collectElements sorts the parsed CREATE TABLE elements into columns and
@@ -236,11 +250,12 @@ func (c *cursor) option() (Option, span, error) {
 		return o, span{}, err
 	}
 	o.Key = key
-	if c.kind() == tkOp && c.text(c.i) == "=" {
+	eq := c.kind() == tkOp && c.text(c.i) == "="
+	if eq {
 		c.i++
 	}
 	switch k := c.kind(); {
-	case c.punct(",") || c.punct(")"):
+	case !eq && (c.punct(",") || c.punct(")")):
 		o.Bare = true
 	case k == tkString:
 		lo := c.i
