@@ -113,7 +113,7 @@ func (db *DB) Commit(b *Batch) error {
 	if b.err != nil {
 		return b.err
 	}
-	if err := db.pdb.Apply(b.pb, pebble.Sync); err != nil {
+	if err := db.pdb.Apply(b.build(), pebble.Sync); err != nil {
 		return fmt.Errorf("storage: commit: %w", err)
 	}
 	return nil
