@@ -1,0 +1,258 @@
+package exec
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// windowPlans are windowed plans over event-time sources with columns
+// (k int4, v int4, ts timestamp); ts carries the watermark. %e is
+// replaced by " emit=close" or nothing; plans whose output is an
+// EmitOnClose Reduce have the window as output column #0.
+var windowPlans = []string{
+	// TUMBLE(3s) with every retractable aggregate.
+	`%0 = Source coll=1 watermark=#2 :: int4, int4, timestamp
+%1 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#3, #0, #1] <- %0
+%2 = Reduce key=[#0, #1] aggs=[count(*), sum(#2), min(#2), max(#2), count(DISTINCT #2)]%e <- %1`,
+	// HOP(2s slide, 5s size) as a Union of Maps.
+	`%0 = Source coll=1 watermark=#2 :: int4, int4, timestamp
+%1 = MFP map=[tumble_start(#2, '00:00:02'::interval), (#3 + '00:00:05'::interval)] project=[#3, #4, #1] <- %0
+%2 = MFP map=[(tumble_start(#2, '00:00:02'::interval) - '00:00:02'::interval), (#3 + '00:00:05'::interval)] filter=[(#2 < #4)] project=[#3, #4, #1] <- %0
+%3 = MFP map=[(tumble_start(#2, '00:00:02'::interval) - '00:00:04'::interval), (#3 + '00:00:05'::interval)] filter=[(#2 < #4)] project=[#3, #4, #1] <- %0
+%4 = Union <- %1, %2, %3
+%5 = Reduce key=[#0, #1] aggs=[count(*), max(#2)]%e <- %4`,
+	// q5's shape: count per (window, k), then the largest count per window.
+	`%0 = Source coll=1 watermark=#2 :: int4, int4, timestamp
+%1 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#3, #0] <- %0
+%2 = Reduce key=[#0, #1] aggs=[count(*)] <- %1
+%3 = Reduce key=[#0] aggs=[max(#2), count(*)]%e <- %2`,
+	// q8's shape: a window join of two DISTINCT window projections.
+	`%0 = Source coll=1 watermark=#2 :: int4, int4, timestamp
+%1 = Source coll=2 watermark=#2 :: int4, int4, timestamp
+%2 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#0, #3, #1] <- %0
+%3 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#0, #3, #1] <- %1
+%4 = Join kind=inner on=[#0=#0, #1=#1] residual=[(#2 <= (#5 + 1))] <- %2, %3
+%5 = Reduce key=[#1, #0] aggs=[count(*), sum(#5)]%e <- %4`,
+}
+
+// TestWindowedEqualsBatch checks, for random windowed plans and random
+// update sequences whose watermarks only grow and which have no late
+// data, that freeing state by the watermark never changes results: after
+// every Step the accumulated output of an emit-on-update plan equals the
+// output of a fresh dataflow fed the accumulated input at once (without
+// watermarks, so it frees nothing), and that of an EMIT ON WINDOW CLOSE
+// plan equals that batch result restricted to the closed windows. Steps
+// are randomly rolled back, the dataflow is randomly replaced by one
+// restored from its logged state, and once the watermark has passed every
+// window all state must be gone.
+func TestWindowedEqualsBatch(t *testing.T) {
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed^1))
+	for iter := range 80 {
+		tmpl := windowPlans[iter%len(windowPlans)]
+		emit := iter/len(windowPlans)%2 == 1
+		if err := runWindowed(tmpl, emit, rng); err != nil {
+			t.Fatalf("seed %d, plan (emit on close %t):\n%s\n%v", seed, emit, tmpl, err)
+		}
+	}
+}
+
+// windowRun is one randomized windowed run.
+type windowRun struct {
+	plan, batchPlan *dataflow.Plan
+	emitOnClose     bool
+	d               *Dataflow
+	store           *memStore
+	// wm is each source's watermark (microseconds): rows drawn at or above
+	// it are not late.
+	wm     map[dataflow.CollectionID]int64
+	base   int64
+	inputs map[dataflow.CollectionID][]Update
+	output []Update
+}
+
+func runWindowed(tmpl string, emit bool, rng *rand.Rand) error {
+	e := ""
+	if emit {
+		e = " emit=close"
+	}
+	p, err := dataflow.Parse(strings.ReplaceAll(tmpl, "%e", e))
+	if err != nil {
+		return err
+	}
+	bp, err := dataflow.Parse(strings.ReplaceAll(tmpl, "%e", ""))
+	if err != nil {
+		return err
+	}
+	d, err := Build(p)
+	if err != nil {
+		return err
+	}
+	baseRow, err := dataflow.ParseRow("('2024-01-01 00:00:00')", []types.T{types.Timestamp})
+	if err != nil {
+		return err
+	}
+	base := baseRow[0].Micros()
+	r := &windowRun{plan: p, batchPlan: bp, emitOnClose: emit, d: d, store: newMemStore(),
+		wm: map[dataflow.CollectionID]int64{}, base: base, inputs: map[dataflow.CollectionID][]Update{}}
+	for step := uint64(1); step <= 40; step++ {
+		final := step == 40
+		in := r.randomInput(rng, step, final)
+		if err := r.step(step, in, !final && rng.IntN(6) == 0); err != nil {
+			return fmt.Errorf("step %d: %w", step, err)
+		}
+		if rng.IntN(8) == 0 {
+			if err := r.restore(); err != nil {
+				return fmt.Errorf("restore after step %d: %w", step, err)
+			}
+		}
+	}
+	for i := range p.Nodes {
+		switch r.d.ops[i].(type) {
+		case *windowReduce, *windowJoin:
+			if s := r.d.DebugState(i); s != "empty\n" {
+				return fmt.Errorf("node %%%d keeps state after every window closed:\n%s", i, s)
+			}
+		}
+	}
+	return nil
+}
+
+// randomInput draws up to 8 updates per source with event times at or
+// above its current watermark (inserts, and deletes of live rows that are
+// not late), and advances each source's watermark independently by 0-3
+// seconds (past every window in the final step), so that the sources of
+// a join drift apart.
+func (r *windowRun) randomInput(rng *rand.Rand, ts uint64, final bool) Input {
+	in := Input{Updates: map[dataflow.CollectionID][]Update{}, Watermarks: map[dataflow.CollectionID]int64{}}
+	const sec = int64(time.Second / time.Microsecond)
+	for _, c := range r.d.Sources() {
+		wm, ok := r.wm[c]
+		if !ok {
+			wm = r.base
+		}
+		for range rng.IntN(9) {
+			var live []Update
+			for _, u := range r.inputs[c] {
+				if v, _ := wmValue(u.Row[2]); v >= wm && u.Diff > 0 {
+					live = append(live, u)
+				}
+			}
+			if len(live) > 0 && rng.IntN(3) == 0 {
+				in.Updates[c] = append(in.Updates[c], Update{Row: live[rng.IntN(len(live))].Row, Time: ts, Diff: -1})
+				continue
+			}
+			et := wm + rng.Int64N(7*sec)
+			row := types.Row{types.NewInt(int64(rng.IntN(3))), types.NewInt(int64(rng.IntN(5))), types.NewTimestamp(et)}
+			in.Updates[c] = append(in.Updates[c], Update{Row: row, Time: ts, Diff: 1})
+		}
+		in.Watermarks[c] = wm + rng.Int64N(4)*sec
+		if final {
+			in.Watermarks[c] = wm + 1000*sec
+		}
+	}
+	return in
+}
+
+// step runs one Step and either rolls it back or commits it and checks
+// the accumulated output.
+func (r *windowRun) step(ts uint64, in Input, rollback bool) error {
+	// A delete drawn twice for the same live row would make it negative.
+	for c, us := range in.Updates {
+		if !nonNegative(append(slices.Clone(r.inputs[c]), us...)) {
+			delete(in.Updates, c)
+		}
+	}
+	var b opBatch
+	out, err := r.d.StepInput(&scalar.Ctx{}, ts, in, &b)
+	if err != nil {
+		return err
+	}
+	if rollback {
+		r.d.Rollback()
+		return nil
+	}
+	r.d.Commit()
+	b.apply(r.store)
+	for c, us := range in.Updates {
+		r.inputs[c] = retime(Consolidate(append(r.inputs[c], us...)))
+	}
+	for c, w := range in.Watermarks {
+		r.wm[c] = max(r.wm[c], w)
+	}
+	if late := r.d.Late(); sum(late) != 0 {
+		return fmt.Errorf("no late data was sent, but Late() = %v", late)
+	}
+	r.output = retime(Consolidate(append(r.output, out...)))
+	return r.check()
+}
+
+func sum(m map[dataflow.CollectionID]int64) int64 {
+	var s int64
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+// nonNegative reports whether every row's accumulated multiplicity is >= 0.
+func nonNegative(us []Update) bool {
+	for _, u := range retime(Consolidate(us)) {
+		if u.Diff < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// check compares the accumulated output with the batch result (for EMIT
+// ON WINDOW CLOSE, its rows whose window, column #0, is closed).
+func (r *windowRun) check() error {
+	fresh, err := Build(r.batchPlan)
+	if err != nil {
+		return err
+	}
+	want, err := fresh.Step(&scalar.Ctx{}, 0, r.inputs, nil)
+	if err != nil {
+		return err
+	}
+	want = retime(want)
+	if r.emitOnClose {
+		wm := r.d.OutputWatermarks()[0]
+		want = slices.DeleteFunc(want, func(u Update) bool { return !below(u.Row[0], wm) })
+	}
+	if got, want := formatUpdates(r.output), formatUpdates(want); got != want {
+		return fmt.Errorf("incremental output:\n%sbatch output:\n%s", got, want)
+	}
+	return nil
+}
+
+// restore replaces the dataflow by one restored from the committed state.
+func (r *windowRun) restore() error {
+	d, err := Build(r.plan)
+	if err != nil {
+		return err
+	}
+	if err := d.Restore(r.store); err != nil {
+		return err
+	}
+	for i := range r.plan.Nodes {
+		if got, want := d.DebugState(i), r.d.DebugState(i); got != want {
+			return fmt.Errorf("node %%%d restored:\n%slive:\n%s", i, got, want)
+		}
+	}
+	r.d = d
+	return nil
+}
