@@ -59,29 +59,41 @@ func (te *testEngine) readCmd(t *testing.T, d *datadriven.TestData) string {
 	return ""
 }
 
-// compareReads executes st with and without point reads and checks that
-// the answers agree (as multisets: without ORDER BY the order is free).
+// compareReads executes st three ways and checks that the answers agree
+// (as multisets: without ORDER BY the order is free): as served (generic
+// plan, point reads), without point reads, and as the reference (planned
+// with the values as literals, full snapshots). It prints the answer and
+// which fast paths ran.
 func (te *testEngine) compareReads(t *testing.T, d *datadriven.TestData, st *Statement) string {
 	ps := params(d)
 	before := pointReadCount.Load()
-	fast, err := te.execParams(st, ps)
-	if err != nil {
-		fast += errText(err)
-	}
+	fast := te.execOrErr(st, ps)
 	used := pointReadCount.Load() - before
+	generic := st.plan != nil && st.plan.q != nil
 	disablePointReads = true
-	slow, err := te.execParams(st, ps)
-	disablePointReads = false
-	if err != nil {
-		slow += errText(err)
-	}
-	if sortedLines(fast) != sortedLines(slow) {
-		t.Fatalf("%s: point read answered\n%s\nfull snapshot answered\n%s", d.Pos, fast, slow)
+	slow := te.execOrErr(st, ps)
+	disableGenericPlans = true
+	ref := te.execOrErr(st, ps)
+	disablePointReads, disableGenericPlans = false, false
+	if sortedLines(fast) != sortedLines(ref) || sortedLines(slow) != sortedLines(ref) {
+		t.Fatalf("%s: served\n%s\nwithout point reads\n%s\nreference\n%s", d.Pos, fast, slow, ref)
 	}
 	if used > 0 {
-		return fast + "(point read)\n"
+		fast += "(point read)\n"
+	}
+	if generic {
+		fast += "(generic plan)\n"
 	}
 	return fast
+}
+
+// execOrErr is execParams with the error printed into the transcript.
+func (te *testEngine) execOrErr(st *Statement, ps [][]byte) string {
+	out, err := te.execParams(st, ps)
+	if err != nil {
+		out += errText(err)
+	}
+	return out
 }
 
 // params returns the params=(...) argument as wire values (text format).

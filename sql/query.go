@@ -24,13 +24,19 @@ func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]ty
 	if err != nil {
 		return nil, err
 	}
+	return e.runPlan(q, plan, pointInputs(plan), ctx, ws)
+}
+
+// runPlan runs a query's compiled plan (points are its point inputs) and
+// presents the rows as runQuery does.
+func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointInput, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
 	df, err := exec.Build(plan)
 	if err != nil {
 		return nil, err
 	}
 	e.mu.RLock()
 	t := e.clock
-	in, err := e.queryInputs(plan, df.Sources(), ctx, t, ws)
+	in, err := e.queryInputs(points, df.Sources(), ctx, t, ws)
 	e.mu.RUnlock()
 	if err != nil {
 		return nil, err
@@ -61,10 +67,10 @@ func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]ty
 // under the key prefix of each point input (see pointInputs) that the
 // transaction has not written to, and every other source in full. The
 // caller holds e.mu shared.
-func (e *Engine) queryInputs(plan *dataflow.Plan, srcs []dataflow.CollectionID, ctx *scalar.Ctx, t exec.Time, ws *writeSet) (map[dataflow.CollectionID][]exec.Update, error) {
+func (e *Engine) queryInputs(points []pointInput, srcs []dataflow.CollectionID, ctx *scalar.Ctx, t exec.Time, ws *writeSet) (map[dataflow.CollectionID][]exec.Update, error) {
 	in := make(map[dataflow.CollectionID][]exec.Update, len(srcs))
 	if !disablePointReads {
-		for _, p := range pointInputs(plan) {
+		for _, p := range points {
 			if len(ws.pending(uint64(p.coll))) > 0 {
 				continue
 			}

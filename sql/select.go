@@ -2,12 +2,13 @@ package sql
 
 import (
 	"context"
-	"fmt"
 	"runtime/debug"
+	"strconv"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/types"
 )
 
 // planQuery plans a SELECT against the catalog (under the read lock, since
@@ -18,19 +19,36 @@ func (e *Engine) planQuery(n *pg.Node, opts planner.Options) (*planner.Query, er
 	return planner.PlanQuery(e.cat, n, opts)
 }
 
-// execSelect runs a query and buffers its rows.
+// execSelect runs a query and buffers its rows: with the statement's
+// generic plan when it has one, else planned with the bound values.
 func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 	s := p.st.s
-	q, err := s.e.planQuery(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params})
-	if err != nil {
-		return err
+	ectx := s.evalCtx()
+	var rows []types.Row
+	var err error
+	if c := p.st.genericPlan(n); c != nil {
+		if err := p.st.checkResultTypes(c.version, c.q.Columns); err != nil {
+			return err
+		}
+		ectx.Params = p.params
+		rows, err = s.e.runPlan(c.q, c.plan, c.points, ectx, s.ws)
+	} else {
+		version := s.e.catalogVersion()
+		var q *planner.Query
+		q, err = s.e.planQuery(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params})
+		if err != nil {
+			return err
+		}
+		if err := p.st.checkResultTypes(version, q.Columns); err != nil {
+			return err
+		}
+		rows, err = s.e.runQuery(q, ectx, s.ws)
 	}
-	rows, err := s.e.runQuery(q, s.evalCtx(), s.ws)
 	if err != nil {
 		return err
 	}
 	p.rows = rows
-	p.tag = fmt.Sprintf("SELECT %d", len(rows))
+	p.tag = "SELECT " + strconv.Itoa(len(rows))
 	return nil
 }
 

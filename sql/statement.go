@@ -23,6 +23,10 @@ type Statement struct {
 	paramTypes []types.T
 	described  bool
 	cols       []resultCol
+	// catVersion is the catalog version cols were described under.
+	catVersion uint64
+	// plan is the cached generic plan of a SELECT (see plancache.go).
+	plan *cachedPlan
 }
 
 // resultCol is a result column with its SQL type.
@@ -57,6 +61,7 @@ func (st *Statement) Columns() []Column {
 // columns without executing it.
 func (st *Statement) describe() error {
 	st.described = true
+	st.catVersion = st.s.e.catalogVersion()
 	n := st.stmt.AST
 	opts := planner.Options{ParamTypes: st.paramTypes}
 	var err error

@@ -1,0 +1,102 @@
+package sql
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// A prepared SELECT is planned once, with its parameters as scalar.Param
+// nodes (planner.Options.GenericParams), optimized and lowered; each Bind
+// then only decodes values into the evaluation context. This is
+// PostgreSQL's generic plan. The plan is tied to the catalog version it
+// was built against and is rebuilt after any DDL. A statement that cannot
+// be planned generically (an untyped parameter, LIMIT $1) is planned with
+// the bound values at every execution, as before.
+
+// disableGenericPlans is a test knob: with it set every execution plans
+// with the bound values as literals (the reference behaviour).
+var disableGenericPlans bool
+
+// cachedPlan is a statement's generic plan, or the record that it has
+// none, for one catalog version.
+type cachedPlan struct {
+	version uint64
+	q       *planner.Query // nil: no generic plan
+	plan    *dataflow.Plan
+	points  []pointInput
+}
+
+// genericPlan returns the statement's generic plan for the current
+// catalog, building it on first use and after DDL; nil when the statement
+// has none.
+func (st *Statement) genericPlan(n *pg.Node) *cachedPlan {
+	if disableGenericPlans || !typesKnown(st.paramTypes) {
+		return nil
+	}
+	e := st.s.e
+	e.mu.RLock()
+	v := e.cat.version
+	if c := st.plan; c != nil && c.version == v {
+		e.mu.RUnlock()
+		return c.orNil()
+	}
+	q, err := planner.PlanQuery(e.cat, n, planner.Options{ParamTypes: st.paramTypes, GenericParams: true})
+	e.mu.RUnlock()
+	c := &cachedPlan{version: v}
+	if err == nil {
+		if plan, _, cerr := compile(q.Rel); cerr == nil {
+			c.q, c.plan, c.points = q, plan, pointInputs(plan)
+		}
+	}
+	st.plan = c
+	return c.orNil()
+}
+
+func (c *cachedPlan) orNil() *cachedPlan {
+	if c.q == nil {
+		return nil
+	}
+	return c
+}
+
+// typesKnown reports whether every parameter has a known type.
+func typesKnown(ts []types.T) bool {
+	for _, t := range ts {
+		if t.Family == types.FamUnknown {
+			return false
+		}
+	}
+	return true
+}
+
+// checkResultTypes fails a statement whose result columns changed type
+// since it was described (a table dropped and recreated differently): the
+// client decodes rows by the described types, as PostgreSQL also insists.
+// Only a statement described under an older catalog is checked.
+func (st *Statement) checkResultTypes(version uint64, cols []planner.ResultColumn) error {
+	if !st.described || st.cols == nil || version == st.catVersion {
+		return nil
+	}
+	if len(cols) != len(st.cols) {
+		return errResultChanged
+	}
+	for i, c := range cols {
+		if c.Type != st.cols[i].Type {
+			return errResultChanged
+		}
+	}
+	return nil
+}
+
+// catalogVersion returns the catalog's change counter.
+func (e *Engine) catalogVersion() uint64 {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.cat.version
+}
+
+var errResultChanged = pgerr.New(pgerr.CodeFeatureNotSupported, "cached plan must not change result type")
