@@ -14,11 +14,11 @@ type OnError uint8
 
 // The policies.
 const (
-	SkipBadRecords OnError = iota // skip, count and report (the default)
-	FailOnBadRecord               // stop the source with the record's error
+	SkipBadRecords  OnError = iota // skip, count and report (the default)
+	FailOnBadRecord                // stop the source with the record's error
 )
 
-// ParseOnError reads the on_error option: '' or 'skip', or 'fail'.
+// ParseOnError reads the on_error option: ” or 'skip', or 'fail'.
 func ParseOnError(v string) (OnError, error) {
 	switch strings.ToLower(v) {
 	case "", "skip":

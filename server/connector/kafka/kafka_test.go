@@ -29,7 +29,7 @@ func newCluster(t *testing.T, partitions int32) Config {
 	t.Cleanup(c.Close)
 	cfg, err := ParseOptions(map[string]string{
 		"connector": "kafka", "topic": topic,
-		"properties.bootstrap.server": strings.Join(c.ListenAddrs(), ","),
+		"properties.bootstrap.server":  strings.Join(c.ListenAddrs(), ","),
 		"properties.fetch.max.wait.ms": "50",
 	})
 	if err != nil {
