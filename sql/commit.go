@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"sort"
 
 	"github.com/eddydb/eddy/exec"
@@ -108,15 +109,15 @@ func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx)
 		}
 		c.Begin()
 		tx.colls = append(tx.colls, c)
-		for _, u := range ws.changes[id] {
-			if err := checkChange(obj, c, u); err != nil {
-				return err
-			}
+		changes := ws.changes[id]
+		d := make([]exec.Update, 0, len(changes))
+		for _, u := range changes {
 			if err := c.Apply(u.Row, u.Diff, b); err != nil {
-				return err
+				return changeError(obj, u, err)
 			}
-			deltas[id] = append(deltas[id], exec.Update{Row: u.Row, Time: t, Diff: u.Diff})
+			d = append(d, exec.Update{Row: u.Row, Time: t, Diff: u.Diff})
 		}
+		deltas[id] = d
 	}
 	return e.propagate(deltas, t, b, tx)
 }
@@ -172,24 +173,19 @@ func (e *Engine) applyViewOutput(id uint64, out []exec.Update, b *storage.Batch,
 	return nil
 }
 
-// checkChange enforces the table's constraints for one change against the
-// current contents: a primary key is unique (23505), and a deletion must
-// find its row (otherwise a concurrent transaction changed it: 40001).
-func checkChange(obj *Object, c *storage.Collection, u exec.Update) error {
-	var key []byte
-	if obj.PrimaryKey != nil {
-		key = types.AppendColsKey(nil, u.Row, obj.PrimaryKey)
-	} else {
-		key = types.AppendRowKey(nil, u.Row)
-	}
-	cur, n, ok := c.Get(key)
+// changeError turns the collection's refusal of a change into the
+// constraint error it means: a primary key that is already present is
+// 23505; a deletion that does not find its row means a concurrent
+// transaction changed it (40001). Collection.Apply checks both against the
+// current contents as it applies, so commit needs no separate lookup.
+func changeError(obj *Object, u exec.Update, err error) error {
 	switch {
-	case u.Diff > 0 && obj.PrimaryKey != nil && ok:
+	case errors.Is(err, storage.ErrDuplicateKey):
 		return duplicateKey(obj, u.Row)
-	case u.Diff < 0 && (!ok || n < -u.Diff || types.CompareRows(cur, u.Row) != 0):
+	case errors.Is(err, storage.ErrRowMismatch):
 		return pgerr.New(pgerr.CodeSerializationFailure, "could not serialize access due to concurrent update")
 	}
-	return nil
+	return err
 }
 
 func duplicateKey(obj *Object, row types.Row) error {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/eddydb/eddy/sql/types"
@@ -42,6 +43,16 @@ type entry struct {
 }
 
 func entryLess(a, b entry) bool { return bytes.Compare(a.key, b.key) < 0 }
+
+// Errors that Apply wraps when it refuses a change, so that callers can
+// turn them into constraint errors without looking the key up first.
+var (
+	// ErrDuplicateKey: an insertion under a primary key already present.
+	ErrDuplicateKey = errors.New("duplicate primary key")
+	// ErrRowMismatch: a retraction of a row that is absent, differs from
+	// the stored row, or has fewer copies than retracted.
+	ErrRowMismatch = errors.New("retracted row is absent or different")
+)
 
 // btreeDegree trades node size against depth; 32 keeps nodes within a few
 // cache lines of keys and the tree shallow for millions of rows.
@@ -164,9 +175,11 @@ func (c *Collection) next(old entry, found bool, row types.Row, diff int64) (ent
 	}
 	count := old.count + diff
 	switch {
-	case count < 0 || (diff > 0 && count < old.count):
-		return entry{}, fmt.Errorf("storage: collection %d: count of row would go from %d to %d (diff %d)",
-			c.id, old.count, count, diff)
+	case count < 0:
+		return entry{}, fmt.Errorf("storage: collection %d: %w (count would go from %d to %d)",
+			c.id, ErrRowMismatch, old.count, count)
+	case diff > 0 && count < old.count:
+		return entry{}, fmt.Errorf("storage: collection %d: count of row overflows (%d + %d)", c.id, old.count, diff)
 	case found:
 		return entry{key: old.key, row: old.row, count: count}, nil
 	}
@@ -181,11 +194,11 @@ func (c *Collection) nextKeyed(old entry, found bool, row types.Row, diff int64)
 	case diff == -1 && found && types.CompareRows(old.row, row) == 0:
 		return entry{key: old.key}, nil
 	case diff == 1:
-		return entry{}, fmt.Errorf("storage: collection %d: duplicate primary key", c.id)
+		return entry{}, fmt.Errorf("storage: collection %d: %w", c.id, ErrDuplicateKey)
 	case diff == -1 && found:
-		return entry{}, fmt.Errorf("storage: collection %d: retracted row differs from the stored row", c.id)
+		return entry{}, fmt.Errorf("storage: collection %d: %w (differs from the stored row)", c.id, ErrRowMismatch)
 	case diff == -1:
-		return entry{}, fmt.Errorf("storage: collection %d: retracted row is absent", c.id)
+		return entry{}, fmt.Errorf("storage: collection %d: %w (absent)", c.id, ErrRowMismatch)
 	}
 	return entry{}, fmt.Errorf("storage: collection %d: diff %d under a primary key", c.id, diff)
 }
