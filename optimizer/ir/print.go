@@ -60,7 +60,11 @@ func (n *Negate) String() string { return Format(n) }
 func (t *Threshold) String() string { return Format(t) }
 
 func (g *Get) header() string {
-	return fmt.Sprintf("Get %s id=%d %s", g.Name, g.ID, typeList(g.Types))
+	s := fmt.Sprintf("Get %s id=%d %s", g.Name, g.ID, typeList(g.Types))
+	if g.HasEventTime {
+		s += fmt.Sprintf(" watermark=#%d", g.EventTimeCol)
+	}
+	return s
 }
 
 func (v *Values) header() string {
@@ -96,7 +100,11 @@ func (r *Reduce) header() string {
 	for i, a := range r.Aggs {
 		aggs[i] = AggString(a)
 	}
-	return fmt.Sprintf("Reduce key=[%s] aggs=[%s]", colList(r.Key), strings.Join(aggs, ", "))
+	s := fmt.Sprintf("Reduce key=[%s] aggs=[%s]", colList(r.Key), strings.Join(aggs, ", "))
+	if r.EmitOnClose {
+		s += " emit=close"
+	}
+	return s
 }
 
 func (t *TopK) header() string {

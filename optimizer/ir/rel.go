@@ -22,11 +22,16 @@ type Rel interface {
 }
 
 // Get reads a stored collection (table or materialized view) by ID.
-// Stateless: it replays the collection's updates.
+// Stateless: it replays the collection's updates. With HasEventTime,
+// column EventTimeCol is the source's event time (WATERMARK FOR): the
+// runtime carries its watermark downstream and drops late rows (see
+// dataflow.Source).
 type Get struct {
-	ID    dataflow.CollectionID
-	Name  string // for printing only
-	Types []types.T
+	ID           dataflow.CollectionID
+	Name         string // for printing only
+	Types        []types.T
+	HasEventTime bool
+	EventTimeCol int
 }
 
 // Values is a constant relation: one row per element of Rows, each with one
@@ -96,10 +101,15 @@ type Join struct {
 // is DISTINCT over the key. State: per group, the aggregate accumulators
 // (min/max and DISTINCT aggregates keep the multiset of their values so
 // retractions stay correct).
+//
+// With EmitOnClose (EMIT ON WINDOW CLOSE) each group emits only its final
+// row, once the watermark of a key column passes it (dataflow.Reduce);
+// rules that rebuild a Reduce must keep the flag.
 type Reduce struct {
-	Input Rel
-	Key   []int
-	Aggs  []dataflow.Agg
+	Input       Rel
+	Key         []int
+	Aggs        []dataflow.Agg
+	EmitOnClose bool
 }
 
 // TopK keeps, per group of the Key columns, the rows ranked Offset+1 through

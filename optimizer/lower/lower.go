@@ -52,7 +52,8 @@ func (l *lowerer) lower(rel ir.Rel) (int, error) {
 func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 	switch r := rel.(type) {
 	case *ir.Get:
-		return l.add(dataflow.Source{Collection: r.ID, Name: r.Name}, r.Types), nil
+		src := dataflow.Source{Collection: r.ID, Name: r.Name, HasEventTime: r.HasEventTime, EventTimeCol: r.EventTimeCol}
+		return l.add(src, r.Types), nil
 	case *ir.Values:
 		return l.lowerValues(r), nil
 	case *ir.Map, *ir.Filter, *ir.Project:
@@ -60,7 +61,7 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 	case *ir.Join:
 		return l.lowerJoin(r)
 	case *ir.Reduce:
-		return l.unary(dataflow.Reduce{Key: r.Key, Aggs: r.Aggs}, r)
+		return l.unary(dataflow.Reduce{Key: r.Key, Aggs: r.Aggs, EmitOnClose: r.EmitOnClose}, r)
 	case *ir.TopK:
 		return l.unary(dataflow.TopK{Key: r.Key, Order: r.Order, Limit: r.Limit, Offset: r.Offset, Rank: r.Rank}, r)
 	case *ir.Negate:

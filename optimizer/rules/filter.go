@@ -289,7 +289,7 @@ var PushFilterThroughReduce = Rule{Name: "PushFilterThroughReduce", Apply: func(
 		return nil
 	}
 	down = remapAll(down, func(c int) int { return r.Key[c] })
-	nr := &ir.Reduce{Input: &ir.Filter{Input: r.Input, Preds: down}, Key: r.Key, Aggs: r.Aggs}
+	nr := &ir.Reduce{Input: &ir.Filter{Input: r.Input, Preds: down}, Key: r.Key, Aggs: r.Aggs, EmitOnClose: r.EmitOnClose}
 	return ir.NewFilter(nr, keep...)
 }}
 

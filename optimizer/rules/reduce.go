@@ -103,5 +103,5 @@ func remapReduce(r *ir.Reduce, in ir.Rel, m func(int) int) *ir.Reduce {
 			aggs[i].Sep = m(aggs[i].Sep)
 		}
 	}
-	return &ir.Reduce{Input: in, Key: key, Aggs: aggs}
+	return &ir.Reduce{Input: in, Key: key, Aggs: aggs, EmitOnClose: r.EmitOnClose}
 }
