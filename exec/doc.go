@@ -7,4 +7,30 @@
 //
 // Operators never read the clock, start goroutines or do I/O; time comes in
 // as data (the logical time of each Step).
+//
+// Event time. A Source with an event-time column receives watermarks with
+// each Step (StepInput's Input.Watermarks): promises that no update of a
+// later Step has an event time below them. The Source drops and counts
+// late updates (Late), and every node derives per-column watermarks from
+// its inputs' (watermark.go states the rule of each operator). A Reduce
+// grouping by a watermarked column closes a group once the watermark
+// passes its key: it emits the final row if the Reduce is EMIT ON WINDOW
+// CLOSE, and frees the group's state either way (windowReduce in
+// window.go); a Join on a key watermarked on both sides frees arranged
+// rows below the smaller watermark (windowJoin). Watermarks, late counts
+// and closed windows are part of the tentative Step (Rollback undoes
+// them) and of the logged state (Restore brings them back). Bounded
+// reports which stateful nodes a watermark bounds, OutputWatermarks what a
+// dataflow reading this one's output may assume.
+//
+// Design notes: closing happens after a Step's updates are processed,
+// with the Step's new watermark, so updates that arrive together with a
+// watermark are never late for it and a downstream operator sees a closed
+// window's final rows in the same Step in which it may close the window
+// itself. Groups and arranged rows are found by a min-heap over their
+// window values (closeIndex), so closing costs O(log windows) per closed
+// value, not a scan of the state. The windowed operators wrap the plain
+// ones instead of changing them, so the hot paths of Reduce and Join are
+// untouched for plans without event time (which also skip watermark
+// derivation entirely).
 package exec

@@ -22,8 +22,9 @@ type wmRuntime struct {
 	// out are the output node's watermarks after the last Step, prevOut
 	// before it (restored by Rollback).
 	out, prevOut []int64
-	// off disables watermarks for plans whose column types are not all
-	// given (hand-built plans that use no event time).
+	// off disables watermarks for plans without event-time sources (they
+	// would all be NoWatermark) and for hand-built plans whose column
+	// types are not all given.
 	off bool
 }
 
@@ -32,12 +33,12 @@ type wmRuntime struct {
 // watermark bounds (windowReduce, windowJoin).
 func (d *Dataflow) initWatermarks() error {
 	p, w := d.plan, &d.wm
-	if err := checkWidths(p); err != nil {
-		if usesEventTime(p) {
-			return fmt.Errorf("dataflow: %w", err)
-		}
+	if !usesEventTime(p) {
 		w.off = true
 		return nil
+	}
+	if err := checkWidths(p); err != nil {
+		return fmt.Errorf("dataflow: %w", err)
 	}
 	for i := range p.Nodes {
 		n := &p.Nodes[i]

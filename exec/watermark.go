@@ -121,6 +121,7 @@ type wmNode struct {
 	// cols are the column types of an MFP's input plus its map columns.
 	cols    []types.T
 	scratch types.Row
+	wms     []int64
 }
 
 // newWMNode prepares the watermark derivation of node n.
@@ -240,7 +241,7 @@ func deriveJoin(op dataflow.Join, in [][]int64, nl int, out []int64) {
 // deriveMFP maps the input watermarks through the Map expressions and the
 // projection.
 func (w *wmNode) deriveMFP(ctx *scalar.Ctx, op dataflow.MFP, in []int64, static bool, out []int64) {
-	row := append(make([]int64, 0, len(w.cols)), in...)
+	row := append(w.wms[:0], in...)
 	for m, e := range op.Map {
 		v, c := NoWatermark, w.mono[m]
 		switch {
@@ -255,6 +256,7 @@ func (w *wmNode) deriveMFP(ctx *scalar.Ctx, op dataflow.MFP, in []int64, static 
 	for j, c := range op.Project {
 		out[j] = row[c]
 	}
+	w.wms = row
 }
 
 // evalAt evaluates e (which reads only column c) with column c set to the

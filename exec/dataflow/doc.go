@@ -21,6 +21,9 @@
 //	%4 = TopK key=[] order=[#0 DESC, #1] limit=10 offset=0 <- %3 :: ...
 //	output %2
 //
+// A Source may name its event-time column (watermark=#i) and a Reduce may
+// emit only closed windows (emit=close); see Source and Reduce.
+//
 // Columns are #i (0-based) of the node's input (for Join residuals, of the
 // left columns followed by the right ones); expressions use the scalar
 // package's printed form, constant rows and source rows the literal form
