@@ -18,7 +18,7 @@
 //
 // The partitions consumed are those the topic has when NewReader runs; a
 // partition added later is picked up by the next NewReader (a restart),
-// from its earliest offset if the stored positions lack it.
+// from its earliest offset since the stored positions lack it.
 //
 // This package does I/O and runs franz-go's goroutines; it is the edge. The
 // decoding of records into rows is package format's deterministic core.

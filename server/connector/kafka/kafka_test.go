@@ -165,7 +165,9 @@ func TestReadFromLatest(t *testing.T) {
 func TestReadFromExplicitOffsets(t *testing.T) {
 	cfg := newCluster(t, 3)
 	produce(t, cfg, 3, 10, "a")
-	// Partition 2 is missing from the map: it starts at the startup mode.
+	// Partition 2 is missing from the map: it is new, read from the start
+	// even though the startup mode says latest.
+	cfg.StartupMode = StartLatest
 	r, err := NewReader(testCtx(t), cfg, map[int32]int64{0: 4, 1: 10})
 	if err != nil {
 		t.Fatal(err)

@@ -46,9 +46,10 @@ func errBroker(what string, err error) error {
 
 // NewReader connects to the brokers and starts consuming every partition
 // of cfg.Topic: partition p from start[p] (the offset of the next record to
-// read, as Positions returns), and a partition missing from start from
-// cfg's startup mode. A nil start map uses the startup mode everywhere.
-// The startup mode is resolved to concrete offsets here, once.
+// read, as Positions returns), and a partition missing from a non-nil
+// start from its earliest offset (it was created after the positions were
+// stored, so all its records are new). A nil start map (a new source) uses
+// cfg's startup mode, resolved to concrete offsets here, once.
 func NewReader(ctx context.Context, cfg Config, start map[int32]int64) (*Reader, error) {
 	admin, err := kgo.NewClient(cfg.clientOpts()...)
 	if err != nil {
@@ -68,8 +69,12 @@ func NewReader(ctx context.Context, cfg Config, start map[int32]int64) (*Reader,
 			missing = append(missing, p)
 		}
 	}
+	ts := startupTimestamp(cfg)
+	if start != nil {
+		ts = -2 // a partition created after the positions were stored: all its records are new
+	}
 	if len(missing) > 0 {
-		resolved, err := listOffsets(ctx, admin, cfg, missing, startupTimestamp(cfg))
+		resolved, err := listOffsets(ctx, admin, cfg, missing, ts)
 		if err != nil {
 			return nil, err
 		}
