@@ -7,16 +7,29 @@ import (
 
 // multiset is a counted set of values of one aggregate in one group,
 // keyed by the values' key encoding. Ordered multisets (min, max,
-// string_agg, numeric scales) also keep their entries in a B-tree, so the
-// extremum is found, and deleted, in O(log n) however the values arrive;
-// unordered ones (DISTINCT counts and sums) need only the map.
+// string_agg, numeric scales) answer order queries; unordered ones
+// (DISTINCT counts and sums) need only the map.
+//
+// Order is kept lazily. While values only arrive (and no retraction
+// removes the current extremum), min and max are cached as entries arrive
+// and no B-tree exists: an append-only group pays one map insertion per
+// value. The first time the cache cannot answer (the extremum lost its
+// last copy, a Step was rolled back) or the full order is needed
+// (string_agg), the B-tree is built from the map once and kept up to date
+// from then on, so the extremum is found, and deleted, in O(log n)
+// however the values arrive.
 //
 // Entries whose count drops to zero stay until the end of the Step (so
 // rollback and the output diff can see them) and are then removed; readers
 // skip entries whose count is not positive.
 type multiset struct {
-	m map[string]*mentry
-	t *btree.BTreeG[*mentry]
+	m       map[string]*mentry
+	t       *btree.BTreeG[*mentry] // nil until order is needed
+	ordered bool
+	// lo and hi are the smallest and largest live entries (nil when none),
+	// maintained while t is nil and stale is false.
+	lo, hi *mentry
+	stale  bool
 }
 
 // mentry is one distinct value (and, for string_agg, its separator).
@@ -32,22 +45,20 @@ type mentry struct {
 func lessEntry(a, b *mentry) bool { return a.key < b.key }
 
 func newMultiset(ordered bool) *multiset {
-	ms := &multiset{m: make(map[string]*mentry)}
-	if ordered {
-		ms.t = btree.NewG(16, lessEntry)
-	}
-	return ms
+	return &multiset{m: make(map[string]*mentry), ordered: ordered}
 }
 
 // find returns the entry for key, or nil.
 func (ms *multiset) find(key []byte) *mentry { return ms.m[string(key)] }
 
+// insert adds e (with any count; see counted).
 func (ms *multiset) insert(e *mentry) {
 	e.in = true
 	ms.m[e.key] = e
 	if ms.t != nil {
 		ms.t.ReplaceOrInsert(e)
 	}
+	ms.counted(e)
 }
 
 func (ms *multiset) remove(e *mentry) {
@@ -56,15 +67,57 @@ func (ms *multiset) remove(e *mentry) {
 	if ms.t != nil {
 		ms.t.Delete(e)
 	}
+	if e == ms.lo || e == ms.hi {
+		ms.stale = true
+	}
+}
+
+// counted must be called after e's count changed: it keeps the cached
+// extrema, or marks them stale when a cached extremum lost its last copy.
+func (ms *multiset) counted(e *mentry) {
+	if !ms.ordered || ms.t != nil || ms.stale {
+		return
+	}
+	switch {
+	case e.n > 0:
+		if ms.lo == nil || e.key < ms.lo.key {
+			ms.lo = e
+		}
+		if ms.hi == nil || e.key > ms.hi.key {
+			ms.hi = e
+		}
+	case e == ms.lo || e == ms.hi:
+		ms.stale = true
+	}
+}
+
+// invalidate drops the cached extrema (after counts were restored behind
+// counted's back, as by a rollback).
+func (ms *multiset) invalidate() { ms.stale = true }
+
+// tree returns the B-tree of all entries, building it on first use.
+func (ms *multiset) tree() *btree.BTreeG[*mentry] {
+	if ms.t == nil {
+		ms.t = btree.NewG(16, lessEntry)
+		for _, e := range ms.m {
+			ms.t.ReplaceOrInsert(e)
+		}
+		ms.lo, ms.hi = nil, nil
+	}
+	return ms.t
 }
 
 // min returns the smallest live entry, or nil.
 func (ms *multiset) min() *mentry {
-	if e, ok := ms.t.Min(); !ok || e.n > 0 {
+	if ms.t == nil && !ms.stale {
+		return ms.lo
+	}
+	t := ms.tree()
+	if e, ok := t.Min(); !ok || e.n > 0 {
 		return e
 	}
 	var found *mentry
-	ms.t.Ascend(func(e *mentry) bool {
+	t.Ascend(func(e *mentry) bool {
 		if e.n > 0 {
 			found = e
 		}
@@ -75,11 +128,15 @@ func (ms *multiset) min() *mentry {
 
 // max returns the largest live entry, or nil.
 func (ms *multiset) max() *mentry {
-	if e, ok := ms.t.Max(); !ok || e.n > 0 {
+	if ms.t == nil && !ms.stale {
+		return ms.hi
+	}
+	t := ms.tree()
+	if e, ok := t.Max(); !ok || e.n > 0 {
 		return e
 	}
 	var found *mentry
-	ms.t.Descend(func(e *mentry) bool {
+	t.Descend(func(e *mentry) bool {
 		if e.n > 0 {
 			found = e
 		}
@@ -90,7 +147,7 @@ func (ms *multiset) max() *mentry {
 
 // ascend calls fn with every live entry in key order.
 func (ms *multiset) ascend(fn func(e *mentry)) {
-	ms.t.Ascend(func(e *mentry) bool {
+	ms.tree().Ascend(func(e *mentry) bool {
 		if e.n > 0 {
 			fn(e)
 		}

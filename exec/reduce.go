@@ -274,6 +274,7 @@ func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep types.Datum
 	}
 	old = e.n
 	e.n += diff
+	ms.counted(e)
 	return old, e.n
 }
 
@@ -421,6 +422,7 @@ func (o *reduceOp) rollback() {
 		eu := &o.etouched[i]
 		eu.e.n = eu.n
 		ms := eu.g.sets[eu.slot]
+		ms.invalidate()
 		switch {
 		case !eu.existed && eu.e.in:
 			ms.remove(eu.e)
