@@ -171,7 +171,7 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *scalar.Ctx, t exec.Time) (out 
 // any) are then all rejected by the filter, since "=" is never true with
 // NULL.
 func keyPrefix(c *storage.Collection, eq map[int]scalar.Expr, ctx *scalar.Ctx) ([]byte, bool, error) {
-	var prefix []byte
+	prefix := make([]byte, 0, 64)
 	for k := 0; ; k++ {
 		col, more := keyColumn(c, k)
 		if !more {
@@ -190,7 +190,10 @@ func keyPrefix(c *storage.Collection, eq map[int]scalar.Expr, ctx *scalar.Ctx) (
 		}
 		prefix = types.AppendKey(prefix, d)
 	}
-	return prefix, len(prefix) > 0, nil
+	if len(prefix) == 0 {
+		return nil, false, nil
+	}
+	return prefix, true, nil
 }
 
 // keyColumn returns the k-th key column of c: its primary key's, or for a

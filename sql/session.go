@@ -47,6 +47,8 @@ type Session struct {
 	tx       txState
 	ws       *writeSet
 	closed   atomic.Bool
+	// info is what session-information functions report, built once.
+	info *scalar.SessionInfo
 }
 
 // NewSession starts a session with the client's startup parameters.
@@ -125,9 +127,11 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 
 // evalCtx returns the evaluation context of a statement starting now.
 func (s *Session) evalCtx() *scalar.Ctx {
-	return &scalar.Ctx{StmtTimestamp: types.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone,
-		Session: &scalar.SessionInfo{User: s.settings.user, Database: s.settings.database, Version: s.e.Version,
-			Setting: s.settings.get}}
+	if s.info == nil {
+		s.info = &scalar.SessionInfo{User: s.settings.user, Database: s.settings.database, Version: s.e.Version,
+			Setting: s.settings.get}
+	}
+	return &scalar.Ctx{StmtTimestamp: types.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info}
 }
 
 // location is the session time zone.
