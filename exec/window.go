@@ -50,9 +50,6 @@ func (x *closeIndex[T]) popBelow(wm int64, fn func(T)) {
 	}
 }
 
-// len is the number of values with items.
-func (x *closeIndex[T]) len() int { return len(x.vals) }
-
 func (x *closeIndex[T]) commit() { x.undo = x.undo[:0] }
 
 // rollback puts back the buckets popped during the pending Step.
