@@ -42,5 +42,12 @@ fuzz:
 	  done; \
 	done
 
+# bench runs every micro-benchmark once, then the whole-system suite
+# (bench/suite: point-query QPS and freshness on an in-process Eddy and, when
+# installed, a throwaway PostgreSQL). Longer runs: make bench
+# BENCHTIME=1s SUITEFLAGS='-duration 10s -fresh-n 500'.
+BENCHTIME  ?= 100ms
+SUITEFLAGS ?=
 bench:
-	$(GO) test -run='^$$' -bench=. ./...
+	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) ./...
+	$(GO) run ./bench/suite $(SUITEFLAGS)

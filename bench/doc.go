@@ -4,10 +4,26 @@
 // -bench); these measure the assembled system, and their figures go to
 // BENCHMARKS.md with the command that produced them and the machine.
 //
-// Each benchmark is a main package under bench/ that takes a -dsn, so it
-// runs unchanged against Eddy or against PostgreSQL for comparison. A
-// later step starts Eddy in-process (server.Start on a temp directory)
-// when -dsn is empty; for now the server is started by hand.
+// The measurements are library functions (RunQPS, RunFreshness) so that
+// they serve both the stand-alone programs, which take a -dsn and run
+// unchanged against Eddy or PostgreSQL, and the suite, which needs no
+// manual steps.
+//
+// # suite: everything, reproducibly (make bench)
+//
+//	go run ./bench/suite [-duration 3s] [-fresh-n 200] [-conns 8] [-keys 1000] [-postgres=false]
+//
+// starts Eddy in this process (StartEddy: server.Start on a temporary
+// directory and a free loopback port) and, when /usr/local/bin/initdb
+// exists, a throwaway PostgreSQL (StartPostgres: initdb + pg_ctl, as the
+// postgres user when run as root); loads the same data into both (orders
+// with a maintained per-customer view, kv keyed by k); and prints one
+// table: point-query QPS and latency on the view (PostgreSQL: a
+// materialized view with a unique index) and on the table, and
+// freshness (Eddy polls a materialized view; PostgreSQL, having no
+// maintained views, polls the table, which is its floor). cpu/q is the
+// CPU time of server and client together per query (the PostgreSQL
+// server's from /proc), the number to compare on a shared machine.
 //
 // # pgbench: point-query throughput
 //

@@ -12,6 +12,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +24,9 @@ type Target struct {
 	Name string
 	DSN  string
 	Stop func() error
+	// ServerCPU, when set, returns the CPU time the server's processes have
+	// used so far (for a server outside this process).
+	ServerCPU func() time.Duration
 }
 
 // StartEddy starts Eddy in this process on a fresh data directory under
@@ -88,7 +92,8 @@ func StartPostgres(dir string) (*Target, error) {
 		return errors.Join(err, os.RemoveAll(data))
 	}
 	dsn := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-	return &Target{Name: "postgres", DSN: dsn, Stop: stop}, nil
+	cpu := func() time.Duration { return postmasterCPU(filepath.Join(pgdata, "postmaster.pid")) }
+	return &Target{Name: "postgres", DSN: dsn, Stop: stop, ServerCPU: cpu}, nil
 }
 
 // pgCredential returns the credential to run PostgreSQL with (nil when
@@ -132,4 +137,47 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// postmasterCPU returns the CPU time (user+system) of a PostgreSQL
+// postmaster and its live children, plus that of its children that have
+// exited (backends of closed connections, reaped by the postmaster), read
+// from /proc; 0 when unavailable.
+func postmasterCPU(pidFile string) time.Duration {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return 0
+	}
+	pm, _, _ := strings.Cut(string(b), "\n")
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var ticks int64
+	for _, p := range procs {
+		f := procStat(p)
+		if len(f) < 17 || (f[1] != pm && f[3] != pm) {
+			continue
+		}
+		for _, i := range []int{13, 14, 15, 16} { // utime stime cutime cstime
+			n, _ := strconv.ParseInt(f[i], 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
+}
+
+// procStat returns the fields of a /proc/<pid>/stat file, with the
+// command name (which may contain blanks) as one field: f[1] is the pid
+// instead, so that f[i] is field i+1 of proc(5) (f[3] = ppid).
+func procStat(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || close < open {
+		return nil
+	}
+	pid := strings.TrimSpace(s[:open])
+	rest := strings.Fields(s[close+1:])
+	return append([]string{pid, pid}, rest...)
 }

@@ -110,12 +110,12 @@ func runAll(ctx context.Context, c config, t *bench.Target, rows []row) ([]row, 
 		if c.only != "" && !strings.Contains(w.name, c.only) {
 			continue
 		}
-		cpu0 := cpuTime()
+		cpu0 := totalCPU(t)
 		res, err := w.run(ctx, t.DSN)
 		if err != nil {
 			return rows, fmt.Errorf("%s on %s: %w", w.name, t.Name, err)
 		}
-		rows = append(rows, row{t.Name, w.name, res(cpuTime() - cpu0)})
+		rows = append(rows, row{t.Name, w.name, res(totalCPU(t) - cpu0)})
 	}
 	return rows, nil
 }
@@ -204,6 +204,18 @@ func workloads(c config, target string) []workload {
 	}
 }
 
+// totalCPU is the CPU time used so far by this process (the clients, and
+// Eddy when it is the target) and by t's server processes. Backends of
+// closed connections count once the postmaster has reaped them, hence the
+// pause.
+func totalCPU(t *bench.Target) time.Duration {
+	if t.ServerCPU == nil {
+		return cpuTime()
+	}
+	time.Sleep(200 * time.Millisecond)
+	return cpuTime() + t.ServerCPU()
+}
+
 // cpuTime is this process's user+system CPU time so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -213,7 +225,7 @@ func cpuTime() time.Duration {
 
 func printTable(c config, rows []row) {
 	fmt.Printf("conns=%d duration=%v keys=%d rows/key=%d fresh-n=%d\n", c.conns, c.duration, c.keys, c.rowsPerKey, c.freshN)
-	fmt.Println("(cpu/q is this process's CPU per query: for eddy, server + client; for postgres, the client only)")
+	fmt.Println("cpu/q: CPU time (user+sys) per query of server and client together")
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "target\tworkload\tresult\tlatency\tcpu/q")
 	for _, r := range rows {
