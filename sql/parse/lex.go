@@ -33,6 +33,7 @@ type lexError struct {
 type lexer struct {
 	src string
 	pos int
+	run opRun // the current run of operator characters
 }
 
 // lex returns the tokens of src and the first lexical error (an
@@ -241,21 +242,48 @@ func (l *lexer) number(start int) token {
 
 func isHexNumber(s string) bool { return len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') }
 
-// operator lexes a run of operator characters, stopping before a comment
-// start, and drops a trailing + or - as PostgreSQL does unless the operator
-// contains one of ~ ! @ # % ^ & | ` ? (so "=-1" is "=", "-", "1").
+// operator lexes an operator: a run of operator characters, stopping
+// before a comment start, with a trailing + or - dropped as PostgreSQL does
+// unless the operator contains one of ~ ! @ # % ^ & | ` ? (so "=-1" is "=",
+// "-", "1"). The run's extent is cached so that a long run split into many
+// operators is scanned once, not once per operator.
 func (l *lexer) operator(start int) token {
+	if start >= l.run.end {
+		l.run = l.scanRun(start)
+	}
+	end := l.run.end
+	if l.run.lastSpecial < start && end-start > 1 {
+		// No special character: trim trailing + and - (keep one character).
+		end = max(l.run.lastNotPlusMinus+1, start+1)
+	}
+	l.pos = end
+	return token{tkOp, start, end}
+}
+
+// opRun describes a run of operator characters: where it ends, and the
+// last positions of a special character and of a character other than + or
+// - in it (-1 if none).
+type opRun struct {
+	end, lastSpecial, lastNotPlusMinus int
+}
+
+// scanRun scans the run of operator characters starting at start.
+func (l *lexer) scanRun(start int) opRun {
 	s := l.src
+	r := opRun{lastSpecial: -1, lastNotPlusMinus: -1}
 	i := start
 	for i < len(s) && isOpChar(s[i]) {
 		if i > start && (strings.HasPrefix(s[i:], "--") || strings.HasPrefix(s[i:], "/*")) {
 			break
 		}
+		if strings.IndexByte("~!@#%^&|`?", s[i]) >= 0 {
+			r.lastSpecial = i
+		}
+		if s[i] != '+' && s[i] != '-' {
+			r.lastNotPlusMinus = i
+		}
 		i++
 	}
-	for i-start > 1 && (s[i-1] == '+' || s[i-1] == '-') && !strings.ContainsAny(s[start:i], "~!@#%^&|`?") {
-		i--
-	}
-	l.pos = i
-	return token{tkOp, start, i}
+	r.end = i
+	return r
 }

@@ -40,6 +40,8 @@ func TestExt(t *testing.T) {
 			switch d.Cmd {
 			case "ext":
 				return describe(t, d.Input)
+			case "lex":
+				return lexString(d.Input)
 			case "nexmark":
 				b, err := os.ReadFile("/work/shared/nexmark/queries.sql")
 				if err != nil {
@@ -72,6 +74,21 @@ func describe(t *testing.T, sql string) string {
 			printExt(&b, s.Ext)
 			checkRoundTrip(t, s.Ext)
 		}
+	}
+	return b.String()
+}
+
+// lexString prints the tokens of sql, one per line, or the lexical error.
+func lexString(sql string) string {
+	toks, err := lex(sql)
+	names := map[tokKind]string{tkIdent: "ident", tkQIdent: "qident", tkString: "string", tkNumber: "number",
+		tkParam: "param", tkOp: "op", tkPunct: "punct"}
+	var b strings.Builder
+	for _, t := range toks {
+		fmt.Fprintf(&b, "%s %s\n", names[t.kind], sql[t.start:t.end])
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "error at %d: %s\n", err.pos, err.msg)
 	}
 	return b.String()
 }

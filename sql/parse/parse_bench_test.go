@@ -1,0 +1,55 @@
+package parse
+
+import (
+	"os"
+	"testing"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// BenchmarkParse compares the fast path (no extension word: straight to
+// pg_query) with pg_query alone, and measures the extension front on an
+// extension statement and on the whole Nexmark script.
+func BenchmarkParse(b *testing.B) {
+	const plain = "SELECT a, count(*) FROM t WHERE b > 10 AND c = 'x' GROUP BY a ORDER BY 2 DESC LIMIT 10"
+	const source = "CREATE SOURCE bid (auction BIGINT, bidder BIGINT, price BIGINT, date_time TIMESTAMP, " +
+		"WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND) WITH (connector = 'nexmark', nexmark.table.type = 'bid')"
+	cases := []struct{ name, sql string }{
+		{"plain", plain},
+		{"plain-ext-word", plain + " -- emit"},
+		{"source", source},
+	}
+	if q, err := os.ReadFile("/work/shared/nexmark/queries.sql"); err == nil {
+		cases = append(cases, struct{ name, sql string }{"nexmark", string(q)})
+	}
+	b.Run("pg_query/plain", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := pg.Parse(plain); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Parse(c.sql); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("precheck/plain", func(b *testing.B) {
+		for b.Loop() {
+			if mayHaveExt(plain) {
+				b.Fatal("ext word")
+			}
+		}
+	})
+	for _, c := range cases[2:] {
+		b.Run("lex/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				lex(c.sql)
+			}
+		})
+	}
+}
