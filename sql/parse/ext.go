@@ -25,8 +25,9 @@ type Ext interface {
 // WITH options name a connector or its elements include a watermark;
 // otherwise (e.g. WITH (fillfactor = 70)) it is PostgreSQL's CreateStmt.
 type CreateSource struct {
-	// IsTable marks CREATE TABLE ... WITH (connector = ...): a table whose
-	// rows come from a connector (and may also be written with DML).
+	// IsTable marks the CREATE TABLE form (with a connector option or a
+	// watermark): a table, whose rows may come from a connector and may
+	// also be written with DML, rather than a read-only source.
 	IsTable     bool
 	IfNotExists bool
 	// Schema is "" when the name is unqualified. Names are normalized as
