@@ -67,36 +67,6 @@ func (a *applyTx) commit() {
 	}
 }
 
-// commit makes ws durable and visible at a new logical time: it validates
-// and applies the table changes, pushes them through every materialized
-// view that reads them (in dependency order), and writes table rows, view
-// contents, operator state and the clock in one synced batch. On any error
-// nothing changes.
-func (e *Engine) commit(ws *writeSet) error {
-	if ws.empty() {
-		return nil
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b := e.db.NewBatch()
-	defer b.Close()
-	prevClock := e.clock
-	t := e.tick(b)
-	tx := &applyTx{}
-	err := e.apply(ws, t, b, tx)
-	if err == nil {
-		err = e.db.Commit(b)
-	}
-	if err != nil {
-		tx.rollback()
-		e.clock = prevClock
-		return err
-	}
-	tx.commit()
-	e.publish(t, tx.deltas)
-	return nil
-}
-
 // apply validates and applies ws at time t, logging to b and recording in
 // tx what must be undone on failure.
 func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx) error {

@@ -34,8 +34,10 @@ type Engine struct {
 	// the temporary views of SUBSCRIBE (query).
 	subs          map[uint64]map[*subscriber]bool
 	nextTransient uint64
-	clock      exec.Time
-	nextID     uint64
+	clock         exec.Time
+	nextID        uint64
+	// committer groups concurrent commits (see groupcommit.go).
+	committer committer
 	// Version is reported by version() and server_version.
 	Version string
 }

@@ -257,4 +257,7 @@ func BenchmarkConcurrentCommits(b *testing.B) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "commits/s")
+	e.mu.Lock()
+	b.ReportMetric(float64(e.committer.members)/float64(max(e.committer.groups, 1)), "commits/group")
+	e.mu.Unlock()
 }

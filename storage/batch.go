@@ -192,3 +192,21 @@ func (r *PrefixedReader) Scan(rel []byte, fn func(key, value []byte) error) erro
 	n := len(r.prefix)
 	return r.db.Scan(full, func(key, value []byte) error { return fn(key[n:], value) })
 }
+
+// Mark is a position in a Batch that RollbackTo returns to.
+type Mark struct {
+	buf, ops int
+	err      error
+}
+
+// Mark returns the batch's current position.
+func (b *Batch) Mark() Mark { return Mark{buf: len(b.buf), ops: len(b.ops), err: b.err} }
+
+// RollbackTo discards every write made since m was taken, so that one
+// transaction of a group commit can fail alone.
+func (b *Batch) RollbackTo(m Mark) {
+	b.buf, b.ops, b.err = b.buf[:m.buf], b.ops[:m.ops], m.err
+}
+
+// Err returns the first invalid operation's error (Commit would fail).
+func (b *Batch) Err() error { return b.err }

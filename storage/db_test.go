@@ -207,3 +207,32 @@ func TestOpenLockedByProcess(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestBatchRollbackTo checks that writes after a mark disappear and
+// writes before it survive, including an invalid operation's error.
+func TestBatchRollbackTo(t *testing.T) {
+	db := openTest(t, t.TempDir())
+	defer func() { _ = db.Close() }()
+	b := db.NewBatch()
+	b.Set([]byte("/m/a"), []byte("1"))
+	m := b.Mark()
+	b.Set([]byte("/m/b"), []byte("2"))
+	b.Set([]byte("/m/a"), []byte("3"))
+	b.DeletePrefix(nil)
+	if b.Err() == nil {
+		t.Fatal("DeletePrefix(nil) did not fail")
+	}
+	b.RollbackTo(m)
+	if b.Err() != nil || b.Len() != 1 {
+		t.Fatalf("after RollbackTo: err %v, %d ops", b.Err(), b.Len())
+	}
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"/m/a": "1", "/m/b": ""} {
+		v, ok, err := db.Get([]byte(key))
+		if err != nil || string(v) != want || ok != (want != "") {
+			t.Errorf("%s = %q, %v, %v; want %q", key, v, ok, err, want)
+		}
+	}
+}

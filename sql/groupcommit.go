@@ -1,0 +1,181 @@
+package sql
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/storage"
+)
+
+// committer batches concurrent commits into groups that share one synced
+// write (group commit, as in PostgreSQL's commit_delay-free WAL flush
+// and Pebble's own commit pipeline). A commit joins the queue; if no group
+// is running its caller becomes the leader: it takes the whole queue,
+// applies each write set under the engine lock at its own logical time,
+// writes one batch with one fsync, releases the lock and wakes every
+// member. Writers that arrive while a group is syncing form the next group,
+// whose first member leads it. So a write still becomes visible only once
+// durable (the lock is held across the sync), but N concurrent writers pay
+// for one fsync, not N.
+//
+// Each write set is validated and applied alone: a constraint or view
+// maintenance error rolls back that write set (its in-memory changes and
+// its part of the batch) and fails only its commit.
+type committer struct {
+	mu      sync.Mutex
+	queue   []*commitReq
+	leading bool
+	// broken is set when a group's durable write failed: memory then holds
+	// changes the store may not, so no later commit is accepted (as
+	// PostgreSQL PANICs on a failed WAL fsync); a restart recovers the
+	// durable state.
+	broken error
+	// groups and members count the groups written and the requests they
+	// held (under the engine lock), for benchmarks.
+	groups, members uint64
+}
+
+// commitReq is one write set waiting for its group.
+type commitReq struct {
+	ws  *writeSet
+	err error
+	// wake receives false when the request is done (err is set) or true
+	// when its caller must lead the next group.
+	wake chan bool
+}
+
+// commit makes ws durable and visible at a new logical time: it validates
+// and applies the table changes, pushes them through every materialized
+// view that reads them (in dependency order), and writes table rows, view
+// contents, operator state and the clock in a synced batch, shared with
+// the commits that run concurrently (see committer). On error nothing of
+// ws changes.
+func (e *Engine) commit(ws *writeSet) error {
+	if ws.empty() {
+		return nil
+	}
+	c := &e.committer
+	req := &commitReq{ws: ws, wake: make(chan bool, 1)}
+	c.mu.Lock()
+	c.queue = append(c.queue, req)
+	lead := !c.leading
+	c.leading = true
+	c.mu.Unlock()
+	if !lead {
+		lead = <-req.wake
+	}
+	if lead {
+		e.leadGroup()
+	}
+	return req.err
+}
+
+// leadGroup commits the queued requests as one group, then hands the lead
+// to the first request queued meanwhile (or gives it up).
+func (e *Engine) leadGroup() {
+	c := &e.committer
+	c.mu.Lock()
+	group := c.queue
+	c.queue = nil
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		var next *commitReq
+		if len(c.queue) > 0 {
+			next = c.queue[0]
+		} else {
+			c.leading = false
+		}
+		c.mu.Unlock()
+		for _, r := range group {
+			r.wake <- false
+		}
+		if next != nil {
+			next.wake <- true
+		}
+	}()
+	e.commitGroup(group)
+}
+
+// groupMember is a request of the group that applied successfully.
+type groupMember struct {
+	t      exec.Time
+	deltas map[uint64][]exec.Update
+}
+
+// commitGroup applies every request of the group in order, each at its own
+// logical time, then writes the batch with one sync. It sets each
+// request's err.
+func (e *Engine) commitGroup(group []*commitReq) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("panic in group commit", "panic", r, "stack", stack())
+			e.committer.broken = pgerr.New(pgerr.CodeInternal, "internal error during commit: %v", r)
+			for _, req := range group {
+				req.err = e.committer.broken
+			}
+		}
+	}()
+	if err := e.committer.broken; err != nil {
+		for _, r := range group {
+			r.err = err
+		}
+		return
+	}
+	e.committer.groups++
+	e.committer.members += uint64(len(group))
+	b := e.db.NewBatch()
+	defer b.Close()
+	var done []groupMember
+	for _, r := range group {
+		t, deltas, err := e.applyOne(r.ws, b)
+		if r.err = err; err == nil {
+			done = append(done, groupMember{t, deltas})
+		}
+	}
+	if len(done) == 0 {
+		return
+	}
+	if err := e.db.Commit(b); err != nil {
+		e.committer.broken = pgerr.New(pgerr.CodeInternal,
+			"could not make a commit durable; restart the server to recover the last durable state: %v", err)
+		e.log.Error("group commit failed; refusing further commits", "err", err)
+		for _, r := range group {
+			if r.err == nil {
+				r.err = e.committer.broken
+			}
+		}
+		return
+	}
+	for _, m := range done {
+		e.publish(m.t, m.deltas)
+	}
+}
+
+// applyOne validates and applies one write set at a new logical time,
+// logging to b. On error it undoes the write set's in-memory changes, its
+// writes to b and its tick, so that the group's other members are
+// unaffected; on success the in-memory changes are kept (the caller makes
+// them durable).
+func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (exec.Time, map[uint64][]exec.Update, error) {
+	mark := b.Mark()
+	prevClock := e.clock
+	t := e.tick(b)
+	tx := &applyTx{}
+	err := e.apply(ws, t, b, tx)
+	if err == nil && b.Err() != nil {
+		err = fmt.Errorf("commit: %w", b.Err())
+	}
+	if err != nil {
+		tx.rollback()
+		e.clock = prevClock
+		b.RollbackTo(mark)
+		return 0, nil, err
+	}
+	tx.commit()
+	return t, tx.deltas, nil
+}
