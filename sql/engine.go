@@ -77,6 +77,7 @@ func Open(dir string, log *slog.Logger) (*Engine, error) {
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.committer.close()
 	return e.db.Close()
 }
 

@@ -32,6 +32,9 @@ type committer struct {
 	// PostgreSQL PANICs on a failed WAL fsync); a restart recovers the
 	// durable state.
 	broken error
+	// batch is reused by every group (under the engine lock), so its
+	// arena is not regrown for each commit.
+	batch *storage.Batch
 	// groups and members count the groups written and the requests they
 	// held (under the engine lock), for benchmarks.
 	groups, members uint64
@@ -128,8 +131,7 @@ func (e *Engine) commitGroup(group []*commitReq) {
 	}
 	e.committer.groups++
 	e.committer.members += uint64(len(group))
-	b := e.db.NewBatch()
-	defer b.Close()
+	b := e.committer.groupBatch(e.db)
 	var done []groupMember
 	for _, r := range group {
 		t, deltas, err := e.applyOne(r.ws, b)
@@ -178,4 +180,29 @@ func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (exec.Time, map[uint64
 	}
 	tx.commit()
 	return t, tx.deltas, nil
+}
+
+// maxKeptBatch bounds the arena a batch keeps between groups: one huge
+// COPY should not pin its memory for the life of the engine.
+const maxKeptBatch = 64 << 20
+
+// groupBatch returns the reused batch, empty. The engine lock must be held.
+func (c *committer) groupBatch(db *storage.DB) *storage.Batch {
+	if c.batch != nil && c.batch.Size() > maxKeptBatch {
+		_ = c.batch.Close()
+		c.batch = nil
+	}
+	if c.batch == nil {
+		c.batch = db.NewBatch()
+	}
+	c.batch.Reset()
+	return c.batch
+}
+
+// close releases the reused batch (at engine close).
+func (c *committer) close() {
+	if c.batch != nil {
+		_ = c.batch.Close()
+		c.batch = nil
+	}
 }

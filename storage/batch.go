@@ -79,6 +79,10 @@ func (b *Batch) DeletePrefix(prefix []byte) {
 // Len returns the number of operations in the batch.
 func (b *Batch) Len() int { return len(b.ops) }
 
+// Size returns the bytes of keys and values the batch holds or last held
+// (its arena's capacity).
+func (b *Batch) Size() int { return cap(b.buf) }
+
 // Reset empties the batch for reuse.
 func (b *Batch) Reset() {
 	b.buf, b.ops, b.err = b.buf[:0], b.ops[:0], nil
