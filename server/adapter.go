@@ -43,6 +43,9 @@ func (st statement) Bind(ctx context.Context, params [][]byte, paramFormats, res
 	if p.IsCopyIn() {
 		return copyPortal{portal{p}}, nil
 	}
+	if p.IsCopyOut() {
+		return copyOutPortal{portal{p}}, nil
+	}
 	return portal{p}, nil
 }
 
@@ -78,4 +81,16 @@ func wireColumns(cs []sql.Column) []pgwire.Column {
 	return out
 }
 
-var _ pgwire.CopyInPortal = copyPortal{}
+// copyOutPortal is a portal of COPY (SUBSCRIBE ...) TO STDOUT.
+type copyOutPortal struct{ portal }
+
+func (p copyOutPortal) CopyOutFormat() (int16, []int16) { return p.p.CopyOutFormat() }
+
+func (p copyOutPortal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
+	return p.p.CopyOut(ctx, w)
+}
+
+var (
+	_ pgwire.CopyInPortal  = copyPortal{}
+	_ pgwire.CopyOutPortal = copyOutPortal{}
+)

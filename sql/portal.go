@@ -24,6 +24,10 @@ type Portal struct {
 	pos      int
 	buf      []byte
 	copy     *copyFormat
+	// stream is set for SUBSCRIBE: rows come as commits happen; copyOut
+	// sends them as COPY TO STDOUT.
+	stream  *subStream
+	copyOut bool
 }
 
 // Columns describes the result rows with their formats.
@@ -35,6 +39,11 @@ func (p *Portal) Close() { p.rows = nil }
 // Execute runs the statement (the first time) and writes up to maxRows rows
 // (0: all). It returns the command tag, or suspended when rows remain.
 func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag string, suspended bool, err error) {
+	if p.stream != nil && !p.executed {
+		p.executed = true
+		tag, err := p.streamRows(ctx, w)
+		return tag, false, err
+	}
 	if !p.executed {
 		p.executed = true
 		if err := p.run(ctx); err != nil {
@@ -105,9 +114,7 @@ func (p *Portal) run(ctx context.Context) (err error) {
 func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 	s := p.st.s
 	if x := p.st.stmt.Ext; x != nil {
-		// Extension statements (parse.Ext) have no plain AST to execute
-		// (or, for EMIT ON WINDOW CLOSE, one that would mean something else).
-		return unsupportedStmt(x.Construct())
+		return p.dispatchExt(ctx, x)
 	}
 	switch {
 	case n.GetSelectStmt() != nil:
@@ -129,6 +136,10 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execCreateTableAs(n.GetCreateTableAsStmt())
 	case n.GetDropStmt() != nil:
 		return p.execDrop(n.GetDropStmt())
+	case n.GetFetchStmt() != nil:
+		return p.execFetch(ctx, n.GetFetchStmt())
+	case n.GetClosePortalStmt() != nil:
+		return p.execCloseCursor(n.GetClosePortalStmt())
 	case n.GetExplainStmt() != nil:
 		return p.execExplain(n.GetExplainStmt())
 	case n.GetCopyStmt() != nil:

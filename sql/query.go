@@ -36,7 +36,11 @@ func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointIn
 	}
 	e.mu.RLock()
 	t := e.clock
-	in, err := e.queryInputs(points, df.Sources(), ctx, t, ws)
+	err = e.checkReadable(df.Sources())
+	var in map[dataflow.CollectionID][]exec.Update
+	if err == nil {
+		in, err = e.queryInputs(points, df.Sources(), ctx, t, ws)
+	}
 	e.mu.RUnlock()
 	if err != nil {
 		return nil, err

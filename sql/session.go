@@ -47,6 +47,8 @@ type Session struct {
 	tx       txState
 	ws       *writeSet
 	closed   atomic.Bool
+	// cursors are the open SUBSCRIBE cursors by name.
+	cursors map[string]*subStream
 	// info is what session-information functions report, built once.
 	info *scalar.SessionInfo
 }
@@ -97,6 +99,7 @@ func (s *Session) TxStatus() byte {
 func (s *Session) Close() {
 	s.closed.Store(true)
 	s.tx, s.ws = txIdle, nil
+	s.closeCursors()
 }
 
 // Prepare parses sql into statements. A single statement is analyzed at

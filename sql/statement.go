@@ -86,6 +86,12 @@ func (st *Statement) describe() error {
 		if err == nil {
 			st.paramTypes = dml.paramTypes
 		}
+	case st.stmt.Ext != nil:
+		st.cols, err = st.s.describeExt(st.stmt.Ext)
+	case n.GetFetchStmt() != nil:
+		if c := st.s.cursors[n.GetFetchStmt().Portalname]; c != nil {
+			st.cols = c.cols
+		}
 	case n.GetVariableShowStmt() != nil:
 		name := n.GetVariableShowStmt().Name
 		if strings.EqualFold(name, "all") {
@@ -162,6 +168,12 @@ func (st *Statement) Bind(ctx context.Context, params [][]byte, paramFormats []i
 		if err := p.prepareCopy(cs); err != nil {
 			return nil, err
 		}
+	}
+	if x, ok := st.stmt.Ext.(*parse.Subscribe); ok {
+		if err := p.bindSubscribe(x); err != nil {
+			return nil, err
+		}
+		p.copyOut = x.ViaCopy
 	}
 	return p, nil
 }

@@ -1,0 +1,202 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/parse"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// dispatchExt executes an extension statement.
+func (p *Portal) dispatchExt(ctx context.Context, x parse.Ext) error {
+	switch x := x.(type) {
+	case *parse.CreateSource:
+		return p.execCreateSource(x)
+	case *parse.Subscribe:
+		if x.CursorName != "" {
+			return nil // declared at Bind
+		}
+		return pgerr.New(pgerr.CodeProtocolViolation, "SUBSCRIBE must be bound before it runs")
+	}
+	return pgerr.Unsupported("%s", x.Construct())
+}
+
+// execCreateSource executes CREATE SOURCE and CREATE TABLE ... WITH
+// (connector = ...).
+func (p *Portal) execCreateSource(cs *parse.CreateSource) error {
+	obj, err := sourceObject(cs)
+	if err != nil {
+		return err
+	}
+	p.tag = "CREATE SOURCE"
+	if cs.IsTable {
+		p.tag = "CREATE TABLE"
+	}
+	return p.st.s.e.createSource(obj, cs.IfNotExists)
+}
+
+// sourceObject builds the catalog entry of a source from its definition:
+// the columns go through the same path as CREATE TABLE's.
+func sourceObject(cs *parse.CreateSource) (*Object, error) {
+	elts := make([]*pg.Node, 0, len(cs.Columns)+len(cs.Constraints))
+	for _, c := range cs.Columns {
+		elts = append(elts, &pg.Node{Node: &pg.Node_ColumnDef{ColumnDef: c}})
+	}
+	for _, c := range cs.Constraints {
+		elts = append(elts, &pg.Node{Node: &pg.Node_Constraint{Constraint: c}})
+	}
+	obj, err := tableObject(&pg.CreateStmt{Relation: &pg.RangeVar{Schemaname: cs.Schema, Relname: cs.Name}, TableElts: elts})
+	if err != nil {
+		return nil, err
+	}
+	if !cs.IsTable {
+		obj.Kind = planner.RelSource
+		if obj.PrimaryKey != nil {
+			return nil, pgerr.Unsupported("PRIMARY KEY on a source (use CREATE TABLE ... WITH (connector = ...) for upserts)")
+		}
+	}
+	def := &SourceDef{Options: map[string]string{}, Format: cs.Format, Encode: cs.Encode, IsTable: cs.IsTable}
+	for _, o := range cs.Options {
+		if o.Key == "connector" {
+			def.Connector = strings.ToLower(o.Value)
+			continue
+		}
+		def.Options[o.Key] = o.Value
+	}
+	if w := cs.Watermark; w != nil {
+		i := columnIndex(obj.Columns, w.Column)
+		if i < 0 {
+			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" named in WATERMARK FOR does not exist", w.Column)
+		}
+		if f := obj.Columns[i].Type.Family; f != types.FamTimestamp && f != types.FamTimestampTZ {
+			return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "WATERMARK FOR column \"%s\" must be a timestamp, not %s", w.Column, obj.Columns[i].Type.Name())
+		}
+		text, err := parse.DeparseExpr(w.Expr)
+		if err != nil {
+			return nil, err
+		}
+		def.Watermark = &WatermarkDef{Column: i, Expr: text}
+	}
+	obj.Source = def
+	return obj, nil
+}
+
+// subscribeOptions are SUBSCRIBE's WITH options.
+type subscribeOptions struct{ snapshot, progress bool }
+
+func parseSubscribeOptions(opts []parse.Option) (subscribeOptions, error) {
+	o := subscribeOptions{snapshot: true}
+	for _, x := range opts {
+		v := x.Bare || x.Value == "" || strings.EqualFold(x.Value, "true") || strings.EqualFold(x.Value, "on") || x.Value == "1"
+		if !x.Bare && !v && !strings.EqualFold(x.Value, "false") && !strings.EqualFold(x.Value, "off") && x.Value != "0" {
+			return o, pgerr.New(pgerr.CodeInvalidParameter, "invalid value for SUBSCRIBE option %s: %q", x.Key, x.Value)
+		}
+		switch x.Key {
+		case "snapshot":
+			o.snapshot = v
+		case "progress":
+			o.progress = v
+		default:
+			return o, pgerr.Unsupported("SUBSCRIBE option %s", x.Key)
+		}
+	}
+	return o, nil
+}
+
+// openSubscription starts a subscription for a SUBSCRIBE statement and
+// returns it with its result columns.
+func (s *Session) openSubscription(x *parse.Subscribe) (*Subscription, []resultCol, subscribeOptions, error) {
+	opts, err := parseSubscribeOptions(x.Options)
+	if err != nil {
+		return nil, nil, opts, err
+	}
+	var sub *Subscription
+	var cols []ColumnDef
+	if x.Relation != nil {
+		sub, cols, err = s.e.subscribeRelation(x.Relation, opts.progress)
+	} else {
+		var sql string
+		if sql, err = parse.Deparse(x.Query); err == nil {
+			sub, cols, err = s.e.subscribeQuery(sql, opts.progress)
+		}
+	}
+	if err != nil {
+		return nil, nil, opts, err
+	}
+	return sub, subscribeColumns(cols, opts), opts, nil
+}
+
+// subscribeRelation subscribes to a table or materialized view by name; a
+// plain view or a source is subscribed as the query SELECT * FROM it.
+func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool) (*Subscription, []ColumnDef, error) {
+	e.mu.RLock()
+	obj := e.cat.lookup(rv.Schemaname, rv.Relname)
+	e.mu.RUnlock()
+	if obj == nil {
+		return nil, nil, pgerr.ErrUndefinedTable.New(rv.Relname)
+	}
+	if obj.Kind == planner.RelView || obj.Kind == planner.RelSource {
+		sub, cols, err := e.subscribeQuery("SELECT * FROM "+quoteIdent(obj.Schema)+"."+quoteIdent(obj.Name), progress)
+		if err == nil {
+			e.activateSources(obj.Deps)
+			e.activateSources([]uint64{obj.ID})
+		}
+		return sub, cols, err
+	}
+	sub, err := e.subscribeCollection(obj.ID, progress)
+	return sub, obj.Columns, err
+}
+
+// describeExt returns the result columns of an extension statement without
+// running it (only SUBSCRIBE returns rows).
+func (s *Session) describeExt(x parse.Ext) ([]resultCol, error) {
+	sub, ok := x.(*parse.Subscribe)
+	if !ok || sub.CursorName != "" {
+		return nil, nil
+	}
+	opts, err := parseSubscribeOptions(sub.Options)
+	if err != nil {
+		return nil, err
+	}
+	var cols []ColumnDef
+	if sub.Relation != nil {
+		s.e.mu.RLock()
+		obj := s.e.cat.lookup(sub.Relation.Schemaname, sub.Relation.Relname)
+		s.e.mu.RUnlock()
+		if obj == nil {
+			return nil, pgerr.ErrUndefinedTable.New(sub.Relation.Relname)
+		}
+		cols = obj.Columns
+	} else {
+		sql, err := parse.Deparse(sub.Query)
+		if err != nil {
+			return nil, err
+		}
+		s.e.mu.RLock()
+		cols, _, err = s.e.describeQuery(sql, true)
+		s.e.mu.RUnlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return subscribeColumns(cols, opts), nil
+}
+
+// subscribeColumns are SUBSCRIBE's result columns: eddy_timestamp,
+// [eddy_progressed,] eddy_diff, then the relation's.
+func subscribeColumns(cols []ColumnDef, opts subscribeOptions) []resultCol {
+	out := []resultCol{{Name: "eddy_timestamp", Type: types.Int8}}
+	if opts.progress {
+		out = append(out, resultCol{Name: "eddy_progressed", Type: types.Bool})
+	}
+	out = append(out, resultCol{Name: "eddy_diff", Type: types.Int8})
+	for _, c := range cols {
+		out = append(out, resultCol{Name: c.Name, Type: c.Type})
+	}
+	return out
+}
