@@ -6,7 +6,7 @@ FUZZTIME ?= 15s
 # ORACLE_STEPS sets how long `make oracle` runs the randomized oracle test.
 ORACLE_STEPS ?= 3000
 
-.PHONY: build test testrace lint slt oracle fuzz bench
+.PHONY: build test testrace lint slt oracle fuzz bench ingest
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -51,3 +51,16 @@ SUITEFLAGS ?=
 bench:
 	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) ./...
 	$(GO) run ./bench/suite $(SUITEFLAGS)
+	$(MAKE) ingest INGESTROWS=100000
+
+# ingest runs the write-path benchmarks behind BENCHMARKS.md's "Incremental
+# maintenance" and "COPY" sections: INGESTROWS rows each (batches of 100 and
+# 1,000 rows through INSERT ... VALUES, literal and prepared, and COPY in
+# 10,000-row pieces into a table feeding a 1,000-group view), then 8
+# concurrent single-row committers (group commit).
+INGESTROWS ?= 1000000
+ingest:
+	$(GO) test -run='^$$' -bench='InsertView.*/batch=100$$' -benchtime=$$(($(INGESTROWS)/100))x ./sql/
+	$(GO) test -run='^$$' -bench='InsertView.*/batch=1000$$' -benchtime=$$(($(INGESTROWS)/1000))x ./sql/
+	$(GO) test -run='^$$' -bench='CopyView' -benchtime=$$(($(INGESTROWS)/10000))x ./sql/
+	$(GO) test -run='^$$' -bench='ConcurrentCommits' -benchtime=20000x ./sql/
