@@ -71,8 +71,13 @@ func newStmt(src string, start, end int, ast *pg.Node, ext Ext) Stmt {
 // in src (blanking multi-byte characters changes character counts).
 func maskedError(src, masked string, err error) error {
 	e := pgerr.From(syntaxError(err))
-	if e.Position > 0 && src != masked {
+	switch {
+	case e.Position > 0 && src != masked:
 		e = e.WithPosition(CharPosition(src, charToByte(masked, int(e.Position)-1)))
+	case e.Position > CharPosition(src, len(src)):
+		// PostgreSQL counts an invalid UTF-8 lead byte as a whole
+		// character, reaching past the end: clamp to the end.
+		e = e.WithPosition(CharPosition(src, len(src)))
 	}
 	return e
 }

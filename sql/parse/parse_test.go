@@ -237,7 +237,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Offset %d does not locate %q in %q", s.Offset, s.SQL, sql)
 			}
 			if s.Ext != nil {
-				_ = fmt.Sprint(s.Ext)
+				checkRoundTrip(t, s.Ext)
 			}
 		}
 	})
