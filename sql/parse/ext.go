@@ -5,8 +5,8 @@ import (
 )
 
 // Ext is an Eddy extension statement: a form PostgreSQL has no syntax for.
-// Stmt.Ext holds one of *CreateSource, *CreateSink, *Subscribe or
-// *EmitOnWindowClose; it is nil for plain PostgreSQL statements.
+// Stmt.Ext holds one of *CreateSource, *CreateSink, *Subscribe,
+// *EmitOnWindowClose or *DropObject; it is nil for plain PostgreSQL statements.
 type Ext interface {
 	extNode()
 	// Construct names the statement form for messages, e.g. "CREATE SOURCE".

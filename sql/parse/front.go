@@ -27,6 +27,7 @@ const (
 	formCopySubscribe
 	formDeclareSubscribe
 	formEmitOnWindowClose
+	formDrop // DROP SOURCE / DROP SINK
 )
 
 // parse parses every statement: extension statements here, the rest in one
@@ -141,6 +142,10 @@ func (p *front) classify(seg segment) form {
 				return formEmitOnWindowClose
 			}
 		}
+	case c.accept("DROP"):
+		if c.word("SOURCE") || c.word("SINK") {
+			return formDrop
+		}
 	case c.word("SUBSCRIBE"):
 		return formSubscribe
 	case c.accept("COPY"):
@@ -229,6 +234,8 @@ func (p *front) parseExt(f form, seg segment) (Ext, error) {
 		ext, err = c.copySubscribe()
 	case formDeclareSubscribe:
 		ext, err = c.declareSubscribe()
+	case formDrop:
+		ext, err = c.dropObject()
 	}
 	if err != nil {
 		return nil, err

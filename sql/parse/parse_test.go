@@ -151,6 +151,11 @@ func printExt(b *strings.Builder, x Ext) {
 		}
 		printOptions(b, "option", x.Options)
 		printFormat(b, x.Format, x.Encode, x.EncodeOptions)
+	case *DropObject:
+		for _, n := range x.Names {
+			fmt.Fprintf(b, "  drop %s %s @%d\n", x.Kind, relationName(n), n.Location)
+		}
+		fmt.Fprintf(b, "  if_exists=%t cascade=%t\n", x.IfExists, x.Cascade)
 	case *Subscribe:
 		if x.Relation != nil {
 			fmt.Fprintf(b, "  relation: %s @%d\n", relationName(x.Relation), x.Relation.Location)
