@@ -40,6 +40,10 @@ type Relation struct {
 	// View is, for RelView, the defining SelectStmt node; the planner inlines
 	// it (re-planned in a fresh scope).
 	View *pg_query.Node
+	// HasEventTime marks a source with WATERMARK FOR: EventTimeCol is the
+	// column its watermark bounds (carried into ir.Get for exec).
+	HasEventTime bool
+	EventTimeCol int
 }
 
 // Column is one column of a Relation.

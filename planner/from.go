@@ -107,7 +107,7 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 		}
 	}
 	if r == nil {
-		r = &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts}
+		r = &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts, HasEventTime: rel.HasEventTime, EventTimeCol: rel.EventTimeCol}
 	}
 	return r, cols, renameColumns(cols, colAliases, alias)
 }

@@ -32,6 +32,9 @@ type Object struct {
 	Deps []uint64 `json:",omitempty"`
 	// Source is the connector definition of a source or connector-fed table.
 	Source *SourceDef `json:",omitempty"`
+	// EmitOnWindowClose marks a materialized view whose windows emit once,
+	// when closed by the watermark.
+	EmitOnWindowClose bool `json:",omitempty"`
 
 	// rel is the planner's view of the object, built once.
 	rel *planner.Relation
@@ -142,6 +145,9 @@ func (o *Object) relation() (*planner.Relation, error) {
 			col.Default = n
 		}
 		rel.Columns = append(rel.Columns, col)
+	}
+	if o.Source != nil && o.Source.Watermark != nil {
+		rel.HasEventTime, rel.EventTimeCol = true, o.Source.Watermark.Column
 	}
 	if o.Kind == planner.RelView {
 		stmts, err := parse.Parse(o.SQL)

@@ -115,7 +115,7 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 		} else {
 			w = b.Prefixed(storage.StatePrefix(mv.obj.ID))
 		}
-		out, err := mv.df.Step(evalCtx(), t, in, w)
+		out, err := mv.df.StepInput(evalCtx(), t, exec.Input{Updates: in, Watermarks: e.sourceWatermarks(mv.sources)}, w)
 		if err != nil {
 			return err
 		}

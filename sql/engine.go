@@ -146,7 +146,13 @@ func (e *Engine) buildView(o *Object) (*matView, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, _, err := compile(viewRel(q))
+	rel := viewRel(q)
+	if o.EmitOnWindowClose {
+		if rel, err = emitOnClose(rel); err != nil {
+			return nil, err
+		}
+	}
+	plan, _, err := compile(rel)
 	if err != nil {
 		return nil, err
 	}

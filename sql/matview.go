@@ -15,6 +15,12 @@ import (
 // execCreateTableAs executes CREATE MATERIALIZED VIEW (and rejects CREATE
 // TABLE AS, which would need a one-off copy).
 func (p *Portal) execCreateTableAs(st *pg.CreateTableAsStmt) error {
+	return p.createTableAs(st, false)
+}
+
+// createTableAs creates a materialized view; emitOnClose is EMIT ON WINDOW
+// CLOSE (each window's rows appear once, when the watermark closes it).
+func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error {
 	if st.Objtype != pg.ObjectType_OBJECT_MATVIEW {
 		return pgerr.Unsupported("CREATE TABLE AS")
 	}
@@ -26,7 +32,8 @@ func (p *Portal) execCreateTableAs(st *pg.CreateTableAsStmt) error {
 	if err != nil {
 		return err
 	}
-	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql}
+	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql,
+		EmitOnWindowClose: emitOnClose}
 	if err := p.st.s.e.createMatView(obj, st.IfNotExists); err != nil {
 		return err
 	}

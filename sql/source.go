@@ -121,8 +121,12 @@ func (e *Engine) registerSource(o *Object) error {
 	return nil
 }
 
-func sourcePositionKey(id uint64) []byte  { return storage.MetaKey(fmt.Sprintf("source/%d/position", id)) }
-func sourceWatermarkKey(id uint64) []byte { return storage.MetaKey(fmt.Sprintf("source/%d/watermark", id)) }
+func sourcePositionKey(id uint64) []byte {
+	return storage.MetaKey(fmt.Sprintf("source/%d/position", id))
+}
+func sourceWatermarkKey(id uint64) []byte {
+	return storage.MetaKey(fmt.Sprintf("source/%d/watermark", id))
+}
 
 // SourcePosition returns the durable reading position of a source (opaque
 // to the engine; nil before the first batch).
@@ -211,12 +215,15 @@ func (st *sourceState) advance(rows []types.Row) error {
 	return nil
 }
 
-// watermarks returns the current watermark of every source that has one,
-// for the dataflows.
-func (e *Engine) watermarks() map[dataflow.CollectionID]int64 {
-	out := map[dataflow.CollectionID]int64{}
-	for id, s := range e.sources {
-		if s.hasWM {
+// sourceWatermarks returns the current watermarks of those of ids that are
+// sources with one (nil when none), for a dataflow's Step.
+func (e *Engine) sourceWatermarks(ids []uint64) map[dataflow.CollectionID]int64 {
+	var out map[dataflow.CollectionID]int64
+	for _, id := range ids {
+		if s := e.sources[id]; s != nil && s.hasWM {
+			if out == nil {
+				out = map[dataflow.CollectionID]int64{}
+			}
 			out[dataflow.CollectionID(id)] = s.watermark
 		}
 	}

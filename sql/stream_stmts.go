@@ -6,6 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/parse"
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -17,6 +18,12 @@ func (p *Portal) dispatchExt(ctx context.Context, x parse.Ext) error {
 	switch x := x.(type) {
 	case *parse.CreateSource:
 		return p.execCreateSource(x)
+	case *parse.EmitOnWindowClose:
+		st := p.st.stmt.AST.GetCreateTableAsStmt()
+		if st == nil || st.Objtype != pg.ObjectType_OBJECT_MATVIEW {
+			return pgerr.New(pgerr.CodeSyntax, "EMIT ON WINDOW CLOSE applies only to CREATE MATERIALIZED VIEW")
+		}
+		return p.createTableAs(st, true)
 	case *parse.Subscribe:
 		if x.CursorName != "" {
 			return nil // declared at Bind
@@ -199,4 +206,24 @@ func subscribeColumns(cols []ColumnDef, opts subscribeOptions) []resultCol {
 		out = append(out, resultCol{Name: c.Name, Type: c.Type})
 	}
 	return out
+}
+
+// emitOnClose marks the view's top aggregate (under projections, maps and
+// filters) to emit each window once, when the watermark closes it. exec
+// then requires a GROUP BY column with a watermark.
+func emitOnClose(rel ir.Rel) (ir.Rel, error) {
+	switch r := rel.(type) {
+	case *ir.Reduce:
+		c := *r
+		c.EmitOnClose = true
+		return &c, nil
+	case *ir.Project, *ir.Map, *ir.Filter:
+		kids := r.Children()
+		in, err := emitOnClose(kids[0])
+		if err != nil {
+			return nil, err
+		}
+		return r.WithChildren([]ir.Rel{in}), nil
+	}
+	return nil, pgerr.Unsupported("EMIT ON WINDOW CLOSE on a view whose result is not a GROUP BY over a window")
 }
