@@ -5,6 +5,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -45,7 +47,7 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	if err != nil {
 		return err
 	}
-	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String()
+	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String() + stateReport(plan)
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		p.rows = append(p.rows, textRow(line))
 	}
@@ -59,4 +61,23 @@ func textRow(vals ...string) types.Row {
 		r[i] = types.NewText(v)
 	}
 	return r
+}
+
+// stateReport lists each stateful operator and whether a watermark bounds
+// its state (and if not, which column would), for EXPLAIN.
+func stateReport(plan *dataflow.Plan) string {
+	df, err := exec.Build(plan)
+	if err != nil {
+		return ""
+	}
+	reports := df.Bounded()
+	if len(reports) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("State:\n")
+	for _, r := range reports {
+		b.WriteString(r.String() + "\n")
+	}
+	return b.String()
 }
