@@ -99,7 +99,7 @@ func (o *oracle) setup() {
 		o.addView()
 	}
 	for _, tb := range o.tables {
-		o.mustBoth(o.insert(tb, 3+o.rng.IntN(5)))
+		o.mustBoth(o.insert(tb, 3+o.rng.IntN(5), false))
 	}
 }
 
@@ -167,14 +167,14 @@ func (o *oracle) value(col byte) string {
 	return fmt.Sprintf("%d.%02d", o.rng.IntN(20)-5, o.rng.IntN(100))
 }
 
-// insert returns an INSERT of n rows into tb. Now and then it reuses a key,
-// which a keyed table must reject as a whole statement.
-func (o *oracle) insert(tb oracleTable, n int) string {
+// insert returns an INSERT of n rows into tb. With reuse, now and then it
+// reuses a key, which a keyed table must reject as a whole statement.
+func (o *oracle) insert(tb oracleTable, n int, reuse bool) string {
 	rows := make([]string, n)
 	for i := range rows {
 		o.nextK++
 		k := o.nextK
-		if o.rng.IntN(15) == 0 {
+		if reuse && o.rng.IntN(15) == 0 {
 			k = 1 + o.rng.IntN(o.nextK)
 		}
 		rows[i] = fmt.Sprintf("(%d, %s, %s, %s)", k, o.value('a'), o.value('b'), o.value('c'))
@@ -188,7 +188,7 @@ func (o *oracle) write() string {
 	m := 2 + o.rng.IntN(4)
 	switch o.rng.IntN(6) {
 	case 0, 1:
-		return o.insert(tb, 1+o.rng.IntN(4))
+		return o.insert(tb, 1+o.rng.IntN(4), true)
 	case 2:
 		return fmt.Sprintf("UPDATE %s SET a = a + %d WHERE k %% %d = %d", tb.name, o.rng.IntN(5)-2, m, o.rng.IntN(m))
 	case 3:
