@@ -39,6 +39,12 @@ func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
 		return out, nil
 	case Join:
 		return append(append([]types.T(nil), in[0]...), in[1]...), nil
+	case SessionWindow:
+		if op.TimeCol < 0 || op.TimeCol >= len(in[0]) {
+			return nil, fmt.Errorf("SessionWindow time column #%d out of range", op.TimeCol)
+		}
+		t := in[0][op.TimeCol]
+		return append(append([]types.T(nil), in[0]...), t, t), nil
 	case TopK:
 		if op.Rank {
 			return append(append([]types.T(nil), in[0]...), types.Int8), nil

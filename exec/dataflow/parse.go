@@ -122,6 +122,8 @@ func parseOp(name string, args map[string]string, in [][]types.T, out []types.T)
 		op = a.join(in[0], in[1])
 	case "Union":
 		op = Union{}
+	case "SessionWindow":
+		op = a.session(in[0])
 	case "Negate":
 		op = Negate{}
 	case "Threshold":
@@ -379,6 +381,24 @@ func (a *argReader) topk() TopK {
 
 // ParseRow parses a tuple of literals, (1, 'a', NULL), casting each value
 // to the corresponding type of ts (when ts is not nil).
+// session parses key=[#k...] time=#t gap=<duration>.
+func (a *argReader) session(in []types.T) SessionWindow {
+	sw := SessionWindow{Key: a.cols("key")}
+	v, _ := a.get("time")
+	sw.TimeCol = a.col(v)
+	g, _ := a.get("gap")
+	d, err := time.ParseDuration(g)
+	a.fail(err)
+	sw.Gap = d.Microseconds()
+	switch {
+	case sw.Gap <= 0 || d%time.Microsecond != 0:
+		a.fail(fmt.Errorf("bad gap %q: want a positive number of microseconds", g))
+	case sw.TimeCol < 0 || sw.TimeCol >= len(in):
+		a.fail(fmt.Errorf("time column #%d out of range", sw.TimeCol))
+	}
+	return sw
+}
+
 func ParseRow(s string, ts []types.T) (types.Row, error) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {

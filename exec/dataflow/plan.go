@@ -137,6 +137,29 @@ type Negate struct{}
 // Union it implements EXCEPT ALL. State: the multiset of input rows.
 type Threshold struct{}
 
+// SessionWindow assigns each input row to the session window it belongs
+// to and outputs the row followed by the session's window_start and
+// window_end (two columns of TimeCol's type). Sessions are formed per
+// group of the Key columns: rows of one group whose times (column TimeCol,
+// a timestamp) lie closer than Gap microseconds to each other, transitively,
+// form one session [first time, last time + Gap). Rows with a NULL time are
+// dropped. When a row joins, bridges or leaves sessions, the rows whose
+// session bounds change are retracted with the old bounds and inserted
+// with the new ones, so a Reduce grouped by the key and the window columns
+// above it stays correct incrementally.
+//
+// State: per group, every live row, ordered by time. With a watermark on
+// TimeCol a session whose window_end is at or below the watermark can never
+// change again; its rows are freed. window_end carries the input
+// watermark of TimeCol (see exec/session.go for the proof).
+type SessionWindow struct {
+	Key     []int
+	TimeCol int
+	Gap     int64
+}
+
+func (SessionWindow) opName() string { return "SessionWindow" }
+
 // SortCol is one ORDER BY column.
 type SortCol struct {
 	Col        int

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/sql/types"
@@ -16,6 +17,7 @@ import (
 //	%2 = Reduce key=[#0] aggs=[count(*), sum(#1)] <- %1 :: int4, int8, int8
 //	%3 = Join kind=left on=[#0=#0] residual=[(#1 < #3)] <- %0, %2 :: ...
 //	%4 = TopK key=[#0] order=[#1 DESC, #2] limit=3 offset=1 <- %3 :: ...
+//	%5 = SessionWindow key=[#0] time=#2 gap=5s <- %0 :: ...
 //	output %2
 //
 // The output line is printed only when the output is not the last node.
@@ -87,6 +89,8 @@ func opArgs(op Op) string {
 		return s
 	case Join:
 		return op.args()
+	case SessionWindow:
+		return fmt.Sprintf("key=%s time=#%d gap=%s", formatCols(op.Key), op.TimeCol, time.Duration(op.Gap)*time.Microsecond)
 	case TopK:
 		return op.args()
 	}
