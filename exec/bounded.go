@@ -25,6 +25,9 @@ type StateReport struct {
 // String prints the report on one line, e.g.
 // "%2 Reduce bounded by #0" or "%3 Join unbounded (...); #5 would bound it".
 func (r StateReport) String() string {
+	if r.Bounded && r.Col < 0 {
+		return fmt.Sprintf("%%%d %s bounded by now() (%s)", r.Node, r.Op, r.Why)
+	}
 	if r.Bounded {
 		return fmt.Sprintf("%%%d %s bounded by #%d (%s)", r.Node, r.Op, r.Col, r.Why)
 	}
@@ -35,7 +38,8 @@ func (r StateReport) String() string {
 	return s
 }
 
-// Bounded reports on every stateful node (Reduce, Join, TopK, Threshold)
+// Bounded reports on every stateful node (Reduce, Join, TopK, Threshold,
+// TemporalFilter)
 // in plan order.
 func (d *Dataflow) Bounded() []StateReport {
 	var out []StateReport
@@ -51,6 +55,8 @@ func (d *Dataflow) Bounded() []StateReport {
 			r.Col = d.timeCol(i, op.Key, func(j int) int { return op.Key[j] })
 		case dataflow.Threshold:
 			r.Why = "Threshold keeps every live row"
+		case dataflow.TemporalFilter:
+			r = temporalReport(op, r)
 		default:
 			continue
 		}
@@ -112,4 +118,16 @@ func hasMultisets(op dataflow.Reduce) bool {
 		}
 	}
 	return false
+}
+
+// temporalReport describes a temporal filter's state: the rows waiting to
+// enter the window and, with an upper bound, the rows inside it, each
+// freed once now passes its upper bound.
+func temporalReport(op dataflow.TemporalFilter, r StateReport) StateReport {
+	if len(op.Upper) == 0 {
+		r.Bounded, r.Why = true, "keeps only rows whose lower bound is still ahead"
+		return r
+	}
+	r.Bounded, r.Why = true, "keeps the rows inside the window until now passes their upper bound"
+	return r
 }

@@ -67,6 +67,8 @@ type stepCtx struct {
 	// inWM holds, per input of the node being stepped, the watermark of
 	// each of its columns after this Step (NoWatermark: none).
 	inWM [][]int64
+	// now is the Step's wall-clock time (Input.Now).
+	now int64
 }
 
 // Build instantiates the operators of p (no state yet). It checks that p is
@@ -150,6 +152,8 @@ func newOperator(i int, n *dataflow.Node, in [][]types.T) (operator, error) {
 		return newThreshold(), nil
 	case dataflow.TopK:
 		return newTopK(op, in[0])
+	case dataflow.TemporalFilter:
+		return newTemporal(op, in[0])
 	}
 	return nil, fmt.Errorf("unknown operator %T", n.Op)
 }
@@ -190,7 +194,7 @@ func (d *Dataflow) StepInput(ctx *scalar.Ctx, t Time, in Input, w StateWriter) (
 	d.pending = true
 	d.log.reset()
 	d.log.off = w == nil
-	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks}
+	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks, now: in.Now}
 	d.wm.begin()
 	for i, op := range d.ops {
 		d.ins = d.ins[:0]

@@ -127,6 +127,13 @@ func (h *harness) step(t *testing.T, td *datadriven.TestData) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if td.HasArg("now") {
+		var now string
+		td.ScanArgs(t, "now", &now)
+		if inputs.Now, err = parseNow(now); err != nil {
+			return "", err
+		}
+	}
 	var b opBatch
 	out, err := h.d.StepInput(&scalar.Ctx{}, ts, inputs, &b)
 	if err != nil {
@@ -276,4 +283,14 @@ func (h *harness) restore() (string, error) {
 	}
 	h.d = d
 	return b.String(), nil
+}
+
+// parseNow parses the now=<timestamptz text> argument of step (the Step's
+// wall-clock time, Input.Now).
+func parseNow(s string) (int64, error) {
+	row, err := dataflow.ParseRow("('"+s+"')", []types.T{types.TimestampTZ})
+	if err != nil {
+		return 0, err
+	}
+	return row[0].Micros(), nil
 }

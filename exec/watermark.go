@@ -55,9 +55,16 @@ const NoWatermark int64 = math.MinInt64
 // Source's event-time column; see NoWatermark). Watermarks only grow: a
 // value below the current one is ignored, as is a watermark for a
 // collection without an event-time column.
+//
+// Now is the Step's wall-clock time, chosen by the coordinator (exec never
+// reads the clock), in microseconds since 2000-01-01 UTC like timestamptz:
+// temporal filters keep the rows valid at Now (temporal.go). The
+// coordinator keeps it non-decreasing across Steps; a smaller value than a
+// previous Step's is treated as that previous value.
 type Input struct {
 	Updates    map[dataflow.CollectionID][]Update
 	Watermarks map[dataflow.CollectionID]int64
+	Now        int64
 }
 
 // watermarkable reports whether a column of type t can carry a watermark.

@@ -130,6 +130,8 @@ func parseOp(name string, args map[string]string, in [][]types.T, out []types.T)
 		op = Threshold{}
 	case "TopK":
 		op = a.topk()
+	case "TemporalFilter":
+		op = TemporalFilter{Lower: a.exprs("lower", in[0]), Upper: a.exprs("upper", in[0])}
 	default:
 		return nil, fmt.Errorf("unknown operator %q", name)
 	}
@@ -379,8 +381,6 @@ func (a *argReader) topk() TopK {
 	return t
 }
 
-// ParseRow parses a tuple of literals, (1, 'a', NULL), casting each value
-// to the corresponding type of ts (when ts is not nil).
 // session parses key=[#k...] time=#t gap=<duration>.
 func (a *argReader) session(in []types.T) SessionWindow {
 	sw := SessionWindow{Key: a.cols("key")}
@@ -399,6 +399,8 @@ func (a *argReader) session(in []types.T) SessionWindow {
 	return sw
 }
 
+// ParseRow parses a tuple of literals, (1, 'a', NULL), casting each value
+// to the corresponding type of ts (when ts is not nil).
 func ParseRow(s string, ts []types.T) (types.Row, error) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {

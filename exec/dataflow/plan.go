@@ -181,6 +181,25 @@ type TopK struct {
 	Rank   bool
 }
 
+// TemporalFilter keeps each input row while it is valid at the Step's
+// wall-clock time now (exec.Input.Now, microseconds since 2000-01-01 like
+// timestamptz): while every Lower bound is <= now and now is < every Upper
+// bound. The bounds are timestamptz expressions over the row that call no
+// volatile function, so a row's validity interval [max Lower, min Upper)
+// is fixed when it arrives; a NULL bound makes the row never valid. It is
+// how `WHERE ts > now() - INTERVAL '1 hour'` is maintained in a view
+// (Materialize's temporal filters over mz_now()): rows enter the output
+// when now reaches their lower bound and leave it when now reaches their
+// upper bound, at the logical time of that Step.
+//
+// State: every row with a transition still ahead (not yet valid, or valid
+// until a finite upper bound), ordered by its next transition time; it
+// grows with the rows inside the window, not with history.
+type TemporalFilter struct {
+	Lower []scalar.Expr
+	Upper []scalar.Expr
+}
+
 func (Source) opName() string    { return "Source" }
 func (Constant) opName() string  { return "Constant" }
 func (MFP) opName() string       { return "MFP" }
@@ -190,3 +209,5 @@ func (Union) opName() string     { return "Union" }
 func (Negate) opName() string    { return "Negate" }
 func (Threshold) opName() string { return "Threshold" }
 func (TopK) opName() string      { return "TopK" }
+
+func (TemporalFilter) opName() string { return "TemporalFilter" }

@@ -93,6 +93,8 @@ func opArgs(op Op) string {
 		return fmt.Sprintf("key=%s time=#%d gap=%s", formatCols(op.Key), op.TimeCol, time.Duration(op.Gap)*time.Microsecond)
 	case TopK:
 		return op.args()
+	case TemporalFilter:
+		return op.args()
 	}
 	return ""
 }
@@ -138,6 +140,17 @@ func (op Join) args() string {
 }
 
 var joinKindNames = [...]string{InnerJoin: "inner", LeftJoin: "left", RightJoin: "right", FullJoin: "full"}
+
+func (op TemporalFilter) args() string {
+	var parts []string
+	if len(op.Lower) > 0 {
+		parts = append(parts, "lower="+formatExprs(op.Lower))
+	}
+	if len(op.Upper) > 0 {
+		parts = append(parts, "upper="+formatExprs(op.Upper))
+	}
+	return strings.Join(parts, " ")
+}
 
 func (op TopK) args() string {
 	order := make([]string, len(op.Order))
