@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/server/connector"
+	"github.com/eddydb/eddy/server/connector/datagen"
 	"github.com/eddydb/eddy/server/connector/nexmark"
 	"github.com/eddydb/eddy/sql"
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -47,6 +48,12 @@ func (c *connectors) Validate(def sql.SourceDef) error {
 			return err
 		}
 		return checkColumns(def, tt.Columns())
+	case "kafka":
+		_, err := newKafkaSetup(def)
+		return err
+	case "datagen":
+		_, err := datagen.ParseOptions(connectorColumns(def), def.Options)
+		return err
 	case "":
 		return pgerr.New(pgerr.CodeInvalidParameter, "source %q needs a connector option", def.Name)
 	}
@@ -90,10 +97,50 @@ func (c *connectors) Activate(def sql.SourceDef) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		if err := c.run(ctx, def); err != nil && ctx.Err() == nil {
-			c.log.Error("source stopped", "source", def.Name, "err", err)
-		}
+		c.supervise(ctx, def)
 	}()
+}
+
+// retryDelay is how long a source that lost its connection to an external
+// system waits before it reconnects.
+const retryDelay = time.Second
+
+// supervise runs a source, reporting its state in eddy_sources: a source
+// that cannot reach its external system (SQLSTATE class 08) reconnects
+// after retryDelay; any other error (a bad record under on_error = 'fail',
+// a maintenance error of a view) stops it, logged and visible as failed
+// with the error. A failed source never stalls views that do not read it:
+// each source has its own goroutine and commits alone.
+func (c *connectors) supervise(ctx context.Context, def sql.SourceDef) {
+	for ctx.Err() == nil {
+		c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: sql.SourceRunning, Lag: -1})
+		err := c.run(ctx, def)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: "done", Lag: 0})
+			return
+		}
+		e := pgerr.From(err)
+		c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: sql.SourceFailed, Err: e.Code + ": " + e.Message, Lag: -1})
+		if !strings.HasPrefix(e.Code, "08") {
+			c.log.Error("source stopped", "source", def.Name, "err", err)
+			return
+		}
+		c.log.Warn("source lost its connection; retrying", "source", def.Name, "err", err, "in", retryDelay)
+		sleepCtx(ctx, retryDelay)
+	}
+}
+
+// sleepCtx sleeps for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // Deactivate stops a source's reader.
@@ -118,6 +165,10 @@ func (c *connectors) run(ctx context.Context, def sql.SourceDef) error {
 	switch def.Connector {
 	case "nexmark":
 		return c.runNexmark(ctx, def)
+	case "kafka":
+		return c.runKafka(ctx, def)
+	case "datagen":
+		return c.runDatagen(ctx, def)
 	}
 	return pgerr.Unsupported("connector %q", def.Connector)
 }
@@ -152,7 +203,8 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef) error {
 			c.log.Info("source exhausted", "source", def.Name, "events", g.Position())
 			return nil
 		}
-		if err := c.e.Ingest(def.ID, rows, binary.BigEndian.AppendUint64(nil, uint64(g.Position()))); err != nil {
+		pos := binary.BigEndian.AppendUint64(nil, uint64(g.Position()))
+		if err := c.e.IngestChanges(def.ID, insertions(rows), pos, &sql.IngestStats{Records: int64(len(rows))}); err != nil {
 			return err
 		}
 		if !cfg.MaxEmitSpeed {
@@ -160,6 +212,25 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef) error {
 		}
 	}
 	return nil
+}
+
+// insertions turns rows into insert changes.
+func insertions(rows []types.Row) []sql.Change {
+	out := make([]sql.Change, len(rows))
+	for i, r := range rows {
+		out[i] = sql.Change{Kind: sql.ChangeInsert, Row: r}
+	}
+	return out
+}
+
+// connectorColumns are a source's columns as the connector packages take
+// them.
+func connectorColumns(def sql.SourceDef) []connector.Column {
+	cols := make([]connector.Column, len(def.Columns))
+	for i, c := range def.Columns {
+		cols[i] = connector.Column{Name: c.Name, Type: c.Type}
+	}
+	return cols
 }
 
 // pace sleeps until wall-clock time has caught up with the event time

@@ -188,6 +188,8 @@ func kindName(k planner.RelKind) string {
 		return "view"
 	case planner.RelMaterializedView:
 		return "materialized view"
+	case planner.RelSource:
+		return "source"
 	}
 	return "table"
 }

@@ -125,6 +125,7 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 		}
 		deltas[mv.obj.ID] = out
 	}
+	e.logSinks(deltas, t, b)
 	tx.deltas = deltas
 	return nil
 }

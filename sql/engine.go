@@ -30,6 +30,8 @@ type Engine struct {
 	// sources are the runtime states of sources and connector-fed tables.
 	sources    map[uint64]*sourceState
 	connectors Connectors
+	// sinks are the sinks by ID (see sink.go).
+	sinks map[uint64]*sinkState
 	// subs are the subscribers of each collection; nextTransient numbers
 	// the temporary views of SUBSCRIBE (query).
 	subs          map[uint64]map[*subscriber]bool
@@ -163,6 +165,9 @@ func (e *Engine) buildView(o *Object) (*matView, error) {
 	mv := &matView{obj: o, df: df}
 	for _, id := range df.Sources() {
 		mv.sources = append(mv.sources, uint64(id))
+	}
+	if err := e.checkMaintainable(mv.sources); err != nil {
+		return nil, err
 	}
 	return mv, nil
 }

@@ -147,18 +147,28 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		}
 		return pgerr.New(pgerr.CodeUndefinedTable, "%s \"%s\" does not exist", kindName(kind), name)
 	}
+	if isSystemRelation(obj.ID) {
+		return pgerr.New("42501", "permission denied: \"%s\" is a system relation", name)
+	}
 	if obj.Kind != kind {
 		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a %s", name, kindName(kind)).
 			WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(obj.Kind)), kindName(obj.Kind))
 	}
 	victims := e.dropSet(obj)
-	if len(victims) > 1 && !cascade {
+	sinks := e.sinksReading(victims)
+	if (len(victims) > 1 || len(sinks) > 0) && !cascade {
 		var lines []string
 		for _, v := range victims[1:] {
 			lines = append(lines, fmt.Sprintf("%s %s depends on %s %s", kindName(v.Kind), v.Name, kindName(obj.Kind), obj.Name))
 		}
+		for _, s := range sinks {
+			lines = append(lines, fmt.Sprintf("sink %s depends on %s %s", s.def.Name, kindName(s.def.FromKind), s.def.FromName))
+		}
 		return pgerr.New(pgerr.CodeDependentObjects, "cannot drop %s %s because other objects depend on it", kindName(obj.Kind), obj.Name).
 			WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	if err := e.removeSinksLocked(sinks); err != nil {
+		return err
 	}
 	b := e.db.NewBatch()
 	defer b.Close()

@@ -30,6 +30,11 @@ type SourceDef struct {
 	// Watermark is the event-time column and its watermark expression
 	// (nil without WATERMARK FOR).
 	Watermark *WatermarkDef `json:",omitempty"`
+	// EncodeOptions are the options after ENCODE (e.g. CSV's delimiter).
+	EncodeOptions map[string]string `json:",omitempty"`
+	// PrimaryKey are the indexes of a connector-fed table's key columns
+	// (filled from the catalog entry; nil for sources).
+	PrimaryKey []int `json:"-"`
 }
 
 // WatermarkDef is WATERMARK FOR Column AS Expr.
@@ -61,6 +66,8 @@ type sourceState struct {
 	wmExpr    scalar.Expr
 	watermark int64
 	hasWM     bool
+	// status is what eddy_sources reports (see source_sysrel.go).
+	status sourceStatus
 }
 
 // SetConnectors installs the connector registry and activates every
@@ -68,16 +75,25 @@ type sourceState struct {
 func (e *Engine) SetConnectors(c Connectors) {
 	e.mu.Lock()
 	e.connectors = c
+	if err := e.installSystemRelations(); err != nil {
+		e.log.Error("installing the system relations", "err", err)
+	}
 	var active []SourceDef
 	for _, s := range e.sources {
 		if e.sourceNeeded(s.def.ID) {
 			active = append(active, s.def)
 		}
 	}
+	sinks := e.activeSinks()
 	e.mu.Unlock()
 	sort.Slice(active, func(i, j int) bool { return active[i].ID < active[j].ID })
 	for _, d := range active {
 		c.Activate(d)
+	}
+	if sc, ok := c.(SinkConnectors); ok {
+		for _, d := range sinks {
+			sc.ActivateSink(d)
+		}
 	}
 }
 
@@ -100,7 +116,7 @@ func (e *Engine) sourceNeeded(id uint64) bool {
 // registerSource builds the runtime state of a source object.
 func (e *Engine) registerSource(o *Object) error {
 	st := &sourceState{def: *o.Source}
-	st.def.ID, st.def.Name, st.def.Columns = o.ID, o.Name, o.Columns
+	st.def.ID, st.def.Name, st.def.Columns, st.def.PrimaryKey = o.ID, o.Name, o.Columns, o.PrimaryKey
 	if w := o.Source.Watermark; w != nil {
 		n, err := parseExpr(w.Expr)
 		if err != nil {
@@ -141,6 +157,23 @@ func (e *Engine) SourcePosition(id uint64) ([]byte, error) {
 // written in the same synced batch, so a restart resumes exactly after the
 // last ingested batch: nothing lost, nothing counted twice.
 func (e *Engine) Ingest(id uint64, rows []types.Row, position []byte) error {
+	changes := make([]Change, len(rows))
+	for i, r := range rows {
+		changes[i] = Change{Kind: ChangeInsert, Row: r}
+	}
+	return e.IngestChanges(id, changes, position, nil)
+}
+
+// IngestChanges applies one batch of a source's changes at a new logical
+// time, atomically with the source's new position, watermark and
+// statistics (stats: the records read and the bad records found since the
+// previous batch, which then appear in eddy_sources and
+// eddy_source_errors; nil for none). Inserts and deletes pass through as
+// +1/-1 updates; on a connector-fed table with a primary key an Upsert
+// retracts the stored row with its key (if any and if it differs) and
+// inserts the new one, a Tombstone retracts the stored row with its key
+// (see applyTableChanges).
+func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, stats *IngestStats) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	st := e.sources[id]
@@ -152,9 +185,10 @@ func (e *Engine) Ingest(id uint64, rows []types.Row, position []byte) error {
 	prevClock, prevWM, prevHas := e.clock, st.watermark, st.hasWM
 	t := e.tick(b)
 	tx := &applyTx{}
-	err := e.ingest(st, rows, t, b, tx)
+	err := e.ingest(st, changes, t, b, tx)
 	if err == nil {
 		b.Set(sourcePositionKey(id), position)
+		e.logSourceStats(st, stats, b)
 		err = e.db.Commit(b)
 	}
 	if err != nil {
@@ -163,45 +197,63 @@ func (e *Engine) Ingest(id uint64, rows []types.Row, position []byte) error {
 		return err
 	}
 	tx.commit()
+	e.noteSourceStats(st, stats)
 	e.publish(t, tx.deltas)
 	return nil
 }
 
 // ingest applies one source batch at time t.
-func (e *Engine) ingest(st *sourceState, rows []types.Row, t exec.Time, b *storage.Batch, tx *applyTx) error {
-	updates := make([]exec.Update, len(rows))
-	for i, r := range rows {
-		updates[i] = exec.Update{Row: r, Time: t, Diff: 1}
+func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *storage.Batch, tx *applyTx) error {
+	var updates []exec.Update
+	if st.def.IsTable {
+		c := e.colls[st.def.ID]
+		c.Begin()
+		tx.colls = append(tx.colls, c)
+		var err error
+		if updates, err = applyTableChanges(c, changes, t, b); err != nil {
+			return err
+		}
+	} else {
+		updates = sourceUpdates(changes, t)
 	}
-	if err := st.advance(rows); err != nil {
+	if err := st.advance(updates); err != nil {
 		return err
 	}
 	if st.hasWM {
 		b.Set(sourceWatermarkKey(st.def.ID), encodeInt64(st.watermark))
 	}
-	if st.def.IsTable {
-		c := e.colls[st.def.ID]
-		c.Begin()
-		tx.colls = append(tx.colls, c)
-		for _, u := range updates {
-			if err := c.Apply(u.Row, u.Diff, b); err != nil {
-				return err
-			}
-		}
-	}
 	deltas := map[uint64][]exec.Update{st.def.ID: updates}
 	return e.propagate(deltas, t, b, tx)
 }
 
+// sourceUpdates turns a source's changes into updates. A source stores no
+// rows and has no primary key, so by-key changes cannot be resolved; the
+// connector runtime never sends them (UPSERT needs a table).
+func sourceUpdates(changes []Change, t exec.Time) []exec.Update {
+	updates := make([]exec.Update, 0, len(changes))
+	for _, c := range changes {
+		switch c.Kind {
+		case ChangeInsert:
+			updates = append(updates, exec.Update{Row: c.Row, Time: t, Diff: 1})
+		case ChangeDelete:
+			updates = append(updates, exec.Update{Row: c.Row, Time: t, Diff: -1})
+		}
+	}
+	return updates
+}
+
 // advance raises the watermark to the largest value of the watermark
-// expression over rows (watermarks never go back).
-func (st *sourceState) advance(rows []types.Row) error {
+// expression over the inserted rows (watermarks never go back).
+func (st *sourceState) advance(updates []exec.Update) error {
 	if st.wmExpr == nil {
 		return nil
 	}
 	ctx := evalCtx()
-	for _, r := range rows {
-		d, err := st.wmExpr.Eval(ctx, r)
+	for _, u := range updates {
+		if u.Diff <= 0 {
+			continue
+		}
+		d, err := st.wmExpr.Eval(ctx, u.Row)
 		if err != nil {
 			return err
 		}
@@ -279,7 +331,7 @@ func (e *Engine) validateSource(obj *Object) error {
 		return pgerr.Unsupported("sources (no connector runtime in this process)")
 	}
 	def := *obj.Source
-	def.Name, def.Columns = obj.Name, obj.Columns
+	def.Name, def.Columns, def.PrimaryKey = obj.Name, obj.Columns, obj.PrimaryKey
 	return c.Validate(def)
 }
 
@@ -312,6 +364,9 @@ func (e *Engine) addSourceLocked(obj *Object, ifNotExists bool) error {
 	if obj.Source.IsTable {
 		e.colls[obj.ID] = storage.NewCollection(obj.ID, obj.PrimaryKey)
 	}
+	st := e.sources[obj.ID]
+	st.status.state, st.status.lag = SourceIdle, -1
+	e.refreshSourceRow(st)
 	return nil
 }
 
@@ -337,18 +392,26 @@ func (e *Engine) activateSources(deps []uint64) {
 // forgetSources stops the readers of dropped sources and of sources no view
 // needs any more (under the engine lock; Deactivate does not call back).
 func (e *Engine) forgetSources(dropped []*Object) {
+	b := e.db.NewBatch()
+	defer b.Close()
 	for _, o := range dropped {
-		if e.sources[o.ID] != nil {
+		if st := e.sources[o.ID]; st != nil {
+			e.dropSourceStatus(st, b)
 			delete(e.sources, o.ID)
 			if e.connectors != nil {
 				e.connectors.Deactivate(o.ID)
 			}
 		}
 	}
-	for id := range e.sources {
+	for id, st := range e.sources {
 		if !e.sourceNeeded(id) && e.connectors != nil {
 			e.connectors.Deactivate(id)
+			st.status.state, st.status.lag = SourceIdle, -1
+			e.refreshSourceRow(st)
 		}
+	}
+	if err := e.db.Commit(b); err != nil {
+		e.log.Warn("deleting the statistics of dropped sources", "err", err)
 	}
 }
 

@@ -18,6 +18,10 @@ func (p *Portal) dispatchExt(ctx context.Context, x parse.Ext) error {
 	switch x := x.(type) {
 	case *parse.CreateSource:
 		return p.execCreateSource(x)
+	case *parse.CreateSink:
+		return p.execCreateSink(x)
+	case *parse.DropObject:
+		return p.execDropExt(x)
 	case *parse.EmitOnWindowClose:
 		st := p.st.stmt.AST.GetCreateTableAsStmt()
 		if st == nil || st.Objtype != pg.ObjectType_OBJECT_MATVIEW {
@@ -47,6 +51,20 @@ func (p *Portal) execCreateSource(cs *parse.CreateSource) error {
 	return p.st.s.e.createSource(obj, cs.IfNotExists)
 }
 
+// execDropExt executes DROP SOURCE and DROP SINK.
+func (p *Portal) execDropExt(d *parse.DropObject) error {
+	p.tag = "DROP " + d.Kind
+	if d.Kind == "SINK" {
+		return p.st.s.e.dropSinks(d)
+	}
+	for _, n := range d.Names {
+		if err := p.st.s.e.drop(planner.RelSource, n.Schemaname, n.Relname, d.IfExists, d.Cascade); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // sourceObject builds the catalog entry of a source from its definition:
 // the columns go through the same path as CREATE TABLE's.
 func sourceObject(cs *parse.CreateSource) (*Object, error) {
@@ -67,7 +85,8 @@ func sourceObject(cs *parse.CreateSource) (*Object, error) {
 			return nil, pgerr.Unsupported("PRIMARY KEY on a source (use CREATE TABLE ... WITH (connector = ...) for upserts)")
 		}
 	}
-	def := &SourceDef{Options: map[string]string{}, Format: cs.Format, Encode: cs.Encode, IsTable: cs.IsTable}
+	def := &SourceDef{Options: map[string]string{}, Format: cs.Format, Encode: cs.Encode, IsTable: cs.IsTable,
+		EncodeOptions: optionMap(cs.EncodeOptions)}
 	for _, o := range cs.Options {
 		if o.Key == "connector" {
 			def.Connector = strings.ToLower(o.Value)
@@ -154,6 +173,9 @@ func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool) (*Subscriptio
 			e.activateSources([]uint64{obj.ID})
 		}
 		return sub, cols, err
+	}
+	if err := e.checkMaintainable([]uint64{obj.ID}); err != nil {
+		return nil, nil, err
 	}
 	sub, err := e.subscribeCollection(obj.ID, progress)
 	return sub, obj.Columns, err
