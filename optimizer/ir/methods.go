@@ -137,3 +137,12 @@ func (n *Negate) WithChildren(in []Rel) Rel { return &Negate{Input: in[0]} }
 
 // WithChildren implements Rel.
 func (t *Threshold) WithChildren(in []Rel) Rel { return &Threshold{Input: in[0]} }
+
+// ColTypes implements Rel.
+func (t *TemporalFilter) ColTypes() []types.T { return t.Input.ColTypes() }
+
+// Children implements Rel.
+func (t *TemporalFilter) Children() []Rel { return []Rel{t.Input} }
+
+// WithChildren implements Rel.
+func (t *TemporalFilter) WithChildren(in []Rel) Rel { c := *t; c.Input = in[0]; return &c }

@@ -116,6 +116,20 @@ func (t *TopK) header() string {
 	return s
 }
 
+// String implements Rel.
+func (t *TemporalFilter) String() string { return Format(t) }
+
+func (t *TemporalFilter) header() string {
+	s := "TemporalFilter"
+	if len(t.Lower) > 0 {
+		s += " lower=[" + exprList(t.Lower) + "]"
+	}
+	if len(t.Upper) > 0 {
+		s += " upper=[" + exprList(t.Upper) + "]"
+	}
+	return s
+}
+
 func (u *Union) header() string     { return "Union" }
 func (n *Negate) header() string    { return "Negate" }
 func (t *Threshold) header() string { return "Threshold" }

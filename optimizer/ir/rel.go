@@ -146,3 +146,18 @@ type Negate struct {
 type Threshold struct {
 	Input Rel
 }
+
+// TemporalFilter keeps each row while it is valid at the wall-clock time
+// now of the maintenance step: every Lower bound <= now < every Upper
+// bound (timestamptz expressions over the row, without volatile calls; a
+// NULL bound means never). It is how a view maintains `WHERE ts >= now() -
+// INTERVAL '1 hour'`: the output changes as time passes, with no new input,
+// so it is not a function of its input alone and rules must not move it;
+// a deterministic Filter commutes with it, but none is moved across it
+// today. The output is not append-only (rows expire). State: the rows with
+// a transition ahead (dataflow.TemporalFilter); it grows with the rows
+// inside the window.
+type TemporalFilter struct {
+	Input        Rel
+	Lower, Upper []scalar.Expr
+}

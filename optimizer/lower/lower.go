@@ -68,6 +68,8 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 		return l.unary(dataflow.Negate{}, r)
 	case *ir.Threshold:
 		return l.unary(dataflow.Threshold{}, r)
+	case *ir.TemporalFilter:
+		return l.unary(dataflow.TemporalFilter{Lower: r.Lower, Upper: r.Upper}, r)
 	case *ir.Union:
 		ins := make([]int, len(r.Inputs))
 		for i, in := range r.Inputs {
