@@ -6,7 +6,7 @@ FUZZTIME ?= 15s
 # ORACLE_STEPS sets how long `make oracle` runs the randomized oracle test.
 ORACLE_STEPS ?= 3000
 
-.PHONY: build test testrace lint slt oracle fuzz bench ingest
+.PHONY: build test testrace lint slt oracle fuzz bench ingest nexmark
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -64,3 +64,13 @@ ingest:
 	$(GO) test -run='^$$' -bench='InsertView.*/batch=1000$$' -benchtime=$$(($(INGESTROWS)/1000))x ./sql/
 	$(GO) test -run='^$$' -bench='CopyView' -benchtime=$$(($(INGESTROWS)/10000))x ./sql/
 	$(GO) test -run='^$$' -bench='ConcurrentCommits' -benchtime=20000x ./sql/
+
+# nexmark runs the Nexmark benchmark (bench/nexmark): every query of
+# bench/nexmark/queries/queries.sql on an in-process Eddy, 1M warm-up + 10M
+# measured events each, one child process per query; prints events/s,
+# CPU-seconds per million events, events/s per core and peak RSS. Shorter
+# or selected runs: make nexmark NEXMARKFLAGS='-warmup 200000 -events
+# 2000000 -queries q0,q5 -cpuprofile prof'; memory: -memcheck 1000000.
+NEXMARKFLAGS ?=
+nexmark:
+	$(GO) run ./bench/nexmark $(NEXMARKFLAGS)

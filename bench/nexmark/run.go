@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/eddydb/eddy/bench/nexmark/queries"
+	"github.com/eddydb/eddy/server"
+	"github.com/eddydb/eddy/sql"
+)
+
+// Result is one query's measurement (JSON between child and parent).
+type Result struct {
+	Query         string
+	Error         string  `json:",omitempty"`
+	Events        int64   // measured events (all types)
+	WallSec       float64 // measured phase
+	CPUSec        float64 // user+sys over the measured phase
+	EventsPerSec  float64
+	CPUPerMillion float64 // CPU seconds per million events
+	Cores         float64 // CPUSec / WallSec
+	PerCore       float64 // events per CPU second
+	PeakRSSMB     int64
+	ViewRows      int64
+	SetupSec      float64          // CREATE MATERIALIZED VIEW (and setup) wall time
+	Late          map[string]int64 `json:",omitempty"`
+	Samples       []Sample         `json:",omitempty"`
+}
+
+// Sample is one -memcheck observation.
+type Sample struct {
+	Events        int64
+	RSSMB, HeapMB int64
+}
+
+func (r Result) line() string {
+	if r.Error != "" {
+		return fmt.Sprintf("%-8s error: %s", r.Query, r.Error)
+	}
+	return fmt.Sprintf("%-8s %9s ev/s  %6.2f CPU-s/M  %.2f cores  %9s ev/s/core  %5d MB  rows %d%s",
+		r.Query, human(r.EventsPerSec), r.CPUPerMillion, r.Cores, human(r.PerCore), r.PeakRSSMB, r.ViewRows, lateNote(r.Late))
+}
+
+func (r Result) note() string { return strings.TrimSpace(lateNote(r.Late)) }
+
+func lateNote(late map[string]int64) string {
+	var parts []string
+	for src, n := range late {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s:%d", src, n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " late " + strings.Join(parts, ",")
+}
+
+// errorLog records the first error-level record the server logs (a source
+// reader that stopped), so the wait loop can give up instead of hanging.
+type errorLog struct {
+	mu    sync.Mutex
+	first string
+}
+
+func (e *errorLog) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
+func (e *errorLog) Handle(_ context.Context, r slog.Record) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.first == "" {
+		var b strings.Builder
+		b.WriteString(r.Message)
+		r.Attrs(func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%v", a.Key, a.Value); return true })
+		e.first = b.String()
+	}
+	return nil
+}
+func (e *errorLog) WithAttrs([]slog.Attr) slog.Handler { return e }
+func (e *errorLog) WithGroup(string) slog.Handler      { return e }
+func (e *errorLog) get() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.first
+}
+
+// runQuery runs one query on a fresh in-process server.
+func runQuery(suite *queries.Suite, q queries.Query, o options) Result {
+	res := Result{Query: q.Name}
+	if err := measure(suite, q, o, &res); err != nil {
+		res.Error = strings.ReplaceAll(err.Error(), "\n", " ")
+	}
+	return res
+}
+
+func measure(suite *queries.Suite, q queries.Query, o options, res *Result) error {
+	dir, err := os.MkdirTemp("", "eddy-nexmark-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	elog := &errorLog{}
+	log := slog.New(elog)
+	srv, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: dir, Version: "nexmark", Logger: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.ConnString()+"?sslmode=disable")
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	total := o.warmup + o.events
+	for _, name := range []string{"person", "auction", "bid"} {
+		if _, err := conn.Exec(ctx, queries.BoundedSource(suite.Sources[name], total, o.rate)); err != nil {
+			return fmt.Errorf("creating source %s: %w", name, err)
+		}
+	}
+	start := time.Now()
+	for _, s := range append(append([]string(nil), q.Setup...), q.View) {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			return err
+		}
+	}
+	res.SetupSec = time.Since(start).Seconds()
+	w := &waiter{e: srv.Engine(), srcs: q.Sources, total: total, elog: elog, stall: o.stall}
+	if err := w.run(o, res); err != nil {
+		return err
+	}
+	if res.Late, err = srv.Engine().ViewLate(q.Name); err != nil {
+		return err
+	}
+	return conn.QueryRow(ctx, "SELECT count(*) FROM "+q.Name).Scan(&res.ViewRows)
+}
+
+// waiter follows the ingestion of a query's sources.
+type waiter struct {
+	e     *sql.Engine
+	srcs  []string
+	total int64
+	elog  *errorLog
+	stall time.Duration
+}
+
+// progress returns the rows ingested so far and in all, over the sources.
+func (w *waiter) progress() (done, all int64, err error) {
+	for _, name := range w.srcs {
+		p, err := w.e.SourceProgressOf(name)
+		if err != nil {
+			return 0, 0, err
+		}
+		t := queries.TableType(name)
+		var pos int64
+		if len(p.Position) == 8 {
+			pos = int64(binary.BigEndian.Uint64(p.Position))
+		}
+		done += queries.CountOf(t, pos)
+		all += queries.CountOf(t, w.total)
+	}
+	return done, all, nil
+}
+
+// run polls progress, marks the warm-up boundary and the end, and fills in
+// the measurements.
+func (w *waiter) run(o options, res *Result) error {
+	var (
+		warmed          bool
+		t0              time.Time
+		cpu0            time.Duration
+		done0, lastDone int64
+		lastMove        = time.Now()
+		nextSample      int64
+		stopProfile     = func() {}
+	)
+	for {
+		done, all, err := w.progress()
+		if err != nil {
+			return err
+		}
+		if all == 0 {
+			return fmt.Errorf("query reads no Nexmark source")
+		}
+		events := done * w.total / all // event-equivalent progress
+		if !warmed && events >= o.warmup {
+			warmed, t0, cpu0, done0 = true, time.Now(), cpuTime(), done
+			if stopProfile, err = startProfile(o.cpuprofile, res.Query); err != nil {
+				return err
+			}
+		}
+		if o.memcheck > 0 && events >= nextSample {
+			res.Samples = append(res.Samples, sampleMem(events))
+			nextSample = (events/o.memcheck + 1) * o.memcheck
+		}
+		if done == all {
+			wall, cpu := time.Since(t0).Seconds(), (cpuTime() - cpu0).Seconds()
+			stopProfile()
+			res.fill((all-done0)*w.total/all, wall, cpu)
+			return nil
+		}
+		if msg := w.elog.get(); msg != "" {
+			return fmt.Errorf("server error: %s", msg)
+		}
+		if done != lastDone {
+			lastDone, lastMove = done, time.Now()
+		} else if time.Since(lastMove) > w.stall {
+			return fmt.Errorf("stalled at %d of %d rows", done, all)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// fill computes the derived figures.
+func (r *Result) fill(events int64, wall, cpu float64) {
+	r.Events, r.WallSec, r.CPUSec = events, wall, cpu
+	r.EventsPerSec = float64(events) / wall
+	r.CPUPerMillion = cpu / (float64(events) / 1e6)
+	r.Cores = cpu / wall
+	r.PerCore = float64(events) / cpu
+	r.PeakRSSMB = peakRSS() >> 20
+}
+
+func startProfile(dir, name string) (func(), error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(dir, name+".pprof"))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
