@@ -55,6 +55,8 @@ func (d *Dataflow) Bounded() []StateReport {
 			r.Col = d.timeCol(i, op.Key, func(j int) int { return op.Key[j] })
 		case dataflow.Threshold:
 			r.Why = "Threshold keeps every live row"
+		case dataflow.SessionWindow:
+			r = d.sessionReport(i, op, r)
 		case dataflow.TemporalFilter:
 			r = temporalReport(op, r)
 		default:

@@ -152,6 +152,8 @@ func newOperator(i int, n *dataflow.Node, in [][]types.T) (operator, error) {
 		return newThreshold(), nil
 	case dataflow.TopK:
 		return newTopK(op, in[0])
+	case dataflow.SessionWindow:
+		return newSession(op, in[0])
 	case dataflow.TemporalFilter:
 		return newTemporal(op, in[0])
 	}

@@ -39,6 +39,8 @@ func (d *Dataflow) DebugState(i int) string {
 		}
 	case *topkOp:
 		lines = o.debug()
+	case *sessionOp:
+		lines = o.debug()
 	case *temporalOp:
 		lines = o.debug()
 	default:

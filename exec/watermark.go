@@ -224,6 +224,8 @@ func (w *wmNode) derive(ctx *scalar.Ctx, in [][]int64, src int64, static bool, o
 		}
 	case dataflow.Negate, dataflow.Threshold:
 		copy(out, in[0])
+	case dataflow.SessionWindow:
+		deriveSession(op, in[0], out)
 	}
 }
 
