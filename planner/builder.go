@@ -25,6 +25,9 @@ type builder struct {
 	rankLimits map[*pg_query.SelectStmt]rankLimit
 	// windowCols maps a planned row_number() call to its column.
 	windowCols map[*pg_query.FuncCall]int
+	// nowCalls are the now() calls planned for a materialized view, true
+	// once a temporal filter consumed them (temporal.go).
+	nowCalls map[*scalar.Call]bool
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {

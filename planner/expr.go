@@ -192,8 +192,9 @@ func (c *ectx) op(name string, loc int32, args ...scalar.Expr) (scalar.Expr, err
 // call applies a resolved function, casting arguments to want.
 func (b *builder) call(fn *scalar.Func, args []scalar.Expr, want []types.T) (scalar.Expr, error) {
 	// proctime() is volatile but meant for views: it stands for the
-	// arrival time the runtime supplies (see exec/scalar).
-	if fn.Volatile && b.opts.MaterializedView && fn.Name != "proctime" {
+	// arrival time the runtime supplies (see exec/scalar). now() may only
+	// form temporal filters (temporal.go), checked once planned.
+	if fn.Volatile && b.opts.MaterializedView && fn.Name != "proctime" && !nowFuncs[fn.Name] {
 		return nil, pgerr.Unsupported("calling %s() in a materialized view", fn.Name)
 	}
 	cast := make([]scalar.Expr, len(args))
@@ -204,7 +205,11 @@ func (b *builder) call(fn *scalar.Func, args []scalar.Expr, want []types.T) (sca
 		}
 		cast[i] = e
 	}
-	return &scalar.Call{Fn: fn, Args: cast}, nil
+	call := &scalar.Call{Fn: fn, Args: cast}
+	if b.opts.MaterializedView && nowFuncs[fn.Name] {
+		b.noteNow(call)
+	}
+	return call, nil
 }
 
 // opName returns the operator's name (the last part of OPERATOR(schema.op)).

@@ -34,6 +34,9 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 	}
 	b := newBuilder(cat, opts)
 	p, err := b.planQuery(sel, nil, nil)
+	if err == nil {
+		err = b.checkNowConsumed()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +130,11 @@ func (b *builder) filter(rel ir.Rel, sc *scope, n *pg_query.Node, clause string)
 	if err != nil {
 		return nil, err
 	}
-	return ir.NewProject(ir.NewFilter(ec.rel, pred), identityCols(ir.Arity(rel))...), nil
+	out, err := b.temporalFilter(ec.rel, pred)
+	if err != nil {
+		return nil, err
+	}
+	return ir.NewProject(out, identityCols(ir.Arity(rel))...), nil
 }
 
 // expandTargets expands * and t.* and names the select-list entries.

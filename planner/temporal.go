@@ -1,0 +1,216 @@
+package planner
+
+import (
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Temporal filters. A materialized view may compare a row expression with
+// the current time in its WHERE clause, as Materialize allows with
+// mz_now():
+//
+//	WHERE ts > now() - INTERVAL '1 hour'          (also >=, <, <=)
+//	WHERE now() BETWEEN ts AND ts + INTERVAL '1 day'
+//
+// with now() (or current_timestamp) on either side, optionally plus or
+// minus constant intervals. The engine maintains such a view as time
+// passes: a row is in it exactly while the condition holds for the
+// wall-clock time of the maintenance step (see exec/temporal.go). Each
+// such conjunct becomes a bound on now: `x > now() + c` is now < x - c,
+// `x >= now() + c` is now < x - c + 1µs (times are integral microseconds),
+// `x < now() + c` is now >= x - c + 1µs and `x <= now() + c` is now >= x
+// - c, giving ir.TemporalFilter{Lower, Upper} with lower <= now < upper.
+// Moving c across the comparison is exact only for intervals without
+// months (a month has no fixed length: ts > now() - 1 month is not ts +
+// 1 month > now() at month ends), so those are rejected; days count as 24
+// hours, since views are maintained in UTC. Any other use of now() in a
+// view (another comparison, an OR, the select list, a join condition) is
+// 0A000.
+
+// nowFuncs are the functions that read the statement time.
+var nowFuncs = map[string]bool{"now": true, "current_timestamp": true,
+	"transaction_timestamp": true, "statement_timestamp": true}
+
+// isNow reports whether e is a call of a now() function.
+func isNow(e scalar.Expr) bool {
+	c, ok := e.(*scalar.Call)
+	return ok && nowFuncs[c.Fn.Name] && len(c.Args) == 0
+}
+
+// noteNow records a call of now() planned for a materialized view; it must
+// be consumed by a temporal filter (checkNowConsumed).
+func (b *builder) noteNow(c *scalar.Call) {
+	if b.nowCalls == nil {
+		b.nowCalls = map[*scalar.Call]bool{}
+	}
+	b.nowCalls[c] = false
+}
+
+// errNowInView is the error for a use of now() a view cannot maintain.
+func errNowInView() error {
+	return pgerr.Unsupported("calling now() in a materialized view outside a temporal filter " +
+		"(a WHERE conjunct expr <op> now() [+/- INTERVAL '...'])")
+}
+
+// checkNowConsumed fails if some planned now() call did not become part of
+// a temporal filter.
+func (b *builder) checkNowConsumed() error {
+	for _, used := range b.nowCalls {
+		if !used {
+			return errNowInView()
+		}
+	}
+	return nil
+}
+
+// temporalFilter applies the WHERE predicate pred to rel: in a
+// materialized view, its conjuncts that compare with now() become one
+// TemporalFilter above a Filter of the others.
+func (b *builder) temporalFilter(rel ir.Rel, pred scalar.Expr) (ir.Rel, error) {
+	if !b.opts.MaterializedView || len(b.nowCalls) == 0 {
+		return ir.NewFilter(rel, pred), nil
+	}
+	var rest, lower, upper []scalar.Expr
+	for _, c := range flattenAnd(pred, nil) {
+		if !b.callsNow(c) {
+			rest = append(rest, c)
+			continue
+		}
+		lo, up, err := b.temporalBound(c)
+		if err != nil {
+			return nil, err
+		}
+		lower, upper = append(lower, lo...), append(upper, up...)
+	}
+	out := ir.NewFilter(rel, rest...)
+	if len(lower)+len(upper) > 0 {
+		out = &ir.TemporalFilter{Input: out, Lower: lower, Upper: upper}
+	}
+	return out, nil
+}
+
+// flattenAnd appends the conjuncts of e to out.
+func flattenAnd(e scalar.Expr, out []scalar.Expr) []scalar.Expr {
+	if a, ok := e.(*scalar.And); ok {
+		for _, x := range a.Args {
+			out = flattenAnd(x, out)
+		}
+		return out
+	}
+	return append(out, e)
+}
+
+// callsNow reports whether e contains a now() call.
+func (b *builder) callsNow(e scalar.Expr) bool {
+	if isNow(e) {
+		return true
+	}
+	for _, k := range scalar.Children(e) {
+		if b.callsNow(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// flipped is the comparison with its operands swapped.
+var flipped = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// temporalBound turns one conjunct `x op now() ± c` (or `now() ± c op x`)
+// into a lower or upper bound on now.
+func (b *builder) temporalBound(e scalar.Expr) (lower, upper []scalar.Expr, err error) {
+	call, ok := e.(*scalar.Call)
+	if !ok || len(call.Args) != 2 || flipped[call.Fn.Name] == "" {
+		return nil, nil, errNowInView()
+	}
+	op, x, nowSide := call.Fn.Name, call.Args[0], call.Args[1]
+	if b.callsNow(x) {
+		op, x, nowSide = flipped[op], nowSide, x
+	}
+	if b.callsNow(x) || scalar.IsVolatile(x) {
+		return nil, nil, errNowInView()
+	}
+	off, now, err := nowOffset(nowSide)
+	if err != nil {
+		return nil, nil, err
+	}
+	// x op now + off  <=>  now op' x - off, with one microsecond more for
+	// the strict lower and the non-strict upper bound.
+	adj := -off
+	if op == "<" || op == ">=" {
+		adj++
+	}
+	bound, err := b.shift(x, adj)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.nowCalls[now] = true
+	if op == "<" || op == "<=" {
+		return []scalar.Expr{bound}, nil, nil
+	}
+	return nil, []scalar.Expr{bound}, nil
+}
+
+// nowOffset matches now() plus or minus constant intervals (possibly cast
+// between timestamp types, which is exact in UTC), returning the total
+// offset in microseconds and the now() call.
+func nowOffset(e scalar.Expr) (int64, *scalar.Call, error) {
+	switch e := e.(type) {
+	case *scalar.Call:
+		if isNow(e) {
+			return 0, e, nil
+		}
+		if len(e.Args) != 2 || e.Fn.Name != "+" && e.Fn.Name != "-" {
+			break
+		}
+		base, iv := e.Args[0], e.Args[1]
+		if e.Fn.Name == "+" && iv.Type().Family != types.FamInterval {
+			base, iv = iv, base
+		}
+		off, now, err := nowOffset(base)
+		if err != nil {
+			return 0, nil, err
+		}
+		d, err := intervalMicros(iv)
+		if err != nil {
+			return 0, nil, err
+		}
+		if e.Fn.Name == "-" {
+			d = -d
+		}
+		return off + d, now, nil
+	case *scalar.Cast:
+		if f := e.To.Family; f == types.FamTimestamp || f == types.FamTimestampTZ {
+			return nowOffset(e.Arg)
+		}
+	}
+	return 0, nil, errNowInView()
+}
+
+// intervalMicros returns the length of a constant interval without months.
+func intervalMicros(e scalar.Expr) (int64, error) {
+	lit, ok := scalar.Fold(e).(*scalar.Lit)
+	if !ok || lit.D.IsNull() || lit.D.Family() != types.FamInterval {
+		return 0, errNowInView()
+	}
+	iv := lit.D.Interval()
+	if iv.Months != 0 {
+		return 0, pgerr.Unsupported("a temporal filter with an interval of months or years (use days)")
+	}
+	return int64(iv.Days)*86_400_000_000 + iv.Micros, nil
+}
+
+// shift returns x + d microseconds (x itself when d is 0).
+func (b *builder) shift(x scalar.Expr, d int64) (scalar.Expr, error) {
+	if d == 0 {
+		return x, nil
+	}
+	lit := &scalar.Lit{D: types.NewInterval(types.Interval{Micros: d}), T: types.IntervalT}
+	fn, want, err := scalar.ResolveOp("+", []types.T{x.Type(), types.IntervalT})
+	if err != nil {
+		return nil, err
+	}
+	return b.call(fn, []scalar.Expr{x, lit}, want)
+}
