@@ -64,6 +64,8 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 		return l.unary(dataflow.Reduce{Key: r.Key, Aggs: r.Aggs, EmitOnClose: r.EmitOnClose}, r)
 	case *ir.TopK:
 		return l.unary(dataflow.TopK{Key: r.Key, Order: r.Order, Limit: r.Limit, Offset: r.Offset, Rank: r.Rank}, r)
+	case *ir.SessionWindow:
+		return l.unary(dataflow.SessionWindow{Key: r.Key, TimeCol: r.TimeCol, Gap: r.Gap}, r)
 	case *ir.Negate:
 		return l.unary(dataflow.Negate{}, r)
 	case *ir.Threshold:

@@ -23,7 +23,7 @@ import (
 // left alone. Safe under retractions: the results are empty at every time.
 var PropagateEmpty = Rule{Name: "PropagateEmpty", Apply: func(e ir.Rel) ir.Rel {
 	switch e := e.(type) {
-	case *ir.Filter, *ir.Map, *ir.Project, *ir.Negate, *ir.Threshold, *ir.TopK:
+	case *ir.Filter, *ir.Map, *ir.Project, *ir.Negate, *ir.Threshold, *ir.TopK, *ir.SessionWindow:
 		if isEmpty(e.Children()[0]) {
 			return empty(e)
 		}

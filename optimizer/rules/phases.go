@@ -49,6 +49,7 @@ var pushdownRules = []Rule{
 	PushFilterThroughThreshold,
 	PushFilterThroughReduce,
 	PushFilterThroughTopK,
+	PushFilterThroughSessionWindow,
 }
 
 var pruneRules = []Rule{
