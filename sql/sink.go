@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -50,7 +51,10 @@ type SinkDef struct {
 	// Options are the WITH options (keys lower-cased) without connector.
 	Options        map[string]string
 	Format, Encode string
-	EncodeOptions  map[string]string `json:",omitempty"`
+	// Nonce tells this sink from an earlier one with the same ID (another
+	// data directory) in the external system.
+	Nonce         uint64
+	EncodeOptions map[string]string `json:",omitempty"`
 }
 
 // SinkConnectors is the part of the connector runtime that runs sinks. The
@@ -154,6 +158,7 @@ func (e *Engine) createSink(def SinkDef, from *pg.RangeVar, ifNotExists bool) er
 	if err != nil {
 		return err
 	}
+	def.Nonce = uint64(time.Now().UnixNano())
 	if err := sc.ValidateSink(def); err != nil {
 		return err
 	}
