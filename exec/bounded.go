@@ -89,6 +89,9 @@ func (d *Dataflow) joinReport(i int, op dataflow.Join, r StateReport) StateRepor
 		r.Bounded, r.Col, r.Why = true, w.cols[0], "rows are freed below the smaller watermark of an equi-join key"
 		return r
 	}
+	if w, ok := d.ops[i].(*intervalJoin); ok {
+		return w.report(r)
+	}
 	r.Why = "no equi-join key has a watermark on both sides"
 	if len(op.LeftKey) == 0 {
 		r.Why = "no equi-join key"

@@ -27,6 +27,8 @@ func (d *Dataflow) DebugState(i int) string {
 		lines = o.debug()
 	case *windowJoin:
 		lines = o.debug()
+	case *intervalJoin:
+		lines = o.debug()
 	case *sourceOp:
 		if o.eventCol < 0 {
 			return "stateless\n"

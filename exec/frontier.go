@@ -92,6 +92,10 @@ func (d *Dataflow) wrapWindowed(i int) error {
 				return nil
 			}
 		}
+		in := [2][]types.T{d.plan.Nodes[n.Inputs[0]].Types, d.plan.Nodes[n.Inputs[1]].Types}
+		if w := newIntervalJoin(d.ops[i].(*joinOp), op, in[0], in[1], [2][]int64{l, r}); w != nil {
+			d.ops[i] = w
+		}
 	}
 	return nil
 }

@@ -28,8 +28,10 @@ import (
 //   - Join: a key column gets the minimum of the watermarks of both sides
 //     of its equality (a later output row comes from a later row of one
 //     side, whose key is at least that side's watermark), on the sides
-//     that are never NULL-padded; other columns get none (a later row on
-//     one side can still match old rows of the other).
+//     that are never NULL-padded; residual inequalities between the sides
+//     carry bounds across too (joinWM in interval.go: q7's window end and
+//     bid time); other columns get none (a later row on one side can
+//     still match old rows of the other).
 //   - TopK: the partition key columns keep theirs. Negate, Threshold:
 //     every column keeps its own (their later output rows are later input
 //     rows). Constant: none.
@@ -129,11 +131,16 @@ type wmNode struct {
 	cols    []types.T
 	scratch types.Row
 	wms     []int64
+	// join derives a Join's watermarks (interval.go).
+	join *joinWM
 }
 
 // newWMNode prepares the watermark derivation of node n.
 func newWMNode(n *dataflow.Node, in [][]types.T) *wmNode {
 	w := &wmNode{op: n.Op, in: in, out: n.Types}
+	if j, ok := n.Op.(dataflow.Join); ok {
+		w.join = newJoinWM(j, in[0], in[1])
+	}
 	if m, ok := n.Op.(dataflow.MFP); ok {
 		w.cols = append([]types.T(nil), in[0]...)
 		for _, e := range m.Map {
@@ -210,7 +217,7 @@ func (w *wmNode) derive(ctx *scalar.Ctx, in [][]int64, src int64, static bool, o
 			out[j] = in[0][c]
 		}
 	case dataflow.Join:
-		deriveJoin(op, in, len(w.in[0]), out)
+		w.join.derive(ctx, in, static, out)
 	case dataflow.TopK:
 		for _, c := range op.Key {
 			out[c] = in[0][c]
@@ -226,24 +233,6 @@ func (w *wmNode) derive(ctx *scalar.Ctx, in [][]int64, src int64, static bool, o
 		copy(out, in[0])
 	case dataflow.SessionWindow:
 		deriveSession(op, in[0], out)
-	}
-}
-
-// deriveJoin gives each equi-join key column of a side that is never
-// NULL-padded the minimum of the watermarks of the two sides of its
-// equality (the largest such bound if it appears in several).
-func deriveJoin(op dataflow.Join, in [][]int64, nl int, out []int64) {
-	left := op.Kind == dataflow.InnerJoin || op.Kind == dataflow.LeftJoin
-	right := op.Kind == dataflow.InnerJoin || op.Kind == dataflow.RightJoin
-	for p, l := range op.LeftKey {
-		r := op.RightKey[p]
-		v := min(in[0][l], in[1][r])
-		if left {
-			out[l] = max(out[l], v)
-		}
-		if right {
-			out[nl+r] = max(out[nl+r], v)
-		}
 	}
 }
 

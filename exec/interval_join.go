@@ -1,0 +1,202 @@
+package exec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// intervalJoin is a joinOp whose residual (or equi-join key) bounds the
+// rows of a side by the watermark of the other side (see interval.go): for
+// a conjunct lo <= hi with lo monotone in a watermarked column c of one
+// side, a stored row y of the other side is freed, and its deletion
+// logged, once hi(y) < lo(wm(c)) (hi(y) <= lo(wm(c)) for lo < hi). No
+// later row of lo's side can match y then, so freeing y changes no output:
+// its match count is final, so an outer join's padded row for it is too.
+// A later retraction of y itself is still handled (it joins the stored
+// rows of the other side, which hold every row it matched: a row it
+// matched cannot have been freed before it, as the retraction is a later
+// row that matches it). Rows with a NULL hi are kept.
+//
+// State: the joinOp's arrangements, bounded by the rows whose intervals
+// are open, plus one close index per bound (closeIndex).
+type intervalJoin struct {
+	*joinOp
+	cols    []types.T
+	bounds  []intervalBound
+	scratch types.Row
+}
+
+// intervalBound frees the rows of side once the watermark of input
+// column col of the other side passes them by q.
+type intervalBound struct {
+	q    joinIneq
+	side int
+	col  int
+	idx  closeIndex[*jrow]
+}
+
+// newIntervalJoin wraps o if some inequality of its join bounds a side by
+// a watermark: static are the two inputs' static watermarks (watermark
+// presence per column). It returns nil if none does.
+func newIntervalJoin(o *joinOp, op dataflow.Join, left, right []types.T, static [2][]int64) *intervalJoin {
+	w := &intervalJoin{joinOp: o, cols: append(append([]types.T(nil), left...), right...)}
+	for _, q := range joinIneqs(op, left, right) {
+		if q.loMono < 0 {
+			continue
+		}
+		col := q.loMono
+		if q.loSide == 1 {
+			col -= len(left)
+		}
+		if static[q.loSide][col] != NoWatermark {
+			w.bounds = append(w.bounds, intervalBound{q: q, side: 1 - q.loSide, col: col})
+		}
+	}
+	if len(w.bounds) == 0 {
+		return nil
+	}
+	return w
+}
+
+func (w *intervalJoin) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+	out, err := w.joinOp.step(s, ins)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range w.touched {
+		if !t.existed && t.r.in {
+			w.index(s.ctx, t.side, t.r)
+		}
+	}
+	for i := range w.bounds {
+		b := &w.bounds[i]
+		thr, ok := w.threshold(s, b)
+		if !ok {
+			continue
+		}
+		b.idx.popBelow(thr, func(r *jrow) {
+			if r.in {
+				w.free(s, b.side, r)
+			}
+		})
+	}
+	return out, nil
+}
+
+// threshold is the value below which b's hi frees a row in this Step.
+func (w *intervalJoin) threshold(s *stepCtx, b *intervalBound) (int64, bool) {
+	wm := s.inWM[1-b.side][b.col]
+	if wm == NoWatermark {
+		return 0, false
+	}
+	v, ok := evalMono(s.ctx, b.q.lo, w.cols, b.q.loMono, wm, &w.scratch)
+	return strictNext(v, b.q.strict), ok
+}
+
+// index files row r of side under its hi value in every bound of side.
+func (w *intervalJoin) index(ctx *scalar.Ctx, side int, r *jrow) {
+	for i := range w.bounds {
+		b := &w.bounds[i]
+		if b.side != side {
+			continue
+		}
+		if v, ok := w.hiValue(ctx, b, r.row); ok {
+			b.idx.add(v, r)
+		}
+	}
+}
+
+// hiValue evaluates b's hi over a row of b's side.
+func (w *intervalJoin) hiValue(ctx *scalar.Ctx, b *intervalBound, row types.Row) (int64, bool) {
+	if cap(w.scratch) < len(w.cols) {
+		w.scratch = make(types.Row, len(w.cols))
+	}
+	r := w.scratch[:len(w.cols)]
+	off := 0
+	if b.side == 1 {
+		off = w.widths[0]
+	}
+	copy(r[off:], row)
+	d, err := b.q.hi.Eval(ctx, r)
+	if err != nil || d.IsNull() {
+		return 0, false
+	}
+	return wmValue(d)
+}
+
+// free removes r from its side's arrangement and logs the deletion.
+func (w *intervalJoin) free(s *stepCtx, side int, r *jrow) {
+	w.touch(s, side, r, true)
+	w.remove(side, r)
+	w.rbuf = append(append(w.rbuf[:0], s.prefix...), byte(side+1))
+	w.rbuf = append(w.rbuf, r.key...)
+	s.log.del(w.rbuf)
+}
+
+func (w *intervalJoin) commit() {
+	w.joinOp.commit()
+	for i := range w.bounds {
+		w.bounds[i].idx.commit()
+	}
+}
+
+func (w *intervalJoin) rollback() {
+	w.joinOp.rollback()
+	for i := range w.bounds {
+		w.bounds[i].idx.rollback()
+	}
+}
+
+// restored indexes every restored row.
+func (w *intervalJoin) restored() error {
+	ctx := &scalar.Ctx{}
+	for side := range 2 {
+		for _, r := range w.sides[side].rows {
+			w.index(ctx, side, r)
+		}
+	}
+	return w.joinOp.restored()
+}
+
+// report fills a Bounded report: bounded if both sides have a bound.
+func (w *intervalJoin) report(r StateReport) StateReport {
+	var why [2][]string
+	for _, b := range w.bounds {
+		why[b.side] = append(why[b.side], fmt.Sprintf("%s fails at #%d's watermark", b.q, b.q.loMono))
+	}
+	names := [2]string{"left", "right"}
+	var parts []string
+	for side := range 2 {
+		if len(why[side]) == 0 {
+			parts = append(parts, names[side]+" rows are never freed")
+			continue
+		}
+		parts = append(parts, names[side]+" rows are freed once "+strings.Join(why[side], " or "))
+	}
+	r.Why = "interval join: " + strings.Join(parts, "; ")
+	r.Bounded = len(why[0]) > 0 && len(why[1]) > 0
+	r.Col = w.bounds[0].q.loMono
+	if !r.Bounded {
+		r.Col = w.wouldBound(len(why[0]) == 0)
+	}
+	return r
+}
+
+// wouldBound returns a joined column whose watermark would bound the
+// rows of the unbounded side (left if left), -1 if none.
+func (w *intervalJoin) wouldBound(left bool) int {
+	side := 0
+	if !left {
+		side = 1
+	}
+	for _, q := range joinIneqs(w.spec, w.cols[:w.widths[0]], w.cols[w.widths[0]:]) {
+		if q.loSide != side && q.loMono >= 0 && isTimeFamily(w.cols[q.loMono]) {
+			return q.loMono
+		}
+	}
+	return -1
+}
