@@ -28,6 +28,8 @@ type builder struct {
 	// nowCalls are the now() calls planned for a materialized view, true
 	// once a temporal filter consumed them (temporal.go).
 	nowCalls map[*scalar.Call]bool
+	// sessions tracks SESSION windows until GROUP BY keys them (session.go).
+	sessions sessionState
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {

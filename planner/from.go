@@ -21,6 +21,7 @@ type outerRel struct {
 // items the relation is the outer values or a single empty row.
 func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRel) (ir.Rel, *scope, error) {
 	sc := &scope{parent: parent}
+	mark := b.sessionMark()
 	var rel ir.Rel
 	if outer != nil {
 		rel, sc.outerRel = outer.rel, outer.rel
@@ -44,7 +45,7 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 	if rel == nil {
 		rel = unitRel()
 	}
-	return rel, sc, nil
+	return rel, sc, b.claimSession(sc, rel, len(items), outer, mark)
 }
 
 // checkDuplicateAliases rejects a table alias used twice at one level (42712).

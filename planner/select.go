@@ -120,6 +120,9 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 			return nil, err
 		}
 	}
+	if err := b.checkSessionGrouped(sc); err != nil {
+		return nil, err
+	}
 	return b.finishSelect(sel, targets, ec, p)
 }
 
@@ -219,6 +222,9 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 		if specs[i], err = b.buildAgg(fc, from); err != nil {
 			return nil, err
 		}
+	}
+	if from.rel, err = b.groupSession(from, keys); err != nil {
+		return nil, err
 	}
 	return b.reduce(from, keys, calls, specs, sel, p)
 }

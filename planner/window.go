@@ -40,7 +40,7 @@ func (b *builder) windowTVF(rf *pg_query.RangeFunction) (ir.Rel, []scopeCol, err
 	nargs, ok := want[name]
 	switch {
 	case name == "session":
-		return nil, nil, pgerr.Unsupported("SESSION windows")
+		return b.sessionTVF(rf, fc)
 	case !ok:
 		return nil, nil, pgerr.Unsupported("function %s in FROM", name).WithPosition(fc.Location + 1)
 	case len(fc.Args) < nargs[0] || len(fc.Args) > nargs[1]:
