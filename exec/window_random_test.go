@@ -119,12 +119,9 @@ func runWindowed(tmpl string, emit bool, rng *rand.Rand) error {
 			}
 		}
 	}
-	for i := range p.Nodes {
-		switch r.d.ops[i].(type) {
-		case *windowReduce, *windowJoin:
-			if s := r.d.DebugState(i); s != "empty\n" {
-				return fmt.Errorf("node %%%d keeps state after every window closed:\n%s", i, s)
-			}
+	for _, rep := range r.d.Bounded() {
+		if s := r.d.DebugState(rep.Node); rep.Bounded && s != "empty\n" {
+			return fmt.Errorf("node %%%d (%s) keeps state after every window closed:\n%s", rep.Node, rep, s)
 		}
 	}
 	return nil
