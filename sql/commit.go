@@ -92,8 +92,9 @@ func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx)
 	return e.propagate(deltas, t, b, tx)
 }
 
-// propagate steps every materialized view whose sources changed, in ID
-// (= dependency) order, applying each view's output to its contents.
+// propagate steps every materialized view whose sources changed or whose
+// temporal filter has a transition due at the step's wall-clock time, in
+// ID (= dependency) order, applying each view's output to its contents.
 func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *storage.Batch, tx *applyTx) error {
 	for _, mv := range e.viewsInOrder() {
 		var in map[dataflow.CollectionID][]exec.Update
@@ -105,7 +106,7 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 				in[dataflow.CollectionID(src)] = d
 			}
 		}
-		if in == nil {
+		if in == nil && !e.due(mv) {
 			continue
 		}
 		var w exec.StateWriter
@@ -115,7 +116,7 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 		} else {
 			w = b.Prefixed(storage.StatePrefix(mv.obj.ID))
 		}
-		out, err := mv.df.StepInput(evalCtx(), t, exec.Input{Updates: in, Watermarks: e.sourceWatermarks(mv.sources)}, w)
+		out, err := mv.df.StepInput(e.viewCtx(), t, e.viewInput(mv, in), w)
 		if err != nil {
 			return err
 		}

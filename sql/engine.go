@@ -37,7 +37,9 @@ type Engine struct {
 	subs          map[uint64]map[*subscriber]bool
 	nextTransient uint64
 	clock         exec.Time
-	nextID        uint64
+	// wall is the wall-clock time of the latest logical time (clock.go).
+	wall   wallClock
+	nextID uint64
 	// committer groups concurrent commits (see groupcommit.go).
 	committer committer
 	// Version is reported by version() and server_version.
@@ -90,6 +92,9 @@ func (e *Engine) restore() error {
 		return err
 	} else if ok {
 		e.clock = binary.BigEndian.Uint64(v)
+	}
+	if err := e.restoreWall(); err != nil {
+		return err
 	}
 	if v, ok, err := e.db.Get(metaNextID); err != nil {
 		return err
@@ -180,10 +185,12 @@ func (e *Engine) allocID(b *storage.Batch) uint64 {
 	return id
 }
 
-// tick advances the logical clock for one commit and logs it to b.
+// tick advances the logical clock for one commit, assigns its wall-clock
+// time (clock.go) and logs both to b.
 func (e *Engine) tick(b *storage.Batch) exec.Time {
 	e.clock++
 	b.Set(metaClock, binary.BigEndian.AppendUint64(nil, e.clock))
+	e.advanceWall(b)
 	return e.clock
 }
 

@@ -33,13 +33,16 @@ func viewRel(q *planner.Query) ir.Rel {
 func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	p.tag = "EXPLAIN"
 	n := es.Query
+	opts := planner.Options{ParamTypes: p.st.paramTypes, Params: p.params}
 	if ctas := n.GetCreateTableAsStmt(); ctas != nil && ctas.Objtype == pg.ObjectType_OBJECT_MATVIEW {
-		n = ctas.Query
+		// Planned as the view would be (temporal filters, 0A000 for what
+		// a view cannot maintain).
+		n, opts.MaterializedView = ctas.Query, true
 	}
 	if n.GetSelectStmt() == nil {
 		return pgerr.Unsupported("EXPLAIN of %s", stmtKind(n))
 	}
-	q, err := p.st.s.e.planQuery(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params})
+	q, err := p.st.s.e.planQuery(n, opts)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/parse"
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -89,7 +90,8 @@ func (e *Engine) installView(obj *Object, b *storage.Batch) error {
 		return err
 	}
 	t := e.tick(b)
-	out, err := mv.df.Step(evalCtx(), t, e.collectionInputs(mv.df.Sources(), t), b.Prefixed(storage.StatePrefix(obj.ID)))
+	in := exec.Input{Updates: e.collectionInputs(mv.df.Sources(), t), Now: e.wall.last}
+	out, err := mv.df.StepInput(e.viewCtx(), t, in, b.Prefixed(storage.StatePrefix(obj.ID)))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 
@@ -37,6 +38,10 @@ type testEngine struct {
 	s   *Session
 	// prepared are the statements kept by the `prepare` command.
 	prepared map[string]*Statement
+	// now is the engine's wall clock once the `clock` command set it
+	// (clockSet); until then the engine reads the real clock.
+	now      time.Time
+	clockSet bool
 }
 
 func newTestEngine(t *testing.T) *testEngine {
@@ -52,6 +57,9 @@ func (te *testEngine) open() {
 		te.t.Fatal(err)
 	}
 	te.e, te.s = e, e.NewSession(map[string]string{"user": "test"})
+	if te.clockSet {
+		e.SetClock(func() time.Time { return te.now })
+	}
 }
 
 func (te *testEngine) restart() {
@@ -143,7 +151,8 @@ func errText(err error) string {
 // sql=...` runs COPY FROM STDIN with the input as data, `restart` closes
 // and reopens the engine on the same data directory (as after a crash:
 // Close only closes the store; nothing is flushed that a commit had not
-// already synced).
+// already synced), `clock set=<RFC 3339 time>` or `clock advance=<Go
+// duration>` sets the engine's wall clock and calls Engine.Tick.
 func TestSession(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		te := newTestEngine(t)
@@ -160,9 +169,42 @@ func TestSession(t *testing.T) {
 				return "ok\n"
 			case "query", "prepare", "execute":
 				return te.readCmd(t, d)
+			case "clock":
+				return te.clock(t, d)
 			}
 			t.Fatalf("unknown command %s", d.Cmd)
 			return ""
 		})
 	})
+}
+
+// clock sets or advances the engine's wall clock (installing it on first
+// use) and ticks the engine, printing the clock.
+func (te *testEngine) clock(t *testing.T, d *datadriven.TestData) string {
+	if !te.clockSet {
+		te.clockSet = true
+		te.e.SetClock(func() time.Time { return te.now })
+	}
+	for _, arg := range d.CmdArgs {
+		switch arg.Key {
+		case "set":
+			v, err := time.Parse(time.RFC3339Nano, arg.Vals[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			te.now = v
+		case "advance":
+			v, err := time.ParseDuration(arg.Vals[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			te.now = te.now.Add(v)
+		default:
+			t.Fatalf("clock: unknown argument %s", arg.Key)
+		}
+	}
+	if err := te.e.Tick(); err != nil {
+		return errText(err)
+	}
+	return te.now.UTC().Format(time.RFC3339Nano) + "\n"
 }

@@ -1,0 +1,151 @@
+package sql
+
+import (
+	"time"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/storage"
+)
+
+// Wall-clock time as data. Every logical time the coordinator assigns (a
+// commit, an ingested batch, a view's backfill, a Tick) also gets a
+// wall-clock timestamp, read here and nowhere below sql: max(previous,
+// clock()), so it never decreases, even when the system clock steps back,
+// and it is stored with the logical clock so it does not go back after a
+// restart either. Views see it as exec.Input.Now (temporal filters keep
+// the rows valid at that time) and as scalar.Ctx.StmtTimestamp (so
+// proctime() in a view is the arrival time of the rows of that step).
+//
+// proctime() limitation: the arrival time is evaluated when an update
+// passes through the view, so it is only meaningful for append-only
+// inputs (sources). A deletion from a table reaches the view later and is
+// evaluated at its own step's time, so it would not cancel the row's
+// insertion; views using proctime() over tables must not see deletions.
+//
+// Between writes, Tick advances time: the server calls it periodically
+// while some view holds temporal state.
+
+// metaWallClock stores the last wall-clock time assigned, in microseconds
+// since 2000-01-01 UTC.
+var metaWallClock = storage.MetaKey("wall_clock")
+
+// wallClock is the engine's wall-clock state (under the engine lock).
+type wallClock struct {
+	// now is the clock to read (time.Now when nil); see SetClock.
+	now func() time.Time
+	// last is the wall-clock time of the latest logical time.
+	last int64
+}
+
+// SetClock replaces the clock the engine reads for wall-clock time (the
+// test hook: tests advance time deterministically and call Tick). The
+// engine still never lets its wall-clock time decrease.
+func (e *Engine) SetClock(now func() time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.wall.now = now
+}
+
+// read returns the clock's current time in timestamptz microseconds.
+func (w *wallClock) read() int64 {
+	if w.now == nil {
+		return types.TimeToTimestamp(time.Now())
+	}
+	return types.TimeToTimestamp(w.now())
+}
+
+// advanceWall assigns the wall-clock time of a new logical time and logs
+// it to b. The engine lock must be held.
+func (e *Engine) advanceWall(b *storage.Batch) {
+	e.wall.last = max(e.wall.last, e.wall.read())
+	b.Set(metaWallClock, encodeInt64(e.wall.last))
+}
+
+// restoreWall loads the last assigned wall-clock time.
+func (e *Engine) restoreWall() error {
+	v, ok, err := e.db.Get(metaWallClock)
+	if ok {
+		e.wall.last = decodeInt64(v)
+	}
+	return err
+}
+
+// viewCtx is the evaluation context of a view step at the current logical
+// time: UTC, and the step's wall-clock time as the statement timestamp.
+func (e *Engine) viewCtx() *scalar.Ctx {
+	return &scalar.Ctx{TimeZone: "UTC", StmtTimestamp: e.wall.last}
+}
+
+// viewInput is the Step input of a view at the current logical time.
+func (e *Engine) viewInput(mv *matView, in map[dataflow.CollectionID][]exec.Update) exec.Input {
+	return exec.Input{Updates: in, Watermarks: e.sourceWatermarks(mv.sources), Now: e.wall.last}
+}
+
+// due reports whether a temporal filter of mv changes its output at the
+// current wall-clock time, so mv must be stepped even without input.
+func (e *Engine) due(mv *matView) bool {
+	at, ok := mv.df.NextTransition()
+	return ok && at <= e.wall.last
+}
+
+// HasTemporal reports whether some materialized view has a temporal
+// filter, i.e. whether Tick can ever do anything.
+func (e *Engine) HasTemporal() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, mv := range e.views {
+		if mv.df.Temporal() {
+			return true
+		}
+	}
+	return false
+}
+
+// Tick advances wall-clock time without a write: if a temporal filter of
+// some view has a transition due by now, it commits a new logical time at
+// which every such view (and the views reading it) is stepped with no
+// input, so rows enter and leave the views exactly as time passes. When
+// nothing is due it does nothing (no logical time is used). Views without
+// a due transition are not stepped: their output would not change.
+func (e *Engine) Tick() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.committer.broken; err != nil {
+		return err
+	}
+	now := max(e.wall.last, e.wall.read())
+	if !e.anyDue(now) {
+		return nil
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	prevClock := e.clock
+	t := e.tick(b)
+	tx := &applyTx{}
+	err := e.propagate(map[uint64][]exec.Update{}, t, b, tx)
+	if err == nil {
+		err = e.db.Commit(b)
+	}
+	if err != nil {
+		tx.rollback()
+		e.clock = prevClock
+		return err
+	}
+	tx.commit()
+	e.publish(t, tx.deltas)
+	return nil
+}
+
+// anyDue reports whether some view has a temporal transition at or
+// before now.
+func (e *Engine) anyDue(now int64) bool {
+	for _, mv := range e.views {
+		if at, ok := mv.df.NextTransition(); ok && at <= now {
+			return true
+		}
+	}
+	return false
+}
