@@ -185,7 +185,7 @@ func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
 	if s.tx == txIdle {
 		ws = &writeSet{}
 	}
-	if err := s.e.addRows(p.copy.table, rows, ws); err != nil {
+	if err := s.e.addRows(p.copy.table, rows, ws, s.tx == txIdle); err != nil {
 		if s.tx == txBlock {
 			s.tx = txFailed
 		}

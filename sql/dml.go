@@ -70,7 +70,7 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 	var tag string
 	switch {
 	case d.ins != nil:
-		changed, err = s.e.insertRows(d.ins, ectx, ws)
+		changed, err = s.e.insertRows(d.ins, ectx, ws, s.tx == txIdle)
 		tag = fmt.Sprintf("INSERT 0 %d", len(changed))
 	case d.upd != nil:
 		changed, err = s.e.updateRows(d.upd, ectx, ws)
@@ -96,8 +96,9 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 
 // insertRows evaluates the INSERT's source and adds its rows to ws.
 // A VALUES list of closed expressions is evaluated directly (see
-// valuesRows); any other source runs as a query.
-func (e *Engine) insertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+// valuesRows); any other source runs as a query. autocommit says that ws
+// is committed right after (see addRows).
+func (e *Engine) insertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet, autocommit bool) ([]types.Row, error) {
 	rows, ok, err := valuesRows(ins.Source, ctx)
 	if !ok {
 		rows, err = e.runQuery(ins.Source, ctx, ws)
@@ -105,7 +106,7 @@ func (e *Engine) insertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 	if err != nil {
 		return nil, err
 	}
-	return rows, e.addRows(ins.Table, rows, ws)
+	return rows, e.addRows(ins.Table, rows, ws, autocommit)
 }
 
 // valuesRows evaluates an INSERT source that is a VALUES list whose
@@ -191,8 +192,22 @@ func allClosed(xs []scalar.Expr) bool {
 
 // addRows adds new rows of table t to ws after checking NOT NULL and
 // primary-key uniqueness as of the transaction; on error ws is unchanged.
-func (e *Engine) addRows(t *planner.Relation, rows []types.Row, ws *writeSet) error {
-	bad, err := e.firstInvalid(t, rows, ws)
+//
+// With autocommit (ws is empty and is committed right after), the key
+// probes are left to the commit, which finds duplicates anyway as it
+// applies the rows in order (Collection.Apply refuses them), with the
+// same error: probing here too would cost one more B-tree lookup and map
+// insertion per row. Only when a row violates NOT NULL are the rows before
+// it probed, so that an earlier duplicate key is still the error reported,
+// as PostgreSQL checks row by row.
+func (e *Engine) addRows(t *planner.Relation, rows []types.Row, ws *writeSet, autocommit bool) error {
+	var bad types.Row
+	var err error
+	if autocommit && ws.empty() {
+		bad, err = e.firstNotNull(t, rows, ws)
+	} else {
+		bad, err = e.firstInvalid(t, rows, ws)
+	}
 	if err != nil {
 		return err
 	}
@@ -204,6 +219,20 @@ func (e *Engine) addRows(t *planner.Relation, rows []types.Row, ws *writeSet) er
 		ws.add(id, r, 1)
 	}
 	return nil
+}
+
+// firstNotNull is firstInvalid without key probes unless a row violates
+// NOT NULL: then the rows before it are probed for a duplicate key.
+func (e *Engine) firstNotNull(t *planner.Relation, rows []types.Row, ws *writeSet) (types.Row, error) {
+	for i, r := range rows {
+		if err := checkNotNull(t, r); err != nil {
+			if bad, _ := e.firstInvalid(t, rows[:i], ws); bad != nil {
+				return bad, nil
+			}
+			return nil, err
+		}
+	}
+	return nil, nil
 }
 
 // firstInvalid checks rows in order, each for NOT NULL and then for a
