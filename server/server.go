@@ -28,6 +28,7 @@ type Server struct {
 	engine *sql.Engine
 	wire   *pgwire.Server
 	conns  *connectors
+	ticks  *ticker
 	ln     net.Listener
 	done   chan error
 }
@@ -50,6 +51,7 @@ func Start(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, engine: engine, wire: pgwire.NewServer(handler{engine}, cfg.Logger), ln: ln, done: make(chan error, 1)}
 	s.conns = newConnectors(engine, cfg.Logger)
 	engine.SetConnectors(s.conns)
+	s.ticks = startTicker(engine, tickInterval, cfg.Logger)
 	go func() { s.done <- s.wire.Serve(ln) }()
 	return s, nil
 }
@@ -72,6 +74,7 @@ func (s *Server) Done() <-chan error { return s.done }
 // store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.wire.Shutdown(ctx)
+	s.ticks.close()
 	s.conns.Close()
 	if cerr := s.engine.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
 		err = errors.Join(err, cerr)

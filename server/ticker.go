@@ -1,0 +1,58 @@
+package server
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/eddydb/eddy/sql"
+)
+
+// tickInterval is how often the ticker advances wall-clock time through
+// the engine: the lag with which a temporal filter's rows enter and leave
+// a view when nothing is written (writes advance it too).
+const tickInterval = 100 * time.Millisecond
+
+// ticker calls Engine.Tick periodically so that views with temporal
+// filters follow the wall clock without writes. It is the server's only
+// source of time passing for the engine (sql reads the clock, but only
+// when something asks it to assign a logical time). It does nothing while
+// no view has a temporal filter.
+type ticker struct {
+	stop chan struct{}
+	done chan struct{}
+}
+
+// startTicker starts ticking e every interval until stop.
+func startTicker(e *sql.Engine, interval time.Duration, log *slog.Logger) *ticker {
+	t := &ticker{stop: make(chan struct{}), done: make(chan struct{})}
+	go t.run(e, interval, log)
+	return t
+}
+
+func (t *ticker) run(e *sql.Engine, interval time.Duration, log *slog.Logger) {
+	defer close(t.done)
+	tk := time.NewTicker(interval)
+	defer tk.Stop()
+	failing := false
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-tk.C:
+		}
+		if !e.HasTemporal() {
+			continue
+		}
+		err := e.Tick()
+		if err != nil && !failing {
+			log.Error("advancing temporal filters failed", "err", err)
+		}
+		failing = err != nil
+	}
+}
+
+// close stops the ticker and waits for a Tick in progress to finish.
+func (t *ticker) close() {
+	close(t.stop)
+	<-t.done
+}
