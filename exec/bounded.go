@@ -51,8 +51,11 @@ func (d *Dataflow) Bounded() []StateReport {
 		case dataflow.Join:
 			r = d.joinReport(i, op, r)
 		case dataflow.TopK:
-			r.Why = "TopK does not free state by watermark"
+			r.Why = "no partition key column has a watermark"
 			r.Col = d.timeCol(i, op.Key, func(j int) int { return op.Key[j] })
+			if w, ok := d.ops[i].(*windowTopK); ok {
+				r.Bounded, r.Col, r.Why = true, w.cols[0], "partitions close when the watermark passes their key"
+			}
 		case dataflow.Threshold:
 			r.Why = "Threshold keeps every live row"
 		case dataflow.SessionWindow:
@@ -69,7 +72,7 @@ func (d *Dataflow) Bounded() []StateReport {
 
 func (d *Dataflow) reduceReport(i int, op dataflow.Reduce, r StateReport) StateReport {
 	if w, ok := d.ops[i].(*windowReduce); ok {
-		r.Bounded, r.Col, r.Why = true, w.pos, "groups close when the watermark passes their key"
+		r.Bounded, r.Col, r.Why = true, w.pos[0], "groups close when the watermark passes their key"
 		return r
 	}
 	if len(op.Key) == 0 {

@@ -41,6 +41,8 @@ func (d *Dataflow) DebugState(i int) string {
 		}
 	case *topkOp:
 		lines = o.debug()
+	case *windowTopK:
+		lines = o.debug()
 	case *sessionOp:
 		lines = o.debug()
 	case *temporalOp:

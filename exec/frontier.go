@@ -68,21 +68,30 @@ func (d *Dataflow) initWatermarks() error {
 	return nil
 }
 
-// wrapWindowed replaces a Reduce or Join whose state a watermark bounds
+// wrapWindowed replaces a Reduce, TopK or Join whose state a watermark bounds
 // by its windowed form. An EmitOnClose Reduce must have such a key.
 func (d *Dataflow) wrapWindowed(i int) error {
 	n := &d.plan.Nodes[i]
 	switch op := n.Op.(type) {
 	case dataflow.Reduce:
 		st := d.wm.static[n.Inputs[0]]
+		w := &windowReduce{reduceOp: d.ops[i].(*reduceOp)}
 		for pos, c := range op.Key {
 			if st[c] != NoWatermark {
-				d.ops[i] = &windowReduce{reduceOp: d.ops[i].(*reduceOp), pos: pos, col: c}
-				return nil
+				w.pos, w.cols = append(w.pos, pos), append(w.cols, c)
 			}
+		}
+		if len(w.cols) > 0 {
+			w.idx = make([]closeIndex[*group], len(w.cols))
+			d.ops[i] = w
+			return nil
 		}
 		if op.EmitOnClose {
 			return pgerr.New(pgerr.CodeFeatureNotSupported, "EMIT ON WINDOW CLOSE requires a GROUP BY on a column with a watermark")
+		}
+	case dataflow.TopK:
+		if cols := watermarkedCols(op.Key, d.wm.static[n.Inputs[0]]); len(cols) > 0 {
+			d.ops[i] = newWindowTopK(d.ops[i].(*topkOp), cols)
 		}
 	case dataflow.Join:
 		l, r := d.wm.static[n.Inputs[0]], d.wm.static[n.Inputs[1]]

@@ -56,6 +56,18 @@ var intervalPlans = []string{
 %2 = MFP map=[tumble_start(#2, '00:00:02'::interval)] project=[#0, #3] <- %0
 %3 = Join kind=right on=[#1=#2] <- %2, %1
 %4 = MFP project=[#0, #1, #2, #3] <- %3`,
+	// Top-2 values per tumbling window: partitions close with the window.
+	`%0 = Source coll=1 watermark=#2 :: int4, int4, timestamp
+%1 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#3, #0, #1] <- %0
+%2 = TopK key=[#0] order=[#2 DESC] limit=2 rank=true <- %1`,
+	// q5 with a TopK: the key with the most rows per window (two window
+	// columns), and the windows of an interval join's output.
+	`%0 = Source coll=1 watermark=#2 :: int4, int4, timestamp
+%1 = Source coll=2 watermark=#2 :: int4, int4, timestamp
+%2 = Join kind=inner on=[#0=#0] residual=[(#5 >= #2), (#5 <= (#2 + '00:00:02'::interval))] <- %0, %1
+%3 = MFP map=[tumble_start(#5, '00:00:03'::interval), (tumble_start(#5, '00:00:03'::interval) + '00:00:03'::interval)] project=[#6, #7, #0] <- %2
+%4 = Reduce key=[#0, #1, #2] aggs=[count(*)] <- %3
+%5 = TopK key=[#0, #1] order=[#3 DESC, #2] limit=1 <- %4`,
 }
 
 // TestIntervalEqualsBatch is TestWindowedEqualsBatch over intervalPlans:

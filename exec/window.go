@@ -76,10 +76,11 @@ func (h *int64Heap) Pop() any {
 	return v
 }
 
-// windowReduce is a reduceOp whose key includes a watermarked column
-// (key position pos, input column col): a group whose value v there is
-// below the column's watermark can never change again, since every later
-// input row has a value at or above the watermark. On the Step where that
+// windowReduce is a reduceOp whose key includes watermarked columns (key
+// positions pos, input columns cols): a group whose value v in one of them
+// is below that column's watermark can never change again, since every
+// later input row has a value at or above the watermark (so a group keyed
+// by window_start and window_end closes on either). On the Step where that
 // becomes true the group closes: with EmitOnClose it emits its final row
 // (and never emitted anything before), otherwise nothing more (it emitted
 // on every change); in both cases its accumulators and multisets are freed
@@ -92,8 +93,8 @@ func (h *int64Heap) Pop() any {
 // closed groups.
 type windowReduce struct {
 	*reduceOp
-	pos, col int
-	idx      closeIndex[*group]
+	pos, cols []int
+	idx       []closeIndex[*group]
 }
 
 func (w *windowReduce) step(s *stepCtx, ins [][]Update) ([]Update, error) {
@@ -112,22 +113,24 @@ func (w *windowReduce) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 			w.index(gu.g)
 		}
 	}
-	wm := s.inWM[0][w.col]
-	if wm == NoWatermark {
-		return out, nil
-	}
-	w.idx.popBelow(wm, func(g *group) {
-		if g.in && err == nil {
-			out, err = w.close(s, g, out)
+	for i, c := range w.cols {
+		if wm := s.inWM[0][c]; wm != NoWatermark {
+			w.idx[i].popBelow(wm, func(g *group) {
+				if g.in && err == nil {
+					out, err = w.close(s, g, out)
+				}
+			})
 		}
-	})
+	}
 	return out, err
 }
 
-// index files g under its value in the watermarked key column.
+// index files g under its values in the watermarked key columns.
 func (w *windowReduce) index(g *group) {
-	if v, ok := wmValue(g.keyRow[w.pos]); ok {
-		w.idx.add(v, g)
+	for i, p := range w.pos {
+		if v, ok := wmValue(g.keyRow[p]); ok {
+			w.idx[i].add(v, g)
+		}
 	}
 }
 
@@ -165,12 +168,16 @@ func (w *windowReduce) close(s *stepCtx, g *group, out []Update) ([]Update, erro
 
 func (w *windowReduce) commit() {
 	w.reduceOp.commit()
-	w.idx.commit()
+	for i := range w.idx {
+		w.idx[i].commit()
+	}
 }
 
 func (w *windowReduce) rollback() {
 	w.reduceOp.rollback()
-	w.idx.rollback()
+	for i := range w.idx {
+		w.idx[i].rollback()
+	}
 }
 
 // restored indexes every restored group (an EmitOnClose group has emitted

@@ -1,0 +1,110 @@
+package exec
+
+// windowTopK is a topkOp partitioned by watermarked columns (input columns
+// cols, all in the partition key): a partition whose value in one of them
+// is below that column's watermark can never change again, since every
+// later input row (insert or retraction) has a value at or above it. On the
+// Step where that becomes true the partition closes: its top set has
+// already been emitted and stays, its rows are freed and their deletion is
+// logged. The state is thus bounded by the open partitions (top-N per
+// window). Partitions with a NULL there never close.
+//
+// Closing touches the partition through topkOp's own undo record, so
+// Rollback reopens it.
+type windowTopK struct {
+	*topkOp
+	cols []int
+	idx  []closeIndex[*kgroup]
+}
+
+// newWindowTopK wraps o, closing partitions on any of the input columns
+// cols.
+func newWindowTopK(o *topkOp, cols []int) *windowTopK {
+	return &windowTopK{topkOp: o, cols: cols, idx: make([]closeIndex[*kgroup], len(cols))}
+}
+
+func (w *windowTopK) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+	out, err := w.topkOp.step(s, ins)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range w.groupsTouched {
+		if !t.existed && t.g.in {
+			w.index(t.g)
+		}
+	}
+	for i, c := range w.cols {
+		if wm := s.inWM[0][c]; wm != NoWatermark {
+			w.idx[i].popBelow(wm, func(g *kgroup) {
+				if g.in {
+					w.close(s, g)
+				}
+			})
+		}
+	}
+	return out, nil
+}
+
+// index files g under its values in the watermarked columns (all rows of
+// a partition share them).
+func (w *windowTopK) index(g *kgroup) {
+	if len(g.rows) == 0 {
+		return
+	}
+	for i, c := range w.cols {
+		if v, ok := wmValue(g.rows[0].row[c]); ok {
+			w.idx[i].add(v, g)
+		}
+	}
+}
+
+// close frees partition g and logs the deletion of its rows.
+func (w *windowTopK) close(s *stepCtx, g *kgroup) {
+	if g.stamp != s.epoch {
+		g.stamp = s.epoch
+		w.groupsTouched = append(w.groupsTouched, kgroupUndo{g: g, top: g.top, existed: true})
+	}
+	for _, r := range g.rows {
+		w.kbuf = append(append(w.kbuf[:0], s.prefix...), r.sk[r.ord:]...)
+		s.log.del(w.kbuf)
+	}
+	delete(w.groups, g.key)
+	g.in = false
+}
+
+func (w *windowTopK) commit() {
+	w.topkOp.commit()
+	for i := range w.idx {
+		w.idx[i].commit()
+	}
+}
+
+func (w *windowTopK) rollback() {
+	w.topkOp.rollback()
+	for i := range w.idx {
+		w.idx[i].rollback()
+	}
+}
+
+// restored indexes every restored partition.
+func (w *windowTopK) restored() error {
+	if err := w.topkOp.restored(); err != nil {
+		return err
+	}
+	for _, g := range w.groups {
+		w.index(g)
+	}
+	return nil
+}
+
+// watermarkedCols returns the columns among key whose static watermark
+// (st) is present.
+func watermarkedCols(key []int, st []int64) []int {
+	var out []int
+	for _, c := range key {
+		if st[c] != NoWatermark {
+			out = append(out, c)
+		}
+	}
+	return out
+}
