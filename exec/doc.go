@@ -17,7 +17,9 @@
 // passes its key: it emits the final row if the Reduce is EMIT ON WINDOW
 // CLOSE, and frees the group's state either way (windowReduce in
 // window.go); a Join on a key watermarked on both sides frees arranged
-// rows below the smaller watermark (windowJoin). Watermarks, late counts
+// rows below the smaller watermark (windowJoin); a SessionWindow frees the
+// rows of sessions whose window_end the watermark reached (session.go).
+// Watermarks, late counts
 // and closed windows are part of the tentative Step (Rollback undoes
 // them) and of the logged state (Restore brings them back). Bounded
 // reports which stateful nodes a watermark bounds, OutputWatermarks what a

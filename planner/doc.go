@@ -8,6 +8,10 @@
 // outer values a subquery references are computed, the subquery is planned
 // once joined to them, and its per-value results are joined back).
 //
+// Window table functions in FROM (window.go): TUMBLE, HOP and CUMULATE
+// become Maps and Unions; SESSION becomes ir.SessionWindow, whose sessions
+// are formed per group of the enclosing GROUP BY (session.go).
+//
 // The planner is deterministic and does no I/O: the statement layer
 // implements Catalog. Constructs it cannot plan correctly fail with 0A000
 // naming the construct, never with a wrong answer.
