@@ -145,6 +145,9 @@ func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
 		return nil
 	}
 	c.keyBuf = c.Key(c.keyBuf[:0], row)
+	if diff == 1 || diff > 0 && c.keyCols == nil {
+		return c.insert(row, diff, b)
+	}
 	old, found := c.tree.Get(entry{key: c.keyBuf})
 	next, err := c.next(old, found, row, diff)
 	if err != nil {
@@ -160,6 +163,31 @@ func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
 			next.key = bytes.Clone(c.keyBuf)
 		}
 		c.tree.ReplaceOrInsert(next)
+	}
+	if b != nil {
+		c.log(b, next)
+	}
+	return nil
+}
+
+// insert is Apply for diff > 0 (1 under a primary key; key in c.keyBuf). The common case, a key
+// not yet present, costs one B-tree descent: the new entry goes in at
+// once, and only if the key turns out to be present is the old entry
+// combined with the change (or put back, if the change is refused).
+func (c *Collection) insert(row types.Row, diff int64, b *Batch) error {
+	fresh := entry{key: bytes.Clone(c.keyBuf), row: row, count: diff}
+	old, found := c.tree.ReplaceOrInsert(fresh)
+	next := fresh
+	if found {
+		var err error
+		if next, err = c.next(old, true, row, diff); err != nil {
+			c.tree.ReplaceOrInsert(old)
+			return err
+		}
+		c.tree.ReplaceOrInsert(next)
+	}
+	if c.recording {
+		c.undo = append(c.undo, c.undoEntry(old, found))
 	}
 	if b != nil {
 		c.log(b, next)
