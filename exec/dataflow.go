@@ -196,6 +196,7 @@ func (d *Dataflow) StepInput(ctx *scalar.Ctx, t Time, in Input, w StateWriter) (
 	d.pending = true
 	d.log.reset()
 	d.log.off = w == nil
+	_, d.log.ranges = w.(PrefixDeleter)
 	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks, now: in.Now}
 	d.wm.begin()
 	for i, op := range d.ops {

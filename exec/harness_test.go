@@ -41,9 +41,10 @@ func (s *memStore) Scan(prefix []byte, fn func(k, v []byte) error) error {
 }
 
 type batchOp struct {
-	key []byte
-	val []byte
-	del bool
+	key    []byte
+	val    []byte
+	del    bool
+	prefix bool
 }
 
 // opBatch records writes to apply to a memStore on commit.
@@ -54,9 +55,16 @@ func (b *opBatch) Set(k, v []byte) {
 }
 func (b *opBatch) Delete(k []byte) { b.ops = append(b.ops, batchOp{key: bytes.Clone(k), del: true}) }
 
+// DeletePrefix makes opBatch a PrefixDeleter.
+func (b *opBatch) DeletePrefix(p []byte) {
+	b.ops = append(b.ops, batchOp{key: bytes.Clone(p), del: true, prefix: true})
+}
+
 func (b *opBatch) apply(s *memStore) {
 	for _, op := range b.ops {
-		if op.del {
+		if op.prefix {
+			maps.DeleteFunc(s.m, func(k string, _ []byte) bool { return strings.HasPrefix(k, string(op.key)) })
+		} else if op.del {
 			s.Delete(op.key)
 		} else {
 			s.Set(op.key, op.val)

@@ -11,9 +11,13 @@ type stateLog struct {
 	buf []byte
 	ops []logOp
 	off bool
+	// ranges is set when the Step's StateWriter is a PrefixDeleter
+	// (prefixdel.go): delPrefix may then be used.
+	ranges bool
 }
 
-// logOp is one Set (v >= 0) or Delete (v < 0) of buf[k0:k1] (value buf[k1:v]).
+// logOp is one Set (v >= 0), Delete (v == -1) or DeletePrefix (v ==
+// opDelPrefix) of buf[k0:k1] (value buf[k1:v]).
 type logOp struct{ k0, k1, v int }
 
 func (l *stateLog) reset() { l.buf, l.ops = l.buf[:0], l.ops[:0] }
@@ -44,7 +48,9 @@ func (l *stateLog) del(key []byte) {
 // are reused by the next Step (see StateWriter).
 func (l *stateLog) flush(w StateWriter) {
 	for _, op := range l.ops {
-		if op.v < 0 {
+		if op.v == opDelPrefix {
+			w.(PrefixDeleter).DeletePrefix(l.buf[op.k0:op.k1])
+		} else if op.v < 0 {
 			w.Delete(l.buf[op.k0:op.k1])
 		} else {
 			w.Set(l.buf[op.k0:op.k1], l.buf[op.k1:op.v])

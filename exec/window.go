@@ -149,18 +149,7 @@ func (w *windowReduce) close(s *stepCtx, g *group, out []Update) ([]Update, erro
 			out = append(out, Update{Row: cur, Time: s.t, Diff: 1})
 		}
 	}
-	w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagGroup), g.key...)
-	s.log.del(w.kbuf)
-	for slot, ms := range g.sets {
-		if ms == nil {
-			continue
-		}
-		for _, e := range ms.m {
-			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
-			w.kbuf = append(append(w.kbuf, byte(slot)), e.key...)
-			s.log.del(w.kbuf)
-		}
-	}
+	w.logClosed(s, g)
 	delete(w.groups, g.key)
 	g.in = false
 	return out, nil

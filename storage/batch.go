@@ -177,6 +177,14 @@ func (w *PrefixedWriter) Delete(key []byte) {
 	w.b.Delete(w.buf)
 }
 
+// DeletePrefix removes every key starting with prefix+rel (as
+// Batch.DeletePrefix). It satisfies exec.PrefixDeleter, which exec uses to
+// free a closed window's state with one range deletion.
+func (w *PrefixedWriter) DeletePrefix(rel []byte) {
+	w.buf = append(w.buf[:w.n], rel...)
+	w.b.DeletePrefix(w.buf)
+}
+
 // PrefixedReader scans keys relative to a prefix. It satisfies
 // exec.StateReader.
 type PrefixedReader struct {

@@ -1,0 +1,57 @@
+package exec
+
+// PrefixDeleter is an optional upgrade of a StateWriter: DeletePrefix
+// removes every key starting with prefix, including those set earlier in
+// the same Step (later ones survive: writes apply in order), as a range
+// deletion. A closing window then frees the value multisets of a group
+// with one range deletion instead of one Delete per value, which was most
+// of the cost of closing min/max windows. storage.PrefixedWriter
+// implements it; with a writer that does not, exec logs one Delete per key.
+type PrefixDeleter interface {
+	DeletePrefix(prefix []byte)
+}
+
+// opDelPrefix marks a logged DeletePrefix (logOp.v).
+const opDelPrefix = -2
+
+// delPrefix logs the deletion of every key starting with prefix; only
+// valid when l.ranges.
+func (l *stateLog) delPrefix(prefix []byte) {
+	if l.off {
+		return
+	}
+	k0 := len(l.buf)
+	l.buf = append(l.buf, prefix...)
+	l.ops = append(l.ops, logOp{k0, len(l.buf), opDelPrefix})
+}
+
+// logClosed logs the deletion of the state of closed group g: its group
+// key, and its multiset entries, whose keys all start with {tagEntry}
+// group-key (a group key is the key encoding of a fixed number of columns,
+// so no group's key is a prefix of another's). Several entries are
+// deleted with one range deletion when the writer allows it.
+func (w *windowReduce) logClosed(s *stepCtx, g *group) {
+	w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagGroup), g.key...)
+	s.log.del(w.kbuf)
+	entries := 0
+	for _, ms := range g.sets {
+		if ms != nil {
+			entries += len(ms.m)
+		}
+	}
+	if entries > 1 && s.log.ranges {
+		w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
+		s.log.delPrefix(w.kbuf)
+		return
+	}
+	for slot, ms := range g.sets {
+		if ms == nil {
+			continue
+		}
+		for _, e := range ms.m {
+			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
+			w.kbuf = append(append(w.kbuf, byte(slot)), e.key...)
+			s.log.del(w.kbuf)
+		}
+	}
+}
