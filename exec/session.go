@@ -20,9 +20,11 @@ import (
 // rows' windows [t, t + gap), as in Flink and RisingWave.
 //
 // On a batch it recomputes, per touched group, only the sessions near the
-// updated times, and emits for each of their rows a retraction with the old
-// bounds and an insertion with the new ones (the rows whose bounds did not
-// change cancel when the output is consolidated). Why that is enough: let
+// updated times ("dirty" below). An old dirty session that no longer exists
+// with the same bounds is retracted row by row; a new one that did not
+// exist is inserted row by row; a session with the same bounds before and
+// after holds the same rows except the updated ones, so it emits just the
+// updates that fall in it, with its bounds. Why that is enough: let
 // T be the times updated in a group. A session of the old state none of
 // whose rows lies in (t - gap, t + gap) for any t in T is also a session
 // of the new state: no row inside its span changed, no new row is closer
@@ -70,15 +72,20 @@ type sessionOp struct {
 	touched []sgroupUndo
 	idx     closeIndex[*sgroup]
 	// dirty are the groups with updates in the current Step.
-	dirty      []*sgroup
+	dirty []*sgroup
+	// oldS and newS are scratch space for update.
+	oldS, newS []sbounds
 	kbuf, vbuf []byte
 	scratch    types.Row
 }
 
 // sgroup is the live rows of one group, sorted by (ts, rk).
 type sgroup struct {
-	key   string
-	ents  []sentry
+	key  string
+	ents []sentry
+	// old is ents as of the start of the Step that last touched g (kept
+	// until Commit or Rollback).
+	old   []sentry
 	pend  []Update
 	stamp uint64
 	in    bool
@@ -101,6 +108,13 @@ type sgroupUndo struct {
 
 // srange is the index range [lo, hi) of a group's rows.
 type srange struct{ lo, hi int }
+
+// sbounds is one session: the index range [lo, hi) of its rows and its
+// window [start, end) in microseconds.
+type sbounds struct {
+	lo, hi     int
+	start, end int64
+}
 
 func newSession(op dataflow.SessionWindow, in []types.T) (*sessionOp, error) {
 	if op.TimeCol < 0 || op.TimeCol >= len(in) {
@@ -148,7 +162,7 @@ func (o *sessionOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 		}
 	}
 	o.logTouched(s)
-	return Consolidate(out), nil
+	return out, nil
 }
 
 // touch records g's rows before the Step, once per Step.
@@ -158,7 +172,8 @@ func (o *sessionOp) touch(s *stepCtx, g *sgroup) {
 	}
 	existed := len(g.ents) > 0
 	g.stamp = s.epoch
-	o.touched = append(o.touched, sgroupUndo{g: g, old: slices.Clone(g.ents), existed: existed})
+	g.old = slices.Clone(g.ents)
+	o.touched = append(o.touched, sgroupUndo{g: g, old: g.old, existed: existed})
 }
 
 // update applies g's pending updates: it retracts the rows of the dirty
@@ -171,13 +186,30 @@ func (o *sessionOp) update(s *stepCtx, g *sgroup, out []Update) []Update {
 	}
 	slices.Sort(times)
 	times = slices.Compact(times)
-	out = o.emit(s, g, o.dirtyRanges(g.ents, times), -1, out)
+	oldS := o.sessions(g.old, o.dirtyRanges(g.old, times), o.oldS[:0])
 	for _, u := range g.pend {
 		g.apply(u, u.Row[o.spec.TimeCol].Micros(), &o.kbuf)
 	}
+	newS := o.sessions(g.ents, o.dirtyRanges(g.ents, times), o.newS[:0])
+	for _, os := range oldS {
+		if !hasBounds(newS, os) {
+			out = o.emit(s, g.old[os.lo:os.hi], os, -1, out)
+		}
+	}
+	for _, ns := range newS {
+		if !hasBounds(oldS, ns) {
+			out = o.emit(s, g.ents[ns.lo:ns.hi], ns, 1, out)
+			continue
+		}
+		for _, u := range g.pend {
+			if ts := u.Row[o.spec.TimeCol].Micros(); ts >= ns.start && ts <= g.ents[ns.hi-1].ts {
+				out = append(out, Update{Row: o.extend(s, u.Row, ns), Time: s.t, Diff: u.Diff})
+			}
+		}
+	}
+	o.oldS, o.newS = oldS, newS
 	clear(g.pend)
 	g.pend = g.pend[:0]
-	out = o.emit(s, g, o.dirtyRanges(g.ents, times), 1, out)
 	if len(g.ents) == 0 {
 		delete(o.groups, g.key)
 		g.in = false
@@ -253,22 +285,41 @@ func (o *sessionOp) sessionEnd(ents []sentry, lo int) int {
 
 // emit appends, for every row of the sessions in ranges, the row with its
 // session's bounds and diff sign * count.
-func (o *sessionOp) emit(s *stepCtx, g *sgroup, ranges []srange, sign int64, out []Update) []Update {
+func (o *sessionOp) emit(s *stepCtx, ents []sentry, b sbounds, sign int64, out []Update) []Update {
+	for _, e := range ents {
+		out = append(out, Update{Row: o.extend(s, e.row, b), Time: s.t, Diff: sign * e.n})
+	}
+	return out
+}
+
+// extend returns row followed by the session bounds b.
+func (o *sessionOp) extend(s *stepCtx, row types.Row, b sbounds) types.Row {
+	out := s.slab.row(len(row) + 2)
+	copy(out, row)
+	out[len(row)], out[len(row)+1] = wmDatum(o.tt, b.start), wmDatum(o.tt, b.end)
+	return out
+}
+
+// sessions appends to out the sessions of ents within ranges.
+func (o *sessionOp) sessions(ents []sentry, ranges []srange, out []sbounds) []sbounds {
 	for _, r := range ranges {
 		for lo := r.lo; lo < r.hi; {
-			hi := o.sessionEnd(g.ents, lo)
-			ws := wmDatum(o.tt, g.ents[lo].ts)
-			we := wmDatum(o.tt, satAdd(g.ents[hi-1].ts, o.spec.Gap))
-			for _, e := range g.ents[lo:hi] {
-				row := s.slab.row(len(e.row) + 2)
-				copy(row, e.row)
-				row[len(e.row)], row[len(e.row)+1] = ws, we
-				out = append(out, Update{Row: row, Time: s.t, Diff: sign * e.n})
-			}
+			hi := o.sessionEnd(ents, lo)
+			out = append(out, sbounds{lo: lo, hi: hi, start: ents[lo].ts, end: satAdd(ents[hi-1].ts, o.spec.Gap)})
 			lo = hi
 		}
 	}
 	return out
+}
+
+// hasBounds reports whether ss has a session with b's bounds.
+func hasBounds(ss []sbounds, b sbounds) bool {
+	for _, x := range ss {
+		if x.start == b.start && x.end == b.end {
+			return true
+		}
+	}
+	return false
 }
 
 // index files g under the window_end of its first session, the least
@@ -356,6 +407,9 @@ func (o *sessionOp) logEntry(s *stepCtx, g *sgroup, e sentry) {
 }
 
 func (o *sessionOp) commit() {
+	for _, t := range o.touched {
+		t.g.old = nil
+	}
 	o.touched = o.touched[:0]
 	o.idx.commit()
 }
@@ -363,7 +417,7 @@ func (o *sessionOp) commit() {
 func (o *sessionOp) rollback() {
 	for i := len(o.touched) - 1; i >= 0; i-- {
 		t := &o.touched[i]
-		t.g.ents, t.g.pend = t.old, t.g.pend[:0]
+		t.g.ents, t.g.pend, t.g.old = t.old, t.g.pend[:0], nil
 		t.g.stamp = 0
 		switch {
 		case t.existed && !t.g.in:
