@@ -17,8 +17,16 @@
 // passes its key: it emits the final row if the Reduce is EMIT ON WINDOW
 // CLOSE, and frees the group's state either way (windowReduce in
 // window.go); a Join on a key watermarked on both sides frees arranged
-// rows below the smaller watermark (windowJoin); a SessionWindow frees the
+// rows below the smaller watermark (windowJoin); a Join whose residual
+// bounds one side's rows by the other side's watermark (an interval join
+// such as b.date_time BETWEEN a.date_time AND a.expires) frees a row once
+// no later row of the other side can match it (intervalJoin, interval.go,
+// which also carries watermarks through such conditions); a TopK
+// partitioned by a watermarked column frees closed partitions
+// (windowTopK); a SessionWindow frees the
 // rows of sessions whose window_end the watermark reached (session.go).
+// A closed group's value multisets are deleted with one range deletion
+// when the StateWriter is a PrefixDeleter.
 // Watermarks, late counts
 // and closed windows are part of the tentative Step (Rollback undoes
 // them) and of the logged state (Restore brings them back). Bounded
