@@ -94,6 +94,17 @@ type Flusher interface {
 	Flush() error
 }
 
+// Aborter is implemented by the RowWriter and CopyWriter pgwire hands to
+// portals. Abort may be called from any goroutine: it makes a write that
+// blocks because the client stopped reading fail at once, and the
+// connection is then closed (its stream is cut, possibly mid-message, so
+// nothing more can be sent). A streaming portal (SUBSCRIBE) calls it when
+// its subscription was ended for falling behind and its writes stay
+// blocked: a client that never reads is disconnected.
+type Aborter interface {
+	Abort()
+}
+
 // CopyOutPortal is implemented by portals of COPY ... TO STDOUT.
 type CopyOutPortal interface {
 	Portal

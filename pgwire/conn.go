@@ -366,6 +366,16 @@ type rowWriter struct {
 // happen (SUBSCRIBE) call it after each batch (see Flusher).
 func (w *rowWriter) Flush() error { return w.c.flush() }
 
+// Abort implements Aborter.
+func (w *rowWriter) Abort() { w.c.abortWrites() }
+
+// abortWrites makes a blocked write to the client fail now; the failed
+// flush marks the connection fatal, so it is closed. Any goroutine.
+func (c *conn) abortWrites() {
+	c.srv.logger.Warn("pgwire: aborting a connection whose client stopped reading", "pid", c.pid)
+	c.nc.SetWriteDeadline(time.Now())
+}
+
 // WriteRow implements RowWriter.
 func (w *rowWriter) WriteRow(values [][]byte) error {
 	w.msg.Values = values

@@ -209,3 +209,6 @@ func (w *copyWriter) Write(p []byte) (int, error) {
 
 // Flush implements Flusher.
 func (w *copyWriter) Flush() error { return w.c.flush() }
+
+// Abort implements Aborter.
+func (w *copyWriter) Abort() { w.c.abortWrites() }

@@ -117,6 +117,10 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 			w = b.Prefixed(storage.StatePrefix(mv.obj.ID))
 		}
 		out, err := mv.df.StepInput(e.viewCtx(), t, e.viewInput(mv, in), w)
+		if err != nil && mv.transient {
+			e.failTransient(mv, err) // a subscriber's query never fails a write
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -188,6 +188,7 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		delete(e.views, v.ID)
 	}
 	e.forgetSources(victims)
+	e.endSubscriptions(victims)
 	return nil
 }
 

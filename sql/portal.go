@@ -33,8 +33,14 @@ type Portal struct {
 // Columns describes the result rows with their formats.
 func (p *Portal) Columns() []Column { return wireColumns(p.st.cols, p.formats) }
 
-// Close releases the portal.
-func (p *Portal) Close() { p.rows = nil }
+// Close releases the portal (and the subscription of a SUBSCRIBE portal
+// that never ran).
+func (p *Portal) Close() {
+	p.rows = nil
+	if p.stream != nil {
+		p.stream.sub.Close()
+	}
+}
 
 // Execute runs the statement (the first time) and writes up to maxRows rows
 // (0: all). It returns the command tag, or suspended when rows remain.

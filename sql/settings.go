@@ -44,6 +44,7 @@ func settingDefaults(version string) map[string]string {
 		"client_min_messages": "notice", "bytea_output": "hex", "timezone_abbreviations": "Default",
 		"default_transaction_read_only": "off", "transaction_read_only": "off", "synchronous_commit": "on",
 		"work_mem": "4MB", "lc_messages": "C", "lc_monetary": "C", "lc_numeric": "C", "lc_time": "C",
+		"subscribe_buffer": "1024", "fetch_timeout": "0",
 	}
 }
 
@@ -96,6 +97,12 @@ func (s *settings) set(name, value string) error {
 			return pgerr.Unsupported("client_encoding %q (only UTF8)", value)
 		}
 		value = "UTF8"
+	case "subscribe_buffer", "fetch_timeout":
+		v, err := checkStreamSetting(name, value)
+		if err != nil {
+			return err
+		}
+		value = v
 	case "datestyle":
 		if !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(value)), "ISO") {
 			return pgerr.Unsupported("DateStyle %q (only ISO)", value)

@@ -143,12 +143,13 @@ func (s *Session) openSubscription(x *parse.Subscribe) (*Subscription, []resultC
 	}
 	var sub *Subscription
 	var cols []ColumnDef
+	buffer := s.subscribeBuffer()
 	if x.Relation != nil {
-		sub, cols, err = s.e.subscribeRelation(x.Relation, opts.progress)
+		sub, cols, err = s.e.subscribeRelation(x.Relation, opts.progress, buffer)
 	} else {
 		var sql string
 		if sql, err = parse.Deparse(x.Query); err == nil {
-			sub, cols, err = s.e.subscribeQuery(sql, opts.progress)
+			sub, cols, err = s.e.subscribeQuery(sql, opts.progress, buffer)
 		}
 	}
 	if err != nil {
@@ -159,7 +160,7 @@ func (s *Session) openSubscription(x *parse.Subscribe) (*Subscription, []resultC
 
 // subscribeRelation subscribes to a table or materialized view by name; a
 // plain view or a source is subscribed as the query SELECT * FROM it.
-func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool) (*Subscription, []ColumnDef, error) {
+func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool, buffer int) (*Subscription, []ColumnDef, error) {
 	e.mu.RLock()
 	obj := e.cat.lookup(rv.Schemaname, rv.Relname)
 	e.mu.RUnlock()
@@ -167,7 +168,7 @@ func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool) (*Subscriptio
 		return nil, nil, pgerr.ErrUndefinedTable.New(rv.Relname)
 	}
 	if obj.Kind == planner.RelView || obj.Kind == planner.RelSource {
-		sub, cols, err := e.subscribeQuery("SELECT * FROM "+quoteIdent(obj.Schema)+"."+quoteIdent(obj.Name), progress)
+		sub, cols, err := e.subscribeQuery("SELECT * FROM "+quoteIdent(obj.Schema)+"."+quoteIdent(obj.Name), progress, buffer)
 		if err == nil {
 			e.activateSources(obj.Deps)
 			e.activateSources([]uint64{obj.ID})
@@ -177,7 +178,7 @@ func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool) (*Subscriptio
 	if err := e.checkMaintainable([]uint64{obj.ID}); err != nil {
 		return nil, nil, err
 	}
-	sub, err := e.subscribeCollection(obj.ID, progress)
+	sub, err := e.subscribeCollection(obj.ID, progress, buffer)
 	return sub, obj.Columns, err
 }
 

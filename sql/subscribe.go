@@ -1,17 +1,20 @@
 package sql
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
 )
 
-// subscriberBuffer is how many commits a subscriber may fall behind before
-// it is cut off: a slow subscriber never slows the engine.
-const subscriberBuffer = 1024
+// maxSubscriberBuffer is how many commits a subscriber may fall behind
+// before it is cut off: a slow subscriber never slows the engine. The
+// session setting subscribe_buffer may lower it (never raise it).
+const maxSubscriberBuffer = 1024
 
 // SubEvent is one commit as a subscriber sees it: the logical time and the
 // subscribed collection's changes at that time (empty for progress only).
@@ -28,8 +31,8 @@ type Subscription struct {
 	// Time is the logical time of the snapshot.
 	Time exec.Time
 	// Events delivers later commits; it is closed when the subscription
-	// ends (Close, the collection dropped, or the subscriber fell more than
-	// subscriberBuffer commits behind: then Err says so).
+	// ends (Close, the collection dropped, the subscribed query failed, or
+	// the subscriber fell more than its buffer behind: then Err says why).
 	Events <-chan SubEvent
 
 	e        *Engine
@@ -37,13 +40,16 @@ type Subscription struct {
 	closeOne sync.Once
 }
 
-// subscriber is the engine's side of a subscription.
+// subscriber is the engine's side of a subscription. Invariant: it is in
+// e.subs[coll] exactly until unsubscribe closes ch and ended.
 type subscriber struct {
 	coll     uint64
 	ch       chan SubEvent
 	progress bool
-	mu       sync.Mutex
-	err      error
+	// ended is closed (after err is set) when the subscription ends.
+	ended chan struct{}
+	mu    sync.Mutex
+	err   error
 	// transient is the temporary view a SUBSCRIBE (query) installed.
 	transient *matView
 }
@@ -55,7 +61,12 @@ func (s *Subscription) Err() error {
 	return s.sub.err
 }
 
-// Close ends the subscription and removes a temporary view.
+// Ended is closed when the subscription ends for any reason; Err then
+// says why.
+func (s *Subscription) Ended() <-chan struct{} { return s.sub.ended }
+
+// Close ends the subscription and removes a temporary view. It is
+// idempotent and safe from any goroutine.
 func (s *Subscription) Close() {
 	s.closeOne.Do(func() {
 		s.e.mu.Lock()
@@ -67,18 +78,22 @@ func (s *Subscription) Close() {
 // subscribeCollection subscribes to a table's or materialized view's
 // changes. The snapshot and the registration happen under one lock, so no
 // commit falls between them.
-func (e *Engine) subscribeCollection(id uint64, progress bool) (*Subscription, error) {
+func (e *Engine) subscribeCollection(id uint64, progress bool, buffer int) (*Subscription, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.colls[id] == nil {
 		return nil, pgerr.Unsupported("SUBSCRIBE to a relation that stores no rows (a source or a plain view): subscribe to a query over it")
 	}
-	return e.registerSubscriber(id, progress, nil), nil
+	return e.registerSubscriber(id, progress, buffer, nil), nil
 }
 
 // registerSubscriber adds a subscriber under the engine lock.
-func (e *Engine) registerSubscriber(id uint64, progress bool, transient *matView) *Subscription {
-	sub := &subscriber{coll: id, ch: make(chan SubEvent, subscriberBuffer), progress: progress, transient: transient}
+func (e *Engine) registerSubscriber(id uint64, progress bool, buffer int, transient *matView) *Subscription {
+	if buffer <= 0 || buffer > maxSubscriberBuffer {
+		buffer = maxSubscriberBuffer
+	}
+	sub := &subscriber{coll: id, ch: make(chan SubEvent, buffer), progress: progress,
+		ended: make(chan struct{}), transient: transient}
 	if e.subs == nil {
 		e.subs = map[uint64]map[*subscriber]bool{}
 	}
@@ -96,10 +111,14 @@ func (e *Engine) unsubscribe(sub *subscriber, err error) {
 		return
 	}
 	delete(e.subs[sub.coll], sub)
+	if len(e.subs[sub.coll]) == 0 {
+		delete(e.subs, sub.coll)
+	}
 	sub.mu.Lock()
 	sub.err = err
 	sub.mu.Unlock()
 	close(sub.ch)
+	close(sub.ended)
 	if sub.transient != nil {
 		delete(e.views, sub.transient.obj.ID)
 		delete(e.colls, sub.transient.obj.ID)
@@ -120,30 +139,76 @@ func (e *Engine) publish(t exec.Time, deltas map[uint64][]exec.Update) {
 			case sub.ch <- SubEvent{Time: t, Updates: d}:
 			default:
 				e.unsubscribe(sub, pgerr.New(pgerr.CodeProgramLimitExceeded,
-					"subscriber fell more than %d commits behind and was disconnected", subscriberBuffer))
+					"subscriber fell more than %d commits behind and was disconnected", cap(sub.ch)).
+					WithHint("Read the subscription's rows faster (FETCH more often), or subscribe to a smaller result."))
 			}
 		}
 	}
 }
 
+// failTransient ends the subscription whose temporary view failed to
+// process a commit (e.g. division by zero on a new row): a subscriber's
+// query must never make a write fail, so the write proceeds without it.
+// The view's Step has already rolled itself back.
+func (e *Engine) failTransient(mv *matView, err error) {
+	for sub := range e.subs[mv.obj.ID] {
+		e.unsubscribe(sub, err)
+	}
+	delete(e.views, mv.obj.ID)
+	delete(e.colls, mv.obj.ID)
+}
+
+// endSubscriptions ends, with an error naming the dropped relation, every
+// subscription that reads one of the dropped objects: subscriptions to it
+// and temporary views of SUBSCRIBE (query) over it. Under the engine lock.
+func (e *Engine) endSubscriptions(dropped []*Object) {
+	byID := make(map[uint64]*Object, len(dropped))
+	for _, o := range dropped {
+		byID[o.ID] = o
+	}
+	for id, subs := range e.subs {
+		for sub := range subs {
+			if o := droppedInput(byID, id, sub); o != nil {
+				e.unsubscribe(sub, pgerr.New(pgerr.CodeUndefinedTable, "%s \"%s\" was dropped", kindName(o.Kind), o.Name).
+					WithDetail("The subscription read %s \"%s\", which no longer exists.", kindName(o.Kind), o.Name))
+			}
+		}
+	}
+}
+
+// droppedInput returns the dropped object a subscriber reads, or nil.
+func droppedInput(byID map[uint64]*Object, coll uint64, sub *subscriber) *Object {
+	if o := byID[coll]; o != nil {
+		return o
+	}
+	if sub.transient == nil {
+		return nil
+	}
+	for _, d := range slices.Concat(sub.transient.obj.Deps, sub.transient.sources) {
+		if o := byID[d]; o != nil {
+			return o
+		}
+	}
+	return nil
+}
+
 // subscribeQuery installs a temporary, in-memory view for SUBSCRIBE
 // (query): it is maintained like a materialized view but keeps no durable
 // state and disappears with the subscription.
-func (e *Engine) subscribeQuery(sql string, progress bool) (*Subscription, []ColumnDef, error) {
+func (e *Engine) subscribeQuery(sql string, progress bool, buffer int) (*Subscription, []ColumnDef, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cols, deps, err := e.describeQuery(sql, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	obj := &Object{ID: e.transientID(), Kind: 0, Name: "subscribe", SQL: sql, Columns: cols, Deps: deps}
+	obj := &Object{ID: e.transientID(), Kind: planner.RelMaterializedView, Name: "subscribe", SQL: sql, Columns: cols, Deps: deps}
 	mv, err := e.buildView(obj)
 	if err != nil {
 		return nil, nil, err
 	}
 	mv.transient = true
-	in := exec.Input{Updates: e.collectionInputs(mv.df.Sources(), e.clock), Now: e.wall.last}
-	out, err := mv.df.StepInput(e.viewCtx(), e.clock, in, nil)
+	out, err := mv.df.Step(evalCtx(), e.clock, e.collectionInputs(mv.df.Sources(), e.clock), nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,11 +216,11 @@ func (e *Engine) subscribeQuery(sql string, progress bool) (*Subscription, []Col
 	c := storage.NewCollection(obj.ID, nil)
 	for _, u := range out {
 		if err := c.Apply(u.Row, u.Diff, nil); err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("subscribe: initial contents: %w", err)
 		}
 	}
 	e.colls[obj.ID], e.views[obj.ID] = c, mv
-	return e.registerSubscriber(obj.ID, progress, mv), cols, nil
+	return e.registerSubscriber(obj.ID, progress, buffer, mv), cols, nil
 }
 
 // transientID returns an ID for a temporary view: from the top of the ID
@@ -165,5 +230,3 @@ func (e *Engine) transientID() uint64 {
 	e.nextTransient++
 	return ^uint64(0) - e.nextTransient
 }
-
-var _ = types.Null

@@ -2,9 +2,11 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -27,10 +29,12 @@ type subStream struct {
 	finished bool
 }
 
-// fill makes rows pending: the snapshot first, then the next commit,
-// waiting for one when wait is set. It returns an error when the
-// subscription ended abnormally or ctx was cancelled.
-func (st *subStream) fill(ctx context.Context, wait bool) error {
+// fill makes rows pending: the snapshot first, then the next commit. With
+// wait it blocks until a commit arrives, ctx is cancelled (57014) or
+// timeout fires (nil: never; then it returns with nothing pending);
+// without wait it takes only what has already arrived. It returns the
+// subscription's error when it ended abnormally.
+func (st *subStream) fill(ctx context.Context, wait bool, timeout <-chan time.Time) error {
 	if !st.started {
 		st.started = true
 		if st.opts.snapshot {
@@ -50,6 +54,8 @@ func (st *subStream) fill(ctx context.Context, wait bool) error {
 			case ev, ok = <-st.sub.Events:
 			case <-ctx.Done():
 				return canceled()
+			case <-timeout:
+				return nil
 			}
 		} else {
 			select {
@@ -101,9 +107,14 @@ func (st *subStream) take(n int) []types.Row {
 }
 
 // bindSubscribe opens the subscription of a SUBSCRIBE statement at Bind
-// (its columns must be known before it runs), or declares a cursor over it.
+// (its columns must be known before it runs), or declares a cursor over it
+// (only inside a transaction block, as PostgreSQL requires of DECLARE
+// without HOLD; the cursor ends with the transaction).
 func (p *Portal) bindSubscribe(x *parse.Subscribe) error {
 	s := p.st.s
+	if x.CursorName != "" && s.tx == txIdle {
+		return pgerr.New(pgerr.CodeNoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+	}
 	sub, cols, opts, err := s.openSubscription(x)
 	if err != nil {
 		return err
@@ -118,13 +129,24 @@ func (p *Portal) bindSubscribe(x *parse.Subscribe) error {
 	return nil
 }
 
+// abortGrace is how long a streaming statement whose subscription was
+// ended (it fell behind, or its view was dropped) may stay blocked writing
+// to a client that does not read before its connection is cut.
+const abortGrace = 2 * time.Second
+
 // streamRows writes a subscription's rows as they happen until the client
-// cancels (57014) or the subscription ends.
+// cancels (57014) or the subscription ends. A client that stops reading
+// blocks the writes, never the engine: its subscription overflows and is
+// ended, and if the writes are still blocked abortGrace later, the
+// connection is aborted (the writer's Abort, when it has one).
 func (p *Portal) streamRows(ctx context.Context, w RowWriter) (string, error) {
 	st := p.stream
 	defer st.sub.Close()
+	if a, ok := w.(interface{ Abort() }); ok {
+		defer watchStalled(st.sub, a.Abort)()
+	}
 	for {
-		if err := st.fill(ctx, true); err != nil {
+		if err := st.fill(ctx, true, nil); err != nil {
 			return "", err
 		}
 		if st.finished && len(st.pending) == 0 {
@@ -140,6 +162,36 @@ func (p *Portal) streamRows(ctx context.Context, w RowWriter) (string, error) {
 				return "", err
 			}
 		}
+	}
+}
+
+// watchStalled calls abort if sub ends with an error and the returned stop
+// function is not called within abortGrace after that. stop waits for the
+// watcher, so abort never runs after stop returns.
+func watchStalled(sub *Subscription, abort func()) (stop func()) {
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		select {
+		case <-done:
+			return
+		case <-sub.Ended():
+		}
+		if sub.Err() == nil {
+			return
+		}
+		t := time.NewTimer(abortGrace)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			abort()
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
 	}
 }
 
@@ -190,6 +242,13 @@ func (c copyRowWriter) Flush() error {
 	return nil
 }
 
+// Abort forwards to the wire writer's Abort (see streamRows).
+func (c copyRowWriter) Abort() {
+	if a, ok := c.w.(interface{ Abort() }); ok {
+		a.Abort()
+	}
+}
+
 // appendCopyEscaped escapes a value for COPY's text format.
 func appendCopyEscaped(buf, v []byte) []byte {
 	for _, b := range v {
@@ -238,26 +297,31 @@ func (s *Session) closeCursors() {
 	}
 }
 
-// execFetch executes FETCH n c over a SUBSCRIBE cursor: it returns the rows
-// available, waiting for the next commit when there are none.
+// execFetch executes FETCH n c over a SUBSCRIBE cursor. It waits until at
+// least one row is available (Materialize's semantics), or fetch_timeout
+// passes (then it returns no rows), and returns up to n of the rows
+// available then without waiting for more (ALL: every available row).
 func (p *Portal) execFetch(ctx context.Context, fs *pg.FetchStmt) error {
 	st, err := p.st.s.cursor(fs.Portalname)
 	if err != nil {
 		return err
 	}
-	if fs.Direction != pg.FetchDirection_FETCH_FORWARD {
-		return pgerr.Unsupported("FETCH %s on a SUBSCRIBE cursor", strings.TrimPrefix(fs.Direction.String(), "FETCH_"))
+	n, err := fetchCount(fs)
+	if err != nil {
+		return err
 	}
-	n := int(fs.HowMany)
-	if fs.HowMany >= 1<<31-1 { // FETCH ALL
-		n = 0
+	var timeout <-chan time.Time
+	if d := p.st.s.fetchTimeout(); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
 	}
-	if err := st.fill(ctx, true); err != nil {
+	if err := st.fill(ctx, true, timeout); err != nil {
 		return err
 	}
 	for n <= 0 || len(st.pending) < n {
 		before := len(st.pending)
-		if err := st.fill(ctx, false); err != nil || len(st.pending) == before {
+		if err := st.fill(ctx, false, nil); err != nil || len(st.pending) == before {
 			break
 		}
 	}
@@ -267,6 +331,22 @@ func (p *Portal) execFetch(ctx context.Context, fs *pg.FetchStmt) error {
 		p.tag, p.rows = "MOVE "+formatInt(int64(len(p.rows))), nil
 	}
 	return nil
+}
+
+// fetchCount is how many rows FETCH asks for: n >= 1, or 0 for ALL. A
+// SUBSCRIBE cursor only moves forward, and FORWARD 0 (re-fetch the current
+// row) has no meaning for it.
+func fetchCount(fs *pg.FetchStmt) (int, error) {
+	if fs.Direction != pg.FetchDirection_FETCH_FORWARD {
+		return 0, pgerr.Unsupported("FETCH %s on a SUBSCRIBE cursor", strings.TrimPrefix(fs.Direction.String(), "FETCH_"))
+	}
+	switch {
+	case fs.HowMany >= 1<<31-1: // ALL
+		return 0, nil
+	case fs.HowMany <= 0:
+		return 0, pgerr.Unsupported("FETCH FORWARD 0 (re-fetch the current row) on a SUBSCRIBE cursor")
+	}
+	return int(fs.HowMany), nil
 }
 
 // execCloseCursor executes CLOSE c / CLOSE ALL.
@@ -284,6 +364,64 @@ func (p *Portal) execCloseCursor(cs *pg.ClosePortalStmt) error {
 	st.sub.Close()
 	delete(s.cursors, cs.Portalname)
 	return nil
+}
+
+// subscribeBuffer is the session's subscribe_buffer: how many commits a
+// subscription opened by this session may fall behind.
+func (s *Session) subscribeBuffer() int {
+	v, _ := s.settings.get("subscribe_buffer")
+	n, _ := strconv.Atoi(v)
+	return n
+}
+
+// fetchTimeout is the session's fetch_timeout (0: FETCH waits until a row
+// is available).
+func (s *Session) fetchTimeout() time.Duration {
+	v, _ := s.settings.get("fetch_timeout")
+	d, _ := parseDurationSetting(v)
+	return d
+}
+
+// checkStreamSetting validates subscribe_buffer (1..1024 commits) and
+// fetch_timeout (a duration: an integer in milliseconds, or a number with
+// one of PostgreSQL's units us, ms, s, min, h, d), returning the value to
+// store.
+func checkStreamSetting(name, value string) (string, error) {
+	if name == "subscribe_buffer" {
+		n, err := strconv.Atoi(strings.TrimSpace(value))
+		if err != nil || n < 1 || n > maxSubscriberBuffer {
+			return "", pgerr.New(pgerr.CodeInvalidParameter, "invalid value for parameter \"subscribe_buffer\": \"%s\"", value).
+				WithHint("A number of commits from 1 to %d.", maxSubscriberBuffer)
+		}
+		return strconv.Itoa(n), nil
+	}
+	if _, err := parseDurationSetting(value); err != nil {
+		return "", pgerr.New(pgerr.CodeInvalidParameter, "invalid value for parameter \"fetch_timeout\": \"%s\"", value).
+			WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\"; a bare number is milliseconds.")
+	}
+	return strings.TrimSpace(value), nil
+}
+
+// parseDurationSetting parses a time setting the way PostgreSQL does for
+// statement_timeout: a bare number is milliseconds.
+func parseDurationSetting(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := v, "ms"
+	if i >= 0 {
+		num, unit = v[:i], strings.TrimSpace(v[i:])
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("invalid duration %q", v)
+	}
+	units := map[string]time.Duration{"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second,
+		"min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	u, ok := units[unit]
+	if !ok {
+		return 0, fmt.Errorf("invalid unit %q", unit)
+	}
+	return time.Duration(f * float64(u)), nil
 }
 
 // formatInt is the text form of an integer.

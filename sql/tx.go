@@ -20,6 +20,7 @@ func (p *Portal) execTransaction(ts *pg.TransactionStmt) error {
 		return nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		p.tag = "COMMIT"
+		s.closeCursors() // cursors end with their transaction, as in PostgreSQL
 		ws, state := s.ws, s.tx
 		s.tx, s.ws = txIdle, nil
 		switch state {
@@ -31,6 +32,7 @@ func (p *Portal) execTransaction(ts *pg.TransactionStmt) error {
 		return nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
 		p.tag = "ROLLBACK"
+		s.closeCursors()
 		s.tx, s.ws = txIdle, nil
 		return nil
 	}
