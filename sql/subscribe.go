@@ -208,7 +208,8 @@ func (e *Engine) subscribeQuery(sql string, progress bool, buffer int) (*Subscri
 		return nil, nil, err
 	}
 	mv.transient = true
-	out, err := mv.df.Step(evalCtx(), e.clock, e.collectionInputs(mv.df.Sources(), e.clock), nil)
+	in := exec.Input{Updates: e.collectionInputs(mv.df.Sources(), e.clock), Now: e.wall.last}
+	out, err := mv.df.StepInput(e.viewCtx(), e.clock, in, nil)
 	if err != nil {
 		return nil, nil, err
 	}
