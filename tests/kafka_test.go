@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -71,6 +72,7 @@ func produceRecs(t *testing.T, ctx context.Context, cl *kgo.Client, topic string
 // waitRows polls sql until its rows (sorted, "|"-joined, ";"-separated)
 // equal want, and fails with the last result after a timeout.
 func waitRows(t *testing.T, ctx context.Context, c *pgconn.PgConn, sql, want string) {
+	defer func(start time.Time) { t.Logf("waited %v for %.60s", time.Since(start), sql) }(time.Now())
 	t.Helper()
 	var got string
 	deadline := time.Now().Add(60 * time.Second)
@@ -326,4 +328,163 @@ func TestDatagenRestart(t *testing.T) {
 	if a != b || strings.Count(a, ";") != 399 {
 		t.Errorf("datagen rows differ across a restart:\n%.200s\n%.200s", a, b)
 	}
+}
+
+// TestKafkaSinkKill writes to a table while Eddy is killed with SIGKILL and
+// restarted; a read_committed consumer of the sink's topic must then see
+// every change of the view exactly once: each insertion once, each deletion
+// once, summing to the view's contents.
+func TestKafkaSinkKill(t *testing.T) {
+	seed := testSeed(t)
+	rng := rand.New(rand.NewPCG(uint64(seed), 9))
+	addr := startKafka(t, map[string]int32{"out": 3})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	s := harness.StartEddy(t)
+	c := pgConnect(t, ctx, s.DSN())
+	execAll(t, ctx, c,
+		"CREATE TABLE t (id bigint PRIMARY KEY, v int)",
+		insertRange(1, 20),
+		"CREATE MATERIALIZED VIEW mv AS SELECT id, v FROM t WHERE v % 3 <> 0",
+		"CREATE SINK k FROM mv "+kafkaWith(addr, "out")+" FORMAT PLAIN ENCODE JSON")
+	if _, err := c.Exec(ctx, "DROP MATERIALIZED VIEW mv").ReadAll(); pgCode(err) != "2BP01" {
+		t.Errorf("DROP MATERIALIZED VIEW under a sink: got %v, want 2BP01", err)
+	}
+	c.Close(ctx)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { defer close(done); sinkWriter(ctx, s.DSN(), seed, stop) }()
+	for range 2 {
+		time.Sleep(time.Duration(300+rng.IntN(500)) * time.Millisecond)
+		s.Kill()
+		s.Restart()
+	}
+	time.Sleep(300 * time.Millisecond)
+	close(stop)
+	<-done
+	c = pgConnect(t, ctx, s.DSN())
+	defer c.Close(ctx)
+	view := mustRows(t, ctx, c, "SELECT id, v FROM mv")
+	t.Logf("view has %d rows", strings.Count(view, ";")+1)
+	checkSinkTopic(t, ctx, addr, "out", view)
+	waitRows(t, ctx, c, "SELECT name, relation, connector, state, error FROM eddy_sinks", "k|mv|kafka|running|NULL")
+	execAll(t, ctx, c, "DROP SINK k")
+	waitRows(t, ctx, c, "SELECT count(*) FROM eddy_sinks", "0")
+	execAll(t, ctx, c, "DROP MATERIALIZED VIEW mv")
+}
+
+// sinkWriter inserts rows and deletes some, reconnecting after kills,
+// until stop.
+func sinkWriter(ctx context.Context, dsn string, seed int64, stop <-chan struct{}) {
+	r := rand.New(rand.NewPCG(uint64(seed), 10))
+	next := int64(1000)
+	for {
+		c, err := pgconn.Connect(ctx, dsn)
+		if err != nil {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+				continue
+			}
+		}
+		for err == nil {
+			select {
+			case <-stop:
+				c.Close(ctx)
+				return
+			default:
+			}
+			var sql string
+			if r.IntN(4) == 0 && next > 1010 {
+				lo := 1000 + r.Int64N(next-1000)
+				sql = fmt.Sprintf("DELETE FROM t WHERE id BETWEEN %d AND %d", lo, lo+2)
+			} else {
+				n := 1 + r.IntN(20)
+				sql = insertRange(next, next+int64(n)-1)
+				next += int64(n)
+			}
+			_, err = c.Exec(ctx, sql).ReadAll()
+		}
+		c.Close(ctx)
+	}
+}
+
+// insertRange inserts ids lo..hi into t, with v = 7 id.
+func insertRange(lo, hi int64) string {
+	var vals []string
+	for id := lo; id <= hi; id++ {
+		vals = append(vals, fmt.Sprintf("(%d, %d)", id, id*7))
+	}
+	return "INSERT INTO t VALUES " + strings.Join(vals, ", ")
+}
+
+// checkSinkTopic reads the topic with read_committed until the changes sum
+// to view (sorted "id|v" rows joined by ";"), and fails if a change appears
+// twice.
+func checkSinkTopic(t *testing.T, ctx context.Context, addr, topic, view string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableClientMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ins, del := map[string]int{}, map[string]int{}
+	var got string
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		fs := cl.PollFetches(pctx)
+		cancel()
+		fs.EachRecord(func(r *kgo.Record) {
+			row := sinkRow(t, r.Value)
+			if headerValue(r, "eddy.diff") == "-1" {
+				del[row]++
+			} else {
+				ins[row]++
+			}
+		})
+		var rows []string
+		for row, n := range ins {
+			if n-del[row] > 0 {
+				rows = append(rows, row)
+			}
+		}
+		sort.Strings(rows)
+		if got = strings.Join(rows, ";"); got == view {
+			break
+		}
+	}
+	if got != view {
+		t.Fatalf("sink topic sums to\n%.300s\nwant the view\n%.300s", got, view)
+	}
+	var dups []string
+	for row, n := range ins {
+		if n > 1 || del[row] > 1 {
+			dups = append(dups, fmt.Sprintf("%s (+%d -%d)", row, n, del[row]))
+		}
+	}
+	if len(dups) > 0 {
+		t.Errorf("changes delivered more than once: %v", dups)
+	}
+	t.Logf("sink delivered %d insertions and %d deletions", len(ins), len(del))
+}
+
+func headerValue(r *kgo.Record, key string) string {
+	for _, h := range r.Headers {
+		if h.Key == key {
+			return string(h.Value)
+		}
+	}
+	return ""
+}
+
+// sinkRow decodes a {"id":..,"v":..} value into "id|v".
+func sinkRow(t *testing.T, value []byte) string {
+	var row struct{ ID, V int64 }
+	if err := json.Unmarshal(value, &row); err != nil {
+		t.Fatalf("sink record %q: %v", value, err)
+	}
+	return fmt.Sprintf("%d|%d", row.ID, row.V)
 }
