@@ -116,7 +116,7 @@ func TestKafkaSourcePlain(t *testing.T) {
 	produceRecs(t, ctx, p, "events",
 		kafkaRec{0, nil, []byte(`{"id": 1, "grp": "a", "amount": 10}`)},
 		kafkaRec{1, nil, []byte(`{"id": 2, "grp": "b", "amount": 5}`)},
-		kafkaRec{0, nil, []byte(`{"id": 3, "grp": "a", "amount": 7`)},     // invalid JSON
+		kafkaRec{0, nil, []byte(`{"id": 3, "grp": "a", "amount": 7`)},    // invalid JSON
 		kafkaRec{1, nil, []byte(`{"id": 4, "grp": "b", "amount": "x"}`)}, // wrong type
 		kafkaRec{1, nil, []byte(`{"id": 5, "grp": "a", "amount": 1}`)})
 	execAll(t, ctx, c,
