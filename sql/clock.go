@@ -6,6 +6,7 @@ import (
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
 )
@@ -23,7 +24,9 @@ import (
 // passes through the view, so it is only meaningful for append-only
 // inputs (sources). A deletion from a table reaches the view later and is
 // evaluated at its own step's time, so it would not cancel the row's
-// insertion; views using proctime() over tables must not see deletions.
+// insertion. Rather than give that wrong answer, a step that feeds a
+// retraction to a view evaluating proctime() fails with 0A000 (stepView):
+// such views accept inserts only.
 //
 // Between writes, Tick advances time: the server calls it periodically
 // while some view holds temporal state.
@@ -82,6 +85,61 @@ func (e *Engine) viewCtx() *scalar.Ctx {
 // viewInput is the Step input of a view at the current logical time.
 func (e *Engine) viewInput(mv *matView, in map[dataflow.CollectionID][]exec.Update) exec.Input {
 	return exec.Input{Updates: in, Watermarks: e.sourceWatermarks(mv.sources), Now: e.wall.last}
+}
+
+// stepView steps mv at logical time t with its input in (nil: none),
+// logging state to w, after checking that no retraction reaches a view
+// that evaluates proctime() (see the limitation above).
+func (e *Engine) stepView(mv *matView, t exec.Time, in map[dataflow.CollectionID][]exec.Update, w exec.StateWriter) ([]exec.Update, error) {
+	if hasRetraction(in) && usesProctime(mv.df.Plan()) {
+		return nil, pgerr.Unsupported("deleting or updating rows that reach materialized view %q, which calls proctime() "+
+			"(arrival times are defined only for append-only inputs)", mv.obj.Name)
+	}
+	return mv.df.StepInput(e.viewCtx(), t, e.viewInput(mv, in), w)
+}
+
+// hasRetraction reports whether some update has a negative diff.
+func hasRetraction(in map[dataflow.CollectionID][]exec.Update) bool {
+	for _, us := range in {
+		for _, u := range us {
+			if u.Diff < 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// usesProctime reports whether some expression of the plan calls proctime().
+func usesProctime(p *dataflow.Plan) bool {
+	var exprs []scalar.Expr
+	for _, n := range p.Nodes {
+		switch op := n.Op.(type) {
+		case dataflow.MFP:
+			exprs = append(append(exprs, op.Map...), op.Filter...)
+		case dataflow.Join:
+			exprs = append(exprs, op.Residual...)
+		}
+	}
+	for _, e := range exprs {
+		if callsFunc(e, "proctime") {
+			return true
+		}
+	}
+	return false
+}
+
+// callsFunc reports whether e calls the function named name.
+func callsFunc(e scalar.Expr, name string) bool {
+	if c, ok := e.(*scalar.Call); ok && c.Fn.Name == name {
+		return true
+	}
+	for _, k := range scalar.Children(e) {
+		if callsFunc(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // due reports whether a temporal filter of mv changes its output at the

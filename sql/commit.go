@@ -116,7 +116,7 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 		} else {
 			w = b.Prefixed(storage.StatePrefix(mv.obj.ID))
 		}
-		out, err := mv.df.StepInput(e.viewCtx(), t, e.viewInput(mv, in), w)
+		out, err := e.stepView(mv, t, in, w)
 		if err != nil && mv.transient {
 			e.failTransient(mv, err) // a subscriber's query never fails a write
 			continue
