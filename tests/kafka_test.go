@@ -72,7 +72,6 @@ func produceRecs(t *testing.T, ctx context.Context, cl *kgo.Client, topic string
 // waitRows polls sql until its rows (sorted, "|"-joined, ";"-separated)
 // equal want, and fails with the last result after a timeout.
 func waitRows(t *testing.T, ctx context.Context, c *pgconn.PgConn, sql, want string) {
-	defer func(start time.Time) { t.Logf("waited %v for %.60s", time.Since(start), sql) }(time.Now())
 	t.Helper()
 	var got string
 	deadline := time.Now().Add(60 * time.Second)
@@ -161,7 +160,7 @@ func pgCode(err error) string {
 // TestKafkaUpsertAndDebezium: tables with a primary key fed by FORMAT
 // UPSERT (with tombstones) and FORMAT DEBEZIUM, and a view over each.
 func TestKafkaUpsertAndDebezium(t *testing.T) {
-	addr := startKafka(t, map[string]int32{"up": 2, "dbz": 1})
+	addr := startKafka(t, map[string]int32{"up": 2, "dbz": 1, "up_out": 2, "dbz_out": 1})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s := harness.StartEddy(t)
@@ -198,6 +197,55 @@ func TestKafkaUpsertAndDebezium(t *testing.T) {
 	waitRows(t, ctx, c, "SELECT * FROM dbz", "1|11;3|30")
 	waitRows(t, ctx, c, "SELECT * FROM dbz_sum", "2|41")
 	waitRows(t, ctx, c, "SELECT name, bad_records, lag FROM eddy_sources", "dbz|0|0;up|0|0")
+
+	// Sinks: UPSERT by key (a snapshot, an upsert, a tombstone) and
+	// DEBEZIUM (creates, then an update as one "u").
+	execAll(t, ctx, c,
+		"CREATE SINK up_sink FROM up "+kafkaWith(addr, "up_out", ", primary_key = 'id'")+" FORMAT UPSERT ENCODE JSON",
+		"CREATE SINK dbz_sink FROM dbz "+kafkaWith(addr, "dbz_out", ", primary_key = 'id'")+" FORMAT DEBEZIUM ENCODE JSON")
+	produceRecs(t, ctx, p, "up", kafkaRec{0, key(4), []byte(`{"id": 4, "v": "cuatro"}`)}, kafkaRec{1, key(3), nil})
+	produceRecs(t, ctx, p, "dbz", kafkaRec{0, nil, []byte(`{"before": {"id": 1, "v": 11}, "after": {"id": 1, "v": 12}, "op": "u"}`)})
+	waitRows(t, ctx, c, "SELECT * FROM up", "4|cuatro")
+	var ups []string
+	for _, r := range readTopic(t, ctx, addr, "up_out", 3) {
+		ups = append(ups, fmt.Sprintf("%s=%s", r.Key, r.Value))
+	}
+	sort.Strings(ups) // partitions interleave; per key the order is kept
+	if got, want := strings.Join(ups, " "), `{"id":3}= {"id":3}={"id":3,"v":"tres"} {"id":4}={"id":4,"v":"cuatro"}`; got != want {
+		t.Errorf("upsert sink:\ngot  %s\nwant %s", got, want)
+	}
+	var ops []string
+	for _, r := range readTopic(t, ctx, addr, "dbz_out", 3) {
+		ops = append(ops, fmt.Sprintf("%s %s", r.Key, r.Value))
+	}
+	want := `{"id":1} {"before":null,"after":{"id":1,"v":11},"op":"c"};` +
+		`{"id":3} {"before":null,"after":{"id":3,"v":30},"op":"c"};` +
+		`{"id":1} {"before":{"id":1,"v":11},"after":{"id":1,"v":12},"op":"u"}`
+	if got := strings.Join(ops, ";"); got != want {
+		t.Errorf("debezium sink:\ngot  %s\nwant %s", got, want)
+	}
+}
+
+// readTopic reads n records of topic (read_committed, from the start), in
+// partition order, failing after a timeout.
+func readTopic(t *testing.T, ctx context.Context, addr, topic string, n int) []*kgo.Record {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableClientMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var out []*kgo.Record
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for len(out) < n && pctx.Err() == nil {
+		cl.PollFetches(pctx).EachRecord(func(r *kgo.Record) { out = append(out, r) })
+	}
+	if len(out) != n {
+		t.Fatalf("read %d records of %s, want %d", len(out), topic, n)
+	}
+	return out
 }
 
 // TestKafkaOnErrorFail: a source with on_error = 'fail' stops at its bad
