@@ -27,50 +27,73 @@ type subStream struct {
 	pending  []types.Row
 	started  bool
 	finished bool
+	// err is why the subscription ended (sticky: every later fill with
+	// nothing pending returns it, so a FETCH that returned the last rows
+	// does not swallow it).
+	err error
 }
 
-// fill makes rows pending: the snapshot first, then the next commit. With
-// wait it blocks until a commit arrives, ctx is cancelled (57014) or
-// timeout fires (nil: never; then it returns with nothing pending);
-// without wait it takes only what has already arrived. It returns the
-// subscription's error when it ended abnormally.
-func (st *subStream) fill(ctx context.Context, wait bool, timeout <-chan time.Time) error {
-	if !st.started {
-		st.started = true
-		if st.opts.snapshot {
-			st.add(st.sub.Time, st.sub.Snapshot)
-		} else if st.opts.progress {
-			st.pending = append(st.pending, st.progressRow(st.sub.Time))
+// start makes the snapshot (or, without it, the first progress row)
+// pending, once.
+func (st *subStream) start() {
+	if st.started {
+		return
+	}
+	st.started = true
+	if st.opts.snapshot {
+		st.add(st.sub.Time, st.sub.Snapshot)
+	} else if st.opts.progress {
+		st.pending = append(st.pending, st.progressRow(st.sub.Time))
+	}
+}
+
+// wait makes at least one row pending, waiting for the next commit when
+// none is. It returns early, with nothing pending, when timeout fires (nil:
+// never) or the subscription ended without error; it returns 57014 when
+// ctx is cancelled and the subscription's error when it ended abnormally
+// (once the rows that arrived before are taken).
+func (st *subStream) wait(ctx context.Context, timeout <-chan time.Time) error {
+	st.start()
+	for len(st.pending) == 0 {
+		if st.finished {
+			return st.err
 		}
-		if len(st.pending) > 0 {
+		select {
+		case ev, ok := <-st.sub.Events:
+			st.receive(ev, ok)
+		case <-ctx.Done():
+			return canceled()
+		case <-timeout:
 			return nil
 		}
 	}
-	for len(st.pending) == 0 && !st.finished {
-		var ev SubEvent
-		var ok bool
-		if wait {
-			select {
-			case ev, ok = <-st.sub.Events:
-			case <-ctx.Done():
-				return canceled()
-			case <-timeout:
-				return nil
-			}
-		} else {
-			select {
-			case ev, ok = <-st.sub.Events:
-			default:
-				return nil
-			}
-		}
-		if !ok {
-			st.finished = true
-			return st.sub.Err()
-		}
-		st.add(ev.Time, ev.Updates)
-	}
 	return nil
+}
+
+// poll moves one commit that has already arrived into pending, without
+// waiting; it reports whether there was one.
+func (st *subStream) poll() bool {
+	st.start()
+	if st.finished {
+		return false
+	}
+	select {
+	case ev, ok := <-st.sub.Events:
+		st.receive(ev, ok)
+		return ok
+	default:
+		return false
+	}
+}
+
+// receive handles one receive from Events: a commit's rows, or (!ok) the
+// end of the subscription.
+func (st *subStream) receive(ev SubEvent, ok bool) {
+	if !ok {
+		st.finished, st.err = true, st.sub.Err()
+		return
+	}
+	st.add(ev.Time, ev.Updates)
 }
 
 // add appends one time's updates (and its progress row).
@@ -146,7 +169,7 @@ func (p *Portal) streamRows(ctx context.Context, w RowWriter) (string, error) {
 		defer watchStalled(st.sub, a.Abort)()
 	}
 	for {
-		if err := st.fill(ctx, true, nil); err != nil {
+		if err := st.wait(ctx, nil); err != nil {
 			return "", err
 		}
 		if st.finished && len(st.pending) == 0 {
@@ -316,14 +339,10 @@ func (p *Portal) execFetch(ctx context.Context, fs *pg.FetchStmt) error {
 		defer t.Stop()
 		timeout = t.C
 	}
-	if err := st.fill(ctx, true, timeout); err != nil {
+	if err := st.wait(ctx, timeout); err != nil {
 		return err
 	}
-	for n <= 0 || len(st.pending) < n {
-		before := len(st.pending)
-		if err := st.fill(ctx, false, nil); err != nil || len(st.pending) == before {
-			break
-		}
+	for (n <= 0 || len(st.pending) < n) && st.poll() {
 	}
 	p.rows = st.take(n)
 	p.tag = "FETCH " + formatInt(int64(len(p.rows)))
