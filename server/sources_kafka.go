@@ -86,6 +86,14 @@ func (c *connectors) runKafka(ctx context.Context, def sql.SourceDef) error {
 		return err
 	}
 	defer r.Close()
+	if start == nil {
+		// Pin the startup mode's offsets at once: a restart before the
+		// first record must not resolve scan.startup.mode = 'latest' again
+		// (and skip what arrived in between).
+		if err := c.e.IngestChanges(def.ID, nil, encodeOffsets(r.Positions()), nil); err != nil {
+			return err
+		}
+	}
 	lagCtx, stopLag := context.WithCancel(ctx)
 	lagDone := make(chan struct{})
 	go func() { defer close(lagDone); c.reportLag(lagCtx, def.ID, r) }()

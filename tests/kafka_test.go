@@ -260,9 +260,21 @@ func TestKafkaOnErrorFail(t *testing.T) {
 	execAll(t, ctx, c,
 		"CREATE SOURCE strict (id int) "+kafkaWith(addr, "strict", ", on_error = 'fail'")+" FORMAT PLAIN ENCODE JSON",
 		"CREATE MATERIALIZED VIEW strict_n AS SELECT count(*) AS n FROM strict",
-		"CREATE SOURCE other (id int) "+kafkaWith(addr, "other")+" FORMAT PLAIN ENCODE JSON",
-		"CREATE MATERIALIZED VIEW other_n AS SELECT count(*) AS n FROM other")
+		"CREATE SOURCE other (id int) "+kafkaWith(addr, "other", ", scan.startup.mode = 'latest'")+" FORMAT PLAIN ENCODE JSON")
 	p := producer(t, addr)
+	// other starts at the latest offset: records produced before it started
+	// are not read, those produced after are, even across a restart before
+	// the first of them.
+	produceRecs(t, ctx, p, "other", kafkaRec{0, nil, []byte(`{"id": -1}`)})
+	execAll(t, ctx, c, "CREATE MATERIALIZED VIEW other_n AS SELECT count(*) AS n FROM other")
+	waitRows(t, ctx, c, "SELECT lag FROM eddy_sources WHERE name = 'other'", "0")
+	c.Close(ctx)
+	s.Kill()
+	produceRecs(t, ctx, p, "other", kafkaRec{0, nil, []byte(`{"id": 100}`)})
+	s.Restart()
+	c = pgConnect(t, ctx, s.DSN())
+	defer c.Close(ctx)
+	waitRows(t, ctx, c, "SELECT * FROM other_n", "1")
 	produceRecs(t, ctx, p, "strict", kafkaRec{0, nil, []byte(`{"id": 1}`)})
 	waitRows(t, ctx, c, "SELECT * FROM strict_n", "1")
 	produceRecs(t, ctx, p, "strict", kafkaRec{0, nil, []byte(`{"id": "nope"}`)}, kafkaRec{0, nil, []byte(`{"id": 3}`)})
@@ -270,7 +282,7 @@ func TestKafkaOnErrorFail(t *testing.T) {
 	for i := range 5 {
 		produceRecs(t, ctx, p, "other", kafkaRec{0, nil, []byte(fmt.Sprintf(`{"id": %d}`, i))})
 	}
-	waitRows(t, ctx, c, "SELECT * FROM other_n", "5")
+	waitRows(t, ctx, c, "SELECT * FROM other_n", "6")
 	if got := mustRows(t, ctx, c, "SELECT * FROM strict_n"); got != "1" {
 		t.Errorf("strict_n = %s after the bad record, want 1 (nothing after it applied)", got)
 	}
