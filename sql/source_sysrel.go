@@ -135,7 +135,7 @@ func isSystemRelation(id uint64) bool { return id > 0 && id < firstUserID }
 func (e *Engine) checkMaintainable(deps []uint64) error {
 	for _, id := range deps {
 		if isSystemRelation(id) {
-			return pgerr.Unsupported("materialized views and subscriptions over the system relation %s", e.cat.byID[id].Name)
+			return pgerr.Unsupported("a materialized view or subscription over the system relation %s", e.cat.byID[id].Name)
 		}
 	}
 	return nil

@@ -1,0 +1,138 @@
+package sql
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// fakeConnectors accepts every definition and runs nothing: tests feed
+// sources with IngestChanges themselves.
+type fakeConnectors struct{ active map[uint64]bool }
+
+func (f *fakeConnectors) Validate(SourceDef) error   { return nil }
+func (f *fakeConnectors) Activate(d SourceDef)       { f.active[d.ID] = true }
+func (f *fakeConnectors) Deactivate(id uint64)       { delete(f.active, id) }
+func (f *fakeConnectors) ValidateSink(SinkDef) error { return nil }
+func (f *fakeConnectors) ActivateSink(SinkDef)       {}
+func (f *fakeConnectors) DeactivateSink(uint64)      {}
+
+// TestConnectors runs testdata_connectors (kept apart from testdata, whose
+// files TestSession runs without a connector runtime). Commands: exec and
+// restart as in TestSession; `ingest source=<name> [records=n]` feeds one
+// batch whose lines are `insert|delete|upsert <v1,v2,...>`, `tombstone
+// <key values>` or `error <partition> <offset> <message>` (bad records,
+// counted); `sinklog sink=<name>` prints the sink's undelivered log;
+// `ack sink=<name> time=<t>` acknowledges it.
+func TestConnectors(t *testing.T) {
+	datadriven.Walk(t, "testdata_connectors", func(t *testing.T, path string) {
+		te := newTestEngine(t)
+		te.e.SetConnectors(&fakeConnectors{active: map[uint64]bool{}})
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "exec":
+				return te.run(d.Input)
+			case "restart":
+				te.restart()
+				te.e.SetConnectors(&fakeConnectors{active: map[uint64]bool{}})
+				return "ok\n"
+			case "ingest":
+				return te.ingest(t, d)
+			case "sinklog", "ack":
+				return te.sinkCmd(t, d)
+			}
+			t.Fatalf("unknown command %s", d.Cmd)
+			return ""
+		})
+	})
+}
+
+// ingest feeds one batch to a source (see TestConnectors).
+func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData) string {
+	var name string
+	d.ScanArgs(t, "source", &name)
+	obj := te.e.cat.lookup("", name)
+	if obj == nil || obj.Source == nil {
+		t.Fatalf("no source %s", name)
+	}
+	stats := &IngestStats{}
+	var changes []Change
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		kind, rest, _ := strings.Cut(line, " ")
+		stats.Records++
+		if kind == "error" {
+			f := strings.SplitN(rest, " ", 3)
+			p, _ := strconv.Atoi(f[0])
+			o, _ := strconv.ParseInt(f[1], 10, 64)
+			stats.Bad++
+			stats.Errors = append(stats.Errors, SourceError{Partition: int32(p), Offset: o, Err: f[2], Prefix: "{..."})
+			continue
+		}
+		ch := Change{Kind: map[string]ChangeKind{"insert": ChangeInsert, "delete": ChangeDelete, "upsert": ChangeUpsert, "tombstone": ChangeTombstone}[kind]}
+		if ch.Kind == ChangeTombstone {
+			ch.Key = parseValues(t, rest, obj, obj.PrimaryKey)
+		} else {
+			ch.Row = parseValues(t, rest, obj, nil)
+		}
+		changes = append(changes, ch)
+	}
+	if err := te.e.IngestChanges(obj.ID, changes, []byte(fmt.Sprint(stats.Records)), stats); err != nil {
+		return errText(err)
+	}
+	return "ok\n"
+}
+
+// parseValues reads comma-separated text values of obj's columns (cols:
+// the column of each value; nil for all).
+func parseValues(t *testing.T, s string, obj *Object, cols []int) types.Row {
+	var row types.Row
+	for i, v := range strings.Split(s, ",") {
+		col := i
+		if cols != nil {
+			col = cols[i]
+		}
+		d, err := types.ParseText(strings.TrimSpace(v), obj.Columns[col].Type, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row = append(row, d)
+	}
+	return row
+}
+
+// sinkCmd prints or acknowledges a sink's log.
+func (te *testEngine) sinkCmd(t *testing.T, d *datadriven.TestData) string {
+	var name string
+	d.ScanArgs(t, "sink", &name)
+	te.e.mu.RLock()
+	s := te.e.sinkNamed(name)
+	te.e.mu.RUnlock()
+	if s == nil {
+		t.Fatalf("no sink %s", name)
+	}
+	if d.Cmd == "ack" {
+		var at uint64
+		d.ScanArgs(t, "time", &at)
+		if err := te.e.AckSink(s.def.ID, at, 0); err != nil {
+			return errText(err)
+		}
+		return "ok\n"
+	}
+	batches, err := te.e.SinkLog(s.def.ID, 0, 100)
+	if err != nil {
+		return errText(err)
+	}
+	var b strings.Builder
+	for _, sb := range batches {
+		for _, u := range sb.Updates {
+			fmt.Fprintf(&b, "t=%d %+d %v\n", sb.Time, u.Diff, u.Row)
+		}
+	}
+	return b.String()
+}
