@@ -22,6 +22,7 @@ type options struct {
 	cpuprofile           string
 	memcheck             int64
 	stall                time.Duration
+	maxRSS               int64 // MB; 0: half of physical memory
 	child                string
 }
 
@@ -34,6 +35,7 @@ func main() {
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for one CPU profile per query (measured phase)")
 	flag.Int64Var(&o.memcheck, "memcheck", 0, "sample RSS and live heap every N events (0: off)")
 	flag.DurationVar(&o.stall, "stall", 2*time.Minute, "give up on a query when no source advances for this long")
+	flag.Int64Var(&o.maxRSS, "maxrss", 0, "stop a query whose RSS exceeds this many MB (0: half of physical memory), so unbounded state cannot exhaust a shared machine")
 	flag.StringVar(&o.child, "child", "", "internal: run this one query and print its result as JSON")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -82,7 +84,7 @@ func runChild(name string, o options) Result {
 		return Result{Query: name, Error: err.Error()}
 	}
 	args := []string{"-child", name, "-events", fmt.Sprint(o.events), "-warmup", fmt.Sprint(o.warmup),
-		"-rate", fmt.Sprint(o.rate), "-memcheck", fmt.Sprint(o.memcheck), "-stall", o.stall.String()}
+		"-rate", fmt.Sprint(o.rate), "-memcheck", fmt.Sprint(o.memcheck), "-stall", o.stall.String(), "-maxrss", fmt.Sprint(o.maxRSS)}
 	if o.cpuprofile != "" {
 		args = append(args, "-cpuprofile", o.cpuprofile)
 	}

@@ -52,3 +52,19 @@ func sampleMem(events int64) Sample {
 	}
 	return Sample{Events: events, RSSMB: currentRSS() >> 20, HeapMB: heap >> 20}
 }
+
+// physicalMemory returns the machine's memory in bytes (MemTotal), or 8 GiB
+// when /proc/meminfo cannot be read.
+func physicalMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 8 << 30
+}

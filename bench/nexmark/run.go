@@ -138,7 +138,10 @@ func measure(suite *queries.Suite, q queries.Query, o options, res *Result) erro
 		}
 	}
 	res.SetupSec = time.Since(start).Seconds()
-	w := &waiter{e: srv.Engine(), srcs: q.Sources, total: total, elog: elog, stall: o.stall}
+	w := &waiter{e: srv.Engine(), srcs: q.Sources, total: total, elog: elog, stall: o.stall, maxRSS: o.maxRSS}
+	if w.maxRSS <= 0 {
+		w.maxRSS = physicalMemory() >> 21 // half, in MB
+	}
 	if err := w.run(o, res); err != nil {
 		return err
 	}
@@ -155,6 +158,8 @@ type waiter struct {
 	total int64
 	elog  *errorLog
 	stall time.Duration
+	// maxRSS is the RSS (MB) at which the query is abandoned.
+	maxRSS int64
 }
 
 // progress returns the rows ingested so far and in all, over the sources.
@@ -214,6 +219,9 @@ func (w *waiter) run(o options, res *Result) error {
 		}
 		if msg := w.elog.get(); msg != "" {
 			return fmt.Errorf("server error: %s", msg)
+		}
+		if rss := currentRSS() >> 20; rss > w.maxRSS {
+			return fmt.Errorf("stopped at %d of %d events: RSS %d MB above -maxrss %d MB", events, w.total, rss, w.maxRSS)
 		}
 		if done != lastDone {
 			lastDone, lastMove = done, time.Now()
