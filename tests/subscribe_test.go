@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -736,4 +738,187 @@ func smallBufferDial(ctx context.Context, network, addr string) (net.Conn, error
 		return errors.Join(err, serr)
 	}}
 	return d.DialContext(ctx, network, addr)
+}
+
+// TestSubscribeOracle checks that every subscription is consistent: after
+// each of a random sequence of writes (one at a time), every subscription
+// delivers exactly one logical time, the same time for all of them, and its
+// rows accumulated so far equal the view queried ad hoc after that write,
+// for a subscription to a materialized view, SUBSCRIBE (query), a cursor,
+// and a snapshot = false subscription started halfway (which accumulates
+// the difference since its start). Replay with -seed.
+func TestSubscribeOracle(t *testing.T) {
+	s := startSubscribeServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rng := rand.New(rand.NewPCG(uint64(testSeed(t)), 0))
+	w := pgconnCancellable(t, ctx, s.DSN())
+	execText(t, ctx, w, "CREATE TABLE t (k int PRIMARY KEY, g int, v int); "+
+		"INSERT INTO t VALUES (1, 0, 3), (2, 1, 4); "+
+		"CREATE MATERIALIZED VIEW agg AS SELECT g, count(*) AS n, sum(v) AS s FROM t GROUP BY g")
+
+	type follower struct {
+		name  string
+		adhoc string
+		next  func() []subRow // rows up to and including the next progress row
+		acc   map[string]int64
+		base  map[string]int64 // contents when a snapshot = false subscription began
+	}
+	stream := func(name, sub, adhoc string) *follower {
+		rows, _ := streamSubscribe(t, ctx, pgconnCancellable(t, ctx, s.DSN()), sub, true)
+		return &follower{name: name, adhoc: adhoc, acc: map[string]int64{}, next: func() []subRow { return untilProgress(t, rows) }}
+	}
+	fs := []*follower{
+		stream("view", "SUBSCRIBE agg WITH (progress)", "SELECT * FROM agg"),
+		stream("query", "SUBSCRIBE (SELECT k, v FROM t WHERE v % 3 = 0) WITH (progress)", "SELECT k, v FROM t WHERE v % 3 = 0"),
+	}
+	cur := pgconnCancellable(t, ctx, s.DSN())
+	execText(t, ctx, cur, "BEGIN; DECLARE c CURSOR FOR SUBSCRIBE (SELECT g, max(v), min(k) FROM t GROUP BY g) WITH (progress)")
+	var buffered []subRow
+	fs = append(fs, &follower{name: "cursor", adhoc: "SELECT g, max(v), min(k) FROM t GROUP BY g", acc: map[string]int64{},
+		next: func() []subRow {
+			for {
+				if i := slices.IndexFunc(buffered, func(r subRow) bool { return r.progress }); i >= 0 {
+					out := buffered[:i+1]
+					buffered = buffered[i+1:]
+					return out
+				}
+				for _, vals := range execText(t, ctx, cur, "FETCH ALL c") {
+					buffered = append(buffered, parseSubRow(t, vals, true))
+				}
+			}
+		}})
+
+	keys := map[int]bool{1: true, 2: true}
+	last := int64(-1) // the logical time of the previous write
+	const writes = 120
+	for i := 0; i <= writes; i++ {
+		if i == writes/2 {
+			f := stream("snapshot=false", "SUBSCRIBE agg WITH (snapshot = false, progress)", "SELECT * FROM agg")
+			f.base = multiset(execText(t, ctx, w, f.adhoc))
+			fs = append(fs, f)
+			// Without a snapshot it starts with a progress row at the
+			// time of its (empty) snapshot: the last write's.
+			if first := f.next(); len(first) != 1 || first[0].ts != last {
+				t.Fatalf("snapshot = false subscription began with %v, want a progress row at %d", first, last)
+			}
+		}
+		if i > 0 {
+			sql := randomWrite(rng, keys)
+			t.Logf("write %d: %s", i, sql)
+			execText(t, ctx, w, sql)
+		}
+		var ts int64 = -1
+		for _, f := range fs {
+			rows := f.next()
+			tf, _ := timeBlock(t, rows)
+			if ts >= 0 && tf != ts {
+				t.Fatalf("write %d: %s is at time %d, another subscription at %d", i, f.name, tf, ts)
+			}
+			ts = tf
+			if tf <= last {
+				t.Fatalf("write %d: %s at time %d, not after the previous %d", i, f.name, tf, last)
+			}
+			for _, r := range rows[:len(rows)-1] {
+				accumulate(f.acc, r)
+			}
+			want := multiset(execText(t, ctx, w, f.adhoc))
+			if f.base != nil {
+				want = subtract(want, f.base)
+			}
+			if !maps.Equal(f.acc, want) {
+				t.Fatalf("write %d, time %d: %s accumulated %v, ad hoc %v", i, ts, f.name, f.acc, want)
+			}
+		}
+		last = ts
+	}
+}
+
+// randomWrite returns a random write that changes t (so that it commits a
+// new logical time): an insert, an update of v or g, a delete, or a
+// transaction of several. keys tracks t's primary keys.
+func randomWrite(rng *rand.Rand, keys map[int]bool) string {
+	existing := slices.Sorted(maps.Keys(keys))
+	pick := func() int { return existing[rng.IntN(len(existing))] }
+	one := func() string {
+		switch op := rng.IntN(5); {
+		case op == 0 || len(existing) < 3:
+			k := 3
+			for keys[k] {
+				k = rng.IntN(1000) + 3
+			}
+			keys[k] = true
+			existing = append(existing, k)
+			return fmt.Sprintf("INSERT INTO t VALUES (%d, %d, %d)", k, rng.IntN(4), rng.IntN(21)-10)
+		case op == 1:
+			k := pick()
+			delete(keys, k)
+			existing = slices.DeleteFunc(existing, func(x int) bool { return x == k })
+			return fmt.Sprintf("DELETE FROM t WHERE k = %d", k)
+		case op == 2:
+			return fmt.Sprintf("UPDATE t SET g = (g + 1) %% 4 WHERE k = %d", pick())
+		default:
+			return fmt.Sprintf("UPDATE t SET v = v + %d WHERE k = %d", rng.IntN(9)+1, pick())
+		}
+	}
+	if rng.IntN(4) > 0 {
+		return one()
+	}
+	parts := []string{"BEGIN"}
+	for range rng.IntN(3) + 2 {
+		parts = append(parts, one())
+	}
+	return strings.Join(append(parts, "COMMIT"), "; ")
+}
+
+// execText runs sql over the simple protocol and returns the last
+// result's rows as text (NULL as `\N`).
+func execText(t testing.TB, ctx context.Context, c *pgconn.PgConn, sql string) [][]string {
+	t.Helper()
+	res, err := c.Exec(ctx, sql).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	var out [][]string
+	for _, row := range res[len(res)-1].Rows {
+		vals := make([]string, len(row))
+		for i, v := range row {
+			vals[i] = string(v)
+			if v == nil {
+				vals[i] = `\N`
+			}
+		}
+		out = append(out, vals)
+	}
+	return out
+}
+
+// multiset counts rows by their text.
+func multiset(rows [][]string) map[string]int64 {
+	m := map[string]int64{}
+	for _, r := range rows {
+		m[strings.Join(r, "|")]++
+	}
+	return m
+}
+
+// subtract returns a - b as a multiset with signed counts (zeros dropped).
+func subtract(a, b map[string]int64) map[string]int64 {
+	out := maps.Clone(a)
+	for k, n := range b {
+		out[k] -= n
+		if out[k] == 0 {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// accumulate adds a change to a multiset of rows (zeros dropped).
+func accumulate(m map[string]int64, r subRow) {
+	k := strings.Join(r.vals, "|")
+	m[k] += r.diff
+	if m[k] == 0 {
+		delete(m, k)
+	}
 }
