@@ -39,12 +39,12 @@ func (e *Engine) planDML(n *pg.Node, opts planner.Options) (*dmlPlan, error) {
 	case n.GetUpdateStmt() != nil:
 		d.upd, err = planner.PlanUpdate(e.cat, n.GetUpdateStmt(), opts)
 		if err == nil {
-			d.table, d.returning, d.returningCols = d.upd.Table, d.upd.Returning, d.upd.ReturningColumns
+			d.table, d.returning, d.returningCols, d.paramTypes = d.upd.Table, d.upd.Returning, d.upd.ReturningColumns, d.upd.ParamTypes
 		}
 	case n.GetDeleteStmt() != nil:
 		d.del, err = planner.PlanDelete(e.cat, n.GetDeleteStmt(), opts)
 		if err == nil {
-			d.table, d.returning, d.returningCols = d.del.Table, d.del.Returning, d.del.ReturningColumns
+			d.table, d.returning, d.returningCols, d.paramTypes = d.del.Table, d.del.Returning, d.del.ReturningColumns, d.del.ParamTypes
 		}
 	}
 	if err == nil && d.table.Kind != planner.RelTable {
