@@ -30,23 +30,25 @@ func (c *Call) Type() types.T { return c.Fn.Ret }
 
 // Eval evaluates the arguments left to right and applies the function; a
 // strict function returns NULL on any NULL argument without running Impl.
+// The arguments live on ctx's argument stack for the duration of Impl (Impl
+// must not retain the slice), so a call allocates nothing of its own.
 func (c *Call) Eval(ctx *Ctx, row types.Row) (types.Datum, error) {
-	var buf [4]types.Datum
-	args := buf[:0]
-	if len(c.Args) > len(buf) {
-		args = make([]types.Datum, 0, len(c.Args))
+	if ctx == nil {
+		ctx = &Ctx{}
 	}
+	base := len(ctx.args)
 	for _, a := range c.Args {
 		d, err := a.Eval(ctx, row)
-		if err != nil {
+		if err != nil || (d.IsNull() && c.Fn.Strict) {
+			ctx.args = ctx.args[:base]
 			return types.Null, err
 		}
-		if d.IsNull() && c.Fn.Strict {
-			return types.Null, nil
-		}
-		args = append(args, d)
+		ctx.args = append(ctx.args, d)
 	}
-	return c.Fn.Impl(ctx, args)
+	end := len(ctx.args)
+	d, err := c.Fn.Impl(ctx, ctx.args[base:end:end])
+	ctx.args = ctx.args[:base]
+	return d, err
 }
 
 // Type returns the target type.

@@ -28,6 +28,13 @@ type Ctx struct {
 	// Params are the bound values of a prepared statement's parameters,
 	// read by Param expressions ($1 is Params[0]).
 	Params []types.Datum
+
+	// args is the argument stack of Call.Eval: each call pushes its
+	// evaluated arguments, passes that window to Func.Impl and pops it, so a
+	// function call does not allocate its argument slice. It makes a Ctx
+	// single-goroutine state (as it already is: one Ctx per statement or
+	// dataflow step); expressions themselves stay stateless and shareable.
+	args []types.Datum
 }
 
 // SessionInfo is what session-information functions report.
