@@ -116,6 +116,8 @@ func (e *Engine) commitGroup(group []*commitReq) {
 	defer e.mu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
+			// Outside applyRecover: in the durable write or in publishing,
+			// after the group was applied in memory.
 			e.log.Error("panic in group commit", "panic", r, "stack", stack())
 			e.committer.broken = pgerr.New(pgerr.CodeInternal, "internal error during commit: %v", r)
 			for _, req := range group {
@@ -168,7 +170,7 @@ func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (exec.Time, map[uint64
 	prevClock := e.clock
 	t := e.tick(b)
 	tx := &applyTx{}
-	err := e.apply(ws, t, b, tx)
+	err := e.applyRecover(ws, t, b, tx)
 	if err == nil && b.Err() != nil {
 		err = fmt.Errorf("commit: %w", b.Err())
 	}
@@ -180,6 +182,19 @@ func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (exec.Time, map[uint64
 	}
 	tx.commit()
 	return t, tx.deltas, nil
+}
+
+// applyRecover is apply with a panic (a bug) turned into an XX000 error
+// for this write set alone, which applyOne then rolls back: the other
+// members of the group and later commits are served as usual.
+func (e *Engine) applyRecover(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("panic applying a commit", "panic", r, "stack", stack())
+			err = pgerr.New(pgerr.CodeInternal, "internal error during commit: %v", r)
+		}
+	}()
+	return e.apply(ws, t, b, tx)
 }
 
 // maxKeptBatch bounds the arena a batch keeps between groups: one huge
