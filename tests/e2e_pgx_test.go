@@ -404,11 +404,21 @@ func pgxParamDML(t *testing.T, ctx context.Context, c *pgx.Conn) {
 	if tag, err := c.Exec(ctx, "DELETE FROM pd WHERE k = $1 OR v = $2", 3, 40); err != nil || tag.RowsAffected() != 2 {
 		t.Fatalf("delete: %v %v", tag, err)
 	}
-	var n, sum int64
-	if err := c.QueryRow(ctx, "SELECT n, s FROM pd_sum").Scan(&n, &sum); err != nil {
+	queries := []string{"SELECT count(*), sum(v) FROM pd"}
+	var version string
+	if err := c.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
 		t.Fatal(err)
 	}
-	if n != 2 || sum != 110 {
-		t.Fatalf("after parameterized writes: n=%d sum=%d, want 2 and 110", n, sum)
+	if strings.Contains(version, "Eddy") { // PostgreSQL does not maintain the view
+		queries = append(queries, "SELECT n, s FROM pd_sum")
+	}
+	for _, q := range queries {
+		var n, sum int64
+		if err := c.QueryRow(ctx, q).Scan(&n, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 || sum != 110 {
+			t.Fatalf("%s after parameterized writes: n=%d sum=%d, want 2 and 110", q, n, sum)
+		}
 	}
 }
