@@ -135,4 +135,8 @@ type Func struct {
 	// poly instantiates a polymorphic overload for concrete argument types
 	// (nil if the overload is monomorphic).
 	poly func(args []types.T) *Func
+	// bind specializes the overload for a call's arguments once they are
+	// folded (to_char compiles a literal template); it returns nil when it
+	// has nothing to specialize. The result computes the same function.
+	bind func(args []Expr) *Func
 }

@@ -179,7 +179,8 @@ func IsVolatile(e Expr) bool {
 }
 
 // Fold evaluates every subtree without columns, volatile calls or
-// time-zone-dependent operations into a literal. A subtree whose evaluation
+// time-zone-dependent operations into a literal, and binds calls whose
+// overload specializes on literal arguments (Func.bind). A subtree whose evaluation
 // fails is left as is, so the error surfaces at run time only if that
 // subtree is reached (as with a CASE-guarded division by zero in PG).
 func Fold(e Expr) Expr {
@@ -187,6 +188,11 @@ func Fold(e Expr) Expr {
 		return e
 	}
 	e = mapChildren(e, Fold)
+	if c, ok := e.(*Call); ok && c.Fn.bind != nil {
+		if g := c.Fn.bind(c.Args); g != nil {
+			e = &Call{Fn: g, Args: c.Args}
+		}
+	}
 	if !foldable(e) {
 		return e
 	}

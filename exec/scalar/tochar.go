@@ -2,6 +2,7 @@ package scalar
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,25 +16,51 @@ import (
 // ordinal suffix, "..." is literal text and any other character is copied.
 // Keywords PostgreSQL knows but Eddy does not implement (TZ, OF, TZH, TZM,
 // and the TM prefix) fail with 0A000 rather than printing literally.
+//
+// A literal template is compiled once when the call is folded (Func.bind):
+// the bound overload formats with the compiled items and never rescans the
+// template per row.
 func init() {
 	for _, ty := range []types.T{types.Timestamp, types.TimestampTZ} {
 		ty := ty
-		f := fn("to_char", types.Text, func(c *Ctx, a []types.Datum) (types.Datum, error) {
-			us := a[0].Micros()
-			if isInfTs(us) {
-				return types.Null, nil
+		impl := func(items []charItem) implFn {
+			return func(c *Ctx, a []types.Datum) (types.Datum, error) {
+				us := a[0].Micros()
+				if isInfTs(us) {
+					return types.Null, nil
+				}
+				loc := time.UTC
+				if ty.Family == types.FamTimestampTZ {
+					loc = c.Location()
+				}
+				var s string
+				var err error
+				if items != nil {
+					s, err = runToChar(tsToTime(us, loc), items)
+				} else {
+					s, err = toChar(tsToTime(us, loc), a[1].Text())
+				}
+				if err != nil {
+					return types.Null, err
+				}
+				return checkLen(s)
 			}
-			loc := time.UTC
-			if ty.Family == types.FamTimestampTZ {
-				loc = c.Location()
-			}
-			s, err := toChar(tsToTime(us, loc), a[1].Text())
-			if err != nil {
-				return types.Null, err
-			}
-			return checkLen(s)
-		}, ty, types.Text)
+		}
+		f := fn("to_char", types.Text, impl(nil), ty, types.Text)
 		f.zoned = ty.Family == types.FamTimestampTZ
+		f.bind = func(args []Expr) *Func {
+			l, ok := args[1].(*Lit)
+			if !ok || l.D.IsNull() {
+				return nil
+			}
+			items, err := compileToChar(l.D.Text())
+			if err != nil || items == nil {
+				return nil // the error surfaces per row, as unbound
+			}
+			g := *f
+			g.Impl, g.bind = impl(items), nil
+			return &g
+		}
 	}
 }
 
@@ -52,9 +79,36 @@ var dchKeywords = []string{
 	"y,yyy", "yyyy", "yyy", "yy", "y",
 }
 
+// charItem is one compiled piece of a to_char template: literal text, or
+// a keyword (kw as spelled, up in upper case) with its FM prefix and TH/th
+// suffix.
+type charItem struct {
+	lit    string
+	kw, up string
+	fm     bool
+	th     string
+}
+
 // toChar formats t (already in the display time zone) with template tmpl.
 func toChar(t time.Time, tmpl string) (string, error) {
-	var b strings.Builder
+	items, err := compileToChar(tmpl)
+	if err != nil {
+		return "", err
+	}
+	return runToChar(t, items)
+}
+
+// compileToChar splits tmpl into items; it fails on the TM prefix. An empty
+// template compiles to an empty non-nil slice.
+func compileToChar(tmpl string) ([]charItem, error) {
+	items := []charItem{}
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			items = append(items, charItem{lit: lit.String()})
+			lit.Reset()
+		}
+	}
 	for i := 0; i < len(tmpl); {
 		fm := false
 		for {
@@ -63,7 +117,7 @@ func toChar(t time.Time, tmpl string) (string, error) {
 				fm, i = true, i+2
 				continue
 			case strings.HasPrefix(tmpl[i:], "TM") || strings.HasPrefix(tmpl[i:], "tm"):
-				return "", pgerr.Unsupported("to_char template prefix TM")
+				return nil, pgerr.Unsupported("to_char template prefix TM")
 			}
 			break
 		}
@@ -72,18 +126,47 @@ func toChar(t time.Time, tmpl string) (string, error) {
 		}
 		kw := matchKeyword(tmpl[i:])
 		if kw == "" {
-			i = copyLiteral(&b, tmpl, i)
+			i = copyLiteral(&lit, tmpl, i)
 			continue
 		}
+		flush()
 		i += len(kw)
-		s, numeric, err := formatField(t, kw, fm)
+		it := charItem{kw: kw, up: strings.ToUpper(kw), fm: fm}
+		if i+1 < len(tmpl) && (tmpl[i:i+2] == "TH" || tmpl[i:i+2] == "th") && thAllowed(it.up) {
+			it.th = tmpl[i : i+2]
+			i += 2
+		}
+		items = append(items, it)
+	}
+	flush()
+	return items, nil
+}
+
+// thAllowed reports whether a TH/th suffix after the keyword (upper case)
+// is an ordinal suffix: only numeric fields take one.
+func thAllowed(up string) bool {
+	switch up {
+	case "MONTH", "MON", "DAY", "DY", "RM", "AM", "PM", "A.M.", "P.M.", "AD", "BC", "A.D.", "B.C.", "FX":
+		return false
+	}
+	return true
+}
+
+// runToChar formats t with compiled items.
+func runToChar(t time.Time, items []charItem) (string, error) {
+	var b strings.Builder
+	for _, it := range items {
+		if it.kw == "" {
+			b.WriteString(it.lit)
+			continue
+		}
+		s, numeric, err := formatField(t, it.kw, it.up, it.fm)
 		if err != nil {
 			return "", err
 		}
 		b.WriteString(s)
-		if numeric && i+1 < len(tmpl) && (tmpl[i:i+2] == "TH" || tmpl[i:i+2] == "th") {
-			b.WriteString(ordinal(s, tmpl[i:i+2] == "TH"))
-			i += 2
+		if numeric && it.th != "" {
+			b.WriteString(ordinal(s, it.th == "TH"))
 		}
 	}
 	return b.String(), nil
@@ -123,24 +206,22 @@ func copyLiteral(b *strings.Builder, tmpl string, i int) int {
 }
 
 // formatField formats one keyword; numeric reports whether TH may follow.
-func formatField(t time.Time, kw string, fm bool) (string, bool, error) {
-	if s, ok := textField(t, kw, fm); ok {
+// up is kw in upper case.
+func formatField(t time.Time, kw, up string, fm bool) (string, bool, error) {
+	if s, ok := textField(t, kw, up, fm); ok {
 		return s, false, nil
 	}
 	num := func(v, width int) (string, bool, error) {
-		if fm {
-			return fmt.Sprint(v), true, nil
-		}
-		return fmt.Sprintf("%0*d", width, v), true, nil
+		return padNum(v, width, fm), true, nil
 	}
 	year := t.Year()
 	if year <= 0 {
 		year = 1 - year // 1 BC is year 0 in Go
 	}
-	isoYear, isoWeek := t.ISOWeek()
+	isoWeek := func() (int, int) { return t.ISOWeek() }
 	us := t.Nanosecond() / 1000
 	h := t.Hour()
-	switch strings.ToUpper(kw) {
+	switch up {
 	case "YYYY":
 		return num(year, 4)
 	case "Y,YYY":
@@ -151,14 +232,10 @@ func formatField(t time.Time, kw string, fm bool) (string, bool, error) {
 		return num(year%100, 2)
 	case "Y":
 		return num(year%10, 1)
-	case "IYYY":
-		return num(isoYear, 4)
-	case "IYY":
-		return num(isoYear%1000, 3)
-	case "IY":
-		return num(isoYear%100, 2)
-	case "I":
-		return num(isoYear%10, 1)
+	case "IYYY", "IYY", "IY", "I":
+		isoYear, _ := isoWeek()
+		width := len(up)
+		return num(isoYear%[...]int{10, 100, 1000, 1 << 62}[width-1], width)
 	case "CC":
 		return num((year+99)/100, 2)
 	case "MM":
@@ -168,7 +245,8 @@ func formatField(t time.Time, kw string, fm bool) (string, bool, error) {
 	case "DDD":
 		return num(t.YearDay(), 3)
 	case "IDDD":
-		return num(int(isoWeek-1)*7+(int(t.Weekday())+6)%7+1, 3)
+		_, w := isoWeek()
+		return num((w-1)*7+(int(t.Weekday())+6)%7+1, 3)
 	case "D":
 		return num(int(t.Weekday())+1, 1)
 	case "ID":
@@ -178,7 +256,8 @@ func formatField(t time.Time, kw string, fm bool) (string, bool, error) {
 	case "W":
 		return num((t.Day()-1)/7+1, 1)
 	case "IW":
-		return num(isoWeek, 2)
+		_, w := isoWeek()
+		return num(w, 2)
 	case "Q":
 		return num((int(t.Month())-1)/3+1, 1)
 	case "J":
@@ -210,16 +289,21 @@ var romanMonths = [...]string{"I", "II", "III", "IV", "V", "VI", "VII", "VIII", 
 
 // textField formats the keywords whose output is text; the keyword's case
 // sets the output's (Month: Capitalized, MONTH: upper, month: lower).
-func textField(t time.Time, kw string, fm bool) (string, bool) {
+func textField(t time.Time, kw, up string, fm bool) (string, bool) {
 	pad := func(s string, w int) string {
 		if fm {
 			return s
 		}
 		return fmt.Sprintf("%-*s", w, s)
 	}
+	switch up {
+	case "MONTH", "MON", "DAY", "DY", "RM", "AM", "PM", "A.M.", "P.M.", "AD", "BC", "A.D.", "B.C.":
+	default:
+		return "", false
+	}
 	month, day := t.Month().String(), t.Weekday().String()
 	var s string
-	switch strings.ToUpper(kw) {
+	switch up {
 	case "MONTH":
 		s = pad(month, 9)
 	case "MON":
@@ -246,10 +330,23 @@ func textField(t time.Time, kw string, fm bool) (string, bool) {
 	switch {
 	case kw == strings.ToLower(kw):
 		return strings.ToLower(s), true
-	case kw == strings.ToUpper(kw):
+	case kw == up:
 		return strings.ToUpper(s), true
 	}
 	return s, true // Month, Mon, Day, Dy: as spelled in English
+}
+
+// padNum prints v zero-padded to width digits (unpadded with FM), as
+// fmt's %0*d would: a minus sign counts toward the width.
+func padNum(v, width int, fm bool) string {
+	s := strconv.Itoa(v)
+	if fm || len(s) >= width {
+		return s
+	}
+	if v < 0 {
+		return "-" + strings.Repeat("0", width-len(s)) + s[1:]
+	}
+	return strings.Repeat("0", width-len(s)) + s
 }
 
 // ordinal returns the English ordinal suffix of the number printed as s.

@@ -91,11 +91,15 @@ func foldAll(es []scalar.Expr) ([]scalar.Expr, bool) {
 
 // shrunk reports whether after (simplify of before) differs from before.
 // simplify only replaces subtrees by literals or by parts of themselves,
-// so a change always shows as a literal where there was none, a different
-// node kind, or a different number of children.
+// or a call's overload by its bound specialization (scalar.Fold), so a
+// change always shows as a literal where there was none, a different node
+// kind, a different number of children, or a different Fn.
 func shrunk(before, after scalar.Expr) bool {
 	if fmt.Sprintf("%T", before) != fmt.Sprintf("%T", after) {
 		return true
+	}
+	if bc, ok := before.(*scalar.Call); ok && bc.Fn != after.(*scalar.Call).Fn {
+		return true // Fold bound the call to a specialized overload (once: a bound one does not rebind)
 	}
 	bk, ak := scalar.Children(before), scalar.Children(after)
 	if len(bk) != len(ak) {
