@@ -180,8 +180,9 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	if st == nil {
 		return pgerr.New(pgerr.CodeUndefinedTable, "source %d does not exist", id)
 	}
-	b := e.db.NewBatch()
-	defer b.Close()
+	// The group-commit batch, reused: its arena keeps its size across
+	// batches instead of regrowing from empty (both run under e.mu).
+	b := e.committer.groupBatch(e.db)
 	prevClock, prevWM, prevHas := e.clock, st.watermark, st.hasWM
 	t := e.tick(b)
 	tx := &applyTx{}
