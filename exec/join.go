@@ -67,7 +67,7 @@ type joinUndo struct {
 
 func newJoin(spec dataflow.Join, left, right []types.T) (*joinOp, error) {
 	if len(spec.LeftKey) != len(spec.RightKey) {
-		return nil, fmt.Errorf("Join has %d left and %d right key columns", len(spec.LeftKey), len(spec.RightKey))
+		return nil, fmt.Errorf("join has %d left and %d right key columns", len(spec.LeftKey), len(spec.RightKey))
 	}
 	if err := checkCols(spec.LeftKey, len(left)); err != nil {
 		return nil, err

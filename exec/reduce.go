@@ -92,7 +92,7 @@ func newReduce(spec dataflow.Reduce, in []types.T, out []types.T) (*reduceOp, er
 	o := &reduceOp{spec: spec, global: len(spec.Key) == 0, groups: make(map[string]*group)}
 	o.width = len(spec.Key) + len(spec.Aggs)
 	if len(out) != 0 && len(out) != o.width {
-		return nil, fmt.Errorf("Reduce has %d output types for %d columns", len(out), o.width)
+		return nil, fmt.Errorf("reduce has %d output types for %d columns", len(out), o.width)
 	}
 	if err := checkCols(spec.Key, len(in)); err != nil {
 		return nil, err

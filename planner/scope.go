@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"strings"
-
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/optimizer/ir"
@@ -163,7 +161,3 @@ func (s *scope) outerCount() int {
 	}
 	return n
 }
-
-// lower folds identifiers the way the parser already did; names arrive
-// folded, so this only normalizes our own constants.
-func lower(s string) string { return strings.ToLower(s) }

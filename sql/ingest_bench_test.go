@@ -93,11 +93,10 @@ func copyText(from, n int) string {
 // meter accumulates the process CPU time of the timed regions only,
 // pausing with the benchmark timer.
 type meter struct {
-	b      *testing.B
-	cpu    time.Duration
-	t0     time.Duration
-	rows   int
-	paused bool
+	b    *testing.B
+	cpu  time.Duration
+	t0   time.Duration
+	rows int
 }
 
 func newMeter(b *testing.B) *meter { return &meter{b: b, t0: cpuTime()} }

@@ -19,7 +19,6 @@ type Portal struct {
 	formats  []int16
 	executed bool
 	rows     []types.Row
-	cols     []resultCol
 	tag      string
 	pos      int
 	buf      []byte

@@ -74,12 +74,11 @@ type SinkBatch struct {
 
 // sinkState is a sink in the engine: its definition and eddy_sinks row.
 type sinkState struct {
-	def              SinkDef
-	state, err       string
-	delivered        exec.Time
-	records          int64
-	row              types.Row
-	lastLog, pending int64
+	def        SinkDef
+	state, err string
+	delivered  exec.Time
+	records    int64
+	row        types.Row
 }
 
 var sysSinksColumns = []ColumnDef{

@@ -100,7 +100,7 @@ func fastjsonDatum(v *fastjson.Value, t types.T) (types.Datum, error) {
 		return types.ParseText(string(v.GetStringBytes()), t, nil)
 	case fastjson.TypeNumber:
 		raw := v.MarshalTo(nil)
-		return convertNumber(raw, bytes.IndexAny(raw, ".eE") < 0, t)
+		return convertNumber(raw, !bytes.ContainsAny(raw, ".eE"), t)
 	case fastjson.TypeTrue, fastjson.TypeFalse:
 		return types.NewBool(v.Type() == fastjson.TypeTrue), nil
 	}
