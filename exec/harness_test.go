@@ -121,6 +121,8 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		return h.watermarks(), nil
 	case "bounded":
 		return formatBounded(h.d.Bounded()), nil
+	case "share":
+		return sharePlan(td.Input)
 	}
 	return "", fmt.Errorf("unknown command %s", td.Cmd)
 }

@@ -33,7 +33,13 @@ func newMFP(spec dataflow.MFP, in []types.T) (*mfpOp, error) {
 			return nil, fmt.Errorf("MFP projects column #%d of %d", c, width)
 		}
 	}
-	o := &mfpOp{spec: spec, width: width}
+	for _, f := range spec.Filter {
+		if maxCol(f) >= width {
+			return nil, fmt.Errorf("MFP filter %s reads a column out of range", f)
+		}
+	}
+	spec = shareSubexprs(spec, len(in))
+	o := &mfpOp{spec: spec, width: len(in) + len(spec.Map)}
 	for _, f := range spec.Filter {
 		need := maxCol(f) + 1 - len(in)
 		o.filterAt = append(o.filterAt, max(need, 0))
