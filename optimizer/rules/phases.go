@@ -16,7 +16,7 @@ var Pushdown = Phase{Name: "pushdown", Rules: append(pushdownRules, simplifyRule
 var Prune = Phase{Name: "prune", Rules: append(pruneRules, simplifyRules...)}
 
 // Default is the pipeline optimizer.Optimize runs.
-var Default = []Phase{Simplify, Pushdown, Prune}
+var Default = []Phase{Simplify, Pushdown, Prune, PruneColumns, Prune}
 
 var simplifyRules = []Rule{
 	FoldValues,
@@ -60,4 +60,4 @@ var pruneRules = []Rule{
 }
 
 // All lists every rule, for tests that select rules by name.
-var All = append(append(append([]Rule(nil), simplifyRules...), pushdownRules...), pruneRules...)
+var All = append(append(append(append([]Rule(nil), simplifyRules...), pushdownRules...), pruneRules...), PruneUnusedColumns)
