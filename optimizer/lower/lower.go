@@ -13,10 +13,11 @@ import (
 // Project fuse into MFP nodes, Join.On is split into equi-join keys and a
 // residual, Values becomes Constant and Get becomes Source. A subtree that
 // appears several times in the tree (the same pointer, as decorrelation
-// produces) is lowered once and its node shared.
+// produces, or structurally equal, see dag) is lowered once and its node
+// shared; a fused chain stops below such a subtree.
 func Lower(rel ir.Rel) (*dataflow.Plan, error) {
-	l := &lowerer{plan: &dataflow.Plan{}, memo: map[ir.Rel]int{}}
-	out, err := l.lower(rel)
+	l := &lowerer{plan: &dataflow.Plan{}, memo: map[ir.Rel]int{}, dag: newDAG()}
+	out, err := l.lower(l.dag.intern(rel))
 	if err != nil {
 		return nil, err
 	}
@@ -28,6 +29,7 @@ func Lower(rel ir.Rel) (*dataflow.Plan, error) {
 type lowerer struct {
 	plan *dataflow.Plan
 	memo map[ir.Rel]int
+	dag  *dag
 }
 
 // add appends a node and returns its index.

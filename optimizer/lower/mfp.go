@@ -60,10 +60,10 @@ func (l *lowerer) emit(m *mfp) int {
 	return l.add(dataflow.MFP{Map: m.maps, Filter: m.filters, Project: m.proj}, m.outTypes(), m.input)
 }
 
-// lowerMFP fuses the maximal chain of Map/Filter/Project rooted at rel. An
-// MFP evaluates its maps before its filters, so a Map above a Filter fuses
-// only when its expressions cannot fail (column references and literals);
-// otherwise a new MFP starts, keeping `SELECT 1/a ... WHERE a <> 0` safe.
+// lowerMFP fuses the maximal chain of Map, Filter and Project rooted at rel
+// that no other consumer reads part of. A Map above a Filter fuses when
+// the filter runs first (see filtersFirst), keeping `SELECT 1/a ... WHERE
+// a <> 0` safe.
 func (l *lowerer) lowerMFP(rel ir.Rel) (int, error) {
 	var chain []ir.Rel
 	for {
@@ -71,7 +71,9 @@ func (l *lowerer) lowerMFP(rel ir.Rel) (int, error) {
 		case *ir.Map, *ir.Filter, *ir.Project:
 			chain = append(chain, rel)
 			rel = rel.Children()[0]
-			continue
+			if !l.dag.shared(rel) {
+				continue
+			}
 		}
 		break
 	}
@@ -90,7 +92,7 @@ func (l *lowerer) lowerMFP(rel ir.Rel) (int, error) {
 func (l *lowerer) apply(m *mfp, op ir.Rel) *mfp {
 	switch r := op.(type) {
 	case *ir.Map:
-		if len(m.filters) > 0 && !allInfallible(r.Exprs) {
+		if !filtersFirst(m) && !allInfallible(r.Exprs) {
 			m = newMFP(l.emit(m), m.outTypes())
 		}
 		for _, e := range r.Exprs {
@@ -109,6 +111,24 @@ func (l *lowerer) apply(m *mfp, op ir.Rel) *mfp {
 		m.proj = proj
 	}
 	return m
+}
+
+// filtersFirst reports whether exec runs every filter of m before any map
+// expression appended to m now: an MFP runs a filter as soon as the
+// columns it reads exist, after the filters before it (exec.mfpOp), and a
+// filter reading only columns that exist now reads none of the new ones.
+// Then a Map above the filters never sees the rows they drop, as in the
+// unfused plan, whether or not its expressions can fail.
+func filtersFirst(m *mfp) bool {
+	width := len(m.inTypes) + len(m.maps)
+	for _, f := range m.filters {
+		for _, c := range scalar.Columns(f) {
+			if c >= width {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // allInfallible reports whether evaluating every expression cannot fail.
