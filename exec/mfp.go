@@ -22,8 +22,11 @@ type mfpOp struct {
 	spec dataflow.MFP
 	// filterAt[i] is the number of map columns filter i needs to exist.
 	filterAt []int
-	width    int
-	scratch  types.Row
+	// inCols are the input columns the expressions read, copied in this
+	// order before the map columns (nil: the whole input row).
+	inCols  []int
+	width   int
+	scratch types.Row
 }
 
 func newMFP(spec dataflow.MFP, in []types.T) (*mfpOp, error) {
@@ -39,15 +42,69 @@ func newMFP(spec dataflow.MFP, in []types.T) (*mfpOp, error) {
 		}
 	}
 	spec = shareSubexprs(spec, len(in))
-	o := &mfpOp{spec: spec, width: len(in) + len(spec.Map)}
-	for _, f := range spec.Filter {
-		need := maxCol(f) + 1 - len(in)
-		o.filterAt = append(o.filterAt, max(need, 0))
-		if need > len(spec.Map) {
-			return nil, fmt.Errorf("MFP filter %s reads a column out of range", f)
+	nIn := len(in)
+	var inCols []int
+	if len(spec.Map) > 0 {
+		spec, inCols = narrowInput(spec, nIn)
+		if inCols != nil {
+			nIn = len(inCols)
 		}
 	}
+	o := &mfpOp{spec: spec, inCols: inCols, width: nIn + len(spec.Map)}
+	for _, f := range spec.Filter {
+		need := maxCol(f) + 1 - nIn
+		o.filterAt = append(o.filterAt, max(need, 0))
+	}
 	return o, nil
+}
+
+// narrowInput returns spec rewritten over only the input columns it reads
+// (inCols, in order), or spec and nil if it reads them all: apply then
+// copies those columns, not the whole input row, before the map columns.
+func narrowInput(spec dataflow.MFP, nIn int) (dataflow.MFP, []int) {
+	used := make([]bool, nIn)
+	mark := func(c int) {
+		if c < nIn {
+			used[c] = true
+		}
+	}
+	for _, e := range spec.Map {
+		walkCols(e, mark)
+	}
+	for _, f := range spec.Filter {
+		walkCols(f, mark)
+	}
+	for _, c := range spec.Project {
+		mark(c)
+	}
+	pos := make([]int, nIn)
+	var inCols []int
+	for c, u := range used {
+		if u {
+			pos[c] = len(inCols)
+			inCols = append(inCols, c)
+		}
+	}
+	if len(inCols) == nIn {
+		return spec, nil
+	}
+	m := func(c int) int {
+		if c < nIn {
+			return pos[c]
+		}
+		return c - nIn + len(inCols)
+	}
+	out := dataflow.MFP{Map: make([]scalar.Expr, len(spec.Map)), Filter: make([]scalar.Expr, len(spec.Filter)), Project: make([]int, len(spec.Project))}
+	for i, e := range spec.Map {
+		out.Map[i] = scalar.Remap(e, m)
+	}
+	for i, f := range spec.Filter {
+		out.Filter[i] = scalar.Remap(f, m)
+	}
+	for i, c := range spec.Project {
+		out.Project[i] = m(c)
+	}
+	return out, inCols
 }
 
 // maxCol returns the largest column index e reads, or -1.
@@ -111,7 +168,17 @@ func (o *mfpOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 
 // apply maps, filters and projects one row; ok is false if it is filtered out.
 func (o *mfpOp) apply(s *stepCtx, in types.Row) (row types.Row, ok bool, err error) {
-	r := append(o.scratch[:0], in...)
+	r := o.scratch[:0]
+	switch {
+	case len(o.spec.Map) == 0:
+		r = in // filters and projection read the input in place
+	case o.inCols != nil:
+		for _, c := range o.inCols {
+			r = append(r, in[c])
+		}
+	default:
+		r = append(r, in...)
+	}
 	f := 0
 	for m := 0; ; m++ {
 		for ; f < len(o.spec.Filter) && o.filterAt[f] <= m; f++ {
@@ -129,7 +196,9 @@ func (o *mfpOp) apply(s *stepCtx, in types.Row) (row types.Row, ok bool, err err
 		}
 		r = append(r, v)
 	}
-	o.scratch = r
+	if len(o.spec.Map) > 0 {
+		o.scratch = r
+	}
 	out := s.slab.row(len(o.spec.Project))
 	for i, c := range o.spec.Project {
 		out[i] = r[c]
