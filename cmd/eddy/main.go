@@ -2,6 +2,8 @@
 //
 //	eddy [--listen 127.0.0.1:6875] [--data-dir ./eddy-data] [--log-level info]
 //
+// It runs the garbage collector at GOGC=200 with a soft memory limit of
+// 75% of physical memory unless GOGC or GOMEMLIMIT say otherwise (gc.go).
 // It prints a ready line with a psql connection string once it accepts
 // connections, and shuts down cleanly on SIGINT or SIGTERM.
 package main
@@ -34,6 +36,7 @@ func run() error {
 	dataDir := flag.String("data-dir", "./eddy-data", "directory of the durable store")
 	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
 	flag.Parse()
+	tuneGC()
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
