@@ -16,34 +16,35 @@ func Consolidate(us []Update) []Update {
 	if len(us) == 0 {
 		return nil
 	}
+	// item is pointer-free (offsets into buf, an index into us), so the
+	// sort moves no pointers (no write barriers) and the GC never scans it.
 	type item struct {
-		key []byte
-		u   *Update
+		k0, k1, i int32
 	}
-	var buf []byte
+	first := types.AppendRowKey(nil, us[0].Row)
+	buf := make([]byte, 0, (len(first)+8)*len(us))
 	items := make([]item, len(us))
-	offs := make([]int, len(us)+1)
 	for i := range us {
+		k0 := len(buf)
 		buf = types.AppendRowKey(buf, us[i].Row)
-		offs[i+1] = len(buf)
+		items[i] = item{int32(k0), int32(len(buf)), int32(i)}
 	}
-	for i := range us {
-		items[i] = item{buf[offs[i]:offs[i+1]], &us[i]}
-	}
+	key := func(it item) []byte { return buf[it.k0:it.k1] }
 	slices.SortFunc(items, func(a, b item) int {
-		if c := bytes.Compare(a.key, b.key); c != 0 {
+		if c := bytes.Compare(key(a), key(b)); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.u.Time, b.u.Time)
+		return cmp.Compare(us[a.i].Time, us[b.i].Time)
 	})
 	out := make([]Update, 0, len(us))
 	for i := 0; i < len(items); {
+		u := &us[items[i].i]
 		j, sum := i, int64(0)
-		for ; j < len(items) && bytes.Equal(items[j].key, items[i].key) && items[j].u.Time == items[i].u.Time; j++ {
-			sum += items[j].u.Diff
+		for ; j < len(items) && us[items[j].i].Time == u.Time && bytes.Equal(key(items[j]), key(items[i])); j++ {
+			sum += us[items[j].i].Diff
 		}
 		if sum != 0 {
-			out = append(out, Update{Row: items[i].u.Row, Time: items[i].u.Time, Diff: sum})
+			out = append(out, Update{Row: u.Row, Time: u.Time, Diff: sum})
 		}
 		i = j
 	}
