@@ -182,9 +182,10 @@ func (e *Engine) Tick() error {
 	defer b.Close()
 	prevClock := e.clock
 	t := e.tick(b)
-	tx := &applyTx{}
+	tx := e.newTx()
 	err := e.propagate(map[uint64][]exec.Update{}, t, b, tx)
 	if err == nil {
+		e.logInput(b, t, encodeTickRecord(e.wall.last))
 		err = e.db.Commit(b)
 	}
 	if err != nil {
@@ -194,6 +195,7 @@ func (e *Engine) Tick() error {
 	}
 	tx.commit()
 	e.publish(t, tx.deltas)
+	e.committed(1)
 	return nil
 }
 

@@ -47,9 +47,16 @@ type applyTx struct {
 	colls   []*storage.Collection
 	stepped []*matView
 	deltas  map[uint64][]exec.Update
+	// state is the checkpoint batch and stateMark its position when the
+	// commit began, so a failure also drops the commit's state writes.
+	state     *storage.Batch
+	stateMark storage.Mark
 }
 
 func (a *applyTx) rollback() {
+	if a.state != nil {
+		a.state.RollbackTo(a.stateMark)
+	}
 	for _, c := range a.colls {
 		c.Rollback()
 	}
@@ -67,9 +74,11 @@ func (a *applyTx) commit() {
 	}
 }
 
-// apply validates and applies ws at time t, logging to b and recording in
-// tx what must be undone on failure.
+// apply validates and applies ws at time t, logging state writes to the
+// checkpoint batch and metadata (sink logs) to b, and recording in tx what
+// must be undone on failure.
 func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx) error {
+	sb := e.stateBatch()
 	deltas := map[uint64][]exec.Update{}
 	for _, id := range ws.order {
 		obj := e.cat.byID[id]
@@ -82,7 +91,7 @@ func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx)
 		changes := ws.changes[id]
 		d := make([]exec.Update, 0, len(changes))
 		for _, u := range changes {
-			if err := c.Apply(u.Row, u.Diff, b); err != nil {
+			if err := c.Apply(u.Row, u.Diff, sb); err != nil {
 				return changeError(obj, u, err)
 			}
 			d = append(d, exec.Update{Row: u.Row, Time: t, Diff: u.Diff})
@@ -95,7 +104,10 @@ func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx)
 // propagate steps every materialized view whose sources changed or whose
 // temporal filter has a transition due at the step's wall-clock time, in
 // ID (= dependency) order, applying each view's output to its contents.
+// View contents and operator state go to the checkpoint batch, sink log
+// entries to the commit's batch b.
 func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *storage.Batch, tx *applyTx) error {
+	sb := e.stateBatch()
 	for _, mv := range e.viewsInOrder() {
 		var in map[dataflow.CollectionID][]exec.Update
 		for _, src := range mv.sources {
@@ -110,11 +122,11 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 			continue
 		}
 		var w exec.StateWriter
-		vb := b
+		vb := sb
 		if mv.transient {
 			vb = nil // temporary views keep no durable state
 		} else {
-			w = b.Prefixed(storage.StatePrefix(mv.obj.ID))
+			w = sb.Prefixed(storage.StatePrefix(mv.obj.ID))
 		}
 		out, err := e.stepView(mv, t, in, w)
 		if err != nil && mv.transient {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -42,6 +43,8 @@ type Engine struct {
 	nextID uint64
 	// committer groups concurrent commits (see groupcommit.go).
 	committer committer
+	// ck is the checkpoint state (see checkpoint.go).
+	ck checkpointer
 	// Version is reported by version() and server_version.
 	Version string
 }
@@ -70,19 +73,45 @@ func Open(dir string, log *slog.Logger) (*Engine, error) {
 	}
 	e := &Engine{db: db, log: log, cat: newCatalog(), colls: map[uint64]*storage.Collection{},
 		views: map[uint64]*matView{}, sources: map[uint64]*sourceState{}, nextID: 1000}
-	if err := e.restore(); err != nil {
+	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
+	err = e.restore()
+	if err == nil {
+		err = e.replayLog()
+	}
+	if err != nil {
+		e.closeBatches()
 		_ = db.Close()
 		return nil, err
 	}
 	return e, nil
 }
 
-// Close closes the store.
+// Close writes a last checkpoint and closes the store.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.closeCheckpointer()
 	e.committer.close()
 	return e.db.Close()
+}
+
+// CloseWithoutCheckpoint closes the store as a crash would leave it: what
+// was acknowledged is in the log, the pending checkpoint is dropped (for
+// tests of recovery).
+func (e *Engine) CloseWithoutCheckpoint() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closeBatches()
+	return e.db.Close()
+}
+
+// closeBatches releases the reused batches without writing them.
+func (e *Engine) closeBatches() {
+	if e.ck.batch != nil {
+		_ = e.ck.batch.Close()
+		e.ck.batch = nil
+	}
+	e.committer.close()
 }
 
 // restore loads the clock, the catalog and every collection, and rebuilds
@@ -190,6 +219,10 @@ func (e *Engine) allocID(b *storage.Batch) uint64 {
 func (e *Engine) tick(b *storage.Batch) exec.Time {
 	e.clock++
 	b.Set(metaClock, binary.BigEndian.AppendUint64(nil, e.clock))
+	if e.ck.replaying {
+		e.wall.last = max(e.wall.last, e.ck.replayWall)
+		return e.clock
+	}
 	e.advanceWall(b)
 	return e.clock
 }

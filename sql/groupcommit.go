@@ -158,6 +158,7 @@ func (e *Engine) commitGroup(group []*commitReq) {
 	for _, m := range done {
 		e.publish(m.t, m.deltas)
 	}
+	e.committed(len(done))
 }
 
 // applyOne validates and applies one write set at a new logical time,
@@ -169,10 +170,13 @@ func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (exec.Time, map[uint64
 	mark := b.Mark()
 	prevClock := e.clock
 	t := e.tick(b)
-	tx := &applyTx{}
+	tx := e.newTx()
 	err := e.applyRecover(ws, t, b, tx)
 	if err == nil && b.Err() != nil {
 		err = fmt.Errorf("commit: %w", b.Err())
+	}
+	if err == nil && tx.state.Err() != nil {
+		err = fmt.Errorf("commit: %w", tx.state.Err())
 	}
 	if err != nil {
 		tx.rollback()
@@ -181,6 +185,7 @@ func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (exec.Time, map[uint64
 		return 0, nil, err
 	}
 	tx.commit()
+	e.logInput(b, t, encodeWriteSetRecord(e.wall.last, ws))
 	return t, tx.deltas, nil
 }
 

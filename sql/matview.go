@@ -57,6 +57,11 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
 		return err
 	}
 	obj.Columns, obj.Deps = cols, deps
+	// The backfill writes the view's state directly as of its time: no
+	// earlier log record may be replayed into it after a restart.
+	if err := e.checkpointLocked(); err != nil {
+		return err
+	}
 	b := e.db.NewBatch()
 	defer b.Close()
 	prevID, prevClock := e.nextID, e.clock
@@ -168,6 +173,11 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		}
 		return pgerr.New(pgerr.CodeDependentObjects, "cannot drop %s %s because other objects depend on it", kindName(obj.Kind), obj.Name).
 			WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	// The pending checkpoint must not follow the deletions (it would bring
+	// rows back), and no log record may outlive the objects it names.
+	if err := e.checkpointLocked(); err != nil {
+		return err
 	}
 	if err := e.removeSinksLocked(sinks); err != nil {
 		return err

@@ -185,9 +185,10 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	b := e.committer.groupBatch(e.db)
 	prevClock, prevWM, prevHas := e.clock, st.watermark, st.hasWM
 	t := e.tick(b)
-	tx := &applyTx{}
+	tx := e.newTx()
 	err := e.ingest(st, changes, t, b, tx)
 	if err == nil {
+		e.logInput(b, t, encodeSourceRecord(e.wall.last, id, changes))
 		b.Set(sourcePositionKey(id), position)
 		e.logSourceStats(st, stats, b)
 		err = e.db.Commit(b)
@@ -200,18 +201,21 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	tx.commit()
 	e.noteSourceStats(st, stats)
 	e.publish(t, tx.deltas)
+	e.committed(1)
 	return nil
 }
 
-// ingest applies one source batch at time t.
+// ingest applies one source batch at time t: the table rows and the
+// watermark are state (checkpoint batch); b gets the sink log entries.
 func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *storage.Batch, tx *applyTx) error {
+	sb := e.stateBatch()
 	var updates []exec.Update
 	if st.def.IsTable {
 		c := e.colls[st.def.ID]
 		c.Begin()
 		tx.colls = append(tx.colls, c)
 		var err error
-		if updates, err = applyTableChanges(c, changes, t, b); err != nil {
+		if updates, err = applyTableChanges(c, changes, t, sb); err != nil {
 			return err
 		}
 	} else {
@@ -221,7 +225,7 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *stora
 		return err
 	}
 	if st.hasWM {
-		b.Set(sourceWatermarkKey(st.def.ID), encodeInt64(st.watermark))
+		sb.Set(sourceWatermarkKey(st.def.ID), encodeInt64(st.watermark))
 	}
 	deltas := map[uint64][]exec.Update{st.def.ID: updates}
 	return e.propagate(deltas, t, b, tx)

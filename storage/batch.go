@@ -76,6 +76,13 @@ func (b *Batch) DeletePrefix(prefix []byte) {
 	b.add(opDeleteRange, prefix, end)
 }
 
+// DeleteRange removes every key k with start <= k < end (a barrier like
+// DeletePrefix).
+func (b *Batch) DeleteRange(start, end []byte) { b.add(opDeleteRange, start, end) }
+
+// Used returns the bytes of keys and values written since the last Reset.
+func (b *Batch) Used() int { return len(b.buf) }
+
 // Len returns the number of operations in the batch.
 func (b *Batch) Len() int { return len(b.ops) }
 

@@ -14,7 +14,24 @@ const (
 	kindCatalog byte = 'c'
 	kindRow     byte = 'r'
 	kindState   byte = 's'
+	kindLog     byte = 'l'
 )
+
+// LogKey returns the key of the input-log record of logical time t:
+// /l/<t big-endian>, so records sort by time.
+func LogKey(t uint64) []byte { return appendID([]byte{kindLog}, t) }
+
+// LogPrefix returns the prefix of every input-log record.
+func LogPrefix() []byte { return []byte{kindLog} }
+
+// LogKeyTime returns the logical time of a log record's key (ok false if
+// key is not one).
+func LogKeyTime(key []byte) (uint64, bool) {
+	if len(key) != 9 || key[0] != kindLog {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(key[1:]), true
+}
 
 // MetaKey returns the key of the named metadata value (next ids, the
 // logical clock, ...).
@@ -60,7 +77,7 @@ func PrettyKey(key []byte) string {
 	switch key[0] {
 	case kindMeta:
 		return "/m/" + string(key[1:])
-	case kindCatalog, kindRow, kindState:
+	case kindCatalog, kindRow, kindState, kindLog:
 		if len(key) == 1 {
 			return "/" + string(key)
 		}
@@ -103,7 +120,7 @@ func ParsePrettyKey(s string) ([]byte, error) {
 	if kind == kindMeta {
 		return MetaKey(strings.Join(parts[2:], "/")), nil
 	}
-	if kind != kindCatalog && kind != kindRow && kind != kindState {
+	if kind != kindCatalog && kind != kindRow && kind != kindState && kind != kindLog {
 		return nil, fmt.Errorf("storage: unknown key kind in %q", s)
 	}
 	id, err := strconv.ParseUint(parts[2], 10, 64)

@@ -1,0 +1,412 @@
+package sql
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/storage"
+)
+
+// Checkpointed durability. A commit's durable write is small: one record
+// in the input log, /l/<t>, holding the commit's inputs (a write set's
+// table changes, a source batch's changes, or nothing for a Tick) and its
+// wall-clock time, plus the metadata that must be atomic with it (the
+// clock, a source's position and statistics, sink log entries), in one
+// synced batch shared by the group commit. The commit is acknowledged
+// after that write.
+//
+// Everything the inputs imply — table rows, view contents, operator state,
+// source watermarks — changes in memory as before, and its Pebble writes
+// accumulate in one checkpoint batch (storage.Batch keeps only the last
+// write of each key when it is built, so a group updated by a thousand
+// commits is written once). A checkpoint writes that batch, checkpoint_time
+// = the current logical time t, and a range deletion of every log record
+// <= t, atomically in one synced batch. Checkpoints run after a commit once
+// CheckpointOptions' commit count, interval or size is reached, before DDL
+// that writes state directly or deletes it (CREATE MATERIALIZED VIEW, DROP:
+// so no log record ever predates the catalog it is replayed against), and
+// at clean shutdown.
+//
+// Restart loads the collections and operator state (as of checkpoint_time),
+// then replays every log record with a later time, in order, through the
+// same apply/propagate path with the logged wall-clock time (exec is
+// deterministic, watermarks are re-derived from the replayed rows), writing
+// no new log records, sink log entries or statistics (those of the replayed
+// commits are already durable; the replay's commit batch is discarded) and
+// publishing to no one; then it checkpoints. A kill -9 at any moment loses
+// nothing acknowledged: either the checkpoint batch is durable with its
+// log records deleted, or it is not and the records are still there.
+
+// metaCheckpoint stores the logical time of the last checkpoint.
+var metaCheckpoint = storage.MetaKey("checkpoint_time")
+
+// CheckpointOptions says when the engine checkpoints; a checkpoint is due
+// when any limit is reached (zero: that limit is off).
+type CheckpointOptions struct {
+	// Commits is the number of logged commits between checkpoints.
+	Commits int
+	// Interval is the time between checkpoints (default 1s).
+	Interval time.Duration
+	// Bytes bounds the pending checkpoint batch (default 64 MiB).
+	Bytes int
+}
+
+// defaultCheckpointOptions returns the defaults, with the commit count
+// taken from EDDY_CHECKPOINT_COMMITS when set (a test knob: the crash tests
+// run the server with checkpoints every few commits).
+func defaultCheckpointOptions() CheckpointOptions {
+	o := CheckpointOptions{Interval: time.Second, Bytes: 64 << 20}
+	if n, err := strconv.Atoi(os.Getenv("EDDY_CHECKPOINT_COMMITS")); err == nil && n > 0 {
+		o.Commits = n
+	}
+	return o
+}
+
+// checkpointer is the engine's checkpoint state (under the engine lock).
+type checkpointer struct {
+	opts CheckpointOptions
+	// batch accumulates the state writes since the last checkpoint.
+	batch *storage.Batch
+	// commits counts the logged commits since the last checkpoint, at the
+	// time last was written.
+	commits int
+	last    time.Time
+	// durable is the logical time of the last checkpoint.
+	durable exec.Time
+	// replaying is set while restart replays the log: tick takes the
+	// logged wall-clock time (replayWall) and no log record is written.
+	replaying  bool
+	replayWall int64
+	// count is the number of checkpoints written (for tests).
+	count int
+}
+
+// SetCheckpointOptions replaces when the engine checkpoints.
+func (e *Engine) SetCheckpointOptions(o CheckpointOptions) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ck.opts = o
+}
+
+// Checkpoint writes a checkpoint now.
+func (e *Engine) Checkpoint() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.checkpointLocked()
+}
+
+// stateBatch returns the pending checkpoint batch, which every state write
+// of a commit goes to.
+func (e *Engine) stateBatch() *storage.Batch {
+	if e.ck.batch == nil {
+		e.ck.batch = e.db.NewBatch()
+	}
+	return e.ck.batch
+}
+
+// newTx starts the record of a commit in progress, marking the checkpoint
+// batch so that a failure also discards the commit's state writes.
+func (e *Engine) newTx() *applyTx {
+	sb := e.stateBatch()
+	return &applyTx{state: sb, stateMark: sb.Mark()}
+}
+
+// logInput writes a commit's log record to its batch (not while
+// replaying, whose records are already durable).
+func (e *Engine) logInput(b *storage.Batch, t exec.Time, rec []byte) {
+	if !e.ck.replaying {
+		b.Set(storage.LogKey(t), rec)
+	}
+}
+
+// committed notes a durable logged commit and checkpoints if one is due.
+// The engine lock must be held.
+func (e *Engine) committed(n int) {
+	e.ck.commits += n
+	o := e.ck.opts
+	due := o.Commits > 0 && e.ck.commits >= o.Commits ||
+		o.Bytes > 0 && e.stateBatch().Used() >= o.Bytes ||
+		o.Interval > 0 && time.Since(e.ck.last) >= o.Interval
+	if due {
+		if err := e.checkpointLocked(); err != nil {
+			e.log.Error("checkpoint failed", "err", err)
+		}
+	}
+}
+
+// checkpointLocked writes the pending state, checkpoint_time = the current
+// clock and the deletion of the log up to it in one synced batch. A failed
+// checkpoint breaks the engine like a failed commit (memory is ahead of
+// what a restart would rebuild only through the log, which is intact, but
+// the pending batch can no longer be trusted to be written once).
+func (e *Engine) checkpointLocked() error {
+	if err := e.committer.broken; err != nil {
+		return err
+	}
+	sb := e.stateBatch()
+	if sb.Len() == 0 && e.ck.durable == e.clock {
+		e.ck.commits, e.ck.last = 0, time.Now()
+		return nil
+	}
+	sb.Set(metaCheckpoint, binary.BigEndian.AppendUint64(nil, e.clock))
+	sb.DeleteRange(storage.LogKey(0), storage.LogKey(e.clock+1))
+	if err := e.db.Commit(sb); err != nil {
+		e.committer.broken = pgerr.New(pgerr.CodeInternal,
+			"could not write a checkpoint; restart the server to recover the last durable state: %v", err)
+		return e.committer.broken
+	}
+	e.ck.durable, e.ck.commits, e.ck.last = e.clock, 0, time.Now()
+	e.ck.count++
+	if sb.Size() > maxKeptBatch {
+		_ = sb.Close()
+		e.ck.batch = nil
+	} else {
+		sb.Reset()
+	}
+	return nil
+}
+
+// closeCheckpointer writes a last checkpoint (clean shutdown) and releases
+// the batch.
+func (e *Engine) closeCheckpointer() {
+	if err := e.checkpointLocked(); err != nil && e.committer.broken == nil {
+		e.log.Warn("final checkpoint", "err", err)
+	}
+	if e.ck.batch != nil {
+		_ = e.ck.batch.Close()
+		e.ck.batch = nil
+	}
+}
+
+// Log record kinds.
+const (
+	logWriteSet byte = 'w' // a transaction's table changes
+	logSource   byte = 's' // a source batch's changes
+	logTick     byte = 't' // a Tick: no input
+)
+
+// encodeWriteSetRecord encodes a write set: kind, wall time, then per
+// table (in statement order) its id and its changes (encodeUpdates).
+func encodeWriteSetRecord(wall int64, ws *writeSet) []byte {
+	buf := binary.AppendVarint([]byte{logWriteSet}, wall)
+	buf = binary.AppendUvarint(buf, uint64(len(ws.order)))
+	for _, id := range ws.order {
+		enc := encodeUpdates(ws.changes[id])
+		buf = binary.AppendUvarint(buf, id)
+		buf = binary.AppendUvarint(buf, uint64(len(enc)))
+		buf = append(buf, enc...)
+	}
+	return buf
+}
+
+// encodeSourceRecord encodes a source batch: kind, wall time, source id,
+// then per change its kind, its row and its key (each present or not).
+func encodeSourceRecord(wall int64, id uint64, changes []Change) []byte {
+	buf := binary.AppendVarint([]byte{logSource}, wall)
+	buf = binary.AppendUvarint(buf, id)
+	buf = binary.AppendUvarint(buf, uint64(len(changes)))
+	var tmp []byte
+	for _, c := range changes {
+		buf = append(buf, byte(c.Kind))
+		for _, r := range []types.Row{c.Row, c.Key} {
+			if r == nil {
+				buf = append(buf, 0)
+				continue
+			}
+			tmp = types.AppendRow(tmp[:0], r)
+			buf = append(buf, 1)
+			buf = binary.AppendUvarint(buf, uint64(len(tmp)))
+			buf = append(buf, tmp...)
+		}
+	}
+	return buf
+}
+
+// encodeTickRecord encodes a Tick.
+func encodeTickRecord(wall int64) []byte { return binary.AppendVarint([]byte{logTick}, wall) }
+
+// logRecord is a decoded log record.
+type logRecord struct {
+	kind    byte
+	wall    int64
+	ws      *writeSet
+	source  uint64
+	changes []Change
+}
+
+var errCorruptInputLog = errors.New("sql: corrupt input log record")
+
+// logReader decodes a record's fields in order; the first failure sticks.
+type logReader struct {
+	b   []byte
+	err error
+}
+
+func (r *logReader) uvarint() uint64 {
+	v, k := binary.Uvarint(r.b)
+	if k <= 0 {
+		r.err, r.b = errCorruptInputLog, nil
+		return 0
+	}
+	r.b = r.b[k:]
+	return v
+}
+
+func (r *logReader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err, r.b = errCorruptInputLog, nil
+		return nil
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *logReader) byte() byte {
+	if len(r.b) == 0 {
+		r.err = errCorruptInputLog
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// row reads an optional row.
+func (r *logReader) row() types.Row {
+	if r.byte() == 0 || r.err != nil {
+		return nil
+	}
+	row, err := types.DecodeRow(r.bytes())
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return row
+}
+
+// decodeLogRecord is the inverse of the encode functions.
+func decodeLogRecord(b []byte) (logRecord, error) {
+	if len(b) == 0 {
+		return logRecord{}, errCorruptInputLog
+	}
+	rec := logRecord{kind: b[0]}
+	wall, k := binary.Varint(b[1:])
+	if k <= 0 {
+		return rec, errCorruptInputLog
+	}
+	rec.wall = wall
+	r := &logReader{b: b[1+k:]}
+	switch rec.kind {
+	case logWriteSet:
+		rec.ws = &writeSet{}
+		for n := r.uvarint(); n > 0 && r.err == nil; n-- {
+			id := r.uvarint()
+			us, err := decodeUpdates(r.bytes(), 0)
+			if err != nil {
+				return rec, err
+			}
+			for _, u := range us {
+				rec.ws.add(id, u.Row, u.Diff)
+			}
+		}
+	case logSource:
+		rec.source = r.uvarint()
+		for n := r.uvarint(); n > 0 && r.err == nil; n-- {
+			c := Change{Kind: ChangeKind(r.byte())}
+			c.Row = r.row()
+			c.Key = r.row()
+			rec.changes = append(rec.changes, c)
+		}
+	case logTick:
+	default:
+		return rec, errCorruptInputLog
+	}
+	return rec, r.err
+}
+
+// replayLog brings memory from the checkpoint to the last logged commit
+// (see the top of this file), then checkpoints. It runs in Open, after
+// restore.
+func (e *Engine) replayLog() error {
+	if v, ok, err := e.db.Get(metaCheckpoint); err != nil {
+		return err
+	} else if ok {
+		e.ck.durable = binary.BigEndian.Uint64(v)
+	}
+	type entry struct {
+		t   exec.Time
+		rec []byte
+	}
+	var recs []entry
+	err := e.db.Scan(storage.LogPrefix(), func(k, v []byte) error {
+		t, ok := storage.LogKeyTime(k)
+		if !ok {
+			return fmt.Errorf("sql: malformed log key %s", storage.PrettyKey(k))
+		}
+		if t > e.ck.durable {
+			recs = append(recs, entry{t, append([]byte(nil), v...)})
+		}
+		return nil
+	})
+	if err != nil || len(recs) == 0 {
+		return err
+	}
+	finalClock, finalWall := e.clock, e.wall.last
+	e.ck.replaying = true
+	defer func() { e.ck.replaying = false }()
+	scratch := e.db.NewBatch()
+	defer scratch.Close()
+	for _, r := range recs {
+		rec, err := decodeLogRecord(r.rec)
+		if err != nil {
+			return fmt.Errorf("replaying the log at time %d: %w", r.t, err)
+		}
+		scratch.Reset()
+		e.clock, e.ck.replayWall = r.t-1, rec.wall
+		if err := e.replayOne(rec, scratch); err != nil {
+			return fmt.Errorf("replaying the log at time %d: %w", r.t, err)
+		}
+	}
+	e.clock, e.wall.last = max(finalClock, e.clock), max(finalWall, e.wall.last)
+	e.log.Info("log replayed", "records", len(recs), "from", e.ck.durable, "clock", e.clock)
+	return e.checkpointLocked()
+}
+
+// replayOne applies one log record at time clock+1, with b as a scratch
+// commit batch.
+func (e *Engine) replayOne(rec logRecord, b *storage.Batch) error {
+	switch rec.kind {
+	case logWriteSet:
+		_, _, err := e.applyOne(rec.ws, b)
+		return err
+	case logSource:
+		st := e.sources[rec.source]
+		if st == nil {
+			return fmt.Errorf("source %d of a log record does not exist", rec.source)
+		}
+		t := e.tick(b)
+		tx := e.newTx()
+		if err := e.ingest(st, rec.changes, t, b, tx); err != nil {
+			tx.rollback()
+			return err
+		}
+		tx.commit()
+	default:
+		t := e.tick(b)
+		tx := e.newTx()
+		if err := e.propagate(map[uint64][]exec.Update{}, t, b, tx); err != nil {
+			tx.rollback()
+			return err
+		}
+		tx.commit()
+	}
+	return nil
+}
