@@ -20,10 +20,20 @@ const crashRounds = 4
 // at a random moment, restarts it, and checks that every acknowledged write
 // survived and that the view equals its query recomputed ad hoc. Several
 // rounds; the seed fixes the kill delays and the data.
-func TestCrash(t *testing.T) {
+func TestCrash(t *testing.T) { crashTest(t) }
+
+// TestCrashDuringCheckpoint is TestCrash with a checkpoint after every
+// second commit, so most kills land in or next to a checkpoint's write:
+// whether or not it became durable, restart must rebuild every
+// acknowledged row from the checkpoint and the input log.
+func TestCrashDuringCheckpoint(t *testing.T) {
+	crashTest(t, harness.WithEnv("EDDY_CHECKPOINT_COMMITS=2"))
+}
+
+func crashTest(t *testing.T, opts ...harness.Option) {
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))
-	s := harness.StartTarget(t)
+	s := harness.StartTarget(t, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	setup := pgConnect(t, ctx, s.DSN())
