@@ -24,8 +24,10 @@
 //	                              value: encodeValue (count, then the row)
 //	s <id:8> <key>                StatePrefix: operator state of dataflow <id>; the
 //	                              exec runtime owns everything after the prefix
+//	l <t:8>                       LogKey: the input-log record of logical time t
+//	                              (sql's checkpointed durability; value encoded by sql)
 //
-// PrettyKey prints keys as /m/<name>, /c/<id>, /r/<id>/<key>, /s/<id>/<key>.
+// PrettyKey prints keys as /m/<name>, /c/<id>, /r/<id>/<key>, /s/<id>/<key>, /l/<t>.
 //
 // # Collections
 //
