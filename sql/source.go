@@ -68,6 +68,8 @@ type sourceState struct {
 	hasWM     bool
 	// status is what eddy_sources reports (see source_sysrel.go).
 	status sourceStatus
+	// pendingLate is the late rows of the batch being ingested.
+	pendingLate int64
 }
 
 // SetConnectors installs the connector registry and activates every
@@ -187,6 +189,12 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	t := e.tick(b)
 	tx := e.newTx()
 	err := e.ingest(st, changes, t, b, tx)
+	if err == nil && st.pendingLate > 0 {
+		if stats == nil {
+			stats = &IngestStats{}
+		}
+		stats.Late += st.pendingLate
+	}
 	if err == nil {
 		e.logInput(b, t, encodeSourceRecord(e.wall.last, id, changes))
 		b.Set(sourcePositionKey(id), position)
@@ -221,6 +229,7 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *stora
 	} else {
 		updates = sourceUpdates(changes, t)
 	}
+	st.pendingLate = st.countLate(updates)
 	if err := st.advance(updates); err != nil {
 		return err
 	}
@@ -245,6 +254,27 @@ func sourceUpdates(changes []Change, t exec.Time) []exec.Update {
 		}
 	}
 	return updates
+}
+
+// countLate counts the inserted rows whose event time is below the
+// watermark as it was before this batch (or NULL once there is one): the
+// rows every view's Source drops as late (exec/source.go applies the same
+// rule), reported per source in eddy_sources.late_rows.
+func (st *sourceState) countLate(updates []exec.Update) int64 {
+	if !st.hasWM || st.def.Watermark == nil {
+		return 0
+	}
+	col := st.def.Watermark.Column
+	var n int64
+	for _, u := range updates {
+		if u.Diff <= 0 {
+			continue
+		}
+		if d := u.Row[col]; d.IsNull() || d.Micros() < st.watermark {
+			n += u.Diff
+		}
+	}
+	return n
 }
 
 // advance raises the watermark to the largest value of the watermark

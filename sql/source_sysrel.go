@@ -47,7 +47,10 @@ const maxErrorsKept = 1000
 // batch, and the bad records themselves.
 type IngestStats struct {
 	Records, Bad int64
-	Errors       []SourceError
+	// Late is set by the engine: rows below the source's watermark on
+	// arrival, dropped by every view.
+	Late   int64
+	Errors []SourceError
 }
 
 // SourceError is one skipped bad record, as eddy_source_errors lists it.
@@ -65,6 +68,7 @@ type SourceError struct {
 type sourceStatus struct {
 	state, err   string
 	records, bad int64
+	late         int64
 	lag          int64 // -1: unknown
 	row          types.Row
 	errRows      []types.Row // oldest first
@@ -80,7 +84,7 @@ const (
 var sysSourcesColumns = []ColumnDef{
 	{Name: "name", Type: types.Text}, {Name: "connector", Type: types.Text}, {Name: "state", Type: types.Text},
 	{Name: "error", Type: types.Text}, {Name: "records", Type: types.Int8}, {Name: "bad_records", Type: types.Int8},
-	{Name: "lag", Type: types.Int8},
+	{Name: "lag", Type: types.Int8}, {Name: "late_rows", Type: types.Int8},
 }
 
 var sysSourceErrorsColumns = []ColumnDef{
@@ -159,9 +163,12 @@ func (e *Engine) loadSourceStatus(st *sourceState) error {
 	}
 	if v, ok, err := e.db.Get(sourceStatsKey(id)); err != nil {
 		return err
-	} else if ok && len(v) == 16 {
+	} else if ok && len(v) >= 16 {
 		st.status.records = int64(binary.BigEndian.Uint64(v))
 		st.status.bad = int64(binary.BigEndian.Uint64(v[8:]))
+		if len(v) >= 24 {
+			st.status.late = int64(binary.BigEndian.Uint64(v[16:]))
+		}
 	}
 	err := e.db.Scan(sourceErrorPrefix(id), func(_, v []byte) error {
 		var se SourceError
@@ -183,9 +190,10 @@ func (e *Engine) logSourceStats(st *sourceState, stats *IngestStats, b *storage.
 	if stats == nil {
 		return
 	}
-	records, bad := st.status.records+stats.Records, st.status.bad+stats.Bad
+	records, bad, late := st.status.records+stats.Records, st.status.bad+stats.Bad, st.status.late+stats.Late
 	v := binary.BigEndian.AppendUint64(nil, uint64(records))
-	b.Set(sourceStatsKey(st.def.ID), binary.BigEndian.AppendUint64(v, uint64(bad)))
+	v = binary.BigEndian.AppendUint64(v, uint64(bad))
+	b.Set(sourceStatsKey(st.def.ID), binary.BigEndian.AppendUint64(v, uint64(late)))
 	for i, se := range stats.Errors {
 		seq := st.status.bad + int64(i)
 		js, _ := json.Marshal(se)
@@ -204,6 +212,7 @@ func (e *Engine) noteSourceStats(st *sourceState, stats *IngestStats) {
 	}
 	st.status.records += stats.Records
 	st.status.bad += stats.Bad
+	st.status.late += stats.Late
 	for _, se := range stats.Errors {
 		e.addErrorRow(st, se)
 	}
@@ -245,7 +254,7 @@ func (e *Engine) refreshSourceRow(st *sourceState) {
 		lag = types.NewInt(s.lag)
 	}
 	row := types.Row{types.NewText(st.def.Name), types.NewText(st.def.Connector), types.NewText(s.state), errText,
-		types.NewInt(s.records), types.NewInt(s.bad), lag}
+		types.NewInt(s.records), types.NewInt(s.bad), lag, types.NewInt(s.late)}
 	if s.row != nil {
 		_ = c.Apply(s.row, -1, nil)
 	}
