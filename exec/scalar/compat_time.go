@@ -41,13 +41,6 @@ func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
 func isInfTs(us int64) bool { return us == math.MinInt64 || us == math.MaxInt64 }
 
-// wallToTZ interprets a wall-clock timestamp in loc as an absolute time.
-func wallToTZ(us int64, loc *time.Location) int64 {
-	w := tsToTime(us, time.UTC)
-	t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc)
-	return timeToTs(t)
-}
-
 // tzToWall returns the wall clock of an absolute time in loc.
 func tzToWall(us int64, loc *time.Location) int64 {
 	t := tsToTime(us, loc)

@@ -34,15 +34,6 @@ func fn(name string, ret types.T, impl implFn, args ...types.T) *Func {
 	return register(functions, name, ret, impl, args...)
 }
 
-// alias makes name resolve to the same overloads as existing.
-func alias(name, existing string) {
-	for _, f := range functions[existing] {
-		g := *f
-		g.Name = name
-		functions[name] = append(functions[name], &g)
-	}
-}
-
 // numericTypes are the number types in PostgreSQL's order of widening.
 var numericTypes = []types.T{types.Int2, types.Int4, types.Int8, types.Float4, types.Float8, types.Numeric}
 
