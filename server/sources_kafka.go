@@ -118,11 +118,12 @@ func (c *connectors) consumeKafka(ctx context.Context, def sql.SourceDef, ks *ka
 			ch.Reset()
 			pending = pending[:0]
 			records, bad := in.Records, in.Bad
-			if err := in.Decode(recs, &ch); err != nil {
+			parts, err := decodeByPartition(in, recs, &ch)
+			if err != nil {
 				return err
 			}
 			stats := &sql.IngestStats{Records: in.Records - records, Bad: in.Bad - bad, Errors: pending}
-			if err := c.e.IngestChanges(def.ID, sqlChanges(ch.List), encodeOffsets(r.Positions()), stats); err != nil {
+			if err := c.e.IngestChanges(def.ID, sqlChanges(ch.List, parts), encodeOffsets(r.Positions()), stats); err != nil {
 				return err
 			}
 		}
@@ -161,8 +162,26 @@ func describeErr(e *pgerr.Error) string {
 	return e.Message
 }
 
-// sqlChanges converts decoded changes to the engine's.
-func sqlChanges(list []format.Change) []sql.Change {
+// decodeByPartition decodes recs into ch one record at a time, returning
+// the partition of each decoded change (a record may decode to several
+// changes or none), which the engine's per-partition watermarks need.
+func decodeByPartition(in *kafka.Ingest, recs []kafka.Record, ch *format.Changes) ([]int32, error) {
+	parts := make([]int32, 0, len(recs))
+	for i := range recs {
+		if err := in.Decode(recs[i:i+1], ch); err != nil {
+			return nil, err
+		}
+		parts = parts[:min(len(parts), len(ch.List))]
+		for len(parts) < len(ch.List) {
+			parts = append(parts, recs[i].Partition)
+		}
+	}
+	return parts, nil
+}
+
+// sqlChanges converts decoded changes to the engine's; parts[i] is the
+// partition of list[i] (nil: all 0).
+func sqlChanges(list []format.Change, parts []int32) []sql.Change {
 	out := make([]sql.Change, len(list))
 	for i, c := range list {
 		var k sql.ChangeKind
@@ -177,6 +196,9 @@ func sqlChanges(list []format.Change) []sql.Change {
 			k = sql.ChangeTombstone
 		}
 		out[i] = sql.Change{Kind: k, Row: c.Row, Key: c.Key}
+		if i < len(parts) {
+			out[i].Partition = parts[i]
+		}
 	}
 	return out
 }

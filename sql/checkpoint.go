@@ -207,14 +207,22 @@ func encodeWriteSetRecord(wall int64, ws *writeSet) []byte {
 }
 
 // encodeSourceRecord encodes a source batch: kind, wall time, source id,
-// then per change its kind, its row and its key (each present or not).
+// then per change its kind, its row and its key (each present or not). A
+// change from a partition other than 0 has changePartitioned set in its
+// kind byte and its partition (a varint) right after it (records logged
+// before partitions existed decode as partition 0).
 func encodeSourceRecord(wall int64, id uint64, changes []Change) []byte {
 	buf := binary.AppendVarint([]byte{logSource}, wall)
 	buf = binary.AppendUvarint(buf, id)
 	buf = binary.AppendUvarint(buf, uint64(len(changes)))
 	var tmp []byte
 	for _, c := range changes {
-		buf = append(buf, byte(c.Kind))
+		if c.Partition != 0 {
+			buf = append(buf, byte(c.Kind)|changePartitioned)
+			buf = binary.AppendVarint(buf, int64(c.Partition))
+		} else {
+			buf = append(buf, byte(c.Kind))
+		}
 		for _, r := range []types.Row{c.Row, c.Key} {
 			if r == nil {
 				buf = append(buf, 0)
@@ -258,6 +266,19 @@ func (r *logReader) uvarint() uint64 {
 	r.b = r.b[k:]
 	return v
 }
+
+func (r *logReader) varint() int64 {
+	v, k := binary.Varint(r.b)
+	if k <= 0 {
+		r.err, r.b = errCorruptInputLog, nil
+		return 0
+	}
+	r.b = r.b[k:]
+	return v
+}
+
+// changePartitioned flags a logged change kind followed by a partition.
+const changePartitioned = 0x80
 
 func (r *logReader) bytes() []byte {
 	n := r.uvarint()
@@ -321,6 +342,10 @@ func decodeLogRecord(b []byte) (logRecord, error) {
 		rec.source = r.uvarint()
 		for n := r.uvarint(); n > 0 && r.err == nil; n-- {
 			c := Change{Kind: ChangeKind(r.byte())}
+			if c.Kind&changePartitioned != 0 {
+				c.Kind &^= changePartitioned
+				c.Partition = int32(r.varint())
+			}
 			c.Row = r.row()
 			c.Key = r.row()
 			rec.changes = append(rec.changes, c)

@@ -1,7 +1,10 @@
 package sql
 
 import (
+	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/eddydb/eddy/exec"
@@ -61,11 +64,17 @@ type Connectors interface {
 
 // sourceState is a source's runtime state in the engine: its watermark
 // expression and current watermark.
+//
+// Invariant: parts holds, per partition that has produced a row with a
+// non-NULL watermark value, the largest such value; when it is non-empty
+// hasWM is true and watermark >= min(parts) (the watermark never goes
+// back, so it may exceed the minimum after a new partition appears).
 type sourceState struct {
 	def       SourceDef
 	wmExpr    scalar.Expr
 	watermark int64
 	hasWM     bool
+	parts     map[int32]int64
 	// status is what eddy_sources reports (see source_sysrel.go).
 	status sourceStatus
 	// pendingLate is the late rows of the batch being ingested.
@@ -133,7 +142,8 @@ func (e *Engine) registerSource(o *Object) error {
 	if v, ok, err := e.db.Get(sourceWatermarkKey(o.ID)); err != nil {
 		return err
 	} else if ok {
-		st.watermark, st.hasWM = decodeInt64(v), true
+		st.watermark, st.parts = decodeWatermark(v)
+		st.hasWM = true
 	}
 	e.sources[o.ID] = st
 	return nil
@@ -185,7 +195,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	// The group-commit batch, reused: its arena keeps its size across
 	// batches instead of regrowing from empty (both run under e.mu).
 	b := e.committer.groupBatch(e.db)
-	prevClock, prevWM, prevHas := e.clock, st.watermark, st.hasWM
+	prevClock, prevWM, prevHas, prevParts := e.clock, st.watermark, st.hasWM, maps.Clone(st.parts)
 	t := e.tick(b)
 	tx := e.newTx()
 	err := e.ingest(st, changes, t, b, tx)
@@ -203,7 +213,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	}
 	if err != nil {
 		tx.rollback()
-		e.clock, st.watermark, st.hasWM = prevClock, prevWM, prevHas
+		e.clock, st.watermark, st.hasWM, st.parts = prevClock, prevWM, prevHas, prevParts
 		return err
 	}
 	tx.commit()
@@ -230,11 +240,11 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *stora
 		updates = sourceUpdates(changes, t)
 	}
 	st.pendingLate = st.countLate(updates)
-	if err := st.advance(updates); err != nil {
+	if err := st.advance(changes); err != nil {
 		return err
 	}
 	if st.hasWM {
-		sb.Set(sourceWatermarkKey(st.def.ID), encodeInt64(st.watermark))
+		sb.Set(sourceWatermarkKey(st.def.ID), encodeWatermark(st.watermark, st.parts))
 	}
 	deltas := map[uint64][]exec.Update{st.def.ID: updates}
 	return e.propagate(deltas, t, b, tx)
@@ -277,29 +287,96 @@ func (st *sourceState) countLate(updates []exec.Update) int64 {
 	return n
 }
 
-// advance raises the watermark to the largest value of the watermark
-// expression over the inserted rows (watermarks never go back).
-func (st *sourceState) advance(updates []exec.Update) error {
+// advance raises each partition's watermark to the largest value of the
+// watermark expression over the rows its inserts and upserts carry, then
+// the source's watermark to the minimum over the partitions that have
+// produced one: a slow partition holds the source back, so its rows are
+// not late just because another partition ran ahead. Watermarks never go
+// back (the source's stays put when a new partition starts lower).
+func (st *sourceState) advance(changes []Change) error {
 	if st.wmExpr == nil {
 		return nil
 	}
 	ctx := evalCtx()
-	for _, u := range updates {
-		if u.Diff <= 0 {
+	moved := false
+	for _, c := range changes {
+		if c.Row == nil || (c.Kind != ChangeInsert && c.Kind != ChangeUpsert) {
 			continue
 		}
-		d, err := st.wmExpr.Eval(ctx, u.Row)
+		d, err := st.wmExpr.Eval(ctx, c.Row)
 		if err != nil {
 			return err
 		}
 		if d.IsNull() {
 			continue
 		}
-		if v := d.Micros(); !st.hasWM || v > st.watermark {
-			st.watermark, st.hasWM = v, true
+		v := d.Micros()
+		if old, ok := st.parts[c.Partition]; ok && v <= old {
+			continue
 		}
+		if st.parts == nil {
+			st.parts = map[int32]int64{}
+		}
+		st.parts[c.Partition], moved = v, true
+	}
+	if !moved {
+		return nil
+	}
+	if m := minWatermark(st.parts); !st.hasWM || m > st.watermark {
+		st.watermark, st.hasWM = m, true
 	}
 	return nil
+}
+
+// minWatermark is the smallest of the (non-empty) partition watermarks.
+func minWatermark(parts map[int32]int64) int64 {
+	first, m := true, int64(0)
+	for _, v := range parts {
+		if first || v < m {
+			first, m = false, v
+		}
+	}
+	return m
+}
+
+// encodeWatermark encodes a source's watermark (encodeInt64's 9 bytes, the
+// encoding before per-partition watermarks) followed by its partitions'
+// watermarks in partition order, each a varint partition and value.
+func encodeWatermark(wm int64, parts map[int32]int64) []byte {
+	buf := encodeInt64(wm)
+	ps := slices.Sorted(maps.Keys(parts))
+	for _, p := range ps {
+		buf = binary.AppendVarint(buf, int64(p))
+		buf = binary.AppendVarint(buf, parts[p])
+	}
+	return buf
+}
+
+// decodeWatermark is the inverse of encodeWatermark; it reads the older
+// encoding (no partitions) too, and ignores a malformed partition list
+// (the watermark stays, the partitions restart from their next rows).
+func decodeWatermark(b []byte) (int64, map[int32]int64) {
+	if len(b) < 9 {
+		return 0, nil
+	}
+	wm := decodeInt64(b[:9])
+	var parts map[int32]int64
+	for rest := b[9:]; len(rest) > 0; {
+		p, k := binary.Varint(rest)
+		if k <= 0 {
+			return wm, nil
+		}
+		v, k2 := binary.Varint(rest[k:])
+		if k2 <= 0 {
+			return wm, nil
+		}
+		if parts == nil {
+			parts = map[int32]int64{}
+		}
+		parts[int32(p)] = v
+		rest = rest[k+k2:]
+	}
+	return wm, parts
 }
 
 // sourceWatermarks returns the current watermarks of those of ids that are

@@ -20,11 +20,15 @@ const (
 
 // Change is one change of a source batch. Key holds the primary-key
 // columns' values, in the table's key order, for ChangeTombstone (Row is
-// nil then); the other kinds carry the whole Row.
+// nil then); the other kinds carry the whole Row. Partition is the
+// source partition the record came from (Kafka's partition; 0 for
+// connectors without partitions): the source's watermark is the minimum
+// over its partitions' watermarks (see sourceState.advance).
 type Change struct {
-	Kind ChangeKind
-	Row  types.Row
-	Key  types.Row
+	Kind      ChangeKind
+	Row       types.Row
+	Key       types.Row
+	Partition int32
 }
 
 // applyTableChanges applies a batch of changes to a connector-fed table's

@@ -25,10 +25,11 @@ func (f *fakeConnectors) DeactivateSink(uint64)      {}
 
 // TestConnectors runs testdata_connectors (kept apart from testdata, whose
 // files TestSession runs without a connector runtime). Commands: exec and
-// restart as in TestSession; `ingest source=<name> [records=n]` feeds one
-// batch whose lines are `insert|delete|upsert <v1,v2,...>`, `tombstone
+// restart as in TestSession; `ingest source=<name> [partition=p]` feeds
+// one batch whose lines are `insert|delete|upsert <v1,v2,...>`, `tombstone
 // <key values>` or `error <partition> <offset> <message>` (bad records,
-// counted); `sinklog sink=<name>` prints the sink's undelivered log;
+// counted); a change line may start with `partition=p` (its record's
+// partition; default the command's, else 0); `sinklog sink=<name>` prints the sink's undelivered log;
 // `ack sink=<name> time=<t>` acknowledges it.
 func TestConnectors(t *testing.T) {
 	datadriven.Walk(t, "testdata_connectors", func(t *testing.T, path string) {
@@ -57,6 +58,10 @@ func TestConnectors(t *testing.T) {
 func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData) string {
 	var name string
 	d.ScanArgs(t, "source", &name)
+	var part int
+	if d.HasArg("partition") {
+		d.ScanArgs(t, "partition", &part)
+	}
 	obj := te.e.cat.lookup("", name)
 	if obj == nil || obj.Source == nil {
 		t.Fatalf("no source %s", name)
@@ -64,6 +69,15 @@ func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData) string {
 	stats := &IngestStats{}
 	var changes []Change
 	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		p := part
+		if v, ok := strings.CutPrefix(line, "partition="); ok {
+			n, after, _ := strings.Cut(v, " ")
+			var err error
+			if p, err = strconv.Atoi(n); err != nil {
+				t.Fatal(err)
+			}
+			line = after
+		}
 		kind, rest, _ := strings.Cut(line, " ")
 		stats.Records++
 		if kind == "error" {
@@ -74,7 +88,7 @@ func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData) string {
 			stats.Errors = append(stats.Errors, SourceError{Partition: int32(p), Offset: o, Err: f[2], Prefix: "{..."})
 			continue
 		}
-		ch := Change{Kind: map[string]ChangeKind{"insert": ChangeInsert, "delete": ChangeDelete, "upsert": ChangeUpsert, "tombstone": ChangeTombstone}[kind]}
+		ch := Change{Kind: map[string]ChangeKind{"insert": ChangeInsert, "delete": ChangeDelete, "upsert": ChangeUpsert, "tombstone": ChangeTombstone}[kind], Partition: int32(p)}
 		if ch.Kind == ChangeTombstone {
 			ch.Key = parseValues(t, rest, obj, obj.PrimaryKey)
 		} else {
@@ -135,4 +149,34 @@ func (te *testEngine) sinkCmd(t *testing.T, d *datadriven.TestData) string {
 		}
 	}
 	return b.String()
+}
+
+// TestPartitionWatermarkEncoding checks that the logged source batches keep
+// each change's partition (replay re-derives the per-partition watermarks
+// from them) and that the watermark key reads both encodings.
+func TestPartitionWatermarkEncoding(t *testing.T) {
+	changes := []Change{
+		{Kind: ChangeInsert, Row: types.Row{types.NewInt(1)}, Partition: 0},
+		{Kind: ChangeUpsert, Row: types.Row{types.NewInt(2)}, Partition: 7},
+		{Kind: ChangeTombstone, Key: types.Row{types.NewInt(3)}, Partition: -1},
+	}
+	rec, err := decodeLogRecord(encodeSourceRecord(5, 9, changes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.changes) != len(changes) {
+		t.Fatalf("got %d changes", len(rec.changes))
+	}
+	for i, c := range rec.changes {
+		if c.Kind != changes[i].Kind || c.Partition != changes[i].Partition {
+			t.Errorf("change %d: got kind %d partition %d, want %d %d", i, c.Kind, c.Partition, changes[i].Kind, changes[i].Partition)
+		}
+	}
+	wm, parts := decodeWatermark(encodeWatermark(42, map[int32]int64{0: 50, 3: 42}))
+	if wm != 42 || len(parts) != 2 || parts[0] != 50 || parts[3] != 42 {
+		t.Errorf("got %d %v", wm, parts)
+	}
+	if wm, parts := decodeWatermark(encodeInt64(-17)); wm != -17 || parts != nil {
+		t.Errorf("old encoding: got %d %v", wm, parts)
+	}
 }
