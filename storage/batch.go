@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -20,20 +21,43 @@ import (
 // comparisons per key instead of a search from the top: a commit's keys
 // arrive in the order of the rows that caused them (rows, groups, state
 // entries interleaved), and that search dominated large commits.
+//
+// The arena is a list of chunks that are never reallocated: a write that
+// does not fit in the current chunk's free capacity goes to the next one,
+// so growth allocates a new chunk instead of copying everything written so
+// far (a checkpoint batch reaches tens of MiB).
 type Batch struct {
-	db  *pebble.DB
-	pb  *pebble.Batch // built by Commit; kept to reuse its memory
-	buf []byte        // arena of keys and values
-	ops []batchWrite
-	err error // first invalid operation; Commit returns it
+	db *pebble.DB
+	pb *pebble.Batch // built by Commit; kept to reuse its memory
+	// chunks[:n] hold the writes, in order; chunks[n:] are empty spares
+	// kept for reuse. A chunk's capacity never changes once allocated.
+	chunks [][]byte
+	n      int
+	used   int // bytes of keys and values in chunks[:n]
+	held   int // sum of the capacities of all chunks
+	ops    []batchWrite
+	err    error // first invalid operation; Commit returns it
 }
 
-// batchWrite is one write: kind, key buf[k0:k1] and value (or range end)
-// buf[k1:v1].
+// batchWrite is one write: kind, key chunks[c][k0:k1] and value (or range
+// end) chunks[c][k1:v1], where at = c<<32 | k0. Every write starts at a
+// distinct at, increasing in write order (an empty key and value take one
+// byte of padding), so at also orders writes. Four fields keep cmpOps's
+// arguments in registers, which the sort's cost depends on.
 type batchWrite struct {
-	kind       opKind
-	k0, k1, v1 int
+	at     uint64
+	k1, v1 uint32
+	kind   opKind
 }
+
+const (
+	// minChunk is the first chunk's size; each next one doubles, up to
+	// maxChunk, so small batches stay small.
+	minChunk = 4 << 10
+	maxChunk = 1 << 20
+	// keepBytes bounds the chunks Reset keeps for reuse.
+	keepBytes = 64 << 20
+)
 
 type opKind uint8
 
@@ -48,11 +72,52 @@ func (db *DB) NewBatch() *Batch { return &Batch{db: db.pdb} }
 
 // add appends an operation with key and value (or range end).
 func (b *Batch) add(kind opKind, key, value []byte) {
-	k0 := len(b.buf)
-	b.buf = append(b.buf, key...)
-	k1 := len(b.buf)
-	b.buf = append(b.buf, value...)
-	b.ops = append(b.ops, batchWrite{kind: kind, k0: k0, k1: k1, v1: len(b.buf)})
+	size := len(key) + len(value)
+	c := b.room(max(size, 1))
+	ch := b.chunks[c]
+	k0 := len(ch)
+	ch = append(ch, key...)
+	k1 := len(ch)
+	ch = append(ch, value...)
+	v1 := len(ch)
+	if size == 0 {
+		ch = append(ch, 0) // padding: the next write starts after this one
+	}
+	b.chunks[c] = ch
+	b.used += size
+	b.ops = append(b.ops, batchWrite{at: uint64(c)<<32 | uint64(k0),
+		k1: uint32(k1), v1: uint32(v1), kind: kind})
+}
+
+// room returns the index of the chunk in use that the next size bytes go
+// to, starting a new chunk (a spare if one is large enough) when the last
+// one in use lacks the free capacity. A write larger than maxChunk gets a
+// chunk of its own size.
+func (b *Batch) room(size int) int {
+	if b.n > 0 {
+		if last := b.chunks[b.n-1]; cap(last)-len(last) >= size {
+			return b.n - 1
+		}
+	}
+	if b.n < len(b.chunks) && cap(b.chunks[b.n]) >= size {
+		b.n++
+		return b.n - 1
+	}
+	want := minChunk
+	if b.n > 0 {
+		want = min(2*cap(b.chunks[b.n-1]), maxChunk)
+	}
+	want = max(want, size)
+	ch := make([]byte, 0, want)
+	b.held += want
+	if b.n < len(b.chunks) { // the spare is too small: replace it
+		b.held -= cap(b.chunks[b.n])
+		b.chunks[b.n] = ch
+	} else {
+		b.chunks = append(b.chunks, ch)
+	}
+	b.n++
+	return b.n - 1
 }
 
 // Set writes key = value.
@@ -81,18 +146,30 @@ func (b *Batch) DeletePrefix(prefix []byte) {
 func (b *Batch) DeleteRange(start, end []byte) { b.add(opDeleteRange, start, end) }
 
 // Used returns the bytes of keys and values written since the last Reset.
-func (b *Batch) Used() int { return len(b.buf) }
+func (b *Batch) Used() int { return b.used }
 
 // Len returns the number of operations in the batch.
 func (b *Batch) Len() int { return len(b.ops) }
 
 // Size returns the bytes of keys and values the batch holds or last held
-// (its arena's capacity).
-func (b *Batch) Size() int { return cap(b.buf) }
+// (its arena's capacity: every chunk it keeps).
+func (b *Batch) Size() int { return b.held }
 
-// Reset empties the batch for reuse.
+// Reset empties the batch for reuse. It keeps its chunks as spares, up to
+// keepBytes of them.
 func (b *Batch) Reset() {
-	b.buf, b.ops, b.err = b.buf[:0], b.ops[:0], nil
+	kept := 0
+	for i, ch := range b.chunks {
+		if kept+cap(ch) > keepBytes {
+			clear(b.chunks[i:])
+			b.chunks = b.chunks[:i]
+			break
+		}
+		kept += cap(ch)
+		b.chunks[i] = ch[:0]
+	}
+	b.n, b.used, b.held = 0, 0, kept
+	b.ops, b.err = b.ops[:0], nil
 }
 
 // Close releases the batch; it must not be used afterwards.
@@ -106,7 +183,10 @@ func (b *Batch) Close() error {
 }
 
 // key returns op's key.
-func (b *Batch) key(op batchWrite) []byte { return b.buf[op.k0:op.k1] }
+func (b *Batch) key(op batchWrite) []byte { return b.chunks[op.at>>32][uint32(op.at):op.k1] }
+
+// value returns op's value (or range end).
+func (b *Batch) value(op batchWrite) []byte { return b.chunks[op.at>>32][op.k1:op.v1] }
 
 // build fills a Pebble batch with the writes: each run between range
 // deletions sorted by key with only each key's last write kept, then the range deletion.
@@ -124,7 +204,7 @@ func (b *Batch) build() *pebble.Batch {
 		b.emitSorted(b.ops[start:i])
 		if i < len(b.ops) {
 			op := b.ops[i]
-			_ = b.pb.DeleteRange(b.key(op), b.buf[op.k1:op.v1], nil)
+			_ = b.pb.DeleteRange(b.key(op), b.value(op), nil)
 		}
 		start = i + 1
 	}
@@ -142,20 +222,20 @@ func (b *Batch) emitSorted(ops []batchWrite) {
 			continue // a later write of the same key wins
 		}
 		if op.kind == opSet {
-			_ = b.pb.Set(b.key(op), b.buf[op.k1:op.v1], nil) // fails only on a closed batch
+			_ = b.pb.Set(b.key(op), b.value(op), nil) // fails only on a closed batch
 		} else {
 			_ = b.pb.Delete(b.key(op), nil)
 		}
 	}
 }
 
-// cmpOps orders writes by key, then in write order (arena offset), so the
+// cmpOps orders writes by key, then in write order (at), so the
 // sort is stable without a stable sort's cost.
 func (b *Batch) cmpOps(x, y batchWrite) int {
 	if c := bytes.Compare(b.key(x), b.key(y)); c != 0 {
 		return c
 	}
-	return x.k0 - y.k0
+	return cmp.Compare(x.at, y.at)
 }
 
 // Prefixed returns a writer that prepends prefix to every key before
@@ -214,17 +294,32 @@ func (r *PrefixedReader) Scan(rel []byte, fn func(key, value []byte) error) erro
 
 // Mark is a position in a Batch that RollbackTo returns to.
 type Mark struct {
-	buf, ops int
-	err      error
+	n, last   int // chunks in use, and the length of the last one
+	used, ops int
+	err       error
 }
 
 // Mark returns the batch's current position.
-func (b *Batch) Mark() Mark { return Mark{buf: len(b.buf), ops: len(b.ops), err: b.err} }
+func (b *Batch) Mark() Mark {
+	m := Mark{n: b.n, used: b.used, ops: len(b.ops), err: b.err}
+	if b.n > 0 {
+		m.last = len(b.chunks[b.n-1])
+	}
+	return m
+}
 
 // RollbackTo discards every write made since m was taken, so that one
-// transaction of a group commit can fail alone.
+// transaction of a group commit can fail alone. Chunks started since then
+// become spares again.
 func (b *Batch) RollbackTo(m Mark) {
-	b.buf, b.ops, b.err = b.buf[:m.buf], b.ops[:m.ops], m.err
+	for i := m.n; i < b.n; i++ {
+		b.chunks[i] = b.chunks[i][:0]
+	}
+	b.n = m.n
+	if m.n > 0 {
+		b.chunks[m.n-1] = b.chunks[m.n-1][:m.last]
+	}
+	b.used, b.ops, b.err = m.used, b.ops[:m.ops], m.err
 }
 
 // Err returns the first invalid operation's error (Commit would fail).
