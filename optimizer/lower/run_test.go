@@ -21,9 +21,13 @@ import (
 // by one query, whose result rows are printed sorted. It checks the
 // semantics of lowering and decorrelation end to end (NULLs, empty groups,
 // multiplicities).
-func TestRun(t *testing.T) {
-	cat := testCatalog()
-	datadriven.RunTest(t, "testdata/run", func(t *testing.T, d *datadriven.TestData) string {
+func TestRun(t *testing.T) { runScripts(t, "testdata/run", testCatalog()) }
+
+// runScripts runs the datadriven scripts of path against cat: INSERTs
+// (planned, lowered and run to produce their rows) followed by one query,
+// whose result rows are printed sorted.
+func runScripts(t *testing.T, path string, cat catalog) {
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 		res, err := pg_query.Parse(d.Input)
 		if err != nil {
 			t.Fatal(err)
