@@ -153,6 +153,19 @@ func nextRows(t testing.TB, rows <-chan subRow, n int) []subRow {
 	return out
 }
 
+// nextChanges receives rows until n that are not progress rows have
+// arrived, dropping the progress rows.
+func nextChanges(t testing.TB, rows <-chan subRow, n int) []subRow {
+	t.Helper()
+	var out []subRow
+	for len(out) < n {
+		if r := nextRows(t, rows, 1)[0]; !r.progress {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // untilProgress receives rows up to and including the next progress row.
 func untilProgress(t testing.TB, rows <-chan subRow) []subRow {
 	t.Helper()
@@ -316,7 +329,13 @@ func TestSubscribePgconn(t *testing.T) {
 		"SUBSCRIBE (SELECT g, count(*), sum(v) FROM t WHERE v >= 10 GROUP BY g) WITH (progress = true)", true)
 	ctx2, cancel2 := context.WithCancel(ctx)
 	defer cancel2()
-	tail, tailErr := streamSubscribe(t, ctx2, c2, "SUBSCRIBE t WITH (snapshot = false)", false)
+	// With snapshot = false nothing arrives until a change, so the tail
+	// asks for progress too: its first progress row says it is registered,
+	// and a write after that must reach it.
+	tail, tailErr := streamSubscribe(t, ctx2, c2, "SUBSCRIBE t WITH (snapshot = false, progress)", true)
+	if first := nextRows(t, tail, 1)[0]; !first.progress {
+		t.Fatalf("snapshot=false subscription began with %v, want a progress row", first)
+	}
 
 	_, snap := timeBlock(t, untilProgress(t, agg))
 	wantStrings(t, "aggregate snapshot", snap, []string{"+1 x 2 30"})
@@ -324,7 +343,7 @@ func TestSubscribePgconn(t *testing.T) {
 	mustExec(t, ctx, w, "INSERT INTO t VALUES (4, 'y', 40)")
 	t1, d1 := timeBlock(t, untilProgress(t, agg))
 	wantStrings(t, "new group", d1, []string{"+1 y 1 40"})
-	got := nextRows(t, tail, 1)
+	got := nextChanges(t, tail, 1)
 	if got[0].ts != t1 || got[0].String() != fmt.Sprintf("%d +1 4 y 40", t1) {
 		t.Fatalf("snapshot=false subscription: first row %v, want the insert at %d", got[0], t1)
 	}
@@ -332,7 +351,7 @@ func TestSubscribePgconn(t *testing.T) {
 	mustExec(t, ctx, w, "UPDATE t SET v = 1 WHERE k = 1")
 	t2, d2 := timeBlock(t, untilProgress(t, agg))
 	wantStrings(t, "update leaves the filter", d2, []string{"+1 x 1 20", "-1 x 2 30"})
-	got = nextRows(t, tail, 2)
+	got = nextChanges(t, tail, 2)
 	for _, r := range got {
 		if r.ts != t2 {
 			t.Fatalf("UPDATE rows at %d, want both at %d: %v", r.ts, t2, got)
@@ -360,7 +379,7 @@ func TestSubscribePgconn(t *testing.T) {
 	}
 	// The other subscriber was not disturbed.
 	mustExec(t, ctx, w, "DELETE FROM t WHERE k = 3")
-	if r := nextRows(t, tail, 1)[0]; r.diff != -1 || strings.Join(r.vals, " ") != "3 y 5" {
+	if r := nextChanges(t, tail, 1)[0]; r.diff != -1 || strings.Join(r.vals, " ") != "3 y 5" {
 		t.Fatalf("after the other's cancel: %v", r)
 	}
 	cancel2()

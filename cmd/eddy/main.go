@@ -42,13 +42,16 @@ func run() error {
 		return fmt.Errorf("--log-level: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	// The handler is installed before the ready line: a supervisor that
+	// signals as soon as it sees the line must get a clean shutdown, not
+	// the default action that kills the process.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger})
 	if err != nil {
 		return err
 	}
 	fmt.Printf("eddy ready: psql %q\n", srv.ConnString())
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case s := <-sig:
 		logger.Info("shutting down", "signal", s.String())
