@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -191,10 +192,18 @@ func (b *Batch) value(op batchWrite) []byte { return b.chunks[op.at>>32][op.k1:o
 // build fills a Pebble batch with the writes: each run between range
 // deletions sorted by key with only each key's last write kept, then the range deletion.
 func (b *Batch) build() *pebble.Batch {
-	if b.pb == nil {
-		b.pb = b.db.NewBatch()
-	} else {
+	// Pebble's batch is one contiguous buffer that doubles as it grows and
+	// that Reset drops above pebbleRetained, so a large batch (a checkpoint
+	// is tens of MiB) is sized up front instead of copied at each doubling.
+	need := pebbleHeader + b.used + pebbleOpOverhead*len(b.ops)
+	switch {
+	case b.pb != nil && need <= pebbleRetained:
 		b.pb.Reset()
+	default:
+		if b.pb != nil {
+			_ = b.pb.Close()
+		}
+		b.pb = b.db.NewBatchWithSize(need)
 	}
 	start := 0
 	for i := 0; i <= len(b.ops); i++ {
@@ -210,6 +219,15 @@ func (b *Batch) build() *pebble.Batch {
 	}
 	return b.pb
 }
+
+// Sizes of Pebble's batch encoding, for build's estimate: the batch
+// header, an upper bound on one record's overhead (kind byte and two
+// uvarint lengths), and the buffer size Reset keeps.
+const (
+	pebbleHeader     = 12
+	pebbleOpOverhead = 1 + 2*binary.MaxVarintLen32
+	pebbleRetained   = 1 << 20
+)
 
 // emitSorted writes ops (no range deletions) to b.pb in key order, the
 // last write of each key only. It reorders ops in place.

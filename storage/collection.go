@@ -21,8 +21,12 @@ import (
 // concurrently with each other; anything that mutates needs exclusive
 // access (the caller's sync.RWMutex).
 //
-// Memory: one B-tree item per distinct key, holding the row, the encoded
-// key and the count.
+// Memory: one B-tree item per distinct key, holding its count and one
+// byte slice with the encoded key followed by the row's value encoding
+// (types.AppendRow). Rows are kept encoded, not as types.Row, so the
+// contents hold no pointers the garbage collector must trace (a Datum
+// row costs a slice, a string or decimal pointer per column and 48 bytes
+// per column); readers get freshly decoded rows they may keep.
 type Collection struct {
 	id      uint64
 	keyCols []int
@@ -31,18 +35,38 @@ type Collection struct {
 	recording bool
 	undo      []entry // prior state of each key touched since Begin; count 0 = absent
 
-	keyBuf, rowKeyBuf, valBuf []byte // scratch for Apply (writers are exclusive)
+	kvBuf, rowKeyBuf, valBuf []byte // scratch for Apply (writers are exclusive)
+	klen                     int    // length of the key at the start of kvBuf
 }
 
-// entry is one distinct key. Entries are values in the tree (no pointer
-// per row), so a probe for Get costs no allocation.
+// entry is one distinct key. Entries are values in the tree (one pointer
+// per row, to bytes the collector does not scan), so a probe for Get
+// costs no allocation.
+//
+// Invariant: kv[:klen] is the key and kv[klen:] is types.AppendRow of the
+// stored row (empty in probes and in undo records of absent keys).
 type entry struct {
-	key   []byte
-	row   types.Row
+	kv    []byte
+	klen  int
 	count int64
 }
 
-func entryLess(a, b entry) bool { return bytes.Compare(a.key, b.key) < 0 }
+// probe returns an entry that compares as key.
+func probe(key []byte) entry { return entry{kv: key, klen: len(key)} }
+
+func (e entry) key() []byte { return e.kv[:e.klen] }
+
+// row decodes the stored row. The bytes were encoded by AppendRow in this
+// process or checked by Load, so an error is memory corruption.
+func (e entry) row() types.Row {
+	r, err := types.DecodeRow(e.kv[e.klen:])
+	if err != nil {
+		panic(fmt.Sprintf("storage: stored row does not decode: %v", err))
+	}
+	return r
+}
+
+func entryLess(a, b entry) bool { return bytes.Compare(a.key(), b.key()) < 0 }
 
 // Errors that Apply wraps when it refuses a change, so that callers can
 // turn them into constraint errors without looking the key up first.
@@ -92,7 +116,10 @@ func (c *Collection) Load(db *DB) error {
 		if err := c.checkLoaded(key[n:], row, count); err != nil {
 			return fmt.Errorf("storage: loading collection %d at %s: %w", c.id, PrettyKey(key), err)
 		}
-		c.tree.ReplaceOrInsert(entry{key: bytes.Clone(key[n:]), row: row, count: count})
+		kv := make([]byte, 0, len(key)-n+len(value))
+		kv = append(kv, key[n:]...)
+		kv = types.AppendRow(kv, row)
+		c.tree.ReplaceOrInsert(entry{kv: kv, klen: len(key) - n, count: count})
 		return nil
 	})
 	if err != nil {
@@ -111,7 +138,7 @@ func (c *Collection) checkLoaded(key []byte, row types.Row, count int64) error {
 			return fmt.Errorf("key column %d out of range for a row of %d columns", col, len(row))
 		}
 	}
-	if c.keyBuf = c.Key(c.keyBuf[:0], row); !bytes.Equal(c.keyBuf, key) {
+	if c.kvBuf = c.Key(c.kvBuf[:0], row); !bytes.Equal(c.kvBuf, key) {
 		return fmt.Errorf("stored key does not match its row's key")
 	}
 	if c.keyCols != nil && count != 1 {
@@ -144,11 +171,12 @@ func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
 	if diff == 0 {
 		return nil
 	}
-	c.keyBuf = c.Key(c.keyBuf[:0], row)
+	c.kvBuf = c.Key(c.kvBuf[:0], row)
+	c.klen = len(c.kvBuf)
 	if diff == 1 || diff > 0 && c.keyCols == nil {
 		return c.insert(row, diff, b)
 	}
-	old, found := c.tree.Get(entry{key: c.keyBuf})
+	old, found := c.tree.Get(probe(c.kvBuf))
 	next, err := c.next(old, found, row, diff)
 	if err != nil {
 		return err
@@ -160,7 +188,7 @@ func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
 		c.tree.Delete(old)
 	} else {
 		if !found {
-			next.key = bytes.Clone(c.keyBuf)
+			next = c.fresh(row, next.count)
 		}
 		c.tree.ReplaceOrInsert(next)
 	}
@@ -170,12 +198,20 @@ func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
 	return nil
 }
 
-// insert is Apply for diff > 0 (1 under a primary key; key in c.keyBuf). The common case, a key
-// not yet present, costs one B-tree descent: the new entry goes in at
-// once, and only if the key turns out to be present is the old entry
-// combined with the change (or put back, if the change is refused).
+// fresh returns a new entry for row (whose key is in c.kvBuf[:c.klen])
+// with count n, in one allocation.
+func (c *Collection) fresh(row types.Row, n int64) entry {
+	c.kvBuf = types.AppendRow(c.kvBuf[:c.klen], row)
+	return entry{kv: bytes.Clone(c.kvBuf), klen: c.klen, count: n}
+}
+
+// insert is Apply for diff > 0 (1 under a primary key; key in
+// c.kvBuf[:c.klen]). The common case, a key not yet present, costs one
+// B-tree descent: the new entry goes in at once, and only if the key turns
+// out to be present is the old entry combined with the change (or put
+// back, if the change is refused).
 func (c *Collection) insert(row types.Row, diff int64, b *Batch) error {
-	fresh := entry{key: bytes.Clone(c.keyBuf), row: row, count: diff}
+	fresh := c.fresh(row, diff)
 	old, found := c.tree.ReplaceOrInsert(fresh)
 	next := fresh
 	if found {
@@ -195,8 +231,9 @@ func (c *Collection) insert(row types.Row, diff int64, b *Batch) error {
 	return nil
 }
 
-// next computes the entry that Apply stores for key (count 0: delete),
-// or an error if the change is refused.
+// next computes the entry that Apply stores for the key in c.kvBuf
+// (count 0: delete), or an error if the change is refused. A new key's
+// entry carries only its count; Apply encodes it.
 func (c *Collection) next(old entry, found bool, row types.Row, diff int64) (entry, error) {
 	if c.keyCols != nil {
 		return c.nextKeyed(old, found, row, diff)
@@ -209,18 +246,18 @@ func (c *Collection) next(old entry, found bool, row types.Row, diff int64) (ent
 	case diff > 0 && count < old.count:
 		return entry{}, fmt.Errorf("storage: collection %d: count of row overflows (%d + %d)", c.id, old.count, diff)
 	case found:
-		return entry{key: old.key, row: old.row, count: count}, nil
+		return entry{kv: old.kv, klen: old.klen, count: count}, nil
 	}
-	return entry{row: row, count: count}, nil
+	return entry{count: count}, nil
 }
 
 // nextKeyed is next under a primary key.
 func (c *Collection) nextKeyed(old entry, found bool, row types.Row, diff int64) (entry, error) {
 	switch {
 	case diff == 1 && !found:
-		return entry{row: row, count: 1}, nil
-	case diff == -1 && found && types.CompareRows(old.row, row) == 0:
-		return entry{key: old.key}, nil
+		return entry{count: 1}, nil
+	case diff == -1 && found && c.sameRow(old, row):
+		return entry{kv: old.kv, klen: old.klen}, nil
 	case diff == 1:
 		return entry{}, fmt.Errorf("storage: collection %d: %w", c.id, ErrDuplicateKey)
 	case diff == -1 && found:
@@ -231,43 +268,56 @@ func (c *Collection) nextKeyed(old entry, found bool, row types.Row, diff int64)
 	return entry{}, fmt.Errorf("storage: collection %d: diff %d under a primary key", c.id, diff)
 }
 
+// sameRow reports whether row equals e's stored row (CompareRows, so a
+// numeric 1.0 equals a stored 1.00), comparing encodings first.
+func (c *Collection) sameRow(e entry, row types.Row) bool {
+	c.valBuf = types.AppendRow(c.valBuf[:0], row)
+	if bytes.Equal(c.valBuf, e.kv[e.klen:]) {
+		return true
+	}
+	return types.CompareRows(e.row(), row) == 0
+}
+
 // undoEntry returns the record that restores old (or absence) on Rollback.
 func (c *Collection) undoEntry(old entry, found bool) entry {
 	if found {
 		return old
 	}
-	return entry{key: bytes.Clone(c.keyBuf)}
+	return probe(bytes.Clone(c.kvBuf[:c.klen]))
 }
 
 // log writes the new state of an entry's key to b: its value, or a delete.
 func (c *Collection) log(b *Batch, e entry) {
-	c.rowKeyBuf = AppendRowKey(c.rowKeyBuf[:0], c.id, c.keyBuf)
+	c.rowKeyBuf = AppendRowKey(c.rowKeyBuf[:0], c.id, e.kv[:e.klen])
 	if e.count == 0 {
 		b.Delete(c.rowKeyBuf)
 		return
 	}
-	c.valBuf = appendValue(c.valBuf[:0], e.row, e.count)
+	c.valBuf = appendValueBytes(c.valBuf[:0], e.kv[e.klen:], e.count)
 	b.Set(c.rowKeyBuf, c.valBuf)
 }
 
 // Get returns the row stored under the encoded key and its count.
 func (c *Collection) Get(key []byte) (types.Row, int64, bool) {
-	e, ok := c.tree.Get(entry{key: key})
-	return e.row, e.count, ok
+	e, ok := c.tree.Get(probe(key))
+	if !ok {
+		return nil, 0, false
+	}
+	return e.row(), e.count, true
 }
 
 // Scan calls fn for every entry in key order until fn returns false.
 // fn must not mutate c.
 func (c *Collection) Scan(fn func(row types.Row, count int64) bool) {
-	c.tree.Ascend(func(e entry) bool { return fn(e.row, e.count) })
+	c.tree.Ascend(func(e entry) bool { return fn(e.row(), e.count) })
 }
 
 // ScanPrefix calls fn in key order for the entries whose key starts with
 // prefix (a point lookup by leading key columns: prefix =
 // types.AppendKey of their values) until fn returns false.
 func (c *Collection) ScanPrefix(prefix []byte, fn func(row types.Row, count int64) bool) {
-	c.tree.AscendGreaterOrEqual(entry{key: prefix}, func(e entry) bool {
-		return bytes.HasPrefix(e.key, prefix) && fn(e.row, e.count)
+	c.tree.AscendGreaterOrEqual(probe(prefix), func(e entry) bool {
+		return bytes.HasPrefix(e.key(), prefix) && fn(e.row(), e.count)
 	})
 }
 

@@ -23,6 +23,13 @@ func appendValue(buf []byte, row types.Row, count int64) []byte {
 	return types.AppendRow(buf, row)
 }
 
+// appendValueBytes is appendValue for a row already encoded by
+// types.AppendRow.
+func appendValueBytes(buf, row []byte, count int64) []byte {
+	buf = binary.AppendUvarint(buf, uint64(count))
+	return append(buf, row...)
+}
+
 // errBadValue reports a stored row value that does not decode.
 var errBadValue = errors.New("storage: corrupt row value")
 
