@@ -79,6 +79,14 @@ func Open(dir string, opts Options) (*DB, error) {
 		Logger:                     slogAdapter{opts.Logger},
 		FormatMajorVersion:         pebble.FormatNewest,
 		CompactionConcurrencyRange: func() (int, int) { return 1, maxComp },
+		// Pebble is write-mostly here: collections and operator state
+		// live in memory and are read back only at restart, so the LSM is
+		// shaped for write amplification, not read cost: more L0 files
+		// before a compaction and a large base level (fewer levels for
+		// every byte to be rewritten through).
+		L0CompactionThreshold: 8,
+		L0StopWritesThreshold: 32,
+		LBaseMaxBytes:         512 << 20,
 	}
 	pdb, err := pebble.Open(dir, po)
 	if err != nil {
