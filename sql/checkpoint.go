@@ -212,10 +212,17 @@ func encodeWriteSetRecord(wall int64, ws *writeSet) []byte {
 // kind byte and its partition (a varint) right after it (records logged
 // before partitions existed decode as partition 0).
 func encodeSourceRecord(wall int64, id uint64, changes []Change) []byte {
-	buf := binary.AppendVarint([]byte{logSource}, wall)
+	return appendSourceRecord(nil, wall, id, changes)
+}
+
+// appendSourceRecord appends encodeSourceRecord's encoding to buf, which
+// may be reused across calls (a source batch's record is megabytes, so
+// regrowing it per batch was a measurable cost).
+func appendSourceRecord(buf []byte, wall int64, id uint64, changes []Change) []byte {
+	var tmp []byte
+	buf = binary.AppendVarint(append(buf, logSource), wall)
 	buf = binary.AppendUvarint(buf, id)
 	buf = binary.AppendUvarint(buf, uint64(len(changes)))
-	var tmp []byte
 	for _, c := range changes {
 		if c.Partition != 0 {
 			buf = append(buf, byte(c.Kind)|changePartitioned)

@@ -22,12 +22,15 @@ import (
 // visible before it is durable); reads hold it shared and so see every
 // collection at the same logical time.
 type Engine struct {
-	mu    sync.RWMutex
-	db    *storage.DB
-	log   *slog.Logger
-	cat   *Catalog
-	colls map[uint64]*storage.Collection
-	views map[uint64]*matView
+	mu sync.RWMutex
+	// recBuf is scratch for encoding source log records (under mu; the
+	// batch copies the record).
+	recBuf []byte
+	db     *storage.DB
+	log    *slog.Logger
+	cat    *Catalog
+	colls  map[uint64]*storage.Collection
+	views  map[uint64]*matView
 	// sources are the runtime states of sources and connector-fed tables.
 	sources    map[uint64]*sourceState
 	connectors Connectors

@@ -206,7 +206,8 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 		stats.Late += st.pendingLate
 	}
 	if err == nil {
-		e.logInput(b, t, encodeSourceRecord(e.wall.last, id, changes))
+		e.recBuf = appendSourceRecord(e.recBuf[:0], e.wall.last, id, changes)
+		e.logInput(b, t, e.recBuf)
 		b.Set(sourcePositionKey(id), position)
 		e.logSourceStats(st, stats, b)
 		err = e.db.Commit(b)
