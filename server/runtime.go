@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bufio"
@@ -21,23 +21,25 @@ const gcPercent = 200
 // GOMEMLIMIT is set.
 const memLimitFraction = 0.75
 
-// tuneGC applies gcPercent and the soft memory limit; the GOGC and
-// GOMEMLIMIT environment variables, when set, win (the runtime has already
-// applied them).
-func tuneGC() {
+// TuneGC applies the server's garbage-collector policy, gcPercent and the
+// soft memory limit, to the process; the GOGC and GOMEMLIMIT environment
+// variables, when set, win (the runtime has already applied them). The
+// eddy binary calls it at start, and so does anything that measures the
+// server in-process (the Nexmark benchmark), so both run the same way.
+func TuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		if total := physicalMemory(); total > 0 {
+		if total := PhysicalMemory(); total > 0 {
 			debug.SetMemoryLimit(int64(float64(total) * memLimitFraction))
 		}
 	}
 }
 
-// physicalMemory returns MemTotal from /proc/meminfo in bytes, or 0 if it
+// PhysicalMemory returns MemTotal from /proc/meminfo in bytes, or 0 if it
 // cannot be read (not Linux).
-func physicalMemory() uint64 {
+func PhysicalMemory() uint64 {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0

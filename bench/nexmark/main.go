@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/bench/nexmark/queries"
+	"github.com/eddydb/eddy/server"
 )
 
 // options are the command-line flags; a child process gets the same ones.
@@ -54,6 +55,9 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
+		// The child measures the server as the eddy binary runs it, with
+		// the same garbage-collector policy.
+		server.TuneGC()
 		res := runQuery(suite, qs[0], o)
 		return json.NewEncoder(os.Stdout).Encode(res)
 	}

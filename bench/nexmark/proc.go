@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/eddydb/eddy/server"
 )
 
 // cpuTime returns the user+sys CPU time of this process so far.
@@ -54,17 +56,10 @@ func sampleMem(events int64) Sample {
 }
 
 // physicalMemory returns the machine's memory in bytes (MemTotal), or 8 GiB
-// when /proc/meminfo cannot be read.
+// when it cannot be read.
 func physicalMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-					return kb << 10
-				}
-			}
-		}
+	if m := server.PhysicalMemory(); m > 0 {
+		return int64(m)
 	}
 	return 8 << 30
 }

@@ -36,7 +36,7 @@ func run() error {
 	dataDir := flag.String("data-dir", "./eddy-data", "directory of the durable store")
 	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
 	flag.Parse()
-	tuneGC()
+	server.TuneGC()
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
