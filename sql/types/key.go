@@ -103,7 +103,8 @@ func appendDecimal(buf []byte, d *apd.Decimal) []byte {
 	case d.IsZero():
 		return append(buf, 0x03)
 	}
-	digits := d.Coeff.String()
+	var scratch [40]byte // a coefficient that fits in 64 bits needs no allocation
+	digits := d.Coeff.Append(scratch[:0], 10)
 	n := len(digits)
 	for n > 1 && digits[n-1] == '0' {
 		n--

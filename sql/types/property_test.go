@@ -2,8 +2,10 @@ package types
 
 import (
 	"bytes"
+	"encoding/binary"
 	"flag"
 	"math"
+	"math/big"
 	"math/rand"
 	"strings"
 	"testing"
@@ -289,6 +291,23 @@ func TestStringsAreValidUTF8(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		if s := randomString(r); !utf8.ValidString(s) {
 			t.Fatalf("invalid %q", s)
+		}
+	}
+}
+
+// TestMagnitude64 checks the allocation-free encoding of a 64-bit
+// coefficient against the general one (big.Int.Bytes with its length).
+func TestMagnitude64(t *testing.T) {
+	r := testRand(t)
+	us := []uint64{0, 1, 255, 256, 65535, 65536, math.MaxUint32, math.MaxUint64}
+	for i := 0; i < 1000; i++ {
+		us = append(us, r.Uint64()>>r.Intn(64))
+	}
+	for _, u := range us {
+		mag := new(big.Int).SetUint64(u).Bytes()
+		want := append(binary.AppendUvarint(nil, uint64(len(mag))), mag...)
+		if got := appendMagnitude64(nil, u); !bytes.Equal(got, want) {
+			t.Fatalf("%d: got %x want %x", u, got, want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -78,9 +79,24 @@ func appendDecimalValue(buf []byte, d *apd.Decimal) []byte {
 		return buf
 	}
 	buf = binary.AppendVarint(buf, int64(d.Exponent))
+	if d.Coeff.IsUint64() {
+		return appendMagnitude64(buf, d.Coeff.Uint64())
+	}
 	mag := d.Coeff.Bytes()
 	buf = binary.AppendUvarint(buf, uint64(len(mag)))
 	return append(buf, mag...)
+}
+
+// appendMagnitude64 appends what appendDecimalValue writes for a
+// coefficient u: the length, then big.Int.Bytes (big-endian, no leading
+// zero bytes; empty for 0), without allocating.
+func appendMagnitude64(buf []byte, u uint64) []byte {
+	n := (bits.Len64(u) + 7) / 8
+	buf = binary.AppendUvarint(buf, uint64(n))
+	for i := n - 1; i >= 0; i-- {
+		buf = append(buf, byte(u>>(8*i)))
+	}
+	return buf
 }
 
 // errCorrupt reports an undecodable value encoding.
