@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -44,15 +45,30 @@ type Collection struct {
 // costs no allocation.
 //
 // Invariant: kv[:klen] is the key and kv[klen:] is types.AppendRow of the
-// stored row (empty in probes and in undo records of absent keys).
+// stored row (empty in probes and in undo records of absent keys); pfx is
+// the key's first 8 bytes, big-endian, zero-padded.
 type entry struct {
 	kv    []byte
+	pfx   uint64
 	klen  int
 	count int64
 }
 
+// newEntry returns the entry for kv whose first klen bytes are the key.
+func newEntry(kv []byte, klen int, count int64) entry {
+	var p [8]byte
+	copy(p[:], kv[:klen])
+	return entry{kv: kv, pfx: binary.BigEndian.Uint64(p[:]), klen: klen, count: count}
+}
+
 // probe returns an entry that compares as key.
-func probe(key []byte) entry { return entry{kv: key, klen: len(key)} }
+func probe(key []byte) entry { return newEntry(key, len(key), 0) }
+
+// withCount returns e with its count replaced.
+func (e entry) withCount(n int64) entry {
+	e.count = n
+	return e
+}
 
 func (e entry) key() []byte { return e.kv[:e.klen] }
 
@@ -66,7 +82,16 @@ func (e entry) row() types.Row {
 	return r
 }
 
-func entryLess(a, b entry) bool { return bytes.Compare(a.key(), b.key()) < 0 }
+// entryLess orders entries by key. Zero-padded big-endian prefixes order
+// like the keys they start (a shorter key that differs only by its end is
+// a prefix, hence smaller), so most comparisons in a B-tree descent are
+// decided without reading the keys' bytes, which live elsewhere in memory.
+func entryLess(a, b entry) bool {
+	if a.pfx != b.pfx {
+		return a.pfx < b.pfx
+	}
+	return bytes.Compare(a.key(), b.key()) < 0
+}
 
 // Errors that Apply wraps when it refuses a change, so that callers can
 // turn them into constraint errors without looking the key up first.
@@ -119,7 +144,7 @@ func (c *Collection) Load(db *DB) error {
 		kv := make([]byte, 0, len(key)-n+len(value))
 		kv = append(kv, key[n:]...)
 		kv = types.AppendRow(kv, row)
-		c.tree.ReplaceOrInsert(entry{kv: kv, klen: len(key) - n, count: count})
+		c.tree.ReplaceOrInsert(newEntry(kv, len(key)-n, count))
 		return nil
 	})
 	if err != nil {
@@ -202,7 +227,7 @@ func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
 // with count n, in one allocation.
 func (c *Collection) fresh(row types.Row, n int64) entry {
 	c.kvBuf = types.AppendRow(c.kvBuf[:c.klen], row)
-	return entry{kv: bytes.Clone(c.kvBuf), klen: c.klen, count: n}
+	return newEntry(bytes.Clone(c.kvBuf), c.klen, n)
 }
 
 // insert is Apply for diff > 0 (1 under a primary key; key in
@@ -246,7 +271,7 @@ func (c *Collection) next(old entry, found bool, row types.Row, diff int64) (ent
 	case diff > 0 && count < old.count:
 		return entry{}, fmt.Errorf("storage: collection %d: count of row overflows (%d + %d)", c.id, old.count, diff)
 	case found:
-		return entry{kv: old.kv, klen: old.klen, count: count}, nil
+		return old.withCount(count), nil
 	}
 	return entry{count: count}, nil
 }
@@ -257,7 +282,7 @@ func (c *Collection) nextKeyed(old entry, found bool, row types.Row, diff int64)
 	case diff == 1 && !found:
 		return entry{count: 1}, nil
 	case diff == -1 && found && c.sameRow(old, row):
-		return entry{kv: old.kv, klen: old.klen}, nil
+		return old.withCount(0), nil
 	case diff == 1:
 		return entry{}, fmt.Errorf("storage: collection %d: %w", c.id, ErrDuplicateKey)
 	case diff == -1 && found:
