@@ -186,6 +186,20 @@ func (d *Dataflow) Step(ctx *scalar.Ctx, t Time, inputs map[dataflow.CollectionI
 // expression error such as division by zero) it rolls back before
 // returning the error, as if it had never been called.
 func (d *Dataflow) StepInput(ctx *scalar.Ctx, t Time, in Input, w StateWriter) ([]Update, error) {
+	out, err := d.StepInputRaw(ctx, t, in, w)
+	if err != nil {
+		return nil, err
+	}
+	return Consolidate(out), nil
+}
+
+// StepInputRaw is StepInput without the final consolidation: the output
+// has the same sum, but may hold equal rows and cancelling pairs, in no
+// particular order, and it may share memory with the operators, so it is
+// valid only until the next Step. Consolidating costs a key encoding and a
+// sort per output row, which a consumer that accumulates by key anyway (a
+// view's collection) need not pay.
+func (d *Dataflow) StepInputRaw(ctx *scalar.Ctx, t Time, in Input, w StateWriter) ([]Update, error) {
 	if d.pending {
 		d.Commit()
 	}
@@ -218,7 +232,7 @@ func (d *Dataflow) StepInput(ctx *scalar.Ctx, t Time, in Input, w StateWriter) (
 		d.wm.derive(ctx, d.plan.Nodes[i].Inputs, i, op)
 	}
 	d.wm.end(d.plan.Output)
-	out := Consolidate(d.outs[d.plan.Output])
+	out := d.outs[d.plan.Output]
 	clear(d.outs)
 	if w != nil {
 		d.log.flush(w)

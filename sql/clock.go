@@ -95,7 +95,7 @@ func (e *Engine) stepView(mv *matView, t exec.Time, in map[dataflow.CollectionID
 		return nil, pgerr.Unsupported("deleting or updating rows that reach materialized view %q, which calls proctime() "+
 			"(arrival times are defined only for append-only inputs)", mv.obj.Name)
 	}
-	return mv.df.StepInput(e.viewCtx(), t, e.viewInput(mv, in), w)
+	return mv.df.StepInputRaw(e.viewCtx(), t, e.viewInput(mv, in), w)
 }
 
 // hasRetraction reports whether some update has a negative diff.

@@ -142,20 +142,53 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 		}
 		deltas[mv.obj.ID] = out
 	}
+	e.consolidateWatched(deltas)
 	e.logSinks(deltas, t, b)
 	tx.deltas = deltas
 	return nil
 }
 
-// applyViewOutput applies a view dataflow's output updates to the view's
-// stored contents.
+// consolidateWatched consolidates the deltas that leave the engine, those
+// of relations that a subscription or a sink reads, so that they see one
+// update per changed row and none that cancel. A view's dataflow output is
+// not consolidated (see exec's StepInputRaw): its collection and the
+// dataflows of views over it accumulate by key anyway.
+func (e *Engine) consolidateWatched(deltas map[uint64][]exec.Update) {
+	for id, d := range deltas {
+		if len(d) == 0 {
+			continue
+		}
+		watched := len(e.subs[id]) > 0
+		for _, s := range e.sinks {
+			watched = watched || s.def.From == id
+		}
+		if watched {
+			deltas[id] = exec.Consolidate(d)
+		}
+	}
+}
+
+// applyViewOutput applies a view dataflow's output updates, consolidated
+// or not, to the view's stored contents (a multiset): the insertions
+// first, then the retractions, so that no count goes negative on the way
+// when the sum is valid (a raw output may retract a row before it inserts
+// it).
 func (e *Engine) applyViewOutput(id uint64, out []exec.Update, b *storage.Batch, tx *applyTx) error {
 	c := e.colls[id]
 	c.Begin()
 	tx.colls = append(tx.colls, c)
 	for _, u := range out {
-		if err := c.Apply(u.Row, u.Diff, b); err != nil {
-			return err
+		if u.Diff > 0 {
+			if err := c.Apply(u.Row, u.Diff, b); err != nil {
+				return err
+			}
+		}
+	}
+	for _, u := range out {
+		if u.Diff < 0 {
+			if err := c.Apply(u.Row, u.Diff, b); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
