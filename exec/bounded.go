@@ -52,6 +52,9 @@ func (d *Dataflow) Bounded() []StateReport {
 			r = d.joinReport(i, op, r)
 		case dataflow.TopK:
 			r.Why = "no partition key column has a watermark"
+			if op.AppendOnly && op.Limit >= 0 {
+				r.Why = fmt.Sprintf("keeps at most %d row(s) per partition of an append-only input, but %s", op.Offset+op.Limit, r.Why)
+			}
 			r.Col = d.timeCol(i, op.Key, func(j int) int { return op.Key[j] })
 			if w, ok := d.ops[i].(*windowTopK); ok {
 				r.Bounded, r.Col, r.Why = true, w.cols[0], "partitions close when the watermark passes their key"

@@ -17,9 +17,10 @@ import (
 // and new top set.
 //
 // State: per group, every live row in sort order with its count, and the
-// current top set. Size: O(live input rows); a monotonic variant that
-// drops rows ranked past Offset+Limit needs an append-only input (a
-// deleted top row must be replaced by the next one). Time per Step: a
+// current top set. Size: O(live input rows), or, with spec.AppendOnly and
+// a Limit, O(Offset+Limit) rows per group: rows ranked past them are
+// dropped, which is sound only because no retraction can ever make room
+// above them (a retraction that arrives anyway fails the Step). Time per Step: a
 // binary search and a slice insertion per input row, and O(Offset+Limit)
 // per touched group to recompute its top set. Logged as row-key ->
 // row(count, columns...). With spec.Rank each output row carries its
@@ -120,6 +121,9 @@ func appendSortKey(buf []byte, row types.Row, order []dataflow.SortCol) []byte {
 
 func (o *topkOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 	for _, u := range ins[0] {
+		if u.Diff < 0 && o.spec.AppendOnly {
+			return nil, errRetractAppendOnly
+		}
 		g := o.group(s, u.Row)
 		o.sbuf = appendSortKey(o.sbuf[:0], u.Row, o.spec.Order)
 		ord := len(o.sbuf)
@@ -160,6 +164,10 @@ func (g *kgroup) search(sk []byte) (int, bool) {
 	return slices.BinarySearchFunc(g.rows, sk, func(r *krow, sk []byte) int { return strings.Compare(r.sk, string(sk)) })
 }
 
+// errRetractAppendOnly fails a Step that breaks the AppendOnly promise,
+// rather than answer from state that no longer holds the rows it needs.
+var errRetractAppendOnly = fmt.Errorf("internal error: a retraction reached a top-k planned for an append-only input")
+
 // finish emits the top-set changes of touched groups and logs touched rows.
 func (o *topkOp) finish(s *stepCtx) []Update {
 	var out []Update
@@ -171,6 +179,9 @@ func (o *topkOp) finish(s *stepCtx) []Update {
 			out = diffTop(out, t.g.top, cur, s.t)
 		}
 		t.g.top = cur
+		if o.spec.AppendOnly && o.spec.Limit >= 0 {
+			o.trim(s, t.g)
+		}
 	}
 	for _, t := range o.rowsTouched {
 		o.log(s, t.g, t.r)
@@ -182,6 +193,24 @@ func (o *topkOp) finish(s *stepCtx) []Update {
 		}
 	}
 	return out
+}
+
+// trim drops g's rows ranked entirely past Offset+Limit (an append-only
+// input only): their counts go to zero, recorded for rollback, so that
+// finish logs their deletion and frees them.
+func (o *topkOp) trim(s *stepCtx, g *kgroup) {
+	hi := o.spec.Offset + o.spec.Limit
+	pos := int64(0)
+	for _, r := range g.rows {
+		if pos >= hi && r.n > 0 {
+			if r.stamp != s.epoch {
+				r.stamp = s.epoch
+				o.rowsTouched = append(o.rowsTouched, krowUndo{g: g, r: r, n: r.n, existed: true})
+			}
+			r.n = 0
+		}
+		pos += max(r.n, 0)
+	}
 }
 
 // top computes g's top set: the rows overlapping ranks Offset+1..Offset+Limit.

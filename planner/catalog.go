@@ -44,6 +44,9 @@ type Relation struct {
 	// column its watermark bounds (carried into ir.Get for exec).
 	HasEventTime bool
 	EventTimeCol int
+	// AppendOnly marks a relation whose updates never retract a row (a
+	// source in FORMAT PLAIN); top-k over it keeps only its top rows.
+	AppendOnly bool
 }
 
 // Column is one column of a Relation.

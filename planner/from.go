@@ -108,7 +108,8 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 		}
 	}
 	if r == nil {
-		r = &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts, HasEventTime: rel.HasEventTime, EventTimeCol: rel.EventTimeCol}
+		r = &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts, HasEventTime: rel.HasEventTime, EventTimeCol: rel.EventTimeCol,
+			AppendOnly: rel.AppendOnly}
 	}
 	return r, cols, renameColumns(cols, colAliases, alias)
 }

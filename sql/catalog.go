@@ -149,6 +149,9 @@ func (o *Object) relation() (*planner.Relation, error) {
 	if o.Source != nil && o.Source.Watermark != nil {
 		rel.HasEventTime, rel.EventTimeCol = true, o.Source.Watermark.Column
 	}
+	if o.Kind == planner.RelSource && o.Source != nil {
+		rel.AppendOnly = o.Source.appendOnly()
+	}
 	if o.Kind == planner.RelView {
 		stmts, err := parse.Parse(o.SQL)
 		if err != nil || len(stmts) != 1 {

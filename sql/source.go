@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -38,6 +39,12 @@ type SourceDef struct {
 	// PrimaryKey are the indexes of a connector-fed table's key columns
 	// (filled from the catalog entry; nil for sources).
 	PrimaryKey []int `json:"-"`
+}
+
+// appendOnly reports whether the source's records can only insert rows:
+// FORMAT PLAIN (or none). UPSERT and DEBEZIUM records update and delete.
+func (d *SourceDef) appendOnly() bool {
+	return d.Format == "" || strings.EqualFold(d.Format, "plain")
 }
 
 // WatermarkDef is WATERMARK FOR Column AS Expr.

@@ -367,6 +367,12 @@ func (a *argReader) topk() TopK {
 			a.fail(fmt.Errorf("bad rank %q", r))
 		}
 	}
+	if r, ok := a.get("append-only"); ok {
+		t.AppendOnly = r == "true"
+		if !t.AppendOnly {
+			a.fail(fmt.Errorf("bad append-only %q", r))
+		}
+	}
 	for _, it := range a.list("order") {
 		m := sortRE.FindStringSubmatch(it)
 		if m == nil {

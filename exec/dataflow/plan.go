@@ -179,6 +179,12 @@ type TopK struct {
 	Limit  int64
 	Offset int64
 	Rank   bool
+	// AppendOnly promises that the input never retracts a row (it derives
+	// from append-only sources through maps, filters and inner joins only).
+	// With a Limit, the state then keeps only the rows ranked within
+	// Offset+Limit of each group: a row pushed past them can never come
+	// back, since no row above it can leave.
+	AppendOnly bool
 }
 
 // TemporalFilter keeps each input row while it is valid at the Step's

@@ -167,6 +167,9 @@ func (op TopK) args() string {
 	if op.Rank {
 		s += " rank=true"
 	}
+	if op.AppendOnly {
+		s += " append-only=true"
+	}
 	return s
 }
 

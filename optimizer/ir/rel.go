@@ -32,6 +32,9 @@ type Get struct {
 	Types        []types.T
 	HasEventTime bool
 	EventTimeCol int
+	// AppendOnly marks an input that never retracts a row (a plain
+	// CREATE SOURCE); see AppendOnly.
+	AppendOnly bool
 }
 
 // Values is a constant relation: one row per element of Rows, each with one
@@ -125,6 +128,33 @@ type TopK struct {
 	Limit  int64
 	Offset int64
 	Rank   bool
+}
+
+// AppendOnly reports whether rel never retracts a row: it holds for an
+// append-only Get and is kept by maps, filters, projections, inner joins
+// and unions of append-only inputs; every other operator (aggregates,
+// top-k, outer joins, negation, temporal filters) may retract.
+func AppendOnly(rel Rel) bool {
+	switch r := rel.(type) {
+	case *Get:
+		return r.AppendOnly
+	case *Map:
+		return AppendOnly(r.Input)
+	case *Filter:
+		return AppendOnly(r.Input)
+	case *Project:
+		return AppendOnly(r.Input)
+	case *Join:
+		return r.Kind == JoinInner && AppendOnly(r.Left) && AppendOnly(r.Right)
+	case *Union:
+		for _, in := range r.Inputs {
+			if !AppendOnly(in) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Union is the multiset sum (UNION ALL) of its inputs, which have the same

@@ -65,7 +65,8 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 	case *ir.Reduce:
 		return l.unary(dataflow.Reduce{Key: r.Key, Aggs: r.Aggs, EmitOnClose: r.EmitOnClose}, r)
 	case *ir.TopK:
-		return l.unary(dataflow.TopK{Key: r.Key, Order: r.Order, Limit: r.Limit, Offset: r.Offset, Rank: r.Rank}, r)
+		return l.unary(dataflow.TopK{Key: r.Key, Order: r.Order, Limit: r.Limit, Offset: r.Offset, Rank: r.Rank,
+			AppendOnly: ir.AppendOnly(r.Input)}, r)
 	case *ir.SessionWindow:
 		return l.unary(dataflow.SessionWindow{Key: r.Key, TimeCol: r.TimeCol, Gap: r.Gap}, r)
 	case *ir.Negate:
