@@ -130,7 +130,10 @@ func (o *topkOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 		o.sbuf = types.AppendRowKey(o.sbuf, u.Row)
 		i, found := g.search(o.sbuf)
 		if !found {
-			r := &krow{row: u.Row, sk: string(o.sbuf), ord: ord, stamp: s.epoch, in: true}
+			// The row is kept beyond this Step: copied out of whatever
+			// slab chunk it came from, so it does not pin the chunk's
+			// other rows (a trimmed top-k keeps few of them).
+			r := &krow{row: slices.Clone(u.Row), sk: string(o.sbuf), ord: ord, stamp: s.epoch, in: true}
 			g.rows = slices.Insert(g.rows, i, r)
 			o.rowsTouched = append(o.rowsTouched, krowUndo{g: g, r: r})
 		}

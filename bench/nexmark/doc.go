@@ -23,7 +23,7 @@
 //
 // Flags: -events (measured, default 10M), -warmup (1M), -queries
 // (q0,q5; default all), -rate (event-time rate, 100,000/s), -cpuprofile DIR
-// (one pprof file per query, measured phase only), -memcheck N (sample RSS
+// (one CPU profile per query, measured phase only, and a heap profile at its end), -memcheck N (sample RSS
 // and live heap every N events), -maxrss MB (abandon a query whose state
 // outgrows this; default half of physical memory, since several queries
 // keep state no watermark bounds and the machine is shared).

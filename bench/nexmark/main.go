@@ -33,7 +33,7 @@ func main() {
 	flag.Int64Var(&o.warmup, "warmup", 1_000_000, "warm-up events before the measured ones")
 	flag.Int64Var(&o.rate, "rate", 100_000, "event-time rate (nexmark.event.rate, events per second of event time)")
 	flag.StringVar(&o.queries, "queries", "", "comma-separated queries to run (default: all of queries.sql)")
-	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for one CPU profile per query (measured phase)")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for one CPU profile per query (measured phase) and one heap profile at its end")
 	flag.Int64Var(&o.memcheck, "memcheck", 0, "sample RSS and live heap every N events (0: off)")
 	flag.DurationVar(&o.stall, "stall", 2*time.Minute, "give up on a query when no source advances for this long")
 	flag.Int64Var(&o.maxRSS, "maxrss", 0, "stop a query whose RSS exceeds this many MB (0: half of physical memory), so unbounded state cannot exhaust a shared machine")

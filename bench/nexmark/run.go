@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -257,5 +258,22 @@ func startProfile(dir, name string) (func(), error) {
 		f.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+		writeHeapProfile(filepath.Join(dir, name+".heap"))
+	}, nil
+}
+
+// writeHeapProfile writes the live heap at the end of the measured phase
+// (after a collection), so the state a query keeps can be read with
+// `go tool pprof -sample_index=inuse_space`. Errors only lose the profile.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	runtime.GC()
+	_ = pprof.WriteHeapProfile(f)
 }
