@@ -354,6 +354,12 @@ func (a *argReader) join(left, right []types.T) Join {
 		j.LeftKey, j.RightKey = append(j.LeftKey, l), append(j.RightKey, r)
 	}
 	j.Residual = a.exprs("residual", append(append([]types.T(nil), left...), right...))
+	if r, ok := a.get("append-only"); ok {
+		j.AppendOnly = r == "true"
+		if !j.AppendOnly || j.Kind != InnerJoin {
+			a.fail(fmt.Errorf("bad append-only %q (only an inner join can be)", r))
+		}
+	}
 	return j
 }
 

@@ -125,6 +125,10 @@ type Join struct {
 	LeftKey  []int
 	RightKey []int
 	Residual []scalar.Expr
+	// AppendOnly promises that neither input ever retracts a row (an inner
+	// join of append-only inputs, see TopK.AppendOnly): the arrangements
+	// then need no per-row identity, only each join key's rows.
+	AppendOnly bool
 }
 
 // Union concatenates its inputs (UNION ALL). Stateless.

@@ -136,6 +136,9 @@ func (op Join) args() string {
 	if len(op.Residual) > 0 {
 		s += " residual=" + formatExprs(op.Residual)
 	}
+	if op.AppendOnly {
+		s += " append-only=true"
+	}
 	return s
 }
 

@@ -45,7 +45,8 @@ func (l *lowerer) lowerJoin(j *ir.Join) (int, error) {
 		residual = shiftRight(residual, nl, kl)
 	}
 	ts := append(lm.outTypes(), rm.outTypes()...)
-	op := dataflow.Join{Kind: joinKinds[j.Kind], LeftKey: lk, RightKey: rk, Residual: residual}
+	op := dataflow.Join{Kind: joinKinds[j.Kind], LeftKey: lk, RightKey: rk, Residual: residual,
+		AppendOnly: ir.AppendOnly(j)}
 	out := l.add(op, ts, l.emit(lm), l.emit(rm))
 	if kl == 0 && kr == 0 {
 		return out, nil
