@@ -2,6 +2,7 @@ package types
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
@@ -122,4 +123,104 @@ func appendDecimal(buf []byte, d *apd.Decimal) []byte {
 		buf = append(buf, ^digits[i])
 	}
 	return append(buf, 0xFF)
+}
+
+// Decoding keys. The key encoding drops the family (an int and a timestamp
+// encode alike) and normalizes some values (numeric scale, -0.0, interval
+// fields), so a key decodes only together with its datums' families, and
+// only for the families whose encoding loses nothing: booleans, integers,
+// dates, times, timestamps, text, bytea and jsonb (and NULL). A multiset
+// whose rows are all of those families can store each row once, as its
+// key, plus one family byte per column (AppendKeyFamilies).
+
+// keyLossless reports whether datums of family f decode exactly from
+// their key encoding.
+func keyLossless(f Family) bool {
+	switch f {
+	case FamUnknown, FamBool, FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ,
+		FamText, FamBytea, FamJSONB:
+		return true
+	}
+	return false
+}
+
+// AppendKeyFamilies appends one byte per datum of r, its family, and
+// reports true, if every datum decodes exactly from AppendRowKey(r) with
+// them (DecodeRowKey); otherwise it returns buf unchanged and false.
+func AppendKeyFamilies(buf []byte, r Row) ([]byte, bool) {
+	for _, d := range r {
+		if !keyLossless(d.fam) {
+			return buf, false
+		}
+	}
+	for _, d := range r {
+		buf = append(buf, byte(d.fam))
+	}
+	return buf, true
+}
+
+// DecodeRowKey decodes a row from its key encoding (AppendRowKey) and its
+// families (AppendKeyFamilies): the result is identical to the encoded
+// row. It never panics on arbitrary input; trailing bytes are an error.
+func DecodeRowKey(key, fams []byte) (Row, error) {
+	r := make(Row, len(fams))
+	for i, f := range fams {
+		var err error
+		if r[i], key, err = decodeKeyDatum(key, Family(f)); err != nil {
+			return nil, fmt.Errorf("column %d: %w", i, err)
+		}
+	}
+	if len(key) != 0 {
+		return nil, errCorrupt
+	}
+	return r, nil
+}
+
+// decodeKeyDatum decodes one datum of family f from the start of key.
+func decodeKeyDatum(key []byte, f Family) (Datum, []byte, error) {
+	if len(key) == 0 {
+		return Null, nil, errCorrupt
+	}
+	switch {
+	case key[0] == keyNull:
+		return Null, key[1:], nil
+	case key[0] != keyValue || f == FamUnknown || !keyLossless(f):
+		return Null, nil, errCorrupt
+	}
+	key = key[1:]
+	switch f {
+	case FamText, FamBytea, FamJSONB:
+		s, rest, err := decodeKeyBytes(key)
+		return Datum{fam: f, s: s}, rest, err
+	}
+	if len(key) < 8 {
+		return Null, nil, errCorrupt
+	}
+	i := int64(binary.BigEndian.Uint64(key) ^ (1 << 63))
+	if f == FamBool && i != 0 && i != 1 {
+		return Null, nil, errCorrupt
+	}
+	return Datum{fam: f, i: i}, key[8:], nil
+}
+
+// decodeKeyBytes inverts appendBytes.
+func decodeKeyBytes(key []byte) (string, []byte, error) {
+	var out []byte
+	for i := 0; i+1 < len(key); i++ {
+		if key[i] != 0 {
+			continue
+		}
+		switch key[i+1] {
+		case 0x01:
+			out = append(out, key[:i]...)
+			return string(out), key[i+2:], nil
+		case 0xFF:
+			out = append(out, key[:i+1]...)
+			key = key[i+2:]
+			i = -1
+		default:
+			return "", nil, errCorrupt
+		}
+	}
+	return "", nil, errCorrupt
 }
