@@ -94,6 +94,7 @@ func Build(p *dataflow.Plan) (*Dataflow, error) {
 	if err := d.initWatermarks(); err != nil {
 		return nil, err
 	}
+	d.useAppendJoins()
 	return d, nil
 }
 

@@ -25,6 +25,8 @@ func (d *Dataflow) DebugState(i int) string {
 		lines = o.debug()
 	case *joinOp:
 		lines = o.debug()
+	case *appendJoin:
+		lines = o.debug()
 	case *windowJoin:
 		lines = o.debug()
 	case *intervalJoin:
