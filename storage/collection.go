@@ -23,11 +23,14 @@ import (
 // access (the caller's sync.RWMutex).
 //
 // Memory: one B-tree item per distinct key, holding its count and one
-// byte slice with the encoded key followed by the row's value encoding
-// (types.AppendRow). Rows are kept encoded, not as types.Row, so the
-// contents hold no pointers the garbage collector must trace (a Datum
-// row costs a slice, a string or decimal pointer per column and 48 bytes
-// per column); readers get freshly decoded rows they may keep.
+// byte slice with the encoded key followed by the row's value (see
+// entry). Rows are kept encoded, not as types.Row, so the contents hold
+// no pointers the garbage collector must trace (a Datum row costs a
+// slice, a string or decimal pointer per column and 48 bytes per column);
+// readers get freshly decoded rows they may keep. In a multiset whose row
+// decodes from its key (types.DecodeRowKey: no numeric, float or interval
+// column) the value is only the columns' families, so the row is stored
+// once, in memory and in Pebble (see value.go).
 type Collection struct {
 	id      uint64
 	keyCols []int
@@ -44,9 +47,13 @@ type Collection struct {
 // per row, to bytes the collector does not scan), so a probe for Get
 // costs no allocation.
 //
-// Invariant: kv[:klen] is the key and kv[klen:] is types.AppendRow of the
-// stored row (empty in probes and in undo records of absent keys); pfx is
-// the key's first 8 bytes, big-endian, zero-padded.
+// Invariant: kv[:klen] is the key and kv[klen:] the row's value: either
+// keyedForm followed by the columns' families (types.AppendKeyFamilies;
+// only in a multiset, whose key is the whole row) or types.AppendRow of
+// the row (which never starts with keyedForm unless the row is empty, and
+// then both forms mean the empty row). The value is empty in probes and
+// in undo records of absent keys. pfx is the key's first 8 bytes,
+// big-endian, zero-padded.
 type entry struct {
 	kv    []byte
 	pfx   uint64
@@ -72,14 +79,22 @@ func (e entry) withCount(n int64) entry {
 
 func (e entry) key() []byte { return e.kv[:e.klen] }
 
-// row decodes the stored row. The bytes were encoded by AppendRow in this
-// process or checked by Load, so an error is memory corruption.
+// row decodes the stored row. The bytes were encoded in this process or
+// checked by Load, so an error is memory corruption.
 func (e entry) row() types.Row {
-	r, err := types.DecodeRow(e.kv[e.klen:])
+	r, err := decodeEntryRow(e.kv[:e.klen], e.kv[e.klen:])
 	if err != nil {
 		panic(fmt.Sprintf("storage: stored row does not decode: %v", err))
 	}
 	return r
+}
+
+// decodeEntryRow decodes a row from its key and an entry value.
+func decodeEntryRow(key, val []byte) (types.Row, error) {
+	if len(val) > 0 && val[0] == keyedForm {
+		return types.DecodeRowKey(key, val[1:])
+	}
+	return types.DecodeRow(val)
 }
 
 // entryLess orders entries by key. Zero-padded big-endian prefixes order
@@ -134,16 +149,18 @@ func (c *Collection) Load(db *DB) error {
 	c.undo, c.recording = nil, false
 	n := len(RowPrefix(c.id))
 	err := db.Scan(RowPrefix(c.id), func(key, value []byte) error {
-		row, count, err := decodeValue(value)
+		row, count, val, err := decodeStored(key[n:], value)
 		if err != nil {
 			return fmt.Errorf("storage: loading collection %d at %s: %w", c.id, PrettyKey(key), err)
+		}
+		if len(val) > 0 && val[0] == keyedForm && len(row) > 0 && c.keyCols != nil {
+			return fmt.Errorf("storage: loading collection %d at %s: %w (a row stored as its key under a primary key)", c.id, PrettyKey(key), errBadValue)
 		}
 		if err := c.checkLoaded(key[n:], row, count); err != nil {
 			return fmt.Errorf("storage: loading collection %d at %s: %w", c.id, PrettyKey(key), err)
 		}
-		kv := make([]byte, 0, len(key)-n+len(value))
-		kv = append(kv, key[n:]...)
-		kv = types.AppendRow(kv, row)
+		kv := make([]byte, 0, len(key)-n+len(val))
+		kv = append(append(kv, key[n:]...), val...)
 		c.tree.ReplaceOrInsert(newEntry(kv, len(key)-n, count))
 		return nil
 	})
@@ -226,8 +243,19 @@ func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
 // fresh returns a new entry for row (whose key is in c.kvBuf[:c.klen])
 // with count n, in one allocation.
 func (c *Collection) fresh(row types.Row, n int64) entry {
-	c.kvBuf = types.AppendRow(c.kvBuf[:c.klen], row)
+	c.kvBuf = c.appendRowValue(c.kvBuf[:c.klen], row)
 	return newEntry(bytes.Clone(c.kvBuf), c.klen, n)
+}
+
+// appendRowValue appends row's entry value: the keyed form when c is a
+// multiset and the row decodes from its key, else types.AppendRow.
+func (c *Collection) appendRowValue(buf []byte, row types.Row) []byte {
+	if c.keyCols == nil && len(row) > 0 {
+		if out, ok := types.AppendKeyFamilies(append(buf, keyedForm), row); ok {
+			return out
+		}
+	}
+	return types.AppendRow(buf, row)
 }
 
 // insert is Apply for diff > 0 (1 under a primary key; key in
@@ -318,7 +346,7 @@ func (c *Collection) log(b *Batch, e entry) {
 		b.Delete(c.rowKeyBuf)
 		return
 	}
-	c.valBuf = appendValueBytes(c.valBuf[:0], e.kv[e.klen:], e.count)
+	c.valBuf = appendEntryValue(c.valBuf[:0], e.kv[e.klen:], e.count)
 	b.Set(c.rowKeyBuf, c.valBuf)
 }
 

@@ -9,40 +9,74 @@ import (
 	"github.com/eddydb/eddy/sql/types"
 )
 
-// Row values: the value stored under RowKey(id, key) is
+// Row values: the value stored under RowKey(id, key) is either
 //
 //	uvarint(count) types.AppendRow(row)
 //
-// with 1 <= count <= MaxInt64 (an entry whose count reaches zero is
-// deleted, never stored). The count comes first so a reader can skip rows
-// without decoding them.
+// or, for a multiset row that decodes from its key (types.DecodeRowKey),
+//
+//	keyedForm uvarint(count) families
+//
+// with one family byte per column (types.AppendKeyFamilies), so the row is
+// stored once, as its key. 1 <= count <= MaxInt64 (an entry whose count
+// reaches zero is deleted, never stored), so the first form never starts
+// with keyedForm (0x00), and a reader without this form rejects it. The
+// count comes before the row so a reader can skip rows without decoding
+// them.
 
-// appendValue appends the stored form of (row, count) to buf.
+// keyedForm starts a value whose row is its key (and, in a Collection
+// entry, the part after the key).
+const keyedForm = 0x00
+
+// appendValue appends the first form of (row, count) to buf.
 func appendValue(buf []byte, row types.Row, count int64) []byte {
 	buf = binary.AppendUvarint(buf, uint64(count))
 	return types.AppendRow(buf, row)
 }
 
-// appendValueBytes is appendValue for a row already encoded by
-// types.AppendRow.
-func appendValueBytes(buf, row []byte, count int64) []byte {
+// appendEntryValue appends the stored value of an entry with count whose
+// value part (after its key) is val.
+func appendEntryValue(buf, val []byte, count int64) []byte {
+	if len(val) > 0 && val[0] == keyedForm {
+		buf = append(buf, keyedForm)
+		buf = binary.AppendUvarint(buf, uint64(count))
+		return append(buf, val[1:]...)
+	}
 	buf = binary.AppendUvarint(buf, uint64(count))
-	return append(buf, row...)
+	return append(buf, val...)
 }
 
 // errBadValue reports a stored row value that does not decode.
 var errBadValue = errors.New("storage: corrupt row value")
 
-// decodeValue decodes a value written by appendValue. It never panics on
-// arbitrary input.
-func decodeValue(b []byte) (types.Row, int64, error) {
+// splitValue returns a stored value's count and its entry value: the
+// row's AppendRow bytes, or keyedForm followed by the families.
+func splitValue(b []byte) (int64, []byte, error) {
+	keyed := len(b) > 0 && b[0] == keyedForm
+	if keyed {
+		b = b[1:]
+	}
 	count, k := binary.Uvarint(b)
 	if k <= 0 || count == 0 || count > math.MaxInt64 {
-		return nil, 0, errBadValue
+		return 0, nil, errBadValue
 	}
-	row, err := types.DecodeRow(b[k:])
+	if keyed {
+		return int64(count), append([]byte{keyedForm}, b[k:]...), nil
+	}
+	return int64(count), b[k:], nil
+}
+
+// decodeStored decodes the value stored under a collection entry's key
+// (without the row-key prefix): the row, its count and the entry value
+// (splitValue). It never panics on arbitrary input.
+func decodeStored(key, value []byte) (types.Row, int64, []byte, error) {
+	count, val, err := splitValue(value)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %w", errBadValue, err)
+		return nil, 0, nil, err
 	}
-	return row, int64(count), nil
+	row, err := decodeEntryRow(key, val)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("%w: %w", errBadValue, err)
+	}
+	return row, count, val, nil
 }

@@ -6,44 +6,57 @@ import (
 	"github.com/eddydb/eddy/sql/types"
 )
 
-// FuzzDecodeValue checks that decodeValue never panics and that whatever
+// FuzzDecodeValue checks that decodeStored never panics and that whatever
 // it accepts re-encodes to a value that decodes to the same row and count.
 func FuzzDecodeValue(f *testing.F) {
-	f.Add(appendValue(nil, types.Row{types.NewInt(1), types.NewText("a"), types.Null}, 1))
-	f.Add(appendValue(nil, types.Row{types.NewFloat(2.5), types.NewBool(true)}, 1<<40))
-	f.Add(appendValue(nil, types.Row{}, 3))
-	f.Add([]byte{0})
-	f.Add([]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		row, count, err := decodeValue(b)
+	keyed := types.Row{types.NewInt(1), types.NewText("a"), types.Null}
+	fams, _ := types.AppendKeyFamilies([]byte{keyedForm}, keyed)
+	f.Add([]byte(nil), appendValue(nil, keyed, 1))
+	f.Add(types.AppendRowKey(nil, keyed), appendEntryValue(nil, fams, 5))
+	f.Add([]byte(nil), appendValue(nil, types.Row{types.NewFloat(2.5), types.NewBool(true)}, 1<<40))
+	f.Add([]byte(nil), appendValue(nil, types.Row{}, 3))
+	f.Add([]byte(nil), []byte{0})
+	f.Add([]byte(nil), []byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00})
+	f.Fuzz(func(t *testing.T, key, b []byte) {
+		row, count, val, err := decodeStored(key, b)
 		if err != nil {
 			return
 		}
 		if count < 1 {
 			t.Fatalf("accepted count %d", count)
 		}
-		row2, count2, err := decodeValue(appendValue(nil, row, count))
+		row2, count2, _, err := decodeStored(key, appendEntryValue(nil, val, count))
 		if err != nil || count2 != count || types.CompareRows(row, row2) != 0 {
 			t.Fatalf("round trip: %v %d %v -> %v %d %v", row, count, err, row2, count2, err)
 		}
 	})
 }
 
-// TestDecodeValueRejects lists malformed values decodeValue must refuse.
+// TestDecodeValueRejects lists malformed values decodeStored must refuse.
 func TestDecodeValueRejects(t *testing.T) {
 	good := appendValue(nil, types.Row{types.NewInt(7)}, 2)
-	for name, b := range map[string][]byte{
-		"empty":     nil,
-		"count 0":   append([]byte{0}, good[1:]...),
-		"truncated": good[:len(good)-1],
-		"trailing":  append(append([]byte{}, good...), 0),
-		"overflow":  {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00},
+	row := types.Row{types.NewInt(7), types.NewText("x")}
+	key := types.AppendRowKey(nil, row)
+	fams, _ := types.AppendKeyFamilies([]byte{keyedForm}, row)
+	keyed := appendEntryValue(nil, fams, 3)
+	for name, c := range map[string]struct{ key, value []byte }{
+		"empty":            {nil, nil},
+		"count 0":          {nil, append([]byte{0}, good[1:]...)},
+		"truncated":        {nil, good[:len(good)-1]},
+		"trailing":         {nil, append(append([]byte{}, good...), 0)},
+		"overflow":         {nil, []byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00}},
+		"keyed, count 0":   {key, []byte{keyedForm, 0, byte(types.FamInt), byte(types.FamText)}},
+		"keyed, short key": {key[:len(key)-1], keyed},
+		"keyed, lossy fam": {key, []byte{keyedForm, 3, byte(types.FamNumeric), byte(types.FamText)}},
 	} {
-		if _, _, err := decodeValue(b); err == nil {
-			t.Errorf("%s: decodeValue(%x) accepted", name, b)
+		if _, _, _, err := decodeStored(c.key, c.value); err == nil {
+			t.Errorf("%s: decodeStored(%x, %x) accepted", name, c.key, c.value)
 		}
 	}
-	if row, n, err := decodeValue(good); err != nil || n != 2 || row[0].Int() != 7 {
-		t.Fatalf("good value: %v %d %v", row, n, err)
+	if r, n, _, err := decodeStored(nil, good); err != nil || n != 2 || r[0].Int() != 7 {
+		t.Fatalf("good value: %v %d %v", r, n, err)
+	}
+	if r, n, _, err := decodeStored(key, keyed); err != nil || n != 3 || types.CompareRows(r, row) != 0 {
+		t.Fatalf("good keyed value: %v %d %v", r, n, err)
 	}
 }
