@@ -115,10 +115,10 @@ func (o *topkOp) debug() []string {
 	for _, g := range o.groups {
 		var rows, top []string
 		for _, r := range g.rows {
-			rows = append(rows, fmt.Sprintf("%s x%d", dataflow.FormatRow(r.row), r.n))
+			rows = append(rows, fmt.Sprintf("%s x%d", dataflow.FormatRow(o.row(r)), r.n))
 		}
-		for _, t := range g.top {
-			top = append(top, fmt.Sprintf("%s x%d", dataflow.FormatRow(t.r.row), t.n))
+		for _, t := range o.appendTop(nil, g) {
+			top = append(top, fmt.Sprintf("%s x%d", dataflow.FormatRow(o.row(t.r)), t.n))
 		}
 		lines = append(lines, fmt.Sprintf("group rows=[%s] top=[%s]", strings.Join(rows, ", "), strings.Join(top, ", ")))
 	}

@@ -1,10 +1,11 @@
 package exec
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/sql/types"
@@ -16,45 +17,60 @@ import (
 // emits, for each touched group, the difference between the group's old
 // and new top set.
 //
-// State: per group, every live row in sort order with its count, and the
-// current top set. Size: O(live input rows), or, with spec.AppendOnly and
-// a Limit, O(Offset+Limit) rows per group: rows ranked past them are
-// dropped, which is sound only because no retraction can ever make room
-// above them (a retraction that arrives anyway fails the Step). Time per Step: a
-// binary search and a slice insertion per input row, and O(Offset+Limit)
-// per touched group to recompute its top set. Logged as row-key ->
-// row(count, columns...). With spec.Rank each output row carries its
+// State: per group, every live row in sort order with its count. Size:
+// O(live input rows), or, with spec.AppendOnly and a Limit, O(Offset+Limit)
+// rows per group: rows ranked past them are dropped, which is sound only
+// because no retraction can ever make room above them (a retraction that
+// arrives anyway fails the Step). A kept row is one allocation of its sort
+// key followed by its value encoding (types.AppendRow), decoded only when
+// it is emitted, logged or compared with a row of equal sort key; the top
+// set is not stored but derived from the counts (see top). Time per Step:
+// a binary search and a slice insertion per input row, and O(Offset+Limit)
+// per touched group to derive its old and new top sets. Logged as row-key
+// -> row(count, columns...). With spec.Rank each output row carries its
 // 1-based position in the group as an extra column; a change then also
 // re-emits the rows whose positions moved.
 type topkOp struct {
-	spec          dataflow.TopK
-	groups        map[string]*kgroup
+	spec   dataflow.TopK
+	groups map[string]*kgroup
+	// hdr is the length of the column-count header of a kept row's value
+	// encoding (every row has len(in) columns).
+	ncols, hdr    int
 	rowsTouched   []krowUndo
 	groupsTouched []kgroupUndo
-	kbuf, sbuf    []byte
-	vbuf          []byte
-	scratch       types.Row
+	// oldTops holds the top sets of the touched groups as they were when
+	// first touched in this Step (kgroupUndo.top0, top1 index it).
+	oldTops          []topEntry
+	cur              []topEntry
+	expOld, expCur   []*krow
+	memo             []memoRow
+	kbuf, sbuf, vbuf []byte
+	rk1, rk2         []byte
 }
 
-// kgroup is one group: its rows sorted by sort key and its top set.
+// kgroup is one group: its rows sorted by sort key, then row key. It is in
+// o.groups (under key) exactly when o.groups[key] is this kgroup.
 type kgroup struct {
 	key   string
 	rows  []*krow
-	top   []topEntry
 	stamp uint64
-	in    bool
 }
 
-// krow is one distinct row. sk is its sort key: the order columns'
-// encoding followed by the row's key encoding, which is rk = sk[ord:].
+// krow is one distinct row: data is its sort key (the order columns'
+// encoding, data[:ord]) followed by its value encoding (data[ord:]). Its
+// row key, which breaks sort key ties and keys its log entry, is computed
+// from the decoded row when needed. While stamp is the current epoch,
+// undo indexes its record in rowsTouched.
 type krow struct {
-	row   types.Row
-	sk    string
-	ord   int
+	data  []byte
 	n     int64
 	stamp uint64
-	in    bool
+	ord   int32
+	undo  int32
 }
+
+// sortKey returns r's sort key.
+func (r *krow) sortKey() []byte { return r.data[:r.ord] }
 
 // topEntry is a row in the top set with the number of its copies there.
 type topEntry struct {
@@ -62,17 +78,29 @@ type topEntry struct {
 	n int64
 }
 
+// krowUndo records r's count before the Step (existed: r was in g.rows).
+// row caches r's decoded row for the rest of the Step: the input row
+// itself for a row created by the Step.
 type krowUndo struct {
 	g       *kgroup
 	r       *krow
+	row     types.Row
 	n       int64
 	existed bool
 }
 
+// kgroupUndo records a touched group: whether it was in o.groups and its
+// top set oldTops[top0:top1] before the Step.
 type kgroupUndo struct {
-	g       *kgroup
-	top     []topEntry
-	existed bool
+	g          *kgroup
+	top0, top1 int
+	existed    bool
+}
+
+// memoRow is a row decoded while emitting one group's ranked changes.
+type memoRow struct {
+	r   *krow
+	row types.Row
 }
 
 func newTopK(spec dataflow.TopK, in []types.T) (*topkOp, error) {
@@ -87,7 +115,8 @@ func newTopK(spec dataflow.TopK, in []types.T) (*topkOp, error) {
 	if spec.Offset < 0 {
 		return nil, fmt.Errorf("TopK offset %d is negative", spec.Offset)
 	}
-	return &topkOp{spec: spec, groups: make(map[string]*kgroup)}, nil
+	hdr := len(binary.AppendUvarint(nil, uint64(len(in))))
+	return &topkOp{spec: spec, groups: make(map[string]*kgroup), ncols: len(in), hdr: hdr}, nil
 }
 
 // appendSortKey appends the order-column encoding of row to buf: per
@@ -126,25 +155,33 @@ func (o *topkOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 		}
 		g := o.group(s, u.Row)
 		o.sbuf = appendSortKey(o.sbuf[:0], u.Row, o.spec.Order)
-		ord := len(o.sbuf)
-		o.sbuf = types.AppendRowKey(o.sbuf, u.Row)
-		i, found := g.search(o.sbuf)
+		i, found := o.search(g, o.sbuf, u.Row, nil)
 		if !found {
-			// The row is kept beyond this Step: copied out of whatever
-			// slab chunk it came from, so it does not pin the chunk's
-			// other rows (a trimmed top-k keeps few of them).
-			r := &krow{row: slices.Clone(u.Row), sk: string(o.sbuf), ord: ord, stamp: s.epoch, in: true}
+			// The row is kept beyond this Step: encoded into its own
+			// allocation, so it does not pin the slab chunk it came from
+			// (a trimmed top-k keeps few of its rows).
+			ord := len(o.sbuf)
+			o.sbuf = types.AppendRow(o.sbuf, u.Row)
+			r := &krow{data: slices.Clone(o.sbuf), ord: int32(ord)}
 			g.rows = slices.Insert(g.rows, i, r)
-			o.rowsTouched = append(o.rowsTouched, krowUndo{g: g, r: r})
+			o.touchRow(s, g, r, false)
+			o.rowsTouched[r.undo].row = u.Row
 		}
 		r := g.rows[i]
-		if r.stamp != s.epoch {
-			r.stamp = s.epoch
-			o.rowsTouched = append(o.rowsTouched, krowUndo{g: g, r: r, n: r.n, existed: true})
-		}
+		o.touchRow(s, g, r, true)
 		r.n += u.Diff
 	}
 	return o.finish(s), nil
+}
+
+// touchRow records r's count for rollback the first time the Step touches
+// it (existed: r was in g.rows before the Step).
+func (o *topkOp) touchRow(s *stepCtx, g *kgroup, r *krow, existed bool) {
+	if r.stamp == s.epoch {
+		return
+	}
+	r.stamp, r.undo = s.epoch, int32(len(o.rowsTouched))
+	o.rowsTouched = append(o.rowsTouched, krowUndo{g: g, r: r, n: r.n, existed: existed})
 }
 
 // group finds or creates row's group, touching it.
@@ -152,19 +189,77 @@ func (o *topkOp) group(s *stepCtx, row types.Row) *kgroup {
 	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
-		g = &kgroup{key: string(o.kbuf), in: true, stamp: s.epoch}
+		g = &kgroup{key: string(o.kbuf)}
 		o.groups[g.key] = g
-		o.groupsTouched = append(o.groupsTouched, kgroupUndo{g: g})
-	} else if g.stamp != s.epoch {
-		g.stamp = s.epoch
-		o.groupsTouched = append(o.groupsTouched, kgroupUndo{g: g, top: g.top, existed: true})
+		o.touchGroup(s, g, false)
+	} else {
+		o.touchGroup(s, g, true)
 	}
 	return g
 }
 
-// search finds the position of sort key sk in g.rows.
-func (g *kgroup) search(sk []byte) (int, bool) {
-	return slices.BinarySearchFunc(g.rows, sk, func(r *krow, sk []byte) int { return strings.Compare(r.sk, string(sk)) })
+// touchGroup records g's membership and top set for rollback and for
+// finish's diff the first time the Step touches it.
+func (o *topkOp) touchGroup(s *stepCtx, g *kgroup, existed bool) {
+	if g.stamp == s.epoch {
+		return
+	}
+	g.stamp = s.epoch
+	top0 := len(o.oldTops)
+	o.oldTops = o.appendTop(o.oldTops, g)
+	o.groupsTouched = append(o.groupsTouched, kgroupUndo{g: g, top0: top0, top1: len(o.oldTops), existed: existed})
+}
+
+// search finds the position in g.rows of the row with sort key sk, whose
+// row is row or, if row is nil, whose row key is rk.
+func (o *topkOp) search(g *kgroup, sk []byte, row types.Row, rk []byte) (int, bool) {
+	haveRK := row == nil
+	return slices.BinarySearchFunc(g.rows, sk, func(r *krow, sk []byte) int {
+		if c := bytes.Compare(r.sortKey(), sk); c != 0 {
+			return c
+		}
+		if !haveRK {
+			o.rk2 = types.AppendRowKey(o.rk2[:0], row)
+			rk, haveRK = o.rk2, true
+		}
+		o.rk1 = types.AppendRowKey(o.rk1[:0], o.row(r))
+		return bytes.Compare(o.rk1, rk)
+	})
+}
+
+// compare orders two kept rows of one group as g.rows does.
+func (o *topkOp) compare(a, b *krow) int {
+	if a == b {
+		return 0
+	}
+	if c := bytes.Compare(a.sortKey(), b.sortKey()); c != 0 {
+		return c
+	}
+	o.rk1 = types.AppendRowKey(o.rk1[:0], o.row(a))
+	o.rk2 = types.AppendRowKey(o.rk2[:0], o.row(b))
+	return bytes.Compare(o.rk1, o.rk2)
+}
+
+// row returns r's row: cached in r's undo record if the Step touched r,
+// else decoded afresh. Emitted rows may share it.
+func (o *topkOp) row(r *krow) types.Row {
+	if i := int(r.undo); i < len(o.rowsTouched) && o.rowsTouched[i].r == r {
+		t := &o.rowsTouched[i]
+		if t.row == nil {
+			t.row = r.decode()
+		}
+		return t.row
+	}
+	return r.decode()
+}
+
+// decode decodes r's value encoding, which r's constructor produced.
+func (r *krow) decode() types.Row {
+	row, err := types.DecodeRow(r.data[r.ord:])
+	if err != nil {
+		panic(fmt.Sprintf("top-k: undecodable kept row: %v", err))
+	}
+	return row
 }
 
 // errRetractAppendOnly fails a Step that breaks the AppendOnly promise,
@@ -175,13 +270,13 @@ var errRetractAppendOnly = fmt.Errorf("internal error: a retraction reached a to
 func (o *topkOp) finish(s *stepCtx) []Update {
 	var out []Update
 	for _, t := range o.groupsTouched {
-		cur := o.top(t.g)
+		old := o.oldTops[t.top0:t.top1]
+		o.cur = o.appendTop(o.cur[:0], t.g)
 		if o.spec.Rank {
-			out = diffRanked(out, t.g.top, cur, o.spec.Offset, s.t)
+			out = o.diffRanked(s, out, old, o.cur)
 		} else {
-			out = diffTop(out, t.g.top, cur, s.t)
+			out = o.diffTop(out, old, o.cur, s.t)
 		}
-		t.g.top = cur
 		if o.spec.AppendOnly && o.spec.Limit >= 0 {
 			o.trim(s, t.g)
 		}
@@ -190,9 +285,8 @@ func (o *topkOp) finish(s *stepCtx) []Update {
 		o.log(s, t.g, t.r)
 	}
 	for _, t := range o.groupsTouched {
-		if len(t.g.rows) == 0 && t.g.in {
+		if len(t.g.rows) == 0 && o.groups[t.g.key] == t.g {
 			delete(o.groups, t.g.key)
-			t.g.in = false
 		}
 	}
 	return out
@@ -206,23 +300,20 @@ func (o *topkOp) trim(s *stepCtx, g *kgroup) {
 	pos := int64(0)
 	for _, r := range g.rows {
 		if pos >= hi && r.n > 0 {
-			if r.stamp != s.epoch {
-				r.stamp = s.epoch
-				o.rowsTouched = append(o.rowsTouched, krowUndo{g: g, r: r, n: r.n, existed: true})
-			}
+			o.touchRow(s, g, r, true)
 			r.n = 0
 		}
 		pos += max(r.n, 0)
 	}
 }
 
-// top computes g's top set: the rows overlapping ranks Offset+1..Offset+Limit.
-func (o *topkOp) top(g *kgroup) []topEntry {
+// appendTop appends g's top set to buf: the rows overlapping ranks
+// Offset+1..Offset+Limit.
+func (o *topkOp) appendTop(buf []topEntry, g *kgroup) []topEntry {
 	lo, hi := o.spec.Offset, int64(math.MaxInt64)
 	if o.spec.Limit >= 0 {
 		hi = lo + o.spec.Limit
 	}
-	var top []topEntry
 	pos := int64(0)
 	for _, r := range g.rows {
 		if pos >= hi {
@@ -232,15 +323,15 @@ func (o *topkOp) top(g *kgroup) []topEntry {
 			continue
 		}
 		if n := min(pos+r.n, hi) - max(pos, lo); n > 0 {
-			top = append(top, topEntry{r, n})
+			buf = append(buf, topEntry{r, n})
 		}
 		pos += r.n
 	}
-	return top
+	return buf
 }
 
 // diffTop appends the updates turning top set old into cur (both in sort order).
-func diffTop(out []Update, old, cur []topEntry, t Time) []Update {
+func (o *topkOp) diffTop(out []Update, old, cur []topEntry, t Time) []Update {
 	i, j := 0, 0
 	for i < len(old) || j < len(cur) {
 		c := 1
@@ -250,18 +341,18 @@ func diffTop(out []Update, old, cur []topEntry, t Time) []Update {
 		case j == len(cur):
 			c = -1
 		default:
-			c = strings.Compare(old[i].r.sk, cur[j].r.sk)
+			c = o.compare(old[i].r, cur[j].r)
 		}
 		switch {
 		case c < 0:
-			out = append(out, Update{Row: old[i].r.row, Time: t, Diff: -old[i].n})
+			out = append(out, Update{Row: o.row(old[i].r), Time: t, Diff: -old[i].n})
 			i++
 		case c > 0:
-			out = append(out, Update{Row: cur[j].r.row, Time: t, Diff: cur[j].n})
+			out = append(out, Update{Row: o.row(cur[j].r), Time: t, Diff: cur[j].n})
 			j++
 		default:
 			if d := cur[j].n - old[i].n; d != 0 {
-				out = append(out, Update{Row: cur[j].r.row, Time: t, Diff: d})
+				out = append(out, Update{Row: o.row(cur[j].r), Time: t, Diff: d})
 			}
 			i, j = i+1, j+1
 		}
@@ -273,94 +364,131 @@ func diffTop(out []Update, old, cur []topEntry, t Time) []Update {
 // carry their rank: both sets hold consecutive positions from offset+1,
 // so they are compared position by position, and a row whose position
 // changes is retracted at the old rank and inserted at the new one.
-func diffRanked(out []Update, old, cur []topEntry, offset int64, t Time) []Update {
-	o, c := expandTop(old), expandTop(cur)
-	for i := range max(len(o), len(c)) {
+func (o *topkOp) diffRanked(s *stepCtx, out []Update, old, cur []topEntry) []Update {
+	o.expOld, o.expCur = expandTop(o.expOld[:0], old), expandTop(o.expCur[:0], cur)
+	o.memo = o.memo[:0]
+	for i := range max(len(o.expOld), len(o.expCur)) {
 		var or, cr *krow
-		if i < len(o) {
-			or = o[i]
+		if i < len(o.expOld) {
+			or = o.expOld[i]
 		}
-		if i < len(c) {
-			cr = c[i]
+		if i < len(o.expCur) {
+			cr = o.expCur[i]
 		}
 		if or == cr {
 			continue
 		}
-		rank := types.NewInt(offset + int64(i) + 1)
+		rank := types.NewInt(o.spec.Offset + int64(i) + 1)
 		if or != nil {
-			out = append(out, Update{Row: append(or.row[:len(or.row):len(or.row)], rank), Time: t, Diff: -1})
+			out = append(out, Update{Row: o.ranked(s, or, rank), Time: s.t, Diff: -1})
 		}
 		if cr != nil {
-			out = append(out, Update{Row: append(cr.row[:len(cr.row):len(cr.row)], rank), Time: t, Diff: 1})
+			out = append(out, Update{Row: o.ranked(s, cr, rank), Time: s.t, Diff: 1})
 		}
 	}
 	return out
 }
 
-// expandTop lists the top set's rows by position, one entry per copy.
-func expandTop(top []topEntry) []*krow {
-	var out []*krow
-	for _, e := range top {
-		for range e.n {
-			out = append(out, e.r)
+// ranked returns a fresh row: r's columns followed by rank. A row moving
+// by one position is emitted twice, so the last few decoded rows of the
+// group are remembered.
+func (o *topkOp) ranked(s *stepCtx, r *krow, rank types.Datum) types.Row {
+	var row types.Row
+	for i := len(o.memo) - 1; i >= max(0, len(o.memo)-4); i-- {
+		if o.memo[i].r == r {
+			row = o.memo[i].row
+			break
 		}
 	}
+	if row == nil {
+		row = o.row(r)
+		o.memo = append(o.memo, memoRow{r, row})
+	}
+	out := s.slab.row(len(row) + 1)
+	copy(out, row)
+	out[len(row)] = rank
 	return out
+}
+
+// expandTop appends the top set's rows by position, one entry per copy.
+func expandTop(buf []*krow, top []topEntry) []*krow {
+	for _, e := range top {
+		for range e.n {
+			buf = append(buf, e.r)
+		}
+	}
+	return buf
 }
 
 // log logs r and frees it if its count is zero.
 func (o *topkOp) log(s *stepCtx, g *kgroup, r *krow) {
-	o.kbuf = append(append(o.kbuf[:0], s.prefix...), r.sk[r.ord:]...)
+	row := o.row(r)
+	o.kbuf = types.AppendRowKey(append(o.kbuf[:0], s.prefix...), row)
 	if r.n == 0 {
 		s.log.del(o.kbuf)
-		if r.in {
-			g.remove(r)
-		}
+		g.remove(r)
 		return
 	}
-	o.scratch = append(append(o.scratch[:0], types.NewInt(r.n)), r.row...)
-	o.vbuf = types.AppendRow(o.vbuf[:0], o.scratch)
+	o.vbuf = o.appendCounted(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
 }
 
-func (g *kgroup) remove(r *krow) {
-	if i, ok := g.search([]byte(r.sk)); ok {
-		g.rows = slices.Delete(g.rows, i, i+1)
-	}
-	r.in = false
+// appendCounted appends the value encoding of the row (r.n, r's
+// columns...) to buf. The value encoding (sql/types/rowcodec.go) is a
+// uvarint column count followed by each column's encoding, so the count
+// column is spliced in front of the encoding r keeps.
+func (o *topkOp) appendCounted(buf []byte, r *krow) []byte {
+	buf = binary.AppendUvarint(buf, uint64(o.ncols+1))
+	n := len(buf)
+	buf = types.AppendRow(buf, types.Row{types.NewInt(r.n)})
+	buf = append(buf[:n], buf[n+1:]...) // drop the one-column header
+	return append(buf, r.data[int(r.ord)+o.hdr:]...)
 }
 
-func (g *kgroup) insert(r *krow) {
-	i, _ := g.search([]byte(r.sk))
+// remove removes r from g.rows if it is there.
+func (g *kgroup) remove(r *krow) {
+	if i := slices.Index(g.rows, r); i >= 0 {
+		g.rows = slices.Delete(g.rows, i, i+1)
+	}
+}
+
+// insert inserts r into g.rows at its place.
+func (o *topkOp) insert(g *kgroup, r *krow) {
+	i, _ := o.search(g, r.sortKey(), o.row(r), nil)
 	g.rows = slices.Insert(g.rows, i, r)
-	r.in = true
 }
 
 func (o *topkOp) commit() {
+	clear(o.rowsTouched) // drop the cached rows
 	o.rowsTouched, o.groupsTouched = o.rowsTouched[:0], o.groupsTouched[:0]
+	clear(o.oldTops)
+	o.oldTops = o.oldTops[:0]
+	clear(o.memo[:cap(o.memo)])
+	clear(o.expOld[:cap(o.expOld)])
+	clear(o.expCur[:cap(o.expCur)])
+	clear(o.cur[:cap(o.cur)])
 }
 
 func (o *topkOp) rollback() {
 	for i := len(o.rowsTouched) - 1; i >= 0; i-- {
 		t := &o.rowsTouched[i]
 		t.r.n = t.n
+		in := slices.Contains(t.g.rows, t.r)
 		switch {
-		case !t.existed && t.r.in:
+		case !t.existed && in:
 			t.g.remove(t.r)
-		case t.existed && !t.r.in:
-			t.g.insert(t.r)
+		case t.existed && !in:
+			o.insert(t.g, t.r)
 		}
 	}
 	for i := len(o.groupsTouched) - 1; i >= 0; i-- {
 		t := &o.groupsTouched[i]
-		t.g.top = t.top
+		in := o.groups[t.g.key] == t.g
 		switch {
-		case !t.existed && t.g.in:
+		case !t.existed && in:
 			delete(o.groups, t.g.key)
-			t.g.in = false
-		case t.existed && !t.g.in:
+		case t.existed && !in:
 			o.groups[t.g.key] = t.g
-			t.g.in = true
 		}
 	}
 	o.commit()
@@ -368,26 +496,22 @@ func (o *topkOp) rollback() {
 
 func (o *topkOp) restore(key, value []byte) error {
 	r, err := types.DecodeRow(value)
-	if err != nil || len(r) < 1 {
+	if err != nil || len(r) != o.ncols+1 {
 		return errCorrupt
 	}
 	row := r[1:]
 	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
-		g = &kgroup{key: string(o.kbuf), in: true}
+		g = &kgroup{key: string(o.kbuf)}
 		o.groups[g.key] = g
 	}
 	o.sbuf = appendSortKey(o.sbuf[:0], row, o.spec.Order)
 	ord := len(o.sbuf)
-	o.sbuf = append(o.sbuf, key...)
-	g.insert(&krow{row: row, sk: string(o.sbuf), ord: ord, n: r[0].Int()})
+	i, _ := o.search(g, o.sbuf, nil, key)
+	o.sbuf = types.AppendRow(o.sbuf, row)
+	g.rows = slices.Insert(g.rows, i, &krow{data: slices.Clone(o.sbuf), ord: int32(ord), n: r[0].Int()})
 	return nil
 }
 
-func (o *topkOp) restored() error {
-	for _, g := range o.groups {
-		g.top = o.top(g)
-	}
-	return nil
-}
+func (o *topkOp) restored() error { return nil }

@@ -1,5 +1,7 @@
 package exec
 
+import "github.com/eddydb/eddy/sql/types"
+
 // windowTopK is a topkOp partitioned by watermarked columns (input columns
 // cols, all in the partition key): a partition whose value in one of them
 // is below that column's watermark can never change again, since every
@@ -29,14 +31,14 @@ func (w *windowTopK) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 		return nil, err
 	}
 	for _, t := range w.groupsTouched {
-		if !t.existed && t.g.in {
+		if !t.existed && w.groups[t.g.key] == t.g {
 			w.index(t.g)
 		}
 	}
 	for i, c := range w.cols {
 		if wm := s.inWM[0][c]; wm != NoWatermark {
 			w.idx[i].popBelow(wm, func(g *kgroup) {
-				if g.in {
+				if w.groups[g.key] == g {
 					w.close(s, g)
 				}
 			})
@@ -51,8 +53,9 @@ func (w *windowTopK) index(g *kgroup) {
 	if len(g.rows) == 0 {
 		return
 	}
+	row := w.row(g.rows[0])
 	for i, c := range w.cols {
-		if v, ok := wmValue(g.rows[0].row[c]); ok {
+		if v, ok := wmValue(row[c]); ok {
 			w.idx[i].add(v, g)
 		}
 	}
@@ -60,16 +63,12 @@ func (w *windowTopK) index(g *kgroup) {
 
 // close frees partition g and logs the deletion of its rows.
 func (w *windowTopK) close(s *stepCtx, g *kgroup) {
-	if g.stamp != s.epoch {
-		g.stamp = s.epoch
-		w.groupsTouched = append(w.groupsTouched, kgroupUndo{g: g, top: g.top, existed: true})
-	}
+	w.touchGroup(s, g, true)
 	for _, r := range g.rows {
-		w.kbuf = append(append(w.kbuf[:0], s.prefix...), r.sk[r.ord:]...)
+		w.kbuf = types.AppendRowKey(append(w.kbuf[:0], s.prefix...), w.row(r))
 		s.log.del(w.kbuf)
 	}
 	delete(w.groups, g.key)
-	g.in = false
 }
 
 func (w *windowTopK) commit() {
