@@ -233,22 +233,22 @@ func (o *appendJoin) rollback() {
 			delete(o.sides[u.side].buckets, u.key)
 			continue
 		}
-		clear(u.b.recs[u.n:])
 		u.b.recs = u.b.recs[:u.n]
 	}
 	o.undo = o.undo[:0]
 	o.seq = o.seq0
 }
 
+// restore appends one logged row to its bucket. Keys arrive in key order,
+// so each bucket's rows in sequence (arrival) order. A value is checked
+// only for its column count: decoding millions of rows at start-up would
+// cost seconds, and a probe that meets a corrupt record fails its Step.
 func (o *appendJoin) restore(key, value []byte) error {
 	if len(key) < 9 || key[0] < 1 || key[0] > 2 {
 		return errCorrupt
 	}
 	side := int(key[0] - 1)
-	rec := binary.AppendUvarint(o.vbuf[:0], uint64(len(value)))
-	rec = append(rec, value...)
-	o.vbuf = rec
-	if _, _, rest, err := decodeAppendRec(rec, o.widths[side]); err != nil || len(rest) != 0 {
+	if cols, k := binary.Uvarint(value); k <= 0 || cols != uint64(o.widths[side]+1) {
 		return errCorrupt
 	}
 	jk := key[1 : len(key)-8]
@@ -258,7 +258,8 @@ func (o *appendJoin) restore(key, value []byte) error {
 		b = &appendBucket{}
 		me.buckets[string(jk)] = b
 	}
-	b.recs = append(b.recs, rec...)
+	b.recs = binary.AppendUvarint(b.recs, uint64(len(value)))
+	b.recs = append(b.recs, value...)
 	o.seq = max(o.seq, binary.BigEndian.Uint64(key[len(key)-8:])+1)
 	return nil
 }
