@@ -43,4 +43,10 @@
 // ones instead of changing them, so the hot paths of Reduce and Join are
 // untouched for plans without event time (which also skip watermark
 // derivation entirely).
+//
+// Append-only inputs (the plan's AppendOnly flags) let operators keep
+// less: a TopK keeps only the rows within offset+limit, and an inner Join
+// that no watermark bounds runs as appendJoin (append_join.go), which
+// keeps each side's rows encoded per join key, without per-row identity.
+// A retraction that reaches them anyway fails the Step.
 package exec
