@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -144,6 +145,9 @@ func checkCols(cols []int, n int) error {
 
 func (o *reduceOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 	for _, u := range ins[0] {
+		if u.Diff < 0 && o.spec.AppendOnly {
+			return nil, errRetractAppendOnlyReduce
+		}
 		o.add(s, u.Row, u.Diff)
 	}
 	if o.global && o.groups[""] == nil {
@@ -208,6 +212,9 @@ func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row types.Row, diff 
 		o.ebuf = types.AppendKey(types.AppendKey(o.ebuf[:0], v), row[a.Sep])
 		o.addEntry(s, g, a.valSlot, v, row[a.Sep], diff)
 		return
+	case (a.Kind == dataflow.AggMin || a.Kind == dataflow.AggMax) && o.spec.AppendOnly:
+		o.keepExtremum(s, g, a, v, diff)
+		return
 	case a.Kind == dataflow.AggMin || a.Kind == dataflow.AggMax:
 		o.ebuf = types.AppendKey(o.ebuf[:0], v)
 		o.addEntry(s, g, a.valSlot, v, types.Null, diff)
@@ -220,6 +227,47 @@ func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row types.Row, diff 
 		}
 	}
 	o.addValue(s, g, a, &g.accs[ai], v, diff)
+}
+
+// errRetractAppendOnlyReduce fails a Step that breaks the AppendOnly
+// promise: the min/max state no longer holds the values it would need.
+var errRetractAppendOnlyReduce = fmt.Errorf("internal error: a retraction reached an aggregate planned for an append-only input")
+
+// keepExtremum is min/max over an append-only input: the multiset keeps
+// only the extremum (one live entry). A value past it replaces it (the old
+// one's count drops to zero, so finish logs its deletion and frees it); a
+// value short of it is dropped, as no retraction can ever bring it back.
+func (o *reduceOp) keepExtremum(s *stepCtx, g *group, a *aggSpec, v types.Datum, diff int64) {
+	o.ebuf = types.AppendKey(o.ebuf[:0], v)
+	cur := liveEntry(g.sets[a.valSlot])
+	if cur != nil {
+		c := strings.Compare(string(o.ebuf), cur.key)
+		if a.Kind == dataflow.AggMin {
+			c = -c
+		}
+		if c < 0 {
+			return
+		}
+	}
+	o.addEntry(s, g, a.valSlot, v, types.Null, diff)
+	if cur != nil && cur.key != string(o.ebuf) {
+		o.ebuf = append(o.ebuf[:0], cur.key...)
+		o.addEntry(s, g, a.valSlot, cur.val, types.Null, -cur.n)
+	}
+}
+
+// liveEntry returns an entry of ms with a positive count, nil if none: for
+// an append-only min/max, the extremum (its only live entry).
+func liveEntry(ms *multiset) *mentry {
+	if ms == nil {
+		return nil
+	}
+	for _, e := range ms.m {
+		if e.n > 0 {
+			return e
+		}
+	}
+	return nil
 }
 
 func b2i(b bool) int64 {
@@ -354,6 +402,8 @@ func (o *reduceOp) result(g *group, ai int) (types.Datum, error) {
 	var e *mentry
 	switch {
 	case ms == nil:
+	case o.spec.AppendOnly:
+		e = liveEntry(ms) // the extremum, without the order cache
 	case a.Kind == dataflow.AggMin:
 		e = ms.min()
 	default:

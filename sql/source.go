@@ -245,7 +245,10 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *stora
 			return err
 		}
 	} else {
-		updates = sourceUpdates(changes, t)
+		var err error
+		if updates, err = sourceUpdates(&st.def, changes, t); err != nil {
+			return err
+		}
 	}
 	st.pendingLate = st.countLate(updates)
 	if err := st.advance(changes); err != nil {
@@ -260,18 +263,26 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *stora
 
 // sourceUpdates turns a source's changes into updates. A source stores no
 // rows and has no primary key, so by-key changes cannot be resolved; the
-// connector runtime never sends them (UPSERT needs a table).
-func sourceUpdates(changes []Change, t exec.Time) []exec.Update {
+// connector runtime never sends them (UPSERT needs a table). A deletion
+// reaches a source only in FORMAT DEBEZIUM: views plan the other sources
+// as append-only (their top-k and min/max keep only what insertions
+// need), so a deletion there is refused, failing the batch, rather than
+// passed on to state that cannot apply it.
+func sourceUpdates(def *SourceDef, changes []Change, t exec.Time) ([]exec.Update, error) {
 	updates := make([]exec.Update, 0, len(changes))
 	for _, c := range changes {
 		switch c.Kind {
 		case ChangeInsert:
 			updates = append(updates, exec.Update{Row: c.Row, Time: t, Diff: 1})
 		case ChangeDelete:
+			if def.appendOnly() {
+				return nil, pgerr.New(pgerr.CodeInternal,
+					"source %s is append-only (FORMAT PLAIN) but its connector delivered a deletion", def.Name)
+			}
 			updates = append(updates, exec.Update{Row: c.Row, Time: t, Diff: -1})
 		}
 	}
-	return updates
+	return updates, nil
 }
 
 // countLate counts the inserted rows whose event time is below the

@@ -287,6 +287,12 @@ func (a *argReader) reduce(in []types.T, out []types.T) Reduce {
 			a.fail(fmt.Errorf("bad emit %q (want close)", v))
 		}
 	}
+	if v, ok := a.get("append-only"); ok {
+		r.AppendOnly = v == "true"
+		if !r.AppendOnly {
+			a.fail(fmt.Errorf("bad append-only %q", v))
+		}
+	}
 	for i, it := range a.list("aggs") {
 		agg, err := parseAgg(it, in)
 		if err == nil && out != nil && len(r.Key)+i < len(out) {

@@ -100,6 +100,10 @@ type Reduce struct {
 	Key         []int
 	Aggs        []Agg
 	EmitOnClose bool
+	// AppendOnly promises that the input never retracts a row (see
+	// TopK.AppendOnly): min and max then keep only the current extremum
+	// of each group, not every value (a retraction fails the Step).
+	AppendOnly bool
 }
 
 // JoinKind is the kind of a join.

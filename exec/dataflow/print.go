@@ -86,6 +86,9 @@ func opArgs(op Op) string {
 		if op.EmitOnClose {
 			s += " emit=close"
 		}
+		if op.AppendOnly {
+			s += " append-only=true"
+		}
 		return s
 	case Join:
 		return op.args()

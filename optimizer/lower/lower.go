@@ -63,7 +63,8 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 	case *ir.Join:
 		return l.lowerJoin(r)
 	case *ir.Reduce:
-		return l.unary(dataflow.Reduce{Key: r.Key, Aggs: r.Aggs, EmitOnClose: r.EmitOnClose}, r)
+		return l.unary(dataflow.Reduce{Key: r.Key, Aggs: r.Aggs, EmitOnClose: r.EmitOnClose,
+			AppendOnly: ir.AppendOnly(r.Input)}, r)
 	case *ir.TopK:
 		return l.unary(dataflow.TopK{Key: r.Key, Order: r.Order, Limit: r.Limit, Offset: r.Offset, Rank: r.Rank,
 			AppendOnly: ir.AppendOnly(r.Input)}, r)
