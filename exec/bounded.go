@@ -122,8 +122,12 @@ func (d *Dataflow) timeCol(i int, key []int, out func(j int) int) int {
 func hasMultisets(op dataflow.Reduce) bool {
 	for _, a := range op.Aggs {
 		switch {
-		case a.Distinct, a.Kind == dataflow.AggMin, a.Kind == dataflow.AggMax, a.Kind == dataflow.AggStringAgg:
+		case a.Distinct, a.Kind == dataflow.AggStringAgg:
 			return true
+		case a.Kind == dataflow.AggMin || a.Kind == dataflow.AggMax:
+			if !op.AppendOnly { // over an append-only input, only the extremum
+				return true
+			}
 		case a.Kind == dataflow.AggSum && a.T.Family == types.FamNumeric:
 			return true
 		}

@@ -46,6 +46,8 @@ type topkOp struct {
 	memo             []memoRow
 	kbuf, sbuf, vbuf []byte
 	rk1, rk2         []byte
+	// rkeys holds the row keys cached in rowsTouched.
+	rkeys []byte
 }
 
 // kgroup is one group: its rows sorted by sort key, then row key. It is in
@@ -79,14 +81,16 @@ type topEntry struct {
 }
 
 // krowUndo records r's count before the Step (existed: r was in g.rows).
-// row caches r's decoded row for the rest of the Step: the input row
-// itself for a row created by the Step.
+// It also caches, for the rest of the Step, r's decoded row (the input
+// row itself for a row created by the Step) and, if hasRK, its row key
+// rkeys[rk0:rk1].
 type krowUndo struct {
-	g       *kgroup
-	r       *krow
-	row     types.Row
-	n       int64
-	existed bool
+	g              *kgroup
+	r              *krow
+	row            types.Row
+	n              int64
+	rk0, rk1       int
+	hasRK, existed bool
 }
 
 // kgroupUndo records a touched group: whether it was in o.groups and its
@@ -155,7 +159,7 @@ func (o *topkOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 		}
 		g := o.group(s, u.Row)
 		o.sbuf = appendSortKey(o.sbuf[:0], u.Row, o.spec.Order)
-		i, found := o.search(g, o.sbuf, u.Row, nil)
+		i, found, rk := o.search(s, g, o.sbuf, u.Row, nil)
 		if !found {
 			// The row is kept beyond this Step: encoded into its own
 			// allocation, so it does not pin the slab chunk it came from
@@ -165,7 +169,13 @@ func (o *topkOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 			r := &krow{data: slices.Clone(o.sbuf), ord: int32(ord)}
 			g.rows = slices.Insert(g.rows, i, r)
 			o.touchRow(s, g, r, false)
-			o.rowsTouched[r.undo].row = u.Row
+			t := &o.rowsTouched[r.undo]
+			t.row = u.Row
+			if rk != nil {
+				t.rk0 = len(o.rkeys)
+				o.rkeys = append(o.rkeys, rk...)
+				t.rk1, t.hasRK = len(o.rkeys), true
+			}
 		}
 		r := g.rows[i]
 		o.touchRow(s, g, r, true)
@@ -211,10 +221,12 @@ func (o *topkOp) touchGroup(s *stepCtx, g *kgroup, existed bool) {
 }
 
 // search finds the position in g.rows of the row with sort key sk, whose
-// row is row or, if row is nil, whose row key is rk.
-func (o *topkOp) search(g *kgroup, sk []byte, row types.Row, rk []byte) (int, bool) {
+// row is row or, if row is nil, whose row key is rk. Row keys break sort
+// key ties only; it returns the row key it computed from row, if any
+// (valid until the next search). s is nil outside a Step.
+func (o *topkOp) search(s *stepCtx, g *kgroup, sk []byte, row types.Row, rk []byte) (int, bool, []byte) {
 	haveRK := row == nil
-	return slices.BinarySearchFunc(g.rows, sk, func(r *krow, sk []byte) int {
+	i, found := slices.BinarySearchFunc(g.rows, sk, func(r *krow, sk []byte) int {
 		if c := bytes.Compare(r.sortKey(), sk); c != 0 {
 			return c
 		}
@@ -222,22 +234,42 @@ func (o *topkOp) search(g *kgroup, sk []byte, row types.Row, rk []byte) (int, bo
 			o.rk2 = types.AppendRowKey(o.rk2[:0], row)
 			rk, haveRK = o.rk2, true
 		}
-		o.rk1 = types.AppendRowKey(o.rk1[:0], o.row(r))
-		return bytes.Compare(o.rk1, rk)
+		return bytes.Compare(o.rowKey(s, g, r), rk)
 	})
+	if row == nil {
+		return i, found, nil
+	}
+	return i, found, rk
 }
 
-// compare orders two kept rows of one group as g.rows does.
-func (o *topkOp) compare(a, b *krow) int {
+// rowKey returns the row key of r, a row of g. In a Step it touches r and
+// caches the key in r's undo record, so that a row often tied with others
+// (many input rows with its sort key) is decoded once per Step; outside
+// one (s nil) the result is valid until the next call.
+func (o *topkOp) rowKey(s *stepCtx, g *kgroup, r *krow) []byte {
+	if s == nil {
+		o.rk1 = types.AppendRowKey(o.rk1[:0], o.row(r))
+		return o.rk1
+	}
+	o.touchRow(s, g, r, true)
+	t := &o.rowsTouched[r.undo]
+	if !t.hasRK {
+		t.rk0 = len(o.rkeys)
+		o.rkeys = types.AppendRowKey(o.rkeys, o.row(r))
+		t.rk1, t.hasRK = len(o.rkeys), true
+	}
+	return o.rkeys[t.rk0:t.rk1]
+}
+
+// compare orders two kept rows of g as g.rows does.
+func (o *topkOp) compare(s *stepCtx, g *kgroup, a, b *krow) int {
 	if a == b {
 		return 0
 	}
 	if c := bytes.Compare(a.sortKey(), b.sortKey()); c != 0 {
 		return c
 	}
-	o.rk1 = types.AppendRowKey(o.rk1[:0], o.row(a))
-	o.rk2 = types.AppendRowKey(o.rk2[:0], o.row(b))
-	return bytes.Compare(o.rk1, o.rk2)
+	return bytes.Compare(o.rowKey(s, g, a), o.rowKey(s, g, b))
 }
 
 // row returns r's row: cached in r's undo record if the Step touched r,
@@ -270,19 +302,22 @@ var errRetractAppendOnly = fmt.Errorf("internal error: a retraction reached a to
 func (o *topkOp) finish(s *stepCtx) []Update {
 	var out []Update
 	for _, t := range o.groupsTouched {
+		if o.spec.AppendOnly && o.spec.Limit >= 0 {
+			// Trimmed rows lie past the top set, which thus stays; they
+			// are touched before their retraction is emitted, which then
+			// caches their decoded rows for log.
+			o.trim(s, t.g)
+		}
 		old := o.oldTops[t.top0:t.top1]
 		o.cur = o.appendTop(o.cur[:0], t.g)
 		if o.spec.Rank {
 			out = o.diffRanked(s, out, old, o.cur)
 		} else {
-			out = o.diffTop(out, old, o.cur, s.t)
-		}
-		if o.spec.AppendOnly && o.spec.Limit >= 0 {
-			o.trim(s, t.g)
+			out = o.diffTop(s, t.g, out, old, o.cur)
 		}
 	}
-	for _, t := range o.rowsTouched {
-		o.log(s, t.g, t.r)
+	for i := range o.rowsTouched {
+		o.log(s, &o.rowsTouched[i])
 	}
 	for _, t := range o.groupsTouched {
 		if len(t.g.rows) == 0 && o.groups[t.g.key] == t.g {
@@ -331,7 +366,8 @@ func (o *topkOp) appendTop(buf []topEntry, g *kgroup) []topEntry {
 }
 
 // diffTop appends the updates turning top set old into cur (both in sort order).
-func (o *topkOp) diffTop(out []Update, old, cur []topEntry, t Time) []Update {
+func (o *topkOp) diffTop(s *stepCtx, g *kgroup, out []Update, old, cur []topEntry) []Update {
+	t := s.t
 	i, j := 0, 0
 	for i < len(old) || j < len(cur) {
 		c := 1
@@ -341,7 +377,7 @@ func (o *topkOp) diffTop(out []Update, old, cur []topEntry, t Time) []Update {
 		case j == len(cur):
 			c = -1
 		default:
-			c = o.compare(old[i].r, cur[j].r)
+			c = o.compare(s, g, old[i].r, cur[j].r)
 		}
 		switch {
 		case c < 0:
@@ -420,13 +456,22 @@ func expandTop(buf []*krow, top []topEntry) []*krow {
 	return buf
 }
 
-// log logs r and frees it if its count is zero.
-func (o *topkOp) log(s *stepCtx, g *kgroup, r *krow) {
-	row := o.row(r)
-	o.kbuf = types.AppendRowKey(append(o.kbuf[:0], s.prefix...), row)
+// log logs the touched row t.r if its count changed, and frees it if its
+// count is zero.
+func (o *topkOp) log(s *stepCtx, t *krowUndo) {
+	r := t.r
+	if t.existed && r.n == t.n {
+		return
+	}
+	o.kbuf = append(o.kbuf[:0], s.prefix...)
+	if t.hasRK {
+		o.kbuf = append(o.kbuf, o.rkeys[t.rk0:t.rk1]...)
+	} else {
+		o.kbuf = types.AppendRowKey(o.kbuf, o.row(r))
+	}
 	if r.n == 0 {
 		s.log.del(o.kbuf)
-		g.remove(r)
+		t.g.remove(r)
 		return
 	}
 	o.vbuf = o.appendCounted(o.vbuf[:0], r)
@@ -454,7 +499,7 @@ func (g *kgroup) remove(r *krow) {
 
 // insert inserts r into g.rows at its place.
 func (o *topkOp) insert(g *kgroup, r *krow) {
-	i, _ := o.search(g, r.sortKey(), o.row(r), nil)
+	i, _, _ := o.search(nil, g, r.sortKey(), o.row(r), nil)
 	g.rows = slices.Insert(g.rows, i, r)
 }
 
@@ -462,7 +507,7 @@ func (o *topkOp) commit() {
 	clear(o.rowsTouched) // drop the cached rows
 	o.rowsTouched, o.groupsTouched = o.rowsTouched[:0], o.groupsTouched[:0]
 	clear(o.oldTops)
-	o.oldTops = o.oldTops[:0]
+	o.oldTops, o.rkeys = o.oldTops[:0], o.rkeys[:0]
 	clear(o.memo[:cap(o.memo)])
 	clear(o.expOld[:cap(o.expOld)])
 	clear(o.expCur[:cap(o.expCur)])
@@ -508,7 +553,7 @@ func (o *topkOp) restore(key, value []byte) error {
 	}
 	o.sbuf = appendSortKey(o.sbuf[:0], row, o.spec.Order)
 	ord := len(o.sbuf)
-	i, _ := o.search(g, o.sbuf, nil, key)
+	i, _, _ := o.search(nil, g, o.sbuf, nil, key)
 	o.sbuf = types.AppendRow(o.sbuf, row)
 	g.rows = slices.Insert(g.rows, i, &krow{data: slices.Clone(o.sbuf), ord: int32(ord), n: r[0].Int()})
 	return nil
