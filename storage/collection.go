@@ -28,8 +28,9 @@ import (
 // no pointers the garbage collector must trace (a Datum row costs a
 // slice, a string or decimal pointer per column and 48 bytes per column);
 // readers get freshly decoded rows they may keep. In a multiset whose row
-// decodes from its key (types.DecodeRowKey: no numeric, float or interval
-// column) the value is only the columns' families, so the row is stored
+// decodes from its key (types.DecodeRowKey: no float or interval column,
+// no numeric NaN, infinity or -0) the value is only the key's hints (the
+// columns' families and the numerics' exponents), so the row is stored
 // once, in memory and in Pebble (see value.go).
 type Collection struct {
 	id      uint64
@@ -48,7 +49,7 @@ type Collection struct {
 // costs no allocation.
 //
 // Invariant: kv[:klen] is the key and kv[klen:] the row's value: either
-// keyedForm followed by the columns' families (types.AppendKeyFamilies;
+// keyedForm followed by the key's hints (types.AppendKeyHints;
 // only in a multiset, whose key is the whole row) or types.AppendRow of
 // the row (which never starts with keyedForm unless the row is empty, and
 // then both forms mean the empty row). The value is empty in probes and
@@ -251,7 +252,7 @@ func (c *Collection) fresh(row types.Row, n int64) entry {
 // multiset and the row decodes from its key, else types.AppendRow.
 func (c *Collection) appendRowValue(buf []byte, row types.Row) []byte {
 	if c.keyCols == nil && len(row) > 0 {
-		if out, ok := types.AppendKeyFamilies(append(buf, keyedForm), row); ok {
+		if out, ok := types.AppendKeyHints(append(buf, keyedForm), row); ok {
 			return out
 		}
 	}

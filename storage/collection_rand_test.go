@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/eddydb/eddy/sql/types"
 )
 
@@ -45,16 +46,19 @@ func TestCollectionRandom(t *testing.T) {
 			// Two shapes of row, so that both stored forms occur: with a
 			// boolean (or NULL) third column the row decodes from its key
 			// (stored once); with a float it does not (stored beside the
-			// key). The shapes differ in arity, as a column's family never
+			// key). A numeric decodes from its key with its exponent.
+			// The shapes differ in arity, as a column's family never
 			// changes in a real collection (a float 0 and false share a key).
 			row := types.Row{types.NewInt(rng.Int64N(10)), types.NewText(strings.Repeat("x", rng.IntN(3)))}
-			switch rng.IntN(3) {
+			switch rng.IntN(4) {
 			case 0:
 				row = append(row, types.Null)
 			case 1:
 				row = append(row, types.NewBool(rng.IntN(2) == 0))
+			case 2: // a numeric with trailing zeros: its exponent is a key hint
+				row = append(row, types.NewBool(true), types.NewNumeric(apd.New(int64(rng.IntN(3)*100), -2)))
 			default:
-				row = append(row, types.NewFloat(float64(rng.IntN(3))/2), types.Null)
+				row = append(row, types.NewFloat(float64(rng.IntN(3))/2), types.Null, types.Null)
 			}
 			diff := rng.Int64N(5) - 2
 			k := formatRow(row)

@@ -66,6 +66,8 @@ func formatDatum(d types.Datum) string {
 		return strconv.FormatFloat(d.Float(), 'g', -1, 64)
 	case types.FamText:
 		return "'" + d.Text() + "'"
+	case types.FamNumeric:
+		return d.Numeric().String()
 	}
 	return fmt.Sprintf("<family %d>", d.Family())
 }

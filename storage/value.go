@@ -15,10 +15,10 @@ import (
 //
 // or, for a multiset row that decodes from its key (types.DecodeRowKey),
 //
-//	keyedForm uvarint(count) families
+//	keyedForm uvarint(count) hints
 //
-// with one family byte per column (types.AppendKeyFamilies), so the row is
-// stored once, as its key. 1 <= count <= MaxInt64 (an entry whose count
+// with the key's decoding hints (types.AppendKeyHints: each column's
+// family, and a numeric's exponent), so the row is stored once, as its key. 1 <= count <= MaxInt64 (an entry whose count
 // reaches zero is deleted, never stored), so the first form never starts
 // with keyedForm (0x00), and a reader without this form rejects it. The
 // count comes before the row so a reader can skip rows without decoding
@@ -50,7 +50,7 @@ func appendEntryValue(buf, val []byte, count int64) []byte {
 var errBadValue = errors.New("storage: corrupt row value")
 
 // splitValue returns a stored value's count and its entry value: the
-// row's AppendRow bytes, or keyedForm followed by the families.
+// row's AppendRow bytes, or keyedForm followed by the key's hints.
 func splitValue(b []byte) (int64, []byte, error) {
 	keyed := len(b) > 0 && b[0] == keyedForm
 	if keyed {

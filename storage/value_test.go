@@ -10,7 +10,7 @@ import (
 // it accepts re-encodes to a value that decodes to the same row and count.
 func FuzzDecodeValue(f *testing.F) {
 	keyed := types.Row{types.NewInt(1), types.NewText("a"), types.Null}
-	fams, _ := types.AppendKeyFamilies([]byte{keyedForm}, keyed)
+	fams, _ := types.AppendKeyHints([]byte{keyedForm}, keyed)
 	f.Add([]byte(nil), appendValue(nil, keyed, 1))
 	f.Add(types.AppendRowKey(nil, keyed), appendEntryValue(nil, fams, 5))
 	f.Add([]byte(nil), appendValue(nil, types.Row{types.NewFloat(2.5), types.NewBool(true)}, 1<<40))
@@ -37,7 +37,7 @@ func TestDecodeValueRejects(t *testing.T) {
 	good := appendValue(nil, types.Row{types.NewInt(7)}, 2)
 	row := types.Row{types.NewInt(7), types.NewText("x")}
 	key := types.AppendRowKey(nil, row)
-	fams, _ := types.AppendKeyFamilies([]byte{keyedForm}, row)
+	fams, _ := types.AppendKeyHints([]byte{keyedForm}, row)
 	keyed := appendEntryValue(nil, fams, 3)
 	for name, c := range map[string]struct{ key, value []byte }{
 		"empty":            {nil, nil},

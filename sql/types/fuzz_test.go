@@ -84,7 +84,7 @@ func FuzzDecodeRow(f *testing.F) {
 // canonical: re-encoding the decoded row gives back the same key.
 func FuzzDecodeRowKey(f *testing.F) {
 	row := Row{Null, NewInt(-5), NewText("a\x00b"), NewBool(true)}
-	fams, _ := AppendKeyFamilies(nil, row)
+	fams, _ := AppendKeyHints(nil, row)
 	f.Add(AppendRowKey(nil, row), fams)
 	f.Add([]byte{keyValue, 0, 0x01}, []byte{byte(FamText)})
 	f.Fuzz(func(t *testing.T, key, fams []byte) {

@@ -126,49 +126,68 @@ func appendDecimal(buf []byte, d *apd.Decimal) []byte {
 }
 
 // Decoding keys. The key encoding drops the family (an int and a timestamp
-// encode alike) and normalizes some values (numeric scale, -0.0, interval
-// fields), so a key decodes only together with its datums' families, and
-// only for the families whose encoding loses nothing: booleans, integers,
-// dates, times, timestamps, text, bytea and jsonb (and NULL). A multiset
-// whose rows are all of those families can store each row once, as its
-// key, plus one family byte per column (AppendKeyFamilies).
+// encode alike) and normalizes some values (numeric trailing zeros, -0.0,
+// interval fields), so a key decodes only together with hints: one
+// family byte per datum, followed, for a numeric, by its exponent (a
+// varint), which restores the trailing zeros. Keys of booleans, integers,
+// dates, times, timestamps, text, bytea, jsonb, finite numerics other than
+// -0 (and NULL) decode exactly that way; floats and intervals do not. A
+// multiset whose rows decode from their keys can store each row once, as
+// its key, plus the hints (AppendKeyHints).
 
-// keyLossless reports whether datums of family f decode exactly from
-// their key encoding.
-func keyLossless(f Family) bool {
-	switch f {
+// keyLossless reports whether d decodes exactly from its key encoding and
+// hints.
+func keyLossless(d Datum) bool {
+	switch d.fam {
 	case FamUnknown, FamBool, FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ,
 		FamText, FamBytea, FamJSONB:
 		return true
+	case FamNumeric:
+		return d.dec.Form == apd.Finite && !(d.dec.Negative && d.dec.IsZero())
 	}
 	return false
 }
 
-// AppendKeyFamilies appends one byte per datum of r, its family, and
-// reports true, if every datum decodes exactly from AppendRowKey(r) with
-// them (DecodeRowKey); otherwise it returns buf unchanged and false.
-func AppendKeyFamilies(buf []byte, r Row) ([]byte, bool) {
+// AppendKeyHints appends the hints that decode AppendRowKey(r) back to r
+// (DecodeRowKey) and reports true, if every datum of r decodes exactly;
+// otherwise it returns buf unchanged and false.
+func AppendKeyHints(buf []byte, r Row) ([]byte, bool) {
 	for _, d := range r {
-		if !keyLossless(d.fam) {
+		if !keyLossless(d) {
 			return buf, false
 		}
 	}
 	for _, d := range r {
 		buf = append(buf, byte(d.fam))
+		if d.fam == FamNumeric {
+			buf = binary.AppendVarint(buf, int64(d.dec.Exponent))
+		}
 	}
 	return buf, true
 }
 
 // DecodeRowKey decodes a row from its key encoding (AppendRowKey) and its
-// families (AppendKeyFamilies): the result is identical to the encoded
-// row. It never panics on arbitrary input; trailing bytes are an error.
-func DecodeRowKey(key, fams []byte) (Row, error) {
-	r := make(Row, len(fams))
-	for i, f := range fams {
-		var err error
-		if r[i], key, err = decodeKeyDatum(key, Family(f)); err != nil {
-			return nil, fmt.Errorf("column %d: %w", i, err)
+// hints (AppendKeyHints): the result is identical to the encoded row. It
+// never panics on arbitrary input; trailing bytes are an error.
+func DecodeRowKey(key, hints []byte) (Row, error) {
+	var r Row
+	for len(hints) > 0 {
+		f := Family(hints[0])
+		hints = hints[1:]
+		exp := int64(0)
+		if f == FamNumeric {
+			var k int
+			if exp, k = binary.Varint(hints); k <= 0 || exp != int64(int32(exp)) {
+				return nil, errCorrupt
+			}
+			hints = hints[k:]
 		}
+		var d Datum
+		var err error
+		if d, key, err = decodeKeyDatum(key, f, int32(exp)); err != nil {
+			return nil, fmt.Errorf("column %d: %w", len(r), err)
+		}
+		r = append(r, d)
 	}
 	if len(key) != 0 {
 		return nil, errCorrupt
@@ -176,15 +195,16 @@ func DecodeRowKey(key, fams []byte) (Row, error) {
 	return r, nil
 }
 
-// decodeKeyDatum decodes one datum of family f from the start of key.
-func decodeKeyDatum(key []byte, f Family) (Datum, []byte, error) {
+// decodeKeyDatum decodes one datum of family f (with exponent exp if a
+// numeric) from the start of key.
+func decodeKeyDatum(key []byte, f Family, exp int32) (Datum, []byte, error) {
 	if len(key) == 0 {
 		return Null, nil, errCorrupt
 	}
 	switch {
 	case key[0] == keyNull:
 		return Null, key[1:], nil
-	case key[0] != keyValue || f == FamUnknown || !keyLossless(f):
+	case key[0] != keyValue || f == FamUnknown || f == FamFloat || f == FamInterval || f > FamJSONB:
 		return Null, nil, errCorrupt
 	}
 	key = key[1:]
@@ -192,6 +212,9 @@ func decodeKeyDatum(key []byte, f Family) (Datum, []byte, error) {
 	case FamText, FamBytea, FamJSONB:
 		s, rest, err := decodeKeyBytes(key)
 		return Datum{fam: f, s: s}, rest, err
+	case FamNumeric:
+		dec, rest, err := decodeKeyDecimal(key, exp)
+		return Datum{fam: f, dec: dec}, rest, err
 	}
 	if len(key) < 8 {
 		return Null, nil, errCorrupt
@@ -201,6 +224,65 @@ func decodeKeyDatum(key []byte, f Family) (Datum, []byte, error) {
 		return Null, nil, errCorrupt
 	}
 	return Datum{fam: f, i: i}, key[8:], nil
+}
+
+// decodeKeyDecimal inverts appendDecimal for a finite value with exponent
+// exp: the significant digits, then as many zeros as the exponent implies.
+func decodeKeyDecimal(key []byte, exp int32) (*apd.Decimal, []byte, error) {
+	if len(key) == 0 {
+		return nil, nil, errCorrupt
+	}
+	class, key := key[0], key[1:]
+	d := &apd.Decimal{Exponent: exp}
+	switch class {
+	case 0x03:
+		return d, key, nil
+	case 0x01, 0x04:
+	default:
+		return nil, nil, errCorrupt
+	}
+	neg := class == 0x01
+	if len(key) < 8 {
+		return nil, nil, errCorrupt
+	}
+	adj := int64(binary.BigEndian.Uint64(key) ^ (1 << 63))
+	if neg {
+		adj = ^adj
+	}
+	key = key[8:]
+	end, term := 0, byte(0x00)
+	if neg {
+		term = 0xFF
+	}
+	for end < len(key) && key[end] != term {
+		end++
+	}
+	if end == 0 || end == len(key) || end > 1000 {
+		return nil, nil, errCorrupt
+	}
+	digits := make([]byte, end, end+8)
+	for i := range end {
+		c := key[i]
+		if neg {
+			c = ^c
+		}
+		if c < '0' || c > '9' || i == 0 && c == '0' || i == end-1 && c == '0' {
+			return nil, nil, errCorrupt
+		}
+		digits[i] = c
+	}
+	zeros := adj - int64(exp) - int64(end) // trailing zeros the key dropped
+	if zeros < 0 || zeros > 1000 {
+		return nil, nil, errCorrupt
+	}
+	for range zeros {
+		digits = append(digits, '0')
+	}
+	if _, ok := d.Coeff.SetString(string(digits), 10); !ok {
+		return nil, nil, errCorrupt
+	}
+	d.Negative = neg
+	return d, key[end+1:], nil
 }
 
 // decodeKeyBytes inverts appendBytes.

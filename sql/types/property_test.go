@@ -312,9 +312,9 @@ func TestMagnitude64(t *testing.T) {
 	}
 }
 
-// TestRowKeyRoundTrip: a row of key-lossless families decodes from its key
-// and families to an identical row; a row with another family is refused
-// by AppendKeyFamilies.
+// TestRowKeyRoundTrip: a row of key-lossless datums decodes from its key
+// and hints to an identical row; a row with another datum is refused
+// by AppendKeyHints.
 func TestRowKeyRoundTrip(t *testing.T) {
 	r := testRand(t)
 	decoded := 0
@@ -325,13 +325,13 @@ func TestRowKeyRoundTrip(t *testing.T) {
 				row[j], _ = randomDatum(r)
 			}
 		}
-		fams, ok := AppendKeyFamilies(nil, row)
+		fams, ok := AppendKeyHints(nil, row)
 		lossless := true
 		for _, d := range row {
-			lossless = lossless && keyLossless(d.fam)
+			lossless = lossless && keyLossless(d)
 		}
 		if ok != lossless || !ok && len(fams) != 0 {
-			t.Fatalf("%v: AppendKeyFamilies = %v, %v", row, fams, ok)
+			t.Fatalf("%v: AppendKeyHints = %v, %v", row, fams, ok)
 		}
 		if !ok {
 			continue
