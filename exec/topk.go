@@ -46,14 +46,15 @@ type topkOp struct {
 	memo             []memoRow
 	kbuf, sbuf, vbuf []byte
 	rk1, rk2         []byte
-	// rkeys holds the row keys cached in rowsTouched.
-	rkeys []byte
+	// rkeys holds the row keys cached in rowsTouched, gkeys the group
+	// keys of groupsTouched.
+	rkeys, gkeys []byte
 }
 
-// kgroup is one group: its rows sorted by sort key, then row key. It is in
-// o.groups (under key) exactly when o.groups[key] is this kgroup.
+// kgroup is one group: its rows sorted by sort key, then row key. Its key
+// is not kept (the map holds it): a Step that touches the group records
+// it, and otherwise it is computed from a row.
 type kgroup struct {
-	key   string
 	rows  []*krow
 	stamp uint64
 }
@@ -93,13 +94,17 @@ type krowUndo struct {
 	hasRK, existed bool
 }
 
-// kgroupUndo records a touched group: whether it was in o.groups and its
-// top set oldTops[top0:top1] before the Step.
+// kgroupUndo records a touched group: its key gkeys[key0:key1], whether
+// it was in o.groups, and its top set oldTops[top0:top1] before the Step.
 type kgroupUndo struct {
 	g          *kgroup
+	key0, key1 int
 	top0, top1 int
 	existed    bool
 }
+
+// key returns the touched group's key.
+func (o *topkOp) key(t *kgroupUndo) []byte { return o.gkeys[t.key0:t.key1] }
 
 // memoRow is a row decoded while emitting one group's ranked changes.
 type memoRow struct {
@@ -199,25 +204,33 @@ func (o *topkOp) group(s *stepCtx, row types.Row) *kgroup {
 	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
-		g = &kgroup{key: string(o.kbuf)}
-		o.groups[g.key] = g
-		o.touchGroup(s, g, false)
+		g = &kgroup{}
+		o.groups[string(o.kbuf)] = g
+		o.touchGroup(s, g, o.kbuf, false)
 	} else {
-		o.touchGroup(s, g, true)
+		o.touchGroup(s, g, o.kbuf, true)
 	}
 	return g
 }
 
-// touchGroup records g's membership and top set for rollback and for
+// touchGroup records g's key, membership and top set for rollback and for
 // finish's diff the first time the Step touches it.
-func (o *topkOp) touchGroup(s *stepCtx, g *kgroup, existed bool) {
+func (o *topkOp) touchGroup(s *stepCtx, g *kgroup, key []byte, existed bool) {
 	if g.stamp == s.epoch {
 		return
 	}
 	g.stamp = s.epoch
-	top0 := len(o.oldTops)
+	key0, top0 := len(o.gkeys), len(o.oldTops)
+	o.gkeys = append(o.gkeys, key...)
 	o.oldTops = o.appendTop(o.oldTops, g)
-	o.groupsTouched = append(o.groupsTouched, kgroupUndo{g: g, top0: top0, top1: len(o.oldTops), existed: existed})
+	o.groupsTouched = append(o.groupsTouched, kgroupUndo{g: g, key0: key0, key1: len(o.gkeys), top0: top0, top1: len(o.oldTops), existed: existed})
+}
+
+// groupKey returns the key of g, which has a row (valid until the next
+// call).
+func (o *topkOp) groupKey(g *kgroup) []byte {
+	o.kbuf = types.AppendColsKey(o.kbuf[:0], o.row(g.rows[0]), o.spec.Key)
+	return o.kbuf
 }
 
 // search finds the position in g.rows of the row with sort key sk, whose
@@ -319,10 +332,12 @@ func (o *topkOp) finish(s *stepCtx) []Update {
 	for i := range o.rowsTouched {
 		o.log(s, &o.rowsTouched[i])
 	}
-	for _, t := range o.groupsTouched {
-		if len(t.g.rows) == 0 && o.groups[t.g.key] == t.g {
-			delete(o.groups, t.g.key)
+	for i := range o.groupsTouched {
+		t := &o.groupsTouched[i]
+		if len(t.g.rows) == 0 && o.groups[string(o.key(t))] == t.g {
+			delete(o.groups, string(o.key(t)))
 		}
+		t.g.shrink()
 	}
 	return out
 }
@@ -497,6 +512,14 @@ func (g *kgroup) remove(r *krow) {
 	}
 }
 
+// shrink gives g.rows a backing array of its length if it is less than
+// half full (a trimmed group's rows briefly grow in a Step, then shrink).
+func (g *kgroup) shrink() {
+	if cap(g.rows) > 2*len(g.rows) {
+		g.rows = slices.Clone(g.rows)
+	}
+}
+
 // insert inserts r into g.rows at its place.
 func (o *topkOp) insert(g *kgroup, r *krow) {
 	i, _, _ := o.search(nil, g, r.sortKey(), o.row(r), nil)
@@ -507,7 +530,7 @@ func (o *topkOp) commit() {
 	clear(o.rowsTouched) // drop the cached rows
 	o.rowsTouched, o.groupsTouched = o.rowsTouched[:0], o.groupsTouched[:0]
 	clear(o.oldTops)
-	o.oldTops, o.rkeys = o.oldTops[:0], o.rkeys[:0]
+	o.oldTops, o.rkeys, o.gkeys = o.oldTops[:0], o.rkeys[:0], o.gkeys[:0]
 	clear(o.memo[:cap(o.memo)])
 	clear(o.expOld[:cap(o.expOld)])
 	clear(o.expCur[:cap(o.expCur)])
@@ -528,12 +551,12 @@ func (o *topkOp) rollback() {
 	}
 	for i := len(o.groupsTouched) - 1; i >= 0; i-- {
 		t := &o.groupsTouched[i]
-		in := o.groups[t.g.key] == t.g
+		in := o.groups[string(o.key(t))] == t.g
 		switch {
 		case !t.existed && in:
-			delete(o.groups, t.g.key)
+			delete(o.groups, string(o.key(t)))
 		case t.existed && !in:
-			o.groups[t.g.key] = t.g
+			o.groups[string(o.key(t))] = t.g
 		}
 	}
 	o.commit()
@@ -548,8 +571,8 @@ func (o *topkOp) restore(key, value []byte) error {
 	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
-		g = &kgroup{key: string(o.kbuf)}
-		o.groups[g.key] = g
+		g = &kgroup{}
+		o.groups[string(o.kbuf)] = g
 	}
 	o.sbuf = appendSortKey(o.sbuf[:0], row, o.spec.Order)
 	ord := len(o.sbuf)

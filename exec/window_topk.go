@@ -31,14 +31,14 @@ func (w *windowTopK) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 		return nil, err
 	}
 	for _, t := range w.groupsTouched {
-		if !t.existed && w.groups[t.g.key] == t.g {
+		if !t.existed && len(t.g.rows) > 0 { // else finish deleted it
 			w.index(t.g)
 		}
 	}
 	for i, c := range w.cols {
 		if wm := s.inWM[0][c]; wm != NoWatermark {
 			w.idx[i].popBelow(wm, func(g *kgroup) {
-				if w.groups[g.key] == g {
+				if len(g.rows) > 0 && w.groups[string(w.groupKey(g))] == g {
 					w.close(s, g)
 				}
 			})
@@ -63,12 +63,13 @@ func (w *windowTopK) index(g *kgroup) {
 
 // close frees partition g and logs the deletion of its rows.
 func (w *windowTopK) close(s *stepCtx, g *kgroup) {
-	w.touchGroup(s, g, true)
+	key := string(w.groupKey(g))
+	w.touchGroup(s, g, []byte(key), true)
 	for _, r := range g.rows {
 		w.kbuf = types.AppendRowKey(append(w.kbuf[:0], s.prefix...), w.row(r))
 		s.log.del(w.kbuf)
 	}
-	delete(w.groups, g.key)
+	delete(w.groups, key)
 }
 
 func (w *windowTopK) commit() {
