@@ -21,10 +21,12 @@ import (
 // O(live input rows), or, with spec.AppendOnly and a Limit, O(Offset+Limit)
 // rows per group: rows ranked past them are dropped, which is sound only
 // because no retraction can ever make room above them (a retraction that
-// arrives anyway fails the Step). A kept row is one allocation of its sort
-// key followed by its value encoding (types.AppendRow), decoded only when
-// it is emitted, logged or compared with a row of equal sort key; the top
-// set is not stored but derived from the counts (see top). Time per Step:
+// arrives anyway fails the Step). A kept row is a 48-byte krow and one
+// allocation of its sort key followed by its value encoding
+// (types.AppendRow), decoded only when it is emitted, logged or compared
+// with a row of equal sort key; a group is a map entry and a 32-byte
+// kgroup; the top set is not stored but derived from the counts
+// (appendTop). Time per Step:
 // a binary search and a slice insertion per input row, and O(Offset+Limit)
 // per touched group to derive its old and new top sets. Logged as row-key
 // -> row(count, columns...). With spec.Rank each output row carries its
@@ -33,8 +35,8 @@ import (
 type topkOp struct {
 	spec   dataflow.TopK
 	groups map[string]*kgroup
-	// hdr is the length of the column-count header of a kept row's value
-	// encoding (every row has len(in) columns).
+	// ncols is the number of input columns; hdr the length of the
+	// column-count header of a kept row's value encoding.
 	ncols, hdr    int
 	rowsTouched   []krowUndo
 	groupsTouched []kgroupUndo
