@@ -38,7 +38,7 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	engine, err := sql.Open(cfg.DataDir, cfg.Logger)
+	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}})
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
 	}

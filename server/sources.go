@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -184,9 +185,9 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef) error {
 	if err != nil {
 		return err
 	}
-	var next int64
-	if len(pos) == 8 {
-		next = int64(binary.BigEndian.Uint64(pos))
+	next := nexmarkPosition(pos)
+	if next < 0 {
+		return fmt.Errorf("source %s: bad stored position %x", def.Name, pos)
 	}
 	g := nexmark.NewAt(cfg, next)
 	start, startEvent := time.Now(), next

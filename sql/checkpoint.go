@@ -187,9 +187,10 @@ func (e *Engine) closeCheckpointer() {
 
 // Log record kinds.
 const (
-	logWriteSet byte = 'w' // a transaction's table changes
-	logSource   byte = 's' // a source batch's changes
-	logTick     byte = 't' // a Tick: no input
+	logWriteSet  byte = 'w' // a transaction's table changes
+	logSource    byte = 's' // a source batch's changes
+	logTick      byte = 't' // a Tick: no input
+	logSourceRef byte = 'r' // a replayable source batch's positions
 )
 
 // encodeWriteSetRecord encodes a write set: kind, wall time, then per
@@ -244,6 +245,17 @@ func appendSourceRecord(buf []byte, wall int64, id uint64, changes []Change) []b
 	return buf
 }
 
+// appendSourceRefRecord appends the record of a replayable source's
+// batch: kind, wall time, source id, the positions before and after it,
+// and its number of changes (checked on replay).
+func appendSourceRefRecord(buf []byte, wall int64, id uint64, from, to []byte, n int) []byte {
+	buf = binary.AppendVarint(append(buf, logSourceRef), wall)
+	buf = binary.AppendUvarint(buf, id)
+	buf = append(binary.AppendUvarint(buf, uint64(len(from))), from...)
+	buf = append(binary.AppendUvarint(buf, uint64(len(to))), to...)
+	return binary.AppendUvarint(buf, uint64(n))
+}
+
 // encodeTickRecord encodes a Tick.
 func encodeTickRecord(wall int64) []byte { return binary.AppendVarint([]byte{logTick}, wall) }
 
@@ -254,6 +266,10 @@ type logRecord struct {
 	ws      *writeSet
 	source  uint64
 	changes []Change
+	// from, to and count are a logSourceRef record's positions and
+	// change count.
+	from, to []byte
+	count    uint64
 }
 
 var errCorruptInputLog = errors.New("sql: corrupt input log record")
@@ -357,8 +373,16 @@ func decodeLogRecord(b []byte) (logRecord, error) {
 			c.Key = r.row()
 			rec.changes = append(rec.changes, c)
 		}
+	case logSourceRef:
+		rec.source = r.uvarint()
+		rec.from = r.bytes()
+		rec.to = r.bytes()
+		rec.count = r.uvarint()
 	case logTick:
 	default:
+		return rec, errCorruptInputLog
+	}
+	if r.err == nil && len(r.b) != 0 {
 		return rec, errCorruptInputLog
 	}
 	return rec, r.err
@@ -412,6 +436,21 @@ func (e *Engine) replayLog() error {
 	return e.checkpointLocked()
 }
 
+// regenerate returns the changes of a logged replayable source batch.
+func (e *Engine) regenerate(st *sourceState, rec logRecord) ([]Change, error) {
+	if e.replayer == nil || !e.replayer.Replayable(st.def) {
+		return nil, fmt.Errorf("source %s: the log records a batch by position, but connector %q cannot replay it here", st.def.Name, st.def.Connector)
+	}
+	changes, err := e.replayer.Replay(st.def, rec.from, rec.to)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: replaying a batch: %w", st.def.Name, err)
+	}
+	if uint64(len(changes)) != rec.count {
+		return nil, fmt.Errorf("source %s: replaying a batch gave %d changes, the log recorded %d (did the connector change?)", st.def.Name, len(changes), rec.count)
+	}
+	return changes, nil
+}
+
 // replayOne applies one log record at time clock+1, with b as a scratch
 // commit batch.
 func (e *Engine) replayOne(rec logRecord, b *storage.Batch) error {
@@ -419,10 +458,16 @@ func (e *Engine) replayOne(rec logRecord, b *storage.Batch) error {
 	case logWriteSet:
 		_, _, err := e.applyOne(rec.ws, b)
 		return err
-	case logSource:
+	case logSource, logSourceRef:
 		st := e.sources[rec.source]
 		if st == nil {
 			return fmt.Errorf("source %d of a log record does not exist", rec.source)
+		}
+		if rec.kind == logSourceRef {
+			var err error
+			if rec.changes, err = e.regenerate(st, rec); err != nil {
+				return err
+			}
 		}
 		t := e.tick(b)
 		tx := e.newTx()
@@ -431,6 +476,9 @@ func (e *Engine) replayOne(rec logRecord, b *storage.Batch) error {
 			return err
 		}
 		tx.commit()
+		if rec.kind == logSourceRef {
+			st.position, st.posLoaded = rec.to, true
+		}
 	default:
 		t := e.tick(b)
 		tx := e.newTx()

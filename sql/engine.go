@@ -26,11 +26,13 @@ type Engine struct {
 	// recBuf is scratch for encoding source log records (under mu; the
 	// batch copies the record).
 	recBuf []byte
-	db     *storage.DB
-	log    *slog.Logger
-	cat    *Catalog
-	colls  map[uint64]*storage.Collection
-	views  map[uint64]*matView
+	// replayer regenerates deterministic sources' batches (nil: none).
+	replayer SourceReplayer
+	db       *storage.DB
+	log      *slog.Logger
+	cat      *Catalog
+	colls    map[uint64]*storage.Collection
+	views    map[uint64]*matView
 	// sources are the runtime states of sources and connector-fed tables.
 	sources    map[uint64]*sourceState
 	connectors Connectors
@@ -70,12 +72,26 @@ var (
 // Open opens (or creates) the data directory and restores the catalog, the
 // tables, and every materialized view from its persisted state.
 func Open(dir string, log *slog.Logger) (*Engine, error) {
+	return OpenWith(dir, log, Options{})
+}
+
+// Options configure an Engine beyond its data directory.
+type Options struct {
+	// Replayer regenerates the batches of deterministic sources, which
+	// the input log then records by position only (see SourceReplayer);
+	// nil logs every source batch in full.
+	Replayer SourceReplayer
+}
+
+// OpenWith is Open with options.
+func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 	db, err := storage.Open(dir, storage.Options{Logger: log})
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{db: db, log: log, cat: newCatalog(), colls: map[uint64]*storage.Collection{},
-		views: map[uint64]*matView{}, sources: map[uint64]*sourceState{}, nextID: 1000}
+		views: map[uint64]*matView{}, sources: map[uint64]*sourceState{}, nextID: 1000,
+		replayer: o.Replayer}
 	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
 	err = e.restore()
 	if err == nil {

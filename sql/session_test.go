@@ -42,6 +42,8 @@ type testEngine struct {
 	// (clockSet); until then the engine reads the real clock.
 	now      time.Time
 	clockSet bool
+	// opts are the options open uses.
+	opts Options
 }
 
 func newTestEngine(t *testing.T) *testEngine {
@@ -52,7 +54,7 @@ func newTestEngine(t *testing.T) *testEngine {
 }
 
 func (te *testEngine) open() {
-	e, err := Open(te.dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e, err := OpenWith(te.dir, slog.New(slog.NewTextHandler(io.Discard, nil)), te.opts)
 	if err != nil {
 		te.t.Fatal(err)
 	}

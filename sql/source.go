@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"maps"
@@ -77,7 +78,12 @@ type Connectors interface {
 // hasWM is true and watermark >= min(parts) (the watermark never goes
 // back, so it may exceed the minimum after a new partition appears).
 type sourceState struct {
-	def       SourceDef
+	def SourceDef
+	// position is the source's last committed position, once loaded
+	// (posLoaded): the start of the next batch, for position-only log
+	// records.
+	position  []byte
+	posLoaded bool
 	wmExpr    scalar.Expr
 	watermark int64
 	hasWM     bool
@@ -213,8 +219,9 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 		stats.Late += st.pendingLate
 	}
 	if err == nil {
-		e.recBuf = appendSourceRecord(e.recBuf[:0], e.wall.last, id, changes)
-		e.logInput(b, t, e.recBuf)
+		err = e.logSourceBatch(st, b, t, changes, position)
+	}
+	if err == nil {
 		b.Set(sourcePositionKey(id), position)
 		e.logSourceStats(st, stats, b)
 		err = e.db.Commit(b)
@@ -225,9 +232,44 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 		return err
 	}
 	tx.commit()
+	st.position, st.posLoaded = bytes.Clone(position), true
 	e.noteSourceStats(st, stats)
 	e.publish(t, tx.deltas)
 	e.committed(1)
+	return nil
+}
+
+// A SourceReplayer regenerates the batches of sources whose connector is
+// deterministic (the nexmark generator): for them the input log records
+// only the positions a batch moved the source between, not its rows,
+// which saves encoding, writing and syncing every row twice. Replay must
+// return exactly the changes the connector ingested for that batch, in
+// order; the logged change count is checked.
+type SourceReplayer interface {
+	// Replayable reports whether def's batches can be regenerated.
+	Replayable(def SourceDef) bool
+	// Replay returns the changes of def's batch from position from (nil
+	// or empty: the start) to position to.
+	Replay(def SourceDef, from, to []byte) ([]Change, error)
+}
+
+// logSourceBatch writes a source batch's log record at time t to b: its
+// positions if the source is replayable, else its changes.
+func (e *Engine) logSourceBatch(st *sourceState, b *storage.Batch, t exec.Time, changes []Change, to []byte) error {
+	if e.replayer == nil || !e.replayer.Replayable(st.def) {
+		e.recBuf = appendSourceRecord(e.recBuf[:0], e.wall.last, st.def.ID, changes)
+		e.logInput(b, t, e.recBuf)
+		return nil
+	}
+	if !st.posLoaded {
+		from, err := e.SourcePosition(st.def.ID)
+		if err != nil {
+			return err
+		}
+		st.position, st.posLoaded = from, true
+	}
+	e.recBuf = appendSourceRefRecord(e.recBuf[:0], e.wall.last, st.def.ID, st.position, to, len(changes))
+	e.logInput(b, t, e.recBuf)
 	return nil
 }
 
