@@ -2,6 +2,7 @@ package scalar
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -144,10 +145,11 @@ func floatPow(_ *Ctx, a []types.Datum) (types.Datum, error) {
 func registerNumericArith() {
 	n := types.Numeric
 	for op, f := range map[string]func(d, x, y *apd.Decimal) (apd.Condition, error){
-		"+": exactCtx.Add, "-": exactCtx.Sub, "*": exactCtx.Mul,
+		"+": exactCtx.Add, "-": exactCtx.Sub,
 	} {
 		binop(op, n, n, n, numericOp(f))
 	}
+	binop("*", n, n, n, numericMul)
 	binop("/", n, n, n, numericDiv)
 	binop("%", n, n, n, numericMod)
 	register(prefixOps, "-", n, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
@@ -172,6 +174,34 @@ func numericOp(f func(d, x, y *apd.Decimal) (apd.Condition, error)) implFn {
 		}
 		return types.NewNumeric(&r), nil
 	}
+}
+
+// numericMul multiplies exactly. Coefficients that fit in 64 bits, with a
+// product that does too, are multiplied directly (the common case: q1's
+// 0.908 * price); the result is the one exactCtx.Mul gives (the same
+// coefficient and exponent: 4000 digits of precision never round such a
+// product), without apd's general path.
+func numericMul(ctx *Ctx, a []types.Datum) (types.Datum, error) {
+	if r, ok := mulSmall(a[0].Numeric(), a[1].Numeric()); ok {
+		return types.NewNumeric(r), nil
+	}
+	return numericOp(exactCtx.Mul)(ctx, a)
+}
+
+// mulSmall is x*y when both are finite with 64-bit coefficients, their
+// product fits in 64 bits and the exponent stays far from apd's limits.
+func mulSmall(x, y *apd.Decimal) (*apd.Decimal, bool) {
+	if x.Form != apd.Finite || y.Form != apd.Finite || !x.Coeff.IsUint64() || !y.Coeff.IsUint64() {
+		return nil, false
+	}
+	hi, lo := bits.Mul64(x.Coeff.Uint64(), y.Coeff.Uint64())
+	exp := int64(x.Exponent) + int64(y.Exponent)
+	if hi != 0 || exp < -10000 || exp > 10000 {
+		return nil, false
+	}
+	r := &apd.Decimal{Exponent: int32(exp), Negative: x.Negative != y.Negative && lo != 0}
+	r.Coeff.SetUint64(lo)
+	return r, true
 }
 
 func isNaN(x *apd.Decimal) bool { return x.Form == apd.NaN || x.Form == apd.NaNSignaling }
