@@ -320,8 +320,8 @@ func stringAgg(ms *multiset, distinct bool) types.Datum {
 			n = 1
 		}
 		for ; n > 0; n-- {
-			if !first && !e.sep.IsNull() {
-				b.WriteString(e.sep.Text())
+			if sep := e.separator(); !first && !sep.IsNull() {
+				b.WriteString(sep.Text())
 			}
 			b.WriteString(e.val.Text())
 			first = false

@@ -92,8 +92,8 @@ func formatSet(ms *multiset) string {
 	var parts []string
 	for _, e := range es {
 		p := fmt.Sprintf("%s x%d", e.val, e.n)
-		if !e.sep.IsNull() {
-			p = fmt.Sprintf("%s/%s x%d", e.val, e.sep, e.n)
+		if sep := e.separator(); !sep.IsNull() {
+			p = fmt.Sprintf("%s/%s x%d", e.val, sep, e.n)
 		}
 		parts = append(parts, p)
 	}

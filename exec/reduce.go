@@ -313,7 +313,7 @@ func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep types.Datum
 	}
 	e, existed := ms.find(o.ebuf), true
 	if e == nil {
-		e, existed = &mentry{key: string(o.ebuf), val: val, sep: sep}, false
+		e, existed = newEntry(string(o.ebuf), val, sep, 0), false
 		ms.insert(e)
 	}
 	if e.stamp != s.epoch {
@@ -456,7 +456,7 @@ func (o *reduceOp) logEntry(s *stepCtx, g *group, slot int, e *mentry) {
 		}
 		return
 	}
-	r := append(o.scratch[:0], types.NewInt(int64(len(g.key))), types.NewInt(e.n), e.val, e.sep)
+	r := append(o.scratch[:0], types.NewInt(int64(len(g.key))), types.NewInt(e.n), e.val, e.separator())
 	o.scratch = r
 	o.vbuf = types.AppendRow(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)

@@ -122,7 +122,7 @@ func (o *reduceOp) restoreEntry(key []byte, r types.Row) error {
 	if g.sets[slot] == nil {
 		g.sets[slot] = newMultiset(o.slotOrdered[slot])
 	}
-	g.sets[slot].insert(&mentry{key: string(key[glen+1:]), n: r[1].Int(), val: r[2], sep: r[3]})
+	g.sets[slot].insert(newEntry(string(key[glen+1:]), r[2], r[3], r[1].Int()))
 	return nil
 }
 
