@@ -84,9 +84,9 @@ func Open(dir string, opts Options) (*DB, error) {
 		// shaped for write amplification, not read cost: more L0 files
 		// before a compaction and a large base level (fewer levels for
 		// every byte to be rewritten through).
-		L0CompactionThreshold: 8,
-		L0StopWritesThreshold: 32,
-		LBaseMaxBytes:         512 << 20,
+		L0CompactionThreshold: 16,
+		L0StopWritesThreshold: 64,
+		LBaseMaxBytes:         2 << 30,
 	}
 	pdb, err := pebble.Open(dir, po)
 	if err != nil {
