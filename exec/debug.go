@@ -65,7 +65,10 @@ func (o *reduceOp) debug() []string {
 		s := fmt.Sprintf("group %s rows=%d out=%s", dataflow.FormatRow(g.keyRow), g.rows, formatRowOrNone(g.out))
 		for _, a := range o.aggs {
 			for _, slot := range []int{a.valSlot, a.scaleSlot} {
-				if slot >= 0 && g.sets[slot] != nil && len(g.sets[slot].m) > 0 {
+				switch {
+				case slot >= 0 && g.sets[slot] != nil && g.sets[slot].keys != nil:
+					s += fmt.Sprintf(" %s:{%d keys}", a, len(g.sets[slot].keys))
+				case slot >= 0 && g.sets[slot] != nil && len(g.sets[slot].m) > 0:
 					s += fmt.Sprintf(" %s:{%s}", a, formatSet(g.sets[slot]))
 				}
 			}

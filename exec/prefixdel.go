@@ -36,7 +36,7 @@ func (w *windowReduce) logClosed(s *stepCtx, g *group) {
 	entries := 0
 	for _, ms := range g.sets {
 		if ms != nil {
-			entries += len(ms.m)
+			entries += len(ms.m) + len(ms.keys)
 		}
 	}
 	if entries > 1 && s.log.ranges {
@@ -51,6 +51,11 @@ func (w *windowReduce) logClosed(s *stepCtx, g *group) {
 		for _, e := range ms.m {
 			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
 			w.kbuf = append(append(w.kbuf, byte(slot)), e.key...)
+			s.log.del(w.kbuf)
+		}
+		for k := range ms.keys {
+			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
+			w.kbuf = append(append(w.kbuf, byte(slot)), k...)
 			s.log.del(w.kbuf)
 		}
 	}

@@ -39,13 +39,18 @@ type reduceOp struct {
 	width int
 	// slotOrdered[s] says whether multiset slot s needs order.
 	slotOrdered []bool
-	global      bool
-	groups      map[string]*group
+	// slotKeys[s] says whether slot s is a key set: the values seen by a
+	// DISTINCT count, sum or avg over an append-only input, which never
+	// leave, so only their keys are kept (see addDistinctKey).
+	slotKeys []bool
+	global   bool
+	groups   map[string]*group
 
 	// The record of the pending Step, newest last.
 	touched  []groupUndo
 	accUndo  []acc
 	etouched []entryUndo
+	kadded   []keyUndo
 
 	kbuf, ebuf, vbuf []byte
 	scratch          types.Row
@@ -122,7 +127,11 @@ func newReduce(spec dataflow.Reduce, in []types.T, out []types.T) (*reduceOp, er
 		o.aggs = append(o.aggs, a)
 	}
 	o.slotOrdered = make([]bool, slots)
+	o.slotKeys = make([]bool, slots)
 	for _, a := range o.aggs {
+		if spec.AppendOnly && a.Distinct && a.Kind != dataflow.AggStringAgg && a.valSlot >= 0 {
+			o.slotKeys[a.valSlot] = true
+		}
 		if a.valSlot >= 0 {
 			o.slotOrdered[a.valSlot] = a.ordered
 		}
@@ -219,6 +228,11 @@ func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row types.Row, diff 
 		o.ebuf = types.AppendKey(o.ebuf[:0], v)
 		o.addEntry(s, g, a.valSlot, v, types.Null, diff)
 		return
+	case a.Distinct && o.slotKeys[a.valSlot]:
+		if !o.addDistinctKey(s, g, a.valSlot, v) {
+			return
+		}
+		diff = 1
 	case a.Distinct:
 		o.ebuf = types.AppendKey(o.ebuf[:0], v)
 		old, cur := o.addEntry(s, g, a.valSlot, v, types.Null, diff)
@@ -301,6 +315,40 @@ func (o *reduceOp) addValue(s *stepCtx, g *group, a *aggSpec, ac *acc, v types.D
 
 // displayScale is the number of digits after the decimal point of d.
 func displayScale(d *apd.Decimal) int32 { return max(-d.Exponent, 0) }
+
+// keyUndo is a key that the pending Step added to a key set.
+type keyUndo struct {
+	g    *group
+	slot int
+	key  string
+}
+
+// addDistinctKey adds v's key to key set slot of g and reports whether it
+// is new (the DISTINCT aggregate then counts v once). A new key is logged
+// at once, in the entry format restoreEntry reads (count 1, no value): the
+// Step's log is written only if the Step succeeds, and rollback removes
+// the keys the Step added.
+func (o *reduceOp) addDistinctKey(s *stepCtx, g *group, slot int, v types.Datum) bool {
+	ms := g.sets[slot]
+	if ms == nil {
+		ms = newKeySet()
+		g.sets[slot] = ms
+	}
+	o.ebuf = types.AppendKey(o.ebuf[:0], v)
+	if _, ok := ms.keys[string(o.ebuf)]; ok {
+		return false
+	}
+	key := string(o.ebuf)
+	ms.keys[key] = struct{}{}
+	o.kadded = append(o.kadded, keyUndo{g: g, slot: slot, key: key})
+	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagEntry), g.key...)
+	o.kbuf = append(append(o.kbuf, byte(slot)), key...)
+	r := append(o.scratch[:0], types.NewInt(int64(len(g.key))), types.NewInt(1), types.Null, types.Null)
+	o.scratch = r
+	o.vbuf = types.AppendRow(o.vbuf[:0], r)
+	s.log.set(o.kbuf, o.vbuf)
+	return true
+}
 
 // addEntry adds diff to the count of the entry keyed by o.ebuf in multiset
 // slot of g, creating it with val and sep if needed, and returns the old
@@ -464,10 +512,15 @@ func (o *reduceOp) logEntry(s *stepCtx, g *group, slot int, e *mentry) {
 
 func (o *reduceOp) commit() {
 	o.touched, o.accUndo, o.etouched = o.touched[:0], o.accUndo[:0], o.etouched[:0]
+	clear(o.kadded)
+	o.kadded = o.kadded[:0]
 }
 
 // rollback restores every touched entry and group, newest first.
 func (o *reduceOp) rollback() {
+	for _, k := range o.kadded {
+		delete(k.g.sets[k.slot].keys, k.key)
+	}
 	for i := len(o.etouched) - 1; i >= 0; i-- {
 		eu := &o.etouched[i]
 		eu.e.n = eu.n

@@ -119,6 +119,13 @@ func (o *reduceOp) restoreEntry(key []byte, r types.Row) error {
 	if g == nil || slot >= len(o.slotOrdered) {
 		return errCorrupt
 	}
+	if o.slotKeys[slot] {
+		if g.sets[slot] == nil {
+			g.sets[slot] = newKeySet()
+		}
+		g.sets[slot].keys[string(key[glen+1:])] = struct{}{}
+		return nil
+	}
 	if g.sets[slot] == nil {
 		g.sets[slot] = newMultiset(o.slotOrdered[slot])
 	}
