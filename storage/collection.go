@@ -121,7 +121,7 @@ var (
 
 // btreeDegree trades node size against depth; 32 keeps nodes within a few
 // cache lines of keys and the tree shallow for millions of rows.
-const btreeDegree = 32
+const btreeDegree = 64
 
 // NewCollection returns an empty collection with the given id; keyCols
 // nil makes it a multiset of whole rows.

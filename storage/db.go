@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable/block"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -88,6 +89,10 @@ func Open(dir string, opts Options) (*DB, error) {
 		L0StopWritesThreshold: 64,
 		LBaseMaxBytes:         2 << 30,
 	}
+	// Compaction churns the upper levels most (state rewritten by every
+	// checkpoint), so only the two bottom levels, where data settles, are
+	// compressed.
+	po.ApplyCompressionSettings(writeMostlyCompression)
 	pdb, err := pebble.Open(dir, po)
 	if err != nil {
 		if isLockErr(err) {
@@ -96,6 +101,16 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: opening %s: %w", dir, err)
 	}
 	return &DB{pdb: pdb, dir: dir}, nil
+}
+
+// writeMostlyCompression leaves levels 0 through 4 uncompressed and
+// compresses L5 and L6 with the fastest codec: with reads only at restart,
+// compressing data that the next compaction rewrites costs CPU for nothing.
+func writeMostlyCompression() pebble.DBCompressionSettings {
+	cs := pebble.UniformDBCompressionSettings(block.NoCompression)
+	cs.Name = "write-mostly"
+	cs.Levels[5], cs.Levels[6] = block.FastestCompression, block.FastestCompression
+	return cs
 }
 
 // isLockErr reports whether err is Pebble failing to take the LOCK file:
