@@ -119,8 +119,10 @@ var (
 	ErrRowMismatch = errors.New("retracted row is absent or different")
 )
 
-// btreeDegree trades node size against depth; 32 keeps nodes within a few
-// cache lines of keys and the tree shallow for millions of rows.
+// btreeDegree trades node size against depth. Entries carry their key's
+// 8-byte prefix, so a search within a node mostly reads the node itself:
+// 64 (up to 127 entries of 48 bytes) measured faster than 32 for views
+// of millions of rows (q1 at 10M events).
 const btreeDegree = 64
 
 // NewCollection returns an empty collection with the given id; keyCols
@@ -277,7 +279,11 @@ func (c *Collection) insert(row types.Row, diff int64, b *Batch) error {
 		c.tree.ReplaceOrInsert(next)
 	}
 	if c.recording {
-		c.undo = append(c.undo, c.undoEntry(old, found))
+		if found {
+			c.undo = append(c.undo, old)
+		} else { // absent before: the fresh entry's key (never mutated) says which
+			c.undo = append(c.undo, probe(fresh.key()))
+		}
 	}
 	if b != nil {
 		c.log(b, next)
