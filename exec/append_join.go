@@ -175,17 +175,7 @@ func decodeAppendRec(recs []byte, width int) (int64, types.Row, []byte, error) {
 
 // residual evaluates the residual predicates over the joined row.
 func (o *appendJoin) residual(s *stepCtx, l, r types.Row) (bool, error) {
-	if len(o.spec.Residual) == 0 {
-		return true, nil
-	}
-	o.scratch = append(append(o.scratch[:0], l...), r...)
-	for _, e := range o.spec.Residual {
-		v, err := e.Eval(s.ctx, o.scratch)
-		if err != nil || v.IsNull() || !v.Bool() {
-			return false, err
-		}
-	}
-	return true, nil
+	return joinResidual(s, o.spec.Residual, &o.scratch, l, r)
 }
 
 // store appends u to its side's bucket of the key in o.kbuf and logs it.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/sql/types"
 )
 
@@ -155,12 +156,18 @@ func (o *joinOp) lookup(s *stepCtx, side int, row types.Row) (r *jrow, fresh boo
 
 // residual evaluates the residual predicates over the joined row.
 func (o *joinOp) residual(s *stepCtx, l, r types.Row) (bool, error) {
-	if len(o.spec.Residual) == 0 {
+	return joinResidual(s, o.spec.Residual, &o.scratch, l, r)
+}
+
+// joinResidual reports whether every predicate of a join's residual is
+// true over the pair l, r (concatenated into *scratch, reused).
+func joinResidual(s *stepCtx, preds []scalar.Expr, scratch *types.Row, l, r types.Row) (bool, error) {
+	if len(preds) == 0 {
 		return true, nil
 	}
-	o.scratch = append(append(o.scratch[:0], l...), r...)
-	for _, e := range o.spec.Residual {
-		v, err := e.Eval(s.ctx, o.scratch)
+	*scratch = append(append((*scratch)[:0], l...), r...)
+	for _, e := range preds {
+		v, err := e.Eval(s.ctx, *scratch)
 		if err != nil || v.IsNull() || !v.Bool() {
 			return false, err
 		}

@@ -207,18 +207,13 @@ func encodeWriteSetRecord(wall int64, ws *writeSet) []byte {
 	return buf
 }
 
-// encodeSourceRecord encodes a source batch: kind, wall time, source id,
-// then per change its kind, its row and its key (each present or not). A
-// change from a partition other than 0 has changePartitioned set in its
-// kind byte and its partition (a varint) right after it (records logged
-// before partitions existed decode as partition 0).
-func encodeSourceRecord(wall int64, id uint64, changes []Change) []byte {
-	return appendSourceRecord(nil, wall, id, changes)
-}
-
-// appendSourceRecord appends encodeSourceRecord's encoding to buf, which
-// may be reused across calls (a source batch's record is megabytes, so
-// regrowing it per batch was a measurable cost).
+// appendSourceRecord appends the record of a source batch to buf: kind,
+// wall time, source id, then per change its kind, its row and its key
+// (each present or not). A change from a partition other than 0 has
+// changePartitioned set in its kind byte and its partition (a varint)
+// right after it (records logged before partitions existed decode as
+// partition 0). buf may be reused across calls (a source batch's record
+// is megabytes, so regrowing it per batch was a measurable cost).
 func appendSourceRecord(buf []byte, wall int64, id uint64, changes []Change) []byte {
 	var tmp []byte
 	buf = binary.AppendVarint(append(buf, logSource), wall)
@@ -336,7 +331,7 @@ func (r *logReader) row() types.Row {
 	return row
 }
 
-// decodeLogRecord is the inverse of the encode functions.
+// decodeLogRecord is the inverse of the append and encode functions above.
 func decodeLogRecord(b []byte) (logRecord, error) {
 	if len(b) == 0 {
 		return logRecord{}, errCorruptInputLog

@@ -160,7 +160,7 @@ func TestPartitionWatermarkEncoding(t *testing.T) {
 		{Kind: ChangeUpsert, Row: types.Row{types.NewInt(2)}, Partition: 7},
 		{Kind: ChangeTombstone, Key: types.Row{types.NewInt(3)}, Partition: -1},
 	}
-	rec, err := decodeLogRecord(encodeSourceRecord(5, 9, changes))
+	rec, err := decodeLogRecord(appendSourceRecord(nil, 5, 9, changes))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,12 +28,6 @@ import (
 // entry, the part after the key).
 const keyedForm = 0x00
 
-// appendValue appends the first form of (row, count) to buf.
-func appendValue(buf []byte, row types.Row, count int64) []byte {
-	buf = binary.AppendUvarint(buf, uint64(count))
-	return types.AppendRow(buf, row)
-}
-
 // appendEntryValue appends the stored value of an entry with count whose
 // value part (after its key) is val.
 func appendEntryValue(buf, val []byte, count int64) []byte {

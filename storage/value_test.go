@@ -6,6 +6,11 @@ import (
 	"github.com/eddydb/eddy/sql/types"
 )
 
+// appendValue appends the first (full-row) form of (row, count) to buf.
+func appendValue(buf []byte, row types.Row, count int64) []byte {
+	return appendEntryValue(buf, types.AppendRow(nil, row), count)
+}
+
 // FuzzDecodeValue checks that decodeStored never panics and that whatever
 // it accepts re-encodes to a value that decodes to the same row and count.
 func FuzzDecodeValue(f *testing.F) {
