@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/exec/agg"
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/sql/types"
 )
@@ -19,11 +20,13 @@ import (
 // output rows when they differ (old or new may be absent).
 //
 // State, per live group: the key row, the row count, one scalar
-// accumulator per aggregate (count, exact integer or decimal sum,
-// compensated float sum, true count), plus a multiset of values for min,
-// max, string_agg and DISTINCT aggregates and of display scales for
-// numeric sums. Size: O(groups × aggregates) plus O(distinct values) for
-// the multisets. A group is freed when its row count reaches zero.
+// accumulator per aggregate (agg.Acc: count, exact integer or decimal
+// sum, compensated float sum, true count, sums of squares, per-bit
+// counts), plus a multiset of values for min, max, string_agg, the
+// ordered-set and DISTINCT aggregates and of display scales for numeric
+// sums and variances. Each aggregate's registry entry (exec/agg) states
+// which. Size: O(groups × aggregates) plus O(distinct values) for the
+// multisets. A group is freed when its row count reaches zero.
 //
 // Float sums use Neumaier's compensated summation and are reset when an
 // aggregate has no live input left, but after long histories of
@@ -48,12 +51,13 @@ type reduceOp struct {
 
 	// The record of the pending Step, newest last.
 	touched  []groupUndo
-	accUndo  []acc
+	accUndo  []agg.Acc
 	etouched []entryUndo
 	kadded   []keyUndo
 
 	kbuf, ebuf, vbuf []byte
 	scratch          types.Row
+	vs               msValues
 }
 
 // group is the state of one group.
@@ -61,7 +65,7 @@ type group struct {
 	key    string
 	keyRow types.Row
 	rows   int64
-	accs   []acc
+	accs   []agg.Acc
 	sets   []*multiset
 	// out is the output row last emitted, nil if none.
 	out   types.Row
@@ -104,32 +108,23 @@ func newReduce(spec dataflow.Reduce, in []types.T, out []types.T) (*reduceOp, er
 		return nil, err
 	}
 	slots := 0
-	for _, agg := range spec.Aggs {
+	for _, ag := range spec.Aggs {
+		if err := checkCols(ag.Cols(), len(in)); err != nil {
+			return nil, err
+		}
 		var arg types.T
-		if agg.Kind != dataflow.AggCountStar {
-			if err := checkCols([]int{agg.Col}, len(in)); err != nil {
-				return nil, err
-			}
-			arg = in[agg.Col]
-		}
-		if agg.Kind == dataflow.AggStringAgg {
-			if err := checkCols([]int{agg.Sep}, len(in)); err != nil {
-				return nil, err
+		if ag.Kind != dataflow.AggCountStar {
+			arg = in[ag.Col]
+			if _, ok := ag.Kind.Type(arg); !ok {
+				return nil, fmt.Errorf("%s(%s) is not supported", ag.Kind, arg.Name())
 			}
 		}
-		a := compileAgg(agg, arg, &slots)
-		if (agg.Kind == dataflow.AggSum || agg.Kind == dataflow.AggAvg) && a.cls == clsNone {
-			return nil, fmt.Errorf("%s(%s) is not supported", agg.Kind, arg.Name())
-		}
-		if a.T.Family == types.FamUnknown {
-			a.T, _ = dataflow.AggType(agg.Kind, arg)
-		}
-		o.aggs = append(o.aggs, a)
+		o.aggs = append(o.aggs, compileAgg(ag, arg, &slots))
 	}
 	o.slotOrdered = make([]bool, slots)
 	o.slotKeys = make([]bool, slots)
 	for _, a := range o.aggs {
-		if spec.AppendOnly && a.Distinct && a.Kind != dataflow.AggStringAgg && a.valSlot >= 0 {
+		if spec.AppendOnly && a.Distinct && !a.def.Multiset && a.valSlot >= 0 {
 			o.slotKeys[a.valSlot] = true
 		}
 		if a.valSlot >= 0 {
@@ -185,7 +180,7 @@ func (o *reduceOp) add(s *stepCtx, row types.Row, diff int64) {
 
 // newGroup creates and registers the group of row (whose key is in kbuf).
 func (o *reduceOp) newGroup(row types.Row) *group {
-	g := &group{key: string(o.kbuf), accs: make([]acc, len(o.aggs)), in: true}
+	g := &group{key: string(o.kbuf), accs: make([]agg.Acc, len(o.aggs)), in: true}
 	if len(o.slotOrdered) > 0 {
 		g.sets = make([]*multiset, len(o.slotOrdered))
 	}
@@ -204,29 +199,32 @@ func (o *reduceOp) touch(s *stepCtx, g *group, existed bool) {
 	g.stamp = s.epoch
 	o.touched = append(o.touched, groupUndo{g: g, rows: g.rows, out: g.out, existed: existed, off: len(o.accUndo)})
 	o.accUndo = append(o.accUndo, g.accs...)
+	for i := range g.accs {
+		g.accs[i].Own()
+	}
 }
 
 // accumulate adds diff copies of row's argument to aggregate ai of g.
 func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row types.Row, diff int64) {
 	a := &o.aggs[ai]
 	if a.Kind == dataflow.AggCountStar {
-		g.accs[ai].n += diff
+		g.accs[ai].N += diff
 		return
 	}
 	v := row[a.Col]
 	switch {
 	case v.IsNull():
 		return
-	case a.Kind == dataflow.AggStringAgg:
-		o.ebuf = types.AppendKey(types.AppendKey(o.ebuf[:0], v), row[a.Sep])
-		o.addEntry(s, g, a.valSlot, v, row[a.Sep], diff)
-		return
-	case (a.Kind == dataflow.AggMin || a.Kind == dataflow.AggMax) && o.spec.AppendOnly:
+	case a.def.Extremum != 0 && o.spec.AppendOnly:
 		o.keepExtremum(s, g, a, v, diff)
 		return
-	case a.Kind == dataflow.AggMin || a.Kind == dataflow.AggMax:
-		o.ebuf = types.AppendKey(o.ebuf[:0], v)
-		o.addEntry(s, g, a.valSlot, v, types.Null, diff)
+	case a.def.Multiset:
+		sep := types.Null
+		if a.def.Shape == agg.Binary {
+			sep = row[a.Sep]
+		}
+		o.entryKey(a, row, v)
+		o.addEntry(s, g, a.valSlot, v, sep, diff)
 		return
 	case a.Distinct && o.slotKeys[a.valSlot]:
 		if !o.addDistinctKey(s, g, a.valSlot, v) {
@@ -256,7 +254,7 @@ func (o *reduceOp) keepExtremum(s *stepCtx, g *group, a *aggSpec, v types.Datum,
 	cur := liveEntry(g.sets[a.valSlot])
 	if cur != nil {
 		c := strings.Compare(string(o.ebuf), cur.key)
-		if a.Kind == dataflow.AggMin {
+		if a.def.Extremum < 0 {
 			c = -c
 		}
 		if c < 0 {
@@ -291,25 +289,14 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// addValue adds diff copies of the non-NULL value v to accumulator ac.
-func (o *reduceOp) addValue(s *stepCtx, g *group, a *aggSpec, ac *acc, v types.Datum, diff int64) {
-	ac.n += diff
-	switch a.cls {
-	case clsInt:
-		ac.addInt(v.Int(), diff)
-	case clsFloat:
-		ac.addFloat(v.Float(), diff)
-	case clsNumeric:
-		ac.addNumeric(v.Numeric(), diff)
+// addValue adds diff copies of the non-NULL value v to accumulator ac
+// (and its display scale to the scale multiset, if the aggregate keeps one).
+func (o *reduceOp) addValue(s *stepCtx, g *group, a *aggSpec, ac *agg.Acc, v types.Datum, diff int64) {
+	ac.Add(a.call.Class, v, diff)
+	if a.scaleSlot >= 0 && v.Numeric().Form == apd.Finite {
 		scale := types.NewInt(int64(displayScale(v.Numeric())))
 		o.ebuf = types.AppendKey(o.ebuf[:0], scale)
 		o.addEntry(s, g, a.scaleSlot, scale, types.Null, diff)
-	case clsInterval:
-		ac.addInterval(v.Interval(), diff)
-	case clsBool:
-		if v.Bool() {
-			ac.i += diff
-		}
 	}
 }
 
@@ -406,10 +393,10 @@ func (o *reduceOp) finish(s *stepCtx) ([]Update, error) {
 // that float rounding left by retractions does not outlive the values
 // (mid-Step a count of zero proves nothing: a deletion may precede its
 // insertion within a batch).
-func forgetEmpty(accs []acc) {
+func forgetEmpty(accs []agg.Acc) {
 	for i := range accs {
-		if accs[i].n == 0 {
-			accs[i] = acc{}
+		if accs[i].Empty() {
+			accs[i].Reset()
 		}
 	}
 }
@@ -431,36 +418,15 @@ func (o *reduceOp) output(slab *rowSlab, g *group) (types.Row, error) {
 	return r, nil
 }
 
-// result computes aggregate ai of g.
+// result computes aggregate ai of g with its registry's Final function.
 func (o *reduceOp) result(g *group, ai int) (types.Datum, error) {
-	a, ac := &o.aggs[ai], &g.accs[ai]
-	switch a.Kind {
-	case dataflow.AggCountStar, dataflow.AggCount:
-		return types.NewInt(ac.n), nil
-	case dataflow.AggSum:
-		return a.sumResult(ac, o.maxScale(g, a))
-	case dataflow.AggAvg:
-		return a.avgResult(ac, o.maxScale(g, a))
-	case dataflow.AggBoolAnd, dataflow.AggBoolOr:
-		return a.boolResult(ac), nil
-	case dataflow.AggStringAgg:
-		return stringAgg(g.sets[a.valSlot], a.Distinct), nil
+	a := &o.aggs[ai]
+	a.call.Scale = o.maxScale(g, a)
+	o.vs = msValues{extremum: o.spec.AppendOnly && a.def.Extremum != 0}
+	if a.valSlot >= 0 {
+		o.vs.ms = g.sets[a.valSlot]
 	}
-	ms := g.sets[a.valSlot]
-	var e *mentry
-	switch {
-	case ms == nil:
-	case o.spec.AppendOnly:
-		e = liveEntry(ms) // the extremum, without the order cache
-	case a.Kind == dataflow.AggMin:
-		e = ms.min()
-	default:
-		e = ms.max()
-	}
-	if e == nil {
-		return types.Null, nil
-	}
-	return e.val, nil
+	return a.def.Final(&a.call, &g.accs[ai], &o.vs)
 }
 
 // maxScale is the largest display scale of a numeric aggregate's live values.
@@ -486,7 +452,7 @@ func (o *reduceOp) logGroup(s *stepCtx, g *group) {
 	r := append(o.scratch[:0], g.keyRow...)
 	r = append(r, types.NewInt(g.rows))
 	for ai := range o.aggs {
-		r = o.aggs[ai].appendAcc(r, &g.accs[ai])
+		r = o.aggs[ai].call.Class.Append(r, &g.accs[ai])
 	}
 	o.scratch = r
 	o.vbuf = types.AppendRow(o.vbuf[:0], r)

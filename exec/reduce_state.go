@@ -4,69 +4,6 @@ import (
 	"github.com/eddydb/eddy/sql/types"
 )
 
-// appendAcc appends the datums that persist ac (see accClass).
-func (a *aggSpec) appendAcc(r types.Row, ac *acc) types.Row {
-	n := types.NewInt(ac.n)
-	switch a.cls {
-	case clsCount:
-		return append(r, n)
-	case clsInt:
-		if ac.dec != nil {
-			return append(r, n, types.NewNumeric(ac.dec))
-		}
-		return append(r, n, types.NewInt(ac.i))
-	case clsFloat:
-		return append(r, n, types.NewFloat(ac.f), types.NewFloat(ac.c),
-			types.NewInt(ac.nan), types.NewInt(ac.pinf), types.NewInt(ac.ninf))
-	case clsNumeric:
-		dec := types.Null
-		if ac.dec != nil {
-			dec = types.NewNumeric(ac.dec)
-		}
-		return append(r, n, dec, types.NewInt(ac.nan), types.NewInt(ac.pinf), types.NewInt(ac.ninf))
-	case clsInterval:
-		return append(r, n, types.NewInt(ac.i), types.NewInt(ac.day), types.NewInt(ac.us))
-	case clsBool:
-		return append(r, n, types.NewInt(ac.i))
-	}
-	return r
-}
-
-// accWidth is the number of datums appendAcc writes.
-func (a *aggSpec) accWidth() int {
-	return [...]int{clsNone: 0, clsCount: 1, clsInt: 2, clsFloat: 6, clsNumeric: 5, clsInterval: 4, clsBool: 2}[a.cls]
-}
-
-// decodeAcc is the inverse of appendAcc.
-func (a *aggSpec) decodeAcc(r types.Row) acc {
-	var ac acc
-	if len(r) == 0 {
-		return ac
-	}
-	ac.n = r[0].Int()
-	switch a.cls {
-	case clsInt:
-		if r[1].Family() == types.FamNumeric {
-			ac.dec = r[1].Numeric()
-		} else {
-			ac.i = r[1].Int()
-		}
-	case clsFloat:
-		ac.f, ac.c = r[1].Float(), r[2].Float()
-		ac.nan, ac.pinf, ac.ninf = r[3].Int(), r[4].Int(), r[5].Int()
-	case clsNumeric:
-		if !r[1].IsNull() {
-			ac.dec = r[1].Numeric()
-		}
-		ac.nan, ac.pinf, ac.ninf = r[2].Int(), r[3].Int(), r[4].Int()
-	case clsInterval:
-		ac.i, ac.day, ac.us = r[1].Int(), r[2].Int(), r[3].Int()
-	case clsBool:
-		ac.i = r[1].Int()
-	}
-	return ac
-}
-
 // restore loads a group record or a multiset entry.
 func (o *reduceOp) restore(key, value []byte) error {
 	r, err := types.DecodeRow(value)
@@ -86,7 +23,7 @@ func (o *reduceOp) restoreGroup(key string, r types.Row) error {
 	nk := len(o.spec.Key)
 	want := nk + 1
 	for i := range o.aggs {
-		want += o.aggs[i].accWidth()
+		want += o.aggs[i].call.Class.Width()
 	}
 	if len(r) != want {
 		return errCorrupt
@@ -99,8 +36,8 @@ func (o *reduceOp) restoreGroup(key string, r types.Row) error {
 	g.rows = r[nk].Int()
 	off := nk + 1
 	for ai := range o.aggs {
-		w := o.aggs[ai].accWidth()
-		g.accs[ai] = o.aggs[ai].decodeAcc(r[off : off+w])
+		w := o.aggs[ai].call.Class.Width()
+		g.accs[ai] = o.aggs[ai].call.Class.Decode(r[off : off+w])
 		off += w
 	}
 	return nil

@@ -1,59 +1,209 @@
 package dataflow
 
 import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/eddydb/eddy/exec/agg"
 	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/eddydb/eddy/sql/types"
 )
 
+// AggKind is an aggregate function, declared in the registry (exec/agg).
+type AggKind = agg.Kind
+
+// The aggregate functions Go code names (the rest are found by name).
+const (
+	AggCountStar = agg.CountStar
+	AggCount     = agg.Count
+	AggSum       = agg.Sum
+	AggAvg       = agg.Avg
+	AggMin       = agg.Min
+	AggMax       = agg.Max
+	AggBoolAnd   = agg.BoolAnd
+	AggBoolOr    = agg.BoolOr
+	AggStringAgg = agg.StringAgg
+)
+
 // AggType returns the result type of aggregate k over an argument of type
-// arg, following PostgreSQL: count is bigint; sum of smallint/integer is
-// bigint and of bigint numeric; avg of integers is numeric and of floats
-// double precision; min/max keep their argument's type.
+// arg, following PostgreSQL (see the registry's Result functions).
 func AggType(k AggKind, arg types.T) (types.T, error) {
-	switch k {
-	case AggCountStar, AggCount:
-		return types.Int8, nil
-	case AggMin, AggMax:
-		if arg.Family == types.FamUnknown {
-			return types.Text, nil
-		}
-		return arg, nil
-	case AggBoolAnd, AggBoolOr:
-		if arg.Family == types.FamBool {
-			return types.Bool, nil
-		}
-	case AggStringAgg:
-		if arg.Family == types.FamText || arg.Family == types.FamUnknown {
-			return types.Text, nil
-		}
-	case AggSum:
-		switch arg.Family {
-		case types.FamInt:
-			if arg.Width == 64 {
-				return types.Numeric, nil
-			}
-			return types.Int8, nil
-		case types.FamFloat:
-			return arg, nil
-		case types.FamNumeric:
-			return types.Numeric, nil
-		case types.FamInterval:
-			return types.IntervalT, nil
-		}
-	case AggAvg:
-		switch arg.Family {
-		case types.FamInt, types.FamNumeric:
-			return types.Numeric, nil
-		case types.FamFloat:
-			return types.Float8, nil
-		case types.FamInterval:
-			return types.IntervalT, nil
-		}
+	if t, ok := k.Type(arg); ok {
+		return t, nil
 	}
 	return types.Unknown, pgerr.New(pgerr.CodeUndefinedFunction, "function %s(%s) does not exist", k, arg.Name())
 }
 
-// String returns the SQL name of the aggregate.
-func (k AggKind) String() string {
-	return [...]string{"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg"}[k]
+// Cols returns the input columns a reads.
+func (a Agg) Cols() []int {
+	var cols []int
+	if a.Kind != AggCountStar {
+		cols = append(cols, a.Col)
+	}
+	if a.Kind.Def().Shape == agg.Binary {
+		cols = append(cols, a.Sep)
+	}
+	for _, o := range a.Order {
+		cols = append(cols, o.Col)
+	}
+	return cols
+}
+
+// Remap returns a with its input columns renumbered by m.
+func (a Agg) Remap(m func(int) int) Agg {
+	if a.Kind != AggCountStar {
+		a.Col = m(a.Col)
+	}
+	if a.Kind.Def().Shape == agg.Binary {
+		a.Sep = m(a.Sep)
+	}
+	a.Order = slices.Clone(a.Order)
+	for i := range a.Order {
+		a.Order[i].Col = m(a.Order[i].Col)
+	}
+	return a
+}
+
+// String prints the aggregate call: count(*), sum(DISTINCT #1),
+// string_agg(#1, #2 ORDER BY #3 DESC), percentile_cont(0.5) WITHIN GROUP
+// (ORDER BY #1).
+func (a Agg) String() string {
+	d := a.Kind.Def()
+	switch d.Shape {
+	case agg.Star:
+		return "count(*)"
+	case agg.OrderedSet:
+		direct := ""
+		if d.Direct {
+			direct = strconv.FormatFloat(a.Frac, 'g', -1, 64)
+		}
+		return fmt.Sprintf("%s(%s) WITHIN GROUP (ORDER BY %s)", d.Name, direct, formatSort(a.Order))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s(", d.Name)
+	if a.Distinct {
+		b.WriteString("DISTINCT ")
+	}
+	fmt.Fprintf(&b, "#%d", a.Col)
+	if d.Shape == agg.Binary {
+		fmt.Fprintf(&b, ", #%d", a.Sep)
+	}
+	if len(a.Order) > 0 {
+		fmt.Fprintf(&b, " ORDER BY %s", formatSort(a.Order))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func formatSort(order []SortCol) string {
+	s := make([]string, len(order))
+	for i, o := range order {
+		s[i] = o.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// parseAgg parses one aggregate call (as Agg.String prints it) over input
+// columns of types in.
+func parseAgg(s string, in []types.T) (Agg, error) {
+	bad := func() (Agg, error) { return Agg{}, fmt.Errorf("bad aggregate %q", s) }
+	name, rest, ok := strings.Cut(s, "(")
+	if !ok || !strings.HasSuffix(rest, ")") {
+		return bad()
+	}
+	if name == "count" && rest == "*)" {
+		return Agg{Kind: AggCountStar, T: types.Int8}, nil
+	}
+	kind, ok := agg.Lookup(name)
+	if !ok || kind.Def().Name != name {
+		return Agg{}, fmt.Errorf("unknown aggregate %q", name)
+	}
+	a := Agg{Kind: kind}
+	var err error
+	if kind.Def().Shape == agg.OrderedSet {
+		err = a.parseOrderedSet(rest)
+	} else {
+		err = a.parseArgs(rest[:len(rest)-1])
+	}
+	if err != nil {
+		return Agg{}, fmt.Errorf("bad aggregate %q: %w", s, err)
+	}
+	for _, c := range a.Cols() {
+		if c >= len(in) {
+			return a, fmt.Errorf("%q reads a column out of range", s)
+		}
+	}
+	a.T, err = AggType(kind, in[a.Col])
+	return a, err
+}
+
+// parseOrderedSet parses "direct) WITHIN GROUP (ORDER BY #i ...)".
+func (a *Agg) parseOrderedSet(s string) error {
+	direct, order, ok := strings.Cut(s, ") WITHIN GROUP (ORDER BY ")
+	if !ok || (direct != "") != a.Kind.Def().Direct {
+		return fmt.Errorf("want f(...) WITHIN GROUP (ORDER BY #i)")
+	}
+	if direct != "" {
+		f, err := strconv.ParseFloat(direct, 64)
+		if err != nil {
+			return err
+		}
+		a.Frac = f
+	}
+	sc, err := parseSortCol(strings.TrimSuffix(order, ")"))
+	a.Order, a.Col = []SortCol{sc}, sc.Col
+	return err
+}
+
+// parseArgs parses "[DISTINCT ]#i[, #j][ ORDER BY #k ...]".
+func (a *Agg) parseArgs(s string) error {
+	s, order, _ := strings.Cut(s, " ORDER BY ")
+	if order != "" {
+		for _, it := range strings.Split(order, ", ") {
+			sc, err := parseSortCol(it)
+			if err != nil {
+				return err
+			}
+			a.Order = append(a.Order, sc)
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, "DISTINCT "); ok {
+		a.Distinct, s = true, rest
+	}
+	args := strings.Split(s, ", ")
+	want := 1
+	if a.Kind.Def().Shape == agg.Binary {
+		want = 2
+	}
+	if len(args) != want {
+		return fmt.Errorf("want %d arguments", want)
+	}
+	var err error
+	if a.Col, err = parseCol(args[0]); err == nil && want == 2 {
+		a.Sep, err = parseCol(args[1])
+	}
+	return err
+}
+
+// parseCol parses #i.
+func parseCol(s string) (int, error) {
+	i, err := strconv.Atoi(strings.TrimPrefix(s, "#"))
+	if err != nil || !strings.HasPrefix(s, "#") || i < 0 {
+		return 0, fmt.Errorf("bad column %q", s)
+	}
+	return i, nil
+}
+
+// parseSortCol parses "#i[ ASC| DESC][ NULLS FIRST| NULLS LAST]".
+func parseSortCol(s string) (SortCol, error) {
+	m := sortRE.FindStringSubmatch(s)
+	if m == nil {
+		return SortCol{}, fmt.Errorf("bad sort column %q", s)
+	}
+	c := SortCol{Desc: m[2] == " DESC"}
+	c.Col, _ = strconv.Atoi(m[1])
+	c.NullsFirst = m[3] == " NULLS FIRST" || m[3] == "" && c.Desc
+	return c, nil
 }

@@ -277,8 +277,6 @@ func (a *argReader) mfp(in []types.T) MFP {
 	return m
 }
 
-var aggRE = regexp.MustCompile(`^(\w+)\((DISTINCT )?(\*|#\d+)(?:, (#\d+))?\)$`)
-
 func (a *argReader) reduce(in []types.T, out []types.T) Reduce {
 	r := Reduce{Key: a.cols("key")}
 	if v, ok := a.get("emit"); ok {
@@ -302,42 +300,6 @@ func (a *argReader) reduce(in []types.T, out []types.T) Reduce {
 		r.Aggs = append(r.Aggs, agg)
 	}
 	return r
-}
-
-// parseAgg parses one aggregate call over input columns of types in.
-func parseAgg(s string, in []types.T) (Agg, error) {
-	m := aggRE.FindStringSubmatch(s)
-	if m == nil {
-		return Agg{}, fmt.Errorf("bad aggregate %q", s)
-	}
-	var agg Agg
-	kinds := map[string]AggKind{"count": AggCount, "sum": AggSum, "avg": AggAvg, "min": AggMin,
-		"max": AggMax, "bool_and": AggBoolAnd, "bool_or": AggBoolOr, "string_agg": AggStringAgg}
-	kind, ok := kinds[m[1]]
-	agg.Distinct = m[2] != ""
-	switch {
-	case !ok:
-		return agg, fmt.Errorf("unknown aggregate %q", m[1])
-	case m[3] == "*" && kind == AggCount && !agg.Distinct:
-		agg.Kind = AggCountStar
-		agg.T = types.Int8
-		return agg, nil
-	case m[3] == "*":
-		return agg, fmt.Errorf("bad aggregate %q", s)
-	case (kind == AggStringAgg) != (m[4] != ""):
-		return agg, fmt.Errorf("bad arguments of %q", s)
-	}
-	agg.Kind = kind
-	agg.Col, _ = strconv.Atoi(m[3][1:])
-	if m[4] != "" {
-		agg.Sep, _ = strconv.Atoi(m[4][1:])
-	}
-	if agg.Col >= len(in) || agg.Sep >= len(in) {
-		return agg, fmt.Errorf("%q reads a column out of range", s)
-	}
-	var err error
-	agg.T, err = AggType(kind, in[agg.Col])
-	return agg, err
 }
 
 var onRE = regexp.MustCompile(`^#(\d+)=#(\d+)$`)
@@ -386,14 +348,8 @@ func (a *argReader) topk() TopK {
 		}
 	}
 	for _, it := range a.list("order") {
-		m := sortRE.FindStringSubmatch(it)
-		if m == nil {
-			a.fail(fmt.Errorf("bad sort column %q", it))
-			continue
-		}
-		c := SortCol{Desc: m[2] == " DESC"}
-		c.Col, _ = strconv.Atoi(m[1])
-		c.NullsFirst = m[3] == " NULLS FIRST" || m[3] == "" && c.Desc
+		c, err := parseSortCol(it)
+		a.fail(err)
 		t.Order = append(t.Order, c)
 	}
 	return t

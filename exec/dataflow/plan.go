@@ -56,30 +56,20 @@ type MFP struct {
 	Project []int
 }
 
-// AggKind is an aggregate function.
-type AggKind uint8
-
-// The aggregate functions.
-const (
-	AggCountStar AggKind = iota
-	AggCount
-	AggSum
-	AggAvg
-	AggMin
-	AggMax
-	AggBoolAnd
-	AggBoolOr
-	AggStringAgg
-)
-
 // Agg is one aggregate over input column Col (unused for count(*)).
 // Distinct aggregates count each distinct value of Col once per group.
-// For string_agg, Sep is the column holding the separator.
+// For string_agg, Sep is the column holding the separator. Order is the
+// aggregate's ORDER BY (string_agg(x, ',' ORDER BY y)), or an ordered-set
+// aggregate's WITHIN GROUP order, whose one column is Col; Frac is the
+// direct argument of percentile_cont and percentile_disc. The kinds, their
+// names and result types are the registry's (exec/agg).
 type Agg struct {
 	Kind     AggKind
 	Col      int
 	Sep      int
 	Distinct bool
+	Order    []SortCol
+	Frac     float64
 	// T is the result type (see AggType).
 	T types.T
 }

@@ -195,21 +195,6 @@ func (c SortCol) String() string {
 	return s
 }
 
-// String prints the aggregate call: count(*), sum(DISTINCT #1), string_agg(#1, #2).
-func (a Agg) String() string {
-	if a.Kind == AggCountStar {
-		return "count(*)"
-	}
-	d := ""
-	if a.Distinct {
-		d = "DISTINCT "
-	}
-	if a.Kind == AggStringAgg {
-		return fmt.Sprintf("string_agg(%s#%d, #%d)", d, a.Col, a.Sep)
-	}
-	return fmt.Sprintf("%s(%s#%d)", a.Kind, d, a.Col)
-}
-
 func formatAggs(aggs []Agg) string {
 	s := make([]string, len(aggs))
 	for i, a := range aggs {

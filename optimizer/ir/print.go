@@ -135,20 +135,9 @@ func (n *Negate) header() string    { return "Negate" }
 func (t *Threshold) header() string { return "Threshold" }
 
 // AggString prints an aggregate as a call over input column references,
-// e.g. "count(*)", "sum(distinct #2)", "string_agg(#1, #3)".
-func AggString(a dataflow.Agg) string {
-	if a.Kind == dataflow.AggCountStar {
-		return "count(*)"
-	}
-	d := ""
-	if a.Distinct {
-		d = "distinct "
-	}
-	if a.Kind == dataflow.AggStringAgg {
-		return fmt.Sprintf("%s(%s#%d, #%d)", a.Kind, d, a.Col, a.Sep)
-	}
-	return fmt.Sprintf("%s(%s#%d)", a.Kind, d, a.Col)
-}
+// e.g. "count(*)", "sum(distinct #2)", "string_agg(#1, #3 order by #4
+// desc)": the dataflow form in lower case.
+func AggString(a dataflow.Agg) string { return strings.ToLower(a.String()) }
 
 // OrderString prints sort columns as "#0 asc nulls last, #1 desc nulls first".
 func OrderString(order []dataflow.SortCol) string {

@@ -77,12 +77,7 @@ var RemoveDistinctOfDistinct = Rule{Name: "RemoveDistinctOfDistinct", Apply: fun
 func reduceColumns(r *ir.Reduce) []int {
 	cols := slices.Clone(r.Key)
 	for _, a := range r.Aggs {
-		if a.Kind != dataflow.AggCountStar {
-			cols = append(cols, a.Col)
-		}
-		if a.Kind == dataflow.AggStringAgg {
-			cols = append(cols, a.Sep)
-		}
+		cols = append(cols, a.Cols()...)
 	}
 	return cols
 }
@@ -94,14 +89,9 @@ func remapReduce(r *ir.Reduce, in ir.Rel, m func(int) int) *ir.Reduce {
 	for i, k := range r.Key {
 		key[i] = m(k)
 	}
-	aggs := slices.Clone(r.Aggs)
-	for i := range aggs {
-		if aggs[i].Kind != dataflow.AggCountStar {
-			aggs[i].Col = m(aggs[i].Col)
-		}
-		if aggs[i].Kind == dataflow.AggStringAgg {
-			aggs[i].Sep = m(aggs[i].Sep)
-		}
+	aggs := make([]dataflow.Agg, len(r.Aggs))
+	for i, a := range r.Aggs {
+		aggs[i] = a.Remap(m)
 	}
 	return &ir.Reduce{Input: in, Key: key, Aggs: aggs, EmitOnClose: r.EmitOnClose}
 }

@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"math"
@@ -7,12 +7,18 @@ import (
 	"github.com/eddydb/eddy/sql/types"
 )
 
-// numericDiv returns sum / n rounded (half away from zero) to the scale
-// PostgreSQL's numeric division chooses (select_div_scale in numeric.c):
-// at least 16 significant digits, at least the operands' display scales
-// (sumScale for sum, 0 for the count). So avg(1, 2) = 1.5000000000000000.
-func numericDiv(sum *apd.Decimal, sumScale int32, n int64) *apd.Decimal {
-	cnt := apd.New(n, 0)
+// numericDiv returns sum / cnt (an integer) rounded (half away from zero)
+// to the scale PostgreSQL's numeric division chooses (select_div_scale in
+// numeric.c): at least 16 significant digits, at least the operands'
+// display scales (sumScale for sum, 0 for the count). So avg(1, 2) =
+// 1.5000000000000000.
+func numericDiv(sum *apd.Decimal, sumScale int32, cnt *apd.Decimal) *apd.Decimal {
+	q, _ := numericDivScale(sum, sumScale, cnt)
+	return q
+}
+
+// numericDivScale is numericDiv, also returning the result's scale.
+func numericDivScale(sum *apd.Decimal, sumScale int32, cnt *apd.Decimal) (*apd.Decimal, int32) {
 	w1, d1 := baseWeight(sum)
 	w2, d2 := baseWeight(cnt)
 	qweight := w1 - w2
@@ -31,7 +37,7 @@ func numericDiv(sum *apd.Decimal, sumScale int32, n int64) *apd.Decimal {
 	if q.IsZero() {
 		q.Negative = false
 	}
-	return q
+	return q, rscale
 }
 
 // adjExp is the power of ten of d's leading digit (0 for zero).

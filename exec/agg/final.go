@@ -1,0 +1,199 @@
+package agg
+
+import (
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Values is a group's multiset of one aggregate's values in key order (the
+// ORDER BY columns, then the value), as exec keeps it. Only live entries
+// (positive counts) are visited.
+type Values interface {
+	// Min and Max return the first and the last live value, false if none.
+	Min() (types.Datum, bool)
+	Max() (types.Datum, bool)
+	// Ascend calls fn with each live entry in key order (its value,
+	// separator and count) until fn returns false.
+	Ascend(fn func(v, sep types.Datum, n int64) bool)
+}
+
+func finalCount(_ *Call, ac *Acc, _ Values) (types.Datum, error) { return types.NewInt(ac.N), nil }
+
+func finalMin(_ *Call, _ *Acc, vs Values) (types.Datum, error) { return orNull(vs.Min()) }
+func finalMax(_ *Call, _ *Acc, vs Values) (types.Datum, error) { return orNull(vs.Max()) }
+
+func orNull(v types.Datum, ok bool) (types.Datum, error) {
+	if !ok {
+		return types.Null, nil
+	}
+	return v, nil
+}
+
+func finalBoolAnd(_ *Call, ac *Acc, _ Values) (types.Datum, error) {
+	if ac.N <= 0 {
+		return types.Null, nil
+	}
+	return types.NewBool(ac.i == ac.N), nil
+}
+
+func finalBoolOr(_ *Call, ac *Acc, _ Values) (types.Datum, error) {
+	if ac.N <= 0 {
+		return types.Null, nil
+	}
+	return types.NewBool(ac.i > 0), nil
+}
+
+// errBigintRange is PostgreSQL's error for an int8 result out of range.
+func errBigintRange() error { return pgerr.New(pgerr.CodeNumericOutOfRange, "bigint out of range") }
+
+// finalSum returns sum(arg).
+func finalSum(c *Call, ac *Acc, _ Values) (types.Datum, error) {
+	if ac.N <= 0 {
+		return types.Null, nil
+	}
+	switch c.Class {
+	case ClassInt:
+		return intSumDatum(ac, c.T)
+	case ClassFloat:
+		return floatDatum(ac.floatSum(), c.T), nil
+	case ClassNumeric:
+		return types.NewNumeric(ac.numericSum(c.Scale)), nil
+	case ClassInterval:
+		return intervalDatum(ac.i, ac.day, ac.us)
+	}
+	return types.Null, nil
+}
+
+// intSumDatum returns the integer sum as type t (bigint or numeric).
+func intSumDatum(ac *Acc, t types.T) (types.Datum, error) {
+	if t.Family == types.FamNumeric {
+		return types.NewNumeric(ac.intSum()), nil
+	}
+	if ac.dec == nil {
+		return types.NewInt(ac.i), nil
+	}
+	i, err := ac.dec.Int64()
+	if err != nil {
+		return types.Null, errBigintRange()
+	}
+	return types.NewInt(i), nil
+}
+
+// intSum is the integer sum as a decimal.
+func (ac *Acc) intSum() *apd.Decimal {
+	if ac.dec != nil {
+		return ac.dec
+	}
+	return apd.New(ac.i, 0)
+}
+
+func (ac *Acc) floatSum() float64 {
+	if f, ok := ac.special(); ok {
+		return f
+	}
+	return ac.f + ac.c
+}
+
+// numericSum returns the sum of finite values at the given display scale.
+func (ac *Acc) numericSum(scale int32) *apd.Decimal {
+	if d, ok := ac.specialDecimal(); ok {
+		return d
+	}
+	r := new(apd.Decimal)
+	if ac.dec != nil {
+		r.Set(ac.dec)
+	}
+	_, _ = decCtx.Quantize(r, r, -scale)
+	return r
+}
+
+// floatDatum rounds f to real when t is real.
+func floatDatum(f float64, t types.T) types.Datum {
+	if t.Width == 32 {
+		f = float64(float32(f))
+	}
+	return types.NewFloat(f)
+}
+
+// intervalDatum builds an interval, failing if a field overflows.
+func intervalDatum(mon, day, us int64) (types.Datum, error) {
+	if mon != int64(int32(mon)) || day != int64(int32(day)) {
+		return types.Null, pgerr.New(pgerr.CodeDatetimeOverflow, "interval out of range")
+	}
+	return types.NewInterval(types.Interval{Months: int32(mon), Days: int32(day), Micros: us}), nil
+}
+
+// finalAvg returns avg(arg).
+func finalAvg(c *Call, ac *Acc, _ Values) (types.Datum, error) {
+	if ac.N <= 0 {
+		return types.Null, nil
+	}
+	switch c.Class {
+	case ClassInt:
+		return types.NewNumeric(numericDiv(ac.intSum(), 0, apd.New(ac.N, 0))), nil
+	case ClassNumeric:
+		if d, ok := ac.specialDecimal(); ok {
+			return types.NewNumeric(d), nil
+		}
+		return types.NewNumeric(numericDiv(ac.numericSum(c.Scale), c.Scale, apd.New(ac.N, 0))), nil
+	case ClassFloat:
+		return floatDatum(ac.floatSum()/float64(ac.N), c.T), nil
+	case ClassInterval:
+		return intervalDiv(ac.i, ac.day, ac.us, float64(ac.N))
+	}
+	return types.Null, nil
+}
+
+// finalStringAgg concatenates the live values in key order, each preceded
+// (except the first) by its separator; NULL if there are none.
+func finalStringAgg(c *Call, _ *Acc, vs Values) (types.Datum, error) {
+	var b strings.Builder
+	first := true
+	vs.Ascend(func(v, sep types.Datum, n int64) bool {
+		if c.Distinct {
+			n = 1
+		}
+		for ; n > 0; n-- {
+			if !first && !sep.IsNull() {
+				b.WriteString(sep.Text())
+			}
+			b.WriteString(v.Text())
+			first = false
+		}
+		return true
+	})
+	if first {
+		return types.Null, nil
+	}
+	return types.NewText(b.String()), nil
+}
+
+// finalBitAnd is the AND of the live values: the bits every value sets.
+func finalBitAnd(c *Call, ac *Acc, _ Values) (types.Datum, error) {
+	return bitsResult(ac, func(k int64) bool { return k == ac.N })
+}
+
+// finalBitOr is the OR of the live values: the bits some value sets.
+func finalBitOr(c *Call, ac *Acc, _ Values) (types.Datum, error) {
+	return bitsResult(ac, func(k int64) bool { return k > 0 })
+}
+
+func bitsResult(ac *Acc, set func(k int64) bool) (types.Datum, error) {
+	if ac.N <= 0 {
+		return types.Null, nil
+	}
+	var u uint64
+	for i := range 64 {
+		var k int64
+		if ac.bits != nil {
+			k = ac.bits[i]
+		}
+		if set(k) {
+			u |= 1 << i
+		}
+	}
+	return types.NewInt(int64(u)), nil
+}
