@@ -377,7 +377,7 @@ func quoteLiteralFunc(name string, strict bool) func([]types.T) (*Func, error) {
 }
 
 // quoteLiteral quotes s as a string literal: quotes doubled, and with any
-// backslash an E” literal with backslashes doubled (quote_literal_cstr).
+// backslash an E'...' literal with backslashes doubled (quote_literal_cstr).
 func quoteLiteral(s string) string {
 	var b strings.Builder
 	if strings.IndexByte(s, '\\') >= 0 {
