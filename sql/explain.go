@@ -7,6 +7,7 @@ import (
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/optimizer"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -51,10 +52,37 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 		return err
 	}
 	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String() + stateReport(plan)
+	if explainVerbose(es) {
+		_, trace, err := optimizer.OptimizeTrace(viewRel(q))
+		if err != nil {
+			return err
+		}
+		text += "Rules fired:\n  " + strings.Join(trace.Names(), " ") + "\n"
+	}
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		p.rows = append(p.rows, textRow(line))
 	}
 	return nil
+}
+
+// explainVerbose reports whether EXPLAIN has the VERBOSE option (either
+// spelling: EXPLAIN VERBOSE or EXPLAIN (VERBOSE [true])).
+func explainVerbose(es *pg.ExplainStmt) bool {
+	for _, o := range es.Options {
+		d := o.GetDefElem()
+		if d == nil || d.Defname != "verbose" {
+			continue
+		}
+		if d.Arg == nil {
+			return true
+		}
+		v := strings.ToLower(d.Arg.GetString_().GetSval())
+		if b := d.Arg.GetBoolean(); b != nil {
+			return b.Boolval
+		}
+		return v == "" || v == "true" || v == "on" || v == "1"
+	}
+	return false
 }
 
 // textRow builds a row of text values.

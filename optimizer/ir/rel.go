@@ -35,6 +35,13 @@ type Get struct {
 	// AppendOnly marks an input that never retracts a row (a plain
 	// CREATE SOURCE); see AppendOnly.
 	AppendOnly bool
+	// Key, when not nil, lists columns whose values are unique among the
+	// collection's rows (its primary key); join ordering reads it to
+	// estimate join results. Rows is the collection's size when planned
+	// (0: unknown). Both are planning hints: neither changes the relation,
+	// and neither is printed.
+	Key  []int
+	Rows int64
 }
 
 // Values is a constant relation: one row per element of Rows, each with one

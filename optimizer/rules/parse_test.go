@@ -15,6 +15,7 @@ import (
 // bracketed lists:
 //
 //	(Get t [int4 text])
+//	(Get t [int4 text] key=0 rows=500)   planning hints (unique key, size)
 //	(Values [int4 int4] [1, 2] [3, NULL])
 //	(Map $rel [#0 + 1, #2 * 2])         exprs may read earlier mapped columns
 //	(Filter $rel [#0 = 1, #1 IS NULL])
@@ -141,7 +142,41 @@ func (p *treeParser) get() (ir.Rel, error) {
 		id = dataflow.CollectionID(len(p.ids) + 1)
 		p.ids[name] = id
 	}
-	return &ir.Get{ID: id, Name: name, Types: ts}, nil
+	g := &ir.Get{ID: id, Name: name, Types: ts}
+	for p.peek() != ')' {
+		if err := p.getHint(g); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// getHint reads one planning hint of a Get: key=0,1 or rows=N.
+func (p *treeParser) getHint(g *ir.Get) error {
+	k, v, ok := strings.Cut(p.word(), "=")
+	if !ok {
+		return p.errorf("expected key=cols or rows=n")
+	}
+	switch k {
+	case "key":
+		g.Key = []int{}
+		for _, c := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(c)
+			if err != nil {
+				return p.errorf("key: %v", err)
+			}
+			g.Key = append(g.Key, n)
+		}
+	case "rows":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return p.errorf("rows: %v", err)
+		}
+		g.Rows = n
+	default:
+		return p.errorf("unknown Get hint %q", k)
+	}
+	return nil
 }
 
 func (p *treeParser) values() (ir.Rel, error) {

@@ -15,8 +15,15 @@ var Pushdown = Phase{Name: "pushdown", Rules: append(pushdownRules, simplifyRule
 // read through.
 var Prune = Phase{Name: "prune", Rules: append(pruneRules, simplifyRules...)}
 
+// JoinOrder orders every cluster of inner joins (ReorderJoins); it runs
+// after Pushdown has moved the predicates into the clusters.
+var JoinOrder = Phase{Name: "joinorder", Pass: &ReorderJoins}
+
 // Default is the pipeline optimizer.Optimize runs.
-var Default = []Phase{Simplify, Pushdown, Prune, PruneColumns, Prune}
+var Default = []Phase{Simplify, Pushdown, JoinOrder, Prune, PruneColumns, Prune}
+
+// Phases lists the named phases, for tests that select phases by name.
+var Phases = []Phase{Simplify, Pushdown, JoinOrder, Prune, PruneColumns}
 
 var simplifyRules = []Rule{
 	FoldValues,

@@ -17,10 +17,21 @@ type Rule struct {
 }
 
 // Phase is a named, ordered list of rules run bottom-up to a fixed point.
-// Earlier rules win when several match the same node.
+// Earlier rules win when several match the same node. A phase with a Pass
+// runs it once over the whole tree instead.
 type Phase struct {
 	Name  string
 	Rules []Rule
+	Pass  *Pass
+}
+
+// Pass is a named rewrite of a whole tree, run once: for decisions that
+// need more than one node in view (join ordering), which a bottom-up rule
+// cannot make without undoing itself. Apply returns the rewritten tree (rel
+// itself when it changes nothing).
+type Pass struct {
+	Name  string
+	Apply func(rel ir.Rel) ir.Rel
 }
 
 // MaxSteps caps the rule applications of one phase. Real plans need a few
@@ -49,6 +60,14 @@ func (t Trace) String() string { return strings.Join(t.Names(), " ") }
 func Run(rel ir.Rel, phases ...Phase) (ir.Rel, Trace, error) {
 	var trace Trace
 	for _, p := range phases {
+		if p.Pass != nil {
+			out := p.Pass.Apply(rel)
+			if out != rel && ir.Format(out) != ir.Format(rel) {
+				trace = append(trace, p.Pass.Name)
+			}
+			rel = out
+			continue
+		}
 		r := &runner{phase: p}
 		out, err := r.rewrite(rel)
 		trace = append(trace, r.trace...)

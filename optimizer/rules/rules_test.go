@@ -15,23 +15,33 @@ import (
 // TestRules runs the golden files in testdata/. Commands:
 //
 //	build                     parse the tree and print it
-//	opt [rules=A,B] [expect=A,B]
-//	                          run the named rules as one phase (default: the
-//	                          rules.Default phases) and print the tree and the
-//	                          rules that fired; fails if an expected rule did
-//	                          not fire or the output column types changed
+//	opt [rules=A,B | phases=P,Q] [expect=A,B]
+//	                          run the named rules as one phase, or the named
+//	                          phases (default: the rules.Default phases), and
+//	                          print the tree and the rules that fired; fails
+//	                          if an expected rule did not fire or the output
+//	                          column types changed
+//	joins shape=chain|star|cycle|clique n=N [seed=S]
+//	                          build an N-way join in a shuffled FROM order
+//	                          (see joinShape), optimize it and print the
+//	                          join tree; fails on a cross join
 func TestRules(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			rel, err := parseRel(d.Input)
-			if err != nil {
-				d.Fatalf(t, "parse: %v", err)
+			var rel ir.Rel
+			if d.Cmd != "joins" {
+				var err error
+				if rel, err = parseRel(d.Input); err != nil {
+					d.Fatalf(t, "parse: %v", err)
+				}
 			}
 			switch d.Cmd {
 			case "build":
 				return ir.Format(rel)
 			case "opt":
 				return runOpt(t, d, rel)
+			case "joins":
+				return runJoins(t, d)
 			}
 			d.Fatalf(t, "unknown command %q", d.Cmd)
 			return ""
@@ -46,6 +56,8 @@ func runOpt(t *testing.T, d *datadriven.TestData, rel ir.Rel) string {
 		switch arg.Key {
 		case "rules":
 			phases = []rules.Phase{{Name: "test", Rules: lookupRules(t, d, splitVals(arg.Vals))}}
+		case "phases":
+			phases = lookupPhases(t, d, splitVals(arg.Vals))
 		case "expect":
 			expect = splitVals(arg.Vals)
 		default:
@@ -76,6 +88,19 @@ func splitVals(vals []string) []string {
 	var out []string
 	for _, v := range vals {
 		out = append(out, strings.Split(v, ",")...)
+	}
+	return out
+}
+
+// lookupPhases returns the named phases of rules.Phases, in the given order.
+func lookupPhases(t *testing.T, d *datadriven.TestData, names []string) []rules.Phase {
+	var out []rules.Phase
+	for _, n := range names {
+		i := slices.IndexFunc(rules.Phases, func(p rules.Phase) bool { return p.Name == n })
+		if i < 0 {
+			d.Fatalf(t, "unknown phase %q", n)
+		}
+		out = append(out, rules.Phases[i])
 	}
 	return out
 }
