@@ -55,6 +55,12 @@ type Column struct {
 	Type    types.T
 	NotNull bool
 	Default *pg_query.Node // nil means NULL
+	// IdentityAlways marks a GENERATED ALWAYS AS IDENTITY column: INSERT
+	// refuses explicit values (428C9) unless OVERRIDING SYSTEM VALUE.
+	IdentityAlways bool
+	// Identity marks any identity column (OVERRIDING USER VALUE replaces
+	// explicit values by the default).
+	Identity bool
 }
 
 // ResultColumn describes one output column of a query, as RowDescription
@@ -106,6 +112,25 @@ type Insert struct {
 	Source           *Query
 	Returning        []scalar.Expr // over the inserted table row
 	ReturningColumns []ResultColumn
+	// OnConflict is the ON CONFLICT clause (nil: none).
+	OnConflict *OnConflict
+}
+
+// OnConflict is a planned ON CONFLICT clause. The statement layer checks
+// the arbiter against the table's constraints (42P10).
+type OnConflict struct {
+	// DoUpdate is DO UPDATE (else DO NOTHING).
+	DoUpdate bool
+	// Cols is the conflict target's columns (table column indices), or
+	// Constraint names it (ON CONSTRAINT); neither: any unique constraint
+	// (DO NOTHING only).
+	Cols       []int
+	Constraint string
+	// Set computes the updated row (len = table arity) and Where filters
+	// the update, both over the existing row followed by the proposed
+	// (EXCLUDED) row.
+	Set   []scalar.Expr
+	Where scalar.Expr
 }
 
 // Update is a planned UPDATE: rows of Table where Filter is true (nil: all

@@ -21,6 +21,18 @@ func PlanScalar(cat Catalog, expr *pg_query.Node, want types.T) (scalar.Expr, er
 	return b.assign(e, want, "default")
 }
 
+// PlanRowExpr plans a boolean expression over a row of rel (CHECK
+// constraints), with no subqueries.
+func PlanRowExpr(cat Catalog, rel *Relation, expr *pg_query.Node) (scalar.Expr, error) {
+	b := newBuilder(cat, Options{})
+	sc := &scope{}
+	for i, c := range rel.Columns {
+		sc.cols = append(sc.cols, scopeCol{table: rel.Name, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
+	}
+	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "CHECK", noSubquery: true}
+	return ec.predicate(expr)
+}
+
 // target resolves the DML target table (tables only).
 func (b *builder) targetTable(rv *pg_query.RangeVar) (*Relation, *scope, error) {
 	rel, err := b.cat.Relation(rv.Schemaname, rv.Relname)
@@ -76,10 +88,7 @@ func (b *builder) returning(list []*pg_query.Node, rel *Relation, sc *scope) ([]
 // PlanInsert plans INSERT INTO t [(cols)] {VALUES ... | SELECT ... |
 // DEFAULT VALUES} [RETURNING ...].
 func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, error) {
-	switch {
-	case stmt.OnConflictClause != nil:
-		return nil, pgerr.Unsupported("ON CONFLICT")
-	case stmt.WithClause != nil:
+	if stmt.WithClause != nil {
 		return nil, pgerr.Unsupported("WITH")
 	}
 	b := newBuilder(cat, opts)
@@ -91,7 +100,7 @@ func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, 
 	if err != nil {
 		return nil, err
 	}
-	src, err := b.insertSource(rel, cols, stmt.SelectStmt)
+	src, err := b.insertSource(rel, cols, len(stmt.Cols) > 0, stmt.SelectStmt, stmt.Override)
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +108,69 @@ func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, 
 	if err != nil {
 		return nil, err
 	}
+	oc, err := b.onConflict(rel, stmt.Relation, stmt.OnConflictClause)
+	if err != nil {
+		return nil, err
+	}
 	src.ParamTypes = b.finalParamTypes()
-	return &Insert{Table: rel, Source: src, Returning: ret, ReturningColumns: rcols}, nil
+	return &Insert{Table: rel, Source: src, Returning: ret, ReturningColumns: rcols, OnConflict: oc}, nil
+}
+
+// onConflict plans ON CONFLICT: the conflict target and, for DO UPDATE,
+// the SET list and WHERE over the existing row followed by EXCLUDED.
+func (b *builder) onConflict(rel *Relation, rv *pg_query.RangeVar, oc *pg_query.OnConflictClause) (*OnConflict, error) {
+	if oc == nil {
+		return nil, nil
+	}
+	out := &OnConflict{DoUpdate: oc.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE}
+	if inf := oc.Infer; inf != nil {
+		if inf.WhereClause != nil {
+			return nil, pgerr.Unsupported("ON CONFLICT with a partial index predicate")
+		}
+		out.Constraint = inf.Conname
+		for _, n := range inf.IndexElems {
+			ie := n.GetIndexElem()
+			if ie == nil || ie.Name == "" {
+				return nil, pgerr.Unsupported("ON CONFLICT on an expression")
+			}
+			i := columnIndex(rel, ie.Name)
+			if i < 0 {
+				return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column %q does not exist", ie.Name)
+			}
+			out.Cols = append(out.Cols, i)
+		}
+	} else if out.DoUpdate {
+		return nil, pgerr.New(pgerr.CodeSyntax, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
+			WithHint("For example, ON CONFLICT (column_name).")
+	}
+	if !out.DoUpdate {
+		return out, nil
+	}
+	alias := rel.Name
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+	}
+	sc := &scope{}
+	ts := make([]types.T, 0, 2*len(rel.Columns))
+	for _, q := range []string{alias, "excluded"} {
+		for i, c := range rel.Columns {
+			sc.cols = append(sc.cols, scopeCol{table: q, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
+			ts = append(ts, c.Type)
+		}
+	}
+	both := &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts}
+	set, err := b.setListOver(rel, sc, both, oc.TargetList)
+	if err != nil {
+		return nil, err
+	}
+	out.Set = set
+	if oc.WhereClause != nil {
+		ec := &ectx{b: b, sc: sc, rel: both, clause: "WHERE", noSubquery: true}
+		if out.Where, err = ec.predicate(oc.WhereClause); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // insertColumns maps the target list to table column indices.
@@ -138,7 +208,9 @@ func columnIndex(rel *Relation, name string) int {
 }
 
 // insertSource plans the inserted rows in table column order.
-func (b *builder) insertSource(rel *Relation, cols []int, src *pg_query.Node) (*Query, error) {
+// Without a column list, fewer expressions than columns fill the leading
+// columns (the others take their defaults), as in PostgreSQL.
+func (b *builder) insertSource(rel *Relation, cols []int, explicit bool, src *pg_query.Node, override pg_query.OverridingKind) (*Query, error) {
 	sel := src.GetSelectStmt()
 	var rows [][]scalar.Expr // per source row, per entry of cols (nil = DEFAULT)
 	var query ir.Rel
@@ -167,10 +239,13 @@ func (b *builder) insertSource(rel *Relation, cols []int, src *pg_query.Node) (*
 	if len(rows[0]) > len(cols) {
 		return nil, pgerr.New(pgerr.CodeSyntax, "INSERT has more expressions than target columns")
 	}
+	if len(rows[0]) < len(cols) && src != nil && !explicit {
+		cols = cols[:len(rows[0])]
+	}
 	if len(rows[0]) < len(cols) && src != nil {
 		return nil, pgerr.New(pgerr.CodeSyntax, "INSERT has more target columns than expressions")
 	}
-	full, err := b.fullRows(rel, cols, rows)
+	full, err := b.fullRows(rel, cols, rows, override)
 	if err != nil {
 		return nil, err
 	}
@@ -188,13 +263,26 @@ func (b *builder) insertSource(rel *Relation, cols []int, src *pg_query.Node) (*
 
 // fullRows orders each row's entries by table column, assigning them to
 // the column types and filling missing and DEFAULT entries.
-func (b *builder) fullRows(rel *Relation, cols []int, rows [][]scalar.Expr) ([][]scalar.Expr, error) {
+func (b *builder) fullRows(rel *Relation, cols []int, rows [][]scalar.Expr, override pg_query.OverridingKind) ([][]scalar.Expr, error) {
 	out := make([][]scalar.Expr, len(rows))
 	for r, row := range rows {
 		full := make([]scalar.Expr, len(rel.Columns))
 		for i, c := range cols {
 			if row[i] == nil {
 				continue
+			}
+			if col := rel.Columns[c]; col.Identity {
+				switch override {
+				case pg_query.OverridingKind_OVERRIDING_USER_VALUE:
+					continue
+				case pg_query.OverridingKind_OVERRIDING_SYSTEM_VALUE:
+				default:
+					if col.IdentityAlways {
+						return nil, pgerr.New("428C9", "cannot insert a non-DEFAULT value into column %q", col.Name).
+							WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", col.Name).
+							WithHint("Use OVERRIDING SYSTEM VALUE to override.")
+					}
+				}
 			}
 			e, err := b.assign(row[i], rel.Columns[c].Type, rel.Columns[c].Name)
 			if err != nil {
@@ -262,7 +350,13 @@ func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, 
 // setList builds the new row: assigned columns from their expressions
 // (over the old row), the others unchanged.
 func (b *builder) setList(rel *Relation, sc *scope, list []*pg_query.Node) ([]scalar.Expr, error) {
-	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "UPDATE", noSubquery: true}
+	return b.setListOver(rel, sc, tableRel(rel), list)
+}
+
+// setListOver is setList over input relation in (the table row, or the
+// existing and excluded rows of ON CONFLICT DO UPDATE).
+func (b *builder) setListOver(rel *Relation, sc *scope, in ir.Rel, list []*pg_query.Node) ([]scalar.Expr, error) {
+	ec := &ectx{b: b, sc: sc, rel: in, clause: "UPDATE", noSubquery: true}
 	set := make([]scalar.Expr, len(rel.Columns))
 	for _, n := range list {
 		rt := n.GetResTarget()
@@ -278,6 +372,10 @@ func (b *builder) setList(rel *Relation, sc *scope, list []*pg_query.Node) ([]sc
 		}
 		var e scalar.Expr
 		var err error
+		if rel.Columns[i].IdentityAlways && rt.Val.GetSetToDefault() == nil {
+			return nil, pgerr.New("428C9", "column %q can only be updated to DEFAULT", rt.Name).
+				WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", rt.Name)
+		}
 		if rt.Val.GetSetToDefault() != nil {
 			e, err = b.defaultValue(rel.Columns[i])
 		} else if e, err = ec.expr(rt.Val); err == nil {

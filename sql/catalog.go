@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/parse"
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -35,9 +37,22 @@ type Object struct {
 	// EmitOnWindowClose marks a materialized view whose windows emit once,
 	// when closed by the watermark.
 	EmitOnWindowClose bool `json:",omitempty"`
+	// Sequence defines a sequence (Kind relSequence).
+	Sequence *SequenceDef `json:",omitempty"`
+	// Comment is set by COMMENT ON.
+	Comment string `json:",omitempty"`
+
+	// Constraints are the table's UNIQUE, CHECK and FOREIGN KEY
+	// constraints (constraint.go).
+	Constraints []Constraint `json:",omitempty"`
 
 	// rel is the planner's view of the object, built once.
 	rel *planner.Relation
+	// checks are the planned CHECK expressions, by constraint index
+	// (nil for other kinds).
+	checks []scalar.Expr
+	// owned are the sequences a table being created owns.
+	owned []*Object
 }
 
 // ColumnDef is a column as declared.
@@ -46,6 +61,14 @@ type ColumnDef struct {
 	Type    types.T
 	NotNull bool   `json:",omitempty"`
 	Default string `json:",omitempty"` // SQL text of the DEFAULT expression
+	// Identity is 'a' (GENERATED ALWAYS) or 'd' (BY DEFAULT) for an
+	// identity column, whose values come from sequence Seq.
+	Identity byte `json:",omitempty"`
+	// Seq is the sequence whose nextval the column's default calls (serial
+	// and identity columns), 0 if none.
+	Seq uint64 `json:",omitempty"`
+	// Comment is set by COMMENT ON COLUMN.
+	Comment string `json:",omitempty"`
 }
 
 // Catalog holds the objects by ID and by qualified name. It is not safe for
@@ -56,6 +79,11 @@ type Catalog struct {
 	// version counts changes (add, remove), so that plans cached against
 	// the catalog can tell they are stale.
 	version uint64
+	// refs are the foreign keys by referenced table, as of refsVersion
+	// (see Engine.referencing).
+	refsMu      sync.Mutex
+	refs        map[uint64][]fkRef
+	refsVersion uint64
 }
 
 func newCatalog() *Catalog {
@@ -71,6 +99,9 @@ func (c *Catalog) add(o *Object) error {
 		return err
 	}
 	o.rel = rel
+	if err := o.planChecks(c); err != nil {
+		return err
+	}
 	c.byID[o.ID] = o
 	c.byName[qualified(o.Schema, o.Name)] = o
 	c.version++
@@ -99,6 +130,9 @@ func (c *Catalog) Relation(schema, name string) (*planner.Relation, error) {
 			name = schema + "." + name
 		}
 		return nil, pgerr.ErrUndefinedTable.New(name)
+	}
+	if o.Kind == relSequence {
+		return nil, pgerr.Unsupported("reading sequence \"%s\" as a relation", o.Name)
 	}
 	return o.rel, nil
 }
@@ -136,7 +170,8 @@ func (o *Object) relation() (*planner.Relation, error) {
 		Kind: o.Kind, PrimaryKey: o.PrimaryKey,
 	}
 	for _, c := range o.Columns {
-		col := planner.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		col := planner.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull,
+			Identity: c.Identity != 0, IdentityAlways: c.Identity == 'a'}
 		if c.Default != "" {
 			n, err := parseExpr(c.Default)
 			if err != nil {
@@ -193,6 +228,29 @@ func kindName(k planner.RelKind) string {
 		return "materialized view"
 	case planner.RelSource:
 		return "source"
+	case relSequence:
+		return "sequence"
 	}
 	return "table"
+}
+
+// planChecks plans the object's CHECK constraints over its rows.
+func (o *Object) planChecks(cat planner.Catalog) error {
+	o.checks = nil
+	for i, k := range o.Constraints {
+		if k.Kind != "check" {
+			continue
+		}
+		if o.checks == nil {
+			o.checks = make([]scalar.Expr, len(o.Constraints))
+		}
+		n, err := parseExpr(k.Check)
+		if err != nil {
+			return err
+		}
+		if o.checks[i], err = planner.PlanRowExpr(cat, o.rel, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }

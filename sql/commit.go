@@ -31,6 +31,38 @@ func (w *writeSet) add(table uint64, row types.Row, diff int64) {
 
 func (w *writeSet) empty() bool { return len(w.order) == 0 }
 
+// wsMark is a position in a write set (see mark).
+type wsMark map[uint64]int
+
+// mark returns the current length of every table's changes.
+func (w *writeSet) mark() wsMark {
+	m := make(wsMark, len(w.order))
+	for _, id := range w.order {
+		m[id] = len(w.changes[id])
+	}
+	return m
+}
+
+// since returns table's changes after mark m.
+func (w *writeSet) since(m wsMark, table uint64) []exec.Update {
+	return w.changes[table][m[table]:]
+}
+
+// rollbackTo drops the changes made after mark m.
+func (w *writeSet) rollbackTo(m wsMark) {
+	order := w.order[:0]
+	for _, id := range w.order {
+		n, ok := m[id]
+		if !ok {
+			delete(w.changes, id)
+			continue
+		}
+		w.changes[id] = w.changes[id][:n]
+		order = append(order, id)
+	}
+	w.order = order
+}
+
 // pending returns the transaction's own changes to table (for reads inside
 // the transaction).
 func (w *writeSet) pending(table uint64) []exec.Update {

@@ -21,10 +21,12 @@ func (p *Portal) execCreateTable(cs *pg.CreateStmt) error {
 	if err != nil {
 		return err
 	}
-	return p.st.s.e.createObject(obj, cs.IfNotExists)
+	return p.st.s.e.createObjects(append([]*Object{obj}, obj.owned...), cs.IfNotExists)
 }
 
-// tableObject builds a table's catalog entry from its definition.
+// tableObject builds a table's catalog entry from its definition; the
+// sequences of its serial and identity columns are in obj.owned, named
+// and linked when it is created (linkOwned).
 func tableObject(cs *pg.CreateStmt) (*Object, error) {
 	if len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
 		return nil, pgerr.Unsupported("CREATE TABLE with inheritance, partitioning or OF type")
@@ -32,11 +34,13 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 	obj := &Object{Kind: planner.RelTable, Schema: schemaOf(cs.Relation), Name: cs.Relation.Relname}
 	var pkNames []string
 	pkDecls := 0
+	var cons []*pg.Constraint
+	var consCol []string
 	for _, elt := range cs.TableElts {
 		switch {
 		case elt.GetColumnDef() != nil:
 			cd := elt.GetColumnDef()
-			col, pk, err := columnDef(cd)
+			col, pk, seq, err := columnDef(cd)
 			if err != nil {
 				return nil, err
 			}
@@ -49,16 +53,28 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 				pkNames = append(pkNames, col.Name)
 				pkDecls++
 			}
+			if seq != nil {
+				obj.owned = append(obj.owned, seq)
+			}
 			obj.Columns = append(obj.Columns, col)
+			for _, cn := range cd.Constraints {
+				if c := cn.GetConstraint(); isTableConstraint(c.Contype) {
+					cons, consCol = append(cons, c), append(consCol, col.Name)
+				}
+			}
 		case elt.GetConstraint() != nil:
 			c := elt.GetConstraint()
-			if c.Contype != pg.ConstrType_CONSTR_PRIMARY {
+			if c.Contype == pg.ConstrType_CONSTR_PRIMARY {
+				for _, k := range c.Keys {
+					pkNames = append(pkNames, k.GetString_().Sval)
+				}
+				pkDecls++
+				continue
+			}
+			if !isTableConstraint(c.Contype) {
 				return nil, pgerr.Unsupported("table constraint %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
 			}
-			for _, k := range c.Keys {
-				pkNames = append(pkNames, k.GetString_().Sval)
-			}
-			pkDecls++
+			cons, consCol = append(cons, c), append(consCol, "")
 		default:
 			return nil, pgerr.Unsupported("table element %s", stmtKind(elt))
 		}
@@ -74,16 +90,45 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 		obj.PrimaryKey = append(obj.PrimaryKey, i)
 		obj.Columns[i].NotNull = true
 	}
+	for i, c := range cons {
+		if err := obj.addConstraint(c, consCol[i]); err != nil {
+			return nil, err
+		}
+	}
 	return obj, nil
 }
 
-// columnDef converts one column definition; pk reports an inline PRIMARY KEY.
-func columnDef(cd *pg.ColumnDef) (col ColumnDef, pk bool, err error) {
-	t, err := typeFromName(cd.TypeName)
+// isTableConstraint reports whether a constraint kind is kept as a named
+// constraint of the table (not a column property).
+func isTableConstraint(k pg.ConstrType) bool {
+	switch k {
+	case pg.ConstrType_CONSTR_UNIQUE, pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN:
+		return true
+	}
+	return false
+}
+
+// columnDef converts one column definition; pk reports an inline PRIMARY
+// KEY, seq the sequence a serial or identity column owns.
+func columnDef(cd *pg.ColumnDef) (col ColumnDef, pk bool, seq *Object, err error) {
+	serial := serialType(cd.TypeName)
+	var t types.T
+	if serial != "" {
+		t, err = types.TypeByName(serial, nil)
+	} else {
+		t, err = typeFromName(cd.TypeName)
+	}
 	if err != nil {
-		return col, false, err
+		return col, false, nil, err
 	}
 	col = ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+	if serial != "" {
+		col.NotNull = true
+		seq = &Object{Kind: relSequence, Sequence: &SequenceDef{Type: serial, Increment: 1, OwnedCol: cd.Colname}}
+		if err := seq.Sequence.fill(nil, nil, nil); err != nil {
+			return col, false, nil, err
+		}
+	}
 	for _, cn := range cd.Constraints {
 		c := cn.GetConstraint()
 		switch c.Contype {
@@ -93,14 +138,67 @@ func columnDef(cd *pg.ColumnDef) (col ColumnDef, pk bool, err error) {
 		case pg.ConstrType_CONSTR_PRIMARY:
 			pk = true
 		case pg.ConstrType_CONSTR_DEFAULT:
-			if col.Default, err = parse.DeparseExpr(c.RawExpr); err != nil {
-				return col, false, err
+			if serial != "" {
+				return col, false, nil, pgerr.New(pgerr.CodeSyntax, "multiple default values specified for column \"%s\" of table", cd.Colname)
 			}
+			if col.Default, err = parse.DeparseExpr(c.RawExpr); err != nil {
+				return col, false, nil, err
+			}
+		case pg.ConstrType_CONSTR_IDENTITY:
+			if seq, err = identitySequence(&col, c); err != nil {
+				return col, false, nil, err
+			}
+		case pg.ConstrType_CONSTR_UNIQUE, pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN:
+			// table constraints, collected by tableObject
 		default:
-			return col, false, pgerr.Unsupported("column constraint %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
+			return col, false, nil, pgerr.Unsupported("column constraint %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
 		}
 	}
-	return col, pk, nil
+	if col.Identity != 0 && col.Default != "" {
+		return col, false, nil, pgerr.New(pgerr.CodeSyntax, "both default and identity specified for column \"%s\" of table", cd.Colname)
+	}
+	return col, pk, seq, nil
+}
+
+// serialType returns the integer type of a serial pseudo-type, or "".
+func serialType(tn *pg.TypeName) string {
+	if len(tn.Names) != 1 || len(tn.ArrayBounds) > 0 {
+		return ""
+	}
+	switch tn.Names[0].GetString_().Sval {
+	case "serial", "serial4":
+		return "integer"
+	case "bigserial", "serial8":
+		return "bigint"
+	case "smallserial", "serial2":
+		return "smallint"
+	}
+	return ""
+}
+
+// identitySequence makes col an identity column and returns its sequence.
+func identitySequence(col *ColumnDef, c *pg.Constraint) (*Object, error) {
+	if col.Identity != 0 {
+		return nil, pgerr.New(pgerr.CodeSyntax, "multiple identity specifications for column \"%s\" of table", col.Name)
+	}
+	var typ string
+	switch col.Type.OID() {
+	case types.Int2.OID():
+		typ = "smallint"
+	case types.Int4.OID():
+		typ = "integer"
+	case types.Int8.OID():
+		typ = "bigint"
+	default:
+		return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "identity column type must be smallint, integer, or bigint")
+	}
+	def, err := sequenceDef(c.Options, typ)
+	if err != nil {
+		return nil, err
+	}
+	def.OwnedCol, def.Identity = col.Name, true
+	col.Identity, col.NotNull = c.GeneratedWhen[0], true
+	return &Object{Kind: relSequence, Sequence: def}, nil
 }
 
 // typeFromName resolves a parsed type name with its modifiers.
@@ -138,30 +236,102 @@ func schemaOf(rv *pg.RangeVar) string {
 
 // createObject adds a table or view to the catalog durably.
 func (e *Engine) createObject(obj *Object, ifNotExists bool) error {
+	return e.createObjects([]*Object{obj}, ifNotExists)
+}
+
+// createObjects adds objects to the catalog durably in one batch: a table
+// with the sequences its serial and identity columns own, or a sequence.
+// IF NOT EXISTS applies to the first object; the others (owned sequences,
+// whose names are chosen free) follow it.
+func (e *Engine) createObjects(objs []*Object, ifNotExists bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if exists, err := e.nameTaken(obj, ifNotExists); exists || err != nil {
+	if exists, err := e.nameTaken(objs[0], ifNotExists); exists || err != nil {
 		return err
 	}
 	b := e.db.NewBatch()
 	defer b.Close()
-	obj.ID = e.allocID(b)
-	if err := e.cat.add(obj); err != nil {
+	prevID := e.nextID
+	var added []*Object
+	undo := func() {
+		for _, o := range added {
+			e.cat.remove(o)
+		}
+		e.nextID = prevID
+	}
+	for _, obj := range objs {
+		obj.ID = e.allocID(b)
+	}
+	if err := e.linkOwned(objs); err != nil {
+		e.nextID = prevID
 		return err
 	}
-	if err := e.persistObject(obj, b); err != nil {
-		e.cat.remove(obj)
-		return err
+	for _, obj := range objs {
+		if err := e.cat.add(obj); err != nil {
+			undo()
+			return err
+		}
+		added = append(added, obj)
+		if err := e.persistObject(obj, b); err != nil {
+			undo()
+			return err
+		}
+		if obj.Kind == relSequence {
+			b.Set(seqKey(obj.ID), encodeSeqValue(obj.Sequence.Start, false))
+		}
 	}
 	if err := e.db.Commit(b); err != nil {
-		e.cat.remove(obj)
+		undo()
 		return err
 	}
-	if obj.Kind == planner.RelTable {
-		e.colls[obj.ID] = storage.NewCollection(obj.ID, obj.PrimaryKey)
+	for _, obj := range objs {
+		switch obj.Kind {
+		case planner.RelTable:
+			e.colls[obj.ID] = storage.NewCollection(obj.ID, obj.PrimaryKey)
+		case relSequence:
+			if err := e.registerSequence(obj); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
+
+// linkOwned prepares a new table (objs[0]) and the sequences it owns
+// (objs[1:]): each sequence gets a free name (table_column_seq, then with
+// a number appended) and the owning column its default, and the table's
+// foreign keys are resolved. The caller holds e.mu.
+func (e *Engine) linkOwned(objs []*Object) error {
+	t := objs[0]
+	if t.Kind != planner.RelTable {
+		return nil
+	}
+	if err := e.resolveForeignKeys(t); err != nil {
+		return err
+	}
+	taken := func(name string) bool {
+		for _, o := range objs {
+			if o.Name == name && o.Kind == relSequence {
+				return true
+			}
+		}
+		return e.cat.lookup(t.Schema, name) != nil || name == t.Name
+	}
+	for _, seq := range objs[1:] {
+		base := t.Name + "_" + seq.Sequence.OwnedCol + "_seq"
+		name := base
+		for n := 1; taken(name); n++ {
+			name = base + itoa(n)
+		}
+		seq.Schema, seq.Name, seq.Sequence.OwnedBy = t.Schema, name, t.ID
+		i := columnIndex(t.Columns, seq.Sequence.OwnedCol)
+		t.Columns[i].Seq = seq.ID
+		t.Columns[i].Default = "nextval(" + quoteLiteral(name) + ")"
+	}
+	return nil
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // nameTaken reports whether obj's name is in use: an error (42P07), or
 // true with no error under IF NOT EXISTS.

@@ -68,7 +68,11 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 	ectx := s.evalCtx()
 	var changed []types.Row
 	var tag string
+	mark := ws.mark()
 	switch {
+	case d.ins != nil && d.ins.OnConflict != nil:
+		changed, err = s.e.upsertRows(d.ins, ectx, ws)
+		tag = fmt.Sprintf("INSERT 0 %d", len(changed))
 	case d.ins != nil:
 		changed, err = s.e.insertRows(d.ins, ectx, ws, s.tx == txIdle)
 		tag = fmt.Sprintf("INSERT 0 %d", len(changed))
@@ -79,7 +83,11 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 		changed, err = s.e.deleteRows(d.del, ectx, ws)
 		tag = fmt.Sprintf("DELETE %d", len(changed))
 	}
+	if err == nil {
+		err = s.e.checkStatement(ws, mark, ectx, d.del != nil)
+	}
 	if err != nil {
+		ws.rollbackTo(mark)
 		return err
 	}
 	if s.tx == txIdle {

@@ -50,6 +50,10 @@ type Engine struct {
 	committer committer
 	// ck is the checkpoint state (see checkpoint.go).
 	ck checkpointer
+	// seqMu guards seqs, the sequences' values by qualified name
+	// (sequence.go); DDL takes it after mu, nextval alone.
+	seqMu sync.Mutex
+	seqs  map[string]*seqState
 	// Version is reported by version() and server_version.
 	Version string
 }
@@ -109,6 +113,7 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.flushSequences()
 	e.closeCheckpointer()
 	e.committer.close()
 	return e.db.Close()
@@ -166,6 +171,12 @@ func (e *Engine) restore() error {
 			if err := e.registerSource(o); err != nil {
 				return fmt.Errorf("restoring source %s: %w", o.Name, err)
 			}
+		}
+		if o.Kind == relSequence {
+			if err := e.registerSequence(o); err != nil {
+				return fmt.Errorf("restoring sequence %s: %w", o.Name, err)
+			}
+			continue
 		}
 		if o.Kind == planner.RelView || o.Kind == planner.RelSource {
 			continue

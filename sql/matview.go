@@ -123,6 +123,8 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		kind, p.tag = planner.RelView, "DROP VIEW"
 	case pg.ObjectType_OBJECT_MATVIEW:
 		kind, p.tag = planner.RelMaterializedView, "DROP MATERIALIZED VIEW"
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		kind, p.tag = relSequence, "DROP SEQUENCE"
 	default:
 		return pgerr.Unsupported("DROP %s", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
 	}
@@ -163,11 +165,13 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 	}
 	victims := e.dropSet(obj)
 	sinks := e.sinksReading(victims)
-	if (len(victims) > 1 || len(sinks) > 0) && !cascade {
+	fixes, owned, depLines := e.dropSide(obj, victims)
+	if (len(victims) > 1 || len(sinks) > 0 || len(depLines) > 0) && !cascade {
 		var lines []string
 		for _, v := range victims[1:] {
 			lines = append(lines, fmt.Sprintf("%s %s depends on %s %s", kindName(v.Kind), v.Name, kindName(obj.Kind), obj.Name))
 		}
+		lines = append(lines, depLines...)
 		for _, s := range sinks {
 			lines = append(lines, fmt.Sprintf("sink %s depends on %s %s", s.def.Name, kindName(s.def.FromKind), s.def.FromName))
 		}
@@ -184,10 +188,19 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 	}
 	b := e.db.NewBatch()
 	defer b.Close()
+	victims = append(victims, owned...)
 	for _, v := range victims {
 		b.Delete(storage.CatalogKey(v.ID))
 		b.DeletePrefix(storage.RowPrefix(v.ID))
 		b.DeletePrefix(storage.StatePrefix(v.ID))
+		if v.Kind == relSequence {
+			b.Delete(seqKey(v.ID))
+		}
+	}
+	for _, f := range fixes {
+		if err := e.persistObject(f[1], b); err != nil {
+			return err
+		}
 	}
 	if err := e.db.Commit(b); err != nil {
 		return err
@@ -196,6 +209,12 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		e.cat.remove(v)
 		delete(e.colls, v.ID)
 		delete(e.views, v.ID)
+		if v.Kind == relSequence {
+			e.forgetSequence(v)
+		}
+	}
+	for _, f := range fixes {
+		e.cat.replace(f[0], f[1])
 	}
 	e.forgetSources(victims)
 	e.endSubscriptions(victims)

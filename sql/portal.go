@@ -147,6 +147,16 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execCloseCursor(n.GetClosePortalStmt())
 	case n.GetExplainStmt() != nil:
 		return p.execExplain(n.GetExplainStmt())
+	case n.GetTruncateStmt() != nil:
+		return p.execTruncate(n.GetTruncateStmt())
+	case n.GetCreateSeqStmt() != nil:
+		return p.execCreateSequence(n.GetCreateSeqStmt())
+	case n.GetCommentStmt() != nil:
+		return p.execComment(n.GetCommentStmt())
+	case n.GetAlterTableStmt() != nil:
+		return p.execAlterTable(n.GetAlterTableStmt())
+	case n.GetRenameStmt() != nil:
+		return p.execRename(n.GetRenameStmt())
 	case n.GetCopyStmt() != nil:
 		return pgerr.New(pgerr.CodeProtocolViolation, "COPY FROM STDIN must be run through the copy sub-protocol")
 	}

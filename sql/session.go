@@ -51,6 +51,12 @@ type Session struct {
 	cursors map[string]*subStream
 	// info is what session-information functions report, built once.
 	info *scalar.SessionInfo
+	// seqCurr and lastSeq are the values this session obtained from
+	// sequences (currval, lastval); restartSeqs are the sequences a
+	// TRUNCATE ... RESTART IDENTITY in the open block resets at COMMIT.
+	seqCurr     map[uint64]int64
+	lastSeq     *seqState
+	restartSeqs []uint64
 }
 
 // NewSession starts a session with the client's startup parameters.
@@ -132,7 +138,7 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 func (s *Session) evalCtx() *scalar.Ctx {
 	if s.info == nil {
 		s.info = &scalar.SessionInfo{User: s.settings.user, Database: s.settings.database, Version: s.e.Version,
-			Setting: s.settings.get}
+			Setting: s.settings.get, Sequences: sessionSeqs{s}}
 	}
 	return &scalar.Ctx{StmtTimestamp: types.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info}
 }

@@ -21,19 +21,22 @@ func (p *Portal) execTransaction(ts *pg.TransactionStmt) error {
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		p.tag = "COMMIT"
 		s.closeCursors() // cursors end with their transaction, as in PostgreSQL
-		ws, state := s.ws, s.tx
-		s.tx, s.ws = txIdle, nil
+		ws, state, seqs := s.ws, s.tx, s.restartSeqs
+		s.tx, s.ws, s.restartSeqs = txIdle, nil, nil
 		switch state {
 		case txFailed:
 			p.tag = "ROLLBACK"
 		case txBlock:
-			return s.e.commit(ws)
+			if err := s.e.commit(ws); err != nil {
+				return err
+			}
+			return s.e.restartSequences(seqs)
 		}
 		return nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
 		p.tag = "ROLLBACK"
 		s.closeCursors()
-		s.tx, s.ws = txIdle, nil
+		s.tx, s.ws, s.restartSeqs = txIdle, nil, nil
 		return nil
 	}
 	return pgerr.Unsupported("transaction statement %s", ts.Kind)

@@ -42,6 +42,18 @@ type SessionInfo struct {
 	User, Database, Version string
 	// Setting returns a configuration parameter's value (current_setting).
 	Setting func(name string) (string, bool)
+	// Sequences serves nextval, currval, setval and lastval (nil: none).
+	Sequences Sequences
+}
+
+// Sequences is the session's access to sequences (sequence_funcs.go).
+// Sequence names are given as text, as regclass input: possibly
+// schema-qualified, unquoted parts folded to lower case.
+type Sequences interface {
+	NextVal(name string) (int64, error)
+	CurrVal(name string) (int64, error)
+	SetVal(name string, v int64, isCalled bool) (int64, error)
+	LastVal() (int64, error)
 }
 
 // Col references column Idx of the input row.

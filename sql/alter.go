@@ -1,0 +1,770 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/parse"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/storage"
+)
+
+// ALTER TABLE, renames and COMMENT ON change a catalog entry in place.
+// A change is built on a copy of the object and checked against every
+// view that depends on it: each must plan to the same columns (plain
+// views) or the same dataflow (materialized views, whose stored state
+// belongs to their plan) under the changed catalog; otherwise the change
+// is refused (0A000, or 2BP01 for DROP COLUMN) naming the views. A change
+// of the rows' shape (ADD or DROP COLUMN) checkpoints first, so that no
+// input-log record holds rows of the old shape, and rewrites the rows in
+// the same batch as the new catalog entry.
+
+// clone copies an object deeply enough to change its columns and
+// constraints.
+func (o *Object) clone() *Object {
+	c := *o
+	c.Columns = append([]ColumnDef(nil), o.Columns...)
+	c.Constraints = append([]Constraint(nil), o.Constraints...)
+	c.PrimaryKey = append([]int(nil), o.PrimaryKey...)
+	if o.PrimaryKey == nil {
+		c.PrimaryKey = nil
+	}
+	c.rel, c.checks, c.owned = nil, nil, nil
+	return &c
+}
+
+// replace swaps an object's catalog entry for its changed copy.
+func (c *Catalog) replace(old, nu *Object) error {
+	c.remove(old)
+	if err := c.add(nu); err != nil {
+		_ = c.add(old)
+		return err
+	}
+	return nil
+}
+
+// execComment executes COMMENT ON TABLE | VIEW | MATERIALIZED VIEW |
+// SEQUENCE | COLUMN ... IS 'text' | NULL.
+func (p *Portal) execComment(cs *pg.CommentStmt) error {
+	p.tag = "COMMENT"
+	var names []string
+	if l := cs.Object.GetList(); l != nil {
+		names = stringList(l.Items)
+	}
+	col := ""
+	var kind planner.RelKind
+	switch cs.Objtype {
+	case pg.ObjectType_OBJECT_TABLE:
+		kind = planner.RelTable
+	case pg.ObjectType_OBJECT_VIEW:
+		kind = planner.RelView
+	case pg.ObjectType_OBJECT_MATVIEW:
+		kind = planner.RelMaterializedView
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		kind = relSequence
+	case pg.ObjectType_OBJECT_COLUMN:
+		if len(names) < 2 {
+			return pgerr.New(pgerr.CodeSyntax, "column name must be qualified")
+		}
+		kind, col, names = 255, names[len(names)-1], names[:len(names)-1]
+	default:
+		return pgerr.Unsupported("COMMENT ON %s", strings.TrimPrefix(cs.Objtype.String(), "OBJECT_"))
+	}
+	if len(names) == 0 {
+		return pgerr.New(pgerr.CodeSyntax, "COMMENT ON needs an object name")
+	}
+	schema, name := "", names[len(names)-1]
+	if len(names) > 1 {
+		schema = names[len(names)-2]
+	}
+	e := p.st.s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	obj := e.cat.lookup(schema, name)
+	if obj == nil {
+		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", name)
+	}
+	if kind != 255 && obj.Kind != kind {
+		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a %s", name, kindName(kind))
+	}
+	nu := obj.clone()
+	if col == "" {
+		nu.Comment = cs.Comment
+	} else {
+		i := columnIndex(nu.Columns, col)
+		if i < 0 {
+			return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, name)
+		}
+		nu.Columns[i].Comment = cs.Comment
+	}
+	return e.commitAltered(obj, nu, nil)
+}
+
+// commitAltered makes an object's changed copy durable and current. The
+// caller holds e.mu. rows, when not nil, maps each stored row to its new
+// shape (the collection is rewritten in the same batch).
+func (e *Engine) commitAltered(old, nu *Object, rows func(types.Row) (types.Row, error)) error {
+	var c *storage.Collection
+	b := e.db.NewBatch()
+	defer b.Close()
+	if rows != nil {
+		if err := e.checkpointLocked(); err != nil {
+			return err
+		}
+		var err error
+		if c, err = e.rewriteRows(old, nu, rows, b); err != nil {
+			return err
+		}
+	}
+	if err := e.persistObject(nu, b); err != nil {
+		return err
+	}
+	if err := e.cat.replace(old, nu); err != nil {
+		if c != nil {
+			c.Rollback()
+		}
+		return err
+	}
+	if err := e.db.Commit(b); err != nil {
+		_ = e.cat.replace(nu, old)
+		if c != nil {
+			c.Rollback()
+		}
+		return err
+	}
+	if c != nil {
+		c.Commit()
+		e.colls[nu.ID] = c
+	}
+	if mv := e.views[nu.ID]; mv != nil {
+		mv.obj = nu
+	}
+	return nil
+}
+
+// rewriteRows builds the collection of nu's rows from old's, logging the
+// deletion of the old rows and the new rows to b.
+func (e *Engine) rewriteRows(old, nu *Object, conv func(types.Row) (types.Row, error), b *storage.Batch) (*storage.Collection, error) {
+	src := e.colls[old.ID]
+	var rows []types.Row
+	var counts []int64
+	var err error
+	if src != nil {
+		src.Scan(func(r types.Row, n int64) bool {
+			var nr types.Row
+			if nr, err = conv(r); err != nil {
+				return false
+			}
+			rows, counts = append(rows, nr), append(counts, n)
+			return true
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.DeletePrefix(storage.RowPrefix(old.ID))
+	c := storage.NewCollection(nu.ID, nu.PrimaryKey)
+	c.Begin()
+	for i, r := range rows {
+		if err := c.Apply(r, counts[i], b); err != nil {
+			c.Rollback()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// execAlterTable executes ALTER TABLE (and ALTER VIEW / MATERIALIZED
+// VIEW forms the parser maps to it, which only support renames).
+func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
+	p.tag = "ALTER TABLE"
+	e := p.st.s.e
+	ectx := p.st.s.evalCtx()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	obj := e.cat.lookup(as.Relation.Schemaname, as.Relation.Relname)
+	if obj == nil {
+		if as.MissingOk {
+			return nil
+		}
+		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", as.Relation.Relname)
+	}
+	if obj.Kind != planner.RelTable {
+		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a table", obj.Name)
+	}
+	if isSystemRelation(obj.ID) {
+		return pgerr.New("42501", "permission denied: \"%s\" is a system relation", obj.Name)
+	}
+	a := &alteration{e: e, old: obj, nu: obj.clone(), ctx: ectx}
+	for _, n := range as.Cmds {
+		if err := a.apply(n.GetAlterTableCmd()); err != nil {
+			return err
+		}
+	}
+	if err := a.checkDependents(); err != nil {
+		return err
+	}
+	if err := a.validateRows(); err != nil {
+		return err
+	}
+	var conv func(types.Row) (types.Row, error)
+	if a.reshape {
+		i := 0
+		conv = func(types.Row) (types.Row, error) { i++; return a.rows[i-1], nil }
+	}
+	return e.commitAltered(obj, a.nu, conv)
+}
+
+// alteration is an ALTER TABLE in progress: the changed copy, how old
+// rows map to new ones (source column per new column, -1 for a new
+// column computed from its default), and what the existing rows must
+// satisfy.
+type alteration struct {
+	e       *Engine
+	old, nu *Object
+	ctx     *scalar.Ctx
+	// srcCol maps each column of nu to its column in old (-1: added).
+	srcCol  []int
+	reshape bool
+	// dropped names the dropped columns (for the dependency error).
+	dropped []string
+	// notNull and checks must hold for the existing rows.
+	validate bool
+	// rows and counts are the existing rows in the new shape (converted
+	// once: a volatile default is evaluated once per row).
+	rows   []types.Row
+	counts []int64
+}
+
+func (a *alteration) cols() []int {
+	if a.srcCol == nil && !a.reshape {
+		for i := range a.old.Columns {
+			a.srcCol = append(a.srcCol, i)
+		}
+	}
+	return a.srcCol
+}
+
+// apply applies one ALTER TABLE command to the copy.
+func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
+	nu := a.nu
+	a.cols()
+	switch cmd.Subtype {
+	case pg.AlterTableType_AT_AddColumn:
+		cd := cmd.Def.GetColumnDef()
+		if columnIndex(nu.Columns, cd.Colname) >= 0 {
+			if cmd.MissingOk {
+				return nil
+			}
+			return pgerr.New(pgerr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, nu.Name)
+		}
+		col, pk, seq, err := columnDef(cd)
+		if err != nil {
+			return err
+		}
+		if pk {
+			return pgerr.Unsupported("ADD COLUMN ... PRIMARY KEY")
+		}
+		if seq != nil {
+			return pgerr.Unsupported("ADD COLUMN with a serial or identity column")
+		}
+		nu.Columns = append(nu.Columns, col)
+		a.srcCol = append(a.srcCol, -1)
+		a.reshape, a.validate = true, true
+		for _, cn := range cd.Constraints {
+			if c := cn.GetConstraint(); isTableConstraint(c.Contype) {
+				if err := nu.addConstraint(c, col.Name); err != nil {
+					return err
+				}
+			}
+		}
+		return a.e.resolveForeignKeys(nu)
+	case pg.AlterTableType_AT_DropColumn:
+		return a.dropColumn(cmd)
+	case pg.AlterTableType_AT_ColumnDefault:
+		i, err := a.column(cmd.Name)
+		if err != nil {
+			return err
+		}
+		nu.Columns[i].Default, nu.Columns[i].Seq = "", 0
+		if cmd.Def != nil {
+			if nu.Columns[i].Identity != 0 {
+				return pgerr.New(pgerr.CodeSyntax, "column \"%s\" of relation \"%s\" is an identity column", cmd.Name, nu.Name).
+					WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
+			}
+			text, err := deparseDefault(cmd.Def)
+			if err != nil {
+				return err
+			}
+			nu.Columns[i].Default = text
+		}
+		return nil
+	case pg.AlterTableType_AT_SetNotNull:
+		i, err := a.column(cmd.Name)
+		if err != nil {
+			return err
+		}
+		nu.Columns[i].NotNull, a.validate = true, true
+		return nil
+	case pg.AlterTableType_AT_DropNotNull:
+		i, err := a.column(cmd.Name)
+		if err != nil {
+			return err
+		}
+		if inKey(nu.PrimaryKey, i) {
+			return pgerr.New("42P16", "column \"%s\" is in a primary key", cmd.Name)
+		}
+		if nu.Columns[i].Identity != 0 {
+			return pgerr.New("42P16", "column \"%s\" of relation \"%s\" is an identity column", cmd.Name, nu.Name)
+		}
+		nu.Columns[i].NotNull = false
+		return nil
+	case pg.AlterTableType_AT_AddConstraint:
+		c := cmd.Def.GetConstraint()
+		if !isTableConstraint(c.Contype) {
+			return pgerr.Unsupported("ALTER TABLE ADD %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
+		}
+		if err := nu.addConstraint(c, ""); err != nil {
+			return err
+		}
+		a.validate = true
+		return a.e.resolveForeignKeys(nu)
+	case pg.AlterTableType_AT_DropConstraint:
+		for i, k := range nu.Constraints {
+			if k.Name == cmd.Name {
+				if k.Kind == "unique" && len(a.e.referencingKey(nu.ID, k.Cols)) > 0 {
+					return pgerr.New(pgerr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", k.Name, nu.Name)
+				}
+				nu.Constraints = append(nu.Constraints[:i:i], nu.Constraints[i+1:]...)
+				return nil
+			}
+		}
+		if cmd.MissingOk {
+			return nil
+		}
+		return pgerr.New(pgerr.CodeUndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", cmd.Name, nu.Name)
+	}
+	return pgerr.Unsupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
+}
+
+// deparseDefault renders a DEFAULT expression as SQL text.
+func deparseDefault(n *pg.Node) (string, error) { return parse.DeparseExpr(n) }
+
+// column finds a column of the copy: 42703 when missing.
+func (a *alteration) column(name string) (int, error) {
+	i := columnIndex(a.nu.Columns, name)
+	if i < 0 {
+		return -1, pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, a.nu.Name)
+	}
+	return i, nil
+}
+
+// dropColumn removes a column from the copy, with the constraints that
+// use it; a column of the primary key or one another table's foreign key
+// references is refused.
+func (a *alteration) dropColumn(cmd *pg.AlterTableCmd) error {
+	nu := a.nu
+	i := columnIndex(nu.Columns, cmd.Name)
+	if i < 0 {
+		if cmd.MissingOk {
+			return nil
+		}
+		return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, nu.Name)
+	}
+	if len(nu.Columns) == 1 {
+		return pgerr.Unsupported("dropping the last column of a table")
+	}
+	if inKey(nu.PrimaryKey, i) {
+		return pgerr.Unsupported("dropping a primary key column")
+	}
+	for _, ref := range a.e.referencing(nu.ID) {
+		if ref.child.ID != nu.ID && inKey(ref.k.RefCols, i) {
+			return pgerr.New(pgerr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", cmd.Name, nu.Name).
+				WithDetail("constraint %s on table %s depends on column %s of table %s", ref.k.Name, ref.child.Name, cmd.Name, nu.Name)
+		}
+	}
+	if nu.Columns[i].Seq != 0 {
+		a.dropOwnedSeq(nu.Columns[i].Seq)
+	}
+	nu.Columns = append(nu.Columns[:i:i], nu.Columns[i+1:]...)
+	a.srcCol = append(a.srcCol[:i:i], a.srcCol[i+1:]...)
+	shift := func(cols []int) ([]int, bool) {
+		var out []int
+		for _, c := range cols {
+			switch {
+			case c == i:
+				return nil, false
+			case c > i:
+				out = append(out, c-1)
+			default:
+				out = append(out, c)
+			}
+		}
+		return out, true
+	}
+	nu.PrimaryKey, _ = shift(nu.PrimaryKey)
+	var kept []Constraint
+	for _, k := range nu.Constraints {
+		ok := true
+		if k.Kind == "check" {
+			n, err := parseExpr(k.Check)
+			ok = err == nil
+			for _, r := range columnRefs(n) {
+				ok = ok && r != cmd.Name
+			}
+		} else {
+			k.Cols, ok = shift(k.Cols)
+		}
+		if k.RefTable == nu.ID && ok {
+			k.RefCols, ok = shift(k.RefCols)
+		}
+		if ok {
+			kept = append(kept, k)
+		}
+	}
+	nu.Constraints = kept
+	a.reshape = true
+	a.dropped = append(a.dropped, cmd.Name)
+	return nil
+}
+
+// dropOwnedSeq notes an owned sequence to drop with its column (not yet
+// supported: the sequence stays, unowned).
+func (a *alteration) dropOwnedSeq(uint64) {}
+
+// referencingKey returns the foreign keys of other tables referencing
+// exactly cols of table id. The caller holds e.mu.
+func (e *Engine) referencingKey(id uint64, cols []int) []fkRef {
+	var out []fkRef
+	for _, r := range e.referencing(id) {
+		if sameSet(r.k.RefCols, cols) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// convert maps an old row to the new shape, computing added columns from
+// their defaults.
+func (a *alteration) convert(r types.Row) (types.Row, error) {
+	out := make(types.Row, len(a.nu.Columns))
+	for i, src := range a.srcCol {
+		if src >= 0 {
+			out[i] = r[src]
+			continue
+		}
+		v, err := a.defaultOf(i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// defaultOf evaluates the default of new column i (per row: a volatile
+// default gives each row its own value, as in PostgreSQL).
+func (a *alteration) defaultOf(i int) (types.Datum, error) {
+	if a.nu.rel == nil {
+		rel, err := a.nu.relation()
+		if err != nil {
+			return types.Null, err
+		}
+		a.nu.rel = rel
+	}
+	col := a.nu.rel.Columns[i]
+	if col.Default == nil {
+		return types.Null, nil
+	}
+	x, err := planner.PlanScalar(a.e.cat, col.Default, col.Type)
+	if err != nil {
+		return types.Null, err
+	}
+	return evalClosed(x, a.ctx)
+}
+
+// validateRows checks the existing rows against the changed table's NOT
+// NULL, CHECK, UNIQUE and FOREIGN KEY constraints (after conversion).
+func (a *alteration) validateRows() error {
+	if !a.validate && !a.reshape {
+		return nil
+	}
+	if src := a.e.colls[a.old.ID]; src != nil {
+		var err error
+		src.Scan(func(r types.Row, n int64) bool {
+			var nr types.Row
+			if nr, err = a.convert(r); err != nil {
+				return false
+			}
+			a.rows, a.counts = append(a.rows, nr), append(a.counts, n)
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if !a.validate {
+		return nil
+	}
+	if a.nu.rel == nil {
+		rel, err := a.nu.relation()
+		if err != nil {
+			return err
+		}
+		a.nu.rel = rel
+		if err := a.nu.planChecks(a.e.cat); err != nil {
+			return err
+		}
+	}
+	return a.e.validateExisting(a.nu, a.rows, a.counts, a.ctx)
+}
+
+// checkDependents refuses the change when a dependent view would plan
+// differently under the changed catalog.
+func (a *alteration) checkDependents() error {
+	e := a.e
+	deps := e.dropSet(a.old)[1:]
+	if len(deps) == 0 {
+		return nil
+	}
+	rel, err := a.nu.relation()
+	if err != nil {
+		return err
+	}
+	a.nu.rel = rel
+	if err := a.nu.planChecks(e.cat); err != nil {
+		return err
+	}
+	shadow := e.cat.shadow(a.old, a.nu)
+	for _, d := range deps {
+		if same, err := e.plansSame(d, shadow); err == nil && same {
+			continue
+		}
+		if len(a.dropped) > 0 {
+			return pgerr.New(pgerr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", a.dropped[0], a.nu.Name).
+				WithDetail("%s %s depends on column %s of table %s", kindName(d.Kind), d.Name, a.dropped[0], a.nu.Name).
+				WithHint("Drop the dependent objects first.")
+		}
+		return pgerr.New(pgerr.CodeFeatureNotSupported, "cannot alter table %s because %s %s depends on it", a.nu.Name, kindName(d.Kind), d.Name).
+			WithDetail("The change would alter the definition of %s %s.", kindName(d.Kind), d.Name).
+			WithHint("Drop the dependent views first, then recreate them.")
+	}
+	return nil
+}
+
+// shadow returns a copy of the catalog with old replaced by nu (sharing
+// every other object).
+func (c *Catalog) shadow(old, nu *Object) *Catalog {
+	s := newCatalog()
+	for id, o := range c.byID {
+		s.byID[id] = o
+	}
+	for name, o := range c.byName {
+		s.byName[name] = o
+	}
+	delete(s.byName, qualified(old.Schema, old.Name))
+	s.byID[nu.ID], s.byName[qualified(nu.Schema, nu.Name)] = nu, nu
+	return s
+}
+
+// plansSame reports whether dependent view d plans the same under shadow
+// as under the current catalog: the same columns for a plain view, the
+// same dataflow for a materialized view.
+func (e *Engine) plansSame(d *Object, shadow *Catalog) (bool, error) {
+	before, err := e.planText(d, e.cat)
+	if err != nil {
+		return false, err
+	}
+	after, err := e.planText(d, shadow)
+	if err != nil {
+		return false, err
+	}
+	return before == after, nil
+}
+
+// planText prints what d's definition plans to under cat.
+func (e *Engine) planText(d *Object, cat *Catalog) (string, error) {
+	n, err := parseOne(d.SQL)
+	if err != nil {
+		return "", err
+	}
+	q, err := planner.PlanQuery(cat, n, planner.Options{MaterializedView: d.Kind == planner.RelMaterializedView})
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	for _, c := range q.Columns {
+		fmt.Fprintf(&sb, "%s %s\n", c.Name, c.Type)
+	}
+	if d.Kind == planner.RelMaterializedView {
+		plan, _, err := compile(viewRel(q))
+		if err != nil {
+			return "", err
+		}
+		sb.WriteString(plan.String())
+	}
+	return sb.String(), nil
+}
+
+// execRename executes ALTER TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE
+// ... RENAME TO, RENAME COLUMN and RENAME CONSTRAINT.
+func (p *Portal) execRename(rs *pg.RenameStmt) error {
+	e := p.st.s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch rs.RenameType {
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW, pg.ObjectType_OBJECT_SEQUENCE:
+		p.tag = map[pg.ObjectType]string{pg.ObjectType_OBJECT_TABLE: "ALTER TABLE", pg.ObjectType_OBJECT_VIEW: "ALTER VIEW",
+			pg.ObjectType_OBJECT_MATVIEW: "ALTER MATERIALIZED VIEW", pg.ObjectType_OBJECT_SEQUENCE: "ALTER SEQUENCE"}[rs.RenameType]
+	case pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT:
+		p.tag = "ALTER TABLE"
+	default:
+		return pgerr.Unsupported("ALTER %s RENAME", strings.TrimPrefix(rs.RenameType.String(), "OBJECT_"))
+	}
+	obj := e.cat.lookup(rs.Relation.Schemaname, rs.Relation.Relname)
+	if obj == nil {
+		if rs.MissingOk {
+			return nil
+		}
+		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", rs.Relation.Relname)
+	}
+	if isSystemRelation(obj.ID) {
+		return pgerr.New("42501", "permission denied: \"%s\" is a system relation", obj.Name)
+	}
+	nu := obj.clone()
+	a := &alteration{e: e, old: obj, nu: nu}
+	switch rs.RenameType {
+	case pg.ObjectType_OBJECT_COLUMN:
+		if obj.Kind != planner.RelTable {
+			return pgerr.Unsupported("renaming a column of a %s", kindName(obj.Kind))
+		}
+		i, err := a.column(rs.Subname)
+		if err != nil {
+			return err
+		}
+		if columnIndex(nu.Columns, rs.Newname) >= 0 {
+			return pgerr.New(pgerr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, nu.Name)
+		}
+		nu.Columns[i].Name = rs.Newname
+		if err := renameInChecks(nu, rs.Subname, rs.Newname); err != nil {
+			return err
+		}
+	case pg.ObjectType_OBJECT_TABCONSTRAINT:
+		found := false
+		for i := range nu.Constraints {
+			if nu.Constraints[i].Name == rs.Subname {
+				nu.Constraints[i].Name, found = rs.Newname, true
+			}
+		}
+		if !found {
+			return pgerr.New(pgerr.CodeUndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rs.Subname, nu.Name)
+		}
+	default:
+		if e.cat.lookup(nu.Schema, rs.Newname) != nil {
+			return pgerr.New(pgerr.CodeDuplicateTable, "relation \"%s\" already exists", rs.Newname)
+		}
+		if want := renameKind(rs.RenameType); want != obj.Kind && !(want == planner.RelTable && obj.Kind != relSequence) {
+			return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a %s", obj.Name, kindName(want))
+		}
+		nu.Name = rs.Newname
+		if obj.Kind == relSequence {
+			return pgerr.Unsupported("renaming a sequence")
+		}
+	}
+	if err := a.checkDependents(); err != nil {
+		return err
+	}
+	return e.commitAltered(obj, nu, nil)
+}
+
+func renameKind(t pg.ObjectType) planner.RelKind {
+	switch t {
+	case pg.ObjectType_OBJECT_VIEW:
+		return planner.RelView
+	case pg.ObjectType_OBJECT_MATVIEW:
+		return planner.RelMaterializedView
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		return relSequence
+	}
+	return planner.RelTable
+}
+
+// renameInChecks refuses to rename a column that a CHECK constraint
+// reads (its stored text names the column).
+func renameInChecks(o *Object, from, to string) error {
+	for _, k := range o.Constraints {
+		if k.Kind != "check" {
+			continue
+		}
+		n, err := parseExpr(k.Check)
+		if err != nil {
+			return err
+		}
+		for _, r := range columnRefs(n) {
+			if r == from {
+				return pgerr.Unsupported("renaming column %s, which check constraint %s uses", from, k.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// dropSide finds what dropping victims (obj and its dependent views)
+// implies beyond them: the sequences the dropped tables own (dropped
+// too), and the dependencies that CASCADE removes from surviving objects
+// (foreign keys referencing a dropped table, column defaults calling a
+// dropped sequence), as changed copies (fixes: old, new) with the lines
+// that RESTRICT's error lists. The caller holds e.mu.
+func (e *Engine) dropSide(obj *Object, victims []*Object) (fixes [][2]*Object, owned []*Object, lines []string) {
+	dropped := map[uint64]bool{}
+	for _, v := range victims {
+		dropped[v.ID] = true
+	}
+	copies := map[uint64]*Object{}
+	copyOf := func(o *Object) *Object {
+		if c := copies[o.ID]; c != nil {
+			return c
+		}
+		c := o.clone()
+		copies[o.ID] = c
+		fixes = append(fixes, [2]*Object{o, c})
+		return c
+	}
+	for _, o := range e.cat.objects() {
+		if dropped[o.ID] {
+			continue
+		}
+		if o.Kind == relSequence && dropped[o.Sequence.OwnedBy] {
+			owned = append(owned, o)
+			continue
+		}
+		for _, k := range o.Constraints {
+			if k.Kind == "foreign" && dropped[k.RefTable] && k.RefTable != o.ID {
+				lines = append(lines, fmt.Sprintf("constraint %s on table %s depends on table %s", k.Name, o.Name, e.cat.byID[k.RefTable].Name))
+				c := copyOf(o)
+				for i, x := range c.Constraints {
+					if x.Name == k.Name {
+						c.Constraints = append(c.Constraints[:i:i], c.Constraints[i+1:]...)
+						break
+					}
+				}
+			}
+		}
+		if obj.Kind != relSequence {
+			continue
+		}
+		for i, col := range o.Columns {
+			if col.Seq == obj.ID || strings.Contains(col.Default, "nextval("+quoteLiteral(obj.Name)+")") {
+				lines = append(lines, fmt.Sprintf("default value for column %s of table %s depends on sequence %s", col.Name, o.Name, obj.Name))
+				c := copyOf(o)
+				c.Columns[i].Default, c.Columns[i].Seq, c.Columns[i].Identity = "", 0, 0
+			}
+		}
+	}
+	return fixes, owned, lines
+}

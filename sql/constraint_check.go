@@ -1,0 +1,371 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Constraint enforcement at the end of a statement, as PostgreSQL checks
+// non-deferred constraints: over the statement's changes (ws since a mark)
+// against the rows the transaction sees (committed contents plus ws).
+// CHECK costs one evaluation per new row; UNIQUE and FOREIGN KEY cost a
+// scan of the tables involved, and only tables that have such constraints
+// (or are referenced by one) pay it. ON DELETE CASCADE and SET NULL add
+// their changes to ws, which are checked in turn.
+//
+// The checks run outside the engine's write lock, so two concurrent
+// transactions can each pass a UNIQUE or FOREIGN KEY check that their
+// combination violates (the primary key alone is re-checked at commit).
+
+// checkStatement checks the changes made to ws since m. deleting says
+// that the statement deletes rows (DELETE), so a referenced row's removal
+// runs the foreign keys' ON DELETE actions; otherwise (UPDATE) it is an
+// error while referenced.
+func (e *Engine) checkStatement(ws *writeSet, m wsMark, ctx *scalar.Ctx, deleting bool) error {
+	done := wsMark{}
+	for id, n := range m {
+		done[id] = n
+	}
+	for progress := true; progress; {
+		progress = false
+		for _, id := range append([]uint64(nil), ws.order...) {
+			changes := ws.changes[id][done[id]:]
+			if len(changes) == 0 {
+				continue
+			}
+			done[id], progress = len(ws.changes[id]), true
+			e.mu.RLock()
+			obj := e.cat.byID[id]
+			refs := e.referencing(id)
+			e.mu.RUnlock()
+			if obj == nil {
+				continue
+			}
+			if err := e.checkTable(obj, refs, changes, ws, ctx, deleting); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fkRef is a foreign key of table child referencing another table.
+type fkRef struct {
+	child *Object
+	k     *Constraint
+}
+
+// referencing returns the foreign keys that reference table id. The
+// caller holds e.mu.
+func (e *Engine) referencing(id uint64) []fkRef {
+	c := e.cat
+	c.refsMu.Lock()
+	defer c.refsMu.Unlock()
+	if c.refsVersion != c.version || c.refs == nil {
+		c.refs = map[uint64][]fkRef{}
+		for _, o := range c.objects() {
+			for i := range o.Constraints {
+				if k := &o.Constraints[i]; k.Kind == "foreign" {
+					c.refs[k.RefTable] = append(c.refs[k.RefTable], fkRef{o, k})
+				}
+			}
+		}
+		c.refsVersion = c.version
+	}
+	return c.refs[id]
+}
+
+// checkTable checks one table's changes.
+func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []exec.Update, ws *writeSet, ctx *scalar.Ctx, deleting bool) error {
+	if len(obj.Constraints) == 0 && len(refs) == 0 {
+		return nil
+	}
+	var ins, del []types.Row
+	for _, u := range changes {
+		if u.Diff > 0 {
+			ins = append(ins, u.Row)
+		} else if u.Diff < 0 {
+			del = append(del, u.Row)
+		}
+	}
+	if len(ins) > 0 {
+		if err := e.checkChecks(obj, ins, ctx); err != nil {
+			return err
+		}
+		if err := e.checkUnique(obj, ins, ws); err != nil {
+			return err
+		}
+		if err := e.checkForeignKeys(obj, ins, ws); err != nil {
+			return err
+		}
+	}
+	if len(del) > 0 && len(refs) > 0 {
+		return e.checkReferenced(obj, refs, del, ws, deleting)
+	}
+	return nil
+}
+
+// checkChecks evaluates the CHECK constraints over new rows: 23514 when
+// one is false (NULL passes).
+func (e *Engine) checkChecks(obj *Object, rows []types.Row, ctx *scalar.Ctx) error {
+	for i, x := range obj.checks {
+		if x == nil {
+			continue
+		}
+		for _, r := range rows {
+			d, err := x.Eval(ctx, r)
+			if err != nil {
+				return err
+			}
+			if !d.IsNull() && !d.Bool() {
+				return pgerr.New("23514", "new row for relation \"%s\" violates check constraint \"%s\"", obj.Name, obj.Constraints[i].Name).
+					WithDetail("Failing row contains (%s).", formatRow(obj, r))
+			}
+		}
+	}
+	return nil
+}
+
+// formatRow prints a row as PostgreSQL's constraint errors do.
+func formatRow(obj *Object, r types.Row) string {
+	vals := make([]string, len(r))
+	for i, d := range r {
+		if d.IsNull() {
+			vals[i] = "null"
+		} else if i < len(obj.Columns) {
+			vals[i] = types.FormatText(d, obj.Columns[i].Type, nil)
+		}
+	}
+	return strings.Join(vals, ", ")
+}
+
+// keyOf encodes row's cols, or returns false when one is NULL (NULLs are
+// distinct: such a row never conflicts or references).
+func keyOf(row types.Row, cols []int) (string, bool) {
+	for _, c := range cols {
+		if row[c].IsNull() {
+			return "", false
+		}
+	}
+	return string(types.AppendColsKey(nil, row, cols)), true
+}
+
+// keyCounts counts the live rows of a table by the key cols.
+func (e *Engine) keyCounts(obj *Object, cols []int, ws *writeSet) map[string]int64 {
+	out := map[string]int64{}
+	for _, u := range e.liveRows(obj.rel, ws) {
+		if k, ok := keyOf(u.Row, cols); ok {
+			out[k] += u.Diff
+		}
+	}
+	return out
+}
+
+// checkUnique checks the UNIQUE constraints for new rows: 23505.
+func (e *Engine) checkUnique(obj *Object, rows []types.Row, ws *writeSet) error {
+	for _, k := range obj.Constraints {
+		if k.Kind != "unique" {
+			continue
+		}
+		counts := e.keyCounts(obj, k.Cols, ws)
+		for _, r := range rows {
+			if key, ok := keyOf(r, k.Cols); ok && counts[key] > 1 {
+				return uniqueViolation(obj, k.Name, k.Cols, r)
+			}
+		}
+	}
+	return nil
+}
+
+func uniqueViolation(obj *Object, name string, cols []int, r types.Row) error {
+	names, vals := keyText(obj, cols, r)
+	return pgerr.New(pgerr.CodeUniqueViolation, "duplicate key value violates unique constraint \"%s\"", name).
+		WithDetail("Key (%s)=(%s) already exists.", names, vals)
+}
+
+func keyText(obj *Object, cols []int, r types.Row) (string, string) {
+	var names, vals []string
+	for _, i := range cols {
+		names = append(names, obj.Columns[i].Name)
+		vals = append(vals, types.FormatText(r[i], obj.Columns[i].Type, nil))
+	}
+	return strings.Join(names, ", "), strings.Join(vals, ", ")
+}
+
+// checkForeignKeys checks that new rows' foreign keys reference live rows:
+// 23503.
+func (e *Engine) checkForeignKeys(obj *Object, rows []types.Row, ws *writeSet) error {
+	for _, k := range obj.Constraints {
+		if k.Kind != "foreign" {
+			continue
+		}
+		e.mu.RLock()
+		parent := e.cat.byID[k.RefTable]
+		e.mu.RUnlock()
+		if parent == nil {
+			continue
+		}
+		keys := e.keyCounts(parent, k.RefCols, ws)
+		for _, r := range rows {
+			if key, ok := keyOf(r, k.Cols); ok && keys[key] <= 0 {
+				names, vals := keyText(obj, k.Cols, r)
+				return pgerr.New("23503", "insert or update on table \"%s\" violates foreign key constraint \"%s\"", obj.Name, k.Name).
+					WithDetail("Key (%s)=(%s) is not present in table \"%s\".", names, vals, parent.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkReferenced handles removed rows of a referenced table: a key no
+// longer present that a referencing row still uses is an error (NO
+// ACTION, RESTRICT, and any removal by UPDATE), or, for a DELETE, deletes
+// the referencing rows (CASCADE) or sets their key to NULL (SET NULL).
+func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, ws *writeSet, deleting bool) error {
+	for _, ref := range refs {
+		k := ref.k
+		live := e.keyCounts(obj, k.RefCols, ws)
+		gone := map[string]types.Row{}
+		for _, r := range del {
+			if key, ok := keyOf(r, k.RefCols); ok && live[key] <= 0 {
+				gone[key] = r
+			}
+		}
+		if len(gone) == 0 {
+			continue
+		}
+		child := ref.child
+		for _, u := range e.liveRows(child.rel, ws) {
+			key, ok := keyOf(u.Row, k.Cols)
+			if !ok || gone[key] == nil {
+				continue
+			}
+			action := k.OnDelete
+			if !deleting {
+				action = k.OnUpdate
+			}
+			switch action {
+			case 'c':
+				ws.add(child.ID, u.Row, -u.Diff)
+			case 'n':
+				nr := append(types.Row(nil), u.Row...)
+				for _, c := range k.Cols {
+					nr[c] = types.Null
+				}
+				if err := checkNotNull(child.rel, nr); err != nil {
+					return err
+				}
+				ws.add(child.ID, u.Row, -u.Diff)
+				ws.add(child.ID, nr, u.Diff)
+			default:
+				names, vals := keyText(obj, k.RefCols, gone[key])
+				return pgerr.New("23503", "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", obj.Name, k.Name, child.Name).
+					WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, child.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// truncateReferencing returns the tables that reference the truncated
+// ones and are not truncated with them: with CASCADE they are truncated
+// too, else it is an error (0A000), as in PostgreSQL.
+func (e *Engine) truncateReferencing(rels []*planner.Relation, seen map[uint64]bool, cascade bool) ([]*planner.Relation, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var out []*planner.Relation
+	for i := 0; i < len(rels)+len(out); i++ {
+		var r *planner.Relation
+		if i < len(rels) {
+			r = rels[i]
+		} else {
+			r = out[i-len(rels)]
+		}
+		for _, ref := range e.referencing(uint64(r.ID)) {
+			if seen[ref.child.ID] {
+				continue
+			}
+			if !cascade {
+				return nil, pgerr.New(pgerr.CodeFeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
+					WithDetail("Table \"%s\" references \"%s\".", ref.child.Name, r.Name).
+					WithHint("Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.", ref.child.Name)
+			}
+			seen[ref.child.ID] = true
+			out = append(out, ref.child.rel)
+		}
+	}
+	return out, nil
+}
+
+// validateExisting checks a table's rows (in its new shape, after ALTER
+// TABLE) against its NOT NULL, CHECK, UNIQUE and FOREIGN KEY constraints,
+// with PostgreSQL's messages for existing rows. The caller holds e.mu.
+func (e *Engine) validateExisting(obj *Object, rows []types.Row, counts []int64, ctx *scalar.Ctx) error {
+	for _, r := range rows {
+		for i, c := range obj.Columns {
+			if c.NotNull && r[i].IsNull() {
+				return pgerr.New(pgerr.CodeNotNullViolation, "column \"%s\" of relation \"%s\" contains null values", c.Name, obj.Name)
+			}
+		}
+	}
+	for i, x := range obj.checks {
+		if x == nil {
+			continue
+		}
+		for _, r := range rows {
+			d, err := x.Eval(ctx, r)
+			if err != nil {
+				return err
+			}
+			if !d.IsNull() && !d.Bool() {
+				return pgerr.New("23514", "check constraint \"%s\" of relation \"%s\" is violated by some row", obj.Constraints[i].Name, obj.Name)
+			}
+		}
+	}
+	for _, k := range obj.Constraints {
+		switch k.Kind {
+		case "unique":
+			seen := map[string]bool{}
+			for j, r := range rows {
+				key, ok := keyOf(r, k.Cols)
+				if ok && (seen[key] || counts[j] > 1) {
+					names, vals := keyText(obj, k.Cols, r)
+					return pgerr.New(pgerr.CodeUniqueViolation, "could not create unique index \"%s\"", k.Name).
+						WithDetail("Key (%s)=(%s) is duplicated.", names, vals)
+				}
+				seen[key] = true
+			}
+		case "foreign":
+			parent := e.cat.byID[k.RefTable]
+			if parent == nil {
+				continue
+			}
+			keys := map[string]bool{}
+			src := rows
+			if parent.ID != obj.ID {
+				src = nil
+				if c := e.colls[parent.ID]; c != nil {
+					c.Scan(func(r types.Row, _ int64) bool { src = append(src, r); return true })
+				}
+			}
+			for _, r := range src {
+				if key, ok := keyOf(r, k.RefCols); ok {
+					keys[key] = true
+				}
+			}
+			for _, r := range rows {
+				if key, ok := keyOf(r, k.Cols); ok && !keys[key] {
+					names, vals := keyText(obj, k.Cols, r)
+					return pgerr.New("23503", "insert or update on table \"%s\" violates foreign key constraint \"%s\"", obj.Name, k.Name).
+						WithDetail("Key (%s)=(%s) is not present in table \"%s\".", names, vals, parent.Name)
+				}
+			}
+		}
+	}
+	return nil
+}

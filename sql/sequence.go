@@ -1,0 +1,491 @@
+package sql
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/storage"
+)
+
+// Sequences. A sequence is a catalog object (kind relSequence, sharing the
+// relations' name space as in PostgreSQL) whose definition is its
+// SequenceDef; its value lives outside the catalog and outside
+// transactions: nextval is never rolled back, as in PostgreSQL.
+//
+// Durability follows PostgreSQL's WAL-ahead scheme: the stored state of a
+// sequence is a value and whether it was handed out; nextval writes it
+// (synced) only once every seqLogAhead calls, recording the value
+// seqLogAhead steps ahead as already handed out. A crash therefore skips
+// at most seqLogAhead values but never repeats one; setval and a clean
+// Close write the exact state.
+
+// relSequence is the object kind of a sequence. The planner never sees
+// one: Catalog.Relation refuses to read a sequence as a relation.
+const relSequence planner.RelKind = 100
+
+// seqLogAhead is how many values one durable write of nextval covers
+// (PostgreSQL's SEQ_LOG_VALS).
+const seqLogAhead = 32
+
+// SequenceDef is a sequence's definition.
+type SequenceDef struct {
+	// Type is the sequence's data type: smallint, integer or bigint.
+	Type                       string
+	Increment, Min, Max, Start int64
+	Cycle                      bool `json:",omitempty"`
+	// OwnedBy is the table whose column owns the sequence (serial and
+	// identity columns): dropping the table drops it.
+	OwnedBy  uint64 `json:",omitempty"`
+	OwnedCol string `json:",omitempty"`
+	// Identity marks the sequence of an identity column.
+	Identity bool `json:",omitempty"`
+}
+
+// seqState is a sequence's current value, guarded by Engine.seqMu.
+type seqState struct {
+	id     uint64
+	name   string
+	def    *SequenceDef
+	last   int64
+	called bool
+	// cached counts the values nextval may still hand out before it must
+	// log ahead again.
+	cached  int
+	dropped bool
+}
+
+func seqKey(id uint64) []byte { return storage.MetaKey("seq/" + strconv.FormatUint(id, 10)) }
+
+func encodeSeqValue(v int64, called bool) []byte {
+	b := binary.BigEndian.AppendUint64(nil, uint64(v))
+	if called {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// typeBounds returns the range of a sequence type.
+func typeBounds(t string) (int64, int64) {
+	switch t {
+	case "smallint":
+		return math.MinInt16, math.MaxInt16
+	case "integer":
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// sequenceTypeName maps a type name to a sequence type.
+func sequenceTypeName(tn *pg.TypeName) (string, error) {
+	name := tn.Names[len(tn.Names)-1].GetString_().Sval
+	switch name {
+	case "int2", "smallint":
+		return "smallint", nil
+	case "int4", "integer", "int":
+		return "integer", nil
+	case "int8", "bigint":
+		return "bigint", nil
+	}
+	return "", pgerr.New(pgerr.CodeInvalidParameter, "sequence type must be smallint, integer, or bigint")
+}
+
+// sequenceDef builds a definition from CREATE SEQUENCE options (or an
+// identity column's), with typ the default type.
+func sequenceDef(opts []*pg.Node, typ string) (*SequenceDef, error) {
+	d := &SequenceDef{Type: typ, Increment: 1}
+	var min, max, start *int64
+	for _, n := range opts {
+		de := n.GetDefElem()
+		if de == nil {
+			continue
+		}
+		var err error
+		switch de.Defname {
+		case "as":
+			d.Type, err = sequenceTypeName(de.Arg.GetTypeName())
+		case "increment":
+			d.Increment, err = defInt(de)
+		case "start":
+			var v int64
+			v, err = defInt(de)
+			start = &v
+		case "minvalue", "maxvalue":
+			if de.Arg == nil {
+				continue
+			}
+			var v int64
+			if v, err = defInt(de); de.Defname == "minvalue" {
+				min = &v
+			} else {
+				max = &v
+			}
+		case "cycle":
+			d.Cycle = de.Arg == nil || de.Arg.GetBoolean() == nil || de.Arg.GetBoolean().Boolval
+		case "cache", "owned_by", "sequence_name":
+		default:
+			err = pgerr.Unsupported("sequence option %s", de.Defname)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return d, d.fill(min, max, start)
+}
+
+// fill applies PostgreSQL's defaults and checks the bounds.
+func (d *SequenceDef) fill(min, max, start *int64) error {
+	if d.Increment == 0 {
+		return pgerr.New(pgerr.CodeInvalidParameter, "INCREMENT must not be zero")
+	}
+	lo, hi := typeBounds(d.Type)
+	if d.Increment > 0 {
+		d.Min, d.Max = 1, hi
+	} else {
+		d.Min, d.Max = lo, -1
+	}
+	if min != nil {
+		d.Min = *min
+	}
+	if max != nil {
+		d.Max = *max
+	}
+	if d.Min < lo || d.Min > hi {
+		return pgerr.New(pgerr.CodeNumericOutOfRange, "MINVALUE (%d) is out of range for sequence data type %s", d.Min, d.Type)
+	}
+	if d.Max < lo || d.Max > hi {
+		return pgerr.New(pgerr.CodeNumericOutOfRange, "MAXVALUE (%d) is out of range for sequence data type %s", d.Max, d.Type)
+	}
+	if d.Min >= d.Max {
+		return pgerr.New(pgerr.CodeInvalidParameter, "MINVALUE (%d) must be less than MAXVALUE (%d)", d.Min, d.Max)
+	}
+	if d.Increment > 0 {
+		d.Start = d.Min
+	} else {
+		d.Start = d.Max
+	}
+	if start != nil {
+		d.Start = *start
+	}
+	if d.Start < d.Min {
+		return pgerr.New(pgerr.CodeInvalidParameter, "START value (%d) cannot be less than MINVALUE (%d)", d.Start, d.Min)
+	}
+	if d.Start > d.Max {
+		return pgerr.New(pgerr.CodeInvalidParameter, "START value (%d) cannot be greater than MAXVALUE (%d)", d.Start, d.Max)
+	}
+	return nil
+}
+
+func defInt(de *pg.DefElem) (int64, error) {
+	switch {
+	case de.Arg.GetInteger() != nil:
+		return int64(de.Arg.GetInteger().Ival), nil
+	case de.Arg.GetFloat() != nil:
+		v, err := strconv.ParseInt(de.Arg.GetFloat().Fval, 10, 64)
+		if err != nil {
+			return 0, pgerr.New(pgerr.CodeNumericOutOfRange, "value \"%s\" is out of range for type bigint", de.Arg.GetFloat().Fval)
+		}
+		return v, nil
+	}
+	return 0, pgerr.New(pgerr.CodeSyntax, "%s requires a numeric value", de.Defname)
+}
+
+// step returns the value after v, or false when the sequence is exhausted.
+func (d *SequenceDef) step(v int64) (int64, bool) {
+	if d.Increment > 0 {
+		if v > d.Max-d.Increment {
+			return d.Min, d.Cycle
+		}
+		return v + d.Increment, true
+	}
+	if v < d.Min-d.Increment {
+		return d.Max, d.Cycle
+	}
+	return v + d.Increment, true
+}
+
+// execCreateSequence executes CREATE SEQUENCE.
+func (p *Portal) execCreateSequence(cs *pg.CreateSeqStmt) error {
+	p.tag = "CREATE SEQUENCE"
+	def, err := sequenceDef(cs.Options, "bigint")
+	if err != nil {
+		return err
+	}
+	obj := &Object{Kind: relSequence, Schema: schemaOf(cs.Sequence), Name: cs.Sequence.Relname, Sequence: def}
+	return p.st.s.e.createObjects([]*Object{obj}, cs.IfNotExists)
+}
+
+// registerSequence makes a sequence known to nextval at its stored state
+// (the start, not yet called, when nothing is stored). Caller holds e.mu.
+func (e *Engine) registerSequence(o *Object) error {
+	st := &seqState{id: o.ID, name: qualified(o.Schema, o.Name), def: o.Sequence, last: o.Sequence.Start}
+	v, ok, err := e.db.Get(seqKey(o.ID))
+	if err != nil {
+		return err
+	}
+	if ok && len(v) == 9 {
+		st.last, st.called = int64(binary.BigEndian.Uint64(v)), v[8] == 1
+	}
+	e.seqMu.Lock()
+	defer e.seqMu.Unlock()
+	if e.seqs == nil {
+		e.seqs = map[string]*seqState{}
+	}
+	e.seqs[st.name] = st
+	return nil
+}
+
+// forgetSequence unregisters a dropped sequence. Caller holds e.mu.
+func (e *Engine) forgetSequence(o *Object) {
+	e.seqMu.Lock()
+	defer e.seqMu.Unlock()
+	if st := e.seqs[qualified(o.Schema, o.Name)]; st != nil && st.id == o.ID {
+		st.dropped = true
+		delete(e.seqs, st.name)
+	}
+}
+
+// flushSequences writes every sequence's exact state (at clean shutdown,
+// so a restart continues without a gap).
+func (e *Engine) flushSequences() {
+	e.seqMu.Lock()
+	defer e.seqMu.Unlock()
+	if len(e.seqs) == 0 {
+		return
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	for _, st := range e.seqs {
+		b.Set(seqKey(st.id), encodeSeqValue(st.last, st.called))
+	}
+	if err := e.db.Commit(b); err != nil {
+		e.log.Warn("writing sequence states", "err", err)
+	}
+}
+
+// writeSeq durably stores a sequence state. Caller holds e.seqMu.
+func (e *Engine) writeSeq(id uint64, v int64, called bool) error {
+	b := e.db.NewBatch()
+	defer b.Close()
+	b.Set(seqKey(id), encodeSeqValue(v, called))
+	return e.db.Commit(b)
+}
+
+// sequence finds a registered sequence by its regclass-style name, or
+// nil. Caller holds e.seqMu.
+func (e *Engine) sequence(name string) *seqState {
+	schema, rel := parseRegclass(name)
+	return e.seqs[qualified(schema, rel)]
+}
+
+// lockedSequence finds a sequence and returns with e.seqMu held, or
+// returns the error for a missing one (with e.seqMu released: the catalog
+// lookup takes e.mu, which DDL takes before e.seqMu).
+func (e *Engine) lockedSequence(name string) (*seqState, error) {
+	e.seqMu.Lock()
+	if st := e.sequence(name); st != nil {
+		return st, nil
+	}
+	e.seqMu.Unlock()
+	schema, rel := parseRegclass(name)
+	e.mu.RLock()
+	o := e.cat.lookup(schema, rel)
+	e.mu.RUnlock()
+	if o != nil {
+		return nil, pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a sequence", rel)
+	}
+	return nil, pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", name)
+}
+
+// parseRegclass splits a relation name as regclass input does: parts
+// separated by dots, unquoted parts folded to lower case.
+func parseRegclass(s string) (schema, name string) {
+	var parts []string
+	var cur strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' && quoted && i+1 < len(s) && s[i+1] == '"':
+			cur.WriteByte('"')
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == '.' && !quoted:
+			parts = append(parts, cur.String())
+			cur.Reset()
+		case !quoted:
+			cur.WriteString(strings.ToLower(string(c)))
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	parts = append(parts, cur.String())
+	if len(parts) > 1 {
+		return parts[len(parts)-2], parts[len(parts)-1]
+	}
+	return "public", parts[0]
+}
+
+// nextVal advances a sequence, logging ahead when its cache is used up.
+func (e *Engine) nextVal(name string) (*seqState, int64, error) {
+	st, err := e.lockedSequence(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer e.seqMu.Unlock()
+	v := st.last
+	if st.called {
+		var ok bool
+		if v, ok = st.def.step(st.last); !ok {
+			bound, which := st.def.Max, "maximum"
+			if st.def.Increment < 0 {
+				bound, which = st.def.Min, "minimum"
+			}
+			return nil, 0, pgerr.New("2200H", "nextval: reached %s value of sequence \"%s\" (%d)", which, strings.TrimPrefix(st.name, "public."), bound)
+		}
+	}
+	if st.cached > 0 {
+		st.cached--
+	} else {
+		ahead, n := v, 0
+		for ; n < seqLogAhead; n++ {
+			next, ok := st.def.step(ahead)
+			if !ok {
+				break
+			}
+			ahead = next
+		}
+		if err := e.writeSeq(st.id, ahead, true); err != nil {
+			return nil, 0, fmt.Errorf("logging sequence %s: %w", st.name, err)
+		}
+		st.cached = n
+	}
+	st.last, st.called = v, true
+	return st, v, nil
+}
+
+// setVal sets a sequence's state durably.
+func (e *Engine) setVal(name string, v int64, called bool) (*seqState, error) {
+	st, err := e.lockedSequence(name)
+	if err != nil {
+		return nil, err
+	}
+	defer e.seqMu.Unlock()
+	if v < st.def.Min || v > st.def.Max {
+		return nil, pgerr.New(pgerr.CodeNumericOutOfRange, "setval: value %d is out of bounds for sequence \"%s\" (%d..%d)",
+			v, strings.TrimPrefix(st.name, "public."), st.def.Min, st.def.Max)
+	}
+	if err := e.writeSeq(st.id, v, called); err != nil {
+		return nil, err
+	}
+	st.last, st.called, st.cached = v, called, 0
+	return st, nil
+}
+
+// ownedSequences returns the IDs of the sequences owned by the tables.
+func (e *Engine) ownedSequences(rels []*planner.Relation) []uint64 {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var out []uint64
+	for _, o := range e.cat.objects() {
+		if o.Kind != relSequence {
+			continue
+		}
+		for _, r := range rels {
+			if o.Sequence.OwnedBy == uint64(r.ID) {
+				out = append(out, o.ID)
+			}
+		}
+	}
+	return out
+}
+
+// restartSequences resets sequences to their start (TRUNCATE ... RESTART
+// IDENTITY), durably.
+func (e *Engine) restartSequences(ids []uint64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	e.seqMu.Lock()
+	defer e.seqMu.Unlock()
+	for _, st := range e.seqs {
+		for _, id := range ids {
+			if st.id != id {
+				continue
+			}
+			if err := e.writeSeq(id, st.def.Start, false); err != nil {
+				return err
+			}
+			st.last, st.called, st.cached = st.def.Start, false, 0
+		}
+	}
+	return nil
+}
+
+// sessionSeqs implements scalar.Sequences for a session: currval and
+// lastval are per session, as in PostgreSQL.
+type sessionSeqs struct{ s *Session }
+
+func (q sessionSeqs) NextVal(name string) (int64, error) {
+	st, v, err := q.s.e.nextVal(name)
+	if err != nil {
+		return 0, err
+	}
+	q.s.noteSeq(st, v)
+	return v, nil
+}
+
+func (q sessionSeqs) CurrVal(name string) (int64, error) {
+	e := q.s.e
+	st, err := e.lockedSequence(name)
+	if err != nil {
+		return 0, err
+	}
+	e.seqMu.Unlock()
+	v, ok := q.s.seqCurr[st.id]
+	if !ok {
+		return 0, pgerr.New("55000", "currval of sequence \"%s\" is not yet defined in this session", strings.TrimPrefix(st.name, "public."))
+	}
+	return v, nil
+}
+
+func (q sessionSeqs) SetVal(name string, v int64, called bool) (int64, error) {
+	st, err := q.s.e.setVal(name, v, called)
+	if err != nil {
+		return 0, err
+	}
+	if called {
+		q.s.noteSeq(st, v)
+	}
+	return v, nil
+}
+
+func (q sessionSeqs) LastVal() (int64, error) {
+	st := q.s.lastSeq
+	undefined := pgerr.New("55000", "lastval is not yet defined in this session")
+	if st == nil {
+		return 0, undefined
+	}
+	q.s.e.seqMu.Lock()
+	dropped := st.dropped
+	q.s.e.seqMu.Unlock()
+	if dropped {
+		return 0, undefined
+	}
+	return q.s.seqCurr[st.id], nil
+}
+
+// noteSeq records a value the session obtained (currval, lastval).
+func (s *Session) noteSeq(st *seqState, v int64) {
+	if s.seqCurr == nil {
+		s.seqCurr = map[uint64]int64{}
+	}
+	s.seqCurr[st.id], s.lastSeq = v, st
+}
