@@ -1,10 +1,12 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/eddydb/eddy/exec/agg"
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/optimizer/ir"
@@ -12,19 +14,12 @@ import (
 	"github.com/eddydb/eddy/sql/types"
 )
 
-// aggKinds maps the supported aggregate function names to their kinds.
-var aggKinds = map[string]dataflow.AggKind{
-	"count": dataflow.AggCount, "sum": dataflow.AggSum, "avg": dataflow.AggAvg,
-	"min": dataflow.AggMin, "max": dataflow.AggMax, "bool_and": dataflow.AggBoolAnd,
-	"every": dataflow.AggBoolAnd, "bool_or": dataflow.AggBoolOr, "string_agg": dataflow.AggStringAgg,
-}
-
-// otherAggs are PostgreSQL aggregates Eddy does not maintain yet.
+// otherAggs are PostgreSQL aggregates Eddy does not maintain yet (the
+// ones it does are in the registry, exec/agg).
 var otherAggs = map[string]bool{
-	"array_agg": true, "json_agg": true, "jsonb_agg": true, "stddev": true, "variance": true,
-	"stddev_pop": true, "stddev_samp": true, "var_pop": true, "var_samp": true, "bit_and": true,
-	"bit_or": true, "json_object_agg": true, "jsonb_object_agg": true, "percentile_cont": true,
-	"percentile_disc": true, "mode": true,
+	"array_agg": true, "json_agg": true, "jsonb_agg": true, "json_object_agg": true,
+	"jsonb_object_agg": true, "bit_xor": true, "regr_count": true, "corr": true,
+	"covar_pop": true, "covar_samp": true,
 }
 
 // funcName returns the lower-case unqualified function name.
@@ -35,7 +30,8 @@ func funcName(fc *pg_query.FuncCall) string {
 // isAggregate reports whether fc calls an aggregate (not as a window).
 func isAggregate(fc *pg_query.FuncCall) bool {
 	name := funcName(fc)
-	return fc.Over == nil && (aggKinds[name] != 0 || name == "count" || otherAggs[name])
+	_, ok := agg.Lookup(name)
+	return fc.Over == nil && (ok || otherAggs[name])
 }
 
 // funcCall builds a call of a scalar function (aggregates are columns of
@@ -54,7 +50,7 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (scalar.Expr, error) {
 		}
 		return nil, pgerr.New(pgerr.CodeGrouping, "aggregate functions are not allowed in %s", c.clause).WithPosition(fc.Location + 1)
 	}
-	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
+	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
 		return nil, pgerr.New(pgerr.CodeWrongObjectType, "%s is not an aggregate function", name).WithPosition(fc.Location + 1)
 	}
 	if fc.FuncVariadic {
@@ -149,18 +145,51 @@ type aggSpec struct {
 	kind     dataflow.AggKind
 	distinct bool
 	args     []scalar.Expr // over the pre-aggregation relation
-	t        types.T
+	// order are the ORDER BY expressions of an order-sensitive aggregate
+	// (string_agg), sort their directions (Col unused); an ordered-set
+	// aggregate's sort value is args[0], its direction sort[0].
+	order []scalar.Expr
+	sort  []dataflow.SortCol
+	frac  float64
+	t     types.T
+}
+
+// dataflow builds the plan's aggregate, placing each expression it reads
+// in a column of the Reduce's input with column.
+func (s aggSpec) dataflow(column func(scalar.Expr) int) dataflow.Agg {
+	a := dataflow.Agg{Kind: s.kind, Distinct: s.distinct, T: s.t, Frac: s.frac}
+	if len(s.args) > 0 {
+		a.Col = column(s.args[0])
+	}
+	if len(s.args) > 1 {
+		a.Sep = column(s.args[1])
+	}
+	a.Order = slices.Clone(s.sort)
+	for i := range a.Order {
+		if s.kind.Def().Shape == agg.OrderedSet {
+			a.Order[i].Col = a.Col
+		} else {
+			a.Order[i].Col = column(s.order[i])
+		}
+	}
+	return a
 }
 
 // buildAgg types one aggregate call's arguments over the FROM scope.
 func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	name := funcName(fc)
-	kind, ok := aggKinds[name]
-	if !ok && name != "count" {
+	kind, ok := agg.Lookup(name)
+	if !ok {
 		return aggSpec{}, pgerr.Unsupported("aggregate %s()", name)
 	}
-	if len(fc.AggOrder) > 0 {
-		return aggSpec{}, pgerr.Unsupported("ORDER BY in aggregates")
+	def := kind.Def()
+	switch {
+	case fc.AggWithinGroup && def.Shape != agg.OrderedSet:
+		return aggSpec{}, pgerr.New(pgerr.CodeUndefinedFunction, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name).WithPosition(fc.Location + 1)
+	case def.Shape == agg.OrderedSet && !fc.AggWithinGroup:
+		return aggSpec{}, pgerr.New(pgerr.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name).WithPosition(fc.Location + 1)
+	case def.Shape == agg.OrderedSet:
+		return b.buildOrderedSet(fc, from, kind)
 	}
 	spec := aggSpec{kind: kind, distinct: fc.AggDistinct}
 	if fc.AggStar && fc.AggFilter == nil {
@@ -176,7 +205,7 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 		return spec, err
 	}
 	want := 1
-	if kind == dataflow.AggStringAgg {
+	if def.Shape == agg.Binary {
 		want = 2
 	}
 	if len(fc.Args) != want {
@@ -187,8 +216,8 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 		return aggSpec{}, err
 	}
 	for i, a := range args {
-		if a.Type().Family == types.FamUnknown || kind == dataflow.AggStringAgg && i == 1 {
-			if args[i], err = b.coerce(a, aggArgDefault(kind)); err != nil {
+		if a.Type().Family == types.FamUnknown || def.Shape == agg.Binary && i == 1 {
+			if args[i], err = b.coerce(a, def.Literal); err != nil {
 				return aggSpec{}, err
 			}
 		}
@@ -196,15 +225,124 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if spec.t, err = dataflow.AggType(kind, args[0].Type()); err != nil {
 		return aggSpec{}, withPos(pgerr.New(pgerr.CodeUndefinedFunction, "function %s(%s) does not exist", name, args[0].Type().Name()), fc.Location)
 	}
+	if err := b.aggOrder(fc, from, def, args, &spec); err != nil {
+		return aggSpec{}, err
+	}
 	spec.args, err = b.aggFilter(fc, from, args)
 	return spec, err
 }
 
+// aggOrder plans the ORDER BY inside an aggregate call: kept for
+// aggregates whose result depends on the order of their input (string_agg),
+// dropped for the others, as it cannot change their result. With DISTINCT
+// every ORDER BY expression must be an argument (42P10, as PostgreSQL).
+func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *agg.Def, args []scalar.Expr, spec *aggSpec) error {
+	for _, item := range fc.AggOrder {
+		sb := item.GetSortBy()
+		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
+			return pgerr.Unsupported("ORDER BY ... USING")
+		}
+		e, err := from.expr(sb.Node)
+		if err != nil {
+			return err
+		}
+		if e.Type().Family == types.FamUnknown {
+			if e, err = b.coerce(e, types.Text); err != nil {
+				return err
+			}
+		}
+		if fc.AggDistinct && !slices.ContainsFunc(args, func(a scalar.Expr) bool { return a.String() == e.String() }) {
+			return pgerr.New("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").WithPosition(location(sb.Node) + 1)
+		}
+		if def.Ordered {
+			spec.order = append(spec.order, e)
+			spec.sort = append(spec.sort, sortDir(sb))
+		}
+	}
+	return nil
+}
+
+// sortDir is sb's direction and NULLs placement (Col unset).
+func sortDir(sb *pg_query.SortBy) dataflow.SortCol {
+	desc := sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC
+	c := dataflow.SortCol{Desc: desc, NullsFirst: desc}
+	switch sb.SortbyNulls {
+	case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+		c.NullsFirst = true
+	case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+		c.NullsFirst = false
+	}
+	return c
+}
+
+// buildOrderedSet plans f(direct) WITHIN GROUP (ORDER BY x): x is the
+// aggregated value and its sort direction the multiset's order. The direct
+// argument (percentile_cont's fraction) must be a constant: PostgreSQL
+// evaluates it once per group, which for a constant is the same.
+func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind dataflow.AggKind) (aggSpec, error) {
+	def, name := kind.Def(), kind.String()
+	nDirect := 0
+	if def.Direct {
+		nDirect = 1
+	}
+	if fc.AggDistinct {
+		return aggSpec{}, pgerr.New(pgerr.CodeSyntax, "cannot use DISTINCT with WITHIN GROUP").WithPosition(fc.Location + 1)
+	}
+	if len(fc.Args) != nDirect || len(fc.AggOrder) != 1 {
+		return aggSpec{}, pgerr.New(pgerr.CodeUndefinedFunction, "function %s with %d direct and %d ordered arguments does not exist", name, len(fc.Args), len(fc.AggOrder)).WithPosition(fc.Location + 1)
+	}
+	spec := aggSpec{kind: kind}
+	if nDirect == 1 {
+		frac, err := b.constFloat(fc.Args[0], from)
+		if err != nil {
+			return aggSpec{}, err
+		}
+		spec.frac = frac
+	}
+	sb := fc.AggOrder[0].GetSortBy()
+	if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
+		return aggSpec{}, pgerr.Unsupported("ORDER BY ... USING")
+	}
+	x, err := from.expr(sb.Node)
+	if err != nil {
+		return aggSpec{}, err
+	}
+	if x.Type().Family == types.FamUnknown {
+		if x, err = b.coerce(x, def.Literal); err != nil {
+			return aggSpec{}, err
+		}
+	}
+	if spec.t, err = dataflow.AggType(kind, x.Type()); err != nil {
+		return aggSpec{}, withPos(pgerr.New(pgerr.CodeUndefinedFunction, "function %s(%s) does not exist", name, x.Type().Name()), fc.Location)
+	}
+	spec.sort = []dataflow.SortCol{sortDir(sb)}
+	spec.args, err = b.aggFilter(fc, from, []scalar.Expr{x})
+	return spec, err
+}
+
+// constFloat evaluates a direct argument that must be a non-NULL constant
+// of type double precision.
+func (b *builder) constFloat(n *pg_query.Node, from *ectx) (float64, error) {
+	e, err := from.expr(n)
+	if err != nil {
+		return 0, err
+	}
+	if e, err = b.coerce(e, types.Float8); err != nil {
+		return 0, err
+	}
+	lit, ok := scalar.Fold(e).(*scalar.Lit)
+	if !ok || lit.D.IsNull() {
+		return 0, pgerr.Unsupported("a direct argument of an ordered-set aggregate that is not a non-NULL constant").WithPosition(location(n) + 1)
+	}
+	return lit.D.Float(), nil
+}
+
 // aggFilter applies an aggregate's FILTER (WHERE p) to its aggregated
 // value: CASE WHEN p THEN x END. Every supported aggregate ignores NULL
-// inputs (string_agg skips a NULL value whatever its separator), so
-// aggregating the CASE is aggregating exactly the rows where p is true,
-// with DISTINCT too. Without FILTER args come back unchanged.
+// inputs (string_agg skips a NULL value whatever its separator, the
+// ordered-set aggregates a NULL sort value), so aggregating the CASE is
+// aggregating exactly the rows where p is true, with DISTINCT too. Without
+// FILTER args come back unchanged.
 func (b *builder) aggFilter(fc *pg_query.FuncCall, from *ectx, args []scalar.Expr) ([]scalar.Expr, error) {
 	if fc.AggFilter == nil {
 		return args, nil
@@ -222,14 +360,6 @@ func (b *builder) aggFilter(fc *pg_query.FuncCall, from *ectx, args []scalar.Exp
 	out := append([]scalar.Expr(nil), args...)
 	out[0] = &scalar.Case{Whens: []scalar.When{{Cond: p, Then: args[0]}}, T: args[0].Type()}
 	return out, nil
-}
-
-// aggArgDefault is the type an untyped literal argument takes.
-func aggArgDefault(k dataflow.AggKind) types.T {
-	if k == dataflow.AggBoolAnd || k == dataflow.AggBoolOr {
-		return types.Bool
-	}
-	return types.Text
 }
 
 // walk visits n and its descendants in the expression forms the planner

@@ -301,13 +301,7 @@ func (b *builder) reduce(from *ectx, keys []scalar.Expr, calls []*pg_query.FuncC
 	}
 	aggs := make([]dataflow.Agg, len(specs))
 	for i, s := range specs {
-		aggs[i] = dataflow.Agg{Kind: s.kind, Distinct: s.distinct, T: s.t}
-		if len(s.args) > 0 {
-			aggs[i].Col = column(s.args[0])
-		}
-		if len(s.args) > 1 {
-			aggs[i].Sep = column(s.args[1])
-		}
+		aggs[i] = s.dataflow(column)
 	}
 	var rel ir.Rel = &ir.Reduce{Input: ir.NewMap(from.rel, maps...), Key: key, Aggs: aggs}
 	if len(keys) == 0 && p.nOuter > 0 {

@@ -57,6 +57,10 @@ type Def struct {
 	// Direct says an ordered-set aggregate takes a fraction in [0, 1]
 	// (percentile_cont(0.5) WITHIN GROUP (ORDER BY x)).
 	Direct bool
+	// Ordered says the result depends on the order of the input, so an
+	// ORDER BY in the call is kept (string_agg(x, ',' ORDER BY y)); the
+	// planner drops it for the others.
+	Ordered bool
 	// Result returns the result type over an argument of type arg
 	// (PostgreSQL's), false if the function has no such variant.
 	Result func(arg types.T) (types.T, bool)
@@ -114,7 +118,7 @@ var defs = [numKinds]Def{
 		Class: fixed(ClassBool), Final: finalBoolAnd, State: "counts of non-NULL and of true inputs"},
 	BoolOr: {Name: "bool_or", Result: boolType, Literal: types.Bool, Class: fixed(ClassBool),
 		Final: finalBoolOr, State: "counts of non-NULL and of true inputs"},
-	StringAgg: {Name: "string_agg", Shape: Binary, Result: textType, Literal: types.Text,
+	StringAgg: {Name: "string_agg", Shape: Binary, Ordered: true, Result: textType, Literal: types.Text,
 		Class: fixed(ClassNone), Multiset: true, Final: finalStringAgg,
 		State: "the multiset of (order key, value, separator)"},
 	VarSamp: {Name: "var_samp", Aliases: []string{"variance"}, Result: momentType, Literal: types.Float8,
