@@ -74,6 +74,15 @@ func (s *Server) dsnFor(db string) string {
 	return fmt.Sprintf("postgres://eddy@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
 }
 
+// Pid returns the process ID of the running server, or 0 when it is not
+// running; tests read its memory use from /proc/<pid>/status.
+func (s *Server) Pid() int {
+	if p := s.current(); p != nil {
+		return p.cmd.Process.Pid
+	}
+	return 0
+}
+
 // Logs returns everything the server printed so far, across restarts.
 func (s *Server) Logs() string { return s.logs.String() }
 
