@@ -91,20 +91,7 @@ func regexpReplace(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	if len(a) == 4 {
 		flags = a[3].Text()
 	}
-	re, global, err := compileRegexp(a[1].Text(), flags, true)
-	if err != nil {
-		return types.Null, err
-	}
-	s, repl := a[0].Text(), a[2].Text()
-	var b strings.Builder
-	last := 0
-	for _, m := range re.FindAllStringSubmatchIndex(s, map[bool]int{true: -1, false: 1}[global]) {
-		b.WriteString(s[last:m[0]])
-		expandReplacement(&b, s, repl, m)
-		last = m[1]
-	}
-	b.WriteString(s[last:])
-	return checkLen(b.String())
+	return replaceMatches(a[0].Text(), a[1].Text(), a[2].Text(), flags, 1, -1)
 }
 
 // expandReplacement writes repl with its group references filled from match m.
