@@ -121,11 +121,12 @@ func (d *Dataflow) timeCol(i int, key []int, out func(j int) int) int {
 // hasMultisets reports whether a Reduce keeps value multisets.
 func hasMultisets(op dataflow.Reduce) bool {
 	for _, a := range op.Aggs {
+		d := a.Kind.Def()
 		switch {
-		case a.Distinct, a.Kind == dataflow.AggStringAgg:
+		case a.Distinct:
 			return true
-		case a.Kind == dataflow.AggMin || a.Kind == dataflow.AggMax:
-			if !op.AppendOnly { // over an append-only input, only the extremum
+		case d.Multiset:
+			if d.Extremum == 0 || !op.AppendOnly { // over an append-only input, min/max keep only the extremum
 				return true
 			}
 		case a.Kind == dataflow.AggSum && a.T.Family == types.FamNumeric:

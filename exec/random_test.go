@@ -25,6 +25,11 @@ var randomPlans = []string{
 	`%0 = Source coll=1 :: int4, int4, text
 %1 = MFP map=[(#1 * 2)] filter=[(#1 > %a)] project=[#0, #3, #2] <- %0
 %2 = Reduce key=[#0] aggs=[count(*), count(#1), sum(#1), avg(#1), min(#1), max(#2), count(DISTINCT #1), string_agg(#2, #2)] <- %1`,
+	// The registry's other aggregates: moments over integers, numerics
+	// and floats, bools, bits, ordered string_agg, ordered-set aggregates.
+	`%0 = Source coll=1 :: int4, int4, text
+%1 = MFP map=[(#1 > %a), CAST(#1 AS numeric) / 4, CAST(#1 AS double precision) / 8] project=[#0, #1, #2, #3, #4, #5] <- %0
+%2 = Reduce key=[#0] aggs=[var_samp(#1), stddev_pop(#1), var_pop(#4), stddev_samp(#4), var_samp(#5), bool_and(#3), bool_or(#3), bit_and(#1), bit_or(#1), string_agg(#2, #2 ORDER BY #1%d, #2), mode() WITHIN GROUP (ORDER BY #1%d), percentile_cont(0.5) WITHIN GROUP (ORDER BY #1%d), percentile_disc(0.3) WITHIN GROUP (ORDER BY #2%d), min(#4), sum(DISTINCT #4)] <- %1`,
 	// Global aggregate.
 	`%0 = Source coll=1 :: int4, int4, text
 %1 = Reduce key=[] aggs=[count(*), sum(#1), min(#2), max(#1), bool_or((#1 > 0))] <- %0`,
@@ -72,7 +77,7 @@ func instantiate(tmpl string, rng *rand.Rand) string {
 // bool_or over an expression is not a plan form; the global template uses
 // a column instead.
 func init() {
-	randomPlans[1] = strings.Replace(randomPlans[1], "bool_or((#1 > 0))", "string_agg(#2, #2)", 1)
+	randomPlans[2] = strings.Replace(randomPlans[2], "bool_or((#1 > 0))", "string_agg(#2, #2)", 1)
 }
 
 // randomRow draws a row (k, v, s) from small domains so that rows collide.
