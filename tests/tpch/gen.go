@@ -3,6 +3,7 @@ package tpch
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 )
@@ -207,9 +208,19 @@ func (g *gen) partTable() *Table {
 
 // partSupplier returns the i-th (0..3) supplier of a part (4.2.3:
 // PS_SUPPKEY = (ps_partkey + (i * ((S/4) + (int)(ps_partkey-1)/S))) mod S + 1).
+// With fewer than 40 suppliers the formula can repeat a supplier, which
+// the primary key forbids: then the next free supplier is taken.
 func (g *gen) partSupplier(partkey, i int) int {
 	s := g.nSupp
-	return (partkey+i*(s/4+(partkey-1)/s))%s + 1
+	var seen [4]int
+	for j := 0; j <= i; j++ {
+		k := (partkey+j*(s/4+(partkey-1)/s))%s + 1
+		for s >= 4 && slices.Contains(seen[:j], k) {
+			k = k%s + 1
+		}
+		seen[j] = k
+	}
+	return seen[i]
 }
 
 // supplier is one SUPPLIER row.

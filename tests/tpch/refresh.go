@@ -131,9 +131,9 @@ func (g *gen) updates(r *rand.Rand, deleted map[int]bool) Batch {
 		add("UPDATE customer SET c_acctbal = %s, c_mktsegment = '%s' WHERE c_custkey = %d",
 			money(int64(between(r, -99999, 999999))), pick(r, segments), between(r, 1, g.nCust))
 	}
-	if len(g.supps) >= 3 && len(g.parts) >= 3 {
+	if len(g.supps) >= 3 && len(g.parts) >= 3 { // Q16, Q11, Q2, Q9, Q20
 		add("UPDATE supplier SET s_comment = '%s' WHERE s_suppkey = 3", bbb(r, g.text.comment(r, 25, 100), "Complaints"))
-		add("UPDATE supplier SET s_nationkey = 6 WHERE s_suppkey = 2")
+		add("UPDATE supplier SET s_nationkey = 7 WHERE s_suppkey = %d", min(len(g.supps), 8))
 		add("UPDATE part SET p_type = 'PROMO BRUSHED COPPER' WHERE p_partkey = 1")
 		add("UPDATE part SET p_name = '%s' WHERE p_partkey = 3", greenForest(g.parts[2].name))
 	}
