@@ -190,7 +190,7 @@ func identitySequence(col *ColumnDef, c *pg.Constraint) (*Object, error) {
 	case types.Int8.OID():
 		typ = "bigint"
 	default:
-		return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "identity column type must be smallint, integer, or bigint")
+		return nil, pgerr.New(pgerr.CodeInvalidParameter, "identity column type must be smallint, integer, or bigint")
 	}
 	def, err := sequenceDef(c.Options, typ)
 	if err != nil {

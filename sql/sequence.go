@@ -157,10 +157,10 @@ func (d *SequenceDef) fill(min, max, start *int64) error {
 		d.Max = *max
 	}
 	if d.Min < lo || d.Min > hi {
-		return pgerr.New(pgerr.CodeNumericOutOfRange, "MINVALUE (%d) is out of range for sequence data type %s", d.Min, d.Type)
+		return pgerr.New(pgerr.CodeInvalidParameter, "MINVALUE (%d) is out of range for sequence data type %s", d.Min, d.Type)
 	}
 	if d.Max < lo || d.Max > hi {
-		return pgerr.New(pgerr.CodeNumericOutOfRange, "MAXVALUE (%d) is out of range for sequence data type %s", d.Max, d.Type)
+		return pgerr.New(pgerr.CodeInvalidParameter, "MAXVALUE (%d) is out of range for sequence data type %s", d.Max, d.Type)
 	}
 	if d.Min >= d.Max {
 		return pgerr.New(pgerr.CodeInvalidParameter, "MINVALUE (%d) must be less than MAXVALUE (%d)", d.Min, d.Max)
