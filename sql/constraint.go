@@ -214,7 +214,7 @@ func (e *Engine) resolveForeignKeys(obj *Object) error {
 		}
 		if len(k.refCols) == 0 {
 			if ref.PrimaryKey == nil {
-				return pgerr.New("42830", "there is no primary key for referenced table \"%s\"", ref.Name)
+				return pgerr.New(pgerr.CodeUndefinedObject, "there is no primary key for referenced table \"%s\"", ref.Name)
 			}
 			k.RefCols = append([]int(nil), ref.PrimaryKey...)
 		} else {
