@@ -30,6 +30,9 @@ type builder struct {
 	nowCalls map[*scalar.Call]bool
 	// sessions tracks SESSION windows until GROUP BY keys them (session.go).
 	sessions sessionState
+	// ctes are the common table expressions in scope, outermost first
+	// (cte.go).
+	ctes []*cte
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {

@@ -81,8 +81,12 @@ func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol,
 	return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(n))
 }
 
-// rangeVar plans a table, materialized view or (inlined) view reference.
+// rangeVar plans a CTE, table, materialized view or (inlined) view
+// reference; an unqualified name finds a CTE in scope first.
 func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
+	if c := b.lookupCTE(rv.Relname); c != nil && rv.Schemaname == "" {
+		return b.cteRef(c, rv)
+	}
 	rel, err := b.cat.Relation(rv.Schemaname, rv.Relname)
 	if err != nil {
 		return nil, nil, withPos(err, rv.Location)
@@ -135,7 +139,9 @@ func (b *builder) inlineView(rel *Relation) (ir.Rel, error) {
 		return nil, pgerr.Unsupported("view %q definition", rel.Name)
 	}
 	b.views++
-	defer func() { b.views-- }()
+	ctes := b.ctes
+	b.ctes = nil // a view's definition does not see the referencing query's CTEs
+	defer func() { b.views--; b.ctes = ctes }()
 	p, err := b.planQuery(sel, nil, nil)
 	if err != nil {
 		return nil, err

@@ -44,11 +44,17 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 		ParamTypes: b.finalParamTypes()}, nil
 }
 
-// planQuery dispatches on the kind of query block.
+// planQuery plans a query block with its WITH list in scope.
 func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	if sel.WithClause != nil {
+		return b.withCTEs(sel.WithClause, func() (*planned, error) { return b.planBlock(sel, parent, outer) })
+	}
+	return b.planBlock(sel, parent, outer)
+}
+
+// planBlock dispatches on the kind of query block.
+func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
 	switch {
-	case sel.WithClause != nil:
-		return nil, pgerr.Unsupported("WITH")
 	case sel.IntoClause != nil:
 		return nil, pgerr.Unsupported("SELECT INTO")
 	case len(sel.LockingClause) > 0:

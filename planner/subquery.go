@@ -92,8 +92,8 @@ func (c *ectx) joinBack(res ir.Rel, keys []int) []scalar.Expr {
 	return out
 }
 
-// scalarSubquery is (SELECT x ...): NULL when empty; it must provably
-// return at most one row (else 0A000, never a wrong answer).
+// scalarSubquery is (SELECT x ...): NULL when empty, the row's value when
+// one, and error 21000 when several (see singleRow).
 func (c *ectx) scalarSubquery(sel *pg_query.SelectStmt, loc int32) (scalar.Expr, error) {
 	p, keys, err := c.correlate(sel, nil)
 	if err != nil {
@@ -102,10 +102,38 @@ func (c *ectx) scalarSubquery(sel *pg_query.SelectStmt, loc int32) (scalar.Expr,
 	if len(p.cols) != 1 {
 		return nil, pgerr.New(pgerr.CodeSyntax, "subquery must return only one column").WithPosition(loc + 1)
 	}
+	sub := c.b.subqueryRel(p)
 	if !p.atMostOne {
-		return nil, pgerr.Unsupported("scalar subquery that may return more than one row (add an aggregate or LIMIT 1)")
+		if sub, err = c.singleRow(sub, len(keys)); err != nil {
+			return nil, err
+		}
 	}
-	return c.joinBack(c.b.subqueryRel(p), keys)[0], nil
+	return c.joinBack(sub, keys)[0], nil
+}
+
+// singleRow turns the rows of a scalar subquery that may return several
+// (k key columns, then the value) into one row per key: the value when the
+// key has one row, and an expression failing with 21000 when it has more,
+// as PostgreSQL fails the query. It groups by the key, counting rows and
+// keeping min(value), which is the value whenever the count is one. In a
+// view the error fails the write that made a second row appear. State: the
+// reduce's per-key count and value multiset.
+func (c *ectx) singleRow(sub ir.Rel, k int) (ir.Rel, error) {
+	vt := sub.ColTypes()[k]
+	if _, err := dataflow.AggType(dataflow.AggMin, vt); err != nil {
+		return nil, pgerr.Unsupported("scalar subquery of type %s that may return more than one row", vt.Name())
+	}
+	red := &ir.Reduce{Input: sub, Key: identityCols(k), Aggs: []dataflow.Agg{
+		{Kind: dataflow.AggCountStar, T: types.Int8},
+		{Kind: dataflow.AggMin, Col: k, T: vt},
+	}}
+	many, err := c.op(">", -1, &scalar.Col{Idx: k, T: types.Int8}, &scalar.Lit{D: types.NewInt(1), T: types.Int8})
+	if err != nil {
+		return nil, err
+	}
+	fail := &scalar.Cast{Arg: &scalar.Call{Fn: scalar.CardinalityError}, To: vt}
+	pick := &scalar.Case{Whens: []scalar.When{{Cond: many, Then: fail}}, Else: &scalar.Col{Idx: k + 1, T: vt}, T: vt}
+	return ir.NewProject(ir.NewMap(red, pick), append(identityCols(k), k+2)...), nil
 }
 
 // exists is EXISTS (SELECT ...): a per-key count of rows, true when positive.

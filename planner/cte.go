@@ -1,0 +1,89 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+)
+
+// cte is a planned common table expression (WITH name AS (query)),
+// visible by name to the rest of its WITH list and to the query it
+// belongs to, subqueries included.
+type cte struct {
+	name string
+	rel  ir.Rel
+	cols []ResultColumn // named by the CTE's column list when it has one
+}
+
+// withCTEs plans sel's WITH list, runs body with the CTEs in scope, and
+// takes them out of scope again. A CTE is planned once; every reference
+// reads the same relation, and lowering merges equal subplans, so a CTE
+// referenced several times is computed once in the dataflow (unless the
+// optimizer specializes one reference, e.g. by pushing a filter into it).
+func (b *builder) withCTEs(w *pg_query.WithClause, body func() (*planned, error)) (*planned, error) {
+	if w.Recursive {
+		return nil, pgerr.Unsupported("WITH RECURSIVE").WithPosition(w.Location + 1)
+	}
+	depth := len(b.ctes)
+	defer func() { b.ctes = b.ctes[:depth] }()
+	for _, n := range w.Ctes {
+		c, err := b.planCTE(n.GetCommonTableExpr(), depth)
+		if err != nil {
+			return nil, err
+		}
+		b.ctes = append(b.ctes, c)
+	}
+	return body()
+}
+
+// planCTE plans one CTE of a WITH list whose frame starts at b.ctes[depth].
+func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int) (*cte, error) {
+	for _, c := range b.ctes[depth:] {
+		if c.name == ce.Ctename {
+			return nil, pgerr.New("42712", "WITH query name %q specified more than once", ce.Ctename).
+				WithPosition(ce.Location + 1)
+		}
+	}
+	sel := ce.Ctequery.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.Unsupported("data-modifying statement in WITH").WithPosition(ce.Location + 1)
+	}
+	p, err := b.planQuery(sel, &scope{barrier: true}, nil)
+	if err != nil {
+		return nil, err
+	}
+	cols := append([]ResultColumn(nil), p.cols...)
+	if len(ce.Aliascolnames) > len(cols) {
+		return nil, pgerr.New("42P10", "WITH query %q has %d columns available but %d columns specified",
+			ce.Ctename, len(cols), len(ce.Aliascolnames)).WithPosition(ce.Location + 1)
+	}
+	for i, a := range ce.Aliascolnames {
+		cols[i].Name = a.GetString_().GetSval()
+	}
+	return &cte{name: ce.Ctename, rel: b.subqueryRel(p), cols: cols}, nil
+}
+
+// lookupCTE finds the innermost CTE in scope called name.
+func (b *builder) lookupCTE(name string) *cte {
+	for i := len(b.ctes) - 1; i >= 0; i-- {
+		if b.ctes[i].name == name {
+			return b.ctes[i]
+		}
+	}
+	return nil
+}
+
+// cteRef plans a FROM reference to a CTE.
+func (b *builder) cteRef(c *cte, rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
+	alias := c.name
+	var colAliases []*pg_query.Node
+	if rv.Alias != nil {
+		alias, colAliases = rv.Alias.Aliasname, rv.Alias.Colnames
+	}
+	cols := make([]scopeCol, len(c.cols))
+	for i, rc := range c.cols {
+		cols[i] = scopeCol{table: alias, name: rc.Name, typ: rc.Type, tableID: rc.TableID, attr: rc.ColumnAttr}
+	}
+	return c.rel, cols, renameColumns(cols, colAliases, alias)
+}
