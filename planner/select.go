@@ -133,7 +133,20 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 }
 
 // filter applies a WHERE-like predicate, keeping rel's columns.
+//
+// Conjuncts without subqueries filter first, so that a decorrelated
+// subquery's outer values come from the rows the other conjuncts keep
+// (FROM lineitem, part WHERE p_partkey = l_partkey AND l_quantity <
+// (SELECT ... WHERE l_partkey = p_partkey) computes the subquery per joined
+// row, not per row of the cross product).
 func (b *builder) filter(rel ir.Rel, sc *scope, n *pg_query.Node, clause string) (ir.Rel, error) {
+	if plain, sub := splitSubLinks(n); plain != nil && sub != nil {
+		rel, err := b.filter(rel, sc, plain, clause)
+		if err != nil {
+			return nil, err
+		}
+		return b.filter(rel, sc, sub, clause)
+	}
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: clause}
 	pred, err := ec.predicate(n)
 	if err != nil {

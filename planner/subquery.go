@@ -169,7 +169,8 @@ func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (scala
 	if err != nil {
 		return nil, err
 	}
-	probe, err := c.b.planQuery(sel, &scope{cols: c.sc.cols, parent: c.sc.parent, rec: &recorder{}}, nil)
+	probeScope := &scope{cols: c.sc.cols, parent: c.sc.parent, rec: &recorder{}}
+	probe, err := c.b.planQuery(sel, probeScope, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -183,11 +184,14 @@ func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (scala
 	if x, err = c.b.coerce(x, want[0]); err != nil {
 		return nil, err
 	}
+	all := sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK
+	if len(probeScope.rec.cols) == 0 && (op == "=" && !all || op == "<>" && all) {
+		return c.inUncorrelated(x, c.b.subqueryRel(probe), want, all)
+	}
 	p, keys, err := c.correlate(sel, []scalar.Expr{x})
 	if err != nil {
 		return nil, err
 	}
-	all := sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK
 	stats, err := c.b.quantifiedStats(c.b.subqueryRel(p), len(keys), fn, want, all)
 	if err != nil {
 		return nil, err
@@ -198,6 +202,54 @@ func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (scala
 		{Cond: decisive, Then: boolLit(!all)},
 		{Cond: unknown, Then: &scalar.Lit{D: types.Null, T: types.Bool}},
 	}, Else: boolLit(all), T: types.Bool}, nil
+}
+
+// inUncorrelated is x IN (SELECT y ...) (x = ANY) over an uncorrelated
+// subquery, or with negate x NOT IN (...) (x <> ALL, which is NOT x = ANY
+// in three-valued logic). Rather than pairing every x with every row of
+// the subquery, it left-joins the rows to the distinct non-NULL values of
+// y on x = y (an equi-join: each row matches at most once) and
+// cross-joins the subquery's one-row statistics (row count, whether some
+// y is NULL): x = ANY is true on a match, NULL when unmatched and either x
+// is NULL over a non-empty subquery or some y is NULL, else false. State:
+// the distinct values of y and one statistics row, besides the join's
+// arrangement of the outer rows.
+func (c *ectx) inUncorrelated(x scalar.Expr, sub ir.Rel, want []types.T, negate bool) (scalar.Expr, error) {
+	y, err := c.b.coerce(&scalar.Col{Idx: 0, T: sub.ColTypes()[0]}, want[1])
+	if err != nil {
+		return nil, err
+	}
+	ys := ir.NewProject(ir.NewMap(sub, y), 1)
+	yc := &scalar.Col{Idx: 0, T: want[1]}
+	vals := ir.NewDistinct(ir.NewFilter(ys, &scalar.IsNull{Arg: yc, Negate: true}))
+	stats := &ir.Reduce{Input: ir.NewMap(ys, &scalar.IsNull{Arg: yc}), Aggs: []dataflow.Agg{
+		{Kind: dataflow.AggCountStar, T: types.Int8},
+		{Kind: dataflow.AggBoolOr, Col: 1, T: types.Bool},
+	}}
+	n := ir.Arity(c.rel)
+	xc := &scalar.Col{Idx: n, T: want[0]}
+	eq, err := c.op("=", -1, xc, &scalar.Col{Idx: n + 1, T: want[1]})
+	if err != nil {
+		return nil, err
+	}
+	c.rel = ir.NewJoin(ir.JoinLeft, ir.NewMap(c.rel, x), vals, eq)
+	c.rel = ir.NewJoin(ir.JoinCross, c.rel, stats)
+	nonEmpty, err := c.op(">", -1, &scalar.Col{Idx: n + 2, T: types.Int8}, &scalar.Lit{D: types.NewInt(0), T: types.Int8})
+	if err != nil {
+		return nil, err
+	}
+	unknown := &scalar.Or{Args: []scalar.Expr{
+		&scalar.And{Args: []scalar.Expr{&scalar.IsNull{Arg: xc}, nonEmpty}},
+		&scalar.Coalesce{Args: []scalar.Expr{&scalar.Col{Idx: n + 3, T: types.Bool}, boolLit(false)}, T: types.Bool},
+	}}
+	var res scalar.Expr = &scalar.Case{Whens: []scalar.When{
+		{Cond: &scalar.IsNull{Arg: &scalar.Col{Idx: n + 1, T: want[1]}, Negate: true}, Then: boolLit(true)},
+		{Cond: unknown, Then: &scalar.Lit{D: types.Null, T: types.Bool}},
+	}, Else: boolLit(false), T: types.Bool}
+	if negate {
+		res = &scalar.Not{Arg: res}
+	}
+	return res, nil
 }
 
 // quantifiedStats reduces the subquery rows (k keys, x first, then y) to

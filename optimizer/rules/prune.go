@@ -33,8 +33,11 @@ var PruneColumns = Phase{Name: "prunecolumns", Rules: []Rule{PruneUnusedColumns}
 // row, so a narrower row could rank differently). Watermarks survive: a column that
 // a window column is computed from is read by that Map, so it is kept
 // below it, and exec derives the window column's watermark when the Map
-// runs. Safe under retractions: every rewrite keeps each operator's
-// per-row or per-group behavior.
+// runs. An inner or left join with a relation that always holds exactly
+// one row (a global aggregate) whose columns nobody reads is its other
+// input (filtered by the inner join's condition): decorrelated IN and
+// scalar subqueries leave such joins. Safe under retractions: every
+// rewrite keeps each operator's per-row or per-group behavior.
 var PruneUnusedColumns = Rule{Name: "PruneUnusedColumns", Apply: func(e ir.Rel) ir.Rel {
 	var out ir.Rel
 	switch r := e.(type) {
@@ -196,6 +199,14 @@ func narrowJoin(r *ir.Join, need []int) ir.Rel {
 			rn = append(rn, c-nl)
 		}
 	}
+	if len(rn) == 0 && exactlyOneRow(r.Right) && r.Kind != ir.JoinFull && r.Kind != ir.JoinRight {
+		// Every left row meets the one right row (inner: when On holds;
+		// left: once either way), and nobody reads the right columns.
+		if r.Kind == ir.JoinLeft {
+			return narrow(r.Left, need)
+		}
+		return narrow(ir.NewFilter(r.Left, r.On...), need)
+	}
 	ln, rn = keepSet(ln, nl), keepSet(rn, ir.Arity(r.Right))
 	li, ri := indexIn(ln), indexIn(rn)
 	m := func(c int) int {
@@ -206,6 +217,23 @@ func narrowJoin(r *ir.Join, need []int) ir.Rel {
 	}
 	j := &ir.Join{Kind: r.Kind, Left: narrow(r.Left, ln), Right: narrow(r.Right, rn), On: remapAll(r.On, m)}
 	return project(j, remapCols(need, m))
+}
+
+// exactlyOneRow reports whether r always holds exactly one row: a global
+// aggregate (without EMIT ON WINDOW CLOSE) or a one-row VALUES, through
+// maps and projections.
+func exactlyOneRow(r ir.Rel) bool {
+	switch n := r.(type) {
+	case *ir.Reduce:
+		return len(n.Key) == 0 && !n.EmitOnClose
+	case *ir.Values:
+		return len(n.Rows) == 1
+	case *ir.Map:
+		return exactlyOneRow(n.Input)
+	case *ir.Project:
+		return exactlyOneRow(n.Input)
+	}
+	return false
 }
 
 // narrowReduce drops the aggregates need does not read (keys stay: they
