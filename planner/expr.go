@@ -53,6 +53,8 @@ func (c *ectx) expr(n *pg_query.Node) (scalar.Expr, error) {
 		return c.subLink(n.GetSubLink())
 	case n.GetSqlvalueFunction() != nil:
 		return c.sqlValueFunction(n.GetSqlvalueFunction())
+	case n.GetCollateClause() != nil:
+		return c.collate(n.GetCollateClause())
 	case n.GetSetToDefault() != nil:
 		return nil, pgerr.New(pgerr.CodeSyntax, "DEFAULT is not allowed in this context")
 	}
@@ -632,6 +634,8 @@ func (c *ectx) sqlValueFunction(f *pg_query.SQLValueFunction) (scalar.Expr, erro
 		return c.b.explicitCast(now, types.Date, f.Location)
 	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
 		return c.b.explicitCast(now, types.Timestamp, f.Location)
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return c.b.explicitCast(now, types.Time, f.Location)
 	}
 	return nil, pgerr.Unsupported("%s", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
 }
