@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/planner"
@@ -108,7 +109,9 @@ func (p *Portal) execComment(cs *pg.CommentStmt) error {
 // commitAltered makes an object's changed copy durable and current. The
 // caller holds e.mu. rows, when not nil, maps each stored row to its new
 // shape (the collection is rewritten in the same batch).
-func (e *Engine) commitAltered(old, nu *Object, rows func(types.Row) (types.Row, error)) error {
+// also are more changed objects (old, new) committed in the same batch
+// (views whose query a rename rewrote).
+func (e *Engine) commitAltered(old, nu *Object, rows func(types.Row) (types.Row, error), also ...[2]*Object) error {
 	var c *storage.Collection
 	b := e.db.NewBatch()
 	defer b.Close()
@@ -121,21 +124,34 @@ func (e *Engine) commitAltered(old, nu *Object, rows func(types.Row) (types.Row,
 			return err
 		}
 	}
-	if err := e.persistObject(nu, b); err != nil {
-		return err
+	all := append([][2]*Object{{old, nu}}, also...)
+	for _, x := range all {
+		if err := e.persistObject(x[1], b); err != nil {
+			return err
+		}
 	}
-	if err := e.cat.replace(old, nu); err != nil {
+	undo := func(n int) {
+		for i := n - 1; i >= 0; i-- {
+			_ = e.cat.replace(all[i][1], all[i][0])
+		}
 		if c != nil {
 			c.Rollback()
 		}
-		return err
+	}
+	for i, x := range all {
+		if err := e.cat.replace(x[0], x[1]); err != nil {
+			undo(i)
+			return err
+		}
 	}
 	if err := e.db.Commit(b); err != nil {
-		_ = e.cat.replace(nu, old)
-		if c != nil {
-			c.Rollback()
-		}
+		undo(len(all))
 		return err
+	}
+	for _, x := range also {
+		if mv := e.views[x[1].ID]; mv != nil {
+			mv.obj = x[1]
+		}
 	}
 	if c != nil {
 		c.Commit()
@@ -235,6 +251,9 @@ type alteration struct {
 	dropped []string
 	// notNull and checks must hold for the existing rows.
 	validate bool
+	// rewritten are dependent views whose stored query a rename changed
+	// (old and new versions).
+	rewritten map[*Object]*Object
 	// rows and counts are the existing rows in the new shape (converted
 	// once: a volatile default is evaluated once per row).
 	rows   []types.Row
@@ -541,18 +560,41 @@ func (a *alteration) checkDependents() error {
 		return err
 	}
 	shadow := e.cat.shadow(a.old, a.nu)
+	for old, nu := range a.rewritten {
+		shadow.byID[nu.ID] = nu
+		delete(shadow.byName, qualified(old.Schema, old.Name))
+		shadow.byName[qualified(nu.Schema, nu.Name)] = nu
+	}
 	for _, d := range deps {
-		if same, err := e.plansSame(d, shadow); err == nil && same {
+		cols, flow, err := e.planText(d, e.cat)
+		if err != nil {
+			return err
+		}
+		d2 := d
+		for old, nu := range a.rewritten {
+			if old == d {
+				d2 = nu
+			}
+		}
+		cols2, flow2, err := e.planText(d2, shadow)
+		if a.old.Name != a.nu.Name {
+			flow = strings.ReplaceAll(flow, " name="+a.old.Name+" ", " name="+a.nu.Name+" ")
+		}
+		if err == nil && cols == cols2 && (flow == flow2 || widenedOnly(flow, flow2, a.nu.ID)) {
 			continue
 		}
-		if len(a.dropped) > 0 {
+		uses := err != nil || cols != cols2
+		if len(a.dropped) > 0 && uses {
 			return pgerr.New(pgerr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", a.dropped[0], a.nu.Name).
 				WithDetail("%s %s depends on column %s of table %s", kindName(d.Kind), d.Name, a.dropped[0], a.nu.Name).
 				WithHint("Drop the dependent objects first.")
 		}
+		detail := fmt.Sprintf("The change would alter the definition of %s %s.", kindName(d.Kind), d.Name)
+		if !uses {
+			detail = fmt.Sprintf("The dataflow of %s %s reads the table's rows as they are stored.", kindName(d.Kind), d.Name)
+		}
 		return pgerr.New(pgerr.CodeFeatureNotSupported, "cannot alter table %s because %s %s depends on it", a.nu.Name, kindName(d.Kind), d.Name).
-			WithDetail("The change would alter the definition of %s %s.", kindName(d.Kind), d.Name).
-			WithHint("Drop the dependent views first, then recreate them.")
+			WithDetail("%s", detail).WithHint("Drop the dependent views first, then recreate them.")
 	}
 	return nil
 }
@@ -572,30 +614,17 @@ func (c *Catalog) shadow(old, nu *Object) *Catalog {
 	return s
 }
 
-// plansSame reports whether dependent view d plans the same under shadow
-// as under the current catalog: the same columns for a plain view, the
-// same dataflow for a materialized view.
-func (e *Engine) plansSame(d *Object, shadow *Catalog) (bool, error) {
-	before, err := e.planText(d, e.cat)
-	if err != nil {
-		return false, err
-	}
-	after, err := e.planText(d, shadow)
-	if err != nil {
-		return false, err
-	}
-	return before == after, nil
-}
-
-// planText prints what d's definition plans to under cat.
-func (e *Engine) planText(d *Object, cat *Catalog) (string, error) {
+// planText prints what d's definition plans to under cat: its columns,
+// and for a materialized view its dataflow (whose stored state belongs to
+// that plan).
+func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error) {
 	n, err := parseOne(d.SQL)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	q, err := planner.PlanQuery(cat, n, planner.Options{MaterializedView: d.Kind == planner.RelMaterializedView})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var sb strings.Builder
 	for _, c := range q.Columns {
@@ -604,11 +633,11 @@ func (e *Engine) planText(d *Object, cat *Catalog) (string, error) {
 	if d.Kind == planner.RelMaterializedView {
 		plan, _, err := compile(viewRel(q))
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		sb.WriteString(plan.String())
+		flow = plan.String()
 	}
-	return sb.String(), nil
+	return sb.String(), flow, nil
 }
 
 // execRename executes ALTER TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE
@@ -675,11 +704,49 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 		if obj.Kind == relSequence {
 			return pgerr.Unsupported("renaming a sequence")
 		}
+		if err := a.renameInViews(); err != nil {
+			return err
+		}
 	}
 	if err := a.checkDependents(); err != nil {
 		return err
 	}
-	return e.commitAltered(obj, nu, nil)
+	var also [][2]*Object
+	for old, nu := range a.rewritten {
+		also = append(also, [2]*Object{old, nu})
+	}
+	return e.commitAltered(obj, nu, nil, also...)
+}
+
+// renameInViews rewrites the stored queries of the views that depend on
+// a renamed relation to name it by its new name (checkDependents then
+// proves that each plans as before).
+func (a *alteration) renameInViews() error {
+	for _, d := range a.e.dropSet(a.old)[1:] {
+		n, err := parseOne(d.SQL)
+		if err != nil {
+			return err
+		}
+		walkProto(n, func(m proto.Message) {
+			if rv, ok := m.(*pg.RangeVar); ok && rv.Relname == a.old.Name && (rv.Schemaname == "" || rv.Schemaname == a.old.Schema) {
+				rv.Relname = a.nu.Name
+			}
+		})
+		text, err := parse.Deparse(n)
+		if err != nil {
+			return err
+		}
+		if a.rewritten == nil {
+			a.rewritten = map[*Object]*Object{}
+		}
+		nu := d.clone()
+		nu.SQL = text
+		if nu.rel, err = nu.relation(); err != nil {
+			return err
+		}
+		a.rewritten[d] = nu
+	}
+	return nil
 }
 
 func renameKind(t pg.ObjectType) planner.RelKind {
@@ -767,4 +834,41 @@ func (e *Engine) dropSide(obj *Object, victims []*Object) (fixes [][2]*Object, o
 		}
 	}
 	return fixes, owned, lines
+}
+
+// widenedOnly reports whether two printed dataflows differ only in the
+// column types of their Sources of table id (ADD COLUMN appends a
+// column), each read only by MFPs and Reduces, which read their input's
+// columns by position and keep no whole input rows: the running dataflow
+// then handles the wider rows, and a restart's plan has the same nodes.
+func widenedOnly(before, after string, id uint64) bool {
+	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
+	if len(a) != len(b) {
+		return false
+	}
+	src := fmt.Sprintf(" = Source coll=%d ", id)
+	widened := map[string]bool{}
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		if !strings.Contains(a[i], src) || !strings.Contains(b[i], src) {
+			return false
+		}
+		widened[strings.Fields(a[i])[0]] = true
+	}
+	for _, line := range a {
+		_, rest, ok := strings.Cut(line, "<- ")
+		if !ok {
+			continue
+		}
+		ins, _, _ := strings.Cut(rest, " ::")
+		for _, in := range strings.Split(ins, ", ") {
+			f := strings.Fields(line)
+			if widened[in] && (len(f) < 3 || (f[2] != "MFP" && f[2] != "Reduce")) {
+				return false
+			}
+		}
+	}
+	return true
 }

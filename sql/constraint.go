@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/eddydb/eddy/planner"
@@ -162,18 +163,27 @@ func itoa(n int) string {
 func columnRefs(n *pg.Node) []string {
 	var out []string
 	seen := map[string]bool{}
-	var walk func(m protoreflect.Message)
-	walk = func(m protoreflect.Message) {
-		if cr, ok := m.Interface().(*pg.ColumnRef); ok {
-			if f := cr.Fields; len(f) > 0 && f[len(f)-1].GetString_() != nil {
-				name := f[len(f)-1].GetString_().Sval
-				if !seen[name] {
-					seen[name] = true
-					out = append(out, name)
-				}
-			}
+	walkProto(n, func(m proto.Message) {
+		cr, ok := m.(*pg.ColumnRef)
+		if !ok {
 			return
 		}
+		if f := cr.Fields; len(f) > 0 && f[len(f)-1].GetString_() != nil {
+			name := f[len(f)-1].GetString_().Sval
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	})
+	return out
+}
+
+// walkProto calls fn on every message of a parse tree, parents first.
+func walkProto(n *pg.Node, fn func(proto.Message)) {
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		fn(m.Interface())
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 			switch {
 			case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
@@ -190,7 +200,6 @@ func columnRefs(n *pg.Node) []string {
 	if n != nil {
 		walk(n.ProtoReflect())
 	}
-	return out
 }
 
 // resolveForeignKeys resolves the referenced tables and columns of obj's
