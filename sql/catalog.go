@@ -37,6 +37,13 @@ type Object struct {
 	// EmitOnWindowClose marks a materialized view whose windows emit once,
 	// when closed by the watermark.
 	EmitOnWindowClose bool `json:",omitempty"`
+	// Plan is a materialized view's lowered dataflow, printed
+	// (dataflow.Plan.String), stored when the view is created. A restart
+	// runs this plan, never a new one planned from SQL, so the restored
+	// operator state always meets the operators that wrote it, whatever a
+	// newer optimizer would choose. Empty for views created before plans
+	// were stored (they are planned again from SQL).
+	Plan string `json:",omitempty"`
 	// Sequence defines a sequence (Kind relSequence).
 	Sequence *SequenceDef `json:",omitempty"`
 	// Comment is set by COMMENT ON.

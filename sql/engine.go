@@ -11,6 +11,7 @@ import (
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
 )
@@ -201,26 +202,19 @@ func (e *Engine) restore() error {
 	return nil
 }
 
-// buildView plans a materialized view's query and builds its dataflow
-// (without state).
+// buildView builds a materialized view's dataflow (without state) from
+// its stored plan, planning and storing one (in o.Plan) when it has none.
 func (e *Engine) buildView(o *Object) (*matView, error) {
-	stmts, err := parseOne(o.SQL)
-	if err != nil {
-		return nil, err
-	}
-	q, err := planner.PlanQuery(e.cat, stmts, planner.Options{MaterializedView: true})
-	if err != nil {
-		return nil, err
-	}
-	rel := viewRel(q)
-	if o.EmitOnWindowClose {
-		if rel, err = emitOnClose(rel); err != nil {
+	if o.Plan == "" {
+		text, err := e.planView(o)
+		if err != nil {
 			return nil, err
 		}
+		o.Plan = text
 	}
-	plan, _, err := compile(rel)
+	plan, err := dataflow.Parse(o.Plan)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("materialized view %s: stored plan: %w", o.Name, err)
 	}
 	df, err := exec.Build(plan)
 	if err != nil {
@@ -234,6 +228,39 @@ func (e *Engine) buildView(o *Object) (*matView, error) {
 		return nil, err
 	}
 	return mv, nil
+}
+
+// planView plans a materialized view's query and returns its printed
+// dataflow plan, after checking that the text parses back to the same plan
+// (the stored text is what every later start runs).
+func (e *Engine) planView(o *Object) (string, error) {
+	stmts, err := parseOne(o.SQL)
+	if err != nil {
+		return "", err
+	}
+	q, err := planner.PlanQuery(e.cat, stmts, planner.Options{MaterializedView: true})
+	if err != nil {
+		return "", err
+	}
+	rel := viewRel(q)
+	if o.EmitOnWindowClose {
+		if rel, err = emitOnClose(rel); err != nil {
+			return "", err
+		}
+	}
+	plan, _, err := compile(rel)
+	if err != nil {
+		return "", err
+	}
+	text := plan.String()
+	back, err := dataflow.Parse(text)
+	if err != nil {
+		return "", pgerr.New(pgerr.CodeInternal, "materialized view %s: the printed plan does not parse: %v", o.Name, err)
+	}
+	if back.String() != text {
+		return "", pgerr.New(pgerr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself", o.Name)
+	}
+	return text, nil
 }
 
 // allocID returns a fresh object ID and logs the new counter to b.
