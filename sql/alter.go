@@ -372,7 +372,7 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 }
 
 // deparseDefault renders a DEFAULT expression as SQL text.
-func deparseDefault(n *pg.Node) (string, error) { return parse.DeparseExpr(n) }
+func deparseDefault(n *pg.Node) (string, error) { return defaultText(n) }
 
 // column finds a column of the copy: 42703 when missing.
 func (a *alteration) column(name string) (int, error) {

@@ -141,7 +141,7 @@ func columnDef(cd *pg.ColumnDef) (col ColumnDef, pk bool, seq *Object, err error
 			if serial != "" {
 				return col, false, nil, pgerr.New(pgerr.CodeSyntax, "multiple default values specified for column \"%s\" of table", cd.Colname)
 			}
-			if col.Default, err = parse.DeparseExpr(c.RawExpr); err != nil {
+			if col.Default, err = defaultText(c.RawExpr); err != nil {
 				return col, false, nil, err
 			}
 		case pg.ConstrType_CONSTR_IDENTITY:
@@ -303,6 +303,9 @@ func (e *Engine) createObjects(objs []*Object, ifNotExists bool) error {
 // foreign keys are resolved. The caller holds e.mu.
 func (e *Engine) linkOwned(objs []*Object) error {
 	t := objs[0]
+	if t.Kind == relSequence {
+		return e.resolveOwner(t.Sequence, t.Sequence.ownedBy)
+	}
 	if t.Kind != planner.RelTable {
 		return nil
 	}

@@ -151,6 +151,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execTruncate(n.GetTruncateStmt())
 	case n.GetCreateSeqStmt() != nil:
 		return p.execCreateSequence(n.GetCreateSeqStmt())
+	case n.GetAlterSeqStmt() != nil:
+		return p.execAlterSequence(n.GetAlterSeqStmt())
 	case n.GetCommentStmt() != nil:
 		return p.execComment(n.GetCommentStmt())
 	case n.GetAlterTableStmt() != nil:

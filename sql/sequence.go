@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/parse"
 	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/eddydb/eddy/storage"
 )
@@ -46,6 +48,10 @@ type SequenceDef struct {
 	OwnedCol string `json:",omitempty"`
 	// Identity marks the sequence of an identity column.
 	Identity bool `json:",omitempty"`
+
+	// ownedBy names the OWNED BY column of CREATE SEQUENCE until it is
+	// resolved.
+	ownedBy []string
 }
 
 // seqState is a sequence's current value, guarded by Engine.seqMu.
@@ -218,6 +224,7 @@ func (p *Portal) execCreateSequence(cs *pg.CreateSeqStmt) error {
 		return err
 	}
 	obj := &Object{Kind: relSequence, Schema: schemaOf(cs.Sequence), Name: cs.Sequence.Relname, Sequence: def}
+	def.ownedBy = ownedByNames(cs.Options)
 	return p.st.s.e.createObjects([]*Object{obj}, cs.IfNotExists)
 }
 
@@ -488,4 +495,180 @@ func (s *Session) noteSeq(st *seqState, v int64) {
 		s.seqCurr = map[uint64]int64{}
 	}
 	s.seqCurr[st.id], s.lastSeq = v, st
+}
+
+// defaultText renders a DEFAULT expression, dropping the ::regclass casts
+// of sequence-function arguments (nextval('s'::regclass), as pg_dump and
+// PostgreSQL's own serial defaults write them): the functions take the
+// name as text.
+func defaultText(n *pg.Node) (string, error) {
+	walkProto(n, func(m proto.Message) {
+		fc, ok := m.(*pg.FuncCall)
+		if !ok || len(fc.Args) == 0 || len(fc.Funcname) == 0 {
+			return
+		}
+		switch fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval() {
+		case "nextval", "currval", "setval":
+		default:
+			return
+		}
+		if tc := fc.Args[0].GetTypeCast(); tc != nil && tc.TypeName != nil && len(tc.TypeName.Names) > 0 &&
+			tc.TypeName.Names[len(tc.TypeName.Names)-1].GetString_().GetSval() == "regclass" {
+			fc.Args[0] = tc.Arg
+		}
+	})
+	return parse.DeparseExpr(n)
+}
+
+// ownedByNames returns the OWNED BY option's names (nil: none given;
+// ["none"]: OWNED BY NONE).
+func ownedByNames(opts []*pg.Node) []string {
+	for _, n := range opts {
+		if de := n.GetDefElem(); de != nil && de.Defname == "owned_by" {
+			return stringList(de.Arg.GetList().GetItems())
+		}
+	}
+	return nil
+}
+
+// resolveOwner sets a sequence's owning table column from OWNED BY
+// names. The caller holds e.mu.
+func (e *Engine) resolveOwner(def *SequenceDef, names []string) error {
+	if names == nil {
+		return nil
+	}
+	if len(names) == 1 && names[0] == "none" {
+		def.OwnedBy, def.OwnedCol = 0, ""
+		return nil
+	}
+	if len(names) < 2 {
+		return pgerr.New(pgerr.CodeSyntax, "invalid OWNED BY option").WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
+	}
+	col, tbl, schema := names[len(names)-1], names[len(names)-2], ""
+	if len(names) > 2 {
+		schema = names[len(names)-3]
+	}
+	t := e.cat.lookup(schema, tbl)
+	if t == nil {
+		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", tbl)
+	}
+	if t.Kind != planner.RelTable {
+		return pgerr.New(pgerr.CodeWrongObjectType, "sequence cannot be owned by relation \"%s\"", tbl)
+	}
+	if columnIndex(t.Columns, col) < 0 {
+		return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, tbl)
+	}
+	def.OwnedBy, def.OwnedCol = t.ID, col
+	return nil
+}
+
+// execAlterSequence executes ALTER SEQUENCE: new bounds, increment,
+// start, cycling, RESTART [WITH n] and OWNED BY. Like nextval it is not
+// transactional.
+func (p *Portal) execAlterSequence(as *pg.AlterSeqStmt) error {
+	p.tag = "ALTER SEQUENCE"
+	e := p.st.s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	obj := e.cat.lookup(as.Sequence.Schemaname, as.Sequence.Relname)
+	if obj == nil {
+		if as.MissingOk {
+			return nil
+		}
+		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", as.Sequence.Relname)
+	}
+	if obj.Kind != relSequence {
+		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a sequence", obj.Name)
+	}
+	nu := obj.clone()
+	def := *obj.Sequence
+	nu.Sequence = &def
+	restart, restartTo, err := alterSequenceDef(&def, as.Options)
+	if err != nil {
+		return err
+	}
+	if err := e.resolveOwner(&def, ownedByNames(as.Options)); err != nil {
+		return err
+	}
+	if restart && (restartTo < def.Min || restartTo > def.Max) {
+		return pgerr.New(pgerr.CodeInvalidParameter, "RESTART value (%d) cannot be outside MINVALUE and MAXVALUE", restartTo)
+	}
+	if err := e.commitAltered(obj, nu, nil); err != nil {
+		return err
+	}
+	e.seqMu.Lock()
+	defer e.seqMu.Unlock()
+	st := e.seqs[qualified(obj.Schema, obj.Name)]
+	if st == nil {
+		return nil
+	}
+	st.def, st.cached = nu.Sequence, 0
+	if restart {
+		st.last, st.called = restartTo, false
+	}
+	return e.writeSeq(st.id, st.last, st.called)
+}
+
+// alterSequenceDef applies ALTER SEQUENCE options to def, reporting a
+// RESTART and its value.
+func alterSequenceDef(def *SequenceDef, opts []*pg.Node) (restart bool, to int64, err error) {
+	var min, max, start *int64
+	lo, hi := def.Min, def.Max
+	min, max, startv := &lo, &hi, def.Start
+	start = &startv
+	for _, n := range opts {
+		de := n.GetDefElem()
+		if de == nil {
+			continue
+		}
+		switch de.Defname {
+		case "as":
+			def.Type, err = sequenceTypeName(de.Arg.GetTypeName())
+		case "increment":
+			def.Increment, err = defInt(de)
+		case "start":
+			*start, err = defInt(de)
+		case "restart":
+			restart, to = true, *start
+			if de.Arg != nil {
+				to, err = defInt(de)
+			}
+		case "minvalue", "maxvalue":
+			var v int64
+			if de.Arg != nil {
+				v, err = defInt(de)
+			} else if tlo, thi := typeBounds(def.Type); de.Defname == "minvalue" {
+				v = map[bool]int64{true: 1, false: tlo}[def.Increment > 0]
+			} else {
+				v = map[bool]int64{true: thi, false: -1}[def.Increment > 0]
+			}
+			if de.Defname == "minvalue" {
+				*min = v
+			} else {
+				*max = v
+			}
+		case "cycle":
+			def.Cycle = de.Arg == nil || de.Arg.GetBoolean() == nil || de.Arg.GetBoolean().Boolval
+		case "cache", "owned_by":
+		default:
+			err = pgerr.Unsupported("sequence option %s", de.Defname)
+		}
+		if err != nil {
+			return false, 0, err
+		}
+	}
+	if restart && !hasOption(opts, "restart", true) {
+		to = *start
+	}
+	return restart, to, def.fill(min, max, start)
+}
+
+// hasOption reports whether an option is given (withArg: with a value).
+func hasOption(opts []*pg.Node, name string, withArg bool) bool {
+	for _, n := range opts {
+		if de := n.GetDefElem(); de != nil && de.Defname == name && (!withArg || de.Arg != nil) {
+			return true
+		}
+	}
+	return false
 }
