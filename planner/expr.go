@@ -40,7 +40,11 @@ func (c *ectx) expr(n *pg_query.Node) (scalar.Expr, error) {
 	case n.GetTypeCast() != nil:
 		return c.typeCast(n.GetTypeCast())
 	case n.GetFuncCall() != nil:
-		return c.funcCall(n.GetFuncCall())
+		fc, err := positionalCall(n.GetFuncCall())
+		if err != nil {
+			return nil, err
+		}
+		return c.funcCall(fc)
 	case n.GetAIndirection() != nil:
 		return c.indirection(n.GetAIndirection())
 	case n.GetCaseExpr() != nil:
