@@ -86,6 +86,9 @@ type grouping struct {
 	keys    []string // String() of each grouping key over from
 	keyCols []int    // the key's column in the aggregated relation
 	aggs    map[*pg_query.FuncCall]int
+	// bitsCol is the column of the grouping-set bits (groupingsets.go),
+	// -1 for a plain GROUP BY.
+	bitsCol int
 }
 
 // groupedRef maps n to a column of the aggregated relation when it is an
@@ -94,6 +97,10 @@ type grouping struct {
 // normally" (its parts will be checked in turn).
 func (c *ectx) groupedRef(n *pg_query.Node) (scalar.Expr, bool, error) {
 	g := c.grp
+	if gf := n.GetGroupingFunc(); gf != nil {
+		e, err := c.groupingFunc(gf)
+		return e, true, err
+	}
 	if fc := n.GetFuncCall(); fc != nil && isAggregate(fc) {
 		col, ok := g.aggs[fc]
 		if !ok {

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -31,10 +33,22 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 	if err != nil {
 		return nil, err
 	}
-	distinct, err := isDistinct(sel)
-	if err != nil {
-		return nil, err
+	if isDistinctOn(sel) {
+		var on []dataflow.SortCol
+		var onHidden []scalar.Expr
+		if on, onHidden, err = b.orderBy(sortItems(sel.DistinctClause), names, append(exprs, hidden...), ec, p.nOuter); err != nil {
+			return nil, err
+		}
+		hidden = append(hidden, onHidden...)
+		p.rel = projectExprs(ec.rel, p.nOuter, append(exprs, hidden...))
+		p.rel, err = distinctOn(p.rel, p.nOuter, on, order)
+		p.order = order
+		if err != nil {
+			return nil, err
+		}
+		return p, b.limit(sel, p)
 	}
+	distinct := len(sel.DistinctClause) > 0
 	if distinct && len(hidden) > 0 {
 		return nil, pgerr.New("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 	}
@@ -44,6 +58,41 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 	}
 	p.order = order
 	return p, b.limit(sel, p)
+}
+
+// isDistinctOn reports SELECT DISTINCT ON (...) (plain DISTINCT has one nil
+// item).
+func isDistinctOn(sel *pg_query.SelectStmt) bool {
+	d := sel.DistinctClause
+	return len(d) > 0 && !(len(d) == 1 && (d[0] == nil || d[0].Node == nil))
+}
+
+// sortItems wraps expressions as ascending ORDER BY items, so DISTINCT ON
+// items resolve as ORDER BY items do (ordinals, output names, expressions).
+func sortItems(ns []*pg_query.Node) []*pg_query.Node {
+	out := make([]*pg_query.Node, len(ns))
+	for i, n := range ns {
+		out[i] = &pg_query.Node{Node: &pg_query.Node_SortBy{SortBy: &pg_query.SortBy{Node: n, Location: -1}}}
+	}
+	return out
+}
+
+// distinctOn keeps, per distinct value of the DISTINCT ON columns (and of
+// the outer values of a decorrelated block), the first row in ORDER BY
+// order: a TopK with limit 1 (ties broken by the whole row, so the choice
+// is deterministic where PostgreSQL's is arbitrary). As in PostgreSQL, the
+// leading ORDER BY items must be DISTINCT ON items (42P10).
+func distinctOn(rel ir.Rel, nOuter int, on, order []dataflow.SortCol) (ir.Rel, error) {
+	key := identityCols(nOuter)
+	for _, c := range on {
+		key = append(key, c.Col)
+	}
+	for i := 0; i < len(order) && i < len(on); i++ {
+		if !slices.Contains(key[nOuter:], order[i].Col) {
+			return nil, pgerr.New("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+		}
+	}
+	return &ir.TopK{Input: rel, Key: key, Order: order, Limit: 1}, nil
 }
 
 // targetExpr builds one select-list entry (unknown literals become text).
@@ -92,17 +141,6 @@ func projectExprs(rel ir.Rel, nOuter int, exprs []scalar.Expr) ir.Rel {
 		proj = append(proj, n+len(maps)-1)
 	}
 	return ir.NewProject(ir.NewMap(rel, maps...), proj...)
-}
-
-// isDistinct reports SELECT DISTINCT (DISTINCT ON is unsupported).
-func isDistinct(sel *pg_query.SelectStmt) (bool, error) {
-	switch {
-	case len(sel.DistinctClause) == 0:
-		return false, nil
-	case len(sel.DistinctClause) == 1 && (sel.DistinctClause[0] == nil || sel.DistinctClause[0].Node == nil):
-		return true, nil
-	}
-	return false, pgerr.Unsupported("DISTINCT ON")
 }
 
 // orderBy resolves ORDER BY items to output columns (by ordinal, output

@@ -210,22 +210,29 @@ func needsGrouping(sel *pg_query.SelectStmt, targets []target) bool {
 func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from *ectx, p *planned) (*ectx, error) {
 	from.clause = "GROUP BY"
 	from.noSubquery = true
-	keyNodes, err := groupKeyNodes(sel, targets, from.sc)
+	setNodes, plain, err := groupSets(sel, targets, from.sc)
 	if err != nil {
 		return nil, err
 	}
 	var keys []scalar.Expr
-	for _, n := range keyNodes {
-		e, err := from.expr(n)
-		if err != nil {
-			return nil, err
-		}
-		if e.Type().Family == types.FamUnknown {
-			if e, err = b.coerce(e, types.Text); err != nil {
+	sets := make([][]int, len(setNodes))
+	for si, set := range setNodes {
+		for _, n := range set {
+			e, err := from.groupKey(n)
+			if err != nil {
 				return nil, err
 			}
+			i := matchExpr(e, keys)
+			if i < 0 {
+				i, keys = len(keys), append(keys, e)
+			}
+			sets[si] = append(sets[si], i)
 		}
-		keys = append(keys, e)
+	}
+	if plain {
+		sets = nil
+	} else if p.nOuter > 0 {
+		return nil, pgerr.Unsupported("GROUPING SETS, ROLLUP and CUBE in a correlated subquery")
 	}
 	var calls []*pg_query.FuncCall
 	for _, t := range targets {
@@ -245,36 +252,41 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	if from.rel, err = b.groupSession(from, keys); err != nil {
 		return nil, err
 	}
-	return b.reduce(from, keys, calls, specs, sel, p)
+	return b.reduce(from, keys, sets, calls, specs, sel, p)
 }
 
-// groupKeyNodes resolves GROUP BY items: ordinals and output names refer to
-// select-list entries (input column names take precedence, as in PostgreSQL).
-func groupKeyNodes(sel *pg_query.SelectStmt, targets []target, sc *scope) ([]*pg_query.Node, error) {
-	var out []*pg_query.Node
-	for _, g := range sel.GroupClause {
-		switch {
-		case g.GetGroupingSet() != nil:
-			return nil, pgerr.Unsupported("GROUPING SETS, ROLLUP and CUBE")
-		case g.GetAConst() != nil && g.GetAConst().GetIval() != nil:
-			i := int(g.GetAConst().GetIval().Ival)
-			if i < 1 || i > len(targets) {
-				return nil, pgerr.New("42P10", "GROUP BY position %d is not in select list", i).WithPosition(g.GetAConst().Location + 1)
-			}
-			out = append(out, targetNode(targets[i-1], sc))
-			continue
-		case g.GetColumnRef() != nil && len(g.GetColumnRef().Fields) == 1:
-			name := g.GetColumnRef().Fields[0].GetString_().GetSval()
-			if i, _ := sc.lookup("", name, 0); i < 0 {
-				if t, ok := targetByName(targets, name); ok {
-					out = append(out, targetNode(t, sc))
-					continue
-				}
+// groupKey builds one GROUP BY key expression (unknown literals as text).
+func (from *ectx) groupKey(n *pg_query.Node) (scalar.Expr, error) {
+	e, err := from.expr(n)
+	if err != nil {
+		return nil, err
+	}
+	if e.Type().Family == types.FamUnknown {
+		return from.b.coerce(e, types.Text)
+	}
+	return e, nil
+}
+
+// groupKeyNode resolves one GROUP BY key: ordinals and output names refer
+// to select-list entries (input column names take precedence, as in
+// PostgreSQL).
+func groupKeyNode(g *pg_query.Node, targets []target, sc *scope) (*pg_query.Node, error) {
+	switch {
+	case g.GetAConst() != nil && g.GetAConst().GetIval() != nil:
+		i := int(g.GetAConst().GetIval().Ival)
+		if i < 1 || i > len(targets) {
+			return nil, pgerr.New("42P10", "GROUP BY position %d is not in select list", i).WithPosition(g.GetAConst().Location + 1)
+		}
+		return targetNode(targets[i-1], sc), nil
+	case g.GetColumnRef() != nil && len(g.GetColumnRef().Fields) == 1:
+		name := g.GetColumnRef().Fields[0].GetString_().GetSval()
+		if i, _ := sc.lookup("", name, 0); i < 0 {
+			if t, ok := targetByName(targets, name); ok {
+				return targetNode(t, sc), nil
 			}
 		}
-		out = append(out, g)
 	}
-	return out, nil
+	return g, nil
 }
 
 // targetNode returns the AST of a target (a column reference for * columns).
@@ -304,7 +316,7 @@ func targetByName(targets []target, name string) (target, bool) {
 // reduce builds the aggregation: a Map computing keys and aggregate
 // arguments, a Reduce keyed by the outer values and the keys, and for a
 // correlated global aggregate the fill of empty groups (see fillGroups).
-func (b *builder) reduce(from *ectx, keys []scalar.Expr, calls []*pg_query.FuncCall, specs []aggSpec, sel *pg_query.SelectStmt, p *planned) (*ectx, error) {
+func (b *builder) reduce(from *ectx, keys []scalar.Expr, sets [][]int, calls []*pg_query.FuncCall, specs []aggSpec, sel *pg_query.SelectStmt, p *planned) (*ectx, error) {
 	n := ir.Arity(from.rel)
 	var maps []scalar.Expr
 	column := func(e scalar.Expr) int {
@@ -323,11 +335,18 @@ func (b *builder) reduce(from *ectx, keys []scalar.Expr, calls []*pg_query.FuncC
 		aggs[i] = s.dataflow(column)
 	}
 	var rel ir.Rel = &ir.Reduce{Input: ir.NewMap(from.rel, maps...), Key: key, Aggs: aggs}
+	if sets != nil {
+		rel = groupingSetsRel(ir.NewMap(from.rel, maps...), p.nOuter, key, sets, aggs)
+	}
 	if len(keys) == 0 && p.nOuter > 0 {
 		rel = b.fillGroups(rel, from, aggs)
 	}
-	p.atMostOne = len(keys) == 0
+	p.atMostOne = len(keys) == 0 && len(sets) <= 1
 	g, sc := groupScope(from, keys, calls, p.nOuter)
+	if sets != nil {
+		g.bitsCol = len(sc.cols)
+		sc.cols = append(sc.cols, scopeCol{typ: types.Int8, hidden: true})
+	}
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: "HAVING", grp: g}
 	if sel.HavingClause != nil {
 		pred, err := ec.predicate(sel.HavingClause)
@@ -343,7 +362,7 @@ func (b *builder) reduce(from *ectx, keys []scalar.Expr, calls []*pg_query.FuncC
 // groupScope describes the aggregated relation: outer values, keys (named
 // when they are plain columns), aggregates.
 func groupScope(from *ectx, keys []scalar.Expr, calls []*pg_query.FuncCall, nOuter int) (*grouping, *scope) {
-	g := &grouping{from: from.sc, fromRel: from.rel, aggs: map[*pg_query.FuncCall]int{}}
+	g := &grouping{from: from.sc, fromRel: from.rel, aggs: map[*pg_query.FuncCall]int{}, bitsCol: -1}
 	sc := &scope{parent: from.sc.parent, cols: append([]scopeCol(nil), from.sc.cols[:nOuter]...)}
 	for i, k := range keys {
 		g.keys = append(g.keys, k.String())
