@@ -157,6 +157,7 @@ func (e *Engine) commitAltered(old, nu *Object, rows func(types.Row) (types.Row,
 		c.Commit()
 		e.colls[nu.ID] = c
 	}
+	e.dropIndexes(nu.ID)
 	if mv := e.views[nu.ID]; mv != nil {
 		mv.obj = nu
 	}

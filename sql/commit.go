@@ -111,6 +111,11 @@ func (a *applyTx) commit() {
 // must be undone on failure.
 func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx) error {
 	sb := e.stateBatch()
+	if !e.ck.replaying {
+		if err := e.checkAtCommit(ws); err != nil {
+			return err
+		}
+	}
 	deltas := map[uint64][]exec.Update{}
 	for _, id := range ws.order {
 		obj := e.cat.byID[id]

@@ -155,26 +155,57 @@ func keyOf(row types.Row, cols []int) (string, bool) {
 	return string(types.AppendColsKey(nil, row, cols)), true
 }
 
-// keyCounts counts the live rows of a table by the key cols.
-func (e *Engine) keyCounts(obj *Object, cols []int, ws *writeSet) map[string]int64 {
-	out := map[string]int64{}
-	for _, u := range e.liveRows(obj.rel, ws) {
-		if k, ok := keyOf(u.Row, cols); ok {
-			out[k] += u.Diff
+// liveKey answers whether a key of table obj's cols is live as the
+// transaction sees it: by the primary key's collection when cols are the
+// primary key, else by a key index; both plus ws's pending changes.
+type liveKey func(key []byte) bool
+
+// liveKeyOf returns a liveKey for obj's cols. The caller holds e.mu
+// shared while using it.
+func (e *Engine) liveKeyOf(obj *Object, cols []int, ws *writeSet) liveKey {
+	if samePrefix(cols, obj.PrimaryKey) {
+		ks := &keySet{coll: e.colls[obj.ID], cols: obj.PrimaryKey, overlay: map[string]int64{}}
+		for _, u := range ws.pending(obj.ID) {
+			ks.overlay[string(ks.key(u.Row))] += u.Diff
+		}
+		return ks.has
+	}
+	ix := e.keyIndex(obj.ID, cols)
+	delta := deltaCounts(ws.pending(obj.ID), cols)
+	return func(key []byte) bool { return ix.count(string(key), delta) > 0 }
+}
+
+// samePrefix reports whether a and b are the same columns in the same
+// order.
+func samePrefix(a, b []int) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
 		}
 	}
-	return out
+	return true
 }
 
 // checkUnique checks the UNIQUE constraints for new rows: 23505.
 func (e *Engine) checkUnique(obj *Object, rows []types.Row, ws *writeSet) error {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.checkUniqueLocked(obj, rows, ws)
+}
+
+// checkUniqueLocked is checkUnique with e.mu held.
+func (e *Engine) checkUniqueLocked(obj *Object, rows []types.Row, ws *writeSet) error {
 	for _, k := range obj.Constraints {
 		if k.Kind != "unique" {
 			continue
 		}
-		counts := e.keyCounts(obj, k.Cols, ws)
+		ix := e.keyIndex(obj.ID, k.Cols)
+		delta := deltaCounts(ws.pending(obj.ID), k.Cols)
 		for _, r := range rows {
-			if key, ok := keyOf(r, k.Cols); ok && counts[key] > 1 {
+			if key, ok := keyOf(r, k.Cols); ok && ix.count(key, delta) > 1 {
 				return uniqueViolation(obj, k.Name, k.Cols, r)
 			}
 		}
@@ -200,19 +231,24 @@ func keyText(obj *Object, cols []int, r types.Row) (string, string) {
 // checkForeignKeys checks that new rows' foreign keys reference live rows:
 // 23503.
 func (e *Engine) checkForeignKeys(obj *Object, rows []types.Row, ws *writeSet) error {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.checkForeignKeysLocked(obj, rows, ws)
+}
+
+// checkForeignKeysLocked is checkForeignKeys with e.mu held.
+func (e *Engine) checkForeignKeysLocked(obj *Object, rows []types.Row, ws *writeSet) error {
 	for _, k := range obj.Constraints {
 		if k.Kind != "foreign" {
 			continue
 		}
-		e.mu.RLock()
 		parent := e.cat.byID[k.RefTable]
-		e.mu.RUnlock()
 		if parent == nil {
 			continue
 		}
-		keys := e.keyCounts(parent, k.RefCols, ws)
+		live := e.liveKeyOf(parent, k.RefCols, ws)
 		for _, r := range rows {
-			if key, ok := keyOf(r, k.Cols); ok && keys[key] <= 0 {
+			if key, ok := keyOf(r, k.Cols); ok && !live([]byte(key)) {
 				names, vals := keyText(obj, k.Cols, r)
 				return pgerr.New("23503", "insert or update on table \"%s\" violates foreign key constraint \"%s\"", obj.Name, k.Name).
 					WithDetail("Key (%s)=(%s) is not present in table \"%s\".", names, vals, parent.Name)
@@ -229,30 +265,29 @@ func (e *Engine) checkForeignKeys(obj *Object, rows []types.Row, ws *writeSet) e
 func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, ws *writeSet, deleting bool) error {
 	for _, ref := range refs {
 		k := ref.k
-		live := e.keyCounts(obj, k.RefCols, ws)
-		gone := map[string]types.Row{}
-		for _, r := range del {
-			if key, ok := keyOf(r, k.RefCols); ok && live[key] <= 0 {
-				gone[key] = r
-			}
+		gone, err := e.goneReferenced(obj, ref, del, ws)
+		if err != nil || len(gone) == 0 {
+			return err
 		}
-		if len(gone) == 0 {
-			continue
+		action := k.OnDelete
+		if !deleting {
+			action = k.OnUpdate
 		}
 		child := ref.child
+		if action != 'c' && action != 'n' {
+			for _, r := range gone {
+				names, vals := keyText(obj, k.RefCols, r)
+				return pgerr.New("23503", "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", obj.Name, k.Name, child.Name).
+					WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, child.Name)
+			}
+		}
 		for _, u := range e.liveRows(child.rel, ws) {
 			key, ok := keyOf(u.Row, k.Cols)
 			if !ok || gone[key] == nil {
 				continue
 			}
-			action := k.OnDelete
-			if !deleting {
-				action = k.OnUpdate
-			}
-			switch action {
-			case 'c':
-				ws.add(child.ID, u.Row, -u.Diff)
-			case 'n':
+			ws.add(child.ID, u.Row, -u.Diff)
+			if action == 'n' {
 				nr := append(types.Row(nil), u.Row...)
 				for _, c := range k.Cols {
 					nr[c] = types.Null
@@ -260,12 +295,76 @@ func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, ws 
 				if err := checkNotNull(child.rel, nr); err != nil {
 					return err
 				}
-				ws.add(child.ID, u.Row, -u.Diff)
 				ws.add(child.ID, nr, u.Diff)
-			default:
-				names, vals := keyText(obj, k.RefCols, gone[key])
-				return pgerr.New("23503", "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", obj.Name, k.Name, child.Name).
-					WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, child.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// goneReferenced returns, by key, the removed rows of obj whose key of
+// ref is no longer live but still referenced by a row of ref's table.
+func (e *Engine) goneReferenced(obj *Object, ref fkRef, del []types.Row, ws *writeSet) (map[string]types.Row, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.goneReferencedLocked(obj, ref, del, ws), nil
+}
+
+// goneReferencedLocked is goneReferenced with e.mu held.
+func (e *Engine) goneReferencedLocked(obj *Object, ref fkRef, del []types.Row, ws *writeSet) map[string]types.Row {
+	k := ref.k
+	live := e.liveKeyOf(obj, k.RefCols, ws)
+	child := e.keyIndex(ref.child.ID, k.Cols)
+	delta := deltaCounts(ws.pending(ref.child.ID), k.Cols)
+	var gone map[string]types.Row
+	for _, r := range del {
+		key, ok := keyOf(r, k.RefCols)
+		if !ok || live([]byte(key)) || child.count(key, delta) <= 0 {
+			continue
+		}
+		if gone == nil {
+			gone = map[string]types.Row{}
+		}
+		gone[key] = r
+	}
+	return gone
+}
+
+// checkAtCommit re-checks a write set's UNIQUE and FOREIGN KEY constraints
+// as it commits, under the engine's write lock and before its changes are
+// applied (the statements checked them against a state that a concurrent
+// commit may have changed since): the committed rows plus ws must hold no
+// duplicate unique key, no reference to a missing key, and no missing key
+// still referenced. The caller holds e.mu exclusively.
+func (e *Engine) checkAtCommit(ws *writeSet) error {
+	for _, id := range ws.order {
+		obj := e.cat.byID[id]
+		if obj == nil {
+			continue
+		}
+		refs := e.referencing(id)
+		if len(obj.Constraints) == 0 && len(refs) == 0 {
+			continue
+		}
+		var ins, del []types.Row
+		for _, u := range ws.changes[id] {
+			if u.Diff > 0 {
+				ins = append(ins, u.Row)
+			} else if u.Diff < 0 {
+				del = append(del, u.Row)
+			}
+		}
+		if err := e.checkUniqueLocked(obj, ins, ws); err != nil {
+			return err
+		}
+		if err := e.checkForeignKeysLocked(obj, ins, ws); err != nil {
+			return err
+		}
+		for _, ref := range refs {
+			for _, r := range e.goneReferencedLocked(obj, ref, del, ws) {
+				names, vals := keyText(obj, ref.k.RefCols, r)
+				return pgerr.New("23503", "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", obj.Name, ref.k.Name, ref.child.Name).
+					WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, ref.child.Name)
 			}
 		}
 	}

@@ -185,7 +185,13 @@ func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
 	if s.tx == txIdle {
 		ws = &writeSet{}
 	}
-	if err := s.e.addRows(p.copy.table, rows, ws, s.tx == txIdle); err != nil {
+	mark := ws.mark()
+	err = s.e.addRows(p.copy.table, rows, ws, s.tx == txIdle)
+	if err == nil {
+		err = s.e.checkStatement(ws, mark, s.evalCtx(), false)
+	}
+	if err != nil {
+		ws.rollbackTo(mark)
 		if s.tx == txBlock {
 			s.tx = txFailed
 		}

@@ -154,3 +154,34 @@ INSERT INTO t VALUES (1, 'x', 10), (2, 'y', 20)`)
 		t.Fatalf("after DROP COLUMN and a crash:\n%s", out)
 	}
 }
+
+// TestConstraintsConcurrent: two transactions that each pass their
+// statements' checks but together violate a UNIQUE or FOREIGN KEY
+// constraint: the later COMMIT fails, as PostgreSQL's would block and
+// then fail.
+func TestConstraintsConcurrent(t *testing.T) {
+	te := newTestEngine(t)
+	te.mustRun(`CREATE TABLE u (id int PRIMARY KEY, email text UNIQUE);
+CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE c (id int PRIMARY KEY, pid int REFERENCES p);
+INSERT INTO p VALUES (1), (2)`)
+	a, b := te.s, te.e.NewSession(map[string]string{"user": "test"})
+	on := func(s *Session, sql string) string { te.s = s; return te.run(sql) }
+	on(a, `BEGIN; INSERT INTO u VALUES (1, 'x')`)
+	on(b, `BEGIN; INSERT INTO u VALUES (2, 'x'); COMMIT`)
+	if out := on(a, `COMMIT`); !strings.Contains(out, "ERROR 23505") {
+		t.Fatalf("second commit of a duplicate unique key: %q", out)
+	}
+	on(a, `BEGIN; DELETE FROM p WHERE id = 1`)
+	on(b, `INSERT INTO c VALUES (10, 1)`)
+	if out := on(a, `COMMIT`); !strings.Contains(out, "ERROR 23503") {
+		t.Fatalf("deleting a parent referenced meanwhile: %q", out)
+	}
+	on(a, `BEGIN; INSERT INTO c VALUES (20, 2)`)
+	on(b, `DELETE FROM p WHERE id = 2`)
+	if out := on(a, `COMMIT`); !strings.Contains(out, "ERROR 23503") {
+		t.Fatalf("referencing a parent deleted meanwhile: %q", out)
+	}
+	if out := on(a, `SELECT count(*) AS n FROM u; SELECT id FROM p; SELECT id FROM c`); out != "n\n1\nSELECT 1\nid\n1\nSELECT 1\nid\n10\nSELECT 1\n" {
+		t.Fatalf("final state:\n%s", out)
+	}
+}

@@ -55,6 +55,10 @@ type Engine struct {
 	// (sequence.go); DDL takes it after mu, nextval alone.
 	seqMu sync.Mutex
 	seqs  map[string]*seqState
+	// idxMu guards indexes, the key indexes of constraint checks by
+	// table and columns (keyindex.go).
+	idxMu   sync.Mutex
+	indexes map[string]*keyIndex
 	// Version is reported by version() and server_version.
 	Version string
 }

@@ -212,6 +212,7 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		if v.Kind == relSequence {
 			e.forgetSequence(v)
 		}
+		e.dropIndexes(v.ID)
 	}
 	for _, f := range fixes {
 		e.cat.replace(f[0], f[1])

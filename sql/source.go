@@ -280,6 +280,7 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *stora
 	var updates []exec.Update
 	if st.def.IsTable {
 		c := e.colls[st.def.ID]
+		e.dropIndexes(st.def.ID)
 		c.Begin()
 		tx.colls = append(tx.colls, c)
 		var err error
