@@ -43,7 +43,7 @@ func registerComparisons() {
 	}
 	ts := append([]types.T{types.Bool}, numericTypes...)
 	ts = append(ts, types.Text, types.Char(0), types.Bytea, types.Date, types.Time,
-		types.Timestamp, types.TimestampTZ, types.IntervalT, types.JSONB)
+		types.Timestamp, types.TimestampTZ, types.IntervalT, types.JSONB, types.UUID)
 	for op, pred := range preds {
 		for _, t := range ts {
 			cmp := types.Compare

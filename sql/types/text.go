@@ -40,6 +40,8 @@ func AppendText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 		return appendNumericText(buf, d.dec)
 	case FamText, FamJSONB:
 		return append(buf, d.s...)
+	case FamUUID:
+		return appendUUID(buf, d.s)
 	case FamBytea:
 		buf = append(buf, '\\', 'x')
 		return hex.AppendEncode(buf, []byte(d.s))
@@ -120,6 +122,8 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 		return parseInterval(s)
 	case FamJSONB:
 		return ParseJSONB(s)
+	case FamUUID:
+		return parseUUID(s)
 	}
 	return Null, pgerr.Unsupported("input of type %s", t.Name())
 }

@@ -28,6 +28,7 @@ var typeNames = map[string]T{
 	"timestamp with time zone":    TimestampTZ,
 	"interval":                    IntervalT,
 	"jsonb":                       JSONB,
+	"uuid":                        UUID,
 }
 
 // maxCharLength is PostgreSQL's limit on n in varchar(n) and char(n).

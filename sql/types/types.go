@@ -23,6 +23,7 @@ const (
 	FamTimestampTZ
 	FamInterval
 	FamJSONB
+	FamUUID
 )
 
 // T is a static SQL type: a family plus the details that distinguish the
@@ -71,6 +72,7 @@ var (
 	TimestampTZ = T{Family: FamTimestampTZ}
 	IntervalT   = T{Family: FamInterval}
 	JSONB       = T{Family: FamJSONB}
+	UUID        = T{Family: FamUUID}
 )
 
 // Varchar returns varchar(n); n == 0 means unbounded.
@@ -91,6 +93,7 @@ const (
 	OIDInt4        uint32 = 23
 	OIDText        uint32 = 25
 	OIDJSONB       uint32 = 3802
+	OIDUUID        uint32 = 2950
 	OIDFloat4      uint32 = 700
 	OIDFloat8      uint32 = 701
 	OIDUnknown     uint32 = 705
@@ -146,6 +149,8 @@ func (t T) OID() uint32 {
 		return OIDInterval
 	case FamJSONB:
 		return OIDJSONB
+	case FamUUID:
+		return OIDUUID
 	}
 	return OIDUnknown
 }
@@ -172,7 +177,7 @@ func (t T) Size() int16 {
 		return 4
 	case FamTime, FamTimestamp, FamTimestampTZ:
 		return 8
-	case FamInterval:
+	case FamInterval, FamUUID:
 		return 16
 	}
 	return -1
@@ -181,7 +186,7 @@ func (t T) Size() int16 {
 // FromOID returns the type with the given OID (without modifiers).
 func FromOID(oid uint32) (T, bool) {
 	for _, t := range []T{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text,
-		Varchar(0), Char(0), Bytea, Date, Time, Timestamp, TimestampTZ, IntervalT, JSONB} {
+		Varchar(0), Char(0), Bytea, Date, Time, Timestamp, TimestampTZ, IntervalT, JSONB, UUID} {
 		if t.OID() == oid {
 			return t, true
 		}
@@ -235,6 +240,8 @@ func (t T) Name() string {
 		return "interval"
 	case FamJSONB:
 		return "jsonb"
+	case FamUUID:
+		return "uuid"
 	}
 	return fmt.Sprintf("family(%d)", t.Family)
 }
