@@ -1,18 +1,86 @@
 package sql
 
 import (
+	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/eddydb/eddy/sql/types"
 )
 
-// arbiter is one unique key that ON CONFLICT tests: its columns and the
-// live rows by key (as the transaction sees them, updated as the
-// statement proceeds).
+// arbiter is one unique key that ON CONFLICT tests: its columns, the
+// rows this statement wrote or removed by key (nil: removed), and a
+// lookup of the rows the transaction saw before the statement.
 type arbiter struct {
 	cols []int
 	rows map[string]types.Row
+	base func(key string) types.Row
+}
+
+// lookup returns the live row with key, or nil.
+func (a *arbiter) lookup(key string) types.Row {
+	if r, ok := a.rows[key]; ok {
+		return r
+	}
+	return a.base(key)
+}
+
+// present stands for a live row when only its existence matters (DO
+// NOTHING).
+var present = types.Row{}
+
+// newArbiter builds the lookup of one arbiter key: existence by key index
+// for DO NOTHING, the row by the primary key's collection for a primary
+// key, else a map built by one scan of the table.
+func (e *Engine) newArbiter(obj *Object, cols []int, ws *writeSet, doUpdate bool) *arbiter {
+	a := &arbiter{cols: cols, rows: map[string]types.Row{}}
+	switch {
+	case !doUpdate:
+		e.mu.RLock()
+		live := e.liveKeyOf(obj, cols, ws)
+		e.mu.RUnlock()
+		a.base = func(key string) types.Row {
+			e.mu.RLock()
+			defer e.mu.RUnlock()
+			if live([]byte(key)) {
+				return present
+			}
+			return nil
+		}
+	case samePrefix(cols, obj.PrimaryKey):
+		pend := map[string][]exec.Update{}
+		for _, u := range ws.pending(obj.ID) {
+			k, _ := keyOf(u.Row, cols)
+			pend[k] = append(pend[k], u)
+		}
+		e.mu.RLock()
+		coll := e.colls[obj.ID]
+		e.mu.RUnlock()
+		a.base = func(key string) types.Row {
+			e.mu.RLock()
+			r, n, ok := coll.Get([]byte(key))
+			e.mu.RUnlock()
+			us := pend[key]
+			if ok {
+				us = append([]exec.Update{{Row: r, Diff: n}}, us...)
+			}
+			for _, u := range exec.Consolidate(us) {
+				if u.Diff > 0 {
+					return u.Row
+				}
+			}
+			return nil
+		}
+	default:
+		all := map[string]types.Row{}
+		for _, u := range e.liveRows(obj.rel, ws) {
+			if k, ok := keyOf(u.Row, cols); ok {
+				all[k] = u.Row
+			}
+		}
+		a.base = func(key string) types.Row { return all[key] }
+	}
+	return a
 }
 
 // arbiters resolves the conflict target of ON CONFLICT to unique keys of
@@ -77,16 +145,10 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 	}
 	arbs := make([]*arbiter, len(keys))
 	for i, k := range keys {
-		arbs[i] = &arbiter{cols: k, rows: map[string]types.Row{}}
-	}
-	for _, u := range e.liveRows(ins.Table, ws) {
-		for _, a := range arbs {
-			if k, ok := keyOf(u.Row, a.cols); ok {
-				a.rows[k] = u.Row
-			}
-		}
+		arbs[i] = e.newArbiter(obj, k, ws, oc.DoUpdate)
 	}
 	id := uint64(ins.Table.ID)
+	mark := ws.mark()
 	touched := map[string]bool{} // rows this statement wrote, by full encoding
 	var out []types.Row
 	for _, r := range rows {
@@ -137,7 +199,7 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 		touched[rowKey(nr)] = true
 		out = append(out, nr)
 	}
-	return out, e.checkPrimaryKey(obj, ins.Table, ws)
+	return out, e.checkPrimaryKey(obj, ws, mark)
 }
 
 // conflicting returns the live row that r conflicts with on an arbiter
@@ -145,7 +207,7 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 func conflicting(arbs []*arbiter, r types.Row) types.Row {
 	for _, a := range arbs {
 		if k, ok := keyOf(r, a.cols); ok {
-			if x := a.rows[k]; x != nil {
+			if x := a.lookup(k); x != nil {
 				return x
 			}
 		}
@@ -160,7 +222,7 @@ func index(arbs []*arbiter, r types.Row, add bool) {
 			if add {
 				a.rows[k] = r
 			} else {
-				delete(a.rows, k)
+				a.rows[k] = nil
 			}
 		}
 	}
@@ -173,7 +235,7 @@ func rowKey(r types.Row) string { return string(types.AppendRow(nil, r)) }
 func (e *Engine) keyConflict(obj *Object, arbs []*arbiter, r types.Row) error {
 	for _, a := range arbs {
 		k, ok := keyOf(r, a.cols)
-		if !ok || a.rows[k] == nil {
+		if !ok || a.lookup(k) == nil {
 			continue
 		}
 		if sameSet(a.cols, obj.PrimaryKey) {
@@ -188,17 +250,29 @@ func (e *Engine) keyConflict(obj *Object, arbs []*arbiter, r types.Row) error {
 	return duplicateKey(obj, r)
 }
 
-// checkPrimaryKey checks that no primary key is live twice after a
-// statement that wrote ws without the usual insert-time probes.
-func (e *Engine) checkPrimaryKey(obj *Object, t *planner.Relation, ws *writeSet) error {
+// checkPrimaryKey checks that the rows a statement added to ws (since
+// mark) leave no primary key live twice (upserts write ws without the
+// usual insert-time probes).
+func (e *Engine) checkPrimaryKey(obj *Object, ws *writeSet, mark wsMark) error {
 	if obj.PrimaryKey == nil {
 		return nil
 	}
-	counts := map[string]int64{}
-	for _, u := range e.liveRows(t, ws) {
-		k, _ := keyOf(u.Row, obj.PrimaryKey)
-		counts[k] += u.Diff
-		if counts[k] > 1 {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	ks := &keySet{coll: e.colls[obj.ID], cols: obj.PrimaryKey, overlay: map[string]int64{}}
+	for _, u := range ws.pending(obj.ID) {
+		ks.overlay[string(ks.key(u.Row))] += u.Diff
+	}
+	for _, u := range ws.since(mark, obj.ID) {
+		if u.Diff <= 0 {
+			continue
+		}
+		k := ks.key(u.Row)
+		n := ks.overlay[string(k)]
+		if _, c, ok := ks.coll.Get(k); ok {
+			n += c
+		}
+		if n > 1 {
 			return duplicateKey(obj, u.Row)
 		}
 	}
