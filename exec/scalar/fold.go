@@ -250,6 +250,6 @@ var typeNames = map[string]types.T{
 	"numeric": types.Numeric, "decimal": types.Numeric, "bool": types.Bool, "boolean": types.Bool,
 	"text": types.Text, "varchar": types.Varchar(0), "bpchar": types.Char(0), "char": types.Char(1),
 	"bytea": types.Bytea, "date": types.Date, "time": types.Time, "timestamp": types.Timestamp,
-	"timestamptz": types.TimestampTZ, "interval": types.IntervalT, "jsonb": types.JSONB, "uuid": types.UUID,
+	"timestamptz": types.TimestampTZ, "interval": types.IntervalT, "jsonb": types.JSONB, "uuid": types.UUID, "json": types.JSON,
 	"unknown": types.Unknown,
 }

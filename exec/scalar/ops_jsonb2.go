@@ -490,7 +490,7 @@ func toJSONValue(d types.Datum, t types.T, loc *time.Location) any {
 			return formatText(d, t, loc)
 		}
 		return json.Number(formatText(n, types.Numeric, loc))
-	case types.FamJSONB:
+	case types.FamJSONB, types.FamJSON:
 		return decodeJSON(d.Text())
 	case types.FamTimestamp, types.FamTimestampTZ:
 		s := formatText(d, t, loc)

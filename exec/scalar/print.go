@@ -154,5 +154,5 @@ var familyNames = map[types.Family]string{
 	types.FamUnknown: "unknown", types.FamBool: "bool", types.FamBytea: "bytea",
 	types.FamDate: "date", types.FamTime: "time", types.FamTimestamp: "timestamp",
 	types.FamTimestampTZ: "timestamptz", types.FamInterval: "interval", types.FamJSONB: "jsonb",
-	types.FamUUID: "uuid",
+	types.FamUUID: "uuid", types.FamJSON: "json",
 }

@@ -48,7 +48,7 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return binary.BigEndian.AppendUint64(buf, uint64(d.i)), nil
 	case FamNumeric:
 		return appendNumericBinary(buf, d.dec), nil
-	case FamText, FamBytea, FamUUID:
+	case FamText, FamBytea, FamUUID, FamJSON:
 		return append(buf, d.s...), nil
 	case FamJSONB:
 		return append(append(buf, jsonbBinaryVersion), d.s...), nil
@@ -170,6 +170,8 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return parseString(string(b), t)
 	case FamBytea:
 		return NewBytea(b), nil
+	case FamJSON:
+		return ParseJSON(string(b))
 	case FamUUID:
 		if len(b) != 16 {
 			return Null, errBinary("invalid uuid length")

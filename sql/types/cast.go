@@ -88,6 +88,8 @@ var builtinCasts = func() map[castKey]CastContext {
 	add(A, OIDTimestampTZ, OIDDate, OIDTime, OIDTimestamp)
 	add(I, OIDTime, OIDInterval)
 	add(A, OIDInterval, OIDTime)
+	add(A, OIDJSON, OIDJSONB)
+	add(A, OIDJSONB, OIDJSON)
 	add(E, OIDJSONB, OIDBool, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric)
 	return m
 }()
@@ -123,6 +125,12 @@ func Cast(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, error)
 	}
 	if from.Family == FamText || from.Family == FamUnknown {
 		return ParseText(d.s, to, loc)
+	}
+	switch {
+	case from.Family == FamJSON && to.Family == FamJSONB:
+		return ParseJSONB(d.s)
+	case from.Family == FamJSONB && to.Family == FamJSON:
+		return NewJSON(d.s), nil
 	}
 	if from.Family == to.Family {
 		return d, nil

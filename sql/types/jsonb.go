@@ -417,3 +417,16 @@ func appendJSONString(buf []byte, s string) []byte {
 	}
 	return append(buf, '"')
 }
+
+// ParseJSON validates JSON text and returns the json datum holding the
+// text as given (PostgreSQL's json keeps its input verbatim: spacing, key
+// order and duplicate keys).
+func ParseJSON(s string) (Datum, error) {
+	if _, err := ParseJSONB(s); err != nil {
+		return Null, err
+	}
+	return NewJSON(s), nil
+}
+
+// NewJSON returns the json datum of already valid JSON text.
+func NewJSON(text string) Datum { return Datum{fam: FamJSON, s: text} }

@@ -33,7 +33,7 @@ func AppendKey(buf []byte, d Datum) []byte {
 		return appendFloat(buf, d.Float())
 	case FamNumeric:
 		return appendDecimal(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
 		return appendBytes(buf, d.s)
 	case FamInterval:
 		return appendFloat(buf, d.Interval().span())
@@ -140,7 +140,7 @@ func appendDecimal(buf []byte, d *apd.Decimal) []byte {
 func keyLossless(d Datum) bool {
 	switch d.fam {
 	case FamUnknown, FamBool, FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ,
-		FamText, FamBytea, FamJSONB, FamUUID:
+		FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
 		return true
 	case FamNumeric:
 		return d.dec.Form == apd.Finite && !(d.dec.Negative && d.dec.IsZero())
@@ -204,12 +204,12 @@ func decodeKeyDatum(key []byte, f Family, exp int32) (Datum, []byte, error) {
 	switch {
 	case key[0] == keyNull:
 		return Null, key[1:], nil
-	case key[0] != keyValue || f == FamUnknown || f == FamFloat || f == FamInterval || f > FamUUID:
+	case key[0] != keyValue || f == FamUnknown || f == FamFloat || f == FamInterval || f > FamJSON:
 		return Null, nil, errCorrupt
 	}
 	key = key[1:]
 	switch f {
-	case FamText, FamBytea, FamJSONB, FamUUID:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
 		s, rest, err := decodeKeyBytes(key)
 		return Datum{fam: f, s: s}, rest, err
 	case FamNumeric:

@@ -58,7 +58,7 @@ func (d Datum) String() string {
 var literalTypeName = map[Family]string{
 	FamBytea: "bytea", FamDate: "date", FamTime: "time", FamTimestamp: "timestamp",
 	FamTimestampTZ: "timestamptz", FamInterval: "interval", FamJSONB: "jsonb",
-	FamUUID: "uuid",
+	FamUUID: "uuid", FamJSON: "json",
 }
 
 // quoteLiteral wraps s in single quotes, doubling embedded quotes.

@@ -44,7 +44,7 @@ func appendValue(buf []byte, d Datum) []byte {
 		return binary.LittleEndian.AppendUint64(buf, uint64(d.i))
 	case FamNumeric:
 		return appendDecimalValue(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
 		buf = binary.AppendUvarint(buf, uint64(len(d.s)))
 		return append(buf, d.s...)
 	case FamInterval:
@@ -147,7 +147,7 @@ func decodeValue(b []byte) (Datum, []byte, error) {
 		d.i, b = int64(binary.LittleEndian.Uint64(b)), b[8:]
 	case FamNumeric:
 		d.dec, b, err = decodeDecimalValue(b)
-	case FamText, FamBytea, FamJSONB, FamUUID:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
 		d.s, b, err = readString(b)
 	case FamInterval:
 		d, b, err = decodeIntervalValue(b)

@@ -38,7 +38,7 @@ func AppendText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 		return appendFloatText(buf, d.Float(), floatWidth(t))
 	case FamNumeric:
 		return appendNumericText(buf, d.dec)
-	case FamText, FamJSONB:
+	case FamText, FamJSONB, FamJSON:
 		return append(buf, d.s...)
 	case FamUUID:
 		return appendUUID(buf, d.s)
@@ -124,6 +124,8 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 		return ParseJSONB(s)
 	case FamUUID:
 		return parseUUID(s)
+	case FamJSON:
+		return ParseJSON(s)
 	}
 	return Null, pgerr.Unsupported("input of type %s", t.Name())
 }

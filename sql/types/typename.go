@@ -29,6 +29,7 @@ var typeNames = map[string]T{
 	"interval":                    IntervalT,
 	"jsonb":                       JSONB,
 	"uuid":                        UUID,
+	"json":                        JSON,
 }
 
 // maxCharLength is PostgreSQL's limit on n in varchar(n) and char(n).

@@ -24,6 +24,7 @@ const (
 	FamInterval
 	FamJSONB
 	FamUUID
+	FamJSON
 )
 
 // T is a static SQL type: a family plus the details that distinguish the
@@ -73,6 +74,7 @@ var (
 	IntervalT   = T{Family: FamInterval}
 	JSONB       = T{Family: FamJSONB}
 	UUID        = T{Family: FamUUID}
+	JSON        = T{Family: FamJSON}
 )
 
 // Varchar returns varchar(n); n == 0 means unbounded.
@@ -94,6 +96,7 @@ const (
 	OIDText        uint32 = 25
 	OIDJSONB       uint32 = 3802
 	OIDUUID        uint32 = 2950
+	OIDJSON        uint32 = 114
 	OIDFloat4      uint32 = 700
 	OIDFloat8      uint32 = 701
 	OIDUnknown     uint32 = 705
@@ -151,6 +154,8 @@ func (t T) OID() uint32 {
 		return OIDJSONB
 	case FamUUID:
 		return OIDUUID
+	case FamJSON:
+		return OIDJSON
 	}
 	return OIDUnknown
 }
@@ -186,7 +191,7 @@ func (t T) Size() int16 {
 // FromOID returns the type with the given OID (without modifiers).
 func FromOID(oid uint32) (T, bool) {
 	for _, t := range []T{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text,
-		Varchar(0), Char(0), Bytea, Date, Time, Timestamp, TimestampTZ, IntervalT, JSONB, UUID} {
+		Varchar(0), Char(0), Bytea, Date, Time, Timestamp, TimestampTZ, IntervalT, JSONB, UUID, JSON} {
 		if t.OID() == oid {
 			return t, true
 		}
@@ -242,6 +247,8 @@ func (t T) Name() string {
 		return "jsonb"
 	case FamUUID:
 		return "uuid"
+	case FamJSON:
+		return "json"
 	}
 	return fmt.Sprintf("family(%d)", t.Family)
 }

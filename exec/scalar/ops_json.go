@@ -1,0 +1,169 @@
+package scalar
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// The json type keeps its input text verbatim, so its operators return
+// the exact spans of the input: json -> and ->> (by key, the last of
+// duplicate keys, or by index), #> and #>> (path as a text array
+// literal), json_typeof, json_array_length, to_json and json_build_object
+// (keys in argument order, duplicates kept, printed "k" : v as PostgreSQL
+// does).
+func init() {
+	js, t, i4 := types.JSON, types.Text, types.Int4
+	binop("->", js, t, js, jsonRawGet(false, false))
+	binop("->", js, i4, js, jsonRawGet(true, false))
+	binop("->>", js, t, t, jsonRawGet(false, true))
+	binop("->>", js, i4, t, jsonRawGet(true, true))
+	binop("#>", js, t, js, jsonRawPath(false))
+	binop("#>>", js, t, t, jsonRawPath(true))
+	fn("json_typeof", t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		return types.NewText(jsonTypeof(strings.TrimSpace(a[0].Text()))), nil
+	}, js)
+	fn("json_array_length", i4, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		doc := strings.TrimSpace(a[0].Text())
+		var elems []json.RawMessage
+		if !strings.HasPrefix(doc, "[") || json.Unmarshal([]byte(doc), &elems) != nil {
+			what := "scalar"
+			if strings.HasPrefix(doc, "{") {
+				what = "non-array"
+			}
+			return types.Null, pgerr.New(pgerr.CodeInvalidParameter, "cannot get array length of a %s", what)
+		}
+		return types.NewInt(int64(len(elems))), nil
+	}, js)
+	variadics["to_json"] = toJSONFunc
+	variadics["json_build_object"] = jsonBuildObjectFunc
+}
+
+// rawStep returns the span of member key or element index of raw json.
+func rawStep(doc string, key string, index int64, byIndex bool) (string, bool) {
+	doc = strings.TrimSpace(doc)
+	var raw json.RawMessage
+	var ok bool
+	if byIndex {
+		raw, ok = jsonIndex(doc, index)
+	} else {
+		raw, ok = jsonField(doc, key)
+	}
+	return string(raw), ok
+}
+
+// rawResult returns a span as json, or as text for ->> and #>>.
+func rawResult(span string, asText bool) types.Datum {
+	if !asText {
+		return types.NewJSON(span)
+	}
+	var s string
+	switch {
+	case span == "null":
+		return types.Null
+	case strings.HasPrefix(span, `"`) && json.Unmarshal([]byte(span), &s) == nil:
+		return types.NewText(s)
+	}
+	return types.NewText(span)
+}
+
+func jsonRawGet(byIndex, asText bool) implFn {
+	return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		var span string
+		var ok bool
+		if byIndex {
+			span, ok = rawStep(a[0].Text(), "", a[1].Int(), true)
+		} else {
+			span, ok = rawStep(a[0].Text(), a[1].Text(), 0, false)
+		}
+		if !ok {
+			return types.Null, nil
+		}
+		return rawResult(span, asText), nil
+	}
+}
+
+func jsonRawPath(asText bool) implFn {
+	return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		path, present, err := parseTextArray(a[1].Text())
+		if err != nil {
+			return types.Null, err
+		}
+		span := strings.TrimSpace(a[0].Text())
+		for i, p := range path {
+			if !present[i] {
+				return types.Null, nil
+			}
+			var ok bool
+			if strings.HasPrefix(span, "[") {
+				n, err := parseIndex(p)
+				if err != nil {
+					return types.Null, nil
+				}
+				span, ok = rawStep(span, "", n, true)
+			} else {
+				span, ok = rawStep(span, p, 0, false)
+			}
+			if !ok {
+				return types.Null, nil
+			}
+		}
+		return rawResult(span, asText), nil
+	}
+}
+
+// jsonText returns the JSON text of a SQL value as to_json prints it.
+func jsonText(d types.Datum, t types.T, c *Ctx) string {
+	switch {
+	case d.IsNull():
+		return "null"
+	case t.Family == types.FamJSON:
+		return d.Text()
+	}
+	return string(encodeJSON(nil, toJSONValue(d, t, c.Location())))
+}
+
+// toJSONFunc instantiates to_json(anyelement); an untyped literal is text.
+func toJSONFunc(args []types.T) (*Func, error) {
+	if len(args) != 1 {
+		return nil, funcError("to_json", args, false)
+	}
+	ats, _ := textArgs(args)
+	at := ats[0]
+	return &Func{Name: "to_json", Args: []types.T{at}, Ret: types.JSON, Strict: true,
+		zoned: at.Family == types.FamTimestampTZ,
+		Impl: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			return types.NewJSON(jsonText(a[0], at, c)), nil
+		}}, nil
+}
+
+// jsonBuildObjectFunc instantiates json_build_object(VARIADIC "any").
+func jsonBuildObjectFunc(args []types.T) (*Func, error) {
+	sig, zoned := textArgs(args)
+	return &Func{Name: "json_build_object", Args: sig, Ret: types.JSON, zoned: zoned,
+		Impl: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			if len(a)%2 != 0 {
+				return types.Null, pgerr.New(pgerr.CodeInvalidParameter, "argument list must have even number of elements").
+					WithHint("The arguments of json_build_object() must consist of alternating keys and values.")
+			}
+			b := []byte{'{'}
+			for i := 0; i < len(a); i += 2 {
+				if a[i].IsNull() {
+					return types.Null, pgerr.New(pgerr.CodeInvalidParameter, "argument %d cannot be null", i+1).
+						WithHint("Object keys should be text.")
+				}
+				if f := sig[i].Family; f == types.FamJSON || f == types.FamJSONB {
+					return types.Null, pgerr.New(pgerr.CodeInvalidParameter, "key value must be scalar, not array, composite, or json")
+				}
+				if i > 0 {
+					b = append(b, ", "...)
+				}
+				b = appendJSONStr(b, formatText(a[i], sig[i], c.Location()))
+				b = append(b, " : "...)
+				b = append(b, jsonText(a[i+1], sig[i+1], c)...)
+			}
+			return checkLen(string(append(b, '}')))
+		}}, nil
+}
