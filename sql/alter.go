@@ -252,6 +252,9 @@ type alteration struct {
 	dropped []string
 	// notNull and checks must hold for the existing rows.
 	validate bool
+	// newKey says the primary key is new: the existing rows must be
+	// unique by it.
+	newKey bool
 	// rewritten are dependent views whose stored query a rename changed
 	// (old and new versions).
 	rewritten map[*Object]*Object
@@ -346,6 +349,9 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		return nil
 	case pg.AlterTableType_AT_AddConstraint:
 		c := cmd.Def.GetConstraint()
+		if c.Contype == pg.ConstrType_CONSTR_PRIMARY {
+			return a.addPrimaryKey(c)
+		}
 		if !isTableConstraint(c.Contype) {
 			return pgerr.Unsupported("ALTER TABLE ADD %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
 		}
@@ -355,6 +361,13 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		a.validate = true
 		return a.e.resolveForeignKeys(nu)
 	case pg.AlterTableType_AT_DropConstraint:
+		if nu.PrimaryKey != nil && cmd.Name == nu.Name+"_pkey" {
+			if len(a.e.referencingKey(nu.ID, nu.PrimaryKey)) > 0 {
+				return pgerr.New(pgerr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", cmd.Name, nu.Name)
+			}
+			nu.PrimaryKey, a.reshape = nil, true
+			return nil
+		}
 		for i, k := range nu.Constraints {
 			if k.Name == cmd.Name {
 				if k.Kind == "unique" && len(a.e.referencingKey(nu.ID, k.Cols)) > 0 {
@@ -541,7 +554,14 @@ func (a *alteration) validateRows() error {
 			return err
 		}
 	}
-	return a.e.validateExisting(a.nu, a.rows, a.counts, a.ctx)
+	if err := a.e.validateExisting(a.nu, a.rows, a.counts, a.ctx); err != nil {
+		return err
+	}
+	if a.newKey {
+		k := Constraint{Name: a.nu.Name + "_pkey", Kind: "unique", Cols: a.nu.PrimaryKey}
+		return a.e.validateExisting(&Object{Name: a.nu.Name, Columns: a.nu.Columns, Constraints: []Constraint{k}}, a.rows, a.counts, a.ctx)
+	}
+	return nil
 }
 
 // checkDependents refuses the change when a dependent view would plan
@@ -872,4 +892,28 @@ func widenedOnly(before, after string, id uint64) bool {
 		}
 	}
 	return true
+}
+
+// addPrimaryKey gives a table without one a primary key: its columns
+// become NOT NULL and its rows are stored again, keyed (the existing rows
+// must be unique: 23505).
+func (a *alteration) addPrimaryKey(c *pg.Constraint) error {
+	nu := a.nu
+	if nu.PrimaryKey != nil {
+		return pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", nu.Name)
+	}
+	if c.Conname != "" && c.Conname != nu.Name+"_pkey" {
+		return pgerr.Unsupported("a primary key not named %s_pkey", nu.Name)
+	}
+	var key []int
+	for _, n := range stringList(c.Keys) {
+		i := columnIndex(nu.Columns, n)
+		if i < 0 {
+			return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", n, nu.Name)
+		}
+		key = append(key, i)
+		nu.Columns[i].NotNull = true
+	}
+	nu.PrimaryKey, a.reshape, a.validate, a.newKey = key, true, true, true
+	return nil
 }

@@ -185,3 +185,19 @@ INSERT INTO p VALUES (1), (2)`)
 		t.Fatalf("final state:\n%s", out)
 	}
 }
+
+// TestAddPrimaryKeyDurable: rows stored again under a new primary key
+// load back keyed after a crash.
+func TestAddPrimaryKeyDurable(t *testing.T) {
+	te := newTestEngine(t)
+	te.e.SetCheckpointOptions(CheckpointOptions{})
+	te.mustRun(`CREATE TABLE t (id int NOT NULL, v text); INSERT INTO t VALUES (1, 'a'), (2, 'b');
+ALTER TABLE t ADD PRIMARY KEY (id); INSERT INTO t VALUES (3, 'c')`)
+	te.crash()
+	if out := te.run(`INSERT INTO t VALUES (2, 'dup')`); !strings.Contains(out, "ERROR 23505") {
+		t.Fatalf("duplicate key after a crash: %q", out)
+	}
+	if out := te.mustRun(`SELECT * FROM t WHERE id = 3`); out != "id | v\n3 | c\nSELECT 1\n" {
+		t.Fatalf("point read after a crash:\n%s", out)
+	}
+}
