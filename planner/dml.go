@@ -33,6 +33,23 @@ func PlanRowExpr(cat Catalog, rel *Relation, expr *pg_query.Node) (scalar.Expr, 
 	return ec.predicate(expr)
 }
 
+// PlanRowValue plans an expression over a row of rel assigned to type
+// want for column col (ALTER COLUMN ... TYPE ... USING), with no
+// subqueries.
+func PlanRowValue(cat Catalog, rel *Relation, expr *pg_query.Node, want types.T, col string) (scalar.Expr, error) {
+	b := newBuilder(cat, Options{})
+	sc := &scope{}
+	for i, c := range rel.Columns {
+		sc.cols = append(sc.cols, scopeCol{table: rel.Name, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
+	}
+	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "USING", noSubquery: true}
+	e, err := ec.expr(expr)
+	if err != nil {
+		return nil, err
+	}
+	return b.assign(e, want, col)
+}
+
 // target resolves the DML target table (tables only).
 func (b *builder) targetTable(rv *pg_query.RangeVar) (*Relation, *scope, error) {
 	rel, err := b.cat.Relation(rv.Schemaname, rv.Relname)

@@ -245,8 +245,11 @@ type alteration struct {
 	e       *Engine
 	old, nu *Object
 	ctx     *scalar.Ctx
-	// srcCol maps each column of nu to its column in old (-1: added).
+	// srcCol maps each column of nu to its column in old (-1: added);
+	// exprs, where set, compute a column from the old row instead (ALTER
+	// COLUMN TYPE).
 	srcCol  []int
+	exprs   []scalar.Expr
 	reshape bool
 	// dropped names the dropped columns (for the dependency error).
 	dropped []string
@@ -269,6 +272,7 @@ func (a *alteration) cols() []int {
 		for i := range a.old.Columns {
 			a.srcCol = append(a.srcCol, i)
 		}
+		a.exprs = make([]scalar.Expr, len(a.srcCol))
 	}
 	return a.srcCol
 }
@@ -297,7 +301,7 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 			return pgerr.Unsupported("ADD COLUMN with a serial or identity column")
 		}
 		nu.Columns = append(nu.Columns, col)
-		a.srcCol = append(a.srcCol, -1)
+		a.srcCol, a.exprs = append(a.srcCol, -1), append(a.exprs, nil)
 		a.reshape, a.validate = true, true
 		for _, cn := range cd.Constraints {
 			if c := cn.GetConstraint(); isTableConstraint(c.Contype) {
@@ -309,6 +313,8 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		return a.e.resolveForeignKeys(nu)
 	case pg.AlterTableType_AT_DropColumn:
 		return a.dropColumn(cmd)
+	case pg.AlterTableType_AT_AlterColumnType:
+		return a.alterType(cmd)
 	case pg.AlterTableType_AT_ColumnDefault:
 		i, err := a.column(cmd.Name)
 		if err != nil {
@@ -426,6 +432,7 @@ func (a *alteration) dropColumn(cmd *pg.AlterTableCmd) error {
 	}
 	nu.Columns = append(nu.Columns[:i:i], nu.Columns[i+1:]...)
 	a.srcCol = append(a.srcCol[:i:i], a.srcCol[i+1:]...)
+	a.exprs = append(a.exprs[:i:i], a.exprs[i+1:]...)
 	shift := func(cols []int) ([]int, bool) {
 		var out []int
 		for _, c := range cols {
@@ -487,6 +494,14 @@ func (e *Engine) referencingKey(id uint64, cols []int) []fkRef {
 func (a *alteration) convert(r types.Row) (types.Row, error) {
 	out := make(types.Row, len(a.nu.Columns))
 	for i, src := range a.srcCol {
+		if x := a.exprs[i]; x != nil {
+			v, err := x.Eval(a.ctx, r)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+			continue
+		}
 		if src >= 0 {
 			out[i] = r[src]
 			continue
@@ -915,5 +930,44 @@ func (a *alteration) addPrimaryKey(c *pg.Constraint) error {
 		nu.Columns[i].NotNull = true
 	}
 	nu.PrimaryKey, a.reshape, a.validate, a.newKey = key, true, true, true
+	return nil
+}
+
+// alterType changes a column's type: each stored value is assigned to
+// the new type (PostgreSQL's assignment casts), or computed by USING over
+// the old row. The column keeps its default, NOT NULL and constraints,
+// which are checked again against the converted rows.
+func (a *alteration) alterType(cmd *pg.AlterTableCmd) error {
+	i, err := a.column(cmd.Name)
+	if err != nil {
+		return err
+	}
+	cd := cmd.Def.GetColumnDef()
+	t, err := typeFromName(cd.TypeName)
+	if err != nil {
+		return err
+	}
+	src := a.srcCol[i]
+	if src < 0 {
+		return pgerr.Unsupported("changing the type of a column added in the same ALTER TABLE")
+	}
+	if a.nu.Columns[i].Identity != 0 || a.nu.Columns[i].Seq != 0 {
+		return pgerr.Unsupported("changing the type of a serial or identity column")
+	}
+	expr := cd.RawDefault
+	if expr == nil {
+		expr = &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
+			Fields: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: a.old.Columns[src].Name}}}}}}}
+	}
+	x, err := planner.PlanRowValue(a.e.cat, a.old.rel, expr, t, cmd.Name)
+	if err != nil {
+		if cd.RawDefault == nil && pgerr.From(err).Code == pgerr.CodeDatatypeMismatch {
+			return pgerr.New(pgerr.CodeDatatypeMismatch, "column \"%s\" cannot be cast automatically to type %s", cmd.Name, t).
+				WithHint("You might need to specify \"USING %s::%s\".", cmd.Name, t)
+		}
+		return err
+	}
+	a.nu.Columns[i].Type, a.exprs[i] = t, x
+	a.reshape, a.validate = true, true
 	return nil
 }
