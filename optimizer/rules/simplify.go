@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+
 	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/sql/types"
 )
@@ -15,7 +17,12 @@ import (
 //     which PostgreSQL does not promise to do either);
 //   - CASE drops arms whose condition is FALSE or NULL, and is the result
 //     of its first arm if that arm's condition is TRUE;
-//   - COALESCE drops NULL literal arguments and stops at a non-NULL one.
+//   - COALESCE drops NULL literal arguments and stops at a non-NULL one;
+//   - an OR whose arguments share conjuncts factors them out:
+//     (a AND b) OR (a AND c) is a AND (b OR c), and (a) OR (a AND b) is a
+//     (distributivity and absorption hold in three-valued logic), so a
+//     join condition written per disjunct (TPC-H Q19) becomes an
+//     equi-join key instead of a residual evaluated on every pair.
 //
 // Each identity holds for every row, NULLs included.
 func simplify(e scalar.Expr) scalar.Expr {
@@ -58,9 +65,74 @@ func simplifyConnective(args []scalar.Expr, or bool) scalar.Expr {
 	case len(keep) == 1:
 		return keep[0]
 	case or:
-		return &scalar.Or{Args: keep}
+		return factorOr(keep)
 	}
 	return &scalar.And{Args: keep}
+}
+
+// factorOr returns the OR of args (at least two) with the conjuncts every
+// argument shares factored out: common AND (OR of the rests), or just
+// common when some argument has nothing else. Volatile expressions are
+// left alone (factoring changes how often they are evaluated).
+func factorOr(args []scalar.Expr) scalar.Expr {
+	or := &scalar.Or{Args: args}
+	if scalar.IsVolatile(or) {
+		return or
+	}
+	lists := make([][]scalar.Expr, len(args))
+	for i, a := range args {
+		lists[i] = conjuncts([]scalar.Expr{a})
+	}
+	var common []scalar.Expr
+	for _, c := range lists[0] {
+		if !slices.ContainsFunc(common, func(x scalar.Expr) bool { return sameConjunct(x, c) }) && inAll(c, lists[1:]) {
+			common = append(common, c)
+		}
+	}
+	if len(common) == 0 {
+		return or
+	}
+	var rests []scalar.Expr
+	for _, l := range lists {
+		rest := slices.DeleteFunc(slices.Clone(l), func(x scalar.Expr) bool {
+			return slices.ContainsFunc(common, func(c scalar.Expr) bool { return sameConjunct(c, x) })
+		})
+		if len(rest) == 0 {
+			return andOf(common) // absorption: common OR (common AND x) is common
+		}
+		rests = append(rests, andOf(rest))
+	}
+	return andOf(append(common, &scalar.Or{Args: rests}))
+}
+
+// inAll reports whether every list has a conjunct printing like c.
+func inAll(c scalar.Expr, lists [][]scalar.Expr) bool {
+	for _, l := range lists {
+		if !slices.ContainsFunc(l, func(x scalar.Expr) bool { return sameConjunct(x, c) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameConjunct reports whether a and b print alike, or are the same
+// equality with its sides swapped.
+func sameConjunct(a, b scalar.Expr) bool {
+	if a.String() == b.String() {
+		return true
+	}
+	x, ok1 := a.(*scalar.Call)
+	y, ok2 := b.(*scalar.Call)
+	return ok1 && ok2 && x.Fn.Name == "=" && y.Fn.Name == "=" && len(x.Args) == 2 && len(y.Args) == 2 &&
+		x.Args[0].String() == y.Args[1].String() && x.Args[1].String() == y.Args[0].String()
+}
+
+// andOf returns the AND of es (the one expression when alone).
+func andOf(es []scalar.Expr) scalar.Expr {
+	if len(es) == 1 {
+		return es[0]
+	}
+	return &scalar.And{Args: es}
 }
 
 // simplifyCase removes dead arms of c.
