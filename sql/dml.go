@@ -332,7 +332,11 @@ func (e *Engine) deleteRows(d *planner.Delete, ctx *scalar.Ctx, ws *writeSet) ([
 func (e *Engine) matchingRows(t *planner.Relation, filter scalar.Expr, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, []int64, error) {
 	var rows []types.Row
 	var counts []int64
-	for _, u := range e.liveRows(t, ws) {
+	live, err := e.liveRowsWhere(t, ws, filter, ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, u := range live {
 		if filter != nil {
 			ok, err := isTrue(filter, ctx, u.Row)
 			if err != nil {

@@ -2,6 +2,8 @@ package sql
 
 import (
 	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
@@ -19,6 +21,39 @@ func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []exec.Update {
 		return rows
 	}
 	return exec.Consolidate(append(rows, pend...))
+}
+
+// liveRowsWhere returns the rows of t as the transaction sees them that
+// filter may accept: when filter fixes a leading run of t's primary key by
+// equalities with constants or parameters (see pointread.go), only the
+// committed rows under that key prefix are read, in O(log n + matches),
+// plus every pending change (which the caller's filter sifts, as it sifts
+// the rows). Otherwise all live rows, as liveRows.
+func (e *Engine) liveRowsWhere(t *planner.Relation, ws *writeSet, filter scalar.Expr, ctx *scalar.Ctx) ([]exec.Update, error) {
+	id := uint64(t.ID)
+	if filter == nil || t.PrimaryKey == nil || disablePointReads {
+		return e.liveRows(t, ws), nil
+	}
+	ts := make([]types.T, len(t.Columns))
+	for i, c := range t.Columns {
+		ts[i] = c.Type
+	}
+	eq := equalities([]scalar.Expr{filter}, ts)
+	if len(eq) == 0 {
+		return e.liveRows(t, ws), nil
+	}
+	e.mu.RLock()
+	rows, ok, err := e.pointSnapshot(pointInput{coll: dataflow.CollectionID(id), eq: eq}, ctx, 0)
+	e.mu.RUnlock()
+	if err != nil || !ok {
+		return e.liveRows(t, ws), err
+	}
+	pointReadCount.Add(1)
+	pend := ws.pending(id)
+	if len(pend) == 0 {
+		return rows, nil
+	}
+	return exec.Consolidate(append(rows, pend...)), nil
 }
 
 // liveKeys returns the primary keys present as the transaction sees them
