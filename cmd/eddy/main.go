@@ -1,6 +1,7 @@
 // Command eddy runs the Eddy streaming SQL server.
 //
 //	eddy [--listen 127.0.0.1:6875] [--data-dir ./eddy-data] [--log-level info]
+//	     [--debug-listen 127.0.0.1:6060]
 //
 // It runs the garbage collector at GOGC=200 with a soft memory limit of
 // 75% of physical memory unless GOGC or GOMEMLIMIT say otherwise (gc.go).
@@ -35,6 +36,7 @@ func run() error {
 	listen := flag.String("listen", "127.0.0.1:6875", "address for PostgreSQL wire connections")
 	dataDir := flag.String("data-dir", "./eddy-data", "directory of the durable store")
 	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
+	debugListen := flag.String("debug-listen", "", "address for Go profiling endpoints (/debug/pprof/); off when empty")
 	flag.Parse()
 	server.TuneGC()
 	var lvl slog.Level
@@ -42,6 +44,11 @@ func run() error {
 		return fmt.Errorf("--log-level: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	if *debugListen != "" {
+		if err := serveDebug(*debugListen, logger); err != nil {
+			return fmt.Errorf("--debug-listen: %w", err)
+		}
+	}
 	// The handler is installed before the ready line: a supervisor that
 	// signals as soon as it sees the line must get a clean shutdown, not
 	// the default action that kills the process.

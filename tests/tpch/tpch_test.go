@@ -103,7 +103,11 @@ func TestTPCH(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	pgServer := harness.StartPostgres(t)
-	eddyServer := harness.StartEddy(t, harness.WithLogLevel("warn"))
+	opts := []harness.Option{harness.WithLogLevel("warn")}
+	if addr := os.Getenv("EDDY_TPCH_DEBUG_LISTEN"); addr != "" {
+		opts = append(opts, harness.WithArgs("--debug-listen", addr)) // to profile the server
+	}
+	eddyServer := harness.StartEddy(t, opts...)
 	x := &tpch{t: t, ctx: ctx, cfg: cfg, results: map[string][]int{}}
 	x.dog = startWatchdog(t, eddyServer, rssLimit())
 	x.pg, x.eddy = connect(t, ctx, pgServer.DSN()), connect(t, ctx, eddyServer.DSN())
