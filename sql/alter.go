@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -606,6 +607,9 @@ func (a *alteration) checkDependents() error {
 		if err != nil {
 			return err
 		}
+		if d.Plan != "" {
+			flow = d.Plan // what the view runs
+		}
 		d2 := d
 		for old, nu := range a.rewritten {
 			if old == d {
@@ -667,7 +671,13 @@ func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error
 		fmt.Fprintf(&sb, "%s %s\n", c.Name, c.Type)
 	}
 	if d.Kind == planner.RelMaterializedView {
-		plan, _, err := compile(viewRel(q))
+		rel := viewRel(q)
+		if d.EmitOnWindowClose {
+			if rel, err = emitOnClose(rel); err != nil {
+				return "", "", err
+			}
+		}
+		plan, _, err := compile(rel)
 		if err != nil {
 			return "", "", err
 		}
@@ -873,17 +883,19 @@ func (e *Engine) dropSide(obj *Object, victims []*Object) (fixes [][2]*Object, o
 }
 
 // widenedOnly reports whether two printed dataflows differ only in the
-// column types of their Sources of table id (ADD COLUMN appends a
-// column), each read only by MFPs and Reduces, which read their input's
-// columns by position and keep no whole input rows: the running dataflow
-// then handles the wider rows, and a restart's plan has the same nodes.
+// column types of their Sources of table id, each read only by MFPs and
+// Reduces (which read their input's columns by position and keep no whole
+// input rows) that read none of the columns whose type changed: columns
+// appended or dropped at the end (ADD COLUMN, DROP COLUMN of the last
+// one) or changed in type where no node reads them. The running dataflow
+// then handles the new rows, and a restart's plan has the same nodes.
 func widenedOnly(before, after string, id uint64) bool {
 	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
 	if len(a) != len(b) {
 		return false
 	}
 	src := fmt.Sprintf(" = Source coll=%d ", id)
-	widened := map[string]bool{}
+	changed := map[string][]int{} // node -> changed column positions
 	for i := range a {
 		if a[i] == b[i] {
 			continue
@@ -891,7 +903,7 @@ func widenedOnly(before, after string, id uint64) bool {
 		if !strings.Contains(a[i], src) || !strings.Contains(b[i], src) {
 			return false
 		}
-		widened[strings.Fields(a[i])[0]] = true
+		changed[strings.Fields(a[i])[0]] = changedTypes(a[i], b[i])
 	}
 	for _, line := range a {
 		_, rest, ok := strings.Cut(line, "<- ")
@@ -900,13 +912,55 @@ func widenedOnly(before, after string, id uint64) bool {
 		}
 		ins, _, _ := strings.Cut(rest, " ::")
 		for _, in := range strings.Split(ins, ", ") {
+			cols, ok := changed[in]
+			if !ok {
+				continue
+			}
 			f := strings.Fields(line)
-			if widened[in] && (len(f) < 3 || (f[2] != "MFP" && f[2] != "Reduce")) {
+			if len(f) < 3 || (f[2] != "MFP" && f[2] != "Reduce") {
 				return false
+			}
+			for _, c := range cols {
+				if readsColumn(line, c) {
+					return false
+				}
 			}
 		}
 	}
 	return true
+}
+
+// changedTypes returns the positions where two printed nodes' column
+// types (after "::") differ, within the shorter list.
+func changedTypes(x, y string) []int {
+	_, tx, _ := strings.Cut(x, " :: ")
+	_, ty, _ := strings.Cut(y, " :: ")
+	a, b := strings.Split(tx, ", "), strings.Split(ty, ", ")
+	var out []int
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// readsColumn reports whether a printed node mentions input column c
+// (#c not followed by a digit): conservatively, any mention.
+func readsColumn(line string, c int) bool {
+	ref := "#" + strconv.Itoa(c)
+	for i := strings.Index(line, ref); i >= 0; {
+		end := i + len(ref)
+		if end >= len(line) || line[end] < '0' || line[end] > '9' {
+			return true
+		}
+		j := strings.Index(line[end:], ref)
+		if j < 0 {
+			break
+		}
+		i = end + j
+	}
+	return false
 }
 
 // addPrimaryKey gives a table without one a primary key: its columns

@@ -201,3 +201,23 @@ ALTER TABLE t ADD PRIMARY KEY (id); INSERT INTO t VALUES (3, 'c')`)
 		t.Fatalf("point read after a crash:\n%s", out)
 	}
 }
+
+// TestAlterUnderViewDurable: a materialized view keeps running its stored
+// plan across ALTER TABLE changes it does not read (a new column, a
+// column's new type) and across a crash.
+func TestAlterUnderViewDurable(t *testing.T) {
+	te := newTestEngine(t)
+	te.e.SetCheckpointOptions(CheckpointOptions{})
+	te.mustRun(`CREATE TABLE t (k int, d text, v int);
+CREATE MATERIALIZED VIEW m AS SELECT k, sum(v) AS s FROM t GROUP BY k;
+INSERT INTO t VALUES (1, '2024-01-01', 10), (2, '2024-01-02', 20)`)
+	te.mustRun(`ALTER TABLE t ALTER COLUMN d TYPE date USING d::date, ADD COLUMN extra text DEFAULT 'e'`)
+	te.mustRun(`INSERT INTO t VALUES (1, '2024-02-01', 5, 'x')`)
+	for _, reopen := range []func(){te.crash, te.restart} {
+		reopen()
+		te.mustRun(`INSERT INTO t (k, v) VALUES (2, 1)`)
+	}
+	if out := te.mustRun(`SELECT * FROM m ORDER BY k`); out != "k | s\n1 | 15\n2 | 22\nSELECT 2\n" {
+		t.Fatalf("view after ALTER and restarts:\n%s", out)
+	}
+}
