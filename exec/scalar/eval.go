@@ -174,7 +174,9 @@ func (c *Ctx) Location() *time.Location {
 	}
 	l, err := time.LoadLocation(c.TimeZone)
 	if err != nil {
-		l = time.UTC
+		if l, err = time.LoadLocation(titleZone(c.TimeZone)); err != nil {
+			l = time.UTC
+		}
 	}
 	locCache.Store(c.TimeZone, l)
 	return l

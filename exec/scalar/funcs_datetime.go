@@ -98,10 +98,25 @@ func lookupZone(name string, posix bool) (*time.Location, bool) {
 	if name == "" || name == "Local" {
 		return nil, false
 	}
-	if loc, err := time.LoadLocation(name); err == nil {
-		return loc, true
+	for _, n := range []string{name, titleZone(name), strings.ToUpper(name)} {
+		if loc, err := time.LoadLocation(n); err == nil {
+			return loc, true
+		}
 	}
 	return posixOffset(name, posix)
+}
+
+// titleZone capitalizes each word of a zone name ("america/new_york" ->
+// "America/New_York"): PostgreSQL matches zone names case-insensitively,
+// Go's zone database by exact name.
+func titleZone(name string) string {
+	b := []byte(strings.ToLower(name))
+	for i := range b {
+		if (i == 0 || strings.IndexByte("/_-", b[i-1]) >= 0) && b[i] >= 'a' && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // posixOffset parses [name]{+|-}hh[:mm[:ss]] (name of three or more
