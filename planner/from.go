@@ -28,6 +28,14 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		sc.cols = append(sc.cols, outer.cols...)
 	}
 	for _, item := range items {
+		if rs := item.GetRangeSubselect(); rs != nil && rs.Lateral && rel != nil {
+			r, cols, err := b.lateral(rs, ir.JoinCross, rel, sc.cols, parent, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			rel, sc.cols = r, cols
+			continue
+		}
 		r, cols, err := b.fromItem(item, parent)
 		if err != nil {
 			return nil, nil, err
@@ -154,11 +162,10 @@ func (b *builder) inlineView(rel *Relation) (ir.Rel, error) {
 }
 
 // rangeSubselect plans a derived table. It may not reference the enclosing
-// query's FROM items (LATERAL is unsupported), so it gets a barrier scope.
+// query's FROM items, so it gets a barrier scope (a LATERAL one after
+// other FROM items is planned by lateral; as the first item it has nothing
+// to read).
 func (b *builder) rangeSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir.Rel, []scopeCol, error) {
-	if rs.Lateral {
-		return nil, nil, pgerr.Unsupported("LATERAL")
-	}
 	sel := rs.Subquery.GetSelectStmt()
 	if sel == nil {
 		return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(rs.Subquery))
@@ -191,6 +198,22 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 	left, lcols, err := b.fromItem(j.Larg, parent)
 	if err != nil {
 		return nil, nil, err
+	}
+	if rs := lateralRight(j); rs != nil {
+		if j.IsNatural || len(j.UsingClause) > 0 {
+			return nil, nil, pgerr.Unsupported("NATURAL or USING joins with LATERAL")
+		}
+		if j.Jointype == pg_query.JoinType_JOIN_INNER && j.Quals == nil {
+			kind = ir.JoinCross
+		}
+		rel, cols, err := b.lateral(rs, kind, left, lcols, parent, j.Quals)
+		if err == nil && j.Alias != nil {
+			for i := range cols {
+				cols[i].table = j.Alias.Aliasname
+			}
+			err = renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
+		}
+		return rel, cols, err
 	}
 	right, rcols, err := b.fromItem(j.Rarg, parent)
 	if err != nil {

@@ -1,0 +1,89 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+)
+
+// LATERAL derived tables are decorrelated like subqueries in expressions
+// (subquery.go): the subquery is planned once to find which columns of the
+// FROM items before it (left) it reads; the distinct values of those
+// columns drive a second planning whose result is keyed by them; that
+// result is joined back to left on a NULL-safe equality of the values
+// (an inner join, or a left join for LEFT JOIN LATERAL). Uncorrelated, it
+// is an ordinary join with left.
+
+// lateral plans `left, LATERAL (sel) alias` or `left [LEFT] JOIN LATERAL
+// (sel) alias ON on` (on nil for a comma or CROSS JOIN): it returns the
+// joined relation and the scope columns of left followed by the subquery's.
+func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir.Rel, lcols []scopeCol, parent *scope, on *pg_query.Node) (ir.Rel, []scopeCol, error) {
+	sel := rs.Subquery.GetSelectStmt()
+	if sel == nil {
+		return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(rs.Subquery))
+	}
+	if kind != ir.JoinInner && kind != ir.JoinLeft && kind != ir.JoinCross {
+		return nil, nil, pgerr.New("42P10", "invalid reference to FROM-clause entry in a %s JOIN LATERAL", kind)
+	}
+	ec := &ectx{b: b, sc: &scope{cols: lcols, parent: parent}, rel: left, clause: "FROM"}
+	p, keys, err := ec.correlate(sel, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	alias := ""
+	var colAliases []*pg_query.Node
+	if rs.Alias != nil {
+		alias, colAliases = rs.Alias.Aliasname, rs.Alias.Colnames
+	}
+	rcols := make([]scopeCol, len(p.cols))
+	for i, c := range p.cols {
+		rcols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, tableID: c.TableID, attr: c.ColumnAttr}
+	}
+	if err := renameColumns(rcols, colAliases, alias); err != nil {
+		return nil, nil, err
+	}
+	if err := checkDuplicateAliases(lcols, rcols); err != nil {
+		return nil, nil, err
+	}
+	res := b.subqueryRel(p)
+	k, nl := len(keys), ir.Arity(ec.rel)
+	conds := b.nullSafeKeys(ec.rel, res, keys, identityCols(k))
+	// The joined row is left, the k key columns, then the subquery's.
+	proj := identityCols(nl)
+	for i := range rcols {
+		proj = append(proj, nl+k+i)
+	}
+	cols := append(append([]scopeCol(nil), lcols...), rcols...)
+	if on != nil {
+		wide := make([]scopeCol, 0, nl+k+len(rcols))
+		wide = append(append(wide, lcols...), make([]scopeCol, k)...)
+		wide = append(wide, rcols...)
+		rts := res.ColTypes()
+		for i := nl; i < nl+k; i++ {
+			wide[i] = scopeCol{hidden: true, typ: rts[i-nl]}
+		}
+		oc := &ectx{b: b, sc: &scope{cols: wide, parent: parent}, rel: ir.NewJoin(kind, ec.rel, res), clause: "JOIN/ON", noSubquery: true}
+		pred, err := oc.predicate(on)
+		if err != nil {
+			return nil, nil, err
+		}
+		conds = append(conds, pred)
+	}
+	if kind == ir.JoinCross {
+		kind = ir.JoinInner
+	}
+	var joined ir.Rel = ir.NewJoin(kind, ec.rel, res, conds...)
+	if len(conds) == 0 {
+		joined = ir.NewJoin(ir.JoinCross, ec.rel, res)
+	}
+	return ir.NewProject(joined, proj...), cols, nil
+}
+
+// lateralRight returns the LATERAL derived table of a join's right side.
+func lateralRight(j *pg_query.JoinExpr) *pg_query.RangeSubselect {
+	if rs := j.Rarg.GetRangeSubselect(); rs != nil && rs.Lateral {
+		return rs
+	}
+	return nil
+}
