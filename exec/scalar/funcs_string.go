@@ -307,15 +307,15 @@ func formatOne(b *strings.Builder, c *Ctx, sp formatSpec, d types.Datum, t types
 		w, left = -w, true
 	}
 	pad := w - utf8.RuneCountInString(s)
+	if b.Len()+len(s)+max(pad, 0) > maxStringBytes {
+		return pgerr.New(pgerr.CodeProgramLimitExceeded, "requested length too large")
+	}
 	if pad > 0 && !left {
 		b.WriteString(strings.Repeat(" ", pad))
 	}
 	b.WriteString(s)
 	if pad > 0 && left {
 		b.WriteString(strings.Repeat(" ", pad))
-	}
-	if b.Len() > maxStringBytes {
-		return pgerr.New(pgerr.CodeProgramLimitExceeded, "requested length too large")
 	}
 	return nil
 }
