@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -113,9 +114,21 @@ func (p *Portal) execComment(cs *pg.CommentStmt) error {
 // also are more changed objects (old, new) committed in the same batch
 // (views whose query a rename rewrote).
 func (e *Engine) commitAltered(old, nu *Object, rows func(types.Row) (types.Row, error), also ...[2]*Object) error {
+	return e.commitAlteredWith(old, nu, rows, also, nil)
+}
+
+// commitAlteredWith is commitAltered that also creates and drops the
+// sequences of an ALTER TABLE (seqs, may be nil) in the same batch.
+func (e *Engine) commitAlteredWith(old, nu *Object, rows func(types.Row) (types.Row, error), also [][2]*Object, seqs *alteration) error {
 	var c *storage.Collection
 	b := e.db.NewBatch()
 	defer b.Close()
+	if seqs != nil && (len(seqs.created) > 0 || len(seqs.deleted) > 0) {
+		if err := seqs.stageSequences(b); err != nil {
+			return err
+		}
+		defer seqs.finishSequences()
+	}
 	if rows != nil {
 		if err := e.checkpointLocked(); err != nil {
 			return err
@@ -235,7 +248,7 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 		i := 0
 		conv = func(types.Row) (types.Row, error) { i++; return a.rows[i-1], nil }
 	}
-	return e.commitAltered(obj, a.nu, conv)
+	return e.commitAlteredWith(obj, a.nu, conv, nil, a)
 }
 
 // alteration is an ALTER TABLE in progress: the changed copy, how old
@@ -256,6 +269,13 @@ type alteration struct {
 	dropped []string
 	// notNull and checks must hold for the existing rows.
 	validate bool
+	// created and deleted are the sequences the change creates (serial
+	// and identity columns) and drops (with their column or identity);
+	// seqFill gives an added serial column's values for the existing rows,
+	// by column name.
+	created, deleted []*Object
+	seqFill          map[string]*seqState
+	staged           []*Object
 	// newKey says the primary key is new: the existing rows must be
 	// unique by it.
 	newKey bool
@@ -298,10 +318,10 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		if pk {
 			return pgerr.Unsupported("ADD COLUMN ... PRIMARY KEY")
 		}
-		if seq != nil {
-			return pgerr.Unsupported("ADD COLUMN with a serial or identity column")
-		}
 		nu.Columns = append(nu.Columns, col)
+		if seq != nil {
+			a.createOwnedSeq(seq, len(nu.Columns)-1, "")
+		}
 		a.srcCol, a.exprs = append(a.srcCol, -1), append(a.exprs, nil)
 		a.reshape, a.validate = true, true
 		for _, cn := range cd.Constraints {
@@ -314,6 +334,23 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		return a.e.resolveForeignKeys(nu)
 	case pg.AlterTableType_AT_DropColumn:
 		return a.dropColumn(cmd)
+	case pg.AlterTableType_AT_AddIdentity:
+		return a.addIdentity(cmd)
+	case pg.AlterTableType_AT_DropIdentity:
+		i, err := a.column(cmd.Name)
+		if err != nil {
+			return err
+		}
+		col := &nu.Columns[i]
+		if col.Identity == 0 {
+			if cmd.MissingOk {
+				return nil
+			}
+			return pgerr.New("55000", "column \"%s\" of relation \"%s\" is not an identity column", cmd.Name, nu.Name)
+		}
+		a.dropOwnedSeq(col.Seq)
+		col.Identity, col.Seq, col.Default = 0, 0, ""
+		return nil
 	case pg.AlterTableType_AT_AlterColumnType:
 		return a.alterType(cmd)
 	case pg.AlterTableType_AT_ColumnDefault:
@@ -474,9 +511,95 @@ func (a *alteration) dropColumn(cmd *pg.AlterTableCmd) error {
 	return nil
 }
 
-// dropOwnedSeq notes an owned sequence to drop with its column (not yet
-// supported: the sequence stays, unowned).
-func (a *alteration) dropOwnedSeq(uint64) {}
+// dropOwnedSeq notes an owned sequence to drop with its column or its
+// identity.
+func (a *alteration) dropOwnedSeq(id uint64) {
+	for i, o := range a.created {
+		if o.ID == id {
+			a.created = append(a.created[:i:i], a.created[i+1:]...)
+			return
+		}
+	}
+	if o := a.e.cat.byID[id]; o != nil && o.Kind == relSequence {
+		a.deleted = append(a.deleted, o)
+	}
+}
+
+// createOwnedSeq adds the sequence of a new serial or identity column i
+// (named name, or table_column_seq made free), setting the column's
+// default. Existing rows get its values in order (seqFill).
+func (a *alteration) createOwnedSeq(seq *Object, i int, name string) {
+	nu, e := a.nu, a.e
+	col := &nu.Columns[i]
+	if name == "" {
+		base := nu.Name + "_" + col.Name + "_seq"
+		name = base
+		for n := 1; e.cat.lookup(nu.Schema, name) != nil || a.createdNamed(name); n++ {
+			name = base + itoa(n)
+		}
+	}
+	seq.ID, e.nextID = e.nextID, e.nextID+1
+	seq.Schema, seq.Name = nu.Schema, name
+	seq.Sequence.OwnedBy, seq.Sequence.OwnedCol = nu.ID, col.Name
+	col.Seq, col.Default = seq.ID, "nextval("+quoteLiteral(name)+")"
+	a.created = append(a.created, seq)
+	if a.seqFill == nil {
+		a.seqFill = map[string]*seqState{}
+	}
+	a.seqFill[col.Name] = &seqState{id: seq.ID, def: seq.Sequence, last: seq.Sequence.Start}
+}
+
+func (a *alteration) createdNamed(name string) bool {
+	for _, o := range a.created {
+		if o.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// addIdentity makes an existing NOT NULL integer column an identity
+// column with a new sequence (pg_dump's form: ALTER COLUMN ... ADD
+// GENERATED ... AS IDENTITY (SEQUENCE NAME ...)). Existing values stay.
+func (a *alteration) addIdentity(cmd *pg.AlterTableCmd) error {
+	i, err := a.column(cmd.Name)
+	if err != nil {
+		return err
+	}
+	col := &a.nu.Columns[i]
+	switch col.Type.OID() {
+	case types.Int2.OID(), types.Int4.OID(), types.Int8.OID():
+	default:
+		return pgerr.New(pgerr.CodeInvalidParameter, "identity column type must be smallint, integer, or bigint")
+	}
+	if col.Identity != 0 {
+		return pgerr.New("55000", "column \"%s\" of relation \"%s\" is already an identity column", cmd.Name, a.nu.Name)
+	}
+	if !col.NotNull {
+		return pgerr.New("55000", "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", cmd.Name, a.nu.Name)
+	}
+	if col.Default != "" {
+		return pgerr.New("55000", "column \"%s\" of relation \"%s\" already has a default value", cmd.Name, a.nu.Name)
+	}
+	c := cmd.Def.GetConstraint()
+	seq, err := identitySequence(col, c)
+	if err != nil {
+		return err
+	}
+	name := ""
+	for _, n := range c.Options {
+		if de := n.GetDefElem(); de != nil && de.Defname == "sequence_name" {
+			names := stringList(de.Arg.GetList().GetItems())
+			name = names[len(names)-1]
+			if a.e.cat.lookup(a.nu.Schema, name) != nil {
+				return pgerr.New(pgerr.CodeDuplicateTable, "relation \"%s\" already exists", name)
+			}
+		}
+	}
+	a.createOwnedSeq(seq, i, name)
+	delete(a.seqFill, col.Name) // existing rows keep their values
+	return nil
+}
 
 // referencingKey returns the foreign keys of other tables referencing
 // exactly cols of table id. The caller holds e.mu.
@@ -505,6 +628,18 @@ func (a *alteration) convert(r types.Row) (types.Row, error) {
 		}
 		if src >= 0 {
 			out[i] = r[src]
+			continue
+		}
+		if st := a.seqFill[a.nu.Columns[i].Name]; st != nil {
+			v := st.last
+			if st.called {
+				var ok bool
+				if v, ok = st.def.step(st.last); !ok {
+					return nil, pgerr.New("2200H", "nextval: reached maximum value of sequence")
+				}
+			}
+			st.last, st.called = v, true
+			out[i] = types.NewInt(v)
 			continue
 		}
 		v, err := a.defaultOf(i)
@@ -1024,4 +1159,54 @@ func (a *alteration) alterType(cmd *pg.AlterTableCmd) error {
 	a.nu.Columns[i].Type, a.exprs[i] = t, x
 	a.reshape, a.validate = true, true
 	return nil
+}
+
+// stageSequences writes the created sequences (catalog entries, states,
+// the ID counter) and the deletion of the dropped ones to b, and changes
+// the catalog (undone by finishSequences if the commit does not happen).
+func (a *alteration) stageSequences(b *storage.Batch) error {
+	e := a.e
+	b.Set(metaNextID, binary.BigEndian.AppendUint64(nil, e.nextID))
+	for _, o := range a.created {
+		st := a.seqFill[o.Sequence.OwnedCol]
+		last, called := o.Sequence.Start, false
+		if st != nil {
+			last, called = st.last, st.called
+		}
+		if err := e.persistObject(o, b); err != nil {
+			return err
+		}
+		b.Set(seqKey(o.ID), encodeSeqValue(last, called))
+		if err := e.cat.add(o); err != nil {
+			return err
+		}
+		a.staged = append(a.staged, o)
+	}
+	for _, o := range a.deleted {
+		b.Delete(storage.CatalogKey(o.ID))
+		b.Delete(seqKey(o.ID))
+	}
+	return nil
+}
+
+// finishSequences registers the created sequences and forgets the
+// dropped ones once the batch is durable (e.cat holds the new table), or
+// undoes stageSequences.
+func (a *alteration) finishSequences() {
+	e := a.e
+	if e.cat.byID[a.nu.ID] != a.nu {
+		for _, o := range a.staged {
+			e.cat.remove(o)
+		}
+		return
+	}
+	for _, o := range a.created {
+		if err := e.registerSequence(o); err != nil {
+			e.log.Error("registering a sequence", "sequence", o.Name, "err", err)
+		}
+	}
+	for _, o := range a.deleted {
+		e.cat.remove(o)
+		e.forgetSequence(o)
+	}
 }
