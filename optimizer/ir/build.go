@@ -24,7 +24,7 @@ func NewFilter(in Rel, preds ...scalar.Expr) Rel {
 // NewProject returns Project(in, cols), or in itself when cols is the
 // identity over all of in's columns.
 func NewProject(in Rel, cols ...int) Rel {
-	if IsIdentity(cols, len(in.ColTypes())) {
+	if IsIdentity(cols, Arity(in)) {
 		return in
 	}
 	return &Project{Input: in, Cols: cols}

@@ -93,7 +93,7 @@ func emptyUnion(u *ir.Union) ir.Rel {
 // Lowering then sees plain literals. scalar.Fold leaves failing
 // expressions alone, so their errors stay at run time. Safe under
 // retractions: Values is emitted once.
-var FoldValues = Rule{Name: "FoldValues", Apply: func(e ir.Rel) ir.Rel {
+var FoldValues = Rule{Name: "FoldValues", Root: (*ir.Values)(nil), Apply: func(e ir.Rel) ir.Rel {
 	v, ok := e.(*ir.Values)
 	if !ok {
 		return nil

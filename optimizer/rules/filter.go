@@ -13,7 +13,7 @@ import (
 //
 // One filter evaluates the inner predicates first, as before, and lowers to
 // one operator. Always safe. Safe under retractions: Filter is linear.
-var MergeFilters = Rule{Name: "MergeFilters", Apply: func(e ir.Rel) ir.Rel {
+var MergeFilters = Rule{Name: "MergeFilters", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	outer, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -34,7 +34,7 @@ var MergeFilters = Rule{Name: "MergeFilters", Apply: func(e ir.Rel) ir.Rel {
 // their AND is true (false and NULL both drop the row), so the split is
 // exact; it lets pushdown move each conjunct on its own. Always safe. Safe
 // under retractions: Filter is linear.
-var SplitFilterConjuncts = Rule{Name: "SplitFilterConjuncts", Apply: func(e ir.Rel) ir.Rel {
+var SplitFilterConjuncts = Rule{Name: "SplitFilterConjuncts", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok || !hasAnd(f.Preds) {
 		return nil
@@ -50,7 +50,7 @@ var SplitFilterConjuncts = Rule{Name: "SplitFilterConjuncts", Apply: func(e ir.R
 // RemoveTrueFilter and FalseFilterToEmpty. scalar.Fold never folds volatile
 // calls and leaves expressions that fail alone, so errors stay at run time.
 // Safe under retractions: the predicate's value per row is unchanged.
-var FoldFilter = Rule{Name: "FoldFilter", Apply: func(e ir.Rel) ir.Rel {
+var FoldFilter = Rule{Name: "FoldFilter", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -68,7 +68,7 @@ var FoldFilter = Rule{Name: "FoldFilter", Apply: func(e ir.Rel) ir.Rel {
 //	(Filter $in [true $a]) => (Filter $in [$a]);  (Filter $in [true]) => $in
 //
 // Always safe. Safe under retractions: a TRUE filter is the identity.
-var RemoveTrueFilter = Rule{Name: "RemoveTrueFilter", Apply: func(e ir.Rel) ir.Rel {
+var RemoveTrueFilter = Rule{Name: "RemoveTrueFilter", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -89,7 +89,7 @@ var RemoveTrueFilter = Rule{Name: "RemoveTrueFilter", Apply: func(e ir.Rel) ir.R
 // the predicates before the literal cannot add rows (they could only have
 // raised an error, which PostgreSQL does not promise either). Safe under
 // retractions: the output is empty at every time.
-var FalseFilterToEmpty = Rule{Name: "FalseFilterToEmpty", Apply: func(e ir.Rel) ir.Rel {
+var FalseFilterToEmpty = Rule{Name: "FalseFilterToEmpty", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok || !slices.ContainsFunc(f.Preds, isFalseOrNull) {
 		return nil
@@ -105,7 +105,7 @@ var FalseFilterToEmpty = Rule{Name: "FalseFilterToEmpty", Apply: func(e ir.Rel) 
 // Filtering early lets the filter meet the filters and joins below it.
 // Always safe: Project maps rows one to one. Safe under retractions: both
 // operators are linear.
-var PushFilterThroughProject = Rule{Name: "PushFilterThroughProject", Apply: func(e ir.Rel) ir.Rel {
+var PushFilterThroughProject = Rule{Name: "PushFilterThroughProject", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -128,7 +128,7 @@ var PushFilterThroughProject = Rule{Name: "PushFilterThroughProject", Apply: fun
 // Always safe: Map maps rows one to one and leaves input columns in place;
 // fewer map evaluations can only remove run-time errors. Safe under
 // retractions: both operators are linear.
-var PushFilterThroughMap = Rule{Name: "PushFilterThroughMap", Apply: func(e ir.Rel) ir.Rel {
+var PushFilterThroughMap = Rule{Name: "PushFilterThroughMap", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -161,7 +161,7 @@ var PushFilterThroughMap = Rule{Name: "PushFilterThroughMap", Apply: func(e ir.R
 // number of times. Safe under retractions: Filter is linear, and a filter
 // over a preserved side's columns commutes with the join (a row and its
 // padding share their fate).
-var PushFilterIntoJoin = Rule{Name: "PushFilterIntoJoin", Apply: func(e ir.Rel) ir.Rel {
+var PushFilterIntoJoin = Rule{Name: "PushFilterIntoJoin", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -202,7 +202,7 @@ var PushFilterIntoJoin = Rule{Name: "PushFilterIntoJoin", Apply: func(e ir.Rel) 
 // Each input then filters before anything is combined. Always safe: every
 // output row of a union comes from exactly one input. Safe under
 // retractions: both operators are linear.
-var PushFilterThroughUnion = Rule{Name: "PushFilterThroughUnion", Apply: func(e ir.Rel) ir.Rel {
+var PushFilterThroughUnion = Rule{Name: "PushFilterThroughUnion", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -224,7 +224,7 @@ var PushFilterThroughUnion = Rule{Name: "PushFilterThroughUnion", Apply: func(e 
 //
 // Always safe: negation changes signs, not rows. Safe under retractions:
 // both operators are linear.
-var PushFilterThroughNegate = Rule{Name: "PushFilterThroughNegate", Apply: func(e ir.Rel) ir.Rel {
+var PushFilterThroughNegate = Rule{Name: "PushFilterThroughNegate", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -246,7 +246,7 @@ var PushFilterThroughNegate = Rule{Name: "PushFilterThroughNegate", Apply: func(
 // deterministic predicate keeps or drops all copies of a row alike;
 // volatile predicates stay above. Safe under retractions: the predicate is
 // a function of the row, so a row's net count is filtered as a whole.
-var PushFilterThroughThreshold = Rule{Name: "PushFilterThroughThreshold", Apply: func(e ir.Rel) ir.Rel {
+var PushFilterThroughThreshold = Rule{Name: "PushFilterThroughThreshold", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -273,7 +273,7 @@ var PushFilterThroughThreshold = Rule{Name: "PushFilterThroughThreshold", Apply:
 // aggregate columns, volatile ones and those without columns stay above
 // (a global aggregate emits a row even for an empty input). Safe under
 // retractions: the group's fate does not depend on its contents.
-var PushFilterThroughReduce = Rule{Name: "PushFilterThroughReduce", Apply: func(e ir.Rel) ir.Rel {
+var PushFilterThroughReduce = Rule{Name: "PushFilterThroughReduce", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -303,7 +303,7 @@ var PushFilterThroughReduce = Rule{Name: "PushFilterThroughReduce", Apply: func(
 // other columns would change which rows rank first and stay above, as do
 // volatile ones. Safe under retractions: a partition's fate does not depend
 // on its contents.
-var PushFilterThroughTopK = Rule{Name: "PushFilterThroughTopK", Apply: func(e ir.Rel) ir.Rel {
+var PushFilterThroughTopK = Rule{Name: "PushFilterThroughTopK", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
@@ -336,7 +336,7 @@ var PushFilterThroughTopK = Rule{Name: "PushFilterThroughTopK", Apply: func(e ir
 // be padded. An inner join keeps less state and lets PushFilterIntoJoin
 // move more predicates. Safe under retractions: the two plans are equal
 // relations at every time.
-var SimplifyOuterJoin = Rule{Name: "SimplifyOuterJoin", Apply: func(e ir.Rel) ir.Rel {
+var SimplifyOuterJoin = Rule{Name: "SimplifyOuterJoin", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil

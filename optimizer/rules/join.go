@@ -16,7 +16,7 @@ import (
 // is true, for every join kind; the split lets PushJoinOnIntoInputs and
 // lowering (equi-key extraction) see each conjunct. Safe under
 // retractions: the matching relation is unchanged.
-var SplitJoinOn = Rule{Name: "SplitJoinOn", Apply: func(e ir.Rel) ir.Rel {
+var SplitJoinOn = Rule{Name: "SplitJoinOn", Root: (*ir.Join)(nil), Apply: func(e ir.Rel) ir.Rel {
 	j, ok := e.(*ir.Join)
 	if !ok || !hasAnd(j.On) {
 		return nil
@@ -34,7 +34,7 @@ var SplitJoinOn = Rule{Name: "SplitJoinOn", Apply: func(e ir.Rel) ir.Rel {
 // Always safe: a TRUE conjunct never decides a match; scalar.Fold leaves
 // volatile and failing expressions alone. Safe under retractions: the
 // matching relation is unchanged.
-var FoldJoinOn = Rule{Name: "FoldJoinOn", Apply: func(e ir.Rel) ir.Rel {
+var FoldJoinOn = Rule{Name: "FoldJoinOn", Root: (*ir.Join)(nil), Apply: func(e ir.Rel) ir.Rel {
 	j, ok := e.(*ir.Join)
 	if !ok {
 		return nil
@@ -58,7 +58,7 @@ var FoldJoinOn = Rule{Name: "FoldJoinOn", Apply: func(e ir.Rel) ir.Rel {
 // Neither input's state is needed any more (the right one not at all).
 // Right and full joins are left alone. Safe under retractions: the plans
 // are equal relations at every time.
-var FalseJoinOn = Rule{Name: "FalseJoinOn", Apply: func(e ir.Rel) ir.Rel {
+var FalseJoinOn = Rule{Name: "FalseJoinOn", Root: (*ir.Join)(nil), Apply: func(e ir.Rel) ir.Rel {
 	j, ok := e.(*ir.Join)
 	if !ok || !slices.ContainsFunc(j.On, isFalseOrNull) {
 		return nil
@@ -85,7 +85,7 @@ var FalseJoinOn = Rule{Name: "FalseJoinOn", Apply: func(e ir.Rel) ir.Rel {
 // (the row must still appear, padded) and for volatile conjuncts, which
 // stay. Safe under retractions: the matching relation is unchanged and
 // Filter is linear.
-var PushJoinOnIntoInputs = Rule{Name: "PushJoinOnIntoInputs", Apply: func(e ir.Rel) ir.Rel {
+var PushJoinOnIntoInputs = Rule{Name: "PushJoinOnIntoInputs", Root: (*ir.Join)(nil), Apply: func(e ir.Rel) ir.Rel {
 	j, ok := e.(*ir.Join)
 	if !ok {
 		return nil
@@ -120,7 +120,7 @@ var PushJoinOnIntoInputs = Rule{Name: "PushJoinOnIntoInputs", Apply: func(e ir.R
 //
 // Always safe (lowering treats both alike); printing then shows at a glance
 // which joins lack a key. Safe under retractions: same relation.
-var NormalizeJoinKind = Rule{Name: "NormalizeJoinKind", Apply: func(e ir.Rel) ir.Rel {
+var NormalizeJoinKind = Rule{Name: "NormalizeJoinKind", Root: (*ir.Join)(nil), Apply: func(e ir.Rel) ir.Rel {
 	j, ok := e.(*ir.Join)
 	if !ok {
 		return nil

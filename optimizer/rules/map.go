@@ -15,7 +15,7 @@ import (
 // $in ++ $a ++ earlier $b) mean the same columns in the merged map, so
 // nothing is renumbered and every expression is still evaluated once per
 // row, in the same order. Safe under retractions: Map is linear.
-var MergeMaps = Rule{Name: "MergeMaps", Apply: func(e ir.Rel) ir.Rel {
+var MergeMaps = Rule{Name: "MergeMaps", Root: (*ir.Map)(nil), Apply: func(e ir.Rel) ir.Rel {
 	outer, ok := e.(*ir.Map)
 	if !ok {
 		return nil
@@ -34,7 +34,7 @@ var MergeMaps = Rule{Name: "MergeMaps", Apply: func(e ir.Rel) ir.Rel {
 // Saves work per row. scalar.Fold never folds volatile calls and leaves
 // failing expressions alone, so errors stay at run time. Safe under
 // retractions: each row's values are unchanged.
-var FoldMap = Rule{Name: "FoldMap", Apply: func(e ir.Rel) ir.Rel {
+var FoldMap = Rule{Name: "FoldMap", Root: (*ir.Map)(nil), Apply: func(e ir.Rel) ir.Rel {
 	m, ok := e.(*ir.Map)
 	if !ok {
 		return nil
@@ -51,7 +51,7 @@ var FoldMap = Rule{Name: "FoldMap", Apply: func(e ir.Rel) ir.Rel {
 //	(Map $in []) => $in
 //
 // Always safe. Safe under retractions: the identity.
-var RemoveEmptyMap = Rule{Name: "RemoveEmptyMap", Apply: func(e ir.Rel) ir.Rel {
+var RemoveEmptyMap = Rule{Name: "RemoveEmptyMap", Root: (*ir.Map)(nil), Apply: func(e ir.Rel) ir.Rel {
 	m, ok := e.(*ir.Map)
 	if !ok || len(m.Exprs) > 0 {
 		return nil

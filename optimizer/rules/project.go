@@ -13,7 +13,7 @@ import (
 //
 // One projection instead of two (or none, when the composition is the
 // identity). Always safe. Safe under retractions: Project is linear.
-var MergeProjects = Rule{Name: "MergeProjects", Apply: func(e ir.Rel) ir.Rel {
+var MergeProjects = Rule{Name: "MergeProjects", Root: (*ir.Project)(nil), Apply: func(e ir.Rel) ir.Rel {
 	outer, ok := e.(*ir.Project)
 	if !ok {
 		return nil
@@ -35,7 +35,7 @@ var MergeProjects = Rule{Name: "MergeProjects", Apply: func(e ir.Rel) ir.Rel {
 //	(Project $in [#0 #1 ... #n-1]) => $in
 //
 // Always safe. Safe under retractions: the identity.
-var RemoveIdentityProject = Rule{Name: "RemoveIdentityProject", Apply: func(e ir.Rel) ir.Rel {
+var RemoveIdentityProject = Rule{Name: "RemoveIdentityProject", Root: (*ir.Project)(nil), Apply: func(e ir.Rel) ir.Rel {
 	p, ok := e.(*ir.Project)
 	if !ok || !ir.IsIdentity(p.Cols, ir.Arity(p.Input)) {
 		return nil
@@ -55,7 +55,7 @@ var RemoveIdentityProject = Rule{Name: "RemoveIdentityProject", Apply: func(e ir
 // side effects, so not computing an unread one can only remove a run-time
 // error (as PostgreSQL does for unread subquery outputs). Safe under
 // retractions: both operators are linear.
-var FuseProjectIntoMap = Rule{Name: "FuseProjectIntoMap", Apply: func(e ir.Rel) ir.Rel {
+var FuseProjectIntoMap = Rule{Name: "FuseProjectIntoMap", Root: (*ir.Project)(nil), Apply: func(e ir.Rel) ir.Rel {
 	p, ok := e.(*ir.Project)
 	if !ok {
 		return nil
@@ -150,7 +150,7 @@ func pruneMap(m *ir.Map, used []int) (ir.Rel, func(int) int, bool) {
 // columns (hidden sort keys, dropped aliases) are not selected. Safe for
 // the reasons FuseProjectIntoMap is. Safe under retractions: all three
 // operators are linear.
-var PruneMapBelowFilter = Rule{Name: "PruneMapBelowFilter", Apply: func(e ir.Rel) ir.Rel {
+var PruneMapBelowFilter = Rule{Name: "PruneMapBelowFilter", Root: (*ir.Project)(nil), Apply: func(e ir.Rel) ir.Rel {
 	p, ok := e.(*ir.Project)
 	if !ok {
 		return nil

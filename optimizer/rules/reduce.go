@@ -16,7 +16,7 @@ import (
 // aggregating, a projected column is grouping on, or aggregating, the
 // column it copies, and the output types are the same. Safe under
 // retractions: the Reduce sees the same updates per group.
-var FuseProjectIntoReduce = Rule{Name: "FuseProjectIntoReduce", Apply: func(e ir.Rel) ir.Rel {
+var FuseProjectIntoReduce = Rule{Name: "FuseProjectIntoReduce", Root: (*ir.Reduce)(nil), Apply: func(e ir.Rel) ir.Rel {
 	r, ok := e.(*ir.Reduce)
 	if !ok {
 		return nil
@@ -36,7 +36,7 @@ var FuseProjectIntoReduce = Rule{Name: "FuseProjectIntoReduce", Apply: func(e ir
 // The dropped expressions are never computed. Safe: expressions have no
 // side effects, so not computing an unread one can only remove a run-time
 // error. Safe under retractions: the Reduce sees the same updates.
-var PruneMapUnderReduce = Rule{Name: "PruneMapUnderReduce", Apply: func(e ir.Rel) ir.Rel {
+var PruneMapUnderReduce = Rule{Name: "PruneMapUnderReduce", Root: (*ir.Reduce)(nil), Apply: func(e ir.Rel) ir.Rel {
 	r, ok := e.(*ir.Reduce)
 	if !ok {
 		return nil
@@ -60,7 +60,7 @@ var PruneMapUnderReduce = Rule{Name: "PruneMapUnderReduce", Apply: func(e ir.Rel
 // Its rows are already unique with multiplicity one, so the outer operator
 // (and its state) is redundant. Safe under retractions: the inner Reduce's
 // output has multiplicity at most one at every time.
-var RemoveDistinctOfDistinct = Rule{Name: "RemoveDistinctOfDistinct", Apply: func(e ir.Rel) ir.Rel {
+var RemoveDistinctOfDistinct = Rule{Name: "RemoveDistinctOfDistinct", Root: (*ir.Reduce)(nil), Apply: func(e ir.Rel) ir.Rel {
 	outer, ok := e.(*ir.Reduce)
 	if !ok || len(outer.Aggs) > 0 || !ir.IsIdentity(outer.Key, ir.Arity(outer.Input)) {
 		return nil

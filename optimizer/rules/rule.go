@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -12,7 +13,11 @@ import (
 // e, or nil to decline; it must decline (not return an equal tree) when it
 // has nothing to do, or Run would count it as progress forever.
 type Rule struct {
-	Name  string
+	Name string
+	// Root, a typed nil such as (*ir.Filter)(nil), is the operator the
+	// rule's pattern starts with: Run offers the rule only nodes of that
+	// type. Nil offers it every node.
+	Root  ir.Rel
 	Apply func(e ir.Rel) ir.Rel
 }
 
@@ -84,6 +89,28 @@ type runner struct {
 	phase Phase
 	steps int
 	trace Trace
+	// byRoot caches, per operator type, the phase's rules whose Root is
+	// that type or nil, in phase order.
+	byRoot map[reflect.Type][]Rule
+}
+
+// rulesFor returns the rules of the phase that can match e.
+func (r *runner) rulesFor(e ir.Rel) []Rule {
+	t := reflect.TypeOf(e)
+	if rules, ok := r.byRoot[t]; ok {
+		return rules
+	}
+	if r.byRoot == nil {
+		r.byRoot = map[reflect.Type][]Rule{}
+	}
+	var rules []Rule
+	for _, rule := range r.phase.Rules {
+		if rule.Root == nil || reflect.TypeOf(rule.Root) == t {
+			rules = append(rules, rule)
+		}
+	}
+	r.byRoot[t] = rules
+	return rules
 }
 
 // rewrite returns e with its inputs rewritten, then the phase's rules
@@ -94,7 +121,7 @@ func (r *runner) rewrite(e ir.Rel) (ir.Rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, rule := range r.phase.Rules {
+	for _, rule := range r.rulesFor(e) {
 		out := rule.Apply(e)
 		if out == nil {
 			continue

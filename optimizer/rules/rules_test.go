@@ -149,3 +149,42 @@ func TestRuleNamesUnique(t *testing.T) {
 		seen[r.Name] = true
 	}
 }
+
+// TestRuleRoots checks each rule's Root against what it matches: on a node
+// of any other operator type the rule declines, so offering a rule only
+// nodes of its Root type (as Run does) loses no rewrite.
+func TestRuleRoots(t *testing.T) {
+	var nodes []ir.Rel
+	for _, s := range []string{
+		"(Get t [int4 int4])",
+		"(Values [int4 int4] [1, 2])",
+		"(Map (Get t [int4 int4]) [#0 + 1])",
+		"(Filter (Filter (Get t [int4 int4]) [#0 = 1]) [true, #1 > 2 AND #0 < 3])",
+		"(Project (Project (Get t [int4 int4]) [1 0]) [1 0])",
+		"(Join cross (Get t [int4 int4]) (Get u [int4]) [#0 = #2 AND 1 = 1])",
+		"(Reduce (Reduce (Get t [int4 int4]) [0 1]) [0 1])",
+		"(TopK (Get t [int4 int4]) [0] [1] 1 0)",
+		"(Union (Get t [int4 int4]) (Get t [int4 int4]))",
+		"(Negate (Get t [int4 int4]))",
+		"(Threshold (Get t [int4 int4]))",
+	} {
+		r, err := parseRel(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		nodes = append(nodes, r)
+	}
+	for _, rule := range rules.All {
+		if rule.Root == nil {
+			continue
+		}
+		for _, n := range nodes {
+			if fmt.Sprintf("%T", n) == fmt.Sprintf("%T", rule.Root) {
+				continue
+			}
+			if out := rule.Apply(n); out != nil {
+				t.Errorf("rule %s (root %T) rewrote a %T", rule.Name, rule.Root, n)
+			}
+		}
+	}
+}

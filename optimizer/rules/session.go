@@ -20,7 +20,7 @@ import (
 // below, and volatile predicates or those without columns would be
 // evaluated differently. Safe under retractions: a group's fate does not
 // depend on its contents.
-var PushFilterThroughSessionWindow = Rule{Name: "PushFilterThroughSessionWindow", Apply: func(e ir.Rel) ir.Rel {
+var PushFilterThroughSessionWindow = Rule{Name: "PushFilterThroughSessionWindow", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
 	f, ok := e.(*ir.Filter)
 	if !ok {
 		return nil
