@@ -12,8 +12,8 @@ import (
 
 // String functions of PostgreSQL's functions-string.html beyond the basic
 // ones in funcs.go: format, quote_ident/quote_literal/quote_nullable,
-// concat_ws, lpad/rpad, initcap, translate, chr/ascii, starts_with, to_hex
-// and pg_typeof. Results match PostgreSQL 15 (tests/slt/scalars2.slt).
+// concat_ws, lpad/rpad, initcap, translate, chr/ascii, starts_with, to_hex,
+// overlay, substring(s FROM pattern) and pg_typeof. Results match PostgreSQL 15 (tests/slt/scalars2.slt).
 func init() {
 	t, i4 := types.Text, types.Int4
 	fn("quote_ident", t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
@@ -53,6 +53,9 @@ func init() {
 			return types.NewText(strconv.FormatUint(v, 16)), nil
 		}, it)
 	}
+	fn("overlay", t, overlay, t, t, i4)
+	fn("overlay", t, overlay, t, t, i4, i4)
+	fn("substring", t, regexpSubstring, t, t)
 	variadics["format"] = formatFunc
 	variadics["concat_ws"] = concatWSFunc
 	variadics["quote_literal"] = quoteLiteralFunc("quote_literal", true)
@@ -532,4 +535,45 @@ func pgTypeofFunc(args []types.T) (*Func, error) {
 	name := types.NewText(bare(args[0]).Name())
 	return &Func{Name: "pg_typeof", Args: []types.T{args[0]}, Ret: types.Text,
 		Impl: func(*Ctx, []types.Datum) (types.Datum, error) { return name, nil }}, nil
+}
+
+// overlay(s PLACING r FROM start [FOR count]) replaces count characters
+// (default: r's length) of s from start with r.
+func overlay(c *Ctx, a []types.Datum) (types.Datum, error) {
+	start := a[2].Int()
+	count := int64(utf8.RuneCountInString(a[1].Text()))
+	if len(a) == 4 {
+		count = a[3].Int()
+	}
+	head, err := substr(c, []types.Datum{a[0], types.NewInt(1), types.NewInt(start - 1)})
+	if err != nil {
+		return types.Null, err
+	}
+	tail, err := substr(c, []types.Datum{a[0], types.NewInt(start + count)})
+	if err != nil {
+		return types.Null, err
+	}
+	return checkLen(head.Text() + a[1].Text() + tail.Text())
+}
+
+// regexpSubstring is substring(s FROM pattern): the part of s matching
+// the POSIX pattern, or its first parenthesized subexpression; NULL if
+// there is no match.
+func regexpSubstring(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	re, _, err := compileRegexp(a[1].Text(), "", false)
+	if err != nil {
+		return types.Null, err
+	}
+	s := a[0].Text()
+	m := re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return types.Null, nil
+	}
+	if re.NumSubexp() > 0 {
+		m = m[2:]
+	}
+	if m[0] < 0 {
+		return types.Null, nil
+	}
+	return types.NewText(s[m[0]:m[1]]), nil
 }
