@@ -64,11 +64,8 @@ func (o *Object) addConstraint(c *pg.Constraint, col string) error {
 		if c.FkMatchtype == "f" {
 			return pgerr.Unsupported("MATCH FULL")
 		}
-		if k.OnUpdate != 'a' && k.OnUpdate != 'r' {
-			return pgerr.Unsupported("ON UPDATE actions other than NO ACTION and RESTRICT")
-		}
-		if k.OnDelete == 'd' {
-			return pgerr.Unsupported("ON DELETE SET DEFAULT")
+		if k.OnUpdate == 'd' || k.OnDelete == 'd' {
+			return pgerr.Unsupported("SET DEFAULT foreign key actions")
 		}
 	}
 	if len(names) == 0 && col != "" && k.Kind != "check" {

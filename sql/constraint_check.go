@@ -86,7 +86,9 @@ func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []exec.Update, ws
 		return nil
 	}
 	var ins, del []types.Row
-	for _, u := range changes {
+	// Net changes: a row written and replaced in the same statement (by
+	// two foreign keys' actions) is not checked.
+	for _, u := range exec.Consolidate(append([]exec.Update(nil), changes...)) {
 		if u.Diff > 0 {
 			ins = append(ins, u.Row)
 		} else if u.Diff < 0 {
@@ -105,9 +107,36 @@ func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []exec.Update, ws
 		}
 	}
 	if len(del) > 0 && len(refs) > 0 {
-		return e.checkReferenced(obj, refs, del, ws, deleting)
+		return e.checkReferenced(obj, refs, del, updatePairs(changes), ws, deleting)
 	}
 	return nil
+}
+
+// updatePairs maps each row an UPDATE retracted (by its full encoding) to
+// the row that replaced it: an UPDATE statement writes all retractions,
+// then the new rows in the same order; ON CONFLICT DO UPDATE writes each
+// retraction right before its new row.
+func updatePairs(changes []exec.Update) map[string]types.Row {
+	out := map[string]types.Row{}
+	n := 0
+	for n < len(changes) && changes[n].Diff < 0 {
+		n++
+	}
+	if 2*n == len(changes) {
+		for i := 0; i < n; i++ {
+			if changes[n+i].Diff <= 0 {
+				return out
+			}
+			out[rowKey(changes[i].Row)] = changes[n+i].Row
+		}
+		return out
+	}
+	for i := 0; i+1 < len(changes); i++ {
+		if changes[i].Diff < 0 && changes[i+1].Diff > 0 {
+			out[rowKey(changes[i].Row)] = changes[i+1].Row
+		}
+	}
+	return out
 }
 
 // checkChecks evaluates the CHECK constraints over new rows: 23514 when
@@ -262,12 +291,15 @@ func (e *Engine) checkForeignKeysLocked(obj *Object, rows []types.Row, ws *write
 // longer present that a referencing row still uses is an error (NO
 // ACTION, RESTRICT, and any removal by UPDATE), or, for a DELETE, deletes
 // the referencing rows (CASCADE) or sets their key to NULL (SET NULL).
-func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, ws *writeSet, deleting bool) error {
+func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, pairs map[string]types.Row, ws *writeSet, deleting bool) error {
 	for _, ref := range refs {
 		k := ref.k
 		gone, err := e.goneReferenced(obj, ref, del, ws)
-		if err != nil || len(gone) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(gone) == 0 {
+			continue
 		}
 		action := k.OnDelete
 		if !deleting {
@@ -286,11 +318,21 @@ func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, ws 
 			if !ok || gone[key] == nil {
 				continue
 			}
+			var to types.Row // ON UPDATE CASCADE: the parent's new row
+			if action == 'c' && !deleting {
+				if to = pairs[rowKey(gone[key])]; to == nil {
+					return pgerr.Unsupported("ON UPDATE CASCADE for a change that is not an UPDATE")
+				}
+			}
 			ws.add(child.ID, u.Row, -u.Diff)
-			if action == 'n' {
+			if action == 'n' || to != nil {
 				nr := append(types.Row(nil), u.Row...)
-				for _, c := range k.Cols {
-					nr[c] = types.Null
+				for j, c := range k.Cols {
+					if to != nil {
+						nr[c] = to[k.RefCols[j]]
+					} else {
+						nr[c] = types.Null
+					}
 				}
 				if err := checkNotNull(child.rel, nr); err != nil {
 					return err
@@ -347,7 +389,7 @@ func (e *Engine) checkAtCommit(ws *writeSet) error {
 			continue
 		}
 		var ins, del []types.Row
-		for _, u := range ws.changes[id] {
+		for _, u := range exec.Consolidate(append([]exec.Update(nil), ws.changes[id]...)) {
 			if u.Diff > 0 {
 				ins = append(ins, u.Row)
 			} else if u.Diff < 0 {
