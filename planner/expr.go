@@ -230,7 +230,8 @@ func opName(names []*pg_query.Node) string {
 func (c *ectx) aexpr(a *pg_query.A_Expr) (scalar.Expr, error) {
 	name := opName(a.Name)
 	switch a.Kind {
-	case pg_query.A_Expr_Kind_AEXPR_OP, pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
+	case pg_query.A_Expr_Kind_AEXPR_OP, pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE,
+		pg_query.A_Expr_Kind_AEXPR_SIMILAR: // the parser wrapped the pattern in similar_to_escape
 		return c.binaryOrPrefix(name, a)
 	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
 		return c.distinct(a)

@@ -33,6 +33,8 @@ func init() {
 	fn("regexp_replace", t, regexpReplaceAt, t, t, t, i4)
 	fn("regexp_replace", t, regexpReplaceAt, t, t, t, i4, i4)
 	fn("regexp_replace", t, regexpReplaceAt, t, t, t, i4, i4, t)
+	fn("similar_to_escape", t, similarToEscape, t)
+	fn("similar_to_escape", t, similarToEscape, t, t)
 }
 
 // matcher finds successive matches of one pattern in one string.
@@ -293,4 +295,60 @@ func replaceMatches(s, p, repl, flags string, start, n int64) (types.Datum, erro
 	})
 	b.WriteString(s[last:])
 	return checkLen(b.String())
+}
+
+// similarToEscape is similar_to_escape(pattern [, escape]), which the
+// parser wraps around the pattern of SIMILAR TO: it translates an SQL
+// regular expression into an anchored POSIX one (% is .*, _ is ., ( is a
+// non-capturing group, . ^ $ are literal), as PostgreSQL's
+// similar_escape_internal.
+func similarToEscape(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	esc, hasEsc := '\\', true
+	if len(a) == 2 {
+		e := []rune(a[1].Text())
+		switch len(e) {
+		case 0:
+			hasEsc = false
+		case 1:
+			esc = e[0]
+		default:
+			return types.Null, pgerr.New("22025", "invalid escape string").
+				WithHint("Escape string must be empty or one character.")
+		}
+	}
+	var b strings.Builder
+	b.WriteString("^(?:")
+	afterEsc, inClass := false, false
+	for _, c := range a[0].Text() {
+		switch {
+		case afterEsc:
+			b.WriteByte('\\')
+			b.WriteRune(c)
+			afterEsc = false
+		case hasEsc && c == esc:
+			afterEsc = true
+		case inClass:
+			if c == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(c)
+			inClass = c != ']'
+		case c == '[':
+			b.WriteRune(c)
+			inClass = true
+		case c == '%':
+			b.WriteString(".*")
+		case c == '_':
+			b.WriteByte('.')
+		case c == '(':
+			b.WriteString("(?:")
+		case c == '\\' || c == '.' || c == '^' || c == '$':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteString(")$")
+	return types.NewText(b.String()), nil
 }
