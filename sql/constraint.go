@@ -31,6 +31,9 @@ type Constraint struct {
 	RefCols  []int  `json:",omitempty"`
 	OnDelete byte   `json:",omitempty"`
 	OnUpdate byte   `json:",omitempty"`
+	// Deferred marks a DEFERRABLE INITIALLY DEFERRED constraint, checked
+	// only at commit (referential actions still run at once).
+	Deferred bool `json:",omitempty"`
 
 	// ref and refCols name the referenced table and columns until
 	// resolveForeignKeys resolves them.
@@ -42,7 +45,7 @@ type Constraint struct {
 // being defined; col is the column it is declared on ("" for a table
 // constraint).
 func (o *Object) addConstraint(c *pg.Constraint, col string) error {
-	k := Constraint{Name: c.Conname}
+	k := Constraint{Name: c.Conname, Deferred: c.Initdeferred}
 	var names []string
 	switch c.Contype {
 	case pg.ConstrType_CONSTR_UNIQUE:

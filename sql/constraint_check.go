@@ -222,13 +222,14 @@ func samePrefix(a, b []int) bool {
 func (e *Engine) checkUnique(obj *Object, rows []types.Row, ws *writeSet) error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.checkUniqueLocked(obj, rows, ws)
+	return e.checkUniqueLocked(obj, rows, ws, false)
 }
 
-// checkUniqueLocked is checkUnique with e.mu held.
-func (e *Engine) checkUniqueLocked(obj *Object, rows []types.Row, ws *writeSet) error {
+// checkUniqueLocked is checkUnique with e.mu held; atCommit includes
+// the deferred constraints.
+func (e *Engine) checkUniqueLocked(obj *Object, rows []types.Row, ws *writeSet, atCommit bool) error {
 	for _, k := range obj.Constraints {
-		if k.Kind != "unique" {
+		if k.Kind != "unique" || k.Deferred && !atCommit {
 			continue
 		}
 		ix := e.keyIndex(obj.ID, k.Cols)
@@ -262,13 +263,14 @@ func keyText(obj *Object, cols []int, r types.Row) (string, string) {
 func (e *Engine) checkForeignKeys(obj *Object, rows []types.Row, ws *writeSet) error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.checkForeignKeysLocked(obj, rows, ws)
+	return e.checkForeignKeysLocked(obj, rows, ws, false)
 }
 
-// checkForeignKeysLocked is checkForeignKeys with e.mu held.
-func (e *Engine) checkForeignKeysLocked(obj *Object, rows []types.Row, ws *writeSet) error {
+// checkForeignKeysLocked is checkForeignKeys with e.mu held; atCommit
+// includes the deferred constraints.
+func (e *Engine) checkForeignKeysLocked(obj *Object, rows []types.Row, ws *writeSet, atCommit bool) error {
 	for _, k := range obj.Constraints {
-		if k.Kind != "foreign" {
+		if k.Kind != "foreign" || k.Deferred && !atCommit {
 			continue
 		}
 		parent := e.cat.byID[k.RefTable]
@@ -306,6 +308,9 @@ func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, pai
 			action = k.OnUpdate
 		}
 		child := ref.child
+		if action == 'a' && k.Deferred {
+			continue // checked at commit (checkAtCommit)
+		}
 		if action != 'c' && action != 'n' {
 			for _, r := range gone {
 				names, vals := keyText(obj, k.RefCols, r)
@@ -396,10 +401,10 @@ func (e *Engine) checkAtCommit(ws *writeSet) error {
 				del = append(del, u.Row)
 			}
 		}
-		if err := e.checkUniqueLocked(obj, ins, ws); err != nil {
+		if err := e.checkUniqueLocked(obj, ins, ws, true); err != nil {
 			return err
 		}
-		if err := e.checkForeignKeysLocked(obj, ins, ws); err != nil {
+		if err := e.checkForeignKeysLocked(obj, ins, ws, true); err != nil {
 			return err
 		}
 		for _, ref := range refs {

@@ -58,8 +58,14 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 			}
 			obj.Columns = append(obj.Columns, col)
 			for _, cn := range cd.Constraints {
-				if c := cn.GetConstraint(); isTableConstraint(c.Contype) {
+				c := cn.GetConstraint()
+				switch {
+				case isTableConstraint(c.Contype):
 					cons, consCol = append(cons, c), append(consCol, col.Name)
+				case len(cons) > 0 && c.Contype == pg.ConstrType_CONSTR_ATTR_DEFERRED:
+					cons[len(cons)-1].Initdeferred = true // applies to the constraint before it
+				case len(cons) > 0 && c.Contype == pg.ConstrType_CONSTR_ATTR_IMMEDIATE:
+					cons[len(cons)-1].Initdeferred = false
 				}
 			}
 		case elt.GetConstraint() != nil:
@@ -148,8 +154,10 @@ func columnDef(cd *pg.ColumnDef) (col ColumnDef, pk bool, seq *Object, err error
 			if seq, err = identitySequence(&col, c); err != nil {
 				return col, false, nil, err
 			}
-		case pg.ConstrType_CONSTR_UNIQUE, pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN:
-			// table constraints, collected by tableObject
+		case pg.ConstrType_CONSTR_UNIQUE, pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN,
+			pg.ConstrType_CONSTR_ATTR_DEFERRABLE, pg.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE,
+			pg.ConstrType_CONSTR_ATTR_DEFERRED, pg.ConstrType_CONSTR_ATTR_IMMEDIATE:
+			// table constraints and their attributes, collected by tableObject
 		default:
 			return col, false, nil, pgerr.Unsupported("column constraint %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
 		}
