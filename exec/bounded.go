@@ -65,6 +65,8 @@ func (d *Dataflow) Bounded() []StateReport {
 			r = d.sessionReport(i, op, r)
 		case dataflow.TemporalFilter:
 			r = temporalReport(op, r)
+		case dataflow.Window:
+			r.Why = "Window keeps every live row"
 		default:
 			continue
 		}

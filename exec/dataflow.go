@@ -157,6 +157,8 @@ func newOperator(i int, n *dataflow.Node, in [][]types.T) (operator, error) {
 		return newSession(op, in[0])
 	case dataflow.TemporalFilter:
 		return newTemporal(op, in[0])
+	case dataflow.Window:
+		return newWindow(op, in[0])
 	}
 	return nil, fmt.Errorf("unknown operator %T", n.Op)
 }

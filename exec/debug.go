@@ -49,6 +49,8 @@ func (d *Dataflow) DebugState(i int) string {
 		lines = o.debug()
 	case *temporalOp:
 		lines = o.debug()
+	case *windowOp:
+		lines = o.debug()
 	default:
 		return "stateless\n"
 	}

@@ -45,6 +45,8 @@ func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
 		}
 		t := in[0][op.TimeCol]
 		return append(append([]types.T(nil), in[0]...), t, t), nil
+	case Window:
+		return windowTypes(op, in[0]), nil
 	case TopK:
 		if op.Rank {
 			return append(append([]types.T(nil), in[0]...), types.Int8), nil

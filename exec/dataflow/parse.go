@@ -132,6 +132,8 @@ func parseOp(name string, args map[string]string, in [][]types.T, out []types.T)
 		op = a.topk()
 	case "TemporalFilter":
 		op = TemporalFilter{Lower: a.exprs("lower", in[0]), Upper: a.exprs("upper", in[0])}
+	case "Window":
+		op = a.window(in[0], out)
 	default:
 		return nil, fmt.Errorf("unknown operator %q", name)
 	}

@@ -98,6 +98,8 @@ func opArgs(op Op) string {
 		return op.args()
 	case TemporalFilter:
 		return op.args()
+	case Window:
+		return op.args()
 	}
 	return ""
 }

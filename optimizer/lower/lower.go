@@ -70,6 +70,8 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 			AppendOnly: ir.AppendOnly(r.Input)}, r)
 	case *ir.SessionWindow:
 		return l.unary(dataflow.SessionWindow{Key: r.Key, TimeCol: r.TimeCol, Gap: r.Gap}, r)
+	case *ir.Window:
+		return l.unary(dataflow.Window{Key: r.Key, Order: r.Order, Funcs: r.Funcs}, r)
 	case *ir.Negate:
 		return l.unary(dataflow.Negate{}, r)
 	case *ir.Threshold:

@@ -57,6 +57,7 @@ var pushdownRules = []Rule{
 	PushFilterThroughReduce,
 	PushFilterThroughTopK,
 	PushFilterThroughSessionWindow,
+	PushFilterThroughWindow,
 }
 
 var pruneRules = []Rule{

@@ -15,9 +15,10 @@ var PruneColumns = Phase{Name: "prunecolumns", Rules: []Rule{PruneUnusedColumns}
 // PruneUnusedColumns narrows the input of a Project or Reduce to the
 // columns it reads, pushing the narrowing down the tree (see narrow): Map
 // expressions nobody reads are not computed, Filters, Unions, Joins,
-// Negates, SessionWindows and TemporalFilters carry only the
-// columns read above them or by their own predicates, keys and orders,
-// aggregates nobody reads are dropped, and a stored collection is followed
+// Negates, SessionWindows, Windows and TemporalFilters carry only the
+// columns read above them or by their own predicates, keys, orders and
+// window functions, aggregates and window functions nobody reads are
+// dropped, and a stored collection is followed
 // by a Project keeping what is read:
 //
 //	(Project (Map (Get t) [$a $b]) [#0 #n]) => (Project (Map (Project (Get t) [#0 ...]) [$a]) ...)
@@ -121,6 +122,8 @@ func narrow(rel ir.Rel, need []int) ir.Rel {
 		})
 	case *ir.SessionWindow:
 		return narrowSession(r, need)
+	case *ir.Window:
+		return narrowWindow(r, need)
 	}
 	return ir.NewProject(rel, need...)
 }

@@ -1,0 +1,491 @@
+package exec
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/eddydb/eddy/exec/agg"
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// windowOp is the Window operator: it outputs every input row followed by
+// the values of its window functions at the row's position in its
+// partition (the Key columns), ordered by the sort columns and then by the
+// whole row (so the order is total: copies of a row are adjacent).
+//
+// On a batch it applies the net change of each distinct row to its
+// partition (inserting or removing copies: a removed copy is retracted
+// with the values it was emitted with), then recomputes, per touched
+// partition, only the positions whose values may have changed, and emits
+// a retraction and an insertion for each row whose values did change. For
+// a change at positions [a, b) (the changed row's copies after the batch;
+// a == b if it left) and its peer group [pa, pb) (rows with its sort key),
+// a function whose value at position j reads the positions j+s .. j+e is
+// recomputed over [a-e, b-s) (see wreach): lag(k) over [a, b+k), lead(k)
+// over [a-k, b), a ROWS frame of p PRECEDING and f FOLLOWING over
+// [a-f, b+p), a frame starting UNBOUNDED PRECEDING (running aggregates,
+// row_number, rank, dense_rank) from a to the partition's end, a RANGE
+// bound at CURRENT ROW widened to the peer group, and percent_rank,
+// cume_dist, ntile and frames ending UNBOUNDED FOLLOWING from the
+// partition's start. Rows before a keep their positions and the rows
+// after b keep their neighbours, so nothing else can change: the work of
+// a batch is proportional to the recomputed positions, never the whole
+// partition for lag, lead and bounded frames. Positions are recomputed in
+// order, continuing from the position before each recomputed range (its
+// values are current): dense_rank adds one to its predecessor's, and a
+// running aggregate (frame start UNBOUNDED PRECEDING) keeps as its slots
+// the accumulator of its frame (agg.Class.Append), which the next
+// position extends with the rows its frame adds. Sliding frames evaluate
+// with an accumulator that also retracts the rows leaving the frame, and
+// min/max with a monotonic deque, so each position costs O(1) amortized.
+//
+// State: per partition, every live row in order, one entry per copy
+// (72 bytes plus the row, its sort key and its slots: one datum per
+// function, Class.Width()+1 for a running sum or avg). Size: O(live input
+// rows × functions). Positions are kept in chunks of at most 512 entries
+// (wseq), so a change moves at most a chunk. Logged as part-key ++
+// sort-key ++ row-key ++ copy-index -> row(columns..., slots...), one key
+// per copy whose slots changed.
+type windowOp struct {
+	spec   dataflow.Window
+	funcs  []wfunc
+	ncols  int
+	width  int
+	peers  bool
+	parts  map[string]*wpart
+	record []wundo
+	// touched lists the partitions of the pending Step.
+	touched []*wpart
+	spans   []wspan
+	states  []wstate
+	kbuf    []byte
+	vbuf    []byte
+	scratch types.Row
+}
+
+// wpart is one partition: its key and positions, and the rows the
+// pending Step changed (their sort keys and rows).
+type wpart struct {
+	key     string
+	seq     wseq
+	changed []went
+	stamp   uint64
+}
+
+// wundo is one change of the pending Step: an insertion of n copies at
+// pos, the removal of e from pos, e's old slots out at pos (set), or a
+// partition added to or dropped from the map.
+type wundo struct {
+	p    *wpart
+	kind uint8
+	pos  int
+	n    int
+	e    went
+	out  []types.Datum
+}
+
+const (
+	undoInsert uint8 = iota
+	undoRemove
+	undoSet
+	undoAddPart
+	undoDropPart
+)
+
+// wspan is a range [lo, hi) of positions to recompute.
+type wspan struct{ lo, hi int }
+
+// wfunc is one compiled window function: its slots are
+// out[slot:slot+width].
+type wfunc struct {
+	dataflow.WinFunc
+	slot, width int
+	reach       wreach
+	// running marks an aggregate whose frame starts at UNBOUNDED
+	// PRECEDING: its slots carry its accumulator (sum, avg: accWidth
+	// datums of call.Class.Append, then the largest display scale).
+	running  bool
+	accWidth int
+	call     agg.Call
+	scales   bool
+}
+
+// wreach is the positions a function reads relative to the current one,
+// j+s .. j+e (inf: unbounded), widened by the peer group of the current
+// row at the start (peersFwd: a RANGE frame starting at CURRENT ROW) or
+// the end (peersBack: ending at CURRENT ROW); whole means the function
+// depends on the partition's size.
+type wreach struct {
+	s, e                int64
+	peersFwd, peersBack bool
+	whole               bool
+}
+
+const inf = int64(1) << 60
+
+func newWindow(spec dataflow.Window, in []types.T) (*windowOp, error) {
+	if err := checkCols(spec.Key, len(in)); err != nil {
+		return nil, err
+	}
+	for _, c := range spec.Order {
+		if err := checkCols([]int{c.Col}, len(in)); err != nil {
+			return nil, err
+		}
+	}
+	o := &windowOp{spec: spec, ncols: len(in), parts: map[string]*wpart{}}
+	for _, f := range spec.Funcs {
+		wf, err := o.compile(f, in)
+		if err != nil {
+			return nil, err
+		}
+		o.funcs = append(o.funcs, wf)
+	}
+	return o, nil
+}
+
+// compile checks f and lays out its slots.
+func (o *windowOp) compile(f dataflow.WinFunc, in []types.T) (wfunc, error) {
+	if err := checkCols(f.Cols(), len(in)); err != nil {
+		return wfunc{}, err
+	}
+	if why := f.Frame.Valid(); why != "" {
+		return wfunc{}, fmt.Errorf("window function %s: %s", f, why)
+	}
+	wf := wfunc{WinFunc: f, slot: o.width, width: 1, reach: reachOf(f)}
+	switch f.Kind {
+	case dataflow.WinRank, dataflow.WinPercentRank, dataflow.WinCumeDist:
+		o.peers = true
+	case dataflow.WinAgg:
+		if !slices.Contains(dataflow.WindowAggs, f.Agg) {
+			return wfunc{}, fmt.Errorf("window aggregate %s is not supported", f.Agg)
+		}
+		var arg types.T
+		if f.Agg != agg.CountStar {
+			arg = in[f.Col]
+			if _, ok := f.Agg.Type(arg); !ok {
+				return wfunc{}, fmt.Errorf("%s(%s) is not supported", f.Agg, arg.Name())
+			}
+		}
+		wf.call = agg.Call{Kind: f.Agg, Arg: arg, T: f.T, Class: f.Agg.Def().Class(arg)}
+		wf.scales = agg.NeedsScales(wf.call.Class, arg)
+		wf.running = f.Frame.Start.Kind == dataflow.UnboundedPreceding
+		if wf.running && f.Agg != agg.Min && f.Agg != agg.Max {
+			wf.accWidth = wf.call.Class.Width()
+			wf.width = wf.accWidth + int(b2i(wf.scales))
+		}
+	}
+	if f.Kind.UsesFrame() && !f.Frame.Rows {
+		o.peers = true
+	}
+	o.width += wf.width
+	return wf, nil
+}
+
+// reachOf returns the positions f's value at a position reads.
+func reachOf(f dataflow.WinFunc) wreach {
+	switch f.Kind {
+	case dataflow.WinRowNumber, dataflow.WinRank, dataflow.WinDenseRank:
+		return wreach{s: -inf, e: 0}
+	case dataflow.WinPercentRank, dataflow.WinCumeDist, dataflow.WinNtile:
+		return wreach{whole: true}
+	case dataflow.WinLag:
+		return wreach{s: -f.N, e: -f.N}
+	case dataflow.WinLead:
+		return wreach{s: f.N, e: f.N}
+	}
+	var r wreach
+	fr := f.Frame
+	switch st := fr.Start; st.Kind {
+	case dataflow.UnboundedPreceding:
+		r.s = -inf
+	case dataflow.Preceding:
+		r.s = -st.Offset
+	case dataflow.Following:
+		r.s = st.Offset
+	case dataflow.CurrentRow:
+		r.peersFwd = !fr.Rows
+	}
+	switch en := fr.End; en.Kind {
+	case dataflow.UnboundedFollowing:
+		r.e = inf
+	case dataflow.Preceding:
+		r.e = -en.Offset
+	case dataflow.Following:
+		r.e = en.Offset
+	case dataflow.CurrentRow:
+		r.peersBack = !fr.Rows
+	}
+	return r
+}
+
+func (o *windowOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+	var out []Update
+	for _, u := range Consolidate(ins[0]) {
+		var err error
+		if out, err = o.apply(s, u, out); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range o.touched {
+		var err error
+		if out, err = o.recompute(s, p, out); err != nil {
+			return nil, err
+		}
+		if p.seq.n == 0 {
+			delete(o.parts, p.key)
+			o.record = append(o.record, wundo{p: p, kind: undoDropPart})
+		}
+	}
+	return out, nil
+}
+
+// part finds or creates row's partition, recording it as touched.
+func (o *windowOp) part(s *stepCtx, row types.Row) *wpart {
+	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	p := o.parts[string(o.kbuf)]
+	if p == nil {
+		p = &wpart{key: string(o.kbuf)}
+		o.parts[p.key] = p
+		o.record = append(o.record, wundo{p: p, kind: undoAddPart})
+	}
+	if p.stamp != s.epoch {
+		p.stamp = s.epoch
+		o.touched = append(o.touched, p)
+	}
+	return p
+}
+
+// apply adds u's net change to its partition: u.Diff copies inserted
+// after the row's existing copies, or removed from the last one back
+// (each retracted with its values and its log key deleted).
+func (o *windowOp) apply(s *stepCtx, u Update, out []Update) ([]Update, error) {
+	p := o.part(s, u.Row)
+	sk := appendSortKey(nil, u.Row, o.spec.Order)
+	p.changed = append(p.changed, went{row: u.Row, sk: sk})
+	if u.Diff > 0 {
+		pos := p.seq.search(sk, u.Row, true)
+		for k := range u.Diff {
+			p.seq.insert(pos+int(k), went{row: u.Row, sk: sk})
+		}
+		o.record = append(o.record, wundo{p: p, kind: undoInsert, pos: pos, n: int(u.Diff)})
+		return out, nil
+	}
+	lo, hi := p.seq.search(sk, u.Row, false), p.seq.search(sk, u.Row, true)
+	if int64(hi-lo) < -u.Diff {
+		return nil, fmt.Errorf("internal error: window: retraction of %d copies of a row with %d", -u.Diff, hi-lo)
+	}
+	for pos := hi - 1; pos >= hi+int(u.Diff); pos-- {
+		e := p.seq.remove(pos)
+		o.record = append(o.record, wundo{p: p, kind: undoRemove, pos: pos, e: e})
+		out = append(out, Update{Row: o.outRow(s, e.row, o.results(e.out)), Time: s.t, Diff: -1})
+		s.log.del(o.logKey(s, p, &e, pos-lo))
+	}
+	return out, nil
+}
+
+// recompute recomputes the positions of p that the Step's changes may
+// have changed (see windowOp) and emits the rows whose values changed.
+func (o *windowOp) recompute(s *stepCtx, p *wpart, out []Update) ([]Update, error) {
+	n := p.seq.n
+	o.spans = o.spans[:0]
+	for i := range p.changed {
+		c := &p.changed[i]
+		a, b := p.seq.search(c.sk, c.row, false), p.seq.search(c.sk, c.row, true)
+		pa, pb := -1, -1
+		for fi := range o.funcs {
+			r := o.funcs[fi].reach
+			lo, hi := 0, n
+			if !r.whole {
+				lo, hi = shift(a, -max(r.e, 0), n), shift(b, max(-r.s, 0), n)
+				if r.peersBack || r.peersFwd {
+					if pa < 0 {
+						pa, pb = p.seq.search(c.sk, nil, false), p.seq.search(c.sk, nil, true)
+					}
+					if r.peersBack {
+						lo = min(lo, pa)
+					}
+					if r.peersFwd {
+						hi = max(hi, pb)
+					}
+				}
+			}
+			if lo < hi {
+				o.spans = append(o.spans, wspan{lo, hi})
+			}
+		}
+	}
+	slices.SortFunc(o.spans, func(x, y wspan) int { return cmp.Compare(x.lo, y.lo) })
+	for i := 0; i < len(o.spans); {
+		sp := o.spans[i]
+		for i++; i < len(o.spans) && o.spans[i].lo <= sp.hi; i++ {
+			sp.hi = max(sp.hi, o.spans[i].hi)
+		}
+		var err error
+		if out, err = o.eval(s, p, sp.lo, sp.hi, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// shift returns pos+d clamped to [0, n].
+func shift(pos int, d int64, n int) int {
+	return int(min(max(int64(pos)+d, 0), int64(n)))
+}
+
+// outRow returns a fresh output row: row followed by vals.
+func (o *windowOp) outRow(s *stepCtx, row types.Row, vals []types.Datum) types.Row {
+	return s.slab.concat(row, vals)
+}
+
+// results returns the function values of the slots out (in o.scratch,
+// valid until the next call).
+func (o *windowOp) results(out []types.Datum) []types.Datum {
+	o.scratch = o.scratch[:0]
+	for i := range o.funcs {
+		o.scratch = append(o.scratch, o.funcs[i].result(out))
+	}
+	return o.scratch
+}
+
+// result returns f's value from its slots.
+func (f *wfunc) result(out []types.Datum) types.Datum {
+	sl := out[f.slot : f.slot+f.width]
+	if f.accWidth == 0 {
+		return sl[0]
+	}
+	ac := f.call.Class.Decode(sl[:f.accWidth])
+	call := f.call
+	if f.scales {
+		call.Scale = int32(sl[f.accWidth].Int())
+	}
+	d, err := f.call.Kind.Def().Final(&call, &ac, nil)
+	if err != nil {
+		panic(err) // the value was computed once already, without error
+	}
+	return d
+}
+
+// logKey returns the log key of e, copy number idx of its row in p.
+func (o *windowOp) logKey(s *stepCtx, p *wpart, e *went, idx int) []byte {
+	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), p.key...), e.sk...)
+	o.kbuf = types.AppendRowKey(o.kbuf, e.row)
+	return types.AppendKey(o.kbuf, types.NewInt(int64(idx)))
+}
+
+// logSet logs e's row and slots.
+func (o *windowOp) logSet(s *stepCtx, p *wpart, e *went, idx int) {
+	if s.log.off {
+		return
+	}
+	k := o.logKey(s, p, e, idx)
+	r := append(append(o.scratch[:0], e.row...), e.out...)
+	o.vbuf = types.AppendRow(o.vbuf[:0], r)
+	o.scratch = r[:0]
+	s.log.set(k, o.vbuf)
+}
+
+func (o *windowOp) commit() {
+	clear(o.record)
+	o.record = o.record[:0]
+	for _, p := range o.touched {
+		clear(p.changed)
+		p.changed = p.changed[:0]
+	}
+	clear(o.touched)
+	o.touched = o.touched[:0]
+}
+
+func (o *windowOp) rollback() {
+	for i := len(o.record) - 1; i >= 0; i-- {
+		u := &o.record[i]
+		switch u.kind {
+		case undoInsert:
+			for range u.n {
+				u.p.seq.remove(u.pos)
+			}
+		case undoRemove:
+			u.p.seq.insert(u.pos, u.e)
+		case undoSet:
+			u.p.seq.at(u.pos).out = u.out
+		case undoAddPart:
+			delete(o.parts, u.p.key)
+		case undoDropPart:
+			o.parts[u.p.key] = u.p
+		}
+	}
+	o.commit()
+}
+
+// restore loads one logged copy: it goes after the copies of its row
+// already restored, which precede it in key order.
+func (o *windowOp) restore(key, value []byte) error {
+	r, err := types.DecodeRow(value)
+	if err != nil || len(r) != o.ncols+o.width {
+		return errCorrupt
+	}
+	row, out := r[:o.ncols:o.ncols], r[o.ncols:]
+	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	p := o.parts[string(o.kbuf)]
+	if p == nil {
+		p = &wpart{key: string(o.kbuf)}
+		o.parts[p.key] = p
+	}
+	sk := appendSortKey(nil, row, o.spec.Order)
+	p.seq.insert(p.seq.search(sk, row, true), went{row: row, sk: sk, out: out})
+	return nil
+}
+
+func (o *windowOp) restored() error { return nil }
+
+// debug prints each partition (in key order) as its rows with their
+// function values.
+func (o *windowOp) debug() []string {
+	keys := make([]string, 0, len(o.parts))
+	for k := range o.parts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var lines []string
+	for _, k := range keys {
+		p := o.parts[k]
+		var rows []string
+		cur := newCur(&p.seq)
+		for j := range p.seq.n {
+			e := cur.at(j)
+			rows = append(rows, dataflow.FormatRow(e.row)+" "+dataflow.FormatRow(o.results(e.out)))
+		}
+		lines = append(lines, "partition "+strings.Join(rows, ", "))
+	}
+	return lines
+}
+
+// errNtile and errNthValue are PostgreSQL's errors for a bucket count or
+// position that is not positive.
+var (
+	errNtile    = pgerr.New("22014", "argument of ntile must be greater than zero")
+	errNthValue = pgerr.New("22016", "argument of nth_value must be greater than zero")
+)
+
+// ntile returns the 1-based bucket of position j among n positions split
+// into k buckets, the first n%k of them one larger (PostgreSQL's).
+func ntile(j, n, k int64) int64 {
+	q, r := n/k, n%k
+	if big := r * (q + 1); j < big {
+		return j/(q+1) + 1
+	} else {
+		return (j-big)/q + r + 1
+	}
+}
+
+// percent is a/b as a float, 0 when b is 0.
+func percent(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
