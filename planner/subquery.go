@@ -326,7 +326,9 @@ func zeroOf(t types.T) (types.Datum, bool) {
 	case types.FamFloat:
 		return types.NewFloat(0), true
 	case types.FamNumeric:
-		return types.NewNumeric(apd.New(0, 0)), true
+		// At the type's scale, so the literal prints as it parses back
+		// (0.00::numeric(6,2)).
+		return types.NewNumeric(apd.New(0, -t.Scale)), true
 	case types.FamText:
 		if t.Kind == types.KindChar {
 			return types.Null, false

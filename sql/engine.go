@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -262,9 +263,28 @@ func (e *Engine) planView(o *Object) (string, error) {
 		return "", pgerr.New(pgerr.CodeInternal, "materialized view %s: the printed plan does not parse: %v", o.Name, err)
 	}
 	if back.String() != text {
-		return "", pgerr.New(pgerr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself", o.Name)
+		orig, again := firstDiffLine(text, back.String())
+		return "", pgerr.New(pgerr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself: %q reads back as %q", o.Name, orig, again)
 	}
 	return text, nil
+}
+
+// firstDiffLine returns the first line where a and b differ.
+func firstDiffLine(a, b string) (string, string) {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range max(len(la), len(lb)) {
+		x, y := "", ""
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return x, y
+		}
+	}
+	return "", ""
 }
 
 // allocID returns a fresh object ID and logs the new counter to b.
