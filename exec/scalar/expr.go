@@ -151,4 +151,7 @@ type Func struct {
 	// folded (to_char compiles a literal template); it returns nil when it
 	// has nothing to specialize. The result computes the same function.
 	bind func(args []Expr) *Func
+	// table is the set-returning function this signature stands for
+	// during resolution (ResolveTableFunc); nil for scalar functions.
+	table *TableFunc
 }

@@ -18,6 +18,9 @@ import (
 //	resolve: lines "op <name> <types...>" or "func <name> <types...>";
 //	   prints the chosen signature and argument coercions.
 //	common <context>: lines of type lists; prints CommonType.
+//	tablefn [tz=Zone] [cols=...] [row=...]: one table function call per
+//	   line (name(args)); prints the resolved call, its column types and its
+//	   rows (or SQLSTATE and message).
 func TestDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
@@ -45,6 +48,8 @@ func runLine(t *testing.T, d *datadriven.TestData, line string) string {
 		return Fold(e).String()
 	case "resolve":
 		return resolveLine(t, line)
+	case "tablefn":
+		return tableFnLine(t, d, line)
 	case "common":
 		ts := parseTypes(t, line)
 		ct, err := CommonType(ts, d.CmdArgs[0].Key)
@@ -157,4 +162,54 @@ func typeNames2(ts []types.T) string {
 		s[i] = TypeName(t)
 	}
 	return strings.Join(s, ",")
+}
+
+// tableFnLine resolves and runs one table function call.
+func tableFnLine(t *testing.T, d *datadriven.TestData, line string) string {
+	cols := testCols(t, d)
+	name, rest, _ := strings.Cut(line, "(")
+	var args []Expr
+	var ts []types.T
+	if inner := strings.TrimSuffix(strings.TrimSpace(rest), ")"); strings.TrimSpace(inner) != "" {
+		for _, a := range splitArgs(inner) {
+			e, err := ParseExpr(a, cols)
+			if err != nil {
+				return errString(err)
+			}
+			args, ts = append(args, e), append(ts, e.Type())
+		}
+	}
+	f, want, err := ResolveTableFunc(name, ts)
+	if err != nil {
+		return errString(err)
+	}
+	for i := range args {
+		args[i] = NewCast(args[i], want[i])
+	}
+	call := TableCall{Func: f, Args: args}
+	// The printed call must parse back to itself.
+	if again, err := ParseTableCall(call.String(), cols); err != nil || again.String() != call.String() {
+		t.Errorf("%s: %q does not round-trip: %v", line, call.String(), err)
+	}
+	ctx := &Ctx{StmtTimestamp: 789_012_345_678_901, TimeZone: "UTC"}
+	if d.HasArg("tz") {
+		d.ScanArgs(t, "tz", &ctx.TimeZone)
+	}
+	rows, err := call.Eval(ctx, testRow(t, d, cols))
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s -> (%s)", call, typeList(f.ColTypes()))
+	if err != nil {
+		return b.String() + ": " + errString(err)
+	}
+	for _, r := range rows {
+		vals := make([]string, len(r))
+		for i, v := range r {
+			vals[i] = showDatum(v, f.Cols[i].T, ctx)
+		}
+		b.WriteString("\n  " + strings.Join(vals, " "))
+	}
+	if len(rows) == 0 {
+		b.WriteString("\n  (no rows)")
+	}
+	return b.String()
 }
