@@ -9,7 +9,9 @@
 // updates and the state it costs: Source, Constant, MFP (fused
 // map/filter/project), Reduce (group by with aggregates, DISTINCT),
 // Join (inner and outer equi-joins with residual predicates), Union,
-// Negate, Threshold (with Negate and Union, EXCEPT ALL) and TopK.
+// Negate, Threshold (with Negate and Union, EXCEPT ALL) and TopK. Variable
+// and Fixpoint bracket a loop (WITH RECURSIVE): the nodes between them
+// are iterated to a fixed point (see Variable).
 //
 // The text form, one node per line, is the test interface (Plan.String
 // prints it and Parse reads it back):

@@ -10,7 +10,7 @@ import (
 // types in, for operators whose types follow from their inputs.
 func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
 	switch op := op.(type) {
-	case Source, Constant:
+	case Source, Constant, Variable:
 		return nil, fmt.Errorf("%s needs column types (:: t1, t2, ...)", op.opName())
 	case MFP:
 		cols := append([]types.T(nil), in[0]...)

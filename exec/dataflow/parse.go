@@ -33,6 +33,9 @@ func Parse(s string) (*Plan, error) {
 	if p.Output < 0 {
 		p.Output = len(p.Nodes) - 1
 	}
+	if _, err := p.Loops(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -99,7 +102,7 @@ func parseRef(s string, n int) (int, error) {
 // parseOp builds the operator name from its arguments; in are the input
 // column types and out the declared output types (nil if omitted).
 func parseOp(name string, args map[string]string, in [][]types.T, out []types.T) (Op, error) {
-	need := map[string]int{"Source": 0, "Constant": 0, "Join": 2}
+	need := map[string]int{"Source": 0, "Constant": 0, "Variable": 0, "Join": 2, "Fixpoint": 2}
 	want, ok := need[name]
 	if !ok {
 		want = 1
@@ -134,6 +137,10 @@ func parseOp(name string, args map[string]string, in [][]types.T, out []types.T)
 		op = TemporalFilter{Lower: a.exprs("lower", in[0]), Upper: a.exprs("upper", in[0])}
 	case "Window":
 		op = a.window(in[0], out)
+	case "Variable":
+		op = a.variable()
+	case "Fixpoint":
+		op = Fixpoint{}
 	default:
 		return nil, fmt.Errorf("unknown operator %q", name)
 	}

@@ -100,6 +100,8 @@ func opArgs(op Op) string {
 		return op.args()
 	case Window:
 		return op.args()
+	case Variable:
+		return op.args()
 	}
 	return ""
 }
