@@ -94,6 +94,9 @@ func Build(p *dataflow.Plan) (*Dataflow, error) {
 	if err := d.initWatermarks(); err != nil {
 		return nil, err
 	}
+	if err := d.buildLoops(); err != nil {
+		return nil, err
+	}
 	d.useAppendJoins()
 	return d, nil
 }
@@ -118,9 +121,9 @@ func buildNode(p *dataflow.Plan, i int) (operator, error) {
 // wantInputs is the number of inputs op takes, -1 for one or more.
 func wantInputs(op dataflow.Op) int {
 	switch op.(type) {
-	case dataflow.Source, dataflow.Constant:
+	case dataflow.Source, dataflow.Constant, dataflow.Variable:
 		return 0
-	case dataflow.Join:
+	case dataflow.Join, dataflow.Fixpoint:
 		return 2
 	case dataflow.Union:
 		return -1
@@ -159,6 +162,8 @@ func newOperator(i int, n *dataflow.Node, in [][]types.T) (operator, error) {
 		return newTemporal(op, in[0])
 	case dataflow.Window:
 		return newWindow(op, in[0])
+	case dataflow.Variable, dataflow.Fixpoint:
+		return fixpointOp{}, nil // replaced by buildLoops
 	}
 	return nil, fmt.Errorf("unknown operator %T", n.Op)
 }
@@ -216,7 +221,16 @@ func (d *Dataflow) StepInputRaw(ctx *scalar.Ctx, t Time, in Input, w StateWriter
 	_, d.log.ranges = w.(PrefixDeleter)
 	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks, now: in.Now}
 	d.wm.begin()
-	for i, op := range d.ops {
+	for i := 0; i < len(d.ops); i++ {
+		op := d.ops[i]
+		if v, ok := op.(*loopVar); ok {
+			if err := d.runLoop(&s, v); err != nil {
+				d.Rollback()
+				return nil, err
+			}
+			i = v.loop.Fixpoint
+			continue
+		}
 		d.ins = d.ins[:0]
 		if src, ok := op.(*sourceOp); ok {
 			d.ins = append(d.ins, in.Updates[src.coll])

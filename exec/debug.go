@@ -51,6 +51,10 @@ func (d *Dataflow) DebugState(i int) string {
 		lines = o.debug()
 	case *windowOp:
 		lines = o.debug()
+	case *loopJoin:
+		lines = o.debug()
+	case *loopCount:
+		lines = o.debug()
 	default:
 		return "stateless\n"
 	}
