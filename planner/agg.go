@@ -41,6 +41,9 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (scalar.Expr, error) {
 	if fc.Over != nil {
 		return c.windowRef(fc)
 	}
+	if _, ok := dataflow.LookupWinKind(name); ok {
+		return nil, pgerr.New(pgerr.CodeWrongObjectType, "window function %s requires an OVER clause", name).WithPosition(fc.Location + 1)
+	}
 	if name == "regexp_match" {
 		return nil, pgerr.Unsupported("regexp_match() as an array (Eddy has no arrays; subscript it: (regexp_match(s, p))[n])").WithPosition(fc.Location + 1)
 	}
@@ -388,7 +391,12 @@ func children(n *pg_query.Node) []*pg_query.Node {
 	case n.GetBoolExpr() != nil:
 		return n.GetBoolExpr().Args
 	case n.GetFuncCall() != nil:
-		return append(append([]*pg_query.Node(nil), n.GetFuncCall().Args...), n.GetFuncCall().AggFilter)
+		fc := n.GetFuncCall()
+		out := append(append([]*pg_query.Node(nil), fc.Args...), fc.AggFilter)
+		if fc.Over != nil {
+			out = append(append(out, fc.Over.PartitionClause...), fc.Over.OrderClause...)
+		}
+		return out
 	case n.GetTypeCast() != nil:
 		return []*pg_query.Node{n.GetTypeCast().Arg}
 	case n.GetAIndirection() != nil:

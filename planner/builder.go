@@ -23,8 +23,6 @@ type builder struct {
 	// rankLimits holds, for a derived table whose row_number() the
 	// enclosing query bounds, the TopK it plans as (see rownumber.go).
 	rankLimits map[*pg_query.SelectStmt]rankLimit
-	// windowCols maps a planned row_number() call to its column.
-	windowCols map[*pg_query.FuncCall]int
 	// nowCalls are the now() calls planned for a materialized view, true
 	// once a temporal filter consumed them (temporal.go).
 	nowCalls map[*scalar.Call]bool
@@ -37,7 +35,7 @@ type builder struct {
 
 func newBuilder(cat Catalog, opts Options) *builder {
 	b := &builder{cat: cat, opts: opts, placeholders: map[*scalar.Lit]int{},
-		rankLimits: map[*pg_query.SelectStmt]rankLimit{}, windowCols: map[*pg_query.FuncCall]int{}}
+		rankLimits: map[*pg_query.SelectStmt]rankLimit{}}
 	b.paramTypes = append([]types.T(nil), opts.ParamTypes...)
 	return b
 }
@@ -69,6 +67,9 @@ type ectx struct {
 	grp *grouping
 	// noSubquery rejects subqueries (aggregate arguments, VALUES, DML).
 	noSubquery bool
+	// wins holds the values of the window function calls planned below
+	// the select list and ORDER BY (winfunc.go); nil elsewhere.
+	wins map[*pg_query.FuncCall]scalar.Expr
 }
 
 // predicate builds a boolean condition (WHERE, ON, HAVING).

@@ -8,6 +8,11 @@
 // outer values a subquery references are computed, the subquery is planned
 // once joined to them, and its per-value results are joined back).
 //
+// Window functions (OVER, winfunc.go) are computed after HAVING by a chain
+// of ir.Window operators, one per distinct window, over a Map of their
+// arguments and partition and order expressions; a row_number() bounded by
+// the enclosing query's WHERE becomes a TopK instead (rownumber.go).
+//
 // Window table functions in FROM (window.go): TUMBLE, HOP and CUMULATE
 // become Maps and Unions; SESSION becomes ir.SessionWindow, whose sessions
 // are formed per group of the enclosing GROUP BY (session.go).

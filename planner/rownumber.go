@@ -21,7 +21,7 @@ import (
 // dropped from the outer WHERE, whose other conjuncts stay. Rows tied on o
 // are numbered in an order fixed by the whole row, one of the orders
 // PostgreSQL may produce (row_number() among peers is unspecified there).
-// Any other use of a window function is 0A000.
+// Every other use of window functions is planned as ir.Window (winfunc.go).
 
 // rankLimit is the TopK limit of a bounded row_number().
 type rankLimit struct{ limit int64 }
@@ -44,7 +44,7 @@ func (b *builder) boundRowNumber(sel *pg_query.SelectStmt) *pg_query.Node {
 	}
 	inner := rs.Subquery.GetSelectStmt()
 	rn := rowNumberName(inner)
-	if rn == "" {
+	if rn == "" || !rowNumberTopK(inner) {
 		return sel.WhereClause
 	}
 	alias := ""
@@ -152,58 +152,45 @@ func isRankRef(n *pg_query.Node, rn, alias string) bool {
 	return err == nil && name == rn && (table == "" || table == alias)
 }
 
-// windowCalls returns the window function calls of the select list.
-func windowCalls(targets []*pg_query.Node) []*pg_query.FuncCall {
-	var out []*pg_query.FuncCall
-	for _, t := range targets {
-		walk(t, func(x *pg_query.Node) bool {
-			if x.GetSubLink() != nil {
-				return false
-			}
-			if fc := x.GetFuncCall(); fc != nil && fc.Over != nil {
-				out = append(out, fc)
-			}
-			return true
-		})
+// rowNumberTopK reports whether sel's window functions are the one bare
+// row_number() of the idiom over its ungrouped FROM relation, with an
+// inline window without a frame: only then does the enclosing query's
+// bound become a TopK (anything else takes the general path, winfunc.go,
+// and the bound stays a filter).
+func rowNumberTopK(sel *pg_query.SelectStmt) bool {
+	if sel.Op != pg_query.SetOperation_SETOP_NONE || len(sel.ValuesLists) > 0 || len(sel.GroupClause) > 0 ||
+		sel.HavingClause != nil || len(sel.WindowClause) > 0 {
+		return false
 	}
-	return out
+	calls := blockWindowCalls(sel)
+	if len(calls) != 1 {
+		return false
+	}
+	fc, w := calls[0], calls[0].Over
+	if funcName(fc) != "row_number" || len(fc.Args) > 0 || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil ||
+		len(fc.AggOrder) > 0 || w.Name != "" || w.Refname != "" || w.FrameOptions != frameDefault {
+		return false
+	}
+	var aggs []*pg_query.FuncCall
+	for _, n := range append(append([]*pg_query.Node(nil), sel.TargetList...), sel.SortClause...) {
+		collectAggs(n, &aggs)
+	}
+	return len(aggs) == 0
 }
 
-// planRowNumber plans the bounded row_number() of sel over its filtered
-// FROM relation rel as a ranked TopK, recording the rank column for
-// windowRef. Unbounded or other window functions are 0A000.
-func (b *builder) planRowNumber(sel *pg_query.SelectStmt, calls []*pg_query.FuncCall, rel ir.Rel, sc *scope) (ir.Rel, error) {
-	fc := calls[0]
-	if name := funcName(fc); name != "row_number" {
-		return nil, pgerr.Unsupported("window function %s()", name).WithPosition(fc.Location + 1)
-	}
-	lim, ok := b.rankLimits[sel]
-	if !ok || len(calls) > 1 {
-		return nil, pgerr.Unsupported("row_number() other than in a derived table filtered by rn <= N").WithPosition(fc.Location + 1)
-	}
+// planRowNumber plans the bounded row_number() fc of sel over its
+// filtered FROM relation rel as a ranked TopK, returning the rank column
+// as the call's value.
+func (b *builder) planRowNumber(sel *pg_query.SelectStmt, fc *pg_query.FuncCall, rel ir.Rel, sc *scope) (ir.Rel, map[*pg_query.FuncCall]scalar.Expr, error) {
+	lim := b.rankLimits[sel]
 	w := fc.Over
-	switch {
-	case len(fc.Args) > 0 || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil:
-		return nil, pgerr.New(pgerr.CodeUndefinedFunction, "function row_number does not take arguments").WithPosition(fc.Location + 1)
-	case w.Name != "" || w.Refname != "":
-		return nil, pgerr.Unsupported("named windows")
-	case w.FrameOptions != frameDefault:
-		return nil, pgerr.Unsupported("window frames")
-	case len(sel.GroupClause) > 0 || sel.HavingClause != nil:
-		return nil, pgerr.Unsupported("window functions over aggregates")
-	}
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: "window definition", noSubquery: true}
 	n := ir.Arity(rel)
 	var maps []scalar.Expr
 	column := func(node *pg_query.Node) (int, error) {
-		e, err := ec.expr(node)
+		e, err := ec.typedExpr(node)
 		if err != nil {
 			return 0, err
-		}
-		if e.Type().Family == types.FamUnknown {
-			if e, err = b.coerce(e, types.Text); err != nil {
-				return 0, err
-			}
 		}
 		if c, ok := e.(*scalar.Col); ok {
 			return c.Idx, nil
@@ -215,7 +202,7 @@ func (b *builder) planRowNumber(sel *pg_query.SelectStmt, calls []*pg_query.Func
 	for _, p := range w.PartitionClause {
 		col, err := column(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		key = append(key, col)
 	}
@@ -223,29 +210,17 @@ func (b *builder) planRowNumber(sel *pg_query.SelectStmt, calls []*pg_query.Func
 	for _, o := range w.OrderClause {
 		sb := o.GetSortBy()
 		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-			return nil, pgerr.Unsupported("ORDER BY ... USING")
+			return nil, nil, pgerr.Unsupported("ORDER BY ... USING")
 		}
 		col, err := column(sb.Node)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		desc := sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		if sb.SortbyNulls != pg_query.SortByNulls_SORTBY_NULLS_DEFAULT {
-			nullsFirst = sb.SortbyNulls == pg_query.SortByNulls_SORTBY_NULLS_FIRST
-		}
-		order = append(order, dataflow.SortCol{Col: col, Desc: desc, NullsFirst: nullsFirst})
+		d := sortDir(sb)
+		d.Col = col
+		order = append(order, d)
 	}
 	topk := &ir.TopK{Input: ir.NewMap(rel, maps...), Key: key, Order: order, Limit: lim.limit, Rank: true}
-	b.windowCols[fc] = ir.Arity(topk) - 1
-	return topk, nil
-}
-
-// windowRef returns the column of a planned window function call.
-func (c *ectx) windowRef(fc *pg_query.FuncCall) (scalar.Expr, error) {
-	col, ok := c.b.windowCols[fc]
-	if !ok || col >= ir.Arity(c.rel) {
-		return nil, pgerr.Unsupported("window functions in %s", c.clause).WithPosition(fc.Location + 1)
-	}
-	return c.colExpr(col), nil
+	rank := ir.Arity(topk) - 1
+	return topk, map[*pg_query.FuncCall]scalar.Expr{fc: &scalar.Col{Idx: rank, T: types.Int8}}, nil
 }

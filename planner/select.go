@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -59,8 +61,6 @@ func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *oute
 		return nil, pgerr.Unsupported("SELECT INTO")
 	case len(sel.LockingClause) > 0:
 		return nil, pgerr.Unsupported("FOR UPDATE/SHARE")
-	case len(sel.WindowClause) > 0:
-		return nil, pgerr.Unsupported("window functions")
 	case sel.Op != pg_query.SetOperation_SETOP_NONE:
 		return b.planSetOp(sel, parent, outer)
 	case len(sel.ValuesLists) > 0:
@@ -110,8 +110,11 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 			return nil, err
 		}
 	}
-	if calls := windowCalls(sel.TargetList); len(calls) > 0 {
-		if rel, err = b.planRowNumber(sel, calls, rel, sc); err != nil {
+	calls := blockWindowCalls(sel)
+	_, topK := b.rankLimits[sel]
+	var wins map[*pg_query.FuncCall]scalar.Expr
+	if topK {
+		if rel, wins, err = b.planRowNumber(sel, calls[0], rel, sc); err != nil {
 			return nil, err
 		}
 	}
@@ -119,7 +122,7 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 	if err != nil {
 		return nil, err
 	}
-	ec := &ectx{b: b, sc: sc, rel: rel, clause: "SELECT"}
+	ec := &ectx{b: b, sc: sc, rel: rel, clause: "SELECT", wins: wins}
 	p := &planned{nOuter: sc.outerCount(), limit: -1}
 	if needsGrouping(sel, targets) {
 		if ec, err = b.planGrouping(sel, targets, ec, p); err != nil {
@@ -128,6 +131,11 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 	}
 	if err := b.checkSessionGrouped(sc); err != nil {
 		return nil, err
+	}
+	if !topK && (len(calls) > 0 || len(sel.WindowClause) > 0) {
+		if err := b.planWindows(sel, calls, ec, p.nOuter); err != nil {
+			return nil, err
+		}
 	}
 	return b.finishSelect(sel, targets, ec, p)
 }
@@ -199,7 +207,7 @@ func needsGrouping(sel *pg_query.SelectStmt, targets []target) bool {
 	for _, t := range targets {
 		collectAggs(t.node, &aggs)
 	}
-	for _, s := range sel.SortClause {
+	for _, s := range slices.Concat(sel.SortClause, windowClauseNodes(sel)) {
 		collectAggs(s, &aggs)
 	}
 	return len(aggs) > 0
@@ -239,7 +247,7 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 		collectAggs(t.node, &calls)
 	}
 	collectAggs(sel.HavingClause, &calls)
-	for _, s := range sel.SortClause {
+	for _, s := range slices.Concat(sel.SortClause, windowClauseNodes(sel)) {
 		collectAggs(s, &calls)
 	}
 	from.clause = "aggregate"

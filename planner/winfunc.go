@@ -1,0 +1,673 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/agg"
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Window functions (the OVER clause) are computed after FROM, WHERE,
+// GROUP BY and HAVING and before the select list, DISTINCT, ORDER BY and
+// LIMIT, as in PostgreSQL, so
+//
+//	SELECT g, sum(x), rank() OVER (ORDER BY sum(x) DESC) FROM t GROUP BY g
+//
+// plans as
+//
+//	Project (Window key=[] order=[#1 desc] funcs=[rank()]
+//	          (Reduce key=[#0] aggs=[sum(#1)] (Get t)))
+//
+// The calls of the select list and ORDER BY are planned together
+// (planWindows): named windows are resolved (PostgreSQL's rules on what
+// OVER (w ...) may add), the arguments, PARTITION BY and ORDER BY
+// expressions become columns of one Map over the block's relation, and each
+// distinct window (its partitioning and ordering) becomes one ir.Window
+// computing all its functions, several windows a chain. The select list
+// and ORDER BY then read each call's column (ectx.wins). A row_number()
+// that the enclosing query bounds keeps its TopK plan (rownumber.go).
+//
+// What the Window operator cannot compute fails with 0A000 naming it:
+// RANGE or GROUPS frames with an offset, EXCLUDE, DISTINCT or ORDER BY
+// inside a window aggregate, aggregates other than dataflow.WindowAggs,
+// and ntile, lag, lead or nth_value arguments that are not constants.
+
+// codeWindowing is SQLSTATE 42P20, PostgreSQL's windowing_error.
+const codeWindowing = "42P20"
+
+// The bits of WindowDef.FrameOptions (PostgreSQL's FRAMEOPTION_*).
+const (
+	frameNonDefault  = 0x00001
+	frameRange       = 0x00002
+	frameRows        = 0x00004
+	frameGroups      = 0x00008
+	frameStartUnbPre = 0x00020
+	frameEndUnbFol   = 0x00100
+	frameStartCur    = 0x00200
+	frameEndCur      = 0x00400
+	frameStartOffPre = 0x00800
+	frameEndOffPre   = 0x01000
+	frameStartOffFol = 0x02000
+	frameEndOffFol   = 0x04000
+	frameExclusion   = 0x08000 | 0x10000 | 0x20000
+	frameOffsets     = frameStartOffPre | frameEndOffPre | frameStartOffFol | frameEndOffFol
+)
+
+// maxFrameOffset bounds ROWS offsets (and lag/lead/nth_value positions
+// never exceed int4): no partition holds 2^40 rows, so a larger offset
+// means the same frame, and the operator's position arithmetic cannot
+// overflow.
+const maxFrameOffset = int64(1) << 40
+
+// blockWindowCalls returns the window function calls a query block
+// computes: those of its select list, ORDER BY and DISTINCT ON, not those
+// of subqueries (their own) nor the calls nested in another call's
+// arguments (an error found when the outer call is planned).
+func blockWindowCalls(sel *pg_query.SelectStmt) []*pg_query.FuncCall {
+	nodes := append(slices.Clone(sel.TargetList), sel.SortClause...)
+	if isDistinctOn(sel) {
+		nodes = append(nodes, sel.DistinctClause...)
+	}
+	var out []*pg_query.FuncCall
+	for _, n := range nodes {
+		walk(n, func(x *pg_query.Node) bool {
+			if x.GetSubLink() != nil {
+				return false
+			}
+			if fc := x.GetFuncCall(); fc != nil && fc.Over != nil {
+				out = append(out, fc)
+				return false
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// windowClauseNodes returns the PARTITION BY and ORDER BY expressions of
+// the WINDOW clause (where aggregates make the block grouped, as in
+// PostgreSQL).
+func windowClauseNodes(sel *pg_query.SelectStmt) []*pg_query.Node {
+	var out []*pg_query.Node
+	for _, n := range sel.WindowClause {
+		wd := n.GetWindowDef()
+		out = append(append(out, wd.PartitionClause...), wd.OrderClause...)
+	}
+	return out
+}
+
+// windowRef returns the value of a planned window function call; a call
+// where none was planned is misplaced.
+func (c *ectx) windowRef(fc *pg_query.FuncCall) (scalar.Expr, error) {
+	if e, ok := c.wins[fc]; ok {
+		return e, nil
+	}
+	var err *pgerr.Error
+	switch c.clause {
+	case "aggregate":
+		err = pgerr.New(pgerr.CodeGrouping, "aggregate function calls cannot contain window function calls")
+	case "window function":
+		err = pgerr.New(codeWindowing, "window function calls cannot be nested")
+	case "window definition":
+		err = pgerr.New(codeWindowing, "window functions are not allowed in window definitions")
+	case "JOIN/ON", "JOIN/USING":
+		err = pgerr.New(codeWindowing, "window functions are not allowed in JOIN conditions")
+	case "SELECT", "ORDER BY":
+		err = pgerr.Unsupported("a window function call in this position")
+	default:
+		err = pgerr.New(codeWindowing, "window functions are not allowed in %s", c.clause)
+	}
+	return nil, err.WithPosition(fc.Location + 1)
+}
+
+// winDef is a window definition with named windows resolved: the
+// PARTITION BY and ORDER BY to use, and the definition whose frame
+// applies.
+type winDef struct {
+	partition []*pg_query.Node
+	order     []*pg_query.Node
+	frame     *pg_query.WindowDef
+}
+
+// namedWindows resolves the WINDOW clause, in order: a definition may
+// copy an earlier one (see copyWindow); names are unique (42P20).
+func namedWindows(clause []*pg_query.Node) (map[string]winDef, error) {
+	named := map[string]winDef{}
+	for _, n := range clause {
+		wd := n.GetWindowDef()
+		if _, dup := named[wd.Name]; dup {
+			return nil, pgerr.New(codeWindowing, "window %q is already defined", wd.Name).WithPosition(wd.Location + 1)
+		}
+		d, err := copyWindow(wd, named, false)
+		if err != nil {
+			return nil, err
+		}
+		named[wd.Name] = d
+	}
+	return named, nil
+}
+
+// overWindow resolves an OVER clause: OVER w is the named window w
+// itself, frame included; OVER (...) is a definition of its own.
+func overWindow(wd *pg_query.WindowDef, named map[string]winDef) (winDef, error) {
+	if wd.Name == "" {
+		return copyWindow(wd, named, true)
+	}
+	d, ok := named[wd.Name]
+	if !ok {
+		return winDef{}, pgerr.New(pgerr.CodeUndefinedObject, "window %q does not exist", wd.Name).WithPosition(wd.Location + 1)
+	}
+	return d, nil
+}
+
+// copyWindow resolves a definition (w ...) that copies the earlier
+// window w, with PostgreSQL's rules (transformWindowDefinitions): it takes
+// w's PARTITION BY and may not add one, takes w's ORDER BY or adds one if
+// w has none, and has its own frame, so w must not have one. over marks an
+// OVER clause (for the hint).
+func copyWindow(wd *pg_query.WindowDef, named map[string]winDef, over bool) (winDef, error) {
+	d := winDef{partition: wd.PartitionClause, order: wd.OrderClause, frame: wd}
+	if wd.Refname == "" {
+		return d, nil
+	}
+	ref, ok := named[wd.Refname]
+	pos := wd.Location + 1
+	switch {
+	case !ok:
+		return winDef{}, pgerr.New(pgerr.CodeUndefinedObject, "window %q does not exist", wd.Refname).WithPosition(pos)
+	case len(wd.PartitionClause) > 0:
+		return winDef{}, pgerr.New(codeWindowing, "cannot override PARTITION BY clause of window %q", wd.Refname).WithPosition(pos)
+	case len(wd.OrderClause) > 0 && len(ref.order) > 0:
+		return winDef{}, pgerr.New(codeWindowing, "cannot override ORDER BY clause of window %q", wd.Refname).WithPosition(pos)
+	case ref.frame.FrameOptions != frameDefault:
+		err := pgerr.New(codeWindowing, "cannot copy window %q because it has a frame clause", wd.Refname).WithPosition(pos)
+		if over && len(wd.OrderClause) == 0 && wd.FrameOptions == frameDefault {
+			err = err.WithHint("Omit the parentheses in this OVER clause.")
+		}
+		return winDef{}, err
+	}
+	d.partition = ref.partition
+	if len(ref.order) > 0 {
+		d.order = ref.order
+	}
+	return d, nil
+}
+
+// winSpec is a window's partitioning and ordering as expressions over the
+// block's relation; dirs are the ORDER BY directions (Col unset).
+type winSpec struct {
+	part  []scalar.Expr
+	order []scalar.Expr
+	dirs  []dataflow.SortCol
+}
+
+// key identifies the window: calls with equal keys share one Window.
+func (s winSpec) key() string {
+	var b strings.Builder
+	for _, e := range s.part {
+		fmt.Fprintf(&b, "%s, ", e)
+	}
+	b.WriteString("|")
+	for i, e := range s.order {
+		fmt.Fprintf(&b, "%s %v %v, ", e, s.dirs[i].Desc, s.dirs[i].NullsFirst)
+	}
+	return b.String()
+}
+
+// winCall is one planned window function call: fn reads args (fn.Col and
+// fn.Default index args until windowChain places them); null marks a call
+// whose result is NULL on every row (a NULL offset, bucket count or
+// position), of type t.
+type winCall struct {
+	fc   *pg_query.FuncCall
+	spec winSpec
+	fn   dataflow.WinFunc
+	args []scalar.Expr
+	null bool
+	t    types.T
+}
+
+// planWindows plans the window function calls of a block over ec's
+// relation (FROM after WHERE, or the aggregated relation after HAVING),
+// extending ec.rel with their columns and recording them in ec.wins.
+// The WINDOW clause is checked even where no call uses it.
+func (b *builder) planWindows(sel *pg_query.SelectStmt, calls []*pg_query.FuncCall, ec *ectx, nOuter int) error {
+	named, err := namedWindows(sel.WindowClause)
+	if err != nil {
+		return err
+	}
+	for _, n := range sel.WindowClause {
+		if _, _, err := ec.winWindow(named[n.GetWindowDef().Name]); err != nil {
+			return err
+		}
+	}
+	planned := make([]winCall, len(calls))
+	for i, fc := range calls {
+		if planned[i], err = ec.winCall(fc, named); err != nil {
+			return err
+		}
+	}
+	ec.rel, ec.wins, err = windowChain(ec.rel, nOuter, planned)
+	return err
+}
+
+// winCall plans one call: its window, frame and function.
+func (c *ectx) winCall(fc *pg_query.FuncCall, named map[string]winDef) (winCall, error) {
+	def, err := overWindow(fc.Over, named)
+	if err != nil {
+		return winCall{}, err
+	}
+	spec, frame, err := c.winWindow(def)
+	if err != nil {
+		return winCall{}, err
+	}
+	fctx := *c
+	fctx.clause, fctx.noSubquery = "window function", true
+	wc, err := fctx.winFunc(fc)
+	if err != nil {
+		return winCall{}, err
+	}
+	wc.spec = spec
+	if wc.fn.Kind.UsesFrame() {
+		wc.fn.Frame = frame
+	}
+	argTypes := make([]types.T, len(wc.args))
+	for i, a := range wc.args {
+		argTypes[i] = a.Type()
+	}
+	wc.t, err = wc.fn.Type(argTypes)
+	return wc, err
+}
+
+// winWindow builds a window's PARTITION BY and ORDER BY expressions and
+// its frame.
+func (c *ectx) winWindow(def winDef) (winSpec, dataflow.Frame, error) {
+	dctx := *c
+	dctx.clause, dctx.noSubquery = "window definition", true
+	var spec winSpec
+	for _, p := range def.partition {
+		e, err := dctx.typedExpr(p)
+		if err != nil {
+			return winSpec{}, dataflow.Frame{}, err
+		}
+		spec.part = append(spec.part, e)
+	}
+	for _, o := range def.order {
+		sb := o.GetSortBy()
+		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
+			return winSpec{}, dataflow.Frame{}, pgerr.Unsupported("ORDER BY ... USING")
+		}
+		e, err := dctx.typedExpr(sb.Node)
+		if err != nil {
+			return winSpec{}, dataflow.Frame{}, err
+		}
+		spec.order = append(spec.order, e)
+		spec.dirs = append(spec.dirs, sortDir(sb))
+	}
+	frame, err := dctx.winFrame(def.frame, len(def.order))
+	return spec, frame, err
+}
+
+// typedExpr builds an expression, typing unknown literals as text.
+func (c *ectx) typedExpr(n *pg_query.Node) (scalar.Expr, error) {
+	e, err := c.expr(n)
+	if err != nil || e.Type().Family != types.FamUnknown {
+		return e, err
+	}
+	return c.b.coerce(e, types.Text)
+}
+
+// winFrame decodes a definition's frame. ROWS frames are computed as
+// given; GROUPS frames without an offset equal the RANGE frames with the
+// same bounds (both extend CURRENT ROW to its peers), so they become
+// those; offsets in RANGE or GROUPS mode and EXCLUDE are 0A000.
+func (c *ectx) winFrame(wd *pg_query.WindowDef, nOrder int) (dataflow.Frame, error) {
+	opts := wd.FrameOptions
+	if opts&frameNonDefault == 0 {
+		return dataflow.DefaultFrame, nil
+	}
+	pos := wd.Location + 1
+	switch offsets := opts&frameOffsets != 0; {
+	case opts&frameExclusion != 0:
+		return dataflow.Frame{}, pgerr.Unsupported("frame exclusion (EXCLUDE CURRENT ROW, GROUP or TIES)").WithPosition(pos)
+	case opts&frameGroups != 0 && nOrder == 0:
+		return dataflow.Frame{}, pgerr.New(codeWindowing, "GROUPS mode requires an ORDER BY clause").WithPosition(pos)
+	case opts&frameGroups != 0 && offsets:
+		return dataflow.Frame{}, pgerr.Unsupported("GROUPS frames with an offset PRECEDING/FOLLOWING").WithPosition(pos)
+	case opts&frameRange != 0 && offsets && nOrder != 1:
+		return dataflow.Frame{}, pgerr.New(codeWindowing, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column").WithPosition(pos)
+	case opts&frameRange != 0 && offsets:
+		return dataflow.Frame{}, pgerr.Unsupported("RANGE frames with an offset PRECEDING/FOLLOWING").WithPosition(pos)
+	}
+	f := dataflow.Frame{Rows: opts&frameRows != 0}
+	var err error
+	if f.Start, err = c.frameBound(opts, wd.StartOffset, false); err != nil {
+		return dataflow.Frame{}, err
+	}
+	if f.End, err = c.frameBound(opts, wd.EndOffset, true); err != nil {
+		return dataflow.Frame{}, err
+	}
+	if why := f.Valid(); why != "" {
+		return dataflow.Frame{}, pgerr.New(codeWindowing, "%s", why).WithPosition(pos)
+	}
+	return f, nil
+}
+
+// frameBound decodes the start (or end) bound of a frame.
+func (c *ectx) frameBound(opts int32, offset *pg_query.Node, end bool) (dataflow.FrameBound, error) {
+	unb, cur, pre, fol := int32(frameStartUnbPre), int32(frameStartCur), int32(frameStartOffPre), int32(frameStartOffFol)
+	kind := dataflow.UnboundedPreceding
+	if end {
+		unb, cur, pre, fol = frameEndUnbFol, frameEndCur, frameEndOffPre, frameEndOffFol
+		kind = dataflow.UnboundedFollowing
+	}
+	switch {
+	case opts&unb != 0:
+		return dataflow.FrameBound{Kind: kind}, nil
+	case opts&cur != 0:
+		return dataflow.FrameBound{Kind: dataflow.CurrentRow}, nil
+	case opts&pre != 0:
+		kind = dataflow.Preceding
+	case opts&fol != 0:
+		kind = dataflow.Following
+	default:
+		return dataflow.FrameBound{}, pgerr.New(codeWindowing, "bad frame bound")
+	}
+	n, err := c.frameOffset(offset, end)
+	return dataflow.FrameBound{Kind: kind, Offset: n}, err
+}
+
+// frameOffset evaluates a ROWS offset: a bigint constant, neither NULL
+// (22004) nor negative (22013), as PostgreSQL checks when the query
+// starts; offsets past maxFrameOffset are clamped to it.
+func (c *ectx) frameOffset(n *pg_query.Node, end bool) (int64, error) {
+	which := "starting"
+	if end {
+		which = "ending"
+	}
+	e, err := c.expr(n)
+	if err != nil {
+		return 0, err
+	}
+	if len(scalar.Columns(e)) > 0 {
+		return 0, pgerr.New("42P10", "argument of ROWS must not contain variables").WithPosition(location(n) + 1)
+	}
+	if f := e.Type().Family; f != types.FamInt && f != types.FamUnknown {
+		return 0, pgerr.New(pgerr.CodeDatatypeMismatch, "argument of ROWS must be type bigint, not type %s", e.Type().Name()).WithPosition(location(n) + 1)
+	}
+	if e, err = c.b.coerce(e, types.Int8); err != nil {
+		return 0, err
+	}
+	d, err := constValue(e, "a frame offset", n)
+	switch {
+	case err != nil:
+		return 0, err
+	case d.IsNull():
+		return 0, pgerr.New("22004", "frame %s offset must not be null", which)
+	case d.Int() < 0:
+		return 0, pgerr.New("22013", "frame %s offset must not be negative", which)
+	}
+	return min(d.Int(), maxFrameOffset), nil
+}
+
+// constValue evaluates a constant expression (no columns, parameters of
+// a generic plan or volatile calls; 0A000 naming what otherwise).
+func constValue(e scalar.Expr, what string, n *pg_query.Node) (types.Datum, error) {
+	if lit, ok := scalar.Fold(e).(*scalar.Lit); ok {
+		return lit.D, nil
+	}
+	if len(scalar.Columns(e)) > 0 || scalar.IsVolatile(e) || hasParam(e) {
+		return types.Null, pgerr.Unsupported("%s that is not a constant", what).WithPosition(location(n) + 1)
+	}
+	return e.Eval(&scalar.Ctx{}, nil)
+}
+
+// hasParam reports whether e reads a parameter of a generic plan.
+func hasParam(e scalar.Expr) bool {
+	if _, ok := e.(*scalar.Param); ok {
+		return true
+	}
+	return slices.ContainsFunc(scalar.Children(e), hasParam)
+}
+
+// winFunc plans the function of a window call (not its window).
+func (c *ectx) winFunc(fc *pg_query.FuncCall) (winCall, error) {
+	name := funcName(fc)
+	pos := fc.Location + 1
+	switch {
+	case fc.AggDistinct:
+		return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "DISTINCT is not implemented for window functions").WithPosition(pos)
+	case len(fc.AggOrder) > 0 || fc.AggWithinGroup:
+		return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(pos)
+	case fc.FuncVariadic:
+		return winCall{}, pgerr.Unsupported("VARIADIC arguments")
+	}
+	if kind, ok := dataflow.LookupWinKind(name); ok {
+		switch {
+		case fc.AggFilter != nil:
+			return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "FILTER is not implemented for non-aggregate window functions").WithPosition(pos)
+		case fc.AggStar:
+			return winCall{}, pgerr.New(pgerr.CodeWrongObjectType, "%s(*) specified, but %s is not an aggregate function", name, name).WithPosition(pos)
+		}
+		return c.winBuiltin(fc, kind)
+	}
+	if k, ok := agg.Lookup(name); ok && slices.Contains(dataflow.WindowAggs, k) {
+		return c.winAgg(fc, k)
+	} else if ok || otherAggs[name] {
+		return winCall{}, pgerr.Unsupported("aggregate %s() as a window function", name).WithPosition(pos)
+	}
+	return winCall{}, pgerr.New(pgerr.CodeWrongObjectType, "OVER specified, but %s is not a window function nor an aggregate function", name).WithPosition(pos)
+}
+
+// winArity is the least and most arguments of each window function.
+var winArity = map[dataflow.WinKind][2]int{
+	dataflow.WinNtile: {1, 1}, dataflow.WinLag: {1, 3}, dataflow.WinLead: {1, 3},
+	dataflow.WinFirstValue: {1, 1}, dataflow.WinLastValue: {1, 1}, dataflow.WinNthValue: {2, 2},
+}
+
+// winBuiltin plans row_number ... nth_value. lag and lead take the
+// common type of their value and default (PostgreSQL's anycompatible);
+// the bucket count, offset and position must be integer constants.
+func (c *ectx) winBuiltin(fc *pg_query.FuncCall, kind dataflow.WinKind) (winCall, error) {
+	wc := winCall{fc: fc, fn: dataflow.WinFunc{Kind: kind, Col: -1, Default: -1, Frame: dataflow.DefaultFrame}}
+	args, err := c.exprs(fc.Args)
+	if err != nil {
+		return winCall{}, err
+	}
+	if kind <= dataflow.WinCumeDist && kind != dataflow.WinRowNumber && len(args) > 0 {
+		// rank(args) is PostgreSQL's hypothetical-set aggregate.
+		return winCall{}, pgerr.New(pgerr.CodeWrongObjectType, "OVER is not supported for ordered-set aggregate %s", funcName(fc)).WithPosition(fc.Location + 1)
+	}
+	if ar := winArity[kind]; len(args) < ar[0] || len(args) > ar[1] {
+		return winCall{}, noSuchFunction(funcName(fc), args, fc.Location)
+	}
+	switch kind {
+	case dataflow.WinNtile:
+		wc.fn.N, wc.null, err = c.b.winConstInt(args[0], fc, fc.Args[0])
+		return wc, err
+	case dataflow.WinLag, dataflow.WinLead:
+		vals := []scalar.Expr{args[0]}
+		if len(args) == 3 {
+			vals = append(vals, args[2])
+			wc.fn.Default = 1
+		}
+		wc.fn.N = 1
+		if len(args) >= 2 {
+			wc.fn.N, wc.null, err = c.b.winConstInt(args[1], fc, fc.Args[1])
+		}
+		if err == nil {
+			wc.args, err = c.b.unify(vals, kind.String(), fc.Location)
+		}
+	case dataflow.WinNthValue:
+		wc.fn.N, wc.null, err = c.b.winConstInt(args[1], fc, fc.Args[1])
+		if err == nil {
+			wc.args, err = c.b.unify(args[:1], kind.String(), fc.Location)
+		}
+	case dataflow.WinFirstValue, dataflow.WinLastValue:
+		wc.args, err = c.b.unify(args, kind.String(), fc.Location)
+	}
+	if len(wc.args) > 0 {
+		wc.fn.Col = 0
+	}
+	return wc, err
+}
+
+// noSuchFunction is 42883 for a call with the wrong arguments.
+func noSuchFunction(name string, args []scalar.Expr, loc int32) error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = a.Type().Name()
+	}
+	return pgerr.New(pgerr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(loc + 1)
+}
+
+// winConstInt evaluates an integer constant argument of fc (its node n);
+// null reports a NULL, which makes the call NULL on every row.
+func (b *builder) winConstInt(e scalar.Expr, fc *pg_query.FuncCall, n *pg_query.Node) (v int64, null bool, err error) {
+	if t := e.Type(); t != types.Int4 && t != types.Int2 && t.Family != types.FamUnknown {
+		return 0, false, pgerr.New(pgerr.CodeUndefinedFunction, "function %s with a %s argument does not exist", funcName(fc), t.Name()).WithPosition(fc.Location + 1)
+	}
+	if e, err = b.coerce(e, types.Int4); err != nil {
+		return 0, false, err
+	}
+	d, err := constValue(e, fmt.Sprintf("an argument of %s()", funcName(fc)), n)
+	if err != nil || d.IsNull() {
+		return 0, err == nil, err
+	}
+	return d.Int(), false, nil
+}
+
+// winAgg plans an aggregate over a window frame; FILTER (WHERE p)
+// aggregates CASE WHEN p THEN x END (see aggFilter; count(*) counts a
+// non-NULL constant).
+func (c *ectx) winAgg(fc *pg_query.FuncCall, kind dataflow.AggKind) (winCall, error) {
+	wc := winCall{fc: fc, fn: dataflow.WinFunc{Kind: dataflow.WinAgg, Agg: kind, Col: -1, Default: -1, Frame: dataflow.DefaultFrame}}
+	name := funcName(fc)
+	if fc.AggStar && fc.AggFilter == nil {
+		wc.fn.Agg = dataflow.AggCountStar
+		return wc, nil
+	}
+	args := []scalar.Expr{boolLit(true)}
+	if fc.AggStar {
+		wc.fn.Agg = dataflow.AggCount
+	} else {
+		var err error
+		if args, err = c.exprs(fc.Args); err != nil {
+			return winCall{}, err
+		}
+		if len(args) != 1 {
+			return winCall{}, noSuchFunction(name, args, fc.Location)
+		}
+		if args[0].Type().Family == types.FamUnknown {
+			if args[0], err = c.b.coerce(args[0], kind.Def().Literal); err != nil {
+				return winCall{}, err
+			}
+		}
+		if _, err := dataflow.AggType(kind, args[0].Type()); err != nil {
+			return winCall{}, noSuchFunction(name, args, fc.Location)
+		}
+	}
+	var err error
+	wc.args, err = c.b.aggFilter(fc, c, args)
+	wc.fn.Col = 0
+	return wc, err
+}
+
+// windowChain computes the calls over rel: their arguments, partition
+// and order expressions become columns of one Map over rel (plain columns
+// are read in place, equal expressions computed once), then each distinct
+// window is one Window over the previous one, computing each distinct
+// function once. It returns the result and each call's value over it.
+func windowChain(rel ir.Rel, nOuter int, calls []winCall) (ir.Rel, map[*pg_query.FuncCall]scalar.Expr, error) {
+	pl := &placer{n: ir.Arity(rel)}
+	var wins []*ir.Window
+	byKey := map[string]int{}
+	type slot struct{ win, fn int }
+	slots := make([]slot, len(calls))
+	for i, wc := range calls {
+		if wc.null {
+			continue
+		}
+		k := wc.spec.key()
+		wi, ok := byKey[k]
+		if !ok {
+			wi, byKey[k] = len(wins), len(wins)
+			wins = append(wins, pl.window(nOuter, wc.spec))
+		}
+		f := wc.fn.Remap(func(a int) int { return pl.col(wc.args[a]) })
+		w := wins[wi]
+		fi := slices.IndexFunc(w.Funcs, func(g dataflow.WinFunc) bool { return g.String() == f.String() })
+		if fi < 0 {
+			fi, w.Funcs = len(w.Funcs), append(w.Funcs, f)
+		}
+		slots[i] = slot{wi, fi}
+	}
+	in := ir.NewMap(rel, pl.maps...)
+	ts := in.ColTypes()
+	out, base := in, make([]int, len(wins))
+	for i, w := range wins {
+		for fi := range w.Funcs {
+			var err error
+			if w.Funcs[fi].T, err = w.Funcs[fi].Type(ts); err != nil {
+				return nil, nil, err
+			}
+		}
+		w.Input, base[i] = out, ir.Arity(out)
+		out = w
+	}
+	vals := map[*pg_query.FuncCall]scalar.Expr{}
+	outTypes := out.ColTypes()
+	for i, wc := range calls {
+		if wc.null {
+			vals[wc.fc] = &scalar.Lit{D: types.Null, T: wc.t}
+			continue
+		}
+		col := base[slots[i].win] + slots[i].fn
+		vals[wc.fc] = &scalar.Col{Idx: col, T: outTypes[col]}
+	}
+	return out, vals, nil
+}
+
+// placer assigns expressions to columns: plain columns of the input (of
+// n columns) in place, others to columns of a Map (maps), equal
+// non-volatile ones to one.
+type placer struct {
+	n    int
+	maps []scalar.Expr
+}
+
+func (p *placer) col(e scalar.Expr) int {
+	if c, ok := e.(*scalar.Col); ok {
+		return c.Idx
+	}
+	if !scalar.IsVolatile(e) {
+		if i := matchExpr(e, p.maps); i >= 0 {
+			return p.n + i
+		}
+	}
+	p.maps = append(p.maps, e)
+	return p.n + len(p.maps) - 1
+}
+
+// window returns a Window (without input or functions) for spec, keyed
+// by the block's outer values and the partition columns.
+func (p *placer) window(nOuter int, spec winSpec) *ir.Window {
+	w := &ir.Window{Key: identityCols(nOuter)}
+	for _, e := range spec.part {
+		w.Key = append(w.Key, p.col(e))
+	}
+	for i, e := range spec.order {
+		d := spec.dirs[i]
+		d.Col = p.col(e)
+		w.Order = append(w.Order, d)
+	}
+	return w
+}
