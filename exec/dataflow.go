@@ -164,6 +164,8 @@ func newOperator(i int, n *dataflow.Node, in [][]types.T) (operator, error) {
 		return newWindow(op, in[0])
 	case dataflow.Variable, dataflow.Fixpoint:
 		return fixpointOp{}, nil // replaced by buildLoops
+	case dataflow.FlatMap:
+		return newFlatMap(op, in[0])
 	}
 	return nil, fmt.Errorf("unknown operator %T", n.Op)
 }

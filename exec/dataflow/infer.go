@@ -10,7 +10,16 @@ import (
 // types in, for operators whose types follow from their inputs.
 func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
 	switch op := op.(type) {
-	case Source, Constant, Variable:
+	case Constant:
+		// Only a relation of zero columns (the unit row under a constant
+		// FlatMap) prints without types.
+		for _, r := range op.Rows {
+			if len(r) > 0 {
+				return nil, fmt.Errorf("Constant needs column types (:: t1, t2, ...)")
+			}
+		}
+		return []types.T{}, nil
+	case Source, Variable:
 		return nil, fmt.Errorf("%s needs column types (:: t1, t2, ...)", op.opName())
 	case MFP:
 		cols := append([]types.T(nil), in[0]...)
@@ -47,6 +56,8 @@ func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
 		return append(append([]types.T(nil), in[0]...), t, t), nil
 	case Window:
 		return windowTypes(op, in[0]), nil
+	case FlatMap:
+		return FlatMapTypes(op.Funcs, op.Ordinality, in[0]), nil
 	case TopK:
 		if op.Rank {
 			return append(append([]types.T(nil), in[0]...), types.Int8), nil

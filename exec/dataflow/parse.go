@@ -141,6 +141,8 @@ func parseOp(name string, args map[string]string, in [][]types.T, out []types.T)
 		op = a.variable()
 	case "Fixpoint":
 		op = Fixpoint{}
+	case "FlatMap":
+		op = a.flatMap(in[0])
 	default:
 		return nil, fmt.Errorf("unknown operator %q", name)
 	}
@@ -258,9 +260,6 @@ func (a *argReader) constant(out []types.T) Constant {
 		r, err := ParseRow(it, out)
 		a.fail(err)
 		c.Rows = append(c.Rows, r)
-	}
-	if out == nil {
-		a.fail(fmt.Errorf("Constant needs column types"))
 	}
 	return c
 }

@@ -102,6 +102,8 @@ func opArgs(op Op) string {
 		return op.args()
 	case Variable:
 		return op.args()
+	case FlatMap:
+		return op.args()
 	}
 	return ""
 }

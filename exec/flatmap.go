@@ -1,0 +1,112 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// flatMapOp calls the set-returning functions of a dataflow.FlatMap for
+// each input update and emits every resulting row with the update's time
+// and diff: the input row, each function's columns in lockstep (NULL past
+// a shorter result), the ordinality, kept when every On predicate is true;
+// with Outer, an input row with no kept row is emitted once padded with
+// NULLs. Stateless and linear: a retraction recomputes the same rows from
+// the same input row and retracts them. A function error fails the Step.
+type flatMapOp struct {
+	stateless
+	spec dataflow.FlatMap
+	// nIn is the input's width and width the output's.
+	nIn, width int
+}
+
+func newFlatMap(spec dataflow.FlatMap, in []types.T) (*flatMapOp, error) {
+	width := len(dataflow.FlatMapTypes(spec.Funcs, spec.Ordinality, in))
+	for _, c := range spec.Funcs {
+		for _, a := range c.Args {
+			if maxCol(a) >= len(in) {
+				return nil, fmt.Errorf("FlatMap argument %s reads a column out of range", a)
+			}
+		}
+	}
+	for _, p := range spec.On {
+		if maxCol(p) >= width {
+			return nil, fmt.Errorf("FlatMap predicate %s reads a column out of range", p)
+		}
+	}
+	return &flatMapOp{spec: spec, nIn: len(in), width: width}, nil
+}
+
+func (o *flatMapOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+	out := make([]Update, 0, len(ins[0]))
+	for _, u := range ins[0] {
+		rows, err := o.expand(s, u.Row)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out = append(out, Update{Row: r, Time: u.Time, Diff: u.Diff})
+		}
+	}
+	return out, nil
+}
+
+// expand returns the output rows of one input row.
+func (o *flatMapOp) expand(s *stepCtx, in types.Row) ([]types.Row, error) {
+	results := make([][]types.Row, len(o.spec.Funcs))
+	n := 0
+	for i, c := range o.spec.Funcs {
+		rows, err := c.Eval(s.ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		results[i], n = rows, max(n, len(rows))
+	}
+	var out []types.Row
+	for k := 0; k < n; k++ {
+		r := o.zip(in, results, k)
+		ok, err := o.accept(s, r)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 && o.spec.Outer {
+		r := make(types.Row, o.width)
+		copy(r, in)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// zip builds output row k: the input, each function's k-th row (NULLs
+// past its end), then the ordinality k+1.
+func (o *flatMapOp) zip(in types.Row, results [][]types.Row, k int) types.Row {
+	r := make(types.Row, o.nIn, o.width)
+	copy(r, in)
+	for i, c := range o.spec.Funcs {
+		if k < len(results[i]) {
+			r = append(r, results[i][k]...)
+		} else {
+			r = append(r, make(types.Row, len(c.Func.Cols))...)
+		}
+	}
+	if o.spec.Ordinality {
+		r = append(r, types.NewInt(int64(k+1)))
+	}
+	return r
+}
+
+// accept reports whether every On predicate is true over r.
+func (o *flatMapOp) accept(s *stepCtx, r types.Row) (bool, error) {
+	for _, p := range o.spec.On {
+		v, err := p.Eval(s.ctx, r)
+		if err != nil || v.IsNull() || !v.Bool() {
+			return false, err
+		}
+	}
+	return true, nil
+}
