@@ -139,7 +139,7 @@ type TopK struct {
 
 // AppendOnly reports whether rel never retracts a row: it holds for an
 // append-only Get and is kept by maps, filters, projections, inner joins
-// and unions of append-only inputs; every other operator (aggregates,
+// unions and flat maps of append-only inputs; every other operator (aggregates,
 // top-k, outer joins, negation, temporal filters) may retract.
 func AppendOnly(rel Rel) bool {
 	switch r := rel.(type) {
@@ -150,6 +150,8 @@ func AppendOnly(rel Rel) bool {
 	case *Filter:
 		return AppendOnly(r.Input)
 	case *Project:
+		return AppendOnly(r.Input)
+	case *FlatMap:
 		return AppendOnly(r.Input)
 	case *Join:
 		return r.Kind == JoinInner && AppendOnly(r.Left) && AppendOnly(r.Right)

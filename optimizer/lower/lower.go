@@ -72,6 +72,8 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 		return l.unary(dataflow.SessionWindow{Key: r.Key, TimeCol: r.TimeCol, Gap: r.Gap}, r)
 	case *ir.Window:
 		return l.unary(dataflow.Window{Key: r.Key, Order: r.Order, Funcs: r.Funcs}, r)
+	case *ir.FlatMap:
+		return l.unary(dataflow.FlatMap{Funcs: r.Funcs, Ordinality: r.Ordinality, Outer: r.Outer, On: r.On}, r)
 	case *ir.Negate:
 		return l.unary(dataflow.Negate{}, r)
 	case *ir.Threshold:

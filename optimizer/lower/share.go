@@ -91,6 +91,11 @@ func volatile(rel ir.Rel) bool {
 		es = r.On
 	case *ir.TemporalFilter:
 		es = append(append(es, r.Lower...), r.Upper...)
+	case *ir.FlatMap:
+		for _, c := range r.Funcs {
+			es = append(es, c.Args...)
+		}
+		es = append(es, r.On...)
 	case *ir.Values:
 		for _, row := range r.Rows {
 			es = append(es, row...)

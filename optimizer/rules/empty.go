@@ -11,7 +11,7 @@ import (
 // relation by an empty Values of its column types, and drops empty inputs
 // of a union:
 //
-//	(Filter (Values $t) $p) => (Values $t)     likewise Map, Project, Negate, Threshold, TopK, Window
+//	(Filter (Values $t) $p) => (Values $t)     likewise Map, Project, Negate, Threshold, TopK, Window, FlatMap
 //	(Reduce (Values $t) $key $aggs) => (Values $t')   when $key is non-empty
 //	(Join inner $l (Values $t) $on) => (Values $t')   (either side; the
 //	                                                   preserved side of an outer join)
@@ -23,7 +23,7 @@ import (
 // left alone. Safe under retractions: the results are empty at every time.
 var PropagateEmpty = Rule{Name: "PropagateEmpty", Apply: func(e ir.Rel) ir.Rel {
 	switch e := e.(type) {
-	case *ir.Filter, *ir.Map, *ir.Project, *ir.Negate, *ir.Threshold, *ir.TopK, *ir.SessionWindow, *ir.Window:
+	case *ir.Filter, *ir.Map, *ir.Project, *ir.Negate, *ir.Threshold, *ir.TopK, *ir.SessionWindow, *ir.Window, *ir.FlatMap:
 		if isEmpty(e.Children()[0]) {
 			return empty(e)
 		}

@@ -43,6 +43,7 @@ var simplifyRules = []Rule{
 	NormalizeJoinKind,
 	RemoveDistinctOfDistinct,
 	PropagateEmpty,
+	FoldFlatMap,
 }
 
 var pushdownRules = []Rule{
@@ -58,6 +59,7 @@ var pushdownRules = []Rule{
 	PushFilterThroughTopK,
 	PushFilterThroughSessionWindow,
 	PushFilterThroughWindow,
+	PushFilterThroughFlatMap,
 }
 
 var pruneRules = []Rule{

@@ -124,6 +124,8 @@ func narrow(rel ir.Rel, need []int) ir.Rel {
 		return narrowSession(r, need)
 	case *ir.Window:
 		return narrowWindow(r, need)
+	case *ir.FlatMap:
+		return narrowFlatMap(r, need)
 	}
 	return ir.NewProject(rel, need...)
 }

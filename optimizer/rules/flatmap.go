@@ -1,0 +1,216 @@
+package rules
+
+import (
+	"slices"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// PushFilterThroughFlatMap moves predicates over input columns only below
+// a FlatMap:
+//
+//	(Filter (FlatMap $in $funcs) $p) => (FlatMap (Filter $in $p) $funcs)   when $p reads only $in's columns
+//
+// The functions are then not called for rows the filter drops. Safe
+// because every output row of one input row carries that row's columns
+// unchanged, so a deterministic predicate over them keeps or drops all of
+// them alike, the NULL-padded row of an Outer FlatMap included (as a WHERE
+// over the preserved side of a left join may move below it). Predicates
+// over the functions' columns, volatile ones and those without columns
+// stay above. Safe under retractions: FlatMap and Filter are linear.
+var PushFilterThroughFlatMap = Rule{Name: "PushFilterThroughFlatMap", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
+	f, ok := e.(*ir.Filter)
+	if !ok {
+		return nil
+	}
+	m, ok := f.Input.(*ir.FlatMap)
+	if !ok {
+		return nil
+	}
+	n := ir.Arity(m.Input)
+	down, keep := partition(f.Preds, func(p scalar.Expr) bool {
+		return !scalar.IsVolatile(p) && colsWithin(p, 0, n)
+	})
+	if len(down) == 0 {
+		return nil
+	}
+	nm := *m
+	nm.Input = &ir.Filter{Input: m.Input, Preds: down}
+	return ir.NewFilter(&nm, keep...)
+}}
+
+// FoldFlatMap constant-folds a FlatMap's arguments and On predicates, and
+// evaluates a FlatMap over literal Values (a function in FROM with
+// constant arguments: generate_series(1, 3)) into Values, so a view over
+// it is a constant collection:
+//
+//	(FlatMap (Values $rows) $funcs) => (Values $rows')   when at most foldRowsMax rows
+//
+// Calls that fail, produce more rows, or depend on the session time zone
+// (timestamptz results) are left to run time, where their errors surface
+// only if reached. Safe under retractions: Values never change.
+var FoldFlatMap = Rule{Name: "FoldFlatMap", Root: (*ir.FlatMap)(nil), Apply: func(e ir.Rel) ir.Rel {
+	m, ok := e.(*ir.FlatMap)
+	if !ok {
+		return nil
+	}
+	if v := evalFlatMap(m); v != nil {
+		return v
+	}
+	nm, changed := *m, false
+	nm.Funcs = slices.Clone(m.Funcs)
+	for i, c := range nm.Funcs {
+		args, ch := foldAll(c.Args)
+		nm.Funcs[i].Args, changed = args, changed || ch
+	}
+	on, ch := foldAll(m.On)
+	if !changed && !ch {
+		return nil
+	}
+	nm.On = on
+	return &nm
+}}
+
+// foldRowsMax bounds the rows FoldFlatMap materializes into a plan.
+const foldRowsMax = 1000
+
+// evalFlatMap returns m evaluated as Values, or nil (see FoldFlatMap).
+func evalFlatMap(m *ir.FlatMap) ir.Rel {
+	v, ok := m.Input.(*ir.Values)
+	if !ok || len(m.On) > 0 || m.Outer || zoned(m) {
+		return nil
+	}
+	out := &ir.Values{Types: m.ColTypes()}
+	for _, r := range v.Rows {
+		row, ok := literalRow(r)
+		if !ok {
+			return nil
+		}
+		rows, err := expandRow(m, row)
+		if err != nil || len(out.Rows)+len(rows) > foldRowsMax {
+			return nil
+		}
+		for _, er := range rows {
+			out.Rows = append(out.Rows, literals(er, out.Types))
+		}
+	}
+	return out
+}
+
+// zoned reports whether a function of m yields timestamptz values, whose
+// month and day steps depend on the session time zone.
+func zoned(m *ir.FlatMap) bool {
+	for _, c := range m.Funcs {
+		for _, t := range c.Func.ColTypes() {
+			if t.Family == types.FamTimestampTZ {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// literalRow returns the values of a Values row of literals.
+func literalRow(r []scalar.Expr) (types.Row, bool) {
+	row := make(types.Row, len(r))
+	for i, e := range r {
+		l, ok := e.(*scalar.Lit)
+		if !ok {
+			return nil, false
+		}
+		row[i] = l.D
+	}
+	return row, true
+}
+
+// expandRow computes m's output rows for one input row, as the FlatMap
+// operator does (lockstep, NULL padding, ordinality).
+func expandRow(m *ir.FlatMap, in types.Row) ([]types.Row, error) {
+	ctx := &scalar.Ctx{}
+	results := make([][]types.Row, len(m.Funcs))
+	n := 0
+	for i, c := range m.Funcs {
+		rows, err := c.Eval(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		results[i], n = rows, max(n, len(rows))
+	}
+	out := make([]types.Row, n)
+	for k := range out {
+		r := slices.Clone(in)
+		for i, c := range m.Funcs {
+			if k < len(results[i]) {
+				r = append(r, results[i][k]...)
+			} else {
+				r = append(r, make(types.Row, len(c.Func.Cols))...)
+			}
+		}
+		if m.Ordinality {
+			r = append(r, types.NewInt(int64(k+1)))
+		}
+		out[k] = r
+	}
+	return out, nil
+}
+
+// literals turns a row into literal expressions of types ts.
+func literals(r types.Row, ts []types.T) []scalar.Expr {
+	out := make([]scalar.Expr, len(r))
+	for i, d := range r {
+		out[i] = &scalar.Lit{D: d, T: ts[i]}
+	}
+	return out
+}
+
+// narrowFlatMap keeps below a FlatMap only the input columns read above
+// it or by its arguments and On predicates. Every function stays: in
+// lockstep each one's length counts toward the number of rows.
+func narrowFlatMap(r *ir.FlatMap, need []int) ir.Rel {
+	n := ir.Arity(r.Input)
+	if n == 0 {
+		return project(r, need)
+	}
+	var read []int
+	for _, c := range need {
+		if c < n {
+			read = append(read, c)
+		}
+	}
+	for _, c := range r.Funcs {
+		read = append(read, columnsOf(c.Args)...)
+	}
+	for _, c := range columnsOf(r.On) {
+		if c < n {
+			read = append(read, c)
+		}
+	}
+	keep := keepSet(read, n)
+	if len(keep) == n {
+		return project(&ir.FlatMap{Input: narrow(r.Input, identity(n)), Funcs: r.Funcs, Ordinality: r.Ordinality,
+			Outer: r.Outer, On: r.On}, need)
+	}
+	idx := indexIn(keep)
+	m := func(c int) int {
+		if c < n {
+			return idx(c)
+		}
+		return c - n + len(keep)
+	}
+	nm := &ir.FlatMap{Input: narrow(r.Input, keep), Ordinality: r.Ordinality, Outer: r.Outer, On: remapAll(r.On, m)}
+	for _, c := range r.Funcs {
+		nm.Funcs = append(nm.Funcs, c.Remap(idx))
+	}
+	return project(nm, remapCols(need, m))
+}
+
+// identity returns the columns 0..n-1.
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
