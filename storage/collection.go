@@ -42,6 +42,11 @@ type Collection struct {
 
 	kvBuf, rowKeyBuf, valBuf []byte // scratch for Apply (writers are exclusive)
 	klen                     int    // length of the key at the start of kvBuf
+
+	// indexes are the collection's secondary arrangements (index.go),
+	// maintained by every change; ixBuf and ixKeyBuf are their scratch.
+	indexes         []*index
+	ixBuf, ixKeyBuf []byte
 }
 
 // entry is one distinct key. Entries are values in the tree (one pointer
@@ -146,9 +151,11 @@ func (c *Collection) Key(buf []byte, row types.Row) []byte {
 }
 
 // Load replaces the contents of c with the rows stored under RowPrefix(id).
-// On error c is left empty.
+// On error c is left empty. It drops c's indexes (load them afterwards
+// with LoadIndex).
 func (c *Collection) Load(db *DB) error {
 	c.tree.Clear(false)
+	c.indexes = nil
 	c.undo, c.recording = nil, false
 	n := len(RowPrefix(c.id))
 	err := db.Scan(RowPrefix(c.id), func(key, value []byte) error {
@@ -202,6 +209,12 @@ func (c *Collection) Clear(b *Batch) {
 		})
 	}
 	c.tree.Clear(false)
+	for _, ix := range c.indexes {
+		ix.tree.Clear(false)
+		if b != nil {
+			b.DeletePrefix(RowPrefix(ix.id))
+		}
+	}
 	if b != nil {
 		b.DeletePrefix(RowPrefix(c.id))
 	}
@@ -231,9 +244,15 @@ func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
 	}
 	if next.count == 0 {
 		c.tree.Delete(old)
+		if len(c.indexes) > 0 {
+			// The stored row, not the argument: they compare equal but
+			// may encode differently (see sameRow).
+			c.indexRow(old.row(), old.key(), false, b)
+		}
 	} else {
 		if !found {
 			next = c.fresh(row, next.count)
+			c.indexRow(row, next.key(), true, b)
 		}
 		c.tree.ReplaceOrInsert(next)
 	}
@@ -277,6 +296,8 @@ func (c *Collection) insert(row types.Row, diff int64, b *Batch) error {
 			return err
 		}
 		c.tree.ReplaceOrInsert(next)
+	} else if len(c.indexes) > 0 {
+		c.indexRow(row, fresh.key(), true, b)
 	}
 	if c.recording {
 		if found {
@@ -399,10 +420,17 @@ func (c *Collection) Begin() {
 // It does not touch batches: the caller discards the batch it logged to.
 func (c *Collection) Rollback() {
 	for i := len(c.undo) - 1; i >= 0; i-- {
-		if e := c.undo[i]; e.count == 0 {
+		e := c.undo[i]
+		if len(c.indexes) > 0 {
+			if cur, ok := c.tree.Get(e); ok {
+				c.indexRow(cur.row(), cur.key(), false, nil)
+			}
+		}
+		if e.count == 0 {
 			c.tree.Delete(e)
 		} else {
 			c.tree.ReplaceOrInsert(e)
+			c.indexRow(e.row(), e.key(), true, nil)
 		}
 	}
 	c.Commit()

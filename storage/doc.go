@@ -22,6 +22,9 @@
 //	r <id:8> <key>                RowKey: a row of a table or a view, keyed by its
 //	                              order-preserving encoding (types.AppendKey);
 //	                              value: encodeValue (count, then the row)
+//	r <index id:8> <ixkey> <key>  an entry of an index of a collection (index.go):
+//	                              the index columns' key encoding, then the row's
+//	                              collection key; value: uvarint(len(ixkey))
 //	s <id:8> <key>                StatePrefix: operator state of dataflow <id>; the
 //	                              exec runtime owns everything after the prefix
 //	l <t:8>                       LogKey: the input-log record of logical time t
@@ -36,7 +39,10 @@
 // under RowKey(id, ·). Apply changes memory and appends the matching
 // write to a Batch, so a statement's in-memory effect and its durable
 // effect are one atomic unit; Begin/Rollback undo the in-memory half when
-// the statement fails. Clear (TRUNCATE) empties a collection the same way.
+// the statement fails. Clear (TRUNCATE) empties a collection the same way. A collection may have
+// indexes (CREATE INDEX, index.go): secondary arrangements ordered by some
+// columns, changed by the same Apply, Clear and Rollback calls and logged to
+// the same batch, so they always equal their collection.
 //
 // # Concurrency
 //

@@ -1,0 +1,219 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/google/btree"
+)
+
+// An index (CREATE INDEX) is a secondary arrangement of a collection: the
+// collection's distinct keys ordered by the key encoding of some of its
+// columns. Each index entry is
+//
+//	types.AppendColsKey(row, cols) ++ the collection key of row
+//
+// so entries are unique even where index columns repeat, and a lookup
+// goes from an index entry to the collection's entry (row and count) by
+// its collection key. An index is mirrored durably under RowKey(index id,
+// entry key) with the value uvarint(len of the index-columns part), and
+// it changes with its collection: every Apply, Clear and Rollback
+// maintains every index of the collection in memory and logs the entries'
+// changes to the same batch as the rows, so an index is always equal to
+// the one that would be built from the collection's contents (the
+// invariant CheckIndexes verifies). Memory: one B-tree item (40 bytes)
+// and the entry's key bytes per distinct collection key.
+type index struct {
+	id   uint64
+	cols []int
+	tree *btree.BTreeG[ixEntry]
+}
+
+// ixEntry is one index entry: key is the index columns' encoding (its
+// first n bytes) followed by the collection key; pfx is key's first 8
+// bytes, big-endian, zero-padded (as entry.pfx).
+type ixEntry struct {
+	key []byte
+	pfx uint64
+	n   int
+}
+
+func newIxEntry(key []byte, n int) ixEntry {
+	var p [8]byte
+	copy(p[:], key)
+	return ixEntry{key: key, pfx: binary.BigEndian.Uint64(p[:]), n: n}
+}
+
+func ixLess(a, b ixEntry) bool {
+	if a.pfx != b.pfx {
+		return a.pfx < b.pfx
+	}
+	return bytes.Compare(a.key, b.key) < 0
+}
+
+// ErrNoIndex is returned for an index id the collection does not have.
+var ErrNoIndex = errors.New("storage: no such index")
+
+// findIndex returns the collection's index with the given id, or nil.
+func (c *Collection) findIndex(id uint64) *index {
+	for _, ix := range c.indexes {
+		if ix.id == id {
+			return ix
+		}
+	}
+	return nil
+}
+
+// AddIndex builds the index id on cols from the collection's current
+// contents, logging its entries to b if b is not nil. It replaces an
+// index with the same id. Callers hold exclusive access; it is not undone
+// by Rollback (the caller drops the index again on failure).
+func (c *Collection) AddIndex(id uint64, cols []int, b *Batch) {
+	c.DropIndex(id, nil)
+	ix := &index{id: id, cols: append([]int(nil), cols...), tree: btree.NewG(btreeDegree, ixLess)}
+	c.indexes = append(c.indexes, ix)
+	c.tree.Ascend(func(e entry) bool {
+		c.indexOne(ix, e.row(), e.key(), true, b)
+		return true
+	})
+}
+
+// LoadIndex loads the index id on cols from the store. It fails if the
+// stored entries do not decode or are not exactly the entries of the
+// collection's contents (the caller may then rebuild it with AddIndex);
+// on failure the collection has no index id.
+func (c *Collection) LoadIndex(db *DB, id uint64, cols []int) error {
+	c.DropIndex(id, nil)
+	ix := &index{id: id, cols: append([]int(nil), cols...), tree: btree.NewG(btreeDegree, ixLess)}
+	n := len(RowPrefix(id))
+	err := db.Scan(RowPrefix(id), func(key, value []byte) error {
+		split, k := binary.Uvarint(value)
+		if k <= 0 || int(split) > len(key)-n {
+			return fmt.Errorf("storage: index %d at %s: %w", id, PrettyKey(key), errBadValue)
+		}
+		ix.tree.ReplaceOrInsert(newIxEntry(bytes.Clone(key[n:]), int(split)))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	c.indexes = append(c.indexes, ix)
+	if err := c.checkIndex(ix); err != nil {
+		c.DropIndex(id, nil)
+		return err
+	}
+	return nil
+}
+
+// DropIndex removes the index id, logging the deletion of its entries to
+// b if b is not nil. Dropping an absent index does nothing.
+func (c *Collection) DropIndex(id uint64, b *Batch) {
+	for i, ix := range c.indexes {
+		if ix.id == id {
+			c.indexes = append(c.indexes[:i:i], c.indexes[i+1:]...)
+			break
+		}
+	}
+	if b != nil {
+		b.DeletePrefix(RowPrefix(id))
+	}
+}
+
+// Indexes returns the ids of the collection's indexes.
+func (c *Collection) Indexes() []uint64 {
+	out := make([]uint64, len(c.indexes))
+	for i, ix := range c.indexes {
+		out[i] = ix.id
+	}
+	return out
+}
+
+// ScanIndex calls fn, in index order, for the collection's entries whose
+// index entry key k has from <= k < to (to nil: no upper bound) until fn
+// returns false. Bounds are index-column encodings (types.AppendKey of
+// leading values): from = enc(v) starts at the first entry whose leading
+// columns are >= v, to = the end of a prefix (KeyPrefixEnd) stops after
+// the last entry starting with it. It returns ErrNoIndex for an unknown
+// id. fn must not mutate c.
+func (c *Collection) ScanIndex(id uint64, from, to []byte, fn func(row types.Row, count int64) bool) error {
+	ix := c.findIndex(id)
+	if ix == nil {
+		return ErrNoIndex
+	}
+	ix.tree.AscendGreaterOrEqual(newIxEntry(from, len(from)), func(ie ixEntry) bool {
+		if to != nil && bytes.Compare(ie.key, to) >= 0 {
+			return false
+		}
+		e, ok := c.tree.Get(probe(ie.key[ie.n:]))
+		if !ok {
+			panic(fmt.Sprintf("storage: index %d names a key absent from collection %d", id, c.id))
+		}
+		return fn(e.row(), e.count)
+	})
+	return nil
+}
+
+// KeyPrefixEnd returns the smallest key greater than every key that
+// starts with prefix (nil: no such key), the exclusive end of a prefix
+// scan.
+func KeyPrefixEnd(prefix []byte) []byte { return prefixEnd(prefix) }
+
+// indexRow adds (add) or removes the entries of row, whose collection key
+// is key, in every index, logging them to b if b is not nil.
+func (c *Collection) indexRow(row types.Row, key []byte, add bool, b *Batch) {
+	for _, ix := range c.indexes {
+		c.indexOne(ix, row, key, add, b)
+	}
+}
+
+// indexOne adds or removes one row's entry in ix.
+func (c *Collection) indexOne(ix *index, row types.Row, key []byte, add bool, b *Batch) {
+	c.ixBuf = types.AppendColsKey(c.ixBuf[:0], row, ix.cols)
+	n := len(c.ixBuf)
+	c.ixBuf = append(c.ixBuf, key...)
+	if add {
+		ix.tree.ReplaceOrInsert(newIxEntry(bytes.Clone(c.ixBuf), n))
+	} else {
+		ix.tree.Delete(newIxEntry(c.ixBuf, n))
+	}
+	if b == nil {
+		return
+	}
+	c.ixKeyBuf = AppendRowKey(c.ixKeyBuf[:0], ix.id, c.ixBuf)
+	if add {
+		b.Set(c.ixKeyBuf, binary.AppendUvarint(nil, uint64(n)))
+	} else {
+		b.Delete(c.ixKeyBuf)
+	}
+}
+
+// CheckIndexes verifies that every index holds exactly the entries built
+// from the collection's contents (tests and LoadIndex use it).
+func (c *Collection) CheckIndexes() error {
+	for _, ix := range c.indexes {
+		if err := c.checkIndex(ix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkIndex verifies one index against the collection's contents.
+func (c *Collection) checkIndex(ix *index) error {
+	if ix.tree.Len() != c.tree.Len() {
+		return fmt.Errorf("storage: index %d has %d entries for %d keys of collection %d", ix.id, ix.tree.Len(), c.tree.Len(), c.id)
+	}
+	var err error
+	c.tree.Ascend(func(e entry) bool {
+		k := types.AppendColsKey(nil, e.row(), ix.cols)
+		n := len(k)
+		if _, ok := ix.tree.Get(newIxEntry(append(k, e.key()...), n)); !ok {
+			err = fmt.Errorf("storage: index %d lacks the entry of key %q of collection %d", ix.id, e.key(), c.id)
+		}
+		return err == nil
+	})
+	return err
+}
