@@ -93,7 +93,7 @@ func (p *Portal) execComment(cs *pg.CommentStmt) error {
 		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", name)
 	}
 	if kind != 255 && obj.Kind != kind {
-		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a %s", name, kindName(kind))
+		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not %s", name, aKind(kind))
 	}
 	nu := obj.clone()
 	if col == "" {
@@ -121,6 +121,8 @@ func (e *Engine) commitAltered(old, nu *Object, rows func(types.Row) (types.Row,
 // sequences of an ALTER TABLE (seqs, may be nil) in the same batch.
 func (e *Engine) commitAlteredWith(old, nu *Object, rows func(types.Row) (types.Row, error), also [][2]*Object, seqs *alteration) error {
 	var c *storage.Collection
+	var ixFixes [][2]*Object // indexes rebuilt under new column numbers
+	var ixGone []*Object     // indexes on dropped columns
 	b := e.db.NewBatch()
 	defer b.Close()
 	if seqs != nil && (len(seqs.created) > 0 || len(seqs.deleted) > 0) {
@@ -137,8 +139,12 @@ func (e *Engine) commitAlteredWith(old, nu *Object, rows func(types.Row) (types.
 		if c, err = e.rewriteRows(old, nu, rows, b); err != nil {
 			return err
 		}
+		if ixFixes, ixGone, err = e.reindexRewritten(old, nu, c, b); err != nil {
+			c.Rollback()
+			return err
+		}
 	}
-	all := append([][2]*Object{{old, nu}}, also...)
+	all := append(append([][2]*Object{{old, nu}}, also...), ixFixes...)
 	for _, x := range all {
 		if err := e.persistObject(x[1], b); err != nil {
 			return err
@@ -170,6 +176,10 @@ func (e *Engine) commitAlteredWith(old, nu *Object, rows func(types.Row) (types.
 	if c != nil {
 		c.Commit()
 		e.colls[nu.ID] = c
+	}
+	for _, ix := range ixGone {
+		e.cat.remove(ix)
+		c.DropIndex(ix.ID, nil)
 	}
 	e.dropIndexes(nu.ID)
 	if mv := e.views[nu.ID]; mv != nil {
@@ -828,9 +838,10 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch rs.RenameType {
-	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW, pg.ObjectType_OBJECT_SEQUENCE:
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW, pg.ObjectType_OBJECT_SEQUENCE, pg.ObjectType_OBJECT_INDEX:
 		p.tag = map[pg.ObjectType]string{pg.ObjectType_OBJECT_TABLE: "ALTER TABLE", pg.ObjectType_OBJECT_VIEW: "ALTER VIEW",
-			pg.ObjectType_OBJECT_MATVIEW: "ALTER MATERIALIZED VIEW", pg.ObjectType_OBJECT_SEQUENCE: "ALTER SEQUENCE"}[rs.RenameType]
+			pg.ObjectType_OBJECT_MATVIEW: "ALTER MATERIALIZED VIEW", pg.ObjectType_OBJECT_SEQUENCE: "ALTER SEQUENCE",
+			pg.ObjectType_OBJECT_INDEX: "ALTER INDEX"}[rs.RenameType]
 	case pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT:
 		p.tag = "ALTER TABLE"
 	default:
@@ -879,7 +890,7 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 			return pgerr.New(pgerr.CodeDuplicateTable, "relation \"%s\" already exists", rs.Newname)
 		}
 		if want := renameKind(rs.RenameType); want != obj.Kind && !(want == planner.RelTable && obj.Kind != relSequence) {
-			return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a %s", obj.Name, kindName(want))
+			return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not %s", obj.Name, aKind(want))
 		}
 		nu.Name = rs.Newname
 		if obj.Kind == relSequence {
@@ -938,6 +949,8 @@ func renameKind(t pg.ObjectType) planner.RelKind {
 		return planner.RelMaterializedView
 	case pg.ObjectType_OBJECT_SEQUENCE:
 		return relSequence
+	case pg.ObjectType_OBJECT_INDEX:
+		return relIndex
 	}
 	return planner.RelTable
 }
@@ -987,7 +1000,7 @@ func (e *Engine) dropSide(obj *Object, victims []*Object) (fixes [][2]*Object, o
 		if dropped[o.ID] {
 			continue
 		}
-		if o.Kind == relSequence && dropped[o.Sequence.OwnedBy] {
+		if o.Kind == relSequence && dropped[o.Sequence.OwnedBy] || o.Kind == relIndex && dropped[o.Index.Table] {
 			owned = append(owned, o)
 			continue
 		}

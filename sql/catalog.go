@@ -46,6 +46,8 @@ type Object struct {
 	Plan string `json:",omitempty"`
 	// Sequence defines a sequence (Kind relSequence).
 	Sequence *SequenceDef `json:",omitempty"`
+	// Index defines an index (Kind relIndex, index.go).
+	Index *IndexDef `json:",omitempty"`
 	// Comment is set by COMMENT ON.
 	Comment string `json:",omitempty"`
 
@@ -91,6 +93,10 @@ type Catalog struct {
 	refsMu      sync.Mutex
 	refs        map[uint64][]fkRef
 	refsVersion uint64
+	// idx are the indexes by indexed relation, as of idxVersion (see
+	// indexesOf; guarded by refsMu).
+	idx        map[uint64][]*Object
+	idxVersion uint64
 }
 
 func newCatalog() *Catalog {
@@ -140,6 +146,9 @@ func (c *Catalog) Relation(schema, name string) (*planner.Relation, error) {
 	}
 	if o.Kind == relSequence {
 		return nil, pgerr.Unsupported("reading sequence \"%s\" as a relation", o.Name)
+	}
+	if o.Kind == relIndex {
+		return nil, pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is an index", o.Name)
 	}
 	return o.rel, nil
 }
@@ -237,8 +246,18 @@ func kindName(k planner.RelKind) string {
 		return "source"
 	case relSequence:
 		return "sequence"
+	case relIndex:
+		return "index"
 	}
 	return "table"
+}
+
+// aKind is kindName with its indefinite article ("a table", "an index").
+func aKind(k planner.RelKind) string {
+	if k == relIndex {
+		return "an index"
+	}
+	return "a " + kindName(k)
 }
 
 // planChecks plans the object's CHECK constraints over its rows.

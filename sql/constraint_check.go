@@ -82,7 +82,10 @@ func (e *Engine) referencing(id uint64) []fkRef {
 
 // checkTable checks one table's changes.
 func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []exec.Update, ws *writeSet, ctx *scalar.Ctx, deleting bool) error {
-	if len(obj.Constraints) == 0 && len(refs) == 0 {
+	e.mu.RLock()
+	unique := len(e.cat.uniqueKeys(obj)) > 0
+	e.mu.RUnlock()
+	if len(obj.Constraints) == 0 && len(refs) == 0 && !unique {
 		return nil
 	}
 	var ins, del []types.Row
@@ -226,10 +229,11 @@ func (e *Engine) checkUnique(obj *Object, rows []types.Row, ws *writeSet) error 
 }
 
 // checkUniqueLocked is checkUnique with e.mu held; atCommit includes
-// the deferred constraints.
+// the deferred constraints. UNIQUE indexes are checked as UNIQUE
+// constraints (Catalog.uniqueKeys).
 func (e *Engine) checkUniqueLocked(obj *Object, rows []types.Row, ws *writeSet, atCommit bool) error {
-	for _, k := range obj.Constraints {
-		if k.Kind != "unique" || k.Deferred && !atCommit {
+	for _, k := range e.cat.uniqueKeys(obj) {
+		if k.Deferred && !atCommit {
 			continue
 		}
 		ix := e.keyIndex(obj.ID, k.Cols)
@@ -390,7 +394,7 @@ func (e *Engine) checkAtCommit(ws *writeSet) error {
 			continue
 		}
 		refs := e.referencing(id)
-		if len(obj.Constraints) == 0 && len(refs) == 0 {
+		if len(obj.Constraints) == 0 && len(refs) == 0 && len(e.cat.uniqueKeys(obj)) == 0 {
 			continue
 		}
 		var ins, del []types.Row

@@ -184,6 +184,12 @@ func (e *Engine) restore() error {
 			}
 			continue
 		}
+		if o.Kind == relIndex {
+			if err := e.restoreIndex(o); err != nil {
+				return fmt.Errorf("restoring index %s: %w", o.Name, err)
+			}
+			continue
+		}
 		if o.Kind == planner.RelView || o.Kind == planner.RelSource {
 			continue
 		}

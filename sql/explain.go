@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -52,6 +53,9 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 		return err
 	}
 	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String() + stateReport(plan)
+	if !opts.MaterializedView {
+		text += p.st.s.e.accessReport(plan)
+	}
 	if explainVerbose(es) {
 		_, trace, err := optimizer.OptimizeTrace(viewRel(q))
 		if err != nil {
@@ -92,6 +96,24 @@ func textRow(vals ...string) types.Row {
 		r[i] = types.NewText(v)
 	}
 	return r
+}
+
+// accessReport lists the sources an ad hoc query reads by key range and
+// the access path each uses (pointread.go), e.g. `%0 IndexScan t_a_idx
+// (a = 5)`, for EXPLAIN; "" when every source is read whole.
+func (e *Engine) accessReport(plan *dataflow.Plan) string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var b strings.Builder
+	for _, p := range pointInputs(plan) {
+		if s := e.describeAccess(p); s != "" {
+			b.WriteString("%" + strconv.Itoa(p.node) + " " + s + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "Access:\n" + b.String()
 }
 
 // stateReport lists each stateful operator and whether a watermark bounds

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/storage"
 )
 
 // keyIndex counts a table's committed rows by the encoding of some of its
@@ -17,8 +19,15 @@ import (
 // changes made another way (a connector's batch, ALTER TABLE, DROP) drop
 // it, to be rebuilt when next needed. It costs one map entry per distinct
 // key.
+//
+// When the table has an index (CREATE INDEX) whose leading columns are
+// the key's, the counts are read from that arrangement instead (coll, ix:
+// a prefix scan per key), and no map is kept: a UNIQUE index is enforced
+// by its own arrangement.
 type keyIndex struct {
 	counts map[string]int64
+	coll   *storage.Collection
+	ix     uint64
 }
 
 // indexName identifies an index: table and columns.
@@ -35,6 +44,9 @@ func indexName(table uint64, cols []int) string {
 // keyIndex returns the index of table on cols, building it if needed.
 // The caller holds e.mu (shared or exclusive).
 func (e *Engine) keyIndex(table uint64, cols []int) *keyIndex {
+	if c, id, ok := e.arrangementOn(table, cols); ok {
+		return &keyIndex{coll: c, ix: id}
+	}
 	name := indexName(table, cols)
 	e.idxMu.Lock()
 	defer e.idxMu.Unlock()
@@ -56,7 +68,16 @@ func (e *Engine) keyIndex(table uint64, cols []int) *keyIndex {
 
 // count returns the committed rows with key plus delta's.
 func (ix *keyIndex) count(key string, delta map[string]int64) int64 {
-	return ix.counts[key] + delta[key]
+	if ix.coll == nil {
+		return ix.counts[key] + delta[key]
+	}
+	n := delta[key]
+	k := []byte(key)
+	_ = ix.coll.ScanIndex(ix.ix, k, storage.KeyPrefixEnd(k), func(_ types.Row, c int64) bool {
+		n += c
+		return true
+	})
+	return n
 }
 
 // deltaCounts counts changes by the key of cols.

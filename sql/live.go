@@ -24,26 +24,27 @@ func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []exec.Update {
 }
 
 // liveRowsWhere returns the rows of t as the transaction sees them that
-// filter may accept: when filter fixes a leading run of t's primary key by
-// equalities with constants or parameters (see pointread.go), only the
-// committed rows under that key prefix are read, in O(log n + matches),
-// plus every pending change (which the caller's filter sifts, as it sifts
-// the rows). Otherwise all live rows, as liveRows.
+// filter may accept: when filter fixes or bounds leading columns of t's
+// primary key or of one of its indexes by constants or parameters (see
+// pointread.go), only the committed rows in those key ranges are read, in
+// O(log n + matches), plus every pending change (which the caller's
+// filter sifts, as it sifts the rows). Otherwise all live rows, as
+// liveRows.
 func (e *Engine) liveRowsWhere(t *planner.Relation, ws *writeSet, filter scalar.Expr, ctx *scalar.Ctx) ([]exec.Update, error) {
 	id := uint64(t.ID)
-	if filter == nil || t.PrimaryKey == nil || disablePointReads {
+	if filter == nil || disablePointReads {
 		return e.liveRows(t, ws), nil
 	}
 	ts := make([]types.T, len(t.Columns))
 	for i, c := range t.Columns {
 		ts[i] = c.Type
 	}
-	eq := equalities([]scalar.Expr{filter}, ts)
-	if len(eq) == 0 {
+	p := predicates([]scalar.Expr{filter}, ts)
+	if p.empty() {
 		return e.liveRows(t, ws), nil
 	}
 	e.mu.RLock()
-	rows, ok, err := e.pointSnapshot(pointInput{coll: dataflow.CollectionID(id), eq: eq}, ctx, 0)
+	rows, ok, err := e.pointSnapshot(pointInput{coll: dataflow.CollectionID(id), ncols: len(ts), p: p}, ctx, 0)
 	e.mu.RUnlock()
 	if err != nil || !ok {
 		return e.liveRows(t, ws), err

@@ -125,6 +125,8 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		kind, p.tag = planner.RelMaterializedView, "DROP MATERIALIZED VIEW"
 	case pg.ObjectType_OBJECT_SEQUENCE:
 		kind, p.tag = relSequence, "DROP SEQUENCE"
+	case pg.ObjectType_OBJECT_INDEX:
+		kind, p.tag = relIndex, "DROP INDEX"
 	default:
 		return pgerr.Unsupported("DROP %s", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
 	}
@@ -160,7 +162,7 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		return pgerr.New("42501", "permission denied: \"%s\" is a system relation", name)
 	}
 	if obj.Kind != kind {
-		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a %s", name, kindName(kind)).
+		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not %s", name, aKind(kind)).
 			WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(obj.Kind)), kindName(obj.Kind))
 	}
 	victims := e.dropSet(obj)
@@ -211,6 +213,9 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		delete(e.views, v.ID)
 		if v.Kind == relSequence {
 			e.forgetSequence(v)
+		}
+		if c := e.colls[indexedBy(v)]; v.Kind == relIndex && c != nil {
+			c.DropIndex(v.ID, nil)
 		}
 		e.dropIndexes(v.ID)
 	}

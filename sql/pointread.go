@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/eddydb/eddy/exec"
@@ -11,18 +13,22 @@ import (
 )
 
 // A point read narrows a query's input snapshot: when a collection feeds
-// the query only through one MFP whose filter fixes the collection's
-// leading key columns by equality with constants or parameters, only the
-// rows under that key prefix can pass the filter, so the query reads them
-// with Collection.ScanPrefix instead of copying the whole collection. The
-// MFP still applies its whole filter to every row read, so the answer is
-// the same as with the full snapshot (a false positive of the prefix is
-// filtered out; there are no false negatives because, for the types
-// allowed, "=" holds exactly when the key encodings are equal).
-//
-// Materialized views are keyed by the whole row (leading key columns =
-// the first output columns); tables by their primary key. This is the
-// index lookup of a PostgreSQL plan, for the keys Eddy already keeps.
+// the query only through one MFP whose filter fixes some columns by
+// equality with constants or parameters (`a = 5`, `a IN (1, 2)`) or
+// bounds one (`a BETWEEN 3 AND 9`, `a > $1`), only the rows in the
+// matching key ranges of one ordered access path can pass the filter, so
+// the query reads them instead of copying the whole collection. The
+// access paths of a collection are its own key order (a table's primary
+// key, a multiset's whole row: a view's first columns lead) and its
+// indexes (CREATE INDEX, index.go); the path whose leading columns the
+// filter fixes most (then: also bounds the next one; then: the
+// collection's own order, which needs no second lookup) is chosen when
+// the query runs, so a new index serves prepared statements too. The MFP
+// still applies its whole filter to every row read, so the answer is the
+// same as with the full snapshot: the ranges may hold rows the filter
+// rejects, never miss one it accepts, because for the types allowed "="
+// holds exactly when the key encodings are equal and the encodings' byte
+// order is the types' order (types.AppendKey).
 
 // disablePointReads is a test knob: with it set every query reads full
 // snapshots, the reference the fast path is compared with.
@@ -32,19 +38,33 @@ var disablePointReads bool
 // path ran).
 var pointReadCount atomic.Int64
 
-// pointInput is a collection read through a key-fixing MFP.
-type pointInput struct {
-	coll dataflow.CollectionID
-	// eq maps a column of the collection to the expression (a literal or a
-	// parameter) the filter requires it to equal.
-	eq map[int]scalar.Expr
+// maxPrefixes bounds the key prefixes one read probes (the product of
+// the IN lists of the fixed columns); columns past it are left unfixed.
+const maxPrefixes = 1024
+
+// preds are the conjuncts of a filter that an access path can use: the
+// values a column must equal (several for IN or an OR of equalities) and
+// inclusive bounds (a strict bound is widened: the filter rechecks it).
+type preds struct {
+	eq     map[int][]scalar.Expr
+	lo, hi map[int]scalar.Expr
 }
 
-// pointInputs returns the collections of plan that can be read by key
-// prefix: each is read by exactly one Source node, whose only consumer is
-// an MFP with at least one column = constant conjunct. Whether the
-// conjuncts cover a key prefix depends on the collection (see
-// pointSnapshot).
+func (p preds) empty() bool { return len(p.eq) == 0 && len(p.lo) == 0 && len(p.hi) == 0 }
+
+// pointInput is a collection read through an MFP whose filter has preds.
+type pointInput struct {
+	coll dataflow.CollectionID
+	// node is the Source node of the plan (for EXPLAIN); ncols the
+	// collection's number of columns.
+	node, ncols int
+	p           preds
+}
+
+// pointInputs returns the collections of plan that may be read by key
+// range: each is read by exactly one Source node, whose only consumer is
+// an MFP with usable predicates. Which access path serves them depends on
+// the collection (see choosePath).
 func pointInputs(plan *dataflow.Plan) []pointInput {
 	sources := map[dataflow.CollectionID]int{}
 	consumers := make([][]int, len(plan.Nodes))
@@ -66,47 +86,86 @@ func pointInputs(plan *dataflow.Plan) []pointInput {
 		if !ok {
 			continue
 		}
-		if eq := equalities(m.Filter, n.Types); len(eq) > 0 {
-			out = append(out, pointInput{coll: s.Collection, eq: eq})
+		if p := predicates(m.Filter, n.Types); !p.empty() {
+			out = append(out, pointInput{coll: s.Collection, node: i, ncols: len(n.Types), p: p})
 		}
 	}
 	return out
 }
 
-// equalities returns, for the conjuncts of filter of the form
-// #col = value (either side) over an input column of a key-safe type,
-// the value each column must equal.
-func equalities(filter []scalar.Expr, in []types.T) map[int]scalar.Expr {
-	var eq map[int]scalar.Expr
+// predicates collects the usable conjuncts of filter over input columns
+// of types in.
+func predicates(filter []scalar.Expr, in []types.T) preds {
+	p := preds{eq: map[int][]scalar.Expr{}, lo: map[int]scalar.Expr{}, hi: map[int]scalar.Expr{}}
 	var visit func(e scalar.Expr)
 	visit = func(e scalar.Expr) {
-		if and, ok := e.(*scalar.And); ok {
-			for _, a := range and.Args {
+		switch x := e.(type) {
+		case *scalar.And:
+			for _, a := range x.Args {
 				visit(a)
 			}
 			return
-		}
-		col, val, ok := colEquals(e, in)
-		if !ok {
+		case *scalar.Or:
+			if col, vals, ok := inList(x, in); ok && p.eq[col] == nil {
+				p.eq[col] = vals
+			}
 			return
 		}
-		if eq == nil {
-			eq = map[int]scalar.Expr{}
+		col, op, val, ok := colCompare(e, in)
+		switch {
+		case !ok:
+		case op == "=":
+			p.eq[col] = []scalar.Expr{val}
+		case op == ">=" || op == ">":
+			p.lo[col] = val
+		case op == "<=" || op == "<":
+			p.hi[col] = val
 		}
-		eq[col] = val
 	}
 	for _, f := range filter {
 		visit(f)
 	}
-	return eq
+	return p
 }
 
-// colEquals matches #col = value where #col is an input column of a
-// key-safe type and value is a literal or parameter of the same type.
-func colEquals(e scalar.Expr, in []types.T) (int, scalar.Expr, bool) {
-	call, ok := e.(*scalar.Call)
-	if !ok || call.Fn.Name != "=" || len(call.Args) != 2 {
+// inList matches an OR of #col = value over one column (the planner's
+// form of `col IN (...)`).
+func inList(or *scalar.Or, in []types.T) (int, []scalar.Expr, bool) {
+	col := -1
+	var vals []scalar.Expr
+	var visit func(or *scalar.Or) bool
+	visit = func(or *scalar.Or) bool {
+		for _, a := range or.Args {
+			if inner, ok := a.(*scalar.Or); ok { // (a = 1 OR a = 2) OR a = 3
+				if !visit(inner) {
+					return false
+				}
+				continue
+			}
+			c, op, v, ok := colCompare(a, in)
+			if !ok || op != "=" || (col >= 0 && c != col) {
+				return false
+			}
+			col, vals = c, append(vals, v)
+		}
+		return true
+	}
+	if !visit(or) {
 		return 0, nil, false
+	}
+	return col, vals, col >= 0
+}
+
+// flipped is the comparison with its operands swapped.
+var flipped = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// colCompare matches #col op value (either side; the operator is returned
+// as seen from the column) where #col is an input column of a key-safe
+// type and value is a literal or parameter of the same type.
+func colCompare(e scalar.Expr, in []types.T) (int, string, scalar.Expr, bool) {
+	call, ok := e.(*scalar.Call)
+	if !ok || flipped[call.Fn.Name] == "" || len(call.Args) != 2 {
+		return 0, "", nil, false
 	}
 	for i := range 2 {
 		col, ok := call.Args[i].(*scalar.Col)
@@ -117,9 +176,13 @@ func colEquals(e scalar.Expr, in []types.T) (int, scalar.Expr, bool) {
 		if in[col.Idx] != col.T || val.Type() != col.T {
 			continue
 		}
-		return col.Idx, val, true
+		op := call.Fn.Name
+		if i == 1 {
+			op = flipped[op]
+		}
+		return col.Idx, op, val, true
 	}
-	return 0, nil, false
+	return 0, "", nil, false
 }
 
 // isConstant reports whether e is a literal or a bound parameter.
@@ -132,9 +195,9 @@ func isConstant(e scalar.Expr) bool {
 }
 
 // keySafe reports whether, for two values of type t, "=" is true exactly
-// when their key encodings are equal (char(n) is excluded: it ignores
-// trailing blanks; floats and intervals are left out to stay clear of
-// their equality corner cases).
+// when their key encodings are equal and the encodings order as the
+// values (char(n) is excluded: it ignores trailing blanks; floats and
+// intervals are left out to stay clear of their equality corner cases).
 func keySafe(t types.T) bool {
 	switch t.Family {
 	case types.FamBool, types.FamInt, types.FamDate, types.FamTimestamp, types.FamTimestampTZ, types.FamNumeric:
@@ -145,67 +208,214 @@ func keySafe(t types.T) bool {
 	return false
 }
 
-// pointSnapshot returns the rows of the collection under the key prefix
-// that p's equalities fix, as insertions at time t; ok is false when they
-// fix no leading key column (or a value is not of the column's family).
-// The caller holds e.mu shared.
-func (e *Engine) pointSnapshot(p pointInput, ctx *scalar.Ctx, t exec.Time) (out []exec.Update, ok bool, err error) {
+// accessPath is an ordered way to read a collection: its own key order
+// (index 0) or an index; the filter fixes its first neq columns and, if
+// rng, bounds the next one.
+type accessPath struct {
+	index uint64
+	// name is the index's name, or for the collection's own order its
+	// primary key's (<table>_pkey) or "" for a multiset.
+	name string
+	cols []int
+	neq  int
+	rng  bool
+}
+
+// choosePath returns the best access path of the collection of p that the
+// predicates can use (ok false: none; read it whole). The caller holds
+// e.mu.
+func (e *Engine) choosePath(p pointInput) (accessPath, bool) {
 	c := e.colls[uint64(p.coll)]
-	if c == nil {
+	obj := e.cat.byID[uint64(p.coll)]
+	if c == nil || obj == nil {
+		return accessPath{}, false
+	}
+	own := accessPath{cols: c.KeyCols()}
+	if own.cols == nil {
+		own.cols = make([]int, p.ncols)
+		for i := range own.cols {
+			own.cols[i] = i
+		}
+	} else {
+		own.name = obj.Name + "_pkey"
+	}
+	best := p.p.fit(own)
+	for _, ix := range e.cat.indexesOf(obj.ID) {
+		cand := p.p.fit(accessPath{index: ix.ID, name: ix.Name, cols: ix.Index.Cols})
+		if cand.score() > best.score() {
+			best = cand
+		}
+	}
+	return best, best.score() > 0
+}
+
+// fit returns path with the number of its leading columns the predicates
+// fix and whether they bound the next one.
+func (p preds) fit(path accessPath) accessPath {
+	n := 1
+	for _, col := range path.cols {
+		vals := p.eq[col]
+		if len(vals) == 0 || n*len(vals) > maxPrefixes {
+			path.rng = p.lo[col] != nil || p.hi[col] != nil
+			break
+		}
+		n *= len(vals)
+		path.neq++
+	}
+	return path
+}
+
+func (a accessPath) score() int {
+	s := 2 * a.neq
+	if a.rng {
+		s++
+	}
+	return s
+}
+
+// pointSnapshot returns the rows of p's collection in the key ranges that
+// its predicates select on the best access path, as insertions at time t;
+// ok is false when no path applies (or a value is not of its column's
+// family). The caller holds e.mu shared.
+func (e *Engine) pointSnapshot(p pointInput, ctx *scalar.Ctx, t exec.Time) (out []exec.Update, ok bool, err error) {
+	path, ok := e.choosePath(p)
+	if !ok {
 		return nil, false, nil
 	}
-	prefix, ok, err := keyPrefix(c, p.eq, ctx)
+	ranges, ok, err := p.p.ranges(path, ctx)
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	c.ScanPrefix(prefix, func(r types.Row, n int64) bool {
+	c := e.colls[uint64(p.coll)]
+	emit := func(r types.Row, n int64) bool {
 		out = append(out, exec.Update{Row: r, Time: t, Diff: n})
 		return true
-	})
+	}
+	for _, r := range ranges {
+		if path.index == 0 {
+			c.ScanRange(r[0], r[1], emit)
+		} else if err := c.ScanIndex(path.index, r[0], r[1], emit); err != nil {
+			return nil, false, err
+		}
+	}
 	return out, true, nil
 }
 
-// keyPrefix encodes the values of the longest run of leading key columns
-// of c that eq fixes; ok is false when it fixes none or a value is not of
-// its column's family. A NULL value encodes as NULL: the rows found (if
-// any) are then all rejected by the filter, since "=" is never true with
-// NULL.
-func keyPrefix(c *storage.Collection, eq map[int]scalar.Expr, ctx *scalar.Ctx) ([]byte, bool, error) {
-	prefix := make([]byte, 0, 64)
-	for k := 0; ; k++ {
-		col, more := keyColumn(c, k)
-		if !more {
-			break
+// ranges evaluates the predicates' values and returns the disjoint key
+// ranges [from, to) of path to read: one per distinct combination of the
+// fixed columns' values. ok is false when a value is not of its column's
+// family. A NULL value encodes as NULL: the rows found (if any) are all
+// rejected by the filter, since comparisons with NULL are never true.
+func (p preds) ranges(path accessPath, ctx *scalar.Ctx) (out [][2][]byte, ok bool, err error) {
+	prefixes := [][]byte{nil}
+	for _, col := range path.cols[:path.neq] {
+		var next [][]byte
+		for _, v := range p.eq[col] {
+			d, ok, err := evalKeyValue(v, ctx)
+			if !ok || err != nil {
+				return nil, false, err
+			}
+			for _, pre := range prefixes {
+				next = append(next, types.AppendKey(slices.Clip(pre), d))
+			}
 		}
-		v, fixed := eq[col]
-		if !fixed {
-			break
-		}
-		d, err := v.Eval(ctx, nil)
-		if err != nil {
-			return nil, false, err
-		}
-		if !d.IsNull() && d.Family() != v.Type().Family {
-			return nil, false, nil
-		}
-		prefix = types.AppendKey(prefix, d)
+		prefixes = dedupe(next)
 	}
-	if len(prefix) == 0 {
-		return nil, false, nil
+	for _, pre := range prefixes {
+		from, to := pre, storage.KeyPrefixEnd(pre)
+		if path.rng {
+			col := path.cols[path.neq]
+			if from, ok, err = boundKey(pre, p.lo[col], ctx, false); !ok || err != nil {
+				return nil, false, err
+			}
+			if to, ok, err = boundKey(pre, p.hi[col], ctx, true); !ok || err != nil {
+				return nil, false, err
+			}
+		}
+		out = append(out, [2][]byte{from, to})
 	}
-	return prefix, true, nil
+	return out, true, nil
 }
 
-// keyColumn returns the k-th key column of c: its primary key's, or for a
-// multiset (keyed by the whole row) column k itself. more is false past
-// the primary key (a multiset's caller stops at the first unfixed column,
-// which comes at the latest after the last column).
-func keyColumn(c *storage.Collection, k int) (col int, more bool) {
-	if kc := c.KeyCols(); kc != nil {
-		if k >= len(kc) {
-			return 0, false
+// boundKey returns the range bound for a bound value after prefix: the
+// start of its keys (lower) or the end of them (upper); with no value,
+// the prefix's own start or end.
+func boundKey(prefix []byte, v scalar.Expr, ctx *scalar.Ctx, upper bool) ([]byte, bool, error) {
+	key := slices.Clip(prefix)
+	if v != nil {
+		d, ok, err := evalKeyValue(v, ctx)
+		if !ok || err != nil {
+			return nil, false, err
 		}
-		return kc[k], true
+		key = types.AppendKey(key, d)
 	}
-	return k, true
+	if upper {
+		return storage.KeyPrefixEnd(key), true, nil
+	}
+	return key, true, nil
+}
+
+// evalKeyValue evaluates a constant; ok is false if it is not of its
+// declared type's family.
+func evalKeyValue(v scalar.Expr, ctx *scalar.Ctx) (types.Datum, bool, error) {
+	d, err := v.Eval(ctx, nil)
+	if err != nil {
+		return d, false, err
+	}
+	return d, d.IsNull() || d.Family() == v.Type().Family, nil
+}
+
+// dedupe drops repeated prefixes (`a IN (1, 1)` must read its rows once).
+func dedupe(keys [][]byte) [][]byte {
+	seen := map[string]bool{}
+	out := keys[:0]
+	for _, k := range keys {
+		if !seen[string(k)] {
+			seen[string(k)] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// describe prints the access path of p for EXPLAIN, e.g.
+// `IndexScan t_a_idx (a = 5)` or `KeyScan v (g IN (1, 2))`; "" when the
+// collection is read whole. The caller holds e.mu.
+func (e *Engine) describeAccess(p pointInput) string {
+	path, ok := e.choosePath(p)
+	if !ok {
+		return ""
+	}
+	obj := e.cat.byID[uint64(p.coll)]
+	var conds []string
+	for _, col := range path.cols[:path.neq] {
+		name := obj.Columns[col].Name
+		if vals := p.p.eq[col]; len(vals) == 1 {
+			conds = append(conds, name+" = "+vals[0].String())
+		} else {
+			conds = append(conds, name+" IN ("+joinStrings(vals)+")")
+		}
+	}
+	if path.rng {
+		col := path.cols[path.neq]
+		if v := p.p.lo[col]; v != nil {
+			conds = append(conds, obj.Columns[col].Name+" >= "+v.String())
+		}
+		if v := p.p.hi[col]; v != nil {
+			conds = append(conds, obj.Columns[col].Name+" <= "+v.String())
+		}
+	}
+	what := "IndexScan " + path.name
+	if path.name == "" {
+		what = "KeyScan " + obj.Name
+	}
+	return what + " (" + strings.Join(conds, " AND ") + ")"
+}
+
+func joinStrings(es []scalar.Expr) string {
+	parts := make([]string, len(es))
+	for i, x := range es {
+		parts[i] = x.String()
+	}
+	return strings.Join(parts, ", ")
 }

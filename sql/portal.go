@@ -141,6 +141,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execCreateTableAs(n.GetCreateTableAsStmt())
 	case n.GetDropStmt() != nil:
 		return p.execDrop(n.GetDropStmt())
+	case n.GetIndexStmt() != nil:
+		return p.execCreateIndex(n.GetIndexStmt())
 	case n.GetFetchStmt() != nil:
 		return p.execFetch(ctx, n.GetFetchStmt())
 	case n.GetClosePortalStmt() != nil:

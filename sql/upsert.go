@@ -86,16 +86,15 @@ func (e *Engine) newArbiter(obj *Object, cols []int, ws *writeSet, doUpdate bool
 // arbiters resolves the conflict target of ON CONFLICT to unique keys of
 // the table: the primary key or a UNIQUE constraint whose columns are the
 // target's (as a set), the constraint named by ON CONSTRAINT, or, with no
-// target (DO NOTHING), every unique key.
-func arbiterKeys(obj *Object, oc *planner.OnConflict) ([][]int, error) {
+// target (DO NOTHING), every unique key. uniques are the table's UNIQUE
+// constraints and indexes (Catalog.uniqueKeys).
+func arbiterKeys(obj *Object, uniques []Constraint, oc *planner.OnConflict) ([][]int, error) {
 	keys := [][]int{}
 	if obj.PrimaryKey != nil {
 		keys = append(keys, obj.PrimaryKey)
 	}
-	for _, k := range obj.Constraints {
-		if k.Kind == "unique" {
-			keys = append(keys, k.Cols)
-		}
+	for _, k := range uniques {
+		keys = append(keys, k.Cols)
 	}
 	switch {
 	case oc.Constraint != "":
@@ -139,7 +138,10 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 	}
 	obj := e.objectOf(ins.Table)
 	oc := ins.OnConflict
-	keys, err := arbiterKeys(obj, oc)
+	e.mu.RLock()
+	uniques := e.cat.uniqueKeys(obj)
+	e.mu.RUnlock()
+	keys, err := arbiterKeys(obj, uniques, oc)
 	if err != nil {
 		return nil, err
 	}

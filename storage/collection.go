@@ -402,6 +402,14 @@ func (c *Collection) ScanPrefix(prefix []byte, fn func(row types.Row, count int6
 	})
 }
 
+// ScanRange calls fn in key order for the entries whose key k has from <=
+// k < to (to nil: no upper bound) until fn returns false.
+func (c *Collection) ScanRange(from, to []byte, fn func(row types.Row, count int64) bool) {
+	c.tree.AscendGreaterOrEqual(probe(from), func(e entry) bool {
+		return (to == nil || bytes.Compare(e.key(), to) < 0) && fn(e.row(), e.count)
+	})
+}
+
 // Len returns the number of distinct entries.
 func (c *Collection) Len() int { return c.tree.Len() }
 
