@@ -31,6 +31,8 @@ type builder struct {
 	// ctes are the common table expressions in scope, outermost first
 	// (cte.go).
 	ctes []*cte
+	// loopIDs numbers the recursive CTEs planned (ir.LoopVar IDs).
+	loopIDs int
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {

@@ -22,13 +22,23 @@ type cte struct {
 // referenced several times is computed once in the dataflow (unless the
 // optimizer specializes one reference, e.g. by pushing a filter into it).
 func (b *builder) withCTEs(w *pg_query.WithClause, body func() (*planned, error)) (*planned, error) {
-	if w.Recursive {
-		return nil, pgerr.Unsupported("WITH RECURSIVE").WithPosition(w.Location + 1)
-	}
 	depth := len(b.ctes)
 	defer func() { b.ctes = b.ctes[:depth] }()
-	for _, n := range w.Ctes {
-		c, err := b.planCTE(n.GetCommonTableExpr(), depth)
+	items := make([]*pg_query.CommonTableExpr, len(w.Ctes))
+	for i, n := range w.Ctes {
+		items[i] = n.GetCommonTableExpr()
+	}
+	if w.Recursive {
+		if err := checkDuplicateCTEs(items); err != nil {
+			return nil, err
+		}
+		var err error
+		if items, err = orderRecursive(w.Ctes); err != nil {
+			return nil, err
+		}
+	}
+	for _, ce := range items {
+		c, err := b.planCTE(ce, depth, w.Recursive)
 		if err != nil {
 			return nil, err
 		}
@@ -37,8 +47,9 @@ func (b *builder) withCTEs(w *pg_query.WithClause, body func() (*planned, error)
 	return body()
 }
 
-// planCTE plans one CTE of a WITH list whose frame starts at b.ctes[depth].
-func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int) (*cte, error) {
+// planCTE plans one CTE of a WITH list whose frame starts at b.ctes[depth];
+// in a WITH RECURSIVE list, a CTE that references itself is recursive.
+func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive bool) (*cte, error) {
 	for _, c := range b.ctes[depth:] {
 		if c.name == ce.Ctename {
 			return nil, pgerr.New("42712", "WITH query name %q specified more than once", ce.Ctename).
@@ -49,11 +60,27 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int) (*cte, error)
 	if sel == nil {
 		return nil, pgerr.Unsupported("data-modifying statement in WITH").WithPosition(ce.Location + 1)
 	}
+	if ce.SearchClause != nil || ce.CycleClause != nil {
+		return nil, pgerr.Unsupported("SEARCH or CYCLE clause").WithPosition(ce.Location + 1)
+	}
+	if recursive && references(ce.Ctequery, ce.Ctename) > 0 {
+		return b.planRecursiveCTE(ce, sel)
+	}
 	p, err := b.planQuery(sel, &scope{barrier: true}, nil)
 	if err != nil {
 		return nil, err
 	}
-	cols := append([]ResultColumn(nil), p.cols...)
+	cols, err := cteColumns(ce, p.cols)
+	if err != nil {
+		return nil, err
+	}
+	return &cte{name: ce.Ctename, rel: b.subqueryRel(p), cols: cols}, nil
+}
+
+// cteColumns returns the CTE's columns: the query's, renamed by the CTE's
+// column list.
+func cteColumns(ce *pg_query.CommonTableExpr, qcols []ResultColumn) ([]ResultColumn, error) {
+	cols := append([]ResultColumn(nil), qcols...)
 	if len(ce.Aliascolnames) > len(cols) {
 		return nil, pgerr.New("42P10", "WITH query %q has %d columns available but %d columns specified",
 			ce.Ctename, len(cols), len(ce.Aliascolnames)).WithPosition(ce.Location + 1)
@@ -61,7 +88,20 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int) (*cte, error)
 	for i, a := range ce.Aliascolnames {
 		cols[i].Name = a.GetString_().GetSval()
 	}
-	return &cte{name: ce.Ctename, rel: b.subqueryRel(p), cols: cols}, nil
+	return cols, nil
+}
+
+// checkDuplicateCTEs reports a name declared twice in one WITH list
+// (checked before a WITH RECURSIVE list is reordered).
+func checkDuplicateCTEs(items []*pg_query.CommonTableExpr) error {
+	seen := map[string]bool{}
+	for _, ce := range items {
+		if seen[ce.Ctename] {
+			return pgerr.New("42712", "WITH query name %q specified more than once", ce.Ctename).WithPosition(ce.Location + 1)
+		}
+		seen[ce.Ctename] = true
+	}
+	return nil
 }
 
 // lookupCTE finds the innermost CTE in scope called name.

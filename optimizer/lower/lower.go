@@ -30,6 +30,8 @@ type lowerer struct {
 	plan *dataflow.Plan
 	memo map[ir.Rel]int
 	dag  *dag
+	// loop is the Iterate whose body is being lowered (nil: none).
+	loop *loopScope
 }
 
 // add appends a node and returns its index.
@@ -40,14 +42,18 @@ func (l *lowerer) add(op dataflow.Op, ts []types.T, inputs ...int) int {
 
 // lower returns the index of the node producing rel, lowering it once.
 func (l *lowerer) lower(rel ir.Rel) (int, error) {
-	if i, ok := l.memo[rel]; ok {
+	memo := l.memo
+	if l.loop != nil && l.loop.readsVar(rel) {
+		memo = l.loop.memo
+	}
+	if i, ok := memo[rel]; ok {
 		return i, nil
 	}
 	i, err := l.lowerNode(rel)
 	if err != nil {
 		return 0, err
 	}
-	l.memo[rel] = i
+	memo[rel] = i
 	return i, nil
 }
 
@@ -80,6 +86,13 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 		return l.unary(dataflow.Threshold{}, r)
 	case *ir.TemporalFilter:
 		return l.unary(dataflow.TemporalFilter{Lower: r.Lower, Upper: r.Upper}, r)
+	case *ir.Iterate:
+		return l.lowerIterate(r)
+	case *ir.LoopVar:
+		if l.loop == nil || l.loop.id != r.ID {
+			return 0, fmt.Errorf("lower: LoopVar %s (id %d) outside its Iterate", r.Name, r.ID)
+		}
+		return l.loop.v, nil
 	case *ir.Union:
 		ins := make([]int, len(r.Inputs))
 		for i, in := range r.Inputs {

@@ -1,0 +1,318 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+)
+
+// RecursionLimit bounds the iterations of a WITH RECURSIVE query (the
+// Limit of its ir.Iterate): a recursion still producing changes after it
+// fails with 54001 instead of running forever, as a UNION ALL recursion
+// over a cycle would in PostgreSQL.
+const RecursionLimit = 100000
+
+// recContext is where a reference to a recursive CTE appears, after
+// PostgreSQL's checkWellFormedRecursion: only a plain reference in the
+// recursive term (possibly in a FROM subquery or on the preserved side of
+// an outer join) is allowed.
+type recContext int
+
+const (
+	recOK recContext = iota
+	recNonRecursiveTerm
+	recSubLink
+	recOuterJoin
+	recIntersect
+	recExcept
+)
+
+var recContextMsgs = [...]string{
+	recNonRecursiveTerm: "recursive reference to query %q must not appear within its non-recursive term",
+	recSubLink:          "recursive reference to query %q must not appear within a subquery",
+	recOuterJoin:        "recursive reference to query %q must not appear within an outer join",
+	recIntersect:        "recursive reference to query %q must not appear within INTERSECT",
+	recExcept:           "recursive reference to query %q must not appear within EXCEPT",
+}
+
+// recWalker finds the references to a CTE name in a parse tree, with the
+// context of each, skipping subtrees whose own WITH declares the name.
+type recWalker struct {
+	name string
+	// visit is called for each reference; a non-nil error stops the walk.
+	visit func(ctx recContext, rv *pg_query.RangeVar) error
+}
+
+// walk visits m and its descendants in context ctx.
+func (w *recWalker) walk(m protoreflect.Message, ctx recContext) error {
+	switch n := m.Interface().(type) {
+	case *pg_query.RangeVar:
+		if n.Relname == w.name && n.Schemaname == "" {
+			return w.visit(ctx, n)
+		}
+		return nil
+	case *pg_query.SubLink:
+		if err := w.walkNode(n.Testexpr, ctx); err != nil {
+			return err
+		}
+		return w.walkNode(n.Subselect, recSubLink)
+	case *pg_query.JoinExpr:
+		return w.join(n, ctx)
+	case *pg_query.SelectStmt:
+		return w.selectStmt(n, ctx)
+	}
+	return w.children(m, ctx)
+}
+
+// walkNode walks a node that may be nil.
+func (w *recWalker) walkNode(n *pg_query.Node, ctx recContext) error {
+	if n == nil {
+		return nil
+	}
+	return w.walk(n.ProtoReflect(), ctx)
+}
+
+// children walks every message field of m.
+func (w *recWalker) children(m protoreflect.Message, ctx recContext) error {
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			l := v.List()
+			for i := 0; i < l.Len() && err == nil; i++ {
+				err = w.walk(l.Get(i).Message(), ctx)
+			}
+		case fd.Kind() == protoreflect.MessageKind && !fd.IsMap():
+			err = w.walk(v.Message(), ctx)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// join walks a join's inputs, the nullable sides in the outer-join context.
+func (w *recWalker) join(j *pg_query.JoinExpr, ctx recContext) error {
+	lctx, rctx := ctx, ctx
+	switch j.Jointype {
+	case pg_query.JoinType_JOIN_LEFT:
+		rctx = recOuterJoin
+	case pg_query.JoinType_JOIN_RIGHT:
+		lctx = recOuterJoin
+	case pg_query.JoinType_JOIN_FULL:
+		lctx, rctx = recOuterJoin, recOuterJoin
+	}
+	for _, e := range []struct {
+		n   *pg_query.Node
+		ctx recContext
+	}{{j.Larg, lctx}, {j.Rarg, rctx}, {j.Quals, ctx}} {
+		if err := w.walkNode(e.n, e.ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selectStmt walks a query block: not at all if its WITH shadows the
+// name, the arms of INTERSECT and EXCEPT in their contexts.
+func (w *recWalker) selectStmt(s *pg_query.SelectStmt, ctx recContext) error {
+	if s.WithClause != nil {
+		for _, c := range s.WithClause.Ctes {
+			if c.GetCommonTableExpr().GetCtename() == w.name {
+				return nil
+			}
+		}
+	}
+	switch s.Op {
+	case pg_query.SetOperation_SETOP_INTERSECT:
+		ctx = recIntersect
+	case pg_query.SetOperation_SETOP_EXCEPT:
+		ctx = recExcept
+	}
+	return w.children(s.ProtoReflect(), ctx)
+}
+
+// references counts the references to name in n (any context).
+func references(n *pg_query.Node, name string) int {
+	count := 0
+	w := &recWalker{name: name, visit: func(recContext, *pg_query.RangeVar) error { count++; return nil }}
+	_ = w.walkNode(n, recOK)
+	return count
+}
+
+// checkRecursive checks that the recursive CTE ce has PostgreSQL's form,
+// non-recursive-term UNION [ALL] recursive-term, with exactly one plain
+// reference to itself, in the recursive term (42P19 otherwise), and no
+// ORDER BY, LIMIT, OFFSET or FOR UPDATE on the union (0A000).
+func checkRecursive(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) error {
+	name, pos := ce.Ctename, ce.Location+1
+	if sel.Op != pg_query.SetOperation_SETOP_UNION {
+		return pgerr.New("42P19", "recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", name).WithPosition(pos)
+	}
+	switch {
+	case sel.WithClause != nil:
+		return pgerr.Unsupported("WITH on the UNION of a recursive query").WithPosition(pos)
+	case len(sel.SortClause) > 0:
+		return pgerr.New(pgerr.CodeFeatureNotSupported, "ORDER BY in a recursive query is not implemented").WithPosition(pos)
+	case sel.LimitOffset != nil:
+		return pgerr.New(pgerr.CodeFeatureNotSupported, "OFFSET in a recursive query is not implemented").WithPosition(pos)
+	case sel.LimitCount != nil:
+		return pgerr.New(pgerr.CodeFeatureNotSupported, "LIMIT in a recursive query is not implemented").WithPosition(pos)
+	case len(sel.LockingClause) > 0:
+		return pgerr.New(pgerr.CodeFeatureNotSupported, "FOR UPDATE/SHARE in a recursive query is not implemented").WithPosition(pos)
+	}
+	refs := 0
+	w := &recWalker{name: name, visit: func(ctx recContext, rv *pg_query.RangeVar) error {
+		if ctx != recOK {
+			return pgerr.New("42P19", recContextMsgs[ctx], name).WithPosition(rv.Location + 1)
+		}
+		if refs++; refs > 1 {
+			return pgerr.New("42P19", "recursive reference to query %q must not appear more than once", name).WithPosition(rv.Location + 1)
+		}
+		return nil
+	}}
+	if err := w.walk(sel.Larg.ProtoReflect(), recNonRecursiveTerm); err != nil {
+		return err
+	}
+	return w.walk(sel.Rarg.ProtoReflect(), recOK)
+}
+
+// orderRecursive orders a WITH RECURSIVE list so that no CTE references a
+// later one (PostgreSQL's makeDependencyGraph): a cycle between CTEs is
+// mutual recursion, 0A000.
+func orderRecursive(ctes []*pg_query.Node) ([]*pg_query.CommonTableExpr, error) {
+	var items []*pg_query.CommonTableExpr
+	for _, n := range ctes {
+		items = append(items, n.GetCommonTableExpr())
+	}
+	var out []*pg_query.CommonTableExpr
+	done := map[int]bool{}
+	for len(out) < len(items) {
+		next := -1
+		for i, c := range items {
+			if !done[i] && !dependsOnPending(c, items, done, i) {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			for i, c := range items {
+				if !done[i] {
+					return nil, pgerr.New(pgerr.CodeFeatureNotSupported, "mutual recursion between WITH items is not implemented").WithPosition(c.Location + 1)
+				}
+			}
+		}
+		done[next] = true
+		out = append(out, items[next])
+	}
+	return out, nil
+}
+
+// dependsOnPending reports whether c (item self) references another item
+// not yet ordered.
+func dependsOnPending(c *pg_query.CommonTableExpr, items []*pg_query.CommonTableExpr, done map[int]bool, self int) bool {
+	for j, o := range items {
+		if j != self && !done[j] && references(c.Ctequery, o.Ctename) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// planRecursiveCTE plans a self-referencing CTE as an ir.Iterate whose
+// body is Distinct(Union(base, step)) for UNION and Union(base, step) for
+// UNION ALL. The column names and types are the non-recursive term's
+// (unknown literals become text); the recursive term reads the CTE as an
+// ir.LoopVar and its columns must unify to the same types (42804 as in
+// PostgreSQL otherwise).
+func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*cte, error) {
+	if err := checkRecursive(ce, sel); err != nil {
+		return nil, err
+	}
+	base, err := b.planQuery(sel.Larg, &scope{barrier: true}, nil)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := cteColumns(ce, base.cols)
+	if err != nil {
+		return nil, err
+	}
+	b.loopIDs++
+	v := &ir.LoopVar{ID: b.loopIDs, Name: ce.Ctename}
+	for _, c := range cols {
+		v.Types = append(v.Types, c.Type)
+	}
+	c := &cte{name: ce.Ctename, rel: v, cols: cols}
+	b.ctes = append(b.ctes, c)
+	defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
+	rec, err := b.planQuery(sel.Rarg, &scope{barrier: true}, nil)
+	if err != nil {
+		return nil, err
+	}
+	body, err := b.recursiveBody(ce, sel, base, rec, v)
+	if err != nil {
+		return nil, err
+	}
+	c.rel = &ir.Iterate{ID: v.ID, Name: ce.Ctename, Types: v.Types, Body: body, Limit: RecursionLimit}
+	return c, nil
+}
+
+// recursiveBody unifies the terms' columns and builds the Iterate body.
+func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, base, rec *planned, v *ir.LoopVar) (ir.Rel, error) {
+	if len(rec.cols) != len(base.cols) {
+		return nil, pgerr.New(pgerr.CodeSyntax, "each UNION query must have the same number of columns").WithPosition(ce.Location + 1)
+	}
+	recRel := b.subqueryRel(rec)
+	if err := checkRecursiveTerm(recRel, v, sel.All); err != nil {
+		return nil, err
+	}
+	lr, rr, unified, err := b.unifySides(b.subqueryRel(base), recRel, base.cols, rec.cols, "UNION")
+	if err != nil {
+		return nil, err
+	}
+	for i, u := range unified {
+		if u.Type != base.cols[i].Type {
+			return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "recursive query %q column %d has type %s in non-recursive term but type %s overall",
+				ce.Ctename, i+1, base.cols[i].Type, u.Type).WithPosition(ce.Location + 1).
+				WithHint("Cast the output of the non-recursive term to the correct type.")
+		}
+	}
+	if sel.All {
+		return ir.NewUnion(lr, rr), nil
+	}
+	return ir.NewDistinct(ir.NewUnion(lr, rr)), nil
+}
+
+// checkRecursiveTerm rejects what the recursive term may not do with the
+// recursive reference: aggregate it (42P19, as PostgreSQL), or, in a
+// UNION ALL recursion, apply DISTINCT, GROUP BY or another operator that
+// is not linear in it (0A000: PostgreSQL applies those to each
+// iteration's new rows alone, which a fixed point over the whole relation
+// does not reproduce; under UNION the results agree).
+func checkRecursiveTerm(rel ir.Rel, v *ir.LoopVar, all bool) error {
+	for _, c := range rel.Children() {
+		if err := checkRecursiveTerm(c, v, all); err != nil {
+			return err
+		}
+	}
+	if !ir.ReadsLoopVar(rel, v.ID) {
+		return nil
+	}
+	switch n := rel.(type) {
+	case *ir.Reduce:
+		if len(n.Aggs) > 0 {
+			return pgerr.New("42P19", "aggregate functions are not allowed in a recursive query's recursive term")
+		}
+		if all {
+			return pgerr.Unsupported("DISTINCT or GROUP BY in the recursive term of a UNION ALL recursion (%s)", v.Name)
+		}
+	case *ir.Join:
+		if n.Kind != ir.JoinInner && n.Kind != ir.JoinCross {
+			return pgerr.Unsupported("outer join in the recursive term of WITH RECURSIVE (%s)", v.Name)
+		}
+	case *ir.TopK:
+		return pgerr.Unsupported("ORDER BY with LIMIT or OFFSET in the recursive term of WITH RECURSIVE (%s)", v.Name)
+	}
+	return nil
+}
