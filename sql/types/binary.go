@@ -56,6 +56,8 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return binary.BigEndian.AppendUint32(buf, uint32(d.Date())), nil
 	case FamTime, FamTimestamp, FamTimestampTZ:
 		return binary.BigEndian.AppendUint64(buf, uint64(d.i)), nil
+	case FamArray:
+		return appendArrayBinary(buf, d, t)
 	case FamInterval:
 		buf = binary.BigEndian.AppendUint64(buf, uint64(d.i))
 		buf = binary.BigEndian.AppendUint32(buf, uint32(d.day))
@@ -182,6 +184,8 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 			return Null, errBinary("unsupported jsonb version number")
 		}
 		return ParseJSONB(string(b[1:]))
+	case FamArray:
+		return parseArrayBinary(b, t)
 	}
 	return parseDatetimeBinary(b, t)
 }

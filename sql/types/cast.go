@@ -40,6 +40,8 @@ func CastContextOf(from, to T) CastContext {
 	switch {
 	case from.Family == FamUnknown:
 		return CastImplicit
+	case from.Family == FamArray && to.Family == FamArray:
+		return CastContextOf(from.ElemType(), to.ElemType())
 	case from.Family == to.Family && (from.Family != FamInt && from.Family != FamFloat || from.Width == to.Width):
 		return CastImplicit
 	}
@@ -105,6 +107,9 @@ func Cast(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, error)
 	}
 	if CastContextOf(from, to) == CastNone {
 		return Null, pgerr.New("42846", "cannot cast type %s to %s", from.Name(), to.Name())
+	}
+	if from.Family == FamArray && to.Family == FamArray {
+		return castArray(d, from, to, loc, explicit)
 	}
 	switch to.Family {
 	case FamText:

@@ -34,6 +34,11 @@ func Compare(a, b Datum) int {
 		return strings.Compare(a.s, b.s)
 	case FamInterval:
 		return cmp.Compare(a.Interval().span(), b.Interval().span())
+	case FamArray:
+		if a.s == b.s {
+			return 0
+		}
+		return CompareRows(a.Array(), b.Array())
 	}
 	return 0
 }

@@ -37,6 +37,8 @@ func AppendKey(buf []byte, d Datum) []byte {
 		return appendBytes(buf, d.s)
 	case FamInterval:
 		return appendFloat(buf, d.Interval().span())
+	case FamArray:
+		return appendArrayKey(buf, d)
 	}
 	return buf
 }

@@ -50,6 +50,9 @@ func (d Datum) String() string {
 		return s
 	case FamText:
 		return quoteLiteral(d.s)
+	case FamArray:
+		t := ArrayOf(literalElemType(d))
+		return quoteLiteral(FormatText(d, t, time.UTC)) + "::" + strings.ToLower(t.Name())
 	}
 	return quoteLiteral(FormatText(d, T{Family: d.fam}, time.UTC)) + "::" + literalTypeName[d.fam]
 }
@@ -59,6 +62,23 @@ var literalTypeName = map[Family]string{
 	FamBytea: "bytea", FamDate: "date", FamTime: "time", FamTimestamp: "timestamp",
 	FamTimestampTZ: "timestamptz", FamInterval: "interval", FamJSONB: "jsonb",
 	FamUUID: "uuid", FamJSON: "json",
+}
+
+// literalElemType is the natural type of an array datum's elements (its
+// first non-NULL element's family; text when all are NULL).
+func literalElemType(d Datum) T {
+	for _, e := range d.Array() {
+		switch e.fam {
+		case FamUnknown:
+			continue
+		case FamInt:
+			return Int8
+		case FamFloat:
+			return Float8
+		}
+		return T{Family: e.fam}
+	}
+	return Text
 }
 
 // quoteLiteral wraps s in single quotes, doubling embedded quotes.
@@ -156,6 +176,10 @@ func parseBareLiteral(s string) (Datum, T, error) {
 
 // parseTypeName parses "name" or "name(m1,m2)" with TypeByName.
 func parseTypeName(s string) (T, error) {
+	if elem, ok := strings.CutSuffix(strings.TrimSpace(s), "[]"); ok {
+		t, err := parseTypeName(elem)
+		return ArrayOf(t), err
+	}
 	name, mods, ok := strings.Cut(s, "(")
 	if !ok {
 		return TypeByName(strings.TrimSpace(s), nil)

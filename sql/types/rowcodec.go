@@ -19,7 +19,8 @@ import (
 // with payloads by family: NULL none; bool one byte; int, date, time,
 // timestamp(tz) a zigzag varint; float the 8 IEEE bytes; numeric a form
 // byte, zigzag exponent and length-prefixed big-endian coefficient
-// magnitude; text, bytea, jsonb a length-prefixed string; interval three
+// magnitude; text, bytea, jsonb, uuid, json a length-prefixed string; an
+// array the length-prefixed row encoding of its elements; interval three
 // zigzag varints (months, days, micros). DecodeRow needs no types, and
 // DecodeRow(AppendRow(nil, r)) is identical to r field by field.
 
@@ -44,7 +45,7 @@ func appendValue(buf []byte, d Datum) []byte {
 		return binary.LittleEndian.AppendUint64(buf, uint64(d.i))
 	case FamNumeric:
 		return appendDecimalValue(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray:
 		buf = binary.AppendUvarint(buf, uint64(len(d.s)))
 		return append(buf, d.s...)
 	case FamInterval:
@@ -151,6 +152,10 @@ func decodeValue(b []byte) (Datum, []byte, error) {
 		d.s, b, err = readString(b)
 	case FamInterval:
 		d, b, err = decodeIntervalValue(b)
+	case FamArray:
+		if d.s, b, err = readString(b); err == nil && !validArray(d.s) {
+			err = errCorrupt
+		}
 	default:
 		return Null, nil, errCorrupt
 	}

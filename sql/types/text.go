@@ -55,6 +55,8 @@ func AppendText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 		return appendTimestampTZ(buf, d.i, loc)
 	case FamInterval:
 		return appendInterval(buf, d.Interval())
+	case FamArray:
+		return appendArrayText(buf, d, t, loc)
 	}
 	return buf
 }
@@ -126,6 +128,8 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 		return parseUUID(s)
 	case FamJSON:
 		return ParseJSON(s)
+	case FamArray:
+		return parseArray(s, t, loc)
 	}
 	return Null, pgerr.Unsupported("input of type %s", t.Name())
 }

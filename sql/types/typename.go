@@ -42,6 +42,14 @@ const maxCharLength = 10485760
 // and interval are accepted and ignored (Eddy keeps microseconds).
 func TypeByName(name string, typmods []int32) (T, error) {
 	key := strings.ToLower(strings.TrimPrefix(name, "pg_catalog."))
+	if elem, ok := strings.CutSuffix(key, "[]"); ok {
+		t, err := TypeByName(elem, typmods)
+		return ArrayOf(t), err
+	}
+	if elem, ok := strings.CutPrefix(key, "_"); ok && typeNames[elem] != Unknown {
+		t, err := TypeByName(elem, typmods) // pg_type's name of the array type: _int4
+		return ArrayOf(t), err
+	}
 	t, ok := typeNames[key]
 	if !ok {
 		return Unknown, pgerr.New(pgerr.CodeUndefinedObject, "type %q does not exist", name)

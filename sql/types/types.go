@@ -25,6 +25,9 @@ const (
 	FamJSONB
 	FamUUID
 	FamJSON
+	// FamArray is a one-dimensional array (lower bound 1) of the type
+	// T.ElemType(); its datum holds the elements (array.go).
+	FamArray
 )
 
 // T is a static SQL type: a family plus the details that distinguish the
@@ -43,6 +46,9 @@ type T struct {
 	Length int32
 	// Precision and Scale of numeric(p,s); Precision 0 means unconstrained.
 	Precision, Scale int32
+	// Elem is the element family of an array type (FamArray); the other
+	// fields then describe the element type (see ElemType). Zero otherwise.
+	Elem Family
 }
 
 // TextKind distinguishes the three SQL character types.
@@ -156,6 +162,8 @@ func (t T) OID() uint32 {
 		return OIDUUID
 	case FamJSON:
 		return OIDJSON
+	case FamArray:
+		return arrayOIDs[t.ElemType().OID()]
 	}
 	return OIDUnknown
 }
@@ -163,6 +171,8 @@ func (t T) OID() uint32 {
 // TypeMod returns the PostgreSQL atttypmod of t: -1 when unconstrained.
 func (t T) TypeMod() int32 {
 	switch {
+	case t.Family == FamArray:
+		return t.ElemType().TypeMod()
 	case t.Family == FamText && t.Length > 0:
 		return t.Length + 4
 	case t.Family == FamNumeric && t.Precision > 0:
@@ -190,10 +200,12 @@ func (t T) Size() int16 {
 
 // FromOID returns the type with the given OID (without modifiers).
 func FromOID(oid uint32) (T, bool) {
-	for _, t := range []T{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text,
-		Varchar(0), Char(0), Bytea, Date, Time, Timestamp, TimestampTZ, IntervalT, JSONB, UUID, JSON} {
+	for _, t := range scalarTypes {
 		if t.OID() == oid {
 			return t, true
+		}
+		if ArrayOf(t).OID() == oid {
+			return ArrayOf(t), true
 		}
 	}
 	return Unknown, oid == OIDUnknown
@@ -249,6 +261,8 @@ func (t T) Name() string {
 		return "uuid"
 	case FamJSON:
 		return "json"
+	case FamArray:
+		return t.ElemType().Name() + "[]"
 	}
 	return fmt.Sprintf("family(%d)", t.Family)
 }
@@ -259,5 +273,8 @@ func (t T) String() string { return t.Name() }
 // Equivalent reports whether a and b have the same family and width, ignoring
 // modifiers (length, precision, scale) and the text kind.
 func (a T) Equivalent(b T) bool {
+	if a.Family == FamArray {
+		return b.Family == FamArray && a.ElemType().Equivalent(b.ElemType())
+	}
 	return a.Family == b.Family && (a.Family != FamInt && a.Family != FamFloat || a.Width == b.Width)
 }
