@@ -228,7 +228,9 @@ func arrayFromText(raw []string, nulls []bool, et T, loc *time.Location) (Datum,
 // arrayParser scans an array literal; src is the whole input for errors.
 type arrayParser struct{ src, s string }
 
-func (p *arrayParser) skipSpace() { p.s = strings.TrimLeftFunc(p.s, func(r rune) bool { return r < 128 && isSpace(byte(r)) }) }
+func (p *arrayParser) skipSpace() {
+	p.s = strings.TrimLeftFunc(p.s, func(r rune) bool { return r < 128 && isSpace(byte(r)) })
+}
 
 // dims parses "[1:n]=" (or "[n]=", lower bound 1) and returns n; other
 // lower bounds and more than one dimension are refused with 0A000.
