@@ -47,6 +47,8 @@ func (c *ectx) expr(n *pg_query.Node) (scalar.Expr, error) {
 		return c.funcCall(fc)
 	case n.GetAIndirection() != nil:
 		return c.indirection(n.GetAIndirection())
+	case n.GetAArrayExpr() != nil:
+		return c.arrayExpr(n.GetAArrayExpr())
 	case n.GetCaseExpr() != nil:
 		return c.caseExpr(n.GetCaseExpr())
 	case n.GetCoalesceExpr() != nil:
@@ -243,7 +245,7 @@ func (c *ectx) aexpr(a *pg_query.A_Expr) (scalar.Expr, error) {
 		pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		return c.between(a)
 	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
-		return nil, pgerr.Unsupported("ANY/ALL over arrays")
+		return c.anyAll(name, a)
 	}
 	return nil, pgerr.Unsupported("operator kind %s", a.Kind)
 }
@@ -484,7 +486,9 @@ func (c *ectx) booleanTest(bt *pg_query.BooleanTest) (scalar.Expr, error) {
 // resolveType resolves a TypeName node.
 func resolveType(tn *pg_query.TypeName) (types.T, error) {
 	if len(tn.ArrayBounds) > 0 {
-		return types.Unknown, pgerr.Unsupported("array types")
+		elem := &pg_query.TypeName{Names: tn.Names, Typmods: tn.Typmods, Location: tn.Location}
+		t, err := resolveType(elem)
+		return types.ArrayOf(t), err // int[3][] is int[], as in PostgreSQL
 	}
 	var parts []string
 	for _, n := range tn.Names {
@@ -514,6 +518,9 @@ func (c *ectx) typeCast(tc *pg_query.TypeCast) (scalar.Expr, error) {
 	if t.Family == types.FamInterval && len(tc.TypeName.Typmods) > 0 &&
 		tc.TypeName.Typmods[0].GetAConst().GetIval().GetIval() != imFullRange {
 		return c.b.qualifiedInterval(tc)
+	}
+	if ae := tc.Arg.GetAArrayExpr(); ae != nil && len(ae.Elements) == 0 && t.Family == types.FamArray {
+		return &scalar.Lit{D: types.NewArray(nil), T: t}, nil // ARRAY[]::t[]
 	}
 	e, err := c.expr(tc.Arg)
 	if err != nil {

@@ -5,17 +5,26 @@ import (
 
 	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
 )
 
-// indirection plans a subscript. Eddy has no array type yet, so the one
-// form supported is (regexp_match(s, p [, flags]))[n], planned as
+// indirection plans a subscript of an array (array.go), or the one form
+// of (regexp_match(s, p [, flags]))[n] Eddy keeps from before it had
+// arrays (regexp_match itself is not yet an array function), planned as
 // regexp_match_at(s, p, n [, flags]): the n-th captured group as text,
 // NULL when there is no match or no such group (as PostgreSQL's array
 // subscript yields NULL out of range).
 func (c *ectx) indirection(ind *pg_query.A_Indirection) (scalar.Expr, error) {
 	fc := ind.Arg.GetFuncCall()
 	if fc == nil || funcName(fc) != "regexp_match" || fc.Over != nil || len(ind.Indirection) != 1 {
-		return nil, pgerr.Unsupported("subscripts and field selection (arrays and composite types)")
+		arr, err := c.expr(ind.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if arr.Type().Family != types.FamArray {
+			return nil, pgerr.Unsupported("subscripts and field selection of type %s", arr.Type().Name())
+		}
+		return c.arraySubscript(arr, ind)
 	}
 	idx := ind.Indirection[0].GetAIndices()
 	if idx == nil || idx.IsSlice || idx.Uidx == nil {

@@ -48,6 +48,10 @@ func figure(n *pg_query.Node) string {
 		return strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(n.GetSqlvalueFunction().Op.String(), "SVFOP_"), "_N"))
 	case n.GetSubLink() != nil:
 		return subLinkName(n.GetSubLink())
+	case n.GetAArrayExpr() != nil:
+		return "array"
+	case n.GetAIndirection() != nil:
+		return figure(n.GetAIndirection().Arg)
 	}
 	return ""
 }
@@ -58,6 +62,8 @@ func subLinkName(sl *pg_query.SubLink) string {
 	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXISTS_SUBLINK:
 		return "exists"
+	case pg_query.SubLinkType_ARRAY_SUBLINK:
+		return "array"
 	case pg_query.SubLinkType_EXPR_SUBLINK:
 		sel := sl.Subselect.GetSelectStmt()
 		if sel != nil && len(sel.TargetList) == 1 {

@@ -212,7 +212,9 @@ func identitySequence(col *ColumnDef, c *pg.Constraint) (*Object, error) {
 // typeFromName resolves a parsed type name with its modifiers.
 func typeFromName(tn *pg.TypeName) (types.T, error) {
 	if len(tn.ArrayBounds) > 0 {
-		return types.Unknown, pgerr.Unsupported("array types")
+		elem := &pg.TypeName{Names: tn.Names, Typmods: tn.Typmods, Location: tn.Location}
+		t, err := typeFromName(elem)
+		return types.ArrayOf(t), err // int[3][] is int[], as in PostgreSQL
 	}
 	name := tn.Names[len(tn.Names)-1].GetString_().Sval
 	var mods []int32

@@ -412,7 +412,9 @@ func ParseRow(s string, ts []types.T) (types.Row, error) {
 func parseTypes(s string) ([]types.T, error) {
 	var ts []types.T
 	for _, it := range splitTop(s, ',') {
-		name, modText, hasMods := strings.Cut(it, "(")
+		it = strings.TrimSpace(it)
+		elem, isArray := strings.CutSuffix(it, "[]")
+		name, modText, hasMods := strings.Cut(elem, "(")
 		var mods []int32
 		if hasMods {
 			for _, m := range strings.Split(strings.TrimSuffix(modText, ")"), ",") {
@@ -426,6 +428,9 @@ func parseTypes(s string) ([]types.T, error) {
 		t, err := scalar.ParseTypeName(strings.TrimSpace(name), mods)
 		if err != nil {
 			return nil, err
+		}
+		if isArray {
+			t = types.ArrayOf(t)
 		}
 		ts = append(ts, t)
 	}

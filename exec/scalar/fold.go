@@ -2,6 +2,7 @@ package scalar
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -27,7 +28,10 @@ func NewCast(e Expr, to types.T) Expr {
 
 // zonedCast reports whether a cast's result depends on the time zone.
 func zonedCast(from, to types.T) bool {
-	return from.Family == types.FamTimestampTZ || to.Family == types.FamTimestampTZ
+	zoned := func(t types.T) bool {
+		return t.Family == types.FamTimestampTZ || t.Family == types.FamArray && t.Elem == types.FamTimestampTZ
+	}
+	return zoned(from) || zoned(to)
 }
 
 // NewCase builds a searched CASE, coercing conditions to bool and results
@@ -224,6 +228,10 @@ func foldable(e Expr) bool {
 // ParseTypeName returns the type named name (a TypeName form or a common
 // SQL spelling) with modifiers mods.
 func ParseTypeName(name string, mods []int32) (types.T, error) {
+	if elem, ok := strings.CutSuffix(name, "[]"); ok {
+		t, err := ParseTypeName(elem, mods)
+		return types.ArrayOf(t), err
+	}
 	t, ok := typeNames[name]
 	if !ok {
 		return types.Unknown, pgerr.New(pgerr.CodeUndefinedObject, "type %q does not exist", name)

@@ -34,7 +34,7 @@ func init() {
 // converting x with its output function; nil if x is text or unknown.
 func textAnyCat(args []types.T, anyPos int) *Func {
 	at := args[anyPos]
-	if at.Family == types.FamUnknown || at.Family == famAny {
+	if at.Family == types.FamUnknown || at.Family == famAny || at.Family == types.FamArray {
 		return nil
 	}
 	sig := []types.T{types.Text, types.Text}

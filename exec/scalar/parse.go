@@ -96,7 +96,7 @@ func (p *parser) lex(s string) error {
 		case strings.IndexByte(opChars, c) >= 0:
 			j := scanWhile(s, i, func(b byte) bool { return strings.IndexByte(opChars, b) >= 0 })
 			p.toks, i = append(p.toks, token{tOp, s[i:j]}), j
-		case strings.IndexByte("(),", c) >= 0:
+		case strings.IndexByte("(),[]", c) >= 0:
 			p.toks, i = append(p.toks, token{tPunct, s[i : i+1]}), i+1
 		default:
 			return p.errorf("unexpected character %q", c)

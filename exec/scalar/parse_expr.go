@@ -340,5 +340,12 @@ func (p *parser) typeName() (types.T, error) {
 			}
 		}
 	}
-	return ParseTypeName(name, mods)
+	typ, err := ParseTypeName(name, mods)
+	for err == nil && p.peek().text == "[" {
+		p.next()
+		if err = p.expect("]"); err == nil {
+			typ = types.ArrayOf(typ)
+		}
+	}
+	return typ, err
 }

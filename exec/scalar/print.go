@@ -131,6 +131,8 @@ func (c *Coalesce) String() string { return "coalesce(" + joinExprs(c.Args, ", "
 // timestamptz, ...
 func TypeName(t types.T) string {
 	switch t.Family {
+	case types.FamArray:
+		return TypeName(t.ElemType()) + "[]"
 	case types.FamInt:
 		return fmt.Sprintf("int%d", t.Width/8)
 	case types.FamFloat:

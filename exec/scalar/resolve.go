@@ -30,6 +30,8 @@ func category(t types.T) byte {
 		return 'X'
 	case famAny:
 		return 'P'
+	case types.FamArray:
+		return 'A'
 	}
 	return 'U'
 }
@@ -51,11 +53,16 @@ func isPreferred(t types.T) bool {
 // sameType reports whether a and b are the same SQL type, ignoring type
 // modifiers (varchar(5) and varchar are the same; varchar and text are not).
 func sameType(a, b types.T) bool {
+	if a.Family == types.FamArray {
+		return b.Family == types.FamArray && sameType(a.ElemType(), b.ElemType())
+	}
 	return a.Equivalent(b) && (a.Family != types.FamText || a.Kind == b.Kind)
 }
 
 // bare strips type modifiers, as PostgreSQL's error messages print types.
-func bare(t types.T) types.T { return types.T{Family: t.Family, Width: t.Width, Kind: t.Kind} }
+func bare(t types.T) types.T {
+	return types.T{Family: t.Family, Width: t.Width, Kind: t.Kind, Elem: t.Elem}
+}
 
 // implicitOK reports whether an argument of type arg may be passed to a
 // parameter of type param (unknown literals go anywhere but to "any").
