@@ -156,7 +156,11 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		if missingOK {
 			return nil
 		}
-		return pgerr.New(pgerr.CodeUndefinedTable, "%s \"%s\" does not exist", kindName(kind), name)
+		code := pgerr.CodeUndefinedTable
+		if kind == relIndex {
+			code = pgerr.CodeUndefinedObject // as PostgreSQL's DROP INDEX
+		}
+		return pgerr.New(code, "%s \"%s\" does not exist", kindName(kind), name)
 	}
 	if isSystemRelation(obj.ID) {
 		return pgerr.New("42501", "permission denied: \"%s\" is a system relation", name)
