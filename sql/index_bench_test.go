@@ -1,0 +1,90 @@
+package sql
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// BenchmarkIndexPointSelect measures one Bind+Execute of a prepared point
+// query by a non-key column of a 1M-row table, read through an index on
+// that column and, after DROP INDEX, by scanning the table.
+//
+//	go test ./sql -run '^$' -bench IndexPointSelect -benchtime 20x
+func BenchmarkIndexPointSelect(b *testing.B) {
+	const rows = 1_000_000
+	e, err := Open(b.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = e.Close() })
+	s := e.NewSession(nil)
+	run := func(sql string) {
+		if err := benchExec(s, sql); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run("CREATE TABLE big (id int PRIMARY KEY, a int, b text)")
+	for lo := 0; lo < rows; lo += 10_000 {
+		var q strings.Builder
+		q.WriteString("INSERT INTO big VALUES ")
+		for i := lo; i < lo+10_000; i++ {
+			if i > lo {
+				q.WriteString(", ")
+			}
+			// a is a permutation of the ids: one row per value.
+			q.WriteString("(" + strconv.Itoa(i) + ", " + strconv.Itoa((i*7919)%rows) + ", 'row')")
+		}
+		run(q.String())
+	}
+	run("CREATE INDEX big_a ON big (a)")
+	b.Run("index", func(b *testing.B) { benchPointByA(b, s, rows) })
+	run("DROP INDEX big_a")
+	b.Run("no-index", func(b *testing.B) { benchPointByA(b, s, rows) })
+}
+
+// benchPointByA runs SELECT ... WHERE a = $1 for spread-out values.
+func benchPointByA(b *testing.B, s *Session, rows int) {
+	ctx := context.Background()
+	stmts, err := s.Prepare(ctx, "SELECT id, b FROM big WHERE a = $1", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := &discardRows{}
+	i := 0
+	for b.Loop() {
+		p, err := stmts[0].Bind(ctx, [][]byte{[]byte(strconv.Itoa((i * 104729) % rows))}, nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := p.Execute(ctx, w, 0); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	if w.n != i {
+		b.Fatalf("%d queries returned %d rows", i, w.n)
+	}
+}
+
+// benchExec runs sql (one or more statements) to completion.
+func benchExec(s *Session, sql string) error {
+	ctx := context.Background()
+	stmts, err := s.Prepare(ctx, sql, nil)
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		p, err := st.Bind(ctx, nil, nil, nil)
+		if err == nil {
+			_, _, err = p.Execute(ctx, &discardRows{}, 0)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
