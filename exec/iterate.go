@@ -50,6 +50,17 @@ type iterDiff struct {
 // runs iterations in order).
 type ihist struct {
 	p, n []iterDiff
+	cur  histCursor
+}
+
+// histCursor makes sums incremental within a Step, whose iterations only
+// grow: pi and ni index the first past and pending diffs at or after
+// iteration k, pAcc and nAcc sum the diffs before them. It belongs to the
+// Step numbered stamp.
+type histCursor struct {
+	stamp      uint64
+	k, pi, ni  int
+	pAcc, nAcc int64
 }
 
 // add records diff d at iteration k of the pending Step.
@@ -62,29 +73,28 @@ func (h *ihist) add(k int, d int64) {
 }
 
 // sums returns the past and pending diffs summed over the iterations
-// before k and at k.
-func (h *ihist) sums(k int) (pLt, pEq, nLt, nEq int64) {
-	for _, x := range h.p {
-		if x.iter > k {
-			break
-		}
-		if x.iter == k {
-			pEq += x.diff
-		} else {
-			pLt += x.diff
-		}
+// before k and at k, in amortized O(1) while the Step epoch asks for
+// growing k: the pending diffs before k no longer change, and past ones
+// only change when the Step ends (finish).
+func (h *ihist) sums(epoch uint64, k int) (pLt, pEq, nLt, nEq int64) {
+	c := &h.cur
+	if c.stamp != epoch || k < c.k {
+		*c = histCursor{stamp: epoch}
 	}
-	for _, x := range h.n {
-		if x.iter > k {
-			break
-		}
-		if x.iter == k {
-			nEq += x.diff
-		} else {
-			nLt += x.diff
-		}
+	c.k = k
+	for ; c.pi < len(h.p) && h.p[c.pi].iter < k; c.pi++ {
+		c.pAcc += h.p[c.pi].diff
 	}
-	return
+	for ; c.ni < len(h.n) && h.n[c.ni].iter < k; c.ni++ {
+		c.nAcc += h.n[c.ni].diff
+	}
+	if c.pi < len(h.p) && h.p[c.pi].iter == k {
+		pEq = h.p[c.pi].diff
+	}
+	if c.ni < len(h.n) && h.n[c.ni].iter == k {
+		nEq = h.n[c.ni].diff
+	}
+	return c.pAcc, pEq, c.nAcc, nEq
 }
 
 // merged returns p and n summed by iteration, without zeros (a new slice).
@@ -181,9 +191,8 @@ func (s *loopSchedule[G]) next() int {
 func (s *loopSchedule[G]) reset() { clear(s.at) }
 
 // scheduleAfter schedules g at every iteration after k at which one of
-// hs has past diffs.
+// hs has past diffs, unless seen (which it updates) holds the iteration.
 func scheduleAfter[G any](s *loopSchedule[G], k int, g G, seen map[int]bool, hs ...[]iterDiff) {
-	clear(seen)
 	for _, h := range hs {
 		for _, x := range h {
 			if x.iter > k && !seen[x.iter] {
@@ -272,10 +281,8 @@ func (d *Dataflow) newLoopOperator(j int) (loopOperator, error) {
 	case dataflow.MFP, dataflow.Union, dataflow.Negate:
 		return loopLinear{d.ops[j]}, nil
 	case dataflow.Join:
-		if op.Kind != dataflow.InnerJoin {
-			return nil, pgerr.Unsupported("outer join inside the recursive term of WITH RECURSIVE")
-		}
-		return newLoopJoin(op), nil
+		in := n.Inputs
+		return newLoopJoin(op, [2]int{len(d.plan.Nodes[in[0]].Types), len(d.plan.Nodes[in[1]].Types)}), nil
 	case dataflow.Reduce:
 		if len(op.Aggs) > 0 {
 			return nil, pgerr.Unsupported("aggregate inside the recursive term of WITH RECURSIVE")
@@ -316,6 +323,9 @@ func (d *Dataflow) runLoop(s *stepCtx, v *loopVar) error {
 		}
 		feedback = Consolidate(d.outs[v.result])
 		total = append(total, feedback...)
+		if err := checkLoopSize(v, feedback, len(total)); err != nil {
+			return err
+		}
 		k = d.nextIteration(l, k, len(feedback) > 0)
 	}
 	for j := l.Var + 1; j < l.Fixpoint; j++ {
@@ -325,6 +335,30 @@ func (d *Dataflow) runLoop(s *stepCtx, v *loopVar) error {
 	}
 	d.outs[l.Var] = nil
 	d.outs[l.Fixpoint] = Consolidate(total)
+	return nil
+}
+
+// Bounds on a loop's change per Step, past which it fails with 54001: a
+// UNION ALL recursion whose rows multiply (walks over a cycle with a
+// shortcut) would otherwise overflow the diffs, or exhaust memory, before
+// reaching the iteration limit.
+const (
+	maxLoopDiff = 1 << 40
+	maxLoopRows = 1 << 25
+)
+
+// checkLoopSize fails when an iteration's change has a row with a
+// multiplicity beyond maxLoopDiff or the Step's change has more than
+// maxLoopRows rows.
+func checkLoopSize(v *loopVar, feedback []Update, rows int) error {
+	big := rows > maxLoopRows
+	for _, u := range feedback {
+		big = big || u.Diff > maxLoopDiff || u.Diff < -maxLoopDiff
+	}
+	if big {
+		return pgerr.New("54001", "recursive query %q produced too many rows (more than %d, or a row more than %d times)", v.spec.Name, maxLoopRows, int64(maxLoopDiff)).
+			WithHint("A UNION ALL recursion over a cycle produces ever more rows; UNION removes duplicates.")
+	}
 	return nil
 }
 

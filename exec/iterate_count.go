@@ -83,7 +83,7 @@ func (o *loopCount) iter(s *stepCtx, k int, ins [][]Update) ([]Update, error) {
 	}
 	var out []Update
 	for _, g := range o.cand {
-		pLt, pEq, nLt, nEq := g.h.sums(k)
+		pLt, pEq, nLt, nEq := g.h.sums(s.epoch, k)
 		past := pLt + pEq
 		if d := o.f(past+nLt+nEq) - o.f(past) - g.emitted; d != 0 {
 			g.emitted += d
@@ -118,6 +118,7 @@ func (o *loopCount) group(s *stepCtx, row types.Row, k int) *cgroup {
 	if g.stamp != s.epoch {
 		g.stamp, g.mark, g.emitted = s.epoch, -1, 0
 		o.touched = append(o.touched, cgroupUndo{g: g, oldP: g.h.p, existed: existed})
+		clear(o.seen)
 		scheduleAfter(&o.sched, k, g, o.seen, g.h.p)
 	}
 	return g

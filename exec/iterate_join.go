@@ -7,7 +7,7 @@ import (
 	"github.com/eddydb/eddy/sql/types"
 )
 
-// loopJoin is an inner equi-join inside a loop body (see iterate.go). At
+// loopJoin is an equi-join inside a loop body (see iterate.go). At
 // iteration k it emits, for each pair of rows a (left) and b (right) of
 // one key, the change of a⋈b at (N, k): the pairs of their diffs at
 // iterations i and j with max(i, j) = k, at least one of them from the
@@ -19,6 +19,13 @@ import (
 // iterations at which one of its rows has diffs, from the first iteration
 // the pending Step changed it on.
 //
+// An outer join also pads each row of a preserved side that has no match
+// (residual included): the padded row's multiplicity is a function of the
+// key's rows, f(rows at <= (N, k)), so iteration k emits its value minus
+// the past Steps' value f(past rows at <= k) minus what earlier iterations
+// of the pending Step emitted (lrow.pad). Rows of a preserved side with a
+// NULL key each get a bucket of their own; other NULL-key rows are dropped.
+//
 // State: both inputs' rows by join key, each with its diffs per iteration
 // (O(live rows × iterations at which they changed)); rows with a NULL key
 // never match and are not kept. Logged as {1 or 2 for left or right}
@@ -26,6 +33,8 @@ import (
 type loopJoin struct {
 	spec    dataflow.Join
 	keys    [2][]int
+	outer   [2]bool
+	widths  [2]int
 	buckets map[string]*lbucket
 	sched   loopSchedule[*lbucket]
 	touched []lrowUndo
@@ -53,6 +62,9 @@ type lrow struct {
 	key   string
 	h     ihist
 	stamp uint64
+	// pad is the multiplicity of the row's NULL-padded output the pending
+	// Step has emitted so far (outer sides only).
+	pad int64
 }
 
 // lrowUndo remembers a row the pending Step changed.
@@ -70,9 +82,29 @@ type rowSums struct {
 	pLt, pEq, nLt, nEq int64
 }
 
-func newLoopJoin(spec dataflow.Join) *loopJoin {
-	return &loopJoin{spec: spec, keys: [2][]int{spec.LeftKey, spec.RightKey},
+func newLoopJoin(spec dataflow.Join, widths [2]int) *loopJoin {
+	o := &loopJoin{spec: spec, keys: [2][]int{spec.LeftKey, spec.RightKey}, widths: widths,
 		buckets: map[string]*lbucket{}, seen: map[int]bool{}}
+	o.outer[0] = spec.Kind == dataflow.LeftJoin || spec.Kind == dataflow.FullJoin
+	o.outer[1] = spec.Kind == dataflow.RightJoin || spec.Kind == dataflow.FullJoin
+	return o
+}
+
+// bucketKey leaves in o.kbuf the key of row's bucket on side: "k" and the
+// join key, or for a row of a preserved side with a NULL key column, "n",
+// the side and the row; ok is false for other rows with a NULL key.
+func (o *loopJoin) bucketKey(side int, row types.Row) (ok bool) {
+	for _, c := range o.keys[side] {
+		if row[c].IsNull() {
+			if !o.outer[side] {
+				return false
+			}
+			o.kbuf = types.AppendRowKey(append(o.kbuf[:0], 'n', byte(side)), row)
+			return true
+		}
+	}
+	o.kbuf = types.AppendColsKey(append(o.kbuf[:0], 'k'), row, o.keys[side])
+	return true
 }
 
 func (o *loopJoin) step(*stepCtx, [][]Update) ([]Update, error) {
@@ -114,12 +146,9 @@ func (o *loopJoin) queue(b *lbucket, k int) {
 // NULL), touching it: the first touch in a Step schedules the bucket at
 // every later iteration at which it has past diffs.
 func (o *loopJoin) bucket(s *stepCtx, side int, row types.Row, k int) *lbucket {
-	for _, c := range o.keys[side] {
-		if row[c].IsNull() {
-			return nil
-		}
+	if !o.bucketKey(side, row) {
+		return nil
 	}
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.keys[side])
 	b := o.buckets[string(o.kbuf)]
 	if b == nil {
 		b = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, {}}, mark: -1}
@@ -127,8 +156,10 @@ func (o *loopJoin) bucket(s *stepCtx, side int, row types.Row, k int) *lbucket {
 	}
 	if b.stamp != s.epoch {
 		b.stamp, b.mark = s.epoch, -1
+		clear(o.seen)
 		for sd := range 2 {
 			for _, r := range b.rows[sd] {
+				r.pad = 0
 				scheduleAfter(&o.sched, k, b, o.seen, r.h.p)
 			}
 		}
@@ -158,7 +189,7 @@ func (o *loopJoin) eval(s *stepCtx, b *lbucket, k int, out []Update) ([]Update, 
 		o.sums[side] = o.sums[side][:0]
 		for _, r := range b.rows[side] {
 			x := rowSums{r: r}
-			x.pLt, x.pEq, x.nLt, x.nEq = r.h.sums(k)
+			x.pLt, x.pEq, x.nLt, x.nEq = r.h.sums(s.epoch, k)
 			if x != (rowSums{r: r}) {
 				o.sums[side] = append(o.sums[side], x)
 			}
@@ -178,6 +209,46 @@ func (o *loopJoin) eval(s *stepCtx, b *lbucket, k int, out []Update) ([]Update, 
 				out = append(out, Update{Row: s.slab.concat(a.r.row, c.r.row), Time: s.t, Diff: d})
 			}
 		}
+	}
+	for side := range 2 {
+		if o.outer[side] {
+			var err error
+			if out, err = o.padSide(s, side, out); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// padSide emits the change of the padded rows of side in the bucket whose
+// sums o.sums holds: a row is padded, with its count, while the counts of
+// the other side's rows it matches sum to zero.
+func (o *loopJoin) padSide(s *stepCtx, side int, out []Update) ([]Update, error) {
+	for _, a := range o.sums[side] {
+		var all, past int64
+		for _, c := range o.sums[1-side] {
+			l, r := a.r.row, c.r.row
+			if side == 1 {
+				l, r = r, l
+			}
+			ok, err := joinResidual(s, o.spec.Residual, &o.scratch, l, r)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				all += c.pLt + c.pEq + c.nLt + c.nEq
+				past += c.pLt + c.pEq
+			}
+		}
+		d := padCount(a.pLt+a.pEq+a.nLt+a.nEq, all) - padCount(a.pLt+a.pEq, past) - a.r.pad
+		if d == 0 {
+			continue
+		}
+		a.r.pad += d
+		row := s.slab.row(o.widths[0] + o.widths[1])
+		copy(row[side*o.widths[0]:], a.r.row)
+		out = append(out, Update{Row: row, Time: s.t, Diff: d})
 	}
 	return out, nil
 }
@@ -236,10 +307,9 @@ func (o *loopJoin) restore(key, value []byte) error {
 	}
 	side := int(key[0] - 1)
 	h, row, err := decodeHist(r)
-	if err != nil {
-		return err
+	if err != nil || !o.bucketKey(side, row) {
+		return errCorrupt
 	}
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.keys[side])
 	b := o.buckets[string(o.kbuf)]
 	if b == nil {
 		b = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, {}}, mark: -1}

@@ -14,8 +14,9 @@ import (
 // loopPlans are recursive plans over an edge table (a int4, b int4),
 // collection 1: reachability from node 0 (UNION), transitive closure
 // (linear, and squared: the variable on both sides of the join, which
-// PostgreSQL does not allow but the loop supports), and connected
-// components by minimum label over undirected edges.
+// PostgreSQL does not allow but the loop supports), connected components
+// by minimum label over undirected edges, and reachability through outer
+// joins.
 var loopPlans = []string{
 	`%0 = Source coll=1 name=e :: int4, int4
 %1 = Constant rows=[(0)] :: int4
@@ -50,6 +51,24 @@ var loopPlans = []string{
 %8 = Reduce key=[#0, #1] aggs=[] <- %7
 %9 = Fixpoint <- %4, %8
 %10 = Reduce key=[#0] aggs=[min(#1)] <- %9`,
+	// Outer joins with the variable on the preserved side: a node without
+	// out-edges (or NULL) leads to NULL.
+	`%0 = Source coll=1 name=e :: int4, int4
+%1 = Constant rows=[(0)] :: int4
+%2 = Variable name=r limit=1000 :: int4
+%3 = Join kind=left on=[#0=#0] residual=[(#2 <> 3)] <- %2, %0
+%4 = MFP project=[#2] <- %3
+%5 = Union <- %1, %4
+%6 = Reduce key=[#0] aggs=[] <- %5
+%7 = Fixpoint <- %2, %6`,
+	`%0 = Source coll=1 name=e :: int4, int4
+%1 = Constant rows=[(0)] :: int4
+%2 = Variable name=r limit=1000 :: int4
+%3 = Join kind=right on=[#0=#0] <- %0, %2
+%4 = MFP project=[#1] <- %3
+%5 = Union <- %1, %4
+%6 = Reduce key=[#0] aggs=[] <- %5
+%7 = Fixpoint <- %2, %6`,
 }
 
 // TestLoopEqualsRecomputation maintains each loop plan over a random graph

@@ -286,10 +286,11 @@ func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.Sele
 
 // checkRecursiveTerm rejects what the recursive term may not do with the
 // recursive reference: aggregate it (42P19, as PostgreSQL), or, in a
-// UNION ALL recursion, apply DISTINCT, GROUP BY or another operator that
-// is not linear in it (0A000: PostgreSQL applies those to each
-// iteration's new rows alone, which a fixed point over the whole relation
-// does not reproduce; under UNION the results agree).
+// UNION ALL recursion, apply DISTINCT or GROUP BY (0A000: PostgreSQL
+// applies those to each iteration's new rows alone, which a fixed point
+// over the whole relation does not reproduce; under UNION the results
+// agree), or rank it (0A000). Outer joins with the reference on the
+// preserved side are fine (the walker rejects the nullable side).
 func checkRecursiveTerm(rel ir.Rel, v *ir.LoopVar, all bool) error {
 	for _, c := range rel.Children() {
 		if err := checkRecursiveTerm(c, v, all); err != nil {
@@ -306,10 +307,6 @@ func checkRecursiveTerm(rel ir.Rel, v *ir.LoopVar, all bool) error {
 		}
 		if all {
 			return pgerr.Unsupported("DISTINCT or GROUP BY in the recursive term of a UNION ALL recursion (%s)", v.Name)
-		}
-	case *ir.Join:
-		if n.Kind != ir.JoinInner && n.Kind != ir.JoinCross {
-			return pgerr.Unsupported("outer join in the recursive term of WITH RECURSIVE (%s)", v.Name)
 		}
 	case *ir.TopK:
 		return pgerr.Unsupported("ORDER BY with LIMIT or OFFSET in the recursive term of WITH RECURSIVE (%s)", v.Name)
