@@ -17,7 +17,7 @@ import (
 // otherAggs are PostgreSQL aggregates Eddy does not maintain yet (the
 // ones it does are in the registry, exec/agg).
 var otherAggs = map[string]bool{
-	"array_agg": true, "json_agg": true, "jsonb_agg": true, "json_object_agg": true,
+	"json_agg": true, "jsonb_agg": true, "json_object_agg": true,
 	"jsonb_object_agg": true, "bit_xor": true, "regr_count": true, "corr": true,
 	"covar_pop": true, "covar_samp": true,
 }
@@ -232,11 +232,23 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 			}
 		}
 	}
-	if spec.t, err = dataflow.AggType(kind, args[0].Type()); err != nil {
+	argT := args[0].Type()
+	if def.Boxed {
+		if argT.Family == types.FamArray {
+			return aggSpec{}, pgerr.Unsupported("%s of arrays (multidimensional arrays)", name).WithPosition(fc.Location + 1)
+		}
+		argT = types.ArrayOf(argT)
+	}
+	if spec.t, err = dataflow.AggType(kind, argT); err != nil {
 		return aggSpec{}, withPos(pgerr.New(pgerr.CodeUndefinedFunction, "function %s(%s) does not exist", name, args[0].Type().Name()), fc.Location)
 	}
 	if err := b.aggOrder(fc, from, def, args, &spec); err != nil {
 		return aggSpec{}, err
+	}
+	if def.Boxed {
+		if args[0], err = from.function("array", args[:1], fc.Location); err != nil {
+			return aggSpec{}, err
+		}
 	}
 	spec.args, err = b.aggFilter(fc, from, args)
 	return spec, err
@@ -350,7 +362,8 @@ func (b *builder) constFloat(n *pg_query.Node, from *ectx) (float64, error) {
 // aggFilter applies an aggregate's FILTER (WHERE p) to its aggregated
 // value: CASE WHEN p THEN x END. Every supported aggregate ignores NULL
 // inputs (string_agg skips a NULL value whatever its separator, the
-// ordered-set aggregates a NULL sort value), so aggregating the CASE is
+// ordered-set aggregates a NULL sort value; array_agg's values arrive
+// boxed, ARRAY[x], which is never NULL), so aggregating the CASE is
 // aggregating exactly the rows where p is true, with DISTINCT too. Without
 // FILTER args come back unchanged.
 func (b *builder) aggFilter(fc *pg_query.FuncCall, from *ectx, args []scalar.Expr) ([]scalar.Expr, error) {

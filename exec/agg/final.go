@@ -171,6 +171,25 @@ func finalStringAgg(c *Call, _ *Acc, vs Values) (types.Datum, error) {
 	return types.NewText(b.String()), nil
 }
 
+// finalArrayAgg concatenates the live boxed values (one-element arrays)
+// in key order: the ORDER BY columns, then the value. NULL if none.
+func finalArrayAgg(c *Call, _ *Acc, vs Values) (types.Datum, error) {
+	var elems []types.Datum
+	vs.Ascend(func(v, _ types.Datum, n int64) bool {
+		if c.Distinct {
+			n = 1
+		}
+		for ; n > 0; n-- {
+			elems = append(elems, v.Array()...)
+		}
+		return true
+	})
+	if elems == nil {
+		return types.Null, nil
+	}
+	return types.NewArray(elems), nil
+}
+
 // finalBitAnd is the AND of the live values: the bits every value sets.
 func finalBitAnd(c *Call, ac *Acc, _ Values) (types.Datum, error) {
 	return bitsResult(ac, func(k int64) bool { return k == ac.N })

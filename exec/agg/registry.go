@@ -27,6 +27,7 @@ const (
 	Mode
 	PercentileCont
 	PercentileDisc
+	ArrayAgg
 	numKinds
 )
 
@@ -78,6 +79,11 @@ type Def struct {
 	// Extremum is -1 for min and +1 for max: over an append-only input the
 	// multiset then keeps only the current extremum.
 	Extremum int
+	// Boxed says the planner passes each value x boxed as the one-element
+	// array ARRAY[x] (Result then sees the array type): the box is never
+	// NULL, so a NULL x is aggregated (Reduce skips NULL inputs), while a
+	// FILTER still excludes a row by passing NULL instead of the box.
+	Boxed bool
 	// Final computes the aggregate of a group from its state.
 	Final func(c *Call, ac *Acc, vs Values) (types.Datum, error)
 	// State states what a group keeps for the aggregate and how large it
@@ -141,6 +147,9 @@ var defs = [numKinds]Def{
 	PercentileDisc: {Name: "percentile_disc", Shape: OrderedSet, Direct: true, Result: sameType,
 		Literal: types.Text, Class: fixed(ClassNone), Multiset: true, Final: finalPercentileDisc,
 		State: "the multiset of values; the result scans it"},
+	ArrayAgg: {Name: "array_agg", Ordered: true, Boxed: true, Result: boxedType, Literal: types.Text,
+		Class: fixed(ClassNone), Multiset: true, Final: finalArrayAgg,
+		State: "the multiset of (order key, value)"},
 }
 
 const momentState = "a count, exact sums of the values and of their squares, special-value counts (numeric: also the multiset of display scales)"

@@ -19,6 +19,12 @@ func sameType(arg types.T) (types.T, bool) {
 	return arg, true
 }
 
+// boxedType is array_agg over boxed values (Def.Boxed): the box's array
+// type. Arrays of arrays (multidimensional results) are not supported.
+func boxedType(arg types.T) (types.T, bool) {
+	return arg, arg.Family == types.FamArray
+}
+
 func boolType(arg types.T) (types.T, bool) { return types.Bool, arg.Family == types.FamBool }
 
 func textType(arg types.T) (types.T, bool) {
