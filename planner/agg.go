@@ -41,6 +41,9 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (scalar.Expr, error) {
 	if fc.Over != nil {
 		return c.windowRef(fc)
 	}
+	if scalar.IsTableFunc(name) && !isAggregate(fc) {
+		return c.srfRef(fc)
+	}
 	if _, ok := dataflow.LookupWinKind(name); ok {
 		return nil, pgerr.New(pgerr.CodeWrongObjectType, "window function %s requires an OVER clause", name).WithPosition(fc.Location + 1)
 	}

@@ -72,6 +72,9 @@ type ectx struct {
 	// wins holds the values of the window function calls planned below
 	// the select list and ORDER BY (winfunc.go); nil elsewhere.
 	wins map[*pg_query.FuncCall]scalar.Expr
+	// srfs holds the values of the select list's set-returning function
+	// calls, columns of the FlatMap below it (srf.go); nil elsewhere.
+	srfs map[*pg_query.FuncCall]scalar.Expr
 }
 
 // predicate builds a boolean condition (WHERE, ON, HAVING).

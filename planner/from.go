@@ -36,6 +36,14 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 			rel, sc.cols = r, cols
 			continue
 		}
+		if rf := item.GetRangeFunction(); rf != nil && isTableFunc(rf) {
+			r, cols, err := b.tableFuncItem(rf, rel, sc.cols, parent, ir.JoinCross, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			rel, sc.cols = r, cols
+			continue
+		}
 		r, cols, err := b.fromItem(item, parent)
 		if err != nil {
 			return nil, nil, err
@@ -83,6 +91,8 @@ func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol,
 		return b.rangeSubselect(n.GetRangeSubselect(), parent)
 	case n.GetJoinExpr() != nil:
 		return b.joinExpr(n.GetJoinExpr(), parent)
+	case n.GetRangeFunction() != nil && isTableFunc(n.GetRangeFunction()):
+		return b.tableFuncItem(n.GetRangeFunction(), nil, nil, parent, ir.JoinCross, nil)
 	case n.GetRangeFunction() != nil:
 		return b.windowTVF(n.GetRangeFunction())
 	}
@@ -207,6 +217,20 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 			kind = ir.JoinCross
 		}
 		rel, cols, err := b.lateral(rs, kind, left, lcols, parent, j.Quals)
+		if err == nil && j.Alias != nil {
+			for i := range cols {
+				cols[i].table = j.Alias.Aliasname
+			}
+			err = renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
+		}
+		return rel, cols, err
+	}
+	if rf := j.Rarg.GetRangeFunction(); rf != nil && isTableFunc(rf) && !j.IsNatural && len(j.UsingClause) == 0 &&
+		(kind == ir.JoinInner || kind == ir.JoinLeft) {
+		if kind == ir.JoinInner && j.Quals == nil {
+			kind = ir.JoinCross
+		}
+		rel, cols, err := b.tableFuncItem(rf, left, lcols, parent, kind, j.Quals)
 		if err == nil && j.Alias != nil {
 			for i := range cols {
 				cols[i].table = j.Alias.Aliasname

@@ -137,6 +137,9 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 			return nil, err
 		}
 	}
+	if err := b.planSRFs(targets, ec, p); err != nil {
+		return nil, err
+	}
 	return b.finishSelect(sel, targets, ec, p)
 }
 

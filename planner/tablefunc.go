@@ -1,0 +1,175 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Set-returning functions in FROM (generate_series(1, 10) AS g(i),
+// jsonb_each(t.doc), ROWS FROM (f(...), g(...)) WITH ORDINALITY) are
+// planned as an ir.FlatMap over the FROM items before them: its arguments
+// may read those items' columns (a function in FROM is implicitly
+// LATERAL), and over each of their rows it yields the function's rows.
+// That is the cross join of the items with the function (a comma or CROSS
+// JOIN), an inner join when a Filter of the ON condition follows, and
+// LEFT JOIN LATERAL f(...) ON c when the FlatMap is Outer with On = c.
+// The first FROM item maps over the one-row unit relation, which the
+// optimizer folds into Values when the arguments are constant. Since a
+// FlatMap is linear, none of this keeps state.
+
+// windowTVFs are the window table functions (window.go, session.go), not
+// set-returning functions.
+var windowTVFs = map[string]bool{"tumble": true, "hop": true, "cumulate": true, "session": true}
+
+// isTableFunc reports whether a FROM item is a set-returning function call
+// (not a window table function).
+func isTableFunc(rf *pg_query.RangeFunction) bool {
+	for _, f := range rf.Functions {
+		items := f.GetList().GetItems()
+		if len(items) > 0 && items[0].GetFuncCall() != nil && windowTVFs[funcName(items[0].GetFuncCall())] {
+			return false
+		}
+	}
+	return true
+}
+
+// tableFuncItem plans a function in FROM over left (nil: none), whose
+// scope columns are lcols: kind is JoinCross (a comma or CROSS JOIN),
+// JoinInner or JoinLeft (with the ON condition on). It returns the joined
+// relation and lcols followed by the function's columns.
+func (b *builder) tableFuncItem(rf *pg_query.RangeFunction, left ir.Rel, lcols []scopeCol, parent *scope, kind ir.JoinKind, on *pg_query.Node) (ir.Rel, []scopeCol, error) {
+	if left == nil {
+		left = unitRel()
+	}
+	ec := &ectx{b: b, sc: &scope{cols: lcols, parent: parent}, rel: left, clause: "functions in FROM"}
+	calls, fcols, err := b.tableCalls(rf, ec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkDuplicateAliases(lcols, fcols); err != nil {
+		return nil, nil, err
+	}
+	fm := &ir.FlatMap{Input: ec.rel, Funcs: calls, Ordinality: rf.Ordinality, Outer: kind == ir.JoinLeft}
+	nl := ir.Arity(ec.rel)
+	// The FlatMap's row is left (widened by decorrelated subqueries in the
+	// arguments), then the function's columns.
+	wide := append(append([]scopeCol(nil), lcols...), make([]scopeCol, nl-len(lcols))...)
+	for i := len(lcols); i < nl; i++ {
+		wide[i] = scopeCol{hidden: true, typ: ec.rel.ColTypes()[i]}
+	}
+	wide = append(wide, fcols...)
+	var rel ir.Rel = fm
+	if on != nil {
+		oc := &ectx{b: b, sc: &scope{cols: wide, parent: parent}, rel: fm, clause: "JOIN/ON", noSubquery: true}
+		pred, err := oc.predicate(on)
+		if err != nil {
+			return nil, nil, err
+		}
+		if kind == ir.JoinLeft {
+			fm.On = []scalar.Expr{pred}
+		} else {
+			rel = ir.NewFilter(fm, pred)
+		}
+	}
+	proj := identityCols(len(lcols))
+	for i := range fcols {
+		proj = append(proj, nl+i)
+	}
+	return ir.NewProject(rel, proj...), append(append([]scopeCol(nil), lcols...), fcols...), nil
+}
+
+// tableCalls builds the calls of a function item and names their columns
+// (with the alias's table and column names, and ordinality). Arguments are
+// built in ec, whose relation decorrelated subqueries may widen.
+func (b *builder) tableCalls(rf *pg_query.RangeFunction, ec *ectx) ([]scalar.TableCall, []scopeCol, error) {
+	if len(rf.Coldeflist) > 0 {
+		return nil, nil, pgerr.Unsupported("column definition lists for functions in FROM")
+	}
+	var calls []scalar.TableCall
+	var cols []scopeCol
+	for _, f := range rf.Functions {
+		items := f.GetList().GetItems()
+		fc := items[0].GetFuncCall()
+		if fc == nil {
+			return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(items[0]))
+		}
+		if len(items) > 1 && len(items[1].GetList().GetItems()) > 0 {
+			return nil, nil, pgerr.Unsupported("column definition lists for functions in FROM")
+		}
+		call, err := ec.tableCall(fc)
+		if err != nil {
+			return nil, nil, err
+		}
+		calls = append(calls, call)
+		for _, c := range call.Func.Cols {
+			name := c.Name
+			if name == "" {
+				name = call.Func.Name
+			}
+			cols = append(cols, scopeCol{name: name, typ: c.T})
+		}
+	}
+	if rf.Ordinality {
+		cols = append(cols, scopeCol{name: "ordinality", typ: types.Int8})
+	}
+	return calls, cols, nameFuncCols(rf, calls, cols)
+}
+
+// nameFuncCols applies PostgreSQL's naming of a function item's columns:
+// the table is the alias or the (single) function's name; a single
+// function returning a scalar takes the alias as its column name; an
+// alias's column list renames columns in order.
+func nameFuncCols(rf *pg_query.RangeFunction, calls []scalar.TableCall, cols []scopeCol) error {
+	table := ""
+	if len(calls) == 1 {
+		table = calls[0].Func.Name
+	}
+	var colAliases []*pg_query.Node
+	if rf.Alias != nil {
+		table, colAliases = rf.Alias.Aliasname, rf.Alias.Colnames
+		if len(calls) == 1 && len(calls[0].Func.Cols) == 1 && calls[0].Func.Cols[0].Name == "" {
+			cols[0].name = table
+		}
+	}
+	for i := range cols {
+		cols[i].table = table
+	}
+	return renameColumns(cols, colAliases, table)
+}
+
+// tableCall resolves one set-returning function call with its arguments
+// built in c and coerced to the chosen overload's parameters.
+func (c *ectx) tableCall(fc *pg_query.FuncCall) (scalar.TableCall, error) {
+	name := funcName(fc)
+	if fc.Over != nil || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
+		return scalar.TableCall{}, pgerr.Unsupported("%s with aggregate or window syntax", name).WithPosition(fc.Location + 1)
+	}
+	if !scalar.IsTableFunc(name) && scalar.LookupFunc(name) {
+		return scalar.TableCall{}, pgerr.Unsupported("scalar function %s in FROM", name).WithPosition(fc.Location + 1)
+	}
+	if fc.FuncVariadic {
+		return scalar.TableCall{}, pgerr.Unsupported("VARIADIC arguments")
+	}
+	args, err := c.exprs(fc.Args)
+	if err != nil {
+		return scalar.TableCall{}, err
+	}
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	f, want, err := scalar.ResolveTableFunc(name, ts)
+	if err != nil {
+		return scalar.TableCall{}, withPos(err, fc.Location)
+	}
+	for i, a := range args {
+		if args[i], err = c.b.coerce(a, want[i]); err != nil {
+			return scalar.TableCall{}, err
+		}
+	}
+	return scalar.TableCall{Func: f, Args: args}, nil
+}
