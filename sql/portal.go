@@ -76,6 +76,10 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 // encode formats one row in the portal's result formats.
 func (p *Portal) encode(r types.Row) [][]byte {
 	vals := make([][]byte, len(r))
+	if p.buf == nil {
+		// A nil slice of it would encode an empty string as NULL.
+		p.buf = make([]byte, 0, 256)
+	}
 	p.buf = p.buf[:0]
 	loc := p.st.s.location()
 	for i, d := range r {
