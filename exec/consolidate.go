@@ -10,7 +10,8 @@ import (
 
 // Consolidate sorts updates by (row, time), sums the diffs of equal (row,
 // time) pairs and drops those summing to zero. Rows are equal when their
-// types.AppendRowKey encodings are, and sort in the order of those
+// types.AppendRowKey encodings are and they are identical (the same scale
+// of every numeric: see identical), and sort in the order of those
 // encodings. The input slice is not modified.
 func Consolidate(us []Update) []Update {
 	if len(us) == 0 {
@@ -39,14 +40,59 @@ func Consolidate(us []Update) []Update {
 	out := make([]Update, 0, len(us))
 	for i := 0; i < len(items); {
 		u := &us[items[i].i]
-		j, sum := i, int64(0)
-		for ; j < len(items) && us[items[j].i].Time == u.Time && bytes.Equal(key(items[j]), key(items[i])); j++ {
-			sum += us[items[j].i].Diff
+		j := i
+		for j < len(items) && us[items[j].i].Time == u.Time && bytes.Equal(key(items[j]), key(items[i])) {
+			j++
 		}
-		if sum != 0 {
-			out = append(out, Update{Row: u.Row, Time: u.Time, Diff: sum})
-		}
+		out = appendSummed(out, us, items[i:j], func(it item) int32 { return it.i })
 		i = j
 	}
+	return out
+}
+
+// appendSummed appends the sums of a run of updates at one time whose rows
+// have equal keys. Rows with equal keys may still differ in how they print
+// (1.0 and 1.00): those are summed apart, so that an aggregate re-emitted
+// at a new scale (-1.43 as -1.4300) is not cancelled by its retraction.
+// The common run, of identical rows, allocates nothing.
+func appendSummed[I any](out []Update, us []Update, run []I, idx func(I) int32) []Update {
+	first, total, same := &us[idx(run[0])], int64(0), true
+	for _, it := range run {
+		u := &us[idx(it)]
+		total += u.Diff
+		same = same && (len(run) == 1 || identicalRows(first.Row, u.Row))
+	}
+	if same {
+		if total != 0 {
+			out = append(out, Update{Row: first.Row, Time: first.Time, Diff: total})
+		}
+		return out
+	}
+	type sum struct {
+		u    *Update
+		diff int64
+	}
+	sums := []sum{{u: &us[idx(run[0])]}}
+	for _, it := range run {
+		u := &us[idx(it)]
+		k := 0
+		for k < len(sums) && !identicalRows(sums[k].u.Row, u.Row) {
+			k++
+		}
+		if k == len(sums) {
+			sums = append(sums, sum{u: u})
+		}
+		sums[k].diff += u.Diff
+	}
+	// Retractions first, so that a keyed collection applying the run in
+	// order replaces 1.0 by 1.00 instead of seeing a duplicate key.
+	for _, neg := range []bool{true, false} {
+		for _, s := range sums {
+			if s.diff != 0 && (s.diff < 0) == neg {
+				out = append(out, Update{Row: s.u.Row, Time: s.u.Time, Diff: s.diff})
+			}
+		}
+	}
+	return out
 	return out
 }

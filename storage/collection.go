@@ -295,6 +295,12 @@ func (c *Collection) insert(row types.Row, diff int64, b *Batch) error {
 			c.tree.ReplaceOrInsert(old)
 			return err
 		}
+		if c.keyCols == nil {
+			// The latest copy's form is kept: equal rows may print
+			// differently (1.0, 1.00), and a view re-emitting an
+			// aggregate at a new scale retracts the old form.
+			next = fresh.withCount(next.count)
+		}
 		c.tree.ReplaceOrInsert(next)
 	} else if len(c.indexes) > 0 {
 		c.indexRow(row, fresh.key(), true, b)

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"github.com/cockroachdb/apd/v3"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,12 @@ func parseDatum(f string) (types.Datum, error) {
 		return types.NewBool(f == "true"), nil
 	case len(f) >= 2 && f[0] == '\'' && f[len(f)-1] == '\'':
 		return types.NewText(f[1 : len(f)-1]), nil
+	case strings.HasSuffix(f, "n"): // numeric: 1.00n
+		v, _, err := apd.NewFromString(strings.TrimSuffix(f, "n"))
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewNumeric(v), nil
 	case strings.Contains(f, "."):
 		v, err := strconv.ParseFloat(f, 64)
 		return types.NewFloat(v), err
