@@ -17,8 +17,10 @@ import (
 // and the rest of the select list is computed over each resulting row.
 // As in PostgreSQL they may not appear inside CASE or COALESCE (whose
 // lazy evaluation they would defeat), in aggregate or window function
-// arguments, nor outside the select list; nesting one in another's
-// arguments is not supported.
+// arguments, nor outside the select list. A call in another's arguments
+// runs first (PostgreSQL's levels of ProjectSet): a call's level is one
+// more than the deepest call in its arguments, and each level is one
+// FlatMap over the one below, whose calls run in lockstep.
 
 // codeSRF is the SQLSTATE of a misplaced set-returning function.
 const codeSRF = pgerr.CodeFeatureNotSupported
@@ -26,17 +28,32 @@ const codeSRF = pgerr.CodeFeatureNotSupported
 // planSRFs plans the select list's set-returning function calls as a
 // FlatMap over ec.rel and records their values in ec.srfs.
 func (b *builder) planSRFs(targets []target, ec *ectx, p *planned) error {
+	levels := map[*pg_query.FuncCall]int{}
 	var calls []*pg_query.FuncCall
 	for _, t := range targets {
-		if err := collectSRFs(t.node, "", &calls); err != nil {
+		if _, err := collectSRFs(t.node, "", &calls, levels); err != nil {
 			return err
 		}
 	}
-	if len(calls) == 0 {
-		return nil
+	ec.srfs = map[*pg_query.FuncCall]scalar.Expr{}
+	for level := 1; len(ec.srfs) < len(calls); level++ {
+		if err := ec.srfLevel(calls, levels, level); err != nil {
+			return err
+		}
+		p.atMostOne = false
 	}
+	return nil
+}
+
+// srfLevel plans the calls of one level as a FlatMap over ec.rel; their
+// arguments read the values of the lower levels' calls.
+func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCall]int, level int) error {
 	fm := &ir.FlatMap{}
+	var at []*pg_query.FuncCall
 	for _, fc := range calls {
+		if levels[fc] != level {
+			continue
+		}
 		call, err := ec.tableCall(fc)
 		if err != nil {
 			return err
@@ -44,33 +61,35 @@ func (b *builder) planSRFs(targets []target, ec *ectx, p *planned) error {
 		if len(call.Func.Cols) != 1 {
 			return pgerr.Unsupported("set-returning function %s returning a record in the select list (call it in FROM)", call.Func.Name).WithPosition(fc.Location + 1)
 		}
-		fm.Funcs = append(fm.Funcs, call)
+		fm.Funcs, at = append(fm.Funcs, call), append(at, fc)
 	}
 	fm.Input = ec.rel
 	n := ir.Arity(ec.rel)
-	ec.rel, ec.srfs = fm, map[*pg_query.FuncCall]scalar.Expr{}
-	for i, fc := range calls {
+	ec.rel = fm
+	for i, fc := range at {
 		ec.srfs[fc] = ec.colExpr(n + i)
 	}
-	p.atMostOne = false
 	return nil
 }
 
 // collectSRFs appends the set-returning function calls of a select-list
-// expression, not descending into subqueries (their own) or aggregate and
-// window calls (whose arguments reject them when built). within names the
-// enclosing CASE or COALESCE, where they are refused.
-func collectSRFs(n *pg_query.Node, within string, out *[]*pg_query.FuncCall) error {
+// expression (inner calls before the calls whose arguments hold them),
+// recording each one's level, and returns the deepest level found. It does
+// not descend into subqueries (their own) or aggregate and window calls
+// (whose arguments reject them when built). within names the enclosing
+// CASE or COALESCE, where they are refused.
+func collectSRFs(n *pg_query.Node, within string, out *[]*pg_query.FuncCall, levels map[*pg_query.FuncCall]int) (int, error) {
 	var err error
+	depth := 0
 	walk(n, func(x *pg_query.Node) bool {
 		switch {
 		case err != nil || x.GetSubLink() != nil:
 			return false
 		case x.GetCaseExpr() != nil && within == "":
-			err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "CASE", out)
+			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "CASE", out, levels)
 			return false
 		case x.GetCoalesceExpr() != nil && within == "":
-			err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "COALESCE", out)
+			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "COALESCE", out, levels)
 			return false
 		}
 		fc := x.GetFuncCall()
@@ -87,20 +106,20 @@ func collectSRFs(n *pg_query.Node, within string, out *[]*pg_query.FuncCall) err
 				WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
 			return false
 		}
-		var nested []*pg_query.FuncCall
+		inner := 0
 		for _, a := range fc.Args {
-			if err = collectSRFs(a, "", &nested); err != nil {
+			d, e := collectSRFs(a, within, out, levels)
+			if err = e; err != nil {
 				return false
 			}
+			inner = max(inner, d)
 		}
-		if len(nested) > 0 {
-			err = pgerr.Unsupported("nested set-returning functions").WithPosition(nested[0].Location + 1)
-			return false
-		}
+		levels[fc] = inner + 1
+		depth = max(depth, inner+1)
 		*out = append(*out, fc)
 		return false
 	})
-	return err
+	return depth, err
 }
 
 // srfRef returns the value of a planned select-list set-returning call;
