@@ -131,7 +131,12 @@ func (c *ectx) singleRow(sub ir.Rel, k int) (ir.Rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	fail := &scalar.Cast{Arg: &scalar.Call{Fn: scalar.CardinalityError}, To: vt}
+	var fail scalar.Expr = &scalar.Call{Fn: scalar.CardinalityError}
+	if vt != fail.Type() {
+		// No identity cast: the plan parser drops it, and the printed
+		// plan must read back as itself.
+		fail = &scalar.Cast{Arg: fail, To: vt}
+	}
 	pick := &scalar.Case{Whens: []scalar.When{{Cond: many, Then: fail}}, Else: &scalar.Col{Idx: k + 1, T: vt}, T: vt}
 	return ir.NewProject(ir.NewMap(red, pick), append(identityCols(k), k+2)...), nil
 }
