@@ -69,6 +69,8 @@ type stepCtx struct {
 	inWM [][]int64
 	// now is the Step's wall-clock time (Input.Now).
 	now int64
+	// arr serves shared arrangements (Input.Arrangements).
+	arr Arrangements
 }
 
 // Build instantiates the operators of p (no state yet). It checks that p is
@@ -114,6 +116,9 @@ func buildNode(p *dataflow.Plan, i int) (operator, error) {
 			return nil, fmt.Errorf("input %%%d does not precede the node", j)
 		}
 		in = append(in, p.Nodes[j].Types)
+	}
+	if j, ok := n.Op.(dataflow.Join); ok && j.Shared != nil {
+		return newSharedJoin(p, i, in)
 	}
 	return newOperator(i, n, in)
 }
@@ -221,7 +226,7 @@ func (d *Dataflow) StepInputRaw(ctx *scalar.Ctx, t Time, in Input, w StateWriter
 	d.log.reset()
 	d.log.off = w == nil
 	_, d.log.ranges = w.(PrefixDeleter)
-	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks, now: in.Now}
+	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks, now: in.Now, arr: in.Arrangements}
 	d.wm.begin()
 	for i := 0; i < len(d.ops); i++ {
 		op := d.ops[i]

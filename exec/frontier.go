@@ -94,6 +94,9 @@ func (d *Dataflow) wrapWindowed(i int) error {
 			d.ops[i] = newWindowTopK(d.ops[i].(*topkOp), cols)
 		}
 	case dataflow.Join:
+		if _, ok := d.ops[i].(*joinOp); !ok { // a shared join keeps one side only
+			return nil
+		}
 		l, r := d.wm.static[n.Inputs[0]], d.wm.static[n.Inputs[1]]
 		for p, lc := range op.LeftKey {
 			if rc := op.RightKey[p]; l[lc] != NoWatermark && r[rc] != NoWatermark {

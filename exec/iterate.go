@@ -281,6 +281,9 @@ func (d *Dataflow) newLoopOperator(j int) (loopOperator, error) {
 	case dataflow.MFP, dataflow.Union, dataflow.Negate:
 		return loopLinear{d.ops[j]}, nil
 	case dataflow.Join:
+		if op.Shared != nil {
+			return nil, fmt.Errorf("a join inside a loop cannot read a shared arrangement")
+		}
 		in := n.Inputs
 		return newLoopJoin(op, [2]int{len(d.plan.Nodes[in[0]].Types), len(d.plan.Nodes[in[1]].Types)}), nil
 	case dataflow.Reduce:

@@ -63,10 +63,14 @@ const NoWatermark int64 = math.MinInt64
 // temporal filters keep the rows valid at Now (temporal.go). The
 // coordinator keeps it non-decreasing across Steps; a smaller value than a
 // previous Step's is treated as that previous value.
+//
+// Arrangements serves the joins that read a shared arrangement
+// (dataflow.Join.Shared; nil when the plan has none).
 type Input struct {
-	Updates    map[dataflow.CollectionID][]Update
-	Watermarks map[dataflow.CollectionID]int64
-	Now        int64
+	Updates      map[dataflow.CollectionID][]Update
+	Watermarks   map[dataflow.CollectionID]int64
+	Now          int64
+	Arrangements Arrangements
 }
 
 // watermarkable reports whether a column of type t can carry a watermark.

@@ -336,7 +336,27 @@ func (a *argReader) join(left, right []types.T) Join {
 			a.fail(fmt.Errorf("bad append-only %q (only an inner join can be)", r))
 		}
 	}
+	if sh, ok := a.get("shared"); ok {
+		j.Shared = parseShared(sh)
+		if j.Shared == nil || j.Kind != InnerJoin || j.AppendOnly {
+			a.fail(fmt.Errorf("bad shared %q (an inner join that is not append-only reads left:<index> or right:<index>)", sh))
+		}
+	}
 	return j
+}
+
+// parseShared parses left:<index> or right:<index> (nil if malformed).
+func parseShared(s string) *SharedArrangement {
+	side, id, ok := strings.Cut(s, ":")
+	n, err := strconv.ParseUint(id, 10, 64)
+	if !ok || err != nil || n == 0 || side != "left" && side != "right" {
+		return nil
+	}
+	sh := &SharedArrangement{Index: n}
+	if side == "right" {
+		sh.Side = 1
+	}
+	return sh
 }
 
 var sortRE = regexp.MustCompile(`^#(\d+)( ASC| DESC)?( NULLS FIRST| NULLS LAST)?$`)

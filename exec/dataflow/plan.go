@@ -123,6 +123,24 @@ type Join struct {
 	// join of append-only inputs, see TopK.AppendOnly): the arrangements
 	// then need no per-row identity, only each join key's rows.
 	AppendOnly bool
+	// Shared, when set, makes one input of an inner join read a shared
+	// arrangement instead of one of its own: see SharedArrangement.
+	Shared *SharedArrangement
+}
+
+// SharedArrangement names the arrangement an inner join reads one input
+// from: Index is an arrangement (an index, kept by the caller) of the
+// collection that the Side input (0 left, 1 right) reads, either directly
+// as a Source or through one MFP over a Source whose join key columns are
+// source columns; its leading columns are those join key columns, in
+// order. The join keeps no state for that side: it joins the side's
+// changes with the other side's rows as they were, and the other side's
+// changes with the arrangement as of the Step, which already includes
+// the side's changes (the delta-join rule dL⋈R' + L⋈dR). Printed
+// shared=left:<index> or shared=right:<index>.
+type SharedArrangement struct {
+	Side  int
+	Index uint64
 }
 
 // Union concatenates its inputs (UNION ALL). Stateless.

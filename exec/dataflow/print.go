@@ -148,6 +148,9 @@ func (op Join) args() string {
 	if op.AppendOnly {
 		s += " append-only=true"
 	}
+	if sh := op.Shared; sh != nil {
+		s += fmt.Sprintf(" shared=%s:%d", [2]string{"left", "right"}[sh.Side], sh.Index)
+	}
 	return s
 }
 

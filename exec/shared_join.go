@@ -1,0 +1,194 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// Arrangements gives a Step read access to shared arrangements: indexes
+// of source collections kept by the caller (the coordinator's tables and
+// views), by index id. Lookup calls fn with every row of the collection
+// whose index columns' key encoding (types.AppendColsKey) starts with key,
+// and its multiplicity, as of the Step: the Step's own updates of that
+// collection are already in it. fn must not keep the rows past the Step.
+type Arrangements interface {
+	Lookup(index uint64, key []byte, fn func(row types.Row, count int64) bool) error
+}
+
+// sharedJoin is an inner equi-join (dataflow.Join with Shared set) one of
+// whose inputs, the shared side S, is read from a shared arrangement: an
+// index of S's source collection that the coordinator keeps anyway, so
+// the join does not keep a private copy of S. With private side P, on a
+// batch with changes dP and dS it emits
+//
+//	dS⋈P + dP⋈S'
+//
+// where P is the private arrangement before the batch and S' the shared
+// one after it (it already holds dS): the same sum as joinOp's
+// dP⋈S + P'⋈dS, since S = S' - dS and P' = P + dP. dS⋈P is found in
+// P's arrangement by key; dP⋈S' by a lookup in the shared arrangement, of
+// whose rows the MFP between S's source and the join (if any) keeps and
+// maps the ones S's input would hold. This is the half of Materialize's
+// delta join that reads a base arrangement.
+//
+// State: P's rows by join key, as joinOp keeps one side (logged the same
+// way, under side byte 1 or 2); nothing for S. Size: O(live rows of P).
+type sharedJoin struct {
+	j     *joinOp // the private side's arrangement; the shared side stays empty
+	side  int     // the shared side
+	index uint64
+	// mfp maps the collection's rows to S's input rows (nil: S is the
+	// Source itself).
+	mfp  *mfpOp
+	kbuf []byte
+	ups  []Update
+}
+
+// newSharedJoin builds the shared join of node i of p, whose Shared input
+// must be a Source or a Map-free or Map-using MFP over a Source (the join
+// key columns on that side must then be source columns).
+func newSharedJoin(p *dataflow.Plan, i int, in [][]types.T) (operator, error) {
+	n := &p.Nodes[i]
+	spec := n.Op.(dataflow.Join)
+	sh := spec.Shared
+	if spec.Kind != dataflow.InnerJoin || spec.AppendOnly || sh.Side < 0 || sh.Side > 1 {
+		return nil, fmt.Errorf("a shared arrangement serves only a plain inner join")
+	}
+	j, err := newJoin(spec, in[0], in[1])
+	if err != nil {
+		return nil, err
+	}
+	o := &sharedJoin{j: j, side: sh.Side, index: sh.Index}
+	src := &p.Nodes[n.Inputs[sh.Side]]
+	if m, ok := src.Op.(dataflow.MFP); ok {
+		base := p.Nodes[src.Inputs[0]]
+		if _, ok := base.Op.(dataflow.Source); !ok {
+			return nil, fmt.Errorf("shared input %%%d is not an MFP over a Source", n.Inputs[sh.Side])
+		}
+		keys := [2][]int{spec.LeftKey, spec.RightKey}[sh.Side]
+		for _, k := range keys {
+			if m.Project[k] >= len(base.Types) {
+				return nil, fmt.Errorf("shared input's join key #%d is computed, not a source column", k)
+			}
+		}
+		if o.mfp, err = newMFP(m, base.Types); err != nil {
+			return nil, err
+		}
+	} else if _, ok := src.Op.(dataflow.Source); !ok {
+		return nil, fmt.Errorf("shared input %%%d is not a Source", n.Inputs[sh.Side])
+	}
+	return o, nil
+}
+
+func (o *sharedJoin) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+	p := 1 - o.side
+	var out []Update
+	var err error
+	for _, u := range ins[o.side] {
+		if out, err = o.joinPrivate(s, u, out); err != nil {
+			return nil, err
+		}
+	}
+	for _, u := range ins[p] {
+		if out, err = o.joinShared(s, u, out); err != nil {
+			return nil, err
+		}
+		r, _ := o.j.lookup(s, p, u.Row)
+		r.n += u.Diff
+	}
+	o.j.log(s)
+	return out, nil
+}
+
+// joinPrivate joins a change u of the shared side with the private rows
+// of its key (as they were before this Step's private changes).
+func (o *sharedJoin) joinPrivate(s *stepCtx, u Update, out []Update) ([]Update, error) {
+	key, ok := o.key(u.Row, o.side)
+	if !ok {
+		return out, nil
+	}
+	b := o.j.sides[1-o.side].buckets[string(key)]
+	if b == nil {
+		return out, nil
+	}
+	for _, q := range b.rows {
+		if q.n == 0 {
+			continue
+		}
+		var err error
+		if out, err = o.emit(s, q.row, q.n, u.Row, u.Diff, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// joinShared joins a change u of the private side with the shared
+// arrangement's rows of its key (mapped by the shared input's MFP).
+func (o *sharedJoin) joinShared(s *stepCtx, u Update, out []Update) ([]Update, error) {
+	key, ok := o.key(u.Row, 1-o.side)
+	if s.arr == nil {
+		return nil, fmt.Errorf("shared arrangement %d is not available to this Step", o.index)
+	}
+	if !ok {
+		return out, nil
+	}
+	ups := o.ups[:0]
+	err := s.arr.Lookup(o.index, key, func(row types.Row, n int64) bool {
+		ups = append(ups, Update{Row: row, Time: s.t, Diff: n})
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.mfp != nil {
+		if ups, err = o.mfp.step(s, [][]Update{ups}); err != nil {
+			return nil, err
+		}
+	}
+	for _, q := range ups {
+		if out, err = o.emit(s, u.Row, u.Diff, q.Row, q.Diff, out); err != nil {
+			return nil, err
+		}
+	}
+	clear(ups)
+	o.ups = ups[:0]
+	return out, nil
+}
+
+// key encodes row's join key on side; ok is false when a key column is
+// NULL (such a row never matches).
+func (o *sharedJoin) key(row types.Row, side int) ([]byte, bool) {
+	cols := o.j.sides[side].keyCols
+	for _, c := range cols {
+		if row[c].IsNull() {
+			return nil, false
+		}
+	}
+	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, cols)
+	return o.kbuf, true
+}
+
+// emit appends the joined row of a private row (count pn) and a shared
+// row (count sn), in the join's column order, if the residual holds.
+func (o *sharedJoin) emit(s *stepCtx, prow types.Row, pn int64, srow types.Row, sn int64, out []Update) ([]Update, error) {
+	l, r := prow, srow
+	if o.side == 0 {
+		l, r = srow, prow
+	}
+	ok, err := o.j.residual(s, l, r)
+	if err != nil || !ok {
+		return out, err
+	}
+	if d := pn * sn; d != 0 {
+		out = append(out, Update{Row: s.slab.concat(l, r), Time: s.t, Diff: d})
+	}
+	return out, nil
+}
+
+func (o *sharedJoin) commit()                         { o.j.commit() }
+func (o *sharedJoin) rollback()                       { o.j.rollback() }
+func (o *sharedJoin) restore(key, value []byte) error { return o.j.restore(key, value) }
+func (o *sharedJoin) restored() error                 { return nil }
