@@ -60,6 +60,12 @@ var randomPlans = []string{
 %2 = Join kind=left on=[#0=#0] <- %0, %1
 %3 = Reduce key=[#0, #5] aggs=[] <- %2
 %4 = TopK key=[] order=[#1 DESC NULLS LAST, #0] limit=%l <- %3`,
+	// Set-returning functions: lockstep with ordinality, then an outer
+	// FlatMap with ON, aggregated.
+	`%0 = Source coll=1 :: int4, int4, text
+%1 = FlatMap funcs=[generate_series(#0, #1), regexp_split_to_table(#2, '')] ordinality=true <- %0
+%2 = FlatMap funcs=[generate_series(1, #0)] outer=true on=[(#6 <> %a)] <- %1
+%3 = Reduce key=[#2] aggs=[count(*), sum(#3), max(#6), count(#5)] <- %2`,
 }
 
 // instantiate fills in a plan template's parameters.
