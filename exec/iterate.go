@@ -217,8 +217,9 @@ type loopOperator interface {
 	finish(s *stepCtx)
 }
 
-// loopLinear runs a stateless linear operator (MFP, Union, Negate) in a
-// loop body: a change at iteration k maps to a change at iteration k.
+// loopLinear runs a stateless linear operator (MFP, Union, Negate,
+// FlatMap) in a loop body: a change at iteration k maps to a change at
+// iteration k.
 type loopLinear struct {
 	operator
 }
@@ -278,7 +279,7 @@ func (d *Dataflow) buildLoops() error {
 func (d *Dataflow) newLoopOperator(j int) (loopOperator, error) {
 	n := &d.plan.Nodes[j]
 	switch op := n.Op.(type) {
-	case dataflow.MFP, dataflow.Union, dataflow.Negate:
+	case dataflow.MFP, dataflow.Union, dataflow.Negate, dataflow.FlatMap:
 		return loopLinear{d.ops[j]}, nil
 	case dataflow.Join:
 		if op.Shared != nil {
