@@ -47,6 +47,10 @@ type Relation struct {
 	// AppendOnly marks a relation whose updates never retract a row (a
 	// source in FORMAT PLAIN); top-k over it keeps only its top rows.
 	AppendOnly bool
+	// Rows is the relation's number of rows when it was looked up (0:
+	// unknown or empty). Only join ordering reads it, as an estimate
+	// (ir.Get.Rows); no result depends on it.
+	Rows int64
 }
 
 // Column is one column of a Relation.

@@ -131,7 +131,7 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 	}
 	if r == nil {
 		r = &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts, HasEventTime: rel.HasEventTime, EventTimeCol: rel.EventTimeCol,
-			AppendOnly: rel.AppendOnly, Key: rel.PrimaryKey}
+			AppendOnly: rel.AppendOnly, Key: rel.PrimaryKey, Rows: rel.Rows}
 	}
 	return r, cols, renameColumns(cols, colAliases, alias)
 }

@@ -97,6 +97,10 @@ type Catalog struct {
 	// indexesOf; guarded by refsMu).
 	idx        map[uint64][]*Object
 	idxVersion uint64
+	// size, when set, returns the current number of rows of a stored
+	// relation, for the planner's estimates (Relation.Rows). Callers of
+	// Relation hold the engine's lock, as for everything else here.
+	size func(id uint64) int64
 }
 
 func newCatalog() *Catalog {
@@ -149,6 +153,13 @@ func (c *Catalog) Relation(schema, name string) (*planner.Relation, error) {
 	}
 	if o.Kind == relIndex {
 		return nil, pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is an index", o.Name)
+	}
+	if c.size != nil {
+		if n := c.size(o.ID); n > 0 {
+			rel := *o.rel
+			rel.Rows = n
+			return &rel, nil
+		}
 	}
 	return o.rel, nil
 }

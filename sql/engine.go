@@ -103,6 +103,7 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 		views: map[uint64]*matView{}, sources: map[uint64]*sourceState{}, nextID: 1000,
 		replayer: o.Replayer}
 	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
+	e.cat.size = e.collectionSize
 	err = e.restore()
 	if err == nil {
 		err = e.replayLog()
@@ -312,6 +313,15 @@ func (e *Engine) tick(b *storage.Batch) exec.Time {
 	}
 	e.advanceWall(b)
 	return e.clock
+}
+
+// collectionSize returns the number of distinct rows of a stored
+// relation (0 if it has none), the planner's size estimate.
+func (e *Engine) collectionSize(id uint64) int64 {
+	if c := e.colls[id]; c != nil {
+		return int64(c.Len())
+	}
+	return 0
 }
 
 // snapshot returns the live rows of a collection as insertions at time t.
