@@ -36,6 +36,16 @@ type oracleTable struct {
 type oracleView struct {
 	name, def, adhoc string
 	agg              bool // grouped: usable as the input of a view over a view
+	// cols, key and rows describe a generated view (oracle_gen_test.go) to
+	// the generator; cols is nil for the fixed shapes of randomQuery.
+	cols []gcol
+	key  string
+	rows float64
+	// spent is the time the view's ad hoc query took, on the target and
+	// on PostgreSQL; n is its last row count (logged by TestOracle).
+	spent [2]time.Duration
+	n     int
+	full  int // checks that found the view not empty
 }
 
 // oracle is the state of one TestOracle run.
@@ -48,8 +58,10 @@ type oracle struct {
 	isPG   bool           // the target itself is PostgreSQL
 	tables []oracleTable
 	views  []oracleView
-	nextK  int
+	nextK  map[string]int // per table, so k = k joins across tables match
 	log    []string
+	spent  [2]time.Duration // writes on the target and on the mirror
+	nviews int              // views attempted, for their names
 }
 
 // TestOracle builds random tables and views, applies random writes in
@@ -59,7 +71,7 @@ type oracle struct {
 // seed and the statement log.
 func TestOracle(t *testing.T) {
 	seed := testSeed(t)
-	o := &oracle{t: t, rng: rand.New(rand.NewPCG(uint64(seed), 7))}
+	o := &oracle{t: t, rng: rand.New(rand.NewPCG(uint64(seed), 7)), nextK: map[string]int{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	o.ctx = ctx
@@ -71,6 +83,7 @@ func TestOracle(t *testing.T) {
 		t.Log("PostgreSQL not installed: comparing views with the target's own queries only")
 	}
 	defer func() {
+		o.logTimes()
 		if t.Failed() {
 			t.Logf("seed %d; statement log:\n%s", seed, strings.Join(o.log, ";\n"))
 		}
@@ -84,7 +97,7 @@ func TestOracle(t *testing.T) {
 	}
 }
 
-// setup creates 2-3 tables with some rows and 3-6 views.
+// setup creates 2-3 tables, 4-8 views, then some rows.
 func (o *oracle) setup() {
 	for i := range 2 + o.rng.IntN(2) {
 		tb := oracleTable{name: fmt.Sprintf("t%d", i), pk: o.rng.IntN(3) > 0}
@@ -95,7 +108,7 @@ func (o *oracle) setup() {
 		o.mustBoth(fmt.Sprintf("CREATE TABLE %s (%s, a int, b text, c numeric(6,2))", tb.name, key))
 		o.tables = append(o.tables, tb)
 	}
-	for range 3 + o.rng.IntN(4) {
+	for range 4 + o.rng.IntN(5) {
 		o.addView()
 	}
 	for _, tb := range o.tables {
@@ -103,9 +116,20 @@ func (o *oracle) setup() {
 	}
 }
 
-// addView creates one random view on the target.
+// addView creates one random view on the target: mostly from the query
+// generator, now and then one of randomQuery's fixed shapes or a view over
+// one of those.
 func (o *oracle) addView() {
-	name := fmt.Sprintf("v%d", len(o.views))
+	name := fmt.Sprintf("v%d", o.nviews)
+	o.nviews++
+	if o.rng.IntN(5) > 0 {
+		g := &qgen{o: o, rng: o.rng}
+		q := g.genView()
+		v := oracleView{name: name, def: o.render(q.sql, false), adhoc: o.render(q.sql, true),
+			agg: q.grouped, cols: q.cols, key: q.key, rows: max(q.rows, 1)}
+		o.createView(v)
+		return
+	}
 	def := o.randomQuery()
 	v := oracleView{name: name, def: def, adhoc: def, agg: strings.Contains(def, "GROUP BY")}
 	if aggs := o.aggViews(); len(aggs) > 0 && o.rng.IntN(3) == 0 {
@@ -114,15 +138,33 @@ func (o *oracle) addView() {
 		v.adhoc = fmt.Sprintf("SELECT g, n * 2 AS n2, s FROM (%s) AS %s WHERE n > 1", in.adhoc, in.name)
 		v.agg = false
 	}
-	o.mustTarget(fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", name, v.def))
+	o.createView(v)
+}
+
+// createView creates v on the target. If the target refuses it, the
+// definition is run on PostgreSQL too, to tell a generator bug (PostgreSQL
+// refuses it as well) from a gap in the target; the test fails either way,
+// but goes on with the other views so one run finds more.
+func (o *oracle) createView(v oracleView) {
+	sql := fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", v.name, v.def)
+	o.log = append(o.log, sql)
+	if _, err := o.target.Exec(o.ctx, sql).ReadAll(); err != nil {
+		if o.mirror != nil {
+			if _, errM := o.mirror.Exec(o.ctx, v.adhoc).ReadAll(); errM != nil {
+				o.t.Fatalf("generator bug: PostgreSQL also refuses %s: %v", v.adhoc, errM)
+			}
+		}
+		o.t.Errorf("%s: %v", sql, err)
+		return
+	}
 	o.views = append(o.views, v)
 }
 
-// aggViews returns the grouped views (columns g, n, s, ...).
+// aggViews returns the grouped views of randomQuery (columns g, n, s, ...).
 func (o *oracle) aggViews() []oracleView {
 	var out []oracleView
 	for _, v := range o.views {
-		if v.agg {
+		if v.agg && v.cols == nil {
 			out = append(out, v)
 		}
 	}
@@ -172,10 +214,10 @@ func (o *oracle) value(col byte) string {
 func (o *oracle) insert(tb oracleTable, n int, reuse bool) string {
 	rows := make([]string, n)
 	for i := range rows {
-		o.nextK++
-		k := o.nextK
+		o.nextK[tb.name]++
+		k := o.nextK[tb.name]
 		if reuse && o.rng.IntN(15) == 0 {
-			k = 1 + o.rng.IntN(o.nextK)
+			k = 1 + o.rng.IntN(k)
 		}
 		rows[i] = fmt.Sprintf("(%d, %s, %s, %s)", k, o.value('a'), o.value('b'), o.value('c'))
 	}
@@ -217,15 +259,36 @@ func (o *oracle) step() {
 	}
 }
 
+// logTimes logs the time spent on writes and each view's ad hoc query, and
+// each view's final size, to tell where a slow run went.
+func (o *oracle) logTimes() {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "writes: target %v, postgres %v", o.spent[0].Round(time.Millisecond), o.spent[1].Round(time.Millisecond))
+	for _, v := range o.views {
+		fmt.Fprintf(&sb, "\n%s: %d rows (not empty in %d checks); ad hoc: target %v, postgres %v", v.name, v.n, v.full, v.spent[0].Round(time.Millisecond), v.spent[1].Round(time.Millisecond))
+		if v.full == 0 && os.Getenv("EDDY_ORACLE_DEBUG") != "" {
+			fmt.Fprintf(&sb, " (always empty: %s)", v.def)
+		}
+		if v.spent[0] > 10*time.Second {
+			fmt.Fprintf(&sb, " (slow ad hoc: %s)", v.adhoc)
+		}
+	}
+	o.t.Log(sb.String())
+}
+
 // both runs sql on the target and the mirror and fails the test if one
 // accepts what the other rejects (or they reject it differently).
 func (o *oracle) both(sql string) {
 	o.log = append(o.log, sql)
+	start := time.Now()
 	_, errT := o.target.Exec(o.ctx, sql).ReadAll()
+	o.spent[0] += time.Since(start)
 	if o.mirror == nil {
 		return
 	}
+	start = time.Now()
 	_, errM := o.mirror.Exec(o.ctx, sql).ReadAll()
+	o.spent[1] += time.Since(start)
 	if codeOf(errT) != codeOf(errM) {
 		o.t.Fatalf("%s:\ntarget: %v\npostgres: %v", sql, errT, errM)
 	}
@@ -268,12 +331,19 @@ func (o *oracle) check(step int) bool {
 		o.t.Fatalf("refresh: %v", err)
 	}
 	ok := true
-	for _, v := range o.views {
+	for i := range o.views {
+		v := &o.views[i]
 		got, err := queryRows(o.ctx, o.target, "SELECT * FROM "+v.name)
 		if err != nil {
 			o.t.Fatalf("step %d: reading %s: %v", step, v.name, err)
 		}
+		v.n = len(got)
+		if v.n > 0 {
+			v.full++
+		}
+		start := time.Now()
 		want, err := queryRows(o.ctx, o.target, v.adhoc)
+		v.spent[0] += time.Since(start)
 		if err != nil {
 			o.t.Fatalf("step %d: %s: %v", step, v.adhoc, err)
 		}
@@ -284,7 +354,9 @@ func (o *oracle) check(step int) bool {
 		if o.mirror == nil {
 			continue
 		}
+		start = time.Now()
 		pg, err := queryRows(o.ctx, o.mirror, v.adhoc)
+		v.spent[1] += time.Since(start)
 		if err != nil {
 			o.t.Fatalf("step %d: postgres: %s: %v", step, v.adhoc, err)
 		}
