@@ -6,7 +6,7 @@ FUZZTIME ?= 15s
 # ORACLE_STEPS sets how long `make oracle` runs the randomized oracle test.
 ORACLE_STEPS ?= 3000
 
-.PHONY: build test testrace lint slt oracle fuzz bench ingest nexmark
+.PHONY: build test testrace lint slt oracle fuzz bench ingest nexmark tpch
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -74,3 +74,13 @@ ingest:
 NEXMARKFLAGS ?=
 nexmark:
 	$(GO) run ./bench/nexmark $(NEXMARKFLAGS)
+
+# tpch measures the 22 TPC-H queries as materialized views (bench/tpch):
+# the load with every view defined first (CPU-seconds, rows per CPU-second,
+# peak RSS), the RF1/RF2 refresh batches against PostgreSQL's batch plus
+# REFRESH MATERIALIZED VIEW, and with -per-view each view's state per input
+# row. Eddy runs in a child process guarded by -maxrss. Example:
+# make tpch TPCHFLAGS='-sf 0.01 -per-view -queries q01,q18'.
+TPCHFLAGS ?=
+tpch:
+	$(GO) run ./bench/tpch $(TPCHFLAGS)

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/eddydb/eddy/server"
+)
+
+// serve is the child side (-serve DIR): it starts Eddy on DIR as the eddy
+// binary does (same garbage-collector policy), prints "ready DSN", and
+// answers the parent's commands on stdin until stdin closes:
+//
+//	heap  -> "heap N": the live heap in bytes after a full collection.
+//
+// A CPU profile (-cpuprofile FILE) covers the child's whole life.
+func serve(dir, cpuprofile string) error {
+	server.TuneGC()
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: dir, Version: "tpch", Logger: log})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ready %s?sslmode=disable\n", srv.ConnString())
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		if sc.Text() == "heap" {
+			fmt.Printf("heap %d\n", liveHeap())
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return srv.Shutdown(ctx)
+}
+
+// liveHeap collects garbage and returns the bytes of live heap objects.
+func liveHeap() int64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// eddyProc is an Eddy server in a child process (this program run with
+// -serve), so that the CPU time and peak RSS read from /proc are Eddy's
+// alone, not the generator's or the client's. A watchdog kills the child
+// when its RSS passes the limit: a runaway view must not make the
+// kernel's OOM killer pick a process on a shared machine.
+type eddyProc struct {
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	out      *bufio.Scanner
+	dir      string
+	dsn      string
+	limit    int64        // bytes of RSS
+	phase    atomic.Value // string: what the parent was doing
+	exceeded atomic.Int64 // the RSS that tripped the limit, 0 if none
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+// startEddy starts a child server on a fresh data directory.
+func startEddy(limit int64, cpuprofile string) (*eddyProc, error) {
+	dir, err := os.MkdirTemp("", "eddy-tpch-")
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-serve", dir}
+	if cpuprofile != "" {
+		args = append(args, "-cpuprofile", cpuprofile)
+	}
+	e := &eddyProc{cmd: exec.Command(self, args...), dir: dir, limit: limit,
+		stop: make(chan struct{}), done: make(chan struct{})}
+	e.phase.Store("start")
+	e.cmd.Stderr = os.Stderr
+	if e.stdin, err = e.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	stdout, err := e.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	e.out = bufio.NewScanner(stdout)
+	if err := e.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go e.watch()
+	line, err := e.reply("ready ")
+	if err != nil {
+		e.close()
+		return nil, fmt.Errorf("starting eddy: %w", err)
+	}
+	e.dsn = line
+	return e, nil
+}
+
+// reply reads the child's next line, which must start with prefix, and
+// returns the rest.
+func (e *eddyProc) reply(prefix string) (string, error) {
+	if !e.out.Scan() {
+		return "", e.failed(fmt.Errorf("the child exited: %v", e.out.Err()))
+	}
+	line, ok := strings.CutPrefix(e.out.Text(), prefix)
+	if !ok {
+		return "", fmt.Errorf("unexpected line from the child: %q", e.out.Text())
+	}
+	return line, nil
+}
+
+// watch polls the child's RSS every 50 ms until close.
+func (e *eddyProc) watch() {
+	defer close(e.done)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-tick.C:
+		}
+		rss, _, err := procMemory(e.cmd.Process.Pid)
+		if err != nil {
+			return // gone
+		}
+		if rss > e.limit {
+			e.exceeded.Store(rss)
+			_ = e.cmd.Process.Kill()
+			return
+		}
+	}
+}
+
+// setPhase records what the parent is doing, for the watchdog's report.
+func (e *eddyProc) setPhase(p string) { e.phase.Store(p) }
+
+// failed explains err by the watchdog when it killed the child.
+func (e *eddyProc) failed(err error) error {
+	if rss := e.exceeded.Load(); rss > 0 {
+		return fmt.Errorf("stopped: eddy's RSS reached %d MB (above -maxrss %d MB) during %s; the server was killed",
+			rss>>20, e.limit>>20, e.phase.Load())
+	}
+	return err
+}
+
+// cpu returns the child's user+system CPU time so far.
+func (e *eddyProc) cpu() time.Duration { return procCPU(e.cmd.Process.Pid) }
+
+// memory returns the child's current and peak RSS.
+func (e *eddyProc) memory() (rss, hwm int64) {
+	rss, hwm, _ = procMemory(e.cmd.Process.Pid)
+	return rss, hwm
+}
+
+// heap asks the child for its live heap after a full collection.
+func (e *eddyProc) heap() (int64, error) {
+	if _, err := io.WriteString(e.stdin, "heap\n"); err != nil {
+		return 0, e.failed(err)
+	}
+	s, err := e.reply("heap ")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// close stops the child (closing its stdin shuts the server down) and
+// removes its data directory.
+func (e *eddyProc) close() error {
+	close(e.stop)
+	<-e.done
+	err := e.stdin.Close()
+	timer := time.AfterFunc(time.Minute, func() { _ = e.cmd.Process.Kill() })
+	defer timer.Stop()
+	if werr := e.cmd.Wait(); werr != nil && e.exceeded.Load() == 0 {
+		err = errors.Join(err, fmt.Errorf("eddy child: %w", werr))
+	}
+	return errors.Join(err, os.RemoveAll(e.dir))
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/eddydb/eddy/tests/tpch"
+)
+
+// workload is what every run does to a server: the data set, the queries
+// created as materialized views, and the rows per COPY.
+type workload struct {
+	data    *tpch.Data
+	queries []tpch.Query // all 22, in order (their Setup runs for all)
+	views   []tpch.Query // those created as materialized views
+	chunk   int
+}
+
+// execSQL runs sql (one or more statements) on c.
+func execSQL(ctx context.Context, c *pgconn.PgConn, sql string) error {
+	_, err := c.Exec(ctx, sql).ReadAll()
+	return err
+}
+
+// createSchema creates the eight tables and the plain views the queries
+// need (Q15's revenue0).
+func (w *workload) createSchema(ctx context.Context, c *pgconn.PgConn) error {
+	for _, s := range tpch.Schema() {
+		if err := execSQL(ctx, c, s); err != nil {
+			return fmt.Errorf("%s: %w", firstLine(s), err)
+		}
+	}
+	for _, q := range w.queries {
+		for _, s := range q.Setup {
+			if err := execSQL(ctx, c, s); err != nil {
+				return fmt.Errorf("%s setup: %w", q.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// createViews creates each of views as a materialized view; phase reports
+// progress to the caller's watchdog.
+func createViews(ctx context.Context, c *pgconn.PgConn, views []tpch.Query, phase func(string)) error {
+	for _, q := range views {
+		phase("CREATE MATERIALIZED VIEW " + q.Name)
+		if err := execSQL(ctx, c, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", q.Name, q.SQL)); err != nil {
+			return fmt.Errorf("CREATE MATERIALIZED VIEW %s: %w", q.Name, err)
+		}
+	}
+	return nil
+}
+
+// load copies every table in pieces of w.chunk rows, each one COPY (one
+// transaction: on Eddy one step of every view).
+func (w *workload) load(ctx context.Context, c *pgconn.PgConn, phase func(string)) error {
+	for _, tb := range w.data.Tables {
+		for lo := 0; lo < len(tb.Rows); lo += w.chunk {
+			hi := min(lo+w.chunk, len(tb.Rows))
+			phase(fmt.Sprintf("the load of %s (rows %d-%d)", tb.Name, lo+1, hi))
+			if err := copyRows(ctx, c, tb, tb.Rows[lo:hi]); err != nil {
+				return fmt.Errorf("COPY %s rows %d-%d: %w", tb.Name, lo+1, hi, err)
+			}
+		}
+	}
+	return nil
+}
+
+// copyRows copies rows into tb with COPY FROM STDIN in text format (the
+// generated values hold no tab, newline or backslash).
+func copyRows(ctx context.Context, c *pgconn.PgConn, tb *tpch.Table, rows [][]string) error {
+	var b strings.Builder
+	for _, r := range rows {
+		b.WriteString(strings.Join(r, "\t"))
+		b.WriteByte('\n')
+	}
+	copySQL := fmt.Sprintf("COPY %s (%s) FROM STDIN", tb.Name, strings.Join(tb.Columns, ", "))
+	_, err := c.CopyFrom(ctx, strings.NewReader(b.String()), copySQL)
+	return err
+}
+
+// batch returns the refresh batch called name.
+func (w *workload) batch(name string) (tpch.Batch, error) {
+	for _, b := range w.data.Batches {
+		if b.Name == name {
+			return b, nil
+		}
+	}
+	return tpch.Batch{}, fmt.Errorf("the generator made no batch %q", name)
+}
+
+// apply runs a refresh batch in one transaction.
+func apply(ctx context.Context, c *pgconn.PgConn, b tpch.Batch) error {
+	sql := "BEGIN;\n" + strings.Join(b.Stmts, ";\n") + ";\nCOMMIT"
+	if err := execSQL(ctx, c, sql); err != nil {
+		return fmt.Errorf("batch %s: %w", b.Name, err)
+	}
+	return nil
+}
+
+// viewRows returns the row count of every view.
+func viewRows(ctx context.Context, c *pgconn.PgConn, views []tpch.Query) (map[string]int64, error) {
+	counts := map[string]int64{}
+	for _, q := range views {
+		res, err := c.Exec(ctx, "SELECT count(*) FROM "+q.Name).ReadAll()
+		if err != nil {
+			return nil, fmt.Errorf("counting %s: %w", q.Name, err)
+		}
+		if len(res) != 1 || len(res[0].Rows) != 1 {
+			return nil, fmt.Errorf("counting %s: no row", q.Name)
+		}
+		n, err := strconv.ParseInt(string(res[0].Rows[0][0]), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("counting %s: %w", q.Name, err)
+		}
+		counts[q.Name] = n
+	}
+	return counts, nil
+}
+
+// loadRows returns the number of rows the load inserts.
+func (w *workload) loadRows() int64 {
+	var n int64
+	for _, tb := range w.data.Tables {
+		n += int64(len(tb.Rows))
+	}
+	return n
+}
+
+// rawBytes returns the size of the load in PostgreSQL's text form: every
+// value plus one separator (tab or newline) per value.
+func (w *workload) rawBytes() int64 {
+	var n int64
+	for _, tb := range w.data.Tables {
+		for _, r := range tb.Rows {
+			for _, v := range r {
+				n += int64(len(v)) + 1
+			}
+		}
+	}
+	return n
+}
+
+// literal matches a SQL string literal (” escapes a quote inside).
+var literal = regexp.MustCompile(`'([^']|'')*'`)
+
+// inputRows returns the rows of the tables q reads: a table counts when
+// its name appears as a word in the query or its setup, string literals
+// aside (Q16's 'Customer%Complaints%' reads no customer).
+func (w *workload) inputRows(q tpch.Query) int64 {
+	text := strings.ToLower(literal.ReplaceAllString(strings.Join(append(q.Setup, q.SQL), "\n"), "''"))
+	var n int64
+	for _, tb := range w.data.Tables {
+		if regexp.MustCompile(`\b` + tb.Name + `\b`).MatchString(text) {
+			n += int64(len(tb.Rows))
+		}
+	}
+	return n
+}
+
+// firstLine returns the first line of s.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
