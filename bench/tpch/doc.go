@@ -35,6 +35,7 @@
 // the CPU-seconds: wall times include waiting for a core.
 //
 // Flags: -sf (0.1), -seed (1), -chunk (10,000), -queries (q01,q18;
-// default all), -per-view, -cpuprofile DIR (one profile per Eddy process:
-// all.pprof, qNN.pprof), -maxrss MB, -postgres=false, -pgbin DIR.
+// default all), -per-view, -cpuprofile DIR (per Eddy process a CPU
+// profile, all.pprof or qNN.pprof, and the heap after the load, all.heap
+// or qNN.heap), -maxrss MB, -postgres=false, -pgbin DIR.
 package main

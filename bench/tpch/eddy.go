@@ -26,7 +26,9 @@ import (
 //
 //	heap  -> "heap N": the live heap in bytes after a full collection.
 //
-// A CPU profile (-cpuprofile FILE) covers the child's whole life.
+// A CPU profile (-cpuprofile FILE.pprof) covers the child's whole life;
+// with it, the heap command also writes the live heap to FILE.heap (read
+// it with go tool pprof -sample_index=inuse_space).
 func serve(dir, cpuprofile string) error {
 	server.TuneGC()
 	if cpuprofile != "" {
@@ -50,6 +52,7 @@ func serve(dir, cpuprofile string) error {
 	for sc.Scan() {
 		if sc.Text() == "heap" {
 			fmt.Printf("heap %d\n", liveHeap())
+			writeHeapProfile(cpuprofile)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -66,6 +69,20 @@ func liveHeap() int64 {
 		return 0
 	}
 	return int64(s[0].Value.Uint64())
+}
+
+// writeHeapProfile writes the heap profile beside the CPU profile
+// cpuprofile (none without one); errors only lose the profile.
+func writeHeapProfile(cpuprofile string) {
+	if cpuprofile == "" {
+		return
+	}
+	f, err := os.Create(strings.TrimSuffix(cpuprofile, ".pprof") + ".heap")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.WriteHeapProfile(f)
 }
 
 // eddyProc is an Eddy server in a child process (this program run with

@@ -34,7 +34,7 @@ func main() {
 	flag.IntVar(&o.chunk, "chunk", 10_000, "rows per COPY during the load (one commit, one step of every view)")
 	flag.StringVar(&o.queries, "queries", "", "comma-separated views to create (q01,q18; default all 22)")
 	flag.BoolVar(&o.perView, "per-view", false, "also load each view alone in a fresh Eddy and report its state per input row")
-	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU profiles of the Eddy processes (all.pprof, and qNN.pprof with -per-view)")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU and heap profiles of the Eddy processes (all.pprof/.heap, and qNN.pprof/.heap with -per-view)")
 	flag.Int64Var(&o.maxRSS, "maxrss", 16<<10, "stop a run when Eddy's RSS passes this many MB")
 	flag.BoolVar(&o.postgres, "postgres", true, "also measure PostgreSQL (skipped when initdb is not found)")
 	flag.StringVar(&o.pgbin, "pgbin", "", "directory of PostgreSQL's initdb and pg_ctl (default: "+bench.PostgresBinDir+", else /usr/lib/postgresql/15/bin)")
