@@ -31,14 +31,17 @@ type TableCol struct {
 type TableGen func(ctx *Ctx, args []types.Datum, emit func(vals []types.Datum) error) error
 
 // TableFunc is one overload of a set-returning (table) function: its
-// parameter types, its result columns and its generator. Every table
-// function is strict: a call with a NULL argument produces no rows, as
-// PostgreSQL's strict set-returning functions do.
+// parameter types, its result columns and its generator. A table function
+// is strict unless NullArgs: a call with a NULL argument produces no rows,
+// as PostgreSQL's strict set-returning functions do.
 type TableFunc struct {
 	Name string
 	Args []types.T
 	Cols []TableCol
 	Gen  TableGen
+	// NullArgs passes NULL arguments to Gen (string_to_table's NULL
+	// delimiter splits into characters).
+	NullArgs bool
 	// poly instantiates a polymorphic overload (unnest(anyarray)) for
 	// concrete argument types; nil for monomorphic ones.
 	poly func(args []types.T) *TableFunc
@@ -135,7 +138,8 @@ func (c TableCall) Remap(m func(int) int) TableCall {
 
 // Eval evaluates the arguments over row and returns the call's rows (each
 // a fresh slice of len(Func.Cols) values). A NULL argument produces no
-// rows; more than MaxTableFuncRows rows fail with 54000.
+// rows (unless Func.NullArgs); more than MaxTableFuncRows rows fail with
+// 54000.
 func (c TableCall) Eval(ctx *Ctx, row types.Row) ([]types.Row, error) {
 	args := make([]types.Datum, len(c.Args))
 	for i, a := range c.Args {
@@ -143,7 +147,7 @@ func (c TableCall) Eval(ctx *Ctx, row types.Row) ([]types.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d.IsNull() {
+		if d.IsNull() && !c.Func.NullArgs {
 			return nil, nil
 		}
 		args[i] = d
