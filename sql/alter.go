@@ -3,6 +3,7 @@ package sql
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -826,6 +827,9 @@ func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error
 		if err != nil {
 			return "", "", err
 		}
+		// Only the indexes the stored plan reads (its Deps): an index
+		// created after the view does not change its plan.
+		plan, _ = e.shareArrangements(cat, plan, func(id uint64) bool { return slices.Contains(d.Deps, id) })
 		flow = plan.String()
 	}
 	return sb.String(), flow, nil

@@ -84,7 +84,7 @@ func (e *Engine) viewCtx() *scalar.Ctx {
 
 // viewInput is the Step input of a view at the current logical time.
 func (e *Engine) viewInput(mv *matView, in map[dataflow.CollectionID][]exec.Update) exec.Input {
-	return exec.Input{Updates: in, Watermarks: e.sourceWatermarks(mv.sources), Now: e.wall.last}
+	return exec.Input{Updates: in, Watermarks: e.sourceWatermarks(mv.sources), Now: e.wall.last, Arrangements: arrangements{e}}
 }
 
 // stepView steps mv at logical time t with its input in (nil: none),

@@ -52,10 +52,12 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	if err != nil {
 		return err
 	}
-	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String() + stateReport(plan)
-	if !opts.MaterializedView {
-		text += p.st.s.e.accessReport(plan)
-	}
+	e := p.st.s.e
+	e.mu.RLock()
+	plan, _ = e.shareArrangements(e.cat, plan, nil)
+	e.mu.RUnlock()
+	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String() + stateReport(plan) +
+		e.accessReport(plan, !opts.MaterializedView)
 	if explainVerbose(es) {
 		_, trace, err := optimizer.OptimizeTrace(viewRel(q))
 		if err != nil {
@@ -98,15 +100,20 @@ func textRow(vals ...string) types.Row {
 	return r
 }
 
-// accessReport lists the sources an ad hoc query reads by key range and
-// the access path each uses (pointread.go), e.g. `%0 IndexScan t_a_idx
-// (a = 5)`, for EXPLAIN; "" when every source is read whole.
-func (e *Engine) accessReport(plan *dataflow.Plan) string {
+// accessReport lists, for EXPLAIN, the joins that read a shared
+// arrangement (sharedjoin.go), e.g. `%3 Join reads %2 from index t_a_idx
+// (shared arrangement)`, and, for an ad hoc query (adhoc), the sources it
+// reads by key range with the access path each uses (pointread.go), e.g.
+// `%0 IndexScan t_a_idx (a = 5)`; "" when there are none.
+func (e *Engine) accessReport(plan *dataflow.Plan, adhoc bool) string {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var b strings.Builder
+	for _, s := range e.describeShared(plan) {
+		b.WriteString(s + "\n")
+	}
 	for _, p := range pointInputs(plan) {
-		if s := e.describeAccess(p); s != "" {
+		if s := e.describeAccess(p); s != "" && adhoc {
 			b.WriteString("%" + strconv.Itoa(p.node) + " " + s + "\n")
 		}
 	}

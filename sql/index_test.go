@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,9 +13,11 @@ var indexSeed = flag.Uint64("index-seed", 0, "seed of TestIndexRandomWrites (0: 
 
 // TestIndexRandomWrites runs random INSERTs, UPDATEs and DELETEs (some in
 // rolled-back transactions, some across a crash or a clean restart)
-// against a table and a materialized view with indexes, and checks after
+// against tables and a materialized view with indexes, and checks after
 // each step that every index equals the one built from its relation's
-// rows, and that reads through the indexes answer as full scans do.
+// rows, that reads through the indexes answer as full scans do, and that
+// a join view reading a shared arrangement (and the same join run ad hoc
+// through it) equals the join computed with private arrangements.
 func TestIndexRandomWrites(t *testing.T) {
 	seed := *indexSeed
 	if seed == 0 {
@@ -30,7 +33,11 @@ CREATE INDEX r_b_a ON r (b, a);
 CREATE TABLE m (a int, b text);
 CREATE INDEX m_b ON m (b);
 CREATE MATERIALIZED VIEW mv AS SELECT a, count(*) AS n FROM r GROUP BY a;
-CREATE INDEX mv_n ON mv (n)`)
+CREATE INDEX mv_n ON mv (n);
+CREATE MATERIALIZED VIEW mj AS SELECT r.id, m.a, m.b FROM r JOIN m ON m.b = r.b`)
+	if plan := te.e.cat.lookup("", "mj").Plan; !strings.Contains(plan, "shared=") {
+		t.Fatalf("the join view reads no shared arrangement:\n%s", plan)
+	}
 	for step := 0; step < 300; step++ {
 		stmt := randomIndexWrite(rng)
 		switch rng.IntN(25) {
@@ -116,5 +123,17 @@ func (te *testEngine) compareIndexReads(t *testing.T, step int, rng *rand.Rand) 
 		if sortedLines(fast) != sortedLines(slow) {
 			t.Fatalf("step %d: %s\nthrough the index:\n%s\nfull scan:\n%s", step, q, fast, slow)
 		}
+	}
+	join := "SELECT r.id, m.a, m.b FROM r JOIN m ON m.b = r.b"
+	before := sharedJoinCount.Load()
+	view, shared := te.mustRun("SELECT * FROM mj"), te.mustRun(join)
+	if sharedJoinCount.Load() == before {
+		t.Fatalf("step %d: %s read no shared arrangement", step, join)
+	}
+	disableSharedJoins = true
+	private := te.mustRun(join)
+	disableSharedJoins = false
+	if sortedLines(view) != sortedLines(private) || sortedLines(shared) != sortedLines(private) {
+		t.Fatalf("step %d: view\n%s\nad hoc through the index\n%s\nwith private arrangements\n%s", step, view, shared, private)
 	}
 }

@@ -87,6 +87,9 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
 
 // installView builds the view's dataflow and backfills it (logging to b).
 func (e *Engine) installView(obj *Object, b *storage.Batch) error {
+	if err := e.planSharedView(obj); err != nil {
+		return err
+	}
 	mv, err := e.buildView(obj)
 	if err != nil {
 		return err
@@ -95,7 +98,7 @@ func (e *Engine) installView(obj *Object, b *storage.Batch) error {
 		return err
 	}
 	t := e.tick(b)
-	in := exec.Input{Updates: e.collectionInputs(mv.df.Sources(), t), Now: e.wall.last}
+	in := exec.Input{Updates: e.collectionInputs(mv.df.Sources(), t), Now: e.wall.last, Arrangements: arrangements{e}}
 	out, err := mv.df.StepInput(e.viewCtx(), t, in, b.Prefixed(storage.StatePrefix(obj.ID)))
 	if err != nil {
 		return err

@@ -61,25 +61,28 @@ func (te *testEngine) readCmd(t *testing.T, d *datadriven.TestData) string {
 
 // compareReads executes st three ways and checks that the answers agree
 // (as multisets: without ORDER BY the order is free): as served (generic
-// plan, point reads), without point reads, and as the reference (planned
-// with the values as literals, full snapshots). It prints the answer and
-// which fast paths ran.
+// plan, point reads, shared joins), without point reads and shared joins,
+// and as the reference (planned with the values as literals, full
+// snapshots). It prints the answer and which fast paths ran.
 func (te *testEngine) compareReads(t *testing.T, d *datadriven.TestData, st *Statement) string {
 	ps := params(d)
-	before := pointReadCount.Load()
+	before, beforeShared := pointReadCount.Load(), sharedJoinCount.Load()
 	fast := te.execOrErr(st, ps)
-	used := pointReadCount.Load() - before
+	used, shared := pointReadCount.Load()-before, sharedJoinCount.Load()-beforeShared
 	generic := st.plan != nil && st.plan.q != nil
-	disablePointReads = true
+	disablePointReads, disableSharedJoins = true, true
 	slow := te.execOrErr(st, ps)
 	disableGenericPlans = true
 	ref := te.execOrErr(st, ps)
-	disablePointReads, disableGenericPlans = false, false
+	disablePointReads, disableGenericPlans, disableSharedJoins = false, false, false
 	if sortedLines(fast) != sortedLines(ref) || sortedLines(slow) != sortedLines(ref) {
 		t.Fatalf("%s: served\n%s\nwithout point reads\n%s\nreference\n%s", d.Pos, fast, slow, ref)
 	}
 	if used > 0 {
 		fast += "(point read)\n"
+	}
+	if shared > 0 {
+		fast += "(shared join)\n"
 	}
 	if generic {
 		fast += "(generic plan)\n"

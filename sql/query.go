@@ -28,29 +28,43 @@ func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]ty
 }
 
 // runPlan runs a query's compiled plan (points are its point inputs) and
-// presents the rows as runQuery does.
+// presents the rows as runQuery does. A plan whose joins read shared
+// arrangements (sharedjoin.go) runs under the engine's read lock, since
+// its lookups read the indexes as of the query's time.
 func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointInput, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+	e.mu.RLock()
+	locked := true
+	defer func() {
+		if locked {
+			e.mu.RUnlock()
+		}
+	}()
+	plan, skip := e.sharedPlan(plan, ws)
 	df, err := exec.Build(plan)
 	if err != nil {
 		return nil, err
 	}
-	e.mu.RLock()
 	t := e.clock
 	err = e.checkReadable(df.Sources())
 	var in map[dataflow.CollectionID][]exec.Update
 	if err == nil {
-		in, err = e.queryInputs(points, df.Sources(), ctx, t, ws)
+		in, err = e.queryInputs(points, df.Sources(), skip, ctx, t, ws)
 	}
-	e.mu.RUnlock()
 	if err != nil {
 		return nil, err
+	}
+	if skip == nil {
+		e.mu.RUnlock()
+		locked = false
+	} else {
+		sharedJoinCount.Add(1)
 	}
 	for id := range in {
 		for _, u := range ws.pending(uint64(id)) {
 			in[id] = append(in[id], exec.Update{Row: u.Row, Time: t, Diff: u.Diff})
 		}
 	}
-	out, err := df.Step(ctx, t, in, nil)
+	out, err := df.StepInput(ctx, t, exec.Input{Updates: in, Arrangements: arrangements{e}}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -67,15 +81,54 @@ func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointIn
 	return rows, nil
 }
 
+// sharedPlan returns plan with its joins reading shared arrangements where
+// indexes allow (shareArrangements), and the collections the query then
+// need not read (onlyShared; nil when no join reads an arrangement).
+// Queries whose transaction has written to a shared input, or that call
+// sequence functions (which may take e.mu, held while such a plan runs),
+// keep their plan. The caller holds e.mu shared.
+func (e *Engine) sharedPlan(plan *dataflow.Plan, ws *writeSet) (*dataflow.Plan, map[dataflow.CollectionID]bool) {
+	shared, used := e.shareArrangements(e.cat, plan, nil)
+	if len(used) == 0 || callsSequences(plan) {
+		return plan, nil
+	}
+	for _, id := range sharedCollections(shared) {
+		if len(ws.pending(uint64(id))) > 0 {
+			return plan, nil
+		}
+	}
+	return shared, onlyShared(shared)
+}
+
+// callsSequences reports whether some expression of plan calls a
+// sequence function.
+func callsSequences(p *dataflow.Plan) bool {
+	for _, n := range p.Nodes {
+		var exprs []scalar.Expr
+		switch op := n.Op.(type) {
+		case dataflow.MFP:
+			exprs = append(append(exprs, op.Map...), op.Filter...)
+		case dataflow.Join:
+			exprs = op.Residual
+		}
+		for _, x := range exprs {
+			if callsFunc(x, "nextval") || callsFunc(x, "setval") || callsFunc(x, "currval") || callsFunc(x, "lastval") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // queryInputs gathers the input snapshot of a query at time t: the rows
 // under the key prefix of each point input (see pointInputs) that the
-// transaction has not written to, and every other source in full. The
-// caller holds e.mu shared.
-func (e *Engine) queryInputs(points []pointInput, srcs []dataflow.CollectionID, ctx *scalar.Ctx, t exec.Time, ws *writeSet) (map[dataflow.CollectionID][]exec.Update, error) {
+// transaction has not written to, nothing of the collections in skip, and
+// every other source in full. The caller holds e.mu shared.
+func (e *Engine) queryInputs(points []pointInput, srcs []dataflow.CollectionID, skip map[dataflow.CollectionID]bool, ctx *scalar.Ctx, t exec.Time, ws *writeSet) (map[dataflow.CollectionID][]exec.Update, error) {
 	in := make(map[dataflow.CollectionID][]exec.Update, len(srcs))
 	if !disablePointReads {
 		for _, p := range points {
-			if len(ws.pending(uint64(p.coll))) > 0 {
+			if len(ws.pending(uint64(p.coll))) > 0 || skip[p.coll] {
 				continue
 			}
 			rows, ok, err := e.pointSnapshot(p, ctx, t)
@@ -89,7 +142,7 @@ func (e *Engine) queryInputs(points []pointInput, srcs []dataflow.CollectionID, 
 		}
 	}
 	for _, id := range srcs {
-		if _, ok := in[id]; !ok {
+		if _, ok := in[id]; !ok && !skip[id] {
 			in[id] = e.snapshot(uint64(id), t)
 		}
 	}

@@ -1,0 +1,257 @@
+package sql
+
+import (
+	"slices"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/storage"
+)
+
+// Shared arrangements in joins. An inner join of a lowered plan keeps an
+// arrangement of each input (exec's joinOp), a private copy of both. When
+// one input is a table or materialized view read directly (or through one
+// MFP that keeps its join key columns) and the relation has an index whose
+// leading columns are that input's join key, the join reads that input
+// from the index instead (dataflow.Join.Shared, exec's sharedJoin): the
+// index is the one arrangement of the relation by that key, shared by
+// every join and view that needs it, as in differential dataflow's
+// arrangements and Materialize's delta joins; the join keeps only its
+// other input. shareArrangements marks such joins after lowering (the
+// optimizer knows nothing of indexes): a materialized view stores the
+// marked plan and depends on the indexes it reads (DROP INDEX needs
+// CASCADE); an ad hoc query marks its plan when it runs and then reads
+// nothing of the shared input but the index lookups (an index nested loop
+// join), unless the transaction has pending writes to it.
+
+// sharedJoinCount counts the ad hoc queries run with shared joins (tests
+// check that the fast path ran).
+var sharedJoinCount atomic.Int64
+
+// disableSharedJoins is a test knob: with it set no plan reads a shared
+// arrangement (the reference the shared joins are compared with).
+var disableSharedJoins bool
+
+// shareArrangements returns plan with every inner join that can read one
+// input from an index marked to do so, preferring the larger relation's
+// side, and the indexes used; allowed filters the indexes (nil: any). The
+// plan is returned unchanged (and not copied) when no join qualifies. The
+// caller holds e.mu.
+func (e *Engine) shareArrangements(cat *Catalog, plan *dataflow.Plan, allowed func(uint64) bool) (*dataflow.Plan, []uint64) {
+	if disableSharedJoins || hasLoop(plan) {
+		return plan, nil
+	}
+	var out *dataflow.Plan
+	var used []uint64
+	for i, n := range plan.Nodes {
+		j, ok := n.Op.(dataflow.Join)
+		if !ok || j.Kind != dataflow.InnerJoin || j.AppendOnly || j.Shared != nil || len(j.LeftKey) == 0 {
+			continue
+		}
+		best, bestRows := -1, -1
+		var bestIndex uint64
+		for side, keys := range [2][]int{j.LeftKey, j.RightKey} {
+			if ix, rows, ok := e.sharedIndex(cat, plan, n.Inputs[side], keys, allowed); ok && rows > bestRows {
+				best, bestRows, bestIndex = side, rows, ix
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		if out == nil {
+			cp := *plan
+			cp.Nodes = slices.Clone(plan.Nodes)
+			out = &cp
+		}
+		j.Shared = &dataflow.SharedArrangement{Side: best, Index: bestIndex}
+		out.Nodes[i].Op = j
+		if !slices.Contains(used, bestIndex) {
+			used = append(used, bestIndex)
+		}
+	}
+	if out == nil {
+		return plan, nil
+	}
+	return out, used
+}
+
+// planSharedView plans a new materialized view (its stored plan,
+// obj.Plan) with its joins reading shared arrangements where indexes
+// allow, and adds the indexes it reads to its dependencies. The caller
+// holds e.mu.
+func (e *Engine) planSharedView(obj *Object) error {
+	text, err := e.planView(obj)
+	if err != nil {
+		return err
+	}
+	plan, err := dataflow.Parse(text)
+	if err != nil {
+		return err
+	}
+	plan, used := e.shareArrangements(e.cat, plan, nil)
+	text = plan.String()
+	if back, err := dataflow.Parse(text); err != nil || back.String() != text {
+		return pgerr.New(pgerr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself", obj.Name)
+	}
+	obj.Plan, obj.Deps = text, mergeIDs(obj.Deps, used)
+	return nil
+}
+
+// mergeIDs returns the sorted union of two ID lists.
+func mergeIDs(a, b []uint64) []uint64 {
+	out := append([]uint64(nil), a...)
+	for _, id := range b {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hasLoop reports whether plan has a WITH RECURSIVE loop (whose joins
+// keep their own state).
+func hasLoop(plan *dataflow.Plan) bool {
+	for _, n := range plan.Nodes {
+		switch n.Op.(type) {
+		case dataflow.Variable, dataflow.Fixpoint:
+			return true
+		}
+	}
+	return false
+}
+
+// sharedIndex finds an index that can serve join input node in, whose
+// join key columns are keys: in is a Source of a table or materialized
+// view, or an MFP over one that keeps the key columns as source columns,
+// and the index's leading columns are those source columns in key order.
+// rows is the relation's size (the join then keeps the other side).
+func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []int, allowed func(uint64) bool) (index uint64, rows int, ok bool) {
+	node := plan.Nodes[in]
+	cols := keys
+	if m, isMFP := node.Op.(dataflow.MFP); isMFP {
+		node = plan.Nodes[node.Inputs[0]]
+		cols = make([]int, len(keys))
+		for i, k := range keys {
+			if cols[i] = m.Project[k]; cols[i] >= len(node.Types) {
+				return 0, 0, false
+			}
+		}
+	}
+	src, isSource := node.Op.(dataflow.Source)
+	if !isSource {
+		return 0, 0, false
+	}
+	obj, c := cat.byID[uint64(src.Collection)], e.colls[uint64(src.Collection)]
+	if obj == nil || c == nil || obj.Source != nil && obj.Source.Watermark != nil {
+		return 0, 0, false
+	}
+	for _, ix := range cat.indexesOf(obj.ID) {
+		if allowed != nil && !allowed(ix.ID) {
+			continue
+		}
+		if len(ix.Index.Cols) >= len(cols) && samePrefix(ix.Index.Cols[:len(cols)], cols) {
+			return ix.ID, c.Len(), true
+		}
+	}
+	return 0, 0, false
+}
+
+// sharedCollections returns the collections of plan's shared join inputs.
+func sharedCollections(plan *dataflow.Plan) []dataflow.CollectionID {
+	var out []dataflow.CollectionID
+	for _, n := range plan.Nodes {
+		if j, ok := n.Op.(dataflow.Join); ok && j.Shared != nil {
+			if src, ok := sourceOf(plan, n.Inputs[j.Shared.Side]); ok {
+				out = append(out, src.Collection)
+			}
+		}
+	}
+	return out
+}
+
+// sourceOf returns the Source that node in is, or that the MFP node in
+// reads.
+func sourceOf(plan *dataflow.Plan, in int) (dataflow.Source, bool) {
+	n := plan.Nodes[in]
+	if _, ok := n.Op.(dataflow.MFP); ok {
+		n = plan.Nodes[n.Inputs[0]]
+	}
+	src, ok := n.Op.(dataflow.Source)
+	return src, ok
+}
+
+// onlyShared returns the collections of plan that feed nothing but
+// shared join inputs (directly or through an MFP read by nothing else):
+// an ad hoc query need not read them at all, as their changes (the whole
+// snapshot) would meet only the other sides' empty arrangements.
+func onlyShared(plan *dataflow.Plan) map[dataflow.CollectionID]bool {
+	consumers := make([][]int, len(plan.Nodes))
+	for i, n := range plan.Nodes {
+		for _, in := range n.Inputs {
+			consumers[in] = append(consumers[in], i)
+		}
+	}
+	sharedInput := func(node, consumer int) bool {
+		j, ok := plan.Nodes[consumer].Op.(dataflow.Join)
+		return ok && j.Shared != nil && plan.Nodes[consumer].Inputs[j.Shared.Side] == node
+	}
+	out := map[dataflow.CollectionID]bool{}
+	bad := map[dataflow.CollectionID]bool{}
+	for i, n := range plan.Nodes {
+		src, ok := n.Op.(dataflow.Source)
+		if !ok {
+			continue
+		}
+		fine := i != plan.Output && len(consumers[i]) > 0
+		for _, c := range consumers[i] {
+			_, isMFP := plan.Nodes[c].Op.(dataflow.MFP)
+			viaMFP := isMFP && c != plan.Output && len(consumers[c]) == 1 && sharedInput(c, consumers[c][0])
+			fine = fine && (sharedInput(i, c) || viaMFP)
+		}
+		if fine {
+			out[src.Collection] = true
+		} else {
+			bad[src.Collection] = true
+		}
+	}
+	for id := range bad {
+		delete(out, id)
+	}
+	return out
+}
+
+// arrangements serves exec's shared joins from the engine's indexes
+// (exec.Arrangements). Lookups run under the caller's hold of e.mu.
+type arrangements struct{ e *Engine }
+
+// Lookup implements exec.Arrangements.
+func (a arrangements) Lookup(index uint64, key []byte, fn func(types.Row, int64) bool) error {
+	o := a.e.cat.byID[index]
+	if o == nil || o.Index == nil || a.e.colls[o.Index.Table] == nil {
+		return storage.ErrNoIndex
+	}
+	return a.e.colls[o.Index.Table].ScanIndex(index, key, storage.KeyPrefixEnd(key), fn)
+}
+
+// describeShared prints the shared joins of plan for EXPLAIN, e.g.
+// `%3 Join reads %2 from index t_a_idx (shared arrangement)`. The caller
+// holds e.mu.
+func (e *Engine) describeShared(plan *dataflow.Plan) []string {
+	var out []string
+	for i, n := range plan.Nodes {
+		j, ok := n.Op.(dataflow.Join)
+		if !ok || j.Shared == nil {
+			continue
+		}
+		name := strconv.FormatUint(j.Shared.Index, 10)
+		if o := e.cat.byID[j.Shared.Index]; o != nil {
+			name = o.Name
+		}
+		out = append(out, "%"+strconv.Itoa(i)+" Join reads %"+strconv.Itoa(n.Inputs[j.Shared.Side])+" from index "+name+" (shared arrangement)")
+	}
+	return out
+}
