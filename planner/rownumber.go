@@ -156,10 +156,12 @@ func isRankRef(n *pg_query.Node, rn, alias string) bool {
 // row_number() of the idiom over its ungrouped FROM relation, with an
 // inline window without a frame: only then does the enclosing query's
 // bound become a TopK (anything else takes the general path, winfunc.go,
-// and the bound stays a filter).
+// and the bound stays a filter). sel must not pick rows after numbering
+// them (LIMIT, OFFSET, DISTINCT ON), which the bound would then precede.
 func rowNumberTopK(sel *pg_query.SelectStmt) bool {
 	if sel.Op != pg_query.SetOperation_SETOP_NONE || len(sel.ValuesLists) > 0 || len(sel.GroupClause) > 0 ||
-		sel.HavingClause != nil || len(sel.WindowClause) > 0 {
+		sel.HavingClause != nil || len(sel.WindowClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil ||
+		isDistinctOn(sel) {
 		return false
 	}
 	calls := blockWindowCalls(sel)
