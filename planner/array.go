@@ -125,3 +125,141 @@ func (c *ectx) anyAll(op string, a *pg_query.A_Expr) (scalar.Expr, error) {
 	}
 	return e, err
 }
+
+// arraySubquery plans ARRAY(SELECT x ...): the scalar subquery (SELECT
+// array_agg(x ORDER BY ...) ...), which returns one row whatever the rows
+// of the original (correlated ones are decorrelated like any scalar
+// subquery), with an empty array for no rows, as PostgreSQL gives.
+func (c *ectx) arraySubquery(sl *pg_query.SubLink) (scalar.Expr, error) {
+	sel, err := arrayAggSelect(sl.Subselect.GetSelectStmt())
+	if err != nil {
+		return nil, withPos(err, sl.Location)
+	}
+	e, err := c.scalarSubquery(sel, sl.Location)
+	if err != nil {
+		return nil, err
+	}
+	empty := &scalar.Lit{D: types.NewArray(nil), T: e.Type()}
+	return &scalar.Coalesce{Args: []scalar.Expr{e, empty}, T: e.Type()}, nil
+}
+
+// arrayAggSelect rewrites the query of ARRAY(query) into one aggregating
+// its single column with array_agg. A plain block keeps its FROM and
+// WHERE, its ORDER BY becoming the aggregate's; any other query (DISTINCT,
+// GROUP BY, LIMIT, set operations, aggregates...) becomes a derived table,
+// whose order is kept only when it sorts by the column itself.
+func arrayAggSelect(sel *pg_query.SelectStmt) (*pg_query.SelectStmt, error) {
+	arm := sel
+	for arm.Op != pg_query.SetOperation_SETOP_NONE && arm.Larg != nil {
+		arm = arm.Larg
+	}
+	var rt *pg_query.ResTarget
+	switch {
+	case len(arm.ValuesLists) > 0 && len(arm.ValuesLists[0].GetList().GetItems()) == 1:
+	case len(arm.TargetList) != 1:
+		return nil, pgerr.New(pgerr.CodeSyntax, "subquery must return only one column")
+	default:
+		if rt = arm.TargetList[0].GetResTarget(); rt == nil || isStar(rt.Val) {
+			return nil, pgerr.Unsupported("ARRAY(SELECT * ...)")
+		}
+	}
+	if rt != nil && arm == sel && plainArrayBlock(sel, rt) {
+		var order []*pg_query.Node
+		for _, s := range sel.SortClause {
+			sb := s.GetSortBy()
+			n := sb.Node
+			if k := n.GetAConst().GetIval(); k != nil && k.Ival != 1 {
+				return nil, pgerr.New("42P10", "ORDER BY position %d is not in select list", k.Ival)
+			}
+			if sortsByTarget(sb, rt) {
+				n = rt.Val
+			}
+			order = append(order, sortByNode(n, sb))
+		}
+		return aggSelect(rt.Val, order, sel.FromClause, sel.WhereClause), nil
+	}
+	col := columnRefNode("eddy_array", "v")
+	var order []*pg_query.Node
+	for _, s := range sel.SortClause {
+		sb := s.GetSortBy()
+		if !sortsByTarget(sb, rt) {
+			return nil, pgerr.Unsupported("ARRAY(subquery) ordered by other than its column with LIMIT, DISTINCT, GROUP BY or set operations")
+		}
+		order = append(order, sortByNode(col, sb))
+	}
+	from := &pg_query.Node{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+		Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}},
+		Alias:    &pg_query.Alias{Aliasname: "eddy_array", Colnames: []*pg_query.Node{pg_query.MakeStrNode("v")}},
+	}}}
+	return aggSelect(col, order, []*pg_query.Node{from}, nil), nil
+}
+
+// plainArrayBlock reports whether sel is one SELECT ... FROM ... WHERE ...
+// [ORDER BY] block whose column is neither an aggregate, a window
+// function nor a set-returning function, so array_agg can replace it.
+func plainArrayBlock(sel *pg_query.SelectStmt, rt *pg_query.ResTarget) bool {
+	if sel.Op != pg_query.SetOperation_SETOP_NONE || sel.LimitCount != nil || sel.LimitOffset != nil ||
+		len(sel.DistinctClause) > 0 || len(sel.GroupClause) > 0 || sel.HavingClause != nil ||
+		len(sel.WindowClause) > 0 || len(sel.ValuesLists) > 0 || sel.WithClause != nil || len(sel.LockingClause) > 0 {
+		return false
+	}
+	var aggs []*pg_query.FuncCall
+	if collectAggs(rt.Val, &aggs); len(aggs) > 0 {
+		return false
+	}
+	plain := true
+	walk(rt.Val, func(n *pg_query.Node) bool {
+		if fc := n.GetFuncCall(); fc != nil && (fc.Over != nil || scalar.IsTableFunc(funcName(fc))) {
+			plain = false
+		}
+		return plain
+	})
+	return plain
+}
+
+// sortsByTarget reports whether an ORDER BY item names the query's one
+// column: by position 1, by its alias, or as the same column reference.
+func sortsByTarget(sb *pg_query.SortBy, rt *pg_query.ResTarget) bool {
+	if k := sb.Node.GetAConst().GetIval(); k != nil && sb.Node.GetAConst() != nil {
+		return k.Ival == 1
+	}
+	ref := sb.Node.GetColumnRef()
+	if ref == nil || len(ref.Fields) != 1 || rt == nil {
+		return false
+	}
+	name := ref.Fields[0].GetString_().GetSval()
+	if rt.Name != "" {
+		return name == rt.Name
+	}
+	tr := rt.Val.GetColumnRef()
+	return tr != nil && tr.Fields[len(tr.Fields)-1].GetString_().GetSval() == name
+}
+
+func isStar(n *pg_query.Node) bool {
+	ref := n.GetColumnRef()
+	return ref != nil && ref.Fields[len(ref.Fields)-1].GetAStar() != nil
+}
+
+func columnRefNode(names ...string) *pg_query.Node {
+	var fields []*pg_query.Node
+	for _, s := range names {
+		fields = append(fields, pg_query.MakeStrNode(s))
+	}
+	return &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: fields, Location: -1}}}
+}
+
+// sortByNode is sb's direction and NULLs placement applied to n.
+func sortByNode(n *pg_query.Node, sb *pg_query.SortBy) *pg_query.Node {
+	return &pg_query.Node{Node: &pg_query.Node_SortBy{SortBy: &pg_query.SortBy{
+		Node: n, SortbyDir: sb.SortbyDir, SortbyNulls: sb.SortbyNulls, UseOp: sb.UseOp, Location: sb.Location}}}
+}
+
+// aggSelect is SELECT array_agg(val ORDER BY order) FROM from WHERE where.
+func aggSelect(val *pg_query.Node, order, from []*pg_query.Node, where *pg_query.Node) *pg_query.SelectStmt {
+	call := &pg_query.FuncCall{Funcname: []*pg_query.Node{pg_query.MakeStrNode("array_agg")},
+		Args: []*pg_query.Node{val}, AggOrder: order, Location: -1}
+	target := &pg_query.Node{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{
+		Val: &pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: call}}, Location: -1}}}
+	return &pg_query.SelectStmt{TargetList: []*pg_query.Node{target}, FromClause: from, WhereClause: where,
+		Op: pg_query.SetOperation_SETOP_NONE, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}
+}

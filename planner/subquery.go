@@ -36,6 +36,8 @@ func (c *ectx) subLink(sl *pg_query.SubLink) (scalar.Expr, error) {
 		return c.exists(sel)
 	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
 		return c.quantified(sel, sl)
+	case pg_query.SubLinkType_ARRAY_SUBLINK:
+		return c.arraySubquery(sl)
 	}
 	return nil, pgerr.Unsupported("%s subqueries", sl.SubLinkType)
 }

@@ -46,6 +46,17 @@ func castDatum(d types.Datum, from, to types.T, loc *time.Location, explicit boo
 		// it unbounded and then truncates, as PostgreSQL's length coercion does.
 		return types.Cast(types.NewText(d.Text()), types.Text, to, loc, true)
 	}
+	if from.Family == types.FamUnknown && explicit && to.Family == types.FamArray && to.TypeMod() >= 0 {
+		// Likewise for arrays of such types: array_in ignores the element
+		// modifier, the array length coercion then applies it.
+		base := to
+		base.Length, base.Precision, base.Scale = 0, 0, 0
+		a, err := types.ParseText(d.Text(), base, loc)
+		if err != nil {
+			return types.Null, err
+		}
+		return types.Cast(a, base, to, loc, true)
+	}
 	if from.Family == types.FamUnknown {
 		return types.ParseText(d.Text(), to, loc)
 	}

@@ -12,9 +12,11 @@ import (
 // array_slice_from and array_slice_to for a missing bound), and
 // x op ANY (a) / x op ALL (a) are any_<op>(x, a) / all_<op>(x, a).
 
-// AnyAllOps maps a comparison operator to the suffix of its ANY/ALL
-// functions (any_eq, all_ne, ...).
-var AnyAllOps = map[string]string{"=": "eq", "<>": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+// AnyAllOps maps a boolean operator to the suffix of its ANY/ALL
+// functions (any_eq, all_ne, any_like, ...).
+var AnyAllOps = map[string]string{"=": "eq", "<>": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+	"~~": "like", "!~~": "notlike", "~~*": "ilike", "!~~*": "notilike", "~": "match", "!~": "notmatch",
+	"~*": "imatch", "!~*": "notimatch", "@>": "contains", "<@": "containedby", "&&": "overlaps"}
 
 func registerArrayInternal() {
 	variadics["array"] = arrayConstructor
@@ -98,14 +100,18 @@ func arraySlice(a types.Datum, lo, hi int64) types.Datum {
 // the signature asks the caller to coerce x and the array's elements to
 // the operator's operand types.
 func anyAllInst(name, op string, all bool, args []types.T) *Func {
-	e, ok := elemOf(args[1])
+	x, e := args[0], types.Unknown
 	switch {
-	case !ok && args[1].Family == types.FamUnknown && args[0].Family != types.FamUnknown:
-		e = args[0]
-	case !ok:
+	case args[1].Family == types.FamArray:
+		e = args[1].ElemType()
+	case args[1].Family != types.FamUnknown:
 		return nil
+	case x.Family == types.FamUnknown:
+		x, e = types.Text, types.Text // 'b' = ANY('{a,b}') compares text
+	default:
+		e = x // an unknown array literal takes the other operand's type
 	}
-	opFn, targets, err := ResolveOp(op, []types.T{args[0], e})
+	opFn, targets, err := ResolveOp(op, []types.T{x, e})
 	if err != nil || opFn.Ret.Family != types.FamBool {
 		return nil
 	}
