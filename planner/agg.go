@@ -228,12 +228,8 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if err != nil {
 		return aggSpec{}, err
 	}
-	for i, a := range args {
-		if a.Type().Family == types.FamUnknown || def.Shape == agg.Binary && i == 1 {
-			if args[i], err = b.coerce(a, def.Literal); err != nil {
-				return aggSpec{}, err
-			}
-		}
+	if err := b.aggArgTypes(def, args, fc.Location); err != nil {
+		return aggSpec{}, err
 	}
 	argT := args[0].Type()
 	if def.Boxed {
@@ -248,6 +244,12 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if err := b.aggOrder(fc, from, def, args, &spec); err != nil {
 		return aggSpec{}, err
 	}
+	if def.Convert != "" {
+		last := len(args) - 1
+		if args[last], err = from.function(def.Convert, args[last:], fc.Location); err != nil {
+			return aggSpec{}, err
+		}
+	}
 	if def.Boxed {
 		if args[0], err = from.function("array", args[:1], fc.Location); err != nil {
 			return aggSpec{}, err
@@ -255,6 +257,25 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	}
 	spec.args, err = b.aggFilter(fc, from, args)
 	return spec, err
+}
+
+// aggArgTypes coerces an aggregate's arguments in place: untyped literals
+// to def.Literal, string_agg's separator to text, an object aggregate's
+// key to def.Key (an explicit cast: any type names a key).
+func (b *builder) aggArgTypes(def *agg.Def, args []scalar.Expr, loc int32) error {
+	var err error
+	for i, a := range args {
+		switch {
+		case i == 0 && def.Key != (types.T{}):
+			args[i], err = b.explicitCast(a, def.Key, loc)
+		case a.Type().Family == types.FamUnknown || def.Shape == agg.Binary && i == 1 && def.Convert == "":
+			args[i], err = b.coerce(a, def.Literal)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // aggOrder plans the ORDER BY inside an aggregate call: kept for

@@ -28,6 +28,10 @@ const (
 	PercentileCont
 	PercentileDisc
 	ArrayAgg
+	JSONBAgg
+	JSONAgg
+	JSONBObjectAgg
+	JSONObjectAgg
 	numKinds
 )
 
@@ -84,6 +88,13 @@ type Def struct {
 	// NULL, so a NULL x is aggregated (Reduce skips NULL inputs), while a
 	// FILTER still excludes a row by passing NULL instead of the box.
 	Boxed bool
+	// Convert names the scalar function the planner applies to the
+	// aggregated value (the last argument) before aggregating it:
+	// to_jsonb for jsonb_agg, whose state then holds JSON values only.
+	// Key, when set, is the type the first argument of a Binary aggregate
+	// is cast to (the object key of jsonb_object_agg: text).
+	Convert string
+	Key     types.T
 	// Final computes the aggregate of a group from its state.
 	Final func(c *Call, ac *Acc, vs Values) (types.Datum, error)
 	// State states what a group keeps for the aggregate and how large it
@@ -150,6 +161,18 @@ var defs = [numKinds]Def{
 	ArrayAgg: {Name: "array_agg", Ordered: true, Boxed: true, Result: boxedType, Literal: types.Text,
 		Class: fixed(ClassNone), Multiset: true, Final: finalArrayAgg,
 		State: "the multiset of (order key, value)"},
+	JSONBAgg: {Name: "jsonb_agg", Ordered: true, Boxed: true, Convert: "to_jsonb", Result: boxedAs(types.JSONB),
+		Literal: types.Text, Class: fixed(ClassNone), Multiset: true, Final: finalJSONAgg,
+		State: "the multiset of (order key, value as jsonb)"},
+	JSONAgg: {Name: "json_agg", Ordered: true, Boxed: true, Convert: "to_json", Result: boxedAs(types.JSON),
+		Literal: types.Text, Class: fixed(ClassNone), Multiset: true, Final: finalJSONAgg,
+		State: "the multiset of (order key, value as json)"},
+	JSONBObjectAgg: {Name: "jsonb_object_agg", Shape: Binary, Ordered: true, Boxed: true, Convert: "to_jsonb",
+		Key: types.Text, Result: boxedAs(types.JSONB), Literal: types.Text, Class: fixed(ClassNone), Multiset: true,
+		Final: finalJSONObjectAgg, State: "the multiset of (order key, key, value as jsonb)"},
+	JSONObjectAgg: {Name: "json_object_agg", Shape: Binary, Ordered: true, Boxed: true, Convert: "to_json",
+		Key: types.Text, Result: boxedAs(types.JSON), Literal: types.Text, Class: fixed(ClassNone), Multiset: true,
+		Final: finalJSONObjectAgg, State: "the multiset of (order key, key, value as json)"},
 }
 
 const momentState = "a count, exact sums of the values and of their squares, special-value counts (numeric: also the multiset of display scales)"

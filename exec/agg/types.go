@@ -25,6 +25,12 @@ func boxedType(arg types.T) (types.T, bool) {
 	return arg, arg.Family == types.FamArray
 }
 
+// boxedAs is a boxed aggregate with result type t whatever it aggregates
+// (jsonb_agg).
+func boxedAs(t types.T) func(types.T) (types.T, bool) {
+	return func(arg types.T) (types.T, bool) { return t, arg.Family == types.FamArray }
+}
+
 func boolType(arg types.T) (types.T, bool) { return types.Bool, arg.Family == types.FamBool }
 
 func textType(arg types.T) (types.T, bool) {

@@ -92,12 +92,7 @@ func encodeJSON(b []byte, v any) []byte {
 		for k := range x {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool {
-			if len(keys[i]) != len(keys[j]) {
-				return len(keys[i]) < len(keys[j])
-			}
-			return keys[i] < keys[j]
-		})
+		sort.Slice(keys, func(i, j int) bool { return LessJSONBKey(keys[i], keys[j]) })
 		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {
@@ -113,6 +108,19 @@ func encodeJSON(b []byte, v any) []byte {
 }
 
 // appendJSONStr quotes s as PostgreSQL's escape_json does.
+// AppendJSONString appends s as a JSON string literal, escaped as
+// PostgreSQL's json and jsonb print it.
+func AppendJSONString(b []byte, s string) []byte { return appendJSONStr(b, s) }
+
+// LessJSONBKey is the order of the keys of a jsonb object: shorter first,
+// then by bytes.
+func LessJSONBKey(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
 func appendJSONStr(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
