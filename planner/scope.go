@@ -18,6 +18,10 @@ type scopeCol struct {
 	// outer marks a correlated outer value carried by a decorrelated
 	// subquery: visible by name, but only when no inner column matches.
 	outer bool
+	// wholeRow marks the one column of a FROM function returning a single
+	// value: a reference to its table alias alone (SELECT e FROM
+	// jsonb_array_elements(x) e) is that column, as in PostgreSQL.
+	wholeRow bool
 	// tableID and attr identify a base table column (for RowDescription).
 	tableID dataflow.CollectionID
 	attr    int16
@@ -73,6 +77,13 @@ func (s *scope) lookup(table, name string, loc int32) (int, error) {
 		}
 		if found >= 0 {
 			return found, nil
+		}
+	}
+	if table == "" {
+		for i, c := range s.cols {
+			if c.wholeRow && c.table == name {
+				return i, nil
+			}
 		}
 	}
 	return -1, nil

@@ -138,6 +138,7 @@ func nameFuncCols(rf *pg_query.RangeFunction, calls []scalar.TableCall, cols []s
 	for i := range cols {
 		cols[i].table = table
 	}
+	cols[0].wholeRow = len(cols) == 1
 	return renameColumns(cols, colAliases, table)
 }
 
