@@ -18,7 +18,6 @@ import (
 // and reads them back through a materialized view.
 func TestPgxArrays(t *testing.T) { runPgxArrays(t, harness.StartTarget(t)) }
 
-
 // TestPgxArraysPostgres runs the same against PostgreSQL, which proves the
 // expectations.
 func TestPgxArraysPostgres(t *testing.T) { runPgxArrays(t, harness.StartPostgres(t)) }
