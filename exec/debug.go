@@ -55,6 +55,8 @@ func (d *Dataflow) DebugState(i int) string {
 		lines = o.debug()
 	case *loopCount:
 		lines = o.debug()
+	case *loopReduce:
+		lines = o.debug()
 	default:
 		return "stateless\n"
 	}

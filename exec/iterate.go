@@ -288,10 +288,13 @@ func (d *Dataflow) newLoopOperator(j int) (loopOperator, error) {
 		in := n.Inputs
 		return newLoopJoin(op, [2]int{len(d.plan.Nodes[in[0]].Types), len(d.plan.Nodes[in[1]].Types)}), nil
 	case dataflow.Reduce:
-		if len(op.Aggs) > 0 {
-			return nil, pgerr.Unsupported("aggregate inside the recursive term of WITH RECURSIVE")
+		switch {
+		case len(op.Aggs) == 0:
+			return newLoopCount(op.Key, false), nil
+		case len(op.Key) == 0 || op.EmitOnClose:
+			return nil, pgerr.Unsupported("global aggregate over the recursive reference of WITH RECURSIVE")
 		}
-		return newLoopCount(op.Key, false), nil
+		return newLoopReduce(op, d.plan.Nodes[n.Inputs[0]].Types, n.Types)
 	case dataflow.Threshold:
 		return newLoopCount(nil, true), nil
 	}

@@ -15,8 +15,8 @@ import (
 // collection 1: reachability from node 0 (UNION), transitive closure
 // (linear, and squared: the variable on both sides of the join, which
 // PostgreSQL does not allow but the loop supports), connected components
-// by minimum label over undirected edges, and reachability through outer
-// joins.
+// by minimum label over undirected edges, reachability through outer
+// joins, and reachability through an aggregate.
 var loopPlans = []string{
 	`%0 = Source coll=1 name=e :: int4, int4
 %1 = Constant rows=[(0)] :: int4
@@ -69,6 +69,17 @@ var loopPlans = []string{
 %5 = Union <- %1, %4
 %6 = Reduce key=[#0] aggs=[] <- %5
 %7 = Fixpoint <- %2, %6`,
+	// An aggregate over the variable: a node is reached once two reached
+	// nodes (or node 0 twice over) lead to it.
+	`%0 = Source coll=1 name=e :: int4, int4
+%1 = Constant rows=[(0)] :: int4
+%2 = Variable name=r limit=1000 :: int4
+%3 = Join kind=inner on=[#0=#0] <- %2, %0
+%4 = Reduce key=[#2] aggs=[count(*), min(#0), sum(DISTINCT #1)] <- %3
+%5 = MFP filter=[((#1 >= 2::int8) OR (#2 = 0))] project=[#0] <- %4
+%6 = Union <- %1, %5
+%7 = Reduce key=[#0] aggs=[] <- %6
+%8 = Fixpoint <- %2, %7`,
 }
 
 // TestLoopEqualsRecomputation maintains each loop plan over a random graph

@@ -43,6 +43,9 @@ type recWalker struct {
 	name string
 	// visit is called for each reference; a non-nil error stops the walk.
 	visit func(ctx recContext, rv *pg_query.RangeVar) error
+	// levels are the query blocks enclosing the node being walked,
+	// innermost last.
+	levels []*pg_query.SelectStmt
 }
 
 // walk visits m and its descendants in context ctx.
@@ -130,7 +133,41 @@ func (w *recWalker) selectStmt(s *pg_query.SelectStmt, ctx recContext) error {
 	case pg_query.SetOperation_SETOP_EXCEPT:
 		ctx = recExcept
 	}
+	w.levels = append(w.levels, s)
+	defer func() { w.levels = w.levels[:len(w.levels)-1] }()
 	return w.children(s.ProtoReflect(), ctx)
+}
+
+// hasAggregates reports whether a query block's select list or HAVING
+// calls an aggregate of its own.
+func hasAggregates(s *pg_query.SelectStmt) bool {
+	var calls []*pg_query.FuncCall
+	for _, t := range s.TargetList {
+		collectAggs(t, &calls)
+	}
+	collectAggs(s.HavingClause, &calls)
+	return len(calls) > 0
+}
+
+// linearLevels checks the query blocks enclosing a plain reference: an
+// aggregate in the block whose FROM holds it is 42P19, as in PostgreSQL.
+// PostgreSQL applies DISTINCT, GROUP BY and aggregates of enclosing
+// blocks to each iteration's new rows alone; a fixed point over the whole
+// relation agrees for DISTINCT and GROUP BY under UNION (set semantics)
+// only, so the others are 0A000.
+func linearLevels(levels []*pg_query.SelectStmt, name string, all bool, pos int32) error {
+	for i, l := range levels {
+		aggs := hasAggregates(l)
+		switch {
+		case aggs && i == len(levels)-1:
+			return pgerr.New("42P19", "aggregate functions are not allowed in a recursive query's recursive term").WithPosition(pos)
+		case aggs || len(l.WindowClause) > 0:
+			return pgerr.Unsupported("aggregates over a subquery reading the recursive reference %q", name).WithPosition(pos)
+		case all && (len(l.DistinctClause) > 0 || len(l.GroupClause) > 0):
+			return pgerr.Unsupported("DISTINCT or GROUP BY over the recursive reference %q in a UNION ALL recursion", name).WithPosition(pos)
+		}
+	}
+	return nil
 }
 
 // references counts the references to name in n (any context).
@@ -163,15 +200,16 @@ func checkRecursive(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) erro
 		return pgerr.New(pgerr.CodeFeatureNotSupported, "FOR UPDATE/SHARE in a recursive query is not implemented").WithPosition(pos)
 	}
 	refs := 0
-	w := &recWalker{name: name, visit: func(ctx recContext, rv *pg_query.RangeVar) error {
+	w := &recWalker{name: name}
+	w.visit = func(ctx recContext, rv *pg_query.RangeVar) error {
 		if ctx != recOK {
 			return pgerr.New("42P19", recContextMsgs[ctx], name).WithPosition(rv.Location + 1)
 		}
 		if refs++; refs > 1 {
 			return pgerr.New("42P19", "recursive reference to query %q must not appear more than once", name).WithPosition(rv.Location + 1)
 		}
-		return nil
-	}}
+		return linearLevels(w.levels, name, sel.All, rv.Location+1)
+	}
 	if err := w.walk(sel.Larg.ProtoReflect(), recNonRecursiveTerm); err != nil {
 		return err
 	}
@@ -250,7 +288,7 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if err != nil {
 		return nil, err
 	}
-	body, err := b.recursiveBody(ce, sel, base, rec, v)
+	body, err := b.recursiveBody(ce, sel, base, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -259,15 +297,11 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 }
 
 // recursiveBody unifies the terms' columns and builds the Iterate body.
-func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, base, rec *planned, v *ir.LoopVar) (ir.Rel, error) {
+func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, base, rec *planned) (ir.Rel, error) {
 	if len(rec.cols) != len(base.cols) {
 		return nil, pgerr.New(pgerr.CodeSyntax, "each UNION query must have the same number of columns").WithPosition(ce.Location + 1)
 	}
-	recRel := b.subqueryRel(rec)
-	if err := checkRecursiveTerm(recRel, v, sel.All); err != nil {
-		return nil, err
-	}
-	lr, rr, unified, err := b.unifySides(b.subqueryRel(base), recRel, base.cols, rec.cols, "UNION")
+	lr, rr, unified, err := b.unifySides(b.subqueryRel(base), b.subqueryRel(rec), base.cols, rec.cols, "UNION")
 	if err != nil {
 		return nil, err
 	}
@@ -282,34 +316,4 @@ func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.Sele
 		return ir.NewUnion(lr, rr), nil
 	}
 	return ir.NewDistinct(ir.NewUnion(lr, rr)), nil
-}
-
-// checkRecursiveTerm rejects what the recursive term may not do with the
-// recursive reference: aggregate it (42P19, as PostgreSQL), or, in a
-// UNION ALL recursion, apply DISTINCT or GROUP BY (0A000: PostgreSQL
-// applies those to each iteration's new rows alone, which a fixed point
-// over the whole relation does not reproduce; under UNION the results
-// agree), or rank it (0A000). Outer joins with the reference on the
-// preserved side are fine (the walker rejects the nullable side).
-func checkRecursiveTerm(rel ir.Rel, v *ir.LoopVar, all bool) error {
-	for _, c := range rel.Children() {
-		if err := checkRecursiveTerm(c, v, all); err != nil {
-			return err
-		}
-	}
-	if !ir.ReadsLoopVar(rel, v.ID) {
-		return nil
-	}
-	switch n := rel.(type) {
-	case *ir.Reduce:
-		if len(n.Aggs) > 0 {
-			return pgerr.New("42P19", "aggregate functions are not allowed in a recursive query's recursive term")
-		}
-		if all {
-			return pgerr.Unsupported("DISTINCT or GROUP BY in the recursive term of a UNION ALL recursion (%s)", v.Name)
-		}
-	case *ir.TopK:
-		return pgerr.Unsupported("ORDER BY with LIMIT or OFFSET in the recursive term of WITH RECURSIVE (%s)", v.Name)
-	}
-	return nil
 }

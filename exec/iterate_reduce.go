@@ -1,0 +1,238 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/sql/types"
+)
+
+// loopReduce is a grouped Reduce with aggregates inside a loop body (see
+// iterate.go), as decorrelated subqueries in a recursive term produce
+// (EXISTS, IN, a correlated scalar subquery over the recursive row). A
+// group's output at (N, k) is F(its rows accumulated at <= (N, k)), where
+// F is the Reduce itself: a scratch reduceOp is stepped over the rows and
+// rolled back, so every aggregate keeps exactly its ordinary semantics.
+// Iteration k emits F(rows at <= k) - F(past rows at <= k) - what earlier
+// iterations of the pending Step emitted for the group, for every group
+// changed at an iteration <= k that has diffs at k. Each evaluation costs
+// O(rows of the group). A global aggregate (no key) is not supported: its
+// row exists before any input, which a per-group evaluation never sees.
+//
+// State: per group, its input rows with their diffs per iteration. Logged
+// as row-key -> row(history..., columns...).
+type loopReduce struct {
+	key        []int
+	scratch    *reduceOp
+	groups     map[string]*lbucket
+	emitted    map[*lbucket][]Update
+	sched      loopSchedule[*lbucket]
+	touched    []lrowUndo
+	cand       []*lbucket
+	seen       map[int]bool
+	epoch      uint64
+	off        stateLog
+	kbuf       []byte
+	rbuf       []byte
+	scratchRow types.Row
+	all, past  []Update
+}
+
+func newLoopReduce(spec dataflow.Reduce, in, out []types.T) (*loopReduce, error) {
+	spec.AppendOnly = false
+	r, err := newReduce(spec, in, out)
+	if err != nil {
+		return nil, err
+	}
+	return &loopReduce{key: spec.Key, scratch: r, groups: map[string]*lbucket{},
+		emitted: map[*lbucket][]Update{}, seen: map[int]bool{}, off: stateLog{off: true}}, nil
+}
+
+func (o *loopReduce) step(*stepCtx, [][]Update) ([]Update, error) {
+	return nil, fmt.Errorf("loop reduce stepped outside its loop")
+}
+
+func (o *loopReduce) iter(s *stepCtx, k int, ins [][]Update) ([]Update, error) {
+	o.cand = o.cand[:0]
+	for _, g := range o.sched.take(k) {
+		o.queue(g, k)
+	}
+	for _, u := range ins[0] {
+		g := o.group(s, u.Row, k)
+		o.row(s, g, u.Row).h.add(k, u.Diff)
+		o.queue(g, k)
+	}
+	var out []Update
+	for _, g := range o.cand {
+		var err error
+		if out, err = o.eval(s, g, k, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (o *loopReduce) queue(g *lbucket, k int) {
+	if g.mark != k {
+		g.mark = k
+		o.cand = append(o.cand, g)
+	}
+}
+
+// group returns row's group, touching it: the first touch in a Step
+// schedules it at every later iteration at which it has past diffs.
+func (o *loopReduce) group(s *stepCtx, row types.Row, k int) *lbucket {
+	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.key)
+	g := o.groups[string(o.kbuf)]
+	if g == nil {
+		g = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, nil}, mark: -1}
+		o.groups[g.key] = g
+	}
+	if g.stamp != s.epoch {
+		g.stamp, g.mark = s.epoch, -1
+		clear(o.seen)
+		for _, r := range g.rows[0] {
+			scheduleAfter(&o.sched, k, g, o.seen, r.h.p)
+		}
+	}
+	return g
+}
+
+// row returns g's entry for row, recording it for rollback.
+func (o *loopReduce) row(s *stepCtx, g *lbucket, row types.Row) *lrow {
+	o.rbuf = types.AppendRowKey(o.rbuf[:0], row)
+	r := g.rows[0][string(o.rbuf)]
+	existed := r != nil
+	if r == nil {
+		r = &lrow{row: row, key: string(o.rbuf)}
+		g.rows[0][r.key] = r
+	}
+	if r.stamp != s.epoch {
+		r.stamp = s.epoch
+		o.touched = append(o.touched, lrowUndo{b: g, r: r, oldP: r.h.p, existed: existed})
+	}
+	return r
+}
+
+// eval emits the change of g's output at iteration k.
+func (o *loopReduce) eval(s *stepCtx, g *lbucket, k int, out []Update) ([]Update, error) {
+	o.all, o.past = o.all[:0], o.past[:0]
+	for _, r := range g.rows[0] {
+		pLt, pEq, nLt, nEq := r.h.sums(s.epoch, k)
+		if n := pLt + pEq + nLt + nEq; n != 0 {
+			o.all = append(o.all, Update{Row: r.row, Time: s.t, Diff: n})
+		}
+		if n := pLt + pEq; n != 0 {
+			o.past = append(o.past, Update{Row: r.row, Time: s.t, Diff: n})
+		}
+	}
+	all, err := o.apply(s, o.all)
+	if err != nil {
+		return nil, err
+	}
+	past, err := o.apply(s, o.past)
+	if err != nil {
+		return nil, err
+	}
+	var d []Update
+	d = append(d, all...)
+	for _, set := range [][]Update{past, o.emitted[g]} {
+		for _, u := range set {
+			d = append(d, Update{Row: u.Row, Time: s.t, Diff: -u.Diff})
+		}
+	}
+	d = Consolidate(d)
+	o.emitted[g] = append(o.emitted[g], d...)
+	return append(out, d...), nil
+}
+
+// apply returns the Reduce's output over rows (nothing for none), using
+// the scratch reduceOp and rolling it back.
+func (o *loopReduce) apply(s *stepCtx, rows []Update) ([]Update, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	o.epoch++
+	ss := stepCtx{ctx: s.ctx, t: s.t, epoch: o.epoch, log: &o.off, slab: s.slab, now: s.now}
+	res, err := o.scratch.step(&ss, [][]Update{rows})
+	o.scratch.rollback()
+	return res, err
+}
+
+func (o *loopReduce) next() int { return o.sched.next() }
+
+// finish folds every touched row's pending diffs into its past ones and
+// logs it (deleting it once no diff is left).
+func (o *loopReduce) finish(s *stepCtx) {
+	for _, t := range o.touched {
+		t.r.h.p, t.r.h.n = t.r.h.merged(), nil
+		o.rbuf = append(append(o.rbuf[:0], s.prefix...), t.r.key...)
+		if len(t.r.h.p) == 0 {
+			s.log.del(o.rbuf)
+			o.drop(t.b, t.r)
+			continue
+		}
+		o.scratchRow = append(appendHist(o.scratchRow[:0], t.r.h.p), t.r.row...)
+		s.log.set(o.rbuf, types.AppendRow(nil, o.scratchRow))
+	}
+	o.sched.reset()
+	clear(o.emitted)
+}
+
+// drop removes r from g, and g once empty.
+func (o *loopReduce) drop(g *lbucket, r *lrow) {
+	delete(g.rows[0], r.key)
+	if len(g.rows[0]) == 0 {
+		delete(o.groups, g.key)
+	}
+}
+
+func (o *loopReduce) commit() { o.touched = o.touched[:0] }
+
+func (o *loopReduce) rollback() {
+	for i := len(o.touched) - 1; i >= 0; i-- {
+		t := &o.touched[i]
+		t.r.h.p, t.r.h.n = t.oldP, nil
+		if !t.existed {
+			o.drop(t.b, t.r)
+			continue
+		}
+		t.b.rows[0][t.r.key] = t.r
+		o.groups[t.b.key] = t.b
+	}
+	o.sched.reset()
+	clear(o.emitted)
+	o.commit()
+}
+
+func (o *loopReduce) restore(key, value []byte) error {
+	r, err := types.DecodeRow(value)
+	if err != nil {
+		return errCorrupt
+	}
+	h, row, err := decodeHist(r)
+	if err != nil {
+		return err
+	}
+	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.key)
+	g := o.groups[string(o.kbuf)]
+	if g == nil {
+		g = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, nil}, mark: -1}
+		o.groups[g.key] = g
+	}
+	g.rows[0][string(key)] = &lrow{row: row, key: string(key), h: ihist{p: h}}
+	return nil
+}
+
+func (o *loopReduce) restored() error { return nil }
+
+// debug lists every input row with its history.
+func (o *loopReduce) debug() []string {
+	var lines []string
+	for _, g := range o.groups {
+		for _, r := range g.rows[0] {
+			lines = append(lines, dataflow.FormatRow(r.row)+formatHist(r.h.p))
+		}
+	}
+	return lines
+}
