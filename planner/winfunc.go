@@ -445,7 +445,9 @@ func (c *ectx) winFunc(fc *pg_query.FuncCall) (winCall, error) {
 	switch {
 	case fc.AggDistinct:
 		return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "DISTINCT is not implemented for window functions").WithPosition(pos)
-	case len(fc.AggOrder) > 0 || fc.AggWithinGroup:
+	case fc.AggWithinGroup:
+		return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "OVER is not supported for ordered-set aggregate %s", name).WithPosition(pos)
+	case len(fc.AggOrder) > 0:
 		return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(pos)
 	case fc.FuncVariadic:
 		return winCall{}, pgerr.Unsupported("VARIADIC arguments")
@@ -484,7 +486,7 @@ func (c *ectx) winBuiltin(fc *pg_query.FuncCall, kind dataflow.WinKind) (winCall
 	}
 	if kind <= dataflow.WinCumeDist && kind != dataflow.WinRowNumber && len(args) > 0 {
 		// rank(args) is PostgreSQL's hypothetical-set aggregate.
-		return winCall{}, pgerr.New(pgerr.CodeWrongObjectType, "OVER is not supported for ordered-set aggregate %s", funcName(fc)).WithPosition(fc.Location + 1)
+		return winCall{}, pgerr.New(pgerr.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", funcName(fc)).WithPosition(fc.Location + 1)
 	}
 	if ar := winArity[kind]; len(args) < ar[0] || len(args) > ar[1] {
 		return winCall{}, noSuchFunction(funcName(fc), args, fc.Location)
