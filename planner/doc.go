@@ -17,6 +17,11 @@
 // become Maps and Unions; SESSION becomes ir.SessionWindow, whose sessions
 // are formed per group of the enclosing GROUP BY (session.go).
 //
+// Set-returning functions (generate_series, jsonb_each, unnest, ...) in
+// FROM are ir.FlatMaps over the FROM items before them, implicitly LATERAL
+// (tablefunc.go); in the select list they run after grouping and windows,
+// in lockstep, one FlatMap per nesting level (srf.go).
+//
 // The planner is deterministic and does no I/O: the statement layer
 // implements Catalog. Constructs it cannot plan correctly fail with 0A000
 // naming the construct, never with a wrong answer.
