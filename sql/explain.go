@@ -54,7 +54,11 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	}
 	e := p.st.s.e
 	e.mu.RLock()
-	plan, _ = e.shareArrangements(e.cat, plan, nil)
+	if opts.MaterializedView {
+		plan, _ = e.shareArrangements(e.cat, plan, nil)
+	} else { // as runPlan would run it (outside a transaction's writes)
+		plan, _ = e.sharedPlan(plan, pointInputs(plan), nil)
+	}
 	e.mu.RUnlock()
 	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String() + stateReport(plan) +
 		e.accessReport(plan, !opts.MaterializedView)

@@ -39,7 +39,7 @@ func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointIn
 			e.mu.RUnlock()
 		}
 	}()
-	plan, skip := e.sharedPlan(plan, ws)
+	plan, skip := e.sharedPlan(plan, points, ws)
 	df, err := exec.Build(plan)
 	if err != nil {
 		return nil, err
@@ -83,12 +83,20 @@ func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointIn
 
 // sharedPlan returns plan with its joins reading shared arrangements where
 // indexes allow (shareArrangements), and the collections the query then
-// need not read (onlyShared; nil when no join reads an arrangement).
-// Queries whose transaction has written to a shared input, or that call
-// sequence functions (which may take e.mu, held while such a plan runs),
-// keep their plan. The caller holds e.mu shared.
-func (e *Engine) sharedPlan(plan *dataflow.Plan, ws *writeSet) (*dataflow.Plan, map[dataflow.CollectionID]bool) {
-	shared, used := e.shareArrangements(e.cat, plan, nil)
+// need not read (onlyShared; nil when no join reads an arrangement). An
+// input that a point read narrows (points) stays private: it is small,
+// and sharing it would read the other side whole to look it up. Queries
+// whose transaction has written to a shared input, or that call sequence
+// functions (which may take e.mu, held while such a plan runs), keep
+// their plan. The caller holds e.mu shared.
+func (e *Engine) sharedPlan(plan *dataflow.Plan, points []pointInput, ws *writeSet) (*dataflow.Plan, map[dataflow.CollectionID]bool) {
+	avoid := map[dataflow.CollectionID]bool{}
+	for _, p := range points {
+		if _, ok := e.choosePath(p); ok && !disablePointReads {
+			avoid[p.coll] = true
+		}
+	}
+	shared, used := e.shareArrangementsAvoiding(e.cat, plan, nil, avoid)
 	if len(used) == 0 || callsSequences(plan) {
 		return plan, nil
 	}

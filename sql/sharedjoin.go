@@ -41,6 +41,12 @@ var disableSharedJoins bool
 // plan is returned unchanged (and not copied) when no join qualifies. The
 // caller holds e.mu.
 func (e *Engine) shareArrangements(cat *Catalog, plan *dataflow.Plan, allowed func(uint64) bool) (*dataflow.Plan, []uint64) {
+	return e.shareArrangementsAvoiding(cat, plan, allowed, nil)
+}
+
+// shareArrangementsAvoiding is shareArrangements that never shares an
+// input reading a collection in avoid.
+func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, allowed func(uint64) bool, avoid map[dataflow.CollectionID]bool) (*dataflow.Plan, []uint64) {
 	if disableSharedJoins || hasLoop(plan) {
 		return plan, nil
 	}
@@ -54,6 +60,9 @@ func (e *Engine) shareArrangements(cat *Catalog, plan *dataflow.Plan, allowed fu
 		best, bestRows := -1, -1
 		var bestIndex uint64
 		for side, keys := range [2][]int{j.LeftKey, j.RightKey} {
+			if src, ok := sourceOf(plan, n.Inputs[side]); ok && avoid[src.Collection] {
+				continue
+			}
 			if ix, rows, ok := e.sharedIndex(cat, plan, n.Inputs[side], keys, allowed); ok && rows > bestRows {
 				best, bestRows, bestIndex = side, rows, ix
 			}
