@@ -9,7 +9,8 @@
 // updates and the state it costs: Source, Constant, MFP (fused
 // map/filter/project), Reduce (group by with aggregates, DISTINCT),
 // Join (inner and outer equi-joins with residual predicates), Union,
-// Negate, Threshold (with Negate and Union, EXCEPT ALL) and TopK. Variable
+// Negate, Threshold (with Negate and Union, EXCEPT ALL), TopK and FlatMap
+// (set-returning functions over each row, stateless). Variable
 // and Fixpoint bracket a loop (WITH RECURSIVE): the nodes between them
 // are iterated to a fixed point (see Variable).
 //
