@@ -110,6 +110,11 @@ func predicates(filter []scalar.Expr, in []types.T) preds {
 				p.eq[col] = vals
 			}
 			return
+		case *scalar.IsNull: // col IS NULL: the rows whose key has NULL there
+			if c, ok := x.Arg.(*scalar.Col); ok && !x.Negate && c.Idx < len(in) && keySafe(in[c.Idx]) && p.eq[c.Idx] == nil {
+				p.eq[c.Idx] = []scalar.Expr{&scalar.Lit{D: types.Null, T: in[c.Idx]}}
+			}
+			return
 		}
 		col, op, val, ok := colCompare(e, in)
 		switch {
@@ -390,7 +395,9 @@ func (e *Engine) describeAccess(p pointInput) string {
 	var conds []string
 	for _, col := range path.cols[:path.neq] {
 		name := obj.Columns[col].Name
-		if vals := p.p.eq[col]; len(vals) == 1 {
+		if vals := p.p.eq[col]; len(vals) == 1 && isNullLit(vals[0]) {
+			conds = append(conds, name+" IS NULL")
+		} else if len(vals) == 1 {
 			conds = append(conds, name+" = "+vals[0].String())
 		} else {
 			conds = append(conds, name+" IN ("+joinStrings(vals)+")")
@@ -410,6 +417,12 @@ func (e *Engine) describeAccess(p pointInput) string {
 		what = "KeyScan " + obj.Name
 	}
 	return what + " (" + strings.Join(conds, " AND ") + ")"
+}
+
+// isNullLit reports whether e is a NULL literal (from col IS NULL).
+func isNullLit(e scalar.Expr) bool {
+	l, ok := e.(*scalar.Lit)
+	return ok && l.D.IsNull()
 }
 
 func joinStrings(es []scalar.Expr) string {
