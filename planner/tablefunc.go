@@ -100,23 +100,38 @@ func (b *builder) tableCalls(rf *pg_query.RangeFunction, ec *ectx) ([]scalar.Tab
 		if len(items) > 1 && len(items[1].GetList().GetItems()) > 0 {
 			return nil, nil, pgerr.Unsupported("column definition lists for functions in FROM")
 		}
-		call, err := ec.tableCall(fc)
-		if err != nil {
-			return nil, nil, err
-		}
-		calls = append(calls, call)
-		for _, c := range call.Func.Cols {
-			name := c.Name
-			if name == "" {
-				name = call.Func.Name
+		for _, fc := range splitUnnest(fc) {
+			call, err := ec.tableCall(fc)
+			if err != nil {
+				return nil, nil, err
 			}
-			cols = append(cols, scopeCol{name: name, typ: c.T})
+			calls = append(calls, call)
+			for _, c := range call.Func.Cols {
+				name := c.Name
+				if name == "" {
+					name = call.Func.Name
+				}
+				cols = append(cols, scopeCol{name: name, typ: c.T})
+			}
 		}
 	}
 	if rf.Ordinality {
 		cols = append(cols, scopeCol{name: "ordinality", typ: types.Int8})
 	}
 	return calls, cols, nameFuncCols(rf, calls, cols)
+}
+
+// splitUnnest expands unnest(a, b, ...) in FROM into ROWS FROM (unnest(a),
+// unnest(b), ...), as PostgreSQL defines it; other calls stay as they are.
+func splitUnnest(fc *pg_query.FuncCall) []*pg_query.FuncCall {
+	if funcName(fc) != "unnest" || len(fc.Args) < 2 {
+		return []*pg_query.FuncCall{fc}
+	}
+	out := make([]*pg_query.FuncCall, len(fc.Args))
+	for i, a := range fc.Args {
+		out[i] = &pg_query.FuncCall{Funcname: fc.Funcname, Args: []*pg_query.Node{a}, Location: fc.Location, Funcformat: fc.Funcformat}
+	}
+	return out
 }
 
 // nameFuncCols applies PostgreSQL's naming of a function item's columns:
