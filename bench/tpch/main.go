@@ -24,6 +24,7 @@ type options struct {
 	maxRSS     int64 // MB
 	postgres   bool
 	pgbin      string
+	pgIndexes  bool
 	serve      string // internal: run the Eddy server of a child process
 }
 
@@ -37,6 +38,7 @@ func main() {
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU and heap profiles of the Eddy processes (all.pprof/.heap, and qNN.pprof/.heap with -per-view)")
 	flag.Int64Var(&o.maxRSS, "maxrss", 16<<10, "stop a run when Eddy's RSS passes this many MB")
 	flag.BoolVar(&o.postgres, "postgres", true, "also measure PostgreSQL (skipped when initdb is not found)")
+	flag.BoolVar(&o.pgIndexes, "pgindexes", true, "give PostgreSQL indexes on lineitem(l_partkey, l_suppkey) and orders(o_custkey) after the load")
 	flag.StringVar(&o.pgbin, "pgbin", "", "directory of PostgreSQL's initdb and pg_ctl (default: "+bench.PostgresBinDir+", else /usr/lib/postgresql/15/bin)")
 	flag.StringVar(&o.serve, "serve", "", "internal: serve Eddy on this data directory (the child process)")
 	flag.Parse()
@@ -77,7 +79,7 @@ func run(o options) error {
 		}
 		defer os.RemoveAll(dir)
 		fmt.Fprintln(os.Stderr, "postgres: load, materialized views, refresh")
-		if rep.pg, err = runPostgres(ctx, w, dir); err != nil {
+		if rep.pg, err = runPostgres(ctx, w, dir, o.pgIndexes); err != nil {
 			return err
 		}
 	}
