@@ -13,7 +13,8 @@ import (
 // timestamp and timestamptz with an interval step, as in PostgreSQL: the
 // values start, start+step, ... while they do not pass stop (in the
 // direction of step); an empty series when start is already past stop; a
-// zero step fails with 22023.
+// zero step fails with 22023. generate_subscripts(array, dim [, reverse])
+// numbers an array's elements.
 func init() {
 	for _, t := range []types.T{types.Int4, types.Int8} {
 		tableFn("generate_series", col1(t), seriesInt, t, t)
@@ -24,6 +25,42 @@ func init() {
 	tableFn("generate_series", col1(n), seriesNumeric, n, n, n)
 	tableFn("generate_series", col1(types.Timestamp), seriesTime(types.Timestamp), types.Timestamp, types.Timestamp, types.IntervalT)
 	tableFn("generate_series", col1(types.TimestampTZ), seriesTime(types.TimestampTZ), types.TimestampTZ, types.TimestampTZ, types.IntervalT)
+	for _, n := range []int{2, 3} {
+		tableFuncs["generate_subscripts"] = append(tableFuncs["generate_subscripts"], &TableFunc{
+			Name: "generate_subscripts", Args: []types.T{anyT, types.Int4, types.Bool}[:n], Cols: col1(types.Int4),
+			poly: func(args []types.T) *TableFunc {
+				if _, ok := elemOf(args[0]); !ok {
+					return nil
+				}
+				at := []types.T{args[0], types.Int4, types.Bool}[:n]
+				return &TableFunc{Name: "generate_subscripts", Args: at, Cols: col1(types.Int4), Gen: subscripts}
+			},
+		})
+	}
+}
+
+// subscripts is generate_subscripts(array, dim [, reverse]): the
+// subscripts 1..n of dimension dim of a one-dimensional array (Eddy's
+// arrays have one dimension with lower bound 1), descending when reverse;
+// no rows for another dimension or an empty array.
+func subscripts(_ *Ctx, a []types.Datum, emit func([]types.Datum) error) error {
+	n := a[0].ArrayLen()
+	if a[1].Int() != 1 || n == 0 {
+		return nil
+	}
+	reverse := len(a) > 2 && a[2].Bool()
+	buf := make([]types.Datum, 1)
+	for i := 1; i <= n; i++ {
+		k := i
+		if reverse {
+			k = n + 1 - i
+		}
+		buf[0] = types.NewInt(int64(k))
+		if err := emit(buf); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errZeroStep is PostgreSQL's error for a zero step.
