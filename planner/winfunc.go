@@ -78,18 +78,26 @@ func blockWindowCalls(sel *pg_query.SelectStmt) []*pg_query.FuncCall {
 	}
 	var out []*pg_query.FuncCall
 	for _, n := range nodes {
-		walk(n, func(x *pg_query.Node) bool {
-			if x.GetSubLink() != nil {
-				return false
-			}
-			if fc := x.GetFuncCall(); fc != nil && fc.Over != nil {
-				out = append(out, fc)
-				return false
-			}
-			return true
-		})
+		collectWindowCalls(n, &out)
 	}
 	return out
+}
+
+// collectWindowCalls appends the window function calls of n, not
+// descending into subqueries (the tested expression of x IN (SELECT ...)
+// is n's) nor into the calls' arguments.
+func collectWindowCalls(n *pg_query.Node, out *[]*pg_query.FuncCall) {
+	walk(n, func(x *pg_query.Node) bool {
+		if sl := x.GetSubLink(); sl != nil {
+			collectWindowCalls(sl.Testexpr, out)
+			return false
+		}
+		if fc := x.GetFuncCall(); fc != nil && fc.Over != nil {
+			*out = append(*out, fc)
+			return false
+		}
+		return true
+	})
 }
 
 // windowClauseNodes returns the PARTITION BY and ORDER BY expressions of
