@@ -399,5 +399,14 @@ func CommonType(ts []types.T, context string) (types.T, error) {
 			return types.Unknown, pgerr.New("42846", "%s could not convert type %s to %s", context, bare(t).Name(), bare(*p).Name())
 		}
 	}
+	// The type modifier (numeric(6,2), varchar(3)) survives only when
+	// every input has exactly this type, as PostgreSQL's
+	// select_common_typmod: numeric(6,2) UNION integer is numeric, so an
+	// integer 6 prints 6, not 6.00.
+	for _, t := range ts {
+		if t != *p {
+			return bare(*p), nil
+		}
+	}
 	return *p, nil
 }
