@@ -164,9 +164,6 @@ func (c *ectx) tableCall(fc *pg_query.FuncCall) (scalar.TableCall, error) {
 	if fc.Over != nil || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
 		return scalar.TableCall{}, pgerr.Unsupported("%s with aggregate or window syntax", name).WithPosition(fc.Location + 1)
 	}
-	if !scalar.IsTableFunc(name) && scalar.LookupFunc(name) {
-		return scalar.TableCall{}, pgerr.Unsupported("scalar function %s in FROM", name).WithPosition(fc.Location + 1)
-	}
 	if fc.FuncVariadic {
 		return scalar.TableCall{}, pgerr.Unsupported("VARIADIC arguments")
 	}
@@ -181,6 +178,9 @@ func (c *ectx) tableCall(fc *pg_query.FuncCall) (scalar.TableCall, error) {
 	f, want, err := scalar.ResolveTableFunc(name, ts)
 	if err != nil {
 		return scalar.TableCall{}, withPos(err, fc.Location)
+	}
+	if f.Scalar != nil && f.Scalar.Volatile && c.b.opts.MaterializedView {
+		return scalar.TableCall{}, pgerr.Unsupported("calling %s() in a materialized view", f.Name)
 	}
 	for i, a := range args {
 		if args[i], err = c.b.coerce(a, want[i]); err != nil {

@@ -2,6 +2,7 @@ package scalar
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -42,6 +43,13 @@ type TableFunc struct {
 	// NullArgs passes NULL arguments to Gen (string_to_table's NULL
 	// delimiter splits into characters).
 	NullArgs bool
+	// Scalar is the scalar function a one-row table function wraps (a
+	// scalar function called in FROM); nil for set-returning functions.
+	Scalar *Func
+	// contextual marks results that depend on the evaluation context (the
+	// session time zone, the clock, randomness) rather than the arguments
+	// alone.
+	contextual bool
 	// poly instantiates a polymorphic overload (unnest(anyarray)) for
 	// concrete argument types; nil for monomorphic ones.
 	poly func(args []types.T) *TableFunc
@@ -71,10 +79,19 @@ func IsTableFunc(name string) bool {
 // ResolveTableFunc resolves a call of the set-returning function name over
 // arguments of types args with PostgreSQL's function resolution (as
 // ResolveFunc), returning the overload and the types the arguments must be
-// coerced to.
+// coerced to. A name that is not a set-returning function resolves as a
+// scalar function, wrapped to return its one value as one row (PostgreSQL
+// allows any function in FROM).
 func ResolveTableFunc(name string, args []types.T) (*TableFunc, []types.T, error) {
 	name = strings.ToLower(name)
 	cands := tableFuncs[name]
+	if len(cands) == 0 && LookupFunc(name) {
+		fn, want, err := ResolveFunc(name, args)
+		if err != nil {
+			return nil, nil, err
+		}
+		return scalarTable(fn), want, nil
+	}
 	sigs := make([]*Func, len(cands))
 	for i, c := range cands {
 		sigs[i] = c.sig()
@@ -100,6 +117,39 @@ func (t *TableFunc) sig() *Func {
 		}
 	}
 	return f
+}
+
+// scalarTable wraps scalar function fn as a table function yielding one
+// row, its value (NULL included, so NULL arguments still yield the row).
+func scalarTable(fn *Func) *TableFunc {
+	return &TableFunc{Name: fn.Name, Args: fn.Args, Cols: col1(fn.Ret), NullArgs: true, Scalar: fn,
+		contextual: fn.Volatile || fn.zoned,
+		Gen: func(ctx *Ctx, a []types.Datum, emit func([]types.Datum) error) error {
+			v := types.Null
+			if !fn.Strict || !slices.ContainsFunc(a, types.Datum.IsNull) {
+				var err error
+				if v, err = fn.Impl(ctx, a); err != nil {
+					return err
+				}
+			}
+			return emit([]types.Datum{v})
+		}}
+}
+
+// Foldable reports whether a call's rows depend on its arguments alone, so
+// the optimizer may compute a call with constant arguments ahead of time:
+// not for results in the session time zone (timestamptz series), nor for
+// wrapped volatile or zone-dependent scalar functions.
+func (t *TableFunc) Foldable() bool {
+	if t.contextual {
+		return false
+	}
+	for _, c := range t.Cols {
+		if c.T.Family == types.FamTimestampTZ {
+			return false
+		}
+	}
+	return true
 }
 
 // ColTypes returns the types of the result columns.

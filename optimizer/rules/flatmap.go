@@ -49,7 +49,7 @@ var PushFilterThroughFlatMap = Rule{Name: "PushFilterThroughFlatMap", Root: (*ir
 //	(FlatMap (Values $rows) $funcs) => (Values $rows')   when at most foldRowsMax rows
 //
 // Calls that fail, produce more rows, or depend on the session time zone
-// (timestamptz results) are left to run time, where their errors surface
+// or the clock (scalar.TableFunc.Foldable) are left to run time, where their errors surface
 // only if reached. Safe under retractions: Values never change.
 var FoldFlatMap = Rule{Name: "FoldFlatMap", Root: (*ir.FlatMap)(nil), Apply: func(e ir.Rel) ir.Rel {
 	m, ok := e.(*ir.FlatMap)
@@ -79,7 +79,7 @@ const foldRowsMax = 1000
 // evalFlatMap returns m evaluated as Values, or nil (see FoldFlatMap).
 func evalFlatMap(m *ir.FlatMap) ir.Rel {
 	v, ok := m.Input.(*ir.Values)
-	if !ok || len(m.On) > 0 || m.Outer || zoned(m) {
+	if !ok || len(m.On) > 0 || m.Outer || !foldable(m) {
 		return nil
 	}
 	out := &ir.Values{Types: m.ColTypes()}
@@ -99,17 +99,15 @@ func evalFlatMap(m *ir.FlatMap) ir.Rel {
 	return out
 }
 
-// zoned reports whether a function of m yields timestamptz values, whose
-// month and day steps depend on the session time zone.
-func zoned(m *ir.FlatMap) bool {
+// foldable reports whether every call of m depends on its arguments alone
+// (not on the session time zone, the clock or randomness).
+func foldable(m *ir.FlatMap) bool {
 	for _, c := range m.Funcs {
-		for _, t := range c.Func.ColTypes() {
-			if t.Family == types.FamTimestampTZ {
-				return true
-			}
+		if !c.Func.Foldable() {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // literalRow returns the values of a Values row of literals.
