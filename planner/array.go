@@ -47,10 +47,20 @@ func (c *ectx) arrayExpr(ae *pg_query.A_ArrayExpr) (scalar.Expr, error) {
 
 // arraySubscript applies the subscripts of ind to the array arr: a[i] is
 // the element (NULL out of range), a[i:j], a[i:], a[:j] and a[:] slices.
-// One subscript only: arrays are one-dimensional.
+// Arrays are one-dimensional, so several element subscripts (a[i][j])
+// select nothing: NULL, as PostgreSQL gives; several slices are 0A000.
 func (c *ectx) arraySubscript(arr scalar.Expr, ind *pg_query.A_Indirection) (scalar.Expr, error) {
 	if len(ind.Indirection) != 1 {
-		return nil, pgerr.Unsupported("subscripts of multidimensional arrays")
+		for _, n := range ind.Indirection {
+			idx := n.GetAIndices()
+			if idx == nil || idx.IsSlice {
+				return nil, pgerr.Unsupported("slices and field selection of multidimensional arrays")
+			}
+			if _, err := c.subscriptExpr(idx.Uidx); err != nil {
+				return nil, err
+			}
+		}
+		return &scalar.Lit{D: types.Null, T: arr.Type().ElemType()}, nil
 	}
 	idx := ind.Indirection[0].GetAIndices()
 	if idx == nil {

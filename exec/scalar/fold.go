@@ -28,10 +28,13 @@ func NewCast(e Expr, to types.T) Expr {
 
 // zonedCast reports whether a cast's result depends on the time zone.
 func zonedCast(from, to types.T) bool {
-	zoned := func(t types.T) bool {
-		return t.Family == types.FamTimestampTZ || t.Family == types.FamArray && t.Elem == types.FamTimestampTZ
-	}
-	return zoned(from) || zoned(to)
+	return zonedType(from) || zonedType(to)
+}
+
+// zonedType reports whether values of t print differently in different
+// time zones: timestamptz and arrays of it.
+func zonedType(t types.T) bool {
+	return t.Family == types.FamTimestampTZ || t.Family == types.FamArray && t.Elem == types.FamTimestampTZ
 }
 
 // NewCase builds a searched CASE, coercing conditions to bool and results

@@ -196,7 +196,7 @@ func concatFunc(args []types.T) (*Func, error) {
 		if a.Family == types.FamUnknown {
 			sig[i] = types.Text
 		}
-		zoned = zoned || a.Family == types.FamTimestampTZ
+		zoned = zoned || zonedType(a)
 	}
 	if len(args) == 0 {
 		return nil, funcError("concat", args, false)

@@ -124,6 +124,16 @@ func registerArrayEdit() {
 	})
 	polyFunc(functions, "array_position", 2, positionInst)
 	polyFunc(functions, "array_position", 3, positionInst)
+	for _, n := range []int{2, 3} {
+		polyFunc(functions, "array_fill", n, func(args []types.T) *Func {
+			e := args[0]
+			if e.Family == types.FamUnknown || e.Family == types.FamArray || !implicitOK(args[1], types.ArrayOf(types.Int4)) {
+				return nil
+			}
+			sig := []types.T{e, types.ArrayOf(types.Int4), types.ArrayOf(types.Int4)}[:n]
+			return newFunc("array_fill", types.ArrayOf(e), false, arrayFill, sig...)
+		})
+	}
 	polyFunc(functions, "array_positions", 2, func(args []types.T) *Func {
 		e, ok := arrayAndElem(args, 0)
 		if !ok {
@@ -268,6 +278,35 @@ func arrayPosition(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	return types.Null, nil
 }
 
+// arrayFill is array_fill(value, dims [, lbounds]) for one dimension with
+// lower bound 1; other shapes are 0A000.
+func arrayFill(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	if a[1].IsNull() || len(a) == 3 && a[2].IsNull() {
+		return types.Null, pgerr.New("22004", "dimension array or low bound array cannot be null")
+	}
+	dims := a[1].Array()
+	if len(a) == 3 && a[2].ArrayLen() != len(dims) {
+		return types.Null, pgerr.New("2202E", "wrong number of array subscripts").WithDetail("Low bound array has different size than dimensions array.")
+	}
+	switch {
+	case len(dims) == 0:
+		return types.NewArray(nil), nil
+	case len(dims) > 1:
+		return types.Null, pgerr.Unsupported("multidimensional arrays")
+	case dims[0].IsNull():
+		return types.Null, pgerr.New("22004", "dimension values cannot be null")
+	case len(a) == 3 && (a[2].Array()[0].IsNull() || a[2].Array()[0].Int() != 1):
+		return types.Null, pgerr.Unsupported("arrays with a lower bound other than 1")
+	case dims[0].Int() > types.MaxArrayLen:
+		return types.Null, pgerr.New(pgerr.CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", types.MaxArrayLen)
+	}
+	elems := make([]types.Datum, max(dims[0].Int(), 0))
+	for i := range elems {
+		elems[i] = a[0]
+	}
+	return types.NewArray(elems), nil
+}
+
 func arrayPositions(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	if a[0].IsNull() {
 		return types.Null, nil
@@ -385,7 +424,9 @@ func registerArrayText() {
 			if _, ok := elemOf(args[0]); !ok {
 				return nil
 			}
-			return newFunc("array_to_string", t, n == 2, arrayToString(args[0]), append([]types.T{args[0]}, t, t)[:n]...)
+			f := newFunc("array_to_string", t, n == 2, arrayToString(args[0]), append([]types.T{args[0]}, t, t)[:n]...)
+			f.zoned = zonedType(args[0])
+			return f
 		})
 		fn("string_to_array", types.ArrayOf(t), stringToArray, append([]types.T{t}, t, t)[:n]...).Strict = false
 	}

@@ -73,7 +73,7 @@ func textArgs(args []types.T) ([]types.T, bool) {
 		if a.Family == types.FamUnknown {
 			sig[i] = types.Text
 		}
-		zoned = zoned || a.Family == types.FamTimestampTZ
+		zoned = zoned || zonedType(a)
 	}
 	return sig, zoned
 }
@@ -365,7 +365,7 @@ func quoteLiteralFunc(name string, strict bool) func([]types.T) (*Func, error) {
 			at = types.Text
 		}
 		return &Func{Name: name, Args: []types.T{at}, Ret: types.Text, Strict: strict,
-			zoned: at.Family == types.FamTimestampTZ,
+			zoned: zonedType(at),
 			Impl: func(c *Ctx, a []types.Datum) (types.Datum, error) {
 				if a[0].IsNull() {
 					return types.NewText("NULL"), nil

@@ -121,6 +121,13 @@ func jsonText(d types.Datum, t types.T, c *Ctx) string {
 		return "null"
 	case t.Family == types.FamJSON:
 		return d.Text()
+	case t.Family == types.FamArray:
+		// array_to_json: elements as to_json prints them, no spaces.
+		parts := make([]string, 0, d.ArrayLen())
+		for _, e := range d.Array() {
+			parts = append(parts, jsonText(e, t.ElemType(), c))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
 	}
 	return string(encodeJSON(nil, toJSONValue(d, t, c.Location())))
 }
@@ -133,7 +140,7 @@ func toJSONFunc(args []types.T) (*Func, error) {
 	ats, _ := textArgs(args)
 	at := ats[0]
 	return &Func{Name: "to_json", Args: []types.T{at}, Ret: types.JSON, Strict: true,
-		zoned: at.Family == types.FamTimestampTZ,
+		zoned: zonedType(at),
 		Impl: func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			return types.NewJSON(jsonText(a[0], at, c)), nil
 		}}, nil
@@ -154,7 +161,7 @@ func jsonBuildObjectFunc(args []types.T) (*Func, error) {
 					return types.Null, pgerr.New(pgerr.CodeInvalidParameter, "argument %d cannot be null", i+1).
 						WithHint("Object keys should be text.")
 				}
-				if f := sig[i].Family; f == types.FamJSON || f == types.FamJSONB {
+				if f := sig[i].Family; f == types.FamJSON || f == types.FamJSONB || f == types.FamArray {
 					return types.Null, pgerr.New(pgerr.CodeInvalidParameter, "key value must be scalar, not array, composite, or json")
 				}
 				if i > 0 {

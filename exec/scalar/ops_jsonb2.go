@@ -500,6 +500,13 @@ func toJSONValue(d types.Datum, t types.T, loc *time.Location) any {
 		return json.Number(formatText(n, types.Numeric, loc))
 	case types.FamJSONB, types.FamJSON:
 		return decodeJSON(d.Text())
+	case types.FamArray:
+		elems := d.Array()
+		out := make([]any, len(elems))
+		for i, e := range elems {
+			out[i] = toJSONValue(e, t.ElemType(), loc)
+		}
+		return out
 	case types.FamTimestamp, types.FamTimestampTZ:
 		s := formatText(d, t, loc)
 		if isInfTs(d.Micros()) {
@@ -533,7 +540,7 @@ func toJSONBFunc(args []types.T) (*Func, error) {
 	ats, _ := textArgs(args)
 	at := ats[0]
 	return &Func{Name: "to_jsonb", Args: []types.T{at}, Ret: types.JSONB, Strict: true,
-		zoned: at.Family == types.FamTimestampTZ,
+		zoned: zonedType(at),
 		Impl: func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			return jsonDatum(toJSONValue(a[0], at, c.Location())), nil
 		}}, nil
@@ -554,7 +561,7 @@ func buildObjectFunc(args []types.T) (*Func, error) {
 				if a[i].IsNull() {
 					return types.Null, pgerr.New(pgerr.CodeInvalidParameter, "argument %d: key must not be null", i+1)
 				}
-				if sig[i].Family == types.FamJSONB {
+				if f := sig[i].Family; f == types.FamJSONB || f == types.FamArray {
 					return types.Null, pgerr.New(pgerr.CodeInvalidParameter, "key value must be scalar, not array, composite, or json")
 				}
 				obj[formatText(a[i], sig[i], c.Location())] = toJSONValue(a[i+1], sig[i+1], c.Location())

@@ -39,7 +39,7 @@ func textAnyCat(args []types.T, anyPos int) *Func {
 	}
 	sig := []types.T{types.Text, types.Text}
 	sig[anyPos] = at
-	return &Func{Name: "||", Args: sig, Ret: types.Text, Strict: true, zoned: at.Family == types.FamTimestampTZ,
+	return &Func{Name: "||", Args: sig, Ret: types.Text, Strict: true, zoned: zonedType(at),
 		Impl: func(ctx *Ctx, a []types.Datum) (types.Datum, error) {
 			s := [2]string{a[0].Text(), a[1].Text()}
 			// PG converts with a cast to text (true -> 'true'), not the output function.
