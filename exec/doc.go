@@ -49,4 +49,11 @@
 // that no watermark bounds runs as appendJoin (append_join.go), which
 // keeps each side's rows encoded per join key, without per-row identity.
 // A retraction that reaches them anyway fails the Step.
+//
+// Loops (a plan's Variable ... Fixpoint, WITH RECURSIVE) run as
+// differential dataflow's iterate (iterate.go): the body's stateful
+// operators keep every row's diffs per iteration, past Steps compacted
+// into one time, and a Step re-evaluates only the (key, iteration) pairs
+// its changes reach, so retractions through cycles are exact. A loop that
+// does not converge within its iteration limit fails the Step (54001).
 package exec
