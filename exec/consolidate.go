@@ -94,5 +94,4 @@ func appendSummed[I any](out []Update, us []Update, run []I, idx func(I) int32) 
 		}
 	}
 	return out
-	return out
 }
