@@ -11,7 +11,7 @@ import (
 // oracle's tables, earlier grouped views and CTEs, with joins of 1-8 inputs
 // (comma lists in random order with the predicates in WHERE, or explicit
 // INNER/LEFT JOIN ... ON), subqueries (EXISTS, IN, NOT IN, scalar; correlated
-// or not; nested one level), CTEs and set operations.
+// or not; nested one level), window functions, CTEs and set operations.
 
 // gcol is one column of a relation the generator can read.
 type gcol struct {
@@ -495,6 +495,8 @@ func (g *qgen) plainList(binds []gbind, opt selOpts) ([]string, gquery) {
 			if s, ok := g.scalarSub(binds, typ); ok {
 				e = s
 			}
+		case r == 4 && typ != 't':
+			e = g.window(binds, typ)
 		}
 		name := fmt.Sprintf("x%d", k)
 		items = append(items, e.sql+" AS "+name)
@@ -572,6 +574,35 @@ func (g *qgen) aggregate(binds []gbind, typ byte) gexpr {
 	c := g.colTyped(binds, 'n')
 	f := pick(g, []string{"sum", "min", "max", "avg"})
 	return gexpr{f + "(" + c.sql + ")", 'n', 50}
+}
+
+// window returns a window function call of type class typ ('i' or 'n')
+// whose value does not depend on how the order ranks peers (rows equal in
+// the ORDER BY columns), since PostgreSQL leaves that order unspecified:
+// ranks, and aggregates over the whole partition or over the default
+// frame (which always includes every peer of the current row).
+func (g *qgen) window(binds []gbind, typ byte) gexpr {
+	var over []string
+	if g.pct(70) {
+		over = append(over, "PARTITION BY "+g.anyCol(binds).sql)
+	}
+	ordered := g.pct(70)
+	if ordered {
+		o := g.anyCol(binds).sql + pick(g, []string{"", " DESC", " NULLS FIRST", " DESC NULLS LAST"})
+		over = append(over, "ORDER BY "+o)
+	}
+	spec := " OVER (" + strings.Join(over, " ") + ")"
+	if typ == 'i' && ordered && g.pct(40) {
+		return gexpr{pick(g, []string{"rank()", "dense_rank()"}) + spec, 'i', 5}
+	}
+	if typ == 'i' {
+		if g.pct(50) {
+			return gexpr{"count(*)" + spec, 'i', 5}
+		}
+		return gexpr{"sum(" + g.colTyped(binds, 'i').sql + ")" + spec, 'i', 20}
+	}
+	f := pick(g, []string{"sum", "min", "max", "avg"})
+	return gexpr{f + "(" + g.colTyped(binds, 'n').sql + ")" + spec, 'n', 50}
 }
 
 // having returns a HAVING condition: on an aggregate, or comparing one
