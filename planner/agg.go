@@ -47,9 +47,6 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (scalar.Expr, error) {
 	if _, ok := dataflow.LookupWinKind(name); ok {
 		return nil, pgerr.New(pgerr.CodeWrongObjectType, "window function %s requires an OVER clause", name).WithPosition(fc.Location + 1)
 	}
-	if name == "regexp_match" {
-		return nil, pgerr.Unsupported("regexp_match() as an array (Eddy has no arrays; subscript it: (regexp_match(s, p))[n])").WithPosition(fc.Location + 1)
-	}
 	if isAggregate(fc) {
 		if c.clause == "aggregate" {
 			return nil, pgerr.New(pgerr.CodeGrouping, "aggregate function calls cannot be nested").WithPosition(fc.Location + 1)

@@ -10,8 +10,9 @@ import (
 )
 
 // Regular expressions: the ~ ~* !~ !~* operators, regexp_replace and
-// regexp_match_at (the planner's form of (regexp_match(s, p))[n], since
-// Eddy has no arrays yet).
+// regexp_match (the capture groups as text[]), and regexp_match_at, the
+// planner's form of (regexp_match(s, p))[n] from before Eddy had arrays,
+// kept so that stored plans using it still parse.
 //
 // Patterns run on Go's regexp package (RE2), not PostgreSQL's Spencer ARE
 // engine. They agree on the common syntax; to keep answers PostgreSQL's,
@@ -33,6 +34,8 @@ func init() {
 	}
 	fn("regexp_replace", t, regexpReplace, t, t, t)
 	fn("regexp_replace", t, regexpReplace, t, t, t, t)
+	fn("regexp_match", types.ArrayOf(t), regexpMatch, t, t)
+	fn("regexp_match", types.ArrayOf(t), regexpMatch, t, t, t)
 	fn("regexp_match_at", t, regexpMatchAt, t, t, types.Int4)
 	fn("regexp_match_at", t, regexpMatchAt, t, t, types.Int4, t)
 }
@@ -46,6 +49,35 @@ func regexpOp(flags string, negate bool) implFn {
 		}
 		return types.NewBool(re.MatchString(a[0].Text()) != negate), nil
 	}
+}
+
+// regexpMatch is regexp_match(s, p [, flags]): the capture groups of the
+// first match (NULL for a group that did not take part), or the whole
+// match for a pattern without groups; NULL when there is no match.
+func regexpMatch(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	re, global, err := compileRegexp(a[1].Text(), optText(a, 2), true)
+	if err != nil {
+		return types.Null, err
+	}
+	if global {
+		return types.Null, pgerr.New(pgerr.CodeInvalidParameter, "regexp_match() does not support the \"global\" option").
+			WithHint("Use the regexp_matches function instead.")
+	}
+	s := a[0].Text()
+	m := re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return types.Null, nil
+	}
+	if re.NumSubexp() > 0 {
+		m = m[2:]
+	}
+	elems := make([]types.Datum, len(m)/2)
+	for i := range elems {
+		if m[2*i] >= 0 {
+			elems[i] = types.NewText(s[m[2*i]:m[2*i+1]])
+		}
+	}
+	return types.NewArray(elems), nil
 }
 
 // regexpMatchAt returns element n (1-based) of regexp_match(s, p [, flags]):
