@@ -149,6 +149,31 @@ func (e *Engine) createIndex(obj *Object, rv *pg.RangeVar, cols []string, ifNotE
 	return nil
 }
 
+// execReindex executes REINDEX: an index always equals the one built
+// from its relation's rows (it changes with every write, and start-up
+// checks it), so there is nothing to rebuild; the named index or table
+// must exist, as in PostgreSQL.
+func (p *Portal) execReindex(rs *pg.ReindexStmt) error {
+	p.tag = "REINDEX"
+	e := p.st.s.e
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	want := map[pg.ReindexObjectType]planner.RelKind{pg.ReindexObjectType_REINDEX_OBJECT_INDEX: relIndex,
+		pg.ReindexObjectType_REINDEX_OBJECT_TABLE: planner.RelTable}
+	k, named := want[rs.Kind]
+	if !named {
+		return nil // SCHEMA, SYSTEM, DATABASE
+	}
+	o := e.cat.lookup(rs.Relation.Schemaname, rs.Relation.Relname)
+	switch {
+	case o == nil:
+		return pgerr.ErrUndefinedTable.New(rs.Relation.Relname)
+	case o.Kind != k && !(k == planner.RelTable && o.Kind == planner.RelMaterializedView):
+		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not %s", o.Name, aKind(k))
+	}
+	return nil
+}
+
 // indexedRelation resolves the relation of CREATE INDEX: a table or a
 // materialized view with stored rows. The caller holds e.mu.
 func (e *Engine) indexedRelation(rv *pg.RangeVar) (*Object, error) {

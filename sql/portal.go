@@ -147,6 +147,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execDrop(n.GetDropStmt())
 	case n.GetIndexStmt() != nil:
 		return p.execCreateIndex(n.GetIndexStmt())
+	case n.GetReindexStmt() != nil:
+		return p.execReindex(n.GetReindexStmt())
 	case n.GetFetchStmt() != nil:
 		return p.execFetch(ctx, n.GetFetchStmt())
 	case n.GetClosePortalStmt() != nil:
