@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/sql/pgerr"
@@ -262,6 +263,9 @@ func (d *Dataflow) buildLoops() error {
 	}
 	for _, l := range loops {
 		n := &d.plan.Nodes[l.Fixpoint]
+		if vt, rt := d.plan.Nodes[l.Var].Types, d.plan.Nodes[n.Inputs[1]].Types; !slices.Equal(vt, rt) {
+			return fmt.Errorf("dataflow: loop %%%d: the body's result %%%d has types %v, the Variable %v", l.Var, n.Inputs[1], rt, vt)
+		}
 		d.ops[l.Var] = &loopVar{spec: d.plan.Nodes[l.Var].Op.(dataflow.Variable), loop: l, result: n.Inputs[1]}
 		d.ops[l.Fixpoint] = fixpointOp{}
 		for j := l.Var + 1; j < l.Fixpoint; j++ {
