@@ -41,61 +41,83 @@ func newFlatMap(spec dataflow.FlatMap, in []types.T) (*flatMapOp, error) {
 func (o *flatMapOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 	out := make([]Update, 0, len(ins[0]))
 	for _, u := range ins[0] {
-		rows, err := o.expand(s, u.Row)
+		n := len(out)
+		emit := func(r types.Row) { out = append(out, Update{Row: r, Time: u.Time, Diff: u.Diff}) }
+		var err error
+		if len(o.spec.Funcs) == 1 {
+			err = o.expandOne(s, u.Row, emit)
+		} else {
+			err = o.expand(s, u.Row, emit)
+		}
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range rows {
-			out = append(out, Update{Row: r, Time: u.Time, Diff: u.Diff})
+		if len(out) == n && o.spec.Outer {
+			r := s.slab.row(o.width)
+			copy(r, u.Row)
+			emit(r)
 		}
 	}
 	return out, nil
 }
 
-// expand returns the output rows of one input row.
-func (o *flatMapOp) expand(s *stepCtx, in types.Row) ([]types.Row, error) {
+// expand emits the output rows of one input row (before Outer padding).
+func (o *flatMapOp) expand(s *stepCtx, in types.Row, emit func(types.Row)) error {
 	results := make([][]types.Row, len(o.spec.Funcs))
 	n := 0
 	for i, c := range o.spec.Funcs {
 		rows, err := c.Eval(s.ctx, in)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		results[i], n = rows, max(n, len(rows))
 	}
-	var out []types.Row
 	for k := 0; k < n; k++ {
-		r := o.zip(in, results, k)
+		r := o.zip(s, in, results, k)
 		ok, err := o.accept(s, r)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ok {
-			out = append(out, r)
+			emit(r)
 		}
 	}
-	if len(out) == 0 && o.spec.Outer {
-		r := make(types.Row, o.width)
+	return nil
+}
+
+// expandOne is expand for a single function, building each output row
+// once, in the step's slab, as the function produces it.
+func (o *flatMapOp) expandOne(s *stepCtx, in types.Row, emit func(types.Row)) error {
+	k := 0
+	return o.spec.Funcs[0].Run(s.ctx, in, func(vals []types.Datum) error {
+		k++
+		r := s.slab.row(o.width)
 		copy(r, in)
-		out = append(out, r)
-	}
-	return out, nil
+		copy(r[o.nIn:], vals)
+		if o.spec.Ordinality {
+			r[o.width-1] = types.NewInt(int64(k))
+		}
+		ok, err := o.accept(s, r)
+		if ok {
+			emit(r)
+		}
+		return err
+	})
 }
 
 // zip builds output row k: the input, each function's k-th row (NULLs
 // past its end), then the ordinality k+1.
-func (o *flatMapOp) zip(in types.Row, results [][]types.Row, k int) types.Row {
-	r := make(types.Row, o.nIn, o.width)
-	copy(r, in)
+func (o *flatMapOp) zip(s *stepCtx, in types.Row, results [][]types.Row, k int) types.Row {
+	r := s.slab.row(o.width)
+	at := copy(r, in)
 	for i, c := range o.spec.Funcs {
 		if k < len(results[i]) {
-			r = append(r, results[i][k]...)
-		} else {
-			r = append(r, make(types.Row, len(c.Func.Cols))...)
+			copy(r[at:], results[i][k])
 		}
+		at += len(c.Func.Cols)
 	}
 	if o.spec.Ordinality {
-		r = append(r, types.NewInt(int64(k+1)))
+		r[at] = types.NewInt(int64(k + 1))
 	}
 	return r
 }

@@ -191,26 +191,38 @@ func (c TableCall) Remap(m func(int) int) TableCall {
 // rows (unless Func.NullArgs); more than MaxTableFuncRows rows fail with
 // 54000.
 func (c TableCall) Eval(ctx *Ctx, row types.Row) ([]types.Row, error) {
-	args := make([]types.Datum, len(c.Args))
-	for i, a := range c.Args {
-		d, err := a.Eval(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		if d.IsNull() && !c.Func.NullArgs {
-			return nil, nil
-		}
-		args[i] = d
-	}
 	var out []types.Row
-	err := c.Func.Gen(ctx, args, func(vals []types.Datum) error {
-		if len(out) >= MaxTableFuncRows {
-			return errTooManyRows(c.Func.Name)
-		}
+	err := c.Run(ctx, row, func(vals []types.Datum) error {
 		out = append(out, append(types.Row(nil), vals...))
 		return nil
 	})
 	return out, err
+}
+
+// Run evaluates the arguments over row and calls emit with each of the
+// call's rows in order (vals is only valid during the call). A NULL
+// argument produces no rows (unless Func.NullArgs); more than
+// MaxTableFuncRows rows fail with 54000.
+func (c TableCall) Run(ctx *Ctx, row types.Row, emit func(vals []types.Datum) error) error {
+	var buf [4]types.Datum
+	args := buf[:0]
+	for _, a := range c.Args {
+		d, err := a.Eval(ctx, row)
+		if err != nil {
+			return err
+		}
+		if d.IsNull() && !c.Func.NullArgs {
+			return nil
+		}
+		args = append(args, d)
+	}
+	n := 0
+	return c.Func.Gen(ctx, args, func(vals []types.Datum) error {
+		if n++; n > MaxTableFuncRows {
+			return errTooManyRows(c.Func.Name)
+		}
+		return emit(vals)
+	})
 }
 
 // errTooManyRows is the 54000 error of a call past MaxTableFuncRows.
