@@ -92,6 +92,33 @@ func (c *ectx) arraySubscript(arr scalar.Expr, ind *pg_query.A_Indirection) (sca
 	return arr, nil
 }
 
+// elementAssignment builds UPDATE ... SET a[i] = v for column col of rel:
+// array_set over the column's new value so far (so several elements of
+// one column may be assigned), the value assigned to the element type.
+func (c *ectx) elementAssignment(rel *Relation, set []scalar.Expr, col int, rt *pg_query.ResTarget) (scalar.Expr, error) {
+	t := rel.Columns[col].Type
+	idx := rt.Indirection[0].GetAIndices()
+	if len(rt.Indirection) != 1 || idx == nil || idx.IsSlice || t.Family != types.FamArray {
+		return nil, pgerr.Unsupported("UPDATE of subfields, slices or elements of multidimensional arrays")
+	}
+	base := set[col]
+	if base == nil {
+		base = &scalar.Col{Idx: col, T: t}
+	}
+	i, err := c.subscriptExpr(idx.Uidx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.expr(rt.Val)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = c.b.assign(v, t.ElemType(), rt.Name); err != nil {
+		return nil, err
+	}
+	return c.function("array_set", []scalar.Expr{base, i, v}, rt.Location)
+}
+
 // subscriptExpr builds a subscript, coerced to integer as PostgreSQL does
 // (with assignment semantics: bigint and numeric subscripts are converted).
 func (c *ectx) subscriptExpr(n *pg_query.Node) (scalar.Expr, error) {

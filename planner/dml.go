@@ -377,12 +377,17 @@ func (b *builder) setListOver(rel *Relation, sc *scope, in ir.Rel, list []*pg_qu
 	set := make([]scalar.Expr, len(rel.Columns))
 	for _, n := range list {
 		rt := n.GetResTarget()
-		if len(rt.Indirection) > 0 {
-			return nil, pgerr.Unsupported("UPDATE of subfields or array elements")
-		}
 		i := columnIndex(rel, rt.Name)
 		if i < 0 {
 			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column %q of relation %q does not exist", rt.Name, rel.Name).WithPosition(rt.Location + 1)
+		}
+		if len(rt.Indirection) > 0 {
+			e, err := ec.elementAssignment(rel, set, i, rt)
+			if err != nil {
+				return nil, err
+			}
+			set[i] = e
+			continue
 		}
 		if set[i] != nil {
 			return nil, pgerr.New(pgerr.CodeDuplicateColumn, "multiple assignments to same column %q", rt.Name)

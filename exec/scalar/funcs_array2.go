@@ -27,6 +27,13 @@ func registerArrayInternal() {
 		}
 		return newFunc("array_subscript", e, true, arraySubscript, args[0], types.Int4)
 	})
+	polyFunc(functions, "array_set", 3, func(args []types.T) *Func {
+		e, ok := elemOf(args[0])
+		if !ok {
+			return nil
+		}
+		return newFunc("array_set", args[0], false, arraySet, args[0], types.Int4, e)
+	})
 	slice := func(name string, nargs int, bounds func(a []types.Datum) (int64, int64)) {
 		polyFunc(functions, name, nargs, func(args []types.T) *Func {
 			if _, ok := elemOf(args[0]); !ok {
@@ -82,6 +89,32 @@ func arraySubscript(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		return types.Null, nil
 	}
 	return a[0].Array()[i-1], nil
+}
+
+// arraySet is the assignment a[i] = v (UPDATE ... SET a[i] = v): the
+// element replaced, or the array extended with NULLs up to i. Positions
+// that would move the lower bound off 1 (i < 1, or i > 1 on a NULL array)
+// are 0A000; a NULL subscript is 22004, as in PostgreSQL.
+func arraySet(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	if a[1].IsNull() {
+		return types.Null, pgerr.New("22004", "array subscript in assignment must not be null")
+	}
+	i := a[1].Int()
+	var elems []types.Datum
+	if !a[0].IsNull() {
+		elems = a[0].Array()
+	}
+	switch {
+	case i < 1 || len(elems) == 0 && i > 1:
+		return types.Null, pgerr.Unsupported("arrays with a lower bound other than 1")
+	case i > types.MaxArrayLen:
+		return types.Null, pgerr.New(pgerr.CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", types.MaxArrayLen)
+	}
+	for int64(len(elems)) < i {
+		elems = append(elems, types.Null)
+	}
+	elems[i-1] = a[2]
+	return types.NewArray(elems), nil
 }
 
 // arraySlice is a[lo:hi] with the bounds clamped to the array; an empty
