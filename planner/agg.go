@@ -231,7 +231,8 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	argT := args[0].Type()
 	if def.Boxed {
 		if argT.Family == types.FamArray {
-			return aggSpec{}, pgerr.Unsupported("%s of arrays (multidimensional arrays)", name).WithPosition(fc.Location + 1)
+			// Boxing an array would make a multidimensional one.
+			return aggSpec{}, pgerr.Unsupported("%s over array values", name).WithPosition(fc.Location + 1)
 		}
 		argT = types.ArrayOf(argT)
 	}

@@ -133,7 +133,8 @@ func arraySlice(a types.Datum, lo, hi int64) types.Datum {
 // the signature asks the caller to coerce x and the array's elements to
 // the operator's operand types.
 func anyAllInst(name, op string, all bool, args []types.T) *Func {
-	x, e := args[0], types.Unknown
+	x := args[0]
+	var e types.T
 	switch {
 	case args[1].Family == types.FamArray:
 		e = args[1].ElemType()
