@@ -73,6 +73,9 @@ func pgxArrays(t *testing.T, ctx context.Context, c *pgx.Conn, binary bool, refr
 		{2, []pgtype.Int4{}, []pgtype.Text{}, []pgtype.Numeric{}},
 		{3, nil, nil, nil},
 	}
+	// Row 4 repeats row 1's arrays, written by COPY.
+	rows = append(rows, rows[0])
+	rows[3].ID = 4
 	if _, err := c.Exec(ctx, "INSERT INTO arr VALUES ($1, $2, $3, $4)", rows[0].ID, rows[0].I, rows[0].T, rows[0].N); err != nil {
 		t.Fatalf("insert: %v", err)
 	}
@@ -85,7 +88,9 @@ func pgxArrays(t *testing.T, ctx context.Context, c *pgx.Conn, binary bool, refr
 			t.Fatalf("copy (binary): %v", err)
 		}
 	} else {
-		copyText := "2\t{}\t{}\t{}\n3\t\\N\t\\N\t\\N\n"
+		// COPY's text format escapes the backslashes of the array text.
+		copyText := "2\t{}\t{}\t{}\n3\t\\N\t\\N\t\\N\n" +
+			"4\t{1,NULL,-3}\t" + `{"a b","q\\"u\\\\o,te{}","",NULL,"NULL"}` + "\t{1.50,-12345678901234567890.123,NULL}\n"
 		if _, err := c.PgConn().CopyFrom(ctx, strings.NewReader(copyText), "COPY arr FROM STDIN"); err != nil {
 			t.Fatalf("copy (text): %v", err)
 		}
@@ -94,7 +99,7 @@ func pgxArrays(t *testing.T, ctx context.Context, c *pgx.Conn, binary bool, refr
 	checkArrayRows(t, got, rows)
 	refresh()
 	view := readArrayRows(t, ctx, c, "SELECT id, i, t, n FROM arr_v ORDER BY id")
-	if len(view) != 3 || len(view[0].I) != 4 || view[0].I[3].Int32 != 0 || view[0].T[5].String != "z" ||
+	if len(view) != 4 || len(view[0].I) != 4 || view[0].I[3].Int32 != 0 || view[0].T[5].String != "z" ||
 		len(view[0].N) != 1 || len(view[1].N) != 0 || view[2].I == nil || len(view[2].I) != 1 {
 		t.Errorf("view rows: %+v", view)
 	}
