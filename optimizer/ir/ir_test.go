@@ -36,3 +36,28 @@ func TestShapes(t *testing.T) {
 }
 
 func ir(r Rel) Rel { return r }
+
+// TestEqual checks that Equal agrees with comparing printed plans: equal
+// for a rebuilt copy, different for another header or another input.
+func TestEqual(t *testing.T) {
+	g := &Get{ID: 1, Name: "t", Types: []types.T{types.Int4, types.Text}}
+	build := func(id dataflow.CollectionID, col int) Rel {
+		in := &Get{ID: id, Name: "t", Types: []types.T{types.Int4, types.Text}}
+		return NewJoin(JoinInner, NewProject(in, col, 0), g)
+	}
+	a := build(1, 1)
+	for _, c := range []struct {
+		b    Rel
+		want bool
+	}{
+		{a, true},
+		{build(1, 1), true},  // rebuilt: same print, other pointers
+		{build(2, 1), false}, // another input
+		{build(1, 0), false}, // another header below
+		{NewProject(a, 0), false},
+	} {
+		if got := Equal(a, c.b); got != c.want || (Format(a) == Format(c.b)) != c.want {
+			t.Errorf("Equal(%s, %s) = %v, want %v", a, c.b, got, c.want)
+		}
+	}
+}

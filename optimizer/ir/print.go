@@ -26,6 +26,26 @@ func format(b *strings.Builder, r Rel, depth int) {
 	}
 }
 
+// Equal reports whether a and b print the same (Format(a) == Format(b)):
+// the same operators with the same headers over equal inputs. Shared
+// subtrees compare by identity first, so comparing a rewritten tree with
+// the original costs only the parts the rewrite rebuilt.
+func Equal(a, b Rel) bool {
+	if a == b {
+		return true
+	}
+	ca, cb := a.Children(), b.Children()
+	if len(ca) != len(cb) || a.header() != b.header() {
+		return false
+	}
+	for i := range ca {
+		if !Equal(ca[i], cb[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // String implements Rel.
 func (g *Get) String() string { return Format(g) }
 

@@ -54,7 +54,7 @@ var PruneUnusedColumns = Rule{Name: "PruneUnusedColumns", Apply: func(e ir.Rel) 
 	default:
 		return nil
 	}
-	if out.String() == e.String() {
+	if ir.Equal(out, e) {
 		return nil
 	}
 	return out
@@ -88,8 +88,14 @@ func project(in ir.Rel, cols []int) ir.Rel {
 // narrow returns a relation whose output is exactly the columns need
 // (sorted, distinct indices into rel's output, not empty when rel has
 // columns: see keepSet) of rel, in that order, pushing the narrowing into
-// rel's inputs where the operator allows it.
+// rel's inputs where the operator allows it. When need is every column,
+// rel is returned as is: the rule runs bottom up, so every Project and
+// Reduce below has already narrowed its own input, and keeping the
+// subtree (not a copy) lets ir.Equal see that nothing changed at once.
 func narrow(rel ir.Rel, need []int) ir.Rel {
+	if len(need) == ir.Arity(rel) {
+		return rel
+	}
 	switch r := rel.(type) {
 	case *ir.Project:
 		cols := make([]int, len(need))
@@ -137,6 +143,9 @@ func narrow(rel ir.Rel, need []int) ir.Rel {
 func narrowWith(rel ir.Rel, need, read []int, rebuild func(ir.Rel, func(int) int) ir.Rel) ir.Rel {
 	in := rel.Children()[0]
 	keep := keepSet(append(slices.Clone(need), read...), ir.Arity(in))
+	if len(keep) == ir.Arity(in) {
+		return project(rel, need) // the input keeps every column: rel as is
+	}
 	m := indexIn(keep)
 	out := rebuild(narrow(in, keep), m)
 	return project(out, remapCols(need, m))
@@ -168,6 +177,9 @@ func narrowMap(r *ir.Map, need []int) ir.Rel {
 		}
 	}
 	inNeed = keepSet(inNeed, n)
+	if len(inNeed) == n && !slices.Contains(keepExpr, false) {
+		return project(r, need) // every expression and input column stays
+	}
 	idx := indexIn(inNeed)
 	newIdx := make([]int, len(r.Exprs))
 	k := len(inNeed)
@@ -213,6 +225,9 @@ func narrowJoin(r *ir.Join, need []int) ir.Rel {
 		return narrow(ir.NewFilter(r.Left, r.On...), need)
 	}
 	ln, rn = keepSet(ln, nl), keepSet(rn, ir.Arity(r.Right))
+	if len(ln) == nl && len(rn) == ir.Arity(r.Right) {
+		return project(r, need) // both sides keep every column
+	}
 	li, ri := indexIn(ln), indexIn(rn)
 	m := func(c int) int {
 		if c < nl {
@@ -258,6 +273,9 @@ func narrowReduce(r *ir.Reduce, need []int) ir.Rel {
 	}
 	kept := &ir.Reduce{Input: r.Input, Key: r.Key, Aggs: aggs, EmitOnClose: r.EmitOnClose}
 	in := keepSet(reduceColumns(kept), ir.Arity(r.Input))
+	if len(aggs) == len(r.Aggs) && len(in) == ir.Arity(r.Input) {
+		return project(r, need) // every aggregate and input column stays
+	}
 	red := remapReduce(kept, narrow(r.Input, in), indexIn(in))
 	return project(red, remapCols(need, func(c int) int { return outIdx[c] }))
 }

@@ -67,7 +67,7 @@ func Run(rel ir.Rel, phases ...Phase) (ir.Rel, Trace, error) {
 	for _, p := range phases {
 		if p.Pass != nil {
 			out := p.Pass.Apply(rel)
-			if out != rel && ir.Format(out) != ir.Format(rel) {
+			if !ir.Equal(out, rel) {
 				trace = append(trace, p.Pass.Name)
 			}
 			rel = out
@@ -92,6 +92,9 @@ type runner struct {
 	// byRoot caches, per operator type, the phase's rules whose Root is
 	// that type or nil, in phase order.
 	byRoot map[reflect.Type][]Rule
+	// fixed maps each node rewrite has seen to its fixed point (see
+	// rewrite); nodes are immutable, so a pointer names a subtree.
+	fixed map[ir.Rel]ir.Rel
 }
 
 // rulesFor returns the rules of the phase that can match e.
@@ -116,7 +119,18 @@ func (r *runner) rulesFor(e ir.Rel) []Rule {
 // rewrite returns e with its inputs rewritten, then the phase's rules
 // applied at e until none fires. Each replacement is rewritten again from
 // its leaves, so on return the whole subtree is at a fixed point.
+//
+// Rules see only the subtree they match, so a subtree's fixed point
+// depends on nothing else: rewrite remembers the nodes it returned (fixed
+// points) and the nodes they came from, and returns a known node's result
+// at once. A rule firing high in the tree, whose replacement keeps most of
+// the subtree below by reference, therefore costs only the nodes it
+// rebuilt, not a second pass over everything below it.
 func (r *runner) rewrite(e ir.Rel) (ir.Rel, error) {
+	if out, ok := r.fixed[e]; ok {
+		return out, nil
+	}
+	in := e
 	e, err := r.rewriteChildren(e)
 	if err != nil {
 		return nil, err
@@ -132,9 +146,24 @@ func (r *runner) rewrite(e ir.Rel) (ir.Rel, error) {
 			return nil, fmt.Errorf("optimizer phase %s: no fixed point after %d rule applications (last: %s)",
 				r.phase.Name, MaxSteps, rule.Name)
 		}
-		return r.rewrite(out)
+		res, err := r.rewrite(out)
+		if err == nil {
+			r.remember(in, res)
+		}
+		return res, err
 	}
+	r.remember(in, e)
 	return e, nil
+}
+
+// remember records that from rewrites to the fixed point to (and so does
+// to itself).
+func (r *runner) remember(from, to ir.Rel) {
+	if r.fixed == nil {
+		r.fixed = map[ir.Rel]ir.Rel{}
+	}
+	r.fixed[from] = to
+	r.fixed[to] = to
 }
 
 // rewriteChildren rewrites each input of e, copying e only if one changed.
