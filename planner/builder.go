@@ -112,7 +112,7 @@ func (b *builder) coerce(e scalar.Expr, t types.T) (scalar.Expr, error) {
 	if e.Type() == t {
 		return e, nil
 	}
-	return foldLiteral(scalar.NewCast(e, t))
+	return b.foldLiteral(scalar.NewCast(e, t))
 }
 
 // assign converts e to a column type t with assignment semantics (INSERT,
@@ -140,13 +140,14 @@ func (b *builder) explicitCast(e scalar.Expr, t types.T, loc int32) (scalar.Expr
 	if from == t {
 		return e, nil
 	}
-	return foldLiteral(&scalar.Cast{Arg: e, To: t, Explicit: true})
+	return b.foldLiteral(&scalar.Cast{Arg: e, To: t, Explicit: true})
 }
 
 // foldLiteral evaluates a cast of a literal now, so typed literals print
 // and compare as constants; data errors (22P02 ...) surface at plan time as
-// in PostgreSQL, which also converts literals during parse analysis.
-func foldLiteral(e scalar.Expr) (scalar.Expr, error) {
+// in PostgreSQL, which also converts literals during parse analysis (in the
+// session's time zone).
+func (b *builder) foldLiteral(e scalar.Expr) (scalar.Expr, error) {
 	c, ok := e.(*scalar.Cast)
 	if !ok {
 		return e, nil
@@ -154,7 +155,7 @@ func foldLiteral(e scalar.Expr) (scalar.Expr, error) {
 	if _, ok := c.Arg.(*scalar.Lit); !ok {
 		return e, nil
 	}
-	d, err := c.Eval(&scalar.Ctx{}, nil)
+	d, err := c.Eval(&scalar.Ctx{TimeZone: b.opts.TimeZone}, nil)
 	if err != nil {
 		return nil, err
 	}

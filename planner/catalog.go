@@ -93,6 +93,10 @@ type Options struct {
 	// value at plan time (LIMIT $1) fails to plan; the caller then plans
 	// with the values.
 	GenericParams bool
+	// TimeZone is the session's time zone ("" is UTC): literals cast to
+	// zone-dependent types ('2024-03-09 12:00'::timestamptz) are folded
+	// in it at planning time, as PostgreSQL does when it parses them.
+	TimeZone string
 }
 
 // Query is a planned SELECT/VALUES/set operation: Rel produces rows (as a

@@ -808,7 +808,7 @@ func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error
 	if err != nil {
 		return "", "", err
 	}
-	q, err := planner.PlanQuery(cat, n, planner.Options{MaterializedView: d.Kind == planner.RelMaterializedView})
+	q, err := planner.PlanQuery(cat, n, planner.Options{MaterializedView: d.Kind == planner.RelMaterializedView, TimeZone: d.TimeZone})
 	if err != nil {
 		return "", "", err
 	}

@@ -37,6 +37,10 @@ type Object struct {
 	// EmitOnWindowClose marks a materialized view whose windows emit once,
 	// when closed by the watermark.
 	EmitOnWindowClose bool `json:",omitempty"`
+	// TimeZone is the creating session's time zone, in which a
+	// materialized view's zone-dependent literals are folded whenever it
+	// is planned ("" is UTC).
+	TimeZone string `json:",omitempty"`
 	// Plan is a materialized view's lowered dataflow, printed
 	// (dataflow.Plan.String), stored when the view is created. A restart
 	// runs this plan, never a new one planned from SQL, so the restored

@@ -408,7 +408,7 @@ func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 	e := p.st.s.e
 	obj := &Object{Kind: planner.RelView, Schema: schemaOf(vs.View), Name: vs.View.Relname, SQL: sql}
 	e.mu.RLock()
-	cols, deps, err := e.describeQuery(sql, false)
+	cols, deps, err := e.describeQuery(sql, false, p.st.s.settings.timeZone)
 	e.mu.RUnlock()
 	if err != nil {
 		return err
@@ -434,13 +434,13 @@ func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 
 // describeQuery plans sql (under the caller's lock) for its columns and
 // the relations it reads.
-func (e *Engine) describeQuery(sql string, forView bool) ([]ColumnDef, []uint64, error) {
+func (e *Engine) describeQuery(sql string, forView bool, tz string) ([]ColumnDef, []uint64, error) {
 	n, err := parseOne(sql)
 	if err != nil {
 		return nil, nil, err
 	}
 	rc := &recordingCatalog{Catalog: e.cat, deps: map[uint64]bool{}}
-	q, err := planner.PlanQuery(rc, n, planner.Options{MaterializedView: forView})
+	q, err := planner.PlanQuery(rc, n, planner.Options{MaterializedView: forView, TimeZone: tz})
 	if err != nil {
 		return nil, nil, err
 	}

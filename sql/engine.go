@@ -250,7 +250,7 @@ func (e *Engine) planView(o *Object) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	q, err := planner.PlanQuery(e.cat, stmts, planner.Options{MaterializedView: true})
+	q, err := planner.PlanQuery(e.cat, stmts, planner.Options{MaterializedView: true, TimeZone: o.TimeZone})
 	if err != nil {
 		return "", err
 	}

@@ -35,7 +35,7 @@ func viewRel(q *planner.Query) ir.Rel {
 func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	p.tag = "EXPLAIN"
 	n := es.Query
-	opts := planner.Options{ParamTypes: p.st.paramTypes, Params: p.params}
+	opts := planner.Options{ParamTypes: p.st.paramTypes, Params: p.params, TimeZone: p.st.s.settings.timeZone}
 	if ctas := n.GetCreateTableAsStmt(); ctas != nil && ctas.Objtype == pg.ObjectType_OBJECT_MATVIEW {
 		// Planned as the view would be (temporal filters, 0A000 for what
 		// a view cannot maintain).

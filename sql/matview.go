@@ -34,7 +34,7 @@ func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error
 		return err
 	}
 	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql,
-		EmitOnWindowClose: emitOnClose}
+		EmitOnWindowClose: emitOnClose, TimeZone: p.st.s.settings.timeZone}
 	if err := p.st.s.e.createMatView(obj, st.IfNotExists); err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
 	if exists, err := e.nameTaken(obj, ifNotExists); exists || err != nil {
 		return err
 	}
-	cols, deps, err := e.describeQuery(obj.SQL, true)
+	cols, deps, err := e.describeQuery(obj.SQL, true, obj.TimeZone)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ var disableGenericPlans bool
 // none, for one catalog version.
 type cachedPlan struct {
 	version uint64
+	tz      string // the session time zone literals were folded in
 	q       *planner.Query // nil: no generic plan
 	plan    *dataflow.Plan
 	points  []pointInput
@@ -40,13 +41,14 @@ func (st *Statement) genericPlan(n *pg.Node) *cachedPlan {
 	e := st.s.e
 	e.mu.RLock()
 	v := e.cat.version
-	if c := st.plan; c != nil && c.version == v {
+	tz := st.s.settings.timeZone
+	if c := st.plan; c != nil && c.version == v && c.tz == tz {
 		e.mu.RUnlock()
 		return c.orNil()
 	}
-	q, err := planner.PlanQuery(e.cat, n, planner.Options{ParamTypes: st.paramTypes, GenericParams: true})
+	q, err := planner.PlanQuery(e.cat, n, planner.Options{ParamTypes: st.paramTypes, GenericParams: true, TimeZone: tz})
 	e.mu.RUnlock()
-	c := &cachedPlan{version: v}
+	c := &cachedPlan{version: v, tz: tz}
 	if err == nil {
 		if plan, _, cerr := compile(q.Rel); cerr == nil {
 			c.q, c.plan, c.points = q, plan, pointInputs(plan)

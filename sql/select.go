@@ -35,7 +35,8 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 	} else {
 		version := s.e.catalogVersion()
 		var q *planner.Query
-		q, err = s.e.planQuery(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params})
+		q, err = s.e.planQuery(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
+			TimeZone: s.settings.timeZone})
 		if err != nil {
 			return err
 		}

@@ -63,7 +63,7 @@ func (st *Statement) describe() error {
 	st.described = true
 	st.catVersion = st.s.e.catalogVersion()
 	n := st.stmt.AST
-	opts := planner.Options{ParamTypes: st.paramTypes}
+	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone}
 	var err error
 	switch {
 	case n.GetSelectStmt() != nil:

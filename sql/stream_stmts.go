@@ -208,7 +208,7 @@ func (s *Session) describeExt(x parse.Ext) ([]resultCol, error) {
 			return nil, err
 		}
 		s.e.mu.RLock()
-		cols, _, err = s.e.describeQuery(sql, true)
+		cols, _, err = s.e.describeQuery(sql, true, s.settings.timeZone)
 		s.e.mu.RUnlock()
 		if err != nil {
 			return nil, err

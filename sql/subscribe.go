@@ -198,7 +198,7 @@ func droppedInput(byID map[uint64]*Object, coll uint64, sub *subscriber) *Object
 func (e *Engine) subscribeQuery(sql string, progress bool, buffer int) (*Subscription, []ColumnDef, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	cols, deps, err := e.describeQuery(sql, true)
+	cols, deps, err := e.describeQuery(sql, true, "")
 	if err != nil {
 		return nil, nil, err
 	}
