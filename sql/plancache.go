@@ -25,7 +25,7 @@ var disableGenericPlans bool
 // none, for one catalog version.
 type cachedPlan struct {
 	version uint64
-	tz      string // the session time zone literals were folded in
+	tz      string         // the session time zone literals were folded in
 	q       *planner.Query // nil: no generic plan
 	plan    *dataflow.Plan
 	points  []pointInput
