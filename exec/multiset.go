@@ -171,13 +171,3 @@ func (ms *multiset) max() *mentry {
 	})
 	return found
 }
-
-// ascend calls fn with every live entry in key order.
-func (ms *multiset) ascend(fn func(e *mentry)) {
-	ms.tree().Ascend(func(e *mentry) bool {
-		if e.n > 0 {
-			fn(e)
-		}
-		return true
-	})
-}

@@ -151,22 +151,6 @@ func appendJSONStr(b []byte, s string) []byte {
 
 func jsonDatum(v any) types.Datum { return types.NewJSONB(string(encodeJSON(nil, v))) }
 
-func jsonKindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	}
-	return "object"
-}
-
 // parseTextArray reads a one-dimensional text array literal ('{a,"b c",NULL}')
 // into its elements; a NULL element is reported by ok[i] = false.
 func parseTextArray(s string) ([]string, []bool, error) {

@@ -60,12 +60,6 @@ func orInto(dst, src leafSet) {
 	}
 }
 func (s leafSet) empty() bool { return !slices.ContainsFunc(s, func(w uint64) bool { return w != 0 }) }
-func (s leafSet) count() (n int) {
-	for _, w := range s {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
 func (s leafSet) intersects(o leafSet) bool {
 	for i := range s {
 		if s[i]&o[i] != 0 {
