@@ -330,27 +330,32 @@ func targetByName(targets []target, name string) (target, bool) {
 func (b *builder) reduce(from *ectx, keys []scalar.Expr, sets [][]int, calls []*pg_query.FuncCall, specs []aggSpec, sel *pg_query.SelectStmt, p *planned) (*ectx, error) {
 	n := ir.Arity(from.rel)
 	var maps []scalar.Expr
+	mapped := map[string]int{}
 	column := func(e scalar.Expr) int {
 		if c, ok := e.(*scalar.Col); ok {
 			return c.Idx
 		}
+		if i, ok := mapped[e.String()]; ok {
+			return i
+		}
 		maps = append(maps, e)
+		mapped[e.String()] = n + len(maps) - 1
 		return n + len(maps) - 1
 	}
 	key := identityCols(p.nOuter)
 	for _, k := range keys {
 		key = append(key, column(k))
 	}
-	aggs := make([]dataflow.Agg, len(specs))
-	for i, s := range specs {
-		aggs[i] = s.dataflow(column)
-	}
+	aggs, pos := dedupAggs(specs, column)
 	var rel ir.Rel = &ir.Reduce{Input: ir.NewMap(from.rel, maps...), Key: key, Aggs: aggs}
 	if sets != nil {
 		rel = groupingSetsRel(ir.NewMap(from.rel, maps...), p.nOuter, key, sets, aggs)
 	}
 	if len(keys) == 0 && p.nOuter > 0 {
 		rel = b.fillGroups(rel, from, aggs)
+	}
+	if len(aggs) < len(specs) {
+		rel = spreadAggs(rel, len(key), len(aggs), pos)
 	}
 	p.atMostOne = len(keys) == 0 && len(sets) <= 1
 	g, sc := groupScope(from, keys, calls, p.nOuter)
@@ -368,6 +373,40 @@ func (b *builder) reduce(from *ectx, keys []scalar.Expr, sets [][]int, calls []*
 	}
 	ec.clause = "SELECT"
 	return ec, nil
+}
+
+// dedupAggs builds the Reduce's aggregates of specs, computing each
+// distinct call once (sum(x) in the select list and in ORDER BY or HAVING
+// is one aggregate, one state): pos[i] is the aggregate of specs[i].
+func dedupAggs(specs []aggSpec, column func(scalar.Expr) int) (aggs []dataflow.Agg, pos []int) {
+	seen := map[string]int{}
+	pos = make([]int, len(specs))
+	for i, s := range specs {
+		a := s.dataflow(column)
+		k := a.String() + " " + a.T.Name()
+		j, ok := seen[k]
+		if !ok {
+			j = len(aggs)
+			seen[k] = j
+			aggs = append(aggs, a)
+		}
+		pos[i] = j
+	}
+	return aggs, pos
+}
+
+// spreadAggs restores one column per aggregate call after dedupAggs:
+// rel's first nKey columns, then aggregate pos[i] for each call, then
+// whatever follows the nAgg aggregates (the grouping-set bits).
+func spreadAggs(rel ir.Rel, nKey, nAgg int, pos []int) ir.Rel {
+	cols := identityCols(nKey)
+	for _, p := range pos {
+		cols = append(cols, nKey+p)
+	}
+	for c := nKey + nAgg; c < ir.Arity(rel); c++ {
+		cols = append(cols, c)
+	}
+	return ir.NewProject(rel, cols...)
 }
 
 // groupScope describes the aggregated relation: outer values, keys (named
