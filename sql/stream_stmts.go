@@ -145,11 +145,11 @@ func (s *Session) openSubscription(x *parse.Subscribe) (*Subscription, []resultC
 	var cols []ColumnDef
 	buffer := s.subscribeBuffer()
 	if x.Relation != nil {
-		sub, cols, err = s.e.subscribeRelation(x.Relation, opts.progress, buffer)
+		sub, cols, err = s.e.subscribeRelation(x.Relation, opts.progress, buffer, s.settings.timeZone)
 	} else {
 		var sql string
 		if sql, err = parse.Deparse(x.Query); err == nil {
-			sub, cols, err = s.e.subscribeQuery(sql, opts.progress, buffer)
+			sub, cols, err = s.e.subscribeQuery(sql, opts.progress, buffer, s.settings.timeZone)
 		}
 	}
 	if err != nil {
@@ -160,7 +160,7 @@ func (s *Session) openSubscription(x *parse.Subscribe) (*Subscription, []resultC
 
 // subscribeRelation subscribes to a table or materialized view by name; a
 // plain view or a source is subscribed as the query SELECT * FROM it.
-func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool, buffer int) (*Subscription, []ColumnDef, error) {
+func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool, buffer int, tz string) (*Subscription, []ColumnDef, error) {
 	e.mu.RLock()
 	obj := e.cat.lookup(rv.Schemaname, rv.Relname)
 	e.mu.RUnlock()
@@ -168,7 +168,7 @@ func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool, buffer int) (
 		return nil, nil, pgerr.ErrUndefinedTable.New(rv.Relname)
 	}
 	if obj.Kind == planner.RelView || obj.Kind == planner.RelSource {
-		sub, cols, err := e.subscribeQuery("SELECT * FROM "+quoteIdent(obj.Schema)+"."+quoteIdent(obj.Name), progress, buffer)
+		sub, cols, err := e.subscribeQuery("SELECT * FROM "+quoteIdent(obj.Schema)+"."+quoteIdent(obj.Name), progress, buffer, tz)
 		if err == nil {
 			e.activateSources(obj.Deps)
 			e.activateSources([]uint64{obj.ID})

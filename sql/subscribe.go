@@ -194,15 +194,16 @@ func droppedInput(byID map[uint64]*Object, coll uint64, sub *subscriber) *Object
 
 // subscribeQuery installs a temporary, in-memory view for SUBSCRIBE
 // (query): it is maintained like a materialized view but keeps no durable
-// state and disappears with the subscription.
-func (e *Engine) subscribeQuery(sql string, progress bool, buffer int) (*Subscription, []ColumnDef, error) {
+// state and disappears with the subscription. Its literals fold in tz,
+// the subscribing session's time zone.
+func (e *Engine) subscribeQuery(sql string, progress bool, buffer int, tz string) (*Subscription, []ColumnDef, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	cols, deps, err := e.describeQuery(sql, true, "")
+	cols, deps, err := e.describeQuery(sql, true, tz)
 	if err != nil {
 		return nil, nil, err
 	}
-	obj := &Object{ID: e.transientID(), Kind: planner.RelMaterializedView, Name: "subscribe", SQL: sql, Columns: cols, Deps: deps}
+	obj := &Object{ID: e.transientID(), Kind: planner.RelMaterializedView, Name: "subscribe", SQL: sql, Columns: cols, Deps: deps, TimeZone: tz}
 	mv, err := e.buildView(obj)
 	if err != nil {
 		return nil, nil, err

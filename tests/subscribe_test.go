@@ -612,6 +612,31 @@ func TestSubscribeFailingQuery(t *testing.T) {
 	}
 }
 
+// TestSubscribeTimeZone: a SUBSCRIBE (query) reads its literals in the
+// session's time zone, as an ad hoc query does: 12:00 in New York is 17:00
+// UTC, so only the row at 17:30 UTC passes.
+func TestSubscribeTimeZone(t *testing.T) {
+	s := startSubscribeServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w := connect(t, ctx, s.DSN())
+	mustExec(t, ctx, w, "CREATE TABLE tz (k int PRIMARY KEY, at timestamptz)",
+		"INSERT INTO tz VALUES (1, '2024-03-09 12:30:00+00'), (2, '2024-03-09 17:30:00+00')")
+	pc := pgconnCancellable(t, ctx, s.DSN())
+	if _, err := pc.Exec(ctx, "SET TimeZone = 'America/New_York'").ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := streamSubscribe(t, ctx, pc, "SUBSCRIBE (SELECT k FROM tz WHERE at > '2024-03-09 12:00'::timestamptz)", false)
+	got := nextRows(t, rows, 1)
+	if len(got) != 1 || len(got[0].vals) != 1 || got[0].vals[0] != "2" {
+		t.Fatalf("snapshot %v, want only k = 2", got)
+	}
+	mustExec(t, ctx, w, "INSERT INTO tz VALUES (3, '2024-03-09 16:00:00+00'), (4, '2024-03-09 18:00:00+00')")
+	if got := nextRows(t, rows, 1); len(got) != 1 || got[0].vals[0] != "4" {
+		t.Fatalf("after the insert %v, want only k = 4", got)
+	}
+}
+
 // slowWriters runs n UPDATEs of a wide row from 4 connections and returns
 // the slowest write's latency; every write must complete.
 func slowWriters(t *testing.T, ctx context.Context, dsn string, n int) time.Duration {
