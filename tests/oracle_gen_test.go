@@ -11,7 +11,8 @@ import (
 // oracle's tables, earlier grouped views and CTEs, with joins of 1-8 inputs
 // (comma lists in random order with the predicates in WHERE, or explicit
 // INNER/LEFT JOIN ... ON), subqueries (EXISTS, IN, NOT IN, scalar; correlated
-// or not; nested one level), window functions, CTEs and set operations.
+// or not; nested one level), window functions, CTEs and set operations;
+// oracle_gen_rec_test.go adds WITH RECURSIVE and array views.
 
 // gcol is one column of a relation the generator can read.
 type gcol struct {
@@ -205,7 +206,9 @@ func compatible(x, y byte) bool { return (x == 't') == (y == 't') }
 // filter returns a single-table predicate on b.
 func (g *qgen) filter(b gbind) string {
 	c := g.anyCol([]gbind{b})
-	switch g.rng.IntN(10) {
+	switch g.rng.IntN(11) {
+	case 10:
+		return g.anyFilter(c)
 	case 0:
 		return c.sql + " IS NULL"
 	case 1, 2:
@@ -805,7 +808,11 @@ func (g *qgen) setOpQ() gquery {
 // set operations), since a query with everything at once is mostly empty.
 func (g *qgen) genView() gquery {
 	opt := g.theme()
-	switch r := g.rng.IntN(20); {
+	switch r := g.rng.IntN(26); {
+	case r >= 23:
+		return g.arrayQ()
+	case r >= 20:
+		return g.recursiveQ()
 	case r < 7:
 		return g.selectQ(opt)
 	case r < 13:

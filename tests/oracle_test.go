@@ -266,8 +266,12 @@ func (o *oracle) logTimes() {
 	fmt.Fprintf(&sb, "writes: target %v, postgres %v", o.spent[0].Round(time.Millisecond), o.spent[1].Round(time.Millisecond))
 	for _, v := range o.views {
 		fmt.Fprintf(&sb, "\n%s: %d rows (not empty in %d checks); ad hoc: target %v, postgres %v", v.name, v.n, v.full, v.spent[0].Round(time.Millisecond), v.spent[1].Round(time.Millisecond))
-		if v.full == 0 && os.Getenv("EDDY_ORACLE_DEBUG") != "" {
-			fmt.Fprintf(&sb, " (always empty: %s)", v.def)
+		if os.Getenv("EDDY_ORACLE_DEBUG") != "" {
+			empty := ""
+			if v.full == 0 {
+				empty = "always empty: "
+			}
+			fmt.Fprintf(&sb, " (%s%s)", empty, v.def)
 		}
 		if v.spent[0] > 10*time.Second {
 			fmt.Fprintf(&sb, " (slow ad hoc: %s)", v.adhoc)
