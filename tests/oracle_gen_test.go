@@ -225,16 +225,15 @@ func (g *qgen) filter(b gbind) string {
 type selOpts struct {
 	grouped  bool
 	distinct bool
-	sig      []byte  // wanted output type classes, nil for any
-	minIn    int     // fewest FROM inputs (default 1)
-	maxIn    int     // most FROM inputs
-	outer    []gbind // enclosing query's bindings, for correlation
-	depth    int     // subquery nesting depth
-	subs     int     // subquery predicates in WHERE
-	scalar   bool    // scalar subqueries in the select list and HAVING
-	filters  int     // at most this many single-table filters
-	twice    string  // a CTE name to reference twice, if any
-	cteFirst bool    // the first input is a CTE
+	sig      []byte // wanted output type classes, nil for any
+	minIn    int    // fewest FROM inputs (default 1)
+	maxIn    int    // most FROM inputs
+	depth    int    // subquery nesting depth
+	subs     int    // subquery predicates in WHERE
+	scalar   bool   // scalar subqueries in the select list and HAVING
+	filters  int    // at most this many single-table filters
+	twice    string // a CTE name to reference twice, if any
+	cteFirst bool   // the first input is a CTE
 }
 
 // joinEdge is one equality predicate between two bindings.
