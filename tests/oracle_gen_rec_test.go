@@ -196,12 +196,16 @@ func (g *qgen) arrayOf(b gbind) (string, byte) {
 }
 
 // unnestQ generates a query over a table and unnest of an array built
-// from its columns (FROM t, unnest(ARRAY[t.a, t.k]) AS u(v)), plain or
-// grouped on the element.
+// from its columns (FROM t, unnest(ARRAY[t.a, t.k]) AS u(v)), sometimes
+// WITH ORDINALITY, plain or grouped on the element.
 func (g *qgen) unnestQ() gquery {
 	b, item := g.tableBind(g.newAlias())
 	arr, typ := g.arrayOf(b)
 	from := item + ", unnest(" + arr + ") AS u(v)"
+	ord := g.pct(25)
+	if ord {
+		from = item + ", unnest(" + arr + ") WITH ORDINALITY AS u(v, n)"
+	}
 	var where []string
 	if g.pct(40) {
 		where = append(where, g.filter(b))
@@ -216,6 +220,10 @@ func (g *qgen) unnestQ() gquery {
 	if g.pct(50) {
 		sql := "SELECT u.v AS x0, count(*) AS x1, max(" + b.alias + ".k) AS x2 FROM " + from + cond + " GROUP BY u.v"
 		return gquery{sql: sql, cols: []gcol{{"x0", typ, 10}, {"x1", 'i', 5}, {"x2", 'i', 30}}, key: "x0", rows: 20, grouped: true}
+	}
+	if ord {
+		sql := "SELECT " + b.alias + ".k AS x0, u.v AS x1, u.n AS x2 FROM " + from + cond
+		return gquery{sql: sql, cols: []gcol{{"x0", 'i', 30}, {"x1", typ, 10}, {"x2", 'i', 3}}, rows: 90}
 	}
 	sql := "SELECT " + b.alias + ".k AS x0, u.v AS x1 FROM " + from + cond
 	return gquery{sql: sql, cols: []gcol{{"x0", 'i', 30}, {"x1", typ, 10}}, rows: 90}
