@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/server"
+	"github.com/eddydb/eddy/tests/tpch"
 )
 
 // serve is the child side (-serve DIR): it starts Eddy on DIR as the eddy
@@ -166,7 +167,7 @@ func (e *eddyProc) watch() {
 			return
 		case <-tick.C:
 		}
-		rss, _, err := procMemory(e.cmd.Process.Pid)
+		rss, _, err := tpch.ProcMemory(e.cmd.Process.Pid)
 		if err != nil {
 			return // gone
 		}
@@ -195,7 +196,7 @@ func (e *eddyProc) cpu() time.Duration { return procCPU(e.cmd.Process.Pid) }
 
 // memory returns the child's current and peak RSS.
 func (e *eddyProc) memory() (rss, hwm int64) {
-	rss, hwm, _ = procMemory(e.cmd.Process.Pid)
+	rss, hwm, _ = tpch.ProcMemory(e.cmd.Process.Pid)
 	return rss, hwm
 }
 

@@ -56,7 +56,7 @@ func TestCommas(t *testing.T) {
 // TestProc reads this process's own figures from /proc: RSS within the
 // peak, and CPU time that grows with work.
 func TestProc(t *testing.T) {
-	rss, hwm, err := procMemory(os.Getpid())
+	rss, hwm, err := tpch.ProcMemory(os.Getpid())
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io/fs"
 	"os"
@@ -29,32 +28,6 @@ func procCPU(pid int) time.Duration {
 	utime, _ := strconv.ParseInt(f[11], 10, 64) // field 14 of proc(5)
 	stime, _ := strconv.ParseInt(f[12], 10, 64) // field 15
 	return time.Duration(utime+stime) * time.Second / 100
-}
-
-// procMemory returns VmRSS and VmHWM (the peak RSS) of process pid in
-// bytes, from /proc/<pid>/status.
-func procMemory(pid int) (rss, hwm int64, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		fields := strings.Fields(v)
-		if !ok || len(fields) == 0 {
-			continue
-		}
-		n, _ := strconv.ParseInt(fields[0], 10, 64)
-		switch k {
-		case "VmRSS":
-			rss = n << 10
-		case "VmHWM":
-			hwm = n << 10
-		}
-	}
-	return rss, hwm, sc.Err()
 }
 
 // dirSize returns the bytes of the regular files under dir.

@@ -1,11 +1,8 @@
 package tpch
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -59,7 +56,7 @@ func (w *watchdog) run(pid int) {
 			return
 		case <-tick.C:
 		}
-		rss, hwm, err := procMemory(pid)
+		rss, hwm, err := ProcMemory(pid)
 		if err != nil {
 			return // the process is gone
 		}
@@ -84,32 +81,4 @@ func (w *watchdog) check(t *testing.T) {
 		t.Fatalf("eddy's RSS reached %d MB (limit %d MB, EDDY_TPCH_MAX_RSS_MB) during %s; the server was killed",
 			rss>>20, w.limit>>20, w.phase.Load())
 	}
-}
-
-// procMemory returns VmRSS and VmHWM (peak RSS) of process pid in bytes.
-func procMemory(pid int) (rss, hwm int64, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(v)
-		if len(fields) == 0 {
-			continue
-		}
-		n, _ := strconv.ParseInt(fields[0], 10, 64)
-		switch k {
-		case "VmRSS":
-			rss = n << 10
-		case "VmHWM":
-			hwm = n << 10
-		}
-	}
-	return rss, hwm, sc.Err()
 }
