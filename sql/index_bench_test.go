@@ -54,21 +54,7 @@ func benchPointByA(b *testing.B, s *Session, rows int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := &discardRows{}
-	i := 0
-	for b.Loop() {
-		p, err := stmts[0].Bind(ctx, [][]byte{[]byte(strconv.Itoa((i * 104729) % rows))}, nil, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := p.Execute(ctx, w, 0); err != nil {
-			b.Fatal(err)
-		}
-		i++
-	}
-	if w.n != i {
-		b.Fatalf("%d queries returned %d rows", i, w.n)
-	}
+	runPointQueries(b, stmts[0], func(i int) int { return (i * 104729) % rows })
 }
 
 // benchExec runs sql (one or more statements) to completion.

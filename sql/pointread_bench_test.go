@@ -29,21 +29,7 @@ func BenchmarkPointSelect(b *testing.B) {
 			disablePointReads = mode != "served"
 			disableGenericPlans = mode == "reference"
 			defer func() { disablePointReads, disableGenericPlans = false, false }()
-			w := &discardRows{}
-			i := 0
-			for b.Loop() {
-				p, err := stmts[0].Bind(ctx, [][]byte{[]byte(strconv.Itoa(i % 1000))}, nil, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, _, err := p.Execute(ctx, w, 0); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-			if w.n != i {
-				b.Fatalf("%d queries returned %d rows", i, w.n)
-			}
+			runPointQueries(b, stmts[0], func(i int) int { return i % 1000 })
 		})
 	}
 }
@@ -85,4 +71,25 @@ func benchEngine(b *testing.B) *Session {
 	}
 	run("CREATE MATERIALIZED VIEW agg AS SELECT g, count(*) AS n, sum(x) AS total FROM t GROUP BY g")
 	return s
+}
+
+// runPointQueries executes st once per benchmark iteration i, bound to the
+// key key(i), and checks that every execution returned exactly one row.
+func runPointQueries(b *testing.B, st *Statement, key func(i int) int) {
+	ctx := context.Background()
+	w := &discardRows{}
+	i := 0
+	for b.Loop() {
+		p, err := st.Bind(ctx, [][]byte{[]byte(strconv.Itoa(key(i)))}, nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := p.Execute(ctx, w, 0); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	if w.n != i {
+		b.Fatalf("%d queries returned %d rows", i, w.n)
+	}
 }
