@@ -11,12 +11,14 @@ import (
 )
 
 // An index (CREATE INDEX) is a secondary arrangement of a collection: the
-// collection's distinct keys ordered by the key encoding of some of its
-// columns. Each index entry is
+// collection's distinct keys ordered by an index key computed from each
+// row (IndexKey: the key encoding of some columns, or of expressions over
+// the row), holding only the rows the key function accepts (a partial
+// index). Each index entry is
 //
-//	types.AppendColsKey(row, cols) ++ the collection key of row
+//	key(row) ++ the collection key of row
 //
-// so entries are unique even where index columns repeat, and a lookup
+// so entries are unique even where index keys repeat, and a lookup
 // goes from an index entry to the collection's entry (row and count) by
 // its collection key. An index is mirrored durably under RowKey(index id,
 // entry key) with the value uvarint(len of the index-columns part), and
@@ -28,8 +30,26 @@ import (
 // and the entry's key bytes per distinct collection key.
 type index struct {
 	id   uint64
-	cols []int
+	key  IndexKey
 	tree *btree.BTreeG[ixEntry]
+}
+
+// IndexKey appends the index key of row to dst (the key encoding of its
+// index columns or expressions, types.AppendKey) and reports whether the
+// row has an entry at all (false: a partial index's predicate does not
+// hold). It must be a pure function of the row: the same row always gets
+// the same answer, so removing a row finds the entry its insertion made
+// (an evaluation error must therefore map to a fixed answer, not be
+// retried). It may reuse nothing of row after returning.
+type IndexKey func(dst []byte, row types.Row) ([]byte, bool)
+
+// ColsKey is the IndexKey of an index on columns cols: every row has an
+// entry, keyed by types.AppendColsKey.
+func ColsKey(cols []int) IndexKey {
+	cols = append([]int(nil), cols...)
+	return func(dst []byte, row types.Row) ([]byte, bool) {
+		return types.AppendColsKey(dst, row, cols), true
+	}
 }
 
 // ixEntry is one index entry: key is the index columns' encoding (its
@@ -72,8 +92,13 @@ func (c *Collection) findIndex(id uint64) *index {
 // index with the same id. Callers hold exclusive access; it is not undone
 // by Rollback (the caller drops the index again on failure).
 func (c *Collection) AddIndex(id uint64, cols []int, b *Batch) {
+	c.AddIndexKey(id, ColsKey(cols), b)
+}
+
+// AddIndexKey is AddIndex for an index keyed by key.
+func (c *Collection) AddIndexKey(id uint64, key IndexKey, b *Batch) {
 	c.DropIndex(id, nil)
-	ix := &index{id: id, cols: append([]int(nil), cols...), tree: btree.NewG(btreeDegree, ixLess)}
+	ix := &index{id: id, key: key, tree: btree.NewG(btreeDegree, ixLess)}
 	c.indexes = append(c.indexes, ix)
 	c.tree.Ascend(func(e entry) bool {
 		c.indexOne(ix, e.row(), e.key(), true, b)
@@ -86,8 +111,13 @@ func (c *Collection) AddIndex(id uint64, cols []int, b *Batch) {
 // collection's contents (the caller may then rebuild it with AddIndex);
 // on failure the collection has no index id.
 func (c *Collection) LoadIndex(db *DB, id uint64, cols []int) error {
+	return c.LoadIndexKey(db, id, ColsKey(cols))
+}
+
+// LoadIndexKey is LoadIndex for an index keyed by key.
+func (c *Collection) LoadIndexKey(db *DB, id uint64, key IndexKey) error {
 	c.DropIndex(id, nil)
-	ix := &index{id: id, cols: append([]int(nil), cols...), tree: btree.NewG(btreeDegree, ixLess)}
+	ix := &index{id: id, key: key, tree: btree.NewG(btreeDegree, ixLess)}
 	n := len(RowPrefix(id))
 	err := db.Scan(RowPrefix(id), func(key, value []byte) error {
 		split, k := binary.Uvarint(value)
@@ -131,8 +161,8 @@ func (c *Collection) Indexes() []uint64 {
 	return out
 }
 
-// ScanIndex calls fn, in index order, for the collection's entries whose
-// index entry key k has from <= k < to (to nil: no upper bound) until fn
+// ScanIndex calls fn, in index order, for the collection's entries (those
+// the index holds) whose index entry key k has from <= k < to (to nil: no upper bound) until fn
 // returns false. Bounds are index-column encodings (types.AppendKey of
 // leading values): from = enc(v) starts at the first entry whose leading
 // columns are >= v, to = the end of a prefix (KeyPrefixEnd) stops after
@@ -169,9 +199,13 @@ func (c *Collection) indexRow(row types.Row, key []byte, add bool, b *Batch) {
 	}
 }
 
-// indexOne adds or removes one row's entry in ix.
+// indexOne adds or removes one row's entry in ix (none if ix's key
+// function rejects the row).
 func (c *Collection) indexOne(ix *index, row types.Row, key []byte, add bool, b *Batch) {
-	c.ixBuf = types.AppendColsKey(c.ixBuf[:0], row, ix.cols)
+	var ok bool
+	if c.ixBuf, ok = ix.key(c.ixBuf[:0], row); !ok {
+		return
+	}
 	n := len(c.ixBuf)
 	c.ixBuf = append(c.ixBuf, key...)
 	if add {
@@ -203,17 +237,22 @@ func (c *Collection) CheckIndexes() error {
 
 // checkIndex verifies one index against the collection's contents.
 func (c *Collection) checkIndex(ix *index) error {
-	if ix.tree.Len() != c.tree.Len() {
-		return fmt.Errorf("storage: index %d has %d entries for %d keys of collection %d", ix.id, ix.tree.Len(), c.tree.Len(), c.id)
-	}
 	var err error
+	entries := 0
 	c.tree.Ascend(func(e entry) bool {
-		k := types.AppendColsKey(nil, e.row(), ix.cols)
+		k, ok := ix.key(nil, e.row())
+		if !ok {
+			return true
+		}
+		entries++
 		n := len(k)
 		if _, ok := ix.tree.Get(newIxEntry(append(k, e.key()...), n)); !ok {
 			err = fmt.Errorf("storage: index %d lacks the entry of key %q of collection %d", ix.id, e.key(), c.id)
 		}
 		return err == nil
 	})
+	if err == nil && entries != ix.tree.Len() {
+		err = fmt.Errorf("storage: index %d has %d entries for %d indexed keys of collection %d", ix.id, ix.tree.Len(), entries, c.id)
+	}
 	return err
 }
