@@ -134,6 +134,13 @@ type OnConflict struct {
 	// (DO NOTHING only).
 	Cols       []int
 	Constraint string
+	// Exprs are the conflict target's elements planned over a table row
+	// (a *scalar.Col for a column), matched against the key parts of
+	// unique indexes, which may be expressions (ON CONFLICT (lower(x)));
+	// InferWhere is the target's WHERE (a partial index's predicate must
+	// follow from it), nil if none.
+	Exprs      []scalar.Expr
+	InferWhere scalar.Expr
 	// Set computes the updated row (len = table arity) and Where filters
 	// the update, both over the existing row followed by the proposed
 	// (EXCLUDED) row.

@@ -141,20 +141,8 @@ func (b *builder) onConflict(rel *Relation, rv *pg_query.RangeVar, oc *pg_query.
 	}
 	out := &OnConflict{DoUpdate: oc.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE}
 	if inf := oc.Infer; inf != nil {
-		if inf.WhereClause != nil {
-			return nil, pgerr.Unsupported("ON CONFLICT with a partial index predicate")
-		}
-		out.Constraint = inf.Conname
-		for _, n := range inf.IndexElems {
-			ie := n.GetIndexElem()
-			if ie == nil || ie.Name == "" {
-				return nil, pgerr.Unsupported("ON CONFLICT on an expression")
-			}
-			i := columnIndex(rel, ie.Name)
-			if i < 0 {
-				return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column %q does not exist", ie.Name)
-			}
-			out.Cols = append(out.Cols, i)
+		if err := b.inferTarget(rel, inf, out); err != nil {
+			return nil, err
 		}
 	} else if out.DoUpdate {
 		return nil, pgerr.New(pgerr.CodeSyntax, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
@@ -188,6 +176,51 @@ func (b *builder) onConflict(rel *Relation, rv *pg_query.RangeVar, oc *pg_query.
 		}
 	}
 	return out, nil
+}
+
+// inferTarget plans ON CONFLICT's conflict target: ON CONSTRAINT, or
+// index elements (columns or expressions over the table's row) with an
+// optional WHERE, which the statement layer matches against the table's
+// unique keys as PostgreSQL's infer_arbiter_indexes does.
+func (b *builder) inferTarget(rel *Relation, inf *pg_query.InferClause, out *OnConflict) error {
+	out.Constraint = inf.Conname
+	plain := true
+	for _, n := range inf.IndexElems {
+		ie := n.GetIndexElem()
+		if ie == nil {
+			return pgerr.Unsupported("ON CONFLICT target %T", n.Node)
+		}
+		if ie.Name != "" {
+			i := columnIndex(rel, ie.Name)
+			if i < 0 {
+				return pgerr.New(pgerr.CodeUndefinedColumn, "column %q does not exist", ie.Name)
+			}
+			out.Cols = append(out.Cols, i)
+			out.Exprs = append(out.Exprs, &scalar.Col{Idx: i, T: rel.Columns[i].Type})
+			continue
+		}
+		x, err := PlanIndexExpr(b.cat, rel, ie.Expr, false)
+		if err != nil {
+			return err
+		}
+		if c, ok := x.(*scalar.Col); ok {
+			out.Cols = append(out.Cols, c.Idx)
+		} else {
+			plain = false
+		}
+		out.Exprs = append(out.Exprs, x)
+	}
+	if !plain {
+		out.Cols = nil
+	}
+	if inf.WhereClause != nil {
+		w, err := PlanIndexExpr(b.cat, rel, inf.WhereClause, true)
+		if err != nil {
+			return err
+		}
+		out.InferWhere = w
+	}
+	return nil
 }
 
 // insertColumns maps the target list to table column indices.

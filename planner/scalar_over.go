@@ -27,3 +27,22 @@ func PlanScalarOver(cat Catalog, expr *pg_query.Node, rel *Relation, want types.
 	}
 	return b.assign(e, want, "expression")
 }
+
+// PlanIndexExpr plans a key expression of an index over a row of rel, or
+// with predicate the WHERE of a partial index, rejecting what PostgreSQL
+// rejects there: aggregates (42803), window functions (42P20),
+// set-returning functions and subqueries. Immutability is the caller's
+// check (scalar.IsImmutable).
+func PlanIndexExpr(cat Catalog, rel *Relation, expr *pg_query.Node, predicate bool) (scalar.Expr, error) {
+	b := newBuilder(cat, Options{})
+	sc := &scope{}
+	for i, c := range rel.Columns {
+		sc.cols = append(sc.cols, scopeCol{table: rel.Name, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
+	}
+	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "index expressions", noSubquery: true}
+	if predicate {
+		ec.clause = "index predicates"
+		return ec.predicate(expr)
+	}
+	return ec.expr(expr)
+}

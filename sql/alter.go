@@ -38,7 +38,7 @@ func (o *Object) clone() *Object {
 	if o.PrimaryKey == nil {
 		c.PrimaryKey = nil
 	}
-	c.rel, c.checks, c.owned = nil, nil, nil
+	c.rel, c.checks, c.owned, c.ixKey = nil, nil, nil, nil
 	return &c
 }
 
@@ -297,6 +297,9 @@ type alteration struct {
 	// once: a volatile default is evaluated once per row).
 	rows   []types.Row
 	counts []int64
+	// indexFixes are indexes whose stored expressions a column rename
+	// rewrote (old and new versions).
+	indexFixes [][2]*Object
 }
 
 func (a *alteration) cols() []int {
@@ -879,6 +882,11 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 		if err := renameInChecks(nu, rs.Subname, rs.Newname); err != nil {
 			return err
 		}
+		fixes, err := e.renameInIndexes(obj, rs.Subname, rs.Newname)
+		if err != nil {
+			return err
+		}
+		a.indexFixes = fixes
 	case pg.ObjectType_OBJECT_TABCONSTRAINT:
 		found := false
 		for i := range nu.Constraints {
@@ -907,7 +915,7 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 	if err := a.checkDependents(); err != nil {
 		return err
 	}
-	var also [][2]*Object
+	also := a.indexFixes
 	for old, nu := range a.rewritten {
 		also = append(also, [2]*Object{old, nu})
 	}

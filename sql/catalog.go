@@ -66,6 +66,9 @@ type Object struct {
 	checks []scalar.Expr
 	// owned are the sequences a table being created owns.
 	owned []*Object
+	// ixKey is an index's key compiled over its relation's rows
+	// (indexkey.go; nil for other kinds).
+	ixKey *indexKey
 }
 
 // ColumnDef is a column as declared.
@@ -121,6 +124,9 @@ func (c *Catalog) add(o *Object) error {
 	}
 	o.rel = rel
 	if err := o.planChecks(c); err != nil {
+		return err
+	}
+	if err := c.compileIndex(o); err != nil {
 		return err
 	}
 	c.byID[o.ID] = o
@@ -273,6 +279,21 @@ func aKind(k planner.RelKind) string {
 		return "an index"
 	}
 	return "a " + kindName(k)
+}
+
+// compileIndex compiles an index's key over its relation, which is in
+// the catalog already (IDs grow with creation).
+func (c *Catalog) compileIndex(o *Object) error {
+	if o.Kind != relIndex {
+		return nil
+	}
+	rel := c.byID[o.Index.Table]
+	if rel == nil {
+		return fmt.Errorf("index %s: relation %d is not in the catalog", o.Name, o.Index.Table)
+	}
+	k, err := compileIndexKey(c, rel, o.Index)
+	o.ixKey = k
+	return err
 }
 
 // planChecks plans the object's CHECK constraints over its rows.

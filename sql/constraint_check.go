@@ -84,8 +84,9 @@ func (e *Engine) referencing(id uint64) []fkRef {
 func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []exec.Update, ws *writeSet, ctx *scalar.Ctx, deleting bool) error {
 	e.mu.RLock()
 	unique := len(e.cat.uniqueKeys(obj)) > 0
+	computed := len(e.cat.exprIndexes(obj)) > 0
 	e.mu.RUnlock()
-	if len(obj.Constraints) == 0 && len(refs) == 0 && !unique {
+	if len(obj.Constraints) == 0 && len(refs) == 0 && !unique && !computed {
 		return nil
 	}
 	var ins, del []types.Row
@@ -100,6 +101,9 @@ func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []exec.Update, ws
 	}
 	if len(ins) > 0 {
 		if err := e.checkChecks(obj, ins, ctx); err != nil {
+			return err
+		}
+		if err := e.checkIndexExprs(obj, ins); err != nil {
 			return err
 		}
 		if err := e.checkUnique(obj, ins, ws); err != nil {
@@ -230,25 +234,77 @@ func (e *Engine) checkUnique(obj *Object, rows []types.Row, ws *writeSet) error 
 
 // checkUniqueLocked is checkUnique with e.mu held; atCommit includes
 // the deferred constraints. UNIQUE indexes are checked as UNIQUE
-// constraints (Catalog.uniqueKeys).
+// constraints (Catalog.uniqueKeys), counted by their own arrangements.
 func (e *Engine) checkUniqueLocked(obj *Object, rows []types.Row, ws *writeSet, atCommit bool) error {
+	ctx := &scalar.Ctx{}
 	for _, k := range e.cat.uniqueKeys(obj) {
-		if k.Deferred && !atCommit {
+		if k.deferred && !atCommit {
 			continue
 		}
-		ix := e.keyIndex(obj.ID, k.Cols)
-		delta := deltaCounts(ws.pending(obj.ID), k.Cols)
+		ix := e.uniqueCounts(obj.ID, k)
+		delta, err := k.key.deltaCounts(ctx, ws.pending(obj.ID))
+		if err != nil {
+			return err
+		}
 		for _, r := range rows {
-			if key, ok := keyOf(r, k.Cols); ok && ix.count(key, delta) > 1 {
-				return uniqueViolation(obj, k.Name, k.Cols, r)
+			key, ok, err := k.key.unique(ctx, r)
+			if err != nil {
+				return err
+			}
+			if ok && ix.count(key, delta) > 1 {
+				return uniqueViolation(obj, k.name, k.key, r)
 			}
 		}
 	}
 	return nil
 }
 
-func uniqueViolation(obj *Object, name string, cols []int, r types.Row) error {
-	names, vals := keyText(obj, cols, r)
+// uniqueCounts returns the key counts of a unique key of table: a UNIQUE
+// index's own arrangement, else a key index on the constraint's columns.
+// The caller holds e.mu.
+func (e *Engine) uniqueCounts(table uint64, k uniqueKey) *keyIndex {
+	if k.index != 0 {
+		return &keyIndex{coll: e.colls[table], ix: k.index}
+	}
+	return e.keyIndex(table, k.key.cols)
+}
+
+// deltaCounts counts changes by the unique key (rows that cannot
+// conflict are not counted).
+func (k *indexKey) deltaCounts(ctx *scalar.Ctx, changes []exec.Update) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, u := range changes {
+		key, ok, err := k.unique(ctx, u.Row)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[key] += u.Diff
+		}
+	}
+	return out, nil
+}
+
+// checkIndexExprs evaluates the expressions and predicates of obj's
+// indexes over new rows, so that a row whose index key cannot be
+// computed fails its statement, as in PostgreSQL.
+func (e *Engine) checkIndexExprs(obj *Object, rows []types.Row) error {
+	e.mu.RLock()
+	ixs := e.cat.exprIndexes(obj)
+	e.mu.RUnlock()
+	ctx := &scalar.Ctx{}
+	for _, ix := range ixs {
+		for _, r := range rows {
+			if _, _, err := ix.ixKey.encode(ctx, nil, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func uniqueViolation(obj *Object, name string, key *indexKey, r types.Row) error {
+	names, vals := key.text(&scalar.Ctx{}, r)
 	return pgerr.New(pgerr.CodeUniqueViolation, "duplicate key value violates unique constraint \"%s\"", name).
 		WithDetail("Key (%s)=(%s) already exists.", names, vals)
 }

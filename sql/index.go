@@ -6,8 +6,11 @@ import (
 	"sync/atomic"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/eddydb/eddy/exec/scalar"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/parse"
 	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
@@ -42,6 +45,25 @@ type IndexDef struct {
 	// Method is the access method asked for (btree, hash, gin, ...):
 	// every method is built as Eddy's one ordered arrangement.
 	Method string `json:",omitempty"`
+	// Exprs holds, per key part, the SQL text of an expression part
+	// (whose Cols entry is -1), "" for a column part; nil when every
+	// part is a column.
+	Exprs []string `json:",omitempty"`
+	// Where is the SQL text of a partial index's predicate: the index
+	// holds only the rows for which it is true.
+	Where string `json:",omitempty"`
+	// NullsNotDistinct makes NULLs equal for the unique check (PG 15).
+	NullsNotDistinct bool `json:",omitempty"`
+	// Include are the INCLUDE columns: recorded (a dropped one drops the
+	// index, as in PostgreSQL), not stored: every read goes to the row.
+	Include []int `json:",omitempty"`
+}
+
+// indexPart is one key part of CREATE INDEX as written: a column name or
+// an expression.
+type indexPart struct {
+	name string
+	expr *pg.Node
 }
 
 // accessMethods are the index access methods PostgreSQL knows. Every one
@@ -52,15 +74,14 @@ type IndexDef struct {
 var accessMethods = map[string]bool{"btree": true, "hash": true, "gin": true, "gist": true, "spgist": true, "brin": true}
 
 // execCreateIndex executes CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT
-// EXISTS] [name] ON rel [USING method] (col [ASC|DESC], ...).
+// EXISTS] [name] ON rel [USING method] (col | (expr) [COLLATE c] [opclass]
+// [ASC|DESC] [NULLS FIRST|LAST], ...) [INCLUDE (cols)] [NULLS [NOT]
+// DISTINCT] [WITH (params)] [TABLESPACE t] [WHERE predicate]. Collations,
+// operator classes, NULLS FIRST/LAST, INCLUDE, storage parameters and the
+// default tablespace are accepted and change nothing: the index is Eddy's
+// one ordered arrangement, and none of them can change an answer.
 func (p *Portal) execCreateIndex(is *pg.IndexStmt) error {
 	p.tag = "CREATE INDEX"
-	if is.WhereClause != nil {
-		return pgerr.Unsupported("partial indexes (CREATE INDEX ... WHERE)")
-	}
-	if is.NullsNotDistinct {
-		return pgerr.Unsupported("UNIQUE NULLS NOT DISTINCT")
-	}
 	method := strings.ToLower(is.AccessMethod)
 	if method == "" {
 		method = "btree"
@@ -68,21 +89,60 @@ func (p *Portal) execCreateIndex(is *pg.IndexStmt) error {
 	if !accessMethods[method] {
 		return pgerr.New(pgerr.CodeUndefinedObject, "access method \"%s\" does not exist", is.AccessMethod)
 	}
-	def := &IndexDef{Unique: is.Unique, Method: method}
-	var names []string
+	if err := checkIndexOptions(is); err != nil {
+		return err
+	}
+	def := &IndexDef{Unique: is.Unique, Method: method, NullsNotDistinct: is.NullsNotDistinct}
+	var parts []indexPart
 	for _, n := range is.IndexParams {
 		el := n.GetIndexElem()
-		if el.Expr != nil || el.Name == "" {
-			return pgerr.Unsupported("index expressions")
-		}
-		names = append(names, el.Name)
+		parts = append(parts, indexPart{name: el.Name, expr: el.Expr})
 		def.Desc = append(def.Desc, el.Ordering == pg.SortByDir_SORTBY_DESC)
 	}
 	if !anyTrue(def.Desc) {
 		def.Desc = nil
 	}
+	if is.WhereClause != nil {
+		text, err := parse.DeparseExpr(is.WhereClause)
+		if err != nil {
+			return err
+		}
+		def.Where = text
+	}
 	obj := &Object{Kind: relIndex, Schema: schemaOf(is.Relation), Name: is.Idxname, Index: def}
-	return p.st.s.e.createIndex(obj, is.Relation, names, is.IfNotExists)
+	return p.st.s.e.createIndex(obj, is.Relation, parts, stringListOf(is.IndexIncludingParams), is.IfNotExists)
+}
+
+// indexParams are the storage parameters PostgreSQL's index access
+// methods know; they tune storage, never an answer, so they are accepted
+// and ignored.
+var indexParams = map[string]bool{"fillfactor": true, "deduplicate_items": true, "fastupdate": true,
+	"gin_pending_list_limit": true, "buffering": true, "pages_per_range": true, "autosummarize": true}
+
+// checkIndexOptions refuses what PostgreSQL refuses among the clauses
+// that change nothing: an unknown storage parameter (22023) or a
+// tablespace other than the default (42704).
+func checkIndexOptions(is *pg.IndexStmt) error {
+	for _, n := range is.Options {
+		if d := n.GetDefElem(); d != nil && !indexParams[d.Defname] {
+			return pgerr.New("22023", "unrecognized parameter \"%s\"", d.Defname)
+		}
+	}
+	if is.TableSpace != "" && is.TableSpace != "pg_default" {
+		return pgerr.New(pgerr.CodeUndefinedObject, "tablespace \"%s\" does not exist", is.TableSpace)
+	}
+	return nil
+}
+
+// stringListOf returns the column names of INCLUDE's index elements.
+func stringListOf(ns []*pg.Node) []string {
+	var out []string
+	for _, n := range ns {
+		if el := n.GetIndexElem(); el != nil {
+			out = append(out, el.Name)
+		}
+	}
+	return out
 }
 
 func anyTrue(bs []bool) bool {
@@ -94,30 +154,33 @@ func anyTrue(bs []bool) bool {
 	return false
 }
 
-// createIndex resolves an index's relation and columns, builds its
-// arrangement from the relation's current contents and persists the
-// catalog entry with the arrangement in one batch.
-func (e *Engine) createIndex(obj *Object, rv *pg.RangeVar, cols []string, ifNotExists bool) error {
+// createIndex resolves an index's relation, key parts and predicate,
+// builds its arrangement from the relation's current contents and
+// persists the catalog entry with the arrangement in one batch.
+func (e *Engine) createIndex(obj *Object, rv *pg.RangeVar, parts []indexPart, include []string, ifNotExists bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	rel, err := e.indexedRelation(rv)
 	if err != nil {
 		return err
 	}
-	if err := resolveIndexColumns(obj, rel, cols); err != nil {
+	figured, err := resolveIndexParts(obj, rel, parts, include)
+	if err != nil {
+		return err
+	}
+	key, err := compileIndexKey(e.cat, rel, obj.Index)
+	if err != nil {
 		return err
 	}
 	if obj.Name == "" {
-		obj.Name = e.chooseIndexName(rel, obj.Index.Cols)
+		obj.Name = e.chooseIndexName(rel, figured)
 	}
 	if exists, err := e.nameTaken(obj, ifNotExists); exists || err != nil {
 		return err
 	}
 	c := e.colls[rel.ID]
-	if obj.Index.Unique {
-		if err := checkUniqueRows(obj, rel, c); err != nil {
-			return err
-		}
+	if err := checkIndexRows(obj, key, c); err != nil {
+		return err
 	}
 	// The arrangement is written as of the collection's contents in
 	// memory: the pending checkpoint must reach Pebble first, so no log
@@ -133,7 +196,7 @@ func (e *Engine) createIndex(obj *Object, rv *pg.RangeVar, cols []string, ifNotE
 		e.nextID = prevID
 		return err
 	}
-	c.AddIndex(obj.ID, obj.Index.Cols, b)
+	c.AddIndexKey(obj.ID, key.storageKey(), b)
 	if err := e.cat.add(obj); err != nil {
 		c.DropIndex(obj.ID, nil)
 		e.nextID = prevID
@@ -191,31 +254,69 @@ func (e *Engine) indexedRelation(rv *pg.RangeVar) (*Object, error) {
 	return rel, nil
 }
 
-// resolveIndexColumns sets obj's index columns from their names.
-func resolveIndexColumns(obj *Object, rel *Object, names []string) error {
-	if obj.Index.Unique && rel.Kind != planner.RelTable {
-		return pgerr.Unsupported("UNIQUE index on a %s", kindName(rel.Kind))
+// resolveIndexParts sets obj's key parts (a column, or -1 and the SQL
+// text of an expression; an expression that is only a column is that
+// column, as in PostgreSQL) and INCLUDE columns. It returns the names
+// PostgreSQL's default index name is made of.
+func resolveIndexParts(obj *Object, rel *Object, parts []indexPart, include []string) ([]string, error) {
+	def := obj.Index
+	if def.Unique && rel.Kind != planner.RelTable {
+		return nil, pgerr.Unsupported("UNIQUE index on a %s", kindName(rel.Kind))
 	}
-	for _, n := range names {
+	var figured []string
+	exprs := false
+	for _, p := range parts {
+		if p.expr != nil {
+			if name := bareColumn(p.expr); name != "" {
+				p = indexPart{name: name}
+			}
+		}
+		if p.expr == nil {
+			i := columnIndex(rel.Columns, p.name)
+			if i < 0 {
+				return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" does not exist", p.name)
+			}
+			def.Cols, def.Exprs = append(def.Cols, i), append(def.Exprs, "")
+			figured = append(figured, p.name)
+			continue
+		}
+		text, err := parse.DeparseExpr(p.expr)
+		if err != nil {
+			return nil, err
+		}
+		def.Cols, def.Exprs, exprs = append(def.Cols, -1), append(def.Exprs, text), true
+		figured = append(figured, figureName(p.expr))
+	}
+	if !exprs {
+		def.Exprs = nil
+	}
+	for _, n := range include {
 		i := columnIndex(rel.Columns, n)
 		if i < 0 {
-			return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" does not exist", n)
+			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" does not exist", n)
 		}
-		obj.Index.Cols = append(obj.Index.Cols, i)
+		def.Include = append(def.Include, i)
+		figured = append(figured, n) // PostgreSQL names INCLUDE columns too
 	}
-	obj.Index.Table = rel.ID
-	return nil
+	def.Table = rel.ID
+	return figured, nil
 }
 
-// chooseIndexName names an index as PostgreSQL does: table, columns and
-// "idx", with a number appended until the name is free. The caller holds
-// e.mu.
-func (e *Engine) chooseIndexName(rel *Object, cols []int) string {
-	parts := []string{rel.Name}
-	for _, c := range cols {
-		parts = append(parts, rel.Columns[c].Name)
+// bareColumn returns the name of a column reference written as an
+// expression (`((a))`), "" for anything else.
+func bareColumn(n *pg.Node) string {
+	cr := n.GetColumnRef()
+	if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+		return ""
 	}
-	base := strings.Join(parts, "_") + "_idx"
+	return cr.Fields[0].GetString_().Sval
+}
+
+// chooseIndexName names an index as PostgreSQL does: table, key parts
+// (a column's name, an expression's figured name) and "idx", with a
+// number appended until the name is free. The caller holds e.mu.
+func (e *Engine) chooseIndexName(rel *Object, parts []string) string {
+	base := strings.Join(append([]string{rel.Name}, parts...), "_") + "_idx"
 	name := base
 	for n := 1; e.cat.lookup(rel.Schema, name) != nil; n++ {
 		name = base + itoa(n)
@@ -223,20 +324,31 @@ func (e *Engine) chooseIndexName(rel *Object, cols []int) string {
 	return name
 }
 
-// checkUniqueRows fails CREATE UNIQUE INDEX over rows that already
-// repeat a key (rows with a NULL among the key never conflict).
-func checkUniqueRows(obj, rel *Object, c *storage.Collection) error {
+// checkIndexRows evaluates a new index's key over every row, failing as
+// CREATE INDEX does in PostgreSQL when an expression fails on one, and,
+// for a UNIQUE index, when rows repeat a key (rows outside a partial
+// index, or with a NULL among the key while NULLs are distinct, never
+// conflict).
+func checkIndexRows(obj *Object, key *indexKey, c *storage.Collection) error {
+	if key.plain() && !obj.Index.Unique {
+		return nil
+	}
 	seen := map[string]bool{}
+	ctx := &scalar.Ctx{}
 	var err error
 	c.Scan(func(r types.Row, n int64) bool {
-		key, ok := keyOf(r, obj.Index.Cols)
-		if ok && (seen[key] || n > 1) {
-			names, vals := keyText(rel, obj.Index.Cols, r)
+		var k string
+		var ok bool
+		if k, ok, err = key.unique(ctx, r); err != nil || !ok || !obj.Index.Unique {
+			return err == nil
+		}
+		if seen[k] || n > 1 {
+			names, vals := key.text(ctx, r)
 			err = pgerr.New(pgerr.CodeUniqueViolation, "could not create unique index \"%s\"", obj.Name).
 				WithDetail("Key (%s)=(%s) is duplicated.", names, vals)
 			return false
 		}
-		seen[key] = true
+		seen[k] = true
 		return true
 	})
 	return err
@@ -259,34 +371,58 @@ func (c *Catalog) indexesOf(id uint64) []*Object {
 	return c.idx[id]
 }
 
+// uniqueKey is one UNIQUE constraint or UNIQUE index of a table, as the
+// constraint checks and ON CONFLICT see it.
+type uniqueKey struct {
+	name     string
+	deferred bool
+	key      *indexKey
+	// index is the UNIQUE index's ID (0: a constraint or the primary
+	// key), whose arrangement counts the key's rows.
+	index uint64
+}
+
 // uniqueKeys returns obj's UNIQUE constraints followed by its UNIQUE
-// indexes (as constraints named after the index), which the constraint
-// checks enforce alike.
-func (c *Catalog) uniqueKeys(obj *Object) []Constraint {
-	var out []Constraint
+// indexes (named after the index), which the constraint checks enforce
+// alike.
+func (c *Catalog) uniqueKeys(obj *Object) []uniqueKey {
+	var out []uniqueKey
 	for _, k := range obj.Constraints {
 		if k.Kind == "unique" {
-			out = append(out, k)
+			out = append(out, uniqueKey{name: k.Name, deferred: k.Deferred, key: colsKey(obj, k.Cols, false)})
 		}
 	}
 	for _, ix := range c.indexesOf(obj.ID) {
-		if ix.Index.Unique {
-			out = append(out, Constraint{Name: ix.Name, Kind: "unique", Cols: ix.Index.Cols})
+		if ix.Index.Unique && ix.ixKey != nil {
+			out = append(out, uniqueKey{name: ix.Name, key: ix.ixKey, index: ix.ID})
+		}
+	}
+	return out
+}
+
+// exprIndexes returns the indexes of obj that compute their keys (an
+// expression or a predicate), whose evaluation a write must check.
+func (c *Catalog) exprIndexes(obj *Object) []*Object {
+	var out []*Object
+	for _, ix := range c.indexesOf(obj.ID) {
+		if ix.ixKey != nil && !ix.ixKey.plain() {
+			out = append(out, ix)
 		}
 	}
 	return out
 }
 
 // arrangementOn returns the collection and index ID of an index of table
-// whose leading columns are cols, if any: its entries under a key of cols
-// are the rows with that key. The caller holds e.mu.
+// whose leading key parts are columns cols, over every row, if any: its
+// entries under a key of cols are the rows with that key. The caller
+// holds e.mu.
 func (e *Engine) arrangementOn(table uint64, cols []int) (*storage.Collection, uint64, bool) {
 	c := e.colls[table]
 	if c == nil {
 		return nil, 0, false
 	}
 	for _, ix := range e.cat.indexesOf(table) {
-		if len(ix.Index.Cols) >= len(cols) && samePrefix(ix.Index.Cols[:len(cols)], cols) {
+		if ix.Index.Where == "" && len(ix.Index.Cols) >= len(cols) && samePrefix(ix.Index.Cols[:len(cols)], cols) {
 			return c, ix.ID, true
 		}
 	}
@@ -304,7 +440,8 @@ func (e *Engine) restoreIndex(o *Object) error {
 	if c == nil {
 		return fmt.Errorf("index %s: relation %d has no rows", o.Name, o.Index.Table)
 	}
-	err := c.LoadIndex(e.db, o.ID, o.Index.Cols)
+	key := o.ixKey.storageKey()
+	err := c.LoadIndexKey(e.db, o.ID, key)
 	if err == nil {
 		return nil
 	}
@@ -313,40 +450,82 @@ func (e *Engine) restoreIndex(o *Object) error {
 	b := e.db.NewBatch()
 	defer b.Close()
 	b.DeletePrefix(storage.RowPrefix(o.ID))
-	c.AddIndex(o.ID, o.Index.Cols, b)
+	c.AddIndexKey(o.ID, key, b)
 	return e.db.Commit(b)
 }
 
 // reindexRewritten rebuilds the indexes of a table whose rows ALTER TABLE
 // rewrote into c (logging to b): each index's columns are found again by
-// name in the new shape; an index on a dropped column is dropped. It
-// returns the index entries to replace (old, new; the caller persists
-// them) and to remove, for the caller to apply to the catalog once b is
-// durable. The caller holds e.mu.
+// name in the new shape and its expressions and predicate planned again
+// over it; an index on a dropped column (in its key, expressions,
+// predicate or INCLUDE) is dropped, as in PostgreSQL. It returns the
+// index entries to replace (old, new; the caller persists them) and to
+// remove, for the caller to apply to the catalog once b is durable. The
+// caller holds e.mu.
 func (e *Engine) reindexRewritten(old, nu *Object, c *storage.Collection, b *storage.Batch) (fixes [][2]*Object, gone []*Object, err error) {
 	for _, ix := range e.cat.indexesOf(old.ID) {
-		cols, ok := remapColumns(old, nu, ix.Index.Cols)
+		def, ok := remapIndex(old, nu, ix.Index)
 		if !ok {
 			b.Delete(storage.CatalogKey(ix.ID))
 			b.DeletePrefix(storage.RowPrefix(ix.ID))
 			gone = append(gone, ix)
 			continue
 		}
-		b.DeletePrefix(storage.RowPrefix(ix.ID))
-		c.AddIndex(ix.ID, cols, b)
-		if !samePrefix(cols, ix.Index.Cols) {
-			n := ix.clone()
-			def := *ix.Index
-			def.Cols = cols
-			n.Index = &def
-			fixes = append(fixes, [2]*Object{ix, n})
+		n := ix.clone()
+		n.Index = def
+		key, err := compileIndexKey(e.cat, nu, def)
+		if err == nil {
+			err = checkIndexRows(n, key, c)
 		}
+		if err != nil {
+			return nil, nil, err
+		}
+		b.DeletePrefix(storage.RowPrefix(ix.ID))
+		c.AddIndexKey(ix.ID, key.storageKey(), b)
+		fixes = append(fixes, [2]*Object{ix, n})
 	}
 	return fixes, gone, nil
 }
 
+// remapIndex finds an index's columns again, by name, in nu; ok is false
+// when one of them (or one its expressions or predicate name) is gone.
+func remapIndex(old, nu *Object, def *IndexDef) (*IndexDef, bool) {
+	out := *def
+	out.Cols = make([]int, len(def.Cols))
+	for i, c := range def.Cols {
+		if out.Cols[i] = c; c >= 0 {
+			if out.Cols[i] = columnIndex(nu.Columns, old.Columns[c].Name); out.Cols[i] < 0 {
+				return nil, false
+			}
+		}
+	}
+	var ok bool
+	if out.Include, ok = remapColumns(old, nu, def.Include); !ok {
+		return nil, false
+	}
+	texts := append(append([]string(nil), def.Exprs...), def.Where)
+	for _, t := range texts {
+		if t == "" {
+			continue
+		}
+		n, err := parseExpr(t)
+		if err != nil {
+			return nil, false
+		}
+		for _, name := range columnRefs(n) {
+			if columnIndex(nu.Columns, name) < 0 {
+				return nil, false
+			}
+		}
+	}
+	return &out, true
+}
+
 // remapColumns finds columns of old again, by name, in nu.
 func remapColumns(old, nu *Object, cols []int) ([]int, bool) {
+	if cols == nil {
+		return nil, true
+	}
 	out := make([]int, len(cols))
 	for i, c := range cols {
 		if out[i] = columnIndex(nu.Columns, old.Columns[c].Name); out[i] < 0 {
@@ -354,6 +533,62 @@ func remapColumns(old, nu *Object, cols []int) ([]int, bool) {
 		}
 	}
 	return out, true
+}
+
+// renameInIndexes returns changed copies (old, new) of the indexes of
+// table whose stored expressions or predicate name column from, now
+// naming it to (PostgreSQL stores them by column number; Eddy by name).
+// The caller holds e.mu.
+func (e *Engine) renameInIndexes(table *Object, from, to string) ([][2]*Object, error) {
+	var out [][2]*Object
+	for _, ix := range e.cat.indexesOf(table.ID) {
+		def := *ix.Index
+		def.Exprs = append([]string(nil), def.Exprs...)
+		changed := false
+		for i, t := range def.Exprs {
+			var err error
+			if def.Exprs[i], err = renameColumnIn(t, from, to, &changed); err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		if def.Where, err = renameColumnIn(def.Where, from, to, &changed); err != nil {
+			return nil, err
+		}
+		if changed {
+			n := ix.clone()
+			n.Index = &def
+			out = append(out, [2]*Object{ix, n})
+		}
+	}
+	return out, nil
+}
+
+// renameColumnIn renames column references from to to in the SQL text of
+// an expression ("" stays ""), setting *changed when it does.
+func renameColumnIn(text, from, to string, changed *bool) (string, error) {
+	if text == "" {
+		return "", nil
+	}
+	n, err := parseExpr(text)
+	if err != nil {
+		return "", err
+	}
+	hit := false
+	walkProto(n, func(m proto.Message) {
+		cr, ok := m.(*pg.ColumnRef)
+		if !ok || len(cr.Fields) == 0 {
+			return
+		}
+		if s := cr.Fields[len(cr.Fields)-1].GetString_(); s != nil && s.Sval == from {
+			s.Sval, hit = to, true
+		}
+	})
+	if !hit {
+		return text, nil
+	}
+	*changed = true
+	return parse.DeparseExpr(n)
 }
 
 // indexedBy returns the relation an index object indexes (0 for other

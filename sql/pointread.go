@@ -42,15 +42,21 @@ var pointReadCount atomic.Int64
 // the IN lists of the fixed columns); columns past it are left unfixed.
 const maxPrefixes = 1024
 
-// preds are the conjuncts of a filter that an access path can use: the
-// values a column must equal (several for IN or an OR of equalities) and
-// inclusive bounds (a strict bound is widened: the filter rechecks it).
+// preds are the conjuncts of a filter that an access path can use, by
+// the term (termOf) of the column or expression they constrain: the
+// values it must equal (several for IN or an OR of equalities) and
+// inclusive bounds (a strict bound is widened: the filter rechecks it);
+// conj are all the filter's conjuncts, which a partial index's predicate
+// must be among.
 type preds struct {
-	eq     map[int][]scalar.Expr
-	lo, hi map[int]scalar.Expr
+	eq     map[string][]scalar.Expr
+	lo, hi map[string]scalar.Expr
+	conj   map[string]bool
 }
 
-func (p preds) empty() bool { return len(p.eq) == 0 && len(p.lo) == 0 && len(p.hi) == 0 }
+func (p preds) empty() bool {
+	return len(p.eq) == 0 && len(p.lo) == 0 && len(p.hi) == 0 && len(p.conj) == 0
+}
 
 // pointInput is a collection read through an MFP whose filter has preds.
 type pointInput struct {
@@ -86,7 +92,7 @@ func pointInputs(plan *dataflow.Plan) []pointInput {
 		if !ok {
 			continue
 		}
-		if p := predicates(m.Filter, n.Types); !p.empty() {
+		if p := predicates(m.Filter, n.Types); len(m.Filter) > 0 && !p.empty() {
 			out = append(out, pointInput{coll: s.Collection, node: i, ncols: len(n.Types), p: p})
 		}
 	}
@@ -94,9 +100,10 @@ func pointInputs(plan *dataflow.Plan) []pointInput {
 }
 
 // predicates collects the usable conjuncts of filter over input columns
-// of types in.
+// of types in (folded as index expressions are, so equal computations
+// have equal terms).
 func predicates(filter []scalar.Expr, in []types.T) preds {
-	p := preds{eq: map[int][]scalar.Expr{}, lo: map[int]scalar.Expr{}, hi: map[int]scalar.Expr{}}
+	p := preds{eq: map[string][]scalar.Expr{}, lo: map[string]scalar.Expr{}, hi: map[string]scalar.Expr{}, conj: map[string]bool{}}
 	var visit func(e scalar.Expr)
 	visit = func(e scalar.Expr) {
 		switch x := e.(type) {
@@ -106,37 +113,39 @@ func predicates(filter []scalar.Expr, in []types.T) preds {
 			}
 			return
 		case *scalar.Or:
-			if col, vals, ok := inList(x, in); ok && p.eq[col] == nil {
-				p.eq[col] = vals
+			if term, vals, ok := inList(x, in); ok && p.eq[term] == nil {
+				p.eq[term] = vals
 			}
 			return
-		case *scalar.IsNull: // col IS NULL: the rows whose key has NULL there
-			if c, ok := x.Arg.(*scalar.Col); ok && !x.Negate && c.Idx < len(in) && keySafe(in[c.Idx]) && p.eq[c.Idx] == nil {
-				p.eq[c.Idx] = []scalar.Expr{&scalar.Lit{D: types.Null, T: in[c.Idx]}}
+		case *scalar.IsNull: // x IS NULL: the rows whose key has NULL there
+			if keyTerm(x.Arg, in) && !x.Negate && p.eq[termOf(x.Arg)] == nil {
+				p.eq[termOf(x.Arg)] = []scalar.Expr{&scalar.Lit{D: types.Null, T: x.Arg.Type()}}
 			}
 			return
 		}
-		col, op, val, ok := colCompare(e, in)
+		term, op, val, ok := colCompare(e, in)
 		switch {
 		case !ok:
 		case op == "=":
-			p.eq[col] = []scalar.Expr{val}
+			p.eq[term] = []scalar.Expr{val}
 		case op == ">=" || op == ">":
-			p.lo[col] = val
+			p.lo[term] = val
 		case op == "<=" || op == "<":
-			p.hi[col] = val
+			p.hi[term] = val
 		}
 	}
 	for _, f := range filter {
+		f = scalar.Fold(f)
+		conjuncts(f, p.conj)
 		visit(f)
 	}
 	return p
 }
 
-// inList matches an OR of #col = value over one column (the planner's
-// form of `col IN (...)`).
-func inList(or *scalar.Or, in []types.T) (int, []scalar.Expr, bool) {
-	col := -1
+// inList matches an OR of x = value over one column or expression x (the
+// planner's form of `x IN (...)`).
+func inList(or *scalar.Or, in []types.T) (string, []scalar.Expr, bool) {
+	term := ""
 	var vals []scalar.Expr
 	var visit func(or *scalar.Or) bool
 	visit = func(or *scalar.Or) bool {
@@ -147,47 +156,71 @@ func inList(or *scalar.Or, in []types.T) (int, []scalar.Expr, bool) {
 				}
 				continue
 			}
-			c, op, v, ok := colCompare(a, in)
-			if !ok || op != "=" || (col >= 0 && c != col) {
+			t, op, v, ok := colCompare(a, in)
+			if !ok || op != "=" || (term != "" && t != term) {
 				return false
 			}
-			col, vals = c, append(vals, v)
+			term, vals = t, append(vals, v)
 		}
 		return true
 	}
 	if !visit(or) {
-		return 0, nil, false
+		return "", nil, false
 	}
-	return col, vals, col >= 0
+	return term, vals, term != ""
 }
 
 // flipped is the comparison with its operands swapped.
 var flipped = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
-// colCompare matches #col op value (either side; the operator is returned
-// as seen from the column) where #col is an input column of a key-safe
-// type and value is a literal or parameter of the same type.
-func colCompare(e scalar.Expr, in []types.T) (int, string, scalar.Expr, bool) {
+// colCompare matches x op value (either side; the operator is returned
+// as seen from x, which is returned as its term) where x is a key term
+// (keyTerm) and value a literal or parameter of the same type.
+func colCompare(e scalar.Expr, in []types.T) (string, string, scalar.Expr, bool) {
 	call, ok := e.(*scalar.Call)
 	if !ok || flipped[call.Fn.Name] == "" || len(call.Args) != 2 {
-		return 0, "", nil, false
+		return "", "", nil, false
 	}
 	for i := range 2 {
-		col, ok := call.Args[i].(*scalar.Col)
-		val := call.Args[1-i]
-		if !ok || col.Idx >= len(in) || !isConstant(val) || !keySafe(in[col.Idx]) {
-			continue
-		}
-		if in[col.Idx] != col.T || val.Type() != col.T {
+		x, val := call.Args[i], call.Args[1-i]
+		if !keyTerm(x, in) || !isConstant(val) || val.Type() != x.Type() {
 			continue
 		}
 		op := call.Fn.Name
 		if i == 1 {
 			op = flipped[op]
 		}
-		return col.Idx, op, val, true
+		return termOf(x), op, val, true
 	}
-	return 0, "", nil, false
+	return "", "", nil, false
+}
+
+// keyTerm reports whether x can key an access path: an input column of
+// a key-safe type, or an immutable expression of one over input columns
+// (which only an index on that expression can serve).
+func keyTerm(x scalar.Expr, in []types.T) bool {
+	if !keySafe(x.Type()) || isConstant(x) {
+		return false
+	}
+	if c, ok := x.(*scalar.Col); ok {
+		return c.Idx < len(in) && in[c.Idx] == c.T
+	}
+	cols := scalar.Columns(x)
+	return len(cols) > 0 && cols[len(cols)-1] < len(in) && immutable(x) && colTypesMatch(x, in)
+}
+
+// colTypesMatch reports whether every column x reads has its input's
+// type.
+func colTypesMatch(x scalar.Expr, in []types.T) bool {
+	if c, ok := x.(*scalar.Col); ok {
+		return in[c.Idx] == c.T
+	}
+	for _, k := range scalar.Children(x) {
+		if !colTypesMatch(k, in) {
+			return false
+		}
+	}
+	return true
 }
 
 // isConstant reports whether e is a literal or a bound parameter.
@@ -214,16 +247,20 @@ func keySafe(t types.T) bool {
 }
 
 // accessPath is an ordered way to read a collection: its own key order
-// (index 0) or an index; the filter fixes its first neq columns and, if
-// rng, bounds the next one.
+// (index 0) or an index, whose key parts have terms (termOf) and display
+// names; the filter fixes its first neq parts and, if rng, bounds the
+// next one. A partial index is a path only when the filter implies its
+// predicate (where: the predicate's text, for EXPLAIN).
 type accessPath struct {
 	index uint64
 	// name is the index's name, or for the collection's own order its
 	// primary key's (<table>_pkey) or "" for a multiset.
-	name string
-	cols []int
-	neq  int
-	rng  bool
+	name  string
+	parts []string
+	names []string
+	where string
+	neq   int
+	rng   bool
 }
 
 // choosePath returns the best access path of the collection of p that the
@@ -235,18 +272,25 @@ func (e *Engine) choosePath(p pointInput) (accessPath, bool) {
 	if c == nil || obj == nil {
 		return accessPath{}, false
 	}
-	own := accessPath{cols: c.KeyCols()}
-	if own.cols == nil {
-		own.cols = make([]int, p.ncols)
-		for i := range own.cols {
-			own.cols[i] = i
+	cols := c.KeyCols()
+	own := accessPath{}
+	if cols == nil {
+		cols = make([]int, p.ncols)
+		for i := range cols {
+			cols[i] = i
 		}
 	} else {
 		own.name = obj.Name + "_pkey"
 	}
+	key := colsKey(obj, cols, false)
+	own.parts, own.names = key.terms(), key.names
 	best := p.p.fit(own)
 	for _, ix := range e.cat.indexesOf(obj.ID) {
-		cand := p.p.fit(accessPath{index: ix.ID, name: ix.Name, cols: ix.Index.Cols})
+		k := ix.ixKey
+		if k == nil || !k.impliedBy(p.p.conj) {
+			continue
+		}
+		cand := p.p.fit(accessPath{index: ix.ID, name: ix.Name, parts: k.terms(), names: k.names, where: k.whereText})
 		if cand.score() > best.score() {
 			best = cand
 		}
@@ -254,14 +298,14 @@ func (e *Engine) choosePath(p pointInput) (accessPath, bool) {
 	return best, best.score() > 0
 }
 
-// fit returns path with the number of its leading columns the predicates
+// fit returns path with the number of its leading parts the predicates
 // fix and whether they bound the next one.
 func (p preds) fit(path accessPath) accessPath {
 	n := 1
-	for _, col := range path.cols {
-		vals := p.eq[col]
+	for _, part := range path.parts {
+		vals := p.eq[part]
 		if len(vals) == 0 || n*len(vals) > maxPrefixes {
-			path.rng = p.lo[col] != nil || p.hi[col] != nil
+			path.rng = p.lo[part] != nil || p.hi[part] != nil
 			break
 		}
 		n *= len(vals)
@@ -270,9 +314,15 @@ func (p preds) fit(path accessPath) accessPath {
 	return path
 }
 
+// score ranks paths: fixed parts first, then a bounded one, then a
+// partial index (it holds fewer rows, and one whose parts the filter
+// does not constrain is still worth reading whole).
 func (a accessPath) score() int {
-	s := 2 * a.neq
+	s := 4 * a.neq
 	if a.rng {
+		s += 2
+	}
+	if a.where != "" {
 		s++
 	}
 	return s
@@ -313,9 +363,9 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *scalar.Ctx, t exec.Time) (out 
 // rejected by the filter, since comparisons with NULL are never true.
 func (p preds) ranges(path accessPath, ctx *scalar.Ctx) (out [][2][]byte, ok bool, err error) {
 	prefixes := [][]byte{nil}
-	for _, col := range path.cols[:path.neq] {
+	for _, part := range path.parts[:path.neq] {
 		var next [][]byte
-		for _, v := range p.eq[col] {
+		for _, v := range p.eq[part] {
 			d, ok, err := evalKeyValue(v, ctx)
 			if !ok || err != nil {
 				return nil, false, err
@@ -329,11 +379,11 @@ func (p preds) ranges(path accessPath, ctx *scalar.Ctx) (out [][2][]byte, ok boo
 	for _, pre := range prefixes {
 		from, to := pre, storage.KeyPrefixEnd(pre)
 		if path.rng {
-			col := path.cols[path.neq]
-			if from, ok, err = boundKey(pre, p.lo[col], ctx, false); !ok || err != nil {
+			part := path.parts[path.neq]
+			if from, ok, err = boundKey(pre, p.lo[part], ctx, false); !ok || err != nil {
 				return nil, false, err
 			}
-			if to, ok, err = boundKey(pre, p.hi[col], ctx, true); !ok || err != nil {
+			if to, ok, err = boundKey(pre, p.hi[part], ctx, true); !ok || err != nil {
 				return nil, false, err
 			}
 		}
@@ -383,9 +433,11 @@ func dedupe(keys [][]byte) [][]byte {
 	return out
 }
 
-// describe prints the access path of p for EXPLAIN, e.g.
-// `IndexScan t_a_idx (a = 5)` or `KeyScan v (g IN (1, 2))`; "" when the
-// collection is read whole. The caller holds e.mu.
+// describeAccess prints the access path of p for EXPLAIN, e.g.
+// `IndexScan t_a_idx (a = 5)`, `IndexScan u_lower_idx (lower(email) =
+// 'x')`, `KeyScan v (g IN (1, 2))` or, for a partial index, `IndexScan
+// t_live (id = 2) WHERE deleted IS NULL`; "" when the collection is read
+// whole. The caller holds e.mu.
 func (e *Engine) describeAccess(p pointInput) string {
 	path, ok := e.choosePath(p)
 	if !ok {
@@ -393,9 +445,9 @@ func (e *Engine) describeAccess(p pointInput) string {
 	}
 	obj := e.cat.byID[uint64(p.coll)]
 	var conds []string
-	for _, col := range path.cols[:path.neq] {
-		name := obj.Columns[col].Name
-		if vals := p.p.eq[col]; len(vals) == 1 && isNullLit(vals[0]) {
+	for i, part := range path.parts[:path.neq] {
+		name := path.names[i]
+		if vals := p.p.eq[part]; len(vals) == 1 && isNullLit(vals[0]) {
 			conds = append(conds, name+" IS NULL")
 		} else if len(vals) == 1 {
 			conds = append(conds, name+" = "+vals[0].String())
@@ -404,19 +456,25 @@ func (e *Engine) describeAccess(p pointInput) string {
 		}
 	}
 	if path.rng {
-		col := path.cols[path.neq]
-		if v := p.p.lo[col]; v != nil {
-			conds = append(conds, obj.Columns[col].Name+" >= "+v.String())
+		part, name := path.parts[path.neq], path.names[path.neq]
+		if v := p.p.lo[part]; v != nil {
+			conds = append(conds, name+" >= "+v.String())
 		}
-		if v := p.p.hi[col]; v != nil {
-			conds = append(conds, obj.Columns[col].Name+" <= "+v.String())
+		if v := p.p.hi[part]; v != nil {
+			conds = append(conds, name+" <= "+v.String())
 		}
 	}
 	what := "IndexScan " + path.name
 	if path.name == "" {
 		what = "KeyScan " + obj.Name
 	}
-	return what + " (" + strings.Join(conds, " AND ") + ")"
+	if len(conds) > 0 {
+		what += " (" + strings.Join(conds, " AND ") + ")"
+	}
+	if path.where != "" {
+		what += " WHERE " + path.where
+	}
+	return what
 }
 
 // isNullLit reports whether e is a NULL literal (from col IS NULL).

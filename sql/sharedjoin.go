@@ -162,7 +162,10 @@ func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []i
 		if allowed != nil && !allowed(ix.ID) {
 			continue
 		}
-		if len(ix.Index.Cols) >= len(cols) && samePrefix(ix.Index.Cols[:len(cols)], cols) {
+		// Only an index over every row whose leading parts are the join
+		// columns: a partial index lacks rows, and expression parts are
+		// not join keys (joins stay column-only).
+		if ix.Index.Where == "" && len(ix.Index.Cols) >= len(cols) && samePrefix(ix.Index.Cols[:len(cols)], cols) {
 			return ix.ID, c.Len(), true
 		}
 	}

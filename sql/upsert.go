@@ -8,13 +8,15 @@ import (
 	"github.com/eddydb/eddy/sql/types"
 )
 
-// arbiter is one unique key that ON CONFLICT tests: its columns, the
-// rows this statement wrote or removed by key (nil: removed), and a
-// lookup of the rows the transaction saw before the statement.
+// arbiter is one unique key that ON CONFLICT tests: the key (primary
+// for the primary key), the rows this statement wrote or removed by key
+// (nil: removed), and a lookup of the rows the transaction saw before the
+// statement.
 type arbiter struct {
-	cols []int
-	rows map[string]types.Row
-	base func(key string) types.Row
+	uk      uniqueKey
+	primary bool
+	rows    map[string]types.Row
+	base    func(key string) types.Row
 }
 
 // lookup returns the live row with key, or nil.
@@ -29,15 +31,16 @@ func (a *arbiter) lookup(key string) types.Row {
 // NOTHING).
 var present = types.Row{}
 
-// newArbiter builds the lookup of one arbiter key: existence by key index
-// for DO NOTHING, the row by the primary key's collection for a primary
-// key, else a map built by one scan of the table.
-func (e *Engine) newArbiter(obj *Object, cols []int, ws *writeSet, doUpdate bool) *arbiter {
-	a := &arbiter{cols: cols, rows: map[string]types.Row{}}
+// newArbiter builds the lookup of one arbiter key: existence by key
+// counts for DO NOTHING, the row by the primary key's collection for a
+// primary key, else a map built by one scan of the table.
+func (e *Engine) newArbiter(obj *Object, k uniqueKey, primary bool, ws *writeSet, doUpdate bool) (*arbiter, error) {
+	a := &arbiter{uk: k, primary: primary, rows: map[string]types.Row{}}
+	ctx := &scalar.Ctx{}
 	switch {
-	case !doUpdate:
+	case !doUpdate && primary:
 		e.mu.RLock()
-		live := e.liveKeyOf(obj, cols, ws)
+		live := e.liveKeyOf(obj, obj.PrimaryKey, ws)
 		e.mu.RUnlock()
 		a.base = func(key string) types.Row {
 			e.mu.RLock()
@@ -47,78 +50,137 @@ func (e *Engine) newArbiter(obj *Object, cols []int, ws *writeSet, doUpdate bool
 			}
 			return nil
 		}
-	case samePrefix(cols, obj.PrimaryKey):
-		pend := map[string][]exec.Update{}
-		for _, u := range ws.pending(obj.ID) {
-			k, _ := keyOf(u.Row, cols)
-			pend[k] = append(pend[k], u)
-		}
+	case !doUpdate:
 		e.mu.RLock()
-		coll := e.colls[obj.ID]
+		counts := e.uniqueCounts(obj.ID, k)
 		e.mu.RUnlock()
+		delta, err := k.key.deltaCounts(ctx, ws.pending(obj.ID))
+		if err != nil {
+			return nil, err
+		}
 		a.base = func(key string) types.Row {
 			e.mu.RLock()
-			r, n, ok := coll.Get([]byte(key))
-			e.mu.RUnlock()
-			us := pend[key]
-			if ok {
-				us = append([]exec.Update{{Row: r, Diff: n}}, us...)
-			}
-			for _, u := range exec.Consolidate(us) {
-				if u.Diff > 0 {
-					return u.Row
-				}
+			defer e.mu.RUnlock()
+			if counts.count(key, delta) > 0 {
+				return present
 			}
 			return nil
 		}
+	case primary:
+		a.base = e.primaryLookup(obj, ws)
 	default:
 		all := map[string]types.Row{}
 		for _, u := range e.liveRows(obj.rel, ws) {
-			if k, ok := keyOf(u.Row, cols); ok {
-				all[k] = u.Row
+			key, ok, err := k.key.unique(ctx, u.Row)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				all[key] = u.Row
 			}
 		}
 		a.base = func(key string) types.Row { return all[key] }
 	}
-	return a
+	return a, nil
 }
 
-// arbiters resolves the conflict target of ON CONFLICT to unique keys of
-// the table: the primary key or a UNIQUE constraint whose columns are the
-// target's (as a set), the constraint named by ON CONSTRAINT, or, with no
-// target (DO NOTHING), every unique key. uniques are the table's UNIQUE
-// constraints and indexes (Catalog.uniqueKeys).
-func arbiterKeys(obj *Object, uniques []Constraint, oc *planner.OnConflict) ([][]int, error) {
-	keys := [][]int{}
+// primaryLookup returns the live row of obj by primary key as the
+// transaction sees it (ws's pending changes over the collection).
+func (e *Engine) primaryLookup(obj *Object, ws *writeSet) func(key string) types.Row {
+	cols := obj.PrimaryKey
+	pend := map[string][]exec.Update{}
+	for _, u := range ws.pending(obj.ID) {
+		k, _ := keyOf(u.Row, cols)
+		pend[k] = append(pend[k], u)
+	}
+	e.mu.RLock()
+	coll := e.colls[obj.ID]
+	e.mu.RUnlock()
+	return func(key string) types.Row {
+		e.mu.RLock()
+		r, n, ok := coll.Get([]byte(key))
+		e.mu.RUnlock()
+		us := pend[key]
+		if ok {
+			us = append([]exec.Update{{Row: r, Diff: n}}, us...)
+		}
+		for _, u := range exec.Consolidate(us) {
+			if u.Diff > 0 {
+				return u.Row
+			}
+		}
+		return nil
+	}
+}
+
+// candidate is a unique key ON CONFLICT may use as an arbiter.
+type candidate struct {
+	uk      uniqueKey
+	primary bool
+}
+
+// arbiterKeys resolves the conflict target of ON CONFLICT to unique keys
+// of the table as PostgreSQL's infer_arbiter_indexes does: every unique
+// key (the primary key, UNIQUE constraints and indexes) whose key parts
+// are, as a set, the target's columns and expressions and whose
+// predicate (a partial index's) follows from the target's WHERE; the
+// constraint named by ON CONSTRAINT; or, with no target (DO NOTHING),
+// every unique key. uniques are the table's UNIQUE constraints and
+// indexes (Catalog.uniqueKeys).
+func arbiterKeys(obj *Object, uniques []uniqueKey, oc *planner.OnConflict) ([]candidate, error) {
+	var keys []candidate
 	if obj.PrimaryKey != nil {
-		keys = append(keys, obj.PrimaryKey)
+		keys = append(keys, candidate{uk: uniqueKey{name: obj.Name + "_pkey", key: colsKey(obj, obj.PrimaryKey, false)}, primary: true})
 	}
 	for _, k := range uniques {
-		keys = append(keys, k.Cols)
+		keys = append(keys, candidate{uk: k})
 	}
 	switch {
 	case oc.Constraint != "":
-		if oc.Constraint == obj.Name+"_pkey" && obj.PrimaryKey != nil {
-			return [][]int{obj.PrimaryKey}, nil
-		}
 		for _, k := range obj.Constraints {
-			if k.Name == oc.Constraint && k.Kind == "unique" {
-				return [][]int{k.Cols}, nil
-			}
-			if k.Name == oc.Constraint {
+			if k.Name == oc.Constraint && k.Kind != "unique" {
 				return nil, pgerr.New(pgerr.CodeWrongObjectType, "constraint in ON CONFLICT clause has no associated index")
 			}
 		}
-		return nil, pgerr.New(pgerr.CodeUndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", oc.Constraint, obj.Name)
-	case len(oc.Cols) > 0:
 		for _, k := range keys {
-			if sameSet(k, oc.Cols) {
-				return [][]int{k}, nil
+			if k.uk.name == oc.Constraint && k.uk.index == 0 {
+				return []candidate{k}, nil
 			}
 		}
-		return nil, pgerr.New("42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+		return nil, pgerr.New(pgerr.CodeUndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", oc.Constraint, obj.Name)
+	case len(oc.Exprs) > 0:
+		return inferArbiters(keys, oc)
 	}
 	return keys, nil
+}
+
+// inferArbiters returns the keys matching an inference target (see
+// arbiterKeys): 42P10 when none does.
+func inferArbiters(keys []candidate, oc *planner.OnConflict) ([]candidate, error) {
+	want := map[string]bool{}
+	for _, x := range oc.Exprs {
+		want[termOf(scalar.Fold(x))] = true
+	}
+	conj := map[string]bool{}
+	if oc.InferWhere != nil {
+		conjuncts(scalar.Fold(oc.InferWhere), conj)
+	}
+	var out []candidate
+	for _, k := range keys {
+		terms := k.uk.key.terms()
+		same := len(terms) > 0
+		got := map[string]bool{}
+		for _, t := range terms {
+			same, got[t] = same && want[t], true
+		}
+		if same && len(got) == len(want) && k.uk.key.impliedBy(conj) {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return nil, pgerr.New("42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+	}
+	return out, nil
 }
 
 // upsertRows executes INSERT ... ON CONFLICT: each proposed row, in
@@ -147,7 +209,9 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 	}
 	arbs := make([]*arbiter, len(keys))
 	for i, k := range keys {
-		arbs[i] = e.newArbiter(obj, k, ws, oc.DoUpdate)
+		if arbs[i], err = e.newArbiter(obj, k.uk, k.primary, ws, oc.DoUpdate); err != nil {
+			return nil, err
+		}
 	}
 	id := uint64(ins.Table.ID)
 	mark := ws.mark()
@@ -157,10 +221,13 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 		if err := checkNotNull(ins.Table, r); err != nil {
 			return nil, err
 		}
-		existing := conflicting(arbs, r)
+		existing, err := conflicting(arbs, ctx, r)
+		if err != nil {
+			return nil, err
+		}
 		if existing == nil {
 			ws.add(id, r, 1)
-			index(arbs, r, true)
+			index(arbs, ctx, r, true)
 			touched[rowKey(r)] = true
 			out = append(out, r)
 			continue
@@ -193,11 +260,14 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 		}
 		ws.add(id, existing, -1)
 		ws.add(id, nr, 1)
-		index(arbs, existing, false)
-		if conflicting(arbs, nr) != nil {
-			return nil, e.keyConflict(obj, arbs, nr)
+		index(arbs, ctx, existing, false)
+		if x, err := conflicting(arbs, ctx, nr); err != nil || x != nil {
+			if err == nil {
+				err = keyConflict(obj, arbs, ctx, nr)
+			}
+			return nil, err
 		}
-		index(arbs, nr, true)
+		index(arbs, ctx, nr, true)
 		touched[rowKey(nr)] = true
 		out = append(out, nr)
 	}
@@ -206,21 +276,26 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 
 // conflicting returns the live row that r conflicts with on an arbiter
 // key, or nil.
-func conflicting(arbs []*arbiter, r types.Row) types.Row {
+func conflicting(arbs []*arbiter, ctx *scalar.Ctx, r types.Row) (types.Row, error) {
 	for _, a := range arbs {
-		if k, ok := keyOf(r, a.cols); ok {
+		k, ok, err := a.uk.key.unique(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			if x := a.lookup(k); x != nil {
-				return x
+				return x, nil
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
-// index adds r to (or removes it from) the arbiters' rows.
-func index(arbs []*arbiter, r types.Row, add bool) {
+// index adds r to (or removes it from) the arbiters' rows (r's keys were
+// computed before, by conflicting, so they evaluate).
+func index(arbs []*arbiter, ctx *scalar.Ctx, r types.Row, add bool) {
 	for _, a := range arbs {
-		if k, ok := keyOf(r, a.cols); ok {
+		if k, ok, _ := a.uk.key.unique(ctx, r); ok {
 			if add {
 				a.rows[k] = r
 			} else {
@@ -233,21 +308,17 @@ func index(arbs []*arbiter, r types.Row, add bool) {
 func rowKey(r types.Row) string { return string(types.AppendRow(nil, r)) }
 
 // keyConflict reports an updated row that collides with another on an
-// arbiter key: a unique violation naming that key's constraint.
-func (e *Engine) keyConflict(obj *Object, arbs []*arbiter, r types.Row) error {
+// arbiter key: a unique violation naming that key's constraint or index.
+func keyConflict(obj *Object, arbs []*arbiter, ctx *scalar.Ctx, r types.Row) error {
 	for _, a := range arbs {
-		k, ok := keyOf(r, a.cols)
+		k, ok, _ := a.uk.key.unique(ctx, r)
 		if !ok || a.lookup(k) == nil {
 			continue
 		}
-		if sameSet(a.cols, obj.PrimaryKey) {
+		if a.primary {
 			return duplicateKey(obj, r)
 		}
-		for _, c := range obj.Constraints {
-			if c.Kind == "unique" && sameSet(c.Cols, a.cols) {
-				return uniqueViolation(obj, c.Name, c.Cols, r)
-			}
-		}
+		return uniqueViolation(obj, a.uk.name, a.uk.key, r)
 	}
 	return duplicateKey(obj, r)
 }

@@ -185,6 +185,28 @@ func IsVolatile(e Expr) bool {
 	return false
 }
 
+// IsImmutable reports whether e's value depends only on the columns it
+// reads: it holds no parameter and no volatile or time-zone-dependent
+// call or cast (PostgreSQL's IMMUTABLE, which an index expression must
+// be: its value is stored, so it may never change for the same row).
+func IsImmutable(e Expr) bool {
+	switch e.(type) {
+	case *Param:
+		return false
+	case *Col:
+		return true
+	}
+	if !foldable(e) {
+		return false
+	}
+	for _, k := range Children(e) {
+		if !IsImmutable(k) {
+			return false
+		}
+	}
+	return true
+}
+
 // Fold evaluates every subtree without columns, volatile calls or
 // time-zone-dependent operations into a literal, and binds calls whose
 // overload specializes on literal arguments (Func.bind). A subtree whose evaluation

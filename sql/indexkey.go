@@ -1,0 +1,335 @@
+package sql
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/storage"
+)
+
+// indexKey is the key of an index or unique constraint compiled over its
+// relation's rows: one scalar expression per key part (a *scalar.Col for
+// a column part), the conjuncts of a partial index's predicate, and
+// whether NULLs are equal (NULLS NOT DISTINCT). Its parts and predicate
+// are immutable (scalar.IsImmutable), so a row's key never changes: the
+// arrangement, the unique checks and the access paths may all recompute
+// it. An indexKey is read-only once built.
+type indexKey struct {
+	parts []scalar.Expr
+	where []scalar.Expr
+	// cols are the parts' columns when every part is a column (nil
+	// otherwise).
+	cols       []int
+	nullsEqual bool
+	// names are the parts as PostgreSQL prints them in a key's DETAIL:
+	// a column's name, a function-like expression as written, any other
+	// expression in parentheses; whereText is the predicate's SQL.
+	names     []string
+	whereText string
+}
+
+// colsKey is the key of columns cols of rel.
+func colsKey(rel *Object, cols []int, nullsEqual bool) *indexKey {
+	k := &indexKey{cols: cols, nullsEqual: nullsEqual}
+	for _, c := range cols {
+		k.parts = append(k.parts, &scalar.Col{Idx: c, T: rel.Columns[c].Type})
+		k.names = append(k.names, rel.Columns[c].Name)
+	}
+	return k
+}
+
+// plain reports whether the key is a list of columns over every row
+// (what the shared joins and the key counts of constraints can read).
+func (k *indexKey) plain() bool { return k.cols != nil && k.where == nil }
+
+// holds reports whether a row belongs to the key's rows (the partial
+// index's predicate is true for it).
+func (k *indexKey) holds(ctx *scalar.Ctx, row types.Row) (bool, error) {
+	for _, w := range k.where {
+		d, err := w.Eval(ctx, row)
+		if err != nil || d.IsNull() || !d.Bool() {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// values evaluates the key parts over row.
+func (k *indexKey) values(ctx *scalar.Ctx, row types.Row) (types.Row, error) {
+	out := make(types.Row, len(k.parts))
+	for i, p := range k.parts {
+		d, err := p.Eval(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// encode appends row's key to dst; in is false when the row is not one
+// of the key's rows.
+func (k *indexKey) encode(ctx *scalar.Ctx, dst []byte, row types.Row) (key []byte, in bool, err error) {
+	if k.cols != nil && k.where == nil {
+		return types.AppendColsKey(dst, row, k.cols), true, nil
+	}
+	if in, err = k.holds(ctx, row); !in || err != nil {
+		return dst, false, err
+	}
+	for _, p := range k.parts {
+		d, err := p.Eval(ctx, row)
+		if err != nil {
+			return dst, false, err
+		}
+		dst = types.AppendKey(dst, d)
+	}
+	return dst, true, nil
+}
+
+// unique returns row's key for the unique checks: ok is false when the
+// row cannot conflict (outside a partial index, or a NULL part while
+// NULLs are distinct).
+func (k *indexKey) unique(ctx *scalar.Ctx, row types.Row) (string, bool, error) {
+	if k.cols != nil && k.where == nil && !k.nullsEqual {
+		key, ok := keyOf(row, k.cols)
+		return key, ok, nil
+	}
+	if in, err := k.holds(ctx, row); !in || err != nil {
+		return "", false, err
+	}
+	var buf []byte
+	for _, p := range k.parts {
+		d, err := p.Eval(ctx, row)
+		if err != nil {
+			return "", false, err
+		}
+		if d.IsNull() && !k.nullsEqual {
+			return "", false, nil
+		}
+		buf = types.AppendKey(buf, d)
+	}
+	return string(buf), true, nil
+}
+
+// storageKey is the key as the collection's arrangement computes it. A
+// row whose key fails to evaluate has no entry (a table's writes raise
+// the error first, checkIndexExprs; a view's or a connector's row that
+// fails stays out of the index: a read through it misses the row whose
+// full scan would fail with that error).
+func (k *indexKey) storageKey() storage.IndexKey {
+	if k.plain() {
+		return storage.ColsKey(k.cols)
+	}
+	return func(dst []byte, row types.Row) ([]byte, bool) {
+		key, in, err := k.encode(&scalar.Ctx{}, dst, row)
+		return key, in && err == nil
+	}
+}
+
+// text prints row's key as PostgreSQL's DETAIL does: names and values.
+func (k *indexKey) text(ctx *scalar.Ctx, row types.Row) (string, string) {
+	vals := make([]string, len(k.parts))
+	for i, p := range k.parts {
+		d, err := p.Eval(ctx, row)
+		switch {
+		case err != nil:
+			vals[i] = "?"
+		case d.IsNull():
+			vals[i] = "null"
+		default:
+			vals[i] = types.FormatText(d, p.Type(), nil)
+		}
+	}
+	return strings.Join(k.names, ", "), strings.Join(vals, ", ")
+}
+
+// terms are the parts printed for matching against a query's filter or
+// an ON CONFLICT target (termOf).
+func (k *indexKey) terms() []string {
+	out := make([]string, len(k.parts))
+	for i, p := range k.parts {
+		out[i] = termOf(p)
+	}
+	return out
+}
+
+// termOf identifies an expression for matching: equal terms are the same
+// computation of the same type over the same columns (the optimizer's
+// folding is applied to both sides first).
+func termOf(e scalar.Expr) string { return e.String() + " :: " + e.Type().String() }
+
+// conjuncts flattens e's ANDs into their terms.
+func conjuncts(e scalar.Expr, out map[string]bool) {
+	if a, ok := e.(*scalar.And); ok {
+		for _, x := range a.Args {
+			conjuncts(x, out)
+		}
+		return
+	}
+	out[termOf(e)] = true
+}
+
+// impliedBy reports whether the key's predicate follows from a filter
+// with conjuncts conj: every conjunct of the predicate is one of them (a
+// simple, sound implication test; PostgreSQL's predicate_implied_by
+// proves more).
+func (k *indexKey) impliedBy(conj map[string]bool) bool {
+	for _, w := range k.where {
+		if !conj[termOf(w)] {
+			return false
+		}
+	}
+	return true
+}
+
+// stableFuncs are functions PostgreSQL marks STABLE (their result depends
+// on settings such as DateStyle or extra_float_digits) that Eddy computes
+// without a time zone and so does not flag: they may not appear in an
+// index either.
+var stableFuncs = map[string]bool{"concat": true, "concat_ws": true, "format": true, "to_char": true,
+	"array_to_string": true, "to_timestamp": true, "to_date": true}
+
+// immutable reports whether e may be an index expression or predicate.
+func immutable(e scalar.Expr) bool {
+	if !scalar.IsImmutable(e) {
+		return false
+	}
+	ok := true
+	var walk func(e scalar.Expr)
+	walk = func(e scalar.Expr) {
+		if c, is := e.(*scalar.Call); is && stableFuncs[c.Fn.Name] {
+			ok = false
+		}
+		for _, x := range scalar.Children(e) {
+			walk(x)
+		}
+	}
+	walk(e)
+	return ok
+}
+
+// compileIndexKey plans def's key parts and predicate over the rows of
+// rel: PostgreSQL's errors for what an index may not compute (42P17 for
+// a function that is not immutable).
+func compileIndexKey(cat planner.Catalog, rel *Object, def *IndexDef) (*indexKey, error) {
+	if rel.rel == nil { // a changed copy not yet in the catalog
+		r, err := rel.relation()
+		if err != nil {
+			return nil, err
+		}
+		rel.rel = r
+	}
+	k := &indexKey{nullsEqual: def.NullsNotDistinct}
+	plain := true
+	for i, c := range def.Cols {
+		if c >= 0 {
+			if c >= len(rel.Columns) {
+				return nil, pgerr.New(pgerr.CodeUndefinedColumn, "index column %d does not exist", c)
+			}
+			k.parts = append(k.parts, &scalar.Col{Idx: c, T: rel.Columns[c].Type})
+			k.names = append(k.names, rel.Columns[c].Name)
+			continue
+		}
+		plain = false
+		n, err := parseExpr(def.Exprs[i])
+		if err != nil {
+			return nil, err
+		}
+		x, err := planIndexExpr(cat, rel, n, false)
+		if err != nil {
+			return nil, err
+		}
+		k.parts = append(k.parts, x)
+		k.names = append(k.names, exprName(n, def.Exprs[i]))
+	}
+	if plain {
+		k.cols = def.Cols
+	}
+	if def.Where != "" {
+		n, err := parseExpr(def.Where)
+		if err != nil {
+			return nil, err
+		}
+		w, err := planIndexExpr(cat, rel, n, true)
+		if err != nil {
+			return nil, err
+		}
+		k.where = splitAnd(w)
+		k.whereText = def.Where
+	}
+	return k, nil
+}
+
+// splitAnd returns e's conjuncts.
+func splitAnd(e scalar.Expr) []scalar.Expr {
+	if a, ok := e.(*scalar.And); ok {
+		var out []scalar.Expr
+		for _, x := range a.Args {
+			out = append(out, splitAnd(x)...)
+		}
+		return out
+	}
+	return []scalar.Expr{e}
+}
+
+// planIndexExpr plans one expression (or predicate) and checks that it
+// is immutable; it is folded as the optimizer folds a query's filter, so
+// that equal computations print equal terms.
+func planIndexExpr(cat planner.Catalog, rel *Object, n *pg.Node, predicate bool) (scalar.Expr, error) {
+	x, err := planner.PlanIndexExpr(cat, rel.rel, n, predicate)
+	if err != nil {
+		return nil, err
+	}
+	if !immutable(x) {
+		what := "expression"
+		if predicate {
+			what = "predicate"
+		}
+		return nil, pgerr.New("42P17", "functions in index %s must be marked IMMUTABLE", what)
+	}
+	return scalar.Fold(x), nil
+}
+
+// exprName is an expression key part as PostgreSQL prints it (its
+// pg_get_indexdef): as written when it looks like a function call, else
+// in parentheses.
+func exprName(n *pg.Node, text string) string {
+	switch n.Node.(type) {
+	case *pg.Node_FuncCall, *pg.Node_CoalesceExpr, *pg.Node_MinMaxExpr, *pg.Node_SqlvalueFunction:
+		return text
+	}
+	return "(" + text + ")"
+}
+
+// figureName is the name PostgreSQL gives an expression key part in a
+// default index name (FigureIndexColname): a function's name, a cast's
+// argument's (else its type's) name, "expr" otherwise.
+func figureName(n *pg.Node) string {
+	switch x := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		if f := x.ColumnRef.Fields; len(f) > 0 && f[len(f)-1].GetString_() != nil {
+			return f[len(f)-1].GetString_().Sval
+		}
+	case *pg.Node_FuncCall:
+		if f := x.FuncCall.Funcname; len(f) > 0 {
+			return f[len(f)-1].GetString_().Sval
+		}
+	case *pg.Node_TypeCast:
+		if name := figureName(x.TypeCast.Arg); name != "expr" {
+			return name
+		}
+		if f := x.TypeCast.TypeName.GetNames(); len(f) > 0 {
+			return f[len(f)-1].GetString_().Sval
+		}
+	case *pg.Node_CoalesceExpr:
+		return "coalesce"
+	case *pg.Node_CaseExpr:
+		return "case"
+	}
+	return "expr"
+}
