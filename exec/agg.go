@@ -1,17 +1,16 @@
 package exec
 
 import (
-	"github.com/eddydb/eddy/exec/agg"
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // aggSpec is one compiled aggregate of a Reduce: its plan, its registry
 // declaration and the state slots it uses.
 type aggSpec struct {
-	dataflow.Agg
-	def  *agg.Def
-	call agg.Call
+	expr.Agg
+	def  *expr.AggDef
+	call expr.AggCall
 	// valSlot is the group's multiset of the argument values (min, max,
 	// string_agg, ordered-set aggregates, DISTINCT), scaleSlot that of the
 	// display scales of numeric values (sums, averages and variances
@@ -23,21 +22,21 @@ type aggSpec struct {
 
 // compileAgg prepares aggregate a over an argument of type arg,
 // allocating its multiset slots.
-func compileAgg(a dataflow.Agg, arg types.T, slots *int) aggSpec {
+func compileAgg(a expr.Agg, arg repr.T, slots *int) aggSpec {
 	s := aggSpec{Agg: a, def: a.Kind.Def(), valSlot: -1, scaleSlot: -1}
-	if s.T.Family == types.FamUnknown {
-		s.T, _ = dataflow.AggType(a.Kind, arg)
+	if s.T.Family == repr.FamUnknown {
+		s.T, _ = expr.AggType(a.Kind, arg)
 	}
-	s.call = agg.Call{Kind: a.Kind, Distinct: a.Distinct, Arg: arg, T: s.T, Frac: a.Frac}
+	s.call = expr.AggCall{Kind: a.Kind, Distinct: a.Distinct, Arg: arg, T: s.T, Frac: a.Frac}
 	s.call.Class = s.def.Class(arg)
 	newSlot := func() int { *slots++; return *slots - 1 }
 	if s.def.Multiset {
 		s.valSlot, s.ordered = newSlot(), true
 	}
-	if agg.NeedsScales(s.call.Class, arg) {
+	if expr.NeedsScales(s.call.Class, arg) {
 		s.scaleSlot = newSlot()
 	}
-	if a.Distinct && s.valSlot < 0 && a.Kind != dataflow.AggCountStar {
+	if a.Distinct && s.valSlot < 0 && a.Kind != expr.AggCountStar {
 		s.valSlot = newSlot()
 	}
 	return s
@@ -46,11 +45,11 @@ func compileAgg(a dataflow.Agg, arg types.T, slots *int) aggSpec {
 // entryKey sets o.ebuf to the multiset key of value v of row for a: the
 // ORDER BY columns (topk's sort-key encoding), the value, and string_agg's
 // separator.
-func (o *reduceOp) entryKey(a *aggSpec, row types.Row, v types.Datum) {
+func (o *reduceOp) entryKey(a *aggSpec, row repr.Row, v repr.Datum) {
 	o.ebuf = appendSortKey(o.ebuf[:0], row, a.Order)
-	o.ebuf = types.AppendKey(o.ebuf, v)
-	if a.def.Shape == agg.Binary {
-		o.ebuf = types.AppendKey(o.ebuf, row[a.Sep])
+	o.ebuf = repr.AppendKey(o.ebuf, v)
+	if a.def.Shape == expr.AggBinary {
+		o.ebuf = repr.AppendKey(o.ebuf, row[a.Sep])
 	}
 }
 
@@ -62,34 +61,34 @@ type msValues struct {
 	extremum bool
 }
 
-func (v *msValues) Min() (types.Datum, bool) {
+func (v *msValues) Min() (repr.Datum, bool) {
 	switch {
 	case v.ms == nil:
-		return types.Null, false
+		return repr.Null, false
 	case v.extremum:
 		return entryVal(liveEntry(v.ms))
 	}
 	return entryVal(v.ms.min())
 }
 
-func (v *msValues) Max() (types.Datum, bool) {
+func (v *msValues) Max() (repr.Datum, bool) {
 	switch {
 	case v.ms == nil:
-		return types.Null, false
+		return repr.Null, false
 	case v.extremum:
 		return entryVal(liveEntry(v.ms))
 	}
 	return entryVal(v.ms.max())
 }
 
-func entryVal(e *mentry) (types.Datum, bool) {
+func entryVal(e *mentry) (repr.Datum, bool) {
 	if e == nil {
-		return types.Null, false
+		return repr.Null, false
 	}
 	return e.val, true
 }
 
-func (v *msValues) Ascend(fn func(val, sep types.Datum, n int64) bool) {
+func (v *msValues) Ascend(fn func(val, sep repr.Datum, n int64) bool) {
 	if v.ms == nil {
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // appendJoin is the inner equi-join of two inputs that never retract a row
@@ -16,7 +16,7 @@ import (
 // batch's included. An update with Diff n stands for n copies, so a
 // pair's output diff is the product of the two multiplicities.
 //
-// State: per side, the rows of each join key, encoded (types.AppendRow of
+// State: per side, the rows of each join key, encoded (repr.AppendRow of
 // count and columns) and appended back to back to one byte slice per key.
 // No retraction will ever look a row up, so rows need no identity: no
 // per-row map entry, pointer or decoded Datums, only the bytes (q20: a
@@ -43,7 +43,7 @@ type appendJoin struct {
 	kbuf      []byte
 	vbuf      []byte
 	lbuf      []byte
-	scratch   types.Row
+	scratch   repr.Row
 }
 
 // appendSide is one input's rows by join key.
@@ -92,8 +92,8 @@ func (d *Dataflow) useAppendJoins() {
 	}
 }
 
-func (o *appendJoin) step(s *stepCtx, ins [][]Update) ([]Update, error) {
-	var out []Update
+func (o *appendJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+	var out []repr.Update
 	for side := range 2 {
 		for _, u := range ins[side] {
 			var err error
@@ -107,14 +107,14 @@ func (o *appendJoin) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 
 // apply joins update u of side with the other side's stored rows of its
 // key, then stores it.
-func (o *appendJoin) apply(s *stepCtx, side int, u Update, out []Update) ([]Update, error) {
+func (o *appendJoin) apply(s *stepCtx, side int, u repr.Update, out []repr.Update) ([]repr.Update, error) {
 	switch {
 	case u.Diff < 0:
 		return nil, errRetractAppendJoin
 	case u.Diff == 0 || hasNullCol(u.Row, o.sides[side].keyCols):
 		return out, nil
 	}
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], u.Row, o.sides[side].keyCols)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], u.Row, o.sides[side].keyCols)
 	if b := o.sides[1-side].buckets[string(o.kbuf)]; b != nil {
 		var err error
 		if out, err = o.probe(s, side, u, b.recs, out); err != nil {
@@ -126,7 +126,7 @@ func (o *appendJoin) apply(s *stepCtx, side int, u Update, out []Update) ([]Upda
 }
 
 // hasNullCol reports whether any of row's cols is NULL.
-func hasNullCol(row types.Row, cols []int) bool {
+func hasNullCol(row repr.Row, cols []int) bool {
 	for _, c := range cols {
 		if row[c].IsNull() {
 			return true
@@ -137,7 +137,7 @@ func hasNullCol(row types.Row, cols []int) bool {
 
 // probe emits u joined with every row of recs (the other side's rows of
 // u's key) that passes the residual.
-func (o *appendJoin) probe(s *stepCtx, side int, u Update, recs []byte, out []Update) ([]Update, error) {
+func (o *appendJoin) probe(s *stepCtx, side int, u repr.Update, recs []byte, out []repr.Update) ([]repr.Update, error) {
 	for len(recs) > 0 {
 		n, row, rest, err := decodeAppendRec(recs, o.widths[1-side])
 		if err != nil {
@@ -153,7 +153,7 @@ func (o *appendJoin) probe(s *stepCtx, side int, u Update, recs []byte, out []Up
 			return nil, err
 		}
 		if ok {
-			out = append(out, Update{Row: s.slab.concat(l, r), Time: s.t, Diff: u.Diff * n})
+			out = append(out, repr.Update{Row: s.slab.concat(l, r), Time: s.t, Diff: u.Diff * n})
 		}
 	}
 	return out, nil
@@ -161,12 +161,12 @@ func (o *appendJoin) probe(s *stepCtx, side int, u Update, recs []byte, out []Up
 
 // decodeAppendRec decodes the first record of recs: its count and its
 // row of width columns, and returns the remaining records.
-func decodeAppendRec(recs []byte, width int) (int64, types.Row, []byte, error) {
+func decodeAppendRec(recs []byte, width int) (int64, repr.Row, []byte, error) {
 	l, k := binary.Uvarint(recs)
 	if k <= 0 || l > uint64(len(recs)-k) {
 		return 0, nil, nil, errCorrupt
 	}
-	r, err := types.DecodeRow(recs[k : k+int(l)])
+	r, err := repr.DecodeRow(recs[k : k+int(l)])
 	if err != nil || len(r) != width+1 {
 		return 0, nil, nil, errCorrupt
 	}
@@ -174,15 +174,15 @@ func decodeAppendRec(recs []byte, width int) (int64, types.Row, []byte, error) {
 }
 
 // residual evaluates the residual predicates over the joined row.
-func (o *appendJoin) residual(s *stepCtx, l, r types.Row) (bool, error) {
+func (o *appendJoin) residual(s *stepCtx, l, r repr.Row) (bool, error) {
 	return joinResidual(s, o.spec.Residual, &o.scratch, l, r)
 }
 
 // store appends u to its side's bucket of the key in o.kbuf and logs it.
-func (o *appendJoin) store(s *stepCtx, side int, u Update) {
+func (o *appendJoin) store(s *stepCtx, side int, u repr.Update) {
 	b := o.bucket(side, s.epoch)
-	o.scratch = append(append(o.scratch[:0], types.NewInt(u.Diff)), u.Row...)
-	o.vbuf = types.AppendRow(o.vbuf[:0], o.scratch)
+	o.scratch = append(append(o.scratch[:0], repr.NewInt(u.Diff)), u.Row...)
+	o.vbuf = repr.AppendRow(o.vbuf[:0], o.scratch)
 	b.recs = binary.AppendUvarint(b.recs, uint64(len(o.vbuf)))
 	b.recs = append(b.recs, o.vbuf...)
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), byte(side+1))

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // BenchmarkBidJoin measures Nexmark q20's join shape, a stream of bid-like
@@ -36,7 +35,7 @@ func benchBidJoin(b *testing.B, flag string) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	pool := bidTextPool(rng)
 	var w discardBatch
-	ctx := &scalar.Ctx{}
+	ctx := &expr.Ctx{}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -44,7 +43,7 @@ func benchBidJoin(b *testing.B, flag string) {
 	for b.Loop() {
 		t++
 		w.buf = w.buf[:0]
-		in := map[dataflow.CollectionID][]Update{1: bidBatch(rng, pool, 1000, t), 2: auctionBatch(rng, pool, 6, t)}
+		in := map[repr.CollectionID][]repr.Update{1: bidBatch(rng, pool, 1000, t), 2: auctionBatch(rng, pool, 6, t)}
 		if _, err := d.Step(ctx, t, in, &w); err != nil {
 			b.Fatal(err)
 		}
@@ -72,22 +71,22 @@ func bidTextPool(rng *rand.Rand) [3][]string {
 }
 
 // bidBatch draws n fresh bid rows over auctions around 6t (recent ones).
-func bidBatch(rng *rand.Rand, p [3][]string, n int, t uint64) []Update {
-	us := make([]Update, n)
+func bidBatch(rng *rand.Rand, p [3][]string, n int, t uint64) []repr.Update {
+	us := make([]repr.Update, n)
 	for i := range us {
 		auction := int64(6*t) - rng.Int64N(600)
-		us[i] = Update{Row: types.Row{types.NewInt(auction), types.NewInt(rng.Int64N(1e6)), types.NewInt(rng.Int64N(1e7)),
-			types.NewText(p[0][rng.IntN(100)]), types.NewText(p[1][rng.IntN(100)]), types.NewTimestamp(int64(t)*1e6 + rng.Int64N(1e6)),
-			types.NewText(p[2][rng.IntN(100)])}, Diff: 1}
+		us[i] = repr.Update{Row: repr.Row{repr.NewInt(auction), repr.NewInt(rng.Int64N(1e6)), repr.NewInt(rng.Int64N(1e7)),
+			repr.NewText(p[0][rng.IntN(100)]), repr.NewText(p[1][rng.IntN(100)]), repr.NewTimestamp(int64(t)*1e6 + rng.Int64N(1e6)),
+			repr.NewText(p[2][rng.IntN(100)])}, Diff: 1}
 	}
 	return us
 }
 
 // auctionBatch draws n auction rows (id, item, category) with ids 6t..6t+5.
-func auctionBatch(rng *rand.Rand, p [3][]string, n int, t uint64) []Update {
-	us := make([]Update, n)
+func auctionBatch(rng *rand.Rand, p [3][]string, n int, t uint64) []repr.Update {
+	us := make([]repr.Update, n)
 	for i := range us {
-		us[i] = Update{Row: types.Row{types.NewInt(int64(6*t) + int64(i%6)), types.NewText(p[2][rng.IntN(100)]), types.NewInt(int64(10 + i%5))}, Diff: 1}
+		us[i] = repr.Update{Row: repr.Row{repr.NewInt(int64(6*t) + int64(i%6)), repr.NewText(p[2][rng.IntN(100)]), repr.NewInt(int64(10 + i%5))}, Diff: 1}
 	}
 	return us
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // appendJoinPlans are plans with append-only joins over sources with
@@ -68,10 +68,10 @@ func TestAppendJoinEqualsJoin(t *testing.T) {
 func randomAppendScript(rng *rand.Rand, srcs, steps int) []scriptStep {
 	var script []scriptStep
 	for range steps {
-		st := scriptStep{batch: map[dataflow.CollectionID][]Update{}, rollback: rng.IntN(6) == 0, restore: rng.IntN(6) == 0}
+		st := scriptStep{batch: map[repr.CollectionID][]repr.Update{}, rollback: rng.IntN(6) == 0, restore: rng.IntN(6) == 0}
 		for range rng.IntN(11) {
-			c := dataflow.CollectionID(1 + rng.IntN(srcs))
-			st.batch[c] = append(st.batch[c], Update{Row: randomRow(rng), Diff: int64(1 + rng.IntN(3))})
+			c := repr.CollectionID(1 + rng.IntN(srcs))
+			st.batch[c] = append(st.batch[c], repr.Update{Row: randomRow(rng), Diff: int64(1 + rng.IntN(3))})
 		}
 		script = append(script, st)
 	}
@@ -162,11 +162,11 @@ func restoreAppendJoins(p *dataflow.Plan, store *memStore, live *Dataflow) (*Dat
 
 // stepBoth steps a (logging to store unless rolled back) and j with the
 // same batch and compares their outputs or errors.
-func stepBoth(a, j *Dataflow, store *memStore, ts uint64, batch map[dataflow.CollectionID][]Update, rollback bool) error {
+func stepBoth(a, j *Dataflow, store *memStore, ts uint64, batch map[repr.CollectionID][]repr.Update, rollback bool) error {
 	var b opBatch
-	outA, errA := a.Step(&scalar.Ctx{}, ts, batch, &b)
-	outJ, errJ := j.Step(&scalar.Ctx{}, ts, batch, nil)
-	if (errA == nil) != (errJ == nil) || errA != nil && pgerr.Code(errA) != pgerr.Code(errJ) {
+	outA, errA := a.Step(&expr.Ctx{}, ts, batch, &b)
+	outJ, errJ := j.Step(&expr.Ctx{}, ts, batch, nil)
+	if (errA == nil) != (errJ == nil) || errA != nil && repr.ErrorCode(errA) != repr.ErrorCode(errJ) {
 		return fmt.Errorf("append-only join error %v, join error %v", errA, errJ)
 	}
 	if got, want := formatUpdates(outA), formatUpdates(outJ); got != want {

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // discardBatch copies what it is given into one buffer, as a storage
@@ -17,14 +17,14 @@ func (b *discardBatch) Set(k, v []byte) { b.buf = append(append(b.buf, k...), v.
 func (b *discardBatch) Delete(k []byte) { b.buf = append(b.buf, k...) }
 
 // benchBatches pre-generates batches of n rows (group, value) over groups groups.
-func benchBatches(count, n, groups int) [][]Update {
+func benchBatches(count, n, groups int) [][]repr.Update {
 	rng := rand.New(rand.NewPCG(1, 2))
-	bs := make([][]Update, count)
+	bs := make([][]repr.Update, count)
 	for i := range bs {
-		bs[i] = make([]Update, n)
+		bs[i] = make([]repr.Update, n)
 		for j := range bs[i] {
-			r := types.Row{types.NewInt(int64(rng.IntN(groups))), types.NewInt(int64(rng.IntN(1000000)))}
-			bs[i][j] = Update{Row: r, Diff: 1}
+			r := repr.Row{repr.NewInt(int64(rng.IntN(groups))), repr.NewInt(int64(rng.IntN(1000000)))}
+			bs[i][j] = repr.Update{Row: r, Diff: 1}
 		}
 	}
 	return bs
@@ -49,12 +49,12 @@ func BenchmarkReduceGroupBy(b *testing.B) {
 %1 = Reduce key=[#0] aggs=[count(*), sum(#1), max(#1)] <- %0`)
 	batches := benchBatches(64, 1000, 1000)
 	var w discardBatch
-	ctx := &scalar.Ctx{}
+	ctx := &expr.Ctx{}
 	rows, t := 0, uint64(0)
 	for b.Loop() {
 		t++
 		w.buf = w.buf[:0]
-		in := map[dataflow.CollectionID][]Update{1: batches[t%uint64(len(batches))]}
+		in := map[repr.CollectionID][]repr.Update{1: batches[t%uint64(len(batches))]}
 		if _, err := d.Step(ctx, t, in, &w); err != nil {
 			b.Fatal(err)
 		}
@@ -70,13 +70,13 @@ func BenchmarkJoin(b *testing.B) {
 	d := mustBuild(b, `%0 = Source coll=1 :: int4, int4
 %1 = Source coll=2 :: int4, int4
 %2 = Join kind=inner on=[#0=#0] <- %0, %1`)
-	dim := make([]Update, 10000)
+	dim := make([]repr.Update, 10000)
 	for i := range dim {
-		dim[i] = Update{Row: types.Row{types.NewInt(int64(i)), types.NewInt(int64(i * 7))}, Diff: 1}
+		dim[i] = repr.Update{Row: repr.Row{repr.NewInt(int64(i)), repr.NewInt(int64(i * 7))}, Diff: 1}
 	}
 	var w discardBatch
-	ctx := &scalar.Ctx{}
-	if _, err := d.Step(ctx, 0, map[dataflow.CollectionID][]Update{2: dim}, &w); err != nil {
+	ctx := &expr.Ctx{}
+	if _, err := d.Step(ctx, 0, map[repr.CollectionID][]repr.Update{2: dim}, &w); err != nil {
 		b.Fatal(err)
 	}
 	d.Commit()
@@ -85,7 +85,7 @@ func BenchmarkJoin(b *testing.B) {
 	for b.Loop() {
 		t++
 		w.buf = w.buf[:0]
-		in := map[dataflow.CollectionID][]Update{1: batches[t%uint64(len(batches))]}
+		in := map[repr.CollectionID][]repr.Update{1: batches[t%uint64(len(batches))]}
 		if _, err := d.Step(ctx, t, in, &w); err != nil {
 			b.Fatal(err)
 		}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // StateReport says, for one stateful node, whether a watermark bounds its
@@ -131,7 +132,7 @@ func hasMultisets(op dataflow.Reduce) bool {
 			if d.Extremum == 0 || !op.AppendOnly { // over an append-only input, min/max keep only the extremum
 				return true
 			}
-		case a.Kind == dataflow.AggSum && a.T.Family == types.FamNumeric:
+		case a.Kind == expr.AggSum && a.T.Family == repr.FamNumeric:
 			return true
 		}
 	}

@@ -5,15 +5,15 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Consolidate sorts updates by (row, time), sums the diffs of equal (row,
 // time) pairs and drops those summing to zero. Rows are equal when their
-// types.AppendRowKey encodings are and they are identical (the same scale
+// repr.AppendRowKey encodings are and they are identical (the same scale
 // of every numeric: see identical), and sort in the order of those
 // encodings. The input slice is not modified.
-func Consolidate(us []Update) []Update {
+func Consolidate(us []repr.Update) []repr.Update {
 	if len(us) == 0 {
 		return nil
 	}
@@ -22,12 +22,12 @@ func Consolidate(us []Update) []Update {
 	type item struct {
 		k0, k1, i int32
 	}
-	first := types.AppendRowKey(nil, us[0].Row)
+	first := repr.AppendRowKey(nil, us[0].Row)
 	buf := make([]byte, 0, (len(first)+8)*len(us))
 	items := make([]item, len(us))
 	for i := range us {
 		k0 := len(buf)
-		buf = types.AppendRowKey(buf, us[i].Row)
+		buf = repr.AppendRowKey(buf, us[i].Row)
 		items[i] = item{int32(k0), int32(len(buf)), int32(i)}
 	}
 	key := func(it item) []byte { return buf[it.k0:it.k1] }
@@ -37,7 +37,7 @@ func Consolidate(us []Update) []Update {
 		}
 		return cmp.Compare(us[a.i].Time, us[b.i].Time)
 	})
-	out := make([]Update, 0, len(us))
+	out := make([]repr.Update, 0, len(us))
 	for i := 0; i < len(items); {
 		u := &us[items[i].i]
 		j := i
@@ -55,7 +55,7 @@ func Consolidate(us []Update) []Update {
 // (1.0 and 1.00): those are summed apart, so that an aggregate re-emitted
 // at a new scale (-1.43 as -1.4300) is not cancelled by its retraction.
 // The common run, of identical rows, allocates nothing.
-func appendSummed[I any](out []Update, us []Update, run []I, idx func(I) int32) []Update {
+func appendSummed[I any](out []repr.Update, us []repr.Update, run []I, idx func(I) int32) []repr.Update {
 	first, total, same := &us[idx(run[0])], int64(0), true
 	for _, it := range run {
 		u := &us[idx(it)]
@@ -64,12 +64,12 @@ func appendSummed[I any](out []Update, us []Update, run []I, idx func(I) int32) 
 	}
 	if same {
 		if total != 0 {
-			out = append(out, Update{Row: first.Row, Time: first.Time, Diff: total})
+			out = append(out, repr.Update{Row: first.Row, Time: first.Time, Diff: total})
 		}
 		return out
 	}
 	type sum struct {
-		u    *Update
+		u    *repr.Update
 		diff int64
 	}
 	sums := []sum{{u: &us[idx(run[0])]}}
@@ -89,7 +89,7 @@ func appendSummed[I any](out []Update, us []Update, run []I, idx func(I) int32) 
 	for _, neg := range []bool{true, false} {
 		for _, s := range sums {
 			if s.diff != 0 && (s.diff < 0) == neg {
-				out = append(out, Update{Row: s.u.Row, Time: s.u.Time, Diff: s.diff})
+				out = append(out, repr.Update{Row: s.u.Row, Time: s.u.Time, Diff: s.diff})
 			}
 		}
 	}

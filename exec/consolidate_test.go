@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestConsolidateKeepsScales checks that Consolidate cancels only
@@ -12,15 +12,15 @@ import (
 // aggregate re-emitted at a new scale) both survive, retraction first,
 // while identical rows still sum.
 func TestConsolidateKeepsScales(t *testing.T) {
-	num := func(s string) types.Datum {
+	num := func(s string) repr.Datum {
 		d, _, err := apd.NewFromString(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return types.NewNumeric(d)
+		return repr.NewNumeric(d)
 	}
-	row := func(s string) types.Row { return types.Row{types.NewInt(1), num(s)} }
-	got := Consolidate([]Update{
+	row := func(s string) repr.Row { return repr.Row{repr.NewInt(1), num(s)} }
+	got := Consolidate([]repr.Update{
 		{Row: row("-1.4300"), Time: 5, Diff: 1},
 		{Row: row("-1.43"), Time: 5, Diff: -1},
 		{Row: row("2.0"), Time: 5, Diff: 1},

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Dataflow is an instantiated dataflow.Plan: one operator per plan node,
@@ -22,15 +22,15 @@ import (
 type Dataflow struct {
 	plan    *dataflow.Plan
 	ops     []operator
-	sources []dataflow.CollectionID
+	sources []repr.CollectionID
 	// epoch numbers Steps; operators stamp touched state with it so each
 	// piece of state is recorded at most once per Step.
 	epoch   uint64
 	pending bool
 	log     stateLog
 	slab    rowSlab
-	outs    [][]Update
-	ins     [][]Update
+	outs    [][]repr.Update
+	ins     [][]repr.Update
 	// wm derives and keeps the watermarks of every node (watermark.go).
 	wm wmRuntime
 }
@@ -42,7 +42,7 @@ type operator interface {
 	// time s.t), and returns the node's output updates at s.t. Changes to
 	// state are recorded so that rollback can undo them, and the touched
 	// state is logged to s.log before step returns.
-	step(s *stepCtx, ins [][]Update) ([]Update, error)
+	step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 	// commit forgets the record of the last step's changes.
 	commit()
 	// rollback undoes every change of the last step, newest first.
@@ -55,15 +55,15 @@ type operator interface {
 
 // stepCtx is what operators see during one Step.
 type stepCtx struct {
-	ctx   *scalar.Ctx
-	t     Time
+	ctx   *expr.Ctx
+	t     repr.Time
 	epoch uint64
 	// prefix is the state key prefix of the node being stepped.
 	prefix []byte
 	log    *stateLog
 	slab   *rowSlab
 	// watermarks are the Step's new source watermarks (Input.Watermarks).
-	watermarks map[dataflow.CollectionID]int64
+	watermarks map[repr.CollectionID]int64
 	// inWM holds, per input of the node being stepped, the watermark of
 	// each of its columns after this Step (NoWatermark: none).
 	inWM [][]int64
@@ -80,8 +80,8 @@ func Build(p *dataflow.Plan) (*Dataflow, error) {
 	if len(p.Nodes) == 0 || p.Output < 0 || p.Output >= len(p.Nodes) {
 		return nil, fmt.Errorf("dataflow: output %%%d out of range (%d nodes)", p.Output, len(p.Nodes))
 	}
-	d := &Dataflow{plan: p, outs: make([][]Update, len(p.Nodes))}
-	seen := map[dataflow.CollectionID]bool{}
+	d := &Dataflow{plan: p, outs: make([][]repr.Update, len(p.Nodes))}
+	seen := map[repr.CollectionID]bool{}
 	for i := range p.Nodes {
 		op, err := buildNode(p, i)
 		if err != nil {
@@ -110,7 +110,7 @@ func buildNode(p *dataflow.Plan, i int) (operator, error) {
 	if want >= 0 && len(n.Inputs) != want || want < 0 && len(n.Inputs) == 0 {
 		return nil, fmt.Errorf("%s has %d inputs", opName(n.Op), len(n.Inputs))
 	}
-	var in [][]types.T
+	var in [][]repr.T
 	for _, j := range n.Inputs {
 		if j < 0 || j >= i {
 			return nil, fmt.Errorf("input %%%d does not precede the node", j)
@@ -141,7 +141,7 @@ func opName(op dataflow.Op) string { return fmt.Sprintf("%T", op)[len("dataflow.
 
 // newOperator builds the operator of node n (index i) whose inputs have the
 // column types in.
-func newOperator(i int, n *dataflow.Node, in [][]types.T) (operator, error) {
+func newOperator(i int, n *dataflow.Node, in [][]repr.T) (operator, error) {
 	switch op := n.Op.(type) {
 	case dataflow.Source:
 		return newSource(op), nil
@@ -176,14 +176,14 @@ func newOperator(i int, n *dataflow.Node, in [][]types.T) (operator, error) {
 }
 
 // Sources lists the collections the dataflow reads, in plan order, each once.
-func (d *Dataflow) Sources() []dataflow.CollectionID { return d.sources }
+func (d *Dataflow) Sources() []repr.CollectionID { return d.sources }
 
 // Plan returns the plan the dataflow runs.
 func (d *Dataflow) Plan() *dataflow.Plan { return d.plan }
 
 // Step is StepInput without watermarks: inputs holds, per source
 // collection, the updates at time t.
-func (d *Dataflow) Step(ctx *scalar.Ctx, t Time, inputs map[dataflow.CollectionID][]Update, w StateWriter) ([]Update, error) {
+func (d *Dataflow) Step(ctx *expr.Ctx, t repr.Time, inputs map[repr.CollectionID][]repr.Update, w StateWriter) ([]repr.Update, error) {
 	return d.StepInput(ctx, t, Input{Updates: inputs}, w)
 }
 
@@ -200,7 +200,7 @@ func (d *Dataflow) Step(ctx *scalar.Ctx, t Time, inputs map[dataflow.CollectionI
 // previous one is still pending commits that one first). If Step fails (an
 // expression error such as division by zero) it rolls back before
 // returning the error, as if it had never been called.
-func (d *Dataflow) StepInput(ctx *scalar.Ctx, t Time, in Input, w StateWriter) ([]Update, error) {
+func (d *Dataflow) StepInput(ctx *expr.Ctx, t repr.Time, in Input, w StateWriter) ([]repr.Update, error) {
 	out, err := d.StepInputRaw(ctx, t, in, w)
 	if err != nil {
 		return nil, err
@@ -214,12 +214,12 @@ func (d *Dataflow) StepInput(ctx *scalar.Ctx, t Time, in Input, w StateWriter) (
 // valid only until the next Step. Consolidating costs a key encoding and a
 // sort per output row, which a consumer that accumulates by key anyway (a
 // view's collection) need not pay.
-func (d *Dataflow) StepInputRaw(ctx *scalar.Ctx, t Time, in Input, w StateWriter) ([]Update, error) {
+func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWriter) ([]repr.Update, error) {
 	if d.pending {
 		d.Commit()
 	}
 	if ctx == nil {
-		ctx = &scalar.Ctx{}
+		ctx = &expr.Ctx{}
 	}
 	d.epoch++
 	d.pending = true
@@ -266,7 +266,7 @@ func (d *Dataflow) StepInputRaw(ctx *scalar.Ctx, t Time, in Input, w StateWriter
 
 // runStep steps op, turning a panic inside an operator or expression into
 // an error so that the Step rolls back and other dataflows keep running.
-func runStep(op operator, s *stepCtx, ins [][]Update) (out []Update, err error) {
+func runStep(op operator, s *stepCtx, ins [][]repr.Update) (out []repr.Update, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("dataflow operator panicked: %v", r)
@@ -305,7 +305,7 @@ func (d *Dataflow) Rollback() {
 // StateWriter. It must be called on a freshly built Dataflow, before any Step.
 //
 // Key layout (relative to the dataflow): the node index as
-// types.AppendKey(int), then an operator-specific key; see each operator.
+// repr.AppendKey(int), then an operator-specific key; see each operator.
 func (d *Dataflow) Restore(r StateReader) error {
 	var prefix []byte
 	for i, op := range d.ops {
@@ -324,7 +324,7 @@ func (d *Dataflow) Restore(r StateReader) error {
 }
 
 // nodePrefix appends the state key prefix of node i to buf.
-func nodePrefix(buf []byte, i int) []byte { return types.AppendKey(buf, types.NewInt(int64(i))) }
+func nodePrefix(buf []byte, i int) []byte { return repr.AppendKey(buf, repr.NewInt(int64(i))) }
 
 // stateless provides the state methods of operators that keep none.
 type stateless struct{}

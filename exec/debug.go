@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // DebugState prints the in-memory state of node i, one line per group,
@@ -86,7 +86,7 @@ func (o *reduceOp) debug() []string {
 	return lines
 }
 
-func formatRowOrNone(r types.Row) string {
+func formatRowOrNone(r repr.Row) string {
 	if r == nil {
 		return "none"
 	}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // flatMapOp calls the set-returning functions of a dataflow.FlatMap for
@@ -21,8 +22,8 @@ type flatMapOp struct {
 	nIn, width int
 }
 
-func newFlatMap(spec dataflow.FlatMap, in []types.T) (*flatMapOp, error) {
-	width := len(dataflow.FlatMapTypes(spec.Funcs, spec.Ordinality, in))
+func newFlatMap(spec dataflow.FlatMap, in []repr.T) (*flatMapOp, error) {
+	width := len(expr.TableCallTypes(spec.Funcs, spec.Ordinality, in))
 	for _, c := range spec.Funcs {
 		for _, a := range c.Args {
 			if maxCol(a) >= len(in) {
@@ -38,11 +39,11 @@ func newFlatMap(spec dataflow.FlatMap, in []types.T) (*flatMapOp, error) {
 	return &flatMapOp{spec: spec, nIn: len(in), width: width}, nil
 }
 
-func (o *flatMapOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
-	out := make([]Update, 0, len(ins[0]))
+func (o *flatMapOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+	out := make([]repr.Update, 0, len(ins[0]))
 	for _, u := range ins[0] {
 		n := len(out)
-		emit := func(r types.Row) { out = append(out, Update{Row: r, Time: u.Time, Diff: u.Diff}) }
+		emit := func(r repr.Row) { out = append(out, repr.Update{Row: r, Time: u.Time, Diff: u.Diff}) }
 		var err error
 		if len(o.spec.Funcs) == 1 {
 			err = o.expandOne(s, u.Row, emit)
@@ -62,8 +63,8 @@ func (o *flatMapOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 }
 
 // expand emits the output rows of one input row (before Outer padding).
-func (o *flatMapOp) expand(s *stepCtx, in types.Row, emit func(types.Row)) error {
-	results := make([][]types.Row, len(o.spec.Funcs))
+func (o *flatMapOp) expand(s *stepCtx, in repr.Row, emit func(repr.Row)) error {
+	results := make([][]repr.Row, len(o.spec.Funcs))
 	n := 0
 	for i, c := range o.spec.Funcs {
 		rows, err := c.Eval(s.ctx, in)
@@ -87,15 +88,15 @@ func (o *flatMapOp) expand(s *stepCtx, in types.Row, emit func(types.Row)) error
 
 // expandOne is expand for a single function, building each output row
 // once, in the step's slab, as the function produces it.
-func (o *flatMapOp) expandOne(s *stepCtx, in types.Row, emit func(types.Row)) error {
+func (o *flatMapOp) expandOne(s *stepCtx, in repr.Row, emit func(repr.Row)) error {
 	k := 0
-	return o.spec.Funcs[0].Run(s.ctx, in, func(vals []types.Datum) error {
+	return o.spec.Funcs[0].Run(s.ctx, in, func(vals []repr.Datum) error {
 		k++
 		r := s.slab.row(o.width)
 		copy(r, in)
 		copy(r[o.nIn:], vals)
 		if o.spec.Ordinality {
-			r[o.width-1] = types.NewInt(int64(k))
+			r[o.width-1] = repr.NewInt(int64(k))
 		}
 		ok, err := o.accept(s, r)
 		if ok {
@@ -107,7 +108,7 @@ func (o *flatMapOp) expandOne(s *stepCtx, in types.Row, emit func(types.Row)) er
 
 // zip builds output row k: the input, each function's k-th row (NULLs
 // past its end), then the ordinality k+1.
-func (o *flatMapOp) zip(s *stepCtx, in types.Row, results [][]types.Row, k int) types.Row {
+func (o *flatMapOp) zip(s *stepCtx, in repr.Row, results [][]repr.Row, k int) repr.Row {
 	r := s.slab.row(o.width)
 	at := copy(r, in)
 	for i, c := range o.spec.Funcs {
@@ -117,13 +118,13 @@ func (o *flatMapOp) zip(s *stepCtx, in types.Row, results [][]types.Row, k int) 
 		at += len(c.Func.Cols)
 	}
 	if o.spec.Ordinality {
-		r[at] = types.NewInt(int64(k + 1))
+		r[at] = repr.NewInt(int64(k + 1))
 	}
 	return r
 }
 
 // accept reports whether every On predicate is true over r.
-func (o *flatMapOp) accept(s *stepCtx, r types.Row) (bool, error) {
+func (o *flatMapOp) accept(s *stepCtx, r repr.Row) (bool, error) {
 	for _, p := range o.spec.On {
 		v, err := p.Eval(s.ctx, r)
 		if err != nil || v.IsNull() || !v.Bool() {

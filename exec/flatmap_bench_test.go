@@ -3,8 +3,8 @@ package exec
 import (
 	"testing"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // BenchmarkFlatMap measures generate_series(1, 10) over batches of 1000
@@ -14,11 +14,11 @@ func BenchmarkFlatMap(b *testing.B) {
 %1 = FlatMap funcs=[generate_series(1, 10)] <- %0`)
 	batches := benchBatches(64, 1000, 1000)
 	var w discardBatch
-	ctx := &scalar.Ctx{}
+	ctx := &expr.Ctx{}
 	rows, t := 0, uint64(0)
 	for b.Loop() {
 		t++
-		in := map[dataflow.CollectionID][]Update{1: batches[t%uint64(len(batches))]}
+		in := map[repr.CollectionID][]repr.Update{1: batches[t%uint64(len(batches))]}
 		out, err := d.Step(ctx, t, in, &w)
 		if err != nil {
 			b.Fatal(err)

@@ -4,9 +4,8 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // wmRuntime derives the watermarks of every node of a Dataflow during a
@@ -42,7 +41,7 @@ func (d *Dataflow) initWatermarks() error {
 	}
 	for i := range p.Nodes {
 		n := &p.Nodes[i]
-		var in [][]types.T
+		var in [][]repr.T
 		for _, j := range n.Inputs {
 			in = append(in, p.Nodes[j].Types)
 		}
@@ -87,7 +86,7 @@ func (d *Dataflow) wrapWindowed(i int) error {
 			return nil
 		}
 		if op.EmitOnClose {
-			return pgerr.New(pgerr.CodeFeatureNotSupported, "EMIT ON WINDOW CLOSE requires a GROUP BY on a column with a watermark")
+			return repr.Errorf(repr.CodeFeatureNotSupported, "EMIT ON WINDOW CLOSE requires a GROUP BY on a column with a watermark")
 		}
 	case dataflow.TopK:
 		if cols := watermarkedCols(op.Key, d.wm.static[n.Inputs[0]]); len(cols) > 0 {
@@ -104,7 +103,7 @@ func (d *Dataflow) wrapWindowed(i int) error {
 				return nil
 			}
 		}
-		in := [2][]types.T{d.plan.Nodes[n.Inputs[0]].Types, d.plan.Nodes[n.Inputs[1]].Types}
+		in := [2][]repr.T{d.plan.Nodes[n.Inputs[0]].Types, d.plan.Nodes[n.Inputs[1]].Types}
 		if w := newIntervalJoin(d.ops[i].(*joinOp), op, in[0], in[1], [2][]int64{l, r}); w != nil {
 			d.ops[i] = w
 		}
@@ -198,7 +197,7 @@ func (w *wmRuntime) inputs(nodes []int) [][]int64 {
 }
 
 // derive computes node i's watermarks after its operator op has stepped.
-func (w *wmRuntime) derive(ctx *scalar.Ctx, inputs []int, i int, op operator) {
+func (w *wmRuntime) derive(ctx *expr.Ctx, inputs []int, i int, op operator) {
 	if w.off {
 		return
 	}
@@ -229,7 +228,7 @@ func (w *wmRuntime) restored(d *Dataflow) {
 		return
 	}
 	for i, op := range d.ops {
-		w.derive(&scalar.Ctx{}, d.plan.Nodes[i].Inputs, i, op)
+		w.derive(&expr.Ctx{}, d.plan.Nodes[i].Inputs, i, op)
 	}
 	w.end(d.plan.Output)
 	copy(w.prevOut, w.out)
@@ -239,8 +238,8 @@ func (w *wmRuntime) restored(d *Dataflow) {
 // of late rows dropped (the sum of their multiplicities), including those
 // of Steps before a restart. Collections without late rows are included
 // with 0.
-func (d *Dataflow) Late() map[dataflow.CollectionID]int64 {
-	m := map[dataflow.CollectionID]int64{}
+func (d *Dataflow) Late() map[repr.CollectionID]int64 {
+	m := map[repr.CollectionID]int64{}
 	for _, so := range d.eventSources() {
 		m[so.coll] = so.late
 	}
@@ -249,8 +248,8 @@ func (d *Dataflow) Late() map[dataflow.CollectionID]int64 {
 
 // SourceWatermarks returns the current watermark of each event-time
 // source collection (NoWatermark before the first).
-func (d *Dataflow) SourceWatermarks() map[dataflow.CollectionID]int64 {
-	m := map[dataflow.CollectionID]int64{}
+func (d *Dataflow) SourceWatermarks() map[repr.CollectionID]int64 {
+	m := map[repr.CollectionID]int64{}
 	for _, so := range d.eventSources() {
 		m[so.coll] = so.wm
 	}
@@ -262,7 +261,7 @@ func (d *Dataflow) SourceWatermarks() map[dataflow.CollectionID]int64 {
 // and watermarks, so they agree).
 func (d *Dataflow) eventSources() []*sourceOp {
 	var out []*sourceOp
-	seen := map[dataflow.CollectionID]bool{}
+	seen := map[repr.CollectionID]bool{}
 	for _, op := range d.ops {
 		if so, ok := op.(*sourceOp); ok && so.eventCol >= 0 && !seen[so.coll] {
 			seen[so.coll] = true

@@ -11,9 +11,8 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // memStore is an in-memory StateWriter and StateReader.
@@ -100,7 +99,7 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) (string, error) {
 			return "", err
 		}
 		if h.d, err = Build(p); err != nil {
-			if code := pgerr.Code(err); code != pgerr.CodeInternal {
+			if code := repr.ErrorCode(err); code != repr.CodeInternal {
 				return fmt.Sprintf("error: %s %s\n", code, err), nil
 			}
 			return "", err
@@ -145,9 +144,9 @@ func (h *harness) step(t *testing.T, td *datadriven.TestData) (string, error) {
 		}
 	}
 	var b opBatch
-	out, err := h.d.StepInput(&scalar.Ctx{}, ts, inputs, &b)
+	out, err := h.d.StepInput(&expr.Ctx{}, ts, inputs, &b)
 	if err != nil {
-		return fmt.Sprintf("error: %s %s\n", pgerr.Code(err), err), nil
+		return fmt.Sprintf("error: %s %s\n", repr.ErrorCode(err), err), nil
 	}
 	if td.HasArg("rollback") {
 		h.d.Rollback()
@@ -163,8 +162,8 @@ func (h *harness) step(t *testing.T, td *datadriven.TestData) (string, error) {
 // lines, whose literal is cast to the type of the Source's event-time
 // column.
 func parseInputs(p *dataflow.Plan, input string, ts uint64) (Input, error) {
-	inputs := map[dataflow.CollectionID][]Update{}
-	in := Input{Updates: inputs, Watermarks: map[dataflow.CollectionID]int64{}}
+	inputs := map[repr.CollectionID][]repr.Update{}
+	in := Input{Updates: inputs, Watermarks: map[repr.CollectionID]int64{}}
 	for _, line := range strings.Split(input, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -186,24 +185,24 @@ func parseInputs(p *dataflow.Plan, input string, ts uint64) (Input, error) {
 		if err != nil {
 			return in, fmt.Errorf("bad diff in %q", line)
 		}
-		row, err := dataflow.ParseRow(rowText, sourceTypes(p, dataflow.CollectionID(coll)))
+		row, err := dataflow.ParseRow(rowText, sourceTypes(p, repr.CollectionID(coll)))
 		if err != nil {
 			return in, err
 		}
-		id := dataflow.CollectionID(coll)
-		inputs[id] = append(inputs[id], Update{Row: row, Time: ts, Diff: diff})
+		id := repr.CollectionID(coll)
+		inputs[id] = append(inputs[id], repr.Update{Row: row, Time: ts, Diff: diff})
 	}
 	return in, nil
 }
 
 // parseWatermark parses "src=<coll> <literal>" into wms.
-func parseWatermark(p *dataflow.Plan, text string, wms map[dataflow.CollectionID]int64) error {
+func parseWatermark(p *dataflow.Plan, text string, wms map[repr.CollectionID]int64) error {
 	src, lit, _ := strings.Cut(text, " ")
 	coll, err := strconv.ParseUint(strings.TrimPrefix(src, "src="), 10, 64)
 	if err != nil {
 		return fmt.Errorf("bad watermark line %q", text)
 	}
-	id := dataflow.CollectionID(coll)
+	id := repr.CollectionID(coll)
 	for _, n := range p.Nodes {
 		if s, ok := n.Op.(dataflow.Source); ok && s.Collection == id && s.HasEventTime {
 			row, err := dataflow.ParseRow("("+lit+")", n.Types[s.EventTimeCol:s.EventTimeCol+1])
@@ -221,7 +220,7 @@ func parseWatermark(p *dataflow.Plan, text string, wms map[dataflow.CollectionID
 	return fmt.Errorf("collection %d has no event-time source", coll)
 }
 
-func formatLate(m map[dataflow.CollectionID]int64) string {
+func formatLate(m map[repr.CollectionID]int64) string {
 	var b strings.Builder
 	for _, c := range slices.Sorted(maps.Keys(m)) {
 		fmt.Fprintf(&b, "src=%d late=%d\n", c, m[c])
@@ -253,7 +252,7 @@ func formatBounded(rs []StateReport) string {
 	return b.String()
 }
 
-func sourceTypes(p *dataflow.Plan, c dataflow.CollectionID) []types.T {
+func sourceTypes(p *dataflow.Plan, c repr.CollectionID) []repr.T {
 	for _, n := range p.Nodes {
 		if s, ok := n.Op.(dataflow.Source); ok && s.Collection == c {
 			return n.Types
@@ -262,7 +261,7 @@ func sourceTypes(p *dataflow.Plan, c dataflow.CollectionID) []types.T {
 	return nil
 }
 
-func formatUpdates(us []Update) string {
+func formatUpdates(us []repr.Update) string {
 	if len(us) == 0 {
 		return "(no output)\n"
 	}
@@ -298,7 +297,7 @@ func (h *harness) restore() (string, error) {
 // parseNow parses the now=<timestamptz text> argument of step (the Step's
 // wall-clock time, Input.Now).
 func parseNow(s string) (int64, error) {
-	row, err := dataflow.ParseRow("('"+s+"')", []types.T{types.TimestampTZ})
+	row, err := dataflow.ParseRow("('"+s+"')", []repr.T{repr.TimestampTZ})
 	if err != nil {
 		return 0, err
 	}

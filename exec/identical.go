@@ -3,12 +3,12 @@ package exec
 import (
 	"math"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // identicalRows reports whether a and b are the same rows value for value
 // (see identical); nil differs from every row.
-func identicalRows(a, b types.Row) bool {
+func identicalRows(a, b repr.Row) bool {
 	if a == nil || b == nil || len(a) != len(b) {
 		return a == nil && b == nil
 	}
@@ -20,20 +20,20 @@ func identicalRows(a, b types.Row) bool {
 	return true
 }
 
-// identical is stricter than types.Equal: numerics must also have the same
+// identical is stricter than repr.Equal: numerics must also have the same
 // scale (1.0 and 1.00 print differently) and floats the same bits (-0 and
 // +0 print differently), so that an aggregate whose printed value changes
 // is re-emitted.
-func identical(a, b types.Datum) bool {
-	if a.Family() != b.Family() || types.Compare(a, b) != 0 {
+func identical(a, b repr.Datum) bool {
+	if a.Family() != b.Family() || repr.Compare(a, b) != 0 {
 		return false
 	}
 	switch a.Family() {
-	case types.FamNumeric:
+	case repr.FamNumeric:
 		return a.Numeric().Exponent == b.Numeric().Exponent
-	case types.FamFloat:
+	case repr.FamFloat:
 		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
-	case types.FamInterval:
+	case repr.FamInterval:
 		return a.Interval() == b.Interval()
 	}
 	return true

@@ -4,8 +4,8 @@ import (
 	"math"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Interval conditions of a Join. A residual conjunct such as
@@ -34,7 +34,7 @@ import (
 // if strict). Column indices are those of the joined row (the left
 // columns, then the right ones).
 type joinIneq struct {
-	lo, hi scalar.Expr
+	lo, hi expr.Expr
 	strict bool
 	// loSide is the side lo reads (hi reads the other one).
 	loSide int
@@ -57,36 +57,36 @@ func (q joinIneq) String() string {
 // types left and right: its comparisons (<, <=, >, >=, =) among the
 // residual conjuncts (ANDs flattened) whose operands read different sides,
 // and its equi-join key pairs.
-func joinIneqs(op dataflow.Join, left, right []types.T) []joinIneq {
-	cols := append(append([]types.T(nil), left...), right...)
+func joinIneqs(op dataflow.Join, left, right []repr.T) []joinIneq {
+	cols := append(append([]repr.T(nil), left...), right...)
 	nl := len(left)
 	var out []joinIneq
-	add := func(lo, hi scalar.Expr, strict bool) {
+	add := func(lo, hi expr.Expr, strict bool) {
 		ls, hs := exprSide(lo, nl), exprSide(hi, nl)
 		lt, ht := lo.Type(), hi.Type()
 		if ls < 0 || hs < 0 || ls == hs || lt.Family != ht.Family || !watermarkable(lt) {
 			return
 		}
 		q := joinIneq{lo: lo, hi: hi, strict: strict, loSide: ls, loMono: monotoneIn(lo, cols), hiCol: -1}
-		if c, ok := hi.(*scalar.Col); ok {
+		if c, ok := hi.(*expr.Col); ok {
 			q.hiCol = c.Idx
 		}
 		out = append(out, q)
 	}
 	for p, l := range op.LeftKey {
-		lc := &scalar.Col{Idx: l, T: left[l]}
-		rc := &scalar.Col{Idx: nl + op.RightKey[p], T: right[op.RightKey[p]]}
+		lc := &expr.Col{Idx: l, T: left[l]}
+		rc := &expr.Col{Idx: nl + op.RightKey[p], T: right[op.RightKey[p]]}
 		add(lc, rc, false)
 		add(rc, lc, false)
 	}
-	var visit func(e scalar.Expr)
-	visit = func(e scalar.Expr) {
+	var visit func(e expr.Expr)
+	visit = func(e expr.Expr) {
 		switch e := e.(type) {
-		case *scalar.And:
+		case *expr.And:
 			for _, a := range e.Args {
 				visit(a)
 			}
-		case *scalar.Call:
+		case *expr.Call:
 			if len(e.Args) != 2 {
 				return
 			}
@@ -114,7 +114,7 @@ func joinIneqs(op dataflow.Join, left, right []types.T) []joinIneq {
 
 // exprSide is the side (0 left, 1 right) whose columns e reads, -1 if it
 // reads none or both. nl is the number of left columns.
-func exprSide(e scalar.Expr, nl int) int {
+func exprSide(e expr.Expr, nl int) int {
 	side := -1
 	walkCols(e, func(c int) {
 		s := 0
@@ -134,9 +134,9 @@ func exprSide(e scalar.Expr, nl int) int {
 // evalMono evaluates e, which reads only column c of a row with column
 // types cols, with c set to the value whose watermark form is v, and
 // returns the result's watermark form (false if it fails or is NULL).
-func evalMono(ctx *scalar.Ctx, e scalar.Expr, cols []types.T, c int, v int64, scratch *types.Row) (int64, bool) {
+func evalMono(ctx *expr.Ctx, e expr.Expr, cols []repr.T, c int, v int64, scratch *repr.Row) (int64, bool) {
 	if cap(*scratch) < len(cols) {
-		*scratch = make(types.Row, len(cols))
+		*scratch = make(repr.Row, len(cols))
 	}
 	r := (*scratch)[:len(cols)]
 	clear(r)
@@ -167,17 +167,17 @@ func evalMono(ctx *scalar.Ctx, e scalar.Expr, cols []types.T, c int, v int64, sc
 // no watermark.
 type joinWM struct {
 	nl              int
-	cols            []types.T
+	cols            []repr.T
 	outer           [2]bool
 	edges           []joinIneq
 	bounds          [2][]int64
-	scratch         types.Row
+	scratch         repr.Row
 	leftOK, rightOK bool
 }
 
 // newJoinWM prepares the watermark derivation of a Join.
-func newJoinWM(op dataflow.Join, left, right []types.T) *joinWM {
-	j := &joinWM{nl: len(left), cols: append(append([]types.T(nil), left...), right...)}
+func newJoinWM(op dataflow.Join, left, right []repr.T) *joinWM {
+	j := &joinWM{nl: len(left), cols: append(append([]repr.T(nil), left...), right...)}
 	j.outer[0] = op.Kind == dataflow.LeftJoin || op.Kind == dataflow.FullJoin
 	j.outer[1] = op.Kind == dataflow.RightJoin || op.Kind == dataflow.FullJoin
 	j.leftOK, j.rightOK = !j.outer[1], !j.outer[0]
@@ -194,7 +194,7 @@ func newJoinWM(op dataflow.Join, left, right []types.T) *joinWM {
 
 // derive computes out (one value per joined column) from in (the two
 // inputs' watermarks); static as for wmNode.derive.
-func (j *joinWM) derive(ctx *scalar.Ctx, in [][]int64, static bool, out []int64) {
+func (j *joinWM) derive(ctx *expr.Ctx, in [][]int64, static bool, out []int64) {
 	for s := range 2 {
 		b := j.bounds[s]
 		for c := range b {
@@ -223,7 +223,7 @@ func (j *joinWM) off(s int) int {
 }
 
 // propagate raises the bounds b along the inequalities.
-func (j *joinWM) propagate(ctx *scalar.Ctx, b []int64, static bool) {
+func (j *joinWM) propagate(ctx *expr.Ctx, b []int64, static bool) {
 	for range len(j.edges) {
 		changed := false
 		for _, q := range j.edges {

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // intervalPlan is Nexmark q4's join: auctions (id, date_time, expires)
@@ -31,9 +31,9 @@ type intervalStream struct {
 	t      uint64
 	n      int64
 	wm     bool
-	ctx    scalar.Ctx
+	ctx    expr.Ctx
 	w      discardBatch
-	as, bs []Update
+	as, bs []repr.Update
 	joined int
 }
 
@@ -44,19 +44,19 @@ func (s *intervalStream) step() error {
 	for range 1000 {
 		s.n++
 		last = s.n * usPerMs
-		ts := types.NewTimestamp(last)
+		ts := repr.NewTimestamp(last)
 		if s.n%100 == 0 {
 			id := s.n / 100
-			exp := types.NewTimestamp(last + (2+id%19)*1000*usPerMs)
-			s.as = append(s.as, Update{Row: types.Row{types.NewInt(id), ts, exp}, Time: s.t, Diff: 1})
+			exp := repr.NewTimestamp(last + (2+id%19)*1000*usPerMs)
+			s.as = append(s.as, repr.Update{Row: repr.Row{repr.NewInt(id), ts, exp}, Time: s.t, Diff: 1})
 			continue
 		}
 		auction := max(s.n/100-(s.n*7919)%50, 1)
-		s.bs = append(s.bs, Update{Row: types.Row{types.NewInt(auction), types.NewInt(s.n % 9973), ts}, Time: s.t, Diff: 1})
+		s.bs = append(s.bs, repr.Update{Row: repr.Row{repr.NewInt(auction), repr.NewInt(s.n % 9973), ts}, Time: s.t, Diff: 1})
 	}
-	in := Input{Updates: map[dataflow.CollectionID][]Update{1: s.as, 2: s.bs}}
+	in := Input{Updates: map[repr.CollectionID][]repr.Update{1: s.as, 2: s.bs}}
 	if s.wm {
-		in.Watermarks = map[dataflow.CollectionID]int64{1: last - 4000*usPerMs, 2: last - 4000*usPerMs}
+		in.Watermarks = map[repr.CollectionID]int64{1: last - 4000*usPerMs, 2: last - 4000*usPerMs}
 	}
 	s.w.buf = s.w.buf[:0]
 	out, err := s.d.StepInput(&s.ctx, s.t, in, &s.w)

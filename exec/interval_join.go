@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // intervalJoin is a joinOp whose residual (or equi-join key) bounds the
@@ -25,9 +25,9 @@ import (
 // are open, plus one close index per bound (closeIndex).
 type intervalJoin struct {
 	*joinOp
-	cols    []types.T
+	cols    []repr.T
 	bounds  []intervalBound
-	scratch types.Row
+	scratch repr.Row
 }
 
 // intervalBound frees the rows of side once the watermark of input
@@ -42,8 +42,8 @@ type intervalBound struct {
 // newIntervalJoin wraps o if some inequality of its join bounds a side by
 // a watermark: static are the two inputs' static watermarks (watermark
 // presence per column). It returns nil if none does.
-func newIntervalJoin(o *joinOp, op dataflow.Join, left, right []types.T, static [2][]int64) *intervalJoin {
-	w := &intervalJoin{joinOp: o, cols: append(append([]types.T(nil), left...), right...)}
+func newIntervalJoin(o *joinOp, op dataflow.Join, left, right []repr.T, static [2][]int64) *intervalJoin {
+	w := &intervalJoin{joinOp: o, cols: append(append([]repr.T(nil), left...), right...)}
 	for _, q := range joinIneqs(op, left, right) {
 		if q.loMono < 0 {
 			continue
@@ -62,7 +62,7 @@ func newIntervalJoin(o *joinOp, op dataflow.Join, left, right []types.T, static 
 	return w
 }
 
-func (w *intervalJoin) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (w *intervalJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	out, err := w.joinOp.step(s, ins)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func (w *intervalJoin) threshold(s *stepCtx, b *intervalBound) (int64, bool) {
 }
 
 // index files row r of side under its hi value in every bound of side.
-func (w *intervalJoin) index(ctx *scalar.Ctx, side int, r *jrow) {
+func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow) {
 	for i := range w.bounds {
 		b := &w.bounds[i]
 		if b.side != side {
@@ -111,9 +111,9 @@ func (w *intervalJoin) index(ctx *scalar.Ctx, side int, r *jrow) {
 }
 
 // hiValue evaluates b's hi over a row of b's side.
-func (w *intervalJoin) hiValue(ctx *scalar.Ctx, b *intervalBound, row types.Row) (int64, bool) {
+func (w *intervalJoin) hiValue(ctx *expr.Ctx, b *intervalBound, row repr.Row) (int64, bool) {
 	if cap(w.scratch) < len(w.cols) {
-		w.scratch = make(types.Row, len(w.cols))
+		w.scratch = make(repr.Row, len(w.cols))
 	}
 	r := w.scratch[:len(w.cols)]
 	off := 0
@@ -153,7 +153,7 @@ func (w *intervalJoin) rollback() {
 
 // restored indexes every restored row.
 func (w *intervalJoin) restored() error {
-	ctx := &scalar.Ctx{}
+	ctx := &expr.Ctx{}
 	for side := range 2 {
 		for _, r := range w.sides[side].rows {
 			w.index(ctx, side, r)

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // q7Plan is Nexmark q7's dataflow as EXPLAIN prints it (bids reduced to
@@ -35,24 +35,24 @@ func TestQ7StateFlat(t *testing.T) {
 		t.Fatal(err)
 	}
 	var (
-		ctx                            scalar.Ctx
+		ctx                            expr.Ctx
 		w                              discardBatch
 		n                              int64
 		peakBids, peakWins, peakGroups int
 		joined                         int64
 	)
 	for step := uint64(1); step <= 120; step++ {
-		var bids []Update
+		var bids []repr.Update
 		var last int64
 		for range 1000 {
 			n++
 			last = n * usPerMs
 			price := (n * 7919) % 100003
-			bids = append(bids, Update{Row: types.Row{types.NewInt(n), types.NewInt(price), types.NewTimestamp(last)}, Time: step, Diff: 1})
+			bids = append(bids, repr.Update{Row: repr.Row{repr.NewInt(n), repr.NewInt(price), repr.NewTimestamp(last)}, Time: step, Diff: 1})
 		}
 		in := Input{
-			Updates:    map[dataflow.CollectionID][]Update{1: bids},
-			Watermarks: map[dataflow.CollectionID]int64{1: last - 4000*usPerMs},
+			Updates:    map[repr.CollectionID][]repr.Update{1: bids},
+			Watermarks: map[repr.CollectionID]int64{1: last - 4000*usPerMs},
 		}
 		w.buf = w.buf[:0]
 		out, err := d.StepInput(&ctx, step, in, &w)

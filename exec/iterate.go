@@ -5,8 +5,7 @@ import (
 	"slices"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Loops (dataflow.Variable ... dataflow.Fixpoint) run as differential
@@ -126,17 +125,17 @@ func (h *ihist) merged() []iterDiff {
 }
 
 // appendHist appends h's past diffs to r as (count, iter, diff, ...).
-func appendHist(r types.Row, h []iterDiff) types.Row {
-	r = append(r, types.NewInt(int64(len(h))))
+func appendHist(r repr.Row, h []iterDiff) repr.Row {
+	r = append(r, repr.NewInt(int64(len(h))))
 	for _, x := range h {
-		r = append(r, types.NewInt(int64(x.iter)), types.NewInt(x.diff))
+		r = append(r, repr.NewInt(int64(x.iter)), repr.NewInt(x.diff))
 	}
 	return r
 }
 
 // decodeHist decodes what appendHist wrote at the start of r, returning
 // the history and the rest of r.
-func decodeHist(r types.Row) ([]iterDiff, types.Row, error) {
+func decodeHist(r repr.Row) ([]iterDiff, repr.Row, error) {
 	if len(r) < 1 {
 		return nil, nil, errCorrupt
 	}
@@ -209,7 +208,7 @@ type loopOperator interface {
 	operator
 	// iter consumes the node's input changes at iteration k of the pending
 	// Step and returns its output changes at iteration k.
-	iter(s *stepCtx, k int, ins [][]Update) ([]Update, error)
+	iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update, error)
 	// next returns the smallest iteration of the pending Step at which the
 	// operator has scheduled work, or -1.
 	next() int
@@ -225,7 +224,7 @@ type loopLinear struct {
 	operator
 }
 
-func (o loopLinear) iter(s *stepCtx, _ int, ins [][]Update) ([]Update, error) {
+func (o loopLinear) iter(s *stepCtx, _ int, ins [][]repr.Update) ([]repr.Update, error) {
 	return o.step(s, ins)
 }
 func (loopLinear) next() int       { return -1 }
@@ -240,14 +239,14 @@ type loopVar struct {
 	result int
 }
 
-func (*loopVar) step(*stepCtx, [][]Update) ([]Update, error) {
+func (*loopVar) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {
 	return nil, fmt.Errorf("loop variable stepped outside its loop")
 }
 
 // fixpointOp is the operator of a loop's Fixpoint; runLoop sets its output.
 type fixpointOp struct{ stateless }
 
-func (fixpointOp) step(*stepCtx, [][]Update) ([]Update, error) {
+func (fixpointOp) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {
 	return nil, fmt.Errorf("fixpoint stepped outside its loop")
 }
 
@@ -259,7 +258,7 @@ func (d *Dataflow) buildLoops() error {
 		return err
 	}
 	if !d.wm.off {
-		return pgerr.Unsupported("watermarks through WITH RECURSIVE")
+		return repr.Unsupported("watermarks through WITH RECURSIVE")
 	}
 	for _, l := range loops {
 		n := &d.plan.Nodes[l.Fixpoint]
@@ -296,28 +295,28 @@ func (d *Dataflow) newLoopOperator(j int) (loopOperator, error) {
 		case len(op.Aggs) == 0:
 			return newLoopCount(op.Key, false), nil
 		case len(op.Key) == 0 || op.EmitOnClose:
-			return nil, pgerr.Unsupported("global aggregate over the recursive reference of WITH RECURSIVE")
+			return nil, repr.Unsupported("global aggregate over the recursive reference of WITH RECURSIVE")
 		}
 		return newLoopReduce(op, d.plan.Nodes[n.Inputs[0]].Types, n.Types)
 	case dataflow.Threshold:
 		return newLoopCount(nil, true), nil
 	}
-	return nil, pgerr.Unsupported("%s inside the recursive term of WITH RECURSIVE", opName(n.Op))
+	return nil, repr.Unsupported("%s inside the recursive term of WITH RECURSIVE", opName(n.Op))
 }
 
 // runLoop runs the loop opened by v to its fixed point for the pending
 // Step, leaving the change of its result in d.outs[v.loop.Fixpoint].
 func (d *Dataflow) runLoop(s *stepCtx, v *loopVar) error {
 	l := v.loop
-	var feedback, total []Update
+	var feedback, total []repr.Update
 	for k := 0; k >= 0; {
 		if int64(k) > v.spec.Limit {
-			return pgerr.New("54001", "recursive query %q did not reach a fixed point within %d iterations", v.spec.Name, v.spec.Limit).
+			return repr.Errorf("54001", "recursive query %q did not reach a fixed point within %d iterations", v.spec.Name, v.spec.Limit).
 				WithHint("A UNION ALL recursion must stop producing rows; with UNION, the recursive term must stop producing new rows.")
 		}
 		d.outs[l.Var] = feedback
 		for j := l.Var + 1; j < l.Fixpoint; j++ {
-			var ins [][]Update
+			var ins [][]repr.Update
 			for _, in := range d.plan.Nodes[j].Inputs {
 				if in < l.Var && k > 0 {
 					ins = append(ins, nil)
@@ -361,13 +360,13 @@ const (
 // checkLoopSize fails when an iteration's change has a row with a
 // multiplicity beyond maxLoopDiff or the Step's change has more than
 // maxLoopRows rows.
-func checkLoopSize(v *loopVar, feedback []Update, rows int) error {
+func checkLoopSize(v *loopVar, feedback []repr.Update, rows int) error {
 	big := rows > maxLoopRows
 	for _, u := range feedback {
 		big = big || u.Diff > maxLoopDiff || u.Diff < -maxLoopDiff
 	}
 	if big {
-		return pgerr.New("54001", "recursive query %q produced too many rows (more than %d, or a row more than %d times)", v.spec.Name, maxLoopRows, int64(maxLoopDiff)).
+		return repr.Errorf("54001", "recursive query %q produced too many rows (more than %d, or a row more than %d times)", v.spec.Name, maxLoopRows, int64(maxLoopDiff)).
 			WithHint("A UNION ALL recursion over a cycle produces ever more rows; UNION removes duplicates.")
 	}
 	return nil
@@ -389,7 +388,7 @@ func (d *Dataflow) nextIteration(l dataflow.Loop, k int, changed bool) int {
 }
 
 // runIter is runStep for a body operator.
-func runIter(op loopOperator, s *stepCtx, k int, ins [][]Update) (out []Update, err error) {
+func runIter(op loopOperator, s *stepCtx, k int, ins [][]repr.Update) (out []repr.Update, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("dataflow operator panicked: %v", r)

@@ -4,9 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // reachPlan is WITH RECURSIVE r(n) AS (VALUES (0) UNION SELECT e.b FROM r
@@ -42,8 +41,8 @@ func reachGraph(rng *rand.Rand) [][2]int {
 	return es
 }
 
-func edgeUpdate(e [2]int, diff int64) Update {
-	return Update{Row: types.Row{types.NewInt(int64(e[0])), types.NewInt(int64(e[1]))}, Diff: diff}
+func edgeUpdate(e [2]int, diff int64) repr.Update {
+	return repr.Update{Row: repr.Row{repr.NewInt(int64(e[0])), repr.NewInt(int64(e[1]))}, Diff: diff}
 }
 
 // reachState is a reachability dataflow maintained over a graph.
@@ -51,14 +50,14 @@ type reachState struct {
 	d   *Dataflow
 	t   uint64
 	w   discardBatch
-	ctx scalar.Ctx
+	ctx expr.Ctx
 }
 
 // step applies one batch of edge changes as a committed Step, logging state.
-func (s *reachState) step(b *testing.B, us ...Update) int {
+func (s *reachState) step(b *testing.B, us ...repr.Update) int {
 	s.t++
 	s.w.buf = s.w.buf[:0]
-	out, err := s.d.Step(&s.ctx, s.t, map[dataflow.CollectionID][]Update{1: us}, &s.w)
+	out, err := s.d.Step(&s.ctx, s.t, map[repr.CollectionID][]repr.Update{1: us}, &s.w)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -68,7 +67,7 @@ func (s *reachState) step(b *testing.B, us ...Update) int {
 
 func newReachState(b *testing.B, es [][2]int) *reachState {
 	s := &reachState{d: mustBuild(b, reachPlan)}
-	all := make([]Update, len(es))
+	all := make([]repr.Update, len(es))
 	for i, e := range es {
 		all[i] = edgeUpdate(e, 1)
 	}
@@ -111,14 +110,14 @@ func BenchmarkLoopReach(b *testing.B) {
 		b.ReportMetric(float64(changed)/float64(b.N), "changed/op")
 	})
 	b.Run("recompute", func(b *testing.B) {
-		all := make([]Update, len(es))
+		all := make([]repr.Update, len(es))
 		for i, e := range es {
 			all[i] = edgeUpdate(e, 1)
 		}
 		for b.Loop() {
 			d := mustBuild(b, reachPlan)
 			// An ad hoc query: one Step, no state logged.
-			if _, err := d.Step(nil, 1, map[dataflow.CollectionID][]Update{1: all}, nil); err != nil {
+			if _, err := d.Step(nil, 1, map[repr.CollectionID][]repr.Update{1: all}, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // loopCount is a DISTINCT (a Reduce without aggregates) or a Threshold
@@ -32,12 +32,12 @@ type loopCount struct {
 	cand      []*cgroup
 	seen      map[int]bool
 	kbuf      []byte
-	scratch   types.Row
+	scratch   repr.Row
 }
 
 // cgroup is one group: its output row and count history.
 type cgroup struct {
-	row     types.Row
+	row     repr.Row
 	key     string
 	h       ihist
 	emitted int64
@@ -56,7 +56,7 @@ func newLoopCount(key []int, threshold bool) *loopCount {
 	return &loopCount{key: key, threshold: threshold, groups: map[string]*cgroup{}, seen: map[int]bool{}}
 }
 
-func (o *loopCount) step(*stepCtx, [][]Update) ([]Update, error) {
+func (o *loopCount) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {
 	return nil, fmt.Errorf("loop operator stepped outside its loop")
 }
 
@@ -71,7 +71,7 @@ func (o *loopCount) f(n int64) int64 {
 	return 0
 }
 
-func (o *loopCount) iter(s *stepCtx, k int, ins [][]Update) ([]Update, error) {
+func (o *loopCount) iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update, error) {
 	o.cand = o.cand[:0]
 	for _, g := range o.sched.take(k) {
 		o.queue(g, k)
@@ -81,13 +81,13 @@ func (o *loopCount) iter(s *stepCtx, k int, ins [][]Update) ([]Update, error) {
 		g.h.add(k, u.Diff)
 		o.queue(g, k)
 	}
-	var out []Update
+	var out []repr.Update
 	for _, g := range o.cand {
 		pLt, pEq, nLt, nEq := g.h.sums(s.epoch, k)
 		past := pLt + pEq
 		if d := o.f(past+nLt+nEq) - o.f(past) - g.emitted; d != 0 {
 			g.emitted += d
-			out = append(out, Update{Row: g.row, Time: s.t, Diff: d})
+			out = append(out, repr.Update{Row: g.row, Time: s.t, Diff: d})
 		}
 	}
 	return out, nil
@@ -103,11 +103,11 @@ func (o *loopCount) queue(g *cgroup, k int) {
 
 // group returns row's group, touching it: the first touch in a Step
 // schedules it at every later iteration at which it has past diffs.
-func (o *loopCount) group(s *stepCtx, row types.Row, k int) *cgroup {
+func (o *loopCount) group(s *stepCtx, row repr.Row, k int) *cgroup {
 	if o.threshold {
-		o.kbuf = types.AppendRowKey(o.kbuf[:0], row)
+		o.kbuf = repr.AppendRowKey(o.kbuf[:0], row)
 	} else {
-		o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.key)
+		o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.key)
 	}
 	g := o.groups[string(o.kbuf)]
 	existed := g != nil
@@ -125,11 +125,11 @@ func (o *loopCount) group(s *stepCtx, row types.Row, k int) *cgroup {
 }
 
 // output returns the output row of row's group.
-func (o *loopCount) output(row types.Row) types.Row {
+func (o *loopCount) output(row repr.Row) repr.Row {
 	if o.threshold {
 		return row
 	}
-	out := make(types.Row, len(o.key))
+	out := make(repr.Row, len(o.key))
 	for i, c := range o.key {
 		out[i] = row[c]
 	}
@@ -151,7 +151,7 @@ func (o *loopCount) finish(s *stepCtx) {
 			continue
 		}
 		o.scratch = append(appendHist(o.scratch[:0], g.h.p), g.row...)
-		s.log.set(o.kbuf, types.AppendRow(nil, o.scratch))
+		s.log.set(o.kbuf, repr.AppendRow(nil, o.scratch))
 	}
 	o.sched.reset()
 }
@@ -173,7 +173,7 @@ func (o *loopCount) rollback() {
 }
 
 func (o *loopCount) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	if err != nil {
 		return errCorrupt
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // loopJoin is an equi-join inside a loop body (see iterate.go). At
@@ -42,7 +42,7 @@ type loopJoin struct {
 	seen    map[int]bool
 	kbuf    []byte
 	rbuf    []byte
-	scratch types.Row
+	scratch repr.Row
 	sums    [2][]rowSums
 }
 
@@ -58,7 +58,7 @@ type lbucket struct {
 
 // lrow is one distinct row of one side.
 type lrow struct {
-	row   types.Row
+	row   repr.Row
 	key   string
 	h     ihist
 	stamp uint64
@@ -93,25 +93,25 @@ func newLoopJoin(spec dataflow.Join, widths [2]int) *loopJoin {
 // bucketKey leaves in o.kbuf the key of row's bucket on side: "k" and the
 // join key, or for a row of a preserved side with a NULL key column, "n",
 // the side and the row; ok is false for other rows with a NULL key.
-func (o *loopJoin) bucketKey(side int, row types.Row) (ok bool) {
+func (o *loopJoin) bucketKey(side int, row repr.Row) (ok bool) {
 	for _, c := range o.keys[side] {
 		if row[c].IsNull() {
 			if !o.outer[side] {
 				return false
 			}
-			o.kbuf = types.AppendRowKey(append(o.kbuf[:0], 'n', byte(side)), row)
+			o.kbuf = repr.AppendRowKey(append(o.kbuf[:0], 'n', byte(side)), row)
 			return true
 		}
 	}
-	o.kbuf = types.AppendColsKey(append(o.kbuf[:0], 'k'), row, o.keys[side])
+	o.kbuf = repr.AppendColsKey(append(o.kbuf[:0], 'k'), row, o.keys[side])
 	return true
 }
 
-func (o *loopJoin) step(*stepCtx, [][]Update) ([]Update, error) {
+func (o *loopJoin) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {
 	return nil, fmt.Errorf("loop join stepped outside its loop")
 }
 
-func (o *loopJoin) iter(s *stepCtx, k int, ins [][]Update) ([]Update, error) {
+func (o *loopJoin) iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update, error) {
 	o.cand = o.cand[:0]
 	for _, b := range o.sched.take(k) {
 		o.queue(b, k)
@@ -124,7 +124,7 @@ func (o *loopJoin) iter(s *stepCtx, k int, ins [][]Update) ([]Update, error) {
 			}
 		}
 	}
-	var out []Update
+	var out []repr.Update
 	for _, b := range o.cand {
 		var err error
 		if out, err = o.eval(s, b, k, out); err != nil {
@@ -145,7 +145,7 @@ func (o *loopJoin) queue(b *lbucket, k int) {
 // bucket returns the bucket of row's join key (nil if the key has a
 // NULL), touching it: the first touch in a Step schedules the bucket at
 // every later iteration at which it has past diffs.
-func (o *loopJoin) bucket(s *stepCtx, side int, row types.Row, k int) *lbucket {
+func (o *loopJoin) bucket(s *stepCtx, side int, row repr.Row, k int) *lbucket {
 	if !o.bucketKey(side, row) {
 		return nil
 	}
@@ -168,8 +168,8 @@ func (o *loopJoin) bucket(s *stepCtx, side int, row types.Row, k int) *lbucket {
 }
 
 // row returns b's entry for row on side, recording it for rollback.
-func (o *loopJoin) row(s *stepCtx, b *lbucket, side int, row types.Row) *lrow {
-	o.rbuf = types.AppendRowKey(o.rbuf[:0], row)
+func (o *loopJoin) row(s *stepCtx, b *lbucket, side int, row repr.Row) *lrow {
+	o.rbuf = repr.AppendRowKey(o.rbuf[:0], row)
 	r := b.rows[side][string(o.rbuf)]
 	existed := r != nil
 	if r == nil {
@@ -184,7 +184,7 @@ func (o *loopJoin) row(s *stepCtx, b *lbucket, side int, row types.Row) *lrow {
 }
 
 // eval emits the change of b's join result at iteration k.
-func (o *loopJoin) eval(s *stepCtx, b *lbucket, k int, out []Update) ([]Update, error) {
+func (o *loopJoin) eval(s *stepCtx, b *lbucket, k int, out []repr.Update) ([]repr.Update, error) {
 	for side := range 2 {
 		o.sums[side] = o.sums[side][:0]
 		for _, r := range b.rows[side] {
@@ -206,7 +206,7 @@ func (o *loopJoin) eval(s *stepCtx, b *lbucket, k int, out []Update) ([]Update, 
 				return nil, err
 			}
 			if ok {
-				out = append(out, Update{Row: s.slab.concat(a.r.row, c.r.row), Time: s.t, Diff: d})
+				out = append(out, repr.Update{Row: s.slab.concat(a.r.row, c.r.row), Time: s.t, Diff: d})
 			}
 		}
 	}
@@ -224,7 +224,7 @@ func (o *loopJoin) eval(s *stepCtx, b *lbucket, k int, out []Update) ([]Update, 
 // padSide emits the change of the padded rows of side in the bucket whose
 // sums o.sums holds: a row is padded, with its count, while the counts of
 // the other side's rows it matches sum to zero.
-func (o *loopJoin) padSide(s *stepCtx, side int, out []Update) ([]Update, error) {
+func (o *loopJoin) padSide(s *stepCtx, side int, out []repr.Update) ([]repr.Update, error) {
 	for _, a := range o.sums[side] {
 		var all, past int64
 		for _, c := range o.sums[1-side] {
@@ -248,7 +248,7 @@ func (o *loopJoin) padSide(s *stepCtx, side int, out []Update) ([]Update, error)
 		a.r.pad += d
 		row := s.slab.row(o.widths[0] + o.widths[1])
 		copy(row[side*o.widths[0]:], a.r.row)
-		out = append(out, Update{Row: row, Time: s.t, Diff: d})
+		out = append(out, repr.Update{Row: row, Time: s.t, Diff: d})
 	}
 	return out, nil
 }
@@ -268,7 +268,7 @@ func (o *loopJoin) finish(s *stepCtx) {
 			continue
 		}
 		o.scratch = append(appendHist(o.scratch[:0], t.r.h.p), t.r.row...)
-		s.log.set(o.rbuf, types.AppendRow(nil, o.scratch))
+		s.log.set(o.rbuf, repr.AppendRow(nil, o.scratch))
 	}
 	o.sched.reset()
 }
@@ -301,7 +301,7 @@ func (o *loopJoin) rollback() {
 }
 
 func (o *loopJoin) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	if err != nil || len(key) == 0 || key[0] < 1 || key[0] > 2 {
 		return errCorrupt
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // loopPlans are recursive plans over an edge table (a int4, b int4),
@@ -119,7 +119,7 @@ func checkLoopRound(rng *rand.Rand, text string, n int) error {
 	for step := range 30 {
 		batch := randomEdgeBatch(rng, n, edges)
 		var b opBatch
-		out, err := d.Step(nil, Time(step+1), map[dataflow.CollectionID][]Update{1: batch}, &b)
+		out, err := d.Step(nil, repr.Time(step+1), map[repr.CollectionID][]repr.Update{1: batch}, &b)
 		if err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}
@@ -147,8 +147,8 @@ func checkLoopRound(rng *rand.Rand, text string, n int) error {
 
 // randomEdgeBatch draws 1-4 insertions of absent and deletions of present
 // edges (self-loops included).
-func randomEdgeBatch(rng *rand.Rand, n int, edges map[[2]int]bool) []Update {
-	var batch []Update
+func randomEdgeBatch(rng *rand.Rand, n int, edges map[[2]int]bool) []repr.Update {
+	var batch []repr.Update
 	picked := map[[2]int]bool{}
 	for range 1 + rng.IntN(4) {
 		e := [2]int{rng.IntN(n), rng.IntN(n)}
@@ -160,12 +160,12 @@ func randomEdgeBatch(rng *rand.Rand, n int, edges map[[2]int]bool) []Update {
 		if edges[e] {
 			diff = -1
 		}
-		batch = append(batch, Update{Row: types.Row{types.NewInt(int64(e[0])), types.NewInt(int64(e[1]))}, Diff: diff})
+		batch = append(batch, repr.Update{Row: repr.Row{repr.NewInt(int64(e[0])), repr.NewInt(int64(e[1]))}, Diff: diff})
 	}
 	return batch
 }
 
-func applyEdgeBatch(edges map[[2]int]bool, batch []Update) {
+func applyEdgeBatch(edges map[[2]int]bool, batch []repr.Update) {
 	for _, u := range batch {
 		e := [2]int{int(u.Row[0].Int()), int(u.Row[1].Int())}
 		edges[e] = u.Diff > 0
@@ -181,11 +181,11 @@ func compareScratch(p *dataflow.Plan, edges map[[2]int]bool, view map[string]int
 	if err != nil {
 		return err
 	}
-	var all []Update
+	var all []repr.Update
 	for e := range edges {
-		all = append(all, Update{Row: types.Row{types.NewInt(int64(e[0])), types.NewInt(int64(e[1]))}, Diff: 1})
+		all = append(all, repr.Update{Row: repr.Row{repr.NewInt(int64(e[0])), repr.NewInt(int64(e[1]))}, Diff: 1})
 	}
-	out, err := d.Step(nil, 1, map[dataflow.CollectionID][]Update{1: all}, nil)
+	out, err := d.Step(nil, 1, map[repr.CollectionID][]repr.Update{1: all}, nil)
 	if err != nil {
 		return err
 	}

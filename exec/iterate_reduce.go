@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // loopReduce is a grouped Reduce with aggregates inside a loop body (see
@@ -25,7 +25,7 @@ type loopReduce struct {
 	key        []int
 	scratch    *reduceOp
 	groups     map[string]*lbucket
-	emitted    map[*lbucket][]Update
+	emitted    map[*lbucket][]repr.Update
 	sched      loopSchedule[*lbucket]
 	touched    []lrowUndo
 	cand       []*lbucket
@@ -34,25 +34,25 @@ type loopReduce struct {
 	off        stateLog
 	kbuf       []byte
 	rbuf       []byte
-	scratchRow types.Row
-	all, past  []Update
+	scratchRow repr.Row
+	all, past  []repr.Update
 }
 
-func newLoopReduce(spec dataflow.Reduce, in, out []types.T) (*loopReduce, error) {
+func newLoopReduce(spec dataflow.Reduce, in, out []repr.T) (*loopReduce, error) {
 	spec.AppendOnly = false
 	r, err := newReduce(spec, in, out)
 	if err != nil {
 		return nil, err
 	}
 	return &loopReduce{key: spec.Key, scratch: r, groups: map[string]*lbucket{},
-		emitted: map[*lbucket][]Update{}, seen: map[int]bool{}, off: stateLog{off: true}}, nil
+		emitted: map[*lbucket][]repr.Update{}, seen: map[int]bool{}, off: stateLog{off: true}}, nil
 }
 
-func (o *loopReduce) step(*stepCtx, [][]Update) ([]Update, error) {
+func (o *loopReduce) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {
 	return nil, fmt.Errorf("loop reduce stepped outside its loop")
 }
 
-func (o *loopReduce) iter(s *stepCtx, k int, ins [][]Update) ([]Update, error) {
+func (o *loopReduce) iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update, error) {
 	o.cand = o.cand[:0]
 	for _, g := range o.sched.take(k) {
 		o.queue(g, k)
@@ -62,7 +62,7 @@ func (o *loopReduce) iter(s *stepCtx, k int, ins [][]Update) ([]Update, error) {
 		o.row(s, g, u.Row).h.add(k, u.Diff)
 		o.queue(g, k)
 	}
-	var out []Update
+	var out []repr.Update
 	for _, g := range o.cand {
 		var err error
 		if out, err = o.eval(s, g, k, out); err != nil {
@@ -81,8 +81,8 @@ func (o *loopReduce) queue(g *lbucket, k int) {
 
 // group returns row's group, touching it: the first touch in a Step
 // schedules it at every later iteration at which it has past diffs.
-func (o *loopReduce) group(s *stepCtx, row types.Row, k int) *lbucket {
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.key)
+func (o *loopReduce) group(s *stepCtx, row repr.Row, k int) *lbucket {
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
 		g = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, nil}, mark: -1}
@@ -99,8 +99,8 @@ func (o *loopReduce) group(s *stepCtx, row types.Row, k int) *lbucket {
 }
 
 // row returns g's entry for row, recording it for rollback.
-func (o *loopReduce) row(s *stepCtx, g *lbucket, row types.Row) *lrow {
-	o.rbuf = types.AppendRowKey(o.rbuf[:0], row)
+func (o *loopReduce) row(s *stepCtx, g *lbucket, row repr.Row) *lrow {
+	o.rbuf = repr.AppendRowKey(o.rbuf[:0], row)
 	r := g.rows[0][string(o.rbuf)]
 	existed := r != nil
 	if r == nil {
@@ -115,15 +115,15 @@ func (o *loopReduce) row(s *stepCtx, g *lbucket, row types.Row) *lrow {
 }
 
 // eval emits the change of g's output at iteration k.
-func (o *loopReduce) eval(s *stepCtx, g *lbucket, k int, out []Update) ([]Update, error) {
+func (o *loopReduce) eval(s *stepCtx, g *lbucket, k int, out []repr.Update) ([]repr.Update, error) {
 	o.all, o.past = o.all[:0], o.past[:0]
 	for _, r := range g.rows[0] {
 		pLt, pEq, nLt, nEq := r.h.sums(s.epoch, k)
 		if n := pLt + pEq + nLt + nEq; n != 0 {
-			o.all = append(o.all, Update{Row: r.row, Time: s.t, Diff: n})
+			o.all = append(o.all, repr.Update{Row: r.row, Time: s.t, Diff: n})
 		}
 		if n := pLt + pEq; n != 0 {
-			o.past = append(o.past, Update{Row: r.row, Time: s.t, Diff: n})
+			o.past = append(o.past, repr.Update{Row: r.row, Time: s.t, Diff: n})
 		}
 	}
 	all, err := o.apply(s, o.all)
@@ -134,11 +134,11 @@ func (o *loopReduce) eval(s *stepCtx, g *lbucket, k int, out []Update) ([]Update
 	if err != nil {
 		return nil, err
 	}
-	var d []Update
+	var d []repr.Update
 	d = append(d, all...)
-	for _, set := range [][]Update{past, o.emitted[g]} {
+	for _, set := range [][]repr.Update{past, o.emitted[g]} {
 		for _, u := range set {
-			d = append(d, Update{Row: u.Row, Time: s.t, Diff: -u.Diff})
+			d = append(d, repr.Update{Row: u.Row, Time: s.t, Diff: -u.Diff})
 		}
 	}
 	d = Consolidate(d)
@@ -148,13 +148,13 @@ func (o *loopReduce) eval(s *stepCtx, g *lbucket, k int, out []Update) ([]Update
 
 // apply returns the Reduce's output over rows (nothing for none), using
 // the scratch reduceOp and rolling it back.
-func (o *loopReduce) apply(s *stepCtx, rows []Update) ([]Update, error) {
+func (o *loopReduce) apply(s *stepCtx, rows []repr.Update) ([]repr.Update, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
 	o.epoch++
 	ss := stepCtx{ctx: s.ctx, t: s.t, epoch: o.epoch, log: &o.off, slab: s.slab, now: s.now}
-	res, err := o.scratch.step(&ss, [][]Update{rows})
+	res, err := o.scratch.step(&ss, [][]repr.Update{rows})
 	o.scratch.rollback()
 	return res, err
 }
@@ -173,7 +173,7 @@ func (o *loopReduce) finish(s *stepCtx) {
 			continue
 		}
 		o.scratchRow = append(appendHist(o.scratchRow[:0], t.r.h.p), t.r.row...)
-		s.log.set(o.rbuf, types.AppendRow(nil, o.scratchRow))
+		s.log.set(o.rbuf, repr.AppendRow(nil, o.scratchRow))
 	}
 	o.sched.reset()
 	clear(o.emitted)
@@ -206,7 +206,7 @@ func (o *loopReduce) rollback() {
 }
 
 func (o *loopReduce) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	if err != nil {
 		return errCorrupt
 	}
@@ -214,7 +214,7 @@ func (o *loopReduce) restore(key, value []byte) error {
 	if err != nil {
 		return err
 	}
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.key)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
 		g = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, nil}, mark: -1}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // joinOp is the equi-join of its left and right inputs with residual
@@ -30,7 +30,7 @@ type joinOp struct {
 	sides                 [2]joinSide
 	touched               []joinUndo
 	kbuf, rbuf, vbuf      []byte
-	scratch               types.Row
+	scratch               repr.Row
 }
 
 // joinSide is one input's arrangement.
@@ -48,7 +48,7 @@ type jbucket struct {
 
 // jrow is one distinct row of one side.
 type jrow struct {
-	row     types.Row
+	row     repr.Row
 	key     string
 	b       *jbucket
 	pos     int
@@ -66,7 +66,7 @@ type joinUndo struct {
 	existed    bool
 }
 
-func newJoin(spec dataflow.Join, left, right []types.T) (*joinOp, error) {
+func newJoin(spec dataflow.Join, left, right []repr.T) (*joinOp, error) {
 	if len(spec.LeftKey) != len(spec.RightKey) {
 		return nil, fmt.Errorf("join has %d left and %d right key columns", len(spec.LeftKey), len(spec.RightKey))
 	}
@@ -87,8 +87,8 @@ func newJoin(spec dataflow.Join, left, right []types.T) (*joinOp, error) {
 
 func (o *joinOp) outer(side int) bool { return side == 0 && o.leftOuter || side == 1 && o.rightOuter }
 
-func (o *joinOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
-	var out []Update
+func (o *joinOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+	var out []repr.Update
 	for side := range 2 {
 		for _, u := range ins[side] {
 			var err error
@@ -104,7 +104,7 @@ func (o *joinOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 
 // apply joins update u of side with the other side's current rows and
 // then adds it to side's arrangement.
-func (o *joinOp) apply(s *stepCtx, side int, u Update, out []Update) ([]Update, error) {
+func (o *joinOp) apply(s *stepCtx, side int, u repr.Update, out []repr.Update) ([]repr.Update, error) {
 	other := &o.sides[1-side]
 	r, fresh := o.lookup(s, side, u.Row)
 	var m int64
@@ -123,7 +123,7 @@ func (o *joinOp) apply(s *stepCtx, side int, u Update, out []Update) ([]Update, 
 			}
 			m += q.n
 			if d := u.Diff * q.n; d != 0 {
-				out = append(out, Update{Row: s.slab.concat(l, rr), Time: s.t, Diff: d})
+				out = append(out, repr.Update{Row: s.slab.concat(l, rr), Time: s.t, Diff: d})
 			}
 			if o.outer(1 - side) {
 				o.touch(s, 1-side, q, true)
@@ -140,28 +140,28 @@ func (o *joinOp) apply(s *stepCtx, side int, u Update, out []Update) ([]Update, 
 
 // lookup finds (or creates) the entry of row on side, touching it, with
 // the row's join key left in o.kbuf.
-func (o *joinOp) lookup(s *stepCtx, side int, row types.Row) (r *jrow, fresh bool) {
+func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool) {
 	me := &o.sides[side]
-	o.rbuf = types.AppendRowKey(o.rbuf[:0], row)
+	o.rbuf = repr.AppendRowKey(o.rbuf[:0], row)
 	if r = me.rows[string(o.rbuf)]; r == nil {
 		r, fresh = &jrow{row: row, key: string(o.rbuf)}, true
 		o.insert(side, r)
 		o.touch(s, side, r, false)
 		return r, true
 	}
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, me.keyCols)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, me.keyCols)
 	o.touch(s, side, r, true)
 	return r, false
 }
 
 // residual evaluates the residual predicates over the joined row.
-func (o *joinOp) residual(s *stepCtx, l, r types.Row) (bool, error) {
+func (o *joinOp) residual(s *stepCtx, l, r repr.Row) (bool, error) {
 	return joinResidual(s, o.spec.Residual, &o.scratch, l, r)
 }
 
 // joinResidual reports whether every predicate of a join's residual is
 // true over the pair l, r (concatenated into *scratch, reused).
-func joinResidual(s *stepCtx, preds []scalar.Expr, scratch *types.Row, l, r types.Row) (bool, error) {
+func joinResidual(s *stepCtx, preds []expr.Expr, scratch *repr.Row, l, r repr.Row) (bool, error) {
 	if len(preds) == 0 {
 		return true, nil
 	}
@@ -190,7 +190,7 @@ func (o *joinOp) insert(side int, r *jrow) {
 	me := &o.sides[side]
 	me.rows[r.key] = r
 	r.in = true
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], r.row, me.keyCols)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], r.row, me.keyCols)
 	for _, c := range me.keyCols {
 		if r.row[c].IsNull() {
 			r.b = nil
@@ -225,7 +225,7 @@ func (o *joinOp) remove(side int, r *jrow) {
 
 // pad emits the change of the NULL-padded row of every touched row of an
 // outer side: its multiplicity is its count while it has no match.
-func (o *joinOp) pad(s *stepCtx, out []Update) []Update {
+func (o *joinOp) pad(s *stepCtx, out []repr.Update) []repr.Update {
 	for _, t := range o.touched {
 		if !o.outer(t.side) {
 			continue
@@ -240,7 +240,7 @@ func (o *joinOp) pad(s *stepCtx, out []Update) []Update {
 			off = o.widths[0]
 		}
 		copy(row[off:], t.r.row)
-		out = append(out, Update{Row: row, Time: s.t, Diff: d})
+		out = append(out, repr.Update{Row: row, Time: s.t, Diff: d})
 	}
 	return out
 }
@@ -264,8 +264,8 @@ func (o *joinOp) log(s *stepCtx) {
 			}
 			continue
 		}
-		o.scratch = append(append(o.scratch[:0], types.NewInt(t.r.n), types.NewInt(t.r.matches)), t.r.row...)
-		o.vbuf = types.AppendRow(o.vbuf[:0], o.scratch)
+		o.scratch = append(append(o.scratch[:0], repr.NewInt(t.r.n), repr.NewInt(t.r.matches)), t.r.row...)
+		o.vbuf = repr.AppendRow(o.vbuf[:0], o.scratch)
 		s.log.set(o.rbuf, o.vbuf)
 	}
 }
@@ -288,7 +288,7 @@ func (o *joinOp) rollback() {
 }
 
 func (o *joinOp) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	if err != nil || len(key) == 0 || key[0] < 1 || key[0] > 2 || len(r) < 2 {
 		return errCorrupt
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // mfpOp is the fused map/filter/project: for each input update it appends
@@ -26,10 +26,10 @@ type mfpOp struct {
 	// order before the map columns (nil: the whole input row).
 	inCols  []int
 	width   int
-	scratch types.Row
+	scratch repr.Row
 }
 
-func newMFP(spec dataflow.MFP, in []types.T) (*mfpOp, error) {
+func newMFP(spec dataflow.MFP, in []repr.T) (*mfpOp, error) {
 	width := len(in) + len(spec.Map)
 	for _, c := range spec.Project {
 		if c < 0 || c >= width {
@@ -94,12 +94,12 @@ func narrowInput(spec dataflow.MFP, nIn int) (dataflow.MFP, []int) {
 		}
 		return c - nIn + len(inCols)
 	}
-	out := dataflow.MFP{Map: make([]scalar.Expr, len(spec.Map)), Filter: make([]scalar.Expr, len(spec.Filter)), Project: make([]int, len(spec.Project))}
+	out := dataflow.MFP{Map: make([]expr.Expr, len(spec.Map)), Filter: make([]expr.Expr, len(spec.Filter)), Project: make([]int, len(spec.Project))}
 	for i, e := range spec.Map {
-		out.Map[i] = scalar.Remap(e, m)
+		out.Map[i] = expr.Remap(e, m)
 	}
 	for i, f := range spec.Filter {
-		out.Filter[i] = scalar.Remap(f, m)
+		out.Filter[i] = expr.Remap(f, m)
 	}
 	for i, c := range spec.Project {
 		out.Project[i] = m(c)
@@ -108,36 +108,36 @@ func narrowInput(spec dataflow.MFP, nIn int) (dataflow.MFP, []int) {
 }
 
 // maxCol returns the largest column index e reads, or -1.
-func maxCol(e scalar.Expr) int {
+func maxCol(e expr.Expr) int {
 	m := -1
 	walkCols(e, func(c int) { m = max(m, c) })
 	return m
 }
 
 // walkCols calls fn with every column index e reads.
-func walkCols(e scalar.Expr, fn func(int)) {
+func walkCols(e expr.Expr, fn func(int)) {
 	switch e := e.(type) {
-	case *scalar.Col:
+	case *expr.Col:
 		fn(e.Idx)
-	case *scalar.Call:
+	case *expr.Call:
 		for _, a := range e.Args {
 			walkCols(a, fn)
 		}
-	case *scalar.Cast:
+	case *expr.Cast:
 		walkCols(e.Arg, fn)
-	case *scalar.And:
+	case *expr.And:
 		for _, a := range e.Args {
 			walkCols(a, fn)
 		}
-	case *scalar.Or:
+	case *expr.Or:
 		for _, a := range e.Args {
 			walkCols(a, fn)
 		}
-	case *scalar.Not:
+	case *expr.Not:
 		walkCols(e.Arg, fn)
-	case *scalar.IsNull:
+	case *expr.IsNull:
 		walkCols(e.Arg, fn)
-	case *scalar.Case:
+	case *expr.Case:
 		for _, w := range e.Whens {
 			walkCols(w.Cond, fn)
 			walkCols(w.Then, fn)
@@ -145,29 +145,29 @@ func walkCols(e scalar.Expr, fn func(int)) {
 		if e.Else != nil {
 			walkCols(e.Else, fn)
 		}
-	case *scalar.Coalesce:
+	case *expr.Coalesce:
 		for _, a := range e.Args {
 			walkCols(a, fn)
 		}
 	}
 }
 
-func (o *mfpOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
-	out := make([]Update, 0, len(ins[0]))
+func (o *mfpOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+	out := make([]repr.Update, 0, len(ins[0]))
 	for _, u := range ins[0] {
 		row, ok, err := o.apply(s, u.Row)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			out = append(out, Update{Row: row, Time: u.Time, Diff: u.Diff})
+			out = append(out, repr.Update{Row: row, Time: u.Time, Diff: u.Diff})
 		}
 	}
 	return out, nil
 }
 
 // apply maps, filters and projects one row; ok is false if it is filtered out.
-func (o *mfpOp) apply(s *stepCtx, in types.Row) (row types.Row, ok bool, err error) {
+func (o *mfpOp) apply(s *stepCtx, in repr.Row) (row repr.Row, ok bool, err error) {
 	r := o.scratch[:0]
 	switch {
 	case len(o.spec.Map) == 0:

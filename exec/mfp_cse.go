@@ -2,7 +2,7 @@ package exec
 
 import (
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 )
 
 // shareSubexprs returns an MFP equivalent to spec (over nIn input columns)
@@ -26,8 +26,8 @@ func shareSubexprs(spec dataflow.MFP, nIn int) dataflow.MFP {
 		return spec
 	}
 	out := dataflow.MFP{
-		Map:     append([]scalar.Expr(nil), spec.Map...),
-		Filter:  append([]scalar.Expr(nil), spec.Filter...),
+		Map:     append([]expr.Expr(nil), spec.Map...),
+		Filter:  append([]expr.Expr(nil), spec.Filter...),
 		Project: append([]int(nil), spec.Project...),
 	}
 	for {
@@ -44,17 +44,17 @@ type occurrence struct {
 	first  int // map index of the first occurrence
 	count  int
 	always bool // the first occurrence is evaluated whenever its map is
-	expr   scalar.Expr
+	expr   expr.Expr
 	size   int
 }
 
 // repeatedSubexpr returns the largest subexpression that occurs at least
 // twice in maps and may be hoisted before map k, or nil.
-func repeatedSubexpr(maps []scalar.Expr) (int, scalar.Expr) {
+func repeatedSubexpr(maps []expr.Expr) (int, expr.Expr) {
 	seen := map[string]*occurrence{}
 	var order []string
 	for m, e := range maps {
-		visitSubexprs(e, true, func(x scalar.Expr, always bool) {
+		visitSubexprs(e, true, func(x expr.Expr, always bool) {
 			key := exprKey(x)
 			o := seen[key]
 			if o == nil {
@@ -79,19 +79,19 @@ func repeatedSubexpr(maps []scalar.Expr) (int, scalar.Expr) {
 }
 
 // exprKey identifies an expression by its printed form and type.
-func exprKey(e scalar.Expr) string {
-	return e.String() + " :: " + scalar.TypeName(e.Type())
+func exprKey(e expr.Expr) string {
+	return e.String() + " :: " + expr.TypeName(e.Type())
 }
 
 // visitSubexprs calls f on every non-leaf, non-volatile subexpression of e
 // in evaluation order, with always reporting whether it is evaluated
 // whenever e is (always is the caller's flag for e itself).
-func visitSubexprs(e scalar.Expr, always bool, f func(scalar.Expr, bool)) {
-	kids := scalar.Children(e)
+func visitSubexprs(e expr.Expr, always bool, f func(expr.Expr, bool)) {
+	kids := expr.Children(e)
 	if len(kids) == 0 {
 		return // a column, literal or parameter: nothing to share
 	}
-	if !scalar.IsVolatile(e) {
+	if !expr.IsVolatile(e) {
 		f(e, always)
 	}
 	for i, k := range kids {
@@ -101,13 +101,13 @@ func visitSubexprs(e scalar.Expr, always bool, f func(scalar.Expr, bool)) {
 
 // evaluatedWith reports whether e's i'th child (in Children's order) is
 // evaluated whenever e is.
-func evaluatedWith(e scalar.Expr, i int) bool {
+func evaluatedWith(e expr.Expr, i int) bool {
 	switch x := e.(type) {
-	case *scalar.Call:
+	case *expr.Call:
 		return i == 0 || !x.Fn.Strict // a strict call stops at a NULL argument
-	case *scalar.And, *scalar.Or, *scalar.Coalesce:
+	case *expr.And, *expr.Or, *expr.Coalesce:
 		return i == 0 // later arguments run only if earlier ones do not decide
-	case *scalar.Case:
+	case *expr.Case:
 		return i == 0 // the first condition; the rest depend on it
 	}
 	return true // Cast, Not, IsNull
@@ -115,7 +115,7 @@ func evaluatedWith(e scalar.Expr, i int) bool {
 
 // hoist inserts c as a new map column before map k and makes every map
 // expression read that column where it computed c.
-func hoist(spec *dataflow.MFP, nIn, k int, c scalar.Expr) {
+func hoist(spec *dataflow.MFP, nIn, k int, c expr.Expr) {
 	at := nIn + k
 	shift := func(i int) int {
 		if i >= at {
@@ -124,18 +124,18 @@ func hoist(spec *dataflow.MFP, nIn, k int, c scalar.Expr) {
 		return i
 	}
 	key := exprKey(c)
-	col := &scalar.Col{Idx: at, T: c.Type()}
-	maps := make([]scalar.Expr, 0, len(spec.Map)+1)
+	col := &expr.Col{Idx: at, T: c.Type()}
+	maps := make([]expr.Expr, 0, len(spec.Map)+1)
 	maps = append(maps, spec.Map[:k]...)
 	maps = append(maps, c)
 	for _, e := range spec.Map[k:] {
 		// c reads only columns before at, so its occurrences are unchanged
 		// by the shift and still match.
-		maps = append(maps, replaceExpr(scalar.Remap(e, shift), key, col))
+		maps = append(maps, replaceExpr(expr.Remap(e, shift), key, col))
 	}
 	spec.Map = maps
 	for i, f := range spec.Filter {
-		spec.Filter[i] = scalar.Remap(f, shift)
+		spec.Filter[i] = expr.Remap(f, shift)
 	}
 	for i, p := range spec.Project {
 		spec.Project[i] = shift(p)
@@ -144,17 +144,17 @@ func hoist(spec *dataflow.MFP, nIn, k int, c scalar.Expr) {
 
 // replaceExpr returns e with every subexpression whose key is key replaced
 // by with.
-func replaceExpr(e scalar.Expr, key string, with scalar.Expr) scalar.Expr {
-	kids := scalar.Children(e)
+func replaceExpr(e expr.Expr, key string, with expr.Expr) expr.Expr {
+	kids := expr.Children(e)
 	if len(kids) == 0 {
 		return e
 	}
 	if exprKey(e) == key {
 		return with
 	}
-	out := make([]scalar.Expr, len(kids))
+	out := make([]expr.Expr, len(kids))
 	for i, k := range kids {
 		out[i] = replaceExpr(k, key, with)
 	}
-	return scalar.WithChildren(e, out)
+	return expr.WithChildren(e, out)
 }

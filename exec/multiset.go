@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/google/btree"
 )
 
@@ -42,15 +42,15 @@ type multiset struct {
 // 48-byte Datum each for it).
 type mentry struct {
 	key   string
-	val   types.Datum
-	sep   *types.Datum
+	val   repr.Datum
+	sep   *repr.Datum
 	n     int64
 	stamp uint64
 	in    bool
 }
 
 // newEntry returns an entry for key with value val and separator sep.
-func newEntry(key string, val, sep types.Datum, n int64) *mentry {
+func newEntry(key string, val, sep repr.Datum, n int64) *mentry {
 	e := &mentry{key: key, val: val, n: n}
 	if !sep.IsNull() {
 		e.sep = &sep
@@ -59,9 +59,9 @@ func newEntry(key string, val, sep types.Datum, n int64) *mentry {
 }
 
 // separator returns e's separator (NULL if none).
-func (e *mentry) separator() types.Datum {
+func (e *mentry) separator() repr.Datum {
 	if e.sep == nil {
-		return types.Null
+		return repr.Null
 	}
 	return *e.sep
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // pointWriter hides opBatch's DeletePrefix: a StateWriter without range
@@ -61,8 +61,8 @@ func compareRangeDeletes(tmpl string, rng *rand.Rand) (int, error) {
 			return 0, err
 		}
 	}
-	base, _ := dataflow.ParseRow("('2024-01-01 00:00:00')", []types.T{types.Timestamp})
-	r := &windowRun{d: ds[0], wm: map[dataflow.CollectionID]int64{}, base: base[0].Micros(), inputs: map[dataflow.CollectionID][]Update{}}
+	base, _ := dataflow.ParseRow("('2024-01-01 00:00:00')", []repr.T{repr.Timestamp})
+	r := &windowRun{d: ds[0], wm: map[repr.CollectionID]int64{}, base: base[0].Micros(), inputs: map[repr.CollectionID][]repr.Update{}}
 	ranged := 0
 	for step := uint64(1); step <= 30; step++ {
 		in := r.randomInput(rng, step, step == 30)
@@ -77,7 +77,7 @@ func compareRangeDeletes(tmpl string, rng *rand.Rand) (int, error) {
 			if i == 1 {
 				w = pointWriter{&b}
 			}
-			if _, err := d.StepInput(&scalar.Ctx{}, step, in, w); err != nil {
+			if _, err := d.StepInput(&expr.Ctx{}, step, in, w); err != nil {
 				return 0, err
 			}
 			d.Commit()

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed of TestIncrementalEqualsBatch (0: time-based)")
@@ -87,11 +87,11 @@ func init() {
 }
 
 // randomRow draws a row (k, v, s) from small domains so that rows collide.
-func randomRow(rng *rand.Rand) types.Row {
-	r := types.Row{types.NewInt(int64(rng.IntN(4))), types.NewInt(int64(rng.IntN(9) - 4)), types.NewText(string(rune('a' + rng.IntN(3))))}
+func randomRow(rng *rand.Rand) repr.Row {
+	r := repr.Row{repr.NewInt(int64(rng.IntN(4))), repr.NewInt(int64(rng.IntN(9) - 4)), repr.NewText(string(rune('a' + rng.IntN(3))))}
 	for i := range r {
 		if rng.IntN(10) == 0 {
-			r[i] = types.Null
+			r[i] = repr.Null
 		}
 	}
 	return r
@@ -124,14 +124,14 @@ type randomRun struct {
 	live     *Dataflow
 	restored *Dataflow
 	store    *memStore
-	inputs   map[dataflow.CollectionID][]Update // accumulated, consolidated
-	output   []Update                           // accumulated, consolidated
+	inputs   map[repr.CollectionID][]repr.Update // accumulated, consolidated
+	output   []repr.Update                       // accumulated, consolidated
 }
 
 // scriptStep is one step of a randomized run: its input batch, whether it
 // is rolled back, and whether a restored dataflow is started before it.
 type scriptStep struct {
-	batch    map[dataflow.CollectionID][]Update
+	batch    map[repr.CollectionID][]repr.Update
 	rollback bool
 	restore  bool
 }
@@ -184,7 +184,7 @@ func runScript(p *dataflow.Plan, next func(*randomRun, uint64) (scriptStep, bool
 	if err != nil {
 		return err
 	}
-	r := &randomRun{plan: p, live: d, store: newMemStore(), inputs: map[dataflow.CollectionID][]Update{}}
+	r := &randomRun{plan: p, live: d, store: newMemStore(), inputs: map[repr.CollectionID][]repr.Update{}}
 	for step := uint64(1); ; step++ {
 		st, ok := next(r, step)
 		if !ok {
@@ -202,11 +202,11 @@ func runScript(p *dataflow.Plan, next func(*randomRun, uint64) (scriptStep, bool
 }
 
 // retimeBatch gives every update of batch time t.
-func retimeBatch(batch map[dataflow.CollectionID][]Update, t uint64) map[dataflow.CollectionID][]Update {
-	out := map[dataflow.CollectionID][]Update{}
+func retimeBatch(batch map[repr.CollectionID][]repr.Update, t uint64) map[repr.CollectionID][]repr.Update {
+	out := map[repr.CollectionID][]repr.Update{}
 	for c, us := range batch {
 		for _, u := range us {
-			out[c] = append(out[c], Update{Row: u.Row, Time: t, Diff: u.Diff})
+			out[c] = append(out[c], repr.Update{Row: u.Row, Time: t, Diff: u.Diff})
 		}
 	}
 	return out
@@ -229,9 +229,9 @@ func formatScript(script []scriptStep) string {
 
 // randomBatch draws up to 10 updates over the plan's sources: inserts of
 // random rows, or deletes of live ones.
-func (r *randomRun) randomBatch(rng *rand.Rand, ts uint64) map[dataflow.CollectionID][]Update {
-	batch := map[dataflow.CollectionID][]Update{}
-	avail := map[dataflow.CollectionID][]Update{}
+func (r *randomRun) randomBatch(rng *rand.Rand, ts uint64) map[repr.CollectionID][]repr.Update {
+	batch := map[repr.CollectionID][]repr.Update{}
+	avail := map[repr.CollectionID][]repr.Update{}
 	srcs := r.live.Sources()
 	for range rng.IntN(11) {
 		c := srcs[rng.IntN(len(srcs))]
@@ -242,17 +242,17 @@ func (r *randomRun) randomBatch(rng *rand.Rand, ts uint64) map[dataflow.Collecti
 			// Delete a live row, keeping multiplicities non-negative.
 			if u := &live[rng.IntN(len(live))]; u.Diff > 0 {
 				u.Diff--
-				batch[c] = append(batch[c], Update{Row: u.Row, Time: ts, Diff: -1})
+				batch[c] = append(batch[c], repr.Update{Row: u.Row, Time: ts, Diff: -1})
 			}
 			continue
 		}
 		row, d := randomRow(rng), int64(1+rng.IntN(2))
 		if rng.IntN(5) == 0 {
 			// A deletion may precede the insertion it cancels within a batch.
-			batch[c] = append(batch[c], Update{Row: row, Time: ts, Diff: -1})
+			batch[c] = append(batch[c], repr.Update{Row: row, Time: ts, Diff: -1})
 			d++
 		}
-		batch[c] = append(batch[c], Update{Row: row, Time: ts, Diff: d})
+		batch[c] = append(batch[c], repr.Update{Row: row, Time: ts, Diff: d})
 	}
 	return batch
 }
@@ -260,14 +260,14 @@ func (r *randomRun) randomBatch(rng *rand.Rand, ts uint64) map[dataflow.Collecti
 // step feeds batch to the live (and restored) dataflow, then either rolls
 // back or commits and checks the accumulated output against a fresh
 // dataflow fed the accumulated input.
-func (r *randomRun) step(ts uint64, batch map[dataflow.CollectionID][]Update, rollback bool) error {
+func (r *randomRun) step(ts uint64, batch map[repr.CollectionID][]repr.Update, rollback bool) error {
 	var b opBatch
-	out, err := r.live.Step(&scalar.Ctx{}, ts, batch, &b)
+	out, err := r.live.Step(&expr.Ctx{}, ts, batch, &b)
 	if err != nil {
 		return err
 	}
 	if r.restored != nil {
-		out2, err := r.restored.Step(&scalar.Ctx{}, ts, batch, nil)
+		out2, err := r.restored.Step(&expr.Ctx{}, ts, batch, nil)
 		if err != nil {
 			return err
 		}
@@ -295,7 +295,7 @@ func (r *randomRun) step(ts uint64, batch map[dataflow.CollectionID][]Update, ro
 }
 
 // retime gives every update time 0, so accumulations consolidate across times.
-func retime(us []Update) []Update {
+func retime(us []repr.Update) []repr.Update {
 	for i := range us {
 		us[i].Time = 0
 	}
@@ -308,11 +308,11 @@ func (r *randomRun) checkBatch(ts uint64) error {
 	if err != nil {
 		return err
 	}
-	in := map[dataflow.CollectionID][]Update{}
+	in := map[repr.CollectionID][]repr.Update{}
 	for c, us := range r.inputs {
 		in[c] = us
 	}
-	want, err := fresh.Step(&scalar.Ctx{}, 0, in, nil)
+	want, err := fresh.Step(&expr.Ctx{}, 0, in, nil)
 	if err != nil {
 		return err
 	}

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/eddydb/eddy/exec/agg"
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // reduceOp groups its input by the key columns and maintains one output
@@ -20,11 +20,11 @@ import (
 // output rows when they differ (old or new may be absent).
 //
 // State, per live group: the key row, the row count, one scalar
-// accumulator per aggregate (agg.Acc: count, exact integer or decimal
+// accumulator per aggregate (expr.Acc: count, exact integer or decimal
 // sum, compensated float sum, true count, sums of squares, per-bit
 // counts), plus a multiset of values for min, max, string_agg, the
 // ordered-set and DISTINCT aggregates and of display scales for numeric
-// sums and variances. Each aggregate's registry entry (exec/agg) states
+// sums and variances. Each aggregate's registry entry (expr) states
 // which. Size: O(groups × aggregates) plus O(distinct values) for the
 // multisets. A group is freed when its row count reaches zero.
 //
@@ -51,24 +51,24 @@ type reduceOp struct {
 
 	// The record of the pending Step, newest last.
 	touched  []groupUndo
-	accUndo  []agg.Acc
+	accUndo  []expr.Acc
 	etouched []entryUndo
 	kadded   []keyUndo
 
 	kbuf, ebuf, vbuf []byte
-	scratch          types.Row
+	scratch          repr.Row
 	vs               msValues
 }
 
 // group is the state of one group.
 type group struct {
 	key    string
-	keyRow types.Row
+	keyRow repr.Row
 	rows   int64
-	accs   []agg.Acc
+	accs   []expr.Acc
 	sets   []*multiset
 	// out is the output row last emitted, nil if none.
-	out   types.Row
+	out   repr.Row
 	stamp uint64
 	in    bool
 }
@@ -78,7 +78,7 @@ type group struct {
 type groupUndo struct {
 	g       *group
 	rows    int64
-	out     types.Row
+	out     repr.Row
 	existed bool
 	off     int
 }
@@ -98,7 +98,7 @@ const (
 	tagEntry byte = 0x02
 )
 
-func newReduce(spec dataflow.Reduce, in []types.T, out []types.T) (*reduceOp, error) {
+func newReduce(spec dataflow.Reduce, in []repr.T, out []repr.T) (*reduceOp, error) {
 	o := &reduceOp{spec: spec, global: len(spec.Key) == 0, groups: make(map[string]*group)}
 	o.width = len(spec.Key) + len(spec.Aggs)
 	if len(out) != 0 && len(out) != o.width {
@@ -112,8 +112,8 @@ func newReduce(spec dataflow.Reduce, in []types.T, out []types.T) (*reduceOp, er
 		if err := checkCols(ag.Cols(), len(in)); err != nil {
 			return nil, err
 		}
-		var arg types.T
-		if ag.Kind != dataflow.AggCountStar {
+		var arg repr.T
+		if ag.Kind != expr.AggCountStar {
 			arg = in[ag.Col]
 			if _, ok := ag.Kind.Type(arg); !ok {
 				return nil, fmt.Errorf("%s(%s) is not supported", ag.Kind, arg.Name())
@@ -147,7 +147,7 @@ func checkCols(cols []int, n int) error {
 	return nil
 }
 
-func (o *reduceOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (o *reduceOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	for _, u := range ins[0] {
 		if u.Diff < 0 && o.spec.AppendOnly {
 			return nil, errRetractAppendOnlyReduce
@@ -162,8 +162,8 @@ func (o *reduceOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 }
 
 // add folds one update into its group.
-func (o *reduceOp) add(s *stepCtx, row types.Row, diff int64) {
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+func (o *reduceOp) add(s *stepCtx, row repr.Row, diff int64) {
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	switch {
 	case g == nil:
@@ -179,13 +179,13 @@ func (o *reduceOp) add(s *stepCtx, row types.Row, diff int64) {
 }
 
 // newGroup creates and registers the group of row (whose key is in kbuf).
-func (o *reduceOp) newGroup(row types.Row) *group {
-	g := &group{key: string(o.kbuf), accs: make([]agg.Acc, len(o.aggs)), in: true}
+func (o *reduceOp) newGroup(row repr.Row) *group {
+	g := &group{key: string(o.kbuf), accs: make([]expr.Acc, len(o.aggs)), in: true}
 	if len(o.slotOrdered) > 0 {
 		g.sets = make([]*multiset, len(o.slotOrdered))
 	}
 	if row != nil {
-		g.keyRow = make(types.Row, len(o.spec.Key))
+		g.keyRow = make(repr.Row, len(o.spec.Key))
 		for i, c := range o.spec.Key {
 			g.keyRow[i] = row[c]
 		}
@@ -205,9 +205,9 @@ func (o *reduceOp) touch(s *stepCtx, g *group, existed bool) {
 }
 
 // accumulate adds diff copies of row's argument to aggregate ai of g.
-func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row types.Row, diff int64) {
+func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row repr.Row, diff int64) {
 	a := &o.aggs[ai]
-	if a.Kind == dataflow.AggCountStar {
+	if a.Kind == expr.AggCountStar {
 		g.accs[ai].N += diff
 		return
 	}
@@ -219,8 +219,8 @@ func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row types.Row, diff 
 		o.keepExtremum(s, g, a, v, diff)
 		return
 	case a.def.Multiset:
-		sep := types.Null
-		if a.def.Shape == agg.Binary {
+		sep := repr.Null
+		if a.def.Shape == expr.AggBinary {
 			sep = row[a.Sep]
 		}
 		o.entryKey(a, row, v)
@@ -232,8 +232,8 @@ func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row types.Row, diff 
 		}
 		diff = 1
 	case a.Distinct:
-		o.ebuf = types.AppendKey(o.ebuf[:0], v)
-		old, cur := o.addEntry(s, g, a.valSlot, v, types.Null, diff)
+		o.ebuf = repr.AppendKey(o.ebuf[:0], v)
+		old, cur := o.addEntry(s, g, a.valSlot, v, repr.Null, diff)
 		if diff = b2i(cur > 0) - b2i(old > 0); diff == 0 {
 			return
 		}
@@ -249,8 +249,8 @@ var errRetractAppendOnlyReduce = fmt.Errorf("internal error: a retraction reache
 // only the extremum (one live entry). A value past it replaces it (the old
 // one's count drops to zero, so finish logs its deletion and frees it); a
 // value short of it is dropped, as no retraction can ever bring it back.
-func (o *reduceOp) keepExtremum(s *stepCtx, g *group, a *aggSpec, v types.Datum, diff int64) {
-	o.ebuf = types.AppendKey(o.ebuf[:0], v)
+func (o *reduceOp) keepExtremum(s *stepCtx, g *group, a *aggSpec, v repr.Datum, diff int64) {
+	o.ebuf = repr.AppendKey(o.ebuf[:0], v)
 	cur := liveEntry(g.sets[a.valSlot])
 	if cur != nil {
 		c := strings.Compare(string(o.ebuf), cur.key)
@@ -261,10 +261,10 @@ func (o *reduceOp) keepExtremum(s *stepCtx, g *group, a *aggSpec, v types.Datum,
 			return
 		}
 	}
-	o.addEntry(s, g, a.valSlot, v, types.Null, diff)
+	o.addEntry(s, g, a.valSlot, v, repr.Null, diff)
 	if cur != nil && cur.key != string(o.ebuf) {
 		o.ebuf = append(o.ebuf[:0], cur.key...)
-		o.addEntry(s, g, a.valSlot, cur.val, types.Null, -cur.n)
+		o.addEntry(s, g, a.valSlot, cur.val, repr.Null, -cur.n)
 	}
 }
 
@@ -291,12 +291,12 @@ func b2i(b bool) int64 {
 
 // addValue adds diff copies of the non-NULL value v to accumulator ac
 // (and its display scale to the scale multiset, if the aggregate keeps one).
-func (o *reduceOp) addValue(s *stepCtx, g *group, a *aggSpec, ac *agg.Acc, v types.Datum, diff int64) {
+func (o *reduceOp) addValue(s *stepCtx, g *group, a *aggSpec, ac *expr.Acc, v repr.Datum, diff int64) {
 	ac.Add(a.call.Class, v, diff)
 	if a.scaleSlot >= 0 && v.Numeric().Form == apd.Finite {
-		scale := types.NewInt(int64(displayScale(v.Numeric())))
-		o.ebuf = types.AppendKey(o.ebuf[:0], scale)
-		o.addEntry(s, g, a.scaleSlot, scale, types.Null, diff)
+		scale := repr.NewInt(int64(displayScale(v.Numeric())))
+		o.ebuf = repr.AppendKey(o.ebuf[:0], scale)
+		o.addEntry(s, g, a.scaleSlot, scale, repr.Null, diff)
 	}
 }
 
@@ -315,13 +315,13 @@ type keyUndo struct {
 // at once, in the entry format restoreEntry reads (count 1, no value): the
 // Step's log is written only if the Step succeeds, and rollback removes
 // the keys the Step added.
-func (o *reduceOp) addDistinctKey(s *stepCtx, g *group, slot int, v types.Datum) bool {
+func (o *reduceOp) addDistinctKey(s *stepCtx, g *group, slot int, v repr.Datum) bool {
 	ms := g.sets[slot]
 	if ms == nil {
 		ms = newKeySet()
 		g.sets[slot] = ms
 	}
-	o.ebuf = types.AppendKey(o.ebuf[:0], v)
+	o.ebuf = repr.AppendKey(o.ebuf[:0], v)
 	if _, ok := ms.keys[string(o.ebuf)]; ok {
 		return false
 	}
@@ -330,9 +330,9 @@ func (o *reduceOp) addDistinctKey(s *stepCtx, g *group, slot int, v types.Datum)
 	o.kadded = append(o.kadded, keyUndo{g: g, slot: slot, key: key})
 	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagEntry), g.key...)
 	o.kbuf = append(append(o.kbuf, byte(slot)), key...)
-	r := append(o.scratch[:0], types.NewInt(int64(len(g.key))), types.NewInt(1), types.Null, types.Null)
+	r := append(o.scratch[:0], repr.NewInt(int64(len(g.key))), repr.NewInt(1), repr.Null, repr.Null)
 	o.scratch = r
-	o.vbuf = types.AppendRow(o.vbuf[:0], r)
+	o.vbuf = repr.AppendRow(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
 	return true
 }
@@ -340,7 +340,7 @@ func (o *reduceOp) addDistinctKey(s *stepCtx, g *group, slot int, v types.Datum)
 // addEntry adds diff to the count of the entry keyed by o.ebuf in multiset
 // slot of g, creating it with val and sep if needed, and returns the old
 // and new counts.
-func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep types.Datum, diff int64) (old, cur int64) {
+func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep repr.Datum, diff int64) (old, cur int64) {
 	ms := g.sets[slot]
 	if ms == nil {
 		ms = newMultiset(o.slotOrdered[slot])
@@ -363,8 +363,8 @@ func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep types.Datum
 
 // finish computes the output diff of every touched group, logs the
 // touched state and frees empty groups and entries.
-func (o *reduceOp) finish(s *stepCtx) ([]Update, error) {
-	var out []Update
+func (o *reduceOp) finish(s *stepCtx) ([]repr.Update, error) {
+	var out []repr.Update
 	for i := range o.touched {
 		g := o.touched[i].g
 		forgetEmpty(g.accs)
@@ -374,10 +374,10 @@ func (o *reduceOp) finish(s *stepCtx) ([]Update, error) {
 		}
 		if !identicalRows(g.out, cur) {
 			if g.out != nil {
-				out = append(out, Update{Row: g.out, Time: s.t, Diff: -1})
+				out = append(out, repr.Update{Row: g.out, Time: s.t, Diff: -1})
 			}
 			if cur != nil {
-				out = append(out, Update{Row: cur, Time: s.t, Diff: 1})
+				out = append(out, repr.Update{Row: cur, Time: s.t, Diff: 1})
 			}
 			g.out = cur
 		}
@@ -393,7 +393,7 @@ func (o *reduceOp) finish(s *stepCtx) ([]Update, error) {
 // that float rounding left by retractions does not outlive the values
 // (mid-Step a count of zero proves nothing: a deletion may precede its
 // insertion within a batch).
-func forgetEmpty(accs []agg.Acc) {
+func forgetEmpty(accs []expr.Acc) {
 	for i := range accs {
 		if accs[i].Empty() {
 			accs[i].Reset()
@@ -402,7 +402,7 @@ func forgetEmpty(accs []agg.Acc) {
 }
 
 // output computes g's output row, nil if the group is empty.
-func (o *reduceOp) output(slab *rowSlab, g *group) (types.Row, error) {
+func (o *reduceOp) output(slab *rowSlab, g *group) (repr.Row, error) {
 	if !o.global && g.rows <= 0 {
 		return nil, nil
 	}
@@ -419,7 +419,7 @@ func (o *reduceOp) output(slab *rowSlab, g *group) (types.Row, error) {
 }
 
 // result computes aggregate ai of g with its registry's Final function.
-func (o *reduceOp) result(g *group, ai int) (types.Datum, error) {
+func (o *reduceOp) result(g *group, ai int) (repr.Datum, error) {
 	a := &o.aggs[ai]
 	a.call.Scale = o.maxScale(g, a)
 	o.vs = msValues{extremum: o.spec.AppendOnly && a.def.Extremum != 0}
@@ -450,12 +450,12 @@ func (o *reduceOp) logGroup(s *stepCtx, g *group) {
 		return
 	}
 	r := append(o.scratch[:0], g.keyRow...)
-	r = append(r, types.NewInt(g.rows))
+	r = append(r, repr.NewInt(g.rows))
 	for ai := range o.aggs {
 		r = o.aggs[ai].call.Class.Append(r, &g.accs[ai])
 	}
 	o.scratch = r
-	o.vbuf = types.AppendRow(o.vbuf[:0], r)
+	o.vbuf = repr.AppendRow(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
 }
 
@@ -470,9 +470,9 @@ func (o *reduceOp) logEntry(s *stepCtx, g *group, slot int, e *mentry) {
 		}
 		return
 	}
-	r := append(o.scratch[:0], types.NewInt(int64(len(g.key))), types.NewInt(e.n), e.val, e.separator())
+	r := append(o.scratch[:0], repr.NewInt(int64(len(g.key))), repr.NewInt(e.n), e.val, e.separator())
 	o.scratch = r
-	o.vbuf = types.AppendRow(o.vbuf[:0], r)
+	o.vbuf = repr.AppendRow(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
 }
 

@@ -1,12 +1,10 @@
 package exec
 
-import (
-	"github.com/eddydb/eddy/sql/types"
-)
+import "github.com/eddydb/eddy/repr"
 
 // restore loads a group record or a multiset entry.
 func (o *reduceOp) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	if err != nil || len(key) == 0 {
 		return errCorrupt
 	}
@@ -19,7 +17,7 @@ func (o *reduceOp) restore(key, value []byte) error {
 	return errCorrupt
 }
 
-func (o *reduceOp) restoreGroup(key string, r types.Row) error {
+func (o *reduceOp) restoreGroup(key string, r repr.Row) error {
 	nk := len(o.spec.Key)
 	want := nk + 1
 	for i := range o.aggs {
@@ -43,7 +41,7 @@ func (o *reduceOp) restoreGroup(key string, r types.Row) error {
 	return nil
 }
 
-func (o *reduceOp) restoreEntry(key []byte, r types.Row) error {
+func (o *reduceOp) restoreEntry(key []byte, r repr.Row) error {
 	if len(r) != 4 {
 		return errCorrupt
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // sessionOp is the SessionWindow operator: it appends to each input row
@@ -67,7 +67,7 @@ import (
 type sessionOp struct {
 	spec dataflow.SessionWindow
 	// tt is the time column's type (of window_start and window_end too).
-	tt      types.T
+	tt      repr.T
 	groups  map[string]*sgroup
 	touched []sgroupUndo
 	idx     closeIndex[*sgroup]
@@ -76,7 +76,7 @@ type sessionOp struct {
 	// oldS and newS are scratch space for update.
 	oldS, newS []sbounds
 	kbuf, vbuf []byte
-	scratch    types.Row
+	scratch    repr.Row
 }
 
 // sgroup is the live rows of one group, sorted by (ts, rk).
@@ -86,7 +86,7 @@ type sgroup struct {
 	// old is ents as of the start of the Step that last touched g (kept
 	// until Commit or Rollback).
 	old   []sentry
-	pend  []Update
+	pend  []repr.Update
 	stamp uint64
 	in    bool
 }
@@ -95,7 +95,7 @@ type sgroup struct {
 type sentry struct {
 	ts  int64
 	rk  string
-	row types.Row
+	row repr.Row
 	n   int64
 }
 
@@ -116,11 +116,11 @@ type sbounds struct {
 	start, end int64
 }
 
-func newSession(op dataflow.SessionWindow, in []types.T) (*sessionOp, error) {
+func newSession(op dataflow.SessionWindow, in []repr.T) (*sessionOp, error) {
 	if op.TimeCol < 0 || op.TimeCol >= len(in) {
 		return nil, fmt.Errorf("time column #%d out of range", op.TimeCol)
 	}
-	if f := in[op.TimeCol].Family; f != types.FamTimestamp && f != types.FamTimestampTZ {
+	if f := in[op.TimeCol].Family; f != repr.FamTimestamp && f != repr.FamTimestampTZ {
 		return nil, fmt.Errorf("time column #%d is %s, not a timestamp", op.TimeCol, in[op.TimeCol].Name())
 	}
 	if op.Gap <= 0 {
@@ -134,13 +134,13 @@ func newSession(op dataflow.SessionWindow, in []types.T) (*sessionOp, error) {
 	return &sessionOp{spec: op, tt: in[op.TimeCol], groups: map[string]*sgroup{}}, nil
 }
 
-func (o *sessionOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (o *sessionOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	o.dirty = o.dirty[:0]
 	for _, u := range ins[0] {
 		if u.Row[o.spec.TimeCol].IsNull() {
 			continue
 		}
-		o.kbuf = types.AppendColsKey(o.kbuf[:0], u.Row, o.spec.Key)
+		o.kbuf = repr.AppendColsKey(o.kbuf[:0], u.Row, o.spec.Key)
 		g := o.groups[string(o.kbuf)]
 		if g == nil {
 			g = &sgroup{key: string(o.kbuf), in: true}
@@ -152,7 +152,7 @@ func (o *sessionOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 		}
 		g.pend = append(g.pend, u)
 	}
-	var out []Update
+	var out []repr.Update
 	for _, g := range o.dirty {
 		out = o.update(s, g, out)
 	}
@@ -179,7 +179,7 @@ func (o *sessionOp) touch(s *stepCtx, g *sgroup) {
 // update applies g's pending updates: it retracts the rows of the dirty
 // sessions with their old bounds, applies the updates, and inserts the rows
 // of the dirty sessions of the new state with their new bounds.
-func (o *sessionOp) update(s *stepCtx, g *sgroup, out []Update) []Update {
+func (o *sessionOp) update(s *stepCtx, g *sgroup, out []repr.Update) []repr.Update {
 	times := make([]int64, 0, len(g.pend))
 	for _, u := range g.pend {
 		times = append(times, u.Row[o.spec.TimeCol].Micros())
@@ -203,7 +203,7 @@ func (o *sessionOp) update(s *stepCtx, g *sgroup, out []Update) []Update {
 		}
 		for _, u := range g.pend {
 			if ts := u.Row[o.spec.TimeCol].Micros(); ts >= ns.start && ts <= g.ents[ns.hi-1].ts {
-				out = append(out, Update{Row: o.extend(s, u.Row, ns), Time: s.t, Diff: u.Diff})
+				out = append(out, repr.Update{Row: o.extend(s, u.Row, ns), Time: s.t, Diff: u.Diff})
 			}
 		}
 	}
@@ -220,8 +220,8 @@ func (o *sessionOp) update(s *stepCtx, g *sgroup, out []Update) []Update {
 }
 
 // apply adds u (whose time is ts) to g's rows, keeping them sorted.
-func (g *sgroup) apply(u Update, ts int64, buf *[]byte) {
-	*buf = types.AppendRowKey((*buf)[:0], u.Row)
+func (g *sgroup) apply(u repr.Update, ts int64, buf *[]byte) {
+	*buf = repr.AppendRowKey((*buf)[:0], u.Row)
 	i, found := slices.BinarySearchFunc(g.ents, sentry{ts: ts, rk: string(*buf)}, cmpEntry)
 	switch {
 	case !found:
@@ -285,15 +285,15 @@ func (o *sessionOp) sessionEnd(ents []sentry, lo int) int {
 
 // emit appends, for every row of the sessions in ranges, the row with its
 // session's bounds and diff sign * count.
-func (o *sessionOp) emit(s *stepCtx, ents []sentry, b sbounds, sign int64, out []Update) []Update {
+func (o *sessionOp) emit(s *stepCtx, ents []sentry, b sbounds, sign int64, out []repr.Update) []repr.Update {
 	for _, e := range ents {
-		out = append(out, Update{Row: o.extend(s, e.row, b), Time: s.t, Diff: sign * e.n})
+		out = append(out, repr.Update{Row: o.extend(s, e.row, b), Time: s.t, Diff: sign * e.n})
 	}
 	return out
 }
 
 // extend returns row followed by the session bounds b.
-func (o *sessionOp) extend(s *stepCtx, row types.Row, b sbounds) types.Row {
+func (o *sessionOp) extend(s *stepCtx, row repr.Row, b sbounds) repr.Row {
 	out := s.slab.row(len(row) + 2)
 	copy(out, row)
 	out[len(row)], out[len(row)+1] = wmDatum(o.tt, b.start), wmDatum(o.tt, b.end)
@@ -395,14 +395,14 @@ func (o *sessionOp) logTouched(s *stepCtx) {
 // stateKey is the logged key of row e of group g.
 func (o *sessionOp) stateKey(s *stepCtx, g *sgroup, e sentry) []byte {
 	o.kbuf = append(append(o.kbuf[:0], s.prefix...), g.key...)
-	o.kbuf = types.AppendKey(o.kbuf, wmDatum(o.tt, e.ts))
+	o.kbuf = repr.AppendKey(o.kbuf, wmDatum(o.tt, e.ts))
 	return append(o.kbuf, e.rk...)
 }
 
 func (o *sessionOp) logEntry(s *stepCtx, g *sgroup, e sentry) {
 	k := o.stateKey(s, g, e)
-	o.scratch = append(append(o.scratch[:0], types.NewInt(e.n)), e.row...)
-	o.vbuf = types.AppendRow(o.vbuf[:0], o.scratch)
+	o.scratch = append(append(o.scratch[:0], repr.NewInt(e.n)), e.row...)
+	o.vbuf = repr.AppendRow(o.vbuf[:0], o.scratch)
 	s.log.set(k, o.vbuf)
 }
 
@@ -433,21 +433,21 @@ func (o *sessionOp) rollback() {
 }
 
 func (o *sessionOp) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
-	if err != nil || len(r) < 2 || r[0].Family() != types.FamInt {
+	r, err := repr.DecodeRow(value)
+	if err != nil || len(r) < 2 || r[0].Family() != repr.FamInt {
 		return errCorrupt
 	}
 	row := r[1:]
 	if o.spec.TimeCol >= len(row) || row[o.spec.TimeCol].IsNull() {
 		return errCorrupt
 	}
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
 		g = &sgroup{key: string(o.kbuf), in: true}
 		o.groups[g.key] = g
 	}
-	rk := string(types.AppendRowKey(nil, row))
+	rk := string(repr.AppendRowKey(nil, row))
 	g.ents = append(g.ents, sentry{ts: row[o.spec.TimeCol].Micros(), rk: rk, row: row, n: r[0].Int()})
 	return nil
 }

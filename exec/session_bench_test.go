@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // sessionPlan counts clicks per user per session with a 5-second gap.
@@ -22,9 +22,9 @@ type sessionStream struct {
 	d   *Dataflow
 	t   uint64
 	n   int64
-	ctx scalar.Ctx
+	ctx expr.Ctx
 	w   discardBatch
-	in  []Update
+	in  []repr.Update
 	// rows counts the clicks fed.
 	rows int64
 }
@@ -40,12 +40,12 @@ func (s *sessionStream) step() error {
 		if (last/10_000_000+u)%3 != 0 {
 			continue
 		}
-		row := types.Row{types.NewInt(u), types.NewInt(s.n), types.NewTimestamp(last)}
-		s.in = append(s.in, Update{Row: row, Time: s.t, Diff: 1})
+		row := repr.Row{repr.NewInt(u), repr.NewInt(s.n), repr.NewTimestamp(last)}
+		s.in = append(s.in, repr.Update{Row: row, Time: s.t, Diff: 1})
 	}
 	s.rows += int64(len(s.in))
-	in := Input{Updates: map[dataflow.CollectionID][]Update{1: s.in},
-		Watermarks: map[dataflow.CollectionID]int64{1: last - 4000*usPerMs}}
+	in := Input{Updates: map[repr.CollectionID][]repr.Update{1: s.in},
+		Watermarks: map[repr.CollectionID]int64{1: last - 4000*usPerMs}}
 	s.w.buf = s.w.buf[:0]
 	_, err := s.d.StepInput(&s.ctx, s.t, in, &s.w)
 	return err

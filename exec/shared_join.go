@@ -4,17 +4,17 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Arrangements gives a Step read access to shared arrangements: indexes
 // of source collections kept by the caller (the coordinator's tables and
 // views), by index id. Lookup calls fn with every row of the collection
-// whose index columns' key encoding (types.AppendColsKey) starts with key,
+// whose index columns' key encoding (repr.AppendColsKey) starts with key,
 // and its multiplicity, as of the Step: the Step's own updates of that
 // collection are already in it. fn must not keep the rows past the Step.
 type Arrangements interface {
-	Lookup(index uint64, key []byte, fn func(row types.Row, count int64) bool) error
+	Lookup(index uint64, key []byte, fn func(row repr.Row, count int64) bool) error
 }
 
 // sharedJoin is an inner equi-join (dataflow.Join with Shared set) one of
@@ -43,13 +43,13 @@ type sharedJoin struct {
 	// Source itself).
 	mfp  *mfpOp
 	kbuf []byte
-	ups  []Update
+	ups  []repr.Update
 }
 
 // newSharedJoin builds the shared join of node i of p, whose Shared input
 // must be a Source or a Map-free or Map-using MFP over a Source (the join
 // key columns on that side must then be source columns).
-func newSharedJoin(p *dataflow.Plan, i int, in [][]types.T) (operator, error) {
+func newSharedJoin(p *dataflow.Plan, i int, in [][]repr.T) (operator, error) {
 	n := &p.Nodes[i]
 	spec := n.Op.(dataflow.Join)
 	sh := spec.Shared
@@ -82,9 +82,9 @@ func newSharedJoin(p *dataflow.Plan, i int, in [][]types.T) (operator, error) {
 	return o, nil
 }
 
-func (o *sharedJoin) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (o *sharedJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	p := 1 - o.side
-	var out []Update
+	var out []repr.Update
 	var err error
 	for _, u := range ins[o.side] {
 		if out, err = o.joinPrivate(s, u, out); err != nil {
@@ -104,7 +104,7 @@ func (o *sharedJoin) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 
 // joinPrivate joins a change u of the shared side with the private rows
 // of its key (as they were before this Step's private changes).
-func (o *sharedJoin) joinPrivate(s *stepCtx, u Update, out []Update) ([]Update, error) {
+func (o *sharedJoin) joinPrivate(s *stepCtx, u repr.Update, out []repr.Update) ([]repr.Update, error) {
 	key, ok := o.key(u.Row, o.side)
 	if !ok {
 		return out, nil
@@ -127,7 +127,7 @@ func (o *sharedJoin) joinPrivate(s *stepCtx, u Update, out []Update) ([]Update, 
 
 // joinShared joins a change u of the private side with the shared
 // arrangement's rows of its key (mapped by the shared input's MFP).
-func (o *sharedJoin) joinShared(s *stepCtx, u Update, out []Update) ([]Update, error) {
+func (o *sharedJoin) joinShared(s *stepCtx, u repr.Update, out []repr.Update) ([]repr.Update, error) {
 	key, ok := o.key(u.Row, 1-o.side)
 	if s.arr == nil {
 		return nil, fmt.Errorf("shared arrangement %d is not available to this Step", o.index)
@@ -136,15 +136,15 @@ func (o *sharedJoin) joinShared(s *stepCtx, u Update, out []Update) ([]Update, e
 		return out, nil
 	}
 	ups := o.ups[:0]
-	err := s.arr.Lookup(o.index, key, func(row types.Row, n int64) bool {
-		ups = append(ups, Update{Row: row, Time: s.t, Diff: n})
+	err := s.arr.Lookup(o.index, key, func(row repr.Row, n int64) bool {
+		ups = append(ups, repr.Update{Row: row, Time: s.t, Diff: n})
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
 	if o.mfp != nil {
-		if ups, err = o.mfp.step(s, [][]Update{ups}); err != nil {
+		if ups, err = o.mfp.step(s, [][]repr.Update{ups}); err != nil {
 			return nil, err
 		}
 	}
@@ -160,20 +160,20 @@ func (o *sharedJoin) joinShared(s *stepCtx, u Update, out []Update) ([]Update, e
 
 // key encodes row's join key on side; ok is false when a key column is
 // NULL (such a row never matches).
-func (o *sharedJoin) key(row types.Row, side int) ([]byte, bool) {
+func (o *sharedJoin) key(row repr.Row, side int) ([]byte, bool) {
 	cols := o.j.sides[side].keyCols
 	for _, c := range cols {
 		if row[c].IsNull() {
 			return nil, false
 		}
 	}
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, cols)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, cols)
 	return o.kbuf, true
 }
 
 // emit appends the joined row of a private row (count pn) and a shared
 // row (count sn), in the join's column order, if the residual holds.
-func (o *sharedJoin) emit(s *stepCtx, prow types.Row, pn int64, srow types.Row, sn int64, out []Update) ([]Update, error) {
+func (o *sharedJoin) emit(s *stepCtx, prow repr.Row, pn int64, srow repr.Row, sn int64, out []repr.Update) ([]repr.Update, error) {
 	l, r := prow, srow
 	if o.side == 0 {
 		l, r = srow, prow
@@ -183,7 +183,7 @@ func (o *sharedJoin) emit(s *stepCtx, prow types.Row, pn int64, srow types.Row, 
 		return out, err
 	}
 	if d := pn * sn; d != 0 {
-		out = append(out, Update{Row: s.slab.concat(l, r), Time: s.t, Diff: d})
+		out = append(out, repr.Update{Row: s.slab.concat(l, r), Time: s.t, Diff: d})
 	}
 	return out, nil
 }

@@ -9,19 +9,19 @@ import (
 	"testing"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // testArrangement is a shared arrangement for tests: the multiset of
 // rows of one collection, looked up by the key encoding of some columns.
 type testArrangement struct {
 	cols []int
-	rows map[string]int64 // types.AppendRowKey -> count
-	row  map[string]types.Row
+	rows map[string]int64 // repr.AppendRowKey -> count
+	row  map[string]repr.Row
 }
 
-func (a *testArrangement) apply(r types.Row, d int64) {
-	k := string(types.AppendRowKey(nil, r))
+func (a *testArrangement) apply(r repr.Row, d int64) {
+	k := string(repr.AppendRowKey(nil, r))
 	a.rows[k] += d
 	a.row[k] = r
 	if a.rows[k] == 0 {
@@ -29,7 +29,7 @@ func (a *testArrangement) apply(r types.Row, d int64) {
 	}
 }
 
-func (a *testArrangement) Lookup(index uint64, key []byte, fn func(types.Row, int64) bool) error {
+func (a *testArrangement) Lookup(index uint64, key []byte, fn func(repr.Row, int64) bool) error {
 	if index != 9 {
 		return fmt.Errorf("no index %d", index)
 	}
@@ -40,7 +40,7 @@ func (a *testArrangement) Lookup(index uint64, key []byte, fn func(types.Row, in
 	sort.Strings(keys)
 	for _, k := range keys {
 		r := a.row[k]
-		if bytes.HasPrefix(types.AppendColsKey(nil, r, a.cols), key) && !fn(r, a.rows[k]) {
+		if bytes.HasPrefix(repr.AppendColsKey(nil, r, a.cols), key) && !fn(r, a.rows[k]) {
 			break
 		}
 	}
@@ -67,23 +67,23 @@ func TestSharedJoinRandom(t *testing.T) {
 %3 = Join kind=inner on=[#0=#1] residual=[(#1 <= #3)]`
 	plain := buildText(t, base+" <- %0, %2")
 	shared := buildText(t, base+" shared=right:9 <- %0, %2")
-	arr := &testArrangement{cols: []int{0}, rows: map[string]int64{}, row: map[string]types.Row{}}
+	arr := &testArrangement{cols: []int{0}, rows: map[string]int64{}, row: map[string]repr.Row{}}
 	live := [2]map[string]int64{{}, {}}
 	store := newMemStore()
 	for step := 1; step <= 300; step++ {
-		in := map[dataflow.CollectionID][]Update{}
+		in := map[repr.CollectionID][]repr.Update{}
 		for c := range 2 {
-			in[dataflow.CollectionID(c+1)] = randomChanges(rng, live[c], Time(step))
+			in[repr.CollectionID(c+1)] = randomChanges(rng, live[c], repr.Time(step))
 		}
 		for _, u := range in[2] {
 			arr.apply(u.Row, u.Diff)
 		}
-		want, err := plain.Step(nil, Time(step), in, nil)
+		want, err := plain.Step(nil, repr.Time(step), in, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		w := &opBatch{}
-		got, err := shared.StepInput(nil, Time(step), Input{Updates: in, Arrangements: arr}, w)
+		got, err := shared.StepInput(nil, repr.Time(step), Input{Updates: in, Arrangements: arr}, w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,8 +97,8 @@ func TestSharedJoinRandom(t *testing.T) {
 				arr.apply(u.Row, -u.Diff)
 			}
 			for c := range 2 {
-				for _, u := range in[dataflow.CollectionID(c+1)] {
-					live[c][string(types.AppendRowKey(nil, u.Row))] -= u.Diff
+				for _, u := range in[repr.CollectionID(c+1)] {
+					live[c][string(repr.AppendRowKey(nil, u.Row))] -= u.Diff
 				}
 			}
 			continue
@@ -117,20 +117,20 @@ func TestSharedJoinRandom(t *testing.T) {
 
 // randomChanges returns a few random updates of a collection (k, v, s),
 // retracting only rows that live holds, and applies them to live.
-func randomChanges(rng *rand.Rand, live map[string]int64, t Time) []Update {
-	var out []Update
+func randomChanges(rng *rand.Rand, live map[string]int64, t repr.Time) []repr.Update {
+	var out []repr.Update
 	for i := rng.IntN(6); i > 0; i-- {
-		r := types.Row{types.NewInt(rng.Int64N(4)), types.NewInt(rng.Int64N(5)), types.NewText(string(rune('a' + rng.IntN(3))))}
+		r := repr.Row{repr.NewInt(rng.Int64N(4)), repr.NewInt(rng.Int64N(5)), repr.NewText(string(rune('a' + rng.IntN(3))))}
 		if rng.IntN(8) == 0 {
-			r[0] = types.Null
+			r[0] = repr.Null
 		}
-		k := string(types.AppendRowKey(nil, r))
+		k := string(repr.AppendRowKey(nil, r))
 		d := int64(1)
 		if live[k] > 0 && rng.IntN(2) == 0 {
 			d = -1
 		}
 		live[k] += d
-		out = append(out, Update{Row: r, Time: t, Diff: d})
+		out = append(out, repr.Update{Row: r, Time: t, Diff: d})
 	}
 	return out
 }
@@ -149,9 +149,9 @@ func buildText(t *testing.T, text string) *Dataflow {
 }
 
 // formatUpdates prints consolidated updates, one per line, sorted.
-func formatDelta(us []Update) string {
+func formatDelta(us []repr.Update) string {
 	var lines []string
-	for _, u := range Consolidate(append([]Update(nil), us...)) {
+	for _, u := range Consolidate(append([]repr.Update(nil), us...)) {
 		lines = append(lines, fmt.Sprintf("%s %+d", dataflow.FormatRow(u.Row), u.Diff))
 	}
 	sort.Strings(lines)

@@ -1,6 +1,6 @@
 package exec
 
-import "github.com/eddydb/eddy/sql/types"
+import "github.com/eddydb/eddy/repr"
 
 // rowSlab allocates output rows from large chunks so that operators do not
 // allocate once per row. Rows handed out are never reused (rows are
@@ -11,7 +11,7 @@ import "github.com/eddydb/eddy/sql/types"
 // for one small query (a point read returning a row) does not pay for a
 // chunk of thousands of datums, while a large step still allocates rarely.
 type rowSlab struct {
-	buf  []types.Datum
+	buf  []repr.Datum
 	next int // size of the next chunk
 }
 
@@ -24,11 +24,11 @@ const (
 
 // row returns a fresh row of n datums (all NULL) whose capacity is n, so
 // appending to it never writes into a neighbour.
-func (s *rowSlab) row(n int) types.Row {
+func (s *rowSlab) row(n int) repr.Row {
 	if cap(s.buf)-len(s.buf) < n {
 		size := max(s.next, slabFirstChunk)
 		s.next = min(2*size, slabChunk)
-		s.buf = make([]types.Datum, 0, max(size, n))
+		s.buf = make([]repr.Datum, 0, max(size, n))
 	}
 	l := len(s.buf)
 	s.buf = s.buf[:l+n]
@@ -36,7 +36,7 @@ func (s *rowSlab) row(n int) types.Row {
 }
 
 // concat returns a fresh row holding a followed by b.
-func (s *rowSlab) concat(a, b types.Row) types.Row {
+func (s *rowSlab) concat(a, b repr.Row) repr.Row {
 	r := s.row(len(a) + len(b))
 	copy(r, a)
 	copy(r[len(a):], b)

@@ -2,7 +2,7 @@ package exec
 
 import (
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // sourceOp feeds the updates of its collection at each Step. Two Source
@@ -18,7 +18,7 @@ import (
 // Logged state (event-time sources only, when it changed): {0x01} ->
 // row(watermark, late).
 type sourceOp struct {
-	coll     dataflow.CollectionID
+	coll     repr.CollectionID
 	eventCol int
 	wm, late int64
 	// prevWM and prevLate are the state before the pending Step.
@@ -37,7 +37,7 @@ func newSource(op dataflow.Source) *sourceOp {
 	return o
 }
 
-func (o *sourceOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (o *sourceOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	if o.eventCol < 0 {
 		return ins[0], nil
 	}
@@ -48,7 +48,7 @@ func (o *sourceOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 	}
 	if o.wm != o.prevWM || o.late != o.prevLate {
 		o.kbuf = append(append(o.kbuf[:0], s.prefix...), tagSource)
-		o.vbuf = types.AppendRow(o.vbuf[:0], types.Row{types.NewInt(o.wm), types.NewInt(o.late)})
+		o.vbuf = repr.AppendRow(o.vbuf[:0], repr.Row{repr.NewInt(o.wm), repr.NewInt(o.late)})
 		s.log.set(o.kbuf, o.vbuf)
 	}
 	return out, nil
@@ -56,11 +56,11 @@ func (o *sourceOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 
 // dropLate returns the updates of in that are not late, counting the
 // others; it copies only if some update is late.
-func (o *sourceOp) dropLate(in []Update) []Update {
+func (o *sourceOp) dropLate(in []repr.Update) []repr.Update {
 	if o.wm == NoWatermark {
 		return in
 	}
-	var out []Update
+	var out []repr.Update
 	for i, u := range in {
 		if v := u.Row[o.eventCol]; !v.IsNull() && !below(v, o.wm) {
 			if out != nil {
@@ -69,7 +69,7 @@ func (o *sourceOp) dropLate(in []Update) []Update {
 			continue
 		}
 		if out == nil {
-			out = append(make([]Update, 0, len(in)), in[:i]...)
+			out = append(make([]repr.Update, 0, len(in)), in[:i]...)
 		}
 		o.late += max(u.Diff, -u.Diff)
 	}
@@ -84,7 +84,7 @@ func (o *sourceOp) commit() { o.prevWM, o.prevLate = o.wm, o.late }
 func (o *sourceOp) rollback() { o.wm, o.late = o.prevWM, o.prevLate }
 
 func (o *sourceOp) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	if err != nil || len(key) != 1 || key[0] != tagSource || len(r) != 2 || o.eventCol < 0 {
 		return errCorrupt
 	}

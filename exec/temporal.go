@@ -6,8 +6,8 @@ import (
 	"math"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // temporalOp is the temporal filter (dataflow.TemporalFilter): it keeps
@@ -48,13 +48,13 @@ type temporalOp struct {
 	queue        tqueue
 	touched      []tundo
 	kbuf, vbuf   []byte
-	scratch      types.Row
+	scratch      repr.Row
 }
 
 // tentry is one remembered row. Invariant: while in rows, at ==
 // next(now) < noBound, and the queue holds an item (at, key).
 type tentry struct {
-	row    types.Row
+	row    repr.Row
 	key    string
 	n      int64
 	lo, hi int64
@@ -104,15 +104,15 @@ const (
 	tagTemporalRow byte = 0x02
 )
 
-func newTemporal(spec dataflow.TemporalFilter, in []types.T) (*temporalOp, error) {
-	for _, e := range append(append([]scalar.Expr(nil), spec.Lower...), spec.Upper...) {
-		if f := e.Type().Family; f != types.FamTimestampTZ && f != types.FamTimestamp {
+func newTemporal(spec dataflow.TemporalFilter, in []repr.T) (*temporalOp, error) {
+	for _, e := range append(append([]expr.Expr(nil), spec.Lower...), spec.Upper...) {
+		if f := e.Type().Family; f != repr.FamTimestampTZ && f != repr.FamTimestamp {
 			return nil, fmt.Errorf("TemporalFilter bound %s is not a timestamp", e)
 		}
 		if maxCol(e) >= len(in) {
 			return nil, fmt.Errorf("TemporalFilter bound %s reads a column out of range", e)
 		}
-		if scalar.IsVolatile(e) {
+		if expr.IsVolatile(e) {
 			return nil, fmt.Errorf("TemporalFilter bound %s is volatile", e)
 		}
 	}
@@ -127,7 +127,7 @@ func (e *tentry) next(now int64) int64 {
 	return e.hi
 }
 
-func (o *temporalOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (o *temporalOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	o.prevNow = o.now
 	now := max(o.now, s.now)
 	out := o.advance(s, now)
@@ -141,7 +141,7 @@ func (o *temporalOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 			continue // never valid, or already expired
 		}
 		if lo <= now {
-			out = append(out, Update{Row: u.Row, Time: s.t, Diff: u.Diff})
+			out = append(out, repr.Update{Row: u.Row, Time: s.t, Diff: u.Diff})
 		}
 		if lo > now || hi != noBound {
 			o.remember(s, u.Row, u.Diff, lo, hi)
@@ -153,8 +153,8 @@ func (o *temporalOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 }
 
 // advance emits the transitions of the remembered rows up to now.
-func (o *temporalOp) advance(s *stepCtx, now int64) []Update {
-	var out []Update
+func (o *temporalOp) advance(s *stepCtx, now int64) []repr.Update {
+	var out []repr.Update
 	for len(o.queue) > 0 && o.queue[0].at <= now {
 		it := heap.Pop(&o.queue).(titem)
 		e := o.rows[it.key]
@@ -166,9 +166,9 @@ func (o *temporalOp) advance(s *stepCtx, now int64) []Update {
 		isIn := e.lo <= now && now < e.hi
 		switch {
 		case isIn && !wasIn:
-			out = append(out, Update{Row: e.row, Time: s.t, Diff: e.n})
+			out = append(out, repr.Update{Row: e.row, Time: s.t, Diff: e.n})
 		case wasIn && !isIn:
-			out = append(out, Update{Row: e.row, Time: s.t, Diff: -e.n})
+			out = append(out, repr.Update{Row: e.row, Time: s.t, Diff: -e.n})
 		}
 		o.reschedule(e, now)
 	}
@@ -189,7 +189,7 @@ func (o *temporalOp) reschedule(e *tentry, now int64) {
 
 // interval evaluates the row's validity interval [lo, hi); a NULL bound
 // makes it empty.
-func (o *temporalOp) interval(ctx *scalar.Ctx, row types.Row) (lo, hi int64, err error) {
+func (o *temporalOp) interval(ctx *expr.Ctx, row repr.Row) (lo, hi int64, err error) {
 	lo, hi = noLower, noBound
 	for _, e := range o.spec.Lower {
 		v, err := e.Eval(ctx, row)
@@ -209,8 +209,8 @@ func (o *temporalOp) interval(ctx *scalar.Ctx, row types.Row) (lo, hi int64, err
 }
 
 // remember adds diff to the multiplicity of a row with a transition ahead.
-func (o *temporalOp) remember(s *stepCtx, row types.Row, diff, lo, hi int64) {
-	o.kbuf = types.AppendRowKey(o.kbuf[:0], row)
+func (o *temporalOp) remember(s *stepCtx, row repr.Row, diff, lo, hi int64) {
+	o.kbuf = repr.AppendRowKey(o.kbuf[:0], row)
 	e := o.rows[string(o.kbuf)]
 	if e == nil {
 		e = &tentry{row: row, key: string(o.kbuf), lo: lo, hi: hi, at: noBound}
@@ -241,7 +241,7 @@ func (o *temporalOp) touch(s *stepCtx, e *tentry) {
 func (o *temporalOp) log(s *stepCtx) {
 	if o.now != o.prevNow {
 		o.kbuf = append(append(o.kbuf[:0], s.prefix...), tagTemporalNow)
-		o.vbuf = types.AppendRow(o.vbuf[:0], types.Row{types.NewInt(o.now)})
+		o.vbuf = repr.AppendRow(o.vbuf[:0], repr.Row{repr.NewInt(o.now)})
 		s.log.set(o.kbuf, o.vbuf)
 	}
 	for _, t := range o.touched {
@@ -253,8 +253,8 @@ func (o *temporalOp) log(s *stepCtx) {
 			}
 			continue
 		}
-		o.scratch = append(append(o.scratch[:0], types.NewInt(e.n), types.NewInt(e.lo), types.NewInt(e.hi)), e.row...)
-		o.vbuf = types.AppendRow(o.vbuf[:0], o.scratch)
+		o.scratch = append(append(o.scratch[:0], repr.NewInt(e.n), repr.NewInt(e.lo), repr.NewInt(e.hi)), e.row...)
+		o.vbuf = repr.AppendRow(o.vbuf[:0], o.scratch)
 		s.log.set(o.kbuf, o.vbuf)
 	}
 }
@@ -293,7 +293,7 @@ func (o *temporalOp) rollback() {
 }
 
 func (o *temporalOp) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	switch {
 	case err != nil || len(key) == 0:
 		return errCorrupt
@@ -349,7 +349,7 @@ func fmtMicros(v int64) string {
 	case noBound:
 		return "+inf"
 	}
-	return types.NewTimestampTZ(v).String()
+	return repr.NewTimestampTZ(v).String()
 }
 
 // Temporal reports whether the dataflow has a temporal filter, whose

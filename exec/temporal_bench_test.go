@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // BenchmarkTemporalSlidingWindow measures a one-minute sliding window
@@ -26,20 +26,20 @@ func BenchmarkTemporalSlidingWindow(b *testing.B) {
 	}
 	const perStep = 1000
 	const second = int64(1_000_000)
-	ctx := &scalar.Ctx{TimeZone: "UTC"}
-	var t Time
+	ctx := &expr.Ctx{TimeZone: "UTC"}
+	var t repr.Time
 	var id int64
-	batch := make([]Update, perStep)
+	batch := make([]repr.Update, perStep)
 	w := &opBatch{}
 	step := func() {
 		t++
 		now := int64(t) * second
 		for i := range batch {
-			batch[i] = Update{Row: types.Row{types.NewInt(id), types.NewTimestampTZ(now)}, Time: t, Diff: 1}
+			batch[i] = repr.Update{Row: repr.Row{repr.NewInt(id), repr.NewTimestampTZ(now)}, Time: t, Diff: 1}
 			id++
 		}
 		w.ops = w.ops[:0]
-		if _, err := d.StepInput(ctx, t, Input{Updates: map[dataflow.CollectionID][]Update{1: batch}, Now: now}, w); err != nil {
+		if _, err := d.StepInput(ctx, t, Input{Updates: map[repr.CollectionID][]repr.Update{1: batch}, Now: now}, w); err != nil {
 			b.Fatal(err)
 		}
 		d.Commit()

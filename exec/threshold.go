@@ -1,6 +1,6 @@
 package exec
 
-import "github.com/eddydb/eddy/sql/types"
+import "github.com/eddydb/eddy/repr"
 
 // thresholdOp keeps each row with multiplicity max(count, 0), where count
 // is the row's summed diff: on a batch it emits, for each touched row, the
@@ -13,12 +13,12 @@ type thresholdOp struct {
 	rows       map[string]*trow
 	touched    []trowUndo
 	kbuf, vbuf []byte
-	scratch    types.Row
+	scratch    repr.Row
 }
 
 // trow is one distinct row and its count.
 type trow struct {
-	row   types.Row
+	row   repr.Row
 	key   string
 	n     int64
 	stamp uint64
@@ -34,9 +34,9 @@ type trowUndo struct {
 
 func newThreshold() *thresholdOp { return &thresholdOp{rows: make(map[string]*trow)} }
 
-func (o *thresholdOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (o *thresholdOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	for _, u := range ins[0] {
-		o.kbuf = types.AppendRowKey(o.kbuf[:0], u.Row)
+		o.kbuf = repr.AppendRowKey(o.kbuf[:0], u.Row)
 		r := o.rows[string(o.kbuf)]
 		if r == nil {
 			r = &trow{row: u.Row, key: string(o.kbuf), in: true}
@@ -49,10 +49,10 @@ func (o *thresholdOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 		}
 		r.n += u.Diff
 	}
-	var out []Update
+	var out []repr.Update
 	for _, t := range o.touched {
 		if d := max(t.r.n, 0) - max(t.n, 0); d != 0 {
-			out = append(out, Update{Row: t.r.row, Time: s.t, Diff: d})
+			out = append(out, repr.Update{Row: t.r.row, Time: s.t, Diff: d})
 		}
 		o.log(s, t.r)
 	}
@@ -68,8 +68,8 @@ func (o *thresholdOp) log(s *stepCtx, r *trow) {
 		r.in = false
 		return
 	}
-	o.scratch = append(append(o.scratch[:0], types.NewInt(r.n)), r.row...)
-	o.vbuf = types.AppendRow(o.vbuf[:0], o.scratch)
+	o.scratch = append(append(o.scratch[:0], repr.NewInt(r.n)), r.row...)
+	o.vbuf = repr.AppendRow(o.vbuf[:0], o.scratch)
 	s.log.set(o.kbuf, o.vbuf)
 }
 
@@ -92,7 +92,7 @@ func (o *thresholdOp) rollback() {
 }
 
 func (o *thresholdOp) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	if err != nil || len(r) < 1 {
 		return errCorrupt
 	}

@@ -8,7 +8,8 @@ import (
 	"slices"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // topkOp keeps, per group of the key columns, the rows ranked Offset+1
@@ -23,7 +24,7 @@ import (
 // because no retraction can ever make room above them (a retraction that
 // arrives anyway fails the Step). A kept row is a 48-byte krow and one
 // allocation of its sort key followed by its value encoding
-// (types.AppendRow), decoded only when it is emitted, logged or compared
+// (repr.AppendRow), decoded only when it is emitted, logged or compared
 // with a row of equal sort key; a group is a map entry and a 32-byte
 // kgroup; the top set is not stored but derived from the counts
 // (appendTop). Time per Step:
@@ -90,7 +91,7 @@ type topEntry struct {
 type krowUndo struct {
 	g              *kgroup
 	r              *krow
-	row            types.Row
+	row            repr.Row
 	n              int64
 	rk0, rk1       int
 	hasRK, existed bool
@@ -111,10 +112,10 @@ func (o *topkOp) key(t *kgroupUndo) []byte { return o.gkeys[t.key0:t.key1] }
 // memoRow is a row decoded while emitting one group's ranked changes.
 type memoRow struct {
 	r   *krow
-	row types.Row
+	row repr.Row
 }
 
-func newTopK(spec dataflow.TopK, in []types.T) (*topkOp, error) {
+func newTopK(spec dataflow.TopK, in []repr.T) (*topkOp, error) {
 	if err := checkCols(spec.Key, len(in)); err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func newTopK(spec dataflow.TopK, in []types.T) (*topkOp, error) {
 // column a NULL marker placed first or last, or the value's key encoding,
 // complemented for DESC (the encodings are prefix-free, so complementing
 // reverses their order).
-func appendSortKey(buf []byte, row types.Row, order []dataflow.SortCol) []byte {
+func appendSortKey(buf []byte, row repr.Row, order []expr.SortCol) []byte {
 	for _, c := range order {
 		v := row[c.Col]
 		switch {
@@ -147,7 +148,7 @@ func appendSortKey(buf []byte, row types.Row, order []dataflow.SortCol) []byte {
 		}
 		// AppendKey writes a one-byte non-NULL marker, overwritten by ours.
 		start := len(buf)
-		buf = types.AppendKey(buf, v)
+		buf = repr.AppendKey(buf, v)
 		buf[start] = 0x01
 		start++
 		if c.Desc {
@@ -159,7 +160,7 @@ func appendSortKey(buf []byte, row types.Row, order []dataflow.SortCol) []byte {
 	return buf
 }
 
-func (o *topkOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (o *topkOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	for _, u := range ins[0] {
 		if u.Diff < 0 && o.spec.AppendOnly {
 			return nil, errRetractAppendOnly
@@ -172,7 +173,7 @@ func (o *topkOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 			// allocation, so it does not pin the slab chunk it came from
 			// (a trimmed top-k keeps few of its rows).
 			ord := len(o.sbuf)
-			o.sbuf = types.AppendRow(o.sbuf, u.Row)
+			o.sbuf = repr.AppendRow(o.sbuf, u.Row)
 			r := &krow{data: slices.Clone(o.sbuf), ord: int32(ord)}
 			g.rows = slices.Insert(g.rows, i, r)
 			o.touchRow(s, g, r, false)
@@ -202,8 +203,8 @@ func (o *topkOp) touchRow(s *stepCtx, g *kgroup, r *krow, existed bool) {
 }
 
 // group finds or creates row's group, touching it.
-func (o *topkOp) group(s *stepCtx, row types.Row) *kgroup {
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+func (o *topkOp) group(s *stepCtx, row repr.Row) *kgroup {
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
 		g = &kgroup{}
@@ -231,7 +232,7 @@ func (o *topkOp) touchGroup(s *stepCtx, g *kgroup, key []byte, existed bool) {
 // groupKey returns the key of g, which has a row (valid until the next
 // call).
 func (o *topkOp) groupKey(g *kgroup) []byte {
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], o.row(g.rows[0]), o.spec.Key)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], o.row(g.rows[0]), o.spec.Key)
 	return o.kbuf
 }
 
@@ -239,14 +240,14 @@ func (o *topkOp) groupKey(g *kgroup) []byte {
 // row is row or, if row is nil, whose row key is rk. Row keys break sort
 // key ties only; it returns the row key it computed from row, if any
 // (valid until the next search). s is nil outside a Step.
-func (o *topkOp) search(s *stepCtx, g *kgroup, sk []byte, row types.Row, rk []byte) (int, bool, []byte) {
+func (o *topkOp) search(s *stepCtx, g *kgroup, sk []byte, row repr.Row, rk []byte) (int, bool, []byte) {
 	haveRK := row == nil
 	i, found := slices.BinarySearchFunc(g.rows, sk, func(r *krow, sk []byte) int {
 		if c := bytes.Compare(r.sortKey(), sk); c != 0 {
 			return c
 		}
 		if !haveRK {
-			o.rk2 = types.AppendRowKey(o.rk2[:0], row)
+			o.rk2 = repr.AppendRowKey(o.rk2[:0], row)
 			rk, haveRK = o.rk2, true
 		}
 		return bytes.Compare(o.rowKey(s, g, r), rk)
@@ -263,14 +264,14 @@ func (o *topkOp) search(s *stepCtx, g *kgroup, sk []byte, row types.Row, rk []by
 // one (s nil) the result is valid until the next call.
 func (o *topkOp) rowKey(s *stepCtx, g *kgroup, r *krow) []byte {
 	if s == nil {
-		o.rk1 = types.AppendRowKey(o.rk1[:0], o.row(r))
+		o.rk1 = repr.AppendRowKey(o.rk1[:0], o.row(r))
 		return o.rk1
 	}
 	o.touchRow(s, g, r, true)
 	t := &o.rowsTouched[r.undo]
 	if !t.hasRK {
 		t.rk0 = len(o.rkeys)
-		o.rkeys = types.AppendRowKey(o.rkeys, o.row(r))
+		o.rkeys = repr.AppendRowKey(o.rkeys, o.row(r))
 		t.rk1, t.hasRK = len(o.rkeys), true
 	}
 	return o.rkeys[t.rk0:t.rk1]
@@ -289,7 +290,7 @@ func (o *topkOp) compare(s *stepCtx, g *kgroup, a, b *krow) int {
 
 // row returns r's row: cached in r's undo record if the Step touched r,
 // else decoded afresh. Emitted rows may share it.
-func (o *topkOp) row(r *krow) types.Row {
+func (o *topkOp) row(r *krow) repr.Row {
 	if i := int(r.undo); i < len(o.rowsTouched) && o.rowsTouched[i].r == r {
 		t := &o.rowsTouched[i]
 		if t.row == nil {
@@ -301,8 +302,8 @@ func (o *topkOp) row(r *krow) types.Row {
 }
 
 // decode decodes r's value encoding, which r's constructor produced.
-func (r *krow) decode() types.Row {
-	row, err := types.DecodeRow(r.data[r.ord:])
+func (r *krow) decode() repr.Row {
+	row, err := repr.DecodeRow(r.data[r.ord:])
 	if err != nil {
 		panic(fmt.Sprintf("top-k: undecodable kept row: %v", err))
 	}
@@ -314,8 +315,8 @@ func (r *krow) decode() types.Row {
 var errRetractAppendOnly = fmt.Errorf("internal error: a retraction reached a top-k planned for an append-only input")
 
 // finish emits the top-set changes of touched groups and logs touched rows.
-func (o *topkOp) finish(s *stepCtx) []Update {
-	var out []Update
+func (o *topkOp) finish(s *stepCtx) []repr.Update {
+	var out []repr.Update
 	for _, t := range o.groupsTouched {
 		if o.spec.AppendOnly && o.spec.Limit >= 0 {
 			// Trimmed rows lie past the top set, which thus stays; they
@@ -383,7 +384,7 @@ func (o *topkOp) appendTop(buf []topEntry, g *kgroup) []topEntry {
 }
 
 // diffTop appends the updates turning top set old into cur (both in sort order).
-func (o *topkOp) diffTop(s *stepCtx, g *kgroup, out []Update, old, cur []topEntry) []Update {
+func (o *topkOp) diffTop(s *stepCtx, g *kgroup, out []repr.Update, old, cur []topEntry) []repr.Update {
 	t := s.t
 	i, j := 0, 0
 	for i < len(old) || j < len(cur) {
@@ -398,14 +399,14 @@ func (o *topkOp) diffTop(s *stepCtx, g *kgroup, out []Update, old, cur []topEntr
 		}
 		switch {
 		case c < 0:
-			out = append(out, Update{Row: o.row(old[i].r), Time: t, Diff: -old[i].n})
+			out = append(out, repr.Update{Row: o.row(old[i].r), Time: t, Diff: -old[i].n})
 			i++
 		case c > 0:
-			out = append(out, Update{Row: o.row(cur[j].r), Time: t, Diff: cur[j].n})
+			out = append(out, repr.Update{Row: o.row(cur[j].r), Time: t, Diff: cur[j].n})
 			j++
 		default:
 			if d := cur[j].n - old[i].n; d != 0 {
-				out = append(out, Update{Row: o.row(cur[j].r), Time: t, Diff: d})
+				out = append(out, repr.Update{Row: o.row(cur[j].r), Time: t, Diff: d})
 			}
 			i, j = i+1, j+1
 		}
@@ -417,7 +418,7 @@ func (o *topkOp) diffTop(s *stepCtx, g *kgroup, out []Update, old, cur []topEntr
 // carry their rank: both sets hold consecutive positions from offset+1,
 // so they are compared position by position, and a row whose position
 // changes is retracted at the old rank and inserted at the new one.
-func (o *topkOp) diffRanked(s *stepCtx, out []Update, old, cur []topEntry) []Update {
+func (o *topkOp) diffRanked(s *stepCtx, out []repr.Update, old, cur []topEntry) []repr.Update {
 	o.expOld, o.expCur = expandTop(o.expOld[:0], old), expandTop(o.expCur[:0], cur)
 	o.memo = o.memo[:0]
 	for i := range max(len(o.expOld), len(o.expCur)) {
@@ -431,12 +432,12 @@ func (o *topkOp) diffRanked(s *stepCtx, out []Update, old, cur []topEntry) []Upd
 		if or == cr {
 			continue
 		}
-		rank := types.NewInt(o.spec.Offset + int64(i) + 1)
+		rank := repr.NewInt(o.spec.Offset + int64(i) + 1)
 		if or != nil {
-			out = append(out, Update{Row: o.ranked(s, or, rank), Time: s.t, Diff: -1})
+			out = append(out, repr.Update{Row: o.ranked(s, or, rank), Time: s.t, Diff: -1})
 		}
 		if cr != nil {
-			out = append(out, Update{Row: o.ranked(s, cr, rank), Time: s.t, Diff: 1})
+			out = append(out, repr.Update{Row: o.ranked(s, cr, rank), Time: s.t, Diff: 1})
 		}
 	}
 	return out
@@ -445,8 +446,8 @@ func (o *topkOp) diffRanked(s *stepCtx, out []Update, old, cur []topEntry) []Upd
 // ranked returns a fresh row: r's columns followed by rank. A row moving
 // by one position is emitted twice, so the last few decoded rows of the
 // group are remembered.
-func (o *topkOp) ranked(s *stepCtx, r *krow, rank types.Datum) types.Row {
-	var row types.Row
+func (o *topkOp) ranked(s *stepCtx, r *krow, rank repr.Datum) repr.Row {
+	var row repr.Row
 	for i := len(o.memo) - 1; i >= max(0, len(o.memo)-4); i-- {
 		if o.memo[i].r == r {
 			row = o.memo[i].row
@@ -484,7 +485,7 @@ func (o *topkOp) log(s *stepCtx, t *krowUndo) {
 	if t.hasRK {
 		o.kbuf = append(o.kbuf, o.rkeys[t.rk0:t.rk1]...)
 	} else {
-		o.kbuf = types.AppendRowKey(o.kbuf, o.row(r))
+		o.kbuf = repr.AppendRowKey(o.kbuf, o.row(r))
 	}
 	if r.n == 0 {
 		s.log.del(o.kbuf)
@@ -496,13 +497,13 @@ func (o *topkOp) log(s *stepCtx, t *krowUndo) {
 }
 
 // appendCounted appends the value encoding of the row (r.n, r's
-// columns...) to buf. The value encoding (sql/types/rowcodec.go) is a
+// columns...) to buf. The value encoding (repr/rowcodec.go) is a
 // uvarint column count followed by each column's encoding, so the count
 // column is spliced in front of the encoding r keeps.
 func (o *topkOp) appendCounted(buf []byte, r *krow) []byte {
 	buf = binary.AppendUvarint(buf, uint64(o.ncols+1))
 	n := len(buf)
-	buf = types.AppendRow(buf, types.Row{types.NewInt(r.n)})
+	buf = repr.AppendRow(buf, repr.Row{repr.NewInt(r.n)})
 	buf = append(buf[:n], buf[n+1:]...) // drop the one-column header
 	return append(buf, r.data[int(r.ord)+o.hdr:]...)
 }
@@ -565,12 +566,12 @@ func (o *topkOp) rollback() {
 }
 
 func (o *topkOp) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	if err != nil || len(r) != o.ncols+1 {
 		return errCorrupt
 	}
 	row := r[1:]
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
 		g = &kgroup{}
@@ -579,7 +580,7 @@ func (o *topkOp) restore(key, value []byte) error {
 	o.sbuf = appendSortKey(o.sbuf[:0], row, o.spec.Order)
 	ord := len(o.sbuf)
 	i, _, _ := o.search(nil, g, o.sbuf, nil, key)
-	o.sbuf = types.AppendRow(o.sbuf, row)
+	o.sbuf = repr.AppendRow(o.sbuf, row)
 	g.rows = slices.Insert(g.rows, i, &krow{data: slices.Clone(o.sbuf), ord: int32(ord), n: r[0].Int()})
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/repr"
 )
 
 // topkRandomPlans are TopK plans beyond randomPlans' one: ranked output
@@ -52,9 +53,9 @@ func TestTopKAppendOnlyRandom(t *testing.T) {
 				return scriptStep{}, false
 			}
 			st := scriptStep{restore: r.restored == nil && rng.IntN(8) == 0, rollback: rng.IntN(6) == 0}
-			st.batch = map[dataflow.CollectionID][]Update{}
+			st.batch = map[repr.CollectionID][]repr.Update{}
 			for range rng.IntN(11) {
-				st.batch[1] = append(st.batch[1], Update{Row: randomRow(rng), Time: step, Diff: int64(1 + rng.IntN(2))})
+				st.batch[1] = append(st.batch[1], repr.Update{Row: randomRow(rng), Time: step, Diff: int64(1 + rng.IntN(2))})
 			}
 			script = append(script, st)
 			return st, true

@@ -1,9 +1,11 @@
 package exec
 
+import "github.com/eddydb/eddy/repr"
+
 // unionOp concatenates the updates of its inputs (UNION ALL). Stateless.
 type unionOp struct{ stateless }
 
-func (unionOp) step(_ *stepCtx, ins [][]Update) ([]Update, error) {
+func (unionOp) step(_ *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	if len(ins) == 1 {
 		return ins[0], nil
 	}
@@ -11,7 +13,7 @@ func (unionOp) step(_ *stepCtx, ins [][]Update) ([]Update, error) {
 	for _, in := range ins {
 		n += len(in)
 	}
-	out := make([]Update, 0, n)
+	out := make([]repr.Update, 0, n)
 	for _, in := range ins {
 		out = append(out, in...)
 	}

@@ -1,18 +1,5 @@
 package exec
 
-import "github.com/eddydb/eddy/sql/types"
-
-// Time is a logical time assigned by the coordinator; it only grows.
-type Time = uint64
-
-// Update is a change to a collection: at logical time Time the multiplicity
-// of Row changed by Diff (+1 insert, -1 delete; an UPDATE is a -1/+1 pair).
-type Update struct {
-	Row  types.Row
-	Time Time
-	Diff int64
-}
-
 // StateWriter receives every change of a dataflow's durable state during a
 // Step. Keys are relative to the dataflow; the caller prefixes them and
 // writes them in the same atomic batch as the inputs that caused them. The

@@ -4,8 +4,8 @@ import (
 	"math"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Watermarks are the event-time counterpart of frontiers (GUIDE.md §3).
@@ -18,7 +18,7 @@ import (
 //   - Source: its event-time column carries the source's watermark.
 //   - MFP: projected columns keep theirs, filters keep them all; a Map
 //     expression that is monotone in a single watermarked column (a Col, a
-//     Cast between date/time types, or a call of a scalar.Func marked
+//     Cast between date/time types, or a call of a expr.Func marked
 //     Monotone whose time argument is such an expression and whose other
 //     arguments read no column) gets the expression evaluated at that
 //     column's watermark, since x >= w implies f(x) >= f(w).
@@ -67,50 +67,50 @@ const NoWatermark int64 = math.MinInt64
 // Arrangements serves the joins that read a shared arrangement
 // (dataflow.Join.Shared; nil when the plan has none).
 type Input struct {
-	Updates      map[dataflow.CollectionID][]Update
-	Watermarks   map[dataflow.CollectionID]int64
+	Updates      map[repr.CollectionID][]repr.Update
+	Watermarks   map[repr.CollectionID]int64
 	Now          int64
 	Arrangements Arrangements
 }
 
 // watermarkable reports whether a column of type t can carry a watermark.
-func watermarkable(t types.T) bool {
+func watermarkable(t repr.T) bool {
 	switch t.Family {
-	case types.FamInt, types.FamDate, types.FamTimestamp, types.FamTimestampTZ:
+	case repr.FamInt, repr.FamDate, repr.FamTimestamp, repr.FamTimestampTZ:
 		return true
 	}
 	return false
 }
 
 // wmValue is the watermark form of a non-NULL datum of a watermarkable type.
-func wmValue(d types.Datum) (int64, bool) {
+func wmValue(d repr.Datum) (int64, bool) {
 	switch d.Family() {
-	case types.FamInt, types.FamDate:
+	case repr.FamInt, repr.FamDate:
 		return d.Int(), true
-	case types.FamTimestamp, types.FamTimestampTZ:
+	case repr.FamTimestamp, repr.FamTimestampTZ:
 		return d.Micros(), true
 	}
 	return 0, false
 }
 
 // wmDatum is the datum of type t whose watermark form is v.
-func wmDatum(t types.T, v int64) types.Datum {
+func wmDatum(t repr.T, v int64) repr.Datum {
 	switch t.Family {
-	case types.FamInt:
-		return types.NewInt(v)
-	case types.FamDate:
-		return types.NewDate(int32(v))
-	case types.FamTimestamp:
-		return types.NewTimestamp(v)
-	case types.FamTimestampTZ:
-		return types.NewTimestampTZ(v)
+	case repr.FamInt:
+		return repr.NewInt(v)
+	case repr.FamDate:
+		return repr.NewDate(int32(v))
+	case repr.FamTimestamp:
+		return repr.NewTimestamp(v)
+	case repr.FamTimestampTZ:
+		return repr.NewTimestampTZ(v)
 	}
-	return types.Null
+	return repr.Null
 }
 
 // FormatWatermark prints a watermark of a column of type t as a literal
 // of that type, or "none".
-func FormatWatermark(t types.T, v int64) string {
+func FormatWatermark(t repr.T, v int64) string {
 	if v == NoWatermark {
 		return "none"
 	}
@@ -118,7 +118,7 @@ func FormatWatermark(t types.T, v int64) string {
 }
 
 // below reports whether the non-NULL value d lies below watermark w.
-func below(d types.Datum, w int64) bool {
+func below(d repr.Datum, w int64) bool {
 	v, ok := wmValue(d)
 	return ok && w != NoWatermark && v < w
 }
@@ -127,26 +127,26 @@ func below(d types.Datum, w int64) bool {
 type wmNode struct {
 	op dataflow.Op
 	// in are the column types of the inputs, out those of the output.
-	in  [][]types.T
-	out []types.T
+	in  [][]repr.T
+	out []repr.T
 	// mono[m] is the column MFP map expression m is monotone in, or -1.
 	mono []int
 	// cols are the column types of an MFP's input plus its map columns.
-	cols    []types.T
-	scratch types.Row
+	cols    []repr.T
+	scratch repr.Row
 	wms     []int64
 	// join derives a Join's watermarks (interval.go).
 	join *joinWM
 }
 
 // newWMNode prepares the watermark derivation of node n.
-func newWMNode(n *dataflow.Node, in [][]types.T) *wmNode {
+func newWMNode(n *dataflow.Node, in [][]repr.T) *wmNode {
 	w := &wmNode{op: n.Op, in: in, out: n.Types}
 	if j, ok := n.Op.(dataflow.Join); ok {
 		w.join = newJoinWM(j, in[0], in[1])
 	}
 	if m, ok := n.Op.(dataflow.MFP); ok {
-		w.cols = append([]types.T(nil), in[0]...)
+		w.cols = append([]repr.T(nil), in[0]...)
 		for _, e := range m.Map {
 			w.mono = append(w.mono, monotoneIn(e, w.cols))
 			w.cols = append(w.cols, e.Type())
@@ -157,17 +157,17 @@ func newWMNode(n *dataflow.Node, in [][]types.T) *wmNode {
 
 // monotoneIn returns the single column e is non-decreasing in (see the
 // package comment on watermarks), or -1.
-func monotoneIn(e scalar.Expr, cols []types.T) int {
+func monotoneIn(e expr.Expr, cols []repr.T) int {
 	switch e := e.(type) {
-	case *scalar.Col:
+	case *expr.Col:
 		if e.Idx < len(cols) && watermarkable(cols[e.Idx]) {
 			return e.Idx
 		}
-	case *scalar.Cast:
+	case *expr.Cast:
 		if isTimeFamily(e.Arg.Type()) && isTimeFamily(e.To) {
 			return monotoneIn(e.Arg, cols)
 		}
-	case *scalar.Call:
+	case *expr.Call:
 		return monotoneCall(e, cols)
 	}
 	return -1
@@ -176,7 +176,7 @@ func monotoneIn(e scalar.Expr, cols []types.T) int {
 // monotoneCall is monotoneIn for a call: the function must be Monotone,
 // its time argument (the first of a date/time type) monotone in a column,
 // and its other arguments must read no column.
-func monotoneCall(e *scalar.Call, cols []types.T) int {
+func monotoneCall(e *expr.Call, cols []repr.T) int {
 	if !e.Fn.Monotone {
 		return -1
 	}
@@ -192,9 +192,9 @@ func monotoneCall(e *scalar.Call, cols []types.T) int {
 }
 
 // isTimeFamily reports whether t is a date or timestamp type.
-func isTimeFamily(t types.T) bool {
+func isTimeFamily(t repr.T) bool {
 	switch t.Family {
-	case types.FamDate, types.FamTimestamp, types.FamTimestampTZ:
+	case repr.FamDate, repr.FamTimestamp, repr.FamTimestampTZ:
 		return true
 	}
 	return false
@@ -205,7 +205,7 @@ func isTimeFamily(t types.T) bool {
 // With static set it computes which columns carry a watermark once every
 // source has one (values 0: present, NoWatermark: absent) without
 // evaluating any expression.
-func (w *wmNode) derive(ctx *scalar.Ctx, in [][]int64, src int64, static bool, out []int64) {
+func (w *wmNode) derive(ctx *expr.Ctx, in [][]int64, src int64, static bool, out []int64) {
 	for i := range out {
 		out[i] = NoWatermark
 	}
@@ -242,7 +242,7 @@ func (w *wmNode) derive(ctx *scalar.Ctx, in [][]int64, src int64, static bool, o
 
 // deriveMFP maps the input watermarks through the Map expressions and the
 // projection.
-func (w *wmNode) deriveMFP(ctx *scalar.Ctx, op dataflow.MFP, in []int64, static bool, out []int64) {
+func (w *wmNode) deriveMFP(ctx *expr.Ctx, op dataflow.MFP, in []int64, static bool, out []int64) {
 	row := append(w.wms[:0], in...)
 	for m, e := range op.Map {
 		v, c := NoWatermark, w.mono[m]
@@ -263,9 +263,9 @@ func (w *wmNode) deriveMFP(ctx *scalar.Ctx, op dataflow.MFP, in []int64, static 
 
 // evalAt evaluates e (which reads only column c) with column c set to the
 // value whose watermark form is v; NoWatermark if that fails or is NULL.
-func (w *wmNode) evalAt(ctx *scalar.Ctx, e scalar.Expr, c int, v int64) int64 {
+func (w *wmNode) evalAt(ctx *expr.Ctx, e expr.Expr, c int, v int64) int64 {
 	if cap(w.scratch) < len(w.cols) {
-		w.scratch = make(types.Row, len(w.cols))
+		w.scratch = make(repr.Row, len(w.cols))
 	}
 	r := w.scratch[:len(w.cols)]
 	clear(r)

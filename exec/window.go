@@ -1,6 +1,10 @@
 package exec
 
-import "container/heap"
+import (
+	"container/heap"
+
+	"github.com/eddydb/eddy/repr"
+)
 
 // closeIndex finds the items (groups, arranged rows) whose value in a
 // watermarked column has fallen below the watermark: a min-heap of the
@@ -97,7 +101,7 @@ type windowReduce struct {
 	idx       []closeIndex[*group]
 }
 
-func (w *windowReduce) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (w *windowReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	out, err := w.reduceOp.step(s, ins)
 	if err != nil {
 		return nil, err
@@ -136,7 +140,7 @@ func (w *windowReduce) index(g *group) {
 
 // close emits g's final row if the Reduce emits on close, then frees g
 // and logs the deletion of its state.
-func (w *windowReduce) close(s *stepCtx, g *group, out []Update) ([]Update, error) {
+func (w *windowReduce) close(s *stepCtx, g *group, out []repr.Update) ([]repr.Update, error) {
 	if g.stamp != s.epoch {
 		w.touch(s, g, true)
 	}
@@ -146,7 +150,7 @@ func (w *windowReduce) close(s *stepCtx, g *group, out []Update) ([]Update, erro
 			return nil, err
 		}
 		if cur != nil {
-			out = append(out, Update{Row: cur, Time: s.t, Diff: 1})
+			out = append(out, repr.Update{Row: cur, Time: s.t, Diff: 1})
 		}
 	}
 	w.logClosed(s, g)
@@ -198,7 +202,7 @@ type windowJoin struct {
 	idx  [2]closeIndex[*jrow]
 }
 
-func (w *windowJoin) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	out, err := w.joinOp.step(s, ins)
 	if err != nil {
 		return nil, err

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // tumblePlan counts bids per auction per 10-second tumbling window
@@ -30,9 +30,9 @@ type tumbleStream struct {
 	t      uint64
 	n      int64
 	wm     bool
-	ctx    scalar.Ctx
+	ctx    expr.Ctx
 	w      discardBatch
-	in     []Update
+	in     []repr.Update
 	closed int
 }
 
@@ -45,12 +45,12 @@ func (s *tumbleStream) step() error {
 	for range 1000 {
 		s.n++
 		last = s.n * usPerMs
-		row := types.Row{types.NewInt(s.n % 100), types.NewInt(s.n % 9973), types.NewTimestamp(last)}
-		s.in = append(s.in, Update{Row: row, Time: s.t, Diff: 1})
+		row := repr.Row{repr.NewInt(s.n % 100), repr.NewInt(s.n % 9973), repr.NewTimestamp(last)}
+		s.in = append(s.in, repr.Update{Row: row, Time: s.t, Diff: 1})
 	}
-	in := Input{Updates: map[dataflow.CollectionID][]Update{1: s.in}}
+	in := Input{Updates: map[repr.CollectionID][]repr.Update{1: s.in}}
 	if s.wm {
-		in.Watermarks = map[dataflow.CollectionID]int64{1: last - 4000*usPerMs}
+		in.Watermarks = map[repr.CollectionID]int64{1: last - 4000*usPerMs}
 	}
 	s.w.buf = s.w.buf[:0]
 	out, err := s.d.StepInput(&s.ctx, s.t, in, &s.w)

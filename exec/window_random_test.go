@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // windowPlans are windowed plans over event-time sources with columns
@@ -77,10 +77,10 @@ type windowRun struct {
 	store           *memStore
 	// wm is each source's watermark (microseconds): rows drawn at or above
 	// it are not late.
-	wm     map[dataflow.CollectionID]int64
+	wm     map[repr.CollectionID]int64
 	base   int64
-	inputs map[dataflow.CollectionID][]Update
-	output []Update
+	inputs map[repr.CollectionID][]repr.Update
+	output []repr.Update
 }
 
 func runWindowed(tmpl string, emit bool, rng *rand.Rand) error {
@@ -100,13 +100,13 @@ func runWindowed(tmpl string, emit bool, rng *rand.Rand) error {
 	if err != nil {
 		return err
 	}
-	baseRow, err := dataflow.ParseRow("('2024-01-01 00:00:00')", []types.T{types.Timestamp})
+	baseRow, err := dataflow.ParseRow("('2024-01-01 00:00:00')", []repr.T{repr.Timestamp})
 	if err != nil {
 		return err
 	}
 	base := baseRow[0].Micros()
 	r := &windowRun{plan: p, batchPlan: bp, emitOnClose: emit, d: d, store: newMemStore(),
-		wm: map[dataflow.CollectionID]int64{}, base: base, inputs: map[dataflow.CollectionID][]Update{}}
+		wm: map[repr.CollectionID]int64{}, base: base, inputs: map[repr.CollectionID][]repr.Update{}}
 	for step := uint64(1); step <= 40; step++ {
 		final := step == 40
 		in := r.randomInput(rng, step, final)
@@ -133,7 +133,7 @@ func runWindowed(tmpl string, emit bool, rng *rand.Rand) error {
 // seconds (past every window in the final step), so that the sources of
 // a join drift apart.
 func (r *windowRun) randomInput(rng *rand.Rand, ts uint64, final bool) Input {
-	in := Input{Updates: map[dataflow.CollectionID][]Update{}, Watermarks: map[dataflow.CollectionID]int64{}}
+	in := Input{Updates: map[repr.CollectionID][]repr.Update{}, Watermarks: map[repr.CollectionID]int64{}}
 	const sec = int64(time.Second / time.Microsecond)
 	for _, c := range r.d.Sources() {
 		wm, ok := r.wm[c]
@@ -141,19 +141,19 @@ func (r *windowRun) randomInput(rng *rand.Rand, ts uint64, final bool) Input {
 			wm = r.base
 		}
 		for range rng.IntN(9) {
-			var live []Update
+			var live []repr.Update
 			for _, u := range r.inputs[c] {
 				if v, _ := wmValue(u.Row[2]); v >= wm && u.Diff > 0 {
 					live = append(live, u)
 				}
 			}
 			if len(live) > 0 && rng.IntN(3) == 0 {
-				in.Updates[c] = append(in.Updates[c], Update{Row: live[rng.IntN(len(live))].Row, Time: ts, Diff: -1})
+				in.Updates[c] = append(in.Updates[c], repr.Update{Row: live[rng.IntN(len(live))].Row, Time: ts, Diff: -1})
 				continue
 			}
 			et := wm + rng.Int64N(7*sec)
-			row := types.Row{types.NewInt(int64(rng.IntN(3))), types.NewInt(int64(rng.IntN(5))), types.NewTimestamp(et)}
-			in.Updates[c] = append(in.Updates[c], Update{Row: row, Time: ts, Diff: 1})
+			row := repr.Row{repr.NewInt(int64(rng.IntN(3))), repr.NewInt(int64(rng.IntN(5))), repr.NewTimestamp(et)}
+			in.Updates[c] = append(in.Updates[c], repr.Update{Row: row, Time: ts, Diff: 1})
 		}
 		in.Watermarks[c] = wm + rng.Int64N(4)*sec
 		if final {
@@ -173,7 +173,7 @@ func (r *windowRun) step(ts uint64, in Input, rollback bool) error {
 		}
 	}
 	var b opBatch
-	out, err := r.d.StepInput(&scalar.Ctx{}, ts, in, &b)
+	out, err := r.d.StepInput(&expr.Ctx{}, ts, in, &b)
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func (r *windowRun) step(ts uint64, in Input, rollback bool) error {
 	return r.check()
 }
 
-func sum(m map[dataflow.CollectionID]int64) int64 {
+func sum(m map[repr.CollectionID]int64) int64 {
 	var s int64
 	for _, v := range m {
 		s += v
@@ -205,7 +205,7 @@ func sum(m map[dataflow.CollectionID]int64) int64 {
 }
 
 // nonNegative reports whether every row's accumulated multiplicity is >= 0.
-func nonNegative(us []Update) bool {
+func nonNegative(us []repr.Update) bool {
 	for _, u := range retime(Consolidate(us)) {
 		if u.Diff < 0 {
 			return false
@@ -221,14 +221,14 @@ func (r *windowRun) check() error {
 	if err != nil {
 		return err
 	}
-	want, err := fresh.Step(&scalar.Ctx{}, 0, r.inputs, nil)
+	want, err := fresh.Step(&expr.Ctx{}, 0, r.inputs, nil)
 	if err != nil {
 		return err
 	}
 	want = retime(want)
 	if r.emitOnClose {
 		wm := r.d.OutputWatermarks()[0]
-		want = slices.DeleteFunc(want, func(u Update) bool { return !below(u.Row[0], wm) })
+		want = slices.DeleteFunc(want, func(u repr.Update) bool { return !below(u.Row[0], wm) })
 	}
 	if got, want := formatUpdates(r.output), formatUpdates(want); got != want {
 		return fmt.Errorf("incremental output:\n%sbatch output:\n%s", got, want)

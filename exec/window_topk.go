@@ -1,6 +1,6 @@
 package exec
 
-import "github.com/eddydb/eddy/sql/types"
+import "github.com/eddydb/eddy/repr"
 
 // windowTopK is a topkOp partitioned by watermarked columns (input columns
 // cols, all in the partition key): a partition whose value in one of them
@@ -25,7 +25,7 @@ func newWindowTopK(o *topkOp, cols []int) *windowTopK {
 	return &windowTopK{topkOp: o, cols: cols, idx: make([]closeIndex[*kgroup], len(cols))}
 }
 
-func (w *windowTopK) step(s *stepCtx, ins [][]Update) ([]Update, error) {
+func (w *windowTopK) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	out, err := w.topkOp.step(s, ins)
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func (w *windowTopK) close(s *stepCtx, g *kgroup) {
 	key := string(w.groupKey(g))
 	w.touchGroup(s, g, []byte(key), true)
 	for _, r := range g.rows {
-		w.kbuf = types.AppendRowKey(append(w.kbuf[:0], s.prefix...), w.row(r))
+		w.kbuf = repr.AppendRowKey(append(w.kbuf[:0], s.prefix...), w.row(r))
 		s.log.del(w.kbuf)
 	}
 	delete(w.groups, key)

@@ -4,9 +4,8 @@ import (
 	"bytes"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/eddydb/eddy/exec/agg"
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // wstate is one function's evaluation state during a pass over a range
@@ -16,7 +15,7 @@ type wstate struct {
 	cur, tail wcur
 	init      bool
 	fs, fe    int
-	acc       agg.Acc
+	acc       expr.Acc
 	// scale is a running numeric sum's largest display scale; scales
 	// counts a sliding one's live display scales.
 	scale  int32
@@ -24,18 +23,18 @@ type wstate struct {
 	// ext is a running min/max; dq a sliding one's monotonic deque:
 	// positions with values strictly increasing (min) or decreasing
 	// (max) from the front, whose front is the frame's extremum.
-	ext types.Datum
+	ext repr.Datum
 	dq  []wdq
 }
 
 type wdq struct {
 	pos int
-	v   types.Datum
+	v   repr.Datum
 }
 
 // eval recomputes positions [lo, hi) of p in order and emits the rows
 // whose values changed: position j reads the (current) values of j-1.
-func (o *windowOp) eval(s *stepCtx, p *wpart, lo, hi int, out []Update) ([]Update, error) {
+func (o *windowOp) eval(s *stepCtx, p *wpart, lo, hi int, out []repr.Update) ([]repr.Update, error) {
 	n := p.seq.n
 	if len(o.states) < len(o.funcs) {
 		o.states = make([]wstate, len(o.funcs))
@@ -61,7 +60,7 @@ func (o *windowOp) eval(s *stepCtx, p *wpart, lo, hi int, out []Update) ([]Updat
 	for j := lo; j < hi; j++ {
 		e := cur.at(j)
 		if j > lo {
-			if bytes.Equal(prev.sk, e.sk) && types.CompareRows(prev.row, e.row) == 0 {
+			if bytes.Equal(prev.sk, e.sk) && repr.CompareRows(prev.row, e.row) == 0 {
 				idx++
 			} else {
 				idx = 0
@@ -74,7 +73,7 @@ func (o *windowOp) eval(s *stepCtx, p *wpart, lo, hi int, out []Update) ([]Updat
 			for pe = j + 1; pe < n && bytes.Equal(back.at(pe).sk, e.sk); pe++ {
 			}
 		}
-		slots := make([]types.Datum, o.width)
+		slots := make([]repr.Datum, o.width)
 		for fi := range o.funcs {
 			if err := o.funcs[fi].eval(&o.states[fi], j, n, ps, pe, e, prev, slots); err != nil {
 				return nil, err
@@ -91,13 +90,13 @@ func (o *windowOp) eval(s *stepCtx, p *wpart, lo, hi int, out []Update) ([]Updat
 
 // update stores e's new slots (at position j, copy idx of its row),
 // logging them and emitting the row's change if its values changed.
-func (o *windowOp) update(s *stepCtx, p *wpart, j, idx int, e *went, slots []types.Datum, out []Update) ([]Update, error) {
+func (o *windowOp) update(s *stepCtx, p *wpart, j, idx int, e *went, slots []repr.Datum, out []repr.Update) ([]repr.Update, error) {
 	if e.out != nil && identicalRows(e.out, slots) {
 		return out, nil
 	}
-	var old []types.Datum
+	var old []repr.Datum
 	if e.out != nil {
-		old = append([]types.Datum(nil), o.results(e.out)...)
+		old = append([]repr.Datum(nil), o.results(e.out)...)
 	}
 	vals, err := o.checkedResults(slots)
 	if err != nil {
@@ -105,9 +104,9 @@ func (o *windowOp) update(s *stepCtx, p *wpart, j, idx int, e *went, slots []typ
 	}
 	if old == nil || !identicalRows(old, vals) {
 		if old != nil {
-			out = append(out, Update{Row: o.outRow(s, e.row, old), Time: s.t, Diff: -1})
+			out = append(out, repr.Update{Row: o.outRow(s, e.row, old), Time: s.t, Diff: -1})
 		}
-		out = append(out, Update{Row: o.outRow(s, e.row, vals), Time: s.t, Diff: 1})
+		out = append(out, repr.Update{Row: o.outRow(s, e.row, vals), Time: s.t, Diff: 1})
 	}
 	o.record = append(o.record, wundo{p: p, kind: undoSet, pos: j, out: e.out})
 	e.out = slots
@@ -117,7 +116,7 @@ func (o *windowOp) update(s *stepCtx, p *wpart, j, idx int, e *went, slots []typ
 
 // checkedResults is results, returning the error of an aggregate's final
 // function (a sum out of range) instead of panicking.
-func (o *windowOp) checkedResults(slots []types.Datum) (vals []types.Datum, err error) {
+func (o *windowOp) checkedResults(slots []repr.Datum) (vals []repr.Datum, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(error); ok {
@@ -132,34 +131,34 @@ func (o *windowOp) checkedResults(slots []types.Datum) (vals []types.Datum, err 
 
 // eval computes f at position j (entry e, predecessor prev, peers
 // [ps, pe) when tracked) into its slots.
-func (f *wfunc) eval(st *wstate, j, n, ps, pe int, e, prev *went, slots []types.Datum) error {
+func (f *wfunc) eval(st *wstate, j, n, ps, pe int, e, prev *went, slots []repr.Datum) error {
 	sl := slots[f.slot : f.slot+f.width]
 	switch f.Kind {
-	case dataflow.WinRowNumber:
-		sl[0] = types.NewInt(int64(j + 1))
-	case dataflow.WinRank:
-		sl[0] = types.NewInt(int64(ps + 1))
-	case dataflow.WinDenseRank:
+	case expr.WinRowNumber:
+		sl[0] = repr.NewInt(int64(j + 1))
+	case expr.WinRank:
+		sl[0] = repr.NewInt(int64(ps + 1))
+	case expr.WinDenseRank:
 		switch {
 		case j == 0:
-			sl[0] = types.NewInt(1)
+			sl[0] = repr.NewInt(1)
 		case bytes.Equal(prev.sk, e.sk):
 			sl[0] = prev.out[f.slot]
 		default:
-			sl[0] = types.NewInt(prev.out[f.slot].Int() + 1)
+			sl[0] = repr.NewInt(prev.out[f.slot].Int() + 1)
 		}
-	case dataflow.WinPercentRank:
-		sl[0] = types.NewFloat(percent(ps, n-1))
-	case dataflow.WinCumeDist:
-		sl[0] = types.NewFloat(percent(pe, n))
-	case dataflow.WinNtile:
+	case expr.WinPercentRank:
+		sl[0] = repr.NewFloat(percent(ps, n-1))
+	case expr.WinCumeDist:
+		sl[0] = repr.NewFloat(percent(pe, n))
+	case expr.WinNtile:
 		if f.N <= 0 {
 			return errNtile
 		}
-		sl[0] = types.NewInt(ntile(int64(j), int64(n), f.N))
-	case dataflow.WinLag, dataflow.WinLead:
+		sl[0] = repr.NewInt(ntile(int64(j), int64(n), f.N))
+	case expr.WinLag, expr.WinLead:
 		t := int64(j) - f.N
-		if f.Kind == dataflow.WinLead {
+		if f.Kind == expr.WinLead {
 			t = int64(j) + f.N
 		}
 		switch {
@@ -168,25 +167,25 @@ func (f *wfunc) eval(st *wstate, j, n, ps, pe int, e, prev *went, slots []types.
 		case f.Default >= 0:
 			sl[0] = e.row[f.Default]
 		default:
-			sl[0] = types.Null
+			sl[0] = repr.Null
 		}
-	case dataflow.WinFirstValue, dataflow.WinLastValue, dataflow.WinNthValue:
+	case expr.WinFirstValue, expr.WinLastValue, expr.WinNthValue:
 		fs, fe := f.frame(j, n, ps, pe)
 		t := fs
 		switch f.Kind {
-		case dataflow.WinLastValue:
+		case expr.WinLastValue:
 			t = fe
-		case dataflow.WinNthValue:
+		case expr.WinNthValue:
 			if f.N <= 0 {
 				return errNthValue
 			}
 			t = shift(fs, f.N-1, n)
 		}
-		sl[0] = types.Null
+		sl[0] = repr.Null
 		if fs <= fe && t <= fe {
 			sl[0] = st.cur.at(t).row[f.Col]
 		}
-	case dataflow.WinAgg:
+	case expr.WinAgg:
 		return f.evalAgg(st, j, n, ps, pe, e, prev, sl)
 	}
 	return nil
@@ -197,27 +196,27 @@ func (f *wfunc) eval(st *wstate, j, n, ps, pe int, e, prev *went, slots []types.
 func (f *wfunc) frame(j, n, ps, pe int) (fs, fe int) {
 	fr := f.Frame
 	switch b := fr.Start; b.Kind {
-	case dataflow.Preceding:
+	case expr.Preceding:
 		fs = shift(j, -b.Offset, n)
-	case dataflow.CurrentRow:
+	case expr.CurrentRow:
 		fs = j
 		if !fr.Rows {
 			fs = ps
 		}
-	case dataflow.Following:
+	case expr.Following:
 		fs = shift(j, b.Offset, n)
 	}
 	switch b := fr.End; b.Kind {
-	case dataflow.Preceding:
+	case expr.Preceding:
 		fe = shift(j+1, -b.Offset, n) - 1
-	case dataflow.CurrentRow:
+	case expr.CurrentRow:
 		fe = j
 		if !fr.Rows {
 			fe = pe - 1
 		}
-	case dataflow.Following:
+	case expr.Following:
 		fe = shift(j+1, b.Offset, n) - 1
-	case dataflow.UnboundedFollowing:
+	case expr.UnboundedFollowing:
 		fe = n - 1
 	}
 	return fs, fe
@@ -227,7 +226,7 @@ func (f *wfunc) frame(j, n, ps, pe int) (fs, fe int) {
 // from the partition's start) continues from j-1's accumulator, taken
 // from its slots at the first position of the pass; a sliding one adds
 // the rows entering the frame and retracts those leaving it.
-func (f *wfunc) evalAgg(st *wstate, j, n, ps, pe int, e, prev *went, sl []types.Datum) error {
+func (f *wfunc) evalAgg(st *wstate, j, n, ps, pe int, e, prev *went, sl []repr.Datum) error {
 	fs, fe := f.frame(j, n, ps, pe)
 	if f.running {
 		if !st.init {
@@ -246,7 +245,7 @@ func (f *wfunc) evalAgg(st *wstate, j, n, ps, pe int, e, prev *went, sl []types.
 	}
 	if !st.init || fs > st.fe {
 		st.init = true
-		st.acc, st.ext, st.dq = agg.Acc{}, types.Null, st.dq[:0]
+		st.acc, st.ext, st.dq = expr.Acc{}, repr.Null, st.dq[:0]
 		clear(st.scales)
 		st.fs, st.fe = fs, fs-1
 	}
@@ -264,7 +263,7 @@ func (f *wfunc) evalAgg(st *wstate, j, n, ps, pe int, e, prev *went, sl []types.
 
 // prevEnd returns the end of j-1's frame (which starts at 0).
 func (f *wfunc) prevEnd(j, n, pe int, e, prev *went) int {
-	if !f.Frame.Rows && f.Frame.End.Kind == dataflow.CurrentRow {
+	if !f.Frame.Rows && f.Frame.End.Kind == expr.CurrentRow {
 		if bytes.Equal(prev.sk, e.sk) {
 			return pe - 1
 		}
@@ -275,7 +274,7 @@ func (f *wfunc) prevEnd(j, n, pe int, e, prev *went) int {
 }
 
 // seed loads a running aggregate's accumulator from its slots.
-func (f *wfunc) seed(st *wstate, sl []types.Datum) {
+func (f *wfunc) seed(st *wstate, sl []repr.Datum) {
 	if f.accWidth == 0 {
 		st.ext = sl[0]
 		return
@@ -287,20 +286,20 @@ func (f *wfunc) seed(st *wstate, sl []types.Datum) {
 }
 
 // store writes a running aggregate's state into its slots.
-func (f *wfunc) store(st *wstate, sl []types.Datum) {
+func (f *wfunc) store(st *wstate, sl []repr.Datum) {
 	if f.accWidth == 0 {
 		sl[0] = st.ext
 		return
 	}
 	f.call.Class.Append(sl[:0], &st.acc)
 	if f.scales {
-		sl[f.accWidth] = types.NewInt(int64(st.scale))
+		sl[f.accWidth] = repr.NewInt(int64(st.scale))
 	}
 }
 
 // add adds the row at position pos to the frame.
-func (f *wfunc) add(st *wstate, pos int, row types.Row, running bool) {
-	if f.Agg == agg.CountStar {
+func (f *wfunc) add(st *wstate, pos int, row repr.Row, running bool) {
+	if f.Agg == expr.AggCountStar {
 		st.acc.N++
 		return
 	}
@@ -309,18 +308,18 @@ func (f *wfunc) add(st *wstate, pos int, row types.Row, running bool) {
 		return
 	}
 	switch f.Agg {
-	case agg.Min, agg.Max:
+	case expr.AggMin, expr.AggMax:
 		c := -1 // min: a later equal value wins, as PostgreSQL's smaller()
-		if f.Agg == agg.Max {
+		if f.Agg == expr.AggMax {
 			c = 1
 		}
 		if running {
-			if st.ext.IsNull() || types.Compare(v, st.ext)*c >= 0 {
+			if st.ext.IsNull() || repr.Compare(v, st.ext)*c >= 0 {
 				st.ext = v
 			}
 			return
 		}
-		for len(st.dq) > 0 && types.Compare(st.dq[len(st.dq)-1].v, v)*c <= 0 {
+		for len(st.dq) > 0 && repr.Compare(st.dq[len(st.dq)-1].v, v)*c <= 0 {
 			st.dq = st.dq[:len(st.dq)-1]
 		}
 		st.dq = append(st.dq, wdq{pos, v})
@@ -341,12 +340,12 @@ func (f *wfunc) add(st *wstate, pos int, row types.Row, running bool) {
 }
 
 // remove retracts the row at position pos from a sliding frame.
-func (f *wfunc) remove(st *wstate, pos int, row types.Row) {
+func (f *wfunc) remove(st *wstate, pos int, row repr.Row) {
 	switch f.Agg {
-	case agg.CountStar:
+	case expr.AggCountStar:
 		st.acc.N--
 		return
-	case agg.Min, agg.Max:
+	case expr.AggMin, expr.AggMax:
 		for len(st.dq) > 0 && st.dq[0].pos <= pos {
 			st.dq = st.dq[1:]
 		}
@@ -369,11 +368,11 @@ func (f *wfunc) remove(st *wstate, pos int, row types.Row) {
 }
 
 // slidingResult is the aggregate of a sliding frame.
-func (f *wfunc) slidingResult(st *wstate) (types.Datum, error) {
+func (f *wfunc) slidingResult(st *wstate) (repr.Datum, error) {
 	switch f.Agg {
-	case agg.Min, agg.Max:
+	case expr.AggMin, expr.AggMax:
 		if len(st.dq) == 0 {
-			return types.Null, nil
+			return repr.Null, nil
 		}
 		return st.dq[0].v, nil
 	}

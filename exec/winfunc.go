@@ -6,10 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/eddydb/eddy/exec/agg"
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // windowOp is the Window operator: it outputs every input row followed by
@@ -38,7 +37,7 @@ import (
 // order, continuing from the position before each recomputed range (its
 // values are current): dense_rank adds one to its predecessor's, and a
 // running aggregate (frame start UNBOUNDED PRECEDING) keeps as its slots
-// the accumulator of its frame (agg.Class.Append), which the next
+// the accumulator of its frame (expr.AccClass.Append), which the next
 // position extends with the rows its frame adds. Sliding frames evaluate
 // with an accumulator that also retracts the rows leaving the frame, and
 // min/max with a monotonic deque, so each position costs O(1) amortized.
@@ -64,7 +63,7 @@ type windowOp struct {
 	states  []wstate
 	kbuf    []byte
 	vbuf    []byte
-	scratch types.Row
+	scratch repr.Row
 }
 
 // wpart is one partition: its key and positions, and the rows the
@@ -85,7 +84,7 @@ type wundo struct {
 	pos  int
 	n    int
 	e    went
-	out  []types.Datum
+	out  []repr.Datum
 }
 
 const (
@@ -102,7 +101,7 @@ type wspan struct{ lo, hi int }
 // wfunc is one compiled window function: its slots are
 // out[slot:slot+width].
 type wfunc struct {
-	dataflow.WinFunc
+	expr.WinFunc
 	slot, width int
 	reach       wreach
 	// running marks an aggregate whose frame starts at UNBOUNDED
@@ -110,7 +109,7 @@ type wfunc struct {
 	// datums of call.Class.Append, then the largest display scale).
 	running  bool
 	accWidth int
-	call     agg.Call
+	call     expr.AggCall
 	scales   bool
 }
 
@@ -127,7 +126,7 @@ type wreach struct {
 
 const inf = int64(1) << 60
 
-func newWindow(spec dataflow.Window, in []types.T) (*windowOp, error) {
+func newWindow(spec dataflow.Window, in []repr.T) (*windowOp, error) {
 	if err := checkCols(spec.Key, len(in)); err != nil {
 		return nil, err
 	}
@@ -148,7 +147,7 @@ func newWindow(spec dataflow.Window, in []types.T) (*windowOp, error) {
 }
 
 // compile checks f and lays out its slots.
-func (o *windowOp) compile(f dataflow.WinFunc, in []types.T) (wfunc, error) {
+func (o *windowOp) compile(f expr.WinFunc, in []repr.T) (wfunc, error) {
 	if err := checkCols(f.Cols(), len(in)); err != nil {
 		return wfunc{}, err
 	}
@@ -157,23 +156,23 @@ func (o *windowOp) compile(f dataflow.WinFunc, in []types.T) (wfunc, error) {
 	}
 	wf := wfunc{WinFunc: f, slot: o.width, width: 1, reach: reachOf(f)}
 	switch f.Kind {
-	case dataflow.WinRank, dataflow.WinPercentRank, dataflow.WinCumeDist:
+	case expr.WinRank, expr.WinPercentRank, expr.WinCumeDist:
 		o.peers = true
-	case dataflow.WinAgg:
-		if !slices.Contains(dataflow.WindowAggs, f.Agg) {
+	case expr.WinAgg:
+		if !slices.Contains(expr.WindowAggs, f.Agg) {
 			return wfunc{}, fmt.Errorf("window aggregate %s is not supported", f.Agg)
 		}
-		var arg types.T
-		if f.Agg != agg.CountStar {
+		var arg repr.T
+		if f.Agg != expr.AggCountStar {
 			arg = in[f.Col]
 			if _, ok := f.Agg.Type(arg); !ok {
 				return wfunc{}, fmt.Errorf("%s(%s) is not supported", f.Agg, arg.Name())
 			}
 		}
-		wf.call = agg.Call{Kind: f.Agg, Arg: arg, T: f.T, Class: f.Agg.Def().Class(arg)}
-		wf.scales = agg.NeedsScales(wf.call.Class, arg)
-		wf.running = f.Frame.Start.Kind == dataflow.UnboundedPreceding
-		if wf.running && f.Agg != agg.Min && f.Agg != agg.Max {
+		wf.call = expr.AggCall{Kind: f.Agg, Arg: arg, T: f.T, Class: f.Agg.Def().Class(arg)}
+		wf.scales = expr.NeedsScales(wf.call.Class, arg)
+		wf.running = f.Frame.Start.Kind == expr.UnboundedPreceding
+		if wf.running && f.Agg != expr.AggMin && f.Agg != expr.AggMax {
 			wf.accWidth = wf.call.Class.Width()
 			wf.width = wf.accWidth + int(b2i(wf.scales))
 		}
@@ -186,44 +185,44 @@ func (o *windowOp) compile(f dataflow.WinFunc, in []types.T) (wfunc, error) {
 }
 
 // reachOf returns the positions f's value at a position reads.
-func reachOf(f dataflow.WinFunc) wreach {
+func reachOf(f expr.WinFunc) wreach {
 	switch f.Kind {
-	case dataflow.WinRowNumber, dataflow.WinRank, dataflow.WinDenseRank:
+	case expr.WinRowNumber, expr.WinRank, expr.WinDenseRank:
 		return wreach{s: -inf, e: 0}
-	case dataflow.WinPercentRank, dataflow.WinCumeDist, dataflow.WinNtile:
+	case expr.WinPercentRank, expr.WinCumeDist, expr.WinNtile:
 		return wreach{whole: true}
-	case dataflow.WinLag:
+	case expr.WinLag:
 		return wreach{s: -f.N, e: -f.N}
-	case dataflow.WinLead:
+	case expr.WinLead:
 		return wreach{s: f.N, e: f.N}
 	}
 	var r wreach
 	fr := f.Frame
 	switch st := fr.Start; st.Kind {
-	case dataflow.UnboundedPreceding:
+	case expr.UnboundedPreceding:
 		r.s = -inf
-	case dataflow.Preceding:
+	case expr.Preceding:
 		r.s = -st.Offset
-	case dataflow.Following:
+	case expr.Following:
 		r.s = st.Offset
-	case dataflow.CurrentRow:
+	case expr.CurrentRow:
 		r.peersFwd = !fr.Rows
 	}
 	switch en := fr.End; en.Kind {
-	case dataflow.UnboundedFollowing:
+	case expr.UnboundedFollowing:
 		r.e = inf
-	case dataflow.Preceding:
+	case expr.Preceding:
 		r.e = -en.Offset
-	case dataflow.Following:
+	case expr.Following:
 		r.e = en.Offset
-	case dataflow.CurrentRow:
+	case expr.CurrentRow:
 		r.peersBack = !fr.Rows
 	}
 	return r
 }
 
-func (o *windowOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
-	var out []Update
+func (o *windowOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+	var out []repr.Update
 	for _, u := range Consolidate(ins[0]) {
 		var err error
 		if out, err = o.apply(s, u, out); err != nil {
@@ -244,8 +243,8 @@ func (o *windowOp) step(s *stepCtx, ins [][]Update) ([]Update, error) {
 }
 
 // part finds or creates row's partition, recording it as touched.
-func (o *windowOp) part(s *stepCtx, row types.Row) *wpart {
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+func (o *windowOp) part(s *stepCtx, row repr.Row) *wpart {
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	p := o.parts[string(o.kbuf)]
 	if p == nil {
 		p = &wpart{key: string(o.kbuf)}
@@ -262,7 +261,7 @@ func (o *windowOp) part(s *stepCtx, row types.Row) *wpart {
 // apply adds u's net change to its partition: u.Diff copies inserted
 // after the row's existing copies, or removed from the last one back
 // (each retracted with its values and its log key deleted).
-func (o *windowOp) apply(s *stepCtx, u Update, out []Update) ([]Update, error) {
+func (o *windowOp) apply(s *stepCtx, u repr.Update, out []repr.Update) ([]repr.Update, error) {
 	p := o.part(s, u.Row)
 	sk := appendSortKey(nil, u.Row, o.spec.Order)
 	p.changed = append(p.changed, went{row: u.Row, sk: sk})
@@ -281,7 +280,7 @@ func (o *windowOp) apply(s *stepCtx, u Update, out []Update) ([]Update, error) {
 	for pos := hi - 1; pos >= hi+int(u.Diff); pos-- {
 		e := p.seq.remove(pos)
 		o.record = append(o.record, wundo{p: p, kind: undoRemove, pos: pos, e: e})
-		out = append(out, Update{Row: o.outRow(s, e.row, o.results(e.out)), Time: s.t, Diff: -1})
+		out = append(out, repr.Update{Row: o.outRow(s, e.row, o.results(e.out)), Time: s.t, Diff: -1})
 		s.log.del(o.logKey(s, p, &e, pos-lo))
 	}
 	return out, nil
@@ -289,7 +288,7 @@ func (o *windowOp) apply(s *stepCtx, u Update, out []Update) ([]Update, error) {
 
 // recompute recomputes the positions of p that the Step's changes may
 // have changed (see windowOp) and emits the rows whose values changed.
-func (o *windowOp) recompute(s *stepCtx, p *wpart, out []Update) ([]Update, error) {
+func (o *windowOp) recompute(s *stepCtx, p *wpart, out []repr.Update) ([]repr.Update, error) {
 	n := p.seq.n
 	o.spans = o.spans[:0]
 	for i := range p.changed {
@@ -338,13 +337,13 @@ func shift(pos int, d int64, n int) int {
 }
 
 // outRow returns a fresh output row: row followed by vals.
-func (o *windowOp) outRow(s *stepCtx, row types.Row, vals []types.Datum) types.Row {
+func (o *windowOp) outRow(s *stepCtx, row repr.Row, vals []repr.Datum) repr.Row {
 	return s.slab.concat(row, vals)
 }
 
 // results returns the function values of the slots out (in o.scratch,
 // valid until the next call).
-func (o *windowOp) results(out []types.Datum) []types.Datum {
+func (o *windowOp) results(out []repr.Datum) []repr.Datum {
 	o.scratch = o.scratch[:0]
 	for i := range o.funcs {
 		o.scratch = append(o.scratch, o.funcs[i].result(out))
@@ -353,7 +352,7 @@ func (o *windowOp) results(out []types.Datum) []types.Datum {
 }
 
 // result returns f's value from its slots.
-func (f *wfunc) result(out []types.Datum) types.Datum {
+func (f *wfunc) result(out []repr.Datum) repr.Datum {
 	sl := out[f.slot : f.slot+f.width]
 	if f.accWidth == 0 {
 		return sl[0]
@@ -373,8 +372,8 @@ func (f *wfunc) result(out []types.Datum) types.Datum {
 // logKey returns the log key of e, copy number idx of its row in p.
 func (o *windowOp) logKey(s *stepCtx, p *wpart, e *went, idx int) []byte {
 	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), p.key...), e.sk...)
-	o.kbuf = types.AppendRowKey(o.kbuf, e.row)
-	return types.AppendKey(o.kbuf, types.NewInt(int64(idx)))
+	o.kbuf = repr.AppendRowKey(o.kbuf, e.row)
+	return repr.AppendKey(o.kbuf, repr.NewInt(int64(idx)))
 }
 
 // logSet logs e's row and slots.
@@ -384,7 +383,7 @@ func (o *windowOp) logSet(s *stepCtx, p *wpart, e *went, idx int) {
 	}
 	k := o.logKey(s, p, e, idx)
 	r := append(append(o.scratch[:0], e.row...), e.out...)
-	o.vbuf = types.AppendRow(o.vbuf[:0], r)
+	o.vbuf = repr.AppendRow(o.vbuf[:0], r)
 	o.scratch = r[:0]
 	s.log.set(k, o.vbuf)
 }
@@ -424,12 +423,12 @@ func (o *windowOp) rollback() {
 // restore loads one logged copy: it goes after the copies of its row
 // already restored, which precede it in key order.
 func (o *windowOp) restore(key, value []byte) error {
-	r, err := types.DecodeRow(value)
+	r, err := repr.DecodeRow(value)
 	if err != nil || len(r) != o.ncols+o.width {
 		return errCorrupt
 	}
 	row, out := r[:o.ncols:o.ncols], r[o.ncols:]
-	o.kbuf = types.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	p := o.parts[string(o.kbuf)]
 	if p == nil {
 		p = &wpart{key: string(o.kbuf)}
@@ -467,8 +466,8 @@ func (o *windowOp) debug() []string {
 // errNtile and errNthValue are PostgreSQL's errors for a bucket count or
 // position that is not positive.
 var (
-	errNtile    = pgerr.New("22014", "argument of ntile must be greater than zero")
-	errNthValue = pgerr.New("22016", "argument of nth_value must be greater than zero")
+	errNtile    = repr.Errorf("22014", "argument of ntile must be greater than zero")
+	errNthValue = repr.Errorf("22016", "argument of nth_value must be greater than zero")
 )
 
 // ntile returns the 1-based bucket of position j among n positions split

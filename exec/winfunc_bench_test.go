@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // windowBenchRows is the size of the windowed collection.
@@ -58,20 +58,20 @@ func benchWindowUpdate(b *testing.B, frame string, part int) {
 		b.Fatal(err)
 	}
 	nparts := windowBenchRows / part
-	row := func(id, v int64) types.Row {
-		return types.Row{types.NewInt(id), types.NewInt(id % int64(nparts)), types.NewInt(v)}
+	row := func(id, v int64) repr.Row {
+		return repr.Row{repr.NewInt(id), repr.NewInt(id % int64(nparts)), repr.NewInt(v)}
 	}
 	vals := make([]int64, windowBenchRows)
-	ctx := &scalar.Ctx{}
+	ctx := &expr.Ctx{}
 	var w discardBatch
 	t := uint64(0)
-	step := func(in []Update) int {
+	step := func(in []repr.Update) int {
 		t++
 		w.buf = w.buf[:0]
 		for i := range in {
 			in[i].Time = t
 		}
-		out, err := d.Step(ctx, t, map[dataflow.CollectionID][]Update{1: in}, &w)
+		out, err := d.Step(ctx, t, map[repr.CollectionID][]repr.Update{1: in}, &w)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -80,22 +80,22 @@ func benchWindowUpdate(b *testing.B, frame string, part int) {
 	}
 	const loadBatch = 100_000
 	for lo := 0; lo < windowBenchRows; lo += loadBatch {
-		in := make([]Update, 0, loadBatch)
+		in := make([]repr.Update, 0, loadBatch)
 		for id := lo; id < lo+loadBatch; id++ {
 			vals[id] = int64(id % 997)
-			in = append(in, Update{Row: row(int64(id), vals[id]), Diff: 1})
+			in = append(in, repr.Update{Row: row(int64(id), vals[id]), Diff: 1})
 		}
 		step(in)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	out := 0
-	in := make([]Update, 2)
+	in := make([]repr.Update, 2)
 	cpu0 := cpuTime()
 	for b.Loop() {
 		id := rng.IntN(windowBenchRows)
-		in[0] = Update{Row: row(int64(id), vals[id]), Diff: -1}
+		in[0] = repr.Update{Row: row(int64(id), vals[id]), Diff: -1}
 		vals[id]++
-		in[1] = Update{Row: row(int64(id), vals[id]), Diff: 1}
+		in[1] = repr.Update{Row: row(int64(id), vals[id]), Diff: 1}
 		out += step(in)
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-us/op")

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"slices"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // went is one position of a window partition: one copy of an input row,
@@ -13,9 +13,9 @@ import (
 // pending Step and not yet computed). Copies of one row are adjacent and
 // may share row and sk.
 type went struct {
-	row types.Row
+	row repr.Row
 	sk  []byte
-	out []types.Datum
+	out []repr.Datum
 }
 
 // wchunkMax is the most entries a chunk of a wseq holds; a fuller chunk
@@ -96,10 +96,10 @@ func (s *wseq) remove(i int) went {
 
 // compareEnt orders e against the position (sk, row): by sort key, then,
 // unless row is nil, by the whole row.
-func compareEnt(e *went, sk []byte, row types.Row) int {
+func compareEnt(e *went, sk []byte, row repr.Row) int {
 	c := bytes.Compare(e.sk, sk)
 	if c == 0 && row != nil {
-		c = types.CompareRows(e.row, row)
+		c = repr.CompareRows(e.row, row)
 	}
 	return c
 }
@@ -108,7 +108,7 @@ func compareEnt(e *went, sk []byte, row types.Row) int {
 // (after it, with upper), comparing sort keys only when row is nil: the
 // copies of a row, or the peers of a sort key, are [search(false),
 // search(true)).
-func (s *wseq) search(sk []byte, row types.Row, upper bool) int {
+func (s *wseq) search(sk []byte, row repr.Row, upper bool) int {
 	past := func(e *went) bool {
 		c := compareEnt(e, sk, row)
 		return c > 0 || c == 0 && !upper

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 var (
@@ -159,9 +158,9 @@ func (g *gen) rel(depth int) ir.Rel {
 
 func (g *gen) values() ir.Rel {
 	n := 1 + g.rng.IntN(3)
-	v := &ir.Values{Types: slices.Repeat([]types.T{types.Int4}, n)}
+	v := &ir.Values{Types: slices.Repeat([]repr.T{repr.Int4}, n)}
 	for range g.rng.IntN(6) {
-		row := make([]scalar.Expr, n)
+		row := make([]expr.Expr, n)
 		for i := range row {
 			row[i] = g.intLit()
 		}
@@ -170,16 +169,16 @@ func (g *gen) values() ir.Rel {
 	return v
 }
 
-func (g *gen) intLit() scalar.Expr {
+func (g *gen) intLit() expr.Expr {
 	if g.rng.IntN(5) == 0 {
-		return &scalar.Lit{D: types.Null, T: types.Int4}
+		return &expr.Lit{D: repr.Null, T: repr.Int4}
 	}
-	return &scalar.Lit{D: types.NewInt(int64(g.rng.IntN(4))), T: types.Int4}
+	return &expr.Lit{D: repr.NewInt(int64(g.rng.IntN(4))), T: repr.Int4}
 }
 
 func (g *gen) mapOp(in ir.Rel) ir.Rel {
 	cols := slices.Clone(in.ColTypes())
-	var exprs []scalar.Expr
+	var exprs []expr.Expr
 	for range 1 + g.rng.IntN(2) {
 		e := g.parse(g.intExpr(len(cols), 2), cols)
 		exprs = append(exprs, e)
@@ -202,18 +201,18 @@ func (g *gen) reduce(in ir.Rel) ir.Rel {
 	r := &ir.Reduce{Input: in, Key: g.cols(len(ts), g.rng.IntN(3))}
 	for range g.rng.IntN(3) {
 		c := g.rng.IntN(len(ts))
-		kind := []dataflow.AggKind{dataflow.AggCountStar, dataflow.AggCount, dataflow.AggSum, dataflow.AggMin, dataflow.AggMax}[g.rng.IntN(5)]
-		if kind == dataflow.AggSum && ts[c] != types.Int4 {
-			kind = dataflow.AggMax
+		kind := []expr.AggKind{expr.AggCountStar, expr.AggCount, expr.AggSum, expr.AggMin, expr.AggMax}[g.rng.IntN(5)]
+		if kind == expr.AggSum && ts[c] != repr.Int4 {
+			kind = expr.AggMax
 		}
-		at, err := dataflow.AggType(kind, ts[c])
+		at, err := expr.AggType(kind, ts[c])
 		if err != nil {
 			panic(err)
 		}
-		r.Aggs = append(r.Aggs, dataflow.Agg{Kind: kind, Col: c, T: at})
+		r.Aggs = append(r.Aggs, expr.Agg{Kind: kind, Col: c, T: at})
 	}
 	if len(r.Key)+len(r.Aggs) == 0 {
-		r.Aggs = []dataflow.Agg{{Kind: dataflow.AggCountStar, T: types.Int8}}
+		r.Aggs = []expr.Agg{{Kind: expr.AggCountStar, T: repr.Int8}}
 	}
 	return r
 }
@@ -225,7 +224,7 @@ func (g *gen) topK(in ir.Rel) ir.Rel {
 		t.Limit = -1
 	}
 	for range 1 + g.rng.IntN(2) {
-		t.Order = append(t.Order, dataflow.SortCol{Col: g.rng.IntN(n), Desc: g.rng.IntN(2) == 0, NullsFirst: g.rng.IntN(2) == 0})
+		t.Order = append(t.Order, expr.SortCol{Col: g.rng.IntN(n), Desc: g.rng.IntN(2) == 0, NullsFirst: g.rng.IntN(2) == 0})
 	}
 	return t
 }
@@ -239,8 +238,8 @@ func (g *gen) cols(n, k int) []int {
 	return out
 }
 
-func (g *gen) preds(cols []types.T, k int) []scalar.Expr {
-	var out []scalar.Expr
+func (g *gen) preds(cols []repr.T, k int) []expr.Expr {
+	var out []expr.Expr
 	for range k {
 		out = append(out, g.parse(g.boolExpr(len(cols), 2), cols))
 	}
@@ -249,8 +248,8 @@ func (g *gen) preds(cols []types.T, k int) []scalar.Expr {
 
 // parse turns generated text into an expression; generation only produces
 // well-typed text, so an error is a bug in the generator or the parser.
-func (g *gen) parse(s string, cols []types.T) scalar.Expr {
-	e, err := scalar.ParseExpr(s, cols)
+func (g *gen) parse(s string, cols []repr.T) expr.Expr {
+	e, err := expr.ParseExpr(s, cols)
 	if err != nil {
 		panic(fmt.Sprintf("ParseExpr(%q): %v", s, err))
 	}
@@ -310,10 +309,10 @@ func (g *gen) boolExpr(n, depth int) string {
 // TestOptimizeKeepsTypes checks the entry point on a plan the planner
 // typically produces for `SELECT a.y FROM a, b WHERE a.x = b.x AND b.z = 1`.
 func TestOptimizeKeepsTypes(t *testing.T) {
-	a := &ir.Get{ID: 1, Name: "a", Types: []types.T{types.Int4, types.Text}}
-	b := &ir.Get{ID: 2, Name: "b", Types: []types.T{types.Int4, types.Int8}}
+	a := &ir.Get{ID: 1, Name: "a", Types: []repr.T{repr.Int4, repr.Text}}
+	b := &ir.Get{ID: 2, Name: "b", Types: []repr.T{repr.Int4, repr.Int8}}
 	j := ir.NewJoin(ir.JoinCross, a, b)
-	pred, err := scalar.ParseExpr("#0 = #2 AND #3 = 1", j.ColTypes())
+	pred, err := expr.ParseExpr("#0 = #2 AND #3 = 1", j.ColTypes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,12 +339,12 @@ func TestOptimizeKeepsTypes(t *testing.T) {
 type multiset map[string]*counted
 
 type counted struct {
-	row types.Row
+	row repr.Row
 	n   int64
 }
 
-func (m multiset) add(r types.Row, n int64) {
-	k := string(types.AppendRowKey(nil, r))
+func (m multiset) add(r repr.Row, n int64) {
+	k := string(repr.AppendRowKey(nil, r))
 	c, ok := m[k]
 	if !ok {
 		c = &counted{row: r}
@@ -362,7 +361,7 @@ func (m multiset) sorted() []*counted {
 	for _, c := range m {
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b *counted) int { return types.CompareRows(a.row, b.row) })
+	slices.SortFunc(out, func(a, b *counted) int { return repr.CompareRows(a.row, b.row) })
 	return out
 }
 
@@ -417,7 +416,7 @@ func evalRel(r ir.Rel) (multiset, error) {
 	case *ir.Project:
 		out := multiset{}
 		for _, c := range in {
-			row := make(types.Row, len(r.Cols))
+			row := make(repr.Row, len(r.Cols))
 			for i, col := range r.Cols {
 				row[i] = c.row[col]
 			}
@@ -452,12 +451,12 @@ func evalRel(r ir.Rel) (multiset, error) {
 	return nil, fmt.Errorf("evalRel: unsupported %T", r)
 }
 
-var ctx = &scalar.Ctx{TimeZone: "UTC"}
+var ctx = &expr.Ctx{TimeZone: "UTC"}
 
 func evalValues(v *ir.Values) (multiset, error) {
 	out := multiset{}
 	for _, exprs := range v.Rows {
-		row := make(types.Row, len(exprs))
+		row := make(repr.Row, len(exprs))
 		for i, e := range exprs {
 			d, err := e.Eval(ctx, nil)
 			if err != nil {
@@ -488,7 +487,7 @@ func evalMap(m *ir.Map, in multiset) (multiset, error) {
 
 // holds reports whether every predicate is true (not false, not NULL),
 // evaluating them in order.
-func holds(preds []scalar.Expr, row types.Row) (bool, error) {
+func holds(preds []expr.Expr, row repr.Row) (bool, error) {
 	for _, p := range preds {
 		d, err := p.Eval(ctx, row)
 		if err != nil || d.IsNull() || !d.Bool() {
@@ -498,7 +497,7 @@ func holds(preds []scalar.Expr, row types.Row) (bool, error) {
 	return true, nil
 }
 
-func evalFilter(preds []scalar.Expr, in multiset) (multiset, error) {
+func evalFilter(preds []expr.Expr, in multiset) (multiset, error) {
 	out := multiset{}
 	for _, c := range in {
 		ok, err := holds(preds, c.row)
@@ -543,10 +542,10 @@ func evalJoin(j *ir.Join, left, right multiset) (multiset, error) {
 	return out, nil
 }
 
-func nullRow(n int) types.Row {
-	row := make(types.Row, n)
+func nullRow(n int) repr.Row {
+	row := make(repr.Row, n)
 	for i := range row {
-		row[i] = types.Null
+		row[i] = repr.Null
 	}
 	return row
 }
@@ -555,7 +554,7 @@ func evalReduce(r *ir.Reduce, in multiset) (multiset, error) {
 	groups := map[string][]*counted{}
 	var order []string
 	for _, c := range in.sorted() {
-		k := string(types.AppendColsKey(nil, c.row, r.Key))
+		k := string(repr.AppendColsKey(nil, c.row, r.Key))
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -567,7 +566,7 @@ func evalReduce(r *ir.Reduce, in multiset) (multiset, error) {
 	out := multiset{}
 	for _, k := range order {
 		rows := groups[k]
-		var row types.Row
+		var row repr.Row
 		if len(rows) > 0 {
 			for _, col := range r.Key {
 				row = append(row, rows[0].row[col])
@@ -587,11 +586,11 @@ func evalReduce(r *ir.Reduce, in multiset) (multiset, error) {
 
 // evalAgg computes one aggregate over a group's rows (non-negative
 // multiplicities). Only the kinds the random generator uses are supported.
-func evalAgg(a dataflow.Agg, rows []*counted) (types.Datum, error) {
+func evalAgg(a expr.Agg, rows []*counted) (repr.Datum, error) {
 	var n, sum int64
-	best := types.Null
+	best := repr.Null
 	for _, c := range rows {
-		if a.Kind == dataflow.AggCountStar {
+		if a.Kind == expr.AggCountStar {
 			n += c.n
 			continue
 		}
@@ -601,39 +600,39 @@ func evalAgg(a dataflow.Agg, rows []*counted) (types.Datum, error) {
 		}
 		n += c.n
 		sum += v.Int() * c.n
-		if c := types.Compare(v, best); best.IsNull() || (a.Kind == dataflow.AggMin && c < 0) || (a.Kind == dataflow.AggMax && c > 0) {
+		if c := repr.Compare(v, best); best.IsNull() || (a.Kind == expr.AggMin && c < 0) || (a.Kind == expr.AggMax && c > 0) {
 			best = v
 		}
 	}
 	switch a.Kind {
-	case dataflow.AggCountStar, dataflow.AggCount:
-		return types.NewInt(n), nil
-	case dataflow.AggSum:
+	case expr.AggCountStar, expr.AggCount:
+		return repr.NewInt(n), nil
+	case expr.AggSum:
 		if n == 0 {
-			return types.Null, nil
+			return repr.Null, nil
 		}
-		return types.NewInt(sum), nil
-	case dataflow.AggMin, dataflow.AggMax:
+		return repr.NewInt(sum), nil
+	case expr.AggMin, expr.AggMax:
 		return best, nil
 	}
-	return types.Null, fmt.Errorf("evalAgg: unsupported %s", a.Kind)
+	return repr.Null, fmt.Errorf("evalAgg: unsupported %s", a.Kind)
 }
 
 func evalTopK(t *ir.TopK, in multiset) multiset {
-	groups := map[string][]types.Row{}
+	groups := map[string][]repr.Row{}
 	for _, c := range in.sorted() {
-		k := string(types.AppendColsKey(nil, c.row, t.Key))
+		k := string(repr.AppendColsKey(nil, c.row, t.Key))
 		for range c.n {
 			groups[k] = append(groups[k], c.row)
 		}
 	}
 	out := multiset{}
 	for _, rows := range groups {
-		slices.SortStableFunc(rows, func(a, b types.Row) int {
+		slices.SortStableFunc(rows, func(a, b repr.Row) int {
 			if c := compareOrder(t.Order, a, b); c != 0 {
 				return c
 			}
-			return types.CompareRows(a, b)
+			return repr.CompareRows(a, b)
 		})
 		lo := min(int(t.Offset), len(rows))
 		hi := len(rows)
@@ -648,8 +647,8 @@ func evalTopK(t *ir.TopK, in multiset) multiset {
 }
 
 // compareOrder compares rows by sort columns, placing NULLs per NullsFirst
-// (types.Compare itself sorts NULL last).
-func compareOrder(order []dataflow.SortCol, a, b types.Row) int {
+// (repr.Compare itself sorts NULL last).
+func compareOrder(order []expr.SortCol, a, b repr.Row) int {
 	for _, o := range order {
 		x, y := a[o.Col], b[o.Col]
 		var c int
@@ -660,7 +659,7 @@ func compareOrder(order []dataflow.SortCol, a, b types.Row) int {
 				c = -1
 			}
 		default:
-			c = types.Compare(x, y)
+			c = repr.Compare(x, y)
 			if o.Desc {
 				c = -c
 			}

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
@@ -102,7 +102,7 @@ func (c *conn) serve() {
 	defer func() {
 		if r := recover(); r != nil {
 			c.logPanic("connection", r)
-			c.trySendFatal(pgerr.New(pgerr.CodeInternal, "internal error: %v", r))
+			c.trySendFatal(repr.Errorf(repr.CodeInternal, "internal error: %v", r))
 		}
 	}()
 	if !c.startup() {

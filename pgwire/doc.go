@@ -28,7 +28,7 @@
 //     has been cancelled, and a cancel only reaches a running statement, so
 //     each statement sees its own cancellation without the hot path
 //     allocating a context per statement;
-//   - errors: a *pgerr.Error becomes an ErrorResponse with its SQLSTATE,
+//   - errors: a *repr.Error becomes an ErrorResponse with its SQLSTATE,
 //     message, detail, hint and position; anything else is XX000; a panic
 //     while handling a message is recovered into XX000, logged with its
 //     stack, and the connection keeps serving.

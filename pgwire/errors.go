@@ -7,33 +7,33 @@ import (
 	"net"
 	"time"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // Protocol-level errors pgwire raises itself.
 var (
-	errAdminShutdown = pgerr.New("57P01", "terminating connection due to administrator command")
-	errQueryCanceled = pgerr.New(pgerr.CodeQueryCanceled, "canceling statement due to user request")
-	errFunctionCall  = pgerr.Unsupported("the fast-path function call interface")
+	errAdminShutdown = repr.Errorf("57P01", "terminating connection due to administrator command")
+	errQueryCanceled = repr.Errorf(repr.CodeQueryCanceled, "canceling statement due to user request")
+	errFunctionCall  = repr.Unsupported("the fast-path function call interface")
 )
 
 // protocolViolation is an 08P01 error.
-func protocolViolation(format string, args ...any) *pgerr.Error {
-	return pgerr.New(pgerr.CodeProtocolViolation, format, args...)
+func protocolViolation(format string, args ...any) *repr.Error {
+	return repr.Errorf(repr.CodeProtocolViolation, format, args...)
 }
 
-// toPG converts err to a user error: a *pgerr.Error (or one wrapped) as is,
+// toPG converts err to a user error: a *repr.Error (or one wrapped) as is,
 // a context cancellation as 57014, anything else as XX000.
-func toPG(err error) *pgerr.Error {
-	var e *pgerr.Error
+func toPG(err error) *repr.Error {
+	var e *repr.Error
 	if errors.As(err, &e) {
 		return e
 	}
 	if errors.Is(err, context.Canceled) {
 		return errQueryCanceled
 	}
-	return &pgerr.Error{Code: pgerr.CodeInternal, Message: err.Error()}
+	return &repr.Error{Code: repr.CodeInternal, Message: err.Error()}
 }
 
 // sendError sends err as an ERROR. A statement cancelled because the server
@@ -41,7 +41,7 @@ func toPG(err error) *pgerr.Error {
 // PostgreSQL does.
 func (c *conn) sendError(err error) {
 	e := toPG(err)
-	if c.shuttingDown.Load() && (e.Code == pgerr.CodeQueryCanceled || e == errAdminShutdown) {
+	if c.shuttingDown.Load() && (e.Code == repr.CodeQueryCanceled || e == errAdminShutdown) {
 		c.sendFatal(errAdminShutdown)
 		return
 	}
@@ -58,7 +58,7 @@ func (c *conn) sendFatal(err error) {
 }
 
 // sendPGError sends e with the given severity.
-func (c *conn) sendPGError(e *pgerr.Error, severity string) {
+func (c *conn) sendPGError(e *repr.Error, severity string) {
 	c.errResp = pgproto3.ErrorResponse{
 		Severity:            severity,
 		SeverityUnlocalized: severity,

@@ -1,23 +1,23 @@
 package pgwire
 
 import (
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // Extended-protocol error kinds, with PostgreSQL's codes and messages.
 var (
-	errDuplicateStatement = pgerr.Kind{Code: "42P05", Format: "prepared statement %q already exists"}
-	errDuplicatePortal    = pgerr.Kind{Code: "42P03", Format: "portal %q already exists"}
-	errNoStatement        = pgerr.Kind{Code: pgerr.CodeInvalidPreparedStmt, Format: "prepared statement %q does not exist"}
-	errNoPortal           = pgerr.Kind{Code: pgerr.CodeInvalidCursor, Format: "portal %q does not exist"}
-	errMultipleCommands   = pgerr.New(pgerr.CodeSyntax, "cannot insert multiple commands into a prepared statement")
+	errDuplicateStatement = repr.ErrorKind{Code: "42P05", Format: "prepared statement %q already exists"}
+	errDuplicatePortal    = repr.ErrorKind{Code: "42P03", Format: "portal %q already exists"}
+	errNoStatement        = repr.ErrorKind{Code: repr.CodeInvalidPreparedStmt, Format: "prepared statement %q does not exist"}
+	errNoPortal           = repr.ErrorKind{Code: repr.CodeInvalidCursor, Format: "portal %q does not exist"}
+	errMultipleCommands   = repr.Errorf(repr.CodeSyntax, "cannot insert multiple commands into a prepared statement")
 )
 
 // noStatement is 26000 for a missing statement, worded as PostgreSQL does.
 func noStatement(name string) error {
 	if name == "" {
-		return pgerr.New(errNoStatement.Code, "unnamed prepared statement does not exist")
+		return repr.Errorf(errNoStatement.Code, "unnamed prepared statement does not exist")
 	}
 	return errNoStatement.New(name)
 }
@@ -107,7 +107,7 @@ func checkBind(m *pgproto3.Bind, st Statement) error {
 func checkFormats(codes []int16) error {
 	for _, f := range codes {
 		if f != 0 && f != 1 {
-			return pgerr.New(pgerr.CodeInvalidParameter, "unsupported format code: %d", f)
+			return repr.Errorf(repr.CodeInvalidParameter, "unsupported format code: %d", f)
 		}
 	}
 	return nil

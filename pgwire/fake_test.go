@@ -12,7 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // fakeHandler is an in-memory statement layer that understands a handful of
@@ -53,7 +53,7 @@ func (h *fakeHandler) Connect(ctx context.Context, startup map[string]string) (S
 		panic("fake panic in Connect")
 	}
 	if startup["database"] == "nodb" {
-		return nil, pgerr.New("3D000", "database %q does not exist", startup["database"])
+		return nil, repr.Errorf("3D000", "database %q does not exist", startup["database"])
 	}
 	h.opened.Add(1)
 	return &fakeSession{h: h, tx: 'I', app: startup["application_name"]}, nil
@@ -176,7 +176,7 @@ func (s *fakeSession) parse(text string, pos int) (*fakeStmt, error) {
 		st.verb = "SET"
 		st.args = strings.Fields(strings.NewReplacer("=", " ", " TO ", " ", " to ", " ").Replace(t[4:]))
 		if len(st.args) != 2 {
-			return nil, pgerr.New(pgerr.CodeSyntax, "syntax error in SET").WithPosition(int32(pos + 1))
+			return nil, repr.Errorf(repr.CodeSyntax, "syntax error in SET").WithPosition(int32(pos + 1))
 		}
 	case strings.HasPrefix(up, "COPY "):
 		return s.parseCopy(st, t, pos)
@@ -192,7 +192,7 @@ func (s *fakeSession) parse(text string, pos int) (*fakeStmt, error) {
 	case strings.HasPrefix(up, "SELECT "):
 		return s.parseCall(st, t, pos)
 	default:
-		return nil, pgerr.New(pgerr.CodeSyntax, "syntax error at or near %q", strings.Fields(t)[0]).WithPosition(int32(pos + 1))
+		return nil, repr.Errorf(repr.CodeSyntax, "syntax error at or near %q", strings.Fields(t)[0]).WithPosition(int32(pos + 1))
 	}
 	return st, nil
 }
@@ -202,7 +202,7 @@ func (s *fakeSession) parse(text string, pos int) (*fakeStmt, error) {
 func (s *fakeSession) parseCopy(st *fakeStmt, t string, pos int) (*fakeStmt, error) {
 	f := strings.Fields(strings.ToLower(t))
 	if len(f) < 4 || !strings.Contains(strings.ToLower(t), "from stdin") {
-		return nil, pgerr.New(pgerr.CodeSyntax, "bad COPY").WithPosition(int32(pos + 1))
+		return nil, repr.Errorf(repr.CodeSyntax, "bad COPY").WithPosition(int32(pos + 1))
 	}
 	st.verb = "COPY"
 	st.table = strings.Trim(f[1], `"`)
@@ -215,7 +215,7 @@ func (s *fakeSession) parseCall(st *fakeStmt, t string, pos int) (*fakeStmt, err
 	body := strings.TrimSpace(t[len("SELECT "):])
 	open, closeP := strings.IndexByte(body, '('), strings.LastIndexByte(body, ')')
 	if open < 0 || closeP < open {
-		return nil, pgerr.New(pgerr.CodeSyntax, "syntax error at or near %q", body).WithPosition(int32(pos + 8))
+		return nil, repr.Errorf(repr.CodeSyntax, "syntax error at or near %q", body).WithPosition(int32(pos + 8))
 	}
 	st.verb = strings.ToLower(strings.TrimSpace(body[:open]))
 	for a := range strings.SplitSeq(body[open+1:closeP], ",") {
@@ -234,10 +234,10 @@ func (s *fakeSession) parseCall(st *fakeStmt, t string, pos int) (*fakeStmt, err
 		want, colType = 1, oidText
 		st.cols = []Column{{Name: "echo", TypeOID: oidText, TypeSize: -1, TypeMod: -1}}
 	default:
-		return nil, pgerr.New(pgerr.CodeUndefinedFunction, "function %s does not exist", st.verb).WithPosition(int32(pos + 8))
+		return nil, repr.Errorf(repr.CodeUndefinedFunction, "function %s does not exist", st.verb).WithPosition(int32(pos + 8))
 	}
 	if len(st.args) != want {
-		return nil, pgerr.New(pgerr.CodeUndefinedFunction, "function %s takes %d arguments", st.verb, want).WithPosition(int32(pos + 8))
+		return nil, repr.Errorf(repr.CodeUndefinedFunction, "function %s takes %d arguments", st.verb, want).WithPosition(int32(pos + 8))
 	}
 	for _, a := range st.args {
 		if strings.HasPrefix(a, "$") {
@@ -292,7 +292,7 @@ func (st *fakeStmt) argValue(a string, params [][]byte, formats []int16) (*strin
 	}
 	n, err := strconv.Atoi(a[1:])
 	if err != nil || n < 1 || n > len(params) {
-		return nil, pgerr.New(pgerr.CodeUndefinedParameter, "there is no parameter %s", a)
+		return nil, repr.Errorf(repr.CodeUndefinedParameter, "there is no parameter %s", a)
 	}
 	raw := params[n-1]
 	if raw == nil {
@@ -301,7 +301,7 @@ func (st *fakeStmt) argValue(a string, params [][]byte, formats []int16) (*strin
 	v := string(raw)
 	if formatFor(formats, n-1) == 1 && st.params[n-1] == oidInt8 {
 		if len(raw) != 8 {
-			return nil, pgerr.New("22P03", "incorrect binary data format in bind parameter %d", n)
+			return nil, repr.Errorf("22P03", "incorrect binary data format in bind parameter %d", n)
 		}
 		v = strconv.FormatInt(int64(binary.BigEndian.Uint64(raw)), 10)
 	}
@@ -336,7 +336,7 @@ func (p *fakePortal) Execute(ctx context.Context, w RowWriter, maxRows int) (str
 	s := p.st.s
 	switch p.st.verb {
 	case "FAIL":
-		return "", false, s.fail(pgerr.ErrDivisionByZero.New().WithDetail("detail here").WithHint("hint here").WithPosition(3))
+		return "", false, s.fail(repr.ErrDivisionByZero.New().WithDetail("detail here").WithHint("hint here").WithPosition(3))
 	case "PANIC":
 		panic("fake panic in Execute")
 	case "SLEEP":
@@ -422,7 +422,7 @@ func (p *fakePortal) values() ([]*string, error) {
 			}
 			n, err := strconv.ParseInt(*a, 10, 64)
 			if err != nil {
-				return nil, pgerr.New(pgerr.CodeInvalidText, "invalid input syntax for type bigint: %q", *a)
+				return nil, repr.Errorf(repr.CodeInvalidText, "invalid input syntax for type bigint: %q", *a)
 			}
 			ints[i] = n
 		}
@@ -483,7 +483,7 @@ func (p *fakeCopyPortal) CopyIn(ctx context.Context, r io.Reader) (string, error
 			break
 		}
 		if sc.Text() == "bad" {
-			return "", pgerr.New(pgerr.CodeInvalidText, "bad copy line %d", len(lines)+1)
+			return "", repr.Errorf(repr.CodeInvalidText, "bad copy line %d", len(lines)+1)
 		}
 		lines = append(lines, sc.Text())
 	}
@@ -509,7 +509,7 @@ func countBinaryTuples(r io.Reader) (int, error) {
 		return 0, fmt.Errorf("binary copy header: %w", err)
 	}
 	if string(hdr[:11]) != "PGCOPY\n\xff\r\n\x00" {
-		return 0, pgerr.New("22P04", "COPY file signature not recognized")
+		return 0, repr.Errorf("22P04", "COPY file signature not recognized")
 	}
 	if _, err := br.Discard(int(binary.BigEndian.Uint32(hdr[15:]))); err != nil {
 		return 0, err

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
@@ -53,7 +53,7 @@ func (c *conn) runSimple(ctx context.Context, st Statement) bool {
 	tag, suspended, err := c.execute(ctx, p, 0)
 	c.sendChangedParameters()
 	if err == nil && suspended {
-		err = pgerr.New(pgerr.CodeInternal, "portal suspended without a row limit")
+		err = repr.Errorf(repr.CodeInternal, "portal suspended without a row limit")
 	}
 	if err != nil {
 		c.sendError(err)
@@ -129,7 +129,7 @@ func (r *copyReader) next() {
 	msg, err := r.c.be.Receive()
 	if err != nil {
 		r.connErr = err
-		r.err = pgerr.New("08006", "connection lost during COPY: %v", err)
+		r.err = repr.Errorf("08006", "connection lost during COPY: %v", err)
 		if r.c.shuttingDown.Load() {
 			r.err = errAdminShutdown
 		}
@@ -141,13 +141,13 @@ func (r *copyReader) next() {
 	case *pgproto3.CopyDone:
 		r.err = io.EOF
 	case *pgproto3.CopyFail:
-		r.err = pgerr.New(pgerr.CodeQueryCanceled, "COPY from stdin failed: %s", m.Message)
+		r.err = repr.Errorf(repr.CodeQueryCanceled, "COPY from stdin failed: %s", m.Message)
 	case *pgproto3.Flush, *pgproto3.Sync:
 		// Ignored during copy-in: clients may send them not knowing the
 		// statement was a COPY (protocol docs, "COPY Operations").
 	case *pgproto3.Terminate:
 		r.connErr = io.EOF
-		r.err = pgerr.New("08006", "client terminated the connection during COPY")
+		r.err = repr.Errorf("08006", "client terminated the connection during COPY")
 	default:
 		r.err = protocolViolation("unexpected message type %T during COPY from stdin", msg)
 	}

@@ -3,7 +3,7 @@ package pgwire
 import (
 	"strings"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
@@ -47,7 +47,7 @@ func (c *conn) startup() bool {
 func (c *conn) connect(m *pgproto3.StartupMessage) bool {
 	params, unrecognized := startupParams(m.Parameters)
 	if params["user"] == "" {
-		c.sendFatal(pgerr.New("28000", "no PostgreSQL user name specified in startup packet"))
+		c.sendFatal(repr.Errorf("28000", "no PostgreSQL user name specified in startup packet"))
 		return false
 	}
 	sess, err := c.srv.handler.Connect(c.baseCtx, params)

@@ -6,16 +6,13 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/agg"
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // otherAggs are PostgreSQL aggregates Eddy does not maintain yet (the
-// ones it does are in the registry, exec/agg).
+// ones it does are in the registry, expr).
 var otherAggs = map[string]bool{
 	"json_agg": true, "jsonb_agg": true, "json_object_agg": true,
 	"jsonb_object_agg": true, "bit_xor": true, "regr_count": true, "corr": true,
@@ -30,34 +27,34 @@ func funcName(fc *pg_query.FuncCall) string {
 // isAggregate reports whether fc calls an aggregate (not as a window).
 func isAggregate(fc *pg_query.FuncCall) bool {
 	name := funcName(fc)
-	_, ok := agg.Lookup(name)
+	_, ok := expr.LookupAgg(name)
 	return fc.Over == nil && (ok || otherAggs[name])
 }
 
 // funcCall builds a call of a scalar function (aggregates are columns of
 // the aggregated relation and reach here only where they are misplaced).
-func (c *ectx) funcCall(fc *pg_query.FuncCall) (scalar.Expr, error) {
+func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 	name := funcName(fc)
 	if fc.Over != nil {
 		return c.windowRef(fc)
 	}
-	if scalar.IsTableFunc(name) && !isAggregate(fc) {
+	if expr.IsTableFunc(name) && !isAggregate(fc) {
 		return c.srfRef(fc)
 	}
-	if _, ok := dataflow.LookupWinKind(name); ok {
-		return nil, pgerr.New(pgerr.CodeWrongObjectType, "window function %s requires an OVER clause", name).WithPosition(fc.Location + 1)
+	if _, ok := expr.LookupWinKind(name); ok {
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "window function %s requires an OVER clause", name).WithPosition(fc.Location + 1)
 	}
 	if isAggregate(fc) {
 		if c.clause == "aggregate" {
-			return nil, pgerr.New(pgerr.CodeGrouping, "aggregate function calls cannot be nested").WithPosition(fc.Location + 1)
+			return nil, repr.Errorf(repr.CodeGrouping, "aggregate function calls cannot be nested").WithPosition(fc.Location + 1)
 		}
-		return nil, pgerr.New(pgerr.CodeGrouping, "aggregate functions are not allowed in %s", c.clause).WithPosition(fc.Location + 1)
+		return nil, repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed in %s", c.clause).WithPosition(fc.Location + 1)
 	}
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
-		return nil, pgerr.New(pgerr.CodeWrongObjectType, "%s is not an aggregate function", name).WithPosition(fc.Location + 1)
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "%s is not an aggregate function", name).WithPosition(fc.Location + 1)
 	}
 	if fc.FuncVariadic {
-		return nil, pgerr.Unsupported("VARIADIC arguments")
+		return nil, repr.Unsupported("VARIADIC arguments")
 	}
 	args, err := c.exprs(fc.Args)
 	if err != nil {
@@ -98,7 +95,7 @@ type grouping struct {
 // aggregate call or matches a grouping key; it fails with 42803 for a
 // column that is neither grouped nor aggregated. ok=false means "build n
 // normally" (its parts will be checked in turn).
-func (c *ectx) groupedRef(n *pg_query.Node) (scalar.Expr, bool, error) {
+func (c *ectx) groupedRef(n *pg_query.Node) (expr.Expr, bool, error) {
 	g := c.grp
 	if gf := n.GetGroupingFunc(); gf != nil {
 		e, err := c.groupingFunc(gf)
@@ -107,7 +104,7 @@ func (c *ectx) groupedRef(n *pg_query.Node) (scalar.Expr, bool, error) {
 	if fc := n.GetFuncCall(); fc != nil && isAggregate(fc) {
 		col, ok := g.aggs[fc]
 		if !ok {
-			return nil, true, pgerr.New(pgerr.CodeGrouping, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
+			return nil, true, repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
 		}
 		return c.colExpr(col), true, nil
 	}
@@ -139,35 +136,35 @@ func (c *ectx) groupedRef(n *pg_query.Node) (scalar.Expr, bool, error) {
 			} else if g.from.cols[i].table != "" {
 				full = g.from.cols[i].table + "." + name
 			}
-			return nil, true, pgerr.New(pgerr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", full).WithPosition(ref.Location + 1)
+			return nil, true, repr.Errorf(repr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", full).WithPosition(ref.Location + 1)
 		}
 	}
 	return nil, false, nil
 }
 
 // colExpr returns a reference to column i of c's relation.
-func (c *ectx) colExpr(i int) scalar.Expr {
-	return &scalar.Col{Idx: i, T: c.rel.ColTypes()[i]}
+func (c *ectx) colExpr(i int) expr.Expr {
+	return &expr.Col{Idx: i, T: c.rel.ColTypes()[i]}
 }
 
 // aggSpec is one planned aggregate: its dataflow form and argument exprs.
 type aggSpec struct {
-	kind     dataflow.AggKind
+	kind     expr.AggKind
 	distinct bool
-	args     []scalar.Expr // over the pre-aggregation relation
+	args     []expr.Expr // over the pre-aggregation relation
 	// order are the ORDER BY expressions of an order-sensitive aggregate
 	// (string_agg), sort their directions (Col unused); an ordered-set
 	// aggregate's sort value is args[0], its direction sort[0].
-	order []scalar.Expr
-	sort  []dataflow.SortCol
+	order []expr.Expr
+	sort  []expr.SortCol
 	frac  float64
-	t     types.T
+	t     repr.T
 }
 
 // dataflow builds the plan's aggregate, placing each expression it reads
 // in a column of the Reduce's input with column.
-func (s aggSpec) dataflow(column func(scalar.Expr) int) dataflow.Agg {
-	a := dataflow.Agg{Kind: s.kind, Distinct: s.distinct, T: s.t, Frac: s.frac}
+func (s aggSpec) dataflow(column func(expr.Expr) int) expr.Agg {
+	a := expr.Agg{Kind: s.kind, Distinct: s.distinct, T: s.t, Frac: s.frac}
 	if len(s.args) > 0 {
 		a.Col = column(s.args[0])
 	}
@@ -176,7 +173,7 @@ func (s aggSpec) dataflow(column func(scalar.Expr) int) dataflow.Agg {
 	}
 	a.Order = slices.Clone(s.sort)
 	for i := range a.Order {
-		if s.kind.Def().Shape == agg.OrderedSet {
+		if s.kind.Def().Shape == expr.AggOrderedSet {
 			a.Order[i].Col = a.Col
 		} else {
 			a.Order[i].Col = column(s.order[i])
@@ -188,38 +185,38 @@ func (s aggSpec) dataflow(column func(scalar.Expr) int) dataflow.Agg {
 // buildAgg types one aggregate call's arguments over the FROM scope.
 func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	name := funcName(fc)
-	kind, ok := agg.Lookup(name)
+	kind, ok := expr.LookupAgg(name)
 	if !ok {
-		return aggSpec{}, pgerr.Unsupported("aggregate %s()", name)
+		return aggSpec{}, repr.Unsupported("aggregate %s()", name)
 	}
 	def := kind.Def()
 	switch {
-	case fc.AggWithinGroup && def.Shape != agg.OrderedSet:
-		return aggSpec{}, pgerr.New(pgerr.CodeUndefinedFunction, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name).WithPosition(fc.Location + 1)
-	case def.Shape == agg.OrderedSet && !fc.AggWithinGroup:
-		return aggSpec{}, pgerr.New(pgerr.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name).WithPosition(fc.Location + 1)
-	case def.Shape == agg.OrderedSet:
+	case fc.AggWithinGroup && def.Shape != expr.AggOrderedSet:
+		return aggSpec{}, repr.Errorf(repr.CodeUndefinedFunction, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name).WithPosition(fc.Location + 1)
+	case def.Shape == expr.AggOrderedSet && !fc.AggWithinGroup:
+		return aggSpec{}, repr.Errorf(repr.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name).WithPosition(fc.Location + 1)
+	case def.Shape == expr.AggOrderedSet:
 		return b.buildOrderedSet(fc, from, kind)
 	}
 	spec := aggSpec{kind: kind, distinct: fc.AggDistinct}
 	if fc.AggStar && fc.AggFilter == nil {
-		spec.kind, spec.t = dataflow.AggCountStar, types.Int8
+		spec.kind, spec.t = expr.AggCountStar, repr.Int8
 		return spec, nil
 	}
 	if fc.AggStar {
 		// count(*) FILTER (WHERE p) counts the rows where p holds: the
 		// count of a non-NULL constant under the filter.
-		spec.kind, spec.t = dataflow.AggCount, types.Int8
-		filtered, err := b.aggFilter(fc, from, []scalar.Expr{boolLit(true)})
+		spec.kind, spec.t = expr.AggCount, repr.Int8
+		filtered, err := b.aggFilter(fc, from, []expr.Expr{boolLit(true)})
 		spec.args = filtered
 		return spec, err
 	}
 	want := 1
-	if def.Shape == agg.Binary {
+	if def.Shape == expr.AggBinary {
 		want = 2
 	}
 	if len(fc.Args) != want {
-		return aggSpec{}, pgerr.New(pgerr.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args)).WithPosition(fc.Location + 1)
+		return aggSpec{}, repr.Errorf(repr.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args)).WithPosition(fc.Location + 1)
 	}
 	args, err := from.exprs(fc.Args)
 	if err != nil {
@@ -230,14 +227,14 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	}
 	argT := args[0].Type()
 	if def.Boxed {
-		if argT.Family == types.FamArray {
+		if argT.Family == repr.FamArray {
 			// Boxing an array would make a multidimensional one.
-			return aggSpec{}, pgerr.Unsupported("%s over array values", name).WithPosition(fc.Location + 1)
+			return aggSpec{}, repr.Unsupported("%s over array values", name).WithPosition(fc.Location + 1)
 		}
-		argT = types.ArrayOf(argT)
+		argT = repr.ArrayOf(argT)
 	}
-	if spec.t, err = dataflow.AggType(kind, argT); err != nil {
-		return aggSpec{}, withPos(pgerr.New(pgerr.CodeUndefinedFunction, "function %s(%s) does not exist", name, args[0].Type().Name()), fc.Location)
+	if spec.t, err = expr.AggType(kind, argT); err != nil {
+		return aggSpec{}, withPos(repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, args[0].Type().Name()), fc.Location)
 	}
 	if err := b.aggOrder(fc, from, def, args, &spec); err != nil {
 		return aggSpec{}, err
@@ -260,13 +257,13 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 // aggArgTypes coerces an aggregate's arguments in place: untyped literals
 // to def.Literal, string_agg's separator to text, an object aggregate's
 // key to def.Key (an explicit cast: any type names a key).
-func (b *builder) aggArgTypes(def *agg.Def, args []scalar.Expr, loc int32) error {
+func (b *builder) aggArgTypes(def *expr.AggDef, args []expr.Expr, loc int32) error {
 	var err error
 	for i, a := range args {
 		switch {
-		case i == 0 && def.Key != (types.T{}):
+		case i == 0 && def.Key != (repr.T{}):
 			args[i], err = b.explicitCast(a, def.Key, loc)
-		case a.Type().Family == types.FamUnknown || def.Shape == agg.Binary && i == 1 && def.Convert == "":
+		case a.Type().Family == repr.FamUnknown || def.Shape == expr.AggBinary && i == 1 && def.Convert == "":
 			args[i], err = b.coerce(a, def.Literal)
 		}
 		if err != nil {
@@ -280,23 +277,23 @@ func (b *builder) aggArgTypes(def *agg.Def, args []scalar.Expr, loc int32) error
 // aggregates whose result depends on the order of their input (string_agg),
 // dropped for the others, as it cannot change their result. With DISTINCT
 // every ORDER BY expression must be an argument (42P10, as PostgreSQL).
-func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *agg.Def, args []scalar.Expr, spec *aggSpec) error {
+func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, args []expr.Expr, spec *aggSpec) error {
 	for _, item := range fc.AggOrder {
 		sb := item.GetSortBy()
 		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-			return pgerr.Unsupported("ORDER BY ... USING")
+			return repr.Unsupported("ORDER BY ... USING")
 		}
 		e, err := from.expr(sb.Node)
 		if err != nil {
 			return err
 		}
-		if e.Type().Family == types.FamUnknown {
-			if e, err = b.coerce(e, types.Text); err != nil {
+		if e.Type().Family == repr.FamUnknown {
+			if e, err = b.coerce(e, repr.Text); err != nil {
 				return err
 			}
 		}
-		if fc.AggDistinct && !slices.ContainsFunc(args, func(a scalar.Expr) bool { return a.String() == e.String() }) {
-			return pgerr.New("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").WithPosition(location(sb.Node) + 1)
+		if fc.AggDistinct && !slices.ContainsFunc(args, func(a expr.Expr) bool { return a.String() == e.String() }) {
+			return repr.Errorf("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").WithPosition(location(sb.Node) + 1)
 		}
 		if def.Ordered {
 			spec.order = append(spec.order, e)
@@ -307,9 +304,9 @@ func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *agg.Def, args
 }
 
 // sortDir is sb's direction and NULLs placement (Col unset).
-func sortDir(sb *pg_query.SortBy) dataflow.SortCol {
+func sortDir(sb *pg_query.SortBy) expr.SortCol {
 	desc := sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC
-	c := dataflow.SortCol{Desc: desc, NullsFirst: desc}
+	c := expr.SortCol{Desc: desc, NullsFirst: desc}
 	switch sb.SortbyNulls {
 	case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
 		c.NullsFirst = true
@@ -323,17 +320,17 @@ func sortDir(sb *pg_query.SortBy) dataflow.SortCol {
 // aggregated value and its sort direction the multiset's order. The direct
 // argument (percentile_cont's fraction) must be a constant: PostgreSQL
 // evaluates it once per group, which for a constant is the same.
-func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind dataflow.AggKind) (aggSpec, error) {
+func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind expr.AggKind) (aggSpec, error) {
 	def, name := kind.Def(), kind.String()
 	nDirect := 0
 	if def.Direct {
 		nDirect = 1
 	}
 	if fc.AggDistinct {
-		return aggSpec{}, pgerr.New(pgerr.CodeSyntax, "cannot use DISTINCT with WITHIN GROUP").WithPosition(fc.Location + 1)
+		return aggSpec{}, repr.Errorf(repr.CodeSyntax, "cannot use DISTINCT with WITHIN GROUP").WithPosition(fc.Location + 1)
 	}
 	if len(fc.Args) != nDirect || len(fc.AggOrder) != 1 {
-		return aggSpec{}, pgerr.New(pgerr.CodeUndefinedFunction, "function %s with %d direct and %d ordered arguments does not exist", name, len(fc.Args), len(fc.AggOrder)).WithPosition(fc.Location + 1)
+		return aggSpec{}, repr.Errorf(repr.CodeUndefinedFunction, "function %s with %d direct and %d ordered arguments does not exist", name, len(fc.Args), len(fc.AggOrder)).WithPosition(fc.Location + 1)
 	}
 	spec := aggSpec{kind: kind}
 	if nDirect == 1 {
@@ -345,22 +342,22 @@ func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind datafl
 	}
 	sb := fc.AggOrder[0].GetSortBy()
 	if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-		return aggSpec{}, pgerr.Unsupported("ORDER BY ... USING")
+		return aggSpec{}, repr.Unsupported("ORDER BY ... USING")
 	}
 	x, err := from.expr(sb.Node)
 	if err != nil {
 		return aggSpec{}, err
 	}
-	if x.Type().Family == types.FamUnknown {
+	if x.Type().Family == repr.FamUnknown {
 		if x, err = b.coerce(x, def.Literal); err != nil {
 			return aggSpec{}, err
 		}
 	}
-	if spec.t, err = dataflow.AggType(kind, x.Type()); err != nil {
-		return aggSpec{}, withPos(pgerr.New(pgerr.CodeUndefinedFunction, "function %s(%s) does not exist", name, x.Type().Name()), fc.Location)
+	if spec.t, err = expr.AggType(kind, x.Type()); err != nil {
+		return aggSpec{}, withPos(repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, x.Type().Name()), fc.Location)
 	}
-	spec.sort = []dataflow.SortCol{sortDir(sb)}
-	spec.args, err = b.aggFilter(fc, from, []scalar.Expr{x})
+	spec.sort = []expr.SortCol{sortDir(sb)}
+	spec.args, err = b.aggFilter(fc, from, []expr.Expr{x})
 	return spec, err
 }
 
@@ -371,12 +368,12 @@ func (b *builder) constFloat(n *pg_query.Node, from *ectx) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if e, err = b.coerce(e, types.Float8); err != nil {
+	if e, err = b.coerce(e, repr.Float8); err != nil {
 		return 0, err
 	}
-	lit, ok := scalar.Fold(e).(*scalar.Lit)
+	lit, ok := expr.Fold(e).(*expr.Lit)
 	if !ok || lit.D.IsNull() {
-		return 0, pgerr.Unsupported("a direct argument of an ordered-set aggregate that is not a non-NULL constant").WithPosition(location(n) + 1)
+		return 0, repr.Unsupported("a direct argument of an ordered-set aggregate that is not a non-NULL constant").WithPosition(location(n) + 1)
 	}
 	return lit.D.Float(), nil
 }
@@ -388,7 +385,7 @@ func (b *builder) constFloat(n *pg_query.Node, from *ectx) (float64, error) {
 // boxed, ARRAY[x], which is never NULL), so aggregating the CASE is
 // aggregating exactly the rows where p is true, with DISTINCT too. Without
 // FILTER args come back unchanged.
-func (b *builder) aggFilter(fc *pg_query.FuncCall, from *ectx, args []scalar.Expr) ([]scalar.Expr, error) {
+func (b *builder) aggFilter(fc *pg_query.FuncCall, from *ectx, args []expr.Expr) ([]expr.Expr, error) {
 	if fc.AggFilter == nil {
 		return args, nil
 	}
@@ -396,14 +393,14 @@ func (b *builder) aggFilter(fc *pg_query.FuncCall, from *ectx, args []scalar.Exp
 	fctx.clause = "FILTER"
 	var aggs []*pg_query.FuncCall
 	if collectAggs(fc.AggFilter, &aggs); len(aggs) > 0 {
-		return nil, pgerr.New(pgerr.CodeGrouping, "aggregate functions are not allowed in FILTER").WithPosition(aggs[0].Location + 1)
+		return nil, repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed in FILTER").WithPosition(aggs[0].Location + 1)
 	}
 	p, err := fctx.predicate(fc.AggFilter)
 	if err != nil {
 		return nil, err
 	}
-	out := append([]scalar.Expr(nil), args...)
-	out[0] = &scalar.Case{Whens: []scalar.When{{Cond: p, Then: args[0]}}, T: args[0].Type()}
+	out := append([]expr.Expr(nil), args...)
+	out[0] = &expr.Case{Whens: []expr.When{{Cond: p, Then: args[0]}}, T: args[0].Type()}
 	return out, nil
 }
 

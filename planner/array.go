@@ -1,21 +1,19 @@
 package planner
 
 import (
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // arrayExpr builds ARRAY[e1, ...]: the elements coerced to their common
 // type, as the internal function array(...). ARRAY[] needs a cast to fix
 // its type (typeCast handles ARRAY[]::t[]); nested ARRAY[[...]] would make
 // a multidimensional array, which Eddy refuses.
-func (c *ectx) arrayExpr(ae *pg_query.A_ArrayExpr) (scalar.Expr, error) {
+func (c *ectx) arrayExpr(ae *pg_query.A_ArrayExpr) (expr.Expr, error) {
 	for _, el := range ae.Elements {
 		if el.GetAArrayExpr() != nil {
-			return nil, pgerr.Unsupported("multidimensional arrays").WithPosition(ae.Location + 1)
+			return nil, repr.Unsupported("multidimensional arrays").WithPosition(ae.Location + 1)
 		}
 	}
 	elems, err := c.exprs(ae.Elements)
@@ -23,19 +21,19 @@ func (c *ectx) arrayExpr(ae *pg_query.A_ArrayExpr) (scalar.Expr, error) {
 		return nil, err
 	}
 	if len(elems) == 0 {
-		return nil, pgerr.New("42P18", "cannot determine type of empty array").WithPosition(ae.Location + 1).
+		return nil, repr.Errorf("42P18", "cannot determine type of empty array").WithPosition(ae.Location + 1).
 			WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[].")
 	}
-	ts := make([]types.T, len(elems))
+	ts := make([]repr.T, len(elems))
 	for i, e := range elems {
 		ts[i] = e.Type()
 	}
-	t, err := scalar.CommonType(ts, "ARRAY")
+	t, err := expr.CommonType(ts, "ARRAY")
 	if err != nil {
 		return nil, withPos(err, ae.Location)
 	}
-	if t.Family == types.FamArray {
-		return nil, pgerr.Unsupported("multidimensional arrays").WithPosition(ae.Location + 1)
+	if t.Family == repr.FamArray {
+		return nil, repr.Unsupported("multidimensional arrays").WithPosition(ae.Location + 1)
 	}
 	for i, e := range elems {
 		if elems[i], err = c.b.coerce(e, t); err != nil {
@@ -49,24 +47,24 @@ func (c *ectx) arrayExpr(ae *pg_query.A_ArrayExpr) (scalar.Expr, error) {
 // the element (NULL out of range), a[i:j], a[i:], a[:j] and a[:] slices.
 // Arrays are one-dimensional, so several element subscripts (a[i][j])
 // select nothing: NULL, as PostgreSQL gives; several slices are 0A000.
-func (c *ectx) arraySubscript(arr scalar.Expr, ind *pg_query.A_Indirection) (scalar.Expr, error) {
+func (c *ectx) arraySubscript(arr expr.Expr, ind *pg_query.A_Indirection) (expr.Expr, error) {
 	if len(ind.Indirection) != 1 {
 		for _, n := range ind.Indirection {
 			idx := n.GetAIndices()
 			if idx == nil || idx.IsSlice {
-				return nil, pgerr.Unsupported("slices and field selection of multidimensional arrays")
+				return nil, repr.Unsupported("slices and field selection of multidimensional arrays")
 			}
 			if _, err := c.subscriptExpr(idx.Uidx); err != nil {
 				return nil, err
 			}
 		}
-		return &scalar.Lit{D: types.Null, T: arr.Type().ElemType()}, nil
+		return &expr.Lit{D: repr.Null, T: arr.Type().ElemType()}, nil
 	}
 	idx := ind.Indirection[0].GetAIndices()
 	if idx == nil {
-		return nil, pgerr.Unsupported("field selection")
+		return nil, repr.Unsupported("field selection")
 	}
-	var bounds []scalar.Expr
+	var bounds []expr.Expr
 	for _, n := range []*pg_query.Node{idx.Lidx, idx.Uidx} {
 		if n == nil {
 			bounds = append(bounds, nil)
@@ -81,13 +79,13 @@ func (c *ectx) arraySubscript(arr scalar.Expr, ind *pg_query.A_Indirection) (sca
 	lo, hi := bounds[0], bounds[1]
 	switch {
 	case !idx.IsSlice:
-		return c.function("array_subscript", []scalar.Expr{arr, hi}, location(idx.Uidx))
+		return c.function("array_subscript", []expr.Expr{arr, hi}, location(idx.Uidx))
 	case lo != nil && hi != nil:
-		return c.function("array_slice", []scalar.Expr{arr, lo, hi}, location(idx.Lidx))
+		return c.function("array_slice", []expr.Expr{arr, lo, hi}, location(idx.Lidx))
 	case lo != nil:
-		return c.function("array_slice_from", []scalar.Expr{arr, lo}, location(idx.Lidx))
+		return c.function("array_slice_from", []expr.Expr{arr, lo}, location(idx.Lidx))
 	case hi != nil:
-		return c.function("array_slice_to", []scalar.Expr{arr, hi}, location(idx.Uidx))
+		return c.function("array_slice_to", []expr.Expr{arr, hi}, location(idx.Uidx))
 	}
 	return arr, nil
 }
@@ -95,15 +93,15 @@ func (c *ectx) arraySubscript(arr scalar.Expr, ind *pg_query.A_Indirection) (sca
 // elementAssignment builds UPDATE ... SET a[i] = v for column col of rel:
 // array_set over the column's new value so far (so several elements of
 // one column may be assigned), the value assigned to the element type.
-func (c *ectx) elementAssignment(rel *Relation, set []scalar.Expr, col int, rt *pg_query.ResTarget) (scalar.Expr, error) {
+func (c *ectx) elementAssignment(rel *Relation, set []expr.Expr, col int, rt *pg_query.ResTarget) (expr.Expr, error) {
 	t := rel.Columns[col].Type
 	idx := rt.Indirection[0].GetAIndices()
-	if len(rt.Indirection) != 1 || idx == nil || idx.IsSlice || t.Family != types.FamArray {
-		return nil, pgerr.Unsupported("UPDATE of subfields, slices or elements of multidimensional arrays")
+	if len(rt.Indirection) != 1 || idx == nil || idx.IsSlice || t.Family != repr.FamArray {
+		return nil, repr.Unsupported("UPDATE of subfields, slices or elements of multidimensional arrays")
 	}
 	base := set[col]
 	if base == nil {
-		base = &scalar.Col{Idx: col, T: t}
+		base = &expr.Col{Idx: col, T: t}
 	}
 	i, err := c.subscriptExpr(idx.Uidx)
 	if err != nil {
@@ -116,49 +114,49 @@ func (c *ectx) elementAssignment(rel *Relation, set []scalar.Expr, col int, rt *
 	if v, err = c.b.assign(v, t.ElemType(), rt.Name); err != nil {
 		return nil, err
 	}
-	return c.function("array_set", []scalar.Expr{base, i, v}, rt.Location)
+	return c.function("array_set", []expr.Expr{base, i, v}, rt.Location)
 }
 
 // subscriptExpr builds a subscript, coerced to integer as PostgreSQL does
 // (with assignment semantics: bigint and numeric subscripts are converted).
-func (c *ectx) subscriptExpr(n *pg_query.Node) (scalar.Expr, error) {
+func (c *ectx) subscriptExpr(n *pg_query.Node) (expr.Expr, error) {
 	e, err := c.expr(n)
 	if err != nil {
 		return nil, err
 	}
-	if t := e.Type(); t.Family != types.FamUnknown && types.CastContextOf(t, types.Int4) < types.CastAssignment {
-		return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "array subscript must have type integer").WithPosition(location(n) + 1)
+	if t := e.Type(); t.Family != repr.FamUnknown && repr.CastContextOf(t, repr.Int4) < repr.CastAssignment {
+		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "array subscript must have type integer").WithPosition(location(n) + 1)
 	}
-	return c.b.coerce(e, types.Int4)
+	return c.b.coerce(e, repr.Int4)
 }
 
 // anyAll builds x op ANY (array) and x op ALL (array) for the comparison
-// operators, as any_<op>/all_<op> (exec/scalar). ANY (subquery) is a
+// operators, as any_<op>/all_<op> (expr). ANY (subquery) is a
 // SubLink and does not reach here.
-func (c *ectx) anyAll(op string, a *pg_query.A_Expr) (scalar.Expr, error) {
-	suffix, ok := scalar.AnyAllOps[op]
+func (c *ectx) anyAll(op string, a *pg_query.A_Expr) (expr.Expr, error) {
+	suffix, ok := expr.AnyAllOps[op]
 	kind := "ANY"
 	if a.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ALL {
 		kind = "ALL"
 	}
 	if !ok {
-		return nil, pgerr.Unsupported("operator %s with %s (array)", op, kind).WithPosition(a.Location + 1)
+		return nil, repr.Unsupported("operator %s with %s (array)", op, kind).WithPosition(a.Location + 1)
 	}
 	l, r, err := c.pair(a.Lexpr, a.Rexpr)
 	if err != nil {
 		return nil, err
 	}
-	if f := r.Type().Family; f != types.FamArray && f != types.FamUnknown {
-		return nil, pgerr.New(pgerr.CodeWrongObjectType, "op ANY/ALL (array) requires array on right side").WithPosition(a.Location + 1)
+	if f := r.Type().Family; f != repr.FamArray && f != repr.FamUnknown {
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "op ANY/ALL (array) requires array on right side").WithPosition(a.Location + 1)
 	}
 	name := "any_" + suffix
 	if kind == "ALL" {
 		name = "all_" + suffix
 	}
-	e, err := c.function(name, []scalar.Expr{l, r}, a.Location)
-	if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.CodeUndefinedFunction {
+	e, err := c.function(name, []expr.Expr{l, r}, a.Location)
+	if pe, ok := err.(*repr.Error); ok && pe.Code == repr.CodeUndefinedFunction {
 		elem := r.Type().ElemType()
-		return nil, pgerr.New(pgerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type().Name(), op, elem.Name()).WithPosition(a.Location + 1)
+		return nil, repr.Errorf(repr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type().Name(), op, elem.Name()).WithPosition(a.Location + 1)
 	}
 	return e, err
 }
@@ -167,7 +165,7 @@ func (c *ectx) anyAll(op string, a *pg_query.A_Expr) (scalar.Expr, error) {
 // array_agg(x ORDER BY ...) ...), which returns one row whatever the rows
 // of the original (correlated ones are decorrelated like any scalar
 // subquery), with an empty array for no rows, as PostgreSQL gives.
-func (c *ectx) arraySubquery(sl *pg_query.SubLink) (scalar.Expr, error) {
+func (c *ectx) arraySubquery(sl *pg_query.SubLink) (expr.Expr, error) {
 	sel, err := arrayAggSelect(sl.Subselect.GetSelectStmt())
 	if err != nil {
 		return nil, withPos(err, sl.Location)
@@ -176,8 +174,8 @@ func (c *ectx) arraySubquery(sl *pg_query.SubLink) (scalar.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	empty := &scalar.Lit{D: types.NewArray(nil), T: e.Type()}
-	return &scalar.Coalesce{Args: []scalar.Expr{e, empty}, T: e.Type()}, nil
+	empty := &expr.Lit{D: repr.NewArray(nil), T: e.Type()}
+	return &expr.Coalesce{Args: []expr.Expr{e, empty}, T: e.Type()}, nil
 }
 
 // arrayAggSelect rewrites the query of ARRAY(query) into one aggregating
@@ -194,10 +192,10 @@ func arrayAggSelect(sel *pg_query.SelectStmt) (*pg_query.SelectStmt, error) {
 	switch {
 	case len(arm.ValuesLists) > 0 && len(arm.ValuesLists[0].GetList().GetItems()) == 1:
 	case len(arm.TargetList) != 1:
-		return nil, pgerr.New(pgerr.CodeSyntax, "subquery must return only one column")
+		return nil, repr.Errorf(repr.CodeSyntax, "subquery must return only one column")
 	default:
 		if rt = arm.TargetList[0].GetResTarget(); rt == nil || isStar(rt.Val) {
-			return nil, pgerr.Unsupported("ARRAY(SELECT * ...)")
+			return nil, repr.Unsupported("ARRAY(SELECT * ...)")
 		}
 	}
 	if rt != nil && arm == sel && plainArrayBlock(sel, rt) {
@@ -206,7 +204,7 @@ func arrayAggSelect(sel *pg_query.SelectStmt) (*pg_query.SelectStmt, error) {
 			sb := s.GetSortBy()
 			n := sb.Node
 			if k := n.GetAConst().GetIval(); k != nil && k.Ival != 1 {
-				return nil, pgerr.New("42P10", "ORDER BY position %d is not in select list", k.Ival)
+				return nil, repr.Errorf("42P10", "ORDER BY position %d is not in select list", k.Ival)
 			}
 			if sortsByTarget(sb, rt) {
 				n = rt.Val
@@ -220,7 +218,7 @@ func arrayAggSelect(sel *pg_query.SelectStmt) (*pg_query.SelectStmt, error) {
 	for _, s := range sel.SortClause {
 		sb := s.GetSortBy()
 		if !sortsByTarget(sb, rt) {
-			return nil, pgerr.Unsupported("ARRAY(subquery) ordered by other than its column with LIMIT, DISTINCT, GROUP BY or set operations")
+			return nil, repr.Unsupported("ARRAY(subquery) ordered by other than its column with LIMIT, DISTINCT, GROUP BY or set operations")
 		}
 		order = append(order, sortByNode(col, sb))
 	}
@@ -246,7 +244,7 @@ func plainArrayBlock(sel *pg_query.SelectStmt, rt *pg_query.ResTarget) bool {
 	}
 	plain := true
 	walk(rt.Val, func(n *pg_query.Node) bool {
-		if fc := n.GetFuncCall(); fc != nil && (fc.Over != nil || scalar.IsTableFunc(funcName(fc))) {
+		if fc := n.GetFuncCall(); fc != nil && (fc.Over != nil || expr.IsTableFunc(funcName(fc))) {
 			plain = false
 		}
 		return plain

@@ -3,10 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // builder holds the state of planning one statement.
@@ -14,10 +13,10 @@ type builder struct {
 	cat  Catalog
 	opts Options
 	// paramTypes are the parameter types known or inferred so far.
-	paramTypes []types.T
+	paramTypes []repr.T
 	// placeholders maps the stand-in literal of an untyped, unbound
 	// parameter to its 0-based number, so coercion can infer its type.
-	placeholders map[*scalar.Lit]int
+	placeholders map[*expr.Lit]int
 	// views guards against recursive view definitions.
 	views int
 	// rankLimits holds, for a derived table whose row_number() the
@@ -25,7 +24,7 @@ type builder struct {
 	rankLimits map[*pg_query.SelectStmt]rankLimit
 	// nowCalls are the now() calls planned for a materialized view, true
 	// once a temporal filter consumed them (temporal.go).
-	nowCalls map[*scalar.Call]bool
+	nowCalls map[*expr.Call]bool
 	// sessions tracks SESSION windows until GROUP BY keys them (session.go).
 	sessions sessionState
 	// ctes are the common table expressions in scope, outermost first
@@ -36,25 +35,25 @@ type builder struct {
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {
-	b := &builder{cat: cat, opts: opts, placeholders: map[*scalar.Lit]int{},
+	b := &builder{cat: cat, opts: opts, placeholders: map[*expr.Lit]int{},
 		rankLimits: map[*pg_query.SelectStmt]rankLimit{}}
-	b.paramTypes = append([]types.T(nil), opts.ParamTypes...)
+	b.paramTypes = append([]repr.T(nil), opts.ParamTypes...)
 	return b
 }
 
 // finalParamTypes returns the parameter types, text where nothing said.
-func (b *builder) finalParamTypes() []types.T {
-	out := append([]types.T(nil), b.paramTypes...)
+func (b *builder) finalParamTypes() []repr.T {
+	out := append([]repr.T(nil), b.paramTypes...)
 	for i, t := range out {
-		if t.Family == types.FamUnknown {
-			out[i] = types.Text
+		if t.Family == repr.FamUnknown {
+			out[i] = repr.Text
 		}
 	}
 	return out
 }
 
 // unitRel is the relation with one row and no columns (FROM-less SELECT).
-func unitRel() ir.Rel { return &ir.Values{Rows: [][]scalar.Expr{{}}} }
+func unitRel() ir.Rel { return &ir.Values{Rows: [][]expr.Expr{{}}} }
 
 // ectx is the context of building scalar expressions over a relation.
 type ectx struct {
@@ -71,14 +70,14 @@ type ectx struct {
 	noSubquery bool
 	// wins holds the values of the window function calls planned below
 	// the select list and ORDER BY (winfunc.go); nil elsewhere.
-	wins map[*pg_query.FuncCall]scalar.Expr
+	wins map[*pg_query.FuncCall]expr.Expr
 	// srfs holds the values of the select list's set-returning function
 	// calls, columns of the FlatMap below it (srf.go); nil elsewhere.
-	srfs map[*pg_query.FuncCall]scalar.Expr
+	srfs map[*pg_query.FuncCall]expr.Expr
 }
 
 // predicate builds a boolean condition (WHERE, ON, HAVING).
-func (c *ectx) predicate(n *pg_query.Node) (scalar.Expr, error) {
+func (c *ectx) predicate(n *pg_query.Node) (expr.Expr, error) {
 	e, err := c.expr(n)
 	if err != nil {
 		return nil, err
@@ -87,79 +86,79 @@ func (c *ectx) predicate(n *pg_query.Node) (scalar.Expr, error) {
 }
 
 // toBool coerces e to boolean, or fails with 42804 naming the clause.
-func (b *builder) toBool(e scalar.Expr, clause string, n *pg_query.Node) (scalar.Expr, error) {
+func (b *builder) toBool(e expr.Expr, clause string, n *pg_query.Node) (expr.Expr, error) {
 	t := e.Type()
-	if t.Family == types.FamBool {
+	if t.Family == repr.FamBool {
 		return e, nil
 	}
-	if t.Family == types.FamUnknown {
-		return b.coerce(e, types.Bool)
+	if t.Family == repr.FamUnknown {
+		return b.coerce(e, repr.Bool)
 	}
-	return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", clause, t.Name()).WithPosition(location(n) + 1)
+	return nil, repr.Errorf(repr.CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", clause, t.Name()).WithPosition(location(n) + 1)
 }
 
 // coerce converts e to type t with an implicit cast (the caller checked it
 // is allowed). Untyped parameters take the type t.
-func (b *builder) coerce(e scalar.Expr, t types.T) (scalar.Expr, error) {
-	if lit, ok := e.(*scalar.Lit); ok {
+func (b *builder) coerce(e expr.Expr, t repr.T) (expr.Expr, error) {
+	if lit, ok := e.(*expr.Lit); ok {
 		if n, ok := b.placeholders[lit]; ok {
-			if t.Family != types.FamUnknown {
+			if t.Family != repr.FamUnknown {
 				b.paramTypes[n] = t
 			}
-			return &scalar.Lit{D: types.Null, T: t}, nil
+			return &expr.Lit{D: repr.Null, T: t}, nil
 		}
 	}
 	if e.Type() == t {
 		return e, nil
 	}
-	return b.foldLiteral(scalar.NewCast(e, t))
+	return b.foldLiteral(expr.NewCast(e, t))
 }
 
 // assign converts e to a column type t with assignment semantics (INSERT,
 // UPDATE, DEFAULT): 42804 when no assignment cast exists.
-func (b *builder) assign(e scalar.Expr, t types.T, col string) (scalar.Expr, error) {
+func (b *builder) assign(e expr.Expr, t repr.T, col string) (expr.Expr, error) {
 	from := e.Type()
-	if from.Family != types.FamUnknown && types.CastContextOf(from, t) < types.CastAssignment {
-		return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "column %q is of type %s but expression is of type %s", col, t.Name(), from.Name()).
+	if from.Family != repr.FamUnknown && repr.CastContextOf(from, t) < repr.CastAssignment {
+		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "column %q is of type %s but expression is of type %s", col, t.Name(), from.Name()).
 			WithHint("You will need to rewrite or cast the expression.")
 	}
 	return b.coerce(e, t)
 }
 
 // explicitCast is CAST(e AS t) / e::t.
-func (b *builder) explicitCast(e scalar.Expr, t types.T, loc int32) (scalar.Expr, error) {
+func (b *builder) explicitCast(e expr.Expr, t repr.T, loc int32) (expr.Expr, error) {
 	from := e.Type()
-	if lit, ok := e.(*scalar.Lit); ok {
+	if lit, ok := e.(*expr.Lit); ok {
 		if _, ok := b.placeholders[lit]; ok {
 			return b.coerce(e, t)
 		}
 	}
-	if from.Family != types.FamUnknown && types.CastContextOf(from, t) < types.CastExplicit {
-		return nil, pgerr.New("42846", "cannot cast type %s to %s", from.Name(), t.Name()).WithPosition(loc + 1)
+	if from.Family != repr.FamUnknown && repr.CastContextOf(from, t) < repr.CastExplicit {
+		return nil, repr.Errorf("42846", "cannot cast type %s to %s", from.Name(), t.Name()).WithPosition(loc + 1)
 	}
 	if from == t {
 		return e, nil
 	}
-	return b.foldLiteral(&scalar.Cast{Arg: e, To: t, Explicit: true})
+	return b.foldLiteral(&expr.Cast{Arg: e, To: t, Explicit: true})
 }
 
 // foldLiteral evaluates a cast of a literal now, so typed literals print
 // and compare as constants; data errors (22P02 ...) surface at plan time as
 // in PostgreSQL, which also converts literals during parse analysis (in the
 // session's time zone).
-func (b *builder) foldLiteral(e scalar.Expr) (scalar.Expr, error) {
-	c, ok := e.(*scalar.Cast)
+func (b *builder) foldLiteral(e expr.Expr) (expr.Expr, error) {
+	c, ok := e.(*expr.Cast)
 	if !ok {
 		return e, nil
 	}
-	if _, ok := c.Arg.(*scalar.Lit); !ok {
+	if _, ok := c.Arg.(*expr.Lit); !ok {
 		return e, nil
 	}
-	d, err := c.Eval(&scalar.Ctx{TimeZone: b.opts.TimeZone}, nil)
+	d, err := c.Eval(&expr.Ctx{TimeZone: b.opts.TimeZone}, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &scalar.Lit{D: d, T: c.To}, nil
+	return &expr.Lit{D: d, T: c.To}, nil
 }
 
 // location returns the byte offset of n's Location field (0 when none).
@@ -195,7 +194,7 @@ func location(n *pg_query.Node) int32 {
 
 // withPos attaches a 1-based position to a user error that has none.
 func withPos(err error, loc int32) error {
-	if e, ok := err.(*pgerr.Error); ok && e.Position == 0 && loc >= 0 {
+	if e, ok := err.(*repr.Error); ok && e.Position == 0 && loc >= 0 {
 		return e.WithPosition(loc + 1)
 	}
 	return err

@@ -3,17 +3,16 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Catalog is what the planner needs from the statement layer (which
 // implements it).
 type Catalog interface {
 	// Relation resolves a possibly schema-qualified name ("" schema = search
-	// path: public, then pg_catalog). Missing: *pgerr.Error 42P01.
+	// path: public, then pg_catalog). Missing: *repr.Error 42P01.
 	Relation(schema, name string) (*Relation, error)
 }
 
@@ -32,7 +31,7 @@ const (
 
 // Relation is a table, view or materialized view as the planner sees it.
 type Relation struct {
-	ID           dataflow.CollectionID
+	ID           repr.CollectionID
 	Schema, Name string
 	Kind         RelKind
 	Columns      []Column
@@ -56,7 +55,7 @@ type Relation struct {
 // Column is one column of a Relation.
 type Column struct {
 	Name    string
-	Type    types.T
+	Type    repr.T
 	NotNull bool
 	Default *pg_query.Node // nil means NULL
 	// IdentityAlways marks a GENERATED ALWAYS AS IDENTITY column: INSERT
@@ -71,8 +70,8 @@ type Column struct {
 // reports it (TableID/ColumnAttr are 0 unless it is a plain table column).
 type ResultColumn struct {
 	Name       string
-	Type       types.T
-	TableID    dataflow.CollectionID
+	Type       repr.T
+	TableID    repr.CollectionID
 	ColumnAttr int16
 }
 
@@ -83,11 +82,11 @@ type Options struct {
 	MaterializedView bool
 	// ParamTypes are the client-declared parameter types (Unknown where
 	// unspecified); others are inferred from context (default text).
-	ParamTypes []types.T
+	ParamTypes []repr.T
 	// Params, when non-nil, are the bound parameter values, substituted as
 	// literals ($n).
-	Params []types.Datum
-	// GenericParams, when Params is nil, plans $n as a scalar.Param read
+	Params []repr.Datum
+	// GenericParams, when Params is nil, plans $n as a expr.Param read
 	// from the evaluation context, so that one plan serves every binding
 	// (every parameter type must be known). A construct that needs the
 	// value at plan time (LIMIT $1) fails to plan; the caller then plans
@@ -106,10 +105,10 @@ type Options struct {
 type Query struct {
 	Rel        ir.Rel
 	Columns    []ResultColumn
-	OrderBy    []dataflow.SortCol
+	OrderBy    []expr.SortCol
 	Limit      int64 // -1 = none
 	Offset     int64
-	ParamTypes []types.T
+	ParamTypes []repr.T
 }
 
 // Insert is a planned INSERT. Source produces rows of exactly the table's
@@ -118,7 +117,7 @@ type Query struct {
 type Insert struct {
 	Table            *Relation
 	Source           *Query
-	Returning        []scalar.Expr // over the inserted table row
+	Returning        []expr.Expr // over the inserted table row
 	ReturningColumns []ResultColumn
 	// OnConflict is the ON CONFLICT clause (nil: none).
 	OnConflict *OnConflict
@@ -135,36 +134,36 @@ type OnConflict struct {
 	Cols       []int
 	Constraint string
 	// Exprs are the conflict target's elements planned over a table row
-	// (a *scalar.Col for a column), matched against the key parts of
+	// (a *expr.Col for a column), matched against the key parts of
 	// unique indexes, which may be expressions (ON CONFLICT (lower(x)));
 	// InferWhere is the target's WHERE (a partial index's predicate must
 	// follow from it), nil if none.
-	Exprs      []scalar.Expr
-	InferWhere scalar.Expr
+	Exprs      []expr.Expr
+	InferWhere expr.Expr
 	// Set computes the updated row (len = table arity) and Where filters
 	// the update, both over the existing row followed by the proposed
 	// (EXCLUDED) row.
-	Set   []scalar.Expr
-	Where scalar.Expr
+	Set   []expr.Expr
+	Where expr.Expr
 }
 
 // Update is a planned UPDATE: rows of Table where Filter is true (nil: all
 // rows) are replaced by Set evaluated over the old row (len = table arity).
 type Update struct {
 	Table            *Relation
-	Filter           scalar.Expr
-	Set              []scalar.Expr
-	Returning        []scalar.Expr // over the new row
+	Filter           expr.Expr
+	Set              []expr.Expr
+	Returning        []expr.Expr // over the new row
 	ReturningColumns []ResultColumn
-	ParamTypes       []types.T
+	ParamTypes       []repr.T
 }
 
 // Delete is a planned DELETE of the rows of Table where Filter is true (nil:
 // all rows).
 type Delete struct {
 	Table            *Relation
-	Filter           scalar.Expr
-	Returning        []scalar.Expr // over the deleted row
+	Filter           expr.Expr
+	Returning        []expr.Expr // over the deleted row
 	ReturningColumns []ResultColumn
-	ParamTypes       []types.T
+	ParamTypes       []repr.T
 }

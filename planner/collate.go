@@ -1,11 +1,9 @@
 package planner
 
 import (
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // collate is `expr COLLATE name`. Eddy compares text by bytes, which is
@@ -14,24 +12,24 @@ import (
 // leave the expression as it is; any other is 0A000 naming it. As in
 // PostgreSQL, only collatable (text) types take a collation, and an
 // untyped literal becomes text.
-func (c *ectx) collate(cc *pg_query.CollateClause) (scalar.Expr, error) {
+func (c *ectx) collate(cc *pg_query.CollateClause) (expr.Expr, error) {
 	e, err := c.expr(cc.Arg)
 	if err != nil {
 		return nil, err
 	}
 	name := opName(cc.Collname)
 	switch t := e.Type(); t.Family {
-	case types.FamUnknown:
-		if e, err = c.b.coerce(e, types.Text); err != nil {
+	case repr.FamUnknown:
+		if e, err = c.b.coerce(e, repr.Text); err != nil {
 			return nil, err
 		}
-	case types.FamText:
+	case repr.FamText:
 	default:
-		return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "collations are not supported by type %s", t.Name()).WithPosition(cc.Location + 1)
+		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "collations are not supported by type %s", t.Name()).WithPosition(cc.Location + 1)
 	}
 	switch name {
 	case "C", "POSIX", "default", "ucs_basic":
 		return e, nil
 	}
-	return nil, pgerr.Unsupported("collation %q (Eddy compares text as the \"C\" collation does)", name).WithPosition(cc.Location + 1)
+	return nil, repr.Unsupported("collation %q (Eddy compares text as the \"C\" collation does)", name).WithPosition(cc.Location + 1)
 }

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // TestSQLiteCorpusPlans plans every query of the shared SQLite corpus
@@ -34,10 +33,10 @@ func TestSQLiteCorpusPlans(t *testing.T) {
 				continue
 			}
 			if _, err := PlanQuery(cat, res.Stmts[0].Stmt, Options{MaterializedView: true}); err != nil {
-				if pgerr.Code(err) == pgerr.CodeInternal {
+				if repr.ErrorCode(err) == repr.CodeInternal {
 					t.Errorf("%s: internal error %v\n%s", f, err, q)
 				}
-				errs[pgerr.Code(err)+" "+err.Error()]++
+				errs[repr.ErrorCode(err)+" "+err.Error()]++
 				continue
 			}
 			ok++

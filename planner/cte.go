@@ -4,7 +4,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // cte is a planned common table expression (WITH name AS (query)),
@@ -52,16 +52,16 @@ func (b *builder) withCTEs(w *pg_query.WithClause, body func() (*planned, error)
 func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive bool) (*cte, error) {
 	for _, c := range b.ctes[depth:] {
 		if c.name == ce.Ctename {
-			return nil, pgerr.New("42712", "WITH query name %q specified more than once", ce.Ctename).
+			return nil, repr.Errorf("42712", "WITH query name %q specified more than once", ce.Ctename).
 				WithPosition(ce.Location + 1)
 		}
 	}
 	sel := ce.Ctequery.GetSelectStmt()
 	if sel == nil {
-		return nil, pgerr.Unsupported("data-modifying statement in WITH").WithPosition(ce.Location + 1)
+		return nil, repr.Unsupported("data-modifying statement in WITH").WithPosition(ce.Location + 1)
 	}
 	if ce.SearchClause != nil || ce.CycleClause != nil {
-		return nil, pgerr.Unsupported("SEARCH or CYCLE clause").WithPosition(ce.Location + 1)
+		return nil, repr.Unsupported("SEARCH or CYCLE clause").WithPosition(ce.Location + 1)
 	}
 	if recursive && references(ce.Ctequery, ce.Ctename) > 0 {
 		return b.planRecursiveCTE(ce, sel)
@@ -82,7 +82,7 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive boo
 func cteColumns(ce *pg_query.CommonTableExpr, qcols []ResultColumn) ([]ResultColumn, error) {
 	cols := append([]ResultColumn(nil), qcols...)
 	if len(ce.Aliascolnames) > len(cols) {
-		return nil, pgerr.New("42P10", "WITH query %q has %d columns available but %d columns specified",
+		return nil, repr.Errorf("42P10", "WITH query %q has %d columns available but %d columns specified",
 			ce.Ctename, len(cols), len(ce.Aliascolnames)).WithPosition(ce.Location + 1)
 	}
 	for i, a := range ce.Aliascolnames {
@@ -97,7 +97,7 @@ func checkDuplicateCTEs(items []*pg_query.CommonTableExpr) error {
 	seen := map[string]bool{}
 	for _, ce := range items {
 		if seen[ce.Ctename] {
-			return pgerr.New("42712", "WITH query name %q specified more than once", ce.Ctename).WithPosition(ce.Location + 1)
+			return repr.Errorf("42712", "WITH query name %q specified more than once", ce.Ctename).WithPosition(ce.Location + 1)
 		}
 		seen[ce.Ctename] = true
 	}

@@ -3,18 +3,17 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // PlanScalar plans a standalone expression with no columns (column
 // DEFAULTs), assigned to type want.
-func PlanScalar(cat Catalog, expr *pg_query.Node, want types.T) (scalar.Expr, error) {
+func PlanScalar(cat Catalog, ex *pg_query.Node, want repr.T) (expr.Expr, error) {
 	b := newBuilder(cat, Options{})
 	ec := &ectx{b: b, sc: &scope{}, rel: unitRel(), clause: "DEFAULT", noSubquery: true}
-	e, err := ec.expr(expr)
+	e, err := ec.expr(ex)
 	if err != nil {
 		return nil, err
 	}
@@ -23,27 +22,27 @@ func PlanScalar(cat Catalog, expr *pg_query.Node, want types.T) (scalar.Expr, er
 
 // PlanRowExpr plans a boolean expression over a row of rel (CHECK
 // constraints), with no subqueries.
-func PlanRowExpr(cat Catalog, rel *Relation, expr *pg_query.Node) (scalar.Expr, error) {
+func PlanRowExpr(cat Catalog, rel *Relation, ex *pg_query.Node) (expr.Expr, error) {
 	b := newBuilder(cat, Options{})
 	sc := &scope{}
 	for i, c := range rel.Columns {
 		sc.cols = append(sc.cols, scopeCol{table: rel.Name, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
 	}
 	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "CHECK", noSubquery: true}
-	return ec.predicate(expr)
+	return ec.predicate(ex)
 }
 
 // PlanRowValue plans an expression over a row of rel assigned to type
 // want for column col (ALTER COLUMN ... TYPE ... USING), with no
 // subqueries.
-func PlanRowValue(cat Catalog, rel *Relation, expr *pg_query.Node, want types.T, col string) (scalar.Expr, error) {
+func PlanRowValue(cat Catalog, rel *Relation, ex *pg_query.Node, want repr.T, col string) (expr.Expr, error) {
 	b := newBuilder(cat, Options{})
 	sc := &scope{}
 	for i, c := range rel.Columns {
 		sc.cols = append(sc.cols, scopeCol{table: rel.Name, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
 	}
 	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "USING", noSubquery: true}
-	e, err := ec.expr(expr)
+	e, err := ec.expr(ex)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +56,7 @@ func (b *builder) targetTable(rv *pg_query.RangeVar) (*Relation, *scope, error) 
 		return nil, nil, withPos(err, rv.Location)
 	}
 	if rel.Kind != RelTable {
-		return nil, nil, pgerr.New(pgerr.CodeWrongObjectType, "cannot change relation %q", rel.Name).
+		return nil, nil, repr.Errorf(repr.CodeWrongObjectType, "cannot change relation %q", rel.Name).
 			WithDetail("Only tables can be modified; views are computed from them.")
 	}
 	alias := rel.Name
@@ -73,7 +72,7 @@ func (b *builder) targetTable(rv *pg_query.RangeVar) (*Relation, *scope, error) 
 
 // tableRel is the relation scanning table rel.
 func tableRel(rel *Relation) ir.Rel {
-	ts := make([]types.T, len(rel.Columns))
+	ts := make([]repr.T, len(rel.Columns))
 	for i, c := range rel.Columns {
 		ts[i] = c.Type
 	}
@@ -81,7 +80,7 @@ func tableRel(rel *Relation) ir.Rel {
 }
 
 // returning plans RETURNING over the table row.
-func (b *builder) returning(list []*pg_query.Node, rel *Relation, sc *scope) ([]scalar.Expr, []ResultColumn, error) {
+func (b *builder) returning(list []*pg_query.Node, rel *Relation, sc *scope) ([]expr.Expr, []ResultColumn, error) {
 	if len(list) == 0 {
 		return nil, nil, nil
 	}
@@ -90,7 +89,7 @@ func (b *builder) returning(list []*pg_query.Node, rel *Relation, sc *scope) ([]
 		return nil, nil, err
 	}
 	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "RETURNING", noSubquery: true}
-	var out []scalar.Expr
+	var out []expr.Expr
 	var cols []ResultColumn
 	for _, t := range targets {
 		e, err := b.targetExpr(t, ec)
@@ -106,7 +105,7 @@ func (b *builder) returning(list []*pg_query.Node, rel *Relation, sc *scope) ([]
 // DEFAULT VALUES} [RETURNING ...].
 func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, error) {
 	if stmt.WithClause != nil {
-		return nil, pgerr.Unsupported("WITH")
+		return nil, repr.Unsupported("WITH")
 	}
 	b := newBuilder(cat, opts)
 	rel, sc, err := b.targetTable(stmt.Relation)
@@ -145,7 +144,7 @@ func (b *builder) onConflict(rel *Relation, rv *pg_query.RangeVar, oc *pg_query.
 			return nil, err
 		}
 	} else if out.DoUpdate {
-		return nil, pgerr.New(pgerr.CodeSyntax, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
+		return nil, repr.Errorf(repr.CodeSyntax, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
 			WithHint("For example, ON CONFLICT (column_name).")
 	}
 	if !out.DoUpdate {
@@ -156,7 +155,7 @@ func (b *builder) onConflict(rel *Relation, rv *pg_query.RangeVar, oc *pg_query.
 		alias = rv.Alias.Aliasname
 	}
 	sc := &scope{}
-	ts := make([]types.T, 0, 2*len(rel.Columns))
+	ts := make([]repr.T, 0, 2*len(rel.Columns))
 	for _, q := range []string{alias, "excluded"} {
 		for i, c := range rel.Columns {
 			sc.cols = append(sc.cols, scopeCol{table: q, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
@@ -188,22 +187,22 @@ func (b *builder) inferTarget(rel *Relation, inf *pg_query.InferClause, out *OnC
 	for _, n := range inf.IndexElems {
 		ie := n.GetIndexElem()
 		if ie == nil {
-			return pgerr.Unsupported("ON CONFLICT target %T", n.Node)
+			return repr.Unsupported("ON CONFLICT target %T", n.Node)
 		}
 		if ie.Name != "" {
 			i := columnIndex(rel, ie.Name)
 			if i < 0 {
-				return pgerr.New(pgerr.CodeUndefinedColumn, "column %q does not exist", ie.Name)
+				return repr.Errorf(repr.CodeUndefinedColumn, "column %q does not exist", ie.Name)
 			}
 			out.Cols = append(out.Cols, i)
-			out.Exprs = append(out.Exprs, &scalar.Col{Idx: i, T: rel.Columns[i].Type})
+			out.Exprs = append(out.Exprs, &expr.Col{Idx: i, T: rel.Columns[i].Type})
 			continue
 		}
 		x, err := PlanIndexExpr(b.cat, rel, ie.Expr, false)
 		if err != nil {
 			return err
 		}
-		if c, ok := x.(*scalar.Col); ok {
+		if c, ok := x.(*expr.Col); ok {
 			out.Cols = append(out.Cols, c.Idx)
 		} else {
 			plain = false
@@ -233,14 +232,14 @@ func insertColumns(rel *Relation, list []*pg_query.Node) ([]int, error) {
 	for _, n := range list {
 		rt := n.GetResTarget()
 		if len(rt.Indirection) > 0 {
-			return nil, pgerr.Unsupported("INSERT into subfields or array elements")
+			return nil, repr.Unsupported("INSERT into subfields or array elements")
 		}
 		i := columnIndex(rel, rt.Name)
 		if i < 0 {
-			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column %q of relation %q does not exist", rt.Name, rel.Name).WithPosition(rt.Location + 1)
+			return nil, repr.Errorf(repr.CodeUndefinedColumn, "column %q of relation %q does not exist", rt.Name, rel.Name).WithPosition(rt.Location + 1)
 		}
 		if seen[i] {
-			return nil, pgerr.New(pgerr.CodeDuplicateColumn, "column %q specified more than once", rt.Name).WithPosition(rt.Location + 1)
+			return nil, repr.Errorf(repr.CodeDuplicateColumn, "column %q specified more than once", rt.Name).WithPosition(rt.Location + 1)
 		}
 		seen[i] = true
 		out = append(out, i)
@@ -262,13 +261,13 @@ func columnIndex(rel *Relation, name string) int {
 // columns (the others take their defaults), as in PostgreSQL.
 func (b *builder) insertSource(rel *Relation, cols []int, explicit bool, src *pg_query.Node, override pg_query.OverridingKind) (*Query, error) {
 	sel := src.GetSelectStmt()
-	var rows [][]scalar.Expr // per source row, per entry of cols (nil = DEFAULT)
+	var rows [][]expr.Expr // per source row, per entry of cols (nil = DEFAULT)
 	var query ir.Rel
 	switch {
 	case src == nil:
-		rows, cols = [][]scalar.Expr{{}}, nil
+		rows, cols = [][]expr.Expr{{}}, nil
 	case sel != nil && len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil:
-		want := make([]types.T, len(cols))
+		want := make([]repr.T, len(cols))
 		var err error
 		if rows, err = b.valuesRows(sel.ValuesLists, nil, want); err != nil {
 			return nil, err
@@ -279,21 +278,21 @@ func (b *builder) insertSource(rel *Relation, cols []int, explicit bool, src *pg
 			return nil, err
 		}
 		query = b.subqueryRel(p)
-		rows = [][]scalar.Expr{make([]scalar.Expr, len(p.cols))}
+		rows = [][]expr.Expr{make([]expr.Expr, len(p.cols))}
 		for i, c := range p.cols {
-			rows[0][i] = &scalar.Col{Idx: i, T: c.Type}
+			rows[0][i] = &expr.Col{Idx: i, T: c.Type}
 		}
 	default:
-		return nil, pgerr.Unsupported("INSERT source %s", nodeName(src))
+		return nil, repr.Unsupported("INSERT source %s", nodeName(src))
 	}
 	if len(rows[0]) > len(cols) {
-		return nil, pgerr.New(pgerr.CodeSyntax, "INSERT has more expressions than target columns")
+		return nil, repr.Errorf(repr.CodeSyntax, "INSERT has more expressions than target columns")
 	}
 	if len(rows[0]) < len(cols) && src != nil && !explicit {
 		cols = cols[:len(rows[0])]
 	}
 	if len(rows[0]) < len(cols) && src != nil {
-		return nil, pgerr.New(pgerr.CodeSyntax, "INSERT has more target columns than expressions")
+		return nil, repr.Errorf(repr.CodeSyntax, "INSERT has more target columns than expressions")
 	}
 	full, err := b.fullRows(rel, cols, rows, override)
 	if err != nil {
@@ -313,10 +312,10 @@ func (b *builder) insertSource(rel *Relation, cols []int, explicit bool, src *pg
 
 // fullRows orders each row's entries by table column, assigning them to
 // the column types and filling missing and DEFAULT entries.
-func (b *builder) fullRows(rel *Relation, cols []int, rows [][]scalar.Expr, override pg_query.OverridingKind) ([][]scalar.Expr, error) {
-	out := make([][]scalar.Expr, len(rows))
+func (b *builder) fullRows(rel *Relation, cols []int, rows [][]expr.Expr, override pg_query.OverridingKind) ([][]expr.Expr, error) {
+	out := make([][]expr.Expr, len(rows))
 	for r, row := range rows {
-		full := make([]scalar.Expr, len(rel.Columns))
+		full := make([]expr.Expr, len(rel.Columns))
 		for i, c := range cols {
 			if row[i] == nil {
 				continue
@@ -328,7 +327,7 @@ func (b *builder) fullRows(rel *Relation, cols []int, rows [][]scalar.Expr, over
 				case pg_query.OverridingKind_OVERRIDING_SYSTEM_VALUE:
 				default:
 					if col.IdentityAlways {
-						return nil, pgerr.New("428C9", "cannot insert a non-DEFAULT value into column %q", col.Name).
+						return nil, repr.Errorf("428C9", "cannot insert a non-DEFAULT value into column %q", col.Name).
 							WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", col.Name).
 							WithHint("Use OVERRIDING SYSTEM VALUE to override.")
 					}
@@ -356,9 +355,9 @@ func (b *builder) fullRows(rel *Relation, cols []int, rows [][]scalar.Expr, over
 }
 
 // defaultValue plans a column's DEFAULT (NULL when it has none).
-func (b *builder) defaultValue(c Column) (scalar.Expr, error) {
+func (b *builder) defaultValue(c Column) (expr.Expr, error) {
 	if c.Default == nil {
-		return &scalar.Lit{D: types.Null, T: c.Type}, nil
+		return &expr.Lit{D: repr.Null, T: c.Type}, nil
 	}
 	ec := &ectx{b: b, sc: &scope{}, rel: unitRel(), clause: "DEFAULT", noSubquery: true}
 	e, err := ec.expr(c.Default)
@@ -372,9 +371,9 @@ func (b *builder) defaultValue(c Column) (scalar.Expr, error) {
 func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, error) {
 	switch {
 	case len(stmt.FromClause) > 0:
-		return nil, pgerr.Unsupported("UPDATE ... FROM")
+		return nil, repr.Unsupported("UPDATE ... FROM")
 	case stmt.WithClause != nil:
-		return nil, pgerr.Unsupported("WITH")
+		return nil, repr.Unsupported("WITH")
 	}
 	b := newBuilder(cat, opts)
 	rel, sc, err := b.targetTable(stmt.Relation)
@@ -399,20 +398,20 @@ func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, 
 
 // setList builds the new row: assigned columns from their expressions
 // (over the old row), the others unchanged.
-func (b *builder) setList(rel *Relation, sc *scope, list []*pg_query.Node) ([]scalar.Expr, error) {
+func (b *builder) setList(rel *Relation, sc *scope, list []*pg_query.Node) ([]expr.Expr, error) {
 	return b.setListOver(rel, sc, tableRel(rel), list)
 }
 
 // setListOver is setList over input relation in (the table row, or the
 // existing and excluded rows of ON CONFLICT DO UPDATE).
-func (b *builder) setListOver(rel *Relation, sc *scope, in ir.Rel, list []*pg_query.Node) ([]scalar.Expr, error) {
+func (b *builder) setListOver(rel *Relation, sc *scope, in ir.Rel, list []*pg_query.Node) ([]expr.Expr, error) {
 	ec := &ectx{b: b, sc: sc, rel: in, clause: "UPDATE", noSubquery: true}
-	set := make([]scalar.Expr, len(rel.Columns))
+	set := make([]expr.Expr, len(rel.Columns))
 	for _, n := range list {
 		rt := n.GetResTarget()
 		i := columnIndex(rel, rt.Name)
 		if i < 0 {
-			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column %q of relation %q does not exist", rt.Name, rel.Name).WithPosition(rt.Location + 1)
+			return nil, repr.Errorf(repr.CodeUndefinedColumn, "column %q of relation %q does not exist", rt.Name, rel.Name).WithPosition(rt.Location + 1)
 		}
 		if len(rt.Indirection) > 0 {
 			e, err := ec.elementAssignment(rel, set, i, rt)
@@ -423,12 +422,12 @@ func (b *builder) setListOver(rel *Relation, sc *scope, in ir.Rel, list []*pg_qu
 			continue
 		}
 		if set[i] != nil {
-			return nil, pgerr.New(pgerr.CodeDuplicateColumn, "multiple assignments to same column %q", rt.Name)
+			return nil, repr.Errorf(repr.CodeDuplicateColumn, "multiple assignments to same column %q", rt.Name)
 		}
-		var e scalar.Expr
+		var e expr.Expr
 		var err error
 		if rel.Columns[i].IdentityAlways && rt.Val.GetSetToDefault() == nil {
-			return nil, pgerr.New("428C9", "column %q can only be updated to DEFAULT", rt.Name).
+			return nil, repr.Errorf("428C9", "column %q can only be updated to DEFAULT", rt.Name).
 				WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", rt.Name)
 		}
 		if rt.Val.GetSetToDefault() != nil {
@@ -443,14 +442,14 @@ func (b *builder) setListOver(rel *Relation, sc *scope, in ir.Rel, list []*pg_qu
 	}
 	for i, e := range set {
 		if e == nil {
-			set[i] = &scalar.Col{Idx: i, T: rel.Columns[i].Type}
+			set[i] = &expr.Col{Idx: i, T: rel.Columns[i].Type}
 		}
 	}
 	return set, nil
 }
 
 // dmlFilter builds a WHERE over the table row (nil when absent).
-func (b *builder) dmlFilter(rel *Relation, sc *scope, where *pg_query.Node) (scalar.Expr, error) {
+func (b *builder) dmlFilter(rel *Relation, sc *scope, where *pg_query.Node) (expr.Expr, error) {
 	if where == nil {
 		return nil, nil
 	}
@@ -462,9 +461,9 @@ func (b *builder) dmlFilter(rel *Relation, sc *scope, where *pg_query.Node) (sca
 func PlanDelete(cat Catalog, stmt *pg_query.DeleteStmt, opts Options) (*Delete, error) {
 	switch {
 	case len(stmt.UsingClause) > 0:
-		return nil, pgerr.Unsupported("DELETE ... USING")
+		return nil, repr.Unsupported("DELETE ... USING")
 	case stmt.WithClause != nil:
-		return nil, pgerr.Unsupported("WITH")
+		return nil, repr.Unsupported("WITH")
 	}
 	b := newBuilder(cat, opts)
 	rel, sc, err := b.targetTable(stmt.Relation)

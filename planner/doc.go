@@ -1,7 +1,7 @@
 // Package planner turns parsed SQL (pg_query ASTs) into the optimizer's
 // relational IR: it resolves names against scopes and the Catalog, types
 // expressions (PostgreSQL's operator and function resolution via
-// exec/scalar, with unknown-typed literals and parameters typed from
+// expr, with unknown-typed literals and parameters typed from
 // context), plans aggregation, set operations and views, and decorrelates
 // subqueries into joins and reductions (Neumann and Kemper, "Unnesting
 // Arbitrary Queries", BTW 2015, in the form Materialize uses: the distinct

@@ -6,17 +6,15 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // expr builds a typed scalar expression from an AST node. Untyped string
 // literals and NULL come back with the Unknown type; the enclosing operator,
 // function or cast decides their type (PostgreSQL's unknown-literal rule).
-func (c *ectx) expr(n *pg_query.Node) (scalar.Expr, error) {
+func (c *ectx) expr(n *pg_query.Node) (expr.Expr, error) {
 	if c.grp != nil {
 		if e, ok, err := c.groupedRef(n); ok || err != nil {
 			return e, err
@@ -62,9 +60,9 @@ func (c *ectx) expr(n *pg_query.Node) (scalar.Expr, error) {
 	case n.GetCollateClause() != nil:
 		return c.collate(n.GetCollateClause())
 	case n.GetSetToDefault() != nil:
-		return nil, pgerr.New(pgerr.CodeSyntax, "DEFAULT is not allowed in this context")
+		return nil, repr.Errorf(repr.CodeSyntax, "DEFAULT is not allowed in this context")
 	}
-	return nil, pgerr.Unsupported("expression %s", nodeName(n))
+	return nil, repr.Unsupported("expression %s", nodeName(n))
 }
 
 // nodeName names an AST node's kind for error messages.
@@ -76,7 +74,7 @@ func nodeName(n *pg_query.Node) string {
 }
 
 // columnRef resolves t.c or c.
-func (c *ectx) columnRef(ref *pg_query.ColumnRef) (scalar.Expr, error) {
+func (c *ectx) columnRef(ref *pg_query.ColumnRef) (expr.Expr, error) {
 	table, name, err := refName(ref)
 	if err != nil {
 		return nil, err
@@ -89,7 +87,7 @@ func refName(ref *pg_query.ColumnRef) (table, name string, err error) {
 	var parts []string
 	for _, f := range ref.Fields {
 		if f.GetAStar() != nil {
-			return "", "", pgerr.Unsupported("* in this position")
+			return "", "", repr.Unsupported("* in this position")
 		}
 		parts = append(parts, f.GetString_().GetSval())
 	}
@@ -99,81 +97,81 @@ func refName(ref *pg_query.ColumnRef) (table, name string, err error) {
 	case 2, 3, 4:
 		return parts[len(parts)-2], parts[len(parts)-1], nil
 	}
-	return "", "", pgerr.New(pgerr.CodeSyntax, "improper qualified name")
+	return "", "", repr.Errorf(repr.CodeSyntax, "improper qualified name")
 }
 
 // constant types a literal: integers as int4 (int8, then numeric, when
 // larger), decimals as numeric, strings as unknown.
-func constant(a *pg_query.A_Const) (scalar.Expr, error) {
+func constant(a *pg_query.A_Const) (expr.Expr, error) {
 	switch {
 	case a.Isnull:
-		return &scalar.Lit{D: types.Null, T: types.Unknown}, nil
+		return &expr.Lit{D: repr.Null, T: repr.Unknown}, nil
 	case a.GetIval() != nil:
-		return &scalar.Lit{D: types.NewInt(int64(a.GetIval().Ival)), T: types.Int4}, nil
+		return &expr.Lit{D: repr.NewInt(int64(a.GetIval().Ival)), T: repr.Int4}, nil
 	case a.GetFval() != nil:
 		return numericConstant(a.GetFval().Fval)
 	case a.GetSval() != nil:
-		return &scalar.Lit{D: types.NewText(a.GetSval().Sval), T: types.Unknown}, nil
+		return &expr.Lit{D: repr.NewText(a.GetSval().Sval), T: repr.Unknown}, nil
 	case a.GetBoolval() != nil:
-		return &scalar.Lit{D: types.NewBool(a.GetBoolval().Boolval), T: types.Bool}, nil
+		return &expr.Lit{D: repr.NewBool(a.GetBoolval().Boolval), T: repr.Bool}, nil
 	case a.GetBsval() != nil:
-		return nil, pgerr.Unsupported("bit string constants")
+		return nil, repr.Unsupported("bit string constants")
 	}
-	return &scalar.Lit{D: types.NewInt(0), T: types.Int4}, nil
+	return &expr.Lit{D: repr.NewInt(0), T: repr.Int4}, nil
 }
 
 // numericConstant types a numeric literal the parser left as a string.
-func numericConstant(s string) (scalar.Expr, error) {
+func numericConstant(s string) (expr.Expr, error) {
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if i >= -1<<31 && i < 1<<31 {
-			return &scalar.Lit{D: types.NewInt(i), T: types.Int4}, nil
+			return &expr.Lit{D: repr.NewInt(i), T: repr.Int4}, nil
 		}
-		return &scalar.Lit{D: types.NewInt(i), T: types.Int8}, nil
+		return &expr.Lit{D: repr.NewInt(i), T: repr.Int8}, nil
 	}
 	d, _, err := apd.NewFromString(s)
 	if err != nil {
-		return nil, pgerr.New(pgerr.CodeInvalidText, "invalid input syntax for type numeric: %q", s)
+		return nil, repr.Errorf(repr.CodeInvalidText, "invalid input syntax for type numeric: %q", s)
 	}
-	return &scalar.Lit{D: types.NewNumeric(d), T: types.Numeric}, nil
+	return &expr.Lit{D: repr.NewNumeric(d), T: repr.Numeric}, nil
 }
 
 // param is $n: the bound value, a Param node read at run time (generic
 // plans), or a typed NULL stand-in while preparing.
-func (b *builder) param(p *pg_query.ParamRef) (scalar.Expr, error) {
+func (b *builder) param(p *pg_query.ParamRef) (expr.Expr, error) {
 	n := int(p.Number) - 1
 	if n < 0 || n > 65535 {
-		return nil, pgerr.New(pgerr.CodeUndefinedParameter, "there is no parameter $%d", p.Number).WithPosition(p.Location + 1)
+		return nil, repr.Errorf(repr.CodeUndefinedParameter, "there is no parameter $%d", p.Number).WithPosition(p.Location + 1)
 	}
 	for len(b.paramTypes) <= n {
-		b.paramTypes = append(b.paramTypes, types.Unknown)
+		b.paramTypes = append(b.paramTypes, repr.Unknown)
 	}
 	t := b.paramTypes[n]
 	if b.opts.Params != nil {
 		if n >= len(b.opts.Params) {
-			return nil, pgerr.New(pgerr.CodeUndefinedParameter, "there is no parameter $%d", p.Number).WithPosition(p.Location + 1)
+			return nil, repr.Errorf(repr.CodeUndefinedParameter, "there is no parameter $%d", p.Number).WithPosition(p.Location + 1)
 		}
 		d := b.opts.Params[n]
-		if t.Family == types.FamUnknown && !d.IsNull() {
-			d = types.NewText(d.Text())
+		if t.Family == repr.FamUnknown && !d.IsNull() {
+			d = repr.NewText(d.Text())
 		}
-		return &scalar.Lit{D: d, T: t}, nil
+		return &expr.Lit{D: d, T: t}, nil
 	}
 	if b.opts.GenericParams {
-		if t.Family == types.FamUnknown {
-			return nil, pgerr.Unsupported("a generic plan with an untyped parameter $%d", p.Number)
+		if t.Family == repr.FamUnknown {
+			return nil, repr.Unsupported("a generic plan with an untyped parameter $%d", p.Number)
 		}
-		return &scalar.Param{Idx: n, T: t}, nil
+		return &expr.Param{Idx: n, T: t}, nil
 	}
-	lit := &scalar.Lit{D: types.Null, T: t}
-	if t.Family == types.FamUnknown {
+	lit := &expr.Lit{D: repr.Null, T: t}
+	if t.Family == repr.FamUnknown {
 		b.placeholders[lit] = n
 	}
 	return lit, nil
 }
 
 // exprs builds a list of expressions.
-func (c *ectx) exprs(ns []*pg_query.Node) ([]scalar.Expr, error) {
-	out := make([]scalar.Expr, len(ns))
+func (c *ectx) exprs(ns []*pg_query.Node) ([]expr.Expr, error) {
+	out := make([]expr.Expr, len(ns))
 	for i, n := range ns {
 		e, err := c.expr(n)
 		if err != nil {
@@ -185,12 +183,12 @@ func (c *ectx) exprs(ns []*pg_query.Node) ([]scalar.Expr, error) {
 }
 
 // op resolves and applies operator name to args (one for prefix operators).
-func (c *ectx) op(name string, loc int32, args ...scalar.Expr) (scalar.Expr, error) {
-	ts := make([]types.T, len(args))
+func (c *ectx) op(name string, loc int32, args ...expr.Expr) (expr.Expr, error) {
+	ts := make([]repr.T, len(args))
 	for i, a := range args {
 		ts[i] = a.Type()
 	}
-	fn, want, err := scalar.ResolveOp(name, ts)
+	fn, want, err := expr.ResolveOp(name, ts)
 	if err != nil {
 		return nil, withPos(err, loc)
 	}
@@ -198,14 +196,14 @@ func (c *ectx) op(name string, loc int32, args ...scalar.Expr) (scalar.Expr, err
 }
 
 // call applies a resolved function, casting arguments to want.
-func (b *builder) call(fn *scalar.Func, args []scalar.Expr, want []types.T) (scalar.Expr, error) {
+func (b *builder) call(fn *expr.Func, args []expr.Expr, want []repr.T) (expr.Expr, error) {
 	// proctime() is volatile but meant for views: it stands for the
-	// arrival time the runtime supplies (see exec/scalar). now() may only
+	// arrival time the runtime supplies (see expr). now() may only
 	// form temporal filters (temporal.go), checked once planned.
 	if fn.Volatile && b.opts.MaterializedView && fn.Name != "proctime" && !nowFuncs[fn.Name] {
-		return nil, pgerr.Unsupported("calling %s() in a materialized view", fn.Name)
+		return nil, repr.Unsupported("calling %s() in a materialized view", fn.Name)
 	}
-	cast := make([]scalar.Expr, len(args))
+	cast := make([]expr.Expr, len(args))
 	for i, a := range args {
 		e, err := b.coerce(a, want[i])
 		if err != nil {
@@ -213,7 +211,7 @@ func (b *builder) call(fn *scalar.Func, args []scalar.Expr, want []types.T) (sca
 		}
 		cast[i] = e
 	}
-	call := &scalar.Call{Fn: fn, Args: cast}
+	call := &expr.Call{Fn: fn, Args: cast}
 	if b.opts.MaterializedView && nowFuncs[fn.Name] {
 		b.noteNow(call)
 	}
@@ -229,7 +227,7 @@ func opName(names []*pg_query.Node) string {
 }
 
 // aexpr builds operator expressions and their special forms.
-func (c *ectx) aexpr(a *pg_query.A_Expr) (scalar.Expr, error) {
+func (c *ectx) aexpr(a *pg_query.A_Expr) (expr.Expr, error) {
 	name := opName(a.Name)
 	switch a.Kind {
 	case pg_query.A_Expr_Kind_AEXPR_OP, pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE,
@@ -247,10 +245,10 @@ func (c *ectx) aexpr(a *pg_query.A_Expr) (scalar.Expr, error) {
 	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
 		return c.anyAll(name, a)
 	}
-	return nil, pgerr.Unsupported("operator kind %s", a.Kind)
+	return nil, repr.Unsupported("operator kind %s", a.Kind)
 }
 
-func (c *ectx) binaryOrPrefix(name string, a *pg_query.A_Expr) (scalar.Expr, error) {
+func (c *ectx) binaryOrPrefix(name string, a *pg_query.A_Expr) (expr.Expr, error) {
 	r, err := c.expr(a.Rexpr)
 	if err != nil {
 		return nil, err
@@ -266,18 +264,18 @@ func (c *ectx) binaryOrPrefix(name string, a *pg_query.A_Expr) (scalar.Expr, err
 }
 
 // notDistinct builds `l IS NOT DISTINCT FROM r` (never NULL) from `=`.
-func (c *ectx) notDistinct(l, r scalar.Expr, loc int32) (scalar.Expr, error) {
+func (c *ectx) notDistinct(l, r expr.Expr, loc int32) (expr.Expr, error) {
 	eq, err := c.op("=", loc, l, r)
 	if err != nil {
 		return nil, err
 	}
-	return &scalar.Case{Whens: []scalar.When{
-		{Cond: &scalar.IsNull{Arg: l}, Then: &scalar.IsNull{Arg: r}},
-		{Cond: &scalar.IsNull{Arg: r}, Then: boolLit(false)},
-	}, Else: eq, T: types.Bool}, nil
+	return &expr.Case{Whens: []expr.When{
+		{Cond: &expr.IsNull{Arg: l}, Then: &expr.IsNull{Arg: r}},
+		{Cond: &expr.IsNull{Arg: r}, Then: boolLit(false)},
+	}, Else: eq, T: repr.Bool}, nil
 }
 
-func (c *ectx) distinct(a *pg_query.A_Expr) (scalar.Expr, error) {
+func (c *ectx) distinct(a *pg_query.A_Expr) (expr.Expr, error) {
 	l, r, err := c.pair(a.Lexpr, a.Rexpr)
 	if err != nil {
 		return nil, err
@@ -286,11 +284,11 @@ func (c *ectx) distinct(a *pg_query.A_Expr) (scalar.Expr, error) {
 	if err != nil || a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT {
 		return e, err
 	}
-	return &scalar.Not{Arg: e}, nil
+	return &expr.Not{Arg: e}, nil
 }
 
 // pair builds two operands.
-func (c *ectx) pair(ln, rn *pg_query.Node) (scalar.Expr, scalar.Expr, error) {
+func (c *ectx) pair(ln, rn *pg_query.Node) (expr.Expr, expr.Expr, error) {
 	l, err := c.expr(ln)
 	if err != nil {
 		return nil, nil, err
@@ -300,7 +298,7 @@ func (c *ectx) pair(ln, rn *pg_query.Node) (scalar.Expr, scalar.Expr, error) {
 }
 
 // nullIf is NULLIF(a, b) = CASE WHEN a = b THEN NULL ELSE a END.
-func (c *ectx) nullIf(a *pg_query.A_Expr) (scalar.Expr, error) {
+func (c *ectx) nullIf(a *pg_query.A_Expr) (expr.Expr, error) {
 	l, r, err := c.pair(a.Lexpr, a.Rexpr)
 	if err != nil {
 		return nil, err
@@ -310,20 +308,20 @@ func (c *ectx) nullIf(a *pg_query.A_Expr) (scalar.Expr, error) {
 		return nil, err
 	}
 	t := l.Type()
-	if t.Family == types.FamUnknown {
-		t = eq.(*scalar.Call).Fn.Args[0]
+	if t.Family == repr.FamUnknown {
+		t = eq.(*expr.Call).Fn.Args[0]
 		if l, err = c.b.coerce(l, t); err != nil {
 			return nil, err
 		}
 	}
-	return &scalar.Case{Whens: []scalar.When{{Cond: eq, Then: &scalar.Lit{D: types.Null, T: t}}}, Else: l, T: t}, nil
+	return &expr.Case{Whens: []expr.When{{Cond: eq, Then: &expr.Lit{D: repr.Null, T: t}}}, Else: l, T: t}, nil
 }
 
 // inList is `x IN (v, ...)`: the disjunction of x = v (NOT IN: the
 // conjunction of x <> v), which has SQL's three-valued semantics.
-func (c *ectx) inList(a *pg_query.A_Expr, name string) (scalar.Expr, error) {
+func (c *ectx) inList(a *pg_query.A_Expr, name string) (expr.Expr, error) {
 	if a.Rexpr.GetSubLink() != nil {
-		return nil, pgerr.Unsupported("IN over this subquery form")
+		return nil, repr.Unsupported("IN over this subquery form")
 	}
 	x, err := c.expr(a.Lexpr)
 	if err != nil {
@@ -333,11 +331,11 @@ func (c *ectx) inList(a *pg_query.A_Expr, name string) (scalar.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := append([]scalar.Expr{x}, vs...)
+	all := append([]expr.Expr{x}, vs...)
 	if all, err = c.b.unify(all, "IN", a.Location); err != nil {
 		return nil, err
 	}
-	terms := make([]scalar.Expr, len(vs))
+	terms := make([]expr.Expr, len(vs))
 	for i, v := range all[1:] {
 		if terms[i], err = c.op(name, a.Location, all[0], v); err != nil {
 			return nil, err
@@ -350,16 +348,16 @@ func (c *ectx) inList(a *pg_query.A_Expr, name string) (scalar.Expr, error) {
 }
 
 // unify coerces es to their common type (CASE, COALESCE, IN, VALUES...).
-func (b *builder) unify(es []scalar.Expr, context string, loc int32) ([]scalar.Expr, error) {
-	ts := make([]types.T, len(es))
+func (b *builder) unify(es []expr.Expr, context string, loc int32) ([]expr.Expr, error) {
+	ts := make([]repr.T, len(es))
 	for i, e := range es {
 		ts[i] = e.Type()
 	}
-	t, err := scalar.CommonType(ts, context)
+	t, err := expr.CommonType(ts, context)
 	if err != nil {
 		return nil, withPos(err, loc)
 	}
-	out := make([]scalar.Expr, len(es))
+	out := make([]expr.Expr, len(es))
 	for i, e := range es {
 		if out[i], err = b.coerce(e, t); err != nil {
 			return nil, err
@@ -369,10 +367,10 @@ func (b *builder) unify(es []scalar.Expr, context string, loc int32) ([]scalar.E
 }
 
 // between is x BETWEEN lo AND hi (and its NOT and SYMMETRIC forms).
-func (c *ectx) between(a *pg_query.A_Expr) (scalar.Expr, error) {
+func (c *ectx) between(a *pg_query.A_Expr) (expr.Expr, error) {
 	bounds := a.Rexpr.GetList().GetItems()
 	if len(bounds) != 2 {
-		return nil, pgerr.New(pgerr.CodeSyntax, "BETWEEN needs two bounds")
+		return nil, repr.Errorf(repr.CodeSyntax, "BETWEEN needs two bounds")
 	}
 	x, err := c.expr(a.Lexpr)
 	if err != nil {
@@ -382,7 +380,7 @@ func (c *ectx) between(a *pg_query.A_Expr) (scalar.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := func(lo, hi scalar.Expr) (scalar.Expr, error) {
+	in := func(lo, hi expr.Expr) (expr.Expr, error) {
 		ge, err := c.op(">=", a.Location, x, lo)
 		if err != nil {
 			return nil, err
@@ -403,32 +401,32 @@ func (c *ectx) between(a *pg_query.A_Expr) (scalar.Expr, error) {
 		e = or(e, rev)
 	}
 	if a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN || a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
-		return &scalar.Not{Arg: e}, nil
+		return &expr.Not{Arg: e}, nil
 	}
 	return e, nil
 }
 
 // and returns the conjunction of es (es[0] alone when single).
-func and(es ...scalar.Expr) scalar.Expr {
+func and(es ...expr.Expr) expr.Expr {
 	if len(es) == 1 {
 		return es[0]
 	}
-	return &scalar.And{Args: es}
+	return &expr.And{Args: es}
 }
 
 // or returns the disjunction of es (es[0] alone when single).
-func or(es ...scalar.Expr) scalar.Expr {
+func or(es ...expr.Expr) expr.Expr {
 	if len(es) == 1 {
 		return es[0]
 	}
-	return &scalar.Or{Args: es}
+	return &expr.Or{Args: es}
 }
 
-func boolLit(b bool) scalar.Expr { return &scalar.Lit{D: types.NewBool(b), T: types.Bool} }
+func boolLit(b bool) expr.Expr { return &expr.Lit{D: repr.NewBool(b), T: repr.Bool} }
 
 // boolExpr builds AND, OR and NOT over boolean operands.
-func (c *ectx) boolExpr(be *pg_query.BoolExpr) (scalar.Expr, error) {
-	args := make([]scalar.Expr, len(be.Args))
+func (c *ectx) boolExpr(be *pg_query.BoolExpr) (expr.Expr, error) {
+	args := make([]expr.Expr, len(be.Args))
 	name := map[pg_query.BoolExprType]string{pg_query.BoolExprType_AND_EXPR: "AND",
 		pg_query.BoolExprType_OR_EXPR: "OR", pg_query.BoolExprType_NOT_EXPR: "NOT"}[be.Boolop]
 	for i, n := range be.Args {
@@ -446,19 +444,19 @@ func (c *ectx) boolExpr(be *pg_query.BoolExpr) (scalar.Expr, error) {
 	case pg_query.BoolExprType_OR_EXPR:
 		return or(args...), nil
 	}
-	return &scalar.Not{Arg: args[0]}, nil
+	return &expr.Not{Arg: args[0]}, nil
 }
 
-func (c *ectx) nullTest(nt *pg_query.NullTest) (scalar.Expr, error) {
+func (c *ectx) nullTest(nt *pg_query.NullTest) (expr.Expr, error) {
 	e, err := c.expr(nt.Arg)
 	if err != nil {
 		return nil, err
 	}
-	return &scalar.IsNull{Arg: e, Negate: nt.Nulltesttype == pg_query.NullTestType_IS_NOT_NULL}, nil
+	return &expr.IsNull{Arg: e, Negate: nt.Nulltesttype == pg_query.NullTestType_IS_NOT_NULL}, nil
 }
 
 // booleanTest is IS [NOT] TRUE/FALSE/UNKNOWN, which never yield NULL.
-func (c *ectx) booleanTest(bt *pg_query.BooleanTest) (scalar.Expr, error) {
+func (c *ectx) booleanTest(bt *pg_query.BooleanTest) (expr.Expr, error) {
 	e, err := c.expr(bt.Arg)
 	if err != nil {
 		return nil, err
@@ -466,29 +464,29 @@ func (c *ectx) booleanTest(bt *pg_query.BooleanTest) (scalar.Expr, error) {
 	if e, err = c.b.toBool(e, "IS TRUE", bt.Arg); err != nil {
 		return nil, err
 	}
-	isTrue := &scalar.Coalesce{Args: []scalar.Expr{e, boolLit(false)}, T: types.Bool}
-	isFalse := &scalar.Coalesce{Args: []scalar.Expr{&scalar.Not{Arg: e}, boolLit(false)}, T: types.Bool}
+	isTrue := &expr.Coalesce{Args: []expr.Expr{e, boolLit(false)}, T: repr.Bool}
+	isFalse := &expr.Coalesce{Args: []expr.Expr{&expr.Not{Arg: e}, boolLit(false)}, T: repr.Bool}
 	switch bt.Booltesttype {
 	case pg_query.BoolTestType_IS_TRUE:
 		return isTrue, nil
 	case pg_query.BoolTestType_IS_NOT_TRUE:
-		return &scalar.Not{Arg: isTrue}, nil
+		return &expr.Not{Arg: isTrue}, nil
 	case pg_query.BoolTestType_IS_FALSE:
 		return isFalse, nil
 	case pg_query.BoolTestType_IS_NOT_FALSE:
-		return &scalar.Not{Arg: isFalse}, nil
+		return &expr.Not{Arg: isFalse}, nil
 	case pg_query.BoolTestType_IS_UNKNOWN:
-		return &scalar.IsNull{Arg: e}, nil
+		return &expr.IsNull{Arg: e}, nil
 	}
-	return &scalar.IsNull{Arg: e, Negate: true}, nil
+	return &expr.IsNull{Arg: e, Negate: true}, nil
 }
 
 // resolveType resolves a TypeName node.
-func resolveType(tn *pg_query.TypeName) (types.T, error) {
+func resolveType(tn *pg_query.TypeName) (repr.T, error) {
 	if len(tn.ArrayBounds) > 0 {
 		elem := &pg_query.TypeName{Names: tn.Names, Typmods: tn.Typmods, Location: tn.Location}
 		t, err := resolveType(elem)
-		return types.ArrayOf(t), err // int[3][] is int[], as in PostgreSQL
+		return repr.ArrayOf(t), err // int[3][] is int[], as in PostgreSQL
 	}
 	var parts []string
 	for _, n := range tn.Names {
@@ -499,35 +497,35 @@ func resolveType(tn *pg_query.TypeName) (types.T, error) {
 	for _, m := range tn.Typmods {
 		a := m.GetAConst()
 		if a == nil || a.GetIval() == nil {
-			return types.Unknown, pgerr.New(pgerr.CodeSyntax, "type modifiers must be simple constants").WithPosition(tn.Location + 1)
+			return repr.Unknown, repr.Errorf(repr.CodeSyntax, "type modifiers must be simple constants").WithPosition(tn.Location + 1)
 		}
 		mods = append(mods, a.GetIval().Ival)
 	}
-	t, err := types.TypeByName(name, mods)
+	t, err := repr.TypeByName(name, mods)
 	if err != nil {
 		return t, withPos(err, tn.Location)
 	}
 	return t, nil
 }
 
-func (c *ectx) typeCast(tc *pg_query.TypeCast) (scalar.Expr, error) {
+func (c *ectx) typeCast(tc *pg_query.TypeCast) (expr.Expr, error) {
 	t, err := resolveType(tc.TypeName)
 	if err != nil {
 		return nil, err
 	}
-	if t.Family == types.FamInterval && len(tc.TypeName.Typmods) > 0 &&
+	if t.Family == repr.FamInterval && len(tc.TypeName.Typmods) > 0 &&
 		tc.TypeName.Typmods[0].GetAConst().GetIval().GetIval() != imFullRange {
 		return c.b.qualifiedInterval(tc)
 	}
-	if ae := tc.Arg.GetAArrayExpr(); ae != nil && len(ae.Elements) == 0 && t.Family == types.FamArray {
-		return &scalar.Lit{D: types.NewArray(nil), T: t}, nil // ARRAY[]::t[]
+	if ae := tc.Arg.GetAArrayExpr(); ae != nil && len(ae.Elements) == 0 && t.Family == repr.FamArray {
+		return &expr.Lit{D: repr.NewArray(nil), T: t}, nil // ARRAY[]::t[]
 	}
 	e, err := c.expr(tc.Arg)
 	if err != nil {
 		return nil, err
 	}
 	out, err := c.b.explicitCast(e, t, tc.Location)
-	if pe, ok := err.(*pgerr.Error); ok && pe.Position == 0 {
+	if pe, ok := err.(*repr.Error); ok && pe.Position == 0 {
 		// A literal that does not convert is reported at the literal, as
 		// PostgreSQL does.
 		err = pe.WithPosition(location(tc.Arg) + 1)
@@ -536,15 +534,15 @@ func (c *ectx) typeCast(tc *pg_query.TypeCast) (scalar.Expr, error) {
 }
 
 // caseExpr builds simple (CASE x WHEN v ...) and searched CASE.
-func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (scalar.Expr, error) {
-	var subject scalar.Expr
+func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (expr.Expr, error) {
+	var subject expr.Expr
 	if ce.Arg != nil {
 		var err error
 		if subject, err = c.expr(ce.Arg); err != nil {
 			return nil, err
 		}
 	}
-	var conds, results []scalar.Expr
+	var conds, results []expr.Expr
 	for _, w := range ce.Args {
 		cw := w.GetCaseWhen()
 		cond, err := c.expr(cw.Expr)
@@ -565,7 +563,7 @@ func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (scalar.Expr, error) {
 		}
 		conds, results = append(conds, cond), append(results, res)
 	}
-	elseExpr := scalar.Expr(&scalar.Lit{D: types.Null, T: types.Unknown})
+	elseExpr := expr.Expr(&expr.Lit{D: repr.Null, T: repr.Unknown})
 	if ce.Defresult != nil {
 		var err error
 		if elseExpr, err = c.expr(ce.Defresult); err != nil {
@@ -576,9 +574,9 @@ func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (scalar.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &scalar.Case{T: all[0].Type()}
+	out := &expr.Case{T: all[0].Type()}
 	for i := range conds {
-		out.Whens = append(out.Whens, scalar.When{Cond: conds[i], Then: all[i]})
+		out.Whens = append(out.Whens, expr.When{Cond: conds[i], Then: all[i]})
 	}
 	if ce.Defresult != nil {
 		out.Else = all[len(all)-1]
@@ -586,7 +584,7 @@ func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (scalar.Expr, error) {
 	return out, nil
 }
 
-func (c *ectx) coalesce(ce *pg_query.CoalesceExpr) (scalar.Expr, error) {
+func (c *ectx) coalesce(ce *pg_query.CoalesceExpr) (expr.Expr, error) {
 	args, err := c.exprs(ce.Args)
 	if err != nil {
 		return nil, err
@@ -594,11 +592,11 @@ func (c *ectx) coalesce(ce *pg_query.CoalesceExpr) (scalar.Expr, error) {
 	if args, err = c.b.unify(args, "COALESCE", ce.Location); err != nil {
 		return nil, err
 	}
-	return &scalar.Coalesce{Args: args, T: args[0].Type()}, nil
+	return &expr.Coalesce{Args: args, T: args[0].Type()}, nil
 }
 
 // minMax is GREATEST/LEAST over arguments unified to a common type.
-func (c *ectx) minMax(mm *pg_query.MinMaxExpr) (scalar.Expr, error) {
+func (c *ectx) minMax(mm *pg_query.MinMaxExpr) (expr.Expr, error) {
 	name := "greatest"
 	if mm.Op == pg_query.MinMaxOp_IS_LEAST {
 		name = "least"
@@ -614,12 +612,12 @@ func (c *ectx) minMax(mm *pg_query.MinMaxExpr) (scalar.Expr, error) {
 }
 
 // function resolves and applies a built-in function.
-func (c *ectx) function(name string, args []scalar.Expr, loc int32) (scalar.Expr, error) {
-	ts := make([]types.T, len(args))
+func (c *ectx) function(name string, args []expr.Expr, loc int32) (expr.Expr, error) {
+	ts := make([]repr.T, len(args))
 	for i, a := range args {
 		ts[i] = a.Type()
 	}
-	fn, want, err := scalar.ResolveFunc(name, ts)
+	fn, want, err := expr.ResolveFunc(name, ts)
 	if err != nil {
 		return nil, withPos(err, loc)
 	}
@@ -627,12 +625,12 @@ func (c *ectx) function(name string, args []scalar.Expr, loc int32) (scalar.Expr
 }
 
 // sqlValueFunction is CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIMESTAMP.
-func (c *ectx) sqlValueFunction(f *pg_query.SQLValueFunction) (scalar.Expr, error) {
+func (c *ectx) sqlValueFunction(f *pg_query.SQLValueFunction) (expr.Expr, error) {
 	switch f.Op {
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER,
 		pg_query.SQLValueFunctionOp_SVFOP_USER, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE,
 		pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
-		// Session information: functions of the same name in exec/scalar.
+		// Session information: functions of the same name in expr.
 		return c.function(strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")), nil, f.Location)
 	}
 	now, err := c.function("now", nil, f.Location)
@@ -643,11 +641,11 @@ func (c *ectx) sqlValueFunction(f *pg_query.SQLValueFunction) (scalar.Expr, erro
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
 		return now, nil
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
-		return c.b.explicitCast(now, types.Date, f.Location)
+		return c.b.explicitCast(now, repr.Date, f.Location)
 	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
-		return c.b.explicitCast(now, types.Timestamp, f.Location)
+		return c.b.explicitCast(now, repr.Timestamp, f.Location)
 	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
-		return c.b.explicitCast(now, types.Time, f.Location)
+		return c.b.explicitCast(now, repr.TimeT, f.Location)
 	}
-	return nil, pgerr.Unsupported("%s", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
+	return nil, repr.Unsupported("%s", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
 }

@@ -3,10 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // outerRel carries a decorrelated subquery's outer values: the distinct
@@ -75,7 +74,7 @@ func checkDuplicateAliases(have, add []scopeCol) error {
 	done := map[string]bool{}
 	for _, c := range add {
 		if c.table != "" && seen[c.table] && !done[c.table] {
-			return pgerr.New("42712", "table name %q specified more than once", c.table)
+			return repr.Errorf("42712", "table name %q specified more than once", c.table)
 		}
 		done[c.table] = true
 	}
@@ -96,7 +95,7 @@ func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol,
 	case n.GetRangeFunction() != nil:
 		return b.windowTVF(n.GetRangeFunction())
 	}
-	return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(n))
+	return nil, nil, repr.Unsupported("FROM item %s", nodeName(n))
 }
 
 // rangeVar plans a CTE, table, materialized view or (inlined) view
@@ -121,7 +120,7 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 			return nil, nil, err
 		}
 	}
-	ts := make([]types.T, len(rel.Columns))
+	ts := make([]repr.T, len(rel.Columns))
 	for i, c := range rel.Columns {
 		ts[i] = c.Type
 		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type}
@@ -139,7 +138,7 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 // renameColumns applies an alias's column list (t(a, b)).
 func renameColumns(cols []scopeCol, aliases []*pg_query.Node, table string) error {
 	if len(aliases) > len(cols) {
-		return pgerr.New("42P10", "table %q has %d columns available but %d columns specified", table, len(cols), len(aliases))
+		return repr.Errorf("42P10", "table %q has %d columns available but %d columns specified", table, len(cols), len(aliases))
 	}
 	for i, a := range aliases {
 		cols[i].name = a.GetString_().GetSval()
@@ -150,11 +149,11 @@ func renameColumns(cols []scopeCol, aliases []*pg_query.Node, table string) erro
 // inlineView plans a view's definition in a fresh scope.
 func (b *builder) inlineView(rel *Relation) (ir.Rel, error) {
 	if b.views > 32 {
-		return nil, pgerr.New("42P17", "infinite recursion detected in view %q", rel.Name)
+		return nil, repr.Errorf("42P17", "infinite recursion detected in view %q", rel.Name)
 	}
 	sel := rel.View.GetSelectStmt()
 	if sel == nil {
-		return nil, pgerr.Unsupported("view %q definition", rel.Name)
+		return nil, repr.Unsupported("view %q definition", rel.Name)
 	}
 	b.views++
 	ctes := b.ctes
@@ -166,7 +165,7 @@ func (b *builder) inlineView(rel *Relation) (ir.Rel, error) {
 	}
 	r := b.subqueryRel(p)
 	if ir.Arity(r) != len(rel.Columns) {
-		return nil, pgerr.New(pgerr.CodeInternal, "view %q: definition has %d columns, catalog %d", rel.Name, ir.Arity(r), len(rel.Columns))
+		return nil, repr.Errorf(repr.CodeInternal, "view %q: definition has %d columns, catalog %d", rel.Name, ir.Arity(r), len(rel.Columns))
 	}
 	return r, nil
 }
@@ -178,7 +177,7 @@ func (b *builder) inlineView(rel *Relation) (ir.Rel, error) {
 func (b *builder) rangeSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir.Rel, []scopeCol, error) {
 	sel := rs.Subquery.GetSelectStmt()
 	if sel == nil {
-		return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(rs.Subquery))
+		return nil, nil, repr.Unsupported("FROM item %s", nodeName(rs.Subquery))
 	}
 	p, err := b.planQuery(sel, &scope{parent: parent, barrier: true}, nil)
 	if err != nil {
@@ -203,7 +202,7 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 		pg_query.JoinType_JOIN_RIGHT: ir.JoinRight, pg_query.JoinType_JOIN_FULL: ir.JoinFull,
 	}[j.Jointype]
 	if !ok {
-		return nil, nil, pgerr.Unsupported("join type %s", j.Jointype)
+		return nil, nil, repr.Unsupported("join type %s", j.Jointype)
 	}
 	left, lcols, err := b.fromItem(j.Larg, parent)
 	if err != nil {
@@ -211,7 +210,7 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 	}
 	if rs := lateralRight(j); rs != nil {
 		if j.IsNatural || len(j.UsingClause) > 0 {
-			return nil, nil, pgerr.Unsupported("NATURAL or USING joins with LATERAL")
+			return nil, nil, repr.Unsupported("NATURAL or USING joins with LATERAL")
 		}
 		if j.Jointype == pg_query.JoinType_JOIN_INNER && j.Quals == nil {
 			kind = ir.JoinCross
@@ -257,7 +256,7 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 		cols = append(append([]scopeCol(nil), lcols...), rcols...)
 		rel = ir.NewJoin(kind, left, right)
 		ec := &ectx{b: b, sc: &scope{cols: cols, parent: parent}, rel: rel, clause: "JOIN/ON", noSubquery: true}
-		var on scalar.Expr
+		var on expr.Expr
 		if on, err = ec.predicate(j.Quals); err == nil {
 			rel = ir.NewJoin(kind, left, right, on)
 		}
@@ -284,7 +283,7 @@ func (b *builder) usingJoin(kind ir.JoinKind, j *pg_query.JoinExpr, left, right 
 	all := append(append([]scopeCol(nil), lcols...), rcols...)
 	joined := ir.NewJoin(kind, left, right)
 	ec := &ectx{b: b, sc: &scope{cols: all}, rel: joined, clause: "JOIN/USING"}
-	var on, merged []scalar.Expr
+	var on, merged []expr.Expr
 	usedL, usedR := map[int]bool{}, map[int]bool{}
 	for _, name := range names {
 		li, err := uniqueCol(lcols, name, "left")
@@ -296,7 +295,7 @@ func (b *builder) usingJoin(kind ir.JoinKind, j *pg_query.JoinExpr, left, right 
 			return nil, nil, err
 		}
 		usedL[li], usedR[ri] = true, true
-		pair, err := b.unify([]scalar.Expr{ec.colExpr(li), ec.colExpr(nl + ri)}, "JOIN/USING", j.GetLarg().GetRangeVar().GetLocation())
+		pair, err := b.unify([]expr.Expr{ec.colExpr(li), ec.colExpr(nl + ri)}, "JOIN/USING", j.GetLarg().GetRangeVar().GetLocation())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -328,12 +327,12 @@ func (b *builder) usingJoin(kind ir.JoinKind, j *pg_query.JoinExpr, left, right 
 }
 
 // mergedUsing is the value of a USING column in the join's output.
-func mergedUsing(kind ir.JoinKind, l, r scalar.Expr) scalar.Expr {
+func mergedUsing(kind ir.JoinKind, l, r expr.Expr) expr.Expr {
 	switch kind {
 	case ir.JoinRight:
 		return r
 	case ir.JoinFull:
-		return &scalar.Coalesce{Args: []scalar.Expr{l, r}, T: l.Type()}
+		return &expr.Coalesce{Args: []expr.Expr{l, r}, T: l.Type()}
 	}
 	return l
 }
@@ -369,12 +368,12 @@ func uniqueCol(cols []scopeCol, name, side string) (int, error) {
 			continue
 		}
 		if found >= 0 {
-			return -1, pgerr.New(pgerr.CodeAmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
+			return -1, repr.Errorf(repr.CodeAmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
 		}
 		found = i
 	}
 	if found < 0 {
-		return -1, pgerr.New(pgerr.CodeUndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
+		return -1, repr.Errorf(repr.CodeUndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
 	}
 	return found, nil
 }

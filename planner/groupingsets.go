@@ -3,11 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // GROUP BY with GROUPING SETS, ROLLUP and CUBE. The GROUP BY list expands
@@ -45,7 +43,7 @@ func groupSets(sel *pg_query.SelectStmt, targets []target, sc *scope) (sets [][]
 			}
 		}
 		if len(product) > 4096 {
-			return nil, false, pgerr.New("54001", "too many grouping sets present (maximum 4096)")
+			return nil, false, repr.Errorf("54001", "too many grouping sets present (maximum 4096)")
 		}
 		sets = product
 	}
@@ -94,7 +92,7 @@ func expandGroupingSet(gs *pg_query.GroupingSet, targets []target, sc *scope) ([
 		return out, nil
 	case pg_query.GroupingSetKind_GROUPING_SET_CUBE:
 		if len(elems) > 12 {
-			return nil, pgerr.New("54001", "CUBE is limited to 12 elements")
+			return nil, repr.Errorf("54001", "CUBE is limited to 12 elements")
 		}
 		var out [][]*pg_query.Node
 		for mask := (1 << len(elems)) - 1; mask >= 0; mask-- {
@@ -108,7 +106,7 @@ func expandGroupingSet(gs *pg_query.GroupingSet, targets []target, sc *scope) ([
 		}
 		return out, nil
 	}
-	return nil, pgerr.Unsupported("grouping set kind %s", gs.Kind)
+	return nil, repr.Unsupported("grouping set kind %s", gs.Kind)
 }
 
 // concatNodes concatenates lists of nodes.
@@ -124,7 +122,7 @@ func concatNodes(ls [][]*pg_query.Node) []*pg_query.Node {
 // hold indices into key, the Reduce key columns of the keys after the
 // outer values) over in, in the layout of a plain GROUP BY of every key
 // plus the grouping bits column.
-func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []dataflow.Agg) ir.Rel {
+func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []expr.Agg) ir.Rel {
 	ts := in.ColTypes()
 	var branches []ir.Rel
 	for _, set := range sets {
@@ -138,7 +136,7 @@ func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []data
 		}
 		n := len(red.Key)
 		proj := identityCols(nOuter)
-		var maps []scalar.Expr
+		var maps []expr.Expr
 		bits := int64(0)
 		for i := range len(key) - nOuter {
 			if p, ok := pos[i]; ok {
@@ -146,13 +144,13 @@ func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []data
 				continue
 			}
 			bits |= 1 << i
-			maps = append(maps, &scalar.Lit{D: types.Null, T: ts[key[nOuter+i]]})
+			maps = append(maps, &expr.Lit{D: repr.Null, T: ts[key[nOuter+i]]})
 			proj = append(proj, n+len(aggs)+len(maps)-1)
 		}
 		for i := range aggs {
 			proj = append(proj, n+i)
 		}
-		maps = append(maps, &scalar.Lit{D: types.NewInt(bits), T: types.Int8})
+		maps = append(maps, &expr.Lit{D: repr.NewInt(bits), T: repr.Int8})
 		proj = append(proj, n+len(aggs)+len(maps)-1)
 		branches = append(branches, ir.NewProject(ir.NewMap(red, maps...), proj...))
 	}
@@ -162,13 +160,13 @@ func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []data
 // groupingFunc builds grouping(args): for each argument, which must be a
 // grouping key, a bit that is 1 when the row's grouping set does not group
 // by it, the first argument the most significant (PostgreSQL's order).
-func (c *ectx) groupingFunc(gf *pg_query.GroupingFunc) (scalar.Expr, error) {
+func (c *ectx) groupingFunc(gf *pg_query.GroupingFunc) (expr.Expr, error) {
 	g := c.grp
 	if len(gf.Args) > 31 {
-		return nil, pgerr.New("54023", "GROUPING must have fewer than 32 arguments").WithPosition(gf.Location + 1)
+		return nil, repr.Errorf("54023", "GROUPING must have fewer than 32 arguments").WithPosition(gf.Location + 1)
 	}
 	pre := &ectx{b: c.b, sc: g.from, rel: g.fromRel, clause: "GROUPING", noSubquery: true}
-	var sum scalar.Expr = &scalar.Lit{D: types.NewInt(0), T: types.Int4}
+	var sum expr.Expr = &expr.Lit{D: repr.NewInt(0), T: repr.Int4}
 	for j, a := range gf.Args {
 		e, err := pre.expr(a)
 		if err != nil {
@@ -181,12 +179,12 @@ func (c *ectx) groupingFunc(gf *pg_query.GroupingFunc) (scalar.Expr, error) {
 			}
 		}
 		if idx < 0 {
-			return nil, pgerr.New(pgerr.CodeGrouping, "arguments to GROUPING must be grouping expressions of the associated query level").WithPosition(gf.Location + 1)
+			return nil, repr.Errorf(repr.CodeGrouping, "arguments to GROUPING must be grouping expressions of the associated query level").WithPosition(gf.Location + 1)
 		}
 		if g.bitsCol < 0 {
 			continue // a plain GROUP BY groups by every key: all bits 0
 		}
-		shifted, err := c.op("/", -1, &scalar.Col{Idx: g.bitsCol, T: types.Int8}, int8Lit(1<<idx))
+		shifted, err := c.op("/", -1, &expr.Col{Idx: g.bitsCol, T: repr.Int8}, int8Lit(1<<idx))
 		if err != nil {
 			return nil, err
 		}
@@ -202,11 +200,11 @@ func (c *ectx) groupingFunc(gf *pg_query.GroupingFunc) (scalar.Expr, error) {
 			return nil, err
 		}
 	}
-	if sum.Type() != types.Int4 {
-		return c.b.explicitCast(sum, types.Int4, gf.Location)
+	if sum.Type() != repr.Int4 {
+		return c.b.explicitCast(sum, repr.Int4, gf.Location)
 	}
 	return sum, nil
 }
 
 // int8Lit is a bigint literal.
-func int8Lit(v int64) scalar.Expr { return &scalar.Lit{D: types.NewInt(v), T: types.Int8} }
+func int8Lit(v int64) expr.Expr { return &expr.Lit{D: repr.NewInt(v), T: repr.Int8} }

@@ -1,11 +1,9 @@
 package planner
 
 import (
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // indirection plans a subscript of an array (array.go), or the one form
@@ -14,24 +12,24 @@ import (
 // regexp_match_at(s, p, n [, flags]): the n-th captured group as text,
 // NULL when there is no match or no such group (as PostgreSQL's array
 // subscript yields NULL out of range).
-func (c *ectx) indirection(ind *pg_query.A_Indirection) (scalar.Expr, error) {
+func (c *ectx) indirection(ind *pg_query.A_Indirection) (expr.Expr, error) {
 	fc := ind.Arg.GetFuncCall()
 	if fc == nil || funcName(fc) != "regexp_match" || fc.Over != nil || len(ind.Indirection) != 1 {
 		arr, err := c.expr(ind.Arg)
 		if err != nil {
 			return nil, err
 		}
-		if arr.Type().Family != types.FamArray {
-			return nil, pgerr.Unsupported("subscripts and field selection of type %s", arr.Type().Name())
+		if arr.Type().Family != repr.FamArray {
+			return nil, repr.Unsupported("subscripts and field selection of type %s", arr.Type().Name())
 		}
 		return c.arraySubscript(arr, ind)
 	}
 	idx := ind.Indirection[0].GetAIndices()
 	if idx == nil || idx.IsSlice || idx.Uidx == nil {
-		return nil, pgerr.Unsupported("array slices and field selection")
+		return nil, repr.Unsupported("array slices and field selection")
 	}
 	if len(fc.Args) < 2 || len(fc.Args) > 3 {
-		return nil, pgerr.New(pgerr.CodeUndefinedFunction, "function regexp_match with %d arguments does not exist", len(fc.Args)).WithPosition(fc.Location + 1)
+		return nil, repr.Errorf(repr.CodeUndefinedFunction, "function regexp_match with %d arguments does not exist", len(fc.Args)).WithPosition(fc.Location + 1)
 	}
 	args, err := c.exprs(fc.Args)
 	if err != nil {

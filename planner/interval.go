@@ -3,11 +3,9 @@ package planner
 import (
 	"strconv"
 
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // PostgreSQL's interval field masks (datetime.h), as the first type
@@ -27,28 +25,28 @@ const (
 // field (INTERVAL '1' HOUR is one hour, not one second), and fields below
 // the last are truncated away (INTERVAL '1 day 2 hours' DAY is 1 day).
 // Only string constants are supported under a field qualifier.
-func (b *builder) qualifiedInterval(tc *pg_query.TypeCast) (scalar.Expr, error) {
+func (b *builder) qualifiedInterval(tc *pg_query.TypeCast) (expr.Expr, error) {
 	mask := tc.TypeName.Typmods[0].GetAConst().GetIval().GetIval()
 	c := tc.Arg.GetAConst()
 	if c == nil || c.GetSval() == nil {
-		return nil, pgerr.Unsupported("interval field qualifiers on values other than string constants").WithPosition(tc.Location + 1)
+		return nil, repr.Unsupported("interval field qualifiers on values other than string constants").WithPosition(tc.Location + 1)
 	}
 	s := c.GetSval().Sval
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
 		s += " " + lastFieldUnit(mask)
 	}
-	e, err := b.explicitCast(&scalar.Lit{D: types.NewText(s), T: types.Unknown}, types.IntervalT, tc.Location)
+	e, err := b.explicitCast(&expr.Lit{D: repr.NewText(s), T: repr.Unknown}, repr.IntervalT, tc.Location)
 	if err != nil {
 		return nil, withPos(err, c.Location)
 	}
-	lit, ok := scalar.Fold(e).(*scalar.Lit)
+	lit, ok := expr.Fold(e).(*expr.Lit)
 	if !ok {
 		return e, nil
 	}
 	if lit.D.IsNull() {
 		return lit, nil
 	}
-	return &scalar.Lit{D: types.NewInterval(truncateInterval(lit.D.Interval(), mask)), T: types.IntervalT}, nil
+	return &expr.Lit{D: repr.NewInterval(truncateInterval(lit.D.Interval(), mask)), T: repr.IntervalT}, nil
 }
 
 // lastFieldUnit names the unit of the last field in mask.
@@ -70,7 +68,7 @@ func lastFieldUnit(mask int32) string {
 
 // truncateInterval drops the fields below mask's last field, toward zero
 // (PostgreSQL's AdjustIntervalForTypmod).
-func truncateInterval(iv types.Interval, mask int32) types.Interval {
+func truncateInterval(iv repr.Interval, mask int32) repr.Interval {
 	const hour, minute = 3600_000_000, 60_000_000
 	switch {
 	case mask&imSecond != 0:

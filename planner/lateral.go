@@ -4,7 +4,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // LATERAL derived tables are decorrelated like subqueries in expressions
@@ -21,10 +21,10 @@ import (
 func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir.Rel, lcols []scopeCol, parent *scope, on *pg_query.Node) (ir.Rel, []scopeCol, error) {
 	sel := rs.Subquery.GetSelectStmt()
 	if sel == nil {
-		return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(rs.Subquery))
+		return nil, nil, repr.Unsupported("FROM item %s", nodeName(rs.Subquery))
 	}
 	if kind != ir.JoinInner && kind != ir.JoinLeft && kind != ir.JoinCross {
-		return nil, nil, pgerr.New("42P10", "invalid reference to FROM-clause entry in a %s JOIN LATERAL", kind)
+		return nil, nil, repr.Errorf("42P10", "invalid reference to FROM-clause entry in a %s JOIN LATERAL", kind)
 	}
 	ec := &ectx{b: b, sc: &scope{cols: lcols, parent: parent}, rel: left, clause: "FROM"}
 	p, keys, err := ec.correlate(sel, nil)

@@ -3,9 +3,8 @@ package planner
 import (
 	"strings"
 
+	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // namedParams lists the parameter names and defaults of the built-in
@@ -31,7 +30,7 @@ func positionalCall(fc *pg_query.FuncCall) (*pg_query.FuncCall, error) {
 	name := funcName(fc)
 	params, ok := namedParams[name]
 	if !ok {
-		return nil, pgerr.Unsupported("named arguments of %s()", name).WithPosition(fc.Location + 1)
+		return nil, repr.Unsupported("named arguments of %s()", name).WithPosition(fc.Location + 1)
 	}
 	args := make([]*pg_query.Node, len(params))
 	for i, a := range fc.Args {
@@ -56,7 +55,7 @@ func positionalCall(fc *pg_query.FuncCall) (*pg_query.FuncCall, error) {
 			return nil, undefinedNamed(fc)
 		}
 		if args[j] != nil {
-			return nil, pgerr.New(pgerr.CodeSyntax, "argument name %q used more than once", na.Name).WithPosition(na.Location + 1)
+			return nil, repr.Errorf(repr.CodeSyntax, "argument name %q used more than once", na.Name).WithPosition(na.Location + 1)
 		}
 		args[j] = na.Arg
 	}
@@ -77,7 +76,7 @@ func positionalCall(fc *pg_query.FuncCall) (*pg_query.FuncCall, error) {
 }
 
 func undefinedNamed(fc *pg_query.FuncCall) error {
-	return pgerr.New(pgerr.CodeUndefinedFunction, "function %s with the given argument names does not exist", funcName(fc)).
+	return repr.Errorf(repr.CodeUndefinedFunction, "function %s with the given argument names does not exist", funcName(fc)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").
 		WithPosition(fc.Location + 1)
 }

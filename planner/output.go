@@ -5,17 +5,15 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // finishSelect builds the select list, ORDER BY, DISTINCT and LIMIT over
 // the FROM (or aggregated) relation of ec.
 func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *ectx, p *planned) (*planned, error) {
-	exprs := make([]scalar.Expr, len(targets))
+	exprs := make([]expr.Expr, len(targets))
 	for i, t := range targets {
 		e, err := b.targetExpr(t, ec)
 		if err != nil {
@@ -34,8 +32,8 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 		return nil, err
 	}
 	if isDistinctOn(sel) {
-		var on []dataflow.SortCol
-		var onHidden []scalar.Expr
+		var on []expr.SortCol
+		var onHidden []expr.Expr
 		if on, onHidden, err = b.orderBy(sortItems(sel.DistinctClause), names, append(exprs, hidden...), ec, p.nOuter); err != nil {
 			return nil, err
 		}
@@ -50,7 +48,7 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 	}
 	distinct := len(sel.DistinctClause) > 0
 	if distinct && len(hidden) > 0 {
-		return nil, pgerr.New("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		return nil, repr.Errorf("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 	}
 	p.rel = projectExprs(ec.rel, p.nOuter, append(exprs, hidden...))
 	if distinct {
@@ -82,22 +80,22 @@ func sortItems(ns []*pg_query.Node) []*pg_query.Node {
 // order: a TopK with limit 1 (ties broken by the whole row, so the choice
 // is deterministic where PostgreSQL's is arbitrary). As in PostgreSQL, the
 // leading ORDER BY items must be DISTINCT ON items (42P10).
-func distinctOn(rel ir.Rel, nOuter int, on, order []dataflow.SortCol) (ir.Rel, error) {
+func distinctOn(rel ir.Rel, nOuter int, on, order []expr.SortCol) (ir.Rel, error) {
 	key := identityCols(nOuter)
 	for _, c := range on {
 		key = append(key, c.Col)
 	}
 	for i := 0; i < len(order) && i < len(on); i++ {
 		if !slices.Contains(key[nOuter:], order[i].Col) {
-			return nil, pgerr.New("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+			return nil, repr.Errorf("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
 		}
 	}
 	return &ir.TopK{Input: rel, Key: key, Order: order, Limit: 1}, nil
 }
 
 // targetExpr builds one select-list entry (unknown literals become text).
-func (b *builder) targetExpr(t target, ec *ectx) (scalar.Expr, error) {
-	var e scalar.Expr
+func (b *builder) targetExpr(t target, ec *ectx) (expr.Expr, error) {
+	var e expr.Expr
 	var err error
 	switch {
 	case t.node != nil:
@@ -110,17 +108,17 @@ func (b *builder) targetExpr(t target, ec *ectx) (scalar.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.Type().Family == types.FamUnknown {
-		return b.coerce(e, types.Text)
+	if e.Type().Family == repr.FamUnknown {
+		return b.coerce(e, repr.Text)
 	}
 	return e, nil
 }
 
 // resultColumn describes an output column; plain table columns keep their
 // table and attribute number.
-func resultColumn(name string, e scalar.Expr, sc *scope) ResultColumn {
+func resultColumn(name string, e expr.Expr, sc *scope) ResultColumn {
 	rc := ResultColumn{Name: name, Type: e.Type()}
-	if c, ok := e.(*scalar.Col); ok && c.Idx < len(sc.cols) {
+	if c, ok := e.(*expr.Col); ok && c.Idx < len(sc.cols) {
 		rc.TableID, rc.ColumnAttr = sc.cols[c.Idx].tableID, sc.cols[c.Idx].attr
 	}
 	return rc
@@ -128,12 +126,12 @@ func resultColumn(name string, e scalar.Expr, sc *scope) ResultColumn {
 
 // projectExprs returns rel's first nOuter columns followed by exprs, mapping
 // only the expressions that are not plain columns.
-func projectExprs(rel ir.Rel, nOuter int, exprs []scalar.Expr) ir.Rel {
+func projectExprs(rel ir.Rel, nOuter int, exprs []expr.Expr) ir.Rel {
 	n := ir.Arity(rel)
 	proj := identityCols(nOuter)
-	var maps []scalar.Expr
+	var maps []expr.Expr
 	for _, e := range exprs {
-		if c, ok := e.(*scalar.Col); ok {
+		if c, ok := e.(*expr.Col); ok {
 			proj = append(proj, c.Idx)
 			continue
 		}
@@ -146,13 +144,13 @@ func projectExprs(rel ir.Rel, nOuter int, exprs []scalar.Expr) ir.Rel {
 // orderBy resolves ORDER BY items to output columns (by ordinal, output
 // name, or equal expression) or to hidden columns appended after them.
 // Sort columns index the block's relation (outer values first).
-func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []scalar.Expr, ec *ectx, nOuter int) ([]dataflow.SortCol, []scalar.Expr, error) {
-	var order []dataflow.SortCol
-	var hidden []scalar.Expr
+func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []expr.Expr, ec *ectx, nOuter int) ([]expr.SortCol, []expr.Expr, error) {
+	var order []expr.SortCol
+	var hidden []expr.Expr
 	for _, item := range items {
 		sb := item.GetSortBy()
 		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-			return nil, nil, pgerr.Unsupported("ORDER BY ... USING")
+			return nil, nil, repr.Unsupported("ORDER BY ... USING")
 		}
 		col, err := outputRef(sb.Node, names)
 		if err != nil {
@@ -163,8 +161,8 @@ func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []scalar
 			if err != nil {
 				return nil, nil, err
 			}
-			if e.Type().Family == types.FamUnknown {
-				if e, err = b.coerce(e, types.Text); err != nil {
+			if e.Type().Family == repr.FamUnknown {
+				if e, err = b.coerce(e, repr.Text); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -175,7 +173,7 @@ func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []scalar
 			}
 		}
 		if col < 0 {
-			return nil, nil, pgerr.Unsupported("ORDER BY expressions over a set operation")
+			return nil, nil, repr.Unsupported("ORDER BY expressions over a set operation")
 		}
 		desc := sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC
 		nullsFirst := desc
@@ -185,7 +183,7 @@ func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []scalar
 		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
 			nullsFirst = false
 		}
-		order = append(order, dataflow.SortCol{Col: nOuter + col, Desc: desc, NullsFirst: nullsFirst})
+		order = append(order, expr.SortCol{Col: nOuter + col, Desc: desc, NullsFirst: nullsFirst})
 	}
 	return order, hidden, nil
 }
@@ -196,7 +194,7 @@ func outputRef(n *pg_query.Node, names []string) (int, error) {
 	if a := n.GetAConst(); a != nil && a.GetIval() != nil {
 		i := int(a.GetIval().Ival)
 		if i < 1 || i > len(names) {
-			return -1, pgerr.New("42P10", "ORDER BY position %d is not in select list", i).WithPosition(a.Location + 1)
+			return -1, repr.Errorf("42P10", "ORDER BY position %d is not in select list", i).WithPosition(a.Location + 1)
 		}
 		return i - 1, nil
 	}
@@ -209,7 +207,7 @@ func outputRef(n *pg_query.Node, names []string) (int, error) {
 	for i, nm := range names {
 		if nm == name {
 			if found >= 0 {
-				return -1, pgerr.New(pgerr.CodeAmbiguousColumn, "ORDER BY %q is ambiguous", name).WithPosition(ref.Location + 1)
+				return -1, repr.Errorf(repr.CodeAmbiguousColumn, "ORDER BY %q is ambiguous", name).WithPosition(ref.Location + 1)
 			}
 			found = i
 		}
@@ -218,7 +216,7 @@ func outputRef(n *pg_query.Node, names []string) (int, error) {
 }
 
 // matchExpr returns the index of the expression printing like e, or -1.
-func matchExpr(e scalar.Expr, exprs []scalar.Expr) int {
+func matchExpr(e expr.Expr, exprs []expr.Expr) int {
 	s := e.String()
 	for i, x := range exprs {
 		if x.String() == s {
@@ -231,7 +229,7 @@ func matchExpr(e scalar.Expr, exprs []scalar.Expr) int {
 // limit evaluates constant LIMIT and OFFSET expressions.
 func (b *builder) limit(sel *pg_query.SelectStmt, p *planned) error {
 	if sel.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
-		return pgerr.Unsupported("FETCH ... WITH TIES")
+		return repr.Unsupported("FETCH ... WITH TIES")
 	}
 	var err error
 	if sel.LimitCount != nil {
@@ -259,13 +257,13 @@ func (b *builder) constInt(n *pg_query.Node, clause string, ifNull int64) (int64
 		return 0, err
 	}
 	t := e.Type()
-	if t.Family != types.FamInt && t.Family != types.FamUnknown && t.Family != types.FamNumeric && t.Family != types.FamFloat {
-		return 0, pgerr.New(pgerr.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", clause, t.Name()).WithPosition(location(n) + 1)
+	if t.Family != repr.FamInt && t.Family != repr.FamUnknown && t.Family != repr.FamNumeric && t.Family != repr.FamFloat {
+		return 0, repr.Errorf(repr.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", clause, t.Name()).WithPosition(location(n) + 1)
 	}
-	if e, err = b.coerce(e, types.Int8); err != nil {
+	if e, err = b.coerce(e, repr.Int8); err != nil {
 		return 0, err
 	}
-	d, err := e.Eval(&scalar.Ctx{}, nil)
+	d, err := e.Eval(&expr.Ctx{}, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -274,7 +272,7 @@ func (b *builder) constInt(n *pg_query.Node, clause string, ifNull int64) (int64
 	}
 	if d.Int() < 0 {
 		code := map[string]string{"LIMIT": "2201W", "OFFSET": "2201X"}[clause]
-		return 0, pgerr.New(code, "%s must not be negative", clause)
+		return 0, repr.Errorf(code, "%s must not be negative", clause)
 	}
 	return d.Int(), nil
 }

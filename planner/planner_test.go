@@ -8,10 +8,9 @@ import (
 	"github.com/cockroachdb/datadriven"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // testCatalog is a small fixed catalog:
@@ -28,23 +27,23 @@ import (
 type testCatalog map[string]*Relation
 
 func newTestCatalog(t *testing.T) testCatalog {
-	col := func(name string, typ types.T) Column { return Column{Name: name, Type: typ} }
+	col := func(name string, typ repr.T) Column { return Column{Name: name, Type: typ} }
 	cat := testCatalog{
-		"t": {ID: 1, Name: "t", Columns: []Column{col("a", types.Int4), col("b", types.Text), col("c", types.Float8)}, PrimaryKey: []int{0}},
-		"u": {ID: 2, Name: "u", Columns: []Column{col("a", types.Int4), {Name: "d", Type: types.Text, NotNull: true}, col("e", types.Numeric)}},
-		"t1": {ID: 3, Name: "t1", Columns: []Column{col("a", types.Int4), col("b", types.Int4), col("c", types.Int4),
-			col("d", types.Int4), col("e", types.Int4)}},
-		"big": {ID: 4, Name: "big", Columns: []Column{col("x", types.Int8),
-			{Name: "v", Type: types.Varchar(5), Default: parseExpr(t, "'dflt'")}, col("n", types.NumericPS(10, 2))}},
-		"mv": {ID: 5, Name: "mv", Kind: RelMaterializedView, Columns: []Column{col("x", types.Int4), col("y", types.Text)}},
+		"t": {ID: 1, Name: "t", Columns: []Column{col("a", repr.Int4), col("b", repr.Text), col("c", repr.Float8)}, PrimaryKey: []int{0}},
+		"u": {ID: 2, Name: "u", Columns: []Column{col("a", repr.Int4), {Name: "d", Type: repr.Text, NotNull: true}, col("e", repr.Numeric)}},
+		"t1": {ID: 3, Name: "t1", Columns: []Column{col("a", repr.Int4), col("b", repr.Int4), col("c", repr.Int4),
+			col("d", repr.Int4), col("e", repr.Int4)}},
+		"big": {ID: 4, Name: "big", Columns: []Column{col("x", repr.Int8),
+			{Name: "v", Type: repr.Varchar(5), Default: parseExpr(t, "'dflt'")}, col("n", repr.NumericPS(10, 2))}},
+		"mv": {ID: 5, Name: "mv", Kind: RelMaterializedView, Columns: []Column{col("x", repr.Int4), col("y", repr.Text)}},
 	}
-	cat["v"] = &Relation{Name: "v", Kind: RelView, Columns: []Column{col("a", types.Int4), col("b", types.Text)},
+	cat["v"] = &Relation{Name: "v", Kind: RelView, Columns: []Column{col("a", repr.Int4), col("b", repr.Text)},
 		View: parseStmt(t, "SELECT a, b FROM t WHERE a > 1")}
-	cat["bid"] = &Relation{ID: 6, Name: "bid", Columns: []Column{col("auction", types.Int8), col("bidder", types.Int8),
-		col("price", types.Int8), col("channel", types.Varchar(0)), col("url", types.Varchar(0)),
-		col("date_time", types.Timestamp), col("extra", types.Varchar(0))}}
-	cat["ev"] = &Relation{ID: 7, Name: "ev", Columns: []Column{col("ts", types.TimestampTZ), col("v", types.Int4)}}
-	cat["bid_p"] = &Relation{Name: "bid_p", Kind: RelView, Columns: []Column{col("bidder", types.Int8), col("p_time", types.TimestampTZ)},
+	cat["bid"] = &Relation{ID: 6, Name: "bid", Columns: []Column{col("auction", repr.Int8), col("bidder", repr.Int8),
+		col("price", repr.Int8), col("channel", repr.Varchar(0)), col("url", repr.Varchar(0)),
+		col("date_time", repr.Timestamp), col("extra", repr.Varchar(0))}}
+	cat["ev"] = &Relation{ID: 7, Name: "ev", Columns: []Column{col("ts", repr.TimestampTZ), col("v", repr.Int4)}}
+	cat["bid_p"] = &Relation{Name: "bid_p", Kind: RelView, Columns: []Column{col("bidder", repr.Int8), col("p_time", repr.TimestampTZ)},
 		View: parseStmt(t, "SELECT bidder, proctime() AS p_time FROM bid")}
 	for _, r := range cat {
 		r.Schema = "public"
@@ -57,7 +56,7 @@ func (c testCatalog) Relation(schema, name string) (*Relation, error) {
 	if r, ok := c[name]; ok && (schema == "" || schema == "public") {
 		return r, nil
 	}
-	return nil, pgerr.ErrUndefinedTable.New(name)
+	return nil, repr.ErrUndefinedTable.New(name)
 }
 
 func parseStmt(t *testing.T, sql string) *pg_query.Node {
@@ -96,10 +95,10 @@ func run(t *testing.T, cat testCatalog, d *datadriven.TestData) (string, error) 
 		var ps []string
 		d.ScanArgs(t, "params", &ps)
 		for _, p := range ps {
-			typ := types.Unknown
+			typ := repr.Unknown
 			if p != "unknown" {
 				var err error
-				if typ, err = types.TypeByName(p, nil); err != nil {
+				if typ, err = repr.TypeByName(p, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -126,7 +125,7 @@ func run(t *testing.T, cat testCatalog, d *datadriven.TestData) (string, error) 
 	case "scalar":
 		var typ string
 		d.ScanArgs(t, "type", &typ)
-		want, err := types.TypeByName(typ, nil)
+		want, err := repr.TypeByName(typ, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +140,7 @@ func run(t *testing.T, cat testCatalog, d *datadriven.TestData) (string, error) 
 }
 
 func formatErr(err error) string {
-	e := pgerr.From(err)
+	e := repr.ErrorFrom(err)
 	s := fmt.Sprintf("error %s: %s", e.Code, e.Message)
 	if e.Position > 0 {
 		s += fmt.Sprintf(" (position %d)", e.Position)
@@ -181,7 +180,7 @@ func formatQuery(q *Query) string {
 	return b.String()
 }
 
-func exprList(es []scalar.Expr) string {
+func exprList(es []expr.Expr) string {
 	var parts []string
 	for _, e := range es {
 		if e == nil {
@@ -195,7 +194,7 @@ func exprList(es []scalar.Expr) string {
 
 func planDML(cat testCatalog, stmt *pg_query.Node, opts Options) (string, error) {
 	var b strings.Builder
-	var returning []scalar.Expr
+	var returning []expr.Expr
 	var rcols []ResultColumn
 	switch {
 	case stmt.GetInsertStmt() != nil:

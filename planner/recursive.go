@@ -5,7 +5,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // RecursionLimit bounds the iterations of a WITH RECURSIVE query (the
@@ -160,11 +160,11 @@ func linearLevels(levels []*pg_query.SelectStmt, name string, all bool, pos int3
 		aggs := hasAggregates(l)
 		switch {
 		case aggs && i == len(levels)-1:
-			return pgerr.New("42P19", "aggregate functions are not allowed in a recursive query's recursive term").WithPosition(pos)
+			return repr.Errorf("42P19", "aggregate functions are not allowed in a recursive query's recursive term").WithPosition(pos)
 		case aggs || len(l.WindowClause) > 0:
-			return pgerr.Unsupported("aggregates over a subquery reading the recursive reference %q", name).WithPosition(pos)
+			return repr.Unsupported("aggregates over a subquery reading the recursive reference %q", name).WithPosition(pos)
 		case all && (len(l.DistinctClause) > 0 || len(l.GroupClause) > 0):
-			return pgerr.Unsupported("DISTINCT or GROUP BY over the recursive reference %q in a UNION ALL recursion", name).WithPosition(pos)
+			return repr.Unsupported("DISTINCT or GROUP BY over the recursive reference %q in a UNION ALL recursion", name).WithPosition(pos)
 		}
 	}
 	return nil
@@ -185,28 +185,28 @@ func references(n *pg_query.Node, name string) int {
 func checkRecursive(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) error {
 	name, pos := ce.Ctename, ce.Location+1
 	if sel.Op != pg_query.SetOperation_SETOP_UNION {
-		return pgerr.New("42P19", "recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", name).WithPosition(pos)
+		return repr.Errorf("42P19", "recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", name).WithPosition(pos)
 	}
 	switch {
 	case sel.WithClause != nil:
-		return pgerr.Unsupported("WITH on the UNION of a recursive query").WithPosition(pos)
+		return repr.Unsupported("WITH on the UNION of a recursive query").WithPosition(pos)
 	case len(sel.SortClause) > 0:
-		return pgerr.New(pgerr.CodeFeatureNotSupported, "ORDER BY in a recursive query is not implemented").WithPosition(pos)
+		return repr.Errorf(repr.CodeFeatureNotSupported, "ORDER BY in a recursive query is not implemented").WithPosition(pos)
 	case sel.LimitOffset != nil:
-		return pgerr.New(pgerr.CodeFeatureNotSupported, "OFFSET in a recursive query is not implemented").WithPosition(pos)
+		return repr.Errorf(repr.CodeFeatureNotSupported, "OFFSET in a recursive query is not implemented").WithPosition(pos)
 	case sel.LimitCount != nil:
-		return pgerr.New(pgerr.CodeFeatureNotSupported, "LIMIT in a recursive query is not implemented").WithPosition(pos)
+		return repr.Errorf(repr.CodeFeatureNotSupported, "LIMIT in a recursive query is not implemented").WithPosition(pos)
 	case len(sel.LockingClause) > 0:
-		return pgerr.New(pgerr.CodeFeatureNotSupported, "FOR UPDATE/SHARE in a recursive query is not implemented").WithPosition(pos)
+		return repr.Errorf(repr.CodeFeatureNotSupported, "FOR UPDATE/SHARE in a recursive query is not implemented").WithPosition(pos)
 	}
 	refs := 0
 	w := &recWalker{name: name}
 	w.visit = func(ctx recContext, rv *pg_query.RangeVar) error {
 		if ctx != recOK {
-			return pgerr.New("42P19", recContextMsgs[ctx], name).WithPosition(rv.Location + 1)
+			return repr.Errorf("42P19", recContextMsgs[ctx], name).WithPosition(rv.Location + 1)
 		}
 		if refs++; refs > 1 {
-			return pgerr.New("42P19", "recursive reference to query %q must not appear more than once", name).WithPosition(rv.Location + 1)
+			return repr.Errorf("42P19", "recursive reference to query %q must not appear more than once", name).WithPosition(rv.Location + 1)
 		}
 		return linearLevels(w.levels, name, sel.All, rv.Location+1)
 	}
@@ -237,7 +237,7 @@ func orderRecursive(ctes []*pg_query.Node) ([]*pg_query.CommonTableExpr, error) 
 		if next < 0 {
 			for i, c := range items {
 				if !done[i] {
-					return nil, pgerr.New(pgerr.CodeFeatureNotSupported, "mutual recursion between WITH items is not implemented").WithPosition(c.Location + 1)
+					return nil, repr.Errorf(repr.CodeFeatureNotSupported, "mutual recursion between WITH items is not implemented").WithPosition(c.Location + 1)
 				}
 			}
 		}
@@ -299,7 +299,7 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 // recursiveBody unifies the terms' columns and builds the Iterate body.
 func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, base, rec *planned) (ir.Rel, error) {
 	if len(rec.cols) != len(base.cols) {
-		return nil, pgerr.New(pgerr.CodeSyntax, "each UNION query must have the same number of columns").WithPosition(ce.Location + 1)
+		return nil, repr.Errorf(repr.CodeSyntax, "each UNION query must have the same number of columns").WithPosition(ce.Location + 1)
 	}
 	lr, rr, unified, err := b.unifySides(b.subqueryRel(base), b.subqueryRel(rec), base.cols, rec.cols, "UNION")
 	if err != nil {
@@ -307,7 +307,7 @@ func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.Sele
 	}
 	for i, u := range unified {
 		if u.Type != base.cols[i].Type {
-			return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "recursive query %q column %d has type %s in non-recursive term but type %s overall",
+			return nil, repr.Errorf(repr.CodeDatatypeMismatch, "recursive query %q column %d has type %s in non-recursive term but type %s overall",
 				ce.Ctename, i+1, base.cols[i].Type, u.Type).WithPosition(ce.Location + 1).
 				WithHint("Cast the output of the non-recursive term to the correct type.")
 		}

@@ -3,11 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Top-N per group, the streaming idiom
@@ -183,18 +181,18 @@ func rowNumberTopK(sel *pg_query.SelectStmt) bool {
 // planRowNumber plans the bounded row_number() fc of sel over its
 // filtered FROM relation rel as a ranked TopK, returning the rank column
 // as the call's value.
-func (b *builder) planRowNumber(sel *pg_query.SelectStmt, fc *pg_query.FuncCall, rel ir.Rel, sc *scope) (ir.Rel, map[*pg_query.FuncCall]scalar.Expr, error) {
+func (b *builder) planRowNumber(sel *pg_query.SelectStmt, fc *pg_query.FuncCall, rel ir.Rel, sc *scope) (ir.Rel, map[*pg_query.FuncCall]expr.Expr, error) {
 	lim := b.rankLimits[sel]
 	w := fc.Over
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: "window definition", noSubquery: true}
 	n := ir.Arity(rel)
-	var maps []scalar.Expr
+	var maps []expr.Expr
 	column := func(node *pg_query.Node) (int, error) {
 		e, err := ec.typedExpr(node)
 		if err != nil {
 			return 0, err
 		}
-		if c, ok := e.(*scalar.Col); ok {
+		if c, ok := e.(*expr.Col); ok {
 			return c.Idx, nil
 		}
 		maps = append(maps, e)
@@ -208,11 +206,11 @@ func (b *builder) planRowNumber(sel *pg_query.SelectStmt, fc *pg_query.FuncCall,
 		}
 		key = append(key, col)
 	}
-	var order []dataflow.SortCol
+	var order []expr.SortCol
 	for _, o := range w.OrderClause {
 		sb := o.GetSortBy()
 		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-			return nil, nil, pgerr.Unsupported("ORDER BY ... USING")
+			return nil, nil, repr.Unsupported("ORDER BY ... USING")
 		}
 		col, err := column(sb.Node)
 		if err != nil {
@@ -224,5 +222,5 @@ func (b *builder) planRowNumber(sel *pg_query.SelectStmt, fc *pg_query.FuncCall,
 	}
 	topk := &ir.TopK{Input: ir.NewMap(rel, maps...), Key: key, Order: order, Limit: lim.limit, Rank: true}
 	rank := ir.Arity(topk) - 1
-	return topk, map[*pg_query.FuncCall]scalar.Expr{fc: &scalar.Col{Idx: rank, T: types.Int8}}, nil
+	return topk, map[*pg_query.FuncCall]expr.Expr{fc: &expr.Col{Idx: rank, T: repr.Int8}}, nil
 }

@@ -3,26 +3,26 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // PlanScalarOver plans an expression over the columns of one relation
 // (referenced by name, unqualified or qualified by the relation's name),
 // e.g. a source's WATERMARK FOR expression. Subqueries are rejected. With a
 // known want type the result is coerced to it by assignment rules.
-func PlanScalarOver(cat Catalog, expr *pg_query.Node, rel *Relation, want types.T) (scalar.Expr, error) {
+func PlanScalarOver(cat Catalog, ex *pg_query.Node, rel *Relation, want repr.T) (expr.Expr, error) {
 	b := newBuilder(cat, Options{})
 	sc := &scope{}
-	typs := make([]types.T, len(rel.Columns))
+	typs := make([]repr.T, len(rel.Columns))
 	for i, c := range rel.Columns {
 		sc.cols = append(sc.cols, scopeCol{table: rel.Name, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
 		typs[i] = c.Type
 	}
 	ec := &ectx{b: b, sc: sc, rel: &ir.Get{ID: rel.ID, Name: rel.Name, Types: typs}, clause: "WATERMARK", noSubquery: true}
-	e, err := ec.expr(expr)
-	if err != nil || want.Family == types.FamUnknown {
+	e, err := ec.expr(ex)
+	if err != nil || want.Family == repr.FamUnknown {
 		return e, err
 	}
 	return b.assign(e, want, "expression")
@@ -32,8 +32,8 @@ func PlanScalarOver(cat Catalog, expr *pg_query.Node, rel *Relation, want types.
 // with predicate the WHERE of a partial index, rejecting what PostgreSQL
 // rejects there: aggregates (42803), window functions (42P20),
 // set-returning functions and subqueries. Immutability is the caller's
-// check (scalar.IsImmutable).
-func PlanIndexExpr(cat Catalog, rel *Relation, expr *pg_query.Node, predicate bool) (scalar.Expr, error) {
+// check (expr.IsImmutable).
+func PlanIndexExpr(cat Catalog, rel *Relation, ex *pg_query.Node, predicate bool) (expr.Expr, error) {
 	b := newBuilder(cat, Options{})
 	sc := &scope{}
 	for i, c := range rel.Columns {
@@ -42,7 +42,7 @@ func PlanIndexExpr(cat Catalog, rel *Relation, expr *pg_query.Node, predicate bo
 	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "index expressions", noSubquery: true}
 	if predicate {
 		ec.clause = "index predicates"
-		return ec.predicate(expr)
+		return ec.predicate(ex)
 	}
-	return ec.expr(expr)
+	return ec.expr(ex)
 }

@@ -1,11 +1,9 @@
 package planner
 
 import (
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // scopeCol is one column visible by name. Its position in scope.cols is its
@@ -13,7 +11,7 @@ import (
 type scopeCol struct {
 	table  string // qualifier (table alias); "" when none
 	name   string
-	typ    types.T
+	typ    repr.T
 	hidden bool // not expanded by * (outer values, USING duplicates)
 	// outer marks a correlated outer value carried by a decorrelated
 	// subquery: visible by name, but only when no inner column matches.
@@ -23,7 +21,7 @@ type scopeCol struct {
 	// jsonb_array_elements(x) e) is that column, as in PostgreSQL.
 	wholeRow bool
 	// tableID and attr identify a base table column (for RowDescription).
-	tableID dataflow.CollectionID
+	tableID repr.CollectionID
 	attr    int16
 }
 
@@ -93,7 +91,7 @@ func ambiguous(table, name string, loc int32) error {
 	if table != "" {
 		name = table + "." + name
 	}
-	return pgerr.New(pgerr.CodeAmbiguousColumn, "column reference %q is ambiguous", name).WithPosition(loc + 1)
+	return repr.Errorf(repr.CodeAmbiguousColumn, "column reference %q is ambiguous", name).WithPosition(loc + 1)
 }
 
 // hasTable reports whether any column has the qualifier table.
@@ -110,7 +108,7 @@ func (s *scope) hasTable(table string) bool {
 // column of this scope becomes a Col; one of an enclosing scope is recorded
 // in that scope's recorder and stands in as a typed NULL (the first pass of
 // decorrelation discards the plan and re-plans with the values joined in).
-func resolveColumn(s *scope, table, name string, loc int32) (scalar.Expr, error) {
+func resolveColumn(s *scope, table, name string, loc int32) (expr.Expr, error) {
 	for cur := s; cur != nil; cur = cur.parent {
 		i, err := cur.lookup(table, name, loc)
 		if err != nil {
@@ -119,13 +117,13 @@ func resolveColumn(s *scope, table, name string, loc int32) (scalar.Expr, error)
 		if i >= 0 {
 			c := cur.cols[i]
 			if cur == s {
-				return &scalar.Col{Idx: i, T: c.typ}, nil
+				return &expr.Col{Idx: i, T: c.typ}, nil
 			}
 			if cur.rec == nil {
-				return nil, pgerr.Unsupported("correlated reference to %q here", name)
+				return nil, repr.Unsupported("correlated reference to %q here", name)
 			}
 			cur.rec.add(i)
-			return &scalar.Lit{D: types.Null, T: c.typ}, nil
+			return &expr.Lit{D: repr.Null, T: c.typ}, nil
 		}
 		if cur.barrier {
 			break
@@ -142,11 +140,11 @@ func undefinedColumn(s *scope, table, name string, loc int32) error {
 			known = cur.hasTable(table)
 		}
 		if !known {
-			return pgerr.New(pgerr.CodeUndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc + 1)
+			return repr.Errorf(repr.CodeUndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc + 1)
 		}
-		return pgerr.New(pgerr.CodeUndefinedColumn, "column %s.%s does not exist", table, name).WithPosition(loc + 1)
+		return repr.Errorf(repr.CodeUndefinedColumn, "column %s.%s does not exist", table, name).WithPosition(loc + 1)
 	}
-	return pgerr.ErrUndefinedColumn.New(name).WithPosition(loc + 1)
+	return repr.ErrUndefinedColumn.New(name).WithPosition(loc + 1)
 }
 
 // starCols returns the columns * (table "" ) or t.* expands to.
@@ -159,7 +157,7 @@ func (s *scope) starCols(table string, loc int32) ([]int, error) {
 		out = append(out, i)
 	}
 	if table != "" && len(out) == 0 && !s.hasTable(table) {
-		return nil, pgerr.New(pgerr.CodeUndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc + 1)
+		return nil, repr.Errorf(repr.CodeUndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc + 1)
 	}
 	return out, nil
 }

@@ -5,11 +5,9 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // planned is a planned query block. rel's columns are the outer values
@@ -20,7 +18,7 @@ type planned struct {
 	rel    ir.Rel
 	cols   []ResultColumn
 	nOuter int
-	order  []dataflow.SortCol
+	order  []expr.SortCol
 	limit  int64 // -1: none
 	offset int64
 	// atMostOne is set when the block provably yields at most one row per
@@ -32,7 +30,7 @@ type planned struct {
 func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 	sel := stmt.GetSelectStmt()
 	if sel == nil {
-		return nil, pgerr.Unsupported("statement %s as a query", nodeName(stmt))
+		return nil, repr.Unsupported("statement %s as a query", nodeName(stmt))
 	}
 	b := newBuilder(cat, opts)
 	p, err := b.planQuery(sel, nil, nil)
@@ -58,9 +56,9 @@ func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *oute
 func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
 	switch {
 	case sel.IntoClause != nil:
-		return nil, pgerr.Unsupported("SELECT INTO")
+		return nil, repr.Unsupported("SELECT INTO")
 	case len(sel.LockingClause) > 0:
-		return nil, pgerr.Unsupported("FOR UPDATE/SHARE")
+		return nil, repr.Unsupported("FOR UPDATE/SHARE")
 	case sel.Op != pg_query.SetOperation_SETOP_NONE:
 		return b.planSetOp(sel, parent, outer)
 	case len(sel.ValuesLists) > 0:
@@ -112,7 +110,7 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 	}
 	calls := blockWindowCalls(sel)
 	_, topK := b.rankLimits[sel]
-	var wins map[*pg_query.FuncCall]scalar.Expr
+	var wins map[*pg_query.FuncCall]expr.Expr
 	if topK {
 		if rel, wins, err = b.planRowNumber(sel, calls[0], rel, sc); err != nil {
 			return nil, err
@@ -185,7 +183,7 @@ func expandTargets(list []*pg_query.Node, sc *scope) ([]target, error) {
 				return nil, err
 			}
 			if table == "" && len(cols) == 0 && len(sc.cols) == sc.outerCount() {
-				return nil, pgerr.New(pgerr.CodeSyntax, "SELECT * with no tables specified is not valid").WithPosition(ref.Location + 1)
+				return nil, repr.Errorf(repr.CodeSyntax, "SELECT * with no tables specified is not valid").WithPosition(ref.Location + 1)
 			}
 			for _, c := range cols {
 				out = append(out, target{col: c, name: sc.cols[c].name, loc: ref.Location})
@@ -225,7 +223,7 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	if err != nil {
 		return nil, err
 	}
-	var keys []scalar.Expr
+	var keys []expr.Expr
 	sets := make([][]int, len(setNodes))
 	for si, set := range setNodes {
 		for _, n := range set {
@@ -243,7 +241,7 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	if plain {
 		sets = nil
 	} else if p.nOuter > 0 {
-		return nil, pgerr.Unsupported("GROUPING SETS, ROLLUP and CUBE in a correlated subquery")
+		return nil, repr.Unsupported("GROUPING SETS, ROLLUP and CUBE in a correlated subquery")
 	}
 	var calls []*pg_query.FuncCall
 	for _, t := range targets {
@@ -267,13 +265,13 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 }
 
 // groupKey builds one GROUP BY key expression (unknown literals as text).
-func (from *ectx) groupKey(n *pg_query.Node) (scalar.Expr, error) {
+func (from *ectx) groupKey(n *pg_query.Node) (expr.Expr, error) {
 	e, err := from.expr(n)
 	if err != nil {
 		return nil, err
 	}
-	if e.Type().Family == types.FamUnknown {
-		return from.b.coerce(e, types.Text)
+	if e.Type().Family == repr.FamUnknown {
+		return from.b.coerce(e, repr.Text)
 	}
 	return e, nil
 }
@@ -286,7 +284,7 @@ func groupKeyNode(g *pg_query.Node, targets []target, sc *scope) (*pg_query.Node
 	case g.GetAConst() != nil && g.GetAConst().GetIval() != nil:
 		i := int(g.GetAConst().GetIval().Ival)
 		if i < 1 || i > len(targets) {
-			return nil, pgerr.New("42P10", "GROUP BY position %d is not in select list", i).WithPosition(g.GetAConst().Location + 1)
+			return nil, repr.Errorf("42P10", "GROUP BY position %d is not in select list", i).WithPosition(g.GetAConst().Location + 1)
 		}
 		return targetNode(targets[i-1], sc), nil
 	case g.GetColumnRef() != nil && len(g.GetColumnRef().Fields) == 1:
@@ -327,12 +325,12 @@ func targetByName(targets []target, name string) (target, bool) {
 // reduce builds the aggregation: a Map computing keys and aggregate
 // arguments, a Reduce keyed by the outer values and the keys, and for a
 // correlated global aggregate the fill of empty groups (see fillGroups).
-func (b *builder) reduce(from *ectx, keys []scalar.Expr, sets [][]int, calls []*pg_query.FuncCall, specs []aggSpec, sel *pg_query.SelectStmt, p *planned) (*ectx, error) {
+func (b *builder) reduce(from *ectx, keys []expr.Expr, sets [][]int, calls []*pg_query.FuncCall, specs []aggSpec, sel *pg_query.SelectStmt, p *planned) (*ectx, error) {
 	n := ir.Arity(from.rel)
-	var maps []scalar.Expr
+	var maps []expr.Expr
 	mapped := map[string]int{}
-	column := func(e scalar.Expr) int {
-		if c, ok := e.(*scalar.Col); ok {
+	column := func(e expr.Expr) int {
+		if c, ok := e.(*expr.Col); ok {
 			return c.Idx
 		}
 		if i, ok := mapped[e.String()]; ok {
@@ -361,7 +359,7 @@ func (b *builder) reduce(from *ectx, keys []scalar.Expr, sets [][]int, calls []*
 	g, sc := groupScope(from, keys, calls, p.nOuter)
 	if sets != nil {
 		g.bitsCol = len(sc.cols)
-		sc.cols = append(sc.cols, scopeCol{typ: types.Int8, hidden: true})
+		sc.cols = append(sc.cols, scopeCol{typ: repr.Int8, hidden: true})
 	}
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: "HAVING", grp: g}
 	if sel.HavingClause != nil {
@@ -378,7 +376,7 @@ func (b *builder) reduce(from *ectx, keys []scalar.Expr, sets [][]int, calls []*
 // dedupAggs builds the Reduce's aggregates of specs, computing each
 // distinct call once (sum(x) in the select list and in ORDER BY or HAVING
 // is one aggregate, one state): pos[i] is the aggregate of specs[i].
-func dedupAggs(specs []aggSpec, column func(scalar.Expr) int) (aggs []dataflow.Agg, pos []int) {
+func dedupAggs(specs []aggSpec, column func(expr.Expr) int) (aggs []expr.Agg, pos []int) {
 	seen := map[string]int{}
 	pos = make([]int, len(specs))
 	for i, s := range specs {
@@ -411,21 +409,21 @@ func spreadAggs(rel ir.Rel, nKey, nAgg int, pos []int) ir.Rel {
 
 // groupScope describes the aggregated relation: outer values, keys (named
 // when they are plain columns), aggregates.
-func groupScope(from *ectx, keys []scalar.Expr, calls []*pg_query.FuncCall, nOuter int) (*grouping, *scope) {
+func groupScope(from *ectx, keys []expr.Expr, calls []*pg_query.FuncCall, nOuter int) (*grouping, *scope) {
 	g := &grouping{from: from.sc, fromRel: from.rel, aggs: map[*pg_query.FuncCall]int{}, bitsCol: -1}
 	sc := &scope{parent: from.sc.parent, cols: append([]scopeCol(nil), from.sc.cols[:nOuter]...)}
 	for i, k := range keys {
 		g.keys = append(g.keys, k.String())
 		g.keyCols = append(g.keyCols, nOuter+i)
 		col := scopeCol{typ: k.Type(), hidden: true}
-		if c, ok := k.(*scalar.Col); ok {
+		if c, ok := k.(*expr.Col); ok {
 			col = from.sc.cols[c.Idx]
 		}
 		sc.cols = append(sc.cols, col)
 	}
 	for i, fc := range calls {
 		g.aggs[fc] = nOuter + len(keys) + i
-		sc.cols = append(sc.cols, scopeCol{typ: types.Unknown, hidden: true})
+		sc.cols = append(sc.cols, scopeCol{typ: repr.Unknown, hidden: true})
 	}
 	return g, sc
 }
@@ -434,19 +432,19 @@ func groupScope(from *ectx, keys []scalar.Expr, calls []*pg_query.FuncCall, nOut
 // value even when the subquery is empty for it, as SQL requires: the outer
 // values are left-joined to the per-value aggregates, and count columns of
 // missing groups become 0 (other aggregates stay NULL).
-func (b *builder) fillGroups(reduced ir.Rel, from *ectx, aggs []dataflow.Agg) ir.Rel {
+func (b *builder) fillGroups(reduced ir.Rel, from *ectx, aggs []expr.Agg) ir.Rel {
 	k := from.sc.outerCount()
 	outer := from.sc.outerRel
 	joined := ir.NewJoin(ir.JoinLeft, outer, reduced, b.nullSafeKeys(outer, reduced, identityCols(k), identityCols(k))...)
-	var maps []scalar.Expr
+	var maps []expr.Expr
 	width := ir.Arity(outer) + ir.Arity(reduced)
 	proj := identityCols(k)
 	ts := joined.ColTypes()
 	for i, a := range aggs {
 		col := k + k + i
-		if a.Kind == dataflow.AggCount || a.Kind == dataflow.AggCountStar {
-			maps = append(maps, &scalar.Coalesce{Args: []scalar.Expr{&scalar.Col{Idx: col, T: ts[col]},
-				&scalar.Lit{D: types.NewInt(0), T: types.Int8}}, T: types.Int8})
+		if a.Kind == expr.AggCount || a.Kind == expr.AggCountStar {
+			maps = append(maps, &expr.Coalesce{Args: []expr.Expr{&expr.Col{Idx: col, T: ts[col]},
+				&expr.Lit{D: repr.NewInt(0), T: repr.Int8}}, T: repr.Int8})
 			proj = append(proj, width+len(maps)-1)
 			continue
 		}

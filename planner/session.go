@@ -3,9 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // SESSION(rel, t, gap) in FROM yields rel's columns followed by
@@ -49,7 +49,7 @@ type sessionState struct {
 // sessionTVF plans SESSION(rel, t, gap) without its key.
 func (b *builder) sessionTVF(rf *pg_query.RangeFunction, fc *pg_query.FuncCall) (ir.Rel, []scopeCol, error) {
 	if len(fc.Args) != 3 {
-		return nil, nil, pgerr.New(pgerr.CodeUndefinedFunction, "session takes 3 arguments, not %d",
+		return nil, nil, repr.Errorf(repr.CodeUndefinedFunction, "session takes 3 arguments, not %d",
 			len(fc.Args)).WithPosition(fc.Location + 1)
 	}
 	rel, cols, err := b.windowInput(fc.Args[0])
@@ -64,8 +64,8 @@ func (b *builder) sessionTVF(rf *pg_query.RangeFunction, fc *pg_query.FuncCall) 
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &scalar.Col{Idx: tcol, T: cols[tcol].typ}
-	sw := &ir.SessionWindow{Input: ir.NewFilter(rel, &scalar.IsNull{Arg: t, Negate: true}), TimeCol: tcol, Gap: gap[0]}
+	t := &expr.Col{Idx: tcol, T: cols[tcol].typ}
+	sw := &ir.SessionWindow{Input: ir.NewFilter(rel, &expr.IsNull{Arg: t, Negate: true}), TimeCol: tcol, Gap: gap[0]}
 	b.sessions.pending = append(b.sessions.pending, sw)
 	alias := "session"
 	var colAliases []*pg_query.Node
@@ -93,7 +93,7 @@ func (b *builder) claimSession(sc *scope, rel ir.Rel, nItems int, outer *outerRe
 	}
 	b.sessions.pending = b.sessions.pending[:mark]
 	if len(mine) > 1 || nItems != 1 || outer != nil || rel != ir.Rel(mine[0]) {
-		return pgerr.Unsupported("SESSION windows other than as the only FROM item of an uncorrelated query")
+		return repr.Unsupported("SESSION windows other than as the only FROM item of an uncorrelated query")
 	}
 	if b.sessions.scopes == nil {
 		b.sessions.scopes = map[*scope]*ir.SessionWindow{}
@@ -106,7 +106,7 @@ func (b *builder) claimSession(sc *scope, rel ir.Rel, nItems int, outer *outerRe
 // the GROUP BY keys other than window_start and window_end, which must
 // all be present. It returns from's relation with the keyed SessionWindow
 // in place of the pending one.
-func (b *builder) groupSession(from *ectx, keys []scalar.Expr) (ir.Rel, error) {
+func (b *builder) groupSession(from *ectx, keys []expr.Expr) (ir.Rel, error) {
 	sw := b.sessions.scopes[from.sc]
 	if sw == nil {
 		return from.rel, nil
@@ -116,10 +116,10 @@ func (b *builder) groupSession(from *ectx, keys []scalar.Expr) (ir.Rel, error) {
 	var key []int
 	var hasStart, hasEnd bool
 	for _, k := range keys {
-		c, ok := k.(*scalar.Col)
+		c, ok := k.(*expr.Col)
 		switch {
 		case !ok || c.Idx > n+1:
-			return nil, pgerr.Unsupported("GROUP BY expressions other than columns of the SESSION relation")
+			return nil, repr.Unsupported("GROUP BY expressions other than columns of the SESSION relation")
 		case c.Idx == n:
 			hasStart = true
 		case c.Idx == n+1:
@@ -148,7 +148,7 @@ func (b *builder) checkSessionGrouped(sc *scope) error {
 // errSessionGrouping is the error for a SESSION window without a GROUP BY
 // of both window columns.
 func errSessionGrouping() error {
-	return pgerr.Unsupported("SESSION windows without GROUP BY window_start, window_end").
+	return repr.Unsupported("SESSION windows without GROUP BY window_start, window_end").
 		WithHint("Sessions are formed per group of the enclosing GROUP BY, which must include window_start and window_end.")
 }
 

@@ -3,9 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // planSetOp plans UNION, INTERSECT and EXCEPT (with or without ALL) in the
@@ -14,7 +14,7 @@ import (
 // forms apply the same to the distinct rows of each side.
 func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
 	if outer != nil {
-		return nil, pgerr.Unsupported("set operations in a correlated subquery")
+		return nil, repr.Unsupported("set operations in a correlated subquery")
 	}
 	l, err := b.planQuery(sel.Larg, parent, nil)
 	if err != nil {
@@ -27,7 +27,7 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	name := map[pg_query.SetOperation]string{pg_query.SetOperation_SETOP_UNION: "UNION",
 		pg_query.SetOperation_SETOP_INTERSECT: "INTERSECT", pg_query.SetOperation_SETOP_EXCEPT: "EXCEPT"}[sel.Op]
 	if len(l.cols) != len(r.cols) {
-		return nil, pgerr.New(pgerr.CodeSyntax, "each %s query must have the same number of columns", name)
+		return nil, repr.Errorf(repr.CodeSyntax, "each %s query must have the same number of columns", name)
 	}
 	lr, rr, cols, err := b.unifySides(b.subqueryRel(l), b.subqueryRel(r), l.cols, r.cols, name)
 	if err != nil {
@@ -61,10 +61,10 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 
 // unifySides casts both sides' columns to their common types.
 func (b *builder) unifySides(l, r ir.Rel, lc, rc []ResultColumn, name string) (ir.Rel, ir.Rel, []ResultColumn, error) {
-	var lm, rm []scalar.Expr
+	var lm, rm []expr.Expr
 	cols := append([]ResultColumn(nil), lc...)
 	for i := range lc {
-		pair, err := b.unify([]scalar.Expr{&scalar.Col{Idx: i, T: lc[i].Type}, &scalar.Col{Idx: i, T: rc[i].Type}}, name, -1)
+		pair, err := b.unify([]expr.Expr{&expr.Col{Idx: i, T: lc[i].Type}, &expr.Col{Idx: i, T: rc[i].Type}}, name, -1)
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -3,9 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Set-returning functions in the select list (SELECT id,
@@ -23,7 +23,7 @@ import (
 // FlatMap over the one below, whose calls run in lockstep.
 
 // codeSRF is the SQLSTATE of a misplaced set-returning function.
-const codeSRF = pgerr.CodeFeatureNotSupported
+const codeSRF = repr.CodeFeatureNotSupported
 
 // planSRFs plans the select list's set-returning function calls as a
 // FlatMap over ec.rel and records their values in ec.srfs.
@@ -35,7 +35,7 @@ func (b *builder) planSRFs(targets []target, ec *ectx, p *planned) error {
 			return err
 		}
 	}
-	ec.srfs = map[*pg_query.FuncCall]scalar.Expr{}
+	ec.srfs = map[*pg_query.FuncCall]expr.Expr{}
 	for level := 1; len(ec.srfs) < len(calls); level++ {
 		if err := ec.srfLevel(calls, levels, level); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 			return err
 		}
 		if len(call.Func.Cols) != 1 {
-			return pgerr.Unsupported("set-returning function %s returning a record in the select list (call it in FROM)", call.Func.Name).WithPosition(fc.Location + 1)
+			return repr.Unsupported("set-returning function %s returning a record in the select list (call it in FROM)", call.Func.Name).WithPosition(fc.Location + 1)
 		}
 		fm.Funcs, at = append(fm.Funcs, call), append(at, fc)
 	}
@@ -98,11 +98,11 @@ func collectSRFs(n *pg_query.Node, within string, out *[]*pg_query.FuncCall, lev
 			return true
 		case fc.Over != nil || isAggregate(fc):
 			return false
-		case !scalar.IsTableFunc(funcName(fc)):
+		case !expr.IsTableFunc(funcName(fc)):
 			return true
 		}
 		if within != "" {
-			err = pgerr.New(codeSRF, "set-returning functions are not allowed in %s", within).WithPosition(fc.Location + 1).
+			err = repr.Errorf(codeSRF, "set-returning functions are not allowed in %s", within).WithPosition(fc.Location + 1).
 				WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
 			return false
 		}
@@ -124,22 +124,22 @@ func collectSRFs(n *pg_query.Node, within string, out *[]*pg_query.FuncCall, lev
 
 // srfRef returns the value of a planned select-list set-returning call;
 // anywhere else the call is misplaced.
-func (c *ectx) srfRef(fc *pg_query.FuncCall) (scalar.Expr, error) {
+func (c *ectx) srfRef(fc *pg_query.FuncCall) (expr.Expr, error) {
 	if e, ok := c.srfs[fc]; ok {
 		return e, nil
 	}
-	var err *pgerr.Error
+	var err *repr.Error
 	switch c.clause {
 	case "aggregate":
-		err = pgerr.New(codeSRF, "aggregate function calls cannot contain set-returning function calls")
+		err = repr.Errorf(codeSRF, "aggregate function calls cannot contain set-returning function calls")
 	case "window function":
-		err = pgerr.New(codeSRF, "window function calls cannot contain set-returning function calls")
+		err = repr.Errorf(codeSRF, "window function calls cannot contain set-returning function calls")
 	case "functions in FROM":
-		err = pgerr.New(codeSRF, "set-returning functions must appear at top level of FROM")
+		err = repr.Errorf(codeSRF, "set-returning functions must appear at top level of FROM")
 	case "JOIN/ON":
-		err = pgerr.New(codeSRF, "set-returning functions are not allowed in JOIN conditions")
+		err = repr.Errorf(codeSRF, "set-returning functions are not allowed in JOIN conditions")
 	default:
-		err = pgerr.New(codeSRF, "set-returning functions are not allowed in %s", c.clause)
+		err = repr.Errorf(codeSRF, "set-returning functions are not allowed in %s", c.clause)
 	}
 	return nil, err.WithPosition(fc.Location + 1).WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
 }

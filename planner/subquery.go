@@ -4,11 +4,9 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Subqueries in expressions are decorrelated (Neumann and Kemper, "Unnesting
@@ -21,13 +19,13 @@ import (
 // a new column of R (ectx.rel), so R keeps its rows and multiplicities.
 
 // subLink plans a subquery expression.
-func (c *ectx) subLink(sl *pg_query.SubLink) (scalar.Expr, error) {
+func (c *ectx) subLink(sl *pg_query.SubLink) (expr.Expr, error) {
 	if c.noSubquery {
-		return nil, pgerr.Unsupported("subqueries in %s", c.clause)
+		return nil, repr.Unsupported("subqueries in %s", c.clause)
 	}
 	sel := sl.Subselect.GetSelectStmt()
 	if sel == nil {
-		return nil, pgerr.Unsupported("subquery %s", nodeName(sl.Subselect))
+		return nil, repr.Unsupported("subquery %s", nodeName(sl.Subselect))
 	}
 	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXPR_SUBLINK:
@@ -39,7 +37,7 @@ func (c *ectx) subLink(sl *pg_query.SubLink) (scalar.Expr, error) {
 	case pg_query.SubLinkType_ARRAY_SUBLINK:
 		return c.arraySubquery(sl)
 	}
-	return nil, pgerr.Unsupported("%s subqueries", sl.SubLinkType)
+	return nil, repr.Unsupported("%s subqueries", sl.SubLinkType)
 }
 
 // correlate plans sel as a subquery of c. extra are expressions over c.rel
@@ -47,7 +45,7 @@ func (c *ectx) subLink(sl *pg_query.SubLink) (scalar.Expr, error) {
 // c.rel and passed as the first outer values. It returns the planned block
 // (over the outer values when correlated) and the columns of c.rel that
 // key it (extra first).
-func (c *ectx) correlate(sel *pg_query.SelectStmt, extra []scalar.Expr) (*planned, []int, error) {
+func (c *ectx) correlate(sel *pg_query.SelectStmt, extra []expr.Expr) (*planned, []int, error) {
 	saved := c.sc.rec
 	c.sc.rec = &recorder{}
 	first, err := c.b.planQuery(sel, c.sc, nil)
@@ -79,16 +77,16 @@ func (c *ectx) correlate(sel *pg_query.SelectStmt, extra []scalar.Expr) (*planne
 
 // joinBack left-joins per-key results (keyed by their first len(keys)
 // columns) to c.rel and returns references to the result's other columns.
-func (c *ectx) joinBack(res ir.Rel, keys []int) []scalar.Expr {
+func (c *ectx) joinBack(res ir.Rel, keys []int) []expr.Expr {
 	n, k := ir.Arity(c.rel), len(keys)
 	on := c.b.nullSafeKeys(c.rel, res, keys, identityCols(k))
 	joined := ir.NewJoin(ir.JoinLeft, c.rel, res, on...)
 	ts := res.ColTypes()
 	proj := identityCols(n)
-	var out []scalar.Expr
+	var out []expr.Expr
 	for i := k; i < len(ts); i++ {
 		proj = append(proj, n+i)
-		out = append(out, &scalar.Col{Idx: len(proj) - 1, T: ts[i]})
+		out = append(out, &expr.Col{Idx: len(proj) - 1, T: ts[i]})
 	}
 	c.rel = ir.NewProject(joined, proj...)
 	return out
@@ -96,13 +94,13 @@ func (c *ectx) joinBack(res ir.Rel, keys []int) []scalar.Expr {
 
 // scalarSubquery is (SELECT x ...): NULL when empty, the row's value when
 // one, and error 21000 when several (see singleRow).
-func (c *ectx) scalarSubquery(sel *pg_query.SelectStmt, loc int32) (scalar.Expr, error) {
+func (c *ectx) scalarSubquery(sel *pg_query.SelectStmt, loc int32) (expr.Expr, error) {
 	p, keys, err := c.correlate(sel, nil)
 	if err != nil {
 		return nil, err
 	}
 	if len(p.cols) != 1 {
-		return nil, pgerr.New(pgerr.CodeSyntax, "subquery must return only one column").WithPosition(loc + 1)
+		return nil, repr.Errorf(repr.CodeSyntax, "subquery must return only one column").WithPosition(loc + 1)
 	}
 	sub := c.b.subqueryRel(p)
 	if !p.atMostOne {
@@ -122,51 +120,51 @@ func (c *ectx) scalarSubquery(sel *pg_query.SelectStmt, loc int32) (scalar.Expr,
 // reduce's per-key count and value multiset.
 func (c *ectx) singleRow(sub ir.Rel, k int) (ir.Rel, error) {
 	vt := sub.ColTypes()[k]
-	if _, err := dataflow.AggType(dataflow.AggMin, vt); err != nil {
-		return nil, pgerr.Unsupported("scalar subquery of type %s that may return more than one row", vt.Name())
+	if _, err := expr.AggType(expr.AggMin, vt); err != nil {
+		return nil, repr.Unsupported("scalar subquery of type %s that may return more than one row", vt.Name())
 	}
-	red := &ir.Reduce{Input: sub, Key: identityCols(k), Aggs: []dataflow.Agg{
-		{Kind: dataflow.AggCountStar, T: types.Int8},
-		{Kind: dataflow.AggMin, Col: k, T: vt},
+	red := &ir.Reduce{Input: sub, Key: identityCols(k), Aggs: []expr.Agg{
+		{Kind: expr.AggCountStar, T: repr.Int8},
+		{Kind: expr.AggMin, Col: k, T: vt},
 	}}
-	many, err := c.op(">", -1, &scalar.Col{Idx: k, T: types.Int8}, &scalar.Lit{D: types.NewInt(1), T: types.Int8})
+	many, err := c.op(">", -1, &expr.Col{Idx: k, T: repr.Int8}, &expr.Lit{D: repr.NewInt(1), T: repr.Int8})
 	if err != nil {
 		return nil, err
 	}
-	var fail scalar.Expr = &scalar.Call{Fn: scalar.CardinalityError}
+	var fail expr.Expr = &expr.Call{Fn: expr.CardinalityError}
 	if vt != fail.Type() {
 		// No identity cast: the plan parser drops it, and the printed
 		// plan must read back as itself.
-		fail = &scalar.Cast{Arg: fail, To: vt}
+		fail = &expr.Cast{Arg: fail, To: vt}
 	}
-	pick := &scalar.Case{Whens: []scalar.When{{Cond: many, Then: fail}}, Else: &scalar.Col{Idx: k + 1, T: vt}, T: vt}
+	pick := &expr.Case{Whens: []expr.When{{Cond: many, Then: fail}}, Else: &expr.Col{Idx: k + 1, T: vt}, T: vt}
 	return ir.NewProject(ir.NewMap(red, pick), append(identityCols(k), k+2)...), nil
 }
 
 // exists is EXISTS (SELECT ...): a per-key count of rows, true when positive.
-func (c *ectx) exists(sel *pg_query.SelectStmt) (scalar.Expr, error) {
+func (c *ectx) exists(sel *pg_query.SelectStmt) (expr.Expr, error) {
 	p, keys, err := c.correlate(sel, nil)
 	if err != nil {
 		return nil, err
 	}
 	k := len(keys)
 	counts := &ir.Reduce{Input: c.b.subqueryRel(p), Key: identityCols(k),
-		Aggs: []dataflow.Agg{{Kind: dataflow.AggCountStar, T: types.Int8}}}
+		Aggs: []expr.Agg{{Kind: expr.AggCountStar, T: repr.Int8}}}
 	cnt := c.joinBack(counts, keys)[0]
-	gt, err := c.op(">", -1, cnt, &scalar.Lit{D: types.NewInt(0), T: types.Int8})
+	gt, err := c.op(">", -1, cnt, &expr.Lit{D: repr.NewInt(0), T: repr.Int8})
 	if err != nil {
 		return nil, err
 	}
-	return &scalar.Coalesce{Args: []scalar.Expr{gt, boolLit(false)}, T: types.Bool}, nil
+	return &expr.Coalesce{Args: []expr.Expr{gt, boolLit(false)}, T: repr.Bool}, nil
 }
 
 // quantified is x op ANY (SELECT y ...) (IN is = ANY) and x op ALL (...),
 // with SQL's three-valued result: per outer row, whether some comparison
 // is true (ANY) or false (ALL), else NULL if some comparison is NULL, else
 // the empty-set answer (false for ANY, true for ALL).
-func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (scalar.Expr, error) {
+func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (expr.Expr, error) {
 	if sl.Testexpr.GetRowExpr() != nil {
-		return nil, pgerr.Unsupported("row comparisons with subqueries")
+		return nil, repr.Unsupported("row comparisons with subqueries")
 	}
 	op := opName(sl.OperName)
 	if op == "" {
@@ -182,9 +180,9 @@ func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (scala
 		return nil, err
 	}
 	if len(probe.cols) != 1 {
-		return nil, pgerr.New(pgerr.CodeSyntax, "subquery has too many columns").WithPosition(sl.Location + 1)
+		return nil, repr.Errorf(repr.CodeSyntax, "subquery has too many columns").WithPosition(sl.Location + 1)
 	}
-	fn, want, err := scalar.ResolveOp(op, []types.T{x.Type(), probe.cols[0].Type})
+	fn, want, err := expr.ResolveOp(op, []repr.T{x.Type(), probe.cols[0].Type})
 	if err != nil {
 		return nil, withPos(err, sl.Location)
 	}
@@ -195,7 +193,7 @@ func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (scala
 	if len(probeScope.rec.cols) == 0 && (op == "=" && !all || op == "<>" && all) {
 		return c.inUncorrelated(x, c.b.subqueryRel(probe), want, all)
 	}
-	p, keys, err := c.correlate(sel, []scalar.Expr{x})
+	p, keys, err := c.correlate(sel, []expr.Expr{x})
 	if err != nil {
 		return nil, err
 	}
@@ -205,10 +203,10 @@ func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (scala
 	}
 	res := c.joinBack(stats, keys)
 	decisive, unknown := res[0], res[1]
-	return &scalar.Case{Whens: []scalar.When{
+	return &expr.Case{Whens: []expr.When{
 		{Cond: decisive, Then: boolLit(!all)},
-		{Cond: unknown, Then: &scalar.Lit{D: types.Null, T: types.Bool}},
-	}, Else: boolLit(all), T: types.Bool}, nil
+		{Cond: unknown, Then: &expr.Lit{D: repr.Null, T: repr.Bool}},
+	}, Else: boolLit(all), T: repr.Bool}, nil
 }
 
 // inUncorrelated is x IN (SELECT y ...) (x = ANY) over an uncorrelated
@@ -221,40 +219,40 @@ func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (scala
 // is NULL over a non-empty subquery or some y is NULL, else false. State:
 // the distinct values of y and one statistics row, besides the join's
 // arrangement of the outer rows.
-func (c *ectx) inUncorrelated(x scalar.Expr, sub ir.Rel, want []types.T, negate bool) (scalar.Expr, error) {
-	y, err := c.b.coerce(&scalar.Col{Idx: 0, T: sub.ColTypes()[0]}, want[1])
+func (c *ectx) inUncorrelated(x expr.Expr, sub ir.Rel, want []repr.T, negate bool) (expr.Expr, error) {
+	y, err := c.b.coerce(&expr.Col{Idx: 0, T: sub.ColTypes()[0]}, want[1])
 	if err != nil {
 		return nil, err
 	}
 	ys := ir.NewProject(ir.NewMap(sub, y), 1)
-	yc := &scalar.Col{Idx: 0, T: want[1]}
-	vals := ir.NewDistinct(ir.NewFilter(ys, &scalar.IsNull{Arg: yc, Negate: true}))
-	stats := &ir.Reduce{Input: ir.NewMap(ys, &scalar.IsNull{Arg: yc}), Aggs: []dataflow.Agg{
-		{Kind: dataflow.AggCountStar, T: types.Int8},
-		{Kind: dataflow.AggBoolOr, Col: 1, T: types.Bool},
+	yc := &expr.Col{Idx: 0, T: want[1]}
+	vals := ir.NewDistinct(ir.NewFilter(ys, &expr.IsNull{Arg: yc, Negate: true}))
+	stats := &ir.Reduce{Input: ir.NewMap(ys, &expr.IsNull{Arg: yc}), Aggs: []expr.Agg{
+		{Kind: expr.AggCountStar, T: repr.Int8},
+		{Kind: expr.AggBoolOr, Col: 1, T: repr.Bool},
 	}}
 	n := ir.Arity(c.rel)
-	xc := &scalar.Col{Idx: n, T: want[0]}
-	eq, err := c.op("=", -1, xc, &scalar.Col{Idx: n + 1, T: want[1]})
+	xc := &expr.Col{Idx: n, T: want[0]}
+	eq, err := c.op("=", -1, xc, &expr.Col{Idx: n + 1, T: want[1]})
 	if err != nil {
 		return nil, err
 	}
 	c.rel = ir.NewJoin(ir.JoinLeft, ir.NewMap(c.rel, x), vals, eq)
 	c.rel = ir.NewJoin(ir.JoinCross, c.rel, stats)
-	nonEmpty, err := c.op(">", -1, &scalar.Col{Idx: n + 2, T: types.Int8}, &scalar.Lit{D: types.NewInt(0), T: types.Int8})
+	nonEmpty, err := c.op(">", -1, &expr.Col{Idx: n + 2, T: repr.Int8}, &expr.Lit{D: repr.NewInt(0), T: repr.Int8})
 	if err != nil {
 		return nil, err
 	}
-	unknown := &scalar.Or{Args: []scalar.Expr{
-		&scalar.And{Args: []scalar.Expr{&scalar.IsNull{Arg: xc}, nonEmpty}},
-		&scalar.Coalesce{Args: []scalar.Expr{&scalar.Col{Idx: n + 3, T: types.Bool}, boolLit(false)}, T: types.Bool},
+	unknown := &expr.Or{Args: []expr.Expr{
+		&expr.And{Args: []expr.Expr{&expr.IsNull{Arg: xc}, nonEmpty}},
+		&expr.Coalesce{Args: []expr.Expr{&expr.Col{Idx: n + 3, T: repr.Bool}, boolLit(false)}, T: repr.Bool},
 	}}
-	var res scalar.Expr = &scalar.Case{Whens: []scalar.When{
-		{Cond: &scalar.IsNull{Arg: &scalar.Col{Idx: n + 1, T: want[1]}, Negate: true}, Then: boolLit(true)},
-		{Cond: unknown, Then: &scalar.Lit{D: types.Null, T: types.Bool}},
-	}, Else: boolLit(false), T: types.Bool}
+	var res expr.Expr = &expr.Case{Whens: []expr.When{
+		{Cond: &expr.IsNull{Arg: &expr.Col{Idx: n + 1, T: want[1]}, Negate: true}, Then: boolLit(true)},
+		{Cond: unknown, Then: &expr.Lit{D: repr.Null, T: repr.Bool}},
+	}, Else: boolLit(false), T: repr.Bool}
 	if negate {
-		res = &scalar.Not{Arg: res}
+		res = &expr.Not{Arg: res}
 	}
 	return res, nil
 }
@@ -262,24 +260,24 @@ func (c *ectx) inUncorrelated(x scalar.Expr, sub ir.Rel, want []types.T, negate 
 // quantifiedStats reduces the subquery rows (k keys, x first, then y) to
 // per-key flags: whether any comparison x op y is decisive (true for ANY,
 // false for ALL) and whether any is NULL.
-func (b *builder) quantifiedStats(sub ir.Rel, k int, fn *scalar.Func, want []types.T, all bool) (ir.Rel, error) {
+func (b *builder) quantifiedStats(sub ir.Rel, k int, fn *expr.Func, want []repr.T, all bool) (ir.Rel, error) {
 	ts := sub.ColTypes()
-	y, err := b.coerce(&scalar.Col{Idx: k, T: ts[k]}, want[1])
+	y, err := b.coerce(&expr.Col{Idx: k, T: ts[k]}, want[1])
 	if err != nil {
 		return nil, err
 	}
-	cmp := &scalar.Call{Fn: fn, Args: []scalar.Expr{&scalar.Col{Idx: 0, T: ts[0]}, y}}
-	var decisive scalar.Expr = cmp
+	cmp := &expr.Call{Fn: fn, Args: []expr.Expr{&expr.Col{Idx: 0, T: ts[0]}, y}}
+	var decisive expr.Expr = cmp
 	if all {
-		decisive = &scalar.Not{Arg: cmp}
+		decisive = &expr.Not{Arg: cmp}
 	}
 	n := len(ts)
 	mapped := ir.NewMap(sub,
-		&scalar.Coalesce{Args: []scalar.Expr{decisive, boolLit(false)}, T: types.Bool},
-		&scalar.IsNull{Arg: cmp})
-	aggs := []dataflow.Agg{
-		{Kind: dataflow.AggBoolOr, Col: n, T: types.Bool},
-		{Kind: dataflow.AggBoolOr, Col: n + 1, T: types.Bool},
+		&expr.Coalesce{Args: []expr.Expr{decisive, boolLit(false)}, T: repr.Bool},
+		&expr.IsNull{Arg: cmp})
+	aggs := []expr.Agg{
+		{Kind: expr.AggBoolOr, Col: n, T: repr.Bool},
+		{Kind: expr.AggBoolOr, Col: n + 1, T: repr.Bool},
 	}
 	return &ir.Reduce{Input: mapped, Key: identityCols(k), Aggs: aggs}, nil
 }
@@ -288,71 +286,71 @@ func (b *builder) quantifiedStats(sub ir.Rel, k int, fn *scalar.Func, want []typ
 // right[rcols[i]] when both are equal or both NULL. Each pair becomes two
 // equalities, (l IS NULL) = (r IS NULL) and coalesce(l, z) = coalesce(r, z)
 // for a fixed value z of the type, so the join stays an equi-join on keys.
-func (b *builder) nullSafeKeys(left, right ir.Rel, lcols, rcols []int) []scalar.Expr {
+func (b *builder) nullSafeKeys(left, right ir.Rel, lcols, rcols []int) []expr.Expr {
 	lt, rt := left.ColTypes(), right.ColTypes()
 	nl := len(lt)
-	var on []scalar.Expr
+	var on []expr.Expr
 	for i := range lcols {
-		l := scalar.Expr(&scalar.Col{Idx: lcols[i], T: lt[lcols[i]]})
-		r := scalar.Expr(&scalar.Col{Idx: nl + rcols[i], T: rt[rcols[i]]})
+		l := expr.Expr(&expr.Col{Idx: lcols[i], T: lt[lcols[i]]})
+		r := expr.Expr(&expr.Col{Idx: nl + rcols[i], T: rt[rcols[i]]})
 		on = append(on, b.nullSafeEq(l, r)...)
 	}
 	return on
 }
 
 // nullSafeEq returns the conjuncts of `l IS NOT DISTINCT FROM r`.
-func (b *builder) nullSafeEq(l, r scalar.Expr) []scalar.Expr {
+func (b *builder) nullSafeEq(l, r expr.Expr) []expr.Expr {
 	t := l.Type()
 	z, okZ := zeroOf(t)
-	eq, _, errEq := scalar.ResolveOp("=", []types.T{t, t})
-	beq, _, errB := scalar.ResolveOp("=", []types.T{types.Bool, types.Bool})
+	eq, _, errEq := expr.ResolveOp("=", []repr.T{t, t})
+	beq, _, errB := expr.ResolveOp("=", []repr.T{repr.Bool, repr.Bool})
 	if !okZ || errEq != nil || errB != nil || r.Type() != t {
 		ec := &ectx{b: b}
 		e, err := ec.notDistinct(l, r, -1)
 		if err != nil {
-			return []scalar.Expr{boolLit(false)}
+			return []expr.Expr{boolLit(false)}
 		}
-		return []scalar.Expr{e}
+		return []expr.Expr{e}
 	}
-	zl := &scalar.Lit{D: z, T: t}
-	return []scalar.Expr{
-		&scalar.Call{Fn: beq, Args: []scalar.Expr{&scalar.IsNull{Arg: l}, &scalar.IsNull{Arg: r}}},
-		&scalar.Call{Fn: eq, Args: []scalar.Expr{
-			&scalar.Coalesce{Args: []scalar.Expr{l, zl}, T: t},
-			&scalar.Coalesce{Args: []scalar.Expr{r, zl}, T: t}}},
+	zl := &expr.Lit{D: z, T: t}
+	return []expr.Expr{
+		&expr.Call{Fn: beq, Args: []expr.Expr{&expr.IsNull{Arg: l}, &expr.IsNull{Arg: r}}},
+		&expr.Call{Fn: eq, Args: []expr.Expr{
+			&expr.Coalesce{Args: []expr.Expr{l, zl}, T: t},
+			&expr.Coalesce{Args: []expr.Expr{r, zl}, T: t}}},
 	}
 }
 
 // zeroOf returns a fixed non-NULL value of type t.
-func zeroOf(t types.T) (types.Datum, bool) {
+func zeroOf(t repr.T) (repr.Datum, bool) {
 	switch t.Family {
-	case types.FamBool:
-		return types.NewBool(false), true
-	case types.FamInt:
-		return types.NewInt(0), true
-	case types.FamFloat:
-		return types.NewFloat(0), true
-	case types.FamNumeric:
+	case repr.FamBool:
+		return repr.NewBool(false), true
+	case repr.FamInt:
+		return repr.NewInt(0), true
+	case repr.FamFloat:
+		return repr.NewFloat(0), true
+	case repr.FamNumeric:
 		// At the type's scale, so the literal prints as it parses back
 		// (0.00::numeric(6,2)).
-		return types.NewNumeric(apd.New(0, -t.Scale)), true
-	case types.FamText:
-		if t.Kind == types.KindChar {
-			return types.Null, false
+		return repr.NewNumeric(apd.New(0, -t.Scale)), true
+	case repr.FamText:
+		if t.Kind == repr.KindChar {
+			return repr.Null, false
 		}
-		return types.NewText(""), true
-	case types.FamBytea:
-		return types.NewBytea(nil), true
-	case types.FamDate:
-		return types.NewDate(0), true
-	case types.FamTime:
-		return types.NewTime(0), true
-	case types.FamTimestamp:
-		return types.NewTimestamp(0), true
-	case types.FamTimestampTZ:
-		return types.NewTimestampTZ(0), true
-	case types.FamInterval:
-		return types.NewInterval(types.Interval{}), true
+		return repr.NewText(""), true
+	case repr.FamBytea:
+		return repr.NewBytea(nil), true
+	case repr.FamDate:
+		return repr.NewDate(0), true
+	case repr.FamTime:
+		return repr.NewTime(0), true
+	case repr.FamTimestamp:
+		return repr.NewTimestamp(0), true
+	case repr.FamTimestampTZ:
+		return repr.NewTimestampTZ(0), true
+	case repr.FamInterval:
+		return repr.NewInterval(repr.Interval{}), true
 	}
-	return types.Null, false
+	return repr.Null, false
 }

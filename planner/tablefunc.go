@@ -3,10 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Set-returning functions in FROM (generate_series(1, 10) AS g(i),
@@ -70,7 +69,7 @@ func (b *builder) tableFuncItem(rf *pg_query.RangeFunction, left ir.Rel, lcols [
 			return nil, nil, err
 		}
 		if kind == ir.JoinLeft {
-			fm.On = []scalar.Expr{pred}
+			fm.On = []expr.Expr{pred}
 		} else {
 			rel = ir.NewFilter(fm, pred)
 		}
@@ -85,20 +84,20 @@ func (b *builder) tableFuncItem(rf *pg_query.RangeFunction, left ir.Rel, lcols [
 // tableCalls builds the calls of a function item and names their columns
 // (with the alias's table and column names, and ordinality). Arguments are
 // built in ec, whose relation decorrelated subqueries may widen.
-func (b *builder) tableCalls(rf *pg_query.RangeFunction, ec *ectx) ([]scalar.TableCall, []scopeCol, error) {
+func (b *builder) tableCalls(rf *pg_query.RangeFunction, ec *ectx) ([]expr.TableCall, []scopeCol, error) {
 	if len(rf.Coldeflist) > 0 {
-		return nil, nil, pgerr.Unsupported("column definition lists for functions in FROM")
+		return nil, nil, repr.Unsupported("column definition lists for functions in FROM")
 	}
-	var calls []scalar.TableCall
+	var calls []expr.TableCall
 	var cols []scopeCol
 	for _, f := range rf.Functions {
 		items := f.GetList().GetItems()
 		fc := items[0].GetFuncCall()
 		if fc == nil {
-			return nil, nil, pgerr.Unsupported("FROM item %s", nodeName(items[0]))
+			return nil, nil, repr.Unsupported("FROM item %s", nodeName(items[0]))
 		}
 		if len(items) > 1 && len(items[1].GetList().GetItems()) > 0 {
-			return nil, nil, pgerr.Unsupported("column definition lists for functions in FROM")
+			return nil, nil, repr.Unsupported("column definition lists for functions in FROM")
 		}
 		for _, fc := range splitUnnest(fc) {
 			call, err := ec.tableCall(fc)
@@ -116,7 +115,7 @@ func (b *builder) tableCalls(rf *pg_query.RangeFunction, ec *ectx) ([]scalar.Tab
 		}
 	}
 	if rf.Ordinality {
-		cols = append(cols, scopeCol{name: "ordinality", typ: types.Int8})
+		cols = append(cols, scopeCol{name: "ordinality", typ: repr.Int8})
 	}
 	return calls, cols, nameFuncCols(rf, calls, cols)
 }
@@ -138,7 +137,7 @@ func splitUnnest(fc *pg_query.FuncCall) []*pg_query.FuncCall {
 // the table is the alias or the (single) function's name; a single
 // function returning a scalar takes the alias as its column name; an
 // alias's column list renames columns in order.
-func nameFuncCols(rf *pg_query.RangeFunction, calls []scalar.TableCall, cols []scopeCol) error {
+func nameFuncCols(rf *pg_query.RangeFunction, calls []expr.TableCall, cols []scopeCol) error {
 	table := ""
 	if len(calls) == 1 {
 		table = calls[0].Func.Name
@@ -159,33 +158,33 @@ func nameFuncCols(rf *pg_query.RangeFunction, calls []scalar.TableCall, cols []s
 
 // tableCall resolves one set-returning function call with its arguments
 // built in c and coerced to the chosen overload's parameters.
-func (c *ectx) tableCall(fc *pg_query.FuncCall) (scalar.TableCall, error) {
+func (c *ectx) tableCall(fc *pg_query.FuncCall) (expr.TableCall, error) {
 	name := funcName(fc)
 	if fc.Over != nil || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
-		return scalar.TableCall{}, pgerr.Unsupported("%s with aggregate or window syntax", name).WithPosition(fc.Location + 1)
+		return expr.TableCall{}, repr.Unsupported("%s with aggregate or window syntax", name).WithPosition(fc.Location + 1)
 	}
 	if fc.FuncVariadic {
-		return scalar.TableCall{}, pgerr.Unsupported("VARIADIC arguments")
+		return expr.TableCall{}, repr.Unsupported("VARIADIC arguments")
 	}
 	args, err := c.exprs(fc.Args)
 	if err != nil {
-		return scalar.TableCall{}, err
+		return expr.TableCall{}, err
 	}
-	ts := make([]types.T, len(args))
+	ts := make([]repr.T, len(args))
 	for i, a := range args {
 		ts[i] = a.Type()
 	}
-	f, want, err := scalar.ResolveTableFunc(name, ts)
+	f, want, err := expr.ResolveTableFunc(name, ts)
 	if err != nil {
-		return scalar.TableCall{}, withPos(err, fc.Location)
+		return expr.TableCall{}, withPos(err, fc.Location)
 	}
 	if f.Scalar != nil && f.Scalar.Volatile && c.b.opts.MaterializedView {
-		return scalar.TableCall{}, pgerr.Unsupported("calling %s() in a materialized view", f.Name)
+		return expr.TableCall{}, repr.Unsupported("calling %s() in a materialized view", f.Name)
 	}
 	for i, a := range args {
 		if args[i], err = c.b.coerce(a, want[i]); err != nil {
-			return scalar.TableCall{}, err
+			return expr.TableCall{}, err
 		}
 	}
-	return scalar.TableCall{Func: f, Args: args}, nil
+	return expr.TableCall{Func: f, Args: args}, nil
 }

@@ -1,10 +1,9 @@
 package planner
 
 import (
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Temporal filters. A materialized view may compare a row expression with
@@ -34,23 +33,23 @@ var nowFuncs = map[string]bool{"now": true, "current_timestamp": true,
 	"transaction_timestamp": true, "statement_timestamp": true}
 
 // isNow reports whether e is a call of a now() function.
-func isNow(e scalar.Expr) bool {
-	c, ok := e.(*scalar.Call)
+func isNow(e expr.Expr) bool {
+	c, ok := e.(*expr.Call)
 	return ok && nowFuncs[c.Fn.Name] && len(c.Args) == 0
 }
 
 // noteNow records a call of now() planned for a materialized view; it must
 // be consumed by a temporal filter (checkNowConsumed).
-func (b *builder) noteNow(c *scalar.Call) {
+func (b *builder) noteNow(c *expr.Call) {
 	if b.nowCalls == nil {
-		b.nowCalls = map[*scalar.Call]bool{}
+		b.nowCalls = map[*expr.Call]bool{}
 	}
 	b.nowCalls[c] = false
 }
 
 // errNowInView is the error for a use of now() a view cannot maintain.
 func errNowInView() error {
-	return pgerr.Unsupported("calling now() in a materialized view outside a temporal filter " +
+	return repr.Unsupported("calling now() in a materialized view outside a temporal filter " +
 		"(a WHERE conjunct expr <op> now() [+/- INTERVAL '...'])")
 }
 
@@ -68,11 +67,11 @@ func (b *builder) checkNowConsumed() error {
 // temporalFilter applies the WHERE predicate pred to rel: in a
 // materialized view, its conjuncts that compare with now() become one
 // TemporalFilter above a Filter of the others.
-func (b *builder) temporalFilter(rel ir.Rel, pred scalar.Expr) (ir.Rel, error) {
+func (b *builder) temporalFilter(rel ir.Rel, pred expr.Expr) (ir.Rel, error) {
 	if !b.opts.MaterializedView || len(b.nowCalls) == 0 {
 		return ir.NewFilter(rel, pred), nil
 	}
-	var rest, lower, upper []scalar.Expr
+	var rest, lower, upper []expr.Expr
 	for _, c := range flattenAnd(pred, nil) {
 		if !b.callsNow(c) {
 			rest = append(rest, c)
@@ -92,8 +91,8 @@ func (b *builder) temporalFilter(rel ir.Rel, pred scalar.Expr) (ir.Rel, error) {
 }
 
 // flattenAnd appends the conjuncts of e to out.
-func flattenAnd(e scalar.Expr, out []scalar.Expr) []scalar.Expr {
-	if a, ok := e.(*scalar.And); ok {
+func flattenAnd(e expr.Expr, out []expr.Expr) []expr.Expr {
+	if a, ok := e.(*expr.And); ok {
 		for _, x := range a.Args {
 			out = flattenAnd(x, out)
 		}
@@ -103,11 +102,11 @@ func flattenAnd(e scalar.Expr, out []scalar.Expr) []scalar.Expr {
 }
 
 // callsNow reports whether e contains a now() call.
-func (b *builder) callsNow(e scalar.Expr) bool {
+func (b *builder) callsNow(e expr.Expr) bool {
 	if isNow(e) {
 		return true
 	}
-	for _, k := range scalar.Children(e) {
+	for _, k := range expr.Children(e) {
 		if b.callsNow(k) {
 			return true
 		}
@@ -120,8 +119,8 @@ var flipped = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 // temporalBound turns one conjunct `x op now() ± c` (or `now() ± c op x`)
 // into a lower or upper bound on now.
-func (b *builder) temporalBound(e scalar.Expr) (lower, upper []scalar.Expr, err error) {
-	call, ok := e.(*scalar.Call)
+func (b *builder) temporalBound(e expr.Expr) (lower, upper []expr.Expr, err error) {
+	call, ok := e.(*expr.Call)
 	if !ok || len(call.Args) != 2 || flipped[call.Fn.Name] == "" {
 		return nil, nil, errNowInView()
 	}
@@ -129,7 +128,7 @@ func (b *builder) temporalBound(e scalar.Expr) (lower, upper []scalar.Expr, err 
 	if b.callsNow(x) {
 		op, x, nowSide = flipped[op], nowSide, x
 	}
-	if b.callsNow(x) || scalar.IsVolatile(x) {
+	if b.callsNow(x) || expr.IsVolatile(x) {
 		return nil, nil, errNowInView()
 	}
 	off, now, err := nowOffset(nowSide)
@@ -148,17 +147,17 @@ func (b *builder) temporalBound(e scalar.Expr) (lower, upper []scalar.Expr, err 
 	}
 	b.nowCalls[now] = true
 	if op == "<" || op == "<=" {
-		return []scalar.Expr{bound}, nil, nil
+		return []expr.Expr{bound}, nil, nil
 	}
-	return nil, []scalar.Expr{bound}, nil
+	return nil, []expr.Expr{bound}, nil
 }
 
 // nowOffset matches now() plus or minus constant intervals (possibly cast
 // between timestamp types, which is exact in UTC), returning the total
 // offset in microseconds and the now() call.
-func nowOffset(e scalar.Expr) (int64, *scalar.Call, error) {
+func nowOffset(e expr.Expr) (int64, *expr.Call, error) {
 	switch e := e.(type) {
-	case *scalar.Call:
+	case *expr.Call:
 		if isNow(e) {
 			return 0, e, nil
 		}
@@ -166,7 +165,7 @@ func nowOffset(e scalar.Expr) (int64, *scalar.Call, error) {
 			break
 		}
 		base, iv := e.Args[0], e.Args[1]
-		if e.Fn.Name == "+" && iv.Type().Family != types.FamInterval {
+		if e.Fn.Name == "+" && iv.Type().Family != repr.FamInterval {
 			base, iv = iv, base
 		}
 		off, now, err := nowOffset(base)
@@ -181,8 +180,8 @@ func nowOffset(e scalar.Expr) (int64, *scalar.Call, error) {
 			d = -d
 		}
 		return off + d, now, nil
-	case *scalar.Cast:
-		if f := e.To.Family; f == types.FamTimestamp || f == types.FamTimestampTZ {
+	case *expr.Cast:
+		if f := e.To.Family; f == repr.FamTimestamp || f == repr.FamTimestampTZ {
 			return nowOffset(e.Arg)
 		}
 	}
@@ -190,27 +189,27 @@ func nowOffset(e scalar.Expr) (int64, *scalar.Call, error) {
 }
 
 // intervalMicros returns the length of a constant interval without months.
-func intervalMicros(e scalar.Expr) (int64, error) {
-	lit, ok := scalar.Fold(e).(*scalar.Lit)
-	if !ok || lit.D.IsNull() || lit.D.Family() != types.FamInterval {
+func intervalMicros(e expr.Expr) (int64, error) {
+	lit, ok := expr.Fold(e).(*expr.Lit)
+	if !ok || lit.D.IsNull() || lit.D.Family() != repr.FamInterval {
 		return 0, errNowInView()
 	}
 	iv := lit.D.Interval()
 	if iv.Months != 0 {
-		return 0, pgerr.Unsupported("a temporal filter with an interval of months or years (use days)")
+		return 0, repr.Unsupported("a temporal filter with an interval of months or years (use days)")
 	}
 	return int64(iv.Days)*86_400_000_000 + iv.Micros, nil
 }
 
 // shift returns x + d microseconds (x itself when d is 0).
-func (b *builder) shift(x scalar.Expr, d int64) (scalar.Expr, error) {
+func (b *builder) shift(x expr.Expr, d int64) (expr.Expr, error) {
 	if d == 0 {
 		return x, nil
 	}
-	lit := &scalar.Lit{D: types.NewInterval(types.Interval{Micros: d}), T: types.IntervalT}
-	fn, want, err := scalar.ResolveOp("+", []types.T{x.Type(), types.IntervalT})
+	lit := &expr.Lit{D: repr.NewInterval(repr.Interval{Micros: d}), T: repr.IntervalT}
+	fn, want, err := expr.ResolveOp("+", []repr.T{x.Type(), repr.IntervalT})
 	if err != nil {
 		return nil, err
 	}
-	return b.call(fn, []scalar.Expr{x, lit}, want)
+	return b.call(fn, []expr.Expr{x, lit}, want)
 }

@@ -5,17 +5,16 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // planValues plans VALUES (...), (...): a constant relation whose column
 // types unify each column's entries (names column1, column2, ...).
 func (b *builder) planValues(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
 	if outer != nil {
-		return nil, pgerr.Unsupported("VALUES in a correlated subquery")
+		return nil, repr.Unsupported("VALUES in a correlated subquery")
 	}
 	rows, err := b.valuesRows(sel.ValuesLists, parent, nil)
 	if err != nil {
@@ -39,15 +38,15 @@ func (b *builder) planValues(sel *pg_query.SelectStmt, parent *scope, outer *out
 // valuesRows builds and unifies VALUES rows. When want is non-nil (INSERT),
 // each entry is assigned to the target column type instead, and DEFAULT
 // entries are left nil for the caller.
-func (b *builder) valuesRows(lists []*pg_query.Node, parent *scope, want []types.T) ([][]scalar.Expr, error) {
+func (b *builder) valuesRows(lists []*pg_query.Node, parent *scope, want []repr.T) ([][]expr.Expr, error) {
 	ec := &ectx{b: b, sc: &scope{parent: parent, barrier: true}, rel: unitRel(), clause: "VALUES", noSubquery: true}
-	var rows [][]scalar.Expr
+	var rows [][]expr.Expr
 	for _, l := range lists {
 		items := l.GetList().GetItems()
 		if len(rows) > 0 && len(items) != len(rows[0]) {
-			return nil, pgerr.New(pgerr.CodeSyntax, "VALUES lists must all be the same length").WithPosition(location(items[0]) + 1)
+			return nil, repr.Errorf(repr.CodeSyntax, "VALUES lists must all be the same length").WithPosition(location(items[0]) + 1)
 		}
-		row := make([]scalar.Expr, len(items))
+		row := make([]expr.Expr, len(items))
 		for i, it := range items {
 			if it.GetSetToDefault() != nil && want != nil {
 				continue
@@ -64,7 +63,7 @@ func (b *builder) valuesRows(lists []*pg_query.Node, parent *scope, want []types
 		return rows, nil
 	}
 	for c := range rows[0] {
-		col := make([]scalar.Expr, len(rows))
+		col := make([]expr.Expr, len(rows))
 		for r := range rows {
 			col[r] = rows[r][c]
 		}
@@ -80,8 +79,8 @@ func (b *builder) valuesRows(lists []*pg_query.Node, parent *scope, want []types
 }
 
 // colTypes returns the types of result columns.
-func colTypes(cols []ResultColumn) []types.T {
-	out := make([]types.T, len(cols))
+func colTypes(cols []ResultColumn) []repr.T {
+	out := make([]repr.T, len(cols))
 	for i, c := range cols {
 		out[i] = c.Type
 	}

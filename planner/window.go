@@ -3,10 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Window table functions in FROM, with Flink's and RisingWave's semantics:
@@ -21,7 +20,7 @@ import (
 // Each yields rel's columns followed by window_start and window_end (the
 // type of t, timestamp or timestamptz); rows whose t is NULL are dropped.
 // Windows are aligned to the Unix epoch plus offset (see
-// scalar.WindowFloor). The sizes must be constant intervals without months.
+// expr.WindowFloor). The sizes must be constant intervals without months.
 // No new operator is needed: TUMBLE is a Map of tumble_start(t, size),
 // HOP and CUMULATE a Union of one filtered Map per window a row can be in.
 
@@ -42,9 +41,9 @@ func (b *builder) windowTVF(rf *pg_query.RangeFunction) (ir.Rel, []scopeCol, err
 	case name == "session":
 		return b.sessionTVF(rf, fc)
 	case !ok:
-		return nil, nil, pgerr.Unsupported("function %s in FROM", name).WithPosition(fc.Location + 1)
+		return nil, nil, repr.Unsupported("function %s in FROM", name).WithPosition(fc.Location + 1)
 	case len(fc.Args) < nargs[0] || len(fc.Args) > nargs[1]:
-		return nil, nil, pgerr.New(pgerr.CodeUndefinedFunction, "%s takes %d or %d arguments, not %d",
+		return nil, nil, repr.Errorf(repr.CodeUndefinedFunction, "%s takes %d or %d arguments, not %d",
 			name, nargs[0], nargs[1], len(fc.Args)).WithPosition(fc.Location + 1)
 	}
 	rel, cols, err := b.windowInput(fc.Args[0])
@@ -59,8 +58,8 @@ func (b *builder) windowTVF(rf *pg_query.RangeFunction) (ir.Rel, []scopeCol, err
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &scalar.Col{Idx: tcol, T: cols[tcol].typ}
-	rel = ir.NewFilter(rel, &scalar.IsNull{Arg: t, Negate: true})
+	t := &expr.Col{Idx: tcol, T: cols[tcol].typ}
+	rel = ir.NewFilter(rel, &expr.IsNull{Arg: t, Negate: true})
 	var out ir.Rel
 	switch name {
 	case "tumble":
@@ -90,15 +89,15 @@ func (b *builder) windowTVF(rf *pg_query.RangeFunction) (ir.Rel, []scopeCol, err
 func singleFuncCall(rf *pg_query.RangeFunction) (*pg_query.FuncCall, error) {
 	switch {
 	case rf.Lateral:
-		return nil, pgerr.Unsupported("LATERAL")
+		return nil, repr.Unsupported("LATERAL")
 	case rf.Ordinality:
-		return nil, pgerr.Unsupported("WITH ORDINALITY")
+		return nil, repr.Unsupported("WITH ORDINALITY")
 	case rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0:
-		return nil, pgerr.Unsupported("ROWS FROM and column definition lists")
+		return nil, repr.Unsupported("ROWS FROM and column definition lists")
 	}
 	items := rf.Functions[0].GetList().GetItems()
 	if len(items) == 0 || items[0].GetFuncCall() == nil || len(items) > 1 && items[1].GetList() != nil {
-		return nil, pgerr.Unsupported("functions in FROM")
+		return nil, repr.Unsupported("functions in FROM")
 	}
 	return items[0].GetFuncCall(), nil
 }
@@ -108,7 +107,7 @@ func singleFuncCall(rf *pg_query.RangeFunction) (*pg_query.FuncCall, error) {
 func (b *builder) windowInput(n *pg_query.Node) (ir.Rel, []scopeCol, error) {
 	ref := n.GetColumnRef()
 	if ref == nil || len(ref.Fields) > 2 {
-		return nil, nil, pgerr.Unsupported("window function input other than a relation name").WithPosition(location(n) + 1)
+		return nil, nil, repr.Unsupported("window function input other than a relation name").WithPosition(location(n) + 1)
 	}
 	rv := &pg_query.RangeVar{Location: ref.Location}
 	rv.Relname = ref.Fields[len(ref.Fields)-1].GetString_().GetSval()
@@ -122,20 +121,20 @@ func (b *builder) windowInput(n *pg_query.Node) (ir.Rel, []scopeCol, error) {
 func windowTimeCol(n *pg_query.Node, cols []scopeCol) (int, error) {
 	ref := n.GetColumnRef()
 	if ref == nil || len(ref.Fields) != 1 || ref.Fields[0].GetString_() == nil {
-		return -1, pgerr.Unsupported("window time argument other than a column name").WithPosition(location(n) + 1)
+		return -1, repr.Unsupported("window time argument other than a column name").WithPosition(location(n) + 1)
 	}
 	name := ref.Fields[0].GetString_().Sval
 	for i, c := range cols {
 		if c.name != name {
 			continue
 		}
-		if c.typ.Family != types.FamTimestamp && c.typ.Family != types.FamTimestampTZ {
-			return -1, pgerr.New(pgerr.CodeDatatypeMismatch, "window time column %q must be timestamp or timestamptz, not %s",
+		if c.typ.Family != repr.FamTimestamp && c.typ.Family != repr.FamTimestampTZ {
+			return -1, repr.Errorf(repr.CodeDatatypeMismatch, "window time column %q must be timestamp or timestamptz, not %s",
 				name, c.typ.Name()).WithPosition(ref.Location + 1)
 		}
 		return i, nil
 	}
-	return -1, pgerr.New(pgerr.CodeUndefinedColumn, "column %q does not exist", name).WithPosition(ref.Location + 1)
+	return -1, repr.Errorf(repr.CodeUndefinedColumn, "column %q does not exist", name).WithPosition(ref.Location + 1)
 }
 
 // windowSizes evaluates the constant interval arguments to microseconds:
@@ -148,37 +147,37 @@ func (b *builder) windowSizes(args []*pg_query.Node, nSizes int) ([]int64, error
 		if err != nil {
 			return nil, err
 		}
-		if e, err = b.coerce(e, types.IntervalT); err != nil {
+		if e, err = b.coerce(e, repr.IntervalT); err != nil {
 			return nil, withPos(err, location(n))
 		}
-		lit, ok := scalar.Fold(e).(*scalar.Lit)
+		lit, ok := expr.Fold(e).(*expr.Lit)
 		if !ok || lit.D.IsNull() {
-			return nil, pgerr.Unsupported("window sizes other than constant intervals").WithPosition(location(n) + 1)
+			return nil, repr.Unsupported("window sizes other than constant intervals").WithPosition(location(n) + 1)
 		}
 		what := "size"
 		if i >= nSizes {
 			what = "offset"
 		}
-		if out[i], err = scalar.WindowMicros(lit.D.Interval(), what); err != nil {
+		if out[i], err = expr.WindowMicros(lit.D.Interval(), what); err != nil {
 			return nil, withPos(err, location(n))
 		}
 		if out[i] <= 0 && i < nSizes {
-			return nil, pgerr.New(pgerr.CodeInvalidParameter, "window size must be positive").WithPosition(location(n) + 1)
+			return nil, repr.Errorf(repr.CodeInvalidParameter, "window size must be positive").WithPosition(location(n) + 1)
 		}
 	}
 	return out, nil
 }
 
 // intervalLit is a constant interval of us microseconds.
-func intervalLit(us int64) scalar.Expr {
-	return &scalar.Lit{D: types.NewInterval(types.Interval{Micros: us}), T: types.IntervalT}
+func intervalLit(us int64) expr.Expr {
+	return &expr.Lit{D: repr.NewInterval(repr.Interval{Micros: us}), T: repr.IntervalT}
 }
 
 // windowStart is tumble_start(t, size [, offset]) minus back (> 0: the
 // window back*1 earlier, for HOP's older windows).
-func (b *builder) windowStart(t *scalar.Col, size, offset, back int64) (scalar.Expr, error) {
+func (b *builder) windowStart(t *expr.Col, size, offset, back int64) (expr.Expr, error) {
 	ec := &ectx{b: b, sc: &scope{}, rel: unitRel()}
-	args := []scalar.Expr{t, intervalLit(size)}
+	args := []expr.Expr{t, intervalLit(size)}
 	if offset != 0 {
 		args = append(args, intervalLit(offset))
 	}
@@ -191,10 +190,10 @@ func (b *builder) windowStart(t *scalar.Col, size, offset, back int64) (scalar.E
 
 // windowMap appends window_start := start and window_end := start + length
 // to rel, keeping only rows with t < window_end when filter is set.
-func (b *builder) windowMap(rel ir.Rel, t *scalar.Col, start scalar.Expr, length int64, filter bool) (ir.Rel, error) {
+func (b *builder) windowMap(rel ir.Rel, t *expr.Col, start expr.Expr, length int64, filter bool) (ir.Rel, error) {
 	ec := &ectx{b: b, sc: &scope{}, rel: unitRel()}
 	n := ir.Arity(rel)
-	ws := &scalar.Col{Idx: n, T: t.T}
+	ws := &expr.Col{Idx: n, T: t.T}
 	we, err := ec.op("+", -1, ws, intervalLit(length))
 	if err != nil {
 		return nil, err
@@ -203,7 +202,7 @@ func (b *builder) windowMap(rel ir.Rel, t *scalar.Col, start scalar.Expr, length
 	if !filter {
 		return out, nil
 	}
-	lt, err := ec.op("<", -1, t, &scalar.Col{Idx: n + 1, T: t.T})
+	lt, err := ec.op("<", -1, t, &expr.Col{Idx: n + 1, T: t.T})
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +210,7 @@ func (b *builder) windowMap(rel ir.Rel, t *scalar.Col, start scalar.Expr, length
 }
 
 // tumble maps each row to its one window.
-func (b *builder) tumble(rel ir.Rel, t *scalar.Col, sizes []int64) (ir.Rel, error) {
+func (b *builder) tumble(rel ir.Rel, t *expr.Col, sizes []int64) (ir.Rel, error) {
 	var off int64
 	if len(sizes) > 1 {
 		off = sizes[1]
@@ -225,7 +224,7 @@ func (b *builder) tumble(rel ir.Rel, t *scalar.Col, sizes []int64) (ir.Rel, erro
 
 // hop unions ceil(size/slide) copies of rel; copy i holds each row's
 // window starting i slides before the latest window start at or before t.
-func (b *builder) hop(rel ir.Rel, t *scalar.Col, sizes []int64) (ir.Rel, error) {
+func (b *builder) hop(rel ir.Rel, t *expr.Col, sizes []int64) (ir.Rel, error) {
 	slide, size := sizes[0], sizes[1]
 	var off int64
 	if len(sizes) > 2 {
@@ -233,7 +232,7 @@ func (b *builder) hop(rel ir.Rel, t *scalar.Col, sizes []int64) (ir.Rel, error) 
 	}
 	n := (size + slide - 1) / slide
 	if n > maxWindowCopies {
-		return nil, pgerr.Unsupported("HOP with more than %d windows per row", maxWindowCopies)
+		return nil, repr.Unsupported("HOP with more than %d windows per row", maxWindowCopies)
 	}
 	var copies []ir.Rel
 	for i := range n {
@@ -252,18 +251,18 @@ func (b *builder) hop(rel ir.Rel, t *scalar.Col, sizes []int64) (ir.Rel, error) 
 
 // cumulate unions size/step copies of rel; copy k holds each row's window
 // [s, s+k*step) where s is t floored to size, if it contains t.
-func (b *builder) cumulate(rel ir.Rel, t *scalar.Col, sizes []int64) (ir.Rel, error) {
+func (b *builder) cumulate(rel ir.Rel, t *expr.Col, sizes []int64) (ir.Rel, error) {
 	step, size := sizes[0], sizes[1]
 	var off int64
 	if len(sizes) > 2 {
 		off = sizes[2]
 	}
 	if size%step != 0 {
-		return nil, pgerr.New(pgerr.CodeInvalidParameter, "CUMULATE window size must be an integral multiple of the step")
+		return nil, repr.Errorf(repr.CodeInvalidParameter, "CUMULATE window size must be an integral multiple of the step")
 	}
 	n := size / step
 	if n > maxWindowCopies {
-		return nil, pgerr.Unsupported("CUMULATE with more than %d windows per row", maxWindowCopies)
+		return nil, repr.Unsupported("CUMULATE with more than %d windows per row", maxWindowCopies)
 	}
 	var copies []ir.Rel
 	for k := int64(1); k <= n; k++ {

@@ -7,12 +7,9 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/agg"
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Window functions (the OVER clause) are computed after FROM, WHERE,
@@ -37,7 +34,7 @@ import (
 //
 // What the Window operator cannot compute fails with 0A000 naming it:
 // RANGE or GROUPS frames with an offset, EXCLUDE, DISTINCT or ORDER BY
-// inside a window aggregate, aggregates other than dataflow.WindowAggs,
+// inside a window aggregate, aggregates other than expr.WindowAggs,
 // and ntile, lag, lead or nth_value arguments that are not constants.
 
 // codeWindowing is SQLSTATE 42P20, PostgreSQL's windowing_error.
@@ -114,24 +111,24 @@ func windowClauseNodes(sel *pg_query.SelectStmt) []*pg_query.Node {
 
 // windowRef returns the value of a planned window function call; a call
 // where none was planned is misplaced.
-func (c *ectx) windowRef(fc *pg_query.FuncCall) (scalar.Expr, error) {
+func (c *ectx) windowRef(fc *pg_query.FuncCall) (expr.Expr, error) {
 	if e, ok := c.wins[fc]; ok {
 		return e, nil
 	}
-	var err *pgerr.Error
+	var err *repr.Error
 	switch c.clause {
 	case "aggregate":
-		err = pgerr.New(pgerr.CodeGrouping, "aggregate function calls cannot contain window function calls")
+		err = repr.Errorf(repr.CodeGrouping, "aggregate function calls cannot contain window function calls")
 	case "window function":
-		err = pgerr.New(codeWindowing, "window function calls cannot be nested")
+		err = repr.Errorf(codeWindowing, "window function calls cannot be nested")
 	case "window definition":
-		err = pgerr.New(codeWindowing, "window functions are not allowed in window definitions")
+		err = repr.Errorf(codeWindowing, "window functions are not allowed in window definitions")
 	case "JOIN/ON", "JOIN/USING":
-		err = pgerr.New(codeWindowing, "window functions are not allowed in JOIN conditions")
+		err = repr.Errorf(codeWindowing, "window functions are not allowed in JOIN conditions")
 	case "SELECT", "ORDER BY":
-		err = pgerr.Unsupported("a window function call in this position")
+		err = repr.Unsupported("a window function call in this position")
 	default:
-		err = pgerr.New(codeWindowing, "window functions are not allowed in %s", c.clause)
+		err = repr.Errorf(codeWindowing, "window functions are not allowed in %s", c.clause)
 	}
 	return nil, err.WithPosition(fc.Location + 1)
 }
@@ -152,7 +149,7 @@ func namedWindows(clause []*pg_query.Node) (map[string]winDef, error) {
 	for _, n := range clause {
 		wd := n.GetWindowDef()
 		if _, dup := named[wd.Name]; dup {
-			return nil, pgerr.New(codeWindowing, "window %q is already defined", wd.Name).WithPosition(wd.Location + 1)
+			return nil, repr.Errorf(codeWindowing, "window %q is already defined", wd.Name).WithPosition(wd.Location + 1)
 		}
 		d, err := copyWindow(wd, named, false)
 		if err != nil {
@@ -171,7 +168,7 @@ func overWindow(wd *pg_query.WindowDef, named map[string]winDef) (winDef, error)
 	}
 	d, ok := named[wd.Name]
 	if !ok {
-		return winDef{}, pgerr.New(pgerr.CodeUndefinedObject, "window %q does not exist", wd.Name).WithPosition(wd.Location + 1)
+		return winDef{}, repr.Errorf(repr.CodeUndefinedObject, "window %q does not exist", wd.Name).WithPosition(wd.Location + 1)
 	}
 	return d, nil
 }
@@ -190,13 +187,13 @@ func copyWindow(wd *pg_query.WindowDef, named map[string]winDef, over bool) (win
 	pos := wd.Location + 1
 	switch {
 	case !ok:
-		return winDef{}, pgerr.New(pgerr.CodeUndefinedObject, "window %q does not exist", wd.Refname).WithPosition(pos)
+		return winDef{}, repr.Errorf(repr.CodeUndefinedObject, "window %q does not exist", wd.Refname).WithPosition(pos)
 	case len(wd.PartitionClause) > 0:
-		return winDef{}, pgerr.New(codeWindowing, "cannot override PARTITION BY clause of window %q", wd.Refname).WithPosition(pos)
+		return winDef{}, repr.Errorf(codeWindowing, "cannot override PARTITION BY clause of window %q", wd.Refname).WithPosition(pos)
 	case len(wd.OrderClause) > 0 && len(ref.order) > 0:
-		return winDef{}, pgerr.New(codeWindowing, "cannot override ORDER BY clause of window %q", wd.Refname).WithPosition(pos)
+		return winDef{}, repr.Errorf(codeWindowing, "cannot override ORDER BY clause of window %q", wd.Refname).WithPosition(pos)
 	case ref.frame.FrameOptions != frameDefault:
-		err := pgerr.New(codeWindowing, "cannot copy window %q because it has a frame clause", wd.Refname).WithPosition(pos)
+		err := repr.Errorf(codeWindowing, "cannot copy window %q because it has a frame clause", wd.Refname).WithPosition(pos)
 		if over && len(wd.OrderClause) == 0 && wd.FrameOptions == frameDefault {
 			err = err.WithHint("Omit the parentheses in this OVER clause.")
 		}
@@ -212,9 +209,9 @@ func copyWindow(wd *pg_query.WindowDef, named map[string]winDef, over bool) (win
 // winSpec is a window's partitioning and ordering as expressions over the
 // block's relation; dirs are the ORDER BY directions (Col unset).
 type winSpec struct {
-	part  []scalar.Expr
-	order []scalar.Expr
-	dirs  []dataflow.SortCol
+	part  []expr.Expr
+	order []expr.Expr
+	dirs  []expr.SortCol
 }
 
 // key identifies the window: calls with equal keys share one Window.
@@ -237,10 +234,10 @@ func (s winSpec) key() string {
 type winCall struct {
 	fc   *pg_query.FuncCall
 	spec winSpec
-	fn   dataflow.WinFunc
-	args []scalar.Expr
+	fn   expr.WinFunc
+	args []expr.Expr
 	null bool
-	t    types.T
+	t    repr.T
 }
 
 // planWindows plans the window function calls of a block over ec's
@@ -287,7 +284,7 @@ func (c *ectx) winCall(fc *pg_query.FuncCall, named map[string]winDef) (winCall,
 	if wc.fn.Kind.UsesFrame() {
 		wc.fn.Frame = frame
 	}
-	argTypes := make([]types.T, len(wc.args))
+	argTypes := make([]repr.T, len(wc.args))
 	for i, a := range wc.args {
 		argTypes[i] = a.Type()
 	}
@@ -297,25 +294,25 @@ func (c *ectx) winCall(fc *pg_query.FuncCall, named map[string]winDef) (winCall,
 
 // winWindow builds a window's PARTITION BY and ORDER BY expressions and
 // its frame.
-func (c *ectx) winWindow(def winDef) (winSpec, dataflow.Frame, error) {
+func (c *ectx) winWindow(def winDef) (winSpec, expr.Frame, error) {
 	dctx := *c
 	dctx.clause, dctx.noSubquery = "window definition", true
 	var spec winSpec
 	for _, p := range def.partition {
 		e, err := dctx.typedExpr(p)
 		if err != nil {
-			return winSpec{}, dataflow.Frame{}, err
+			return winSpec{}, expr.Frame{}, err
 		}
 		spec.part = append(spec.part, e)
 	}
 	for _, o := range def.order {
 		sb := o.GetSortBy()
 		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-			return winSpec{}, dataflow.Frame{}, pgerr.Unsupported("ORDER BY ... USING")
+			return winSpec{}, expr.Frame{}, repr.Unsupported("ORDER BY ... USING")
 		}
 		e, err := dctx.typedExpr(sb.Node)
 		if err != nil {
-			return winSpec{}, dataflow.Frame{}, err
+			return winSpec{}, expr.Frame{}, err
 		}
 		spec.order = append(spec.order, e)
 		spec.dirs = append(spec.dirs, sortDir(sb))
@@ -325,72 +322,72 @@ func (c *ectx) winWindow(def winDef) (winSpec, dataflow.Frame, error) {
 }
 
 // typedExpr builds an expression, typing unknown literals as text.
-func (c *ectx) typedExpr(n *pg_query.Node) (scalar.Expr, error) {
+func (c *ectx) typedExpr(n *pg_query.Node) (expr.Expr, error) {
 	e, err := c.expr(n)
-	if err != nil || e.Type().Family != types.FamUnknown {
+	if err != nil || e.Type().Family != repr.FamUnknown {
 		return e, err
 	}
-	return c.b.coerce(e, types.Text)
+	return c.b.coerce(e, repr.Text)
 }
 
 // winFrame decodes a definition's frame. ROWS frames are computed as
 // given; GROUPS frames without an offset equal the RANGE frames with the
 // same bounds (both extend CURRENT ROW to its peers), so they become
 // those; offsets in RANGE or GROUPS mode and EXCLUDE are 0A000.
-func (c *ectx) winFrame(wd *pg_query.WindowDef, nOrder int) (dataflow.Frame, error) {
+func (c *ectx) winFrame(wd *pg_query.WindowDef, nOrder int) (expr.Frame, error) {
 	opts := wd.FrameOptions
 	if opts&frameNonDefault == 0 {
-		return dataflow.DefaultFrame, nil
+		return expr.DefaultFrame, nil
 	}
 	pos := wd.Location + 1
 	switch offsets := opts&frameOffsets != 0; {
 	case opts&frameExclusion != 0:
-		return dataflow.Frame{}, pgerr.Unsupported("frame exclusion (EXCLUDE CURRENT ROW, GROUP or TIES)").WithPosition(pos)
+		return expr.Frame{}, repr.Unsupported("frame exclusion (EXCLUDE CURRENT ROW, GROUP or TIES)").WithPosition(pos)
 	case opts&frameGroups != 0 && nOrder == 0:
-		return dataflow.Frame{}, pgerr.New(codeWindowing, "GROUPS mode requires an ORDER BY clause").WithPosition(pos)
+		return expr.Frame{}, repr.Errorf(codeWindowing, "GROUPS mode requires an ORDER BY clause").WithPosition(pos)
 	case opts&frameGroups != 0 && offsets:
-		return dataflow.Frame{}, pgerr.Unsupported("GROUPS frames with an offset PRECEDING/FOLLOWING").WithPosition(pos)
+		return expr.Frame{}, repr.Unsupported("GROUPS frames with an offset PRECEDING/FOLLOWING").WithPosition(pos)
 	case opts&frameRange != 0 && offsets && nOrder != 1:
-		return dataflow.Frame{}, pgerr.New(codeWindowing, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column").WithPosition(pos)
+		return expr.Frame{}, repr.Errorf(codeWindowing, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column").WithPosition(pos)
 	case opts&frameRange != 0 && offsets:
-		return dataflow.Frame{}, pgerr.Unsupported("RANGE frames with an offset PRECEDING/FOLLOWING").WithPosition(pos)
+		return expr.Frame{}, repr.Unsupported("RANGE frames with an offset PRECEDING/FOLLOWING").WithPosition(pos)
 	}
-	f := dataflow.Frame{Rows: opts&frameRows != 0}
+	f := expr.Frame{Rows: opts&frameRows != 0}
 	var err error
 	if f.Start, err = c.frameBound(opts, wd.StartOffset, false); err != nil {
-		return dataflow.Frame{}, err
+		return expr.Frame{}, err
 	}
 	if f.End, err = c.frameBound(opts, wd.EndOffset, true); err != nil {
-		return dataflow.Frame{}, err
+		return expr.Frame{}, err
 	}
 	if why := f.Valid(); why != "" {
-		return dataflow.Frame{}, pgerr.New(codeWindowing, "%s", why).WithPosition(pos)
+		return expr.Frame{}, repr.Errorf(codeWindowing, "%s", why).WithPosition(pos)
 	}
 	return f, nil
 }
 
 // frameBound decodes the start (or end) bound of a frame.
-func (c *ectx) frameBound(opts int32, offset *pg_query.Node, end bool) (dataflow.FrameBound, error) {
+func (c *ectx) frameBound(opts int32, offset *pg_query.Node, end bool) (expr.FrameBound, error) {
 	unb, cur, pre, fol := int32(frameStartUnbPre), int32(frameStartCur), int32(frameStartOffPre), int32(frameStartOffFol)
-	kind := dataflow.UnboundedPreceding
+	kind := expr.UnboundedPreceding
 	if end {
 		unb, cur, pre, fol = frameEndUnbFol, frameEndCur, frameEndOffPre, frameEndOffFol
-		kind = dataflow.UnboundedFollowing
+		kind = expr.UnboundedFollowing
 	}
 	switch {
 	case opts&unb != 0:
-		return dataflow.FrameBound{Kind: kind}, nil
+		return expr.FrameBound{Kind: kind}, nil
 	case opts&cur != 0:
-		return dataflow.FrameBound{Kind: dataflow.CurrentRow}, nil
+		return expr.FrameBound{Kind: expr.CurrentRow}, nil
 	case opts&pre != 0:
-		kind = dataflow.Preceding
+		kind = expr.Preceding
 	case opts&fol != 0:
-		kind = dataflow.Following
+		kind = expr.Following
 	default:
-		return dataflow.FrameBound{}, pgerr.New(codeWindowing, "bad frame bound")
+		return expr.FrameBound{}, repr.Errorf(codeWindowing, "bad frame bound")
 	}
 	n, err := c.frameOffset(offset, end)
-	return dataflow.FrameBound{Kind: kind, Offset: n}, err
+	return expr.FrameBound{Kind: kind, Offset: n}, err
 }
 
 // frameOffset evaluates a ROWS offset: a bigint constant, neither NULL
@@ -405,13 +402,13 @@ func (c *ectx) frameOffset(n *pg_query.Node, end bool) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(scalar.Columns(e)) > 0 {
-		return 0, pgerr.New("42P10", "argument of ROWS must not contain variables").WithPosition(location(n) + 1)
+	if len(expr.Columns(e)) > 0 {
+		return 0, repr.Errorf("42P10", "argument of ROWS must not contain variables").WithPosition(location(n) + 1)
 	}
-	if f := e.Type().Family; f != types.FamInt && f != types.FamUnknown {
-		return 0, pgerr.New(pgerr.CodeDatatypeMismatch, "argument of ROWS must be type bigint, not type %s", e.Type().Name()).WithPosition(location(n) + 1)
+	if f := e.Type().Family; f != repr.FamInt && f != repr.FamUnknown {
+		return 0, repr.Errorf(repr.CodeDatatypeMismatch, "argument of ROWS must be type bigint, not type %s", e.Type().Name()).WithPosition(location(n) + 1)
 	}
-	if e, err = c.b.coerce(e, types.Int8); err != nil {
+	if e, err = c.b.coerce(e, repr.Int8); err != nil {
 		return 0, err
 	}
 	d, err := constValue(e, "a frame offset", n)
@@ -419,31 +416,31 @@ func (c *ectx) frameOffset(n *pg_query.Node, end bool) (int64, error) {
 	case err != nil:
 		return 0, err
 	case d.IsNull():
-		return 0, pgerr.New("22004", "frame %s offset must not be null", which)
+		return 0, repr.Errorf("22004", "frame %s offset must not be null", which)
 	case d.Int() < 0:
-		return 0, pgerr.New("22013", "frame %s offset must not be negative", which)
+		return 0, repr.Errorf("22013", "frame %s offset must not be negative", which)
 	}
 	return min(d.Int(), maxFrameOffset), nil
 }
 
 // constValue evaluates a constant expression (no columns, parameters of
 // a generic plan or volatile calls; 0A000 naming what otherwise).
-func constValue(e scalar.Expr, what string, n *pg_query.Node) (types.Datum, error) {
-	if lit, ok := scalar.Fold(e).(*scalar.Lit); ok {
+func constValue(e expr.Expr, what string, n *pg_query.Node) (repr.Datum, error) {
+	if lit, ok := expr.Fold(e).(*expr.Lit); ok {
 		return lit.D, nil
 	}
-	if len(scalar.Columns(e)) > 0 || scalar.IsVolatile(e) || hasParam(e) {
-		return types.Null, pgerr.Unsupported("%s that is not a constant", what).WithPosition(location(n) + 1)
+	if len(expr.Columns(e)) > 0 || expr.IsVolatile(e) || hasParam(e) {
+		return repr.Null, repr.Unsupported("%s that is not a constant", what).WithPosition(location(n) + 1)
 	}
-	return e.Eval(&scalar.Ctx{}, nil)
+	return e.Eval(&expr.Ctx{}, nil)
 }
 
 // hasParam reports whether e reads a parameter of a generic plan.
-func hasParam(e scalar.Expr) bool {
-	if _, ok := e.(*scalar.Param); ok {
+func hasParam(e expr.Expr) bool {
+	if _, ok := e.(*expr.Param); ok {
 		return true
 	}
-	return slices.ContainsFunc(scalar.Children(e), hasParam)
+	return slices.ContainsFunc(expr.Children(e), hasParam)
 }
 
 // winFunc plans the function of a window call (not its window).
@@ -452,59 +449,59 @@ func (c *ectx) winFunc(fc *pg_query.FuncCall) (winCall, error) {
 	pos := fc.Location + 1
 	switch {
 	case fc.AggDistinct:
-		return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "DISTINCT is not implemented for window functions").WithPosition(pos)
+		return winCall{}, repr.Errorf(repr.CodeFeatureNotSupported, "DISTINCT is not implemented for window functions").WithPosition(pos)
 	case fc.AggWithinGroup:
-		return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "OVER is not supported for ordered-set aggregate %s", name).WithPosition(pos)
+		return winCall{}, repr.Errorf(repr.CodeFeatureNotSupported, "OVER is not supported for ordered-set aggregate %s", name).WithPosition(pos)
 	case len(fc.AggOrder) > 0:
-		return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(pos)
+		return winCall{}, repr.Errorf(repr.CodeFeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(pos)
 	case fc.FuncVariadic:
-		return winCall{}, pgerr.Unsupported("VARIADIC arguments")
+		return winCall{}, repr.Unsupported("VARIADIC arguments")
 	}
-	if kind, ok := dataflow.LookupWinKind(name); ok {
+	if kind, ok := expr.LookupWinKind(name); ok {
 		switch {
 		case fc.AggFilter != nil:
-			return winCall{}, pgerr.New(pgerr.CodeFeatureNotSupported, "FILTER is not implemented for non-aggregate window functions").WithPosition(pos)
+			return winCall{}, repr.Errorf(repr.CodeFeatureNotSupported, "FILTER is not implemented for non-aggregate window functions").WithPosition(pos)
 		case fc.AggStar:
-			return winCall{}, pgerr.New(pgerr.CodeWrongObjectType, "%s(*) specified, but %s is not an aggregate function", name, name).WithPosition(pos)
+			return winCall{}, repr.Errorf(repr.CodeWrongObjectType, "%s(*) specified, but %s is not an aggregate function", name, name).WithPosition(pos)
 		}
 		return c.winBuiltin(fc, kind)
 	}
-	if k, ok := agg.Lookup(name); ok && slices.Contains(dataflow.WindowAggs, k) {
+	if k, ok := expr.LookupAgg(name); ok && slices.Contains(expr.WindowAggs, k) {
 		return c.winAgg(fc, k)
 	} else if ok || otherAggs[name] {
-		return winCall{}, pgerr.Unsupported("aggregate %s() as a window function", name).WithPosition(pos)
+		return winCall{}, repr.Unsupported("aggregate %s() as a window function", name).WithPosition(pos)
 	}
-	return winCall{}, pgerr.New(pgerr.CodeWrongObjectType, "OVER specified, but %s is not a window function nor an aggregate function", name).WithPosition(pos)
+	return winCall{}, repr.Errorf(repr.CodeWrongObjectType, "OVER specified, but %s is not a window function nor an aggregate function", name).WithPosition(pos)
 }
 
 // winArity is the least and most arguments of each window function.
-var winArity = map[dataflow.WinKind][2]int{
-	dataflow.WinNtile: {1, 1}, dataflow.WinLag: {1, 3}, dataflow.WinLead: {1, 3},
-	dataflow.WinFirstValue: {1, 1}, dataflow.WinLastValue: {1, 1}, dataflow.WinNthValue: {2, 2},
+var winArity = map[expr.WinKind][2]int{
+	expr.WinNtile: {1, 1}, expr.WinLag: {1, 3}, expr.WinLead: {1, 3},
+	expr.WinFirstValue: {1, 1}, expr.WinLastValue: {1, 1}, expr.WinNthValue: {2, 2},
 }
 
 // winBuiltin plans row_number ... nth_value. lag and lead take the
 // common type of their value and default (PostgreSQL's anycompatible);
 // the bucket count, offset and position must be integer constants.
-func (c *ectx) winBuiltin(fc *pg_query.FuncCall, kind dataflow.WinKind) (winCall, error) {
-	wc := winCall{fc: fc, fn: dataflow.WinFunc{Kind: kind, Col: -1, Default: -1, Frame: dataflow.DefaultFrame}}
+func (c *ectx) winBuiltin(fc *pg_query.FuncCall, kind expr.WinKind) (winCall, error) {
+	wc := winCall{fc: fc, fn: expr.WinFunc{Kind: kind, Col: -1, Default: -1, Frame: expr.DefaultFrame}}
 	args, err := c.exprs(fc.Args)
 	if err != nil {
 		return winCall{}, err
 	}
-	if kind <= dataflow.WinCumeDist && kind != dataflow.WinRowNumber && len(args) > 0 {
+	if kind <= expr.WinCumeDist && kind != expr.WinRowNumber && len(args) > 0 {
 		// rank(args) is PostgreSQL's hypothetical-set aggregate.
-		return winCall{}, pgerr.New(pgerr.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", funcName(fc)).WithPosition(fc.Location + 1)
+		return winCall{}, repr.Errorf(repr.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", funcName(fc)).WithPosition(fc.Location + 1)
 	}
 	if ar := winArity[kind]; len(args) < ar[0] || len(args) > ar[1] {
 		return winCall{}, noSuchFunction(funcName(fc), args, fc.Location)
 	}
 	switch kind {
-	case dataflow.WinNtile:
+	case expr.WinNtile:
 		wc.fn.N, wc.null, err = c.b.winConstInt(args[0], fc, fc.Args[0])
 		return wc, err
-	case dataflow.WinLag, dataflow.WinLead:
-		vals := []scalar.Expr{args[0]}
+	case expr.WinLag, expr.WinLead:
+		vals := []expr.Expr{args[0]}
 		if len(args) == 3 {
 			vals = append(vals, args[2])
 			wc.fn.Default = 1
@@ -516,12 +513,12 @@ func (c *ectx) winBuiltin(fc *pg_query.FuncCall, kind dataflow.WinKind) (winCall
 		if err == nil {
 			wc.args, err = c.b.unify(vals, kind.String(), fc.Location)
 		}
-	case dataflow.WinNthValue:
+	case expr.WinNthValue:
 		wc.fn.N, wc.null, err = c.b.winConstInt(args[1], fc, fc.Args[1])
 		if err == nil {
 			wc.args, err = c.b.unify(args[:1], kind.String(), fc.Location)
 		}
-	case dataflow.WinFirstValue, dataflow.WinLastValue:
+	case expr.WinFirstValue, expr.WinLastValue:
 		wc.args, err = c.b.unify(args, kind.String(), fc.Location)
 	}
 	if len(wc.args) > 0 {
@@ -531,21 +528,21 @@ func (c *ectx) winBuiltin(fc *pg_query.FuncCall, kind dataflow.WinKind) (winCall
 }
 
 // noSuchFunction is 42883 for a call with the wrong arguments.
-func noSuchFunction(name string, args []scalar.Expr, loc int32) error {
+func noSuchFunction(name string, args []expr.Expr, loc int32) error {
 	ts := make([]string, len(args))
 	for i, a := range args {
 		ts[i] = a.Type().Name()
 	}
-	return pgerr.New(pgerr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(loc + 1)
+	return repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(loc + 1)
 }
 
 // winConstInt evaluates an integer constant argument of fc (its node n);
 // null reports a NULL, which makes the call NULL on every row.
-func (b *builder) winConstInt(e scalar.Expr, fc *pg_query.FuncCall, n *pg_query.Node) (v int64, null bool, err error) {
-	if t := e.Type(); t != types.Int4 && t != types.Int2 && t.Family != types.FamUnknown {
-		return 0, false, pgerr.New(pgerr.CodeUndefinedFunction, "function %s with a %s argument does not exist", funcName(fc), t.Name()).WithPosition(fc.Location + 1)
+func (b *builder) winConstInt(e expr.Expr, fc *pg_query.FuncCall, n *pg_query.Node) (v int64, null bool, err error) {
+	if t := e.Type(); t != repr.Int4 && t != repr.Int2 && t.Family != repr.FamUnknown {
+		return 0, false, repr.Errorf(repr.CodeUndefinedFunction, "function %s with a %s argument does not exist", funcName(fc), t.Name()).WithPosition(fc.Location + 1)
 	}
-	if e, err = b.coerce(e, types.Int4); err != nil {
+	if e, err = b.coerce(e, repr.Int4); err != nil {
 		return 0, false, err
 	}
 	d, err := constValue(e, fmt.Sprintf("an argument of %s()", funcName(fc)), n)
@@ -558,16 +555,16 @@ func (b *builder) winConstInt(e scalar.Expr, fc *pg_query.FuncCall, n *pg_query.
 // winAgg plans an aggregate over a window frame; FILTER (WHERE p)
 // aggregates CASE WHEN p THEN x END (see aggFilter; count(*) counts a
 // non-NULL constant).
-func (c *ectx) winAgg(fc *pg_query.FuncCall, kind dataflow.AggKind) (winCall, error) {
-	wc := winCall{fc: fc, fn: dataflow.WinFunc{Kind: dataflow.WinAgg, Agg: kind, Col: -1, Default: -1, Frame: dataflow.DefaultFrame}}
+func (c *ectx) winAgg(fc *pg_query.FuncCall, kind expr.AggKind) (winCall, error) {
+	wc := winCall{fc: fc, fn: expr.WinFunc{Kind: expr.WinAgg, Agg: kind, Col: -1, Default: -1, Frame: expr.DefaultFrame}}
 	name := funcName(fc)
 	if fc.AggStar && fc.AggFilter == nil {
-		wc.fn.Agg = dataflow.AggCountStar
+		wc.fn.Agg = expr.AggCountStar
 		return wc, nil
 	}
-	args := []scalar.Expr{boolLit(true)}
+	args := []expr.Expr{boolLit(true)}
 	if fc.AggStar {
-		wc.fn.Agg = dataflow.AggCount
+		wc.fn.Agg = expr.AggCount
 	} else {
 		var err error
 		if args, err = c.exprs(fc.Args); err != nil {
@@ -576,12 +573,12 @@ func (c *ectx) winAgg(fc *pg_query.FuncCall, kind dataflow.AggKind) (winCall, er
 		if len(args) != 1 {
 			return winCall{}, noSuchFunction(name, args, fc.Location)
 		}
-		if args[0].Type().Family == types.FamUnknown {
+		if args[0].Type().Family == repr.FamUnknown {
 			if args[0], err = c.b.coerce(args[0], kind.Def().Literal); err != nil {
 				return winCall{}, err
 			}
 		}
-		if _, err := dataflow.AggType(kind, args[0].Type()); err != nil {
+		if _, err := expr.AggType(kind, args[0].Type()); err != nil {
 			return winCall{}, noSuchFunction(name, args, fc.Location)
 		}
 	}
@@ -596,7 +593,7 @@ func (c *ectx) winAgg(fc *pg_query.FuncCall, kind dataflow.AggKind) (winCall, er
 // are read in place, equal expressions computed once), then each distinct
 // window is one Window over the previous one, computing each distinct
 // function once. It returns the result and each call's value over it.
-func windowChain(rel ir.Rel, nOuter int, calls []winCall) (ir.Rel, map[*pg_query.FuncCall]scalar.Expr, error) {
+func windowChain(rel ir.Rel, nOuter int, calls []winCall) (ir.Rel, map[*pg_query.FuncCall]expr.Expr, error) {
 	pl := &placer{n: ir.Arity(rel)}
 	var wins []*ir.Window
 	byKey := map[string]int{}
@@ -614,7 +611,7 @@ func windowChain(rel ir.Rel, nOuter int, calls []winCall) (ir.Rel, map[*pg_query
 		}
 		f := wc.fn.Remap(func(a int) int { return pl.col(wc.args[a]) })
 		w := wins[wi]
-		fi := slices.IndexFunc(w.Funcs, func(g dataflow.WinFunc) bool { return g.String() == f.String() })
+		fi := slices.IndexFunc(w.Funcs, func(g expr.WinFunc) bool { return g.String() == f.String() })
 		if fi < 0 {
 			fi, w.Funcs = len(w.Funcs), append(w.Funcs, f)
 		}
@@ -633,15 +630,15 @@ func windowChain(rel ir.Rel, nOuter int, calls []winCall) (ir.Rel, map[*pg_query
 		w.Input, base[i] = out, ir.Arity(out)
 		out = w
 	}
-	vals := map[*pg_query.FuncCall]scalar.Expr{}
+	vals := map[*pg_query.FuncCall]expr.Expr{}
 	outTypes := out.ColTypes()
 	for i, wc := range calls {
 		if wc.null {
-			vals[wc.fc] = &scalar.Lit{D: types.Null, T: wc.t}
+			vals[wc.fc] = &expr.Lit{D: repr.Null, T: wc.t}
 			continue
 		}
 		col := base[slots[i].win] + slots[i].fn
-		vals[wc.fc] = &scalar.Col{Idx: col, T: outTypes[col]}
+		vals[wc.fc] = &expr.Col{Idx: col, T: outTypes[col]}
 	}
 	return out, vals, nil
 }
@@ -651,14 +648,14 @@ func windowChain(rel ir.Rel, nOuter int, calls []winCall) (ir.Rel, map[*pg_query
 // non-volatile ones to one.
 type placer struct {
 	n    int
-	maps []scalar.Expr
+	maps []expr.Expr
 }
 
-func (p *placer) col(e scalar.Expr) int {
-	if c, ok := e.(*scalar.Col); ok {
+func (p *placer) col(e expr.Expr) int {
+	if c, ok := e.(*expr.Col); ok {
 		return c.Idx
 	}
-	if !scalar.IsVolatile(e) {
+	if !expr.IsVolatile(e) {
 		if i := matchExpr(e, p.maps); i >= 0 {
 			return p.n + i
 		}

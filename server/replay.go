@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector/nexmark"
 	"github.com/eddydb/eddy/sql"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // replayer regenerates the batches of the deterministic connectors for
@@ -35,9 +35,9 @@ func (replayer) Replay(def sql.SourceDef, from, to []byte) ([]sql.Change, error)
 		return nil, fmt.Errorf("bad nexmark positions %x .. %x", from, to)
 	}
 	g := nexmark.NewAt(cfg, start)
-	var rows []types.Row
+	var rows []repr.Row
 	for g.Position() < end {
-		var row types.Row
+		var row repr.Row
 		if _, ok := g.NextOf(tt, &row); !ok {
 			break
 		}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql"
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // The connectors runtime also runs sinks (sql.SinkConnectors): one
@@ -19,9 +19,9 @@ func (c *connectors) ValidateSink(def sql.SinkDef) error {
 		_, err := newKafkaSinkSetup(def)
 		return err
 	case "":
-		return pgerr.New(pgerr.CodeInvalidParameter, "sink %q needs a connector option", def.Name)
+		return repr.Errorf(repr.CodeInvalidParameter, "sink %q needs a connector option", def.Name)
 	}
-	return pgerr.Unsupported("sink connector %q", def.Connector)
+	return repr.Unsupported("sink connector %q", def.Connector)
 }
 
 // ActivateSink starts a sink unless it runs already.
@@ -54,7 +54,7 @@ func (c *connectors) superviseSink(ctx context.Context, def sql.SinkDef) {
 		if ctx.Err() != nil || err == nil {
 			return
 		}
-		e := pgerr.From(err)
+		e := repr.ErrorFrom(err)
 		c.e.SetSinkStatus(def.ID, sql.SourceFailed, e.Code+": "+e.Message)
 		if !strings.HasPrefix(e.Code, "08") {
 			c.log.Error("sink stopped", "sink", def.Name, "err", err)

@@ -14,11 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector/kafka"
 	"github.com/eddydb/eddy/sql"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // The Kafka sink: exactly-once delivery of a relation's changes.
@@ -85,7 +83,7 @@ func newKafkaSinkSetup(def sql.SinkDef) (*kafkaSinkSetup, error) {
 		case k == "topic" || strings.HasPrefix(k, "properties."):
 			opts[k] = v
 		default:
-			return nil, pgerr.New(pgerr.CodeInvalidParameter, "unrecognized option %q for a kafka sink", k)
+			return nil, repr.Errorf(repr.CodeInvalidParameter, "unrecognized option %q for a kafka sink", k)
 		}
 	}
 	cfg, err := kafka.ParseOptions(opts)
@@ -98,13 +96,13 @@ func newKafkaSinkSetup(def sql.SinkDef) (*kafkaSinkSetup, error) {
 		s.format = "plain"
 	}
 	if enc := strings.ToLower(def.Encode); enc != "" && enc != "json" {
-		return nil, pgerr.Unsupported("sink ENCODE %s", strings.ToUpper(enc))
+		return nil, repr.Unsupported("sink ENCODE %s", strings.ToUpper(enc))
 	}
 	if keyOpt != "" {
 		for _, name := range strings.Split(keyOpt, ",") {
 			i := slices.IndexFunc(def.Columns, func(c sql.ColumnDef) bool { return strings.EqualFold(c.Name, strings.TrimSpace(name)) })
 			if i < 0 {
-				return nil, pgerr.New(pgerr.CodeUndefinedColumn, "primary_key column %q is not a column of %s", strings.TrimSpace(name), def.FromName)
+				return nil, repr.Errorf(repr.CodeUndefinedColumn, "primary_key column %q is not a column of %s", strings.TrimSpace(name), def.FromName)
 			}
 			s.key = append(s.key, i)
 		}
@@ -113,17 +111,17 @@ func newKafkaSinkSetup(def sql.SinkDef) (*kafkaSinkSetup, error) {
 	case "plain", "debezium":
 	case "upsert":
 		if len(s.key) == 0 {
-			return nil, pgerr.New(pgerr.CodeInvalidParameter, "FORMAT UPSERT sink needs the primary_key option")
+			return nil, repr.Errorf(repr.CodeInvalidParameter, "FORMAT UPSERT sink needs the primary_key option")
 		}
 	default:
-		return nil, pgerr.Unsupported("sink FORMAT %s", strings.ToUpper(s.format))
+		return nil, repr.Unsupported("sink FORMAT %s", strings.ToUpper(s.format))
 	}
 	return s, nil
 }
 
 // kafkaErr wraps a Kafka failure as 08001 (reconnect and retry).
 func kafkaErr(what string, err error) error {
-	return pgerr.New("08001", "kafka sink: %s: %v", what, err)
+	return repr.Errorf("08001", "kafka sink: %s: %v", what, err)
 }
 
 // runKafkaSink runs the protocol described above until ctx ends.
@@ -191,7 +189,7 @@ func produceTxn(ctx context.Context, prod *kgo.Client, recs []*kgo.Record) error
 // readBack returns the last logical time this sink committed to its
 // topic: the largest eddy.time of the sink's records, found by reading each
 // partition's committed tail backwards in growing windows (0 if none).
-func readBack(ctx context.Context, ks *kafkaSinkSetup) (exec.Time, error) {
+func readBack(ctx context.Context, ks *kafkaSinkSetup) (repr.Time, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(ks.cfg.Brokers...), kgo.DisableClientMetrics())
 	if err != nil {
 		return 0, kafkaErr("creating client", err)
@@ -201,7 +199,7 @@ func readBack(ctx context.Context, ks *kafkaSinkSetup) (exec.Time, error) {
 	if err != nil {
 		return 0, err
 	}
-	var best exec.Time
+	var best repr.Time
 	for p, b := range bounds {
 		t, err := readBackPartition(ctx, ks, p, b)
 		if err != nil {
@@ -216,7 +214,7 @@ func readBack(ctx context.Context, ks *kafkaSinkSetup) (exec.Time, error) {
 type span struct{ start, end int64 }
 
 // readBackPartition finds the sink's last record in one partition.
-func readBackPartition(ctx context.Context, ks *kafkaSinkSetup, p int32, b span) (exec.Time, error) {
+func readBackPartition(ctx context.Context, ks *kafkaSinkSetup, p int32, b span) (repr.Time, error) {
 	for window := int64(64); ; window *= 8 {
 		from := max(b.start, b.end-window)
 		t, found, err := scanRange(ctx, ks, p, from, b.end)
@@ -228,7 +226,7 @@ func readBackPartition(ctx context.Context, ks *kafkaSinkSetup, p int32, b span)
 
 // scanRange reads partition p over [from, end) with read_committed and
 // returns the largest eddy.time of the sink's records there.
-func scanRange(ctx context.Context, ks *kafkaSinkSetup, p int32, from, end int64) (exec.Time, bool, error) {
+func scanRange(ctx context.Context, ks *kafkaSinkSetup, p int32, from, end int64) (repr.Time, bool, error) {
 	if from >= end {
 		return 0, false, nil
 	}
@@ -241,7 +239,7 @@ func scanRange(ctx context.Context, ks *kafkaSinkSetup, p int32, from, end int64
 		return 0, false, kafkaErr("creating consumer", err)
 	}
 	defer cl.Close()
-	var best exec.Time
+	var best repr.Time
 	found, next := false, from
 	for next < end {
 		fs := cl.PollFetches(ctx)
@@ -259,7 +257,7 @@ func scanRange(ctx context.Context, ks *kafkaSinkSetup, p int32, from, end int64
 }
 
 // recordTime returns the eddy.time of one of the sink's records.
-func (ks *kafkaSinkSetup) recordTime(r *kgo.Record) (exec.Time, bool) {
+func (ks *kafkaSinkSetup) recordTime(r *kgo.Record) (repr.Time, bool) {
 	if r.Attrs.IsControl() {
 		return 0, false
 	}
@@ -274,7 +272,7 @@ func (ks *kafkaSinkSetup) recordTime(r *kgo.Record) (exec.Time, bool) {
 			t, err = strconv.ParseUint(string(h.Value), 10, 64)
 		}
 	}
-	return exec.Time(t), mine && err == nil
+	return repr.Time(t), mine && err == nil
 }
 
 // partitionBounds returns each partition's earliest and last stable
@@ -332,14 +330,14 @@ func topicPartitions(ctx context.Context, cl *kgo.Client, topic string) ([]int32
 	var parts []int32
 	for _, rt := range resp.Topics {
 		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
-			return nil, pgerr.New(pgerr.CodeInvalidParameter, "Kafka topic %q: %v", topic, err)
+			return nil, repr.Errorf(repr.CodeInvalidParameter, "Kafka topic %q: %v", topic, err)
 		}
 		for _, p := range rt.Partitions {
 			parts = append(parts, p.Partition)
 		}
 	}
 	if len(parts) == 0 {
-		return nil, pgerr.New(pgerr.CodeInvalidParameter, "Kafka topic %q does not exist", topic)
+		return nil, repr.Errorf(repr.CodeInvalidParameter, "Kafka topic %q does not exist", topic)
 	}
 	return parts, nil
 }
@@ -362,7 +360,7 @@ func (ks *kafkaSinkSetup) records(batches []sql.SinkBatch) []*kgo.Record {
 }
 
 // plain emits one record per unit of change.
-func (ks *kafkaSinkSetup) plain(out []*kgo.Record, us []exec.Update, hdr []kgo.RecordHeader) []*kgo.Record {
+func (ks *kafkaSinkSetup) plain(out []*kgo.Record, us []repr.Update, hdr []kgo.RecordHeader) []*kgo.Record {
 	for _, u := range us {
 		diff := kgo.RecordHeader{Key: "eddy.diff", Value: []byte("+1")}
 		if u.Diff < 0 {
@@ -377,7 +375,7 @@ func (ks *kafkaSinkSetup) plain(out []*kgo.Record, us []exec.Update, hdr []kgo.R
 }
 
 // debeziumUnkeyed emits a "c" per inserted and a "d" per deleted unit.
-func (ks *kafkaSinkSetup) debeziumUnkeyed(out []*kgo.Record, us []exec.Update, hdr []kgo.RecordHeader) []*kgo.Record {
+func (ks *kafkaSinkSetup) debeziumUnkeyed(out []*kgo.Record, us []repr.Update, hdr []kgo.RecordHeader) []*kgo.Record {
 	for _, u := range us {
 		var v []byte
 		if u.Diff > 0 {
@@ -394,12 +392,12 @@ func (ks *kafkaSinkSetup) debeziumUnkeyed(out []*kgo.Record, us []exec.Update, h
 
 // keyed emits, per key changed at one time, its new state (UPSERT) or its
 // before/after images (DEBEZIUM), in the order the keys first changed.
-func (ks *kafkaSinkSetup) keyed(out []*kgo.Record, us []exec.Update, hdr []kgo.RecordHeader) []*kgo.Record {
-	type change struct{ before, after types.Row }
+func (ks *kafkaSinkSetup) keyed(out []*kgo.Record, us []repr.Update, hdr []kgo.RecordHeader) []*kgo.Record {
+	type change struct{ before, after repr.Row }
 	byKey := map[string]*change{}
 	var order []string
 	for _, u := range us {
-		k := string(types.AppendColsKey(nil, u.Row, ks.key))
+		k := string(repr.AppendColsKey(nil, u.Row, ks.key))
 		ch := byKey[k]
 		if ch == nil {
 			ch = &change{}
@@ -434,7 +432,7 @@ func (ks *kafkaSinkSetup) keyed(out []*kgo.Record, us []exec.Update, hdr []kgo.R
 }
 
 // debeziumJSON is the envelope of one keyed change.
-func (ks *kafkaSinkSetup) debeziumJSON(before, after types.Row) []byte {
+func (ks *kafkaSinkSetup) debeziumJSON(before, after repr.Row) []byte {
 	op := "u"
 	switch {
 	case before == nil:
@@ -449,7 +447,7 @@ func (ks *kafkaSinkSetup) debeziumJSON(before, after types.Row) []byte {
 	return append(b, `,"op":"`+op+`"}`...)
 }
 
-func (ks *kafkaSinkSetup) optRowJSON(b []byte, r types.Row) []byte {
+func (ks *kafkaSinkSetup) optRowJSON(b []byte, r repr.Row) []byte {
 	if r == nil {
 		return append(b, "null"...)
 	}
@@ -457,7 +455,7 @@ func (ks *kafkaSinkSetup) optRowJSON(b []byte, r types.Row) []byte {
 }
 
 // rowJSON appends the row as a JSON object of its columns.
-func (ks *kafkaSinkSetup) rowJSON(b []byte, r types.Row) []byte {
+func (ks *kafkaSinkSetup) rowJSON(b []byte, r repr.Row) []byte {
 	b = append(b, '{')
 	for i, c := range ks.cols {
 		if i > 0 {
@@ -471,7 +469,7 @@ func (ks *kafkaSinkSetup) rowJSON(b []byte, r types.Row) []byte {
 }
 
 // keyJSON is the JSON object of the row's key columns.
-func (ks *kafkaSinkSetup) keyJSON(r types.Row) []byte {
+func (ks *kafkaSinkSetup) keyJSON(r repr.Row) []byte {
 	b := []byte{'{'}
 	for j, i := range ks.key {
 		if j > 0 {
@@ -486,22 +484,22 @@ func (ks *kafkaSinkSetup) keyJSON(r types.Row) []byte {
 
 // appendJSONDatum appends a datum as JSON: numbers and booleans natively,
 // jsonb as itself, NULL as null, everything else as its PostgreSQL text.
-func appendJSONDatum(b []byte, d types.Datum, t types.T) []byte {
+func appendJSONDatum(b []byte, d repr.Datum, t repr.T) []byte {
 	switch {
 	case d.IsNull():
 		return append(b, "null"...)
-	case d.Family() == types.FamBool:
+	case d.Family() == repr.FamBool:
 		return strconv.AppendBool(b, d.Bool())
-	case d.Family() == types.FamInt:
+	case d.Family() == repr.FamInt:
 		return strconv.AppendInt(b, d.Int(), 10)
-	case d.Family() == types.FamFloat && !math.IsNaN(d.Float()) && !math.IsInf(d.Float(), 0):
+	case d.Family() == repr.FamFloat && !math.IsNaN(d.Float()) && !math.IsInf(d.Float(), 0):
 		return strconv.AppendFloat(b, d.Float(), 'g', -1, 64)
 	}
-	s := types.FormatText(d, t, time.UTC)
+	s := repr.FormatText(d, t, time.UTC)
 	switch d.Family() {
-	case types.FamJSONB:
+	case repr.FamJSONB:
 		return append(b, s...)
-	case types.FamNumeric:
+	case repr.FamNumeric:
 		if json.Valid([]byte(s)) {
 			return append(b, s...)
 		}

@@ -9,12 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
 	"github.com/eddydb/eddy/server/connector/datagen"
 	"github.com/eddydb/eddy/server/connector/nexmark"
 	"github.com/eddydb/eddy/sql"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // ingestBatch is the most rows a source hands the engine per commit: large
@@ -56,22 +55,22 @@ func (c *connectors) Validate(def sql.SourceDef) error {
 		_, err := datagen.ParseOptions(connectorColumns(def), def.Options)
 		return err
 	case "":
-		return pgerr.New(pgerr.CodeInvalidParameter, "source %q needs a connector option", def.Name)
+		return repr.Errorf(repr.CodeInvalidParameter, "source %q needs a connector option", def.Name)
 	}
-	return pgerr.Unsupported("connector %q", def.Connector)
+	return repr.Unsupported("connector %q", def.Connector)
 }
 
 // checkColumns requires the declared columns to be the connector's, by name
 // and type, in order.
 func checkColumns(def sql.SourceDef, want []connector.Column) error {
 	if len(def.Columns) != len(want) {
-		return pgerr.New(pgerr.CodeDatatypeMismatch, "source %q declares %d columns, but the %s connector produces %d (%s)",
+		return repr.Errorf(repr.CodeDatatypeMismatch, "source %q declares %d columns, but the %s connector produces %d (%s)",
 			def.Name, len(def.Columns), def.Connector, len(want), columnList(want))
 	}
 	for i, w := range want {
 		got := def.Columns[i]
 		if !strings.EqualFold(got.Name, w.Name) || !got.Type.Equivalent(w.Type) {
-			return pgerr.New(pgerr.CodeDatatypeMismatch, "column %d of source %q is %s %s, but the %s connector produces %s %s",
+			return repr.Errorf(repr.CodeDatatypeMismatch, "column %d of source %q is %s %s, but the %s connector produces %s %s",
 				i+1, def.Name, got.Name, got.Type.Name(), def.Connector, w.Name, w.Type.Name())
 		}
 	}
@@ -123,7 +122,7 @@ func (c *connectors) supervise(ctx context.Context, def sql.SourceDef) {
 			c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: "done", Lag: 0})
 			return
 		}
-		e := pgerr.From(err)
+		e := repr.ErrorFrom(err)
 		c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: sql.SourceFailed, Err: e.Code + ": " + e.Message, Lag: -1})
 		if !strings.HasPrefix(e.Code, "08") {
 			c.log.Error("source stopped", "source", def.Name, "err", err)
@@ -171,7 +170,7 @@ func (c *connectors) run(ctx context.Context, def sql.SourceDef) error {
 	case "datagen":
 		return c.runDatagen(ctx, def)
 	}
-	return pgerr.Unsupported("connector %q", def.Connector)
+	return repr.Unsupported("connector %q", def.Connector)
 }
 
 // runNexmark feeds a Nexmark source from its stored position (the next
@@ -192,9 +191,9 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef) error {
 	g := nexmark.NewAt(cfg, next)
 	start, startEvent := time.Now(), next
 	for ctx.Err() == nil {
-		rows := make([]types.Row, 0, ingestBatch)
+		rows := make([]repr.Row, 0, ingestBatch)
 		for len(rows) < ingestBatch {
-			var row types.Row
+			var row repr.Row
 			if _, ok := g.NextOf(tt, &row); !ok {
 				break
 			}
@@ -216,7 +215,7 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef) error {
 }
 
 // insertions turns rows into insert changes.
-func insertions(rows []types.Row) []sql.Change {
+func insertions(rows []repr.Row) []sql.Change {
 	out := make([]sql.Change, len(rows))
 	for i, r := range rows {
 		out[i] = sql.Change{Kind: sql.ChangeInsert, Row: r}

@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"time"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector/datagen"
 	"github.com/eddydb/eddy/sql"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // datagenTick is the longest a datagen source sleeps between batches.
@@ -41,9 +41,9 @@ func (c *connectors) runDatagen(ctx context.Context, def sql.SourceDef) error {
 			sleepCtx(ctx, min(datagenTick, time.Duration(float64(time.Second)/float64(rate))+time.Millisecond))
 			continue
 		}
-		rows := make([]types.Row, 0, n)
+		rows := make([]repr.Row, 0, n)
 		for int64(len(rows)) < n {
-			var row types.Row // Next reuses a row's array: give each its own
+			var row repr.Row // Next reuses a row's array: give each its own
 			if !g.Next(&row) {
 				break
 			}

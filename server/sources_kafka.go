@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector/format"
 	"github.com/eddydb/eddy/server/connector/kafka"
 	"github.com/eddydb/eddy/sql"
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // lagInterval is how often a running Kafka source refreshes its lag in
@@ -38,7 +38,7 @@ var kafkaSourceOptions = []string{"topic", "on_error"}
 func newKafkaSetup(def sql.SourceDef) (*kafkaSetup, error) {
 	for k := range def.Options {
 		if !slices.Contains(kafkaSourceOptions, k) && !strings.HasPrefix(k, "properties.") && !strings.HasPrefix(k, "scan.") {
-			return nil, pgerr.New(pgerr.CodeInvalidParameter, "unrecognized option %q for a kafka source", k)
+			return nil, repr.Errorf(repr.CodeInvalidParameter, "unrecognized option %q for a kafka source", k)
 		}
 	}
 	cfg, err := kafka.ParseOptions(def.Options)
@@ -54,7 +54,7 @@ func newKafkaSetup(def sql.SourceDef) (*kafkaSetup, error) {
 		f, enc = format.FormatPlain, format.EncodeJSON
 	}
 	if f == format.FormatUpsert && (!def.IsTable || len(def.PrimaryKey) == 0) {
-		return nil, pgerr.New(pgerr.CodeInvalidParameter, "FORMAT UPSERT needs a table with a primary key: CREATE TABLE %s (..., PRIMARY KEY (...)) WITH (connector = 'kafka', ...)", def.Name)
+		return nil, repr.Errorf(repr.CodeInvalidParameter, "FORMAT UPSERT needs a table with a primary key: CREATE TABLE %s (..., PRIMARY KEY (...)) WITH (connector = 'kafka', ...)", def.Name)
 	}
 	dec, err := format.NewDecoder(f, enc, connectorColumns(def), def.PrimaryKey, def.EncodeOptions)
 	if err != nil {
@@ -155,7 +155,7 @@ func (c *connectors) reportLag(ctx context.Context, id uint64, r *kafka.Reader) 
 	}
 }
 
-func describeErr(e *pgerr.Error) string {
+func describeErr(e *repr.Error) string {
 	if e.Detail != "" {
 		return e.Message + ": " + e.Detail
 	}

@@ -10,11 +10,10 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -73,14 +72,14 @@ func (p *Portal) execComment(cs *pg.CommentStmt) error {
 		kind = relSequence
 	case pg.ObjectType_OBJECT_COLUMN:
 		if len(names) < 2 {
-			return pgerr.New(pgerr.CodeSyntax, "column name must be qualified")
+			return repr.Errorf(repr.CodeSyntax, "column name must be qualified")
 		}
 		kind, col, names = 255, names[len(names)-1], names[:len(names)-1]
 	default:
-		return pgerr.Unsupported("COMMENT ON %s", strings.TrimPrefix(cs.Objtype.String(), "OBJECT_"))
+		return repr.Unsupported("COMMENT ON %s", strings.TrimPrefix(cs.Objtype.String(), "OBJECT_"))
 	}
 	if len(names) == 0 {
-		return pgerr.New(pgerr.CodeSyntax, "COMMENT ON needs an object name")
+		return repr.Errorf(repr.CodeSyntax, "COMMENT ON needs an object name")
 	}
 	schema, name := "", names[len(names)-1]
 	if len(names) > 1 {
@@ -91,10 +90,10 @@ func (p *Portal) execComment(cs *pg.CommentStmt) error {
 	defer e.mu.Unlock()
 	obj := e.cat.lookup(schema, name)
 	if obj == nil {
-		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", name)
+		return repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", name)
 	}
 	if kind != 255 && obj.Kind != kind {
-		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not %s", name, aKind(kind))
+		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not %s", name, aKind(kind))
 	}
 	nu := obj.clone()
 	if col == "" {
@@ -102,7 +101,7 @@ func (p *Portal) execComment(cs *pg.CommentStmt) error {
 	} else {
 		i := columnIndex(nu.Columns, col)
 		if i < 0 {
-			return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, name)
+			return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, name)
 		}
 		nu.Columns[i].Comment = cs.Comment
 	}
@@ -114,13 +113,13 @@ func (p *Portal) execComment(cs *pg.CommentStmt) error {
 // shape (the collection is rewritten in the same batch).
 // also are more changed objects (old, new) committed in the same batch
 // (views whose query a rename rewrote).
-func (e *Engine) commitAltered(old, nu *Object, rows func(types.Row) (types.Row, error), also ...[2]*Object) error {
+func (e *Engine) commitAltered(old, nu *Object, rows func(repr.Row) (repr.Row, error), also ...[2]*Object) error {
 	return e.commitAlteredWith(old, nu, rows, also, nil)
 }
 
 // commitAlteredWith is commitAltered that also creates and drops the
 // sequences of an ALTER TABLE (seqs, may be nil) in the same batch.
-func (e *Engine) commitAlteredWith(old, nu *Object, rows func(types.Row) (types.Row, error), also [][2]*Object, seqs *alteration) error {
+func (e *Engine) commitAlteredWith(old, nu *Object, rows func(repr.Row) (repr.Row, error), also [][2]*Object, seqs *alteration) error {
 	var c *storage.Collection
 	var ixFixes [][2]*Object // indexes rebuilt under new column numbers
 	var ixGone []*Object     // indexes on dropped columns
@@ -191,14 +190,14 @@ func (e *Engine) commitAlteredWith(old, nu *Object, rows func(types.Row) (types.
 
 // rewriteRows builds the collection of nu's rows from old's, logging the
 // deletion of the old rows and the new rows to b.
-func (e *Engine) rewriteRows(old, nu *Object, conv func(types.Row) (types.Row, error), b *storage.Batch) (*storage.Collection, error) {
+func (e *Engine) rewriteRows(old, nu *Object, conv func(repr.Row) (repr.Row, error), b *storage.Batch) (*storage.Collection, error) {
 	src := e.colls[old.ID]
-	var rows []types.Row
+	var rows []repr.Row
 	var counts []int64
 	var err error
 	if src != nil {
-		src.Scan(func(r types.Row, n int64) bool {
-			var nr types.Row
+		src.Scan(func(r repr.Row, n int64) bool {
+			var nr repr.Row
 			if nr, err = conv(r); err != nil {
 				return false
 			}
@@ -234,13 +233,13 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 		if as.MissingOk {
 			return nil
 		}
-		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", as.Relation.Relname)
+		return repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", as.Relation.Relname)
 	}
 	if obj.Kind != planner.RelTable {
-		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a table", obj.Name)
+		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a table", obj.Name)
 	}
 	if isSystemRelation(obj.ID) {
-		return pgerr.New("42501", "permission denied: \"%s\" is a system relation", obj.Name)
+		return repr.Errorf("42501", "permission denied: \"%s\" is a system relation", obj.Name)
 	}
 	a := &alteration{e: e, old: obj, nu: obj.clone(), ctx: ectx}
 	for _, n := range as.Cmds {
@@ -254,10 +253,10 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 	if err := a.validateRows(); err != nil {
 		return err
 	}
-	var conv func(types.Row) (types.Row, error)
+	var conv func(repr.Row) (repr.Row, error)
 	if a.reshape {
 		i := 0
-		conv = func(types.Row) (types.Row, error) { i++; return a.rows[i-1], nil }
+		conv = func(repr.Row) (repr.Row, error) { i++; return a.rows[i-1], nil }
 	}
 	return e.commitAlteredWith(obj, a.nu, conv, nil, a)
 }
@@ -269,12 +268,12 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 type alteration struct {
 	e       *Engine
 	old, nu *Object
-	ctx     *scalar.Ctx
+	ctx     *expr.Ctx
 	// srcCol maps each column of nu to its column in old (-1: added);
 	// exprs, where set, compute a column from the old row instead (ALTER
 	// COLUMN TYPE).
 	srcCol  []int
-	exprs   []scalar.Expr
+	exprs   []expr.Expr
 	reshape bool
 	// dropped names the dropped columns (for the dependency error).
 	dropped []string
@@ -295,7 +294,7 @@ type alteration struct {
 	rewritten map[*Object]*Object
 	// rows and counts are the existing rows in the new shape (converted
 	// once: a volatile default is evaluated once per row).
-	rows   []types.Row
+	rows   []repr.Row
 	counts []int64
 	// indexFixes are indexes whose stored expressions a column rename
 	// rewrote (old and new versions).
@@ -307,7 +306,7 @@ func (a *alteration) cols() []int {
 		for i := range a.old.Columns {
 			a.srcCol = append(a.srcCol, i)
 		}
-		a.exprs = make([]scalar.Expr, len(a.srcCol))
+		a.exprs = make([]expr.Expr, len(a.srcCol))
 	}
 	return a.srcCol
 }
@@ -323,14 +322,14 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 			if cmd.MissingOk {
 				return nil
 			}
-			return pgerr.New(pgerr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, nu.Name)
+			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, nu.Name)
 		}
 		col, pk, seq, err := columnDef(cd)
 		if err != nil {
 			return err
 		}
 		if pk {
-			return pgerr.Unsupported("ADD COLUMN ... PRIMARY KEY")
+			return repr.Unsupported("ADD COLUMN ... PRIMARY KEY")
 		}
 		nu.Columns = append(nu.Columns, col)
 		if seq != nil {
@@ -360,7 +359,7 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 			if cmd.MissingOk {
 				return nil
 			}
-			return pgerr.New("55000", "column \"%s\" of relation \"%s\" is not an identity column", cmd.Name, nu.Name)
+			return repr.Errorf("55000", "column \"%s\" of relation \"%s\" is not an identity column", cmd.Name, nu.Name)
 		}
 		a.dropOwnedSeq(col.Seq)
 		col.Identity, col.Seq, col.Default = 0, 0, ""
@@ -375,7 +374,7 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		nu.Columns[i].Default, nu.Columns[i].Seq = "", 0
 		if cmd.Def != nil {
 			if nu.Columns[i].Identity != 0 {
-				return pgerr.New(pgerr.CodeSyntax, "column \"%s\" of relation \"%s\" is an identity column", cmd.Name, nu.Name).
+				return repr.Errorf(repr.CodeSyntax, "column \"%s\" of relation \"%s\" is an identity column", cmd.Name, nu.Name).
 					WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
 			}
 			text, err := deparseDefault(cmd.Def)
@@ -398,10 +397,10 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 			return err
 		}
 		if inKey(nu.PrimaryKey, i) {
-			return pgerr.New("42P16", "column \"%s\" is in a primary key", cmd.Name)
+			return repr.Errorf("42P16", "column \"%s\" is in a primary key", cmd.Name)
 		}
 		if nu.Columns[i].Identity != 0 {
-			return pgerr.New("42P16", "column \"%s\" of relation \"%s\" is an identity column", cmd.Name, nu.Name)
+			return repr.Errorf("42P16", "column \"%s\" of relation \"%s\" is an identity column", cmd.Name, nu.Name)
 		}
 		nu.Columns[i].NotNull = false
 		return nil
@@ -411,7 +410,7 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 			return a.addPrimaryKey(c)
 		}
 		if !isTableConstraint(c.Contype) {
-			return pgerr.Unsupported("ALTER TABLE ADD %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
+			return repr.Unsupported("ALTER TABLE ADD %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
 		}
 		if err := nu.addConstraint(c, ""); err != nil {
 			return err
@@ -421,7 +420,7 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 	case pg.AlterTableType_AT_DropConstraint:
 		if nu.PrimaryKey != nil && cmd.Name == nu.Name+"_pkey" {
 			if len(a.e.referencingKey(nu.ID, nu.PrimaryKey)) > 0 {
-				return pgerr.New(pgerr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", cmd.Name, nu.Name)
+				return repr.Errorf(repr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", cmd.Name, nu.Name)
 			}
 			nu.PrimaryKey, a.reshape = nil, true
 			return nil
@@ -429,7 +428,7 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		for i, k := range nu.Constraints {
 			if k.Name == cmd.Name {
 				if k.Kind == "unique" && len(a.e.referencingKey(nu.ID, k.Cols)) > 0 {
-					return pgerr.New(pgerr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", k.Name, nu.Name)
+					return repr.Errorf(repr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", k.Name, nu.Name)
 				}
 				nu.Constraints = append(nu.Constraints[:i:i], nu.Constraints[i+1:]...)
 				return nil
@@ -438,9 +437,9 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		if cmd.MissingOk {
 			return nil
 		}
-		return pgerr.New(pgerr.CodeUndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", cmd.Name, nu.Name)
+		return repr.Errorf(repr.CodeUndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", cmd.Name, nu.Name)
 	}
-	return pgerr.Unsupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
+	return repr.Unsupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 }
 
 // deparseDefault renders a DEFAULT expression as SQL text.
@@ -450,7 +449,7 @@ func deparseDefault(n *pg.Node) (string, error) { return defaultText(n) }
 func (a *alteration) column(name string) (int, error) {
 	i := columnIndex(a.nu.Columns, name)
 	if i < 0 {
-		return -1, pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, a.nu.Name)
+		return -1, repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, a.nu.Name)
 	}
 	return i, nil
 }
@@ -465,17 +464,17 @@ func (a *alteration) dropColumn(cmd *pg.AlterTableCmd) error {
 		if cmd.MissingOk {
 			return nil
 		}
-		return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, nu.Name)
+		return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, nu.Name)
 	}
 	if len(nu.Columns) == 1 {
-		return pgerr.Unsupported("dropping the last column of a table")
+		return repr.Unsupported("dropping the last column of a table")
 	}
 	if inKey(nu.PrimaryKey, i) {
-		return pgerr.Unsupported("dropping a primary key column")
+		return repr.Unsupported("dropping a primary key column")
 	}
 	for _, ref := range a.e.referencing(nu.ID) {
 		if ref.child.ID != nu.ID && inKey(ref.k.RefCols, i) {
-			return pgerr.New(pgerr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", cmd.Name, nu.Name).
+			return repr.Errorf(repr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", cmd.Name, nu.Name).
 				WithDetail("constraint %s on table %s depends on column %s of table %s", ref.k.Name, ref.child.Name, cmd.Name, nu.Name)
 		}
 	}
@@ -582,18 +581,18 @@ func (a *alteration) addIdentity(cmd *pg.AlterTableCmd) error {
 	}
 	col := &a.nu.Columns[i]
 	switch col.Type.OID() {
-	case types.Int2.OID(), types.Int4.OID(), types.Int8.OID():
+	case repr.Int2.OID(), repr.Int4.OID(), repr.Int8.OID():
 	default:
-		return pgerr.New(pgerr.CodeInvalidParameter, "identity column type must be smallint, integer, or bigint")
+		return repr.Errorf(repr.CodeInvalidParameter, "identity column type must be smallint, integer, or bigint")
 	}
 	if col.Identity != 0 {
-		return pgerr.New("55000", "column \"%s\" of relation \"%s\" is already an identity column", cmd.Name, a.nu.Name)
+		return repr.Errorf("55000", "column \"%s\" of relation \"%s\" is already an identity column", cmd.Name, a.nu.Name)
 	}
 	if !col.NotNull {
-		return pgerr.New("55000", "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", cmd.Name, a.nu.Name)
+		return repr.Errorf("55000", "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", cmd.Name, a.nu.Name)
 	}
 	if col.Default != "" {
-		return pgerr.New("55000", "column \"%s\" of relation \"%s\" already has a default value", cmd.Name, a.nu.Name)
+		return repr.Errorf("55000", "column \"%s\" of relation \"%s\" already has a default value", cmd.Name, a.nu.Name)
 	}
 	c := cmd.Def.GetConstraint()
 	seq, err := identitySequence(col, c)
@@ -606,7 +605,7 @@ func (a *alteration) addIdentity(cmd *pg.AlterTableCmd) error {
 			names := stringList(de.Arg.GetList().GetItems())
 			name = names[len(names)-1]
 			if a.e.cat.lookup(a.nu.Schema, name) != nil {
-				return pgerr.New(pgerr.CodeDuplicateTable, "relation \"%s\" already exists", name)
+				return repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", name)
 			}
 		}
 	}
@@ -629,8 +628,8 @@ func (e *Engine) referencingKey(id uint64, cols []int) []fkRef {
 
 // convert maps an old row to the new shape, computing added columns from
 // their defaults.
-func (a *alteration) convert(r types.Row) (types.Row, error) {
-	out := make(types.Row, len(a.nu.Columns))
+func (a *alteration) convert(r repr.Row) (repr.Row, error) {
+	out := make(repr.Row, len(a.nu.Columns))
 	for i, src := range a.srcCol {
 		if x := a.exprs[i]; x != nil {
 			v, err := x.Eval(a.ctx, r)
@@ -649,11 +648,11 @@ func (a *alteration) convert(r types.Row) (types.Row, error) {
 			if st.called {
 				var ok bool
 				if v, ok = st.def.step(st.last); !ok {
-					return nil, pgerr.New("2200H", "nextval: reached maximum value of sequence")
+					return nil, repr.Errorf("2200H", "nextval: reached maximum value of sequence")
 				}
 			}
 			st.last, st.called = v, true
-			out[i] = types.NewInt(v)
+			out[i] = repr.NewInt(v)
 			continue
 		}
 		v, err := a.defaultOf(i)
@@ -667,21 +666,21 @@ func (a *alteration) convert(r types.Row) (types.Row, error) {
 
 // defaultOf evaluates the default of new column i (per row: a volatile
 // default gives each row its own value, as in PostgreSQL).
-func (a *alteration) defaultOf(i int) (types.Datum, error) {
+func (a *alteration) defaultOf(i int) (repr.Datum, error) {
 	if a.nu.rel == nil {
 		rel, err := a.nu.relation()
 		if err != nil {
-			return types.Null, err
+			return repr.Null, err
 		}
 		a.nu.rel = rel
 	}
 	col := a.nu.rel.Columns[i]
 	if col.Default == nil {
-		return types.Null, nil
+		return repr.Null, nil
 	}
 	x, err := planner.PlanScalar(a.e.cat, col.Default, col.Type)
 	if err != nil {
-		return types.Null, err
+		return repr.Null, err
 	}
 	return evalClosed(x, a.ctx)
 }
@@ -694,8 +693,8 @@ func (a *alteration) validateRows() error {
 	}
 	if src := a.e.colls[a.old.ID]; src != nil {
 		var err error
-		src.Scan(func(r types.Row, n int64) bool {
-			var nr types.Row
+		src.Scan(func(r repr.Row, n int64) bool {
+			var nr repr.Row
 			if nr, err = a.convert(r); err != nil {
 				return false
 			}
@@ -774,7 +773,7 @@ func (a *alteration) checkDependents() error {
 		}
 		uses := err != nil || cols != cols2
 		if len(a.dropped) > 0 && uses {
-			return pgerr.New(pgerr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", a.dropped[0], a.nu.Name).
+			return repr.Errorf(repr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", a.dropped[0], a.nu.Name).
 				WithDetail("%s %s depends on column %s of table %s", kindName(d.Kind), d.Name, a.dropped[0], a.nu.Name).
 				WithHint("Drop the dependent objects first.")
 		}
@@ -782,7 +781,7 @@ func (a *alteration) checkDependents() error {
 		if !uses {
 			detail = fmt.Sprintf("The dataflow of %s %s reads the table's rows as they are stored.", kindName(d.Kind), d.Name)
 		}
-		return pgerr.New(pgerr.CodeFeatureNotSupported, "cannot alter table %s because %s %s depends on it", a.nu.Name, kindName(d.Kind), d.Name).
+		return repr.Errorf(repr.CodeFeatureNotSupported, "cannot alter table %s because %s %s depends on it", a.nu.Name, kindName(d.Kind), d.Name).
 			WithDetail("%s", detail).WithHint("Drop the dependent views first, then recreate them.")
 	}
 	return nil
@@ -852,31 +851,31 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 	case pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT:
 		p.tag = "ALTER TABLE"
 	default:
-		return pgerr.Unsupported("ALTER %s RENAME", strings.TrimPrefix(rs.RenameType.String(), "OBJECT_"))
+		return repr.Unsupported("ALTER %s RENAME", strings.TrimPrefix(rs.RenameType.String(), "OBJECT_"))
 	}
 	obj := e.cat.lookup(rs.Relation.Schemaname, rs.Relation.Relname)
 	if obj == nil {
 		if rs.MissingOk {
 			return nil
 		}
-		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", rs.Relation.Relname)
+		return repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", rs.Relation.Relname)
 	}
 	if isSystemRelation(obj.ID) {
-		return pgerr.New("42501", "permission denied: \"%s\" is a system relation", obj.Name)
+		return repr.Errorf("42501", "permission denied: \"%s\" is a system relation", obj.Name)
 	}
 	nu := obj.clone()
 	a := &alteration{e: e, old: obj, nu: nu}
 	switch rs.RenameType {
 	case pg.ObjectType_OBJECT_COLUMN:
 		if obj.Kind != planner.RelTable {
-			return pgerr.Unsupported("renaming a column of a %s", kindName(obj.Kind))
+			return repr.Unsupported("renaming a column of a %s", kindName(obj.Kind))
 		}
 		i, err := a.column(rs.Subname)
 		if err != nil {
 			return err
 		}
 		if columnIndex(nu.Columns, rs.Newname) >= 0 {
-			return pgerr.New(pgerr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, nu.Name)
+			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, nu.Name)
 		}
 		nu.Columns[i].Name = rs.Newname
 		if err := renameInChecks(nu, rs.Subname, rs.Newname); err != nil {
@@ -895,18 +894,18 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 			}
 		}
 		if !found {
-			return pgerr.New(pgerr.CodeUndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rs.Subname, nu.Name)
+			return repr.Errorf(repr.CodeUndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rs.Subname, nu.Name)
 		}
 	default:
 		if e.cat.lookup(nu.Schema, rs.Newname) != nil {
-			return pgerr.New(pgerr.CodeDuplicateTable, "relation \"%s\" already exists", rs.Newname)
+			return repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", rs.Newname)
 		}
 		if want := renameKind(rs.RenameType); want != obj.Kind && !(want == planner.RelTable && obj.Kind != relSequence) {
-			return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not %s", obj.Name, aKind(want))
+			return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not %s", obj.Name, aKind(want))
 		}
 		nu.Name = rs.Newname
 		if obj.Kind == relSequence {
-			return pgerr.Unsupported("renaming a sequence")
+			return repr.Unsupported("renaming a sequence")
 		}
 		if err := a.renameInViews(); err != nil {
 			return err
@@ -980,7 +979,7 @@ func renameInChecks(o *Object, from, to string) error {
 		}
 		for _, r := range columnRefs(n) {
 			if r == from {
-				return pgerr.Unsupported("renaming column %s, which check constraint %s uses", from, k.Name)
+				return repr.Unsupported("renaming column %s, which check constraint %s uses", from, k.Name)
 			}
 		}
 	}
@@ -1129,16 +1128,16 @@ func readsColumn(line string, c int) bool {
 func (a *alteration) addPrimaryKey(c *pg.Constraint) error {
 	nu := a.nu
 	if nu.PrimaryKey != nil {
-		return pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", nu.Name)
+		return repr.Errorf("42P16", "multiple primary keys for table \"%s\" are not allowed", nu.Name)
 	}
 	if c.Conname != "" && c.Conname != nu.Name+"_pkey" {
-		return pgerr.Unsupported("a primary key not named %s_pkey", nu.Name)
+		return repr.Unsupported("a primary key not named %s_pkey", nu.Name)
 	}
 	var key []int
 	for _, n := range stringList(c.Keys) {
 		i := columnIndex(nu.Columns, n)
 		if i < 0 {
-			return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", n, nu.Name)
+			return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", n, nu.Name)
 		}
 		key = append(key, i)
 		nu.Columns[i].NotNull = true
@@ -1163,20 +1162,20 @@ func (a *alteration) alterType(cmd *pg.AlterTableCmd) error {
 	}
 	src := a.srcCol[i]
 	if src < 0 {
-		return pgerr.Unsupported("changing the type of a column added in the same ALTER TABLE")
+		return repr.Unsupported("changing the type of a column added in the same ALTER TABLE")
 	}
 	if a.nu.Columns[i].Identity != 0 || a.nu.Columns[i].Seq != 0 {
-		return pgerr.Unsupported("changing the type of a serial or identity column")
+		return repr.Unsupported("changing the type of a serial or identity column")
 	}
-	expr := cd.RawDefault
-	if expr == nil {
-		expr = &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
+	ex := cd.RawDefault
+	if ex == nil {
+		ex = &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
 			Fields: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: a.old.Columns[src].Name}}}}}}}
 	}
-	x, err := planner.PlanRowValue(a.e.cat, a.old.rel, expr, t, cmd.Name)
+	x, err := planner.PlanRowValue(a.e.cat, a.old.rel, ex, t, cmd.Name)
 	if err != nil {
-		if cd.RawDefault == nil && pgerr.From(err).Code == pgerr.CodeDatatypeMismatch {
-			return pgerr.New(pgerr.CodeDatatypeMismatch, "column \"%s\" cannot be cast automatically to type %s", cmd.Name, t).
+		if cd.RawDefault == nil && repr.ErrorFrom(err).Code == repr.CodeDatatypeMismatch {
+			return repr.Errorf(repr.CodeDatatypeMismatch, "column \"%s\" cannot be cast automatically to type %s", cmd.Name, t).
 				WithHint("You might need to specify \"USING %s::%s\".", cmd.Name, t)
 		}
 		return err

@@ -3,8 +3,7 @@ package sql
 import (
 	"testing"
 
-	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -17,9 +16,9 @@ func TestApplyViewOutputRawOrder(t *testing.T) {
 	e := te.e
 	const id = 1 << 40
 	e.colls[id] = storage.NewCollection(id, nil)
-	r1 := types.Row{types.NewInt(1)}
-	r2 := types.Row{types.NewInt(2)}
-	out := []exec.Update{
+	r1 := repr.Row{repr.NewInt(1)}
+	r2 := repr.Row{repr.NewInt(2)}
+	out := []repr.Update{
 		{Row: r1, Diff: -1}, {Row: r2, Diff: 1}, {Row: r1, Diff: 1}, {Row: r2, Diff: 1}, {Row: r2, Diff: -1},
 	}
 	tx := &applyTx{}
@@ -28,7 +27,7 @@ func TestApplyViewOutputRawOrder(t *testing.T) {
 	}
 	tx.commit()
 	got := map[int64]int64{}
-	e.colls[id].Scan(func(r types.Row, n int64) bool {
+	e.colls[id].Scan(func(r repr.Row, n int64) bool {
 		got[r[0].Int()] = n
 		return true
 	})

@@ -8,12 +8,10 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // Object is a catalog entry: a table, a view or a materialized view. It is
@@ -63,7 +61,7 @@ type Object struct {
 	rel *planner.Relation
 	// checks are the planned CHECK expressions, by constraint index
 	// (nil for other kinds).
-	checks []scalar.Expr
+	checks []expr.Expr
 	// owned are the sequences a table being created owns.
 	owned []*Object
 	// ixKey is an index's key compiled over its relation's rows
@@ -74,7 +72,7 @@ type Object struct {
 // ColumnDef is a column as declared.
 type ColumnDef struct {
 	Name    string
-	Type    types.T
+	Type    repr.T
 	NotNull bool   `json:",omitempty"`
 	Default string `json:",omitempty"` // SQL text of the DEFAULT expression
 	// Identity is 'a' (GENERATED ALWAYS) or 'd' (BY DEFAULT) for an
@@ -156,13 +154,13 @@ func (c *Catalog) Relation(schema, name string) (*planner.Relation, error) {
 		if schema != "" {
 			name = schema + "." + name
 		}
-		return nil, pgerr.ErrUndefinedTable.New(name)
+		return nil, repr.ErrUndefinedTable.New(name)
 	}
 	if o.Kind == relSequence {
-		return nil, pgerr.Unsupported("reading sequence \"%s\" as a relation", o.Name)
+		return nil, repr.Unsupported("reading sequence \"%s\" as a relation", o.Name)
 	}
 	if o.Kind == relIndex {
-		return nil, pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is an index", o.Name)
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is an index", o.Name)
 	}
 	if c.size != nil {
 		if n := c.size(o.ID); n > 0 {
@@ -203,7 +201,7 @@ func (c *Catalog) objects() []*Object {
 // and column defaults.
 func (o *Object) relation() (*planner.Relation, error) {
 	rel := &planner.Relation{
-		ID: dataflow.CollectionID(o.ID), Schema: o.Schema, Name: o.Name,
+		ID: repr.CollectionID(o.ID), Schema: o.Schema, Name: o.Name,
 		Kind: o.Kind, PrimaryKey: o.PrimaryKey,
 	}
 	for _, c := range o.Columns {
@@ -241,7 +239,7 @@ func parseExpr(sql string) (*pg.Node, error) {
 		return nil, err
 	}
 	if len(stmts) != 1 || stmts[0].AST.GetSelectStmt() == nil || len(stmts[0].AST.GetSelectStmt().TargetList) != 1 {
-		return nil, pgerr.New(pgerr.CodeSyntax, "invalid expression %q", sql)
+		return nil, repr.Errorf(repr.CodeSyntax, "invalid expression %q", sql)
 	}
 	return stmts[0].AST.GetSelectStmt().TargetList[0].GetResTarget().Val, nil
 }
@@ -304,7 +302,7 @@ func (o *Object) planChecks(cat planner.Catalog) error {
 			continue
 		}
 		if o.checks == nil {
-			o.checks = make([]scalar.Expr, len(o.Constraints))
+			o.checks = make([]expr.Expr, len(o.Constraints))
 		}
 		n, err := parseExpr(k.Check)
 		if err != nil {

@@ -8,9 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -79,7 +77,7 @@ type checkpointer struct {
 	commits int
 	last    time.Time
 	// durable is the logical time of the last checkpoint.
-	durable exec.Time
+	durable repr.Time
 	// replaying is set while restart replays the log: tick takes the
 	// logged wall-clock time (replayWall) and no log record is written.
 	replaying  bool
@@ -120,7 +118,7 @@ func (e *Engine) newTx() *applyTx {
 
 // logInput writes a commit's log record to its batch (not while
 // replaying, whose records are already durable).
-func (e *Engine) logInput(b *storage.Batch, t exec.Time, rec []byte) {
+func (e *Engine) logInput(b *storage.Batch, t repr.Time, rec []byte) {
 	if !e.ck.replaying {
 		b.Set(storage.LogKey(t), rec)
 	}
@@ -158,7 +156,7 @@ func (e *Engine) checkpointLocked() error {
 	sb.Set(metaCheckpoint, binary.BigEndian.AppendUint64(nil, e.clock))
 	sb.DeleteRange(storage.LogKey(0), storage.LogKey(e.clock+1))
 	if err := e.db.Commit(sb); err != nil {
-		e.committer.broken = pgerr.New(pgerr.CodeInternal,
+		e.committer.broken = repr.Errorf(repr.CodeInternal,
 			"could not write a checkpoint; restart the server to recover the last durable state: %v", err)
 		return e.committer.broken
 	}
@@ -226,12 +224,12 @@ func appendSourceRecord(buf []byte, wall int64, id uint64, changes []Change) []b
 		} else {
 			buf = append(buf, byte(c.Kind))
 		}
-		for _, r := range []types.Row{c.Row, c.Key} {
+		for _, r := range []repr.Row{c.Row, c.Key} {
 			if r == nil {
 				buf = append(buf, 0)
 				continue
 			}
-			tmp = types.AppendRow(tmp[:0], r)
+			tmp = repr.AppendRow(tmp[:0], r)
 			buf = append(buf, 1)
 			buf = binary.AppendUvarint(buf, uint64(len(tmp)))
 			buf = append(buf, tmp...)
@@ -320,11 +318,11 @@ func (r *logReader) byte() byte {
 }
 
 // row reads an optional row.
-func (r *logReader) row() types.Row {
+func (r *logReader) row() repr.Row {
 	if r.byte() == 0 || r.err != nil {
 		return nil
 	}
-	row, err := types.DecodeRow(r.bytes())
+	row, err := repr.DecodeRow(r.bytes())
 	if err != nil && r.err == nil {
 		r.err = err
 	}
@@ -393,7 +391,7 @@ func (e *Engine) replayLog() error {
 		e.ck.durable = binary.BigEndian.Uint64(v)
 	}
 	type entry struct {
-		t   exec.Time
+		t   repr.Time
 		rec []byte
 	}
 	var recs []entry
@@ -477,7 +475,7 @@ func (e *Engine) replayOne(rec logRecord, b *storage.Batch) error {
 	default:
 		t := e.tick(b)
 		tx := e.newTx()
-		if err := e.propagate(map[uint64][]exec.Update{}, t, b, tx); err != nil {
+		if err := e.propagate(map[uint64][]repr.Update{}, t, b, tx); err != nil {
 			tx.rollback()
 			return err
 		}

@@ -5,9 +5,8 @@ import (
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -17,7 +16,7 @@ import (
 // clock()), so it never decreases, even when the system clock steps back,
 // and it is stored with the logical clock so it does not go back after a
 // restart either. Views see it as exec.Input.Now (temporal filters keep
-// the rows valid at that time) and as scalar.Ctx.StmtTimestamp (so
+// the rows valid at that time) and as expr.Ctx.StmtTimestamp (so
 // proctime() in a view is the arrival time of the rows of that step).
 //
 // proctime() limitation: the arrival time is evaluated when an update
@@ -55,9 +54,9 @@ func (e *Engine) SetClock(now func() time.Time) {
 // read returns the clock's current time in timestamptz microseconds.
 func (w *wallClock) read() int64 {
 	if w.now == nil {
-		return types.TimeToTimestamp(time.Now())
+		return repr.TimeToTimestamp(time.Now())
 	}
-	return types.TimeToTimestamp(w.now())
+	return repr.TimeToTimestamp(w.now())
 }
 
 // advanceWall assigns the wall-clock time of a new logical time and logs
@@ -78,28 +77,28 @@ func (e *Engine) restoreWall() error {
 
 // viewCtx is the evaluation context of a view step at the current logical
 // time: UTC, and the step's wall-clock time as the statement timestamp.
-func (e *Engine) viewCtx() *scalar.Ctx {
-	return &scalar.Ctx{TimeZone: "UTC", StmtTimestamp: e.wall.last}
+func (e *Engine) viewCtx() *expr.Ctx {
+	return &expr.Ctx{TimeZone: "UTC", StmtTimestamp: e.wall.last}
 }
 
 // viewInput is the Step input of a view at the current logical time.
-func (e *Engine) viewInput(mv *matView, in map[dataflow.CollectionID][]exec.Update) exec.Input {
+func (e *Engine) viewInput(mv *matView, in map[repr.CollectionID][]repr.Update) exec.Input {
 	return exec.Input{Updates: in, Watermarks: e.sourceWatermarks(mv.sources), Now: e.wall.last, Arrangements: arrangements{e}}
 }
 
 // stepView steps mv at logical time t with its input in (nil: none),
 // logging state to w, after checking that no retraction reaches a view
 // that evaluates proctime() (see the limitation above).
-func (e *Engine) stepView(mv *matView, t exec.Time, in map[dataflow.CollectionID][]exec.Update, w exec.StateWriter) ([]exec.Update, error) {
+func (e *Engine) stepView(mv *matView, t repr.Time, in map[repr.CollectionID][]repr.Update, w exec.StateWriter) ([]repr.Update, error) {
 	if hasRetraction(in) && usesProctime(mv.df.Plan()) {
-		return nil, pgerr.Unsupported("deleting or updating rows that reach materialized view %q, which calls proctime() "+
+		return nil, repr.Unsupported("deleting or updating rows that reach materialized view %q, which calls proctime() "+
 			"(arrival times are defined only for append-only inputs)", mv.obj.Name)
 	}
 	return mv.df.StepInputRaw(e.viewCtx(), t, e.viewInput(mv, in), w)
 }
 
 // hasRetraction reports whether some update has a negative diff.
-func hasRetraction(in map[dataflow.CollectionID][]exec.Update) bool {
+func hasRetraction(in map[repr.CollectionID][]repr.Update) bool {
 	for _, us := range in {
 		for _, u := range us {
 			if u.Diff < 0 {
@@ -112,7 +111,7 @@ func hasRetraction(in map[dataflow.CollectionID][]exec.Update) bool {
 
 // usesProctime reports whether some expression of the plan calls proctime().
 func usesProctime(p *dataflow.Plan) bool {
-	var exprs []scalar.Expr
+	var exprs []expr.Expr
 	for _, n := range p.Nodes {
 		switch op := n.Op.(type) {
 		case dataflow.MFP:
@@ -130,11 +129,11 @@ func usesProctime(p *dataflow.Plan) bool {
 }
 
 // callsFunc reports whether e calls the function named name.
-func callsFunc(e scalar.Expr, name string) bool {
-	if c, ok := e.(*scalar.Call); ok && c.Fn.Name == name {
+func callsFunc(e expr.Expr, name string) bool {
+	if c, ok := e.(*expr.Call); ok && c.Fn.Name == name {
 		return true
 	}
-	for _, k := range scalar.Children(e) {
+	for _, k := range expr.Children(e) {
 		if callsFunc(k, name) {
 			return true
 		}
@@ -183,7 +182,7 @@ func (e *Engine) Tick() error {
 	prevClock := e.clock
 	t := e.tick(b)
 	tx := e.newTx()
-	err := e.propagate(map[uint64][]exec.Update{}, t, b, tx)
+	err := e.propagate(map[uint64][]repr.Update{}, t, b, tx)
 	if err == nil {
 		e.logInput(b, t, encodeTickRecord(e.wall.last))
 		err = e.db.Commit(b)

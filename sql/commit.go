@@ -5,10 +5,8 @@ import (
 	"sort"
 
 	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -16,17 +14,17 @@ import (
 // order. Changes are (row, diff) pairs; an UPDATE is a -1/+1 pair.
 type writeSet struct {
 	order   []uint64
-	changes map[uint64][]exec.Update
+	changes map[uint64][]repr.Update
 }
 
-func (w *writeSet) add(table uint64, row types.Row, diff int64) {
+func (w *writeSet) add(table uint64, row repr.Row, diff int64) {
 	if w.changes == nil {
-		w.changes = map[uint64][]exec.Update{}
+		w.changes = map[uint64][]repr.Update{}
 	}
 	if _, ok := w.changes[table]; !ok {
 		w.order = append(w.order, table)
 	}
-	w.changes[table] = append(w.changes[table], exec.Update{Row: row, Diff: diff})
+	w.changes[table] = append(w.changes[table], repr.Update{Row: row, Diff: diff})
 }
 
 func (w *writeSet) empty() bool { return len(w.order) == 0 }
@@ -44,7 +42,7 @@ func (w *writeSet) mark() wsMark {
 }
 
 // since returns table's changes after mark m.
-func (w *writeSet) since(m wsMark, table uint64) []exec.Update {
+func (w *writeSet) since(m wsMark, table uint64) []repr.Update {
 	return w.changes[table][m[table]:]
 }
 
@@ -65,7 +63,7 @@ func (w *writeSet) rollbackTo(m wsMark) {
 
 // pending returns the transaction's own changes to table (for reads inside
 // the transaction).
-func (w *writeSet) pending(table uint64) []exec.Update {
+func (w *writeSet) pending(table uint64) []repr.Update {
 	if w == nil {
 		return nil
 	}
@@ -78,7 +76,7 @@ func (w *writeSet) pending(table uint64) []exec.Update {
 type applyTx struct {
 	colls   []*storage.Collection
 	stepped []*matView
-	deltas  map[uint64][]exec.Update
+	deltas  map[uint64][]repr.Update
 	// state is the checkpoint batch and stateMark its position when the
 	// commit began, so a failure also drops the commit's state writes.
 	state     *storage.Batch
@@ -109,29 +107,29 @@ func (a *applyTx) commit() {
 // apply validates and applies ws at time t, logging state writes to the
 // checkpoint batch and metadata (sink logs) to b, and recording in tx what
 // must be undone on failure.
-func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx) error {
+func (e *Engine) apply(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx) error {
 	sb := e.stateBatch()
 	if !e.ck.replaying {
 		if err := e.checkAtCommit(ws); err != nil {
 			return err
 		}
 	}
-	deltas := map[uint64][]exec.Update{}
+	deltas := map[uint64][]repr.Update{}
 	for _, id := range ws.order {
 		obj := e.cat.byID[id]
 		c := e.colls[id]
 		if obj == nil || c == nil {
-			return pgerr.New(pgerr.CodeSerializationFailure, "could not serialize access: table was dropped concurrently")
+			return repr.Errorf(repr.CodeSerializationFailure, "could not serialize access: table was dropped concurrently")
 		}
 		c.Begin()
 		tx.colls = append(tx.colls, c)
 		changes := ws.changes[id]
-		d := make([]exec.Update, 0, len(changes))
+		d := make([]repr.Update, 0, len(changes))
 		for _, u := range changes {
 			if err := c.Apply(u.Row, u.Diff, sb); err != nil {
 				return changeError(obj, u, err)
 			}
-			d = append(d, exec.Update{Row: u.Row, Time: t, Diff: u.Diff})
+			d = append(d, repr.Update{Row: u.Row, Time: t, Diff: u.Diff})
 		}
 		deltas[id] = d
 	}
@@ -143,16 +141,16 @@ func (e *Engine) apply(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx)
 // ID (= dependency) order, applying each view's output to its contents.
 // View contents and operator state go to the checkpoint batch, sink log
 // entries to the commit's batch b.
-func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *storage.Batch, tx *applyTx) error {
+func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *storage.Batch, tx *applyTx) error {
 	sb := e.stateBatch()
 	for _, mv := range e.viewsInOrder() {
-		var in map[dataflow.CollectionID][]exec.Update
+		var in map[repr.CollectionID][]repr.Update
 		for _, src := range mv.sources {
 			if d := deltas[src]; len(d) > 0 {
 				if in == nil {
-					in = map[dataflow.CollectionID][]exec.Update{}
+					in = map[repr.CollectionID][]repr.Update{}
 				}
-				in[dataflow.CollectionID(src)] = d
+				in[repr.CollectionID(src)] = d
 			}
 		}
 		if in == nil && !e.due(mv) {
@@ -190,7 +188,7 @@ func (e *Engine) propagate(deltas map[uint64][]exec.Update, t exec.Time, b *stor
 // update per changed row and none that cancel. A view's dataflow output is
 // not consolidated (see exec's StepInputRaw): its collection and the
 // dataflows of views over it accumulate by key anyway.
-func (e *Engine) consolidateWatched(deltas map[uint64][]exec.Update) {
+func (e *Engine) consolidateWatched(deltas map[uint64][]repr.Update) {
 	for id, d := range deltas {
 		if len(d) == 0 {
 			continue
@@ -210,7 +208,7 @@ func (e *Engine) consolidateWatched(deltas map[uint64][]exec.Update) {
 // first, then the retractions, so that no count goes negative on the way
 // when the sum is valid (a raw output may retract a row before it inserts
 // it).
-func (e *Engine) applyViewOutput(id uint64, out []exec.Update, b *storage.Batch, tx *applyTx) error {
+func (e *Engine) applyViewOutput(id uint64, out []repr.Update, b *storage.Batch, tx *applyTx) error {
 	c := e.colls[id]
 	c.Begin()
 	tx.colls = append(tx.colls, c)
@@ -236,23 +234,23 @@ func (e *Engine) applyViewOutput(id uint64, out []exec.Update, b *storage.Batch,
 // 23505; a deletion that does not find its row means a concurrent
 // transaction changed it (40001). Collection.Apply checks both against the
 // current contents as it applies, so commit needs no separate lookup.
-func changeError(obj *Object, u exec.Update, err error) error {
+func changeError(obj *Object, u repr.Update, err error) error {
 	switch {
 	case errors.Is(err, storage.ErrDuplicateKey):
 		return duplicateKey(obj, u.Row)
 	case errors.Is(err, storage.ErrRowMismatch):
-		return pgerr.New(pgerr.CodeSerializationFailure, "could not serialize access due to concurrent update")
+		return repr.Errorf(repr.CodeSerializationFailure, "could not serialize access due to concurrent update")
 	}
 	return err
 }
 
-func duplicateKey(obj *Object, row types.Row) error {
+func duplicateKey(obj *Object, row repr.Row) error {
 	var names, vals []string
 	for _, i := range obj.PrimaryKey {
 		names = append(names, obj.Columns[i].Name)
-		vals = append(vals, types.FormatText(row[i], obj.Columns[i].Type, nil))
+		vals = append(vals, repr.FormatText(row[i], obj.Columns[i].Type, nil))
 	}
-	return pgerr.New(pgerr.CodeUniqueViolation, "duplicate key value violates unique constraint \"%s_pkey\"", obj.Name).
+	return repr.Errorf(repr.CodeUniqueViolation, "duplicate key value violates unique constraint \"%s_pkey\"", obj.Name).
 		WithDetail("Key (%s)=(%s) already exists.", join(names), join(vals))
 }
 

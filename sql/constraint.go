@@ -8,8 +8,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // Constraint is a named table constraint other than the primary key:
@@ -50,7 +50,7 @@ func (o *Object) addConstraint(c *pg.Constraint, col string) error {
 	switch c.Contype {
 	case pg.ConstrType_CONSTR_UNIQUE:
 		if c.NullsNotDistinct {
-			return pgerr.Unsupported("UNIQUE NULLS NOT DISTINCT")
+			return repr.Unsupported("UNIQUE NULLS NOT DISTINCT")
 		}
 		k.Kind, names = "unique", stringList(c.Keys)
 	case pg.ConstrType_CONSTR_CHECK:
@@ -65,10 +65,10 @@ func (o *Object) addConstraint(c *pg.Constraint, col string) error {
 		k.ref, k.refCols = c.Pktable, stringList(c.PkAttrs)
 		k.OnDelete, k.OnUpdate = fkAction(c.FkDelAction), fkAction(c.FkUpdAction)
 		if c.FkMatchtype == "f" {
-			return pgerr.Unsupported("MATCH FULL")
+			return repr.Unsupported("MATCH FULL")
 		}
 		if k.OnUpdate == 'd' || k.OnDelete == 'd' {
-			return pgerr.Unsupported("SET DEFAULT foreign key actions")
+			return repr.Unsupported("SET DEFAULT foreign key actions")
 		}
 	}
 	if len(names) == 0 && col != "" && k.Kind != "check" {
@@ -77,19 +77,19 @@ func (o *Object) addConstraint(c *pg.Constraint, col string) error {
 	for _, n := range names {
 		i := columnIndex(o.Columns, n)
 		if i < 0 {
-			return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" named in key does not exist", n)
+			return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" named in key does not exist", n)
 		}
 		k.Cols = append(k.Cols, i)
 	}
 	if k.Kind == "foreign" && len(k.refCols) > 0 && len(k.refCols) != len(k.Cols) {
-		return pgerr.New("42830", "number of referencing and referenced columns for foreign key disagree")
+		return repr.Errorf("42830", "number of referencing and referenced columns for foreign key disagree")
 	}
 	if k.Name == "" {
 		k.Name = o.chooseConstraintName(k, c)
 	}
 	for _, x := range o.Constraints {
 		if x.Name == k.Name {
-			return pgerr.New(pgerr.CodeDuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", k.Name, o.Name)
+			return repr.Errorf(repr.CodeDuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", k.Name, o.Name)
 		}
 	}
 	o.Constraints = append(o.Constraints, k)
@@ -216,30 +216,30 @@ func (e *Engine) resolveForeignKeys(obj *Object) error {
 			ref = obj
 		}
 		if ref == nil {
-			return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", k.ref.Relname)
+			return repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", k.ref.Relname)
 		}
 		if ref.Kind != planner.RelTable {
-			return pgerr.New(pgerr.CodeWrongObjectType, "referenced relation \"%s\" is not a table", ref.Name)
+			return repr.Errorf(repr.CodeWrongObjectType, "referenced relation \"%s\" is not a table", ref.Name)
 		}
 		if len(k.refCols) == 0 {
 			if ref.PrimaryKey == nil {
-				return pgerr.New(pgerr.CodeUndefinedObject, "there is no primary key for referenced table \"%s\"", ref.Name)
+				return repr.Errorf(repr.CodeUndefinedObject, "there is no primary key for referenced table \"%s\"", ref.Name)
 			}
 			k.RefCols = append([]int(nil), ref.PrimaryKey...)
 		} else {
 			for _, n := range k.refCols {
 				j := columnIndex(ref.Columns, n)
 				if j < 0 {
-					return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" referenced in foreign key constraint does not exist", n)
+					return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" referenced in foreign key constraint does not exist", n)
 				}
 				k.RefCols = append(k.RefCols, j)
 			}
 			if !ref.hasKey(k.RefCols) {
-				return pgerr.New("42830", "there is no unique constraint matching given keys for referenced table \"%s\"", ref.Name)
+				return repr.Errorf("42830", "there is no unique constraint matching given keys for referenced table \"%s\"", ref.Name)
 			}
 		}
 		if len(k.RefCols) != len(k.Cols) {
-			return pgerr.New("42830", "number of referencing and referenced columns for foreign key disagree")
+			return repr.Errorf("42830", "number of referencing and referenced columns for foreign key disagree")
 		}
 		k.RefTable, k.ref = ref.ID, nil
 	}

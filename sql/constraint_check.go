@@ -4,10 +4,9 @@ import (
 	"strings"
 
 	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Constraint enforcement at the end of a statement, as PostgreSQL checks
@@ -26,7 +25,7 @@ import (
 // that the statement deletes rows (DELETE), so a referenced row's removal
 // runs the foreign keys' ON DELETE actions; otherwise (UPDATE) it is an
 // error while referenced.
-func (e *Engine) checkStatement(ws *writeSet, m wsMark, ctx *scalar.Ctx, deleting bool) error {
+func (e *Engine) checkStatement(ws *writeSet, m wsMark, ctx *expr.Ctx, deleting bool) error {
 	done := wsMark{}
 	for id, n := range m {
 		done[id] = n
@@ -81,7 +80,7 @@ func (e *Engine) referencing(id uint64) []fkRef {
 }
 
 // checkTable checks one table's changes.
-func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []exec.Update, ws *writeSet, ctx *scalar.Ctx, deleting bool) error {
+func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []repr.Update, ws *writeSet, ctx *expr.Ctx, deleting bool) error {
 	e.mu.RLock()
 	unique := len(e.cat.uniqueKeys(obj)) > 0
 	computed := len(e.cat.exprIndexes(obj)) > 0
@@ -89,10 +88,10 @@ func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []exec.Update, ws
 	if len(obj.Constraints) == 0 && len(refs) == 0 && !unique && !computed {
 		return nil
 	}
-	var ins, del []types.Row
+	var ins, del []repr.Row
 	// Net changes: a row written and replaced in the same statement (by
 	// two foreign keys' actions) is not checked.
-	for _, u := range exec.Consolidate(append([]exec.Update(nil), changes...)) {
+	for _, u := range exec.Consolidate(append([]repr.Update(nil), changes...)) {
 		if u.Diff > 0 {
 			ins = append(ins, u.Row)
 		} else if u.Diff < 0 {
@@ -123,8 +122,8 @@ func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []exec.Update, ws
 // the row that replaced it: an UPDATE statement writes all retractions,
 // then the new rows in the same order; ON CONFLICT DO UPDATE writes each
 // retraction right before its new row.
-func updatePairs(changes []exec.Update) map[string]types.Row {
-	out := map[string]types.Row{}
+func updatePairs(changes []repr.Update) map[string]repr.Row {
+	out := map[string]repr.Row{}
 	n := 0
 	for n < len(changes) && changes[n].Diff < 0 {
 		n++
@@ -148,7 +147,7 @@ func updatePairs(changes []exec.Update) map[string]types.Row {
 
 // checkChecks evaluates the CHECK constraints over new rows: 23514 when
 // one is false (NULL passes).
-func (e *Engine) checkChecks(obj *Object, rows []types.Row, ctx *scalar.Ctx) error {
+func (e *Engine) checkChecks(obj *Object, rows []repr.Row, ctx *expr.Ctx) error {
 	for i, x := range obj.checks {
 		if x == nil {
 			continue
@@ -159,7 +158,7 @@ func (e *Engine) checkChecks(obj *Object, rows []types.Row, ctx *scalar.Ctx) err
 				return err
 			}
 			if !d.IsNull() && !d.Bool() {
-				return pgerr.New("23514", "new row for relation \"%s\" violates check constraint \"%s\"", obj.Name, obj.Constraints[i].Name).
+				return repr.Errorf("23514", "new row for relation \"%s\" violates check constraint \"%s\"", obj.Name, obj.Constraints[i].Name).
 					WithDetail("Failing row contains (%s).", formatRow(obj, r))
 			}
 		}
@@ -168,13 +167,13 @@ func (e *Engine) checkChecks(obj *Object, rows []types.Row, ctx *scalar.Ctx) err
 }
 
 // formatRow prints a row as PostgreSQL's constraint errors do.
-func formatRow(obj *Object, r types.Row) string {
+func formatRow(obj *Object, r repr.Row) string {
 	vals := make([]string, len(r))
 	for i, d := range r {
 		if d.IsNull() {
 			vals[i] = "null"
 		} else if i < len(obj.Columns) {
-			vals[i] = types.FormatText(d, obj.Columns[i].Type, nil)
+			vals[i] = repr.FormatText(d, obj.Columns[i].Type, nil)
 		}
 	}
 	return strings.Join(vals, ", ")
@@ -182,13 +181,13 @@ func formatRow(obj *Object, r types.Row) string {
 
 // keyOf encodes row's cols, or returns false when one is NULL (NULLs are
 // distinct: such a row never conflicts or references).
-func keyOf(row types.Row, cols []int) (string, bool) {
+func keyOf(row repr.Row, cols []int) (string, bool) {
 	for _, c := range cols {
 		if row[c].IsNull() {
 			return "", false
 		}
 	}
-	return string(types.AppendColsKey(nil, row, cols)), true
+	return string(repr.AppendColsKey(nil, row, cols)), true
 }
 
 // liveKey answers whether a key of table obj's cols is live as the
@@ -226,7 +225,7 @@ func samePrefix(a, b []int) bool {
 }
 
 // checkUnique checks the UNIQUE constraints for new rows: 23505.
-func (e *Engine) checkUnique(obj *Object, rows []types.Row, ws *writeSet) error {
+func (e *Engine) checkUnique(obj *Object, rows []repr.Row, ws *writeSet) error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.checkUniqueLocked(obj, rows, ws, false)
@@ -235,8 +234,8 @@ func (e *Engine) checkUnique(obj *Object, rows []types.Row, ws *writeSet) error 
 // checkUniqueLocked is checkUnique with e.mu held; atCommit includes
 // the deferred constraints. UNIQUE indexes are checked as UNIQUE
 // constraints (Catalog.uniqueKeys), counted by their own arrangements.
-func (e *Engine) checkUniqueLocked(obj *Object, rows []types.Row, ws *writeSet, atCommit bool) error {
-	ctx := &scalar.Ctx{}
+func (e *Engine) checkUniqueLocked(obj *Object, rows []repr.Row, ws *writeSet, atCommit bool) error {
+	ctx := &expr.Ctx{}
 	for _, k := range e.cat.uniqueKeys(obj) {
 		if k.deferred && !atCommit {
 			continue
@@ -271,7 +270,7 @@ func (e *Engine) uniqueCounts(table uint64, k uniqueKey) *keyIndex {
 
 // deltaCounts counts changes by the unique key (rows that cannot
 // conflict are not counted).
-func (k *indexKey) deltaCounts(ctx *scalar.Ctx, changes []exec.Update) (map[string]int64, error) {
+func (k *indexKey) deltaCounts(ctx *expr.Ctx, changes []repr.Update) (map[string]int64, error) {
 	out := map[string]int64{}
 	for _, u := range changes {
 		key, ok, err := k.unique(ctx, u.Row)
@@ -288,11 +287,11 @@ func (k *indexKey) deltaCounts(ctx *scalar.Ctx, changes []exec.Update) (map[stri
 // checkIndexExprs evaluates the expressions and predicates of obj's
 // indexes over new rows, so that a row whose index key cannot be
 // computed fails its statement, as in PostgreSQL.
-func (e *Engine) checkIndexExprs(obj *Object, rows []types.Row) error {
+func (e *Engine) checkIndexExprs(obj *Object, rows []repr.Row) error {
 	e.mu.RLock()
 	ixs := e.cat.exprIndexes(obj)
 	e.mu.RUnlock()
-	ctx := &scalar.Ctx{}
+	ctx := &expr.Ctx{}
 	for _, ix := range ixs {
 		for _, r := range rows {
 			if _, _, err := ix.ixKey.encode(ctx, nil, r); err != nil {
@@ -303,24 +302,24 @@ func (e *Engine) checkIndexExprs(obj *Object, rows []types.Row) error {
 	return nil
 }
 
-func uniqueViolation(obj *Object, name string, key *indexKey, r types.Row) error {
-	names, vals := key.text(&scalar.Ctx{}, r)
-	return pgerr.New(pgerr.CodeUniqueViolation, "duplicate key value violates unique constraint \"%s\"", name).
+func uniqueViolation(obj *Object, name string, key *indexKey, r repr.Row) error {
+	names, vals := key.text(&expr.Ctx{}, r)
+	return repr.Errorf(repr.CodeUniqueViolation, "duplicate key value violates unique constraint \"%s\"", name).
 		WithDetail("Key (%s)=(%s) already exists.", names, vals)
 }
 
-func keyText(obj *Object, cols []int, r types.Row) (string, string) {
+func keyText(obj *Object, cols []int, r repr.Row) (string, string) {
 	var names, vals []string
 	for _, i := range cols {
 		names = append(names, obj.Columns[i].Name)
-		vals = append(vals, types.FormatText(r[i], obj.Columns[i].Type, nil))
+		vals = append(vals, repr.FormatText(r[i], obj.Columns[i].Type, nil))
 	}
 	return strings.Join(names, ", "), strings.Join(vals, ", ")
 }
 
 // checkForeignKeys checks that new rows' foreign keys reference live rows:
 // 23503.
-func (e *Engine) checkForeignKeys(obj *Object, rows []types.Row, ws *writeSet) error {
+func (e *Engine) checkForeignKeys(obj *Object, rows []repr.Row, ws *writeSet) error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.checkForeignKeysLocked(obj, rows, ws, false)
@@ -328,7 +327,7 @@ func (e *Engine) checkForeignKeys(obj *Object, rows []types.Row, ws *writeSet) e
 
 // checkForeignKeysLocked is checkForeignKeys with e.mu held; atCommit
 // includes the deferred constraints.
-func (e *Engine) checkForeignKeysLocked(obj *Object, rows []types.Row, ws *writeSet, atCommit bool) error {
+func (e *Engine) checkForeignKeysLocked(obj *Object, rows []repr.Row, ws *writeSet, atCommit bool) error {
 	for _, k := range obj.Constraints {
 		if k.Kind != "foreign" || k.Deferred && !atCommit {
 			continue
@@ -341,7 +340,7 @@ func (e *Engine) checkForeignKeysLocked(obj *Object, rows []types.Row, ws *write
 		for _, r := range rows {
 			if key, ok := keyOf(r, k.Cols); ok && !live([]byte(key)) {
 				names, vals := keyText(obj, k.Cols, r)
-				return pgerr.New("23503", "insert or update on table \"%s\" violates foreign key constraint \"%s\"", obj.Name, k.Name).
+				return repr.Errorf("23503", "insert or update on table \"%s\" violates foreign key constraint \"%s\"", obj.Name, k.Name).
 					WithDetail("Key (%s)=(%s) is not present in table \"%s\".", names, vals, parent.Name)
 			}
 		}
@@ -353,7 +352,7 @@ func (e *Engine) checkForeignKeysLocked(obj *Object, rows []types.Row, ws *write
 // longer present that a referencing row still uses is an error (NO
 // ACTION, RESTRICT, and any removal by UPDATE), or, for a DELETE, deletes
 // the referencing rows (CASCADE) or sets their key to NULL (SET NULL).
-func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, pairs map[string]types.Row, ws *writeSet, deleting bool) error {
+func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []repr.Row, pairs map[string]repr.Row, ws *writeSet, deleting bool) error {
 	for _, ref := range refs {
 		k := ref.k
 		gone, err := e.goneReferenced(obj, ref, del, ws)
@@ -374,7 +373,7 @@ func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, pai
 		if action != 'c' && action != 'n' {
 			for _, r := range gone {
 				names, vals := keyText(obj, k.RefCols, r)
-				return pgerr.New("23503", "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", obj.Name, k.Name, child.Name).
+				return repr.Errorf("23503", "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", obj.Name, k.Name, child.Name).
 					WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, child.Name)
 			}
 		}
@@ -383,20 +382,20 @@ func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, pai
 			if !ok || gone[key] == nil {
 				continue
 			}
-			var to types.Row // ON UPDATE CASCADE: the parent's new row
+			var to repr.Row // ON UPDATE CASCADE: the parent's new row
 			if action == 'c' && !deleting {
 				if to = pairs[rowKey(gone[key])]; to == nil {
-					return pgerr.Unsupported("ON UPDATE CASCADE for a change that is not an UPDATE")
+					return repr.Unsupported("ON UPDATE CASCADE for a change that is not an UPDATE")
 				}
 			}
 			ws.add(child.ID, u.Row, -u.Diff)
 			if action == 'n' || to != nil {
-				nr := append(types.Row(nil), u.Row...)
+				nr := append(repr.Row(nil), u.Row...)
 				for j, c := range k.Cols {
 					if to != nil {
 						nr[c] = to[k.RefCols[j]]
 					} else {
-						nr[c] = types.Null
+						nr[c] = repr.Null
 					}
 				}
 				if err := checkNotNull(child.rel, nr); err != nil {
@@ -411,26 +410,26 @@ func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []types.Row, pai
 
 // goneReferenced returns, by key, the removed rows of obj whose key of
 // ref is no longer live but still referenced by a row of ref's table.
-func (e *Engine) goneReferenced(obj *Object, ref fkRef, del []types.Row, ws *writeSet) (map[string]types.Row, error) {
+func (e *Engine) goneReferenced(obj *Object, ref fkRef, del []repr.Row, ws *writeSet) (map[string]repr.Row, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.goneReferencedLocked(obj, ref, del, ws), nil
 }
 
 // goneReferencedLocked is goneReferenced with e.mu held.
-func (e *Engine) goneReferencedLocked(obj *Object, ref fkRef, del []types.Row, ws *writeSet) map[string]types.Row {
+func (e *Engine) goneReferencedLocked(obj *Object, ref fkRef, del []repr.Row, ws *writeSet) map[string]repr.Row {
 	k := ref.k
 	live := e.liveKeyOf(obj, k.RefCols, ws)
 	child := e.keyIndex(ref.child.ID, k.Cols)
 	delta := deltaCounts(ws.pending(ref.child.ID), k.Cols)
-	var gone map[string]types.Row
+	var gone map[string]repr.Row
 	for _, r := range del {
 		key, ok := keyOf(r, k.RefCols)
 		if !ok || live([]byte(key)) || child.count(key, delta) <= 0 {
 			continue
 		}
 		if gone == nil {
-			gone = map[string]types.Row{}
+			gone = map[string]repr.Row{}
 		}
 		gone[key] = r
 	}
@@ -453,8 +452,8 @@ func (e *Engine) checkAtCommit(ws *writeSet) error {
 		if len(obj.Constraints) == 0 && len(refs) == 0 && len(e.cat.uniqueKeys(obj)) == 0 {
 			continue
 		}
-		var ins, del []types.Row
-		for _, u := range exec.Consolidate(append([]exec.Update(nil), ws.changes[id]...)) {
+		var ins, del []repr.Row
+		for _, u := range exec.Consolidate(append([]repr.Update(nil), ws.changes[id]...)) {
 			if u.Diff > 0 {
 				ins = append(ins, u.Row)
 			} else if u.Diff < 0 {
@@ -470,7 +469,7 @@ func (e *Engine) checkAtCommit(ws *writeSet) error {
 		for _, ref := range refs {
 			for _, r := range e.goneReferencedLocked(obj, ref, del, ws) {
 				names, vals := keyText(obj, ref.k.RefCols, r)
-				return pgerr.New("23503", "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", obj.Name, ref.k.Name, ref.child.Name).
+				return repr.Errorf("23503", "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", obj.Name, ref.k.Name, ref.child.Name).
 					WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, ref.child.Name)
 			}
 		}
@@ -497,7 +496,7 @@ func (e *Engine) truncateReferencing(rels []*planner.Relation, seen map[uint64]b
 				continue
 			}
 			if !cascade {
-				return nil, pgerr.New(pgerr.CodeFeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
+				return nil, repr.Errorf(repr.CodeFeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
 					WithDetail("Table \"%s\" references \"%s\".", ref.child.Name, r.Name).
 					WithHint("Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.", ref.child.Name)
 			}
@@ -511,11 +510,11 @@ func (e *Engine) truncateReferencing(rels []*planner.Relation, seen map[uint64]b
 // validateExisting checks a table's rows (in its new shape, after ALTER
 // TABLE) against its NOT NULL, CHECK, UNIQUE and FOREIGN KEY constraints,
 // with PostgreSQL's messages for existing rows. The caller holds e.mu.
-func (e *Engine) validateExisting(obj *Object, rows []types.Row, counts []int64, ctx *scalar.Ctx) error {
+func (e *Engine) validateExisting(obj *Object, rows []repr.Row, counts []int64, ctx *expr.Ctx) error {
 	for _, r := range rows {
 		for i, c := range obj.Columns {
 			if c.NotNull && r[i].IsNull() {
-				return pgerr.New(pgerr.CodeNotNullViolation, "column \"%s\" of relation \"%s\" contains null values", c.Name, obj.Name)
+				return repr.Errorf(repr.CodeNotNullViolation, "column \"%s\" of relation \"%s\" contains null values", c.Name, obj.Name)
 			}
 		}
 	}
@@ -529,7 +528,7 @@ func (e *Engine) validateExisting(obj *Object, rows []types.Row, counts []int64,
 				return err
 			}
 			if !d.IsNull() && !d.Bool() {
-				return pgerr.New("23514", "check constraint \"%s\" of relation \"%s\" is violated by some row", obj.Constraints[i].Name, obj.Name)
+				return repr.Errorf("23514", "check constraint \"%s\" of relation \"%s\" is violated by some row", obj.Constraints[i].Name, obj.Name)
 			}
 		}
 	}
@@ -541,7 +540,7 @@ func (e *Engine) validateExisting(obj *Object, rows []types.Row, counts []int64,
 				key, ok := keyOf(r, k.Cols)
 				if ok && (seen[key] || counts[j] > 1) {
 					names, vals := keyText(obj, k.Cols, r)
-					return pgerr.New(pgerr.CodeUniqueViolation, "could not create unique index \"%s\"", k.Name).
+					return repr.Errorf(repr.CodeUniqueViolation, "could not create unique index \"%s\"", k.Name).
 						WithDetail("Key (%s)=(%s) is duplicated.", names, vals)
 				}
 				seen[key] = true
@@ -556,7 +555,7 @@ func (e *Engine) validateExisting(obj *Object, rows []types.Row, counts []int64,
 			if parent.ID != obj.ID {
 				src = nil
 				if c := e.colls[parent.ID]; c != nil {
-					c.Scan(func(r types.Row, _ int64) bool { src = append(src, r); return true })
+					c.Scan(func(r repr.Row, _ int64) bool { src = append(src, r); return true })
 				}
 			}
 			for _, r := range src {
@@ -567,7 +566,7 @@ func (e *Engine) validateExisting(obj *Object, rows []types.Row, counts []int64,
 			for _, r := range rows {
 				if key, ok := keyOf(r, k.Cols); ok && !keys[key] {
 					names, vals := keyText(obj, k.Cols, r)
-					return pgerr.New("23503", "insert or update on table \"%s\" violates foreign key constraint \"%s\"", obj.Name, k.Name).
+					return repr.Errorf("23503", "insert or update on table \"%s\" violates foreign key constraint \"%s\"", obj.Name, k.Name).
 						WithDetail("Key (%s)=(%s) is not present in table \"%s\".", names, vals, parent.Name)
 				}
 			}

@@ -11,10 +11,9 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // copyFormat describes a COPY FROM STDIN in text or CSV format.
@@ -27,17 +26,17 @@ type copyFormat struct {
 	table   *planner.Relation
 	targets []int // table column of each input field
 	// defaults are the DEFAULT expressions of columns not in targets.
-	defaults map[int]scalar.Expr
+	defaults map[int]expr.Expr
 }
 
 // prepareCopy validates COPY t [(cols)] FROM STDIN [WITH (...)] and
 // remembers the format; the data arrives through CopyIn.
 func (p *Portal) prepareCopy(cs *pg.CopyStmt) error {
 	if !cs.IsFrom || cs.Filename != "" || cs.IsProgram {
-		return pgerr.Unsupported("COPY other than COPY ... FROM STDIN")
+		return repr.Unsupported("COPY other than COPY ... FROM STDIN")
 	}
 	if cs.Relation == nil || cs.WhereClause != nil {
-		return pgerr.Unsupported("COPY with a query or WHERE clause")
+		return repr.Unsupported("COPY with a query or WHERE clause")
 	}
 	e := p.st.s.e
 	e.mu.RLock()
@@ -47,7 +46,7 @@ func (p *Portal) prepareCopy(cs *pg.CopyStmt) error {
 		return err
 	}
 	if rel.Kind != planner.RelTable {
-		return pgerr.New(pgerr.CodeWrongObjectType, "cannot copy to %s \"%s\"", kindName(rel.Kind), rel.Name)
+		return repr.Errorf(repr.CodeWrongObjectType, "cannot copy to %s \"%s\"", kindName(rel.Kind), rel.Name)
 	}
 	f := &copyFormat{delim: '\t', null: `\N`, table: rel}
 	if err := f.options(cs.Options); err != nil {
@@ -80,11 +79,11 @@ func (f *copyFormat) options(opts []*pg.Node) error {
 			case "binary":
 				f.binary = true
 			default:
-				return pgerr.Unsupported("COPY format %s", val)
+				return repr.Unsupported("COPY format %s", val)
 			}
 		case "delimiter":
 			if len([]rune(val)) != 1 {
-				return pgerr.New(pgerr.CodeFeatureNotSupported, "COPY delimiter must be a single one-byte character")
+				return repr.Errorf(repr.CodeFeatureNotSupported, "COPY delimiter must be a single one-byte character")
 			}
 			f.delim = []rune(val)[0]
 		case "null":
@@ -92,7 +91,7 @@ func (f *copyFormat) options(opts []*pg.Node) error {
 		case "header":
 			f.header = val == "" || val == "true" || val == "on" || val == "1"
 		default:
-			return pgerr.Unsupported("COPY option %s", d.Defname)
+			return repr.Unsupported("COPY option %s", d.Defname)
 		}
 	}
 	return nil
@@ -132,7 +131,7 @@ func (f *copyFormat) columns(attlist []*pg.Node) error {
 			}
 		}
 		if idx < 0 {
-			return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, f.table.Name)
+			return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, f.table.Name)
 		}
 		f.targets = append(f.targets, idx)
 	}
@@ -141,7 +140,7 @@ func (f *copyFormat) columns(attlist []*pg.Node) error {
 
 // planDefaults plans the DEFAULT of every column the input omits.
 func (f *copyFormat) planDefaults(cat planner.Catalog) error {
-	f.defaults = map[int]scalar.Expr{}
+	f.defaults = map[int]expr.Expr{}
 	for i, c := range f.table.Columns {
 		if c.Default == nil || slices.Contains(f.targets, i) {
 			continue
@@ -206,8 +205,8 @@ func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
 }
 
 // read parses all lines into table rows.
-func (f *copyFormat) read(r io.Reader, s *Session) ([]types.Row, error) {
-	var rows []types.Row
+func (f *copyFormat) read(r io.Reader, s *Session) ([]repr.Row, error) {
+	var rows []repr.Row
 	line := 0
 	emit := func(fields []string, isNull func(int) bool) error {
 		line++
@@ -231,7 +230,7 @@ func (f *copyFormat) read(r io.Reader, s *Session) ([]types.Row, error) {
 }
 
 func withCopyContext(err error, table string, line int) error {
-	var pe *pgerr.Error
+	var pe *repr.Error
 	if errors.As(err, &pe) {
 		c := *pe
 		c.Detail = fmt.Sprintf("COPY %s, line %d", table, line)
@@ -319,25 +318,25 @@ func copyReadErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	var pe *pgerr.Error
+	var pe *repr.Error
 	if errors.As(err, &pe) {
 		return err
 	}
 	if strings.Contains(err.Error(), "COPY") {
-		return pgerr.New(pgerr.CodeQueryCanceled, "%s", err.Error())
+		return repr.Errorf(repr.CodeQueryCanceled, "%s", err.Error())
 	}
-	return pgerr.New(pgerr.CodeInvalidText, "invalid COPY data: %s", err.Error())
+	return repr.Errorf(repr.CodeInvalidText, "invalid COPY data: %s", err.Error())
 }
 
 // row converts one line's fields into a full table row.
-func (f *copyFormat) row(fields []string, isNull func(int) bool, s *Session) (types.Row, error) {
+func (f *copyFormat) row(fields []string, isNull func(int) bool, s *Session) (repr.Row, error) {
 	if len(fields) != len(f.targets) {
 		if len(fields) < len(f.targets) {
-			return nil, pgerr.New("22P04", "missing data for column \"%s\"", f.table.Columns[f.targets[len(fields)]].Name)
+			return nil, repr.Errorf("22P04", "missing data for column \"%s\"", f.table.Columns[f.targets[len(fields)]].Name)
 		}
-		return nil, pgerr.New("22P04", "extra data after last expected column")
+		return nil, repr.Errorf("22P04", "extra data after last expected column")
 	}
-	row := make(types.Row, len(f.table.Columns))
+	row := make(repr.Row, len(f.table.Columns))
 	for col, x := range f.defaults {
 		d, err := x.Eval(s.evalCtx(), nil)
 		if err != nil {
@@ -349,12 +348,12 @@ func (f *copyFormat) row(fields []string, isNull func(int) bool, s *Session) (ty
 		if isNull(i) {
 			continue
 		}
-		var d types.Datum
+		var d repr.Datum
 		var err error
 		if f.binary {
-			d, err = types.ParseBinary([]byte(fields[i]), f.table.Columns[col].Type)
+			d, err = repr.ParseBinary([]byte(fields[i]), f.table.Columns[col].Type)
 		} else {
-			d, err = types.ParseText(fields[i], f.table.Columns[col].Type, s.location())
+			d, err = repr.ParseText(fields[i], f.table.Columns[col].Type, s.location())
 		}
 		if err != nil {
 			return nil, err

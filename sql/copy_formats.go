@@ -7,7 +7,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // csvField is one CSV field; quoted distinguishes "" (empty string) from
@@ -33,7 +33,7 @@ func (c *csvReader) next() ([]csvField, error) {
 		b, err := c.r.ReadByte()
 		if err == io.EOF {
 			if inQuotes {
-				return nil, pgerr.New(pgerr.CodeInvalidText, "unterminated CSV quoted field")
+				return nil, repr.Errorf(repr.CodeInvalidText, "unterminated CSV quoted field")
 			}
 			if !any {
 				return nil, io.EOF
@@ -145,5 +145,5 @@ func (b *binaryCopyReader) readHeader() error {
 }
 
 func badBinaryCopy(format string, args ...any) error {
-	return pgerr.New("22P04", "invalid binary COPY data: "+format, args...)
+	return repr.Errorf("22P04", "invalid binary COPY data: "+format, args...)
 }

@@ -6,11 +6,9 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -29,7 +27,7 @@ func (p *Portal) execCreateTable(cs *pg.CreateStmt) error {
 // and linked when it is created (linkOwned).
 func tableObject(cs *pg.CreateStmt) (*Object, error) {
 	if len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
-		return nil, pgerr.Unsupported("CREATE TABLE with inheritance, partitioning or OF type")
+		return nil, repr.Unsupported("CREATE TABLE with inheritance, partitioning or OF type")
 	}
 	obj := &Object{Kind: planner.RelTable, Schema: schemaOf(cs.Relation), Name: cs.Relation.Relname}
 	var pkNames []string
@@ -46,7 +44,7 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 			}
 			for _, c := range obj.Columns {
 				if c.Name == col.Name {
-					return nil, pgerr.New(pgerr.CodeDuplicateColumn, "column \"%s\" specified more than once", col.Name)
+					return nil, repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" specified more than once", col.Name)
 				}
 			}
 			if pk {
@@ -78,20 +76,20 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 				continue
 			}
 			if !isTableConstraint(c.Contype) {
-				return nil, pgerr.Unsupported("table constraint %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
+				return nil, repr.Unsupported("table constraint %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
 			}
 			cons, consCol = append(cons, c), append(consCol, "")
 		default:
-			return nil, pgerr.Unsupported("table element %s", stmtKind(elt))
+			return nil, repr.Unsupported("table element %s", stmtKind(elt))
 		}
 	}
 	if pkDecls > 1 {
-		return nil, pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", obj.Name)
+		return nil, repr.Errorf("42P16", "multiple primary keys for table \"%s\" are not allowed", obj.Name)
 	}
 	for _, name := range pkNames {
 		i := columnIndex(obj.Columns, name)
 		if i < 0 {
-			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" named in key does not exist", name)
+			return nil, repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" named in key does not exist", name)
 		}
 		obj.PrimaryKey = append(obj.PrimaryKey, i)
 		obj.Columns[i].NotNull = true
@@ -118,9 +116,9 @@ func isTableConstraint(k pg.ConstrType) bool {
 // KEY, seq the sequence a serial or identity column owns.
 func columnDef(cd *pg.ColumnDef) (col ColumnDef, pk bool, seq *Object, err error) {
 	serial := serialType(cd.TypeName)
-	var t types.T
+	var t repr.T
 	if serial != "" {
-		t, err = types.TypeByName(serial, nil)
+		t, err = repr.TypeByName(serial, nil)
 	} else {
 		t, err = typeFromName(cd.TypeName)
 	}
@@ -145,7 +143,7 @@ func columnDef(cd *pg.ColumnDef) (col ColumnDef, pk bool, seq *Object, err error
 			pk = true
 		case pg.ConstrType_CONSTR_DEFAULT:
 			if serial != "" {
-				return col, false, nil, pgerr.New(pgerr.CodeSyntax, "multiple default values specified for column \"%s\" of table", cd.Colname)
+				return col, false, nil, repr.Errorf(repr.CodeSyntax, "multiple default values specified for column \"%s\" of table", cd.Colname)
 			}
 			if col.Default, err = defaultText(c.RawExpr); err != nil {
 				return col, false, nil, err
@@ -159,11 +157,11 @@ func columnDef(cd *pg.ColumnDef) (col ColumnDef, pk bool, seq *Object, err error
 			pg.ConstrType_CONSTR_ATTR_DEFERRED, pg.ConstrType_CONSTR_ATTR_IMMEDIATE:
 			// table constraints and their attributes, collected by tableObject
 		default:
-			return col, false, nil, pgerr.Unsupported("column constraint %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
+			return col, false, nil, repr.Unsupported("column constraint %s", strings.TrimPrefix(c.Contype.String(), "CONSTR_"))
 		}
 	}
 	if col.Identity != 0 && col.Default != "" {
-		return col, false, nil, pgerr.New(pgerr.CodeSyntax, "both default and identity specified for column \"%s\" of table", cd.Colname)
+		return col, false, nil, repr.Errorf(repr.CodeSyntax, "both default and identity specified for column \"%s\" of table", cd.Colname)
 	}
 	return col, pk, seq, nil
 }
@@ -187,18 +185,18 @@ func serialType(tn *pg.TypeName) string {
 // identitySequence makes col an identity column and returns its sequence.
 func identitySequence(col *ColumnDef, c *pg.Constraint) (*Object, error) {
 	if col.Identity != 0 {
-		return nil, pgerr.New(pgerr.CodeSyntax, "multiple identity specifications for column \"%s\" of table", col.Name)
+		return nil, repr.Errorf(repr.CodeSyntax, "multiple identity specifications for column \"%s\" of table", col.Name)
 	}
 	var typ string
 	switch col.Type.OID() {
-	case types.Int2.OID():
+	case repr.Int2.OID():
 		typ = "smallint"
-	case types.Int4.OID():
+	case repr.Int4.OID():
 		typ = "integer"
-	case types.Int8.OID():
+	case repr.Int8.OID():
 		typ = "bigint"
 	default:
-		return nil, pgerr.New(pgerr.CodeInvalidParameter, "identity column type must be smallint, integer, or bigint")
+		return nil, repr.Errorf(repr.CodeInvalidParameter, "identity column type must be smallint, integer, or bigint")
 	}
 	def, err := sequenceDef(c.Options, typ)
 	if err != nil {
@@ -210,22 +208,22 @@ func identitySequence(col *ColumnDef, c *pg.Constraint) (*Object, error) {
 }
 
 // typeFromName resolves a parsed type name with its modifiers.
-func typeFromName(tn *pg.TypeName) (types.T, error) {
+func typeFromName(tn *pg.TypeName) (repr.T, error) {
 	if len(tn.ArrayBounds) > 0 {
 		elem := &pg.TypeName{Names: tn.Names, Typmods: tn.Typmods, Location: tn.Location}
 		t, err := typeFromName(elem)
-		return types.ArrayOf(t), err // int[3][] is int[], as in PostgreSQL
+		return repr.ArrayOf(t), err // int[3][] is int[], as in PostgreSQL
 	}
 	name := tn.Names[len(tn.Names)-1].GetString_().Sval
 	var mods []int32
 	for _, m := range tn.Typmods {
 		c := m.GetAConst()
 		if c == nil || c.GetIval() == nil {
-			return types.Unknown, pgerr.New(pgerr.CodeSyntax, "type modifiers must be simple constants or identifiers")
+			return repr.Unknown, repr.Errorf(repr.CodeSyntax, "type modifiers must be simple constants or identifiers")
 		}
 		mods = append(mods, c.GetIval().Ival)
 	}
-	return types.TypeByName(name, mods)
+	return repr.TypeByName(name, mods)
 }
 
 func columnIndex(cols []ColumnDef, name string) int {
@@ -350,7 +348,7 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // true with no error under IF NOT EXISTS.
 func (e *Engine) nameTaken(obj *Object, ifNotExists bool) (bool, error) {
 	if obj.Schema != "public" {
-		return false, pgerr.New(pgerr.CodeUndefinedObject, "schema \"%s\" does not exist", obj.Schema)
+		return false, repr.Errorf(repr.CodeUndefinedObject, "schema \"%s\" does not exist", obj.Schema)
 	}
 	if e.cat.lookup(obj.Schema, obj.Name) == nil {
 		return false, nil
@@ -358,7 +356,7 @@ func (e *Engine) nameTaken(obj *Object, ifNotExists bool) (bool, error) {
 	if ifNotExists {
 		return true, nil
 	}
-	return false, pgerr.New(pgerr.CodeDuplicateTable, "relation \"%s\" already exists", obj.Name)
+	return false, repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", obj.Name)
 }
 
 func (e *Engine) persistObject(obj *Object, b *storage.Batch) error {
@@ -399,7 +397,7 @@ func (r *recordingCatalog) list() []uint64 {
 func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 	p.tag = "CREATE VIEW"
 	if vs.Replace {
-		return pgerr.Unsupported("CREATE OR REPLACE VIEW")
+		return repr.Unsupported("CREATE OR REPLACE VIEW")
 	}
 	sql, err := viewSQL(vs.Query, vs.Aliases)
 	if err != nil {
@@ -458,9 +456,9 @@ func parseOne(sql string) (*pg.Node, error) {
 		return nil, err
 	}
 	if len(stmts) != 1 {
-		return nil, pgerr.New(pgerr.CodeSyntax, "expected one statement")
+		return nil, repr.Errorf(repr.CodeSyntax, "expected one statement")
 	}
 	return stmts[0], nil
 }
 
-var _ = exec.Update{}
+var _ = repr.Update{}

@@ -6,11 +6,10 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // dmlPlan is a planned INSERT, UPDATE or DELETE.
@@ -19,9 +18,9 @@ type dmlPlan struct {
 	upd           *planner.Update
 	del           *planner.Delete
 	table         *planner.Relation
-	returning     []scalar.Expr
+	returning     []expr.Expr
 	returningCols []planner.ResultColumn
-	paramTypes    []types.T
+	paramTypes    []repr.T
 }
 
 // planDML plans a data-modifying statement under the catalog read lock.
@@ -48,7 +47,7 @@ func (e *Engine) planDML(n *pg.Node, opts planner.Options) (*dmlPlan, error) {
 		}
 	}
 	if err == nil && d.table.Kind != planner.RelTable {
-		err = pgerr.New(pgerr.CodeWrongObjectType, "cannot change %s \"%s\"", kindName(d.table.Kind), d.table.Name)
+		err = repr.Errorf(repr.CodeWrongObjectType, "cannot change %s \"%s\"", kindName(d.table.Kind), d.table.Name)
 	}
 	return d, err
 }
@@ -67,7 +66,7 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 		ws = &writeSet{}
 	}
 	ectx := s.evalCtx()
-	var changed []types.Row
+	var changed []repr.Row
 	var tag string
 	mark := ws.mark()
 	switch {
@@ -107,7 +106,7 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 // A VALUES list of closed expressions is evaluated directly (see
 // valuesRows); any other source runs as a query. autocommit says that ws
 // is committed right after (see addRows).
-func (e *Engine) insertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet, autocommit bool) ([]types.Row, error) {
+func (e *Engine) insertRows(ins *planner.Insert, ctx *expr.Ctx, ws *writeSet, autocommit bool) ([]repr.Row, error) {
 	rows, ok, err := valuesRows(ins.Source, ctx)
 	if !ok {
 		rows, err = e.runQuery(ins.Source, ctx, ws)
@@ -125,7 +124,7 @@ func (e *Engine) insertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet, 
 // evaluated exactly once with ctx, as the dataflow's Constant+MFP would,
 // so results and errors are the same (the first failing row in statement
 // order reports). ok is false for any other source.
-func valuesRows(q *planner.Query, ctx *scalar.Ctx) (rows []types.Row, ok bool, err error) {
+func valuesRows(q *planner.Query, ctx *expr.Ctx) (rows []repr.Row, ok bool, err error) {
 	v, isValues := q.Rel.(*ir.Values)
 	if !isValues || len(q.OrderBy) > 0 || q.Limit >= 0 || q.Offset > 0 || len(v.Types) != len(q.Columns) {
 		return nil, false, nil
@@ -137,8 +136,8 @@ func valuesRows(q *planner.Query, ctx *scalar.Ctx) (rows []types.Row, ok bool, e
 			}
 		}
 	}
-	rows = make([]types.Row, len(v.Rows))
-	flat := make([]types.Datum, len(v.Rows)*len(v.Types))
+	rows = make([]repr.Row, len(v.Rows))
+	flat := make([]repr.Datum, len(v.Rows)*len(v.Types))
 	for i, r := range v.Rows {
 		row := flat[i*len(v.Types) : (i+1)*len(v.Types) : (i+1)*len(v.Types)]
 		for j, x := range r {
@@ -152,8 +151,8 @@ func valuesRows(q *planner.Query, ctx *scalar.Ctx) (rows []types.Row, ok bool, e
 }
 
 // evalClosed evaluates an expression that reads no columns.
-func evalClosed(x scalar.Expr, ctx *scalar.Ctx) (types.Datum, error) {
-	if lit, ok := x.(*scalar.Lit); ok {
+func evalClosed(x expr.Expr, ctx *expr.Ctx) (repr.Datum, error) {
+	if lit, ok := x.(*expr.Lit); ok {
 		return lit.D, nil
 	}
 	return x.Eval(ctx, nil)
@@ -161,25 +160,25 @@ func evalClosed(x scalar.Expr, ctx *scalar.Ctx) (types.Datum, error) {
 
 // closedExpr reports whether x is built only of the known scalar forms
 // and reads no column (so it can be evaluated without an input row).
-func closedExpr(x scalar.Expr) bool {
+func closedExpr(x expr.Expr) bool {
 	switch x := x.(type) {
-	case *scalar.Lit:
+	case *expr.Lit:
 		return true
-	case *scalar.Call:
+	case *expr.Call:
 		return allClosed(x.Args)
-	case *scalar.Cast:
+	case *expr.Cast:
 		return closedExpr(x.Arg)
-	case *scalar.And:
+	case *expr.And:
 		return allClosed(x.Args)
-	case *scalar.Or:
+	case *expr.Or:
 		return allClosed(x.Args)
-	case *scalar.Not:
+	case *expr.Not:
 		return closedExpr(x.Arg)
-	case *scalar.IsNull:
+	case *expr.IsNull:
 		return closedExpr(x.Arg)
-	case *scalar.Coalesce:
+	case *expr.Coalesce:
 		return allClosed(x.Args)
-	case *scalar.Case:
+	case *expr.Case:
 		for _, w := range x.Whens {
 			if !closedExpr(w.Cond) || !closedExpr(w.Then) {
 				return false
@@ -190,7 +189,7 @@ func closedExpr(x scalar.Expr) bool {
 	return false
 }
 
-func allClosed(xs []scalar.Expr) bool {
+func allClosed(xs []expr.Expr) bool {
 	for _, x := range xs {
 		if !closedExpr(x) {
 			return false
@@ -209,8 +208,8 @@ func allClosed(xs []scalar.Expr) bool {
 // insertion per row. Only when a row violates NOT NULL are the rows before
 // it probed, so that an earlier duplicate key is still the error reported,
 // as PostgreSQL checks row by row.
-func (e *Engine) addRows(t *planner.Relation, rows []types.Row, ws *writeSet, autocommit bool) error {
-	var bad types.Row
+func (e *Engine) addRows(t *planner.Relation, rows []repr.Row, ws *writeSet, autocommit bool) error {
+	var bad repr.Row
 	var err error
 	if autocommit && ws.empty() {
 		bad, err = e.firstNotNull(t, rows, ws)
@@ -232,7 +231,7 @@ func (e *Engine) addRows(t *planner.Relation, rows []types.Row, ws *writeSet, au
 
 // firstNotNull is firstInvalid without key probes unless a row violates
 // NOT NULL: then the rows before it are probed for a duplicate key.
-func (e *Engine) firstNotNull(t *planner.Relation, rows []types.Row, ws *writeSet) (types.Row, error) {
+func (e *Engine) firstNotNull(t *planner.Relation, rows []repr.Row, ws *writeSet) (repr.Row, error) {
 	for i, r := range rows {
 		if err := checkNotNull(t, r); err != nil {
 			if bad, _ := e.firstInvalid(t, rows[:i], ws); bad != nil {
@@ -248,7 +247,7 @@ func (e *Engine) firstNotNull(t *planner.Relation, rows []types.Row, ws *writeSe
 // primary key already live (committed, pending in ws, or earlier in rows),
 // and returns the first failure: a not-null error, or the duplicate row.
 // The engine's read lock is taken once for the whole batch.
-func (e *Engine) firstInvalid(t *planner.Relation, rows []types.Row, ws *writeSet) (types.Row, error) {
+func (e *Engine) firstInvalid(t *planner.Relation, rows []repr.Row, ws *writeSet) (repr.Row, error) {
 	live := e.liveKeys(t, ws)
 	if live == nil {
 		for _, r := range rows {
@@ -276,14 +275,14 @@ func (e *Engine) firstInvalid(t *planner.Relation, rows []types.Row, ws *writeSe
 // updateRows applies an UPDATE: for every live row passing the filter, a
 // retraction of the old row and an insertion of the new one. All
 // retractions precede all insertions so that rows may swap keys.
-func (e *Engine) updateRows(u *planner.Update, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+func (e *Engine) updateRows(u *planner.Update, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, error) {
 	olds, counts, err := e.matchingRows(u.Table, u.Filter, ctx, ws)
 	if err != nil {
 		return nil, err
 	}
-	news := make([]types.Row, len(olds))
+	news := make([]repr.Row, len(olds))
 	for i, old := range olds {
-		nr := make(types.Row, len(u.Set))
+		nr := make(repr.Row, len(u.Set))
 		for j, x := range u.Set {
 			if nr[j], err = x.Eval(ctx, old); err != nil {
 				return nil, err
@@ -298,7 +297,7 @@ func (e *Engine) updateRows(u *planner.Update, ctx *scalar.Ctx, ws *writeSet) ([
 		return nil, err
 	}
 	id := uint64(u.Table.ID)
-	var out []types.Row
+	var out []repr.Row
 	for i, old := range olds {
 		ws.add(id, old, -counts[i])
 	}
@@ -312,13 +311,13 @@ func (e *Engine) updateRows(u *planner.Update, ctx *scalar.Ctx, ws *writeSet) ([
 }
 
 // deleteRows retracts every live row passing the filter.
-func (e *Engine) deleteRows(d *planner.Delete, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+func (e *Engine) deleteRows(d *planner.Delete, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, error) {
 	olds, counts, err := e.matchingRows(d.Table, d.Filter, ctx, ws)
 	if err != nil {
 		return nil, err
 	}
 	id := uint64(d.Table.ID)
-	var out []types.Row
+	var out []repr.Row
 	for i, old := range olds {
 		ws.add(id, old, -counts[i])
 		for n := int64(0); n < counts[i]; n++ {
@@ -330,8 +329,8 @@ func (e *Engine) deleteRows(d *planner.Delete, ctx *scalar.Ctx, ws *writeSet) ([
 
 // matchingRows returns the table's live rows (with the transaction's own
 // changes) that pass filter, with their multiplicities.
-func (e *Engine) matchingRows(t *planner.Relation, filter scalar.Expr, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, []int64, error) {
-	var rows []types.Row
+func (e *Engine) matchingRows(t *planner.Relation, filter expr.Expr, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, []int64, error) {
+	var rows []repr.Row
 	var counts []int64
 	live, err := e.liveRowsWhere(t, ws, filter, ctx)
 	if err != nil {
@@ -353,7 +352,7 @@ func (e *Engine) matchingRows(t *planner.Relation, filter scalar.Expr, ctx *scal
 	return rows, counts, nil
 }
 
-func isTrue(e scalar.Expr, ctx *scalar.Ctx, row types.Row) (bool, error) {
+func isTrue(e expr.Expr, ctx *expr.Ctx, row repr.Row) (bool, error) {
 	d, err := e.Eval(ctx, row)
 	if err != nil {
 		return false, err
@@ -362,10 +361,10 @@ func isTrue(e scalar.Expr, ctx *scalar.Ctx, row types.Row) (bool, error) {
 }
 
 // checkNotNull enforces NOT NULL (and primary-key) columns: 23502.
-func checkNotNull(t *planner.Relation, r types.Row) error {
+func checkNotNull(t *planner.Relation, r repr.Row) error {
 	for i, c := range t.Columns {
 		if r[i].IsNull() && (c.NotNull || inKey(t.PrimaryKey, i)) {
-			return pgerr.New(pgerr.CodeNotNullViolation,
+			return repr.Errorf(repr.CodeNotNullViolation,
 				"null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, t.Name)
 		}
 	}
@@ -382,10 +381,10 @@ func inKey(key []int, i int) bool {
 }
 
 // evalRows evaluates RETURNING expressions over the changed rows.
-func evalRows(exprs []scalar.Expr, rows []types.Row, ctx *scalar.Ctx) ([]types.Row, error) {
-	out := make([]types.Row, len(rows))
+func evalRows(exprs []expr.Expr, rows []repr.Row, ctx *expr.Ctx) ([]repr.Row, error) {
+	out := make([]repr.Row, len(rows))
 	for i, r := range rows {
-		o := make(types.Row, len(exprs))
+		o := make(repr.Row, len(exprs))
 		for j, x := range exprs {
 			v, err := x.Eval(ctx, r)
 			if err != nil {

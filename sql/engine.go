@@ -10,10 +10,9 @@ import (
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -44,7 +43,7 @@ type Engine struct {
 	// the temporary views of SUBSCRIBE (query).
 	subs          map[uint64]map[*subscriber]bool
 	nextTransient uint64
-	clock         exec.Time
+	clock         repr.Time
 	// wall is the wall-clock time of the latest logical time (clock.go).
 	wall   wallClock
 	nextID uint64
@@ -267,11 +266,11 @@ func (e *Engine) planView(o *Object) (string, error) {
 	text := plan.String()
 	back, err := dataflow.Parse(text)
 	if err != nil {
-		return "", pgerr.New(pgerr.CodeInternal, "materialized view %s: the printed plan does not parse: %v", o.Name, err)
+		return "", repr.Errorf(repr.CodeInternal, "materialized view %s: the printed plan does not parse: %v", o.Name, err)
 	}
 	if back.String() != text {
 		orig, again := firstDiffLine(text, back.String())
-		return "", pgerr.New(pgerr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself: %q reads back as %q", o.Name, orig, again)
+		return "", repr.Errorf(repr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself: %q reads back as %q", o.Name, orig, again)
 	}
 	return text, nil
 }
@@ -304,7 +303,7 @@ func (e *Engine) allocID(b *storage.Batch) uint64 {
 
 // tick advances the logical clock for one commit, assigns its wall-clock
 // time (clock.go) and logs both to b.
-func (e *Engine) tick(b *storage.Batch) exec.Time {
+func (e *Engine) tick(b *storage.Batch) repr.Time {
 	e.clock++
 	b.Set(metaClock, binary.BigEndian.AppendUint64(nil, e.clock))
 	if e.ck.replaying {
@@ -325,14 +324,14 @@ func (e *Engine) collectionSize(id uint64) int64 {
 }
 
 // snapshot returns the live rows of a collection as insertions at time t.
-func (e *Engine) snapshot(id uint64, t exec.Time) []exec.Update {
+func (e *Engine) snapshot(id uint64, t repr.Time) []repr.Update {
 	c := e.colls[id]
 	if c == nil {
 		return nil
 	}
-	out := make([]exec.Update, 0, c.Len())
-	c.Scan(func(r types.Row, n int64) bool {
-		out = append(out, exec.Update{Row: r, Time: t, Diff: n})
+	out := make([]repr.Update, 0, c.Len())
+	c.Scan(func(r repr.Row, n int64) bool {
+		out = append(out, repr.Update{Row: r, Time: t, Diff: n})
 		return true
 	})
 	return out
@@ -340,11 +339,11 @@ func (e *Engine) snapshot(id uint64, t exec.Time) []exec.Update {
 
 // evalCtx returns the evaluation context for maintaining views: views
 // may not use volatile functions, so only the time zone matters.
-func evalCtx() *scalar.Ctx { return &scalar.Ctx{TimeZone: "UTC"} }
+func evalCtx() *expr.Ctx { return &expr.Ctx{TimeZone: "UTC"} }
 
 // collectionInputs gathers the snapshot of every source of a dataflow.
-func (e *Engine) collectionInputs(srcs []dataflow.CollectionID, t exec.Time) map[dataflow.CollectionID][]exec.Update {
-	in := map[dataflow.CollectionID][]exec.Update{}
+func (e *Engine) collectionInputs(srcs []repr.CollectionID, t repr.Time) map[repr.CollectionID][]repr.Update {
+	in := map[repr.CollectionID][]repr.Update{}
 	for _, id := range srcs {
 		if _, ok := in[id]; !ok {
 			in[id] = e.snapshot(uint64(id), t)

@@ -11,8 +11,7 @@ import (
 	"github.com/eddydb/eddy/optimizer"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // viewRel is the relation a materialized view maintains for a planned
@@ -42,7 +41,7 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 		n, opts.MaterializedView = ctas.Query, true
 	}
 	if n.GetSelectStmt() == nil {
-		return pgerr.Unsupported("EXPLAIN of %s", stmtKind(n))
+		return repr.Unsupported("EXPLAIN of %s", stmtKind(n))
 	}
 	q, err := p.st.s.e.planQuery(n, opts)
 	if err != nil {
@@ -96,10 +95,10 @@ func explainVerbose(es *pg.ExplainStmt) bool {
 }
 
 // textRow builds a row of text values.
-func textRow(vals ...string) types.Row {
-	r := make(types.Row, len(vals))
+func textRow(vals ...string) repr.Row {
+	r := make(repr.Row, len(vals))
 	for i, v := range vals {
-		r[i] = types.NewText(v)
+		r[i] = repr.NewText(v)
 	}
 	return r
 }

@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -104,8 +103,8 @@ func (e *Engine) leadGroup() {
 
 // groupMember is a request of the group that applied successfully.
 type groupMember struct {
-	t      exec.Time
-	deltas map[uint64][]exec.Update
+	t      repr.Time
+	deltas map[uint64][]repr.Update
 }
 
 // commitGroup applies every request of the group in order, each at its own
@@ -119,7 +118,7 @@ func (e *Engine) commitGroup(group []*commitReq) {
 			// Outside applyRecover: in the durable write or in publishing,
 			// after the group was applied in memory.
 			e.log.Error("panic in group commit", "panic", r, "stack", stack())
-			e.committer.broken = pgerr.New(pgerr.CodeInternal, "internal error during commit: %v", r)
+			e.committer.broken = repr.Errorf(repr.CodeInternal, "internal error during commit: %v", r)
 			for _, req := range group {
 				req.err = e.committer.broken
 			}
@@ -145,7 +144,7 @@ func (e *Engine) commitGroup(group []*commitReq) {
 		return
 	}
 	if err := e.db.Commit(b); err != nil {
-		e.committer.broken = pgerr.New(pgerr.CodeInternal,
+		e.committer.broken = repr.Errorf(repr.CodeInternal,
 			"could not make a commit durable; restart the server to recover the last durable state: %v", err)
 		e.log.Error("group commit failed; refusing further commits", "err", err)
 		for _, r := range group {
@@ -166,7 +165,7 @@ func (e *Engine) commitGroup(group []*commitReq) {
 // writes to b and its tick, so that the group's other members are
 // unaffected; on success the in-memory changes are kept (the caller makes
 // them durable).
-func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (exec.Time, map[uint64][]exec.Update, error) {
+func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (repr.Time, map[uint64][]repr.Update, error) {
 	mark := b.Mark()
 	prevClock := e.clock
 	t := e.tick(b)
@@ -193,11 +192,11 @@ func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (exec.Time, map[uint64
 // applyRecover is apply with a panic (a bug) turned into an XX000 error
 // for this write set alone, which applyOne then rolls back: the other
 // members of the group and later commits are served as usual.
-func (e *Engine) applyRecover(ws *writeSet, t exec.Time, b *storage.Batch, tx *applyTx) (err error) {
+func (e *Engine) applyRecover(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.log.Error("panic applying a commit", "panic", r, "stack", stack())
-			err = pgerr.New(pgerr.CodeInternal, "internal error during commit: %v", r)
+			err = repr.Errorf(repr.CodeInternal, "internal error during commit: %v", r)
 		}
 	}()
 	return e.apply(ws, t, b, tx)

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestGroupCommitIsolation runs concurrent writers whose commits share
@@ -40,7 +40,7 @@ INSERT INTO t VALUES (-1, 0)`)
 				if err == nil {
 					err = commitErr
 				}
-				if err != nil && pgerr.From(err).Code != pgerr.CodeUniqueViolation {
+				if err != nil && repr.ErrorFrom(err).Code != repr.CodeUniqueViolation {
 					t.Errorf("writer %d round %d: %v", w, i, err)
 				}
 				if err == nil {

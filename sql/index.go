@@ -8,11 +8,10 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -87,7 +86,7 @@ func (p *Portal) execCreateIndex(is *pg.IndexStmt) error {
 		method = "btree"
 	}
 	if !accessMethods[method] {
-		return pgerr.New(pgerr.CodeUndefinedObject, "access method \"%s\" does not exist", is.AccessMethod)
+		return repr.Errorf(repr.CodeUndefinedObject, "access method \"%s\" does not exist", is.AccessMethod)
 	}
 	if err := checkIndexOptions(is); err != nil {
 		return err
@@ -125,11 +124,11 @@ var indexParams = map[string]bool{"fillfactor": true, "deduplicate_items": true,
 func checkIndexOptions(is *pg.IndexStmt) error {
 	for _, n := range is.Options {
 		if d := n.GetDefElem(); d != nil && !indexParams[d.Defname] {
-			return pgerr.New("22023", "unrecognized parameter \"%s\"", d.Defname)
+			return repr.Errorf("22023", "unrecognized parameter \"%s\"", d.Defname)
 		}
 	}
 	if is.TableSpace != "" && is.TableSpace != "pg_default" {
-		return pgerr.New(pgerr.CodeUndefinedObject, "tablespace \"%s\" does not exist", is.TableSpace)
+		return repr.Errorf(repr.CodeUndefinedObject, "tablespace \"%s\" does not exist", is.TableSpace)
 	}
 	return nil
 }
@@ -230,9 +229,9 @@ func (p *Portal) execReindex(rs *pg.ReindexStmt) error {
 	o := e.cat.lookup(rs.Relation.Schemaname, rs.Relation.Relname)
 	switch {
 	case o == nil:
-		return pgerr.ErrUndefinedTable.New(rs.Relation.Relname)
+		return repr.ErrUndefinedTable.New(rs.Relation.Relname)
 	case o.Kind != k && !(k == planner.RelTable && o.Kind == planner.RelMaterializedView):
-		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not %s", o.Name, aKind(k))
+		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not %s", o.Name, aKind(k))
 	}
 	return nil
 }
@@ -242,13 +241,13 @@ func (p *Portal) execReindex(rs *pg.ReindexStmt) error {
 func (e *Engine) indexedRelation(rv *pg.RangeVar) (*Object, error) {
 	rel := e.cat.lookup(rv.Schemaname, rv.Relname)
 	if rel == nil {
-		return nil, pgerr.ErrUndefinedTable.New(rv.Relname)
+		return nil, repr.ErrUndefinedTable.New(rv.Relname)
 	}
 	if isSystemRelation(rel.ID) {
-		return nil, pgerr.New("42501", "permission denied: \"%s\" is a system relation", rel.Name)
+		return nil, repr.Errorf("42501", "permission denied: \"%s\" is a system relation", rel.Name)
 	}
 	if (rel.Kind != planner.RelTable && rel.Kind != planner.RelMaterializedView) || e.colls[rel.ID] == nil {
-		return nil, pgerr.New(pgerr.CodeWrongObjectType, "cannot create index on relation \"%s\"", rel.Name).
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "cannot create index on relation \"%s\"", rel.Name).
 			WithDetail("This operation is not supported for %ss.", kindName(rel.Kind))
 	}
 	return rel, nil
@@ -261,7 +260,7 @@ func (e *Engine) indexedRelation(rv *pg.RangeVar) (*Object, error) {
 func resolveIndexParts(obj *Object, rel *Object, parts []indexPart, include []string) ([]string, error) {
 	def := obj.Index
 	if def.Unique && rel.Kind != planner.RelTable {
-		return nil, pgerr.Unsupported("UNIQUE index on a %s", kindName(rel.Kind))
+		return nil, repr.Unsupported("UNIQUE index on a %s", kindName(rel.Kind))
 	}
 	var figured []string
 	exprs := false
@@ -274,7 +273,7 @@ func resolveIndexParts(obj *Object, rel *Object, parts []indexPart, include []st
 		if p.expr == nil {
 			i := columnIndex(rel.Columns, p.name)
 			if i < 0 {
-				return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" does not exist", p.name)
+				return nil, repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" does not exist", p.name)
 			}
 			def.Cols, def.Exprs = append(def.Cols, i), append(def.Exprs, "")
 			figured = append(figured, p.name)
@@ -293,7 +292,7 @@ func resolveIndexParts(obj *Object, rel *Object, parts []indexPart, include []st
 	for _, n := range include {
 		i := columnIndex(rel.Columns, n)
 		if i < 0 {
-			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" does not exist", n)
+			return nil, repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" does not exist", n)
 		}
 		def.Include = append(def.Include, i)
 		figured = append(figured, n) // PostgreSQL names INCLUDE columns too
@@ -334,9 +333,9 @@ func checkIndexRows(obj *Object, key *indexKey, c *storage.Collection) error {
 		return nil
 	}
 	seen := map[string]bool{}
-	ctx := &scalar.Ctx{}
+	ctx := &expr.Ctx{}
 	var err error
-	c.Scan(func(r types.Row, n int64) bool {
+	c.Scan(func(r repr.Row, n int64) bool {
 		var k string
 		var ok bool
 		if k, ok, err = key.unique(ctx, r); err != nil || !ok || !obj.Index.Unique {
@@ -344,7 +343,7 @@ func checkIndexRows(obj *Object, key *indexKey, c *storage.Collection) error {
 		}
 		if seen[k] || n > 1 {
 			names, vals := key.text(ctx, r)
-			err = pgerr.New(pgerr.CodeUniqueViolation, "could not create unique index \"%s\"", obj.Name).
+			err = repr.Errorf(repr.CodeUniqueViolation, "could not create unique index \"%s\"", obj.Name).
 				WithDetail("Key (%s)=(%s) is duplicated.", names, vals)
 			return false
 		}

@@ -5,23 +5,22 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
 // indexKey is the key of an index or unique constraint compiled over its
-// relation's rows: one scalar expression per key part (a *scalar.Col for
+// relation's rows: one scalar expression per key part (a *expr.Col for
 // a column part), the conjuncts of a partial index's predicate, and
 // whether NULLs are equal (NULLS NOT DISTINCT). Its parts and predicate
-// are immutable (scalar.IsImmutable), so a row's key never changes: the
+// are immutable (expr.IsImmutable), so a row's key never changes: the
 // arrangement, the unique checks and the access paths may all recompute
 // it. An indexKey is read-only once built.
 type indexKey struct {
-	parts []scalar.Expr
-	where []scalar.Expr
+	parts []expr.Expr
+	where []expr.Expr
 	// cols are the parts' columns when every part is a column (nil
 	// otherwise).
 	cols       []int
@@ -37,7 +36,7 @@ type indexKey struct {
 func colsKey(rel *Object, cols []int, nullsEqual bool) *indexKey {
 	k := &indexKey{cols: cols, nullsEqual: nullsEqual}
 	for _, c := range cols {
-		k.parts = append(k.parts, &scalar.Col{Idx: c, T: rel.Columns[c].Type})
+		k.parts = append(k.parts, &expr.Col{Idx: c, T: rel.Columns[c].Type})
 		k.names = append(k.names, rel.Columns[c].Name)
 	}
 	return k
@@ -49,7 +48,7 @@ func (k *indexKey) plain() bool { return k.cols != nil && k.where == nil }
 
 // holds reports whether a row belongs to the key's rows (the partial
 // index's predicate is true for it).
-func (k *indexKey) holds(ctx *scalar.Ctx, row types.Row) (bool, error) {
+func (k *indexKey) holds(ctx *expr.Ctx, row repr.Row) (bool, error) {
 	for _, w := range k.where {
 		d, err := w.Eval(ctx, row)
 		if err != nil || d.IsNull() || !d.Bool() {
@@ -60,8 +59,8 @@ func (k *indexKey) holds(ctx *scalar.Ctx, row types.Row) (bool, error) {
 }
 
 // values evaluates the key parts over row.
-func (k *indexKey) values(ctx *scalar.Ctx, row types.Row) (types.Row, error) {
-	out := make(types.Row, len(k.parts))
+func (k *indexKey) values(ctx *expr.Ctx, row repr.Row) (repr.Row, error) {
+	out := make(repr.Row, len(k.parts))
 	for i, p := range k.parts {
 		d, err := p.Eval(ctx, row)
 		if err != nil {
@@ -74,9 +73,9 @@ func (k *indexKey) values(ctx *scalar.Ctx, row types.Row) (types.Row, error) {
 
 // encode appends row's key to dst; in is false when the row is not one
 // of the key's rows.
-func (k *indexKey) encode(ctx *scalar.Ctx, dst []byte, row types.Row) (key []byte, in bool, err error) {
+func (k *indexKey) encode(ctx *expr.Ctx, dst []byte, row repr.Row) (key []byte, in bool, err error) {
 	if k.cols != nil && k.where == nil {
-		return types.AppendColsKey(dst, row, k.cols), true, nil
+		return repr.AppendColsKey(dst, row, k.cols), true, nil
 	}
 	if in, err = k.holds(ctx, row); !in || err != nil {
 		return dst, false, err
@@ -86,7 +85,7 @@ func (k *indexKey) encode(ctx *scalar.Ctx, dst []byte, row types.Row) (key []byt
 		if err != nil {
 			return dst, false, err
 		}
-		dst = types.AppendKey(dst, d)
+		dst = repr.AppendKey(dst, d)
 	}
 	return dst, true, nil
 }
@@ -94,7 +93,7 @@ func (k *indexKey) encode(ctx *scalar.Ctx, dst []byte, row types.Row) (key []byt
 // unique returns row's key for the unique checks: ok is false when the
 // row cannot conflict (outside a partial index, or a NULL part while
 // NULLs are distinct).
-func (k *indexKey) unique(ctx *scalar.Ctx, row types.Row) (string, bool, error) {
+func (k *indexKey) unique(ctx *expr.Ctx, row repr.Row) (string, bool, error) {
 	if k.cols != nil && k.where == nil && !k.nullsEqual {
 		key, ok := keyOf(row, k.cols)
 		return key, ok, nil
@@ -111,7 +110,7 @@ func (k *indexKey) unique(ctx *scalar.Ctx, row types.Row) (string, bool, error) 
 		if d.IsNull() && !k.nullsEqual {
 			return "", false, nil
 		}
-		buf = types.AppendKey(buf, d)
+		buf = repr.AppendKey(buf, d)
 	}
 	return string(buf), true, nil
 }
@@ -125,14 +124,14 @@ func (k *indexKey) storageKey() storage.IndexKey {
 	if k.plain() {
 		return storage.ColsKey(k.cols)
 	}
-	return func(dst []byte, row types.Row) ([]byte, bool) {
-		key, in, err := k.encode(&scalar.Ctx{}, dst, row)
+	return func(dst []byte, row repr.Row) ([]byte, bool) {
+		key, in, err := k.encode(&expr.Ctx{}, dst, row)
 		return key, in && err == nil
 	}
 }
 
 // text prints row's key as PostgreSQL's DETAIL does: names and values.
-func (k *indexKey) text(ctx *scalar.Ctx, row types.Row) (string, string) {
+func (k *indexKey) text(ctx *expr.Ctx, row repr.Row) (string, string) {
 	vals := make([]string, len(k.parts))
 	for i, p := range k.parts {
 		d, err := p.Eval(ctx, row)
@@ -142,7 +141,7 @@ func (k *indexKey) text(ctx *scalar.Ctx, row types.Row) (string, string) {
 		case d.IsNull():
 			vals[i] = "null"
 		default:
-			vals[i] = types.FormatText(d, p.Type(), nil)
+			vals[i] = repr.FormatText(d, p.Type(), nil)
 		}
 	}
 	return strings.Join(k.names, ", "), strings.Join(vals, ", ")
@@ -161,11 +160,11 @@ func (k *indexKey) terms() []string {
 // termOf identifies an expression for matching: equal terms are the same
 // computation of the same type over the same columns (the optimizer's
 // folding is applied to both sides first).
-func termOf(e scalar.Expr) string { return e.String() + " :: " + e.Type().String() }
+func termOf(e expr.Expr) string { return e.String() + " :: " + e.Type().String() }
 
 // conjuncts flattens e's ANDs into their terms.
-func conjuncts(e scalar.Expr, out map[string]bool) {
-	if a, ok := e.(*scalar.And); ok {
+func conjuncts(e expr.Expr, out map[string]bool) {
+	if a, ok := e.(*expr.And); ok {
 		for _, x := range a.Args {
 			conjuncts(x, out)
 		}
@@ -195,17 +194,17 @@ var stableFuncs = map[string]bool{"concat": true, "concat_ws": true, "format": t
 	"array_to_string": true, "to_timestamp": true, "to_date": true}
 
 // immutable reports whether e may be an index expression or predicate.
-func immutable(e scalar.Expr) bool {
-	if !scalar.IsImmutable(e) {
+func immutable(e expr.Expr) bool {
+	if !expr.IsImmutable(e) {
 		return false
 	}
 	ok := true
-	var walk func(e scalar.Expr)
-	walk = func(e scalar.Expr) {
-		if c, is := e.(*scalar.Call); is && stableFuncs[c.Fn.Name] {
+	var walk func(e expr.Expr)
+	walk = func(e expr.Expr) {
+		if c, is := e.(*expr.Call); is && stableFuncs[c.Fn.Name] {
 			ok = false
 		}
-		for _, x := range scalar.Children(e) {
+		for _, x := range expr.Children(e) {
 			walk(x)
 		}
 	}
@@ -229,9 +228,9 @@ func compileIndexKey(cat planner.Catalog, rel *Object, def *IndexDef) (*indexKey
 	for i, c := range def.Cols {
 		if c >= 0 {
 			if c >= len(rel.Columns) {
-				return nil, pgerr.New(pgerr.CodeUndefinedColumn, "index column %d does not exist", c)
+				return nil, repr.Errorf(repr.CodeUndefinedColumn, "index column %d does not exist", c)
 			}
-			k.parts = append(k.parts, &scalar.Col{Idx: c, T: rel.Columns[c].Type})
+			k.parts = append(k.parts, &expr.Col{Idx: c, T: rel.Columns[c].Type})
 			k.names = append(k.names, rel.Columns[c].Name)
 			continue
 		}
@@ -266,21 +265,21 @@ func compileIndexKey(cat planner.Catalog, rel *Object, def *IndexDef) (*indexKey
 }
 
 // splitAnd returns e's conjuncts.
-func splitAnd(e scalar.Expr) []scalar.Expr {
-	if a, ok := e.(*scalar.And); ok {
-		var out []scalar.Expr
+func splitAnd(e expr.Expr) []expr.Expr {
+	if a, ok := e.(*expr.And); ok {
+		var out []expr.Expr
 		for _, x := range a.Args {
 			out = append(out, splitAnd(x)...)
 		}
 		return out
 	}
-	return []scalar.Expr{e}
+	return []expr.Expr{e}
 }
 
 // planIndexExpr plans one expression (or predicate) and checks that it
 // is immutable; it is folded as the optimizer folds a query's filter, so
 // that equal computations print equal terms.
-func planIndexExpr(cat planner.Catalog, rel *Object, n *pg.Node, predicate bool) (scalar.Expr, error) {
+func planIndexExpr(cat planner.Catalog, rel *Object, n *pg.Node, predicate bool) (expr.Expr, error) {
 	x, err := planner.PlanIndexExpr(cat, rel.rel, n, predicate)
 	if err != nil {
 		return nil, err
@@ -290,9 +289,9 @@ func planIndexExpr(cat planner.Catalog, rel *Object, n *pg.Node, predicate bool)
 		if predicate {
 			what = "predicate"
 		}
-		return nil, pgerr.New("42P17", "functions in index %s must be marked IMMUTABLE", what)
+		return nil, repr.Errorf("42P17", "functions in index %s must be marked IMMUTABLE", what)
 	}
-	return scalar.Fold(x), nil
+	return expr.Fold(x), nil
 }
 
 // exprName is an expression key part as PostgreSQL prints it (its

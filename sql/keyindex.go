@@ -4,8 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -73,7 +72,7 @@ func (ix *keyIndex) count(key string, delta map[string]int64) int64 {
 	}
 	n := delta[key]
 	k := []byte(key)
-	_ = ix.coll.ScanIndex(ix.ix, k, storage.KeyPrefixEnd(k), func(_ types.Row, c int64) bool {
+	_ = ix.coll.ScanIndex(ix.ix, k, storage.KeyPrefixEnd(k), func(_ repr.Row, c int64) bool {
 		n += c
 		return true
 	})
@@ -81,7 +80,7 @@ func (ix *keyIndex) count(key string, delta map[string]int64) int64 {
 }
 
 // deltaCounts counts changes by the key of cols.
-func deltaCounts(changes []exec.Update, cols []int) map[string]int64 {
+func deltaCounts(changes []repr.Update, cols []int) map[string]int64 {
 	out := map[string]int64{}
 	for _, u := range changes {
 		if k, ok := keyOf(u.Row, cols); ok {

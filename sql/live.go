@@ -2,16 +2,15 @@ package sql
 
 import (
 	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
 // liveRows returns a table's rows as the transaction sees them: the
 // committed contents with ws's pending changes applied, consolidated.
-func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []exec.Update {
+func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []repr.Update {
 	id := uint64(t.ID)
 	e.mu.RLock()
 	rows := e.snapshot(id, 0)
@@ -30,21 +29,21 @@ func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []exec.Update {
 // O(log n + matches), plus every pending change (which the caller's
 // filter sifts, as it sifts the rows). Otherwise all live rows, as
 // liveRows.
-func (e *Engine) liveRowsWhere(t *planner.Relation, ws *writeSet, filter scalar.Expr, ctx *scalar.Ctx) ([]exec.Update, error) {
+func (e *Engine) liveRowsWhere(t *planner.Relation, ws *writeSet, filter expr.Expr, ctx *expr.Ctx) ([]repr.Update, error) {
 	id := uint64(t.ID)
 	if filter == nil || disablePointReads {
 		return e.liveRows(t, ws), nil
 	}
-	ts := make([]types.T, len(t.Columns))
+	ts := make([]repr.T, len(t.Columns))
 	for i, c := range t.Columns {
 		ts[i] = c.Type
 	}
-	p := predicates([]scalar.Expr{filter}, ts)
+	p := predicates([]expr.Expr{filter}, ts)
 	if p.empty() {
 		return e.liveRows(t, ws), nil
 	}
 	e.mu.RLock()
-	rows, ok, err := e.pointSnapshot(pointInput{coll: dataflow.CollectionID(id), ncols: len(ts), p: p}, ctx, 0)
+	rows, ok, err := e.pointSnapshot(pointInput{coll: repr.CollectionID(id), ncols: len(ts), p: p}, ctx, 0)
 	e.mu.RUnlock()
 	if err != nil || !ok {
 		return e.liveRows(t, ws), err
@@ -70,7 +69,7 @@ func (e *Engine) liveKeys(t *planner.Relation, ws *writeSet) *keySet {
 	e.mu.RUnlock()
 	ks := &keySet{coll: c, cols: t.PrimaryKey, overlay: map[string]int64{}}
 	for _, u := range ws.pending(uint64(t.ID)) {
-		ks.overlay[string(types.AppendColsKey(nil, u.Row, t.PrimaryKey))] += u.Diff
+		ks.overlay[string(repr.AppendColsKey(nil, u.Row, t.PrimaryKey))] += u.Diff
 	}
 	return ks
 }
@@ -86,8 +85,8 @@ type keySet struct {
 
 // key encodes row's primary key into the set's scratch buffer (valid
 // until the next call).
-func (k *keySet) key(row types.Row) []byte {
-	k.buf = types.AppendColsKey(k.buf[:0], row, k.cols)
+func (k *keySet) key(row repr.Row) []byte {
+	k.buf = repr.AppendColsKey(k.buf[:0], row, k.cols)
 	return k.buf
 }
 
@@ -107,7 +106,7 @@ func (k *keySet) add(key []byte, diff int64) { k.overlay[string(key)] += diff }
 
 // checkUpdatedKeys rejects an UPDATE whose new rows would duplicate a
 // primary key among themselves or with rows it does not update.
-func (e *Engine) checkUpdatedKeys(t *planner.Relation, olds, news []types.Row, ws *writeSet) error {
+func (e *Engine) checkUpdatedKeys(t *planner.Relation, olds, news []repr.Row, ws *writeSet) error {
 	if t.PrimaryKey == nil || len(news) == 0 {
 		return nil
 	}
@@ -124,7 +123,7 @@ func (e *Engine) checkUpdatedKeys(t *planner.Relation, olds, news []types.Row, w
 // firstDuplicate adds the keys of rows to keys in order and returns the
 // first row whose key was already live, or nil. It takes the engine's
 // read lock once for all rows.
-func (e *Engine) firstDuplicate(keys *keySet, rows []types.Row) types.Row {
+func (e *Engine) firstDuplicate(keys *keySet, rows []repr.Row) repr.Row {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for _, r := range rows {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -23,11 +23,11 @@ func (p *Portal) execCreateTableAs(st *pg.CreateTableAsStmt) error {
 // CLOSE (each window's rows appear once, when the watermark closes it).
 func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error {
 	if st.Objtype != pg.ObjectType_OBJECT_MATVIEW {
-		return pgerr.Unsupported("CREATE TABLE AS")
+		return repr.Unsupported("CREATE TABLE AS")
 	}
 	p.tag = "CREATE MATERIALIZED VIEW"
 	if st.Into.SkipData {
-		return pgerr.Unsupported("CREATE MATERIALIZED VIEW ... WITH NO DATA")
+		return repr.Unsupported("CREATE MATERIALIZED VIEW ... WITH NO DATA")
 	}
 	sql, err := viewSQL(st.Query, st.Into.ColNames)
 	if err != nil {
@@ -131,7 +131,7 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 	case pg.ObjectType_OBJECT_INDEX:
 		kind, p.tag = relIndex, "DROP INDEX"
 	default:
-		return pgerr.Unsupported("DROP %s", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
+		return repr.Unsupported("DROP %s", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
 	}
 	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
 	for _, o := range ds.Objects {
@@ -159,17 +159,17 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		if missingOK {
 			return nil
 		}
-		code := pgerr.CodeUndefinedTable
+		code := repr.CodeUndefinedTable
 		if kind == relIndex {
-			code = pgerr.CodeUndefinedObject // as PostgreSQL's DROP INDEX
+			code = repr.CodeUndefinedObject // as PostgreSQL's DROP INDEX
 		}
-		return pgerr.New(code, "%s \"%s\" does not exist", kindName(kind), name)
+		return repr.Errorf(code, "%s \"%s\" does not exist", kindName(kind), name)
 	}
 	if isSystemRelation(obj.ID) {
-		return pgerr.New("42501", "permission denied: \"%s\" is a system relation", name)
+		return repr.Errorf("42501", "permission denied: \"%s\" is a system relation", name)
 	}
 	if obj.Kind != kind {
-		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not %s", name, aKind(kind)).
+		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not %s", name, aKind(kind)).
 			WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(obj.Kind)), kindName(obj.Kind))
 	}
 	victims := e.dropSet(obj)
@@ -184,7 +184,7 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		for _, s := range sinks {
 			lines = append(lines, fmt.Sprintf("sink %s depends on %s %s", s.def.Name, kindName(s.def.FromKind), s.def.FromName))
 		}
-		return pgerr.New(pgerr.CodeDependentObjects, "cannot drop %s %s because other objects depend on it", kindName(obj.Kind), obj.Name).
+		return repr.Errorf(repr.CodeDependentObjects, "cannot drop %s %s because other objects depend on it", kindName(obj.Kind), obj.Name).
 			WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	// The pending checkpoint must not follow the deletions (it would bring

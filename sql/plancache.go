@@ -5,11 +5,10 @@ import (
 
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
-// A prepared SELECT is planned once, with its parameters as scalar.Param
+// A prepared SELECT is planned once, with its parameters as expr.Param
 // nodes (planner.Options.GenericParams), optimized and lowered; each Bind
 // then only decodes values into the evaluation context. This is
 // PostgreSQL's generic plan. The plan is tied to the catalog version it
@@ -66,9 +65,9 @@ func (c *cachedPlan) orNil() *cachedPlan {
 }
 
 // typesKnown reports whether every parameter has a known type.
-func typesKnown(ts []types.T) bool {
+func typesKnown(ts []repr.T) bool {
 	for _, t := range ts {
-		if t.Family == types.FamUnknown {
+		if t.Family == repr.FamUnknown {
 			return false
 		}
 	}
@@ -101,4 +100,4 @@ func (e *Engine) catalogVersion() uint64 {
 	return e.cat.version
 }
 
-var errResultChanged = pgerr.New(pgerr.CodeFeatureNotSupported, "cached plan must not change result type")
+var errResultChanged = repr.Errorf(repr.CodeFeatureNotSupported, "cached plan must not change result type")

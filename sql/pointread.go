@@ -5,10 +5,9 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -28,7 +27,7 @@ import (
 // same as with the full snapshot: the ranges may hold rows the filter
 // rejects, never miss one it accepts, because for the types allowed "="
 // holds exactly when the key encodings are equal and the encodings' byte
-// order is the types' order (types.AppendKey).
+// order is the types' order (repr.AppendKey).
 
 // disablePointReads is a test knob: with it set every query reads full
 // snapshots, the reference the fast path is compared with.
@@ -49,8 +48,8 @@ const maxPrefixes = 1024
 // conj are all the filter's conjuncts, which a partial index's predicate
 // must be among.
 type preds struct {
-	eq     map[string][]scalar.Expr
-	lo, hi map[string]scalar.Expr
+	eq     map[string][]expr.Expr
+	lo, hi map[string]expr.Expr
 	conj   map[string]bool
 }
 
@@ -60,7 +59,7 @@ func (p preds) empty() bool {
 
 // pointInput is a collection read through an MFP whose filter has preds.
 type pointInput struct {
-	coll dataflow.CollectionID
+	coll repr.CollectionID
 	// node is the Source node of the plan (for EXPLAIN); ncols the
 	// collection's number of columns.
 	node, ncols int
@@ -72,7 +71,7 @@ type pointInput struct {
 // an MFP with usable predicates. Which access path serves them depends on
 // the collection (see choosePath).
 func pointInputs(plan *dataflow.Plan) []pointInput {
-	sources := map[dataflow.CollectionID]int{}
+	sources := map[repr.CollectionID]int{}
 	consumers := make([][]int, len(plan.Nodes))
 	for i, n := range plan.Nodes {
 		if s, ok := n.Op.(dataflow.Source); ok {
@@ -102,24 +101,24 @@ func pointInputs(plan *dataflow.Plan) []pointInput {
 // predicates collects the usable conjuncts of filter over input columns
 // of types in (folded as index expressions are, so equal computations
 // have equal terms).
-func predicates(filter []scalar.Expr, in []types.T) preds {
-	p := preds{eq: map[string][]scalar.Expr{}, lo: map[string]scalar.Expr{}, hi: map[string]scalar.Expr{}, conj: map[string]bool{}}
-	var visit func(e scalar.Expr)
-	visit = func(e scalar.Expr) {
+func predicates(filter []expr.Expr, in []repr.T) preds {
+	p := preds{eq: map[string][]expr.Expr{}, lo: map[string]expr.Expr{}, hi: map[string]expr.Expr{}, conj: map[string]bool{}}
+	var visit func(e expr.Expr)
+	visit = func(e expr.Expr) {
 		switch x := e.(type) {
-		case *scalar.And:
+		case *expr.And:
 			for _, a := range x.Args {
 				visit(a)
 			}
 			return
-		case *scalar.Or:
+		case *expr.Or:
 			if term, vals, ok := inList(x, in); ok && p.eq[term] == nil {
 				p.eq[term] = vals
 			}
 			return
-		case *scalar.IsNull: // x IS NULL: the rows whose key has NULL there
+		case *expr.IsNull: // x IS NULL: the rows whose key has NULL there
 			if keyTerm(x.Arg, in) && !x.Negate && p.eq[termOf(x.Arg)] == nil {
-				p.eq[termOf(x.Arg)] = []scalar.Expr{&scalar.Lit{D: types.Null, T: x.Arg.Type()}}
+				p.eq[termOf(x.Arg)] = []expr.Expr{&expr.Lit{D: repr.Null, T: x.Arg.Type()}}
 			}
 			return
 		}
@@ -127,7 +126,7 @@ func predicates(filter []scalar.Expr, in []types.T) preds {
 		switch {
 		case !ok:
 		case op == "=":
-			p.eq[term] = []scalar.Expr{val}
+			p.eq[term] = []expr.Expr{val}
 		case op == ">=" || op == ">":
 			p.lo[term] = val
 		case op == "<=" || op == "<":
@@ -135,7 +134,7 @@ func predicates(filter []scalar.Expr, in []types.T) preds {
 		}
 	}
 	for _, f := range filter {
-		f = scalar.Fold(f)
+		f = expr.Fold(f)
 		conjuncts(f, p.conj)
 		visit(f)
 	}
@@ -144,13 +143,13 @@ func predicates(filter []scalar.Expr, in []types.T) preds {
 
 // inList matches an OR of x = value over one column or expression x (the
 // planner's form of `x IN (...)`).
-func inList(or *scalar.Or, in []types.T) (string, []scalar.Expr, bool) {
+func inList(or *expr.Or, in []repr.T) (string, []expr.Expr, bool) {
 	term := ""
-	var vals []scalar.Expr
-	var visit func(or *scalar.Or) bool
-	visit = func(or *scalar.Or) bool {
+	var vals []expr.Expr
+	var visit func(or *expr.Or) bool
+	visit = func(or *expr.Or) bool {
 		for _, a := range or.Args {
-			if inner, ok := a.(*scalar.Or); ok { // (a = 1 OR a = 2) OR a = 3
+			if inner, ok := a.(*expr.Or); ok { // (a = 1 OR a = 2) OR a = 3
 				if !visit(inner) {
 					return false
 				}
@@ -176,8 +175,8 @@ var flipped = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": 
 // colCompare matches x op value (either side; the operator is returned
 // as seen from x, which is returned as its term) where x is a key term
 // (keyTerm) and value a literal or parameter of the same type.
-func colCompare(e scalar.Expr, in []types.T) (string, string, scalar.Expr, bool) {
-	call, ok := e.(*scalar.Call)
+func colCompare(e expr.Expr, in []repr.T) (string, string, expr.Expr, bool) {
+	call, ok := e.(*expr.Call)
 	if !ok || flipped[call.Fn.Name] == "" || len(call.Args) != 2 {
 		return "", "", nil, false
 	}
@@ -198,24 +197,24 @@ func colCompare(e scalar.Expr, in []types.T) (string, string, scalar.Expr, bool)
 // keyTerm reports whether x can key an access path: an input column of
 // a key-safe type, or an immutable expression of one over input columns
 // (which only an index on that expression can serve).
-func keyTerm(x scalar.Expr, in []types.T) bool {
+func keyTerm(x expr.Expr, in []repr.T) bool {
 	if !keySafe(x.Type()) || isConstant(x) {
 		return false
 	}
-	if c, ok := x.(*scalar.Col); ok {
+	if c, ok := x.(*expr.Col); ok {
 		return c.Idx < len(in) && in[c.Idx] == c.T
 	}
-	cols := scalar.Columns(x)
+	cols := expr.Columns(x)
 	return len(cols) > 0 && cols[len(cols)-1] < len(in) && immutable(x) && colTypesMatch(x, in)
 }
 
 // colTypesMatch reports whether every column x reads has its input's
 // type.
-func colTypesMatch(x scalar.Expr, in []types.T) bool {
-	if c, ok := x.(*scalar.Col); ok {
+func colTypesMatch(x expr.Expr, in []repr.T) bool {
+	if c, ok := x.(*expr.Col); ok {
 		return in[c.Idx] == c.T
 	}
-	for _, k := range scalar.Children(x) {
+	for _, k := range expr.Children(x) {
 		if !colTypesMatch(k, in) {
 			return false
 		}
@@ -224,9 +223,9 @@ func colTypesMatch(x scalar.Expr, in []types.T) bool {
 }
 
 // isConstant reports whether e is a literal or a bound parameter.
-func isConstant(e scalar.Expr) bool {
+func isConstant(e expr.Expr) bool {
 	switch e.(type) {
-	case *scalar.Lit, *scalar.Param:
+	case *expr.Lit, *expr.Param:
 		return true
 	}
 	return false
@@ -236,12 +235,12 @@ func isConstant(e scalar.Expr) bool {
 // when their key encodings are equal and the encodings order as the
 // values (char(n) is excluded: it ignores trailing blanks; floats and
 // intervals are left out to stay clear of their equality corner cases).
-func keySafe(t types.T) bool {
+func keySafe(t repr.T) bool {
 	switch t.Family {
-	case types.FamBool, types.FamInt, types.FamDate, types.FamTimestamp, types.FamTimestampTZ, types.FamNumeric:
+	case repr.FamBool, repr.FamInt, repr.FamDate, repr.FamTimestamp, repr.FamTimestampTZ, repr.FamNumeric:
 		return true
-	case types.FamText:
-		return t.Kind != types.KindChar
+	case repr.FamText:
+		return t.Kind != repr.KindChar
 	}
 	return false
 }
@@ -332,7 +331,7 @@ func (a accessPath) score() int {
 // its predicates select on the best access path, as insertions at time t;
 // ok is false when no path applies (or a value is not of its column's
 // family). The caller holds e.mu shared.
-func (e *Engine) pointSnapshot(p pointInput, ctx *scalar.Ctx, t exec.Time) (out []exec.Update, ok bool, err error) {
+func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time) (out []repr.Update, ok bool, err error) {
 	path, ok := e.choosePath(p)
 	if !ok {
 		return nil, false, nil
@@ -342,8 +341,8 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *scalar.Ctx, t exec.Time) (out 
 		return nil, false, err
 	}
 	c := e.colls[uint64(p.coll)]
-	emit := func(r types.Row, n int64) bool {
-		out = append(out, exec.Update{Row: r, Time: t, Diff: n})
+	emit := func(r repr.Row, n int64) bool {
+		out = append(out, repr.Update{Row: r, Time: t, Diff: n})
 		return true
 	}
 	for _, r := range ranges {
@@ -361,7 +360,7 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *scalar.Ctx, t exec.Time) (out 
 // fixed columns' values. ok is false when a value is not of its column's
 // family. A NULL value encodes as NULL: the rows found (if any) are all
 // rejected by the filter, since comparisons with NULL are never true.
-func (p preds) ranges(path accessPath, ctx *scalar.Ctx) (out [][2][]byte, ok bool, err error) {
+func (p preds) ranges(path accessPath, ctx *expr.Ctx) (out [][2][]byte, ok bool, err error) {
 	prefixes := [][]byte{nil}
 	for _, part := range path.parts[:path.neq] {
 		var next [][]byte
@@ -371,7 +370,7 @@ func (p preds) ranges(path accessPath, ctx *scalar.Ctx) (out [][2][]byte, ok boo
 				return nil, false, err
 			}
 			for _, pre := range prefixes {
-				next = append(next, types.AppendKey(slices.Clip(pre), d))
+				next = append(next, repr.AppendKey(slices.Clip(pre), d))
 			}
 		}
 		prefixes = dedupe(next)
@@ -395,14 +394,14 @@ func (p preds) ranges(path accessPath, ctx *scalar.Ctx) (out [][2][]byte, ok boo
 // boundKey returns the range bound for a bound value after prefix: the
 // start of its keys (lower) or the end of them (upper); with no value,
 // the prefix's own start or end.
-func boundKey(prefix []byte, v scalar.Expr, ctx *scalar.Ctx, upper bool) ([]byte, bool, error) {
+func boundKey(prefix []byte, v expr.Expr, ctx *expr.Ctx, upper bool) ([]byte, bool, error) {
 	key := slices.Clip(prefix)
 	if v != nil {
 		d, ok, err := evalKeyValue(v, ctx)
 		if !ok || err != nil {
 			return nil, false, err
 		}
-		key = types.AppendKey(key, d)
+		key = repr.AppendKey(key, d)
 	}
 	if upper {
 		return storage.KeyPrefixEnd(key), true, nil
@@ -412,7 +411,7 @@ func boundKey(prefix []byte, v scalar.Expr, ctx *scalar.Ctx, upper bool) ([]byte
 
 // evalKeyValue evaluates a constant; ok is false if it is not of its
 // declared type's family.
-func evalKeyValue(v scalar.Expr, ctx *scalar.Ctx) (types.Datum, bool, error) {
+func evalKeyValue(v expr.Expr, ctx *expr.Ctx) (repr.Datum, bool, error) {
 	d, err := v.Eval(ctx, nil)
 	if err != nil {
 		return d, false, err
@@ -478,12 +477,12 @@ func (e *Engine) describeAccess(p pointInput) string {
 }
 
 // isNullLit reports whether e is a NULL literal (from col IS NULL).
-func isNullLit(e scalar.Expr) bool {
-	l, ok := e.(*scalar.Lit)
+func isNullLit(e expr.Expr) bool {
+	l, ok := e.(*expr.Lit)
 	return ok && l.D.IsNull()
 }
 
-func joinStrings(es []scalar.Expr) string {
+func joinStrings(es []expr.Expr) string {
 	parts := make([]string, len(es))
 	for i, x := range es {
 		parts[i] = x.String()

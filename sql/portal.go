@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // Portal is a bound statement. Its first Execute runs the statement to
@@ -15,10 +13,10 @@ import (
 // hands them out in pieces (PortalSuspended in between).
 type Portal struct {
 	st       *Statement
-	params   []types.Datum
+	params   []repr.Datum
 	formats  []int16
 	executed bool
-	rows     []types.Row
+	rows     []repr.Row
 	tag      string
 	pos      int
 	buf      []byte
@@ -74,7 +72,7 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 }
 
 // encode formats one row in the portal's result formats.
-func (p *Portal) encode(r types.Row) [][]byte {
+func (p *Portal) encode(r repr.Row) [][]byte {
 	vals := make([][]byte, len(r))
 	if p.buf == nil {
 		// A nil slice of it would encode an empty string as NULL.
@@ -90,11 +88,11 @@ func (p *Portal) encode(r types.Row) [][]byte {
 		t := p.st.cols[i].Type
 		if formatAt(p.formats, i) == 1 {
 			var err error
-			if p.buf, err = types.AppendBinary(p.buf, d, t); err != nil {
-				p.buf = types.AppendText(p.buf[:start], d, t, loc)
+			if p.buf, err = repr.AppendBinary(p.buf, d, t); err != nil {
+				p.buf = repr.AppendText(p.buf[:start], d, t, loc)
 			}
 		} else {
-			p.buf = types.AppendText(p.buf, d, t, loc)
+			p.buf = repr.AppendText(p.buf, d, t, loc)
 		}
 		vals[i] = p.buf[start:len(p.buf):len(p.buf)]
 	}
@@ -109,7 +107,7 @@ func (p *Portal) run(ctx context.Context) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.e.log.Error("panic executing statement", "sql", p.st.stmt.SQL, "panic", r, "stack", stack())
-			err = pgerr.New(pgerr.CodeInternal, "internal error: %v", r)
+			err = repr.Errorf(repr.CodeInternal, "internal error: %v", r)
 		}
 		if err != nil && s.tx == txBlock {
 			s.tx = txFailed
@@ -168,11 +166,11 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 	case n.GetRenameStmt() != nil:
 		return p.execRename(n.GetRenameStmt())
 	case n.GetCopyStmt() != nil:
-		return pgerr.New(pgerr.CodeProtocolViolation, "COPY FROM STDIN must be run through the copy sub-protocol")
+		return repr.Errorf(repr.CodeProtocolViolation, "COPY FROM STDIN must be run through the copy sub-protocol")
 	}
 	return unsupportedStmt(fmt.Sprintf("statement %s", stmtKind(n)))
 }
 
 func canceled() error {
-	return pgerr.New(pgerr.CodeQueryCanceled, "canceling statement due to user request")
+	return repr.Errorf(repr.CodeQueryCanceled, "canceling statement due to user request")
 }

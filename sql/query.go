@@ -5,13 +5,12 @@ import (
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/optimizer/lower"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // runQuery evaluates a planned query once, as the batch case of the same
@@ -19,7 +18,7 @@ import (
 // of its sources (plus the transaction's own pending writes) as one
 // insertion, and its output is the answer. The rows are then ordered,
 // offset and limited, and trimmed to the visible columns.
-func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+func (e *Engine) runQuery(q *planner.Query, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, error) {
 	plan, _, err := compile(q.Rel)
 	if err != nil {
 		return nil, err
@@ -31,7 +30,7 @@ func (e *Engine) runQuery(q *planner.Query, ctx *scalar.Ctx, ws *writeSet) ([]ty
 // presents the rows as runQuery does. A plan whose joins read shared
 // arrangements (sharedjoin.go) runs under the engine's read lock, since
 // its lookups read the indexes as of the query's time.
-func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointInput, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointInput, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, error) {
 	e.mu.RLock()
 	locked := true
 	defer func() {
@@ -46,7 +45,7 @@ func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointIn
 	}
 	t := e.clock
 	err = e.checkReadable(df.Sources())
-	var in map[dataflow.CollectionID][]exec.Update
+	var in map[repr.CollectionID][]repr.Update
 	if err == nil {
 		in, err = e.queryInputs(points, df.Sources(), skip, ctx, t, ws)
 	}
@@ -61,7 +60,7 @@ func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointIn
 	}
 	for id := range in {
 		for _, u := range ws.pending(uint64(id)) {
-			in[id] = append(in[id], exec.Update{Row: u.Row, Time: t, Diff: u.Diff})
+			in[id] = append(in[id], repr.Update{Row: u.Row, Time: t, Diff: u.Diff})
 		}
 	}
 	out, err := df.StepInput(ctx, t, exec.Input{Updates: in, Arrangements: arrangements{e}}, nil)
@@ -89,8 +88,8 @@ func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointIn
 // whose transaction has written to a shared input, or that call sequence
 // functions (which may take e.mu, held while such a plan runs), keep
 // their plan. The caller holds e.mu shared.
-func (e *Engine) sharedPlan(plan *dataflow.Plan, points []pointInput, ws *writeSet) (*dataflow.Plan, map[dataflow.CollectionID]bool) {
-	avoid := map[dataflow.CollectionID]bool{}
+func (e *Engine) sharedPlan(plan *dataflow.Plan, points []pointInput, ws *writeSet) (*dataflow.Plan, map[repr.CollectionID]bool) {
+	avoid := map[repr.CollectionID]bool{}
 	for _, p := range points {
 		if _, ok := e.choosePath(p); ok && !disablePointReads {
 			avoid[p.coll] = true
@@ -112,7 +111,7 @@ func (e *Engine) sharedPlan(plan *dataflow.Plan, points []pointInput, ws *writeS
 // sequence function.
 func callsSequences(p *dataflow.Plan) bool {
 	for _, n := range p.Nodes {
-		var exprs []scalar.Expr
+		var exprs []expr.Expr
 		switch op := n.Op.(type) {
 		case dataflow.MFP:
 			exprs = append(append(exprs, op.Map...), op.Filter...)
@@ -132,8 +131,8 @@ func callsSequences(p *dataflow.Plan) bool {
 // under the key prefix of each point input (see pointInputs) that the
 // transaction has not written to, nothing of the collections in skip, and
 // every other source in full. The caller holds e.mu shared.
-func (e *Engine) queryInputs(points []pointInput, srcs []dataflow.CollectionID, skip map[dataflow.CollectionID]bool, ctx *scalar.Ctx, t exec.Time, ws *writeSet) (map[dataflow.CollectionID][]exec.Update, error) {
-	in := make(map[dataflow.CollectionID][]exec.Update, len(srcs))
+func (e *Engine) queryInputs(points []pointInput, srcs []repr.CollectionID, skip map[repr.CollectionID]bool, ctx *expr.Ctx, t repr.Time, ws *writeSet) (map[repr.CollectionID][]repr.Update, error) {
+	in := make(map[repr.CollectionID][]repr.Update, len(srcs))
 	if !disablePointReads {
 		for _, p := range points {
 			if len(ws.pending(uint64(p.coll))) > 0 || skip[p.coll] {
@@ -159,11 +158,11 @@ func (e *Engine) queryInputs(points []pointInput, srcs []dataflow.CollectionID, 
 
 // expand turns consolidated updates of a snapshot into rows, repeating a
 // row by its multiplicity. A negative multiplicity is an engine bug.
-func expand(us []exec.Update) ([]types.Row, error) {
-	var rows []types.Row
+func expand(us []repr.Update) ([]repr.Row, error) {
+	var rows []repr.Row
 	for _, u := range us {
 		if u.Diff < 0 {
-			return nil, pgerr.New(pgerr.CodeInternal, "internal error: negative multiplicity %d in query result", u.Diff)
+			return nil, repr.Errorf(repr.CodeInternal, "internal error: negative multiplicity %d in query result", u.Diff)
 		}
 		for i := int64(0); i < u.Diff; i++ {
 			rows = append(rows, u.Row)
@@ -174,7 +173,7 @@ func expand(us []exec.Update) ([]types.Row, error) {
 
 // sortRows orders rows by the ORDER BY columns (stable, so equal rows keep
 // their order).
-func sortRows(rows []types.Row, order []dataflow.SortCol) {
+func sortRows(rows []repr.Row, order []expr.SortCol) {
 	if len(order) == 0 {
 		return
 	}
@@ -183,7 +182,7 @@ func sortRows(rows []types.Row, order []dataflow.SortCol) {
 
 // compareBy compares rows by ORDER BY columns with their directions and
 // NULL placement.
-func compareBy(a, b types.Row, order []dataflow.SortCol) int {
+func compareBy(a, b repr.Row, order []expr.SortCol) int {
 	for _, o := range order {
 		x, y := a[o.Col], b[o.Col]
 		var c int
@@ -199,7 +198,7 @@ func compareBy(a, b types.Row, order []dataflow.SortCol) int {
 				return c
 			}
 		default:
-			c = types.Compare(x, y)
+			c = repr.Compare(x, y)
 			if o.Desc {
 				c = -c
 			}
@@ -212,7 +211,7 @@ func compareBy(a, b types.Row, order []dataflow.SortCol) int {
 }
 
 // window applies OFFSET and LIMIT (limit < 0: none).
-func window(rows []types.Row, offset, limit int64) []types.Row {
+func window(rows []repr.Row, offset, limit int64) []repr.Row {
 	if offset > 0 {
 		if offset >= int64(len(rows)) {
 			return nil

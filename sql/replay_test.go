@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -31,7 +31,7 @@ func genPos(b []byte) int64 {
 func genBatch(from, to int64) []Change {
 	var out []Change
 	for i := from; i < to; i++ {
-		out = append(out, Change{Kind: ChangeInsert, Row: types.Row{types.NewInt(i), types.NewText(fmt.Sprintf("r%d", i))}})
+		out = append(out, Change{Kind: ChangeInsert, Row: repr.Row{repr.NewInt(i), repr.NewText(fmt.Sprintf("r%d", i))}})
 	}
 	return out
 }

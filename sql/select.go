@@ -8,7 +8,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // planQuery plans a SELECT against the catalog (under the read lock, since
@@ -24,7 +24,7 @@ func (e *Engine) planQuery(n *pg.Node, opts planner.Options) (*planner.Query, er
 func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 	s := p.st.s
 	ectx := s.evalCtx()
-	var rows []types.Row
+	var rows []repr.Row
 	var err error
 	if c := p.st.genericPlan(n); c != nil {
 		if err := p.st.checkResultTypes(c.version, c.q.Columns); err != nil {

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -99,7 +99,7 @@ func sequenceTypeName(tn *pg.TypeName) (string, error) {
 	case "int8", "bigint":
 		return "bigint", nil
 	}
-	return "", pgerr.New(pgerr.CodeInvalidParameter, "sequence type must be smallint, integer, or bigint")
+	return "", repr.Errorf(repr.CodeInvalidParameter, "sequence type must be smallint, integer, or bigint")
 }
 
 // sequenceDef builds a definition from CREATE SEQUENCE options (or an
@@ -136,7 +136,7 @@ func sequenceDef(opts []*pg.Node, typ string) (*SequenceDef, error) {
 			d.Cycle = de.Arg == nil || de.Arg.GetBoolean() == nil || de.Arg.GetBoolean().Boolval
 		case "cache", "owned_by", "sequence_name":
 		default:
-			err = pgerr.Unsupported("sequence option %s", de.Defname)
+			err = repr.Unsupported("sequence option %s", de.Defname)
 		}
 		if err != nil {
 			return nil, err
@@ -148,7 +148,7 @@ func sequenceDef(opts []*pg.Node, typ string) (*SequenceDef, error) {
 // fill applies PostgreSQL's defaults and checks the bounds.
 func (d *SequenceDef) fill(min, max, start *int64) error {
 	if d.Increment == 0 {
-		return pgerr.New(pgerr.CodeInvalidParameter, "INCREMENT must not be zero")
+		return repr.Errorf(repr.CodeInvalidParameter, "INCREMENT must not be zero")
 	}
 	lo, hi := typeBounds(d.Type)
 	if d.Increment > 0 {
@@ -163,13 +163,13 @@ func (d *SequenceDef) fill(min, max, start *int64) error {
 		d.Max = *max
 	}
 	if d.Min < lo || d.Min > hi {
-		return pgerr.New(pgerr.CodeInvalidParameter, "MINVALUE (%d) is out of range for sequence data type %s", d.Min, d.Type)
+		return repr.Errorf(repr.CodeInvalidParameter, "MINVALUE (%d) is out of range for sequence data type %s", d.Min, d.Type)
 	}
 	if d.Max < lo || d.Max > hi {
-		return pgerr.New(pgerr.CodeInvalidParameter, "MAXVALUE (%d) is out of range for sequence data type %s", d.Max, d.Type)
+		return repr.Errorf(repr.CodeInvalidParameter, "MAXVALUE (%d) is out of range for sequence data type %s", d.Max, d.Type)
 	}
 	if d.Min >= d.Max {
-		return pgerr.New(pgerr.CodeInvalidParameter, "MINVALUE (%d) must be less than MAXVALUE (%d)", d.Min, d.Max)
+		return repr.Errorf(repr.CodeInvalidParameter, "MINVALUE (%d) must be less than MAXVALUE (%d)", d.Min, d.Max)
 	}
 	if d.Increment > 0 {
 		d.Start = d.Min
@@ -180,10 +180,10 @@ func (d *SequenceDef) fill(min, max, start *int64) error {
 		d.Start = *start
 	}
 	if d.Start < d.Min {
-		return pgerr.New(pgerr.CodeInvalidParameter, "START value (%d) cannot be less than MINVALUE (%d)", d.Start, d.Min)
+		return repr.Errorf(repr.CodeInvalidParameter, "START value (%d) cannot be less than MINVALUE (%d)", d.Start, d.Min)
 	}
 	if d.Start > d.Max {
-		return pgerr.New(pgerr.CodeInvalidParameter, "START value (%d) cannot be greater than MAXVALUE (%d)", d.Start, d.Max)
+		return repr.Errorf(repr.CodeInvalidParameter, "START value (%d) cannot be greater than MAXVALUE (%d)", d.Start, d.Max)
 	}
 	return nil
 }
@@ -195,11 +195,11 @@ func defInt(de *pg.DefElem) (int64, error) {
 	case de.Arg.GetFloat() != nil:
 		v, err := strconv.ParseInt(de.Arg.GetFloat().Fval, 10, 64)
 		if err != nil {
-			return 0, pgerr.New(pgerr.CodeNumericOutOfRange, "value \"%s\" is out of range for type bigint", de.Arg.GetFloat().Fval)
+			return 0, repr.Errorf(repr.CodeNumericOutOfRange, "value \"%s\" is out of range for type bigint", de.Arg.GetFloat().Fval)
 		}
 		return v, nil
 	}
-	return 0, pgerr.New(pgerr.CodeSyntax, "%s requires a numeric value", de.Defname)
+	return 0, repr.Errorf(repr.CodeSyntax, "%s requires a numeric value", de.Defname)
 }
 
 // step returns the value after v, or false when the sequence is exhausted.
@@ -305,9 +305,9 @@ func (e *Engine) lockedSequence(name string) (*seqState, error) {
 	o := e.cat.lookup(schema, rel)
 	e.mu.RUnlock()
 	if o != nil {
-		return nil, pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a sequence", rel)
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a sequence", rel)
 	}
-	return nil, pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", name)
+	return nil, repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", name)
 }
 
 // parseRegclass splits a relation name as regclass input does: parts
@@ -355,7 +355,7 @@ func (e *Engine) nextVal(name string) (*seqState, int64, error) {
 			if st.def.Increment < 0 {
 				bound, which = st.def.Min, "minimum"
 			}
-			return nil, 0, pgerr.New("2200H", "nextval: reached %s value of sequence \"%s\" (%d)", which, strings.TrimPrefix(st.name, "public."), bound)
+			return nil, 0, repr.Errorf("2200H", "nextval: reached %s value of sequence \"%s\" (%d)", which, strings.TrimPrefix(st.name, "public."), bound)
 		}
 	}
 	if st.cached > 0 {
@@ -386,7 +386,7 @@ func (e *Engine) setVal(name string, v int64, called bool) (*seqState, error) {
 	}
 	defer e.seqMu.Unlock()
 	if v < st.def.Min || v > st.def.Max {
-		return nil, pgerr.New(pgerr.CodeNumericOutOfRange, "setval: value %d is out of bounds for sequence \"%s\" (%d..%d)",
+		return nil, repr.Errorf(repr.CodeNumericOutOfRange, "setval: value %d is out of bounds for sequence \"%s\" (%d..%d)",
 			v, strings.TrimPrefix(st.name, "public."), st.def.Min, st.def.Max)
 	}
 	if err := e.writeSeq(st.id, v, called); err != nil {
@@ -436,7 +436,7 @@ func (e *Engine) restartSequences(ids []uint64) error {
 	return nil
 }
 
-// sessionSeqs implements scalar.Sequences for a session: currval and
+// sessionSeqs implements expr.Sequences for a session: currval and
 // lastval are per session, as in PostgreSQL.
 type sessionSeqs struct{ s *Session }
 
@@ -458,7 +458,7 @@ func (q sessionSeqs) CurrVal(name string) (int64, error) {
 	e.seqMu.Unlock()
 	v, ok := q.s.seqCurr[st.id]
 	if !ok {
-		return 0, pgerr.New("55000", "currval of sequence \"%s\" is not yet defined in this session", strings.TrimPrefix(st.name, "public."))
+		return 0, repr.Errorf("55000", "currval of sequence \"%s\" is not yet defined in this session", strings.TrimPrefix(st.name, "public."))
 	}
 	return v, nil
 }
@@ -476,7 +476,7 @@ func (q sessionSeqs) SetVal(name string, v int64, called bool) (int64, error) {
 
 func (q sessionSeqs) LastVal() (int64, error) {
 	st := q.s.lastSeq
-	undefined := pgerr.New("55000", "lastval is not yet defined in this session")
+	undefined := repr.Errorf("55000", "lastval is not yet defined in this session")
 	if st == nil {
 		return 0, undefined
 	}
@@ -542,7 +542,7 @@ func (e *Engine) resolveOwner(def *SequenceDef, names []string) error {
 		return nil
 	}
 	if len(names) < 2 {
-		return pgerr.New(pgerr.CodeSyntax, "invalid OWNED BY option").WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
+		return repr.Errorf(repr.CodeSyntax, "invalid OWNED BY option").WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
 	}
 	col, tbl, schema := names[len(names)-1], names[len(names)-2], ""
 	if len(names) > 2 {
@@ -550,13 +550,13 @@ func (e *Engine) resolveOwner(def *SequenceDef, names []string) error {
 	}
 	t := e.cat.lookup(schema, tbl)
 	if t == nil {
-		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", tbl)
+		return repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", tbl)
 	}
 	if t.Kind != planner.RelTable {
-		return pgerr.New(pgerr.CodeWrongObjectType, "sequence cannot be owned by relation \"%s\"", tbl)
+		return repr.Errorf(repr.CodeWrongObjectType, "sequence cannot be owned by relation \"%s\"", tbl)
 	}
 	if columnIndex(t.Columns, col) < 0 {
-		return pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, tbl)
+		return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, tbl)
 	}
 	def.OwnedBy, def.OwnedCol = t.ID, col
 	return nil
@@ -575,10 +575,10 @@ func (p *Portal) execAlterSequence(as *pg.AlterSeqStmt) error {
 		if as.MissingOk {
 			return nil
 		}
-		return pgerr.New(pgerr.CodeUndefinedTable, "relation \"%s\" does not exist", as.Sequence.Relname)
+		return repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", as.Sequence.Relname)
 	}
 	if obj.Kind != relSequence {
-		return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a sequence", obj.Name)
+		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a sequence", obj.Name)
 	}
 	nu := obj.clone()
 	def := *obj.Sequence
@@ -591,7 +591,7 @@ func (p *Portal) execAlterSequence(as *pg.AlterSeqStmt) error {
 		return err
 	}
 	if restart && (restartTo < def.Min || restartTo > def.Max) {
-		return pgerr.New(pgerr.CodeInvalidParameter, "RESTART value (%d) cannot be outside MINVALUE and MAXVALUE", restartTo)
+		return repr.Errorf(repr.CodeInvalidParameter, "RESTART value (%d) cannot be outside MINVALUE and MAXVALUE", restartTo)
 	}
 	if err := e.commitAltered(obj, nu, nil); err != nil {
 		return err
@@ -651,7 +651,7 @@ func alterSequenceDef(def *SequenceDef, opts []*pg.Node) (restart bool, to int64
 			def.Cycle = de.Arg == nil || de.Arg.GetBoolean() == nil || de.Arg.GetBoolean().Boolval
 		case "cache", "owned_by":
 		default:
-			err = pgerr.Unsupported("sequence option %s", de.Defname)
+			err = repr.Unsupported("sequence option %s", de.Defname)
 		}
 		if err != nil {
 			return false, 0, err

@@ -7,10 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // Column describes one result column as the wire protocol reports it.
@@ -50,7 +49,7 @@ type Session struct {
 	// cursors are the open SUBSCRIBE cursors by name.
 	cursors map[string]*subStream
 	// info is what session-information functions report, built once.
-	info *scalar.SessionInfo
+	info *expr.SessionInfo
 	// seqCurr and lastSeq are the values this session obtained from
 	// sequences (currval, lastval); restartSeqs are the sequences a
 	// TRUNCATE ... RESTART IDENTITY in the open block resets at COMMIT.
@@ -117,9 +116,9 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	if err != nil {
 		return nil, err
 	}
-	var ptypes []types.T
+	var ptypes []repr.T
 	for _, oid := range paramOIDs {
-		t, _ := types.FromOID(oid)
+		t, _ := repr.FromOID(oid)
 		ptypes = append(ptypes, t)
 	}
 	out := make([]*Statement, len(stmts))
@@ -135,12 +134,12 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 }
 
 // evalCtx returns the evaluation context of a statement starting now.
-func (s *Session) evalCtx() *scalar.Ctx {
+func (s *Session) evalCtx() *expr.Ctx {
 	if s.info == nil {
-		s.info = &scalar.SessionInfo{User: s.settings.user, Database: s.settings.database, Version: s.e.Version,
+		s.info = &expr.SessionInfo{User: s.settings.user, Database: s.settings.database, Version: s.e.Version,
 			Setting: s.settings.get, Sequences: sessionSeqs{s}}
 	}
-	return &scalar.Ctx{StmtTimestamp: types.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info}
+	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info}
 }
 
 // location is the session time zone.
@@ -148,7 +147,7 @@ func (s *Session) location() *time.Location { return s.settings.loc }
 
 // withPosition converts an AST byte location into the error's position.
 func withPosition(err error, src string, byteLoc int32) error {
-	e, ok := err.(*pgerr.Error)
+	e, ok := err.(*repr.Error)
 	if !ok || e.Position != 0 || byteLoc < 0 {
 		return err
 	}
@@ -156,7 +155,7 @@ func withPosition(err error, src string, byteLoc int32) error {
 }
 
 func unsupportedStmt(kind string) error {
-	return pgerr.Unsupported("%s", kind)
+	return repr.Unsupported("%s", kind)
 }
 
 var _ = fmt.Sprintf

@@ -10,8 +10,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
-
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // rowCollector is a RowWriter that keeps text-format rows.
@@ -138,7 +137,7 @@ func (te *testEngine) copyIn(sql, data string) string {
 }
 
 func errText(err error) string {
-	e := pgerr.From(err)
+	e := repr.ErrorFrom(err)
 	s := fmt.Sprintf("ERROR %s: %s\n", e.Code, e.Message)
 	if e.Position > 0 {
 		s = fmt.Sprintf("ERROR %s at %d: %s\n", e.Code, e.Position, e.Message)

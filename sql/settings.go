@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // ServerVersion is the PostgreSQL version Eddy reports. Clients (psql's
@@ -83,7 +82,7 @@ func (s *settings) get(name string) (string, bool) {
 func (s *settings) set(name, value string) error {
 	name = strings.ToLower(name)
 	if _, ok := s.vals[name]; !ok {
-		return pgerr.New(pgerr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		return repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	switch name {
 	case "timezone":
@@ -94,7 +93,7 @@ func (s *settings) set(name, value string) error {
 		s.loc, s.timeZone = loc, value
 	case "client_encoding":
 		if v := strings.ToUpper(strings.ReplaceAll(value, "-", "")); v != "UTF8" && v != "UNICODE" {
-			return pgerr.Unsupported("client_encoding %q (only UTF8)", value)
+			return repr.Unsupported("client_encoding %q (only UTF8)", value)
 		}
 		value = "UTF8"
 	case "subscribe_buffer", "fetch_timeout":
@@ -105,7 +104,7 @@ func (s *settings) set(name, value string) error {
 		value = v
 	case "datestyle":
 		if !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(value)), "ISO") {
-			return pgerr.Unsupported("DateStyle %q (only ISO)", value)
+			return repr.Unsupported("DateStyle %q (only ISO)", value)
 		}
 		value = "ISO, MDY"
 	}
@@ -132,7 +131,7 @@ func loadZone(name string) (*time.Location, error) {
 		// PostgreSQL treats a bare number as hours east of UTC.
 		return time.FixedZone(name, h*3600), nil
 	}
-	return nil, pgerr.New(pgerr.CodeInvalidParameter, "invalid value for parameter \"TimeZone\": \"%s\"", name)
+	return nil, repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"TimeZone\": \"%s\"", name)
 }
 
 // apply executes a SET / RESET statement.
@@ -150,14 +149,14 @@ func (s *settings) apply(st *pg.VariableSetStmt) error {
 		if name == "transaction" || name == "session characteristics" {
 			return nil // isolation is always serializable
 		}
-		return pgerr.Unsupported("SET %s", st.Name)
+		return repr.Unsupported("SET %s", st.Name)
 	case pg.VariableSetKind_VAR_SET_VALUE:
 		if name == "timezone" || name == "time zone" {
 			name = "timezone"
 		}
 		return s.set(name, argsText(st.Args))
 	}
-	return pgerr.Unsupported("SET %s", st.Name)
+	return repr.Unsupported("SET %s", st.Name)
 }
 
 // argsText renders SET arguments as the setting's text value.
@@ -202,7 +201,7 @@ func (p *Portal) execShow(st *pg.VariableShowStmt) error {
 	}
 	v, ok := s.vals[name]
 	if !ok {
-		return pgerr.New(pgerr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		return repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	p.rows = append(p.rows, textRow(v))
 	return nil

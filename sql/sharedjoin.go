@@ -6,8 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -46,7 +45,7 @@ func (e *Engine) shareArrangements(cat *Catalog, plan *dataflow.Plan, allowed fu
 
 // shareArrangementsAvoiding is shareArrangements that never shares an
 // input reading a collection in avoid.
-func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, allowed func(uint64) bool, avoid map[dataflow.CollectionID]bool) (*dataflow.Plan, []uint64) {
+func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, allowed func(uint64) bool, avoid map[repr.CollectionID]bool) (*dataflow.Plan, []uint64) {
 	if disableSharedJoins || hasLoop(plan) {
 		return plan, nil
 	}
@@ -103,7 +102,7 @@ func (e *Engine) planSharedView(obj *Object) error {
 	plan, used := e.shareArrangements(e.cat, plan, nil)
 	text = plan.String()
 	if back, err := dataflow.Parse(text); err != nil || back.String() != text {
-		return pgerr.New(pgerr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself", obj.Name)
+		return repr.Errorf(repr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself", obj.Name)
 	}
 	obj.Plan, obj.Deps = text, mergeIDs(obj.Deps, used)
 	return nil
@@ -173,8 +172,8 @@ func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []i
 }
 
 // sharedCollections returns the collections of plan's shared join inputs.
-func sharedCollections(plan *dataflow.Plan) []dataflow.CollectionID {
-	var out []dataflow.CollectionID
+func sharedCollections(plan *dataflow.Plan) []repr.CollectionID {
+	var out []repr.CollectionID
 	for _, n := range plan.Nodes {
 		if j, ok := n.Op.(dataflow.Join); ok && j.Shared != nil {
 			if src, ok := sourceOf(plan, n.Inputs[j.Shared.Side]); ok {
@@ -200,7 +199,7 @@ func sourceOf(plan *dataflow.Plan, in int) (dataflow.Source, bool) {
 // shared join inputs (directly or through an MFP read by nothing else):
 // an ad hoc query need not read them at all, as their changes (the whole
 // snapshot) would meet only the other sides' empty arrangements.
-func onlyShared(plan *dataflow.Plan) map[dataflow.CollectionID]bool {
+func onlyShared(plan *dataflow.Plan) map[repr.CollectionID]bool {
 	consumers := make([][]int, len(plan.Nodes))
 	for i, n := range plan.Nodes {
 		for _, in := range n.Inputs {
@@ -211,8 +210,8 @@ func onlyShared(plan *dataflow.Plan) map[dataflow.CollectionID]bool {
 		j, ok := plan.Nodes[consumer].Op.(dataflow.Join)
 		return ok && j.Shared != nil && plan.Nodes[consumer].Inputs[j.Shared.Side] == node
 	}
-	out := map[dataflow.CollectionID]bool{}
-	bad := map[dataflow.CollectionID]bool{}
+	out := map[repr.CollectionID]bool{}
+	bad := map[repr.CollectionID]bool{}
 	for i, n := range plan.Nodes {
 		src, ok := n.Op.(dataflow.Source)
 		if !ok {
@@ -241,7 +240,7 @@ func onlyShared(plan *dataflow.Plan) map[dataflow.CollectionID]bool {
 type arrangements struct{ e *Engine }
 
 // Lookup implements exec.Arrangements.
-func (a arrangements) Lookup(index uint64, key []byte, fn func(types.Row, int64) bool) error {
+func (a arrangements) Lookup(index uint64, key []byte, fn func(repr.Row, int64) bool) error {
 	o := a.e.cat.byID[index]
 	if o == nil || o.Index == nil || a.e.colls[o.Index.Table] == nil {
 		return storage.ErrNoIndex

@@ -11,11 +11,9 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -68,28 +66,28 @@ type SinkConnectors interface {
 
 // SinkBatch is one logical time's changes of a sink's relation.
 type SinkBatch struct {
-	Time    exec.Time
-	Updates []exec.Update
+	Time    repr.Time
+	Updates []repr.Update
 }
 
 // sinkState is a sink in the engine: its definition and eddy_sinks row.
 type sinkState struct {
 	def        SinkDef
 	state, err string
-	delivered  exec.Time
+	delivered  repr.Time
 	records    int64
-	row        types.Row
+	row        repr.Row
 }
 
 var sysSinksColumns = []ColumnDef{
-	{Name: "name", Type: types.Text}, {Name: "relation", Type: types.Text}, {Name: "connector", Type: types.Text},
-	{Name: "state", Type: types.Text}, {Name: "error", Type: types.Text}, {Name: "delivered_time", Type: types.Int8},
-	{Name: "records", Type: types.Int8},
+	{Name: "name", Type: repr.Text}, {Name: "relation", Type: repr.Text}, {Name: "connector", Type: repr.Text},
+	{Name: "state", Type: repr.Text}, {Name: "error", Type: repr.Text}, {Name: "delivered_time", Type: repr.Int8},
+	{Name: "records", Type: repr.Int8},
 }
 
 func sinkDefKey(id uint64) []byte    { return storage.MetaKey(fmt.Sprintf("sink/%d/def", id)) }
 func sinkLogPrefix(id uint64) []byte { return storage.MetaKey(fmt.Sprintf("sink/%d/log/", id)) }
-func sinkLogKey(id uint64, t exec.Time) []byte {
+func sinkLogKey(id uint64, t repr.Time) []byte {
 	return binary.BigEndian.AppendUint64(sinkLogPrefix(id), uint64(t))
 }
 
@@ -101,7 +99,7 @@ var sinkKeysPrefix = storage.MetaKey("sink/")
 func (p *Portal) execCreateSink(cs *parse.CreateSink) error {
 	p.tag = "CREATE SINK"
 	if cs.From == nil {
-		return pgerr.Unsupported("CREATE SINK ... AS query (create a materialized view and CREATE SINK ... FROM it)")
+		return repr.Unsupported("CREATE SINK ... AS query (create a materialized view and CREATE SINK ... FROM it)")
 	}
 	def := SinkDef{Name: cs.Name, Options: map[string]string{}, Format: strings.ToLower(cs.Format),
 		Encode: strings.ToLower(cs.Encode), EncodeOptions: optionMap(cs.EncodeOptions)}
@@ -113,7 +111,7 @@ func (p *Portal) execCreateSink(cs *parse.CreateSink) error {
 		def.Options[o.Key] = o.Value
 	}
 	if cs.Schema != "" && cs.Schema != "public" {
-		return pgerr.New(pgerr.CodeUndefinedObject, "schema \"%s\" does not exist", cs.Schema)
+		return repr.Errorf(repr.CodeUndefinedObject, "schema \"%s\" does not exist", cs.Schema)
 	}
 	return p.st.s.e.createSink(def, cs.From, cs.IfNotExists)
 }
@@ -133,7 +131,7 @@ func optionMap(opts []parse.Option) map[string]string {
 func (e *Engine) sinkConnectors() (SinkConnectors, error) {
 	sc, ok := e.connectors.(SinkConnectors)
 	if !ok {
-		return nil, pgerr.Unsupported("sinks (no connector runtime in this process)")
+		return nil, repr.Unsupported("sinks (no connector runtime in this process)")
 	}
 	return sc, nil
 }
@@ -151,7 +149,7 @@ func (e *Engine) createSink(def SinkDef, from *pg.RangeVar, ifNotExists bool) er
 			e.mu.Unlock()
 			return nil
 		}
-		err = pgerr.New(pgerr.CodeDuplicateObject, "sink \"%s\" already exists", def.Name)
+		err = repr.Errorf(repr.CodeDuplicateObject, "sink \"%s\" already exists", def.Name)
 	}
 	e.mu.Unlock()
 	if err != nil {
@@ -175,10 +173,10 @@ func (e *Engine) createSink(def SinkDef, from *pg.RangeVar, ifNotExists bool) er
 func (e *Engine) resolveSinkFrom(def *SinkDef, from *pg.RangeVar) error {
 	obj := e.cat.lookup(from.Schemaname, from.Relname)
 	if obj == nil {
-		return pgerr.ErrUndefinedTable.New(from.Relname)
+		return repr.ErrUndefinedTable.New(from.Relname)
 	}
 	if isSystemRelation(obj.ID) || (obj.Kind != planner.RelTable && obj.Kind != planner.RelMaterializedView) {
-		return pgerr.Unsupported("CREATE SINK FROM %s %s (sinks follow tables and materialized views)", kindName(obj.Kind), obj.Name)
+		return repr.Unsupported("CREATE SINK FROM %s %s (sinks follow tables and materialized views)", kindName(obj.Kind), obj.Name)
 	}
 	def.From, def.FromName, def.FromKind, def.Columns = obj.ID, obj.Name, obj.Kind, obj.Columns
 	return nil
@@ -187,7 +185,7 @@ func (e *Engine) resolveSinkFrom(def *SinkDef, from *pg.RangeVar) error {
 // addSinkLocked persists a new sink and its first log entry in one batch.
 func (e *Engine) addSinkLocked(def *SinkDef) error {
 	if e.cat.byID[def.From] == nil {
-		return pgerr.New(pgerr.CodeSerializationFailure, "could not serialize access: relation was dropped concurrently")
+		return repr.Errorf(repr.CodeSerializationFailure, "could not serialize access: relation was dropped concurrently")
 	}
 	b := e.db.NewBatch()
 	defer b.Close()
@@ -266,7 +264,7 @@ func (e *Engine) activeSinks() []SinkDef {
 
 // logSinks appends, for every sink whose relation changed at t, the
 // changes to the sink's log in the commit's batch (called from propagate).
-func (e *Engine) logSinks(deltas map[uint64][]exec.Update, t exec.Time, b *storage.Batch) {
+func (e *Engine) logSinks(deltas map[uint64][]repr.Update, t repr.Time, b *storage.Batch) {
 	if b == nil {
 		return
 	}
@@ -279,11 +277,11 @@ func (e *Engine) logSinks(deltas map[uint64][]exec.Update, t exec.Time, b *stora
 
 // encodeUpdates encodes (row, diff) pairs: per update a zigzag varint
 // diff, a uvarint length and the row's value encoding.
-func encodeUpdates(us []exec.Update) []byte {
+func encodeUpdates(us []repr.Update) []byte {
 	var buf, row []byte
 	for _, u := range us {
 		buf = binary.AppendVarint(buf, u.Diff)
-		row = types.AppendRow(row[:0], u.Row)
+		row = repr.AppendRow(row[:0], u.Row)
 		buf = binary.AppendUvarint(buf, uint64(len(row)))
 		buf = append(buf, row...)
 	}
@@ -291,8 +289,8 @@ func encodeUpdates(us []exec.Update) []byte {
 }
 
 // decodeUpdates is encodeUpdates' inverse, at time t.
-func decodeUpdates(b []byte, t exec.Time) ([]exec.Update, error) {
-	var out []exec.Update
+func decodeUpdates(b []byte, t repr.Time) ([]repr.Update, error) {
+	var out []repr.Update
 	for len(b) > 0 {
 		diff, k := binary.Varint(b)
 		if k <= 0 {
@@ -303,11 +301,11 @@ func decodeUpdates(b []byte, t exec.Time) ([]exec.Update, error) {
 		if k <= 0 || n > uint64(len(b)-k) {
 			return nil, errCorruptLog
 		}
-		row, err := types.DecodeRow(b[k : k+int(n)])
+		row, err := repr.DecodeRow(b[k : k+int(n)])
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, exec.Update{Row: row, Time: t, Diff: diff})
+		out = append(out, repr.Update{Row: row, Time: t, Diff: diff})
 		b = b[k+int(n):]
 	}
 	return out, nil
@@ -320,14 +318,14 @@ var errStopScan = errors.New("stop")
 
 // SinkLog returns up to max logged batches of a sink with times after
 // `after`, in time order.
-func (e *Engine) SinkLog(id uint64, after exec.Time, max int) ([]SinkBatch, error) {
+func (e *Engine) SinkLog(id uint64, after repr.Time, max int) ([]SinkBatch, error) {
 	var out []SinkBatch
 	prefix := sinkLogPrefix(id)
 	err := e.db.Scan(prefix, func(k, v []byte) error {
 		if len(k) != len(prefix)+8 {
 			return errCorruptLog
 		}
-		t := exec.Time(binary.BigEndian.Uint64(k[len(prefix):]))
+		t := repr.Time(binary.BigEndian.Uint64(k[len(prefix):]))
 		if t <= after {
 			return nil
 		}
@@ -349,11 +347,11 @@ func (e *Engine) SinkLog(id uint64, after exec.Time, max int) ([]SinkBatch, erro
 
 // AckSink records that a sink delivered everything up to time t (records
 // is how many records that took) and drops those log entries.
-func (e *Engine) AckSink(id uint64, t exec.Time, records int64) error {
+func (e *Engine) AckSink(id uint64, t repr.Time, records int64) error {
 	var keys [][]byte
 	prefix := sinkLogPrefix(id)
 	err := e.db.Scan(prefix, func(k, _ []byte) error {
-		if len(k) == len(prefix)+8 && exec.Time(binary.BigEndian.Uint64(k[len(prefix):])) <= t {
+		if len(k) == len(prefix)+8 && repr.Time(binary.BigEndian.Uint64(k[len(prefix):])) <= t {
 			keys = append(keys, append([]byte(nil), k...))
 			return nil
 		}
@@ -396,12 +394,12 @@ func (e *Engine) refreshSinkRow(s *sinkState) {
 	if c == nil {
 		return
 	}
-	errText := types.Null
+	errText := repr.Null
 	if s.err != "" {
-		errText = types.NewText(s.err)
+		errText = repr.NewText(s.err)
 	}
-	row := types.Row{types.NewText(s.def.Name), types.NewText(s.def.FromName), types.NewText(s.def.Connector),
-		types.NewText(s.state), errText, types.NewInt(int64(s.delivered)), types.NewInt(s.records)}
+	row := repr.Row{repr.NewText(s.def.Name), repr.NewText(s.def.FromName), repr.NewText(s.def.Connector),
+		repr.NewText(s.state), errText, repr.NewInt(int64(s.delivered)), repr.NewInt(s.records)}
 	if s.row != nil {
 		_ = c.Apply(s.row, -1, nil)
 	}
@@ -417,7 +415,7 @@ func (e *Engine) dropSinks(d *parse.DropObject) error {
 		s := e.sinkNamed(n.Relname)
 		if s == nil && !d.IfExists {
 			e.mu.Unlock()
-			return pgerr.New(pgerr.CodeUndefinedObject, "sink \"%s\" does not exist", n.Relname)
+			return repr.Errorf(repr.CodeUndefinedObject, "sink \"%s\" does not exist", n.Relname)
 		}
 		if s != nil {
 			victims = append(victims, s)

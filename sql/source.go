@@ -9,12 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -61,7 +58,7 @@ type WatermarkDef struct {
 // import them (they sit above it), so it declares what it needs.
 type Connectors interface {
 	// Validate checks a definition at CREATE time (unknown connector or
-	// option: a *pgerr.Error).
+	// option: a *repr.Error).
 	Validate(def SourceDef) error
 	// Activate starts (or keeps running) the source's reader; called when a
 	// materialized view or a table needs its events, and at start-up for
@@ -84,7 +81,7 @@ type sourceState struct {
 	// records.
 	position  []byte
 	posLoaded bool
-	wmExpr    scalar.Expr
+	wmExpr    expr.Expr
 	watermark int64
 	hasWM     bool
 	parts     map[int32]int64
@@ -146,7 +143,7 @@ func (e *Engine) registerSource(o *Object) error {
 		if err != nil {
 			return err
 		}
-		x, err := planner.PlanScalarOver(e.cat, n, o.rel, types.Unknown)
+		x, err := planner.PlanScalarOver(e.cat, n, o.rel, repr.Unknown)
 		if err != nil {
 			return err
 		}
@@ -181,7 +178,7 @@ func (e *Engine) SourcePosition(id uint64) ([]byte, error) {
 // connector-fed table), and the source's new position and watermark are
 // written in the same synced batch, so a restart resumes exactly after the
 // last ingested batch: nothing lost, nothing counted twice.
-func (e *Engine) Ingest(id uint64, rows []types.Row, position []byte) error {
+func (e *Engine) Ingest(id uint64, rows []repr.Row, position []byte) error {
 	changes := make([]Change, len(rows))
 	for i, r := range rows {
 		changes[i] = Change{Kind: ChangeInsert, Row: r}
@@ -203,7 +200,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	defer e.mu.Unlock()
 	st := e.sources[id]
 	if st == nil {
-		return pgerr.New(pgerr.CodeUndefinedTable, "source %d does not exist", id)
+		return repr.Errorf(repr.CodeUndefinedTable, "source %d does not exist", id)
 	}
 	// The group-commit batch, reused: its arena keeps its size across
 	// batches instead of regrowing from empty (both run under e.mu).
@@ -255,7 +252,7 @@ type SourceReplayer interface {
 
 // logSourceBatch writes a source batch's log record at time t to b: its
 // positions if the source is replayable, else its changes.
-func (e *Engine) logSourceBatch(st *sourceState, b *storage.Batch, t exec.Time, changes []Change, to []byte) error {
+func (e *Engine) logSourceBatch(st *sourceState, b *storage.Batch, t repr.Time, changes []Change, to []byte) error {
 	if e.replayer == nil || !e.replayer.Replayable(st.def) {
 		e.recBuf = appendSourceRecord(e.recBuf[:0], e.wall.last, st.def.ID, changes)
 		e.logInput(b, t, e.recBuf)
@@ -275,9 +272,9 @@ func (e *Engine) logSourceBatch(st *sourceState, b *storage.Batch, t exec.Time, 
 
 // ingest applies one source batch at time t: the table rows and the
 // watermark are state (checkpoint batch); b gets the sink log entries.
-func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *storage.Batch, tx *applyTx) error {
+func (e *Engine) ingest(st *sourceState, changes []Change, t repr.Time, b *storage.Batch, tx *applyTx) error {
 	sb := e.stateBatch()
-	var updates []exec.Update
+	var updates []repr.Update
 	if st.def.IsTable {
 		c := e.colls[st.def.ID]
 		e.dropIndexes(st.def.ID)
@@ -300,7 +297,7 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *stora
 	if st.hasWM {
 		sb.Set(sourceWatermarkKey(st.def.ID), encodeWatermark(st.watermark, st.parts))
 	}
-	deltas := map[uint64][]exec.Update{st.def.ID: updates}
+	deltas := map[uint64][]repr.Update{st.def.ID: updates}
 	return e.propagate(deltas, t, b, tx)
 }
 
@@ -311,18 +308,18 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t exec.Time, b *stora
 // as append-only (their top-k and min/max keep only what insertions
 // need), so a deletion there is refused, failing the batch, rather than
 // passed on to state that cannot apply it.
-func sourceUpdates(def *SourceDef, changes []Change, t exec.Time) ([]exec.Update, error) {
-	updates := make([]exec.Update, 0, len(changes))
+func sourceUpdates(def *SourceDef, changes []Change, t repr.Time) ([]repr.Update, error) {
+	updates := make([]repr.Update, 0, len(changes))
 	for _, c := range changes {
 		switch c.Kind {
 		case ChangeInsert:
-			updates = append(updates, exec.Update{Row: c.Row, Time: t, Diff: 1})
+			updates = append(updates, repr.Update{Row: c.Row, Time: t, Diff: 1})
 		case ChangeDelete:
 			if def.appendOnly() {
-				return nil, pgerr.New(pgerr.CodeInternal,
+				return nil, repr.Errorf(repr.CodeInternal,
 					"source %s is append-only (FORMAT PLAIN) but its connector delivered a deletion", def.Name)
 			}
-			updates = append(updates, exec.Update{Row: c.Row, Time: t, Diff: -1})
+			updates = append(updates, repr.Update{Row: c.Row, Time: t, Diff: -1})
 		}
 	}
 	return updates, nil
@@ -332,7 +329,7 @@ func sourceUpdates(def *SourceDef, changes []Change, t exec.Time) ([]exec.Update
 // watermark as it was before this batch (or NULL once there is one): the
 // rows every view's Source drops as late (exec/source.go applies the same
 // rule), reported per source in eddy_sources.late_rows.
-func (st *sourceState) countLate(updates []exec.Update) int64 {
+func (st *sourceState) countLate(updates []repr.Update) int64 {
 	if !st.hasWM || st.def.Watermark == nil {
 		return 0
 	}
@@ -443,14 +440,14 @@ func decodeWatermark(b []byte) (int64, map[int32]int64) {
 
 // sourceWatermarks returns the current watermarks of those of ids that are
 // sources with one (nil when none), for a dataflow's Step.
-func (e *Engine) sourceWatermarks(ids []uint64) map[dataflow.CollectionID]int64 {
-	var out map[dataflow.CollectionID]int64
+func (e *Engine) sourceWatermarks(ids []uint64) map[repr.CollectionID]int64 {
+	var out map[repr.CollectionID]int64
 	for _, id := range ids {
 		if s := e.sources[id]; s != nil && s.hasWM {
 			if out == nil {
-				out = map[dataflow.CollectionID]int64{}
+				out = map[repr.CollectionID]int64{}
 			}
-			out[dataflow.CollectionID(id)] = s.watermark
+			out[repr.CollectionID(id)] = s.watermark
 		}
 	}
 	return out
@@ -467,7 +464,7 @@ func (e *Engine) SourceWatermark(id uint64) (int64, bool) {
 }
 
 func encodeInt64(v int64) []byte {
-	return types.AppendKey(nil, types.NewInt(v))
+	return repr.AppendKey(nil, repr.NewInt(v))
 }
 
 func decodeInt64(b []byte) int64 {
@@ -502,7 +499,7 @@ func (e *Engine) validateSource(obj *Object) error {
 	c := e.connectors
 	e.mu.RUnlock()
 	if c == nil {
-		return pgerr.Unsupported("sources (no connector runtime in this process)")
+		return repr.Unsupported("sources (no connector runtime in this process)")
 	}
 	def := *obj.Source
 	def.Name, def.Columns, def.PrimaryKey = obj.Name, obj.Columns, obj.PrimaryKey
@@ -590,10 +587,10 @@ func (e *Engine) forgetSources(dropped []*Object) {
 }
 
 // checkReadable rejects ad-hoc reads of sources, whose rows are not kept.
-func (e *Engine) checkReadable(srcs []dataflow.CollectionID) error {
+func (e *Engine) checkReadable(srcs []repr.CollectionID) error {
 	for _, id := range srcs {
 		if s := e.sources[uint64(id)]; s != nil && !s.def.IsTable {
-			return pgerr.Unsupported("reading source %q directly (its events are not stored): create a materialized view over it, or use CREATE TABLE ... WITH (connector = ...)", s.def.Name)
+			return repr.Unsupported("reading source %q directly (its events are not stored): create a materialized view over it, or use CREATE TABLE ... WITH (connector = ...)", s.def.Name)
 		}
 	}
 	return nil

@@ -1,8 +1,7 @@
 package sql
 
 import (
-	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -26,8 +25,8 @@ const (
 // over its partitions' watermarks (see sourceState.advance).
 type Change struct {
 	Kind      ChangeKind
-	Row       types.Row
-	Key       types.Row
+	Row       repr.Row
+	Key       repr.Row
 	Partition int32
 }
 
@@ -42,8 +41,8 @@ type Change struct {
 // record never fails a batch with a duplicate key. Without a primary key
 // the table is a multiset: Insert adds, Delete removes one copy if there is
 // one (a delete of an absent row changes nothing).
-func applyTableChanges(c *storage.Collection, changes []Change, t exec.Time, b *storage.Batch) ([]exec.Update, error) {
-	a := tableApplier{c: c, t: t, b: b, out: make([]exec.Update, 0, len(changes))}
+func applyTableChanges(c *storage.Collection, changes []Change, t repr.Time, b *storage.Batch) ([]repr.Update, error) {
+	a := tableApplier{c: c, t: t, b: b, out: make([]repr.Update, 0, len(changes))}
 	for _, ch := range changes {
 		var err error
 		switch {
@@ -68,29 +67,29 @@ func applyTableChanges(c *storage.Collection, changes []Change, t exec.Time, b *
 // tableApplier applies changes to one collection, collecting the updates.
 type tableApplier struct {
 	c   *storage.Collection
-	t   exec.Time
+	t   repr.Time
 	b   *storage.Batch
 	key []byte
-	out []exec.Update
+	out []repr.Update
 }
 
-func (a *tableApplier) apply(row types.Row, diff int64) error {
+func (a *tableApplier) apply(row repr.Row, diff int64) error {
 	if err := a.c.Apply(row, diff, a.b); err != nil {
 		return err
 	}
-	a.out = append(a.out, exec.Update{Row: row, Time: a.t, Diff: diff})
+	a.out = append(a.out, repr.Update{Row: row, Time: a.t, Diff: diff})
 	return nil
 }
 
 // stored returns the stored row with row's key, if any.
-func (a *tableApplier) stored(row types.Row) (types.Row, bool) {
+func (a *tableApplier) stored(row repr.Row) (repr.Row, bool) {
 	a.key = a.c.Key(a.key[:0], row)
 	old, n, ok := a.c.Get(a.key)
 	return old, ok && n > 0
 }
 
 // retractRow removes one copy of row if the multiset holds it.
-func (a *tableApplier) retractRow(row types.Row) error {
+func (a *tableApplier) retractRow(row repr.Row) error {
 	if _, ok := a.stored(row); !ok {
 		return nil
 	}
@@ -98,9 +97,9 @@ func (a *tableApplier) retractRow(row types.Row) error {
 }
 
 // upsert replaces the row with row's key by row.
-func (a *tableApplier) upsert(row types.Row) error {
+func (a *tableApplier) upsert(row repr.Row) error {
 	old, ok := a.stored(row)
-	if ok && types.CompareRows(old, row) == 0 {
+	if ok && repr.CompareRows(old, row) == 0 {
 		return nil
 	}
 	if ok {
@@ -115,7 +114,7 @@ func (a *tableApplier) upsert(row types.Row) error {
 func (a *tableApplier) tombstone(ch Change) error {
 	probe := ch.Row
 	if probe == nil {
-		probe = make(types.Row, maxCol(a.c.KeyCols())+1)
+		probe = make(repr.Row, maxCol(a.c.KeyCols())+1)
 		for i, col := range a.c.KeyCols() {
 			if i < len(ch.Key) {
 				probe[col] = ch.Key[i]

@@ -1,8 +1,6 @@
 package sql
 
-import (
-	"github.com/eddydb/eddy/sql/pgerr"
-)
+import "github.com/eddydb/eddy/repr"
 
 // SourceProgress is how far the engine has ingested a source (or
 // connector-fed table): everything up to Position is committed and has
@@ -32,7 +30,7 @@ func (e *Engine) SourceProgressOf(name string) (SourceProgress, error) {
 	}
 	if st == nil {
 		e.mu.RUnlock()
-		return SourceProgress{}, pgerr.ErrUndefinedTable.New(name)
+		return SourceProgress{}, repr.ErrUndefinedTable.New(name)
 	}
 	p := SourceProgress{ID: o.ID, Watermark: st.watermark, HasWatermark: st.hasWM}
 	// Read the position under the lock: Ingest commits it while holding
@@ -53,7 +51,7 @@ func (e *Engine) ViewLate(name string) (map[string]int64, error) {
 	defer e.mu.RUnlock()
 	o := e.cat.lookup("", name)
 	if o == nil || e.views[o.ID] == nil {
-		return nil, pgerr.ErrUndefinedTable.New(name)
+		return nil, repr.ErrUndefinedTable.New(name)
 	}
 	out := map[string]int64{}
 	for id, n := range e.views[o.ID].df.Late() {

@@ -7,8 +7,7 @@ import (
 	"sort"
 
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -70,8 +69,8 @@ type sourceStatus struct {
 	records, bad int64
 	late         int64
 	lag          int64 // -1: unknown
-	row          types.Row
-	errRows      []types.Row // oldest first
+	row          repr.Row
+	errRows      []repr.Row // oldest first
 }
 
 // Source states reported by eddy_sources.
@@ -82,14 +81,14 @@ const (
 )
 
 var sysSourcesColumns = []ColumnDef{
-	{Name: "name", Type: types.Text}, {Name: "connector", Type: types.Text}, {Name: "state", Type: types.Text},
-	{Name: "error", Type: types.Text}, {Name: "records", Type: types.Int8}, {Name: "bad_records", Type: types.Int8},
-	{Name: "lag", Type: types.Int8}, {Name: "late_rows", Type: types.Int8},
+	{Name: "name", Type: repr.Text}, {Name: "connector", Type: repr.Text}, {Name: "state", Type: repr.Text},
+	{Name: "error", Type: repr.Text}, {Name: "records", Type: repr.Int8}, {Name: "bad_records", Type: repr.Int8},
+	{Name: "lag", Type: repr.Int8}, {Name: "late_rows", Type: repr.Int8},
 }
 
 var sysSourceErrorsColumns = []ColumnDef{
-	{Name: "source", Type: types.Text}, {Name: "partition", Type: types.Int4}, {Name: "offset", Type: types.Int8},
-	{Name: "error", Type: types.Text}, {Name: "record", Type: types.Text},
+	{Name: "source", Type: repr.Text}, {Name: "partition", Type: repr.Int4}, {Name: "offset", Type: repr.Int8},
+	{Name: "error", Type: repr.Text}, {Name: "record", Type: repr.Text},
 }
 
 // installSystemRelations registers the system relations and fills them
@@ -139,7 +138,7 @@ func isSystemRelation(id uint64) bool { return id > 0 && id < firstUserID }
 func (e *Engine) checkMaintainable(deps []uint64) error {
 	for _, id := range deps {
 		if isSystemRelation(id) {
-			return pgerr.Unsupported("a materialized view or subscription over the system relation %s", e.cat.byID[id].Name)
+			return repr.Unsupported("a materialized view or subscription over the system relation %s", e.cat.byID[id].Name)
 		}
 	}
 	return nil
@@ -226,11 +225,11 @@ func (e *Engine) addErrorRow(st *sourceState, se SourceError) {
 	if c == nil {
 		return
 	}
-	part := types.Null
+	part := repr.Null
 	if se.Partition >= 0 {
-		part = types.NewInt(int64(se.Partition))
+		part = repr.NewInt(int64(se.Partition))
 	}
-	row := types.Row{types.NewText(st.def.Name), part, types.NewInt(se.Offset), types.NewText(se.Err), types.NewText(se.Prefix)}
+	row := repr.Row{repr.NewText(st.def.Name), part, repr.NewInt(se.Offset), repr.NewText(se.Err), repr.NewText(se.Prefix)}
 	_ = c.Apply(row, 1, nil)
 	st.status.errRows = append(st.status.errRows, row)
 	if len(st.status.errRows) > maxErrorsKept {
@@ -246,15 +245,15 @@ func (e *Engine) refreshSourceRow(st *sourceState) {
 		return
 	}
 	s := &st.status
-	errText, lag := types.Null, types.Null
+	errText, lag := repr.Null, repr.Null
 	if s.err != "" {
-		errText = types.NewText(s.err)
+		errText = repr.NewText(s.err)
 	}
 	if s.lag >= 0 {
-		lag = types.NewInt(s.lag)
+		lag = repr.NewInt(s.lag)
 	}
-	row := types.Row{types.NewText(st.def.Name), types.NewText(st.def.Connector), types.NewText(s.state), errText,
-		types.NewInt(s.records), types.NewInt(s.bad), lag, types.NewInt(s.late)}
+	row := repr.Row{repr.NewText(st.def.Name), repr.NewText(st.def.Connector), repr.NewText(s.state), errText,
+		repr.NewInt(s.records), repr.NewInt(s.bad), lag, repr.NewInt(s.late)}
 	if s.row != nil {
 		_ = c.Apply(s.row, -1, nil)
 	}

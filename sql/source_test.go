@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
-
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // fakeConnectors accepts every definition and runs nothing: tests feed
@@ -104,14 +103,14 @@ func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData) string {
 
 // parseValues reads comma-separated text values of obj's columns (cols:
 // the column of each value; nil for all).
-func parseValues(t *testing.T, s string, obj *Object, cols []int) types.Row {
-	var row types.Row
+func parseValues(t *testing.T, s string, obj *Object, cols []int) repr.Row {
+	var row repr.Row
 	for i, v := range strings.Split(s, ",") {
 		col := i
 		if cols != nil {
 			col = cols[i]
 		}
-		d, err := types.ParseText(strings.TrimSpace(v), obj.Columns[col].Type, time.UTC)
+		d, err := repr.ParseText(strings.TrimSpace(v), obj.Columns[col].Type, time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,9 +155,9 @@ func (te *testEngine) sinkCmd(t *testing.T, d *datadriven.TestData) string {
 // from them) and that the watermark key reads both encodings.
 func TestPartitionWatermarkEncoding(t *testing.T) {
 	changes := []Change{
-		{Kind: ChangeInsert, Row: types.Row{types.NewInt(1)}, Partition: 0},
-		{Kind: ChangeUpsert, Row: types.Row{types.NewInt(2)}, Partition: 7},
-		{Kind: ChangeTombstone, Key: types.Row{types.NewInt(3)}, Partition: -1},
+		{Kind: ChangeInsert, Row: repr.Row{repr.NewInt(1)}, Partition: 0},
+		{Kind: ChangeUpsert, Row: repr.Row{repr.NewInt(2)}, Partition: 7},
+		{Kind: ChangeTombstone, Key: repr.Row{repr.NewInt(3)}, Partition: -1},
 	}
 	rec, err := decodeLogRecord(appendSourceRecord(nil, 5, 9, changes))
 	if err != nil {

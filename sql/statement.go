@@ -9,9 +9,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // Statement is a parsed statement, analyzed lazily: describe fills in the
@@ -20,7 +19,7 @@ type Statement struct {
 	s          *Session
 	src        string
 	stmt       parse.Stmt
-	paramTypes []types.T
+	paramTypes []repr.T
 	described  bool
 	cols       []resultCol
 	// catVersion is the catalog version cols were described under.
@@ -32,7 +31,7 @@ type Statement struct {
 // resultCol is a result column with its SQL type.
 type resultCol struct {
 	Name       string
-	Type       types.T
+	Type       repr.T
 	TableOID   uint32
 	ColumnAttr int16
 }
@@ -41,8 +40,8 @@ type resultCol struct {
 func (st *Statement) ParamOIDs() []uint32 {
 	out := make([]uint32, len(st.paramTypes))
 	for i, t := range st.paramTypes {
-		if t.Family == types.FamUnknown {
-			t = types.Text
+		if t.Family == repr.FamUnknown {
+			t = repr.Text
 		}
 		out[i] = t.OID()
 	}
@@ -95,12 +94,12 @@ func (st *Statement) describe() error {
 	case n.GetVariableShowStmt() != nil:
 		name := n.GetVariableShowStmt().Name
 		if strings.EqualFold(name, "all") {
-			st.cols = []resultCol{{Name: "name", Type: types.Text}, {Name: "setting", Type: types.Text}, {Name: "description", Type: types.Text}}
+			st.cols = []resultCol{{Name: "name", Type: repr.Text}, {Name: "setting", Type: repr.Text}, {Name: "description", Type: repr.Text}}
 		} else {
-			st.cols = []resultCol{{Name: strings.ToLower(name), Type: types.Text}}
+			st.cols = []resultCol{{Name: strings.ToLower(name), Type: repr.Text}}
 		}
 	case n.GetExplainStmt() != nil:
-		st.cols = []resultCol{{Name: "QUERY PLAN", Type: types.Text}}
+		st.cols = []resultCol{{Name: "QUERY PLAN", Type: repr.Text}}
 	}
 	return withPosition(err, st.src, -1)
 }
@@ -152,10 +151,10 @@ func (st *Statement) Bind(ctx context.Context, params [][]byte, paramFormats []i
 		}
 	}
 	if len(params) != len(st.paramTypes) {
-		return nil, pgerr.New(pgerr.CodeProtocolViolation,
+		return nil, repr.Errorf(repr.CodeProtocolViolation,
 			"bind message supplies %d parameters, but prepared statement requires %d", len(params), len(st.paramTypes))
 	}
-	vals := make([]types.Datum, len(params))
+	vals := make([]repr.Datum, len(params))
 	for i, p := range params {
 		v, err := decodeParam(p, formatAt(paramFormats, i), st.paramTypes[i], st.s.location())
 		if err != nil {
@@ -178,21 +177,21 @@ func (st *Statement) Bind(ctx context.Context, params [][]byte, paramFormats []i
 	return p, nil
 }
 
-var errInFailedTx = pgerr.New(pgerr.CodeInFailedTransaction,
+var errInFailedTx = repr.Errorf(repr.CodeInFailedTransaction,
 	"current transaction is aborted, commands ignored until end of transaction block")
 
 // decodeParam decodes one parameter value in text or binary format.
-func decodeParam(b []byte, format int16, t types.T, loc *time.Location) (types.Datum, error) {
+func decodeParam(b []byte, format int16, t repr.T, loc *time.Location) (repr.Datum, error) {
 	if b == nil {
-		return types.Null, nil
+		return repr.Null, nil
 	}
-	if t.Family == types.FamUnknown {
-		t = types.Text
+	if t.Family == repr.FamUnknown {
+		t = repr.Text
 	}
 	if format == 1 {
-		return types.ParseBinary(b, t)
+		return repr.ParseBinary(b, t)
 	}
-	return types.ParseText(string(b), t, loc)
+	return repr.ParseText(string(b), t, loc)
 }
 
 // isTxEnd reports whether n ends a transaction block (allowed when failed).

@@ -8,9 +8,8 @@ import (
 
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // dispatchExt executes an extension statement.
@@ -25,16 +24,16 @@ func (p *Portal) dispatchExt(ctx context.Context, x parse.Ext) error {
 	case *parse.EmitOnWindowClose:
 		st := p.st.stmt.AST.GetCreateTableAsStmt()
 		if st == nil || st.Objtype != pg.ObjectType_OBJECT_MATVIEW {
-			return pgerr.New(pgerr.CodeSyntax, "EMIT ON WINDOW CLOSE applies only to CREATE MATERIALIZED VIEW")
+			return repr.Errorf(repr.CodeSyntax, "EMIT ON WINDOW CLOSE applies only to CREATE MATERIALIZED VIEW")
 		}
 		return p.createTableAs(st, true)
 	case *parse.Subscribe:
 		if x.CursorName != "" {
 			return nil // declared at Bind
 		}
-		return pgerr.New(pgerr.CodeProtocolViolation, "SUBSCRIBE must be bound before it runs")
+		return repr.Errorf(repr.CodeProtocolViolation, "SUBSCRIBE must be bound before it runs")
 	}
-	return pgerr.Unsupported("%s", x.Construct())
+	return repr.Unsupported("%s", x.Construct())
 }
 
 // execCreateSource executes CREATE SOURCE and CREATE TABLE ... WITH
@@ -82,7 +81,7 @@ func sourceObject(cs *parse.CreateSource) (*Object, error) {
 	if !cs.IsTable {
 		obj.Kind = planner.RelSource
 		if obj.PrimaryKey != nil {
-			return nil, pgerr.Unsupported("PRIMARY KEY on a source (use CREATE TABLE ... WITH (connector = ...) for upserts)")
+			return nil, repr.Unsupported("PRIMARY KEY on a source (use CREATE TABLE ... WITH (connector = ...) for upserts)")
 		}
 	}
 	def := &SourceDef{Options: map[string]string{}, Format: cs.Format, Encode: cs.Encode, IsTable: cs.IsTable,
@@ -97,10 +96,10 @@ func sourceObject(cs *parse.CreateSource) (*Object, error) {
 	if w := cs.Watermark; w != nil {
 		i := columnIndex(obj.Columns, w.Column)
 		if i < 0 {
-			return nil, pgerr.New(pgerr.CodeUndefinedColumn, "column \"%s\" named in WATERMARK FOR does not exist", w.Column)
+			return nil, repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" named in WATERMARK FOR does not exist", w.Column)
 		}
-		if f := obj.Columns[i].Type.Family; f != types.FamTimestamp && f != types.FamTimestampTZ {
-			return nil, pgerr.New(pgerr.CodeDatatypeMismatch, "WATERMARK FOR column \"%s\" must be a timestamp, not %s", w.Column, obj.Columns[i].Type.Name())
+		if f := obj.Columns[i].Type.Family; f != repr.FamTimestamp && f != repr.FamTimestampTZ {
+			return nil, repr.Errorf(repr.CodeDatatypeMismatch, "WATERMARK FOR column \"%s\" must be a timestamp, not %s", w.Column, obj.Columns[i].Type.Name())
 		}
 		text, err := parse.DeparseExpr(w.Expr)
 		if err != nil {
@@ -120,7 +119,7 @@ func parseSubscribeOptions(opts []parse.Option) (subscribeOptions, error) {
 	for _, x := range opts {
 		v := x.Bare || x.Value == "" || strings.EqualFold(x.Value, "true") || strings.EqualFold(x.Value, "on") || x.Value == "1"
 		if !x.Bare && !v && !strings.EqualFold(x.Value, "false") && !strings.EqualFold(x.Value, "off") && x.Value != "0" {
-			return o, pgerr.New(pgerr.CodeInvalidParameter, "invalid value for SUBSCRIBE option %s: %q", x.Key, x.Value)
+			return o, repr.Errorf(repr.CodeInvalidParameter, "invalid value for SUBSCRIBE option %s: %q", x.Key, x.Value)
 		}
 		switch x.Key {
 		case "snapshot":
@@ -128,7 +127,7 @@ func parseSubscribeOptions(opts []parse.Option) (subscribeOptions, error) {
 		case "progress":
 			o.progress = v
 		default:
-			return o, pgerr.Unsupported("SUBSCRIBE option %s", x.Key)
+			return o, repr.Unsupported("SUBSCRIBE option %s", x.Key)
 		}
 	}
 	return o, nil
@@ -165,7 +164,7 @@ func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool, buffer int, t
 	obj := e.cat.lookup(rv.Schemaname, rv.Relname)
 	e.mu.RUnlock()
 	if obj == nil {
-		return nil, nil, pgerr.ErrUndefinedTable.New(rv.Relname)
+		return nil, nil, repr.ErrUndefinedTable.New(rv.Relname)
 	}
 	if obj.Kind == planner.RelView || obj.Kind == planner.RelSource {
 		sub, cols, err := e.subscribeQuery("SELECT * FROM "+quoteIdent(obj.Schema)+"."+quoteIdent(obj.Name), progress, buffer, tz)
@@ -199,7 +198,7 @@ func (s *Session) describeExt(x parse.Ext) ([]resultCol, error) {
 		obj := s.e.cat.lookup(sub.Relation.Schemaname, sub.Relation.Relname)
 		s.e.mu.RUnlock()
 		if obj == nil {
-			return nil, pgerr.ErrUndefinedTable.New(sub.Relation.Relname)
+			return nil, repr.ErrUndefinedTable.New(sub.Relation.Relname)
 		}
 		cols = obj.Columns
 	} else {
@@ -220,11 +219,11 @@ func (s *Session) describeExt(x parse.Ext) ([]resultCol, error) {
 // subscribeColumns are SUBSCRIBE's result columns: eddy_timestamp,
 // [eddy_progressed,] eddy_diff, then the relation's.
 func subscribeColumns(cols []ColumnDef, opts subscribeOptions) []resultCol {
-	out := []resultCol{{Name: "eddy_timestamp", Type: types.Int8}}
+	out := []resultCol{{Name: "eddy_timestamp", Type: repr.Int8}}
 	if opts.progress {
-		out = append(out, resultCol{Name: "eddy_progressed", Type: types.Bool})
+		out = append(out, resultCol{Name: "eddy_progressed", Type: repr.Bool})
 	}
-	out = append(out, resultCol{Name: "eddy_diff", Type: types.Int8})
+	out = append(out, resultCol{Name: "eddy_diff", Type: repr.Int8})
 	for _, c := range cols {
 		out = append(out, resultCol{Name: c.Name, Type: c.Type})
 	}
@@ -248,5 +247,5 @@ func emitOnClose(rel ir.Rel) (ir.Rel, error) {
 		}
 		return r.WithChildren([]ir.Rel{in}), nil
 	}
-	return nil, pgerr.Unsupported("EMIT ON WINDOW CLOSE on a view whose result is not a GROUP BY over a window")
+	return nil, repr.Unsupported("EMIT ON WINDOW CLOSE on a view whose result is not a GROUP BY over a window")
 }

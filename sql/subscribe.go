@@ -7,7 +7,7 @@ import (
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -19,17 +19,17 @@ const maxSubscriberBuffer = 1024
 // SubEvent is one commit as a subscriber sees it: the logical time and the
 // subscribed collection's changes at that time (empty for progress only).
 type SubEvent struct {
-	Time    exec.Time
-	Updates []exec.Update
+	Time    repr.Time
+	Updates []repr.Update
 }
 
 // Subscription follows one collection: first its contents as of Time, then
 // every committed change, in time order.
 type Subscription struct {
 	// Snapshot is the collection's contents at Time (as +count updates).
-	Snapshot []exec.Update
+	Snapshot []repr.Update
 	// Time is the logical time of the snapshot.
-	Time exec.Time
+	Time repr.Time
 	// Events delivers later commits; it is closed when the subscription
 	// ends (Close, the collection dropped, the subscribed query failed, or
 	// the subscriber fell more than its buffer behind: then Err says why).
@@ -82,7 +82,7 @@ func (e *Engine) subscribeCollection(id uint64, progress bool, buffer int) (*Sub
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.colls[id] == nil {
-		return nil, pgerr.Unsupported("SUBSCRIBE to a relation that stores no rows (a source or a plain view): subscribe to a query over it")
+		return nil, repr.Unsupported("SUBSCRIBE to a relation that stores no rows (a source or a plain view): subscribe to a query over it")
 	}
 	return e.registerSubscriber(id, progress, buffer, nil), nil
 }
@@ -128,7 +128,7 @@ func (e *Engine) unsubscribe(sub *subscriber, err error) {
 // publish hands a durable commit's changes to the subscribers (under the
 // engine lock, after the commit). Sends never block: a full buffer ends
 // that subscription with an error instead.
-func (e *Engine) publish(t exec.Time, deltas map[uint64][]exec.Update) {
+func (e *Engine) publish(t repr.Time, deltas map[uint64][]repr.Update) {
 	for id, subs := range e.subs {
 		d := deltas[id]
 		for sub := range subs {
@@ -138,7 +138,7 @@ func (e *Engine) publish(t exec.Time, deltas map[uint64][]exec.Update) {
 			select {
 			case sub.ch <- SubEvent{Time: t, Updates: d}:
 			default:
-				e.unsubscribe(sub, pgerr.New(pgerr.CodeProgramLimitExceeded,
+				e.unsubscribe(sub, repr.Errorf(repr.CodeProgramLimitExceeded,
 					"subscriber fell more than %d commits behind and was disconnected", cap(sub.ch)).
 					WithHint("Read the subscription's rows faster (FETCH more often), or subscribe to a smaller result."))
 			}
@@ -169,7 +169,7 @@ func (e *Engine) endSubscriptions(dropped []*Object) {
 	for id, subs := range e.subs {
 		for sub := range subs {
 			if o := droppedInput(byID, id, sub); o != nil {
-				e.unsubscribe(sub, pgerr.New(pgerr.CodeUndefinedTable, "%s \"%s\" was dropped", kindName(o.Kind), o.Name).
+				e.unsubscribe(sub, repr.Errorf(repr.CodeUndefinedTable, "%s \"%s\" was dropped", kindName(o.Kind), o.Name).
 					WithDetail("The subscription read %s \"%s\", which no longer exists.", kindName(o.Kind), o.Name))
 			}
 		}

@@ -10,10 +10,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // subStream turns a subscription into result rows, in time order: the
@@ -24,7 +22,7 @@ type subStream struct {
 	sub      *Subscription
 	opts     subscribeOptions
 	cols     []resultCol
-	pending  []types.Row
+	pending  []repr.Row
 	started  bool
 	finished bool
 	// err is why the subscription ended (sticky: every later fill with
@@ -97,14 +95,14 @@ func (st *subStream) receive(ev SubEvent, ok bool) {
 }
 
 // add appends one time's updates (and its progress row).
-func (st *subStream) add(t uint64, us []exec.Update) {
+func (st *subStream) add(t uint64, us []repr.Update) {
 	for _, u := range us {
-		r := make(types.Row, 0, len(st.cols))
-		r = append(r, types.NewInt(int64(t)))
+		r := make(repr.Row, 0, len(st.cols))
+		r = append(r, repr.NewInt(int64(t)))
 		if st.opts.progress {
-			r = append(r, types.NewBool(false))
+			r = append(r, repr.NewBool(false))
 		}
-		r = append(r, types.NewInt(u.Diff))
+		r = append(r, repr.NewInt(u.Diff))
 		st.pending = append(st.pending, append(r, u.Row...))
 	}
 	if st.opts.progress {
@@ -113,14 +111,14 @@ func (st *subStream) add(t uint64, us []exec.Update) {
 }
 
 // progressRow marks logical time t as complete: all its changes precede it.
-func (st *subStream) progressRow(t uint64) types.Row {
-	r := make(types.Row, len(st.cols))
-	r[0], r[1] = types.NewInt(int64(t)), types.NewBool(true)
+func (st *subStream) progressRow(t uint64) repr.Row {
+	r := make(repr.Row, len(st.cols))
+	r[0], r[1] = repr.NewInt(int64(t)), repr.NewBool(true)
 	return r
 }
 
 // take removes up to n pending rows (n <= 0: all).
-func (st *subStream) take(n int) []types.Row {
+func (st *subStream) take(n int) []repr.Row {
 	if n <= 0 || n > len(st.pending) {
 		n = len(st.pending)
 	}
@@ -136,7 +134,7 @@ func (st *subStream) take(n int) []types.Row {
 func (p *Portal) bindSubscribe(x *parse.Subscribe) error {
 	s := p.st.s
 	if x.CursorName != "" && s.tx == txIdle {
-		return pgerr.New(pgerr.CodeNoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+		return repr.Errorf(repr.CodeNoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 	}
 	sub, cols, opts, err := s.openSubscription(x)
 	if err != nil {
@@ -307,7 +305,7 @@ func (s *Session) declareCursor(name string, st *subStream) {
 func (s *Session) cursor(name string) (*subStream, error) {
 	st := s.cursors[name]
 	if st == nil {
-		return nil, pgerr.New(pgerr.CodeInvalidCursor, "cursor \"%s\" does not exist", name)
+		return nil, repr.Errorf(repr.CodeInvalidCursor, "cursor \"%s\" does not exist", name)
 	}
 	return st, nil
 }
@@ -357,13 +355,13 @@ func (p *Portal) execFetch(ctx context.Context, fs *pg.FetchStmt) error {
 // row) has no meaning for it.
 func fetchCount(fs *pg.FetchStmt) (int, error) {
 	if fs.Direction != pg.FetchDirection_FETCH_FORWARD {
-		return 0, pgerr.Unsupported("FETCH %s on a SUBSCRIBE cursor", strings.TrimPrefix(fs.Direction.String(), "FETCH_"))
+		return 0, repr.Unsupported("FETCH %s on a SUBSCRIBE cursor", strings.TrimPrefix(fs.Direction.String(), "FETCH_"))
 	}
 	switch {
 	case fs.HowMany >= 1<<31-1: // ALL
 		return 0, nil
 	case fs.HowMany <= 0:
-		return 0, pgerr.Unsupported("FETCH FORWARD 0 (re-fetch the current row) on a SUBSCRIBE cursor")
+		return 0, repr.Unsupported("FETCH FORWARD 0 (re-fetch the current row) on a SUBSCRIBE cursor")
 	}
 	return int(fs.HowMany), nil
 }
@@ -409,13 +407,13 @@ func checkStreamSetting(name, value string) (string, error) {
 	if name == "subscribe_buffer" {
 		n, err := strconv.Atoi(strings.TrimSpace(value))
 		if err != nil || n < 1 || n > maxSubscriberBuffer {
-			return "", pgerr.New(pgerr.CodeInvalidParameter, "invalid value for parameter \"subscribe_buffer\": \"%s\"", value).
+			return "", repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"subscribe_buffer\": \"%s\"", value).
 				WithHint("A number of commits from 1 to %d.", maxSubscriberBuffer)
 		}
 		return strconv.Itoa(n), nil
 	}
 	if _, err := parseDurationSetting(value); err != nil {
-		return "", pgerr.New(pgerr.CodeInvalidParameter, "invalid value for parameter \"fetch_timeout\": \"%s\"", value).
+		return "", repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"fetch_timeout\": \"%s\"", value).
 			WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\"; a bare number is milliseconds.")
 	}
 	return strings.TrimSpace(value), nil

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 var temporalSeed = flag.Uint64("temporal-seed", 0, "seed of TestTemporalRandom (0: time-based)")
@@ -110,7 +110,7 @@ func temporalOp(rng *rand.Rand, te *testEngine, ids map[int]bool, base time.Time
 func wallTime(te *testEngine) time.Time {
 	te.e.mu.RLock()
 	defer te.e.mu.RUnlock()
-	return types.TimestampToTime(te.e.wall.last)
+	return repr.TimestampToTime(te.e.wall.last)
 }
 
 // checkTemporalViews compares every view with its query at the engine's
@@ -118,7 +118,7 @@ func wallTime(te *testEngine) time.Time {
 func checkTemporalViews(t *testing.T, te *testEngine, what string) {
 	t.Helper()
 	te.e.mu.RLock()
-	now := types.NewTimestampTZ(te.e.wall.last).String()
+	now := repr.NewTimestampTZ(te.e.wall.last).String()
 	te.e.mu.RUnlock()
 	for _, v := range temporalViews {
 		tail := strings.ReplaceAll(v.tail, "now()", now)

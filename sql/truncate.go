@@ -4,7 +4,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // execTruncate executes TRUNCATE t [, ...] [RESTART IDENTITY] [CASCADE]:
@@ -27,7 +27,7 @@ func (p *Portal) execTruncate(ts *pg.TruncateStmt) error {
 			return withPosition(err, p.st.src, rv.Location)
 		}
 		if rel.Kind != planner.RelTable {
-			return pgerr.New(pgerr.CodeWrongObjectType, "\"%s\" is not a table", rel.Name)
+			return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a table", rel.Name)
 		}
 		if !seen[uint64(rel.ID)] {
 			seen[uint64(rel.ID)] = true

@@ -1,9 +1,8 @@
 package sql
 
 import (
+	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // execTransaction handles BEGIN, COMMIT and ROLLBACK. COMMIT makes the
@@ -39,5 +38,5 @@ func (p *Portal) execTransaction(ts *pg.TransactionStmt) error {
 		s.tx, s.ws, s.restartSeqs = txIdle, nil, nil
 		return nil
 	}
-	return pgerr.Unsupported("transaction statement %s", ts.Kind)
+	return repr.Unsupported("transaction statement %s", ts.Kind)
 }

@@ -2,10 +2,9 @@ package sql
 
 import (
 	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // arbiter is one unique key that ON CONFLICT tests: the key (primary
@@ -15,12 +14,12 @@ import (
 type arbiter struct {
 	uk      uniqueKey
 	primary bool
-	rows    map[string]types.Row
-	base    func(key string) types.Row
+	rows    map[string]repr.Row
+	base    func(key string) repr.Row
 }
 
 // lookup returns the live row with key, or nil.
-func (a *arbiter) lookup(key string) types.Row {
+func (a *arbiter) lookup(key string) repr.Row {
 	if r, ok := a.rows[key]; ok {
 		return r
 	}
@@ -29,20 +28,20 @@ func (a *arbiter) lookup(key string) types.Row {
 
 // present stands for a live row when only its existence matters (DO
 // NOTHING).
-var present = types.Row{}
+var present = repr.Row{}
 
 // newArbiter builds the lookup of one arbiter key: existence by key
 // counts for DO NOTHING, the row by the primary key's collection for a
 // primary key, else a map built by one scan of the table.
 func (e *Engine) newArbiter(obj *Object, k uniqueKey, primary bool, ws *writeSet, doUpdate bool) (*arbiter, error) {
-	a := &arbiter{uk: k, primary: primary, rows: map[string]types.Row{}}
-	ctx := &scalar.Ctx{}
+	a := &arbiter{uk: k, primary: primary, rows: map[string]repr.Row{}}
+	ctx := &expr.Ctx{}
 	switch {
 	case !doUpdate && primary:
 		e.mu.RLock()
 		live := e.liveKeyOf(obj, obj.PrimaryKey, ws)
 		e.mu.RUnlock()
-		a.base = func(key string) types.Row {
+		a.base = func(key string) repr.Row {
 			e.mu.RLock()
 			defer e.mu.RUnlock()
 			if live([]byte(key)) {
@@ -58,7 +57,7 @@ func (e *Engine) newArbiter(obj *Object, k uniqueKey, primary bool, ws *writeSet
 		if err != nil {
 			return nil, err
 		}
-		a.base = func(key string) types.Row {
+		a.base = func(key string) repr.Row {
 			e.mu.RLock()
 			defer e.mu.RUnlock()
 			if counts.count(key, delta) > 0 {
@@ -69,7 +68,7 @@ func (e *Engine) newArbiter(obj *Object, k uniqueKey, primary bool, ws *writeSet
 	case primary:
 		a.base = e.primaryLookup(obj, ws)
 	default:
-		all := map[string]types.Row{}
+		all := map[string]repr.Row{}
 		for _, u := range e.liveRows(obj.rel, ws) {
 			key, ok, err := k.key.unique(ctx, u.Row)
 			if err != nil {
@@ -79,16 +78,16 @@ func (e *Engine) newArbiter(obj *Object, k uniqueKey, primary bool, ws *writeSet
 				all[key] = u.Row
 			}
 		}
-		a.base = func(key string) types.Row { return all[key] }
+		a.base = func(key string) repr.Row { return all[key] }
 	}
 	return a, nil
 }
 
 // primaryLookup returns the live row of obj by primary key as the
 // transaction sees it (ws's pending changes over the collection).
-func (e *Engine) primaryLookup(obj *Object, ws *writeSet) func(key string) types.Row {
+func (e *Engine) primaryLookup(obj *Object, ws *writeSet) func(key string) repr.Row {
 	cols := obj.PrimaryKey
-	pend := map[string][]exec.Update{}
+	pend := map[string][]repr.Update{}
 	for _, u := range ws.pending(obj.ID) {
 		k, _ := keyOf(u.Row, cols)
 		pend[k] = append(pend[k], u)
@@ -96,13 +95,13 @@ func (e *Engine) primaryLookup(obj *Object, ws *writeSet) func(key string) types
 	e.mu.RLock()
 	coll := e.colls[obj.ID]
 	e.mu.RUnlock()
-	return func(key string) types.Row {
+	return func(key string) repr.Row {
 		e.mu.RLock()
 		r, n, ok := coll.Get([]byte(key))
 		e.mu.RUnlock()
 		us := pend[key]
 		if ok {
-			us = append([]exec.Update{{Row: r, Diff: n}}, us...)
+			us = append([]repr.Update{{Row: r, Diff: n}}, us...)
 		}
 		for _, u := range exec.Consolidate(us) {
 			if u.Diff > 0 {
@@ -139,7 +138,7 @@ func arbiterKeys(obj *Object, uniques []uniqueKey, oc *planner.OnConflict) ([]ca
 	case oc.Constraint != "":
 		for _, k := range obj.Constraints {
 			if k.Name == oc.Constraint && k.Kind != "unique" {
-				return nil, pgerr.New(pgerr.CodeWrongObjectType, "constraint in ON CONFLICT clause has no associated index")
+				return nil, repr.Errorf(repr.CodeWrongObjectType, "constraint in ON CONFLICT clause has no associated index")
 			}
 		}
 		for _, k := range keys {
@@ -147,7 +146,7 @@ func arbiterKeys(obj *Object, uniques []uniqueKey, oc *planner.OnConflict) ([]ca
 				return []candidate{k}, nil
 			}
 		}
-		return nil, pgerr.New(pgerr.CodeUndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", oc.Constraint, obj.Name)
+		return nil, repr.Errorf(repr.CodeUndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", oc.Constraint, obj.Name)
 	case len(oc.Exprs) > 0:
 		return inferArbiters(keys, oc)
 	}
@@ -159,11 +158,11 @@ func arbiterKeys(obj *Object, uniques []uniqueKey, oc *planner.OnConflict) ([]ca
 func inferArbiters(keys []candidate, oc *planner.OnConflict) ([]candidate, error) {
 	want := map[string]bool{}
 	for _, x := range oc.Exprs {
-		want[termOf(scalar.Fold(x))] = true
+		want[termOf(expr.Fold(x))] = true
 	}
 	conj := map[string]bool{}
 	if oc.InferWhere != nil {
-		conjuncts(scalar.Fold(oc.InferWhere), conj)
+		conjuncts(expr.Fold(oc.InferWhere), conj)
 	}
 	var out []candidate
 	for _, k := range keys {
@@ -178,7 +177,7 @@ func inferArbiters(keys []candidate, oc *planner.OnConflict) ([]candidate, error
 		}
 	}
 	if len(out) == 0 {
-		return nil, pgerr.New("42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+		return nil, repr.Errorf("42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 	}
 	return out, nil
 }
@@ -190,7 +189,7 @@ func inferArbiters(keys []candidate, oc *planner.OnConflict) ([]candidate, error
 // proposed row) when WHERE holds. A row that this statement inserted or
 // updated cannot be updated again (21000). It returns the inserted and
 // updated rows.
-func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) ([]types.Row, error) {
+func (e *Engine) upsertRows(ins *planner.Insert, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, error) {
 	rows, ok, err := valuesRows(ins.Source, ctx)
 	if !ok {
 		rows, err = e.runQuery(ins.Source, ctx, ws)
@@ -216,7 +215,7 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 	id := uint64(ins.Table.ID)
 	mark := ws.mark()
 	touched := map[string]bool{} // rows this statement wrote, by full encoding
-	var out []types.Row
+	var out []repr.Row
 	for _, r := range rows {
 		if err := checkNotNull(ins.Table, r); err != nil {
 			return nil, err
@@ -236,10 +235,10 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 			continue
 		}
 		if touched[rowKey(existing)] {
-			return nil, pgerr.New(pgerr.CodeCardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
+			return nil, repr.Errorf(repr.CodeCardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
 				WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 		}
-		both := append(append(types.Row(nil), existing...), r...)
+		both := append(append(repr.Row(nil), existing...), r...)
 		if oc.Where != nil {
 			ok, err := isTrue(oc.Where, ctx, both)
 			if err != nil {
@@ -249,7 +248,7 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 				continue
 			}
 		}
-		nr := make(types.Row, len(oc.Set))
+		nr := make(repr.Row, len(oc.Set))
 		for j, x := range oc.Set {
 			if nr[j], err = x.Eval(ctx, both); err != nil {
 				return nil, err
@@ -276,7 +275,7 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *scalar.Ctx, ws *writeSet) 
 
 // conflicting returns the live row that r conflicts with on an arbiter
 // key, or nil.
-func conflicting(arbs []*arbiter, ctx *scalar.Ctx, r types.Row) (types.Row, error) {
+func conflicting(arbs []*arbiter, ctx *expr.Ctx, r repr.Row) (repr.Row, error) {
 	for _, a := range arbs {
 		k, ok, err := a.uk.key.unique(ctx, r)
 		if err != nil {
@@ -293,7 +292,7 @@ func conflicting(arbs []*arbiter, ctx *scalar.Ctx, r types.Row) (types.Row, erro
 
 // index adds r to (or removes it from) the arbiters' rows (r's keys were
 // computed before, by conflicting, so they evaluate).
-func index(arbs []*arbiter, ctx *scalar.Ctx, r types.Row, add bool) {
+func index(arbs []*arbiter, ctx *expr.Ctx, r repr.Row, add bool) {
 	for _, a := range arbs {
 		if k, ok, _ := a.uk.key.unique(ctx, r); ok {
 			if add {
@@ -305,11 +304,11 @@ func index(arbs []*arbiter, ctx *scalar.Ctx, r types.Row, add bool) {
 	}
 }
 
-func rowKey(r types.Row) string { return string(types.AppendRow(nil, r)) }
+func rowKey(r repr.Row) string { return string(repr.AppendRow(nil, r)) }
 
 // keyConflict reports an updated row that collides with another on an
 // arbiter key: a unique violation naming that key's constraint or index.
-func keyConflict(obj *Object, arbs []*arbiter, ctx *scalar.Ctx, r types.Row) error {
+func keyConflict(obj *Object, arbs []*arbiter, ctx *expr.Ctx, r repr.Row) error {
 	for _, a := range arbs {
 		k, ok, _ := a.uk.key.unique(ctx, r)
 		if !ok || a.lookup(k) == nil {

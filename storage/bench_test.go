@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // BenchmarkCommit measures synced commits of a small batch (one row key)
@@ -54,8 +54,8 @@ func commitWorker(b *testing.B, db *DB, g uint64, work chan int) {
 }
 
 // benchRow returns a typical narrow row: (id, name, amount).
-func benchRow(i int64) types.Row {
-	return types.Row{types.NewInt(i), types.NewText(fmt.Sprintf("name-%d", i)), types.NewFloat(float64(i) / 3)}
+func benchRow(i int64) repr.Row {
+	return repr.Row{repr.NewInt(i), repr.NewText(fmt.Sprintf("name-%d", i)), repr.NewFloat(float64(i) / 3)}
 }
 
 // BenchmarkCollectionApply inserts distinct rows into a multiset, logging
@@ -65,7 +65,7 @@ func BenchmarkCollectionApply(b *testing.B) {
 	defer func() { _ = db.Close() }()
 	batch := db.NewBatch()
 	c := NewCollection(1, nil)
-	rows := make([]types.Row, 1<<16)
+	rows := make([]repr.Row, 1<<16)
 	for i := range rows {
 		rows[i] = benchRow(int64(i))
 	}
@@ -124,7 +124,7 @@ func BenchmarkCommitLargeBatch(b *testing.B) {
 	for b.Loop() {
 		for range n {
 			x = x*6364136223846793005 + 1442695040888963407 // LCG: scattered keys
-			key = types.AppendKey(key[:0], types.NewInt(int64(x>>33)))
+			key = repr.AppendKey(key[:0], repr.NewInt(int64(x>>33)))
 			batch.Set(RowKey(7, key), value)
 		}
 		if err := db.Commit(batch); err != nil {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/google/btree"
 )
 
@@ -14,8 +14,8 @@ import (
 // an encoded key, mirrored durably under RowKey(id, key).
 //
 // With keyCols nil the collection is a multiset: the key is the whole row
-// (types.AppendRowKey) and each entry has a multiplicity count > 0. With
-// keyCols non-nil (a primary key) the key is types.AppendColsKey(row,
+// (repr.AppendRowKey) and each entry has a multiplicity count > 0. With
+// keyCols non-nil (a primary key) the key is repr.AppendColsKey(row,
 // keyCols) and every count is 1.
 //
 // A Collection has no lock: reads (Get, Scan, ScanPrefix, Len) may run
@@ -24,11 +24,11 @@ import (
 //
 // Memory: one B-tree item per distinct key, holding its count and one
 // byte slice with the encoded key followed by the row's value (see
-// entry). Rows are kept encoded, not as types.Row, so the contents hold
+// entry). Rows are kept encoded, not as repr.Row, so the contents hold
 // no pointers the garbage collector must trace (a Datum row costs a
 // slice, a string or decimal pointer per column and 48 bytes per column);
 // readers get freshly decoded rows they may keep. In a multiset whose row
-// decodes from its key (types.DecodeRowKey: no float or interval column,
+// decodes from its key (repr.DecodeRowKey: no float or interval column,
 // no numeric NaN, infinity or -0) the value is only the key's hints (the
 // columns' families and the numerics' exponents), so the row is stored
 // once, in memory and in Pebble (see value.go).
@@ -54,8 +54,8 @@ type Collection struct {
 // costs no allocation.
 //
 // Invariant: kv[:klen] is the key and kv[klen:] the row's value: either
-// keyedForm followed by the key's hints (types.AppendKeyHints;
-// only in a multiset, whose key is the whole row) or types.AppendRow of
+// keyedForm followed by the key's hints (repr.AppendKeyHints;
+// only in a multiset, whose key is the whole row) or repr.AppendRow of
 // the row (which never starts with keyedForm unless the row is empty, and
 // then both forms mean the empty row). The value is empty in probes and
 // in undo records of absent keys. pfx is the key's first 8 bytes,
@@ -87,7 +87,7 @@ func (e entry) key() []byte { return e.kv[:e.klen] }
 
 // row decodes the stored row. The bytes were encoded in this process or
 // checked by Load, so an error is memory corruption.
-func (e entry) row() types.Row {
+func (e entry) row() repr.Row {
 	r, err := decodeEntryRow(e.kv[:e.klen], e.kv[e.klen:])
 	if err != nil {
 		panic(fmt.Sprintf("storage: stored row does not decode: %v", err))
@@ -96,11 +96,11 @@ func (e entry) row() types.Row {
 }
 
 // decodeEntryRow decodes a row from its key and an entry value.
-func decodeEntryRow(key, val []byte) (types.Row, error) {
+func decodeEntryRow(key, val []byte) (repr.Row, error) {
 	if len(val) > 0 && val[0] == keyedForm {
-		return types.DecodeRowKey(key, val[1:])
+		return repr.DecodeRowKey(key, val[1:])
 	}
-	return types.DecodeRow(val)
+	return repr.DecodeRow(val)
 }
 
 // entryLess orders entries by key. Zero-padded big-endian prefixes order
@@ -143,11 +143,11 @@ func (c *Collection) ID() uint64 { return c.id }
 func (c *Collection) KeyCols() []int { return c.keyCols }
 
 // Key appends the encoded key of row to buf.
-func (c *Collection) Key(buf []byte, row types.Row) []byte {
+func (c *Collection) Key(buf []byte, row repr.Row) []byte {
 	if c.keyCols == nil {
-		return types.AppendRowKey(buf, row)
+		return repr.AppendRowKey(buf, row)
 	}
-	return types.AppendColsKey(buf, row, c.keyCols)
+	return repr.AppendColsKey(buf, row, c.keyCols)
 }
 
 // Load replaces the contents of c with the rows stored under RowPrefix(id).
@@ -184,7 +184,7 @@ func (c *Collection) Load(db *DB) error {
 // have written: its key is the row's key under c's key columns (catching a
 // catalog whose key columns disagree with the data), and a primary key
 // entry has count 1.
-func (c *Collection) checkLoaded(key []byte, row types.Row, count int64) error {
+func (c *Collection) checkLoaded(key []byte, row repr.Row, count int64) error {
 	for _, col := range c.keyCols {
 		if col < 0 || col >= len(row) {
 			return fmt.Errorf("key column %d out of range for a row of %d columns", col, len(row))
@@ -225,7 +225,7 @@ func (c *Collection) Clear(b *Batch) {
 // negative; under a primary key diff must be +1 for an absent key or -1 for
 // the identical stored row (apply an UPDATE's retraction before its
 // insertion). A refused change returns an error and changes nothing.
-func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
+func (c *Collection) Apply(row repr.Row, diff int64, b *Batch) error {
 	if diff == 0 {
 		return nil
 	}
@@ -264,20 +264,20 @@ func (c *Collection) Apply(row types.Row, diff int64, b *Batch) error {
 
 // fresh returns a new entry for row (whose key is in c.kvBuf[:c.klen])
 // with count n, in one allocation.
-func (c *Collection) fresh(row types.Row, n int64) entry {
+func (c *Collection) fresh(row repr.Row, n int64) entry {
 	c.kvBuf = c.appendRowValue(c.kvBuf[:c.klen], row)
 	return newEntry(bytes.Clone(c.kvBuf), c.klen, n)
 }
 
 // appendRowValue appends row's entry value: the keyed form when c is a
-// multiset and the row decodes from its key, else types.AppendRow.
-func (c *Collection) appendRowValue(buf []byte, row types.Row) []byte {
+// multiset and the row decodes from its key, else repr.AppendRow.
+func (c *Collection) appendRowValue(buf []byte, row repr.Row) []byte {
 	if c.keyCols == nil && len(row) > 0 {
-		if out, ok := types.AppendKeyHints(append(buf, keyedForm), row); ok {
+		if out, ok := repr.AppendKeyHints(append(buf, keyedForm), row); ok {
 			return out
 		}
 	}
-	return types.AppendRow(buf, row)
+	return repr.AppendRow(buf, row)
 }
 
 // insert is Apply for diff > 0 (1 under a primary key; key in
@@ -285,7 +285,7 @@ func (c *Collection) appendRowValue(buf []byte, row types.Row) []byte {
 // B-tree descent: the new entry goes in at once, and only if the key turns
 // out to be present is the old entry combined with the change (or put
 // back, if the change is refused).
-func (c *Collection) insert(row types.Row, diff int64, b *Batch) error {
+func (c *Collection) insert(row repr.Row, diff int64, b *Batch) error {
 	fresh := c.fresh(row, diff)
 	old, found := c.tree.ReplaceOrInsert(fresh)
 	next := fresh
@@ -321,7 +321,7 @@ func (c *Collection) insert(row types.Row, diff int64, b *Batch) error {
 // next computes the entry that Apply stores for the key in c.kvBuf
 // (count 0: delete), or an error if the change is refused. A new key's
 // entry carries only its count; Apply encodes it.
-func (c *Collection) next(old entry, found bool, row types.Row, diff int64) (entry, error) {
+func (c *Collection) next(old entry, found bool, row repr.Row, diff int64) (entry, error) {
 	if c.keyCols != nil {
 		return c.nextKeyed(old, found, row, diff)
 	}
@@ -339,7 +339,7 @@ func (c *Collection) next(old entry, found bool, row types.Row, diff int64) (ent
 }
 
 // nextKeyed is next under a primary key.
-func (c *Collection) nextKeyed(old entry, found bool, row types.Row, diff int64) (entry, error) {
+func (c *Collection) nextKeyed(old entry, found bool, row repr.Row, diff int64) (entry, error) {
 	switch {
 	case diff == 1 && !found:
 		return entry{count: 1}, nil
@@ -357,12 +357,12 @@ func (c *Collection) nextKeyed(old entry, found bool, row types.Row, diff int64)
 
 // sameRow reports whether row equals e's stored row (CompareRows, so a
 // numeric 1.0 equals a stored 1.00), comparing encodings first.
-func (c *Collection) sameRow(e entry, row types.Row) bool {
-	c.valBuf = types.AppendRow(c.valBuf[:0], row)
+func (c *Collection) sameRow(e entry, row repr.Row) bool {
+	c.valBuf = repr.AppendRow(c.valBuf[:0], row)
 	if bytes.Equal(c.valBuf, e.kv[e.klen:]) {
 		return true
 	}
-	return types.CompareRows(e.row(), row) == 0
+	return repr.CompareRows(e.row(), row) == 0
 }
 
 // undoEntry returns the record that restores old (or absence) on Rollback.
@@ -385,7 +385,7 @@ func (c *Collection) log(b *Batch, e entry) {
 }
 
 // Get returns the row stored under the encoded key and its count.
-func (c *Collection) Get(key []byte) (types.Row, int64, bool) {
+func (c *Collection) Get(key []byte) (repr.Row, int64, bool) {
 	e, ok := c.tree.Get(probe(key))
 	if !ok {
 		return nil, 0, false
@@ -395,14 +395,14 @@ func (c *Collection) Get(key []byte) (types.Row, int64, bool) {
 
 // Scan calls fn for every entry in key order until fn returns false.
 // fn must not mutate c.
-func (c *Collection) Scan(fn func(row types.Row, count int64) bool) {
+func (c *Collection) Scan(fn func(row repr.Row, count int64) bool) {
 	c.tree.Ascend(func(e entry) bool { return fn(e.row(), e.count) })
 }
 
 // ScanPrefix calls fn in key order for the entries whose key starts with
 // prefix (a point lookup by leading key columns: prefix =
-// types.AppendKey of their values) until fn returns false.
-func (c *Collection) ScanPrefix(prefix []byte, fn func(row types.Row, count int64) bool) {
+// repr.AppendKey of their values) until fn returns false.
+func (c *Collection) ScanPrefix(prefix []byte, fn func(row repr.Row, count int64) bool) {
 	c.tree.AscendGreaterOrEqual(probe(prefix), func(e entry) bool {
 		return bytes.HasPrefix(e.key(), prefix) && fn(e.row(), e.count)
 	})
@@ -410,7 +410,7 @@ func (c *Collection) ScanPrefix(prefix []byte, fn func(row types.Row, count int6
 
 // ScanRange calls fn in key order for the entries whose key k has from <=
 // k < to (to nil: no upper bound) until fn returns false.
-func (c *Collection) ScanRange(from, to []byte, fn func(row types.Row, count int64) bool) {
+func (c *Collection) ScanRange(from, to []byte, fn func(row repr.Row, count int64) bool) {
 	c.tree.AscendGreaterOrEqual(probe(from), func(e entry) bool {
 		return (to == nil || bytes.Compare(e.key(), to) < 0) && fn(e.row(), e.count)
 	})

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed for randomized tests (0: time-based)")
@@ -49,16 +49,16 @@ func TestCollectionRandom(t *testing.T) {
 			// key). A numeric decodes from its key with its exponent.
 			// The shapes differ in arity, as a column's family never
 			// changes in a real collection (a float 0 and false share a key).
-			row := types.Row{types.NewInt(rng.Int64N(10)), types.NewText(strings.Repeat("x", rng.IntN(3)))}
+			row := repr.Row{repr.NewInt(rng.Int64N(10)), repr.NewText(strings.Repeat("x", rng.IntN(3)))}
 			switch rng.IntN(4) {
 			case 0:
-				row = append(row, types.Null)
+				row = append(row, repr.Null)
 			case 1:
-				row = append(row, types.NewBool(rng.IntN(2) == 0))
+				row = append(row, repr.NewBool(rng.IntN(2) == 0))
 			case 2: // a numeric with trailing zeros: its exponent is a key hint
-				row = append(row, types.NewBool(true), types.NewNumeric(apd.New(int64(rng.IntN(3)*100), -2)))
+				row = append(row, repr.NewBool(true), repr.NewNumeric(apd.New(int64(rng.IntN(3)*100), -2)))
 			default:
-				row = append(row, types.NewFloat(float64(rng.IntN(3))/2), types.Null, types.Null)
+				row = append(row, repr.NewFloat(float64(rng.IntN(3))/2), repr.Null, repr.Null)
 			}
 			diff := rng.Int64N(5) - 2
 			k := formatRow(row)
@@ -103,7 +103,7 @@ func checkModel(t *testing.T, span int, c *Collection, model map[string]int64) {
 	t.Helper()
 	got := map[string]int64{}
 	var prev []byte
-	c.Scan(func(r types.Row, n int64) bool {
+	c.Scan(func(r repr.Row, n int64) bool {
 		key := c.Key(nil, r)
 		if prev != nil && string(prev) >= string(key) {
 			t.Fatalf("span %d: scan out of order at %s", span, formatRow(r))

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestCollection runs testdata/collection. Each file works on one store
@@ -62,8 +62,8 @@ func (s *collState) run(t *testing.T, d *datadriven.TestData) (string, error) {
 		return s.get(d.Input)
 	case "scan-prefix":
 		row, err := parseRow(d.Input)
-		prefix := types.AppendRowKey(nil, row)
-		return dumpCollection(func(fn func(types.Row, int64) bool) { s.c.ScanPrefix(prefix, fn) }), err
+		prefix := repr.AppendRowKey(nil, row)
+		return dumpCollection(func(fn func(repr.Row, int64) bool) { s.c.ScanPrefix(prefix, fn) }), err
 	case "clear":
 		s.c.Clear(s.b)
 	case "begin":
@@ -107,7 +107,7 @@ func (s *collState) get(input string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	got, count, ok := s.c.Get(types.AppendRowKey(nil, row))
+	got, count, ok := s.c.Get(repr.AppendRowKey(nil, row))
 	if !ok {
 		return "not found\n", nil
 	}
@@ -115,10 +115,10 @@ func (s *collState) get(input string) (string, error) {
 }
 
 // dumpCollection prints every entry of a scan, then the entry count.
-func dumpCollection(scan func(func(types.Row, int64) bool)) string {
+func dumpCollection(scan func(func(repr.Row, int64) bool)) string {
 	var sb strings.Builder
 	n := 0
-	scan(func(r types.Row, count int64) bool {
+	scan(func(r repr.Row, count int64) bool {
 		fmt.Fprintf(&sb, "%s x%d\n", formatRow(r), count)
 		n++
 		return true

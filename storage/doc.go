@@ -20,7 +20,7 @@
 //	m <name>                      MetaKey: next ids, the logical clock, ...
 //	c <id:8>                      CatalogKey: one catalog entry (value encoded by the caller)
 //	r <id:8> <key>                RowKey: a row of a table or a view, keyed by its
-//	                              order-preserving encoding (types.AppendKey);
+//	                              order-preserving encoding (repr.AppendKey);
 //	                              value: encodeValue (count, then the row)
 //	r <index id:8> <ixkey> <key>  an entry of an index of a collection (index.go):
 //	                              the index columns' key encoding, then the row's

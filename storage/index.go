@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 	"github.com/google/btree"
 )
 
@@ -35,20 +35,20 @@ type index struct {
 }
 
 // IndexKey appends the index key of row to dst (the key encoding of its
-// index columns or expressions, types.AppendKey) and reports whether the
+// index columns or expressions, repr.AppendKey) and reports whether the
 // row has an entry at all (false: a partial index's predicate does not
 // hold). It must be a pure function of the row: the same row always gets
 // the same answer, so removing a row finds the entry its insertion made
 // (an evaluation error must therefore map to a fixed answer, not be
 // retried). It may reuse nothing of row after returning.
-type IndexKey func(dst []byte, row types.Row) ([]byte, bool)
+type IndexKey func(dst []byte, row repr.Row) ([]byte, bool)
 
 // ColsKey is the IndexKey of an index on columns cols: every row has an
-// entry, keyed by types.AppendColsKey.
+// entry, keyed by repr.AppendColsKey.
 func ColsKey(cols []int) IndexKey {
 	cols = append([]int(nil), cols...)
-	return func(dst []byte, row types.Row) ([]byte, bool) {
-		return types.AppendColsKey(dst, row, cols), true
+	return func(dst []byte, row repr.Row) ([]byte, bool) {
+		return repr.AppendColsKey(dst, row, cols), true
 	}
 }
 
@@ -163,12 +163,12 @@ func (c *Collection) Indexes() []uint64 {
 
 // ScanIndex calls fn, in index order, for the collection's entries (those
 // the index holds) whose index entry key k has from <= k < to (to nil: no upper bound) until fn
-// returns false. Bounds are index-column encodings (types.AppendKey of
+// returns false. Bounds are index-column encodings (repr.AppendKey of
 // leading values): from = enc(v) starts at the first entry whose leading
 // columns are >= v, to = the end of a prefix (KeyPrefixEnd) stops after
 // the last entry starting with it. It returns ErrNoIndex for an unknown
 // id. fn must not mutate c.
-func (c *Collection) ScanIndex(id uint64, from, to []byte, fn func(row types.Row, count int64) bool) error {
+func (c *Collection) ScanIndex(id uint64, from, to []byte, fn func(row repr.Row, count int64) bool) error {
 	ix := c.findIndex(id)
 	if ix == nil {
 		return ErrNoIndex
@@ -193,7 +193,7 @@ func KeyPrefixEnd(prefix []byte) []byte { return prefixEnd(prefix) }
 
 // indexRow adds (add) or removes the entries of row, whose collection key
 // is key, in every index, logging them to b if b is not nil.
-func (c *Collection) indexRow(row types.Row, key []byte, add bool, b *Batch) {
+func (c *Collection) indexRow(row repr.Row, key []byte, add bool, b *Batch) {
 	for _, ix := range c.indexes {
 		c.indexOne(ix, row, key, add, b)
 	}
@@ -201,7 +201,7 @@ func (c *Collection) indexRow(row types.Row, key []byte, add bool, b *Batch) {
 
 // indexOne adds or removes one row's entry in ix (none if ix's key
 // function rejects the row).
-func (c *Collection) indexOne(ix *index, row types.Row, key []byte, add bool, b *Batch) {
+func (c *Collection) indexOne(ix *index, row repr.Row, key []byte, add bool, b *Batch) {
 	var ok bool
 	if c.ixBuf, ok = ix.key(c.ixBuf[:0], row); !ok {
 		return

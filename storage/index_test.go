@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestIndexRandom applies random inserts, deletes, updates and Clears to a
@@ -34,11 +34,11 @@ func testIndexRandom(t *testing.T, rng *rand.Rand, keyed bool) {
 	c.AddIndex(8, []int{1}, nil)
 	c.AddIndex(9, []int{2, 1}, nil)
 	c.AddIndexKey(10, partialKey, nil)
-	live := map[int64]types.Row{} // keyed: committed rows by key
+	live := map[int64]repr.Row{} // keyed: committed rows by key
 	for span := 0; span < 150; span++ {
 		b := db.NewBatch()
 		c.Begin()
-		trial := map[int64]types.Row{}
+		trial := map[int64]repr.Row{}
 		for k, r := range live {
 			trial[k] = r
 		}
@@ -79,17 +79,17 @@ func testIndexRandom(t *testing.T, rng *rand.Rand, keyed bool) {
 
 // partialKey is the key of index 10, an expression index with a
 // predicate: rows whose column 1 is odd, keyed by column 1 times 10.
-func partialKey(dst []byte, row types.Row) ([]byte, bool) {
+func partialKey(dst []byte, row repr.Row) ([]byte, bool) {
 	if row[1].IsNull() || row[1].Int()%2 == 0 {
 		return dst, false
 	}
-	return types.AppendKey(dst, types.NewInt(row[1].Int()*10)), true
+	return repr.AppendKey(dst, repr.NewInt(row[1].Int()*10)), true
 }
 
 // randomIndexChange applies one random change: an insert, a delete of a
 // present row, an update (delete and insert under the same key), or, rarely,
 // a Clear. trial tracks the rows of a keyed collection.
-func randomIndexChange(t *testing.T, rng *rand.Rand, c *Collection, b *Batch, keyed bool, trial map[int64]types.Row) {
+func randomIndexChange(t *testing.T, rng *rand.Rand, c *Collection, b *Batch, keyed bool, trial map[int64]repr.Row) {
 	t.Helper()
 	if rng.IntN(50) == 0 {
 		c.Clear(b)
@@ -97,9 +97,9 @@ func randomIndexChange(t *testing.T, rng *rand.Rand, c *Collection, b *Batch, ke
 		return
 	}
 	k := rng.Int64N(20)
-	row := types.Row{types.NewInt(k), types.NewInt(rng.Int64N(5)), types.NewText(fmt.Sprint(rng.IntN(3)))}
+	row := repr.Row{repr.NewInt(k), repr.NewInt(rng.Int64N(5)), repr.NewText(fmt.Sprint(rng.IntN(3)))}
 	if rng.IntN(7) == 0 {
-		row[1] = types.Null
+		row[1] = repr.Null
 	}
 	if !keyed {
 		diff := rng.Int64N(3) - 1
@@ -133,8 +133,8 @@ func checkIndexScans(t *testing.T, span int, c *Collection, rng *rand.Rand) {
 	t.Helper()
 	v := rng.Int64N(5)
 	lo, hi := rng.Int64N(5), rng.Int64N(5)
-	eq := types.AppendKey(nil, types.NewInt(v))
-	from, to := types.AppendKey(nil, types.NewInt(lo)), KeyPrefixEnd(types.AppendKey(nil, types.NewInt(hi)))
+	eq := repr.AppendKey(nil, repr.NewInt(v))
+	from, to := repr.AppendKey(nil, repr.NewInt(lo)), KeyPrefixEnd(repr.AppendKey(nil, repr.NewInt(hi)))
 	for _, q := range []struct {
 		from, to []byte
 		keep     func(int64) bool
@@ -143,13 +143,13 @@ func checkIndexScans(t *testing.T, span int, c *Collection, rng *rand.Rand) {
 		{from, to, func(x int64) bool { return lo <= x && x <= hi }},
 	} {
 		var got, want []string
-		if err := c.ScanIndex(8, q.from, q.to, func(r types.Row, n int64) bool {
+		if err := c.ScanIndex(8, q.from, q.to, func(r repr.Row, n int64) bool {
 			got = append(got, fmt.Sprint(formatRow(r), n))
 			return true
 		}); err != nil {
 			t.Fatal(err)
 		}
-		c.Scan(func(r types.Row, n int64) bool {
+		c.Scan(func(r repr.Row, n int64) bool {
 			if !r[1].IsNull() && q.keep(r[1].Int()) {
 				want = append(want, fmt.Sprint(formatRow(r), n))
 			}
@@ -167,14 +167,14 @@ func checkIndexScans(t *testing.T, span int, c *Collection, rng *rand.Rand) {
 func checkPartialScan(t *testing.T, span int, c *Collection, v int64) {
 	t.Helper()
 	var got, want []string
-	k := types.AppendKey(nil, types.NewInt(v*10))
-	if err := c.ScanIndex(10, k, KeyPrefixEnd(k), func(r types.Row, n int64) bool {
+	k := repr.AppendKey(nil, repr.NewInt(v*10))
+	if err := c.ScanIndex(10, k, KeyPrefixEnd(k), func(r repr.Row, n int64) bool {
 		got = append(got, fmt.Sprint(formatRow(r), n))
 		return true
 	}); err != nil {
 		t.Fatal(err)
 	}
-	c.Scan(func(r types.Row, n int64) bool {
+	c.Scan(func(r repr.Row, n int64) bool {
 		if !r[1].IsNull() && r[1].Int() == v && v%2 == 1 {
 			want = append(want, fmt.Sprint(formatRow(r), n))
 		}

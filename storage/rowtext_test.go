@@ -2,22 +2,22 @@ package storage
 
 import (
 	"fmt"
-	"github.com/cockroachdb/apd/v3"
 	"strconv"
 	"strings"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/repr"
 )
 
 // The tests write rows as comma-separated literals: 1, -2.5, 'text', true,
 // NULL. Text literals may not contain commas.
 
-func parseRow(s string) (types.Row, error) {
+func parseRow(s string) (repr.Row, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return types.Row{}, nil
+		return repr.Row{}, nil
 	}
-	var row types.Row
+	var row repr.Row
 	for _, f := range strings.Split(s, ",") {
 		d, err := parseDatum(strings.TrimSpace(f))
 		if err != nil {
@@ -28,32 +28,32 @@ func parseRow(s string) (types.Row, error) {
 	return row, nil
 }
 
-func parseDatum(f string) (types.Datum, error) {
+func parseDatum(f string) (repr.Datum, error) {
 	switch {
 	case f == "NULL":
-		return types.Null, nil
+		return repr.Null, nil
 	case f == "true" || f == "false":
-		return types.NewBool(f == "true"), nil
+		return repr.NewBool(f == "true"), nil
 	case len(f) >= 2 && f[0] == '\'' && f[len(f)-1] == '\'':
-		return types.NewText(f[1 : len(f)-1]), nil
+		return repr.NewText(f[1 : len(f)-1]), nil
 	case strings.HasSuffix(f, "n"): // numeric: 1.00n
 		v, _, err := apd.NewFromString(strings.TrimSuffix(f, "n"))
 		if err != nil {
-			return types.Null, err
+			return repr.Null, err
 		}
-		return types.NewNumeric(v), nil
+		return repr.NewNumeric(v), nil
 	case strings.Contains(f, "."):
 		v, err := strconv.ParseFloat(f, 64)
-		return types.NewFloat(v), err
+		return repr.NewFloat(v), err
 	}
 	v, err := strconv.ParseInt(f, 10, 64)
 	if err != nil {
-		return types.Null, fmt.Errorf("bad literal %q", f)
+		return repr.Null, fmt.Errorf("bad literal %q", f)
 	}
-	return types.NewInt(v), nil
+	return repr.NewInt(v), nil
 }
 
-func formatRow(r types.Row) string {
+func formatRow(r repr.Row) string {
 	parts := make([]string, len(r))
 	for i, d := range r {
 		parts[i] = formatDatum(d)
@@ -61,19 +61,19 @@ func formatRow(r types.Row) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func formatDatum(d types.Datum) string {
+func formatDatum(d repr.Datum) string {
 	switch d.Family() {
-	case types.FamUnknown:
+	case repr.FamUnknown:
 		return "NULL"
-	case types.FamBool:
+	case repr.FamBool:
 		return strconv.FormatBool(d.Bool())
-	case types.FamInt:
+	case repr.FamInt:
 		return strconv.FormatInt(d.Int(), 10)
-	case types.FamFloat:
+	case repr.FamFloat:
 		return strconv.FormatFloat(d.Float(), 'g', -1, 64)
-	case types.FamText:
+	case repr.FamText:
 		return "'" + d.Text() + "'"
-	case types.FamNumeric:
+	case repr.FamNumeric:
 		return d.Numeric().String()
 	}
 	return fmt.Sprintf("<family %d>", d.Family())

@@ -6,18 +6,18 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Row values: the value stored under RowKey(id, key) is either
 //
-//	uvarint(count) types.AppendRow(row)
+//	uvarint(count) repr.AppendRow(row)
 //
-// or, for a multiset row that decodes from its key (types.DecodeRowKey),
+// or, for a multiset row that decodes from its key (repr.DecodeRowKey),
 //
 //	keyedForm uvarint(count) hints
 //
-// with the key's decoding hints (types.AppendKeyHints: each column's
+// with the key's decoding hints (repr.AppendKeyHints: each column's
 // family, and a numeric's exponent), so the row is stored once, as its key. 1 <= count <= MaxInt64 (an entry whose count
 // reaches zero is deleted, never stored), so the first form never starts
 // with keyedForm (0x00), and a reader without this form rejects it. The
@@ -63,7 +63,7 @@ func splitValue(b []byte) (int64, []byte, error) {
 // decodeStored decodes the value stored under a collection entry's key
 // (without the row-key prefix): the row, its count and the entry value
 // (splitValue). It never panics on arbitrary input.
-func decodeStored(key, value []byte) (types.Row, int64, []byte, error) {
+func decodeStored(key, value []byte) (repr.Row, int64, []byte, error) {
 	count, val, err := splitValue(value)
 	if err != nil {
 		return nil, 0, nil, err

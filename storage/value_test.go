@@ -3,23 +3,23 @@ package storage
 import (
 	"testing"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // appendValue appends the first (full-row) form of (row, count) to buf.
-func appendValue(buf []byte, row types.Row, count int64) []byte {
-	return appendEntryValue(buf, types.AppendRow(nil, row), count)
+func appendValue(buf []byte, row repr.Row, count int64) []byte {
+	return appendEntryValue(buf, repr.AppendRow(nil, row), count)
 }
 
 // FuzzDecodeValue checks that decodeStored never panics and that whatever
 // it accepts re-encodes to a value that decodes to the same row and count.
 func FuzzDecodeValue(f *testing.F) {
-	keyed := types.Row{types.NewInt(1), types.NewText("a"), types.Null}
-	fams, _ := types.AppendKeyHints([]byte{keyedForm}, keyed)
+	keyed := repr.Row{repr.NewInt(1), repr.NewText("a"), repr.Null}
+	fams, _ := repr.AppendKeyHints([]byte{keyedForm}, keyed)
 	f.Add([]byte(nil), appendValue(nil, keyed, 1))
-	f.Add(types.AppendRowKey(nil, keyed), appendEntryValue(nil, fams, 5))
-	f.Add([]byte(nil), appendValue(nil, types.Row{types.NewFloat(2.5), types.NewBool(true)}, 1<<40))
-	f.Add([]byte(nil), appendValue(nil, types.Row{}, 3))
+	f.Add(repr.AppendRowKey(nil, keyed), appendEntryValue(nil, fams, 5))
+	f.Add([]byte(nil), appendValue(nil, repr.Row{repr.NewFloat(2.5), repr.NewBool(true)}, 1<<40))
+	f.Add([]byte(nil), appendValue(nil, repr.Row{}, 3))
 	f.Add([]byte(nil), []byte{0})
 	f.Add([]byte(nil), []byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00})
 	f.Fuzz(func(t *testing.T, key, b []byte) {
@@ -31,7 +31,7 @@ func FuzzDecodeValue(f *testing.F) {
 			t.Fatalf("accepted count %d", count)
 		}
 		row2, count2, _, err := decodeStored(key, appendEntryValue(nil, val, count))
-		if err != nil || count2 != count || types.CompareRows(row, row2) != 0 {
+		if err != nil || count2 != count || repr.CompareRows(row, row2) != 0 {
 			t.Fatalf("round trip: %v %d %v -> %v %d %v", row, count, err, row2, count2, err)
 		}
 	})
@@ -39,10 +39,10 @@ func FuzzDecodeValue(f *testing.F) {
 
 // TestDecodeValueRejects lists malformed values decodeStored must refuse.
 func TestDecodeValueRejects(t *testing.T) {
-	good := appendValue(nil, types.Row{types.NewInt(7)}, 2)
-	row := types.Row{types.NewInt(7), types.NewText("x")}
-	key := types.AppendRowKey(nil, row)
-	fams, _ := types.AppendKeyHints([]byte{keyedForm}, row)
+	good := appendValue(nil, repr.Row{repr.NewInt(7)}, 2)
+	row := repr.Row{repr.NewInt(7), repr.NewText("x")}
+	key := repr.AppendRowKey(nil, row)
+	fams, _ := repr.AppendKeyHints([]byte{keyedForm}, row)
 	keyed := appendEntryValue(nil, fams, 3)
 	for name, c := range map[string]struct{ key, value []byte }{
 		"empty":            {nil, nil},
@@ -50,9 +50,9 @@ func TestDecodeValueRejects(t *testing.T) {
 		"truncated":        {nil, good[:len(good)-1]},
 		"trailing":         {nil, append(append([]byte{}, good...), 0)},
 		"overflow":         {nil, []byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00}},
-		"keyed, count 0":   {key, []byte{keyedForm, 0, byte(types.FamInt), byte(types.FamText)}},
+		"keyed, count 0":   {key, []byte{keyedForm, 0, byte(repr.FamInt), byte(repr.FamText)}},
 		"keyed, short key": {key[:len(key)-1], keyed},
-		"keyed, lossy fam": {key, []byte{keyedForm, 3, byte(types.FamNumeric), byte(types.FamText)}},
+		"keyed, lossy fam": {key, []byte{keyedForm, 3, byte(repr.FamNumeric), byte(repr.FamText)}},
 	} {
 		if _, _, _, err := decodeStored(c.key, c.value); err == nil {
 			t.Errorf("%s: decodeStored(%x, %x) accepted", name, c.key, c.value)
@@ -61,7 +61,7 @@ func TestDecodeValueRejects(t *testing.T) {
 	if r, n, _, err := decodeStored(nil, good); err != nil || n != 2 || r[0].Int() != 7 {
 		t.Fatalf("good value: %v %d %v", r, n, err)
 	}
-	if r, n, _, err := decodeStored(key, keyed); err != nil || n != 3 || types.CompareRows(r, row) != 0 {
+	if r, n, _, err := decodeStored(key, keyed); err != nil || n != 3 || repr.CompareRows(r, row) != 0 {
 		t.Fatalf("good keyed value: %v %d %v", r, n, err)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/bench/nexmark/queries"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector/nexmark"
-	"github.com/eddydb/eddy/sql/types"
 	"github.com/eddydb/eddy/tests/harness"
 )
 
@@ -96,7 +96,7 @@ func TestNexmarkCrash(t *testing.T) {
 	}
 	g, total := nexmark.NewAt(cfg, 0), int64(0)
 	for {
-		var row types.Row
+		var row repr.Row
 		if _, ok := g.NextOf(nexmark.Bid, &row); !ok {
 			break
 		}

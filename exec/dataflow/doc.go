@@ -30,10 +30,10 @@
 // Columns are #i (0-based) of the node's input (for Join residuals, of the
 // left columns followed by the right ones); expressions use the scalar
 // package's printed form, constant rows and source rows the literal form
-// of sql/types. Types are given with scalar.TypeName and may be omitted
+// of repr. Types are given with expr.TypeName and may be omitted
 // except for Source and Constant.
 //
 // Plans are not type-checked beyond what Parse needs (expression typing is
-// scalar.ParseExpr's): the producer guarantees, for example, that the two
+// expr.ParseExpr's): the producer guarantees, for example, that the two
 // sides of a join key and the inputs of a Union have the same types.
 package dataflow

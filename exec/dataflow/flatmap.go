@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // FlatMap maps each input row to zero or more output rows by calling the
@@ -22,28 +22,15 @@ import (
 // Stateless and linear: an input update's rows are computed from the row
 // alone, so a retraction retracts exactly the rows its insertion emitted.
 // An error of a function (a zero step) fails the step; one call yielding
-// more than scalar.MaxTableFuncRows rows fails with 54000.
+// more than expr.MaxTableFuncRows rows fails with 54000.
 type FlatMap struct {
-	Funcs      []scalar.TableCall
+	Funcs      []expr.TableCall
 	Ordinality bool
 	Outer      bool
-	On         []scalar.Expr
+	On         []expr.Expr
 }
 
 func (FlatMap) opName() string { return "FlatMap" }
-
-// FlatMapTypes returns the output column types of a FlatMap over in: the
-// input's, each function's columns, then the ordinality column.
-func FlatMapTypes(funcs []scalar.TableCall, ordinality bool, in []types.T) []types.T {
-	out := append([]types.T(nil), in...)
-	for _, f := range funcs {
-		out = append(out, f.Func.ColTypes()...)
-	}
-	if ordinality {
-		out = append(out, types.Int8)
-	}
-	return out
-}
 
 func (op FlatMap) args() string {
 	calls := make([]string, len(op.Funcs))
@@ -64,10 +51,10 @@ func (op FlatMap) args() string {
 }
 
 // flatMap parses funcs=[f(...), ...] [ordinality=true] [outer=true] [on=[...]].
-func (a *argReader) flatMap(in []types.T) FlatMap {
+func (a *argReader) flatMap(in []repr.T) FlatMap {
 	var op FlatMap
 	for _, it := range a.list("funcs") {
-		c, err := scalar.ParseTableCall(it, in)
+		c, err := expr.ParseTableCall(it, in)
 		if a.fail(err); err != nil {
 			return op
 		}
@@ -78,7 +65,7 @@ func (a *argReader) flatMap(in []types.T) FlatMap {
 	}
 	op.Ordinality = a.flag("ordinality")
 	op.Outer = a.flag("outer")
-	op.On = a.exprs("on", FlatMapTypes(op.Funcs, op.Ordinality, in))
+	op.On = a.exprs("on", expr.TableCallTypes(op.Funcs, op.Ordinality, in))
 	return op
 }
 

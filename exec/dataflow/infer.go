@@ -3,12 +3,13 @@ package dataflow
 import (
 	"fmt"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // inferTypes returns the output column types of op over inputs with column
 // types in, for operators whose types follow from their inputs.
-func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
+func inferTypes(op Op, in [][]repr.T) ([]repr.T, error) {
 	switch op := op.(type) {
 	case Constant:
 		// Only a relation of zero columns (the unit row under a constant
@@ -18,15 +19,15 @@ func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
 				return nil, fmt.Errorf("Constant needs column types (:: t1, t2, ...)")
 			}
 		}
-		return []types.T{}, nil
+		return []repr.T{}, nil
 	case Source, Variable:
 		return nil, fmt.Errorf("%s needs column types (:: t1, t2, ...)", op.opName())
 	case MFP:
-		cols := append([]types.T(nil), in[0]...)
+		cols := append([]repr.T(nil), in[0]...)
 		for _, e := range op.Map {
 			cols = append(cols, e.Type())
 		}
-		out := make([]types.T, len(op.Project))
+		out := make([]repr.T, len(op.Project))
 		for i, c := range op.Project {
 			if c < 0 || c >= len(cols) {
 				return nil, fmt.Errorf("MFP projects column #%d of %d", c, len(cols))
@@ -35,7 +36,7 @@ func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
 		}
 		return out, nil
 	case Reduce:
-		var out []types.T
+		var out []repr.T
 		for _, c := range op.Key {
 			if c < 0 || c >= len(in[0]) {
 				return nil, fmt.Errorf("Reduce key column #%d out of range", c)
@@ -47,20 +48,20 @@ func inferTypes(op Op, in [][]types.T) ([]types.T, error) {
 		}
 		return out, nil
 	case Join:
-		return append(append([]types.T(nil), in[0]...), in[1]...), nil
+		return append(append([]repr.T(nil), in[0]...), in[1]...), nil
 	case SessionWindow:
 		if op.TimeCol < 0 || op.TimeCol >= len(in[0]) {
 			return nil, fmt.Errorf("SessionWindow time column #%d out of range", op.TimeCol)
 		}
 		t := in[0][op.TimeCol]
-		return append(append([]types.T(nil), in[0]...), t, t), nil
+		return append(append([]repr.T(nil), in[0]...), t, t), nil
 	case Window:
 		return windowTypes(op, in[0]), nil
 	case FlatMap:
-		return FlatMapTypes(op.Funcs, op.Ordinality, in[0]), nil
+		return expr.TableCallTypes(op.Funcs, op.Ordinality, in[0]), nil
 	case TopK:
 		if op.Rank {
-			return append(append([]types.T(nil), in[0]...), types.Int8), nil
+			return append(append([]repr.T(nil), in[0]...), repr.Int8), nil
 		}
 	}
 	return in[0], nil

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Parse reads the form Plan.String prints. Blank lines and lines starting
 // with "--" are skipped. Column types (after "::") are required for Source
 // and Constant and inferred for other operators when omitted. Expressions
-// are parsed with scalar.ParseExpr over the node's input columns; constant
-// rows with types.ParseLiteral, cast to the declared column types.
+// are parsed with expr.ParseExpr over the node's input columns; constant
+// rows with repr.ParseLiteral, cast to the declared column types.
 func Parse(s string) (*Plan, error) {
 	p := &Plan{Output: -1}
 	for ln, line := range strings.Split(s, "\n") {
@@ -74,7 +74,7 @@ func (p *Plan) parseLine(line string) error {
 	if err != nil {
 		return err
 	}
-	var in [][]types.T
+	var in [][]repr.T
 	for _, i := range n.Inputs {
 		in = append(in, p.Nodes[i].Types)
 	}
@@ -101,7 +101,7 @@ func parseRef(s string, n int) (int, error) {
 
 // parseOp builds the operator name from its arguments; in are the input
 // column types and out the declared output types (nil if omitted).
-func parseOp(name string, args map[string]string, in [][]types.T, out []types.T) (Op, error) {
+func parseOp(name string, args map[string]string, in [][]repr.T, out []repr.T) (Op, error) {
 	need := map[string]int{"Source": 0, "Constant": 0, "Variable": 0, "Join": 2, "Fixpoint": 2}
 	want, ok := need[name]
 	if !ok {
@@ -233,10 +233,10 @@ func (a *argReader) col(s string) int {
 }
 
 // exprs parses a list of expressions over columns of types cols.
-func (a *argReader) exprs(k string, cols []types.T) []scalar.Expr {
-	var es []scalar.Expr
+func (a *argReader) exprs(k string, cols []repr.T) []expr.Expr {
+	var es []expr.Expr
 	for _, it := range a.list(k) {
-		e, err := scalar.ParseExpr(it, cols)
+		e, err := expr.ParseExpr(it, cols)
 		a.fail(err)
 		if err == nil {
 			es = append(es, e)
@@ -247,14 +247,14 @@ func (a *argReader) exprs(k string, cols []types.T) []scalar.Expr {
 
 // source parses coll=N [name=x] [watermark=#i].
 func (a *argReader) source() Source {
-	s := Source{Collection: CollectionID(a.int("coll", 0)), Name: a.name("name")}
+	s := Source{Collection: repr.CollectionID(a.int("coll", 0)), Name: a.name("name")}
 	if v, ok := a.get("watermark"); ok {
 		s.HasEventTime, s.EventTimeCol = true, a.col(v)
 	}
 	return s
 }
 
-func (a *argReader) constant(out []types.T) Constant {
+func (a *argReader) constant(out []repr.T) Constant {
 	var c Constant
 	for _, it := range a.list("rows") {
 		r, err := ParseRow(it, out)
@@ -264,11 +264,11 @@ func (a *argReader) constant(out []types.T) Constant {
 	return c
 }
 
-func (a *argReader) mfp(in []types.T) MFP {
+func (a *argReader) mfp(in []repr.T) MFP {
 	var m MFP
-	cols := append([]types.T(nil), in...)
+	cols := append([]repr.T(nil), in...)
 	for _, it := range a.list("map") {
-		e, err := scalar.ParseExpr(it, cols)
+		e, err := expr.ParseExpr(it, cols)
 		if a.fail(err); err != nil {
 			break
 		}
@@ -285,7 +285,7 @@ func (a *argReader) mfp(in []types.T) MFP {
 	return m
 }
 
-func (a *argReader) reduce(in []types.T, out []types.T) Reduce {
+func (a *argReader) reduce(in []repr.T, out []repr.T) Reduce {
 	r := Reduce{Key: a.cols("key")}
 	if v, ok := a.get("emit"); ok {
 		r.EmitOnClose = v == "close"
@@ -300,7 +300,7 @@ func (a *argReader) reduce(in []types.T, out []types.T) Reduce {
 		}
 	}
 	for i, it := range a.list("aggs") {
-		agg, err := parseAgg(it, in)
+		agg, err := expr.ParseAgg(it, in)
 		if err == nil && out != nil && len(r.Key)+i < len(out) {
 			agg.T = out[len(r.Key)+i]
 		}
@@ -312,7 +312,7 @@ func (a *argReader) reduce(in []types.T, out []types.T) Reduce {
 
 var onRE = regexp.MustCompile(`^#(\d+)=#(\d+)$`)
 
-func (a *argReader) join(left, right []types.T) Join {
+func (a *argReader) join(left, right []repr.T) Join {
 	var j Join
 	kinds := map[string]JoinKind{"inner": InnerJoin, "left": LeftJoin, "right": RightJoin, "full": FullJoin}
 	kind, ok := a.get("kind")
@@ -329,7 +329,7 @@ func (a *argReader) join(left, right []types.T) Join {
 		r, _ := strconv.Atoi(m[2])
 		j.LeftKey, j.RightKey = append(j.LeftKey, l), append(j.RightKey, r)
 	}
-	j.Residual = a.exprs("residual", append(append([]types.T(nil), left...), right...))
+	j.Residual = a.exprs("residual", append(append([]repr.T(nil), left...), right...))
 	if r, ok := a.get("append-only"); ok {
 		j.AppendOnly = r == "true"
 		if !j.AppendOnly || j.Kind != InnerJoin {
@@ -359,8 +359,6 @@ func parseShared(s string) *SharedArrangement {
 	return sh
 }
 
-var sortRE = regexp.MustCompile(`^#(\d+)( ASC| DESC)?( NULLS FIRST| NULLS LAST)?$`)
-
 func (a *argReader) topk() TopK {
 	t := TopK{Key: a.cols("key"), Limit: a.int("limit", -1), Offset: a.int("offset", 0)}
 	if r, ok := a.get("rank"); ok {
@@ -376,7 +374,7 @@ func (a *argReader) topk() TopK {
 		}
 	}
 	for _, it := range a.list("order") {
-		c, err := parseSortCol(it)
+		c, err := expr.ParseSortCol(it)
 		a.fail(err)
 		t.Order = append(t.Order, c)
 	}
@@ -384,7 +382,7 @@ func (a *argReader) topk() TopK {
 }
 
 // session parses key=[#k...] time=#t gap=<duration>.
-func (a *argReader) session(in []types.T) SessionWindow {
+func (a *argReader) session(in []repr.T) SessionWindow {
 	sw := SessionWindow{Key: a.cols("key")}
 	v, _ := a.get("time")
 	sw.TimeCol = a.col(v)
@@ -403,7 +401,7 @@ func (a *argReader) session(in []types.T) SessionWindow {
 
 // ParseRow parses a tuple of literals, (1, 'a', NULL), casting each value
 // to the corresponding type of ts (when ts is not nil).
-func ParseRow(s string, ts []types.T) (types.Row, error) {
+func ParseRow(s string, ts []repr.T) (repr.Row, error) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
 		return nil, fmt.Errorf("row %q: want (v, ...)", s)
@@ -412,14 +410,14 @@ func ParseRow(s string, ts []types.T) (types.Row, error) {
 	if ts != nil && len(items) != len(ts) {
 		return nil, fmt.Errorf("row %s has %d values, want %d", s, len(items), len(ts))
 	}
-	r := make(types.Row, len(items))
+	r := make(repr.Row, len(items))
 	for i, it := range items {
-		d, t, err := types.ParseLiteral(it)
+		d, t, err := repr.ParseLiteral(it)
 		if err != nil {
 			return nil, err
 		}
 		if ts != nil && !d.IsNull() && t != ts[i] {
-			if d, err = types.Cast(d, t, ts[i], time.UTC, true); err != nil {
+			if d, err = repr.Cast(d, t, ts[i], time.UTC, true); err != nil {
 				return nil, err
 			}
 		}
@@ -429,8 +427,8 @@ func ParseRow(s string, ts []types.T) (types.Row, error) {
 }
 
 // parseTypes parses a comma-separated list of type names.
-func parseTypes(s string) ([]types.T, error) {
-	var ts []types.T
+func parseTypes(s string) ([]repr.T, error) {
+	var ts []repr.T
 	for _, it := range splitTop(s, ',') {
 		it = strings.TrimSpace(it)
 		elem, isArray := strings.CutSuffix(it, "[]")
@@ -445,12 +443,12 @@ func parseTypes(s string) ([]types.T, error) {
 				mods = append(mods, int32(v))
 			}
 		}
-		t, err := scalar.ParseTypeName(strings.TrimSpace(name), mods)
+		t, err := expr.ParseTypeName(strings.TrimSpace(name), mods)
 		if err != nil {
 			return nil, err
 		}
 		if isArray {
-			t = types.ArrayOf(t)
+			t = repr.ArrayOf(t)
 		}
 		ts = append(ts, t)
 	}

@@ -1,12 +1,9 @@
 package dataflow
 
 import (
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
-
-// CollectionID names a durable collection: a table or a materialized view.
-type CollectionID uint64
 
 // Plan is a dataflow: Nodes in topological order (a node's inputs have
 // smaller indices), and Output, the index of the node whose updates are the
@@ -21,7 +18,7 @@ type Plan struct {
 type Node struct {
 	Op     Op
 	Inputs []int
-	Types  []types.T
+	Types  []repr.T
 }
 
 // Op is one of the operator structs below.
@@ -36,7 +33,7 @@ type Op interface{ opName() string }
 // carries the watermark to the operators downstream. State: the current
 // watermark and the count of late updates.
 type Source struct {
-	Collection CollectionID
+	Collection repr.CollectionID
 	// Name is for printing only.
 	Name         string
 	HasEventTime bool
@@ -44,34 +41,16 @@ type Source struct {
 }
 
 // Constant emits Rows once, at the first time the dataflow runs (backfill).
-type Constant struct{ Rows []types.Row }
+type Constant struct{ Rows []repr.Row }
 
 // MFP is a fused map/filter/project: append Map expressions to each input
 // row (each may refer to earlier mapped columns), drop rows where any Filter
 // predicate is not true, then keep the columns Project lists. Stateless and
 // linear, so correct under retractions.
 type MFP struct {
-	Map     []scalar.Expr
-	Filter  []scalar.Expr
+	Map     []expr.Expr
+	Filter  []expr.Expr
 	Project []int
-}
-
-// Agg is one aggregate over input column Col (unused for count(*)).
-// Distinct aggregates count each distinct value of Col once per group.
-// For string_agg, Sep is the column holding the separator. Order is the
-// aggregate's ORDER BY (string_agg(x, ',' ORDER BY y)), or an ordered-set
-// aggregate's WITHIN GROUP order, whose one column is Col; Frac is the
-// direct argument of percentile_cont and percentile_disc. The kinds, their
-// names and result types are the registry's (exec/agg).
-type Agg struct {
-	Kind     AggKind
-	Col      int
-	Sep      int
-	Distinct bool
-	Order    []SortCol
-	Frac     float64
-	// T is the result type (see AggType).
-	T types.T
 }
 
 // Reduce groups its input by the Key columns and outputs one row per
@@ -88,7 +67,7 @@ type Agg struct {
 // carries a watermark.
 type Reduce struct {
 	Key         []int
-	Aggs        []Agg
+	Aggs        []expr.Agg
 	EmitOnClose bool
 	// AppendOnly promises that the input never retracts a row (see
 	// TopK.AppendOnly): min and max then keep only the current extremum
@@ -118,7 +97,7 @@ type Join struct {
 	Kind     JoinKind
 	LeftKey  []int
 	RightKey []int
-	Residual []scalar.Expr
+	Residual []expr.Expr
 	// AppendOnly promises that neither input ever retracts a row (an inner
 	// join of append-only inputs, see TopK.AppendOnly): the arrangements
 	// then need no per-row identity, only each join key's rows.
@@ -176,13 +155,6 @@ type SessionWindow struct {
 
 func (SessionWindow) opName() string { return "SessionWindow" }
 
-// SortCol is one ORDER BY column.
-type SortCol struct {
-	Col        int
-	Desc       bool
-	NullsFirst bool
-}
-
 // TopK keeps, per group of the Key columns, the rows ranked Offset+1 through
 // Offset+Limit by Order (Limit < 0 means no limit). Ties are broken by the
 // whole row so the result is deterministic. State: per group, every live row.
@@ -191,7 +163,7 @@ type SortCol struct {
 // and reinserted.
 type TopK struct {
 	Key    []int
-	Order  []SortCol
+	Order  []expr.SortCol
 	Limit  int64
 	Offset int64
 	Rank   bool
@@ -218,8 +190,8 @@ type TopK struct {
 // until a finite upper bound), ordered by its next transition time; it
 // grows with the rows inside the window, not with history.
 type TemporalFilter struct {
-	Lower []scalar.Expr
-	Upper []scalar.Expr
+	Lower []expr.Expr
+	Upper []expr.Expr
 }
 
 func (Source) opName() string    { return "Source" }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // String prints the plan one node per line, in the form Parse reads:
@@ -21,7 +21,7 @@ import (
 //	output %2
 //
 // The output line is printed only when the output is not the last node.
-// Column types are printed with scalar.TypeName.
+// Column types are printed with expr.TypeName.
 func (p *Plan) String() string {
 	var b strings.Builder
 	for i := range p.Nodes {
@@ -53,10 +53,10 @@ func (n *Node) format(b *strings.Builder, i int) {
 }
 
 // formatTypes prints column types separated by ", ".
-func formatTypes(ts []types.T) string {
+func formatTypes(ts []repr.T) string {
 	s := make([]string, len(ts))
 	for i, t := range ts {
-		s[i] = scalar.TypeName(t)
+		s[i] = expr.TypeName(t)
 	}
 	return strings.Join(s, ", ")
 }
@@ -117,7 +117,7 @@ func quoteName(s string) string {
 }
 
 // FormatRow prints a row as a tuple of literals: (1, 'a', NULL).
-func FormatRow(r types.Row) string {
+func FormatRow(r repr.Row) string {
 	s := make([]string, len(r))
 	for i, d := range r {
 		s[i] = d.String()
@@ -188,23 +188,7 @@ func (op TopK) args() string {
 	return s
 }
 
-// String prints the sort column as in ORDER BY, naming NULLS FIRST/LAST
-// only where it differs from PostgreSQL's default (last for ASC, first
-// for DESC).
-func (c SortCol) String() string {
-	s := fmt.Sprintf("#%d", c.Col)
-	switch {
-	case c.Desc && !c.NullsFirst:
-		s += " DESC NULLS LAST"
-	case c.Desc:
-		s += " DESC"
-	case c.NullsFirst:
-		s += " NULLS FIRST"
-	}
-	return s
-}
-
-func formatAggs(aggs []Agg) string {
+func formatAggs(aggs []expr.Agg) string {
 	s := make([]string, len(aggs))
 	for i, a := range aggs {
 		s[i] = a.String()
@@ -220,7 +204,7 @@ func formatCols(cols []int) string {
 	return "[" + strings.Join(s, ", ") + "]"
 }
 
-func formatExprs(es []scalar.Expr) string {
+func formatExprs(es []expr.Expr) string {
 	s := make([]string, len(es))
 	for i, e := range es {
 		s[i] = e.String()

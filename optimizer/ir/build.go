@@ -1,12 +1,9 @@
 package ir
 
-import (
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-)
+import "github.com/eddydb/eddy/expr"
 
 // NewMap returns Map(in, exprs), or in itself when exprs is empty.
-func NewMap(in Rel, exprs ...scalar.Expr) Rel {
+func NewMap(in Rel, exprs ...expr.Expr) Rel {
 	if len(exprs) == 0 {
 		return in
 	}
@@ -14,7 +11,7 @@ func NewMap(in Rel, exprs ...scalar.Expr) Rel {
 }
 
 // NewFilter returns Filter(in, preds), or in itself when preds is empty.
-func NewFilter(in Rel, preds ...scalar.Expr) Rel {
+func NewFilter(in Rel, preds ...expr.Expr) Rel {
 	if len(preds) == 0 {
 		return in
 	}
@@ -44,12 +41,12 @@ func IsIdentity(cols []int, n int) bool {
 }
 
 // NewJoin returns a join of the given kind.
-func NewJoin(kind JoinKind, left, right Rel, on ...scalar.Expr) Rel {
+func NewJoin(kind JoinKind, left, right Rel, on ...expr.Expr) Rel {
 	return &Join{Kind: kind, Left: left, Right: right, On: on}
 }
 
 // NewReduce returns a Reduce; with no aggregates it is DISTINCT over key.
-func NewReduce(in Rel, key []int, aggs ...dataflow.Agg) Rel {
+func NewReduce(in Rel, key []int, aggs ...expr.Agg) Rel {
 	return &Reduce{Input: in, Key: key, Aggs: aggs}
 }
 

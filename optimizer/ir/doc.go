@@ -2,7 +2,7 @@
 // closed set of immutable tree operators (Get, Values, Map, Filter, Project,
 // Join, Reduce, TopK, Union, Negate, Threshold, and the window, session,
 // temporal, loop and FlatMap operators) whose scalars are
-// exec/scalar expressions over the operator's input columns, referenced by
+// expr expressions over the operator's input columns, referenced by
 // position.
 //
 // Every relation is a multiset of rows that may change over time, so each

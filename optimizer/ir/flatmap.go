@@ -3,9 +3,8 @@ package ir
 import (
 	"strings"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // FlatMap maps each input row to the rows of the set-returning functions
@@ -22,15 +21,15 @@ import (
 // and narrow its input to the columns read above or by its arguments.
 type FlatMap struct {
 	Input      Rel
-	Funcs      []scalar.TableCall
+	Funcs      []expr.TableCall
 	Ordinality bool
 	Outer      bool
-	On         []scalar.Expr
+	On         []expr.Expr
 }
 
 // ColTypes implements Rel: the input's, the functions', the ordinality.
-func (m *FlatMap) ColTypes() []types.T {
-	return dataflow.FlatMapTypes(m.Funcs, m.Ordinality, m.Input.ColTypes())
+func (m *FlatMap) ColTypes() []repr.T {
+	return expr.TableCallTypes(m.Funcs, m.Ordinality, m.Input.ColTypes())
 }
 
 // Children implements Rel.

@@ -3,19 +3,18 @@ package ir
 import (
 	"testing"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestShapes checks derived column types and that WithChildren copies a
 // node over new inputs without changing the original.
 func TestShapes(t *testing.T) {
-	g := &Get{ID: 1, Name: "t", Types: []types.T{types.Int4, types.Text}}
-	m := NewMap(g, &scalar.Lit{D: types.NewBool(true), T: types.Bool})
-	r := NewReduce(NewProject(m, 2, 0), []int{0}, dataflow.Agg{Kind: dataflow.AggCountStar, T: types.Int8})
+	g := &Get{ID: 1, Name: "t", Types: []repr.T{repr.Int4, repr.Text}}
+	m := NewMap(g, &expr.Lit{D: repr.NewBool(true), T: repr.Bool})
+	r := NewReduce(NewProject(m, 2, 0), []int{0}, expr.Agg{Kind: expr.AggCountStar, T: repr.Int8})
 	j := NewJoin(JoinLeft, r, g)
-	want := []types.T{types.Bool, types.Int8, types.Int4, types.Text}
+	want := []repr.T{repr.Bool, repr.Int8, repr.Int4, repr.Text}
 	got := j.ColTypes()
 	if len(got) != len(want) {
 		t.Fatalf("types %v, want %v", got, want)
@@ -25,7 +24,7 @@ func TestShapes(t *testing.T) {
 			t.Fatalf("types %v, want %v", got, want)
 		}
 	}
-	g2 := &Get{ID: 2, Name: "u", Types: []types.T{types.Int8}}
+	g2 := &Get{ID: 2, Name: "u", Types: []repr.T{repr.Int8}}
 	j2 := j.WithChildren([]Rel{g2, g2}).(*Join)
 	if j.(*Join).Left != r || ir(j2.Left) != g2 || Arity(j2) != 2 {
 		t.Fatalf("WithChildren: %v", j2)
@@ -40,9 +39,9 @@ func ir(r Rel) Rel { return r }
 // TestEqual checks that Equal agrees with comparing printed plans: equal
 // for a rebuilt copy, different for another header or another input.
 func TestEqual(t *testing.T) {
-	g := &Get{ID: 1, Name: "t", Types: []types.T{types.Int4, types.Text}}
-	build := func(id dataflow.CollectionID, col int) Rel {
-		in := &Get{ID: id, Name: "t", Types: []types.T{types.Int4, types.Text}}
+	g := &Get{ID: 1, Name: "t", Types: []repr.T{repr.Int4, repr.Text}}
+	build := func(id repr.CollectionID, col int) Rel {
+		in := &Get{ID: id, Name: "t", Types: []repr.T{repr.Int4, repr.Text}}
 		return NewJoin(JoinInner, NewProject(in, col, 0), g)
 	}
 	a := build(1, 1)

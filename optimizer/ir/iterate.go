@@ -3,7 +3,7 @@ package ir
 import (
 	"fmt"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Iterate is the least fixed point of x = Body(x), reached from x = ∅,
@@ -28,7 +28,7 @@ import (
 type Iterate struct {
 	ID    int
 	Name  string // the recursive query's name, for errors and printing
-	Types []types.T
+	Types []repr.T
 	Body  Rel
 	Limit int64
 }
@@ -39,11 +39,11 @@ type Iterate struct {
 type LoopVar struct {
 	ID    int
 	Name  string
-	Types []types.T
+	Types []repr.T
 }
 
 // ColTypes implements Rel.
-func (it *Iterate) ColTypes() []types.T { return it.Types }
+func (it *Iterate) ColTypes() []repr.T { return it.Types }
 
 // Children implements Rel.
 func (it *Iterate) Children() []Rel { return []Rel{it.Body} }
@@ -59,7 +59,7 @@ func (it *Iterate) header() string {
 }
 
 // ColTypes implements Rel.
-func (v *LoopVar) ColTypes() []types.T { return v.Types }
+func (v *LoopVar) ColTypes() []repr.T { return v.Types }
 
 // Children implements Rel.
 func (v *LoopVar) Children() []Rel { return nil }

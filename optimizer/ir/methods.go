@@ -1,19 +1,17 @@
 package ir
 
-import (
-	"github.com/eddydb/eddy/sql/types"
-)
+import "github.com/eddydb/eddy/repr"
 
 // ColTypes implements Rel.
-func (g *Get) ColTypes() []types.T { return g.Types }
+func (g *Get) ColTypes() []repr.T { return g.Types }
 
 // ColTypes implements Rel.
-func (v *Values) ColTypes() []types.T { return v.Types }
+func (v *Values) ColTypes() []repr.T { return v.Types }
 
 // ColTypes implements Rel: the input's columns then one per expression.
-func (m *Map) ColTypes() []types.T {
+func (m *Map) ColTypes() []repr.T {
 	in := m.Input.ColTypes()
-	out := make([]types.T, len(in), len(in)+len(m.Exprs))
+	out := make([]repr.T, len(in), len(in)+len(m.Exprs))
 	copy(out, in)
 	for _, e := range m.Exprs {
 		out = append(out, e.Type())
@@ -22,12 +20,12 @@ func (m *Map) ColTypes() []types.T {
 }
 
 // ColTypes implements Rel.
-func (f *Filter) ColTypes() []types.T { return f.Input.ColTypes() }
+func (f *Filter) ColTypes() []repr.T { return f.Input.ColTypes() }
 
 // ColTypes implements Rel.
-func (p *Project) ColTypes() []types.T {
+func (p *Project) ColTypes() []repr.T {
 	in := p.Input.ColTypes()
-	out := make([]types.T, len(p.Cols))
+	out := make([]repr.T, len(p.Cols))
 	for i, c := range p.Cols {
 		out[i] = in[c]
 	}
@@ -35,16 +33,16 @@ func (p *Project) ColTypes() []types.T {
 }
 
 // ColTypes implements Rel: left columns then right columns.
-func (j *Join) ColTypes() []types.T {
+func (j *Join) ColTypes() []repr.T {
 	l, r := j.Left.ColTypes(), j.Right.ColTypes()
-	out := make([]types.T, 0, len(l)+len(r))
+	out := make([]repr.T, 0, len(l)+len(r))
 	return append(append(out, l...), r...)
 }
 
 // ColTypes implements Rel: the key columns then one per aggregate.
-func (r *Reduce) ColTypes() []types.T {
+func (r *Reduce) ColTypes() []repr.T {
 	in := r.Input.ColTypes()
-	out := make([]types.T, 0, len(r.Key)+len(r.Aggs))
+	out := make([]repr.T, 0, len(r.Key)+len(r.Aggs))
 	for _, k := range r.Key {
 		out = append(out, in[k])
 	}
@@ -55,22 +53,22 @@ func (r *Reduce) ColTypes() []types.T {
 }
 
 // ColTypes implements Rel.
-func (t *TopK) ColTypes() []types.T {
+func (t *TopK) ColTypes() []repr.T {
 	if t.Rank {
 		in := t.Input.ColTypes()
-		return append(in[:len(in):len(in)], types.Int8)
+		return append(in[:len(in):len(in)], repr.Int8)
 	}
 	return t.Input.ColTypes()
 }
 
 // ColTypes implements Rel: the first input's types.
-func (u *Union) ColTypes() []types.T { return u.Inputs[0].ColTypes() }
+func (u *Union) ColTypes() []repr.T { return u.Inputs[0].ColTypes() }
 
 // ColTypes implements Rel.
-func (n *Negate) ColTypes() []types.T { return n.Input.ColTypes() }
+func (n *Negate) ColTypes() []repr.T { return n.Input.ColTypes() }
 
 // ColTypes implements Rel.
-func (t *Threshold) ColTypes() []types.T { return t.Input.ColTypes() }
+func (t *Threshold) ColTypes() []repr.T { return t.Input.ColTypes() }
 
 // Children implements Rel.
 func (g *Get) Children() []Rel { return nil }
@@ -139,7 +137,7 @@ func (n *Negate) WithChildren(in []Rel) Rel { return &Negate{Input: in[0]} }
 func (t *Threshold) WithChildren(in []Rel) Rel { return &Threshold{Input: in[0]} }
 
 // ColTypes implements Rel.
-func (t *TemporalFilter) ColTypes() []types.T { return t.Input.ColTypes() }
+func (t *TemporalFilter) ColTypes() []repr.T { return t.Input.ColTypes() }
 
 // Children implements Rel.
 func (t *TemporalFilter) Children() []Rel { return []Rel{t.Input} }

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Format prints the tree rooted at r, one operator per line, each child
@@ -157,10 +156,10 @@ func (t *Threshold) header() string { return "Threshold" }
 // AggString prints an aggregate as a call over input column references,
 // e.g. "count(*)", "sum(distinct #2)", "string_agg(#1, #3 order by #4
 // desc)": the dataflow form in lower case.
-func AggString(a dataflow.Agg) string { return strings.ToLower(a.String()) }
+func AggString(a expr.Agg) string { return strings.ToLower(a.String()) }
 
 // OrderString prints sort columns as "#0 asc nulls last, #1 desc nulls first".
-func OrderString(order []dataflow.SortCol) string {
+func OrderString(order []expr.SortCol) string {
 	parts := make([]string, len(order))
 	for i, o := range order {
 		dir, nulls := "asc", "last"
@@ -175,7 +174,7 @@ func OrderString(order []dataflow.SortCol) string {
 	return strings.Join(parts, ", ")
 }
 
-func exprList(es []scalar.Expr) string {
+func exprList(es []expr.Expr) string {
 	parts := make([]string, len(es))
 	for i, e := range es {
 		parts[i] = e.String()
@@ -191,7 +190,7 @@ func colList(cols []int) string {
 	return strings.Join(parts, ", ")
 }
 
-func typeList(ts []types.T) string {
+func typeList(ts []repr.T) string {
 	parts := make([]string, len(ts))
 	for i, t := range ts {
 		parts[i] = t.Name()

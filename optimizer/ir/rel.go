@@ -1,16 +1,15 @@
 package ir
 
 import (
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Rel is a relational operator: a multiset of rows with static column types.
 // Implementations are the pointer types of this package; they are immutable.
 type Rel interface {
 	// ColTypes returns the output column types (do not mutate the slice).
-	ColTypes() []types.T
+	ColTypes() []repr.T
 	// Children returns the input relations, left to right.
 	Children() []Rel
 	// WithChildren returns a copy of the node over new inputs (same count).
@@ -27,9 +26,9 @@ type Rel interface {
 // runtime carries its watermark downstream and drops late rows (see
 // dataflow.Source).
 type Get struct {
-	ID           dataflow.CollectionID
+	ID           repr.CollectionID
 	Name         string // for printing only
-	Types        []types.T
+	Types        []repr.T
 	HasEventTime bool
 	EventTimeCol int
 	// AppendOnly marks an input that never retracts a row (a plain
@@ -48,8 +47,8 @@ type Get struct {
 // expression per column of Types_. The expressions do not reference columns.
 // Stateless: its rows are emitted once.
 type Values struct {
-	Rows  [][]scalar.Expr
-	Types []types.T
+	Rows  [][]expr.Expr
+	Types []repr.T
 }
 
 // Map appends one column per expression, evaluated over the input row (the
@@ -57,14 +56,14 @@ type Values struct {
 // and linear, so correct under retractions.
 type Map struct {
 	Input Rel
-	Exprs []scalar.Expr
+	Exprs []expr.Expr
 }
 
 // Filter keeps the rows for which every predicate is true (not false, not
 // NULL). Stateless and linear.
 type Filter struct {
 	Input Rel
-	Preds []scalar.Expr
+	Preds []expr.Expr
 }
 
 // Project keeps the listed input columns, in order (a column may repeat).
@@ -102,7 +101,7 @@ func (k JoinKind) String() string {
 type Join struct {
 	Kind        JoinKind
 	Left, Right Rel
-	On          []scalar.Expr
+	On          []expr.Expr
 }
 
 // Reduce groups the input by the Key columns and emits one row per non-empty
@@ -118,7 +117,7 @@ type Join struct {
 type Reduce struct {
 	Input       Rel
 	Key         []int
-	Aggs        []dataflow.Agg
+	Aggs        []expr.Agg
 	EmitOnClose bool
 }
 
@@ -131,7 +130,7 @@ type Reduce struct {
 type TopK struct {
 	Input  Rel
 	Key    []int
-	Order  []dataflow.SortCol
+	Order  []expr.SortCol
 	Limit  int64
 	Offset int64
 	Rank   bool
@@ -198,5 +197,5 @@ type Threshold struct {
 // inside the window.
 type TemporalFilter struct {
 	Input        Rel
-	Lower, Upper []scalar.Expr
+	Lower, Upper []expr.Expr
 }

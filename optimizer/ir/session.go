@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // SessionWindow appends to each input row the bounds window_start and
@@ -31,7 +31,7 @@ type SessionWindow struct {
 }
 
 // ColTypes implements Rel: the input's columns, window_start, window_end.
-func (s *SessionWindow) ColTypes() []types.T {
+func (s *SessionWindow) ColTypes() []repr.T {
 	in := s.Input.ColTypes()
 	t := in[s.TimeCol]
 	return append(in[:len(in):len(in)], t, t)

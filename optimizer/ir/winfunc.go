@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Window appends to each input row one column per window function of
@@ -15,7 +15,7 @@ import (
 // unspecified, and row_number() over peers may differ from its choice).
 // Each function reads input columns only (the planner maps arguments,
 // partition and order expressions to columns below it); see
-// dataflow.WinFunc for the functions and frames.
+// expr.WinFunc for the functions and frames.
 //
 // Not linear: a row's arrival or retraction changes the values of other
 // rows of its partition (all later ones for row_number, rank or a running
@@ -28,14 +28,14 @@ import (
 type Window struct {
 	Input Rel
 	Key   []int
-	Order []dataflow.SortCol
-	Funcs []dataflow.WinFunc
+	Order []expr.SortCol
+	Funcs []expr.WinFunc
 }
 
 // ColTypes implements Rel: the input's columns, then one per function.
-func (w *Window) ColTypes() []types.T {
+func (w *Window) ColTypes() []repr.T {
 	in := w.Input.ColTypes()
-	out := append(in[:len(in):len(in)], make([]types.T, 0, len(w.Funcs))...)
+	out := append(in[:len(in):len(in)], make([]repr.T, 0, len(w.Funcs))...)
 	for _, f := range w.Funcs {
 		out = append(out, f.T)
 	}

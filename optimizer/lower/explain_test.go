@@ -12,7 +12,7 @@ import (
 	"github.com/eddydb/eddy/optimizer"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // nexmarkCatalog is the test catalog plus the three Nexmark sources with
@@ -20,18 +20,18 @@ import (
 // declares them.
 func nexmarkCatalog() catalog {
 	cat := testCatalog()
-	col := func(n string, t types.T) planner.Column { return planner.Column{Name: n, Type: t} }
-	vc, ts := types.Varchar(0), types.Timestamp
+	col := func(n string, t repr.T) planner.Column { return planner.Column{Name: n, Type: t} }
+	vc, ts := repr.Varchar(0), repr.Timestamp
 	cat["person"] = &planner.Relation{ID: 20, Name: "person", Kind: planner.RelSource, AppendOnly: true, HasEventTime: true, EventTimeCol: 6,
-		Columns: []planner.Column{col("id", types.Int8), col("name", vc), col("email_address", vc),
+		Columns: []planner.Column{col("id", repr.Int8), col("name", vc), col("email_address", vc),
 			col("credit_card", vc), col("city", vc), col("state", vc), col("date_time", ts), col("extra", vc)}}
 	cat["auction"] = &planner.Relation{ID: 21, Name: "auction", Kind: planner.RelSource, AppendOnly: true, HasEventTime: true, EventTimeCol: 5,
-		Columns: []planner.Column{col("id", types.Int8), col("item_name", vc), col("description", vc),
-			col("initial_bid", types.Int8), col("reserve", types.Int8), col("date_time", ts),
-			col("expires", ts), col("seller", types.Int8), col("category", types.Int8), col("extra", vc)}}
+		Columns: []planner.Column{col("id", repr.Int8), col("item_name", vc), col("description", vc),
+			col("initial_bid", repr.Int8), col("reserve", repr.Int8), col("date_time", ts),
+			col("expires", ts), col("seller", repr.Int8), col("category", repr.Int8), col("extra", vc)}}
 	cat["bid"] = &planner.Relation{ID: 22, Name: "bid", Kind: planner.RelSource, AppendOnly: true, HasEventTime: true, EventTimeCol: 5,
-		Columns: []planner.Column{col("auction", types.Int8), col("bidder", types.Int8),
-			col("price", types.Int8), col("channel", vc), col("url", vc), col("date_time", ts), col("extra", vc)}}
+		Columns: []planner.Column{col("auction", repr.Int8), col("bidder", repr.Int8),
+			col("price", repr.Int8), col("channel", vc), col("url", vc), col("date_time", ts), col("extra", vc)}}
 	return cat
 }
 

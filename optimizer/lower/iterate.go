@@ -3,7 +3,7 @@ package lower
 import (
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // loopScope is the Iterate whose body is being lowered: its LoopVar's ID,
@@ -42,7 +42,7 @@ func (sc *loopScope) readsVar(rel ir.Rel) bool {
 // A recursion inside a recursive term is 0A000: loops do not nest.
 func (l *lowerer) lowerIterate(it *ir.Iterate) (int, error) {
 	if l.loop != nil {
-		return 0, pgerr.Unsupported("WITH RECURSIVE inside the recursive term of another")
+		return 0, repr.Unsupported("WITH RECURSIVE inside the recursive term of another")
 	}
 	sc := &loopScope{id: it.ID, memo: map[ir.Rel]int{}, reads: map[ir.Rel]bool{}}
 	if err := l.hoist(it.Body, sc); err != nil {

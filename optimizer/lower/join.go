@@ -2,7 +2,7 @@ package lower
 
 import (
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -18,7 +18,7 @@ var joinKinds = [...]dataflow.JoinKind{
 
 // keyPair is one equi-join conjunct: left expression = right expression,
 // each over its own input's columns.
-type keyPair struct{ left, right scalar.Expr }
+type keyPair struct{ left, right expr.Expr }
 
 // lowerJoin splits On into equi-join keys and a residual. Keys that are not
 // plain columns are computed by an MFP appending them to their input; the
@@ -60,8 +60,8 @@ func (l *lowerer) lowerJoin(j *ir.Join) (int, error) {
 
 // keyColumn returns the column of m's output holding e, appending a mapped
 // column when e is not a plain column reference.
-func keyColumn(m *mfp, e scalar.Expr) int {
-	if c, ok := e.(*scalar.Col); ok {
+func keyColumn(m *mfp, e expr.Expr) int {
+	if c, ok := e.(*expr.Col); ok {
 		return c.Idx
 	}
 	m.maps = append(m.maps, e)
@@ -70,10 +70,10 @@ func keyColumn(m *mfp, e scalar.Expr) int {
 }
 
 // shiftRight renumbers right-side columns (>= nl) by k in each expression.
-func shiftRight(es []scalar.Expr, nl, k int) []scalar.Expr {
-	out := make([]scalar.Expr, len(es))
+func shiftRight(es []expr.Expr, nl, k int) []expr.Expr {
+	out := make([]expr.Expr, len(es))
 	for i, e := range es {
-		out[i] = scalar.Remap(e, func(c int) int {
+		out[i] = expr.Remap(e, func(c int) int {
 			if c >= nl {
 				return c + k
 			}
@@ -86,7 +86,7 @@ func shiftRight(es []scalar.Expr, nl, k int) []scalar.Expr {
 // splitOn separates equality conjuncts whose sides reference only one input
 // each (and at least one column) from the residual predicates. Right-side
 // key expressions are renumbered to the right input's columns.
-func splitOn(on []scalar.Expr, nl int) (pairs []keyPair, residual []scalar.Expr) {
+func splitOn(on []expr.Expr, nl int) (pairs []keyPair, residual []expr.Expr) {
 	for _, e := range conjuncts(on) {
 		p, ok := equiPair(e, nl)
 		if !ok {
@@ -100,8 +100,8 @@ func splitOn(on []scalar.Expr, nl int) (pairs []keyPair, residual []scalar.Expr)
 
 // equiPair recognizes `a = b` with a over the left input and b over the
 // right one (or the reverse).
-func equiPair(e scalar.Expr, nl int) (keyPair, bool) {
-	call, ok := e.(*scalar.Call)
+func equiPair(e expr.Expr, nl int) (keyPair, bool) {
+	call, ok := e.(*expr.Call)
 	if !ok || call.Fn.Name != "=" || len(call.Args) != 2 {
 		return keyPair{}, false
 	}
@@ -113,13 +113,13 @@ func equiPair(e scalar.Expr, nl int) (keyPair, bool) {
 	if sa != 'l' || sb != 'r' {
 		return keyPair{}, false
 	}
-	return keyPair{left: a, right: scalar.Remap(b, func(c int) int { return c - nl })}, true
+	return keyPair{left: a, right: expr.Remap(b, func(c int) int { return c - nl })}, true
 }
 
 // side returns 'l' or 'r' when e references columns of only that input,
 // and 0 when it references none or both.
-func side(e scalar.Expr, nl int) byte {
-	cols := scalar.Columns(e)
+func side(e expr.Expr, nl int) byte {
+	cols := expr.Columns(e)
 	if len(cols) == 0 {
 		return 0
 	}
@@ -133,10 +133,10 @@ func side(e scalar.Expr, nl int) byte {
 }
 
 // conjuncts flattens nested ANDs.
-func conjuncts(es []scalar.Expr) []scalar.Expr {
-	var out []scalar.Expr
+func conjuncts(es []expr.Expr) []expr.Expr {
+	var out []expr.Expr
 	for _, e := range es {
-		if and, ok := e.(*scalar.And); ok {
+		if and, ok := e.(*expr.And); ok {
 			out = append(out, conjuncts(and.Args)...)
 			continue
 		}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Lower turns an IR tree into an exec dataflow. Chains of Map, Filter and
@@ -35,7 +35,7 @@ type lowerer struct {
 }
 
 // add appends a node and returns its index.
-func (l *lowerer) add(op dataflow.Op, ts []types.T, inputs ...int) int {
+func (l *lowerer) add(op dataflow.Op, ts []repr.T, inputs ...int) int {
 	l.plan.Nodes = append(l.plan.Nodes, dataflow.Node{Op: op, Inputs: inputs, Types: ts})
 	return len(l.plan.Nodes) - 1
 }
@@ -120,14 +120,14 @@ func (l *lowerer) unary(op dataflow.Op, r ir.Rel) (int, error) {
 // maps them, so evaluation happens in the dataflow (with its Ctx) and data
 // errors surface at run time, as in PostgreSQL; the pieces are unioned.
 func (l *lowerer) lowerValues(v *ir.Values) int {
-	var lits []types.Row
+	var lits []repr.Row
 	var parts []int
 	for _, row := range v.Rows {
 		if r, ok := literalRow(row); ok {
 			lits = append(lits, r)
 			continue
 		}
-		unit := l.add(dataflow.Constant{Rows: []types.Row{{}}}, nil)
+		unit := l.add(dataflow.Constant{Rows: []repr.Row{{}}}, nil)
 		parts = append(parts, l.add(dataflow.MFP{Map: row, Project: identity(len(row))}, v.Types, unit))
 	}
 	if len(lits) > 0 || len(parts) == 0 {
@@ -140,10 +140,10 @@ func (l *lowerer) lowerValues(v *ir.Values) int {
 }
 
 // literalRow returns the row's values when every expression is a literal.
-func literalRow(row []scalar.Expr) (types.Row, bool) {
-	out := make(types.Row, len(row))
+func literalRow(row []expr.Expr) (repr.Row, bool) {
+	out := make(repr.Row, len(row))
 	for i, e := range row {
-		lit, ok := e.(*scalar.Lit)
+		lit, ok := e.(*expr.Lit)
 		if !ok {
 			return nil, false
 		}

@@ -10,8 +10,7 @@ import (
 
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // catalog is a fixed test catalog: t(a int, b text, c float8) id 1,
@@ -22,15 +21,15 @@ func (c catalog) Relation(schema, name string) (*planner.Relation, error) {
 	if r, ok := c[name]; ok {
 		return r, nil
 	}
-	return nil, pgerr.ErrUndefinedTable.New(name)
+	return nil, repr.ErrUndefinedTable.New(name)
 }
 
 func testCatalog() catalog {
-	col := func(n string, t types.T) planner.Column { return planner.Column{Name: n, Type: t} }
+	col := func(n string, t repr.T) planner.Column { return planner.Column{Name: n, Type: t} }
 	return catalog{
-		"t": {ID: 1, Name: "t", Columns: []planner.Column{col("a", types.Int4), col("b", types.Text), col("c", types.Float8)}},
-		"u": {ID: 2, Name: "u", Columns: []planner.Column{col("a", types.Int4), col("d", types.Text), col("e", types.Numeric)}},
-		"w": {ID: 3, Name: "w", Columns: []planner.Column{col("x", types.Int8), col("y", types.Int4)}},
+		"t": {ID: 1, Name: "t", Columns: []planner.Column{col("a", repr.Int4), col("b", repr.Text), col("c", repr.Float8)}},
+		"u": {ID: 2, Name: "u", Columns: []planner.Column{col("a", repr.Int4), col("d", repr.Text), col("e", repr.Numeric)}},
+		"w": {ID: 3, Name: "w", Columns: []planner.Column{col("x", repr.Int8), col("y", repr.Int4)}},
 	}
 }
 

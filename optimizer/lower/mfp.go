@@ -2,9 +2,9 @@ package lower
 
 import (
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // mfp accumulates one fused map/filter/project over an input node.
@@ -13,24 +13,24 @@ import (
 // holding the i-th output column of the IR chain processed so far.
 type mfp struct {
 	input   int
-	inTypes []types.T
-	maps    []scalar.Expr
-	filters []scalar.Expr
+	inTypes []repr.T
+	maps    []expr.Expr
+	filters []expr.Expr
 	proj    []int
 }
 
-func newMFP(input int, inTypes []types.T) *mfp {
+func newMFP(input int, inTypes []repr.T) *mfp {
 	return &mfp{input: input, inTypes: inTypes, proj: identity(len(inTypes))}
 }
 
 // remap rewrites e from the chain's current columns to internal columns.
-func (m *mfp) remap(e scalar.Expr) scalar.Expr {
-	return scalar.Remap(e, func(c int) int { return m.proj[c] })
+func (m *mfp) remap(e expr.Expr) expr.Expr {
+	return expr.Remap(e, func(c int) int { return m.proj[c] })
 }
 
 // internalTypes returns the types of the internal columns.
-func (m *mfp) internalTypes() []types.T {
-	ts := append([]types.T(nil), m.inTypes...)
+func (m *mfp) internalTypes() []repr.T {
+	ts := append([]repr.T(nil), m.inTypes...)
 	for _, e := range m.maps {
 		ts = append(ts, e.Type())
 	}
@@ -38,9 +38,9 @@ func (m *mfp) internalTypes() []types.T {
 }
 
 // outTypes returns the types of the projected output.
-func (m *mfp) outTypes() []types.T {
+func (m *mfp) outTypes() []repr.T {
 	in := m.internalTypes()
-	out := make([]types.T, len(m.proj))
+	out := make([]repr.T, len(m.proj))
 	for i, c := range m.proj {
 		out[i] = in[c]
 	}
@@ -122,7 +122,7 @@ func (l *lowerer) apply(m *mfp, op ir.Rel) *mfp {
 func filtersFirst(m *mfp) bool {
 	width := len(m.inTypes) + len(m.maps)
 	for _, f := range m.filters {
-		for _, c := range scalar.Columns(f) {
+		for _, c := range expr.Columns(f) {
 			if c >= width {
 				return false
 			}
@@ -132,10 +132,10 @@ func filtersFirst(m *mfp) bool {
 }
 
 // allInfallible reports whether evaluating every expression cannot fail.
-func allInfallible(es []scalar.Expr) bool {
+func allInfallible(es []expr.Expr) bool {
 	for _, e := range es {
 		switch e.(type) {
-		case *scalar.Col, *scalar.Lit:
+		case *expr.Col, *expr.Lit:
 		default:
 			return false
 		}

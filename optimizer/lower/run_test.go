@@ -11,9 +11,8 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/exec"
-	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestRun executes lowered plans on exec's runtime: the input is INSERT
@@ -32,7 +31,7 @@ func runScripts(t *testing.T, path string, cat catalog) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data := map[dataflow.CollectionID][]exec.Update{}
+		data := map[repr.CollectionID][]repr.Update{}
 		stmts := res.Stmts
 		for _, s := range stmts[:len(stmts)-1] {
 			ins, err := planner.PlanInsert(cat, s.Stmt.GetInsertStmt(), planner.Options{})
@@ -58,7 +57,7 @@ func runScripts(t *testing.T, path string, cat catalog) {
 }
 
 // runRel lowers and runs a query once over the given inputs.
-func runRel(t *testing.T, q *planner.Query, data map[dataflow.CollectionID][]exec.Update) ([]exec.Update, error) {
+func runRel(t *testing.T, q *planner.Query, data map[repr.CollectionID][]repr.Update) ([]repr.Update, error) {
 	plan, err := Lower(q.Rel)
 	if err != nil {
 		t.Fatal(err)
@@ -78,12 +77,12 @@ func runRel(t *testing.T, q *planner.Query, data map[dataflow.CollectionID][]exe
 
 // formatRows prints the visible columns of each row (repeated per
 // multiplicity), sorted.
-func formatRows(q *planner.Query, us []exec.Update) string {
+func formatRows(q *planner.Query, us []repr.Update) string {
 	var lines []string
 	for _, u := range us {
 		var vals []string
 		for i := range q.Columns {
-			vals = append(vals, types.FormatText(u.Row[i], q.Columns[i].Type, time.UTC))
+			vals = append(vals, repr.FormatText(u.Row[i], q.Columns[i].Type, time.UTC))
 			if u.Row[i].IsNull() {
 				vals[i] = "NULL"
 			}

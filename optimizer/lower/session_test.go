@@ -17,7 +17,7 @@ import (
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/optimizer/rules"
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 var sessionSeed = flag.Uint64("session-seed", 0, "seed of TestSessionRandom (0: from the clock)")
@@ -80,7 +80,7 @@ type sessionRun struct {
 }
 
 type modelRow struct {
-	row types.Row
+	row repr.Row
 	n   int64
 }
 
@@ -106,9 +106,9 @@ func (r *sessionRun) run() {
 
 // build plans, optimizes and lowers the query over s.
 func (r *sessionRun) build() {
-	col := func(n string, t types.T) planner.Column { return planner.Column{Name: n, Type: t} }
-	cat := catalog{"s": {ID: 10, Name: "s", Columns: []planner.Column{col("k", types.Int8), col("v", types.Int8),
-		col("ts", types.Timestamp)}, HasEventTime: r.watermark, EventTimeCol: 2}}
+	col := func(n string, t repr.T) planner.Column { return planner.Column{Name: n, Type: t} }
+	cat := catalog{"s": {ID: 10, Name: "s", Columns: []planner.Column{col("k", repr.Int8), col("v", repr.Int8),
+		col("ts", repr.Timestamp)}, HasEventTime: r.watermark, EventTimeCol: 2}}
 	res, err := pg_query.Parse(sessionQuery)
 	if err != nil {
 		r.t.Fatal(err)
@@ -131,19 +131,19 @@ func (r *sessionRun) build() {
 
 // step runs one Step of random updates (and a random watermark), then
 // checks the view, or rolls the Step back.
-func (r *sessionRun) step(t exec.Time) {
-	var us []exec.Update
+func (r *sessionRun) step(t repr.Time) {
+	var us []repr.Update
 	pending := map[string]int64{}
 	for range 1 + r.rng.IntN(4) {
 		u := r.randomUpdate(t, pending)
-		pending[string(types.AppendRowKey(nil, u.Row))] += u.Diff
+		pending[string(repr.AppendRowKey(nil, u.Row))] += u.Diff
 		us = append(us, u)
 	}
-	in := exec.Input{Updates: map[dataflow.CollectionID][]exec.Update{10: us}}
+	in := exec.Input{Updates: map[repr.CollectionID][]repr.Update{10: us}}
 	newWM := r.wm
 	if r.watermark && r.rng.IntN(3) == 0 {
-		newWM = max(r.wm, types.TimeToTimestamp(sessionBase)+int64(t)*1_500_000)
-		in.Watermarks = map[dataflow.CollectionID]int64{10: newWM}
+		newWM = max(r.wm, repr.TimeToTimestamp(sessionBase)+int64(t)*1_500_000)
+		in.Watermarks = map[repr.CollectionID]int64{10: newWM}
 	}
 	b := &mapBatch{}
 	out, err := r.df.StepInput(nil, t, in, b)
@@ -169,7 +169,7 @@ func (r *sessionRun) step(t exec.Time) {
 // randomUpdate inserts a new row or deletes a live one (not already
 // deleted by the Step's pending updates), with times within a minute after
 // the watermark (sometimes a little before: late).
-func (r *sessionRun) randomUpdate(t exec.Time, pending map[string]int64) exec.Update {
+func (r *sessionRun) randomUpdate(t repr.Time, pending map[string]int64) repr.Update {
 	var keys []string
 	for _, k := range slices.Sorted(maps.Keys(r.live)) {
 		if r.live[k].n+pending[k] > 0 {
@@ -178,9 +178,9 @@ func (r *sessionRun) randomUpdate(t exec.Time, pending map[string]int64) exec.Up
 	}
 	if len(keys) > 0 && r.rng.IntN(3) == 0 {
 		m := r.live[keys[r.rng.IntN(len(keys))]]
-		return exec.Update{Row: m.row, Time: t, Diff: -1}
+		return repr.Update{Row: m.row, Time: t, Diff: -1}
 	}
-	lo := types.TimeToTimestamp(sessionBase)
+	lo := repr.TimeToTimestamp(sessionBase)
 	if r.wm != exec.NoWatermark {
 		lo = r.wm - 3_000_000
 	}
@@ -188,17 +188,17 @@ func (r *sessionRun) randomUpdate(t exec.Time, pending map[string]int64) exec.Up
 	if r.rng.IntN(4) == 0 {
 		ts += int64(r.rng.IntN(1_000_000))
 	}
-	row := types.Row{types.NewInt(int64(r.rng.IntN(4))), types.NewInt(int64(r.rng.IntN(10))), types.NewTimestamp(ts)}
-	return exec.Update{Row: row, Time: t, Diff: 1}
+	row := repr.Row{repr.NewInt(int64(r.rng.IntN(4))), repr.NewInt(int64(r.rng.IntN(10))), repr.NewTimestamp(ts)}
+	return repr.Update{Row: row, Time: t, Diff: 1}
 }
 
 // applyModel applies a committed update to the model table unless the
 // source drops it as late (its time below the watermark before the Step).
-func (r *sessionRun) applyModel(u exec.Update) {
+func (r *sessionRun) applyModel(u repr.Update) {
 	if r.wm != exec.NoWatermark && u.Row[2].Micros() < r.wm {
 		return
 	}
-	k := string(types.AppendRowKey(nil, u.Row))
+	k := string(repr.AppendRowKey(nil, u.Row))
 	m := r.live[k]
 	if m == nil {
 		m = &modelRow{row: u.Row}
@@ -210,7 +210,7 @@ func (r *sessionRun) applyModel(u exec.Update) {
 }
 
 // check compares the view with the sessions recomputed from the model.
-func (r *sessionRun) check(t exec.Time, us []exec.Update) {
+func (r *sessionRun) check(t repr.Time, us []repr.Update) {
 	var got []string
 	for row, n := range r.view {
 		if n < 0 {
@@ -257,7 +257,7 @@ func bruteForceSessions(live map[string]*modelRow) []string {
 			}
 			if count > 0 {
 				first, last := rows[lo].row[2].Micros(), rows[hi-1].row[2].Micros()+sessionGap
-				ws, we := types.FormatText(types.NewTimestamp(first), types.Timestamp, time.UTC), types.FormatText(types.NewTimestamp(last), types.Timestamp, time.UTC)
+				ws, we := repr.FormatText(repr.NewTimestamp(first), repr.Timestamp, time.UTC), repr.FormatText(repr.NewTimestamp(last), repr.Timestamp, time.UTC)
 				out = append(out, fmt.Sprintf("%d | %s | %s | %d | %d", k, ws, we, count, sum))
 			}
 			lo = hi
@@ -269,11 +269,11 @@ func bruteForceSessions(live map[string]*modelRow) []string {
 
 // formatSessionRow prints a row of sessionQuery in PostgreSQL's text
 // format (k, window_start, window_end, count, sum).
-func formatSessionRow(row types.Row) string {
-	ts := []types.T{types.Int8, types.Timestamp, types.Timestamp, types.Int8, types.Numeric}
+func formatSessionRow(row repr.Row) string {
+	ts := []repr.T{repr.Int8, repr.Timestamp, repr.Timestamp, repr.Int8, repr.Numeric}
 	parts := make([]string, len(row))
 	for i, d := range row {
-		parts[i] = types.FormatText(d, ts[i], time.UTC)
+		parts[i] = repr.FormatText(d, ts[i], time.UTC)
 	}
 	return strings.Join(parts, " | ")
 }
@@ -293,8 +293,8 @@ func (r *sessionRun) restore() {
 // finish moves the watermark past every row: every session closes, and
 // the SessionWindow and the Reduce keep no state.
 func (r *sessionRun) finish() {
-	wm := types.TimeToTimestamp(sessionBase.Add(24 * time.Hour))
-	in := exec.Input{Watermarks: map[dataflow.CollectionID]int64{10: wm}}
+	wm := repr.TimeToTimestamp(sessionBase.Add(24 * time.Hour))
+	in := exec.Input{Watermarks: map[repr.CollectionID]int64{10: wm}}
 	out, err := r.df.StepInput(nil, 1000, in, &mapBatch{})
 	if err != nil {
 		r.t.Fatal(err)

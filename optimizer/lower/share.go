@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -81,7 +81,7 @@ func (d *dag) shared(rel ir.Rel) bool { return d.uses[rel] > 1 }
 // volatile reports whether one of rel's own expressions calls a volatile
 // function.
 func volatile(rel ir.Rel) bool {
-	var es []scalar.Expr
+	var es []expr.Expr
 	switch r := rel.(type) {
 	case *ir.Map:
 		es = r.Exprs
@@ -102,7 +102,7 @@ func volatile(rel ir.Rel) bool {
 		}
 	}
 	for _, e := range es {
-		if scalar.IsVolatile(e) {
+		if expr.IsVolatile(e) {
 			return true
 		}
 	}

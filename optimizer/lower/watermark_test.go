@@ -4,16 +4,17 @@ import (
 	"testing"
 
 	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestLowerEventTime checks that a Get's event-time column and a Reduce's
 // EMIT ON WINDOW CLOSE reach the dataflow plan (dropping either would
 // silently change what the view emits).
 func TestLowerEventTime(t *testing.T) {
-	get := &ir.Get{ID: 7, Name: "bid", Types: []types.T{types.Int8, types.Timestamp}, HasEventTime: true, EventTimeCol: 1}
-	red := &ir.Reduce{Input: get, Key: []int{1}, Aggs: []dataflow.Agg{{Kind: dataflow.AggCountStar, T: types.Int8}}, EmitOnClose: true}
+	get := &ir.Get{ID: 7, Name: "bid", Types: []repr.T{repr.Int8, repr.Timestamp}, HasEventTime: true, EventTimeCol: 1}
+	red := &ir.Reduce{Input: get, Key: []int{1}, Aggs: []expr.Agg{{Kind: expr.AggCountStar, T: repr.Int8}}, EmitOnClose: true}
 	p, err := Lower(red)
 	if err != nil {
 		t.Fatal(err)

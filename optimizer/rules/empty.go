@@ -3,7 +3,7 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -90,7 +90,7 @@ func emptyUnion(u *ir.Union) ir.Rel {
 //
 //	(Values [int4] [(1 + 1)]) => (Values [int4] [2])
 //
-// Lowering then sees plain literals. scalar.Fold leaves failing
+// Lowering then sees plain literals. expr.Fold leaves failing
 // expressions alone, so their errors stay at run time. Safe under
 // retractions: Values is emitted once.
 var FoldValues = Rule{Name: "FoldValues", Root: (*ir.Values)(nil), Apply: func(e ir.Rel) ir.Rel {
@@ -98,7 +98,7 @@ var FoldValues = Rule{Name: "FoldValues", Root: (*ir.Values)(nil), Apply: func(e
 	if !ok {
 		return nil
 	}
-	rows := make([][]scalar.Expr, len(v.Rows))
+	rows := make([][]expr.Expr, len(v.Rows))
 	changed := false
 	for i, r := range v.Rows {
 		var c bool

@@ -3,7 +3,7 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -88,13 +88,13 @@ func estimate(r ir.Rel) (float64, [][]int) {
 
 // selectivity is the fraction of rows a predicate is assumed to keep:
 // equality and IS NULL one in ten, anything else one in three.
-func selectivity(p scalar.Expr) float64 {
+func selectivity(p expr.Expr) float64 {
 	switch e := p.(type) {
-	case *scalar.Call:
+	case *expr.Call:
 		if e.Fn.Name == "=" {
 			return 0.1
 		}
-	case *scalar.IsNull:
+	case *expr.IsNull:
 		if !e.Negate {
 			return 0.1
 		}
@@ -105,18 +105,18 @@ func selectivity(p scalar.Expr) float64 {
 
 // pinsKey reports whether p is `#c = constant` (either way round) for the
 // single column c of some key, which leaves at most one row.
-func pinsKey(p scalar.Expr, keys [][]int) bool {
-	c, ok := p.(*scalar.Call)
+func pinsKey(p expr.Expr, keys [][]int) bool {
+	c, ok := p.(*expr.Call)
 	if !ok || c.Fn.Name != "=" || len(c.Args) != 2 {
 		return false
 	}
-	col, isCol := c.Args[0].(*scalar.Col)
+	col, isCol := c.Args[0].(*expr.Col)
 	other := c.Args[1]
 	if !isCol {
-		col, isCol = c.Args[1].(*scalar.Col)
+		col, isCol = c.Args[1].(*expr.Col)
 		other = c.Args[0]
 	}
-	if !isCol || len(scalar.Columns(other)) > 0 || scalar.IsVolatile(other) {
+	if !isCol || len(expr.Columns(other)) > 0 || expr.IsVolatile(other) {
 		return false
 	}
 	return slices.ContainsFunc(keys, func(k []int) bool { return len(k) == 1 && k[0] == col.Idx })

@@ -3,7 +3,7 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -47,7 +47,7 @@ var SplitFilterConjuncts = Rule{Name: "SplitFilterConjuncts", Root: (*ir.Filter)
 //	(Filter $in [(#0 > 1 + 1)]) => (Filter $in [(#0 > 2)])
 //
 // Saves work per row and exposes literal TRUE/FALSE predicates to
-// RemoveTrueFilter and FalseFilterToEmpty. scalar.Fold never folds volatile
+// RemoveTrueFilter and FalseFilterToEmpty. expr.Fold never folds volatile
 // calls and leaves expressions that fail alone, so errors stay at run time.
 // Safe under retractions: the predicate's value per row is unchanged.
 var FoldFilter = Rule{Name: "FoldFilter", Root: (*ir.Filter)(nil), Apply: func(e ir.Rel) ir.Rel {
@@ -138,7 +138,7 @@ var PushFilterThroughMap = Rule{Name: "PushFilterThroughMap", Root: (*ir.Filter)
 		return nil
 	}
 	n := ir.Arity(m.Input)
-	down, keep := partition(f.Preds, func(p scalar.Expr) bool { return colsBelow(p, n) })
+	down, keep := partition(f.Preds, func(p expr.Expr) bool { return colsBelow(p, n) })
 	if len(down) == 0 {
 		return nil
 	}
@@ -172,10 +172,10 @@ var PushFilterIntoJoin = Rule{Name: "PushFilterIntoJoin", Root: (*ir.Filter)(nil
 	}
 	nl, n := ir.Arity(j.Left), ir.Arity(j)
 	inner := j.Kind == ir.JoinInner || j.Kind == ir.JoinCross
-	var left, right, on, keep []scalar.Expr
+	var left, right, on, keep []expr.Expr
 	for _, p := range f.Preds {
 		switch {
-		case scalar.IsVolatile(p):
+		case expr.IsVolatile(p):
 			keep = append(keep, p)
 		case colsWithin(p, 0, nl) && (inner || j.Kind == ir.JoinLeft):
 			left = append(left, p)
@@ -255,7 +255,7 @@ var PushFilterThroughThreshold = Rule{Name: "PushFilterThroughThreshold", Root: 
 	if !ok {
 		return nil
 	}
-	down, keep := partition(f.Preds, func(p scalar.Expr) bool { return !scalar.IsVolatile(p) })
+	down, keep := partition(f.Preds, func(p expr.Expr) bool { return !expr.IsVolatile(p) })
 	if len(down) == 0 {
 		return nil
 	}
@@ -282,8 +282,8 @@ var PushFilterThroughReduce = Rule{Name: "PushFilterThroughReduce", Root: (*ir.F
 	if !ok {
 		return nil
 	}
-	down, keep := partition(f.Preds, func(p scalar.Expr) bool {
-		return !scalar.IsVolatile(p) && colsWithin(p, 0, len(r.Key))
+	down, keep := partition(f.Preds, func(p expr.Expr) bool {
+		return !expr.IsVolatile(p) && colsWithin(p, 0, len(r.Key))
 	})
 	if len(down) == 0 {
 		return nil
@@ -312,9 +312,9 @@ var PushFilterThroughTopK = Rule{Name: "PushFilterThroughTopK", Root: (*ir.Filte
 	if !ok {
 		return nil
 	}
-	down, keep := partition(f.Preds, func(p scalar.Expr) bool {
-		cols := scalar.Columns(p)
-		return !scalar.IsVolatile(p) && len(cols) > 0 && subset(cols, t.Key)
+	down, keep := partition(f.Preds, func(p expr.Expr) bool {
+		cols := expr.Columns(p)
+		return !expr.IsVolatile(p) && len(cols) > 0 && subset(cols, t.Key)
 	})
 	if len(down) == 0 {
 		return nil
@@ -346,8 +346,8 @@ var SimplifyOuterJoin = Rule{Name: "SimplifyOuterJoin", Root: (*ir.Filter)(nil),
 		return nil
 	}
 	nl, n := ir.Arity(j.Left), ir.Arity(j)
-	rejL := slices.ContainsFunc(f.Preds, func(p scalar.Expr) bool { return rejectsNulls(p, 0, nl) })
-	rejR := slices.ContainsFunc(f.Preds, func(p scalar.Expr) bool { return rejectsNulls(p, nl, n) })
+	rejL := slices.ContainsFunc(f.Preds, func(p expr.Expr) bool { return rejectsNulls(p, 0, nl) })
+	rejR := slices.ContainsFunc(f.Preds, func(p expr.Expr) bool { return rejectsNulls(p, nl, n) })
 	kind := j.Kind
 	if rejR && (kind == ir.JoinLeft || kind == ir.JoinFull) {
 		kind = map[ir.JoinKind]ir.JoinKind{ir.JoinLeft: ir.JoinInner, ir.JoinFull: ir.JoinRight}[kind]
@@ -365,11 +365,11 @@ var SimplifyOuterJoin = Rule{Name: "SimplifyOuterJoin", Root: (*ir.Filter)(nil),
 
 // rejectsNulls reports whether predicate e is never true for a row whose
 // columns [lo, hi) are all NULL.
-func rejectsNulls(e scalar.Expr, lo, hi int) bool {
+func rejectsNulls(e expr.Expr, lo, hi int) bool {
 	switch e := e.(type) {
-	case *scalar.And:
-		return slices.ContainsFunc(e.Args, func(a scalar.Expr) bool { return rejectsNulls(a, lo, hi) })
-	case *scalar.Or:
+	case *expr.And:
+		return slices.ContainsFunc(e.Args, func(a expr.Expr) bool { return rejectsNulls(a, lo, hi) })
+	case *expr.Or:
 		for _, a := range e.Args {
 			if !rejectsNulls(a, lo, hi) {
 				return false
@@ -382,23 +382,23 @@ func rejectsNulls(e scalar.Expr, lo, hi int) bool {
 
 // nullWhenNull reports whether e is NULL for every row whose columns
 // [lo, hi) are all NULL.
-func nullWhenNull(e scalar.Expr, lo, hi int) bool {
+func nullWhenNull(e expr.Expr, lo, hi int) bool {
 	switch e := e.(type) {
-	case *scalar.Col:
+	case *expr.Col:
 		return e.Idx >= lo && e.Idx < hi
-	case *scalar.Cast:
+	case *expr.Cast:
 		return nullWhenNull(e.Arg, lo, hi)
-	case *scalar.Not:
+	case *expr.Not:
 		return nullWhenNull(e.Arg, lo, hi)
-	case *scalar.Call:
-		return e.Fn.Strict && slices.ContainsFunc(e.Args, func(a scalar.Expr) bool { return nullWhenNull(a, lo, hi) })
+	case *expr.Call:
+		return e.Fn.Strict && slices.ContainsFunc(e.Args, func(a expr.Expr) bool { return nullWhenNull(a, lo, hi) })
 	}
 	return false
 }
 
 // partition splits es into the elements for which ok holds and the rest,
 // each in the original order.
-func partition(es []scalar.Expr, ok func(scalar.Expr) bool) (yes, no []scalar.Expr) {
+func partition(es []expr.Expr, ok func(expr.Expr) bool) (yes, no []expr.Expr) {
 	for _, e := range es {
 		if ok(e) {
 			yes = append(yes, e)

@@ -3,9 +3,9 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // PushFilterThroughFlatMap moves predicates over input columns only below
@@ -30,8 +30,8 @@ var PushFilterThroughFlatMap = Rule{Name: "PushFilterThroughFlatMap", Root: (*ir
 		return nil
 	}
 	n := ir.Arity(m.Input)
-	down, keep := partition(f.Preds, func(p scalar.Expr) bool {
-		return !scalar.IsVolatile(p) && colsWithin(p, 0, n)
+	down, keep := partition(f.Preds, func(p expr.Expr) bool {
+		return !expr.IsVolatile(p) && colsWithin(p, 0, n)
 	})
 	if len(down) == 0 {
 		return nil
@@ -49,7 +49,7 @@ var PushFilterThroughFlatMap = Rule{Name: "PushFilterThroughFlatMap", Root: (*ir
 //	(FlatMap (Values $rows) $funcs) => (Values $rows')   when at most foldRowsMax rows
 //
 // Calls that fail, produce more rows, or depend on the session time zone
-// or the clock (scalar.TableFunc.Foldable) are left to run time, where their errors surface
+// or the clock (expr.TableFunc.Foldable) are left to run time, where their errors surface
 // only if reached. Safe under retractions: Values never change.
 var FoldFlatMap = Rule{Name: "FoldFlatMap", Root: (*ir.FlatMap)(nil), Apply: func(e ir.Rel) ir.Rel {
 	m, ok := e.(*ir.FlatMap)
@@ -111,10 +111,10 @@ func foldable(m *ir.FlatMap) bool {
 }
 
 // literalRow returns the values of a Values row of literals.
-func literalRow(r []scalar.Expr) (types.Row, bool) {
-	row := make(types.Row, len(r))
+func literalRow(r []expr.Expr) (repr.Row, bool) {
+	row := make(repr.Row, len(r))
 	for i, e := range r {
-		l, ok := e.(*scalar.Lit)
+		l, ok := e.(*expr.Lit)
 		if !ok {
 			return nil, false
 		}
@@ -125,9 +125,9 @@ func literalRow(r []scalar.Expr) (types.Row, bool) {
 
 // expandRow computes m's output rows for one input row, as the FlatMap
 // operator does (lockstep, NULL padding, ordinality).
-func expandRow(m *ir.FlatMap, in types.Row) ([]types.Row, error) {
-	ctx := &scalar.Ctx{}
-	results := make([][]types.Row, len(m.Funcs))
+func expandRow(m *ir.FlatMap, in repr.Row) ([]repr.Row, error) {
+	ctx := &expr.Ctx{}
+	results := make([][]repr.Row, len(m.Funcs))
 	n := 0
 	for i, c := range m.Funcs {
 		rows, err := c.Eval(ctx, in)
@@ -136,18 +136,18 @@ func expandRow(m *ir.FlatMap, in types.Row) ([]types.Row, error) {
 		}
 		results[i], n = rows, max(n, len(rows))
 	}
-	out := make([]types.Row, n)
+	out := make([]repr.Row, n)
 	for k := range out {
 		r := slices.Clone(in)
 		for i, c := range m.Funcs {
 			if k < len(results[i]) {
 				r = append(r, results[i][k]...)
 			} else {
-				r = append(r, make(types.Row, len(c.Func.Cols))...)
+				r = append(r, make(repr.Row, len(c.Func.Cols))...)
 			}
 		}
 		if m.Ordinality {
-			r = append(r, types.NewInt(int64(k+1)))
+			r = append(r, repr.NewInt(int64(k+1)))
 		}
 		out[k] = r
 	}
@@ -155,10 +155,10 @@ func expandRow(m *ir.FlatMap, in types.Row) ([]types.Row, error) {
 }
 
 // literals turns a row into literal expressions of types ts.
-func literals(r types.Row, ts []types.T) []scalar.Expr {
-	out := make([]scalar.Expr, len(r))
+func literals(r repr.Row, ts []repr.T) []expr.Expr {
+	out := make([]expr.Expr, len(r))
 	for i, d := range r {
-		out[i] = &scalar.Lit{D: d, T: ts[i]}
+		out[i] = &expr.Lit{D: d, T: ts[i]}
 	}
 	return out
 }

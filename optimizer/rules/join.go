@@ -3,9 +3,9 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // SplitJoinOn flattens AND conjuncts of a join condition into the On list:
@@ -31,7 +31,7 @@ var SplitJoinOn = Rule{Name: "SplitJoinOn", Root: (*ir.Join)(nil), Apply: func(e
 //
 //	(Join $k $l $r [(#0 = #2) (1 = 1)]) => (Join $k $l $r [(#0 = #2)])
 //
-// Always safe: a TRUE conjunct never decides a match; scalar.Fold leaves
+// Always safe: a TRUE conjunct never decides a match; expr.Fold leaves
 // volatile and failing expressions alone. Safe under retractions: the
 // matching relation is unchanged.
 var FoldJoinOn = Rule{Name: "FoldJoinOn", Root: (*ir.Join)(nil), Apply: func(e ir.Rel) ir.Rel {
@@ -92,10 +92,10 @@ var PushJoinOnIntoInputs = Rule{Name: "PushJoinOnIntoInputs", Root: (*ir.Join)(n
 	}
 	nl, n := ir.Arity(j.Left), ir.Arity(j)
 	inner := j.Kind == ir.JoinInner || j.Kind == ir.JoinCross
-	var left, right, keep []scalar.Expr
+	var left, right, keep []expr.Expr
 	for _, p := range j.On {
 		switch {
-		case scalar.IsVolatile(p):
+		case expr.IsVolatile(p):
 			keep = append(keep, p)
 		case colsWithin(p, 0, nl) && (inner || j.Kind == ir.JoinRight):
 			left = append(left, p)
@@ -148,10 +148,10 @@ func normalizeJoinKind(j *ir.Join) *ir.Join {
 }
 
 // nulls returns one NULL literal per type.
-func nulls(ts []types.T) []scalar.Expr {
-	out := make([]scalar.Expr, len(ts))
+func nulls(ts []repr.T) []expr.Expr {
+	out := make([]expr.Expr, len(ts))
 	for i, t := range ts {
-		out[i] = &scalar.Lit{D: types.Null, T: t}
+		out[i] = &expr.Lit{D: repr.Null, T: t}
 	}
 	return out
 }

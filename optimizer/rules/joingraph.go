@@ -4,9 +4,9 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // joinGraph is a maximal tree of inner and cross joins flattened into its
@@ -17,22 +17,22 @@ import (
 // rest stay predicates with the set of leaves they read.
 type joinGraph struct {
 	leaves  []ir.Rel
-	offs    []int     // global column of each leaf's first column
-	colLeaf []int     // global column -> leaf
-	types   []types.T // global column -> type
-	out     []int     // the cluster's output columns, as global columns
+	offs    []int    // global column of each leaf's first column
+	colLeaf []int    // global column -> leaf
+	types   []repr.T // global column -> type
+	out     []int    // the cluster's output columns, as global columns
 
 	preds   []joinPred
 	classes []eqClass
 	classOf map[int]int // global column -> its class
 	// classLeaves holds, per class, the leaves its columns belong to.
 	classLeaves []leafSet
-	top         []scalar.Expr
+	top         []expr.Expr
 }
 
 // joinPred is a predicate over global columns and the leaves it reads.
 type joinPred struct {
-	e      scalar.Expr
+	e      expr.Expr
 	leaves leafSet
 	// equi marks `x = y` with x and y over disjoint leaf sets: lowering
 	// turns it into a join key, so it connects like an equality.
@@ -41,7 +41,7 @@ type joinPred struct {
 
 // eqClass is a set of global columns known equal (by `=` of fn).
 type eqClass struct {
-	fn   *scalar.Func
+	fn   *expr.Func
 	cols []int
 }
 
@@ -102,7 +102,7 @@ func inCluster(r ir.Rel) bool {
 	case *ir.Join:
 		return isInnerJoin(n)
 	case *ir.Filter:
-		return !slices.ContainsFunc(n.Preds, scalar.IsVolatile) && inCluster(n.Input)
+		return !slices.ContainsFunc(n.Preds, expr.IsVolatile) && inCluster(n.Input)
 	case *ir.Project:
 		return inCluster(n.Input)
 	}
@@ -113,7 +113,7 @@ func inCluster(r ir.Rel) bool {
 // root.
 func flatten(root ir.Rel) *joinGraph {
 	g := &joinGraph{classOf: map[int]int{}}
-	var raw []scalar.Expr
+	var raw []expr.Expr
 	g.out = g.collect(root, &raw)
 	for _, p := range raw {
 		g.addPred(p)
@@ -123,13 +123,13 @@ func flatten(root ir.Rel) *joinGraph {
 
 // collect adds r's leaves to g, appends r's interior predicates (over
 // global columns) to raw and returns r's output columns as global columns.
-func (g *joinGraph) collect(r ir.Rel, raw *[]scalar.Expr) []int {
+func (g *joinGraph) collect(r ir.Rel, raw *[]expr.Expr) []int {
 	switch n := r.(type) {
 	case *ir.Join:
 		if isInnerJoin(n) {
 			cols := append(g.collect(n.Left, raw), g.collect(n.Right, raw)...)
 			for _, p := range conjuncts(n.On) {
-				*raw = append(*raw, scalar.Remap(p, func(c int) int { return cols[c] }))
+				*raw = append(*raw, expr.Remap(p, func(c int) int { return cols[c] }))
 			}
 			return cols
 		}
@@ -137,7 +137,7 @@ func (g *joinGraph) collect(r ir.Rel, raw *[]scalar.Expr) []int {
 		if inCluster(n) {
 			cols := g.collect(n.Input, raw)
 			for _, p := range conjuncts(n.Preds) {
-				*raw = append(*raw, scalar.Remap(p, func(c int) int { return cols[c] }))
+				*raw = append(*raw, expr.Remap(p, func(c int) int { return cols[c] }))
 			}
 			return cols
 		}
@@ -170,8 +170,8 @@ func (g *joinGraph) addLeaf(r ir.Rel) []int {
 
 // addPred files one conjunct: a column equality into the classes, a
 // volatile or column-free one at the top, any other as a predicate.
-func (g *joinGraph) addPred(p scalar.Expr) {
-	if scalar.IsVolatile(p) || len(scalar.Columns(p)) == 0 {
+func (g *joinGraph) addPred(p expr.Expr) {
+	if expr.IsVolatile(p) || len(expr.Columns(p)) == 0 {
 		g.top = append(g.top, p)
 		return
 	}
@@ -183,13 +183,13 @@ func (g *joinGraph) addPred(p scalar.Expr) {
 
 // colEquality recognizes `#a = #b` between two bare columns compared by an
 // operator over one type on both sides.
-func colEquality(p scalar.Expr) (a, b int, fn *scalar.Func, ok bool) {
-	c, isCall := p.(*scalar.Call)
+func colEquality(p expr.Expr) (a, b int, fn *expr.Func, ok bool) {
+	c, isCall := p.(*expr.Call)
 	if !isCall || c.Fn.Name != "=" || len(c.Args) != 2 || len(c.Fn.Args) != 2 || c.Fn.Args[0] != c.Fn.Args[1] {
 		return 0, 0, nil, false
 	}
-	x, ok1 := c.Args[0].(*scalar.Col)
-	y, ok2 := c.Args[1].(*scalar.Col)
+	x, ok1 := c.Args[0].(*expr.Col)
+	y, ok2 := c.Args[1].(*expr.Col)
 	if !ok1 || !ok2 || x.Idx == y.Idx {
 		return 0, 0, nil, false
 	}
@@ -199,7 +199,7 @@ func colEquality(p scalar.Expr) (a, b int, fn *scalar.Func, ok bool) {
 // merge records a = b in the classes. It declines (false) when a class
 // involved compares with another operator, so that every class has one
 // `=` valid between any two of its members.
-func (g *joinGraph) merge(a, b int, fn *scalar.Func) bool {
+func (g *joinGraph) merge(a, b int, fn *expr.Func) bool {
 	ca, okA := g.classOf[a]
 	cb, okB := g.classOf[b]
 	if okA && !sameEq(g.classes[ca].fn, fn) || okB && !sameEq(g.classes[cb].fn, fn) {
@@ -227,7 +227,7 @@ func (g *joinGraph) merge(a, b int, fn *scalar.Func) bool {
 }
 
 // sameEq reports whether two `=` overloads compare the same argument types.
-func sameEq(f, h *scalar.Func) bool {
+func sameEq(f, h *expr.Func) bool {
 	return f == h || f.Name == h.Name && slices.Equal(f.Args, h.Args)
 }
 
@@ -238,7 +238,7 @@ func (g *joinGraph) finish() {
 	for i := range g.preds {
 		p := &g.preds[i]
 		p.leaves = newLeafSet(n)
-		for _, c := range scalar.Columns(p.e) {
+		for _, c := range expr.Columns(p.e) {
 			p.leaves.add(g.colLeaf[c])
 		}
 		p.equi = g.isEqui(p.e)
@@ -263,8 +263,8 @@ func (g *joinGraph) finish() {
 
 // isEqui reports whether e is `x = y` with x and y reading disjoint,
 // non-empty leaf sets.
-func (g *joinGraph) isEqui(e scalar.Expr) bool {
-	c, ok := e.(*scalar.Call)
+func (g *joinGraph) isEqui(e expr.Expr) bool {
+	c, ok := e.(*expr.Call)
 	if !ok || c.Fn.Name != "=" || len(c.Args) != 2 {
 		return false
 	}
@@ -273,15 +273,15 @@ func (g *joinGraph) isEqui(e scalar.Expr) bool {
 }
 
 // leavesOf returns the leaves e reads.
-func (g *joinGraph) leavesOf(e scalar.Expr) leafSet {
+func (g *joinGraph) leavesOf(e expr.Expr) leafSet {
 	s := newLeafSet(len(g.leaves))
-	for _, c := range scalar.Columns(e) {
+	for _, c := range expr.Columns(e) {
 		s.add(g.colLeaf[c])
 	}
 	return s
 }
 
 // eq returns the expression #a = #b of class c.
-func (g *joinGraph) eq(c *eqClass, a, b int) scalar.Expr {
-	return &scalar.Call{Fn: c.fn, Args: []scalar.Expr{&scalar.Col{Idx: a, T: g.types[a]}, &scalar.Col{Idx: b, T: g.types[b]}}}
+func (g *joinGraph) eq(c *eqClass, a, b int) expr.Expr {
+	return &expr.Call{Fn: c.fn, Args: []expr.Expr{&expr.Col{Idx: a, T: g.types[a]}, &expr.Col{Idx: b, T: g.types[b]}}}
 }

@@ -3,7 +3,7 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -99,7 +99,7 @@ func (g *joinGraph) leafComponent(i int) *component {
 	off, n := g.offs[i], ir.Arity(g.leaves[i])
 	self := newLeafSet(len(g.leaves))
 	self.add(i)
-	var preds []scalar.Expr
+	var preds []expr.Expr
 	for _, c := range g.classes {
 		var mine []int
 		for _, x := range c.cols {
@@ -327,7 +327,7 @@ func (g *joinGraph) join(x, y *component) *component {
 	est := g.estimateJoin(x, y)
 	cols := append(slices.Clone(x.cols), y.cols...)
 	pos := positions(cols, len(g.types))
-	var on []scalar.Expr
+	var on []expr.Expr
 	for i := range g.classes {
 		if c := &g.classes[i]; g.spans(i, x, y) {
 			on = append(on, g.eq(c, g.memberIn(c.cols, x.leaves), g.memberIn(c.cols, y.leaves)))

@@ -8,11 +8,10 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/optimizer/rules"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // joinEdge is an equality between column ca of table a and column cb of
@@ -28,8 +27,8 @@ type joinEdge struct{ a, ca, b, cb int }
 //	clique  ti.0 = tj.0 for every i < j (one equivalence class)
 func joinShape(shape string, n int) (tables []*ir.Get, edges []joinEdge, err error) {
 	for i := range n {
-		g := &ir.Get{ID: dataflow.CollectionID(i + 1), Name: fmt.Sprintf("t%d", i),
-			Types: []types.T{types.Int4, types.Int4}, Key: []int{0}}
+		g := &ir.Get{ID: repr.CollectionID(i + 1), Name: fmt.Sprintf("t%d", i),
+			Types: []repr.T{repr.Int4, repr.Int4}, Key: []int{0}}
 		tables = append(tables, g)
 	}
 	switch shape {
@@ -42,9 +41,9 @@ func joinShape(shape string, n int) (tables []*ir.Get, edges []joinEdge, err err
 		}
 	case "star":
 		fact := tables[0]
-		fact.Key, fact.Types = nil, make([]types.T, n-1)
+		fact.Key, fact.Types = nil, make([]repr.T, n-1)
 		for i := range fact.Types {
-			fact.Types[i] = types.Int4
+			fact.Types[i] = repr.Int4
 		}
 		for i := 1; i < n; i++ {
 			edges = append(edges, joinEdge{0, i - 1, i, 0})
@@ -76,9 +75,9 @@ func buildJoin(tables []*ir.Get, edges []joinEdge, perm []int) (ir.Rel, error) {
 			rel = ir.NewJoin(ir.JoinCross, rel, tables[t])
 		}
 	}
-	var preds []scalar.Expr
+	var preds []expr.Expr
 	for _, e := range edges {
-		p, err := scalar.CallOp("=", &scalar.Col{Idx: off[e.a] + e.ca, T: types.Int4}, &scalar.Col{Idx: off[e.b] + e.cb, T: types.Int4})
+		p, err := expr.CallOp("=", &expr.Col{Idx: off[e.a] + e.ca, T: repr.Int4}, &expr.Col{Idx: off[e.b] + e.cb, T: repr.Int4})
 		if err != nil {
 			return nil, err
 		}

@@ -31,7 +31,7 @@ var MergeMaps = Rule{Name: "MergeMaps", Root: (*ir.Map)(nil), Apply: func(e ir.R
 //
 //	(Map $in [(1 + 2)]) => (Map $in [3])
 //
-// Saves work per row. scalar.Fold never folds volatile calls and leaves
+// Saves work per row. expr.Fold never folds volatile calls and leaves
 // failing expressions alone, so errors stay at run time. Safe under
 // retractions: each row's values are unchanged.
 var FoldMap = Rule{Name: "FoldMap", Root: (*ir.Map)(nil), Apply: func(e ir.Rel) ir.Rel {

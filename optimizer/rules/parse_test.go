@@ -5,10 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // parseRel parses the test form of an IR tree, an s-expression with
@@ -25,10 +24,10 @@ import (
 //	(TopK $rel [0] [1 desc, 2] limit offset)
 //	(Union $rel $rel ...)  (Negate $rel)  (Threshold $rel)
 //
-// Expressions are scalar.ParseExpr forms over the operator's input columns.
+// Expressions are expr.ParseExpr forms over the operator's input columns.
 // Get IDs are numbered by first appearance of the name.
 func parseRel(s string) (ir.Rel, error) {
-	p := &treeParser{s: s, ids: map[string]dataflow.CollectionID{}}
+	p := &treeParser{s: s, ids: map[string]repr.CollectionID{}}
 	r, err := p.rel()
 	if err != nil {
 		return nil, err
@@ -42,7 +41,7 @@ func parseRel(s string) (ir.Rel, error) {
 type treeParser struct {
 	s   string
 	pos int
-	ids map[string]dataflow.CollectionID
+	ids map[string]repr.CollectionID
 }
 
 func (p *treeParser) errorf(format string, args ...any) error {
@@ -139,7 +138,7 @@ func (p *treeParser) get() (ir.Rel, error) {
 	}
 	id, ok := p.ids[name]
 	if !ok {
-		id = dataflow.CollectionID(len(p.ids) + 1)
+		id = repr.CollectionID(len(p.ids) + 1)
 		p.ids[name] = id
 	}
 	g := &ir.Get{ID: id, Name: name, Types: ts}
@@ -194,7 +193,7 @@ func (p *treeParser) values() (ir.Rel, error) {
 			return nil, p.errorf("row has %d values, want %d", len(row), len(ts))
 		}
 		for i, e := range row {
-			row[i] = scalar.NewCast(e, ts[i])
+			row[i] = expr.NewCast(e, ts[i])
 		}
 		v.Rows = append(v.Rows, row)
 	}
@@ -210,10 +209,10 @@ func (p *treeParser) mapOp() (ir.Rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := append([]types.T(nil), in.ColTypes()...)
-	var exprs []scalar.Expr
+	cols := append([]repr.T(nil), in.ColTypes()...)
+	var exprs []expr.Expr
 	for _, s := range splitTop(raw) {
-		e, err := scalar.ParseExpr(s, cols)
+		e, err := expr.ParseExpr(s, cols)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s, err)
 		}
@@ -292,23 +291,23 @@ func (p *treeParser) reduce() (ir.Rel, error) {
 	return r, nil
 }
 
-var aggKinds = map[string]dataflow.AggKind{
-	"count": dataflow.AggCount, "sum": dataflow.AggSum, "avg": dataflow.AggAvg, "min": dataflow.AggMin,
-	"max": dataflow.AggMax, "bool_and": dataflow.AggBoolAnd, "bool_or": dataflow.AggBoolOr,
-	"string_agg": dataflow.AggStringAgg,
+var aggKinds = map[string]expr.AggKind{
+	"count": expr.AggCount, "sum": expr.AggSum, "avg": expr.AggAvg, "min": expr.AggMin,
+	"max": expr.AggMax, "bool_and": expr.AggBoolAnd, "bool_or": expr.AggBoolOr,
+	"string_agg": expr.AggStringAgg,
 }
 
 // parseAgg parses count(*), name(#i), name(distinct #i) or string_agg(#i, #j).
-func parseAgg(s string, in []types.T) (dataflow.Agg, error) {
+func parseAgg(s string, in []repr.T) (expr.Agg, error) {
 	name, args, ok := strings.Cut(strings.TrimSuffix(s, ")"), "(")
 	kind, known := aggKinds[name]
 	if !ok || !known {
-		return dataflow.Agg{}, fmt.Errorf("bad aggregate %q", s)
+		return expr.Agg{}, fmt.Errorf("bad aggregate %q", s)
 	}
 	if args == "*" {
-		return dataflow.Agg{Kind: dataflow.AggCountStar, T: types.Int8}, nil
+		return expr.Agg{Kind: expr.AggCountStar, T: repr.Int8}, nil
 	}
-	a := dataflow.Agg{Kind: kind}
+	a := expr.Agg{Kind: kind}
 	args, a.Distinct = strings.CutPrefix(args, "distinct ")
 	parts := splitTop(args)
 	cols, err := parseInts(parts)
@@ -319,7 +318,7 @@ func parseAgg(s string, in []types.T) (dataflow.Agg, error) {
 	if len(cols) > 1 {
 		a.Sep = cols[1]
 	}
-	a.T, err = dataflow.AggType(kind, in[a.Col])
+	a.T, err = expr.AggType(kind, in[a.Col])
 	return a, err
 }
 
@@ -343,7 +342,7 @@ func (p *treeParser) topK() (ir.Rel, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.Order = append(t.Order, dataflow.SortCol{Col: c, Desc: len(f) > 1 && f[1] == "desc"})
+		t.Order = append(t.Order, expr.SortCol{Col: c, Desc: len(f) > 1 && f[1] == "desc"})
 	}
 	if t.Limit, err = strconv.ParseInt(p.word(), 10, 64); err != nil {
 		return nil, err
@@ -376,14 +375,14 @@ func (p *treeParser) threshold() (ir.Rel, error) {
 
 // exprList parses a bracketed, comma-separated list of expressions over
 // columns of types cols.
-func (p *treeParser) exprList(cols []types.T) ([]scalar.Expr, error) {
+func (p *treeParser) exprList(cols []repr.T) ([]expr.Expr, error) {
 	raw, err := p.bracket()
 	if err != nil {
 		return nil, err
 	}
-	var out []scalar.Expr
+	var out []expr.Expr
 	for _, s := range splitTop(raw) {
-		e, err := scalar.ParseExpr(s, cols)
+		e, err := expr.ParseExpr(s, cols)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s, err)
 		}
@@ -414,14 +413,14 @@ func parseInts(parts []string) ([]int, error) {
 }
 
 // typeList parses a bracketed list of type names.
-func (p *treeParser) typeList() ([]types.T, error) {
+func (p *treeParser) typeList() ([]repr.T, error) {
 	raw, err := p.bracket()
 	if err != nil {
 		return nil, err
 	}
-	ts := []types.T{}
+	ts := []repr.T{}
 	for _, name := range strings.FieldsFunc(raw, func(r rune) bool { return r == ' ' || r == ',' }) {
-		t, err := scalar.ParseTypeName(name, nil)
+		t, err := expr.ParseTypeName(name, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,7 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -84,7 +84,7 @@ var FuseProjectIntoMap = Rule{Name: "FuseProjectIntoMap", Root: (*ir.Project)(ni
 // because a mapped expression only reads columns before its own.
 func resolveMapCol(m *ir.Map, n, c int) int {
 	for c >= n {
-		col, ok := m.Exprs[c-n].(*scalar.Col)
+		col, ok := m.Exprs[c-n].(*expr.Col)
 		if !ok {
 			break
 		}
@@ -109,7 +109,7 @@ func pruneMap(m *ir.Map, used []int) (ir.Rel, func(int) int, bool) {
 		if !need[i] {
 			continue
 		}
-		for _, c := range scalar.Columns(m.Exprs[i]) {
+		for _, c := range expr.Columns(m.Exprs[i]) {
 			if c >= n {
 				need[c-n] = true
 			}
@@ -132,10 +132,10 @@ func pruneMap(m *ir.Map, used []int) (ir.Rel, func(int) int, bool) {
 	if kept == len(m.Exprs) {
 		return m, cm, false
 	}
-	var exprs []scalar.Expr
+	var exprs []expr.Expr
 	for i, e := range m.Exprs {
 		if need[i] {
-			exprs = append(exprs, scalar.Remap(e, cm))
+			exprs = append(exprs, expr.Remap(e, cm))
 		}
 	}
 	return ir.NewMap(m.Input, exprs...), cm, true
@@ -165,7 +165,7 @@ var PruneMapBelowFilter = Rule{Name: "PruneMapBelowFilter", Root: (*ir.Project)(
 	}
 	used := slices.Clone(p.Cols)
 	for _, pred := range f.Preds {
-		used = append(used, scalar.Columns(pred)...)
+		used = append(used, expr.Columns(pred)...)
 	}
 	in, cm, pruned := pruneMap(m, used)
 	if !pruned {

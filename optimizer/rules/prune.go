@@ -3,8 +3,7 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -168,7 +167,7 @@ func narrowMap(r *ir.Map, need []int) ir.Rel {
 		if !keepExpr[i] {
 			continue
 		}
-		for _, c := range scalar.Columns(r.Exprs[i]) {
+		for _, c := range expr.Columns(r.Exprs[i]) {
 			if c >= n {
 				keepExpr[c-n] = true
 			} else {
@@ -195,10 +194,10 @@ func narrowMap(r *ir.Map, need []int) ir.Rel {
 		}
 		return newIdx[c-n]
 	}
-	var exprs []scalar.Expr
+	var exprs []expr.Expr
 	for i, e := range r.Exprs {
 		if keepExpr[i] {
-			exprs = append(exprs, scalar.Remap(e, m))
+			exprs = append(exprs, expr.Remap(e, m))
 		}
 	}
 	return project(ir.NewMap(narrow(r.Input, inNeed), exprs...), remapCols(need, m))
@@ -260,7 +259,7 @@ func exactlyOneRow(r ir.Rel) bool {
 // define the groups) and narrows the input to what is left.
 func narrowReduce(r *ir.Reduce, need []int) ir.Rel {
 	nk := len(r.Key)
-	var aggs []dataflow.Agg
+	var aggs []expr.Agg
 	outIdx := make([]int, nk+len(r.Aggs))
 	for i := range nk {
 		outIdx[i] = i
@@ -335,10 +334,10 @@ func remapCols(cols []int, m func(int) int) []int {
 }
 
 // columnsOf returns the columns the expressions read (with repeats).
-func columnsOf(es []scalar.Expr) []int {
+func columnsOf(es []expr.Expr) []int {
 	var out []int
 	for _, e := range es {
-		out = append(out, scalar.Columns(e)...)
+		out = append(out, expr.Columns(e)...)
 	}
 	return out
 }

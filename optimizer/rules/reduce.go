@@ -3,7 +3,7 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -89,7 +89,7 @@ func remapReduce(r *ir.Reduce, in ir.Rel, m func(int) int) *ir.Reduce {
 	for i, k := range r.Key {
 		key[i] = m(k)
 	}
-	aggs := make([]dataflow.Agg, len(r.Aggs))
+	aggs := make([]expr.Agg, len(r.Aggs))
 	for i, a := range r.Aggs {
 		aggs[i] = a.Remap(m)
 	}

@@ -1,7 +1,7 @@
 package rules
 
 import (
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -29,9 +29,9 @@ var PushFilterThroughSessionWindow = Rule{Name: "PushFilterThroughSessionWindow"
 	if !ok {
 		return nil
 	}
-	down, keep := partition(f.Preds, func(p scalar.Expr) bool {
-		cols := scalar.Columns(p)
-		return !scalar.IsVolatile(p) && len(cols) > 0 && subset(cols, s.Key)
+	down, keep := partition(f.Preds, func(p expr.Expr) bool {
+		cols := expr.Columns(p)
+		return !expr.IsVolatile(p) && len(cols) > 0 && subset(cols, s.Key)
 	})
 	if len(down) == 0 {
 		return nil

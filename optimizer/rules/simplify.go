@@ -3,11 +3,11 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/scalar"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
-// simplify applies scalar.Fold and then the identities of three-valued
+// simplify applies expr.Fold and then the identities of three-valued
 // logic and lazy evaluation that Fold cannot see because a subtree is not
 // constant, bottom-up, folding again whatever they expose:
 //
@@ -25,31 +25,31 @@ import (
 //     equi-join key instead of a residual evaluated on every pair.
 //
 // Each identity holds for every row, NULLs included.
-func simplify(e scalar.Expr) scalar.Expr {
-	kids := scalar.Children(e)
+func simplify(e expr.Expr) expr.Expr {
+	kids := expr.Children(e)
 	if len(kids) > 0 {
-		out := make([]scalar.Expr, len(kids))
+		out := make([]expr.Expr, len(kids))
 		for i, k := range kids {
 			out[i] = simplify(k)
 		}
-		e = scalar.WithChildren(e, out)
+		e = expr.WithChildren(e, out)
 	}
 	switch x := e.(type) {
-	case *scalar.And:
+	case *expr.And:
 		e = simplifyConnective(x.Args, false)
-	case *scalar.Or:
+	case *expr.Or:
 		e = simplifyConnective(x.Args, true)
-	case *scalar.Case:
+	case *expr.Case:
 		e = simplifyCase(x)
-	case *scalar.Coalesce:
+	case *expr.Coalesce:
 		e = simplifyCoalesce(x)
 	}
-	return scalar.Fold(e)
+	return expr.Fold(e)
 }
 
 // simplifyConnective rebuilds an AND (or=false) or OR (or=true) of args.
-func simplifyConnective(args []scalar.Expr, or bool) scalar.Expr {
-	var keep []scalar.Expr
+func simplifyConnective(args []expr.Expr, or bool) expr.Expr {
+	var keep []expr.Expr
 	for _, a := range args {
 		switch {
 		case isBoolLit(a, or):
@@ -67,48 +67,48 @@ func simplifyConnective(args []scalar.Expr, or bool) scalar.Expr {
 	case or:
 		return factorOr(keep)
 	}
-	return &scalar.And{Args: keep}
+	return &expr.And{Args: keep}
 }
 
 // factorOr returns the OR of args (at least two) with the conjuncts every
 // argument shares factored out: common AND (OR of the rests), or just
 // common when some argument has nothing else. Volatile expressions are
 // left alone (factoring changes how often they are evaluated).
-func factorOr(args []scalar.Expr) scalar.Expr {
-	or := &scalar.Or{Args: args}
-	if scalar.IsVolatile(or) {
+func factorOr(args []expr.Expr) expr.Expr {
+	or := &expr.Or{Args: args}
+	if expr.IsVolatile(or) {
 		return or
 	}
-	lists := make([][]scalar.Expr, len(args))
+	lists := make([][]expr.Expr, len(args))
 	for i, a := range args {
-		lists[i] = conjuncts([]scalar.Expr{a})
+		lists[i] = conjuncts([]expr.Expr{a})
 	}
-	var common []scalar.Expr
+	var common []expr.Expr
 	for _, c := range lists[0] {
-		if !slices.ContainsFunc(common, func(x scalar.Expr) bool { return sameConjunct(x, c) }) && inAll(c, lists[1:]) {
+		if !slices.ContainsFunc(common, func(x expr.Expr) bool { return sameConjunct(x, c) }) && inAll(c, lists[1:]) {
 			common = append(common, c)
 		}
 	}
 	if len(common) == 0 {
 		return or
 	}
-	var rests []scalar.Expr
+	var rests []expr.Expr
 	for _, l := range lists {
-		rest := slices.DeleteFunc(slices.Clone(l), func(x scalar.Expr) bool {
-			return slices.ContainsFunc(common, func(c scalar.Expr) bool { return sameConjunct(c, x) })
+		rest := slices.DeleteFunc(slices.Clone(l), func(x expr.Expr) bool {
+			return slices.ContainsFunc(common, func(c expr.Expr) bool { return sameConjunct(c, x) })
 		})
 		if len(rest) == 0 {
 			return andOf(common) // absorption: common OR (common AND x) is common
 		}
 		rests = append(rests, andOf(rest))
 	}
-	return andOf(append(common, &scalar.Or{Args: rests}))
+	return andOf(append(common, &expr.Or{Args: rests}))
 }
 
 // inAll reports whether every list has a conjunct printing like c.
-func inAll(c scalar.Expr, lists [][]scalar.Expr) bool {
+func inAll(c expr.Expr, lists [][]expr.Expr) bool {
 	for _, l := range lists {
-		if !slices.ContainsFunc(l, func(x scalar.Expr) bool { return sameConjunct(x, c) }) {
+		if !slices.ContainsFunc(l, func(x expr.Expr) bool { return sameConjunct(x, c) }) {
 			return false
 		}
 	}
@@ -117,27 +117,27 @@ func inAll(c scalar.Expr, lists [][]scalar.Expr) bool {
 
 // sameConjunct reports whether a and b print alike, or are the same
 // equality with its sides swapped.
-func sameConjunct(a, b scalar.Expr) bool {
+func sameConjunct(a, b expr.Expr) bool {
 	if a.String() == b.String() {
 		return true
 	}
-	x, ok1 := a.(*scalar.Call)
-	y, ok2 := b.(*scalar.Call)
+	x, ok1 := a.(*expr.Call)
+	y, ok2 := b.(*expr.Call)
 	return ok1 && ok2 && x.Fn.Name == "=" && y.Fn.Name == "=" && len(x.Args) == 2 && len(y.Args) == 2 &&
 		x.Args[0].String() == y.Args[1].String() && x.Args[1].String() == y.Args[0].String()
 }
 
 // andOf returns the AND of es (the one expression when alone).
-func andOf(es []scalar.Expr) scalar.Expr {
+func andOf(es []expr.Expr) expr.Expr {
 	if len(es) == 1 {
 		return es[0]
 	}
-	return &scalar.And{Args: es}
+	return &expr.And{Args: es}
 }
 
 // simplifyCase removes dead arms of c.
-func simplifyCase(c *scalar.Case) scalar.Expr {
-	out := &scalar.Case{Else: c.Else, T: c.T}
+func simplifyCase(c *expr.Case) expr.Expr {
+	out := &expr.Case{Else: c.Else, T: c.T}
 	for _, w := range c.Whens {
 		if isFalseOrNull(w.Cond) {
 			continue
@@ -151,17 +151,17 @@ func simplifyCase(c *scalar.Case) scalar.Expr {
 		return out
 	}
 	if c.Else == nil {
-		return &scalar.Lit{D: types.Null, T: c.T}
+		return &expr.Lit{D: repr.Null, T: c.T}
 	}
 	return c.Else
 }
 
 // simplifyCoalesce removes NULL literals from c and the arguments after its
 // first non-NULL literal.
-func simplifyCoalesce(c *scalar.Coalesce) scalar.Expr {
-	var keep []scalar.Expr
+func simplifyCoalesce(c *expr.Coalesce) expr.Expr {
+	var keep []expr.Expr
 	for _, a := range c.Args {
-		if l, ok := a.(*scalar.Lit); ok {
+		if l, ok := a.(*expr.Lit); ok {
 			if l.D.IsNull() {
 				continue
 			}
@@ -172,17 +172,17 @@ func simplifyCoalesce(c *scalar.Coalesce) scalar.Expr {
 	}
 	switch len(keep) {
 	case 0:
-		return &scalar.Lit{D: types.Null, T: c.T}
+		return &expr.Lit{D: repr.Null, T: c.T}
 	case 1:
 		return keep[0]
 	}
-	return &scalar.Coalesce{Args: keep, T: c.T}
+	return &expr.Coalesce{Args: keep, T: c.T}
 }
 
 // isBoolLit reports whether e is the non-NULL boolean literal v.
-func isBoolLit(e scalar.Expr, v bool) bool {
-	l, ok := e.(*scalar.Lit)
-	return ok && !l.D.IsNull() && l.D.Family() == types.FamBool && l.D.Bool() == v
+func isBoolLit(e expr.Expr, v bool) bool {
+	l, ok := e.(*expr.Lit)
+	return ok && !l.D.IsNull() && l.D.Family() == repr.FamBool && l.D.Bool() == v
 }
 
-func boolLit(v bool) scalar.Expr { return &scalar.Lit{D: types.NewBool(v), T: types.Bool} }
+func boolLit(v bool) expr.Expr { return &expr.Lit{D: repr.NewBool(v), T: repr.Bool} }

@@ -1,12 +1,12 @@
 package rules_test
 
 import (
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
 // init registers (FlatMap $rel [calls] [flags]) with the tree parser of
-// parse_test.go (this file sorts after it, so its init runs later): calls in the dataflow form (scalar.ParseTableCall:
+// parse_test.go (this file sorts after it, so its init runs later): calls in the dataflow form (expr.ParseTableCall:
 // "generate_series(1, #0)"), flags among "ordinality" and "outer".
 func init() {
 	builders["FlatMap"] = (*treeParser).flatMap
@@ -23,7 +23,7 @@ func (p *treeParser) flatMap() (ir.Rel, error) {
 	}
 	m := &ir.FlatMap{Input: in}
 	for _, s := range splitTop(raw) {
-		c, err := scalar.ParseTableCall(s, in.ColTypes())
+		c, err := expr.ParseTableCall(s, in.ColTypes())
 		if err != nil {
 			return nil, err
 		}

@@ -3,8 +3,7 @@ package rules
 import (
 	"slices"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/exec/scalar"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -33,9 +32,9 @@ var PushFilterThroughWindow = Rule{Name: "PushFilterThroughWindow", Root: (*ir.F
 	if !ok {
 		return nil
 	}
-	down, keep := partition(f.Preds, func(p scalar.Expr) bool {
-		cols := scalar.Columns(p)
-		return !scalar.IsVolatile(p) && len(cols) > 0 && subset(cols, w.Key)
+	down, keep := partition(f.Preds, func(p expr.Expr) bool {
+		cols := expr.Columns(p)
+		return !expr.IsVolatile(p) && len(cols) > 0 && subset(cols, w.Key)
 	})
 	if len(down) == 0 {
 		return nil
@@ -58,7 +57,7 @@ func narrowWindow(r *ir.Window, need []int) ir.Rel {
 		read = append(read, o.Col)
 	}
 	fpos := make([]int, len(r.Funcs))
-	var funcs []dataflow.WinFunc
+	var funcs []expr.WinFunc
 	for _, c := range need {
 		if c < n {
 			read = append(read, c)

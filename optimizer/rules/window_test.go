@@ -4,13 +4,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
 // init registers (Window $rel [key cols] [order] [funcs]) with the tree
 // parser of parse_test.go: order as TopK's ("1 desc, 2"), functions in
-// the dataflow form (dataflow.ParseWinFunc: "rank()", "lag(#1, 1)",
+// the dataflow form (expr.ParseWinFunc: "rank()", "lag(#1, 1)",
 // "sum(#2) ROWS BETWEEN 1 PRECEDING AND CURRENT ROW").
 func init() {
 	builders["Window"] = (*treeParser).window
@@ -37,13 +37,13 @@ func (p *treeParser) window() (ir.Rel, error) {
 			return nil, err
 		}
 		desc := len(f) > 1 && f[1] == "desc"
-		w.Order = append(w.Order, dataflow.SortCol{Col: c, Desc: desc, NullsFirst: desc})
+		w.Order = append(w.Order, expr.SortCol{Col: c, Desc: desc, NullsFirst: desc})
 	}
 	if raw, err = p.bracket(); err != nil {
 		return nil, err
 	}
 	for _, s := range splitTop(raw) {
-		f, err := dataflow.ParseWinFunc(s, in.ColTypes())
+		f, err := expr.ParseWinFunc(s, in.ColTypes())
 		if err != nil {
 			return nil, err
 		}

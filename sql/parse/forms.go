@@ -3,7 +3,7 @@ package parse
 import (
 	"strings"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // createSource parses CREATE SOURCE / CREATE TABLE (see CreateSource).
@@ -199,5 +199,5 @@ func (c *cursor) choice(clause string, values []string) (string, error) {
 			return v, nil
 		}
 	}
-	return "", c.p.errorAt(c.i, pgerr.CodeFeatureNotSupported, "%s %s is not supported", clause, v)
+	return "", c.p.errorAt(c.i, repr.CodeFeatureNotSupported, "%s %s is not supported", clause, v)
 }

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // front is the extension front over one input: its text and tokens.
@@ -91,14 +91,14 @@ func (p *front) parse() ([]Stmt, error) {
 
 // before reports whether err is positioned before byte offset b.
 func (p *front) before(err error, b int) bool {
-	pos := pgerr.From(err).Position
+	pos := repr.ErrorFrom(err).Position
 	return pos > 0 && pos < CharPosition(p.src, b)
 }
 
 // lexicalError is the lexical error as PostgreSQL words it.
 func (p *front) lexicalError() error {
 	e := p.lexErr
-	return pgerr.New(pgerr.CodeSyntax, "%s at or near \"%s\"", e.msg, p.src[e.pos:]).
+	return repr.Errorf(repr.CodeSyntax, "%s at or near \"%s\"", e.msg, p.src[e.pos:]).
 		WithPosition(CharPosition(p.src, e.pos))
 }
 
@@ -250,10 +250,10 @@ func (p *front) parseExt(f form, seg segment) (Ext, error) {
 // the input when i is past the last token).
 func (p *front) syntaxErrAt(i int) error {
 	if i >= len(p.toks) {
-		return pgerr.New(pgerr.CodeSyntax, "syntax error at end of input").WithPosition(CharPosition(p.src, len(p.src)))
+		return repr.Errorf(repr.CodeSyntax, "syntax error at end of input").WithPosition(CharPosition(p.src, len(p.src)))
 	}
 	t := p.toks[i]
-	return pgerr.New(pgerr.CodeSyntax, "syntax error at or near \"%s\"", p.src[t.start:t.end]).
+	return repr.Errorf(repr.CodeSyntax, "syntax error at or near \"%s\"", p.src[t.start:t.end]).
 		WithPosition(CharPosition(p.src, t.start))
 }
 
@@ -263,5 +263,5 @@ func (p *front) errorAt(i int, code, format string, args ...any) error {
 	if i < len(p.toks) {
 		pos = p.toks[i].start
 	}
-	return pgerr.New(code, format, args...).WithPosition(CharPosition(p.src, pos))
+	return repr.Errorf(code, format, args...).WithPosition(CharPosition(p.src, pos))
 }

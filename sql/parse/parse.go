@@ -6,10 +6,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
-
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // Stmt is one parsed statement with its source text.
@@ -70,7 +69,7 @@ func newStmt(src string, start, end int, ast *pg.Node, ext Ext) Stmt {
 // maskedError converts a pg_query error on masked text into one positioned
 // in src (blanking multi-byte characters changes character counts).
 func maskedError(src, masked string, err error) error {
-	e := pgerr.From(syntaxError(err))
+	e := repr.ErrorFrom(syntaxError(err))
 	switch {
 	case e.Position > 0 && src != masked:
 		e = e.WithPosition(CharPosition(src, charToByte(masked, int(e.Position)-1)))
@@ -87,9 +86,9 @@ func maskedError(src, masked string, err error) error {
 func syntaxError(err error) error {
 	var pe *parser.Error
 	if !errors.As(err, &pe) {
-		return pgerr.New(pgerr.CodeSyntax, "%s", err.Error())
+		return repr.Errorf(repr.CodeSyntax, "%s", err.Error())
 	}
-	e := pgerr.New(pgerr.CodeSyntax, "%s", pe.Message)
+	e := repr.Errorf(repr.CodeSyntax, "%s", pe.Message)
 	if pe.Cursorpos > 0 {
 		// PostgreSQL's cursor position is already 1-based in characters.
 		e = e.WithPosition(int32(pe.Cursorpos))

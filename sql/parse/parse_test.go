@@ -8,9 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // TestParse prints, for each input, the statements' kinds and texts, or the
@@ -19,7 +18,7 @@ func TestParse(t *testing.T) {
 	datadriven.RunTest(t, "testdata/parse", func(t *testing.T, d *datadriven.TestData) string {
 		stmts, err := Parse(d.Input)
 		if err != nil {
-			e := pgerr.From(err)
+			e := repr.ErrorFrom(err)
 			return fmt.Sprintf("error %s at %d: %s\n", e.Code, e.Position, e.Message)
 		}
 		var b strings.Builder
@@ -108,7 +107,7 @@ func stmtKindName(s Stmt) string {
 // errorWithCaret prints an error and the input line with a caret under
 // the error's position.
 func errorWithCaret(sql string, err error) string {
-	e := pgerr.From(err)
+	e := repr.ErrorFrom(err)
 	out := fmt.Sprintf("error %s at %d: %s\n", e.Code, e.Position, e.Message)
 	if e.Position <= 0 {
 		return out
@@ -251,8 +250,8 @@ func FuzzParse(f *testing.F) {
 // checkFuzzError requires a syntax error (or, for recognized but
 // unsupported variants, 0A000) positioned within the input or at 0.
 func checkFuzzError(t *testing.T, sql string, err error) {
-	e := pgerr.From(err)
-	if e.Code != pgerr.CodeSyntax && e.Code != pgerr.CodeFeatureNotSupported {
+	e := repr.ErrorFrom(err)
+	if e.Code != repr.CodeSyntax && e.Code != repr.CodeFeatureNotSupported {
 		t.Fatalf("error code %s for %q: %v", e.Code, sql, err)
 	}
 	if e.Position < 0 || int(e.Position) > utf8.RuneCountInString(sql)+1 {

@@ -3,9 +3,8 @@ package parse
 import (
 	"strconv"
 
+	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // This file hands the PostgreSQL parts of extension statements to
@@ -45,7 +44,7 @@ func (c *cursor) objectName() (schema, name string, err error) {
 		return "", "", err
 	}
 	if rv.Catalogname != "" {
-		return "", "", c.p.errorAt(lo, pgerr.CodeFeatureNotSupported,
+		return "", "", c.p.errorAt(lo, repr.CodeFeatureNotSupported,
 			"cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
 	}
 	return rv.Schemaname, rv.Relname, nil
@@ -98,7 +97,7 @@ func (c *cursor) sourceElements(s *CreateSource) error {
 			continue
 		}
 		if s.Watermark != nil {
-			return c.p.errorAt(el.lo, pgerr.CodeSyntax, "multiple WATERMARK clauses are not allowed")
+			return c.p.errorAt(el.lo, repr.CodeSyntax, "multiple WATERMARK clauses are not allowed")
 		}
 		wm, err := c.p.watermark(el)
 		if err != nil {
@@ -156,7 +155,7 @@ func (p *front) collectElements(s *CreateSource, res *pg.ParseResult, open int) 
 		case el.GetConstraint() != nil:
 			s.Constraints = append(s.Constraints, el.GetConstraint())
 		default:
-			return p.errorAt(open, pgerr.CodeFeatureNotSupported, "LIKE in %s is not supported", s.Construct())
+			return p.errorAt(open, repr.CodeFeatureNotSupported, "LIKE in %s is not supported", s.Construct())
 		}
 	}
 	return nil

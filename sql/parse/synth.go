@@ -4,10 +4,9 @@ import (
 	"errors"
 	"unicode/utf8"
 
+	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
-
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // synth is SQL text synthesized for pg_query from pieces of the input kept
@@ -73,7 +72,7 @@ func (p *front) parseSynth(s *synth) (*pg.ParseResult, error) {
 	}
 	b := charToByte(string(s.buf), int(pe.Cursorpos)-1)
 	if s.isCopied(b) {
-		return nil, pgerr.New(pgerr.CodeSyntax, "%s", pe.Message).WithPosition(CharPosition(p.src, b))
+		return nil, repr.Errorf(repr.CodeSyntax, "%s", pe.Message).WithPosition(CharPosition(p.src, b))
 	}
 	return nil, p.syntaxErrAt(p.tokenAt(b))
 }

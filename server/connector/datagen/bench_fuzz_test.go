@@ -4,21 +4,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // BenchmarkNext measures a typical demo source: a sequence id, two random
 // numbers, a short string and a timestamp.
 func BenchmarkNext(b *testing.B) {
-	cols := []Column{{Name: "id", Type: types.Int8}, {Name: "v", Type: types.Int4},
-		{Name: "f", Type: types.Float8}, {Name: "s", Type: types.Varchar(0)}, {Name: "ts", Type: types.Timestamp}}
+	cols := []Column{{Name: "id", Type: repr.Int8}, {Name: "v", Type: repr.Int4},
+		{Name: "f", Type: repr.Float8}, {Name: "s", Type: repr.Varchar(0)}, {Name: "ts", Type: repr.Timestamp}}
 	cfg, err := ParseOptions(cols, map[string]string{"fields.id.kind": "sequence"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	g := New(cfg)
-	var row types.Row
+	var row repr.Row
 	b.ReportAllocs()
 	start := processCPU()
 	for b.Loop() {
@@ -40,14 +39,14 @@ func FuzzParseOptions(f *testing.F) {
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		cfg, err := ParseOptions(allTypes, map[string]string{k1: v1, k2: v2})
 		if err != nil {
-			if c := pgerr.Code(err); c != pgerr.CodeInvalidParameter && c != pgerr.CodeFeatureNotSupported ||
+			if c := repr.ErrorCode(err); c != repr.CodeInvalidParameter && c != repr.CodeFeatureNotSupported ||
 				!strings.Contains(err.Error(), "option") && !strings.Contains(err.Error(), "datagen") {
 				t.Fatalf("error %v has code %s", err, c)
 			}
 			return
 		}
 		g := New(cfg)
-		var row types.Row
+		var row repr.Row
 		for range 3 {
 			if g.Next(&row) {
 				for i, d := range row {

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // Column is the name and type of one column to generate.
@@ -70,22 +69,22 @@ func (f Field) String() string {
 	switch {
 	case f.Kind == Sequence:
 		return fmt.Sprintf("%s %s: sequence %d..%d", c.Name, c.Type.Name(), f.lo, f.hi)
-	case c.Type.Family == types.FamFloat:
+	case c.Type.Family == repr.FamFloat:
 		return fmt.Sprintf("%s %s: random [%g, %g] seed %d", c.Name, c.Type.Name(), f.flo, f.fhi, f.Seed)
-	case c.Type.Family == types.FamText:
+	case c.Type.Family == repr.FamText:
 		return fmt.Sprintf("%s %s: random length %d seed %d", c.Name, c.Type.Name(), f.length, f.Seed)
-	case c.Type.Family == types.FamNumeric:
+	case c.Type.Family == repr.FamNumeric:
 		return fmt.Sprintf("%s %s: random [%d, %d]e-%d seed %d", c.Name, c.Type.Name(), f.lo, f.hi, f.scale, f.Seed)
-	case c.Type.Family == types.FamTimestamp:
+	case c.Type.Family == repr.FamTimestamp:
 		return fmt.Sprintf("%s %s: random [%s, %s] seed %d", c.Name, c.Type.Name(),
-			types.NewTimestamp(f.lo), types.NewTimestamp(f.hi), f.Seed)
-	case c.Type.Family == types.FamTimestampTZ:
+			repr.NewTimestamp(f.lo), repr.NewTimestamp(f.hi), f.Seed)
+	case c.Type.Family == repr.FamTimestampTZ:
 		return fmt.Sprintf("%s %s: random [%s, %s] seed %d", c.Name, c.Type.Name(),
-			types.NewTimestampTZ(f.lo), types.NewTimestampTZ(f.hi), f.Seed)
-	case c.Type.Family == types.FamDate:
+			repr.NewTimestampTZ(f.lo), repr.NewTimestampTZ(f.hi), f.Seed)
+	case c.Type.Family == repr.FamDate:
 		return fmt.Sprintf("%s %s: random [%s, %s] seed %d", c.Name, c.Type.Name(),
-			types.NewDate(int32(f.lo)), types.NewDate(int32(f.hi)), f.Seed)
-	case c.Type.Family == types.FamBool:
+			repr.NewDate(int32(f.lo)), repr.NewDate(int32(f.hi)), f.Seed)
+	case c.Type.Family == repr.FamBool:
 		return fmt.Sprintf("%s %s: random seed %d", c.Name, c.Type.Name(), f.Seed)
 	}
 	return fmt.Sprintf("%s %s: random [%d, %d] seed %d", c.Name, c.Type.Name(), f.lo, f.hi, f.Seed)
@@ -136,7 +135,7 @@ func (cfg *Config) route(cols []Column, props []map[string]option, k, v string) 
 	case low == OptSplitNum:
 		return nil
 	case strings.HasPrefix(low, "datagen."):
-		return pgerr.New(pgerr.CodeInvalidParameter, "unrecognized option %q", k).
+		return repr.Errorf(repr.CodeInvalidParameter, "unrecognized option %q", k).
 			WithHint("Valid datagen options: %s, %s, fields.<column>.<property>.", OptRowsPerSecond, OptSplitNum)
 	case !strings.HasPrefix(low, "fields."):
 		return nil
@@ -144,12 +143,12 @@ func (cfg *Config) route(cols []Column, props []map[string]option, k, v string) 
 	rest := k[len("fields."):]
 	dot := strings.LastIndexByte(rest, '.')
 	if dot < 0 {
-		return pgerr.New(pgerr.CodeInvalidParameter, "invalid option %q", k).
+		return repr.Errorf(repr.CodeInvalidParameter, "invalid option %q", k).
 			WithHint("Use fields.<column>.<property>.")
 	}
 	i := findColumn(cols, rest[:dot])
 	if i < 0 {
-		return pgerr.New(pgerr.CodeInvalidParameter, "option %q names no column %q", k, rest[:dot])
+		return repr.Errorf(repr.CodeInvalidParameter, "option %q names no column %q", k, rest[:dot])
 	}
 	if props[i] == nil {
 		props[i] = map[string]option{}

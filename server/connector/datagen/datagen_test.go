@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestGolden runs the datadriven files in testdata. Each command's input
@@ -57,7 +56,7 @@ func runGenerate(t *testing.T, td *datadriven.TestData, cfg Config) string {
 	}
 	g := NewAt(cfg, int64(at))
 	var b strings.Builder
-	var row types.Row
+	var row repr.Row
 	for range n {
 		pos := g.Position()
 		if !g.Next(&row) {
@@ -90,7 +89,7 @@ func parseInput(t *testing.T, input string) ([]Column, map[string]string) {
 }
 
 // parseType reads a type name with optional modifiers, e.g. numeric(5,2).
-func parseType(t *testing.T, s string) types.T {
+func parseType(t *testing.T, s string) repr.T {
 	name, mods, _ := strings.Cut(s, "(")
 	var typmods []int32
 	for m := range strings.SplitSeq(strings.TrimSuffix(mods, ")"), ",") {
@@ -103,7 +102,7 @@ func parseType(t *testing.T, s string) types.T {
 		}
 		typmods = append(typmods, int32(i))
 	}
-	typ, err := types.TypeByName(name, typmods)
+	typ, err := repr.TypeByName(name, typmods)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +111,7 @@ func parseType(t *testing.T, s string) types.T {
 
 // formatError prints a user error with its SQLSTATE, detail and hint.
 func formatError(err error) string {
-	e := pgerr.From(err)
+	e := repr.ErrorFrom(err)
 	s := fmt.Sprintf("error %s: %s\n", e.Code, e.Message)
 	if e.Detail != "" {
 		s += "detail: " + e.Detail + "\n"

@@ -1,7 +1,6 @@
 package datagen
 
 import (
-	"github.com/cockroachdb/apd/v3"
 	"maps"
 	"math"
 	"slices"
@@ -9,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/repr"
 )
 
 // Defaults of the per-column properties. The base time is fixed (not now())
@@ -28,16 +27,16 @@ const (
 )
 
 // properties lists the fields.<col>.* properties each kind/family accepts.
-func properties(k Kind, fam types.Family) []string {
+func properties(k Kind, fam repr.Family) []string {
 	if k == Sequence {
 		return []string{"kind", "start", "end"}
 	}
 	switch fam {
-	case types.FamInt, types.FamFloat, types.FamNumeric:
+	case repr.FamInt, repr.FamFloat, repr.FamNumeric:
 		return []string{"kind", "seed", "min", "max"}
-	case types.FamText:
+	case repr.FamText:
 		return []string{"kind", "seed", "length"}
-	case types.FamTimestamp, types.FamTimestampTZ, types.FamDate:
+	case repr.FamTimestamp, repr.FamTimestampTZ, repr.FamDate:
 		return []string{"kind", "seed", "basetime", "max_past"}
 	}
 	return []string{"kind", "seed"}
@@ -62,7 +61,7 @@ func parseField(i int, c Column, props map[string]option) (Field, error) {
 	allowed := properties(f.Kind, fam)
 	for _, p := range slices.Sorted(maps.Keys(props)) {
 		if !slices.Contains(allowed, p) {
-			return f, pgerr.New(pgerr.CodeInvalidParameter, "unrecognized option %q", props[p].key).
+			return f, repr.Errorf(repr.CodeInvalidParameter, "unrecognized option %q", props[p].key).
 				WithHint("A %s column of type %s takes: %s.", f.Kind, c.Type.Name(), strings.Join(allowed, ", "))
 		}
 	}
@@ -82,15 +81,15 @@ func parseField(i int, c Column, props map[string]option) (Field, error) {
 // checkSupported rejects column types and kinds datagen cannot generate.
 func checkSupported(c Column, k Kind) error {
 	switch c.Type.Family {
-	case types.FamInt, types.FamFloat, types.FamNumeric, types.FamText:
+	case repr.FamInt, repr.FamFloat, repr.FamNumeric, repr.FamText:
 		return nil
-	case types.FamBool, types.FamTimestamp, types.FamTimestampTZ, types.FamDate:
+	case repr.FamBool, repr.FamTimestamp, repr.FamTimestampTZ, repr.FamDate:
 		if k == Sequence {
-			return pgerr.Unsupported("datagen sequence for column %q of type %s", c.Name, c.Type.Name())
+			return repr.Unsupported("datagen sequence for column %q of type %s", c.Name, c.Type.Name())
 		}
 		return nil
 	}
-	return pgerr.Unsupported("datagen for column %q of type %s", c.Name, c.Type.Name())
+	return repr.Unsupported("datagen for column %q of type %s", c.Name, c.Type.Name())
 }
 
 // opt returns property p of f's column, or its key with an empty value
@@ -104,7 +103,7 @@ func (f *Field) opt(props map[string]option, p string) option {
 
 // errValue is the 22023 error for an invalid property value.
 func errValue(o option, want string) error {
-	return pgerr.New(pgerr.CodeInvalidParameter, "invalid value for option %q: %q", o.key, o.val).
+	return repr.Errorf(repr.CodeInvalidParameter, "invalid value for option %q: %q", o.key, o.val).
 		WithDetail("Expected %s.", want)
 }
 
@@ -145,16 +144,16 @@ func (f *Field) parseSequence(props map[string]option) error {
 }
 
 // sequenceRange returns the integers a sequence column of type t can hold.
-func sequenceRange(t types.T) (int64, int64) {
+func sequenceRange(t repr.T) (int64, int64) {
 	switch t.Family {
-	case types.FamInt:
+	case repr.FamInt:
 		return intRange(t)
-	case types.FamFloat:
+	case repr.FamFloat:
 		if t.Width == 32 {
 			return -1 << 24, 1 << 24
 		}
 		return -1 << 53, 1 << 53
-	case types.FamNumeric:
+	case repr.FamNumeric:
 		return numericRange(t, t.Scale)
 	}
 	if t.Length > 0 && t.Length < 19 { // varchar(n), char(n): at most n characters
@@ -165,7 +164,7 @@ func sequenceRange(t types.T) (int64, int64) {
 }
 
 // intRange returns the range of an integer type.
-func intRange(t types.T) (int64, int64) {
+func intRange(t repr.T) (int64, int64) {
 	switch t.Width {
 	case 16:
 		return math.MinInt16, math.MaxInt16
@@ -178,7 +177,7 @@ func intRange(t types.T) (int64, int64) {
 // numericRange returns the range of integer values (not coefficients) a
 // numeric type holds at the given scale, within what int64 coefficients at
 // that scale can represent.
-func numericRange(t types.T, scale int32) (int64, int64) {
+func numericRange(t repr.T, scale int32) (int64, int64) {
 	digits := 18 - int(scale)
 	if t.Precision > 0 {
 		digits = min(digits, int(t.Precision-scale))
@@ -194,16 +193,16 @@ func numericRange(t types.T, scale int32) (int64, int64) {
 func (f *Field) parseRandom(props map[string]option) error {
 	t := f.Column.Type
 	switch t.Family {
-	case types.FamInt:
+	case repr.FamInt:
 		lo, hi := intRange(t)
 		return f.intBounds(props, lo, hi, 0, hi)
-	case types.FamFloat:
+	case repr.FamFloat:
 		return f.floatBounds(props, t)
-	case types.FamNumeric:
+	case repr.FamNumeric:
 		return f.numericBounds(props, t)
-	case types.FamText:
+	case repr.FamText:
 		return f.textLength(props, t)
-	case types.FamTimestamp, types.FamTimestampTZ, types.FamDate:
+	case repr.FamTimestamp, repr.FamTimestampTZ, repr.FamDate:
 		return f.timeBounds(props, t)
 	}
 	return nil
@@ -225,7 +224,7 @@ func (f *Field) intBounds(props map[string]option, lo, hi, defLo, defHi int64) e
 }
 
 // floatBounds reads min and max of a float column (default [0, 1000]).
-func (f *Field) floatBounds(props map[string]option, t types.T) error {
+func (f *Field) floatBounds(props map[string]option, t repr.T) error {
 	limit := math.MaxFloat64
 	if t.Width == 32 {
 		limit = math.MaxFloat32
@@ -254,7 +253,7 @@ func (f *Field) floatBounds(props map[string]option, t types.T) error {
 // numericBounds reads min and max of a numeric column as coefficients at
 // the column's scale (defaultNumericScale when unconstrained). Default
 // [0, 1000], clamped to the column's precision.
-func (f *Field) numericBounds(props map[string]option, t types.T) error {
+func (f *Field) numericBounds(props map[string]option, t repr.T) error {
 	f.scale = defaultNumericScale
 	digits := 18
 	if t.Precision > 0 {
@@ -287,7 +286,7 @@ func (f *Field) numericBounds(props map[string]option, t types.T) error {
 
 // textLength reads the length of random strings: at most n for varchar(n);
 // exactly n for char(n), whose values are padded.
-func (f *Field) textLength(props map[string]option, t types.T) error {
+func (f *Field) textLength(props map[string]option, t repr.T) error {
 	hi, def := int64(maxLength), int64(defaultLength)
 	if t.Length > 0 {
 		hi, def = int64(t.Length), min(def, int64(t.Length))
@@ -299,12 +298,12 @@ func (f *Field) textLength(props map[string]option, t types.T) error {
 
 // timeBounds reads basetime and max_past: values are uniform in
 // [basetime - max_past, basetime] (in days for dates, µs otherwise).
-func (f *Field) timeBounds(props map[string]option, t types.T) error {
+func (f *Field) timeBounds(props map[string]option, t repr.T) error {
 	base, err := timeProp(props, "basetime", defaultBaseTime, t)
 	if err != nil {
 		return err
 	}
-	past, err := timeProp(props, "max_past", defaultMaxPast, types.IntervalT)
+	past, err := timeProp(props, "max_past", defaultMaxPast, repr.IntervalT)
 	if err != nil {
 		return err
 	}
@@ -314,24 +313,24 @@ func (f *Field) timeBounds(props map[string]option, t types.T) error {
 		return errValue(f.opt(props, "max_past"), "a non-negative interval")
 	}
 	f.hi = base.Micros()
-	if t.Family == types.FamDate {
+	if t.Family == repr.FamDate {
 		f.hi, us = int64(base.Date()), us/usPerDay
 	}
 	f.lo = f.hi - us
 	if math.Abs(float64(f.lo)) > 1<<61 || math.Abs(float64(f.hi)) > 1<<61 ||
-		t.Family == types.FamDate && (f.lo < math.MinInt32/2 || f.hi > math.MaxInt32/2) {
+		t.Family == repr.FamDate && (f.lo < math.MinInt32/2 || f.hi > math.MaxInt32/2) {
 		return errValue(f.opt(props, "basetime"), "a finite time with max_past inside the "+t.Name()+" range")
 	}
 	return nil
 }
 
 // timeProp parses property p (or def) as text input of type t, in UTC.
-func timeProp(props map[string]option, p, def string, t types.T) (types.Datum, error) {
+func timeProp(props map[string]option, p, def string, t repr.T) (repr.Datum, error) {
 	o, ok := props[p]
 	if !ok {
 		o = option{key: p, val: def}
 	}
-	d, err := types.ParseText(o.val, t, time.UTC)
+	d, err := repr.ParseText(o.val, t, time.UTC)
 	if err != nil {
 		return d, errValue(o, "a "+t.Name()+" literal")
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // Generator produces the rows of one Config. It is not safe for concurrent
@@ -40,7 +40,7 @@ func (g *Generator) Position() int64 { return g.next }
 // Next writes the next row into row (reusing its array when large enough)
 // and returns true; it returns false, leaving row alone, once every
 // sequence column is exhausted. Without sequence columns it never ends.
-func (g *Generator) Next(row *types.Row) bool {
+func (g *Generator) Next(row *repr.Row) bool {
 	n := g.next
 	if g.hasSeq && g.exhausted(n) {
 		return false
@@ -49,7 +49,7 @@ func (g *Generator) Next(row *types.Row) bool {
 	if cap(*row) >= len(g.cfg.Fields) {
 		*row = (*row)[:len(g.cfg.Fields)]
 	} else {
-		*row = make(types.Row, len(g.cfg.Fields))
+		*row = make(repr.Row, len(g.cfg.Fields))
 	}
 	for i := range g.cfg.Fields {
 		(*row)[i] = g.value(i, n)
@@ -71,11 +71,11 @@ func (g *Generator) exhausted(n int64) bool {
 func (f *Field) seqDone(n int64) bool { return uint64(n) > uint64(f.hi)-uint64(f.lo) }
 
 // value returns field i's value in row n.
-func (g *Generator) value(i int, n int64) types.Datum {
+func (g *Generator) value(i int, n int64) repr.Datum {
 	f := &g.cfg.Fields[i]
 	if f.Kind == Sequence {
 		if f.seqDone(n) {
-			return types.Null
+			return repr.Null
 		}
 		return f.sequenceValue(f.lo + n)
 	}
@@ -84,43 +84,43 @@ func (g *Generator) value(i int, n int64) types.Datum {
 }
 
 // sequenceValue returns the datum of sequence value v in f's type.
-func (f *Field) sequenceValue(v int64) types.Datum {
+func (f *Field) sequenceValue(v int64) repr.Datum {
 	t := f.Column.Type
 	switch t.Family {
-	case types.FamInt:
-		return types.NewInt(v)
-	case types.FamFloat:
-		return types.NewFloat(float64(v))
-	case types.FamNumeric:
-		return types.NewNumeric(apd.New(v*int64(math.Pow10(int(f.scale))), -f.scale))
+	case repr.FamInt:
+		return repr.NewInt(v)
+	case repr.FamFloat:
+		return repr.NewFloat(float64(v))
+	case repr.FamNumeric:
+		return repr.NewNumeric(apd.New(v*int64(math.Pow10(int(f.scale))), -f.scale))
 	}
 	return f.text(strconv.FormatInt(v, 10))
 }
 
 // randomValue draws a value of f's type from r.
-func (f *Field) randomValue(r *connector.Rand) types.Datum {
+func (f *Field) randomValue(r *connector.Rand) repr.Datum {
 	t := f.Column.Type
 	switch t.Family {
-	case types.FamBool:
-		return types.NewBool(r.Uint64()&1 == 1)
-	case types.FamInt:
-		return types.NewInt(uniform(r, f.lo, f.hi))
-	case types.FamFloat:
+	case repr.FamBool:
+		return repr.NewBool(r.Uint64()&1 == 1)
+	case repr.FamInt:
+		return repr.NewInt(uniform(r, f.lo, f.hi))
+	case repr.FamFloat:
 		v := f.flo + r.Float64()*(f.fhi-f.flo)
 		if t.Width == 32 {
 			v = float64(float32(v))
 		}
-		return types.NewFloat(v)
-	case types.FamNumeric:
-		return types.NewNumeric(apd.New(uniform(r, f.lo, f.hi), -f.scale))
-	case types.FamText:
+		return repr.NewFloat(v)
+	case repr.FamNumeric:
+		return repr.NewNumeric(apd.New(uniform(r, f.lo, f.hi), -f.scale))
+	case repr.FamText:
 		return f.text(randomString(r, f.length))
-	case types.FamDate:
-		return types.NewDate(int32(uniform(r, f.lo, f.hi)))
-	case types.FamTimestampTZ:
-		return types.NewTimestampTZ(uniform(r, f.lo, f.hi))
+	case repr.FamDate:
+		return repr.NewDate(int32(uniform(r, f.lo, f.hi)))
+	case repr.FamTimestampTZ:
+		return repr.NewTimestampTZ(uniform(r, f.lo, f.hi))
 	}
-	return types.NewTimestamp(uniform(r, f.lo, f.hi))
+	return repr.NewTimestamp(uniform(r, f.lo, f.hi))
 }
 
 // uniform returns a value in [lo, hi], lo <= hi, over the whole int64 range.
@@ -146,10 +146,10 @@ func randomString(r *connector.Rand, n int64) string {
 }
 
 // text returns s as a datum of f's text type, blank-padded for char(n).
-func (f *Field) text(s string) types.Datum {
+func (f *Field) text(s string) repr.Datum {
 	t := f.Column.Type
-	if t.Kind == types.KindChar && int32(len(s)) < t.Length {
+	if t.Kind == repr.KindChar && int32(len(s)) < t.Length {
 		s += strings.Repeat(" ", int(t.Length)-len(s))
 	}
-	return types.NewText(s)
+	return repr.NewText(s)
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed of the randomized tests (0: from the clock)")
@@ -24,12 +24,12 @@ func testSeed(t *testing.T) uint64 {
 
 // allTypes has one column of every supported type.
 var allTypes = []Column{
-	{Name: "i2", Type: types.Int2}, {Name: "i4", Type: types.Int4}, {Name: "i8", Type: types.Int8},
-	{Name: "f4", Type: types.Float4}, {Name: "f8", Type: types.Float8},
-	{Name: "n", Type: types.Numeric}, {Name: "np", Type: types.NumericPS(6, 3)},
-	{Name: "v", Type: types.Varchar(0)}, {Name: "v5", Type: types.Varchar(5)},
-	{Name: "t", Type: types.Text}, {Name: "c", Type: types.Char(4)}, {Name: "b", Type: types.Bool},
-	{Name: "ts", Type: types.Timestamp}, {Name: "tz", Type: types.TimestampTZ}, {Name: "d", Type: types.Date},
+	{Name: "i2", Type: repr.Int2}, {Name: "i4", Type: repr.Int4}, {Name: "i8", Type: repr.Int8},
+	{Name: "f4", Type: repr.Float4}, {Name: "f8", Type: repr.Float8},
+	{Name: "n", Type: repr.Numeric}, {Name: "np", Type: repr.NumericPS(6, 3)},
+	{Name: "v", Type: repr.Varchar(0)}, {Name: "v5", Type: repr.Varchar(5)},
+	{Name: "t", Type: repr.Text}, {Name: "c", Type: repr.Char(4)}, {Name: "b", Type: repr.Bool},
+	{Name: "ts", Type: repr.Timestamp}, {Name: "tz", Type: repr.TimestampTZ}, {Name: "d", Type: repr.Date},
 }
 
 // TestResumeEqualsTail checks, for random seeds, sequence bounds and
@@ -56,7 +56,7 @@ func TestResumeEqualsTail(t *testing.T) {
 			t.Fatalf("%v: NewAt(%d) gave %d rows, New gave %d", opts, k, len(got), len(want))
 		}
 		for i := range got {
-			if types.CompareRows(got[i], want[k+int64(i)]) != 0 {
+			if repr.CompareRows(got[i], want[k+int64(i)]) != 0 {
 				t.Fatalf("%v: row %d = %v, want %v", opts, k+int64(i), got[i], want[k+int64(i)])
 			}
 		}
@@ -64,14 +64,14 @@ func TestResumeEqualsTail(t *testing.T) {
 }
 
 // collect returns up to n rows of g, copied.
-func collect(g *Generator, n int) []types.Row {
-	var out []types.Row
-	var row types.Row
+func collect(g *Generator, n int) []repr.Row {
+	var out []repr.Row
+	var row repr.Row
 	for range n {
 		if !g.Next(&row) {
 			break
 		}
-		out = append(out, append(types.Row(nil), row...))
+		out = append(out, append(repr.Row(nil), row...))
 	}
 	return out
 }
@@ -92,7 +92,7 @@ func TestValuesInRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := New(cfg)
-	var row types.Row
+	var row repr.Row
 	seen := map[int64]bool{}
 	var trues int
 	for range 20_000 {
@@ -112,7 +112,7 @@ func TestValuesInRange(t *testing.T) {
 		if len(row[7].Text()) != 7 || len(row[8].Text()) > 5 || len(row[10].Text()) != 4 {
 			t.Fatalf("string lengths: %v", row)
 		}
-		if ts := types.TimestampToTime(row[12].Micros()); ts.After(baseTime) || ts.Before(baseTime.Add(-10*time.Second)) {
+		if ts := repr.TimestampToTime(row[12].Micros()); ts.After(baseTime) || ts.Before(baseTime.Add(-10*time.Second)) {
 			t.Fatalf("timestamp %v outside [base-10s, base]", ts)
 		}
 		if d := row[14].Date(); d < 8764 || d > 8766 { // 2024-01-01 is day 8766
@@ -134,7 +134,7 @@ func TestValuesInRange(t *testing.T) {
 var baseTime = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // checkTypes checks each datum has its column's family.
-func checkTypes(t *testing.T, row types.Row) {
+func checkTypes(t *testing.T, row repr.Row) {
 	for i, d := range row {
 		if d.Family() != allTypes[i].Type.Family {
 			t.Fatalf("column %s: %v is not a %s", allTypes[i].Name, d, allTypes[i].Type.Name())

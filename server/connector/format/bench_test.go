@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/types"
 	"github.com/valyala/fastjson"
 )
 
@@ -25,9 +25,9 @@ import (
 
 // benchCols are the columns of the benchmark records.
 var benchCols = []connector.Column{
-	{Name: "id", Type: types.Int8}, {Name: "name", Type: types.Text},
-	{Name: "price", Type: types.Float8}, {Name: "active", Type: types.Bool},
-	{Name: "qty", Type: types.Int4},
+	{Name: "id", Type: repr.Int8}, {Name: "name", Type: repr.Text},
+	{Name: "price", Type: repr.Float8}, {Name: "active", Type: repr.Bool},
+	{Name: "qty", Type: repr.Int4},
 }
 
 // benchRecords returns n distinct small records (~80 bytes).
@@ -94,17 +94,17 @@ func BenchmarkJSONDecodeFastjson(b *testing.B) {
 }
 
 // fastjsonDatum converts a fastjson value with the Decoder's rules.
-func fastjsonDatum(v *fastjson.Value, t types.T) (types.Datum, error) {
+func fastjsonDatum(v *fastjson.Value, t repr.T) (repr.Datum, error) {
 	switch v.Type() {
 	case fastjson.TypeString:
-		return types.ParseText(string(v.GetStringBytes()), t, nil)
+		return repr.ParseText(string(v.GetStringBytes()), t, nil)
 	case fastjson.TypeNumber:
 		raw := v.MarshalTo(nil)
 		return convertNumber(raw, !bytes.ContainsAny(raw, ".eE"), t)
 	case fastjson.TypeTrue, fastjson.TypeFalse:
-		return types.NewBool(v.Type() == fastjson.TypeTrue), nil
+		return repr.NewBool(v.Type() == fastjson.TypeTrue), nil
 	}
-	return types.Null, nil
+	return repr.Null, nil
 }
 
 func BenchmarkJSONDecodeEncodingJSON(b *testing.B) {
@@ -120,12 +120,12 @@ func BenchmarkJSONDecodeEncodingJSON(b *testing.B) {
 			var err error
 			switch v := m[c.Name].(type) {
 			case string:
-				row[i], err = types.ParseText(v, c.Type, nil)
+				row[i], err = repr.ParseText(v, c.Type, nil)
 			case json.Number:
 				_, ierr := strconv.ParseInt(string(v), 10, 64)
 				row[i], err = convertNumber([]byte(v), ierr == nil, c.Type)
 			case bool:
-				row[i] = types.NewBool(v)
+				row[i] = repr.NewBool(v)
 			}
 			if err != nil {
 				return err
@@ -138,7 +138,7 @@ func BenchmarkJSONDecodeEncodingJSON(b *testing.B) {
 
 // BenchmarkDecodeFormats measures every decoder on typical records.
 func BenchmarkDecodeFormats(b *testing.B) {
-	cols := append(benchCols[:len(benchCols):len(benchCols)], connector.Column{Name: "ts", Type: types.Timestamp})
+	cols := append(benchCols[:len(benchCols):len(benchCols)], connector.Column{Name: "ts", Type: repr.Timestamp})
 	cases := []struct {
 		name, format, encode string
 		keyCols              []int

@@ -3,9 +3,8 @@ package format
 import (
 	"strings"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // csvDecoder is FORMAT PLAIN ENCODE CSV: one CSV line per record, fields
@@ -25,19 +24,19 @@ func newCSVDecoder(cols []connector.Column, keyCols []int, opts map[string]strin
 	d := &csvDecoder{cols: cols, keyCols: keyCols, delim: ','}
 	if v, ok := opts["delimiter"]; ok {
 		if len(v) != 1 || v[0] == '"' || v[0] == '\n' || v[0] == '\r' {
-			return nil, pgerr.New(pgerr.CodeInvalidParameter, "CSV delimiter must be a single one-byte character other than quote and newline")
+			return nil, repr.Errorf(repr.CodeInvalidParameter, "CSV delimiter must be a single one-byte character other than quote and newline")
 		}
 		d.delim = v[0]
 	}
 	if v, ok := opts["without_header"]; ok && !strings.EqualFold(v, "true") {
-		return nil, pgerr.Unsupported("ENCODE CSV with a header line")
+		return nil, repr.Unsupported("ENCODE CSV with a header line")
 	}
 	return d, nil
 }
 
 // errCSV is a 22P02 CSV syntax error.
 func errCSV(format string, args ...any) error {
-	return pgerr.New(pgerr.CodeInvalidText, "invalid CSV record: "+format, args...)
+	return repr.Errorf(repr.CodeInvalidText, "invalid CSV record: "+format, args...)
 }
 
 // Decode implements Decoder.
@@ -74,7 +73,7 @@ func trimNewline(b []byte) []byte {
 
 // fields splits b into fields and converts each into row, returning the
 // number of fields seen (conversion stops past len(row)).
-func (d *csvDecoder) fields(b []byte, row types.Row) (int, error) {
+func (d *csvDecoder) fields(b []byte, row repr.Row) (int, error) {
 	n := 0
 	for i := 0; ; n++ {
 		field, quoted, next, err := d.field(b, i)
@@ -82,7 +81,7 @@ func (d *csvDecoder) fields(b []byte, row types.Row) (int, error) {
 			return n, err
 		}
 		if n < len(row) && (quoted || len(field) > 0) {
-			if row[n], err = types.ParseText(string(field), d.cols[n].Type, nil); err != nil {
+			if row[n], err = repr.ParseText(string(field), d.cols[n].Type, nil); err != nil {
 				return n, inColumn(err, d.cols[n].Name)
 			}
 		}

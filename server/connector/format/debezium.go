@@ -1,9 +1,6 @@
 package format
 
-import (
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
-)
+import "github.com/eddydb/eddy/repr"
 
 // debeziumJSON is FORMAT DEBEZIUM ENCODE JSON: Debezium change events,
 // with or without the schema envelope.
@@ -12,7 +9,7 @@ type debeziumJSON struct{ *jsonDecoder }
 // event is one Debezium change event's payload.
 type event struct {
 	op            byte // 'c', 'r', 'u', 'd', 't'; 0 if absent
-	before, after types.Row
+	before, after repr.Row
 	wrapped       bool // the payload was wrapped in {"payload": ...}
 	null          bool // the wrapped payload was null
 }
@@ -78,7 +75,7 @@ func (d *debeziumJSON) payload(ev *event, out *Changes, depth int) error {
 }
 
 // image reads a before or after image: null or a row object.
-func (d *debeziumJSON) image(out *Changes, depth int) (types.Row, error) {
+func (d *debeziumJSON) image(out *Changes, depth int) (repr.Row, error) {
 	if d.s.peek() == 'n' {
 		_, _, _, err := d.s.value(depth)
 		return nil, err
@@ -94,7 +91,7 @@ func (d *debeziumJSON) op(ev *event) error {
 		return err
 	}
 	if k != vString || len(v) != 1 {
-		return pgerr.New(pgerr.CodeInvalidParameter, "invalid Debezium op %s", d.s.b[start:d.s.i])
+		return repr.Errorf(repr.CodeInvalidParameter, "invalid Debezium op %s", d.s.b[start:d.s.i])
 	}
 	ev.op = v[0]
 	return nil
@@ -119,21 +116,21 @@ func (d *debeziumJSON) apply(ev *event, key []byte, out *Changes) error {
 		}
 		return d.tombstone(key, out)
 	case 't':
-		return pgerr.Unsupported("Debezium truncate events")
+		return repr.Unsupported("Debezium truncate events")
 	case 0:
-		return pgerr.New(pgerr.CodeInvalidParameter, "Debezium event without op")
+		return repr.Errorf(repr.CodeInvalidParameter, "Debezium event without op")
 	}
-	return pgerr.New(pgerr.CodeInvalidParameter, "invalid Debezium op %q", string(ev.op))
+	return repr.Errorf(repr.CodeInvalidParameter, "invalid Debezium op %q", string(ev.op))
 }
 
 // emit appends a change of kind k for row (the image named name), which
 // must be present; Upsert needs key columns.
-func (d *debeziumJSON) emit(k Kind, row types.Row, name string, out *Changes) error {
+func (d *debeziumJSON) emit(k Kind, row repr.Row, name string, out *Changes) error {
 	if row == nil {
-		return pgerr.New(pgerr.CodeInvalidParameter, "Debezium op requires a non-null %q image", name)
+		return repr.Errorf(repr.CodeInvalidParameter, "Debezium op requires a non-null %q image", name)
 	}
 	if k == Upsert && len(d.keyCols) == 0 {
-		return pgerr.New(pgerr.CodeInvalidParameter, "Debezium update without a before image requires a primary key")
+		return repr.Errorf(repr.CodeInvalidParameter, "Debezium update without a before image requires a primary key")
 	}
 	if err := checkKey(row, d.cols, d.keyCols); err != nil {
 		return err
@@ -146,7 +143,7 @@ func (d *debeziumJSON) emit(k Kind, row types.Row, name string, out *Changes) er
 // without a before image.
 func (d *debeziumJSON) tombstone(key []byte, out *Changes) error {
 	if len(d.keyCols) == 0 {
-		return pgerr.New(pgerr.CodeInvalidParameter, "Debezium delete without a before image requires a primary key")
+		return repr.Errorf(repr.CodeInvalidParameter, "Debezium delete without a before image requires a primary key")
 	}
 	k, err := d.recordKey(key, out)
 	if err != nil {

@@ -5,7 +5,7 @@
 // A Decoder is a deterministic function of one record's key and value bytes:
 // no clock, no I/O, no goroutines. It appends Changes; a bad record (invalid
 // JSON, a value of the wrong type, a missing key column) is an error, a
-// *pgerr.Error with a SQLSTATE, and appends nothing. What to do with a bad
+// *repr.Error with a SQLSTATE, and appends nothing. What to do with a bad
 // record (skip and count it, or stop the source) is the caller's policy.
 //
 // # Formats
@@ -42,7 +42,7 @@
 // Values convert to the column type with PostgreSQL's semantics:
 //
 //   - null is SQL NULL for every type, jsonb included.
-//   - strings are the type's text input (types.ParseText), so a timestamp,
+//   - strings are the type's text input (repr.ParseText), so a timestamp,
 //     date, interval, numeric or bytea ('\x..') column reads its PostgreSQL
 //     text form; "42" fills an integer column. Timestamps are only read from
 //     strings; timestamptz without an offset is UTC.

@@ -3,15 +3,14 @@ package format
 import (
 	"strings"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // A Decoder turns one raw record into row changes for its columns.
 //
 // Decode appends the record's changes to out. On error (a bad record) it
-// returns a *pgerr.Error and appends nothing. Decode never panics on any
+// returns a *repr.Error and appends nothing. Decode never panics on any
 // input (fuzzed). A Decoder is not safe for concurrent use: it reuses
 // scratch buffers across calls.
 type Decoder interface {
@@ -54,8 +53,8 @@ func (k Kind) String() string {
 // decoder has no key columns (never for Upsert and Tombstone).
 type Change struct {
 	Kind Kind
-	Row  types.Row
-	Key  types.Row
+	Row  repr.Row
+	Key  repr.Row
 }
 
 // Diff is the change's multiplicity: +1 for Insert, -1 for Delete, and 0
@@ -77,7 +76,7 @@ func (c Change) Diff() int64 {
 // and may be retained by the caller.
 type Changes struct {
 	List []Change
-	slab []types.Datum
+	slab []repr.Datum
 }
 
 // slabSize is the number of datums allocated at once for rows.
@@ -91,9 +90,9 @@ func (c *Changes) Reset() { c.List = c.List[:0] }
 func (c *Changes) Len() int { return len(c.List) }
 
 // newRow returns a row of n NULL datums.
-func (c *Changes) newRow(n int) types.Row {
+func (c *Changes) newRow(n int) repr.Row {
 	if len(c.slab) < n {
-		c.slab = make([]types.Datum, max(slabSize, n))
+		c.slab = make([]repr.Datum, max(slabSize, n))
 	}
 	r := c.slab[:n:n]
 	c.slab = c.slab[n:]
@@ -101,12 +100,12 @@ func (c *Changes) newRow(n int) types.Row {
 }
 
 // add appends a change.
-func (c *Changes) add(k Kind, row, key types.Row) {
+func (c *Changes) add(k Kind, row, key repr.Row) {
 	c.List = append(c.List, Change{Kind: k, Row: row, Key: key})
 }
 
 // keyOf returns the key columns' values of row, or nil without key columns.
-func (c *Changes) keyOf(row types.Row, keyCols []int) types.Row {
+func (c *Changes) keyOf(row repr.Row, keyCols []int) repr.Row {
 	if len(keyCols) == 0 {
 		return nil
 	}
@@ -136,7 +135,7 @@ func NewDecoder(format, encode string, cols []connector.Column, keyCols []int, o
 	format, encode = strings.ToLower(format), strings.ToLower(encode)
 	for _, k := range keyCols {
 		if k < 0 || k >= len(cols) {
-			return nil, pgerr.New(pgerr.CodeInvalidParameter, "key column %d out of range", k)
+			return nil, repr.Errorf(repr.CodeInvalidParameter, "key column %d out of range", k)
 		}
 	}
 	switch encode {
@@ -144,11 +143,11 @@ func NewDecoder(format, encode string, cols []connector.Column, keyCols []int, o
 		return newJSONDecoder(format, cols, keyCols, opts)
 	case EncodeCSV:
 		if format != FormatPlain {
-			return nil, pgerr.Unsupported("FORMAT %s ENCODE CSV", strings.ToUpper(format))
+			return nil, repr.Unsupported("FORMAT %s ENCODE CSV", strings.ToUpper(format))
 		}
 		return newCSVDecoder(cols, keyCols, opts)
 	}
-	return nil, pgerr.Unsupported("ENCODE %s", strings.ToUpper(encode))
+	return nil, repr.Unsupported("ENCODE %s", strings.ToUpper(encode))
 }
 
 // rejectOptions returns 22023 for the first option not in allowed.
@@ -159,17 +158,17 @@ func rejectOptions(opts map[string]string, allowed ...string) error {
 			ok = ok || k == a
 		}
 		if !ok {
-			return pgerr.New(pgerr.CodeInvalidParameter, "unrecognized encode option %q", k)
+			return repr.Errorf(repr.CodeInvalidParameter, "unrecognized encode option %q", k)
 		}
 	}
 	return nil
 }
 
 // checkKey returns 23502 if a key column of row is NULL.
-func checkKey(row types.Row, cols []connector.Column, keyCols []int) error {
+func checkKey(row repr.Row, cols []connector.Column, keyCols []int) error {
 	for _, k := range keyCols {
 		if row[k].IsNull() {
-			return pgerr.New(pgerr.CodeNotNullViolation, "missing or null value for key column %q", cols[k].Name)
+			return repr.Errorf(repr.CodeNotNullViolation, "missing or null value for key column %q", cols[k].Name)
 		}
 	}
 	return nil

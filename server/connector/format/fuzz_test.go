@@ -6,18 +6,18 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // fuzzCols covers every conversion path: ints of each width, float,
 // numeric with a scale, text, varchar, bool, jsonb and date/time types.
 var fuzzCols = []connector.Column{
-	{Name: "id", Type: types.Int8}, {Name: "s", Type: types.Int2}, {Name: "i", Type: types.Int4},
-	{Name: "f", Type: types.Float4}, {Name: "n", Type: types.NumericPS(8, 2)},
-	{Name: "t", Type: types.Text}, {Name: "v", Type: types.Varchar(4)}, {Name: "b", Type: types.Bool},
-	{Name: "j", Type: types.JSONB}, {Name: "ts", Type: types.TimestampTZ}, {Name: "d", Type: types.Date},
-	{Name: "iv", Type: types.IntervalT}, {Name: "by", Type: types.Bytea},
+	{Name: "id", Type: repr.Int8}, {Name: "s", Type: repr.Int2}, {Name: "i", Type: repr.Int4},
+	{Name: "f", Type: repr.Float4}, {Name: "n", Type: repr.NumericPS(8, 2)},
+	{Name: "t", Type: repr.Text}, {Name: "v", Type: repr.Varchar(4)}, {Name: "b", Type: repr.Bool},
+	{Name: "j", Type: repr.JSONB}, {Name: "ts", Type: repr.TimestampTZ}, {Name: "d", Type: repr.Date},
+	{Name: "iv", Type: repr.IntervalT}, {Name: "by", Type: repr.Bytea},
 }
 
 // jsonSeeds are seed records for the JSON fuzz targets.

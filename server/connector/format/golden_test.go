@@ -7,9 +7,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // TestGolden runs the decoder golden files. One command:
@@ -95,7 +94,7 @@ func parseCols(t *testing.T, d *datadriven.TestData) []connector.Column {
 			}
 			mods = append(mods, int32(n))
 		}
-		typ, err := types.TypeByName(parts[1], mods)
+		typ, err := repr.TypeByName(parts[1], mods)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +133,7 @@ func formatChange(c Change) string {
 }
 
 // formatRow prints datums as literals.
-func formatRow(r types.Row) string {
+func formatRow(r repr.Row) string {
 	parts := make([]string, len(r))
 	for i, d := range r {
 		parts[i] = d.String()
@@ -144,7 +143,7 @@ func formatRow(r types.Row) string {
 
 // formatErr prints an error with its SQLSTATE and detail.
 func formatErr(err error) string {
-	e := pgerr.From(err)
+	e := repr.ErrorFrom(err)
 	s := fmt.Sprintf("error %s: %s", e.Code, e.Message)
 	if e.Detail != "" {
 		s += " [" + e.Detail + "]"

@@ -3,9 +3,8 @@ package format
 import (
 	"strings"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // jsonDecoder holds what the three JSON formats share: the columns, the
@@ -32,13 +31,13 @@ func newJSONDecoder(format string, cols []connector.Column, keyCols []int, opts 
 		return &plainJSON{d}, nil
 	case FormatUpsert:
 		if len(keyCols) == 0 {
-			return nil, pgerr.New(pgerr.CodeInvalidParameter, "FORMAT UPSERT requires a primary key")
+			return nil, repr.Errorf(repr.CodeInvalidParameter, "FORMAT UPSERT requires a primary key")
 		}
 		return &upsertJSON{d}, nil
 	case FormatDebezium:
 		return &debeziumJSON{d}, nil
 	}
-	return nil, pgerr.Unsupported("FORMAT %s", strings.ToUpper(format))
+	return nil, repr.Unsupported("FORMAT %s", strings.ToUpper(format))
 }
 
 // lookup returns the column named key, or -1. guess is tried first:
@@ -70,7 +69,7 @@ func (d *jsonDecoder) isNull(b []byte) bool {
 
 // object reads the object at the scanner into row, column by name.
 // Unknown keys are validated and skipped.
-func (d *jsonDecoder) object(row types.Row, depth int) error {
+func (d *jsonDecoder) object(row repr.Row, depth int) error {
 	if err := d.s.expect('{'); err != nil {
 		return err
 	}
@@ -95,22 +94,22 @@ func (d *jsonDecoder) object(row types.Row, depth int) error {
 }
 
 // field scans the next value and converts it to column col's type.
-func (d *jsonDecoder) field(col, depth int) (types.Datum, error) {
+func (d *jsonDecoder) field(col, depth int) (repr.Datum, error) {
 	k, v, start, err := d.s.value(depth)
 	if err != nil {
-		return types.Null, err
+		return repr.Null, err
 	}
 	t := d.cols[col].Type
 	datum, err := convert(k, v, d.s.b[start:d.s.i], d.s.intOK, t)
 	if err != nil {
-		return types.Null, inColumn(err, d.cols[col].Name)
+		return repr.Null, inColumn(err, d.cols[col].Name)
 	}
 	return datum, nil
 }
 
 // inColumn adds the column name to a conversion error's detail.
 func inColumn(err error, name string) error {
-	e := pgerr.From(err)
+	e := repr.ErrorFrom(err)
 	if e.Detail != "" {
 		return e.WithDetail("%s (column %q)", e.Detail, name)
 	}
@@ -120,46 +119,46 @@ func inColumn(err error, name string) error {
 // convert turns one scanned JSON value into a datum of type t (see the
 // package doc for the rules). v is the unescaped string or the number text;
 // raw is the value's JSON text; intOK says a number is a plain integer.
-func convert(k valueKind, v, raw []byte, intOK bool, t types.T) (types.Datum, error) {
+func convert(k valueKind, v, raw []byte, intOK bool, t repr.T) (repr.Datum, error) {
 	if k == vNull {
-		return types.Null, nil
+		return repr.Null, nil
 	}
 	switch t.Family {
-	case types.FamJSONB:
-		return types.ParseJSONB(string(raw))
-	case types.FamText:
+	case repr.FamJSONB:
+		return repr.ParseJSONB(string(raw))
+	case repr.FamText:
 		if k != vString {
 			v = raw
 		}
-		return types.ParseText(string(v), t, nil)
+		return repr.ParseText(string(v), t, nil)
 	}
 	switch k {
 	case vString:
-		return types.ParseText(string(v), t, nil)
+		return repr.ParseText(string(v), t, nil)
 	case vNumber:
 		return convertNumber(v, intOK, t)
 	case vTrue, vFalse:
-		if t.Family == types.FamBool {
-			return types.NewBool(k == vTrue), nil
+		if t.Family == repr.FamBool {
+			return repr.NewBool(k == vTrue), nil
 		}
 	}
-	return types.Null, errCast(k, t)
+	return repr.Null, errCast(k, t)
 }
 
 // convertNumber converts a JSON number as PostgreSQL's cast from jsonb.
-func convertNumber(v []byte, intOK bool, t types.T) (types.Datum, error) {
+func convertNumber(v []byte, intOK bool, t repr.T) (repr.Datum, error) {
 	switch t.Family {
-	case types.FamInt:
+	case repr.FamInt:
 		if intOK {
 			if i, ok := parseSmallInt(v); ok && fitsWidth(i, t.Width) {
-				return types.NewInt(i), nil
+				return repr.NewInt(i), nil
 			}
 		}
-		return types.Cast(types.NewJSONB(string(v)), types.JSONB, t, nil, true)
-	case types.FamFloat, types.FamNumeric:
-		return types.ParseText(string(v), t, nil)
+		return repr.Cast(repr.NewJSONB(string(v)), repr.JSONB, t, nil, true)
+	case repr.FamFloat, repr.FamNumeric:
+		return repr.ParseText(string(v), t, nil)
 	}
-	return types.Null, errCast(vNumber, t)
+	return repr.Null, errCast(vNumber, t)
 }
 
 // parseSmallInt parses an optionally negative run of at most 18 digits,
@@ -194,12 +193,12 @@ func fitsWidth(i int64, width int32) bool {
 }
 
 // errCast is PostgreSQL's 22023 "cannot cast jsonb <kind> to type <t>".
-func errCast(k valueKind, t types.T) error {
-	return pgerr.New(pgerr.CodeInvalidParameter, "cannot cast jsonb %s to type %s", kindNames[k], t.Name())
+func errCast(k valueKind, t repr.T) error {
+	return repr.Errorf(repr.CodeInvalidParameter, "cannot cast jsonb %s to type %s", kindNames[k], t.Name())
 }
 
 // row decodes value (one JSON object) into a new row.
-func (d *jsonDecoder) row(value []byte, out *Changes) (types.Row, error) {
+func (d *jsonDecoder) row(value []byte, out *Changes) (repr.Row, error) {
 	d.s.reset(value)
 	row := out.newRow(len(d.cols))
 	if err := d.object(row, 0); err != nil {
@@ -255,9 +254,9 @@ func (d *upsertJSON) Decode(key, value []byte, out *Changes) error {
 // recordKey decodes the key columns from a record key: a JSON object
 // naming them (or wrapping them in "payload", as Debezium keys do), or a
 // JSON scalar when there is one key column.
-func (d *jsonDecoder) recordKey(key []byte, out *Changes) (types.Row, error) {
+func (d *jsonDecoder) recordKey(key []byte, out *Changes) (repr.Row, error) {
 	if isEmpty(key) {
-		return nil, pgerr.New(pgerr.CodeNotNullViolation, "tombstone record without a key")
+		return nil, repr.Errorf(repr.CodeNotNullViolation, "tombstone record without a key")
 	}
 	d.s.reset(key)
 	row := out.newRow(len(d.cols))
@@ -268,7 +267,7 @@ func (d *jsonDecoder) recordKey(key []byte, out *Changes) (types.Row, error) {
 	case len(d.keyCols) == 1:
 		row[d.keyCols[0]], err = d.field(d.keyCols[0], 0)
 	default:
-		err = pgerr.New(pgerr.CodeInvalidParameter, "record key must be a JSON object naming the key columns")
+		err = repr.Errorf(repr.CodeInvalidParameter, "record key must be a JSON object naming the key columns")
 	}
 	if err == nil {
 		err = d.s.end()
@@ -284,7 +283,7 @@ func (d *jsonDecoder) recordKey(key []byte, out *Changes) (types.Row, error) {
 
 // keyObject reads a key object into row; a "payload" key that names no
 // column holds a nested key object.
-func (d *jsonDecoder) keyObject(row types.Row) error {
+func (d *jsonDecoder) keyObject(row repr.Row) error {
 	if err := d.s.expect('{'); err != nil {
 		return err
 	}

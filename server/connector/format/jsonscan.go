@@ -5,10 +5,10 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
-// maxDepth bounds the nesting of JSON values, as types.ParseJSONB does, so
+// maxDepth bounds the nesting of JSON values, as repr.ParseJSONB does, so
 // hostile input cannot exhaust the stack.
 const maxDepth = 10000
 
@@ -47,7 +47,7 @@ func (s *scanner) reset(b []byte) { s.b, s.i = b, 0 }
 
 // errSyntax is the 22P02 error for malformed JSON at the current offset.
 func (s *scanner) errSyntax() error {
-	e := pgerr.New(pgerr.CodeInvalidText, "invalid input syntax for type json")
+	e := repr.Errorf(repr.CodeInvalidText, "invalid input syntax for type json")
 	if s.i >= len(s.b) {
 		return e.WithDetail("The input string ended unexpectedly.")
 	}
@@ -137,7 +137,7 @@ func (s *scanner) value(depth int) (k valueKind, v []byte, start int, err error)
 		return vNumber, v, start, err
 	case c == '{' || c == '[':
 		if depth >= maxDepth {
-			return 0, nil, start, pgerr.New(pgerr.CodeProgramLimitExceeded, "JSON nesting depth exceeds the maximum of %d", maxDepth)
+			return 0, nil, start, repr.Errorf(repr.CodeProgramLimitExceeded, "JSON nesting depth exceeds the maximum of %d", maxDepth)
 		}
 		k, err = s.composite(depth)
 		return k, s.b[start:s.i], start, err

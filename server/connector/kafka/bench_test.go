@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
 	"github.com/eddydb/eddy/server/connector/format"
-	"github.com/eddydb/eddy/sql/types"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -36,7 +36,7 @@ func BenchmarkReadDecode(b *testing.B) {
 		b.Fatal(err)
 	}
 	p.Close()
-	cols := []connector.Column{{Name: "id", Type: types.Int8}, {Name: "name", Type: types.Text}, {Name: "price", Type: types.Float8}, {Name: "active", Type: types.Bool}, {Name: "qty", Type: types.Int4}}
+	cols := []connector.Column{{Name: "id", Type: repr.Int8}, {Name: "name", Type: repr.Text}, {Name: "price", Type: repr.Float8}, {Name: "active", Type: repr.Bool}, {Name: "qty", Type: repr.Int4}}
 	dec, err := format.NewDecoder("plain", "json", cols, nil, nil)
 	if err != nil {
 		b.Fatal(err)

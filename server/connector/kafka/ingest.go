@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector/format"
-	"github.com/eddydb/eddy/sql/pgerr"
 )
 
 // OnError is a source's policy for records its decoder rejects (the
@@ -37,7 +37,7 @@ type BadRecord struct {
 	Source    string
 	Partition int32
 	Offset    int64
-	Err       *pgerr.Error
+	Err       *repr.Error
 	Prefix    []byte // the first prefixLen bytes of the value
 }
 
@@ -50,7 +50,7 @@ func (b BadRecord) String() string {
 // failure is the error that stops a source on this bad record: the
 // record's SQLSTATE, naming the source and the record.
 func (b BadRecord) failure() error {
-	return &pgerr.Error{
+	return &repr.Error{
 		Code: b.Err.Code,
 		Message: fmt.Sprintf("source %q stopped on a bad record at partition %d offset %d: %s",
 			b.Source, b.Partition, b.Offset, b.Err.Message),
@@ -60,7 +60,7 @@ func (b BadRecord) failure() error {
 }
 
 // describe is the error's message with its detail.
-func describe(e *pgerr.Error) string {
+func describe(e *repr.Error) string {
 	if e.Detail != "" {
 		return e.Message + ": " + e.Detail
 	}
@@ -91,7 +91,7 @@ func (in *Ingest) Decode(recs []Record, out *format.Changes) error {
 			continue
 		}
 		in.Bad++
-		bad := BadRecord{Source: in.Source, Partition: r.Partition, Offset: r.Offset, Err: pgerr.From(err), Prefix: r.Value[:min(len(r.Value), prefixLen)]}
+		bad := BadRecord{Source: in.Source, Partition: r.Partition, Offset: r.Offset, Err: repr.ErrorFrom(err), Prefix: r.Value[:min(len(r.Value), prefixLen)]}
 		if in.OnError == FailOnBadRecord {
 			return bad.failure()
 		}

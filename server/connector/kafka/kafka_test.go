@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
 	"github.com/eddydb/eddy/server/connector/format"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -225,7 +224,7 @@ func TestUnknownTopic(t *testing.T) {
 	cfg := newCluster(t, 1)
 	cfg.Topic = "nope"
 	_, err := NewReader(testCtx(t), cfg, nil)
-	if pgerr.Code(err) != pgerr.CodeInvalidParameter {
+	if repr.ErrorCode(err) != repr.CodeInvalidParameter {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -300,7 +299,7 @@ func TestIngestBadRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dec, err := format.NewDecoder("plain", "json", []connector.Column{{Name: "id", Type: types.Int4}}, nil, nil)
+	dec, err := format.NewDecoder("plain", "json", []connector.Column{{Name: "id", Type: repr.Int4}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,8 +331,8 @@ func TestIngestBadRecords(t *testing.T) {
 	fail := Ingest{Source: "s", Decoder: dec, OnError: FailOnBadRecord}
 	out.Reset()
 	err = fail.Decode(recs, &out)
-	e := pgerr.From(err)
-	if e.Code != pgerr.CodeInvalidText || !strings.Contains(e.Message, `source "s" stopped on a bad record at partition 0 offset 1`) || out.Len() != 1 {
+	e := repr.ErrorFrom(err)
+	if e.Code != repr.CodeInvalidText || !strings.Contains(e.Message, `source "s" stopped on a bad record at partition 0 offset 1`) || out.Len() != 1 {
 		t.Fatalf("got %v (%s), %d changes", err, e.Detail, out.Len())
 	}
 }

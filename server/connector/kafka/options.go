@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -72,7 +72,7 @@ func ParseOptions(opts map[string]string) (Config, error) {
 
 // errOption is a 22023 error about a WITH option.
 func errOption(format string, args ...any) error {
-	return pgerr.New(pgerr.CodeInvalidParameter, format, args...)
+	return repr.Errorf(repr.CodeInvalidParameter, format, args...)
 }
 
 // set applies one option.
@@ -131,12 +131,12 @@ func (cfg *Config) setProperty(k, v string) error {
 		cfg.FetchMaxWait = time.Duration(n) * time.Millisecond
 	case "properties.security.protocol":
 		if !strings.EqualFold(v, "plaintext") {
-			return pgerr.Unsupported("Kafka security protocol %q", v)
+			return repr.Unsupported("Kafka security protocol %q", v)
 		}
 	default:
 		switch {
 		case strings.HasPrefix(k, "properties."):
-			return pgerr.Unsupported("Kafka property %q", strings.TrimPrefix(k, "properties."))
+			return repr.Unsupported("Kafka property %q", strings.TrimPrefix(k, "properties."))
 		case strings.HasPrefix(k, "scan."):
 			return errOption("unrecognized option %q", k)
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestOptions runs testdata/options: "parse" takes one key=value option
@@ -21,7 +21,7 @@ func TestOptions(t *testing.T) {
 		}
 		cfg, err := ParseOptions(opts)
 		if err != nil {
-			e := pgerr.From(err)
+			e := repr.ErrorFrom(err)
 			return fmt.Sprintf("error %s: %s\n", e.Code, e.Message)
 		}
 		return fmt.Sprintf("%+v\n", cfg)

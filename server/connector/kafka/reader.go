@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -41,7 +41,7 @@ type Reader struct {
 // errBroker wraps a failure to talk to Kafka as 08001, the SQLSTATE of a
 // connection that could not be established.
 func errBroker(what string, err error) error {
-	return pgerr.New("08001", "kafka: %s: %v", what, err)
+	return repr.Errorf("08001", "kafka: %s: %v", what, err)
 }
 
 // NewReader connects to the brokers and starts consuming every partition
@@ -124,7 +124,7 @@ func partitions(ctx context.Context, cl *kgo.Client, topic string) ([]int32, err
 	for _, rt := range resp.Topics {
 		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
 			if errors.Is(err, kerr.UnknownTopicOrPartition) {
-				return nil, pgerr.New(pgerr.CodeInvalidParameter, "Kafka topic %q does not exist", topic)
+				return nil, repr.Errorf(repr.CodeInvalidParameter, "Kafka topic %q does not exist", topic)
 			}
 			return nil, errBroker("metadata of topic "+topic, err)
 		}
@@ -133,7 +133,7 @@ func partitions(ctx context.Context, cl *kgo.Client, topic string) ([]int32, err
 		}
 	}
 	if len(parts) == 0 {
-		return nil, pgerr.New(pgerr.CodeInvalidParameter, "Kafka topic %q does not exist", topic)
+		return nil, repr.Errorf(repr.CodeInvalidParameter, "Kafka topic %q does not exist", topic)
 	}
 	slices.Sort(parts)
 	return parts, nil

@@ -3,13 +3,13 @@ package nexmark
 import (
 	"testing"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // BenchmarkNext measures the whole event mix through Next, reusing one row.
 func BenchmarkNext(b *testing.B) {
 	g := New(DefaultConfig())
-	var row types.Row
+	var row repr.Row
 	b.ReportAllocs()
 	start := processCPU()
 	for b.Loop() {
@@ -24,7 +24,7 @@ func BenchmarkNextOf(b *testing.B) {
 	for _, tt := range []TableType{Person, Auction, Bid} {
 		b.Run(tt.String(), func(b *testing.B) {
 			g := New(DefaultConfig())
-			var row types.Row
+			var row repr.Row
 			b.ReportAllocs()
 			start := processCPU()
 			for b.Loop() {
@@ -39,7 +39,7 @@ func BenchmarkNextOf(b *testing.B) {
 // the seed is cached).
 func BenchmarkNewAt(b *testing.B) {
 	cfg := DefaultConfig()
-	var row types.Row
+	var row repr.Row
 	for b.Loop() {
 		NewAt(cfg, 123_456_789).Next(&row)
 	}

@@ -4,9 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // Column is the name and type of one column of a Nexmark table.
@@ -74,23 +73,23 @@ func (t TableType) String() string {
 
 var (
 	personColumns = []Column{
-		{Name: "id", Type: types.Int8}, {Name: "name", Type: types.Varchar(0)},
-		{Name: "email_address", Type: types.Varchar(0)}, {Name: "credit_card", Type: types.Varchar(0)},
-		{Name: "city", Type: types.Varchar(0)}, {Name: "state", Type: types.Varchar(0)},
-		{Name: "date_time", Type: types.Timestamp}, {Name: "extra", Type: types.Varchar(0)},
+		{Name: "id", Type: repr.Int8}, {Name: "name", Type: repr.Varchar(0)},
+		{Name: "email_address", Type: repr.Varchar(0)}, {Name: "credit_card", Type: repr.Varchar(0)},
+		{Name: "city", Type: repr.Varchar(0)}, {Name: "state", Type: repr.Varchar(0)},
+		{Name: "date_time", Type: repr.Timestamp}, {Name: "extra", Type: repr.Varchar(0)},
 	}
 	auctionColumns = []Column{
-		{Name: "id", Type: types.Int8}, {Name: "item_name", Type: types.Varchar(0)},
-		{Name: "description", Type: types.Varchar(0)}, {Name: "initial_bid", Type: types.Int8},
-		{Name: "reserve", Type: types.Int8}, {Name: "date_time", Type: types.Timestamp},
-		{Name: "expires", Type: types.Timestamp}, {Name: "seller", Type: types.Int8},
-		{Name: "category", Type: types.Int8}, {Name: "extra", Type: types.Varchar(0)},
+		{Name: "id", Type: repr.Int8}, {Name: "item_name", Type: repr.Varchar(0)},
+		{Name: "description", Type: repr.Varchar(0)}, {Name: "initial_bid", Type: repr.Int8},
+		{Name: "reserve", Type: repr.Int8}, {Name: "date_time", Type: repr.Timestamp},
+		{Name: "expires", Type: repr.Timestamp}, {Name: "seller", Type: repr.Int8},
+		{Name: "category", Type: repr.Int8}, {Name: "extra", Type: repr.Varchar(0)},
 	}
 	bidColumns = []Column{
-		{Name: "auction", Type: types.Int8}, {Name: "bidder", Type: types.Int8},
-		{Name: "price", Type: types.Int8}, {Name: "channel", Type: types.Varchar(0)},
-		{Name: "url", Type: types.Varchar(0)}, {Name: "date_time", Type: types.Timestamp},
-		{Name: "extra", Type: types.Varchar(0)},
+		{Name: "auction", Type: repr.Int8}, {Name: "bidder", Type: repr.Int8},
+		{Name: "price", Type: repr.Int8}, {Name: "channel", Type: repr.Varchar(0)},
+		{Name: "url", Type: repr.Varchar(0)}, {Name: "date_time", Type: repr.Timestamp},
+		{Name: "extra", Type: repr.Varchar(0)},
 	}
 )
 
@@ -149,7 +148,7 @@ func ParseOptions(opts map[string]string) (Config, TableType, error) {
 			_, err = parseInt(k, v, 1, 1<<31)
 		default:
 			if strings.HasPrefix(strings.ToLower(k), "nexmark.") {
-				err = pgerr.New(pgerr.CodeInvalidParameter, "unrecognized option %q", k).
+				err = repr.Errorf(repr.CodeInvalidParameter, "unrecognized option %q", k).
 					WithHint("Valid nexmark options: %s, %s, %s, %s, %s, %s.", OptTableType, OptEventRate,
 						OptEventNum, OptSeed, OptBaseTime, OptMaxEmitSpeed)
 			}
@@ -159,7 +158,7 @@ func ParseOptions(opts map[string]string) (Config, TableType, error) {
 		}
 	}
 	if !haveType {
-		return Config{}, 0, pgerr.New(pgerr.CodeInvalidParameter, "option %q is required", OptTableType).
+		return Config{}, 0, repr.Errorf(repr.CodeInvalidParameter, "option %q is required", OptTableType).
 			WithHint("Set %s to person, auction or bid.", OptTableType)
 	}
 	return cfg, tt, nil

@@ -1,8 +1,8 @@
 package nexmark
 
 import (
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // Event sizes, which the extra column pads to a target, count 8 bytes per
@@ -11,21 +11,21 @@ import (
 // not counted (so a bid's extra averages 68 bytes).
 
 // person writes person event n.
-func (g *Generator) person(n int64, r *connector.Rand, row types.Row) {
+func (g *Generator) person(n int64, r *connector.Rand, row repr.Row) {
 	name := fullNames[r.Int64n(int64(len(fullNames)))]
 	email := emailAddress(r)
 	card := creditCard(r)
 	city := cities[r.Int64n(int64(len(cities)))]
 	state := states[r.Int64n(int64(len(states)))]
 	size := int64(8*2 + len(name) + len(email) + len(card) + len(city) + len(state))
-	row[0] = types.NewInt(lastPerson(n) + firstPersonID)
-	row[1] = types.NewText(name)
-	row[2] = types.NewText(email)
-	row[3] = types.NewText(card)
-	row[4] = types.NewText(city)
-	row[5] = types.NewText(state)
+	row[0] = repr.NewInt(lastPerson(n) + firstPersonID)
+	row[1] = repr.NewText(name)
+	row[2] = repr.NewText(email)
+	row[3] = repr.NewText(card)
+	row[4] = repr.NewText(city)
+	row[5] = repr.NewText(state)
 	row[6] = timestamp(g.cfg.EventTime(n))
-	row[7] = types.NewText(extra(r, size, personSize))
+	row[7] = repr.NewText(extra(r, size, personSize))
 }
 
 // emailAddress returns 7 random letters + "@" + 5 random letters + ".com".
@@ -59,7 +59,7 @@ func creditCard(r *connector.Rand) string {
 }
 
 // auction writes auction event n.
-func (g *Generator) auction(n int64, r *connector.Rand, row types.Row) {
+func (g *Generator) auction(n int64, r *connector.Rand, row repr.Row) {
 	t := g.cfg.EventTime(n)
 	item := poolString(r, 3+r.Int64n(18))
 	desc := poolString(r, 3+r.Int64n(98))
@@ -71,20 +71,20 @@ func (g *Generator) auction(n int64, r *connector.Rand, row types.Row) {
 	if r.Int64n(4) == 0 {
 		seller = randomPerson(n, r)
 	}
-	row[0] = types.NewInt(lastAuction(n) + firstAuctionID)
-	row[1] = types.NewText(item)
-	row[2] = types.NewText(desc)
-	row[3] = types.NewInt(initial)
-	row[4] = types.NewInt(reserve)
+	row[0] = repr.NewInt(lastAuction(n) + firstAuctionID)
+	row[1] = repr.NewText(item)
+	row[2] = repr.NewText(desc)
+	row[3] = repr.NewInt(initial)
+	row[4] = repr.NewInt(reserve)
 	row[5] = timestamp(t)
 	row[6] = timestamp(expires)
-	row[7] = types.NewInt(seller + firstPersonID)
-	row[8] = types.NewInt(firstCategoryID + r.Int64n(numCategories))
-	row[9] = types.NewText(extra(r, int64(8*7+len(item)+len(desc)), auctionSize))
+	row[7] = repr.NewInt(seller + firstPersonID)
+	row[8] = repr.NewInt(firstCategoryID + r.Int64n(numCategories))
+	row[9] = repr.NewText(extra(r, int64(8*7+len(item)+len(desc)), auctionSize))
 }
 
 // bid writes bid event n.
-func (g *Generator) bid(n int64, r *connector.Rand, row types.Row) {
+func (g *Generator) bid(n int64, r *connector.Rand, row repr.Row) {
 	auction := lastAuction(n) / hotRatio * hotRatio
 	if r.Int64n(2) == 0 {
 		auction = randomAuction(n, r)
@@ -101,11 +101,11 @@ func (g *Generator) bid(n int64, r *connector.Rand, row types.Row) {
 		i := r.Int64n(numChannels)
 		channel, url = g.channels.names[i], g.channels.urls[i]
 	}
-	row[0] = types.NewInt(auction + firstAuctionID)
-	row[1] = types.NewInt(bidder + firstPersonID)
-	row[2] = types.NewInt(price(r))
-	row[3] = types.NewText(channel)
-	row[4] = types.NewText(url)
+	row[0] = repr.NewInt(auction + firstAuctionID)
+	row[1] = repr.NewInt(bidder + firstPersonID)
+	row[2] = repr.NewInt(price(r))
+	row[3] = repr.NewText(channel)
+	row[4] = repr.NewText(url)
 	row[5] = timestamp(g.cfg.EventTime(n))
-	row[6] = types.NewText(extra(r, 8*4, bidSize))
+	row[6] = repr.NewText(extra(r, 8*4, bidSize))
 }

@@ -4,8 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // FuzzParseOptions feeds ParseOptions arbitrary keys and values: it must
@@ -20,15 +19,15 @@ func FuzzParseOptions(f *testing.F) {
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		cfg, tt, err := ParseOptions(map[string]string{k1: v1, k2: v2})
 		if err != nil {
-			if pgerr.Code(err) != pgerr.CodeInvalidParameter || !strings.Contains(err.Error(), "option") {
-				t.Fatalf("error %v has code %s", err, pgerr.Code(err))
+			if repr.ErrorCode(err) != repr.CodeInvalidParameter || !strings.Contains(err.Error(), "option") {
+				t.Fatalf("error %v has code %s", err, repr.ErrorCode(err))
 			}
 			return
 		}
 		if cfg.EventRate <= 0 || cfg.NumEvents < 0 {
 			t.Fatalf("invalid config accepted: %+v", cfg)
 		}
-		var row types.Row
+		var row repr.Row
 		_, ok := NewAt(cfg, 49).NextOf(tt, &row)
 		if ok && len(row) != len(tt.Columns()) {
 			t.Fatalf("row %v does not match %s", row, tt)

@@ -3,8 +3,8 @@ package nexmark
 import (
 	"math"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector"
-	"github.com/eddydb/eddy/sql/types"
 )
 
 // The event mix: per block of 50 consecutive events, 1 person, 3 auctions
@@ -91,7 +91,7 @@ func (c Config) EventTime(n int64) int64 {
 // event's own table into row (reusing its backing array when its capacity
 // suffices), and returns the event's type; it returns false, leaving row
 // alone, once NumEvents events have been produced.
-func (g *Generator) Next(row *types.Row) (TableType, bool) {
+func (g *Generator) Next(row *repr.Row) (TableType, bool) {
 	n := g.next
 	if g.cfg.NumEvents > 0 && n >= g.cfg.NumEvents {
 		return 0, false
@@ -106,7 +106,7 @@ func (g *Generator) Next(row *types.Row) (TableType, bool) {
 // number; false when NumEvents is reached first. The skipped events are not
 // generated (each event is independent), so a source that keeps one type
 // pays only for its own events.
-func (g *Generator) NextOf(t TableType, row *types.Row) (int64, bool) {
+func (g *Generator) NextOf(t TableType, row *repr.Row) (int64, bool) {
 	n := nextOfType(t, g.next)
 	if g.cfg.NumEvents > 0 && n >= g.cfg.NumEvents {
 		g.next = max(g.next, g.cfg.NumEvents)
@@ -130,7 +130,7 @@ func nextOfType(t TableType, n int64) int64 {
 }
 
 // fill writes event n, of type t, into row.
-func (g *Generator) fill(t TableType, n int64, row *types.Row) {
+func (g *Generator) fill(t TableType, n int64, row *repr.Row) {
 	r := connector.NewRand(g.cfg.Seed, n)
 	switch t {
 	case Person:
@@ -143,18 +143,18 @@ func (g *Generator) fill(t TableType, n int64, row *types.Row) {
 }
 
 // resize sets *row to length n, reusing its array when large enough.
-func resize(row *types.Row, n int) types.Row {
+func resize(row *repr.Row, n int) repr.Row {
 	if cap(*row) >= n {
 		*row = (*row)[:n]
 	} else {
-		*row = make(types.Row, n)
+		*row = make(repr.Row, n)
 	}
 	return *row
 }
 
 // timestamp converts Unix ms to a timestamp datum.
-func timestamp(ms int64) types.Datum {
-	return types.NewTimestamp((ms - pgEpochMs) * 1000)
+func timestamp(ms int64) repr.Datum {
+	return repr.NewTimestamp((ms - pgEpochMs) * 1000)
 }
 
 // lastPerson returns the base-0 id of the last person created at or before

@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/eddydb/eddy/sql/pgerr"
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // TestGolden runs the datadriven files in testdata:
@@ -63,7 +62,7 @@ func runGenerate(t *testing.T, td *datadriven.TestData) string {
 	}
 	g := NewAt(cfg, at)
 	var b strings.Builder
-	var row types.Row
+	var row repr.Row
 	for range count {
 		n, tt, ok := g.Position(), TableType(0), false
 		if typ != "" {
@@ -92,10 +91,10 @@ func argInt(t *testing.T, vals []string) int64 {
 
 // formatRow prints row in the literal form, abbreviating strings longer
 // than 30 bytes to their prefix and length unless full.
-func formatRow(row types.Row, full bool) string {
+func formatRow(row repr.Row, full bool) string {
 	parts := make([]string, len(row))
 	for i, d := range row {
-		if s := d.Text(); !full && d.Family() == types.FamText && len(s) > 30 {
+		if s := d.Text(); !full && d.Family() == repr.FamText && len(s) > 30 {
 			parts[i] = fmt.Sprintf("'%s'...(%d)", s[:20], len(s))
 			continue
 		}
@@ -121,7 +120,7 @@ func runOptions(input string) string {
 
 // formatError prints a user error with its SQLSTATE, detail and hint.
 func formatError(err error) string {
-	e := pgerr.From(err)
+	e := repr.ErrorFrom(err)
 	s := fmt.Sprintf("error %s: %s\n", e.Code, e.Message)
 	if e.Detail != "" {
 		s += "detail: " + e.Detail + "\n"

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/eddydb/eddy/sql/pgerr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // sortedKeys returns the keys of opts in order, so that the first error
@@ -21,7 +21,7 @@ func sortedKeys(opts map[string]string) []string {
 
 // errValue is the 22023 error for an invalid option value.
 func errValue(key, val, want string) error {
-	return pgerr.New(pgerr.CodeInvalidParameter, "invalid value for option %q: %q", key, val).
+	return repr.Errorf(repr.CodeInvalidParameter, "invalid value for option %q: %q", key, val).
 		WithDetail("Expected %s.", want)
 }
 

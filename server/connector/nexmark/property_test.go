@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed of the randomized tests (0: from the clock)")
@@ -32,7 +32,7 @@ func TestResumeEqualsTail(t *testing.T) {
 		k := r.Int64N(total)
 		got := generate(NewAt(cfg, k), total-k)
 		for i := range got {
-			if types.CompareRows(got[i], want[k+int64(i)]) != 0 {
+			if repr.CompareRows(got[i], want[k+int64(i)]) != 0 {
 				t.Fatalf("cfg %+v: NewAt(%d) event %d = %v, want %v", cfg, k, k+int64(i), got[i], want[k+int64(i)])
 			}
 		}
@@ -48,14 +48,14 @@ func TestResumeFarOffset(t *testing.T) {
 	cfg.Seed = r.Uint64()
 	k := 200_000 + r.Int64N(100_000)
 	g := New(cfg)
-	var row types.Row
+	var row repr.Row
 	for range k {
 		g.Next(&row)
 	}
 	want := generate(g, 200)
 	got := generate(NewAt(cfg, k), 200)
 	for i := range want {
-		if types.CompareRows(got[i], want[i]) != 0 {
+		if repr.CompareRows(got[i], want[i]) != 0 {
 			t.Fatalf("event %d: %v, want %v", k+int64(i), got[i], want[i])
 		}
 	}
@@ -69,7 +69,7 @@ func TestNextOfFiltersNext(t *testing.T) {
 	all := generate(New(cfg), 2000)
 	for _, tt := range []TableType{Person, Auction, Bid} {
 		g := New(cfg)
-		var row types.Row
+		var row repr.Row
 		want := int64(0)
 		for {
 			n, ok := g.NextOf(tt, &row)
@@ -81,7 +81,7 @@ func TestNextOfFiltersNext(t *testing.T) {
 				}
 				break
 			}
-			if n != want || types.CompareRows(row, all[n]) != 0 {
+			if n != want || repr.CompareRows(row, all[n]) != 0 {
 				t.Fatalf("%s: NextOf = %d %v, want %d %v", tt, n, row, want, all[want])
 			}
 			want++
@@ -93,7 +93,7 @@ func TestNextOfFiltersNext(t *testing.T) {
 // different widths follow each other correctly.
 func TestRowReuse(t *testing.T) {
 	g := New(DefaultConfig())
-	row := make(types.Row, 0, 16)
+	row := make(repr.Row, 0, 16)
 	for range 100 {
 		tt, _ := g.Next(&row)
 		if len(row) != len(tt.Columns()) || cap(row) != 16 {
@@ -103,14 +103,14 @@ func TestRowReuse(t *testing.T) {
 }
 
 // generate returns up to n rows from g, copied.
-func generate(g *Generator, n int64) []types.Row {
-	var out []types.Row
-	var row types.Row
+func generate(g *Generator, n int64) []repr.Row {
+	var out []repr.Row
+	var row repr.Row
 	for range n {
 		if _, ok := g.Next(&row); !ok {
 			break
 		}
-		out = append(out, append(types.Row(nil), row...))
+		out = append(out, append(repr.Row(nil), row...))
 	}
 	return out
 }

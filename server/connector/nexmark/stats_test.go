@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eddydb/eddy/sql/types"
+	"github.com/eddydb/eddy/repr"
 )
 
 // mixStats accumulates the statistics of a generated sequence that the
@@ -36,7 +36,7 @@ func TestStatistics(t *testing.T) {
 	cfg.Seed = 99
 	s := mixStats{minPrice: math.MaxInt64}
 	g := New(cfg)
-	var row types.Row
+	var row repr.Row
 	for i := range n {
 		tt, _ := g.Next(&row)
 		s.add(t, i, tt, row)
@@ -45,7 +45,7 @@ func TestStatistics(t *testing.T) {
 }
 
 // add folds event i into s, checking per-event invariants.
-func (s *mixStats) add(t *testing.T, i int64, tt TableType, row types.Row) {
+func (s *mixStats) add(t *testing.T, i int64, tt TableType, row repr.Row) {
 	s.count[tt]++
 	size := eventSize(tt, row)
 	s.sizeSum[tt] += size
@@ -66,7 +66,7 @@ func (s *mixStats) add(t *testing.T, i int64, tt TableType, row types.Row) {
 }
 
 // auction checks and counts an auction row.
-func (s *mixStats) auction(t *testing.T, i int64, row types.Row) {
+func (s *mixStats) auction(t *testing.T, i int64, row repr.Row) {
 	lastP := i / 50
 	if seller := row[7].Int() - 1000; seller == lastP/100*100 {
 		s.hotSeller++
@@ -86,7 +86,7 @@ func (s *mixStats) auction(t *testing.T, i int64, row types.Row) {
 }
 
 // bid checks and counts a bid row.
-func (s *mixStats) bid(t *testing.T, i int64, row types.Row) {
+func (s *mixStats) bid(t *testing.T, i int64, row repr.Row) {
 	lastP, lastA := i/50, i/50*3+2
 	if a := row[0].Int() - 1000; a == lastA/100*100 {
 		s.hotAuction++
@@ -118,13 +118,13 @@ func (s *mixStats) price(p int64) {
 // eventSize is the size model the extra column pads (see events.go): 8
 // bytes per integer or timestamp column plus string lengths, a bid's
 // channel and url excluded.
-func eventSize(tt TableType, row types.Row) int64 {
+func eventSize(tt TableType, row repr.Row) int64 {
 	var size int64
 	for i, d := range row {
 		if tt == Bid && (i == 3 || i == 4) {
 			continue
 		}
-		if d.Family() == types.FamText {
+		if d.Family() == repr.FamText {
 			size += int64(len(d.Text()))
 		} else {
 			size += 8

@@ -1,0 +1,254 @@
+package expr
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/repr"
+)
+
+// AccClass is the kind of scalar accumulator an aggregate keeps.
+type AccClass uint8
+
+// The accumulator classes. The comment lists the fields each one uses.
+const (
+	AccNone     AccClass = iota // nothing (min, max, string_agg, ordered-set: a multiset)
+	AccCount                    // n
+	AccInt                      // n, exact integer sum (int64, numeric after overflow)
+	AccFloat                    // n, compensated float sum, special-value counts
+	AccNumeric                  // n, numeric sum of finite values, special-value counts
+	AccInterval                 // n, months, days, micros
+	AccBool                     // n, number of true values
+	AccMoments                  // n, exact sums of values and squares, special-value counts
+	AccBits                     // n, per-bit counts of the values' set bits
+)
+
+// Acc is the scalar accumulator of one aggregate in one group. It is a
+// plain value: a snapshot for rollback is a copy, which is sound because
+// dec and sq are never mutated in place (every change allocates a new
+// decimal) and bits is copied by Own before the first change of a Step.
+type Acc struct {
+	N   int64        // weighted number of non-NULL inputs (rows for count(*))
+	i   int64        // integer sum, true count (bool), or months (interval)
+	f   float64      // float sum
+	c   float64      // Neumaier compensation of f
+	dec *apd.Decimal // numeric sum, or the integer sum once it overflowed int64
+	sq  *apd.Decimal // sum of squares (moments)
+	// nan, pinf and ninf count NaN, +Infinity and -Infinity inputs, which
+	// are kept out of f and dec so that retracting them is exact.
+	nan, pinf, ninf int64
+	day, us         int64 // interval days and microseconds
+	bits            *[64]int64
+}
+
+// decCtx does exact decimal additions and multiplications (sums never
+// need rounding below two thousand significant digits).
+var decCtx = apd.BaseContext.WithPrecision(2000)
+
+// Own makes the accumulator's shared parts private, so that changes after
+// it leave a snapshot taken before it intact.
+func (a *Acc) Own() {
+	if a.bits != nil {
+		b := *a.bits
+		a.bits = &b
+	}
+}
+
+// Empty reports whether no input is live; Reset then forgets the sums so
+// that float rounding left by retractions does not outlive the values.
+func (a *Acc) Empty() bool { return a.N == 0 }
+
+// Reset clears the accumulator.
+func (a *Acc) Reset() { *a = Acc{} }
+
+// Add adds diff copies of the non-NULL value v.
+func (a *Acc) Add(c AccClass, v repr.Datum, diff int64) {
+	a.N += diff
+	switch c {
+	case AccInt:
+		a.addInt(v.Int(), diff)
+	case AccFloat:
+		a.addFloat(v.Float(), diff)
+	case AccNumeric:
+		a.addNumeric(v.Numeric(), diff)
+	case AccInterval:
+		iv := v.Interval()
+		a.i += int64(iv.Months) * diff
+		a.day += int64(iv.Days) * diff
+		a.us += iv.Micros * diff
+	case AccBool:
+		if v.Bool() {
+			a.i += diff
+		}
+	case AccMoments:
+		a.addMoment(v, diff)
+	case AccBits:
+		a.addBits(v.Int(), diff)
+	}
+}
+
+// addInt adds v*diff to the integer sum, switching to a decimal on overflow.
+func (a *Acc) addInt(v, diff int64) {
+	if a.dec == nil {
+		hi, lo := bits.Mul64(uint64(abs64(v)), uint64(abs64(diff)))
+		p := int64(lo)
+		if (v < 0) != (diff < 0) {
+			p = -p
+		}
+		if hi == 0 && lo <= math.MaxInt64 && v != math.MinInt64 && diff != math.MinInt64 {
+			s := a.i + p
+			if (p >= 0) == (s >= a.i) {
+				a.i = s
+				return
+			}
+		}
+		a.dec = apd.New(a.i, 0)
+	}
+	a.dec = addScaled(a.dec, apd.New(v, 0), diff)
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// addScaled returns sum + v*diff as a new decimal.
+func addScaled(sum, v *apd.Decimal, diff int64) *apd.Decimal {
+	var p apd.Decimal
+	p.Set(v)
+	if diff != 1 {
+		_, _ = decCtx.Mul(&p, &p, apd.New(diff, 0))
+	}
+	r := new(apd.Decimal)
+	if sum == nil {
+		return r.Set(&p)
+	}
+	_, _ = decCtx.Add(r, sum, &p)
+	return r
+}
+
+// addFloat adds v*diff with Neumaier's compensated summation. Retractions
+// subtract, so the sum can drift from the exact sum of the live values by
+// rounding (bounded by the compensation, not growing linearly); infinities
+// and NaN are counted apart so retracting them is exact.
+func (a *Acc) addFloat(v float64, diff int64) {
+	if a.addSpecialFloat(v, diff) {
+		return
+	}
+	x := v * float64(diff)
+	t := a.f + x
+	if math.Abs(a.f) >= math.Abs(x) {
+		a.c += (a.f - t) + x
+	} else {
+		a.c += (x - t) + a.f
+	}
+	a.f = t
+}
+
+// addSpecialFloat counts v if it is NaN or infinite.
+func (a *Acc) addSpecialFloat(v float64, diff int64) bool {
+	switch {
+	case math.IsNaN(v):
+		a.nan += diff
+	case math.IsInf(v, 1):
+		a.pinf += diff
+	case math.IsInf(v, -1):
+		a.ninf += diff
+	default:
+		return false
+	}
+	return true
+}
+
+// addSpecialNumeric counts v if it is NaN or infinite.
+func (a *Acc) addSpecialNumeric(v *apd.Decimal, diff int64) bool {
+	switch {
+	case v.Form == apd.NaN || v.Form == apd.NaNSignaling:
+		a.nan += diff
+	case v.Form == apd.Infinite && v.Negative:
+		a.ninf += diff
+	case v.Form == apd.Infinite:
+		a.pinf += diff
+	default:
+		return false
+	}
+	return true
+}
+
+// addNumeric adds v*diff to the decimal sum, counting specials apart.
+func (a *Acc) addNumeric(v *apd.Decimal, diff int64) {
+	if !a.addSpecialNumeric(v, diff) {
+		a.dec = addScaled(a.dec, v, diff)
+	}
+}
+
+// addMoment adds v*diff to the sum and v²*diff to the sum of squares, both
+// exact decimals (a float enters as its shortest decimal form), so that a
+// retraction restores exactly the sums of the live values.
+func (a *Acc) addMoment(v repr.Datum, diff int64) {
+	var x *apd.Decimal
+	switch v.Family() {
+	case repr.FamInt:
+		x = apd.New(v.Int(), 0)
+	case repr.FamFloat:
+		if a.addSpecialFloat(v.Float(), diff) {
+			return
+		}
+		x = new(apd.Decimal)
+		_, _ = x.SetFloat64(v.Float())
+	default:
+		if a.addSpecialNumeric(v.Numeric(), diff) {
+			return
+		}
+		x = v.Numeric()
+	}
+	var x2 apd.Decimal
+	_, _ = decCtx.Mul(&x2, x, x)
+	a.dec = addScaled(a.dec, x, diff)
+	a.sq = addScaled(a.sq, &x2, diff)
+}
+
+// addBits adds diff to the count of each bit set in v (two's complement,
+// so a smallint's sign extension keeps AND and OR exact at every width).
+func (a *Acc) addBits(v, diff int64) {
+	if a.bits == nil {
+		a.bits = new([64]int64)
+	}
+	for u := uint64(v); u != 0; u &= u - 1 {
+		a.bits[bits.TrailingZeros64(u)] += diff
+	}
+}
+
+// special returns the float result forced by special inputs, if any.
+func (a *Acc) special() (float64, bool) {
+	switch {
+	case a.nan > 0 || a.pinf > 0 && a.ninf > 0:
+		return math.NaN(), true
+	case a.pinf > 0:
+		return math.Inf(1), true
+	case a.ninf > 0:
+		return math.Inf(-1), true
+	}
+	return 0, false
+}
+
+// specialDecimal is special() as a numeric.
+func (a *Acc) specialDecimal() (*apd.Decimal, bool) {
+	f, ok := a.special()
+	switch {
+	case !ok:
+		return nil, false
+	case math.IsNaN(f):
+		return &apd.Decimal{Form: apd.NaN}, true
+	}
+	return &apd.Decimal{Form: apd.Infinite, Negative: f < 0}, true
+}
+
+// NeedsScales reports whether the aggregate must know the largest display
+// scale of its live numeric inputs (Call.Scale).
+func NeedsScales(c AccClass, arg repr.T) bool {
+	return arg.Family == repr.FamNumeric && (c == AccNumeric || c == AccMoments)
+}

@@ -1,0 +1,180 @@
+package expr
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// Agg is one aggregate over input column Col (unused for count(*)).
+// Distinct aggregates count each distinct value of Col once per group.
+// For string_agg, Sep is the column holding the separator. Order is the
+// aggregate's ORDER BY (string_agg(x, ',' ORDER BY y)), or an ordered-set
+// aggregate's WITHIN GROUP order, whose one column is Col; Frac is the
+// direct argument of percentile_cont and percentile_disc. The kinds, their
+// names and result types are the registry's (AggDef, agg_registry.go).
+type Agg struct {
+	Kind     AggKind
+	Col      int
+	Sep      int
+	Distinct bool
+	Order    []SortCol
+	Frac     float64
+	// T is the result type (see AggType).
+	T repr.T
+}
+
+// AggType returns the result type of aggregate k over an argument of type
+// arg, following PostgreSQL (see the registry's Result functions).
+func AggType(k AggKind, arg repr.T) (repr.T, error) {
+	if t, ok := k.Type(arg); ok {
+		return t, nil
+	}
+	return repr.Unknown, repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", k, arg.Name())
+}
+
+// Cols returns the input columns a reads.
+func (a Agg) Cols() []int {
+	var cols []int
+	if a.Kind != AggCountStar {
+		cols = append(cols, a.Col)
+	}
+	if a.Kind.Def().Shape == AggBinary {
+		cols = append(cols, a.Sep)
+	}
+	for _, o := range a.Order {
+		cols = append(cols, o.Col)
+	}
+	return cols
+}
+
+// Remap returns a with its input columns renumbered by m.
+func (a Agg) Remap(m func(int) int) Agg {
+	if a.Kind != AggCountStar {
+		a.Col = m(a.Col)
+	}
+	if a.Kind.Def().Shape == AggBinary {
+		a.Sep = m(a.Sep)
+	}
+	a.Order = slices.Clone(a.Order)
+	for i := range a.Order {
+		a.Order[i].Col = m(a.Order[i].Col)
+	}
+	return a
+}
+
+// String prints the aggregate call: count(*), sum(DISTINCT #1),
+// string_agg(#1, #2 ORDER BY #3 DESC), percentile_cont(0.5) WITHIN GROUP
+// (ORDER BY #1).
+func (a Agg) String() string {
+	d := a.Kind.Def()
+	switch d.Shape {
+	case AggStar:
+		return "count(*)"
+	case AggOrderedSet:
+		direct := ""
+		if d.Direct {
+			direct = strconv.FormatFloat(a.Frac, 'g', -1, 64)
+		}
+		return fmt.Sprintf("%s(%s) WITHIN GROUP (ORDER BY %s)", d.Name, direct, FormatSortCols(a.Order))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s(", d.Name)
+	if a.Distinct {
+		b.WriteString("DISTINCT ")
+	}
+	fmt.Fprintf(&b, "#%d", a.Col)
+	if d.Shape == AggBinary {
+		fmt.Fprintf(&b, ", #%d", a.Sep)
+	}
+	if len(a.Order) > 0 {
+		fmt.Fprintf(&b, " ORDER BY %s", FormatSortCols(a.Order))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// ParseAgg parses one aggregate call (as Agg.String prints it) over input
+// columns of types in.
+func ParseAgg(s string, in []repr.T) (Agg, error) {
+	bad := func() (Agg, error) { return Agg{}, fmt.Errorf("bad aggregate %q", s) }
+	name, rest, ok := strings.Cut(s, "(")
+	if !ok || !strings.HasSuffix(rest, ")") {
+		return bad()
+	}
+	if name == "count" && rest == "*)" {
+		return Agg{Kind: AggCountStar, T: repr.Int8}, nil
+	}
+	kind, ok := LookupAgg(name)
+	if !ok || kind.Def().Name != name {
+		return Agg{}, fmt.Errorf("unknown aggregate %q", name)
+	}
+	a := Agg{Kind: kind}
+	var err error
+	if kind.Def().Shape == AggOrderedSet {
+		err = a.parseOrderedSet(rest)
+	} else {
+		err = a.parseArgs(rest[:len(rest)-1])
+	}
+	if err != nil {
+		return Agg{}, fmt.Errorf("bad aggregate %q: %w", s, err)
+	}
+	for _, c := range a.Cols() {
+		if c >= len(in) {
+			return a, fmt.Errorf("%q reads a column out of range", s)
+		}
+	}
+	a.T, err = AggType(kind, in[a.Col])
+	return a, err
+}
+
+// parseOrderedSet parses "direct) WITHIN GROUP (ORDER BY #i ...)".
+func (a *Agg) parseOrderedSet(s string) error {
+	direct, order, ok := strings.Cut(s, ") WITHIN GROUP (ORDER BY ")
+	if !ok || (direct != "") != a.Kind.Def().Direct {
+		return fmt.Errorf("want f(...) WITHIN GROUP (ORDER BY #i)")
+	}
+	if direct != "" {
+		f, err := strconv.ParseFloat(direct, 64)
+		if err != nil {
+			return err
+		}
+		a.Frac = f
+	}
+	sc, err := ParseSortCol(strings.TrimSuffix(order, ")"))
+	a.Order, a.Col = []SortCol{sc}, sc.Col
+	return err
+}
+
+// parseArgs parses "[DISTINCT ]#i[, #j][ ORDER BY #k ...]".
+func (a *Agg) parseArgs(s string) error {
+	s, order, _ := strings.Cut(s, " ORDER BY ")
+	if order != "" {
+		for _, it := range strings.Split(order, ", ") {
+			sc, err := ParseSortCol(it)
+			if err != nil {
+				return err
+			}
+			a.Order = append(a.Order, sc)
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, "DISTINCT "); ok {
+		a.Distinct, s = true, rest
+	}
+	args := strings.Split(s, ", ")
+	want := 1
+	if a.Kind.Def().Shape == AggBinary {
+		want = 2
+	}
+	if len(args) != want {
+		return fmt.Errorf("want %d arguments", want)
+	}
+	var err error
+	if a.Col, err = parseCol(args[0]); err == nil && want == 2 {
+		a.Sep, err = parseCol(args[1])
+	}
+	return err
+}

@@ -1,0 +1,217 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/repr"
+)
+
+// AggValues is a group's multiset of one aggregate's values in key order (the
+// ORDER BY columns, then the value), as exec keeps it. Only live entries
+// (positive counts) are visited.
+type AggValues interface {
+	// Min and Max return the first and the last live value, false if none.
+	Min() (repr.Datum, bool)
+	Max() (repr.Datum, bool)
+	// Ascend calls fn with each live entry in key order (its value,
+	// separator and count) until fn returns false.
+	Ascend(fn func(v, sep repr.Datum, n int64) bool)
+}
+
+func finalCount(_ *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) { return repr.NewInt(ac.N), nil }
+
+func finalMin(_ *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) { return orNull(vs.Min()) }
+func finalMax(_ *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) { return orNull(vs.Max()) }
+
+func orNull(v repr.Datum, ok bool) (repr.Datum, error) {
+	if !ok {
+		return repr.Null, nil
+	}
+	return v, nil
+}
+
+func finalBoolAnd(_ *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	if ac.N <= 0 {
+		return repr.Null, nil
+	}
+	return repr.NewBool(ac.i == ac.N), nil
+}
+
+func finalBoolOr(_ *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	if ac.N <= 0 {
+		return repr.Null, nil
+	}
+	return repr.NewBool(ac.i > 0), nil
+}
+
+// errBigintRange is PostgreSQL's error for an int8 result out of range.
+func errBigintRange() error { return repr.Errorf(repr.CodeNumericOutOfRange, "bigint out of range") }
+
+// finalSum returns sum(arg).
+func finalSum(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	if ac.N <= 0 {
+		return repr.Null, nil
+	}
+	switch c.Class {
+	case AccInt:
+		return intSumDatum(ac, c.T)
+	case AccFloat:
+		return floatDatum(ac.floatSum(), c.T), nil
+	case AccNumeric:
+		return repr.NewNumeric(ac.numericSum(c.Scale)), nil
+	case AccInterval:
+		return intervalDatum(ac.i, ac.day, ac.us)
+	}
+	return repr.Null, nil
+}
+
+// intSumDatum returns the integer sum as type t (bigint or numeric).
+func intSumDatum(ac *Acc, t repr.T) (repr.Datum, error) {
+	if t.Family == repr.FamNumeric {
+		return repr.NewNumeric(ac.intSum()), nil
+	}
+	if ac.dec == nil {
+		return repr.NewInt(ac.i), nil
+	}
+	i, err := ac.dec.Int64()
+	if err != nil {
+		return repr.Null, errBigintRange()
+	}
+	return repr.NewInt(i), nil
+}
+
+// intSum is the integer sum as a decimal.
+func (ac *Acc) intSum() *apd.Decimal {
+	if ac.dec != nil {
+		return ac.dec
+	}
+	return apd.New(ac.i, 0)
+}
+
+func (ac *Acc) floatSum() float64 {
+	if f, ok := ac.special(); ok {
+		return f
+	}
+	return ac.f + ac.c
+}
+
+// numericSum returns the sum of finite values at the given display scale.
+func (ac *Acc) numericSum(scale int32) *apd.Decimal {
+	if d, ok := ac.specialDecimal(); ok {
+		return d
+	}
+	r := new(apd.Decimal)
+	if ac.dec != nil {
+		r.Set(ac.dec)
+	}
+	_, _ = decCtx.Quantize(r, r, -scale)
+	return r
+}
+
+// floatDatum rounds f to real when t is real.
+func floatDatum(f float64, t repr.T) repr.Datum {
+	if t.Width == 32 {
+		f = float64(float32(f))
+	}
+	return repr.NewFloat(f)
+}
+
+// intervalDatum builds an interval, failing if a field overflows.
+func intervalDatum(mon, day, us int64) (repr.Datum, error) {
+	if mon != int64(int32(mon)) || day != int64(int32(day)) {
+		return repr.Null, repr.Errorf(repr.CodeDatetimeOverflow, "interval out of range")
+	}
+	return repr.NewInterval(repr.Interval{Months: int32(mon), Days: int32(day), Micros: us}), nil
+}
+
+// finalAvg returns avg(arg).
+func finalAvg(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	if ac.N <= 0 {
+		return repr.Null, nil
+	}
+	switch c.Class {
+	case AccInt:
+		return repr.NewNumeric(aggNumericDiv(ac.intSum(), 0, apd.New(ac.N, 0))), nil
+	case AccNumeric:
+		if d, ok := ac.specialDecimal(); ok {
+			return repr.NewNumeric(d), nil
+		}
+		return repr.NewNumeric(aggNumericDiv(ac.numericSum(c.Scale), c.Scale, apd.New(ac.N, 0))), nil
+	case AccFloat:
+		return floatDatum(ac.floatSum()/float64(ac.N), c.T), nil
+	case AccInterval:
+		return intervalDiv(ac.i, ac.day, ac.us, float64(ac.N))
+	}
+	return repr.Null, nil
+}
+
+// finalStringAgg concatenates the live values in key order, each preceded
+// (except the first) by its separator; NULL if there are none.
+func finalStringAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
+	var b strings.Builder
+	first := true
+	vs.Ascend(func(v, sep repr.Datum, n int64) bool {
+		if c.Distinct {
+			n = 1
+		}
+		for ; n > 0; n-- {
+			if !first && !sep.IsNull() {
+				b.WriteString(sep.Text())
+			}
+			b.WriteString(v.Text())
+			first = false
+		}
+		return true
+	})
+	if first {
+		return repr.Null, nil
+	}
+	return repr.NewText(b.String()), nil
+}
+
+// finalArrayAgg concatenates the live boxed values (one-element arrays)
+// in key order: the ORDER BY columns, then the value. NULL if none.
+func finalArrayAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
+	var elems []repr.Datum
+	vs.Ascend(func(v, _ repr.Datum, n int64) bool {
+		if c.Distinct {
+			n = 1
+		}
+		for ; n > 0; n-- {
+			elems = append(elems, v.Array()...)
+		}
+		return true
+	})
+	if elems == nil {
+		return repr.Null, nil
+	}
+	return repr.NewArray(elems), nil
+}
+
+// finalBitAnd is the AND of the live values: the bits every value sets.
+func finalBitAnd(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	return bitsResult(ac, func(k int64) bool { return k == ac.N })
+}
+
+// finalBitOr is the OR of the live values: the bits some value sets.
+func finalBitOr(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	return bitsResult(ac, func(k int64) bool { return k > 0 })
+}
+
+func bitsResult(ac *Acc, set func(k int64) bool) (repr.Datum, error) {
+	if ac.N <= 0 {
+		return repr.Null, nil
+	}
+	var u uint64
+	for i := range 64 {
+		var k int64
+		if ac.bits != nil {
+			k = ac.bits[i]
+		}
+		if set(k) {
+			u |= 1 << i
+		}
+	}
+	return repr.NewInt(int64(u)), nil
+}

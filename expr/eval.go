@@ -1,0 +1,183 @@
+package expr
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// Type returns the column's type.
+func (c *Col) Type() repr.T { return c.T }
+
+// Eval returns row[Idx].
+func (c *Col) Eval(_ *Ctx, row repr.Row) (repr.Datum, error) {
+	if c.Idx < 0 || c.Idx >= len(row) {
+		return repr.Null, fmt.Errorf("column #%d out of range for row of %d columns", c.Idx, len(row))
+	}
+	return row[c.Idx], nil
+}
+
+// Type returns the literal's type.
+func (l *Lit) Type() repr.T { return l.T }
+
+// Eval returns the constant.
+func (l *Lit) Eval(*Ctx, repr.Row) (repr.Datum, error) { return l.D, nil }
+
+// Type returns the function's result type.
+func (c *Call) Type() repr.T { return c.Fn.Ret }
+
+// Eval evaluates the arguments left to right and applies the function; a
+// strict function returns NULL on any NULL argument without running Impl.
+// The arguments live on ctx's argument stack for the duration of Impl (Impl
+// must not retain the slice), so a call allocates nothing of its own.
+func (c *Call) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	if ctx == nil {
+		ctx = &Ctx{}
+	}
+	base := len(ctx.args)
+	for _, a := range c.Args {
+		d, err := a.Eval(ctx, row)
+		if err != nil || (d.IsNull() && c.Fn.Strict) {
+			ctx.args = ctx.args[:base]
+			return repr.Null, err
+		}
+		ctx.args = append(ctx.args, d)
+	}
+	end := len(ctx.args)
+	d, err := c.Fn.Impl(ctx, ctx.args[base:end:end])
+	ctx.args = ctx.args[:base]
+	return d, err
+}
+
+// Type returns the target type.
+func (c *Cast) Type() repr.T { return c.To }
+
+// Eval converts the argument's value; NULL casts to NULL.
+func (c *Cast) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	d, err := c.Arg.Eval(ctx, row)
+	if err != nil || d.IsNull() {
+		return repr.Null, err
+	}
+	return castDatum(d, c.Arg.Type(), c.To, ctx.Location(), c.Explicit)
+}
+
+// Type is boolean.
+func (a *And) Type() repr.T { return repr.Bool }
+
+// Eval is three-valued AND: false if any argument is false (later arguments
+// are then not evaluated), else NULL if any is NULL, else true.
+func (a *And) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	return evalConnective(ctx, row, a.Args, false)
+}
+
+// Type is boolean.
+func (o *Or) Type() repr.T { return repr.Bool }
+
+// Eval is three-valued OR: true if any argument is true, else NULL if any
+// is NULL, else false.
+func (o *Or) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	return evalConnective(ctx, row, o.Args, true)
+}
+
+// evalConnective evaluates AND (dominant=false) or OR (dominant=true):
+// the dominant value short-circuits, NULL beats the other value.
+func evalConnective(ctx *Ctx, row repr.Row, args []Expr, dominant bool) (repr.Datum, error) {
+	sawNull := false
+	for _, e := range args {
+		d, err := e.Eval(ctx, row)
+		if err != nil {
+			return repr.Null, err
+		}
+		switch {
+		case d.IsNull():
+			sawNull = true
+		case d.Bool() == dominant:
+			return d, nil
+		}
+	}
+	if sawNull {
+		return repr.Null, nil
+	}
+	return repr.NewBool(!dominant), nil
+}
+
+// Type is boolean.
+func (n *Not) Type() repr.T { return repr.Bool }
+
+// Eval negates; NOT NULL is NULL.
+func (n *Not) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	d, err := n.Arg.Eval(ctx, row)
+	if err != nil || d.IsNull() {
+		return repr.Null, err
+	}
+	return repr.NewBool(!d.Bool()), nil
+}
+
+// Type is boolean.
+func (n *IsNull) Type() repr.T { return repr.Bool }
+
+// Eval never returns NULL.
+func (n *IsNull) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	d, err := n.Arg.Eval(ctx, row)
+	if err != nil {
+		return repr.Null, err
+	}
+	return repr.NewBool(d.IsNull() != n.Negate), nil
+}
+
+// Type returns the CASE's result type.
+func (c *Case) Type() repr.T { return c.T }
+
+// Eval returns the THEN of the first WHEN whose condition is true (NULL
+// counts as false), else ELSE or NULL. Only the chosen arm is evaluated.
+func (c *Case) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	for _, w := range c.Whens {
+		d, err := w.Cond.Eval(ctx, row)
+		if err != nil {
+			return repr.Null, err
+		}
+		if !d.IsNull() && d.Bool() {
+			return w.Then.Eval(ctx, row)
+		}
+	}
+	if c.Else == nil {
+		return repr.Null, nil
+	}
+	return c.Else.Eval(ctx, row)
+}
+
+// Type returns the COALESCE's result type.
+func (c *Coalesce) Type() repr.T { return c.T }
+
+// Eval returns the first non-NULL argument; later ones are not evaluated.
+func (c *Coalesce) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	for _, a := range c.Args {
+		d, err := a.Eval(ctx, row)
+		if err != nil || !d.IsNull() {
+			return d, err
+		}
+	}
+	return repr.Null, nil
+}
+
+var locCache sync.Map // time zone name -> *time.Location
+
+// Location returns the session time zone (UTC when empty or unknown).
+func (c *Ctx) Location() *time.Location {
+	if c == nil || c.TimeZone == "" || c.TimeZone == "UTC" {
+		return time.UTC
+	}
+	if l, ok := locCache.Load(c.TimeZone); ok {
+		return l.(*time.Location)
+	}
+	l, err := time.LoadLocation(c.TimeZone)
+	if err != nil {
+		if l, err = time.LoadLocation(titleZone(c.TimeZone)); err != nil {
+			l = time.UTC
+		}
+	}
+	locCache.Store(c.TimeZone, l)
+	return l
+}

@@ -1,0 +1,36 @@
+package expr
+
+import "github.com/eddydb/eddy/repr"
+
+// Session-information functions. They read Ctx.Session and are volatile:
+// never constant-folded, and rejected inside materialized views (their value
+// depends on who asks, not on the data).
+func init() {
+	info := func(name string, get func(*SessionInfo) string) {
+		f := fn(name, repr.Text, func(c *Ctx, _ []repr.Datum) (repr.Datum, error) {
+			if c.Session == nil {
+				return repr.Null, repr.Unsupported("%s() outside a session", name)
+			}
+			return repr.NewText(get(c.Session)), nil
+		})
+		f.Volatile = true
+	}
+	info("version", func(s *SessionInfo) string {
+		return "PostgreSQL 15.0 (Eddy " + s.Version + ") on x86_64-pc-linux-gnu, compiled by Go"
+	})
+	info("current_database", func(s *SessionInfo) string { return s.Database })
+	info("current_catalog", func(s *SessionInfo) string { return s.Database })
+	for _, name := range []string{"current_user", "session_user", "user", "current_role"} {
+		info(name, func(s *SessionInfo) string { return s.User })
+	}
+	info("current_schema", func(*SessionInfo) string { return "public" })
+	f := fn("current_setting", repr.Text, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
+		if c.Session != nil && c.Session.Setting != nil {
+			if v, ok := c.Session.Setting(a[0].Text()); ok {
+				return repr.NewText(v), nil
+			}
+		}
+		return repr.Null, repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].Text())
+	}, repr.Text)
+	f.Volatile = true
+}

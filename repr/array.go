@@ -1,0 +1,495 @@
+package repr
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Arrays. Eddy's arrays are PostgreSQL's one-dimensional arrays with lower
+// bound 1: input that would make another shape (nested braces, explicit
+// bounds other than [1:n], binary data with ndim > 1 or another lower
+// bound) is refused with 0A000 rather than silently reshaped. The empty
+// array has no dimensions, as in PostgreSQL.
+//
+// An array type is T{Family: FamArray, Elem: f, ...} where the remaining
+// fields describe the element type (ElemType); T stays a comparable value.
+// An array datum holds its elements in the row value encoding (AppendRow)
+// in s, so a Datum stays small and pointer-free apart from the string;
+// Array decodes them. Arrays compare as PostgreSQL's array_cmp does for one
+// dimension: element by element (a NULL element after every value, equal
+// to another NULL), then the shorter array first. The key encoding is the
+// elements' keys followed by arrayKeyEnd, which sorts before any element's
+// first byte (keyValue, keyNull), so bytes.Compare agrees with Compare.
+
+// arrayKeyEnd terminates an array's key encoding.
+const arrayKeyEnd byte = 0x01
+
+// MaxArrayLen bounds the number of elements of an array (PostgreSQL's
+// MaxArraySize is larger; this keeps a hostile binary header from making
+// Eddy allocate gigabytes).
+const MaxArrayLen = 1 << 24
+
+// scalarTypes are the supported non-array types, one per OID.
+var scalarTypes = []T{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text,
+	Varchar(0), Char(0), Bytea, Date, TimeT, Timestamp, TimestampTZ, IntervalT, JSONB, UUID, JSON}
+
+// arrayOIDs maps an element type's OID to its array type's OID (pg_type's
+// typarray).
+var arrayOIDs = map[uint32]uint32{
+	OIDBool: 1000, OIDBytea: 1001, OIDInt2: 1005, OIDInt4: 1007, OIDText: 1009,
+	OIDBpchar: 1014, OIDVarchar: 1015, OIDInt8: 1016, OIDFloat4: 1021, OIDFloat8: 1022,
+	OIDTimestamp: 1115, OIDDate: 1182, OIDTime: 1183, OIDTimestampTZ: 1185,
+	OIDInterval: 1187, OIDNumeric: 1231, OIDUUID: 2951, OIDJSONB: 3807, OIDJSON: 199,
+}
+
+// ArrayOf returns the array type whose elements have type elem. An array
+// of arrays is the same array type (PostgreSQL's int[][] is int[]).
+func ArrayOf(elem T) T {
+	if elem.Family == FamArray {
+		return elem
+	}
+	t := elem
+	t.Family, t.Elem = FamArray, elem.Family
+	return t
+}
+
+// ElemType returns the element type of an array type (Unknown for others).
+func (t T) ElemType() T {
+	if t.Family != FamArray {
+		return Unknown
+	}
+	e := t
+	e.Family, e.Elem = t.Elem, FamUnknown
+	return e
+}
+
+// NewArray returns an array datum holding elems (one dimension, lower bound
+// 1). The elements must not be arrays.
+func NewArray(elems []Datum) Datum {
+	return Datum{fam: FamArray, s: string(AppendRow(nil, elems))}
+}
+
+// Array returns the elements of an array datum (nil for an empty array).
+func (d Datum) Array() []Datum {
+	r, err := DecodeRow([]byte(d.s))
+	if err != nil {
+		panic(fmt.Sprintf("types: corrupt array datum: %v", err)) // constructed by NewArray or validated by decodeValue
+	}
+	return r
+}
+
+// ArrayLen returns the number of elements of an array datum.
+func (d Datum) ArrayLen() int {
+	n, _ := binary.Uvarint([]byte(d.s))
+	return int(n)
+}
+
+// validArray reports whether s is a valid array payload: a row of
+// non-array datums.
+func validArray(s string) bool {
+	b := []byte(s)
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) || n > MaxArrayLen {
+		return false
+	}
+	b = b[k:]
+	for range n {
+		if len(b) == 0 || Family(b[0]) == FamArray {
+			return false // checked before decoding: no recursion
+		}
+		var err error
+		if _, b, err = decodeValue(b); err != nil {
+			return false
+		}
+	}
+	return len(b) == 0
+}
+
+// appendArrayKey appends the key encoding of an array's elements.
+func appendArrayKey(buf []byte, d Datum) []byte {
+	for _, e := range d.Array() {
+		buf = AppendKey(buf, e)
+	}
+	return append(buf, arrayKeyEnd)
+}
+
+// errMalformedArray is 22P02 `malformed array literal: "s"` with detail.
+func errMalformedArray(s, detail string, args ...any) error {
+	return Errorf(CodeInvalidText, "malformed array literal: %q", s).WithDetail("%s", fmt.Sprintf(detail, args...))
+}
+
+// errMultiDim refuses multidimensional arrays.
+func errMultiDim() error { return Unsupported("multidimensional arrays") }
+
+// errLowerBound refuses arrays whose lower bound is not 1.
+func errLowerBound() error { return Unsupported("arrays with a lower bound other than 1") }
+
+// appendArrayText appends array_out's form: {e1,e2,NULL}, quoting elements
+// that are empty, spell NULL, or contain a brace, quote, comma, backslash
+// or white space, with backslashes before quotes and backslashes.
+func appendArrayText(buf []byte, d Datum, t T, loc *time.Location) []byte {
+	et := t.ElemType()
+	buf = append(buf, '{')
+	var scratch []byte
+	for i, e := range d.Array() {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if e.IsNull() {
+			buf = append(buf, "NULL"...)
+			continue
+		}
+		scratch = AppendText(scratch[:0], e, et, loc)
+		buf = appendArrayElem(buf, scratch)
+	}
+	return append(buf, '}')
+}
+
+// appendArrayElem appends one element's text, quoted when array_out would.
+func appendArrayElem(buf, s []byte) []byte {
+	if !needsArrayQuote(s) {
+		return append(buf, s...)
+	}
+	buf = append(buf, '"')
+	for _, c := range s {
+		if c == '"' || c == '\\' {
+			buf = append(buf, '\\')
+		}
+		buf = append(buf, c)
+	}
+	return append(buf, '"')
+}
+
+func needsArrayQuote(s []byte) bool {
+	if len(s) == 0 || strings.EqualFold(string(s), "null") {
+		return true
+	}
+	for _, c := range s {
+		if c == '{' || c == '}' || c == '"' || c == ',' || c == '\\' || isSpace(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseArray is array_in for t: an optional [1:n]= dimension decoration,
+// then {elem,...} with elements unquoted (white space around them dropped,
+// backslash escapes) or double-quoted, NULL (unquoted, any case) for a
+// NULL element. Each element is parsed with ParseText for the element type.
+func parseArray(s string, t T, loc *time.Location) (Datum, error) {
+	p := arrayParser{src: s, s: s}
+	p.skipSpace()
+	want := -1
+	if strings.HasPrefix(p.s, "[") {
+		n, err := p.dims()
+		if err != nil {
+			return Null, err
+		}
+		want = n
+	}
+	if !strings.HasPrefix(p.s, "{") {
+		return Null, errMalformedArray(s, `Array value must start with "{" or dimension information.`)
+	}
+	p.s = p.s[1:]
+	raw, nulls, err := p.elems()
+	if err != nil {
+		return Null, err
+	}
+	p.skipSpace()
+	if p.s != "" {
+		return Null, errMalformedArray(s, "Junk after closing right brace.")
+	}
+	if want >= 0 && want != len(raw) {
+		return Null, errMalformedArray(s, "Specified array dimensions do not match array contents.")
+	}
+	return arrayFromText(raw, nulls, t.ElemType(), loc)
+}
+
+// arrayFromText parses each element's text as et.
+func arrayFromText(raw []string, nulls []bool, et T, loc *time.Location) (Datum, error) {
+	elems := make([]Datum, len(raw))
+	for i, r := range raw {
+		if nulls[i] {
+			continue
+		}
+		d, err := ParseText(r, et, loc)
+		if err != nil {
+			return Null, err
+		}
+		elems[i] = d
+	}
+	return NewArray(elems), nil
+}
+
+// arrayParser scans an array literal; src is the whole input for errors.
+type arrayParser struct{ src, s string }
+
+func (p *arrayParser) skipSpace() {
+	p.s = strings.TrimLeftFunc(p.s, func(r rune) bool { return r < 128 && isSpace(byte(r)) })
+}
+
+// dims parses "[1:n]=" (or "[n]=", lower bound 1) and returns n; other
+// lower bounds and more than one dimension are refused with 0A000.
+func (p *arrayParser) dims() (int, error) {
+	end := strings.IndexByte(p.s, ']')
+	if end < 0 {
+		return 0, errMalformedArray(p.src, `Missing "]" after array dimensions.`)
+	}
+	spec := p.s[1:end]
+	p.s = p.s[end+1:]
+	lo, hi, ok := strings.Cut(spec, ":")
+	if !ok {
+		lo, hi = "1", spec
+	}
+	l, err1 := parseInt(lo, Int4)
+	h, err2 := parseInt(hi, Int4)
+	if err1 != nil || err2 != nil {
+		return 0, errMalformedArray(p.src, `Array dimensions must be integers.`)
+	}
+	p.skipSpace()
+	switch {
+	case strings.HasPrefix(p.s, "["):
+		return 0, errMultiDim()
+	case !strings.HasPrefix(p.s, "="):
+		return 0, errMalformedArray(p.src, `Missing "=" after array dimensions.`)
+	case h < l:
+		return 0, Errorf("2202E", "upper bound cannot be less than lower bound")
+	case l != 1:
+		return 0, errLowerBound()
+	}
+	p.s = p.s[1:]
+	p.skipSpace()
+	return int(h), nil
+}
+
+// elems scans the elements after "{" up to and including the closing "}".
+func (p *arrayParser) elems() ([]string, []bool, error) {
+	var raw []string
+	var nulls []bool
+	p.skipSpace()
+	if strings.HasPrefix(p.s, "}") {
+		p.s = p.s[1:]
+		return nil, nil, nil
+	}
+	for {
+		p.skipSpace()
+		if strings.HasPrefix(p.s, "{") {
+			return nil, nil, errMultiDim()
+		}
+		v, null, err := p.elem()
+		if err != nil {
+			return nil, nil, err
+		}
+		raw, nulls = append(raw, v), append(nulls, null)
+		if len(raw) > MaxArrayLen {
+			return nil, nil, Errorf(CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", MaxArrayLen)
+		}
+		switch {
+		case strings.HasPrefix(p.s, ","):
+			p.s = p.s[1:]
+		case strings.HasPrefix(p.s, "}"):
+			p.s = p.s[1:]
+			return raw, nulls, nil
+		case p.s == "":
+			return nil, nil, errMalformedArray(p.src, "Unexpected end of input.")
+		default:
+			return nil, nil, errMalformedArray(p.src, "Unexpected \"%c\" character.", p.s[0])
+		}
+	}
+}
+
+// elem scans one element, stopping before the "," or "}" after it. White
+// space around an unquoted element is dropped; an element that is quoted
+// or has an escape is never the NULL keyword.
+func (p *arrayParser) elem() (string, bool, error) {
+	var b strings.Builder
+	quoted, escaped, spaces := false, false, 0
+	for {
+		if p.s == "" {
+			return "", false, errMalformedArray(p.src, "Unexpected end of input.")
+		}
+		c := p.s[0]
+		switch {
+		case c == ',' || c == '}':
+			if b.Len() == 0 && !quoted && !escaped {
+				return "", false, errMalformedArray(p.src, "Unexpected \"%c\" character.", c)
+			}
+			null := !quoted && !escaped && strings.EqualFold(b.String(), "null")
+			return b.String(), null, nil
+		case isSpace(c):
+			spaces++
+			p.s = p.s[1:]
+		case c == '"':
+			if quoted || b.Len() > 0 || escaped {
+				return "", false, errMalformedArray(p.src, "Unexpected array element.")
+			}
+			s, err := p.quoted()
+			if err != nil {
+				return "", false, err
+			}
+			b.WriteString(s)
+			quoted = true
+		case c == '{':
+			return "", false, errMalformedArray(p.src, "Unexpected \"{\" character.")
+		case quoted:
+			return "", false, errMalformedArray(p.src, "Unexpected array element.")
+		default:
+			for ; spaces > 0; spaces-- {
+				b.WriteByte(' ')
+			}
+			if c == '\\' {
+				if len(p.s) < 2 {
+					return "", false, errMalformedArray(p.src, "Unexpected end of input.")
+				}
+				c, escaped = p.s[1], true
+				p.s = p.s[1:]
+			}
+			b.WriteByte(c)
+			p.s = p.s[1:]
+		}
+	}
+}
+
+// quoted scans a double-quoted element (backslash escapes any character).
+func (p *arrayParser) quoted() (string, error) {
+	var b strings.Builder
+	s := p.s[1:]
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if i+1 == len(s) {
+				return "", errMalformedArray(p.src, "Unexpected end of input.")
+			}
+			i++
+			b.WriteByte(s[i])
+		case '"':
+			p.s = s[i+1:]
+			return b.String(), nil
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return "", errMalformedArray(p.src, "Unexpected end of input.")
+}
+
+// appendArrayBinary appends array_send's form: ndim (0 for an empty array,
+// else 1), the has-NULL flag, the element type OID, then per dimension its
+// length and lower bound (1), then each element as a length (-1 for NULL)
+// and its binary form.
+func appendArrayBinary(buf []byte, d Datum, t T) ([]byte, error) {
+	et := t.ElemType()
+	elems := d.Array()
+	hasNull := int32(0)
+	for _, e := range elems {
+		if e.IsNull() {
+			hasNull = 1
+		}
+	}
+	ndim := int32(min(len(elems), 1))
+	buf = binary.BigEndian.AppendUint32(buf, uint32(ndim))
+	buf = binary.BigEndian.AppendUint32(buf, uint32(hasNull))
+	buf = binary.BigEndian.AppendUint32(buf, et.OID())
+	if ndim == 1 {
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(elems)))
+		buf = binary.BigEndian.AppendUint32(buf, 1)
+	}
+	for _, e := range elems {
+		if e.IsNull() {
+			buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF)
+			continue
+		}
+		at := len(buf)
+		buf = append(buf, 0, 0, 0, 0)
+		var err error
+		if buf, err = AppendBinary(buf, e, et); err != nil {
+			return buf, err
+		}
+		binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
+	}
+	return buf, nil
+}
+
+// parseArrayBinary is array_recv for t. The element type OID must be t's
+// element type's (varchar and bpchar data is also accepted for text, as
+// their binary forms agree).
+func parseArrayBinary(b []byte, t T) (Datum, error) {
+	et := t.ElemType()
+	if len(b) < 12 {
+		return Null, errBinary("insufficient data left in message")
+	}
+	ndim, flags, oid := int32(binary.BigEndian.Uint32(b)), int32(binary.BigEndian.Uint32(b[4:])), binary.BigEndian.Uint32(b[8:])
+	b = b[12:]
+	switch {
+	case ndim < 0 || ndim > 6:
+		return Null, Errorf("22000", "invalid number of dimensions: %d", ndim)
+	case flags != 0 && flags != 1:
+		return Null, Errorf("22000", "invalid array flags")
+	case oid != et.OID() && !(et.Family == FamText && isStringOID(oid)):
+		return Null, Errorf(CodeDatatypeMismatch, "binary data has array element type %d instead of expected %d", oid, et.OID())
+	case ndim > 1:
+		return Null, errMultiDim()
+	case ndim == 0:
+		if len(b) != 0 {
+			return Null, errBinary("incorrect binary data format in array")
+		}
+		return NewArray(nil), nil
+	}
+	if len(b) < 8 {
+		return Null, errBinary("insufficient data left in message")
+	}
+	n, lb := int32(binary.BigEndian.Uint32(b)), int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	switch {
+	case n < 0 || n > MaxArrayLen:
+		return Null, Errorf(CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", MaxArrayLen)
+	case n > 0 && lb != 1:
+		return Null, errLowerBound()
+	}
+	return parseArrayElemsBinary(b, int(n), et)
+}
+
+// parseArrayElemsBinary reads n length-prefixed elements of type et that
+// must use up b.
+func parseArrayElemsBinary(b []byte, n int, et T) (Datum, error) {
+	elems := make([]Datum, 0, min(n, len(b)/4))
+	for range n {
+		if len(b) < 4 {
+			return Null, errBinary("insufficient data left in message")
+		}
+		l := int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		if l == -1 {
+			elems = append(elems, Null)
+			continue
+		}
+		if l < 0 || int(l) > len(b) {
+			return Null, errBinary("insufficient data left in message")
+		}
+		e, err := ParseBinary(b[:l], et)
+		if err != nil {
+			return Null, err
+		}
+		elems, b = append(elems, e), b[l:]
+	}
+	if len(b) != 0 {
+		return Null, errBinary("incorrect binary data format in array")
+	}
+	return NewArray(elems), nil
+}
+
+func isStringOID(oid uint32) bool { return oid == OIDText || oid == OIDVarchar || oid == OIDBpchar }
+
+// castArray converts an array element by element (a NULL stays NULL).
+func castArray(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, error) {
+	fe, te := from.ElemType(), to.ElemType()
+	elems := d.Array()
+	for i, e := range elems {
+		var err error
+		if elems[i], err = Cast(e, fe, te, loc, explicit); err != nil {
+			return Null, err
+		}
+	}
+	return NewArray(elems), nil
+}

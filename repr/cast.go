@@ -1,0 +1,335 @@
+package repr
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// CastContext says in which contexts PostgreSQL applies a cast (pg_cast's
+// castcontext). The values are ordered: a larger one allows more, so a cast
+// is usable in context c when CastContextOf(from, to) >= c.
+type CastContext uint8
+
+// The cast contexts.
+const (
+	// CastNone: no cast exists (42846 "cannot cast type x to y").
+	CastNone CastContext = iota
+	// CastExplicit: only with CAST(x AS t) or x::t.
+	CastExplicit
+	// CastAssignment: also when storing into a column (INSERT, UPDATE).
+	CastAssignment
+	// CastImplicit: also in expressions (operator and function arguments).
+	CastImplicit
+)
+
+// String returns the context's name.
+func (c CastContext) String() string {
+	return [...]string{"none", "explicit", "assignment", "implicit"}[c]
+}
+
+// CastContextOf returns the context in which PostgreSQL allows a cast from
+// from to to: built-in casts per pg_cast, length/precision coercion within
+// a type (implicit), I/O conversion to string types (assignment) and from
+// them (explicit), and the unknown type of literals (implicit).
+func CastContextOf(from, to T) CastContext {
+	switch {
+	case from.Family == FamUnknown:
+		return CastImplicit
+	case from.Family == FamArray && to.Family == FamArray:
+		return CastContextOf(from.ElemType(), to.ElemType())
+	case from.Family == to.Family && (from.Family != FamInt && from.Family != FamFloat || from.Width == to.Width):
+		return CastImplicit
+	}
+	if c, ok := builtinCasts[castKey{from.OID(), to.OID()}]; ok {
+		return c
+	}
+	switch {
+	case to.Family == FamText:
+		return CastAssignment
+	case from.Family == FamText:
+		return CastExplicit
+	}
+	return CastNone
+}
+
+type castKey struct{ from, to uint32 }
+
+// builtinCasts lists pg_cast entries between distinct supported types
+// (other than I/O conversions to and from strings).
+var builtinCasts = func() map[castKey]CastContext {
+	m := map[castKey]CastContext{}
+	add := func(c CastContext, from uint32, tos ...uint32) {
+		for _, to := range tos {
+			m[castKey{from, to}] = c
+		}
+	}
+	I, A, E := CastImplicit, CastAssignment, CastExplicit
+	add(I, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric)
+	add(I, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric)
+	add(A, OIDInt4, OIDInt2)
+	add(E, OIDInt4, OIDBool)
+	add(E, OIDBool, OIDInt4)
+	add(I, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric)
+	add(A, OIDInt8, OIDInt2, OIDInt4)
+	add(I, OIDFloat4, OIDFloat8)
+	add(A, OIDFloat4, OIDInt2, OIDInt4, OIDInt8, OIDNumeric)
+	add(A, OIDFloat8, OIDInt2, OIDInt4, OIDInt8, OIDNumeric, OIDFloat4)
+	add(I, OIDNumeric, OIDFloat4, OIDFloat8)
+	add(A, OIDNumeric, OIDInt2, OIDInt4, OIDInt8)
+	for _, s := range []uint32{OIDText, OIDVarchar, OIDBpchar} {
+		add(I, s, OIDText, OIDVarchar, OIDBpchar)
+	}
+	add(I, OIDDate, OIDTimestamp, OIDTimestampTZ)
+	add(A, OIDTimestamp, OIDDate, OIDTime)
+	add(I, OIDTimestamp, OIDTimestampTZ)
+	add(A, OIDTimestampTZ, OIDDate, OIDTime, OIDTimestamp)
+	add(I, OIDTime, OIDInterval)
+	add(A, OIDInterval, OIDTime)
+	add(A, OIDJSON, OIDJSONB)
+	add(A, OIDJSONB, OIDJSON)
+	add(E, OIDJSONB, OIDBool, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric)
+	return m
+}()
+
+// Cast converts d from type from to type to with PostgreSQL's semantics.
+// explicit is true for CAST/::, false for assignment and implicit casts;
+// it matters only for varchar(n)/char(n), which truncate when explicit and
+// otherwise fail with 22001. Casts PostgreSQL lacks are 42846. Time zone
+// dependent casts use loc (nil is UTC). NULL casts to NULL.
+func Cast(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, error) {
+	if d.IsNull() {
+		return Null, nil
+	}
+	if CastContextOf(from, to) == CastNone {
+		return Null, Errorf("42846", "cannot cast type %s to %s", from.Name(), to.Name())
+	}
+	if from.Family == FamArray && to.Family == FamArray {
+		return castArray(d, from, to, loc, explicit)
+	}
+	switch to.Family {
+	case FamText:
+		return castToString(d, from, to, loc, explicit)
+	case FamBool:
+		return castToBool(d, from)
+	case FamInt:
+		return castToInt(d, from, to)
+	case FamFloat:
+		return castToFloat(d, from, to)
+	case FamNumeric:
+		return castToNumeric(d, from, to)
+	case FamDate, FamTime, FamTimestamp, FamTimestampTZ, FamInterval:
+		if from.Family == FamText || from.Family == FamUnknown {
+			return ParseText(d.s, to, loc)
+		}
+		return castDatetime(d, from, to, loc)
+	}
+	if from.Family == FamText || from.Family == FamUnknown {
+		return ParseText(d.s, to, loc)
+	}
+	switch {
+	case from.Family == FamJSON && to.Family == FamJSONB:
+		return ParseJSONB(d.s)
+	case from.Family == FamJSONB && to.Family == FamJSON:
+		return NewJSON(d.s), nil
+	}
+	if from.Family == to.Family {
+		return d, nil
+	}
+	return Null, Errorf("42846", "cannot cast type %s to %s", from.Name(), to.Name())
+}
+
+// castToString formats d and fits it to to's length. char(n) sources lose
+// their trailing spaces (bpchar's rtrim), and booleans print as true/false
+// (PostgreSQL's bool-to-text cast, not boolout).
+func castToString(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, error) {
+	var s string
+	switch {
+	case d.fam == FamText && from.Kind == KindChar && to.Kind != KindChar:
+		s = strings.TrimRight(d.s, " ")
+	case d.fam == FamBool:
+		s = strconv.FormatBool(d.Bool())
+	default:
+		s = FormatText(d, from, loc)
+	}
+	return fitString(s, to, explicit)
+}
+
+// castToBool handles int4 and jsonb sources (text goes through boolin).
+func castToBool(d Datum, from T) (Datum, error) {
+	switch d.fam {
+	case FamInt:
+		return NewBool(d.i != 0), nil
+	case FamJSONB:
+		kind := jsonKind(d.s)
+		if kind != "boolean" {
+			return Null, errJSONBCast(kind, Bool)
+		}
+		return NewBool(d.s == "true"), nil
+	case FamBool:
+		return d, nil
+	}
+	return ParseText(d.s, Bool, nil)
+}
+
+// castToInt converts to an integer of to's width: floats round half to
+// even (rint), numerics half away from zero; overflow is 22003.
+func castToInt(d Datum, from, to T) (Datum, error) {
+	w := intWidth(to)
+	switch d.fam {
+	case FamInt:
+		i, err := checkWidth(d.i, w)
+		return NewInt(i), err
+	case FamBool:
+		return NewInt(d.i), nil
+	case FamFloat:
+		return floatToInt(d.Float(), w)
+	case FamNumeric:
+		return numericToInt(d.dec, w)
+	case FamJSONB:
+		n, err := jsonbNumber(d, to)
+		if err != nil {
+			return Null, err
+		}
+		return numericToInt(n, w)
+	}
+	i, err := parseInt(d.s, to)
+	return NewInt(i), err
+}
+
+// floatToInt rounds f half to even and range-checks it.
+func floatToInt(f float64, w int32) (Datum, error) {
+	r := math.RoundToEven(f)
+	if math.IsNaN(r) || r < -math.Pow(2, float64(w-1)) || r >= math.Pow(2, float64(w-1)) {
+		return Null, errIntOutOfRange(w)
+	}
+	return NewInt(int64(r)), nil
+}
+
+// numericToInt rounds n half away from zero and range-checks it.
+func numericToInt(n *apd.Decimal, w int32) (Datum, error) {
+	if n.Form != apd.Finite {
+		if n.Form == apd.Infinite {
+			return Null, Errorf(CodeFeatureNotSupported, "cannot convert infinity to %s", Int(w).baseName())
+		}
+		return Null, Errorf(CodeFeatureNotSupported, "cannot convert NaN to %s", Int(w).baseName())
+	}
+	var r apd.Decimal
+	if _, err := numericCtx.RoundToIntegralValue(&r, n); err != nil {
+		return Null, errIntOutOfRange(w)
+	}
+	i, err := r.Int64()
+	if err != nil {
+		return Null, errIntOutOfRange(w)
+	}
+	i, err = checkWidth(i, w)
+	return NewInt(i), err
+}
+
+// castToFloat converts to real or double precision with overflow and
+// underflow checks on narrowing.
+func castToFloat(d Datum, from, to T) (Datum, error) {
+	switch d.fam {
+	case FamInt:
+		return NewFloat(roundFloat(float64(d.i), to)), nil
+	case FamFloat:
+		return narrowFloat(d.Float(), to)
+	case FamNumeric:
+		return numericToFloat(d.dec, to)
+	case FamJSONB:
+		n, err := jsonbNumber(d, to)
+		if err != nil {
+			return Null, err
+		}
+		return numericToFloat(n, to)
+	}
+	return parseFloat(d.s, to)
+}
+
+// roundFloat rounds f to float32 when t is real.
+func roundFloat(f float64, t T) float64 {
+	if floatWidth(t) == 32 {
+		return float64(float32(f))
+	}
+	return f
+}
+
+// narrowFloat converts a float8 value to t, failing where float8 to float4
+// overflows or underflows to zero.
+func narrowFloat(f float64, t T) (Datum, error) {
+	r := roundFloat(f, t)
+	switch {
+	case math.IsInf(r, 0) && !math.IsInf(f, 0):
+		return Null, Errorf(CodeNumericOutOfRange, "value out of range: overflow")
+	case r == 0 && f != 0:
+		return Null, Errorf(CodeNumericOutOfRange, "value out of range: underflow")
+	}
+	return NewFloat(r), nil
+}
+
+// numericToFloat converts through the decimal text as float8in does.
+func numericToFloat(n *apd.Decimal, t T) (Datum, error) {
+	var buf [64]byte
+	return parseFloat(string(appendNumericText(buf[:0], n)), t)
+}
+
+// castToNumeric converts to numeric and applies to's precision and scale.
+// Floats convert through 15 (float8) or 6 (float4) significant digits, as
+// PostgreSQL's float8_numeric does.
+func castToNumeric(d Datum, from, to T) (Datum, error) {
+	var n *apd.Decimal
+	switch d.fam {
+	case FamInt:
+		n = apd.New(d.i, 0)
+	case FamNumeric:
+		n = d.dec
+	case FamFloat:
+		n = floatToDecimal(d.Float(), floatWidth(from))
+	case FamJSONB:
+		var err error
+		if n, err = jsonbNumber(d, to); err != nil {
+			return Null, err
+		}
+	default:
+		return parseNumeric(d.s, to)
+	}
+	return fitNumeric(n, to)
+}
+
+// floatToDecimal converts f using DBL_DIG or FLT_DIG significant digits.
+func floatToDecimal(f float64, bits int) *apd.Decimal {
+	switch {
+	case math.IsNaN(f):
+		return &apd.Decimal{Form: apd.NaN}
+	case math.IsInf(f, 0):
+		return &apd.Decimal{Form: apd.Infinite, Negative: f < 0}
+	}
+	digits := 15
+	if bits == 32 {
+		digits = 6
+	}
+	d, _, _ := apd.NewFromString(strconv.FormatFloat(f, 'e', digits-1, 64))
+	d.Reduce(d)
+	return normalizeNumeric(d)
+}
+
+// jsonbNumber returns the number held by a jsonb datum, or 22023 naming
+// the jsonb kind it holds instead.
+func jsonbNumber(d Datum, to T) (*apd.Decimal, error) {
+	if kind := jsonKind(d.s); kind != "numeric" {
+		return nil, errJSONBCast(kind, to)
+	}
+	n, ok := parseDecimal(d.s)
+	if !ok {
+		return nil, errJSONBCast("numeric", to)
+	}
+	return n, nil
+}
+
+// errJSONBCast is PostgreSQL's "cannot cast jsonb <kind> to type <t>".
+func errJSONBCast(kind string, t T) error {
+	return Errorf(CodeInvalidParameter, "cannot cast jsonb %s to type %s", kind, t.baseName())
+}

@@ -1,0 +1,363 @@
+package repr
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Intervals keep months, days and microseconds apart, as PostgreSQL does,
+// because a month has no fixed number of days and a day no fixed number
+// of hours (DST). Output is IntervalStyle postgres.
+
+// appendInterval prints iv as PostgreSQL's IntervalStyle postgres: years,
+// mons and days as separate words, then a signed HH:MM:SS[.f] time part,
+// a "+" marking a positive field after a negative one.
+func appendInterval(buf []byte, iv Interval) []byte {
+	zero, before := true, false
+	part := func(v int64, unit string) {
+		if v == 0 {
+			return
+		}
+		if !zero {
+			buf = append(buf, ' ')
+		}
+		if before && v > 0 {
+			buf = append(buf, '+')
+		}
+		buf = strconv.AppendInt(buf, v, 10)
+		buf = append(buf, ' ')
+		buf = append(buf, unit...)
+		if v != 1 {
+			buf = append(buf, 's')
+		}
+		before, zero = v < 0, false
+	}
+	part(int64(iv.Months/12), "year")
+	part(int64(iv.Months%12), "mon")
+	part(int64(iv.Days), "day")
+	if zero || iv.Micros != 0 {
+		if !zero {
+			buf = append(buf, ' ')
+		}
+		us := iv.Micros
+		switch {
+		case us < 0:
+			buf = append(buf, '-')
+		case before:
+			buf = append(buf, '+')
+		}
+		buf = appendTimeOfDay(buf, absMicros(us))
+	}
+	return buf
+}
+
+// absMicros is |us| as a uint64-safe value; MinInt64 saturates.
+func absMicros(us int64) int64 {
+	if us == math.MinInt64 {
+		return math.MaxInt64
+	}
+	if us < 0 {
+		return -us
+	}
+	return us
+}
+
+// ivAcc accumulates interval input in wide integers.
+type ivAcc struct {
+	months, days, micros int64
+	seen                 map[string]bool
+}
+
+// parseInterval parses interval input: PostgreSQL's "quantity unit" form
+// with an optional time part, "@" prefix and "ago" suffix, or ISO 8601
+// designators (P1Y2M3DT4H5M6S).
+func parseInterval(s string) (Datum, error) {
+	v := asciiLower(trimSpace(s))
+	acc := &ivAcc{seen: map[string]bool{}}
+	var err error
+	if strings.HasPrefix(v, "p") {
+		err = acc.parseISO(v[1:], s)
+	} else {
+		err = acc.parsePostgres(strings.TrimPrefix(v, "@"), s)
+	}
+	if err != nil {
+		return Null, err
+	}
+	return acc.result(s)
+}
+
+// result checks that the fields fit PostgreSQL's interval representation.
+func (a *ivAcc) result(s string) (Datum, error) {
+	if a.months != int64(int32(a.months)) || a.days != int64(int32(a.days)) {
+		return Null, Errorf(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
+	}
+	return NewInterval(Interval{Months: int32(a.months), Days: int32(a.days), Micros: a.micros}), nil
+}
+
+// ivTokens splits interval text into numbers (with sign, point and
+// colons) and words, dropping spaces.
+func ivTokens(v string) []string {
+	var toks []string
+	for i := 0; i < len(v); {
+		c := v[i]
+		j := i + 1
+		switch {
+		case isSpace(c) || c == ',':
+			i++
+			continue
+		case isDigit(c) || c == '+' || c == '-' || c == '.':
+			for j < len(v) && (isDigit(v[j]) || v[j] == '.' || v[j] == ':') {
+				j++
+			}
+		case isAlpha(c):
+			for j < len(v) && isAlpha(v[j]) {
+				j++
+			}
+		}
+		toks = append(toks, v[i:j])
+		i = j
+	}
+	return toks
+}
+
+// parsePostgres parses "1 year 2 mons 3 days 04:05:06 ago" and the like.
+func (a *ivAcc) parsePostgres(v, s string) error {
+	toks := ivTokens(v)
+	if len(toks) == 0 {
+		return errDatetimeSyntax(IntervalT, s)
+	}
+	ago := false
+	for i := 0; i < len(toks); i++ {
+		tok := toks[i]
+		switch {
+		case tok == "ago" && i == len(toks)-1 && i > 0:
+			ago = true
+		case strings.Contains(tok, ":"):
+			if err := a.addTime(tok, s); err != nil {
+				return err
+			}
+		case i+1 < len(toks) && isAlpha(toks[i+1][0]) && toks[i+1] != "ago":
+			if err := a.addUnit(tok, toks[i+1], s); err != nil {
+				return err
+			}
+			i++
+		default:
+			if err := a.addUnit(tok, "second", s); err != nil {
+				return err
+			}
+		}
+	}
+	if ago {
+		a.months, a.days, a.micros = -a.months, -a.days, -a.micros
+	}
+	return nil
+}
+
+// ivUnits maps unit words to a canonical unit.
+var ivUnits = func() map[string]string {
+	m := map[string]string{}
+	for canon, words := range map[string][]string{
+		"microsecond": {"microsecond", "microseconds", "us", "usec", "usecs", "useconds"},
+		"millisecond": {"millisecond", "milliseconds", "ms", "msec", "msecs", "mseconds"},
+		"second":      {"second", "seconds", "s", "sec", "secs"},
+		"minute":      {"minute", "minutes", "m", "min", "mins"},
+		"hour":        {"hour", "hours", "h", "hr", "hrs"},
+		"day":         {"day", "days", "d"},
+		"week":        {"week", "weeks", "w"},
+		"month":       {"month", "months", "mon", "mons"},
+		"year":        {"year", "years", "y", "yr", "yrs"},
+		"decade":      {"decade", "decades", "dec", "decs"},
+		"century":     {"century", "centuries", "c", "cent"},
+		"millennium":  {"millennium", "millennia", "mil", "mils"},
+	} {
+		for _, w := range words {
+			m[w] = canon
+		}
+	}
+	return m
+}()
+
+// addUnit adds a quantity of a unit, spilling fractions downward as
+// PostgreSQL does (1.5 months = 1 mon 15 days; a year's fraction rounds to
+// whole months).
+func (a *ivAcc) addUnit(num, word, s string) error {
+	unit, ok := ivUnits[word]
+	if !ok || a.seen[unit] {
+		return errDatetimeSyntax(IntervalT, s)
+	}
+	a.seen[unit] = true
+	whole, frac, ok := splitNumber(num)
+	if !ok {
+		return errDatetimeSyntax(IntervalT, s)
+	}
+	switch unit {
+	case "microsecond", "millisecond", "second", "minute", "hour":
+		scale := map[string]float64{"microsecond": 1, "millisecond": 1e3, "second": 1e6, "minute": 6e7, "hour": 3.6e9}[unit]
+		return a.addMicros(whole, frac, scale, s)
+	case "day", "week":
+		n := map[string]int64{"day": 1, "week": 7}[unit]
+		a.days += whole * n
+		return a.addMicros(0, frac*float64(n), 86400e6, s)
+	case "month":
+		a.months += whole
+		fd := frac * 30
+		a.days += int64(fd)
+		return a.addMicros(0, fd-float64(int64(fd)), 86400e6, s)
+	}
+	n := map[string]int64{"year": 12, "decade": 120, "century": 1200, "millennium": 12000}[unit]
+	if whole > math.MaxInt32 || whole < math.MinInt32 {
+		return Errorf(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
+	}
+	a.months += whole*n + int64(math.RoundToEven(frac*float64(n)))
+	return nil
+}
+
+// addMicros adds (whole+frac)*scale microseconds with overflow checks.
+func (a *ivAcc) addMicros(whole int64, frac, scale float64, s string) error {
+	f := (float64(whole) + frac) * scale
+	if math.Abs(f) > 9.2e18 || math.Abs(float64(a.micros)+f) > 9.2e18 {
+		return Errorf(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
+	}
+	w := whole * int64(scale)
+	if float64(w) != float64(whole)*scale {
+		w = int64(float64(whole) * scale)
+	}
+	a.micros += w + int64(math.RoundToEven(frac*scale))
+	return nil
+}
+
+// splitNumber splits a signed decimal into its integer part and the
+// signed fraction.
+func splitNumber(num string) (int64, float64, bool) {
+	neg := strings.HasPrefix(num, "-")
+	body := strings.TrimLeft(num, "+-")
+	if len(num)-len(body) > 1 {
+		return 0, 0, false
+	}
+	ip, fp, hasPoint := strings.Cut(body, ".")
+	if ip == "" && fp == "" || !allDigits(ip) || !allDigits(fp) || hasPoint && strings.Contains(fp, ".") {
+		return 0, 0, false
+	}
+	var whole int64
+	if ip != "" {
+		w, err := strconv.ParseInt(ip, 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		whole = w
+	}
+	frac := 0.0
+	if fp != "" {
+		frac, _ = strconv.ParseFloat("0."+fp, 64)
+	}
+	if neg {
+		whole, frac = -whole, -frac
+	}
+	return whole, frac, true
+}
+
+// addTime adds a [-]H:M[:S[.f]] time part, in integer microseconds.
+func (a *ivAcc) addTime(tok, s string) error {
+	if a.seen["time"] {
+		return errDatetimeSyntax(IntervalT, s)
+	}
+	a.seen["time"] = true
+	body := strings.TrimLeft(tok, "+-")
+	parts := strings.Split(body, ":")
+	if len(parts) > 3 || len(tok)-len(body) > 1 {
+		return errDatetimeSyntax(IntervalT, s)
+	}
+	var us int64
+	for i, p := range parts {
+		w, f, ok := splitNumber(p)
+		if !ok || w < 0 || i < len(parts)-1 && f != 0 || i > 0 && w >= 60 || w > math.MaxInt64/usPerHour {
+			return errDatetimeSyntax(IntervalT, s)
+		}
+		unit := []int64{usPerHour, usPerMin, usPerSec}[i]
+		us += w*unit + int64(math.RoundToEven(f*float64(unit)))
+	}
+	if strings.HasPrefix(tok, "-") {
+		us = -us
+	}
+	if (us > 0) == (a.micros > 0) && absMicros(a.micros) > math.MaxInt64-absMicros(us) {
+		return Errorf(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
+	}
+	a.micros += us
+	return nil
+}
+
+// parseISO parses the ISO 8601 designator format after the "P".
+func (a *ivAcc) parseISO(v, s string) error {
+	inTime := false
+	if v == "" {
+		return errDatetimeSyntax(IntervalT, s)
+	}
+	for len(v) > 0 {
+		if v[0] == 't' {
+			inTime, v = true, v[1:]
+			continue
+		}
+		i := 0
+		for i < len(v) && (isDigit(v[i]) || v[i] == '.' || v[i] == '-' || v[i] == '+') {
+			i++
+		}
+		if i == 0 || i == len(v) {
+			return errDatetimeSyntax(IntervalT, s)
+		}
+		unit, ok := isoUnit(v[i], inTime)
+		if !ok {
+			return errDatetimeSyntax(IntervalT, s)
+		}
+		if err := a.addUnit(v[:i], unit, s); err != nil {
+			return err
+		}
+		v = v[i+1:]
+	}
+	return nil
+}
+
+// isoUnit maps an ISO 8601 designator to a unit word.
+func isoUnit(c byte, inTime bool) (string, bool) {
+	if inTime {
+		u, ok := map[byte]string{'h': "hour", 'm': "minute", 's': "second"}[c]
+		return u, ok
+	}
+	u, ok := map[byte]string{'y': "year", 'm': "month", 'w': "week", 'd': "day"}[c]
+	return u, ok
+}
+
+// AddInterval returns ts + iv with PostgreSQL's field arithmetic: months
+// first (the day clamped to the month's end), then days, both on the wall
+// clock of loc, then the microseconds. loc nil (or UTC) is timestamp
+// without time zone arithmetic. Infinite timestamps are unchanged; results
+// outside the timestamp range are 22008 "timestamp out of range".
+func AddInterval(ts int64, iv Interval, loc *time.Location) (int64, error) {
+	if isInfiniteTS(ts) {
+		return ts, nil
+	}
+	if iv.Months != 0 || iv.Days != 0 {
+		local := utcToLocal(ts, loc)
+		days, tod := floorDiv(local, usPerDay), floorMod(local, usPerDay)
+		if iv.Months != 0 {
+			y, m, d := civilFromDays(days)
+			m += int64(iv.Months) - 1
+			y, m = y+floorDiv(m, 12), floorMod(m, 12)+1
+			if y > 300000 || y < -10000 {
+				return 0, errTimestampRange("timestamp")
+			}
+			days = daysFromCivil(y, m, min(d, daysInMonth(y, m)))
+		}
+		days += int64(iv.Days)
+		if days*usPerDay < minTimestamp-usPerDay || days*usPerDay > maxTimestamp {
+			return 0, errTimestampRange("timestamp")
+		}
+		ts = localToUTC(days*usPerDay+tod, loc)
+	}
+	r := ts + iv.Micros
+	if (r > ts) != (iv.Micros > 0) || r < minTimestamp || r > maxTimestamp {
+		return 0, errTimestampRange("timestamp")
+	}
+	return r, nil
+}
