@@ -34,6 +34,8 @@ type Constraint struct {
 	// Deferred marks a DEFERRABLE INITIALLY DEFERRED constraint, checked
 	// only at commit (referential actions still run at once).
 	Deferred bool `json:",omitempty"`
+	// NullsNotDistinct makes NULLs equal for a UNIQUE constraint (PG 15).
+	NullsNotDistinct bool `json:",omitempty"`
 
 	// ref and refCols name the referenced table and columns until
 	// resolveForeignKeys resolves them.
@@ -49,10 +51,8 @@ func (o *Object) addConstraint(c *pg.Constraint, col string) error {
 	var names []string
 	switch c.Contype {
 	case pg.ConstrType_CONSTR_UNIQUE:
-		if c.NullsNotDistinct {
-			return repr.Unsupported("UNIQUE NULLS NOT DISTINCT")
-		}
 		k.Kind, names = "unique", stringList(c.Keys)
+		k.NullsNotDistinct = c.NullsNotDistinct
 	case pg.ConstrType_CONSTR_CHECK:
 		k.Kind = "check"
 		text, err := parse.DeparseExpr(c.RawExpr)

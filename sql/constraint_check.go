@@ -265,7 +265,7 @@ func (e *Engine) uniqueCounts(table uint64, k uniqueKey) *keyIndex {
 	if k.index != 0 {
 		return &keyIndex{coll: e.colls[table], ix: k.index}
 	}
-	return e.keyIndex(table, k.key.cols)
+	return e.keyIndexNulls(table, k.key.cols, k.key.nullsEqual)
 }
 
 // deltaCounts counts changes by the unique key (rows that cannot
@@ -308,11 +308,17 @@ func uniqueViolation(obj *Object, name string, key *indexKey, r repr.Row) error 
 		WithDetail("Key (%s)=(%s) already exists.", names, vals)
 }
 
+// keyText prints a key of cols of row r as PostgreSQL's DETAIL does
+// (NULL as null: NULLS NOT DISTINCT keys may hold it).
 func keyText(obj *Object, cols []int, r repr.Row) (string, string) {
 	var names, vals []string
 	for _, i := range cols {
 		names = append(names, obj.Columns[i].Name)
-		vals = append(vals, repr.FormatText(r[i], obj.Columns[i].Type, nil))
+		if r[i].IsNull() {
+			vals = append(vals, "null")
+		} else {
+			vals = append(vals, repr.FormatText(r[i], obj.Columns[i].Type, nil))
+		}
 	}
 	return strings.Join(names, ", "), strings.Join(vals, ", ")
 }
@@ -538,6 +544,9 @@ func (e *Engine) validateExisting(obj *Object, rows []repr.Row, counts []int64, 
 			seen := map[string]bool{}
 			for j, r := range rows {
 				key, ok := keyOf(r, k.Cols)
+				if k.NullsNotDistinct {
+					key, ok = string(repr.AppendColsKey(nil, r, k.Cols)), true
+				}
 				if ok && (seen[key] || counts[j] > 1) {
 					names, vals := keyText(obj, k.Cols, r)
 					return repr.Errorf(repr.CodeUniqueViolation, "could not create unique index \"%s\"", k.Name).

@@ -388,7 +388,7 @@ func (c *Catalog) uniqueKeys(obj *Object) []uniqueKey {
 	var out []uniqueKey
 	for _, k := range obj.Constraints {
 		if k.Kind == "unique" {
-			out = append(out, uniqueKey{name: k.Name, deferred: k.Deferred, key: colsKey(obj, k.Cols, false)})
+			out = append(out, uniqueKey{name: k.Name, deferred: k.Deferred, key: colsKey(obj, k.Cols, k.NullsNotDistinct)})
 		}
 	}
 	for _, ix := range c.indexesOf(obj.ID) {

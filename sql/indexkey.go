@@ -58,19 +58,6 @@ func (k *indexKey) holds(ctx *expr.Ctx, row repr.Row) (bool, error) {
 	return true, nil
 }
 
-// values evaluates the key parts over row.
-func (k *indexKey) values(ctx *expr.Ctx, row repr.Row) (repr.Row, error) {
-	out := make(repr.Row, len(k.parts))
-	for i, p := range k.parts {
-		d, err := p.Eval(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = d
-	}
-	return out, nil
-}
-
 // encode appends row's key to dst; in is false when the row is not one
 // of the key's rows.
 func (k *indexKey) encode(ctx *expr.Ctx, dst []byte, row repr.Row) (key []byte, in bool, err error) {

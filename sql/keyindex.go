@@ -23,10 +23,23 @@ import (
 // the key's, the counts are read from that arrangement instead (coll, ix:
 // a prefix scan per key), and no map is kept: a UNIQUE index is enforced
 // by its own arrangement.
+//
+// With nullsEqual (a UNIQUE NULLS NOT DISTINCT constraint) rows with
+// NULLs are counted too, NULL equal to NULL.
 type keyIndex struct {
-	counts map[string]int64
-	coll   *storage.Collection
-	ix     uint64
+	counts     map[string]int64
+	coll       *storage.Collection
+	ix         uint64
+	cols       []int
+	nullsEqual bool
+}
+
+// keyOf returns row's key in the index (ok false: not counted).
+func (ix *keyIndex) keyOf(row repr.Row) (string, bool) {
+	if ix.nullsEqual {
+		return string(repr.AppendColsKey(nil, row, ix.cols)), true
+	}
+	return keyOf(row, ix.cols)
 }
 
 // indexName identifies an index: table and columns.
@@ -43,18 +56,27 @@ func indexName(table uint64, cols []int) string {
 // keyIndex returns the index of table on cols, building it if needed.
 // The caller holds e.mu (shared or exclusive).
 func (e *Engine) keyIndex(table uint64, cols []int) *keyIndex {
+	return e.keyIndexNulls(table, cols, false)
+}
+
+// keyIndexNulls is keyIndex that, with nullsEqual, also counts keys with
+// NULLs (an arrangement's counts always include them).
+func (e *Engine) keyIndexNulls(table uint64, cols []int, nullsEqual bool) *keyIndex {
 	if c, id, ok := e.arrangementOn(table, cols); ok {
 		return &keyIndex{coll: c, ix: id}
 	}
 	name := indexName(table, cols)
+	if nullsEqual {
+		name += "/nulls"
+	}
 	e.idxMu.Lock()
 	defer e.idxMu.Unlock()
 	if ix := e.indexes[name]; ix != nil {
 		return ix
 	}
-	ix := &keyIndex{counts: map[string]int64{}}
+	ix := &keyIndex{counts: map[string]int64{}, cols: cols, nullsEqual: nullsEqual}
 	for _, u := range e.snapshot(table, 0) {
-		if k, ok := keyOf(u.Row, cols); ok {
+		if k, ok := ix.keyOf(u.Row); ok {
 			ix.counts[k] += u.Diff
 		}
 	}
@@ -104,9 +126,8 @@ func (e *Engine) noteCommitted(ws *writeSet) {
 			if !strings.HasPrefix(name, prefix) {
 				continue
 			}
-			cols := indexCols(name[len(prefix):])
 			for _, u := range ws.changes[id] {
-				if k, ok := keyOf(u.Row, cols); ok {
+				if k, ok := ix.keyOf(u.Row); ok {
 					if ix.counts[k] += u.Diff; ix.counts[k] == 0 {
 						delete(ix.counts, k)
 					}
@@ -114,15 +135,6 @@ func (e *Engine) noteCommitted(ws *writeSet) {
 			}
 		}
 	}
-}
-
-func indexCols(s string) []int {
-	var out []int
-	for _, f := range strings.Split(s, "/") {
-		n, _ := strconv.Atoi(f)
-		out = append(out, n)
-	}
-	return out
 }
 
 // dropIndexes forgets the indexes of a table whose rows changed outside
