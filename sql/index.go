@@ -102,7 +102,7 @@ func (p *Portal) execCreateIndex(is *pg.IndexStmt) error {
 		def.Desc = nil
 	}
 	if is.WhereClause != nil {
-		text, err := parse.DeparseExpr(is.WhereClause)
+		text, err := indexExprText(is.WhereClause)
 		if err != nil {
 			return err
 		}
@@ -279,7 +279,7 @@ func resolveIndexParts(obj *Object, rel *Object, parts []indexPart, include []st
 			figured = append(figured, p.name)
 			continue
 		}
-		text, err := parse.DeparseExpr(p.expr)
+		text, err := indexExprText(p.expr)
 		if err != nil {
 			return nil, err
 		}
@@ -299,6 +299,18 @@ func resolveIndexParts(obj *Object, rel *Object, parts []indexPart, include []st
 	}
 	def.Table = rel.ID
 	return figured, nil
+}
+
+// indexExprText is the SQL text stored for an index expression or
+// predicate: its column references unqualified (`lower(users.email)` is
+// stored as `lower(email)`), so that renaming the table leaves it valid.
+func indexExprText(n *pg.Node) (string, error) {
+	walkProto(n, func(m proto.Message) {
+		if cr, ok := m.(*pg.ColumnRef); ok && len(cr.Fields) > 1 {
+			cr.Fields = cr.Fields[len(cr.Fields)-1:]
+		}
+	})
+	return parse.DeparseExpr(n)
 }
 
 // bareColumn returns the name of a column reference written as an

@@ -152,7 +152,8 @@ func errText(err error) string {
 // sql=...` runs COPY FROM STDIN with the input as data, `restart` closes
 // and reopens the engine on the same data directory (as after a crash:
 // Close only closes the store; nothing is flushed that a commit had not
-// already synced), `clock set=<RFC 3339 time>` or `clock advance=<Go
+// already synced; it reports indexes whose stored arrangement was wrong
+// and had to be rebuilt), `clock set=<RFC 3339 time>` or `clock advance=<Go
 // duration>` sets the engine's wall clock and calls Engine.Tick.
 func TestSession(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -166,7 +167,11 @@ func TestSession(t *testing.T) {
 				d.ScanArgs(t, "sql", &sql)
 				return te.copyIn(sql, d.Input)
 			case "restart":
+				before := indexRebuilds.Load()
 				te.restart()
+				if n := indexRebuilds.Load() - before; n > 0 { // a stored arrangement was wrong
+					return fmt.Sprintf("ok, but %d indexes rebuilt\n", n)
+				}
 				return "ok\n"
 			case "query", "prepare", "execute":
 				return te.readCmd(t, d)
