@@ -9,27 +9,51 @@ import (
 )
 
 // wstate is one function's evaluation state during a pass over a range
-// of positions (windowOp.eval): cursors for the positions it reads and,
-// for an aggregate, the accumulator of the frame [fs, fe] it covers.
+// of positions (windowOp.eval): cursors for the positions it reads, the
+// trackers of its frame bounds and, for an aggregate, the accumulator of
+// the frame pieces pc it covers.
 type wstate struct {
-	cur, tail wcur
-	init      bool
-	fs, fe    int
-	acc       expr.Acc
+	cur        wcur
+	start, end wtrack
+	init       bool
+	fe         int
+	pc         [3]wpiece
+	// pcur are, per piece, the cursors of the rows leaving and entering it.
+	pcur [3][2]wcur
+	acc  expr.Acc
 	// scale is a running numeric sum's largest display scale; scales
 	// counts a sliding one's live display scales.
 	scale  int32
 	scales map[int32]int64
-	// ext is a running min/max; dq a sliding one's monotonic deque:
-	// positions with values strictly increasing (min) or decreasing
-	// (max) from the front, whose front is the frame's extremum.
+	// ext is a running min/max; dq a sliding one's monotonic deque per
+	// piece: positions with values strictly increasing (min) or
+	// decreasing (max) from the front, whose front is the piece's
+	// extremum.
 	ext repr.Datum
-	dq  []wdq
+	dq  [3][]wdq
+	// nt is ntile's bucket count read from a column, at position ntAt
+	// (the first where it is not NULL; n if none); ntInit says whether
+	// they are known.
+	ntInit bool
+	nt     int64
+	ntAt   int
 }
 
 type wdq struct {
 	pos int
 	v   repr.Datum
+}
+
+// newState returns a fresh state over seq, reusing old's buffers.
+func newState(seq *wseq, old *wstate) wstate {
+	st := wstate{cur: newCur(seq), scales: old.scales}
+	st.start.c, st.end.c = newCur(seq), newCur(seq)
+	for i := range st.pcur {
+		st.pcur[i] = [2]wcur{newCur(seq), newCur(seq)}
+		st.dq[i] = old.dq[i][:0]
+	}
+	clear(st.scales)
+	return st
 }
 
 // eval recomputes positions [lo, hi) of p in order and emits the rows
@@ -40,9 +64,7 @@ func (o *windowOp) eval(s *stepCtx, p *wpart, lo, hi int, out []repr.Update) ([]
 		o.states = make([]wstate, len(o.funcs))
 	}
 	for i := range o.funcs {
-		st := &o.states[i]
-		*st = wstate{cur: newCur(&p.seq), tail: newCur(&p.seq), scales: st.scales, dq: st.dq[:0]}
-		clear(st.scales)
+		o.states[i] = newState(&p.seq, &o.states[i])
 	}
 	cur, back := newCur(&p.seq), newCur(&p.seq)
 	var prev *went
@@ -53,9 +75,7 @@ func (o *windowOp) eval(s *stepCtx, p *wpart, lo, hi int, out []repr.Update) ([]
 	idx := lo - p.seq.search(first.sk, first.row, false)
 	ps, pe := lo, lo
 	if o.peers {
-		for ps > 0 && bytes.Equal(back.at(ps-1).sk, first.sk) {
-			ps--
-		}
+		ps = p.seq.search(first.sk, nil, false)
 	}
 	for j := lo; j < hi; j++ {
 		e := cur.at(j)
@@ -152,124 +172,178 @@ func (f *wfunc) eval(st *wstate, j, n, ps, pe int, e, prev *went, slots []repr.D
 	case expr.WinCumeDist:
 		sl[0] = repr.NewFloat(percent(pe, n))
 	case expr.WinNtile:
-		if f.N <= 0 {
-			return errNtile
-		}
-		sl[0] = repr.NewInt(ntile(int64(j), int64(n), f.N))
+		return f.evalNtile(st, j, n, sl)
 	case expr.WinLag, expr.WinLead:
-		t := int64(j) - f.N
-		if f.Kind == expr.WinLead {
-			t = int64(j) + f.N
-		}
-		switch {
-		case t >= 0 && t < int64(n):
-			sl[0] = st.cur.at(int(t)).row[f.Col]
-		case f.Default >= 0:
-			sl[0] = e.row[f.Default]
-		default:
-			sl[0] = repr.Null
-		}
+		f.evalLag(st, j, n, e, sl)
 	case expr.WinFirstValue, expr.WinLastValue, expr.WinNthValue:
-		fs, fe := f.frame(j, n, ps, pe)
-		t := fs
-		switch f.Kind {
-		case expr.WinLastValue:
-			t = fe
-		case expr.WinNthValue:
-			if f.N <= 0 {
-				return errNthValue
-			}
-			t = shift(fs, f.N-1, n)
-		}
-		sl[0] = repr.Null
-		if fs <= fe && t <= fe {
-			sl[0] = st.cur.at(t).row[f.Col]
+		if err := f.evalValue(st, j, n, ps, pe, e, sl); err != nil {
+			return err
 		}
 	case expr.WinAgg:
-		return f.evalAgg(st, j, n, ps, pe, e, prev, sl)
+		if err := f.evalAgg(st, j, n, ps, pe, e, prev, sl); err != nil {
+			return err
+		}
+	}
+	return f.takeErr()
+}
+
+// evalNtile computes ntile at position j. A bucket count read from a
+// column is PostgreSQL's: taken at the partition's first row where it is
+// not NULL, rows before that are NULL, and buckets count from there.
+func (f *wfunc) evalNtile(st *wstate, j, n int, sl []repr.Datum) error {
+	k, at := f.N, 0
+	if f.NCol >= 0 {
+		if !st.ntInit {
+			st.ntInit, st.ntAt = true, 0
+			for ; st.ntAt < n; st.ntAt++ {
+				if v := st.cur.at(st.ntAt).row[f.NCol]; !v.IsNull() {
+					st.nt = v.Int()
+					break
+				}
+			}
+		}
+		k, at = st.nt, st.ntAt
+		if j < at {
+			sl[0] = repr.Null
+			return nil
+		}
+	}
+	if k <= 0 {
+		return errNtile
+	}
+	sl[0] = repr.NewInt(ntile(int64(j-at), int64(n), k))
+	return nil
+}
+
+// evalLag computes lag or lead at position j; an offset read from a
+// column is e's, NULL making the value NULL.
+func (f *wfunc) evalLag(st *wstate, j, n int, e *went, sl []repr.Datum) {
+	off := f.N
+	if f.NCol >= 0 {
+		v := e.row[f.NCol]
+		if v.IsNull() {
+			sl[0] = repr.Null
+			return
+		}
+		off = v.Int()
+	}
+	t := int64(j) - off
+	if f.Kind == expr.WinLead {
+		t = int64(j) + off
+	}
+	switch {
+	case t >= 0 && t < int64(n):
+		sl[0] = st.cur.at(int(t)).row[f.Col]
+	case f.Default >= 0:
+		sl[0] = e.row[f.Default]
+	default:
+		sl[0] = repr.Null
+	}
+}
+
+// evalValue computes first_value, last_value or nth_value over j's
+// frame (its pieces, after exclusion).
+func (f *wfunc) evalValue(st *wstate, j, n, ps, pe int, e *went, sl []repr.Datum) error {
+	fs, fe := f.bounds(st, j, n, ps, pe, e)
+	pc, np := f.pieces(fs, fe, j, ps, pe)
+	k := int64(0)
+	switch f.Kind {
+	case expr.WinLastValue:
+		k = -1
+	case expr.WinNthValue:
+		k = f.N
+		if f.NCol >= 0 {
+			v := e.row[f.NCol]
+			if v.IsNull() {
+				sl[0] = repr.Null
+				return nil
+			}
+			k = v.Int()
+		}
+		if k <= 0 {
+			return errNthValue
+		}
+		k--
+	}
+	sl[0] = repr.Null
+	if t, ok := nthInPieces(pc[:np], k); ok {
+		sl[0] = st.cur.at(t).row[f.Col]
 	}
 	return nil
 }
 
-// frame returns the frame [fs, fe] of position j, clamped to the
-// partition (empty when fs > fe).
-func (f *wfunc) frame(j, n, ps, pe int) (fs, fe int) {
-	fr := f.Frame
-	switch b := fr.Start; b.Kind {
-	case expr.Preceding:
-		fs = shift(j, -b.Offset, n)
-	case expr.CurrentRow:
-		fs = j
-		if !fr.Rows {
-			fs = ps
-		}
-	case expr.Following:
-		fs = shift(j, b.Offset, n)
-	}
-	switch b := fr.End; b.Kind {
-	case expr.Preceding:
-		fe = shift(j+1, -b.Offset, n) - 1
-	case expr.CurrentRow:
-		fe = j
-		if !fr.Rows {
-			fe = pe - 1
-		}
-	case expr.Following:
-		fe = shift(j+1, b.Offset, n) - 1
-	case expr.UnboundedFollowing:
-		fe = n - 1
-	}
-	return fs, fe
-}
-
 // evalAgg computes an aggregate over j's frame. A running one (frame
-// from the partition's start) continues from j-1's accumulator, taken
-// from its slots at the first position of the pass; a sliding one adds
-// the rows entering the frame and retracts those leaving it.
+// from the partition's start, nothing excluded) continues from j-1's
+// accumulator, taken from its slots at the first position of the pass;
+// a sliding one adds the rows entering each piece of the frame and
+// retracts those leaving it.
 func (f *wfunc) evalAgg(st *wstate, j, n, ps, pe int, e, prev *went, sl []repr.Datum) error {
-	fs, fe := f.frame(j, n, ps, pe)
+	fs, fe := f.bounds(st, j, n, ps, pe, e)
 	if f.running {
 		if !st.init {
 			st.init, st.fe = true, -1
 			if j > 0 {
-				st.fe = f.prevEnd(j, n, pe, e, prev)
+				st.fe = f.prevEnd(st, j, n, ps, pe, e, prev)
 				f.seed(st, prev.out[f.slot:f.slot+f.width])
 			}
 		}
 		for st.fe < fe {
 			st.fe++
-			f.add(st, st.fe, st.cur.at(st.fe).row, true)
+			f.add(st, 0, st.fe, st.cur.at(st.fe).row, true)
 		}
 		f.store(st, sl)
 		return nil
 	}
-	if !st.init || fs > st.fe {
-		st.init = true
-		st.acc, st.ext, st.dq = expr.Acc{}, repr.Null, st.dq[:0]
-		clear(st.scales)
-		st.fs, st.fe = fs, fs-1
-	}
-	for ; st.fs < fs; st.fs++ {
-		f.remove(st, st.fs, st.tail.at(st.fs).row)
-	}
-	for st.fe < fe {
-		st.fe++
-		f.add(st, st.fe, st.cur.at(st.fe).row, false)
-	}
+	pc, np := f.pieces(fs, fe, j, ps, pe)
+	f.slide(st, pc, np)
 	var err error
-	sl[0], err = f.slidingResult(st)
+	sl[0], err = f.slidingResult(st, np)
 	return err
 }
 
-// prevEnd returns the end of j-1's frame (which starts at 0).
-func (f *wfunc) prevEnd(j, n, pe int, e, prev *went) int {
-	if !f.Frame.Rows && f.Frame.End.Kind == expr.CurrentRow {
-		if bytes.Equal(prev.sk, e.sk) {
-			return pe - 1
+// slide moves the accumulator from the pieces st.pc to pc: each piece's
+// ends only move forward, so it retracts the rows before a piece's new
+// start and adds those past its old end. It starts afresh when the new
+// frame begins after every row of the old one.
+func (f *wfunc) slide(st *wstate, pc [3]wpiece, np int) {
+	reset := !st.init
+	if !reset {
+		reset = true
+		for i := range np {
+			if st.pc[i].e >= pc[0].s {
+				reset = false
+			}
 		}
-		return j - 1
 	}
-	_, fe := f.frame(j-1, n, 0, 0)
+	if reset {
+		st.init = true
+		st.acc, st.ext = expr.Acc{}, repr.Null
+		clear(st.scales)
+		for i := range np {
+			st.dq[i] = st.dq[i][:0]
+			st.pc[i] = wpiece{pc[i].s, pc[i].s - 1}
+		}
+	}
+	for i := range np {
+		old, nw := st.pc[i], pc[i]
+		for p := old.s; p <= min(old.e, nw.s-1); p++ {
+			f.remove(st, i, p, st.pcur[i][0].at(p).row)
+		}
+		for p := max(old.e+1, nw.s); p <= nw.e; p++ {
+			f.add(st, i, p, st.pcur[i][1].at(p).row, false)
+		}
+		st.pc[i] = nw
+	}
+}
+
+// prevEnd returns the end of j-1's frame (entry prev), which starts at
+// 0; e at j has peers [ps, pe).
+func (f *wfunc) prevEnd(st *wstate, j, n, ps, pe int, e, prev *went) int {
+	if !bytes.Equal(prev.sk, e.sk) {
+		ps, pe = st.cur.s.search(prev.sk, nil, false), j
+	}
+	tmp := newState(st.cur.s, &wstate{})
+	_, fe := f.bounds(&tmp, j-1, n, ps, pe, prev)
 	return fe
 }
 
@@ -297,8 +371,8 @@ func (f *wfunc) store(st *wstate, sl []repr.Datum) {
 	}
 }
 
-// add adds the row at position pos to the frame.
-func (f *wfunc) add(st *wstate, pos int, row repr.Row, running bool) {
+// add adds the row at position pos to piece pi of the frame.
+func (f *wfunc) add(st *wstate, pi, pos int, row repr.Row, running bool) {
 	if f.Agg == expr.AggCountStar {
 		st.acc.N++
 		return
@@ -319,10 +393,11 @@ func (f *wfunc) add(st *wstate, pos int, row repr.Row, running bool) {
 			}
 			return
 		}
-		for len(st.dq) > 0 && repr.Compare(st.dq[len(st.dq)-1].v, v)*c <= 0 {
-			st.dq = st.dq[:len(st.dq)-1]
+		dq := st.dq[pi]
+		for len(dq) > 0 && repr.Compare(dq[len(dq)-1].v, v)*c <= 0 {
+			dq = dq[:len(dq)-1]
 		}
-		st.dq = append(st.dq, wdq{pos, v})
+		st.dq[pi] = append(dq, wdq{pos, v})
 		return
 	}
 	st.acc.Add(f.call.Class, v, 1)
@@ -339,15 +414,16 @@ func (f *wfunc) add(st *wstate, pos int, row repr.Row, running bool) {
 	}
 }
 
-// remove retracts the row at position pos from a sliding frame.
-func (f *wfunc) remove(st *wstate, pos int, row repr.Row) {
+// remove retracts the row at position pos from piece pi of a sliding
+// frame.
+func (f *wfunc) remove(st *wstate, pi, pos int, row repr.Row) {
 	switch f.Agg {
 	case expr.AggCountStar:
 		st.acc.N--
 		return
 	case expr.AggMin, expr.AggMax:
-		for len(st.dq) > 0 && st.dq[0].pos <= pos {
-			st.dq = st.dq[1:]
+		for len(st.dq[pi]) > 0 && st.dq[pi][0].pos <= pos {
+			st.dq[pi] = st.dq[pi][1:]
 		}
 		return
 	}
@@ -367,14 +443,23 @@ func (f *wfunc) remove(st *wstate, pos int, row repr.Row) {
 	}
 }
 
-// slidingResult is the aggregate of a sliding frame.
-func (f *wfunc) slidingResult(st *wstate) (repr.Datum, error) {
+// slidingResult is the aggregate of a sliding frame of np pieces; min
+// and max take the extremum of the pieces' (a later equal one wins, as
+// in add).
+func (f *wfunc) slidingResult(st *wstate, np int) (repr.Datum, error) {
 	switch f.Agg {
 	case expr.AggMin, expr.AggMax:
-		if len(st.dq) == 0 {
-			return repr.Null, nil
+		c := -1
+		if f.Agg == expr.AggMax {
+			c = 1
 		}
-		return st.dq[0].v, nil
+		best := repr.Null
+		for _, dq := range st.dq[:np] {
+			if len(dq) > 0 && (best.IsNull() || repr.Compare(dq[0].v, best)*c >= 0) {
+				best = dq[0].v
+			}
+		}
+		return best, nil
 	}
 	call := f.call
 	for s := range st.scales {

@@ -73,6 +73,10 @@ type wpart struct {
 	seq     wseq
 	changed []went
 	stamp   uint64
+	// maxN is, per function with an offset column (lag, lead), the
+	// largest absolute offset of a row ever inserted: a bound on how far
+	// its rows read (it never shrinks; a restart recomputes it).
+	maxN []int64
 }
 
 // wundo is one change of the pending Step: an insertion of n copies at
@@ -104,6 +108,8 @@ type wfunc struct {
 	expr.WinFunc
 	slot, width int
 	reach       wreach
+	// rng is set for a RANGE frame with offsets.
+	rng *wrange
 	// running marks an aggregate whose frame starts at UNBOUNDED
 	// PRECEDING: its slots carry its accumulator (sum, avg: accWidth
 	// datums of call.Class.Append, then the largest display scale).
@@ -117,11 +123,16 @@ type wfunc struct {
 // j+s .. j+e (inf: unbounded), widened by the peer group of the current
 // row at the start (peersFwd: a RANGE frame starting at CURRENT ROW) or
 // the end (peersBack: ending at CURRENT ROW); whole means the function
-// depends on the partition's size.
+// depends on the partition's size; values and groups mean a RANGE frame
+// with offsets or a GROUPS frame (see rangeReach, groupsReach); perRow
+// means lag or lead with an offset column, whose reach is the largest
+// offset seen in the partition (wpart.maxN).
 type wreach struct {
 	s, e                int64
 	peersFwd, peersBack bool
 	whole               bool
+	values, groups      bool
+	perRow              bool
 }
 
 const inf = int64(1) << 60
@@ -155,6 +166,16 @@ func (o *windowOp) compile(f expr.WinFunc, in []repr.T) (wfunc, error) {
 		return wfunc{}, fmt.Errorf("window function %s: %s", f, why)
 	}
 	wf := wfunc{WinFunc: f, slot: o.width, width: 1, reach: reachOf(f)}
+	if f.Kind.UsesFrame() && f.Frame.RangeOffsets() {
+		rng, err := o.rangeOf(f, in)
+		if err != nil {
+			return wfunc{}, err
+		}
+		wf.rng = rng
+	}
+	if f.NCol >= 0 && in[f.NCol].Family != repr.FamInt {
+		return wfunc{}, fmt.Errorf("window function %s: argument #%d is not an integer", f, f.NCol)
+	}
 	switch f.Kind {
 	case expr.WinRank, expr.WinPercentRank, expr.WinCumeDist:
 		o.peers = true
@@ -171,17 +192,41 @@ func (o *windowOp) compile(f expr.WinFunc, in []repr.T) (wfunc, error) {
 		}
 		wf.call = expr.AggCall{Kind: f.Agg, Arg: arg, T: f.T, Class: f.Agg.Def().Class(arg)}
 		wf.scales = expr.NeedsScales(wf.call.Class, arg)
-		wf.running = f.Frame.Start.Kind == expr.UnboundedPreceding
+		wf.running = f.Frame.Start.Kind == expr.UnboundedPreceding && f.Frame.Exclude == expr.ExcludeNoOthers
 		if wf.running && f.Agg != expr.AggMin && f.Agg != expr.AggMax {
 			wf.accWidth = wf.call.Class.Width()
 			wf.width = wf.accWidth + int(b2i(wf.scales))
 		}
 	}
-	if f.Kind.UsesFrame() && !f.Frame.Rows {
+	if f.Kind.UsesFrame() && (!f.Frame.Rows() || f.Frame.Exclude > expr.ExcludeCurrentRow) {
 		o.peers = true
 	}
 	o.width += wf.width
 	return wf, nil
+}
+
+// rangeOf checks a RANGE frame with offsets (one ORDER BY column of a
+// type with in_range, offsets of its offset type) and returns what
+// evaluating it needs.
+func (o *windowOp) rangeOf(f expr.WinFunc, in []repr.T) (*wrange, error) {
+	if len(o.spec.Order) != 1 {
+		return nil, fmt.Errorf("window function %s: RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column", f)
+	}
+	oc := o.spec.Order[0]
+	r := &wrange{col: oc.Col, t: in[oc.Col], desc: oc.Desc}
+	fam, ok := rangeOffsetType(r.t)
+	for _, b := range []expr.FrameBound{f.Frame.Start, f.Frame.End} {
+		if b.HasOffset() && (!ok || b.Value.Family() != fam) {
+			return nil, fmt.Errorf("window function %s: RANGE offset %s for ORDER BY type %s", f, b, r.t.Name())
+		}
+	}
+	if f.Frame.Start.HasOffset() {
+		r.startBad = badRangeOffset(r.t, f.Frame.Start.Value)
+	}
+	if f.Frame.End.HasOffset() {
+		r.endBad = badRangeOffset(r.t, f.Frame.End.Value)
+	}
+	return r, nil
 }
 
 // reachOf returns the positions f's value at a position reads.
@@ -191,13 +236,23 @@ func reachOf(f expr.WinFunc) wreach {
 		return wreach{s: -inf, e: 0}
 	case expr.WinPercentRank, expr.WinCumeDist, expr.WinNtile:
 		return wreach{whole: true}
-	case expr.WinLag:
-		return wreach{s: -f.N, e: -f.N}
-	case expr.WinLead:
+	case expr.WinLag, expr.WinLead:
+		if f.NCol >= 0 {
+			return wreach{perRow: true}
+		}
+		if f.Kind == expr.WinLag {
+			return wreach{s: -f.N, e: -f.N}
+		}
 		return wreach{s: f.N, e: f.N}
 	}
 	var r wreach
 	fr := f.Frame
+	switch {
+	case fr.RangeOffsets():
+		return wreach{values: true}
+	case fr.Mode == expr.GroupsMode:
+		return wreach{groups: true}
+	}
 	switch st := fr.Start; st.Kind {
 	case expr.UnboundedPreceding:
 		r.s = -inf
@@ -206,7 +261,7 @@ func reachOf(f expr.WinFunc) wreach {
 	case expr.Following:
 		r.s = st.Offset
 	case expr.CurrentRow:
-		r.peersFwd = !fr.Rows
+		r.peersFwd = !fr.Rows()
 	}
 	switch en := fr.End; en.Kind {
 	case expr.UnboundedFollowing:
@@ -216,12 +271,17 @@ func reachOf(f expr.WinFunc) wreach {
 	case expr.Following:
 		r.e = en.Offset
 	case expr.CurrentRow:
-		r.peersBack = !fr.Rows
+		r.peersBack = !fr.Rows()
 	}
 	return r
 }
 
 func (o *windowOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+	for i := range o.funcs {
+		if r := o.funcs[i].rng; r != nil {
+			r.ctx, r.firstErr = s.ctx, nil
+		}
+	}
 	var out []repr.Update
 	for _, u := range Consolidate(ins[0]) {
 		var err error
@@ -266,6 +326,7 @@ func (o *windowOp) apply(s *stepCtx, u repr.Update, out []repr.Update) ([]repr.U
 	sk := appendSortKey(nil, u.Row, o.spec.Order)
 	p.changed = append(p.changed, went{row: u.Row, sk: sk})
 	if u.Diff > 0 {
+		o.noteN(p, u.Row)
 		pos := p.seq.search(sk, u.Row, true)
 		for k := range u.Diff {
 			p.seq.insert(pos+int(k), went{row: u.Row, sk: sk})
@@ -289,31 +350,21 @@ func (o *windowOp) apply(s *stepCtx, u repr.Update, out []repr.Update) ([]repr.U
 // recompute recomputes the positions of p that the Step's changes may
 // have changed (see windowOp) and emits the rows whose values changed.
 func (o *windowOp) recompute(s *stepCtx, p *wpart, out []repr.Update) ([]repr.Update, error) {
-	n := p.seq.n
 	o.spans = o.spans[:0]
 	for i := range p.changed {
 		c := &p.changed[i]
 		a, b := p.seq.search(c.sk, c.row, false), p.seq.search(c.sk, c.row, true)
 		pa, pb := -1, -1
 		for fi := range o.funcs {
-			r := o.funcs[fi].reach
-			lo, hi := 0, n
-			if !r.whole {
-				lo, hi = shift(a, -max(r.e, 0), n), shift(b, max(-r.s, 0), n)
-				if r.peersBack || r.peersFwd {
-					if pa < 0 {
-						pa, pb = p.seq.search(c.sk, nil, false), p.seq.search(c.sk, nil, true)
-					}
-					if r.peersBack {
-						lo = min(lo, pa)
-					}
-					if r.peersFwd {
-						hi = max(hi, pb)
-					}
-				}
-			}
+			lo, hi := o.reachSpan(p, fi, c, a, b, &pa, &pb)
+			lo, hi = min(lo, a), max(hi, b)
 			if lo < hi {
 				o.spans = append(o.spans, wspan{lo, hi})
+			}
+		}
+		for fi := range o.funcs {
+			if err := o.funcs[fi].takeErr(); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -329,6 +380,54 @@ func (o *windowOp) recompute(s *stepCtx, p *wpart, out []repr.Update) ([]repr.Up
 		}
 	}
 	return out, nil
+}
+
+// reachSpan returns the positions [lo, hi) of p whose values of function
+// fi a change of entry c (now at [a, b)) may change; pa and pb cache the
+// peers of c's sort key (-1: not yet searched).
+func (o *windowOp) reachSpan(p *wpart, fi int, c *went, a, b int, pa, pb *int) (int, int) {
+	f := &o.funcs[fi]
+	r, n := f.reach, p.seq.n
+	switch {
+	case r.whole:
+		return 0, n
+	case r.values:
+		return f.rangeReach(&p.seq, c)
+	case r.groups:
+		return f.groupsReach(&p.seq, c.sk)
+	case r.perRow:
+		m := p.maxN[fi]
+		return shift(a, -m, n), shift(b, m, n)
+	}
+	lo, hi := shift(a, -max(r.e, 0), n), shift(b, max(-r.s, 0), n)
+	if r.peersBack || r.peersFwd {
+		if *pa < 0 {
+			*pa, *pb = p.seq.search(c.sk, nil, false), p.seq.search(c.sk, nil, true)
+		}
+		if r.peersBack {
+			lo = min(lo, *pa)
+		}
+		if r.peersFwd {
+			hi = max(hi, *pb)
+		}
+	}
+	return lo, hi
+}
+
+// noteN records, in p.maxN, the offsets of row read from columns.
+func (o *windowOp) noteN(p *wpart, row repr.Row) {
+	for fi := range o.funcs {
+		f := &o.funcs[fi]
+		if !f.reach.perRow {
+			continue
+		}
+		if p.maxN == nil {
+			p.maxN = make([]int64, len(o.funcs))
+		}
+		if v := row[f.NCol]; !v.IsNull() {
+			p.maxN[fi] = max(p.maxN[fi], v.Int(), -v.Int())
+		}
+	}
 }
 
 // shift returns pos+d clamped to [0, n].
@@ -436,6 +535,7 @@ func (o *windowOp) restore(key, value []byte) error {
 	}
 	sk := appendSortKey(nil, row, o.spec.Order)
 	p.seq.insert(p.seq.search(sk, row, true), went{row: row, sk: sk, out: out})
+	o.noteN(p, row)
 	return nil
 }
 

@@ -9,7 +9,9 @@ import (
 
 // windowRandomPlans are Window plans over t(k int4, v int4, s text) for
 // TestWindowRandom. %d is a sort direction, %n a positive constant, %k an
-// offset (possibly negative), %f and %g frames (see randomFrame).
+// offset (possibly negative), %f and %g frames (see randomFrame), %F a
+// frame that may have RANGE offsets (the window has one integer ORDER BY
+// column).
 var windowRandomPlans = []string{
 	// Ranking and offset functions.
 	`%0 = Source coll=1 :: int4, int4, text
@@ -17,7 +19,7 @@ var windowRandomPlans = []string{
 	// Aggregates: running (default frame, with peers), sliding and
 	// whole-partition frames.
 	`%0 = Source coll=1 :: int4, int4, text
-%1 = Window key=[#0] order=[#1%d] funcs=[count(*), count(#1), sum(#1), avg(#1), min(#2), max(#1), sum(#1) %f, min(#1) %f, max(#2) %g, avg(#1) %g, count(*) %f] <- %0`,
+%1 = Window key=[#0] order=[#1%d] funcs=[count(*), count(#1), sum(#1), avg(#1), min(#2), max(#1), sum(#1) %F, min(#1) %F, max(#2) %g, avg(#1) %F, count(*) %f] <- %0`,
 	// Value functions over frames, ordered by text, one partition.
 	`%0 = Source coll=1 :: int4, int4, text
 %1 = Window key=[] order=[#2%d] funcs=[first_value(#1) %f, last_value(#0) %g, nth_value(#1, %n) %f, lag(#0, %k, #1), rank()] <- %0`,
@@ -32,37 +34,48 @@ var windowRandomPlans = []string{
 	`%0 = Source coll=1 :: int4, int4, text
 %1 = Window key=[#0] order=[#1%d] funcs=[lag(#2, %k), lead(#1, %n, #1)] <- %0`,
 	`%0 = Source coll=1 :: int4, int4, text
-%1 = Window key=[#0] order=[#1%d] funcs=[sum(#1) %f, min(#2) %f] <- %0`,
+%1 = Window key=[#0] order=[#1%d] funcs=[sum(#1) %F, min(#2) %F] <- %0`,
 	`%0 = Source coll=1 :: int4, int4, text
 %1 = Window key=[#0] order=[#2%d] funcs=[first_value(#1) %f, nth_value(#2, %n) %g] <- %0`,
 	`%0 = Source coll=1 :: int4, int4, text
-%1 = Window key=[] order=[#1%d] funcs=[count(#2) %f] <- %0`,
+%1 = Window key=[] order=[#1%d] funcs=[count(#2) %F] <- %0`,
 	// A window over an aggregate.
 	`%0 = Source coll=1 :: int4, int4, text
 %1 = Reduce key=[#0, #2] aggs=[count(*), sum(#1)] <- %0
-%2 = Window key=[#1] order=[#3%d] funcs=[rank(), sum(#2) %f, lag(#0, %k)] <- %1`,
+%2 = Window key=[#1] order=[#3%d] funcs=[rank(), sum(#2) %F, lag(#0, %k)] <- %1`,
+	// RANGE offsets over numeric, float8 and date order columns.
+	`%0 = Source coll=1 :: int4, int4, text
+%1 = MFP map=[(CAST(#1 AS numeric) / 4), (CAST(#1 AS float8) * 1.5::float8), ('2024-01-30'::date + (#1 * 10))] project=[#0, #3, #4, #5, #2] <- %0
+%2 = Window key=[#0] order=[#1%d] funcs=[sum(#1) RANGE BETWEEN 0.5 PRECEDING AND 0.25 FOLLOWING, last_value(#4) RANGE BETWEEN CURRENT ROW AND 0.75 FOLLOWING EXCLUDE TIES, max(#4) RANGE BETWEEN 0.25 FOLLOWING AND 1.0 FOLLOWING] <- %1
+%3 = Window key=[#0] order=[#2%d] funcs=[avg(#2) RANGE BETWEEN 2::float8 PRECEDING AND 1.5::float8 FOLLOWING EXCLUDE CURRENT ROW, count(*) RANGE BETWEEN UNBOUNDED PRECEDING AND 3::float8 PRECEDING] <- %2
+%4 = Window key=[#0] order=[#3%d] funcs=[count(*) RANGE BETWEEN '20 days'::interval PRECEDING AND '10 days'::interval FOLLOWING, min(#1) RANGE BETWEEN '1 mon'::interval PRECEDING AND CURRENT ROW EXCLUDE GROUP, nth_value(#4, 2) RANGE BETWEEN '1 mon 5 days'::interval PRECEDING AND '1 mon'::interval FOLLOWING] <- %3`,
+	// Arguments read from columns: lag and lead offsets (possibly
+	// negative or NULL), ntile's bucket count, nth_value's position.
+	`%0 = Source coll=1 :: int4, int4, text
+%1 = MFP map=[(#0 + 1)] project=[#0, #1, #2, #3] <- %0
+%2 = Window key=[#2] order=[#0%d, #1] funcs=[lag(#0, #1), lead(#2, #1, #2), ntile(#3), nth_value(#1, #3) %f, lag(#1, #3, #0)] <- %1`,
+	`%0 = Source coll=1 :: int4, int4, text
+%1 = Window key=[#0] order=[#1%d] funcs=[first_value(#2) %F, nth_value(#1, %n) %F, last_value(#0) %F, max(#1) %F, min(#2) %g] <- %0`,
 }
 
-// randomFrame draws a valid frame.
-func randomFrame(rng *rand.Rand) string {
+// randomFrame draws a valid frame: ROWS, GROUPS or RANGE (with offsets
+// only if offsets), sometimes with an exclusion.
+func randomFrame(rng *rand.Rand, offsets bool) string {
 	bound := func(k int) string {
 		n := rng.IntN(3)
 		return []string{"UNBOUNDED PRECEDING", fmt.Sprintf("%d PRECEDING", n), "CURRENT ROW",
 			fmt.Sprintf("%d FOLLOWING", n), "UNBOUNDED FOLLOWING"}[k]
 	}
-	if rng.IntN(3) == 0 {
-		// RANGE: no offsets.
+	excl := []string{"", "", "", " EXCLUDE CURRENT ROW", " EXCLUDE GROUP", " EXCLUDE TIES"}[rng.IntN(6)]
+	mode := []string{"ROWS", "GROUPS", "RANGE"}[rng.IntN(3)]
+	if mode == "RANGE" && !offsets {
 		s := []int{0, 2}[rng.IntN(2)]
 		e := []int{2, 4}[rng.IntN(2)]
-		return fmt.Sprintf("RANGE BETWEEN %s AND %s", bound(s), bound(e))
+		return fmt.Sprintf("RANGE BETWEEN %s AND %s%s", bound(s), bound(e), excl)
 	}
 	s := rng.IntN(4)
 	e := max(s, 1) + rng.IntN(5-max(s, 1))
-	if s == 1 && e == 1 || s == 3 && e == 3 {
-		// Both offsets in one direction: any order of them is valid.
-		return fmt.Sprintf("ROWS BETWEEN %s AND %s", bound(s), bound(e))
-	}
-	return fmt.Sprintf("ROWS BETWEEN %s AND %s", bound(s), bound(e))
+	return fmt.Sprintf("%s BETWEEN %s AND %s%s", mode, bound(s), bound(e), excl)
 }
 
 // TestWindowRandom checks Window plans the way TestIncrementalEqualsBatch
@@ -73,7 +86,7 @@ func randomFrame(rng *rand.Rand) string {
 func TestWindowRandom(t *testing.T) {
 	rng := topkRNG(t)
 	defer func(n int) { wchunkMax = n }(wchunkMax)
-	for iter := range 180 {
+	for iter := range 300 {
 		wchunkMax = []int{512, 4}[iter%2]
 		tmpl := windowRandomPlans[iter%len(windowRandomPlans)]
 		text := strings.NewReplacer(
@@ -81,8 +94,10 @@ func TestWindowRandom(t *testing.T) {
 			"%n", fmt.Sprint(1+rng.IntN(3)),
 			"%k", fmt.Sprint(rng.IntN(5)-1),
 		).Replace(tmpl)
-		for strings.Contains(text, "%f") || strings.Contains(text, "%g") {
-			text = strings.Replace(strings.Replace(text, "%f", randomFrame(rng), 1), "%g", randomFrame(rng), 1)
+		for strings.Contains(text, "%f") || strings.Contains(text, "%g") || strings.Contains(text, "%F") {
+			text = strings.Replace(text, "%f", randomFrame(rng, false), 1)
+			text = strings.Replace(text, "%g", randomFrame(rng, false), 1)
+			text = strings.Replace(text, "%F", randomFrame(rng, true), 1)
 		}
 		if err := runRandom(text, rng); err != nil {
 			t.Fatalf("plan:\n%s\n%v", text, err)

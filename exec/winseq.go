@@ -109,10 +109,15 @@ func compareEnt(e *went, sk []byte, row repr.Row) int {
 // copies of a row, or the peers of a sort key, are [search(false),
 // search(true)).
 func (s *wseq) search(sk []byte, row repr.Row, upper bool) int {
-	past := func(e *went) bool {
+	return s.searchFunc(func(e *went) bool {
 		c := compareEnt(e, sk, row)
 		return c > 0 || c == 0 && !upper
-	}
+	})
+}
+
+// searchFunc returns the first position whose entry satisfies past (n if
+// none), past being false up to some position and true from there on.
+func (s *wseq) searchFunc(past func(*went) bool) int {
 	ci, _ := slices.BinarySearchFunc(s.chunks, true, func(c []went, _ bool) int {
 		if past(&c[len(c)-1]) {
 			return 1

@@ -164,3 +164,11 @@ func intervalMul(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	}
 	return repr.NewInterval(repr.Interval{Months: int32(m), Days: int32(d), Micros: int64(math.RoundToEven(us))}), nil
 }
+
+// AddIntervalTo returns ts + iv (sign 1) or ts - iv (sign -1) for ts of
+// type t (timestamp, or timestamptz with month and day steps in c's time
+// zone), as the + and - operators compute it; window frames with RANGE
+// offsets use it for PostgreSQL's in_range.
+func AddIntervalTo(c *Ctx, t repr.T, ts repr.Datum, iv repr.Interval, sign int32) (repr.Datum, error) {
+	return tsAddInterval(t, sign)(c, []repr.Datum{ts, repr.NewInterval(iv)})
+}

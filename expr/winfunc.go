@@ -66,7 +66,10 @@ var WindowAggs = []AggKind{AggCountStar, AggCount, AggSum, AggAvg, AggMin, AggMa
 //
 // Col is the argument column (unused by the ranking functions and
 // count(*)). N is the constant of ntile (buckets), lag and lead (offset,
-// negative to look the other way) and nth_value (1-based position).
+// negative to look the other way) and nth_value (1-based position), or,
+// when NCol >= 0, column NCol holds it (int4): lag, lead and nth_value
+// read it at each row, ntile at the partition's first row where it is
+// not NULL, as PostgreSQL evaluates them (NCol is -1 for a constant).
 // Default is the column holding lag/lead's default value (the value's
 // type), -1 for NULL. Frame matters only when Kind.UsesFrame (others carry
 // DefaultFrame). T is the result type (see WinFunc.Type).
@@ -75,89 +78,10 @@ type WinFunc struct {
 	Agg     AggKind
 	Col     int
 	N       int64
+	NCol    int
 	Default int
 	Frame   Frame
 	T       repr.T
-}
-
-// FrameBoundKind is the kind of one end of a frame.
-type FrameBoundKind uint8
-
-// The frame bound kinds; Preceding and Following have an offset.
-const (
-	UnboundedPreceding FrameBoundKind = iota
-	Preceding
-	CurrentRow
-	Following
-	UnboundedFollowing
-)
-
-// FrameBound is one end of a frame.
-type FrameBound struct {
-	Kind   FrameBoundKind
-	Offset int64
-}
-
-// Frame is a window frame: ROWS counts positions, RANGE (without
-// offsets) extends CURRENT ROW to the row's peers (rows equal in Order).
-// The zero Frame is not valid; an OVER clause without a frame has
-// DefaultFrame.
-type Frame struct {
-	Rows       bool
-	Start, End FrameBound
-}
-
-// DefaultFrame is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
-var DefaultFrame = Frame{Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
-
-// Valid reports why f is not a frame the Window computes ("" if it is):
-// a start of UNBOUNDED FOLLOWING or an end of UNBOUNDED PRECEDING, a
-// negative offset, an offset in RANGE mode, or a start past the end kind
-// (CURRENT ROW to n PRECEDING, n FOLLOWING to CURRENT ROW or n PRECEDING).
-func (f Frame) Valid() string {
-	switch {
-	case f.Start.Kind == UnboundedFollowing:
-		return "frame start cannot be UNBOUNDED FOLLOWING"
-	case f.End.Kind == UnboundedPreceding:
-		return "frame end cannot be UNBOUNDED PRECEDING"
-	case f.Start.Kind > UnboundedFollowing || f.End.Kind > UnboundedFollowing:
-		return "bad frame bound"
-	case f.Start.Offset < 0 || f.End.Offset < 0:
-		return "frame offsets must not be negative"
-	case !f.Rows && (hasOffset(f.Start) || hasOffset(f.End)):
-		return "RANGE frames with an offset are not supported"
-	case f.Start.Kind == CurrentRow && f.End.Kind == Preceding:
-		return "frame starting from current row cannot have preceding rows"
-	case f.Start.Kind == Following && (f.End.Kind == CurrentRow || f.End.Kind == Preceding):
-		return "frame starting from following row cannot have preceding rows"
-	}
-	return ""
-}
-
-func hasOffset(b FrameBound) bool { return b.Kind == Preceding || b.Kind == Following }
-
-// String prints the frame as in SQL: ROWS BETWEEN 1 PRECEDING AND CURRENT ROW.
-func (f Frame) String() string {
-	mode := "RANGE"
-	if f.Rows {
-		mode = "ROWS"
-	}
-	return fmt.Sprintf("%s BETWEEN %s AND %s", mode, f.Start, f.End)
-}
-
-// String prints the bound as in SQL.
-func (b FrameBound) String() string {
-	switch b.Kind {
-	case UnboundedPreceding:
-		return "UNBOUNDED PRECEDING"
-	case Preceding:
-		return fmt.Sprintf("%d PRECEDING", b.Offset)
-	case CurrentRow:
-		return "CURRENT ROW"
-	case Following:
-		return fmt.Sprintf("%d FOLLOWING", b.Offset)
-	}
-	return "UNBOUNDED FOLLOWING"
 }
 
 // Type returns the result type of f over input columns of types in,
@@ -192,6 +116,9 @@ func (f WinFunc) Cols() []int {
 	default:
 		cols = append(cols, f.Col)
 	}
+	if f.NCol >= 0 {
+		cols = append(cols, f.NCol)
+	}
 	if (f.Kind == WinLag || f.Kind == WinLead) && f.Default >= 0 {
 		cols = append(cols, f.Default)
 	}
@@ -200,8 +127,11 @@ func (f WinFunc) Cols() []int {
 
 // Remap returns f with its input columns renumbered by m.
 func (f WinFunc) Remap(m func(int) int) WinFunc {
-	if len(f.Cols()) > 0 {
+	if f.Col >= 0 && !(f.Kind == WinAgg && f.Agg == AggCountStar) && f.Kind > WinNtile {
 		f.Col = m(f.Col)
+	}
+	if f.NCol >= 0 {
+		f.NCol = m(f.NCol)
 	}
 	if (f.Kind == WinLag || f.Kind == WinLead) && f.Default >= 0 {
 		f.Default = m(f.Default)
@@ -210,17 +140,22 @@ func (f WinFunc) Remap(m func(int) int) WinFunc {
 }
 
 // String prints the call: row_number(), ntile(4), lag(#1, 1, #3),
-// nth_value(#2, 2), sum(#1) ROWS BETWEEN 1 PRECEDING AND CURRENT ROW. The
-// frame is printed when it is not DefaultFrame.
+// nth_value(#2, 2), sum(#1) ROWS BETWEEN 1 PRECEDING AND CURRENT ROW, and
+// with N read from a column lag(#1, #4), ntile(#2). The frame is printed
+// when it is not DefaultFrame.
 func (f WinFunc) String() string {
 	var s string
+	n := strconv.FormatInt(f.N, 10)
+	if f.NCol >= 0 {
+		n = fmt.Sprintf("#%d", f.NCol)
+	}
 	switch f.Kind {
 	case WinRowNumber, WinRank, WinDenseRank, WinPercentRank, WinCumeDist:
 		s = f.Kind.String() + "()"
 	case WinNtile:
-		s = fmt.Sprintf("ntile(%d)", f.N)
+		s = fmt.Sprintf("ntile(%s)", n)
 	case WinLag, WinLead:
-		s = fmt.Sprintf("%s(#%d, %d", f.Kind, f.Col, f.N)
+		s = fmt.Sprintf("%s(#%d, %s", f.Kind, f.Col, n)
 		if f.Default >= 0 {
 			s += fmt.Sprintf(", #%d", f.Default)
 		}
@@ -228,7 +163,7 @@ func (f WinFunc) String() string {
 	case WinFirstValue, WinLastValue:
 		s = fmt.Sprintf("%s(#%d)", f.Kind, f.Col)
 	case WinNthValue:
-		s = fmt.Sprintf("nth_value(#%d, %d)", f.Col, f.N)
+		s = fmt.Sprintf("nth_value(#%d, %s)", f.Col, n)
 	case WinAgg:
 		if f.Agg == AggCountStar {
 			s = "count(*)"
@@ -259,7 +194,7 @@ func ParseWinFunc(s string, in []repr.T) (WinFunc, error) {
 }
 
 func parseWinFunc(s string) (WinFunc, error) {
-	f := WinFunc{Col: -1, Default: -1, Frame: DefaultFrame}
+	f := WinFunc{Col: -1, NCol: -1, Default: -1, Frame: DefaultFrame}
 	name, rest, ok := strings.Cut(s, "(")
 	end := strings.IndexByte(rest, ')')
 	if !ok || end < 0 {
@@ -317,14 +252,14 @@ func (f *WinFunc) parseCall(name string, args []string) error {
 	switch kind {
 	case WinNtile:
 		if err = want(1); err == nil {
-			f.N, err = strconv.ParseInt(args[0], 10, 64)
+			err = f.parseN(args[0])
 		}
 	case WinLag, WinLead:
 		if err = want(2, 3); err == nil {
 			err = parseColInto(args[0], &f.Col)
 		}
 		if err == nil {
-			f.N, err = strconv.ParseInt(args[1], 10, 64)
+			err = f.parseN(args[1])
 		}
 		if err == nil && len(args) == 3 {
 			err = parseColInto(args[2], &f.Default)
@@ -338,7 +273,7 @@ func (f *WinFunc) parseCall(name string, args []string) error {
 			err = parseColInto(args[0], &f.Col)
 		}
 		if err == nil {
-			f.N, err = strconv.ParseInt(args[1], 10, 64)
+			err = f.parseN(args[1])
 		}
 	default:
 		err = want(0)
@@ -355,57 +290,18 @@ func IsWindowAgg(k AggKind) bool {
 	return false
 }
 
+// parseN parses N: a constant, or #c for a column.
+func (f *WinFunc) parseN(s string) error {
+	if strings.HasPrefix(s, "#") {
+		return parseColInto(s, &f.NCol)
+	}
+	var err error
+	f.N, err = strconv.ParseInt(s, 10, 64)
+	return err
+}
+
 func parseColInto(s string, dst *int) error {
 	c, err := parseCol(s)
 	*dst = c
 	return err
-}
-
-// parseFrame parses "ROWS|RANGE BETWEEN <bound> AND <bound>".
-func parseFrame(s string) (Frame, error) {
-	var f Frame
-	mode, rest, _ := strings.Cut(s, " BETWEEN ")
-	switch mode {
-	case "ROWS":
-		f.Rows = true
-	case "RANGE":
-	default:
-		return f, fmt.Errorf("bad frame %q", s)
-	}
-	start, end, ok := strings.Cut(rest, " AND ")
-	if !ok {
-		return f, fmt.Errorf("bad frame %q", s)
-	}
-	var err error
-	if f.Start, err = parseBound(start); err == nil {
-		f.End, err = parseBound(end)
-	}
-	if err == nil {
-		if why := f.Valid(); why != "" {
-			err = fmt.Errorf("%s", why)
-		}
-	}
-	return f, err
-}
-
-func parseBound(s string) (FrameBound, error) {
-	switch s {
-	case "UNBOUNDED PRECEDING":
-		return FrameBound{Kind: UnboundedPreceding}, nil
-	case "CURRENT ROW":
-		return FrameBound{Kind: CurrentRow}, nil
-	case "UNBOUNDED FOLLOWING":
-		return FrameBound{Kind: UnboundedFollowing}, nil
-	}
-	num, dir, _ := strings.Cut(s, " ")
-	n, err := strconv.ParseInt(num, 10, 64)
-	switch {
-	case err != nil:
-		return FrameBound{}, fmt.Errorf("bad frame bound %q", s)
-	case dir == "PRECEDING":
-		return FrameBound{Kind: Preceding, Offset: n}, nil
-	case dir == "FOLLOWING":
-		return FrameBound{Kind: Following, Offset: n}, nil
-	}
-	return FrameBound{}, fmt.Errorf("bad frame bound %q", s)
 }

@@ -32,10 +32,17 @@ import (
 // and ORDER BY then read each call's column (ectx.wins). A row_number()
 // that the enclosing query bounds keeps its TopK plan (rownumber.go).
 //
+// Frames follow PostgreSQL: ROWS and GROUPS offsets are bigint constants,
+// RANGE offsets constants of the type PostgreSQL's in_range support
+// functions take for the single ORDER BY column (rangeOffsetType), and
+// EXCLUDE applies in every mode. ntile's bucket count, lag and lead's
+// offset and nth_value's position may be any integer expression: a
+// constant is folded into the function, anything else becomes a column
+// the Window reads per row.
+//
 // What the Window operator cannot compute fails with 0A000 naming it:
-// RANGE or GROUPS frames with an offset, EXCLUDE, DISTINCT or ORDER BY
-// inside a window aggregate, aggregates other than expr.WindowAggs,
-// and ntile, lag, lead or nth_value arguments that are not constants.
+// DISTINCT or ORDER BY inside a window aggregate (as in PostgreSQL) and
+// aggregates other than expr.WindowAggs.
 
 // codeWindowing is SQLSTATE 42P20, PostgreSQL's windowing_error.
 const codeWindowing = "42P20"
@@ -54,7 +61,9 @@ const (
 	frameEndOffPre   = 0x01000
 	frameStartOffFol = 0x02000
 	frameEndOffFol   = 0x04000
-	frameExclusion   = 0x08000 | 0x10000 | 0x20000
+	frameExclCurrent = 0x08000
+	frameExclGroup   = 0x10000
+	frameExclTies    = 0x20000
 	frameOffsets     = frameStartOffPre | frameEndOffPre | frameStartOffFol | frameEndOffFol
 )
 
@@ -317,7 +326,7 @@ func (c *ectx) winWindow(def winDef) (winSpec, expr.Frame, error) {
 		spec.order = append(spec.order, e)
 		spec.dirs = append(spec.dirs, sortDir(sb))
 	}
-	frame, err := dctx.winFrame(def.frame, len(def.order))
+	frame, err := dctx.winFrame(def.frame, spec.order)
 	return spec, frame, err
 }
 
@@ -330,44 +339,65 @@ func (c *ectx) typedExpr(n *pg_query.Node) (expr.Expr, error) {
 	return c.b.coerce(e, repr.Text)
 }
 
-// winFrame decodes a definition's frame. ROWS frames are computed as
-// given; GROUPS frames without an offset equal the RANGE frames with the
-// same bounds (both extend CURRENT ROW to its peers), so they become
-// those; offsets in RANGE or GROUPS mode and EXCLUDE are 0A000.
-func (c *ectx) winFrame(wd *pg_query.WindowDef, nOrder int) (expr.Frame, error) {
+// winFrame decodes a definition's frame (over the window's ORDER BY
+// expressions). GROUPS frames without an offset equal the RANGE frames
+// with the same bounds (both extend CURRENT ROW to its peers), so they
+// become those.
+func (c *ectx) winFrame(wd *pg_query.WindowDef, order []expr.Expr) (expr.Frame, error) {
 	opts := wd.FrameOptions
 	if opts&frameNonDefault == 0 {
 		return expr.DefaultFrame, nil
 	}
 	pos := wd.Location + 1
 	switch offsets := opts&frameOffsets != 0; {
-	case opts&frameExclusion != 0:
-		return expr.Frame{}, repr.Unsupported("frame exclusion (EXCLUDE CURRENT ROW, GROUP or TIES)").WithPosition(pos)
-	case opts&frameGroups != 0 && nOrder == 0:
+	case opts&frameGroups != 0 && len(order) == 0:
 		return expr.Frame{}, repr.Errorf(codeWindowing, "GROUPS mode requires an ORDER BY clause").WithPosition(pos)
-	case opts&frameGroups != 0 && offsets:
-		return expr.Frame{}, repr.Unsupported("GROUPS frames with an offset PRECEDING/FOLLOWING").WithPosition(pos)
-	case opts&frameRange != 0 && offsets && nOrder != 1:
+	case opts&frameRange != 0 && offsets && len(order) != 1:
 		return expr.Frame{}, repr.Errorf(codeWindowing, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column").WithPosition(pos)
-	case opts&frameRange != 0 && offsets:
-		return expr.Frame{}, repr.Unsupported("RANGE frames with an offset PRECEDING/FOLLOWING").WithPosition(pos)
 	}
-	f := expr.Frame{Rows: opts&frameRows != 0}
+	f := expr.Frame{Exclude: exclusionOf(opts)}
+	switch {
+	case opts&frameRows != 0:
+		f.Mode = expr.RowsMode
+	case opts&frameGroups != 0:
+		f.Mode = expr.GroupsMode
+	}
+	var orderT repr.T
+	if len(order) == 1 {
+		orderT = order[0].Type()
+	}
 	var err error
-	if f.Start, err = c.frameBound(opts, wd.StartOffset, false); err != nil {
+	if f.Start, err = c.frameBound(f.Mode, opts, wd.StartOffset, false, orderT); err != nil {
 		return expr.Frame{}, err
 	}
-	if f.End, err = c.frameBound(opts, wd.EndOffset, true); err != nil {
+	if f.End, err = c.frameBound(f.Mode, opts, wd.EndOffset, true, orderT); err != nil {
 		return expr.Frame{}, err
 	}
 	if why := f.Valid(); why != "" {
 		return expr.Frame{}, repr.Errorf(codeWindowing, "%s", why).WithPosition(pos)
 	}
+	if f.Mode == expr.GroupsMode && !f.Start.HasOffset() && !f.End.HasOffset() {
+		f.Mode = expr.RangeMode
+	}
 	return f, nil
 }
 
-// frameBound decodes the start (or end) bound of a frame.
-func (c *ectx) frameBound(opts int32, offset *pg_query.Node, end bool) (expr.FrameBound, error) {
+// exclusionOf decodes a frame's EXCLUDE clause.
+func exclusionOf(opts int32) expr.Exclusion {
+	switch {
+	case opts&frameExclCurrent != 0:
+		return expr.ExcludeCurrentRow
+	case opts&frameExclGroup != 0:
+		return expr.ExcludeGroup
+	case opts&frameExclTies != 0:
+		return expr.ExcludeTies
+	}
+	return expr.ExcludeNoOthers
+}
+
+// frameBound decodes the start (or end) bound of a frame in mode m over
+// an ORDER BY column of type orderT (for RANGE offsets).
+func (c *ectx) frameBound(m expr.FrameMode, opts int32, offset *pg_query.Node, end bool, orderT repr.T) (expr.FrameBound, error) {
 	unb, cur, pre, fol := int32(frameStartUnbPre), int32(frameStartCur), int32(frameStartOffPre), int32(frameStartOffFol)
 	kind := expr.UnboundedPreceding
 	if end {
@@ -386,41 +416,126 @@ func (c *ectx) frameBound(opts int32, offset *pg_query.Node, end bool) (expr.Fra
 	default:
 		return expr.FrameBound{}, repr.Errorf(codeWindowing, "bad frame bound")
 	}
-	n, err := c.frameOffset(offset, end)
-	return expr.FrameBound{Kind: kind, Offset: n}, err
+	b := expr.FrameBound{Kind: kind}
+	var err error
+	if m == expr.RangeMode {
+		b.Value, b.T, err = c.rangeOffset(offset, end, orderT)
+	} else {
+		b.Offset, err = c.frameOffset(offset, end, m.String())
+	}
+	return b, err
 }
 
-// frameOffset evaluates a ROWS offset: a bigint constant, neither NULL
-// (22004) nor negative (22013), as PostgreSQL checks when the query
-// starts; offsets past maxFrameOffset are clamped to it.
-func (c *ectx) frameOffset(n *pg_query.Node, end bool) (int64, error) {
-	which := "starting"
-	if end {
-		which = "ending"
-	}
+// frameOffset evaluates a ROWS or GROUPS offset: a bigint constant,
+// neither NULL (22004) nor negative (22013), as PostgreSQL checks when
+// the query starts; offsets past maxFrameOffset are clamped to it.
+func (c *ectx) frameOffset(n *pg_query.Node, end bool, mode string) (int64, error) {
 	e, err := c.expr(n)
 	if err != nil {
 		return 0, err
 	}
-	if len(expr.Columns(e)) > 0 {
-		return 0, repr.Errorf("42P10", "argument of ROWS must not contain variables").WithPosition(location(n) + 1)
-	}
 	if f := e.Type().Family; f != repr.FamInt && f != repr.FamUnknown {
-		return 0, repr.Errorf(repr.CodeDatatypeMismatch, "argument of ROWS must be type bigint, not type %s", e.Type().Name()).WithPosition(location(n) + 1)
+		return 0, repr.Errorf(repr.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", mode, e.Type().Name()).WithPosition(location(n) + 1)
+	}
+	if len(expr.Columns(e)) > 0 {
+		return 0, repr.Errorf("42P10", "argument of %s must not contain variables", mode).WithPosition(location(n) + 1)
 	}
 	if e, err = c.b.coerce(e, repr.Int8); err != nil {
 		return 0, err
 	}
-	d, err := constValue(e, "a frame offset", n)
-	switch {
-	case err != nil:
+	d, err := c.offsetValue(e, n, end)
+	if err == nil && d.Int() < 0 {
+		err = repr.Errorf("22013", "frame %s offset must not be negative", startEnd(end))
+	}
+	if err != nil {
 		return 0, err
-	case d.IsNull():
-		return 0, repr.Errorf("22004", "frame %s offset must not be null", which)
-	case d.Int() < 0:
-		return 0, repr.Errorf("22013", "frame %s offset must not be negative", which)
 	}
 	return min(d.Int(), maxFrameOffset), nil
+}
+
+func startEnd(end bool) string {
+	if end {
+		return "ending"
+	}
+	return "starting"
+}
+
+// offsetValue evaluates a frame offset, which must not be NULL (22004).
+func (c *ectx) offsetValue(e expr.Expr, n *pg_query.Node, end bool) (repr.Datum, error) {
+	d, err := constValue(e, "a frame offset", n)
+	if err == nil && d.IsNull() {
+		err = repr.Errorf("22004", "frame %s offset must not be null", startEnd(end))
+	}
+	return d, err
+}
+
+// rangeOffset evaluates a RANGE offset over an ORDER BY column of type
+// orderT: a constant coerced to the offset type in_range takes. A
+// negative one is an error only when a frame is computed with it, as in
+// PostgreSQL (exec's in_range).
+func (c *ectx) rangeOffset(n *pg_query.Node, end bool, orderT repr.T) (repr.Datum, repr.T, error) {
+	e, err := c.expr(n)
+	if err != nil {
+		return repr.Null, repr.T{}, err
+	}
+	t, err := rangeOffsetType(orderT, e.Type(), location(n)+1)
+	if err != nil {
+		return repr.Null, repr.T{}, err
+	}
+	if e, err = c.b.coerce(e, t); err != nil {
+		return repr.Null, repr.T{}, err
+	}
+	if len(expr.Columns(e)) > 0 {
+		return repr.Null, repr.T{}, repr.Errorf("42P10", "argument of RANGE must not contain variables").WithPosition(location(n) + 1)
+	}
+	d, err := c.offsetValue(e, n, end)
+	return d, t, err
+}
+
+// rangeOffsetType chooses the offset type of a RANGE frame over an ORDER
+// BY column of type col for an offset of type off, as PostgreSQL's
+// transformFrameOffset chooses among the in_range support functions of
+// col's type: the one taking off's type (col's if off is unknown), else
+// the only one off implicitly converts to (pos is the offset's position).
+func rangeOffsetType(col, off repr.T, pos int32) (repr.T, error) {
+	var cands []repr.T
+	switch col.Family {
+	case repr.FamInt:
+		cands = []repr.T{repr.Int8, repr.Int4, repr.Int2}
+		if col.Width == 64 {
+			cands = cands[:1]
+		}
+	case repr.FamFloat:
+		cands = []repr.T{repr.Float8}
+	case repr.FamNumeric:
+		cands = []repr.T{repr.Numeric}
+	case repr.FamDate, repr.FamTime, repr.FamTimestamp, repr.FamTimestampTZ, repr.FamInterval:
+		cands = []repr.T{repr.IntervalT}
+	default:
+		return repr.T{}, repr.Errorf(repr.CodeFeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", col.Name()).WithPosition(pos)
+	}
+	preferred := off
+	if off.Family == repr.FamUnknown {
+		preferred = col
+	}
+	var matches []repr.T
+	for _, t := range cands {
+		if t == preferred && expr.CanCoerce(off, t, repr.CastImplicit) {
+			return t, nil
+		}
+		if expr.CanCoerce(off, t, repr.CastImplicit) {
+			matches = append(matches, t)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return repr.T{}, repr.Errorf(repr.CodeWrongObjectType, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", col.Name(), off.Name()).
+			WithHint("Cast the offset value to an appropriate type.").WithPosition(pos)
+	}
+	return repr.T{}, repr.Errorf(repr.CodeWrongObjectType, "RANGE with offset PRECEDING/FOLLOWING has multiple interpretations for column type %s and offset type %s", col.Name(), off.Name()).
+		WithHint("Cast the offset value to the exact intended type.").WithPosition(pos)
 }
 
 // constValue evaluates a constant expression (no columns, parameters of
@@ -484,7 +599,7 @@ var winArity = map[expr.WinKind][2]int{
 // common type of their value and default (PostgreSQL's anycompatible);
 // the bucket count, offset and position must be integer constants.
 func (c *ectx) winBuiltin(fc *pg_query.FuncCall, kind expr.WinKind) (winCall, error) {
-	wc := winCall{fc: fc, fn: expr.WinFunc{Kind: kind, Col: -1, Default: -1, Frame: expr.DefaultFrame}}
+	wc := winCall{fc: fc, fn: expr.WinFunc{Kind: kind, Col: -1, NCol: -1, Default: -1, Frame: expr.DefaultFrame}}
 	args, err := c.exprs(fc.Args)
 	if err != nil {
 		return winCall{}, err
@@ -498,7 +613,7 @@ func (c *ectx) winBuiltin(fc *pg_query.FuncCall, kind expr.WinKind) (winCall, er
 	}
 	switch kind {
 	case expr.WinNtile:
-		wc.fn.N, wc.null, err = c.b.winConstInt(args[0], fc, fc.Args[0])
+		err = c.b.winIntArg(&wc, args[0], fc, fc.Args[0])
 		return wc, err
 	case expr.WinLag, expr.WinLead:
 		vals := []expr.Expr{args[0]}
@@ -507,16 +622,12 @@ func (c *ectx) winBuiltin(fc *pg_query.FuncCall, kind expr.WinKind) (winCall, er
 			wc.fn.Default = 1
 		}
 		wc.fn.N = 1
-		if len(args) >= 2 {
-			wc.fn.N, wc.null, err = c.b.winConstInt(args[1], fc, fc.Args[1])
-		}
-		if err == nil {
-			wc.args, err = c.b.unify(vals, kind.String(), fc.Location)
+		if wc.args, err = c.b.unify(vals, kind.String(), fc.Location); err == nil && len(args) >= 2 {
+			err = c.b.winIntArg(&wc, args[1], fc, fc.Args[1])
 		}
 	case expr.WinNthValue:
-		wc.fn.N, wc.null, err = c.b.winConstInt(args[1], fc, fc.Args[1])
-		if err == nil {
-			wc.args, err = c.b.unify(args[:1], kind.String(), fc.Location)
+		if wc.args, err = c.b.unify(args[:1], kind.String(), fc.Location); err == nil {
+			err = c.b.winIntArg(&wc, args[1], fc, fc.Args[1])
 		}
 	case expr.WinFirstValue, expr.WinLastValue:
 		wc.args, err = c.b.unify(args, kind.String(), fc.Location)
@@ -536,27 +647,36 @@ func noSuchFunction(name string, args []expr.Expr, loc int32) error {
 	return repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(loc + 1)
 }
 
-// winConstInt evaluates an integer constant argument of fc (its node n);
-// null reports a NULL, which makes the call NULL on every row.
-func (b *builder) winConstInt(e expr.Expr, fc *pg_query.FuncCall, n *pg_query.Node) (v int64, null bool, err error) {
+// winIntArg plans an integer argument of fc (expression e, node n): a
+// constant becomes wc.fn.N (NULL makes the call NULL on every row),
+// anything else an argument column read per row (wc.fn.NCol).
+func (b *builder) winIntArg(wc *winCall, e expr.Expr, fc *pg_query.FuncCall, n *pg_query.Node) error {
 	if t := e.Type(); t != repr.Int4 && t != repr.Int2 && t.Family != repr.FamUnknown {
-		return 0, false, repr.Errorf(repr.CodeUndefinedFunction, "function %s with a %s argument does not exist", funcName(fc), t.Name()).WithPosition(fc.Location + 1)
+		return repr.Errorf(repr.CodeUndefinedFunction, "function %s with a %s argument does not exist", funcName(fc), t.Name()).WithPosition(fc.Location + 1)
 	}
-	if e, err = b.coerce(e, repr.Int4); err != nil {
-		return 0, false, err
+	e, err := b.coerce(e, repr.Int4)
+	if err != nil {
+		return err
+	}
+	if len(expr.Columns(e)) > 0 || expr.IsVolatile(e) || hasParam(e) {
+		wc.fn.NCol = len(wc.args)
+		wc.args = append(wc.args, e)
+		return nil
 	}
 	d, err := constValue(e, fmt.Sprintf("an argument of %s()", funcName(fc)), n)
 	if err != nil || d.IsNull() {
-		return 0, err == nil, err
+		wc.null = err == nil
+		return err
 	}
-	return d.Int(), false, nil
+	wc.fn.N = d.Int()
+	return nil
 }
 
 // winAgg plans an aggregate over a window frame; FILTER (WHERE p)
 // aggregates CASE WHEN p THEN x END (see aggFilter; count(*) counts a
 // non-NULL constant).
 func (c *ectx) winAgg(fc *pg_query.FuncCall, kind expr.AggKind) (winCall, error) {
-	wc := winCall{fc: fc, fn: expr.WinFunc{Kind: expr.WinAgg, Agg: kind, Col: -1, Default: -1, Frame: expr.DefaultFrame}}
+	wc := winCall{fc: fc, fn: expr.WinFunc{Kind: expr.WinAgg, Agg: kind, Col: -1, NCol: -1, Default: -1, Frame: expr.DefaultFrame}}
 	name := funcName(fc)
 	if fc.AggStar && fc.AggFilter == nil {
 		wc.fn.Agg = expr.AggCountStar
