@@ -89,8 +89,8 @@ func (d Datum) ArrayLen() int {
 // validArray reports whether s is a valid array payload: a row of
 // non-array datums.
 func validArray(s string) bool {
-	b := []byte(s)
-	n, k := binary.Uvarint(b)
+	b := s
+	n, k := uvarint(b)
 	if k <= 0 || n > uint64(len(b)) || n > MaxArrayLen {
 		return false
 	}
@@ -100,7 +100,7 @@ func validArray(s string) bool {
 			return false // checked before decoding: no recursion
 		}
 		var err error
-		if _, b, err = decodeValue(b); err != nil {
+		if _, b, err = decodeValue(b, nil); err != nil {
 			return false
 		}
 	}

@@ -180,6 +180,42 @@ func TestRowCodecRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDatumsCodecRoundTrip: DecodeDatums of AppendDatums(r) into a row
+// of r's width is identical to r, through a DecimalSlab; AppendRow is the
+// header followed by the datums; a wrong width or a truncated encoding is
+// an error.
+func TestDatumsCodecRoundTrip(t *testing.T) {
+	r := testRand(t)
+	var decs DecimalSlab
+	for i := 0; i < 5000; i++ {
+		row := make(Row, 1+r.Intn(6))
+		for j := range row {
+			if r.Intn(5) > 0 {
+				row[j], _ = randomDatum(r)
+			}
+		}
+		enc := AppendDatums(nil, row)
+		if whole := AppendDatums(AppendRowHeader(nil, len(row)), row); string(whole) != string(AppendRow(nil, row)) {
+			t.Fatalf("%v: header+datums %x, AppendRow %x", row, whole, AppendRow(nil, row))
+		}
+		back := make(Row, len(row))
+		if err := DecodeDatums(back, string(enc), &decs); err != nil {
+			t.Fatalf("%v: %v", row, err)
+		}
+		for j := range row {
+			if !identical(back[j], row[j]) {
+				t.Fatalf("column %d: got %s want %s", j, back[j], row[j])
+			}
+		}
+		if err := DecodeDatums(back[:len(row)-1], string(enc), &decs); err == nil {
+			t.Fatalf("%v: decoding one datum fewer succeeded", row)
+		}
+		if err := DecodeDatums(back, string(enc[:len(enc)-1]), &decs); err == nil {
+			t.Fatalf("%v: decoding a truncated encoding succeeded", row)
+		}
+	}
+}
+
 // TestLiteralRoundTrip: ParseLiteral(d.String()) is identical to d.
 func TestLiteralRoundTrip(t *testing.T) {
 	r := testRand(t)

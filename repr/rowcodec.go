@@ -106,28 +106,96 @@ var errCorrupt = errors.New("types: corrupt row encoding")
 // DecodeRow decodes a row encoded by AppendRow. It never panics on
 // arbitrary input; trailing bytes are an error.
 func DecodeRow(b []byte) (Row, error) {
-	n, k := binary.Uvarint(b)
+	n, k := uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
 		return nil, errCorrupt
 	}
-	b = b[k:]
 	r := make(Row, n)
-	for i := range r {
-		var err error
-		if r[i], b, err = decodeValue(b); err != nil {
-			return nil, fmt.Errorf("column %d: %w", i, err)
-		}
-	}
-	if len(b) != 0 {
-		return nil, errCorrupt
+	if err := decodeValues(r, b[k:], nil); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
+// AppendRowHeader appends what AppendRow writes before the datums of a
+// row of cols columns: AppendRow(buf, r) equals
+// AppendDatums(AppendRowHeader(buf, len(r)), r).
+func AppendRowHeader(buf []byte, cols int) []byte {
+	return binary.AppendUvarint(buf, uint64(cols))
+}
+
+// AppendDatums appends the value encoding of r's datums without the
+// header AppendRow writes first: a row's compact in-memory form for an
+// operator that knows its width (DecodeDatums reads it back).
+func AppendDatums(buf []byte, r Row) []byte {
+	for _, d := range r {
+		buf = appendValue(buf, d)
+	}
+	return buf
+}
+
+// DecodeDatums decodes len(dst) datums encoded by AppendDatums from enc
+// into dst, taking the decimals of numerics from decs (nil: the heap).
+// Text-like datums share enc's bytes, so decoding does not allocate per
+// datum but for a numeric whose coefficient exceeds 64 bits. It never
+// panics on arbitrary input; trailing bytes are an error.
+func DecodeDatums(dst Row, enc string, decs *DecimalSlab) error {
+	return decodeValues(dst, enc, decs)
+}
+
+// decodeValues decodes len(dst) datums from b into dst, which must be
+// consumed exactly.
+func decodeValues[B ~string | ~[]byte](dst Row, b B, decs *DecimalSlab) error {
+	for i := range dst {
+		var err error
+		if dst[i], b, err = decodeValue(b, decs); err != nil {
+			return fmt.Errorf("column %d: %w", i, err)
+		}
+	}
+	if len(b) != 0 {
+		return errCorrupt
+	}
+	return nil
+}
+
+// DecimalSlab hands out decimals from large chunks, so that decoding
+// numerics does not allocate once per value. Decimals handed out are
+// never reused (rows holding them may be kept), so a chunk stays alive as
+// long as any of its decimals does; Reset reuses the current chunk and is
+// only for callers that hold no decimal from it any longer.
+type DecimalSlab struct {
+	buf  []apd.Decimal
+	next int // size of the next chunk
+}
+
+// decimalChunk is the largest number of decimals allocated at once;
+// decimalFirstChunk the first.
+const (
+	decimalChunk      = 1024
+	decimalFirstChunk = 8
+)
+
+// New returns a zero decimal.
+func (s *DecimalSlab) New() *apd.Decimal {
+	if len(s.buf) == cap(s.buf) {
+		size := max(s.next, decimalFirstChunk)
+		s.next = min(2*size, decimalChunk)
+		s.buf = make([]apd.Decimal, 0, size)
+	}
+	s.buf = s.buf[:len(s.buf)+1]
+	return &s.buf[len(s.buf)-1]
+}
+
+// Reset makes the decimals of the current chunk available again, zeroed.
+func (s *DecimalSlab) Reset() {
+	clear(s.buf)
+	s.buf = s.buf[:0]
+}
+
 // decodeValue decodes one datum, returning the rest of b.
-func decodeValue(b []byte) (Datum, []byte, error) {
+func decodeValue[B ~string | ~[]byte](b B, decs *DecimalSlab) (Datum, B, error) {
 	if len(b) == 0 {
-		return Null, nil, errCorrupt
+		return Null, b, errCorrupt
 	}
 	d := Datum{fam: Family(b[0])}
 	b = b[1:]
@@ -136,18 +204,18 @@ func decodeValue(b []byte) (Datum, []byte, error) {
 	case FamUnknown:
 	case FamBool:
 		if len(b) == 0 || b[0] > 1 {
-			return Null, nil, errCorrupt
+			return Null, b, errCorrupt
 		}
 		d.i, b = int64(b[0]), b[1:]
 	case FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ:
 		d.i, b, err = readVarint(b)
 	case FamFloat:
 		if len(b) < 8 {
-			return Null, nil, errCorrupt
+			return Null, b, errCorrupt
 		}
-		d.i, b = int64(binary.LittleEndian.Uint64(b)), b[8:]
+		d.i, b = int64(leUint64(b)), b[8:]
 	case FamNumeric:
-		d.dec, b, err = decodeDecimalValue(b)
+		d.dec, b, err = decodeDecimalValue(b, decs)
 	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
 		d.s, b, err = readString(b)
 	case FamInterval:
@@ -157,35 +225,59 @@ func decodeValue(b []byte) (Datum, []byte, error) {
 			err = errCorrupt
 		}
 	default:
-		return Null, nil, errCorrupt
+		return Null, b, errCorrupt
 	}
 	return d, b, err
 }
 
-func decodeIntervalValue(b []byte) (Datum, []byte, error) {
+// leUint64 reads 8 little-endian bytes.
+func leUint64[B ~string | ~[]byte](b B) uint64 {
+	var u uint64
+	for i := 7; i >= 0; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	return u
+}
+
+func decodeIntervalValue[B ~string | ~[]byte](b B) (Datum, B, error) {
 	var mon, day, us int64
 	var err error
 	if mon, b, err = readVarint(b); err != nil {
-		return Null, nil, err
+		return Null, b, err
 	}
 	if day, b, err = readVarint(b); err != nil {
-		return Null, nil, err
+		return Null, b, err
 	}
 	if us, b, err = readVarint(b); err != nil {
-		return Null, nil, err
+		return Null, b, err
 	}
 	if mon != int64(int32(mon)) || day != int64(int32(day)) {
-		return Null, nil, errCorrupt
+		return Null, b, errCorrupt
 	}
 	return NewInterval(Interval{Months: int32(mon), Days: int32(day), Micros: us}), b, nil
 }
 
-func decodeDecimalValue(b []byte) (*apd.Decimal, []byte, error) {
+// decodeDecimalValue decodes a numeric's payload into a decimal from decs
+// (nil: the heap); a coefficient of up to 8 bytes is set without
+// allocating.
+func decodeDecimalValue[B ~string | ~[]byte](b B, decs *DecimalSlab) (*apd.Decimal, B, error) {
 	if len(b) == 0 {
-		return nil, nil, errCorrupt
+		return nil, b, errCorrupt
 	}
-	form, b := b[0], b[1:]
-	d := &apd.Decimal{Negative: form&decNegative != 0}
+	form := b[0]
+	b = b[1:]
+	switch form &^ decNegative {
+	case decInfinite, decNaN, decFinite:
+	default:
+		return nil, b, errCorrupt
+	}
+	var d *apd.Decimal
+	if decs != nil {
+		d = decs.New()
+	} else {
+		d = new(apd.Decimal)
+	}
+	d.Negative = form&decNegative != 0
 	switch form &^ decNegative {
 	case decInfinite:
 		d.Form = apd.Infinite
@@ -193,36 +285,71 @@ func decodeDecimalValue(b []byte) (*apd.Decimal, []byte, error) {
 	case decNaN:
 		d.Form = apd.NaN
 		return d, b, nil
-	case decFinite:
-	default:
-		return nil, nil, errCorrupt
 	}
 	exp, b, err := readVarint(b)
 	if err != nil || exp != int64(int32(exp)) {
-		return nil, nil, errCorrupt
+		return nil, b, errCorrupt
 	}
-	mag, b, err := readString(b)
+	mag, b, err := readBytes(b)
 	if err != nil {
-		return nil, nil, err
+		return nil, b, err
 	}
 	d.Exponent = int32(exp)
-	d.Coeff.SetBytes([]byte(mag))
+	if len(mag) <= 8 {
+		var u uint64
+		for i := range len(mag) {
+			u = u<<8 | uint64(mag[i])
+		}
+		d.Coeff.SetUint64(u)
+	} else {
+		d.Coeff.SetBytes([]byte(mag))
+	}
 	return d, b, nil
 }
 
-func readVarint(b []byte) (int64, []byte, error) {
-	v, k := binary.Varint(b)
+// uvarint is binary.Uvarint over bytes or a string.
+func uvarint[B ~string | ~[]byte](b B) (uint64, int) {
+	var x uint64
+	var s uint
+	for i := 0; i < len(b) && i < binary.MaxVarintLen64; i++ {
+		c := b[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				return 0, -(i + 1) // overflow
+			}
+			return x | uint64(c)<<s, i + 1
+		}
+		x |= uint64(c&0x7f) << s
+		s += 7
+	}
+	return 0, 0
+}
+
+func readVarint[B ~string | ~[]byte](b B) (int64, B, error) {
+	ux, k := uvarint(b)
 	if k <= 0 {
-		return 0, nil, errCorrupt
+		return 0, b, errCorrupt
+	}
+	v := int64(ux >> 1)
+	if ux&1 != 0 {
+		v = ^v
 	}
 	return v, b[k:], nil
 }
 
-func readString(b []byte) (string, []byte, error) {
-	n, k := binary.Uvarint(b)
+// readBytes reads a length-prefixed byte string, sharing b's memory.
+func readBytes[B ~string | ~[]byte](b B) (B, B, error) {
+	n, k := uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) || n > math.MaxInt32 {
-		return "", nil, errCorrupt
+		return b[:0], b, errCorrupt
 	}
 	b = b[k:]
-	return string(b[:n]), b[n:], nil
+	return b[:n], b[n:], nil
+}
+
+// readString reads a length-prefixed string: a copy of b's bytes, or,
+// when b is a string, a substring sharing its memory.
+func readString[B ~string | ~[]byte](b B) (string, B, error) {
+	s, rest, err := readBytes(b)
+	return string(s), rest, err
 }
