@@ -114,9 +114,14 @@ func formatSet(ms *multiset) string {
 func (o *joinOp) debug() []string {
 	var lines []string
 	for side, name := range []string{"left", "right"} {
-		for _, r := range o.sides[side].rows {
-			lines = append(lines, fmt.Sprintf("%s %s x%d matches=%d", name, dataflow.FormatRow(r.row), r.n, r.matches))
-		}
+		o.sides[side].each(func(r *jrow) {
+			row, err := o.decodeScratch(side, r)
+			if err != nil {
+				lines = append(lines, fmt.Sprintf("%s corrupt: %v", name, err))
+				return
+			}
+			lines = append(lines, fmt.Sprintf("%s %s x%d matches=%d", name, dataflow.FormatRow(row), r.n, r.matches))
+		})
 	}
 	return lines
 }

@@ -68,9 +68,9 @@ func (s *intervalStream) step() error {
 func liveRows(op operator) int {
 	switch o := op.(type) {
 	case *joinOp:
-		return len(o.sides[0].rows) + len(o.sides[1].rows)
+		return o.sides[0].live + o.sides[1].live
 	case *intervalJoin:
-		return len(o.sides[0].rows) + len(o.sides[1].rows)
+		return o.sides[0].live + o.sides[1].live
 	}
 	return 0
 }

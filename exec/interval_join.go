@@ -68,8 +68,10 @@ func (w *intervalJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 		return nil, err
 	}
 	for _, t := range w.touched {
-		if !t.existed && t.r.in {
-			w.index(s.ctx, t.side, t.r)
+		if !t.existed && t.r.in() {
+			if err := w.index(s.ctx, t.side, t.r); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for i := range w.bounds {
@@ -78,11 +80,15 @@ func (w *intervalJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 		if !ok {
 			continue
 		}
+		var err error
 		b.idx.popBelow(thr, func(r *jrow) {
-			if r.in {
-				w.free(s, b.side, r)
+			if r.in() && err == nil {
+				err = w.free(s, b.side, r)
 			}
 		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -98,16 +104,21 @@ func (w *intervalJoin) threshold(s *stepCtx, b *intervalBound) (int64, bool) {
 }
 
 // index files row r of side under its hi value in every bound of side.
-func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow) {
+func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow) error {
+	row, err := w.decodeScratch(side, r)
+	if err != nil {
+		return err
+	}
 	for i := range w.bounds {
 		b := &w.bounds[i]
 		if b.side != side {
 			continue
 		}
-		if v, ok := w.hiValue(ctx, b, r.row); ok {
+		if v, ok := w.hiValue(ctx, b, row); ok {
 			b.idx.add(v, r)
 		}
 	}
+	return nil
 }
 
 // hiValue evaluates b's hi over a row of b's side.
@@ -129,12 +140,8 @@ func (w *intervalJoin) hiValue(ctx *expr.Ctx, b *intervalBound, row repr.Row) (i
 }
 
 // free removes r from its side's arrangement and logs the deletion.
-func (w *intervalJoin) free(s *stepCtx, side int, r *jrow) {
-	w.touch(s, side, r, true)
-	w.remove(side, r)
-	w.rbuf = append(append(w.rbuf[:0], s.prefix...), byte(side+1))
-	w.rbuf = append(w.rbuf, r.key...)
-	s.log.del(w.rbuf)
+func (w *intervalJoin) free(s *stepCtx, side int, r *jrow) error {
+	return w.joinOp.free(s, side, r)
 }
 
 func (w *intervalJoin) commit() {
@@ -154,10 +161,16 @@ func (w *intervalJoin) rollback() {
 // restored indexes every restored row.
 func (w *intervalJoin) restored() error {
 	ctx := &expr.Ctx{}
+	var err error
 	for side := range 2 {
-		for _, r := range w.sides[side].rows {
-			w.index(ctx, side, r)
-		}
+		w.sides[side].each(func(r *jrow) {
+			if err == nil {
+				err = w.index(ctx, side, r)
+			}
+		})
+	}
+	if err != nil {
+		return err
 	}
 	return w.joinOp.restored()
 }

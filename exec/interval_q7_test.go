@@ -64,8 +64,8 @@ func TestQ7StateFlat(t *testing.T) {
 			joined += u.Diff
 		}
 		j := d.ops[3].(*intervalJoin)
-		peakBids = max(peakBids, len(j.sides[0].rows))
-		peakWins = max(peakWins, len(j.sides[1].rows))
+		peakBids = max(peakBids, j.sides[0].live)
+		peakWins = max(peakWins, j.sides[1].live)
 		peakGroups = max(peakGroups, len(d.ops[2].(*windowReduce).groups))
 	}
 	if limit := 14*1000 + 1000; peakBids > limit {

@@ -331,3 +331,25 @@ func (r *randomRun) restore() error {
 	r.restored = d
 	return d.Restore(r.store)
 }
+
+// TestJoinHashCollisions runs the random join plans with joinHash cut to
+// one bit, so that most distinct rows of a side share a hash and are told
+// apart along their chain (found, removed from its middle, restored,
+// rolled back).
+func TestJoinHashCollisions(t *testing.T) {
+	defer func(m uint32) { joinHashMask = m }(joinHashMask)
+	joinHashMask = 1
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	joins := []string{randomPlans[3], randomPlans[4], randomPlans[7]}
+	for iter := range 30 {
+		text := instantiate(joins[iter%len(joins)], rng)
+		if err := runRandom(text, rng); err != nil {
+			t.Fatalf("seed %d, plan:\n%s\n%v", seed, text, err)
+		}
+	}
+}

@@ -95,11 +95,13 @@ func (o *sharedJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 		if out, err = o.joinShared(s, u, out); err != nil {
 			return nil, err
 		}
-		r, _ := o.j.lookup(s, p, u.Row)
+		r, _, err := o.j.lookup(s, p, u.Row)
+		if err != nil {
+			return nil, err
+		}
 		r.n += u.Diff
 	}
-	o.j.log(s)
-	return out, nil
+	return out, o.j.log(s)
 }
 
 // joinPrivate joins a change u of the shared side with the private rows
@@ -117,9 +119,13 @@ func (o *sharedJoin) joinPrivate(s *stepCtx, u repr.Update, out []repr.Update) (
 		if q.n == 0 {
 			continue
 		}
-		var err error
-		if out, err = o.emit(s, q.row, q.n, u.Row, u.Diff, out); err != nil {
+		d := q.n * u.Diff
+		row, ok, err := o.j.match(s, o.side, u.Row, q, d != 0)
+		if err != nil {
 			return nil, err
+		}
+		if ok && d != 0 {
+			out = append(out, repr.Update{Row: row, Time: s.t, Diff: d})
 		}
 	}
 	return out, nil

@@ -10,9 +10,13 @@ import "github.com/eddydb/eddy/repr"
 // Chunks start small and double up to slabChunk, so that a dataflow built
 // for one small query (a point read returning a row) does not pay for a
 // chunk of thousands of datums, while a large step still allocates rarely.
+//
+// decs serves the decimals of numerics that operators decode from their
+// compact state into output rows (joinOp), under the same rule.
 type rowSlab struct {
 	buf  []repr.Datum
 	next int // size of the next chunk
+	decs repr.DecimalSlab
 }
 
 // slabChunk is the largest number of datums allocated at once;

@@ -208,8 +208,10 @@ func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 		return nil, err
 	}
 	for _, t := range w.touched {
-		if !t.existed && t.r.in {
-			w.index(t.side, t.r)
+		if !t.existed && t.r.in() {
+			if err := w.index(t.side, t.r); err != nil {
+				return nil, err
+			}
 		}
 	}
 	wm := min(s.inWM[0][w.cols[0]], s.inWM[1][w.cols[1]])
@@ -218,28 +220,24 @@ func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 	}
 	for side := range 2 {
 		w.idx[side].popBelow(wm, func(r *jrow) {
-			if r.in {
-				w.free(s, side, r)
+			if r.in() && err == nil {
+				err = w.free(s, side, r)
 			}
 		})
 	}
-	return out, nil
+	return out, err
 }
 
 // index files row r of side under its value in the watermarked key column.
-func (w *windowJoin) index(side int, r *jrow) {
-	if v, ok := wmValue(r.row[w.cols[side]]); ok {
+func (w *windowJoin) index(side int, r *jrow) error {
+	row, err := w.decodeScratch(side, r)
+	if err != nil {
+		return err
+	}
+	if v, ok := wmValue(row[w.cols[side]]); ok {
 		w.idx[side].add(v, r)
 	}
-}
-
-// free removes r from its side's arrangement and logs the deletion.
-func (w *windowJoin) free(s *stepCtx, side int, r *jrow) {
-	w.touch(s, side, r, true)
-	w.remove(side, r)
-	w.rbuf = append(append(w.rbuf[:0], s.prefix...), byte(side+1))
-	w.rbuf = append(w.rbuf, r.key...)
-	s.log.del(w.rbuf)
+	return nil
 }
 
 func (w *windowJoin) commit() {
@@ -256,10 +254,16 @@ func (w *windowJoin) rollback() {
 
 // restored indexes every restored row.
 func (w *windowJoin) restored() error {
+	var err error
 	for side := range 2 {
-		for _, r := range w.sides[side].rows {
-			w.index(side, r)
-		}
+		w.sides[side].each(func(r *jrow) {
+			if err == nil {
+				err = w.index(side, r)
+			}
+		})
+	}
+	if err != nil {
+		return err
 	}
 	return w.joinOp.restored()
 }
