@@ -37,7 +37,7 @@ func (o *Object) clone() *Object {
 	if o.PrimaryKey == nil {
 		c.PrimaryKey = nil
 	}
-	c.rel, c.checks, c.owned, c.ixKey = nil, nil, nil, nil
+	c.rel, c.checks, c.owned, c.ixKey, c.ownKey = nil, nil, nil, nil, nil
 	return &c
 }
 

@@ -65,8 +65,10 @@ type Object struct {
 	// owned are the sequences a table being created owns.
 	owned []*Object
 	// ixKey is an index's key compiled over its relation's rows
-	// (indexkey.go; nil for other kinds).
-	ixKey *indexKey
+	// (indexkey.go; nil for other kinds); ownKey is the key of a
+	// relation's own order (its primary key, else all its columns), the
+	// access path every stored relation has (pointread.go).
+	ixKey, ownKey *indexKey
 }
 
 // ColumnDef is a column as declared.
@@ -127,6 +129,7 @@ func (c *Catalog) add(o *Object) error {
 	if err := c.compileIndex(o); err != nil {
 		return err
 	}
+	o.ownKey = ownKeyOf(o)
 	c.byID[o.ID] = o
 	c.byName[qualified(o.Schema, o.Name)] = o
 	c.version++
@@ -277,6 +280,19 @@ func aKind(k planner.RelKind) string {
 		return "an index"
 	}
 	return "a " + kindName(k)
+}
+
+// ownKeyOf returns the key of o's own order: its primary key's columns,
+// else all its columns.
+func ownKeyOf(o *Object) *indexKey {
+	cols := o.PrimaryKey
+	if cols == nil {
+		cols = make([]int, len(o.Columns))
+		for i := range cols {
+			cols[i] = i
+		}
+	}
+	return colsKey(o, cols, false)
 }
 
 // compileIndex compiles an index's key over its relation, which is in

@@ -30,6 +30,8 @@ type indexKey struct {
 	// expression in parentheses; whereText is the predicate's SQL.
 	names     []string
 	whereText string
+	// termList are the parts' terms (terms), computed once.
+	termList []string
 }
 
 // colsKey is the key of columns cols of rel.
@@ -39,6 +41,7 @@ func colsKey(rel *Object, cols []int, nullsEqual bool) *indexKey {
 		k.parts = append(k.parts, &expr.Col{Idx: c, T: rel.Columns[c].Type})
 		k.names = append(k.names, rel.Columns[c].Name)
 	}
+	k.termList = k.terms()
 	return k
 }
 
@@ -137,6 +140,9 @@ func (k *indexKey) text(ctx *expr.Ctx, row repr.Row) (string, string) {
 // terms are the parts printed for matching against a query's filter or
 // an ON CONFLICT target (termOf).
 func (k *indexKey) terms() []string {
+	if k.termList != nil {
+		return k.termList
+	}
 	out := make([]string, len(k.parts))
 	for i, p := range k.parts {
 		out[i] = termOf(p)
@@ -248,6 +254,7 @@ func compileIndexKey(cat planner.Catalog, rel *Object, def *IndexDef) (*indexKey
 		k.where = splitAnd(w)
 		k.whereText = def.Where
 	}
+	k.termList = k.terms()
 	return k, nil
 }
 

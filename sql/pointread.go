@@ -281,7 +281,10 @@ func (e *Engine) choosePath(p pointInput) (accessPath, bool) {
 	} else {
 		own.name = obj.Name + "_pkey"
 	}
-	key := colsKey(obj, cols, false)
+	key := obj.ownKey
+	if key == nil || !samePrefix(key.cols, cols) {
+		key = colsKey(obj, cols, false)
+	}
 	own.parts, own.names = key.terms(), key.names
 	best := p.p.fit(own)
 	for _, ix := range e.cat.indexesOf(obj.ID) {
