@@ -60,6 +60,9 @@ func (c *Cast) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
 	if err != nil || d.IsNull() {
 		return repr.Null, err
 	}
+	if isRegCast(c.Arg.Type(), c.To) {
+		return regCast(ctx, d, c.Arg.Type(), c.To)
+	}
 	return castDatum(d, c.Arg.Type(), c.To, ctx.Location(), c.Explicit)
 }
 

@@ -44,6 +44,8 @@ type SessionInfo struct {
 	Setting func(name string) (string, bool)
 	// Sequences serves nextval, currval, setval and lastval (nil: none).
 	Sequences Sequences
+	// Catalog serves the catalog functions and reg* casts (nil: none).
+	Catalog Catalog
 }
 
 // Sequences is the session's access to sequences (sequence_funcs.go).
@@ -144,6 +146,9 @@ type Func struct {
 	// zoned marks functions whose result depends on Ctx.TimeZone; Fold
 	// leaves them to run time.
 	zoned bool
+	// catalog marks functions evaluated by the session's Catalog
+	// (catalog_funcs.go).
+	catalog bool
 	// poly instantiates a polymorphic overload for concrete argument types
 	// (nil if the overload is monomorphic).
 	poly func(args []repr.T) *Func

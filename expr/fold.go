@@ -17,7 +17,7 @@ func NewCast(e Expr, to repr.T) Expr {
 	if from == to {
 		return e
 	}
-	if l, ok := e.(*Lit); ok && !zonedCast(from, to) {
+	if l, ok := e.(*Lit); ok && !zonedCast(from, to) && !isRegCast(from, to) {
 		if d, err := castDatum(l.D, from, to, time.UTC, false); err == nil {
 			return &Lit{D: d, T: to}
 		}
@@ -176,6 +176,9 @@ func IsVolatile(e Expr) bool {
 	if c, ok := e.(*Call); ok && c.Fn.Volatile {
 		return true
 	}
+	if c, ok := e.(*Cast); ok && isRegCast(c.Arg.Type(), c.To) {
+		return true // it reads the catalog
+	}
 	for _, k := range Children(e) {
 		if IsVolatile(k) {
 			return true
@@ -244,7 +247,7 @@ func foldable(e Expr) bool {
 	case *Call:
 		return !e.Fn.Volatile && !e.Fn.zoned
 	case *Cast:
-		return !zonedCast(e.Arg.Type(), e.To)
+		return !zonedCast(e.Arg.Type(), e.To) && !isRegCast(e.Arg.Type(), e.To)
 	}
 	return true
 }
@@ -284,4 +287,10 @@ var typeNames = map[string]repr.T{
 	"bytea": repr.Bytea, "date": repr.Date, "time": repr.TimeT, "timestamp": repr.Timestamp,
 	"timestamptz": repr.TimestampTZ, "interval": repr.IntervalT, "jsonb": repr.JSONB, "uuid": repr.UUID, "json": repr.JSON,
 	"unknown": repr.Unknown,
+}
+
+func init() {
+	for _, t := range repr.SpecialTypes() {
+		typeNames[TypeName(t)] = t
+	}
 }

@@ -130,6 +130,13 @@ func (c *Coalesce) String() string { return "coalesce(" + joinExprs(c.Args, ", "
 // ParseTypeName accept: int4, float8, numeric(10,2), varchar(5), bpchar(3),
 // timestamptz, ...
 func TypeName(t repr.T) string {
+	if t.Vector || t.OIDKind != repr.NotOID && t.Family == repr.FamInt ||
+		t.Family == repr.FamText && (t.Kind == repr.KindName || t.Kind == repr.KindQChar) {
+		if t.Kind == repr.KindQChar && t.Family == repr.FamText {
+			return `"char"`
+		}
+		return t.TypName() // oid, regclass, name, int2vector, ...
+	}
 	switch t.Family {
 	case repr.FamArray:
 		return TypeName(t.ElemType()) + "[]"

@@ -1,6 +1,10 @@
 package expr
 
-import "github.com/eddydb/eddy/repr"
+import (
+	"strings"
+
+	"github.com/eddydb/eddy/repr"
+)
 
 // implFn is the signature of every built-in implementation.
 type implFn = func(ctx *Ctx, args []repr.Datum) (repr.Datum, error)
@@ -44,3 +48,37 @@ func LookupFunc(name string) bool {
 	_, v := variadics[name]
 	return ok || v
 }
+
+// Builtin describes one registered function overload for the system
+// catalog (pg_proc).
+type Builtin struct {
+	Name string
+	// Args and Ret are the signature; Poly marks polymorphic overloads,
+	// whose Args and Ret are then not meaningful.
+	Args     []repr.T
+	Ret      repr.T
+	Strict   bool
+	Volatile bool
+	Poly     bool
+}
+
+// Builtins returns every function overload (not operators, not the
+// internal functions of syntax forms), in no particular order.
+func Builtins() []Builtin {
+	var out []Builtin
+	for name, fs := range functions {
+		if internalFuncs[name] || (strings.HasPrefix(name, "any_") || strings.HasPrefix(name, "all_")) && name != "any_value" {
+			continue
+		}
+		for _, f := range fs {
+			out = append(out, Builtin{Name: name, Args: f.Args, Ret: f.Ret, Strict: f.Strict, Volatile: f.Volatile,
+				Poly: f.poly != nil})
+		}
+	}
+	return out
+}
+
+// internalFuncs are functions that stand for syntax forms (a[i], x op
+// ANY (a)) rather than callable functions.
+var internalFuncs = map[string]bool{"array_subscript": true, "array_slice": true, "array_slice_from": true,
+	"array_slice_to": true, "array_set": true}

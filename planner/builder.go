@@ -151,8 +151,8 @@ func (b *builder) foldLiteral(e expr.Expr) (expr.Expr, error) {
 	if !ok {
 		return e, nil
 	}
-	if _, ok := c.Arg.(*expr.Lit); !ok {
-		return e, nil
+	if _, ok := c.Arg.(*expr.Lit); !ok || expr.IsVolatile(c) {
+		return e, nil // a reg* cast of a name reads the catalog when run
 	}
 	d, err := c.Eval(&expr.Ctx{TimeZone: b.opts.TimeZone}, nil)
 	if err != nil {

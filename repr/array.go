@@ -61,7 +61,7 @@ func (t T) ElemType() T {
 		return Unknown
 	}
 	e := t
-	e.Family, e.Elem = t.Elem, FamUnknown
+	e.Family, e.Elem, e.Vector = t.Elem, FamUnknown, false
 	return e
 }
 
@@ -130,6 +130,9 @@ func errLowerBound() error { return Unsupported("arrays with a lower bound other
 // that are empty, spell NULL, or contain a brace, quote, comma, backslash
 // or white space, with backslashes before quotes and backslashes.
 func appendArrayText(buf []byte, d Datum, t T, loc *time.Location) []byte {
+	if t.Vector {
+		return appendVectorText(buf, d)
+	}
 	et := t.ElemType()
 	buf = append(buf, '{')
 	var scratch []byte
@@ -179,6 +182,9 @@ func needsArrayQuote(s []byte) bool {
 // backslash escapes) or double-quoted, NULL (unquoted, any case) for a
 // NULL element. Each element is parsed with ParseText for the element type.
 func parseArray(s string, t T, loc *time.Location) (Datum, error) {
+	if t.Vector {
+		return parseVector(s, t)
+	}
 	p := arrayParser{src: s, s: s}
 	p.skipSpace()
 	want := -1

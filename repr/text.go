@@ -239,7 +239,12 @@ func parseString(s string, t T) (Datum, error) {
 // cast), otherwise 22001 unless only spaces are cut; char(n) pads.
 func fitString(s string, t T, explicit bool) (Datum, error) {
 	n := int(t.Length)
-	if t.Family != FamText || t.Kind == KindText || n <= 0 {
+	switch {
+	case t.Family == FamText && t.Kind == KindQChar && len(s) > 1:
+		return NewText(s[:1]), nil // "char" keeps the first byte
+	case t.Family == FamText && t.Kind == KindName && len(s) > 63:
+		return NewText(s[:runePrefixBytes(s, 63)]), nil
+	case t.Family != FamText || t.Kind == KindText || n <= 0:
 		return NewText(s), nil
 	}
 	if cut := runePrefixLen(s, n); cut < len(s) {

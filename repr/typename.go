@@ -16,7 +16,13 @@ var typeNames = map[string]T{
 	"numeric": Numeric, "decimal": Numeric,
 	"text":    Text,
 	"varchar": Varchar(0), "character varying": Varchar(0),
-	"bpchar": Char(0), "char": Char(1), "character": Char(1),
+	"bpchar": Char(0), "character": Char(1),
+	// "char" is PostgreSQL's one-byte type (SQL's char is bpchar after
+	// pg_query); aclitem is read as text.
+	"char": QChar, `"char"`: QChar, "name": Name, "aclitem": Text,
+	"oid": OIDT, "regclass": RegClass, "regtype": RegType, "regproc": RegProc,
+	"regprocedure": RegProcedure, "regnamespace": RegNamespace, "regrole": RegRole,
+	"int2vector": Int2Vector, "oidvector": OIDVector,
 	"bytea":     Bytea,
 	"date":      Date,
 	"time":      TimeT,

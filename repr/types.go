@@ -49,6 +49,12 @@ type T struct {
 	// Elem is the element family of an array type (FamArray); the other
 	// fields then describe the element type (see ElemType). Zero otherwise.
 	Elem Family
+	// OIDKind marks the object-identifier types within FamInt (Width 32):
+	// oid and the reg* types (oid.go). Zero for the other types.
+	OIDKind OIDKind
+	// Vector marks int2vector and oidvector: a FamArray of int2 or oid
+	// printed space-separated and subscripted from 0 (oid.go).
+	Vector bool
 }
 
 // TextKind distinguishes the three SQL character types.
@@ -59,6 +65,10 @@ const (
 	KindText TextKind = iota
 	KindVarchar
 	KindChar
+	// KindName is PostgreSQL's name: text of at most 63 bytes (OID 19).
+	KindName
+	// KindQChar is PostgreSQL's one-byte "char" type (OID 18).
+	KindQChar
 )
 
 // The common types.
@@ -118,6 +128,9 @@ const (
 
 // OID returns the PostgreSQL type OID of t.
 func (t T) OID() uint32 {
+	if oid, ok := t.oidOfSpecial(); ok {
+		return oid
+	}
 	switch t.Family {
 	case FamBool:
 		return OIDBool
@@ -186,6 +199,13 @@ func (t T) Size() int16 {
 	switch t.Family {
 	case FamBool:
 		return 1
+	case FamText:
+		switch t.Kind {
+		case KindName:
+			return 64
+		case KindQChar:
+			return 1
+		}
 	case FamInt, FamFloat:
 		return int16(t.Width / 8)
 	case FamDate:
@@ -200,6 +220,14 @@ func (t T) Size() int16 {
 
 // FromOID returns the type with the given OID (without modifiers).
 func FromOID(oid uint32) (T, bool) {
+	for _, s := range specialTypes {
+		if s.oid == oid {
+			return s.t, true
+		}
+		if s.arrayOID == oid {
+			return ArrayOf(s.t), true
+		}
+	}
 	for _, t := range scalarTypes {
 		if t.OID() == oid {
 			return t, true
@@ -214,6 +242,9 @@ func FromOID(oid uint32) (T, bool) {
 // Name returns the SQL name of t as PostgreSQL's format_type prints it,
 // e.g. "integer", "character varying(10)", "numeric(12,2)".
 func (t T) Name() string {
+	if name, ok := t.nameOfSpecial(); ok {
+		return name
+	}
 	switch t.Family {
 	case FamUnknown:
 		return "unknown"

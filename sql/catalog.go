@@ -142,16 +142,25 @@ func (c *Catalog) remove(o *Object) {
 	c.version++
 }
 
-// lookup finds an object by possibly-empty schema and name.
+// lookup finds an object by possibly-empty schema and name. An empty
+// schema searches public, then eddy_catalog (the system relations of
+// pg_catalog, first on the search path, are not objects: see
+// lookupSysRel).
 func (c *Catalog) lookup(schema, name string) *Object {
 	if schema == "" {
-		schema = "public"
+		if o := c.byName[qualified(nsPublic, name)]; o != nil {
+			return o
+		}
+		schema = nsEddyCatalog
 	}
 	return c.byName[qualified(schema, name)]
 }
 
 // Relation implements planner.Catalog.
 func (c *Catalog) Relation(schema, name string) (*planner.Relation, error) {
+	if r := lookupSysRel(schema, name); r != nil {
+		return r.rel, nil
+	}
 	o := c.lookup(schema, name)
 	if o == nil {
 		if schema != "" {

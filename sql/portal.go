@@ -91,6 +91,8 @@ func (p *Portal) encode(r repr.Row) [][]byte {
 			if p.buf, err = repr.AppendBinary(p.buf, d, t); err != nil {
 				p.buf = repr.AppendText(p.buf[:start], d, t, loc)
 			}
+		} else if t.IsReg() {
+			p.buf = append(p.buf, p.regText(d, t)...)
 		} else {
 			p.buf = repr.AppendText(p.buf, d, t, loc)
 		}
@@ -173,4 +175,13 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 
 func canceled() error {
 	return repr.Errorf(repr.CodeQueryCanceled, "canceling statement due to user request")
+}
+
+// regText is the text output of a reg* value: the object's name, or its
+// OID when it names nothing.
+func (p *Portal) regText(d repr.Datum, t repr.T) string {
+	if name, ok := catalogSession(p.st.s).RegOut(t, uint32(d.Int())); ok {
+		return name
+	}
+	return repr.FormatText(d, t, nil)
 }

@@ -119,6 +119,9 @@ func callsSequences(p *dataflow.Plan) bool {
 			exprs = op.Residual
 		}
 		for _, x := range exprs {
+			if expr.ReadsCatalog(x) {
+				return true // the session's Catalog takes e.mu
+			}
 			if callsFunc(x, "nextval") || callsFunc(x, "setval") || callsFunc(x, "currval") || callsFunc(x, "lastval") {
 				return true
 			}
@@ -149,9 +152,14 @@ func (e *Engine) queryInputs(points []pointInput, srcs []repr.CollectionID, skip
 		}
 	}
 	for _, id := range srcs {
-		if _, ok := in[id]; !ok && !skip[id] {
-			in[id] = e.snapshot(uint64(id), t)
+		if _, ok := in[id]; ok || skip[id] {
+			continue
 		}
+		if rows, ok := e.sysSnapshot(uint64(id), ctx, t); ok {
+			in[id] = rows
+			continue
+		}
+		in[id] = e.snapshot(uint64(id), t)
 	}
 	return in, nil
 }

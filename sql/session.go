@@ -137,7 +137,7 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 func (s *Session) evalCtx() *expr.Ctx {
 	if s.info == nil {
 		s.info = &expr.SessionInfo{User: s.settings.user, Database: s.settings.database, Version: s.e.Version,
-			Setting: s.settings.get, Sequences: sessionSeqs{s}}
+			Setting: s.settings.get, Sequences: sessionSeqs{s}, Catalog: catalogSession(s)}
 	}
 	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info}
 }

@@ -108,10 +108,7 @@ func (e *Engine) installSystemRelations() error {
 		{sysSinksID, "eddy_sinks", sysSinksColumns, []int{0}},
 	}
 	for _, r := range rels {
-		o := &Object{ID: r.id, Kind: planner.RelMaterializedView, Schema: "public", Name: r.name, Columns: r.cols, PrimaryKey: r.key}
-		if e.cat.lookup("public", r.name) != nil {
-			return fmt.Errorf("a user relation is named %s, which is now a system relation", r.name)
-		}
+		o := &Object{ID: r.id, Kind: planner.RelMaterializedView, Schema: nsEddyCatalog, Name: r.name, Columns: r.cols, PrimaryKey: r.key}
 		if err := e.cat.add(o); err != nil {
 			return err
 		}
@@ -137,6 +134,9 @@ func isSystemRelation(id uint64) bool { return id > 0 && id < firstUserID }
 // system relation.
 func (e *Engine) checkMaintainable(deps []uint64) error {
 	for _, id := range deps {
+		if r := sysRelsByID[id]; r != nil {
+			return repr.Unsupported("a materialized view or subscription over the system relation %s.%s", r.schema, r.name)
+		}
 		if isSystemRelation(id) {
 			return repr.Unsupported("a materialized view or subscription over the system relation %s", e.cat.byID[id].Name)
 		}

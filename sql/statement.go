@@ -107,7 +107,7 @@ func (st *Statement) describe() error {
 func queryColumns(cs []planner.ResultColumn) []resultCol {
 	out := make([]resultCol, len(cs))
 	for i, c := range cs {
-		out[i] = resultCol{Name: c.Name, Type: c.Type, TableOID: uint32(c.TableID), ColumnAttr: c.ColumnAttr}
+		out[i] = resultCol{Name: c.Name, Type: c.Type, TableOID: tableOID(c.TableID), ColumnAttr: c.ColumnAttr}
 	}
 	return out
 }
@@ -212,4 +212,13 @@ func stmtKind(n *pg.Node) string {
 	name := fmt.Sprintf("%T", n.Node)
 	name = strings.TrimPrefix(name, "*pg_query.Node_")
 	return name
+}
+
+// tableOID is RowDescription's table OID of a result column: the
+// relation's pg_class OID, 0 for a computed column.
+func tableOID(id repr.CollectionID) uint32 {
+	if id == 0 {
+		return 0
+	}
+	return relOID(uint64(id))
 }

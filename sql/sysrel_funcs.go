@@ -1,0 +1,426 @@
+package sql
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
+)
+
+// sessionCatalog is a session's expr.Catalog: the reg* casts and the
+// catalog functions, answered from the engine's catalog under its read
+// lock (so plans that call them never run under that lock themselves:
+// see callsSequences).
+type sessionCatalog struct{ s *Session }
+
+// processStart is pg_postmaster_start_time().
+var processStart = time.Now()
+
+// snap returns a catalog snapshot for one call; the caller holds e.mu.
+func (c sessionCatalog) snap() *sysSnap {
+	return &sysSnap{e: c.s.e, cat: c.s.e.cat, sess: c.s.info}
+}
+
+// RegIn implements expr.Catalog.
+func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
+	c.s.e.mu.RLock()
+	defer c.s.e.mu.RUnlock()
+	switch t.OIDKind {
+	case repr.KindRegClass:
+		schema, name := splitQualifiedName(s)
+		if r := lookupSysRel(schema, name); r != nil {
+			return r.oid, nil
+		}
+		if o := c.s.e.cat.lookup(schema, name); o != nil {
+			return relOID(o.ID), nil
+		}
+		if schema == "" {
+			if oid := c.snap().derivedIndexOID(name); oid != 0 {
+				return oid, nil
+			}
+		}
+		return 0, repr.ErrUndefinedTable.New(s)
+	case repr.KindRegType:
+		typ, err := repr.TypeByName(strings.TrimSpace(s), nil)
+		if err != nil {
+			return 0, err
+		}
+		return typ.OID(), nil
+	case repr.KindRegProc, repr.KindRegProcedure:
+		name := strings.TrimPrefix(strings.TrimSpace(s), "pg_catalog.")
+		if i := strings.IndexByte(name, '('); i >= 0 {
+			name = name[:i]
+		}
+		if p := procByName(name); p != nil {
+			return p.oid, nil
+		}
+		return 0, repr.Errorf(repr.CodeUndefinedFunction, "function \"%s\" does not exist", s)
+	case repr.KindRegNamespace:
+		_, name := splitQualifiedName(s)
+		if oid := namespaceOID(name); oid != 0 {
+			return oid, nil
+		}
+		return 0, repr.Errorf("3F000", "schema \"%s\" does not exist", s)
+	case repr.KindRegRole:
+		_, name := splitQualifiedName(s)
+		if c.s.info != nil && name == c.s.info.User {
+			return oidSuperuser, nil
+		}
+		return 0, repr.Errorf(repr.CodeUndefinedObject, "role \"%s\" does not exist", s)
+	}
+	return 0, repr.Unsupported("input of type %s", t.Name())
+}
+
+// RegOut implements expr.Catalog.
+func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
+	c.s.e.mu.RLock()
+	defer c.s.e.mu.RUnlock()
+	switch t.OIDKind {
+	case repr.KindRegClass:
+		if ri := c.snap().rel(oid); ri != nil {
+			if ns := namespaceName(ri.ns); ns != nsPgCatalog && ns != nsPublic {
+				return pgQuoteIdent(ns) + "." + pgQuoteIdent(ri.name), true
+			}
+			return pgQuoteIdent(ri.name), true
+		}
+	case repr.KindRegType:
+		if typ, ok := repr.FromOID(oid); ok {
+			return typ.Name(), true
+		}
+	case repr.KindRegProc, repr.KindRegProcedure:
+		if p := procByOID(oid); p != nil {
+			if t.OIDKind == repr.KindRegProcedure {
+				return p.name + "(" + p.argNames() + ")", true
+			}
+			return p.name, true
+		}
+	case repr.KindRegNamespace:
+		if n := namespaceName(oid); n != "" {
+			return n, true
+		}
+	case repr.KindRegRole:
+		if oid == oidSuperuser && c.s.info != nil {
+			return c.s.info.User, true
+		}
+	}
+	return "", false
+}
+
+// splitQualifiedName splits an identifier chain as regclass input reads
+// it: unquoted parts folded to lower case; "" schema when unqualified.
+func splitQualifiedName(s string) (schema, name string) {
+	schema, name = parseRegclass(strings.TrimSpace(s))
+	if !strings.Contains(s, ".") {
+		schema = ""
+	}
+	return schema, name
+}
+
+// pgQuoteIdent quotes an identifier when PostgreSQL's quote_ident would.
+func pgQuoteIdent(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+		}
+	}
+	if plain && !parserKeywords[s] {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// parserKeywords are the reserved words an identifier must be quoted to
+// be (the common ones).
+var parserKeywords = map[string]bool{"select": true, "from": true, "where": true, "table": true, "user": true,
+	"order": true, "group": true, "limit": true, "offset": true, "all": true, "and": true, "or": true, "not": true,
+	"null": true, "true": true, "false": true, "check": true, "default": true, "primary": true, "references": true,
+	"unique": true, "column": true, "constraint": true, "create": true, "case": true, "when": true, "end": true,
+}
+
+// derivedIndexOID finds a primary key or UNIQUE constraint index by name.
+func (s *sysSnap) derivedIndexOID(name string) uint32 {
+	for _, ri := range s.relations() {
+		if ri.kind == 'i' && ri.obj == nil && ri.name == name {
+			return ri.oid
+		}
+	}
+	return 0
+}
+
+// Call implements expr.Catalog.
+func (c sessionCatalog) Call(name string, a []repr.Datum) (repr.Datum, error) {
+	if f := catalogFuncs[name]; f != nil {
+		if name == "set_config" {
+			return f(c, nil, a) // changes settings, not the catalog
+		}
+		c.s.e.mu.RLock()
+		defer c.s.e.mu.RUnlock()
+		return f(c, c.snap(), a)
+	}
+	if strings.HasPrefix(name, "has_") || name == "pg_has_role" {
+		return repr.NewBool(true), nil
+	}
+	return repr.Null, nil // triggers, rules, statistics objects: none exist
+}
+
+// catalogFunc evaluates one catalog function; the caller holds e.mu.
+type catalogFunc func(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error)
+
+// catalogFuncs are the catalog functions that do more than answer NULL
+// or true.
+var catalogFuncs map[string]catalogFunc
+
+func init() {
+	catalogFuncs = map[string]catalogFunc{
+		"pg_get_userbyid": func(c sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
+			if uint32(a[0].Int()) == oidSuperuser {
+				return repr.NewText(c.userName()), nil
+			}
+			return repr.NewText(fmt.Sprintf("unknown (OID=%d)", a[0].Int())), nil
+		},
+		"pg_table_is_visible":    relVisible,
+		"pg_type_is_visible":     alwaysTrue,
+		"pg_function_is_visible": alwaysTrue, "pg_collation_is_visible": alwaysTrue,
+		"pg_opclass_is_visible": alwaysTrue, "pg_operator_is_visible": alwaysTrue,
+		"pg_is_in_recovery": func(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {
+			return repr.NewBool(false), nil
+		},
+		"pg_relation_is_publishable": func(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+			ri := s.rel(uint32(a[0].Int()))
+			return repr.NewBool(ri != nil && ri.kind == 'r' && ri.obj != nil), nil
+		},
+		"pg_get_expr": func(_ sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
+			return a[0], nil // adbin, conbin hold the expression's SQL text
+		},
+		"pg_get_viewdef":         getViewdef,
+		"pg_get_indexdef":        getIndexdef,
+		"pg_get_constraintdef":   getConstraintdef,
+		"obj_description":        objDescription,
+		"col_description":        colDescription,
+		"pg_get_serial_sequence": getSerialSequence,
+		"current_schemas": func(_ sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
+			names := []repr.Datum{repr.NewText(nsPublic)}
+			if a[0].Bool() {
+				names = append([]repr.Datum{repr.NewText(nsPgCatalog)}, names...)
+			}
+			return repr.NewArray(names), nil
+		},
+		"pg_postmaster_start_time": startTime, "pg_conf_load_time": startTime,
+		"txid_current": func(c sessionCatalog, _ *sysSnap, _ []repr.Datum) (repr.Datum, error) {
+			return repr.NewInt(int64(c.s.e.clock)), nil
+		},
+		"pg_relation_size": relationSize, "pg_total_relation_size": relationSize,
+		"pg_table_size": relationSize, "pg_indexes_size": relationSize,
+		"pg_database_size": func(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {
+			return repr.NewInt(8 << 20), nil
+		},
+		"current_setting": func(c sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
+			if v, ok := c.s.settings.get(strings.ToLower(a[0].Text())); ok {
+				return repr.NewText(v), nil
+			}
+			if a[1].Bool() {
+				return repr.Null, nil
+			}
+			return repr.Null, repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].Text())
+		},
+		"set_config": func(c sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
+			if a[0].IsNull() {
+				return repr.Null, repr.Errorf(repr.CodeInvalidParameter, "SET requires parameter name")
+			}
+			if err := c.s.settings.set(strings.ToLower(a[0].Text()), a[1].Text()); err != nil {
+				return repr.Null, err
+			}
+			v, _ := c.s.settings.get(strings.ToLower(a[0].Text()))
+			return repr.NewText(v), nil
+		},
+	}
+	catalogFuncs["txid_current"], catalogFuncs["pg_current_xact_id"] = catalogFuncs["txid_current"], catalogFuncs["txid_current"]
+	addProcFuncs()
+}
+
+// userName is the one role's name: the session's user.
+func (c sessionCatalog) userName() string {
+	if c.s.info != nil {
+		return c.s.info.User
+	}
+	return c.s.settings.user
+}
+
+func alwaysTrue(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {
+	return repr.NewBool(true), nil
+}
+
+func startTime(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {
+	return repr.NewTimestampTZ(repr.TimeToTimestamp(processStart)), nil
+}
+
+// relVisible is pg_table_is_visible: the relation's schema is on the
+// search path (pg_catalog, public, eddy_catalog).
+func relVisible(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	ri := s.rel(uint32(a[0].Int()))
+	if ri == nil {
+		return repr.Null, nil
+	}
+	ns := namespaceName(ri.ns)
+	return repr.NewBool(ns == nsPgCatalog || ns == nsPublic || ns == nsEddyCatalog), nil
+}
+
+// relationSize estimates a relation's size in bytes: its rows times a
+// nominal row width (Eddy keeps rows in memory and Pebble, not pages).
+func relationSize(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	ri := s.rel(uint32(a[0].Int()))
+	if ri == nil {
+		return repr.Null, nil
+	}
+	n := 0
+	if ri.obj != nil && c.s.e.colls[ri.obj.ID] != nil {
+		n = c.s.e.colls[ri.obj.ID].Len()
+	}
+	return repr.NewInt(int64(n * (24 + 8*len(ri.cols)))), nil
+}
+
+// getViewdef is pg_get_viewdef(view oid or name [, pretty]): the view's
+// defining query as Eddy stores it.
+func getViewdef(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	var o *Object
+	if a[0].Family() == repr.FamText {
+		schema, name := splitQualifiedName(a[0].Text())
+		o = s.cat.lookup(schema, name)
+	} else if ri := s.rel(uint32(a[0].Int())); ri != nil {
+		o = ri.obj
+	}
+	if o == nil || (o.Kind != planner.RelView && o.Kind != planner.RelMaterializedView) || o.SQL == "" {
+		return repr.Null, nil
+	}
+	return repr.NewText(" " + strings.TrimSuffix(strings.TrimSpace(o.SQL), ";") + ";"), nil
+}
+
+// getIndexdef is pg_get_indexdef(index oid [, column, pretty]): the
+// CREATE INDEX statement, or with column > 0 that column's name.
+func getIndexdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	ri := s.rel(uint32(a[0].Int()))
+	if ri == nil || ri.index == nil {
+		return repr.Null, nil
+	}
+	ix := ri.index
+	if len(a) > 1 && a[1].Int() > 0 {
+		if k := int(a[1].Int()); k <= len(ri.cols) {
+			return repr.NewText(pgQuoteIdent(ri.cols[k-1].Name)), nil
+		}
+		return repr.NewText(""), nil
+	}
+	table := s.rel(ix.table)
+	var cols []string
+	for i, c := range ri.cols {
+		col := pgQuoteIdent(c.Name)
+		if i < len(ix.desc) && ix.desc[i] {
+			col += " DESC"
+		}
+		cols = append(cols, col)
+	}
+	unique := ""
+	if ix.unique {
+		unique = "UNIQUE "
+	}
+	return repr.NewText(fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, pgQuoteIdent(ri.name),
+		pgQuoteIdent(namespaceName(table.ns)), pgQuoteIdent(table.name), ix.method, strings.Join(cols, ", "))), nil
+}
+
+// getConstraintdef is pg_get_constraintdef(constraint oid [, pretty]) in
+// PostgreSQL's syntax (SQLAlchemy parses the FOREIGN KEY form).
+func getConstraintdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	id, k := splitDerivedOID(uint32(a[0].Int()))
+	o := s.cat.byID[id]
+	if uint32(a[0].Int())>>30 != 1 || o == nil || k > len(o.Constraints) || (k == 0 && len(o.PrimaryKey) == 0) {
+		return repr.Null, nil
+	}
+	names := func(obj *Object, cols []int) string {
+		var out []string
+		for _, c := range cols {
+			out = append(out, pgQuoteIdent(obj.Columns[c].Name))
+		}
+		return strings.Join(out, ", ")
+	}
+	if k == 0 {
+		return repr.NewText("PRIMARY KEY (" + names(o, o.PrimaryKey) + ")"), nil
+	}
+	c := o.Constraints[k-1]
+	var def string
+	switch c.Kind {
+	case "unique":
+		def = "UNIQUE (" + names(o, c.Cols) + ")"
+	case "check":
+		def = "CHECK ((" + c.Check + "))"
+	case "foreign":
+		ref := s.cat.byID[c.RefTable]
+		if ref == nil {
+			return repr.Null, nil
+		}
+		def = fmt.Sprintf("FOREIGN KEY (%s) REFERENCES %s(%s)", names(o, c.Cols), pgQuoteIdent(ref.Name), names(ref, c.RefCols))
+		def += fkActionText(" ON UPDATE ", c.OnUpdate) + fkActionText(" ON DELETE ", c.OnDelete)
+		if c.Deferred {
+			def += " DEFERRABLE INITIALLY DEFERRED"
+		}
+	}
+	return repr.NewText(def), nil
+}
+
+// fkActionText prints a referential action other than NO ACTION.
+func fkActionText(prefix string, a byte) string {
+	if t, ok := map[byte]string{'r': "RESTRICT", 'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}[a]; ok {
+		return prefix + t
+	}
+	return ""
+}
+
+// objDescription is obj_description(oid [, catalog]): a relation's
+// comment.
+func objDescription(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	if len(a) > 1 && a[1].Text() != "pg_class" {
+		return repr.Null, nil
+	}
+	if ri := s.rel(uint32(a[0].Int())); ri != nil && ri.obj != nil {
+		return textD(ri.obj.Comment), nil
+	}
+	return repr.Null, nil
+}
+
+// colDescription is col_description(table oid, attnum): a column's
+// comment.
+func colDescription(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	ri := s.rel(uint32(a[0].Int()))
+	n := int(a[1].Int())
+	if ri == nil || ri.obj == nil || n < 1 || n > len(ri.obj.Columns) {
+		return repr.Null, nil
+	}
+	return textD(ri.obj.Columns[n-1].Comment), nil
+}
+
+// getSerialSequence is pg_get_serial_sequence(table, column): the
+// sequence a serial or identity column's default draws from.
+func getSerialSequence(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	schema, name := splitQualifiedName(a[0].Text())
+	o := s.cat.lookup(schema, name)
+	if o == nil {
+		return repr.Null, repr.ErrUndefinedTable.New(a[0].Text())
+	}
+	i := columnIndex(o.Columns, a[1].Text())
+	if i < 0 {
+		return repr.Null, repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a[1].Text(), o.Name)
+	}
+	seq := s.cat.byID[o.Columns[i].Seq]
+	if seq == nil {
+		return repr.Null, nil
+	}
+	return repr.NewText(pgQuoteIdent(seq.Schema) + "." + pgQuoteIdent(seq.Name)), nil
+}
+
+// catalogSession builds a session's expr.Catalog.
+func catalogSession(s *Session) expr.Catalog { return sessionCatalog{s} }
+
+var _ = strconv.Itoa

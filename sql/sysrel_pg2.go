@@ -1,0 +1,339 @@
+package sql
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// The other relations of pg_catalog: database, roles, access methods,
+// collations, settings, the convenience views (pg_tables, pg_views, ...)
+// and the catalogs of objects Eddy does not have, empty but typed so that
+// clients' queries over them (psql's \d reads triggers, policies,
+// publications, inheritance for every table) run.
+
+func init() {
+	defSysRel(111, 1262, nsPgCatalog, "pg_database", false,
+		"oid oid, datname name, datdba oid, encoding integer, datlocprovider \"char\", datistemplate boolean, datallowconn boolean, datconnlimit integer, datfrozenxid xid, datminmxid xid, dattablespace oid, datcollate text, datctype text, daticulocale text, datcollversion text, datacl aclitem[]",
+		rowsDatabase)
+	defSysRel(112, 2601, nsPgCatalog, "pg_am", false, "oid oid, amname name, amhandler regproc, amtype \"char\"", rowsAm)
+	defSysRel(113, 12000, nsPgCatalog, "pg_roles", true,
+		"rolname name, rolsuper boolean, rolinherit boolean, rolcreaterole boolean, rolcreatedb boolean, rolcanlogin boolean, rolreplication boolean, rolconnlimit integer, rolpassword text, rolvaliduntil timestamp with time zone, rolbypassrls boolean, rolconfig text[], oid oid",
+		rowsRole("pg_roles"))
+	defSysRel(114, 1260, nsPgCatalog, "pg_authid", false,
+		"oid oid, rolname name, rolsuper boolean, rolinherit boolean, rolcreaterole boolean, rolcreatedb boolean, rolcanlogin boolean, rolreplication boolean, rolbypassrls boolean, rolconnlimit integer, rolpassword text, rolvaliduntil timestamp with time zone",
+		rowsRole("pg_authid"))
+	defSysRel(115, 12014, nsPgCatalog, "pg_user", true,
+		"usename name, usesysid oid, usecreatedb boolean, usesuper boolean, userepl boolean, usebypassrls boolean, passwd text, valuntil timestamp with time zone, useconfig text[]",
+		rowsUser)
+	defSysRel(116, 1261, nsPgCatalog, "pg_auth_members", false, "roleid oid, member oid, grantor oid, admin_option boolean", noRows)
+	defSysRel(117, 3456, nsPgCatalog, "pg_collation", false,
+		"oid oid, collname name, collnamespace oid, collowner oid, collprovider \"char\", collisdeterministic boolean, collencoding integer, collcollate text, collctype text, colliculocale text, collversion text",
+		rowsCollation)
+	defSysRel(118, 12104, nsPgCatalog, "pg_settings", true,
+		"name text, setting text, unit text, category text, short_desc text, extra_desc text, context text, vartype text, source text, min_val text, max_val text, enumvals text[], boot_val text, reset_val text, sourcefile text, sourceline integer, pending_restart boolean",
+		rowsSettings)
+	defSysRel(119, 12033, nsPgCatalog, "pg_tables", true,
+		"schemaname name, tablename name, tableowner name, tablespace name, hasindexes boolean, hasrules boolean, hastriggers boolean, rowsecurity boolean",
+		rowsTables)
+	defSysRel(120, 12028, nsPgCatalog, "pg_views", true, "schemaname name, viewname name, viewowner name, definition text", rowsViews)
+	defSysRel(121, 12038, nsPgCatalog, "pg_matviews", true,
+		"schemaname name, matviewname name, matviewowner name, tablespace name, hasindexes boolean, ispopulated boolean, definition text",
+		rowsMatviews)
+	defSysRel(122, 12043, nsPgCatalog, "pg_indexes", true,
+		"schemaname name, tablename name, indexname name, tablespace name, indexdef text", rowsIndexes)
+	defSysRel(123, 2224, nsPgCatalog, "pg_sequence", false,
+		"seqrelid oid, seqtypid oid, seqstart bigint, seqincrement bigint, seqmax bigint, seqmin bigint, seqcache bigint, seqcycle boolean",
+		rowsSequence)
+	defSysRel(124, 12048, nsPgCatalog, "pg_sequences", true,
+		"schemaname name, sequencename name, sequenceowner name, data_type regtype, start_value bigint, min_value bigint, max_value bigint, increment_by bigint, cycle boolean, cache_size bigint, last_value bigint",
+		rowsSequences)
+	defSysRel(125, 1213, nsPgCatalog, "pg_tablespace", false,
+		"oid oid, spcname name, spcowner oid, spcacl aclitem[], spcoptions text[]", rowsTablespace)
+	defSysRel(126, 2612, nsPgCatalog, "pg_language", false,
+		"oid oid, lanname name, lanowner oid, lanispl boolean, lanpltrusted boolean, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl aclitem[]",
+		rowsLanguage)
+	defSysRel(127, 2396, nsPgCatalog, "pg_shdescription", false, "objoid oid, classoid oid, description text", noRows)
+	defEmpty()
+}
+
+// defEmpty registers the catalogs of objects Eddy does not have.
+func defEmpty() {
+	for _, d := range []struct {
+		id   uint64
+		oid  uint32
+		name string
+		view bool
+		cols string
+	}{
+		{140, 3501, "pg_enum", false, "oid oid, enumtypid oid, enumsortorder real, enumlabel name"},
+		{141, 2611, "pg_inherits", false, "inhrelid oid, inhparent oid, inhseqno integer, inhdetachpending boolean"},
+		{142, 2620, "pg_trigger", false, "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype smallint, tgenabled \"char\", tgisinternal boolean, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable boolean, tginitdeferred boolean, tgnargs smallint, tgattr int2vector, tgargs bytea, tgqual pg_node_tree, tgoldtable name, tgnewtable name"},
+		{143, 3256, "pg_policy", false, "oid oid, polname name, polrelid oid, polcmd \"char\", polpermissive boolean, polroles oid[], polqual pg_node_tree, polwithcheck pg_node_tree"},
+		{144, 2618, "pg_rewrite", false, "oid oid, rulename name, ev_class oid, ev_type \"char\", ev_enabled \"char\", is_instead boolean, ev_qual pg_node_tree, ev_action pg_node_tree"},
+		{145, 3079, "pg_extension", false, "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable boolean, extversion text, extconfig oid[], extcondition text[]"},
+		{146, 3118, "pg_foreign_table", false, "ftrelid oid, ftserver oid, ftoptions text[]"},
+		{147, 1417, "pg_foreign_server", false, "oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl aclitem[], srvoptions text[]"},
+		{148, 2328, "pg_foreign_data_wrapper", false, "oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, fdwacl aclitem[], fdwoptions text[]"},
+		{149, 6104, "pg_publication", false, "oid oid, pubname name, pubowner oid, puballtables boolean, pubinsert boolean, pubupdate boolean, pubdelete boolean, pubtruncate boolean, pubviaroot boolean"},
+		{150, 6106, "pg_publication_rel", false, "oid oid, prpubid oid, prrelid oid, prqual pg_node_tree, prattrs int2vector"},
+		{151, 6237, "pg_publication_namespace", false, "oid oid, pnpubid oid, pnnspid oid"},
+		{152, 3381, "pg_statistic_ext", false, "oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, stxstattarget integer, stxkeys int2vector, stxkind \"char\"[], stxexprs pg_node_tree"},
+		{153, 3350, "pg_partitioned_table", false, "partrelid oid, partstrat \"char\", partnatts smallint, partdefid oid, partattrs int2vector, partclass oidvector, partcollation oidvector, partexprs pg_node_tree"},
+		{154, 3541, "pg_range", false, "rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, rngsubopc oid, rngcanonical regproc, rngsubdiff regproc"},
+		{155, 2616, "pg_opclass", false, "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault boolean, opckeytype oid"},
+		{156, 2608, "pg_depend", false, "classid oid, objid oid, objsubid integer, refclassid oid, refobjid oid, refobjsubid integer, deptype \"char\""},
+		{157, 12073, "pg_locks", true, "locktype text, database oid, relation oid, page integer, tuple smallint, virtualxid text, transactionid xid, classid oid, objid oid, objsubid smallint, virtualtransaction text, pid integer, mode text, granted boolean, fastpath boolean, waitstart timestamp with time zone"},
+		{158, 3466, "pg_event_trigger", false, "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled \"char\", evttags text[]"},
+		{159, 2607, "pg_conversion", false, "oid oid, conname name, connamespace oid, conowner oid, conforencoding integer, contoencoding integer, conproc regproc, condefault boolean"},
+		{160, 826, "pg_default_acl", false, "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl aclitem[]"},
+		{161, 3394, "pg_init_privs", false, "objoid oid, classoid oid, objsubid integer, privtype \"char\", initprivs aclitem[]"},
+		{162, 3596, "pg_seclabel", false, "objoid oid, classoid oid, objsubid integer, provider text, label text"},
+		{163, 6100, "pg_subscription", false, "oid oid, subdbid oid, subskiplsn pg_lsn, subname name, subowner oid, subenabled boolean, subbinary boolean, substream boolean, subtwophasestate \"char\", subdisableonerr boolean, subconninfo text, subslotname name, subsynccommit text, subpublications text[]"},
+		{164, 1418, "pg_user_mapping", false, "oid oid, umuser oid, umserver oid, umoptions text[]"},
+		{165, 2600, "pg_aggregate", false, "aggfnoid regproc, aggkind \"char\", aggnumdirectargs smallint, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra boolean, aggmfinalextra boolean, aggfinalmodify \"char\", aggmfinalmodify \"char\", aggsortop oid, aggtranstype oid, aggtransspace integer, aggmtranstype oid, aggmtransspace integer, agginitval text, aggminitval text"},
+		{166, 2617, "pg_operator", false, "oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind \"char\", oprcanmerge boolean, oprcanhash boolean, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc"},
+		{167, 2605, "pg_cast", false, "oid oid, castsource oid, casttarget oid, castfunc oid, castcontext \"char\", castmethod \"char\""},
+	} {
+		defSysRel(d.id, d.oid, nsPgCatalog, d.name, d.view, d.cols, noRows)
+	}
+}
+
+func noRows(*sysSnap) []repr.Row { return nil }
+
+// userName is the one role's name: the reading session's user.
+func (s *sysSnap) userName() string {
+	if s.sess != nil {
+		return s.sess.User
+	}
+	return "eddy"
+}
+
+// database is the one database's name: the reading session's.
+func (s *sysSnap) database() string {
+	if s.sess != nil {
+		return s.sess.Database
+	}
+	return "eddy"
+}
+
+func rowsDatabase(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_database"]
+	return []repr.Row{r.row(map[string]repr.Datum{
+		"oid": oidD(oidDatabase), "datname": nameD(s.database()), "datdba": oidD(oidSuperuser), "encoding": intD(6),
+		"datlocprovider": charD('c'), "datallowconn": boolD(true), "datconnlimit": intD(-1), "dattablespace": oidD(1663),
+		"datcollate": repr.NewText("C"), "datctype": repr.NewText("C"),
+	})}
+}
+
+func rowsAm(*sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_am"]
+	out := []repr.Row{r.row(map[string]repr.Datum{"oid": oidD(amHeap), "amname": nameD("heap"), "amtype": charD('t')})}
+	names := make([]string, 0, len(amOIDs))
+	for n := range amOIDs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(amOIDs[n]), "amname": nameD(n), "amtype": charD('i')}))
+	}
+	return out
+}
+
+// rowsRole lists the one role, a superuser named after the session's user.
+func rowsRole(rel string) func(*sysSnap) []repr.Row {
+	return func(s *sysSnap) []repr.Row {
+		r := sysRelsByName["pg_catalog."+rel]
+		vals := map[string]repr.Datum{"oid": oidD(oidSuperuser), "rolname": nameD(s.userName())}
+		for _, c := range []string{"rolsuper", "rolinherit", "rolcreaterole", "rolcreatedb", "rolcanlogin", "rolreplication", "rolbypassrls"} {
+			vals[c] = boolD(true)
+		}
+		vals["rolconnlimit"] = intD(-1)
+		if rel == "pg_roles" {
+			vals["rolpassword"] = repr.NewText("********")
+		}
+		return []repr.Row{r.row(vals)}
+	}
+}
+
+func rowsUser(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_user"]
+	return []repr.Row{r.row(map[string]repr.Datum{"usename": nameD(s.userName()), "usesysid": oidD(oidSuperuser),
+		"usecreatedb": boolD(true), "usesuper": boolD(true), "userepl": boolD(true), "usebypassrls": boolD(true),
+		"passwd": repr.NewText("********")})}
+}
+
+func rowsCollation(*sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_collation"]
+	var out []repr.Row
+	for _, c := range []struct {
+		oid  uint32
+		name string
+		prov byte
+	}{{100, "default", 'd'}, {950, "C", 'c'}, {951, "POSIX", 'c'}} {
+		vals := map[string]repr.Datum{"oid": oidD(c.oid), "collname": nameD(c.name), "collnamespace": oidD(oidPgCatalog),
+			"collowner": oidD(oidSuperuser), "collprovider": charD(c.prov), "collisdeterministic": boolD(true), "collencoding": intD(-1)}
+		if c.prov == 'c' {
+			vals["collcollate"], vals["collctype"] = repr.NewText(c.name), repr.NewText(c.name)
+		}
+		out = append(out, r.row(vals))
+	}
+	return out
+}
+
+// rowsSettings lists the session's settings.
+func rowsSettings(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_settings"]
+	defaults := settingDefaults("")
+	names := make([]string, 0, len(defaults)+1)
+	for n := range defaults {
+		names = append(names, n)
+	}
+	names = append(names, "max_index_keys")
+	sort.Strings(names)
+	var out []repr.Row
+	for _, n := range names {
+		v := defaults[n]
+		if s.sess != nil && s.sess.Setting != nil {
+			if cur, ok := s.sess.Setting(n); ok {
+				v = cur
+			}
+		}
+		if n == "max_index_keys" {
+			v = "32"
+		}
+		out = append(out, r.row(map[string]repr.Datum{"name": repr.NewText(canonicalSettingName(n)),
+			"setting": repr.NewText(v), "category": repr.NewText("Eddy"), "context": repr.NewText("user"),
+			"vartype": repr.NewText("string"), "source": repr.NewText("default"), "boot_val": repr.NewText(defaults[n]),
+			"reset_val": repr.NewText(defaults[n]), "pending_restart": boolD(false)}))
+	}
+	return out
+}
+
+// canonicalSettingName spells a setting as PostgreSQL's pg_settings does
+// (DateStyle, TimeZone, IntervalStyle).
+func canonicalSettingName(n string) string {
+	if c := canonicalName(n); c != n {
+		return c
+	}
+	return n
+}
+
+// userRels calls f for each catalog object of one of kinds.
+func (s *sysSnap) userRels(kinds string, f func(ri *relInfo)) {
+	for _, ri := range s.relations() {
+		if ri.obj != nil && strings.IndexByte(kinds, ri.kind) >= 0 && !isSystemRelation(ri.obj.ID) {
+			f(ri)
+		}
+	}
+}
+
+func rowsTables(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_tables"]
+	var out []repr.Row
+	s.userRels("r", func(ri *relInfo) {
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(ri.ns)), "tablename": nameD(ri.name),
+			"tableowner": nameD(s.userName()), "tablespace": repr.Null, "hasindexes": boolD(len(ri.indexes) > 0)}))
+	})
+	return out
+}
+
+// viewDefinition is pg_get_viewdef's text of a view object.
+func viewDefinition(o *Object) repr.Datum {
+	if o.SQL == "" {
+		return repr.Null
+	}
+	return repr.NewText(" " + strings.TrimSuffix(strings.TrimSpace(o.SQL), ";") + ";")
+}
+
+func rowsViews(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_views"]
+	var out []repr.Row
+	s.userRels("v", func(ri *relInfo) {
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(ri.ns)), "viewname": nameD(ri.name),
+			"viewowner": nameD(s.userName()), "definition": viewDefinition(ri.obj)}))
+	})
+	return out
+}
+
+func rowsMatviews(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_matviews"]
+	var out []repr.Row
+	s.userRels("m", func(ri *relInfo) {
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(ri.ns)), "matviewname": nameD(ri.name),
+			"matviewowner": nameD(s.userName()), "tablespace": repr.Null, "hasindexes": boolD(len(ri.indexes) > 0),
+			"ispopulated": boolD(true), "definition": viewDefinition(ri.obj)}))
+	})
+	return out
+}
+
+func rowsIndexes(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_indexes"]
+	var out []repr.Row
+	for _, ri := range s.relations() {
+		if ri.index == nil || s.rel(ri.index.table) == nil || s.rel(ri.index.table).obj == nil {
+			continue
+		}
+		t := s.rel(ri.index.table)
+		def, _ := getIndexdef(sessionCatalog{}, s, []repr.Datum{oidD(ri.oid)})
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(t.ns)), "tablename": nameD(t.name),
+			"indexname": nameD(ri.name), "tablespace": repr.Null, "indexdef": def}))
+	}
+	return out
+}
+
+// sequenceType is the type of a sequence's values.
+func sequenceType(d *SequenceDef) repr.T {
+	t, err := repr.TypeByName(d.Type, nil)
+	if err != nil {
+		return repr.Int8
+	}
+	return t
+}
+
+func rowsSequence(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_sequence"]
+	var out []repr.Row
+	s.userRels("S", func(ri *relInfo) {
+		d := ri.obj.Sequence
+		out = append(out, r.row(map[string]repr.Datum{"seqrelid": oidD(ri.oid), "seqtypid": oidD(sequenceType(d).OID()),
+			"seqstart": repr.NewInt(d.Start), "seqincrement": repr.NewInt(d.Increment), "seqmax": repr.NewInt(d.Max),
+			"seqmin": repr.NewInt(d.Min), "seqcache": repr.NewInt(1), "seqcycle": boolD(d.Cycle)}))
+	})
+	return out
+}
+
+func rowsSequences(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_sequences"]
+	var out []repr.Row
+	s.userRels("S", func(ri *relInfo) {
+		d := ri.obj.Sequence
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(ri.ns)), "sequencename": nameD(ri.name),
+			"sequenceowner": nameD(s.userName()), "data_type": oidD(sequenceType(d).OID()), "start_value": repr.NewInt(d.Start),
+			"min_value": repr.NewInt(d.Min), "max_value": repr.NewInt(d.Max), "increment_by": repr.NewInt(d.Increment),
+			"cycle": boolD(d.Cycle), "cache_size": repr.NewInt(1), "last_value": repr.Null}))
+	})
+	return out
+}
+
+func rowsTablespace(*sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_tablespace"]
+	return []repr.Row{
+		r.row(map[string]repr.Datum{"oid": oidD(1663), "spcname": nameD("pg_default"), "spcowner": oidD(oidSuperuser)}),
+		r.row(map[string]repr.Datum{"oid": oidD(1664), "spcname": nameD("pg_global"), "spcowner": oidD(oidSuperuser)}),
+	}
+}
+
+func rowsLanguage(*sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_language"]
+	var out []repr.Row
+	for _, l := range []struct {
+		oid  uint32
+		name string
+	}{{12, "internal"}, {13, "c"}, {14, "sql"}} {
+		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(l.oid), "lanname": nameD(l.name), "lanowner": oidD(oidSuperuser),
+			"lanpltrusted": boolD(l.oid == 14)}))
+	}
+	return out
+}
