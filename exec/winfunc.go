@@ -180,7 +180,7 @@ func (o *windowOp) compile(f expr.WinFunc, in []repr.T) (wfunc, error) {
 	case expr.WinRank, expr.WinPercentRank, expr.WinCumeDist:
 		o.peers = true
 	case expr.WinAgg:
-		if !slices.Contains(expr.WindowAggs, f.Agg) {
+		if !expr.IsWindowAgg(f.Agg) {
 			return wfunc{}, fmt.Errorf("window aggregate %s is not supported", f.Agg)
 		}
 		var arg repr.T

@@ -248,7 +248,7 @@ func (a *Acc) specialDecimal() (*apd.Decimal, bool) {
 }
 
 // NeedsScales reports whether the aggregate must know the largest display
-// scale of its live numeric inputs (Call.Scale).
+// scale of its live numeric inputs (AggCall.Scale).
 func NeedsScales(c AccClass, arg repr.T) bool {
 	return arg.Family == repr.FamNumeric && (c == AccNumeric || c == AccMoments)
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/eddydb/eddy/repr"
 )
 
-// The JSON aggregates keep their values already converted (Def.Convert:
+// The JSON aggregates keep their values already converted (AggDef.Convert:
 // to_jsonb or to_json, applied by the planner to each input row), so
 // their results only join texts: the state holds no SQL values whose JSON
 // form depends on the session (a timestamptz's zone).

@@ -71,7 +71,7 @@ type AggDef struct {
 	// bool_and, 'x' for string_agg).
 	Literal repr.T
 	// Class returns the accumulator Acc keeps over an argument of type arg
-	// (ClassNone: none).
+	// (AccNone: none).
 	Class func(arg repr.T) AccClass
 	// Multiset says the aggregate keeps the group's multiset of values in
 	// order (keyed by the ORDER BY columns, then the value, then the
@@ -81,6 +81,9 @@ type AggDef struct {
 	// Extremum is -1 for min and +1 for max: over an append-only input the
 	// multiset then keeps only the current extremum.
 	Extremum int
+	// Window says a Window operator computes the aggregate over a frame
+	// (exec/winfunc.go); the others are 0A000 as window functions.
+	Window bool
 	// Boxed says the planner passes each value x boxed as the one-element
 	// array ARRAY[x] (Result then sees the array type): the box is never
 	// NULL, so a NULL x is aggregated (Reduce skips NULL inputs), while a
@@ -115,19 +118,19 @@ type AggCall struct {
 	Scale int32
 }
 
-// aggDefs is the registry, indexed by Kind.
+// aggDefs is the registry, indexed by AggKind.
 var aggDefs = [numAggKinds]AggDef{
-	AggCountStar: {Name: "count", Shape: AggStar, Result: alwaysType(repr.Int8), Class: fixed(AccCount),
+	AggCountStar: {Name: "count", Window: true, Shape: AggStar, Result: alwaysType(repr.Int8), Class: fixed(AccCount),
 		Final: finalCount, State: "a count"},
-	AggCount: {Name: "count", Result: alwaysType(repr.Int8), Literal: repr.Text, Class: fixed(AccCount),
+	AggCount: {Name: "count", Window: true, Result: alwaysType(repr.Int8), Literal: repr.Text, Class: fixed(AccCount),
 		Final: finalCount, State: "a count"},
-	AggSum: {Name: "sum", Result: sumType, Literal: repr.Text, Class: sumClass, Final: finalSum,
+	AggSum: {Name: "sum", Window: true, Result: sumType, Literal: repr.Text, Class: sumClass, Final: finalSum,
 		State: "a count and an exact sum (numeric: also the multiset of display scales)"},
-	AggAvg: {Name: "avg", Result: avgType, Literal: repr.Text, Class: sumClass, Final: finalAvg,
+	AggAvg: {Name: "avg", Window: true, Result: avgType, Literal: repr.Text, Class: sumClass, Final: finalAvg,
 		State: "a count and an exact sum (numeric: also the multiset of display scales)"},
-	AggMin: {Name: "min", Result: sameArgType, Literal: repr.Text, Class: fixed(AccNone), Multiset: true,
+	AggMin: {Name: "min", Window: true, Result: sameArgType, Literal: repr.Text, Class: fixed(AccNone), Multiset: true,
 		Extremum: -1, Final: finalMin, State: "the multiset of values (append-only: the minimum)"},
-	AggMax: {Name: "max", Result: sameArgType, Literal: repr.Text, Class: fixed(AccNone), Multiset: true,
+	AggMax: {Name: "max", Window: true, Result: sameArgType, Literal: repr.Text, Class: fixed(AccNone), Multiset: true,
 		Extremum: 1, Final: finalMax, State: "the multiset of values (append-only: the maximum)"},
 	AggBoolAnd: {Name: "bool_and", Aliases: []string{"every"}, Result: boolType, Literal: repr.Bool,
 		Class: fixed(AccBool), Final: finalBoolAnd, State: "counts of non-NULL and of true inputs"},

@@ -19,7 +19,7 @@ func sameArgType(arg repr.T) (repr.T, bool) {
 	return arg, true
 }
 
-// boxedType is array_agg over boxed values (Def.Boxed): the box's array
+// boxedType is array_agg over boxed values (AggDef.Boxed): the box's array
 // type. Arrays of arrays (multidimensional results) are not supported.
 func boxedType(arg repr.T) (repr.T, bool) {
 	return arg, arg.Family == repr.FamArray

@@ -59,9 +59,6 @@ func (k WinKind) UsesFrame() bool {
 	return k == WinFirstValue || k == WinLastValue || k == WinNthValue || k == WinAgg
 }
 
-// WindowAggs lists the aggregates a Window can compute over a frame.
-var WindowAggs = []AggKind{AggCountStar, AggCount, AggSum, AggAvg, AggMin, AggMax}
-
 // WinFunc is one window function call, appending one column.
 //
 // Col is the argument column (unused by the ranking functions and
@@ -281,14 +278,9 @@ func (f *WinFunc) parseCall(name string, args []string) error {
 	return err
 }
 
-func IsWindowAgg(k AggKind) bool {
-	for _, w := range WindowAggs {
-		if w == k {
-			return true
-		}
-	}
-	return false
-}
+// IsWindowAgg reports whether a Window computes aggregate k over a frame
+// (AggDef.Window).
+func IsWindowAgg(k AggKind) bool { return k.Def().Window }
 
 // parseN parses N: a constant, or #c for a column.
 func (f *WinFunc) parseN(s string) error {

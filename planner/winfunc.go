@@ -42,7 +42,7 @@ import (
 //
 // What the Window operator cannot compute fails with 0A000 naming it:
 // DISTINCT or ORDER BY inside a window aggregate (as in PostgreSQL) and
-// aggregates other than expr.WindowAggs.
+// aggregates a Window cannot compute (expr.IsWindowAgg).
 
 // codeWindowing is SQLSTATE 42P20, PostgreSQL's windowing_error.
 const codeWindowing = "42P20"
@@ -581,7 +581,7 @@ func (c *ectx) winFunc(fc *pg_query.FuncCall) (winCall, error) {
 		}
 		return c.winBuiltin(fc, kind)
 	}
-	if k, ok := expr.LookupAgg(name); ok && slices.Contains(expr.WindowAggs, k) {
+	if k, ok := expr.LookupAgg(name); ok && expr.IsWindowAgg(k) {
 		return c.winAgg(fc, k)
 	} else if ok || otherAggs[name] {
 		return winCall{}, repr.Unsupported("aggregate %s() as a window function", name).WithPosition(pos)
