@@ -143,6 +143,9 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 
 // filter applies a WHERE-like predicate, keeping rel's columns.
 //
+// Conjuncts that are EXISTS or IN (ANY) subqueries become semi-joins
+// (semijoin.go); the rest is one predicate.
+//
 // Conjuncts without subqueries filter first, so that a decorrelated
 // subquery's outer values come from the rows the other conjuncts keep
 // (FROM lineitem, part WHERE p_partkey = l_partkey AND l_quantity <
@@ -157,7 +160,20 @@ func (b *builder) filter(rel ir.Rel, sc *scope, n *pg_query.Node, clause string)
 		return b.filter(rel, sc, sub, clause)
 	}
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: clause}
-	pred, err := ec.predicate(n)
+	var rest []*pg_query.Node
+	for _, conj := range andArgs(n) {
+		done, err := ec.semiJoin(conj)
+		if err != nil {
+			return nil, err
+		}
+		if !done {
+			rest = append(rest, conj)
+		}
+	}
+	if len(rest) == 0 {
+		return ir.NewProject(ec.rel, identityCols(ir.Arity(rel))...), nil
+	}
+	pred, err := ec.predicate(andOf(rest))
 	if err != nil {
 		return nil, err
 	}

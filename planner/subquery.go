@@ -163,6 +163,44 @@ func (c *ectx) exists(sel *pg_query.SelectStmt) (expr.Expr, error) {
 // is true (ANY) or false (ALL), else NULL if some comparison is NULL, else
 // the empty-set answer (false for ANY, true for ALL).
 func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (expr.Expr, error) {
+	q, err := c.prepareQuantified(sel, sl)
+	if err != nil {
+		return nil, err
+	}
+	if !q.correlated && (q.op == "=" && !q.all || q.op == "<>" && q.all) {
+		return c.inUncorrelated(q.x, c.b.subqueryRel(q.probe), q.want, q.all)
+	}
+	p, keys, err := c.correlate(sel, []expr.Expr{q.x})
+	if err != nil {
+		return nil, err
+	}
+	stats, err := c.b.quantifiedStats(c.b.subqueryRel(p), len(keys), q.fn, q.want, q.all)
+	if err != nil {
+		return nil, err
+	}
+	res := c.joinBack(stats, keys)
+	decisive, unknown := res[0], res[1]
+	return &expr.Case{Whens: []expr.When{
+		{Cond: decisive, Then: boolLit(!q.all)},
+		{Cond: unknown, Then: &expr.Lit{D: repr.Null, T: repr.Bool}},
+	}, Else: boolLit(q.all), T: repr.Bool}, nil
+}
+
+// quantifiedLink is a resolved x op ANY/ALL (subquery): x coerced to the
+// operator's left type, the subquery planned once as a probe (over no
+// outer values) and whether it references the enclosing query.
+type quantifiedLink struct {
+	x          expr.Expr
+	op         string
+	all        bool
+	fn         *expr.Func
+	want       []repr.T
+	probe      *planned
+	correlated bool
+}
+
+// prepareQuantified resolves the operator and the left operand of sl.
+func (c *ectx) prepareQuantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (*quantifiedLink, error) {
 	if sl.Testexpr.GetRowExpr() != nil {
 		return nil, repr.Unsupported("row comparisons with subqueries")
 	}
@@ -189,24 +227,8 @@ func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (expr.
 	if x, err = c.b.coerce(x, want[0]); err != nil {
 		return nil, err
 	}
-	all := sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK
-	if len(probeScope.rec.cols) == 0 && (op == "=" && !all || op == "<>" && all) {
-		return c.inUncorrelated(x, c.b.subqueryRel(probe), want, all)
-	}
-	p, keys, err := c.correlate(sel, []expr.Expr{x})
-	if err != nil {
-		return nil, err
-	}
-	stats, err := c.b.quantifiedStats(c.b.subqueryRel(p), len(keys), fn, want, all)
-	if err != nil {
-		return nil, err
-	}
-	res := c.joinBack(stats, keys)
-	decisive, unknown := res[0], res[1]
-	return &expr.Case{Whens: []expr.When{
-		{Cond: decisive, Then: boolLit(!all)},
-		{Cond: unknown, Then: &expr.Lit{D: repr.Null, T: repr.Bool}},
-	}, Else: boolLit(all), T: repr.Bool}, nil
+	return &quantifiedLink{x: x, op: op, all: sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK,
+		fn: fn, want: want, probe: probe, correlated: len(probeScope.rec.cols) > 0}, nil
 }
 
 // inUncorrelated is x IN (SELECT y ...) (x = ANY) over an uncorrelated
