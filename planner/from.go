@@ -121,8 +121,9 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 		}
 	}
 	ts := make([]repr.T, len(rel.Columns))
+	notNull := make([]bool, len(rel.Columns))
 	for i, c := range rel.Columns {
-		ts[i] = c.Type
+		ts[i], notNull[i] = c.Type, c.NotNull
 		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type}
 		if rel.Kind != RelView {
 			cols[i].tableID, cols[i].attr = rel.ID, int16(i+1)
@@ -130,7 +131,7 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 	}
 	if r == nil {
 		r = &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts, HasEventTime: rel.HasEventTime, EventTimeCol: rel.EventTimeCol,
-			AppendOnly: rel.AppendOnly, Key: rel.PrimaryKey, Rows: rel.Rows}
+			AppendOnly: rel.AppendOnly, Key: rel.PrimaryKey, Rows: rel.Rows, NotNull: notNull}
 	}
 	return r, cols, renameColumns(cols, colAliases, alias)
 }

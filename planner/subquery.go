@@ -307,14 +307,23 @@ func (b *builder) quantifiedStats(sub ir.Rel, k int, fn *expr.Func, want []repr.
 // nullSafeKeys returns join conditions matching left[lcols[i]] with
 // right[rcols[i]] when both are equal or both NULL. Each pair becomes two
 // equalities, (l IS NULL) = (r IS NULL) and coalesce(l, z) = coalesce(r, z)
-// for a fixed value z of the type, so the join stays an equi-join on keys.
+// for a fixed value z of the type, so the join stays an equi-join on keys;
+// or, when one side is never NULL (ir.NotNull), the plain l = r, which is
+// then the same condition.
 func (b *builder) nullSafeKeys(left, right ir.Rel, lcols, rcols []int) []expr.Expr {
 	lt, rt := left.ColTypes(), right.ColTypes()
+	lnn, rnn := ir.NotNull(left), ir.NotNull(right)
 	nl := len(lt)
 	var on []expr.Expr
 	for i := range lcols {
 		l := expr.Expr(&expr.Col{Idx: lcols[i], T: lt[lcols[i]]})
 		r := expr.Expr(&expr.Col{Idx: nl + rcols[i], T: rt[rcols[i]]})
+		if lnn[lcols[i]] || rnn[rcols[i]] {
+			if eq, _, err := expr.ResolveOp("=", []repr.T{l.Type(), r.Type()}); err == nil && l.Type() == r.Type() {
+				on = append(on, &expr.Call{Fn: eq, Args: []expr.Expr{l, r}})
+				continue
+			}
+		}
 		on = append(on, b.nullSafeEq(l, r)...)
 	}
 	return on

@@ -41,6 +41,9 @@ type Get struct {
 	// and neither is printed.
 	Key  []int
 	Rows int64
+	// NotNull, when not nil, marks the columns declared NOT NULL (a
+	// planning hint like Key, read by NotNull; not printed).
+	NotNull []bool
 }
 
 // Values is a constant relation: one row per element of Rows, each with one
