@@ -829,9 +829,11 @@ func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error
 		if err != nil {
 			return "", "", err
 		}
-		// Only the indexes the stored plan reads (its Deps): an index
-		// created after the view does not change its plan.
-		plan, _ = e.shareArrangements(cat, plan, func(id uint64) bool { return slices.Contains(d.Deps, id) })
+		// Only the arrangements the stored plan reads: an index created
+		// after the view, or a kind of sharing newer than the view, does
+		// not change its plan.
+		used := storedShared(d.Plan)
+		plan, _ = e.shareArrangements(cat, plan, func(id uint64) bool { return slices.Contains(used, id) })
 		flow = plan.String()
 	}
 	return sb.String(), flow, nil

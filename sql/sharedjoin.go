@@ -58,12 +58,23 @@ func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, al
 		}
 		best, bestRows := -1, -1
 		var bestIndex uint64
+		var bestPerm []int
 		for side, keys := range [2][]int{j.LeftKey, j.RightKey} {
 			if src, ok := sourceOf(plan, n.Inputs[side]); ok && avoid[src.Collection] {
 				continue
 			}
-			if ix, rows, ok := e.sharedIndex(cat, plan, n.Inputs[side], keys, allowed); ok && rows > bestRows {
-				best, bestRows, bestIndex = side, rows, ix
+			ix, perm, rows, ok := e.sharedIndex(cat, plan, n.Inputs[side], keys, allowed)
+			if !ok {
+				continue
+			}
+			if rows == bestRows && rows == 0 && e.uniqueKey(cat, plan, n.Inputs[side], keys) {
+				// Both empty (a view created before its data): share the
+				// side whose key may repeat, the fact table of a
+				// dimension join, which will be the larger.
+				continue
+			}
+			if rows > bestRows || rows == bestRows && rows == 0 {
+				best, bestRows, bestIndex, bestPerm = side, rows, ix, perm
 			}
 		}
 		if best < 0 {
@@ -74,6 +85,9 @@ func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, al
 			cp.Nodes = slices.Clone(plan.Nodes)
 			out = &cp
 		}
+		// The key pairs in the arrangement's column order (the same
+		// condition): lookups encode the key in that order.
+		j.LeftKey, j.RightKey = permute(j.LeftKey, bestPerm), permute(j.RightKey, bestPerm)
 		j.Shared = &dataflow.SharedArrangement{Side: best, Index: bestIndex}
 		out.Nodes[i].Op = j
 		if !slices.Contains(used, bestIndex) {
@@ -132,12 +146,16 @@ func hasLoop(plan *dataflow.Plan) bool {
 	return false
 }
 
-// sharedIndex finds an index that can serve join input node in, whose
-// join key columns are keys: in is a Source of a table or materialized
-// view, or an MFP over one that keeps the key columns as source columns,
-// and the index's leading columns are those source columns in key order.
-// rows is the relation's size (the join then keeps the other side).
-func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []int, allowed func(uint64) bool) (index uint64, rows int, ok bool) {
+// sharedIndex finds an arrangement that can serve join input node in,
+// whose join key columns are keys: in is a Source of a table or
+// materialized view, or an MFP over one that keeps the key columns as
+// source columns, and the arrangement's leading columns are those source
+// columns in some order, perm (keys[perm[i]] is the i-th leading column).
+// The arrangement is the relation's own key order (its primary key, or
+// for a relation without one the whole row, column by column), whose id is
+// the relation's, or else an index. rows is the relation's size (the join
+// then keeps the other side).
+func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []int, allowed func(uint64) bool) (index uint64, perm []int, rows int, ok bool) {
 	node := plan.Nodes[in]
 	cols := keys
 	if m, isMFP := node.Op.(dataflow.MFP); isMFP {
@@ -145,17 +163,24 @@ func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []i
 		cols = make([]int, len(keys))
 		for i, k := range keys {
 			if cols[i] = m.Project[k]; cols[i] >= len(node.Types) {
-				return 0, 0, false
+				return 0, nil, 0, false
 			}
 		}
 	}
 	src, isSource := node.Op.(dataflow.Source)
 	if !isSource {
-		return 0, 0, false
+		return 0, nil, 0, false
 	}
 	obj, c := cat.byID[uint64(src.Collection)], e.colls[uint64(src.Collection)]
 	if obj == nil || c == nil || obj.Source != nil && obj.Source.Watermark != nil {
-		return 0, 0, false
+		return 0, nil, 0, false
+	}
+	own := c.KeyCols()
+	if own == nil {
+		own = identityCols(len(node.Types))
+	}
+	if perm, ok := prefixPerm(own, cols); ok && (allowed == nil || allowed(obj.ID)) {
+		return obj.ID, perm, c.Len(), true
 	}
 	for _, ix := range cat.indexesOf(obj.ID) {
 		if allowed != nil && !allowed(ix.ID) {
@@ -164,11 +189,89 @@ func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []i
 		// Only an index over every row whose leading parts are the join
 		// columns: a partial index lacks rows, and expression parts are
 		// not join keys (joins stay column-only).
-		if ix.Index.Where == "" && len(ix.Index.Cols) >= len(cols) && samePrefix(ix.Index.Cols[:len(cols)], cols) {
-			return ix.ID, c.Len(), true
+		if perm, ok := prefixPerm(ix.Index.Cols, cols); ok && ix.Index.Where == "" {
+			return ix.ID, perm, c.Len(), true
 		}
 	}
-	return 0, 0, false
+	return 0, nil, 0, false
+}
+
+// uniqueKey reports whether the join key columns keys of input node in
+// (a Source or an MFP over one, as sharedIndex accepts) include the
+// source relation's whole primary key, so that each key has one row.
+func (e *Engine) uniqueKey(cat *Catalog, plan *dataflow.Plan, in int, keys []int) bool {
+	node := plan.Nodes[in]
+	cols := keys
+	if m, isMFP := node.Op.(dataflow.MFP); isMFP {
+		node = plan.Nodes[node.Inputs[0]]
+		cols = permute(m.Project, keys)
+	}
+	src, ok := node.Op.(dataflow.Source)
+	if !ok || e.colls[uint64(src.Collection)] == nil {
+		return false
+	}
+	pk := e.colls[uint64(src.Collection)].KeyCols()
+	if pk == nil {
+		return false
+	}
+	for _, c := range pk {
+		if !slices.Contains(cols, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// prefixPerm reports whether the distinct columns cols are, in some
+// order, the first len(cols) columns of order, and returns that order as
+// positions in cols: cols[perm[i]] == order[i].
+func prefixPerm(order, cols []int) ([]int, bool) {
+	if len(cols) == 0 || len(cols) > len(order) {
+		return nil, false
+	}
+	perm := make([]int, len(cols))
+	for i, c := range order[:len(cols)] {
+		j := slices.Index(cols, c)
+		if j < 0 || slices.Contains(perm[:i], j) {
+			return nil, false
+		}
+		perm[i] = j
+	}
+	return perm, true
+}
+
+// identityCols returns 0..n-1.
+func identityCols(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// permute returns keys reordered by perm (keys[perm[0]], keys[perm[1]], ...).
+func permute(keys, perm []int) []int {
+	out := make([]int, len(perm))
+	for i, p := range perm {
+		out[i] = keys[p]
+	}
+	return out
+}
+
+// storedShared returns the arrangements (index or relation ids) that the
+// shared joins of a stored plan text read; none if it does not parse.
+func storedShared(text string) []uint64 {
+	plan, err := dataflow.Parse(text)
+	if text == "" || err != nil {
+		return nil
+	}
+	var out []uint64
+	for _, n := range plan.Nodes {
+		if j, ok := n.Op.(dataflow.Join); ok && j.Shared != nil {
+			out = append(out, j.Shared.Index)
+		}
+	}
+	return out
 }
 
 // sharedCollections returns the collections of plan's shared join inputs.
@@ -242,6 +345,11 @@ type arrangements struct{ e *Engine }
 // Lookup implements exec.Arrangements.
 func (a arrangements) Lookup(index uint64, key []byte, fn func(repr.Row, int64) bool) error {
 	o := a.e.cat.byID[index]
+	if o != nil && o.Index == nil && a.e.colls[index] != nil {
+		// The relation's own key order.
+		a.e.colls[index].ScanPrefix(key, fn)
+		return nil
+	}
 	if o == nil || o.Index == nil || a.e.colls[o.Index.Table] == nil {
 		return storage.ErrNoIndex
 	}
@@ -258,11 +366,13 @@ func (e *Engine) describeShared(plan *dataflow.Plan) []string {
 		if !ok || j.Shared == nil {
 			continue
 		}
-		name := strconv.FormatUint(j.Shared.Index, 10)
-		if o := e.cat.byID[j.Shared.Index]; o != nil {
-			name = o.Name
+		what := "index " + strconv.FormatUint(j.Shared.Index, 10)
+		if o := e.cat.byID[j.Shared.Index]; o != nil && o.Index != nil {
+			what = "index " + o.Name
+		} else if o != nil {
+			what = o.Name + "'s own rows"
 		}
-		out = append(out, "%"+strconv.Itoa(i)+" Join reads %"+strconv.Itoa(n.Inputs[j.Shared.Side])+" from index "+name+" (shared arrangement)")
+		out = append(out, "%"+strconv.Itoa(i)+" Join reads %"+strconv.Itoa(n.Inputs[j.Shared.Side])+" from "+what+" (shared arrangement)")
 	}
 	return out
 }
