@@ -105,6 +105,11 @@ func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []repr.Update, ws
 		if err := e.checkIndexExprs(obj, ins); err != nil {
 			return err
 		}
+		if unique { // PostgreSQL's primary key index is checked first
+			if err := e.checkPrimaryKeyRows(obj, ws, ins); err != nil {
+				return err
+			}
+		}
 		if err := e.checkUnique(obj, ins, ws); err != nil {
 			return err
 		}

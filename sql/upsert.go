@@ -326,6 +326,18 @@ func keyConflict(obj *Object, arbs []*arbiter, ctx *expr.Ctx, r repr.Row) error 
 // mark) leave no primary key live twice (upserts write ws without the
 // usual insert-time probes).
 func (e *Engine) checkPrimaryKey(obj *Object, ws *writeSet, mark wsMark) error {
+	var rows []repr.Row
+	for _, u := range ws.since(mark, obj.ID) {
+		if u.Diff > 0 {
+			rows = append(rows, u.Row)
+		}
+	}
+	return e.checkPrimaryKeyRows(obj, ws, rows)
+}
+
+// checkPrimaryKeyRows checks that new rows (in ws) leave no primary key
+// live twice.
+func (e *Engine) checkPrimaryKeyRows(obj *Object, ws *writeSet, rows []repr.Row) error {
 	if obj.PrimaryKey == nil {
 		return nil
 	}
@@ -335,17 +347,14 @@ func (e *Engine) checkPrimaryKey(obj *Object, ws *writeSet, mark wsMark) error {
 	for _, u := range ws.pending(obj.ID) {
 		ks.overlay[string(ks.key(u.Row))] += u.Diff
 	}
-	for _, u := range ws.since(mark, obj.ID) {
-		if u.Diff <= 0 {
-			continue
-		}
-		k := ks.key(u.Row)
+	for _, r := range rows {
+		k := ks.key(r)
 		n := ks.overlay[string(k)]
 		if _, c, ok := ks.coll.Get(k); ok {
 			n += c
 		}
 		if n > 1 {
-			return duplicateKey(obj, u.Row)
+			return duplicateKey(obj, r)
 		}
 	}
 	return nil
