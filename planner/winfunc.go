@@ -434,7 +434,7 @@ func (c *ectx) frameOffset(n *pg_query.Node, end bool, mode string) (int64, erro
 	if err != nil {
 		return 0, err
 	}
-	if f := e.Type().Family; f != repr.FamInt && f != repr.FamUnknown {
+	if t := e.Type(); t.Family != repr.FamUnknown && repr.CastContextOf(t, repr.Int8) < repr.CastAssignment {
 		return 0, repr.Errorf(repr.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", mode, e.Type().Name()).WithPosition(location(n) + 1)
 	}
 	if len(expr.Columns(e)) > 0 {
@@ -531,10 +531,10 @@ func rangeOffsetType(col, off repr.T, pos int32) (repr.T, error) {
 	case 1:
 		return matches[0], nil
 	case 0:
-		return repr.T{}, repr.Errorf(repr.CodeWrongObjectType, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", col.Name(), off.Name()).
+		return repr.T{}, repr.Errorf(repr.CodeFeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", col.Name(), off.Name()).
 			WithHint("Cast the offset value to an appropriate type.").WithPosition(pos)
 	}
-	return repr.T{}, repr.Errorf(repr.CodeWrongObjectType, "RANGE with offset PRECEDING/FOLLOWING has multiple interpretations for column type %s and offset type %s", col.Name(), off.Name()).
+	return repr.T{}, repr.Errorf(repr.CodeFeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING has multiple interpretations for column type %s and offset type %s", col.Name(), off.Name()).
 		WithHint("Cast the offset value to the exact intended type.").WithPosition(pos)
 }
 

@@ -88,12 +88,26 @@ func syntaxError(err error) error {
 	if !errors.As(err, &pe) {
 		return repr.Errorf(repr.CodeSyntax, "%s", err.Error())
 	}
-	e := repr.Errorf(repr.CodeSyntax, "%s", pe.Message)
+	code := repr.CodeSyntax
+	if c, ok := grammarCodes[pe.Message]; ok {
+		code = c
+	}
+	e := repr.Errorf(code, "%s", pe.Message)
 	if pe.Cursorpos > 0 {
 		// PostgreSQL's cursor position is already 1-based in characters.
 		e = e.WithPosition(int32(pe.Cursorpos))
 	}
 	return e
+}
+
+// grammarCodes are the SQLSTATEs of errors PostgreSQL's grammar raises
+// that are not syntax errors: gram.y checks window frame bounds itself
+// (windowing_error).
+var grammarCodes = map[string]string{
+	"frame start cannot be UNBOUNDED FOLLOWING":                    "42P20",
+	"frame end cannot be UNBOUNDED PRECEDING":                      "42P20",
+	"frame starting from current row cannot have preceding rows":   "42P20",
+	"frame starting from following row cannot have preceding rows": "42P20",
 }
 
 // CharPosition converts a 0-based byte offset in sql into PostgreSQL's
