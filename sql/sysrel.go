@@ -276,18 +276,3 @@ func attrdefOID(id uint64, attnum int) uint32 {
 func splitDerivedOID(oid uint32) (id uint64, k int) {
 	return uint64(oid&^(3<<29)) >> 8, int(oid & 0xff)
 }
-
-// idOfRelOID returns the catalog ID of a relation OID (0 if it is not
-// one of a catalog object or system relation).
-func (c *Catalog) idOfRelOID(oid uint32) uint64 {
-	if r := sysRelsByOID[oid]; r != nil {
-		return r.id
-	}
-	if oid >= 15000 && oid < 16000 && c.byID[uint64(oid-15000)] != nil {
-		return uint64(oid - 15000)
-	}
-	if oid >= firstUserOID && oid < 1<<28 && c.byID[uint64(oid-firstUserOID)] != nil {
-		return uint64(oid - firstUserOID)
-	}
-	return 0
-}

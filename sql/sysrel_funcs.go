@@ -2,7 +2,6 @@ package sql
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -239,7 +238,7 @@ func init() {
 			return repr.NewText(v), nil
 		},
 	}
-	catalogFuncs["txid_current"], catalogFuncs["pg_current_xact_id"] = catalogFuncs["txid_current"], catalogFuncs["txid_current"]
+	catalogFuncs["pg_current_xact_id"] = catalogFuncs["txid_current"]
 	addProcFuncs()
 }
 
@@ -423,4 +422,3 @@ func getSerialSequence(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum
 // catalogSession builds a session's expr.Catalog.
 func catalogSession(s *Session) expr.Catalog { return sessionCatalog{s} }
 
-var _ = strconv.Itoa

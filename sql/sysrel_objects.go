@@ -2,7 +2,6 @@ package sql
 
 import (
 	"github.com/eddydb/eddy/planner"
-	"github.com/eddydb/eddy/repr"
 )
 
 // relInfo is one relation as pg_class lists it: a catalog object, a
@@ -163,9 +162,6 @@ func userIndex(o *Object) *indexInfo {
 	}
 	return ix
 }
-
-// typeOIDOf returns a column type's OID.
-func typeOIDOf(t repr.T) uint32 { return t.OID() }
 
 // constraintsOf returns o's constraints (none for nil).
 func constraintsOf(o *Object) []Constraint {
