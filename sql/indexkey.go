@@ -182,9 +182,10 @@ func (k *indexKey) impliedBy(conj map[string]bool) bool {
 // stableFuncs are functions PostgreSQL marks STABLE (their result depends
 // on settings such as DateStyle or extra_float_digits) that Eddy computes
 // without a time zone and so does not flag: they may not appear in an
-// index either.
+// index either. to_timestamp(double precision) is immutable; its text
+// form is not.
 var stableFuncs = map[string]bool{"concat": true, "concat_ws": true, "format": true, "to_char": true,
-	"array_to_string": true, "to_timestamp": true, "to_date": true}
+	"array_to_string": true, "to_date": true}
 
 // immutable reports whether e may be an index expression or predicate.
 func immutable(e expr.Expr) bool {
@@ -194,15 +195,33 @@ func immutable(e expr.Expr) bool {
 	ok := true
 	var walk func(e expr.Expr)
 	walk = func(e expr.Expr) {
-		if c, is := e.(*expr.Call); is && stableFuncs[c.Fn.Name] {
-			ok = false
+		switch x := e.(type) {
+		case *expr.Call:
+			ok = ok && !stableFuncs[x.Fn.Name] && !(x.Fn.Name == "to_timestamp" && len(x.Args) == 2)
+		case *expr.Cast:
+			ok = ok && !stableCast(x.Arg.Type(), x.To)
 		}
-		for _, x := range expr.Children(e) {
-			walk(x)
+		for _, k := range expr.Children(e) {
+			walk(k)
 		}
 	}
 	walk(e)
 	return ok
+}
+
+// stableCast reports whether a cast is STABLE in PostgreSQL though
+// independent of the time zone: text to or from a date/time type, whose
+// input and output follow DateStyle and IntervalStyle.
+func stableCast(from, to repr.T) bool {
+	datetime := func(t repr.T) bool {
+		switch t.Family {
+		case repr.FamDate, repr.FamTime, repr.FamTimestamp, repr.FamTimestampTZ, repr.FamInterval:
+			return true
+		}
+		return false
+	}
+	text := func(t repr.T) bool { return t.Family == repr.FamText }
+	return text(from) && datetime(to) || datetime(from) && text(to)
 }
 
 // compileIndexKey plans def's key parts and predicate over the rows of
