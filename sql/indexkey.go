@@ -256,7 +256,11 @@ func compileIndexKey(cat planner.Catalog, rel *Object, def *IndexDef) (*indexKey
 			return nil, err
 		}
 		k.parts = append(k.parts, x)
-		k.names = append(k.names, exprName(n, def.Exprs[i]))
+		name, ok := keyPartName(x, rel)
+		if !ok {
+			name = exprName(n, def.Exprs[i])
+		}
+		k.names = append(k.names, name)
 	}
 	if plain {
 		k.cols = def.Cols
