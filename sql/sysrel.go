@@ -47,6 +47,8 @@ const (
 	oidEddyCatalog uint32 = 16000
 	// oidSuperuser is the one role, PostgreSQL's bootstrap superuser.
 	oidSuperuser uint32 = 10
+	// oidDatabaseOwner is the pg_database_owner role, public's owner.
+	oidDatabaseOwner uint32 = 6171
 	// oidDatabase is the one database.
 	oidDatabase uint32 = 16384
 	// firstUserOID is PostgreSQL's FirstNormalObjectId.

@@ -177,8 +177,11 @@ var catalogFuncs map[string]catalogFunc
 func init() {
 	catalogFuncs = map[string]catalogFunc{
 		"pg_get_userbyid": func(c sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
-			if uint32(a[0].Int()) == oidSuperuser {
+			switch uint32(a[0].Int()) {
+			case oidSuperuser:
 				return repr.NewText(c.userName()), nil
+			case oidDatabaseOwner:
+				return repr.NewText("pg_database_owner"), nil
 			}
 			return repr.NewText(fmt.Sprintf("unknown (OID=%d)", a[0].Int())), nil
 		},
@@ -355,6 +358,9 @@ func getConstraintdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum,
 		def = "UNIQUE (" + names(o, c.Cols) + ")"
 	case "check":
 		def = "CHECK ((" + c.Check + "))"
+		if len(a) > 1 && a[1].Bool() {
+			def = "CHECK (" + c.Check + ")" // pretty: no redundant parentheses
+		}
 	case "foreign":
 		ref := s.cat.byID[c.RefTable]
 		if ref == nil {
@@ -421,4 +427,3 @@ func getSerialSequence(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum
 
 // catalogSession builds a session's expr.Catalog.
 func catalogSession(s *Session) expr.Catalog { return sessionCatalog{s} }
-

@@ -70,7 +70,11 @@ func rowsNamespace(*sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_namespace"]
 	var out []repr.Row
 	for _, n := range namespaces {
-		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(n.oid), "nspname": nameD(n.name), "nspowner": oidD(oidSuperuser)}))
+		owner := oidSuperuser
+		if n.name == nsPublic {
+			owner = oidDatabaseOwner // as in PostgreSQL 15
+		}
+		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(n.oid), "nspname": nameD(n.name), "nspowner": oidD(owner)}))
 	}
 	return out
 }
