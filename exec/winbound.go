@@ -233,7 +233,7 @@ func (tr *wtrack) back(m int64, n, ps, pe int) int {
 	if !tr.init {
 		tr.init, tr.pos, tr.have, tr.ps = true, ps, 0, ps
 		for tr.have < m && tr.pos > 0 {
-			tr.pos = tr.c.s.search(tr.c.at(tr.pos-1).sk, nil, false)
+			tr.pos = groupStartBefore(&tr.c, tr.pos)
 			tr.have++
 		}
 		return tr.pos
@@ -242,7 +242,7 @@ func (tr *wtrack) back(m int64, n, ps, pe int) int {
 		// The current row entered the next group.
 		tr.ps = ps
 		if tr.have++; tr.have > m {
-			tr.pos = tr.c.s.search(tr.c.at(tr.pos).sk, nil, true)
+			tr.pos = groupEndFrom(&tr.c, tr.pos, n)
 			tr.have = m
 		}
 	}
@@ -259,7 +259,7 @@ func (tr *wtrack) fwd(m int64, n, ps, pe int) int {
 		tr.have--
 	}
 	for tr.have < m && tr.pos < n {
-		tr.pos = tr.c.s.search(tr.c.at(tr.pos).sk, nil, true)
+		tr.pos = groupEndFrom(&tr.c, tr.pos, n)
 		tr.have++
 	}
 	return tr.pos
@@ -331,14 +331,33 @@ func (f *wfunc) groupsReach(s *wseq, sk []byte) (int, int) {
 		lo = 0
 	}
 	for i := int64(0); i < e && lo > 0; i++ {
-		lo = s.search(c.at(lo-1).sk, nil, false)
+		lo = groupStartBefore(&c, lo)
 	}
 	st, su := groupOffset(f.Frame.Start)
 	if su {
 		hi = s.n
 	}
 	for i := int64(0); i < -st && hi < s.n; i++ {
-		hi = s.search(c.at(hi).sk, nil, true)
+		hi = groupEndFrom(&c, hi, s.n)
 	}
 	return lo, hi
+}
+
+// groupStartBefore returns the first position of the peer group of
+// position pos-1 (pos > 0), walking back over it: frames in groups hold
+// whole groups, so the walk costs no more than reading them.
+func groupStartBefore(c *wcur, pos int) int {
+	sk := c.at(pos - 1).sk
+	for pos--; pos > 0 && bytes.Equal(c.at(pos-1).sk, sk); pos-- {
+	}
+	return pos
+}
+
+// groupEndFrom returns the end (exclusive) of the peer group of position
+// pos (pos < n), walking forward over it.
+func groupEndFrom(c *wcur, pos, n int) int {
+	sk := c.at(pos).sk
+	for pos++; pos < n && bytes.Equal(c.at(pos).sk, sk); pos++ {
+	}
+	return pos
 }

@@ -26,7 +26,10 @@ const windowBenchRows = 1_000_000
 //   - running: ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, whose
 //     values change at every later position of the partition (half of it
 //     on average), so its cost grows with the partition however it is
-//     maintained.
+//     maintained;
+//   - range, range-excl, groups: RANGE and GROUPS offsets (ids are
+//     distinct, so 10 PRECEDING spans 11 rows) in one partition of a
+//     million rows.
 //
 // The updated row is drawn uniformly. out-rows/op counts the changes the
 // update emits (a retraction and an insertion per row whose values
@@ -43,6 +46,18 @@ func BenchmarkWindowUpdate(b *testing.B) {
 				benchWindowUpdate(b, f.frame, part)
 			})
 		}
+	}
+	// One partition of all windowBenchRows rows: RANGE and GROUPS
+	// offsets find their frames and the rows a change reaches by binary
+	// search, so an update costs about what a sliding ROWS frame does.
+	for _, f := range []struct{ name, frame string }{
+		{"range", "RANGE BETWEEN 10 PRECEDING AND CURRENT ROW"},
+		{"range-excl", "RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING EXCLUDE TIES"},
+		{"groups", "GROUPS BETWEEN 9 PRECEDING AND CURRENT ROW"},
+	} {
+		b.Run(fmt.Sprintf("frame=%s/part=%d", f.name, windowBenchRows), func(b *testing.B) {
+			benchWindowUpdate(b, f.frame, windowBenchRows)
+		})
 	}
 }
 
