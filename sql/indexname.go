@@ -3,6 +3,8 @@ package sql
 import (
 	"strings"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 )
@@ -164,4 +166,43 @@ func prettyLit(l *expr.Lit) (string, bool) {
 		return text, true
 	}
 	return "'" + strings.ReplaceAll(text, "'", "''") + "'::" + l.T.Name(), true
+}
+
+// indexExprElement prints the SQL text of an index expression as
+// pg_get_indexdef does: a function call as is, anything else (but a bare
+// column) in parentheses, and as a key element of the column list in a
+// second pair.
+func indexExprElement(text string, element bool) string {
+	n, err := parseExpr(text)
+	if err != nil {
+		return text
+	}
+	switch n.Node.(type) {
+	case *pg.Node_FuncCall, *pg.Node_CoalesceExpr, *pg.Node_MinMaxExpr:
+		return text
+	case *pg.Node_ColumnRef:
+		if !element {
+			return text
+		}
+	}
+	if element {
+		return "((" + text + "))"
+	}
+	return "(" + text + ")"
+}
+
+// exprAttribute is the index column of expression key part i: named as
+// PostgreSQL names it (the function's name, else "expr"), of the
+// expression's type.
+func exprAttribute(o *Object, i int) ColumnDef {
+	col := ColumnDef{Name: "expr", Type: repr.Text}
+	if o.ixKey != nil && i < len(o.ixKey.parts) {
+		col.Type = o.ixKey.parts[i].Type()
+	}
+	if i < len(o.Index.Exprs) {
+		if n, err := parseExpr(o.Index.Exprs[i]); err == nil {
+			col.Name = figureName(n)
+		}
+	}
+	return col
 }

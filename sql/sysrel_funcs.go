@@ -311,15 +311,26 @@ func getIndexdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, erro
 	}
 	ix := ri.index
 	if len(a) > 1 && a[1].Int() > 0 {
-		if k := int(a[1].Int()); k <= len(ri.cols) {
+		k := int(a[1].Int())
+		if x, ok := ix.expr(k - 1); ok {
+			return repr.NewText(indexExprElement(x, false)), nil
+		}
+		if k <= len(ri.cols) {
 			return repr.NewText(pgQuoteIdent(ri.cols[k-1].Name)), nil
 		}
 		return repr.NewText(""), nil
 	}
 	table := s.rel(ix.table)
-	var cols []string
+	var cols, include []string
 	for i, c := range ri.cols {
 		col := pgQuoteIdent(c.Name)
+		if x, ok := ix.expr(i); ok {
+			col = indexExprElement(x, true)
+		}
+		if i >= ix.keyParts() {
+			include = append(include, col)
+			continue
+		}
 		if i < len(ix.desc) && ix.desc[i] {
 			col += " DESC"
 		}
@@ -329,8 +340,18 @@ func getIndexdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, erro
 	if ix.unique {
 		unique = "UNIQUE "
 	}
-	return repr.NewText(fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, pgQuoteIdent(ri.name),
-		pgQuoteIdent(namespaceName(table.ns)), pgQuoteIdent(table.name), ix.method, strings.Join(cols, ", "))), nil
+	def := fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, pgQuoteIdent(ri.name),
+		pgQuoteIdent(namespaceName(table.ns)), pgQuoteIdent(table.name), ix.method, strings.Join(cols, ", "))
+	if len(include) > 0 {
+		def += " INCLUDE (" + strings.Join(include, ", ") + ")"
+	}
+	if ix.nullsNotDistinct {
+		def += " NULLS NOT DISTINCT"
+	}
+	if ix.where != "" {
+		def += " WHERE " + indexExprElement(ix.where, false)
+	}
+	return repr.NewText(def), nil
 }
 
 // getConstraintdef is pg_get_constraintdef(constraint oid [, pretty]) in

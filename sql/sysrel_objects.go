@@ -34,6 +34,30 @@ type indexInfo struct {
 	method          string
 	// con is the OID of the constraint the index implements (0: none).
 	con uint32
+	// nkey counts the key parts among attnums (the rest are INCLUDE
+	// columns; 0: all are key parts); exprs holds the SQL text of each
+	// expression key part (attnum 0; "" for a column); where is a partial
+	// index's predicate.
+	nkey             int
+	exprs            []string
+	where            string
+	nullsNotDistinct bool
+}
+
+// keyParts returns the number of key parts of ix.
+func (ix *indexInfo) keyParts() int {
+	if ix.nkey > 0 {
+		return ix.nkey
+	}
+	return len(ix.attnums)
+}
+
+// expr returns the SQL text of key part i if it is an expression.
+func (ix *indexInfo) expr(i int) (string, bool) {
+	if i < len(ix.exprs) && ix.exprs[i] != "" {
+		return ix.exprs[i], true
+	}
+	return "", false
 }
 
 // Access methods (pg_am).
@@ -80,7 +104,11 @@ func (s *sysSnap) relations() []*relInfo {
 			ri.index = userIndex(o)
 			t := byID[o.Index.Table]
 			t.indexes = append(t.indexes, ri.index)
-			for _, a := range ri.index.attnums {
+			for i, a := range ri.index.attnums {
+				if a == 0 { // an expression: named and typed as PostgreSQL does
+					ri.cols = append(ri.cols, exprAttribute(o, i))
+					continue
+				}
 				ri.cols = append(ri.cols, t.cols[a-1])
 			}
 		}
@@ -157,9 +185,14 @@ func userIndex(o *Object) *indexInfo {
 	if ix.method == "" {
 		ix.method = "btree"
 	}
-	for _, c := range o.Index.Cols {
+	for _, c := range o.Index.Cols { // an expression's -1 is attnum 0
 		ix.attnums = append(ix.attnums, c+1)
 	}
+	ix.nkey = len(ix.attnums)
+	for _, c := range o.Index.Include {
+		ix.attnums = append(ix.attnums, c+1)
+	}
+	ix.exprs, ix.where, ix.nullsNotDistinct = o.Index.Exprs, o.Index.Where, o.Index.NullsNotDistinct
 	return ix
 }
 

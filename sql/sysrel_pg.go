@@ -1,6 +1,10 @@
 package sql
 
-import "github.com/eddydb/eddy/repr"
+import (
+	"strings"
+
+	"github.com/eddydb/eddy/repr"
+)
 
 // The core relations of pg_catalog: namespaces, relations, columns,
 // types, indexes, constraints, defaults and comments. Column lists are
@@ -267,13 +271,29 @@ func rowsIndex(s *sysSnap) []repr.Row {
 				opts[i] = 3 // INDOPTION_DESC | INDOPTION_NULLS_FIRST
 			}
 			colls[i], classes[i] = oidD(0), oidD(0)
-			if t := ri.cols[i].Type; t.Family == repr.FamText {
+			if t := ri.cols[i].Type; t.Family == repr.FamText && ix.attnums[i] != 0 {
 				colls[i] = oidD(100)
 			}
 		}
+		// indexprs and indpred hold SQL text, not node trees: clients
+		// test them for NULL or pass them to pg_get_expr.
+		exprs, pred := repr.Null, repr.Null
+		if len(ix.exprs) > 0 {
+			var texts []string
+			for _, x := range ix.exprs {
+				if x != "" {
+					texts = append(texts, x)
+				}
+			}
+			exprs = repr.NewText(strings.Join(texts, ", "))
+		}
+		if ix.where != "" {
+			pred = repr.NewText(ix.where)
+		}
 		out = append(out, r.row(map[string]repr.Datum{
 			"indexrelid": oidD(ix.oid), "indrelid": oidD(ix.table), "indnatts": intD(len(ix.attnums)),
-			"indnkeyatts": intD(len(ix.attnums)), "indisunique": boolD(ix.unique), "indisprimary": boolD(ix.primary),
+			"indnkeyatts": intD(ix.keyParts()), "indisunique": boolD(ix.unique), "indisprimary": boolD(ix.primary),
+			"indnullsnotdistinct": boolD(ix.nullsNotDistinct), "indexprs": exprs, "indpred": pred,
 			"indimmediate": boolD(true), "indisvalid": boolD(true), "indisready": boolD(true), "indislive": boolD(true),
 			"indkey": int2Vector(ix.attnums), "indcollation": repr.NewArray(colls), "indclass": repr.NewArray(classes),
 			"indoption": int2Vector(opts),
