@@ -237,3 +237,37 @@ func init() {
 			return nil
 		}, repr.ArrayOf(repr.Text))
 }
+
+// pgSizePretty is pg_size_pretty(bigint): bytes, kB, MB, GB or TB, with
+// PostgreSQL's thresholds (below 10240 of a unit) and half-up rounding.
+func pgSizePretty(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+	const limit, limit2 = 10 * 1024, 10*1024*2 - 1
+	size := a[0].Int()
+	abs := func(x int64) int64 {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}
+	half := func(x int64) int64 {
+		if x < 0 {
+			return (x - 1) / 2
+		}
+		return (x + 1) / 2
+	}
+	if abs(size) < limit {
+		return repr.NewText(strconv.FormatInt(size, 10) + " bytes"), nil
+	}
+	size >>= 9 // one extra bit for rounding
+	for _, unit := range []string{"kB", "MB", "GB"} {
+		if abs(size) < limit2 {
+			return repr.NewText(strconv.FormatInt(half(size), 10) + " " + unit), nil
+		}
+		size >>= 10
+	}
+	return repr.NewText(strconv.FormatInt(half(size), 10) + " TB"), nil
+}
+
+func init() {
+	fn("pg_size_pretty", repr.Text, pgSizePretty, repr.Int8)
+}
