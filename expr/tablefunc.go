@@ -52,6 +52,13 @@ type TableFunc struct {
 	// poly instantiates a polymorphic overload (unnest(anyarray)) for
 	// concrete argument types; nil for monomorphic ones.
 	poly func(args []repr.T) *TableFunc
+	// Record marks a function returning PostgreSQL's record: its columns
+	// are a call's column definition list (tablefunc_record.go), which
+	// the call prints.
+	Record bool
+	// record instantiates a Record overload for a column definition list;
+	// nil once instantiated (and for other functions).
+	record func(cols []TableCol) *TableFunc
 }
 
 // tableFuncs is the registry of set-returning functions by name. It is
@@ -106,7 +113,11 @@ func ResolveTableFunc(name string, args []repr.T) (*TableFunc, []repr.T, error) 
 // the first column's type and table leads back to the overload (an
 // instantiated one for polymorphic overloads).
 func (t *TableFunc) sig() *Func {
-	f := &Func{Name: t.Name, Args: t.Args, Ret: t.Cols[0].T, Strict: true, table: t}
+	ret := repr.Text // a record function's columns are not known yet
+	if len(t.Cols) > 0 {
+		ret = t.Cols[0].T
+	}
+	f := &Func{Name: t.Name, Args: t.Args, Ret: ret, Strict: true, table: t}
 	if t.poly != nil {
 		f.poly = func(args []repr.T) *Func {
 			if inst := t.poly(args); inst != nil {
@@ -167,13 +178,19 @@ type TableCall struct {
 	Args []Expr
 }
 
-// String prints the call as ParseTableCall reads it: name(arg, ...).
+// String prints the call as ParseTableCall reads it: name(arg, ...),
+// followed for a record-returning function by its column definition list:
+// name(arg) AS ('a' int4, 'b' text).
 func (c TableCall) String() string {
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		args[i] = a.String()
 	}
-	return c.Func.Name + "(" + strings.Join(args, ", ") + ")"
+	s := c.Func.Name + "(" + strings.Join(args, ", ") + ")"
+	if c.Func.Record {
+		s += " AS " + formatColumnDefs(c.Func.Cols)
+	}
+	return s
 }
 
 // Remap returns the call with column references renumbered by m.
@@ -230,11 +247,14 @@ func errTooManyRows(name string) error {
 		WithHint("Split the call into smaller ranges.")
 }
 
-// ParseTableCall parses name(arg, ...) as String prints it, with the
-// arguments over columns of types cols; the overload is the one whose
-// parameters the argument types select.
+// ParseTableCall parses name(arg, ...) [AS (column definitions)] as
+// String prints it, with the arguments over columns of types cols; the
+// overload is the one whose parameters the argument types select.
 func ParseTableCall(s string, cols []repr.T) (TableCall, error) {
-	s = strings.TrimSpace(s)
+	s, defs, err := cutColumnDefs(strings.TrimSpace(s))
+	if err != nil {
+		return TableCall{}, err
+	}
 	open := strings.IndexByte(s, '(')
 	if open <= 0 || !strings.HasSuffix(s, ")") {
 		return TableCall{}, fmt.Errorf("bad table function call %q", s)
@@ -261,7 +281,60 @@ func ParseTableCall(s string, cols []repr.T) (TableCall, error) {
 		}
 	}
 	c.Func = f
+	switch {
+	case f.NeedsColumns() && defs == nil:
+		return TableCall{}, fmt.Errorf("table function %s needs a column definition list", f.Name)
+	case !f.NeedsColumns() && defs != nil:
+		return TableCall{}, fmt.Errorf("table function %s takes no column definition list", f.Name)
+	}
+	if defs != nil {
+		c.Func = f.WithColumns(defs)
+	}
 	return c, nil
+}
+
+// cutColumnDefs splits "name(args) AS (defs)" into the call and its
+// parsed column definitions (nil without an AS list).
+func cutColumnDefs(s string) (string, []TableCol, error) {
+	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		return s, nil, nil
+	}
+	end := closingParen(s, open)
+	if end < 0 {
+		return "", nil, fmt.Errorf("bad table function call %q", s)
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s[end+1:]), "AS ")
+	if !ok {
+		return s, nil, nil
+	}
+	defs, err := parseColumnDefs(rest)
+	return s[:end+1], defs, err
+}
+
+// closingParen returns the index of the parenthesis closing the one at
+// s[open], skipping quoted strings; -1 if there is none.
+func closingParen(s string, open int) int {
+	depth := 0
+	var quote byte
+	for i := open; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '(':
+			depth++
+		case ch == ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // splitArgs splits s at the commas outside parentheses, brackets and

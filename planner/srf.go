@@ -54,7 +54,11 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 		if levels[fc] != level {
 			continue
 		}
-		call, err := ec.tableCall(fc)
+		if name := funcName(fc); expr.ReturnsRecord(name) {
+			return repr.Unsupported("could not determine row type for result of %s", name).
+				WithHint("Call the function in the FROM clause using a column definition list.").WithPosition(fc.Location + 1)
+		}
+		call, err := ec.tableCall(fc, nil)
 		if err != nil {
 			return err
 		}

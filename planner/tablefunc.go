@@ -83,11 +83,10 @@ func (b *builder) tableFuncItem(rf *pg_query.RangeFunction, left ir.Rel, lcols [
 
 // tableCalls builds the calls of a function item and names their columns
 // (with the alias's table and column names, and ordinality). Arguments are
-// built in ec, whose relation decorrelated subqueries may widen.
+// built in ec, whose relation decorrelated subqueries may widen. A
+// record-returning function takes its columns from its column definition
+// list: the item's (`f(...) AS x(a int)`) or, in ROWS FROM, its own.
 func (b *builder) tableCalls(rf *pg_query.RangeFunction, ec *ectx) ([]expr.TableCall, []scopeCol, error) {
-	if len(rf.Coldeflist) > 0 {
-		return nil, nil, repr.Unsupported("column definition lists for functions in FROM")
-	}
 	var calls []expr.TableCall
 	var cols []scopeCol
 	for _, f := range rf.Functions {
@@ -96,11 +95,19 @@ func (b *builder) tableCalls(rf *pg_query.RangeFunction, ec *ectx) ([]expr.Table
 		if fc == nil {
 			return nil, nil, repr.Unsupported("FROM item %s", nodeName(items[0]))
 		}
-		if len(items) > 1 && len(items[1].GetList().GetItems()) > 0 {
-			return nil, nil, repr.Unsupported("column definition lists for functions in FROM")
+		var defs []*pg_query.Node
+		if len(items) > 1 {
+			defs = items[1].GetList().GetItems()
 		}
-		for _, fc := range splitUnnest(fc) {
-			call, err := ec.tableCall(fc)
+		split := splitUnnest(fc)
+		if err := checkItemColumnDefs(rf, len(split)); err != nil {
+			return nil, nil, err
+		}
+		if len(rf.Coldeflist) > 0 {
+			defs = rf.Coldeflist
+		}
+		for _, fc := range split {
+			call, err := ec.tableCall(fc, defs)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -118,6 +125,79 @@ func (b *builder) tableCalls(rf *pg_query.RangeFunction, ec *ectx) ([]expr.Table
 		cols = append(cols, scopeCol{name: "ordinality", typ: repr.Int8})
 	}
 	return calls, cols, nameFuncCols(rf, calls, cols)
+}
+
+// checkItemColumnDefs applies PostgreSQL's checks of a FROM item's own
+// column definition list (42601): it needs exactly one function (n calls
+// after unnest's expansion) and no WITH ORDINALITY.
+func checkItemColumnDefs(rf *pg_query.RangeFunction, n int) error {
+	if len(rf.Coldeflist) == 0 {
+		return nil
+	}
+	pos := rf.Coldeflist[0].GetColumnDef().GetLocation() + 1
+	switch {
+	case len(rf.Functions) > 1 || n > 1 && rf.IsRowsfrom:
+		return repr.Errorf(repr.CodeSyntax, "ROWS FROM() with multiple functions cannot have a column definition list").
+			WithHint("Put a separate column definition list for each function inside ROWS FROM().").WithPosition(pos)
+	case n > 1:
+		return repr.Errorf(repr.CodeSyntax, "UNNEST() with multiple arguments cannot have a column definition list").
+			WithHint("Use separate UNNEST() calls inside ROWS FROM(), and attach a column definition list to each one.").WithPosition(pos)
+	case rf.Ordinality:
+		return repr.Errorf(repr.CodeSyntax, "WITH ORDINALITY cannot be used with a column definition list").
+			WithHint("Put the column definition list inside ROWS FROM().").WithPosition(pos)
+	}
+	return nil
+}
+
+// columnDefs resolves a column definition list (ColumnDef nodes): names
+// and types, 42701 for a repeated name.
+func columnDefs(defs []*pg_query.Node) ([]expr.TableCol, error) {
+	cols := make([]expr.TableCol, len(defs))
+	seen := map[string]bool{}
+	for i, n := range defs {
+		cd := n.GetColumnDef()
+		if cd.TypeName.GetSetof() {
+			return nil, repr.Errorf("42P16", "column %q cannot be declared SETOF", cd.Colname).WithPosition(cd.TypeName.Location + 1)
+		}
+		if cd.CollClause != nil {
+			return nil, repr.Unsupported("COLLATE in a column definition list").WithPosition(cd.CollClause.Location + 1)
+		}
+		t, err := resolveType(cd.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		if seen[cd.Colname] {
+			return nil, repr.Errorf(repr.CodeDuplicateColumn, "column name %q specified more than once", cd.Colname)
+		}
+		seen[cd.Colname] = true
+		cols[i] = expr.TableCol{Name: cd.Colname, T: t}
+	}
+	return cols, nil
+}
+
+// withColumnDefs gives a record-returning function f its column
+// definition list defs (ColumnDef nodes), with PostgreSQL's 42601 errors
+// when f needs a list and has none or has one and returns no record (a
+// function with named columns has OUT parameters in PostgreSQL).
+func withColumnDefs(f *expr.TableFunc, defs []*pg_query.Node, fc *pg_query.FuncCall) (*expr.TableFunc, error) {
+	switch {
+	case len(defs) > 0 && !f.NeedsColumns():
+		msg := `a column definition list is only allowed for functions returning "record"`
+		if f.Cols[0].Name != "" {
+			msg = "a column definition list is redundant for a function with OUT parameters"
+		}
+		return nil, repr.Errorf(repr.CodeSyntax, "%s", msg).WithPosition(defs[0].GetColumnDef().GetLocation() + 1)
+	case len(defs) == 0 && f.NeedsColumns():
+		return nil, repr.Errorf(repr.CodeSyntax, `a column definition list is required for functions returning "record"`).
+			WithPosition(fc.Location + 1)
+	case len(defs) == 0:
+		return f, nil
+	}
+	cols, err := columnDefs(defs)
+	if err != nil {
+		return nil, err
+	}
+	return f.WithColumns(cols), nil
 }
 
 // splitUnnest expands unnest(a, b, ...) in FROM into ROWS FROM (unnest(a),
@@ -157,8 +237,9 @@ func nameFuncCols(rf *pg_query.RangeFunction, calls []expr.TableCall, cols []sco
 }
 
 // tableCall resolves one set-returning function call with its arguments
-// built in c and coerced to the chosen overload's parameters.
-func (c *ectx) tableCall(fc *pg_query.FuncCall) (expr.TableCall, error) {
+// built in c and coerced to the chosen overload's parameters, and its
+// column definition list defs (nil: none; see withColumnDefs).
+func (c *ectx) tableCall(fc *pg_query.FuncCall, defs []*pg_query.Node) (expr.TableCall, error) {
 	name := funcName(fc)
 	if fc.Over != nil || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
 		return expr.TableCall{}, repr.Unsupported("%s with aggregate or window syntax", name).WithPosition(fc.Location + 1)
@@ -177,6 +258,9 @@ func (c *ectx) tableCall(fc *pg_query.FuncCall) (expr.TableCall, error) {
 	f, want, err := expr.ResolveTableFunc(name, ts)
 	if err != nil {
 		return expr.TableCall{}, withPos(err, fc.Location)
+	}
+	if f, err = withColumnDefs(f, defs, fc); err != nil {
+		return expr.TableCall{}, err
 	}
 	if f.Scalar != nil && f.Scalar.Volatile && c.b.opts.MaterializedView {
 		return expr.TableCall{}, repr.Unsupported("calling %s() in a materialized view", f.Name)
