@@ -102,6 +102,9 @@ func parseType(t *testing.T, s string) repr.T {
 		}
 		typmods = append(typmods, int32(i))
 	}
+	if name == "char" {
+		name = "bpchar" // as PostgreSQL's grammar reads char(n)
+	}
 	typ, err := repr.TypeByName(name, typmods)
 	if err != nil {
 		t.Fatal(err)
