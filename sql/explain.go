@@ -53,14 +53,16 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	}
 	e := p.st.s.e
 	e.mu.RLock()
+	autos := ""
 	if opts.MaterializedView {
+		autos = e.describeAutoIndexes(plan)
 		plan, _ = e.shareArrangements(e.cat, plan, nil)
 	} else { // as runPlan would run it (outside a transaction's writes)
 		plan, _ = e.sharedPlan(plan, pointInputs(plan), nil)
 	}
 	e.mu.RUnlock()
 	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String() + stateReport(plan) +
-		e.accessReport(plan, !opts.MaterializedView)
+		e.accessReport(plan, !opts.MaterializedView) + autos
 	if explainVerbose(es) {
 		_, trace, err := optimizer.OptimizeTrace(viewRel(q))
 		if err != nil {

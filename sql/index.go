@@ -56,6 +56,9 @@ type IndexDef struct {
 	// Include are the INCLUDE columns: recorded (a dropped one drops the
 	// index, as in PostgreSQL), not stored: every read goes to the row.
 	Include []int `json:",omitempty"`
+	// Implicit marks an automatic index, created for a materialized
+	// view's join (autoindex.go) and dropped with the last view reading it.
+	Implicit bool `json:",omitempty"`
 }
 
 // indexPart is one key part of CREATE INDEX as written: a column name or

@@ -65,8 +65,17 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
 	b := e.db.NewBatch()
 	defer b.Close()
 	prevID, prevClock := e.nextID, e.clock
+	// Automatic indexes first: the view depends on them, and catalog IDs
+	// grow in dependency order.
+	autos, err := e.viewAutoIndexes(obj, b)
+	if err != nil {
+		e.nextID = prevID
+		return err
+	}
 	obj.ID = e.allocID(b)
 	if err := e.cat.add(obj); err != nil {
+		e.undoAutoIndexes(autos)
+		e.nextID = prevID
 		return err
 	}
 	err = e.installView(obj, b)
@@ -77,6 +86,7 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
 		e.cat.remove(obj)
 		delete(e.colls, obj.ID)
 		delete(e.views, obj.ID)
+		e.undoAutoIndexes(autos)
 		e.nextID, e.clock = prevID, prevClock
 		return err
 	}
@@ -198,6 +208,7 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 	b := e.db.NewBatch()
 	defer b.Close()
 	victims = append(victims, owned...)
+	victims = append(victims, e.orphanedAutoIndexes(victims)...)
 	for _, v := range victims {
 		b.Delete(storage.CatalogKey(v.ID))
 		b.DeletePrefix(storage.RowPrefix(v.ID))

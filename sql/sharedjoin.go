@@ -56,7 +56,8 @@ func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, al
 		if !ok || j.Kind != dataflow.InnerJoin || j.AppendOnly || j.Shared != nil || len(j.LeftKey) == 0 {
 			continue
 		}
-		best, bestRows := -1, -1
+		best := -1
+		var bestSize sideSize
 		var bestIndex uint64
 		var bestPerm []int
 		for side, keys := range [2][]int{j.LeftKey, j.RightKey} {
@@ -67,14 +68,9 @@ func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, al
 			if !ok {
 				continue
 			}
-			if rows == bestRows && rows == 0 && e.uniqueKey(cat, plan, n.Inputs[side], keys) {
-				// Both empty (a view created before its data): share the
-				// side whose key may repeat, the fact table of a
-				// dimension join, which will be the larger.
-				continue
-			}
-			if rows > bestRows || rows == bestRows && rows == 0 {
-				best, bestRows, bestIndex, bestPerm = side, rows, ix, perm
+			size := sideSize{rows: rows, unique: e.uniqueKey(cat, plan, n.Inputs[side], keys)}
+			if best < 0 || size.larger(bestSize) {
+				best, bestSize, bestIndex, bestPerm = side, size, ix, perm
 			}
 		}
 		if best < 0 {
@@ -98,6 +94,22 @@ func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, al
 		return plan, nil
 	}
 	return out, used
+}
+
+// sideSize is what choosing a join's shared side goes by: the side's
+// relation's current rows, and whether its join key is the relation's
+// whole primary key (each key one row).
+type sideSize struct {
+	rows   int
+	unique bool
+}
+
+// larger reports whether a should be shared rather than b: it has more
+// rows, or as many (both empty: a view created before its data) and its
+// key may repeat while b's may not (the fact table of a dimension join,
+// which will be the larger). Ties keep the earlier side.
+func (a sideSize) larger(b sideSize) bool {
+	return a.rows > b.rows || a.rows == b.rows && !a.unique && b.unique
 }
 
 // planSharedView plans a new materialized view (its stored plan,
