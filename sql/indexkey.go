@@ -155,7 +155,9 @@ func (k *indexKey) terms() []string {
 // folding is applied to both sides first).
 func termOf(e expr.Expr) string { return e.String() + " :: " + e.Type().String() }
 
-// conjuncts flattens e's ANDs into their terms.
+// conjuncts flattens e's ANDs into their terms, adding the IS NOT NULL
+// terms that each conjunct implies (notNullFacts): a filter is known to
+// hold only where every conjunct is true.
 func conjuncts(e expr.Expr, out map[string]bool) {
 	if a, ok := e.(*expr.And); ok {
 		for _, x := range a.Args {
@@ -164,12 +166,43 @@ func conjuncts(e expr.Expr, out map[string]bool) {
 		return
 	}
 	out[termOf(e)] = true
+	notNullFacts(e, out)
+}
+
+// notNullFacts records, for an expression known not to be NULL, the `x
+// IS NOT NULL` terms of the subexpressions that must then be non-NULL:
+// the arguments of a strict call (a comparison such as email = $1 among
+// them) or of a cast, and of IS NOT NULL, recursively. Sound because a
+// strict function of a NULL argument is NULL.
+func notNullFacts(e expr.Expr, out map[string]bool) {
+	var args []expr.Expr
+	switch x := e.(type) {
+	case *expr.Call:
+		if !x.Fn.Strict {
+			return
+		}
+		args = x.Args
+	case *expr.Cast:
+		args = []expr.Expr{x.Arg}
+	case *expr.IsNull:
+		if !x.Negate {
+			return
+		}
+		args = []expr.Expr{x.Arg}
+	}
+	for _, a := range args {
+		if isConstant(a) {
+			continue
+		}
+		out[termOf(&expr.IsNull{Arg: a, Negate: true})] = true
+		notNullFacts(a, out)
+	}
 }
 
 // impliedBy reports whether the key's predicate follows from a filter
-// with conjuncts conj: every conjunct of the predicate is one of them (a
-// simple, sound implication test; PostgreSQL's predicate_implied_by
-// proves more).
+// with conjuncts conj (see conjuncts): every conjunct of the predicate is
+// one of them, or an IS NOT NULL they imply (a simple, sound implication
+// test; PostgreSQL's predicate_implied_by proves more).
 func (k *indexKey) impliedBy(conj map[string]bool) bool {
 	for _, w := range k.where {
 		if !conj[termOf(w)] {
