@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"hash/fnv"
 	"sort"
 	"strings"
 
@@ -55,6 +56,10 @@ func init() {
 		"oid oid, lanname name, lanowner oid, lanispl boolean, lanpltrusted boolean, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl aclitem[]",
 		rowsLanguage)
 	defSysRel(127, 2396, nsPgCatalog, "pg_shdescription", false, "objoid oid, classoid oid, description text", noRows)
+	defSysRel(146, 3118, nsPgCatalog, "pg_foreign_table", false, "ftrelid oid, ftserver oid, ftoptions text[]", rowsForeignTable)
+	defSysRel(147, 1417, nsPgCatalog, "pg_foreign_server", false,
+		"oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl aclitem[], srvoptions text[]",
+		rowsForeignServer)
 	defEmpty()
 }
 
@@ -73,8 +78,6 @@ func defEmpty() {
 		{143, 3256, "pg_policy", false, "oid oid, polname name, polrelid oid, polcmd \"char\", polpermissive boolean, polroles oid[], polqual pg_node_tree, polwithcheck pg_node_tree"},
 		{144, 2618, "pg_rewrite", false, "oid oid, rulename name, ev_class oid, ev_type \"char\", ev_enabled \"char\", is_instead boolean, ev_qual pg_node_tree, ev_action pg_node_tree"},
 		{145, 3079, "pg_extension", false, "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable boolean, extversion text, extconfig oid[], extcondition text[]"},
-		{146, 3118, "pg_foreign_table", false, "ftrelid oid, ftserver oid, ftoptions text[]"},
-		{147, 1417, "pg_foreign_server", false, "oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl aclitem[], srvoptions text[]"},
 		{148, 2328, "pg_foreign_data_wrapper", false, "oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, fdwacl aclitem[], fdwoptions text[]"},
 		{149, 6104, "pg_publication", false, "oid oid, pubname name, pubowner oid, puballtables boolean, pubinsert boolean, pubupdate boolean, pubdelete boolean, pubtruncate boolean, pubviaroot boolean"},
 		{150, 6106, "pg_publication_rel", false, "oid oid, prpubid oid, prrelid oid, prqual pg_node_tree, prattrs int2vector"},
@@ -335,5 +338,59 @@ func rowsLanguage(*sysSnap) []repr.Row {
 		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(l.oid), "lanname": nameD(l.name), "lanowner": oidD(oidSuperuser),
 			"lanpltrusted": boolD(l.oid == 14)}))
 	}
+	return out
+}
+
+// Sources are foreign tables (relkind 'f') whose server is their
+// connector and whose options are their WITH options, so psql's \d shows
+// "Server: kafka" and "FDW options: (topic 'x', ...)".
+
+// serverOID is the OID of the foreign server standing for a connector.
+func serverOID(connector string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(connector))
+	return 14000 + h.Sum32()%1000
+}
+
+// sources calls f for each source (not connector-fed tables).
+func (s *sysSnap) sources(f func(ri *relInfo, def *SourceDef)) {
+	s.userRels("f", func(ri *relInfo) {
+		if ri.obj.Source != nil {
+			f(ri, ri.obj.Source)
+		}
+	})
+}
+
+func rowsForeignTable(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_foreign_table"]
+	var out []repr.Row
+	s.sources(func(ri *relInfo, def *SourceDef) {
+		keys := make([]string, 0, len(def.Options))
+		for k := range def.Options {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		opts := make([]repr.Datum, len(keys))
+		for i, k := range keys {
+			opts[i] = repr.NewText(k + "=" + def.Options[k])
+		}
+		out = append(out, r.row(map[string]repr.Datum{"ftrelid": oidD(ri.oid), "ftserver": oidD(serverOID(def.Connector)),
+			"ftoptions": repr.NewArray(opts)}))
+	})
+	return out
+}
+
+func rowsForeignServer(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_foreign_server"]
+	seen := map[string]bool{}
+	var out []repr.Row
+	s.sources(func(_ *relInfo, def *SourceDef) {
+		if seen[def.Connector] {
+			return
+		}
+		seen[def.Connector] = true
+		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(serverOID(def.Connector)), "srvname": nameD(def.Connector),
+			"srvowner": oidD(oidSuperuser)}))
+	})
 	return out
 }

@@ -28,6 +28,12 @@ func TestPsqlCatalogPostgres(t *testing.T) {
 	runPsqlCatalog(t, harness.StartPostgres(t), "testdata/psql_catalog_postgres")
 }
 
+// TestPsqlCatalogSources describes sources and Eddy's own system
+// relations (testdata/psql_catalog_sources; Eddy only).
+func TestPsqlCatalogSources(t *testing.T) {
+	runPsqlCatalog(t, harness.StartEddy(t), "testdata/psql_catalog_sources")
+}
+
 // runPsqlCatalog runs a psql_catalog file: each `psql` command feeds its
 // input to psql and expects what psql printed.
 func runPsqlCatalog(t *testing.T, s *harness.Server, file string) {
