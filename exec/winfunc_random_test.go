@@ -54,6 +54,11 @@ var windowRandomPlans = []string{
 	`%0 = Source coll=1 :: int4, int4, text
 %1 = MFP map=[(#0 + 1)] project=[#0, #1, #2, #3] <- %0
 %2 = Window key=[#2] order=[#0%d, #1] funcs=[lag(#0, #1), lead(#2, #1, #2), ntile(#3), nth_value(#1, #3) %f, lag(#1, #3, #0)] <- %1`,
+	// Retractable aggregates beyond sum and count: bool_and/or (counts),
+	// variances (exact moments), bit_and/or (per-bit counts).
+	`%0 = Source coll=1 :: int4, int4, text
+%1 = MFP map=[(#1 > 0)] project=[#0, #1, #2, #3] <- %0
+%2 = Window key=[#0] order=[#1%d] funcs=[bool_and(#3) %F, bool_or(#3) %f, var_samp(#1) %F, stddev_pop(#1), bit_and(#1) %f, bit_or(#0) %F, var_pop(#1) %g, stddev_samp(#1) %f] <- %1`,
 	`%0 = Source coll=1 :: int4, int4, text
 %1 = Window key=[#0] order=[#1%d] funcs=[first_value(#2) %F, nth_value(#1, %n) %F, last_value(#0) %F, max(#1) %F, min(#2) %g] <- %0`,
 }
