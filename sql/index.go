@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -550,15 +551,19 @@ func remapColumns(old, nu *Object, cols []int) ([]int, bool) {
 }
 
 // renameInIndexes returns changed copies (old, new) of the indexes of
-// table whose stored expressions or predicate name column from, now
-// naming it to (PostgreSQL stores them by column number; Eddy by name).
+// table that use column from: their stored expressions and predicate now
+// name it to (PostgreSQL stores them by column number; Eddy by name), and
+// their keys are compiled again under the new name.
 // The caller holds e.mu.
 func (e *Engine) renameInIndexes(table *Object, from, to string) ([][2]*Object, error) {
 	var out [][2]*Object
 	for _, ix := range e.cat.indexesOf(table.ID) {
 		def := *ix.Index
 		def.Exprs = append([]string(nil), def.Exprs...)
-		changed := false
+		// A column part named from is renamed too: its key's names (the
+		// DETAIL of a violation) are compiled with the entry.
+		i := columnIndex(table.Columns, from)
+		changed := slices.Contains(def.Cols, i) || slices.Contains(def.Include, i)
 		for i, t := range def.Exprs {
 			var err error
 			if def.Exprs[i], err = renameColumnIn(t, from, to, &changed); err != nil {
