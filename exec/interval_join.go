@@ -36,7 +36,7 @@ type intervalBound struct {
 	q    joinIneq
 	side int
 	col  int
-	idx  closeIndex[*jrow]
+	idx  closeIndex[jref]
 }
 
 // newIntervalJoin wraps o if some inequality of its join bounds a side by
@@ -81,9 +81,9 @@ func (w *intervalJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 			continue
 		}
 		var err error
-		b.idx.popBelow(thr, func(r *jrow) {
-			if r.in() && err == nil {
-				err = w.free(s, b.side, r)
+		b.idx.popBelow(thr, func(ref jref) {
+			if ref.live() && err == nil {
+				err = w.free(s, b.side, ref.r)
 			}
 		})
 		if err != nil {
@@ -115,7 +115,7 @@ func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow) error {
 			continue
 		}
 		if v, ok := w.hiValue(ctx, b, row); ok {
-			b.idx.add(v, r)
+			b.idx.add(v, refOf(r))
 		}
 	}
 	return nil

@@ -111,11 +111,13 @@ func (o *sharedJoin) joinPrivate(s *stepCtx, u repr.Update, out []repr.Update) (
 	if !ok {
 		return out, nil
 	}
-	b := o.j.sides[1-o.side].buckets[string(key)]
+	priv := &o.j.sides[1-o.side]
+	b := priv.buckets[string(key)]
 	if b == nil {
 		return out, nil
 	}
-	for _, q := range b.rows {
+	for _, id := range b.rows {
+		q := priv.at(id)
 		if q.n == 0 {
 			continue
 		}

@@ -199,7 +199,7 @@ func (w *windowReduce) restored() error {
 type windowJoin struct {
 	*joinOp
 	cols [2]int
-	idx  [2]closeIndex[*jrow]
+	idx  [2]closeIndex[jref]
 }
 
 func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
@@ -219,9 +219,9 @@ func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 		return out, nil
 	}
 	for side := range 2 {
-		w.idx[side].popBelow(wm, func(r *jrow) {
-			if r.in() && err == nil {
-				err = w.free(s, side, r)
+		w.idx[side].popBelow(wm, func(ref jref) {
+			if ref.live() && err == nil {
+				err = w.free(s, side, ref.r)
 			}
 		})
 	}
@@ -235,7 +235,7 @@ func (w *windowJoin) index(side int, r *jrow) error {
 		return err
 	}
 	if v, ok := wmValue(row[w.cols[side]]); ok {
-		w.idx[side].add(v, r)
+		w.idx[side].add(v, refOf(r))
 	}
 	return nil
 }

@@ -1,0 +1,208 @@
+package exec
+
+import (
+	"hash/maphash"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// joinSide is one input's arrangement of a joinOp. Its rows live in
+// chunks of jrow entries, addressed by id, rather than one heap object
+// each, and every index over them holds ids: the rows map and the
+// buckets' row lists hold no pointers, so the collector neither scans
+// them nor marks an object per row. A row's only heap object is its
+// encoding. Ids of removed rows are reused, but only once the Step that
+// removed them commits or rolls back (release), so an undo record's row
+// stays put; gen tells a reused entry from the row an older reference
+// (a window or interval join's close index) meant.
+type joinSide struct {
+	keyCols []int
+	chunks  [][]jrow
+	free    []int32 // released ids
+	removed []int32 // ids removed during the pending Step (released by release)
+	// rows finds a row by joinHash of its key encoding: the id of the head
+	// of a chain (jrow.next) of the rows with that hash.
+	rows    map[uint32]int32
+	buckets map[string]*jbucket
+	live    int // rows arranged
+}
+
+// jrowShift sizes the chunks of jrow entries (4096 per chunk).
+const (
+	jrowShift = 12
+	jrowMask  = 1<<jrowShift - 1
+	noRow     = -1 // jrow.next: the end of a chain
+	freedRow  = -2 // jrow.next: a released entry
+)
+
+// jbucket holds the ids of the rows of one join key, in insertion order
+// (swap-remove).
+type jbucket struct {
+	key  string
+	rows []int32
+}
+
+// jrow is one distinct row of one side. enc is the value encoding of its
+// columns (repr.AppendDatums), which is all of the row that is kept:
+// Datums are ~48 bytes each and a numeric another allocation, while the
+// encoding of an int4 takes ~3 bytes and of a numeric(15,2) ~7. Rows
+// equal as keys (1.5 and 1.50) are one jrow, with the encoding of the
+// first.
+type jrow struct {
+	enc     string
+	b       *jbucket // nil: a key column is NULL, or not arranged
+	n       int64
+	matches int64
+	stamp   uint64
+	id      int32
+	next    int32  // the next row of the same hash; noRow ends the chain
+	pos     int32  // index in b.rows; -1 while not arranged
+	hash    uint32 // joinHash of the row's key encoding
+	gen     uint32 // incremented when the entry is released
+}
+
+// in reports whether r is arranged.
+func (r *jrow) in() bool { return r.pos >= 0 }
+
+// jref refers to a row from outside its side (a close index), valid
+// while the entry has not been released since.
+type jref struct {
+	r   *jrow
+	gen uint32
+}
+
+func refOf(r *jrow) jref { return jref{r, r.gen} }
+
+// live reports whether the row referred to is still arranged.
+func (ref jref) live() bool { return ref.r.gen == ref.gen && ref.r.in() }
+
+// joinSeed seeds joinHash; joinHashMask is all ones but in tests that
+// force hash collisions.
+var (
+	joinSeed     = maphash.MakeSeed()
+	joinHashMask = ^uint32(0)
+)
+
+// joinHash hashes a row's key encoding.
+func joinHash(key []byte) uint32 {
+	return uint32(maphash.Bytes(joinSeed, key)) & joinHashMask
+}
+
+func newJoinSide(keyCols []int) joinSide {
+	return joinSide{keyCols: keyCols, rows: make(map[uint32]int32), buckets: make(map[string]*jbucket)}
+}
+
+// at returns the entry of id.
+func (js *joinSide) at(id int32) *jrow { return &js.chunks[id>>jrowShift][id&jrowMask] }
+
+// alloc returns a fresh entry (not arranged) for a row encoded as enc.
+func (js *joinSide) alloc(enc string, hash uint32) *jrow {
+	var id int32
+	if n := len(js.free); n > 0 {
+		id, js.free = js.free[n-1], js.free[:n-1]
+	} else {
+		last := len(js.chunks) - 1
+		if last < 0 || len(js.chunks[last]) == cap(js.chunks[last]) {
+			js.chunks = append(js.chunks, make([]jrow, 0, 1<<jrowShift))
+			last++
+		}
+		id = int32(last<<jrowShift | len(js.chunks[last]))
+		js.chunks[last] = js.chunks[last][:len(js.chunks[last])+1]
+	}
+	r := js.at(id)
+	*r = jrow{enc: enc, id: id, next: noRow, pos: -1, hash: hash, gen: r.gen}
+	return r
+}
+
+// head returns the first row of hash h's chain, nil if none.
+func (js *joinSide) head(h uint32) *jrow {
+	if id, ok := js.rows[h]; ok {
+		return js.at(id)
+	}
+	return nil
+}
+
+// following returns the row after r in its chain, nil if none.
+func (js *joinSide) following(r *jrow) *jrow {
+	if r.next == noRow {
+		return nil
+	}
+	return js.at(r.next)
+}
+
+// link arranges r (whose columns are row) in the rows map and, unless a
+// key column is NULL, in its key's bucket, leaving the join key in
+// *kbuf.
+func (js *joinSide) link(r *jrow, row repr.Row, kbuf *[]byte) {
+	r.next = noRow
+	if id, ok := js.rows[r.hash]; ok {
+		r.next = id
+	}
+	js.rows[r.hash] = r.id
+	js.live++
+	r.pos = 0
+	*kbuf = repr.AppendColsKey((*kbuf)[:0], row, js.keyCols)
+	if hasNullCol(row, js.keyCols) {
+		r.b = nil
+		return
+	}
+	b := js.buckets[string(*kbuf)]
+	if b == nil {
+		b = &jbucket{key: string(*kbuf)}
+		js.buckets[b.key] = b
+	}
+	r.b, r.pos = b, int32(len(b.rows))
+	b.rows = append(b.rows, r.id)
+}
+
+// unlink removes r from the arrangement; its entry is released by the
+// next release.
+func (js *joinSide) unlink(r *jrow) {
+	if head := js.rows[r.hash]; head == r.id && r.next == noRow {
+		delete(js.rows, r.hash)
+	} else if head == r.id {
+		js.rows[r.hash] = r.next
+	} else {
+		for p := js.at(head); p.next != noRow; p = js.at(p.next) {
+			if p.next == r.id {
+				p.next = r.next
+				break
+			}
+		}
+	}
+	r.next = noRow
+	js.live--
+	if b := r.b; b != nil {
+		last := js.at(b.rows[len(b.rows)-1])
+		b.rows[r.pos], last.pos = last.id, r.pos
+		b.rows = b.rows[:len(b.rows)-1]
+		if len(b.rows) == 0 {
+			delete(js.buckets, b.key)
+		}
+	}
+	r.b, r.pos = nil, -1
+	js.removed = append(js.removed, r.id)
+}
+
+// release frees the entries of the rows removed during the Step that is
+// ending and not arranged again (by a rollback) for reuse.
+func (js *joinSide) release() {
+	for _, id := range js.removed {
+		if r := js.at(id); !r.in() && r.next != freedRow {
+			*r = jrow{id: id, next: freedRow, pos: -1, gen: r.gen + 1}
+			js.free = append(js.free, id)
+		}
+	}
+	js.removed = js.removed[:0]
+}
+
+// each calls fn with every arranged row.
+func (js *joinSide) each(fn func(*jrow)) {
+	for _, c := range js.chunks {
+		for i := range c {
+			if c[i].in() {
+				fn(&c[i])
+			}
+		}
+	}
+}
