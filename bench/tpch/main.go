@@ -23,6 +23,7 @@ type options struct {
 	cpuprofile string
 	maxRSS     int64 // MB
 	postgres   bool
+	eddy       bool
 	pgbin      string
 	pgIndexes  bool
 	serve      string // internal: run the Eddy server of a child process
@@ -38,6 +39,7 @@ func main() {
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for CPU and heap profiles of the Eddy processes (all.pprof/.heap, and qNN.pprof/.heap with -per-view)")
 	flag.Int64Var(&o.maxRSS, "maxrss", 16<<10, "stop a run when Eddy's RSS passes this many MB")
 	flag.BoolVar(&o.postgres, "postgres", true, "also measure PostgreSQL (skipped when initdb is not found)")
+	flag.BoolVar(&o.eddy, "eddy", true, "measure Eddy (-eddy=false measures PostgreSQL alone, e.g. at a scale where both do not fit in memory at once)")
 	flag.BoolVar(&o.pgIndexes, "pgindexes", true, "give PostgreSQL indexes on lineitem(l_partkey, l_suppkey) and orders(o_custkey) after the load")
 	flag.StringVar(&o.pgbin, "pgbin", "", "directory of PostgreSQL's initdb and pg_ctl (default: "+bench.PostgresBinDir+", else /usr/lib/postgresql/15/bin)")
 	flag.StringVar(&o.serve, "serve", "", "internal: serve Eddy on this data directory (the child process)")
@@ -82,6 +84,11 @@ func run(o options) error {
 		if rep.pg, err = runPostgres(ctx, w, dir, o.pgIndexes); err != nil {
 			return err
 		}
+	}
+	if !o.eddy {
+		rep.eddy = &loadResult{Error: "not measured (-eddy=false)"}
+		rep.print(os.Stdout)
+		return nil
 	}
 	fmt.Fprintln(os.Stderr, "eddy: views, load, refresh")
 	rep.eddy = runEddy(ctx, w, views, true, o, profilePath(o.cpuprofile, "all"))
