@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
@@ -461,12 +462,40 @@ func startEnd(end bool) string {
 }
 
 // offsetValue evaluates a frame offset, which must not be NULL (22004).
+// Planned without bound values (to describe a prepared statement), a
+// parameter stands for an offset of zero.
 func (c *ectx) offsetValue(e expr.Expr, n *pg_query.Node, end bool) (repr.Datum, error) {
+	if c.b.opts.Params == nil && !c.b.opts.GenericParams && hasParamRef(n) {
+		return zeroOffset(e.Type()), nil
+	}
 	d, err := constValue(e, "a frame offset", n)
 	if err == nil && d.IsNull() {
 		err = repr.Errorf("22004", "frame %s offset must not be null", startEnd(end))
 	}
 	return d, err
+}
+
+// hasParamRef reports whether n refers to a parameter ($n).
+func hasParamRef(n *pg_query.Node) bool {
+	found := false
+	walk(n, func(x *pg_query.Node) bool {
+		found = found || x.GetParamRef() != nil
+		return !found
+	})
+	return found
+}
+
+// zeroOffset is an offset of zero of type t.
+func zeroOffset(t repr.T) repr.Datum {
+	switch t.Family {
+	case repr.FamFloat:
+		return repr.NewFloat(0)
+	case repr.FamNumeric:
+		return repr.NewNumeric(apd.New(0, 0))
+	case repr.FamInterval:
+		return repr.NewInterval(repr.Interval{})
+	}
+	return repr.NewInt(0)
 }
 
 // rangeOffset evaluates a RANGE offset over an ORDER BY column of type
