@@ -40,9 +40,13 @@ func PlanIndexExpr(cat Catalog, rel *Relation, ex *pg_query.Node, predicate bool
 		sc.cols = append(sc.cols, scopeCol{table: rel.Name, name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
 	}
 	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "index expressions", noSubquery: true}
-	if predicate {
-		ec.clause = "index predicates"
-		return ec.predicate(ex)
+	if !predicate {
+		return ec.expr(ex)
 	}
-	return ec.expr(ex)
+	ec.clause = "index predicates"
+	e, err := ec.expr(ex)
+	if err != nil {
+		return nil, err
+	}
+	return b.toBool(e, "WHERE", ex) // PostgreSQL's name for the clause here
 }

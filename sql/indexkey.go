@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -331,6 +332,11 @@ func splitAnd(e expr.Expr) []expr.Expr {
 // that equal computations print equal terms.
 func planIndexExpr(cat planner.Catalog, rel *Object, n *pg.Node, predicate bool) (expr.Expr, error) {
 	x, err := planner.PlanIndexExpr(cat, rel.rel, n, predicate)
+	var pe *repr.Error
+	if errors.As(err, &pe) && pe.Position != 0 {
+		// The position is in the stored text, not the statement.
+		return nil, pe.WithPosition(0)
+	}
 	if err != nil {
 		return nil, err
 	}
