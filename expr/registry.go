@@ -82,3 +82,18 @@ func Builtins() []Builtin {
 // ANY (a)) rather than callable functions.
 var internalFuncs = map[string]bool{"array_subscript": true, "array_slice": true, "array_slice_from": true,
 	"array_slice_to": true, "array_set": true}
+
+// Operators returns every operator overload as a Builtin (one argument
+// for prefix operators), in no particular order.
+func Operators() []Builtin {
+	var out []Builtin
+	for _, table := range []map[string][]*Func{binaryOps, prefixOps} {
+		for name, fs := range table {
+			for _, f := range fs {
+				out = append(out, Builtin{Name: name, Args: f.Args, Ret: f.Ret, Strict: f.Strict, Volatile: f.Volatile,
+					Poly: f.poly != nil})
+			}
+		}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package repr
 
 import (
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -332,4 +333,23 @@ func jsonbNumber(d Datum, to T) (*apd.Decimal, error) {
 // errJSONBCast is PostgreSQL's "cannot cast jsonb <kind> to type <t>".
 func errJSONBCast(kind string, t T) error {
 	return Errorf(CodeInvalidParameter, "cannot cast jsonb %s to type %s", kind, t.baseName())
+}
+
+// BuiltinCasts calls f for each built-in cast between distinct types
+// (pg_cast's entries, I/O conversions to and from strings excluded), in
+// source and target OID order.
+func BuiltinCasts(f func(from, to uint32, c CastContext)) {
+	keys := make([]castKey, 0, len(builtinCasts))
+	for k := range builtinCasts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].from != keys[j].from {
+			return keys[i].from < keys[j].from
+		}
+		return keys[i].to < keys[j].to
+	})
+	for _, k := range keys {
+		f(k.from, k.to, builtinCasts[k])
+	}
 }

@@ -90,6 +90,9 @@ func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
 		if typ, ok := repr.FromOID(oid); ok {
 			return typ.Name(), true
 		}
+		if name, ok := pseudoTypeNames[oid]; ok {
+			return name, true
+		}
 	case repr.KindRegProc, repr.KindRegProcedure:
 		if p := procByOID(oid); p != nil {
 			if t.OIDKind == repr.KindRegProcedure {

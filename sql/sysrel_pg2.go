@@ -96,8 +96,6 @@ func defEmpty() {
 		{163, 6100, "pg_subscription", false, "oid oid, subdbid oid, subskiplsn pg_lsn, subname name, subowner oid, subenabled boolean, subbinary boolean, substream boolean, subtwophasestate \"char\", subdisableonerr boolean, subconninfo text, subslotname name, subsynccommit text, subpublications text[]"},
 		{164, 1418, "pg_user_mapping", false, "oid oid, umuser oid, umserver oid, umoptions text[]"},
 		{165, 2600, "pg_aggregate", false, "aggfnoid regproc, aggkind \"char\", aggnumdirectargs smallint, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra boolean, aggmfinalextra boolean, aggfinalmodify \"char\", aggmfinalmodify \"char\", aggsortop oid, aggtranstype oid, aggtransspace integer, aggmtranstype oid, aggmtransspace integer, agginitval text, aggminitval text"},
-		{166, 2617, "pg_operator", false, "oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind \"char\", oprcanmerge boolean, oprcanhash boolean, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc"},
-		{167, 2605, "pg_cast", false, "oid oid, castsource oid, casttarget oid, castfunc oid, castcontext \"char\", castmethod \"char\""},
 	} {
 		defSysRel(d.id, d.oid, nsPgCatalog, d.name, d.view, d.cols, noRows)
 	}
@@ -393,4 +391,25 @@ func rowsForeignServer(s *sysSnap) []repr.Row {
 			"srvowner": oidD(oidSuperuser)}))
 	})
 	return out
+}
+
+func init() {
+	defSysRel(128, 12222, nsPgCatalog, "pg_stat_activity", true,
+		"datid oid, datname name, pid integer, leader_pid integer, usesysid oid, usename name, application_name text, client_addr inet, client_hostname text, client_port integer, backend_start timestamp with time zone, xact_start timestamp with time zone, query_start timestamp with time zone, state_change timestamp with time zone, wait_event_type text, wait_event text, state text, backend_xid xid, backend_xmin xid, query_id bigint, query text, backend_type text",
+		rowsStatActivity)
+}
+
+// rowsStatActivity lists the reading session (Eddy keeps no registry of
+// sessions yet, so the others are not listed).
+func rowsStatActivity(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_stat_activity"]
+	app := ""
+	if s.sess != nil && s.sess.Setting != nil {
+		app, _ = s.sess.Setting("application_name")
+	}
+	return []repr.Row{r.row(map[string]repr.Datum{"datid": oidD(oidDatabase), "datname": nameD(s.database()),
+		"usesysid": oidD(oidSuperuser), "usename": nameD(s.userName()), "application_name": repr.NewText(app),
+		"backend_start": repr.NewTimestampTZ(repr.TimeToTimestamp(processStart)), "state": repr.NewText("active"),
+		"backend_type": repr.NewText("client backend"), "leader_pid": repr.Null, "client_port": repr.Null,
+		"backend_xid": repr.Null, "backend_xmin": repr.Null, "query_id": repr.Null})}
 }

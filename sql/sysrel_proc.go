@@ -206,3 +206,64 @@ func addProcFuncs() {
 		return repr.NewText(pseudoTypeNames[p.ret]), nil
 	}
 }
+
+// firstOperatorOID and firstCastOID number pg_operator's and pg_cast's
+// rows (in signature order: stable for a given build).
+const (
+	firstOperatorOID uint32 = 1<<27 + 1<<20
+	firstCastOID     uint32 = 1<<27 + 1<<21
+)
+
+func init() {
+	defSysRel(166, 2617, nsPgCatalog, "pg_operator", false,
+		"oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind \"char\", oprcanmerge boolean, oprcanhash boolean, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc",
+		rowsOperator)
+	defSysRel(167, 2605, nsPgCatalog, "pg_cast", false,
+		"oid oid, castsource oid, casttarget oid, castfunc oid, castcontext \"char\", castmethod \"char\"", rowsCast)
+}
+
+// operators are the operator overloads in name and signature order.
+var operators = func() []expr.Builtin {
+	ops := expr.Operators()
+	sort.Slice(ops, func(i, j int) bool {
+		if ops[i].Name != ops[j].Name {
+			return ops[i].Name < ops[j].Name
+		}
+		return fmt.Sprint(ops[i].Args) < fmt.Sprint(ops[j].Args)
+	})
+	return ops
+}()
+
+func rowsOperator(*sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_operator"]
+	out := make([]repr.Row, 0, len(operators))
+	for i, op := range operators {
+		kind, left, right := byte('b'), uint32(0), uint32(0)
+		if len(op.Args) == 1 {
+			kind, right = 'l', argOID(op.Args[0], op.Poly)
+		} else if len(op.Args) == 2 {
+			left, right = argOID(op.Args[0], op.Poly), argOID(op.Args[1], op.Poly)
+		}
+		ret := uint32(2283)
+		if !op.Poly {
+			ret = op.Ret.OID()
+		}
+		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(firstOperatorOID + uint32(i)), "oprname": nameD(op.Name),
+			"oprnamespace": oidD(oidPgCatalog), "oprowner": oidD(oidSuperuser), "oprkind": charD(kind),
+			"oprleft": oidD(left), "oprright": oidD(right), "oprresult": oidD(ret)}))
+	}
+	return out
+}
+
+func rowsCast(*sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_cast"]
+	var out []repr.Row
+	i := uint32(0)
+	repr.BuiltinCasts(func(from, to uint32, c repr.CastContext) {
+		ctx := map[repr.CastContext]byte{repr.CastImplicit: 'i', repr.CastAssignment: 'a', repr.CastExplicit: 'e'}[c]
+		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(firstCastOID + i), "castsource": oidD(from),
+			"casttarget": oidD(to), "castcontext": charD(ctx), "castmethod": charD('f')}))
+		i++
+	})
+	return out
+}
