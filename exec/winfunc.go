@@ -30,17 +30,25 @@ import (
 // row_number, rank, dense_rank) from a to the partition's end, a RANGE
 // bound at CURRENT ROW widened to the peer group, and percent_rank,
 // cume_dist, ntile and frames ending UNBOUNDED FOLLOWING from the
-// partition's start. Rows before a keep their positions and the rows
-// after b keep their neighbours, so nothing else can change: the work of
-// a batch is proportional to the recomputed positions, never the whole
-// partition for lag, lead and bounded frames. Positions are recomputed in
+// partition's start. Frames that count values or peer groups reach by
+// those instead (winbound.go): a RANGE frame with offsets from the first
+// row whose frame end admits the changed value to the last whose start
+// does (binary searches), a GROUPS frame the groups within its offsets
+// of the changed group, and lag or lead with an offset column the
+// largest offset the partition has seen. Exclusion only removes rows
+// from a frame, so it reaches no further. Rows before a keep their
+// positions and the rows after b keep their neighbours, so nothing else
+// can change: the work of a batch is proportional to the recomputed
+// positions, never the whole partition for lag, lead and bounded frames.
+// Positions are recomputed in
 // order, continuing from the position before each recomputed range (its
 // values are current): dense_rank adds one to its predecessor's, and a
 // running aggregate (frame start UNBOUNDED PRECEDING) keeps as its slots
 // the accumulator of its frame (expr.AccClass.Append), which the next
 // position extends with the rows its frame adds. Sliding frames evaluate
-// with an accumulator that also retracts the rows leaving the frame, and
-// min/max with a monotonic deque, so each position costs O(1) amortized.
+// with an accumulator that also retracts the rows leaving the frame (each
+// of up to three pieces when EXCLUDE splits it), and min/max with a
+// monotonic deque per piece, so each position costs O(1) amortized.
 //
 // State: per partition, every live row in order, one entry per copy
 // (72 bytes plus the row, its sort key and its slots: one datum per
