@@ -1,6 +1,7 @@
 -- Catalog queries real clients sent to PostgreSQL 15 while doing ordinary
 -- work (psql 15.18's describe commands, captured with psql -E against a
--- PostgreSQL 15.18 server; driver and tool queries as captured in
+-- PostgreSQL 15.18 server, and its tab completion, captured from the server's
+-- log_statement log while typing TAB in an interactive psql; driver and tool queries as captured in
 -- /work/shared/notes/postgres-clients.md). Each query is preceded by a
 -- "-- client: ..." line and ends with a line holding only ";;".
 -- OIDs in them are PostgreSQL's, so against Eddy they may find nothing:
@@ -1119,5 +1120,96 @@ SELECT datname FROM pg_database WHERE datistemplate = false
 
 -- client: Metabase enum detection
 SELECT nspname, typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.oid IN (SELECT DISTINCT enumtypid FROM pg_enum e)
+;;
+
+-- client: psql 15 tab completion
+SELECT c.relname, NULL::pg_catalog.text FROM pg_catalog.pg_class c WHERE c.relkind IN ('r', 'S', 'v', 'm', 'f', 'p') AND (c.relname) LIKE 't%' AND pg_catalog.pg_table_is_visible(c.oid) AND c.relnamespace <> (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'pg_catalog')
+	UNION ALL
+	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE 't%' AND n.nspname NOT LIKE E'pg\\_%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT c.relname, NULL::pg_catalog.text FROM pg_catalog.pg_class c WHERE (c.relname) LIKE 't%' AND pg_catalog.pg_table_is_visible(c.oid) AND c.relnamespace <> (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'pg_catalog')
+	UNION ALL
+	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE 't%' AND n.nspname NOT LIKE E'pg\\_%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT c.relname, n.nspname FROM pg_catalog.pg_class c, pg_catalog.pg_namespace n WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'S', 'v', 'm', 'f', 'p') AND (c.relname) LIKE 'pg\_c%' AND n.nspname = 'pg_catalog'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT c.relname, NULL::pg_catalog.text FROM pg_catalog.pg_class c WHERE c.relkind IN ('r', 'f', 'v', 'p') AND (c.relname) LIKE 't%' AND pg_catalog.pg_table_is_visible(c.oid) AND c.relnamespace <> (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'pg_catalog')
+	UNION ALL
+	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE 't%' AND n.nspname NOT LIKE E'pg\\_%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT c.relname, NULL::pg_catalog.text FROM pg_catalog.pg_class c WHERE c.relkind IN ('v') AND (c.relname) LIKE '%' AND pg_catalog.pg_table_is_visible(c.oid) AND c.relnamespace <> (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'pg_catalog')
+	UNION ALL
+	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE '%' AND n.nspname NOT LIKE E'pg\\_%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT p.proname, NULL::pg_catalog.text FROM pg_catalog.pg_proc p WHERE p.prokind != 'p' AND (p.proname) LIKE '%' AND pg_catalog.pg_function_is_visible(p.oid)
+	UNION ALL
+	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE '%' AND n.nspname NOT LIKE E'pg\\_%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT a.attname, NULL::pg_catalog.text FROM pg_catalog.pg_attribute a, pg_catalog.pg_class c WHERE c.oid = a.attrelid and a.attnum > 0 and not a.attisdropped AND (a.attname) LIKE '%' AND c.relname = 't1' AND pg_catalog.pg_table_is_visible(c.oid)
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT datname FROM pg_catalog.pg_database  WHERE datname LIKE '%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT pg_catalog.lower(name) FROM pg_catalog.pg_settings  WHERE context IN ('user', 'superuser')    AND pg_catalog.lower(name) LIKE pg_catalog.lower('%')
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT nspname FROM pg_catalog.pg_namespace  WHERE nspname LIKE '%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT t.typname, NULL::pg_catalog.text FROM pg_catalog.pg_type t WHERE (t.typrelid = 0  OR (SELECT c.relkind = 'c'     FROM pg_catalog.pg_class c WHERE c.oid = t.typrelid)) AND t.typname !~ '^_' AND (t.typname) LIKE '%' AND pg_catalog.pg_type_is_visible(t.oid)
+	UNION ALL
+	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE '%' AND n.nspname NOT LIKE E'pg\\_%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT rolname    FROM pg_catalog.pg_roles   WHERE rolname LIKE '%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT c.relname, NULL::pg_catalog.text FROM pg_catalog.pg_class c WHERE c.relkind IN ('r', 'S', 'v', 'm', 'f', 'p') AND (c.relname) LIKE '%' AND pg_catalog.pg_table_is_visible(c.oid) AND c.relnamespace <> (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'pg_catalog')
+	UNION ALL
+	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE '%' AND n.nspname NOT LIKE E'pg\\_%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT c.relname, NULL::pg_catalog.text FROM pg_catalog.pg_class c WHERE c.relkind IN ('r', 'p') AND (c.relname) LIKE '%' AND pg_catalog.pg_table_is_visible(c.oid) AND c.relnamespace <> (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'pg_catalog')
+	UNION ALL
+	SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE '%' AND n.nspname NOT LIKE E'pg\\_%'
+	LIMIT 1000
+;;
+
+-- client: psql 15 tab completion
+SELECT pg_catalog.lower(name) FROM pg_catalog.pg_settings  WHERE pg_catalog.lower(name) LIKE pg_catalog.lower('%')
+	LIMIT 1000
 ;;
 
