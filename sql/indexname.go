@@ -112,10 +112,10 @@ func prettyCast(arg expr.Expr, to repr.T, rel *Object) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	switch arg.(type) {
+	switch a := arg.(type) {
 	case *expr.Col, *expr.Coalesce:
 	case *expr.Call:
-		if isOperator(arg.(*expr.Call).Fn.Name) {
+		if isOperator(a.Fn.Name) {
 			s = "(" + s + ")"
 		}
 	default:
