@@ -613,6 +613,12 @@ func (c *ectx) minMax(mm *pg_query.MinMaxExpr) (expr.Expr, error) {
 
 // function resolves and applies a built-in function.
 func (c *ectx) function(name string, args []expr.Expr, loc int32) (expr.Expr, error) {
+	if len(args) > 0 && isVector(args[0]) {
+		if e, ok, err := c.vectorFunction(name, args, loc); ok {
+			return e, err
+		}
+		args = append([]expr.Expr{plainArray(args[0])}, args[1:]...)
+	}
 	ts := make([]repr.T, len(args))
 	for i, a := range args {
 		ts[i] = a.Type()

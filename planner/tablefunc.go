@@ -251,6 +251,9 @@ func (c *ectx) tableCall(fc *pg_query.FuncCall, defs []*pg_query.Node) (expr.Tab
 	if err != nil {
 		return expr.TableCall{}, err
 	}
+	if name, args, err = c.vectorSubscripts(name, args, fc.Location); err != nil {
+		return expr.TableCall{}, err
+	}
 	ts := make([]repr.T, len(args))
 	for i, a := range args {
 		ts[i] = a.Type()
