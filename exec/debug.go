@@ -76,7 +76,7 @@ func (o *reduceOp) debug() []string {
 				switch {
 				case slot >= 0 && g.sets[slot] != nil && g.sets[slot].keys != nil:
 					s += fmt.Sprintf(" %s:{%d keys}", a, len(g.sets[slot].keys))
-				case slot >= 0 && g.sets[slot] != nil && len(g.sets[slot].m) > 0:
+				case slot >= 0 && g.sets[slot] != nil && g.sets[slot].size() > 0:
 					s += fmt.Sprintf(" %s:{%s}", a, formatSet(g.sets[slot]))
 				}
 			}
@@ -96,9 +96,7 @@ func formatRowOrNone(r repr.Row) string {
 // formatSet prints a multiset's entries in key order.
 func formatSet(ms *multiset) string {
 	var es []*mentry
-	for _, e := range ms.m {
-		es = append(es, e)
-	}
+	ms.all(func(e *mentry) { es = append(es, e) })
 	slices.SortFunc(es, func(a, b *mentry) int { return strings.Compare(a.key, b.key) })
 	var parts []string
 	for _, e := range es {

@@ -26,8 +26,13 @@ type multiset struct {
 	// keys, instead of everything below, holds a key set: the keys of
 	// the values a DISTINCT aggregate over an append-only input has seen
 	// (no value, no count: ~45 instead of ~140 bytes per value).
-	keys    map[string]struct{}
+	keys map[string]struct{}
+	// m holds the entries by key once there are two or more; while there
+	// is at most one, it is nil and one holds it (most groups' multisets,
+	// such as a numeric sum's display scales, have one entry: a map costs
+	// ~250 bytes more).
 	m       map[string]*mentry
+	one     *mentry
 	t       *btree.BTreeG[*mentry] // nil until order is needed
 	ordered bool
 	// lo and hi are the smallest and largest live entries (nil when none),
@@ -72,16 +77,61 @@ func lessEntry(a, b *mentry) bool { return a.key < b.key }
 func newKeySet() *multiset { return &multiset{keys: make(map[string]struct{})} }
 
 func newMultiset(ordered bool) *multiset {
-	return &multiset{m: make(map[string]*mentry), ordered: ordered}
+	return &multiset{ordered: ordered}
 }
 
 // find returns the entry for key, or nil.
-func (ms *multiset) find(key []byte) *mentry { return ms.m[string(key)] }
+func (ms *multiset) find(key []byte) *mentry {
+	if ms.m == nil {
+		if ms.one != nil && ms.one.key == string(key) {
+			return ms.one
+		}
+		return nil
+	}
+	return ms.m[string(key)]
+}
 
-// insert adds e (with any count; see counted).
+// size returns the number of entries (0 for a key set).
+func (ms *multiset) size() int {
+	if ms.m == nil {
+		return b2n(ms.one != nil)
+	}
+	return len(ms.m)
+}
+
+// all iterates over the entries in no particular order; fn must not
+// insert or remove entries.
+func (ms *multiset) all(fn func(*mentry)) {
+	if ms.m == nil {
+		if ms.one != nil {
+			fn(ms.one)
+		}
+		return
+	}
+	for _, e := range ms.m {
+		fn(e)
+	}
+}
+
+func b2n(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// insert adds e (with any count; see counted), whose key must not be in ms.
 func (ms *multiset) insert(e *mentry) {
 	e.in = true
-	ms.m[e.key] = e
+	switch {
+	case ms.m != nil:
+		ms.m[e.key] = e
+	case ms.one == nil:
+		ms.one = e
+	default:
+		ms.m = map[string]*mentry{ms.one.key: ms.one, e.key: e}
+		ms.one = nil
+	}
 	if ms.t != nil {
 		ms.t.ReplaceOrInsert(e)
 	}
@@ -90,7 +140,11 @@ func (ms *multiset) insert(e *mentry) {
 
 func (ms *multiset) remove(e *mentry) {
 	e.in = false
-	delete(ms.m, e.key)
+	if ms.m != nil {
+		delete(ms.m, e.key)
+	} else if ms.one == e {
+		ms.one = nil
+	}
 	if ms.t != nil {
 		ms.t.Delete(e)
 	}
@@ -126,9 +180,7 @@ func (ms *multiset) invalidate() { ms.stale = true }
 func (ms *multiset) tree() *btree.BTreeG[*mentry] {
 	if ms.t == nil {
 		ms.t = btree.NewG(16, lessEntry)
-		for _, e := range ms.m {
-			ms.t.ReplaceOrInsert(e)
-		}
+		ms.all(func(e *mentry) { ms.t.ReplaceOrInsert(e) })
 		ms.lo, ms.hi = nil, nil
 	}
 	return ms.t

@@ -36,7 +36,7 @@ func (w *windowReduce) logClosed(s *stepCtx, g *group) {
 	entries := 0
 	for _, ms := range g.sets {
 		if ms != nil {
-			entries += len(ms.m) + len(ms.keys)
+			entries += ms.size() + len(ms.keys)
 		}
 	}
 	if entries > 1 && s.log.ranges {
@@ -48,11 +48,11 @@ func (w *windowReduce) logClosed(s *stepCtx, g *group) {
 		if ms == nil {
 			continue
 		}
-		for _, e := range ms.m {
+		ms.all(func(e *mentry) {
 			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
 			w.kbuf = append(append(w.kbuf, byte(slot)), e.key...)
 			s.log.del(w.kbuf)
-		}
+		})
 		for k := range ms.keys {
 			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
 			w.kbuf = append(append(w.kbuf, byte(slot)), k...)

@@ -274,12 +274,13 @@ func liveEntry(ms *multiset) *mentry {
 	if ms == nil {
 		return nil
 	}
-	for _, e := range ms.m {
-		if e.n > 0 {
-			return e
+	var live *mentry
+	ms.all(func(e *mentry) {
+		if e.n > 0 && live == nil {
+			live = e
 		}
-	}
-	return nil
+	})
+	return live
 }
 
 func b2i(b bool) int64 {
