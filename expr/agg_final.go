@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -171,20 +172,36 @@ func finalStringAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 }
 
 // finalArrayAgg concatenates the live boxed values (one-element arrays)
-// in key order: the ORDER BY columns, then the value. NULL if none.
+// in key order: the ORDER BY columns, then the value. NULL if none. Boxed
+// arrays (array_agg_box: shape 1 x dims) stack into an array of one more
+// dimension; their dimensions must agree (2202E), as PostgreSQL 14's
+// array_agg(anyarray) requires.
 func finalArrayAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 	var elems []repr.Datum
+	var sub []int
+	rows, same := 0, true
 	vs.Ascend(func(v, _ repr.Datum, n int64) bool {
 		if c.Distinct {
 			n = 1
 		}
+		dims := v.ArrayDims()
+		if rows > 0 && !slices.Equal(dims[1:], sub) {
+			same = false
+			return false
+		}
+		sub = dims[1:]
 		for ; n > 0; n-- {
-			elems = append(elems, v.Array()...)
+			elems, rows = append(elems, v.Array()...), rows+1
 		}
 		return true
 	})
-	if elems == nil {
+	switch {
+	case !same:
+		return repr.Null, repr.Errorf("2202E", "cannot accumulate arrays of different dimensionality")
+	case elems == nil:
 		return repr.Null, nil
+	case len(sub) > 0:
+		return repr.NewArrayDims(elems, append([]int{rows}, sub...)), nil
 	}
 	return repr.NewArray(elems), nil
 }

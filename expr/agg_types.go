@@ -20,7 +20,7 @@ func sameArgType(arg repr.T) (repr.T, bool) {
 }
 
 // boxedType is array_agg over boxed values (AggDef.Boxed): the box's array
-// type. Arrays of arrays (multidimensional results) are not supported.
+// type (array_agg over arrays boxes with array_agg_box, the same type).
 func boxedType(arg repr.T) (repr.T, bool) {
 	return arg, arg.Family == repr.FamArray
 }

@@ -1,7 +1,7 @@
 package expr
 
 import (
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/eddydb/eddy/repr"
@@ -78,10 +78,16 @@ func registerArrayInfo() {
 		return dimInfo(a[0], a[1], func(int) repr.Datum { return repr.NewInt(1) }), nil
 	})
 	arrayFn("array_ndims", nil, always(i4), true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-		return dimInfo(a[0], repr.NewInt(1), func(int) repr.Datum { return repr.NewInt(1) }), nil
+		if n := a[0].ArrayNDims(); n > 0 {
+			return repr.NewInt(int64(n)), nil
+		}
+		return repr.Null, nil
 	})
 	arrayFn("array_dims", nil, always(repr.Text), true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-		return dimInfo(a[0], repr.NewInt(1), func(n int) repr.Datum { return repr.NewText("[1:" + strconv.Itoa(n) + "]") }), nil
+		if dims := a[0].ArrayDims(); dims != nil {
+			return repr.NewText(repr.FormatArrayDims(dims)), nil
+		}
+		return repr.Null, nil
 	})
 	arrayFn("cardinality", nil, always(i4), true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return repr.NewInt(int64(a[0].ArrayLen())), nil
@@ -91,11 +97,17 @@ func registerArrayInfo() {
 // dimInfo applies f to the length of dimension dim of a, NULL when a has
 // no such dimension (an empty array has none).
 func dimInfo(a, dim repr.Datum, f func(n int) repr.Datum) repr.Datum {
-	n := a.ArrayLen()
-	if n == 0 || dim.Int() != 1 {
-		return repr.Null
+	dims := a.ArrayDims()
+	if d := dim.Int(); d >= 1 && d <= int64(len(dims)) {
+		return f(dims[d-1])
 	}
-	return f(n)
+	return repr.Null
+}
+
+// errNotOneDim is array_append's and array_prepend's error for an array
+// of more than one dimension.
+func errNotOneDim() error {
+	return repr.Errorf("22000", "argument must be empty or one-dimensional array")
 }
 
 // registerArrayEdit adds the functions that build a new array.
@@ -173,6 +185,9 @@ func appendInst(name string, args []repr.T, arr int) *Func {
 	return newFunc(name, repr.ArrayOf(e), false, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		var elems []repr.Datum
 		if !a[arr].IsNull() {
+			if a[arr].ArrayNDims() > 1 {
+				return repr.Null, errNotOneDim()
+			}
 			elems = a[arr].Array()
 		}
 		if arr == 0 {
@@ -208,8 +223,44 @@ func catInst(name string, args []repr.T) *Func {
 		case a[1].IsNull():
 			return a[0], nil
 		}
-		return repr.NewArray(append(a[0].Array(), a[1].Array()...)), nil
+		return concatArrays(a[0], a[1])
 	}, at, at)
+}
+
+// concatArrays is array_cat of two non-NULL arrays as PostgreSQL defines
+// it for any dimensions: arrays of equal rank join along their first
+// dimension, an array of one rank less is added as a first or last
+// element of the other; other shapes fail with 2202E.
+func concatArrays(x, y repr.Datum) (repr.Datum, error) {
+	dx, dy := x.ArrayDims(), y.ArrayDims()
+	switch {
+	case dx == nil:
+		return y, nil
+	case dy == nil:
+		return x, nil
+	}
+	elems := append(x.Array(), y.Array()...)
+	bad := func(detail string, args ...any) error {
+		return repr.Errorf("2202E", "cannot concatenate incompatible arrays").WithDetail(detail, args...)
+	}
+	switch {
+	case len(dx) == len(dy):
+		if !slices.Equal(dx[1:], dy[1:]) {
+			return repr.Null, bad("Arrays with differing element dimensions are not compatible for concatenation.")
+		}
+		return repr.NewArrayDims(elems, append([]int{dx[0] + dy[0]}, dx[1:]...)), nil
+	case len(dx) == len(dy)+1:
+		if !slices.Equal(dx[1:], dy) {
+			return repr.Null, bad("Arrays with differing dimensions are not compatible for concatenation.")
+		}
+		return repr.NewArrayDims(elems, append([]int{dx[0] + 1}, dx[1:]...)), nil
+	case len(dy) == len(dx)+1:
+		if !slices.Equal(dy[1:], dx) {
+			return repr.Null, bad("Arrays with differing dimensions are not compatible for concatenation.")
+		}
+		return repr.NewArrayDims(elems, append([]int{dy[0] + 1}, dy[1:]...)), nil
+	}
+	return repr.Null, bad("Arrays of %d and %d dimensions are not compatible for concatenation.", len(dx), len(dy))
 }
 
 // notDistinct is IS NOT DISTINCT FROM on elements of one type.
@@ -223,6 +274,9 @@ func notDistinct(a, b repr.Datum) bool {
 func arrayRemove(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if a[0].IsNull() {
 		return repr.Null, nil
+	}
+	if a[0].ArrayNDims() > 1 {
+		return repr.Null, repr.Unsupported("removing elements from multidimensional arrays")
 	}
 	var out []repr.Datum
 	for _, e := range a[0].Array() {
@@ -243,7 +297,7 @@ func arrayReplace(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 			elems[i] = a[2]
 		}
 	}
-	return repr.NewArray(elems), nil
+	return repr.NewArrayDims(elems, a[0].ArrayDims()), nil
 }
 
 // positionInst instantiates array_position(arr, elem [, start]).
@@ -269,12 +323,20 @@ func arrayPosition(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		}
 		start = a[2].Int()
 	}
+	if a[0].ArrayNDims() > 1 {
+		return repr.Null, errSearchMultiDim()
+	}
 	for i, e := range a[0].Array() {
 		if int64(i+1) >= start && notDistinct(e, a[1]) {
 			return repr.NewInt(int64(i + 1)), nil
 		}
 	}
 	return repr.Null, nil
+}
+
+// errSearchMultiDim is array_position's and array_positions' 0A000.
+func errSearchMultiDim() error {
+	return repr.Unsupported("searching for elements in multidimensional arrays")
 }
 
 // arrayFill is array_fill(value, dims [, lbounds]) for one dimension with
@@ -309,6 +371,9 @@ func arrayFill(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 func arrayPositions(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if a[0].IsNull() {
 		return repr.Null, nil
+	}
+	if a[0].ArrayNDims() > 1 {
+		return repr.Null, errSearchMultiDim()
 	}
 	out := []repr.Datum{}
 	for i, e := range a[0].Array() {

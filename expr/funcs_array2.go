@@ -1,12 +1,17 @@
 package expr
 
-import "github.com/eddydb/eddy/repr"
+import (
+	"slices"
+
+	"github.com/eddydb/eddy/repr"
+)
 
 // The array constructs that SQL writes as syntax are internal functions
 // here, so they print and parse like any call: ARRAY[a, b] is array(a, b)
 // (its arguments already coerced to one element type by the planner),
-// a[i] is array_subscript(a, i), a[i:j] array_slice(a, i, j) (with
-// array_slice_from and array_slice_to for a missing bound), and
+// a[i] is array_subscript(a, i) (a[i][j] array_subscript(a, i, j)),
+// a[i:j] array_slice(a, i, j) (with array_slice_from and array_slice_to
+// for a missing bound; a[i:j][k:l] is array_slices(a, i, j, k, l)), and
 // x op ANY (a) / x op ALL (a) are any_<op>(x, a) / all_<op>(x, a).
 
 // AnyAllOps maps a boolean operator to the suffix of its ANY/ALL
@@ -17,13 +22,27 @@ var AnyAllOps = map[string]string{"=": "eq", "<>": "ne", "<": "lt", "<=": "le", 
 
 func registerArrayInternal() {
 	variadics["array"] = arrayConstructor
-	polyFunc(functions, "array_subscript", 2, func(args []repr.T) *Func {
-		e, ok := elemOf(args[0])
-		if !ok {
-			return nil
-		}
-		return newFunc("array_subscript", e, true, arraySubscript, args[0], repr.Int4)
-	})
+	for n := 1; n <= repr.MaxArrayDims; n++ {
+		polyFunc(functions, "array_subscript", 1+n, func(args []repr.T) *Func {
+			e, ok := elemOf(args[0])
+			if !ok {
+				return nil
+			}
+			return newFunc("array_subscript", e, true, arraySubscript, int4Sig(args[0], n)...)
+		})
+		polyFunc(functions, "array_slices", 1+2*n, func(args []repr.T) *Func {
+			if _, ok := elemOf(args[0]); !ok {
+				return nil
+			}
+			return newFunc("array_slices", args[0], true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+				bounds := make([][2]int64, n)
+				for i := range bounds {
+					bounds[i] = [2]int64{a[1+2*i].Int(), a[2+2*i].Int()}
+				}
+				return sliceArray(a[0], bounds), nil
+			}, int4Sig(args[0], 2*n)...)
+		})
+	}
 	polyFunc(functions, "array_set", 3, func(args []repr.T) *Func {
 		e, ok := elemOf(args[0])
 		if !ok {
@@ -46,6 +65,12 @@ func registerArrayInternal() {
 	slice("array_slice", 3, func(a []repr.Datum) (int64, int64) { return a[1].Int(), a[2].Int() })
 	slice("array_slice_from", 2, func(a []repr.Datum) (int64, int64) { return a[1].Int(), 1 << 40 })
 	slice("array_slice_to", 2, func(a []repr.Datum) (int64, int64) { return 1, a[1].Int() })
+	polyFunc(functions, "array_agg_box", 1, func(args []repr.T) *Func {
+		if args[0].Family != repr.FamArray {
+			return nil
+		}
+		return newFunc("array_agg_box", args[0], false, arrayAggBox, args[0])
+	})
 	for op, suffix := range AnyAllOps {
 		for _, all := range []bool{false, true} {
 			name := "any_" + suffix
@@ -67,25 +92,93 @@ func arrayConstructor(args []repr.T) (*Func, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.Family == repr.FamArray {
-		return nil, repr.Unsupported("multidimensional arrays")
-	}
 	sig := make([]repr.T, len(args))
 	for i := range sig {
 		sig[i] = e
+	}
+	if e.Family == repr.FamArray {
+		return newFunc("array", e, false, stackArrays, sig...), nil
 	}
 	return newFunc("array", repr.ArrayOf(e), false, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return repr.NewArray(append([]repr.Datum(nil), a...)), nil
 	}, sig...), nil
 }
 
-// arraySubscript is a[i]: NULL out of range.
+// arrayAggBox boxes an array value of array_agg as the array of one more
+// dimension holding it (finalArrayAgg stacks the boxes); NULL (22004) and
+// empty (2202E) values cannot be aggregated, as in PostgreSQL.
+func arrayAggBox(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+	if a[0].IsNull() {
+		return repr.Null, repr.Errorf("22004", "cannot accumulate null arrays")
+	}
+	dims := a[0].ArrayDims()
+	switch {
+	case dims == nil:
+		return repr.Null, repr.Errorf("2202E", "cannot accumulate empty arrays")
+	case len(dims)+1 > repr.MaxArrayDims:
+		return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(dims)+1, repr.MaxArrayDims)
+	}
+	return repr.NewArrayDims(a[0].Array(), append([]int{1}, dims...)), nil
+}
+
+// stackArrays is ARRAY[a1, ..., an] over arrays: an array of one more
+// dimension whose sub-arrays are the arguments, which must have the same
+// dimensions (2202E); NULL and empty arguments count as empty, and only
+// empty arguments give the empty array, as in PostgreSQL.
+func stackArrays(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+	var sub []int
+	var elems []repr.Datum
+	empty := 0
+	for i, d := range a {
+		dims := []int(nil)
+		if !d.IsNull() {
+			dims = d.ArrayDims()
+		}
+		if dims == nil {
+			empty++
+		}
+		if i > 0 && !slices.Equal(dims, sub) {
+			return repr.Null, repr.Errorf("2202E", "multidimensional arrays must have array expressions with matching dimensions")
+		}
+		sub = dims
+		if dims != nil {
+			elems = append(elems, d.Array()...)
+		}
+	}
+	if empty == len(a) {
+		return repr.NewArray(nil), nil
+	}
+	if len(sub)+1 > repr.MaxArrayDims {
+		return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(sub)+1, repr.MaxArrayDims)
+	}
+	return repr.NewArrayDims(elems, append([]int{len(a)}, sub...)), nil
+}
+
+// int4Sig is the signature of an array followed by n int4 subscripts.
+func int4Sig(arr repr.T, n int) []repr.T {
+	sig := []repr.T{arr}
+	for range n {
+		sig = append(sig, repr.Int4)
+	}
+	return sig
+}
+
+// arraySubscript is a[i][j]...: the element, NULL out of range or when the
+// number of subscripts is not the array's number of dimensions.
 func arraySubscript(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	i := a[1].Int()
-	if i < 1 || i > int64(a[0].ArrayLen()) {
+	dims := a[0].ArrayDims()
+	if len(dims) != len(a)-1 {
 		return repr.Null, nil
 	}
-	return a[0].Array()[i-1], nil
+	at := int64(0)
+	for k, n := range dims {
+		i := a[1+k].Int()
+		if i < 1 || i > int64(n) {
+			return repr.Null, nil
+		}
+		at = at*int64(n) + i - 1
+	}
+	return a[0].Array()[at], nil
 }
 
 // arraySet is the assignment a[i] = v (UPDATE ... SET a[i] = v): the
@@ -99,6 +192,9 @@ func arraySet(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	i := a[1].Int()
 	var elems []repr.Datum
 	if !a[0].IsNull() {
+		if a[0].ArrayNDims() > 1 {
+			return repr.Null, repr.Unsupported("assigning one subscript of a multidimensional array")
+		}
 		elems = a[0].Array()
 	}
 	switch {
@@ -114,15 +210,45 @@ func arraySet(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	return repr.NewArray(elems), nil
 }
 
-// arraySlice is a[lo:hi] with the bounds clamped to the array; an empty
-// range gives an empty array.
+// arraySlice is a[lo:hi]: the first dimension sliced, the others whole.
 func arraySlice(a repr.Datum, lo, hi int64) repr.Datum {
-	n := int64(a.ArrayLen())
-	lo, hi = max(lo, 1), min(hi, n)
-	if lo > hi {
+	return sliceArray(a, [][2]int64{{lo, hi}})
+}
+
+// sliceArray is a[lo1:hi1][lo2:hi2]...: each bound clamped to its
+// dimension, dimensions past the bounds whole. An empty range, or more
+// bounds than dimensions, gives the empty array, as in PostgreSQL.
+func sliceArray(a repr.Datum, bounds [][2]int64) repr.Datum {
+	dims := a.ArrayDims()
+	if len(bounds) > len(dims) {
 		return repr.NewArray(nil)
 	}
-	return repr.NewArray(a.Array()[lo-1 : hi])
+	los, out := make([]int, len(dims)), make([]int, len(dims))
+	for k, n := range dims {
+		lo, hi := int64(1), int64(n)
+		if k < len(bounds) {
+			lo, hi = max(bounds[k][0], 1), min(bounds[k][1], int64(n))
+		}
+		if lo > hi {
+			return repr.NewArray(nil)
+		}
+		los[k], out[k] = int(lo)-1, int(hi-lo)+1
+	}
+	var elems []repr.Datum
+	all := a.Array()
+	var walk func(k, base int)
+	walk = func(k, base int) {
+		for i := los[k]; i < los[k]+out[k]; i++ {
+			at := base*dims[k] + i
+			if k == len(dims)-1 {
+				elems = append(elems, all[at])
+			} else {
+				walk(k+1, at)
+			}
+		}
+	}
+	walk(0, 0)
+	return repr.NewArrayDims(elems, out)
 }
 
 // anyAllInst instantiates x op ANY/ALL (array): op is resolved over x's

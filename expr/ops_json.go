@@ -121,14 +121,29 @@ func jsonText(d repr.Datum, t repr.T, c *Ctx) string {
 	case t.Family == repr.FamJSON:
 		return d.Text()
 	case t.Family == repr.FamArray:
-		// array_to_json: elements as to_json prints them, no spaces.
+		// array_to_json: elements as to_json prints them, no spaces,
+		// nested by dimension.
 		parts := make([]string, 0, d.ArrayLen())
 		for _, e := range d.Array() {
 			parts = append(parts, jsonText(e, t.ElemType(), c))
 		}
-		return "[" + strings.Join(parts, ",") + "]"
+		return nestJSON(parts, d.ArrayDims())
 	}
 	return string(encodeJSON(nil, toJSONValue(d, t, c.Location())))
+}
+
+// nestJSON joins the JSON texts of an array's elements into nested JSON
+// arrays of shape dims ([] for none).
+func nestJSON(parts []string, dims []int) string {
+	if len(dims) <= 1 {
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	step := len(parts) / dims[0]
+	subs := make([]string, dims[0])
+	for i := range subs {
+		subs[i] = nestJSON(parts[i*step:(i+1)*step], dims[1:])
+	}
+	return "[" + strings.Join(subs, ",") + "]"
 }
 
 // toJSONFunc instantiates to_json(anyelement); an untyped literal is text.

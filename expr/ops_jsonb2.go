@@ -254,6 +254,19 @@ func parseIndex(p string) (int64, error) {
 	return d.Int(), err
 }
 
+// nestValues nests an array's JSON values into arrays of shape dims.
+func nestValues(vals []any, dims []int) []any {
+	if len(dims) <= 1 {
+		return vals
+	}
+	step := len(vals) / dims[0]
+	out := make([]any, dims[0])
+	for i := range out {
+		out[i] = nestValues(vals[i*step:(i+1)*step], dims[1:])
+	}
+	return out
+}
+
 // jsonResult returns v as jsonb, or for asText as text (strings unquoted,
 // null as SQL NULL).
 func jsonResult(v any, asText bool) repr.Datum {
@@ -489,7 +502,7 @@ func toJSONValue(d repr.Datum, t repr.T, loc *time.Location) any {
 		for i, e := range elems {
 			out[i] = toJSONValue(e, t.ElemType(), loc)
 		}
-		return out
+		return nestValues(out, d.ArrayDims())
 	case repr.FamTimestamp, repr.FamTimestampTZ:
 		s := formatText(d, t, loc)
 		if isInfTs(d.Micros()) {

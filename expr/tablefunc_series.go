@@ -38,14 +38,15 @@ func init() {
 }
 
 // subscripts is generate_subscripts(array, dim [, reverse]): the
-// subscripts 1..n of dimension dim of a one-dimensional array (Eddy's
-// arrays have one dimension with lower bound 1), descending when reverse;
-// no rows for another dimension or an empty array.
+// subscripts 1..n of dimension dim (lower bounds are 1), descending when
+// reverse; no rows for a dimension the array does not have.
 func subscripts(_ *Ctx, a []repr.Datum, emit func([]repr.Datum) error) error {
-	n := a[0].ArrayLen()
-	if a[1].Int() != 1 || n == 0 {
+	dims := a[0].ArrayDims()
+	d := a[1].Int()
+	if d < 1 || d > int64(len(dims)) {
 		return nil
 	}
+	n := dims[d-1]
 	reverse := len(a) > 2 && a[2].Bool()
 	buf := make([]repr.Datum, 1)
 	for i := 1; i <= n; i++ {

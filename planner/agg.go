@@ -225,9 +225,12 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 		return aggSpec{}, err
 	}
 	argT := args[0].Type()
+	box := "array"
 	if def.Boxed {
-		if argT.Family == repr.FamArray {
-			// Boxing an array would make a multidimensional one.
+		switch {
+		case argT.Family == repr.FamArray && kind == expr.AggArrayAgg:
+			box = "array_agg_box" // array_agg(anyarray) stacks its values
+		case argT.Family == repr.FamArray:
 			return aggSpec{}, repr.Unsupported("%s over array values", name).WithPosition(fc.Location + 1)
 		}
 		argT = repr.ArrayOf(argT)
@@ -245,7 +248,7 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 		}
 	}
 	if def.Boxed {
-		if args[0], err = from.function("array", args[:1], fc.Location); err != nil {
+		if args[0], err = from.function(box, args[:1], fc.Location); err != nil {
 			return aggSpec{}, err
 		}
 	}

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"math"
+
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -8,14 +10,10 @@ import (
 
 // arrayExpr builds ARRAY[e1, ...]: the elements coerced to their common
 // type, as the internal function array(...). ARRAY[] needs a cast to fix
-// its type (typeCast handles ARRAY[]::t[]); nested ARRAY[[...]] would make
-// a multidimensional array, which Eddy refuses.
+// its type (typeCast handles ARRAY[]::t[]). Elements that are arrays
+// (ARRAY[[1,2],[3,4]], ARRAY[a, b] over array columns) make an array of
+// one more dimension (expr's stackArrays).
 func (c *ectx) arrayExpr(ae *pg_query.A_ArrayExpr) (expr.Expr, error) {
-	for _, el := range ae.Elements {
-		if el.GetAArrayExpr() != nil {
-			return nil, repr.Unsupported("multidimensional arrays").WithPosition(ae.Location + 1)
-		}
-	}
 	elems, err := c.exprs(ae.Elements)
 	if err != nil {
 		return nil, err
@@ -32,9 +30,6 @@ func (c *ectx) arrayExpr(ae *pg_query.A_ArrayExpr) (expr.Expr, error) {
 	if err != nil {
 		return nil, withPos(err, ae.Location)
 	}
-	if t.Family == repr.FamArray {
-		return nil, repr.Unsupported("multidimensional arrays").WithPosition(ae.Location + 1)
-	}
 	for i, e := range elems {
 		if elems[i], err = c.b.coerce(e, t); err != nil {
 			return nil, err
@@ -44,21 +39,11 @@ func (c *ectx) arrayExpr(ae *pg_query.A_ArrayExpr) (expr.Expr, error) {
 }
 
 // arraySubscript applies the subscripts of ind to the array arr: a[i] is
-// the element (NULL out of range), a[i:j], a[i:], a[:j] and a[:] slices.
-// Arrays are one-dimensional, so several element subscripts (a[i][j])
-// select nothing: NULL, as PostgreSQL gives; several slices are 0A000.
+// the element (NULL out of range), a[i:j], a[i:], a[:j] and a[:] slices;
+// several subscripts (a[i][j], a[i:j][k]) go to multiSubscript.
 func (c *ectx) arraySubscript(arr expr.Expr, ind *pg_query.A_Indirection) (expr.Expr, error) {
 	if len(ind.Indirection) != 1 {
-		for _, n := range ind.Indirection {
-			idx := n.GetAIndices()
-			if idx == nil || idx.IsSlice {
-				return nil, repr.Unsupported("slices and field selection of multidimensional arrays")
-			}
-			if _, err := c.subscriptExpr(idx.Uidx); err != nil {
-				return nil, err
-			}
-		}
-		return &expr.Lit{D: repr.Null, T: arr.Type().ElemType()}, nil
+		return c.multiSubscript(arr, ind.Indirection)
 	}
 	idx := ind.Indirection[0].GetAIndices()
 	if idx == nil {
@@ -88,6 +73,48 @@ func (c *ectx) arraySubscript(arr expr.Expr, ind *pg_query.A_Indirection) (expr.
 		return c.function("array_slice_to", []expr.Expr{arr, hi}, location(idx.Uidx))
 	}
 	return arr, nil
+}
+
+// multiSubscript builds a[i][j]... as array_subscript(a, i, j, ...) and,
+// when any subscript is a slice, a[i:j][k]... as array_slices(a, i, j, 1,
+// k, ...): PostgreSQL then reads every subscript as a slice, a single
+// number k as 1:k, and a missing bound as the dimension's end.
+func (c *ectx) multiSubscript(arr expr.Expr, ind []*pg_query.Node) (expr.Expr, error) {
+	if len(ind) > repr.MaxArrayDims {
+		return nil, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(ind), repr.MaxArrayDims)
+	}
+	slice := false
+	for _, n := range ind {
+		idx := n.GetAIndices()
+		if idx == nil {
+			return nil, repr.Unsupported("field selection")
+		}
+		slice = slice || idx.IsSlice
+	}
+	args := []expr.Expr{arr}
+	for _, n := range ind {
+		idx := n.GetAIndices()
+		bounds := []*pg_query.Node{idx.Uidx}
+		if slice {
+			bounds = []*pg_query.Node{idx.Lidx, idx.Uidx}
+		}
+		for i, b := range bounds {
+			if b == nil { // a missing bound of a slice: 1, or the end
+				end := []int64{1, math.MaxInt32}[i]
+				args = append(args, &expr.Lit{D: repr.NewInt(end), T: repr.Int4})
+				continue
+			}
+			e, err := c.subscriptExpr(b)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+	}
+	if slice {
+		return c.function("array_slices", args, location(ind[0].GetAIndices().Uidx))
+	}
+	return c.function("array_subscript", args, location(ind[0].GetAIndices().Uidx))
 }
 
 // elementAssignment builds UPDATE ... SET a[i] = v for column col of rel:

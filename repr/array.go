@@ -3,15 +3,16 @@ package repr
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
-// Arrays. Eddy's arrays are PostgreSQL's one-dimensional arrays with lower
-// bound 1: input that would make another shape (nested braces, explicit
-// bounds other than [1:n], binary data with ndim > 1 or another lower
-// bound) is refused with 0A000 rather than silently reshaped. The empty
-// array has no dimensions, as in PostgreSQL.
+// Arrays. Eddy's arrays are PostgreSQL's arrays of up to MaxArrayDims
+// dimensions with lower bounds 1 (array_dims.go): input that would make
+// another lower bound (explicit bounds other than [1:n], binary data) is
+// refused with 0A000 rather than silently reshaped. The empty array has no
+// dimensions, as in PostgreSQL.
 //
 // An array type is T{Family: FamArray, Elem: f, ...} where the remaining
 // fields describe the element type (ElemType); T stays a comparable value.
@@ -71,25 +72,39 @@ func NewArray(elems []Datum) Datum {
 	return Datum{fam: FamArray, s: string(AppendRow(nil, elems))}
 }
 
-// Array returns the elements of an array datum (nil for an empty array).
+// Array returns the elements of an array datum in row-major order (nil
+// for an empty array).
 func (d Datum) Array() []Datum {
-	r, err := DecodeRow([]byte(d.s))
+	_, row := arrayHeader(d.s)
+	r, err := DecodeRow([]byte(row))
 	if err != nil {
 		panic(fmt.Sprintf("types: corrupt array datum: %v", err)) // constructed by NewArray or validated by decodeValue
 	}
 	return r
 }
 
-// ArrayLen returns the number of elements of an array datum.
+// ArrayLen returns the number of elements of an array datum (all
+// dimensions': cardinality).
 func (d Datum) ArrayLen() int {
-	n, _ := binary.Uvarint([]byte(d.s))
-	return int(n)
+	dims, row := arrayHeader(d.s)
+	if dims == nil {
+		n, _ := uvarint(row)
+		return int(n)
+	}
+	n := 1
+	for _, l := range dims {
+		n *= l
+	}
+	return n
 }
 
 // validArray reports whether s is a valid array payload: a row of
 // non-array datums.
 func validArray(s string) bool {
-	b := s
+	b, _, ok := validArrayHeader(s)
+	if !ok {
+		return false
+	}
 	n, k := uvarint(b)
 	if k <= 0 || n > uint64(len(b)) || n > MaxArrayLen {
 		return false
@@ -112,16 +127,13 @@ func appendArrayKey(buf []byte, d Datum) []byte {
 	for _, e := range d.Array() {
 		buf = AppendKey(buf, e)
 	}
-	return append(buf, arrayKeyEnd)
+	return appendArrayShapeKey(append(buf, arrayKeyEnd), d)
 }
 
 // errMalformedArray is 22P02 `malformed array literal: "s"` with detail.
 func errMalformedArray(s, detail string, args ...any) error {
 	return Errorf(CodeInvalidText, "malformed array literal: %q", s).WithDetail("%s", fmt.Sprintf(detail, args...))
 }
-
-// errMultiDim refuses multidimensional arrays.
-func errMultiDim() error { return Unsupported("multidimensional arrays") }
 
 // errLowerBound refuses arrays whose lower bound is not 1.
 func errLowerBound() error { return Unsupported("arrays with a lower bound other than 1") }
@@ -134,20 +146,19 @@ func appendArrayText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 		return appendVectorText(buf, d)
 	}
 	et := t.ElemType()
-	buf = append(buf, '{')
+	dims := d.ArrayDims()
+	if dims == nil {
+		return append(buf, "{}"...)
+	}
 	var scratch []byte
-	for i, e := range d.Array() {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
+	buf, _ = appendNested(buf, d.Array(), dims, func(buf []byte, e Datum) []byte {
 		if e.IsNull() {
-			buf = append(buf, "NULL"...)
-			continue
+			return append(buf, "NULL"...)
 		}
 		scratch = AppendText(scratch[:0], e, et, loc)
-		buf = appendArrayElem(buf, scratch)
-	}
-	return append(buf, '}')
+		return appendArrayElem(buf, scratch)
+	})
+	return buf
 }
 
 // appendArrayElem appends one element's text, quoted when array_out would.
@@ -177,29 +188,31 @@ func needsArrayQuote(s []byte) bool {
 	return false
 }
 
-// parseArray is array_in for t: an optional [1:n]= dimension decoration,
-// then {elem,...} with elements unquoted (white space around them dropped,
-// backslash escapes) or double-quoted, NULL (unquoted, any case) for a
-// NULL element. Each element is parsed with ParseText for the element type.
+// parseArray is array_in for t: optional [1:n] dimension decorations
+// and "=", then nested {...} with elements unquoted (white space around
+// them dropped, backslash escapes) or double-quoted, NULL (unquoted, any
+// case) for a NULL element. Sub-arrays must have matching dimensions.
+// Each element is parsed with ParseText for the element type.
 func parseArray(s string, t T, loc *time.Location) (Datum, error) {
 	if t.Vector {
 		return parseVector(s, t)
 	}
 	p := arrayParser{src: s, s: s}
 	p.skipSpace()
-	want := -1
+	var want []int
 	if strings.HasPrefix(p.s, "[") {
-		n, err := p.dims()
-		if err != nil {
+		var err error
+		if want, err = p.dims(); err != nil {
 			return Null, err
 		}
-		want = n
 	}
 	if !strings.HasPrefix(p.s, "{") {
 		return Null, errMalformedArray(s, `Array value must start with "{" or dimension information.`)
 	}
 	p.s = p.s[1:]
-	raw, nulls, err := p.elems()
+	var raw []string
+	var nulls []bool
+	dims, err := p.nested(0, &raw, &nulls)
 	if err != nil {
 		return Null, err
 	}
@@ -207,14 +220,15 @@ func parseArray(s string, t T, loc *time.Location) (Datum, error) {
 	if p.s != "" {
 		return Null, errMalformedArray(s, "Junk after closing right brace.")
 	}
-	if want >= 0 && want != len(raw) {
+	if want != nil && !slices.Equal(want, dims) {
 		return Null, errMalformedArray(s, "Specified array dimensions do not match array contents.")
 	}
-	return arrayFromText(raw, nulls, t.ElemType(), loc)
+	return arrayFromText(raw, nulls, dims, t.ElemType(), loc)
 }
 
-// arrayFromText parses each element's text as et.
-func arrayFromText(raw []string, nulls []bool, et T, loc *time.Location) (Datum, error) {
+// arrayFromText parses each element's text as et into an array of shape
+// dims.
+func arrayFromText(raw []string, nulls []bool, dims []int, et T, loc *time.Location) (Datum, error) {
 	elems := make([]Datum, len(raw))
 	for i, r := range raw {
 		if nulls[i] {
@@ -226,7 +240,7 @@ func arrayFromText(raw []string, nulls []bool, et T, loc *time.Location) (Datum,
 		}
 		elems[i] = d
 	}
-	return NewArray(elems), nil
+	return NewArrayDims(elems, dims), nil
 }
 
 // arrayParser scans an array literal; src is the whole input for errors.
@@ -236,53 +250,105 @@ func (p *arrayParser) skipSpace() {
 	p.s = strings.TrimLeftFunc(p.s, func(r rune) bool { return r < 128 && isSpace(byte(r)) })
 }
 
-// dims parses "[1:n]=" (or "[n]=", lower bound 1) and returns n; other
-// lower bounds and more than one dimension are refused with 0A000.
-func (p *arrayParser) dims() (int, error) {
-	end := strings.IndexByte(p.s, ']')
-	if end < 0 {
-		return 0, errMalformedArray(p.src, `Missing "]" after array dimensions.`)
+// dims parses "[1:n]" or "[n]" decorations (lower bound 1), then "=", and
+// returns the lengths; other lower bounds are refused with 0A000.
+func (p *arrayParser) dims() ([]int, error) {
+	var dims []int
+	for strings.HasPrefix(p.s, "[") {
+		if len(dims) == MaxArrayDims {
+			return nil, errArrayDims(len(dims) + 1)
+		}
+		end := strings.IndexByte(p.s, ']')
+		if end < 0 {
+			return nil, errMalformedArray(p.src, `Missing "]" after array dimensions.`)
+		}
+		spec := p.s[1:end]
+		p.s = p.s[end+1:]
+		lo, hi, ok := strings.Cut(spec, ":")
+		if !ok {
+			lo, hi = "1", spec
+		}
+		l, err1 := parseInt(lo, Int4)
+		h, err2 := parseInt(hi, Int4)
+		switch {
+		case err1 != nil || err2 != nil:
+			return nil, errMalformedArray(p.src, `Array dimensions must be integers.`)
+		case h < l:
+			return nil, Errorf("2202E", "upper bound cannot be less than lower bound")
+		case l != 1:
+			return nil, errLowerBound()
+		}
+		dims = append(dims, int(h))
+		p.skipSpace()
 	}
-	spec := p.s[1:end]
-	p.s = p.s[end+1:]
-	lo, hi, ok := strings.Cut(spec, ":")
-	if !ok {
-		lo, hi = "1", spec
-	}
-	l, err1 := parseInt(lo, Int4)
-	h, err2 := parseInt(hi, Int4)
-	if err1 != nil || err2 != nil {
-		return 0, errMalformedArray(p.src, `Array dimensions must be integers.`)
-	}
-	p.skipSpace()
-	switch {
-	case strings.HasPrefix(p.s, "["):
-		return 0, errMultiDim()
-	case !strings.HasPrefix(p.s, "="):
-		return 0, errMalformedArray(p.src, `Missing "=" after array dimensions.`)
-	case h < l:
-		return 0, Errorf("2202E", "upper bound cannot be less than lower bound")
-	case l != 1:
-		return 0, errLowerBound()
+	if !strings.HasPrefix(p.s, "=") {
+		return nil, errMalformedArray(p.src, `Missing "=" after array dimensions.`)
 	}
 	p.s = p.s[1:]
 	p.skipSpace()
-	return int(h), nil
+	return dims, nil
 }
 
-// elems scans the elements after "{" up to and including the closing "}".
+// nested scans the contents of a (sub-)array at depth (0: the outermost)
+// after its "{", up to and including its "}", appending the elements, and
+// returns the lengths of its dimensions (nil for the empty array {}).
+func (p *arrayParser) nested(depth int, raw *[]string, nulls *[]bool) ([]int, error) {
+	p.skipSpace()
+	switch {
+	case strings.HasPrefix(p.s, "}") && depth == 0:
+		p.s = p.s[1:]
+		return nil, nil
+	case strings.HasPrefix(p.s, "}"):
+		return nil, errMalformedArray(p.src, "Unexpected \"}\" character.")
+	case !strings.HasPrefix(p.s, "{"):
+		r, n, err := p.elems()
+		*raw, *nulls = append(*raw, r...), append(*nulls, n...)
+		if len(*raw) > MaxArrayLen {
+			return nil, Errorf(CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", MaxArrayLen)
+		}
+		return []int{len(r)}, err
+	case depth+2 > MaxArrayDims:
+		return nil, errArrayDims(depth + 2)
+	}
+	var sub []int
+	for n := 1; ; n++ {
+		if !strings.HasPrefix(p.s, "{") {
+			return nil, errMalformedArray(p.src, "Unexpected array element.")
+		}
+		p.s = p.s[1:]
+		d, err := p.nested(depth+1, raw, nulls)
+		if err != nil {
+			return nil, err
+		}
+		if n > 1 && !slices.Equal(d, sub) {
+			return nil, errMalformedArray(p.src, "Multidimensional arrays must have sub-arrays with matching dimensions.")
+		}
+		sub = d
+		p.skipSpace()
+		switch {
+		case strings.HasPrefix(p.s, ","):
+			p.s = p.s[1:]
+			p.skipSpace()
+		case strings.HasPrefix(p.s, "}"):
+			p.s = p.s[1:]
+			return append([]int{n}, sub...), nil
+		case p.s == "":
+			return nil, errMalformedArray(p.src, "Unexpected end of input.")
+		default:
+			return nil, errMalformedArray(p.src, "Unexpected \"%c\" character.", p.s[0])
+		}
+	}
+}
+
+// elems scans the elements of an innermost array up to and including the
+// closing "}" (there is at least one).
 func (p *arrayParser) elems() ([]string, []bool, error) {
 	var raw []string
 	var nulls []bool
-	p.skipSpace()
-	if strings.HasPrefix(p.s, "}") {
-		p.s = p.s[1:]
-		return nil, nil, nil
-	}
 	for {
 		p.skipSpace()
 		if strings.HasPrefix(p.s, "{") {
-			return nil, nil, errMultiDim()
+			return nil, nil, errMalformedArray(p.src, "Unexpected \"{\" character.")
 		}
 		v, null, err := p.elem()
 		if err != nil {
@@ -393,12 +459,12 @@ func appendArrayBinary(buf []byte, d Datum, t T) ([]byte, error) {
 			hasNull = 1
 		}
 	}
-	ndim := int32(min(len(elems), 1))
-	buf = binary.BigEndian.AppendUint32(buf, uint32(ndim))
+	dims := d.ArrayDims()
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(dims)))
 	buf = binary.BigEndian.AppendUint32(buf, uint32(hasNull))
 	buf = binary.BigEndian.AppendUint32(buf, et.OID())
-	if ndim == 1 {
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(elems)))
+	for _, n := range dims {
+		buf = binary.BigEndian.AppendUint32(buf, uint32(n))
 		buf = binary.BigEndian.AppendUint32(buf, 1)
 	}
 	for _, e := range elems {
@@ -428,32 +494,40 @@ func parseArrayBinary(b []byte, t T) (Datum, error) {
 	ndim, flags, oid := int32(binary.BigEndian.Uint32(b)), int32(binary.BigEndian.Uint32(b[4:])), binary.BigEndian.Uint32(b[8:])
 	b = b[12:]
 	switch {
-	case ndim < 0 || ndim > 6:
+	case ndim < 0 || ndim > MaxArrayDims:
 		return Null, Errorf("22000", "invalid number of dimensions: %d", ndim)
 	case flags != 0 && flags != 1:
 		return Null, Errorf("22000", "invalid array flags")
 	case oid != et.OID() && !(et.Family == FamText && isStringOID(oid)):
 		return Null, Errorf(CodeDatatypeMismatch, "binary data has array element type %d instead of expected %d", oid, et.OID())
-	case ndim > 1:
-		return Null, errMultiDim()
-	case ndim == 0:
-		if len(b) != 0 {
-			return Null, errBinary("incorrect binary data format in array")
+	}
+	dims := make([]int, ndim)
+	total := 1
+	for i := range dims {
+		if len(b) < 8 {
+			return Null, errBinary("insufficient data left in message")
 		}
-		return NewArray(nil), nil
+		n, lb := int32(binary.BigEndian.Uint32(b)), int32(binary.BigEndian.Uint32(b[4:]))
+		b = b[8:]
+		if n < 0 || n > MaxArrayLen {
+			return Null, Errorf(CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", MaxArrayLen)
+		}
+		if n > 0 && lb != 1 {
+			return Null, errLowerBound()
+		}
+		dims[i], total = int(n), min(total*int(n), MaxArrayLen+1)
 	}
-	if len(b) < 8 {
-		return Null, errBinary("insufficient data left in message")
-	}
-	n, lb := int32(binary.BigEndian.Uint32(b)), int32(binary.BigEndian.Uint32(b[4:]))
-	b = b[8:]
-	switch {
-	case n < 0 || n > MaxArrayLen:
+	if total > MaxArrayLen {
 		return Null, Errorf(CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", MaxArrayLen)
-	case n > 0 && lb != 1:
-		return Null, errLowerBound()
 	}
-	return parseArrayElemsBinary(b, int(n), et)
+	if ndim == 0 || total == 0 {
+		total, dims = 0, nil // PostgreSQL reads any zero-length shape as the empty array
+	}
+	a, err := parseArrayElemsBinary(b, total, et)
+	if err != nil {
+		return Null, err
+	}
+	return NewArrayDims(a.Array(), dims), nil
 }
 
 // parseArrayElemsBinary reads n length-prefixed elements of type et that
@@ -497,5 +571,5 @@ func castArray(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, e
 			return Null, err
 		}
 	}
-	return NewArray(elems), nil
+	return NewArrayDims(elems, d.ArrayDims()), nil
 }

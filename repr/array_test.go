@@ -15,7 +15,7 @@ var arrayTypes = []T{ArrayOf(Int4), ArrayOf(Int8), ArrayOf(Text), ArrayOf(Numeri
 // formats to text that parses back to the same array.
 func FuzzParseArrayText(f *testing.F) {
 	for _, s := range []string{"{1,2,NULL}", "{}", `{"a b","",NULL,\NULL,"x\"y"}`, "[1:2]={1,2}",
-		"{{1},{2}}", `{"{\"a\": 1}"}`, "{1.5,NaN}", `{"\\x01"}`, "{ a , b }", `{a"b"}`, "{1,,2}"} {
+		"{{1},{2}}", "{{{1,2}},{{3,NULL}}}", "[1:2][1:1]={{1},{2}}", "{{1},{}}", `{"{\"a\": 1}"}`, "{1.5,NaN}", `{"\\x01"}`, "{ a , b }", `{a"b"}`, "{1,,2}"} {
 		for i := range arrayTypes {
 			f.Add(s, uint8(i))
 		}
@@ -38,7 +38,7 @@ func FuzzParseArrayText(f *testing.F) {
 // accepts re-encodes to bytes that decode to the same array.
 func FuzzParseArrayBinary(f *testing.F) {
 	for i, typ := range arrayTypes {
-		for _, s := range []string{"{}", "{NULL}", "{1,NULL,3}", "{a,b}", "{t}"} {
+		for _, s := range []string{"{}", "{NULL}", "{1,NULL,3}", "{a,b}", "{t}", "{{1,2},{3,NULL}}", "{{{t}},{{f}}}"} {
 			if d, err := ParseText(s, typ, nil); err == nil {
 				b, _ := AppendBinary(nil, d, typ)
 				f.Add(b, uint8(i))
@@ -73,8 +73,12 @@ func TestArrayOrder(t *testing.T) {
 		}
 		return d
 	}
-	sorted := []Datum{arr("{}"), arr("{-5}"), arr("{1}"), arr("{1,2}"), arr("{1,2,3}"), arr("{1,3}"),
-		arr("{1,NULL}"), arr("{2}"), arr("{NULL}"), arr("{NULL,1}"), Null}
+	// Equal elements: fewer elements, then fewer dimensions, then shorter
+	// leading dimensions first.
+	sorted := []Datum{arr("{}"), arr("{-5}"), arr("{1}"), arr("{{1}}"), arr("{{{1}}}"), arr("{1,2}"),
+		arr("{{1,2}}"), arr("{{1},{2}}"), arr("{1,2,3}"), arr("{1,2,3,4}"), arr("{{1,2},{3,4}}"),
+		arr("{{{1,2},{3,4}}}"), arr("{{{1,2}},{{3,4}}}"), arr("{1,3}"), arr("{1,NULL}"), arr("{2}"),
+		arr("{NULL}"), arr("{{NULL}}"), arr("{NULL,1}"), Null}
 	for i := range sorted {
 		for j := range sorted {
 			want := cmpInt(i, j)
@@ -100,6 +104,10 @@ func TestArrayKeyRandom(t *testing.T) {
 			if rng.IntN(5) > 0 {
 				elems[i] = NewText(string([]byte{byte(rng.IntN(3)), byte(rng.IntN(3))}[:rng.IntN(3)]))
 			}
+		}
+		if len(elems) == 2 && rng.IntN(2) == 0 {
+			shapes := [][]int{{1, 2}, {2, 1}, {1, 1, 2}}
+			return NewArrayDims(elems, shapes[rng.IntN(len(shapes))])
 		}
 		return NewArray(elems)
 	}

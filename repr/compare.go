@@ -38,7 +38,10 @@ func Compare(a, b Datum) int {
 		if a.s == b.s {
 			return 0
 		}
-		return CompareRows(a.Array(), b.Array())
+		if c := CompareRows(a.Array(), b.Array()); c != 0 {
+			return c
+		}
+		return compareArrayShapes(a, b)
 	}
 	return 0
 }

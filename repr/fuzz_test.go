@@ -62,6 +62,7 @@ func FuzzDecodeRow(f *testing.F) {
 	row := Row{Null, NewInt(-5), NewText("abc"), NewFloat(1.5), NewInterval(Interval{1, 2, 3})}
 	f.Add(AppendRow(nil, row))
 	f.Add([]byte{1, byte(FamNumeric), 0, 2, 1, 5})
+	f.Add(AppendRow(nil, Row{NewArrayDims([]Datum{NewInt(1), Null, NewInt(3), NewInt(4)}, []int{2, 2}), NewArray([]Datum{NewText("x")})}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := DecodeRow(b)
 		if err != nil {

@@ -25,8 +25,9 @@ const (
 	FamJSONB
 	FamUUID
 	FamJSON
-	// FamArray is a one-dimensional array (lower bound 1) of the type
-	// T.ElemType(); its datum holds the elements (array.go).
+	// FamArray is an array of up to MaxArrayDims dimensions (lower bounds
+	// 1) of the type T.ElemType(); its datum holds the shape and the
+	// elements (array.go, array_dims.go).
 	FamArray
 )
 

@@ -1,0 +1,165 @@
+package repr
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+)
+
+// Multidimensional arrays. A one-dimensional array's payload is its
+// elements as a row (AppendRow: a uvarint count, then the values), the
+// encoding data directories already hold. An array of 2 to MaxArrayDims
+// dimensions (lower bounds 1) starts instead with uvarint(multiDimMark +
+// ndim), a count no one-dimensional payload can have (it exceeds
+// MaxArrayLen), then each dimension's length as a uvarint, then all
+// elements as one row in row-major order. Each shape has exactly one
+// encoding (one dimension always uses the short form, an empty array has
+// none), so equal arrays have equal payloads.
+//
+// Comparison follows array_cmp: elements in row-major order, then the
+// number of elements, then the number of dimensions, then the dimensions'
+// lengths. The key encoding of a multidimensional array is its elements'
+// keys, arrayKeyEnd, multiDimKey, ndim and each length as 4 big-endian
+// bytes: what follows a one-dimensional array's arrayKeyEnd is the next
+// column's keyValue or keyNull or the key's end, all below multiDimKey,
+// so a one-dimensional array sorts before a multidimensional one with the
+// same elements, as in array_cmp.
+const (
+	// MaxArrayDims is PostgreSQL's MAXDIM.
+	MaxArrayDims = 6
+	multiDimMark = 1 << 32
+	multiDimKey  = 0xFF
+)
+
+// NewArrayDims returns an array datum of shape dims (each at least 1, at
+// most MaxArrayDims of them, lower bounds 1) holding elems in row-major
+// order; len(elems) must be the product of dims. No dimensions or one is
+// NewArray.
+func NewArrayDims(elems []Datum, dims []int) Datum {
+	if len(dims) <= 1 || len(elems) == 0 {
+		return NewArray(elems)
+	}
+	buf := binary.AppendUvarint(nil, multiDimMark+uint64(len(dims)))
+	for _, n := range dims {
+		buf = binary.AppendUvarint(buf, uint64(n))
+	}
+	return Datum{fam: FamArray, s: string(AppendRow(buf, elems))}
+}
+
+// ArrayDims returns the lengths of an array datum's dimensions: none for
+// an empty array, one for a one-dimensional array.
+func (d Datum) ArrayDims() []int {
+	dims, _ := arrayHeader(d.s)
+	if dims == nil {
+		if n := d.ArrayLen(); n > 0 {
+			return []int{n}
+		}
+	}
+	return dims
+}
+
+// ArrayNDims returns the number of dimensions of an array datum (0 when
+// empty).
+func (d Datum) ArrayNDims() int { return len(d.ArrayDims()) }
+
+// arrayHeader splits a payload into its dimensions (nil for the
+// one-dimensional form) and the row of elements. The payload is valid.
+func arrayHeader(s string) ([]int, string) {
+	m, k := uvarint(s)
+	if m < multiDimMark {
+		return nil, s
+	}
+	dims := make([]int, m-multiDimMark)
+	s = s[k:]
+	for i := range dims {
+		n, k := uvarint(s)
+		dims[i], s = int(n), s[k:]
+	}
+	return dims, s
+}
+
+// validArrayHeader checks a multidimensional header and returns the rest
+// of the payload and the number of elements it promises.
+func validArrayHeader(s string) (string, uint64, bool) {
+	m, k := uvarint(s)
+	if k <= 0 || m < multiDimMark {
+		return s, 0, k > 0
+	}
+	ndim := m - multiDimMark
+	if ndim < 2 || ndim > MaxArrayDims {
+		return "", 0, false
+	}
+	s = s[k:]
+	total := uint64(1)
+	for range ndim {
+		n, k := uvarint(s)
+		if k <= 0 || n == 0 || n > MaxArrayLen {
+			return "", 0, false
+		}
+		if total *= n; total > MaxArrayLen {
+			return "", 0, false
+		}
+		s = s[k:]
+	}
+	if n, k := uvarint(s); k <= 0 || n != total {
+		return "", 0, false
+	}
+	return s, total, true
+}
+
+// compareArrayShapes breaks a tie between arrays with equal elements as
+// array_cmp does: fewer dimensions first, then shorter dimensions.
+func compareArrayShapes(a, b Datum) int {
+	da, db := a.ArrayDims(), b.ArrayDims()
+	if len(da) != len(db) {
+		return cmp.Compare(len(da), len(db))
+	}
+	return slices.Compare(da, db)
+}
+
+// appendArrayShapeKey appends the key suffix of a multidimensional array
+// (nothing for one dimension or none).
+func appendArrayShapeKey(buf []byte, d Datum) []byte {
+	dims, _ := arrayHeader(d.s)
+	if dims == nil {
+		return buf
+	}
+	buf = append(buf, multiDimKey, byte(len(dims)))
+	for _, n := range dims {
+		buf = binary.BigEndian.AppendUint32(buf, uint32(n))
+	}
+	return buf
+}
+
+// errArrayDims is 54000 for more than MaxArrayDims dimensions.
+func errArrayDims(n int) error {
+	return Errorf(CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", n, MaxArrayDims)
+}
+
+// appendNested appends the elements of shape dims from elems, nested in
+// braces, with elem appending one element; it returns the elements not
+// used.
+func appendNested(buf []byte, elems []Datum, dims []int, elem func([]byte, Datum) []byte) ([]byte, []Datum) {
+	buf = append(buf, '{')
+	for i := range dims[0] {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if len(dims) > 1 {
+			buf, elems = appendNested(buf, elems, dims[1:], elem)
+			continue
+		}
+		buf, elems = elem(buf, elems[0]), elems[1:]
+	}
+	return append(buf, '}'), elems
+}
+
+// FormatArrayDims prints a shape as array_dims does: [1:2][1:3].
+func FormatArrayDims(dims []int) string {
+	s := ""
+	for _, n := range dims {
+		s += fmt.Sprintf("[1:%d]", n)
+	}
+	return s
+}
