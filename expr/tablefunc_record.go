@@ -2,6 +2,8 @@ package expr
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -213,9 +215,8 @@ func populateField(v jsonVal, t repr.T, key string, loc *time.Location) (repr.Da
 }
 
 // populateArray converts v to array type t: a JSON string through the
-// array's text input, a JSON array element by element; anything else is
-// 22P02. An element that is itself an array would make a multidimensional
-// array, which Eddy does not have (0A000).
+// array's text input, a JSON array element by element, nested JSON arrays
+// as a multidimensional array (arrayShape); anything else is 22P02.
 func populateArray(v jsonVal, t repr.T, key string, loc *time.Location) (repr.Datum, error) {
 	if s, ok := v.str(); ok {
 		return repr.ParseText(s, t, loc)
@@ -225,18 +226,79 @@ func populateArray(v jsonVal, t repr.T, key string, loc *time.Location) (repr.Da
 		return repr.Null, repr.Errorf(repr.CodeInvalidText, "expected JSON array").
 			WithHint("See the value of key \"%s\".", key)
 	}
-	out := make([]repr.Datum, len(elems))
-	for i, e := range elems {
-		if _, nested := e.elems(); nested && i == 0 {
-			return repr.Null, repr.Unsupported("multidimensional arrays")
-		}
+	sh := &arrayShape{key: key}
+	if err := sh.walk(elems, 1, ""); err != nil {
+		return repr.Null, err
+	}
+	out := make([]repr.Datum, len(sh.elems))
+	for i, e := range sh.elems {
 		d, err := populateField(e, t.ElemType(), key, loc)
 		if err != nil {
 			return repr.Null, err
 		}
 		out[i] = d
 	}
-	return repr.NewArray(out), nil
+	if slices.Contains(sh.dims, 0) {
+		return repr.NewArray(nil), nil
+	}
+	return repr.NewArrayDims(out, sh.dims), nil
+}
+
+// arrayShape collects the elements and dimensions of nested JSON arrays
+// as PostgreSQL's populate_array does: the first non-array value fixes the
+// number of dimensions (an array found at that depth is an element); every
+// sub-array of a level must have the same length.
+type arrayShape struct {
+	key   string
+	ndims int
+	dims  []int
+	elems []jsonVal
+}
+
+// walk visits the elements of an array at depth (1: the outermost); path
+// locates it for errors ("[1][0]").
+func (sh *arrayShape) walk(vals []jsonVal, depth int, path string) error {
+	if depth > repr.MaxArrayDims {
+		return repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", depth, repr.MaxArrayDims)
+	}
+	for i, e := range vals {
+		sub, isArray := e.elems()
+		at := path + "[" + strconv.Itoa(i) + "]"
+		switch {
+		case isArray && (sh.ndims == 0 || depth < sh.ndims):
+			if err := sh.walk(sub, depth+1, at); err != nil {
+				return err
+			}
+			continue
+		case sh.ndims == 0:
+			sh.ndims = depth
+		case depth < sh.ndims:
+			return repr.Errorf(repr.CodeInvalidText, "expected JSON array").
+				WithHint("See the array element %s of key \"%s\".", at, sh.key)
+		}
+		sh.elems = append(sh.elems, e)
+	}
+	return sh.checkDim(depth, len(vals))
+}
+
+// checkDim records that an array at depth has n elements, failing if an
+// earlier one at that depth had another length.
+func (sh *arrayShape) checkDim(depth, n int) error {
+	if sh.ndims == 0 {
+		sh.ndims = depth
+	}
+	for len(sh.dims) < depth {
+		sh.dims = append(sh.dims, -1)
+	}
+	switch sh.dims[depth-1] {
+	case -1:
+		sh.dims[depth-1] = n
+	case n:
+	default:
+		return repr.Errorf(repr.CodeInvalidText, "malformed JSON array").
+			WithDetail("Multidimensional arrays must have sub-arrays with matching dimensions.")
+	}
+	return nil
 }
 
 // jsonVal is one JSON value the populate functions read: a decoded jsonb
