@@ -279,6 +279,12 @@ func (f *wfunc) evalValue(st *wstate, j, n, ps, pe int, e *went, sl []repr.Datum
 // retracts those leaving it.
 func (f *wfunc) evalAgg(st *wstate, j, n, ps, pe int, e, prev *went, sl []repr.Datum) error {
 	fs, fe := f.bounds(st, j, n, ps, pe, e)
+	if f.scan {
+		pc, np := f.pieces(fs, fe, j, ps, pe)
+		var err error
+		sl[0], err = f.call.Kind.Def().Final(&f.call, &expr.Acc{}, frameValues{f: f, c: &st.cur, pc: pc[:np]})
+		return err
+	}
 	if f.running {
 		if !st.init {
 			st.init, st.fe = true, -1
@@ -299,6 +305,53 @@ func (f *wfunc) evalAgg(st *wstate, j, n, ps, pe int, e, prev *went, sl []repr.D
 	var err error
 	sl[0], err = f.slidingResult(st, np)
 	return err
+}
+
+// frameValues is a frame's non-NULL argument values in window order, as a
+// frame-scanning aggregate's final function reads them (expr.AggValues).
+type frameValues struct {
+	f  *wfunc
+	c  *wcur
+	pc []wpiece
+}
+
+// Ascend calls fn with each non-NULL value of the frame (and its
+// separator) in window order until fn returns false.
+func (v frameValues) Ascend(fn func(x, sep repr.Datum, n int64) bool) {
+	for _, p := range v.pc {
+		for pos := p.s; pos <= p.e; pos++ {
+			row := v.c.at(pos).row
+			x, sep := row[v.f.Col], repr.Null
+			if v.f.Default >= 0 {
+				sep = row[v.f.Default]
+			}
+			if !x.IsNull() && !fn(x, sep, 1) {
+				return
+			}
+		}
+	}
+}
+
+// Min returns the first value.
+func (v frameValues) Min() (repr.Datum, bool) {
+	var out repr.Datum
+	found := false
+	v.Ascend(func(x, _ repr.Datum, _ int64) bool {
+		out, found = x, true
+		return false
+	})
+	return out, found
+}
+
+// Max returns the last value.
+func (v frameValues) Max() (repr.Datum, bool) {
+	var out repr.Datum
+	found := false
+	v.Ascend(func(x, _ repr.Datum, _ int64) bool {
+		out, found = x, true
+		return true
+	})
+	return out, found
 }
 
 // slide moves the accumulator from the pieces st.pc to pc: each piece's

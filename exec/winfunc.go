@@ -125,6 +125,9 @@ type wfunc struct {
 	accWidth int
 	call     expr.AggCall
 	scales   bool
+	// scan marks an aggregate computed from its frame's rows at each
+	// position (expr.IsFrameScanAgg): O(frame) per position.
+	scan bool
 }
 
 // wreach is the positions a function reads relative to the current one,
@@ -199,8 +202,9 @@ func (o *windowOp) compile(f expr.WinFunc, in []repr.T) (wfunc, error) {
 			}
 		}
 		wf.call = expr.AggCall{Kind: f.Agg, Arg: arg, T: f.T, Class: f.Agg.Def().Class(arg)}
-		wf.scales = expr.NeedsScales(wf.call.Class, arg)
-		wf.running = f.Frame.Start.Kind == expr.UnboundedPreceding && f.Frame.Exclude == expr.ExcludeNoOthers
+		wf.scan = expr.IsFrameScanAgg(f.Agg)
+		wf.scales = expr.NeedsScales(wf.call.Class, arg) && !wf.scan
+		wf.running = f.Frame.Start.Kind == expr.UnboundedPreceding && f.Frame.Exclude == expr.ExcludeNoOthers && !wf.scan
 		if wf.running && f.Agg != expr.AggMin && f.Agg != expr.AggMax {
 			wf.accWidth = wf.call.Class.Width()
 			wf.width = wf.accWidth + int(b2i(wf.scales))

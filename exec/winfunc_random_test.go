@@ -54,6 +54,10 @@ var windowRandomPlans = []string{
 	`%0 = Source coll=1 :: int4, int4, text
 %1 = MFP map=[(#0 + 1)] project=[#0, #1, #2, #3] <- %0
 %2 = Window key=[#2] order=[#0%d, #1] funcs=[lag(#0, #1), lead(#2, #1, #2), ntile(#3), nth_value(#1, #3) %f, lag(#1, #3, #0)] <- %1`,
+	// Multiset aggregates, computed from the frame's rows in order.
+	`%0 = Source coll=1 :: int4, int4, text
+%1 = MFP map=[array(#1), ','] project=[#0, #1, #2, #3, #4] <- %0
+%2 = Window key=[#0] order=[#1%d] funcs=[string_agg(#2, #4) %F, array_agg(#3) %f, string_agg(#2, #2) %g, array_agg(#3)] <- %1`,
 	// Retractable aggregates beyond sum and count: bool_and/or (counts),
 	// variances (exact moments), bit_and/or (per-bit counts).
 	`%0 = Source coll=1 :: int4, int4, text

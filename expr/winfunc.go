@@ -68,7 +68,8 @@ func (k WinKind) UsesFrame() bool {
 // read it at each row, ntile at the partition's first row where it is
 // not NULL, as PostgreSQL evaluates them (NCol is -1 for a constant).
 // Default is the column holding lag/lead's default value (the value's
-// type), -1 for NULL. Frame matters only when Kind.UsesFrame (others carry
+// type), -1 for NULL, or a two-argument aggregate's second argument
+// (string_agg's separator). Frame matters only when Kind.UsesFrame (others carry
 // DefaultFrame). T is the result type (see WinFunc.Type).
 type WinFunc struct {
 	Kind    WinKind
@@ -116,7 +117,7 @@ func (f WinFunc) Cols() []int {
 	if f.NCol >= 0 {
 		cols = append(cols, f.NCol)
 	}
-	if (f.Kind == WinLag || f.Kind == WinLead) && f.Default >= 0 {
+	if f.Default >= 0 {
 		cols = append(cols, f.Default)
 	}
 	return cols
@@ -130,7 +131,7 @@ func (f WinFunc) Remap(m func(int) int) WinFunc {
 	if f.NCol >= 0 {
 		f.NCol = m(f.NCol)
 	}
-	if (f.Kind == WinLag || f.Kind == WinLead) && f.Default >= 0 {
+	if f.Default >= 0 {
 		f.Default = m(f.Default)
 	}
 	return f
@@ -164,6 +165,8 @@ func (f WinFunc) String() string {
 	case WinAgg:
 		if f.Agg == AggCountStar {
 			s = "count(*)"
+		} else if f.Default >= 0 {
+			s = fmt.Sprintf("%s(#%d, #%d)", f.Agg, f.Col, f.Default)
 		} else {
 			s = fmt.Sprintf("%s(#%d)", f.Agg, f.Col)
 		}
@@ -239,7 +242,14 @@ func (f *WinFunc) parseCall(name string, args []string) error {
 			f.Agg = AggCountStar
 			return nil
 		}
-		if err := want(1); err != nil {
+		if k.Def().Shape == AggBinary {
+			if err := want(2); err != nil {
+				return err
+			}
+			if err := parseColInto(args[1], &f.Default); err != nil {
+				return err
+			}
+		} else if err := want(1); err != nil {
 			return err
 		}
 		return parseColInto(args[0], &f.Col)
@@ -278,9 +288,19 @@ func (f *WinFunc) parseCall(name string, args []string) error {
 	return err
 }
 
-// IsWindowAgg reports whether a Window computes aggregate k over a frame
-// (AggDef.Window).
-func IsWindowAgg(k AggKind) bool { return k.Def().Window }
+// IsWindowAgg reports whether a Window computes aggregate k over a frame:
+// those with a retractable accumulator (AggDef.Window) slide, and those
+// keeping a multiset of values in order (string_agg, array_agg, json_agg,
+// jsonb_agg; see IsFrameScanAgg) are computed from the frame's rows.
+func IsWindowAgg(k AggKind) bool { return k.Def().Window || IsFrameScanAgg(k) }
+
+// IsFrameScanAgg reports whether a Window computes aggregate k by reading
+// its frame's rows in order at each position: a multiset aggregate that is
+// not an ordered-set one nor keyed (the object aggregates).
+func IsFrameScanAgg(k AggKind) bool {
+	d := k.Def()
+	return !d.Window && d.Multiset && d.Shape != AggOrderedSet && d.Key == (repr.T{})
+}
 
 // parseN parses N: a constant, or #c for a column.
 func (f *WinFunc) parseN(s string) error {

@@ -706,7 +706,6 @@ func (b *builder) winIntArg(wc *winCall, e expr.Expr, fc *pg_query.FuncCall, n *
 // non-NULL constant).
 func (c *ectx) winAgg(fc *pg_query.FuncCall, kind expr.AggKind) (winCall, error) {
 	wc := winCall{fc: fc, fn: expr.WinFunc{Kind: expr.WinAgg, Agg: kind, Col: -1, NCol: -1, Default: -1, Frame: expr.DefaultFrame}}
-	name := funcName(fc)
 	if fc.AggStar && fc.AggFilter == nil {
 		wc.fn.Agg = expr.AggCountStar
 		return wc, nil
@@ -719,22 +718,56 @@ func (c *ectx) winAgg(fc *pg_query.FuncCall, kind expr.AggKind) (winCall, error)
 		if args, err = c.exprs(fc.Args); err != nil {
 			return winCall{}, err
 		}
-		if len(args) != 1 {
-			return winCall{}, noSuchFunction(name, args, fc.Location)
-		}
-		if args[0].Type().Family == repr.FamUnknown {
-			if args[0], err = c.b.coerce(args[0], kind.Def().Literal); err != nil {
-				return winCall{}, err
-			}
-		}
-		if _, err := expr.AggType(kind, args[0].Type()); err != nil {
-			return winCall{}, noSuchFunction(name, args, fc.Location)
+		if args, err = c.winAggArgs(fc, kind, args); err != nil {
+			return winCall{}, err
 		}
 	}
 	var err error
 	wc.args, err = c.b.aggFilter(fc, c, args)
 	wc.fn.Col = 0
+	if len(args) == 2 {
+		wc.fn.Default = 1
+	}
 	return wc, err
+}
+
+// winAggArgs checks and converts the arguments of a window aggregate as
+// for GROUP BY (planAgg): a second argument for string_agg, untyped
+// literals typed, values converted (to_json) and boxed (array_agg's
+// ARRAY[x], so NULLs are kept).
+func (c *ectx) winAggArgs(fc *pg_query.FuncCall, kind expr.AggKind, args []expr.Expr) ([]expr.Expr, error) {
+	def, name := kind.Def(), funcName(fc)
+	want := 1
+	if def.Shape == expr.AggBinary {
+		want = 2
+	}
+	if len(args) != want {
+		return nil, noSuchFunction(name, args, fc.Location)
+	}
+	if err := c.b.aggArgTypes(def, args, fc.Location); err != nil {
+		return nil, err
+	}
+	argT := args[0].Type()
+	if def.Boxed {
+		if argT.Family == repr.FamArray {
+			return nil, repr.Unsupported("%s over array values", name).WithPosition(fc.Location + 1)
+		}
+		argT = repr.ArrayOf(argT)
+	}
+	if _, err := expr.AggType(kind, argT); err != nil {
+		return nil, noSuchFunction(name, args, fc.Location)
+	}
+	var err error
+	if def.Convert != "" {
+		last := len(args) - 1
+		if args[last], err = c.function(def.Convert, args[last:], fc.Location); err != nil {
+			return nil, err
+		}
+	}
+	if def.Boxed {
+		args[0], err = c.function("array", args[:1], fc.Location)
+	}
+	return args, err
 }
 
 // windowChain computes the calls over rel: their arguments, partition
