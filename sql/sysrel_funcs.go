@@ -192,6 +192,12 @@ func init() {
 		"pg_type_is_visible":     alwaysTrue,
 		"pg_function_is_visible": alwaysTrue, "pg_collation_is_visible": alwaysTrue,
 		"pg_opclass_is_visible": alwaysTrue, "pg_operator_is_visible": alwaysTrue,
+		"pg_conversion_is_visible": alwaysTrue, "pg_statistics_obj_is_visible": alwaysTrue,
+		"pg_ts_config_is_visible": alwaysTrue, "pg_ts_dict_is_visible": alwaysTrue, "pg_ts_parser_is_visible": alwaysTrue,
+		"pg_ts_template_is_visible": alwaysTrue, "pg_opfamily_is_visible": alwaysTrue,
+		"pg_tablespace_location": func(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {
+			return repr.NewText(""), nil
+		},
 		"pg_is_in_recovery": func(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {
 			return repr.NewBool(false), nil
 		},

@@ -1213,3 +1213,341 @@ SELECT pg_catalog.lower(name) FROM pg_catalog.pg_settings  WHERE pg_catalog.lowe
 	LIMIT 1000
 ;;
 
+-- client: psql 15
+SELECT c.oid,
+  n.nspname,
+  c.relname
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relname OPERATOR(pg_catalog.~) '^(pg_cl.*)$' COLLATE pg_catalog.default
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 2, 3
+;;
+
+-- client: psql 15
+SELECT c.relchecks, c.relkind, c.relhasindex, c.relhasrules, c.relhastriggers, c.relrowsecurity, c.relforcerowsecurity, false AS relhasoids, c.relispartition, '', c.reltablespace, CASE WHEN c.reloftype = 0 THEN '' ELSE c.reloftype::pg_catalog.regtype::pg_catalog.text END, c.relpersistence, c.relreplident, am.amname
+FROM pg_catalog.pg_class c
+ LEFT JOIN pg_catalog.pg_class tc ON (c.reltoastrelid = tc.oid)
+LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid)
+WHERE c.oid = '2662'
+;;
+
+-- client: psql 15
+SELECT a.attname,
+  pg_catalog.format_type(a.atttypid, a.atttypmod),
+  CASE WHEN a.attnum <= (SELECT i.indnkeyatts FROM pg_catalog.pg_index i WHERE i.indexrelid = '2662') THEN 'yes' ELSE 'no' END AS is_key,
+  pg_catalog.pg_get_indexdef(a.attrelid, a.attnum, TRUE) AS indexdef
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid = '2662' AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum
+;;
+
+-- client: psql 15
+SELECT i.indisunique, i.indisprimary, i.indisclustered, i.indisvalid,
+  (NOT i.indimmediate) AND EXISTS (SELECT 1 FROM pg_catalog.pg_constraint WHERE conrelid = i.indrelid AND conindid = i.indexrelid AND contype IN ('p','u','x') AND condeferrable) AS condeferrable,
+  (NOT i.indimmediate) AND EXISTS (SELECT 1 FROM pg_catalog.pg_constraint WHERE conrelid = i.indrelid AND conindid = i.indexrelid AND contype IN ('p','u','x') AND condeferred) AS condeferred,
+i.indisreplident,
+i.indnullsnotdistinct,
+  a.amname, c2.relname, pg_catalog.pg_get_expr(i.indpred, i.indrelid, true)
+FROM pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_am a
+WHERE i.indexrelid = c.oid AND c.oid = '2662' AND c.relam = a.oid
+AND i.indrelid = c2.oid
+;;
+
+-- client: psql 15
+SELECT c.relchecks, c.relkind, c.relhasindex, c.relhasrules, c.relhastriggers, c.relrowsecurity, c.relforcerowsecurity, false AS relhasoids, c.relispartition, '', c.reltablespace, CASE WHEN c.reloftype = 0 THEN '' ELSE c.reloftype::pg_catalog.regtype::pg_catalog.text END, c.relpersistence, c.relreplident, am.amname
+FROM pg_catalog.pg_class c
+ LEFT JOIN pg_catalog.pg_class tc ON (c.reltoastrelid = tc.oid)
+LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid)
+WHERE c.oid = '2663'
+;;
+
+-- client: psql 15
+SELECT a.attname,
+  pg_catalog.format_type(a.atttypid, a.atttypmod),
+  CASE WHEN a.attnum <= (SELECT i.indnkeyatts FROM pg_catalog.pg_index i WHERE i.indexrelid = '2663') THEN 'yes' ELSE 'no' END AS is_key,
+  pg_catalog.pg_get_indexdef(a.attrelid, a.attnum, TRUE) AS indexdef
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid = '2663' AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum
+;;
+
+-- client: psql 15
+SELECT i.indisunique, i.indisprimary, i.indisclustered, i.indisvalid,
+  (NOT i.indimmediate) AND EXISTS (SELECT 1 FROM pg_catalog.pg_constraint WHERE conrelid = i.indrelid AND conindid = i.indexrelid AND contype IN ('p','u','x') AND condeferrable) AS condeferrable,
+  (NOT i.indimmediate) AND EXISTS (SELECT 1 FROM pg_catalog.pg_constraint WHERE conrelid = i.indrelid AND conindid = i.indexrelid AND contype IN ('p','u','x') AND condeferred) AS condeferred,
+i.indisreplident,
+i.indnullsnotdistinct,
+  a.amname, c2.relname, pg_catalog.pg_get_expr(i.indpred, i.indrelid, true)
+FROM pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_am a
+WHERE i.indexrelid = c.oid AND c.oid = '2663' AND c.relam = a.oid
+AND i.indrelid = c2.oid
+;;
+
+-- client: psql 15
+SELECT c.relchecks, c.relkind, c.relhasindex, c.relhasrules, c.relhastriggers, c.relrowsecurity, c.relforcerowsecurity, false AS relhasoids, c.relispartition, '', c.reltablespace, CASE WHEN c.reloftype = 0 THEN '' ELSE c.reloftype::pg_catalog.regtype::pg_catalog.text END, c.relpersistence, c.relreplident, am.amname
+FROM pg_catalog.pg_class c
+ LEFT JOIN pg_catalog.pg_class tc ON (c.reltoastrelid = tc.oid)
+LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid)
+WHERE c.oid = '3455'
+;;
+
+-- client: psql 15
+SELECT a.attname,
+  pg_catalog.format_type(a.atttypid, a.atttypmod),
+  CASE WHEN a.attnum <= (SELECT i.indnkeyatts FROM pg_catalog.pg_index i WHERE i.indexrelid = '3455') THEN 'yes' ELSE 'no' END AS is_key,
+  pg_catalog.pg_get_indexdef(a.attrelid, a.attnum, TRUE) AS indexdef
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid = '3455' AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum
+;;
+
+-- client: psql 15
+SELECT i.indisunique, i.indisprimary, i.indisclustered, i.indisvalid,
+  (NOT i.indimmediate) AND EXISTS (SELECT 1 FROM pg_catalog.pg_constraint WHERE conrelid = i.indrelid AND conindid = i.indexrelid AND contype IN ('p','u','x') AND condeferrable) AS condeferrable,
+  (NOT i.indimmediate) AND EXISTS (SELECT 1 FROM pg_catalog.pg_constraint WHERE conrelid = i.indrelid AND conindid = i.indexrelid AND contype IN ('p','u','x') AND condeferred) AS condeferred,
+i.indisreplident,
+i.indnullsnotdistinct,
+  a.amname, c2.relname, pg_catalog.pg_get_expr(i.indpred, i.indrelid, true)
+FROM pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_am a
+WHERE i.indexrelid = c.oid AND c.oid = '3455' AND c.relam = a.oid
+AND i.indrelid = c2.oid
+;;
+
+-- client: psql 15
+SELECT n.nspname AS "Schema",
+       c.conname AS "Name",
+       pg_catalog.pg_encoding_to_char(c.conforencoding) AS "Source",
+       pg_catalog.pg_encoding_to_char(c.contoencoding) AS "Destination",
+       CASE WHEN c.condefault THEN 'yes'
+       ELSE 'no' END AS "Default?"
+FROM pg_catalog.pg_conversion c
+     JOIN pg_catalog.pg_namespace n ON n.oid = c.connamespace
+WHERE true
+  AND n.nspname <> 'pg_catalog'
+  AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_conversion_is_visible(c.oid)
+ORDER BY 1, 2
+;;
+
+-- client: psql 15
+SELECT spcname AS "Name",
+  pg_catalog.pg_get_userbyid(spcowner) AS "Owner",
+  pg_catalog.pg_tablespace_location(oid) AS "Location"
+FROM pg_catalog.pg_tablespace
+ORDER BY 1
+;;
+
+-- client: psql 15
+SELECT 
+es.stxnamespace::pg_catalog.regnamespace::pg_catalog.text AS "Schema", 
+es.stxname AS "Name", 
+pg_catalog.format('%s FROM %s', 
+  pg_catalog.pg_get_statisticsobjdef_columns(es.oid), 
+  es.stxrelid::pg_catalog.regclass) AS "Definition",
+CASE WHEN 'd' = any(es.stxkind) THEN 'defined' 
+END AS "Ndistinct", 
+CASE WHEN 'f' = any(es.stxkind) THEN 'defined' 
+END AS "Dependencies",
+CASE WHEN 'm' = any(es.stxkind) THEN 'defined' 
+END AS "MCV"  
+FROM pg_catalog.pg_statistic_ext es 
+WHERE pg_catalog.pg_statistics_obj_is_visible(es.oid)
+ORDER BY 1, 2
+;;
+
+-- client: psql 15
+SELECT rolname AS "Role", datname AS "Database",
+pg_catalog.array_to_string(setconfig, E'\n') AS "Settings"
+FROM pg_catalog.pg_db_role_setting s
+LEFT JOIN pg_catalog.pg_database d ON d.oid = setdatabase
+LEFT JOIN pg_catalog.pg_roles r ON r.oid = setrole
+ORDER BY 1, 2
+;;
+
+-- client: psql 15
+SELECT s.name AS "Parameter", pg_catalog.current_setting(s.name) AS "Value"
+FROM pg_catalog.pg_settings s
+WHERE s.source <> 'default' AND
+      s.setting IS DISTINCT FROM s.boot_val
+ORDER BY 1
+;;
+
+-- client: psql 15
+SELECT n.nspname as "Schema",
+       t.typname as "Name",
+       pg_catalog.format_type(t.typbasetype, t.typtypmod) as "Type",
+       (SELECT c.collname FROM pg_catalog.pg_collation c, pg_catalog.pg_type bt
+        WHERE c.oid = t.typcollation AND bt.oid = t.typbasetype AND t.typcollation <> bt.typcollation) as "Collation",
+       CASE WHEN t.typnotnull THEN 'not null' END as "Nullable",
+       t.typdefault as "Default",
+       pg_catalog.array_to_string(ARRAY(
+         SELECT pg_catalog.pg_get_constraintdef(r.oid, true) FROM pg_catalog.pg_constraint r WHERE t.oid = r.contypid
+       ), ' ') as "Check"
+FROM pg_catalog.pg_type t
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+WHERE t.typtype = 'd'
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_type_is_visible(t.oid)
+ORDER BY 1, 2
+;;
+
+-- client: psql 15
+SELECT n.nspname as "Schema",
+  o.oprname AS "Name",
+  CASE WHEN o.oprkind='l' THEN NULL ELSE pg_catalog.format_type(o.oprleft, NULL) END AS "Left arg type",
+  CASE WHEN o.oprkind='r' THEN NULL ELSE pg_catalog.format_type(o.oprright, NULL) END AS "Right arg type",
+  pg_catalog.format_type(o.oprresult, NULL) AS "Result type",
+  coalesce(pg_catalog.obj_description(o.oid, 'pg_operator'),
+           pg_catalog.obj_description(o.oprcode, 'pg_proc')) AS "Description"
+FROM pg_catalog.pg_operator o
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
+WHERE n.nspname <> 'pg_catalog'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_operator_is_visible(o.oid)
+ORDER BY 1, 2, 3, 4
+;;
+
+-- client: psql 15
+SELECT pg_catalog.format_type(castsource, NULL) AS "Source type",
+       pg_catalog.format_type(casttarget, NULL) AS "Target type",
+       CASE WHEN c.castmethod = 'b' THEN '(binary coercible)'
+            WHEN c.castmethod = 'i' THEN '(with inout)'
+            ELSE p.proname
+       END AS "Function",
+       CASE WHEN c.castcontext = 'e' THEN 'no'
+            WHEN c.castcontext = 'a' THEN 'in assignment'
+            ELSE 'yes'
+       END AS "Implicit?"
+FROM pg_catalog.pg_cast c LEFT JOIN pg_catalog.pg_proc p
+     ON c.castfunc = p.oid
+     LEFT JOIN pg_catalog.pg_type ts
+     ON c.castsource = ts.oid
+     LEFT JOIN pg_catalog.pg_namespace ns
+     ON ns.oid = ts.typnamespace
+     LEFT JOIN pg_catalog.pg_type tt
+     ON c.casttarget = tt.oid
+     LEFT JOIN pg_catalog.pg_namespace nt
+     ON nt.oid = tt.typnamespace
+WHERE ( (true  AND pg_catalog.pg_type_is_visible(ts.oid)
+) OR (true  AND pg_catalog.pg_type_is_visible(tt.oid)
+) )
+ORDER BY 1, 2
+;;
+
+-- client: psql 15
+SELECT evtname as "Name", evtevent as "Event", pg_catalog.pg_get_userbyid(e.evtowner) as "Owner",
+ case evtenabled when 'O' then 'enabled'  when 'R' then 'replica'  when 'A' then 'always'  when 'D' then 'disabled' end as "Enabled",
+ e.evtfoid::pg_catalog.regproc as "Function", pg_catalog.array_to_string(array(select x from pg_catalog.unnest(evttags) as t(x)), ', ') as "Tags"
+FROM pg_catalog.pg_event_trigger e ORDER BY 1
+;;
+
+-- client: psql 15
+SELECT s.srvname AS "Name",
+  pg_catalog.pg_get_userbyid(s.srvowner) AS "Owner",
+  f.fdwname AS "Foreign-data wrapper"
+FROM pg_catalog.pg_foreign_server s
+     JOIN pg_catalog.pg_foreign_data_wrapper f ON f.oid=s.srvfdw
+ORDER BY 1
+;;
+
+-- client: psql 15
+SELECT pubname AS "Name",
+  pg_catalog.pg_get_userbyid(pubowner) AS "Owner",
+  puballtables AS "All tables",
+  pubinsert AS "Inserts",
+  pubupdate AS "Updates",
+  pubdelete AS "Deletes",
+  pubtruncate AS "Truncates",
+  pubviaroot AS "Via root"
+FROM pg_catalog.pg_publication
+ORDER BY 1
+;;
+
+-- client: psql 15
+SELECT d.datname as "Name",
+       pg_catalog.pg_get_userbyid(d.datdba) as "Owner",
+       pg_catalog.pg_encoding_to_char(d.encoding) as "Encoding",
+       d.datcollate as "Collate",
+       d.datctype as "Ctype",
+       d.daticulocale as "ICU Locale",
+       CASE d.datlocprovider WHEN 'c' THEN 'libc' WHEN 'i' THEN 'icu' END AS "Locale Provider",
+       pg_catalog.array_to_string(d.datacl, E'\n') AS "Access privileges",
+       CASE WHEN pg_catalog.has_database_privilege(d.datname, 'CONNECT')
+            THEN pg_catalog.pg_size_pretty(pg_catalog.pg_database_size(d.datname))
+            ELSE 'No Access'
+       END as "Size",
+       t.spcname as "Tablespace",
+       pg_catalog.shobj_description(d.oid, 'pg_database') as "Description"
+FROM pg_catalog.pg_database d
+  JOIN pg_catalog.pg_tablespace t on d.dattablespace = t.oid
+ORDER BY 1
+;;
+
+-- client: psql 15
+SELECT n.nspname as "Schema",
+  c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner",
+  CASE c.relpersistence WHEN 'p' THEN 'permanent' WHEN 't' THEN 'temporary' WHEN 'u' THEN 'unlogged' END as "Persistence",
+  am.amname as "Access method",
+  pg_catalog.pg_size_pretty(pg_catalog.pg_table_size(c.oid)) as "Size",
+  pg_catalog.obj_description(c.oid, 'pg_class') as "Description"
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam
+WHERE c.relkind IN ('m','')
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname !~ '^pg_toast'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2
+;;
+
+-- client: psql 15
+SELECT n.nspname as "Schema",
+  c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner",
+  CASE c.relpersistence WHEN 'p' THEN 'permanent' WHEN 't' THEN 'temporary' WHEN 'u' THEN 'unlogged' END as "Persistence",
+  pg_catalog.pg_size_pretty(pg_catalog.pg_table_size(c.oid)) as "Size",
+  pg_catalog.obj_description(c.oid, 'pg_class') as "Description"
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('v','')
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname !~ '^pg_toast'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2
+;;
+
+-- client: psql 15
+SELECT n.nspname AS "Name",
+  pg_catalog.pg_get_userbyid(n.nspowner) AS "Owner",
+  pg_catalog.array_to_string(n.nspacl, E'\n') AS "Access privileges",
+  pg_catalog.obj_description(n.oid, 'pg_namespace') AS "Description"
+FROM pg_catalog.pg_namespace n
+WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'
+ORDER BY 1
+;;
+
+-- client: psql 15
+SELECT n.nspname as "Schema",
+  c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner",
+  CASE c.relpersistence WHEN 'p' THEN 'permanent' WHEN 't' THEN 'temporary' WHEN 'u' THEN 'unlogged' END as "Persistence",
+  pg_catalog.pg_size_pretty(pg_catalog.pg_table_size(c.oid)) as "Size",
+  pg_catalog.obj_description(c.oid, 'pg_class') as "Description"
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('S','')
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname !~ '^pg_toast'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2
+;;
+
