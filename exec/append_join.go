@@ -44,6 +44,7 @@ type appendJoin struct {
 	vbuf      []byte
 	lbuf      []byte
 	scratch   repr.Row
+	rec       repr.Row // decodeRec's row
 }
 
 // appendSide is one input's rows by join key.
@@ -136,10 +137,11 @@ func hasNullCol(row repr.Row, cols []int) bool {
 }
 
 // probe emits u joined with every row of recs (the other side's rows of
-// u's key) that passes the residual.
+// u's key) that passes the residual. Each record is decoded into o.rec,
+// its numerics into the Step's slab, so only the joined rows allocate.
 func (o *appendJoin) probe(s *stepCtx, side int, u repr.Update, recs []byte, out []repr.Update) ([]repr.Update, error) {
 	for len(recs) > 0 {
-		n, row, rest, err := decodeAppendRec(recs, o.widths[1-side])
+		n, row, rest, err := o.decodeRec(recs, o.widths[1-side], &s.slab.decs)
 		if err != nil {
 			return nil, err
 		}
@@ -157,6 +159,24 @@ func (o *appendJoin) probe(s *stepCtx, side int, u repr.Update, recs []byte, out
 		}
 	}
 	return out, nil
+}
+
+// decodeRec decodes the first record of recs, a row of width columns,
+// into o.rec (valid until the next call), returning its count, its row
+// and the remaining records.
+func (o *appendJoin) decodeRec(recs []byte, width int, decs *repr.DecimalSlab) (int64, repr.Row, []byte, error) {
+	l, k := binary.Uvarint(recs)
+	if k <= 0 || l > uint64(len(recs)-k) {
+		return 0, nil, nil, errCorrupt
+	}
+	if cap(o.rec) < width+1 {
+		o.rec = make(repr.Row, width+1)
+	}
+	r := o.rec[:width+1]
+	if err := repr.DecodeRowInto(r, recs[k:k+int(l)], decs); err != nil {
+		return 0, nil, nil, errCorrupt
+	}
+	return r[0].Int(), r[1:], recs[k+int(l):], nil
 }
 
 // decodeAppendRec decodes the first record of recs: its count and its

@@ -180,10 +180,10 @@ func TestRowCodecRoundTrip(t *testing.T) {
 	}
 }
 
-// TestDatumsCodecRoundTrip: DecodeDatums of AppendDatums(r) into a row
-// of r's width is identical to r, through a DecimalSlab; AppendRow is the
-// header followed by the datums; a wrong width or a truncated encoding is
-// an error.
+// TestDatumsCodecRoundTrip: DecodeDatums of AppendDatums(r) and
+// DecodeRowInto of AppendRow(r), into a row of r's width, are identical to
+// r, through a DecimalSlab; AppendRow is the header followed by the
+// datums; a wrong width or a truncated encoding is an error.
 func TestDatumsCodecRoundTrip(t *testing.T) {
 	r := testRand(t)
 	var decs DecimalSlab
@@ -206,6 +206,18 @@ func TestDatumsCodecRoundTrip(t *testing.T) {
 			if !identical(back[j], row[j]) {
 				t.Fatalf("column %d: got %s want %s", j, back[j], row[j])
 			}
+		}
+		whole := make(Row, len(row))
+		if err := DecodeRowInto(whole, AppendRow(nil, row), &decs); err != nil {
+			t.Fatalf("%v: DecodeRowInto: %v", row, err)
+		}
+		for j := range row {
+			if !identical(whole[j], row[j]) {
+				t.Fatalf("DecodeRowInto column %d: got %s want %s", j, whole[j], row[j])
+			}
+		}
+		if err := DecodeRowInto(whole[:len(row)-1], AppendRow(nil, row), &decs); err == nil {
+			t.Fatalf("%v: DecodeRowInto into a row one column short succeeded", row)
 		}
 		if err := DecodeDatums(back[:len(row)-1], string(enc), &decs); err == nil {
 			t.Fatalf("%v: decoding one datum fewer succeeded", row)

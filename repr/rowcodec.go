@@ -117,6 +117,17 @@ func DecodeRow(b []byte) (Row, error) {
 	return r, nil
 }
 
+// DecodeRowInto decodes a row encoded by AppendRow into dst, which must
+// have as many datums as the row, taking the decimals of numerics from
+// decs (nil: the heap): DecodeRow without allocating the row.
+func DecodeRowInto(dst Row, b []byte, decs *DecimalSlab) error {
+	n, k := uvarint(b)
+	if k <= 0 || n != uint64(len(dst)) {
+		return errCorrupt
+	}
+	return decodeValues(dst, b[k:], decs)
+}
+
 // AppendRowHeader appends what AppendRow writes before the datums of a
 // row of cols columns: AppendRow(buf, r) equals
 // AppendDatums(AppendRowHeader(buf, len(r)), r).
