@@ -2,12 +2,13 @@ package exec
 
 import (
 	"hash/maphash"
+	"math/bits"
 
 	"github.com/eddydb/eddy/repr"
 )
 
 // joinSide is one input's arrangement of a joinOp. Its rows live in
-// chunks of jrow entries, addressed by id, rather than one heap object
+// chunks of jrow entries (which never move), addressed by id, rather than one heap object
 // each, and every index over them holds ids: the rows map and the
 // buckets' row lists hold no pointers, so the collector neither scans
 // them nor marks an object per row. A row's only heap object is its
@@ -16,10 +17,11 @@ import (
 // stays put; gen tells a reused entry from the row an older reference
 // (a window or interval join's close index) meant.
 type joinSide struct {
-	keyCols []int
-	chunks  [][]jrow
-	free    []int32 // released ids
-	removed []int32 // ids removed during the pending Step (released by release)
+	keyCols   []int
+	chunks    [][]jrow
+	allocated int     // entries in chunks
+	free      []int32 // released ids
+	removed   []int32 // ids removed during the pending Step (released by release)
 	// rows finds a row by joinHash of its key encoding: the id of the head
 	// of a chain (jrow.next) of the rows with that hash.
 	rows    map[uint32]int32
@@ -27,13 +29,34 @@ type joinSide struct {
 	live    int // rows arranged
 }
 
-// jrowShift sizes the chunks of jrow entries (4096 per chunk).
+// Chunks of jrow entries double from 1<<jrowFirstShift entries to
+// 1<<jrowShift, so a side of a few rows (a nation table) does not pay
+// for thousands of entries; later chunks all have 1<<jrowShift. Ids
+// number the entries in allocation order.
 const (
-	jrowShift = 12
-	jrowMask  = 1<<jrowShift - 1
+	jrowFirstShift = 4
+	jrowShift      = 12
+	jrowMask       = 1<<jrowShift - 1
+	// jrowGrown is the number of entries in the doubling chunks.
+	jrowGrown = 1<<(jrowShift+1) - 1<<jrowFirstShift
 	noRow     = -1 // jrow.next: the end of a chain
 	freedRow  = -2 // jrow.next: a released entry
 )
+
+// chunkOf returns the chunk holding id and id's offset in it.
+func chunkOf(id int32) (chunk, off int) {
+	if id < jrowGrown {
+		c := bits.Len32(uint32(id)>>jrowFirstShift+1) - 1
+		return c, int(id) - (1<<c-1)<<jrowFirstShift
+	}
+	rest := int(id) - jrowGrown
+	return jrowShift - jrowFirstShift + 1 + rest>>jrowShift, rest & jrowMask
+}
+
+// chunkSize is the number of entries of chunk c.
+func chunkSize(c int) int {
+	return 1 << min(jrowFirstShift+c, jrowShift)
+}
 
 // jbucket holds the ids of the rows of one join key, in insertion order
 // (swap-remove).
@@ -93,7 +116,10 @@ func newJoinSide(keyCols []int) joinSide {
 }
 
 // at returns the entry of id.
-func (js *joinSide) at(id int32) *jrow { return &js.chunks[id>>jrowShift][id&jrowMask] }
+func (js *joinSide) at(id int32) *jrow {
+	c, off := chunkOf(id)
+	return &js.chunks[c][off]
+}
 
 // alloc returns a fresh entry (not arranged) for a row encoded as enc.
 func (js *joinSide) alloc(enc string, hash uint32) *jrow {
@@ -103,10 +129,11 @@ func (js *joinSide) alloc(enc string, hash uint32) *jrow {
 	} else {
 		last := len(js.chunks) - 1
 		if last < 0 || len(js.chunks[last]) == cap(js.chunks[last]) {
-			js.chunks = append(js.chunks, make([]jrow, 0, 1<<jrowShift))
+			js.chunks = append(js.chunks, make([]jrow, 0, chunkSize(last+1)))
 			last++
 		}
-		id = int32(last<<jrowShift | len(js.chunks[last]))
+		id = int32(js.allocated)
+		js.allocated++
 		js.chunks[last] = js.chunks[last][:len(js.chunks[last])+1]
 	}
 	r := js.at(id)
