@@ -20,7 +20,10 @@ func TestWindowViewRestart(t *testing.T) {
 		te := newTestEngine(t)
 		te.e.SetCheckpointOptions(opts)
 		const query = `SELECT id, g, lag(v) OVER w AS prev, sum(v) OVER w AS run,
-  avg(v) OVER (w ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS slide, rank() OVER (ORDER BY v DESC, id) AS rk
+  avg(v) OVER (w ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS slide, rank() OVER (ORDER BY v DESC, id) AS rk,
+  sum(id) OVER (PARTITION BY g ORDER BY v RANGE BETWEEN 10 PRECEDING AND 5 FOLLOWING EXCLUDE TIES) AS near,
+  count(*) OVER (ORDER BY v DESC GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS grp,
+  lag(id, g, 0) OVER w AS lagg, string_agg(id::text, ',') OVER (w RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) AS ids
 FROM t WINDOW w AS (PARTITION BY g ORDER BY id)`
 		runAll(t, te, `CREATE TABLE t (id int PRIMARY KEY, g int, v int);
 CREATE MATERIALIZED VIEW v AS `+query+`;
