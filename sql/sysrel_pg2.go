@@ -314,7 +314,7 @@ func rowsSequences(s *sysSnap) []repr.Row {
 		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(ri.ns)), "sequencename": nameD(ri.name),
 			"sequenceowner": nameD(s.userName()), "data_type": oidD(sequenceType(d).OID()), "start_value": repr.NewInt(d.Start),
 			"min_value": repr.NewInt(d.Min), "max_value": repr.NewInt(d.Max), "increment_by": repr.NewInt(d.Increment),
-			"cycle": boolD(d.Cycle), "cache_size": repr.NewInt(1), "last_value": repr.Null}))
+			"cycle": boolD(d.Cycle), "cache_size": repr.NewInt(1), "last_value": s.lastValue(ri.obj)}))
 	})
 	return out
 }
@@ -413,4 +413,15 @@ func rowsStatActivity(s *sysSnap) []repr.Row {
 		"backend_start": repr.NewTimestampTZ(repr.TimeToTimestamp(processStart)), "state": repr.NewText("active"),
 		"backend_type": repr.NewText("client backend"), "leader_pid": repr.Null, "client_port": repr.Null,
 		"backend_xid": repr.Null, "backend_xmin": repr.Null, "query_id": repr.Null})}
+}
+
+// lastValue is pg_sequences.last_value: the last value nextval handed
+// out, NULL before the first.
+func (s *sysSnap) lastValue(o *Object) repr.Datum {
+	s.e.seqMu.Lock()
+	defer s.e.seqMu.Unlock()
+	if st := s.e.seqs[qualified(o.Schema, o.Name)]; st != nil && st.called {
+		return repr.NewInt(st.last)
+	}
+	return repr.Null
 }
