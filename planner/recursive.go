@@ -181,8 +181,10 @@ func references(n *pg_query.Node, name string) int {
 // checkRecursive checks that the recursive CTE ce has PostgreSQL's form,
 // non-recursive-term UNION [ALL] recursive-term, with exactly one plain
 // reference to itself, in the recursive term (42P19 otherwise), and no
-// ORDER BY, LIMIT, OFFSET or FOR UPDATE on the union (0A000).
-func checkRecursive(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) error {
+// ORDER BY, LIMIT, OFFSET or FOR UPDATE on the union (0A000). tagged
+// says tagIterations rewrote the query, so DISTINCT or GROUP BY directly
+// over the reference is per iteration.
+func checkRecursive(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, tagged bool) error {
 	name, pos := ce.Ctename, ce.Location+1
 	if sel.Op != pg_query.SetOperation_SETOP_UNION {
 		return repr.Errorf("42P19", "recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", name).WithPosition(pos)
@@ -208,7 +210,7 @@ func checkRecursive(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) erro
 		if refs++; refs > 1 {
 			return repr.Errorf("42P19", "recursive reference to query %q must not appear more than once", name).WithPosition(rv.Location + 1)
 		}
-		return linearLevels(w.levels, name, sel.All, rv.Location+1)
+		return linearLevels(w.levels, name, sel.All && !tagged, rv.Location+1)
 	}
 	if err := w.walk(sel.Larg.ProtoReflect(), recNonRecursiveTerm); err != nil {
 		return err
@@ -265,7 +267,11 @@ func dependsOnPending(c *pg_query.CommonTableExpr, items []*pg_query.CommonTable
 // ir.LoopVar and its columns must unify to the same types (42804 as in
 // PostgreSQL otherwise).
 func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*cte, error) {
-	if err := checkRecursive(ce, sel); err != nil {
+	tagged := false
+	if t, ok := tagIterations(ce, sel); ok {
+		ce, sel, tagged = t, t.Ctequery.GetSelectStmt(), true
+	}
+	if err := checkRecursive(ce, sel, tagged); err != nil {
 		return nil, err
 	}
 	base, err := b.planQuery(sel.Larg, &scope{barrier: true}, nil)
@@ -293,6 +299,10 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 		return nil, err
 	}
 	c.rel = &ir.Iterate{ID: v.ID, Name: ce.Ctename, Types: v.Types, Body: body, Limit: RecursionLimit}
+	if tagged { // hide the iteration column
+		n := len(cols) - 1
+		c.rel, c.cols = ir.NewProject(c.rel, identityCols(n)...), cols[:n]
+	}
 	return c, nil
 }
 
