@@ -179,10 +179,11 @@ type DecimalSlab struct {
 	next int // size of the next chunk
 }
 
-// decimalChunk is the largest number of decimals allocated at once;
-// decimalFirstChunk the first.
+// decimalChunk is the largest number of decimals allocated at once (8
+// KiB: a row kept long after its Step pins its chunk, so chunks stay
+// smaller than rowSlab's); decimalFirstChunk the first.
 const (
-	decimalChunk      = 1024
+	decimalChunk      = 256
 	decimalFirstChunk = 8
 )
 
