@@ -202,6 +202,9 @@ func regCast(c *Ctx, d repr.Datum, from, to repr.T) (repr.Datum, error) {
 		if n, err := strconv.ParseUint(s, 10, 32); err == nil {
 			return repr.NewInt(int64(n)), nil
 		}
+		if s == "-" {
+			return repr.NewInt(0), nil // InvalidOid
+		}
 		cat, err := catalogOf(c, "the "+to.Name()+" input of a name")
 		if err != nil {
 			return repr.Null, err

@@ -64,6 +64,9 @@ type Column struct {
 	// Identity marks any identity column (OVERRIDING USER VALUE replaces
 	// explicit values by the default).
 	Identity bool
+	// System marks a system column (a catalog relation's tableoid): found
+	// by name, never expanded by * or t.*, as PostgreSQL's system columns.
+	System bool
 }
 
 // ResultColumn describes one output column of a query, as RowDescription

@@ -124,8 +124,8 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 	notNull := make([]bool, len(rel.Columns))
 	for i, c := range rel.Columns {
 		ts[i], notNull[i] = c.Type, c.NotNull
-		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type}
-		if rel.Kind != RelView {
+		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, system: c.System}
+		if rel.Kind != RelView && !c.System {
 			cols[i].tableID, cols[i].attr = rel.ID, int16(i+1)
 		}
 	}

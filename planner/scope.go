@@ -13,6 +13,8 @@ type scopeCol struct {
 	name   string
 	typ    repr.T
 	hidden bool // not expanded by * (outer values, USING duplicates)
+	// system marks a system column, expanded by neither * nor t.*.
+	system bool
 	// outer marks a correlated outer value carried by a decorrelated
 	// subquery: visible by name, but only when no inner column matches.
 	outer bool
@@ -151,7 +153,7 @@ func undefinedColumn(s *scope, table, name string, loc int32) error {
 func (s *scope) starCols(table string, loc int32) ([]int, error) {
 	var out []int
 	for i, c := range s.cols {
-		if c.outer || table == "" && c.hidden || table != "" && c.table != table {
+		if c.outer || c.system || table == "" && c.hidden || table != "" && c.table != table {
 			continue
 		}
 		out = append(out, i)

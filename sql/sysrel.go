@@ -117,6 +117,9 @@ func defSysRel(id uint64, oid uint32, schema, name string, view bool, cols strin
 		r.rel.Columns = append(r.rel.Columns, planner.Column{Name: c.Name, Type: c.Type})
 		r.index[c.Name] = i
 	}
+	// tableoid, PostgreSQL's system column, which psql's \dd and \dL join
+	// on; snapshot appends it to every row.
+	r.rel.Columns = append(r.rel.Columns, planner.Column{Name: "tableoid", Type: repr.OIDT, System: true})
 	sysRelsByID[id], sysRelsByName[qualified(schema, name)], sysRelsByOID[oid] = r, r, r
 }
 
@@ -224,7 +227,7 @@ func (r *sysRel) snapshot(s *sysSnap, t repr.Time) []repr.Update {
 	rows := r.rows(s)
 	out := make([]repr.Update, len(rows))
 	for i, row := range rows {
-		out[i] = repr.Update{Row: row, Time: t, Diff: 1}
+		out[i] = repr.Update{Row: append(row, oidD(r.oid)), Time: t, Diff: 1}
 	}
 	return out
 }

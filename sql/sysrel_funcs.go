@@ -76,6 +76,9 @@ func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
 
 // RegOut implements expr.Catalog.
 func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
+	if oid == 0 {
+		return "-", true // InvalidOid, as PostgreSQL's reg*out print it
+	}
 	c.s.e.mu.RLock()
 	defer c.s.e.mu.RUnlock()
 	switch t.OIDKind {

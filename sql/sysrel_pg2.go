@@ -95,6 +95,7 @@ func defEmpty() {
 		{162, 3596, "pg_seclabel", false, "objoid oid, classoid oid, objsubid integer, provider text, label text"},
 		{163, 6100, "pg_subscription", false, "oid oid, subdbid oid, subskiplsn pg_lsn, subname name, subowner oid, subenabled boolean, subbinary boolean, substream boolean, subtwophasestate \"char\", subdisableonerr boolean, subconninfo text, subslotname name, subsynccommit text, subpublications text[]"},
 		{164, 1418, "pg_user_mapping", false, "oid oid, umuser oid, umserver oid, umoptions text[]"},
+		{169, 2753, "pg_opfamily", false, "oid oid, opfmethod oid, opfname name, opfnamespace oid, opfowner oid"},
 		{168, 2964, "pg_db_role_setting", false, "setdatabase oid, setrole oid, setconfig text[]"},
 		{165, 2600, "pg_aggregate", false, "aggfnoid regproc, aggkind \"char\", aggnumdirectargs smallint, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra boolean, aggmfinalextra boolean, aggfinalmodify \"char\", aggmfinalmodify \"char\", aggsortop oid, aggtranstype oid, aggtransspace integer, aggmtranstype oid, aggmtransspace integer, agginitval text, aggminitval text"},
 	} {
