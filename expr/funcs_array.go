@@ -339,8 +339,9 @@ func errSearchMultiDim() error {
 	return repr.Unsupported("searching for elements in multidimensional arrays")
 }
 
-// arrayFill is array_fill(value, dims [, lbounds]) for one dimension with
-// lower bound 1; other shapes are 0A000.
+// arrayFill is array_fill(value, dims [, lbounds]): an array of shape
+// dims (empty if any length is below 1) with every element value; lower
+// bounds other than 1 are 0A000.
 func arrayFill(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if a[1].IsNull() || len(a) == 3 && a[2].IsNull() {
 		return repr.Null, repr.Errorf("22004", "dimension array or low bound array cannot be null")
@@ -349,23 +350,30 @@ func arrayFill(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if len(a) == 3 && a[2].ArrayLen() != len(dims) {
 		return repr.Null, repr.Errorf("2202E", "wrong number of array subscripts").WithDetail("Low bound array has different size than dimensions array.")
 	}
-	switch {
-	case len(dims) == 0:
-		return repr.NewArray(nil), nil
-	case len(dims) > 1:
-		return repr.Null, repr.Unsupported("multidimensional arrays")
-	case dims[0].IsNull():
-		return repr.Null, repr.Errorf("22004", "dimension values cannot be null")
-	case len(a) == 3 && (a[2].Array()[0].IsNull() || a[2].Array()[0].Int() != 1):
-		return repr.Null, repr.Unsupported("arrays with a lower bound other than 1")
-	case dims[0].Int() > repr.MaxArrayLen:
-		return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", repr.MaxArrayLen)
+	if len(dims) > repr.MaxArrayDims {
+		return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(dims), repr.MaxArrayDims)
 	}
-	elems := make([]repr.Datum, max(dims[0].Int(), 0))
+	shape, total := make([]int, len(dims)), int64(1)
+	for i, d := range dims {
+		switch {
+		case d.IsNull():
+			return repr.Null, repr.Errorf("22004", "dimension values cannot be null")
+		case len(a) == 3 && (a[2].Array()[i].IsNull() || a[2].Array()[i].Int() != 1):
+			return repr.Null, repr.Unsupported("arrays with a lower bound other than 1")
+		}
+		shape[i] = int(max(d.Int(), 0))
+		if total = min(total*int64(shape[i]), repr.MaxArrayLen+1); total > repr.MaxArrayLen {
+			return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", repr.MaxArrayLen)
+		}
+	}
+	if total == 0 || len(dims) == 0 {
+		return repr.NewArray(nil), nil
+	}
+	elems := make([]repr.Datum, total)
 	for i := range elems {
 		elems[i] = a[0]
 	}
-	return repr.NewArray(elems), nil
+	return repr.NewArrayDims(elems, shape), nil
 }
 
 func arrayPositions(_ *Ctx, a []repr.Datum) (repr.Datum, error) {

@@ -127,7 +127,7 @@ func appendArrayKey(buf []byte, d Datum) []byte {
 	for _, e := range d.Array() {
 		buf = AppendKey(buf, e)
 	}
-	return appendArrayShapeKey(append(buf, arrayKeyEnd), d)
+	return appendArrayShapeKey(buf, d)
 }
 
 // errMalformedArray is 22P02 `malformed array literal: "s"` with detail.

@@ -20,16 +20,22 @@ import (
 // Comparison follows array_cmp: elements in row-major order, then the
 // number of elements, then the number of dimensions, then the dimensions'
 // lengths. The key encoding of a multidimensional array is its elements'
-// keys, arrayKeyEnd, multiDimKey, ndim and each length as 4 big-endian
-// bytes: what follows a one-dimensional array's arrayKeyEnd is the next
-// column's keyValue or keyNull or the key's end, all below multiDimKey,
-// so a one-dimensional array sorts before a multidimensional one with the
-// same elements, as in array_cmp.
+// keys, multiDimKey (instead of a one-dimensional array's arrayKeyEnd),
+// ndim and each length as 4 big-endian bytes. Keys must be prefix-free
+// (an arrangement or index seeks a key as a prefix of the stored keys
+// that follow it with more columns), and a one-dimensional array's key is
+// fixed by the data directories holding it, so no byte between
+// arrayKeyEnd and keyValue is left to put a multidimensional array after
+// the one-dimensional array with the same elements: its key sorts before
+// it (and still after any array with fewer elements, before any with
+// more). Equal keys are still exactly equal arrays; only ORDER BY over
+// arrays of different ranks with the same elements differs from
+// PostgreSQL.
 const (
 	// MaxArrayDims is PostgreSQL's MAXDIM.
 	MaxArrayDims = 6
 	multiDimMark = 1 << 32
-	multiDimKey  = 0xFF
+	multiDimKey  = 0x00
 )
 
 // NewArrayDims returns an array datum of shape dims (each at least 1, at
@@ -118,12 +124,12 @@ func compareArrayShapes(a, b Datum) int {
 	return slices.Compare(da, db)
 }
 
-// appendArrayShapeKey appends the key suffix of a multidimensional array
-// (nothing for one dimension or none).
+// appendArrayShapeKey appends the terminator of an array's key:
+// arrayKeyEnd for one dimension or none, else multiDimKey and the shape.
 func appendArrayShapeKey(buf []byte, d Datum) []byte {
 	dims, _ := arrayHeader(d.s)
 	if dims == nil {
-		return buf
+		return append(buf, arrayKeyEnd)
 	}
 	buf = append(buf, multiDimKey, byte(len(dims)))
 	for _, n := range dims {
