@@ -750,7 +750,13 @@ func (a *alteration) checkDependents() error {
 		delete(shadow.byName, qualified(old.Schema, old.Name))
 		shadow.byName[qualified(nu.Schema, nu.Name)] = nu
 	}
+	defer func() { e.planRows = nil }()
 	for _, d := range deps {
+		// Plan with the sizes d's stored plan saw (collectionSize).
+		e.planRows = d.PlanRows
+		if e.planRows == nil {
+			e.planRows = map[uint64]int64{}
+		}
 		cols, flow, err := e.planText(d, e.cat)
 		if err != nil {
 			return err
@@ -768,7 +774,7 @@ func (a *alteration) checkDependents() error {
 		if a.old.Name != a.nu.Name {
 			flow = strings.ReplaceAll(flow, " name="+a.old.Name+" ", " name="+a.nu.Name+" ")
 		}
-		if err == nil && cols == cols2 && (flow == flow2 || widenedOnly(flow, flow2, a.nu.ID)) {
+		if err == nil && cols == cols2 && (flow == flow2 || widenedOnly(flow, flow2)) {
 			continue
 		}
 		uses := err != nil || cols != cols2
@@ -791,6 +797,7 @@ func (a *alteration) checkDependents() error {
 // every other object).
 func (c *Catalog) shadow(old, nu *Object) *Catalog {
 	s := newCatalog()
+	s.size = c.size
 	for id, o := range c.byID {
 		s.byID[id] = o
 	}
@@ -1044,18 +1051,20 @@ func (e *Engine) dropSide(obj *Object, victims []*Object) (fixes [][2]*Object, o
 }
 
 // widenedOnly reports whether two printed dataflows differ only in the
-// column types of their Sources of table id, each read only by MFPs and
+// column types of their Sources (of the altered table, or of one an
+// earlier ALTER changed the same way: the stored plan keeps the types it
+// was made with), each read only by MFPs and
 // Reduces (which read their input's columns by position and keep no whole
 // input rows) that read none of the columns whose type changed: columns
 // appended or dropped at the end (ADD COLUMN, DROP COLUMN of the last
 // one) or changed in type where no node reads them. The running dataflow
 // then handles the new rows, and a restart's plan has the same nodes.
-func widenedOnly(before, after string, id uint64) bool {
+func widenedOnly(before, after string) bool {
 	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
 	if len(a) != len(b) {
 		return false
 	}
-	src := fmt.Sprintf(" = Source coll=%d ", id)
+	src := " = Source coll="
 	changed := map[string][]int{} // node -> changed column positions
 	for i := range a {
 		if a[i] == b[i] {

@@ -48,7 +48,7 @@ func (e *Engine) autoIndexes(cat *Catalog, plan *dataflow.Plan) []autoIndex {
 			_, _, rows, _ := e.sharedIndex(cat, plan, n.Inputs[side], keys[side], nil)
 			size[side] = sideSize{rows: rows, unique: e.uniqueKey(cat, plan, n.Inputs[side], keys[side])}
 			if rel, ok := e.autoIndexTarget(cat, plan, n.Inputs[side]); ok && rows == 0 {
-				size[side].rows = e.colls[rel.ID].Len()
+				size[side].rows = int(e.collectionSize(rel.ID))
 			}
 		}
 		big := 0

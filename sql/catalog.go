@@ -46,6 +46,9 @@ type Object struct {
 	// newer optimizer would choose. Empty for views created before plans
 	// were stored (they are planned again from SQL).
 	Plan string `json:",omitempty"`
+	// PlanRows are the sizes of the relations Plan's planning read (those
+	// not empty), by ID: re-planning it to check a change uses them.
+	PlanRows map[uint64]int64 `json:",omitempty"`
 	// Sequence defines a sequence (Kind relSequence).
 	Sequence *SequenceDef `json:",omitempty"`
 	// Index defines an index (Kind relIndex, index.go).

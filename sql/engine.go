@@ -34,6 +34,10 @@ type Engine struct {
 	cat      *Catalog
 	colls    map[uint64]*storage.Collection
 	views    map[uint64]*matView
+	// planRows, when not nil, replaces the collections' sizes for
+	// planning, and rowsSeen, when not nil, records the sizes planning
+	// read (collectionSize; under mu).
+	planRows, rowsSeen map[uint64]int64
 	// sources are the runtime states of sources and connector-fed tables.
 	sources    map[uint64]*sourceState
 	connectors Connectors
@@ -316,11 +320,25 @@ func (e *Engine) tick(b *storage.Batch) repr.Time {
 
 // collectionSize returns the number of distinct rows of a stored
 // relation (0 if it has none), the planner's size estimate.
+//
+// Planning choices depend on sizes (join order, which side of a join is
+// shared), so the sizes a materialized view's plan saw are recorded with
+// it (Object.PlanRows, while e.rowsSeen is set), and checking whether a
+// change leaves its plan alone plans it again with those sizes (while
+// e.planRows is set): a view created before its data is not refused an
+// ALTER TABLE because the data came.
 func (e *Engine) collectionSize(id uint64) int64 {
-	if c := e.colls[id]; c != nil {
-		return int64(c.Len())
+	var n int64
+	switch c := e.colls[id]; {
+	case e.planRows != nil:
+		n = e.planRows[id]
+	case c != nil:
+		n = int64(c.Len())
 	}
-	return 0
+	if e.rowsSeen != nil && n > 0 {
+		e.rowsSeen[id] = n
+	}
+	return n
 }
 
 // snapshot returns the live rows of a collection as insertions at time t.

@@ -65,6 +65,9 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
 	b := e.db.NewBatch()
 	defer b.Close()
 	prevID, prevClock := e.nextID, e.clock
+	// Record the sizes planning reads (collectionSize).
+	e.rowsSeen = map[uint64]int64{}
+	defer func() { e.rowsSeen = nil }()
 	// Automatic indexes first: the view depends on them, and catalog IDs
 	// grow in dependency order.
 	autos, err := e.viewAutoIndexes(obj, b)

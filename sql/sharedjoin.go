@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -131,6 +132,9 @@ func (e *Engine) planSharedView(obj *Object) error {
 		return repr.Errorf(repr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself", obj.Name)
 	}
 	obj.Plan, obj.Deps = text, mergeIDs(obj.Deps, used)
+	if len(e.rowsSeen) > 0 {
+		obj.PlanRows = maps.Clone(e.rowsSeen)
+	}
 	return nil
 }
 
@@ -192,7 +196,7 @@ func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []i
 		own = identityCols(len(node.Types))
 	}
 	if perm, ok := prefixPerm(own, cols); ok && (allowed == nil || allowed(obj.ID)) {
-		return obj.ID, perm, c.Len(), true
+		return obj.ID, perm, int(e.collectionSize(obj.ID)), true
 	}
 	for _, ix := range cat.indexesOf(obj.ID) {
 		if allowed != nil && !allowed(ix.ID) {
@@ -202,7 +206,7 @@ func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []i
 		// columns: a partial index lacks rows, and expression parts are
 		// not join keys (joins stay column-only).
 		if perm, ok := prefixPerm(ix.Index.Cols, cols); ok && ix.Index.Where == "" {
-			return ix.ID, perm, c.Len(), true
+			return ix.ID, perm, int(e.collectionSize(obj.ID)), true
 		}
 	}
 	return 0, nil, 0, false
