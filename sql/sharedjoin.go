@@ -325,9 +325,12 @@ func onlyShared(plan *dataflow.Plan) map[repr.CollectionID]bool {
 			consumers[in] = append(consumers[in], i)
 		}
 	}
+	// sharedInput: node is consumer's shared input and not also its
+	// private one (a self-join reads the same node on both sides).
 	sharedInput := func(node, consumer int) bool {
 		j, ok := plan.Nodes[consumer].Op.(dataflow.Join)
-		return ok && j.Shared != nil && plan.Nodes[consumer].Inputs[j.Shared.Side] == node
+		ins := plan.Nodes[consumer].Inputs
+		return ok && j.Shared != nil && ins[j.Shared.Side] == node && ins[1-j.Shared.Side] != node
 	}
 	out := map[repr.CollectionID]bool{}
 	bad := map[repr.CollectionID]bool{}

@@ -41,6 +41,9 @@ CREATE MATERIALIZED VIEW agg AS SELECT k, sum(q) AS total FROM l GROUP BY k`)
 		// No arrangement serves these keys: an automatic index does.
 		"v_auto":  "SELECT o.k, l.n FROM o JOIN l ON l.q = o.c",
 		"v_auto2": "SELECT m.b, ps.v FROM m JOIN ps ON ps.v = m.b",
+		// A self-join: the same source node is both the shared and the
+		// private input (an ad hoc query must still read it).
+		"v_self": "SELECT x.a, y.a FROM m x JOIN m y ON x.b = y.b",
 	}
 	for name, q := range queries {
 		te.mustRun(fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", name, q))
