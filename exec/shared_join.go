@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -41,9 +42,9 @@ type sharedJoin struct {
 	index uint64
 	// mfp maps the collection's rows to S's input rows (nil: S is the
 	// Source itself).
-	mfp  *mfpOp
-	kbuf []byte
-	ups  []repr.Update
+	mfp        *mfpOp
+	kbuf, vbuf []byte
+	ups        []repr.Update
 }
 
 // newSharedJoin builds the shared join of node i of p, whose Shared input
@@ -157,6 +158,14 @@ func (o *sharedJoin) joinShared(s *stepCtx, u repr.Update, out []repr.Update) ([
 		}
 	}
 	for _, q := range ups {
+		// A lookup is a prefix scan of key encodings; keep only rows
+		// whose key is exactly key (an encoding that extends another,
+		// such as a multidimensional array's of a one-dimensional one
+		// with the same elements, must not match it).
+		o.vbuf = repr.AppendColsKey(o.vbuf[:0], q.Row, o.j.sides[o.side].keyCols)
+		if !bytes.Equal(o.vbuf, key) {
+			continue
+		}
 		if out, err = o.emit(s, u.Row, u.Diff, q.Row, q.Diff, out); err != nil {
 			return nil, err
 		}
