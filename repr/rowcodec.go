@@ -299,7 +299,10 @@ func decodeDecimalValue[B ~string | ~[]byte](b B, decs *DecimalSlab) (*apd.Decim
 		return d, b, nil
 	}
 	exp, b, err := readVarint(b)
-	if err != nil || exp != int64(int32(exp)) {
+	if err != nil || exp < 2*apd.MinExponent || exp > 2*apd.MaxExponent {
+		// No arithmetic here produces an exponent beyond apd's limits
+		// (its contexts signal overflow first); a larger one is corrupt,
+		// and printing it would build a string of that many digits.
 		return nil, b, errCorrupt
 	}
 	mag, b, err := readBytes(b)
