@@ -33,7 +33,7 @@ type autoIndex struct {
 // plan whose larger side (sideSize.larger) is a base relation read
 // without a filter can share that side. The caller holds e.mu.
 func (e *Engine) autoIndexes(cat *Catalog, plan *dataflow.Plan) []autoIndex {
-	if disableSharedJoins || disableAutoIndexes || hasLoop(plan) {
+	if disableSharedJoins || hasLoop(plan) {
 		return nil
 	}
 	var out []autoIndex
@@ -69,10 +69,6 @@ func (e *Engine) autoIndexes(cat *Catalog, plan *dataflow.Plan) []autoIndex {
 	}
 	return out
 }
-
-// disableAutoIndexes is a test knob: with it set views create no
-// automatic indexes.
-var disableAutoIndexes bool
 
 // autoIndexTarget returns the relation join input node in reads whole:
 // a Source of a table or materialized view without a watermark, or an
