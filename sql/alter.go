@@ -836,6 +836,7 @@ func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error
 		if err != nil {
 			return "", "", err
 		}
+		plan = isolateSources(plan, cat.isTable)
 		// Only the arrangements the stored plan reads: an index created
 		// after the view, or a kind of sharing newer than the view, does
 		// not change its plan.

@@ -267,6 +267,7 @@ func (e *Engine) planView(o *Object) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	plan = isolateSources(plan, e.cat.isTable)
 	text := plan.String()
 	back, err := dataflow.Parse(text)
 	if err != nil {

@@ -55,6 +55,7 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	e.mu.RLock()
 	autos := ""
 	if opts.MaterializedView {
+		plan = isolateSources(plan, e.cat.isTable)
 		autos = e.describeAutoIndexes(plan)
 		plan, _ = e.shareArrangements(e.cat, plan, nil)
 	} else { // as runPlan would run it (outside a transaction's writes)
