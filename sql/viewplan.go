@@ -17,9 +17,9 @@ func (c *Catalog) isTable(id repr.CollectionID) bool {
 
 // isolateSources returns plan with an MFP that keeps every column between
 // each Source of a table (table reports which collections are tables:
-// sources and views are never altered that way) and each consumer that is not an MFP or a Reduce (a join, a
-// top-k, a union, ...), so that every operator reads a table through an
-// operator that picks its columns by position. A materialized view's
+// sources and views are never altered that way) and each consumer that is
+// not an MFP or a Reduce (a join, a top-k, a union, ...), so that every
+// operator reads a table through one that picks its columns by position. A materialized view's
 // stored plan then survives ALTER TABLE ADD COLUMN on any table it reads
 // (widenedOnly): the MFP reads only the columns it was made with, while a
 // join reading the Source itself would hold rows of the old width. It
