@@ -19,12 +19,7 @@ var indexSeed = flag.Uint64("index-seed", 0, "seed of TestIndexRandomWrites (0: 
 // a join view reading a shared arrangement (and the same join run ad hoc
 // through it) equals the join computed with private arrangements.
 func TestIndexRandomWrites(t *testing.T) {
-	seed := *indexSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -index-seed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 3))
+	rng := indexTestRand(t, 3)
 	te := newTestEngine(t)
 	te.e.SetCheckpointOptions(CheckpointOptions{Commits: 7})
 	te.mustRun(`CREATE TABLE r (id int PRIMARY KEY, a int, b text);
@@ -40,19 +35,7 @@ CREATE MATERIALIZED VIEW mj AS SELECT r.id, m.a, m.b FROM r JOIN m ON m.b = r.b`
 	}
 	for step := 0; step < 300; step++ {
 		stmt := randomIndexWrite(rng)
-		switch rng.IntN(25) {
-		case 0:
-			te.crash()
-		case 1:
-			te.restart()
-		}
-		if rng.IntN(10) == 0 { // the write, then a rollback
-			te.mustRun("BEGIN")
-			te.run(stmt)
-			te.mustRun("ROLLBACK")
-		} else {
-			te.run(stmt) // duplicate keys fail; that is part of the test
-		}
+		te.randomStep(rng, stmt, 25)
 		te.checkIndexes(t, step, stmt)
 		if n := indexRebuilds.Load(); n != 0 {
 			t.Fatalf("step %d: %d indexes were rebuilt at a restart (stored arrangement wrong)", step, n)
@@ -112,17 +95,7 @@ func (te *testEngine) compareIndexReads(t *testing.T, step int, rng *rand.Rand) 
 		"SELECT * FROM m WHERE b IN ('p', 'r')",
 		fmt.Sprintf("SELECT * FROM mv WHERE n = %d", 1+rng.IntN(3)),
 	} {
-		before := pointReadCount.Load()
-		fast := te.mustRun(q)
-		if pointReadCount.Load() == before {
-			t.Fatalf("step %d: %s did not read through an index", step, q)
-		}
-		disablePointReads = true
-		slow := te.mustRun(q)
-		disablePointReads = false
-		if sortedLines(fast) != sortedLines(slow) {
-			t.Fatalf("step %d: %s\nthrough the index:\n%s\nfull scan:\n%s", step, q, fast, slow)
-		}
+		te.comparePointRead(t, step, q)
 	}
 	join := "SELECT r.id, m.a, m.b FROM r JOIN m ON m.b = r.b"
 	before := sharedJoinCount.Load()
@@ -135,5 +108,54 @@ func (te *testEngine) compareIndexReads(t *testing.T, step int, rng *rand.Rand) 
 	disableSharedJoins = false
 	if sortedLines(view) != sortedLines(private) || sortedLines(shared) != sortedLines(private) {
 		t.Fatalf("step %d: view\n%s\nad hoc through the index\n%s\nwith private arrangements\n%s", step, view, shared, private)
+	}
+}
+
+// indexTestRand returns the random source of a randomized index test
+// (stream tells the tests apart), seeded by -index-seed or else the clock,
+// and logs the seed.
+func indexTestRand(t *testing.T, stream uint64) *rand.Rand {
+	seed := *indexSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -index-seed=%d)", seed, seed)
+	return rand.New(rand.NewPCG(seed, stream))
+}
+
+// randomStep runs stmt as one step of a randomized test: first, one time
+// in crashOdds each, a crash or a clean restart; then the statement, one
+// time in ten inside a transaction that is rolled back. The statement may
+// fail (a duplicate key): that is part of the test.
+func (te *testEngine) randomStep(rng *rand.Rand, stmt string, crashOdds int) {
+	switch rng.IntN(crashOdds) {
+	case 0:
+		te.crash()
+	case 1:
+		te.restart()
+	}
+	if rng.IntN(10) == 0 {
+		te.mustRun("BEGIN")
+		te.run(stmt)
+		te.mustRun("ROLLBACK")
+		return
+	}
+	te.run(stmt)
+}
+
+// comparePointRead fails the test unless query q reads through an index
+// and answers as a full scan does.
+func (te *testEngine) comparePointRead(t *testing.T, step int, q string) {
+	t.Helper()
+	before := pointReadCount.Load()
+	fast := te.mustRun(q)
+	if pointReadCount.Load() == before {
+		t.Fatalf("step %d: %s did not read through an index", step, q)
+	}
+	disablePointReads = true
+	slow := te.mustRun(q)
+	disablePointReads = false
+	if sortedLines(fast) != sortedLines(slow) {
+		t.Fatalf("step %d: %s\nthrough the index:\n%s\nfull scan:\n%s", step, q, fast, slow)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestExprIndexRandomWrites runs random INSERTs (some with ON CONFLICT
@@ -17,12 +16,7 @@ import (
 // a stored index wrong, the UNIQUE indexes must hold, and reads through
 // the indexes must answer as full scans do.
 func TestExprIndexRandomWrites(t *testing.T) {
-	seed := *indexSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -index-seed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 5))
+	rng := indexTestRand(t, 5)
 	te := newTestEngine(t)
 	te.e.SetCheckpointOptions(CheckpointOptions{Commits: 5})
 	te.mustRun(`CREATE TABLE e (id int PRIMARY KEY, a int, b text, live bool);
@@ -36,19 +30,7 @@ CREATE INDEX eg_upper ON eg (upper(b)) WHERE n > 1`)
 	before := indexRebuilds.Load()
 	for step := 0; step < 250; step++ {
 		stmt := randomExprIndexWrite(rng)
-		switch rng.IntN(25) {
-		case 0:
-			te.crash()
-		case 1:
-			te.restart()
-		}
-		if rng.IntN(10) == 0 {
-			te.mustRun("BEGIN")
-			te.run(stmt)
-			te.mustRun("ROLLBACK")
-		} else {
-			te.run(stmt) // unique violations fail; that is part of the test
-		}
+		te.randomStep(rng, stmt, 25)
 		te.checkExprIndexes(t, step, stmt)
 		if n := indexRebuilds.Load(); n != before {
 			t.Fatalf("step %d: %d indexes were rebuilt at a restart (stored arrangement wrong)", step, n-before)
@@ -124,16 +106,6 @@ func (te *testEngine) compareExprIndexReads(t *testing.T, step int, rng *rand.Ra
 		"SELECT * FROM e WHERE live",
 		fmt.Sprintf("SELECT * FROM eg WHERE upper(b) = '%s' AND n > 1", strings.ToUpper(b)),
 	} {
-		before := pointReadCount.Load()
-		fast := te.mustRun(q)
-		if pointReadCount.Load() == before {
-			t.Fatalf("step %d: %s did not read through an index", step, q)
-		}
-		disablePointReads = true
-		slow := te.mustRun(q)
-		disablePointReads = false
-		if sortedLines(fast) != sortedLines(slow) {
-			t.Fatalf("step %d: %s\nthrough the index:\n%s\nfull scan:\n%s", step, q, fast, slow)
-		}
+		te.comparePointRead(t, step, q)
 	}
 }

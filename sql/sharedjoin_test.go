@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestOwnOrderSharedJoins checks joins that read a relation's own key
@@ -18,12 +17,7 @@ import (
 // step every view and the same query run ad hoc must equal the query run
 // with private arrangements only.
 func TestOwnOrderSharedJoins(t *testing.T) {
-	seed := *indexSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -index-seed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 5))
+	rng := indexTestRand(t, 7)
 	te := newTestEngine(t)
 	te.e.SetCheckpointOptions(CheckpointOptions{Commits: 5})
 	te.mustRun(`CREATE TABLE o (k int PRIMARY KEY, c int, note text);
@@ -55,19 +49,7 @@ CREATE MATERIALIZED VIEW agg AS SELECT k, sum(q) AS total FROM l GROUP BY k`)
 	}
 	for step := range 200 {
 		stmt := randomOwnOrderWrite(rng)
-		switch rng.IntN(30) {
-		case 0:
-			te.crash()
-		case 1:
-			te.restart()
-		}
-		if rng.IntN(10) == 0 {
-			te.mustRun("BEGIN")
-			te.run(stmt)
-			te.mustRun("ROLLBACK")
-		} else {
-			te.run(stmt) // duplicate keys fail; that is part of the test
-		}
+		te.randomStep(rng, stmt, 30)
 		for name, q := range queries {
 			view, adhoc := te.mustRun("SELECT * FROM "+name), te.mustRun(q)
 			disableSharedJoins = true

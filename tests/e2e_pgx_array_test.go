@@ -32,6 +32,16 @@ type arrayRow struct {
 }
 
 func runPgxArrays(t *testing.T, s *harness.Server) {
+	eachPgxMode(t, s, func(t *testing.T, ctx context.Context, c *pgx.Conn, mode pgx.QueryExecMode, refresh func()) {
+		pgxArrays(t, ctx, c, mode == pgx.QueryExecModeCacheStatement, refresh)
+	})
+}
+
+// eachPgxMode runs fn on a new database of s once per pgx execution mode:
+// the extended protocol with cached statements (binary formats) and the
+// simple protocol (text), with a minute's deadline. refresh refreshes the
+// materialized views when s is PostgreSQL (Eddy's are always current).
+func eachPgxMode(t *testing.T, s *harness.Server, fn func(t *testing.T, ctx context.Context, c *pgx.Conn, mode pgx.QueryExecMode, refresh func())) {
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
 		t.Run(mode.String(), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -46,7 +56,7 @@ func runPgxArrays(t *testing.T, s *harness.Server) {
 				t.Fatal(err)
 			}
 			defer c.Close(context.Background())
-			pgxArrays(t, ctx, c, mode == pgx.QueryExecModeCacheStatement, func() {
+			fn(t, ctx, c, mode, func() {
 				if err := refreshIfPostgres(ctx, c.PgConn(), s.Kind() == harness.Postgres); err != nil {
 					t.Fatal(err)
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/eddydb/eddy/tests/harness"
 	"github.com/jackc/pgx/v5"
@@ -22,27 +21,9 @@ func TestPgxMultidimArrays(t *testing.T) { runPgxMultidim(t, harness.StartTarget
 func TestPgxMultidimArraysPostgres(t *testing.T) { runPgxMultidim(t, harness.StartPostgres(t)) }
 
 func runPgxMultidim(t *testing.T, s *harness.Server) {
-	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
-		t.Run(mode.String(), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			cfg, err := pgx.ParseConfig(s.NewDatabase(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.DefaultQueryExecMode = mode
-			c, err := pgx.ConnectConfig(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close(context.Background())
-			pgxMultidim(t, ctx, c, func() {
-				if err := refreshIfPostgres(ctx, c.PgConn(), s.Kind() == harness.Postgres); err != nil {
-					t.Fatal(err)
-				}
-			})
-		})
-	}
+	eachPgxMode(t, s, func(t *testing.T, ctx context.Context, c *pgx.Conn, _ pgx.QueryExecMode, refresh func()) {
+		pgxMultidim(t, ctx, c, refresh)
+	})
 }
 
 // int4Grid is a two-dimensional int4 array of rows x cols, element k = k
