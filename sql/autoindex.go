@@ -44,8 +44,10 @@ func (e *Engine) autoIndexes(cat *Catalog, plan *dataflow.Plan) []autoIndex {
 		}
 		keys := [2][]int{j.LeftKey, j.RightKey}
 		var size [2]sideSize
+		var shareable [2]bool
 		for side := range 2 {
-			_, _, rows, _ := e.sharedIndex(cat, plan, n.Inputs[side], keys[side], nil)
+			_, _, rows, ok := e.sharedIndex(cat, plan, n.Inputs[side], keys[side], nil)
+			shareable[side] = ok
 			size[side] = sideSize{rows: rows, unique: e.uniqueKey(cat, plan, n.Inputs[side], keys[side])}
 			if rel, ok := e.autoIndexTarget(cat, plan, n.Inputs[side]); ok && rows == 0 {
 				size[side].rows = int(e.collectionSize(rel.ID))
@@ -55,14 +57,17 @@ func (e *Engine) autoIndexes(cat *Catalog, plan *dataflow.Plan) []autoIndex {
 		if size[1].larger(size[0]) {
 			big = 1
 		}
-		if _, _, _, ok := e.sharedIndex(cat, plan, n.Inputs[big], keys[big], nil); ok {
-			continue // already shareable
+		if shareable[big] {
+			continue
 		}
 		rel, ok := e.autoIndexTarget(cat, plan, n.Inputs[big])
 		if !ok {
 			continue
 		}
-		cols := sourceCols(plan, n.Inputs[big], keys[big])
+		_, cols, _ := sourceKey(plan, n.Inputs[big], keys[big])
+		if slices.Contains(cols, -1) {
+			continue // a computed key: no column index serves it
+		}
 		if !slices.ContainsFunc(out, func(a autoIndex) bool { return a.rel == rel && slices.Equal(a.cols, cols) }) {
 			out = append(out, autoIndex{rel: rel, cols: cols})
 		}
@@ -92,23 +97,6 @@ func (e *Engine) autoIndexTarget(cat *Catalog, plan *dataflow.Plan, in int) (*Ob
 	return obj, true
 }
 
-// sourceCols maps the key columns of join input node in (a Source or an
-// MFP over one) to the source's columns; nil if one is computed.
-func sourceCols(plan *dataflow.Plan, in int, keys []int) []int {
-	m, isMFP := plan.Nodes[in].Op.(dataflow.MFP)
-	if !isMFP {
-		return slices.Clone(keys)
-	}
-	width := len(plan.Nodes[plan.Nodes[in].Inputs[0]].Types)
-	cols := make([]int, len(keys))
-	for i, k := range keys {
-		if cols[i] = m.Project[k]; cols[i] >= width {
-			return nil
-		}
-	}
-	return cols
-}
-
 // createAutoIndexes creates the indexes of specs, logging them to b; it
 // returns the new index objects (in the catalog and their collections
 // already). On error nothing is left: undoAutoIndexes is called for the
@@ -116,9 +104,6 @@ func sourceCols(plan *dataflow.Plan, in int, keys []int) []int {
 func (e *Engine) createAutoIndexes(specs []autoIndex, b *storage.Batch) ([]*Object, error) {
 	var made []*Object
 	for _, a := range specs {
-		if a.cols == nil {
-			continue
-		}
 		names := []string{}
 		for _, c := range a.cols {
 			names = append(names, a.rel.Columns[c].Name)

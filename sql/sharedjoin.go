@@ -172,19 +172,8 @@ func hasLoop(plan *dataflow.Plan) bool {
 // the relation's, or else an index. rows is the relation's size (the join
 // then keeps the other side).
 func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []int, allowed func(uint64) bool) (index uint64, perm []int, rows int, ok bool) {
-	node := plan.Nodes[in]
-	cols := keys
-	if m, isMFP := node.Op.(dataflow.MFP); isMFP {
-		node = plan.Nodes[node.Inputs[0]]
-		cols = make([]int, len(keys))
-		for i, k := range keys {
-			if cols[i] = m.Project[k]; cols[i] >= len(node.Types) {
-				return 0, nil, 0, false
-			}
-		}
-	}
-	src, isSource := node.Op.(dataflow.Source)
-	if !isSource {
+	src, cols, isSource := sourceKey(plan, in, keys)
+	if !isSource || slices.Contains(cols, -1) {
 		return 0, nil, 0, false
 	}
 	obj, c := cat.byID[uint64(src.Collection)], e.colls[uint64(src.Collection)]
@@ -193,7 +182,7 @@ func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []i
 	}
 	own := c.KeyCols()
 	if own == nil {
-		own = identityCols(len(node.Types))
+		own = identityCols(len(obj.Columns))
 	}
 	if perm, ok := prefixPerm(own, cols); ok && (allowed == nil || allowed(obj.ID)) {
 		return obj.ID, perm, int(e.collectionSize(obj.ID)), true
@@ -216,13 +205,7 @@ func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []i
 // (a Source or an MFP over one, as sharedIndex accepts) include the
 // source relation's whole primary key, so that each key has one row.
 func (e *Engine) uniqueKey(cat *Catalog, plan *dataflow.Plan, in int, keys []int) bool {
-	node := plan.Nodes[in]
-	cols := keys
-	if m, isMFP := node.Op.(dataflow.MFP); isMFP {
-		node = plan.Nodes[node.Inputs[0]]
-		cols = permute(m.Project, keys)
-	}
-	src, ok := node.Op.(dataflow.Source)
+	src, cols, ok := sourceKey(plan, in, keys)
 	if !ok || e.colls[uint64(src.Collection)] == nil {
 		return false
 	}
@@ -301,6 +284,28 @@ func sharedCollections(plan *dataflow.Plan) []repr.CollectionID {
 		}
 	}
 	return out
+}
+
+// sourceKey returns the Source that join input node in reads (it is the
+// Source, or an MFP over one) and the input's key columns keys as that
+// Source's columns (-1 for a column the MFP computes).
+func sourceKey(plan *dataflow.Plan, in int, keys []int) (dataflow.Source, []int, bool) {
+	src, ok := sourceOf(plan, in)
+	if !ok {
+		return src, nil, false
+	}
+	m, isMFP := plan.Nodes[in].Op.(dataflow.MFP)
+	if !isMFP {
+		return src, slices.Clone(keys), true
+	}
+	width := len(plan.Nodes[plan.Nodes[in].Inputs[0]].Types)
+	cols := make([]int, len(keys))
+	for i, k := range keys {
+		if cols[i] = m.Project[k]; cols[i] >= width {
+			cols[i] = -1
+		}
+	}
+	return src, cols, true
 }
 
 // sourceOf returns the Source that node in is, or that the MFP node in
