@@ -17,6 +17,18 @@ import (
 //	go test ./sql -run '^$' -bench IndexPointSelect -benchtime 20x
 func BenchmarkIndexPointSelect(b *testing.B) {
 	const rows = 1_000_000
+	// a is a permutation of the ids: one row per value.
+	s, run := benchBigTable(b, rows, func(i int) int { return (i * 7919) % rows })
+	run("CREATE INDEX big_a ON big (a)")
+	b.Run("index", func(b *testing.B) { benchPointByA(b, s, rows) })
+	run("DROP INDEX big_a")
+	b.Run("no-index", func(b *testing.B) { benchPointByA(b, s, rows) })
+}
+
+// benchBigTable opens an engine with table big (id int PRIMARY KEY, a
+// int, b text) of rows rows, row i having a = a(i), inserted 10,000 per
+// statement; it returns a session and a function running SQL on it.
+func benchBigTable(b *testing.B, rows int, a func(i int) int) (*Session, func(string)) {
 	e, err := Open(b.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
@@ -32,19 +44,15 @@ func BenchmarkIndexPointSelect(b *testing.B) {
 	for lo := 0; lo < rows; lo += 10_000 {
 		var q strings.Builder
 		q.WriteString("INSERT INTO big VALUES ")
-		for i := lo; i < lo+10_000; i++ {
+		for i := lo; i < min(lo+10_000, rows); i++ {
 			if i > lo {
 				q.WriteString(", ")
 			}
-			// a is a permutation of the ids: one row per value.
-			q.WriteString("(" + strconv.Itoa(i) + ", " + strconv.Itoa((i*7919)%rows) + ", 'row')")
+			q.WriteString("(" + strconv.Itoa(i) + ", " + strconv.Itoa(a(i)) + ", 'row')")
 		}
 		run(q.String())
 	}
-	run("CREATE INDEX big_a ON big (a)")
-	b.Run("index", func(b *testing.B) { benchPointByA(b, s, rows) })
-	run("DROP INDEX big_a")
-	b.Run("no-index", func(b *testing.B) { benchPointByA(b, s, rows) })
+	return s, run
 }
 
 // benchPointByA runs SELECT ... WHERE a = $1 for spread-out values.
@@ -83,29 +91,8 @@ func benchExec(s *Session, sql string) error {
 //	go test ./sql -run '^$' -bench IndexJoin -benchtime 20x
 func BenchmarkIndexJoin(b *testing.B) {
 	const rows = 100_000
-	e, err := Open(b.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = e.Close() })
-	s := e.NewSession(nil)
-	run := func(sql string) {
-		if err := benchExec(s, sql); err != nil {
-			b.Fatal(err)
-		}
-	}
-	run("CREATE TABLE big (id int PRIMARY KEY, a int, b text); CREATE TABLE small (x int)")
-	for lo := 0; lo < rows; lo += 10_000 {
-		var q strings.Builder
-		q.WriteString("INSERT INTO big VALUES ")
-		for i := lo; i < lo+10_000; i++ {
-			if i > lo {
-				q.WriteString(", ")
-			}
-			q.WriteString("(" + strconv.Itoa(i) + ", " + strconv.Itoa(i%(rows/10)) + ", 'row')")
-		}
-		run(q.String())
-	}
+	s, run := benchBigTable(b, rows, func(i int) int { return i % (rows / 10) })
+	run("CREATE TABLE small (x int)")
 	run("INSERT INTO small SELECT generate_series(1, 10) * 7; CREATE INDEX big_a ON big (a)")
 	for _, mode := range []string{"shared", "private"} {
 		b.Run(mode, func(b *testing.B) {
