@@ -6,7 +6,7 @@ FUZZTIME ?= 15s
 # ORACLE_STEPS sets how long `make oracle` runs the randomized oracle test.
 ORACLE_STEPS ?= 3000
 
-.PHONY: build test testrace lint slt oracle fuzz bench ingest nexmark tpch
+.PHONY: build test testrace lint slt oracle fuzz bench ingest nexmark tpch clients
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -28,6 +28,16 @@ lint:
 # prints the corpus pass rates. EDDY_SLT_FLOOR=NN fails below NN percent.
 slt:
 	$(GO) test -count=1 -v -timeout 30m -run 'TestSLT|TestSQLiteCorpus' ./tests/slt
+
+# clients drives the real client programs (pgjdbc, psycopg2, psycopg 3,
+# SQLAlchemy and pandas, node-postgres) against Eddy and against PostgreSQL
+# 15, comparing Eddy's transcripts with PostgreSQL's (tests/clients; `make
+# test` runs the Eddy half). Install them as .ci/run does; then
+# `go test ./tests/clients -run TestClientsPostgres -rewrite` renews the
+# golden transcripts.
+clients:
+	cd tests/clients/node && npm ci --no-audit --no-fund
+	EDDY_CLIENTS_POSTGRES=1 $(GO) test -count=1 -v -timeout 10m ./tests/clients
 
 # oracle runs the randomized view-vs-query oracle test for longer.
 oracle:
