@@ -60,6 +60,8 @@ func (d *Dataflow) Bounded() []StateReport {
 			if w, ok := d.ops[i].(*windowTopK); ok {
 				r.Bounded, r.Col, r.Why = true, w.cols[0], "partitions close when the watermark passes their key"
 			}
+		case dataflow.DeltaJoin:
+			r.Why = "a delta join keeps its privately arranged inputs' live rows"
 		case dataflow.Threshold:
 			r.Why = "Threshold keeps every live row"
 		case dataflow.SessionWindow:

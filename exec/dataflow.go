@@ -120,6 +120,9 @@ func buildNode(p *dataflow.Plan, i int) (operator, error) {
 	if j, ok := n.Op.(dataflow.Join); ok && j.Shared != nil {
 		return newSharedJoin(p, i, in)
 	}
+	if _, ok := n.Op.(dataflow.DeltaJoin); ok {
+		return newDeltaJoin(p, i, in)
+	}
 	return newOperator(i, n, in)
 }
 
@@ -130,7 +133,7 @@ func wantInputs(op dataflow.Op) int {
 		return 0
 	case dataflow.Join, dataflow.Fixpoint:
 		return 2
-	case dataflow.Union:
+	case dataflow.Union, dataflow.DeltaJoin:
 		return -1
 	}
 	return 1

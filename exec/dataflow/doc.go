@@ -8,7 +8,8 @@
 // a small closed set, each stating its semantics over (row, time, diff)
 // updates and the state it costs: Source, Constant, MFP (fused
 // map/filter/project), Reduce (group by with aggregates, DISTINCT),
-// Join (inner and outer equi-joins with residual predicates), Union,
+// Join (inner and outer equi-joins with residual predicates), DeltaJoin
+// (a multiway inner join with one lookup path per input), Union,
 // Negate, Threshold (with Negate and Union, EXCEPT ALL), TopK and FlatMap
 // (set-returning functions over each row, stateless). Variable
 // and Fixpoint bracket a loop (WITH RECURSIVE): the nodes between them

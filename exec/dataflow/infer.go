@@ -49,6 +49,12 @@ func inferTypes(op Op, in [][]repr.T) ([]repr.T, error) {
 		return out, nil
 	case Join:
 		return append(append([]repr.T(nil), in[0]...), in[1]...), nil
+	case DeltaJoin:
+		var out []repr.T
+		for _, ts := range in {
+			out = append(out, ts...)
+		}
+		return out, nil
 	case SessionWindow:
 		if op.TimeCol < 0 || op.TimeCol >= len(in[0]) {
 			return nil, fmt.Errorf("SessionWindow time column #%d out of range", op.TimeCol)

@@ -107,7 +107,8 @@ func parseOp(name string, args map[string]string, in [][]repr.T, out []repr.T) (
 	if !ok {
 		want = 1
 	}
-	if name != "Union" && len(in) != want || name == "Union" && len(in) == 0 {
+	multi := name == "Union" || name == "DeltaJoin"
+	if !multi && len(in) != want || multi && len(in) == 0 {
 		return nil, fmt.Errorf("%s has %d inputs", name, len(in))
 	}
 	a := argReader{args: args}
@@ -125,6 +126,8 @@ func parseOp(name string, args map[string]string, in [][]repr.T, out []repr.T) (
 		op = a.join(in[0], in[1])
 	case "Union":
 		op = Union{}
+	case "DeltaJoin":
+		op = a.deltaJoin(in)
 	case "SessionWindow":
 		op = a.session(in[0])
 	case "Negate":

@@ -92,6 +92,8 @@ func opArgs(op Op) string {
 		return s
 	case Join:
 		return op.args()
+	case DeltaJoin:
+		return op.args()
 	case SessionWindow:
 		return fmt.Sprintf("key=%s time=#%d gap=%s", formatCols(op.Key), op.TimeCol, time.Duration(op.Gap)*time.Microsecond)
 	case TopK:

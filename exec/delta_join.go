@@ -1,0 +1,441 @@
+package exec
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// deltaJoin is a multiway inner equi-join (dataflow.DeltaJoin) that keeps
+// no intermediate result: a change of input i runs input i's path, a
+// sequence of lookups into the other inputs' arrangements, each by a key
+// of the columns bound so far, and emits every complete row that passes
+// the On checks and the residual (Materialize's delta join). For changes
+// of several inputs in one Step, path i must see the inputs before i as
+// they are after the Step and those after i as they were before it
+// (d(A⋈B⋈C) = dA⋈B⋈C + A'⋈dB⋈C + A'⋈B'⋈dC), so that each output change is
+// produced once:
+//
+//   - private arrangements (the operator's own, one per (input, key))
+//     change in input order: path i runs, then input i's changes enter
+//     its arrangements, so path i sees inputs j < i new and j > i old;
+//   - a shared arrangement (an index the caller keeps) is always as of
+//     the Step, already holding the input's changes dJ: a path reading
+//     input j > i from it subtracts dJ's rows of the key (old = new - dJ).
+//
+// State: for each private arrangement, the input's live rows by its key,
+// kept as a joinOp keeps one side (joinSide: each distinct row once, in
+// its value encoding); nothing for shared lookups and nothing per
+// intermediate row. Size: O(live rows of each privately arranged input,
+// once per key it is looked up by). Logged state: {arrangement number + 1}
+// {0x01} row-key -> row(count, 0, columns...).
+type deltaJoin struct {
+	spec   dataflow.DeltaJoin
+	off    []int // first output column of each input
+	widths []int
+	width  int
+	paths  [][]deltaStage
+	// start holds, per path, the checks that need only the changed input.
+	start []deltaChecks
+	arrs  []deltaArr
+	// mfps maps a shared collection's rows to its input's rows, per input
+	// read from a shared arrangement (nil: the input is the Source).
+	mfps []*mfpOp
+	// olds indexes, per input and key of a shared lookup, the input's
+	// changes of this Step by key (built on first use, see oldRows).
+	olds       map[deltaKey]map[string][]int
+	ins        [][]repr.Update
+	kbuf, cbuf []byte
+	cur        repr.Row
+	bufs       [][]repr.Update // per path depth: the rows a lookup found
+}
+
+// deltaArr is one private arrangement: input's rows by key cols (input
+// columns), kept in side 0 of a joinOp.
+type deltaArr struct {
+	input int
+	cols  []int
+	j     *joinOp
+}
+
+// deltaKey names an arrangement by input and key columns (input columns,
+// printed).
+type deltaKey struct {
+	input int
+	cols  string
+}
+
+// deltaStage is one lookup of a path.
+type deltaStage struct {
+	input  int
+	from   []int // output columns bound before the lookup
+	cols   []int // the input's key columns
+	arr    int   // private arrangement, or -1
+	shared uint64
+	deltaChecks
+}
+
+// deltaChecks are the On pairs not used as lookup keys and the residual
+// predicates that become decidable at one point of a path.
+type deltaChecks struct {
+	pairs    []dataflow.DeltaPair
+	residual []expr.Expr
+}
+
+// newDeltaJoin builds the delta join of node i of p.
+func newDeltaJoin(p *dataflow.Plan, i int, in [][]repr.T) (operator, error) {
+	n := &p.Nodes[i]
+	spec := n.Op.(dataflow.DeltaJoin)
+	if err := spec.Check(in); err != nil {
+		return nil, err
+	}
+	o := &deltaJoin{spec: spec, olds: map[deltaKey]map[string][]int{}, mfps: make([]*mfpOp, len(in))}
+	for _, ts := range in {
+		o.widths = append(o.widths, len(ts))
+	}
+	o.off, o.width = dataflow.Offsets(o.widths)
+	o.cur = make(repr.Row, o.width)
+	o.bufs = make([][]repr.Update, len(in))
+	arrs := map[deltaKey]int{}
+	for pi, path := range spec.Paths {
+		stages, start, err := o.planPath(pi, path, arrs, in)
+		if err != nil {
+			return nil, err
+		}
+		o.paths, o.start = append(o.paths, stages), append(o.start, start)
+		for _, st := range stages {
+			if st.shared != 0 && o.mfps[st.input] == nil {
+				if o.mfps[st.input], err = sharedInputMFP(p, n.Inputs[st.input], st.cols); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return o, nil
+}
+
+// planPath resolves path pi's lookups to arrangements (adding private
+// ones to arrs and o.arrs) and places each On check and residual
+// predicate at the first point of the path where its columns are bound.
+func (o *deltaJoin) planPath(pi int, path []dataflow.DeltaLookup, arrs map[deltaKey]int, in [][]repr.T) ([]deltaStage, deltaChecks, error) {
+	bound := make([]bool, len(in))
+	bound[pi] = true
+	used := map[dataflow.DeltaPair]bool{}
+	start := o.checksFor(bound, used)
+	var stages []deltaStage
+	for _, l := range path {
+		st := deltaStage{input: l.Input, from: l.From, arr: -1, shared: l.Shared}
+		for k, c := range l.Cols {
+			st.cols = append(st.cols, c-o.off[l.Input])
+			used[dataflow.DeltaPair{L: l.From[k], R: c}], used[dataflow.DeltaPair{L: c, R: l.From[k]}] = true, true
+		}
+		if l.Shared == 0 {
+			key := deltaKey{l.Input, fmt.Sprint(st.cols)}
+			a, ok := arrs[key]
+			if !ok {
+				if len(o.arrs) >= 255 {
+					return nil, deltaChecks{}, fmt.Errorf("delta join has more than 255 private arrangements")
+				}
+				j, err := newJoin(dataflow.Join{LeftKey: st.cols, RightKey: st.cols}, in[l.Input], in[l.Input])
+				if err != nil {
+					return nil, deltaChecks{}, err
+				}
+				a = len(o.arrs)
+				arrs[key] = a
+				o.arrs = append(o.arrs, deltaArr{input: l.Input, cols: st.cols, j: j})
+			}
+			st.arr = a
+		}
+		bound[l.Input] = true
+		st.deltaChecks = o.checksFor(bound, used)
+		stages = append(stages, st)
+	}
+	return stages, start, nil
+}
+
+// checksFor returns the On pairs and residual predicates that are
+// decidable over the bound inputs and not yet placed (marking them in
+// used; residual predicates by their position, as pairs {-1-i, -1-i}).
+func (o *deltaJoin) checksFor(bound []bool, used map[dataflow.DeltaPair]bool) deltaChecks {
+	var c deltaChecks
+	isBound := func(col int) bool { return bound[o.inputOf(col)] }
+	for _, p := range o.spec.On {
+		if !used[p] && isBound(p.L) && isBound(p.R) {
+			used[p] = true
+			c.pairs = append(c.pairs, p)
+		}
+	}
+	for i, e := range o.spec.Residual {
+		mark := dataflow.DeltaPair{L: -1 - i, R: -1 - i}
+		if used[mark] {
+			continue
+		}
+		ok := true
+		for _, col := range expr.Columns(e) {
+			ok = ok && isBound(col)
+		}
+		if ok {
+			used[mark] = true
+			c.residual = append(c.residual, e)
+		}
+	}
+	return c
+}
+
+// inputOf returns the input whose columns include output column c.
+func (o *deltaJoin) inputOf(c int) int {
+	for i := len(o.off) - 1; i > 0; i-- {
+		if c >= o.off[i] {
+			return i
+		}
+	}
+	return 0
+}
+
+// sharedInputMFP returns the MFP that maps the rows of shared input node
+// in's source collection to the input's rows (nil: in is the Source);
+// the key columns must be source columns.
+func sharedInputMFP(p *dataflow.Plan, in int, keys []int) (*mfpOp, error) {
+	src := &p.Nodes[in]
+	m, ok := src.Op.(dataflow.MFP)
+	if !ok {
+		if _, ok := src.Op.(dataflow.Source); !ok {
+			return nil, fmt.Errorf("shared input %%%d is not a Source", in)
+		}
+		return nil, nil
+	}
+	base := p.Nodes[src.Inputs[0]]
+	if _, ok := base.Op.(dataflow.Source); !ok {
+		return nil, fmt.Errorf("shared input %%%d is not an MFP over a Source", in)
+	}
+	for _, k := range keys {
+		if m.Project[k] >= len(base.Types) {
+			return nil, fmt.Errorf("shared input's join key #%d is computed, not a source column", k)
+		}
+	}
+	return newMFP(m, base.Types)
+}
+
+func (o *deltaJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+	o.ins = ins
+	clear(o.olds)
+	var out []repr.Update
+	var err error
+	for i := range ins {
+		for _, u := range ins[i] {
+			if out, err = o.runPath(s, i, u, out); err != nil {
+				return nil, err
+			}
+		}
+		if err := o.arrange(s, i, ins[i]); err != nil {
+			return nil, err
+		}
+	}
+	o.ins = nil
+	return out, o.log(s)
+}
+
+// arrange adds input i's changes to its private arrangements.
+func (o *deltaJoin) arrange(s *stepCtx, i int, ups []repr.Update) error {
+	for a := range o.arrs {
+		if o.arrs[a].input != i {
+			continue
+		}
+		for _, u := range ups {
+			r, _, err := o.arrs[a].j.lookup(s, 0, u.Row)
+			if err != nil {
+				return err
+			}
+			r.n += u.Diff
+		}
+	}
+	return nil
+}
+
+// runPath joins change u of input i along i's path.
+func (o *deltaJoin) runPath(s *stepCtx, i int, u repr.Update, out []repr.Update) ([]repr.Update, error) {
+	copy(o.cur[o.off[i]:], u.Row)
+	ok, err := o.holds(s, o.start[i])
+	if err != nil || !ok {
+		return out, err
+	}
+	return o.extend(s, i, 0, u.Diff, out)
+}
+
+// extend performs lookup k of path pi for the bound row o.cur (of
+// multiplicity d) and recurses on each match; past the last lookup it
+// emits o.cur.
+func (o *deltaJoin) extend(s *stepCtx, pi, k int, d int64, out []repr.Update) ([]repr.Update, error) {
+	if k == len(o.paths[pi]) {
+		return append(out, repr.Update{Row: s.slab.concat(o.cur, nil), Time: s.t, Diff: d}), nil
+	}
+	st := &o.paths[pi][k]
+	for _, c := range st.from {
+		if o.cur[c].IsNull() {
+			return out, nil
+		}
+	}
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], o.cur, st.from)
+	matches, err := o.matches(s, pi, st, o.bufs[k][:0])
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range matches {
+		copy(o.cur[o.off[st.input]:], m.Row)
+		ok, err := o.holds(s, st.deltaChecks)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || m.Diff == 0 {
+			continue
+		}
+		if out, err = o.extend(s, pi, k+1, d*m.Diff, out); err != nil {
+			return nil, err
+		}
+	}
+	clear(matches)
+	o.bufs[k] = matches[:0]
+	return out, nil
+}
+
+// matches appends to buf the rows of stage st's input whose key is
+// o.kbuf, with their multiplicities, as path pi must see them.
+func (o *deltaJoin) matches(s *stepCtx, pi int, st *deltaStage, buf []repr.Update) ([]repr.Update, error) {
+	if st.arr >= 0 {
+		a := o.arrs[st.arr]
+		side := &a.j.sides[0]
+		b := side.buckets[string(o.kbuf)]
+		if b == nil {
+			return buf, nil
+		}
+		for _, id := range b.rows {
+			q := side.at(id)
+			if q.n == 0 {
+				continue
+			}
+			row := s.slab.row(o.widths[st.input])
+			if err := repr.DecodeDatums(row, q.enc, &s.slab.decs); err != nil {
+				return nil, fmt.Errorf("delta join state: %w", err)
+			}
+			buf = append(buf, repr.Update{Row: row, Diff: q.n})
+		}
+		return buf, nil
+	}
+	return o.sharedMatches(s, pi, st, buf)
+}
+
+// sharedMatches appends the shared arrangement's rows of key o.kbuf
+// (mapped by the input's MFP) and, when path pi must see the input as it
+// was (it comes later in input order), the Step's changes of that key
+// negated.
+func (o *deltaJoin) sharedMatches(s *stepCtx, pi int, st *deltaStage, buf []repr.Update) ([]repr.Update, error) {
+	if s.arr == nil {
+		return nil, fmt.Errorf("shared arrangement %d is not available to this Step", st.shared)
+	}
+	n := len(buf)
+	err := s.arr.Lookup(st.shared, o.kbuf, func(row repr.Row, c int64) bool {
+		buf = append(buf, repr.Update{Row: row, Diff: c})
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if m := o.mfps[st.input]; m != nil {
+		mapped, err := m.step(s, [][]repr.Update{buf[n:]})
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf[:n], mapped...)
+	}
+	// A lookup is a prefix scan of key encodings: keep only rows whose
+	// key is exactly the lookup's.
+	kept := buf[:n]
+	for _, q := range buf[n:] {
+		o.cbuf = repr.AppendColsKey(o.cbuf[:0], q.Row, st.cols)
+		if bytes.Equal(o.cbuf, o.kbuf) {
+			kept = append(kept, q)
+		}
+	}
+	if st.input < pi {
+		return kept, nil
+	}
+	for _, idx := range o.oldRows(st)[string(o.kbuf)] {
+		u := o.ins[st.input][idx]
+		kept = append(kept, repr.Update{Row: u.Row, Diff: -u.Diff})
+	}
+	return kept, nil
+}
+
+// oldRows returns the index by key (stage st's columns) of the Step's
+// changes of st's input, built on first use.
+func (o *deltaJoin) oldRows(st *deltaStage) map[string][]int {
+	k := deltaKey{st.input, fmt.Sprint(st.cols)}
+	if m, ok := o.olds[k]; ok {
+		return m
+	}
+	m := map[string][]int{}
+	for idx, u := range o.ins[st.input] {
+		if hasNullCol(u.Row, st.cols) {
+			continue
+		}
+		o.cbuf = repr.AppendColsKey(o.cbuf[:0], u.Row, st.cols)
+		m[string(o.cbuf)] = append(m[string(o.cbuf)], idx)
+	}
+	o.olds[k] = m
+	return m
+}
+
+// holds reports whether the checks pass for o.cur: each pair's columns
+// equal as keys (NULL never equal) and each residual predicate true.
+func (o *deltaJoin) holds(s *stepCtx, c deltaChecks) (bool, error) {
+	for _, p := range c.pairs {
+		l, r := o.cur[p.L], o.cur[p.R]
+		if l.IsNull() || r.IsNull() {
+			return false, nil
+		}
+		o.kbuf = repr.AppendColsKey(o.kbuf[:0], o.cur, []int{p.L})
+		o.cbuf = repr.AppendColsKey(o.cbuf[:0], o.cur, []int{p.R})
+		if !bytes.Equal(o.kbuf, o.cbuf) {
+			return false, nil
+		}
+	}
+	return residualHolds(s, c.residual, o.cur)
+}
+
+// log logs each private arrangement's touched rows under its number.
+func (o *deltaJoin) log(s *stepCtx) error {
+	prefix := s.prefix
+	defer func() { s.prefix = prefix }()
+	for a := range o.arrs {
+		s.prefix = append(append([]byte(nil), prefix...), byte(a+1))
+		if err := o.arrs[a].j.log(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *deltaJoin) commit() {
+	for a := range o.arrs {
+		o.arrs[a].j.commit()
+	}
+}
+
+func (o *deltaJoin) rollback() {
+	for a := range o.arrs {
+		o.arrs[a].j.rollback()
+	}
+}
+
+// restore loads one logged row of a private arrangement.
+func (o *deltaJoin) restore(key, value []byte) error {
+	if len(key) < 2 || int(key[0]) < 1 || int(key[0]) > len(o.arrs) {
+		return errCorrupt
+	}
+	return o.arrs[key[0]-1].j.restore(key[1:], value)
+}
+
+func (o *deltaJoin) restored() error { return nil }
