@@ -36,6 +36,7 @@
 //
 // Flags: -sf (0.1), -seed (1), -chunk (10,000), -queries (q01,q18;
 // default all), -per-view, -cpuprofile DIR (per Eddy process a CPU
-// profile, all.pprof or qNN.pprof, and the heap after the load, all.heap
-// or qNN.heap), -maxrss MB, -postgres=false, -pgbin DIR.
+// profile of the load, all.pprof or qNN.pprof, the heap after it,
+// all.heap or qNN.heap, and a CPU profile of the refresh batches,
+// all.refresh.pprof), -maxrss MB, -postgres=false, -pgbin DIR.
 package main

@@ -27,21 +27,17 @@ import (
 //
 //	heap  -> "heap N": the live heap in bytes after a full collection.
 //
-// A CPU profile (-cpuprofile FILE.pprof) covers the child's whole life;
-// with it, the heap command also writes the live heap to FILE.heap (read
-// it with go tool pprof -sample_index=inuse_space).
+// A CPU profile (-cpuprofile FILE.pprof) covers the child's life up to
+// the heap command (the load); with it, the heap command also writes the
+// live heap to FILE.heap (read it with go tool pprof
+// -sample_index=inuse_space) and profiles the rest of the child's life
+// (the refresh batches) into FILE.refresh.pprof.
 func serve(dir, cpuprofile string) error {
 	server.TuneGC()
-	if cpuprofile != "" {
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	prof := &cpuProfile{}
+	defer prof.stop()
+	if err := prof.start(cpuprofile); err != nil {
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: dir, Version: "tpch", Logger: log})
@@ -54,11 +50,45 @@ func serve(dir, cpuprofile string) error {
 		if sc.Text() == "heap" {
 			fmt.Printf("heap %d\n", liveHeap())
 			writeHeapProfile(cpuprofile)
+			prof.stop()
+			if cpuprofile != "" {
+				_ = prof.start(strings.TrimSuffix(cpuprofile, ".pprof") + ".refresh.pprof")
+			}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return srv.Shutdown(ctx)
+}
+
+// cpuProfile is the CPU profile being written, if any.
+type cpuProfile struct{ f *os.File }
+
+// start profiles into file (nothing when file is "").
+func (p *cpuProfile) start(file string) error {
+	if file == "" {
+		return nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	p.f = f
+	return nil
+}
+
+// stop ends the profile being written, if any.
+func (p *cpuProfile) stop() {
+	if p.f == nil {
+		return
+	}
+	pprof.StopCPUProfile()
+	p.f.Close()
+	p.f = nil
 }
 
 // liveHeap collects garbage and returns the bytes of live heap objects.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -69,8 +70,8 @@ func run(o options) error {
 		}
 	}
 	start := time.Now()
-	data := tpch.Generate(tpch.Config{SF: o.sf, Seed: o.seed})
-	w := &workload{data: data, queries: tpch.Queries(), views: views, chunk: o.chunk}
+	w := newWorkload(tpch.Generate(tpch.Config{SF: o.sf, Seed: o.seed}), tpch.Queries(), views, o.chunk)
+	runtime.GC()
 	rep := &report{o: o, w: w, machine: machine(), genTime: time.Since(start)}
 	fmt.Fprintf(os.Stderr, "generated SF %g in %v: %d rows\n", o.sf, rep.genTime.Round(time.Millisecond), w.loadRows())
 	ctx := context.Background()

@@ -81,7 +81,7 @@ func runPostgres(ctx context.Context, w *workload, dir string, withIndexes bool)
 	if r.Load, err = measure(pg.ServerCPU, func() error { return w.load(ctx, c, nop) }); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	if r.RelationSum, err = relationSize(ctx, c, w.data.Tables); err != nil {
+	if r.RelationSum, err = relationSize(ctx, c, w.tables); err != nil {
 		return nil, err
 	}
 	if withIndexes {
@@ -125,7 +125,7 @@ func refreshPostgres(ctx context.Context, c *pgconn.PgConn, b tpch.Batch, views 
 
 // relationSize returns the sum of pg_total_relation_size (heap, TOAST and
 // indexes) of the tables.
-func relationSize(ctx context.Context, c *pgconn.PgConn, tables []*tpch.Table) (int64, error) {
+func relationSize(ctx context.Context, c *pgconn.PgConn, tables []*table) (int64, error) {
 	var parts []string
 	for _, tb := range tables {
 		parts = append(parts, fmt.Sprintf("pg_total_relation_size('%s')", tb.Name))
