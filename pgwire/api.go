@@ -3,6 +3,8 @@ package pgwire
 import (
 	"context"
 	"io"
+
+	"github.com/eddydb/eddy/repr"
 )
 
 // Handler creates sessions; implemented by the sql layer.
@@ -29,9 +31,32 @@ type Session interface {
 	ChangedParameters() map[string]string
 	// TxStatus is 'I' (idle), 'T' (in transaction) or 'E' (failed transaction).
 	TxStatus() byte
+	// Notices returns and clears the warnings and notices of the last
+	// statement; pgwire sends them as NoticeResponse before its
+	// CommandComplete (or ErrorResponse).
+	Notices() []Notice
+	// Failed tells the session that an ErrorResponse was sent: PostgreSQL
+	// fails an open transaction block on any error, including those pgwire
+	// raises itself (an unknown portal, a bad Bind).
+	Failed()
+	// DefineStatement names a prepared statement (Parse with a name; st
+	// is nil for an empty query), 42P05 if the name is taken;
+	// LookupStatement finds one and CloseStatement forgets one. The
+	// session keeps them because SQL PREPARE, EXECUTE, DEALLOCATE and
+	// DISCARD share their namespace. The unnamed statement stays in pgwire.
+	DefineStatement(name, sql string, st Statement) error
+	LookupStatement(name string) (Statement, bool)
+	CloseStatement(name string)
 	// Close ends the session (rolls back an open transaction). pgwire calls it
 	// exactly once.
 	Close()
+}
+
+// Notice is a NoticeResponse: Severity is WARNING, NOTICE, INFO, ...; Err
+// carries the SQLSTATE, message, detail and hint.
+type Notice struct {
+	Severity string
+	Err      *repr.Error
 }
 
 // Statement is a prepared statement.

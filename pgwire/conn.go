@@ -184,6 +184,7 @@ func (c *conn) afterPanic(msg pgproto3.FrontendMessage, r any) bool {
 		Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: "XX000",
 		Message: fmt.Sprintf("internal error: %v", r),
 	})
+	c.sessionFailed()
 	switch msg.(type) {
 	case *pgproto3.Query, *pgproto3.Sync, *pgproto3.FunctionCall:
 		c.ignoreTillSync = false

@@ -46,6 +46,30 @@ func (c *conn) sendError(err error) {
 		return
 	}
 	c.sendPGError(e, "ERROR")
+	c.sessionFailed()
+}
+
+// sessionFailed tells the session an error was sent (it fails an open
+// transaction block), surviving a panic in it.
+func (c *conn) sessionFailed() {
+	if c.sess == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.logPanic("Session.Failed", r)
+		}
+	}()
+	c.sess.Failed()
+}
+
+// sendNotices sends the last statement's notices as NoticeResponse.
+func (c *conn) sendNotices() {
+	for _, n := range c.sess.Notices() {
+		e := n.Err
+		c.be.Send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity,
+			Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint})
+	}
 }
 
 // sendFatal sends err as a FATAL error, flushes it (bounded by a deadline,

@@ -25,7 +25,7 @@ func noStatement(name string) error {
 // handleParse prepares a statement. A named statement must not exist yet; the
 // unnamed one is replaced.
 func (c *conn) handleParse(m *pgproto3.Parse) {
-	if _, ok := c.stmts[m.Name]; ok && m.Name != "" {
+	if _, ok := c.lookupStmt(m.Name); ok && m.Name != "" {
 		c.extError(errDuplicateStatement.New(m.Name))
 		return
 	}
@@ -47,8 +47,24 @@ func (c *conn) handleParse(m *pgproto3.Parse) {
 	if len(stmts) == 1 {
 		e.st = stmts[0]
 	}
-	c.stmts[m.Name] = e
+	if m.Name == "" {
+		c.stmts[""] = e
+	} else if err := c.sess.DefineStatement(m.Name, m.Query, e.st); err != nil {
+		c.extError(err)
+		return
+	}
 	c.be.Send(&pgproto3.ParseComplete{})
+}
+
+// lookupStmt finds a prepared statement: the unnamed one here, named ones
+// in the session (shared with SQL PREPARE).
+func (c *conn) lookupStmt(name string) (stmtEntry, bool) {
+	if name == "" {
+		e, ok := c.stmts[""]
+		return e, ok
+	}
+	st, ok := c.sess.LookupStatement(name)
+	return stmtEntry{st: st}, ok
 }
 
 // handleBind creates a portal from a statement. A named portal must not
@@ -60,7 +76,7 @@ func (c *conn) handleBind(m *pgproto3.Bind) {
 		c.extError(errDuplicatePortal.New(m.DestinationPortal))
 		return
 	}
-	se, ok := c.stmts[m.PreparedStatement]
+	se, ok := c.lookupStmt(m.PreparedStatement)
 	if !ok {
 		c.extError(noStatement(m.PreparedStatement))
 		return
@@ -118,7 +134,7 @@ func checkFormats(codes []int16) error {
 func (c *conn) handleDescribe(m *pgproto3.Describe) {
 	switch m.ObjectType {
 	case 'S':
-		se, ok := c.stmts[m.Name]
+		se, ok := c.lookupStmt(m.Name)
 		if !ok {
 			c.extError(noStatement(m.Name))
 			return
@@ -173,6 +189,7 @@ func (c *conn) handleExecute(m *pgproto3.Execute) {
 	ctx := c.beginStatement()
 	tag, suspended, err := c.execute(ctx, pe.p, int(m.MaxRows))
 	c.endStatement()
+	c.sendNotices()
 	if err != nil {
 		c.sendChangedParameters()
 		c.extError(err)
@@ -191,7 +208,11 @@ func (c *conn) handleExecute(m *pgproto3.Execute) {
 func (c *conn) handleClose(m *pgproto3.Close) {
 	switch m.ObjectType {
 	case 'S':
-		delete(c.stmts, m.Name)
+		if m.Name == "" {
+			delete(c.stmts, "")
+		} else {
+			c.sess.CloseStatement(m.Name)
+		}
 	case 'P':
 		c.closePortal(m.Name)
 	default:

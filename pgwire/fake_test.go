@@ -72,7 +72,39 @@ type fakeSession struct {
 	app     string
 	changed map[string]string
 	closed  bool
+	named   map[string]Statement
 }
+
+// Notices implements Session: the fake has none.
+func (s *fakeSession) Notices() []Notice { return nil }
+
+// Failed implements Session: a failed block shows as 'E'.
+func (s *fakeSession) Failed() {
+	if s.tx == 'T' {
+		s.tx = 'E'
+	}
+}
+
+// DefineStatement implements Session.
+func (s *fakeSession) DefineStatement(name, sql string, st Statement) error {
+	if _, ok := s.named[name]; ok {
+		return errDuplicateStatement.New(name)
+	}
+	if s.named == nil {
+		s.named = map[string]Statement{}
+	}
+	s.named[name] = st
+	return nil
+}
+
+// LookupStatement implements Session.
+func (s *fakeSession) LookupStatement(name string) (Statement, bool) {
+	st, ok := s.named[name]
+	return st, ok
+}
+
+// CloseStatement implements Session.
+func (s *fakeSession) CloseStatement(name string) { delete(s.named, name) }
 
 // Parameters implements Session.
 func (s *fakeSession) Parameters() map[string]string {

@@ -51,6 +51,7 @@ func (c *conn) runSimple(ctx context.Context, st Statement) bool {
 		c.sendRowDescription(cols)
 	}
 	tag, suspended, err := c.execute(ctx, p, 0)
+	c.sendNotices()
 	c.sendChangedParameters()
 	if err == nil && suspended {
 		err = repr.Errorf(repr.CodeInternal, "portal suspended without a row limit")

@@ -31,6 +31,37 @@ func (s session) Prepare(ctx context.Context, text string, paramOIDs []uint32) (
 	return out, nil
 }
 
+// Notices converts the session's notices.
+func (s session) Notices() []pgwire.Notice {
+	ns := s.Session.Notices()
+	if len(ns) == 0 {
+		return nil
+	}
+	out := make([]pgwire.Notice, len(ns))
+	for i, n := range ns {
+		out[i] = pgwire.Notice(n)
+	}
+	return out
+}
+
+// DefineStatement unwraps st (nil for an empty query).
+func (s session) DefineStatement(name, text string, st pgwire.Statement) error {
+	var inner *sql.Statement
+	if st != nil {
+		inner = st.(statement).Statement
+	}
+	return s.Session.DefineStatement(name, text, inner)
+}
+
+// LookupStatement wraps the statement (a nil Statement for an empty query).
+func (s session) LookupStatement(name string) (pgwire.Statement, bool) {
+	st, ok := s.Session.LookupStatement(name)
+	if !ok || st == nil {
+		return nil, ok
+	}
+	return statement{st}, true
+}
+
 type statement struct{ *sql.Statement }
 
 func (st statement) Columns() []pgwire.Column { return wireColumns(st.Statement.Columns()) }

@@ -116,6 +116,12 @@ func (p *Portal) run(ctx context.Context) (err error) {
 		}
 		err = withPosition(err, p.st.src, -1)
 	}()
+	if err := s.checkWritable(p.st.stmt.AST); err != nil {
+		return err
+	}
+	if takesSnapshot(p.st.stmt.AST) {
+		s.markQueried()
+	}
 	return p.dispatch(ctx, p.st.stmt.AST)
 }
 
@@ -134,7 +140,7 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execTransaction(n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil:
 		p.tag = "SET"
-		return s.settings.apply(n.GetVariableSetStmt())
+		return s.execSet(n.GetVariableSetStmt())
 	case n.GetVariableShowStmt() != nil:
 		return p.execShow(n.GetVariableShowStmt())
 	case n.GetCreateStmt() != nil:
@@ -151,6 +157,16 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execReindex(n.GetReindexStmt())
 	case n.GetFetchStmt() != nil:
 		return p.execFetch(ctx, n.GetFetchStmt())
+	case n.GetDeclareCursorStmt() != nil:
+		return p.execDeclare(n.GetDeclareCursorStmt())
+	case n.GetPrepareStmt() != nil:
+		return p.execPrepare(n.GetPrepareStmt())
+	case n.GetExecuteStmt() != nil:
+		return p.execExecute(ctx, n.GetExecuteStmt())
+	case n.GetDeallocateStmt() != nil:
+		return p.execDeallocate(n.GetDeallocateStmt())
+	case n.GetDiscardStmt() != nil:
+		return p.execDiscard(n.GetDiscardStmt())
 	case n.GetClosePortalStmt() != nil:
 		return p.execCloseCursor(n.GetClosePortalStmt())
 	case n.GetExplainStmt() != nil:

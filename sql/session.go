@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -46,8 +47,8 @@ type Session struct {
 	tx       txState
 	ws       *writeSet
 	closed   atomic.Bool
-	// cursors are the open SUBSCRIBE cursors by name.
-	cursors map[string]*subStream
+	// cursors are the open cursors by name (cursor.go).
+	cursors map[string]*cursor
 	// info is what session-information functions report, built once.
 	info *expr.SessionInfo
 	// seqCurr and lastSeq are the values this session obtained from
@@ -56,6 +57,17 @@ type Session struct {
 	seqCurr     map[uint64]int64
 	lastSeq     *seqState
 	restartSeqs []uint64
+	// blk is the open block's savepoints, settings snapshot and modes
+	// (txn.go); notices are the warnings for the client from the last
+	// statement.
+	blk     block
+	notices []Notice
+	// cursorSeq numbers declared cursors, so that ROLLBACK TO closes the
+	// ones declared after its savepoint.
+	cursorSeq uint64
+	// prepared are the named prepared statements, of the protocol (Parse)
+	// and of SQL (PREPARE), which share one namespace (prepare.go).
+	prepared map[string]*prepared
 }
 
 // NewSession starts a session with the client's startup parameters.
@@ -72,6 +84,7 @@ func (e *Engine) NewSession(startup map[string]string) *Session {
 		}
 	}
 	s.settings.changed = map[string]string{}
+	s.settings.initial = maps.Clone(s.settings.vals)
 	return s
 }
 
@@ -103,7 +116,7 @@ func (s *Session) TxStatus() byte {
 // Close ends the session, discarding an open transaction.
 func (s *Session) Close() {
 	s.closed.Store(true)
-	s.tx, s.ws = txIdle, nil
+	s.tx, s.ws, s.blk = txIdle, nil, block{}
 	s.closeCursors()
 }
 
@@ -114,6 +127,7 @@ func (s *Session) Close() {
 func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) ([]*Statement, error) {
 	stmts, err := parse.Parse(sql)
 	if err != nil {
+		s.Failed()
 		return nil, err
 	}
 	var ptypes []repr.T
@@ -125,10 +139,16 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	for i, st := range stmts {
 		out[i] = &Statement{s: s, src: sql, stmt: st, paramTypes: ptypes}
 	}
-	if len(out) == 1 && s.tx != txFailed {
-		if err := out[0].describe(); err != nil {
-			return nil, err
+	if len(out) != 1 {
+		return out, nil
+	}
+	if s.tx == txFailed {
+		if !isTxEnd(out[0].stmt.AST) {
+			return nil, errInFailedTx
 		}
+	} else if err := out[0].describe(); err != nil {
+		s.Failed()
+		return nil, err
 	}
 	return out, nil
 }

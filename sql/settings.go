@@ -17,8 +17,11 @@ const ServerVersion = "15.0"
 
 // settings are a session's configuration parameters.
 type settings struct {
-	vals     map[string]string
-	changed  map[string]string
+	vals    map[string]string
+	changed map[string]string
+	// initial are the values after startup, which RESET restores (a
+	// startup parameter is the session's default, as in PostgreSQL).
+	initial  map[string]string
 	loc      *time.Location
 	timeZone string
 	user     string
@@ -28,7 +31,13 @@ type settings struct {
 // reportedSettings are sent as ParameterStatus at startup and on change.
 var reportedSettings = []string{"server_version", "server_encoding", "client_encoding", "DateStyle",
 	"integer_datetimes", "standard_conforming_strings", "TimeZone", "application_name", "IntervalStyle",
-	"is_superuser", "session_authorization"}
+	"is_superuser", "session_authorization", "default_transaction_read_only", "in_hot_standby"}
+
+// fixedSettings cannot be changed by SET (PostgreSQL's PGC_INTERNAL and
+// the like): 55P02.
+var fixedSettings = map[string]bool{"server_version": true, "server_version_num": true, "server_encoding": true,
+	"integer_datetimes": true, "is_superuser": true, "max_identifier_length": true, "eddy_version": true,
+	"in_hot_standby": true, "session_authorization": true, "lc_collate": true, "lc_ctype": true}
 
 // settingDefaults are every known setting with its default value.
 func settingDefaults(version string) map[string]string {
@@ -38,7 +47,7 @@ func settingDefaults(version string) map[string]string {
 		"timezone": "UTC", "application_name": "", "intervalstyle": "postgres", "is_superuser": "on",
 		"session_authorization": "eddy", "search_path": "\"$user\", public", "extra_float_digits": "1",
 		"statement_timeout": "0", "lock_timeout": "0", "idle_in_transaction_session_timeout": "0",
-		"transaction_isolation": "serializable", "default_transaction_isolation": "serializable",
+		"transaction_isolation": "read committed", "default_transaction_isolation": "read committed", "in_hot_standby": "off",
 		"max_identifier_length": "63", "server_version_num": "150000", "eddy_version": version,
 		"client_min_messages": "notice", "bytea_output": "hex", "timezone_abbreviations": "Default",
 		"default_transaction_read_only": "off", "transaction_read_only": "off", "synchronous_commit": "on",
@@ -107,14 +116,45 @@ func (s *settings) set(name, value string) error {
 			return repr.Unsupported("DateStyle %q (only ISO)", value)
 		}
 		value = "ISO, MDY"
+	case "default_transaction_isolation", "transaction_isolation":
+		if err := checkIsolation(value); err != nil {
+			return err
+		}
+		value = strings.ToLower(value)
+	case "default_transaction_read_only", "transaction_read_only":
+		b, ok := parseBoolSetting(value)
+		if !ok {
+			return repr.Errorf(repr.CodeInvalidParameter, "parameter \"%s\" requires a Boolean value", name)
+		}
+		value = onOff(b)
 	}
+	old := s.vals[name]
 	s.vals[name] = value
-	for _, n := range reportedSettings {
-		if strings.ToLower(n) == name {
-			s.changed[n] = value
+	if old != value {
+		for _, n := range reportedSettings {
+			if strings.ToLower(n) == name {
+				s.changed[n] = value
+			}
 		}
 	}
 	return nil
+}
+
+// restore sets every setting back to vals (a snapshot of s.vals),
+// reporting the reported ones that change.
+func (s *settings) restore(vals map[string]string) {
+	for k, v := range vals {
+		if s.vals[k] != v {
+			_ = s.set(k, v)
+		}
+	}
+}
+
+// resetTxModes makes the transaction modes the session defaults again (a
+// transaction ended, or none is open).
+func (s *settings) resetTxModes() {
+	s.vals["transaction_isolation"] = s.vals["default_transaction_isolation"]
+	s.vals["transaction_read_only"] = s.vals["default_transaction_read_only"]
 }
 
 // loadZone resolves a time zone name or a numeric UTC offset.
@@ -134,29 +174,95 @@ func loadZone(name string) (*time.Location, error) {
 	return nil, repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"TimeZone\": \"%s\"", name)
 }
 
-// apply executes a SET / RESET statement.
-func (s *settings) apply(st *pg.VariableSetStmt) error {
+// execSet executes SET [LOCAL], RESET, RESET ALL, SET TRANSACTION and SET
+// SESSION CHARACTERISTICS.
+func (s *Session) execSet(st *pg.VariableSetStmt) error {
 	name := strings.ToLower(st.Name)
+	if name == "time zone" {
+		name = "timezone"
+	}
 	switch st.Kind {
 	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_SET_DEFAULT:
-		return s.set(name, settingDefaults(s.vals["eddy_version"])[name])
-	case pg.VariableSetKind_VAR_RESET_ALL:
-		for k, v := range settingDefaults(s.vals["eddy_version"]) {
-			_ = s.set(k, v)
+		v, ok := s.settings.initial[name]
+		if !ok {
+			return repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 		}
+		return s.setting(name, v, st.IsLocal)
+	case pg.VariableSetKind_VAR_RESET_ALL:
+		s.resetAll()
 		return nil
 	case pg.VariableSetKind_VAR_SET_MULTI:
 		if name == "transaction" || name == "session characteristics" {
-			return nil // isolation is always serializable
+			return s.setTransaction(name, st.Args)
 		}
-		return repr.Unsupported("SET %s", st.Name)
 	case pg.VariableSetKind_VAR_SET_VALUE:
-		if name == "timezone" || name == "time zone" {
-			name = "timezone"
-		}
-		return s.set(name, argsText(st.Args))
+		return s.setting(name, argsText(st.Args), st.IsLocal)
 	}
 	return repr.Unsupported("SET %s", st.Name)
+}
+
+// resetAll is RESET ALL: every changeable setting returns to its value
+// after startup.
+func (s *Session) resetAll() {
+	for k, v := range s.settings.initial {
+		if !fixedSettings[k] && !strings.HasPrefix(k, "transaction_") && s.settings.vals[k] != v {
+			_ = s.setting(k, v, false)
+		}
+	}
+}
+
+// setting assigns a setting for the session (local: until the end of the
+// open block). Inside a block a session-level SET is undone if the block
+// (or a savepoint around it) rolls back; SET LOCAL outside a block only
+// warns, as in PostgreSQL. transaction_isolation and
+// transaction_read_only are the open block's modes (SET TRANSACTION).
+func (s *Session) setting(name, value string, local bool) error {
+	name = strings.ToLower(name)
+	if fixedSettings[name] {
+		if _, ok := s.settings.vals[name]; ok {
+			return repr.Errorf("55P02", "parameter \"%s\" cannot be changed", name)
+		}
+	}
+	if local && s.tx == txIdle {
+		s.notify(errOnlyInBlock.New("SET LOCAL"))
+		return nil
+	}
+	if name == "transaction_isolation" || name == "transaction_read_only" {
+		return s.setTxSetting(name, value)
+	}
+	if err := s.settings.set(name, value); err != nil {
+		return err
+	}
+	if s.tx != txIdle && !local {
+		s.blk.sessionSets[name] = s.settings.vals[name]
+	}
+	if s.tx == txIdle && strings.HasPrefix(name, "default_transaction_") {
+		s.settings.resetTxModes()
+	}
+	return nil
+}
+
+// setTxSetting is SET transaction_isolation / transaction_read_only: the
+// open block's mode, nothing outside a block (each statement is then its
+// own transaction).
+func (s *Session) setTxSetting(name, value string) error {
+	var m txModes
+	if name == "transaction_isolation" {
+		if err := checkIsolation(value); err != nil {
+			return err
+		}
+		m.isolation = value
+	} else {
+		b, ok := parseBoolSetting(value)
+		if !ok {
+			return repr.Errorf(repr.CodeInvalidParameter, "parameter \"%s\" requires a Boolean value", name)
+		}
+		m.readOnly = &b
+	}
+	if s.tx == txIdle {
+		return nil
+	}
+	return s.setTxModesInBlock(m)
 }
 
 // argsText renders SET arguments as the setting's text value.
@@ -196,8 +302,11 @@ func (p *Portal) execShow(st *pg.VariableShowStmt) error {
 		}
 		return nil
 	}
-	if name == "time zone" {
+	switch name {
+	case "time zone":
 		name = "timezone"
+	case "transaction isolation level":
+		name = "transaction_isolation"
 	}
 	v, ok := s.vals[name]
 	if !ok {
@@ -205,4 +314,16 @@ func (p *Portal) execShow(st *pg.VariableShowStmt) error {
 	}
 	p.rows = append(p.rows, textRow(v))
 	return nil
+}
+
+// parseBoolSetting reads a Boolean setting's value as PostgreSQL does
+// (on, off, true, false, yes, no, 1, 0, case-insensitively).
+func parseBoolSetting(v string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "yes", "1", "t", "y":
+		return true, true
+	case "off", "false", "no", "0", "f", "n":
+		return false, true
+	}
+	return false, false
 }

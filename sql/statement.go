@@ -56,6 +56,15 @@ func (st *Statement) Columns() []Column {
 	return wireColumns(st.cols, nil)
 }
 
+// resultCols is the statement's result columns with their SQL types,
+// described first if need be.
+func (st *Statement) resultCols() []resultCol {
+	if !st.described {
+		_ = st.describe()
+	}
+	return st.cols
+}
+
 // describe analyzes the statement for its parameter types and result
 // columns without executing it.
 func (st *Statement) describe() error {
@@ -88,8 +97,12 @@ func (st *Statement) describe() error {
 	case st.stmt.Ext != nil:
 		st.cols, err = st.s.describeExt(st.stmt.Ext)
 	case n.GetFetchStmt() != nil:
-		if c := st.s.cursors[n.GetFetchStmt().Portalname]; c != nil {
+		if c := st.s.cursors[n.GetFetchStmt().Portalname]; c != nil && !n.GetFetchStmt().Ismove {
 			st.cols = c.cols
+		}
+	case n.GetExecuteStmt() != nil:
+		if ps := st.s.prepared[n.GetExecuteStmt().Name]; ps != nil && ps.st != nil {
+			st.cols = ps.st.resultCols()
 		}
 	case n.GetVariableShowStmt() != nil:
 		name := n.GetVariableShowStmt().Name
@@ -145,6 +158,15 @@ func (st *Statement) Bind(ctx context.Context, params [][]byte, paramFormats []i
 	if st.s.tx == txFailed && !isTxEnd(st.stmt.AST) {
 		return nil, errInFailedTx
 	}
+	p, err := st.bind(params, paramFormats, resultFormats)
+	if err != nil {
+		st.s.Failed()
+	}
+	return p, err
+}
+
+// bind is Bind in a block that has not failed.
+func (st *Statement) bind(params [][]byte, paramFormats []int16, resultFormats []int16) (*Portal, error) {
 	if !st.described {
 		if err := st.describe(); err != nil {
 			return nil, err
@@ -162,8 +184,11 @@ func (st *Statement) Bind(ctx context.Context, params [][]byte, paramFormats []i
 		}
 		vals[i] = v
 	}
-	p := &Portal{st: st, params: vals, formats: resultFormats}
+	p := &Portal{st: st, params: vals, formats: st.s.fetchFormats(st.stmt.AST, resultFormats)}
 	if cs := st.stmt.AST.GetCopyStmt(); cs != nil {
+		if err := st.s.checkWritable(st.stmt.AST); err != nil {
+			return nil, err
+		}
 		if err := p.prepareCopy(cs); err != nil {
 			return nil, err
 		}
@@ -201,7 +226,8 @@ func isTxEnd(n *pg.Node) bool {
 		return false
 	}
 	switch ts.Kind {
-	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK,
+		pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
 		return true
 	}
 	return false

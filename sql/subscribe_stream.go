@@ -142,7 +142,9 @@ func (p *Portal) bindSubscribe(x *parse.Subscribe) error {
 	}
 	st := &subStream{sub: sub, opts: opts, cols: cols}
 	if x.CursorName != "" {
-		s.declareCursor(x.CursorName, st)
+		if err := s.declareCursor(&cursor{name: x.CursorName, sql: p.st.stmt.SQL, cols: cols, sub: st}); err != nil {
+			return err
+		}
 		p.tag, p.executed = "DECLARE CURSOR", true
 		return nil
 	}
@@ -289,44 +291,12 @@ func appendCopyEscaped(buf, v []byte) []byte {
 	return buf
 }
 
-// declareCursor registers a cursor over a subscription (replacing one of
-// the same name).
-func (s *Session) declareCursor(name string, st *subStream) {
-	if s.cursors == nil {
-		s.cursors = map[string]*subStream{}
-	}
-	if old := s.cursors[name]; old != nil {
-		old.sub.Close()
-	}
-	s.cursors[name] = st
-}
-
-// cursor finds a declared cursor.
-func (s *Session) cursor(name string) (*subStream, error) {
-	st := s.cursors[name]
-	if st == nil {
-		return nil, repr.Errorf(repr.CodeInvalidCursor, "cursor \"%s\" does not exist", name)
-	}
-	return st, nil
-}
-
-// closeCursors ends every cursor's subscription (session end).
-func (s *Session) closeCursors() {
-	for name, st := range s.cursors {
-		st.sub.Close()
-		delete(s.cursors, name)
-	}
-}
-
-// execFetch executes FETCH n c over a SUBSCRIBE cursor. It waits until at
-// least one row is available (Materialize's semantics), or fetch_timeout
-// passes (then it returns no rows), and returns up to n of the rows
-// available then without waiting for more (ALL: every available row).
-func (p *Portal) execFetch(ctx context.Context, fs *pg.FetchStmt) error {
-	st, err := p.st.s.cursor(fs.Portalname)
-	if err != nil {
-		return err
-	}
+// fetchSubscribe executes FETCH n c over a SUBSCRIBE cursor. It waits
+// until at least one row is available (Materialize's semantics), or
+// fetch_timeout passes (then it returns no rows), and returns up to n of
+// the rows available then without waiting for more (ALL: every available
+// row).
+func (p *Portal) fetchSubscribe(ctx context.Context, st *subStream, fs *pg.FetchStmt) error {
 	n, err := fetchCount(fs)
 	if err != nil {
 		return err
@@ -364,23 +334,6 @@ func fetchCount(fs *pg.FetchStmt) (int, error) {
 		return 0, repr.Unsupported("FETCH FORWARD 0 (re-fetch the current row) on a SUBSCRIBE cursor")
 	}
 	return int(fs.HowMany), nil
-}
-
-// execCloseCursor executes CLOSE c / CLOSE ALL.
-func (p *Portal) execCloseCursor(cs *pg.ClosePortalStmt) error {
-	s := p.st.s
-	p.tag = "CLOSE CURSOR"
-	if cs.Portalname == "" {
-		s.closeCursors()
-		return nil
-	}
-	st, err := s.cursor(cs.Portalname)
-	if err != nil {
-		return err
-	}
-	st.sub.Close()
-	delete(s.cursors, cs.Portalname)
-	return nil
 }
 
 // subscribeBuffer is the session's subscribe_buffer: how many commits a

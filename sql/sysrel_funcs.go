@@ -246,7 +246,7 @@ func init() {
 			if a[0].IsNull() {
 				return repr.Null, repr.Errorf(repr.CodeInvalidParameter, "SET requires parameter name")
 			}
-			if err := c.s.settings.set(strings.ToLower(a[0].Text()), a[1].Text()); err != nil {
+			if err := c.s.setting(a[0].Text(), a[1].Text(), a[2].Bool()); err != nil {
 				return repr.Null, err
 			}
 			v, _ := c.s.settings.get(strings.ToLower(a[0].Text()))

@@ -1,0 +1,308 @@
+package sql
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
+)
+
+// SQL cursors: DECLARE, FETCH, MOVE, CLOSE.
+//
+// A cursor over a query reads its result when it is declared (PostgreSQL's
+// snapshot at DECLARE: the committed state plus the block's own writes so
+// far) and keeps it: ad hoc execution computes a whole result anyway, and a
+// cursor that survives its transaction (WITH HOLD) must keep its rows in
+// PostgreSQL too. A kept result can be read in any direction, so FETCH
+// supports every PostgreSQL direction; only a cursor declared NO SCROLL
+// refuses to move backward. A cursor over a SUBSCRIBE reads the
+// subscription as it goes (subscribe_stream.go) and only moves forward.
+//
+// Cursors share one namespace. One without HOLD can only be declared in a
+// block and closes when the block ends; one WITH HOLD survives COMMIT and
+// is dropped if its declaring block rolls back; ROLLBACK TO closes those
+// declared after the savepoint.
+
+// cursor is an open cursor.
+type cursor struct {
+	name    string
+	sql     string
+	seq     uint64
+	created time.Time
+	hold    bool
+	binary  bool
+	// scroll is SCROLL; noScroll is NO SCROLL (neither: backward allowed,
+	// as PostgreSQL allows it for plans that can go backward).
+	scroll, noScroll bool
+	cols             []resultCol
+	// rows is a query cursor's result; pos is its position: 0 before the
+	// first row, i on row i (1-based), len(rows)+1 after the last.
+	rows []repr.Row
+	pos  int
+	// sub is set for a cursor over a SUBSCRIBE.
+	sub *subStream
+}
+
+// Cursor option bits of DeclareCursorStmt.Options (PostgreSQL's
+// parsenodes.h).
+const (
+	cursorBinary   = 0x01
+	cursorScroll   = 0x02
+	cursorNoScroll = 0x04
+	cursorHold     = 0x20
+)
+
+var (
+	errDuplicateCursor = repr.ErrorKind{Code: "42P03", Format: "cursor \"%s\" already exists"}
+	errNoCursor        = repr.ErrorKind{Code: repr.CodeInvalidCursor, Format: "cursor \"%s\" does not exist"}
+)
+
+// close releases the cursor's subscription, if any.
+func (c *cursor) close() {
+	if c.sub != nil {
+		c.sub.sub.Close()
+	}
+}
+
+// declareCursor registers c under its name, which must be free.
+func (s *Session) declareCursor(c *cursor) error {
+	if _, ok := s.cursors[c.name]; ok {
+		c.close()
+		return errDuplicateCursor.New(c.name)
+	}
+	if s.cursors == nil {
+		s.cursors = map[string]*cursor{}
+	}
+	s.cursorSeq++
+	c.seq, c.created = s.cursorSeq, time.Now()
+	s.cursors[c.name] = c
+	if c.hold && s.tx != txIdle {
+		s.blk.holdCursors = append(s.blk.holdCursors, c.name)
+	}
+	return nil
+}
+
+// cursor finds a declared cursor (34000 if none).
+func (s *Session) cursor(name string) (*cursor, error) {
+	c := s.cursors[name]
+	if c == nil {
+		return nil, errNoCursor.New(name)
+	}
+	return c, nil
+}
+
+// dropCursor closes and forgets the named cursor, if it is open.
+func (s *Session) dropCursor(name string) {
+	if c := s.cursors[name]; c != nil {
+		c.close()
+		delete(s.cursors, name)
+	}
+}
+
+// closeCursors closes every cursor (session end, CLOSE ALL, DISCARD ALL).
+func (s *Session) closeCursors() {
+	for name := range s.cursors {
+		s.dropCursor(name)
+	}
+}
+
+// closeTxCursors closes the cursors without HOLD (the block ended).
+func (s *Session) closeTxCursors() {
+	for name, c := range s.cursors {
+		if !c.hold {
+			s.dropCursor(name)
+		}
+	}
+}
+
+// closeCursorsAfter closes the cursors declared after the cursor counter
+// was seq (ROLLBACK TO).
+func (s *Session) closeCursorsAfter(seq uint64) {
+	for name, c := range s.cursors {
+		if c.seq > seq {
+			s.dropCursor(name)
+		}
+	}
+}
+
+// execDeclare executes DECLARE name CURSOR FOR query: the query runs now
+// and the cursor keeps its rows.
+func (p *Portal) execDeclare(dc *pg.DeclareCursorStmt) error {
+	s := p.st.s
+	c := &cursor{name: dc.Portalname, sql: p.st.stmt.SQL, hold: dc.Options&cursorHold != 0,
+		binary: dc.Options&cursorBinary != 0, scroll: dc.Options&cursorScroll != 0, noScroll: dc.Options&cursorNoScroll != 0}
+	if !c.hold && s.tx == txIdle {
+		return errOnlyInBlock.New("DECLARE CURSOR")
+	}
+	if _, ok := s.cursors[c.name]; ok {
+		return errDuplicateCursor.New(c.name)
+	}
+	if dc.Query.GetSelectStmt() == nil {
+		return repr.Errorf("42P11", "cannot open %s query as cursor", strings.TrimSuffix(strings.ToUpper(stmtKind(dc.Query)), "STMT"))
+	}
+	q, err := s.e.planQuery(dc.Query, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
+		TimeZone: s.settings.timeZone})
+	if err != nil {
+		return err
+	}
+	s.markQueried()
+	if c.rows, err = s.e.runQuery(q, s.evalCtx(), s.ws); err != nil {
+		return err
+	}
+	c.cols = queryColumns(q.Columns)
+	p.tag = "DECLARE CURSOR"
+	return s.declareCursor(c)
+}
+
+// execFetch executes FETCH and MOVE.
+func (p *Portal) execFetch(ctx context.Context, fs *pg.FetchStmt) error {
+	c, err := p.st.s.cursor(fs.Portalname)
+	if err != nil {
+		return err
+	}
+	if c.sub != nil {
+		return p.fetchSubscribe(ctx, c.sub, fs)
+	}
+	rows, moved, err := c.fetch(fs.Direction, fs.HowMany)
+	if err != nil {
+		return err
+	}
+	if fs.Ismove {
+		p.tag = "MOVE " + formatInt(int64(moved))
+		return nil
+	}
+	p.rows = rows
+	p.tag = "FETCH " + formatInt(int64(len(rows)))
+	return nil
+}
+
+// fetchAll is FetchStmt.HowMany for ALL (PostgreSQL's FETCH_ALL, LONG_MAX).
+const fetchAll = 1<<63 - 1
+
+// fetch moves the cursor as FETCH direction n does and returns the rows it
+// passes over (in the order read) and how many.
+func (c *cursor) fetch(dir pg.FetchDirection, n int64) ([]repr.Row, int, error) {
+	backward := dir == pg.FetchDirection_FETCH_BACKWARD ||
+		(dir == pg.FetchDirection_FETCH_RELATIVE && n < 0) ||
+		(dir == pg.FetchDirection_FETCH_ABSOLUTE && (n <= 0 || int(min(n, fetchAll-1)) < c.pos))
+	if backward && c.noScroll {
+		return nil, 0, repr.Errorf("55000", "cursor can only scan forward").
+			WithHint("Declare it with SCROLL option to enable backward scan.")
+	}
+	switch dir {
+	case pg.FetchDirection_FETCH_FORWARD:
+		if n == 0 {
+			return c.relative(0)
+		}
+		rows := c.forward(n)
+		return rows, len(rows), nil
+	case pg.FetchDirection_FETCH_BACKWARD:
+		if n == 0 {
+			return c.relative(0)
+		}
+		rows := c.backward(n)
+		return rows, len(rows), nil
+	case pg.FetchDirection_FETCH_ABSOLUTE:
+		return c.absolute(n)
+	case pg.FetchDirection_FETCH_RELATIVE:
+		return c.relative(n)
+	}
+	return nil, 0, repr.Unsupported("FETCH %s", dir)
+}
+
+// forward returns the next n rows and moves past them (after the last
+// row if fewer remain).
+func (c *cursor) forward(n int64) []repr.Row {
+	last := len(c.rows)
+	from := min(c.pos, last)
+	to := last
+	if n < int64(last-from) {
+		to = from + int(n)
+	}
+	out := c.rows[from:to]
+	c.pos = to
+	if int64(len(out)) < n {
+		c.pos = last + 1
+	}
+	return out
+}
+
+// backward returns the previous n rows, nearest first, and moves onto the
+// last one returned (before the first row if fewer remain).
+func (c *cursor) backward(n int64) []repr.Row {
+	var out []repr.Row
+	pos := min(c.pos, len(c.rows)+1)
+	for int64(len(out)) < n && pos > 1 {
+		pos--
+		out = append(out, c.rows[pos-1])
+	}
+	c.pos = pos
+	if int64(len(out)) < n {
+		c.pos = 0
+	}
+	return out
+}
+
+// absolute moves to row k (from the end when negative) and returns it.
+func (c *cursor) absolute(k int64) ([]repr.Row, int, error) {
+	last := int64(len(c.rows))
+	if k < 0 {
+		k = max(last+1+k, 0)
+	}
+	return c.moveTo(k)
+}
+
+// relative moves k rows from the current position and returns the row
+// reached; RELATIVE 0 returns the current row again.
+func (c *cursor) relative(k int64) ([]repr.Row, int, error) {
+	target := int64(c.pos) + k
+	if k > 0 && target < int64(c.pos) { // overflow
+		target = fetchAll
+	}
+	return c.moveTo(max(target, 0))
+}
+
+// moveTo positions the cursor at row k, clamped to before the first
+// (k = 0) or after the last, and returns the row there, if any.
+func (c *cursor) moveTo(k int64) ([]repr.Row, int, error) {
+	last := int64(len(c.rows))
+	if k > last {
+		c.pos = int(last) + 1
+		return nil, 0, nil
+	}
+	c.pos = int(k)
+	if k == 0 {
+		return nil, 0, nil
+	}
+	return c.rows[k-1 : k], 1, nil
+}
+
+// execCloseCursor executes CLOSE name / CLOSE ALL.
+func (p *Portal) execCloseCursor(cs *pg.ClosePortalStmt) error {
+	s := p.st.s
+	p.tag = "CLOSE CURSOR"
+	if cs.Portalname == "" {
+		s.closeCursors()
+		return nil
+	}
+	if _, err := s.cursor(cs.Portalname); err != nil {
+		return err
+	}
+	s.dropCursor(cs.Portalname)
+	return nil
+}
+
+// fetchFormats are the result formats of a FETCH from a BINARY cursor
+// (every column binary), or formats unchanged.
+func (s *Session) fetchFormats(n *pg.Node, formats []int16) []int16 {
+	if fs := n.GetFetchStmt(); fs != nil {
+		if c := s.cursors[fs.Portalname]; c != nil && c.binary && len(formats) == 0 {
+			return []int16{1}
+		}
+	}
+	return formats
+}
