@@ -70,7 +70,7 @@ func (f *dtFields) decodeToken(tok, s string, t T) error {
 	switch {
 	case strings.IndexByte(low, ':') >= 0 && !f.hasTime && isDigit(low[0]):
 		return f.decodeTime(low, s, t)
-	case (low[0] == '+' || low[0] == '-') && f.hasTime:
+	case (low[0] == '+' || low[0] == '-') && (f.hasTime || f.hasDate) && len(low) > 1 && isDigit(low[1]):
 		return f.decodeOffset(low, s, t)
 	case isDigit(low[0]) && strings.ContainsAny(low, "-/.") || isAlpha(low[0]) && strings.ContainsAny(low, "-/."):
 		// Only a token like "Europe/Paris" can name a zone: trying every
