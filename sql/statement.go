@@ -3,8 +3,8 @@ package sql
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
-	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -178,7 +178,7 @@ func (st *Statement) bind(params [][]byte, paramFormats []int16, resultFormats [
 	}
 	vals := make([]repr.Datum, len(params))
 	for i, p := range params {
-		v, err := decodeParam(p, formatAt(paramFormats, i), st.paramTypes[i], st.s.location())
+		v, err := st.decodeParam(p, formatAt(paramFormats, i), st.paramTypes[i])
 		if err != nil {
 			return nil, err
 		}
@@ -205,8 +205,10 @@ func (st *Statement) bind(params [][]byte, paramFormats []int16, resultFormats [
 var errInFailedTx = repr.Errorf(repr.CodeInFailedTransaction,
 	"current transaction is aborted, commands ignored until end of transaction block")
 
-// decodeParam decodes one parameter value in text or binary format.
-func decodeParam(b []byte, format int16, t repr.T, loc *time.Location) (repr.Datum, error) {
+// decodeParam decodes one parameter value in text or binary format. The
+// text form of a reg* type may name an object ('int4' as a regtype,
+// psycopg's TypeInfo.fetch), which takes the session's catalog.
+func (st *Statement) decodeParam(b []byte, format int16, t repr.T) (repr.Datum, error) {
 	if b == nil {
 		return repr.Null, nil
 	}
@@ -216,7 +218,24 @@ func decodeParam(b []byte, format int16, t repr.T, loc *time.Location) (repr.Dat
 	if format == 1 {
 		return repr.ParseBinary(b, t)
 	}
-	return repr.ParseText(string(b), t, loc)
+	if t.IsReg() {
+		return regParam(st.s, string(b), t)
+	}
+	return repr.ParseText(string(b), t, st.s.location())
+}
+
+// regParam parses a reg* parameter's text: an OID as is, "-" as 0,
+// otherwise the name of an object the catalog looks up.
+func regParam(s *Session, text string, t repr.T) (repr.Datum, error) {
+	trimmed := strings.TrimSpace(text)
+	if n, err := strconv.ParseUint(trimmed, 10, 32); err == nil {
+		return repr.NewInt(int64(n)), nil
+	}
+	if trimmed == "-" {
+		return repr.NewInt(0), nil
+	}
+	oid, err := catalogSession(s).RegIn(t, trimmed)
+	return repr.NewInt(int64(oid)), err
 }
 
 // isTxEnd reports whether n ends a transaction block (allowed when failed).

@@ -316,10 +316,57 @@ func rowsConstraint(s *sysSnap) []repr.Row {
 			out = append(out, r.row(constraintRow(ri, 0, Constraint{Name: o.Name + "_pkey", Kind: "primary", Cols: o.PrimaryKey})))
 		}
 		for i, c := range o.Constraints {
-			out = append(out, r.row(constraintRow(ri, i+1, c)))
+			row := constraintRow(ri, i+1, c)
+			if c.Kind == "foreign" {
+				row["conindid"] = oidD(s.fkIndexOID(c))
+			}
+			out = append(out, r.row(row))
 		}
 	}
 	return out
+}
+
+// fkIndexOID returns the OID of the referenced table's unique index that
+// a foreign key's referenced columns match (as a set, the index whole, as
+// PostgreSQL's transformFkeyCheckAttrs requires), preferring the primary
+// key; pgjdbc's getImportedKeys joins pg_constraint.conindid to it. 0 when
+// none matches.
+func (s *sysSnap) fkIndexOID(c Constraint) uint32 {
+	ref := s.rel(relOID(c.RefTable))
+	if ref == nil {
+		return 0
+	}
+	var found uint32
+	for _, ix := range ref.indexes {
+		if !ix.unique || ix.where != "" || ix.keyParts() != len(ix.attnums) || !sameAttnums(ix.attnums, c.RefCols) {
+			continue
+		}
+		if ix.primary {
+			return ix.oid
+		}
+		if found == 0 {
+			found = ix.oid
+		}
+	}
+	return found
+}
+
+// sameAttnums reports whether attnums (1-based, no expressions) holds
+// exactly the columns cols (0-based), in any order.
+func sameAttnums(attnums []int, cols []int) bool {
+	if len(attnums) != len(cols) {
+		return false
+	}
+	want := map[int]bool{}
+	for _, c := range cols {
+		want[c+1] = true
+	}
+	for _, a := range attnums {
+		if !want[a] {
+			return false
+		}
+	}
+	return len(want) == len(attnums)
 }
 
 // constraintRow is one pg_constraint row: constraint k of table ri.
