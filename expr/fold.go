@@ -245,7 +245,10 @@ func foldable(e Expr) bool {
 	case *Col, *Param:
 		return false
 	case *Call:
-		return !e.Fn.Volatile && !e.Fn.zoned
+		// A record has no literal form (its text input is not
+		// implemented), so calls returning one stay calls.
+		return !e.Fn.Volatile && !e.Fn.zoned && e.Fn.Ret.Family != repr.FamRecord &&
+			e.Fn.Ret.ElemType().Family != repr.FamRecord
 	case *Cast:
 		return !zonedCast(e.Arg.Type(), e.To) && !isRegCast(e.Arg.Type(), e.To)
 	}
@@ -286,7 +289,7 @@ var typeNames = map[string]repr.T{
 	"text": repr.Text, "varchar": repr.Varchar(0), "bpchar": repr.Char(0), "char": repr.Char(1),
 	"bytea": repr.Bytea, "date": repr.Date, "time": repr.TimeT, "timestamp": repr.Timestamp,
 	"timestamptz": repr.TimestampTZ, "interval": repr.IntervalT, "jsonb": repr.JSONB, "uuid": repr.UUID, "json": repr.JSON,
-	"unknown": repr.Unknown,
+	"unknown": repr.Unknown, "record": repr.Record,
 }
 
 func init() {

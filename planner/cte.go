@@ -60,11 +60,11 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive boo
 	if sel == nil {
 		return nil, repr.Unsupported("data-modifying statement in WITH").WithPosition(ce.Location + 1)
 	}
-	if ce.SearchClause != nil || ce.CycleClause != nil {
-		return nil, repr.Unsupported("SEARCH or CYCLE clause").WithPosition(ce.Location + 1)
-	}
 	if recursive && references(ce.Ctequery, ce.Ctename) > 0 {
 		return b.planRecursiveCTE(ce, sel)
+	}
+	if ce.SearchClause != nil || ce.CycleClause != nil {
+		return nil, repr.Errorf(repr.CodeSyntax, "WITH query is not recursive").WithPosition(ce.Location + 1)
 	}
 	p, err := b.planQuery(sel, &scope{barrier: true}, nil)
 	if err != nil {
@@ -123,7 +123,8 @@ func (b *builder) cteRef(c *cte, rv *pg_query.RangeVar) (ir.Rel, []scopeCol, err
 	}
 	cols := make([]scopeCol, len(c.cols))
 	for i, rc := range c.cols {
-		cols[i] = scopeCol{table: alias, name: rc.Name, typ: rc.Type, tableID: rc.TableID, attr: rc.ColumnAttr}
+		cols[i] = scopeCol{table: alias, name: rc.Name, typ: rc.Type, tableID: rc.TableID, attr: rc.ColumnAttr,
+			system: isSCCHidden(rc.Name)}
 	}
 	return c.rel, cols, renameColumns(cols, colAliases, alias)
 }

@@ -271,6 +271,12 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if t, ok := tagIterations(ce, sel); ok {
 		ce, sel, tagged = t, t.Ctequery.GetSelectStmt(), true
 	}
+	scc := ce.SearchClause != nil || ce.CycleClause != nil
+	if scc {
+		if err := checkSCCForm(ce, sel, tagged); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkRecursive(ce, sel, tagged); err != nil {
 		return nil, err
 	}
@@ -282,38 +288,70 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if err != nil {
 		return nil, err
 	}
+	var sc *searchCycle
+	recTerm := sel.Rarg
+	if scc {
+		if sc, err = b.resolveSCC(ce, cols); err != nil {
+			return nil, err
+		}
+		if recTerm, err = sccRecursiveTerm(ce, recTerm, sc); err != nil {
+			return nil, err
+		}
+	}
 	b.loopIDs++
 	v := &ir.LoopVar{ID: b.loopIDs, Name: ce.Ctename}
-	for _, c := range cols {
+	loopCols := cols
+	if sc != nil {
+		loopCols = withSCCColumns(cols, sc, true)
+	}
+	for _, c := range loopCols {
 		v.Types = append(v.Types, c.Type)
 	}
-	c := &cte{name: ce.Ctename, rel: v, cols: cols}
+	c := &cte{name: ce.Ctename, rel: v, cols: loopCols}
 	b.ctes = append(b.ctes, c)
 	defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
-	rec, err := b.planQuery(sel.Rarg, &scope{barrier: true}, nil)
+	rec, err := b.planQuery(recTerm, &scope{barrier: true}, nil)
 	if err != nil {
 		return nil, err
 	}
-	body, err := b.recursiveBody(ce, sel, base, rec)
+	body, err := b.recursiveBody(ce, sel, base, rec, sc)
 	if err != nil {
 		return nil, err
 	}
 	c.rel = &ir.Iterate{ID: v.ID, Name: ce.Ctename, Types: v.Types, Body: body, Limit: RecursionLimit}
-	if tagged { // hide the iteration column
+	switch {
+	case tagged: // hide the iteration column
 		n := len(cols) - 1
 		c.rel, c.cols = ir.NewProject(c.rel, identityCols(n)...), cols[:n]
+	case sc != nil:
+		c.cols = withSCCColumns(cols, sc, false)
 	}
 	return c, nil
 }
 
 // recursiveBody unifies the terms' columns and builds the Iterate body.
-func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, base, rec *planned) (ir.Rel, error) {
-	if len(rec.cols) != len(base.cols) {
+func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, base, rec *planned, sc *searchCycle) (ir.Rel, error) {
+	baseRel, baseCols := b.subqueryRel(base), base.cols
+	extra := 0
+	if sc != nil {
+		var err error
+		if baseRel, err = b.sccBase(baseRel, base.cols, sc); err != nil {
+			return nil, err
+		}
+		baseCols, extra = withSCCColumns(base.cols, sc, true), len(sc.extraTypes())
+	}
+	if len(rec.cols) != len(baseCols) {
 		return nil, repr.Errorf(repr.CodeSyntax, "each UNION query must have the same number of columns").WithPosition(ce.Location + 1)
 	}
-	lr, rr, unified, err := b.unifySides(b.subqueryRel(base), b.subqueryRel(rec), base.cols, rec.cols, "UNION")
+	lr, rr, unified, err := b.unifySides(baseRel, b.subqueryRel(rec), baseCols, rec.cols, "UNION")
 	if err != nil {
 		return nil, err
+	}
+	if sc != nil {
+		if rr, err = b.sccStep(rr, unified, sc); err != nil {
+			return nil, err
+		}
+		unified = unified[:len(unified)-extra]
 	}
 	for i, u := range unified {
 		if u.Type != base.cols[i].Type {

@@ -43,6 +43,7 @@ var arrayOIDs = map[uint32]uint32{
 	OIDBpchar: 1014, OIDVarchar: 1015, OIDInt8: 1016, OIDFloat4: 1021, OIDFloat8: 1022,
 	OIDTimestamp: 1115, OIDDate: 1182, OIDTime: 1183, OIDTimestampTZ: 1185,
 	OIDInterval: 1187, OIDNumeric: 1231, OIDUUID: 2951, OIDJSONB: 3807, OIDJSON: 199,
+	OIDRecord: OIDRecordArray,
 }
 
 // ArrayOf returns the array type whose elements have type elem. An array

@@ -57,6 +57,8 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return binary.BigEndian.AppendUint64(buf, uint64(d.i)), nil
 	case FamArray:
 		return appendArrayBinary(buf, d, t)
+	case FamRecord:
+		return appendRecordBinary(buf, d)
 	case FamInterval:
 		buf = binary.BigEndian.AppendUint64(buf, uint64(d.i))
 		buf = binary.BigEndian.AppendUint32(buf, uint32(d.day))
@@ -185,6 +187,8 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return ParseJSONB(string(b[1:]))
 	case FamArray:
 		return parseArrayBinary(b, t)
+	case FamRecord:
+		return Null, Unsupported("binary input of anonymous composite types")
 	}
 	return parseDatetimeBinary(b, t)
 }

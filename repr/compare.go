@@ -42,6 +42,8 @@ func Compare(a, b Datum) int {
 			return c
 		}
 		return compareArrayShapes(a, b)
+	case FamRecord:
+		return compareRecords(a, b)
 	}
 	return 0
 }

@@ -39,6 +39,8 @@ func AppendKey(buf []byte, d Datum) []byte {
 		return appendFloat(buf, d.Interval().span())
 	case FamArray:
 		return appendArrayKey(buf, d)
+	case FamRecord:
+		return appendRecordKey(buf, d)
 	}
 	return buf
 }

@@ -155,6 +155,7 @@ var typNames = map[string]T{
 	"numeric": Numeric, "text": Text, "varchar": Varchar(0), "bpchar": Char(0), "bytea": Bytea,
 	"date": Date, "time": TimeT, "timestamp": Timestamp, "timestamptz": TimestampTZ,
 	"interval": IntervalT, "jsonb": JSONB, "uuid": UUID, "json": JSON, "unknown": Unknown,
+	"record": Record,
 }
 
 // FromTypmod returns the type with OID oid and PostgreSQL type modifier
@@ -253,6 +254,8 @@ func (t T) Category() byte {
 		return 'T'
 	case t.Family == FamUnknown:
 		return 'X'
+	case t.Family == FamRecord:
+		return 'P'
 	}
 	return 'U'
 }

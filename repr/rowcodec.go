@@ -45,7 +45,7 @@ func appendValue(buf []byte, d Datum) []byte {
 		return binary.LittleEndian.AppendUint64(buf, uint64(d.i))
 	case FamNumeric:
 		return appendDecimalValue(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord:
 		buf = binary.AppendUvarint(buf, uint64(len(d.s)))
 		return append(buf, d.s...)
 	case FamInterval:
@@ -234,6 +234,10 @@ func decodeValue[B ~string | ~[]byte](b B, decs *DecimalSlab) (Datum, B, error) 
 		d, b, err = decodeIntervalValue(b)
 	case FamArray:
 		if d.s, b, err = readString(b); err == nil && !validArray(d.s) {
+			err = errCorrupt
+		}
+	case FamRecord:
+		if d.s, b, err = readString(b); err == nil && !validRecord(d.s) {
 			err = errCorrupt
 		}
 	default:

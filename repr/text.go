@@ -55,6 +55,8 @@ func AppendText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 		return appendInterval(buf, d.Interval())
 	case FamArray:
 		return appendArrayText(buf, d, t, loc)
+	case FamRecord:
+		return appendRecordText(buf, d, loc)
 	}
 	return buf
 }
@@ -128,6 +130,8 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 		return ParseJSON(s)
 	case FamArray:
 		return parseArray(s, t, loc)
+	case FamRecord:
+		return Null, Unsupported("input of anonymous composite types")
 	}
 	return Null, Unsupported("input of type %s", t.Name())
 }

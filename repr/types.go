@@ -29,6 +29,9 @@ const (
 	// 1) of the type T.ElemType(); its datum holds the shape and the
 	// elements (array.go, array_dims.go).
 	FamArray
+	// FamRecord is the anonymous record type: its datum holds its fields
+	// and their types (record.go).
+	FamRecord
 )
 
 // T is a static SQL type: a family plus the details that distinguish the
@@ -178,6 +181,8 @@ func (t T) OID() uint32 {
 		return OIDJSON
 	case FamArray:
 		return arrayOIDs[t.ElemType().OID()]
+	case FamRecord:
+		return OIDRecord
 	}
 	return OIDUnknown
 }
@@ -228,6 +233,12 @@ func FromOID(oid uint32) (T, bool) {
 		if s.arrayOID == oid {
 			return ArrayOf(s.t), true
 		}
+	}
+	switch oid {
+	case OIDRecord:
+		return Record, true
+	case OIDRecordArray:
+		return ArrayOf(Record), true
 	}
 	for _, t := range scalarTypes {
 		if t.OID() == oid {
@@ -295,6 +306,8 @@ func (t T) Name() string {
 		return "json"
 	case FamArray:
 		return t.ElemType().Name() + "[]"
+	case FamRecord:
+		return "record"
 	}
 	return fmt.Sprintf("family(%d)", t.Family)
 }

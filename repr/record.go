@@ -1,0 +1,190 @@
+package repr
+
+import (
+	"encoding/binary"
+	"time"
+)
+
+// Records: PostgreSQL's anonymous row type (record, OID 2249), the value
+// of ROW(a, b, ...) and of the path columns WITH RECURSIVE's SEARCH and
+// CYCLE clauses add. The static type carries no field types (T stays a
+// comparable value), so a record datum describes itself: its s holds
+//
+//	uvarint(n) uvarint(oid)*n row
+//
+// the field types' OIDs followed by the fields in the row value encoding
+// (AppendRow). The OIDs drive the text and binary output, which depend on
+// the field types (a real prints differently from a double precision, the
+// binary form names each field's type). Fields are scalars: a field that
+// is itself a record or an array is refused when the record is built,
+// which keeps decoding free of recursion.
+//
+// Records compare as PostgreSQL's record_cmp: field by field with Compare
+// (NULL after every value and equal to NULL, as record_eq treats it),
+// then the record with fewer fields first. The key encoding is the
+// fields' keys followed by arrayKeyEnd, prefix-free and agreeing with
+// Compare. Text output is record_out's: "(1,,"a b")"; input of an
+// anonymous record is not implemented, as in PostgreSQL (0A000).
+
+// Record is the anonymous record type.
+var Record = T{Family: FamRecord}
+
+// OIDRecord and OIDRecordArray are pg_type's record and _record.
+const (
+	OIDRecord      uint32 = 2249
+	OIDRecordArray uint32 = 2287
+)
+
+// NewRecord returns a record datum with the given fields of the given
+// types (len(types) == len(fields)). A field of a record or array type is
+// 0A000.
+func NewRecord(fields Row, types []T) (Datum, error) {
+	buf := binary.AppendUvarint(nil, uint64(len(types)))
+	for _, t := range types {
+		if t.Family == FamRecord || t.Family == FamArray {
+			return Null, Unsupported("record field of type %s", t.Name())
+		}
+		buf = binary.AppendUvarint(buf, uint64(t.OID()))
+	}
+	return Datum{fam: FamRecord, s: string(AppendRow(buf, fields))}, nil
+}
+
+// Record returns the fields of a record datum and their types.
+func (d Datum) Record() (Row, []T) {
+	types, row, ok := recordHeader(d.s)
+	if !ok {
+		panic("repr: corrupt record datum") // built by NewRecord or validated by decodeValue
+	}
+	r, err := DecodeRow([]byte(row))
+	if err != nil {
+		panic("repr: corrupt record datum")
+	}
+	return r, types
+}
+
+// recordHeader splits a record payload into its field types and the
+// row encoding of its fields.
+func recordHeader(s string) ([]T, string, bool) {
+	n, k := uvarint(s)
+	if k <= 0 || n > uint64(len(s)) {
+		return nil, "", false
+	}
+	s = s[k:]
+	types := make([]T, n)
+	for i := range types {
+		oid, k := uvarint(s)
+		if k <= 0 {
+			return nil, "", false
+		}
+		t, ok := FromOID(uint32(oid))
+		if !ok {
+			return nil, "", false
+		}
+		types[i], s = t, s[k:]
+	}
+	return types, s, true
+}
+
+// validRecord reports whether s is a valid record payload: as many
+// scalar fields as types.
+func validRecord(s string) bool {
+	types, row, ok := recordHeader(s)
+	if !ok {
+		return false
+	}
+	n, k := uvarint(row)
+	if k <= 0 || n != uint64(len(types)) {
+		return false
+	}
+	b := row[k:]
+	for range n {
+		if len(b) == 0 || Family(b[0]) == FamArray || Family(b[0]) == FamRecord {
+			return false // checked before decoding: no recursion
+		}
+		var err error
+		if _, b, err = decodeValue(b, nil); err != nil {
+			return false
+		}
+	}
+	return len(b) == 0
+}
+
+// compareRecords is record_cmp.
+func compareRecords(a, b Datum) int {
+	if a.s == b.s {
+		return 0
+	}
+	ra, _ := a.Record()
+	rb, _ := b.Record()
+	return CompareRows(ra, rb)
+}
+
+// appendRecordKey appends the fields' keys and the terminator.
+func appendRecordKey(buf []byte, d Datum) []byte {
+	r, _ := d.Record()
+	return append(AppendRowKey(buf, r), arrayKeyEnd)
+}
+
+// appendRecordText is record_out: fields in parentheses, NULL as
+// nothing, a field quoted when empty or holding a quote, backslash,
+// parenthesis, comma or space (quotes and backslashes doubled inside).
+func appendRecordText(buf []byte, d Datum, loc *time.Location) []byte {
+	r, types := d.Record()
+	buf = append(buf, '(')
+	var scratch []byte
+	for i, f := range r {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if f.IsNull() {
+			continue
+		}
+		scratch = AppendText(scratch[:0], f, types[i], loc)
+		buf = appendRecordField(buf, scratch)
+	}
+	return append(buf, ')')
+}
+
+// appendRecordField appends one field's text, quoted when record_out would.
+func appendRecordField(buf, s []byte) []byte {
+	quote := len(s) == 0
+	for _, c := range s {
+		if c == '"' || c == '\\' || c == '(' || c == ')' || c == ',' || isSpace(c) {
+			quote = true
+			break
+		}
+	}
+	if !quote {
+		return append(buf, s...)
+	}
+	buf = append(buf, '"')
+	for _, c := range s {
+		if c == '"' || c == '\\' {
+			buf = append(buf, c)
+		}
+		buf = append(buf, c)
+	}
+	return append(buf, '"')
+}
+
+// appendRecordBinary is record_send: the field count, then per field its
+// type OID and its length-prefixed binary value (-1 for NULL).
+func appendRecordBinary(buf []byte, d Datum) ([]byte, error) {
+	r, types := d.Record()
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(r)))
+	for i, f := range r {
+		buf = binary.BigEndian.AppendUint32(buf, types[i].OID())
+		if f.IsNull() {
+			buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF)
+			continue
+		}
+		at := len(buf)
+		buf = append(buf, 0, 0, 0, 0)
+		var err error
+		if buf, err = AppendBinary(buf, f, types[i]); err != nil {
+			return buf, err
+		}
+		binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
+	}
+	return buf, nil
+}
