@@ -18,6 +18,9 @@ type aggSpec struct {
 	// computation would); -1 when unused.
 	valSlot, scaleSlot int
 	ordered            bool
+	// woff and doff locate the aggregate's packed accumulator in a
+	// group's words and decimals (groupArena).
+	woff, doff int
 }
 
 // compileAgg prepares aggregate a over an argument of type arg,

@@ -69,15 +69,30 @@ func (d *Dataflow) DebugState(i int) string {
 
 func (o *reduceOp) debug() []string {
 	var lines []string
+	var slab rowSlab
 	for _, g := range o.groups {
-		s := fmt.Sprintf("group %s rows=%d out=%s", dataflow.FormatRow(g.keyRow), g.rows, formatRowOrNone(g.out))
+		key := make(repr.Row, len(o.spec.Key))
+		if err := repr.DecodeDatums(key, g.enc[g.klen:], nil); err != nil {
+			lines = append(lines, fmt.Sprintf("group corrupt: %v", err))
+			continue
+		}
+		var out repr.Row
+		if !o.spec.EmitOnClose {
+			var err error
+			if out, err = o.output(&slab, g); err != nil {
+				lines = append(lines, fmt.Sprintf("group %s: %v", dataflow.FormatRow(key), err))
+				continue
+			}
+		}
+		s := fmt.Sprintf("group %s rows=%d out=%s", dataflow.FormatRow(key), g.rows, formatRowOrNone(out))
+		sets := o.sets(g)
 		for _, a := range o.aggs {
 			for _, slot := range []int{a.valSlot, a.scaleSlot} {
 				switch {
-				case slot >= 0 && g.sets[slot] != nil && g.sets[slot].keys != nil:
-					s += fmt.Sprintf(" %s:{%d keys}", a, len(g.sets[slot].keys))
-				case slot >= 0 && g.sets[slot] != nil && g.sets[slot].size() > 0:
-					s += fmt.Sprintf(" %s:{%s}", a, formatSet(g.sets[slot]))
+				case slot >= 0 && sets[slot] != nil && sets[slot].keys != nil:
+					s += fmt.Sprintf(" %s:{%d keys}", a, len(sets[slot].keys))
+				case slot >= 0 && sets[slot] != nil && sets[slot].size() > 0:
+					s += fmt.Sprintf(" %s:{%s}", a, formatSet(sets[slot]))
 				}
 			}
 		}

@@ -31,30 +31,31 @@ func (l *stateLog) delPrefix(prefix []byte) {
 // so no group's key is a prefix of another's). Several entries are
 // deleted with one range deletion when the writer allows it.
 func (w *windowReduce) logClosed(s *stepCtx, g *group) {
-	w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagGroup), g.key...)
+	w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagGroup), g.key()...)
 	s.log.del(w.kbuf)
 	entries := 0
-	for _, ms := range g.sets {
+	sets := w.sets(g)
+	for _, ms := range sets {
 		if ms != nil {
 			entries += ms.size() + len(ms.keys)
 		}
 	}
 	if entries > 1 && s.log.ranges {
-		w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
+		w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key()...)
 		s.log.delPrefix(w.kbuf)
 		return
 	}
-	for slot, ms := range g.sets {
+	for slot, ms := range sets {
 		if ms == nil {
 			continue
 		}
 		ms.all(func(e *mentry) {
-			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
+			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key()...)
 			w.kbuf = append(append(w.kbuf, byte(slot)), e.key...)
 			s.log.del(w.kbuf)
 		})
 		for k := range ms.keys {
-			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key...)
+			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key()...)
 			w.kbuf = append(append(w.kbuf, byte(slot)), k...)
 			s.log.del(w.kbuf)
 		}

@@ -66,6 +66,11 @@ var randomPlans = []string{
 %1 = FlatMap funcs=[generate_series(#0, #1), regexp_split_to_table(#2, '')] ordinality=true <- %0
 %2 = FlatMap funcs=[generate_series(1, #0)] outer=true on=[(#6 <> %a)] <- %1
 %3 = Reduce key=[#2] aggs=[count(*), sum(#3), max(#6), count(#5)] <- %2`,
+	// The packed accumulators: counts, integer, numeric (of varying
+	// scales) and float sums and averages, grouped by a two-column key.
+	`%0 = Source coll=1 :: int4, int4, text
+%1 = MFP map=[round(CAST(#1 AS numeric) / 3, (#1 % 3)), CAST(#1 AS double precision) / 8, (#1 > %a)] project=[#0, #1, #3, #4, #5, #2] <- %0
+%2 = Reduce key=[#5, #0] aggs=[count(*), sum(#2), avg(#2), sum(#3), avg(#3), count(#2), sum(#1), avg(#1), bool_and(#4), max(#2)] <- %1`,
 }
 
 // instantiate fills in a plan template's parameters.

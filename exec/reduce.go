@@ -17,16 +17,21 @@ import (
 // it is DISTINCT.
 //
 // On a batch it emits, for every group the batch touched, -old and +new
-// output rows when they differ (old or new may be absent).
+// output rows when they differ (old or new may be absent). The old row is
+// not kept: it is recomputed from the group's state when a Step first
+// touches the group (output is a function of the state).
 //
-// State, per live group: the key row, the row count, one scalar
-// accumulator per aggregate (expr.Acc: count, exact integer or decimal
-// sum, compensated float sum, true count, sums of squares, per-bit
-// counts), plus a multiset of values for min, max, string_agg, the
-// ordered-set and DISTINCT aggregates and of display scales for numeric
-// sums and variances. Each aggregate's registry entry (expr) states
-// which. Size: O(groups × aggregates) plus O(distinct values) for the
-// multisets. A group is freed when its row count reaches zero.
+// State, per live group: a 48-byte group holding the key's key encoding
+// followed by its value encoding (one allocation; the map key shares it)
+// and the row count; each aggregate's scalar accumulator packed into the
+// reduce's arenas by group id (expr.AccClass.Pack: one word for a count,
+// two for an integer sum, four and a decimal for a numeric sum); plus a
+// multiset of values for min, max, string_agg, the ordered-set and
+// DISTINCT aggregates and of display scales for numeric sums and
+// variances. Each aggregate's registry entry (expr) states which. Size:
+// O(groups × aggregates) plus O(distinct values) for the multisets. A
+// group is freed when its row count reaches zero; its id is reused after
+// the Step commits.
 //
 // Float sums use Neumaier's compensated summation and are reset when an
 // aggregate has no live input left, but after long histories of
@@ -48,39 +53,48 @@ type reduceOp struct {
 	slotKeys []bool
 	global   bool
 	groups   map[string]*group
+	// arena holds the groups' packed accumulators and multisets.
+	arena groupArena
 
 	// The record of the pending Step, newest last.
 	touched  []groupUndo
-	accUndo  []expr.Acc
+	wordUndo []int64
+	decUndo  []*apd.Decimal
 	etouched []entryUndo
 	kadded   []keyUndo
 
 	kbuf, ebuf, vbuf []byte
 	scratch          repr.Row
 	vs               msValues
+	ac               expr.Acc // result's, which Final's indirect call would move to the heap
 }
 
-// group is the state of one group.
+// group is the state of one group but its accumulators and multisets,
+// which the arena holds at id.
 type group struct {
-	key    string
-	keyRow repr.Row
-	rows   int64
-	accs   []expr.Acc
-	sets   []*multiset
-	// out is the output row last emitted, nil if none.
-	out   repr.Row
+	// enc is the key encoding of the key columns (enc[:klen], the map key
+	// and the logged group key) followed by their value encoding, from
+	// which the output row's key columns are decoded.
+	enc   string
+	rows  int64
 	stamp uint64
+	id    int32
+	klen  int32
 	in    bool
 }
 
-// groupUndo is a group's state before the pending Step touched it; its
-// accumulators are at accUndo[off:off+len(aggs)].
+// key returns g's key encoding.
+func (g *group) key() string { return g.enc[:g.klen] }
+
+// groupUndo is a group's state before the pending Step touched it: its
+// row count, its output row (nil if none) and its packed accumulators at
+// wordUndo[off:off+words] and decUndo[doff:doff+decs].
 type groupUndo struct {
-	g       *group
-	rows    int64
-	out     repr.Row
-	existed bool
-	off     int
+	g         *group
+	rows      int64
+	out       repr.Row
+	existed   bool
+	off, doff int
 }
 
 // entryUndo is a multiset entry's count before the pending Step.
@@ -119,8 +133,13 @@ func newReduce(spec dataflow.Reduce, in []repr.T, out []repr.T) (*reduceOp, erro
 				return nil, fmt.Errorf("%s(%s) is not supported", ag.Kind, arg.Name())
 			}
 		}
-		o.aggs = append(o.aggs, compileAgg(ag, arg, &slots))
+		a := compileAgg(ag, arg, &slots)
+		a.woff, a.doff = o.arena.words, o.arena.decs
+		o.arena.words += a.call.Class.Words()
+		o.arena.decs += a.call.Class.Decs()
+		o.aggs = append(o.aggs, a)
 	}
+	o.arena.sets = slots
 	o.slotOrdered = make([]bool, slots)
 	o.slotKeys = make([]bool, slots)
 	for _, a := range o.aggs {
@@ -152,63 +171,90 @@ func (o *reduceOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) 
 		if u.Diff < 0 && o.spec.AppendOnly {
 			return nil, errRetractAppendOnlyReduce
 		}
-		o.add(s, u.Row, u.Diff)
+		if err := o.add(s, u.Row, u.Diff); err != nil {
+			return nil, err
+		}
 	}
 	if o.global && o.groups[""] == nil {
 		o.kbuf = o.kbuf[:0]
-		o.touch(s, o.newGroup(nil), false)
+		if err := o.touch(s, o.newGroup(nil), false); err != nil {
+			return nil, err
+		}
 	}
 	return o.finish(s)
 }
 
 // add folds one update into its group.
-func (o *reduceOp) add(s *stepCtx, row repr.Row, diff int64) {
+func (o *reduceOp) add(s *stepCtx, row repr.Row, diff int64) error {
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	switch {
 	case g == nil:
-		g = o.newGroup(row)
-		o.touch(s, g, false)
+		o.vbuf = o.vbuf[:0]
+		for _, c := range o.spec.Key {
+			o.vbuf = repr.AppendDatums(o.vbuf, row[c:c+1])
+		}
+		g = o.newGroup(o.vbuf)
+		if err := o.touch(s, g, false); err != nil {
+			return err
+		}
 	case g.stamp != s.epoch:
-		o.touch(s, g, true)
+		if err := o.touch(s, g, true); err != nil {
+			return err
+		}
 	}
 	g.rows += diff
 	for ai := range o.aggs {
 		o.accumulate(s, g, ai, row, diff)
 	}
+	return nil
 }
 
-// newGroup creates and registers the group of row (whose key is in kbuf).
-func (o *reduceOp) newGroup(row repr.Row) *group {
-	g := &group{key: string(o.kbuf), accs: make([]expr.Acc, len(o.aggs)), in: true}
-	if len(o.slotOrdered) > 0 {
-		g.sets = make([]*multiset, len(o.slotOrdered))
-	}
-	if row != nil {
-		g.keyRow = make(repr.Row, len(o.spec.Key))
-		for i, c := range o.spec.Key {
-			g.keyRow[i] = row[c]
-		}
-	}
-	o.groups[g.key] = g
+// newGroup creates and registers the group whose key encoding is in kbuf
+// and whose key columns' value encoding is vals.
+func (o *reduceOp) newGroup(vals []byte) *group {
+	enc := make([]byte, 0, len(o.kbuf)+len(vals))
+	enc = append(append(enc, o.kbuf...), vals...)
+	g := &group{enc: string(enc), klen: int32(len(o.kbuf)), id: o.arena.alloc(), in: true}
+	o.groups[g.key()] = g
 	return g
 }
 
-// touch records g's state before the pending Step changes it.
-func (o *reduceOp) touch(s *stepCtx, g *group, existed bool) {
+// touch records g's state before the pending Step changes it, and its
+// output row unless the Reduce emits on close (which emits none before).
+func (o *reduceOp) touch(s *stepCtx, g *group, existed bool) error {
 	g.stamp = s.epoch
-	o.touched = append(o.touched, groupUndo{g: g, rows: g.rows, out: g.out, existed: existed, off: len(o.accUndo)})
-	o.accUndo = append(o.accUndo, g.accs...)
-	for i := range g.accs {
-		g.accs[i].Own()
+	u := groupUndo{g: g, rows: g.rows, existed: existed, off: len(o.wordUndo), doff: len(o.decUndo)}
+	if existed && !o.spec.EmitOnClose {
+		var err error
+		if u.out, err = o.output(s.slab, g); err != nil {
+			return err
+		}
 	}
+	o.touched = append(o.touched, u)
+	o.wordUndo = append(o.wordUndo, o.arena.wordsOf(g.id)...)
+	o.decUndo = append(o.decUndo, o.arena.decsOf(g.id)...)
+	return nil
 }
+
+// acc returns aggregate a's accumulator in g, unpacked.
+func (o *reduceOp) acc(g *group, a *aggSpec) expr.Acc {
+	return a.call.Class.Unpack(o.arena.wordsOf(g.id)[a.woff:], o.arena.decsOf(g.id)[a.doff:])
+}
+
+// setAcc packs ac as aggregate a's accumulator in g.
+func (o *reduceOp) setAcc(g *group, a *aggSpec, ac *expr.Acc) {
+	a.call.Class.Pack(ac, o.arena.wordsOf(g.id)[a.woff:], o.arena.decsOf(g.id)[a.doff:])
+}
+
+// sets returns g's multisets, one per slot.
+func (o *reduceOp) sets(g *group) []*multiset { return o.arena.setsOf(g.id) }
 
 // accumulate adds diff copies of row's argument to aggregate ai of g.
 func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row repr.Row, diff int64) {
 	a := &o.aggs[ai]
 	if a.Kind == expr.AggCountStar {
-		g.accs[ai].N += diff
+		o.arena.wordsOf(g.id)[a.woff] += diff
 		return
 	}
 	v := row[a.Col]
@@ -238,7 +284,9 @@ func (o *reduceOp) accumulate(s *stepCtx, g *group, ai int, row repr.Row, diff i
 			return
 		}
 	}
-	o.addValue(s, g, a, &g.accs[ai], v, diff)
+	ac := o.acc(g, a)
+	o.addValue(s, g, a, &ac, v, diff)
+	o.setAcc(g, a, &ac)
 }
 
 // errRetractAppendOnlyReduce fails a Step that breaks the AppendOnly
@@ -251,7 +299,7 @@ var errRetractAppendOnlyReduce = fmt.Errorf("internal error: a retraction reache
 // value short of it is dropped, as no retraction can ever bring it back.
 func (o *reduceOp) keepExtremum(s *stepCtx, g *group, a *aggSpec, v repr.Datum, diff int64) {
 	o.ebuf = repr.AppendKey(o.ebuf[:0], v)
-	cur := liveEntry(g.sets[a.valSlot])
+	cur := liveEntry(o.sets(g)[a.valSlot])
 	if cur != nil {
 		c := strings.Compare(string(o.ebuf), cur.key)
 		if a.def.Extremum < 0 {
@@ -317,10 +365,11 @@ type keyUndo struct {
 // Step's log is written only if the Step succeeds, and rollback removes
 // the keys the Step added.
 func (o *reduceOp) addDistinctKey(s *stepCtx, g *group, slot int, v repr.Datum) bool {
-	ms := g.sets[slot]
+	sets := o.sets(g)
+	ms := sets[slot]
 	if ms == nil {
 		ms = newKeySet()
-		g.sets[slot] = ms
+		sets[slot] = ms
 	}
 	o.ebuf = repr.AppendKey(o.ebuf[:0], v)
 	if _, ok := ms.keys[string(o.ebuf)]; ok {
@@ -329,9 +378,9 @@ func (o *reduceOp) addDistinctKey(s *stepCtx, g *group, slot int, v repr.Datum) 
 	key := string(o.ebuf)
 	ms.keys[key] = struct{}{}
 	o.kadded = append(o.kadded, keyUndo{g: g, slot: slot, key: key})
-	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagEntry), g.key...)
+	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagEntry), g.key()...)
 	o.kbuf = append(append(o.kbuf, byte(slot)), key...)
-	r := append(o.scratch[:0], repr.NewInt(int64(len(g.key))), repr.NewInt(1), repr.Null, repr.Null)
+	r := append(o.scratch[:0], repr.NewInt(int64(g.klen)), repr.NewInt(1), repr.Null, repr.Null)
 	o.scratch = r
 	o.vbuf = repr.AppendRow(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
@@ -342,10 +391,11 @@ func (o *reduceOp) addDistinctKey(s *stepCtx, g *group, slot int, v repr.Datum) 
 // slot of g, creating it with val and sep if needed, and returns the old
 // and new counts.
 func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep repr.Datum, diff int64) (old, cur int64) {
-	ms := g.sets[slot]
+	sets := o.sets(g)
+	ms := sets[slot]
 	if ms == nil {
 		ms = newMultiset(o.slotOrdered[slot])
-		g.sets[slot] = ms
+		sets[slot] = ms
 	}
 	e, existed := ms.find(o.ebuf), true
 	if e == nil {
@@ -367,20 +417,20 @@ func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep repr.Datum,
 func (o *reduceOp) finish(s *stepCtx) ([]repr.Update, error) {
 	var out []repr.Update
 	for i := range o.touched {
-		g := o.touched[i].g
-		forgetEmpty(g.accs)
+		gu := &o.touched[i]
+		g := gu.g
+		o.forgetEmpty(g)
 		cur, err := o.output(s.slab, g)
 		if err != nil {
 			return nil, err
 		}
-		if !identicalRows(g.out, cur) {
-			if g.out != nil {
-				out = append(out, repr.Update{Row: g.out, Time: s.t, Diff: -1})
+		if !identicalRows(gu.out, cur) {
+			if gu.out != nil {
+				out = append(out, repr.Update{Row: gu.out, Time: s.t, Diff: -1})
 			}
 			if cur != nil {
 				out = append(out, repr.Update{Row: cur, Time: s.t, Diff: 1})
 			}
-			g.out = cur
 		}
 		o.logGroup(s, g)
 	}
@@ -390,14 +440,19 @@ func (o *reduceOp) finish(s *stepCtx) ([]repr.Update, error) {
 	return out, nil
 }
 
-// forgetEmpty resets the sums of accumulators with no live input, so
-// that float rounding left by retractions does not outlive the values
+// forgetEmpty resets the accumulators of g with no live input, so that
+// float rounding left by retractions does not outlive the values
 // (mid-Step a count of zero proves nothing: a deletion may precede its
-// insertion within a batch).
-func forgetEmpty(accs []expr.Acc) {
-	for i := range accs {
-		if accs[i].Empty() {
-			accs[i].Reset()
+// insertion within a batch). N is the first word of every packed class
+// but AccNone, which has none.
+func (o *reduceOp) forgetEmpty(g *group) {
+	w, d := o.arena.wordsOf(g.id), o.arena.decsOf(g.id)
+	for ai := range o.aggs {
+		a := &o.aggs[ai]
+		c := a.call.Class
+		if c.Words() > 0 && w[a.woff] == 0 {
+			clear(w[a.woff : a.woff+c.Words()])
+			clear(d[a.doff : a.doff+c.Decs()])
 		}
 	}
 }
@@ -408,13 +463,16 @@ func (o *reduceOp) output(slab *rowSlab, g *group) (repr.Row, error) {
 		return nil, nil
 	}
 	r := slab.row(o.width)
-	copy(r, g.keyRow)
+	nk := len(o.spec.Key)
+	if err := repr.DecodeDatums(r[:nk], g.enc[g.klen:], &slab.decs); err != nil {
+		return nil, err
+	}
 	for ai := range o.aggs {
 		v, err := o.result(g, ai)
 		if err != nil {
 			return nil, err
 		}
-		r[len(o.spec.Key)+ai] = v
+		r[nk+ai] = v
 	}
 	return r, nil
 }
@@ -422,76 +480,99 @@ func (o *reduceOp) output(slab *rowSlab, g *group) (repr.Row, error) {
 // result computes aggregate ai of g with its registry's Final function.
 func (o *reduceOp) result(g *group, ai int) (repr.Datum, error) {
 	a := &o.aggs[ai]
-	a.call.Scale = o.maxScale(g, a)
+	sets := o.sets(g)
+	a.call.Scale = o.maxScale(sets, a)
 	o.vs = msValues{extremum: o.spec.AppendOnly && a.def.Extremum != 0}
 	if a.valSlot >= 0 {
-		o.vs.ms = g.sets[a.valSlot]
+		o.vs.ms = sets[a.valSlot]
 	}
-	return a.def.Final(&a.call, &g.accs[ai], &o.vs)
+	o.ac = o.acc(g, a)
+	return a.def.Final(&a.call, &o.ac, &o.vs)
 }
 
 // maxScale is the largest display scale of a numeric aggregate's live values.
-func (o *reduceOp) maxScale(g *group, a *aggSpec) int32 {
-	if a.scaleSlot < 0 || g.sets[a.scaleSlot] == nil {
+func (o *reduceOp) maxScale(sets []*multiset, a *aggSpec) int32 {
+	if a.scaleSlot < 0 || sets[a.scaleSlot] == nil {
 		return 0
 	}
-	if e := g.sets[a.scaleSlot].max(); e != nil {
+	if e := sets[a.scaleSlot].max(); e != nil {
 		return int32(e.val.Int())
 	}
 	return 0
 }
 
-// logGroup logs g's state (or its deletion) and frees it if empty.
+// logGroup logs g's state (or its deletion) and frees it if empty. The
+// logged row starts with the key columns, whose value encoding g keeps.
 func (o *reduceOp) logGroup(s *stepCtx, g *group) {
-	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagGroup), g.key...)
+	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagGroup), g.key()...)
 	if g.rows == 0 && !o.global {
 		s.log.del(o.kbuf)
-		delete(o.groups, g.key)
+		delete(o.groups, g.key())
 		g.in = false
 		return
 	}
-	r := append(o.scratch[:0], g.keyRow...)
-	r = append(r, repr.NewInt(g.rows))
+	r := append(o.scratch[:0], repr.NewInt(g.rows))
 	for ai := range o.aggs {
-		r = o.aggs[ai].call.Class.Append(r, &g.accs[ai])
+		a := &o.aggs[ai]
+		ac := o.acc(g, a)
+		r = a.call.Class.Append(r, &ac)
 	}
 	o.scratch = r
-	o.vbuf = repr.AppendRow(o.vbuf[:0], r)
+	o.vbuf = repr.AppendRowHeader(o.vbuf[:0], len(o.spec.Key)+len(r))
+	o.vbuf = append(o.vbuf, g.enc[g.klen:]...)
+	o.vbuf = repr.AppendDatums(o.vbuf, r)
 	s.log.set(o.kbuf, o.vbuf)
 }
 
 // logEntry logs a multiset entry (or its deletion) and frees it if empty.
 func (o *reduceOp) logEntry(s *stepCtx, g *group, slot int, e *mentry) {
-	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagEntry), g.key...)
+	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagEntry), g.key()...)
 	o.kbuf = append(append(o.kbuf, byte(slot)), e.key...)
 	if e.n == 0 || !g.in {
 		s.log.del(o.kbuf)
 		if e.in {
-			g.sets[slot].remove(e)
+			o.sets(g)[slot].remove(e)
 		}
 		return
 	}
-	r := append(o.scratch[:0], repr.NewInt(int64(len(g.key))), repr.NewInt(e.n), e.val, e.separator())
+	r := append(o.scratch[:0], repr.NewInt(int64(g.klen)), repr.NewInt(e.n), e.val, e.separator())
 	o.scratch = r
 	o.vbuf = repr.AppendRow(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
 }
 
+// commit forgets the record of the Step, releasing the ids of the groups
+// it freed; the record's rows and pointers are cleared so that they do
+// not pin the Step's rows until a later Step overwrites them.
 func (o *reduceOp) commit() {
-	o.touched, o.accUndo, o.etouched = o.touched[:0], o.accUndo[:0], o.etouched[:0]
-	clear(o.kadded)
-	o.kadded = o.kadded[:0]
+	for i := range o.touched {
+		if g := o.touched[i].g; !g.in {
+			o.arena.release(g.id)
+		}
+	}
+	o.forget()
 }
 
-// rollback restores every touched entry and group, newest first.
+// forget clears the record of the pending Step.
+func (o *reduceOp) forget() {
+	clear(o.touched)
+	clear(o.decUndo)
+	clear(o.etouched)
+	clear(o.kadded)
+	o.touched, o.wordUndo, o.decUndo = o.touched[:0], o.wordUndo[:0], o.decUndo[:0]
+	o.etouched, o.kadded = o.etouched[:0], o.kadded[:0]
+}
+
+// rollback restores every touched entry and group, newest first, and
+// releases the ids of the groups the Step created.
 func (o *reduceOp) rollback() {
 	for _, k := range o.kadded {
-		delete(k.g.sets[k.slot].keys, k.key)
+		delete(o.sets(k.g)[k.slot].keys, k.key)
 	}
 	for i := len(o.etouched) - 1; i >= 0; i-- {
 		eu := &o.etouched[i]
 		eu.e.n = eu.n
-		ms := eu.g.sets[eu.slot]
+		ms := o.sets(eu.g)[eu.slot]
 		ms.invalidate()
 		switch {
 		case !eu.existed && eu.e.in:
@@ -503,16 +584,20 @@ func (o *reduceOp) rollback() {
 	for i := len(o.touched) - 1; i >= 0; i-- {
 		gu := &o.touched[i]
 		g := gu.g
-		g.rows, g.out = gu.rows, gu.out
-		copy(g.accs, o.accUndo[gu.off:gu.off+len(o.aggs)])
+		g.rows = gu.rows
+		copy(o.arena.wordsOf(g.id), o.wordUndo[gu.off:gu.off+o.arena.words])
+		copy(o.arena.decsOf(g.id), o.decUndo[gu.doff:gu.doff+o.arena.decs])
 		switch {
 		case !gu.existed && g.in:
-			delete(o.groups, g.key)
+			delete(o.groups, g.key())
 			g.in = false
 		case gu.existed && !g.in:
-			o.groups[g.key] = g
+			o.groups[g.key()] = g
 			g.in = true
 		}
+		if !gu.existed {
+			o.arena.release(g.id)
+		}
 	}
-	o.commit()
+	o.forget()
 }

@@ -23,19 +23,18 @@ func (o *reduceOp) restoreGroup(key string, r repr.Row) error {
 	for i := range o.aggs {
 		want += o.aggs[i].call.Class.Width()
 	}
-	if len(r) != want {
+	if len(r) != want || o.groups[key] != nil {
 		return errCorrupt
 	}
 	o.kbuf = append(o.kbuf[:0], key...)
-	g := o.newGroup(nil)
-	if nk > 0 {
-		g.keyRow = r[:nk:nk]
-	}
+	g := o.newGroup(repr.AppendDatums(o.vbuf[:0], r[:nk]))
 	g.rows = r[nk].Int()
 	off := nk + 1
 	for ai := range o.aggs {
-		w := o.aggs[ai].call.Class.Width()
-		g.accs[ai] = o.aggs[ai].call.Class.Decode(r[off : off+w])
+		a := &o.aggs[ai]
+		w := a.call.Class.Width()
+		ac := a.call.Class.Decode(r[off : off+w])
+		o.setAcc(g, a, &ac)
 		off += w
 	}
 	return nil
@@ -54,29 +53,29 @@ func (o *reduceOp) restoreEntry(key []byte, r repr.Row) error {
 	if g == nil || slot >= len(o.slotOrdered) {
 		return errCorrupt
 	}
+	sets := o.sets(g)
 	if o.slotKeys[slot] {
-		if g.sets[slot] == nil {
-			g.sets[slot] = newKeySet()
+		if sets[slot] == nil {
+			sets[slot] = newKeySet()
 		}
-		g.sets[slot].keys[string(key[glen+1:])] = struct{}{}
+		sets[slot].keys[string(key[glen+1:])] = struct{}{}
 		return nil
 	}
-	if g.sets[slot] == nil {
-		g.sets[slot] = newMultiset(o.slotOrdered[slot])
+	if sets[slot] == nil {
+		sets[slot] = newMultiset(o.slotOrdered[slot])
 	}
-	g.sets[slot].insert(newEntry(string(key[glen+1:]), r[2], r[3], r[1].Int()))
+	sets[slot].insert(newEntry(string(key[glen+1:]), r[2], r[3], r[1].Int()))
 	return nil
 }
 
-// restored recomputes the output row of every restored group.
+// restored checks that every restored group's output row can be computed
+// (a group's output is recomputed from its state when a Step touches it).
 func (o *reduceOp) restored() error {
 	var slab rowSlab
 	for _, g := range o.groups {
-		out, err := o.output(&slab, g)
-		if err != nil {
+		if _, err := o.output(&slab, g); err != nil {
 			return err
 		}
-		g.out = out
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"container/heap"
+	"slices"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -99,6 +100,7 @@ type windowReduce struct {
 	*reduceOp
 	pos, cols []int
 	idx       []closeIndex[*group]
+	keyRow    repr.Row // scratch of index
 }
 
 func (w *windowReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
@@ -108,9 +110,6 @@ func (w *windowReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 	}
 	if w.spec.EmitOnClose {
 		out = out[:0]
-		for _, gu := range w.touched {
-			gu.g.out = nil
-		}
 	}
 	for _, gu := range w.touched {
 		if !gu.existed && gu.g.in {
@@ -131,8 +130,12 @@ func (w *windowReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 
 // index files g under its values in the watermarked key columns.
 func (w *windowReduce) index(g *group) {
+	w.keyRow = slices.Grow(w.keyRow[:0], len(w.spec.Key))[:len(w.spec.Key)]
+	if err := repr.DecodeDatums(w.keyRow, g.enc[g.klen:], nil); err != nil {
+		return
+	}
 	for i, p := range w.pos {
-		if v, ok := wmValue(g.keyRow[p]); ok {
+		if v, ok := wmValue(w.keyRow[p]); ok {
 			w.idx[i].add(v, g)
 		}
 	}
@@ -154,7 +157,7 @@ func (w *windowReduce) close(s *stepCtx, g *group, out []repr.Update) ([]repr.Up
 		}
 	}
 	w.logClosed(s, g)
-	delete(w.groups, g.key)
+	delete(w.groups, g.key())
 	g.in = false
 	return out, nil
 }
@@ -180,9 +183,6 @@ func (w *windowReduce) restored() error {
 		return err
 	}
 	for _, g := range w.groups {
-		if w.spec.EmitOnClose {
-			g.out = nil
-		}
 		w.index(g)
 	}
 	return nil

@@ -252,3 +252,78 @@ func (a *Acc) specialDecimal() (*apd.Decimal, bool) {
 func NeedsScales(c AccClass, arg repr.T) bool {
 	return arg.Family == repr.FamNumeric && (c == AccNumeric || c == AccMoments)
 }
+
+// Words is the number of int64 words of c's packed form (Pack), Decs the
+// number of decimal pointers. A reduce keeps each group's accumulators
+// packed, so that count(*) costs one word rather than a whole Acc: count
+// and bool 1–2 words, an integer sum 2 and a decimal once it overflows,
+// a numeric sum 4 and a decimal.
+func (c AccClass) Words() int {
+	return [...]int{AccNone: 0, AccCount: 1, AccInt: 2, AccFloat: 6, AccNumeric: 4,
+		AccInterval: 4, AccBool: 2, AccMoments: 4, AccBits: 65}[c]
+}
+
+// Decs is the number of decimal pointers of c's packed form.
+func (c AccClass) Decs() int {
+	return [...]int{AccInt: 1, AccNumeric: 1, AccMoments: 2, AccBits: 0}[c]
+}
+
+// Pack stores a into w (c.Words() words) and d (c.Decs() pointers). The
+// decimals are shared, which is sound because they are never mutated in
+// place.
+func (c AccClass) Pack(a *Acc, w []int64, d []*apd.Decimal) {
+	if c == AccNone {
+		return
+	}
+	w[0] = a.N
+	switch c {
+	case AccInt:
+		w[1], d[0] = a.i, a.dec
+	case AccFloat:
+		w[1], w[2] = int64(math.Float64bits(a.f)), int64(math.Float64bits(a.c))
+		w[3], w[4], w[5] = a.nan, a.pinf, a.ninf
+	case AccNumeric:
+		w[1], w[2], w[3], d[0] = a.nan, a.pinf, a.ninf, a.dec
+	case AccInterval:
+		w[1], w[2], w[3] = a.i, a.day, a.us
+	case AccBool:
+		w[1] = a.i
+	case AccMoments:
+		w[1], w[2], w[3], d[0], d[1] = a.nan, a.pinf, a.ninf, a.dec, a.sq
+	case AccBits:
+		if a.bits == nil {
+			clear(w[1:65])
+		} else {
+			copy(w[1:65], a.bits[:])
+		}
+	}
+}
+
+// Unpack is the inverse of Pack. The result owns its parts: changing it
+// leaves w and d as they were.
+func (c AccClass) Unpack(w []int64, d []*apd.Decimal) Acc {
+	var a Acc
+	if c == AccNone {
+		return a
+	}
+	a.N = w[0]
+	switch c {
+	case AccInt:
+		a.i, a.dec = w[1], d[0]
+	case AccFloat:
+		a.f, a.c = math.Float64frombits(uint64(w[1])), math.Float64frombits(uint64(w[2]))
+		a.nan, a.pinf, a.ninf = w[3], w[4], w[5]
+	case AccNumeric:
+		a.nan, a.pinf, a.ninf, a.dec = w[1], w[2], w[3], d[0]
+	case AccInterval:
+		a.i, a.day, a.us = w[1], w[2], w[3]
+	case AccBool:
+		a.i = w[1]
+	case AccMoments:
+		a.nan, a.pinf, a.ninf, a.dec, a.sq = w[1], w[2], w[3], d[0], d[1]
+	case AccBits:
+		a.bits = new([64]int64)
+		copy(a.bits[:], w[1:65])
+	}
+	return a
+}
