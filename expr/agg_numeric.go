@@ -59,6 +59,9 @@ func baseWeight(d *apd.Decimal) (weight, digit int32) {
 	e := adjExp(d)
 	weight = aggFloorDiv(e, 4)
 	k := int(e - 4*weight + 1) // decimal digits in the leading group
+	if d.Coeff.IsUint64() {
+		return weight, leadingDigits(d.Coeff.Uint64(), d.NumDigits(), k)
+	}
 	digits := d.Coeff.String()
 	for len(digits) < k {
 		digits += "0"
@@ -67,6 +70,19 @@ func baseWeight(d *apd.Decimal) (weight, digit int32) {
 		digit = digit*10 + int32(c-'0')
 	}
 	return weight, digit
+}
+
+// leadingDigits returns the number formed by the first k (1 to 4) decimal
+// digits of c, which has n digits, padded with zeros if n < k: baseWeight
+// without formatting the coefficient.
+func leadingDigits(c uint64, n int64, k int) int32 {
+	for ; n > int64(k); n-- {
+		c /= 10
+	}
+	for ; n < int64(k); n++ {
+		c *= 10
+	}
+	return int32(c)
 }
 
 func aggFloorDiv(a, b int32) int32 {
