@@ -16,27 +16,39 @@ import (
 	"github.com/eddydb/eddy/repr"
 )
 
-// copyFormat describes a COPY FROM STDIN in text or CSV format.
+// copyFormat describes a COPY FROM STDIN in text, CSV or binary format.
 type copyFormat struct {
-	csv     bool
-	binary  bool
-	delim   rune
-	null    string
-	header  bool
-	table   *planner.Relation
-	targets []int // table column of each input field
+	csv           bool
+	binary        bool
+	delim         rune
+	null          string
+	header        bool
+	quote, escape byte
+	table         *planner.Relation
+	targets       []int // table column of each input field
 	// defaults are the DEFAULT expressions of columns not in targets.
 	defaults map[int]expr.Expr
 }
 
-// prepareCopy validates COPY t [(cols)] FROM STDIN [WITH (...)] and
-// remembers the format; the data arrives through CopyIn.
+// prepareCopy validates a COPY statement and its options. COPY ... TO
+// STDOUT is planned by prepareCopyTo; for COPY t [(cols)] FROM STDIN it
+// remembers the format, and the data arrives through CopyIn.
 func (p *Portal) prepareCopy(cs *pg.CopyStmt) error {
-	if !cs.IsFrom || cs.Filename != "" || cs.IsProgram {
-		return repr.Unsupported("COPY other than COPY ... FROM STDIN")
+	if err := checkCopyEndpoint(cs); err != nil {
+		return err
 	}
-	if cs.Relation == nil || cs.WhereClause != nil {
-		return repr.Unsupported("COPY with a query or WHERE clause")
+	opts, err := parseCopyOptions(cs.Options, cs.IsFrom, p.st.src)
+	if err != nil {
+		return err
+	}
+	if !cs.IsFrom {
+		return p.prepareCopyTo(cs, opts)
+	}
+	if cs.WhereClause != nil {
+		return repr.Unsupported("COPY FROM with a WHERE clause")
+	}
+	if len(opts.forceNotNull) > 0 || len(opts.forceNull) > 0 || opts.freeze {
+		return repr.Unsupported("COPY FROM with FORCE_NOT_NULL, FORCE_NULL or FREEZE")
 	}
 	e := p.st.s.e
 	e.mu.RLock()
@@ -48,10 +60,8 @@ func (p *Portal) prepareCopy(cs *pg.CopyStmt) error {
 	if rel.Kind != planner.RelTable {
 		return repr.Errorf(repr.CodeWrongObjectType, "cannot copy to %s \"%s\"", kindName(rel.Kind), rel.Name)
 	}
-	f := &copyFormat{delim: '\t', null: `\N`, table: rel}
-	if err := f.options(cs.Options); err != nil {
-		return err
-	}
+	f := &copyFormat{csv: opts.kind == copyCSVKind, binary: opts.kind == copyBinaryKind, delim: rune(opts.delim),
+		null: opts.null, header: opts.header, quote: opts.quote, escape: opts.escape, table: rel}
 	if err := f.columns(cs.Attlist); err != nil {
 		return err
 	}
@@ -65,34 +75,18 @@ func (p *Portal) prepareCopy(cs *pg.CopyStmt) error {
 	return nil
 }
 
-// options reads FORMAT, DELIMITER, NULL and HEADER.
-func (f *copyFormat) options(opts []*pg.Node) error {
-	for _, o := range opts {
-		d := o.GetDefElem()
-		val := defElemString(d)
-		switch d.Defname {
-		case "format":
-			switch strings.ToLower(val) {
-			case "csv":
-				f.csv, f.delim, f.null = true, ',', ""
-			case "text":
-			case "binary":
-				f.binary = true
-			default:
-				return repr.Unsupported("COPY format %s", val)
-			}
-		case "delimiter":
-			if len([]rune(val)) != 1 {
-				return repr.Errorf(repr.CodeFeatureNotSupported, "COPY delimiter must be a single one-byte character")
-			}
-			f.delim = []rune(val)[0]
-		case "null":
-			f.null = val
-		case "header":
-			f.header = val == "" || val == "true" || val == "on" || val == "1"
-		default:
-			return repr.Unsupported("COPY option %s", d.Defname)
-		}
+// checkCopyEndpoint refuses COPY to or from a server file or program:
+// Eddy's data leaves and enters only through the client connection.
+func checkCopyEndpoint(cs *pg.CopyStmt) error {
+	hint := "Eddy does not read or write files on the server: use COPY ... TO STDOUT or FROM STDIN, " +
+		"or psql's \\copy command."
+	switch {
+	case cs.IsProgram:
+		return repr.Unsupported("COPY to or from an external program").WithHint("%s", hint)
+	case cs.Filename != "" && cs.IsFrom:
+		return repr.Unsupported("COPY from a file").WithHint("%s", hint)
+	case cs.Filename != "":
+		return repr.Unsupported("COPY to a file").WithHint("%s", hint)
 	}
 	return nil
 }
@@ -132,6 +126,9 @@ func (f *copyFormat) columns(attlist []*pg.Node) error {
 		}
 		if idx < 0 {
 			return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, f.table.Name)
+		}
+		if slices.Contains(f.targets, idx) {
+			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" specified more than once", name)
 		}
 		f.targets = append(f.targets, idx)
 	}
@@ -269,7 +266,7 @@ func (f *copyFormat) readText(r io.Reader, emit func([]string, func(int) bool) e
 // readCSV reads PostgreSQL's CSV format; an unquoted field equal to the
 // NULL string (empty by default) is NULL, a quoted one never is.
 func (f *copyFormat) readCSV(r io.Reader, emit func([]string, func(int) bool) error) error {
-	cr := &csvReader{r: bufio.NewReaderSize(r, 64*1024), delim: byte(f.delim)}
+	cr := &csvReader{r: bufio.NewReaderSize(r, 64*1024), delim: byte(f.delim), quote: f.quote, escape: f.escape}
 	for {
 		rec, err := cr.next()
 		if err == io.EOF {

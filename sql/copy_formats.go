@@ -17,11 +17,26 @@ type csvField struct {
 	quoted bool
 }
 
-// csvReader reads PostgreSQL's CSV COPY format: delim-separated fields,
-// double-quoted fields may contain delimiters, newlines and doubled quotes.
+// csvReader reads PostgreSQL's CSV COPY format: delim-separated fields;
+// quoted fields may contain delimiters and newlines, and inside quotes the
+// escape character makes the next quote or escape character literal (with
+// the default escape, the quote itself, that is a doubled quote).
 type csvReader struct {
-	r     *bufio.Reader
-	delim byte
+	r             *bufio.Reader
+	delim         byte
+	quote, escape byte
+	peeked        byte
+}
+
+// escapes reports whether the byte after an escape character is a quote
+// or escape character (left in peeked): the escape then applies.
+func (c *csvReader) escapes() bool {
+	nb, err := c.r.Peek(1)
+	if err != nil || (nb[0] != c.quote && nb[0] != c.escape) {
+		return false
+	}
+	c.peeked = nb[0]
+	return true
 }
 
 // next returns the next record, or io.EOF.
@@ -45,16 +60,14 @@ func (c *csvReader) next() ([]csvField, error) {
 		}
 		any = true
 		switch {
-		case inQuotes && b == '"':
-			if nb, err := c.r.Peek(1); err == nil && nb[0] == '"' {
-				_, _ = c.r.ReadByte()
-				cur.WriteByte('"')
-			} else {
-				inQuotes = false
-			}
+		case inQuotes && b == c.escape && c.escapes():
+			_, _ = c.r.ReadByte()
+			cur.WriteByte(c.peeked)
+		case inQuotes && b == c.quote:
+			inQuotes = false
 		case inQuotes:
 			cur.WriteByte(b)
-		case b == '"':
+		case b == c.quote:
 			inQuotes, quoted = true, true
 		case b == c.delim:
 			rec = append(rec, csvField{cur.String(), quoted})

@@ -21,6 +21,7 @@ type Portal struct {
 	pos      int
 	buf      []byte
 	copy     *copyFormat
+	copyTo   *copyTo
 	// stream is set for SUBSCRIBE: rows come as commits happen; copyOut
 	// sends them as COPY TO STDOUT.
 	stream  *subStream

@@ -99,6 +99,9 @@ func (te *testEngine) execOne(ctx context.Context, st *Statement) (string, error
 	if p.IsCopyIn() {
 		return "", fmt.Errorf("use the copy command for COPY")
 	}
+	if p.IsCopyOut() {
+		return copyOut(ctx, p)
+	}
 	rc := &rowCollector{}
 	tag, _, err := p.Execute(ctx, rc, 0)
 	if err != nil {
@@ -113,6 +116,32 @@ func (te *testEngine) execOne(ctx context.Context, st *Statement) (string, error
 		for _, r := range rc.rows {
 			fmt.Fprintf(&b, "%s\n", strings.Join(r, " | "))
 		}
+	}
+	fmt.Fprintf(&b, "%s\n", tag)
+	return b.String(), nil
+}
+
+// messages records each Write as one message.
+type messages []string
+
+func (m *messages) Write(p []byte) (int, error) {
+	*m = append(*m, string(p))
+	return len(p), nil
+}
+
+// copyOut runs a COPY TO STDOUT portal and prints its format, then each
+// CopyData message quoted on its own line, then the tag.
+func copyOut(ctx context.Context, p *Portal) (string, error) {
+	format, cols := p.CopyOutFormat()
+	var m messages
+	tag, err := p.CopyOut(ctx, &m)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "format %d %v\n", format, cols)
+	for _, msg := range m {
+		fmt.Fprintf(&b, "%q\n", msg)
 	}
 	fmt.Fprintf(&b, "%s\n", tag)
 	return b.String(), nil

@@ -218,15 +218,10 @@ func watchStalled(sub *Subscription, abort func()) (stop func()) {
 	}
 }
 
-// IsCopyOut reports whether the portal is COPY (SUBSCRIBE ...) TO STDOUT.
-func (p *Portal) IsCopyOut() bool { return p.stream != nil && p.copyOut }
-
-// CopyOutFormat reports text format for every column.
-func (p *Portal) CopyOutFormat() (int16, []int16) { return 0, make([]int16, len(p.stream.cols)) }
-
-// CopyOut streams the subscription in COPY text format, one row per
-// CopyData message, until the client cancels.
-func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
+// copySubscribe streams the subscription of COPY (SUBSCRIBE ...) TO
+// STDOUT in COPY text format, one row per CopyData message, until the
+// client cancels.
+func (p *Portal) copySubscribe(ctx context.Context, w io.Writer) (string, error) {
 	_, err := p.streamRows(ctx, copyRowWriter{w: w, cols: p.stream.cols})
 	if err != nil {
 		return "", err
@@ -251,7 +246,7 @@ func (c copyRowWriter) WriteRow(vals [][]byte) error {
 			c.buf = append(c.buf, `\N`...)
 			continue
 		}
-		c.buf = appendCopyEscaped(c.buf, v)
+		c.buf = appendCopyText(c.buf, v, '\t')
 	}
 	c.buf = append(c.buf, '\n')
 	_, err := c.w.Write(c.buf)
@@ -270,25 +265,6 @@ func (c copyRowWriter) Abort() {
 	if a, ok := c.w.(interface{ Abort() }); ok {
 		a.Abort()
 	}
-}
-
-// appendCopyEscaped escapes a value for COPY's text format.
-func appendCopyEscaped(buf, v []byte) []byte {
-	for _, b := range v {
-		switch b {
-		case '\\':
-			buf = append(buf, '\\', '\\')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		default:
-			buf = append(buf, b)
-		}
-	}
-	return buf
 }
 
 // fetchSubscribe executes FETCH n c over a SUBSCRIBE cursor. It waits
