@@ -125,7 +125,7 @@ func (s *Session) evalArgs(args []*pg.Node, types []repr.T) ([]repr.Datum, error
 	if len(args) == 0 {
 		return nil, nil
 	}
-	sel := &pg.SelectStmt{}
+	sel := &pg.SelectStmt{Op: pg.SetOperation_SETOP_NONE, LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT}
 	for i, a := range args {
 		tn, err := typeNameNode(types[i])
 		if err != nil {

@@ -105,9 +105,16 @@ func newRunner(s *harness.Server, dsn string) *Runner {
 // query, which Eddy does by itself: only the record's view when it names
 // one (the corpus' view mode), else every view in creation order, so that
 // views over views see fresh inputs. Nothing is refreshed inside a failed
-// transaction.
+// transaction, nor in a read-only one (which cannot refresh).
 func refreshViews(ctx context.Context, c *pgconn.PgConn, r *Record) error {
 	if c.TxStatus() == 'E' {
+		return nil
+	}
+	ro, err := c.Exec(ctx, "SHOW transaction_read_only").ReadAll()
+	if err != nil {
+		return err
+	}
+	if len(ro) == 1 && len(ro[0].Rows) == 1 && string(ro[0].Rows[0][0]) == "on" {
 		return nil
 	}
 	views := []string{r.View}
