@@ -39,7 +39,9 @@ type Ctx struct {
 
 // SessionInfo is what session-information functions report.
 type SessionInfo struct {
-	User, Database, Version string
+	// User is session_user; CurrentUser is current_user (they differ
+	// after SET ROLE).
+	User, CurrentUser, Database, Version string
 	// Setting returns a configuration parameter's value (current_setting).
 	Setting func(name string) (string, bool)
 	// Sequences serves nextval, currval, setval and lastval (nil: none).

@@ -20,8 +20,14 @@ func init() {
 	})
 	info("current_database", func(s *SessionInfo) string { return s.Database })
 	info("current_catalog", func(s *SessionInfo) string { return s.Database })
-	for _, name := range []string{"current_user", "session_user", "user", "current_role"} {
-		info(name, func(s *SessionInfo) string { return s.User })
+	info("session_user", func(s *SessionInfo) string { return s.User })
+	for _, name := range []string{"current_user", "user", "current_role"} {
+		info(name, func(s *SessionInfo) string {
+			if s.CurrentUser != "" {
+				return s.CurrentUser
+			}
+			return s.User
+		})
 	}
 	info("current_schema", func(*SessionInfo) string { return "public" })
 	f := fn("current_setting", repr.Text, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {

@@ -164,7 +164,7 @@ func TestConstraintsConcurrent(t *testing.T) {
 	te.mustRun(`CREATE TABLE u (id int PRIMARY KEY, email text UNIQUE);
 CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE c (id int PRIMARY KEY, pid int REFERENCES p);
 INSERT INTO p VALUES (1), (2)`)
-	a, b := te.s, te.e.NewSession(map[string]string{"user": "test"})
+	a, b := te.s, te.e.NewSession(map[string]string{"user": "eddy"})
 	on := func(s *Session, sql string) string { te.s = s; return te.run(sql) }
 	on(a, `BEGIN; INSERT INTO u VALUES (1, 'x')`)
 	on(b, `BEGIN; INSERT INTO u VALUES (2, 'x'); COMMIT`)

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"log/slog"
@@ -63,6 +64,8 @@ type Engine struct {
 	// table and columns (keyindex.go).
 	idxMu   sync.Mutex
 	indexes map[string]*keyIndex
+	// roles are the roles (roles.go).
+	roles roleSet
 	// Version is reported by version() and server_version.
 	Version string
 }
@@ -94,6 +97,10 @@ type Options struct {
 	// the input log then records by position only (see SourceReplayer);
 	// nil logs every source batch in full.
 	Replayer SourceReplayer
+	// Superuser names the bootstrap superuser a new data directory gets
+	// (OID 10, like initdb's user); "" is eddy. An existing data
+	// directory keeps the name it was created with.
+	Superuser string
 }
 
 // OpenWith is Open with options.
@@ -107,7 +114,13 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 		replayer: o.Replayer}
 	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
 	e.cat.size = e.collectionSize
-	err = e.restore()
+	err = e.loadRoles()
+	if err == nil {
+		err = e.BootstrapRole(cmp.Or(o.Superuser, "eddy"), "")
+	}
+	if err == nil {
+		err = e.restore()
+	}
 	if err == nil {
 		err = e.replayLog()
 	}

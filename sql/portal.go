@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -139,6 +140,9 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execDML(ctx, n)
 	case n.GetTransactionStmt() != nil:
 		return p.execTransaction(n.GetTransactionStmt())
+	case n.GetVariableSetStmt() != nil && strings.EqualFold(n.GetVariableSetStmt().Name, "role"):
+		p.tag = map[bool]string{true: "SET", false: "RESET"}[n.GetVariableSetStmt().Kind == pg.VariableSetKind_VAR_SET_VALUE]
+		return s.setRole(argsText(n.GetVariableSetStmt().Args))
 	case n.GetVariableSetStmt() != nil:
 		p.tag = "SET"
 		return s.execSet(n.GetVariableSetStmt())
@@ -182,6 +186,16 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execComment(n.GetCommentStmt())
 	case n.GetAlterTableStmt() != nil:
 		return p.execAlterTable(n.GetAlterTableStmt())
+	case n.GetCreateRoleStmt() != nil:
+		return p.execCreateRole(n.GetCreateRoleStmt())
+	case n.GetAlterRoleStmt() != nil:
+		return p.execAlterRole(n.GetAlterRoleStmt())
+	case n.GetDropRoleStmt() != nil:
+		return p.execDropRole(n.GetDropRoleStmt())
+	case n.GetGrantRoleStmt() != nil:
+		return p.execGrantRole(n.GetGrantRoleStmt())
+	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_ROLE:
+		return p.execRenameRole(n.GetRenameStmt())
 	case n.GetRenameStmt() != nil:
 		return p.execRename(n.GetRenameStmt())
 	case n.GetCopyStmt() != nil:

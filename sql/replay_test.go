@@ -97,7 +97,7 @@ CREATE MATERIALIZED VIEW w AS SELECT count(*) AS n, sum(i) AS total FROM other`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	te.e, te.s = e, e.NewSession(map[string]string{"user": "test"})
+	te.e, te.s = e, e.NewSession(map[string]string{"user": "eddy"})
 	te.e.SetConnectors(&fakeConnectors{active: map[uint64]bool{}})
 	if got := te.run("SELECT * FROM v; SELECT * FROM w"); got != want {
 		t.Fatalf("after replay:\n%s\nwant:\n%s", got, want)

@@ -68,6 +68,9 @@ type Session struct {
 	// prepared are the named prepared statements, of the protocol (Parse)
 	// and of SQL (PREPARE), which share one namespace (prepare.go).
 	prepared map[string]*prepared
+	// role is the SET ROLE role ("" none): current_user, and whose
+	// privileges the session has.
+	role string
 }
 
 // NewSession starts a session with the client's startup parameters.
@@ -83,6 +86,7 @@ func (e *Engine) NewSession(startup map[string]string) *Session {
 			s.settings.database = v
 		}
 	}
+	s.identityChanged()
 	s.settings.changed = map[string]string{}
 	s.settings.initial = maps.Clone(s.settings.vals)
 	return s
@@ -156,7 +160,7 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 // evalCtx returns the evaluation context of a statement starting now.
 func (s *Session) evalCtx() *expr.Ctx {
 	if s.info == nil {
-		s.info = &expr.SessionInfo{User: s.settings.user, Database: s.settings.database, Version: s.e.Version,
+		s.info = &expr.SessionInfo{User: s.settings.user, CurrentUser: s.currentUser(), Database: s.settings.database, Version: s.e.Version,
 			Setting: s.settings.get, Sequences: sessionSeqs{s}, Catalog: catalogSession(s)}
 	}
 	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info}

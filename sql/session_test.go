@@ -57,7 +57,7 @@ func (te *testEngine) open() {
 	if err != nil {
 		te.t.Fatal(err)
 	}
-	te.e, te.s = e, e.NewSession(map[string]string{"user": "test"})
+	te.e, te.s = e, e.NewSession(map[string]string{"user": "eddy"})
 	if te.clockSet {
 		e.SetClock(func() time.Time { return te.now })
 	}
@@ -183,7 +183,9 @@ func errText(err error) string {
 // Close only closes the store; nothing is flushed that a commit had not
 // already synced; it reports indexes whose stored arrangement was wrong
 // and had to be rebuilt), `clock set=<RFC 3339 time>` or `clock advance=<Go
-// duration>` sets the engine's wall clock and calls Engine.Tick.
+// duration>` sets the engine's wall clock and calls Engine.Tick, and
+// `connect user=<name>` replaces the session with one of that role (no
+// authentication: that is pgwire's).
 func TestSession(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		te := newTestEngine(t)
@@ -206,6 +208,11 @@ func TestSession(t *testing.T) {
 				return te.readCmd(t, d)
 			case "clock":
 				return te.clock(t, d)
+			case "connect":
+				var user string
+				d.ScanArgs(t, "user", &user)
+				te.s = te.e.NewSession(map[string]string{"user": user})
+				return "ok\n"
 			}
 			t.Fatalf("unknown command %s", d.Cmd)
 			return ""

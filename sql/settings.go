@@ -52,7 +52,7 @@ func settingDefaults(version string) map[string]string {
 		"client_min_messages": "notice", "bytea_output": "hex", "timezone_abbreviations": "Default",
 		"default_transaction_read_only": "off", "transaction_read_only": "off", "synchronous_commit": "on",
 		"work_mem": "4MB", "lc_messages": "C", "lc_monetary": "C", "lc_numeric": "C", "lc_time": "C",
-		"subscribe_buffer": "1024", "fetch_timeout": "0",
+		"subscribe_buffer": "1024", "fetch_timeout": "0", "password_encryption": "scram-sha-256",
 	}
 }
 
@@ -111,6 +111,10 @@ func (s *settings) set(name, value string) error {
 			return err
 		}
 		value = v
+	case "password_encryption":
+		if value != "md5" && value != "scram-sha-256" {
+			return repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"password_encryption\": \"%s\"", value)
+		}
 	case "datestyle":
 		if !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(value)), "ISO") {
 			return repr.Unsupported("DateStyle %q (only ISO)", value)

@@ -66,8 +66,8 @@ func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
 		return 0, repr.Errorf("3F000", "schema \"%s\" does not exist", s)
 	case repr.KindRegRole:
 		_, name := splitQualifiedName(s)
-		if c.s.info != nil && name == c.s.info.User {
-			return oidSuperuser, nil
+		if r, ok := c.s.e.role(name); ok {
+			return r.OID, nil
 		}
 		return 0, repr.Errorf(repr.CodeUndefinedObject, "role \"%s\" does not exist", s)
 	}
@@ -108,8 +108,8 @@ func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
 			return n, true
 		}
 	case repr.KindRegRole:
-		if oid == oidSuperuser && c.s.info != nil {
-			return c.s.info.User, true
+		if name := c.s.e.roleName(oid); name != "" {
+			return pgQuoteIdent(name), true
 		}
 	}
 	return "", false
@@ -183,11 +183,8 @@ var catalogFuncs map[string]catalogFunc
 func init() {
 	catalogFuncs = map[string]catalogFunc{
 		"pg_get_userbyid": func(c sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
-			switch uint32(a[0].Int()) {
-			case oidSuperuser:
-				return repr.NewText(c.userName()), nil
-			case oidDatabaseOwner:
-				return repr.NewText("pg_database_owner"), nil
+			if name := c.s.e.roleName(uint32(a[0].Int())); name != "" {
+				return repr.NewText(name), nil
 			}
 			return repr.NewText(fmt.Sprintf("unknown (OID=%d)", a[0].Int())), nil
 		},
@@ -255,14 +252,6 @@ func init() {
 	}
 	catalogFuncs["pg_current_xact_id"] = catalogFuncs["txid_current"]
 	addProcFuncs()
-}
-
-// userName is the one role's name: the session's user.
-func (c sessionCatalog) userName() string {
-	if c.s.info != nil {
-		return c.s.info.User
-	}
-	return c.s.settings.user
 }
 
 func alwaysTrue(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"hash/fnv"
 	"sort"
 	"strings"
@@ -28,7 +29,7 @@ func init() {
 	defSysRel(115, 12014, nsPgCatalog, "pg_user", true,
 		"usename name, usesysid oid, usecreatedb boolean, usesuper boolean, userepl boolean, usebypassrls boolean, passwd text, valuntil timestamp with time zone, useconfig text[]",
 		rowsUser)
-	defSysRel(116, 1261, nsPgCatalog, "pg_auth_members", false, "roleid oid, member oid, grantor oid, admin_option boolean", noRows)
+	defSysRel(116, 1261, nsPgCatalog, "pg_auth_members", false, "roleid oid, member oid, grantor oid, admin_option boolean", rowsAuthMembers)
 	defSysRel(117, 3456, nsPgCatalog, "pg_collation", false,
 		"oid oid, collname name, collnamespace oid, collowner oid, collprovider \"char\", collisdeterministic boolean, collencoding integer, collcollate text, collctype text, colliculocale text, collversion text",
 		rowsCollation)
@@ -105,12 +106,26 @@ func defEmpty() {
 
 func noRows(*sysSnap) []repr.Row { return nil }
 
-// userName is the one role's name: the reading session's user.
+// userName is the owner of every object: the bootstrap superuser.
 func (s *sysSnap) userName() string {
+	return s.e.roleName(oidSuperuser)
+}
+
+// sessionUser is the reading session's session_user.
+func (s *sysSnap) sessionUser() string {
 	if s.sess != nil {
 		return s.sess.User
 	}
-	return "eddy"
+	return s.userName()
+}
+
+// sessionRoleOID is the OID of the reading session's session_user.
+func (s *sysSnap) sessionRoleOID() uint32 {
+	r, ok := s.e.role(s.sessionUser())
+	if !ok {
+		return oidSuperuser
+	}
+	return r.OID
 }
 
 // database is the one database's name: the reading session's.
@@ -144,27 +159,80 @@ func rowsAm(*sysSnap) []repr.Row {
 	return out
 }
 
-// rowsRole lists the one role, a superuser named after the session's user.
+// rowsRole lists the roles as pg_roles or pg_authid. pg_roles hides
+// every password; pg_authid shows the verifiers to superusers only
+// (PostgreSQL refuses pg_authid to others altogether).
 func rowsRole(rel string) func(*sysSnap) []repr.Row {
 	return func(s *sysSnap) []repr.Row {
 		r := sysRelsByName["pg_catalog."+rel]
-		vals := map[string]repr.Datum{"oid": oidD(oidSuperuser), "rolname": nameD(s.userName())}
-		for _, c := range []string{"rolsuper", "rolinherit", "rolcreaterole", "rolcreatedb", "rolcanlogin", "rolreplication", "rolbypassrls"} {
-			vals[c] = boolD(true)
+		super := s.readerIsSuperuser()
+		var out []repr.Row
+		for _, role := range s.e.allRoles() {
+			vals := roleVals(role)
+			switch {
+			case rel == "pg_roles":
+				vals["rolpassword"] = repr.NewText("********")
+			case role.Password != "" && super:
+				vals["rolpassword"] = repr.NewText(role.Password)
+			}
+			out = append(out, r.row(vals))
 		}
-		vals["rolconnlimit"] = intD(-1)
-		if rel == "pg_roles" {
-			vals["rolpassword"] = repr.NewText("********")
-		}
-		return []repr.Row{r.row(vals)}
+		return out
 	}
 }
 
+// roleVals are the pg_authid columns of role except rolpassword.
+func roleVals(role Role) map[string]repr.Datum {
+	vals := map[string]repr.Datum{"oid": oidD(role.OID), "rolname": nameD(role.Name),
+		"rolsuper": boolD(role.Super), "rolinherit": boolD(!role.NoInherit), "rolcreaterole": boolD(role.CreateRole),
+		"rolcreatedb": boolD(role.CreateDB), "rolcanlogin": boolD(role.Login), "rolreplication": boolD(role.Super),
+		"rolbypassrls": boolD(role.Super), "rolconnlimit": intD(role.ConnLimit)}
+	if !role.ValidUntil.IsZero() {
+		vals["rolvaliduntil"] = repr.NewTimestampTZ(repr.TimeToTimestamp(role.ValidUntil))
+	}
+	return vals
+}
+
+// readerIsSuperuser reports whether the reading session's current user
+// is a superuser (false outside a session).
+func (s *sysSnap) readerIsSuperuser() bool {
+	if s.sess == nil {
+		return false
+	}
+	r, _ := s.e.role(cmp.Or(s.sess.CurrentUser, s.sess.User))
+	return r.Super
+}
+
+// rowsUser lists the roles that can log in, as pg_user.
 func rowsUser(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_user"]
-	return []repr.Row{r.row(map[string]repr.Datum{"usename": nameD(s.userName()), "usesysid": oidD(oidSuperuser),
-		"usecreatedb": boolD(true), "usesuper": boolD(true), "userepl": boolD(true), "usebypassrls": boolD(true),
-		"passwd": repr.NewText("********")})}
+	var out []repr.Row
+	for _, role := range s.e.allRoles() {
+		if !role.Login {
+			continue
+		}
+		vals := map[string]repr.Datum{"usename": nameD(role.Name), "usesysid": oidD(role.OID),
+			"usecreatedb": boolD(role.CreateDB), "usesuper": boolD(role.Super), "userepl": boolD(role.Super),
+			"usebypassrls": boolD(role.Super), "passwd": repr.NewText("********")}
+		if !role.ValidUntil.IsZero() {
+			vals["valuntil"] = repr.NewTimestampTZ(repr.TimeToTimestamp(role.ValidUntil))
+		}
+		out = append(out, r.row(vals))
+	}
+	return out
+}
+
+// rowsAuthMembers lists the role memberships.
+func rowsAuthMembers(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_auth_members"]
+	var out []repr.Row
+	for _, role := range s.e.allRoles() {
+		for _, m := range role.MemberOf {
+			out = append(out, r.row(map[string]repr.Datum{"roleid": oidD(m.Role), "member": oidD(role.OID),
+				"grantor": oidD(m.Grantor), "admin_option": boolD(m.Admin)}))
+		}
+	}
+	return out
 }
 
 func rowsCollation(*sysSnap) []repr.Row {
@@ -410,7 +478,7 @@ func rowsStatActivity(s *sysSnap) []repr.Row {
 		app, _ = s.sess.Setting("application_name")
 	}
 	return []repr.Row{r.row(map[string]repr.Datum{"datid": oidD(oidDatabase), "datname": nameD(s.database()),
-		"usesysid": oidD(oidSuperuser), "usename": nameD(s.userName()), "application_name": repr.NewText(app),
+		"usesysid": oidD(s.sessionRoleOID()), "usename": nameD(s.sessionUser()), "application_name": repr.NewText(app),
 		"backend_start": repr.NewTimestampTZ(repr.TimeToTimestamp(processStart)), "state": repr.NewText("active"),
 		"backend_type": repr.NewText("client backend"), "leader_pid": repr.Null, "client_port": repr.Null,
 		"backend_xid": repr.Null, "backend_xmin": repr.Null, "query_id": repr.Null})}
