@@ -841,7 +841,11 @@ func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error
 		// after the view, or a kind of sharing newer than the view, does
 		// not change its plan.
 		used := storedShared(d.Plan)
-		plan, _ = e.shareArrangements(cat, plan, func(id uint64) bool { return slices.Contains(used, id) })
+		allowed := func(id uint64) bool { return slices.Contains(used, id) }
+		if hasDeltaJoin(d.Plan) {
+			plan, _, _ = e.deltaJoins(cat, plan, allowed)
+		}
+		plan, _ = e.shareArrangements(cat, plan, allowed)
 		flow = plan.String()
 	}
 	return sb.String(), flow, nil

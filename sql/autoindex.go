@@ -134,7 +134,7 @@ func (e *Engine) createAutoIndexes(specs []autoIndex, b *storage.Batch) ([]*Obje
 // automatic indexes creating it would add. The caller holds e.mu.
 func (e *Engine) describeAutoIndexes(plan *dataflow.Plan) string {
 	var sb strings.Builder
-	for _, a := range e.autoIndexes(e.cat, plan) {
+	for _, a := range e.viewAutos(e.cat, plan) {
 		var names []string
 		for _, c := range a.cols {
 			names = append(names, a.rel.Columns[c].Name)
@@ -158,7 +158,19 @@ func (e *Engine) viewAutoIndexes(obj *Object, b *storage.Batch) ([]*Object, erro
 	if err != nil {
 		return nil, err
 	}
-	return e.createAutoIndexes(e.autoIndexes(e.cat, plan), b)
+	return e.createAutoIndexes(e.viewAutos(e.cat, plan), b)
+}
+
+// viewAutos returns the automatic indexes a new view's plan needs: those
+// of its delta joins (deltajoin.go), then those of its binary joins.
+func (e *Engine) viewAutos(cat *Catalog, plan *dataflow.Plan) []autoIndex {
+	plan, _, autos := e.deltaJoins(cat, plan, nil)
+	for _, a := range e.autoIndexes(cat, plan) {
+		if !containsAuto(autos, a) {
+			autos = append(autos, a)
+		}
+	}
+	return autos
 }
 
 // undoAutoIndexes removes indexes createAutoIndexes made (their batch is

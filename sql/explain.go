@@ -57,6 +57,7 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	if opts.MaterializedView {
 		plan = isolateSources(plan, e.cat.isTable)
 		autos = e.describeAutoIndexes(plan)
+		plan, _, _ = e.deltaJoins(e.cat, plan, nil)
 		plan, _ = e.shareArrangements(e.cat, plan, nil)
 	} else { // as runPlan would run it (outside a transaction's writes)
 		plan, _ = e.sharedPlan(plan, pointInputs(plan), nil)

@@ -1,9 +1,11 @@
 package sql
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -126,7 +128,9 @@ func (e *Engine) planSharedView(obj *Object) error {
 	if err != nil {
 		return err
 	}
+	plan, deltaUsed, _ := e.deltaJoins(e.cat, plan, nil)
 	plan, used := e.shareArrangements(e.cat, plan, nil)
+	used = mergeIDs(used, deltaUsed)
 	text = plan.String()
 	if back, err := dataflow.Parse(text); err != nil || back.String() != text {
 		return repr.Errorf(repr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself", obj.Name)
@@ -269,8 +273,36 @@ func storedShared(text string) []uint64 {
 		if j, ok := n.Op.(dataflow.Join); ok && j.Shared != nil {
 			out = append(out, j.Shared.Index)
 		}
+		if dj, ok := n.Op.(dataflow.DeltaJoin); ok {
+			out = append(out, deltaShared(dj)...)
+		}
 	}
 	return out
+}
+
+// deltaShared returns the shared arrangements a DeltaJoin reads.
+func deltaShared(dj dataflow.DeltaJoin) []uint64 {
+	var out []uint64
+	for _, p := range dj.Paths {
+		for _, l := range p {
+			if l.Shared != 0 && !slices.Contains(out, l.Shared) {
+				out = append(out, l.Shared)
+			}
+		}
+	}
+	return out
+}
+
+// hasDeltaJoin reports whether the stored plan text has a DeltaJoin.
+func hasDeltaJoin(text string) bool {
+	plan, err := dataflow.Parse(text)
+	if text == "" || err != nil {
+		return false
+	}
+	return slices.ContainsFunc(plan.Nodes, func(n dataflow.Node) bool {
+		_, ok := n.Op.(dataflow.DeltaJoin)
+		return ok
+	})
 }
 
 // sharedCollections returns the collections of plan's shared join inputs.
@@ -386,17 +418,54 @@ func (a arrangements) Lookup(index uint64, key []byte, fn func(repr.Row, int64) 
 func (e *Engine) describeShared(plan *dataflow.Plan) []string {
 	var out []string
 	for i, n := range plan.Nodes {
+		if dj, ok := n.Op.(dataflow.DeltaJoin); ok {
+			out = append(out, e.describeDelta(i, n, dj)...)
+		}
 		j, ok := n.Op.(dataflow.Join)
 		if !ok || j.Shared == nil {
 			continue
 		}
-		what := "index " + strconv.FormatUint(j.Shared.Index, 10)
-		if o := e.cat.byID[j.Shared.Index]; o != nil && o.Index != nil {
-			what = "index " + o.Name
-		} else if o != nil {
-			what = o.Name + "'s own rows"
-		}
-		out = append(out, "%"+strconv.Itoa(i)+" Join reads %"+strconv.Itoa(n.Inputs[j.Shared.Side])+" from "+what+" (shared arrangement)")
+		out = append(out, "%"+strconv.Itoa(i)+" Join reads %"+strconv.Itoa(n.Inputs[j.Shared.Side])+" from "+e.arrangementName(j.Shared.Index)+" (shared arrangement)")
 	}
 	return out
+}
+
+// arrangementName names a shared arrangement for EXPLAIN: "index t_a_idx"
+// or "t's own rows". The caller holds e.mu.
+func (e *Engine) arrangementName(id uint64) string {
+	if o := e.cat.byID[id]; o != nil && o.Index != nil {
+		return "index " + o.Name
+	} else if o != nil {
+		return o.Name + "'s own rows"
+	}
+	return "index " + strconv.FormatUint(id, 10)
+}
+
+// describeDelta prints, for EXPLAIN, each arrangement a DeltaJoin (node
+// i) looks its inputs up in, once: `%6 DeltaJoin looks up %3 by #0 in
+// ord's own rows (shared arrangement)` or `... in its own arrangement`.
+func (e *Engine) describeDelta(i int, n dataflow.Node, dj dataflow.DeltaJoin) []string {
+	var out []string
+	for _, p := range dj.Paths {
+		for _, l := range p {
+			where := "its own arrangement"
+			if l.Shared != 0 {
+				where = e.arrangementName(l.Shared) + " (shared arrangement)"
+			}
+			s := fmt.Sprintf("%%%d DeltaJoin looks up %%%d by %s in %s", i, n.Inputs[l.Input], fmtCols(l.Cols), where)
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// fmtCols prints columns as #a, #b.
+func fmtCols(cols []int) string {
+	s := make([]string, len(cols))
+	for k, c := range cols {
+		s[k] = "#" + strconv.Itoa(c)
+	}
+	return strings.Join(s, ", ")
 }

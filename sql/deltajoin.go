@@ -1,0 +1,490 @@
+package sql
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/expr"
+)
+
+// Delta joins. The optimizer lowers a multiway inner join to a tree of
+// binary joins, each keeping both inputs arranged: its intermediate
+// results are private arrangements as large as the fact rows they carry
+// (TPC-H Q07 keeps five). A materialized view's tree of three or more
+// inputs becomes one dataflow.DeltaJoin (exec's deltaJoin) when that
+// keeps less: each input has a path that looks the other inputs up in
+// arrangements by keys bound so far, and no intermediate is kept. A
+// lookup reads a shared arrangement wherever one serves (the relation's
+// own key order, an index, or an automatic index on a relation read
+// whole: autoindex.go), else the operator's own arrangement of that input
+// by that key, one per (input, key) however many paths read it.
+//
+// The paths are chosen greedily: from the changed input, repeatedly look
+// up the connected input whose key is unique (a primary key: at most one
+// match, so the path does not fan out), then one read through a filter,
+// then the smallest; ties go to the earlier input. The state compared is
+// counted in rows (an empty relation counts 1): the chain keeps each
+// private side, a join's intermediate as large as its largest input; the
+// delta join keeps each private (input, key) arrangement. Only new views
+// are converted (planSharedView); a stored plan is never re-planned, so a
+// view created with binary joins keeps them. ALTER's plan check converts
+// only when the stored plan has a DeltaJoin, reading only the
+// arrangements it reads.
+
+// disableDeltaJoins is a test knob: with it set no plan gets a delta join.
+var disableDeltaJoins bool
+
+// deltaTree is an inner join tree of a plan that a DeltaJoin can replace:
+// the root Join, the nodes it absorbs (its joins and the MFPs between
+// them, root included), its inputs and conditions over their
+// concatenated columns, and where the root's columns are in that row.
+type deltaTree struct {
+	root     int
+	absorbed []int
+	leaves   []int
+	widths   []int
+	colmap   []int
+	on       []dataflow.DeltaPair
+	residual []expr.Expr
+	// cost is the chain's state in rows (see the comment above).
+	cost int
+}
+
+// deltaPlanner plans the delta joins of one plan.
+type deltaPlanner struct {
+	e         *Engine
+	cat       *Catalog
+	plan      *dataflow.Plan
+	allowed   func(uint64) bool
+	consumers [][]int
+	autos     []autoIndex
+	used      []uint64
+}
+
+// deltaJoins returns plan with each inner join tree of three or more
+// inputs that keeps less state as a delta join replaced by one (plan
+// itself if none is), the arrangements the delta joins read, and the
+// automatic indexes they need that do not exist yet (none when allowed
+// is set: ALTER's check reads only what the stored plan reads). The
+// caller holds e.mu.
+func (e *Engine) deltaJoins(cat *Catalog, plan *dataflow.Plan, allowed func(uint64) bool) (*dataflow.Plan, []uint64, []autoIndex) {
+	if disableDeltaJoins || disableSharedJoins || hasLoop(plan) || usesWatermarks(plan) {
+		return plan, nil, nil
+	}
+	dp := &deltaPlanner{e: e, cat: cat, plan: plan, allowed: allowed, consumers: make([][]int, len(plan.Nodes))}
+	for i, n := range plan.Nodes {
+		for _, in := range n.Inputs {
+			dp.consumers[in] = append(dp.consumers[in], i)
+		}
+	}
+	taken := make([]bool, len(plan.Nodes))
+	var joins []deltaReplace
+	for i := len(plan.Nodes) - 1; i >= 0; i-- {
+		if taken[i] || !dp.joinable(i) {
+			continue
+		}
+		t := &deltaTree{root: i}
+		t.cost, _ = dp.collect(t, i)
+		for _, a := range t.absorbed {
+			taken[a] = true
+		}
+		if len(t.leaves) < 3 {
+			continue
+		}
+		if dj, ok := dp.deltaJoin(t); ok {
+			joins = append(joins, deltaReplace{t, dj})
+		}
+	}
+	if len(joins) == 0 {
+		return plan, nil, nil
+	}
+	return rebuildWithDeltaJoins(plan, joins), dp.used, dp.autos
+}
+
+// usesWatermarks reports whether a Source of plan has an event time
+// (whose watermarks a DeltaJoin does not carry).
+func usesWatermarks(plan *dataflow.Plan) bool {
+	for _, n := range plan.Nodes {
+		if s, ok := n.Op.(dataflow.Source); ok && s.HasEventTime {
+			return true
+		}
+	}
+	return false
+}
+
+// joinable reports whether node i is a join a delta join can absorb: an
+// inner equi-join that is not append-only and reads no shared
+// arrangement yet.
+func (dp *deltaPlanner) joinable(i int) bool {
+	j, ok := dp.plan.Nodes[i].Op.(dataflow.Join)
+	return ok && j.Kind == dataflow.InnerJoin && !j.AppendOnly && j.Shared == nil && len(j.LeftKey) > 0
+}
+
+// absorbable reports whether node i, an input of a join in a tree, is
+// part of the tree: a joinable join, or an MFP without maps over one,
+// read by nothing else (nor the plan's output).
+func (dp *deltaPlanner) absorbable(i int) bool {
+	single := func(k int) bool { return len(dp.consumers[k]) == 1 && k != dp.plan.Output }
+	if !single(i) {
+		return false
+	}
+	if m, ok := dp.plan.Nodes[i].Op.(dataflow.MFP); ok {
+		in := dp.plan.Nodes[i].Inputs[0]
+		return len(m.Map) == 0 && single(in) && dp.joinable(in)
+	}
+	return dp.joinable(i)
+}
+
+// collect adds node i's subtree to t (leaves in order; t.colmap set to
+// node i's columns in the concatenated row) and returns the state the
+// chain keeps for it (its joins' private sides) and its size estimate
+// (its largest input's: joins are mostly on a key of one side).
+func (dp *deltaPlanner) collect(t *deltaTree, i int) (cost, size int) {
+	t.absorbed = append(t.absorbed, i)
+	n := dp.plan.Nodes[i]
+	switch op := n.Op.(type) {
+	case dataflow.MFP:
+		cost, size = dp.collect(t, n.Inputs[0])
+		cols := t.colmap
+		remap := func(c int) int { return cols[c] }
+		for _, f := range op.Filter {
+			t.residual = append(t.residual, expr.Remap(f, remap))
+		}
+		t.colmap = make([]int, len(op.Project))
+		for k, p := range op.Project {
+			t.colmap[k] = cols[p]
+		}
+	case dataflow.Join:
+		var sides [2]deltaSide
+		var cols []int
+		for s, keys := range [2][]int{op.LeftKey, op.RightKey} {
+			sides[s] = dp.child(t, n.Inputs[s], keys)
+			cols = append(cols, t.colmap...)
+		}
+		left := len(cols) - len(t.colmap)
+		for k := range op.LeftKey {
+			t.on = append(t.on, dataflow.DeltaPair{L: cols[op.LeftKey[k]], R: cols[left+op.RightKey[k]]})
+		}
+		for _, r := range op.Residual {
+			t.residual = append(t.residual, expr.Remap(r, func(c int) int { return cols[c] }))
+		}
+		t.colmap = cols
+		cost = sides[0].cost + sides[1].cost
+		if sides[0].free && sides[1].free { // only one side is shared
+			cost += min(sides[0].size, sides[1].size)
+		}
+		size = max(sides[0].size, sides[1].size)
+	}
+	return cost, size
+}
+
+// deltaSide is one side of a chain's join: the state the chain keeps for
+// it (its subtree's and, unless free, its own arrangement) and its size.
+type deltaSide struct {
+	cost, size int
+	free       bool
+}
+
+// child adds join input node in, whose join key columns are keys, to t.
+func (dp *deltaPlanner) child(t *deltaTree, in int, keys []int) deltaSide {
+	if dp.absorbable(in) {
+		cost, size := dp.collect(t, in)
+		return deltaSide{cost: cost + size, size: size}
+	}
+	off := 0
+	for _, w := range t.widths {
+		off += w
+	}
+	w := len(dp.plan.Nodes[in].Types)
+	t.leaves, t.widths = append(t.leaves, in), append(t.widths, w)
+	t.colmap = make([]int, w)
+	for c := range t.colmap {
+		t.colmap[c] = off + c
+	}
+	size := dp.weight(in)
+	if dp.shareable(in, keys) {
+		return deltaSide{size: size, free: true}
+	}
+	return deltaSide{cost: size, size: size}
+}
+
+// weight is the size estimate of leaf node in: its relation's rows (at
+// least 1), or 1 for a computed input.
+func (dp *deltaPlanner) weight(in int) int {
+	if src, ok := sourceOf(dp.plan, in); ok {
+		return max(1, int(dp.e.collectionSize(uint64(src.Collection))))
+	}
+	return 1
+}
+
+// shareable reports whether input node in could be read by key columns
+// keys from a shared arrangement, existing or automatic: an estimate of
+// the chain's state, so any index counts (also when ALTER's check
+// re-plans a view whose plan reads only some).
+func (dp *deltaPlanner) shareable(in int, keys []int) bool {
+	if _, _, _, ok := dp.e.sharedIndex(dp.cat, dp.plan, in, keys, nil); ok {
+		return true
+	}
+	if _, cols, _ := sourceKey(dp.plan, in, keys); slices.Contains(cols, -1) {
+		return false
+	}
+	_, ok := dp.e.autoIndexTarget(dp.cat, dp.plan, in)
+	return ok
+}
+
+// deltaLookup is a candidate lookup of a path: the DeltaLookup and the
+// automatic index it needs (nil: none).
+type deltaLookup struct {
+	l    dataflow.DeltaLookup
+	auto *autoIndex
+}
+
+// deltaJoin chooses t's paths and arrangements and returns the DeltaJoin
+// if it keeps less state than the chain (recording the arrangements it
+// reads and the automatic indexes it needs).
+func (dp *deltaPlanner) deltaJoin(t *deltaTree) (dataflow.DeltaJoin, bool) {
+	dj := dataflow.DeltaJoin{On: t.on, Residual: t.residual}
+	type arrKey struct {
+		input int
+		cols  string
+	}
+	private := map[arrKey]bool{}
+	var autos []autoIndex
+	cost := 0
+	for i := range t.leaves {
+		path, ok := dp.path(t, i)
+		if !ok {
+			return dj, false
+		}
+		var p []dataflow.DeltaLookup
+		for _, c := range path {
+			p = append(p, c.l)
+			switch {
+			case c.auto != nil:
+				if !containsAuto(autos, *c.auto) {
+					autos = append(autos, *c.auto)
+				}
+			case c.l.Shared == 0:
+				if k := (arrKey{c.l.Input, fmt.Sprint(c.l.Cols)}); !private[k] {
+					private[k] = true
+					cost += dp.weight(t.leaves[c.l.Input])
+				}
+			}
+		}
+		dj.Paths = append(dj.Paths, p)
+	}
+	if cost >= t.cost {
+		return dj, false
+	}
+	for _, p := range dj.Paths {
+		for _, l := range p {
+			if l.Shared != 0 && !slices.Contains(dp.used, l.Shared) {
+				dp.used = append(dp.used, l.Shared)
+			}
+		}
+	}
+	for _, a := range autos {
+		if !containsAuto(dp.autos, a) {
+			dp.autos = append(dp.autos, a)
+		}
+	}
+	return dj, true
+}
+
+// containsAuto reports whether list has an automatic index like a.
+func containsAuto(list []autoIndex, a autoIndex) bool {
+	return slices.ContainsFunc(list, func(b autoIndex) bool { return a.rel == b.rel && slices.Equal(a.cols, b.cols) })
+}
+
+// path chooses input i's path greedily (see the comment at the top): it
+// fails when some input is not connected by an On pair to those bound.
+func (dp *deltaPlanner) path(t *deltaTree, i int) ([]deltaLookup, bool) {
+	off, _ := dataflow.Offsets(t.widths)
+	owner := func(c int) int {
+		k, _ := slices.BinarySearch(off, c+1)
+		return k - 1
+	}
+	bound := make([]bool, len(t.leaves))
+	bound[i] = true
+	var path []deltaLookup
+	for len(path) < len(t.leaves)-1 {
+		var best *deltaLookup
+		var bestRank deltaRank
+		for j := range t.leaves {
+			if bound[j] {
+				continue
+			}
+			var from, cols []int
+			for _, p := range t.on {
+				for _, q := range [2]dataflow.DeltaPair{p, {L: p.R, R: p.L}} {
+					if owner(q.R) == j && bound[owner(q.L)] && !slices.Contains(cols, q.R) {
+						from, cols = append(from, q.L), append(cols, q.R)
+					}
+				}
+			}
+			if len(cols) == 0 {
+				continue
+			}
+			c, rank := dp.lookup(t, j, off[j], from, cols)
+			if best == nil || rank.better(bestRank) {
+				best, bestRank = &c, rank
+			}
+		}
+		if best == nil {
+			return nil, false
+		}
+		bound[best.l.Input] = true
+		path = append(path, *best)
+	}
+	return path, true
+}
+
+// deltaRank orders candidate lookups: unique keys first, then inputs
+// read through a filter, then smaller inputs, then earlier ones.
+type deltaRank struct {
+	unique, filtered bool
+	size, input      int
+}
+
+// better reports whether a ranks before b.
+func (a deltaRank) better(b deltaRank) bool {
+	if a.unique != b.unique {
+		return a.unique
+	}
+	if a.filtered != b.filtered {
+		return a.filtered
+	}
+	return cmp.Or(cmp.Compare(a.size, b.size), cmp.Compare(a.input, b.input)) < 0
+}
+
+// lookup chooses the arrangement of input j (whose first output column is
+// off) for a lookup by its columns cols, bound to from: a shared
+// arrangement led by all of them or, failing that, by one of them; an
+// automatic index on them; else a private arrangement by all of them.
+func (dp *deltaPlanner) lookup(t *deltaTree, j, off int, from, cols []int) (deltaLookup, deltaRank) {
+	in := t.leaves[j]
+	local := make([]int, len(cols))
+	for k, c := range cols {
+		local[k] = c - off
+	}
+	rank := deltaRank{size: dp.weight(in), input: j}
+	if m, ok := dp.plan.Nodes[in].Op.(dataflow.MFP); ok && len(m.Filter) > 0 {
+		rank.filtered = true
+	}
+	c := deltaLookup{l: dataflow.DeltaLookup{Input: j, From: from, Cols: cols}}
+	subsets := [][]int{identityCols(len(cols))}
+	for k := range cols {
+		if len(cols) > 1 {
+			subsets = append(subsets, []int{k})
+		}
+	}
+	for _, sub := range subsets {
+		ix, perm, _, ok := dp.e.sharedIndex(dp.cat, dp.plan, in, permute(local, sub), dp.allowed)
+		if !ok {
+			continue
+		}
+		order := permute(sub, perm)
+		c.l = dataflow.DeltaLookup{Input: j, From: permute(from, order), Cols: permute(cols, order), Shared: ix}
+		rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, permute(local, order))
+		return c, rank
+	}
+	rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, local)
+	if _, src, _ := sourceKey(dp.plan, in, local); dp.allowed == nil && !slices.Contains(src, -1) {
+		if rel, ok := dp.e.autoIndexTarget(dp.cat, dp.plan, in); ok {
+			c.auto = &autoIndex{rel: rel, cols: src}
+		}
+	}
+	return c, rank
+}
+
+// deltaReplace is a tree and the DeltaJoin that replaces it.
+type deltaReplace struct {
+	t  *deltaTree
+	dj dataflow.DeltaJoin
+}
+
+// rebuildWithDeltaJoins returns a copy of plan in which each tree's root
+// is its DeltaJoin followed by an MFP giving the root's columns, and the
+// tree's other nodes are gone (node numbers change).
+func rebuildWithDeltaJoins(plan *dataflow.Plan, joins []deltaReplace) *dataflow.Plan {
+	gone := map[int]bool{}
+	byRoot := map[int]deltaReplace{}
+	for _, r := range joins {
+		for _, a := range r.t.absorbed {
+			gone[a] = true
+		}
+		byRoot[r.t.root] = r
+	}
+	out := &dataflow.Plan{}
+	newIdx := make([]int, len(plan.Nodes))
+	consumers := make([][]int, len(plan.Nodes))
+	for i, n := range plan.Nodes {
+		for _, in := range n.Inputs {
+			consumers[in] = append(consumers[in], i)
+		}
+	}
+	fused := map[int][]int{} // MFP node -> its input's columns in the DeltaJoin row
+	for i, n := range plan.Nodes {
+		if r, ok := byRoot[i]; ok {
+			dj := dataflow.Node{Op: r.dj}
+			for _, l := range r.t.leaves {
+				dj.Inputs = append(dj.Inputs, newIdx[l])
+				dj.Types = append(dj.Types, plan.Nodes[l].Types...)
+			}
+			out.Nodes = append(out.Nodes, dj)
+			if c := consumers[i]; len(c) == 1 && i != plan.Output && isMFP(plan.Nodes[c[0]]) {
+				// The consumer MFP reads the DeltaJoin's row directly.
+				fused[c[0]] = r.t.colmap
+				newIdx[i] = len(out.Nodes) - 1
+				continue
+			}
+			proj := dataflow.Node{Op: dataflow.MFP{Project: r.t.colmap}, Inputs: []int{len(out.Nodes) - 1}, Types: n.Types}
+			out.Nodes = append(out.Nodes, proj)
+		} else if gone[i] {
+			continue
+		} else {
+			n.Inputs = slices.Clone(n.Inputs)
+			for k, in := range n.Inputs {
+				n.Inputs[k] = newIdx[in]
+			}
+			if colmap, ok := fused[i]; ok {
+				n.Op = throughColumns(n.Op.(dataflow.MFP), colmap, len(plan.Nodes[plan.Nodes[i].Inputs[0]].Types), len(out.Nodes[n.Inputs[0]].Types))
+			}
+			out.Nodes = append(out.Nodes, n)
+		}
+		newIdx[i] = len(out.Nodes) - 1
+	}
+	out.Output = newIdx[plan.Output]
+	return out
+}
+
+// isMFP reports whether n is an MFP.
+func isMFP(n dataflow.Node) bool {
+	_, ok := n.Op.(dataflow.MFP)
+	return ok
+}
+
+// throughColumns rewrites m, an MFP over a row of width w, to read a
+// wider row (of width nw) in which column c of the old row is colmap[c];
+// its map columns follow the new row's.
+func throughColumns(m dataflow.MFP, colmap []int, w, nw int) dataflow.MFP {
+	remap := func(c int) int {
+		if c < w {
+			return colmap[c]
+		}
+		return c - w + nw
+	}
+	out := dataflow.MFP{Project: make([]int, len(m.Project))}
+	for _, e := range m.Map {
+		out.Map = append(out.Map, expr.Remap(e, remap))
+	}
+	for _, e := range m.Filter {
+		out.Filter = append(out.Filter, expr.Remap(e, remap))
+	}
+	for k, c := range m.Project {
+		out.Project[k] = remap(c)
+	}
+	return out
+}
