@@ -40,6 +40,9 @@ type Acc struct {
 	nan, pinf, ninf int64
 	day, us         int64 // interval days and microseconds
 	bits            *[64]int64
+	// exp is the exponent of a numeric sum kept small: while dec is nil,
+	// the sum of an AccNumeric is i × 10^exp (see addSmallNumeric).
+	exp int32
 }
 
 // decCtx does exact decimal additions and multiplications (sums never
@@ -178,10 +181,107 @@ func (a *Acc) addSpecialNumeric(v *apd.Decimal, diff int64) bool {
 	return true
 }
 
-// addNumeric adds v*diff to the decimal sum, counting specials apart.
+// addNumeric adds v*diff to the numeric sum, counting specials apart. The
+// sum is kept as i × 10^exp while it and every product fit in 64 bits
+// (no allocation per value; exp is the smallest exponent added, as an apd
+// sum's would be), and as a decimal from the first overflow on.
 func (a *Acc) addNumeric(v *apd.Decimal, diff int64) {
-	if !a.addSpecialNumeric(v, diff) {
+	switch {
+	case a.addSpecialNumeric(v, diff):
+	case a.dec == nil && a.addSmallNumeric(v, diff):
+	default:
+		if a.dec == nil {
+			a.dec, a.i, a.exp = apd.New(a.i, a.exp), 0, 0
+		}
 		a.dec = addScaled(a.dec, v, diff)
+	}
+}
+
+// addSmallNumeric adds v*diff to i × 10^exp and reports whether the
+// result fits in 64 bits (if not, the sum is unchanged).
+func (a *Acc) addSmallNumeric(v *apd.Decimal, diff int64) bool {
+	if !v.Coeff.IsInt64() {
+		return false
+	}
+	c := v.Coeff.Int64()
+	if v.Negative {
+		c = -c
+	}
+	p, ok := mulInt64(c, diff)
+	sum, exp := a.i, a.exp
+	switch {
+	case !ok:
+		return false
+	case v.Exponent < exp:
+		sum, ok = scaleInt64(sum, exp-v.Exponent)
+		exp = v.Exponent
+	case v.Exponent > exp:
+		p, ok = scaleInt64(p, v.Exponent-exp)
+	}
+	if !ok {
+		return false
+	}
+	s := sum + p
+	if (p >= 0) != (s >= sum) {
+		return false
+	}
+	a.i, a.exp = s, exp
+	return true
+}
+
+// mulInt64 returns x*y and whether it fits in an int64.
+func mulInt64(x, y int64) (int64, bool) {
+	if x == math.MinInt64 || y == math.MinInt64 {
+		return 0, x == 0 || y == 0
+	}
+	hi, lo := bits.Mul64(uint64(abs64(x)), uint64(abs64(y)))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	if (x < 0) != (y < 0) {
+		return -int64(lo), true
+	}
+	return int64(lo), true
+}
+
+// scaleInt64 returns x × 10^k (k > 0) and whether it fits in an int64.
+func scaleInt64(x int64, k int32) (int64, bool) {
+	if x == 0 {
+		return 0, true
+	}
+	if k > 18 {
+		return 0, false
+	}
+	return mulInt64(x, int64Pow10[k])
+}
+
+// int64Pow10[k] is 10^k.
+var int64Pow10 = func() (p [19]int64) {
+	p[0] = 1
+	for k := 1; k < len(p); k++ {
+		p[k] = p[k-1] * 10
+	}
+	return p
+}()
+
+// numericDec returns a numeric sum as a decimal, nil if no finite value
+// was ever added (or the sum is a zero that never had a scale).
+func (a *Acc) numericDec() *apd.Decimal {
+	if a.dec != nil || a.i == 0 && a.exp == 0 {
+		return a.dec
+	}
+	return apd.New(a.i, a.exp)
+}
+
+// setNumericDec sets a numeric sum from its decimal form, kept small when
+// it fits (the inverse of numericDec).
+func (a *Acc) setNumericDec(d *apd.Decimal) {
+	a.dec, a.i, a.exp = d, 0, 0
+	if d != nil && d.Form == apd.Finite && d.Coeff.IsInt64() {
+		a.dec, a.i, a.exp = nil, d.Coeff.Int64(), d.Exponent
+		if d.Negative {
+			a.i = -a.i
+		}
 	}
 }
 
@@ -257,9 +357,9 @@ func NeedsScales(c AccClass, arg repr.T) bool {
 // number of decimal pointers. A reduce keeps each group's accumulators
 // packed, so that count(*) costs one word rather than a whole Acc: count
 // and bool 1–2 words, an integer sum 2 and a decimal once it overflows,
-// a numeric sum 4 and a decimal.
+// a numeric sum 6 and a decimal once it overflows.
 func (c AccClass) Words() int {
-	return [...]int{AccNone: 0, AccCount: 1, AccInt: 2, AccFloat: 6, AccNumeric: 4,
+	return [...]int{AccNone: 0, AccCount: 1, AccInt: 2, AccFloat: 6, AccNumeric: 6,
 		AccInterval: 4, AccBool: 2, AccMoments: 4, AccBits: 65}[c]
 }
 
@@ -283,7 +383,7 @@ func (c AccClass) Pack(a *Acc, w []int64, d []*apd.Decimal) {
 		w[1], w[2] = int64(math.Float64bits(a.f)), int64(math.Float64bits(a.c))
 		w[3], w[4], w[5] = a.nan, a.pinf, a.ninf
 	case AccNumeric:
-		w[1], w[2], w[3], d[0] = a.nan, a.pinf, a.ninf, a.dec
+		w[1], w[2], w[3], w[4], w[5], d[0] = a.nan, a.pinf, a.ninf, a.i, int64(a.exp), a.dec
 	case AccInterval:
 		w[1], w[2], w[3] = a.i, a.day, a.us
 	case AccBool:
@@ -314,7 +414,7 @@ func (c AccClass) Unpack(w []int64, d []*apd.Decimal) Acc {
 		a.f, a.c = math.Float64frombits(uint64(w[1])), math.Float64frombits(uint64(w[2]))
 		a.nan, a.pinf, a.ninf = w[3], w[4], w[5]
 	case AccNumeric:
-		a.nan, a.pinf, a.ninf, a.dec = w[1], w[2], w[3], d[0]
+		a.nan, a.pinf, a.ninf, a.i, a.exp, a.dec = w[1], w[2], w[3], w[4], int32(w[5]), d[0]
 	case AccInterval:
 		a.i, a.day, a.us = w[1], w[2], w[3]
 	case AccBool:

@@ -102,9 +102,12 @@ func (ac *Acc) numericSum(scale int32) *apd.Decimal {
 	if d, ok := ac.specialDecimal(); ok {
 		return d
 	}
+	if ac.dec == nil && -ac.exp == scale {
+		return apd.New(ac.i, ac.exp)
+	}
 	r := new(apd.Decimal)
-	if ac.dec != nil {
-		r.Set(ac.dec)
+	if d := ac.numericDec(); d != nil {
+		r.Set(d)
 	}
 	_, _ = decCtx.Quantize(r, r, -scale)
 	return r

@@ -20,7 +20,7 @@ func (c AccClass) Append(r repr.Row, ac *Acc) repr.Row {
 		return append(r, n, repr.NewFloat(ac.f), repr.NewFloat(ac.c),
 			repr.NewInt(ac.nan), repr.NewInt(ac.pinf), repr.NewInt(ac.ninf))
 	case AccNumeric:
-		return append(r, n, numericOrNull(ac.dec), repr.NewInt(ac.nan), repr.NewInt(ac.pinf), repr.NewInt(ac.ninf))
+		return append(r, n, numericOrNull(ac.numericDec()), repr.NewInt(ac.nan), repr.NewInt(ac.pinf), repr.NewInt(ac.ninf))
 	case AccInterval:
 		return append(r, n, repr.NewInt(ac.i), repr.NewInt(ac.day), repr.NewInt(ac.us))
 	case AccBool:
@@ -80,7 +80,7 @@ func (c AccClass) Decode(r repr.Row) Acc {
 		ac.f, ac.c = r[1].Float(), r[2].Float()
 		ac.nan, ac.pinf, ac.ninf = r[3].Int(), r[4].Int(), r[5].Int()
 	case AccNumeric:
-		ac.dec = numericOrNil(r[1])
+		ac.setNumericDec(numericOrNil(r[1]))
 		ac.nan, ac.pinf, ac.ninf = r[2].Int(), r[3].Int(), r[4].Int()
 	case AccInterval:
 		ac.i, ac.day, ac.us = r[1].Int(), r[2].Int(), r[3].Int()
