@@ -258,7 +258,11 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 		i := 0
 		conv = func(repr.Row) (repr.Row, error) { i++; return a.rows[i-1], nil }
 	}
-	return e.commitAlteredWith(obj, a.nu, conv, nil, a)
+	var also [][2]*Object
+	for old, nu := range a.rewritten {
+		also = append(also, [2]*Object{old, nu})
+	}
+	return e.commitAlteredWith(obj, a.nu, conv, also, a)
 }
 
 // alteration is an ALTER TABLE in progress: the changed copy, how old
@@ -521,7 +525,7 @@ func (a *alteration) dropColumn(cmd *pg.AlterTableCmd) error {
 	nu.Constraints = kept
 	a.reshape = true
 	a.dropped = append(a.dropped, cmd.Name)
-	return nil
+	return a.dropColumnInViews(cmd.Name)
 }
 
 // dropOwnedSeq notes an owned sequence to drop with its column or its
@@ -900,6 +904,9 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 			return err
 		}
 		a.indexFixes = fixes
+		if err := a.renameColumnInViews(rs.Subname, rs.Newname); err != nil {
+			return err
+		}
 	case pg.ObjectType_OBJECT_TABCONSTRAINT:
 		found := false
 		for i := range nu.Constraints {
@@ -963,6 +970,165 @@ func (a *alteration) renameInViews() error {
 		}
 		a.rewritten[d] = nu
 	}
+	return nil
+}
+
+// renameColumnInViews rewrites the stored queries of the views that read
+// the table whose column from becomes to: each reference to the table
+// becomes a derived table with the same name and columns that reads the
+// column by its new name under its old one, (SELECT k, to AS from FROM
+// ONLY t) AS t, so every name in the query keeps resolving as before
+// (PostgreSQL's views hold column numbers, so a rename reaches them the
+// same way) and the view's columns keep their names; a later rename
+// changes that derived table in place. checkDependents then proves that
+// each view plans as before.
+func (a *alteration) renameColumnInViews(from, to string) error {
+	return a.editViews(func(n *pg.Node) bool {
+		if w := a.wrapper(n); w != nil {
+			for _, t := range w.TargetList {
+				rt := t.GetResTarget()
+				if f := rt.GetVal().GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_().GetSval() == from {
+					f[0] = pg.MakeStrNode(to)
+					if rt.Name == "" {
+						rt.Name = from
+					}
+				}
+			}
+			return true
+		}
+		if rv := n.GetRangeVar(); rv != nil && a.readsOld(rv) {
+			n.Node = &pg.Node_RangeSubselect{RangeSubselect: a.renamedRef(rv, from, to)}
+			return true
+		}
+		return false
+	})
+}
+
+// dropColumnInViews takes a dropped column out of the derived tables
+// renameColumnInViews made, so a view that does not read it plans as
+// before and one that does fails to plan (2BP01).
+func (a *alteration) dropColumnInViews(col string) error {
+	return a.editViews(func(n *pg.Node) bool {
+		w := a.wrapper(n)
+		if w == nil {
+			return false
+		}
+		kept := w.TargetList[:0]
+		for _, t := range w.TargetList {
+			if f := t.GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) != 1 || f[0].GetString_().GetSval() != col {
+				kept = append(kept, t)
+			}
+		}
+		w.TargetList = kept
+		return true
+	})
+}
+
+// editViews applies edit to every node of the stored queries of the views
+// depending on the altered table (the current rewrite of each, if any)
+// and records those it changed. edit reports a change; it is applied to
+// the nodes found by one walk, so what it builds is not walked again.
+func (a *alteration) editViews(edit func(*pg.Node) bool) error {
+	for _, d := range a.e.dropSet(a.old)[1:] {
+		text := d.SQL
+		if nu, ok := a.rewritten[d]; ok {
+			text = nu.SQL
+		}
+		n, err := parseOne(text)
+		if err != nil {
+			return err
+		}
+		var nodes []*pg.Node
+		shadowed := false
+		walkProto(n, func(m proto.Message) {
+			switch m := m.(type) {
+			case *pg.Node:
+				nodes = append(nodes, m)
+			case *pg.CommonTableExpr:
+				shadowed = shadowed || m.Ctename == a.old.Name
+			}
+		})
+		changed := false
+		for _, m := range nodes {
+			changed = edit(m) || changed
+		}
+		if !changed {
+			continue
+		}
+		if shadowed {
+			return repr.Unsupported("altering a column of %s, which view %s reads next to a WITH query of the same name", a.old.Name, d.Name)
+		}
+		if err := a.rewriteView(d, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readsOld reports whether rv names the altered table (not as ONLY,
+// which marks the derived tables of renamedRef).
+func (a *alteration) readsOld(rv *pg.RangeVar) bool {
+	return rv.Relname == a.old.Name && (rv.Schemaname == "" || rv.Schemaname == a.old.Schema) && rv.Inh
+}
+
+// wrapper returns the query of n when n is a derived table renamedRef
+// made over the altered table: one FROM item, ONLY the table, and plain
+// column references.
+func (a *alteration) wrapper(n *pg.Node) *pg.SelectStmt {
+	sel := n.GetRangeSubselect().GetSubquery().GetSelectStmt()
+	if sel == nil || len(sel.FromClause) != 1 || sel.WhereClause != nil || len(sel.GroupClause) > 0 || len(sel.DistinctClause) > 0 {
+		return nil
+	}
+	rv := sel.FromClause[0].GetRangeVar()
+	if rv == nil || rv.Inh || rv.Relname != a.old.Name || rv.Schemaname != "" && rv.Schemaname != a.old.Schema {
+		return nil
+	}
+	for _, t := range sel.TargetList {
+		if f := t.GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) != 1 || f[0].GetString_() == nil {
+			return nil
+		}
+	}
+	return sel
+}
+
+// renamedRef is (SELECT c1, ..., to AS from, ... FROM ONLY t) AS alias:
+// the table under its old column names.
+func (a *alteration) renamedRef(rv *pg.RangeVar, from, to string) *pg.RangeSubselect {
+	inner := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Relpersistence: rv.Relpersistence}
+	sel := &pg.SelectStmt{FromClause: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: inner}}}}
+	for _, c := range a.nu.Columns {
+		name := ""
+		if c.Name == to {
+			name = from
+		}
+		ref := pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(c.Name)}, -1)
+		sel.TargetList = append(sel.TargetList, pg.MakeResTargetNodeWithNameAndVal(name, ref, -1))
+	}
+	alias := &pg.Alias{Aliasname: rv.Relname}
+	if rv.Alias != nil {
+		alias = rv.Alias
+	}
+	return &pg.RangeSubselect{Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}, Alias: alias}
+}
+
+// rewriteView records d with the query n as its new stored text.
+func (a *alteration) rewriteView(d *Object, n *pg.Node) error {
+	text, err := parse.Deparse(n)
+	if err != nil {
+		return err
+	}
+	if a.rewritten == nil {
+		a.rewritten = map[*Object]*Object{}
+	}
+	nu, ok := a.rewritten[d]
+	if !ok {
+		nu = d.clone()
+	}
+	nu.SQL = text
+	if nu.rel, err = nu.relation(); err != nil {
+		return err
+	}
+	a.rewritten[d] = nu
 	return nil
 }
 
