@@ -95,7 +95,7 @@ func (v *msValues) Ascend(fn func(val, sep repr.Datum, n int64) bool) {
 	if v.ms == nil {
 		return
 	}
-	v.ms.tree().Ascend(func(e *mentry) bool {
+	v.ms.ascend(func(e *mentry) bool {
 		return e.n <= 0 || fn(e.val, e.separator(), e.n)
 	})
 }

@@ -1,6 +1,9 @@
 package exec
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/eddydb/eddy/repr"
 	"github.com/google/btree"
 )
@@ -10,7 +13,14 @@ import (
 // string_agg, numeric scales) answer order queries; unordered ones
 // (DISTINCT counts and sums) need only the map.
 //
-// Order is kept lazily. While values only arrive (and no retraction
+// Up to smallSet entries are kept in a slice sorted by key, which answers
+// every query (found by binary search, extrema at its ends) for a slice
+// header and a pointer per entry: most groups' multisets (a min over a
+// part's four suppliers, a numeric sum's display scales) stay this small,
+// and a map and a B-tree cost hundreds of bytes more. Past smallSet the
+// map takes over for good (until the multiset is freed).
+//
+// In the map, order is kept lazily. While values only arrive (and no retraction
 // removes the current extremum), min and max are cached as entries arrive
 // and no B-tree exists: an append-only group pays one map insertion per
 // value. The first time the cache cannot answer (the extremum lost its
@@ -27,12 +37,9 @@ type multiset struct {
 	// the values a DISTINCT aggregate over an append-only input has seen
 	// (no value, no count: ~45 instead of ~140 bytes per value).
 	keys map[string]struct{}
-	// m holds the entries by key once there are two or more; while there
-	// is at most one, it is nil and one holds it (most groups' multisets,
-	// such as a numeric sum's display scales, have one entry: a map costs
-	// ~250 bytes more).
+	// small holds the entries in key order while m is nil.
+	small   []*mentry
 	m       map[string]*mentry
-	one     *mentry
 	t       *btree.BTreeG[*mentry] // nil until order is needed
 	ordered bool
 	// lo and hi are the smallest and largest live entries (nil when none),
@@ -80,11 +87,37 @@ func newMultiset(ordered bool) *multiset {
 	return &multiset{ordered: ordered}
 }
 
+// smallSet is the number of entries a multiset keeps in its sorted slice
+// (a variable so that a test can make every multiset a map).
+var smallSet = 16
+
+// search returns the position of key in the sorted slice and whether an
+// entry has it.
+func (ms *multiset) search(key []byte) (int, bool) {
+	lo, hi := 0, len(ms.small)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ms.small[m].key < string(key) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(ms.small) && ms.small[lo].key == string(key)
+}
+
+// position returns the position of e in the sorted slice, or where it
+// belongs, and whether it is there.
+func (ms *multiset) position(e *mentry) (int, bool) {
+	i, _ := slices.BinarySearchFunc(ms.small, e, func(x, y *mentry) int { return strings.Compare(x.key, y.key) })
+	return i, i < len(ms.small) && ms.small[i] == e
+}
+
 // find returns the entry for key, or nil.
 func (ms *multiset) find(key []byte) *mentry {
 	if ms.m == nil {
-		if ms.one != nil && ms.one.key == string(key) {
-			return ms.one
+		if i, ok := ms.search(key); ok {
+			return ms.small[i]
 		}
 		return nil
 	}
@@ -94,7 +127,7 @@ func (ms *multiset) find(key []byte) *mentry {
 // size returns the number of entries (0 for a key set).
 func (ms *multiset) size() int {
 	if ms.m == nil {
-		return b2n(ms.one != nil)
+		return len(ms.small)
 	}
 	return len(ms.m)
 }
@@ -102,35 +135,30 @@ func (ms *multiset) size() int {
 // all iterates over the entries in no particular order; fn must not
 // insert or remove entries.
 func (ms *multiset) all(fn func(*mentry)) {
-	if ms.m == nil {
-		if ms.one != nil {
-			fn(ms.one)
-		}
-		return
+	for _, e := range ms.small {
+		fn(e)
 	}
 	for _, e := range ms.m {
 		fn(e)
 	}
 }
 
-func b2n(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // insert adds e (with any count; see counted), whose key must not be in ms.
 func (ms *multiset) insert(e *mentry) {
 	e.in = true
-	switch {
+	switch i, _ := ms.position(e); {
 	case ms.m != nil:
 		ms.m[e.key] = e
-	case ms.one == nil:
-		ms.one = e
+	case len(ms.small) < smallSet:
+		ms.small = slices.Insert(ms.small, i, e)
+		return
 	default:
-		ms.m = map[string]*mentry{ms.one.key: ms.one, e.key: e}
-		ms.one = nil
+		ms.m = make(map[string]*mentry, len(ms.small)+1)
+		for _, x := range ms.small {
+			ms.m[x.key] = x
+		}
+		ms.m[e.key] = e
+		ms.small, ms.stale = nil, true
 	}
 	if ms.t != nil {
 		ms.t.ReplaceOrInsert(e)
@@ -140,11 +168,13 @@ func (ms *multiset) insert(e *mentry) {
 
 func (ms *multiset) remove(e *mentry) {
 	e.in = false
-	if ms.m != nil {
-		delete(ms.m, e.key)
-	} else if ms.one == e {
-		ms.one = nil
+	if ms.m == nil {
+		if i, ok := ms.position(e); ok {
+			ms.small = slices.Delete(ms.small, i, i+1)
+		}
+		return
 	}
+	delete(ms.m, e.key)
 	if ms.t != nil {
 		ms.t.Delete(e)
 	}
@@ -156,7 +186,7 @@ func (ms *multiset) remove(e *mentry) {
 // counted must be called after e's count changed: it keeps the cached
 // extrema, or marks them stale when a cached extremum lost its last copy.
 func (ms *multiset) counted(e *mentry) {
-	if !ms.ordered || ms.t != nil || ms.stale {
+	if !ms.ordered || ms.m == nil || ms.t != nil || ms.stale {
 		return
 	}
 	switch {
@@ -186,8 +216,29 @@ func (ms *multiset) tree() *btree.BTreeG[*mentry] {
 	return ms.t
 }
 
+// ascend calls fn with every entry in key order until fn returns false.
+func (ms *multiset) ascend(fn func(*mentry) bool) {
+	if ms.m != nil {
+		ms.tree().Ascend(fn)
+		return
+	}
+	for _, e := range ms.small {
+		if !fn(e) {
+			return
+		}
+	}
+}
+
 // min returns the smallest live entry, or nil.
 func (ms *multiset) min() *mentry {
+	if ms.m == nil {
+		for _, e := range ms.small {
+			if e.n > 0 {
+				return e
+			}
+		}
+		return nil
+	}
 	if ms.t == nil && !ms.stale {
 		return ms.lo
 	}
@@ -207,6 +258,14 @@ func (ms *multiset) min() *mentry {
 
 // max returns the largest live entry, or nil.
 func (ms *multiset) max() *mentry {
+	if ms.m == nil {
+		for i := len(ms.small) - 1; i >= 0; i-- {
+			if e := ms.small[i]; e.n > 0 {
+				return e
+			}
+		}
+		return nil
+	}
 	if ms.t == nil && !ms.stale {
 		return ms.hi
 	}

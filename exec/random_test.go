@@ -358,3 +358,25 @@ func TestJoinHashCollisions(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceMultisetMaps runs the random Reduce plans with multisets
+// leaving their sorted slice at the second entry, so that the map, its
+// cached extrema and its B-tree serve every multiset of more than one
+// entry (migrated mid-Step, rolled back, restored).
+func TestReduceMultisetMaps(t *testing.T) {
+	defer func(n int) { smallSet = n }(smallSet)
+	smallSet = 1
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	reduces := []string{randomPlans[0], randomPlans[1], randomPlans[2], randomPlans[3], randomPlans[8], randomPlans[9]}
+	for iter := range 30 {
+		text := instantiate(reduces[iter%len(reduces)], rng)
+		if err := runRandom(text, rng); err != nil {
+			t.Fatalf("seed %d, plan:\n%s\n%v", seed, text, err)
+		}
+	}
+}
