@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
@@ -175,11 +176,54 @@ func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *stor
 		if err := e.applyViewOutput(mv.obj.ID, out, vb, tx); err != nil {
 			return err
 		}
+		if !mv.transient {
+			if err := e.checkViewUnique(mv.obj.ID, out); err != nil {
+				return err
+			}
+		}
 		deltas[mv.obj.ID] = out
 	}
 	e.consolidateWatched(deltas)
 	e.logSinks(deltas, t, b)
 	tx.deltas = deltas
+	return nil
+}
+
+// checkViewUnique checks the UNIQUE indexes of materialized view id
+// after a step applied out to its contents: a key that a row inserted
+// now holds more than once fails the write with 23505, which rolls it
+// back (PostgreSQL's REFRESH fails alike). It costs one index lookup per
+// inserted row. The caller holds e.mu.
+func (e *Engine) checkViewUnique(id uint64, out []repr.Update) error {
+	obj := e.cat.byID[id]
+	if obj == nil {
+		return nil
+	}
+	keys := e.cat.uniqueKeys(obj)
+	if len(keys) == 0 {
+		return nil
+	}
+	ctx := &expr.Ctx{}
+	for _, k := range keys {
+		ix := &keyIndex{coll: e.colls[id], ix: k.index}
+		seen := map[string]bool{}
+		for _, u := range out {
+			if u.Diff <= 0 {
+				continue
+			}
+			key, ok, err := k.key.unique(ctx, u.Row)
+			if err != nil {
+				return err
+			}
+			if !ok || seen[key] {
+				continue
+			}
+			seen[key] = true
+			if ix.count(key, nil) > 1 {
+				return uniqueViolation(obj, k.name, k.key, u.Row)
+			}
+		}
+	}
 	return nil
 }
 

@@ -263,7 +263,7 @@ func (e *Engine) indexedRelation(rv *pg.RangeVar) (*Object, error) {
 // PostgreSQL's default index name is made of.
 func resolveIndexParts(obj *Object, rel *Object, parts []indexPart, include []string) ([]string, error) {
 	def := obj.Index
-	if def.Unique && rel.Kind != planner.RelTable {
+	if def.Unique && rel.Kind != planner.RelTable && rel.Kind != planner.RelMaterializedView {
 		return nil, repr.Unsupported("UNIQUE index on a %s", kindName(rel.Kind))
 	}
 	var figured []string
