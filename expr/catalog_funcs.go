@@ -123,6 +123,15 @@ func init() {
 	catalogFn("txid_current", true, repr.Int8)
 	catalogFn("pg_current_xact_id", true, repr.Int8)
 	catalogFn("pg_backend_pid", true, i4)
+	catalogFn("pg_cancel_backend", true, b, i4)
+	catalogFn("pg_terminate_backend", true, b, i4)
+	catalogFn("pg_terminate_backend", true, b, i4, repr.Int8)
+	// pg_notify returns void in PostgreSQL; Eddy has no void type, so it
+	// returns a NULL text (which clients print the same way).
+	catalogFn("pg_notify", false, text, text, text)
+	// pg_sleep returns void in PostgreSQL too; it waits in the session,
+	// ending early when the statement is cancelled.
+	catalogFn("pg_sleep", true, text, repr.Float8)
 	catalogFn("pg_is_in_recovery", true, b)
 	catalogFn("set_config", false, text, text, text, b)
 	catalogFn("current_setting", true, text, text, b)

@@ -48,6 +48,9 @@ type SessionInfo struct {
 	Sequences Sequences
 	// Catalog serves the catalog functions and reg* casts (nil: none).
 	Catalog Catalog
+	// Channels returns the channels the session listens on, in LISTEN
+	// order (pg_listening_channels; nil: none).
+	Channels func() []string
 }
 
 // Sequences is the session's access to sequences (sequence_funcs.go).

@@ -40,3 +40,20 @@ func init() {
 	}, repr.Text)
 	f.Volatile = true
 }
+
+// pg_listening_channels() lists the session's LISTEN channels. Its rows
+// depend on the session, so it is never folded.
+func init() {
+	f := tableFn("pg_listening_channels", col1(repr.Text), func(c *Ctx, _ []repr.Datum, emit func([]repr.Datum) error) error {
+		if c.Session == nil || c.Session.Channels == nil {
+			return nil
+		}
+		for _, ch := range c.Session.Channels() {
+			if err := emit([]repr.Datum{repr.NewText(ch)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	f.contextual = true
+}

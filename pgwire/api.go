@@ -3,6 +3,7 @@ package pgwire
 import (
 	"context"
 	"io"
+	"net"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -47,9 +48,38 @@ type Session interface {
 	DefineStatement(name, sql string, st Statement) error
 	LookupStatement(name string) (Statement, bool)
 	CloseStatement(name string)
+	// SetBackend tells the session its connection's identity and controls,
+	// once, right after Connect and before any statement.
+	SetBackend(b Backend)
 	// Close ends the session (rolls back an open transaction). pgwire calls it
 	// exactly once.
 	Close()
+}
+
+// Backend is what pgwire tells a session about its connection: the pid
+// sent in BackendKeyData, the client's address, and the controls other
+// sessions use on it. The functions are safe to call from any goroutine
+// at any time, also after the connection has ended (they then do nothing).
+type Backend struct {
+	PID        uint32
+	ClientAddr net.Addr
+	// Cancel cancels the statement the connection is running, if any, as
+	// a CancelRequest does (57014).
+	Cancel func()
+	// Terminate ends the connection: its running statement is cancelled
+	// and the client gets FATAL 57P01.
+	Terminate func()
+	// Notify queues a NotificationResponse. It is sent at once if the
+	// connection is idle outside a transaction block, else just before
+	// its next ReadyForQuery with status idle.
+	Notify func(n Notification)
+}
+
+// Notification is a NotificationResponse: a NOTIFY on Channel with
+// Payload by the session with pid PID.
+type Notification struct {
+	PID              uint32
+	Channel, Payload string
 }
 
 // Notice is a NoticeResponse: Severity is WARNING, NOTICE, INFO, ...; Err

@@ -46,6 +46,14 @@ type conn struct {
 
 	shuttingDown atomic.Bool
 
+	// nmu guards the notification queue and idle (notify.go): idle means
+	// a ReadyForQuery with status idle was flushed and no message has
+	// been received since.
+	nmu   sync.Mutex
+	idle  bool
+	notes []pgproto3.NotificationResponse
+	kick  chan struct{} // wakes the idle writer; nil until first needed
+
 	// Protocol state.
 	stmts          map[string]stmtEntry
 	portals        map[string]portalEntry
@@ -110,6 +118,7 @@ func (c *conn) serve() {
 	}
 	for {
 		msg, err := c.be.Receive()
+		c.busy()
 		if err != nil {
 			c.receiveFailed(err)
 			return
@@ -292,9 +301,14 @@ func (c *conn) sendReady(status byte) {
 	if c.fatal {
 		return
 	}
+	if status == 'I' {
+		c.sendQueuedNotifications()
+	}
 	c.rfq.TxStatus = status
 	c.be.Send(&c.rfq)
-	c.flush()
+	if c.flush() == nil && status == 'I' {
+		c.becomeIdle()
+	}
 }
 
 // txStatus is the session's TxStatus, or 'E' if it panics.

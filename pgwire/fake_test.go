@@ -78,6 +78,8 @@ type fakeSession struct {
 // Notices implements Session: the fake has none.
 func (s *fakeSession) Notices() []Notice { return nil }
 
+func (s *fakeSession) SetBackend(Backend) {}
+
 // Failed implements Session: a failed block shows as 'E'.
 func (s *fakeSession) Failed() {
 	if s.tx == 'T' {

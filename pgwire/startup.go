@@ -57,6 +57,7 @@ func (c *conn) connect(m *pgproto3.StartupMessage) bool {
 	}
 	c.sess = sess
 	c.srv.register(c)
+	sess.SetBackend(c.backend())
 	if m.ProtocolVersion != pgproto3.ProtocolVersion30 || len(unrecognized) > 0 {
 		// We speak 3.0 only; tell a newer client to downgrade (protocol docs,
 		// NegotiateProtocolVersion).

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"io"
+	"net"
 
 	"github.com/eddydb/eddy/pgwire"
 	"github.com/eddydb/eddy/sql"
@@ -125,3 +126,17 @@ var (
 	_ pgwire.CopyInPortal  = copyPortal{}
 	_ pgwire.CopyOutPortal = copyOutPortal{}
 )
+
+// SetBackend converts the connection's identity and controls.
+func (s session) SetBackend(b pgwire.Backend) {
+	sb := sql.Backend{PID: int32(b.PID), ClientPort: -1, Cancel: b.Cancel, Terminate: b.Terminate}
+	if a, ok := b.ClientAddr.(*net.TCPAddr); ok {
+		sb.ClientAddr, sb.ClientPort = a.IP.String(), int32(a.Port)
+	}
+	if b.Notify != nil {
+		sb.Notify = func(n sql.Notification) {
+			b.Notify(pgwire.Notification{PID: uint32(n.PID), Channel: n.Channel, Payload: n.Payload})
+		}
+	}
+	s.Session.SetBackend(sb)
+}

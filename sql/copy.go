@@ -169,6 +169,8 @@ func (p *Portal) IsCopyIn() bool { return p.copy != nil }
 // CopyIn reads the data stream, converts every line to a row and inserts
 // all rows as one write (one transaction unless inside a block).
 func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
+	p.st.s.beginActivity(ctx, p.st.src)
+	defer p.st.s.endActivity()
 	s := p.st.s
 	rows, err := p.copy.read(r, s)
 	if err != nil {

@@ -151,6 +151,8 @@ func (p *Portal) CopyOutFormat() (int16, []int16) {
 // sends them). The query runs as a SELECT would: in the session's
 // transaction, seeing its pending writes.
 func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
+	p.st.s.beginActivity(ctx, p.st.src)
+	defer p.st.s.endActivity()
 	if p.copyTo == nil {
 		return p.copySubscribe(ctx, w)
 	}

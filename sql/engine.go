@@ -60,6 +60,8 @@ type Engine struct {
 	// (sequence.go); DDL takes it after mu, nextval alone.
 	seqMu sync.Mutex
 	seqs  map[string]*seqState
+	// backends are the live sessions with a connection, by pid.
+	backends backends
 	// idxMu guards indexes, the key indexes of constraint checks by
 	// table and columns (keyindex.go).
 	idxMu   sync.Mutex

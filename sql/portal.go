@@ -44,6 +44,8 @@ func (p *Portal) Close() {
 // Execute runs the statement (the first time) and writes up to maxRows rows
 // (0: all). It returns the command tag, or suspended when rows remain.
 func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag string, suspended bool, err error) {
+	p.st.s.beginActivity(ctx, p.st.src)
+	defer p.st.s.endActivity()
 	if p.stream != nil && !p.executed {
 		p.executed = true
 		tag, err := p.streamRows(ctx, w)
@@ -198,6 +200,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execRenameRole(n.GetRenameStmt())
 	case n.GetRenameStmt() != nil:
 		return p.execRename(n.GetRenameStmt())
+	case n.GetListenStmt() != nil, n.GetUnlistenStmt() != nil, n.GetNotifyStmt() != nil:
+		return p.execListen(n)
 	case n.GetCopyStmt() != nil:
 		return repr.Errorf(repr.CodeProtocolViolation, "COPY FROM STDIN must be run through the copy sub-protocol")
 	}

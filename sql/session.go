@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -65,6 +66,20 @@ type Session struct {
 	// cursorSeq numbers declared cursors, so that ROLLBACK TO closes the
 	// ones declared after its savepoint.
 	cursorSeq uint64
+	// backend is the session's connection (backends.go); act is what
+	// pg_stat_activity shows of it.
+	backend Backend
+	act     activity
+	// stmtCtx is the running statement's context (nil between
+	// statements): session functions that wait (pg_sleep) end when it is
+	// cancelled.
+	stmtCtx context.Context
+	// lmu guards listening, the channels the session listens on in LISTEN
+	// order (read by other sessions' NOTIFY); notes are the open block's
+	// NOTIFYs and LISTEN/UNLISTENs, applied at COMMIT (listen.go).
+	lmu       sync.Mutex
+	listening []string
+	notes     pendingNotes
 	// prepared are the named prepared statements, of the protocol (Parse)
 	// and of SQL (PREPARE), which share one namespace (prepare.go).
 	prepared map[string]*prepared
@@ -120,6 +135,7 @@ func (s *Session) TxStatus() byte {
 // Close ends the session, discarding an open transaction.
 func (s *Session) Close() {
 	s.closed.Store(true)
+	s.unregister()
 	s.tx, s.ws, s.blk = txIdle, nil, block{}
 	s.closeCursors()
 }
@@ -161,7 +177,7 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 func (s *Session) evalCtx() *expr.Ctx {
 	if s.info == nil {
 		s.info = &expr.SessionInfo{User: s.settings.user, CurrentUser: s.currentUser(), Database: s.settings.database, Version: s.e.Version,
-			Setting: s.settings.get, Sequences: sessionSeqs{s}, Catalog: catalogSession(s)}
+			Setting: s.settings.get, Sequences: sessionSeqs{s}, Catalog: catalogSession(s), Channels: s.channels}
 	}
 	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info}
 }

@@ -159,10 +159,10 @@ func (s *sysSnap) derivedIndexOID(name string) uint32 {
 
 // Call implements expr.Catalog.
 func (c sessionCatalog) Call(name string, a []repr.Datum) (repr.Datum, error) {
+	if f := sessionFuncs[name]; f != nil {
+		return f(c, a) // read or change the session, not the catalog
+	}
 	if f := catalogFuncs[name]; f != nil {
-		if name == "set_config" {
-			return f(c, nil, a) // changes settings, not the catalog
-		}
 		c.s.e.mu.RLock()
 		defer c.s.e.mu.RUnlock()
 		return f(c, c.snap(), a)
@@ -239,19 +239,54 @@ func init() {
 			}
 			return repr.Null, repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].Text())
 		},
-		"set_config": func(c sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
-			if a[0].IsNull() {
-				return repr.Null, repr.Errorf(repr.CodeInvalidParameter, "SET requires parameter name")
-			}
-			if err := c.s.setting(a[0].Text(), a[1].Text(), a[2].Bool()); err != nil {
-				return repr.Null, err
-			}
-			v, _ := c.s.settings.get(strings.ToLower(a[0].Text()))
-			return repr.NewText(v), nil
-		},
 	}
 	catalogFuncs["pg_current_xact_id"] = catalogFuncs["txid_current"]
 	addProcFuncs()
+}
+
+// sessionFunc evaluates a catalog-registered function that reads or
+// changes the session (or other sessions) rather than the catalog: it runs
+// without the engine's lock.
+type sessionFunc func(c sessionCatalog, a []repr.Datum) (repr.Datum, error)
+
+// sessionFuncs are the session functions by name.
+var sessionFuncs = map[string]sessionFunc{
+	"set_config": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
+		if a[0].IsNull() {
+			return repr.Null, repr.Errorf(repr.CodeInvalidParameter, "SET requires parameter name")
+		}
+		if err := c.s.setting(a[0].Text(), a[1].Text(), a[2].Bool()); err != nil {
+			return repr.Null, err
+		}
+		v, _ := c.s.settings.get(strings.ToLower(a[0].Text()))
+		return repr.NewText(v), nil
+	},
+	"pg_backend_pid": func(c sessionCatalog, _ []repr.Datum) (repr.Datum, error) {
+		return repr.NewInt(int64(c.s.backend.PID)), nil
+	},
+	"pg_cancel_backend": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
+		return c.s.signalBackend(a[0].Int(), func(t *Session) func() { return t.backend.Cancel }), nil
+	},
+	"pg_terminate_backend": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
+		if len(a) > 1 && a[1].Int() < 0 {
+			return repr.Null, repr.Errorf(repr.CodeNumericOutOfRange, "\"timeout\" must not be negative")
+		}
+		return c.s.signalBackend(a[0].Int(), func(t *Session) func() { return t.backend.Terminate }), nil
+	},
+	"pg_sleep": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
+		secs := a[0].Float()
+		if secs > 0 {
+			return repr.Null, c.s.sleep(time.Duration(min(secs, 1e9) * float64(time.Second)))
+		}
+		return repr.Null, nil
+	},
+	"pg_notify": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
+		channel := ""
+		if !a[0].IsNull() {
+			channel = a[0].Text()
+		}
+		return repr.Null, c.s.queueNotify(channel, a[1])
+	},
 }
 
 func alwaysTrue(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {

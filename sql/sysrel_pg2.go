@@ -469,19 +469,42 @@ func init() {
 		rowsStatActivity)
 }
 
-// rowsStatActivity lists the reading session (Eddy keeps no registry of
-// sessions yet, so the others are not listed).
+// rowsStatActivity lists every session with a connection, or just the
+// reading one when there are none (an engine without a wire layer).
 func rowsStatActivity(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_stat_activity"]
+	sessions := s.e.backends.list()
+	if len(sessions) == 0 {
+		return []repr.Row{selfActivity(s)}
+	}
+	out := make([]repr.Row, 0, len(sessions))
+	for _, sess := range sessions {
+		vals := sess.activityRow()
+		vals["datid"], vals["usesysid"] = oidD(oidDatabase), oidD(oidSuperuser)
+		if r, ok := s.e.role(sess.settings.user); ok {
+			vals["usesysid"] = oidD(r.OID)
+		}
+		vals["backend_type"] = repr.NewText("client backend")
+		for _, c := range []string{"leader_pid", "client_hostname", "wait_event_type", "wait_event", "backend_xid", "backend_xmin", "query_id"} {
+			vals[c] = repr.Null
+		}
+		out = append(out, r.row(vals))
+	}
+	return out
+}
+
+// selfActivity is the reading session's row when it has no connection.
+func selfActivity(s *sysSnap) repr.Row {
 	r := sysRelsByName["pg_catalog.pg_stat_activity"]
 	app := ""
 	if s.sess != nil && s.sess.Setting != nil {
 		app, _ = s.sess.Setting("application_name")
 	}
-	return []repr.Row{r.row(map[string]repr.Datum{"datid": oidD(oidDatabase), "datname": nameD(s.database()),
+	return r.row(map[string]repr.Datum{"datid": oidD(oidDatabase), "datname": nameD(s.database()),
 		"usesysid": oidD(s.sessionRoleOID()), "usename": nameD(s.sessionUser()), "application_name": repr.NewText(app),
 		"backend_start": repr.NewTimestampTZ(repr.TimeToTimestamp(processStart)), "state": repr.NewText("active"),
 		"backend_type": repr.NewText("client backend"), "leader_pid": repr.Null, "client_port": repr.Null,
-		"backend_xid": repr.Null, "backend_xmin": repr.Null, "query_id": repr.Null})}
+		"backend_xid": repr.Null, "backend_xmin": repr.Null, "query_id": repr.Null})
 }
 
 // lastValue is pg_sequences.last_value: the last value nextval handed

@@ -56,6 +56,8 @@ type savepoint struct {
 	// cursorSeq is the session's cursor counter: cursors numbered above it
 	// were declared after the savepoint.
 	cursorSeq uint64
+	// notes is the position in the block's NOTIFYs and LISTENs.
+	notes notesMark
 }
 
 // Transaction errors with PostgreSQL's codes and messages.
@@ -142,8 +144,10 @@ func (s *Session) commitBlock() error {
 	ws, seqs := s.ws, s.restartSeqs
 	s.endBlock(true)
 	if err := s.e.commit(ws); err != nil {
+		s.notes = pendingNotes{}
 		return err
 	}
+	s.commitNotes()
 	return s.e.restartSequences(seqs)
 }
 
@@ -170,6 +174,9 @@ func (s *Session) endBlock(commit bool) {
 		maps.Copy(vals, s.blk.sessionSets)
 	}
 	s.tx, s.ws, s.restartSeqs, s.blk = txIdle, nil, nil, block{}
+	if !commit {
+		s.notes = pendingNotes{}
+	}
 	s.settings.restore(vals)
 	s.settings.resetTxModes()
 }
@@ -182,6 +189,7 @@ func (s *Session) savepoint(name string) error {
 	s.blk.savepoints = append(s.blk.savepoints, savepoint{
 		name: name, mark: s.ws.mark(), seqs: len(s.restartSeqs),
 		vals: maps.Clone(s.settings.vals), sessionSets: maps.Clone(s.blk.sessionSets), cursorSeq: s.cursorSeq,
+		notes: s.notes.mark(),
 	})
 	return nil
 }
@@ -225,6 +233,7 @@ func (s *Session) rollbackTo(name string) error {
 	s.ws.rollbackTo(sp.mark)
 	s.restartSeqs = s.restartSeqs[:sp.seqs]
 	s.closeCursorsAfter(sp.cursorSeq)
+	s.notes.rollbackTo(sp.notes)
 	s.settings.restore(sp.vals)
 	s.blk.sessionSets = maps.Clone(sp.sessionSets)
 	s.tx = txBlock
