@@ -30,6 +30,14 @@ type conn struct {
 	pid    uint32
 	secret [4]byte
 
+	// tls is set once the connection switched to TLS; user is the
+	// startup packet's user; slot and role say what the connection counts
+	// against (limits.go, under srv.mu).
+	tls  bool
+	user string
+	slot bool
+	role string
+
 	sess Session
 
 	// baseCtx lives as long as the connection; Shutdown cancels it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"log/slog"
@@ -28,12 +29,32 @@ type Server struct {
 	// before Serve; a larger message ends the connection with 08P01.
 	MaxMessageSize int
 
+	// Auth configures client authentication (auth.go); TLSConfig, when
+	// set, lets clients switch to TLS with SSLRequest, and TLSRequired
+	// refuses clients that do not. Set them before Serve.
+	Auth        Auth
+	TLSConfig   *tls.Config
+	TLSRequired bool
+	// MaxConnections bounds the clients (0: no bound); the last
+	// ReservedConnections of them are for superusers. AuthTimeout bounds
+	// the startup phase (0: 60 s). See limits.go.
+	MaxConnections      int
+	ReservedConnections int
+	AuthTimeout         time.Duration
+
 	mu        sync.Mutex
 	closing   bool
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
 	byPID     map[uint32]*conn // connections that finished startup, by BackendKeyData pid
 	wg        sync.WaitGroup   // one per connection goroutine
+	// clients counts the connections holding a slot, perRole the
+	// authenticated ones by role (limits.go).
+	clients int
+	perRole map[string]int
+
+	failures   failureTable
+	mockSecret [32]byte
 }
 
 // NewServer returns a server that creates sessions with h and logs to logger
@@ -42,7 +63,7 @@ func NewServer(h Handler, logger *slog.Logger) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Server{
+	s := &Server{
 		handler:        h,
 		logger:         logger,
 		MaxMessageSize: defaultMaxMessageSize,
@@ -50,6 +71,8 @@ func NewServer(h Handler, logger *slog.Logger) *Server {
 		conns:          make(map[*conn]struct{}),
 		byPID:          make(map[uint32]*conn),
 	}
+	rand.Read(s.mockSecret[:])
+	return s
 }
 
 // Serve accepts connections on ln until ln is closed (by the caller or by
@@ -164,6 +187,7 @@ func (s *Server) startConn(nc net.Conn) bool {
 // forget removes c from the registries once its goroutine is done.
 func (s *Server) forget(c *conn) {
 	s.mu.Lock()
+	s.releaseSlot(c)
 	delete(s.conns, c)
 	if s.byPID[c.pid] == c {
 		delete(s.byPID, c.pid)

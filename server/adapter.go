@@ -14,7 +14,13 @@ import (
 // flow downward), and sql cannot import pgwire.
 type handler struct{ e *sql.Engine }
 
+// Connect starts a session once pgwire has authenticated the client; an
+// unknown database fails with 3D000 as in PostgreSQL (after
+// authentication, so it reveals nothing to an unauthenticated client).
 func (h handler) Connect(_ context.Context, startup map[string]string) (pgwire.Session, error) {
+	if err := sql.DatabaseExists(startup["database"]); err != nil {
+		return nil, err
+	}
 	return session{h.e.NewSession(startup)}, nil
 }
 

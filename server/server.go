@@ -20,6 +20,11 @@ type Config struct {
 	// Version is the build's version string.
 	Version string
 	Logger  *slog.Logger
+	// Auth is who may connect and how (auth.go).
+	Auth AuthConfig
+	// AllowConnect lists the addresses sources and sinks may connect to
+	// (connect.go); nil allows any.
+	AllowConnect []string
 }
 
 // Server is a running Eddy: the engine plus the wire listener.
@@ -38,17 +43,22 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}})
+	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}, Superuser: cfg.Auth.Superuser})
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
 	}
 	engine.Version = cfg.Version
+	wire := pgwire.NewServer(handler{engine}, cfg.Logger)
+	if err := configureWire(wire, engine, cfg.Auth, cfg.Listen); err != nil {
+		_ = engine.Close()
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		_ = engine.Close()
 		return nil, fmt.Errorf("listening on %s: %w", cfg.Listen, err)
 	}
-	s := &Server{cfg: cfg, engine: engine, wire: pgwire.NewServer(handler{engine}, cfg.Logger), ln: ln, done: make(chan error, 1)}
+	s := &Server{cfg: cfg, engine: engine, wire: wire, ln: ln, done: make(chan error, 1)}
 	s.conns = newConnectors(engine, cfg.Logger)
 	engine.SetConnectors(s.conns)
 	s.ticks = startTicker(engine, tickInterval, cfg.Logger)
@@ -64,7 +74,7 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // ConnString is a psql connection string for the server.
 func (s *Server) ConnString() string {
-	return fmt.Sprintf("postgres://eddy@%s/eddy", s.ln.Addr())
+	return fmt.Sprintf("postgres://%s@%s/eddy", s.engine.BootstrapUser(), s.ln.Addr())
 }
 
 // Done is closed with the serve loop's error when it stops.

@@ -165,6 +165,9 @@ func (e *Engine) BootstrapRole(name, password string) error {
 	})
 }
 
+// BootstrapUser is the bootstrap superuser's name.
+func (e *Engine) BootstrapUser() string { return e.roleName(oidSuperuser) }
+
 // roleByOID finds a role by OID in roles (nil if none).
 func roleByOID(roles map[string]*Role, oid uint32) *Role {
 	for _, r := range roles {

@@ -2,6 +2,16 @@
 //
 //	eddy [--listen 127.0.0.1:6875] [--data-dir ./eddy-data] [--log-level info]
 //	     [--debug-listen 127.0.0.1:6060]
+//	     [--user eddy] [--password-file FILE] [--auth METHOD | --hba-file FILE]
+//	     [--tls-cert FILE --tls-key FILE [--tls-required]]
+//	     [--max-connections 100] [--superuser-reserved-connections 3]
+//	     [--authentication-timeout 60s] [--allow-connect host:port,CIDR,...]
+//
+// The bootstrap superuser (--user, created with a new data directory)
+// gets its password from EDDY_PASSWORD or --password-file (first line).
+// Without --auth or --hba-file, loopback clients are trusted and others
+// must use SCRAM-SHA-256; on a non-loopback --listen address the server
+// refuses to start until some role has a password.
 //
 // It runs the garbage collector at GOGC=200 with a soft memory limit of
 // 75% of physical memory unless GOGC or GOMEMLIMIT say otherwise (gc.go).
@@ -37,6 +47,7 @@ func run() error {
 	dataDir := flag.String("data-dir", "./eddy-data", "directory of the durable store")
 	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
 	debugListen := flag.String("debug-listen", "", "address for Go profiling endpoints (/debug/pprof/); off when empty")
+	auth, allow := authFlags()
 	flag.Parse()
 	server.TuneGC()
 	var lvl slog.Level
@@ -54,7 +65,12 @@ func run() error {
 	// the default action that kills the process.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger})
+	a, err := auth()
+	if err != nil {
+		return err
+	}
+	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger,
+		Auth: a, AllowConnect: allow.list})
 	if err != nil {
 		return err
 	}
