@@ -159,7 +159,7 @@ func (p *parser) prefix() (Expr, error) {
 	case tStr:
 		return &Lit{D: repr.NewText(t.text), T: repr.Unknown}, nil
 	case tOp:
-		if t.text == "-" || t.text == "+" {
+		if t.text == "-" || t.text == "+" || t.text == "~" {
 			arg, err := p.expr(precUnary)
 			if err != nil {
 				return nil, err
