@@ -74,6 +74,14 @@ type ectx struct {
 	// srfs holds the values of the select list's set-returning function
 	// calls, columns of the FlatMap below it (srf.go); nil elsewhere.
 	srfs map[*pg_query.FuncCall]expr.Expr
+	// srfFields holds, for a select-list set-returning call with several
+	// result columns (whose value is a record), each column's value and
+	// name, so (f(...)).name selects it (fieldselect.go).
+	srfFields map[*pg_query.FuncCall][]namedExpr
+	// records names the fields of the record values built here: a
+	// select-list item with an entry passes the names on to its result
+	// column.
+	records map[expr.Expr][]expr.TableCol
 }
 
 // predicate builds a boolean condition (WHERE, ON, HAVING).

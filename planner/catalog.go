@@ -76,6 +76,10 @@ type ResultColumn struct {
 	Type       repr.T
 	TableID    repr.CollectionID
 	ColumnAttr int16
+	// Fields names the fields of a record-valued column whose shape the
+	// planner knows (a select-list call of a set-returning function with
+	// several result columns), for field selection from an outer query.
+	Fields []expr.TableCol
 }
 
 // Options control planning.

@@ -191,7 +191,7 @@ func (b *builder) rangeSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir
 	}
 	cols := make([]scopeCol, len(p.cols))
 	for i, c := range p.cols {
-		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, tableID: c.TableID, attr: c.ColumnAttr}
+		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, tableID: c.TableID, attr: c.ColumnAttr, fields: c.Fields}
 	}
 	return b.subqueryRel(p), cols, renameColumns(cols, colAliases, alias)
 }

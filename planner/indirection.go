@@ -13,6 +13,9 @@ import (
 // NULL when there is no match or no such group (as PostgreSQL's array
 // subscript yields NULL out of range).
 func (c *ectx) indirection(ind *pg_query.A_Indirection) (expr.Expr, error) {
+	if ind.Indirection[0].GetString_() != nil {
+		return c.fieldSelect(ind)
+	}
 	fc := ind.Arg.GetFuncCall()
 	if fc == nil || funcName(fc) != "regexp_match" || fc.Over != nil || len(ind.Indirection) != 1 {
 		arr, err := c.expr(ind.Arg)

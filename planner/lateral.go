@@ -38,7 +38,7 @@ func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir
 	}
 	rcols := make([]scopeCol, len(p.cols))
 	for i, c := range p.cols {
-		rcols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, tableID: c.TableID, attr: c.ColumnAttr}
+		rcols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, tableID: c.TableID, attr: c.ColumnAttr, fields: c.Fields}
 	}
 	if err := renameColumns(rcols, colAliases, alias); err != nil {
 		return nil, nil, err

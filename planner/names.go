@@ -51,6 +51,10 @@ func figure(n *pg_query.Node) string {
 	case n.GetAArrayExpr() != nil:
 		return "array"
 	case n.GetAIndirection() != nil:
+		ind := n.GetAIndirection().Indirection
+		if f := ind[len(ind)-1].GetString_(); f != nil {
+			return f.GetSval() // (x).name is named name
+		}
 		return figure(n.GetAIndirection().Arg)
 	}
 	return ""

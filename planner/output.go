@@ -21,6 +21,7 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 		}
 		exprs[i] = e
 		p.cols = append(p.cols, resultColumn(t.name, e, ec.sc))
+		p.cols[i].Fields = ec.recordFields(e)
 	}
 	names := make([]string, len(targets))
 	for i, t := range targets {
@@ -120,6 +121,7 @@ func resultColumn(name string, e expr.Expr, sc *scope) ResultColumn {
 	rc := ResultColumn{Name: name, Type: e.Type()}
 	if c, ok := e.(*expr.Col); ok && c.Idx < len(sc.cols) {
 		rc.TableID, rc.ColumnAttr = sc.cols[c.Idx].tableID, sc.cols[c.Idx].attr
+		rc.Fields = sc.cols[c.Idx].fields
 	}
 	return rc
 }

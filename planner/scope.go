@@ -25,6 +25,8 @@ type scopeCol struct {
 	// tableID and attr identify a base table column (for RowDescription).
 	tableID repr.CollectionID
 	attr    int16
+	// fields names the fields of a record-valued column (ResultColumn.Fields).
+	fields []expr.TableCol
 }
 
 // scope is the name environment of one query level.

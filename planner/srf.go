@@ -62,16 +62,19 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 		if err != nil {
 			return err
 		}
-		if len(call.Func.Cols) != 1 {
-			return repr.Unsupported("set-returning function %s returning a record in the select list (call it in FROM)", call.Func.Name).WithPosition(fc.Location + 1)
-		}
 		fm.Funcs, at = append(fm.Funcs, call), append(at, fc)
 	}
 	fm.Input = ec.rel
-	n := ir.Arity(ec.rel)
+	col := ir.Arity(ec.rel)
 	ec.rel = fm
 	for i, fc := range at {
-		ec.srfs[fc] = ec.colExpr(n + i)
+		cols := fm.Funcs[i].Func.Cols
+		if len(cols) == 1 {
+			ec.srfs[fc] = ec.colExpr(col)
+		} else if err := ec.recordSRF(fc, cols, col); err != nil {
+			return err
+		}
+		col += len(cols)
 	}
 	return nil
 }

@@ -1,0 +1,105 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// Composite field selection, (x).name. Eddy's record values do not carry
+// their fields' names, so the planner selects fields of the records whose
+// shape it knows: the value of a select-list call of a set-returning
+// function with several result columns (SELECT _pg_expandarray(a) AS k),
+// and a column of a subquery, CTE or LATERAL item that is such a value
+// (ResultColumn.Fields carries the names out of the subquery). (f(...)).name
+// on such a call is the function's column itself; (sub.k).name is
+// record_field(sub.k, i, NULL::t) (expr/funcs_fieldselect.go). pgjdbc's
+// getPrimaryKeys and getIndexInfo need both forms. Other records (ROW(...),
+// a table's whole row) are 0A000.
+
+// namedExpr is one field of a record the planner built.
+type namedExpr struct {
+	name string
+	e    expr.Expr
+}
+
+// recordSRF plans the value of a select-list set-returning call fc with
+// several result columns cols, columns col.. of the FlatMap below the
+// select list: the record of them, whose fields (fc).name selects.
+func (ec *ectx) recordSRF(fc *pg_query.FuncCall, cols []expr.TableCol, col int) error {
+	fields := make([]namedExpr, len(cols))
+	args := make([]expr.Expr, len(cols))
+	shape := make([]expr.TableCol, len(cols))
+	for i, tc := range cols {
+		args[i] = ec.colExpr(col + i)
+		fields[i] = namedExpr{tc.Name, args[i]}
+		shape[i] = expr.TableCol{Name: tc.Name, T: args[i].Type()}
+	}
+	rec, err := ec.function("row", args, fc.Location)
+	if err != nil {
+		return err
+	}
+	if ec.srfFields == nil {
+		ec.srfFields = map[*pg_query.FuncCall][]namedExpr{}
+	}
+	if ec.records == nil {
+		ec.records = map[expr.Expr][]expr.TableCol{}
+	}
+	ec.srfs[fc], ec.srfFields[fc], ec.records[rec] = rec, fields, shape
+	return nil
+}
+
+// recordFields returns the fields of a record-valued expression whose
+// shape the planner knows (see above), or nil.
+func (c *ectx) recordFields(e expr.Expr) []expr.TableCol {
+	if f, ok := c.records[e]; ok {
+		return f
+	}
+	if col, ok := e.(*expr.Col); ok && c.sc != nil && col.Idx < len(c.sc.cols) {
+		return c.sc.cols[col.Idx].fields
+	}
+	return nil
+}
+
+// fieldSelect plans (arg).name.
+func (c *ectx) fieldSelect(ind *pg_query.A_Indirection) (expr.Expr, error) {
+	name := ind.Indirection[0].GetString_().GetSval()
+	loc := location(ind.Arg)
+	if len(ind.Indirection) > 1 {
+		return nil, repr.Unsupported("field selection followed by a subscript or another field").WithPosition(loc + 1)
+	}
+	if fc := ind.Arg.GetFuncCall(); fc != nil {
+		if fields, ok := c.srfFields[fc]; ok {
+			for _, f := range fields {
+				if f.name == name {
+					return f.e, nil
+				}
+			}
+			return nil, errNoField(name, loc)
+		}
+	}
+	arg, err := c.expr(ind.Arg)
+	if err != nil {
+		return nil, err
+	}
+	fields := c.recordFields(arg)
+	switch t := arg.Type(); {
+	case fields == nil && t.Family == repr.FamRecord:
+		return nil, repr.Unsupported("field selection from a record whose field names are not known").WithPosition(loc + 1)
+	case fields == nil:
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, t.Name()).WithPosition(loc + 1)
+	}
+	for i, f := range fields {
+		if f.Name == name {
+			args := []expr.Expr{arg, &expr.Lit{D: repr.NewInt(int64(i)), T: repr.Int4}, &expr.Lit{D: repr.Null, T: f.T}}
+			return c.function("record_field", args, loc)
+		}
+	}
+	return nil, errNoField(name, loc)
+}
+
+// errNoField is PostgreSQL's error for a field a record does not have.
+func errNoField(name string, loc int32) error {
+	return repr.Errorf(repr.CodeUndefinedColumn, "could not identify column %q in record data type", name).WithPosition(loc + 1)
+}
