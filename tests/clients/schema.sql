@@ -5,6 +5,8 @@ CREATE TABLE customers (id int PRIMARY KEY, name text NOT NULL, email varchar(50
 COMMENT ON TABLE customers IS 'people who buy';
 CREATE TABLE orders (id int PRIMARY KEY, customer_id int NOT NULL REFERENCES customers(id), amount float8, tags text[], placed date);
 CREATE INDEX orders_placed_idx ON orders (placed);
+CREATE TABLE order_lines (line int, order_id int REFERENCES orders(id), qty int NOT NULL, PRIMARY KEY (order_id, line));
+CREATE UNIQUE INDEX order_lines_qty_idx ON order_lines (qty DESC, line);
 CREATE VIEW big_orders AS SELECT id, customer_id, amount FROM orders WHERE amount > 100;
 CREATE MATERIALIZED VIEW customer_totals AS SELECT customer_id, sum(amount) AS total, count(*) AS n FROM orders GROUP BY customer_id;
 INSERT INTO customers VALUES (1, 'ann', 'ann@example.com', 10.50, true), (2, 'bob', NULL, NULL, false), (3, 'cy', 'cy@example.com', 7.25, true);

@@ -38,14 +38,16 @@ public class Clients {
             check("getColumns " + t, c -> print(c.getMetaData().getColumns(null, "public", t, "%"),
                     "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME", "COLUMN_SIZE", "DECIMAL_DIGITS", "NULLABLE",
                     "IS_NULLABLE", "COLUMN_DEF", "ORDINAL_POSITION", "IS_AUTOINCREMENT", "REMARKS"));
-        for (String t : List.of("customers", "orders"))
+        for (String t : List.of("customers", "orders", "order_lines"))
             check("getPrimaryKeys " + t, c -> print(c.getMetaData().getPrimaryKeys(null, "public", t),
                     "TABLE_NAME", "COLUMN_NAME", "KEY_SEQ", "PK_NAME"));
         check("getImportedKeys orders", c -> print(c.getMetaData().getImportedKeys(null, "public", "orders"),
                 "PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "KEY_SEQ", "UPDATE_RULE", "DELETE_RULE", "FK_NAME", "PK_NAME"));
+        check("getImportedKeys order_lines", c -> print(c.getMetaData().getImportedKeys(null, "public", "order_lines"),
+                "PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "KEY_SEQ", "FK_NAME", "PK_NAME"));
         check("getExportedKeys customers", c -> print(c.getMetaData().getExportedKeys(null, "public", "customers"),
                 "PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "FK_NAME"));
-        for (String t : List.of("customers", "orders"))
+        for (String t : List.of("customers", "orders", "order_lines"))
             check("getIndexInfo " + t, c -> print(c.getMetaData().getIndexInfo(null, "public", t, false, false),
                     "TABLE_NAME", "NON_UNIQUE", "INDEX_NAME", "TYPE", "ORDINAL_POSITION", "COLUMN_NAME", "ASC_OR_DESC"));
         check("getTypeInfo", c -> {

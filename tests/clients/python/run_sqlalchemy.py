@@ -45,7 +45,7 @@ for rel in ["customers", "orders", "big_orders", "customer_totals"]:
                   col.get("comment"))
 
 
-for rel in ["customers", "orders"]:
+for rel in ["customers", "orders", "order_lines"]:
     @check("constraints " + rel)
     def _():
         print(insp.get_pk_constraint(rel))
