@@ -19,8 +19,9 @@ type aggSpec struct {
 	valSlot, scaleSlot int
 	ordered            bool
 	// woff and doff locate the aggregate's packed accumulator in a
-	// group's words and decimals (groupArena).
-	woff, doff int
+	// group's words and decimals (groupArena); pairOff its scale pair
+	// (reduce_scale.go) in the words, if scaleSlot >= 0.
+	woff, doff, pairOff int
 }
 
 // compileAgg prepares aggregate a over an argument of type arg,

@@ -86,14 +86,16 @@ func (o *reduceOp) debug() []string {
 		}
 		s := fmt.Sprintf("group %s rows=%d out=%s", dataflow.FormatRow(key), g.rows, formatRowOrNone(out))
 		sets := o.sets(g)
-		for _, a := range o.aggs {
-			for _, slot := range []int{a.valSlot, a.scaleSlot} {
-				switch {
-				case slot >= 0 && sets[slot] != nil && sets[slot].keys != nil:
-					s += fmt.Sprintf(" %s:{%d keys}", a, len(sets[slot].keys))
-				case slot >= 0 && sets[slot] != nil && sets[slot].size() > 0:
-					s += fmt.Sprintf(" %s:{%s}", a, formatSet(sets[slot]))
-				}
+		for ai := range o.aggs {
+			a := &o.aggs[ai]
+			switch slot := a.valSlot; {
+			case slot >= 0 && sets[slot] != nil && sets[slot].keys != nil:
+				s += fmt.Sprintf(" %s:{%d keys}", a, len(sets[slot].keys))
+			case slot >= 0 && sets[slot] != nil && sets[slot].size() > 0:
+				s += fmt.Sprintf(" %s:{%s}", a, formatSet(sets[slot]))
+			}
+			if es := o.scaleEntries(g, a); len(es) > 0 {
+				s += fmt.Sprintf(" %s:{%s}", a, formatEntries(es))
 			}
 		}
 		lines = append(lines, s)
@@ -113,6 +115,11 @@ func formatSet(ms *multiset) string {
 	var es []*mentry
 	ms.all(func(e *mentry) { es = append(es, e) })
 	slices.SortFunc(es, func(a, b *mentry) int { return strings.Compare(a.key, b.key) })
+	return formatEntries(es)
+}
+
+// formatEntries prints entries in the order given.
+func formatEntries(es []*mentry) string {
 	var parts []string
 	for _, e := range es {
 		p := fmt.Sprintf("%s x%d", e.val, e.n)

@@ -26,7 +26,7 @@ func (l *stateLog) delPrefix(prefix []byte) {
 }
 
 // logClosed logs the deletion of the state of closed group g: its group
-// key, and its multiset entries, whose keys all start with {tagEntry}
+// key, and its multiset entries (and scale pairs, logged as entries), whose keys all start with {tagEntry}
 // group-key (a group key is the key encoding of a fixed number of columns,
 // so no group's key is a prefix of another's). Several entries are
 // deleted with one range deletion when the writer allows it.
@@ -38,6 +38,12 @@ func (w *windowReduce) logClosed(s *stepCtx, g *group) {
 	for _, ms := range sets {
 		if ms != nil {
 			entries += ms.size() + len(ms.keys)
+		}
+	}
+	words := w.arena.wordsOf(g.id)
+	for ai := range w.aggs {
+		if a := &w.aggs[ai]; a.scaleSlot >= 0 && words[a.pairOff+1] != 0 {
+			entries++
 		}
 	}
 	if entries > 1 && s.log.ranges {
@@ -57,6 +63,12 @@ func (w *windowReduce) logClosed(s *stepCtx, g *group) {
 		for k := range ms.keys {
 			w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), g.key()...)
 			w.kbuf = append(append(w.kbuf, byte(slot)), k...)
+			s.log.del(w.kbuf)
+		}
+	}
+	for ai := range w.aggs {
+		if a := &w.aggs[ai]; a.scaleSlot >= 0 && words[a.pairOff+1] != 0 {
+			w.scaleKey(s, g, a.scaleSlot, words[a.pairOff])
 			s.log.del(w.kbuf)
 		}
 	}

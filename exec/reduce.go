@@ -137,6 +137,10 @@ func newReduce(spec dataflow.Reduce, in []repr.T, out []repr.T) (*reduceOp, erro
 		a.woff, a.doff = o.arena.words, o.arena.decs
 		o.arena.words += a.call.Class.Words()
 		o.arena.decs += a.call.Class.Decs()
+		if a.scaleSlot >= 0 {
+			a.pairOff = o.arena.words
+			o.arena.words += 2
+		}
 		o.aggs = append(o.aggs, a)
 	}
 	o.arena.sets = slots
@@ -343,9 +347,7 @@ func b2i(b bool) int64 {
 func (o *reduceOp) addValue(s *stepCtx, g *group, a *aggSpec, ac *expr.Acc, v repr.Datum, diff int64) {
 	ac.Add(a.call.Class, v, diff)
 	if a.scaleSlot >= 0 && v.Numeric().Form == apd.Finite {
-		scale := repr.NewInt(int64(displayScale(v.Numeric())))
-		o.ebuf = repr.AppendKey(o.ebuf[:0], scale)
-		o.addEntry(s, g, a.scaleSlot, scale, repr.Null, diff)
+		o.addScale(s, g, a, int64(displayScale(v.Numeric())), diff)
 	}
 }
 
@@ -433,6 +435,7 @@ func (o *reduceOp) finish(s *stepCtx) ([]repr.Update, error) {
 			}
 		}
 		o.logGroup(s, g)
+		o.logScales(s, g, o.wordUndo[gu.off:gu.off+o.arena.words])
 	}
 	for _, eu := range o.etouched {
 		o.logEntry(s, eu.g, eu.slot, eu.e)
@@ -481,24 +484,13 @@ func (o *reduceOp) output(slab *rowSlab, g *group) (repr.Row, error) {
 func (o *reduceOp) result(g *group, ai int) (repr.Datum, error) {
 	a := &o.aggs[ai]
 	sets := o.sets(g)
-	a.call.Scale = o.maxScale(sets, a)
+	a.call.Scale = o.maxScale(g, sets, a)
 	o.vs = msValues{extremum: o.spec.AppendOnly && a.def.Extremum != 0}
 	if a.valSlot >= 0 {
 		o.vs.ms = sets[a.valSlot]
 	}
 	o.ac = o.acc(g, a)
 	return a.def.Final(&a.call, &o.ac, &o.vs)
-}
-
-// maxScale is the largest display scale of a numeric aggregate's live values.
-func (o *reduceOp) maxScale(sets []*multiset, a *aggSpec) int32 {
-	if a.scaleSlot < 0 || sets[a.scaleSlot] == nil {
-		return 0
-	}
-	if e := sets[a.scaleSlot].max(); e != nil {
-		return int32(e.val.Int())
-	}
-	return 0
 }
 
 // logGroup logs g's state (or its deletion) and frees it if empty. The

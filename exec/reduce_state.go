@@ -61,6 +61,9 @@ func (o *reduceOp) restoreEntry(key []byte, r repr.Row) error {
 		sets[slot].keys[string(key[glen+1:])] = struct{}{}
 		return nil
 	}
+	if o.restorePair(g, slot, r) {
+		return nil
+	}
 	if sets[slot] == nil {
 		sets[slot] = newMultiset(o.slotOrdered[slot])
 	}
