@@ -291,15 +291,16 @@ func (f *WinFunc) parseCall(name string, args []string) error {
 // IsWindowAgg reports whether a Window computes aggregate k over a frame:
 // those with a retractable accumulator (AggDef.Window) slide, and those
 // keeping a multiset of values in order (string_agg, array_agg, json_agg,
-// jsonb_agg; see IsFrameScanAgg) are computed from the frame's rows.
+// jsonb_agg, json[b]_object_agg; see IsFrameScanAgg) are computed from the frame's rows.
 func IsWindowAgg(k AggKind) bool { return k.Def().Window || IsFrameScanAgg(k) }
 
 // IsFrameScanAgg reports whether a Window computes aggregate k by reading
 // its frame's rows in order at each position: a multiset aggregate that is
-// not an ordered-set one nor keyed (the object aggregates).
+// not an ordered-set one (the object aggregates read the boxed key as the
+// value and the value as the separator, as their Final expects).
 func IsFrameScanAgg(k AggKind) bool {
 	d := k.Def()
-	return !d.Window && d.Multiset && d.Shape != AggOrderedSet && d.Key == (repr.T{})
+	return !d.Window && d.Multiset && d.Shape != AggOrderedSet
 }
 
 // parseN parses N: a constant, or #c for a column.
