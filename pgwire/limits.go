@@ -40,11 +40,11 @@ func (s *Server) admitRole(c *conn, role Role) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !role.Super {
-		if s.MaxConnections > 0 && s.clients > s.MaxConnections-s.ReservedConnections {
-			return repr.Errorf("53300", "remaining connection slots are reserved for non-replication superuser connections")
-		}
 		if role.ConnLimit >= 0 && s.perRole[role.Name] >= role.ConnLimit {
 			return repr.Errorf("53300", "too many connections for role \"%s\"", role.Name)
+		}
+		if s.MaxConnections > 0 && s.clients > s.MaxConnections-s.ReservedConnections {
+			return repr.Errorf("53300", "remaining connection slots are reserved for non-replication superuser connections")
 		}
 	}
 	if s.perRole == nil {
@@ -53,6 +53,13 @@ func (s *Server) admitRole(c *conn, role Role) error {
 	s.perRole[role.Name]++
 	c.role = role.Name
 	return nil
+}
+
+// release gives back c's slot and role count.
+func (s *Server) release(c *conn) {
+	s.mu.Lock()
+	s.releaseSlot(c)
+	s.mu.Unlock()
 }
 
 // releaseSlot gives back c's slot and role count; the caller holds s.mu.

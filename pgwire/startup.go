@@ -135,11 +135,17 @@ func (c *conn) connect(m *pgproto3.StartupMessage) bool {
 
 // admit takes a connection slot, enforces --tls-required and
 // authenticates the client, then applies the reserved slots and the
-// role's connection limit.
-func (c *conn) admit(params map[string]string) error {
+// role's connection limit. A refused client gives its slot back at once,
+// before it is told, so a retry finds it free.
+func (c *conn) admit(params map[string]string) (err error) {
 	if !c.srv.takeSlot(c) {
 		return errTooManyClients
 	}
+	defer func() {
+		if err != nil {
+			c.srv.release(c)
+		}
+	}()
 	if c.srv.TLSRequired && !c.tls {
 		return c.noHBAEntry(c.user, params["database"])
 	}
