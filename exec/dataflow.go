@@ -161,7 +161,7 @@ func newOperator(i int, n *dataflow.Node, in [][]repr.T) (operator, error) {
 	case dataflow.Negate:
 		return negateOp{}, nil
 	case dataflow.Threshold:
-		return newThreshold(), nil
+		return newThreshold(len(in[0])), nil
 	case dataflow.TopK:
 		return newTopK(op, in[0])
 	case dataflow.SessionWindow:

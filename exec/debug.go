@@ -39,7 +39,12 @@ func (d *Dataflow) DebugState(i int) string {
 		lines = []string{fmt.Sprintf("watermark=%s late=%d", FormatWatermark(t, o.wm), o.late)}
 	case *thresholdOp:
 		for _, r := range o.rows {
-			lines = append(lines, fmt.Sprintf("%s x%d", dataflow.FormatRow(r.row), r.n))
+			row := make(repr.Row, o.width)
+			if err := repr.DecodeDatums(row, r.enc[r.klen:], nil); err != nil {
+				lines = append(lines, fmt.Sprintf("corrupt row: %v", err))
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s x%d", dataflow.FormatRow(row), r.n))
 		}
 	case *topkOp:
 		lines = o.debug()
