@@ -75,6 +75,7 @@ type deltaStage struct {
 	cols   []int // the input's key columns
 	arr    int   // private arrangement, or -1
 	shared uint64
+	key    deltaKey // the input and key columns
 	deltaChecks
 }
 
@@ -132,8 +133,9 @@ func (o *deltaJoin) planPath(pi int, path []dataflow.DeltaLookup, arrs map[delta
 			st.cols = append(st.cols, c-o.off[l.Input])
 			used[dataflow.DeltaPair{L: l.From[k], R: c}], used[dataflow.DeltaPair{L: c, R: l.From[k]}] = true, true
 		}
+		st.key = deltaKey{l.Input, fmt.Sprint(st.cols)}
 		if l.Shared == 0 {
-			key := deltaKey{l.Input, fmt.Sprint(st.cols)}
+			key := st.key
 			a, ok := arrs[key]
 			if !ok {
 				if len(o.arrs) >= 255 {
@@ -344,11 +346,17 @@ func (o *deltaJoin) sharedMatches(s *stepCtx, pi int, st *deltaStage, buf []repr
 		return nil, err
 	}
 	if m := o.mfps[st.input]; m != nil {
-		mapped, err := m.step(s, [][]repr.Update{buf[n:]})
-		if err != nil {
-			return nil, err
+		kept := buf[:n]
+		for _, q := range buf[n:] {
+			row, ok, err := m.apply(s, q.Row)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				kept = append(kept, repr.Update{Row: row, Diff: q.Diff})
+			}
 		}
-		buf = append(buf[:n], mapped...)
+		buf = kept
 	}
 	// A lookup is a prefix scan of key encodings: keep only rows whose
 	// key is exactly the lookup's.
@@ -359,7 +367,7 @@ func (o *deltaJoin) sharedMatches(s *stepCtx, pi int, st *deltaStage, buf []repr
 			kept = append(kept, q)
 		}
 	}
-	if st.input < pi {
+	if st.input < pi || len(o.ins[st.input]) == 0 {
 		return kept, nil
 	}
 	for _, idx := range o.oldRows(st)[string(o.kbuf)] {
@@ -372,7 +380,7 @@ func (o *deltaJoin) sharedMatches(s *stepCtx, pi int, st *deltaStage, buf []repr
 // oldRows returns the index by key (stage st's columns) of the Step's
 // changes of st's input, built on first use.
 func (o *deltaJoin) oldRows(st *deltaStage) map[string][]int {
-	k := deltaKey{st.input, fmt.Sprint(st.cols)}
+	k := st.key
 	if m, ok := o.olds[k]; ok {
 		return m
 	}

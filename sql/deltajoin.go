@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
@@ -50,6 +49,12 @@ type deltaTree struct {
 	residual []expr.Expr
 	// cost is the chain's state in rows (see the comment above).
 	cost int
+	// dims marks the inputs some other input joins by their whole
+	// primary key; made holds, per input, the key columns (input
+	// columns) of the arrangements the paths chosen so far need that no
+	// shared arrangement served.
+	dims []bool
+	made map[int][][]int
 }
 
 // deltaPlanner plans the delta joins of one plan.
@@ -93,6 +98,7 @@ func (e *Engine) deltaJoins(cat *Catalog, plan *dataflow.Plan, allowed func(uint
 		if len(t.leaves) < 3 {
 			continue
 		}
+		dp.markDims(t)
 		if dj, ok := dp.deltaJoin(t); ok {
 			joins = append(joins, deltaReplace{t, dj})
 		}
@@ -204,34 +210,47 @@ func (dp *deltaPlanner) child(t *deltaTree, in int, keys []int) deltaSide {
 		t.colmap[c] = off + c
 	}
 	size := dp.weight(in)
-	if dp.shareable(in, keys) {
+	switch dp.shareable(in, keys) {
+	case shareExisting:
 		return deltaSide{size: size, free: true}
+	case shareAuto:
+		return deltaSide{cost: size / 3, size: size, free: true}
 	}
 	return deltaSide{cost: size, size: size}
 }
 
-// weight is the size estimate of leaf node in: its relation's rows (at
-// least 1), or 1 for a computed input.
+// weight is the size estimate of leaf node in, in thirds of a row (an
+// automatic index entry costs about a third of an arranged row): its
+// relation's rows (at least 1), or 1 for a computed input.
 func (dp *deltaPlanner) weight(in int) int {
 	if src, ok := sourceOf(dp.plan, in); ok {
-		return max(1, int(dp.e.collectionSize(uint64(src.Collection))))
+		return 3 * max(1, int(dp.e.collectionSize(uint64(src.Collection))))
 	}
-	return 1
+	return 3
 }
 
-// shareable reports whether input node in could be read by key columns
-// keys from a shared arrangement, existing or automatic: an estimate of
-// the chain's state, so any index counts (also when ALTER's check
-// re-plans a view whose plan reads only some).
-func (dp *deltaPlanner) shareable(in int, keys []int) bool {
+// Ways a chain's join side can be shared.
+const (
+	sharePrivate = iota
+	shareExisting
+	shareAuto
+)
+
+// shareable reports how input node in could be read by key columns keys:
+// from an existing shared arrangement, an automatic index, or privately.
+// It is an estimate of the chain's state, so any index counts (also when
+// ALTER's check re-plans a view whose plan reads only some).
+func (dp *deltaPlanner) shareable(in int, keys []int) int {
 	if _, _, _, ok := dp.e.sharedIndex(dp.cat, dp.plan, in, keys, nil); ok {
-		return true
+		return shareExisting
 	}
 	if _, cols, _ := sourceKey(dp.plan, in, keys); slices.Contains(cols, -1) {
-		return false
+		return sharePrivate
 	}
-	_, ok := dp.e.autoIndexTarget(dp.cat, dp.plan, in)
-	return ok
+	if _, ok := dp.e.autoIndexTarget(dp.cat, dp.plan, in); ok {
+		return shareAuto
+	}
+	return sharePrivate
 }
 
 // deltaLookup is a candidate lookup of a path: the DeltaLookup and the
@@ -265,6 +284,7 @@ func (dp *deltaPlanner) deltaJoin(t *deltaTree) (dataflow.DeltaJoin, bool) {
 			case c.auto != nil:
 				if !containsAuto(autos, *c.auto) {
 					autos = append(autos, *c.auto)
+					cost += dp.weight(t.leaves[c.l.Input]) / 3
 				}
 			case c.l.Shared == 0:
 				if k := (arrKey{c.l.Input, fmt.Sprint(c.l.Cols)}); !private[k] {
@@ -337,26 +357,43 @@ func (dp *deltaPlanner) path(t *deltaTree, i int) ([]deltaLookup, bool) {
 		}
 		bound[best.l.Input] = true
 		path = append(path, *best)
+		if !bestRank.noNew && best.l.Shared == 0 {
+			j := best.l.Input
+			local := make([]int, len(best.l.Cols))
+			for k, c := range best.l.Cols {
+				local[k] = c - off[j]
+			}
+			t.made[j] = append(t.made[j], local)
+		}
 	}
 	return path, true
 }
 
-// deltaRank orders candidate lookups: unique keys first, then inputs
-// read through a filter, then smaller inputs, then earlier ones.
+// deltaRank orders candidate lookups: unique keys first (no fan-out),
+// then lookups that need no new arrangement (a shared one, or one an
+// earlier lookup of the tree made), then inputs read through a filter,
+// then smaller inputs (with sizes unknown, an input some other input
+// joins by its whole primary key, a dimension, before one none does),
+// then earlier ones.
 type deltaRank struct {
-	unique, filtered bool
-	size, input      int
+	unique, noNew, filtered, dim bool
+	size, input                  int
 }
 
 // better reports whether a ranks before b.
 func (a deltaRank) better(b deltaRank) bool {
-	if a.unique != b.unique {
-		return a.unique
+	for _, f := range [][2]bool{{a.unique, b.unique}, {a.noNew, b.noNew}, {a.filtered, b.filtered}} {
+		if f[0] != f[1] {
+			return f[0]
+		}
 	}
-	if a.filtered != b.filtered {
-		return a.filtered
+	if a.size != b.size {
+		return a.size < b.size
 	}
-	return cmp.Or(cmp.Compare(a.size, b.size), cmp.Compare(a.input, b.input)) < 0
+	if a.dim != b.dim {
+		return a.dim
+	}
+	return a.input < b.input
 }
 
 // lookup chooses the arrangement of input j (whose first output column is
@@ -390,13 +427,40 @@ func (dp *deltaPlanner) lookup(t *deltaTree, j, off int, from, cols []int) (delt
 		rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, permute(local, order))
 		return c, rank
 	}
-	rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, local)
-	if _, src, _ := sourceKey(dp.plan, in, local); dp.allowed == nil && !slices.Contains(src, -1) {
-		if rel, ok := dp.e.autoIndexTarget(dp.cat, dp.plan, in); ok {
-			c.auto = &autoIndex{rel: rel, cols: src}
+	rank.noNew = true
+	rank.dim = t.dims[j]
+	for _, made := range t.made[j] {
+		// An arrangement an earlier lookup of this input made, led by
+		// some of the key columns.
+		order := make([]int, len(made))
+		for k, m := range made {
+			if order[k] = slices.Index(local, m); order[k] < 0 {
+				break
+			}
+		}
+		if !slices.Contains(order, -1) {
+			c.l = dataflow.DeltaLookup{Input: j, From: permute(from, order), Cols: permute(cols, order)}
+			c.auto = dp.autoFor(in, permute(local, order))
+			rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, made)
+			return c, rank
 		}
 	}
+	rank.noNew = false
+	rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, local)
+	c.auto = dp.autoFor(in, local)
 	return c, rank
+}
+
+// autoFor returns the automatic index that serves a lookup of input node
+// in by its columns cols, nil if none can (the input filters, a key is
+// computed, or ALTER's check re-plans).
+func (dp *deltaPlanner) autoFor(in int, cols []int) *autoIndex {
+	if _, src, _ := sourceKey(dp.plan, in, cols); dp.allowed == nil && !slices.Contains(src, -1) {
+		if rel, ok := dp.e.autoIndexTarget(dp.cat, dp.plan, in); ok {
+			return &autoIndex{rel: rel, cols: src}
+		}
+	}
+	return nil
 }
 
 // deltaReplace is a tree and the DeltaJoin that replaces it.
@@ -487,4 +551,21 @@ func throughColumns(m dataflow.MFP, colmap []int, w, nw int) dataflow.MFP {
 		out.Project[k] = remap(c)
 	}
 	return out
+}
+
+// markDims sets t.dims (see deltaTree) and resets t.made.
+func (dp *deltaPlanner) markDims(t *deltaTree) {
+	off, _ := dataflow.Offsets(t.widths)
+	t.dims, t.made = make([]bool, len(t.leaves)), map[int][][]int{}
+	for j, in := range t.leaves {
+		var local []int
+		for _, p := range t.on {
+			for _, c := range [2]int{p.L, p.R} {
+				if c >= off[j] && c < off[j]+t.widths[j] {
+					local = append(local, c-off[j])
+				}
+			}
+		}
+		t.dims[j] = len(local) > 0 && dp.e.uniqueKey(dp.cat, dp.plan, in, local)
+	}
 }
