@@ -14,7 +14,15 @@
 //     and run each statement in turn, stopping at the first error);
 //   - the extended query protocol (Parse/Bind/Describe/Execute/Close/Sync/
 //     Flush) with named and unnamed statements and portals, row limits that
-//     suspend a portal, and "discard until Sync" after an error;
+//     suspend a portal, and "discard until Sync" after an error. Named
+//     statements are kept by the Session, whose SQL PREPARE, EXECUTE,
+//     DEALLOCATE and DISCARD share their namespace; the unnamed one stays
+//     here. An empty or comment-only string is the empty statement
+//     (EmptyQueryResponse) in both protocols;
+//   - NoticeResponse for the notices a statement leaves in the Session,
+//     before its CommandComplete; every ErrorResponse is reported to
+//     Session.Failed, since PostgreSQL fails an open transaction block on
+//     any error;
 //   - COPY FROM STDIN in both protocols (CopyInResponse, then CopyData/
 //     CopyDone/CopyFail are streamed to CopyInPortal.CopyIn as an io.Reader).
 //     The reader pulls messages from the connection on the connection's own

@@ -123,6 +123,11 @@ func (p *Portal) run(ctx context.Context) (err error) {
 	if err := s.checkWritable(p.st.stmt.AST); err != nil {
 		return err
 	}
+	if x := p.st.stmt.Ext; x != nil {
+		if err := s.checkWritableExt(x); err != nil {
+			return err
+		}
+	}
 	if takesSnapshot(p.st.stmt.AST) {
 		s.markQueried()
 	}

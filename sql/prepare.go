@@ -180,8 +180,8 @@ func (p *Portal) execDeallocate(ds *pg.DeallocateStmt) error {
 
 // execDiscard executes DISCARD ALL | PLANS | SEQUENCES | TEMP. DISCARD
 // ALL (PgBouncer's reset query) closes every cursor, drops every prepared
-// statement, resets every setting and forgets the session's sequence
-// values; Eddy has no temporary tables, so TEMP has nothing to drop.
+// statement, resets the role and every setting and forgets the session's
+// sequence values; Eddy has no temporary tables, so TEMP has nothing to drop.
 func (p *Portal) execDiscard(ds *pg.DiscardStmt) error {
 	s := p.st.s
 	switch ds.Target {
@@ -191,6 +191,11 @@ func (p *Portal) execDiscard(ds *pg.DiscardStmt) error {
 		}
 		s.closeCursors()
 		clear(s.prepared)
+		if s.role != "" {
+			if err := s.setRole(""); err != nil {
+				return err
+			}
+		}
 		s.resetAll()
 		s.discardSequences()
 		p.tag = "DISCARD ALL"

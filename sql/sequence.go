@@ -441,6 +441,9 @@ func (e *Engine) restartSequences(ids []uint64) error {
 type sessionSeqs struct{ s *Session }
 
 func (q sessionSeqs) NextVal(name string) (int64, error) {
+	if err := q.s.checkSequenceWrite("nextval"); err != nil {
+		return 0, err
+	}
 	st, v, err := q.s.e.nextVal(name)
 	if err != nil {
 		return 0, err
@@ -464,6 +467,9 @@ func (q sessionSeqs) CurrVal(name string) (int64, error) {
 }
 
 func (q sessionSeqs) SetVal(name string, v int64, called bool) (int64, error) {
+	if err := q.s.checkSequenceWrite("setval"); err != nil {
+		return 0, err
+	}
 	st, err := q.s.e.setVal(name, v, called)
 	if err != nil {
 		return 0, err

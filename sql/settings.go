@@ -331,3 +331,13 @@ func parseBoolSetting(v string) (bool, bool) {
 	}
 	return false, false
 }
+
+// showColumnName is the column name of SHOW name: the setting's name,
+// with SHOW's multi-word spellings mapped to it as PostgreSQL does.
+func showColumnName(name string) string {
+	switch name = strings.ToLower(name); name {
+	case "transaction isolation level":
+		return "transaction_isolation"
+	}
+	return name
+}

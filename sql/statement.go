@@ -109,7 +109,7 @@ func (st *Statement) describe() error {
 		if strings.EqualFold(name, "all") {
 			st.cols = []resultCol{{Name: "name", Type: repr.Text}, {Name: "setting", Type: repr.Text}, {Name: "description", Type: repr.Text}}
 		} else {
-			st.cols = []resultCol{{Name: strings.ToLower(name), Type: repr.Text}}
+			st.cols = []resultCol{{Name: showColumnName(name), Type: repr.Text}}
 		}
 	case n.GetExplainStmt() != nil:
 		st.cols = []resultCol{{Name: "QUERY PLAN", Type: repr.Text}}

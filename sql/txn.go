@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eddydb/eddy/repr"
+	"github.com/eddydb/eddy/sql/parse"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -390,6 +391,24 @@ func (s *Session) checkWritable(n *pg.Node) error {
 	}
 	if name, ok := writeCommandName(n); ok {
 		return errReadOnlyTx.New(name)
+	}
+	return nil
+}
+
+// checkWritableExt refuses an extension statement other than SUBSCRIBE
+// (they all change the catalog) in a read-only transaction.
+func (s *Session) checkWritableExt(x parse.Ext) error {
+	if _, ok := x.(*parse.Subscribe); ok || !s.readOnly() {
+		return nil
+	}
+	return errReadOnlyTx.New(x.Construct())
+}
+
+// checkSequenceWrite refuses nextval and setval in a read-only
+// transaction, as PostgreSQL does.
+func (s *Session) checkSequenceWrite(fn string) error {
+	if s.readOnly() {
+		return errReadOnlyTx.New(fn + "()")
 	}
 	return nil
 }
