@@ -180,8 +180,8 @@ func (p *Portal) execDeallocate(ds *pg.DeallocateStmt) error {
 
 // execDiscard executes DISCARD ALL | PLANS | SEQUENCES | TEMP. DISCARD
 // ALL (PgBouncer's reset query) closes every cursor, drops every prepared
-// statement, resets the role and every setting and forgets the session's
-// sequence values; Eddy has no temporary tables, so TEMP has nothing to drop.
+// statement, resets the role and every setting, stops listening on every
+// channel and forgets the session's sequence values; Eddy has no temporary tables, so TEMP has nothing to drop.
 func (p *Portal) execDiscard(ds *pg.DiscardStmt) error {
 	s := p.st.s
 	switch ds.Target {
@@ -197,6 +197,7 @@ func (p *Portal) execDiscard(ds *pg.DiscardStmt) error {
 			}
 		}
 		s.resetAll()
+		s.applyListen(listenAction{all: true})
 		s.discardSequences()
 		p.tag = "DISCARD ALL"
 	case pg.DiscardMode_DISCARD_PLANS:
