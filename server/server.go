@@ -43,6 +43,10 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	allow, err := parseAllowList(cfg.AllowConnect)
+	if err != nil {
+		return nil, err
+	}
 	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}, Superuser: cfg.Auth.Superuser})
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
@@ -60,6 +64,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, engine: engine, wire: wire, ln: ln, done: make(chan error, 1)}
 	s.conns = newConnectors(engine, cfg.Logger)
+	s.conns.allow = allow
 	engine.SetConnectors(s.conns)
 	s.ticks = startTicker(engine, tickInterval, cfg.Logger)
 	go func() { s.done <- s.wire.Serve(ln) }()

@@ -16,8 +16,11 @@ import (
 func (c *connectors) ValidateSink(def sql.SinkDef) error {
 	switch def.Connector {
 	case "kafka":
-		_, err := newKafkaSinkSetup(def)
-		return err
+		ks, err := newKafkaSinkSetup(def)
+		if err != nil {
+			return err
+		}
+		return c.allow.check(ks.cfg.Brokers)
 	case "":
 		return repr.Errorf(repr.CodeInvalidParameter, "sink %q needs a connector option", def.Name)
 	}

@@ -130,6 +130,9 @@ func (c *connectors) runKafkaSink(ctx context.Context, def sql.SinkDef) error {
 	if err != nil {
 		return err
 	}
+	if err := c.allow.check(ks.cfg.Brokers); err != nil {
+		return err // the list narrowed since the sink was created
+	}
 	prod, err := kgo.NewClient(kgo.SeedBrokers(ks.cfg.Brokers...), kgo.DisableClientMetrics(),
 		kgo.DefaultProduceTopic(ks.cfg.Topic), kgo.TransactionalID("eddy-sink-"+ks.ident))
 	if err != nil {

@@ -32,6 +32,8 @@ type connectors struct {
 	wg      sync.WaitGroup
 	ctx     context.Context
 	stop    context.CancelFunc
+	// allow limits the addresses connectors connect to (nil: any).
+	allow *allowList
 }
 
 func newConnectors(e *sql.Engine, log *slog.Logger) *connectors {
@@ -49,8 +51,11 @@ func (c *connectors) Validate(def sql.SourceDef) error {
 		}
 		return checkColumns(def, tt.Columns())
 	case "kafka":
-		_, err := newKafkaSetup(def)
-		return err
+		ks, err := newKafkaSetup(def)
+		if err != nil {
+			return err
+		}
+		return c.allow.check(ks.cfg.Brokers)
 	case "datagen":
 		_, err := datagen.ParseOptions(connectorColumns(def), def.Options)
 		return err

@@ -73,6 +73,9 @@ func (c *connectors) runKafka(ctx context.Context, def sql.SourceDef) error {
 	if err != nil {
 		return err
 	}
+	if err := c.allow.check(ks.cfg.Brokers); err != nil {
+		return err // the list narrowed since the source was created
+	}
 	pos, err := c.e.SourcePosition(def.ID)
 	if err != nil {
 		return err

@@ -98,6 +98,9 @@ var sinkKeysPrefix = storage.MetaKey("sink/")
 // execCreateSink executes CREATE SINK ... FROM relation.
 func (p *Portal) execCreateSink(cs *parse.CreateSink) error {
 	p.tag = "CREATE SINK"
+	if err := p.st.s.MayCreateConnector(); err != nil {
+		return err
+	}
 	if cs.From == nil {
 		return repr.Unsupported("CREATE SINK ... AS query (create a materialized view and CREATE SINK ... FROM it)")
 	}

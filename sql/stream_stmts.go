@@ -39,6 +39,9 @@ func (p *Portal) dispatchExt(ctx context.Context, x parse.Ext) error {
 // execCreateSource executes CREATE SOURCE and CREATE TABLE ... WITH
 // (connector = ...).
 func (p *Portal) execCreateSource(cs *parse.CreateSource) error {
+	if err := p.st.s.MayCreateConnector(); err != nil {
+		return err
+	}
 	obj, err := sourceObject(cs)
 	if err != nil {
 		return err
