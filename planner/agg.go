@@ -15,7 +15,7 @@ import (
 // calls of them are 0A000 rather than 42883 (the ones it does are in the
 // registry, expr.LookupAgg).
 var otherAggs = map[string]bool{
-	"bit_xor": true, "regr_count": true, "corr": true, "covar_pop": true, "covar_samp": true,
+	"bit_xor": true,
 }
 
 // funcName returns the lower-case unqualified function name.

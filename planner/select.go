@@ -54,6 +54,10 @@ func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *oute
 
 // planBlock dispatches on the kind of query block.
 func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	sel, err := rewriteRegr(sel)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case sel.IntoClause != nil:
 		return nil, repr.Unsupported("SELECT INTO")
