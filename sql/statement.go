@@ -100,6 +100,14 @@ func (st *Statement) describe() error {
 		if c := st.s.cursors[n.GetFetchStmt().Portalname]; c != nil && !n.GetFetchStmt().Ismove {
 			st.cols = c.cols
 		}
+	case n.GetDeclareCursorStmt() != nil && n.GetDeclareCursorStmt().Query.GetSelectStmt() != nil:
+		// DECLARE returns no rows, but its query's parameters are the
+		// statement's (psycopg 3's server-side cursors bind them).
+		var q *planner.Query
+		q, err = st.s.e.planQuery(n.GetDeclareCursorStmt().Query, opts)
+		if err == nil {
+			st.paramTypes = q.ParamTypes
+		}
 	case n.GetExecuteStmt() != nil:
 		if ps := st.s.prepared[n.GetExecuteStmt().Name]; ps != nil && ps.st != nil {
 			st.cols = ps.st.resultCols()

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strconv"
@@ -248,6 +249,23 @@ func pgxCursors(t *testing.T, ctx context.Context, c *protoConn) {
 		t.Errorf("fetched %q", got)
 	}
 	mustExecTx(t, ctx, tx, `CLOSE "srv"`)
+	// A cursor whose query has parameters, bound over the extended
+	// protocol as psycopg 3's server-side cursors do.
+	if _, err := tx.Exec(ctx, "DECLARE pc CURSOR FOR SELECT v FROM cu WHERE k > $1 ORDER BY k", 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryStrings(t, ctx, tx.Conn(), "FETCH ALL FROM pc"); got != "v4 v5" {
+		t.Errorf("parameterized cursor: %q", got)
+	}
+	// A BINARY cursor answers in binary even over the simple protocol.
+	mustExecTx(t, ctx, tx, "DECLARE bc BINARY CURSOR FOR SELECT k FROM cu WHERE k = 2")
+	res, err := tx.Conn().PgConn().Exec(ctx, "FETCH NEXT FROM bc").ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; len(r.Rows) != 1 || r.FieldDescriptions[0].Format != 1 || !bytes.Equal(r.Rows[0][0], []byte{0, 0, 0, 2}) {
+		t.Errorf("binary cursor: rows %q, format %d", r.Rows, r.FieldDescriptions[0].Format)
+	}
 }
 
 // pgxEmptyQueries: an empty or comment-only query answers
