@@ -73,10 +73,15 @@ type fakeSession struct {
 	changed map[string]string
 	closed  bool
 	named   map[string]Statement
+	notices []Notice
 }
 
-// Notices implements Session: the fake has none.
-func (s *fakeSession) Notices() []Notice { return nil }
+// Notices implements Session: the WARN statement leaves one.
+func (s *fakeSession) Notices() []Notice {
+	n := s.notices
+	s.notices = nil
+	return n
+}
 
 func (s *fakeSession) SetBackend(Backend) {}
 
@@ -202,7 +207,7 @@ func (s *fakeSession) parse(text string, pos int) (*fakeStmt, error) {
 	case up == "STREAM":
 		st.verb = up
 		st.cols = []Column{{Name: "s", TypeOID: oidText, TypeSize: -1, TypeMod: -1}}
-	case up == "FAIL", up == "PANIC", up == "SLEEP", up == "BEGIN", up == "COMMIT", up == "ROLLBACK":
+	case up == "FAIL", up == "PANIC", up == "SLEEP", up == "BEGIN", up == "COMMIT", up == "ROLLBACK", up == "WARN":
 		st.verb = up
 	case strings.HasPrefix(up, "INSERT"):
 		st.verb = "INSERT"
@@ -391,6 +396,9 @@ func (p *fakePortal) Execute(ctx context.Context, w RowWriter, maxRows int) (str
 		return "SET", false, nil
 	case "INSERT":
 		return "INSERT 0 1", false, nil
+	case "WARN":
+		s.notices = append(s.notices, Notice{Severity: "WARNING", Err: repr.Errorf("01000", "fake warning").WithHint("a hint")})
+		return "WARN", false, nil
 	case "null":
 		return "SELECT 1", false, w.WriteRow([][]byte{nil})
 	case "describe":
