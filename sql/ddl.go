@@ -354,7 +354,7 @@ func (e *Engine) nameTaken(obj *Object, ifNotExists bool) (bool, error) {
 		return false, nil
 	}
 	if ifNotExists {
-		return true, nil
+		return true, skipped(repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists, skipping", obj.Name))
 	}
 	return false, repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", obj.Name)
 }

@@ -156,7 +156,7 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		if len(parts) > 1 {
 			schema = parts[len(parts)-2]
 		}
-		if err := p.st.s.e.drop(kind, schema, name, ds.MissingOk, cascade); err != nil {
+		if err := p.st.s.e.drop(kind, schema, name, ds.MissingOk, cascade); p.st.s.noticeSkipped(err) != nil {
 			return err
 		}
 	}
@@ -170,7 +170,7 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 	obj := e.cat.lookup(schema, name)
 	if obj == nil {
 		if missingOK {
-			return nil
+			return skipped(repr.Errorf("00000", "%s \"%s\" does not exist, skipping", kindName(kind), name))
 		}
 		code := repr.CodeUndefinedTable
 		if kind == relIndex {

@@ -131,7 +131,7 @@ func (p *Portal) run(ctx context.Context) (err error) {
 	if takesSnapshot(p.st.stmt.AST) {
 		s.markQueried()
 	}
-	return p.dispatch(ctx, p.st.stmt.AST)
+	return s.noticeSkipped(p.dispatch(ctx, p.st.stmt.AST))
 }
 
 // dispatch executes one statement by kind.

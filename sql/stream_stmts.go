@@ -60,7 +60,8 @@ func (p *Portal) execDropExt(d *parse.DropObject) error {
 		return p.st.s.e.dropSinks(d)
 	}
 	for _, n := range d.Names {
-		if err := p.st.s.e.drop(planner.RelSource, n.Schemaname, n.Relname, d.IfExists, d.Cascade); err != nil {
+		err := p.st.s.e.drop(planner.RelSource, n.Schemaname, n.Relname, d.IfExists, d.Cascade)
+		if p.st.s.noticeSkipped(err) != nil {
 			return err
 		}
 	}

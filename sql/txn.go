@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"maps"
 	"strings"
 
@@ -244,6 +245,27 @@ func (s *Session) rollbackTo(name string) error {
 // notify queues a WARNING for the client (NoticeResponse).
 func (s *Session) notify(e *repr.Error) {
 	s.notices = append(s.notices, Notice{Severity: "WARNING", Err: e})
+}
+
+// skipNotice is what DDL returns when IF EXISTS or IF NOT EXISTS made it
+// a no-op: not a failure; the statement succeeds and the client gets the
+// message as a NOTICE (noticeSkipped).
+type skipNotice struct{ e *repr.Error }
+
+func (s skipNotice) Error() string { return s.e.Message }
+
+// skipped wraps the NOTICE of a skipped DDL statement.
+func skipped(e *repr.Error) error { return skipNotice{e} }
+
+// noticeSkipped turns a skipNotice into a NOTICE for the client and nil;
+// any other error is returned as is.
+func (s *Session) noticeSkipped(err error) error {
+	var sk skipNotice
+	if !errors.As(err, &sk) {
+		return err
+	}
+	s.notices = append(s.notices, Notice{Severity: "NOTICE", Err: sk.e})
+	return nil
 }
 
 // Notice is a message for the client that is not an error.
