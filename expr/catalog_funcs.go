@@ -99,6 +99,7 @@ func init() {
 	catalogFn("pg_get_ruledef", true, text, oid, b)
 	catalogFn("pg_get_statisticsobjdef_columns", true, text, oid)
 	catalogFn("pg_tablespace_location", true, text, oid)
+	catalogFn("pg_get_partkeydef", true, text, oid) // NULL: no partitioned tables
 	for _, f := range []string{"pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible",
 		"pg_collation_is_visible", "pg_opclass_is_visible", "pg_operator_is_visible", "pg_conversion_is_visible",
 		"pg_statistics_obj_is_visible", "pg_ts_config_is_visible", "pg_ts_dict_is_visible", "pg_ts_parser_is_visible",

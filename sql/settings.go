@@ -61,6 +61,18 @@ func newSettings(version string) *settings {
 		timeZone: "UTC", user: "eddy", database: "eddy"}
 }
 
+// showName maps SHOW's argument (lower case) to the setting's name: the
+// SQL-standard spellings "time zone" and "transaction isolation level".
+func showName(name string) string {
+	switch name {
+	case "time zone":
+		return "timezone"
+	case "transaction isolation level":
+		return "transaction_isolation"
+	}
+	return name
+}
+
 // canonicalName returns the reported spelling of a setting (e.g. DateStyle).
 func canonicalName(lower string) string {
 	for _, n := range reportedSettings {
@@ -306,12 +318,7 @@ func (p *Portal) execShow(st *pg.VariableShowStmt) error {
 		}
 		return nil
 	}
-	switch name {
-	case "time zone":
-		name = "timezone"
-	case "transaction isolation level":
-		name = "transaction_isolation"
-	}
+	name = showName(name)
 	v, ok := s.vals[name]
 	if !ok {
 		return repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
@@ -333,11 +340,8 @@ func parseBoolSetting(v string) (bool, bool) {
 }
 
 // showColumnName is the column name of SHOW name: the setting's name,
-// with SHOW's multi-word spellings mapped to it as PostgreSQL does.
+// with SHOW's multi-word spellings mapped to it, spelt as the setting is
+// (TimeZone, DateStyle), as PostgreSQL does.
 func showColumnName(name string) string {
-	switch name = strings.ToLower(name); name {
-	case "transaction isolation level":
-		return "transaction_isolation"
-	}
-	return name
+	return canonicalName(showName(strings.ToLower(name)))
 }
