@@ -72,6 +72,12 @@ func TestClientsPostgres(t *testing.T) {
 // runClient loads schema.sql into a fresh database of s, runs the client
 // program with the database's address and returns its standard output.
 func runClient(t *testing.T, s *harness.Server, c client, argv []string) string {
+	return runProgram(t, c, argv, freshDatabase(t, s))
+}
+
+// freshDatabase returns the DSN of a database of s holding schema.sql's
+// objects and nothing else.
+func freshDatabase(t *testing.T, s *harness.Server) string {
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
 	dsn := s.DSN()
@@ -79,6 +85,13 @@ func runClient(t *testing.T, s *harness.Server, c client, argv []string) string 
 		dsn = s.NewDatabase(t)
 	}
 	loadSchema(ctx, t, dsn, s.Kind())
+	return dsn
+}
+
+// runProgram runs a client program against dsn and returns its output.
+func runProgram(t *testing.T, c client, argv []string, dsn string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], dsn)...)
 	cmd.Dir = c.dir
 	cmd.Env = append(os.Environ(), "PGCLIENTENCODING=UTF8", "TZ=UTC", "PYTHONDONTWRITEBYTECODE=1")
