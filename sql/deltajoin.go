@@ -20,17 +20,23 @@ import (
 // whole: autoindex.go), else the operator's own arrangement of that input
 // by that key, one per (input, key) however many paths read it.
 //
-// The paths are chosen greedily: from the changed input, repeatedly look
-// up the connected input whose key is unique (a primary key: at most one
-// match, so the path does not fan out), then one read through a filter,
-// then the smallest; ties go to the earlier input. The state compared is
-// counted in rows (an empty relation counts 1): the chain keeps each
-// private side, a join's intermediate as large as its largest input; the
-// delta join keeps each private (input, key) arrangement. Only new views
-// are converted (planSharedView); a stored plan is never re-planned, so a
-// view created with binary joins keeps them. ALTER's plan check converts
-// only when the stored plan has a DeltaJoin, reading only the
-// arrangements it reads.
+// The paths are chosen greedily (deltaRank): from the changed input,
+// repeatedly look up the connected input whose key is unique (a primary
+// key: at most one match, so the path does not fan out), then one that
+// needs no new arrangement (shared, or made for an earlier lookup of the
+// same join), then one read through a filter, then the smallest. The
+// state compared is estimated in rows (an empty relation counts 1, a
+// filter passes a tenth, an automatic index entry costs a third of a
+// row): the chain keeps each private side and each intermediate, as large
+// as its largest input times its filters' selectivity; the delta join
+// keeps each private (input, key) arrangement and the new automatic
+// indexes. So a chain whose first join is through a selective filter
+// (TPC-H Q08: a part type) stays a chain, and one whose intermediates
+// carry most of the fact table (Q07) becomes a delta join. Only new
+// views are converted (planSharedView); a stored plan is never
+// re-planned, so a view created with binary joins keeps them. ALTER's
+// plan check converts only when the stored plan has a DeltaJoin, reading
+// only the arrangements it reads.
 
 // disableDeltaJoins is a test knob: with it set no plan gets a delta join.
 var disableDeltaJoins bool
@@ -48,7 +54,7 @@ type deltaTree struct {
 	on       []dataflow.DeltaPair
 	residual []expr.Expr
 	// cost is the chain's state in rows (see the comment above).
-	cost int
+	cost float64
 	// dims marks the inputs some other input joins by their whole
 	// primary key; made holds, per input, the key columns (input
 	// columns) of the arrangements the paths chosen so far need that no
@@ -64,8 +70,11 @@ type deltaPlanner struct {
 	plan      *dataflow.Plan
 	allowed   func(uint64) bool
 	consumers [][]int
-	autos     []autoIndex
-	used      []uint64
+	// weights, when set, are the size estimates of the current tree's
+	// input nodes (see markDims).
+	weights map[int]float64
+	autos   []autoIndex
+	used    []uint64
 }
 
 // deltaJoins returns plan with each inner join tree of three or more
@@ -91,7 +100,8 @@ func (e *Engine) deltaJoins(cat *Catalog, plan *dataflow.Plan, allowed func(uint
 			continue
 		}
 		t := &deltaTree{root: i}
-		t.cost, _ = dp.collect(t, i)
+		dp.weights = nil
+		dp.collect(t, i)
 		for _, a := range t.absorbed {
 			taken[a] = true
 		}
@@ -99,6 +109,9 @@ func (e *Engine) deltaJoins(cat *Catalog, plan *dataflow.Plan, allowed func(uint
 			continue
 		}
 		dp.markDims(t)
+		// Again, with the tree's size estimates.
+		t = &deltaTree{root: i, dims: t.dims, made: t.made}
+		t.cost = dp.collect(t, i).cost
 		if dj, ok := dp.deltaJoin(t); ok {
 			joins = append(joins, deltaReplace{t, dj})
 		}
@@ -144,19 +157,24 @@ func (dp *deltaPlanner) absorbable(i int) bool {
 }
 
 // collect adds node i's subtree to t (leaves in order; t.colmap set to
-// node i's columns in the concatenated row) and returns the state the
-// chain keeps for it (its joins' private sides) and its size estimate
-// (its largest input's: joins are mostly on a key of one side).
-func (dp *deltaPlanner) collect(t *deltaTree, i int) (cost, size int) {
+// node i's columns in the concatenated row) and returns its estimate:
+// the state the chain keeps for it (its joins' private sides) and its
+// size, the largest input's rows (joins are mostly on a key of one side)
+// times the selectivity of every filter in it.
+func (dp *deltaPlanner) collect(t *deltaTree, i int) deltaSide {
 	t.absorbed = append(t.absorbed, i)
 	n := dp.plan.Nodes[i]
+	var out deltaSide
 	switch op := n.Op.(type) {
 	case dataflow.MFP:
-		cost, size = dp.collect(t, n.Inputs[0])
+		out = dp.collect(t, n.Inputs[0])
 		cols := t.colmap
 		remap := func(c int) int { return cols[c] }
 		for _, f := range op.Filter {
 			t.residual = append(t.residual, expr.Remap(f, remap))
+		}
+		if len(op.Filter) > 0 {
+			out.sel *= filterSelectivity
 		}
 		t.colmap = make([]int, len(op.Project))
 		for k, p := range op.Project {
@@ -177,27 +195,38 @@ func (dp *deltaPlanner) collect(t *deltaTree, i int) (cost, size int) {
 			t.residual = append(t.residual, expr.Remap(r, func(c int) int { return cols[c] }))
 		}
 		t.colmap = cols
-		cost = sides[0].cost + sides[1].cost
+		out = deltaSide{cost: sides[0].cost + sides[1].cost, base: max(sides[0].base, sides[1].base), sel: sides[0].sel * sides[1].sel}
 		if sides[0].free && sides[1].free { // only one side is shared
-			cost += min(sides[0].size, sides[1].size)
+			out.cost += min(sides[0].size(), sides[1].size())
 		}
-		size = max(sides[0].size, sides[1].size)
+		if len(op.Residual) > 0 {
+			out.sel *= filterSelectivity
+		}
 	}
-	return cost, size
+	return out
 }
 
-// deltaSide is one side of a chain's join: the state the chain keeps for
-// it (its subtree's and, unless free, its own arrangement) and its size.
+// filterSelectivity is the share of rows a filter is assumed to pass
+// (PostgreSQL's default for a range is a third, for an equality less).
+const filterSelectivity = 0.1
+
+// deltaSide is the estimate of a chain's subtree or join side: the state
+// the chain keeps for it (its subtree's and, unless free, its own
+// arrangement), its largest input's rows and its filters' selectivity.
 type deltaSide struct {
-	cost, size int
-	free       bool
+	cost, base, sel float64
+	free            bool
 }
+
+// size is the estimated rows of the side.
+func (d deltaSide) size() float64 { return d.base * d.sel }
 
 // child adds join input node in, whose join key columns are keys, to t.
 func (dp *deltaPlanner) child(t *deltaTree, in int, keys []int) deltaSide {
 	if dp.absorbable(in) {
-		cost, size := dp.collect(t, in)
-		return deltaSide{cost: cost + size, size: size}
+		sub := dp.collect(t, in)
+		sub.cost += sub.size()
+		return sub
 	}
 	off := 0
 	for _, w := range t.widths {
@@ -209,24 +238,36 @@ func (dp *deltaPlanner) child(t *deltaTree, in int, keys []int) deltaSide {
 	for c := range t.colmap {
 		t.colmap[c] = off + c
 	}
-	size := dp.weight(in)
+	side := deltaSide{base: dp.weight(in), sel: dp.selectivity(in)}
 	switch dp.shareable(in, keys) {
 	case shareExisting:
-		return deltaSide{size: size, free: true}
+		side.free = true
 	case shareAuto:
-		return deltaSide{cost: size / 3, size: size, free: true}
+		side.free, side.cost = true, side.base/3
+	default:
+		side.cost = side.size()
 	}
-	return deltaSide{cost: size, size: size}
+	return side
 }
 
-// weight is the size estimate of leaf node in, in thirds of a row (an
-// automatic index entry costs about a third of an arranged row): its
-// relation's rows (at least 1), or 1 for a computed input.
-func (dp *deltaPlanner) weight(in int) int {
-	if src, ok := sourceOf(dp.plan, in); ok {
-		return 3 * max(1, int(dp.e.collectionSize(uint64(src.Collection))))
+// weight is the size estimate of leaf node in: its relation's rows (at
+// least 1), or 1 for a computed input.
+func (dp *deltaPlanner) weight(in int) float64 {
+	if w, ok := dp.weights[in]; ok {
+		return w
 	}
-	return 3
+	if src, ok := sourceOf(dp.plan, in); ok {
+		return float64(max(1, dp.e.collectionSize(uint64(src.Collection))))
+	}
+	return 1
+}
+
+// selectivity is the share of its relation's rows leaf node in passes.
+func (dp *deltaPlanner) selectivity(in int) float64 {
+	if m, ok := dp.plan.Nodes[in].Op.(dataflow.MFP); ok && len(m.Filter) > 0 {
+		return filterSelectivity
+	}
+	return 1
 }
 
 // Ways a chain's join side can be shared.
@@ -271,7 +312,7 @@ func (dp *deltaPlanner) deltaJoin(t *deltaTree) (dataflow.DeltaJoin, bool) {
 	}
 	private := map[arrKey]bool{}
 	var autos []autoIndex
-	cost := 0
+	cost := 0.0
 	for i := range t.leaves {
 		path, ok := dp.path(t, i)
 		if !ok {
@@ -284,12 +325,12 @@ func (dp *deltaPlanner) deltaJoin(t *deltaTree) (dataflow.DeltaJoin, bool) {
 			case c.auto != nil:
 				if !containsAuto(autos, *c.auto) {
 					autos = append(autos, *c.auto)
-					cost += dp.weight(t.leaves[c.l.Input]) / 3
+					cost += dp.weight(t.leaves[c.l.Input]) * dp.selectivity(t.leaves[c.l.Input]) / 3 // an index entry: a third of a row
 				}
 			case c.l.Shared == 0:
 				if k := (arrKey{c.l.Input, fmt.Sprint(c.l.Cols)}); !private[k] {
 					private[k] = true
-					cost += dp.weight(t.leaves[c.l.Input])
+					cost += dp.weight(t.leaves[c.l.Input]) * dp.selectivity(t.leaves[c.l.Input])
 				}
 			}
 		}
@@ -377,7 +418,8 @@ func (dp *deltaPlanner) path(t *deltaTree, i int) ([]deltaLookup, bool) {
 // then earlier ones.
 type deltaRank struct {
 	unique, noNew, filtered, dim bool
-	size, input                  int
+	size                         float64
+	input                        int
 }
 
 // better reports whether a ranks before b.
@@ -406,7 +448,7 @@ func (dp *deltaPlanner) lookup(t *deltaTree, j, off int, from, cols []int) (delt
 	for k, c := range cols {
 		local[k] = c - off
 	}
-	rank := deltaRank{size: dp.weight(in), input: j}
+	rank := deltaRank{size: dp.weight(in) * dp.selectivity(in), input: j}
 	if m, ok := dp.plan.Nodes[in].Op.(dataflow.MFP); ok && len(m.Filter) > 0 {
 		rank.filtered = true
 	}
@@ -425,6 +467,7 @@ func (dp *deltaPlanner) lookup(t *deltaTree, j, off int, from, cols []int) (delt
 		order := permute(sub, perm)
 		c.l = dataflow.DeltaLookup{Input: j, From: permute(from, order), Cols: permute(cols, order), Shared: ix}
 		rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, permute(local, order))
+		rank.noNew = true
 		return c, rank
 	}
 	rank.noNew = true
@@ -553,19 +596,56 @@ func throughColumns(m dataflow.MFP, colmap []int, w, nw int) dataflow.MFP {
 	return out
 }
 
-// markDims sets t.dims (see deltaTree) and resets t.made.
+// markDims sets t.dims (see deltaTree), resets t.made and, when no
+// input's relation has rows yet (a view created before its data), sets
+// dp.weights to sizes guessed from the join's shape: an input no other
+// joins by its whole primary key weighs 1, a dimension a tenth of the
+// heaviest input that joins it by that key (lineitem 1, orders 0.1,
+// customer 0.01, nation 0.001).
 func (dp *deltaPlanner) markDims(t *deltaTree) {
 	off, _ := dataflow.Offsets(t.widths)
-	t.dims, t.made = make([]bool, len(t.leaves)), map[int][][]int{}
+	owner := func(c int) int {
+		k, _ := slices.BinarySearch(off, c+1)
+		return k - 1
+	}
+	n := len(t.leaves)
+	t.dims, t.made = make([]bool, n), map[int][][]int{}
+	// refs[j] lists the inputs that join j by its whole primary key.
+	refs := make([][]int, n)
 	for j, in := range t.leaves {
-		var local []int
+		byInput := map[int][]int{}
 		for _, p := range t.on {
-			for _, c := range [2]int{p.L, p.R} {
-				if c >= off[j] && c < off[j]+t.widths[j] {
-					local = append(local, c-off[j])
+			for _, q := range [2]dataflow.DeltaPair{p, {L: p.R, R: p.L}} {
+				if owner(q.R) == j && owner(q.L) != j {
+					byInput[owner(q.L)] = append(byInput[owner(q.L)], q.R-off[j])
 				}
 			}
 		}
-		t.dims[j] = len(local) > 0 && dp.e.uniqueKey(dp.cat, dp.plan, in, local)
+		for k, local := range byInput {
+			if dp.e.uniqueKey(dp.cat, dp.plan, in, local) {
+				t.dims[j], refs[j] = true, append(refs[j], k)
+			}
+		}
+	}
+	for _, in := range t.leaves {
+		if src, ok := sourceOf(dp.plan, in); ok && dp.e.collectionSize(uint64(src.Collection)) > 0 {
+			return // sizes are known
+		}
+	}
+	w := make([]float64, n)
+	for range n {
+		for j := range w {
+			w[j] = 1
+			if len(refs[j]) > 0 {
+				w[j] = 0
+				for _, k := range refs[j] {
+					w[j] = max(w[j], w[k]/10)
+				}
+			}
+		}
+	}
+	dp.weights = map[int]float64{}
+	for j, in := range t.leaves {
+		dp.weights[in] = max(dp.weights[in], w[j])
 	}
 }
