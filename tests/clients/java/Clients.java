@@ -11,13 +11,15 @@ public class Clients {
     interface Check { void run(Connection c) throws Exception; }
 
     static Connection conn;
+    static String url;
+    static Properties props;
 
     public static void main(String[] args) throws Exception {
         URI u = new URI(args[0]);
-        String url = "jdbc:postgresql://" + u.getHost() + ":" + u.getPort() + u.getPath();
-        Properties p = new Properties();
-        p.setProperty("user", u.getUserInfo());
-        conn = DriverManager.getConnection(url, p);
+        url = "jdbc:postgresql://" + u.getHost() + ":" + u.getPort() + u.getPath();
+        props = new Properties();
+        props.setProperty("user", u.getUserInfo());
+        conn = DriverManager.getConnection(url, props);
         check("connect", c -> {
             DatabaseMetaData md = c.getMetaData();
             System.out.println(md.getDatabaseProductName() + " major=" + md.getDatabaseMajorVersion());
@@ -77,6 +79,7 @@ public class Clients {
         check("batch", Clients::batch);
         check("transactions", Clients::transactions);
         check("fetch size", Clients::fetchSize);
+        check("listen notify", Clients::listenNotify);
         check("errors", c -> {
             try (Statement s = c.createStatement()) {
                 s.executeQuery("SELECT * FROM no_such_table");
@@ -230,6 +233,26 @@ public class Clients {
             c.commit();
         }
         System.out.println("isolation " + c.getTransactionIsolation());
+    }
+
+    static void listenNotify(Connection c) throws Exception {
+        try (Connection other = DriverManager.getConnection(url, props);
+             Statement s = c.createStatement(); Statement o = other.createStatement()) {
+            s.execute("LISTEN jdbc_channel");
+            o.execute("NOTIFY jdbc_channel, 'hello'");
+            int otherPid = other.unwrap(org.postgresql.PGConnection.class).getBackendPID();
+            List<String> got = new ArrayList<>();
+            org.postgresql.PGConnection pg = c.unwrap(org.postgresql.PGConnection.class);
+            for (int i = 0; i < 50 && got.isEmpty(); i++) {
+                org.postgresql.PGNotification[] ns = pg.getNotifications(100);
+                if (ns != null) {
+                    for (org.postgresql.PGNotification n : ns)
+                        got.add(n.getName() + "|" + n.getParameter() + "|" + (n.getPID() == otherPid));
+                }
+            }
+            System.out.println(got);
+            s.execute("UNLISTEN *");
+        }
     }
 
     static void fetchSize(Connection c) throws SQLException {

@@ -92,6 +92,31 @@ check('cursor', async (c) => {
   console.log(n, sum);
 });
 
+check('listen notify', async (c) => {
+  const other = new Client({ connectionString: process.argv[2] });
+  await other.connect();
+  const got = [];
+  const done = new Promise((resolve) => {
+    c.on('notification', (n) => {
+      got.push([n.channel, n.payload, n.processId === other.processID]);
+      if (got.length === 2) resolve();
+    });
+  });
+  await c.query('LISTEN node_channel');
+  await other.query("NOTIFY node_channel, 'hello'");
+  await other.query('SELECT pg_notify($1, $2)', ['node_channel', 'param']);
+  await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  console.log(JSON.stringify(got));
+  await c.query('UNLISTEN *');
+  await other.end();
+});
+
+check('discard all', async (c) => {
+  await c.query("SET application_name = 'node-before-discard'");
+  await c.query('DISCARD ALL');
+  show(await c.query('SHOW application_name'));
+});
+
 check('errors', async (c) => {
   for (const sql of ['SELECT * FROM no_such_table', 'SELECT 1/0', 'SELEC 1']) {
     try {

@@ -145,6 +145,40 @@ def _():
     rows(cur.fetchall())
 
 
+@check("listen notify", reset)
+def _():
+    import select
+    other = psycopg2.connect(sys.argv[1])
+    other.autocommit = True
+    cur.execute("LISTEN py2_channel")
+    oc = other.cursor()
+    oc.execute("NOTIFY py2_channel, 'hello'")
+    oc.execute("SELECT pg_notify('py2_channel', 'second')")
+    got = []
+    for _ in range(50):
+        if select.select([conn], [], [], 0.1) != ([], [], []):
+            conn.poll()
+            while conn.notifies:
+                n = conn.notifies.pop(0)
+                got.append((n.channel, n.payload, n.pid == other.get_backend_pid()))
+        if len(got) >= 2:
+            break
+    print(got)
+    cur.execute("UNLISTEN *")
+    other.close()
+
+
+@check("prepare execute", reset)
+def _():
+    cur.execute("PREPARE py2_by_id (int) AS SELECT name FROM customers WHERE id = $1")
+    cur.execute("EXECUTE py2_by_id (3)")
+    rows(cur.fetchall())
+    cur.execute("SELECT name, parameter_types::text FROM pg_prepared_statements WHERE name = 'py2_by_id'")
+    rows(cur.fetchall())
+    cur.execute("DEALLOCATE py2_by_id")
+    print(cur.statusmessage)
+
+
 @check("errors", reset)
 def _():
     for sql in ["SELECT * FROM no_such_table", "SELECT 1/0", "SELEC 1"]:

@@ -134,6 +134,23 @@ def _():
             print(len(ids), sum(ids))
 
 
+@check("listen notify", reset)
+def _():
+    other = psycopg.connect(sys.argv[1], autocommit=True)
+    conn.execute("LISTEN py3_channel")
+    other.execute("NOTIFY py3_channel, 'hello'")
+    other.execute("SELECT pg_notify('py3_channel', %s)", ("from a parameter",))
+    got = []
+    gen = conn.notifies()
+    for n in gen:
+        got.append((n.channel, n.payload, n.pid == other.info.backend_pid))
+        if len(got) == 2:
+            gen.close()
+    print(got)
+    conn.execute("UNLISTEN py3_channel")
+    other.close()
+
+
 @check("errors", reset)
 def _():
     for sql in ["SELECT * FROM no_such_table", "SELECT 1/0", "SELEC 1"]:
