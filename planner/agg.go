@@ -37,6 +37,9 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 	if fc.Over != nil {
 		return c.windowRef(fc)
 	}
+	if populateFuncs[name] != "" {
+		return nil, repr.Unsupported("%s outside FROM (composite values)", name).WithPosition(fc.Location + 1)
+	}
 	if expr.IsTableFunc(name) && !isAggregate(fc) {
 		return c.srfRef(fc)
 	}

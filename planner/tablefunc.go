@@ -247,7 +247,19 @@ func (c *ectx) tableCall(fc *pg_query.FuncCall, defs []*pg_query.Node) (expr.Tab
 	if fc.FuncVariadic {
 		return expr.TableCall{}, repr.Unsupported("VARIADIC arguments")
 	}
-	args, err := c.exprs(fc.Args)
+	argNodes := fc.Args
+	pname, pargs, pcols, populate, err := c.populateCall(fc)
+	if err != nil {
+		return expr.TableCall{}, err
+	}
+	if populate {
+		if len(defs) > 0 {
+			return expr.TableCall{}, repr.Errorf(repr.CodeSyntax, "a column definition list is only allowed for functions returning \"record\"").
+				WithPosition(defs[0].GetColumnDef().GetLocation() + 1)
+		}
+		name, argNodes = pname, pargs
+	}
+	args, err := c.exprs(argNodes)
 	if err != nil {
 		return expr.TableCall{}, err
 	}
@@ -262,7 +274,9 @@ func (c *ectx) tableCall(fc *pg_query.FuncCall, defs []*pg_query.Node) (expr.Tab
 	if err != nil {
 		return expr.TableCall{}, withPos(err, fc.Location)
 	}
-	if f, err = withColumnDefs(f, defs, fc); err != nil {
+	if populate {
+		f = f.WithColumns(pcols)
+	} else if f, err = withColumnDefs(f, defs, fc); err != nil {
 		return expr.TableCall{}, err
 	}
 	if f.Scalar != nil && f.Scalar.Volatile && c.b.opts.MaterializedView {

@@ -1,0 +1,72 @@
+package planner
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// populateFuncs maps json[b]_populate_record[set] to the record function
+// with a column definition list that computes the same rows.
+var populateFuncs = map[string]string{
+	"json_populate_record": "json_to_record", "json_populate_recordset": "json_to_recordset",
+	"jsonb_populate_record": "jsonb_to_record", "jsonb_populate_recordset": "jsonb_to_recordset",
+}
+
+// populateCall rewrites json[b]_populate_record[set](NULL::rel, doc) in
+// FROM into json[b]_to_record[set](doc) with rel's columns as its column
+// definition list: PostgreSQL fills the row type's fields from the
+// document's keys with populate_record_field's conversions, and a NULL base
+// leaves the missing ones NULL, which is what the _to_ forms do. Eddy has
+// no composite values, so a non-NULL base record or a row type that is
+// not a relation's is 0A000. It returns ok false for other calls.
+func (c *ectx) populateCall(fc *pg_query.FuncCall) (name string, args []*pg_query.Node, cols []expr.TableCol, ok bool, err error) {
+	name = funcName(fc)
+	to, found := populateFuncs[name]
+	if !found || len(fc.Args) == 0 {
+		return "", nil, nil, false, nil
+	}
+	if len(fc.Args) != 2 {
+		return "", nil, nil, false, repr.Unsupported("%s with %d arguments", name, len(fc.Args)).WithPosition(fc.Location + 1)
+	}
+	tc := fc.Args[0].GetTypeCast()
+	if tc == nil || !tc.Arg.GetAConst().GetIsnull() {
+		return "", nil, nil, false, repr.Unsupported("%s with a base record other than NULL::table", name).WithPosition(fc.Location + 1)
+	}
+	rel, err := c.rowTypeRelation(tc.TypeName, name)
+	if err != nil {
+		return "", nil, nil, false, err
+	}
+	for _, col := range rel.Columns {
+		cols = append(cols, expr.TableCol{Name: col.Name, T: col.Type})
+	}
+	return to, fc.Args[1:], cols, true, nil
+}
+
+// rowTypeRelation resolves the row type a NULL base record is cast to:
+// a table's or view's name (a base type is 0A000: Eddy's populate
+// functions fill only row types).
+func (c *ectx) rowTypeRelation(tn *pg_query.TypeName, fn string) (*Relation, error) {
+	var parts []string
+	for _, n := range tn.Names {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	if len(tn.ArrayBounds) > 0 || len(tn.Typmods) > 0 || len(parts) == 0 || len(parts) > 2 {
+		return nil, repr.Unsupported("%s over type %s", fn, strings.Join(parts, ".")).WithPosition(tn.Location + 1)
+	}
+	schema, name := "", parts[len(parts)-1]
+	if len(parts) == 2 {
+		schema = parts[0]
+	}
+	rel, err := c.b.cat.Relation(schema, name)
+	if err != nil {
+		if _, terr := resolveType(tn); terr == nil {
+			return nil, repr.Unsupported("%s over the non-composite type %s", fn, name).WithPosition(tn.Location + 1)
+		}
+		return nil, repr.Errorf(repr.CodeUndefinedObject, "type %q does not exist", name).WithPosition(tn.Location + 1)
+	}
+	return rel, nil
+}
