@@ -192,9 +192,7 @@ func (p *Portal) execDiscard(ds *pg.DiscardStmt) error {
 		s.closeCursors()
 		clear(s.prepared)
 		if s.role != "" {
-			if err := s.setRole(""); err != nil {
-				return err
-			}
+			s.restoreRole("") // SET SESSION AUTHORIZATION DEFAULT
 		}
 		s.resetAll()
 		s.applyListen(listenAction{all: true})

@@ -157,10 +157,11 @@ func (s *settings) set(name, value string) error {
 }
 
 // restore sets every setting back to vals (a snapshot of s.vals),
-// reporting the reported ones that change.
+// reporting the reported ones that change. is_superuser is left alone: it
+// follows the role (see Session.restoreRole).
 func (s *settings) restore(vals map[string]string) {
 	for k, v := range vals {
-		if s.vals[k] != v {
+		if s.vals[k] != v && k != "is_superuser" {
 			_ = s.set(k, v)
 		}
 	}
@@ -218,7 +219,7 @@ func (s *Session) execSet(st *pg.VariableSetStmt) error {
 }
 
 // resetAll is RESET ALL: every changeable setting returns to its value
-// after startup.
+// after startup (not the role: PostgreSQL's role has GUC_NO_RESET_ALL).
 func (s *Session) resetAll() {
 	for k, v := range s.settings.initial {
 		if !fixedSettings[k] && !strings.HasPrefix(k, "transaction_") && s.settings.vals[k] != v {

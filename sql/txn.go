@@ -40,6 +40,9 @@ type block struct {
 	// ROLLBACK); SET LOCAL only changes the current values.
 	committed   map[string]string
 	sessionSets map[string]string
+	// role is the SET ROLE role when the block began (SET ROLE is a
+	// setting in PostgreSQL, undone by a rollback too).
+	role string
 	// queried says a query or write ran in the block: the isolation level
 	// can no longer change.
 	queried bool
@@ -55,6 +58,7 @@ type savepoint struct {
 	seqs        int
 	vals        map[string]string
 	sessionSets map[string]string
+	role        string
 	// cursorSeq is the session's cursor counter: cursors numbered above it
 	// were declared after the savepoint.
 	cursorSeq uint64
@@ -127,7 +131,7 @@ func (s *Session) begin(opts []*pg.Node) error {
 		}
 	}
 	s.tx, s.ws = txBlock, &writeSet{}
-	s.blk = block{committed: maps.Clone(s.settings.vals), sessionSets: map[string]string{}}
+	s.blk = block{committed: maps.Clone(s.settings.vals), sessionSets: map[string]string{}, role: s.role}
 	s.applyTxModes(modes)
 	return nil
 }
@@ -171,9 +175,10 @@ func (s *Session) rollbackBlock() {
 // and the transaction modes return to the session defaults.
 func (s *Session) endBlock(commit bool) {
 	s.closeTxCursors()
-	vals := s.blk.committed
+	vals, role := s.blk.committed, s.blk.role
 	if commit {
 		maps.Copy(vals, s.blk.sessionSets)
+		role = s.role
 	}
 	s.tx, s.ws, s.restartSeqs, s.blk = txIdle, nil, nil, block{}
 	if !commit {
@@ -181,6 +186,16 @@ func (s *Session) endBlock(commit bool) {
 	}
 	s.settings.restore(vals)
 	s.settings.resetTxModes()
+	s.restoreRole(role)
+}
+
+// restoreRole makes role the SET ROLE role again, with is_superuser in
+// step with it.
+func (s *Session) restoreRole(role string) {
+	if s.role != role {
+		s.role = role
+		s.identityChanged()
+	}
 }
 
 // savepoint pushes a savepoint named name.
@@ -190,7 +205,7 @@ func (s *Session) savepoint(name string) error {
 	}
 	s.blk.savepoints = append(s.blk.savepoints, savepoint{
 		name: name, mark: s.ws.mark(), seqs: len(s.restartSeqs),
-		vals: maps.Clone(s.settings.vals), sessionSets: maps.Clone(s.blk.sessionSets), cursorSeq: s.cursorSeq,
+		vals: maps.Clone(s.settings.vals), sessionSets: maps.Clone(s.blk.sessionSets), role: s.role, cursorSeq: s.cursorSeq,
 		notes: s.notes.mark(),
 	})
 	return nil
@@ -237,6 +252,7 @@ func (s *Session) rollbackTo(name string) error {
 	s.closeCursorsAfter(sp.cursorSeq)
 	s.notes.rollbackTo(sp.notes)
 	s.settings.restore(sp.vals)
+	s.restoreRole(sp.role)
 	s.blk.sessionSets = maps.Clone(sp.sessionSets)
 	s.tx = txBlock
 	return nil
