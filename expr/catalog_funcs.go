@@ -128,9 +128,9 @@ func init() {
 	catalogFn("pg_terminate_backend", true, b, i4)
 	catalogFn("pg_terminate_backend", true, b, i4, repr.Int8)
 	// pg_notify returns void in PostgreSQL; Eddy has no void type, so it
-	// returns a NULL text (which clients print the same way).
+	// returns an empty text, void's text output.
 	catalogFn("pg_notify", false, text, text, text)
-	// pg_sleep returns void in PostgreSQL too; it waits in the session,
+	// pg_sleep returns void too (an empty text); it waits in the session,
 	// ending early when the statement is cancelled.
 	catalogFn("pg_sleep", true, text, repr.Float8)
 	catalogFn("pg_is_in_recovery", true, b)

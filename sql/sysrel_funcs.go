@@ -249,6 +249,10 @@ func init() {
 // without the engine's lock.
 type sessionFunc func(c sessionCatalog, a []repr.Datum) (repr.Datum, error)
 
+// voidText stands for PostgreSQL's void result (pg_notify, pg_sleep): Eddy
+// has no void type, and void's text output is the empty string (not NULL).
+var voidText = repr.NewText("")
+
 // sessionFuncs are the session functions by name.
 var sessionFuncs = map[string]sessionFunc{
 	"set_config": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
@@ -276,16 +280,16 @@ var sessionFuncs = map[string]sessionFunc{
 	"pg_sleep": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
 		secs := a[0].Float()
 		if secs > 0 {
-			return repr.Null, c.s.sleep(time.Duration(min(secs, 1e9) * float64(time.Second)))
+			return voidText, c.s.sleep(time.Duration(min(secs, 1e9) * float64(time.Second)))
 		}
-		return repr.Null, nil
+		return voidText, nil
 	},
 	"pg_notify": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
 		channel := ""
 		if !a[0].IsNull() {
 			channel = a[0].Text()
 		}
-		return repr.Null, c.s.queueNotify(channel, a[1])
+		return voidText, c.s.queueNotify(channel, a[1])
 	},
 }
 
