@@ -35,7 +35,8 @@
 // the CPU-seconds: wall times include waiting for a core.
 //
 // Flags: -sf (0.1), -seed (1), -chunk (10,000), -queries (q01,q18;
-// default all), -per-view, -cpuprofile DIR (per Eddy process a CPU
+// default all), -rf PERMILLE (1: each refresh batch 0.1% of the orders),
+// -per-view, -cpuprofile DIR (per Eddy process a CPU
 // profile of the load, all.pprof or qNN.pprof, the heap after it,
 // all.heap or qNN.heap, and a CPU profile of the refresh batches,
 // all.refresh.pprof), -maxrss MB, -postgres=false, -pgbin DIR.

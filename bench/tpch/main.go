@@ -22,6 +22,7 @@ type options struct {
 	queries    string
 	perView    bool
 	cpuprofile string
+	rfPermille int
 	maxRSS     int64 // MB
 	postgres   bool
 	eddy       bool
@@ -34,6 +35,7 @@ func main() {
 	var o options
 	flag.Float64Var(&o.sf, "sf", 0.1, "TPC-H scale factor (1: 6M lineitems)")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the generated data")
+	flag.IntVar(&o.rfPermille, "rf", 1, "orders each refresh batch inserts or deletes, in thousandths of the orders (TPC-H: 1)")
 	flag.IntVar(&o.chunk, "chunk", 10_000, "rows per COPY during the load (one commit, one step of every view)")
 	flag.StringVar(&o.queries, "queries", "", "comma-separated views to create (q01,q18; default all 22)")
 	flag.BoolVar(&o.perView, "per-view", false, "also load each view alone in a fresh Eddy and report its state per input row")
@@ -70,7 +72,7 @@ func run(o options) error {
 		}
 	}
 	start := time.Now()
-	w := newWorkload(tpch.Generate(tpch.Config{SF: o.sf, Seed: o.seed}), tpch.Queries(), views, o.chunk)
+	w := newWorkload(tpch.Generate(tpch.Config{SF: o.sf, Seed: o.seed, RefreshPermille: o.rfPermille}), tpch.Queries(), views, o.chunk)
 	debug.FreeOSMemory() // the generator's garbage: gigabytes at SF 1
 	rep := &report{o: o, w: w, machine: machine(), genTime: time.Since(start)}
 	fmt.Fprintf(os.Stderr, "generated SF %g in %v: %d rows\n", o.sf, rep.genTime.Round(time.Millisecond), w.loadRows())

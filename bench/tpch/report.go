@@ -74,7 +74,8 @@ func (r *report) printRefresh(out io.Writer) {
 	fmt.Fprintln(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, name := range refreshBatches {
 		e := r.eddy.Refresh[name]
-		label := map[string]string{"rf1": "rf1: 0.1% new orders", "rf2": "rf2: 0.1% orders deleted"}[name]
+		pct := fmt.Sprintf("%g%%", float64(max(r.o.rfPermille, 1))/10)
+		label := map[string]string{"rf1": "rf1: " + pct + " new orders", "rf2": "rf2: " + pct + " orders deleted"}[name]
 		if r.pg == nil {
 			fmt.Fprintf(out, "| %s | %s | %.2f | – | – | – | – |\n", label, ms(e.Wall), e.CPU.Seconds())
 			continue

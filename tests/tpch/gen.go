@@ -14,6 +14,9 @@ import (
 type Config struct {
 	SF   float64
 	Seed uint64
+	// RefreshPermille is the share of the orders each refresh batch
+	// inserts or deletes, in thousandths: 0 means TPC-H's 1 (0.1%).
+	RefreshPermille int
 }
 
 // Table is one generated table: its name, columns and rows, each value in

@@ -20,7 +20,7 @@ import (
 //   - mixed: RF1 and RF2 again in one transaction, deleting some of rf1's
 //     orders.
 func (g *gen) refreshBatches() []Batch {
-	n := max(g.nOrder/1000, 20)
+	n := max(g.nOrder*max(g.cfg.RefreshPermille, 1)/1000, 20)
 	deleted := map[int]bool{}
 	rf1 := g.rf1(g.rng(streamRF1), n)
 	rf2 := g.rf2(g.rng(streamRF2), n, deleted, []int{0, 3, 6})
