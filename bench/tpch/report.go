@@ -67,13 +67,13 @@ func (r *report) printLoad(out io.Writer, rows int64) {
 // printRefresh prints the refresh table: Eddy's commit (every view
 // maintained in it) against PostgreSQL's batch plus REFRESH of every view.
 func (r *report) printRefresh(out io.Writer) {
-	if r.eddy.Error != "" {
+	if r.eddy.Error != "" && r.pg == nil {
 		return
 	}
 	fmt.Fprintln(out, "\n| refresh | Eddy wall | Eddy CPU-s | PostgreSQL wall (batch + REFRESH of each view) | PostgreSQL CPU-s | PostgreSQL / Eddy wall | PostgreSQL / Eddy CPU |")
 	fmt.Fprintln(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, name := range refreshBatches {
-		e := r.eddy.Refresh[name]
+		e, measured := r.eddy.Refresh[name]
 		pct := fmt.Sprintf("%g%%", float64(max(r.o.rfPermille, 1))/10)
 		label := map[string]string{"rf1": "rf1: " + pct + " new orders", "rf2": "rf2: " + pct + " orders deleted"}[name]
 		if r.pg == nil {
@@ -81,6 +81,10 @@ func (r *report) printRefresh(out io.Writer) {
 			continue
 		}
 		p := r.pg.Refresh[name]
+		if !measured {
+			fmt.Fprintf(out, "| %s | – | – | %s | %.2f | – | – |\n", label, ms(p.Wall), p.CPU.Seconds())
+			continue
+		}
 		fmt.Fprintf(out, "| %s | %s | %.2f | %s | %.2f | %s | %s |\n", label, ms(e.Wall), e.CPU.Seconds(),
 			ms(p.Wall), p.CPU.Seconds(), ratio(p.Wall, e.Wall), ratio(p.CPU, e.CPU))
 	}
