@@ -72,6 +72,9 @@ func (a *And) Type() repr.T { return repr.Bool }
 // Eval is three-valued AND: false if any argument is false (later arguments
 // are then not evaluated), else NULL if any is NULL, else true.
 func (a *And) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	if m := members(&a.set, a.Args, "<>"); m != noMembers {
+		return m.eval(ctx, row)
+	}
 	return evalConnective(ctx, row, a.Args, false)
 }
 
@@ -81,6 +84,9 @@ func (o *Or) Type() repr.T { return repr.Bool }
 // Eval is three-valued OR: true if any argument is true, else NULL if any
 // is NULL, else false.
 func (o *Or) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	if m := members(&o.set, o.Args, "="); m != noMembers {
+		return m.eval(ctx, row)
+	}
 	return evalConnective(ctx, row, o.Args, true)
 }
 

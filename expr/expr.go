@@ -1,6 +1,10 @@
 package expr
 
-import "github.com/eddydb/eddy/repr"
+import (
+	"sync/atomic"
+
+	"github.com/eddydb/eddy/repr"
+)
 
 // Expr is a typed scalar expression over the columns of an input row.
 // Expressions are immutable after construction and safe to share.
@@ -95,11 +99,21 @@ type Cast struct {
 	Explicit bool
 }
 
-// And is the three-valued conjunction of Args (len >= 2).
-type And struct{ Args []Expr }
+// And is the three-valued conjunction of Args (len >= 2). When every arm
+// compares one term with a constant by <> (`x NOT IN (...)`), evaluation
+// hashes the constants once (see members).
+type And struct {
+	Args []Expr
+	set  atomic.Pointer[memberSet] // nil until the first Eval
+}
 
-// Or is the three-valued disjunction of Args (len >= 2).
-type Or struct{ Args []Expr }
+// Or is the three-valued disjunction of Args (len >= 2). When every arm
+// compares one term with a constant (the planner's form of `x IN (...)`),
+// evaluation hashes the constants once (see members).
+type Or struct {
+	Args []Expr
+	set  atomic.Pointer[memberSet] // nil until the first Eval
+}
 
 // Not is three-valued negation.
 type Not struct{ Arg Expr }

@@ -152,6 +152,21 @@ func keyLossless(d Datum) bool {
 	return false
 }
 
+// KeyDecidesEquality reports whether, for two non-NULL values of type t,
+// "=" is true exactly when their key encodings (AppendKey) are equal, and
+// the encodings order as the values (char(n) is excluded: it ignores
+// trailing blanks; floats and intervals are left out to stay clear of
+// their equality corner cases).
+func KeyDecidesEquality(t T) bool {
+	switch t.Family {
+	case FamBool, FamInt, FamDate, FamTimestamp, FamTimestampTZ, FamNumeric:
+		return true
+	case FamText:
+		return t.Kind != KindChar
+	}
+	return false
+}
+
 // AppendKeyHints appends the hints that decode AppendRowKey(r) back to r
 // (DecodeRowKey) and reports true, if every datum of r decodes exactly;
 // otherwise it returns buf unchanged and false.
