@@ -38,8 +38,14 @@ var disablePointReads bool
 var pointReadCount atomic.Int64
 
 // maxPrefixes bounds the key prefixes one read probes (the product of
-// the IN lists of the fixed columns); columns past it are left unfixed.
-const maxPrefixes = 1024
+// the IN lists of the fixed columns) on a small collection; columns past
+// it are left unfixed. A larger collection allows one probe per
+// rowsPerProbe rows: a probe (one seek) costs less than decoding that
+// many rows of a scan.
+const (
+	maxPrefixes  = 1024
+	rowsPerProbe = 8
+)
 
 // preds are the conjuncts of a filter that an access path can use, by
 // the term (termOf) of the column or expression they constrain: the
@@ -231,19 +237,9 @@ func isConstant(e expr.Expr) bool {
 	return false
 }
 
-// keySafe reports whether, for two values of type t, "=" is true exactly
-// when their key encodings are equal and the encodings order as the
-// values (char(n) is excluded: it ignores trailing blanks; floats and
-// intervals are left out to stay clear of their equality corner cases).
-func keySafe(t repr.T) bool {
-	switch t.Family {
-	case repr.FamBool, repr.FamInt, repr.FamDate, repr.FamTimestamp, repr.FamTimestampTZ, repr.FamNumeric:
-		return true
-	case repr.FamText:
-		return t.Kind != repr.KindChar
-	}
-	return false
-}
+// keySafe reports whether a value of type t can key an access path
+// (repr.KeyDecidesEquality).
+func keySafe(t repr.T) bool { return repr.KeyDecidesEquality(t) }
 
 // accessPath is an ordered way to read a collection: its own key order
 // (index 0) or an index, whose key parts have terms (termOf) and display
@@ -286,13 +282,14 @@ func (e *Engine) choosePath(p pointInput) (accessPath, bool) {
 		key = colsKey(obj, cols, false)
 	}
 	own.parts, own.names = key.terms(), key.names
-	best := p.p.fit(own)
+	limit := max(maxPrefixes, c.Len()/rowsPerProbe)
+	best := p.p.fit(own, limit)
 	for _, ix := range e.cat.indexesOf(obj.ID) {
 		k := ix.ixKey
 		if k == nil || !k.impliedBy(p.p.conj) {
 			continue
 		}
-		cand := p.p.fit(accessPath{index: ix.ID, name: ix.Name, parts: k.terms(), names: k.names, where: k.whereText})
+		cand := p.p.fit(accessPath{index: ix.ID, name: ix.Name, parts: k.terms(), names: k.names, where: k.whereText}, limit)
 		if cand.score() > best.score() {
 			best = cand
 		}
@@ -301,12 +298,13 @@ func (e *Engine) choosePath(p pointInput) (accessPath, bool) {
 }
 
 // fit returns path with the number of its leading parts the predicates
-// fix and whether they bound the next one.
-func (p preds) fit(path accessPath) accessPath {
+// fix (at most limit combinations of their values) and whether they bound
+// the next one.
+func (p preds) fit(path accessPath, limit int) accessPath {
 	n := 1
 	for _, part := range path.parts {
 		vals := p.eq[part]
-		if len(vals) == 0 || n*len(vals) > maxPrefixes {
+		if len(vals) == 0 || n*len(vals) > limit {
 			path.rng = p.lo[part] != nil || p.hi[part] != nil
 			break
 		}
