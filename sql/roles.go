@@ -21,6 +21,10 @@ type Role struct {
 	CreateRole bool `json:",omitempty"`
 	CreateDB   bool `json:",omitempty"`
 	Login      bool `json:",omitempty"`
+	// Replication and BypassRLS are kept for the catalogs; Eddy has no
+	// replication connections and no row-level security.
+	Replication bool `json:",omitempty"`
+	BypassRLS   bool `json:",omitempty"`
 	// ConnLimit is CONNECTION LIMIT; -1 is no limit.
 	ConnLimit int
 	// Password is the verifier (password.go); "" is no password.
@@ -153,7 +157,8 @@ func (e *Engine) BootstrapRole(name, password string) error {
 	return e.changeRoles(func(roles map[string]*Role) error {
 		r := roleByOID(roles, oidSuperuser)
 		if r == nil {
-			r = &Role{OID: oidSuperuser, Name: name, Super: true, CreateRole: true, CreateDB: true, Login: true, ConnLimit: -1}
+			r = &Role{OID: oidSuperuser, Name: name, Super: true, CreateRole: true, CreateDB: true, Login: true,
+				Replication: true, BypassRLS: true, ConnLimit: -1}
 			roles[name] = r
 		}
 		if password == "" {

@@ -65,6 +65,7 @@ func reservedRole(name string) error {
 // not mentioned.
 type roleOpts struct {
 	super, createRole, createDB, login, inherit *bool
+	replication, bypassRLS                      *bool
 	connLimit                                   *int
 	password                                    *string // "" is PASSWORD NULL
 	validUntil                                  *time.Time
@@ -101,6 +102,10 @@ func (p *Portal) roleOption(o *roleOpts, name string, d *pg.DefElem) error {
 		o.login = b()
 	case "inherit":
 		o.inherit = b()
+	case "isreplication":
+		o.replication = b()
+	case "bypassrls":
+		o.bypassRLS = b()
 	case "connectionlimit":
 		v := int(d.Arg.GetInteger().GetIval())
 		if v < -1 {
@@ -171,11 +176,14 @@ func (o *roleOpts) check(caller Role, target *Role) error {
 	if caller.Super {
 		return nil
 	}
-	if target.Super || (o.super != nil && *o.super) {
+	if target.Super || isSet(o.super) || isSet(o.replication) || isSet(o.bypassRLS) {
 		return repr.Errorf("42501", "must be superuser to create or alter superusers")
 	}
 	return nil
 }
+
+// isSet reports whether an option is given and true.
+func isSet(b *bool) bool { return b != nil && *b }
 
 // apply sets the attributes o mentions on r.
 func (o *roleOpts) apply(r *Role) {
@@ -188,6 +196,8 @@ func (o *roleOpts) apply(r *Role) {
 	set(&r.CreateRole, o.createRole)
 	set(&r.CreateDB, o.createDB)
 	set(&r.Login, o.login)
+	set(&r.Replication, o.replication)
+	set(&r.BypassRLS, o.bypassRLS)
 	if o.inherit != nil {
 		r.NoInherit = !*o.inherit
 	}
@@ -271,6 +281,7 @@ func onlyPassword(o *roleOpts) bool {
 	c := *o
 	c.password = nil
 	return c.super == nil && c.createRole == nil && c.createDB == nil && c.login == nil &&
+		c.replication == nil && c.bypassRLS == nil &&
 		c.inherit == nil && c.connLimit == nil && c.validUntil == nil
 }
 

@@ -185,8 +185,8 @@ func rowsRole(rel string) func(*sysSnap) []repr.Row {
 func roleVals(role Role) map[string]repr.Datum {
 	vals := map[string]repr.Datum{"oid": oidD(role.OID), "rolname": nameD(role.Name),
 		"rolsuper": boolD(role.Super), "rolinherit": boolD(!role.NoInherit), "rolcreaterole": boolD(role.CreateRole),
-		"rolcreatedb": boolD(role.CreateDB), "rolcanlogin": boolD(role.Login), "rolreplication": boolD(role.Super),
-		"rolbypassrls": boolD(role.Super), "rolconnlimit": intD(role.ConnLimit)}
+		"rolcreatedb": boolD(role.CreateDB), "rolcanlogin": boolD(role.Login), "rolreplication": boolD(role.Replication),
+		"rolbypassrls": boolD(role.BypassRLS), "rolconnlimit": intD(role.ConnLimit)}
 	if !role.ValidUntil.IsZero() {
 		vals["rolvaliduntil"] = repr.NewTimestampTZ(repr.TimeToTimestamp(role.ValidUntil))
 	}
@@ -212,8 +212,8 @@ func rowsUser(s *sysSnap) []repr.Row {
 			continue
 		}
 		vals := map[string]repr.Datum{"usename": nameD(role.Name), "usesysid": oidD(role.OID),
-			"usecreatedb": boolD(role.CreateDB), "usesuper": boolD(role.Super), "userepl": boolD(role.Super),
-			"usebypassrls": boolD(role.Super), "passwd": repr.NewText("********")}
+			"usecreatedb": boolD(role.CreateDB), "usesuper": boolD(role.Super), "userepl": boolD(role.Replication),
+			"usebypassrls": boolD(role.BypassRLS), "passwd": repr.NewText("********")}
 		if !role.ValidUntil.IsZero() {
 			vals["valuntil"] = repr.NewTimestampTZ(repr.TimeToTimestamp(role.ValidUntil))
 		}
