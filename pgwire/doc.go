@@ -30,6 +30,12 @@
 //     goroutine: the Backend is not safe for concurrent use, and this way a
 //     CopyIn that fails early leaves the rest of the stream unread, to be
 //     dropped by the main loop exactly as PostgreSQL drops it;
+//   - COPY TO STDOUT: CopyOutResponse, then each of CopyOutPortal.CopyOut's
+//     writes as one CopyData message, then CopyDone;
+//   - asynchronous NotificationResponse (notify.go): queued by any goroutine
+//     through the session's Backend.Notify, sent before the next
+//     ReadyForQuery with status idle, or at once by a per-connection writer
+//     while the client is idle;
 //   - query cancellation: a CancelRequest on a new connection carrying a
 //     connection's pid and secret cancels the context of the statement that
 //     connection is running. A statement context is only replaced once it
@@ -46,7 +52,9 @@
 // flushThreshold bytes, so a prepared point query costs one write.
 //
 // Threading: each connection is served by one goroutine that owns its Backend
-// and Session; the only cross-goroutine interactions are CancelRequest (which
-// cancels a context under the connection's mutex) and Server.Shutdown (which
-// cancels contexts and sets a read deadline).
+// and Session; the only cross-goroutine interactions are CancelRequest and
+// Backend.Cancel (which cancel a context under the connection's mutex),
+// Server.Shutdown and Backend.Terminate (which cancel contexts and set a read
+// deadline), and Backend.Notify (which queues under its own mutex and may
+// write to an idle connection's socket, see notify.go).
 package pgwire
