@@ -302,6 +302,7 @@ func pgxNotices(t *testing.T, ctx context.Context, c *protoConn) {
 		{[]string{"ROLLBACK"}, "25P01"},
 		{[]string{"BEGIN", "BEGIN", "ROLLBACK"}, "25001"},
 		{[]string{"SET LOCAL application_name = 'x'"}, "25P01"},
+		{[]string{"SET TRANSACTION READ ONLY"}, "25P01"},
 	} {
 		c.takeNotices()
 		mustExec(t, ctx, c.Conn, tc.sqls...)
