@@ -94,8 +94,11 @@ func refName(ref *pg_query.ColumnRef) (table, name string, err error) {
 	switch len(parts) {
 	case 1:
 		return "", parts[0], nil
-	case 2, 3, 4:
-		return parts[len(parts)-2], parts[len(parts)-1], nil
+	case 2:
+		return parts[0], parts[1], nil
+	case 3, 4:
+		// [db.]schema.table.column
+		return parts[len(parts)-3] + "." + parts[len(parts)-2], parts[len(parts)-1], nil
 	}
 	return "", "", repr.Errorf(repr.CodeSyntax, "improper qualified name")
 }

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
@@ -63,20 +65,27 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 	return rel, sc, b.claimSession(sc, rel, len(items), outer, mark)
 }
 
-// checkDuplicateAliases rejects a table alias used twice at one level (42712).
+// checkDuplicateAliases rejects a table alias used twice at one level
+// (42712); as in PostgreSQL, two relations named without aliases do not
+// clash when their schemas differ.
 func checkDuplicateAliases(have, add []scopeCol) error {
-	seen := map[string]bool{}
+	seen := map[string][]string{} // table -> schemas ("" aliased)
 	for _, c := range have {
-		if !c.outer && c.table != "" {
-			seen[c.table] = true
+		if !c.outer && c.table != "" && !slices.Contains(seen[c.table], c.schema) {
+			seen[c.table] = append(seen[c.table], c.schema)
 		}
 	}
 	done := map[string]bool{}
 	for _, c := range add {
-		if c.table != "" && seen[c.table] && !done[c.table] {
-			return repr.Errorf("42712", "table name %q specified more than once", c.table)
+		if c.table == "" || done[c.table] {
+			continue
 		}
 		done[c.table] = true
+		for _, s := range seen[c.table] {
+			if s == "" || c.schema == "" || s == c.schema {
+				return repr.Errorf("42712", "table name %q specified more than once", c.table)
+			}
+		}
 	}
 	return nil
 }
@@ -125,6 +134,9 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 	for i, c := range rel.Columns {
 		ts[i], notNull[i] = c.Type, c.NotNull
 		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, system: c.System}
+		if rv.Alias == nil {
+			cols[i].schema = rel.Schema
+		}
 		if rel.Kind != RelView && !c.System {
 			cols[i].tableID, cols[i].attr = rel.ID, int16(i+1)
 		}

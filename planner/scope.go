@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/repr"
@@ -9,7 +11,10 @@ import (
 // scopeCol is one column visible by name. Its position in scope.cols is its
 // column index in the relation the scope describes.
 type scopeCol struct {
-	table  string // qualifier (table alias); "" when none
+	table string // qualifier (table alias); "" when none
+	// schema is the schema of a relation named without an alias, which
+	// a reference may qualify the table with (s.t.c).
+	schema string
 	name   string
 	typ    repr.T
 	hidden bool // not expanded by * (outer values, USING duplicates)
@@ -27,6 +32,15 @@ type scopeCol struct {
 	attr    int16
 	// fields names the fields of a record-valued column (ResultColumn.Fields).
 	fields []expr.TableCol
+}
+
+// qualifiedBy reports whether q names c's table: its alias or name, or
+// schema.name for a relation named without an alias.
+func (c *scopeCol) qualifiedBy(q string) bool {
+	if s, t, ok := strings.Cut(q, "."); ok {
+		return c.schema == s && c.table == t
+	}
+	return c.table == q
 }
 
 // scope is the name environment of one query level.
@@ -66,7 +80,7 @@ func (s *scope) lookup(table, name string, loc int32) (int, error) {
 	for _, outer := range []bool{false, true} {
 		found := -1
 		for i, c := range s.cols {
-			if c.outer != outer || c.name != name || table != "" && c.table != table {
+			if c.outer != outer || c.name != name || table != "" && !c.qualifiedBy(table) {
 				continue
 			}
 			if table == "" && c.hidden {
@@ -101,7 +115,7 @@ func ambiguous(table, name string, loc int32) error {
 // hasTable reports whether any column has the qualifier table.
 func (s *scope) hasTable(table string) bool {
 	for _, c := range s.cols {
-		if c.table == table && !c.outer {
+		if c.qualifiedBy(table) && !c.outer {
 			return true
 		}
 	}
@@ -155,7 +169,7 @@ func undefinedColumn(s *scope, table, name string, loc int32) error {
 func (s *scope) starCols(table string, loc int32) ([]int, error) {
 	var out []int
 	for i, c := range s.cols {
-		if c.outer || c.system || table == "" && c.hidden || table != "" && c.table != table {
+		if c.outer || c.system || table == "" && c.hidden || table != "" && !c.qualifiedBy(table) {
 			continue
 		}
 		out = append(out, i)

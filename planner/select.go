@@ -198,6 +198,9 @@ func expandTargets(list []*pg_query.Node, sc *scope) ([]target, error) {
 			if len(ref.Fields) > 1 {
 				table = ref.Fields[len(ref.Fields)-2].GetString_().GetSval()
 			}
+			if len(ref.Fields) > 2 {
+				table = ref.Fields[len(ref.Fields)-3].GetString_().GetSval() + "." + table
+			}
 			cols, err := sc.starCols(table, ref.Location)
 			if err != nil {
 				return nil, err
