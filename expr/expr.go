@@ -55,6 +55,9 @@ type SessionInfo struct {
 	// Channels returns the channels the session listens on, in LISTEN
 	// order (pg_listening_channels; nil: none).
 	Channels func() []string
+	// Schema returns the first existing schema of the search path
+	// (current_schema; "" is NULL; nil: public).
+	Schema func() string
 }
 
 // Sequences is the session's access to sequences (sequence_funcs.go).

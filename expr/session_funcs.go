@@ -29,8 +29,19 @@ func init() {
 			return s.User
 		})
 	}
-	info("current_schema", func(*SessionInfo) string { return "public" })
-	f := fn("current_setting", repr.Text, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
+	f := fn("current_schema", repr.Text, func(c *Ctx, _ []repr.Datum) (repr.Datum, error) {
+		switch {
+		case c.Session == nil:
+			return repr.Null, repr.Unsupported("current_schema() outside a session")
+		case c.Session.Schema == nil:
+			return repr.NewText("public"), nil
+		case c.Session.Schema() == "":
+			return repr.Null, nil
+		}
+		return repr.NewText(c.Session.Schema()), nil
+	})
+	f.Volatile = true
+	f = fn("current_setting", repr.Text, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
 		if c.Session != nil && c.Session.Setting != nil {
 			if v, ok := c.Session.Setting(a[0].Text()); ok {
 				return repr.NewText(v), nil

@@ -55,6 +55,11 @@ type Object struct {
 	Index *IndexDef `json:",omitempty"`
 	// Comment is set by COMMENT ON.
 	Comment string `json:",omitempty"`
+	// Owner is the OID of the role that owns the object (0 is the
+	// bootstrap superuser); ACL its privileges, nil for the default (the
+	// owner holds all): see privilege.go.
+	Owner uint32    `json:",omitempty"`
+	ACL   []ACLItem `json:",omitempty"`
 
 	// Constraints are the table's UNIQUE, CHECK and FOREIGN KEY
 	// constraints (constraint.go).
@@ -95,6 +100,8 @@ type ColumnDef struct {
 type Catalog struct {
 	byID   map[uint64]*Object
 	byName map[string]*Object // "schema.name"
+	// schemas are the namespaces by name (schema.go).
+	schemas map[string]*Schema
 	// version counts changes (add, remove), so that plans cached against
 	// the catalog can tell they are stale.
 	version uint64
@@ -114,7 +121,7 @@ type Catalog struct {
 }
 
 func newCatalog() *Catalog {
-	return &Catalog{byID: map[uint64]*Object{}, byName: map[string]*Object{}}
+	return &Catalog{byID: map[uint64]*Object{}, byName: map[string]*Object{}, schemas: builtinSchemas()}
 }
 
 func qualified(schema, name string) string { return schema + "." + name }

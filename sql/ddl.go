@@ -19,6 +19,10 @@ func (p *Portal) execCreateTable(cs *pg.CreateStmt) error {
 	if err != nil {
 		return err
 	}
+	obj.Owner = p.st.s.newOwner()
+	for _, o := range obj.owned {
+		o.Owner = obj.Owner
+	}
 	return p.st.s.e.createObjects(append([]*Object{obj}, obj.owned...), cs.IfNotExists)
 }
 
@@ -337,7 +341,7 @@ func (e *Engine) linkOwned(objs []*Object) error {
 		seq.Schema, seq.Name, seq.Sequence.OwnedBy = t.Schema, name, t.ID
 		i := columnIndex(t.Columns, seq.Sequence.OwnedCol)
 		t.Columns[i].Seq = seq.ID
-		t.Columns[i].Default = "nextval(" + quoteLiteral(name) + ")"
+		t.Columns[i].Default = "nextval(" + quoteLiteral(qualifiedText(t.Schema, name)) + ")"
 	}
 	return nil
 }
@@ -347,8 +351,8 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // nameTaken reports whether obj's name is in use: an error (42P07), or
 // true with no error under IF NOT EXISTS.
 func (e *Engine) nameTaken(obj *Object, ifNotExists bool) (bool, error) {
-	if obj.Schema != "public" {
-		return false, repr.Errorf(repr.CodeUndefinedObject, "schema \"%s\" does not exist", obj.Schema)
+	if e.cat.schemas[obj.Schema] == nil {
+		return false, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", obj.Schema)
 	}
 	if e.cat.lookup(obj.Schema, obj.Name) == nil {
 		return false, nil
@@ -404,7 +408,7 @@ func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 		return err
 	}
 	e := p.st.s.e
-	obj := &Object{Kind: planner.RelView, Schema: schemaOf(vs.View), Name: vs.View.Relname, SQL: sql}
+	obj := &Object{Kind: planner.RelView, Schema: schemaOf(vs.View), Name: vs.View.Relname, SQL: sql, Owner: p.st.s.newOwner()}
 	e.mu.RLock()
 	cols, deps, err := e.describeQuery(sql, false, p.st.s.settings.timeZone)
 	e.mu.RUnlock()

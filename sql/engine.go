@@ -179,6 +179,9 @@ func (e *Engine) restore() error {
 	} else if ok {
 		e.nextID = binary.BigEndian.Uint64(v)
 	}
+	if err := e.restoreSchemas(); err != nil {
+		return err
+	}
 	var objs []*Object
 	err := e.db.Scan(storage.CatalogPrefix(), func(_, v []byte) error {
 		o, err := decodeObject(v)

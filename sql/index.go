@@ -113,6 +113,9 @@ func (p *Portal) execCreateIndex(is *pg.IndexStmt) error {
 		def.Where = text
 	}
 	obj := &Object{Kind: relIndex, Schema: schemaOf(is.Relation), Name: is.Idxname, Index: def}
+	if err := p.st.s.checkOwnsRel(is.Relation); err != nil {
+		return err
+	}
 	return p.st.s.e.createIndex(obj, is.Relation, parts, stringListOf(is.IndexIncludingParams), is.IfNotExists)
 }
 

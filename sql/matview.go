@@ -34,7 +34,7 @@ func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error
 		return err
 	}
 	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql,
-		EmitOnWindowClose: emitOnClose, TimeZone: p.st.s.settings.timeZone}
+		EmitOnWindowClose: emitOnClose, TimeZone: p.st.s.settings.timeZone, Owner: p.st.s.newOwner()}
 	if err := p.st.s.e.createMatView(obj, st.IfNotExists); err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		if len(parts) > 1 {
 			schema = parts[len(parts)-2]
 		}
-		if err := p.st.s.e.drop(kind, schema, name, ds.MissingOk, cascade); p.st.s.noticeSkipped(err) != nil {
+		if err := p.st.s.e.drop(p.st.s, kind, schema, name, ds.MissingOk, cascade); p.st.s.noticeSkipped(err) != nil {
 			return err
 		}
 	}
@@ -164,7 +164,7 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 }
 
 // drop removes an object (and, with cascade, everything depending on it).
-func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, cascade bool) error {
+func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, missingOK, cascade bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	obj := e.cat.lookup(schema, name)
@@ -185,6 +185,15 @@ func (e *Engine) drop(kind planner.RelKind, schema, name string, missingOK, casc
 		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not %s", name, aKind(kind)).
 			WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(obj.Kind)), kindName(obj.Kind))
 	}
+	if err := e.checkOwner(s, obj.Owner, kindName(obj.Kind), obj.Name); err != nil {
+		return err
+	}
+	return e.dropLocked(obj, cascade)
+}
+
+// dropLocked removes obj (and, with cascade, everything depending on it)
+// under the engine's lock.
+func (e *Engine) dropLocked(obj *Object, cascade bool) error {
 	victims := e.dropSet(obj)
 	sinks := e.sinksReading(victims)
 	fixes, owned, depLines := e.dropSide(obj, victims)

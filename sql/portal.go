@@ -152,7 +152,7 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return s.setRole(argsText(n.GetVariableSetStmt().Args))
 	case n.GetVariableSetStmt() != nil:
 		p.tag = "SET"
-		return s.execSet(n.GetVariableSetStmt())
+		return s.applySet(n.GetVariableSetStmt())
 	case n.GetVariableShowStmt() != nil:
 		return p.execShow(n.GetVariableShowStmt())
 	case n.GetCreateStmt() != nil:
@@ -161,8 +161,17 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execCreateView(n.GetViewStmt())
 	case n.GetCreateTableAsStmt() != nil:
 		return p.execCreateTableAs(n.GetCreateTableAsStmt())
+	case n.GetDropStmt() != nil && n.GetDropStmt().RemoveType == pg.ObjectType_OBJECT_SCHEMA:
+		return p.execDropSchema(n.GetDropStmt())
 	case n.GetDropStmt() != nil:
 		return p.execDrop(n.GetDropStmt())
+	case n.GetCreateSchemaStmt() != nil:
+		return p.execCreateSchema(n.GetCreateSchemaStmt())
+	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_SCHEMA:
+		p.tag = "ALTER SCHEMA"
+		return s.e.renameSchema(s, n.GetRenameStmt().Subname, n.GetRenameStmt().Newname)
+	case n.GetAlterObjectSchemaStmt() != nil:
+		return p.execSetSchema(n.GetAlterObjectSchemaStmt())
 	case n.GetIndexStmt() != nil:
 		return p.execCreateIndex(n.GetIndexStmt())
 	case n.GetReindexStmt() != nil:

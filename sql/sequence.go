@@ -223,7 +223,7 @@ func (p *Portal) execCreateSequence(cs *pg.CreateSeqStmt) error {
 	if err != nil {
 		return err
 	}
-	obj := &Object{Kind: relSequence, Schema: schemaOf(cs.Sequence), Name: cs.Sequence.Relname, Sequence: def}
+	obj := &Object{Kind: relSequence, Schema: schemaOf(cs.Sequence), Name: cs.Sequence.Relname, Sequence: def, Owner: p.st.s.newOwner()}
 	def.ownedBy = ownedByNames(cs.Options)
 	return p.st.s.e.createObjects([]*Object{obj}, cs.IfNotExists)
 }
@@ -444,7 +444,7 @@ func (q sessionSeqs) NextVal(name string) (int64, error) {
 	if err := q.s.checkSequenceWrite("nextval"); err != nil {
 		return 0, err
 	}
-	st, v, err := q.s.e.nextVal(name)
+	st, v, err := q.s.e.nextVal(q.s.seqName(name))
 	if err != nil {
 		return 0, err
 	}
@@ -454,7 +454,7 @@ func (q sessionSeqs) NextVal(name string) (int64, error) {
 
 func (q sessionSeqs) CurrVal(name string) (int64, error) {
 	e := q.s.e
-	st, err := e.lockedSequence(name)
+	st, err := e.lockedSequence(q.s.seqName(name))
 	if err != nil {
 		return 0, err
 	}
@@ -470,7 +470,7 @@ func (q sessionSeqs) SetVal(name string, v int64, called bool) (int64, error) {
 	if err := q.s.checkSequenceWrite("setval"); err != nil {
 		return 0, err
 	}
-	st, err := q.s.e.setVal(name, v, called)
+	st, err := q.s.e.setVal(q.s.seqName(name), v, called)
 	if err != nil {
 		return 0, err
 	}

@@ -177,7 +177,8 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 func (s *Session) evalCtx() *expr.Ctx {
 	if s.info == nil {
 		s.info = &expr.SessionInfo{User: s.settings.user, CurrentUser: s.currentUser(), Database: s.settings.database, Version: s.e.Version,
-			Setting: s.settings.get, Sequences: sessionSeqs{s}, Catalog: catalogSession(s), Channels: s.channels}
+			Setting: s.settings.get, Sequences: sessionSeqs{s}, Catalog: catalogSession(s), Channels: s.channels,
+			Schema: s.currentSchema}
 	}
 	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info}
 }

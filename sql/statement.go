@@ -26,6 +26,9 @@ type Statement struct {
 	catVersion uint64
 	// plan is the cached generic plan of a SELECT (see plancache.go).
 	plan *cachedPlan
+	// bound marks a statement whose names are bound to schemas
+	// (qualifyNames), which happens once, before it is first described.
+	bound bool
 }
 
 // resultCol is a result column with its SQL type.
@@ -69,6 +72,12 @@ func (st *Statement) resultCols() []resultCol {
 // columns without executing it.
 func (st *Statement) describe() error {
 	st.described = true
+	if !st.bound {
+		st.bound = true
+		if err := st.s.qualifyNames(&st.stmt); err != nil {
+			return withPosition(err, st.src, -1)
+		}
+	}
 	st.catVersion = st.s.e.catalogVersion()
 	n := st.stmt.AST
 	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone}

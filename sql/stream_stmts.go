@@ -46,6 +46,9 @@ func (p *Portal) execCreateSource(cs *parse.CreateSource) error {
 	if err != nil {
 		return err
 	}
+	if err := p.st.s.MayCreateConnector(); err != nil {
+		return err
+	}
 	p.tag = "CREATE SOURCE"
 	if cs.IsTable {
 		p.tag = "CREATE TABLE"
@@ -60,7 +63,7 @@ func (p *Portal) execDropExt(d *parse.DropObject) error {
 		return p.st.s.e.dropSinks(d)
 	}
 	for _, n := range d.Names {
-		err := p.st.s.e.drop(planner.RelSource, n.Schemaname, n.Relname, d.IfExists, d.Cascade)
+		err := p.st.s.e.drop(p.st.s, planner.RelSource, n.Schemaname, n.Relname, d.IfExists, d.Cascade)
 		if p.st.s.noticeSkipped(err) != nil {
 			return err
 		}

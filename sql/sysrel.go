@@ -55,32 +55,6 @@ const (
 	firstUserOID uint32 = 16384
 )
 
-// namespaces lists the schemas in OID order.
-var namespaces = []struct {
-	oid  uint32
-	name string
-}{{oidPgCatalog, nsPgCatalog}, {99, "pg_toast"}, {oidPublic, nsPublic}, {oidInfoSchema, nsInfoSchema}, {oidEddyCatalog, nsEddyCatalog}}
-
-// namespaceOID returns the OID of schema name (0 if none).
-func namespaceOID(name string) uint32 {
-	for _, n := range namespaces {
-		if n.name == name {
-			return n.oid
-		}
-	}
-	return 0
-}
-
-// namespaceName returns the name of the schema with OID oid ("" if none).
-func namespaceName(oid uint32) string {
-	for _, n := range namespaces {
-		if n.oid == oid {
-			return n.name
-		}
-	}
-	return ""
-}
-
 // sysRel is one system relation of pg_catalog or information_schema.
 type sysRel struct {
 	id           uint64

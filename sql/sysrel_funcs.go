@@ -60,7 +60,7 @@ func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
 		return 0, repr.Errorf(repr.CodeUndefinedFunction, "function \"%s\" does not exist", s)
 	case repr.KindRegNamespace:
 		_, name := splitQualifiedName(s)
-		if oid := namespaceOID(name); oid != 0 {
+		if oid := c.s.e.cat.namespaceOID(name); oid != 0 {
 			return oid, nil
 		}
 		return 0, repr.Errorf("3F000", "schema \"%s\" does not exist", s)
@@ -84,7 +84,7 @@ func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
 	switch t.OIDKind {
 	case repr.KindRegClass:
 		if ri := c.snap().rel(oid); ri != nil {
-			if ns := namespaceName(ri.ns); ns != nsPgCatalog && ns != nsPublic {
+			if ns := c.s.e.cat.namespaceName(ri.ns); !c.s.visible(c.s.e.cat, ns, ri.name) {
 				return pgQuoteIdent(ns) + "." + pgQuoteIdent(ri.name), true
 			}
 			return pgQuoteIdent(ri.name), true
@@ -104,7 +104,7 @@ func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
 			return p.name, true
 		}
 	case repr.KindRegNamespace:
-		if n := namespaceName(oid); n != "" {
+		if n := c.s.e.cat.namespaceName(oid); n != "" {
 			return n, true
 		}
 	case repr.KindRegRole:
@@ -214,10 +214,14 @@ func init() {
 		"obj_description":        objDescription,
 		"col_description":        colDescription,
 		"pg_get_serial_sequence": getSerialSequence,
-		"current_schemas": func(_ sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
-			names := []repr.Datum{repr.NewText(nsPublic)}
+		"current_schemas": func(c sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
+			path := c.s.listedSchemas(c.s.e.cat)
 			if a[0].Bool() {
-				names = append([]repr.Datum{repr.NewText(nsPgCatalog)}, names...)
+				path = c.s.searchPath(c.s.e.cat)
+			}
+			names := []repr.Datum{}
+			for _, n := range path {
+				names = append(names, repr.NewText(n))
 			}
 			return repr.NewArray(names), nil
 		},
@@ -308,7 +312,7 @@ func relVisible(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error
 	if ri == nil {
 		return repr.Null, nil
 	}
-	ns := namespaceName(ri.ns)
+	ns := s.cat.namespaceName(ri.ns)
 	return repr.NewBool(ns == nsPgCatalog || ns == nsPublic || ns == nsEddyCatalog), nil
 }
 
@@ -381,7 +385,7 @@ func getIndexdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, erro
 		unique = "UNIQUE "
 	}
 	def := fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, pgQuoteIdent(ri.name),
-		pgQuoteIdent(namespaceName(table.ns)), pgQuoteIdent(table.name), ix.method, strings.Join(cols, ", "))
+		pgQuoteIdent(s.cat.namespaceName(table.ns)), pgQuoteIdent(table.name), ix.method, strings.Join(cols, ", "))
 	if len(include) > 0 {
 		def += " INCLUDE (" + strings.Join(include, ", ") + ")"
 	}

@@ -55,9 +55,9 @@ func yesNo(b bool) repr.Datum {
 func rowsSchemata(s *sysSnap) []repr.Row {
 	r := sysRelsByName["information_schema.schemata"]
 	var out []repr.Row
-	for _, n := range namespaces {
-		out = append(out, r.row(map[string]repr.Datum{"catalog_name": nameD(s.database()), "schema_name": nameD(n.name),
-			"schema_owner": nameD(s.userName())}))
+	for _, n := range s.cat.schemaList() {
+		out = append(out, r.row(map[string]repr.Datum{"catalog_name": nameD(s.database()), "schema_name": nameD(n.Name),
+			"schema_owner": nameD(s.roleDisplay(n.Owner))}))
 	}
 	return out
 }
@@ -84,7 +84,7 @@ func rowsInfoTables(s *sysSnap) []repr.Row {
 		if typ == "" {
 			continue
 		}
-		out = append(out, r.row(map[string]repr.Datum{"table_catalog": nameD(s.database()), "table_schema": nameD(namespaceName(ri.ns)),
+		out = append(out, r.row(map[string]repr.Datum{"table_catalog": nameD(s.database()), "table_schema": nameD(s.cat.namespaceName(ri.ns)),
 			"table_name": nameD(ri.name), "table_type": repr.NewText(typ), "is_insertable_into": yesNo(ri.kind == 'r' && ri.obj != nil),
 			"is_typed": yesNo(false)}))
 	}
@@ -129,7 +129,7 @@ func containsByte(s string, b byte) bool {
 func infoColumnRow(s *sysSnap, ri *relInfo, i int, c ColumnDef) map[string]repr.Datum {
 	t := c.Type
 	row := map[string]repr.Datum{
-		"table_catalog": nameD(s.database()), "table_schema": nameD(namespaceName(ri.ns)), "table_name": nameD(ri.name),
+		"table_catalog": nameD(s.database()), "table_schema": nameD(s.cat.namespaceName(ri.ns)), "table_name": nameD(ri.name),
 		"column_name": nameD(c.Name), "ordinal_position": intD(i + 1), "column_default": textD(c.Default),
 		"is_nullable": yesNo(!(c.NotNull || inPrimaryKey(ri, i))), "data_type": repr.NewText(infoDataType(t)),
 		"udt_catalog": nameD(s.database()), "udt_schema": nameD(nsPgCatalog), "udt_name": nameD(t.TypName()),
@@ -168,7 +168,7 @@ func rowsInfoViews(s *sysSnap) []repr.Row {
 	r := sysRelsByName["information_schema.views"]
 	var out []repr.Row
 	s.userRels("v", func(ri *relInfo) {
-		out = append(out, r.row(map[string]repr.Datum{"table_catalog": nameD(s.database()), "table_schema": nameD(namespaceName(ri.ns)),
+		out = append(out, r.row(map[string]repr.Datum{"table_catalog": nameD(s.database()), "table_schema": nameD(s.cat.namespaceName(ri.ns)),
 			"table_name": nameD(ri.name), "view_definition": viewDefinition(ri.obj), "check_option": repr.NewText("NONE"),
 			"is_updatable": yesNo(false), "is_insertable_into": yesNo(false), "is_trigger_updatable": yesNo(false),
 			"is_trigger_deletable": yesNo(false), "is_trigger_insertable_into": yesNo(false)}))
@@ -195,7 +195,7 @@ func rowsInfoTableConstraints(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	s.tableConstraints(func(ri *relInfo, _ int, c Constraint) {
 		typ := map[string]string{"primary": "PRIMARY KEY", "unique": "UNIQUE", "check": "CHECK", "foreign": "FOREIGN KEY"}[c.Kind]
-		ns := nameD(namespaceName(ri.ns))
+		ns := nameD(s.cat.namespaceName(ri.ns))
 		row := map[string]repr.Datum{"constraint_catalog": nameD(s.database()), "constraint_schema": ns,
 			"constraint_name": nameD(c.Name), "table_catalog": nameD(s.database()), "table_schema": ns, "table_name": nameD(ri.name),
 			"constraint_type": repr.NewText(typ), "is_deferrable": yesNo(c.Deferred), "initially_deferred": yesNo(c.Deferred),
@@ -215,7 +215,7 @@ func rowsInfoKeyColumnUsage(s *sysSnap) []repr.Row {
 		if c.Kind == "check" {
 			return
 		}
-		ns := nameD(namespaceName(ri.ns))
+		ns := nameD(s.cat.namespaceName(ri.ns))
 		for i, col := range c.Cols {
 			row := map[string]repr.Datum{"constraint_catalog": nameD(s.database()), "constraint_schema": ns,
 				"constraint_name": nameD(c.Name), "table_catalog": nameD(s.database()), "table_schema": ns,
@@ -248,7 +248,7 @@ func rowsInfoReferentialConstraints(s *sysSnap) []repr.Row {
 				uname = nameD(u.Name)
 			}
 		}
-		ns := nameD(namespaceName(ri.ns))
+		ns := nameD(s.cat.namespaceName(ri.ns))
 		out = append(out, r.row(map[string]repr.Datum{"constraint_catalog": nameD(s.database()), "constraint_schema": ns,
 			"constraint_name": nameD(c.Name), "unique_constraint_catalog": nameD(s.database()), "unique_constraint_schema": ns,
 			"unique_constraint_name": uname, "match_option": repr.NewText("NONE"), "update_rule": repr.NewText(rules[c.OnUpdate]),
@@ -276,7 +276,7 @@ func rowsInfoSequences(s *sysSnap) []repr.Row {
 	s.userRels("S", func(ri *relInfo) {
 		d := ri.obj.Sequence
 		t := sequenceType(d)
-		out = append(out, r.row(map[string]repr.Datum{"sequence_catalog": nameD(s.database()), "sequence_schema": nameD(namespaceName(ri.ns)),
+		out = append(out, r.row(map[string]repr.Datum{"sequence_catalog": nameD(s.database()), "sequence_schema": nameD(s.cat.namespaceName(ri.ns)),
 			"sequence_name": nameD(ri.name), "data_type": repr.NewText(t.Name()), "numeric_precision": intD(int(t.Width)),
 			"numeric_precision_radix": intD(2), "numeric_scale": intD(0), "start_value": repr.NewText(itoa64(d.Start)),
 			"minimum_value": repr.NewText(itoa64(d.Min)), "maximum_value": repr.NewText(itoa64(d.Max)),

@@ -80,11 +80,11 @@ func (s *sysSnap) relations() []*relInfo {
 		if r.view {
 			kind = 'v'
 		}
-		s.rels = append(s.rels, &relInfo{oid: r.oid, name: r.name, ns: namespaceOID(r.schema), kind: kind, cols: r.cols})
+		s.rels = append(s.rels, &relInfo{oid: r.oid, name: r.name, ns: s.cat.namespaceOID(r.schema), kind: kind, cols: r.cols})
 	}
 	byID := map[uint64]*relInfo{}
 	for _, o := range s.cat.objects() {
-		ri := &relInfo{oid: relOID(o.ID), name: o.Name, ns: namespaceOID(o.Schema), kind: relKindOf(o), cols: o.Columns, obj: o}
+		ri := &relInfo{oid: relOID(o.ID), name: o.Name, ns: s.cat.namespaceOID(o.Schema), kind: relKindOf(o), cols: o.Columns, obj: o}
 		for _, c := range o.Constraints {
 			if c.Kind == "check" {
 				ri.checks++

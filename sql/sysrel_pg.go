@@ -70,15 +70,16 @@ func init() {
 }
 
 // rowsNamespace lists the schemas.
-func rowsNamespace(*sysSnap) []repr.Row {
+func rowsNamespace(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_namespace"]
 	var out []repr.Row
-	for _, n := range namespaces {
-		owner := oidSuperuser
-		if n.name == nsPublic {
-			owner = oidDatabaseOwner // as in PostgreSQL 15
+	for _, n := range s.cat.schemaList() {
+		acl := n.ACL
+		if acl == nil && n.Name == nsPublic {
+			acl = effectiveACL(nil, oidDatabaseOwner, allSchemaPrivs, true) // as in PostgreSQL 15
 		}
-		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(n.oid), "nspname": nameD(n.name), "nspowner": oidD(owner)}))
+		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(n.OID()), "nspname": nameD(n.Name),
+			"nspowner": oidD(ownerOID(n.Owner)), "nspacl": s.aclDatum(acl)}))
 	}
 	return out
 }
@@ -104,7 +105,7 @@ func rowsClass(s *sysSnap) []repr.Row {
 			tuples = float64(s.e.colls[ri.obj.ID].Len())
 		}
 		out = append(out, r.row(map[string]repr.Datum{
-			"oid": oidD(ri.oid), "relname": nameD(ri.name), "relnamespace": oidD(ri.ns), "relowner": oidD(oidSuperuser),
+			"oid": oidD(ri.oid), "relname": nameD(ri.name), "relnamespace": oidD(ri.ns), "relowner": oidD(s.relOwner(ri)), "relacl": s.relACL(ri),
 			"relam": oidD(am), "relfilenode": oidD(ri.oid), "reltuples": repr.NewFloat(tuples),
 			"relhasindex": boolD(len(ri.indexes) > 0), "relpersistence": charD('p'), "relkind": charD(ri.kind),
 			"relnatts": intD(len(ri.cols)), "relchecks": intD(ri.checks), "relhastriggers": boolD(ri.triggers), "relispopulated": boolD(true),

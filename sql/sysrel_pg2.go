@@ -304,7 +304,7 @@ func rowsTables(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_tables"]
 	var out []repr.Row
 	s.userRels("r", func(ri *relInfo) {
-		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(ri.ns)), "tablename": nameD(ri.name),
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "tablename": nameD(ri.name),
 			"tableowner": nameD(s.userName()), "tablespace": repr.Null, "hasindexes": boolD(len(ri.indexes) > 0)}))
 	})
 	return out
@@ -322,7 +322,7 @@ func rowsViews(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_views"]
 	var out []repr.Row
 	s.userRels("v", func(ri *relInfo) {
-		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(ri.ns)), "viewname": nameD(ri.name),
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "viewname": nameD(ri.name),
 			"viewowner": nameD(s.userName()), "definition": viewDefinition(ri.obj)}))
 	})
 	return out
@@ -332,7 +332,7 @@ func rowsMatviews(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_matviews"]
 	var out []repr.Row
 	s.userRels("m", func(ri *relInfo) {
-		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(ri.ns)), "matviewname": nameD(ri.name),
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "matviewname": nameD(ri.name),
 			"matviewowner": nameD(s.userName()), "tablespace": repr.Null, "hasindexes": boolD(len(ri.indexes) > 0),
 			"ispopulated": boolD(true), "definition": viewDefinition(ri.obj)}))
 	})
@@ -348,7 +348,7 @@ func rowsIndexes(s *sysSnap) []repr.Row {
 		}
 		t := s.rel(ri.index.table)
 		def, _ := getIndexdef(sessionCatalog{}, s, []repr.Datum{oidD(ri.oid)})
-		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(t.ns)), "tablename": nameD(t.name),
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(t.ns)), "tablename": nameD(t.name),
 			"indexname": nameD(ri.name), "tablespace": repr.Null, "indexdef": def}))
 	}
 	return out
@@ -380,7 +380,7 @@ func rowsSequences(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	s.userRels("S", func(ri *relInfo) {
 		d := ri.obj.Sequence
-		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(namespaceName(ri.ns)), "sequencename": nameD(ri.name),
+		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "sequencename": nameD(ri.name),
 			"sequenceowner": nameD(s.userName()), "data_type": oidD(sequenceType(d).OID()), "start_value": repr.NewInt(d.Start),
 			"min_value": repr.NewInt(d.Min), "max_value": repr.NewInt(d.Max), "increment_by": repr.NewInt(d.Increment),
 			"cycle": boolD(d.Cycle), "cache_size": repr.NewInt(1), "last_value": s.lastValue(ri.obj)}))

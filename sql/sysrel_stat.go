@@ -24,7 +24,7 @@ func rowsStatUserTables(s *sysSnap) []repr.Row {
 		if c := s.e.colls[ri.obj.ID]; c != nil {
 			live = c.Len()
 		}
-		out = append(out, r.row(map[string]repr.Datum{"relid": oidD(ri.oid), "schemaname": nameD(namespaceName(ri.ns)),
+		out = append(out, r.row(map[string]repr.Datum{"relid": oidD(ri.oid), "schemaname": nameD(s.cat.namespaceName(ri.ns)),
 			"relname": nameD(ri.name), "n_live_tup": intD(live), "last_vacuum": repr.Null, "last_autovacuum": repr.Null,
 			"last_analyze": repr.Null, "last_autoanalyze": repr.Null}))
 	})

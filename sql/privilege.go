@@ -1,0 +1,295 @@
+package sql
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// Ownership and object privileges.
+//
+// Every object and schema has an owner, a role OID (0 stands for the
+// bootstrap superuser, OID 10, and is what objects made before owners
+// were recorded have), and an access control list of PostgreSQL's
+// aclitems by role OID; a nil list is the default, in which the owner
+// holds every privilege (and, for public, PUBLIC holds USAGE). A role
+// holds a privilege if it is a superuser, a member of the owner, or a
+// member of a grantee (PUBLIC included), as in PostgreSQL
+// (has_privs_of_role, roles.go). Statements record the privileges they
+// need on each relation they name (qualifyNames) and Portal.run checks
+// them before every execution, so a REVOKE takes effect on the next
+// statement; an open SUBSCRIBE checks again on every delivery.
+
+// ACLItem is one entry of an access control list, PostgreSQL's aclitem:
+// Grantee (0 is PUBLIC) holds Privs, of which Grantable it may grant on,
+// as granted by Grantor.
+type ACLItem struct {
+	Grantee   uint32 `json:",omitempty"`
+	Grantor   uint32
+	Privs     aclMode
+	Grantable aclMode `json:",omitempty"`
+}
+
+// aclMode is a set of privileges, bits in PostgreSQL's order (which is
+// the order of their letters in aclitem text).
+type aclMode uint16
+
+// The privileges.
+const (
+	privInsert aclMode = 1 << iota
+	privSelect
+	privUpdate
+	privDelete
+	privTruncate
+	privReferences
+	privTrigger
+	privExecute
+	privUsage
+	privCreate
+
+	allTablePrivs  = privInsert | privSelect | privUpdate | privDelete | privTruncate | privReferences | privTrigger
+	allSchemaPrivs = privUsage | privCreate
+)
+
+// aclLetters are the aclitem letters of the privilege bits, in bit order.
+const aclLetters = "arwdDxtXUC"
+
+// privNames are the SQL names of the privilege bits, in bit order.
+var privNames = []string{"INSERT", "SELECT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "EXECUTE", "USAGE", "CREATE"}
+
+// privByName returns the privilege named name (upper or lower case).
+func privByName(name string) (aclMode, bool) {
+	for i, n := range privNames {
+		if strings.EqualFold(n, name) {
+			return 1 << i, true
+		}
+	}
+	return 0, false
+}
+
+// ownerOID is the role OID of an owner field (0 is the bootstrap
+// superuser).
+func ownerOID(owner uint32) uint32 {
+	if owner == 0 {
+		return oidSuperuser
+	}
+	return owner
+}
+
+// format renders the item as aclitem text, grantee=privs/grantor with a
+// '*' after each grantable privilege; name gives role names.
+func (a ACLItem) format(name func(uint32) string) string {
+	var b strings.Builder
+	if a.Grantee != 0 {
+		b.WriteString(pgQuoteIdent(name(a.Grantee)))
+	}
+	b.WriteByte('=')
+	for i := range aclLetters {
+		if a.Privs&(1<<i) != 0 {
+			b.WriteByte(aclLetters[i])
+			if a.Grantable&(1<<i) != 0 {
+				b.WriteByte('*')
+			}
+		}
+	}
+	b.WriteByte('/')
+	b.WriteString(pgQuoteIdent(name(a.Grantor)))
+	return b.String()
+}
+
+// effectiveACL returns acl, or the default ACL of an object owned by
+// owner when acl is nil (the owner holds all privileges; public's
+// default also grants USAGE to PUBLIC).
+func effectiveACL(acl []ACLItem, owner uint32, all aclMode, isPublic bool) []ACLItem {
+	if acl != nil {
+		return acl
+	}
+	o := ownerOID(owner)
+	out := []ACLItem{{Grantee: o, Grantor: o, Privs: all}}
+	if isPublic {
+		out = append(out, ACLItem{Grantor: o, Privs: privUsage})
+	}
+	return out
+}
+
+// schemaACL returns sc's effective ACL.
+func schemaACL(sc *Schema) []ACLItem {
+	return effectiveACL(sc.ACL, sc.Owner, allSchemaPrivs, sc.Name == nsPublic)
+}
+
+// relACL returns o's effective ACL.
+func relACL(o *Object) []ACLItem { return effectiveACL(o.ACL, o.Owner, allTablePrivs, false) }
+
+// rolePrivs returns the privileges role (by name) holds in acl of an
+// object owned by owner, and those it may grant.
+func (e *Engine) rolePrivs(role string, acl []ACLItem, owner uint32, all aclMode) (privs, grantable aclMode) {
+	if e.isMemberOf(role, ownerOID(owner)) {
+		return all, all
+	}
+	for _, a := range acl {
+		if a.Grantee == 0 || e.isMemberOf(role, a.Grantee) {
+			privs |= a.Privs
+			grantable |= a.Grantable
+		}
+	}
+	return privs, grantable
+}
+
+// hasSchemaPriv reports whether role holds priv on schema sc; everyone
+// may use the system schemas, and only superusers create in them.
+func (e *Engine) hasSchemaPriv(role string, sc *Schema, priv aclMode) bool {
+	if sc.system {
+		return priv == privUsage || e.isMemberOf(role, oidSuperuser)
+	}
+	p, _ := e.rolePrivs(role, schemaACL(sc), sc.Owner, allSchemaPrivs)
+	return p&priv == priv
+}
+
+// hasRelPriv reports whether role holds every privilege of priv on o.
+func (e *Engine) hasRelPriv(role string, o *Object, priv aclMode) bool {
+	p, _ := e.rolePrivs(role, relACL(o), o.Owner, allTablePrivs)
+	return p&priv == priv
+}
+
+// mayUseSchema reports whether the session's role holds USAGE on ns.
+func (s *Session) mayUseSchema(cat *Catalog, ns string) bool {
+	sc := cat.schemas[ns]
+	return sc == nil || s.e.hasSchemaPriv(s.currentUser(), sc, privUsage)
+}
+
+// checkSchemaUsage refuses a name in a schema the role may not use (42501
+// "permission denied for schema s").
+func (s *Session) checkSchemaUsage(cat *Catalog, ns string) error {
+	if s.mayUseSchema(cat, ns) {
+		return nil
+	}
+	return repr.Errorf(codeInsufficientPrivilege, "permission denied for schema %s", ns)
+}
+
+// checkCreateIn checks that an object may be created in schema ns: it
+// exists (3F000), is not a system schema, and the role holds CREATE on
+// it (42501).
+func (s *Session) checkCreateIn(cat *Catalog, ns, name string) error {
+	sc := cat.schemas[ns]
+	if sc == nil {
+		return repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", ns)
+	}
+	if sc.system {
+		return repr.Errorf(codeInsufficientPrivilege, "permission denied to create \"%s.%s\"", ns, name).
+			WithDetail("System catalog modifications are currently disallowed.")
+	}
+	if !s.e.hasSchemaPriv(s.currentUser(), sc, privCreate) {
+		return repr.Errorf(codeInsufficientPrivilege, "permission denied for schema %s", ns)
+	}
+	return nil
+}
+
+// checkOwner refuses a role that is not a member of the owner: 42501
+// "must be owner of <kind> <name>".
+func (e *Engine) checkOwner(s *Session, owner uint32, kind, name string) error {
+	if e.isMemberOf(s.currentUser(), ownerOID(owner)) {
+		return nil
+	}
+	return repr.Errorf(codeInsufficientPrivilege, "must be owner of %s %s", kind, name)
+}
+
+// checkDatabaseCreate refuses CREATE SCHEMA to a role without CREATE on
+// the database (held by superusers only).
+func (e *Engine) checkDatabaseCreate(s *Session) error {
+	if s.IsSuperuser() {
+		return nil
+	}
+	return repr.Errorf(codeInsufficientPrivilege, "permission denied for database %s", s.settings.database)
+}
+
+// newOwner is the owner recorded for an object the session creates: its
+// current role's OID.
+func (s *Session) newOwner() uint32 {
+	r, ok := s.e.role(s.currentUser())
+	if !ok || r.OID == oidSuperuser {
+		return 0
+	}
+	return r.OID
+}
+
+// checkOwnsRel refuses a role that does not own relation rv.
+func (s *Session) checkOwnsRel(rv *pg.RangeVar) error {
+	s.e.mu.RLock()
+	o := s.e.cat.lookup(rv.Schemaname, rv.Relname)
+	s.e.mu.RUnlock()
+	if o == nil {
+		return nil // reported missing by the statement
+	}
+	return s.e.checkOwner(s, o.Owner, kindName(o.Kind), o.Name)
+}
+
+// privNeed is a privilege a statement needs on a relation.
+type privNeed struct {
+	id   uint64
+	priv aclMode
+}
+
+// checkPrivileges checks a statement's recorded needs against the
+// current catalog (relations since dropped are the statement's to
+// report).
+func (s *Session) checkPrivileges(needs []privNeed) error {
+	if len(needs) == 0 {
+		return nil
+	}
+	s.e.mu.RLock()
+	defer s.e.mu.RUnlock()
+	return s.checkPrivilegesLocked(needs)
+}
+
+// checkPrivilegesLocked is checkPrivileges under the engine's lock.
+func (s *Session) checkPrivilegesLocked(needs []privNeed) error {
+	role := s.currentUser()
+	for _, n := range needs {
+		o := s.e.cat.byID[n.id]
+		if o == nil || isSystemRelation(o.ID) {
+			continue
+		}
+		if err := s.checkSchemaUsage(s.e.cat, o.Schema); err != nil {
+			return err
+		}
+		if !s.e.hasRelPriv(role, o, n.priv) {
+			return repr.Errorf(codeInsufficientPrivilege, "permission denied for %s %s", kindName(o.Kind), o.Name)
+		}
+	}
+	return nil
+}
+
+// roleDisplay names a role OID for catalogs ("" for none).
+func (s *sysSnap) roleDisplay(oid uint32) string {
+	return s.e.roleName(ownerOID(oid))
+}
+
+// aclDatum is an ACL as aclitem[] text (NULL for nil: the default).
+func (s *sysSnap) aclDatum(acl []ACLItem) repr.Datum {
+	if acl == nil {
+		return repr.Null
+	}
+	items := make([]repr.Datum, len(acl))
+	for i, a := range acl {
+		items[i] = repr.NewText(a.format(s.roleDisplay))
+	}
+	return repr.NewArray(items)
+}
+
+// relOwner is pg_class.relowner of ri.
+func (s *sysSnap) relOwner(ri *relInfo) uint32 {
+	if ri.obj == nil {
+		return oidSuperuser
+	}
+	return ownerOID(ri.obj.Owner)
+}
+
+// relACL is pg_class.relacl of ri.
+func (s *sysSnap) relACL(ri *relInfo) repr.Datum {
+	if ri.obj == nil || ri.kind == 'i' {
+		return repr.Null
+	}
+	return s.aclDatum(ri.obj.ACL)
+}

@@ -1,0 +1,360 @@
+package sql
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/eddydb/eddy/repr"
+	"github.com/eddydb/eddy/sql/parse"
+)
+
+// Name resolution and search_path.
+//
+// Before a statement is described or run, qualifyNames binds every
+// relation name in it to a schema, as PostgreSQL does at parse analysis:
+// a name created by the statement goes to its schema or the first
+// existing schema of search_path (3F000 when none); a name it refers to
+// is looked up in pg_catalog (first unless search_path lists it), then
+// search_path's schemas in order, then eddy_catalog (Eddy's own system
+// relations), skipping schemas the role may not use. The statement's AST
+// is rewritten in place with the schemas found, so everything after this
+// point (the planner, DDL, stored view queries deparsed from the AST)
+// sees qualified names: a view's meaning never depends on the
+// search_path of a later reader. Names of CTEs are left alone (the
+// planner resolves them first), as are names found nowhere (their
+// statements report them missing).
+
+// searchPathList parses a search_path value into its schema names:
+// quoted parts keep their case, "$user" stays as is.
+func searchPathList(v string) []string {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		p := strings.TrimSpace(part)
+		if p == "" {
+			continue
+		}
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		} else {
+			p = strings.ToLower(p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// formatSearchPath renders search_path's list as SHOW prints it.
+func formatSearchPath(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = pgQuoteIdent(n)
+		if n == "$user" {
+			out[i] = `"$user"`
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// listedSchemas returns search_path's schemas that exist, "$user"
+// replaced by the current role's name.
+func (s *Session) listedSchemas(cat *Catalog) []string {
+	v, _ := s.settings.get("search_path")
+	var out []string
+	for _, n := range searchPathList(v) {
+		if n == "$user" {
+			n = s.currentUser()
+		}
+		if cat.schemas[n] != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// searchPath returns the schemas unqualified names are looked up in, in
+// order: pg_catalog first unless listed, then the listed ones.
+func (s *Session) searchPath(cat *Catalog) []string {
+	listed := s.listedSchemas(cat)
+	for _, n := range listed {
+		if n == nsPgCatalog {
+			return listed
+		}
+	}
+	return append([]string{nsPgCatalog}, listed...)
+}
+
+// creationSchema returns the schema an unqualified CREATE puts its object
+// in: the first existing schema search_path lists.
+func (s *Session) creationSchema(cat *Catalog) (string, error) {
+	if l := s.listedSchemas(cat); len(l) > 0 {
+		return l[0], nil
+	}
+	return "", repr.Errorf(codeInvalidSchemaName, "no schema has been selected to create in")
+}
+
+// relationIn reports whether schema holds a relation called name.
+func relationIn(cat *Catalog, schema, name string) bool {
+	return sysRelsByName[qualified(schema, name)] != nil || cat.byName[qualified(schema, name)] != nil
+}
+
+// resolveSchema returns the schema of the relation an unqualified name
+// refers to ("" if none): the first on the search path that holds it
+// and that the role may use, else eddy_catalog.
+func (s *Session) resolveSchema(cat *Catalog, name string) string {
+	for _, ns := range s.searchPath(cat) {
+		if relationIn(cat, ns, name) && s.mayUseSchema(cat, ns) {
+			return ns
+		}
+	}
+	if relationIn(cat, nsEddyCatalog, name) {
+		return nsEddyCatalog
+	}
+	return ""
+}
+
+// visible reports whether relation name of schema ns is the one its
+// unqualified name finds (pg_table_is_visible).
+func (s *Session) visible(cat *Catalog, ns, name string) bool {
+	return s.resolveSchema(cat, name) == ns
+}
+
+// qualifyNames binds the relation names of st to schemas (see above),
+// under the engine's read lock.
+func (s *Session) qualifyNames(st *parse.Stmt) error {
+	s.e.mu.RLock()
+	defer s.e.mu.RUnlock()
+	q := &qualifier{s: s, cat: s.e.cat, ctes: map[string]bool{}}
+	if st.AST != nil {
+		return q.stmt(st.AST)
+	}
+	return q.ext(st.Ext)
+}
+
+// qualifier rewrites one statement's names.
+type qualifier struct {
+	s    *Session
+	cat  *Catalog
+	ctes map[string]bool // every CTE name of the statement
+}
+
+// stmt qualifies a PostgreSQL statement: first the names it creates,
+// then every name it refers to.
+func (q *qualifier) stmt(n *pg.Node) error {
+	var err error
+	switch {
+	case n.GetCreateStmt() != nil:
+		err = q.target(n.GetCreateStmt().Relation)
+	case n.GetViewStmt() != nil:
+		err = q.target(n.GetViewStmt().View)
+	case n.GetCreateTableAsStmt() != nil:
+		err = q.target(n.GetCreateTableAsStmt().Into.Rel)
+	case n.GetCreateSeqStmt() != nil:
+		err = q.target(n.GetCreateSeqStmt().Sequence)
+	case n.GetDropStmt() != nil:
+		err = q.dropNames(n.GetDropStmt())
+	case n.GetCommentStmt() != nil:
+		err = q.commentName(n.GetCommentStmt())
+	}
+	if err != nil {
+		return err
+	}
+	return q.refs(n)
+}
+
+// ext qualifies an extension statement.
+func (q *qualifier) ext(x parse.Ext) error {
+	switch x := x.(type) {
+	case *parse.CreateSource:
+		rv := &pg.RangeVar{Schemaname: x.Schema, Relname: x.Name}
+		if err := q.target(rv); err != nil {
+			return err
+		}
+		x.Schema = rv.Schemaname
+	case *parse.Subscribe:
+		if x.Relation != nil {
+			return q.ref(x.Relation)
+		}
+		return q.refs(x.Query)
+	case *parse.DropObject:
+		for _, rv := range x.Names {
+			if err := q.ref(rv); err != nil {
+				return err
+			}
+		}
+	case *parse.CreateSink:
+		if x.From != nil {
+			return q.ref(x.From)
+		}
+		if x.Query != nil {
+			return q.refs(x.Query)
+		}
+	}
+	return nil
+}
+
+// catalogName checks a database qualifier: the current database, or 0A000.
+func (q *qualifier) catalogName(rv *pg.RangeVar) error {
+	if rv.Catalogname == "" {
+		return nil
+	}
+	if rv.Catalogname != q.s.settings.database {
+		return repr.Unsupported("cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
+	}
+	rv.Catalogname = ""
+	return nil
+}
+
+// target qualifies the name of an object being created.
+func (q *qualifier) target(rv *pg.RangeVar) error {
+	if err := q.catalogName(rv); err != nil {
+		return err
+	}
+	if rv.Schemaname == "" {
+		ns, err := q.s.creationSchema(q.cat)
+		if err != nil {
+			return err
+		}
+		rv.Schemaname = ns
+	}
+	return q.s.checkCreateIn(q.cat, rv.Schemaname, rv.Relname)
+}
+
+// refs qualifies every relation n refers to.
+func (q *qualifier) refs(n *pg.Node) error {
+	if n == nil {
+		return nil
+	}
+	walkProto(n, func(m proto.Message) {
+		if c, ok := m.(*pg.CommonTableExpr); ok {
+			q.ctes[c.Ctename] = true
+		}
+	})
+	var err error
+	walkProto(n, func(m proto.Message) {
+		if rv, ok := m.(*pg.RangeVar); ok && err == nil {
+			err = q.ref(rv)
+		}
+	})
+	return err
+}
+
+// ref qualifies one name referring to an existing relation.
+func (q *qualifier) ref(rv *pg.RangeVar) error {
+	if err := q.catalogName(rv); err != nil {
+		return err
+	}
+	if rv.Schemaname != "" {
+		return q.s.checkSchemaUsage(q.cat, rv.Schemaname)
+	}
+	if q.ctes[rv.Relname] {
+		return nil
+	}
+	rv.Schemaname = q.s.resolveSchema(q.cat, rv.Relname)
+	if rv.Schemaname == "" && q.cat.lookup("", rv.Relname) != nil {
+		// Found only outside the search path (in public when the path
+		// leaves it out): name a schema that cannot hold it.
+		rv.Schemaname = nsPgCatalog
+	}
+	return nil
+}
+
+// nameList qualifies a dotted object name of DROP or COMMENT (String
+// nodes): the last part is the relation; db.schema.name drops the
+// current database.
+func (q *qualifier) nameList(l *pg.List, extra int) error {
+	items := l.GetItems()
+	if len(items) < 1+extra {
+		return nil
+	}
+	parts := len(items) - extra
+	rv := &pg.RangeVar{Relname: items[parts-1].GetString_().GetSval()}
+	switch parts {
+	case 3:
+		rv.Catalogname, rv.Schemaname = items[0].GetString_().GetSval(), items[1].GetString_().GetSval()
+	case 2:
+		rv.Schemaname = items[0].GetString_().GetSval()
+	}
+	if err := q.ref(rv); err != nil {
+		return err
+	}
+	if rv.Schemaname == "" {
+		return nil // missing: reported by the statement
+	}
+	out := []*pg.Node{pg.MakeStrNode(rv.Schemaname), pg.MakeStrNode(rv.Relname)}
+	l.Items = append(out, items[parts:]...)
+	return nil
+}
+
+// dropNames qualifies the relations of a DROP.
+func (q *qualifier) dropNames(ds *pg.DropStmt) error {
+	switch ds.RemoveType {
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW,
+		pg.ObjectType_OBJECT_SEQUENCE, pg.ObjectType_OBJECT_INDEX:
+		for _, o := range ds.Objects {
+			if l := o.GetList(); l != nil {
+				if err := q.nameList(l, 0); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// commentName qualifies the relation of COMMENT ON.
+func (q *qualifier) commentName(cs *pg.CommentStmt) error {
+	l := cs.Object.GetList()
+	if l == nil {
+		return nil
+	}
+	switch cs.Objtype {
+	case pg.ObjectType_OBJECT_COLUMN:
+		return q.nameList(l, 1)
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW,
+		pg.ObjectType_OBJECT_SEQUENCE, pg.ObjectType_OBJECT_INDEX:
+		return q.nameList(l, 0)
+	}
+	return nil
+}
+
+// currentSchema is current_schema(): the first existing schema of the
+// search path ("" for none).
+func (s *Session) currentSchema() string {
+	s.e.mu.RLock()
+	defer s.e.mu.RUnlock()
+	if l := s.listedSchemas(s.e.cat); len(l) > 0 {
+		return l[0]
+	}
+	return ""
+}
+
+// applySet executes SET/RESET, keeping search_path's names as SHOW
+// prints them.
+func (s *Session) applySet(st *pg.VariableSetStmt) error {
+	if strings.EqualFold(st.Name, "search_path") && st.Kind == pg.VariableSetKind_VAR_SET_VALUE {
+		names := make([]string, 0, len(st.Args))
+		for _, a := range st.Args {
+			names = append(names, a.GetAConst().GetSval().GetSval())
+		}
+		return s.setting("search_path", formatSearchPath(names), st.IsLocal)
+	}
+	return s.execSet(st)
+}
+
+// seqName qualifies a sequence name given as text (nextval's argument)
+// along the search path; a qualified or unknown name is returned as is.
+func (s *Session) seqName(name string) string {
+	schema, rel := splitQualifiedName(name)
+	if schema != "" {
+		return name
+	}
+	s.e.mu.RLock()
+	ns := s.resolveSchema(s.e.cat, rel)
+	s.e.mu.RUnlock()
+	if ns == "" {
+		return name
+	}
+	return pgQuoteIdent(ns) + "." + pgQuoteIdent(rel)
+}
