@@ -95,6 +95,9 @@ func (p *Portal) execComment(cs *pg.CommentStmt) error {
 	if kind != 255 && obj.Kind != kind {
 		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not %s", name, aKind(kind))
 	}
+	if err := e.checkOwner(p.st.s, obj.Owner, kindName(obj.Kind), obj.Name); err != nil {
+		return err
+	}
 	nu := obj.clone()
 	if col == "" {
 		nu.Comment = cs.Comment
@@ -234,6 +237,13 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 			return nil
 		}
 		return repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", as.Relation.Relname)
+	}
+	if rs := ownerChange(as); rs != nil && relKindOK(obj.Kind) && !isSystemRelation(obj.ID) {
+		p.tag = "ALTER " + strings.ToUpper(kindName(obj.Kind))
+		return p.alterRelOwner(obj, rs)
+	}
+	if err := e.checkOwner(p.st.s, obj.Owner, kindName(obj.Kind), obj.Name); err != nil {
+		return err
 	}
 	if obj.Kind != planner.RelTable {
 		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a table", obj.Name)
@@ -880,6 +890,9 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 	}
 	if isSystemRelation(obj.ID) {
 		return repr.Errorf("42501", "permission denied: \"%s\" is a system relation", obj.Name)
+	}
+	if err := e.checkOwner(p.st.s, obj.Owner, kindName(obj.Kind), obj.Name); err != nil {
+		return err
 	}
 	nu := obj.clone()
 	a := &alteration{e: e, old: obj, nu: nu}

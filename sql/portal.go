@@ -131,6 +131,9 @@ func (p *Portal) run(ctx context.Context) (err error) {
 	if takesSnapshot(p.st.stmt.AST) {
 		s.markQueried()
 	}
+	if err := s.checkPrivileges(p.st.needs); err != nil {
+		return err
+	}
 	return s.noticeSkipped(p.dispatch(ctx, p.st.stmt.AST))
 }
 
@@ -170,6 +173,10 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_SCHEMA:
 		p.tag = "ALTER SCHEMA"
 		return s.e.renameSchema(s, n.GetRenameStmt().Subname, n.GetRenameStmt().Newname)
+	case n.GetGrantStmt() != nil:
+		return p.execGrant(n.GetGrantStmt())
+	case n.GetAlterOwnerStmt() != nil:
+		return p.execAlterOwner(n.GetAlterOwnerStmt())
 	case n.GetAlterObjectSchemaStmt() != nil:
 		return p.execSetSchema(n.GetAlterObjectSchemaStmt())
 	case n.GetIndexStmt() != nil:

@@ -56,19 +56,6 @@ const (
 // aclLetters are the aclitem letters of the privilege bits, in bit order.
 const aclLetters = "arwdDxtXUC"
 
-// privNames are the SQL names of the privilege bits, in bit order.
-var privNames = []string{"INSERT", "SELECT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "EXECUTE", "USAGE", "CREATE"}
-
-// privByName returns the privilege named name (upper or lower case).
-func privByName(name string) (aclMode, bool) {
-	for i, n := range privNames {
-		if strings.EqualFold(n, name) {
-			return 1 << i, true
-		}
-	}
-	return 0, false
-}
-
 // ownerOID is the role OID of an owner field (0 is the bootstrap
 // superuser).
 func ownerOID(owner uint32) uint32 {
@@ -240,19 +227,19 @@ func (s *Session) checkPrivileges(needs []privNeed) error {
 	}
 	s.e.mu.RLock()
 	defer s.e.mu.RUnlock()
-	return s.checkPrivilegesLocked(needs)
+	return s.checkPrivilegesLocked(s.currentUser(), needs)
 }
 
-// checkPrivilegesLocked is checkPrivileges under the engine's lock.
-func (s *Session) checkPrivilegesLocked(needs []privNeed) error {
-	role := s.currentUser()
+// checkPrivilegesLocked is checkPrivileges for role under the engine's
+// lock.
+func (s *Session) checkPrivilegesLocked(role string, needs []privNeed) error {
 	for _, n := range needs {
 		o := s.e.cat.byID[n.id]
 		if o == nil || isSystemRelation(o.ID) {
 			continue
 		}
-		if err := s.checkSchemaUsage(s.e.cat, o.Schema); err != nil {
-			return err
+		if sc := s.e.cat.schemas[o.Schema]; sc != nil && !s.e.hasSchemaPriv(role, sc, privUsage) {
+			return repr.Errorf(codeInsufficientPrivilege, "permission denied for schema %s", o.Schema)
 		}
 		if !s.e.hasRelPriv(role, o, n.priv) {
 			return repr.Errorf(codeInsufficientPrivilege, "permission denied for %s %s", kindName(o.Kind), o.Name)
@@ -292,4 +279,20 @@ func (s *sysSnap) relACL(ri *relInfo) repr.Datum {
 		return repr.Null
 	}
 	return s.aclDatum(ri.obj.ACL)
+}
+
+// recheckSubscriptions ends, with their 42501, the subscriptions whose
+// roles lost a privilege they read with (after a REVOKE or an owner
+// change); the caller holds the engine's lock.
+func (e *Engine) recheckSubscriptions() {
+	for _, subs := range e.subs {
+		for sub := range subs {
+			if sub.check == nil {
+				continue
+			}
+			if err := sub.check(); err != nil {
+				e.unsubscribe(sub, err)
+			}
+		}
+	}
 }

@@ -115,21 +115,34 @@ func (s *Session) resolveSchema(cat *Catalog, name string) string {
 }
 
 // visible reports whether relation name of schema ns is the one its
-// unqualified name finds (pg_table_is_visible).
+// unqualified name finds (pg_table_is_visible): ns comes first among the
+// path's schemas that hold the name.
 func (s *Session) visible(cat *Catalog, ns, name string) bool {
-	return s.resolveSchema(cat, name) == ns
+	for _, p := range append(s.searchPath(cat), nsEddyCatalog) {
+		if p == ns {
+			return s.mayUseSchema(cat, ns)
+		}
+		if relationIn(cat, p, name) && s.mayUseSchema(cat, p) {
+			return false
+		}
+	}
+	return false
 }
 
 // qualifyNames binds the relation names of st to schemas (see above),
-// under the engine's read lock.
-func (s *Session) qualifyNames(st *parse.Stmt) error {
+// under the engine's read lock, and returns the privileges the statement
+// needs on the relations it names.
+func (s *Session) qualifyNames(st *parse.Stmt) ([]privNeed, error) {
 	s.e.mu.RLock()
 	defer s.e.mu.RUnlock()
-	q := &qualifier{s: s, cat: s.e.cat, ctes: map[string]bool{}}
+	q := &qualifier{s: s, cat: s.e.cat, ctes: map[string]bool{}, done: map[*pg.RangeVar]bool{}}
+	var err error
 	if st.AST != nil {
-		return q.stmt(st.AST)
+		err = q.stmt(st.AST)
+	} else {
+		err = q.ext(st.Ext)
 	}
-	return q.ext(st.Ext)
+	return q.needs, err
 }
 
 // qualifier rewrites one statement's names.
@@ -137,12 +150,97 @@ type qualifier struct {
 	s    *Session
 	cat  *Catalog
 	ctes map[string]bool // every CTE name of the statement
+	// priv is what a name the generic walk finds needs (0: nothing, for
+	// DDL, whose rules are ownership); needs collects them; done are the
+	// names already handled.
+	priv  aclMode
+	needs []privNeed
+	done  map[*pg.RangeVar]bool
+}
+
+// need qualifies rv and records that the statement needs priv on it.
+func (q *qualifier) need(rv *pg.RangeVar, priv aclMode) error {
+	if rv == nil {
+		return nil
+	}
+	q.done[rv] = true
+	if err := q.ref(rv); err != nil {
+		return err
+	}
+	q.record(rv, priv)
+	return nil
+}
+
+// record notes a need for priv on the relation rv names, if it exists.
+func (q *qualifier) record(rv *pg.RangeVar, priv aclMode) {
+	if priv == 0 || rv.Schemaname == "" {
+		return
+	}
+	if o := q.cat.lookup(rv.Schemaname, rv.Relname); o != nil {
+		q.needs = append(q.needs, privNeed{id: o.ID, priv: priv})
+	}
+}
+
+// dmlPrivs records the privileges of a DML statement's target: its own,
+// and SELECT when the statement reads the target's rows.
+func (q *qualifier) dmlPrivs(n *pg.Node) error {
+	switch {
+	case n.GetInsertStmt() != nil:
+		st := n.GetInsertStmt()
+		p := privInsert
+		if len(st.ReturningList) > 0 || st.OnConflictClause != nil {
+			p |= privSelect
+		}
+		return q.need(st.Relation, p)
+	case n.GetUpdateStmt() != nil:
+		st := n.GetUpdateStmt()
+		p := privUpdate
+		if st.WhereClause != nil || len(st.ReturningList) > 0 || len(st.FromClause) > 0 {
+			p |= privSelect
+		}
+		return q.need(st.Relation, p)
+	case n.GetDeleteStmt() != nil:
+		st := n.GetDeleteStmt()
+		p := privDelete
+		if st.WhereClause != nil || len(st.ReturningList) > 0 || len(st.UsingClause) > 0 {
+			p |= privSelect
+		}
+		return q.need(st.Relation, p)
+	case n.GetTruncateStmt() != nil:
+		for _, r := range n.GetTruncateStmt().Relations {
+			if err := q.need(r.GetRangeVar(), privTruncate); err != nil {
+				return err
+			}
+		}
+	case n.GetCopyStmt() != nil && n.GetCopyStmt().Relation != nil:
+		p := privSelect
+		if n.GetCopyStmt().IsFrom {
+			p = privInsert
+		}
+		return q.need(n.GetCopyStmt().Relation, p)
+	}
+	return nil
+}
+
+// readsRows reports whether the names in statement n are read (need
+// SELECT): queries, DML, COPY, views, EXPLAIN and cursors.
+func readsRows(n *pg.Node) bool {
+	switch {
+	case n.GetSelectStmt() != nil, n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil, n.GetDeleteStmt() != nil,
+		n.GetCopyStmt() != nil, n.GetViewStmt() != nil, n.GetCreateTableAsStmt() != nil, n.GetExplainStmt() != nil,
+		n.GetDeclareCursorStmt() != nil:
+		return true
+	}
+	return false
 }
 
 // stmt qualifies a PostgreSQL statement: first the names it creates,
 // then every name it refers to.
 func (q *qualifier) stmt(n *pg.Node) error {
-	var err error
+	if readsRows(n) {
+		q.priv = privSelect
+	}
+	err := q.dmlPrivs(n)
 	switch {
 	case n.GetCreateStmt() != nil:
 		err = q.target(n.GetCreateStmt().Relation)
@@ -173,8 +271,9 @@ func (q *qualifier) ext(x parse.Ext) error {
 		}
 		x.Schema = rv.Schemaname
 	case *parse.Subscribe:
+		q.priv = privSelect
 		if x.Relation != nil {
-			return q.ref(x.Relation)
+			return q.need(x.Relation, privSelect)
 		}
 		return q.refs(x.Query)
 	case *parse.DropObject:
@@ -184,8 +283,9 @@ func (q *qualifier) ext(x parse.Ext) error {
 			}
 		}
 	case *parse.CreateSink:
+		q.priv = privSelect
 		if x.From != nil {
-			return q.ref(x.From)
+			return q.need(x.From, privSelect)
 		}
 		if x.Query != nil {
 			return q.refs(x.Query)
@@ -233,8 +333,15 @@ func (q *qualifier) refs(n *pg.Node) error {
 	})
 	var err error
 	walkProto(n, func(m proto.Message) {
-		if rv, ok := m.(*pg.RangeVar); ok && err == nil {
-			err = q.ref(rv)
+		if c, ok := m.(*pg.Constraint); ok && c.Pktable != nil && err == nil {
+			err = q.need(c.Pktable, privReferences)
+		}
+	})
+	walkProto(n, func(m proto.Message) {
+		if rv, ok := m.(*pg.RangeVar); ok && err == nil && !q.done[rv] {
+			if err = q.ref(rv); err == nil {
+				q.record(rv, q.priv)
+			}
 		}
 	})
 	return err

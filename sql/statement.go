@@ -27,8 +27,11 @@ type Statement struct {
 	// plan is the cached generic plan of a SELECT (see plancache.go).
 	plan *cachedPlan
 	// bound marks a statement whose names are bound to schemas
-	// (qualifyNames), which happens once, before it is first described.
+	// (qualifyNames), which happens once, before it is first described;
+	// needs are the privileges it then needs on relations, checked
+	// before every execution.
 	bound bool
+	needs []privNeed
 }
 
 // resultCol is a result column with its SQL type.
@@ -74,9 +77,11 @@ func (st *Statement) describe() error {
 	st.described = true
 	if !st.bound {
 		st.bound = true
-		if err := st.s.qualifyNames(&st.stmt); err != nil {
+		needs, err := st.s.qualifyNames(&st.stmt)
+		if err != nil {
 			return withPosition(err, st.src, -1)
 		}
+		st.needs = needs
 	}
 	st.catVersion = st.s.e.catalogVersion()
 	n := st.stmt.AST
@@ -204,6 +209,9 @@ func (st *Statement) bind(params [][]byte, paramFormats []int16, resultFormats [
 	p := &Portal{st: st, params: vals, formats: st.s.fetchFormats(st.stmt.AST, resultFormats)}
 	if cs := st.stmt.AST.GetCopyStmt(); cs != nil {
 		if err := st.s.checkWritable(st.stmt.AST); err != nil {
+			return nil, err
+		}
+		if err := st.s.checkPrivileges(st.needs); err != nil {
 			return nil, err
 		}
 		if err := p.prepareCopy(cs); err != nil {

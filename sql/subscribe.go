@@ -52,6 +52,9 @@ type subscriber struct {
 	err   error
 	// transient is the temporary view a SUBSCRIBE (query) installed.
 	transient *matView
+	// check, when set, re-checks the subscriber's privileges (under the
+	// engine's lock) after a GRANT, REVOKE or owner change.
+	check func() error
 }
 
 // Err reports why Events was closed (nil after Close).

@@ -136,10 +136,15 @@ func (p *Portal) bindSubscribe(x *parse.Subscribe) error {
 	if x.CursorName != "" && s.tx == txIdle {
 		return repr.Errorf(repr.CodeNoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 	}
+	if err := s.checkPrivileges(p.st.needs); err != nil {
+		return err
+	}
 	sub, cols, opts, err := s.openSubscription(x)
 	if err != nil {
 		return err
 	}
+	role, needs := s.currentUser(), p.st.needs
+	sub.sub.check = func() error { return s.checkPrivilegesLocked(role, needs) }
 	st := &subStream{sub: sub, opts: opts, cols: cols}
 	if x.CursorName != "" {
 		if err := s.declareCursor(&cursor{name: x.CursorName, sql: p.st.stmt.SQL, cols: cols, sub: st}); err != nil {

@@ -245,6 +245,9 @@ func init() {
 		},
 	}
 	catalogFuncs["pg_current_xact_id"] = catalogFuncs["txid_current"]
+	catalogFuncs["has_table_privilege"] = hasPrivilege(false)
+	catalogFuncs["has_any_column_privilege"] = hasPrivilege(false)
+	catalogFuncs["has_schema_privilege"] = hasPrivilege(true)
 	addProcFuncs()
 }
 
@@ -306,14 +309,13 @@ func startTime(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {
 }
 
 // relVisible is pg_table_is_visible: the relation's schema is on the
-// search path (pg_catalog, public, eddy_catalog).
-func relVisible(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+// search path, first among the schemas holding its name (searchpath.go).
+func relVisible(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
 	ri := s.rel(uint32(a[0].Int()))
 	if ri == nil {
 		return repr.Null, nil
 	}
-	ns := s.cat.namespaceName(ri.ns)
-	return repr.NewBool(ns == nsPgCatalog || ns == nsPublic || ns == nsEddyCatalog), nil
+	return repr.NewBool(c.s.visible(s.cat, s.cat.namespaceName(ri.ns), ri.name)), nil
 }
 
 // relationSize estimates a relation's size in bytes: its rows times a

@@ -1,0 +1,554 @@
+package sql
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
+)
+
+// GRANT and REVOKE of object privileges, and ALTER ... OWNER TO.
+
+// codeInvalidGrant is PostgreSQL's invalid_grant_operation.
+const codeInvalidPrivType = "0LP01"
+
+// privNames are the SQL names of the privilege bits, in bit order.
+var privNames = []string{"INSERT", "SELECT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "EXECUTE", "USAGE", "CREATE"}
+
+// privByName returns the privilege named name (any case).
+func privByName(name string) (aclMode, bool) {
+	for i, n := range privNames {
+		if strings.EqualFold(n, name) {
+			return 1 << i, true
+		}
+	}
+	return 0, false
+}
+
+// aclTarget is one object a GRANT or REVOKE changes: a relation or a
+// schema.
+type aclTarget struct {
+	obj    *Object
+	schema *Schema
+}
+
+func (t aclTarget) owner() uint32 {
+	if t.obj != nil {
+		return t.obj.Owner
+	}
+	return t.schema.Owner
+}
+
+func (t aclTarget) acl() []ACLItem {
+	if t.obj != nil {
+		return relACL(t.obj)
+	}
+	return schemaACL(t.schema)
+}
+
+// kindAndName are the words of "permission denied for <kind> <name>".
+func (t aclTarget) kindAndName() (string, string) {
+	if t.obj != nil {
+		return kindName(t.obj.Kind), t.obj.Name
+	}
+	return "schema", t.schema.Name
+}
+
+// execGrant executes GRANT/REVOKE privileges ON [TABLE] names | ALL
+// TABLES IN SCHEMA names | SCHEMA names TO/FROM roles [WITH GRANT
+// OPTION].
+func (p *Portal) execGrant(gs *pg.GrantStmt) error {
+	p.tag = map[bool]string{true: "GRANT", false: "REVOKE"}[gs.IsGrant]
+	s, e := p.st.s, p.st.s.e
+	all := allTablePrivs
+	if gs.Objtype == pg.ObjectType_OBJECT_SCHEMA {
+		all = allSchemaPrivs
+	} else if gs.Objtype != pg.ObjectType_OBJECT_TABLE {
+		return repr.Unsupported("GRANT ON %s", strings.TrimPrefix(gs.Objtype.String(), "OBJECT_"))
+	}
+	if gs.Targtype == pg.GrantTargetType_ACL_TARGET_DEFAULTS {
+		return repr.Unsupported("ALTER DEFAULT PRIVILEGES")
+	}
+	if gs.Grantor != nil {
+		return repr.Unsupported("GRANTED BY")
+	}
+	privs, err := grantPrivs(gs.Privileges, all, gs.Objtype)
+	if err != nil {
+		return err
+	}
+	grantees, err := p.grantees(gs.Grantees)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	targets, err := e.aclTargets(gs)
+	if err != nil {
+		return err
+	}
+	caller, _ := e.role(s.currentUser())
+	changed := make([][]ACLItem, len(targets))
+	for i, t := range targets {
+		acl, err := e.changeACL(s, caller, t, all, privs, grantees, gs)
+		if err != nil {
+			return err
+		}
+		changed[i] = acl
+	}
+	return e.commitACLs(targets, changed)
+}
+
+// grantPrivs reads a privilege list (nil is ALL) as a set valid for the
+// object kind (0LP01 otherwise).
+func grantPrivs(list []*pg.Node, all aclMode, kind pg.ObjectType) (aclMode, error) {
+	if len(list) == 0 {
+		return all, nil
+	}
+	var out aclMode
+	for _, n := range list {
+		ap := n.GetAccessPriv()
+		if len(ap.Cols) > 0 {
+			return 0, repr.Unsupported("column privileges")
+		}
+		if ap.PrivName == "" { // ALL [PRIVILEGES]
+			out |= all
+			continue
+		}
+		b, ok := privByName(ap.PrivName)
+		if !ok || b&all == 0 {
+			what := "table"
+			if kind == pg.ObjectType_OBJECT_SCHEMA {
+				what = "schema"
+			}
+			return 0, repr.Errorf(codeInvalidPrivType, "invalid privilege type %s for %s", strings.ToUpper(ap.PrivName), what)
+		}
+		out |= b
+	}
+	return out, nil
+}
+
+// grantees resolves the grantee list to role OIDs (0 is PUBLIC).
+func (p *Portal) grantees(list []*pg.Node) ([]uint32, error) {
+	var out []uint32
+	for _, n := range list {
+		rs := n.GetRoleSpec()
+		if rs.Roletype == pg.RoleSpecType_ROLESPEC_PUBLIC {
+			out = append(out, 0)
+			continue
+		}
+		name := p.roleSpecName(rs)
+		r, ok := p.st.s.e.role(name)
+		if !ok {
+			return nil, repr.Errorf(repr.CodeUndefinedObject, "role \"%s\" does not exist", name)
+		}
+		out = append(out, r.OID)
+	}
+	return out, nil
+}
+
+// aclTargets resolves a GRANT's objects (under the engine's lock).
+func (e *Engine) aclTargets(gs *pg.GrantStmt) ([]aclTarget, error) {
+	var out []aclTarget
+	for _, n := range gs.Objects {
+		switch {
+		case gs.Objtype == pg.ObjectType_OBJECT_SCHEMA || gs.Targtype == pg.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA:
+			name := n.GetString_().GetSval()
+			sc := e.cat.schemas[name]
+			if sc == nil {
+				return nil, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", name)
+			}
+			if gs.Objtype == pg.ObjectType_OBJECT_SCHEMA {
+				out = append(out, aclTarget{schema: sc})
+				continue
+			}
+			for _, o := range e.cat.objectsIn(name) {
+				if o.Kind != relIndex && o.Kind != relSequence {
+					out = append(out, aclTarget{obj: o})
+				}
+			}
+		default:
+			rv := n.GetRangeVar()
+			o := e.cat.lookup(rv.Schemaname, rv.Relname)
+			if o == nil || rv.Schemaname == "" {
+				return nil, repr.ErrUndefinedTable.New(rv.Relname)
+			}
+			switch o.Kind {
+			case relIndex:
+				return nil, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is an index", o.Name)
+			case relSequence:
+				return nil, repr.Unsupported("GRANT on sequence \"%s\"", o.Name)
+			}
+			if isSystemRelation(o.ID) {
+				return nil, repr.Errorf(codeInsufficientPrivilege, "permission denied: \"%s\" is a system relation", o.Name)
+			}
+			out = append(out, aclTarget{obj: o})
+		}
+	}
+	return out, nil
+}
+
+// changeACL returns t's ACL after the grant or revoke. A member of the
+// owner acts as the owner; another role may grant only what it holds
+// with grant option, as its own grantor.
+func (e *Engine) changeACL(s *Session, caller Role, t aclTarget, all, privs aclMode, grantees []uint32, gs *pg.GrantStmt) ([]ACLItem, error) {
+	if t.schema != nil && t.schema.system {
+		return nil, repr.Errorf(codeInsufficientPrivilege, "permission denied for schema %s", t.schema.Name)
+	}
+	grantor := ownerOID(t.owner())
+	if !e.isMemberOf(s.currentUser(), grantor) {
+		_, grantable := e.rolePrivs(s.currentUser(), t.acl(), t.owner(), all)
+		if grantable&privs == 0 {
+			kind, name := t.kindAndName()
+			return nil, repr.Errorf(codeInsufficientPrivilege, "permission denied for %s %s", kind, name)
+		}
+		privs &= grantable
+		grantor = caller.OID
+	}
+	acl := append([]ACLItem(nil), t.acl()...)
+	for _, g := range grantees {
+		acl = applyACL(acl, g, grantor, privs, gs.IsGrant, gs.GrantOption)
+		if !gs.IsGrant && g != 0 {
+			var err error
+			if acl, err = revokeDependent(acl, g, privs, gs.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return acl, nil
+}
+
+// revokeDependent handles the grants that grantor made of privs once it
+// lost their grant option: 2BP01 without CASCADE, else they are revoked
+// too (and theirs, transitively).
+func revokeDependent(acl []ACLItem, grantor uint32, privs aclMode, cascade bool) ([]ACLItem, error) {
+	for _, a := range acl {
+		lost := privs
+		for _, b := range acl {
+			if b.Grantee == grantor {
+				lost &^= b.Grantable // still held with grant option from another grantor
+			}
+		}
+		if a.Grantor != grantor || a.Grantee == grantor || a.Privs&lost == 0 {
+			continue
+		}
+		if !cascade {
+			return nil, repr.Errorf(repr.CodeDependentObjects, "dependent privileges exist").
+				WithHint("Use CASCADE to revoke them too.")
+		}
+		next := applyACL(acl, a.Grantee, grantor, a.Privs&lost, false, false)
+		var err error
+		if a.Grantee != 0 {
+			next, err = revokeDependent(next, a.Grantee, a.Privs&lost, true)
+		}
+		return revokeDependentRest(next, err, grantor, privs)
+	}
+	return acl, nil
+}
+
+// revokeDependentRest continues revokeDependent after one dependent
+// grant was revoked (the list changed under the loop).
+func revokeDependentRest(acl []ACLItem, err error, grantor uint32, privs aclMode) ([]ACLItem, error) {
+	if err != nil {
+		return nil, err
+	}
+	return revokeDependent(acl, grantor, privs, true)
+}
+
+// applyACL grants or revokes privs for grantee as granted by grantor:
+// a grant adds to (or appends) their item, with grant option also to
+// its grantable set; a revoke removes the privileges (or, REVOKE GRANT
+// OPTION FOR, only their grant option), dropping an emptied item.
+func applyACL(acl []ACLItem, grantee, grantor uint32, privs aclMode, grant, option bool) []ACLItem {
+	i := 0
+	for i < len(acl) && (acl[i].Grantee != grantee || acl[i].Grantor != grantor) {
+		i++
+	}
+	if i == len(acl) {
+		if !grant {
+			return acl
+		}
+		acl = append(acl, ACLItem{Grantee: grantee, Grantor: grantor})
+	}
+	a := &acl[i]
+	switch {
+	case grant:
+		a.Privs |= privs
+		if option {
+			a.Grantable |= privs
+		}
+	case option:
+		a.Grantable &^= privs
+	default:
+		a.Privs &^= privs
+		a.Grantable &^= privs
+	}
+	if a.Privs == 0 {
+		acl = append(acl[:i], acl[i+1:]...)
+	}
+	return acl
+}
+
+// commitACLs stores the targets' new ACLs in one batch and ends the
+// subscriptions that lost their privileges.
+func (e *Engine) commitACLs(targets []aclTarget, acls [][]ACLItem) error {
+	b := e.db.NewBatch()
+	defer b.Close()
+	var pairs [][2]*Object
+	var schemas []*Schema
+	for i, t := range targets {
+		if t.obj != nil {
+			nu := t.obj.clone()
+			nu.ACL = acls[i]
+			if err := e.persistObject(nu, b); err != nil {
+				return err
+			}
+			pairs = append(pairs, [2]*Object{t.obj, nu})
+			continue
+		}
+		nu := *t.schema
+		nu.ACL = acls[i]
+		if err := persistSchema(&nu, b); err != nil {
+			return err
+		}
+		schemas = append(schemas, &nu)
+	}
+	if err := e.db.Commit(b); err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		if err := e.cat.replace(p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	for _, sc := range schemas {
+		e.cat.schemas[sc.Name] = sc
+	}
+	e.cat.version++
+	e.recheckSubscriptions()
+	return nil
+}
+
+// newOwnerOf resolves ALTER ... OWNER TO's role and checks the caller
+// may give the object to it: it owns the object (as a member of its
+// owner) and is a member of the new owner, or is a superuser.
+func (p *Portal) newOwnerOf(rs *pg.RoleSpec, owner uint32, kind, name string) (uint32, error) {
+	s := p.st.s
+	r, ok := s.e.role(p.roleSpecName(rs))
+	if !ok {
+		return 0, repr.Errorf(repr.CodeUndefinedObject, "role \"%s\" does not exist", p.roleSpecName(rs))
+	}
+	if err := s.e.checkOwner(s, owner, kind, name); err != nil {
+		return 0, err
+	}
+	if !s.e.isMemberOf(s.currentUser(), r.OID) {
+		return 0, repr.Errorf(codeInsufficientPrivilege, "must be able to SET ROLE \"%s\"", r.Name)
+	}
+	if r.OID == oidSuperuser {
+		return 0, nil
+	}
+	return r.OID, nil
+}
+
+// newOwnerACL rewrites an ACL for an owner change, as PostgreSQL's
+// aclnewowner: the old owner's entries become the new owner's.
+func newOwnerACL(acl []ACLItem, old, nu uint32) []ACLItem {
+	if acl == nil {
+		return nil
+	}
+	old, nu = ownerOID(old), ownerOID(nu)
+	out := append([]ACLItem(nil), acl...)
+	for i := range out {
+		if out[i].Grantee == old {
+			out[i].Grantee = nu
+		}
+		if out[i].Grantor == old {
+			out[i].Grantor = nu
+		}
+	}
+	return out
+}
+
+// execAlterOwner executes ALTER SCHEMA name OWNER TO role.
+func (p *Portal) execAlterOwner(st *pg.AlterOwnerStmt) error {
+	if st.ObjectType != pg.ObjectType_OBJECT_SCHEMA {
+		return repr.Unsupported("ALTER %s OWNER TO", strings.TrimPrefix(st.ObjectType.String(), "OBJECT_"))
+	}
+	p.tag = "ALTER SCHEMA"
+	e := p.st.s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	name := st.Object.GetString_().GetSval()
+	sc := e.cat.schemas[name]
+	if sc == nil {
+		return repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", name)
+	}
+	if sc.system {
+		return repr.Errorf(codeInsufficientPrivilege, "permission denied for schema %s", name)
+	}
+	owner, err := p.newOwnerOf(st.Newowner, sc.Owner, "schema", name)
+	if err != nil {
+		return err
+	}
+	nu := *sc
+	nu.Owner, nu.ACL = owner, newOwnerACL(sc.ACL, sc.Owner, owner)
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := persistSchema(&nu, b); err != nil {
+		return err
+	}
+	if err := e.db.Commit(b); err != nil {
+		return err
+	}
+	e.cat.schemas[name] = &nu
+	e.cat.version++
+	e.recheckSubscriptions()
+	return nil
+}
+
+// alterRelOwner executes ALTER TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE
+// name OWNER TO role (the only command of its statement); the caller
+// holds the engine's lock.
+func (p *Portal) alterRelOwner(obj *Object, rs *pg.RoleSpec) error {
+	e := p.st.s.e
+	owner, err := p.newOwnerOf(rs, obj.Owner, kindName(obj.Kind), obj.Name)
+	if err != nil {
+		return err
+	}
+	nu := obj.clone()
+	nu.Owner, nu.ACL = owner, newOwnerACL(obj.ACL, obj.Owner, owner)
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := e.persistObject(nu, b); err != nil {
+		return err
+	}
+	if err := e.db.Commit(b); err != nil {
+		return err
+	}
+	if err := e.cat.replace(obj, nu); err != nil {
+		return err
+	}
+	e.recheckSubscriptions()
+	return nil
+}
+
+// ownerChange returns the OWNER TO command of an ALTER TABLE that has
+// only that command (nil otherwise).
+func ownerChange(as *pg.AlterTableStmt) *pg.RoleSpec {
+	if len(as.Cmds) != 1 {
+		return nil
+	}
+	c := as.Cmds[0].GetAlterTableCmd()
+	if c.Subtype != pg.AlterTableType_AT_ChangeOwner {
+		return nil
+	}
+	return c.Newowner
+}
+
+// relKindOK reports whether ALTER <kind> may name an object of kind k.
+func relKindOK(k planner.RelKind) bool {
+	return k == planner.RelTable || k == planner.RelView || k == planner.RelMaterializedView || k == relSequence || k == planner.RelSource
+}
+
+// hasPrivilege is has_table_privilege and has_schema_privilege: ([role,]
+// object, privileges), the role and object by name or OID, privileges a
+// comma-separated list of names, each optionally WITH GRANT OPTION; true
+// when the role holds any of them.
+func hasPrivilege(schema bool) catalogFunc {
+	return func(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+		if len(a) < 2 || a[len(a)-1].IsNull() || a[len(a)-2].IsNull() {
+			return repr.Null, nil
+		}
+		role := c.s.currentUser()
+		if len(a) == 3 {
+			if a[0].Family() == repr.FamText {
+				role = a[0].Text()
+			} else {
+				role = c.s.e.roleName(uint32(a[0].Int()))
+			}
+			if _, ok := c.s.e.role(role); !ok {
+				return repr.Null, repr.Errorf(repr.CodeUndefinedObject, "role \"%s\" does not exist", role)
+			}
+		}
+		obj, spec := a[len(a)-2], a[len(a)-1].Text()
+		all := allTablePrivs
+		if schema {
+			all = allSchemaPrivs
+		}
+		want, opt, err := privSpec(spec, all)
+		if err != nil {
+			return repr.Null, err
+		}
+		held, grantable, ok, err := c.heldPrivs(s, schema, obj, role, all)
+		if err != nil || !ok {
+			return repr.Null, err
+		}
+		if opt {
+			held = grantable
+		}
+		return repr.NewBool(held&want != 0), nil
+	}
+}
+
+// privSpec parses has_*_privilege's privilege list.
+func privSpec(spec string, all aclMode) (want aclMode, option bool, err error) {
+	for _, part := range strings.Split(spec, ",") {
+		p := strings.ToUpper(strings.Join(strings.Fields(part), " "))
+		if q, ok := strings.CutSuffix(p, " WITH GRANT OPTION"); ok {
+			p, option = q, true
+		}
+		b, ok := privByName(p)
+		if !ok || b&all == 0 {
+			return 0, false, repr.Errorf(repr.CodeInvalidParameter, "unrecognized privilege type: \"%s\"", strings.TrimSpace(part))
+		}
+		want |= b
+	}
+	return want, option, nil
+}
+
+// heldPrivs returns what role holds on the object named (text) or
+// identified (OID) by obj; ok is false for an unknown OID (NULL).
+func (c sessionCatalog) heldPrivs(s *sysSnap, schema bool, obj repr.Datum, role string, all aclMode) (held, grantable aclMode, ok bool, err error) {
+	e := c.s.e
+	if schema {
+		name := obj.Text()
+		if obj.Family() != repr.FamText {
+			name = s.cat.namespaceName(uint32(obj.Int()))
+		}
+		sc := s.cat.schemas[name]
+		switch {
+		case sc == nil && obj.Family() == repr.FamText:
+			return 0, 0, false, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", name)
+		case sc == nil:
+			return 0, 0, false, nil
+		case sc.system:
+			return privUsage, 0, true, nil
+		}
+		p, g := e.rolePrivs(role, schemaACL(sc), sc.Owner, all)
+		return p, g, true, nil
+	}
+	var o *Object
+	if obj.Family() == repr.FamText {
+		schema, name := splitQualifiedName(obj.Text())
+		if schema == "" {
+			schema = c.s.resolveSchema(s.cat, name)
+		}
+		if lookupSysRel(schema, name) != nil {
+			return privSelect, 0, true, nil
+		}
+		if o = s.cat.lookup(schema, name); o == nil || schema == "" {
+			return 0, 0, false, repr.ErrUndefinedTable.New(obj.Text())
+		}
+	} else if ri := s.rel(uint32(obj.Int())); ri != nil {
+		if ri.obj == nil {
+			return privSelect, 0, true, nil // system relations: readable by all
+		}
+		o = ri.obj
+	}
+	if o == nil {
+		return 0, 0, false, nil
+	}
+	p, g := e.rolePrivs(role, relACL(o), o.Owner, all)
+	return p, g, true, nil
+}
