@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -61,6 +62,10 @@ type deltaTree struct {
 	// shared arrangement served.
 	dims []bool
 	made map[int][][]int
+	// pairs are the On pairs in both orientations, then the equalities
+	// they imply (a = b and b = c: a = c), so a lookup may be keyed by
+	// any bound column equal to the input's.
+	pairs []dataflow.DeltaPair
 }
 
 // deltaPlanner plans the delta joins of one plan.
@@ -110,7 +115,7 @@ func (e *Engine) deltaJoins(cat *Catalog, plan *dataflow.Plan, allowed func(uint
 		}
 		dp.markDims(t)
 		// Again, with the tree's size estimates.
-		t = &deltaTree{root: i, dims: t.dims, made: t.made}
+		t = &deltaTree{root: i, dims: t.dims, made: t.made, pairs: t.pairs}
 		t.cost = dp.collect(t, i).cost
 		if dj, ok := dp.deltaJoin(t); ok {
 			joins = append(joins, deltaReplace{t, dj})
@@ -339,6 +344,18 @@ func (dp *deltaPlanner) deltaJoin(t *deltaTree) (dataflow.DeltaJoin, bool) {
 	if cost >= t.cost {
 		return dj, false
 	}
+	// A lookup keyed by an implied equality checks it: make it a condition.
+	dj.On = slices.Clone(dj.On)
+	for _, p := range dj.Paths {
+		for _, l := range p {
+			for k, c := range l.Cols {
+				q := dataflow.DeltaPair{L: l.From[k], R: c}
+				if !slices.Contains(dj.On, q) && !slices.Contains(dj.On, dataflow.DeltaPair{L: c, R: l.From[k]}) {
+					dj.On = append(dj.On, q)
+				}
+			}
+		}
+	}
 	for _, p := range dj.Paths {
 		for _, l := range p {
 			if l.Shared != 0 && !slices.Contains(dp.used, l.Shared) {
@@ -378,11 +395,9 @@ func (dp *deltaPlanner) path(t *deltaTree, i int) ([]deltaLookup, bool) {
 				continue
 			}
 			var from, cols []int
-			for _, p := range t.on {
-				for _, q := range [2]dataflow.DeltaPair{p, {L: p.R, R: p.L}} {
-					if owner(q.R) == j && bound[owner(q.L)] && !slices.Contains(cols, q.R) {
-						from, cols = append(from, q.L), append(cols, q.R)
-					}
+			for _, q := range t.pairs {
+				if owner(q.R) == j && bound[owner(q.L)] && !slices.Contains(cols, q.R) {
+					from, cols = append(from, q.L), append(cols, q.R)
 				}
 			}
 			if len(cols) == 0 {
@@ -609,16 +624,14 @@ func (dp *deltaPlanner) markDims(t *deltaTree) {
 		return k - 1
 	}
 	n := len(t.leaves)
-	t.dims, t.made = make([]bool, n), map[int][][]int{}
+	t.dims, t.made, t.pairs = make([]bool, n), map[int][][]int{}, equalPairs(t.on)
 	// refs[j] lists the inputs that join j by its whole primary key.
 	refs := make([][]int, n)
 	for j, in := range t.leaves {
 		byInput := map[int][]int{}
-		for _, p := range t.on {
-			for _, q := range [2]dataflow.DeltaPair{p, {L: p.R, R: p.L}} {
-				if owner(q.R) == j && owner(q.L) != j {
-					byInput[owner(q.L)] = append(byInput[owner(q.L)], q.R-off[j])
-				}
+		for _, q := range t.pairs {
+			if owner(q.R) == j && owner(q.L) != j && !slices.Contains(byInput[owner(q.L)], q.R-off[j]) {
+				byInput[owner(q.L)] = append(byInput[owner(q.L)], q.R-off[j])
 			}
 		}
 		for k, local := range byInput {
@@ -648,4 +661,36 @@ func (dp *deltaPlanner) markDims(t *deltaTree) {
 	for j, in := range t.leaves {
 		dp.weights[in] = max(dp.weights[in], w[j])
 	}
+}
+
+// equalPairs returns on in both orientations, then every other pair of
+// columns that on makes equal (its equivalence classes), in column order.
+func equalPairs(on []dataflow.DeltaPair) []dataflow.DeltaPair {
+	var out []dataflow.DeltaPair
+	class := map[int]int{} // column -> smallest column of its class
+	find := func(c int) int {
+		for {
+			r, ok := class[c]
+			if !ok || r == c {
+				return c
+			}
+			c = r
+		}
+	}
+	for _, p := range on {
+		out = append(out, p, dataflow.DeltaPair{L: p.R, R: p.L})
+		a, b := find(p.L), find(p.R)
+		class[max(a, b)] = min(a, b)
+		class[min(a, b)] = min(a, b)
+	}
+	cols := slices.Sorted(maps.Keys(class))
+	for _, a := range cols {
+		for _, b := range cols {
+			q := dataflow.DeltaPair{L: a, R: b}
+			if a != b && find(a) == find(b) && !slices.Contains(out, q) {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
 }

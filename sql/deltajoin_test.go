@@ -9,8 +9,9 @@ import (
 
 // TestDeltaJoinViews maintains views whose multiway joins are delta
 // joins (a chain read through primary keys, automatic indexes and a
-// filtered private input; a cycle; a self-join) and a view created with
-// binary joins before delta joins existed (the knob), through random
+// filtered private input; a cycle; a self-join; one equivalence class)
+// and a view created with binary joins before delta joins existed (the
+// knob), through random
 // transactions that write several tables at once (inserts, deletes,
 // updates of join keys), rollbacks, crashes and restarts, and checks after
 // each step that every view equals its query run ad hoc (binary joins)
@@ -27,6 +28,8 @@ CREATE TABLE r (id int, label text)`)
 		"v_chain": "SELECT c.name, o.id, l.line, l.qty, r.label FROM c, o, l, r WHERE o.cust = c.id AND l.ord = o.id AND r.id = c.region AND l.qty > 1",
 		"v_cycle": "SELECT o.id, l.line, c.id FROM o, l, c WHERE l.ord = o.id AND o.cust = c.id AND c.region = l.qty AND c.name <> o.day::text",
 		"v_self":  "SELECT x.id, y.id, c.name FROM o x, o y, c WHERE x.cust = y.cust AND c.id = x.cust AND x.day <= y.day",
+		// One equivalence class over three inputs: lookups by implied equalities.
+		"v_class": "SELECT o.id, l.line, c.name FROM o, l, c WHERE o.id = l.ord AND l.ord = c.id AND l.qty > 0",
 	}
 	disableDeltaJoins = true
 	te.mustRun("CREATE MATERIALIZED VIEW v_old AS " + queries["v_chain"])
