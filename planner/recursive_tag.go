@@ -26,7 +26,7 @@ func tagIterations(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_
 		rec.Op != pg_query.SetOperation_SETOP_NONE || len(base.TargetList) == 0 && len(base.ValuesLists) == 0 ||
 		len(rec.DistinctClause) == 0 && len(rec.GroupClause) == 0 || hasAggregates(rec) ||
 		len(rec.WindowClause) > 0 || len(rec.GroupClause) > 0 && len(rec.DistinctClause) > 0 {
-		return nil, false
+		return tagNested(ce, sel)
 	}
 	for _, t := range rec.TargetList {
 		for _, f := range t.GetResTarget().GetVal().GetColumnRef().GetFields() {
@@ -75,4 +75,109 @@ func tagIterations(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_
 		out.Aliascolnames = append(out.Aliascolnames, pg_query.MakeStrNode(iterCol))
 	}
 	return out, true
+}
+
+// tagNested is tagIterations for a recursive term whose DISTINCT or
+// GROUP BY is in a FROM subquery that reads the reference, (SELECT
+// DISTINCT n, d FROM r) s: the subquery also selects (and groups or
+// distinguishes by) the reference's tag, and the term's select list adds
+// s's tag plus 1. ok is false when the query does not have that shape.
+func tagNested(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_query.CommonTableExpr, bool) {
+	base, rec := sel.GetLarg(), sel.GetRarg()
+	if !sel.All || base == nil || rec == nil || base.Op != pg_query.SetOperation_SETOP_NONE ||
+		rec.Op != pg_query.SetOperation_SETOP_NONE || len(base.TargetList) == 0 && len(base.ValuesLists) == 0 ||
+		len(rec.DistinctClause) > 0 || len(rec.GroupClause) > 0 || hasStar(rec) {
+		return nil, false
+	}
+	out := proto.Clone(ce).(*pg_query.CommonTableExpr)
+	osel := out.Ctequery.GetSelectStmt()
+	var ref *pg_query.RangeVar
+	var levels []*pg_query.SelectStmt
+	w := &recWalker{name: ce.Ctename}
+	w.visit = func(_ recContext, rv *pg_query.RangeVar) error {
+		ref, levels = rv, append([]*pg_query.SelectStmt(nil), w.levels...)
+		return nil
+	}
+	if w.walk(osel.Rarg.ProtoReflect(), recOK) != nil || ref == nil || len(levels) != 2 {
+		return nil, false
+	}
+	sub := levels[1]
+	rs := subselectOf(osel.Rarg.FromClause, sub)
+	if rs == nil || rs.Lateral || rs.Alias == nil || !nestedTaggable(sub) || ref.Alias != nil && len(ref.Alias.Colnames) > 0 {
+		return nil, false
+	}
+	alias := ref.Relname
+	if ref.Alias != nil {
+		alias = ref.Alias.Aliasname
+	}
+	tag := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(alias), pg_query.MakeStrNode(iterCol)}, -1)
+	sub.TargetList = append(sub.TargetList, pg_query.MakeResTargetNodeWithNameAndVal(iterCol, tag, -1))
+	switch {
+	case len(sub.GroupClause) > 0:
+		sub.GroupClause = append(sub.GroupClause, tag)
+	case sub.DistinctClause[0].GetNode() != nil:
+		sub.DistinctClause = append(sub.DistinctClause, tag) // DISTINCT ON (...)
+	}
+	if len(rs.Alias.Colnames) > 0 {
+		rs.Alias.Colnames = append(rs.Alias.Colnames, pg_query.MakeStrNode(iterCol))
+	}
+	stag := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(rs.Alias.Aliasname), pg_query.MakeStrNode(iterCol)}, -1)
+	next := pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")}, stag, pg_query.MakeAConstIntNode(1, -1), -1)
+	osel.Rarg.TargetList = append(osel.Rarg.TargetList, pg_query.MakeResTargetNodeWithNameAndVal(iterCol, next, -1))
+	tagBase(osel.Larg)
+	if len(out.Aliascolnames) > 0 {
+		out.Aliascolnames = append(out.Aliascolnames, pg_query.MakeStrNode(iterCol))
+	}
+	return out, true
+}
+
+// nestedTaggable reports whether a FROM subquery reading the reference
+// has the DISTINCT or GROUP BY that tagNested rewrites and nothing that
+// would see the tag otherwise (*, aggregates, windows, set operations,
+// LIMIT).
+func nestedTaggable(s *pg_query.SelectStmt) bool {
+	return s.Op == pg_query.SetOperation_SETOP_NONE && (len(s.DistinctClause) > 0) != (len(s.GroupClause) > 0) &&
+		!hasAggregates(s) && len(s.WindowClause) == 0 && !hasStar(s) && s.LimitCount == nil && s.LimitOffset == nil &&
+		s.WithClause == nil
+}
+
+// hasStar reports whether s's select list has a * (which would expand to
+// the hidden tag too).
+func hasStar(s *pg_query.SelectStmt) bool {
+	for _, t := range s.TargetList {
+		for _, f := range t.GetResTarget().GetVal().GetColumnRef().GetFields() {
+			if f.GetAStar() != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// subselectOf finds the FROM subquery (possibly inside joins) whose query
+// is sub.
+func subselectOf(from []*pg_query.Node, sub *pg_query.SelectStmt) *pg_query.RangeSubselect {
+	for _, n := range from {
+		if rs := n.GetRangeSubselect(); rs != nil && rs.Subquery.GetSelectStmt() == sub {
+			return rs
+		}
+		if j := n.GetJoinExpr(); j != nil {
+			if rs := subselectOf([]*pg_query.Node{j.Larg, j.Rarg}, sub); rs != nil {
+				return rs
+			}
+		}
+	}
+	return nil
+}
+
+// tagBase gives the non-recursive term's rows the tag 0.
+func tagBase(base *pg_query.SelectStmt) {
+	zero := pg_query.MakeAConstIntNode(0, -1)
+	for _, row := range base.ValuesLists { // VALUES (...), (...)
+		l := row.GetList()
+		l.Items = append(l.Items, zero)
+	}
+	if len(base.TargetList) > 0 {
+		base.TargetList = append(base.TargetList, pg_query.MakeResTargetNodeWithNameAndVal(iterCol, zero, -1))
+	}
 }
