@@ -36,6 +36,8 @@ import (
 type fakeHandler struct {
 	mu     sync.Mutex
 	copied map[string][]string // COPY target -> received text lines (or one "<n tuples>" per binary copy)
+	// backends are the sessions' Backends by pid.
+	backends map[uint32]Backend
 
 	opened atomic.Int32
 	closed atomic.Int32
@@ -83,7 +85,15 @@ func (s *fakeSession) Notices() []Notice {
 	return n
 }
 
-func (s *fakeSession) SetBackend(Backend) {}
+// SetBackend implements Session: the handler keeps it for the test.
+func (s *fakeSession) SetBackend(b Backend) {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	if s.h.backends == nil {
+		s.h.backends = map[uint32]Backend{}
+	}
+	s.h.backends[b.PID] = b
+}
 
 // Failed implements Session: a failed block shows as 'E'.
 func (s *fakeSession) Failed() {
