@@ -201,12 +201,46 @@ func init() {
 // input of a reg* type, or a reg* value's text output.
 func isRegCast(from, to repr.T) bool {
 	textual := func(t repr.T) bool { return t.Family == repr.FamText || t.Family == repr.FamUnknown }
-	return to.IsReg() && textual(from) || from.IsReg() && textual(to)
+	return to.IsReg() && textual(from) || from.IsReg() && textual(to) || isRegArray(from) && textual(to)
+}
+
+// isRegArray reports whether t is an array of a reg* type (regtype[], as
+// pg_prepared_statements.parameter_types), whose text output names each
+// element's object.
+func isRegArray(t repr.T) bool {
+	return t.Family == repr.FamArray && !t.Vector && t.ElemType().IsReg()
+}
+
+// regArrayText casts a reg* array to text: the array of its elements'
+// names (an element naming nothing prints as its number), formatted as a
+// text[].
+func regArrayText(c *Ctx, d repr.Datum, from, to repr.T) (repr.Datum, error) {
+	elem := from.ElemType()
+	src := d.Array()
+	names := make([]repr.Datum, len(src))
+	for i, e := range src {
+		if e.IsNull() {
+			names[i] = repr.Null
+			continue
+		}
+		s := strconv.FormatInt(e.Int(), 10)
+		if c != nil && c.Session != nil && c.Session.Catalog != nil {
+			if name, ok := c.Session.Catalog.RegOut(elem, uint32(e.Int())); ok {
+				s = name
+			}
+		}
+		names[i] = repr.NewText(s)
+	}
+	text := repr.NewArrayDims(names, d.ArrayDims())
+	return repr.Cast(text, repr.ArrayOf(repr.Text), to, nil, true)
 }
 
 // regCast evaluates a cast that needs the catalog (isRegCast). A numeric
 // input is an OID as is, in PostgreSQL's reg*in too.
 func regCast(c *Ctx, d repr.Datum, from, to repr.T) (repr.Datum, error) {
+	if isRegArray(from) {
+		return regArrayText(c, d, from, to)
+	}
 	if to.IsReg() {
 		s := strings.TrimSpace(d.Text())
 		if n, err := strconv.ParseUint(s, 10, 32); err == nil {

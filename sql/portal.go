@@ -97,6 +97,8 @@ func (p *Portal) encode(r repr.Row) [][]byte {
 			}
 		} else if t.IsReg() {
 			p.buf = append(p.buf, p.regText(d, t)...)
+		} else if t.Family == repr.FamArray && !t.Vector && t.ElemType().IsReg() {
+			p.buf = repr.AppendText(p.buf, p.regArrayNames(d, t), repr.ArrayOf(repr.Text), loc)
 		} else {
 			p.buf = repr.AppendText(p.buf, d, t, loc)
 		}
@@ -231,6 +233,19 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 
 func canceled() error {
 	return repr.Errorf(repr.CodeQueryCanceled, "canceling statement due to user request")
+}
+
+// regArrayNames returns an array of a reg* type as the text[] of its
+// elements' names (regtype[] prints {integer,text}, as in PostgreSQL).
+func (p *Portal) regArrayNames(d repr.Datum, t repr.T) repr.Datum {
+	src := d.Array()
+	names := make([]repr.Datum, len(src))
+	for i, e := range src {
+		if !e.IsNull() {
+			names[i] = repr.NewText(p.regText(e, t.ElemType()))
+		}
+	}
+	return repr.NewArrayDims(names, d.ArrayDims())
 }
 
 // regText is the text output of a reg* value: the object's name, or its
