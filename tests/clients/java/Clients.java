@@ -20,6 +20,11 @@ public class Clients {
         props = new Properties();
         props.setProperty("user", u.getUserInfo());
         conn = DriverManager.getConnection(url, props);
+        if (args.length > 1 && args[1].equals("sources")) {
+            sources();
+            conn.close();
+            return;
+        }
         check("connect", c -> {
             DatabaseMetaData md = c.getMetaData();
             System.out.println(md.getDatabaseProductName() + " major=" + md.getDatabaseMajorVersion());
@@ -95,6 +100,23 @@ public class Clients {
             }
         });
         conn.close();
+    }
+
+    // sources checks Eddy's sources, which PostgreSQL does not have:
+    // pgjdbc lists them as foreign tables with their columns; reading one
+    // directly is refused (0A000: its events are not stored).
+    static void sources() {
+        check("source tables", c -> print(c.getMetaData().getTables(null, "public", "%", new String[]{"FOREIGN TABLE"}),
+                "TABLE_NAME", "TABLE_TYPE"));
+        check("source columns", c -> print(c.getMetaData().getColumns(null, "public", "bid", "%"),
+                "COLUMN_NAME", "TYPE_NAME", "ORDINAL_POSITION"));
+        check("source read", c -> {
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT auction, price FROM bid LIMIT 1")) {
+                ResultSetMetaData md = rs.getMetaData();
+                for (int i = 1; i <= md.getColumnCount(); i++)
+                    System.out.println(md.getColumnName(i) + "|" + md.getColumnTypeName(i) + "|" + md.getTableName(i));
+            }
+        });
     }
 
     // check prints a section header and runs one check; an exception is
