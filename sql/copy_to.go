@@ -20,6 +20,10 @@ import (
 type copyTo struct {
 	opts copyOptions
 	q    *planner.Query
+	// dml is, for COPY (INSERT/UPDATE/DELETE ... RETURNING) TO, the
+	// statement to run instead of q; cols are the result columns.
+	dml  *pg.Node
+	cols []planner.ResultColumn
 	// forceQuote[i] makes CSV quote column i's non-NULL values.
 	forceQuote []bool
 }
@@ -29,21 +33,17 @@ type copyTo struct {
 // ...) TO variant"), Eddy copies any relation it can read ad hoc: views,
 // materialized views and readable sources too, as COPY (SELECT ...) would.
 func (p *Portal) prepareCopyTo(cs *pg.CopyStmt, opts copyOptions) error {
-	n, names, err := p.copyToQuery(cs)
-	if err != nil {
-		return err
-	}
-	s := p.st.s
-	q, err := s.e.planQuery(n, planner.Options{TimeZone: s.settings.timeZone})
+	ct := &copyTo{opts: opts}
+	names, err := p.planCopyTo(cs, ct)
 	if err != nil {
 		return err
 	}
 	if names == nil {
-		for _, c := range q.Columns {
+		for _, c := range ct.cols {
 			names = append(names, c.Name)
 		}
 	}
-	ct := &copyTo{opts: opts, q: q, forceQuote: make([]bool, len(q.Columns))}
+	ct.forceQuote = make([]bool, len(ct.cols))
 	for _, name := range opts.forceQuote {
 		i := slices.Index(names, name)
 		if i < 0 {
@@ -60,13 +60,55 @@ func (p *Portal) prepareCopyTo(cs *pg.CopyStmt, opts copyOptions) error {
 	return nil
 }
 
+// planCopyTo plans what a COPY TO reads into ct: a query, or a DML
+// statement with RETURNING (which runs, and writes, when the COPY runs).
+// It returns the column names of COPY t (cols), else nil.
+func (p *Portal) planCopyTo(cs *pg.CopyStmt, ct *copyTo) ([]string, error) {
+	s := p.st.s
+	opts := planner.Options{TimeZone: s.settings.timeZone}
+	if q := cs.Query; q != nil && q.GetSelectStmt() == nil {
+		if !hasReturning(q) {
+			return nil, repr.Errorf(repr.CodeFeatureNotSupported, "COPY query must have a RETURNING clause")
+		}
+		if err := s.checkWritable(q); err != nil {
+			return nil, err
+		}
+		d, err := s.e.planDML(q, opts)
+		if err != nil {
+			return nil, err
+		}
+		ct.dml, ct.cols = q, d.returningCols
+		return nil, nil
+	}
+	n, names, err := p.copyToQuery(cs)
+	if err != nil {
+		return nil, err
+	}
+	if ct.q, err = s.e.planQuery(n, opts); err != nil {
+		return nil, err
+	}
+	ct.cols = ct.q.Columns
+	return names, nil
+}
+
+// hasReturning reports whether n is an INSERT, UPDATE or DELETE with a
+// RETURNING list.
+func hasReturning(n *pg.Node) bool {
+	switch {
+	case n.GetInsertStmt() != nil:
+		return len(n.GetInsertStmt().ReturningList) > 0
+	case n.GetUpdateStmt() != nil:
+		return len(n.GetUpdateStmt().ReturningList) > 0
+	case n.GetDeleteStmt() != nil:
+		return len(n.GetDeleteStmt().ReturningList) > 0
+	}
+	return false
+}
+
 // copyToQuery returns the SELECT a COPY TO reads, and for COPY t (cols)
 // the column names (nil for a query: its result columns).
 func (p *Portal) copyToQuery(cs *pg.CopyStmt) (*pg.Node, []string, error) {
 	if cs.Query != nil {
-		if cs.Query.GetSelectStmt() == nil {
-			return nil, nil, repr.Unsupported("COPY (INSERT, UPDATE or DELETE ... RETURNING) TO")
-		}
 		return cs.Query, nil, nil
 	}
 	e := p.st.s.e
@@ -138,7 +180,7 @@ func (p *Portal) CopyOutFormat() (int16, []int16) {
 	if p.copyTo.opts.kind == copyBinaryKind {
 		format = 1
 	}
-	cols := make([]int16, len(p.copyTo.q.Columns))
+	cols := make([]int16, len(p.copyTo.cols))
 	for i := range cols {
 		cols[i] = format
 	}
@@ -157,7 +199,7 @@ func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
 		return p.copySubscribe(ctx, w)
 	}
 	s := p.st.s
-	rows, err := s.e.runQuery(p.copyTo.q, s.evalCtx(), s.ws)
+	rows, err := p.copyToRows(ctx)
 	if err != nil {
 		if s.tx == txBlock {
 			s.tx = txFailed
@@ -182,6 +224,20 @@ func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
 	return "COPY " + strconv.Itoa(len(rows)), nil
 }
 
+// copyToRows computes the rows a COPY TO writes: the query's, or the
+// RETURNING rows of its DML statement, which runs (and commits in
+// autocommit) as the statement would alone.
+func (p *Portal) copyToRows(ctx context.Context) ([]repr.Row, error) {
+	s, ct := p.st.s, p.copyTo
+	if ct.dml == nil {
+		return s.e.runQuery(ct.q, s.evalCtx(), s.ws)
+	}
+	if err := p.execDML(ctx, ct.dml); err != nil {
+		return nil, err
+	}
+	return p.rows, nil
+}
+
 // copyEncoder formats rows in a COPY TO's format into a reused buffer.
 type copyEncoder struct {
 	p    *Portal
@@ -201,8 +257,8 @@ func (c *copyEncoder) start(w io.Writer) error {
 		c.buf = binary.BigEndian.AppendUint32(c.buf, 0) // flags
 		c.buf = binary.BigEndian.AppendUint32(c.buf, 0) // header extension length
 	case o.header:
-		single := len(c.ct.q.Columns) == 1
-		for i, col := range c.ct.q.Columns {
+		single := len(c.ct.cols) == 1
+		for i, col := range c.ct.cols {
 			c.delimit(i)
 			if o.kind == copyCSVKind {
 				c.buf = appendCSVField(c.buf, []byte(col.Name), o, false, single)
@@ -273,7 +329,7 @@ func (c *copyEncoder) binaryRow(r repr.Row) error {
 		at := len(c.buf)
 		c.buf = append(c.buf, 0, 0, 0, 0)
 		var err error
-		if c.buf, err = repr.AppendBinary(c.buf, d, c.ct.q.Columns[i].Type); err != nil {
+		if c.buf, err = repr.AppendBinary(c.buf, d, c.ct.cols[i].Type); err != nil {
 			return err
 		}
 		binary.BigEndian.PutUint32(c.buf[at:], uint32(len(c.buf)-at-4))
@@ -307,7 +363,7 @@ func (c *copyEncoder) encodeText(r repr.Row) [][]byte {
 			continue
 		}
 		start := len(c.text)
-		if t := c.ct.q.Columns[i].Type; t.IsReg() {
+		if t := c.ct.cols[i].Type; t.IsReg() {
 			c.text = append(c.text, c.p.regText(d, t)...)
 		} else {
 			c.text = repr.AppendText(c.text, d, t, loc)
