@@ -56,7 +56,10 @@ func scramFor(t testing.TB, password string) string {
 		t.Fatal(err)
 	}
 	salt := "0123456789abcdef"
-	creds := c.GetStoredCredentials(scram.KeyFactors{Salt: salt, Iters: 4096})
+	creds, err := c.GetStoredCredentialsWithError(scram.KeyFactors{Salt: salt, Iters: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
 	b := base64.StdEncoding.EncodeToString
 	return fmt.Sprintf("SCRAM-SHA-256$4096:%s$%s:%s", b([]byte(salt)), b(creds.StoredKey), b(creds.ServerKey))
 }
