@@ -198,11 +198,12 @@ func (e *Engine) changeACL(s *Session, caller Role, t aclTarget, all, privs aclM
 	}
 	grantor := ownerOID(t.owner())
 	if !e.isMemberOf(s.currentUser(), grantor) {
-		_, grantable := e.rolePrivs(s.currentUser(), t.acl(), t.owner(), all)
-		if grantable&privs == 0 {
+		held, grantable := e.rolePrivs(s.currentUser(), t.acl(), t.owner(), all)
+		if held == 0 {
 			kind, name := t.kindAndName()
 			return nil, repr.Errorf(codeInsufficientPrivilege, "permission denied for %s %s", kind, name)
 		}
+		// Without grant option nothing is granted (PostgreSQL warns).
 		privs &= grantable
 		grantor = caller.OID
 	}
