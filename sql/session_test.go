@@ -147,6 +147,15 @@ func copyOut(ctx context.Context, p *Portal) (string, error) {
 	return b.String(), nil
 }
 
+// notices prints and clears the session's notices, one per line.
+func (te *testEngine) notices() string {
+	var b strings.Builder
+	for _, n := range te.s.Notices() {
+		fmt.Fprintf(&b, "%s %s: %s\n", n.Severity, n.Err.Code, n.Err.Message)
+	}
+	return b.String()
+}
+
 // copyIn runs a COPY FROM STDIN with data.
 func (te *testEngine) copyIn(sql, data string) string {
 	ctx := context.Background()
@@ -177,7 +186,8 @@ func errText(err error) string {
 	return s
 }
 
-// TestSession runs the transcripts in testdata: `exec` runs SQL, `copy
+// TestSession runs the transcripts in testdata: `exec` runs SQL, `notices`
+// prints (and clears) the notices the session left for the client, `copy
 // sql=...` runs COPY FROM STDIN with the input as data, `restart` closes
 // and reopens the engine on the same data directory (as after a crash:
 // Close only closes the store; nothing is flushed that a commit had not
@@ -204,6 +214,8 @@ func TestSession(t *testing.T) {
 					return fmt.Sprintf("ok, but %d indexes rebuilt\n", n)
 				}
 				return "ok\n"
+			case "notices":
+				return te.notices()
 			case "query", "prepare", "execute":
 				return te.readCmd(t, d)
 			case "clock":

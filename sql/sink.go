@@ -410,23 +410,26 @@ func (e *Engine) refreshSinkRow(s *sinkState) {
 	s.row = row
 }
 
-// dropSinks executes DROP SINK.
-func (e *Engine) dropSinks(d *parse.DropObject) error {
+// dropSinks executes DROP SINK; missing are the names IF EXISTS skipped.
+func (e *Engine) dropSinks(d *parse.DropObject) (missing []string, err error) {
 	e.mu.Lock()
 	var victims []*sinkState
 	for _, n := range d.Names {
 		s := e.sinkNamed(n.Relname)
 		if s == nil && !d.IfExists {
 			e.mu.Unlock()
-			return repr.Errorf(repr.CodeUndefinedObject, "sink \"%s\" does not exist", n.Relname)
+			return nil, repr.Errorf(repr.CodeUndefinedObject, "sink \"%s\" does not exist", n.Relname)
+		}
+		if s == nil {
+			missing = append(missing, n.Relname)
 		}
 		if s != nil {
 			victims = append(victims, s)
 		}
 	}
-	err := e.removeSinksLocked(victims)
+	err = e.removeSinksLocked(victims)
 	e.mu.Unlock()
-	return err
+	return missing, err
 }
 
 // removeSinksLocked deletes sinks durably and stops them.

@@ -60,7 +60,11 @@ func (p *Portal) execCreateSource(cs *parse.CreateSource) error {
 func (p *Portal) execDropExt(d *parse.DropObject) error {
 	p.tag = "DROP " + d.Kind
 	if d.Kind == "SINK" {
-		return p.st.s.e.dropSinks(d)
+		missing, err := p.st.s.e.dropSinks(d)
+		for _, name := range missing {
+			p.st.s.addNotice(repr.Errorf("00000", "sink \"%s\" does not exist, skipping", name))
+		}
+		return err
 	}
 	for _, n := range d.Names {
 		err := p.st.s.e.drop(p.st.s, planner.RelSource, n.Schemaname, n.Relname, d.IfExists, d.Cascade)

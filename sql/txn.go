@@ -280,8 +280,13 @@ func (s *Session) noticeSkipped(err error) error {
 	if !errors.As(err, &sk) {
 		return err
 	}
-	s.notices = append(s.notices, Notice{Severity: "NOTICE", Err: sk.e})
+	s.addNotice(sk.e)
 	return nil
+}
+
+// addNotice queues a NOTICE for the client.
+func (s *Session) addNotice(e *repr.Error) {
+	s.notices = append(s.notices, Notice{Severity: "NOTICE", Err: e})
 }
 
 // Notice is a message for the client that is not an error.
