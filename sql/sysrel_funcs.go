@@ -453,6 +453,14 @@ func fkActionText(prefix string, a byte) string {
 // objDescription is obj_description(oid [, catalog]): a relation's
 // comment.
 func objDescription(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	if len(a) > 1 && a[1].Text() == "pg_namespace" {
+		for _, n := range s.cat.schemaList() {
+			if n.OID() == uint32(a[0].Int()) && n.ID == 0 {
+				return textD(builtinSchemaComments[n.Name]), nil
+			}
+		}
+		return repr.Null, nil
+	}
 	if len(a) > 1 && a[1].Text() != "pg_class" {
 		return repr.Null, nil
 	}

@@ -427,6 +427,18 @@ func rowsAttrdef(s *sysSnap) []repr.Row {
 }
 
 // rowsDescription lists the comments of relations and columns (COMMENT ON).
+// oidPgNamespace is pg_namespace's OID, the classoid of a schema's comment.
+const oidPgNamespace = 2615
+
+// builtinSchemaComments are PostgreSQL 15's comments on its built-in
+// schemas (pgAdmin and DBeaver show them); eddy_catalog is Eddy's own.
+var builtinSchemaComments = map[string]string{
+	"pg_catalog":   "system catalog schema",
+	"public":       "standard public schema",
+	"pg_toast":     "reserved schema for TOAST tables",
+	"eddy_catalog": "Eddy's sources, sinks and their statistics",
+}
+
 func rowsDescription(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_description"]
 	var out []repr.Row
@@ -434,6 +446,12 @@ func rowsDescription(s *sysSnap) []repr.Row {
 		if text != "" {
 			out = append(out, r.row(map[string]repr.Datum{"objoid": oidD(oid), "classoid": oidD(1259),
 				"objsubid": intD(sub), "description": repr.NewText(text)}))
+		}
+	}
+	for _, n := range s.cat.schemaList() {
+		if text := builtinSchemaComments[n.Name]; text != "" && n.ID == 0 {
+			out = append(out, r.row(map[string]repr.Datum{"objoid": oidD(n.OID()), "classoid": oidD(oidPgNamespace),
+				"description": repr.NewText(text)}))
 		}
 	}
 	for _, ri := range s.relations() {
