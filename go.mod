@@ -8,6 +8,7 @@ require (
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/google/btree v1.1.3
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/lib/pq v1.12.3
 	github.com/pganalyze/pg_query_go/v6 v6.2.5
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c

@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	gosql "database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/lib/pq"
 
 	"github.com/eddydb/eddy/tests/harness"
 )
@@ -228,5 +230,37 @@ func TestAuthAllowConnect(t *testing.T) {
 	case <-contacted:
 		t.Fatal("the refused broker was contacted")
 	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestAuthLibPQ: lib/pq with sslmode=require and verify-full against a
+// TLS-only, SCRAM-only server; a wrong password is 28P01.
+func TestAuthLibPQ(t *testing.T) {
+	c := harness.WriteCerts(t, t.TempDir())
+	s := harness.StartEddy(t, harness.WithArgs("--tls-cert", c.Cert, "--tls-key", c.Key, "--tls-required",
+		"--auth", "scram-sha-256"), harness.WithEnv("EDDY_PASSWORD=pqpw"))
+	for _, tc := range []struct{ password, opts, want string }{
+		{"pqpw", "sslmode=require", ""},
+		{"pqpw", "sslmode=verify-full&sslrootcert=" + c.CA, ""},
+		{"bad", "sslmode=require", "28P01"},
+		{"pqpw", "sslmode=disable", "28000"},
+	} {
+		db, err := gosql.Open("postgres", fmt.Sprintf("postgres://eddy:%s@localhost:%d/eddy?%s", tc.password, s.Port(), tc.opts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		err = db.QueryRow("SELECT 5").Scan(&n)
+		db.Close()
+		got := ""
+		var pe *pq.Error
+		if errors.As(err, &pe) {
+			got = string(pe.Code)
+		} else if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s with %s: got %q, want %q", tc.password, tc.opts, got, tc.want)
+		}
 	}
 }
