@@ -1,0 +1,53 @@
+package tests
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPrivilegesLogin logs in as a role that is not a superuser: its
+// statements are checked against its grants, and a REVOKE ends its open
+// SUBSCRIBE with 42501 and applies to its next statement.
+func TestPrivilegesLogin(t *testing.T) {
+	s := startSubscribeServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin := connect(t, ctx, s.DSN())
+	mustExec(t, ctx, admin, "CREATE ROLE reader LOGIN PASSWORD 'pw'", "CREATE SCHEMA app",
+		"CREATE TABLE app.t (k int PRIMARY KEY)", "INSERT INTO app.t VALUES (1)",
+		"CREATE MATERIALIZED VIEW app.v AS SELECT count(*) AS n FROM app.t")
+	dsn := strings.Replace(s.DSN(), "eddy@", "reader:pw@", 1)
+
+	user := connect(t, ctx, dsn)
+	var super string
+	if err := user.QueryRow(ctx, "SELECT current_user || ' ' || current_setting('is_superuser')").Scan(&super); err != nil {
+		t.Fatal(err)
+	}
+	if super != "reader off" {
+		t.Fatalf("logged in as %q, want reader off", super)
+	}
+	_, err := user.Exec(ctx, "SELECT * FROM app.v")
+	wantCode(t, err, "42501", "permission denied for schema app")
+
+	mustExec(t, ctx, admin, "GRANT USAGE ON SCHEMA app TO reader", "GRANT SELECT ON app.v TO reader")
+	mustExec(t, ctx, user, "SELECT * FROM app.v")
+	_, err = user.Exec(ctx, "SELECT * FROM app.t")
+	wantCode(t, err, "42501", "permission denied for table t")
+
+	pc := pgconnCancellable(t, ctx, dsn)
+	rows, errc := streamSubscribe(t, ctx, pc, "SUBSCRIBE app.v", false)
+	nextRows(t, rows, 1)
+	mustExec(t, ctx, admin, "INSERT INTO app.t VALUES (2)")
+	nextRows(t, rows, 2) // the count's retraction and its new value
+	mustExec(t, ctx, admin, "REVOKE SELECT ON app.v FROM reader")
+	select {
+	case err := <-errc:
+		wantCode(t, err, "42501", "permission denied for materialized view v")
+	case <-time.After(20 * time.Second):
+		t.Fatal("subscription not ended by REVOKE")
+	}
+	_, err = user.Exec(ctx, "SELECT * FROM app.v")
+	wantCode(t, err, "42501", "permission denied for materialized view v")
+}
