@@ -169,6 +169,9 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 	defer e.mu.Unlock()
 	obj := e.cat.lookup(schema, name)
 	if obj == nil {
+		if missingOK && schema != "" && e.cat.namespaceOID(schema) == 0 {
+			return skipped(repr.Errorf("00000", "schema \"%s\" does not exist, skipping", schema))
+		}
 		if missingOK {
 			return skipped(repr.Errorf("00000", "%s \"%s\" does not exist, skipping", kindName(kind), name))
 		}
