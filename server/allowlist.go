@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"path"
@@ -85,4 +86,20 @@ func (a *allowList) check(addrs []string) error {
 		}
 	}
 	return nil
+}
+
+// dialer returns a dial function that refuses addresses off the list, so
+// brokers a cluster advertises are held to it as well as the seeds (nil
+// without a list: franz-go's own dialer).
+func (a *allowList) dialer() func(ctx context.Context, network, host string) (net.Conn, error) {
+	if a == nil {
+		return nil
+	}
+	var d net.Dialer
+	return func(ctx context.Context, network, host string) (net.Conn, error) {
+		if !a.allows(host) {
+			return nil, fmt.Errorf("connecting to %s is not allowed by the server's --allow-connect list", host)
+		}
+		return d.DialContext(ctx, network, host)
+	}
 }

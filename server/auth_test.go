@@ -206,7 +206,11 @@ func TestAllowList(t *testing.T) {
 		t.Error("a bare name was accepted")
 	}
 	var none *allowList
-	if !none.allows("anything:1") {
+	if !none.allows("anything:1") || none.dialer() != nil {
 		t.Error("no list must allow everything")
+	}
+	// The dialer holds advertised brokers to the list: refused before dialing.
+	if _, err := a.dialer()(context.Background(), "tcp", "127.0.0.1:1"); err == nil || !strings.Contains(err.Error(), "--allow-connect") {
+		t.Errorf("dialer let 127.0.0.1:1 through: %v", err)
 	}
 }

@@ -133,8 +133,9 @@ func (c *connectors) runKafkaSink(ctx context.Context, def sql.SinkDef) error {
 	if err := c.allow.check(ks.cfg.Brokers); err != nil {
 		return err // the list narrowed since the sink was created
 	}
-	prod, err := kgo.NewClient(kgo.SeedBrokers(ks.cfg.Brokers...), kgo.DisableClientMetrics(),
-		kgo.DefaultProduceTopic(ks.cfg.Topic), kgo.TransactionalID("eddy-sink-"+ks.ident))
+	ks.cfg.Dial = c.allow.dialer()
+	prod, err := kgo.NewClient(append(ks.cfg.BaseOpts(), kgo.SeedBrokers(ks.cfg.Brokers...),
+		kgo.DefaultProduceTopic(ks.cfg.Topic), kgo.TransactionalID("eddy-sink-"+ks.ident))...)
 	if err != nil {
 		return kafkaErr("creating producer", err)
 	}
@@ -193,7 +194,7 @@ func produceTxn(ctx context.Context, prod *kgo.Client, recs []*kgo.Record) error
 // topic: the largest eddy.time of the sink's records, found by reading each
 // partition's committed tail backwards in growing windows (0 if none).
 func readBack(ctx context.Context, ks *kafkaSinkSetup) (repr.Time, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(ks.cfg.Brokers...), kgo.DisableClientMetrics())
+	cl, err := kgo.NewClient(append(ks.cfg.BaseOpts(), kgo.SeedBrokers(ks.cfg.Brokers...))...)
 	if err != nil {
 		return 0, kafkaErr("creating client", err)
 	}
@@ -235,9 +236,9 @@ func scanRange(ctx context.Context, ks *kafkaSinkSetup, p int32, from, end int64
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(ks.cfg.Brokers...), kgo.DisableClientMetrics(),
+	cl, err := kgo.NewClient(append(ks.cfg.BaseOpts(), kgo.SeedBrokers(ks.cfg.Brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{ks.cfg.Topic: {p: kgo.NewOffset().At(from)}}),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(), kgo.FetchMaxWait(100*time.Millisecond))
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(), kgo.FetchMaxWait(100*time.Millisecond))...)
 	if err != nil {
 		return 0, false, kafkaErr("creating consumer", err)
 	}

@@ -76,6 +76,7 @@ func (c *connectors) runKafka(ctx context.Context, def sql.SourceDef) error {
 	if err := c.allow.check(ks.cfg.Brokers); err != nil {
 		return err // the list narrowed since the source was created
 	}
+	ks.cfg.Dial = c.allow.dialer()
 	pos, err := c.e.SourcePosition(def.ID)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"context"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +32,10 @@ type Config struct {
 	ReadUncommitted bool
 	FetchMaxBytes   int32         // 0: franz-go's default
 	FetchMaxWait    time.Duration // 0: franz-go's default
+	// Dial, when set, opens every connection to a broker, the seed
+	// brokers and those the cluster advertises alike (the server's
+	// --allow-connect check); not an option.
+	Dial func(ctx context.Context, network, host string) (net.Conn, error)
 }
 
 // ParseOptions reads a Config from WITH options (keys lower-case):
@@ -157,9 +163,19 @@ func splitBrokers(v string) []string {
 
 // clientOpts are the franz-go options every client of cfg shares.
 func (cfg Config) clientOpts() []kgo.Opt {
-	opts := []kgo.Opt{kgo.SeedBrokers(cfg.Brokers...), kgo.DisableClientMetrics()}
+	opts := append([]kgo.Opt{kgo.SeedBrokers(cfg.Brokers...)}, cfg.BaseOpts()...)
 	if cfg.ClientID != "" {
 		opts = append(opts, kgo.ClientID(cfg.ClientID))
+	}
+	return opts
+}
+
+// BaseOpts are the options every client of cfg needs besides its seed
+// brokers: no client metrics, and Dial when set.
+func (cfg Config) BaseOpts() []kgo.Opt {
+	opts := []kgo.Opt{kgo.DisableClientMetrics()}
+	if cfg.Dial != nil {
+		opts = append(opts, kgo.Dialer(cfg.Dial))
 	}
 	return opts
 }
