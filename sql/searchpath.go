@@ -300,7 +300,7 @@ func (q *qualifier) catalogName(rv *pg.RangeVar) error {
 		return nil
 	}
 	if rv.Catalogname != q.s.settings.database {
-		return repr.Unsupported("cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
+		return repr.Errorf(repr.CodeFeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
 	}
 	rv.Catalogname = ""
 	return nil
