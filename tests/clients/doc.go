@@ -1,7 +1,9 @@
 // Package clients drives real PostgreSQL client programs against Eddy:
 // pgjdbc (java/Clients.java, run by the JDK's single-file launcher),
 // psycopg2, psycopg 3, SQLAlchemy with pandas (python/*.py, run by Debian's
-// /usr/bin/python3) and node-postgres with pg-cursor and pg-copy-streams
+// /usr/bin/python3; the SQLAlchemy program runs under bookworm's 1.4 and,
+// as client sqlalchemy2, under Debian trixie's 2.0 that
+// python/fetch_sqla2.sh extracts into python/.sqla2) and node-postgres with pg-cursor and pg-copy-streams
 // (node/clients.js, its packages installed by `npm ci` in node/).
 //
 // Each client program does ordinary work on the schema of schema.sql

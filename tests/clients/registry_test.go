@@ -29,6 +29,7 @@ var clientList = []client{
 	{name: "psycopg2", dir: "python", command: pythonCommand("run_psycopg2.py", "psycopg2", "python3-psycopg2")},
 	{name: "psycopg3", dir: "python", command: pythonCommand("run_psycopg3.py", "psycopg", "python3-psycopg")},
 	{name: "sqlalchemy", dir: "python", command: pythonCommand("run_sqlalchemy.py", "sqlalchemy, pandas", "python3-sqlalchemy python3-pandas")},
+	{name: "sqlalchemy2", dir: "python", command: sqlalchemy2Command},
 	{name: "node", dir: "node", command: nodeCommand},
 }
 
@@ -57,6 +58,31 @@ func pythonCommand(script, modules, packages string) func(t *testing.T) []string
 		}
 		return []string{debianPython, script}
 	}
+}
+
+// sqla2Site is where python/fetch_sqla2.sh (run by .ci/run) extracts
+// Debian trixie's SQLAlchemy 2.0 and typing-extensions, relative to python/.
+const sqla2Site = ".sqla2/usr/lib/python3/dist-packages"
+
+// sqlalchemy2Command runs python/run_sqlalchemy.py a second time, under
+// SQLAlchemy 2.0 (PYTHONPATH puts it before bookworm's 1.4), once
+// fetch_sqla2.sh has installed it and pandas is installed.
+func sqlalchemy2Command(t *testing.T) []string {
+	if _, err := os.Stat(debianPython); err != nil {
+		missing(t, "%s not found: apt-get install python3", debianPython)
+	}
+	site, err := filepath.Abs(filepath.Join("python", sqla2Site))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := exec.Command(debianPython, "-c",
+		"import sqlalchemy, pandas, psycopg; assert sqlalchemy.__version__.startswith('2.'), sqlalchemy.__version__")
+	probe.Env = append(os.Environ(), "PYTHONPATH="+site)
+	if out, err := probe.CombinedOutput(); err != nil {
+		missing(t, "SQLAlchemy 2.0 not usable from %s: run tests/clients/python/fetch_sqla2.sh, "+
+			"apt-get install python3-pandas python3-psycopg (%s)", site, out)
+	}
+	return []string{"/usr/bin/env", "PYTHONPATH=" + site, debianPython, "run_sqlalchemy.py"}
 }
 
 // nodeCommand runs node/clients.js once `npm ci` has installed its

@@ -1,5 +1,8 @@
-"""SQLAlchemy (Debian python3-sqlalchemy) and pandas against a server:
-reflection, ORM and read_sql/to_sql, through each installed dialect.
+"""SQLAlchemy and pandas against a server: reflection, ORM and
+read_sql/to_sql, through each installed dialect. The test runs it twice:
+under bookworm's python3-sqlalchemy (1.4) and under trixie's 2.0
+(fetch_sqla2.sh), which also has the psycopg (3) dialect; the program
+keeps to the API both versions share (connect(), text(), commit()).
 
 Usage: python3 run_sqlalchemy.py postgres://user@host:port/db
 """
@@ -76,6 +79,13 @@ def _():
         rows(c.execute(q).all())
 
 
+def commit(conn):
+    """Commit conn's transaction: SQLAlchemy 2.0 connections autobegin and
+    roll back on close; 1.4's (without future=True) autocommit DDL and DML."""
+    if hasattr(conn, "commit"):
+        conn.commit()
+
+
 Base = orm.declarative_base()
 
 
@@ -103,13 +113,18 @@ def _():
 
 @check("pandas")
 def _():
+    # Through a Connection and text(): bookworm's pandas 1.5 predates
+    # SQLAlchemy 2.0, whose Engine has no execute() and takes no bare SQL
+    # strings; both APIs accept this form.
     import pandas as pd
-    df = pd.read_sql("SELECT id, name, score, active FROM customers ORDER BY id", engine)
-    print(df.to_string())
-    print(df.dtypes.to_dict())
-    out = pd.DataFrame({"k": [1, 2, 3], "v": ["a", None, "c"], "f": [0.5, 1.5, None]})
-    print(out.to_sql("pandas_out", engine, index=False))
-    print(pd.read_sql_table("pandas_out", engine).to_string())
+    with engine.connect() as c:
+        df = pd.read_sql(sa.text("SELECT id, name, score, active FROM customers ORDER BY id"), c)
+        print(df.to_string())
+        print(df.dtypes.to_dict())
+        out = pd.DataFrame({"k": [1, 2, 3], "v": ["a", None, "c"], "f": [0.5, 1.5, None]})
+        print(out.to_sql("pandas_out", c, index=False))
+        commit(c)
+        print(pd.read_sql_table("pandas_out", c).to_string())
 
 
 try:
