@@ -48,6 +48,13 @@ type Session interface {
 	DefineStatement(name, sql string, st Statement) error
 	LookupStatement(name string) (Statement, bool)
 	CloseStatement(name string)
+	// LookupCursor returns a portal reading the open SQL cursor (DECLARE)
+	// of that name, and CloseCursor closes one: in PostgreSQL a cursor is
+	// a portal, so Describe, Execute and Close of a portal name pgwire
+	// did not bind reach the session's cursors. The returned portal is
+	// not kept; closing it is not needed.
+	LookupCursor(name string) (Portal, bool)
+	CloseCursor(name string)
 	// SetBackend tells the session its connection's identity and controls,
 	// once, right after Connect and before any statement.
 	SetBackend(b Backend)

@@ -72,7 +72,7 @@ func (c *conn) lookupStmt(name string) (stmtEntry, bool) {
 func (c *conn) handleBind(m *pgproto3.Bind) {
 	if m.DestinationPortal == "" {
 		c.closePortal("")
-	} else if _, ok := c.portals[m.DestinationPortal]; ok {
+	} else if _, ok := c.lookupPortal(m.DestinationPortal); ok {
 		c.extError(errDuplicatePortal.New(m.DestinationPortal))
 		return
 	}
@@ -146,7 +146,7 @@ func (c *conn) handleDescribe(m *pgproto3.Describe) {
 		c.be.Send(&c.paramDsc)
 		c.describeColumns(se.st)
 	case 'P':
-		pe, ok := c.portals[m.Name]
+		pe, ok := c.lookupPortal(m.Name)
 		if !ok {
 			c.extError(errNoPortal.New(m.Name))
 			return
@@ -177,7 +177,7 @@ func (c *conn) describeColumns(d describable) {
 // handleExecute runs or resumes a portal, up to MaxRows rows (0 = all):
 // PortalSuspended if rows remain, else CommandComplete.
 func (c *conn) handleExecute(m *pgproto3.Execute) {
-	pe, ok := c.portals[m.Portal]
+	pe, ok := c.lookupPortal(m.Portal)
 	if !ok {
 		c.extError(errNoPortal.New(m.Portal))
 		return
@@ -222,10 +222,27 @@ func (c *conn) handleClose(m *pgproto3.Close) {
 	c.be.Send(&pgproto3.CloseComplete{})
 }
 
-// closePortal closes and forgets the named portal, if it exists.
+// lookupPortal finds a portal: one bound here, else the session's SQL
+// cursor of that name (cursors and portals share one namespace).
+func (c *conn) lookupPortal(name string) (portalEntry, bool) {
+	if pe, ok := c.portals[name]; ok {
+		return pe, true
+	}
+	if name == "" {
+		return portalEntry{}, false
+	}
+	p, ok := c.sess.LookupCursor(name)
+	return portalEntry{p: p}, ok
+}
+
+// closePortal closes and forgets the named portal, or closes the SQL
+// cursor of that name, if either exists.
 func (c *conn) closePortal(name string) {
 	pe, ok := c.portals[name]
 	if !ok {
+		if name != "" {
+			c.sess.CloseCursor(name)
+		}
 		return
 	}
 	delete(c.portals, name)

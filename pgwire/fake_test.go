@@ -120,6 +120,12 @@ func (s *fakeSession) LookupStatement(name string) (Statement, bool) {
 	return st, ok
 }
 
+// LookupCursor implements Session: the fake has no SQL cursors.
+func (s *fakeSession) LookupCursor(string) (Portal, bool) { return nil, false }
+
+// CloseCursor implements Session.
+func (s *fakeSession) CloseCursor(string) {}
+
 // CloseStatement implements Session.
 func (s *fakeSession) CloseStatement(name string) { delete(s.named, name) }
 

@@ -69,6 +69,15 @@ func (s session) LookupStatement(name string) (pgwire.Statement, bool) {
 	return statement{st}, true
 }
 
+// LookupCursor wraps the portal of an open SQL cursor.
+func (s session) LookupCursor(name string) (pgwire.Portal, bool) {
+	p, ok := s.Session.CursorPortal(name)
+	if !ok {
+		return nil, false
+	}
+	return portal{p}, true
+}
+
 type statement struct{ *sql.Statement }
 
 func (st statement) Columns() []pgwire.Column { return wireColumns(st.Statement.Columns()) }

@@ -27,6 +27,8 @@ type Portal struct {
 	// sends them as COPY TO STDOUT.
 	stream  *subStream
 	copyOut bool
+	// cur is set for the portal of a DECLAREd cursor (cursorportal.go).
+	cur *cursor
 }
 
 // Columns describes the result rows with their formats.
@@ -36,7 +38,7 @@ func (p *Portal) Columns() []Column { return wireColumns(p.st.cols, p.formats) }
 // that never ran).
 func (p *Portal) Close() {
 	p.rows = nil
-	if p.stream != nil {
+	if p.stream != nil && p.cur == nil {
 		p.stream.sub.Close()
 	}
 }
@@ -46,6 +48,9 @@ func (p *Portal) Close() {
 func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag string, suspended bool, err error) {
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
+	if p.cur != nil {
+		return p.executeCursor(ctx, w, maxRows)
+	}
 	if p.stream != nil && !p.executed {
 		p.executed = true
 		tag, err := p.streamRows(ctx, w)
