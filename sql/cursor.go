@@ -22,7 +22,8 @@ import (
 // refuses to move backward. A cursor over a SUBSCRIBE reads the
 // subscription as it goes (subscribe_stream.go) and only moves forward.
 //
-// Cursors share one namespace. One without HOLD can only be declared in a
+// Cursors share one namespace, which protocol portals reach too
+// (cursorportal.go). One without HOLD can only be declared in a
 // block and closes when the block ends; one WITH HOLD survives COMMIT and
 // is dropped if its declaring block rolls back; ROLLBACK TO closes those
 // declared after the savepoint.
