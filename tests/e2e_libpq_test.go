@@ -46,6 +46,16 @@ func runLibPQ(t *testing.T, s *harness.Server) {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, db) })
 	}
 	t.Run("Listen", func(t *testing.T) { pqListen(t, db, dsn) })
+	t.Run("BinaryParameters", func(t *testing.T) {
+		// binary_parameters=yes sends []byte parameters in binary format and
+		// runs unnamed statements without a separate Describe round trip.
+		bin, err := gosql.Open("postgres", dsn+"&binary_parameters=yes")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bin.Close()
+		pqTypesIn(t, bin, "pqt_bin")
+	})
 }
 
 // pqExec runs statements that must succeed.
@@ -81,11 +91,14 @@ func isEddy(t *testing.T, db *gosql.DB) bool {
 // pqTypes round-trips one row of many types through a prepared INSERT and
 // a prepared SELECT with parameters; each value read back is compared with
 // the value written.
-func pqTypes(t *testing.T, db *gosql.DB) {
-	pqExec(t, db, `CREATE TABLE pqt (id int2 PRIMARY KEY, i int4, g int8, n numeric, f float8,
+func pqTypes(t *testing.T, db *gosql.DB) { pqTypesIn(t, db, "pqt") }
+
+// pqTypesIn runs pqTypes over table name.
+func pqTypesIn(t *testing.T, db *gosql.DB, table string) {
+	pqExec(t, db, `CREATE TABLE `+table+` (id int2 PRIMARY KEY, i int4, g int8, n numeric, f float8,
 		s text, b bool, y bytea, d date, ts timestamp, tz timestamptz, iv interval, u uuid, j jsonb,
 		ai int4[], at text[])`)
-	ins, err := db.Prepare(`INSERT INTO pqt VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`)
+	ins, err := db.Prepare(`INSERT INTO ` + table + ` VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +112,7 @@ func pqTypes(t *testing.T, db *gosql.DB) {
 			t.Fatalf("insert %d: %v", id, err)
 		}
 	}
-	sel, err := db.Prepare(`SELECT i, g, n, f, s, b, y, d, ts, tz, iv, u, j, ai, at FROM pqt WHERE id = $1 AND b = $2`)
+	sel, err := db.Prepare(`SELECT i, g, n, f, s, b, y, d, ts, tz, iv, u, j, ai, at FROM ` + table + ` WHERE id = $1 AND b = $2`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +156,7 @@ func pqTypes(t *testing.T, db *gosql.DB) {
 	if err := sel.QueryRow(2, true).Scan(&i); !errors.Is(err, gosql.ErrNoRows) {
 		t.Errorf("id 2 is false: got %v, want no rows", err)
 	}
-	if err := db.QueryRow("SELECT count(*) FROM pqt WHERE i = $1 AND ai = $2", 2147483647,
+	if err := db.QueryRow("SELECT count(*) FROM "+table+" WHERE i = $1 AND ai = $2", 2147483647,
 		pq.Array([]int64{1, -2, 3})).Scan(&count); err != nil || count != 2 {
 		t.Errorf("array parameter in WHERE: %d, %v; want 2", count, err)
 	}
@@ -273,7 +286,7 @@ func pqErrors(t *testing.T, db *gosql.DB) {
 	}
 }
 
-// pqCopyIn loads rows with pq.CopyIn inside a transaction, NULLs and
+// pqCopyIn loads rows with lib/pq's COPY FROM STDIN statement inside a transaction, NULLs and
 // awkward text included, and checks them back.
 func pqCopyIn(t *testing.T, db *gosql.DB) {
 	pqExec(t, db, "CREATE TABLE pqc (id int PRIMARY KEY, s text, f float8)")
@@ -281,7 +294,9 @@ func pqCopyIn(t *testing.T, db *gosql.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmt, err := tx.Prepare(pq.CopyIn("pqc", "id", "s", "f"))
+	// The statement pq.CopyIn builds; lib/pq 1.12 deprecates the builder in
+	// favour of preparing it directly, which runs lib/pq's copyin path.
+	stmt, err := tx.Prepare(`COPY pqc (id, s, f) FROM STDIN`)
 	if err != nil {
 		t.Fatal(err)
 	}
