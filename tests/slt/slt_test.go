@@ -2,6 +2,7 @@ package slt
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -104,8 +105,10 @@ func newRunner(s *harness.Server, dsn string) *Runner {
 // refreshViews brings PostgreSQL's materialized views up to date before a
 // query, which Eddy does by itself: only the record's view when it names
 // one (the corpus' view mode), else every view in creation order, so that
-// views over views see fresh inputs. Nothing is refreshed inside a failed
-// transaction, nor in a read-only one (which cannot refresh).
+// views over views see fresh inputs, as the session's own user (records
+// may SET ROLE to one that does not own the views). Nothing is refreshed
+// inside a failed transaction, nor in a read-only one (which cannot
+// refresh).
 func refreshViews(ctx context.Context, c *pgconn.PgConn, r *Record) error {
 	if c.TxStatus() == 'E' {
 		return nil
@@ -128,12 +131,40 @@ func refreshViews(ctx context.Context, c *pgconn.PgConn, r *Record) error {
 			views = append(views, string(row[0]))
 		}
 	}
+	restore, err := asSessionUser(ctx, c)
+	if err != nil {
+		return err
+	}
 	for _, v := range views {
 		if _, err := c.Exec(ctx, "REFRESH MATERIALIZED VIEW "+v).ReadAll(); err != nil {
-			return fmt.Errorf("refreshing %s: %w", v, err)
+			return errors.Join(fmt.Errorf("refreshing %s: %w", v, err), restore())
 		}
 	}
-	return nil
+	return restore()
+}
+
+// asSessionUser makes the session's own user (the harness' superuser) the
+// current role when a record has SET ROLE to another, which may not own
+// the views, and returns how to set that role again.
+func asSessionUser(ctx context.Context, c *pgconn.PgConn) (restore func() error, err error) {
+	res, err := c.Exec(ctx, "SELECT current_user::text, session_user::text").ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != 1 || len(res[0].Rows) != 1 {
+		return nil, errors.New("reading current_user: no row")
+	}
+	current, session := string(res[0].Rows[0][0]), string(res[0].Rows[0][1])
+	if current == session {
+		return func() error { return nil }, nil
+	}
+	if _, err := c.Exec(ctx, "RESET ROLE").ReadAll(); err != nil {
+		return nil, err
+	}
+	return func() error {
+		_, err := c.Exec(ctx, `SET ROLE "`+strings.ReplaceAll(current, `"`, `""`)+`"`).ReadAll()
+		return err
+	}, nil
 }
 
 // reportFailures fails t once per failing record.
