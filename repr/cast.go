@@ -70,6 +70,8 @@ var builtinCasts = func() map[castKey]CastContext {
 	}
 	I, A, E := CastImplicit, CastAssignment, CastExplicit
 	add(I, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric)
+	// int2 to oid and the reg* types (int4's are the same representation).
+	add(I, OIDInt2, 26, 24, 2202, 2205, 2206, 4089, 4096)
 	add(I, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric)
 	add(A, OIDInt4, OIDInt2)
 	add(E, OIDInt4, OIDBool)
