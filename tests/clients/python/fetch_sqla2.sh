@@ -29,7 +29,7 @@ for p in "${pkgs[@]}"; do
     $0 == "Package: " p { on = 1 }
     on && /^Filename: / { f = $2 }
     on && /^SHA256: / { s = $2 }
-    on && /^$/ { print f, s; exit }' "$tmp/Packages")
+    on && /^$/ { print f, s; exit }' "$tmp/Packages") || true
   if [ -z "${file:-}" ] || [ -z "${sum:-}" ]; then
     echo "fetch_sqla2: $p not in trixie's Packages" >&2
     exit 1
