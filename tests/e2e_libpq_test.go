@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	gosql "database/sql"
 	"errors"
 	"fmt"
@@ -42,6 +43,7 @@ func runLibPQ(t *testing.T, s *harness.Server) {
 		{"CopyIn", pqCopyIn},
 		{"MaterializedView", pqMaterializedView},
 		{"Catalog", pqCatalog},
+		{"TimeZone", pqTimeZone},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, db) })
 	}
@@ -258,7 +260,7 @@ func pqTransactions(t *testing.T, db *gosql.DB) {
 }
 
 // pqErrors checks the SQLSTATE and message lib/pq reports for common
-// errors, and that the connection stays usable after each.
+// errors (and severity and cursor position for one), and that the connection stays usable after each.
 func pqErrors(t *testing.T, db *gosql.DB) {
 	pqExec(t, db, "CREATE TABLE pqe (id int PRIMARY KEY)", "INSERT INTO pqe VALUES (1)")
 	for _, tc := range []struct {
@@ -279,6 +281,11 @@ func pqErrors(t *testing.T, db *gosql.DB) {
 		if !errors.As(err, &pe) || string(pe.Code) != tc.code || pe.Message == "" {
 			t.Errorf("%s: got %v, want SQLSTATE %s", tc.sql, err, tc.code)
 		}
+	}
+	_, err := db.Exec("SELECT nosuch FROM pqe")
+	var pe *pq.Error
+	if !errors.As(err, &pe) || pe.Severity != "ERROR" || pe.Position != "8" {
+		t.Errorf("undefined column: %#v, want severity ERROR at position 8", err)
 	}
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM pqe").Scan(&n); err != nil || n != 1 {
@@ -437,5 +444,31 @@ func pqListen(t *testing.T, db *gosql.DB, dsn string) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("no notification %q", want)
 		}
+	}
+}
+
+// pqTimeZone sets the session time zone on one pooled connection and
+// checks that lib/pq reads timestamptz with the zone's offset, the same
+// instant, and that a timestamptz parameter is that instant too.
+func pqTimeZone(t *testing.T, db *gosql.DB) {
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	defer c.ExecContext(ctx, "RESET TimeZone") // best effort, before the pool reuses c
+	if _, err := c.ExecContext(ctx, "SET TimeZone = 'America/New_York'"); err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(2024, 2, 29, 13, 14, 15, 0, time.UTC)
+	var got time.Time
+	var same bool
+	if err := c.QueryRowContext(ctx, "SELECT '2024-02-29 13:14:15+00'::timestamptz, $1::timestamptz = '2024-02-29 08:14:15-05'",
+		want).Scan(&got, &same); err != nil {
+		t.Fatal(err)
+	}
+	if _, off := got.Zone(); !got.Equal(want) || off != -5*3600 || !same {
+		t.Errorf("timestamptz in New York: %v (offset %d), parameter equal %v; want %v at -05:00", got, off, same, want)
 	}
 }
