@@ -80,6 +80,11 @@ type Backend struct {
 	// connection is idle outside a transaction block, else just before
 	// its next ReadyForQuery with status idle.
 	Notify func(n Notification)
+	// HasPortal reports whether the connection has bound a portal of that
+	// name (SQL cursors share portals' namespace). Unlike the others it
+	// may only be called from the session's own goroutine, while it runs
+	// a statement.
+	HasPortal func(name string) bool
 }
 
 // Notification is a NotificationResponse: a NOTIFY on Channel with

@@ -25,6 +25,10 @@ func (c *conn) backend() Backend {
 		Cancel:     c.cancelStatement,
 		Terminate:  c.shutdown,
 		Notify:     c.queueNotification,
+		HasPortal: func(name string) bool {
+			_, ok := c.portals[name]
+			return ok
+		},
 	}
 }
 

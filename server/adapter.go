@@ -144,7 +144,8 @@ var (
 
 // SetBackend converts the connection's identity and controls.
 func (s session) SetBackend(b pgwire.Backend) {
-	sb := sql.Backend{PID: int32(b.PID), ClientPort: -1, Cancel: b.Cancel, Terminate: b.Terminate}
+	sb := sql.Backend{PID: int32(b.PID), ClientPort: -1, Cancel: b.Cancel, Terminate: b.Terminate,
+		HasPortal: b.HasPortal}
 	if a, ok := b.ClientAddr.(*net.TCPAddr); ok {
 		sb.ClientAddr, sb.ClientPort = a.IP.String(), int32(a.Port)
 	}

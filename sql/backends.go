@@ -24,6 +24,10 @@ type Backend struct {
 	Cancel     func()
 	Terminate  func()
 	Notify     func(Notification)
+	// HasPortal reports whether the connection has bound a protocol
+	// portal of that name (DECLARE may not reuse it). Only the session's
+	// own goroutine calls it; nil means none.
+	HasPortal func(name string) bool
 }
 
 // Notification is a NOTIFY delivered to a listening session.

@@ -139,7 +139,7 @@ func (p *Portal) execDeclare(dc *pg.DeclareCursorStmt) error {
 	if !c.hold && s.tx == txIdle {
 		return errOnlyInBlock.New("DECLARE CURSOR")
 	}
-	if _, ok := s.cursors[c.name]; ok {
+	if _, ok := s.cursors[c.name]; ok || (s.backend.HasPortal != nil && s.backend.HasPortal(c.name)) {
 		return errDuplicateCursor.New(c.name)
 	}
 	if dc.Query.GetSelectStmt() == nil {

@@ -44,6 +44,9 @@ func (p *Portal) executeCursor(ctx context.Context, w RowWriter, maxRows int) (t
 	if s.cursors[c.name] != c {
 		return "", false, errNoPortalCursor.New(c.name)
 	}
+	if s.tx == txFailed {
+		return "", false, errInFailedTx
+	}
 	if c.sub != nil {
 		return "", false, repr.Unsupported("Execute of the portal of a SUBSCRIBE cursor (use FETCH)")
 	}

@@ -63,6 +63,15 @@ func runCursorPortal(t *testing.T, s *harness.Server) {
 		&pgproto3.Execute{Portal: "h", MaxRows: 5}))
 	got = append(got, "CLOSE: "+simple("CLOSE h"))
 	got = append(got, protoExchange(t, ctx, c, &pgproto3.Describe{ObjectType: 'P', Name: "h"}))
+	simple("BEGIN")
+	got = append(got, protoExchange(t, ctx, c, &pgproto3.Parse{Query: "SELECT 1"}, &pgproto3.Bind{DestinationPortal: "p"}))
+	got = append(got, "DECLARE over a portal: "+simple("DECLARE p CURSOR FOR SELECT 2"))
+	simple("ROLLBACK")
+	simple("BEGIN")
+	simple("DECLARE q CURSOR FOR SELECT 2")
+	got = append(got, protoExchange(t, ctx, c, &pgproto3.Parse{Query: "SELECT 1"}, &pgproto3.Bind{DestinationPortal: "q"}))
+	got = append(got, protoExchange(t, ctx, c, &pgproto3.Execute{Portal: "q"}))
+	simple("ROLLBACK")
 	want := []string{
 		"RowDescription k,v; DataRow [1 v1]; DataRow [2 v2]; PortalSuspended; ReadyForQuery T",
 		"FETCH: [3 v3]",
@@ -72,6 +81,10 @@ func runCursorPortal(t *testing.T, s *harness.Server) {
 		"RowDescription v; DataRow [v4]; DataRow [v5]; CommandComplete SELECT 2; ReadyForQuery I",
 		"CLOSE: ",
 		"Error 34000; ReadyForQuery I",
+		"ParseComplete; BindComplete; ReadyForQuery T",
+		"DECLARE over a portal: error 42P03",
+		"ParseComplete; Error 42P03; ReadyForQuery E",
+		"Error 25P02; ReadyForQuery E",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
