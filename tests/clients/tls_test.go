@@ -1,21 +1,12 @@
 package clients
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/eddydb/eddy/tests/harness"
 )
@@ -29,13 +20,14 @@ const clientPassword = "s3cret-pw"
 // connects as the bootstrap user, a wrong one fails with 28P01.
 func TestClientsTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca := writeCerts(t, dir)
+	certs := harness.WriteCerts(t, dir)
+	ca := certs.CA
 	pwFile := filepath.Join(dir, "password")
 	if err := os.WriteFile(pwFile, []byte(clientPassword+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := harness.StartEddy(t, harness.WithArgs("--auth", "scram-sha-256", "--password-file", pwFile,
-		"--tls-cert", filepath.Join(dir, "server.pem"), "--tls-key", filepath.Join(dir, "server.key"), "--tls-required"))
+		"--tls-cert", certs.Cert, "--tls-key", certs.Key, "--tls-required"))
 	for _, c := range tlsClients {
 		t.Run(c.name, func(t *testing.T) {
 			argv := c.command(t)
@@ -118,51 +110,4 @@ func runConnect(t *testing.T, dir string, argv []string) string {
 		t.Fatalf("%v: %v\n%s", argv[:1], err, out)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// writeCerts writes a CA (ca.pem) and a server certificate for 127.0.0.1
-// signed by it (server.pem, server.key) into dir, returning ca.pem's path.
-func writeCerts(t *testing.T, dir string) string {
-	caKey, caCert, caDER := newCert(t, &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "eddy test CA"},
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}, nil, nil)
-	key, _, der := newCert(t, &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		KeyUsage: x509.KeyUsageDigitalSignature}, caCert, caKey)
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{
-		"ca.pem":     pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		"server.pem": pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		"server.key": pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(dir, "ca.pem")
-}
-
-// newCert makes a key and a certificate from tmpl, signed by parent's key
-// (self-signed when parent is nil).
-func newCert(t *testing.T, tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, *x509.Certificate, []byte) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour)
-	if parent == nil {
-		parent, parentKey = tmpl, key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, cert, der
 }
