@@ -46,18 +46,7 @@ func BenchmarkReduceState(b *testing.B) {
 				d.Commit()
 			}
 			perGroup := float64(liveHeap()-before) / groups
-			rows, t := 0, uint64(0)
-			for b.Loop() {
-				t++
-				w.buf = w.buf[:0]
-				in := map[repr.CollectionID][]repr.Update{1: batches[t%uint64(len(batches))]}
-				if _, err := d.Step(ctx, t, in, &w); err != nil {
-					b.Fatal(err)
-				}
-				d.Commit()
-				rows += len(in[1])
-			}
-			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "updates/s")
+			loopBatches(b, d, batches, "updates/s")
 			b.ReportMetric(perGroup, "B/group")
 			runtime.KeepAlive(d)
 		})
