@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -57,4 +58,62 @@ func PhysicalMemory() uint64 {
 		}
 	}
 	return 0
+}
+
+// defaultMemoryFraction of the machine's memory (or of the cgroup's limit)
+// is the default memory budget (--memory-limit).
+const defaultMemoryFraction = 0.5
+
+// DefaultMemoryLimit returns the default memory budget, defaultMemoryFraction
+// of the cgroup memory limit (/sys/fs/cgroup/memory.max) when there is one,
+// else of physical memory, and names where it came from. It returns 0
+// when neither can be read.
+func DefaultMemoryLimit() (int64, string) {
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
+			return int64(float64(n) * defaultMemoryFraction), "cgroup memory.max"
+		}
+	}
+	if total := PhysicalMemory(); total > 0 {
+		return int64(float64(total) * defaultMemoryFraction), "physical memory"
+	}
+	return 0, "unknown"
+}
+
+// ApplyMemoryLimit makes limit (bytes, > 0) the process's soft memory
+// limit (debug.SetMemoryLimit): the garbage collector runs more often as
+// the heap nears it. The engine's budget (Config.MemoryLimit) is the same
+// number, so collections spill to the store before the collector has to
+// work hard.
+func ApplyMemoryLimit(limit int64) {
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// ParseByteSize parses a size such as 64MiB, 8GiB, 1.5GB or 1048576
+// (bytes). Units: B, kB/KB, MB, GB, TB (powers of 1000) and KiB, MiB,
+// GiB, TiB (powers of 1024); case-insensitive.
+func ParseByteSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := len(t)
+	for i > 0 && (t[i-1] < '0' || t[i-1] > '9') && t[i-1] != '.' {
+		i--
+	}
+	num, unit := strings.TrimSpace(t[:i]), strings.ToLower(strings.TrimSpace(t[i:]))
+	mult, ok := byteUnits[unit]
+	v, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || v < 0 || v*float64(mult) >= 1<<63 {
+		return 0, fmt.Errorf("invalid size %q (want e.g. 512MiB, 8GiB or a number of bytes)", s)
+	}
+	return int64(v * float64(mult)), nil
+}
+
+// byteUnits are ParseByteSize's units by lower-case name.
+var byteUnits = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1 << 10, "kb": 1000, "kib": 1 << 10,
+	"m": 1 << 20, "mb": 1000 * 1000, "mib": 1 << 20,
+	"g": 1 << 30, "gb": 1000 * 1000 * 1000, "gib": 1 << 30,
+	"t": 1 << 40, "tb": 1000 * 1000 * 1000 * 1000, "tib": 1 << 40,
 }

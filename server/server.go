@@ -25,6 +25,10 @@ type Config struct {
 	// AllowConnect lists the addresses sources and sinks may connect to
 	// (connect.go); nil allows any.
 	AllowConnect []string
+	// MemoryLimit is the memory budget in bytes (--memory-limit): past
+	// it, the engine keeps the largest tables and views in the store
+	// instead of memory (sql.Options.MemoryLimit). 0: no budget.
+	MemoryLimit int64
 }
 
 // Server is a running Eddy: the engine plus the wire listener.
@@ -47,7 +51,8 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}, Superuser: cfg.Auth.Superuser})
+	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}, Superuser: cfg.Auth.Superuser,
+		MemoryLimit: cfg.MemoryLimit})
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
 	}

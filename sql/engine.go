@@ -103,6 +103,10 @@ type Options struct {
 	// (OID 10, like initdb's user); "" is eddy. An existing data
 	// directory keeps the name it was created with.
 	Superuser string
+	// MemoryLimit is the memory budget in bytes; 0: none. Past half of
+	// it (the live heap), checkpoints spill the largest tables and views
+	// to the store (spill.go).
+	MemoryLimit int64
 }
 
 // OpenWith is Open with options.

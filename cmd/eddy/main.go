@@ -6,6 +6,7 @@
 //	     [--tls-cert FILE --tls-key FILE [--tls-required]]
 //	     [--max-connections 100] [--superuser-reserved-connections 3]
 //	     [--authentication-timeout 60s] [--allow-connect host:port,CIDR,...]
+//	     [--memory-limit 8GiB]
 //
 // The bootstrap superuser (--user, created with a new data directory)
 // gets its password from EDDY_PASSWORD or --password-file (first line).
@@ -13,8 +14,11 @@
 // must use SCRAM-SHA-256; on a non-loopback --listen address the server
 // refuses to start until some role has a password.
 //
-// It runs the garbage collector at GOGC=200 with a soft memory limit of
-// 75% of physical memory unless GOGC or GOMEMLIMIT say otherwise (gc.go).
+// It runs the garbage collector at GOGC=200 (unless GOGC says otherwise)
+// with the soft memory limit --memory-limit, which defaults to half of the
+// cgroup's memory limit or of physical memory (GOMEMLIMIT, when set and no
+// --memory-limit is given, is kept as both limit and budget). The engine
+// spills its largest tables and views to the store past half of it.
 // It prints a ready line with a psql connection string once it accepts
 // connections, and shuts down cleanly on SIGINT or SIGTERM.
 package main
@@ -26,6 +30,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -47,6 +52,7 @@ func run() error {
 	dataDir := flag.String("data-dir", "./eddy-data", "directory of the durable store")
 	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
 	debugListen := flag.String("debug-listen", "", "address for Go profiling endpoints (/debug/pprof/); off when empty")
+	memLimit := flag.String("memory-limit", "", "memory budget, e.g. 8GiB: Go's soft memory limit, past which tables and views spill to disk (default: half of the cgroup limit or of physical memory)")
 	auth, allow := authFlags()
 	flag.Parse()
 	server.TuneGC()
@@ -55,6 +61,11 @@ func run() error {
 		return fmt.Errorf("--log-level: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	limit, err := memoryLimit(*memLimit)
+	if err != nil {
+		return err
+	}
+	logger.Info("starting", "version", version, "data_dir", *dataDir, "memory_limit", limit.bytes, "memory_limit_from", limit.from)
 	if *debugListen != "" {
 		if err := serveDebug(*debugListen, logger); err != nil {
 			return fmt.Errorf("--debug-listen: %w", err)
@@ -70,7 +81,7 @@ func run() error {
 		return err
 	}
 	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger,
-		Auth: a, AllowConnect: allow.list})
+		Auth: a, AllowConnect: allow.list, MemoryLimit: limit.bytes})
 	if err != nil {
 		return err
 	}
@@ -84,4 +95,30 @@ func run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(ctx)
+}
+
+// memBudget is the resolved --memory-limit and where it came from.
+type memBudget struct {
+	bytes int64
+	from  string
+}
+
+// memoryLimit resolves --memory-limit (flag "" : the default) and applies
+// it as the soft memory limit. GOMEMLIMIT, when set and the flag is not,
+// stays the soft limit and becomes the budget.
+func memoryLimit(flagValue string) (memBudget, error) {
+	if flagValue != "" {
+		n, err := server.ParseByteSize(flagValue)
+		if err != nil || n == 0 {
+			return memBudget{}, fmt.Errorf("--memory-limit: invalid size %q", flagValue)
+		}
+		server.ApplyMemoryLimit(n)
+		return memBudget{n, "--memory-limit"}, nil
+	}
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return memBudget{debug.SetMemoryLimit(-1), "GOMEMLIMIT"}, nil
+	}
+	n, from := server.DefaultMemoryLimit()
+	server.ApplyMemoryLimit(n)
+	return memBudget{n, from}, nil
 }
