@@ -404,6 +404,7 @@ func (b *builder) aggFilter(fc *pg_query.FuncCall, from *ectx, args []expr.Expr)
 	if err != nil {
 		return nil, err
 	}
+	from.rel = fctx.rel // widened by the filter's decorrelated subqueries
 	out := append([]expr.Expr(nil), args...)
 	out[0] = &expr.Case{Whens: []expr.When{{Cond: p, Then: args[0]}}, T: args[0].Type()}
 	return out, nil

@@ -274,7 +274,11 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	for _, s := range slices.Concat(sel.SortClause, windowClauseNodes(sel)) {
 		collectAggs(s, &calls)
 	}
+	// Aggregate arguments may hold subqueries: decorrelating one appends
+	// its column to from.rel, keeping the rows and the key columns. A
+	// session window groups its own input, which has no room for them.
 	from.clause = "aggregate"
+	from.noSubquery = b.sessions.scopes[from.sc] != nil
 	specs := make([]aggSpec, len(calls))
 	for i, fc := range calls {
 		if specs[i], err = b.buildAgg(fc, from); err != nil {
