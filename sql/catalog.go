@@ -93,6 +93,10 @@ type ColumnDef struct {
 	Seq uint64 `json:",omitempty"`
 	// Comment is set by COMMENT ON COLUMN.
 	Comment string `json:",omitempty"`
+	// ACL holds the column's own privileges (GRANT SELECT (c) ...),
+	// PostgreSQL's attacl: nil when none were granted. They add to the
+	// relation's.
+	ACL []ACLItem `json:",omitempty"`
 }
 
 // Catalog holds the objects by ID and by qualified name. It is not safe for

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -294,26 +295,40 @@ func applyACL(acl []ACLItem, grantee, grantor uint32, privs aclMode, grant, opti
 // commitACLs stores the targets' new ACLs in one batch and ends the
 // subscriptions that lost their privileges.
 func (e *Engine) commitACLs(targets []aclTarget, acls [][]ACLItem) error {
-	b := e.db.NewBatch()
-	defer b.Close()
 	var pairs [][2]*Object
 	var schemas []*Schema
 	for i, t := range targets {
 		if t.obj != nil {
 			nu := t.obj.clone()
 			nu.ACL = acls[i]
-			if err := e.persistObject(nu, b); err != nil {
-				return err
-			}
 			pairs = append(pairs, [2]*Object{t.obj, nu})
 			continue
 		}
 		nu := *t.schema
 		nu.ACL = acls[i]
-		if err := persistSchema(&nu, b); err != nil {
+		schemas = append(schemas, &nu)
+	}
+	return e.commitReplaced(pairs, schemas)
+}
+
+// commitReplaced stores changed objects (old, new pairs) and schemas in
+// one batch, puts them in the catalog and ends the subscriptions that
+// lost their privileges; the caller holds the engine's lock.
+func (e *Engine) commitReplaced(pairs [][2]*Object, schemas []*Schema) error {
+	if len(pairs) == 0 && len(schemas) == 0 {
+		return nil
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	for _, p := range pairs {
+		if err := e.persistObject(p[1], b); err != nil {
 			return err
 		}
-		schemas = append(schemas, &nu)
+	}
+	for _, sc := range schemas {
+		if err := persistSchema(sc, b); err != nil {
+			return err
+		}
 	}
 	if err := e.db.Commit(b); err != nil {
 		return err
@@ -353,20 +368,28 @@ func (p *Portal) newOwnerOf(rs *pg.RoleSpec, owner uint32, kind, name string) (u
 }
 
 // newOwnerACL rewrites an ACL for an owner change, as PostgreSQL's
-// aclnewowner: the old owner's entries become the new owner's.
+// aclnewowner: the old owner's entries become the new owner's, and
+// entries that then have the same grantee and grantor merge.
 func newOwnerACL(acl []ACLItem, old, nu uint32) []ACLItem {
 	if acl == nil {
 		return nil
 	}
 	old, nu = ownerOID(old), ownerOID(nu)
-	out := append([]ACLItem(nil), acl...)
-	for i := range out {
-		if out[i].Grantee == old {
-			out[i].Grantee = nu
+	out := make([]ACLItem, 0, len(acl))
+	for _, a := range acl {
+		if a.Grantee == old {
+			a.Grantee = nu
 		}
-		if out[i].Grantor == old {
-			out[i].Grantor = nu
+		if a.Grantor == old {
+			a.Grantor = nu
 		}
+		i := slices.IndexFunc(out, func(b ACLItem) bool { return b.Grantee == a.Grantee && b.Grantor == a.Grantor })
+		if i < 0 {
+			out = append(out, a)
+			continue
+		}
+		out[i].Privs |= a.Privs
+		out[i].Grantable |= a.Grantable
 	}
 	return out
 }

@@ -222,6 +222,10 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execAlterRole(n.GetAlterRoleStmt())
 	case n.GetDropRoleStmt() != nil:
 		return p.execDropRole(n.GetDropRoleStmt())
+	case n.GetReassignOwnedStmt() != nil:
+		return p.execReassignOwned(n.GetReassignOwnedStmt())
+	case n.GetDropOwnedStmt() != nil:
+		return p.execDropOwned(n.GetDropOwnedStmt())
 	case n.GetGrantRoleStmt() != nil:
 		return p.execGrantRole(n.GetGrantRoleStmt())
 	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_ROLE:

@@ -212,6 +212,11 @@ func (s *Session) checkOwnsRel(rv *pg.RangeVar) error {
 	return s.e.checkOwner(s, o.Owner, kindName(o.Kind), o.Name)
 }
 
+// superuserOnly are the system relations PostgreSQL lets superusers
+// alone read (their ACL grants no one else anything): pg_authid holds
+// the password verifiers.
+var superuserOnly = map[string]bool{"pg_authid": true}
+
 // privNeed is a privilege a statement needs on a relation.
 type privNeed struct {
 	id   uint64
@@ -234,6 +239,9 @@ func (s *Session) checkPrivileges(needs []privNeed) error {
 // lock.
 func (s *Session) checkPrivilegesLocked(role string, needs []privNeed) error {
 	for _, n := range needs {
+		if r := sysRelsByID[n.id]; r != nil && superuserOnly[r.name] && !s.e.isMemberOf(role, oidSuperuser) {
+			return repr.Errorf(codeInsufficientPrivilege, "permission denied for table %s", r.name)
+		}
 		o := s.e.cat.byID[n.id]
 		if o == nil || isSystemRelation(o.ID) {
 			continue

@@ -304,9 +304,19 @@ func (p *Portal) execDropRole(st *pg.DropRoleStmt) error {
 	if !caller.Super && !caller.CreateRole {
 		return repr.Errorf("42501", "permission denied to drop role")
 	}
-	return p.st.s.e.changeRoles(func(roles map[string]*Role) error {
+	s := p.st.s
+	// The catalog cannot change while the roles are checked and dropped
+	// (the engine's lock comes before the roles').
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	inUse := map[string]error{}
+	for _, n := range st.Roles {
+		name := p.roleSpecName(n.GetRoleSpec())
+		inUse[name] = s.checkRoleUnused(s.e.cat, name)
+	}
+	return s.e.changeRoles(func(roles map[string]*Role) error {
 		for _, n := range st.Roles {
-			if err := p.dropRole(roles, caller, p.roleSpecName(n.GetRoleSpec()), st.MissingOk); err != nil {
+			if err := p.dropRole(roles, caller, p.roleSpecName(n.GetRoleSpec()), st.MissingOk, inUse); err != nil {
 				return err
 			}
 		}
@@ -314,8 +324,9 @@ func (p *Portal) execDropRole(st *pg.DropRoleStmt) error {
 	})
 }
 
-// dropRole removes one role from roles.
-func (p *Portal) dropRole(roles map[string]*Role, caller Role, name string, missingOK bool) error {
+// dropRole removes one role from roles; inUse holds the dependency
+// error of each role named (checkRoleUnused).
+func (p *Portal) dropRole(roles map[string]*Role, caller Role, name string, missingOK bool, inUse map[string]error) error {
 	r := roles[name]
 	switch {
 	case r == nil && missingOK:
@@ -330,6 +341,8 @@ func (p *Portal) dropRole(roles map[string]*Role, caller Role, name string, miss
 		return repr.Errorf(repr.CodeDependentObjects, "cannot drop role %s because it is required by the database system", name)
 	case r.Super && !caller.Super:
 		return repr.Errorf("42501", "must be superuser to drop superusers")
+	case inUse[name] != nil:
+		return inUse[name]
 	}
 	delete(roles, name)
 	for _, o := range roles {

@@ -233,6 +233,13 @@ func (e *Engine) dropSchema(s *Session, name string, missingOK, cascade bool) er
 	if err := e.checkOwner(s, sc.Owner, "schema", name); err != nil {
 		return err
 	}
+	return e.dropSchemaLocked(sc, cascade)
+}
+
+// dropSchemaLocked removes schema sc, with cascade first its objects;
+// the caller holds the engine's lock.
+func (e *Engine) dropSchemaLocked(sc *Schema, cascade bool) error {
+	name := sc.Name
 	objs := e.cat.objectsIn(name)
 	if len(objs) > 0 && !cascade {
 		var lines []string

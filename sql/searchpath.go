@@ -178,6 +178,8 @@ func (q *qualifier) record(rv *pg.RangeVar, priv aclMode) {
 	}
 	if o := q.cat.lookup(rv.Schemaname, rv.Relname); o != nil {
 		q.needs = append(q.needs, privNeed{id: o.ID, priv: priv})
+	} else if r := lookupSysRel(rv.Schemaname, rv.Relname); r != nil && superuserOnly[r.name] {
+		q.needs = append(q.needs, privNeed{id: r.id, priv: priv})
 	}
 }
 

@@ -106,7 +106,7 @@ func defEmpty() {
 
 func noRows(*sysSnap) []repr.Row { return nil }
 
-// userName is the owner of every object: the bootstrap superuser.
+// userName is the bootstrap superuser's name.
 func (s *sysSnap) userName() string {
 	return s.e.roleName(oidSuperuser)
 }
@@ -305,7 +305,7 @@ func rowsTables(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	s.userRels("r", func(ri *relInfo) {
 		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "tablename": nameD(ri.name),
-			"tableowner": nameD(s.userName()), "tablespace": repr.Null, "hasindexes": boolD(len(ri.indexes) > 0)}))
+			"tableowner": nameD(s.roleDisplay(ri.obj.Owner)), "tablespace": repr.Null, "hasindexes": boolD(len(ri.indexes) > 0)}))
 	})
 	return out
 }
@@ -323,7 +323,7 @@ func rowsViews(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	s.userRels("v", func(ri *relInfo) {
 		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "viewname": nameD(ri.name),
-			"viewowner": nameD(s.userName()), "definition": viewDefinition(ri.obj)}))
+			"viewowner": nameD(s.roleDisplay(ri.obj.Owner)), "definition": viewDefinition(ri.obj)}))
 	})
 	return out
 }
@@ -333,7 +333,7 @@ func rowsMatviews(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	s.userRels("m", func(ri *relInfo) {
 		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "matviewname": nameD(ri.name),
-			"matviewowner": nameD(s.userName()), "tablespace": repr.Null, "hasindexes": boolD(len(ri.indexes) > 0),
+			"matviewowner": nameD(s.roleDisplay(ri.obj.Owner)), "tablespace": repr.Null, "hasindexes": boolD(len(ri.indexes) > 0),
 			"ispopulated": boolD(true), "definition": viewDefinition(ri.obj)}))
 	})
 	return out
@@ -381,7 +381,7 @@ func rowsSequences(s *sysSnap) []repr.Row {
 	s.userRels("S", func(ri *relInfo) {
 		d := ri.obj.Sequence
 		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "sequencename": nameD(ri.name),
-			"sequenceowner": nameD(s.userName()), "data_type": oidD(sequenceType(d).OID()), "start_value": repr.NewInt(d.Start),
+			"sequenceowner": nameD(s.roleDisplay(ri.obj.Owner)), "data_type": oidD(sequenceType(d).OID()), "start_value": repr.NewInt(d.Start),
 			"min_value": repr.NewInt(d.Min), "max_value": repr.NewInt(d.Max), "increment_by": repr.NewInt(d.Increment),
 			"cycle": boolD(d.Cycle), "cache_size": repr.NewInt(1), "last_value": s.lastValue(ri.obj)}))
 	})
