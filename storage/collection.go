@@ -47,6 +47,10 @@ type Collection struct {
 	// maintained by every change; ixBuf and ixKeyBuf are their scratch.
 	indexes         []*index
 	ixBuf, ixKeyBuf []byte
+
+	// sp is non-nil when the collection is spilled (spill.go): tree then
+	// holds only the changes since the last checkpoint.
+	sp *spillState
 }
 
 // entry is one distinct key. Entries are values in the tree (one pointer
@@ -153,11 +157,17 @@ func (c *Collection) Key(buf []byte, row repr.Row) []byte {
 // Load replaces the contents of c with the rows stored under RowPrefix(id).
 // On error c is left empty. It drops c's indexes (load them afterwards
 // with LoadIndex).
-func (c *Collection) Load(db *DB) error {
+func (c *Collection) Load(db *DB) error { return c.LoadSpillable(db, -1) }
+
+// LoadSpillable is Load keeping at most keep bytes of entries in memory
+// (MemBytes' estimate; keep < 0: no bound): past it, c is spilled (spill.go)
+// and the rest of the scan only checks and counts the stored entries.
+func (c *Collection) LoadSpillable(db *DB, keep int64) error {
 	c.tree.Clear(false)
-	c.indexes = nil
+	c.indexes, c.sp = nil, nil
 	c.undo, c.recording = nil, false
 	n := len(RowPrefix(c.id))
+	var held int64
 	err := db.Scan(RowPrefix(c.id), func(key, value []byte) error {
 		row, count, val, err := decodeStored(key[n:], value)
 		if err != nil {
@@ -169,13 +179,21 @@ func (c *Collection) Load(db *DB) error {
 		if err := c.checkLoaded(key[n:], row, count); err != nil {
 			return fmt.Errorf("storage: loading collection %d at %s: %w", c.id, PrettyKey(key), err)
 		}
+		if c.sp != nil {
+			c.sp.n++
+			return nil
+		}
 		kv := make([]byte, 0, len(key)-n+len(val))
 		kv = append(append(kv, key[n:]...), val...)
 		c.tree.ReplaceOrInsert(newEntry(kv, len(key)-n, count))
+		if held += int64(len(kv)) + 56; keep >= 0 && held > keep {
+			c.Spill(db)
+		}
 		return nil
 	})
 	if err != nil {
 		c.tree.Clear(false)
+		c.sp = nil
 	}
 	return err
 }
@@ -202,6 +220,10 @@ func (c *Collection) checkLoaded(key []byte, row repr.Row, count int64) error {
 // Clear removes every entry (TRUNCATE), logging one DeletePrefix to b if b
 // is not nil. Since Begin, it is undone by Rollback like Apply.
 func (c *Collection) Clear(b *Batch) {
+	if c.sp != nil {
+		c.clearSpilled(b)
+		return
+	}
 	if c.recording {
 		c.tree.Ascend(func(e entry) bool {
 			c.undo = append(c.undo, e)
@@ -231,6 +253,9 @@ func (c *Collection) Apply(row repr.Row, diff int64, b *Batch) error {
 	}
 	c.kvBuf = c.Key(c.kvBuf[:0], row)
 	c.klen = len(c.kvBuf)
+	if c.sp != nil {
+		return c.applySpilled(row, diff, b)
+	}
 	if diff == 1 || diff > 0 && c.keyCols == nil {
 		return c.insert(row, diff, b)
 	}
@@ -387,6 +412,9 @@ func (c *Collection) log(b *Batch, e entry) {
 // Get returns the row stored under the encoded key and its count.
 func (c *Collection) Get(key []byte) (repr.Row, int64, bool) {
 	e, ok := c.tree.Get(probe(key))
+	if c.sp != nil {
+		e, ok = c.lookup(key)
+	}
 	if !ok {
 		return nil, 0, false
 	}
@@ -396,6 +424,10 @@ func (c *Collection) Get(key []byte) (repr.Row, int64, bool) {
 // Scan calls fn for every entry in key order until fn returns false.
 // fn must not mutate c.
 func (c *Collection) Scan(fn func(row repr.Row, count int64) bool) {
+	if c.sp != nil {
+		c.ascend(nil, nil, func(e entry) bool { return fn(e.row(), e.count) })
+		return
+	}
 	c.tree.Ascend(func(e entry) bool { return fn(e.row(), e.count) })
 }
 
@@ -403,6 +435,10 @@ func (c *Collection) Scan(fn func(row repr.Row, count int64) bool) {
 // prefix (a point lookup by leading key columns: prefix =
 // repr.AppendKey of their values) until fn returns false.
 func (c *Collection) ScanPrefix(prefix []byte, fn func(row repr.Row, count int64) bool) {
+	if c.sp != nil {
+		c.ascend(prefix, prefixEnd(prefix), func(e entry) bool { return fn(e.row(), e.count) })
+		return
+	}
 	c.tree.AscendGreaterOrEqual(probe(prefix), func(e entry) bool {
 		return bytes.HasPrefix(e.key(), prefix) && fn(e.row(), e.count)
 	})
@@ -411,13 +447,22 @@ func (c *Collection) ScanPrefix(prefix []byte, fn func(row repr.Row, count int64
 // ScanRange calls fn in key order for the entries whose key k has from <=
 // k < to (to nil: no upper bound) until fn returns false.
 func (c *Collection) ScanRange(from, to []byte, fn func(row repr.Row, count int64) bool) {
+	if c.sp != nil {
+		c.ascend(from, to, func(e entry) bool { return fn(e.row(), e.count) })
+		return
+	}
 	c.tree.AscendGreaterOrEqual(probe(from), func(e entry) bool {
 		return (to == nil || bytes.Compare(e.key(), to) < 0) && fn(e.row(), e.count)
 	})
 }
 
 // Len returns the number of distinct entries.
-func (c *Collection) Len() int { return c.tree.Len() }
+func (c *Collection) Len() int {
+	if c.sp != nil {
+		return c.sp.n
+	}
+	return c.tree.Len()
+}
 
 // Begin starts recording in-memory changes so that Rollback can undo them.
 // A Begin while already recording does nothing: Rollback still returns to
@@ -427,12 +472,20 @@ func (c *Collection) Begin() {
 	if !c.recording {
 		c.recording = true
 		c.undo = c.undo[:0]
+		if c.sp != nil {
+			c.sp.beginN = c.sp.n
+		}
 	}
 }
 
 // Rollback undoes every in-memory change since Begin and stops recording.
 // It does not touch batches: the caller discards the batch it logged to.
 func (c *Collection) Rollback() {
+	if c.sp != nil {
+		c.rollbackSpilled()
+		c.Commit()
+		return
+	}
 	for i := len(c.undo) - 1; i >= 0; i-- {
 		e := c.undo[i]
 		if len(c.indexes) > 0 {

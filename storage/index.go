@@ -54,12 +54,16 @@ func ColsKey(cols []int) IndexKey {
 
 // ixEntry is one index entry: key is the index columns' encoding (its
 // first n bytes) followed by the collection key; pfx is key's first 8
-// bytes, big-endian, zero-padded (as entry.pfx).
+// bytes, big-endian, zero-padded (as entry.pfx). In the overlay of a
+// spilled collection (spill.go), n == ixTombstone marks a removed entry.
 type ixEntry struct {
 	key []byte
 	pfx uint64
 	n   int
 }
+
+// ixTombstone is the n of an index overlay entry that hides a stored one.
+const ixTombstone = -1
 
 func newIxEntry(key []byte, n int) ixEntry {
 	var p [8]byte
@@ -100,7 +104,7 @@ func (c *Collection) AddIndexKey(id uint64, key IndexKey, b *Batch) {
 	c.DropIndex(id, nil)
 	ix := &index{id: id, key: key, tree: btree.NewG(btreeDegree, ixLess)}
 	c.indexes = append(c.indexes, ix)
-	c.tree.Ascend(func(e entry) bool {
+	c.ascend(nil, nil, func(e entry) bool {
 		c.indexOne(ix, e.row(), e.key(), true, b)
 		return true
 	})
@@ -118,17 +122,10 @@ func (c *Collection) LoadIndex(db *DB, id uint64, cols []int) error {
 func (c *Collection) LoadIndexKey(db *DB, id uint64, key IndexKey) error {
 	c.DropIndex(id, nil)
 	ix := &index{id: id, key: key, tree: btree.NewG(btreeDegree, ixLess)}
-	n := len(RowPrefix(id))
-	err := db.Scan(RowPrefix(id), func(key, value []byte) error {
-		split, k := binary.Uvarint(value)
-		if k <= 0 || int(split) > len(key)-n {
-			return fmt.Errorf("storage: index %d at %s: %w", id, PrettyKey(key), errBadValue)
+	if c.sp == nil { // else the entries stay in the store, where checkIndex reads them
+		if err := loadIndexTree(db, ix); err != nil {
+			return err
 		}
-		ix.tree.ReplaceOrInsert(newIxEntry(bytes.Clone(key[n:]), int(split)))
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	c.indexes = append(c.indexes, ix)
 	if err := c.checkIndex(ix); err != nil {
@@ -173,11 +170,8 @@ func (c *Collection) ScanIndex(id uint64, from, to []byte, fn func(row repr.Row,
 	if ix == nil {
 		return ErrNoIndex
 	}
-	ix.tree.AscendGreaterOrEqual(newIxEntry(from, len(from)), func(ie ixEntry) bool {
-		if to != nil && bytes.Compare(ie.key, to) >= 0 {
-			return false
-		}
-		e, ok := c.tree.Get(probe(ie.key[ie.n:]))
+	c.ixAscend(ix, from, to, func(key []byte, n int) bool {
+		e, ok := c.lookup(key[n:])
 		if !ok {
 			panic(fmt.Sprintf("storage: index %d names a key absent from collection %d", id, c.id))
 		}
@@ -208,9 +202,12 @@ func (c *Collection) indexOne(ix *index, row repr.Row, key []byte, add bool, b *
 	}
 	n := len(c.ixBuf)
 	c.ixBuf = append(c.ixBuf, key...)
-	if add {
+	switch {
+	case add:
 		ix.tree.ReplaceOrInsert(newIxEntry(bytes.Clone(c.ixBuf), n))
-	} else {
+	case c.sp != nil: // a tombstone hides the stored entry
+		ix.tree.ReplaceOrInsert(newIxEntry(bytes.Clone(c.ixBuf), ixTombstone))
+	default:
 		ix.tree.Delete(newIxEntry(c.ixBuf, n))
 	}
 	if b == nil {
@@ -239,20 +236,32 @@ func (c *Collection) CheckIndexes() error {
 func (c *Collection) checkIndex(ix *index) error {
 	var err error
 	entries := 0
-	c.tree.Ascend(func(e entry) bool {
+	c.ascend(nil, nil, func(e entry) bool {
 		k, ok := ix.key(nil, e.row())
 		if !ok {
 			return true
 		}
 		entries++
-		n := len(k)
-		if _, ok := ix.tree.Get(newIxEntry(append(k, e.key()...), n)); !ok {
+		if !c.ixLookup(ix, append(k, e.key()...)) {
 			err = fmt.Errorf("storage: index %d lacks the entry of key %q of collection %d", ix.id, e.key(), c.id)
 		}
 		return err == nil
 	})
-	if err == nil && entries != ix.tree.Len() {
-		err = fmt.Errorf("storage: index %d has %d entries for %d indexed keys of collection %d", ix.id, ix.tree.Len(), entries, c.id)
+	if n := c.ixLen(ix); err == nil && entries != n {
+		err = fmt.Errorf("storage: index %d has %d entries for %d indexed keys of collection %d", ix.id, n, entries, c.id)
 	}
 	return err
+}
+
+// loadIndexTree reads ix's stored entries into its tree.
+func loadIndexTree(db *DB, ix *index) error {
+	n := len(RowPrefix(ix.id))
+	return db.Scan(RowPrefix(ix.id), func(key, value []byte) error {
+		split, k := binary.Uvarint(value)
+		if k <= 0 || int(split) > len(key)-n {
+			return fmt.Errorf("storage: index %d at %s: %w", ix.id, PrettyKey(key), errBadValue)
+		}
+		ix.tree.ReplaceOrInsert(newIxEntry(bytes.Clone(key[n:]), int(split)))
+		return nil
+	})
 }
