@@ -162,6 +162,7 @@ func (e *Engine) checkpointLocked() error {
 	}
 	e.ck.durable, e.ck.commits, e.ck.last = e.clock, 0, time.Now()
 	e.ck.count++
+	e.afterCheckpoint()
 	if sb.Size() > maxKeptBatch {
 		_ = sb.Close()
 		e.ck.batch = nil

@@ -32,7 +32,16 @@ var checkpointRelations = []string{"t", "u", "agg", "j", "d", "top"}
 // few commits, and checks after each restart that every table and view
 // equals the engine that never crashed, and that every statement had the
 // same outcome on both.
-func TestCheckpointCrashRandom(t *testing.T) {
+func TestCheckpointCrashRandom(t *testing.T) { testCheckpointCrashRandom(t, false) }
+
+// TestCheckpointCrashRandomSpilled is TestCheckpointCrashRandom with every
+// table and view of the crashing engine spilled to the store at its first
+// checkpoint (a budget of one byte, no minimum size), so that its reads,
+// writes, rollbacks, index lookups, restarts and crashes all go through
+// spilled collections (restart loads them spilled again).
+func TestCheckpointCrashRandomSpilled(t *testing.T) { testCheckpointCrashRandom(t, true) }
+
+func testCheckpointCrashRandom(t *testing.T, spill bool) {
 	seed := *checkpointSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -40,6 +49,12 @@ func TestCheckpointCrashRandom(t *testing.T) {
 	t.Logf("seed %d (rerun with -checkpoint-seed=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ref, sub := newTestEngine(t), newTestEngine(t)
+	if spill {
+		defer func(n int64) { minSpillBytes = n }(minSpillBytes)
+		minSpillBytes = 0
+		sub.opts.MemoryLimit = 1
+		sub.restart()
+	}
 	for _, te := range []*testEngine{ref, sub} {
 		if out := te.run(checkpointSchema); strings.Contains(out, "ERROR") {
 			t.Fatal(out)
@@ -73,6 +88,9 @@ func TestCheckpointCrashRandom(t *testing.T) {
 		sub.open()
 	}
 	compareEngines(t, -1, ref, sub)
+	if spilled := sub.e.SpilledCollections(); spill && spilled < len(checkpointRelations) {
+		t.Fatalf("%d collections spilled, want all %d tables and views", spilled, len(checkpointRelations))
+	}
 }
 
 // randomCheckpointStmt returns a random write: inserts (some duplicate

@@ -56,6 +56,8 @@ type Engine struct {
 	committer committer
 	// ck is the checkpoint state (see checkpoint.go).
 	ck checkpointer
+	// spill is the memory budget's state (see spill.go).
+	spill spiller
 	// seqMu guards seqs, the sequences' values by qualified name
 	// (sequence.go); DDL takes it after mu, nextval alone.
 	seqMu sync.Mutex
@@ -111,13 +113,15 @@ type Options struct {
 
 // OpenWith is Open with options.
 func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
-	db, err := storage.Open(dir, storage.Options{Logger: log})
+	so := storeOptions(o)
+	so.Logger = log
+	db, err := storage.Open(dir, so)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{db: db, log: log, cat: newCatalog(), colls: map[uint64]*storage.Collection{},
 		views: map[uint64]*matView{}, sources: map[uint64]*sourceState{}, nextID: 1000,
-		replayer: o.Replayer}
+		replayer: o.Replayer, spill: spiller{limit: o.MemoryLimit}}
 	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
 	e.cat.size = e.collectionSize
 	err = e.loadRoles()
@@ -195,6 +199,7 @@ func (e *Engine) restore() error {
 	if err != nil {
 		return err
 	}
+	var loaded int64 // the estimated bytes of the collections loaded so far
 	for _, o := range sortByID(objs) {
 		if err := e.cat.add(o); err != nil {
 			return err
@@ -220,9 +225,10 @@ func (e *Engine) restore() error {
 			continue
 		}
 		c := storage.NewCollection(o.ID, o.PrimaryKey)
-		if err := c.Load(e.db); err != nil {
+		if err := c.LoadSpillable(e.db, e.spill.loadBound(loaded)); err != nil {
 			return fmt.Errorf("loading %s: %w", o.Name, err)
 		}
+		loaded += c.MemBytes()
 		e.colls[o.ID] = c
 		if o.Kind == planner.RelMaterializedView {
 			mv, err := e.buildView(o)

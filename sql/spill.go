@@ -1,0 +1,170 @@
+package sql
+
+import (
+	"cmp"
+	"runtime/metrics"
+	"slices"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/storage"
+)
+
+// Memory budget (Options.MemoryLimit). Tables and materialized views live
+// in memory while the process is under budget; past it, the largest spill
+// to the store (storage.Collection.Spill: reads then merge the changes
+// since the last checkpoint, kept in memory, with the store's rows as of
+// that checkpoint). Spilling happens only right after a checkpoint, the
+// one moment the store holds exactly every collection (the checkpoint
+// batch and every DDL batch are committed, no step is open), which is
+// also when spilled collections drop their overlays (Flushed). Restart
+// loads collections up to the budget and leaves the rest spilled.
+//
+// The measure is the live heap after the last garbage collection (Go's
+// /gc/heap/live:bytes): spilling starts when it passes spillFraction of
+// the budget, and spills the largest eligible collections (tables and
+// materialized views of at least minSpillBytes) until their estimated
+// size (MemBytes) covers the excess. Until the next collection updates
+// the measure, what was spilled since counts as freed. A spilled
+// collection stays spilled until restart.
+
+// spillFraction of the budget is the live heap past which collections
+// spill: the collector needs room above the live heap (GOGC), and the
+// soft memory limit is the whole budget.
+const spillFraction = 0.5
+
+// minSpillBytes is the smallest collection worth spilling (a variable
+// for tests, which spill every collection).
+var minSpillBytes int64 = 1 << 20
+
+// spiller is the engine's memory-budget state (under the engine lock).
+type spiller struct {
+	// limit is the budget in bytes (0: none, nothing spills).
+	limit int64
+	// freed is the estimate spilled since the collection numbered gcs.
+	freed int64
+	gcs   uint64
+	// spilled counts collections spilled (for tests and the log).
+	spilled int
+}
+
+// storeOptions returns the store's options for a memory budget: Pebble's
+// block cache and memtables are outside the Go heap, so a small budget
+// shrinks them (a large one keeps the defaults).
+func storeOptions(o Options) storage.Options {
+	so := storage.Options{}
+	if o.MemoryLimit > 0 {
+		so.CacheSize = min(max(o.MemoryLimit/8, 8<<20), 1<<30)
+		so.MemTableSize = uint64(min(max(o.MemoryLimit/16, 4<<20), 64<<20))
+	}
+	return so
+}
+
+// loadBound returns how many bytes of entries the next collection a
+// restart loads may keep in memory (-1: no bound), given loaded, the
+// estimate of those already loaded.
+func (s *spiller) loadBound(loaded int64) int64 {
+	if s.limit <= 0 {
+		return -1
+	}
+	return max(int64(float64(s.limit)*spillFraction)-loaded, 0)
+}
+
+// spillable reports whether the collection id may spill: a table or a
+// (non-transient) materialized view, whose every change is logged to a
+// batch the checkpoint commits. System relations and SUBSCRIBE's
+// temporary collections change without logging and never spill.
+func (e *Engine) spillable(id uint64) bool {
+	o := e.cat.byID[id]
+	if o == nil {
+		return false
+	}
+	if o.Kind == planner.RelTable {
+		return true
+	}
+	mv := e.views[id]
+	return o.Kind == planner.RelMaterializedView && mv != nil && !mv.transient
+}
+
+// afterCheckpoint runs after a checkpoint committed (engine lock held):
+// spilled collections drop their overlays, and if the live heap is past
+// the budget's spill point the largest collections spill.
+func (e *Engine) afterCheckpoint() {
+	for _, c := range e.colls {
+		c.Flushed()
+	}
+	s := &e.spill
+	if s.limit <= 0 {
+		return
+	}
+	live, gcs := heapStats()
+	if gcs != s.gcs {
+		s.freed, s.gcs = 0, gcs
+	}
+	excess := int64(live) - s.freed - int64(float64(s.limit)*spillFraction)
+	if excess <= 0 {
+		return
+	}
+	for _, v := range e.spillCandidates() {
+		if excess <= 0 {
+			break
+		}
+		v.c.Spill(e.db)
+		s.freed += v.bytes
+		excess -= v.bytes
+		s.spilled++
+		e.log.Info("collection spilled to disk", "id", v.c.ID(), "name", e.cat.byID[v.c.ID()].Name,
+			"rows", v.c.Len(), "est_bytes", v.bytes, "live_heap", live, "memory_limit", s.limit)
+	}
+}
+
+// sizedColl is a collection and its estimated in-memory size.
+type sizedColl struct {
+	c     *storage.Collection
+	bytes int64
+}
+
+// spillCandidates returns the in-memory spillable collections of at least
+// minSpillBytes, largest first.
+func (e *Engine) spillCandidates() []sizedColl {
+	var out []sizedColl
+	for id, c := range e.colls {
+		if c.Spilled() || !e.spillable(id) {
+			continue
+		}
+		if n := c.MemBytes(); n >= minSpillBytes {
+			out = append(out, sizedColl{c, n})
+		}
+	}
+	slices.SortFunc(out, func(a, b sizedColl) int {
+		return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(a.c.ID(), b.c.ID()))
+	})
+	return out
+}
+
+// heapStats returns the live heap after the last garbage collection and
+// the number of collections so far.
+func heapStats() (live, gcs uint64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		live = s[0].Value.Uint64()
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		gcs = s[1].Value.Uint64()
+	}
+	return live, gcs
+}
+
+// SpilledCollections returns the number of collections spilled so far
+// (tests).
+func (e *Engine) SpilledCollections() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	n := 0
+	for _, c := range e.colls {
+		if c.Spilled() {
+			n++
+		}
+	}
+	return n
+}
