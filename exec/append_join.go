@@ -141,6 +141,9 @@ func hasNullCol(row repr.Row, cols []int) bool {
 // its numerics into the Step's slab, so only the joined rows allocate.
 func (o *appendJoin) probe(s *stepCtx, side int, u repr.Update, recs []byte, out []repr.Update) ([]repr.Update, error) {
 	for len(recs) > 0 {
+		if err := s.poll(); err != nil {
+			return nil, err
+		}
 		n, row, rest, err := o.decodeRec(recs, o.widths[1-side], &s.slab.decs)
 		if err != nil {
 			return nil, err

@@ -71,6 +71,9 @@ type stepCtx struct {
 	now int64
 	// arr serves shared arrangements (Input.Arrangements).
 	arr Arrangements
+	// work counts rows handled since the Step began, so operators look
+	// at ctx.Interrupt once per pollEvery of them (interrupt.go).
+	work uint64
 }
 
 // Build instantiates the operators of p (no state yet). It checks that p is
@@ -240,6 +243,10 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 			}
 			i = v.loop.Fixpoint
 			continue
+		}
+		if err := s.interrupted(); err != nil {
+			d.Rollback()
+			return nil, err
 		}
 		d.ins = d.ins[:0]
 		if src, ok := op.(*sourceOp); ok {

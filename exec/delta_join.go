@@ -272,6 +272,9 @@ func (o *deltaJoin) runPath(s *stepCtx, i int, u repr.Update, out []repr.Update)
 // emits o.cur.
 func (o *deltaJoin) extend(s *stepCtx, pi, k int, d int64, out []repr.Update) ([]repr.Update, error) {
 	if k == len(o.paths[pi]) {
+		if err := s.poll(); err != nil {
+			return nil, err
+		}
 		return append(out, repr.Update{Row: s.slab.concat(o.cur, nil), Time: s.t, Diff: d}), nil
 	}
 	st := &o.paths[pi][k]

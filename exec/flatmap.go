@@ -42,6 +42,9 @@ func newFlatMap(spec dataflow.FlatMap, in []repr.T) (*flatMapOp, error) {
 func (o *flatMapOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	out := make([]repr.Update, 0, len(ins[0]))
 	for _, u := range ins[0] {
+		if err := s.poll(); err != nil {
+			return nil, err
+		}
 		n := len(out)
 		emit := func(r repr.Row) { out = append(out, repr.Update{Row: r, Time: u.Time, Diff: u.Diff}) }
 		var err error
@@ -91,6 +94,9 @@ func (o *flatMapOp) expand(s *stepCtx, in repr.Row, emit func(repr.Row)) error {
 func (o *flatMapOp) expandOne(s *stepCtx, in repr.Row, emit func(repr.Row)) error {
 	k := 0
 	return o.spec.Funcs[0].Run(s.ctx, in, func(vals []repr.Datum) error {
+		if err := s.poll(); err != nil {
+			return err
+		}
 		k++
 		r := s.slab.row(o.width)
 		copy(r, in)

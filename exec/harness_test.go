@@ -128,7 +128,8 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) (string, error) {
 
 // step parses "src=<coll> <diff> <row>" and "wm src=<coll> <literal>"
 // lines, runs a Step and commits it (or rolls it back with the rollback
-// argument), printing the output.
+// argument), printing the output. With the canceled argument the Step
+// runs with an already closed Interrupt channel.
 func (h *harness) step(t *testing.T, td *datadriven.TestData) (string, error) {
 	var ts uint64
 	td.ScanArgs(t, "t", &ts)
@@ -144,7 +145,15 @@ func (h *harness) step(t *testing.T, td *datadriven.TestData) (string, error) {
 		}
 	}
 	var b opBatch
-	out, err := h.d.StepInput(&expr.Ctx{}, ts, inputs, &b)
+	ctx := &expr.Ctx{}
+	if td.HasArg("canceled") {
+		// The statement was cancelled before the Step: it must fail
+		// with ErrCanceled and leave no trace.
+		done := make(chan struct{})
+		close(done)
+		ctx.Interrupt = done
+	}
+	out, err := h.d.StepInput(ctx, ts, inputs, &b)
 	if err != nil {
 		return fmt.Sprintf("error: %s %s\n", repr.ErrorCode(err), err), nil
 	}

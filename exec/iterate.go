@@ -314,6 +314,9 @@ func (d *Dataflow) runLoop(s *stepCtx, v *loopVar) error {
 			return repr.Errorf("54001", "recursive query %q did not reach a fixed point within %d iterations", v.spec.Name, v.spec.Limit).
 				WithHint("A UNION ALL recursion must stop producing rows; with UNION, the recursive term must stop producing new rows.")
 		}
+		if err := s.interrupted(); err != nil {
+			return err
+		}
 		d.outs[l.Var] = feedback
 		for j := l.Var + 1; j < l.Fixpoint; j++ {
 			var ins [][]repr.Update

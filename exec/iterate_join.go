@@ -197,6 +197,9 @@ func (o *loopJoin) eval(s *stepCtx, b *lbucket, k int, out []repr.Update) ([]rep
 	}
 	for _, a := range o.sums[0] {
 		for _, c := range o.sums[1] {
+			if err := s.poll(); err != nil {
+				return nil, err
+			}
 			d := a.nEq*(c.pLt+c.pEq+c.nLt+c.nEq) + a.pEq*(c.nLt+c.nEq) + a.nLt*(c.pEq+c.nEq) + a.pLt*c.nEq
 			if d == 0 {
 				continue

@@ -108,6 +108,9 @@ func (o *joinOp) apply(s *stepCtx, side int, u repr.Update, out []repr.Update) (
 	var m int64
 	if b := other.buckets[string(o.kbuf)]; b != nil && r.b != nil {
 		for _, id := range b.rows {
+			if err := s.poll(); err != nil {
+				return nil, err
+			}
 			q := other.at(id)
 			d := u.Diff * q.n
 			row, ok, err := o.match(s, side, u.Row, q, d != 0)

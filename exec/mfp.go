@@ -155,6 +155,9 @@ func walkCols(e expr.Expr, fn func(int)) {
 func (o *mfpOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	out := make([]repr.Update, 0, len(ins[0]))
 	for _, u := range ins[0] {
+		if err := s.poll(); err != nil {
+			return nil, err
+		}
 		row, ok, err := o.apply(s, u.Row)
 		if err != nil {
 			return nil, err

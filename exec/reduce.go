@@ -172,6 +172,9 @@ func checkCols(cols []int, n int) error {
 
 func (o *reduceOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	for _, u := range ins[0] {
+		if err := s.poll(); err != nil {
+			return nil, err
+		}
 		if u.Diff < 0 && o.spec.AppendOnly {
 			return nil, errRetractAppendOnlyReduce
 		}

@@ -118,6 +118,9 @@ func (o *sharedJoin) joinPrivate(s *stepCtx, u repr.Update, out []repr.Update) (
 		return out, nil
 	}
 	for _, id := range b.rows {
+		if err := s.poll(); err != nil {
+			return nil, err
+		}
 		q := priv.at(id)
 		if q.n == 0 {
 			continue
@@ -191,6 +194,9 @@ func (o *sharedJoin) key(row repr.Row, side int) ([]byte, bool) {
 // emit appends the joined row of a private row (count pn) and a shared
 // row (count sn), in the join's column order, if the residual holds.
 func (o *sharedJoin) emit(s *stepCtx, prow repr.Row, pn int64, srow repr.Row, sn int64, out []repr.Update) ([]repr.Update, error) {
+	if err := s.poll(); err != nil {
+		return nil, err
+	}
 	l, r := prow, srow
 	if o.side == 0 {
 		l, r = srow, prow

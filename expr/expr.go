@@ -32,6 +32,12 @@ type Ctx struct {
 	// Params are the bound values of a prepared statement's parameters,
 	// read by Param expressions ($1 is Params[0]).
 	Params []repr.Datum
+	// Interrupt, when not nil, is closed once the statement evaluating
+	// with this Ctx is cancelled (statement_timeout, a CancelRequest, a
+	// client that went away). Long loops poll it at batch granularity:
+	// exec's operators every pollEvery rows, set-returning functions
+	// through their consumer. nil (view maintenance) is never closed.
+	Interrupt <-chan struct{}
 
 	// args is the argument stack of Call.Eval: each call pushes its
 	// evaluated arguments, passes that window to Func.Impl and pops it, so a
