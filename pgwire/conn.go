@@ -51,6 +51,9 @@ type conn struct {
 	stmtCtx    context.Context
 	stmtCancel context.CancelFunc
 	running    bool
+	// seq numbers the statements begun; watchedSeq is the one the
+	// liveness watcher saw at its last look (liveness.go).
+	seq, watchedSeq uint64
 
 	shuttingDown atomic.Bool
 
@@ -264,6 +267,7 @@ func (c *conn) beginStatement() context.Context {
 		c.stmtCtx, c.stmtCancel = context.WithCancel(c.baseCtx)
 	}
 	c.running = true
+	c.seq++
 	ctx := c.stmtCtx
 	c.mu.Unlock()
 	return ctx

@@ -55,6 +55,11 @@ type Server struct {
 
 	failures   failureTable
 	mockSecret [32]byte
+
+	// watchOnce starts the liveness watcher (liveness.go), which runs
+	// until watchStop is closed by Shutdown.
+	watchOnce sync.Once
+	watchStop chan struct{}
 }
 
 // NewServer returns a server that creates sessions with h and logs to logger
@@ -70,6 +75,7 @@ func NewServer(h Handler, logger *slog.Logger) *Server {
 		listeners:      make(map[net.Listener]struct{}),
 		conns:          make(map[*conn]struct{}),
 		byPID:          make(map[uint32]*conn),
+		watchStop:      make(chan struct{}),
 	}
 	rand.Read(s.mockSecret[:])
 	return s
@@ -83,6 +89,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln.Close()
 		return nil
 	}
+	s.startWatcher()
 	defer s.removeListener(ln)
 	var backoff time.Duration
 	for {
@@ -113,6 +120,9 @@ func (s *Server) Serve(ln net.Listener) error {
 // are closed forcibly and ctx's error is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
+	if !s.closing {
+		close(s.watchStop)
+	}
 	s.closing = true
 	for ln := range s.listeners {
 		ln.Close()

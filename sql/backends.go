@@ -205,6 +205,6 @@ func (s *Session) sleep(d time.Duration) error {
 	case <-t.C:
 		return nil
 	case <-done:
-		return canceled()
+		return canceled(s.stmtCtx)
 	}
 }

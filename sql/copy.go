@@ -169,6 +169,8 @@ func (p *Portal) IsCopyIn() bool { return p.copy != nil }
 // CopyIn reads the data stream, converts every line to a row and inserts
 // all rows as one write (one transaction unless inside a block).
 func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
+	ctx, stop := p.st.s.statementContext(ctx)
+	defer stop()
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
 	s := p.st.s
@@ -207,8 +209,12 @@ func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
 func (f *copyFormat) read(r io.Reader, s *Session) ([]repr.Row, error) {
 	var rows []repr.Row
 	line := 0
+	done := s.interrupt()
 	emit := func(fields []string, isNull func(int) bool) error {
 		line++
+		if line%1024 == 0 && isClosed(done) {
+			return canceled(s.stmtCtx)
+		}
 		if f.header && line == 1 {
 			return nil
 		}

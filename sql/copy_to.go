@@ -193,6 +193,8 @@ func (p *Portal) CopyOutFormat() (int16, []int16) {
 // sends them). The query runs as a SELECT would: in the session's
 // transaction, seeing its pending writes.
 func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
+	ctx, stop := p.st.s.statementContext(ctx)
+	defer stop()
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
 	if p.copyTo == nil {
@@ -201,6 +203,7 @@ func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
 	s := p.st.s
 	rows, err := p.copyToRows(ctx)
 	if err != nil {
+		err = asCanceled(ctx, err)
 		if s.tx == txBlock {
 			s.tx = txFailed
 		}
@@ -212,7 +215,7 @@ func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
 	}
 	for _, r := range rows {
 		if ctx.Err() != nil {
-			return "", canceled()
+			return "", canceled(ctx)
 		}
 		if err := enc.row(w, r); err != nil {
 			return "", err

@@ -57,7 +57,7 @@ func (p *Portal) executeCursor(ctx context.Context, w RowWriter, maxRows int) (t
 	rows := c.forward(n)
 	for _, r := range rows {
 		if err := ctx.Err(); err != nil {
-			return "", false, canceled()
+			return "", false, canceled(ctx)
 		}
 		if err := w.WriteRow(p.encode(r)); err != nil {
 			return "", false, err

@@ -35,7 +35,7 @@ func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error
 	}
 	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql,
 		EmitOnWindowClose: emitOnClose, TimeZone: p.st.s.settings.timeZone, Owner: p.st.s.newOwner()}
-	if err := p.st.s.e.createMatView(obj, st.IfNotExists); err != nil {
+	if err := p.st.s.e.createMatView(obj, st.IfNotExists, p.st.s.interrupt()); err != nil {
 		return err
 	}
 	p.st.s.e.activateSources(obj.Deps)
@@ -45,8 +45,10 @@ func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error
 // createMatView installs a materialized view: it plans the query into a
 // dataflow, backfills it by feeding the current contents of its sources
 // through the same operators at a new logical time, and persists the
-// catalog entry, the contents and the operator state in one batch.
-func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
+// catalog entry, the contents and the operator state in one batch. When
+// interrupt closes during the backfill (the statement was cancelled) the
+// backfill's Step rolls back and the view is not created.
+func (e *Engine) createMatView(obj *Object, ifNotExists bool, interrupt <-chan struct{}) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if exists, err := e.nameTaken(obj, ifNotExists); exists || err != nil {
@@ -81,7 +83,7 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
 		e.nextID = prevID
 		return err
 	}
-	err = e.installView(obj, b)
+	err = e.installView(obj, b, interrupt)
 	if err == nil {
 		err = e.db.Commit(b)
 	}
@@ -98,8 +100,9 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool) error {
 	return nil
 }
 
-// installView builds the view's dataflow and backfills it (logging to b).
-func (e *Engine) installView(obj *Object, b *storage.Batch) error {
+// installView builds the view's dataflow and backfills it (logging to b);
+// interrupt stops the backfill (exec.ErrCanceled).
+func (e *Engine) installView(obj *Object, b *storage.Batch, interrupt <-chan struct{}) error {
 	if err := e.planSharedView(obj); err != nil {
 		return err
 	}
@@ -112,7 +115,9 @@ func (e *Engine) installView(obj *Object, b *storage.Batch) error {
 	}
 	t := e.tick(b)
 	in := exec.Input{Updates: e.collectionInputs(mv.df.Sources(), t), Now: e.wall.last, Arrangements: arrangements{e}}
-	out, err := mv.df.StepInput(e.viewCtx(), t, in, b.Prefixed(storage.StatePrefix(obj.ID)))
+	ctx := e.viewCtx()
+	ctx.Interrupt = interrupt
+	out, err := mv.df.StepInput(ctx, t, in, b.Prefixed(storage.StatePrefix(obj.ID)))
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,8 @@ func (p *Portal) Close() {
 // Execute runs the statement (the first time) and writes up to maxRows rows
 // (0: all). It returns the command tag, or suspended when rows remain.
 func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag string, suspended bool, err error) {
+	ctx, stop := p.st.s.statementContext(ctx)
+	defer stop()
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
 	if p.cur != nil {
@@ -64,7 +66,7 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 	}
 	for p.pos < len(p.rows) {
 		if err := ctx.Err(); err != nil {
-			return "", false, canceled()
+			return "", false, canceled(ctx)
 		}
 		if err := w.WriteRow(p.encode(p.rows[p.pos])); err != nil {
 			return "", false, err
@@ -122,6 +124,7 @@ func (p *Portal) run(ctx context.Context) (err error) {
 			s.e.log.Error("panic executing statement", "sql", p.st.stmt.SQL, "panic", r, "stack", stack())
 			err = repr.Errorf(repr.CodeInternal, "internal error: %v", r)
 		}
+		err = asCanceled(ctx, err)
 		if err != nil && s.tx == txBlock {
 			s.tx = txFailed
 		}
@@ -238,10 +241,6 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return repr.Errorf(repr.CodeProtocolViolation, "COPY FROM STDIN must be run through the copy sub-protocol")
 	}
 	return unsupportedStmt(fmt.Sprintf("statement %s", stmtKind(n)))
-}
-
-func canceled() error {
-	return repr.Errorf(repr.CodeQueryCanceled, "canceling statement due to user request")
 }
 
 // regArrayNames returns an array of a reg* type as the text[] of its

@@ -180,7 +180,8 @@ func (s *Session) evalCtx() *expr.Ctx {
 			Setting: s.settings.get, Sequences: sessionSeqs{s}, Catalog: catalogSession(s), Channels: s.channels,
 			Schema: s.currentSchema}
 	}
-	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info}
+	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info,
+		Interrupt: s.interrupt()}
 }
 
 // location is the session time zone.

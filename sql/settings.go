@@ -26,6 +26,10 @@ type settings struct {
 	timeZone string
 	user     string
 	database string
+	// stmtTimeout, idleTxTimeout and idleTimeout are statement_timeout,
+	// idle_in_transaction_session_timeout and idle_session_timeout (0:
+	// off), parsed when set (lifecycle.go).
+	stmtTimeout, idleTxTimeout, idleTimeout time.Duration
 }
 
 // reportedSettings are sent as ParameterStatus at startup and on change.
@@ -46,7 +50,7 @@ func settingDefaults(version string) map[string]string {
 		"datestyle": "ISO, MDY", "integer_datetimes": "on", "standard_conforming_strings": "on",
 		"timezone": "UTC", "application_name": "", "intervalstyle": "postgres", "is_superuser": "on",
 		"session_authorization": "eddy", "search_path": "\"$user\", public", "extra_float_digits": "1",
-		"statement_timeout": "0", "lock_timeout": "0", "idle_in_transaction_session_timeout": "0",
+		"statement_timeout": "0", "lock_timeout": "0", "idle_in_transaction_session_timeout": "0", "idle_session_timeout": "0",
 		"transaction_isolation": "read committed", "default_transaction_isolation": "read committed", "in_hot_standby": "off",
 		"max_identifier_length": "63", "server_version_num": "150000", "eddy_version": version,
 		"client_min_messages": "notice", "bytea_output": "hex", "timezone_abbreviations": "Default",
@@ -123,6 +127,13 @@ func (s *settings) set(name, value string) error {
 			return err
 		}
 		value = v
+	case "statement_timeout", "idle_in_transaction_session_timeout", "idle_session_timeout", "lock_timeout":
+		v, d, err := checkTimeoutSetting(name, value)
+		if err != nil {
+			return err
+		}
+		value = v
+		s.setTimeout(name, d)
 	case "password_encryption":
 		if value != "md5" && value != "scram-sha-256" {
 			return repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"password_encryption\": \"%s\"", value)
@@ -154,6 +165,18 @@ func (s *settings) set(name, value string) error {
 		}
 	}
 	return nil
+}
+
+// setTimeout keeps the parsed duration of a timeout setting.
+func (s *settings) setTimeout(name string, d time.Duration) {
+	switch name {
+	case "statement_timeout":
+		s.stmtTimeout = d
+	case "idle_in_transaction_session_timeout":
+		s.idleTxTimeout = d
+	case "idle_session_timeout":
+		s.idleTimeout = d
+	}
 }
 
 // restore sets every setting back to vals (a snapshot of s.vals),

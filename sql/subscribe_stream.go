@@ -60,7 +60,7 @@ func (st *subStream) wait(ctx context.Context, timeout <-chan time.Time) error {
 		case ev, ok := <-st.sub.Events:
 			st.receive(ev, ok)
 		case <-ctx.Done():
-			return canceled()
+			return canceled(ctx)
 		case <-timeout:
 			return nil
 		}

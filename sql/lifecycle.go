@@ -1,0 +1,109 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/repr"
+)
+
+// Statement lifecycle: how a running statement is stopped. Every
+// statement runs under a context that a CancelRequest, pg_cancel_backend,
+// pg_terminate_backend, a client that went away (pgwire) and
+// statement_timeout (here) cancel. The context's Done channel reaches the
+// dataflow of an ad hoc query, a DML's query and a view's backfill as
+// expr.Ctx.Interrupt, which exec polls at batch granularity; the Step then
+// rolls back, so nothing is half-applied, and the statement fails with
+// 57014 in PostgreSQL's words for the reason.
+
+// errStatementTimeout is the cause of a context cancelled by
+// statement_timeout.
+var errStatementTimeout = errors.New("statement timeout")
+
+// canceled is the 57014 error of a statement stopped because ctx was
+// cancelled: "due to statement timeout" when statement_timeout fired,
+// else "due to user request" (CancelRequest, pg_cancel_backend). A nil
+// ctx is a user request.
+func canceled(ctx context.Context) error {
+	if ctx != nil && context.Cause(ctx) == errStatementTimeout {
+		return repr.Errorf(repr.CodeQueryCanceled, "canceling statement due to statement timeout")
+	}
+	return repr.Errorf(repr.CodeQueryCanceled, "canceling statement due to user request")
+}
+
+// asCanceled turns exec's ErrCanceled, and any error of a statement whose
+// context ended, into canceled(ctx); other errors pass unchanged.
+func asCanceled(ctx context.Context, err error) error {
+	if err != nil && (errors.Is(err, exec.ErrCanceled) || ctx != nil && ctx.Err() != nil && repr.ErrorCode(err) == repr.CodeInternal) {
+		return canceled(ctx)
+	}
+	return err
+}
+
+// statementContext returns ctx bounded by the session's
+// statement_timeout (none when 0), and the function releasing its timer.
+func (s *Session) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := s.settings.stmtTimeout
+	if d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, d, errStatementTimeout)
+}
+
+// interrupt is the Done channel of the running statement (nil between
+// statements), handed to expression contexts as expr.Ctx.Interrupt.
+func (s *Session) interrupt() <-chan struct{} {
+	if s.stmtCtx == nil {
+		return nil
+	}
+	return s.stmtCtx.Done()
+}
+
+// checkTimeoutSetting validates a timeout setting as PostgreSQL does (an
+// integer of milliseconds, or a number with a unit us, ms, s, min, h or d;
+// 0 disables it) and returns the value as SHOW prints it and its duration.
+func checkTimeoutSetting(name, value string) (string, time.Duration, error) {
+	d, err := parseDurationSetting(value)
+	if err != nil {
+		return "", 0, repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"%s\": \"%s\"", name, value).
+			WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+	}
+	ms := int64(math.Round(float64(d) / float64(time.Millisecond)))
+	if ms > math.MaxInt32 {
+		return "", 0, repr.Errorf(repr.CodeInvalidParameter, "%d ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", ms, name)
+	}
+	return formatMillis(ms), time.Duration(ms) * time.Millisecond, nil
+}
+
+// formatMillis prints a millisecond setting in the largest unit that
+// divides it, as PostgreSQL's SHOW does ("0", "1500ms", "2s", "5min").
+func formatMillis(ms int64) string {
+	if ms == 0 {
+		return "0"
+	}
+	units := []struct {
+		n    int64
+		name string
+	}{{24 * 3600 * 1000, "d"}, {3600 * 1000, "h"}, {60 * 1000, "min"}, {1000, "s"}}
+	for _, u := range units {
+		if ms%u.n == 0 {
+			return strconv.FormatInt(ms/u.n, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+// isClosed reports whether done (an interrupt channel; nil: never) is
+// closed, without waiting.
+func isClosed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
