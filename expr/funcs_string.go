@@ -576,3 +576,7 @@ func regexpSubstring(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	}
 	return repr.NewText(s[m[0]:m[1]]), nil
 }
+
+// QuoteIdent is PostgreSQL's quote_identifier: s as is when it is a
+// lower-case identifier that is not a reserved keyword, else double-quoted.
+func QuoteIdent(s string) string { return quoteIdent(s) }

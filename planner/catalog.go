@@ -103,6 +103,8 @@ type Options struct {
 	// zone-dependent types ('2024-03-09 12:00'::timestamptz) are folded
 	// in it at planning time, as PostgreSQL does when it parses them.
 	TimeZone string
+	// Trace, when set, records what planning resolved (trace.go).
+	Trace *Trace
 }
 
 // Query is a planned SELECT/VALUES/set operation: Rel produces rows (as a

@@ -84,7 +84,7 @@ func (b *builder) returning(list []*pg_query.Node, rel *Relation, sc *scope) ([]
 	if len(list) == 0 {
 		return nil, nil, nil
 	}
-	targets, err := expandTargets(list, sc)
+	targets, err := b.expandTargets(list, sc)
 	if err != nil {
 		return nil, nil, err
 	}

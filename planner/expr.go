@@ -15,6 +15,15 @@ import (
 // literals and NULL come back with the Unknown type; the enclosing operator,
 // function or cast decides their type (PostgreSQL's unknown-literal rule).
 func (c *ectx) expr(n *pg_query.Node) (expr.Expr, error) {
+	e, err := c.exprUntraced(n)
+	if err == nil {
+		c.b.traceExpr(n, e)
+	}
+	return e, err
+}
+
+// exprUntraced is expr without recording the result in the trace.
+func (c *ectx) exprUntraced(n *pg_query.Node) (expr.Expr, error) {
 	if c.grp != nil {
 		if e, ok, err := c.groupedRef(n); ok || err != nil {
 			return e, err
@@ -79,7 +88,11 @@ func (c *ectx) columnRef(ref *pg_query.ColumnRef) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return resolveColumn(c.sc, table, name, ref.Location)
+	e, err := resolveColumn(c.sc, table, name, ref.Location)
+	if err == nil {
+		c.b.traceCol(c.sc, ref, table, name)
+	}
+	return e, err
 }
 
 // refName splits a column reference into qualifier and column name.

@@ -325,7 +325,7 @@ func (b *builder) usingJoin(kind ir.JoinKind, j *pg_query.JoinExpr, left, right 
 	var cols []scopeCol
 	for i, name := range names {
 		proj = append(proj, base+i)
-		cols = append(cols, scopeCol{name: name, typ: merged[i].Type()})
+		cols = append(cols, scopeCol{name: name, typ: merged[i].Type(), origin: usingOrigin(kind, all, nl, names[i])})
 	}
 	for _, hidden := range []bool{false, true} {
 		for i, c := range all {
@@ -337,6 +337,25 @@ func (b *builder) usingJoin(kind ir.JoinKind, j *pg_query.JoinExpr, left, right 
 		}
 	}
 	return ir.NewProject(rel, proj...), cols, nil
+}
+
+// usingOrigin is the qualifier of the column whose value the merged
+// USING column name takes (the left one, the right one for RIGHT JOIN,
+// none for FULL JOIN's COALESCE).
+func usingOrigin(kind ir.JoinKind, all []scopeCol, nl int, name string) string {
+	side := all[:nl]
+	switch kind {
+	case ir.JoinFull:
+		return ""
+	case ir.JoinRight:
+		side = all[nl:]
+	}
+	for _, c := range side {
+		if c.name == name && !c.outer {
+			return c.traceCol().Table
+		}
+	}
+	return ""
 }
 
 // mergedUsing is the value of a USING column in the join's output.

@@ -32,6 +32,9 @@ type scopeCol struct {
 	attr    int16
 	// fields names the fields of a record-valued column (ResultColumn.Fields).
 	fields []expr.TableCol
+	// origin is, for the merged column of a JOIN USING, the qualifier of
+	// the side whose value it takes (Trace).
+	origin string
 }
 
 // qualifiedBy reports whether q names c's table: its alias or name, or

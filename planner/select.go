@@ -120,7 +120,7 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 			return nil, err
 		}
 	}
-	targets, err := expandTargets(sel.TargetList, sc)
+	targets, err := b.expandTargets(sel.TargetList, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func (b *builder) filter(rel ir.Rel, sc *scope, n *pg_query.Node, clause string)
 }
 
 // expandTargets expands * and t.* and names the select-list entries.
-func expandTargets(list []*pg_query.Node, sc *scope) ([]target, error) {
+func (b *builder) expandTargets(list []*pg_query.Node, sc *scope) ([]target, error) {
 	var out []target
 	for _, n := range list {
 		rt := n.GetResTarget()
@@ -208,6 +208,7 @@ func expandTargets(list []*pg_query.Node, sc *scope) ([]target, error) {
 			if table == "" && len(cols) == 0 && len(sc.cols) == sc.outerCount() {
 				return nil, repr.Errorf(repr.CodeSyntax, "SELECT * with no tables specified is not valid").WithPosition(ref.Location + 1)
 			}
+			b.traceStar(ref, sc, cols)
 			for _, c := range cols {
 				out = append(out, target{col: c, name: sc.cols[c].name, loc: ref.Location})
 			}

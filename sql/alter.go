@@ -965,8 +965,18 @@ func (a *alteration) renameInViews() error {
 			return err
 		}
 		walkProto(n, func(m proto.Message) {
-			if rv, ok := m.(*pg.RangeVar); ok && rv.Relname == a.old.Name && (rv.Schemaname == "" || rv.Schemaname == a.old.Schema) {
-				rv.Relname = a.nu.Name
+			switch m := m.(type) {
+			case *pg.RangeVar:
+				if m.Relname == a.old.Name && (m.Schemaname == "" || m.Schemaname == a.old.Schema) {
+					m.Relname = a.nu.Name
+				}
+			case *pg.RangeSubselect:
+				// the derived table renamedRef made is named after the table
+				if m.Alias != nil && m.Alias.Aliasname == a.old.Name && a.wrapper(&pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: m}}) != nil {
+					m.Alias.Aliasname = a.nu.Name
+				}
+			case *pg.ColumnRef:
+				a.renameQualifier(m)
 			}
 		})
 		text, err := parse.Deparse(n)
@@ -984,6 +994,21 @@ func (a *alteration) renameInViews() error {
 		a.rewritten[d] = nu
 	}
 	return nil
+}
+
+// renameQualifier renames the table qualifier of a column reference
+// (t.c or s.t.c) that names the renamed table, so that a view that
+// qualified its columns by the table's name reads them under the new
+// one, as PostgreSQL's views (which hold the table's OID) do.
+func (a *alteration) renameQualifier(ref *pg.ColumnRef) {
+	f := ref.Fields
+	if len(f) < 2 || f[len(f)-2].GetString_().GetSval() != a.old.Name {
+		return
+	}
+	if len(f) >= 3 && f[len(f)-3].GetString_().GetSval() != a.old.Schema {
+		return
+	}
+	f[len(f)-2] = pg.MakeStrNode(a.nu.Name)
 }
 
 // renameColumnInViews rewrites the stored queries of the views that read

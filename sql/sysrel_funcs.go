@@ -333,7 +333,7 @@ func relationSize(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, err
 }
 
 // getViewdef is pg_get_viewdef(view oid or name [, pretty]): the view's
-// defining query as Eddy stores it.
+// defining query in PostgreSQL's deparsed form (viewdef.go).
 func getViewdef(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
 	var o *Object
 	if a[0].Family() == repr.FamText {
@@ -345,7 +345,8 @@ func getViewdef(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error
 	if o == nil || (o.Kind != planner.RelView && o.Kind != planner.RelMaterializedView) || o.SQL == "" {
 		return repr.Null, nil
 	}
-	return repr.NewText(" " + strings.TrimSuffix(strings.TrimSpace(o.SQL), ";") + ";"), nil
+	pretty := len(a) > 1 && !a[1].IsNull() && a[1].Bool()
+	return repr.NewText(deparseView(s.cat, o, pretty)), nil
 }
 
 // getIndexdef is pg_get_indexdef(index oid [, column, pretty]): the

@@ -169,7 +169,7 @@ func rowsInfoViews(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	s.userRels("v", func(ri *relInfo) {
 		out = append(out, r.row(map[string]repr.Datum{"table_catalog": nameD(s.database()), "table_schema": nameD(s.cat.namespaceName(ri.ns)),
-			"table_name": nameD(ri.name), "view_definition": viewDefinition(ri.obj), "check_option": repr.NewText("NONE"),
+			"table_name": nameD(ri.name), "view_definition": viewDefinition(s.cat, ri.obj), "check_option": repr.NewText("NONE"),
 			"is_updatable": yesNo(false), "is_insertable_into": yesNo(false), "is_trigger_updatable": yesNo(false),
 			"is_trigger_deletable": yesNo(false), "is_trigger_insertable_into": yesNo(false)}))
 	})

@@ -311,11 +311,11 @@ func rowsTables(s *sysSnap) []repr.Row {
 }
 
 // viewDefinition is pg_get_viewdef's text of a view object.
-func viewDefinition(o *Object) repr.Datum {
+func viewDefinition(cat *Catalog, o *Object) repr.Datum {
 	if o.SQL == "" {
 		return repr.Null
 	}
-	return repr.NewText(" " + strings.TrimSuffix(strings.TrimSpace(o.SQL), ";") + ";")
+	return repr.NewText(deparseView(cat, o, false))
 }
 
 func rowsViews(s *sysSnap) []repr.Row {
@@ -323,7 +323,7 @@ func rowsViews(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	s.userRels("v", func(ri *relInfo) {
 		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "viewname": nameD(ri.name),
-			"viewowner": nameD(s.roleDisplay(ri.obj.Owner)), "definition": viewDefinition(ri.obj)}))
+			"viewowner": nameD(s.roleDisplay(ri.obj.Owner)), "definition": viewDefinition(s.cat, ri.obj)}))
 	})
 	return out
 }
@@ -334,7 +334,7 @@ func rowsMatviews(s *sysSnap) []repr.Row {
 	s.userRels("m", func(ri *relInfo) {
 		out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(s.cat.namespaceName(ri.ns)), "matviewname": nameD(ri.name),
 			"matviewowner": nameD(s.roleDisplay(ri.obj.Owner)), "tablespace": repr.Null, "hasindexes": boolD(len(ri.indexes) > 0),
-			"ispopulated": boolD(true), "definition": viewDefinition(ri.obj)}))
+			"ispopulated": boolD(true), "definition": viewDefinition(s.cat, ri.obj)}))
 	})
 	return out
 }

@@ -1,0 +1,459 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// noWant is the wanted type of an expression nothing coerces.
+var noWant = repr.T{}
+
+// pctx says where an expression is printed, which decides whether pretty
+// mode parenthesizes it (ruleutils.c isSimpleNode): pTop never (a clause,
+// a function argument, a CASE arm), pOp and pBool by precedence, pOther
+// unless the expression is a single word or function-like.
+type pctx struct {
+	kind pkind
+	op   string // the parent operator, or AND, OR, NOT
+	left bool   // the expression is the parent operator's left argument
+}
+
+type pkind int
+
+const (
+	pTop pkind = iota
+	pOther
+	pOp
+	pBool
+)
+
+var (
+	pNone  = pctx{kind: pTop}
+	pInner = pctx{kind: pOther}
+)
+
+// nkind classifies an expression for isSimpleNode.
+type nkind struct {
+	kind int // kSimple, kOp, kBool, kTest, kOtherNode
+	op   string
+}
+
+const (
+	kSimple = iota
+	kOp
+	kBool
+	kTest
+	kOtherNode
+)
+
+// simple reports whether an expression of kind k needs no parentheses
+// under p in pretty mode.
+func simple(k nkind, p pctx) bool {
+	switch k.kind {
+	case kSimple:
+		return true
+	case kOp:
+		if p.kind == pOp {
+			return simpleUnderOp(k.op, p)
+		}
+		return p.kind == pBool
+	case kTest:
+		return p.kind == pBool
+	case kBool:
+		if p.kind != pBool {
+			return false
+		}
+		if k.op == "OR" {
+			return p.op == "OR"
+		}
+		return p.op == "AND" || p.op == "OR"
+	}
+	return false
+}
+
+// simpleUnderOp applies arithmetic precedence: * / % bind tighter than +
+// -, and equal precedence needs no parentheses on the left.
+func simpleUnderOp(op string, p pctx) bool {
+	lo, hi := opPriority(op)
+	plo, phi := opPriority(p.op)
+	switch {
+	case !(lo || hi) || !(plo || phi):
+		return false
+	case hi && plo:
+		return true
+	case lo && phi:
+		return false
+	}
+	return p.left
+}
+
+// opPriority reports whether a binary operator is + or - (lo) or * / %
+// (hi); "" (a prefix operator) is neither.
+func opPriority(op string) (lo, hi bool) {
+	if op == "" {
+		return false, false
+	}
+	return strings.ContainsRune("+-", rune(op[0])), strings.ContainsRune("*/%", rune(op[0]))
+}
+
+// typeOf is the type planning gave n before any coercion, or noWant.
+func (d *deparser) typeOf(n *pg.Node) repr.T {
+	if e, ok := d.tr.Exprs[n]; ok {
+		return e.Type()
+	}
+	return noWant
+}
+
+// sameType reports whether a and b are one PostgreSQL type (modifiers
+// aside): no coercion connects them.
+func sameType(a, b repr.T) bool {
+	if a.Family == repr.FamUnknown || b.Family == repr.FamUnknown {
+		return true
+	}
+	if a.OID() == 0 || b.OID() == 0 {
+		return a.Equivalent(b)
+	}
+	return a.OID() == b.OID()
+}
+
+// expr prints n coerced to want (noWant: as it is) under p: a literal of
+// unknown type becomes a constant of want, any other expression whose
+// type differs shows the coercion as ::want.
+func (d *deparser) expr(n *pg.Node, want repr.T, p pctx) {
+	if c := n.GetAConst(); c != nil {
+		d.constArg(c, want, p)
+		return
+	}
+	if tc := n.GetTypeCast(); tc != nil && unknownLiteral(tc.Arg) && want.Family == repr.FamUnknown {
+		d.constant(tc.Arg.GetAConst(), d.typeOf(n), 0)
+		return
+	}
+	own := d.typeOf(n)
+	if want.Family != repr.FamUnknown && own.Family != repr.FamUnknown && !sameType(own, want) {
+		k := d.kind(n)
+		if k.kind != kSimple {
+			k.kind = kOtherNode
+		}
+		d.paren(k, p, func() { d.coercion(func(q pctx) { d.exprParen(n, q) }, d.kind(n), want) })
+		return
+	}
+	d.exprParen(n, p)
+}
+
+// paren prints f in parentheses when pretty mode needs them for a node
+// of kind k under p.
+func (d *deparser) paren(k nkind, p pctx, f func()) {
+	need := d.pretty && p.kind != pTop && !simple(k, p)
+	if need {
+		d.write("(")
+	}
+	f()
+	if need {
+		d.write(")")
+	}
+}
+
+// exprParen prints n under p (get_rule_expr_paren).
+func (d *deparser) exprParen(n *pg.Node, p pctx) {
+	d.paren(d.kind(n), p, func() { d.node(n) })
+}
+
+// coercion prints arg::t (get_coercion_expr): outside pretty mode the
+// argument is always parenthesized.
+func (d *deparser) coercion(arg func(pctx), argKind nkind, t repr.T) {
+	if !d.pretty {
+		d.write("(")
+		arg(pNone)
+		d.write(")")
+	} else {
+		d.paren(argKind, pInner, func() { arg(pNone) })
+	}
+	d.write("::", typeName(t))
+}
+
+// typeName is t as format_type prints it with its modifiers.
+func typeName(t repr.T) string { return t.Name() }
+
+// unknownLiteral reports whether n is a string literal or NULL (of
+// unknown type until context types it).
+func unknownLiteral(n *pg.Node) bool {
+	c := n.GetAConst()
+	return c != nil && (c.Isnull || c.GetSval() != nil || c.GetBsval() != nil)
+}
+
+// kind classifies n as printed.
+func (d *deparser) kind(n *pg.Node) nkind {
+	switch {
+	case n.GetAExpr() != nil:
+		return d.aexprKind(n.GetAExpr())
+	case n.GetBoolExpr() != nil:
+		return nkind{kind: kBool, op: map[pg.BoolExprType]string{pg.BoolExprType_AND_EXPR: "AND",
+			pg.BoolExprType_OR_EXPR: "OR", pg.BoolExprType_NOT_EXPR: "NOT"}[n.GetBoolExpr().Boolop]}
+	case n.GetNullTest() != nil, n.GetBooleanTest() != nil, n.GetSubLink() != nil:
+		return nkind{kind: kTest}
+	case n.GetTypeCast() != nil:
+		if unknownLiteral(n.GetTypeCast().Arg) {
+			return nkind{kind: kSimple}
+		}
+		if k := d.kind(n.GetTypeCast().Arg); k.kind != kSimple {
+			return nkind{kind: kOtherNode}
+		}
+	}
+	return nkind{kind: kSimple}
+}
+
+// aexprKind classifies an operator form as printed.
+func (d *deparser) aexprKind(a *pg.A_Expr) nkind {
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP, pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		if a.Lexpr == nil {
+			return nkind{kind: kOp}
+		}
+		return nkind{kind: kOp, op: opName(a.Name)}
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		return nkind{kind: kSimple}
+	case pg.A_Expr_Kind_AEXPR_BETWEEN:
+		return nkind{kind: kBool, op: "AND"}
+	case pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		return nkind{kind: kBool, op: "OR"}
+	case pg.A_Expr_Kind_AEXPR_IN:
+		arr, rest := inListParts(a)
+		switch {
+		case len(arr) > 0 && len(rest) > 0:
+			return nkind{kind: kBool, op: inJoin(a)}
+		case len(arr) > 0:
+			return nkind{kind: kOtherNode}
+		case len(rest) > 1:
+			return nkind{kind: kBool, op: inJoin(a)}
+		}
+		return nkind{kind: kOp, op: opName(a.Name)}
+	case pg.A_Expr_Kind_AEXPR_DISTINCT:
+		return nkind{kind: kTest}
+	case pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		return nkind{kind: kBool, op: "NOT"}
+	}
+	return nkind{kind: kOtherNode}
+}
+
+// opName is an operator's name; a schema-qualified one is not printed.
+func opName(names []*pg.Node) string {
+	if len(names) != 1 {
+		no()
+	}
+	return names[0].GetString_().GetSval()
+}
+
+// node prints n itself (get_rule_expr).
+func (d *deparser) node(n *pg.Node) {
+	switch {
+	case n.GetColumnRef() != nil:
+		c := d.col(n.GetColumnRef())
+		d.write(d.qualified(c, d.colName(c)))
+	case n.GetAConst() != nil:
+		d.constArg(n.GetAConst(), noWant, pNone)
+	case n.GetAExpr() != nil:
+		d.aexpr(n, n.GetAExpr())
+	case n.GetBoolExpr() != nil:
+		d.boolExpr(n.GetBoolExpr())
+	case n.GetNullTest() != nil:
+		nt := n.GetNullTest()
+		d.test(nt.Arg, map[bool]string{false: " IS NULL", true: " IS NOT NULL"}[nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL])
+	case n.GetBooleanTest() != nil:
+		bt := n.GetBooleanTest()
+		d.test(bt.Arg, " "+strings.ReplaceAll(bt.Booltesttype.String(), "_", " "))
+	case n.GetTypeCast() != nil:
+		d.typeCast(n, n.GetTypeCast())
+	case n.GetFuncCall() != nil:
+		d.funcCall(n, n.GetFuncCall())
+	case n.GetCaseExpr() != nil:
+		d.caseExpr(n, n.GetCaseExpr())
+	case n.GetCoalesceExpr() != nil:
+		d.call("COALESCE", n.GetCoalesceExpr().Args, d.typeOf(n))
+	case n.GetMinMaxExpr() != nil:
+		d.call(map[bool]string{true: "GREATEST", false: "LEAST"}[n.GetMinMaxExpr().Op == pg.MinMaxOp_IS_GREATEST], n.GetMinMaxExpr().Args, d.typeOf(n))
+	case n.GetAArrayExpr() != nil:
+		d.write("ARRAY[")
+		d.list(n.GetAArrayExpr().Elements, d.typeOf(n).ElemType())
+		d.write("]")
+	case n.GetSubLink() != nil:
+		d.subLink(n.GetSubLink())
+	case n.GetSqlvalueFunction() != nil:
+		d.sqlValue(n.GetSqlvalueFunction())
+	default:
+		no()
+	}
+}
+
+// list prints expressions comma-separated, each coerced to want.
+func (d *deparser) list(ns []*pg.Node, want repr.T) {
+	for i, a := range ns {
+		if i > 0 {
+			d.write(", ")
+		}
+		d.expr(a, want, pNone)
+	}
+}
+
+// call prints NAME(args) with every argument coerced to want.
+func (d *deparser) call(name string, args []*pg.Node, want repr.T) {
+	d.write(name, "(")
+	d.list(args, want)
+	d.write(")")
+}
+
+// test prints (arg IS ...) of a NULL or boolean test.
+func (d *deparser) test(arg *pg.Node, suffix string) {
+	d.parenUnlessPretty(func() {
+		d.expr(arg, noWant, pInner)
+		d.write(suffix)
+	})
+}
+
+// sqlValue prints CURRENT_DATE and the other SQL value functions.
+func (d *deparser) sqlValue(f *pg.SQLValueFunction) {
+	name := strings.TrimPrefix(f.Op.String(), "SVFOP_")
+	if strings.HasSuffix(name, "_N") {
+		no()
+	}
+	d.write(name)
+}
+
+// constArg prints a literal coerced to want: an unknown-typed one as a
+// constant of that type, a typed one with a cast when want differs.
+func (d *deparser) constArg(c *pg.A_Const, want repr.T, p pctx) {
+	own := literalType(c)
+	switch {
+	case own.Family == repr.FamUnknown:
+		t := want
+		if t.Family == repr.FamUnknown {
+			t = repr.Text
+		}
+		d.constant(c, t, 0)
+	case want.Family != repr.FamUnknown && !sameType(own, want):
+		d.paren(nkind{kind: kSimple}, p, func() {
+			d.coercion(func(pctx) { d.constant(c, own, 0) }, nkind{kind: kSimple}, want)
+		})
+	default:
+		d.constant(c, own, 0)
+	}
+}
+
+// literalType is a literal's type as PostgreSQL's parser gives it:
+// integers int4 (int8, numeric when larger), decimals numeric, strings
+// and NULL unknown.
+func literalType(c *pg.A_Const) repr.T {
+	switch {
+	case c.Isnull || c.GetSval() != nil || c.GetBsval() != nil:
+		return noWant
+	case c.GetIval() != nil:
+		return repr.Int4
+	case c.GetBoolval() != nil:
+		return repr.Bool
+	case c.GetFval() != nil:
+		s := c.GetFval().Fval
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return repr.Int8
+		}
+		return repr.Numeric
+	}
+	return noWant
+}
+
+// literalText is a literal's text.
+func literalText(c *pg.A_Const) string {
+	switch {
+	case c.GetIval() != nil:
+		return strconv.Itoa(int(c.GetIval().Ival))
+	case c.GetFval() != nil:
+		return c.GetFval().Fval
+	case c.GetSval() != nil:
+		return c.GetSval().Sval
+	case c.GetBoolval() != nil:
+		return map[bool]string{true: "true", false: "false"}[c.GetBoolval().Boolval]
+	}
+	no()
+	return ""
+}
+
+// constant prints a literal as a constant of type t (get_const_expr):
+// showtype 0 labels it with ::t unless its form implies t, 1 always.
+func (d *deparser) constant(c *pg.A_Const, t repr.T, showtype int) {
+	if c.Isnull {
+		d.write("NULL")
+		if showtype >= 0 {
+			d.write("::", typeName(t))
+		}
+		return
+	}
+	v := d.constValue(c, t)
+	label := true
+	switch {
+	case t.Family == repr.FamInt && t.Width == 32 && t.OIDKind == repr.NotOID:
+		label = v[0] == '-'
+		if label {
+			v = quoteLiteral(v)
+		}
+	case t.Family == repr.FamNumeric:
+		label = !(v[0] >= '0' && v[0] <= '9' && strings.ContainsAny(v, "eE.")) || t.Precision > 0
+		if v[0] < '0' || v[0] > '9' || !strings.ContainsAny(v, "eE.") {
+			v = quoteLiteral(v)
+		}
+	case t.Family == repr.FamBool:
+		label = false
+		v = map[bool]string{true: "true", false: "false"}[v == "t" || v == "true"]
+	default:
+		v = quoteLiteral(v)
+	}
+	d.write(v)
+	if label || showtype > 0 {
+		d.write("::", typeName(t))
+	}
+}
+
+// constValue is the text of literal c as a value of type t, in t's
+// output form ('2024-1-2' as a date is 2024-01-02).
+func (d *deparser) constValue(c *pg.A_Const, t repr.T) string {
+	s := literalText(c)
+	if sameType(literalType(c), t) && literalType(c).Family != repr.FamUnknown {
+		return s
+	}
+	cast := &expr.Cast{Arg: &expr.Lit{D: repr.NewText(s), T: repr.Text}, To: t, Explicit: true}
+	v, err := cast.Eval(&expr.Ctx{}, nil)
+	if err != nil || v.IsNull() {
+		no()
+	}
+	return repr.FormatText(v, t, nil)
+}
+
+// typeCast prints x::t (CAST(x AS t)): a literal cast is a constant of t,
+// a cast to x's own type nothing.
+func (d *deparser) typeCast(n *pg.Node, tc *pg.TypeCast) {
+	t := d.typeOf(n)
+	if t.Family == repr.FamUnknown {
+		no()
+	}
+	if unknownLiteral(tc.Arg) {
+		d.constant(tc.Arg.GetAConst(), t, 0)
+		return
+	}
+	own := d.typeOf(tc.Arg)
+	if c := tc.Arg.GetAConst(); c != nil {
+		own = literalType(c)
+	}
+	if sameType(own, t) && t.Precision == 0 && t.Length == 0 {
+		d.exprParen(tc.Arg, pInner)
+		return
+	}
+	d.coercion(func(q pctx) {
+		if c := tc.Arg.GetAConst(); c != nil {
+			d.constant(c, own, 0)
+			return
+		}
+		d.exprParen(tc.Arg, q)
+	}, d.kind(tc.Arg), t)
+}

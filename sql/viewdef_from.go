@@ -1,0 +1,254 @@
+package sql
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/planner"
+)
+
+// fromClause prints FROM and its items, one a line (get_from_clause).
+func (d *deparser) fromClause(items []*pg.Node) {
+	for i, n := range items {
+		if i == 0 {
+			d.keyword(" FROM ", -indentStd, indentStd, 2)
+			d.fromItem(n)
+			continue
+		}
+		d.write(", ")
+		item := d.sub(func() { d.fromItem(n) })
+		if len(item) > 0 && item[0] == '\n' {
+			d.trimSpaces()
+		} else {
+			d.keyword("", -indentStd, indentStd, indentVar)
+		}
+		d.buf = append(d.buf, item...)
+	}
+}
+
+// level is the innermost query level.
+func (d *deparser) level() *dlevel { return d.levels[len(d.levels)-1] }
+
+// fromItem prints one FROM item (get_from_clause_item) and registers its
+// qualifier in the current level.
+func (d *deparser) fromItem(n *pg.Node) {
+	switch {
+	case n.GetRangeVar() != nil:
+		d.rangeVar(n.GetRangeVar())
+	case n.GetRangeSubselect() != nil:
+		d.rangeSubselect(n.GetRangeSubselect())
+	case n.GetJoinExpr() != nil:
+		d.join(n.GetJoinExpr())
+	default:
+		no()
+	}
+}
+
+// rangeVar prints a table, view or WITH query reference with its alias
+// when it differs from the name.
+func (d *deparser) rangeVar(rv *pg.RangeVar) {
+	if !rv.Inh {
+		no()
+	}
+	name := rv.Relname
+	if rv.Schemaname == "" && d.cteInScope(rv.Relname) {
+		d.write(expr.QuoteIdent(rv.Relname))
+	} else {
+		d.write(d.relationName(rv))
+	}
+	d.alias(rv.Alias, name, nil)
+}
+
+// alias prints " alias" when it differs from name, and its column list,
+// and registers the qualifier with renamed (old column -> new) names.
+func (d *deparser) alias(a *pg.Alias, name string, renamed map[string]string) {
+	qual := name
+	if a != nil {
+		qual = a.Aliasname
+		if a.Aliasname != name {
+			d.write(" ", expr.QuoteIdent(a.Aliasname))
+		}
+		if len(a.Colnames) > 0 {
+			d.write("(", nameList(a.Colnames), ")")
+		}
+	}
+	d.level().quals[qual] = renamed
+}
+
+// cteInScope reports whether a WITH query named name is visible.
+func (d *deparser) cteInScope(name string) bool {
+	for i := len(d.levels) - 1; i >= 0; i-- {
+		if d.levels[i].ctes[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// relationName prints a relation's name, schema-qualified unless the
+// unqualified name finds the same relation (generate_relation_name).
+func (d *deparser) relationName(rv *pg.RangeVar) string {
+	name := expr.QuoteIdent(rv.Relname)
+	if rv.Schemaname == "" {
+		return name
+	}
+	if r := lookupSysRel(rv.Schemaname, rv.Relname); r != nil {
+		if lookupSysRel("", rv.Relname) == r {
+			return name
+		}
+		return expr.QuoteIdent(rv.Schemaname) + "." + name
+	}
+	if o := d.cat.lookup(rv.Schemaname, rv.Relname); o != nil && d.cat.lookup("", rv.Relname) == o {
+		return name
+	}
+	return expr.QuoteIdent(rv.Schemaname) + "." + name
+}
+
+// rangeSubselect prints a derived table, or the table a RENAME COLUMN
+// wrapped in one.
+func (d *deparser) rangeSubselect(rs *pg.RangeSubselect) {
+	if rs.Lateral {
+		no()
+	}
+	sel := rs.Subquery.GetSelectStmt()
+	if rv, renamed := renameWrapper(sel); rv != nil {
+		d.write(d.relationName(rv))
+		alias := rs.Alias
+		if alias != nil && alias.Aliasname == rv.Relname && len(alias.Colnames) == 0 {
+			alias = nil
+		}
+		d.alias(alias, rv.Relname, renamed)
+		return
+	}
+	d.write("(")
+	d.query(sel, &outCols{})
+	d.write(")")
+	if rs.Alias == nil {
+		d.level().quals[""] = nil
+		return
+	}
+	d.write(" ", expr.QuoteIdent(rs.Alias.Aliasname))
+	if len(rs.Alias.Colnames) > 0 {
+		d.write("(", nameList(rs.Alias.Colnames), ")")
+	}
+	d.level().quals[rs.Alias.Aliasname] = nil
+}
+
+// renameWrapper recognizes the derived table RENAME COLUMN reads a table
+// through, (SELECT c1, new AS old, ... FROM ONLY t): it returns t and
+// each old column name's new one.
+func renameWrapper(sel *pg.SelectStmt) (*pg.RangeVar, map[string]string) {
+	if sel == nil || len(sel.FromClause) != 1 || sel.WhereClause != nil || len(sel.GroupClause) > 0 ||
+		len(sel.DistinctClause) > 0 || sel.Op != pg.SetOperation_SETOP_NONE || sel.WithClause != nil {
+		return nil, nil
+	}
+	rv := sel.FromClause[0].GetRangeVar()
+	if rv == nil || rv.Inh || rv.Alias != nil {
+		return nil, nil
+	}
+	renamed := map[string]string{}
+	for _, t := range sel.TargetList {
+		rt := t.GetResTarget()
+		f := rt.GetVal().GetColumnRef().GetFields()
+		if len(f) != 1 || f[0].GetString_() == nil {
+			return nil, nil
+		}
+		col := f[0].GetString_().Sval
+		if rt.Name != "" {
+			renamed[rt.Name] = col
+		} else {
+			renamed[col] = col
+		}
+	}
+	return &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: true}, renamed
+}
+
+// join prints a JOIN tree item.
+func (d *deparser) join(j *pg.JoinExpr) {
+	if j.IsNatural || j.JoinUsingAlias != nil || j.Rarg.GetRangeSubselect().GetLateral() {
+		no()
+	}
+	rightParen := d.pretty && j.Rarg.GetRangeVar() == nil && j.Rarg.GetRangeSubselect() == nil &&
+		!(j.Rarg.GetJoinExpr() != nil && j.Rarg.GetJoinExpr().Alias != nil)
+	if !d.pretty || j.Alias != nil {
+		d.write("(")
+	}
+	d.fromItem(j.Larg)
+	kw := map[pg.JoinType]string{pg.JoinType_JOIN_INNER: " JOIN ", pg.JoinType_JOIN_LEFT: " LEFT JOIN ",
+		pg.JoinType_JOIN_RIGHT: " RIGHT JOIN ", pg.JoinType_JOIN_FULL: " FULL JOIN "}[j.Jointype]
+	if kw == "" {
+		no()
+	}
+	if j.Jointype == pg.JoinType_JOIN_INNER && j.Quals == nil && len(j.UsingClause) == 0 {
+		kw = " CROSS JOIN "
+	}
+	d.keyword(kw, -indentStd, indentStd, indentJoin)
+	if rightParen {
+		d.write("(")
+	}
+	d.fromItem(j.Rarg)
+	if rightParen {
+		d.write(")")
+	}
+	switch {
+	case len(j.UsingClause) > 0:
+		d.write(" USING (", nameList(j.UsingClause), ")")
+	case j.Quals != nil:
+		d.write(" ON ")
+		d.parenUnlessPretty(func() { d.expr(j.Quals, noWant, pNone) })
+	case j.Jointype != pg.JoinType_JOIN_INNER:
+		d.write(" ON TRUE")
+	}
+	if !d.pretty || j.Alias != nil {
+		d.write(")")
+	}
+	if j.Alias != nil {
+		d.write(" ", expr.QuoteIdent(j.Alias.Aliasname))
+		if len(j.Alias.Colnames) > 0 {
+			no()
+		}
+		d.level().quals[j.Alias.Aliasname] = nil
+	}
+}
+
+// parenUnlessPretty prints f in parentheses outside pretty mode.
+func (d *deparser) parenUnlessPretty(f func()) {
+	if !d.pretty {
+		d.write("(")
+	}
+	f()
+	if !d.pretty {
+		d.write(")")
+	}
+}
+
+// col returns the FROM column a column reference names.
+func (d *deparser) col(ref *pg.ColumnRef) planner.TraceCol {
+	c, ok := d.tr.Cols[ref]
+	if !ok {
+		no()
+	}
+	return c
+}
+
+// colName is c's name as the FROM item has it now: the table's new name
+// for a column RENAME COLUMN renamed.
+func (d *deparser) colName(c planner.TraceCol) string {
+	for i := len(d.levels) - 1; i >= 0; i-- {
+		if renamed, ok := d.levels[i].quals[c.Table]; ok {
+			if nu, ok := renamed[c.Name]; ok {
+				return nu
+			}
+			return c.Name
+		}
+	}
+	return c.Name
+}
+
+// qualified prints a column as qualifier.name (name alone without one).
+func (d *deparser) qualified(c planner.TraceCol, name string) string {
+	if c.Table == "" {
+		return expr.QuoteIdent(name)
+	}
+	return expr.QuoteIdent(c.Table) + "." + expr.QuoteIdent(name)
+}

@@ -1,0 +1,452 @@
+package sql
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// operandTypes are the parameter types of the operator or function n
+// planned to (the types its arguments were coerced to), or nil.
+func (d *deparser) operandTypes(n *pg.Node, args int) []repr.T {
+	var find func(e expr.Expr) []repr.T
+	find = func(e expr.Expr) []repr.T {
+		switch e := e.(type) {
+		case *expr.Call:
+			if len(e.Fn.Args) == args {
+				return e.Fn.Args
+			}
+		case *expr.Not:
+			return find(e.Arg)
+		case *expr.And:
+			return find(e.Args[0])
+		case *expr.Or:
+			return find(e.Args[0])
+		}
+		return nil
+	}
+	return find(d.tr.Exprs[n])
+}
+
+// wantAt is ts[i], or noWant.
+func wantAt(ts []repr.T, i int) repr.T {
+	if i < len(ts) {
+		return ts[i]
+	}
+	return noWant
+}
+
+// aexpr prints an operator form (get_oper_expr and the forms the parser
+// rewrites: IN lists, BETWEEN, NULLIF).
+func (d *deparser) aexpr(n *pg.Node, a *pg.A_Expr) {
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP, pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		if a.Lexpr == nil {
+			ts := d.operandTypes(n, 1)
+			d.parenUnlessPretty(func() {
+				d.write(opName(a.Name), " ")
+				d.expr(a.Rexpr, wantAt(ts, 0), pctx{kind: pOp})
+			})
+			return
+		}
+		ts := d.crossTypeOperands(opName(a.Name), a.Lexpr, a.Rexpr, d.operandTypes(n, 2))
+		d.binary(a.Lexpr, opName(a.Name), a.Rexpr, wantAt(ts, 0), wantAt(ts, 1))
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		d.write("NULLIF(")
+		d.expr(a.Lexpr, noWant, pNone)
+		d.write(", ")
+		d.expr(a.Rexpr, noWant, pNone)
+		d.write(")")
+	case pg.A_Expr_Kind_AEXPR_IN:
+		d.inList(n, a)
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		d.between(n, a)
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		if a.Rexpr.GetSubLink() != nil {
+			no()
+		}
+		d.parenUnlessPretty(func() {
+			d.expr(a.Lexpr, noWant, pInner)
+			d.write(" ", opName(a.Name), map[bool]string{true: " ANY (", false: " ALL ("}[a.Kind == pg.A_Expr_Kind_AEXPR_OP_ANY])
+			d.expr(a.Rexpr, noWant, pInner)
+			d.write(")")
+		})
+	case pg.A_Expr_Kind_AEXPR_DISTINCT:
+		d.distinctFrom(a)
+	case pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		d.parenUnlessPretty(func() {
+			d.write("NOT ")
+			d.paren(nkind{kind: kTest}, pctx{kind: pBool, op: "NOT"}, func() { d.distinctFrom(a) })
+		})
+	default:
+		no()
+	}
+}
+
+// crossTypeOperands drops the coercions of an operator PostgreSQL has in
+// a cross-type form (int4 > int8, float4 = float8, date < timestamp),
+// which Eddy plans by coercing one side: PostgreSQL applies none.
+func (d *deparser) crossTypeOperands(op string, l, r *pg.Node, ts []repr.T) []repr.T {
+	lt, rt := d.ownType(l), d.ownType(r)
+	if lt.Family == repr.FamUnknown || rt.Family == repr.FamUnknown {
+		return ts
+	}
+	cmp := op == "=" || op == "<>" || op == "<" || op == ">" || op == "<=" || op == ">="
+	arith := op == "+" || op == "-" || op == "*" || op == "/"
+	ints := lt.Family == repr.FamInt && rt.Family == repr.FamInt && lt.OIDKind == repr.NotOID && rt.OIDKind == repr.NotOID
+	floats := lt.Family == repr.FamFloat && rt.Family == repr.FamFloat
+	times := timeFamily(lt.Family) && timeFamily(rt.Family)
+	if (cmp || arith) && (ints || floats) || cmp && times {
+		return []repr.T{lt, rt}
+	}
+	if op == "||" && len(ts) == 2 && (lt.Family == repr.FamText || rt.Family == repr.FamText) {
+		// text || text, PostgreSQL's choice over anynonarray || text
+		// whenever both sides are strings.
+		return []repr.T{textOr(lt, ts[0]), textOr(rt, ts[1])}
+	}
+	return ts
+}
+
+// textOr is text when t is a string type, else want.
+func textOr(t, want repr.T) repr.T {
+	if t.Family == repr.FamText {
+		return repr.Text
+	}
+	return want
+}
+
+// timeFamily reports date, timestamp and timestamptz, which compare
+// across types.
+func timeFamily(f repr.Family) bool {
+	return f == repr.FamDate || f == repr.FamTimestamp || f == repr.FamTimestampTZ
+}
+
+// ownType is n's type before coercion: a literal's own, else planning's.
+func (d *deparser) ownType(n *pg.Node) repr.T {
+	if c := n.GetAConst(); c != nil {
+		return literalType(c)
+	}
+	return d.typeOf(n)
+}
+
+// binary prints (l op r) with its operands coerced to lt and rt.
+func (d *deparser) binary(l *pg.Node, op string, r *pg.Node, lt, rt repr.T) {
+	d.parenUnlessPretty(func() {
+		d.expr(l, lt, pctx{kind: pOp, op: op, left: true})
+		d.write(" ", op, " ")
+		d.expr(r, rt, pctx{kind: pOp, op: op})
+	})
+}
+
+// distinctFrom prints (a IS DISTINCT FROM b).
+func (d *deparser) distinctFrom(a *pg.A_Expr) {
+	d.parenUnlessPretty(func() {
+		d.expr(a.Lexpr, noWant, pInner)
+		d.write(" IS DISTINCT FROM ")
+		d.expr(a.Rexpr, noWant, pInner)
+	})
+}
+
+// inListParts splits an IN list as PostgreSQL's parser does: the items
+// without column references form an = ANY (ARRAY[...]) when there are
+// two or more (arr); the rest are compared one by one.
+func inListParts(a *pg.A_Expr) (arr, rest []*pg.Node) {
+	items := a.Rexpr.GetList().GetItems()
+	if items == nil {
+		no()
+	}
+	for _, it := range items {
+		if hasColumnRef(it) {
+			rest = append(rest, it)
+		} else {
+			arr = append(arr, it)
+		}
+	}
+	if len(arr) < 2 {
+		return nil, items
+	}
+	return arr, rest
+}
+
+// inJoin is the connective of an IN (OR) or NOT IN (AND) list.
+func inJoin(a *pg.A_Expr) string {
+	if opName(a.Name) == "<>" {
+		return "AND"
+	}
+	return "OR"
+}
+
+// hasColumnRef reports whether n references a column outside subqueries.
+func hasColumnRef(n *pg.Node) bool {
+	found := false
+	var walk func(m *pg.Node)
+	walk = func(m *pg.Node) {
+		switch {
+		case m == nil || found:
+		case m.GetColumnRef() != nil:
+			found = true
+		case m.GetSubLink() != nil:
+		case m.GetAExpr() != nil:
+			walk(m.GetAExpr().Lexpr)
+			walk(m.GetAExpr().Rexpr)
+		case m.GetFuncCall() != nil:
+			for _, a := range m.GetFuncCall().Args {
+				walk(a)
+			}
+		case m.GetTypeCast() != nil:
+			walk(m.GetTypeCast().Arg)
+		case m.GetAConst() != nil:
+		default:
+			found = true // unknown shapes count as referencing columns: compared one by one
+		}
+	}
+	walk(n)
+	return found
+}
+
+// inList prints x IN (...) as PostgreSQL's parser builds it: x = ANY
+// (ARRAY[...]) over the constant items, then one comparison per other
+// item, each joined to what precedes it by OR (AND for NOT IN).
+func (d *deparser) inList(n *pg.Node, a *pg.A_Expr) {
+	ts := d.operandTypes(n, 2)
+	lt, rt := wantAt(ts, 0), wantAt(ts, 1)
+	op, join := opName(a.Name), inJoin(a)
+	arr, rest := inListParts(a)
+	var terms []func(p pctx)
+	if len(arr) > 0 {
+		terms = append(terms, func(p pctx) {
+			d.paren(nkind{kind: kOtherNode}, p, func() {
+				d.parenUnlessPretty(func() {
+					d.expr(a.Lexpr, lt, pInner)
+					d.write(" ", op, map[bool]string{true: " ANY (", false: " ALL ("}[join == "OR"], "ARRAY[")
+					d.list(arr, rt)
+					d.write("])")
+				})
+			})
+		})
+	}
+	for _, it := range rest {
+		terms = append(terms, func(p pctx) {
+			d.paren(nkind{kind: kOp, op: op}, p, func() { d.binary(a.Lexpr, op, it, lt, rt) })
+		})
+	}
+	d.chain(terms, join, len(terms)-1, pNone)
+}
+
+// chain prints terms[0..last] as nested binary connectives,
+// ((t0 OR t1) OR t2), as the parser builds an IN list.
+func (d *deparser) chain(terms []func(pctx), join string, last int, p pctx) {
+	if last == 0 {
+		terms[0](p)
+		return
+	}
+	d.paren(nkind{kind: kBool, op: join}, p, func() {
+		d.parenUnlessPretty(func() {
+			d.chain(terms, join, last-1, pctx{kind: pBool, op: join})
+			d.write(" ", join, " ")
+			terms[last](pctx{kind: pBool, op: join})
+		})
+	})
+}
+
+// between prints x BETWEEN lo AND hi as ((x >= lo) AND (x <= hi)), NOT
+// BETWEEN as ((x < lo) OR (x > hi)).
+func (d *deparser) between(n *pg.Node, a *pg.A_Expr) {
+	bounds := a.Rexpr.GetList().GetItems()
+	if len(bounds) != 2 {
+		no()
+	}
+	join, ops := "AND", [2]string{">=", "<="}
+	if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+		join, ops = "OR", [2]string{"<", ">"}
+	}
+	var parts [2][]repr.T
+	if e, ok := d.tr.Exprs[n]; ok {
+		if not, ok := e.(*expr.Not); ok {
+			e = not.Arg
+		}
+		if and, ok := e.(*expr.And); ok && len(and.Args) == 2 {
+			for i := range parts {
+				if c, ok := and.Args[i].(*expr.Call); ok && len(c.Fn.Args) == 2 {
+					parts[i] = c.Fn.Args
+				}
+			}
+		}
+	}
+	d.parenUnlessPretty(func() {
+		for i, b := range bounds {
+			if i > 0 {
+				d.write(" ", join, " ")
+			}
+			d.paren(nkind{kind: kOp, op: ops[i]}, pctx{kind: pBool, op: join}, func() {
+				d.binary(a.Lexpr, ops[i], b, wantAt(parts[i], 0), wantAt(parts[i], 1))
+			})
+		}
+	})
+}
+
+// boolExpr prints AND, OR and NOT.
+func (d *deparser) boolExpr(b *pg.BoolExpr) {
+	op := map[pg.BoolExprType]string{pg.BoolExprType_AND_EXPR: "AND", pg.BoolExprType_OR_EXPR: "OR",
+		pg.BoolExprType_NOT_EXPR: "NOT"}[b.Boolop]
+	p := pctx{kind: pBool, op: op}
+	d.parenUnlessPretty(func() {
+		if op == "NOT" {
+			d.write("NOT ")
+			d.expr(b.Args[0], noWant, p)
+			return
+		}
+		for i, a := range b.Args {
+			if i > 0 {
+				d.write(" ", op, " ")
+			}
+			d.expr(a, noWant, p)
+		}
+	})
+}
+
+// caseExpr prints CASE over several lines, its results coerced to the
+// CASE's type and a missing ELSE as ELSE NULL.
+func (d *deparser) caseExpr(n *pg.Node, ce *pg.CaseExpr) {
+	t := d.typeOf(n)
+	if t.Family == repr.FamUnknown {
+		t = repr.Text
+	}
+	d.keyword("CASE", 0, indentVar, 0)
+	whenT := noWant
+	if ce.Arg != nil {
+		d.write(" ")
+		d.expr(ce.Arg, noWant, pNone)
+		whenT = d.typeOf(ce.Arg)
+	}
+	for _, w := range ce.Args {
+		cw := w.GetCaseWhen()
+		d.keyword("WHEN ", 0, 0, 0)
+		d.expr(cw.Expr, whenT, pNone)
+		d.write(" THEN ")
+		d.expr(cw.Result, t, pNone)
+	}
+	d.keyword("ELSE ", 0, 0, 0)
+	if ce.Defresult != nil {
+		d.expr(ce.Defresult, t, pNone)
+	} else {
+		d.write("NULL::", typeName(t))
+	}
+	d.keyword("END", -indentVar, 0, 0)
+}
+
+// funcCall prints a function, aggregate or window function call.
+func (d *deparser) funcCall(n *pg.Node, fc *pg.FuncCall) {
+	if fc.Funcformat == pg.CoercionForm_COERCE_SQL_SYNTAX || fc.AggWithinGroup || fc.FuncVariadic {
+		no()
+	}
+	name := fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
+	if len(fc.Funcname) > 2 || len(fc.Funcname) == 2 && fc.Funcname[0].GetString_().GetSval() != "pg_catalog" {
+		no()
+	}
+	d.write(expr.QuoteIdent(name), "(")
+	if fc.AggStar {
+		d.write("*")
+	} else {
+		if fc.AggDistinct {
+			d.write("DISTINCT ")
+		}
+		ts := d.operandTypes(n, len(fc.Args))
+		for i, a := range fc.Args {
+			if i > 0 {
+				d.write(", ")
+			}
+			d.expr(a, wantAt(ts, i), pNone)
+		}
+		if len(fc.AggOrder) > 0 {
+			d.write(" ORDER BY ")
+			d.sortList(fc.AggOrder)
+		}
+	}
+	d.write(")")
+	if fc.AggFilter != nil {
+		d.write(" FILTER (WHERE ")
+		d.expr(fc.AggFilter, noWant, pNone)
+		d.write(")")
+	}
+	if fc.Over != nil {
+		d.write(" OVER ")
+		d.window(fc.Over)
+	}
+}
+
+// sortList prints ORDER BY items of an aggregate or window.
+func (d *deparser) sortList(items []*pg.Node) {
+	for i, s := range items {
+		if i > 0 {
+			d.write(", ")
+		}
+		d.sortBy(s.GetSortBy(), nil, false)
+	}
+}
+
+// window prints an OVER clause's window (get_rule_windowspec).
+func (d *deparser) window(w *pg.WindowDef) {
+	if w.Name != "" || w.Refname != "" || w.FrameOptions&1 != 0 {
+		no()
+	}
+	d.write("(")
+	if len(w.PartitionClause) > 0 {
+		d.write("PARTITION BY ")
+		for i, p := range w.PartitionClause {
+			if i > 0 {
+				d.write(", ")
+			}
+			d.sortGroupExpr(p, false)
+		}
+	}
+	if len(w.OrderClause) > 0 {
+		if len(w.PartitionClause) > 0 {
+			d.write(" ")
+		}
+		d.write("ORDER BY ")
+		d.sortList(w.OrderClause)
+	}
+	d.write(")")
+}
+
+// subLink prints a subquery expression (get_sublink_expr).
+func (d *deparser) subLink(s *pg.SubLink) {
+	sel := s.Subselect.GetSelectStmt()
+	if sel == nil {
+		no()
+	}
+	open, closing := "(", "))"
+	switch s.SubLinkType {
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		d.write("(EXISTS ")
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		if s.Testexpr == nil || s.Testexpr.GetRowExpr() != nil {
+			no()
+		}
+		op := "="
+		if len(s.OperName) > 0 {
+			op = opName(s.OperName)
+		}
+		d.write("(")
+		d.expr(s.Testexpr, noWant, pNone)
+		switch {
+		case s.SubLinkType == pg.SubLinkType_ALL_SUBLINK:
+			d.write(" ", op, " ALL ")
+		case op == "=":
+			d.write(" IN ")
+		default:
+			d.write(" ", op, " ANY ")
+		}
+	case pg.SubLinkType_EXPR_SUBLINK:
+		open, closing = "(", ")"
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		open, closing = "ARRAY(", ")"
+	default:
+		no()
+	}
+	d.write(open)
+	d.query(sel, &outCols{})
+	d.write(closing)
+}
