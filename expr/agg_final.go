@@ -181,18 +181,18 @@ func finalStringAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 // array_agg(anyarray) requires.
 func finalArrayAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 	var elems []repr.Datum
-	var sub []int
+	var sub, subLbs []int
 	rows, same := 0, true
 	vs.Ascend(func(v, _ repr.Datum, n int64) bool {
 		if c.Distinct {
 			n = 1
 		}
-		dims := v.ArrayDims()
-		if rows > 0 && !slices.Equal(dims[1:], sub) {
+		dims, lbs := v.ArrayDims(), v.ArrayLBounds()
+		if rows > 0 && (!slices.Equal(dims[1:], sub) || !slices.Equal(lbs[1:], subLbs)) {
 			same = false
 			return false
 		}
-		sub = dims[1:]
+		sub, subLbs = dims[1:], lbs[1:]
 		for ; n > 0; n-- {
 			elems, rows = append(elems, v.Array()...), rows+1
 		}
@@ -204,7 +204,7 @@ func finalArrayAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 	case elems == nil:
 		return repr.Null, nil
 	case len(sub) > 0:
-		return repr.NewArrayDims(elems, append([]int{rows}, sub...)), nil
+		return repr.NewArrayBounds(elems, append([]int{rows}, sub...), append([]int{1}, subLbs...)), nil
 	}
 	return repr.NewArray(elems), nil
 }

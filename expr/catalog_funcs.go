@@ -231,7 +231,7 @@ func regArrayText(c *Ctx, d repr.Datum, from, to repr.T) (repr.Datum, error) {
 		}
 		names[i] = repr.NewText(s)
 	}
-	text := repr.NewArrayDims(names, d.ArrayDims())
+	text := repr.ArrayLike(d, names)
 	return repr.Cast(text, repr.ArrayOf(repr.Text), to, nil, true)
 }
 

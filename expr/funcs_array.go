@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -11,9 +12,10 @@ import (
 // family). Each is a polymorphic overload: its instantiation for the
 // argument types picks the common element type, so int4[] || int8 is
 // int8[] || int8 with the array cast element-wise, as in PostgreSQL.
-// Arrays are one-dimensional with lower bound 1 (repr), so dimension
-// arguments other than 1 find nothing (NULL), as they would in PostgreSQL
-// for a one-dimensional array.
+// Arrays have up to repr.MaxArrayDims dimensions, each with its lower
+// bound; functions that build an array from another keep its bounds as
+// PostgreSQL's do (array_append, array_cat, array_remove, casts), and
+// subscripts count from them.
 
 // polyFunc registers a polymorphic overload of name in table with nargs
 // parameters; inst returns its instance for concrete argument types, or
@@ -63,6 +65,7 @@ func init() {
 	registerArrayOps()
 	registerArrayText()
 	registerArrayInternal()
+	registerArraySet()
 }
 
 // registerArrayInfo adds the dimension functions.
@@ -72,10 +75,10 @@ func registerArrayInfo() {
 		return dimInfo(a[0], a[1], func(n int) repr.Datum { return repr.NewInt(int64(n)) }), nil
 	})
 	arrayFn("array_upper", []repr.T{i4}, always(i4), true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-		return dimInfo(a[0], a[1], func(n int) repr.Datum { return repr.NewInt(int64(n)) }), nil
+		return boundInfo(a[0], a[1], func(lb, n int) repr.Datum { return repr.NewInt(int64(lb + n - 1)) }), nil
 	})
 	arrayFn("array_lower", []repr.T{i4}, always(i4), true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-		return dimInfo(a[0], a[1], func(int) repr.Datum { return repr.NewInt(1) }), nil
+		return boundInfo(a[0], a[1], func(lb, _ int) repr.Datum { return repr.NewInt(int64(lb)) }), nil
 	})
 	arrayFn("array_ndims", nil, always(i4), true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		if n := a[0].ArrayNDims(); n > 0 {
@@ -85,7 +88,7 @@ func registerArrayInfo() {
 	})
 	arrayFn("array_dims", nil, always(repr.Text), true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		if dims := a[0].ArrayDims(); dims != nil {
-			return repr.NewText(repr.FormatArrayDims(dims)), nil
+			return repr.NewText(repr.FormatArrayDims(dims, a[0].ArrayLBounds())), nil
 		}
 		return repr.Null, nil
 	})
@@ -100,6 +103,16 @@ func dimInfo(a, dim repr.Datum, f func(n int) repr.Datum) repr.Datum {
 	dims := a.ArrayDims()
 	if d := dim.Int(); d >= 1 && d <= int64(len(dims)) {
 		return f(dims[d-1])
+	}
+	return repr.Null
+}
+
+// boundInfo applies f to the lower bound and length of dimension dim of
+// a, NULL when a has no such dimension.
+func boundInfo(a, dim repr.Datum, f func(lb, n int) repr.Datum) repr.Datum {
+	dims, lbs := a.ArrayDims(), a.ArrayLBounds()
+	if d := dim.Int(); d >= 1 && d <= int64(len(dims)) {
+		return f(lbs[d-1], dims[d-1])
 	}
 	return repr.Null
 }
@@ -184,16 +197,22 @@ func appendInst(name string, args []repr.T, arr int) *Func {
 	sig[arr] = repr.ArrayOf(e)
 	return newFunc(name, repr.ArrayOf(e), false, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		var elems []repr.Datum
+		lbs := []int{1}
 		if !a[arr].IsNull() {
 			if a[arr].ArrayNDims() > 1 {
 				return repr.Null, errNotOneDim()
 			}
 			elems = a[arr].Array()
+			if len(elems) > 0 {
+				lbs = a[arr].ArrayLBounds()
+			}
 		}
 		if arr == 0 {
-			return repr.NewArray(append(elems, a[1])), nil
+			elems = append(elems, a[1])
+		} else {
+			elems = append([]repr.Datum{a[0]}, elems...)
 		}
-		return repr.NewArray(append([]repr.Datum{a[0]}, elems...)), nil
+		return newArrayChecked(elems, []int{len(elems)}, lbs)
 	}, sig...)
 }
 
@@ -229,8 +248,10 @@ func catInst(name string, args []repr.T) *Func {
 
 // concatArrays is array_cat of two non-NULL arrays as PostgreSQL defines
 // it for any dimensions: arrays of equal rank join along their first
-// dimension, an array of one rank less is added as a first or last
-// element of the other; other shapes fail with 2202E.
+// dimension (the result takes x's lower bounds), an array of one rank less
+// is added as a first or last element of the other (whose bounds the
+// result keeps); the element dimensions, lower bounds included, must agree
+// and other shapes fail with 2202E.
 func concatArrays(x, y repr.Datum) (repr.Datum, error) {
 	dx, dy := x.ArrayDims(), y.ArrayDims()
 	switch {
@@ -239,28 +260,41 @@ func concatArrays(x, y repr.Datum) (repr.Datum, error) {
 	case dy == nil:
 		return x, nil
 	}
+	lx, ly := x.ArrayLBounds(), y.ArrayLBounds()
 	elems := append(x.Array(), y.Array()...)
 	bad := func(detail string, args ...any) error {
 		return repr.Errorf("2202E", "cannot concatenate incompatible arrays").WithDetail(detail, args...)
 	}
 	switch {
 	case len(dx) == len(dy):
-		if !slices.Equal(dx[1:], dy[1:]) {
+		if !slices.Equal(dx[1:], dy[1:]) || !slices.Equal(lx[1:], ly[1:]) {
 			return repr.Null, bad("Arrays with differing element dimensions are not compatible for concatenation.")
 		}
-		return repr.NewArrayDims(elems, append([]int{dx[0] + dy[0]}, dx[1:]...)), nil
+		return newArrayChecked(elems, append([]int{dx[0] + dy[0]}, dx[1:]...), lx)
 	case len(dx) == len(dy)+1:
-		if !slices.Equal(dx[1:], dy) {
+		if !slices.Equal(dx[1:], dy) || !slices.Equal(lx[1:], ly) {
 			return repr.Null, bad("Arrays with differing dimensions are not compatible for concatenation.")
 		}
-		return repr.NewArrayDims(elems, append([]int{dx[0] + 1}, dx[1:]...)), nil
+		return newArrayChecked(elems, append([]int{dx[0] + 1}, dx[1:]...), lx)
 	case len(dy) == len(dx)+1:
-		if !slices.Equal(dy[1:], dx) {
+		if !slices.Equal(dy[1:], dx) || !slices.Equal(ly[1:], lx) {
 			return repr.Null, bad("Arrays with differing dimensions are not compatible for concatenation.")
 		}
-		return repr.NewArrayDims(elems, append([]int{dy[0] + 1}, dy[1:]...)), nil
+		return newArrayChecked(elems, append([]int{dy[0] + 1}, dy[1:]...), ly)
 	}
 	return repr.Null, bad("Arrays of %d and %d dimensions are not compatible for concatenation.", len(dx), len(dy))
+}
+
+// newArrayChecked is repr.NewArrayBounds after PostgreSQL's checks of the
+// bounds (54000) and the size.
+func newArrayChecked(elems []repr.Datum, dims, lbs []int) (repr.Datum, error) {
+	if len(elems) > repr.MaxArrayLen {
+		return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", repr.MaxArrayLen)
+	}
+	if err := repr.CheckArrayBounds(dims, lbs); err != nil {
+		return repr.Null, err
+	}
+	return repr.NewArrayBounds(elems, dims, lbs), nil
 }
 
 // notDistinct is IS NOT DISTINCT FROM on elements of one type.
@@ -284,7 +318,7 @@ func arrayRemove(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 			out = append(out, e)
 		}
 	}
-	return repr.NewArray(out), nil
+	return repr.NewArrayBounds(out, []int{len(out)}, a[0].ArrayLBounds()), nil
 }
 
 func arrayReplace(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
@@ -297,7 +331,7 @@ func arrayReplace(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 			elems[i] = a[2]
 		}
 	}
-	return repr.NewArrayDims(elems, a[0].ArrayDims()), nil
+	return repr.ArrayLike(a[0], elems), nil
 }
 
 // positionInst instantiates array_position(arr, elem [, start]).
@@ -310,13 +344,13 @@ func positionInst(args []repr.T) *Func {
 	return newFunc("array_position", repr.Int4, false, arrayPosition, sig...)
 }
 
-// arrayPosition is the first index at or after start (default 1) whose
-// element is not distinct from the value; NULL if none.
+// arrayPosition is the first subscript at or after start (default the
+// lower bound) whose element is not distinct from the value; NULL if none.
 func arrayPosition(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if a[0].IsNull() {
 		return repr.Null, nil
 	}
-	start := int64(1)
+	start := int64(math.MinInt64)
 	if len(a) == 3 {
 		if a[2].IsNull() {
 			return repr.Null, repr.Errorf("22004", "initial position must not be null")
@@ -326,12 +360,21 @@ func arrayPosition(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if a[0].ArrayNDims() > 1 {
 		return repr.Null, errSearchMultiDim()
 	}
+	lb := int64(lowerBound(a[0]))
 	for i, e := range a[0].Array() {
-		if int64(i+1) >= start && notDistinct(e, a[1]) {
-			return repr.NewInt(int64(i + 1)), nil
+		if lb+int64(i) >= start && notDistinct(e, a[1]) {
+			return repr.NewInt(lb + int64(i)), nil
 		}
 	}
 	return repr.Null, nil
+}
+
+// lowerBound is the lower bound of a's first dimension (1 when empty).
+func lowerBound(a repr.Datum) int {
+	if lbs := a.ArrayLBounds(); len(lbs) > 0 {
+		return lbs[0]
+	}
+	return 1
 }
 
 // errSearchMultiDim is array_position's and array_positions' 0A000.
@@ -340,8 +383,8 @@ func errSearchMultiDim() error {
 }
 
 // arrayFill is array_fill(value, dims [, lbounds]): an array of shape
-// dims (empty if any length is below 1) with every element value; lower
-// bounds other than 1 are 0A000.
+// dims (empty if any length is below 1) and lower bounds lbounds (default
+// 1) with every element value.
 func arrayFill(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if a[1].IsNull() || len(a) == 3 && a[2].IsNull() {
 		return repr.Null, repr.Errorf("22004", "dimension array or low bound array cannot be null")
@@ -353,13 +396,18 @@ func arrayFill(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if len(dims) > repr.MaxArrayDims {
 		return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(dims), repr.MaxArrayDims)
 	}
-	shape, total := make([]int, len(dims)), int64(1)
+	shape, lbs, total := make([]int, len(dims)), make([]int, len(dims)), int64(1)
 	for i, d := range dims {
-		switch {
-		case d.IsNull():
+		lbs[i] = 1
+		if len(a) == 3 {
+			lb := a[2].Array()[i]
+			if lb.IsNull() {
+				return repr.Null, repr.Errorf("22004", "dimension values cannot be null")
+			}
+			lbs[i] = int(lb.Int())
+		}
+		if d.IsNull() {
 			return repr.Null, repr.Errorf("22004", "dimension values cannot be null")
-		case len(a) == 3 && (a[2].Array()[i].IsNull() || a[2].Array()[i].Int() != 1):
-			return repr.Null, repr.Unsupported("arrays with a lower bound other than 1")
 		}
 		shape[i] = int(max(d.Int(), 0))
 		if total = min(total*int64(shape[i]), repr.MaxArrayLen+1); total > repr.MaxArrayLen {
@@ -373,7 +421,7 @@ func arrayFill(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	for i := range elems {
 		elems[i] = a[0]
 	}
-	return repr.NewArrayDims(elems, shape), nil
+	return newArrayChecked(elems, shape, lbs)
 }
 
 func arrayPositions(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
@@ -384,9 +432,10 @@ func arrayPositions(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return repr.Null, errSearchMultiDim()
 	}
 	out := []repr.Datum{}
+	lb := int64(lowerBound(a[0]))
 	for i, e := range a[0].Array() {
 		if notDistinct(e, a[1]) {
-			out = append(out, repr.NewInt(int64(i+1)))
+			out = append(out, repr.NewInt(lb+int64(i)))
 		}
 	}
 	return repr.NewArray(out), nil

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"slices"
 
 	"github.com/eddydb/eddy/repr"
@@ -43,13 +44,6 @@ func registerArrayInternal() {
 			}, int4Sig(args[0], 2*n)...)
 		})
 	}
-	polyFunc(functions, "array_set", 3, func(args []repr.T) *Func {
-		e, ok := elemOf(args[0])
-		if !ok {
-			return nil
-		}
-		return newFunc("array_set", args[0], false, arraySet, args[0], repr.Int4, e)
-	})
 	slice := func(name string, nargs int, bounds func(a []repr.Datum) (int64, int64)) {
 		polyFunc(functions, name, nargs, func(args []repr.T) *Func {
 			if _, ok := elemOf(args[0]); !ok {
@@ -64,7 +58,7 @@ func registerArrayInternal() {
 	}
 	slice("array_slice", 3, func(a []repr.Datum) (int64, int64) { return a[1].Int(), a[2].Int() })
 	slice("array_slice_from", 2, func(a []repr.Datum) (int64, int64) { return a[1].Int(), 1 << 40 })
-	slice("array_slice_to", 2, func(a []repr.Datum) (int64, int64) { return 1, a[1].Int() })
+	slice("array_slice_to", 2, func(a []repr.Datum) (int64, int64) { return math.MinInt32, a[1].Int() })
 	polyFunc(functions, "array_agg_box", 1, func(args []repr.T) *Func {
 		if args[0].Family != repr.FamArray {
 			return nil
@@ -118,29 +112,30 @@ func arrayAggBox(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	case len(dims)+1 > repr.MaxArrayDims:
 		return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(dims)+1, repr.MaxArrayDims)
 	}
-	return repr.NewArrayDims(a[0].Array(), append([]int{1}, dims...)), nil
+	return repr.NewArrayBounds(a[0].Array(), append([]int{1}, dims...), append([]int{1}, a[0].ArrayLBounds()...)), nil
 }
 
 // stackArrays is ARRAY[a1, ..., an] over arrays: an array of one more
 // dimension whose sub-arrays are the arguments, which must have the same
-// dimensions (2202E); NULL and empty arguments count as empty, and only
-// empty arguments give the empty array, as in PostgreSQL.
+// dimensions and lower bounds (2202E), which the result's inner dimensions
+// keep; NULL and empty arguments count as empty, and only empty arguments
+// give the empty array, as in PostgreSQL.
 func stackArrays(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	var sub []int
+	var sub, subLbs []int
 	var elems []repr.Datum
 	empty := 0
 	for i, d := range a {
-		dims := []int(nil)
+		var dims, lbs []int
 		if !d.IsNull() {
-			dims = d.ArrayDims()
+			dims, lbs = d.ArrayDims(), d.ArrayLBounds()
 		}
 		if dims == nil {
 			empty++
 		}
-		if i > 0 && !slices.Equal(dims, sub) {
+		if i > 0 && (!slices.Equal(dims, sub) || !slices.Equal(lbs, subLbs)) {
 			return repr.Null, repr.Errorf("2202E", "multidimensional arrays must have array expressions with matching dimensions")
 		}
-		sub = dims
+		sub, subLbs = dims, lbs
 		if dims != nil {
 			elems = append(elems, d.Array()...)
 		}
@@ -151,7 +146,7 @@ func stackArrays(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if len(sub)+1 > repr.MaxArrayDims {
 		return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(sub)+1, repr.MaxArrayDims)
 	}
-	return repr.NewArrayDims(elems, append([]int{len(a)}, sub...)), nil
+	return repr.NewArrayBounds(elems, append([]int{len(a)}, sub...), append([]int{1}, subLbs...)), nil
 }
 
 // int4Sig is the signature of an array followed by n int4 subscripts.
@@ -166,48 +161,19 @@ func int4Sig(arr repr.T, n int) []repr.T {
 // arraySubscript is a[i][j]...: the element, NULL out of range or when the
 // number of subscripts is not the array's number of dimensions.
 func arraySubscript(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	dims := a[0].ArrayDims()
+	dims, lbs := a[0].ArrayDims(), a[0].ArrayLBounds()
 	if len(dims) != len(a)-1 {
 		return repr.Null, nil
 	}
 	at := int64(0)
 	for k, n := range dims {
-		i := a[1+k].Int()
-		if i < 1 || i > int64(n) {
+		i := a[1+k].Int() - int64(lbs[k])
+		if i < 0 || i >= int64(n) {
 			return repr.Null, nil
 		}
-		at = at*int64(n) + i - 1
+		at = at*int64(n) + i
 	}
 	return a[0].Array()[at], nil
-}
-
-// arraySet is the assignment a[i] = v (UPDATE ... SET a[i] = v): the
-// element replaced, or the array extended with NULLs up to i. Positions
-// that would move the lower bound off 1 (i < 1, or i > 1 on a NULL array)
-// are 0A000; a NULL subscript is 22004, as in PostgreSQL.
-func arraySet(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	if a[1].IsNull() {
-		return repr.Null, repr.Errorf("22004", "array subscript in assignment must not be null")
-	}
-	i := a[1].Int()
-	var elems []repr.Datum
-	if !a[0].IsNull() {
-		if a[0].ArrayNDims() > 1 {
-			return repr.Null, repr.Unsupported("assigning one subscript of a multidimensional array")
-		}
-		elems = a[0].Array()
-	}
-	switch {
-	case i < 1 || len(elems) == 0 && i > 1:
-		return repr.Null, repr.Unsupported("arrays with a lower bound other than 1")
-	case i > repr.MaxArrayLen:
-		return repr.Null, repr.Errorf(repr.CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", repr.MaxArrayLen)
-	}
-	for int64(len(elems)) < i {
-		elems = append(elems, repr.Null)
-	}
-	elems[i-1] = a[2]
-	return repr.NewArray(elems), nil
 }
 
 // arraySlice is a[lo:hi]: the first dimension sliced, the others whole.
@@ -217,9 +183,10 @@ func arraySlice(a repr.Datum, lo, hi int64) repr.Datum {
 
 // sliceArray is a[lo1:hi1][lo2:hi2]...: each bound clamped to its
 // dimension, dimensions past the bounds whole. An empty range, or more
-// bounds than dimensions, gives the empty array, as in PostgreSQL.
+// bounds than dimensions, gives the empty array, as in PostgreSQL. The
+// result's lower bounds are 1 whatever the array's.
 func sliceArray(a repr.Datum, bounds [][2]int64) repr.Datum {
-	dims := a.ArrayDims()
+	dims, lbs := a.ArrayDims(), a.ArrayLBounds()
 	if len(bounds) > len(dims) {
 		return repr.NewArray(nil)
 	}
@@ -227,7 +194,7 @@ func sliceArray(a repr.Datum, bounds [][2]int64) repr.Datum {
 	for k, n := range dims {
 		lo, hi := int64(1), int64(n)
 		if k < len(bounds) {
-			lo, hi = max(bounds[k][0], 1), min(bounds[k][1], int64(n))
+			lo, hi = max(bounds[k][0]-int64(lbs[k])+1, 1), min(bounds[k][1]-int64(lbs[k])+1, int64(n))
 		}
 		if lo > hi {
 			return repr.NewArray(nil)

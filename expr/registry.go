@@ -81,7 +81,7 @@ func Builtins() []Builtin {
 // internalFuncs are functions that stand for syntax forms (a[i], x op
 // ANY (a)) rather than callable functions.
 var internalFuncs = map[string]bool{"array_subscript": true, "array_slice": true, "array_slice_from": true,
-	"array_slice_to": true, "array_set": true}
+	"array_slice_to": true, "array_set": true, "array_set_slice": true}
 
 // Operators returns every operator overload as a Builtin (one argument
 // for prefix operators), in no particular order.

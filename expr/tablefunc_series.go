@@ -38,10 +38,10 @@ func init() {
 }
 
 // subscripts is generate_subscripts(array, dim [, reverse]): the
-// subscripts 1..n of dimension dim (lower bounds are 1), descending when
-// reverse; no rows for a dimension the array does not have.
+// subscripts lb..lb+n-1 of dimension dim, descending when reverse; no rows
+// for a dimension the array does not have.
 func subscripts(_ *Ctx, a []repr.Datum, emit func([]repr.Datum) error) error {
-	dims := a[0].ArrayDims()
+	dims, lbs := a[0].ArrayDims(), a[0].ArrayLBounds()
 	d := a[1].Int()
 	if d < 1 || d > int64(len(dims)) {
 		return nil
@@ -54,7 +54,7 @@ func subscripts(_ *Ctx, a []repr.Datum, emit func([]repr.Datum) error) error {
 		if reverse {
 			k = n + 1 - i
 		}
-		buf[0] = repr.NewInt(int64(k))
+		buf[0] = repr.NewInt(int64(k + lbs[d-1] - 1))
 		if err := emit(buf); err != nil {
 			return err
 		}

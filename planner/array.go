@@ -72,7 +72,7 @@ func (c *ectx) arraySubscript(arr expr.Expr, ind *pg_query.A_Indirection) (expr.
 	case hi != nil:
 		return c.function("array_slice_to", []expr.Expr{arr, hi}, location(idx.Uidx))
 	}
-	return arr, nil
+	return c.function("array_slice_from", []expr.Expr{arr, &expr.Lit{D: repr.NewInt(math.MinInt32), T: repr.Int4}}, location(idx.Lidx))
 }
 
 // multiSubscript builds a[i][j]... as array_subscript(a, i, j, ...) and,
@@ -99,8 +99,8 @@ func (c *ectx) multiSubscript(arr expr.Expr, ind []*pg_query.Node) (expr.Expr, e
 			bounds = []*pg_query.Node{idx.Lidx, idx.Uidx}
 		}
 		for i, b := range bounds {
-			if b == nil { // a missing bound of a slice: 1, or the end
-				end := []int64{1, math.MaxInt32}[i]
+			if b == nil { // a missing bound of a slice: the dimension's start or end
+				end := []int64{math.MinInt32, math.MaxInt32}[i]
 				args = append(args, &expr.Lit{D: repr.NewInt(end), T: repr.Int4})
 				continue
 			}
@@ -117,31 +117,97 @@ func (c *ectx) multiSubscript(arr expr.Expr, ind []*pg_query.Node) (expr.Expr, e
 	return c.function("array_subscript", args, location(ind[0].GetAIndices().Uidx))
 }
 
-// elementAssignment builds UPDATE ... SET a[i] = v for column col of rel:
-// array_set over the column's new value so far (so several elements of
-// one column may be assigned), the value assigned to the element type.
+// elementAssignment builds UPDATE ... SET a[i][j] = v for column col of
+// rel over the column's new value so far (so several elements of one
+// column may be assigned): assignInto.
 func (c *ectx) elementAssignment(rel *Relation, set []expr.Expr, col int, rt *pg_query.ResTarget) (expr.Expr, error) {
 	t := rel.Columns[col].Type
-	idx := rt.Indirection[0].GetAIndices()
-	if len(rt.Indirection) != 1 || idx == nil || idx.IsSlice || t.Family != repr.FamArray {
-		return nil, repr.Unsupported("UPDATE of subfields, slices or elements of multidimensional arrays")
-	}
 	base := set[col]
 	if base == nil {
 		base = &expr.Col{Idx: col, T: t}
-	}
-	i, err := c.subscriptExpr(idx.Uidx)
-	if err != nil {
-		return nil, err
 	}
 	v, err := c.expr(rt.Val)
 	if err != nil {
 		return nil, err
 	}
-	if v, err = c.b.assign(v, t.ElemType(), rt.Name); err != nil {
+	return c.assignInto(base, t, rt, v)
+}
+
+// assignInto builds the assignment of v to base (of column type t) through
+// rt's subscripts: array_set for a[i][j] = v, array_set_slice for a[i:j]
+// = arr (where a plain subscript k is the slice 1:k, as PostgreSQL reads
+// it), v assigned to the element or the array type.
+func (c *ectx) assignInto(base expr.Expr, t repr.T, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
+	if t.Family != repr.FamArray || t.Vector {
+		return nil, repr.Unsupported("assignment to subfields or elements of type %s", t.Name()).WithPosition(rt.Location + 1)
+	}
+	if len(rt.Indirection) > repr.MaxArrayDims {
+		return nil, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(rt.Indirection), repr.MaxArrayDims)
+	}
+	slice, err := assignmentIsSlice(rt.Indirection)
+	if err != nil {
 		return nil, err
 	}
-	return c.function("array_set", []expr.Expr{base, i, v}, rt.Location)
+	args, err := c.assignmentSubscripts(rt.Indirection, slice)
+	if err != nil {
+		return nil, err
+	}
+	target, name := t.ElemType(), "array_set"
+	if slice {
+		target, name = t, "array_set_slice"
+	}
+	if v, err = c.b.assign(v, target, rt.Name); err != nil {
+		return nil, err
+	}
+	return c.function(name, append(append([]expr.Expr{base}, args...), v), rt.Location)
+}
+
+// assignmentIsSlice reports whether any subscript of an assignment target
+// is a slice; a field selection is 0A000.
+func assignmentIsSlice(ind []*pg_query.Node) (bool, error) {
+	slice := false
+	for _, n := range ind {
+		idx := n.GetAIndices()
+		if idx == nil {
+			return false, repr.Unsupported("assignment to a field of a composite column")
+		}
+		slice = slice || idx.IsSlice
+	}
+	return slice, nil
+}
+
+// assignmentSubscripts builds the subscripts of array_set (one per
+// dimension) or array_set_slice (the mask of omitted bounds, then a lower
+// and an upper bound per dimension; an omitted one is a NULL placeholder).
+func (c *ectx) assignmentSubscripts(ind []*pg_query.Node, slice bool) ([]expr.Expr, error) {
+	var args []expr.Expr
+	omitted := int64(0)
+	for k, n := range ind {
+		idx := n.GetAIndices()
+		bounds := []*pg_query.Node{idx.Uidx}
+		if slice {
+			bounds = []*pg_query.Node{idx.Lidx, idx.Uidx}
+		}
+		for j, b := range bounds {
+			switch {
+			case b == nil && slice && !idx.IsSlice: // k as 1:k
+				args = append(args, &expr.Lit{D: repr.NewInt(1), T: repr.Int4})
+			case b == nil:
+				omitted |= 1 << (2*k + j)
+				args = append(args, &expr.Lit{D: repr.Null, T: repr.Int4})
+			default:
+				e, err := c.subscriptExpr(b)
+				if err != nil {
+					return nil, err
+				}
+				args = append(args, e)
+			}
+		}
+	}
+	if slice {
+		args = append([]expr.Expr{&expr.Lit{D: repr.NewInt(omitted), T: repr.Int4}}, args...)
+	}
+	return args, nil
 }
 
 // subscriptExpr builds a subscript, coerced to integer as PostgreSQL does

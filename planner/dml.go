@@ -116,7 +116,7 @@ func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, 
 	if err != nil {
 		return nil, err
 	}
-	src, err := b.insertSource(rel, cols, len(stmt.Cols) > 0, stmt.SelectStmt, stmt.Override)
+	src, err := b.insertSource(rel, cols, stmt.Cols, stmt.SelectStmt, stmt.Override)
 	if err != nil {
 		return nil, err
 	}
@@ -227,21 +227,18 @@ func insertColumns(rel *Relation, list []*pg_query.Node) ([]int, error) {
 	if len(list) == 0 {
 		return identityCols(len(rel.Columns)), nil
 	}
-	seen := map[int]bool{}
+	seen, subscripted := map[int]bool{}, map[int]bool{}
 	var out []int
 	for _, n := range list {
 		rt := n.GetResTarget()
-		if len(rt.Indirection) > 0 {
-			return nil, repr.Unsupported("INSERT into subfields or array elements")
-		}
 		i := columnIndex(rel, rt.Name)
 		if i < 0 {
 			return nil, repr.Errorf(repr.CodeUndefinedColumn, "column %q of relation %q does not exist", rt.Name, rel.Name).WithPosition(rt.Location + 1)
 		}
-		if seen[i] {
+		if seen[i] && (len(rt.Indirection) == 0 || !subscripted[i]) {
 			return nil, repr.Errorf(repr.CodeDuplicateColumn, "column %q specified more than once", rt.Name).WithPosition(rt.Location + 1)
 		}
-		seen[i] = true
+		seen[i], subscripted[i] = true, len(rt.Indirection) > 0
 		out = append(out, i)
 	}
 	return out, nil
@@ -259,7 +256,8 @@ func columnIndex(rel *Relation, name string) int {
 // insertSource plans the inserted rows in table column order.
 // Without a column list, fewer expressions than columns fill the leading
 // columns (the others take their defaults), as in PostgreSQL.
-func (b *builder) insertSource(rel *Relation, cols []int, explicit bool, src *pg_query.Node, override pg_query.OverridingKind) (*Query, error) {
+func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.Node, src *pg_query.Node, override pg_query.OverridingKind) (*Query, error) {
+	explicit := len(targets) > 0
 	sel := src.GetSelectStmt()
 	var rows [][]expr.Expr // per source row, per entry of cols (nil = DEFAULT)
 	var query ir.Rel
@@ -294,7 +292,7 @@ func (b *builder) insertSource(rel *Relation, cols []int, explicit bool, src *pg
 	if len(rows[0]) < len(cols) && src != nil {
 		return nil, repr.Errorf(repr.CodeSyntax, "INSERT has more target columns than expressions")
 	}
-	full, err := b.fullRows(rel, cols, rows, override)
+	full, err := b.fullRows(rel, cols, targets, rows, override)
 	if err != nil {
 		return nil, err
 	}
@@ -310,9 +308,23 @@ func (b *builder) insertSource(rel *Relation, cols []int, explicit bool, src *pg
 	return q, nil
 }
 
+// insertValue assigns v, the value of target i, to column col: directly,
+// or through the target's subscripts (INSERT INTO t (a[1], a[2]) ...)
+// into the column's value so far, which starts NULL as in PostgreSQL.
+func (b *builder) insertValue(col Column, sofar expr.Expr, targets []*pg_query.Node, i int, v expr.Expr) (expr.Expr, error) {
+	if i >= len(targets) || len(targets[i].GetResTarget().Indirection) == 0 {
+		return b.assign(v, col.Type, col.Name)
+	}
+	if sofar == nil {
+		sofar = &expr.Lit{D: repr.Null, T: col.Type}
+	}
+	ec := &ectx{b: b, sc: &scope{}, clause: "INSERT", noSubquery: true}
+	return ec.assignInto(sofar, col.Type, targets[i].GetResTarget(), v)
+}
+
 // fullRows orders each row's entries by table column, assigning them to
 // the column types and filling missing and DEFAULT entries.
-func (b *builder) fullRows(rel *Relation, cols []int, rows [][]expr.Expr, override pg_query.OverridingKind) ([][]expr.Expr, error) {
+func (b *builder) fullRows(rel *Relation, cols []int, targets []*pg_query.Node, rows [][]expr.Expr, override pg_query.OverridingKind) ([][]expr.Expr, error) {
 	out := make([][]expr.Expr, len(rows))
 	for r, row := range rows {
 		full := make([]expr.Expr, len(rel.Columns))
@@ -333,7 +345,7 @@ func (b *builder) fullRows(rel *Relation, cols []int, rows [][]expr.Expr, overri
 					}
 				}
 			}
-			e, err := b.assign(row[i], rel.Columns[c].Type, rel.Columns[c].Name)
+			e, err := b.insertValue(rel.Columns[c], full[c], targets, i, row[i])
 			if err != nil {
 				return nil, err
 			}

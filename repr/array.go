@@ -9,10 +9,8 @@ import (
 )
 
 // Arrays. Eddy's arrays are PostgreSQL's arrays of up to MaxArrayDims
-// dimensions with lower bounds 1 (array_dims.go): input that would make
-// another lower bound (explicit bounds other than [1:n], binary data) is
-// refused with 0A000 rather than silently reshaped. The empty array has no
-// dimensions, as in PostgreSQL.
+// dimensions (array_dims.go) with a lower bound per dimension
+// (array_lower.go). The empty array has no dimensions, as in PostgreSQL.
 //
 // An array type is T{Family: FamArray, Elem: f, ...} where the remaining
 // fields describe the element type (ElemType); T stays a comparable value.
@@ -76,7 +74,7 @@ func NewArray(elems []Datum) Datum {
 // Array returns the elements of an array datum in row-major order (nil
 // for an empty array).
 func (d Datum) Array() []Datum {
-	_, row := arrayHeader(d.s)
+	_, _, row := arrayHeader(d.s)
 	r, err := DecodeRow([]byte(row))
 	if err != nil {
 		panic(fmt.Sprintf("types: corrupt array datum: %v", err)) // constructed by NewArray or validated by decodeValue
@@ -87,7 +85,7 @@ func (d Datum) Array() []Datum {
 // ArrayLen returns the number of elements of an array datum (all
 // dimensions': cardinality).
 func (d Datum) ArrayLen() int {
-	dims, row := arrayHeader(d.s)
+	dims, _, row := arrayHeader(d.s)
 	if dims == nil {
 		n, _ := uvarint(row)
 		return int(n)
@@ -136,9 +134,6 @@ func errMalformedArray(s, detail string, args ...any) error {
 	return Errorf(CodeInvalidText, "malformed array literal: %q", s).WithDetail("%s", fmt.Sprintf(detail, args...))
 }
 
-// errLowerBound refuses arrays whose lower bound is not 1.
-func errLowerBound() error { return Unsupported("arrays with a lower bound other than 1") }
-
 // appendArrayText appends array_out's form: {e1,e2,NULL}, quoting elements
 // that are empty, spell NULL, or contain a brace, quote, comma, backslash
 // or white space, with backslashes before quotes and backslashes.
@@ -152,6 +147,7 @@ func appendArrayText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 		return append(buf, "{}"...)
 	}
 	var scratch []byte
+	buf = appendDimsDecoration(buf, d)
 	buf, _ = appendNested(buf, d.Array(), dims, func(buf []byte, e Datum) []byte {
 		if e.IsNull() {
 			return append(buf, "NULL"...)
@@ -200,10 +196,10 @@ func parseArray(s string, t T, loc *time.Location) (Datum, error) {
 	}
 	p := arrayParser{src: s, s: s}
 	p.skipSpace()
-	var want []int
+	var want, lbs []int
 	if strings.HasPrefix(p.s, "[") {
 		var err error
-		if want, err = p.dims(); err != nil {
+		if want, lbs, err = p.dims(); err != nil {
 			return Null, err
 		}
 	}
@@ -224,12 +220,15 @@ func parseArray(s string, t T, loc *time.Location) (Datum, error) {
 	if want != nil && !slices.Equal(want, dims) {
 		return Null, errMalformedArray(s, "Specified array dimensions do not match array contents.")
 	}
-	return arrayFromText(raw, nulls, dims, t.ElemType(), loc)
+	if err := CheckArrayBounds(dims, lbs); err != nil {
+		return Null, err
+	}
+	return arrayFromText(raw, nulls, dims, lbs, t.ElemType(), loc)
 }
 
 // arrayFromText parses each element's text as et into an array of shape
-// dims.
-func arrayFromText(raw []string, nulls []bool, dims []int, et T, loc *time.Location) (Datum, error) {
+// dims with lower bounds lbs (nil: all 1).
+func arrayFromText(raw []string, nulls []bool, dims, lbs []int, et T, loc *time.Location) (Datum, error) {
 	elems := make([]Datum, len(raw))
 	for i, r := range raw {
 		if nulls[i] {
@@ -241,7 +240,7 @@ func arrayFromText(raw []string, nulls []bool, dims []int, et T, loc *time.Locat
 		}
 		elems[i] = d
 	}
-	return NewArrayDims(elems, dims), nil
+	return NewArrayBounds(elems, dims, lbs), nil
 }
 
 // arrayParser scans an array literal; src is the whole input for errors.
@@ -251,17 +250,17 @@ func (p *arrayParser) skipSpace() {
 	p.s = strings.TrimLeftFunc(p.s, func(r rune) bool { return r < 128 && isSpace(byte(r)) })
 }
 
-// dims parses "[1:n]" or "[n]" decorations (lower bound 1), then "=", and
-// returns the lengths; other lower bounds are refused with 0A000.
-func (p *arrayParser) dims() ([]int, error) {
-	var dims []int
+// dims parses "[lb:ub]" or "[ub]" (lower bound 1) decorations, then "=",
+// and returns the lengths and the lower bounds.
+func (p *arrayParser) dims() ([]int, []int, error) {
+	var dims, lbs []int
 	for strings.HasPrefix(p.s, "[") {
 		if len(dims) == MaxArrayDims {
-			return nil, errArrayDims(len(dims) + 1)
+			return nil, nil, errArrayDims(len(dims) + 1)
 		}
 		end := strings.IndexByte(p.s, ']')
 		if end < 0 {
-			return nil, errMalformedArray(p.src, `Missing "]" after array dimensions.`)
+			return nil, nil, errMalformedArray(p.src, `Missing "]" after array dimensions.`)
 		}
 		spec := p.s[1:end]
 		p.s = p.s[end+1:]
@@ -273,21 +272,19 @@ func (p *arrayParser) dims() ([]int, error) {
 		h, err2 := parseInt(hi, Int4)
 		switch {
 		case err1 != nil || err2 != nil:
-			return nil, errMalformedArray(p.src, `Array dimensions must be integers.`)
+			return nil, nil, errMalformedArray(p.src, `Array dimensions must be integers.`)
 		case h < l:
-			return nil, Errorf("2202E", "upper bound cannot be less than lower bound")
-		case l != 1:
-			return nil, errLowerBound()
+			return nil, nil, Errorf("2202E", "upper bound cannot be less than lower bound")
 		}
-		dims = append(dims, int(h))
+		dims, lbs = append(dims, int(h-l+1)), append(lbs, int(l))
 		p.skipSpace()
 	}
 	if !strings.HasPrefix(p.s, "=") {
-		return nil, errMalformedArray(p.src, `Missing "=" after array dimensions.`)
+		return nil, nil, errMalformedArray(p.src, `Missing "=" after array dimensions.`)
 	}
 	p.s = p.s[1:]
 	p.skipSpace()
-	return dims, nil
+	return dims, lbs, nil
 }
 
 // nested scans the contents of a (sub-)array at depth (0: the outermost)
@@ -449,7 +446,7 @@ func (p *arrayParser) quoted() (string, error) {
 
 // appendArrayBinary appends array_send's form: ndim (0 for an empty array,
 // else 1), the has-NULL flag, the element type OID, then per dimension its
-// length and lower bound (1), then each element as a length (-1 for NULL)
+// length and lower bound, then each element as a length (-1 for NULL)
 // and its binary form.
 func appendArrayBinary(buf []byte, d Datum, t T) ([]byte, error) {
 	et := t.ElemType()
@@ -460,13 +457,13 @@ func appendArrayBinary(buf []byte, d Datum, t T) ([]byte, error) {
 			hasNull = 1
 		}
 	}
-	dims := d.ArrayDims()
+	dims, lbs := d.ArrayDims(), d.ArrayLBounds()
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(dims)))
 	buf = binary.BigEndian.AppendUint32(buf, uint32(hasNull))
 	buf = binary.BigEndian.AppendUint32(buf, et.OID())
-	for _, n := range dims {
+	for i, n := range dims {
 		buf = binary.BigEndian.AppendUint32(buf, uint32(n))
-		buf = binary.BigEndian.AppendUint32(buf, 1)
+		buf = binary.BigEndian.AppendUint32(buf, uint32(int32(lbs[i])))
 	}
 	for _, e := range elems {
 		if e.IsNull() {
@@ -502,7 +499,7 @@ func parseArrayBinary(b []byte, t T) (Datum, error) {
 	case oid != et.OID() && !(et.Family == FamText && isStringOID(oid)):
 		return Null, Errorf(CodeDatatypeMismatch, "binary data has array element type %d instead of expected %d", oid, et.OID())
 	}
-	dims := make([]int, ndim)
+	dims, lbs := make([]int, ndim), make([]int, ndim)
 	total := 1
 	for i := range dims {
 		if len(b) < 8 {
@@ -513,22 +510,22 @@ func parseArrayBinary(b []byte, t T) (Datum, error) {
 		if n < 0 || n > MaxArrayLen {
 			return Null, Errorf(CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", MaxArrayLen)
 		}
-		if n > 0 && lb != 1 {
-			return Null, errLowerBound()
-		}
-		dims[i], total = int(n), min(total*int(n), MaxArrayLen+1)
+		dims[i], lbs[i], total = int(n), int(lb), min(total*int(n), MaxArrayLen+1)
 	}
 	if total > MaxArrayLen {
 		return Null, Errorf(CodeProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", MaxArrayLen)
 	}
 	if ndim == 0 || total == 0 {
-		total, dims = 0, nil // PostgreSQL reads any zero-length shape as the empty array
+		total, dims, lbs = 0, nil, nil // PostgreSQL reads any zero-length shape as the empty array
+	}
+	if err := CheckArrayBounds(dims, lbs); err != nil {
+		return Null, err
 	}
 	a, err := parseArrayElemsBinary(b, total, et)
 	if err != nil {
 		return Null, err
 	}
-	return NewArrayDims(a.Array(), dims), nil
+	return NewArrayBounds(a.Array(), dims, lbs), nil
 }
 
 // parseArrayElemsBinary reads n length-prefixed elements of type et that
@@ -572,5 +569,5 @@ func castArray(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, e
 			return Null, err
 		}
 	}
-	return NewArrayDims(elems, d.ArrayDims()), nil
+	return ArrayLike(d, elems), nil
 }

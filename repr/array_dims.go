@@ -31,6 +31,9 @@ import (
 // more). Equal keys are still exactly equal arrays; only ORDER BY over
 // arrays of different ranks with the same elements differs from
 // PostgreSQL.
+//
+// Lower bounds other than 1 (lower.go) use a third header form and a
+// third key terminator; every other array keeps the two forms above.
 const (
 	// MaxArrayDims is PostgreSQL's MAXDIM.
 	MaxArrayDims = 6
@@ -56,7 +59,7 @@ func NewArrayDims(elems []Datum, dims []int) Datum {
 // ArrayDims returns the lengths of an array datum's dimensions: none for
 // an empty array, one for a one-dimensional array.
 func (d Datum) ArrayDims() []int {
-	dims, _ := arrayHeader(d.s)
+	dims, _, _ := arrayHeader(d.s)
 	if dims == nil {
 		if n := d.ArrayLen(); n > 0 {
 			return []int{n}
@@ -70,11 +73,15 @@ func (d Datum) ArrayDims() []int {
 func (d Datum) ArrayNDims() int { return len(d.ArrayDims()) }
 
 // arrayHeader splits a payload into its dimensions (nil for the
-// one-dimensional form) and the row of elements. The payload is valid.
-func arrayHeader(s string) ([]int, string) {
+// one-dimensional form), its lower bounds (nil when all are 1) and the row
+// of elements. The payload is valid.
+func arrayHeader(s string) ([]int, []int, string) {
 	m, k := uvarint(s)
 	if m < multiDimMark {
-		return nil, s
+		return nil, nil, s
+	}
+	if m > lowerMark {
+		return lowerHeader(int(m-lowerMark), s[k:])
 	}
 	dims := make([]int, m-multiDimMark)
 	s = s[k:]
@@ -82,7 +89,7 @@ func arrayHeader(s string) ([]int, string) {
 		n, k := uvarint(s)
 		dims[i], s = int(n), s[k:]
 	}
-	return dims, s
+	return dims, nil, s
 }
 
 // validArrayHeader checks a multidimensional header and returns the rest
@@ -91,6 +98,9 @@ func validArrayHeader(s string) (string, uint64, bool) {
 	m, k := uvarint(s)
 	if k <= 0 || m < multiDimMark {
 		return s, 0, k > 0
+	}
+	if m > lowerMark {
+		return validLowerHeader(m-lowerMark, s[k:])
 	}
 	ndim := m - multiDimMark
 	if ndim < 2 || ndim > MaxArrayDims {
@@ -115,21 +125,28 @@ func validArrayHeader(s string) (string, uint64, bool) {
 }
 
 // compareArrayShapes breaks a tie between arrays with equal elements as
-// array_cmp does: fewer dimensions first, then shorter dimensions.
+// array_cmp does: fewer dimensions first, then shorter dimensions, then
+// smaller lower bounds.
 func compareArrayShapes(a, b Datum) int {
 	da, db := a.ArrayDims(), b.ArrayDims()
 	if len(da) != len(db) {
 		return cmp.Compare(len(da), len(db))
 	}
-	return slices.Compare(da, db)
+	if c := slices.Compare(da, db); c != 0 {
+		return c
+	}
+	return slices.Compare(a.ArrayLBounds(), b.ArrayLBounds())
 }
 
 // appendArrayShapeKey appends the terminator of an array's key:
 // arrayKeyEnd for one dimension or none, else multiDimKey and the shape.
 func appendArrayShapeKey(buf []byte, d Datum) []byte {
-	dims, _ := arrayHeader(d.s)
+	dims, lbs, _ := arrayHeader(d.s)
 	if dims == nil {
 		return append(buf, arrayKeyEnd)
+	}
+	if lbs != nil {
+		return appendLowerKey(buf, dims, lbs)
 	}
 	buf = append(buf, multiDimKey, byte(len(dims)))
 	for _, n := range dims {
@@ -161,11 +178,16 @@ func appendNested(buf []byte, elems []Datum, dims []int, elem func([]byte, Datum
 	return append(buf, '}'), elems
 }
 
-// FormatArrayDims prints a shape as array_dims does: [1:2][1:3].
-func FormatArrayDims(dims []int) string {
+// FormatArrayDims prints a shape as array_dims does: [1:2][0:3], with
+// lbs the lower bounds (nil: all 1).
+func FormatArrayDims(dims, lbs []int) string {
 	s := ""
-	for _, n := range dims {
-		s += fmt.Sprintf("[1:%d]", n)
+	for i, n := range dims {
+		lb := 1
+		if lbs != nil {
+			lb = lbs[i]
+		}
+		s += fmt.Sprintf("[%d:%d]", lb, lb+n-1)
 	}
 	return s
 }

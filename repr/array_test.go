@@ -2,6 +2,7 @@ package repr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -75,8 +76,8 @@ func TestArrayOrder(t *testing.T) {
 	}
 	// Equal elements: fewer elements, then fewer dimensions, then shorter
 	// leading dimensions first.
-	sorted := []Datum{arr("{}"), arr("{-5}"), arr("{1}"), arr("{{1}}"), arr("{{{1}}}"), arr("{1,2}"),
-		arr("{{1,2}}"), arr("{{1},{2}}"), arr("{1,2,3}"), arr("{1,2,3,4}"), arr("{{1,2},{3,4}}"),
+	sorted := []Datum{arr("{}"), arr("{-5}"), arr("[-2147483648:-2147483648]={1}"), arr("[0:0]={1}"), arr("{1}"), arr("[2:2]={1}"), arr("{{1}}"), arr("{{{1}}}"), arr("{1,2}"),
+		arr("{{1,2}}"), arr("[-1:0][0:0]={{1},{2}}"), arr("{{1},{2}}"), arr("[1:2][2:2]={{1},{2}}"), arr("{1,2,3}"), arr("{1,2,3,4}"), arr("{{1,2},{3,4}}"),
 		arr("{{{1,2},{3,4}}}"), arr("{{{1,2}},{{3,4}}}"), arr("{1,3}"), arr("{1,NULL}"), arr("{2}"),
 		arr("{NULL}"), arr("{{NULL}}"), arr("{NULL,1}"), Null}
 	for i := range sorted {
@@ -94,19 +95,20 @@ func TestArrayOrder(t *testing.T) {
 	}
 }
 
-// rankTie reports whether a and b are arrays of different ranks with the
-// same elements, whose key order is the reverse of Compare's (see
-// array_dims.go).
+// rankTie reports whether a and b are arrays with the same elements and
+// different ranks or lower bounds, whose key order may differ from
+// Compare's (see array_dims.go and array_lower.go).
 func rankTie(a, b Datum) bool {
-	return a.fam == FamArray && b.fam == FamArray && a.ArrayNDims() != b.ArrayNDims() &&
-		CompareRows(a.Array(), b.Array()) == 0
+	return a.fam == FamArray && b.fam == FamArray && CompareRows(a.Array(), b.Array()) == 0 &&
+		(a.ArrayNDims() != b.ArrayNDims() || !slices.Equal(a.ArrayLBounds(), b.ArrayLBounds()))
 }
 
 // TestArrayKeyPrefixFree checks that no array's key is a prefix of
 // another's: arrangements seek a key as a prefix of longer stored keys.
 func TestArrayKeyPrefixFree(t *testing.T) {
 	var keys [][]byte
-	for _, s := range []string{"{}", "{1}", "{{1}}", "{{{1}}}", "{1,2}", "{{1,2}}", "{{1},{2}}", "{1,2,3,4}", "{{1,2},{3,4}}"} {
+	for _, s := range []string{"{}", "{1}", "{{1}}", "{{{1}}}", "{1,2}", "{{1,2}}", "{{1},{2}}", "{1,2,3,4}", "{{1,2},{3,4}}",
+		"[0:0]={1}", "[0:1]={1,2}", "[0:0][1:2]={{1,2}}", "[1:1][0:1]={{1,2}}", "[-1:0][1:2]={{1,2},{3,4}}"} {
 		d, err := ParseText(s, ArrayOf(Int4), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -137,6 +139,9 @@ func TestArrayKeyRandom(t *testing.T) {
 			shapes := [][]int{{1, 2}, {2, 1}, {1, 1, 2}}
 			return NewArrayDims(elems, shapes[rng.IntN(len(shapes))])
 		}
+		if len(elems) > 0 && rng.IntN(3) == 0 {
+			return NewArrayBounds(elems, []int{len(elems)}, []int{rng.IntN(3) - 1})
+		}
 		return NewArray(elems)
 	}
 	for range 5000 {
@@ -157,7 +162,11 @@ func TestArrayRowCodec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := Row{d, NewArray(nil), Null}
+	lb, err := ParseText(`[0:1][-3:-3]={{1},{NULL}}`, ArrayOf(Int4), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := Row{d, NewArray(nil), Null, lb}
 	back, err := DecodeRow(AppendRow(nil, row))
 	if err != nil || !slices.EqualFunc(back, row, identical) {
 		t.Fatalf("round trip: %v %v", back, err)
@@ -168,6 +177,11 @@ func TestArrayRowCodec(t *testing.T) {
 	nested := AppendRow(nil, Row{Datum{fam: FamArray, s: string(AppendRow(nil, Row{d}))}})
 	if _, err := DecodeRow(nested); err == nil {
 		t.Error("a nested array payload decoded")
+	}
+	ones := binary.AppendUvarint(nil, lowerMark+1)
+	ones = append(ones, 1, 2) // length 1, lower bound 1 (zig-zag): the short form's value
+	if validArray(string(AppendRow(ones, Row{NewInt(1)}))) {
+		t.Error("a lower-bound payload with every bound 1 is valid")
 	}
 	if got := FormatText(back[0], ArrayOf(Numeric), nil); got != "{1.50,NULL,-2}" {
 		t.Errorf("text: %s", got)

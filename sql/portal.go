@@ -253,7 +253,7 @@ func (p *Portal) regArrayNames(d repr.Datum, t repr.T) repr.Datum {
 			names[i] = repr.NewText(p.regText(e, t.ElemType()))
 		}
 	}
-	return repr.NewArrayDims(names, d.ArrayDims())
+	return repr.ArrayLike(d, names)
 }
 
 // regText is the text output of a reg* value: the object's name, or its
