@@ -228,6 +228,44 @@ func TestDatumsCodecRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDecodeRowCols: DecodeRowCols of AppendRow(r) with a random column
+// selection gives r's selected datums and NULL elsewhere; a wrong width
+// or a truncated encoding is an error.
+func TestDecodeRowCols(t *testing.T) {
+	r := testRand(t)
+	var decs DecimalSlab
+	for i := 0; i < 5000; i++ {
+		row := make(Row, 1+r.Intn(8))
+		need := make([]bool, len(row))
+		for j := range row {
+			if r.Intn(5) > 0 {
+				row[j], _ = randomDatum(r)
+			}
+			need[j] = r.Intn(2) == 0
+		}
+		enc := AppendRow(nil, row)
+		got := make(Row, len(row))
+		if err := DecodeRowCols(got, enc, need, &decs); err != nil {
+			t.Fatalf("%v need %v: %v", row, need, err)
+		}
+		for j := range row {
+			want := row[j]
+			if !need[j] {
+				want = Null
+			}
+			if !identical(got[j], want) {
+				t.Fatalf("%v need %v: column %d: got %s want %s", row, need, j, got[j], want)
+			}
+		}
+		if err := DecodeRowCols(got[:len(row)-1], enc, need, &decs); err == nil {
+			t.Fatalf("%v: decoding into a row one column short succeeded", row)
+		}
+		if err := DecodeRowCols(got, enc[:len(enc)-1], need, &decs); err == nil {
+			t.Fatalf("%v need %v: decoding a truncated encoding succeeded", row, need)
+		}
+	}
+}
+
 // TestLiteralRoundTrip: ParseLiteral(d.String()) is identical to d.
 func TestLiteralRoundTrip(t *testing.T) {
 	r := testRand(t)

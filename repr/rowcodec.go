@@ -372,3 +372,132 @@ func readString[B ~string | ~[]byte](b B) (string, B, error) {
 	s, rest, err := readBytes(b)
 	return string(s), rest, err
 }
+
+// ColDecoder decodes rows encoded by AppendRow into one scratch row,
+// building only the datums of the columns Need marks (the others are
+// NULL): a reader that keeps 3 columns of a 16-column table row skips
+// the rest by their lengths. Columns at or past len(Need) are decoded.
+// The row Decode returns is overwritten by the next call.
+type ColDecoder struct {
+	Need []bool
+	// Decs supplies the decimals of numerics (nil: the heap); they are
+	// never reused, so a caller may keep them past the next Decode.
+	Decs *DecimalSlab
+	row  Row
+	all  []bool
+}
+
+// Decode decodes b as d selects. It never panics on arbitrary input.
+func (d *ColDecoder) Decode(b []byte) (Row, error) {
+	n, k := uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, errCorrupt
+	}
+	if uint64(len(d.row)) != n {
+		d.row = make(Row, n)
+	}
+	need := d.Need
+	if len(need) < len(d.row) {
+		if len(d.all) != len(d.row) {
+			d.all = make([]bool, len(d.row))
+			for i := range d.all {
+				d.all[i] = i >= len(need) || need[i]
+			}
+		}
+		need = d.all
+	}
+	if err := DecodeRowCols(d.row, b, need, d.Decs); err != nil {
+		return nil, err
+	}
+	return d.row, nil
+}
+
+// DecodeRowCols decodes into dst the columns i of a row encoded by
+// AppendRow for which need[i] is true, and sets the others to NULL
+// without building their datums (a skipped numeric, text or array costs
+// reading its length, not a decode or an allocation). dst must have as
+// many datums as the row and need at least as many entries; decimals come
+// from decs (nil: the heap). It never panics on arbitrary input, and
+// reports errCorrupt for a row whose width is not len(dst), so a caller
+// may fall back to DecodeRow.
+func DecodeRowCols(dst Row, b []byte, need []bool, decs *DecimalSlab) error {
+	n, k := uvarint(b)
+	if k <= 0 || n != uint64(len(dst)) || len(need) < len(dst) {
+		return errCorrupt
+	}
+	b = b[k:]
+	for i := range dst {
+		var err error
+		if need[i] {
+			dst[i], b, err = decodeValue(b, decs)
+		} else {
+			dst[i] = Null
+			b, err = skipValue(b)
+		}
+		if err != nil {
+			return fmt.Errorf("column %d: %w", i, err)
+		}
+	}
+	if len(b) != 0 {
+		return errCorrupt
+	}
+	return nil
+}
+
+// skipValue returns b past one datum's tag and payload, or nil and
+// errCorrupt if b does not start with one. It validates lengths but not
+// contents (a skipped array's elements are not checked).
+func skipValue(b []byte) ([]byte, error) {
+	if len(b) == 0 {
+		return nil, errCorrupt
+	}
+	fam := Family(b[0])
+	b = b[1:]
+	varints := 0
+	switch fam {
+	case FamUnknown:
+		return b, nil
+	case FamBool:
+		if len(b) == 0 {
+			return nil, errCorrupt
+		}
+		return b[1:], nil
+	case FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ:
+		varints = 1
+	case FamInterval:
+		varints = 3
+	case FamFloat:
+		if len(b) < 8 {
+			return nil, errCorrupt
+		}
+		return b[8:], nil
+	case FamNumeric:
+		if len(b) == 0 {
+			return nil, errCorrupt
+		}
+		form := b[0]
+		b = b[1:]
+		if form&^decNegative != decFinite {
+			return b, nil
+		}
+		_, k := uvarint(b)
+		if k <= 0 {
+			return nil, errCorrupt
+		}
+		_, rest, err := readBytes(b[k:])
+		return rest, err
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord:
+		_, rest, err := readBytes(b)
+		return rest, err
+	default:
+		return nil, errCorrupt
+	}
+	for range varints {
+		_, k := uvarint(b)
+		if k <= 0 {
+			return nil, errCorrupt
+		}
+		b = b[k:]
+	}
+	return b, nil
+}
