@@ -53,27 +53,31 @@ func ColsKey(cols []int) IndexKey {
 }
 
 // ixEntry is one index entry: key is the index columns' encoding (its
-// first n bytes) followed by the collection key; pfx is key's first 8
-// bytes, big-endian, zero-padded (as entry.pfx). In the overlay of a
-// spilled collection (spill.go), n == ixTombstone marks a removed entry.
+// first n bytes) followed by the collection key; pfx and pfx2 are key's
+// first 12 bytes, big-endian, zero-padded (as entry's). In the overlay
+// of a spilled collection (spill.go), n == ixTombstone marks a removed
+// entry.
 type ixEntry struct {
-	key []byte
-	pfx uint64
-	n   int
+	key  []byte
+	pfx  uint64
+	pfx2 uint32
+	n    int32
 }
 
 // ixTombstone is the n of an index overlay entry that hides a stored one.
 const ixTombstone = -1
 
 func newIxEntry(key []byte, n int) ixEntry {
-	var p [8]byte
-	copy(p[:], key)
-	return ixEntry{key: key, pfx: binary.BigEndian.Uint64(p[:]), n: n}
+	p, p2 := keyPrefix(key)
+	return ixEntry{key: key, pfx: p, pfx2: p2, n: int32(n)}
 }
 
 func ixLess(a, b ixEntry) bool {
 	if a.pfx != b.pfx {
 		return a.pfx < b.pfx
+	}
+	if a.pfx2 != b.pfx2 {
+		return a.pfx2 < b.pfx2
 	}
 	return bytes.Compare(a.key, b.key) < 0
 }
@@ -166,6 +170,13 @@ func (c *Collection) Indexes() []uint64 {
 // the last entry starting with it. It returns ErrNoIndex for an unknown
 // id. fn must not mutate c.
 func (c *Collection) ScanIndex(id uint64, from, to []byte, fn func(row repr.Row, count int64) bool) error {
+	return c.ScanIndexCols(id, from, to, nil, fn)
+}
+
+// ScanIndexCols is ScanIndex decoding rows with d (see decodeCols): when
+// d is not nil, fn's row is valid only until fn returns and holds NULL
+// in columns d does not need.
+func (c *Collection) ScanIndexCols(id uint64, from, to []byte, d *repr.ColDecoder, fn func(row repr.Row, count int64) bool) error {
 	ix := c.findIndex(id)
 	if ix == nil {
 		return ErrNoIndex
@@ -175,7 +186,7 @@ func (c *Collection) ScanIndex(id uint64, from, to []byte, fn func(row repr.Row,
 		if !ok {
 			panic(fmt.Sprintf("storage: index %d names a key absent from collection %d", id, c.id))
 		}
-		return fn(e.row(), e.count)
+		return fn(e.decodeCols(d), e.count)
 	})
 	return nil
 }

@@ -158,8 +158,45 @@ func checkIndexScans(t *testing.T, span int, c *Collection, rng *rand.Rand) {
 		if len(got) != len(want) || !sameStrings(got, want) {
 			t.Fatalf("span %d: index scan %v, filtered scan %v", span, got, want)
 		}
+		checkProjectedScan(t, span, c, q.from, q.to, q.keep)
 	}
 	checkPartialScan(t, span, c, rng.Int64N(5))
+}
+
+// checkProjectedScan compares a scan of index 8 decoding only column 1
+// (and, for an equality scan, a ScanPrefixCols of the collection by its
+// first row's key) with filtered full scans, in the decoded column.
+func checkProjectedScan(t *testing.T, span int, c *Collection, from, to []byte, keep func(int64) bool) {
+	t.Helper()
+	dec := &repr.ColDecoder{Need: []bool{false, true, false}}
+	var got, want, keys []string
+	if err := c.ScanIndexCols(8, from, to, dec, func(r repr.Row, n int64) bool {
+		got = append(got, fmt.Sprint(r[1], n))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c.Scan(func(r repr.Row, n int64) bool {
+		if !r[1].IsNull() && keep(r[1].Int()) {
+			want = append(want, fmt.Sprint(r[1], n))
+			keys = append(keys, string(c.Key(nil, r)))
+		}
+		return true
+	})
+	if !sameStrings(got, want) {
+		t.Fatalf("span %d: projected index scan %v, filtered scan %v", span, got, want)
+	}
+	if len(keys) == 0 {
+		return
+	}
+	got = got[:0]
+	c.ScanPrefixCols([]byte(keys[0]), dec, func(r repr.Row, n int64) bool {
+		got = append(got, fmt.Sprint(r[1], n))
+		return true
+	})
+	if len(got) != 1 || got[0] != want[0] {
+		t.Fatalf("span %d: projected prefix scan of key %q: %v, want %v", span, keys[0], got, want[:1])
+	}
 }
 
 // checkPartialScan compares an equality scan of the partial index 10 for

@@ -247,7 +247,7 @@ func (c *Collection) applySpilled(row repr.Row, diff int64, b *Batch) error {
 	}
 	if next.count == 0 {
 		next = old.withCount(0)
-		c.tree.ReplaceOrInsert(newEntry(old.key(), old.klen, tombstone))
+		c.tree.ReplaceOrInsert(newEntry(old.key(), int(old.klen), tombstone))
 		c.sp.n--
 		c.indexRow(old.row(), old.key(), false, b)
 	} else {
@@ -282,7 +282,7 @@ func (c *Collection) clearSpilled(b *Batch) {
 				c.undo = append(c.undo, probe(e.key()))
 			}
 		}
-		c.tree.ReplaceOrInsert(newEntry(e.key(), e.klen, tombstone))
+		c.tree.ReplaceOrInsert(newEntry(e.key(), int(e.klen), tombstone))
 		c.indexRow(e.row(), e.key(), false, nil)
 	}
 	c.sp.n = 0
@@ -336,13 +336,13 @@ func (c *Collection) ixLookup(ix *index, key []byte) bool {
 func (c *Collection) ixAscend(ix *index, from, to []byte, fn func(key []byte, n int) bool) {
 	if c.sp == nil {
 		ix.tree.AscendGreaterOrEqual(newIxEntry(from, len(from)), func(ie ixEntry) bool {
-			return (to == nil || bytes.Compare(ie.key, to) < 0) && fn(ie.key, ie.n)
+			return (to == nil || bytes.Compare(ie.key, to) < 0) && fn(ie.key, int(ie.n))
 		})
 		return
 	}
 	ov := func(yield func(ixEntry) bool) { ix.tree.AscendGreaterOrEqual(newIxEntry(from, len(from)), yield) }
 	mergeScan(c.sp.db, ix.id, from, to, ov, func(e ixEntry) []byte { return e.key },
-		func(e ixEntry) bool { return e.n >= 0 }, func(e ixEntry) bool { return fn(e.key, e.n) },
+		func(e ixEntry) bool { return e.n >= 0 }, func(e ixEntry) bool { return fn(e.key, int(e.n)) },
 		func(k, v []byte) bool {
 			split, w := binary.Uvarint(v)
 			if w <= 0 || int(split) > len(k) {
