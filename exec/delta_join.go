@@ -41,12 +41,19 @@ type deltaJoin struct {
 	// start holds, per path, the checks that need only the changed input.
 	start []deltaChecks
 	arrs  []deltaArr
-	// mfps maps a shared collection's rows to its input's rows, per input
-	// read from a shared arrangement (nil: the input is the Source).
-	mfps []*mfpOp
+	// readers read the inputs looked up in shared arrangements (nil for
+	// the others).
+	readers []*sharedReader
 	// olds indexes, per input and key of a shared lookup, the input's
 	// changes of this Step by key (built on first use, see oldRows).
-	olds       map[deltaKey]map[string][]int
+	olds map[deltaKey]map[string][]int
+	// memo holds, for this Step, the rows each shared lookup found (by
+	// arrangement and key: a span of memoRows), since a Step's changes
+	// probe the same keys again and again (the lineitems of one order
+	// its order, every change its nation); the arrangements do not
+	// change during a Step.
+	memo       map[sharedLookup]map[string][2]int
+	memoRows   []repr.Update
 	ins        [][]repr.Update
 	kbuf, cbuf []byte
 	cur        repr.Row
@@ -66,6 +73,13 @@ type deltaArr struct {
 type deltaKey struct {
 	input int
 	cols  string
+}
+
+// sharedLookup names a lookup of a shared arrangement: the arrangement
+// and the input and key columns it is read by.
+type sharedLookup struct {
+	index uint64
+	key   deltaKey
 }
 
 // deltaStage is one lookup of a path.
@@ -93,7 +107,7 @@ func newDeltaJoin(p *dataflow.Plan, i int, in [][]repr.T) (operator, error) {
 	if err := spec.Check(in); err != nil {
 		return nil, err
 	}
-	o := &deltaJoin{spec: spec, olds: map[deltaKey]map[string][]int{}, mfps: make([]*mfpOp, len(in))}
+	o := &deltaJoin{spec: spec, olds: map[deltaKey]map[string][]int{}, readers: make([]*sharedReader, len(in))}
 	for _, ts := range in {
 		o.widths = append(o.widths, len(ts))
 	}
@@ -108,8 +122,8 @@ func newDeltaJoin(p *dataflow.Plan, i int, in [][]repr.T) (operator, error) {
 		}
 		o.paths, o.start = append(o.paths, stages), append(o.start, start)
 		for _, st := range stages {
-			if st.shared != 0 && o.mfps[st.input] == nil {
-				if o.mfps[st.input], err = sharedInputMFP(p, n.Inputs[st.input], st.cols); err != nil {
+			if st.shared != 0 && o.readers[st.input] == nil {
+				if o.readers[st.input], err = newSharedReader(p, n.Inputs[st.input], st.cols); err != nil {
 					return nil, err
 				}
 			}
@@ -224,6 +238,7 @@ func sharedInputMFP(p *dataflow.Plan, in int, keys []int) (*mfpOp, error) {
 func (o *deltaJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	o.ins = ins
 	clear(o.olds)
+	o.forget()
 	var out []repr.Update
 	var err error
 	for i := range ins {
@@ -237,7 +252,19 @@ func (o *deltaJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 		}
 	}
 	o.ins = nil
+	o.forget()
 	return out, o.log(s)
+}
+
+// forget drops the Step's memo of shared lookups (also at the start of a
+// Step, after one that failed).
+// A large Step's buffer is let go rather than kept between Steps.
+func (o *deltaJoin) forget() {
+	clear(o.memoRows)
+	o.memo, o.memoRows = nil, o.memoRows[:0]
+	if cap(o.memoRows) > 1024 {
+		o.memoRows = nil
+	}
 }
 
 // arrange adds input i's changes to its private arrangements.
@@ -337,47 +364,46 @@ func (o *deltaJoin) matches(s *stepCtx, pi int, st *deltaStage, buf []repr.Updat
 // was (it comes later in input order), the Step's changes of that key
 // negated.
 func (o *deltaJoin) sharedMatches(s *stepCtx, pi int, st *deltaStage, buf []repr.Update) ([]repr.Update, error) {
-	if s.arr == nil {
-		return nil, fmt.Errorf("shared arrangement %d is not available to this Step", st.shared)
-	}
-	n := len(buf)
-	err := s.arr.Lookup(st.shared, o.kbuf, func(row repr.Row, c int64) bool {
-		buf = append(buf, repr.Update{Row: row, Diff: c})
-		return true
-	})
+	span, err := o.sharedRows(s, st)
 	if err != nil {
 		return nil, err
 	}
-	if m := o.mfps[st.input]; m != nil {
-		kept := buf[:n]
-		for _, q := range buf[n:] {
-			row, ok, err := m.apply(s, q.Row)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				kept = append(kept, repr.Update{Row: row, Diff: q.Diff})
-			}
-		}
-		buf = kept
-	}
-	// A lookup is a prefix scan of key encodings: keep only rows whose
-	// key is exactly the lookup's.
-	kept := buf[:n]
-	for _, q := range buf[n:] {
-		o.cbuf = repr.AppendColsKey(o.cbuf[:0], q.Row, st.cols)
-		if bytes.Equal(o.cbuf, o.kbuf) {
-			kept = append(kept, q)
-		}
-	}
+	buf = append(buf, o.memoRows[span[0]:span[1]]...)
 	if st.input < pi || len(o.ins[st.input]) == 0 {
-		return kept, nil
+		return buf, nil
 	}
 	for _, idx := range o.oldRows(st)[string(o.kbuf)] {
 		u := o.ins[st.input][idx]
-		kept = append(kept, repr.Update{Row: u.Row, Diff: -u.Diff})
+		buf = append(buf, repr.Update{Row: u.Row, Diff: -u.Diff})
 	}
-	return kept, nil
+	return buf, nil
+}
+
+// sharedRows returns the span of o.memoRows holding the rows of stage
+// st's shared arrangement whose key is o.kbuf, looking them up on the
+// first probe of the key in this Step.
+func (o *deltaJoin) sharedRows(s *stepCtx, st *deltaStage) ([2]int, error) {
+	k := sharedLookup{st.shared, st.key}
+	m := o.memo[k]
+	if m == nil {
+		if o.memo == nil {
+			o.memo = map[sharedLookup]map[string][2]int{}
+		}
+		m = map[string][2]int{}
+		o.memo[k] = m
+	}
+	if span, ok := m[string(o.kbuf)]; ok {
+		return span, nil
+	}
+	start := len(o.memoRows)
+	rows, err := o.readers[st.input].lookup(s, st.shared, o.kbuf, st.cols, o.memoRows)
+	if err != nil {
+		return [2]int{}, err
+	}
+	o.memoRows = rows
+	span := [2]int{start, len(rows)}
+	m[string(o.kbuf)] = span
+	return span, nil
 }
 
 // oldRows returns the index by key (stage st's columns) of the Step's

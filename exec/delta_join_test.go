@@ -11,12 +11,12 @@ import (
 // testArrangements serves several test arrangements by index id.
 type testArrangements map[uint64]*testArrangement
 
-func (m testArrangements) Lookup(index uint64, key []byte, fn func(repr.Row, int64) bool) error {
+func (m testArrangements) Lookup(index uint64, key []byte, d *repr.ColDecoder, fn func(repr.Row, int64) bool) error {
 	a := m[index]
 	if a == nil {
 		return fmt.Errorf("no index %d", index)
 	}
-	return a.Lookup(9, key, fn)
+	return a.Lookup(9, key, d, fn)
 }
 
 // deltaJoinBase is three collections (k, v, s) joined a.v = b.k, b.v =

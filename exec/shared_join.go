@@ -13,9 +13,96 @@ import (
 // views), by index id. Lookup calls fn with every row of the collection
 // whose index columns' key encoding (repr.AppendColsKey) starts with key,
 // and its multiplicity, as of the Step: the Step's own updates of that
-// collection are already in it. fn must not keep the rows past the Step.
+// collection are already in it. With d nil, the rows are fresh and fn may
+// keep them for the Step; otherwise d decodes them (repr.ColDecoder):
+// the row is d's scratch, valid only until fn returns, and the columns d
+// does not need hold NULL or their value. fn must not mutate the
+// collection.
 type Arrangements interface {
-	Lookup(index uint64, key []byte, fn func(row repr.Row, count int64) bool) error
+	Lookup(index uint64, key []byte, d *repr.ColDecoder, fn func(row repr.Row, count int64) bool) error
+}
+
+// sharedReader reads one join input from shared arrangements: the
+// collection's rows of a key, decoded only in the columns the input's
+// MFP reads, filtered and mapped by it into rows of the Step's slab, and
+// kept only if their key is exactly the lookup's. Filtered-out rows cost
+// the decode of the MFP's columns and no allocation.
+type sharedReader struct {
+	// mfp maps the collection's rows to the input's rows (nil: the
+	// input is the Source itself).
+	mfp  *mfpOp
+	dec  repr.ColDecoder
+	cbuf []byte
+}
+
+// newSharedReader returns the reader of shared input node in of p, a
+// Source or an MFP over one whose key columns (input columns) are source
+// columns.
+func newSharedReader(p *dataflow.Plan, in int, keys []int) (*sharedReader, error) {
+	m, err := sharedInputMFP(p, in, keys)
+	if err != nil {
+		return nil, err
+	}
+	r := &sharedReader{mfp: m}
+	if m != nil {
+		r.dec.Need = mfpReads(p.Nodes[in].Op.(dataflow.MFP), len(p.Nodes[p.Nodes[in].Inputs[0]].Types))
+	}
+	return r, nil
+}
+
+// lookup appends to buf the input's rows (in the Step's slab) whose key
+// columns cols encode exactly to key, found in shared arrangement index,
+// with their multiplicities at the Step's time.
+func (r *sharedReader) lookup(s *stepCtx, index uint64, key []byte, cols []int, buf []repr.Update) ([]repr.Update, error) {
+	if s.arr == nil {
+		return nil, fmt.Errorf("shared arrangement %d is not available to this Step", index)
+	}
+	r.dec.Decs = &s.slab.decs
+	var ferr error
+	err := s.arr.Lookup(index, key, &r.dec, func(row repr.Row, n int64) bool {
+		if r.mfp == nil {
+			row = s.slab.concat(row, nil)
+		} else {
+			var ok bool
+			if row, ok, ferr = r.mfp.apply(s, row); !ok {
+				return ferr == nil
+			}
+		}
+		// A lookup is a prefix scan of key encodings; keep only rows
+		// whose key is exactly key (an encoding that extends another,
+		// such as a multidimensional array's of a one-dimensional one
+		// with the same elements, must not match it).
+		r.cbuf = repr.AppendColsKey(r.cbuf[:0], row, cols)
+		if bytes.Equal(r.cbuf, key) {
+			buf = append(buf, repr.Update{Row: row, Time: s.t, Diff: n})
+		}
+		return true
+	})
+	if err == nil {
+		err = ferr
+	}
+	return buf, err
+}
+
+// mfpReads marks the input columns (of nIn) that m's maps, filters and
+// projection read.
+func mfpReads(m dataflow.MFP, nIn int) []bool {
+	used := make([]bool, nIn)
+	mark := func(c int) {
+		if c < nIn {
+			used[c] = true
+		}
+	}
+	for _, e := range m.Map {
+		walkCols(e, mark)
+	}
+	for _, f := range m.Filter {
+		walkCols(f, mark)
+	}
+	for _, c := range m.Project {
+		mark(c)
+	}
+	return used
 }
 
 // sharedJoin is an inner equi-join (dataflow.Join with Shared set) one of
@@ -37,14 +124,12 @@ type Arrangements interface {
 // State: P's rows by join key, as joinOp keeps one side (logged the same
 // way, under side byte 1 or 2); nothing for S. Size: O(live rows of P).
 type sharedJoin struct {
-	j     *joinOp // the private side's arrangement; the shared side stays empty
-	side  int     // the shared side
-	index uint64
-	// mfp maps the collection's rows to S's input rows (nil: S is the
-	// Source itself).
-	mfp        *mfpOp
-	kbuf, vbuf []byte
-	ups        []repr.Update
+	j      *joinOp // the private side's arrangement; the shared side stays empty
+	side   int     // the shared side
+	index  uint64
+	shared *sharedReader
+	kbuf   []byte
+	ups    []repr.Update
 }
 
 // newSharedJoin builds the shared join of node i of p, whose Shared input
@@ -61,26 +146,12 @@ func newSharedJoin(p *dataflow.Plan, i int, in [][]repr.T) (operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &sharedJoin{j: j, side: sh.Side, index: sh.Index}
-	src := &p.Nodes[n.Inputs[sh.Side]]
-	if m, ok := src.Op.(dataflow.MFP); ok {
-		base := p.Nodes[src.Inputs[0]]
-		if _, ok := base.Op.(dataflow.Source); !ok {
-			return nil, fmt.Errorf("shared input %%%d is not an MFP over a Source", n.Inputs[sh.Side])
-		}
-		keys := [2][]int{spec.LeftKey, spec.RightKey}[sh.Side]
-		for _, k := range keys {
-			if m.Project[k] >= len(base.Types) {
-				return nil, fmt.Errorf("shared input's join key #%d is computed, not a source column", k)
-			}
-		}
-		if o.mfp, err = newMFP(m, base.Types); err != nil {
-			return nil, err
-		}
-	} else if _, ok := src.Op.(dataflow.Source); !ok {
-		return nil, fmt.Errorf("shared input %%%d is not a Source", n.Inputs[sh.Side])
+	keys := [2][]int{spec.LeftKey, spec.RightKey}[sh.Side]
+	r, err := newSharedReader(p, n.Inputs[sh.Side], keys)
+	if err != nil {
+		return nil, err
 	}
-	return o, nil
+	return &sharedJoin{j: j, side: sh.Side, index: sh.Index, shared: r}, nil
 }
 
 func (o *sharedJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
@@ -141,34 +212,14 @@ func (o *sharedJoin) joinPrivate(s *stepCtx, u repr.Update, out []repr.Update) (
 // arrangement's rows of its key (mapped by the shared input's MFP).
 func (o *sharedJoin) joinShared(s *stepCtx, u repr.Update, out []repr.Update) ([]repr.Update, error) {
 	key, ok := o.key(u.Row, 1-o.side)
-	if s.arr == nil {
-		return nil, fmt.Errorf("shared arrangement %d is not available to this Step", o.index)
-	}
 	if !ok {
 		return out, nil
 	}
-	ups := o.ups[:0]
-	err := s.arr.Lookup(o.index, key, func(row repr.Row, n int64) bool {
-		ups = append(ups, repr.Update{Row: row, Time: s.t, Diff: n})
-		return true
-	})
+	ups, err := o.shared.lookup(s, o.index, key, o.j.sides[o.side].keyCols, o.ups[:0])
 	if err != nil {
 		return nil, err
 	}
-	if o.mfp != nil {
-		if ups, err = o.mfp.step(s, [][]repr.Update{ups}); err != nil {
-			return nil, err
-		}
-	}
 	for _, q := range ups {
-		// A lookup is a prefix scan of key encodings; keep only rows
-		// whose key is exactly key (an encoding that extends another,
-		// such as a multidimensional array's of a one-dimensional one
-		// with the same elements, must not match it).
-		o.vbuf = repr.AppendColsKey(o.vbuf[:0], q.Row, o.j.sides[o.side].keyCols)
-		if !bytes.Equal(o.vbuf, key) {
-			continue
-		}
 		if out, err = o.emit(s, u.Row, u.Diff, q.Row, q.Diff, out); err != nil {
 			return nil, err
 		}

@@ -29,7 +29,9 @@ func (a *testArrangement) apply(r repr.Row, d int64) {
 	}
 }
 
-func (a *testArrangement) Lookup(index uint64, key []byte, fn func(repr.Row, int64) bool) error {
+// Lookup serves index 9; with a decoder it decodes each row's value
+// encoding with it, as the coordinator's collections do.
+func (a *testArrangement) Lookup(index uint64, key []byte, d *repr.ColDecoder, fn func(repr.Row, int64) bool) error {
 	if index != 9 {
 		return fmt.Errorf("no index %d", index)
 	}
@@ -40,7 +42,16 @@ func (a *testArrangement) Lookup(index uint64, key []byte, fn func(repr.Row, int
 	sort.Strings(keys)
 	for _, k := range keys {
 		r := a.row[k]
-		if bytes.HasPrefix(repr.AppendColsKey(nil, r, a.cols), key) && !fn(r, a.rows[k]) {
+		if !bytes.HasPrefix(repr.AppendColsKey(nil, r, a.cols), key) {
+			continue
+		}
+		if d != nil {
+			var err error
+			if r, err = d.Decode(repr.AppendRow(nil, r)); err != nil {
+				return err
+			}
+		}
+		if !fn(r, a.rows[k]) {
 			break
 		}
 	}

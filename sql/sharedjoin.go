@@ -399,17 +399,17 @@ func onlyShared(plan *dataflow.Plan) map[repr.CollectionID]bool {
 type arrangements struct{ e *Engine }
 
 // Lookup implements exec.Arrangements.
-func (a arrangements) Lookup(index uint64, key []byte, fn func(repr.Row, int64) bool) error {
+func (a arrangements) Lookup(index uint64, key []byte, d *repr.ColDecoder, fn func(repr.Row, int64) bool) error {
 	o := a.e.cat.byID[index]
 	if o != nil && o.Index == nil && a.e.colls[index] != nil {
 		// The relation's own key order.
-		a.e.colls[index].ScanPrefix(key, fn)
+		a.e.colls[index].ScanPrefixCols(key, d, fn)
 		return nil
 	}
 	if o == nil || o.Index == nil || a.e.colls[o.Index.Table] == nil {
 		return storage.ErrNoIndex
 	}
-	return a.e.colls[o.Index.Table].ScanIndex(index, key, storage.KeyPrefixEnd(key), fn)
+	return a.e.colls[o.Index.Table].ScanIndexCols(index, key, storage.KeyPrefixEnd(key), d, fn)
 }
 
 // describeShared prints the shared joins of plan for EXPLAIN, e.g.
