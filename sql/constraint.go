@@ -181,9 +181,20 @@ func columnRefs(n *pg.Node) []string {
 
 // walkProto calls fn on every message of a parse tree, parents first.
 func walkProto(n *pg.Node, fn func(proto.Message)) {
+	walkProtoPruned(n, func(m proto.Message) bool {
+		fn(m)
+		return true
+	})
+}
+
+// walkProtoPruned calls fn on the messages of a parse tree, parents
+// first, skipping the messages inside one for which fn returns false.
+func walkProtoPruned(n *pg.Node, fn func(proto.Message) bool) {
 	var walk func(m protoreflect.Message)
 	walk = func(m protoreflect.Message) {
-		fn(m.Interface())
+		if !fn(m.Interface()) {
+			return
+		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 			switch {
 			case fd.IsList() && fd.Kind() == protoreflect.MessageKind:

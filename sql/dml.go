@@ -56,11 +56,16 @@ func (e *Engine) planDML(n *pg.Node, opts planner.Options) (*dmlPlan, error) {
 // once; inside a block the changes join the block's write set.
 func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 	s := p.st.s
-	d, err := s.e.planDML(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
-		TimeZone: s.settings.timeZone})
-	if err != nil {
-		return err
+	d := p.st.takeDML()
+	if d == nil || len(p.params) > 0 || n != p.st.stmt.AST {
+		var err error
+		d, err = s.e.planDML(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
+			TimeZone: s.settings.timeZone})
+		if err != nil {
+			return err
+		}
 	}
+	var err error
 	ws := s.ws
 	if s.tx == txIdle {
 		ws = &writeSet{}

@@ -328,25 +328,40 @@ func (q *qualifier) refs(n *pg.Node) error {
 	if n == nil {
 		return nil
 	}
-	walkProto(n, func(m proto.Message) {
-		if c, ok := m.(*pg.CommonTableExpr); ok {
-			q.ctes[c.Ctename] = true
-		}
-	})
-	var err error
-	walkProto(n, func(m proto.Message) {
-		if c, ok := m.(*pg.Constraint); ok && c.Pktable != nil && err == nil {
-			err = q.need(c.Pktable, privReferences)
-		}
-	})
-	walkProto(n, func(m proto.Message) {
-		if rv, ok := m.(*pg.RangeVar); ok && err == nil && !q.done[rv] {
-			if err = q.ref(rv); err == nil {
-				q.record(rv, q.priv)
+	// One walk collects the names; CTE names must all be known before any
+	// name is qualified, and foreign keys' names come first.
+	var keys []*pg.Constraint
+	var rvs []*pg.RangeVar
+	walkProtoPruned(n, func(m proto.Message) bool {
+		switch m := m.(type) {
+		case *pg.CommonTableExpr:
+			q.ctes[m.Ctename] = true
+		case *pg.Constraint:
+			if m.Pktable != nil {
+				keys = append(keys, m)
 			}
+		case *pg.RangeVar:
+			rvs = append(rvs, m)
+		case *pg.A_Const:
+			return false // a literal names nothing (VALUES lists of thousands)
 		}
+		return true
 	})
-	return err
+	for _, c := range keys {
+		if err := q.need(c.Pktable, privReferences); err != nil {
+			return err
+		}
+	}
+	for _, rv := range rvs {
+		if q.done[rv] {
+			continue
+		}
+		if err := q.ref(rv); err != nil {
+			return err
+		}
+		q.record(rv, q.priv)
+	}
+	return nil
 }
 
 // ref qualifies one name referring to an existing relation.

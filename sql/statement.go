@@ -26,6 +26,12 @@ type Statement struct {
 	catVersion uint64
 	// plan is the cached generic plan of a SELECT (see plancache.go).
 	plan *cachedPlan
+	// dml is the plan describe made of a parameterless write, under
+	// catVersion and the time zone dmlZone: the first execution under
+	// the same takes it instead of planning again (a refresh batch's
+	// INSERT of thousands of rows costs as much to plan as to apply).
+	dml     *dmlPlan
+	dmlZone string
 	// bound marks a statement whose names are bound to schemas
 	// (qualifyNames), which happens once, before it is first described;
 	// needs are the privileges it then needs on relations, checked
@@ -101,12 +107,14 @@ func (st *Statement) describe() error {
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {
 			st.cols, st.paramTypes = queryColumns(dml.returningCols), dml.paramTypes
+			st.keepDML(dml)
 		}
 	case n.GetInsertStmt() != nil || n.GetUpdateStmt() != nil || n.GetDeleteStmt() != nil:
 		var dml *dmlPlan
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {
 			st.paramTypes = dml.paramTypes
+			st.keepDML(dml)
 		}
 	case st.stmt.Ext != nil:
 		st.cols, err = st.s.describeExt(st.stmt.Ext)
@@ -137,6 +145,28 @@ func (st *Statement) describe() error {
 		st.cols = []resultCol{{Name: "QUERY PLAN", Type: repr.Text}}
 	}
 	return withPosition(err, st.src, -1)
+}
+
+// keepDML keeps describe's plan of a write for its first execution, if
+// the statement has no parameters (the plan then depends only on the
+// catalog and the time zone).
+func (st *Statement) keepDML(d *dmlPlan) {
+	st.dml = nil
+	if len(d.paramTypes) == 0 {
+		st.dml, st.dmlZone = d, st.s.settings.timeZone
+	}
+}
+
+// takeDML returns, once, the plan describe kept of a parameterless write
+// if the catalog and the time zone are still those it was planned under;
+// nil otherwise.
+func (st *Statement) takeDML() *dmlPlan {
+	d := st.dml
+	st.dml = nil
+	if d == nil || st.dmlZone != st.s.settings.timeZone || st.s.e.catalogVersion() != st.catVersion {
+		return nil
+	}
+	return d
 }
 
 func queryColumns(cs []planner.ResultColumn) []resultCol {
