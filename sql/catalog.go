@@ -106,6 +106,9 @@ type Catalog struct {
 	byName map[string]*Object // "schema.name"
 	// schemas are the namespaces by name (schema.go).
 	schemas map[string]*Schema
+	// defACLs are the default privileges (defacl.go); replaced, never
+	// changed in place.
+	defACLs []*DefaultACL
 	// version counts changes (add, remove), so that plans cached against
 	// the catalog can tell they are stale.
 	version uint64

@@ -279,6 +279,7 @@ func (e *Engine) createObjects(objs []*Object, ifNotExists bool) error {
 		return err
 	}
 	for _, obj := range objs {
+		e.applyDefaultACL(obj)
 		if err := e.cat.add(obj); err != nil {
 			undo()
 			return err

@@ -42,6 +42,14 @@ func (t aclTarget) owner() uint32 {
 	return t.schema.Owner
 }
 
+// all is every privilege t can carry.
+func (t aclTarget) all() aclMode {
+	if t.obj != nil {
+		return relAllPrivs(t.obj)
+	}
+	return allSchemaPrivs
+}
+
 func (t aclTarget) acl() []ACLItem {
 	if t.obj != nil {
 		return relACL(t.obj)
@@ -63,11 +71,9 @@ func (t aclTarget) kindAndName() (string, string) {
 func (p *Portal) execGrant(gs *pg.GrantStmt) error {
 	p.tag = map[bool]string{true: "GRANT", false: "REVOKE"}[gs.IsGrant]
 	s, e := p.st.s, p.st.s.e
-	all := allTablePrivs
-	if gs.Objtype == pg.ObjectType_OBJECT_SCHEMA {
-		all = allSchemaPrivs
-	} else if gs.Objtype != pg.ObjectType_OBJECT_TABLE {
-		return repr.Unsupported("GRANT ON %s", strings.TrimPrefix(gs.Objtype.String(), "OBJECT_"))
+	all, err := grantKindPrivs(gs.Objtype)
+	if err != nil {
+		return err
 	}
 	if gs.Targtype == pg.GrantTargetType_ACL_TARGET_DEFAULTS {
 		return repr.Unsupported("ALTER DEFAULT PRIVILEGES")
@@ -92,13 +98,51 @@ func (p *Portal) execGrant(gs *pg.GrantStmt) error {
 	caller, _ := e.role(s.currentUser())
 	changed := make([][]ACLItem, len(targets))
 	for i, t := range targets {
-		acl, err := e.changeACL(s, caller, t, all, privs, grantees, gs)
+		tp, err := s.targetPrivs(t, privs, len(gs.Privileges) == 0 || privs == all)
+		if err != nil {
+			return err
+		}
+		acl, err := e.changeACL(s, caller, t, t.all(), tp, grantees, gs)
 		if err != nil {
 			return err
 		}
 		changed[i] = acl
 	}
 	return e.commitACLs(targets, changed)
+}
+
+// grantKindPrivs is every privilege GRANT ON <kind> may name: ON TABLE
+// also takes the sequence privileges, checked per object (targetPrivs).
+func grantKindPrivs(kind pg.ObjectType) (aclMode, error) {
+	switch kind {
+	case pg.ObjectType_OBJECT_SCHEMA:
+		return allSchemaPrivs, nil
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		return allSeqPrivs, nil
+	case pg.ObjectType_OBJECT_TABLE:
+		return allTablePrivs | allSeqPrivs, nil
+	}
+	return 0, repr.Unsupported("GRANT ON %s", strings.TrimPrefix(kind.String(), "OBJECT_"))
+}
+
+// targetPrivs narrows a GRANT ON TABLE's privileges to what target t
+// carries: ALL is all of them; a sequence drops the others with
+// PostgreSQL's warning, a table refuses USAGE (0LP01).
+func (s *Session) targetPrivs(t aclTarget, privs aclMode, all bool) (aclMode, error) {
+	if t.obj == nil {
+		return privs, nil
+	}
+	own := relAllPrivs(t.obj)
+	switch {
+	case all:
+		return own, nil
+	case privs&^own == 0:
+		return privs, nil
+	case t.obj.Kind == relSequence:
+		s.notify(repr.Errorf("01007", "sequence \"%s\" only supports USAGE, SELECT, and UPDATE privileges", t.obj.Name))
+		return privs & own, nil
+	}
+	return 0, repr.Errorf(codeInvalidPrivType, "invalid privilege type USAGE for table")
 }
 
 // grantPrivs reads a privilege list (nil is ALL) as a set valid for the
@@ -119,15 +163,22 @@ func grantPrivs(list []*pg.Node, all aclMode, kind pg.ObjectType) (aclMode, erro
 		}
 		b, ok := privByName(ap.PrivName)
 		if !ok || b&all == 0 {
-			what := "table"
-			if kind == pg.ObjectType_OBJECT_SCHEMA {
-				what = "schema"
-			}
-			return 0, repr.Errorf(codeInvalidPrivType, "invalid privilege type %s for %s", strings.ToUpper(ap.PrivName), what)
+			return 0, repr.Errorf(codeInvalidPrivType, "invalid privilege type %s for %s", strings.ToUpper(ap.PrivName), grantKindWord(kind))
 		}
 		out |= b
 	}
 	return out, nil
+}
+
+// grantKindWord names an object kind in GRANT's errors.
+func grantKindWord(kind pg.ObjectType) string {
+	switch kind {
+	case pg.ObjectType_OBJECT_SCHEMA:
+		return "schema"
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		return "sequence"
+	}
+	return "table"
 }
 
 // grantees resolves the grantee list to role OIDs (0 is PUBLIC).
@@ -164,8 +215,9 @@ func (e *Engine) aclTargets(gs *pg.GrantStmt) ([]aclTarget, error) {
 				out = append(out, aclTarget{schema: sc})
 				continue
 			}
+			seqs := gs.Objtype == pg.ObjectType_OBJECT_SEQUENCE
 			for _, o := range e.cat.objectsIn(name) {
-				if o.Kind != relIndex && o.Kind != relSequence {
+				if o.Kind != relIndex && (o.Kind == relSequence) == seqs {
 					out = append(out, aclTarget{obj: o})
 				}
 			}
@@ -175,11 +227,11 @@ func (e *Engine) aclTargets(gs *pg.GrantStmt) ([]aclTarget, error) {
 			if o == nil || rv.Schemaname == "" {
 				return nil, repr.ErrUndefinedTable.New(rv.Relname)
 			}
-			switch o.Kind {
-			case relIndex:
+			switch {
+			case o.Kind == relIndex:
 				return nil, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is an index", o.Name)
-			case relSequence:
-				return nil, repr.Unsupported("GRANT on sequence \"%s\"", o.Name)
+			case gs.Objtype == pg.ObjectType_OBJECT_SEQUENCE && o.Kind != relSequence:
+				return nil, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a sequence", o.Name)
 			}
 			if isSystemRelation(o.ID) {
 				return nil, repr.Errorf(codeInsufficientPrivilege, "permission denied: \"%s\" is a system relation", o.Name)
@@ -475,36 +527,35 @@ func relKindOK(k planner.RelKind) bool {
 	return k == planner.RelTable || k == planner.RelView || k == planner.RelMaterializedView || k == relSequence || k == planner.RelSource
 }
 
-// hasPrivilege is has_table_privilege and has_schema_privilege: ([role,]
-// object, privileges), the role and object by name or OID, privileges a
-// comma-separated list of names, each optionally WITH GRANT OPTION; true
-// when the role holds any of them.
-func hasPrivilege(schema bool) catalogFunc {
+// privKind is the kind of object a has_*_privilege function asks about.
+type privKind int
+
+const (
+	privOnTable privKind = iota
+	privOnSchema
+	privOnSequence
+)
+
+// hasPrivilege is has_table_privilege, has_schema_privilege and
+// has_sequence_privilege: ([role,] object, privileges), the role and
+// object by name or OID, privileges a comma-separated list of names,
+// each optionally WITH GRANT OPTION; true when the role holds any of
+// them.
+func hasPrivilege(kind privKind) catalogFunc {
 	return func(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
 		if len(a) < 2 || a[len(a)-1].IsNull() || a[len(a)-2].IsNull() {
 			return repr.Null, nil
 		}
-		role := c.s.currentUser()
-		if len(a) == 3 {
-			if a[0].Family() == repr.FamText {
-				role = a[0].Text()
-			} else {
-				role = c.s.e.roleName(uint32(a[0].Int()))
-			}
-			if _, ok := c.s.e.role(role); !ok {
-				return repr.Null, repr.Errorf(repr.CodeUndefinedObject, "role \"%s\" does not exist", role)
-			}
-		}
-		obj, spec := a[len(a)-2], a[len(a)-1].Text()
-		all := allTablePrivs
-		if schema {
-			all = allSchemaPrivs
-		}
-		want, opt, err := privSpec(spec, all)
+		role, err := c.privRole(a, 3)
 		if err != nil {
 			return repr.Null, err
 		}
-		held, grantable, ok, err := c.heldPrivs(s, schema, obj, role, all)
+		all := map[privKind]aclMode{privOnTable: allTablePrivs, privOnSchema: allSchemaPrivs, privOnSequence: allSeqPrivs}[kind]
+		want, opt, err := privSpec(a[len(a)-1].Text(), all)
+		if err != nil {
+			return repr.Null, err
+		}
+		held, grantable, ok, err := c.heldPrivs(s, kind, a[len(a)-2], role, all)
 		if err != nil || !ok {
 			return repr.Null, err
 		}
@@ -513,6 +564,23 @@ func hasPrivilege(schema bool) catalogFunc {
 		}
 		return repr.NewBool(held&want != 0), nil
 	}
+}
+
+// privRole is the role a has_*_privilege call asks about: its first
+// argument (a name or OID) when it has n arguments, else the current
+// user.
+func (c sessionCatalog) privRole(a []repr.Datum, n int) (string, error) {
+	if len(a) < n {
+		return c.s.currentUser(), nil
+	}
+	role := a[0].Text()
+	if a[0].Family() != repr.FamText {
+		role = c.s.e.roleName(uint32(a[0].Int()))
+	}
+	if _, ok := c.s.e.role(role); !ok {
+		return "", repr.Errorf(repr.CodeUndefinedObject, "role \"%s\" does not exist", role)
+	}
+	return role, nil
 }
 
 // privSpec parses has_*_privilege's privilege list.
@@ -533,46 +601,64 @@ func privSpec(spec string, all aclMode) (want aclMode, option bool, err error) {
 
 // heldPrivs returns what role holds on the object named (text) or
 // identified (OID) by obj; ok is false for an unknown OID (NULL).
-func (c sessionCatalog) heldPrivs(s *sysSnap, schema bool, obj repr.Datum, role string, all aclMode) (held, grantable aclMode, ok bool, err error) {
-	e := c.s.e
-	if schema {
-		name := obj.Text()
-		if obj.Family() != repr.FamText {
-			name = s.cat.namespaceName(uint32(obj.Int()))
-		}
-		sc := s.cat.schemas[name]
-		switch {
-		case sc == nil && obj.Family() == repr.FamText:
-			return 0, 0, false, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", name)
-		case sc == nil:
-			return 0, 0, false, nil
-		case sc.system:
-			return privUsage, 0, true, nil
-		}
-		p, g := e.rolePrivs(role, schemaACL(sc), sc.Owner, all)
-		return p, g, true, nil
+func (c sessionCatalog) heldPrivs(s *sysSnap, kind privKind, obj repr.Datum, role string, all aclMode) (held, grantable aclMode, ok bool, err error) {
+	if kind == privOnSchema {
+		return c.heldSchemaPrivs(s, obj, role)
 	}
-	var o *Object
+	o, sys, err := c.privRelation(s, obj)
+	switch {
+	case err != nil:
+		return 0, 0, false, err
+	case sys:
+		return privSelect, 0, true, nil // system relations: readable by all
+	case o == nil:
+		return 0, 0, false, nil
+	case kind == privOnSequence && o.Kind != relSequence:
+		return 0, 0, false, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a sequence", o.Name)
+	}
+	p, g := c.s.e.rolePrivs(role, relACL(o), o.Owner, relAllPrivs(o))
+	return p & all, g & all, true, nil
+}
+
+// heldSchemaPrivs is heldPrivs for a schema.
+func (c sessionCatalog) heldSchemaPrivs(s *sysSnap, obj repr.Datum, role string) (held, grantable aclMode, ok bool, err error) {
+	name := obj.Text()
+	if obj.Family() != repr.FamText {
+		name = s.cat.namespaceName(uint32(obj.Int()))
+	}
+	sc := s.cat.schemas[name]
+	switch {
+	case sc == nil && obj.Family() == repr.FamText:
+		return 0, 0, false, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", name)
+	case sc == nil:
+		return 0, 0, false, nil
+	case sc.system:
+		return privUsage, 0, true, nil
+	}
+	p, g := c.s.e.rolePrivs(role, schemaACL(sc), sc.Owner, allSchemaPrivs)
+	return p, g, true, nil
+}
+
+// privRelation resolves a has_*_privilege relation argument: a name
+// (42P01 if missing) or an OID (nil if unknown); sys reports a system
+// relation.
+func (c sessionCatalog) privRelation(s *sysSnap, obj repr.Datum) (o *Object, sys bool, err error) {
 	if obj.Family() == repr.FamText {
 		schema, name := splitQualifiedName(obj.Text())
 		if schema == "" {
 			schema = c.s.resolveSchema(s.cat, name)
 		}
 		if lookupSysRel(schema, name) != nil {
-			return privSelect, 0, true, nil
+			return nil, true, nil
 		}
 		if o = s.cat.lookup(schema, name); o == nil || schema == "" {
-			return 0, 0, false, repr.ErrUndefinedTable.New(obj.Text())
+			return nil, false, repr.ErrUndefinedTable.New(obj.Text())
 		}
-	} else if ri := s.rel(uint32(obj.Int())); ri != nil {
-		if ri.obj == nil {
-			return privSelect, 0, true, nil // system relations: readable by all
-		}
-		o = ri.obj
+		return o, false, nil
 	}
-	if o == nil {
-		return 0, 0, false, nil
+	ri := s.rel(uint32(obj.Int()))
+	if ri == nil {
+		return nil, false, nil
 	}
-	p, g := e.rolePrivs(role, relACL(o), o.Owner, all)
-	return p, g, true, nil
+	return ri.obj, ri.obj == nil, nil
 }

@@ -78,6 +78,7 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool, interrupt <-chan s
 		return err
 	}
 	obj.ID = e.allocID(b)
+	e.applyDefaultACL(obj)
 	if err := e.cat.add(obj); err != nil {
 		e.undoAutoIndexes(autos)
 		e.nextID = prevID

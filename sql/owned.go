@@ -80,6 +80,15 @@ func (s *Session) roleDependents(cat *Catalog, role uint32) []roleDep {
 			}
 		}
 	}
+	for _, d := range cat.defACLs {
+		desc := cat.defaclDesc(d, s.e.roleName)
+		switch {
+		case d.Role == role:
+			out = append(out, roleDep{oid: relOID(d.ID), owner: true, desc: desc})
+		case aclNames(d.ACL, role):
+			out = append(out, roleDep{oid: relOID(d.ID), desc: desc})
+		}
+	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].oid != out[j].oid {
 			return out[i].oid < out[j].oid
@@ -225,6 +234,9 @@ func (p *Portal) execDropOwned(st *pg.DropOwnedStmt) error {
 		}
 	}
 	if err := e.revokeFromRoles(roles); err != nil {
+		return err
+	}
+	if err := e.dropDefaultACLsOf(roles); err != nil {
 		return err
 	}
 	for i := len(objs) - 1; i >= 0; i-- {

@@ -225,6 +225,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execAlterRole(n.GetAlterRoleStmt())
 	case n.GetDropRoleStmt() != nil:
 		return p.execDropRole(n.GetDropRoleStmt())
+	case n.GetAlterDefaultPrivilegesStmt() != nil:
+		return p.execAlterDefaultPrivileges(n.GetAlterDefaultPrivilegesStmt())
 	case n.GetReassignOwnedStmt() != nil:
 		return p.execReassignOwned(n.GetReassignOwnedStmt())
 	case n.GetDropOwnedStmt() != nil:

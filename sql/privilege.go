@@ -51,7 +51,16 @@ const (
 
 	allTablePrivs  = privInsert | privSelect | privUpdate | privDelete | privTruncate | privReferences | privTrigger
 	allSchemaPrivs = privUsage | privCreate
+	allSeqPrivs    = privUsage | privSelect | privUpdate
 )
+
+// relAllPrivs is every privilege relation o can carry.
+func relAllPrivs(o *Object) aclMode {
+	if o.Kind == relSequence {
+		return allSeqPrivs
+	}
+	return allTablePrivs
+}
 
 // aclLetters are the aclitem letters of the privilege bits, in bit order.
 const aclLetters = "arwdDxtXUC"
@@ -107,7 +116,7 @@ func schemaACL(sc *Schema) []ACLItem {
 }
 
 // relACL returns o's effective ACL.
-func relACL(o *Object) []ACLItem { return effectiveACL(o.ACL, o.Owner, allTablePrivs, false) }
+func relACL(o *Object) []ACLItem { return effectiveACL(o.ACL, o.Owner, relAllPrivs(o), false) }
 
 // rolePrivs returns the privileges role (by name) holds in acl of an
 // object owned by owner, and those it may grant.
@@ -136,7 +145,7 @@ func (e *Engine) hasSchemaPriv(role string, sc *Schema, priv aclMode) bool {
 
 // hasRelPriv reports whether role holds every privilege of priv on o.
 func (e *Engine) hasRelPriv(role string, o *Object, priv aclMode) bool {
-	p, _ := e.rolePrivs(role, relACL(o), o.Owner, allTablePrivs)
+	p, _ := e.rolePrivs(role, relACL(o), o.Owner, relAllPrivs(o))
 	return p&priv == priv
 }
 

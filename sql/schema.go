@@ -260,9 +260,14 @@ func (e *Engine) dropSchemaLocked(sc *Schema, cascade bool) error {
 	b := e.db.NewBatch()
 	defer b.Close()
 	b.Delete(metaSchemaKey(sc.ID))
+	defACLs, err := e.dropSchemaDefaultACLs(sc.OID(), b)
+	if err != nil {
+		return err
+	}
 	if err := e.db.Commit(b); err != nil {
 		return err
 	}
+	e.cat.defACLs = defACLs
 	delete(e.cat.schemas, name)
 	e.cat.version++
 	return nil

@@ -444,6 +444,9 @@ func (q sessionSeqs) NextVal(name string) (int64, error) {
 	if err := q.s.checkSequenceWrite("nextval"); err != nil {
 		return 0, err
 	}
+	if err := q.s.checkSeqPriv(name, privUsage|privUpdate); err != nil {
+		return 0, err
+	}
 	st, v, err := q.s.e.nextVal(q.s.seqName(name))
 	if err != nil {
 		return 0, err
@@ -454,6 +457,9 @@ func (q sessionSeqs) NextVal(name string) (int64, error) {
 
 func (q sessionSeqs) CurrVal(name string) (int64, error) {
 	e := q.s.e
+	if err := q.s.checkSeqPriv(name, privUsage|privSelect); err != nil {
+		return 0, err
+	}
 	st, err := e.lockedSequence(q.s.seqName(name))
 	if err != nil {
 		return 0, err
@@ -468,6 +474,9 @@ func (q sessionSeqs) CurrVal(name string) (int64, error) {
 
 func (q sessionSeqs) SetVal(name string, v int64, called bool) (int64, error) {
 	if err := q.s.checkSequenceWrite("setval"); err != nil {
+		return 0, err
+	}
+	if err := q.s.checkSeqPriv(name, privUpdate); err != nil {
 		return 0, err
 	}
 	st, err := q.s.e.setVal(q.s.seqName(name), v, called)
@@ -491,6 +500,9 @@ func (q sessionSeqs) LastVal() (int64, error) {
 	q.s.e.seqMu.Unlock()
 	if dropped {
 		return 0, undefined
+	}
+	if err := q.s.checkSeqPriv(st.name, privUsage|privSelect); err != nil {
+		return 0, err
 	}
 	return q.s.seqCurr[st.id], nil
 }
@@ -677,4 +689,28 @@ func hasOption(opts []*pg.Node, name string, withArg bool) bool {
 		}
 	}
 	return false
+}
+
+// checkSeqPriv refuses a sequence function to a role holding none of
+// any on the sequence named (42501 "permission denied for sequence"):
+// nextval needs USAGE or UPDATE, currval and lastval USAGE or SELECT,
+// setval UPDATE. An identity column's sequence is the table's own
+// business and is not checked, as in PostgreSQL. A missing sequence is
+// left for the function to report.
+func (s *Session) checkSeqPriv(name string, any aclMode) error {
+	schema, rel := parseRegclass(s.seqName(name))
+	s.e.mu.RLock()
+	defer s.e.mu.RUnlock()
+	o := s.e.cat.lookup(schema, rel)
+	if o == nil || o.Kind != relSequence || o.Sequence.Identity {
+		return nil
+	}
+	if sc := s.e.cat.schemas[o.Schema]; sc != nil && !s.e.hasSchemaPriv(s.currentUser(), sc, privUsage) {
+		return repr.Errorf(codeInsufficientPrivilege, "permission denied for schema %s", o.Schema)
+	}
+	p, _ := s.e.rolePrivs(s.currentUser(), relACL(o), o.Owner, allSeqPrivs)
+	if p&any == 0 {
+		return repr.Errorf(codeInsufficientPrivilege, "permission denied for sequence %s", o.Name)
+	}
+	return nil
 }

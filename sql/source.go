@@ -515,6 +515,7 @@ func (e *Engine) addSourceLocked(obj *Object, ifNotExists bool) error {
 	defer b.Close()
 	prevID := e.nextID
 	obj.ID = e.allocID(b)
+	e.applyDefaultACL(obj)
 	if err := e.cat.add(obj); err != nil {
 		e.nextID = prevID
 		return err

@@ -49,6 +49,7 @@ func (p *Portal) execCreateSource(cs *parse.CreateSource) error {
 	if err := p.st.s.MayCreateConnector(); err != nil {
 		return err
 	}
+	obj.Owner = p.st.s.newOwner()
 	p.tag = "CREATE SOURCE"
 	if cs.IsTable {
 		p.tag = "CREATE TABLE"

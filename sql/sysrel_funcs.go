@@ -245,9 +245,10 @@ func init() {
 		},
 	}
 	catalogFuncs["pg_current_xact_id"] = catalogFuncs["txid_current"]
-	catalogFuncs["has_table_privilege"] = hasPrivilege(false)
-	catalogFuncs["has_any_column_privilege"] = hasPrivilege(false)
-	catalogFuncs["has_schema_privilege"] = hasPrivilege(true)
+	catalogFuncs["has_table_privilege"] = hasPrivilege(privOnTable)
+	catalogFuncs["has_any_column_privilege"] = hasPrivilege(privOnTable)
+	catalogFuncs["has_schema_privilege"] = hasPrivilege(privOnSchema)
+	catalogFuncs["has_sequence_privilege"] = hasPrivilege(privOnSequence)
 	addProcFuncs()
 }
 

@@ -91,7 +91,6 @@ func defEmpty() {
 		{157, 12073, "pg_locks", true, "locktype text, database oid, relation oid, page integer, tuple smallint, virtualxid text, transactionid xid, classid oid, objid oid, objsubid smallint, virtualtransaction text, pid integer, mode text, granted boolean, fastpath boolean, waitstart timestamp with time zone"},
 		{158, 3466, "pg_event_trigger", false, "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled \"char\", evttags text[]"},
 		{159, 2607, "pg_conversion", false, "oid oid, conname name, connamespace oid, conowner oid, conforencoding integer, contoencoding integer, conproc regproc, condefault boolean"},
-		{160, 826, "pg_default_acl", false, "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl aclitem[]"},
 		{161, 3394, "pg_init_privs", false, "objoid oid, classoid oid, objsubid integer, privtype \"char\", initprivs aclitem[]"},
 		{162, 3596, "pg_seclabel", false, "objoid oid, classoid oid, objsubid integer, provider text, label text"},
 		{163, 6100, "pg_subscription", false, "oid oid, subdbid oid, subskiplsn pg_lsn, subname name, subowner oid, subenabled boolean, subbinary boolean, substream boolean, subtwophasestate \"char\", subdisableonerr boolean, subconninfo text, subslotname name, subsynccommit text, subpublications text[]"},
