@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -123,6 +124,7 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 		views: map[uint64]*matView{}, sources: map[uint64]*sourceState{}, nextID: 1000,
 		replayer: o.Replayer, spill: spiller{limit: o.MemoryLimit}}
 	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
+	e.spill.all = os.Getenv("EDDY_SPILL_ALL") == "1"
 	e.cat.size = e.collectionSize
 	err = e.loadRoles()
 	if err == nil {

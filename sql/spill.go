@@ -45,6 +45,10 @@ type spiller struct {
 	gcs   uint64
 	// spilled counts collections spilled (for tests and the log).
 	spilled int
+	// all spills every table and view at every checkpoint, whatever the
+	// budget: EDDY_SPILL_ALL=1, a test knob (the crash tests run the
+	// server with everything spilled).
+	all bool
 }
 
 // storeOptions returns the store's options for a memory budget: Pebble's
@@ -63,6 +67,9 @@ func storeOptions(o Options) storage.Options {
 // restart loads may keep in memory (-1: no bound), given loaded, the
 // estimate of those already loaded.
 func (s *spiller) loadBound(loaded int64) int64 {
+	if s.all {
+		return 0
+	}
 	if s.limit <= 0 {
 		return -1
 	}
@@ -93,6 +100,14 @@ func (e *Engine) afterCheckpoint() {
 		c.Flushed()
 	}
 	s := &e.spill
+	if s.all {
+		for id, c := range e.colls {
+			if !c.Spilled() && e.spillable(id) {
+				c.Spill(e.db)
+			}
+		}
+		return
+	}
 	if s.limit <= 0 {
 		return
 	}

@@ -30,6 +30,13 @@ func TestCrashDuringCheckpoint(t *testing.T) {
 	crashTest(t, harness.WithEnv("EDDY_CHECKPOINT_COMMITS=2"))
 }
 
+// TestCrashSpilled is TestCrashDuringCheckpoint with every table and view
+// spilled to the store at each checkpoint (EDDY_SPILL_ALL), so restart
+// and replay run over spilled collections.
+func TestCrashSpilled(t *testing.T) {
+	crashTest(t, harness.WithEnv("EDDY_CHECKPOINT_COMMITS=2", "EDDY_SPILL_ALL=1"))
+}
+
 func crashTest(t *testing.T, opts ...harness.Option) {
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))

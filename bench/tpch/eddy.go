@@ -34,13 +34,22 @@ import (
 // (the refresh batches) into FILE.refresh.pprof.
 func serve(dir, cpuprofile string) error {
 	server.TuneGC()
+	var limit int64
+	if memoryLimit != "" {
+		var err error
+		if limit, err = server.ParseByteSize(memoryLimit); err != nil {
+			return fmt.Errorf("-memory-limit: %w", err)
+		}
+		server.ApplyMemoryLimit(limit)
+	}
 	prof := &cpuProfile{}
 	defer prof.stop()
 	if err := prof.start(cpuprofile); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: dir, Version: "tpch", Logger: log})
+	srv, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: dir, Version: "tpch", Logger: log,
+		MemoryLimit: limit})
 	if err != nil {
 		return err
 	}
@@ -147,6 +156,9 @@ func startEddy(limit int64, cpuprofile string) (*eddyProc, error) {
 	args := []string{"-serve", dir}
 	if cpuprofile != "" {
 		args = append(args, "-cpuprofile", cpuprofile)
+	}
+	if memoryLimit != "" {
+		args = append(args, "-memory-limit", memoryLimit)
 	}
 	e := &eddyProc{cmd: exec.Command(self, args...), dir: dir, limit: limit,
 		stop: make(chan struct{}), done: make(chan struct{})}

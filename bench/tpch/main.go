@@ -31,6 +31,9 @@ type options struct {
 	serve      string // internal: run the Eddy server of a child process
 }
 
+// memoryLimit is -memory-limit, passed on to the child (serve).
+var memoryLimit string
+
 func main() {
 	var o options
 	flag.Float64Var(&o.sf, "sf", 0.1, "TPC-H scale factor (1: 6M lineitems)")
@@ -45,6 +48,7 @@ func main() {
 	flag.BoolVar(&o.eddy, "eddy", true, "measure Eddy (-eddy=false measures PostgreSQL alone, e.g. at a scale where both do not fit in memory at once)")
 	flag.BoolVar(&o.pgIndexes, "pgindexes", true, "give PostgreSQL indexes on lineitem(l_partkey, l_suppkey) and orders(o_custkey) after the load")
 	flag.StringVar(&o.pgbin, "pgbin", "", "directory of PostgreSQL's initdb and pg_ctl (default: "+bench.PostgresBinDir+", else /usr/lib/postgresql/15/bin)")
+	flag.StringVar(&memoryLimit, "memory-limit", "", "Eddy's --memory-limit, e.g. 8GiB (default: none, the garbage-collector policy of server.TuneGC and no spilling)")
 	flag.StringVar(&o.serve, "serve", "", "internal: serve Eddy on this data directory (the child process)")
 	flag.Parse()
 	var err error
