@@ -14,6 +14,7 @@ require (
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 	github.com/valyala/fastjson v1.6.10
+	golang.org/x/sys v0.48.0
 	github.com/xdg-go/scram v1.4.0
 	google.golang.org/protobuf v1.36.12
 )
@@ -50,6 +51,5 @@ require (
 	github.com/rogpeppe/go-internal v1.9.0 // indirect
 	github.com/xdg-go/stringprep v1.0.4 // indirect
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )

@@ -100,6 +100,7 @@ func init() {
 	catalogFn("pg_get_statisticsobjdef_columns", true, text, oid)
 	catalogFn("pg_tablespace_location", true, text, oid)
 	catalogFn("pg_get_partkeydef", true, text, oid) // NULL: no partitioned tables
+	catalogFn("oidvectortypes", true, text, repr.OIDVector)
 	for _, f := range []string{"pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible",
 		"pg_collation_is_visible", "pg_opclass_is_visible", "pg_operator_is_visible", "pg_conversion_is_visible",
 		"pg_statistics_obj_is_visible", "pg_ts_config_is_visible", "pg_ts_dict_is_visible", "pg_ts_parser_is_visible",
@@ -189,6 +190,10 @@ func init() {
 		}
 		return repr.NewText(""), nil
 	}, repr.Int4)
+	// Eddy's one database encoding.
+	fn("getdatabaseencoding", repr.Name, func(*Ctx, []repr.Datum) (repr.Datum, error) {
+		return repr.NewText("UTF8"), nil
+	})
 	fn("pg_char_to_encoding", repr.Int4, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		if strings.EqualFold(strings.ReplaceAll(a[0].Text(), "-", ""), "UTF8") {
 			return repr.NewInt(6), nil

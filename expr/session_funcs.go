@@ -6,8 +6,13 @@ import "github.com/eddydb/eddy/repr"
 // never constant-folded, and rejected inside materialized views (their value
 // depends on who asks, not on the data).
 func init() {
+	// They return name, as PostgreSQL's do (version() returns text).
 	info := func(name string, get func(*SessionInfo) string) {
-		f := fn(name, repr.Text, func(c *Ctx, _ []repr.Datum) (repr.Datum, error) {
+		ret := repr.Name
+		if name == "version" {
+			ret = repr.Text
+		}
+		f := fn(name, ret, func(c *Ctx, _ []repr.Datum) (repr.Datum, error) {
 			if c.Session == nil {
 				return repr.Null, repr.Unsupported("%s() outside a session", name)
 			}
@@ -29,7 +34,7 @@ func init() {
 			return s.User
 		})
 	}
-	f := fn("current_schema", repr.Text, func(c *Ctx, _ []repr.Datum) (repr.Datum, error) {
+	f := fn("current_schema", repr.Name, func(c *Ctx, _ []repr.Datum) (repr.Datum, error) {
 		switch {
 		case c.Session == nil:
 			return repr.Null, repr.Unsupported("current_schema() outside a session")

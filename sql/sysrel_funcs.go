@@ -44,6 +44,9 @@ func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
 		}
 		return 0, repr.ErrUndefinedTable.New(s)
 	case repr.KindRegType:
+		if oid, ok := pseudoTypeOID(s); ok {
+			return oid, nil
+		}
 		typ, err := repr.TypeByName(strings.TrimSpace(s), nil)
 		if err != nil {
 			return 0, err
@@ -187,6 +190,13 @@ func init() {
 				return repr.NewText(name), nil
 			}
 			return repr.NewText(fmt.Sprintf("unknown (OID=%d)", a[0].Int())), nil
+		},
+		"oidvectortypes": func(_ sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
+			var oids []uint32
+			for _, d := range a[0].Array() {
+				oids = append(oids, uint32(d.Int()))
+			}
+			return repr.NewText(typeListNames(oids)), nil
 		},
 		"pg_table_is_visible":    relVisible,
 		"pg_type_is_visible":     alwaysTrue,

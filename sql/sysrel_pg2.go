@@ -97,6 +97,14 @@ func defEmpty() {
 		{164, 1418, "pg_user_mapping", false, "oid oid, umuser oid, umserver oid, umoptions text[]"},
 		{169, 2753, "pg_opfamily", false, "oid oid, opfmethod oid, opfname name, opfnamespace oid, opfowner oid"},
 		{168, 2964, "pg_db_role_setting", false, "setdatabase oid, setrole oid, setconfig text[]"},
+		{170, 3602, "pg_ts_config", false, "oid oid, cfgname name, cfgnamespace oid, cfgowner oid, cfgparser oid"},
+		{171, 3600, "pg_ts_dict", false, "oid oid, dictname name, dictnamespace oid, dictowner oid, dicttemplate oid, dictinitoption text"},
+		{172, 3601, "pg_ts_parser", false, "oid oid, prsname name, prsnamespace oid, prsstart regproc, prstoken regproc, prsend regproc, prsheadline regproc, prslextype regproc"},
+		{173, 3764, "pg_ts_template", false, "oid oid, tmplname name, tmplnamespace oid, tmplinit regproc, tmpllexize regproc"},
+		{174, 12023, "pg_rules", true, "schemaname name, tablename name, rulename name, definition text"},
+		{175, 12081, "pg_available_extensions", true, "name name, default_version text, installed_version text, comment text"},
+		{176, 12085, "pg_available_extension_versions", true, "name name, version text, installed boolean, superuser boolean, trusted boolean, relocatable boolean, schema name, requires name[], comment text"},
+		{177, 12327, "pg_user_mappings", true, "umid oid, srvid oid, srvname name, umuser oid, usename name, umoptions text[]"},
 		{165, 2600, "pg_aggregate", false, "aggfnoid regproc, aggkind \"char\", aggnumdirectargs smallint, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra boolean, aggmfinalextra boolean, aggfinalmodify \"char\", aggmfinalmodify \"char\", aggsortop oid, aggtranstype oid, aggtransspace integer, aggmtranstype oid, aggmtransspace integer, agginitval text, aggminitval text"},
 	} {
 		defSysRel(d.id, d.oid, nsPgCatalog, d.name, d.view, d.cols, noRows)

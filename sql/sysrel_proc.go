@@ -80,20 +80,46 @@ type procInfo struct {
 }
 
 // argNames prints the argument types as regprocedure does.
-func (p *procInfo) argNames() string {
+func (p *procInfo) argNames() string { return typeListNames(p.args) }
+
+// typeListNames is oidvectortypes: the names of the types oids, as
+// format_type prints them, separated by ", ".
+func typeListNames(oids []uint32) string {
 	var out []string
-	for _, a := range p.args {
+	for _, a := range oids {
 		if t, ok := repr.FromOID(a); ok {
 			out = append(out, t.Name())
+		} else if n, ok := pseudoTypeNames[a]; ok {
+			out = append(out, n)
 		} else {
-			out = append(out, pseudoTypeNames[a])
+			out = append(out, "???")
 		}
 	}
 	return strings.Join(out, ", ")
 }
 
-// pseudoTypeNames name the polymorphic argument types pg_proc uses.
-var pseudoTypeNames = map[uint32]string{2283: "anyelement", 2277: "anyarray", 2276: "\"any\"", 2249: "record"}
+// pseudoTypeNames name PostgreSQL 15's pseudo-types (as format_type
+// prints them), which pg_proc's polymorphic arguments use and regtype
+// input accepts.
+var pseudoTypeNames = map[uint32]string{
+	32: "pg_ddl_command", 269: "table_am_handler", 325: "index_am_handler", 2249: "record", 2275: "cstring",
+	2276: "\"any\"", 2277: "anyarray", 2278: "void", 2279: "trigger", 2280: "language_handler", 2281: "internal",
+	2283: "anyelement", 2776: "anynonarray", 3115: "fdw_handler", 3310: "tsm_handler", 3500: "anyenum",
+	3831: "anyrange", 3838: "event_trigger", 4537: "anymultirange", 4538: "anycompatiblemultirange",
+	5077: "anycompatible", 5078: "anycompatiblearray", 5079: "anycompatiblenonarray", 5080: "anycompatiblerange",
+}
+
+// pseudoTypeOID is the OID of the pseudo-type named name (possibly
+// qualified with pg_catalog, "any" quoted or not); ok false for others.
+func pseudoTypeOID(name string) (uint32, bool) {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "pg_catalog.")
+	for oid, n := range pseudoTypeNames {
+		if n == name || strings.Trim(n, `"`) == name {
+			return oid, true
+		}
+	}
+	return 0, false
+}
 
 // firstProcOID is the first OID of the functions numbered here: above
 // user relations' OIDs, below the derived OIDs (sysrel.go).
