@@ -85,6 +85,12 @@ type Backend struct {
 	// may only be called from the session's own goroutine, while it runs
 	// a statement.
 	HasPortal func(name string) bool
+	// Portal returns the portal the connection bound under that name (SQL
+	// FETCH, MOVE and CLOSE reach protocol portals, as in PostgreSQL);
+	// ClosePortal closes and forgets it, reporting whether it existed.
+	// Like HasPortal, only from the session's goroutine during a statement.
+	Portal      func(name string) (Portal, bool)
+	ClosePortal func(name string) bool
 }
 
 // Notification is a NotificationResponse: a NOTIFY on Channel with

@@ -315,11 +315,22 @@ func (c *conn) sendReady(status byte) {
 	}
 	if status == 'I' {
 		c.sendQueuedNotifications()
+		c.closePortals()
 	}
 	c.rfq.TxStatus = status
 	c.be.Send(&c.rfq)
 	if c.flush() == nil && status == 'I' {
 		c.becomeIdle()
+	}
+}
+
+// closePortals closes every portal: as in PostgreSQL, where a portal lives
+// no longer than its transaction, none is left once the connection is idle
+// outside a transaction block (after the Sync of an implicit transaction,
+// after COMMIT or ROLLBACK). A DECLAREd cursor WITH HOLD is the session's.
+func (c *conn) closePortals() {
+	for name := range c.portals {
+		c.closePortal(name)
 	}
 }
 

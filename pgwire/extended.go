@@ -251,13 +251,9 @@ func (c *conn) closePortal(name string) {
 	}
 }
 
-// handleSync ends an extended-protocol batch: error skipping stops, the
-// unnamed portal is dropped outside a transaction, and ReadyForQuery is sent.
+// handleSync ends an extended-protocol batch: error skipping stops and
+// ReadyForQuery is sent (which drops the portals outside a transaction).
 func (c *conn) handleSync() {
 	c.ignoreTillSync = false
-	status := c.txStatus()
-	if status == 'I' {
-		c.closePortal("")
-	}
-	c.sendReady(status)
+	c.sendReady(c.txStatus())
 }

@@ -29,6 +29,15 @@ func (c *conn) backend() Backend {
 			_, ok := c.portals[name]
 			return ok
 		},
+		Portal: func(name string) (Portal, bool) {
+			pe, ok := c.portals[name]
+			return pe.p, ok && pe.p != nil
+		},
+		ClosePortal: func(name string) bool {
+			_, ok := c.portals[name]
+			c.closePortal(name)
+			return ok
+		},
 	}
 }
 

@@ -108,6 +108,19 @@ func (p portal) Execute(ctx context.Context, w pgwire.RowWriter, maxRows int) (s
 
 func (p portal) Close() { p.p.Close() }
 
+// sqlPortal is the sql.Portal behind a portal Bind returned.
+func sqlPortal(p pgwire.Portal) (*sql.Portal, bool) {
+	switch p := p.(type) {
+	case portal:
+		return p.p, true
+	case copyPortal:
+		return p.p, true
+	case copyOutPortal:
+		return p.p, true
+	}
+	return nil, false
+}
+
 // copyPortal is a portal of COPY FROM STDIN.
 type copyPortal struct{ portal }
 
@@ -145,7 +158,16 @@ var (
 // SetBackend converts the connection's identity and controls.
 func (s session) SetBackend(b pgwire.Backend) {
 	sb := sql.Backend{PID: int32(b.PID), ClientPort: -1, Cancel: b.Cancel, Terminate: b.Terminate,
-		HasPortal: b.HasPortal}
+		HasPortal: b.HasPortal, ClosePortal: b.ClosePortal}
+	if b.Portal != nil {
+		sb.Portal = func(name string) (*sql.Portal, bool) {
+			p, ok := b.Portal(name)
+			if !ok {
+				return nil, false
+			}
+			return sqlPortal(p)
+		}
+	}
 	if a, ok := b.ClientAddr.(*net.TCPAddr); ok {
 		sb.ClientAddr, sb.ClientPort = a.IP.String(), int32(a.Port)
 	}

@@ -28,6 +28,11 @@ type Backend struct {
 	// portal of that name (DECLARE may not reuse it). Only the session's
 	// own goroutine calls it; nil means none.
 	HasPortal func(name string) bool
+	// Portal finds the protocol portal of that name and ClosePortal
+	// closes it (SQL FETCH, MOVE and CLOSE reach protocol portals,
+	// protoportal.go); same rules as HasPortal.
+	Portal      func(name string) (*Portal, bool)
+	ClosePortal func(name string) bool
 }
 
 // Notification is a NOTIFY delivered to a listening session.

@@ -162,6 +162,9 @@ func (p *Portal) execDeclare(dc *pg.DeclareCursorStmt) error {
 // execFetch executes FETCH and MOVE.
 func (p *Portal) execFetch(ctx context.Context, fs *pg.FetchStmt) error {
 	c, err := p.st.s.cursor(fs.Portalname)
+	if q, ok := p.st.s.protocolPortal(fs.Portalname); err != nil && ok {
+		return p.fetchPortal(ctx, q, fs)
+	}
 	if err != nil {
 		return err
 	}
@@ -187,8 +190,12 @@ const fetchAll = 1<<63 - 1
 // fetch moves the cursor as FETCH direction n does and returns the rows it
 // passes over (in the order read) and how many.
 func (c *cursor) fetch(dir pg.FetchDirection, n int64) ([]repr.Row, int, error) {
-	backward := dir == pg.FetchDirection_FETCH_BACKWARD ||
-		(dir == pg.FetchDirection_FETCH_RELATIVE && n < 0) ||
+	// FORWARD 0, BACKWARD 0 and RELATIVE 0 re-read the current row by
+	// moving back onto it, as PostgreSQL does.
+	onRow := c.pos > 0 && c.pos <= len(c.rows)
+	backward := dir == pg.FetchDirection_FETCH_BACKWARD && (n != 0 || onRow) ||
+		(dir == pg.FetchDirection_FETCH_RELATIVE && (n < 0 || n == 0 && onRow)) ||
+		(dir == pg.FetchDirection_FETCH_FORWARD && n == 0 && onRow) ||
 		(dir == pg.FetchDirection_FETCH_ABSOLUTE && (n <= 0 || int(min(n, fetchAll-1)) < c.pos))
 	if backward && c.noScroll {
 		return nil, 0, repr.Errorf("55000", "cursor can only scan forward").
@@ -291,6 +298,9 @@ func (p *Portal) execCloseCursor(cs *pg.ClosePortalStmt) error {
 		return nil
 	}
 	if _, err := s.cursor(cs.Portalname); err != nil {
+		if s.backend.ClosePortal != nil && s.backend.ClosePortal(cs.Portalname) {
+			return nil
+		}
 		return err
 	}
 	s.dropCursor(cs.Portalname)

@@ -19,10 +19,14 @@ type Portal struct {
 	executed bool
 	rows     []repr.Row
 	tag      string
-	pos      int
-	buf      []byte
-	copy     *copyFormat
-	copyTo   *copyTo
+	// pos is the number of rows read (by Execute, FETCH or MOVE); pastEnd
+	// marks a portal read past its last row (FETCH's position after the
+	// end, as opposed to on the last row).
+	pos     int
+	pastEnd bool
+	buf     []byte
+	copy    *copyFormat
+	copyTo  *copyTo
 	// stream is set for SUBSCRIBE: rows come as commits happen; copyOut
 	// sends them as COPY TO STDOUT.
 	stream  *subStream
@@ -50,6 +54,9 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 	defer stop()
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
+	if p.st.s.tx == txFailed && !isTxEnd(p.st.stmt.AST) {
+		return "", false, errInFailedTx
+	}
 	if p.cur != nil {
 		return p.executeCursor(ctx, w, maxRows)
 	}
@@ -64,6 +71,7 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 			return "", false, err
 		}
 	}
+	from := p.pos
 	for p.pos < len(p.rows) {
 		if err := ctx.Err(); err != nil {
 			return "", false, canceled(ctx)
@@ -79,7 +87,8 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 			}
 		}
 	}
-	return p.tag, false, nil
+	p.pastEnd = true
+	return p.executedTag(p.pos - from), false, nil
 }
 
 // encode formats one row in the portal's result formats.

@@ -121,6 +121,8 @@ func (st *Statement) describe() error {
 	case n.GetFetchStmt() != nil:
 		if c := st.s.cursors[n.GetFetchStmt().Portalname]; c != nil && !n.GetFetchStmt().Ismove {
 			st.cols = c.cols
+		} else if q, ok := st.s.protocolPortal(n.GetFetchStmt().Portalname); ok && !n.GetFetchStmt().Ismove {
+			st.cols = q.st.cols
 		}
 	case n.GetDeclareCursorStmt() != nil && n.GetDeclareCursorStmt().Query.GetSelectStmt() != nil:
 		// DECLARE returns no rows, but its query's parameters are the
