@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"time"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -61,6 +62,16 @@ type Session interface {
 	// Close ends the session (rolls back an open transaction). pgwire calls it
 	// exactly once.
 	Close()
+}
+
+// IdleLimiter is implemented by sessions with idle timeouts
+// (idle_in_transaction_session_timeout, idle_session_timeout).
+type IdleLimiter interface {
+	// IdleTimeout is how long the client may now stay idle after a
+	// ReadyForQuery (0: as long as it likes) and the FATAL error that
+	// ends the connection when it stays longer. pgwire calls it from the
+	// session's goroutine, before each wait for a new query.
+	IdleTimeout() (time.Duration, error)
 }
 
 // Backend is what pgwire tells a session about its connection: the pid

@@ -71,6 +71,7 @@ type conn struct {
 	ignoreTillSync bool // an extended-protocol message failed: discard until Sync
 	fatal          bool // the connection must be closed after this message
 	pending        int  // bytes of DataRows buffered since the last flush
+	ready          bool // a ReadyForQuery went out and no message came since
 
 	// Reused outgoing messages, so sending does not allocate.
 	rows     rowWriter
@@ -128,10 +129,14 @@ func (c *conn) serve() {
 		return
 	}
 	for {
+		idleErr := c.armIdleTimeout()
 		msg, err := c.be.Receive()
 		c.busy()
+		if idleErr != nil {
+			c.disarmIdleTimeout()
+		}
 		if err != nil {
-			c.receiveFailed(err)
+			c.receiveIdleFailed(err, idleErr)
 			return
 		}
 		if c.dispatch(msg) {
@@ -319,6 +324,7 @@ func (c *conn) sendReady(status byte) {
 	}
 	c.rfq.TxStatus = status
 	c.be.Send(&c.rfq)
+	c.ready = true
 	if c.flush() == nil && status == 'I' {
 		c.becomeIdle()
 	}

@@ -107,3 +107,24 @@ func isClosed(done <-chan struct{}) bool {
 		return false
 	}
 }
+
+// Errors ending a connection that stayed idle too long (PostgreSQL's).
+var (
+	errIdleInTransaction = repr.Errorf("25P03", "terminating connection due to idle-in-transaction timeout")
+	errIdleSession       = repr.Errorf("57P05", "terminating connection due to idle-session timeout")
+)
+
+// IdleTimeout is how long the client may stay idle before its next query
+// (0: no limit) and the FATAL error ending the connection when it does:
+// idle_in_transaction_session_timeout inside a block (25P03), else
+// idle_session_timeout (57P05).
+func (s *Session) IdleTimeout() (time.Duration, error) {
+	d, err := s.settings.idleTimeout, errIdleSession
+	if s.tx != txIdle {
+		d, err = s.settings.idleTxTimeout, errIdleInTransaction
+	}
+	if d <= 0 {
+		return 0, nil
+	}
+	return d, err
+}

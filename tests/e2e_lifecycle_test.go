@@ -46,6 +46,7 @@ func runLifecycle(t *testing.T, s *harness.Server) {
 		{"TimeoutStatements", lifecycleTimeoutStatements},
 		{"CancelRequest", lifecycleCancelRequest},
 		{"Disconnect", lifecycleDisconnect},
+		{"IdleTimeouts", lifecycleIdle},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, ctx, dsn, s) })
 	}
@@ -226,4 +227,28 @@ func cpuTime(t *testing.T, pid int) time.Duration {
 		t.Fatalf("parsing /proc/%d/stat: %q", pid, b)
 	}
 	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// lifecycleIdle: a session idle in a block past
+// idle_in_transaction_session_timeout is ended with FATAL 25P03 and its
+// block rolled back; one idle outside a block past idle_session_timeout
+// with FATAL 57P05; within the timeouts nothing happens.
+func lifecycleIdle(t *testing.T, ctx context.Context, dsn string, _ *harness.Server) {
+	c := connect(t, ctx, dsn)
+	mustExec(t, ctx, c, "SET idle_in_transaction_session_timeout = '300ms'", "SET idle_session_timeout = '300ms'",
+		"BEGIN", "INSERT INTO sink VALUES (7)")
+	time.Sleep(100 * time.Millisecond)
+	mustExec(t, ctx, c, "INSERT INTO sink VALUES (8)") // each wait is timed anew
+	time.Sleep(time.Second)
+	_, err := c.Exec(ctx, "COMMIT")
+	checkCode(t, err, "25P03")
+	c2 := connect(t, ctx, dsn)
+	mustExec(t, ctx, c2, "SET idle_session_timeout = '300ms'")
+	time.Sleep(100 * time.Millisecond)
+	if got := queryStrings(t, ctx, c2, "SELECT count(*)::text FROM sink WHERE x IN (7, 8)"); got != "0" {
+		t.Errorf("the timed-out block left %s rows", got)
+	}
+	time.Sleep(time.Second)
+	_, err = c2.Exec(ctx, "SELECT 1")
+	checkCode(t, err, "57P05")
 }
