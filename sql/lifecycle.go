@@ -55,9 +55,10 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 }
 
 // interrupt is the Done channel of the running statement (nil between
-// statements), handed to expression contexts as expr.Ctx.Interrupt.
+// statements, or with no session, as for a decoder under test), handed to
+// expression contexts as expr.Ctx.Interrupt.
 func (s *Session) interrupt() <-chan struct{} {
-	if s.stmtCtx == nil {
+	if s == nil || s.stmtCtx == nil {
 		return nil
 	}
 	return s.stmtCtx.Done()
