@@ -68,6 +68,8 @@ func (c *ectx) exprUntraced(n *pg_query.Node) (expr.Expr, error) {
 		return c.sqlValueFunction(n.GetSqlvalueFunction())
 	case n.GetCollateClause() != nil:
 		return c.collate(n.GetCollateClause())
+	case n.GetRowExpr() != nil:
+		return c.rowValue(n.GetRowExpr())
 	case n.GetSetToDefault() != nil:
 		return nil, repr.Errorf(repr.CodeSyntax, "DEFAULT is not allowed in this context")
 	}
@@ -265,6 +267,9 @@ func (c *ectx) aexpr(a *pg_query.A_Expr) (expr.Expr, error) {
 }
 
 func (c *ectx) binaryOrPrefix(name string, a *pg_query.A_Expr) (expr.Expr, error) {
+	if l, r := rowArgs(a.Lexpr), rowArgs(a.Rexpr); l != nil && r != nil && isRowCompareOp(name) {
+		return c.rowCompare(name, l, r, a.Location)
+	}
 	r, err := c.expr(a.Rexpr)
 	if err != nil {
 		return nil, err
@@ -292,6 +297,9 @@ func (c *ectx) notDistinct(l, r expr.Expr, loc int32) (expr.Expr, error) {
 }
 
 func (c *ectx) distinct(a *pg_query.A_Expr) (expr.Expr, error) {
+	if l, r := rowArgs(a.Lexpr), rowArgs(a.Rexpr); l != nil && r != nil {
+		return c.rowDistinct(l, r, a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT, a.Location)
+	}
 	l, r, err := c.pair(a.Lexpr, a.Rexpr)
 	if err != nil {
 		return nil, err
@@ -338,6 +346,9 @@ func (c *ectx) nullIf(a *pg_query.A_Expr) (expr.Expr, error) {
 func (c *ectx) inList(a *pg_query.A_Expr, name string) (expr.Expr, error) {
 	if a.Rexpr.GetSubLink() != nil {
 		return nil, repr.Unsupported("IN over this subquery form")
+	}
+	if l := rowArgs(a.Lexpr); l != nil {
+		return c.rowInList(l, a.Rexpr.GetList().GetItems(), name, a.Location)
 	}
 	x, err := c.expr(a.Lexpr)
 	if err != nil {
@@ -464,6 +475,9 @@ func (c *ectx) boolExpr(be *pg_query.BoolExpr) (expr.Expr, error) {
 }
 
 func (c *ectx) nullTest(nt *pg_query.NullTest) (expr.Expr, error) {
+	if f := rowArgs(nt.Arg); f != nil {
+		return c.rowNullTest(f, nt.Nulltesttype == pg_query.NullTestType_IS_NOT_NULL)
+	}
 	e, err := c.expr(nt.Arg)
 	if err != nil {
 		return nil, err
