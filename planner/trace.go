@@ -4,6 +4,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/optimizer/ir"
 )
 
 // Trace records what planning resolved in a statement's AST, for a caller
@@ -84,4 +85,22 @@ func (b *builder) traceStar(ref *pg_query.ColumnRef, sc *scope, cols []int) {
 		out[i] = sc.cols[c].traceCol()
 	}
 	t.Stars[ref] = out
+}
+
+// TraceScalar plans an expression over a row of rel (nil: no columns),
+// as a column DEFAULT, CHECK constraint or index expression, recording
+// what it resolved in tr; its columns are unqualified (Table "").
+func TraceScalar(cat Catalog, rel *Relation, ex *pg_query.Node, tr *Trace) error {
+	b := newBuilder(cat, Options{Trace: tr})
+	sc := &scope{}
+	var in ir.Rel = unitRel()
+	if rel != nil {
+		for i, c := range rel.Columns {
+			sc.cols = append(sc.cols, scopeCol{name: c.Name, typ: c.Type, tableID: rel.ID, attr: int16(i + 1)})
+		}
+		in = tableRel(rel)
+	}
+	ec := &ectx{b: b, sc: sc, rel: in, clause: "DEFAULT", noSubquery: true}
+	_, err := ec.expr(ex)
+	return err
 }

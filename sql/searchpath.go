@@ -115,10 +115,16 @@ func (s *Session) resolveSchema(cat *Catalog, name string) string {
 }
 
 // visible reports whether relation name of schema ns is the one its
-// unqualified name finds (pg_table_is_visible): ns comes first among the
-// path's schemas that hold the name.
+// unqualified name finds on the search path (pg_table_is_visible): ns
+// comes first among the path's schemas that hold the name. eddy_catalog
+// is a system schema like information_schema: its relations are visible
+// only when search_path lists it, so clients that list the visible
+// relations outside pg_catalog and information_schema (psql's \d, \dv,
+// SQLAlchemy's get_view_names) do not take them for the user's; the
+// fallback that finds them unqualified (resolveSchema) is Eddy's
+// convenience beyond the path.
 func (s *Session) visible(cat *Catalog, ns, name string) bool {
-	for _, p := range append(s.searchPath(cat), nsEddyCatalog) {
+	for _, p := range s.searchPath(cat) {
 		if p == ns {
 			return s.mayUseSchema(cat, ns)
 		}

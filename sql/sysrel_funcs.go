@@ -215,9 +215,7 @@ func init() {
 			ri := s.rel(uint32(a[0].Int()))
 			return repr.NewBool(ri != nil && ri.kind == 'r' && ri.obj != nil), nil
 		},
-		"pg_get_expr": func(_ sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
-			return a[0], nil // adbin, conbin hold the expression's SQL text
-		},
+		"pg_get_expr":            getExpr,
 		"pg_get_viewdef":         getViewdef,
 		"pg_get_indexdef":        getIndexdef,
 		"pg_get_constraintdef":   getConstraintdef,
@@ -343,6 +341,29 @@ func relationSize(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, err
 	return repr.NewInt(int64(n * (24 + 8*len(ri.cols)))), nil
 }
 
+// getExpr is pg_get_expr(expression, relation oid [, pretty]): adbin and
+// conbin hold a column DEFAULT's or CHECK constraint's SQL text, printed
+// in PostgreSQL's form (deparseExpr); a DEFAULT's unknown-typed literal
+// takes its column's type.
+func getExpr(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	ri := s.rel(uint32(a[1].Int()))
+	if a[0].IsNull() || ri == nil || ri.obj == nil || ri.obj.rel == nil {
+		return a[0], nil
+	}
+	text, want := a[0].Text(), noWant
+	for _, c := range ri.obj.Columns {
+		if c.Default == text {
+			want = c.Type
+			break
+		}
+	}
+	pretty := len(a) > 2 && !a[2].IsNull() && a[2].Bool()
+	if out, ok := deparseExpr(s.cat, ri.obj.rel, text, want, pretty); ok {
+		return repr.NewText(out), nil
+	}
+	return a[0], nil
+}
+
 // getViewdef is pg_get_viewdef(view oid or name [, pretty]): the view's
 // defining query in PostgreSQL's deparsed form (viewdef.go).
 func getViewdef(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
@@ -407,7 +428,14 @@ func getIndexdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, erro
 		def += " NULLS NOT DISTINCT"
 	}
 	if ix.where != "" {
-		def += " WHERE " + indexExprElement(ix.where, false)
+		where, ok := "", false
+		if table.obj != nil {
+			where, ok = deparseExpr(s.cat, table.obj.rel, ix.where, noWant, false)
+		}
+		if !ok {
+			where = indexExprElement(ix.where, false)
+		}
+		def += " WHERE " + where
 	}
 	return repr.NewText(def), nil
 }
@@ -436,10 +464,15 @@ func getConstraintdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum,
 	case "unique":
 		def = "UNIQUE (" + names(o, c.Cols) + ")"
 	case "check":
-		def = "CHECK ((" + c.Check + "))"
-		if len(a) > 1 && a[1].Bool() {
-			def = "CHECK (" + c.Check + ")" // pretty: no redundant parentheses
+		pretty := len(a) > 1 && a[1].Bool()
+		x, ok := deparseExpr(s.cat, o.rel, c.Check, noWant, pretty)
+		if !ok {
+			x = "(" + c.Check + ")"
+			if pretty {
+				x = c.Check
+			}
 		}
+		def = "CHECK (" + x + ")"
 	case "foreign":
 		ref := s.cat.byID[c.RefTable]
 		if ref == nil {

@@ -526,3 +526,35 @@ func (d *deparser) sortGroupExpr(n *pg.Node, _ bool) {
 		d.write(")")
 	}
 }
+
+// deparseExpr returns the expression text (a column DEFAULT, CHECK
+// constraint or index predicate, over a row of rel; nil: no columns) as
+// pg_get_expr prints it: columns unqualified, an unknown-typed literal
+// at the top a constant of want (a text column's DEFAULT 'x' is
+// 'x'::text), implicit coercions at the top not shown. ok is false when
+// the deparser does not print it.
+func deparseExpr(cat *Catalog, rel *planner.Relation, text string, want repr.T, pretty bool) (out string, ok bool) {
+	n, err := parseExpr(text)
+	if err != nil {
+		return "", false
+	}
+	tr := planner.NewTrace()
+	if err := planner.TraceScalar(cat, rel, n, tr); err != nil {
+		return "", false
+	}
+	d := &deparser{tr: tr, cat: cat, pretty: pretty}
+	d.levels = []*dlevel{{quals: map[string]map[string]string{"": nil}}}
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errNoDeparse {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	if !unknownLiteral(n) {
+		want = noWant
+	}
+	d.expr(n, want, pNone)
+	return string(d.buf), true
+}

@@ -329,7 +329,9 @@ func (d *deparser) constArg(c *pg.A_Const, want repr.T, p pctx) {
 	own := literalType(c)
 	switch {
 	case own.Family == repr.FamUnknown:
-		t := want
+		// coercion makes a constant of the type without modifiers
+		// (a length coercion to varchar(8) follows, not shown)
+		t := withoutModifiers(want)
 		if t.Family == repr.FamUnknown {
 			t = repr.Text
 		}
@@ -341,6 +343,12 @@ func (d *deparser) constArg(c *pg.A_Const, want repr.T, p pctx) {
 	default:
 		d.constant(c, own, 0)
 	}
+}
+
+// withoutModifiers is t without its length, precision and scale.
+func withoutModifiers(t repr.T) repr.T {
+	t.Length, t.Precision, t.Scale = 0, 0, 0
+	return t
 }
 
 // literalType is a literal's type as PostgreSQL's parser gives it:

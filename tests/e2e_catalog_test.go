@@ -15,8 +15,7 @@ import (
 // (testdata/psql_catalog_postgres, produced with -rewrite). The two files
 // hold the same commands, so `diff testdata/psql_catalog
 // testdata/psql_catalog_postgres` shows every way Eddy's answers differ
-// from PostgreSQL's (OIDs, Eddy's own schema and objects, view
-// definitions as written rather than deparsed).
+// from PostgreSQL's (OIDs, Eddy's own schema).
 
 // TestPsqlCatalog runs testdata/psql_catalog against Eddy.
 func TestPsqlCatalog(t *testing.T) {
