@@ -167,7 +167,7 @@ func (e *Engine) commitAlteredWith(old, nu *Object, rows func(repr.Row) (repr.Ro
 			return err
 		}
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		undo(len(all))
 		return err
 	}
@@ -262,6 +262,11 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 	}
 	if err := a.validateRows(); err != nil {
 		return err
+	}
+	if a.reshape {
+		if err := p.st.s.reshapePending(obj.ID, a.convert); err != nil {
+			return err
+		}
 	}
 	var conv func(repr.Row) (repr.Row, error)
 	if a.reshape {

@@ -148,6 +148,12 @@ func (e *Engine) checkpointLocked() error {
 	if err := e.committer.broken; err != nil {
 		return err
 	}
+	if e.inDDLBlock() {
+		// The block's DDL checkpointed as it began and nothing else
+		// commits until it ends (ddltxn.go); its own writes wait for
+		// its COMMIT.
+		return nil
+	}
 	sb := e.stateBatch()
 	if sb.Len() == 0 && e.ck.durable == e.clock {
 		e.ck.commits, e.ck.last = 0, time.Now()

@@ -173,6 +173,9 @@ func (e *Engine) Tick() error {
 	if err := e.committer.broken; err != nil {
 		return err
 	}
+	if e.inDDLBlock() {
+		return nil // the next tick after the block catches up
+	}
 	now := max(e.wall.last, e.wall.read())
 	if !e.anyDue(now) {
 		return nil

@@ -174,6 +174,18 @@ func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
 	s := p.st.s
+	if err := s.e.gate.enter(ctx, s); err != nil {
+		return "", err
+	}
+	defer s.e.gate.leave(s)
+	s.startPart(p.st)
+	tag, err := p.copyIn(r)
+	return tag, s.finishPart(p.st, err)
+}
+
+// copyIn is CopyIn once the statement has its slot in the gate.
+func (p *Portal) copyIn(r io.Reader) (string, error) {
+	s := p.st.s
 	rows, err := p.copy.read(r, s)
 	if err != nil {
 		if s.tx == txBlock {

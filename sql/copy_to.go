@@ -84,7 +84,7 @@ func (p *Portal) planCopyTo(cs *pg.CopyStmt, ct *copyTo) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ct.q, err = s.e.planQuery(n, opts); err != nil {
+	if ct.q, err = s.e.planQueryIn(n, opts, s.ws); err != nil {
 		return nil, err
 	}
 	ct.cols = ct.q.Columns
@@ -200,6 +200,18 @@ func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
 	if p.copyTo == nil {
 		return p.copySubscribe(ctx, w)
 	}
+	s := p.st.s
+	if err := s.e.gate.enter(ctx, s); err != nil {
+		return "", err
+	}
+	defer s.e.gate.leave(s)
+	s.startPart(p.st)
+	tag, err := p.copyRows(ctx, w)
+	return tag, s.finishPart(p.st, err)
+}
+
+// copyRows is CopyOut once the statement has its slot in the gate.
+func (p *Portal) copyRows(ctx context.Context, w io.Writer) (string, error) {
 	s := p.st.s
 	rows, err := p.copyToRows(ctx)
 	if err != nil {

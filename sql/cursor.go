@@ -145,8 +145,8 @@ func (p *Portal) execDeclare(dc *pg.DeclareCursorStmt) error {
 	if dc.Query.GetSelectStmt() == nil {
 		return repr.Errorf("42P11", "cannot open %s query as cursor", strings.TrimSuffix(strings.ToUpper(stmtKind(dc.Query)), "STMT"))
 	}
-	q, err := s.e.planQuery(dc.Query, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
-		TimeZone: s.settings.timeZone})
+	q, err := s.e.planQueryIn(dc.Query, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
+		TimeZone: s.settings.timeZone}, s.ws)
 	if err != nil {
 		return err
 	}

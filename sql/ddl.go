@@ -293,7 +293,7 @@ func (e *Engine) createObjects(objs []*Object, ifNotExists bool) error {
 			b.Set(seqKey(obj.ID), encodeSeqValue(obj.Sequence.Start, false))
 		}
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		undo()
 		return err
 	}

@@ -71,6 +71,10 @@ type Engine struct {
 	indexes map[string]*keyIndex
 	// roles are the roles (roles.go).
 	roles roleSet
+	// gate orders statements against blocks that run DDL, and ddl is the
+	// open one's deferred writes and undo (ddltxn.go; under mu).
+	gate txGate
+	ddl  *ddlTx
 	// Version is reported by version() and server_version.
 	Version string
 }

@@ -382,7 +382,7 @@ func (e *Engine) commitReplaced(pairs [][2]*Object, schemas []*Schema) error {
 			return err
 		}
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		return err
 	}
 	for _, p := range pairs {
@@ -474,7 +474,7 @@ func (p *Portal) execAlterOwner(st *pg.AlterOwnerStmt) error {
 	if err := persistSchema(&nu, b); err != nil {
 		return err
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		return err
 	}
 	e.cat.schemas[name] = &nu
@@ -499,7 +499,7 @@ func (p *Portal) alterRelOwner(obj *Object, rs *pg.RoleSpec) error {
 	if err := e.persistObject(nu, b); err != nil {
 		return err
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		return err
 	}
 	if err := e.cat.replace(obj, nu); err != nil {

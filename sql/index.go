@@ -208,7 +208,7 @@ func (e *Engine) createIndex(obj *Object, rv *pg.RangeVar, parts []indexPart, in
 		e.nextID = prevID
 		return err
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		e.cat.remove(obj)
 		c.DropIndex(obj.ID, nil)
 		e.nextID = prevID

@@ -86,7 +86,7 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool, interrupt <-chan s
 	}
 	err = e.installView(obj, b, interrupt)
 	if err == nil {
-		err = e.db.Commit(b)
+		err = e.commitDDL(b)
 	}
 	if err != nil {
 		e.cat.remove(obj)
@@ -218,6 +218,9 @@ func (e *Engine) dropLocked(obj *Object, cascade bool) error {
 		return repr.Errorf(repr.CodeDependentObjects, "cannot drop %s %s because other objects depend on it", kindName(obj.Kind), obj.Name).
 			WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
+	if e.inDDLBlock() && (len(sinks) > 0 || anySource(victims)) {
+		return errNotInBlock.New(fmt.Sprintf("DROP of %s %s, which a source or sink uses or feeds,", kindName(obj.Kind), obj.Name))
+	}
 	// The pending checkpoint must not follow the deletions (it would bring
 	// rows back), and no log record may outlive the objects it names.
 	if err := e.checkpointLocked(); err != nil {
@@ -243,7 +246,7 @@ func (e *Engine) dropLocked(obj *Object, cascade bool) error {
 			return err
 		}
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		return err
 	}
 	for _, v := range victims {
@@ -261,9 +264,26 @@ func (e *Engine) dropLocked(obj *Object, cascade bool) error {
 	for _, f := range fixes {
 		e.cat.replace(f[0], f[1])
 	}
+	if e.inDDLBlock() {
+		// Their subscriptions end, and the sources only they read stop,
+		// at COMMIT: a rollback brings them back.
+		e.ddl.dropped = append(e.ddl.dropped, victims...)
+		return nil
+	}
 	e.forgetSources(victims)
 	e.endSubscriptions(victims)
 	return nil
+}
+
+// anySource reports whether one of objs is a source or a connector-fed
+// table.
+func anySource(objs []*Object) bool {
+	for _, o := range objs {
+		if o.Source != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // dropSet returns obj followed by every object that transitively depends

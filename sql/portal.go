@@ -57,17 +57,21 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 	if p.st.s.tx == txFailed && !isTxEnd(p.st.stmt.AST) {
 		return "", false, errInFailedTx
 	}
-	if p.cur != nil {
-		return p.executeCursor(ctx, w, maxRows)
-	}
-	if p.stream != nil && !p.executed {
+	if p.stream != nil && !p.executed && p.cur == nil {
 		p.executed = true
 		tag, err := p.streamRows(ctx, w)
 		return tag, false, err
 	}
+	if err := p.st.s.e.gate.enter(ctx, p.st.s); err != nil {
+		return "", false, err
+	}
+	defer p.st.s.e.gate.leave(p.st.s)
+	if p.cur != nil {
+		return p.executeCursor(ctx, w, maxRows)
+	}
 	if !p.executed {
 		p.executed = true
-		if err := p.run(ctx); err != nil {
+		if err := p.st.s.finishPart(p.st, p.run(ctx)); err != nil {
 			return "", false, err
 		}
 	}
@@ -128,6 +132,7 @@ func (p *Portal) encode(r repr.Row) [][]byte {
 // block it joins the block's write set; an error in a block fails the block.
 func (p *Portal) run(ctx context.Context) (err error) {
 	s := p.st.s
+	s.startPart(p.st)
 	defer func() {
 		if r := recover(); r != nil {
 			s.e.log.Error("panic executing statement", "sql", p.st.stmt.SQL, "panic", r, "stack", stack())
@@ -152,6 +157,11 @@ func (p *Portal) run(ctx context.Context) (err error) {
 	}
 	if err := s.checkPrivileges(p.st.needs); err != nil {
 		return err
+	}
+	if s.tx == txBlock {
+		if err := s.ddlInBlock(ctx, &p.st.stmt); err != nil {
+			return err
+		}
 	}
 	return s.noticeSkipped(p.dispatch(ctx, p.st.stmt.AST))
 }

@@ -119,7 +119,7 @@ func (e *Engine) saveRoles() error {
 	b := e.db.NewBatch()
 	defer b.Close()
 	b.Set(metaRoles, v)
-	return e.db.Commit(b)
+	return e.commitDDL(b)
 }
 
 // changeRoles applies fn to a copy of the role set and stores the result;

@@ -191,7 +191,7 @@ func (e *Engine) createSchema(s *Session, name string, owner uint32, ifNotExists
 		e.nextID = prevID
 		return err
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		e.nextID = prevID
 		return err
 	}
@@ -264,7 +264,7 @@ func (e *Engine) dropSchemaLocked(sc *Schema, cascade bool) error {
 	if err != nil {
 		return err
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		return err
 	}
 	e.cat.defACLs = defACLs
@@ -338,7 +338,7 @@ func (e *Engine) moveObjects(sc *Schema, nu string, in func(*Object) bool) error
 			return err
 		}
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		return err
 	}
 	if sc != nil {

@@ -26,7 +26,7 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 	ectx := s.evalCtx()
 	var rows []repr.Row
 	var err error
-	if c := p.st.genericPlan(n); c != nil {
+	if c := p.st.genericPlan(n); c != nil && !s.readsOwnWrites() {
 		if err := p.st.checkResultTypes(c.version, c.q.Columns); err != nil {
 			return err
 		}
@@ -35,8 +35,8 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 	} else {
 		version := s.e.catalogVersion()
 		var q *planner.Query
-		q, err = s.e.planQuery(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
-			TimeZone: s.settings.timeZone})
+		q, err = s.e.planQueryIn(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
+			TimeZone: s.settings.timeZone}, s.ws)
 		if err != nil {
 			return err
 		}

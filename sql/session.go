@@ -86,6 +86,11 @@ type Session struct {
 	// role is the SET ROLE role ("" none): current_user, and whose
 	// privileges the session has.
 	role string
+	// gateDepth counts the nested entries of the running statement into
+	// the engine's txGate; gateShared says they hold a shared slot
+	// (ddltxn.go).
+	gateDepth  int
+	gateShared bool
 }
 
 // NewSession starts a session with the client's startup parameters.
@@ -136,6 +141,7 @@ func (s *Session) TxStatus() byte {
 func (s *Session) Close() {
 	s.closed.Store(true)
 	s.unregister()
+	s.endDDL()
 	s.tx, s.ws, s.blk = txIdle, nil, block{}
 	s.closeCursors()
 }
@@ -157,11 +163,15 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	}
 	out := make([]*Statement, len(stmts))
 	for i, st := range stmts {
-		out[i] = &Statement{s: s, src: sql, stmt: st, paramTypes: ptypes}
+		out[i] = &Statement{s: s, src: sql, stmt: st, paramTypes: ptypes, part: i, parts: len(stmts)}
 	}
 	if len(out) != 1 {
 		return out, nil
 	}
+	if err := s.e.gate.enter(ctx, s); err != nil {
+		return nil, err
+	}
+	defer s.e.gate.leave(s)
 	if s.tx == txFailed {
 		if !isTxEnd(out[0].stmt.AST) {
 			return nil, errInFailedTx

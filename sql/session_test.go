@@ -70,19 +70,26 @@ func (te *testEngine) restart() {
 	te.open()
 }
 
-// run executes sql as a simple query and prints a transcript: the column
-// names and rows of each result, its tag, or the error with its SQLSTATE.
+// run executes the statements of sql in turn, stopping at the first
+// error, and prints a transcript: the column names and rows of each
+// result, its tag, or the error with its SQLSTATE. Each statement runs as
+// if sent alone (autocommit outside a block); the implicit transaction of
+// a multi-statement Query is tested end to end
+// (tests/slt/ddl_transactions.slt).
 func (te *testEngine) run(sql string) string {
 	var b strings.Builder
 	ctx := context.Background()
 	stmts, err := te.s.Prepare(ctx, sql, nil)
 	if err != nil {
+		te.s.Failed()
 		return errText(err)
 	}
 	for _, st := range stmts {
+		st.parts = 1
 		out, err := te.execOne(ctx, st)
 		b.WriteString(out)
 		if err != nil {
+			te.s.Failed() // as pgwire does after an ErrorResponse
 			b.WriteString(errText(err))
 			break
 		}

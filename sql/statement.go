@@ -38,6 +38,10 @@ type Statement struct {
 	// before every execution.
 	bound bool
 	needs []privNeed
+	// part and parts place the statement in its Query string: the
+	// statements of a multi-statement simple Query (parts > 1) run as one
+	// implicit transaction (implicit.go).
+	part, parts int
 }
 
 // resultCol is a result column with its SQL type.
@@ -212,6 +216,10 @@ func (st *Statement) Bind(ctx context.Context, params [][]byte, paramFormats []i
 	if st.s.tx == txFailed && !isTxEnd(st.stmt.AST) {
 		return nil, errInFailedTx
 	}
+	if err := st.s.e.gate.enter(ctx, st.s); err != nil {
+		return nil, err
+	}
+	defer st.s.e.gate.leave(st.s)
 	p, err := st.bind(params, paramFormats, resultFormats)
 	if err != nil {
 		st.s.Failed()
@@ -251,6 +259,9 @@ func (st *Statement) bind(params [][]byte, paramFormats []int16, resultFormats [
 		}
 	}
 	if x, ok := st.stmt.Ext.(*parse.Subscribe); ok {
+		if err := st.s.checkSubscribeInBlock(); err != nil {
+			return nil, err
+		}
 		if err := p.bindSubscribe(x); err != nil {
 			return nil, err
 		}

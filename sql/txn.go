@@ -49,6 +49,9 @@ type block struct {
 	// holdCursors are the WITH HOLD cursors declared in the block, dropped
 	// if it rolls back.
 	holdCursors []string
+	// implicit marks the implicit block of a multi-statement Query
+	// (implicit.go).
+	implicit bool
 }
 
 // savepoint is a point a block can roll back to.
@@ -64,6 +67,8 @@ type savepoint struct {
 	cursorSeq uint64
 	// notes is the position in the block's NOTIFYs and LISTENs.
 	notes notesMark
+	// ddls is the number of DDL statements the block had run (ddltxn.go).
+	ddls int
 }
 
 // Transaction errors with PostgreSQL's codes and messages.
@@ -117,7 +122,7 @@ func (p *Portal) execTransaction(ts *pg.TransactionStmt) error {
 // begin opens a block with the given transaction modes; inside a block it
 // only warns, as PostgreSQL does (the modes are then ignored).
 func (s *Session) begin(opts []*pg.Node) error {
-	if s.tx != txIdle {
+	if s.tx != txIdle && !s.blk.implicit {
 		s.notify(warnInTransaction)
 		return nil
 	}
@@ -130,8 +135,11 @@ func (s *Session) begin(opts []*pg.Node) error {
 			return err
 		}
 	}
-	s.tx, s.ws = txBlock, &writeSet{}
-	s.blk = block{committed: maps.Clone(s.settings.vals), sessionSets: map[string]string{}, role: s.role}
+	if s.blk.implicit {
+		s.blk.implicit = false // the Query's implicit block becomes explicit
+	} else {
+		s.beginBlock()
+	}
 	s.applyTxModes(modes)
 	return nil
 }
@@ -143,13 +151,30 @@ func (s *Session) commitBlock() error {
 		s.notify(warnNoTransaction)
 		return nil
 	}
+	if s.blk.implicit {
+		s.notify(warnNoTransaction)
+	}
 	if s.tx == txFailed {
-		s.rollbackBlock()
+		s.endRollback()
 		return nil
 	}
+	return s.endTx()
+}
+
+// endTx commits the open block: its writes, and its DDL with them
+// (commitDDLBlock) if it ran any.
+func (s *Session) endTx() error {
 	ws, seqs := s.ws, s.restartSeqs
+	ddl := s.ownsDDL()
 	s.endBlock(true)
-	if err := s.e.commit(ws); err != nil {
+	var err error
+	if ddl {
+		err = s.commitDDLBlock(ws)
+	} else {
+		err = s.e.commit(ws)
+	}
+	s.endDDL()
+	if err != nil {
 		s.notes = pendingNotes{}
 		return err
 	}
@@ -164,10 +189,20 @@ func (s *Session) rollbackBlock() {
 		s.notify(warnNoTransaction)
 		return
 	}
+	if s.blk.implicit {
+		s.notify(warnNoTransaction)
+	}
+	s.endRollback()
+}
+
+// endRollback ends the open block, dropping its writes and undoing its
+// DDL.
+func (s *Session) endRollback() {
 	for _, name := range s.blk.holdCursors {
 		s.dropCursor(name)
 	}
 	s.endBlock(false)
+	s.endDDL()
 }
 
 // endBlock leaves the block: cursors without HOLD close, settings become
@@ -200,13 +235,13 @@ func (s *Session) restoreRole(role string) {
 
 // savepoint pushes a savepoint named name.
 func (s *Session) savepoint(name string) error {
-	if s.tx == txIdle {
+	if s.tx == txIdle || s.blk.implicit {
 		return errOnlyInBlock.New("SAVEPOINT")
 	}
 	s.blk.savepoints = append(s.blk.savepoints, savepoint{
 		name: name, mark: s.ws.mark(), seqs: len(s.restartSeqs),
 		vals: maps.Clone(s.settings.vals), sessionSets: maps.Clone(s.blk.sessionSets), role: s.role, cursorSeq: s.cursorSeq,
-		notes: s.notes.mark(),
+		notes: s.notes.mark(), ddls: s.ddlCount(),
 	})
 	return nil
 }
@@ -224,7 +259,7 @@ func (s *Session) findSavepoint(name string) (int, error) {
 // release forgets the most recent savepoint named name and every later
 // one, keeping their work.
 func (s *Session) release(name string) error {
-	if s.tx == txIdle {
+	if s.tx == txIdle || s.blk.implicit {
 		return errOnlyInBlock.New("RELEASE SAVEPOINT")
 	}
 	i, err := s.findSavepoint(name)
@@ -238,7 +273,7 @@ func (s *Session) release(name string) error {
 // rollbackTo undoes everything since the most recent savepoint named
 // name, which stays defined, and recovers a failed block.
 func (s *Session) rollbackTo(name string) error {
-	if s.tx == txIdle {
+	if s.tx == txIdle || s.blk.implicit {
 		return errOnlyInBlock.New("ROLLBACK TO SAVEPOINT")
 	}
 	i, err := s.findSavepoint(name)
@@ -248,6 +283,7 @@ func (s *Session) rollbackTo(name string) error {
 	sp := s.blk.savepoints[i]
 	s.blk.savepoints = s.blk.savepoints[:i+1]
 	s.ws.rollbackTo(sp.mark)
+	s.rollbackDDLTo(sp.ddls)
 	s.restartSeqs = s.restartSeqs[:sp.seqs]
 	s.closeCursorsAfter(sp.cursorSeq)
 	s.notes.rollbackTo(sp.notes)
@@ -305,8 +341,13 @@ func (s *Session) Notices() []Notice {
 
 // Failed is told that an error was reported to the client: as in
 // PostgreSQL, any error inside a block fails the block, whatever raised it
-// (parsing, binding, the protocol layer or execution).
+// (parsing, binding, the protocol layer or execution). An implicit block
+// (implicit.go) rolls back at once.
 func (s *Session) Failed() {
+	if s.blk.implicit {
+		s.abortImplicit()
+		return
+	}
 	if s.tx == txBlock {
 		s.tx = txFailed
 	}

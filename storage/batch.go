@@ -342,3 +342,14 @@ func (b *Batch) RollbackTo(m Mark) {
 
 // Err returns the first invalid operation's error (Commit would fail).
 func (b *Batch) Err() error { return b.err }
+
+// Append adds o's writes after b's, in o's order, as if they had been
+// made to b (an invalid write of o makes Commit fail too). o is unchanged.
+func (b *Batch) Append(o *Batch) {
+	for _, op := range o.ops {
+		b.add(op.kind, o.key(op), o.value(op))
+	}
+	if b.err == nil {
+		b.err = o.err
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/eddydb/eddy/repr"
 	"github.com/google/btree"
@@ -276,3 +277,15 @@ func loadIndexTree(db *DB, ix *index) error {
 		return nil
 	})
 }
+
+// IndexSet is a collection's list of indexes at one moment (Indexes
+// saves it, RestoreIndexes puts it back), for undoing CREATE and DROP
+// INDEX without rebuilding: valid only while the collection's rows do not
+// change in between, since a saved index is not maintained.
+type IndexSet struct{ ixs []*index }
+
+// SaveIndexes returns the collection's current indexes.
+func (c *Collection) SaveIndexes() IndexSet { return IndexSet{slices.Clone(c.indexes)} }
+
+// RestoreIndexes makes s the collection's indexes again.
+func (c *Collection) RestoreIndexes(s IndexSet) { c.indexes = slices.Clone(s.ixs) }

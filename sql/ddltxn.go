@@ -1,0 +1,549 @@
+package sql
+
+import (
+	"context"
+	"maps"
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/repr"
+	"github.com/eddydb/eddy/sql/parse"
+	"github.com/eddydb/eddy/storage"
+)
+
+// Transactional DDL.
+//
+// DDL inside a transaction block (explicit, or the implicit block of a
+// multi-statement Query) runs at once against the engine, as in
+// autocommit, with three differences that make the block atomic:
+//
+//   - Its durable writes are deferred: every DDL statement's batch is
+//     appended to the block's batch (ddlTx.batch) instead of being
+//     committed, and COMMIT writes that batch together with the block's
+//     write set in one synced Pebble batch. A crash before COMMIT leaves
+//     nothing of the block on disk.
+//   - Before each DDL statement the engine's catalog-level state is
+//     saved (engineSnap: the catalog's maps, the collections, views,
+//     sequences, roles and each collection's index list, plus the
+//     position in the deferred batch). The catalog code changes objects
+//     copy-on-write (clone, then replace), so a saved map still holds the
+//     old objects. ROLLBACK restores the first snapshot, ROLLBACK TO a
+//     savepoint the first one taken after it.
+//   - The block is exclusive from its first DDL statement to its end: the
+//     session becomes the owner of the engine's txGate, which waits for the
+//     statements of other sessions to finish and holds every later one
+//     (reads included) until COMMIT or ROLLBACK, and source batches and
+//     ticks wait too. Other sessions therefore never see uncommitted DDL
+//     (they wait, as a PostgreSQL session waits for the ACCESS EXCLUSIVE
+//     lock of an ALTER TABLE; coarser, but migrations are short), no
+//     other commit interleaves with the block (so a snapshot is never
+//     undone over someone else's write, and no log record lands between
+//     the checkpoint taken when the block's DDL began and its COMMIT).
+//
+// A block that leaves its DDL open blocks the server: idle sessions in
+// such a block should be ended (pg_terminate_backend), as in PostgreSQL
+// where they hold their locks. Sources and sinks (CREATE SOURCE/SINK and
+// other Eddy extension statements) and DROPs that reach a source or a
+// sink are refused inside a block with 25001, as PostgreSQL refuses
+// CREATE DATABASE: their connectors act on the outside world at once.
+
+// ddlTx is the catalog side of a transaction block that ran DDL. It is
+// set (e.ddl, under e.mu) only while its owner holds the txGate.
+type ddlTx struct {
+	owner *Session
+	// batch holds the block's DDL writes, deferred to COMMIT.
+	batch *storage.Batch
+	// undo[i] is the engine before the block's i-th DDL statement.
+	undo []*engineSnap
+	// dropped are the objects the block dropped: their subscriptions end
+	// at COMMIT (a rollback brings the objects back).
+	dropped []*Object
+	// done is closed when the block ends; background writers wait on it.
+	done chan struct{}
+}
+
+// engineSnap is the engine's catalog-level state at one moment.
+type engineSnap struct {
+	byID    map[uint64]*Object
+	byName  map[string]*Object
+	schemas map[string]*Schema
+	colls   map[uint64]*storage.Collection
+	indexes map[uint64]storage.IndexSet
+	views   map[uint64]*matView
+	objs    map[uint64]*Object // each view's obj
+	seqs    map[string]*seqState
+	// pending are the block's pending rows of the tables whose shape the
+	// statement changed, as they were before (reshapePending).
+	pending map[uint64][]repr.Update
+	roles   map[string]*Role
+	nextOID uint32
+	mark    storage.Mark
+}
+
+// snapshotLocked saves the engine's catalog-level state (see ddlTx). The
+// caller holds e.mu and e.ddl is set.
+func (e *Engine) snapshotLocked() *engineSnap {
+	sn := &engineSnap{byID: maps.Clone(e.cat.byID), byName: maps.Clone(e.cat.byName),
+		schemas: maps.Clone(e.cat.schemas), colls: maps.Clone(e.colls), views: maps.Clone(e.views),
+		indexes: map[uint64]storage.IndexSet{}, objs: map[uint64]*Object{}, mark: e.ddl.batch.Mark()}
+	for id, c := range e.colls {
+		sn.indexes[id] = c.SaveIndexes()
+	}
+	for id, mv := range e.views {
+		sn.objs[id] = mv.obj
+	}
+	e.seqMu.Lock()
+	sn.seqs = maps.Clone(e.seqs)
+	e.seqMu.Unlock()
+	e.roles.mu.RLock()
+	sn.roles, sn.nextOID = e.roles.byName, e.roles.nextOID
+	e.roles.mu.RUnlock()
+	return sn
+}
+
+// restoreLocked makes sn the engine's state again, except for the
+// temporary views of SUBSCRIBE, which come and go with their subscribers
+// (the current ones stay). The catalog version moves forward, never back,
+// so plans cached meanwhile are stale. The caller holds e.mu.
+func (e *Engine) restoreLocked(sn *engineSnap) {
+	e.cat.byID, e.cat.byName, e.cat.schemas = maps.Clone(sn.byID), maps.Clone(sn.byName), maps.Clone(sn.schemas)
+	e.cat.version++
+	colls, views := maps.Clone(sn.colls), maps.Clone(sn.views)
+	for id, mv := range sn.views {
+		if mv.transient {
+			delete(views, id)
+			delete(colls, id)
+		}
+	}
+	for id, mv := range e.views {
+		if mv.transient {
+			views[id], colls[id] = mv, e.colls[id]
+		}
+	}
+	for id, mv := range views {
+		if o := sn.objs[id]; o != nil {
+			mv.obj = o
+		}
+	}
+	for id, c := range colls {
+		if ix, ok := sn.indexes[id]; ok {
+			c.RestoreIndexes(ix)
+		}
+	}
+	e.colls, e.views = colls, views
+	e.seqMu.Lock()
+	e.seqs = maps.Clone(sn.seqs)
+	for _, st := range e.seqs {
+		st.dropped = false
+	}
+	e.seqMu.Unlock()
+	e.roles.mu.Lock()
+	e.roles.byName, e.roles.nextOID = sn.roles, sn.nextOID
+	e.roles.mu.Unlock()
+	e.idxMu.Lock()
+	e.indexes = map[string]*keyIndex{}
+	e.idxMu.Unlock()
+	if e.ddl != nil {
+		e.ddl.batch.RollbackTo(sn.mark)
+	}
+}
+
+// commitDDL makes a DDL statement's batch durable: at once, or, inside a
+// block with DDL, at the block's COMMIT (the batch is appended to the
+// block's). The caller holds e.mu (or, for roles, is the block's owner).
+func (e *Engine) commitDDL(b *storage.Batch) error {
+	if e.ddl != nil {
+		e.ddl.batch.Append(b)
+		return e.ddl.batch.Err()
+	}
+	return e.db.Commit(b)
+}
+
+// inDDLBlock reports whether a block with DDL is open (its owner is the
+// only session running statements). The caller holds e.mu.
+func (e *Engine) inDDLBlock() bool { return e.ddl != nil }
+
+// waitDDLLocked waits, releasing e.mu meanwhile, until no block with DDL
+// is open: background writers (sources) call it before committing.
+func (e *Engine) waitDDLLocked() {
+	for e.ddl != nil {
+		done := e.ddl.done
+		e.mu.Unlock()
+		<-done
+		e.mu.Lock()
+	}
+}
+
+// beginDDL prepares a DDL statement of the session's open block: the
+// session becomes the gate's owner (waiting for other statements to
+// finish), the first DDL statement checkpoints (so the block's COMMIT is
+// the only log record after it) and opens the block's ddlTx, and every
+// one saves the engine's state for ROLLBACK and ROLLBACK TO.
+func (s *Session) beginDDL(ctx context.Context) error {
+	e := s.e
+	if err := e.gate.own(ctx, s); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ddl == nil {
+		if err := e.checkpointLocked(); err != nil {
+			return err
+		}
+		e.ddl = &ddlTx{owner: s, batch: e.db.NewBatch(), done: make(chan struct{})}
+	}
+	e.ddl.undo = append(e.ddl.undo, e.snapshotLocked())
+	return nil
+}
+
+// ddlCount is the number of DDL statements the session's block ran (for
+// savepoints).
+func (s *Session) ddlCount() int {
+	if s.ownsDDL() {
+		return len(s.e.ddl.undo)
+	}
+	return 0
+}
+
+// rollbackDDLTo undoes the block's DDL statements after the first n.
+func (s *Session) rollbackDDLTo(n int) {
+	e := s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.ddl
+	if d == nil || d.owner != s || len(d.undo) <= n {
+		return
+	}
+	for i := len(d.undo) - 1; i >= n; i-- {
+		s.restorePending(d.undo[i].pending)
+	}
+	e.restoreLocked(d.undo[n])
+	d.undo = d.undo[:n]
+}
+
+// reshapePending converts the block's pending rows of table to the shape
+// an ALTER TABLE gives its rows, saving the old ones in the statement's
+// snapshot for ROLLBACK TO. The caller holds e.mu.
+func (s *Session) reshapePending(table uint64, conv func(repr.Row) (repr.Row, error)) error {
+	old := s.ws.pending(table)
+	if len(old) == 0 {
+		return nil
+	}
+	nu := make([]repr.Update, len(old))
+	for i, u := range old {
+		r, err := conv(u.Row)
+		if err != nil {
+			return err
+		}
+		nu[i] = repr.Update{Row: r, Diff: u.Diff}
+	}
+	if d := s.e.ddl; d != nil && d.owner == s && len(d.undo) > 0 {
+		sn := d.undo[len(d.undo)-1]
+		if sn.pending == nil {
+			sn.pending = map[uint64][]repr.Update{}
+		}
+		if _, ok := sn.pending[table]; !ok {
+			sn.pending[table] = old
+		}
+	}
+	s.ws.changes[table] = nu
+	return nil
+}
+
+// restorePending puts back pending rows saved by reshapePending, as far
+// as the write set (already cut back to a savepoint) still holds rows.
+func (s *Session) restorePending(saved map[uint64][]repr.Update) {
+	for id, rows := range saved {
+		cur := s.ws.changes[id]
+		copy(cur, rows[:min(len(rows), len(cur))])
+	}
+}
+
+// endDDL ends the session's block's DDL: undone unless committed already
+// (commitDDLBlock), then the gate opens.
+func (s *Session) endDDL() {
+	e := s.e
+	if !e.gate.ownedBy(s) {
+		return
+	}
+	e.mu.Lock()
+	if d := e.ddl; d != nil && d.owner == s {
+		if len(d.undo) > 0 {
+			e.restoreLocked(d.undo[0])
+		}
+		e.closeDDLLocked()
+	}
+	e.mu.Unlock()
+	e.gate.release(s)
+}
+
+// closeDDLLocked forgets the open ddlTx and wakes the writers waiting
+// for it. The caller holds e.mu.
+func (e *Engine) closeDDLLocked() {
+	d := e.ddl
+	e.ddl = nil
+	_ = d.batch.Close()
+	close(d.done)
+}
+
+// commitDDLBlock commits a block that ran DDL: the deferred DDL writes and
+// the write set (its changes to tables the block dropped left out) in one
+// synced batch, so a restart sees all of the block or none of it. On a
+// failure the DDL is undone too, as PostgreSQL's failed COMMIT rolls back
+// everything.
+func (s *Session) commitDDLBlock(ws *writeSet) error {
+	e := s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.ddl
+	if err := e.committer.broken; err != nil {
+		return err
+	}
+	ws = e.liveWrites(ws)
+	b := e.committer.groupBatch(e.db)
+	b.Append(d.batch)
+	var m groupMember
+	if !ws.empty() {
+		t, deltas, err := e.applyOne(ws, b)
+		if err != nil {
+			return err
+		}
+		m = groupMember{t, deltas}
+	}
+	if err := e.db.Commit(b); err != nil {
+		e.committer.broken = repr.Errorf(repr.CodeInternal,
+			"could not make a commit durable; restart the server to recover the last durable state: %v", err)
+		return e.committer.broken
+	}
+	d.undo = nil // committed: nothing to undo
+	e.closeDDLLocked()
+	e.forgetSources(d.dropped)
+	e.endSubscriptions(d.dropped)
+	e.recheckSubscriptions()
+	if m.deltas != nil {
+		e.publish(m.t, m.deltas)
+		e.committed(1)
+	}
+	return nil
+}
+
+// liveWrites returns ws without the changes to tables that no longer
+// exist (dropped later in the block, whose rows the DROP removes anyway).
+func (e *Engine) liveWrites(ws *writeSet) *writeSet {
+	if ws == nil {
+		return &writeSet{}
+	}
+	out := &writeSet{}
+	for _, id := range ws.order {
+		if e.cat.byID[id] != nil && e.colls[id] != nil {
+			for _, u := range ws.changes[id] {
+				out.add(id, u.Row, u.Diff)
+			}
+		}
+	}
+	return out
+}
+
+// ddlInBlock is called before each statement of an open block: a
+// statement that changes the catalog becomes part of the block's DDL
+// (beginDDL); one that cannot be undone is refused with 25001.
+func (s *Session) ddlInBlock(ctx context.Context, st *parse.Stmt) error {
+	switch x := st.Ext.(type) {
+	case nil, *parse.EmitOnWindowClose:
+	case *parse.Subscribe:
+		return s.checkSubscribeInBlock()
+	default:
+		if s.blk.implicit {
+			// Scripts create sources with their views in one string:
+			// what came before commits, the statement runs alone, and
+			// the statements after it form a new implicit block.
+			return s.endTx()
+		}
+		return errNotInBlock.New(x.Construct())
+	}
+	if !changesCatalog(st.AST) {
+		return nil
+	}
+	return s.beginDDL(ctx)
+}
+
+// checkSubscribeInBlock refuses SUBSCRIBE in a block that ran DDL: a
+// subscription outlives the block, and what it reads may be undone.
+func (s *Session) checkSubscribeInBlock() error {
+	if s.ownsDDL() {
+		return errNotInBlock.New("SUBSCRIBE after DDL")
+	}
+	return nil
+}
+
+// ownsDDL reports whether the session's block ran DDL (it owns the open
+// ddlTx).
+func (s *Session) ownsDDL() bool {
+	d := s.e.ddl
+	return d != nil && d.owner == s
+}
+
+// changesCatalog reports whether a statement may change the catalog,
+// roles or schemas (anything but queries, writes to tables, session and
+// transaction control, cursors and notifications).
+func changesCatalog(n *pg.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Node.(type) {
+	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt,
+		*pg.Node_TruncateStmt, *pg.Node_CopyStmt, *pg.Node_TransactionStmt, *pg.Node_VariableSetStmt,
+		*pg.Node_VariableShowStmt, *pg.Node_FetchStmt, *pg.Node_DeclareCursorStmt, *pg.Node_ClosePortalStmt,
+		*pg.Node_PrepareStmt, *pg.Node_ExecuteStmt, *pg.Node_DeallocateStmt, *pg.Node_DiscardStmt,
+		*pg.Node_ExplainStmt, *pg.Node_ListenStmt, *pg.Node_UnlistenStmt, *pg.Node_NotifyStmt:
+		return false
+	}
+	return true
+}
+
+// txGate orders statements against blocks with DDL: a statement holds a
+// shared slot while it runs; a session whose block runs DDL owns the gate
+// from that statement to the block's end, once every shared slot is
+// free, and meanwhile only the owner runs statements. A session waiting
+// to own it holds back new statements, so it is not starved. Nested
+// entries of one session (EXECUTE, cursors) share its slot.
+type txGate struct {
+	mu      sync.Mutex
+	shared  int
+	owner   *Session
+	waiting int
+	// changed is closed (and forgotten) whenever the gate opens a little.
+	changed chan struct{}
+}
+
+// signalLocked wakes the waiters. The caller holds g.mu.
+func (g *txGate) signalLocked() {
+	if g.changed != nil {
+		close(g.changed)
+		g.changed = nil
+	}
+}
+
+// waitLocked returns a channel closed at the next change, releasing g.mu
+// for the caller to wait on it.
+func (g *txGate) waitLocked() chan struct{} {
+	if g.changed == nil {
+		g.changed = make(chan struct{})
+	}
+	ch := g.changed
+	g.mu.Unlock()
+	return ch
+}
+
+// enter takes a shared slot for a statement of s (nil: a background
+// writer), waiting while another session owns the gate or waits to; it
+// fails with 57014 if ctx ends first.
+func (g *txGate) enter(ctx context.Context, s *Session) error {
+	if s != nil && s.gateDepth > 0 {
+		s.gateDepth++
+		return nil
+	}
+	for {
+		g.mu.Lock()
+		if s != nil && g.owner == s {
+			g.mu.Unlock()
+			s.gateDepth = 1
+			return nil
+		}
+		if g.owner == nil && g.waiting == 0 {
+			g.shared++
+			g.mu.Unlock()
+			if s != nil {
+				s.gateDepth, s.gateShared = 1, true
+			}
+			return nil
+		}
+		ch := g.waitLocked()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return canceled(ctx)
+		}
+	}
+}
+
+// leave ends a statement's entry.
+func (g *txGate) leave(s *Session) {
+	if s != nil {
+		if s.gateDepth--; s.gateDepth > 0 {
+			return
+		}
+		if !s.gateShared {
+			return
+		}
+		s.gateShared = false
+	}
+	g.mu.Lock()
+	g.shared--
+	if g.shared == 0 {
+		g.signalLocked()
+	}
+	g.mu.Unlock()
+}
+
+// own makes s the owner, giving up its statement's shared slot and
+// waiting until no other statement runs and no one else owns the gate.
+func (g *txGate) own(ctx context.Context, s *Session) error {
+	g.mu.Lock()
+	if g.owner == s {
+		g.mu.Unlock()
+		return nil
+	}
+	if s.gateShared {
+		s.gateShared = false
+		g.shared--
+	}
+	g.waiting++
+	for g.owner != nil || g.shared > 0 {
+		ch := g.waitLocked()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			g.mu.Lock()
+			g.waiting--
+			g.signalLocked()
+			g.mu.Unlock()
+			return canceled(ctx)
+		}
+		g.mu.Lock()
+	}
+	g.waiting--
+	g.owner = s
+	g.mu.Unlock()
+	return nil
+}
+
+// ownedBy reports whether s owns the gate.
+func (g *txGate) ownedBy(s *Session) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.owner == s
+}
+
+// release ends s's ownership.
+func (g *txGate) release(s *Session) {
+	g.mu.Lock()
+	if g.owner == s {
+		g.owner = nil
+		g.signalLocked()
+	}
+	g.mu.Unlock()
+}
+
+// tryEnter takes a shared slot without waiting (for the ticker, which
+// skips a tick rather than wait).
+func (g *txGate) tryEnter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.owner != nil || g.waiting > 0 {
+		return false
+	}
+	g.shared++
+	return true
+}
