@@ -68,6 +68,7 @@ type engineSnap struct {
 	byID    map[uint64]*Object
 	byName  map[string]*Object
 	schemas map[string]*Schema
+	defACLs []*DefaultACL
 	colls   map[uint64]*storage.Collection
 	indexes map[uint64]storage.IndexSet
 	views   map[uint64]*matView
@@ -85,7 +86,7 @@ type engineSnap struct {
 // caller holds e.mu and e.ddl is set.
 func (e *Engine) snapshotLocked() *engineSnap {
 	sn := &engineSnap{byID: maps.Clone(e.cat.byID), byName: maps.Clone(e.cat.byName),
-		schemas: maps.Clone(e.cat.schemas), colls: maps.Clone(e.colls), views: maps.Clone(e.views),
+		schemas: maps.Clone(e.cat.schemas), defACLs: e.cat.defACLs, colls: maps.Clone(e.colls), views: maps.Clone(e.views),
 		indexes: map[uint64]storage.IndexSet{}, objs: map[uint64]*Object{}, mark: e.ddl.batch.Mark()}
 	for id, c := range e.colls {
 		sn.indexes[id] = c.SaveIndexes()
@@ -108,6 +109,7 @@ func (e *Engine) snapshotLocked() *engineSnap {
 // so plans cached meanwhile are stale. The caller holds e.mu.
 func (e *Engine) restoreLocked(sn *engineSnap) {
 	e.cat.byID, e.cat.byName, e.cat.schemas = maps.Clone(sn.byID), maps.Clone(sn.byName), maps.Clone(sn.schemas)
+	e.cat.defACLs = sn.defACLs
 	e.cat.version++
 	colls, views := maps.Clone(sn.colls), maps.Clone(sn.views)
 	for id, mv := range sn.views {

@@ -66,7 +66,7 @@ func (e *Engine) commitDefaultACLs(entries []*DefaultACL, b *storage.Batch) erro
 	if err := e.persistDefaultACLs(entries, b); err != nil {
 		return err
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		return err
 	}
 	e.cat.defACLs = entries
