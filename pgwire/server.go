@@ -82,8 +82,12 @@ func NewServer(h Handler, logger *slog.Logger) *Server {
 }
 
 // Serve accepts connections on ln until ln is closed (by the caller or by
-// Shutdown) and then returns nil. Other accept errors are returned after the
-// listener is closed. Temporary accept errors are retried with backoff.
+// Shutdown) and then returns nil. No other accept error stops it: running
+// out of descriptors (EMFILE, ENFILE) or buffers is what an overloaded
+// server sees, and stopping would turn a flood of connections into an
+// outage, so every error is logged (once per streak) and retried after a
+// backoff doubling from 5 ms to 1 s, while the connections already
+// admitted keep being served and free descriptors as they end.
 func (s *Server) Serve(ln net.Listener) error {
 	if !s.addListener(ln) {
 		ln.Close()
@@ -98,13 +102,12 @@ func (s *Server) Serve(ln net.Listener) error {
 			if errors.Is(err, net.ErrClosed) || s.isClosing() {
 				return nil
 			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				time.Sleep(backoff)
-				continue
+			if backoff == 0 {
+				s.logger.Warn("pgwire: accept failed; retrying", "err", err)
 			}
-			ln.Close()
-			return err
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			time.Sleep(backoff)
+			continue
 		}
 		backoff = 0
 		if !s.startConn(nc) {

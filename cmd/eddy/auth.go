@@ -37,7 +37,9 @@ func authFlags() (func() (server.AuthConfig, error), *listFlag) {
 	tlsReq := flag.Bool("tls-required", false, "refuse clients that do not use TLS")
 	maxConns := flag.Int("max-connections", 100, "maximum number of client connections")
 	reserved := flag.Int("superuser-reserved-connections", 3, "connection slots reserved for superusers")
-	timeout := flag.Duration("authentication-timeout", 60*time.Second, "time a client has to complete startup and authentication")
+	timeout := new(time.Duration)
+	flag.DurationVar(timeout, "startup-timeout", 10*time.Second, "time a client has to complete startup and authentication; a connection that has not is closed")
+	flag.DurationVar(timeout, "authentication-timeout", 10*time.Second, "PostgreSQL's name for --startup-timeout")
 	allow := &listFlag{}
 	flag.Var(allow, "allow-connect", "addresses sources and sinks may connect to: host:port patterns (* wildcards) or CIDRs, comma-separated; default any")
 	return func() (server.AuthConfig, error) {

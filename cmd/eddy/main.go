@@ -5,7 +5,7 @@
 //	     [--user eddy] [--password-file FILE] [--auth METHOD | --hba-file FILE]
 //	     [--tls-cert FILE --tls-key FILE [--tls-required]]
 //	     [--max-connections 100] [--superuser-reserved-connections 3]
-//	     [--authentication-timeout 60s] [--allow-connect host:port,CIDR,...]
+//	     [--startup-timeout 10s] [--allow-connect host:port,CIDR,...]
 //	     [--memory-limit 8GiB]
 //
 // The bootstrap superuser (--user, created with a new data directory)

@@ -1,0 +1,128 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/eddydb/eddy/tests/harness"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// TestAdmissionFlood: 25,000 connection attempts against --max-connections
+// 100 whose slots are all taken. Every attempt is answered 53300 "sorry,
+// too many clients already" and closed at once (the server holds no
+// descriptor for it afterwards), the connections holding the slots keep
+// working, and a slot given back is taken by the next client. Attempts go
+// out from 16 goroutines as raw startup packets, so the flood takes a few
+// seconds.
+func TestAdmissionFlood(t *testing.T) {
+	s := harness.StartEddy(t, harness.WithArgs("--max-connections", "100"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	held := make([]*pgx.Conn, 100)
+	for i := range held {
+		c, code := pgxCode(t, s.DSN())
+		if code != "" {
+			t.Fatalf("connection %d: %s", i+1, code)
+		}
+		held[i] = c
+	}
+	baseFDs := openFDs(t, s.Pid())
+	packet, err := (&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30,
+		Parameters: map[string]string{"user": "eddy", "database": "eddy"}}).Encode(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", s.Port())
+	const attempts, workers = 25000, 16
+	var refused, other atomic.Int64
+	var next atomic.Int64
+	var firstOther atomic.Value
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for next.Add(1) <= attempts {
+				if err := refusedAttempt(addr, packet); err != nil {
+					other.Add(1)
+					firstOther.CompareAndSwap(nil, err.Error())
+				} else {
+					refused.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("%d attempts in %v: %d refused with 53300, %d otherwise", attempts, time.Since(start), refused.Load(), other.Load())
+	if other.Load() > 0 {
+		t.Errorf("%d attempts were not answered 53300; first: %v", other.Load(), firstOther.Load())
+	}
+	if n := openFDs(t, s.Pid()); n > baseFDs+workers {
+		t.Errorf("server holds %d descriptors after the flood, %d before", n, baseFDs)
+	}
+	var one int
+	if err := held[99].QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("a held connection after the flood: %v", err)
+	}
+	held[0].Close(ctx)
+	waitFor(t, 5*time.Second, func() bool {
+		c, err := pgx.Connect(ctx, s.DSN())
+		if err == nil {
+			c.Close(ctx)
+		}
+		return err == nil
+	})
+}
+
+// refusedAttempt connects, sends a startup packet and reads the answer
+// to the end; nil if it was an ErrorResponse with SQLSTATE 53300 and the
+// server then closed the connection.
+func refusedAttempt(addr string, packet []byte) error {
+	nc, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := nc.Write(packet); err != nil {
+		return err
+	}
+	resp, err := io.ReadAll(nc)
+	if err != nil {
+		return err
+	}
+	if len(resp) == 0 || resp[0] != 'E' || !bytes.Contains(resp, []byte("C53300\x00")) {
+		return fmt.Errorf("answer %q", resp)
+	}
+	return nil
+}
+
+// openFDs counts the open descriptors of process pid.
+func openFDs(t *testing.T, pid int) int {
+	t.Helper()
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	return len(ents)
+}
+
+// waitFor polls cond every 20 ms until it holds or d passes.
+func waitFor(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %v", d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
