@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -30,9 +31,16 @@ func viewRel(q *planner.Query) ir.Rel {
 }
 
 // execExplain prints the IR and the incremental dataflow of a query, or of
-// the query of a CREATE MATERIALIZED VIEW.
-func (p *Portal) execExplain(es *pg.ExplainStmt) error {
+// the query of a CREATE MATERIALIZED VIEW, or the plan of INSERT, UPDATE
+// or DELETE (explain_dml.go), as text, JSON or YAML (explainFormat).
+// ANALYZE also executes the statement, once, as it would run alone (a
+// write commits unless a block holds it), and reports its command tag.
+func (p *Portal) execExplain(ctx context.Context, es *pg.ExplainStmt) error {
 	p.tag = "EXPLAIN"
+	format, err := explainFormat(es)
+	if err != nil {
+		return err
+	}
 	n := es.Query
 	opts := planner.Options{ParamTypes: p.st.paramTypes, Params: p.params, TimeZone: p.st.s.settings.timeZone}
 	if ctas := n.GetCreateTableAsStmt(); ctas != nil && ctas.Objtype == pg.ObjectType_OBJECT_MATVIEW {
@@ -40,21 +48,49 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 		// a view cannot maintain).
 		n, opts.MaterializedView = ctas.Query, true
 	}
-	if n.GetSelectStmt() == nil {
+	var text string
+	switch {
+	case n.GetSelectStmt() != nil:
+		q, err := p.st.s.e.planQuery(n, opts)
+		if err != nil {
+			return err
+		}
+		if text, err = p.st.s.e.explainQuery(q, opts.MaterializedView, explainOption(es, "verbose")); err != nil {
+			return err
+		}
+	case n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil, n.GetDeleteStmt() != nil:
+		if text, err = p.explainDML(n, opts, explainOption(es, "verbose")); err != nil {
+			return err
+		}
+	default:
 		return repr.Unsupported("EXPLAIN of %s", stmtKind(n))
 	}
-	q, err := p.st.s.e.planQuery(n, opts)
-	if err != nil {
-		return err
+	if explainOption(es, "analyze") {
+		if opts.MaterializedView {
+			return repr.Unsupported("EXPLAIN ANALYZE of CREATE MATERIALIZED VIEW")
+		}
+		tag, err := p.analyze(ctx, n)
+		if err != nil {
+			return err
+		}
+		text += "Actual:\n" + tag + "\n"
 	}
+	p.rows = format.render(text)
+	return nil
+}
+
+// explainQuery is the text of EXPLAIN of a planned query: its optimized
+// IR and its dataflow, as a materialized view (view) or an ad hoc query
+// would run them, with the state and access reports, and with verbose the
+// rules that fired.
+func (e *Engine) explainQuery(q *planner.Query, view, verbose bool) (string, error) {
 	plan, rel, err := compile(viewRel(q))
 	if err != nil {
-		return err
+		return "", err
 	}
-	e := p.st.s.e
 	e.mu.RLock()
 	autos := ""
-	if opts.MaterializedView {
+	if view {
 		plan = isolateSources(plan, e.cat.isTable)
 		autos = e.describeAutoIndexes(plan)
 		plan, _, _ = e.deltaJoins(e.cat, plan, nil)
@@ -64,26 +100,41 @@ func (p *Portal) execExplain(es *pg.ExplainStmt) error {
 	}
 	e.mu.RUnlock()
 	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String() + stateReport(plan) +
-		e.accessReport(plan, !opts.MaterializedView) + autos
-	if explainVerbose(es) {
+		e.accessReport(plan, !view) + autos
+	if verbose {
 		_, trace, err := optimizer.OptimizeTrace(viewRel(q))
 		if err != nil {
-			return err
+			return "", err
 		}
 		text += "Rules fired:\n  " + strings.Join(trace.Names(), " ") + "\n"
 	}
-	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		p.rows = append(p.rows, textRow(line))
-	}
-	return nil
+	return text, nil
 }
 
-// explainVerbose reports whether EXPLAIN has the VERBOSE option (either
-// spelling: EXPLAIN VERBOSE or EXPLAIN (VERBOSE [true])).
-func explainVerbose(es *pg.ExplainStmt) bool {
+// analyze executes the explained statement n for EXPLAIN ANALYZE, once,
+// under the session's transaction rules (a write is refused in a
+// read-only transaction, 25006, and commits unless a block holds it), and
+// returns its command tag; its rows are discarded, as PostgreSQL does.
+func (p *Portal) analyze(ctx context.Context, n *pg.Node) (string, error) {
+	if err := p.st.s.checkWritable(n); err != nil {
+		return "", err
+	}
+	run := &Portal{st: p.st, params: p.params}
+	var err error
+	if n.GetSelectStmt() != nil {
+		err = run.execSelect(ctx, n)
+	} else {
+		err = run.execDML(ctx, n)
+	}
+	return run.tag, err
+}
+
+// explainOption reports whether EXPLAIN has the boolean option name
+// (either spelling: EXPLAIN VERBOSE or EXPLAIN (VERBOSE [true])).
+func explainOption(es *pg.ExplainStmt, name string) bool {
 	for _, o := range es.Options {
 		d := o.GetDefElem()
-		if d == nil || d.Defname != "verbose" {
+		if d == nil || d.Defname != name {
 			continue
 		}
 		if d.Arg == nil {

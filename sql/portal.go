@@ -227,7 +227,7 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 	case n.GetClosePortalStmt() != nil:
 		return p.execCloseCursor(n.GetClosePortalStmt())
 	case n.GetExplainStmt() != nil:
-		return p.execExplain(n.GetExplainStmt())
+		return p.execExplain(ctx, n.GetExplainStmt())
 	case n.GetTruncateStmt() != nil:
 		return p.execTruncate(n.GetTruncateStmt())
 	case n.GetCreateSeqStmt() != nil:

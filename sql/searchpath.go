@@ -193,6 +193,8 @@ func (q *qualifier) record(rv *pg.RangeVar, priv aclMode) {
 // and SELECT when the statement reads the target's rows.
 func (q *qualifier) dmlPrivs(n *pg.Node) error {
 	switch {
+	case n.GetExplainStmt() != nil: // EXPLAIN checks a write's privileges too
+		return q.dmlPrivs(n.GetExplainStmt().Query)
 	case n.GetInsertStmt() != nil:
 		st := n.GetInsertStmt()
 		p := privInsert

@@ -149,6 +149,9 @@ func (st *Statement) describe() error {
 		}
 	case n.GetExplainStmt() != nil:
 		st.cols = []resultCol{{Name: "QUERY PLAN", Type: repr.Text}}
+		if f, _ := explainFormat(n.GetExplainStmt()); f == explainJSON {
+			st.cols[0].Type = repr.JSON
+		}
 	}
 	return withPosition(err, st.src, -1)
 }
