@@ -103,3 +103,58 @@ func (c *ectx) fieldSelect(ind *pg_query.A_Indirection) (expr.Expr, error) {
 func errNoField(name string, loc int32) error {
 	return repr.Errorf(repr.CodeUndefinedColumn, "could not identify column %q in record data type", name).WithPosition(loc + 1)
 }
+
+// expandRecordStars expands the select-list entries (x).* whose record
+// shape the planner knows into one entry per field, (x).name: x a
+// select-list call of a set-returning function with several result
+// columns (planned once: every entry names the same call) or a record
+// column of a subquery. Other entries stay.
+func (ec *ectx) expandRecordStars(targets []target) ([]target, error) {
+	var out []target
+	for _, t := range targets {
+		ind := t.node.GetAIndirection()
+		if ind == nil || len(ind.Indirection) != 1 || ind.Indirection[0].GetAStar() == nil {
+			out = append(out, t)
+			continue
+		}
+		names, err := ec.recordStarNames(ind)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
+			sel := &pg_query.A_Indirection{Arg: ind.Arg, Indirection: []*pg_query.Node{pg_query.MakeStrNode(name)}}
+			out = append(out, target{node: &pg_query.Node{Node: &pg_query.Node_AIndirection{AIndirection: sel}}, name: name, loc: t.loc})
+		}
+	}
+	return out, nil
+}
+
+// recordStarNames returns the field names (x).* expands to: 42809 for a
+// one-column set-returning call (not a record), 0A000 for a record of
+// unknown shape.
+func (ec *ectx) recordStarNames(ind *pg_query.A_Indirection) ([]string, error) {
+	var names []string
+	if fc := ind.Arg.GetFuncCall(); fc != nil {
+		if fields, ok := ec.srfFields[fc]; ok {
+			for _, f := range fields {
+				names = append(names, f.name)
+			}
+			return names, nil
+		}
+		if e, ok := ec.srfs[fc]; ok {
+			return nil, repr.Errorf(repr.CodeWrongObjectType, "type %s is not composite", e.Type().Name()).WithPosition(location(ind.Arg) + 1)
+		}
+	}
+	arg, err := ec.expr(ind.Arg)
+	if err != nil {
+		return nil, err
+	}
+	fields := ec.recordFields(arg)
+	if fields == nil {
+		return nil, repr.Unsupported("(x).* over a value of type %s whose fields are not known", arg.Type().Name()).WithPosition(location(ind.Arg) + 1)
+	}
+	for _, f := range fields {
+		names = append(names, f.Name)
+	}
+	return names, nil
+}

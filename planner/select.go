@@ -142,6 +142,9 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 	if err := b.planSRFs(targets, ec, p); err != nil {
 		return nil, err
 	}
+	if targets, err = ec.expandRecordStars(targets); err != nil {
+		return nil, err
+	}
 	return b.finishSelect(sel, targets, ec, p)
 }
 
