@@ -47,12 +47,12 @@ type deltaJoin struct {
 	// olds indexes, per input and key of a shared lookup, the input's
 	// changes of this Step by key (built on first use, see oldRows).
 	olds map[deltaKey]map[string][]int
-	// memo holds, for this Step, the rows each shared lookup found (by
-	// arrangement and key: a span of memoRows), since a Step's changes
-	// probe the same keys again and again (the lineitems of one order
-	// its order, every change its nation); the arrangements do not
-	// change during a Step.
-	memo       map[sharedLookup]map[string][2]int
+	// memos hold, for this Step, the rows each shared lookup found by
+	// key (a span of memoRows), one per distinct sharedLookup of the
+	// paths (deltaStage.memo), since a Step's changes probe the same
+	// keys again and again (the lineitems of one order its order, every
+	// change its nation); the arrangements do not change during a Step.
+	memos      []map[string][2]int
 	memoRows   []repr.Update
 	ins        [][]repr.Update
 	kbuf, cbuf []byte
@@ -89,6 +89,7 @@ type deltaStage struct {
 	cols   []int // the input's key columns
 	arr    int   // private arrangement, or -1
 	shared uint64
+	memo   int      // the shared lookup's memo (o.memos)
 	key    deltaKey // the input and key columns
 	deltaChecks
 }
@@ -115,20 +116,32 @@ func newDeltaJoin(p *dataflow.Plan, i int, in [][]repr.T) (operator, error) {
 	o.cur = make(repr.Row, o.width)
 	o.bufs = make([][]repr.Update, len(in))
 	arrs := map[deltaKey]int{}
+	memos := map[sharedLookup]int{}
 	for pi, path := range spec.Paths {
 		stages, start, err := o.planPath(pi, path, arrs, in)
 		if err != nil {
 			return nil, err
 		}
 		o.paths, o.start = append(o.paths, stages), append(o.start, start)
-		for _, st := range stages {
-			if st.shared != 0 && o.readers[st.input] == nil {
+		for k := range stages {
+			st := &stages[k]
+			if st.shared == 0 {
+				continue
+			}
+			m, ok := memos[sharedLookup{st.shared, st.key}]
+			if !ok {
+				m = len(memos)
+				memos[sharedLookup{st.shared, st.key}] = m
+			}
+			st.memo = m
+			if o.readers[st.input] == nil {
 				if o.readers[st.input], err = newSharedReader(p, n.Inputs[st.input], st.cols); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
+	o.memos = make([]map[string][2]int, len(memos))
 	return o, nil
 }
 
@@ -261,7 +274,8 @@ func (o *deltaJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 // A large Step's buffer is let go rather than kept between Steps.
 func (o *deltaJoin) forget() {
 	clear(o.memoRows)
-	o.memo, o.memoRows = nil, o.memoRows[:0]
+	clear(o.memos)
+	o.memoRows = o.memoRows[:0]
 	if cap(o.memoRows) > 1024 {
 		o.memoRows = nil
 	}
@@ -383,14 +397,10 @@ func (o *deltaJoin) sharedMatches(s *stepCtx, pi int, st *deltaStage, buf []repr
 // st's shared arrangement whose key is o.kbuf, looking them up on the
 // first probe of the key in this Step.
 func (o *deltaJoin) sharedRows(s *stepCtx, st *deltaStage) ([2]int, error) {
-	k := sharedLookup{st.shared, st.key}
-	m := o.memo[k]
+	m := o.memos[st.memo]
 	if m == nil {
-		if o.memo == nil {
-			o.memo = map[sharedLookup]map[string][2]int{}
-		}
 		m = map[string][2]int{}
-		o.memo[k] = m
+		o.memos[st.memo] = m
 	}
 	if span, ok := m[string(o.kbuf)]; ok {
 		return span, nil
