@@ -13,7 +13,8 @@
 //     RF2 (0.1% of the orders deleted), each in one transaction. Eddy
 //     maintains every view inside the commit (sql/commit.go, propagate),
 //     so the batch is reflected in all views when COMMIT returns: that is
-//     Eddy's time. PostgreSQL's is the same transaction followed by
+//     Eddy's time, measured once Eddy is idle after the load (its
+//     background Pebble compactions done). PostgreSQL's is the same transaction followed by
 //     REFRESH MATERIALIZED VIEW of each view. After the load and each
 //     batch the row count of every view is compared with PostgreSQL's.
 //  3. With -per-view, the state each view keeps: the data is loaded into

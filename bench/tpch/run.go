@@ -196,6 +196,7 @@ func eddyRefresh(ctx context.Context, w *workload, e *eddyProc, c *pgconn.PgConn
 		if err != nil {
 			return err
 		}
+		settle(e.cpu)
 		e.setPhase("batch " + name)
 		if r.Refresh[name], err = measure(e.cpu, func() error { return apply(ctx, c, b) }); err != nil {
 			return e.failed(err)
@@ -205,6 +206,24 @@ func eddyRefresh(ctx context.Context, w *workload, e *eddyProc, c *pgconn.PgConn
 		}
 	}
 	return nil
+}
+
+// settle waits until the process whose CPU time cpu reads is idle (under
+// one 10 ms tick in 300 ms, twice in a row; at most 60 s), so that a
+// refresh batch's CPU-s are its own and not the load's background work:
+// at SF 0.1 Pebble's compactions after the load were most of rf1's.
+func settle(cpu func() time.Duration) {
+	quiet, last := 0, cpu()
+	for deadline := time.Now().Add(time.Minute); quiet < 2 && time.Now().Before(deadline); {
+		time.Sleep(300 * time.Millisecond)
+		now := cpu()
+		if now-last < 10*time.Millisecond {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		last = now
+	}
 }
 
 // viewRun is one view loaded alone on a fresh Eddy (-per-view).
