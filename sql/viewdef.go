@@ -57,10 +57,13 @@ type deparser struct {
 
 // dlevel is one query level's FROM qualifiers: for a renamed-column
 // derived table, its old column names to the table's new ones (nil
-// for every other FROM item).
+// for every other FROM item); printed is the name each qualifier is
+// printed as, unique among this level's and the enclosing levels' (as
+// ruleutils.c's set_rtable_names makes them: orders, orders_1).
 type dlevel struct {
-	quals map[string]map[string]string
-	ctes  map[string]bool
+	quals   map[string]map[string]string
+	printed map[string]string
+	ctes    map[string]bool
 }
 
 // deparseView returns o's definition as pg_get_viewdef prints it, or the
@@ -170,9 +173,12 @@ func (d *deparser) sub(f func()) []byte {
 func (d *deparser) query(sel *pg.SelectStmt, out *outCols) {
 	start := d.indent
 	defer func() { d.indent = start }()
-	lv := &dlevel{quals: map[string]map[string]string{}, ctes: map[string]bool{}}
+	lv := &dlevel{quals: map[string]map[string]string{}, printed: map[string]string{}, ctes: map[string]bool{}}
 	d.levels = append(d.levels, lv)
 	defer func() { d.levels = d.levels[:len(d.levels)-1] }()
+	// the level's names come first: its WITH queries and subqueries
+	// avoid them
+	d.nameItems(sel.FromClause)
 	if sel.WithClause != nil {
 		d.with(sel.WithClause, lv)
 	}
@@ -543,7 +549,7 @@ func deparseExpr(cat *Catalog, rel *planner.Relation, text string, want repr.T, 
 		return "", false
 	}
 	d := &deparser{tr: tr, cat: cat, pretty: pretty}
-	d.levels = []*dlevel{{quals: map[string]map[string]string{"": nil}}}
+	d.levels = []*dlevel{{quals: map[string]map[string]string{"": nil}, printed: map[string]string{}}}
 	defer func() {
 		if r := recover(); r != nil {
 			if r != errNoDeparse {

@@ -284,8 +284,25 @@ func (d *deparser) node(n *pg.Node) {
 		d.subLink(n.GetSubLink())
 	case n.GetSqlvalueFunction() != nil:
 		d.sqlValue(n.GetSqlvalueFunction())
+	case n.GetAIndirection() != nil:
+		d.subscripts(n.GetAIndirection())
 	default:
 		no()
+	}
+}
+
+// subscripts prints array subscripts x[i][j] (slices and field
+// selections are not printed).
+func (d *deparser) subscripts(ind *pg.A_Indirection) {
+	d.expr(ind.Arg, noWant, pInner)
+	for _, i := range ind.Indirection {
+		x := i.GetAIndices()
+		if x == nil || x.IsSlice || x.Uidx == nil {
+			no()
+		}
+		d.write("[")
+		d.expr(x.Uidx, noWant, pNone)
+		d.write("]")
 	}
 }
 

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strconv"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
@@ -24,6 +26,73 @@ func (d *deparser) fromClause(items []*pg.Node) {
 		}
 		d.buf = append(d.buf, item...)
 	}
+}
+
+// nameItems gives the qualifiers of a level's FROM items their printed
+// names before any is printed: a name an enclosing level or an earlier
+// item uses gets the first free suffix _1, _2, ...
+func (d *deparser) nameItems(items []*pg.Node) {
+	var quals []string
+	for _, n := range items {
+		collectQuals(n, &quals)
+	}
+	lv := d.level()
+	for _, q := range quals {
+		printed := q
+		for i := 1; d.nameUsed(printed); i++ {
+			printed = q + "_" + strconv.Itoa(i)
+		}
+		lv.printed[q] = printed
+	}
+}
+
+// collectQuals appends the qualifiers a FROM item introduces.
+func collectQuals(n *pg.Node, out *[]string) {
+	switch {
+	case n.GetRangeVar() != nil:
+		rv := n.GetRangeVar()
+		if rv.Alias != nil {
+			*out = append(*out, rv.Alias.Aliasname)
+		} else {
+			*out = append(*out, rv.Relname)
+		}
+	case n.GetRangeSubselect() != nil:
+		rs := n.GetRangeSubselect()
+		if rs.Alias != nil {
+			*out = append(*out, rs.Alias.Aliasname)
+		}
+	case n.GetJoinExpr() != nil:
+		j := n.GetJoinExpr()
+		collectQuals(j.Larg, out)
+		collectQuals(j.Rarg, out)
+		if j.Alias != nil {
+			*out = append(*out, j.Alias.Aliasname)
+		}
+	}
+}
+
+// nameUsed reports whether a level being printed prints a qualifier as
+// name.
+func (d *deparser) nameUsed(name string) bool {
+	for _, lv := range d.levels {
+		for _, p := range lv.printed {
+			if p == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// printedQual is the name qualifier q of the innermost level that has it
+// is printed as.
+func (d *deparser) printedQual(q string) string {
+	for i := len(d.levels) - 1; i >= 0; i-- {
+		if p, ok := d.levels[i].printed[q]; ok {
+			return p
+		}
+	}
+	return q
 }
 
 // level is the innermost query level.
@@ -65,12 +134,12 @@ func (d *deparser) alias(a *pg.Alias, name string, renamed map[string]string) {
 	qual := name
 	if a != nil {
 		qual = a.Aliasname
-		if a.Aliasname != name {
-			d.write(" ", expr.QuoteIdent(a.Aliasname))
-		}
-		if len(a.Colnames) > 0 {
-			d.write("(", nameList(a.Colnames), ")")
-		}
+	}
+	if p := d.printedQual(qual); p != name {
+		d.write(" ", expr.QuoteIdent(p))
+	}
+	if a != nil && len(a.Colnames) > 0 {
+		d.write("(", nameList(a.Colnames), ")")
 	}
 	d.level().quals[qual] = renamed
 }
@@ -107,10 +176,10 @@ func (d *deparser) relationName(rv *pg.RangeVar) string {
 // rangeSubselect prints a derived table, or the table a RENAME COLUMN
 // wrapped in one.
 func (d *deparser) rangeSubselect(rs *pg.RangeSubselect) {
-	if rs.Lateral {
-		no()
-	}
 	sel := rs.Subquery.GetSelectStmt()
+	if rs.Lateral {
+		d.write("LATERAL ")
+	}
 	if rv, renamed := renameWrapper(sel); rv != nil {
 		d.write(d.relationName(rv))
 		alias := rs.Alias
@@ -127,7 +196,7 @@ func (d *deparser) rangeSubselect(rs *pg.RangeSubselect) {
 		d.level().quals[""] = nil
 		return
 	}
-	d.write(" ", expr.QuoteIdent(rs.Alias.Aliasname))
+	d.write(" ", expr.QuoteIdent(d.printedQual(rs.Alias.Aliasname)))
 	if len(rs.Alias.Colnames) > 0 {
 		d.write("(", nameList(rs.Alias.Colnames), ")")
 	}
@@ -165,7 +234,7 @@ func renameWrapper(sel *pg.SelectStmt) (*pg.RangeVar, map[string]string) {
 
 // join prints a JOIN tree item.
 func (d *deparser) join(j *pg.JoinExpr) {
-	if j.IsNatural || j.JoinUsingAlias != nil || j.Rarg.GetRangeSubselect().GetLateral() {
+	if j.IsNatural || j.JoinUsingAlias != nil {
 		no()
 	}
 	rightParen := d.pretty && j.Rarg.GetRangeVar() == nil && j.Rarg.GetRangeSubselect() == nil &&
@@ -203,7 +272,7 @@ func (d *deparser) join(j *pg.JoinExpr) {
 		d.write(")")
 	}
 	if j.Alias != nil {
-		d.write(" ", expr.QuoteIdent(j.Alias.Aliasname))
+		d.write(" ", expr.QuoteIdent(d.printedQual(j.Alias.Aliasname)))
 		if len(j.Alias.Colnames) > 0 {
 			no()
 		}
@@ -250,5 +319,5 @@ func (d *deparser) qualified(c planner.TraceCol, name string) string {
 	if c.Table == "" {
 		return expr.QuoteIdent(name)
 	}
-	return expr.QuoteIdent(c.Table) + "." + expr.QuoteIdent(name)
+	return expr.QuoteIdent(d.printedQual(c.Table)) + "." + expr.QuoteIdent(name)
 }

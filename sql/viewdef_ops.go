@@ -89,6 +89,11 @@ func (d *deparser) aexpr(n *pg.Node, a *pg.A_Expr) {
 // which Eddy plans by coercing one side: PostgreSQL applies none.
 func (d *deparser) crossTypeOperands(op string, l, r *pg.Node, ts []repr.T) []repr.T {
 	lt, rt := d.ownType(l), d.ownType(r)
+	if op == "||" && len(ts) == 2 && stringy(lt) && stringy(rt) && (lt.Family == repr.FamText || rt.Family == repr.FamText) {
+		// text || text, PostgreSQL's choice over anynonarray || text
+		// whenever both sides are strings (or untyped literals).
+		return []repr.T{repr.Text, repr.Text}
+	}
 	if lt.Family == repr.FamUnknown || rt.Family == repr.FamUnknown {
 		return ts
 	}
@@ -100,20 +105,12 @@ func (d *deparser) crossTypeOperands(op string, l, r *pg.Node, ts []repr.T) []re
 	if (cmp || arith) && (ints || floats) || cmp && times {
 		return []repr.T{lt, rt}
 	}
-	if op == "||" && len(ts) == 2 && (lt.Family == repr.FamText || rt.Family == repr.FamText) {
-		// text || text, PostgreSQL's choice over anynonarray || text
-		// whenever both sides are strings.
-		return []repr.T{textOr(lt, ts[0]), textOr(rt, ts[1])}
-	}
 	return ts
 }
 
-// textOr is text when t is a string type, else want.
-func textOr(t, want repr.T) repr.T {
-	if t.Family == repr.FamText {
-		return repr.Text
-	}
-	return want
+// stringy reports a string type or an untyped literal.
+func stringy(t repr.T) bool {
+	return t.Family == repr.FamText || t.Family == repr.FamUnknown
 }
 
 // timeFamily reports date, timestamp and timestamptz, which compare
@@ -139,12 +136,18 @@ func (d *deparser) binary(l *pg.Node, op string, r *pg.Node, lt, rt repr.T) {
 	})
 }
 
-// distinctFrom prints (a IS DISTINCT FROM b).
+// distinctFrom prints (a IS DISTINCT FROM b), its operands coerced to
+// the common type of the = operator it uses.
 func (d *deparser) distinctFrom(a *pg.A_Expr) {
+	lt, rt := d.ownType(a.Lexpr), d.ownType(a.Rexpr)
+	var ts []repr.T
+	if t, err := expr.CommonType([]repr.T{lt, rt}, "IS DISTINCT FROM"); err == nil && lt.Family != repr.FamUnknown && rt.Family != repr.FamUnknown {
+		ts = d.crossTypeOperands("=", a.Lexpr, a.Rexpr, []repr.T{t, t})
+	}
 	d.parenUnlessPretty(func() {
-		d.expr(a.Lexpr, noWant, pInner)
+		d.expr(a.Lexpr, wantAt(ts, 0), pInner)
 		d.write(" IS DISTINCT FROM ")
-		d.expr(a.Rexpr, noWant, pInner)
+		d.expr(a.Rexpr, wantAt(ts, 1), pInner)
 	})
 }
 
@@ -338,8 +341,12 @@ func (d *deparser) caseExpr(n *pg.Node, ce *pg.CaseExpr) {
 
 // funcCall prints a function, aggregate or window function call.
 func (d *deparser) funcCall(n *pg.Node, fc *pg.FuncCall) {
-	if fc.Funcformat == pg.CoercionForm_COERCE_SQL_SYNTAX || fc.AggWithinGroup || fc.FuncVariadic {
+	if fc.AggWithinGroup || fc.FuncVariadic {
 		no()
+	}
+	if fc.Funcformat == pg.CoercionForm_COERCE_SQL_SYNTAX {
+		d.sqlSyntaxCall(fc)
+		return
 	}
 	name := fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
 	if len(fc.Funcname) > 2 || len(fc.Funcname) == 2 && fc.Funcname[0].GetString_().GetSval() != "pg_catalog" {
@@ -374,6 +381,19 @@ func (d *deparser) funcCall(n *pg.Node, fc *pg.FuncCall) {
 		d.write(" OVER ")
 		d.window(fc.Over)
 	}
+}
+
+// sqlSyntaxCall prints a function the grammar spells as SQL syntax:
+// EXTRACT(field FROM x); the others (SUBSTRING ... FROM, POSITION,
+// OVERLAY, TRIM, ...) are not printed.
+func (d *deparser) sqlSyntaxCall(fc *pg.FuncCall) {
+	name := fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
+	if name != "extract" || len(fc.Args) != 2 || fc.Args[0].GetAConst().GetSval() == nil {
+		no()
+	}
+	d.write("EXTRACT(", fc.Args[0].GetAConst().GetSval().Sval, " FROM ")
+	d.expr(fc.Args[1], noWant, pNone)
+	d.write(")")
 }
 
 // sortList prints ORDER BY items of an aggregate or window.
