@@ -30,6 +30,7 @@ var clientList = []client{
 	{name: "psycopg3", dir: "python", command: pythonCommand("run_psycopg3.py", "psycopg", "python3-psycopg")},
 	{name: "sqlalchemy", dir: "python", command: pythonCommand("run_sqlalchemy.py", "sqlalchemy, pandas", "python3-sqlalchemy python3-pandas")},
 	{name: "sqlalchemy2", dir: "python", command: sqlalchemy2Command},
+	{name: "alembic", dir: "python", command: pythonCommand("run_alembic.py", "alembic, psycopg2", "python3-alembic python3-psycopg2")},
 	{name: "node", dir: "node", command: nodeCommand},
 }
 
