@@ -3,7 +3,8 @@
 // psycopg2, psycopg 3, SQLAlchemy with pandas (python/*.py, run by Debian's
 // /usr/bin/python3; the SQLAlchemy program runs under bookworm's 1.4 and,
 // as client sqlalchemy2, under Debian trixie's 2.0 that
-// python/fetch_sqla2.sh extracts into python/.sqla2) and node-postgres with pg-cursor and pg-copy-streams
+// python/fetch_sqla2.sh extracts into python/.sqla2), Alembic (a migration
+// run: a failing upgrade rolls back whole, then upgrade and downgrade) and node-postgres with pg-cursor and pg-copy-streams
 // (node/clients.js, its packages installed by `npm ci` in node/).
 //
 // Each client program does ordinary work on the schema of schema.sql
