@@ -19,9 +19,9 @@ import (
 // rollback, a SET LOCAL lasts until the block ends), and the cursors
 // declared since. ROLLBACK TO cuts all of them back to the savepoint and
 // recovers a failed block; RELEASE forgets savepoints and keeps their
-// work. As in PostgreSQL, nextval and setval are never rolled back, and
-// DDL inside a block is not transactional in Eddy (it takes effect at
-// once and stays).
+// work. As in PostgreSQL, nextval and setval are never rolled back. DDL
+// inside a block is transactional (ddltxn.go), and a multi-statement
+// Query is an implicit block (implicit.go).
 //
 // Isolation: every statement reads one consistent snapshot, the latest
 // committed state plus the block's own writes; a block's writes commit
@@ -31,6 +31,20 @@ import (
 // UNCOMMITTED and READ COMMITTED are accepted, and REPEATABLE READ and
 // SERIALIZABLE, which Eddy cannot give, are refused with 0A000 rather
 // than silently weakened.
+//
+// Why not REPEATABLE READ: a statement reads the collections in memory
+// under the engine's read lock, and a collection holds only its current
+// rows (its undo log lives only while a commit applies), so a later
+// statement cannot read the state as of the block's first one. Pinning
+// the reads to one time would take either versioned collections (every
+// row kept with its time until no open block needs it, which changes
+// every operator's and every collection's memory) or keeping every other
+// writer out for the block's whole life, as the txGate does for DDL.
+// The second is truthful, even SERIALIZABLE (commits then run strictly
+// one after another), but it would make every driver that asks for
+// REPEATABLE READ (and every idle session in such a block) stop the
+// whole server's writes, sources included; refusing is the honest
+// answer until collections keep versions.
 
 // block is the state of an open transaction block beyond its write set.
 type block struct {
