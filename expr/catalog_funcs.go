@@ -140,9 +140,9 @@ func init() {
 	privileges()
 }
 
-// privileges registers the has_*_privilege family: every object is
-// accessible to every role for now, so they answer true (after checking,
-// through the catalog, that the object exists).
+// privileges registers the has_*_privilege family; the catalog answers
+// them (from its ACLs where it keeps them, else true once the object
+// exists).
 func privileges() {
 	text, oid, name := repr.Text, repr.OIDT, repr.Name
 	for _, f := range []string{"has_table_privilege", "has_any_column_privilege", "has_schema_privilege",
@@ -158,7 +158,10 @@ func privileges() {
 	for _, obj := range []repr.T{text, oid} {
 		catalogFn("has_column_privilege", true, repr.Bool, obj, text, text)
 		catalogFn("has_column_privilege", true, repr.Bool, obj, repr.Int2, text)
-		catalogFn("has_column_privilege", true, repr.Bool, name, obj, text, text)
+		for _, role := range []repr.T{name, oid} {
+			catalogFn("has_column_privilege", true, repr.Bool, role, obj, text, text)
+			catalogFn("has_column_privilege", true, repr.Bool, role, obj, repr.Int2, text)
+		}
 		catalogFn("pg_has_role", true, repr.Bool, obj, text)
 		catalogFn("pg_has_role", true, repr.Bool, name, obj, text)
 	}

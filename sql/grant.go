@@ -95,20 +95,60 @@ func (p *Portal) execGrant(gs *pg.GrantStmt) error {
 	if err != nil {
 		return err
 	}
+	cols, err := columnGrants(gs.Privileges)
+	if err != nil {
+		return err
+	}
 	caller, _ := e.role(s.currentUser())
-	changed := make([][]ACLItem, len(targets))
-	for i, t := range targets {
+	var pairs [][2]*Object
+	var schemas []*Schema
+	for _, t := range targets {
 		tp, err := s.targetPrivs(t, privs, len(gs.Privileges) == 0 || privs == all)
 		if err != nil {
 			return err
 		}
-		acl, err := e.changeACL(s, caller, t, t.all(), tp, grantees, gs)
+		if t.schema != nil {
+			c := *t.schema
+			if c.ACL, err = e.changeACL(s, caller, t, t.all(), tp, grantees, gs); err != nil {
+				return err
+			}
+			schemas = append(schemas, &c)
+			continue
+		}
+		nu, err := e.grantOnRelation(s, caller, t, tp, cols, grantees, gs)
 		if err != nil {
 			return err
 		}
-		changed[i] = acl
+		pairs = append(pairs, [2]*Object{t.obj, nu})
 	}
-	return e.commitACLs(targets, changed)
+	return e.commitReplaced(pairs, schemas)
+}
+
+// grantOnRelation returns relation t.obj after a GRANT or REVOKE of
+// privs on it and of the column items cols on its columns (a
+// relation-level REVOKE also revokes them from the columns).
+func (e *Engine) grantOnRelation(s *Session, caller Role, t aclTarget, privs aclMode, cols []colGrant, grantees []uint32, gs *pg.GrantStmt) (*Object, error) {
+	nu := t.obj.clone()
+	if privs != 0 || len(cols) == 0 {
+		acl, err := e.changeACL(s, caller, t, t.all(), privs, grantees, gs)
+		if err != nil {
+			return nil, err
+		}
+		nu.ACL = acl
+	}
+	if len(cols) == 0 && (gs.IsGrant || privs&allColumnPrivs == 0) {
+		return nu, nil
+	}
+	grantor := ownerOID(t.obj.Owner)
+	if !e.isMemberOf(s.currentUser(), grantor) {
+		grantor = caller.OID
+		if _, g := e.rolePrivs(s.currentUser(), relACL(t.obj), t.obj.Owner, allTablePrivs); g == 0 && len(cols) > 0 {
+			return nil, repr.Errorf(codeInsufficientPrivilege, "permission denied for table %s", t.obj.Name)
+		}
+	}
+	var err error
+	nu.Columns, err = changeColumnACLs(t.obj, cols, privs, grantor, grantees, gs)
+	return nu, err
 }
 
 // grantKindPrivs is every privilege GRANT ON <kind> may name: ON TABLE
@@ -155,7 +195,7 @@ func grantPrivs(list []*pg.Node, all aclMode, kind pg.ObjectType) (aclMode, erro
 	for _, n := range list {
 		ap := n.GetAccessPriv()
 		if len(ap.Cols) > 0 {
-			return 0, repr.Unsupported("column privileges")
+			continue // a column privilege (columnGrants)
 		}
 		if ap.PrivName == "" { // ALL [PRIVILEGES]
 			out |= all
@@ -344,25 +384,6 @@ func applyACL(acl []ACLItem, grantee, grantor uint32, privs aclMode, grant, opti
 	return acl
 }
 
-// commitACLs stores the targets' new ACLs in one batch and ends the
-// subscriptions that lost their privileges.
-func (e *Engine) commitACLs(targets []aclTarget, acls [][]ACLItem) error {
-	var pairs [][2]*Object
-	var schemas []*Schema
-	for i, t := range targets {
-		if t.obj != nil {
-			nu := t.obj.clone()
-			nu.ACL = acls[i]
-			pairs = append(pairs, [2]*Object{t.obj, nu})
-			continue
-		}
-		nu := *t.schema
-		nu.ACL = acls[i]
-		schemas = append(schemas, &nu)
-	}
-	return e.commitReplaced(pairs, schemas)
-}
-
 // commitReplaced stores changed objects (old, new pairs) and schemas in
 // one batch, puts them in the catalog and ends the subscriptions that
 // lost their privileges; the caller holds the engine's lock.
@@ -494,6 +515,7 @@ func (p *Portal) alterRelOwner(obj *Object, rs *pg.RoleSpec) error {
 	}
 	nu := obj.clone()
 	nu.Owner, nu.ACL = owner, newOwnerACL(obj.ACL, obj.Owner, owner)
+	newOwnerColumnACLs(nu.Columns, obj.Owner, owner)
 	b := e.db.NewBatch()
 	defer b.Close()
 	if err := e.persistObject(nu, b); err != nil {

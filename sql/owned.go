@@ -197,6 +197,7 @@ func (p *Portal) execReassignOwned(st *pg.ReassignOwnedStmt) error {
 		if ownedBy(o.Owner, olds) && !isSystemRelation(o.ID) {
 			c := o.clone()
 			c.Owner, c.ACL = nu, newOwnerACL(o.ACL, o.Owner, nu)
+			newOwnerColumnACLs(c.Columns, o.Owner, nu)
 			pairs = append(pairs, [2]*Object{o, c})
 		}
 	}
@@ -327,6 +328,9 @@ func (e *Engine) revokeFromRoles(roles map[uint32]bool) error {
 			var ch bool
 			if c.Columns[i].ACL, ch = withoutRoles(o.Columns[i].ACL, roles); ch {
 				changed = true
+				if len(c.Columns[i].ACL) == 0 {
+					c.Columns[i].ACL = nil // a column's empty ACL is no ACL
+				}
 			}
 		}
 		if changed {

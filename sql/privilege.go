@@ -226,10 +226,13 @@ func (s *Session) checkOwnsRel(rv *pg.RangeVar) error {
 // the password verifiers.
 var superuserOnly = map[string]bool{"pg_authid": true}
 
-// privNeed is a privilege a statement needs on a relation.
+// privNeed is a privilege a statement needs on a relation, and the
+// columns it reads and writes there, which column privileges may cover
+// (colpriv.go).
 type privNeed struct {
-	id   uint64
-	priv aclMode
+	id            uint64
+	priv          aclMode
+	reads, writes colUse
 }
 
 // checkPrivileges checks a statement's recorded needs against the
@@ -258,7 +261,7 @@ func (s *Session) checkPrivilegesLocked(role string, needs []privNeed) error {
 		if sc := s.e.cat.schemas[o.Schema]; sc != nil && !s.e.hasSchemaPriv(role, sc, privUsage) {
 			return repr.Errorf(codeInsufficientPrivilege, "permission denied for schema %s", o.Schema)
 		}
-		if !s.e.hasRelPriv(role, o, n.priv) {
+		if !s.e.hasRelPriv(role, o, n.priv) && !s.e.hasColumnPrivs(role, o, n) {
 			return repr.Errorf(codeInsufficientPrivilege, "permission denied for %s %s", kindName(o.Kind), o.Name)
 		}
 	}

@@ -162,6 +162,18 @@ type qualifier struct {
 	priv  aclMode
 	needs []privNeed
 	done  map[*pg.RangeVar]bool
+	// colRefs are the statement's column references (columnRefs);
+	// writes, while the DML target is recorded, the columns it assigns.
+	colRefs [][]string
+	writes  colUse
+}
+
+// needWriting is need for a statement's target, which assigns the
+// columns of use.
+func (q *qualifier) needWriting(rv *pg.RangeVar, priv aclMode, use colUse) error {
+	q.writes = use
+	defer func() { q.writes = colUse{} }()
+	return q.need(rv, priv)
 }
 
 // need qualifies rv and records that the statement needs priv on it.
@@ -183,7 +195,7 @@ func (q *qualifier) record(rv *pg.RangeVar, priv aclMode) {
 		return
 	}
 	if o := q.cat.lookup(rv.Schemaname, rv.Relname); o != nil {
-		q.needs = append(q.needs, privNeed{id: o.ID, priv: priv})
+		q.needs = append(q.needs, privNeed{id: o.ID, priv: priv, reads: readUse(q.colRefs, rv, o), writes: q.writes})
 	} else if r := lookupSysRel(rv.Schemaname, rv.Relname); r != nil && superuserOnly[r.name] {
 		q.needs = append(q.needs, privNeed{id: r.id, priv: priv})
 	}
@@ -201,14 +213,14 @@ func (q *qualifier) dmlPrivs(n *pg.Node) error {
 		if len(st.ReturningList) > 0 || st.OnConflictClause != nil {
 			p |= privSelect
 		}
-		return q.need(st.Relation, p)
+		return q.needWriting(st.Relation, p, insertUse(st))
 	case n.GetUpdateStmt() != nil:
 		st := n.GetUpdateStmt()
 		p := privUpdate
-		if st.WhereClause != nil || len(st.ReturningList) > 0 || len(st.FromClause) > 0 {
+		if st.WhereClause != nil || len(st.ReturningList) > 0 || len(st.FromClause) > 0 || setReads(st) {
 			p |= privSelect
 		}
-		return q.need(st.Relation, p)
+		return q.needWriting(st.Relation, p, updateUse(st))
 	case n.GetDeleteStmt() != nil:
 		st := n.GetDeleteStmt()
 		p := privDelete
@@ -223,11 +235,13 @@ func (q *qualifier) dmlPrivs(n *pg.Node) error {
 			}
 		}
 	case n.GetCopyStmt() != nil && n.GetCopyStmt().Relation != nil:
-		p := privSelect
+		p, use := privSelect, copyUse(n.GetCopyStmt())
 		if n.GetCopyStmt().IsFrom {
 			p = privInsert
+		} else {
+			q.colRefs = use.refs()
 		}
-		return q.need(n.GetCopyStmt().Relation, p)
+		return q.needWriting(n.GetCopyStmt().Relation, p, use)
 	}
 	return nil
 }
@@ -249,6 +263,7 @@ func readsRows(n *pg.Node) bool {
 func (q *qualifier) stmt(n *pg.Node) error {
 	if readsRows(n) {
 		q.priv = privSelect
+		q.colRefs = stmtColumnRefs(n)
 	}
 	err := q.dmlPrivs(n)
 	switch {
@@ -282,6 +297,10 @@ func (q *qualifier) ext(x parse.Ext) error {
 		x.Schema = rv.Schemaname
 	case *parse.Subscribe:
 		q.priv = privSelect
+		q.colRefs = [][]string{{"*"}}
+		if x.Query != nil {
+			q.colRefs = stmtColumnRefs(x.Query)
+		}
 		if x.Relation != nil {
 			return q.need(x.Relation, privSelect)
 		}
@@ -294,6 +313,10 @@ func (q *qualifier) ext(x parse.Ext) error {
 		}
 	case *parse.CreateSink:
 		q.priv = privSelect
+		q.colRefs = [][]string{{"*"}}
+		if x.Query != nil {
+			q.colRefs = stmtColumnRefs(x.Query)
+		}
 		if x.From != nil {
 			return q.need(x.From, privSelect)
 		}

@@ -254,7 +254,8 @@ func init() {
 	}
 	catalogFuncs["pg_current_xact_id"] = catalogFuncs["txid_current"]
 	catalogFuncs["has_table_privilege"] = hasPrivilege(privOnTable)
-	catalogFuncs["has_any_column_privilege"] = hasPrivilege(privOnTable)
+	catalogFuncs["has_any_column_privilege"] = hasAnyColumnPrivilege
+	catalogFuncs["has_column_privilege"] = hasColumnPrivilege
 	catalogFuncs["has_schema_privilege"] = hasPrivilege(privOnSchema)
 	catalogFuncs["has_sequence_privilege"] = hasPrivilege(privOnSequence)
 	addProcFuncs()

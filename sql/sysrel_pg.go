@@ -123,7 +123,11 @@ func rowsAttribute(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	for _, ri := range s.relations() {
 		for i, c := range ri.cols {
-			out = append(out, r.row(attributeRow(ri, i, c)))
+			row := attributeRow(ri, i, c)
+			if c.ACL != nil && ri.index == nil {
+				row["attacl"] = s.aclDatum(c.ACL)
+			}
+			out = append(out, r.row(row))
 		}
 	}
 	return out
