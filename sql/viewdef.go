@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,8 @@ const (
 )
 
 // deparser prints one view's query. Its methods panic with errNoDeparse
-// (recovered by deparseView) on a construct they do not print.
+// on a construct they do not print; deparseView recovers it (and any
+// other panic) into the query as written.
 type deparser struct {
 	tr  *planner.Trace
 	cat *Catalog
@@ -95,11 +97,10 @@ func deparseViewText(cat *Catalog, o *Object, pretty bool) (text string, err err
 	}
 	d := &deparser{tr: tr, cat: cat, pretty: pretty}
 	defer func() {
+		// errNoDeparse, or a deparser bug: either way the query as
+		// written is the answer, never a failed catalog read.
 		if r := recover(); r != nil {
-			if r != errNoDeparse {
-				panic(r)
-			}
-			err = errNoDeparse
+			err = fmt.Errorf("deparsing view %s: %v", o.Name, r)
 		}
 	}()
 	d.query(sel, &outCols{names: names, types: types})
@@ -551,10 +552,7 @@ func deparseExpr(cat *Catalog, rel *planner.Relation, text string, want repr.T, 
 	d := &deparser{tr: tr, cat: cat, pretty: pretty}
 	d.levels = []*dlevel{{quals: map[string]map[string]string{"": nil}, printed: map[string]string{}}}
 	defer func() {
-		if r := recover(); r != nil {
-			if r != errNoDeparse {
-				panic(r)
-			}
+		if r := recover(); r != nil { // errNoDeparse or a deparser bug: as written
 			ok = false
 		}
 	}()

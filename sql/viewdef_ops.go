@@ -408,7 +408,7 @@ func (d *deparser) sortList(items []*pg.Node) {
 
 // window prints an OVER clause's window (get_rule_windowspec).
 func (d *deparser) window(w *pg.WindowDef) {
-	if w.Name != "" || w.Refname != "" || w.FrameOptions&1 != 0 {
+	if w.Name != "" || w.Refname != "" {
 		no()
 	}
 	d.write("(")
@@ -428,7 +428,82 @@ func (d *deparser) window(w *pg.WindowDef) {
 		d.write("ORDER BY ")
 		d.sortList(w.OrderClause)
 	}
+	if w.FrameOptions&frameNonDefault != 0 {
+		if len(w.PartitionClause) > 0 || len(w.OrderClause) > 0 {
+			d.write(" ")
+		}
+		d.frame(w)
+	}
 	d.write(")")
+}
+
+// The frame option bits of a window (PostgreSQL's FRAMEOPTION_*).
+const (
+	frameNonDefault        = 0x00001
+	frameRange             = 0x00002
+	frameRows              = 0x00004
+	frameGroups            = 0x00008
+	frameBetween           = 0x00010
+	frameStartUnboundedPre = 0x00020
+	frameEndUnboundedFol   = 0x00100
+	frameStartCurrentRow   = 0x00200
+	frameEndCurrentRow     = 0x00400
+	frameStartOffsetPre    = 0x00800
+	frameEndOffsetPre      = 0x01000
+	frameStartOffsetFol    = 0x02000
+	frameEndOffsetFol      = 0x04000
+	frameExcludeCurrentRow = 0x08000
+	frameExcludeGroup      = 0x10000
+	frameExcludeTies       = 0x20000
+)
+
+// frame prints a window's frame clause (RANGE|ROWS|GROUPS [BETWEEN] ...).
+func (d *deparser) frame(w *pg.WindowDef) {
+	o := w.FrameOptions
+	switch {
+	case o&frameRange != 0:
+		d.write("RANGE ")
+	case o&frameRows != 0:
+		d.write("ROWS ")
+	case o&frameGroups != 0:
+		d.write("GROUPS ")
+	}
+	if o&frameBetween != 0 {
+		d.write("BETWEEN ")
+	}
+	switch {
+	case o&frameStartUnboundedPre != 0:
+		d.write("UNBOUNDED PRECEDING")
+	case o&frameStartCurrentRow != 0:
+		d.write("CURRENT ROW")
+	case o&(frameStartOffsetPre|frameStartOffsetFol) != 0:
+		d.expr(w.StartOffset, noWant, pNone)
+		d.write(map[bool]string{true: " PRECEDING", false: " FOLLOWING"}[o&frameStartOffsetPre != 0])
+	default:
+		no()
+	}
+	if o&frameBetween != 0 {
+		d.write(" AND ")
+		switch {
+		case o&frameEndUnboundedFol != 0:
+			d.write("UNBOUNDED FOLLOWING")
+		case o&frameEndCurrentRow != 0:
+			d.write("CURRENT ROW")
+		case o&(frameEndOffsetPre|frameEndOffsetFol) != 0:
+			d.expr(w.EndOffset, noWant, pNone)
+			d.write(map[bool]string{true: " PRECEDING", false: " FOLLOWING"}[o&frameEndOffsetPre != 0])
+		default:
+			no()
+		}
+	}
+	switch {
+	case o&frameExcludeCurrentRow != 0:
+		d.write(" EXCLUDE CURRENT ROW")
+	case o&frameExcludeGroup != 0:
+		d.write(" EXCLUDE GROUP")
+	case o&frameExcludeTies != 0:
+		d.write(" EXCLUDE TIES")
+	}
 }
 
 // subLink prints a subquery expression (get_sublink_expr).
