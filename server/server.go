@@ -29,6 +29,10 @@ type Config struct {
 	// it, the engine keeps the largest tables and views in the store
 	// instead of memory (sql.Options.MemoryLimit). 0: no budget.
 	MemoryLimit int64
+	// SubscribeBuffer bounds, in bytes, the commits queued for one
+	// SUBSCRIBE client that does not read (--subscribe-buffer;
+	// sql.Options.SubscribeBufferBytes). 0: the engine's default.
+	SubscribeBuffer int64
 }
 
 // Server is a running Eddy: the engine plus the wire listener.
@@ -52,7 +56,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}, Superuser: cfg.Auth.Superuser,
-		MemoryLimit: cfg.MemoryLimit})
+		MemoryLimit: cfg.MemoryLimit, SubscribeBufferBytes: cfg.SubscribeBuffer})
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
 	}

@@ -59,6 +59,8 @@ type Engine struct {
 	ck checkpointer
 	// spill is the memory budget's state (see spill.go).
 	spill spiller
+	// subscribeBytes bounds each subscriber's queue (Options.SubscribeBufferBytes).
+	subscribeBytes int64
 	// seqMu guards seqs, the sequences' values by qualified name
 	// (sequence.go); DDL takes it after mu, nextval alone.
 	seqMu sync.Mutex
@@ -114,6 +116,10 @@ type Options struct {
 	// it (the live heap), checkpoints spill the largest tables and views
 	// to the store (spill.go).
 	MemoryLimit int64
+	// SubscribeBufferBytes bounds the estimated memory of the commits
+	// queued for one subscriber; a subscriber past it is cut off (54000).
+	// 0: 64 MiB.
+	SubscribeBufferBytes int64
 }
 
 // OpenWith is Open with options.
@@ -126,7 +132,10 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 	}
 	e := &Engine{db: db, log: log, cat: newCatalog(), colls: map[uint64]*storage.Collection{},
 		views: map[uint64]*matView{}, sources: map[uint64]*sourceState{}, nextID: 1000,
-		replayer: o.Replayer, spill: spiller{limit: o.MemoryLimit}}
+		replayer: o.Replayer, spill: spiller{limit: o.MemoryLimit}, subscribeBytes: o.SubscribeBufferBytes}
+	if e.subscribeBytes <= 0 {
+		e.subscribeBytes = defaultSubscribeBufferBytes
+	}
 	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
 	e.spill.all = os.Getenv("EDDY_SPILL_ALL") == "1"
 	e.cat.size = e.collectionSize

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/planner"
@@ -21,7 +23,14 @@ const maxSubscriberBuffer = 1024
 type SubEvent struct {
 	Time    repr.Time
 	Updates []repr.Update
+	// bytes is the estimated memory of Updates, counted against the
+	// subscriber's byte bound until Consumed.
+	bytes int64
 }
+
+// defaultSubscribeBufferBytes bounds the memory of the commits queued for
+// one subscriber (Options.SubscribeBufferBytes).
+const defaultSubscribeBufferBytes = 64 << 20
 
 // Subscription follows one collection: first its contents as of Time, then
 // every committed change, in time order.
@@ -55,7 +64,15 @@ type subscriber struct {
 	// check, when set, re-checks the subscriber's privileges (under the
 	// engine's lock) after a GRANT, REVOKE or owner change.
 	check func() error
+	// queued is the estimated bytes of the events in ch; publish adds,
+	// Consumed subtracts. Past limit the subscriber is cut off.
+	queued atomic.Int64
+	limit  int64
 }
+
+// Consumed tells the engine that ev, received from Events, is no longer
+// queued: its bytes stop counting against the subscriber's bound.
+func (s *Subscription) Consumed(ev SubEvent) { s.sub.queued.Add(-ev.bytes) }
 
 // Err reports why Events was closed (nil after Close).
 func (s *Subscription) Err() error {
@@ -96,7 +113,7 @@ func (e *Engine) registerSubscriber(id uint64, progress bool, buffer int, transi
 		buffer = maxSubscriberBuffer
 	}
 	sub := &subscriber{coll: id, ch: make(chan SubEvent, buffer), progress: progress,
-		ended: make(chan struct{}), transient: transient}
+		ended: make(chan struct{}), transient: transient, limit: e.subscribeBytes}
 	if e.subs == nil {
 		e.subs = map[uint64]map[*subscriber]bool{}
 	}
@@ -129,17 +146,28 @@ func (e *Engine) unsubscribe(sub *subscriber, err error) {
 }
 
 // publish hands a durable commit's changes to the subscribers (under the
-// engine lock, after the commit). Sends never block: a full buffer ends
-// that subscription with an error instead.
+// engine lock, after the commit). Sends never block: a subscriber whose
+// queue already holds its buffer of commits, or would pass its bound in
+// bytes, is cut off with 54000 instead (a commit larger than the bound
+// still goes to a subscriber whose queue is empty). The queued events of
+// a subscriber cut off are freed once its reader lets go of them.
 func (e *Engine) publish(t repr.Time, deltas map[uint64][]repr.Update) {
 	for id, subs := range e.subs {
 		d := deltas[id]
+		size := updatesBytes(d)
 		for sub := range subs {
 			if len(d) == 0 && !sub.progress {
 				continue
 			}
+			if len(sub.ch) > 0 && sub.limit > 0 && sub.queued.Load()+size > sub.limit {
+				e.unsubscribe(sub, repr.Errorf(repr.CodeProgramLimitExceeded,
+					"subscriber fell more than %d bytes behind and was disconnected", sub.limit).
+					WithHint("Read the subscription's rows faster (FETCH more often), or subscribe to a smaller result."))
+				continue
+			}
 			select {
-			case sub.ch <- SubEvent{Time: t, Updates: d}:
+			case sub.ch <- SubEvent{Time: t, Updates: d, bytes: size}:
+				sub.queued.Add(size)
 			default:
 				e.unsubscribe(sub, repr.Errorf(repr.CodeProgramLimitExceeded,
 					"subscriber fell more than %d commits behind and was disconnected", cap(sub.ch)).
@@ -147,6 +175,19 @@ func (e *Engine) publish(t repr.Time, deltas map[uint64][]repr.Update) {
 			}
 		}
 	}
+}
+
+// updatesBytes estimates the memory updates hold: each update and its
+// row's datums, plus the bytes of their strings.
+func updatesBytes(us []repr.Update) int64 {
+	n := int64(len(us)) * int64(unsafe.Sizeof(repr.Update{}))
+	for _, u := range us {
+		n += int64(len(u.Row)) * int64(unsafe.Sizeof(repr.Datum{}))
+		for _, d := range u.Row {
+			n += int64(len(d.Text()))
+		}
+	}
+	return n
 }
 
 // failTransient ends the subscription whose temporary view failed to

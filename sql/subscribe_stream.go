@@ -91,6 +91,7 @@ func (st *subStream) receive(ev SubEvent, ok bool) {
 		st.finished, st.err = true, st.sub.Err()
 		return
 	}
+	st.sub.Consumed(ev)
 	st.add(ev.Time, ev.Updates)
 }
 

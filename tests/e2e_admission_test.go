@@ -14,6 +14,7 @@ import (
 
 	"github.com/eddydb/eddy/tests/harness"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
@@ -125,4 +126,88 @@ func waitFor(t *testing.T, d time.Duration, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestSubscribeByteBound: with --subscribe-buffer 8MiB, a SUBSCRIBE client
+// that never reads, and a cursor never fetched, are cut off once the
+// commits queued for them pass 8 MiB, although each is far below its
+// bound in commits (1024): the server does not grow by the hundreds of MB
+// the 20 commits of ~8 MB would otherwise queue for the two of them. The cursor's FETCH
+// reports 54000 naming the bound; the stuck client is disconnected.
+func TestSubscribeByteBound(t *testing.T) {
+	s := harness.StartEddy(t, harness.WithArgs("--subscribe-buffer", "8MiB"), harness.WithEnv("GOGC=100"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w := connect(t, ctx, s.DSN())
+	mustExec(t, ctx, w, "CREATE TABLE wide (k int PRIMARY KEY, v text)",
+		"INSERT INTO wide SELECT i, repeat('x', 2000) FROM generate_series(1, 2000) AS g(i)")
+	// The same writes without subscribers first: the heap they need is
+	// then in place, so what the server grows by afterwards is what the
+	// stalled subscribers hold.
+	updateAll(t, ctx, w, 20)
+	lazy := connect(t, ctx, s.DSN())
+	mustExec(t, ctx, lazy, "BEGIN", "DECLARE c CURSOR FOR SUBSCRIBE wide")
+	cfg, err := pgconn.ParseConfig(s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DialFunc = smallBufferDial
+	stuck, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Close(context.Background())
+	stuckRes := stuck.Exec(ctx, "SUBSCRIBE wide")
+	time.Sleep(200 * time.Millisecond)
+	before := rssBytes(t, s.Pid())
+	updateAll(t, ctx, w, 20)
+	grew := rssBytes(t, s.Pid()) - before
+	t.Logf("server RSS grew by %d MB over 20 commits of 4,000 changes (8 MB) with two stalled subscribers", grew>>20)
+	if grew > 150<<20 {
+		t.Errorf("server RSS grew by %d MB; the stalled subscribers' queues are not bounded", grew>>20)
+	}
+	for err == nil {
+		var rows pgx.Rows
+		if rows, err = lazy.Query(ctx, "FETCH ALL c"); err == nil {
+			for rows.Next() {
+			}
+			err = rows.Err()
+		}
+	}
+	wantCode(t, err, "54000", "fell more than 8388608 bytes behind")
+	done := make(chan error, 1)
+	go func() {
+		_, err := stuckRes.ReadAll()
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the stuck subscriber's stream ended without an error")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the stuck subscriber was never disconnected")
+	}
+}
+
+// updateAll rewrites every row of wide n times, one commit each.
+func updateAll(t *testing.T, ctx context.Context, w *pgx.Conn, n int) {
+	t.Helper()
+	for i := range n {
+		mustExec(t, ctx, w, fmt.Sprintf("UPDATE wide SET v = repeat('%c', 2000)", 'a'+i%26))
+	}
+}
+
+// rssBytes reads the resident set size of process pid.
+func rssBytes(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var size, rss int64
+	if _, err := fmt.Sscan(string(b), &size, &rss); err != nil {
+		t.Fatalf("parsing statm %q: %v", b, err)
+	}
+	return rss * int64(os.Getpagesize())
 }

@@ -6,7 +6,7 @@
 //	     [--tls-cert FILE --tls-key FILE [--tls-required]]
 //	     [--max-connections 100] [--superuser-reserved-connections 3]
 //	     [--startup-timeout 10s] [--allow-connect host:port,CIDR,...]
-//	     [--memory-limit 8GiB]
+//	     [--memory-limit 8GiB] [--subscribe-buffer 64MiB]
 //
 // The bootstrap superuser (--user, created with a new data directory)
 // gets its password from EDDY_PASSWORD or --password-file (first line).
@@ -53,6 +53,7 @@ func run() error {
 	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
 	debugListen := flag.String("debug-listen", "", "address for Go profiling endpoints (/debug/pprof/); off when empty")
 	memLimit := flag.String("memory-limit", "", "memory budget, e.g. 8GiB: Go's soft memory limit, past which tables and views spill to disk (default: half of the cgroup limit or of physical memory)")
+	subBuffer := flag.String("subscribe-buffer", "64MiB", "memory of the commits queued for one SUBSCRIBE client that does not read, past which it is cut off (54000)")
 	auth, allow := authFlags()
 	flag.Parse()
 	server.TuneGC()
@@ -80,8 +81,12 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	subBytes, err := server.ParseByteSize(*subBuffer)
+	if err != nil {
+		return fmt.Errorf("--subscribe-buffer: invalid size %q", *subBuffer)
+	}
 	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger,
-		Auth: a, AllowConnect: allow.list, MemoryLimit: limit.bytes})
+		Auth: a, AllowConnect: allow.list, MemoryLimit: limit.bytes, SubscribeBuffer: subBytes})
 	if err != nil {
 		return err
 	}
