@@ -300,6 +300,11 @@ func (d *Dataflow) newLoopOperator(j int) (loopOperator, error) {
 		return newLoopReduce(op, d.plan.Nodes[n.Inputs[0]].Types, n.Types)
 	case dataflow.Threshold:
 		return newLoopCount(nil, true), nil
+	case dataflow.TopK:
+		if len(op.Key) == 0 {
+			return nil, repr.Unsupported("LIMIT over the recursive reference of WITH RECURSIVE")
+		}
+		return newLoopTopK(op, d.plan.Nodes[n.Inputs[0]].Types)
 	}
 	return nil, repr.Unsupported("%s inside the recursive term of WITH RECURSIVE", opName(n.Op))
 }

@@ -7,12 +7,14 @@ import (
 	"github.com/eddydb/eddy/repr"
 )
 
-// loopReduce is a grouped Reduce with aggregates inside a loop body (see
-// iterate.go), as decorrelated subqueries in a recursive term produce
-// (EXISTS, IN, a correlated scalar subquery over the recursive row). A
+// loopReduce is a grouped Reduce with aggregates or a grouped TopK inside
+// a loop body (see iterate.go), as decorrelated subqueries in a recursive
+// term produce (EXISTS, IN, a correlated scalar subquery over the
+// recursive row), and DISTINCT ON of a recursive term whose groups the
+// planner keys by iteration (planner/recursive_tag.go). A
 // group's output at (N, k) is F(its rows accumulated at <= (N, k)), where
-// F is the Reduce itself: a scratch reduceOp is stepped over the rows and
-// rolled back, so every aggregate keeps exactly its ordinary semantics.
+// F is the operator itself: a scratch reduceOp or topkOp is stepped over
+// the rows and rolled back, so it keeps exactly its ordinary semantics.
 // Iteration k emits F(rows at <= k) - F(past rows at <= k) - what earlier
 // iterations of the pending Step emitted for the group, for every group
 // changed at an iteration <= k that has diffs at k. Each evaluation costs
@@ -23,7 +25,7 @@ import (
 // as row-key -> row(history..., columns...).
 type loopReduce struct {
 	key        []int
-	scratch    *reduceOp
+	scratch    scratchOp
 	groups     map[string]*lbucket
 	emitted    map[*lbucket][]repr.Update
 	sched      loopSchedule[*lbucket]
@@ -38,14 +40,36 @@ type loopReduce struct {
 	all, past  []repr.Update
 }
 
+// scratchOp is the operator a loopReduce evaluates over one group's rows
+// and rolls back.
+type scratchOp interface {
+	step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
+	rollback()
+}
+
 func newLoopReduce(spec dataflow.Reduce, in, out []repr.T) (*loopReduce, error) {
 	spec.AppendOnly = false
 	r, err := newReduce(spec, in, out)
 	if err != nil {
 		return nil, err
 	}
-	return &loopReduce{key: spec.Key, scratch: r, groups: map[string]*lbucket{},
-		emitted: map[*lbucket][]repr.Update{}, seen: map[int]bool{}, off: stateLog{off: true}}, nil
+	return newLoopGroups(spec.Key, r), nil
+}
+
+// newLoopTopK is a TopK in a loop body, evaluated per group of its key.
+func newLoopTopK(spec dataflow.TopK, in []repr.T) (*loopReduce, error) {
+	spec.AppendOnly = false
+	t, err := newTopK(spec, in)
+	if err != nil {
+		return nil, err
+	}
+	return newLoopGroups(spec.Key, t), nil
+}
+
+// newLoopGroups is a loopReduce evaluating scratch per group of key.
+func newLoopGroups(key []int, scratch scratchOp) *loopReduce {
+	return &loopReduce{key: key, scratch: scratch, groups: map[string]*lbucket{},
+		emitted: map[*lbucket][]repr.Update{}, seen: map[int]bool{}, off: stateLog{off: true}}
 }
 
 func (o *loopReduce) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {

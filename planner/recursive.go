@@ -318,6 +318,9 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLoopTopK(body, v.ID, tagged && !hasWindowCalls(recTerm)); err != nil {
+		return nil, err
+	}
 	c.rel = &ir.Iterate{ID: v.ID, Name: ce.Ctename, Types: v.Types, Body: body, Limit: RecursionLimit}
 	switch {
 	case tagged: // hide the iteration column

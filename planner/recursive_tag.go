@@ -3,6 +3,9 @@ package planner
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/repr"
 )
 
 // iterCol names the hidden iteration column of a tagged recursion; no
@@ -115,8 +118,12 @@ func tagNested(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_quer
 	switch {
 	case len(sub.GroupClause) > 0:
 		sub.GroupClause = append(sub.GroupClause, tag)
-	case sub.DistinctClause[0].GetNode() != nil:
-		sub.DistinctClause = append(sub.DistinctClause, tag) // DISTINCT ON (...)
+	case sub.DistinctClause[0].GetNode() != nil: // DISTINCT ON (...): the tag first, in ORDER BY too
+		sub.DistinctClause = append([]*pg_query.Node{tag}, sub.DistinctClause...)
+		if len(sub.SortClause) > 0 {
+			by := &pg_query.SortBy{Node: tag, SortbyDir: pg_query.SortByDir_SORTBY_DEFAULT, SortbyNulls: pg_query.SortByNulls_SORTBY_NULLS_DEFAULT, Location: -1}
+			sub.SortClause = append([]*pg_query.Node{{Node: &pg_query.Node_SortBy{SortBy: by}}}, sub.SortClause...)
+		}
 	}
 	if len(rs.Alias.Colnames) > 0 {
 		rs.Alias.Colnames = append(rs.Alias.Colnames, pg_query.MakeStrNode(iterCol))
@@ -180,4 +187,46 @@ func tagBase(base *pg_query.SelectStmt) {
 	if len(base.TargetList) > 0 {
 		base.TargetList = append(base.TargetList, pg_query.MakeResTargetNodeWithNameAndVal(iterCol, zero, -1))
 	}
+}
+
+// checkLoopTopK refuses a TopK (DISTINCT ON, LIMIT, a row_number() bound)
+// over the recursive reference of body unless perIteration: PostgreSQL
+// applies it to each iteration's new rows (the working table), which a
+// fixed point over the whole relation computes only when its groups are
+// keyed by the iteration tag, as tagIterations arranges for DISTINCT ON.
+func checkLoopTopK(body ir.Rel, id int, perIteration bool) error {
+	if perIteration {
+		return nil
+	}
+	var found bool
+	var walk func(r ir.Rel) bool // reports whether r reads the LoopVar
+	walk = func(r ir.Rel) bool {
+		if v, ok := r.(*ir.LoopVar); ok {
+			return v.ID == id
+		}
+		reads := false
+		for _, c := range r.Children() {
+			reads = walk(c) || reads
+		}
+		if _, ok := r.(*ir.TopK); ok && reads {
+			found = true
+		}
+		return reads
+	}
+	walk(body)
+	if found {
+		return repr.Unsupported("DISTINCT ON, LIMIT or OFFSET over the recursive reference of WITH RECURSIVE other than DISTINCT ON in a UNION ALL recursion")
+	}
+	return nil
+}
+
+// hasWindowCalls reports whether n calls a window function anywhere.
+func hasWindowCalls(n proto.Message) bool {
+	found := false
+	walkMessages(n.ProtoReflect(), func(m proto.Message) {
+		if fc, ok := m.(*pg_query.FuncCall); ok && fc.Over != nil {
+			found = true
+		}
+	})
+	return found
 }
