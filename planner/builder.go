@@ -68,6 +68,9 @@ type ectx struct {
 	grp *grouping
 	// noSubquery rejects subqueries (aggregate arguments, VALUES, DML).
 	noSubquery bool
+	// onSubs holds the values of a join condition's scalar subqueries,
+	// planned beforehand (onsubquery.go); nil elsewhere.
+	onSubs map[*pg_query.SubLink]expr.Expr
 	// wins holds the values of the window function calls planned below
 	// the select list and ORDER BY (winfunc.go); nil elsewhere.
 	wins map[*pg_query.FuncCall]expr.Expr

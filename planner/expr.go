@@ -655,9 +655,28 @@ func (c *ectx) function(name string, args []expr.Expr, loc int32) (expr.Expr, er
 	}
 	fn, want, err := expr.ResolveFunc(name, ts)
 	if err != nil {
+		if e, ok := c.functionStyleCast(name, args, loc); ok {
+			return e, nil
+		}
 		return nil, withPos(err, loc)
 	}
 	return c.b.call(fn, args, want)
+}
+
+// functionStyleCast is PostgreSQL's function-style cast: a call of one
+// argument named after a type, with no function of that name and argument
+// type, is the explicit cast to the type (pg_catalog.bpchar(ev_type),
+// text(1)); ok false when name is no type or the cast does not exist.
+func (c *ectx) functionStyleCast(name string, args []expr.Expr, loc int32) (expr.Expr, bool) {
+	if len(args) != 1 {
+		return nil, false
+	}
+	t, err := expr.ParseTypeName(name, nil)
+	if err != nil {
+		return nil, false
+	}
+	e, err := c.b.explicitCast(args[0], t, loc)
+	return e, err == nil
 }
 
 // sqlValueFunction is CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIMESTAMP.

@@ -266,13 +266,7 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 	case j.Quals == nil:
 		rel, cols = ir.NewJoin(ir.JoinCross, left, right), append(lcols, rcols...)
 	default:
-		cols = append(append([]scopeCol(nil), lcols...), rcols...)
-		rel = ir.NewJoin(kind, left, right)
-		ec := &ectx{b: b, sc: &scope{cols: cols, parent: parent}, rel: rel, clause: "JOIN/ON", noSubquery: true}
-		var on expr.Expr
-		if on, err = ec.predicate(j.Quals); err == nil {
-			rel = ir.NewJoin(kind, left, right, on)
-		}
+		rel, cols, err = b.onJoin(kind, j.Quals, left, right, lcols, rcols, parent)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -284,6 +278,38 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 		err = renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
 	}
 	return rel, cols, err
+}
+
+// onJoin plans JOIN ... ON quals. The scalar subqueries of quals become
+// columns of the left input (onsubquery.go), dropped after the join.
+func (b *builder) onJoin(kind ir.JoinKind, quals *pg_query.Node, left, right ir.Rel, lcols, rcols []scopeCol, parent *scope) (ir.Rel, []scopeCol, error) {
+	nl, nr := ir.Arity(left), ir.Arity(right)
+	wide, subs, err := b.onSubqueries(quals, left)
+	if err != nil {
+		return nil, nil, err
+	}
+	extra := ir.Arity(wide) - nl
+	scols := append([]scopeCol(nil), lcols...)
+	for _, t := range wide.ColTypes()[nl:] {
+		scols = append(scols, scopeCol{typ: t, hidden: true})
+	}
+	scols = append(scols, rcols...)
+	ec := &ectx{b: b, sc: &scope{cols: scols, parent: parent}, rel: ir.NewJoin(kind, wide, right),
+		clause: "JOIN/ON", noSubquery: true, onSubs: subs}
+	on, err := ec.predicate(quals)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := append(append([]scopeCol(nil), lcols...), rcols...)
+	rel := ir.NewJoin(kind, wide, right, on)
+	if extra > 0 {
+		keep := identityCols(nl)
+		for i := 0; i < nr; i++ {
+			keep = append(keep, nl+extra+i)
+		}
+		rel = ir.NewProject(rel, keep...)
+	}
+	return rel, cols, nil
 }
 
 // usingJoin plans JOIN ... USING (cols) and NATURAL JOIN: equality on the

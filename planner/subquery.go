@@ -20,6 +20,9 @@ import (
 
 // subLink plans a subquery expression.
 func (c *ectx) subLink(sl *pg_query.SubLink) (expr.Expr, error) {
+	if v, ok := c.onSubs[sl]; ok {
+		return v, nil
+	}
 	if c.noSubquery {
 		return nil, repr.Unsupported("subqueries in %s", c.clause)
 	}
