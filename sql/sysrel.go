@@ -91,9 +91,13 @@ func defSysRel(id uint64, oid uint32, schema, name string, view bool, cols strin
 		r.rel.Columns = append(r.rel.Columns, planner.Column{Name: c.Name, Type: c.Type})
 		r.index[c.Name] = i
 	}
-	// tableoid, PostgreSQL's system column, which psql's \dd and \dL join
-	// on; snapshot appends it to every row.
-	r.rel.Columns = append(r.rel.Columns, planner.Column{Name: "tableoid", Type: repr.OIDT, System: true})
+	// tableoid and xmin, PostgreSQL's system columns, which psql's \dd
+	// and \dL join on and pgAdmin reads; snapshot appends them to every
+	// row. Eddy has no transaction IDs: xmin (xid, presented as bigint like
+	// every xid) is 2, PostgreSQL's FrozenTransactionId, "older than every
+	// snapshot", which is what a catalog row computed at the read is.
+	r.rel.Columns = append(r.rel.Columns, planner.Column{Name: "tableoid", Type: repr.OIDT, System: true},
+		planner.Column{Name: "xmin", Type: repr.Int8, System: true})
 	sysRelsByID[id], sysRelsByName[qualified(schema, name)], sysRelsByOID[oid] = r, r, r
 }
 
@@ -197,11 +201,14 @@ func zeroDatum(t repr.T) repr.Datum {
 }
 
 // snapshot computes the rows of system relation id as updates at t.
+// frozenXmin is every system row's xmin: FrozenTransactionId.
+var frozenXmin = repr.NewInt(2)
+
 func (r *sysRel) snapshot(s *sysSnap, t repr.Time) []repr.Update {
 	rows := r.rows(s)
 	out := make([]repr.Update, len(rows))
 	for i, row := range rows {
-		out[i] = repr.Update{Row: append(row, oidD(r.oid)), Time: t, Diff: 1}
+		out[i] = repr.Update{Row: append(row, oidD(r.oid), frozenXmin), Time: t, Diff: 1}
 	}
 	return out
 }

@@ -201,3 +201,350 @@ FROM pg_class rel
     WHERE rel.relkind IN ('r','s','t') AND rel.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = 'public')::oid
     ORDER BY rel.relname
 ;;
+
+-- client: pgadmin (columns 12_plus nodes.sql, tid = orders)
+-- compare
+SELECT DISTINCT att.attname as name, att.attnum as OID, pg_catalog.format_type(ty.oid,NULL) AS datatype,
+pg_catalog.format_type(ty.oid,att.atttypmod) AS displaytypname,
+att.attnotnull as not_null,
+CASE WHEN att.atthasdef OR att.attidentity != '' OR ty.typdefault IS NOT NULL THEN True
+ELSE False END as has_default_val, des.description, seq.seqtypid,
+CASE WHEN att.attgenerated = 's' THEN true ELSE false END as is_generated
+FROM pg_catalog.pg_attribute att
+    JOIN pg_catalog.pg_type ty ON ty.oid=atttypid
+    JOIN pg_catalog.pg_namespace tn ON tn.oid=ty.typnamespace
+    JOIN pg_catalog.pg_class cl ON cl.oid=att.attrelid
+    JOIN pg_catalog.pg_namespace na ON na.oid=cl.relnamespace
+    LEFT OUTER JOIN pg_catalog.pg_type et ON et.oid=ty.typelem
+    LEFT OUTER JOIN pg_catalog.pg_attrdef def ON adrelid=att.attrelid AND adnum=att.attnum
+    LEFT OUTER JOIN (pg_catalog.pg_depend JOIN pg_catalog.pg_class cs ON classid='pg_class'::regclass AND objid=cs.oid AND cs.relkind='S') ON refobjid=att.attrelid AND refobjsubid=att.attnum
+    LEFT OUTER JOIN pg_catalog.pg_namespace ns ON ns.oid=cs.relnamespace
+    LEFT OUTER JOIN pg_catalog.pg_index pi ON pi.indrelid=att.attrelid AND indisprimary
+    LEFT OUTER JOIN pg_catalog.pg_description des ON (des.objoid=att.attrelid AND des.objsubid=att.attnum AND des.classoid='pg_class'::regclass)
+    LEFT OUTER JOIN pg_catalog.pg_sequence seq ON cs.oid=seq.seqrelid
+WHERE
+    att.attrelid = 'public.orders'::regclass::oid
+    AND att.attnum > 0
+    AND att.attisdropped IS FALSE
+ORDER BY att.attnum
+;;
+
+-- client: pgadmin (indexes nodes.sql, tid = orders)
+SELECT DISTINCT ON(cls.relname) cls.oid, cls.relname as name,
+(SELECT (CASE WHEN count(i.inhrelid) > 0 THEN true ELSE false END) FROM pg_inherits i WHERE i.inhrelid = cls.oid) as is_inherited
+FROM pg_catalog.pg_index idx
+    JOIN pg_catalog.pg_class cls ON cls.oid=indexrelid
+    JOIN pg_catalog.pg_class tab ON tab.oid=indrelid
+    LEFT OUTER JOIN pg_catalog.pg_tablespace ta on ta.oid=cls.reltablespace
+    JOIN pg_catalog.pg_namespace n ON n.oid=tab.relnamespace
+    JOIN pg_catalog.pg_am am ON am.oid=cls.relam
+    LEFT JOIN pg_catalog.pg_depend dep ON (dep.classid = cls.tableoid AND dep.objid = cls.oid AND dep.refobjsubid = '0' AND dep.refclassid=(SELECT oid FROM pg_catalog.pg_class WHERE relname='pg_constraint') AND dep.deptype='i')
+    LEFT OUTER JOIN pg_catalog.pg_constraint con ON (con.tableoid = dep.refclassid AND con.oid = dep.refobjid)
+WHERE indrelid = 'public.orders'::regclass::OID
+    AND conname is NULL
+    ORDER BY cls.relname
+;;
+
+-- client: pgadmin (indexes 15_plus properties.sql, did = this database, tid = order_lines)
+SELECT DISTINCT ON (cls.relname)
+  cls.oid,
+  cls.relname AS name,
+  idx.indrelid,
+  idx.indkey,
+  idx.indisclustered,
+  idx.indisvalid,
+  idx.indisunique,
+  idx.indisprimary,
+  n.nspname,
+  idx.indnatts,
+  COALESCE(cls.reltablespace, 0) AS spcoid,
+  idx.indnullsnotdistinct,
+  COALESCE(
+    CASE
+          WHEN (cls.reltablespace <> 0 OR cls.relkind = 'I') THEN ta.spcname
+          ELSE (
+              SELECT sp.spcname
+              FROM pg_catalog.pg_database dtb
+              JOIN pg_catalog.pg_tablespace sp ON dtb.dattablespace = sp.oid
+              WHERE dtb.oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())::oid
+              LIMIT 1
+          )
+      END, 'pg_default'
+  ) AS spcname,
+  con.conname,
+  tab.relname AS tabname,
+  idx.indclass,
+  con.oid AS conoid,
+  CASE
+      WHEN con.contype IN ('p', 'u', 'x') THEN desp.description
+      ELSE des.description
+  END AS description,
+  pg_catalog.pg_get_expr(idx.indpred, idx.indrelid, true) AS indconstraint,
+  con.contype,
+  con.condeferrable,
+  con.condeferred,
+  am.amname,
+  EXISTS (
+      SELECT 1 FROM pg_inherits inh WHERE inh.inhrelid = cls.oid
+  ) AS is_inherited,
+    COALESCE(
+        substring(array_to_string(cls.reloptions, ',') FROM 'fillfactor=([0-9]*)')::int,
+        CASE am.amname
+            WHEN 'btree' THEN 100
+            WHEN 'gist' THEN 90
+            ELSE NULL
+        END
+    ) AS fillfactor,
+    COALESCE(
+        CASE am.amname
+            WHEN 'btree' THEN substring(array_to_string(cls.reloptions, ',') FROM 'deduplicate_items=([a-z]*)')::boolean
+            ELSE NULL
+        END,
+        CASE am.amname WHEN 'btree' THEN TRUE ELSE NULL END
+    ) AS deduplicate_items,
+    COALESCE(
+        CASE am.amname
+            WHEN 'gin' THEN substring(array_to_string(cls.reloptions, ',') FROM 'gin_pending_list_limit=([0-9]*)')::int
+            ELSE NULL
+        END,
+        CASE am.amname WHEN 'gin' THEN 4096 * 1024 ELSE NULL END
+    ) AS gin_pending_list_limit,
+    COALESCE(
+        CASE am.amname
+            WHEN 'brin' THEN substring(array_to_string(cls.reloptions, ',') FROM 'pages_per_range=([0-9]*)')::int
+            ELSE NULL
+        END,
+        CASE am.amname WHEN 'brin' THEN 128 ELSE NULL END
+    ) AS pages_per_range,
+    COALESCE(
+        CASE am.amname
+            WHEN 'gist' THEN substring(array_to_string(cls.reloptions, ',') FROM 'buffering=([a-z]*)')
+            ELSE NULL
+        END,
+        CASE am.amname WHEN 'gist' THEN 'auto' ELSE NULL END
+    ) AS buffering,
+    COALESCE(
+        CASE am.amname
+            WHEN 'gin' THEN substring(array_to_string(cls.reloptions, ',') FROM 'fastupdate=([a-z]*)')::boolean
+            ELSE NULL
+        END,
+        CASE am.amname WHEN 'gin' THEN TRUE ELSE NULL END
+    ) AS fastupdate,
+    COALESCE(
+        CASE am.amname
+            WHEN 'brin' THEN substring(array_to_string(cls.reloptions, ',') FROM 'autosummarize=([a-z]*)')::boolean
+            ELSE NULL
+        END,
+        CASE am.amname WHEN 'brin' THEN FALSE ELSE NULL END
+    ) AS autosummarize,
+    COALESCE(
+        substring(array_to_string(cls.reloptions, ',') FROM 'lists=([0-9]*)')::int,
+        NULL
+    ) AS lists
+FROM pg_catalog.pg_index idx
+    JOIN pg_catalog.pg_class cls ON cls.oid = idx.indexrelid
+    JOIN pg_catalog.pg_class tab ON tab.oid = idx.indrelid
+    LEFT JOIN pg_catalog.pg_tablespace ta ON ta.oid = cls.reltablespace
+    JOIN pg_catalog.pg_namespace n ON n.oid = tab.relnamespace
+    JOIN pg_catalog.pg_am am ON am.oid = cls.relam
+    LEFT JOIN pg_catalog.pg_depend dep ON dep.classid = cls.tableoid
+        AND dep.objid = cls.oid
+        AND dep.refobjsubid = 0
+        AND dep.refclassid = (SELECT oid FROM pg_catalog.pg_class WHERE relname = 'pg_constraint')
+        AND dep.deptype = 'i'
+    LEFT JOIN pg_catalog.pg_constraint con ON con.tableoid = dep.refclassid AND con.oid = dep.refobjid
+    LEFT JOIN pg_catalog.pg_description des ON des.objoid = cls.oid AND des.classoid = 'pg_class'::regclass
+    LEFT JOIN pg_catalog.pg_description desp ON desp.objoid = con.oid AND desp.objsubid = 0 AND desp.classoid = 'pg_constraint'::regclass
+WHERE idx.indrelid = 'public.order_lines'::regclass::OID
+    AND con.conname IS NULL
+ORDER BY cls.relname
+;;
+
+-- client: pgadmin (check_constraint nodes.sql, tid = customers)
+-- compare
+SELECT c.oid, conname as name,
+    NOT convalidated as convalidated, conislocal, description as comment
+    FROM pg_catalog.pg_constraint c
+LEFT OUTER JOIN
+    pg_catalog.pg_description des ON (des.objoid=c.oid AND
+                           des.classoid='pg_constraint'::regclass)
+WHERE contype = 'c'
+    AND conrelid = 'public.customers'::regclass::oid
+;;
+
+-- client: pgadmin (foreign_key nodes.sql, tid = orders)
+-- compare
+SELECT ct.oid,
+    conname as name,
+    NOT convalidated as convalidated,
+    description as comment
+FROM pg_catalog.pg_constraint ct
+LEFT OUTER JOIN pg_catalog.pg_description des ON (des.objoid=ct.oid AND des.classoid='pg_constraint'::regclass)
+WHERE contype='f' AND
+    conrelid = 'public.orders'::regclass::oid
+ORDER BY conname
+;;
+
+-- client: pgadmin (foreign_key properties.sql, tid = orders)
+-- compare
+SELECT
+      convalidated,
+      ct.oid,
+      conname as name,
+      condeferrable,
+      condeferred,
+      confupdtype,
+      confdeltype,
+      CASE confmatchtype
+        WHEN 's' THEN FALSE
+        WHEN 'f' THEN TRUE
+      END AS confmatchtype,
+      conkey,
+      confkey,
+      confrelid,
+      nl.nspname as fknsp,
+      cl.relname as fktab,
+      nr.nspname as refnsp,
+      cr.relname as reftab,
+      description as comment
+FROM pg_constraint ct
+JOIN pg_class cl ON cl.oid=conrelid
+JOIN pg_namespace nl ON nl.oid=cl.relnamespace
+JOIN pg_class cr ON cr.oid=confrelid
+JOIN pg_namespace nr ON nr.oid=cr.relnamespace
+LEFT OUTER JOIN pg_description des ON (des.objoid=ct.oid AND des.classoid='pg_constraint'::regclass)
+WHERE contype='f' AND
+conrelid = 'public.orders'::regclass::oid
+ORDER BY conname
+;;
+
+-- client: pgadmin (foreign_key get_constraint_cols.sql, orders.customer_id -> customers.id)
+-- compare
+SELECT a1.attname as conattname,
+    a2.attname as confattname
+FROM pg_catalog.pg_attribute a1,
+    pg_catalog.pg_attribute a2
+WHERE a1.attrelid='public.orders'::regclass::oid
+    AND a1.attnum=2
+    AND a2.attrelid='public.customers'::regclass::oid
+    AND a2.attnum=1
+;;
+
+-- client: pgadmin (index_constraint nodes.sql, tid = customers, constraint_type = p)
+SELECT cls.oid, cls.relname as name,
+    CASE contype
+        WHEN 'p' THEN desp.description
+        WHEN 'u' THEN desp.description
+        WHEN 'x' THEN desp.description
+        ELSE des.description
+    END AS comment
+FROM pg_catalog.pg_index idx
+JOIN pg_catalog.pg_class cls ON cls.oid=indexrelid
+LEFT JOIN pg_catalog.pg_depend dep ON (dep.classid = cls.tableoid AND
+                            dep.objid = cls.oid AND
+                            dep.refobjsubid = '0' AND
+                            dep.refclassid=(SELECT oid
+                                            FROM pg_catalog.pg_class
+                                            WHERE relname='pg_constraint') AND
+                            dep.deptype='i')
+LEFT OUTER JOIN pg_catalog.pg_constraint con ON (con.tableoid = dep.refclassid AND
+                                      con.oid = dep.refobjid)
+LEFT OUTER JOIN pg_catalog.pg_description des ON (des.objoid=cls.oid AND des.classoid='pg_class'::regclass)
+LEFT OUTER JOIN pg_catalog.pg_description desp ON (desp.objoid=con.oid AND desp.objsubid = 0 AND desp.classoid='pg_constraint'::regclass)
+WHERE indrelid = 'public.customers'::regclass::oid
+AND contype='p'
+;;
+
+-- client: pgadmin (index_constraint nodes.sql, tid = customers, constraint_type = u)
+SELECT cls.oid, cls.relname as name,
+    CASE contype
+        WHEN 'p' THEN desp.description
+        WHEN 'u' THEN desp.description
+        WHEN 'x' THEN desp.description
+        ELSE des.description
+    END AS comment
+FROM pg_catalog.pg_index idx
+JOIN pg_catalog.pg_class cls ON cls.oid=indexrelid
+LEFT JOIN pg_catalog.pg_depend dep ON (dep.classid = cls.tableoid AND
+                            dep.objid = cls.oid AND
+                            dep.refobjsubid = '0' AND
+                            dep.refclassid=(SELECT oid
+                                            FROM pg_catalog.pg_class
+                                            WHERE relname='pg_constraint') AND
+                            dep.deptype='i')
+LEFT OUTER JOIN pg_catalog.pg_constraint con ON (con.tableoid = dep.refclassid AND
+                                      con.oid = dep.refobjid)
+LEFT OUTER JOIN pg_catalog.pg_description des ON (des.objoid=cls.oid AND des.classoid='pg_class'::regclass)
+LEFT OUTER JOIN pg_catalog.pg_description desp ON (desp.objoid=con.oid AND desp.objsubid = 0 AND desp.classoid='pg_constraint'::regclass)
+WHERE indrelid = 'public.customers'::regclass::oid
+AND contype='u'
+;;
+
+-- client: pgadmin (views nodes.sql, scid = public)
+-- compare
+SELECT
+    c.oid,
+    c.relname AS name
+FROM pg_catalog.pg_class c
+WHERE
+  c.relkind = 'v'
+    AND c.relnamespace = 'public'::regnamespace::oid
+ORDER BY
+    c.relname
+;;
+
+-- client: pgadmin (mviews nodes.sql, scid = public)
+-- compare
+SELECT
+    c.oid,
+    c.relname AS name,
+    description AS comment
+FROM pg_catalog.pg_class c
+LEFT OUTER JOIN pg_catalog.pg_description des ON (des.objoid=c.oid and des.objsubid=0 AND des.classoid='pg_class'::regclass)
+WHERE
+  c.relkind = 'm'
+    AND c.relnamespace = 'public'::regnamespace::oid
+ORDER BY
+    c.relname
+;;
+
+-- client: dbeaver (column cache for the whole schema)
+-- params: ["2200"]
+SELECT c.relname,a.*,pg_catalog.pg_get_expr(ad.adbin, ad.adrelid, true) as def_value,dsc.description
+FROM pg_catalog.pg_attribute a
+INNER JOIN pg_catalog.pg_class c ON (a.attrelid=c.oid)
+LEFT OUTER JOIN pg_catalog.pg_attrdef ad ON (a.attrelid=ad.adrelid AND a.attnum = ad.adnum)
+LEFT OUTER JOIN pg_catalog.pg_description dsc ON (c.oid=dsc.objoid AND a.attnum = dsc.objsubid)
+WHERE NOT a.attisdropped AND c.relnamespace=$1 AND c.relkind not in ('i','c')  ORDER BY a.attnum
+;;
+
+-- client: dbeaver (constraint cache)
+-- params: ["2200"]
+SELECT c.oid,c.*,t.relname as tabrelname,rt.relnamespace as refnamespace
+FROM pg_catalog.pg_constraint c
+INNER JOIN pg_catalog.pg_class t ON t.oid=c.conrelid
+LEFT OUTER JOIN pg_catalog.pg_class rt ON rt.oid=c.confrelid
+WHERE t.relnamespace=$1
+ORDER BY c.oid
+;;
+
+-- client: dbeaver (index cache)
+-- params: ["2200"]
+-- compare
+SELECT i.*,i.indkey as keys,c.relname,c.relnamespace,c.relam,tc.relname as tabrelname,dsc.description,pg_catalog.pg_get_expr(i.indexprs, i.indrelid, true) as expr
+FROM pg_catalog.pg_index i
+INNER JOIN pg_catalog.pg_class c ON c.oid=i.indexrelid
+INNER JOIN pg_catalog.pg_class tc ON tc.oid=i.indrelid
+LEFT OUTER JOIN pg_catalog.pg_description dsc ON i.indexrelid=dsc.objoid
+WHERE  c.relnamespace=$1 ORDER BY c.relname
+;;
+
+-- client: dbeaver (procedures cache)
+-- params: ["2200"]
+-- compare
+SELECT p.oid,p.*,d.description
+FROM pg_catalog.pg_proc p
+LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=p.oid
+WHERE p.pronamespace=$1
+ORDER BY p.proname
+;;
