@@ -770,6 +770,7 @@ SELECT
 ;;
 
 -- client: sqlalchemy
+-- compare
 SELECT pg_get_viewdef(c.oid) view_def FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relname = 'big_orders' AND c.relkind IN ('v', 'm')
 ;;
 
