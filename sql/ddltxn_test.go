@@ -1,0 +1,61 @@
+package sql
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// TestTxGate drives the gate that makes a block's DDL exclusive: the
+// owner waits for running statements, holds back new ones (which a
+// cancelled context ends with 57014) and runs its own, and release lets
+// the others in.
+func TestTxGate(t *testing.T) {
+	var g txGate
+	a, b := &Session{}, &Session{}
+	ctx := context.Background()
+	if err := g.enter(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.enter(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	owned := make(chan error, 1)
+	go func() { owned <- g.own(ctx, a) }()
+	select {
+	case err := <-owned:
+		t.Fatalf("a owns the gate while b runs a statement (%v)", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.leave(b)
+	if err := <-owned; err != nil {
+		t.Fatal(err)
+	}
+	g.leave(a) // the end of a's DDL statement; a stays the owner
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if err := g.enter(cctx, b); repr.ErrorCode(err) != repr.CodeQueryCanceled {
+		t.Fatalf("b's statement while a owns the gate: %v, want 57014 when cancelled", err)
+	}
+	entered := make(chan error, 1)
+	go func() { entered <- g.enter(ctx, b) }()
+	if err := g.enter(ctx, a); err != nil { // the owner's next statement
+		t.Fatal(err)
+	}
+	g.leave(a)
+	select {
+	case err := <-entered:
+		t.Fatalf("b entered while a owns the gate (%v)", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.release(a)
+	if err := <-entered; err != nil {
+		t.Fatal(err)
+	}
+	g.leave(b)
+	if g.shared != 0 || g.owner != nil || g.waiting != 0 {
+		t.Fatalf("gate not back to rest: %d shared, owner %v, %d waiting", g.shared, g.owner, g.waiting)
+	}
+}
