@@ -537,15 +537,3 @@ func (g *txGate) release(s *Session) {
 	}
 	g.mu.Unlock()
 }
-
-// tryEnter takes a shared slot without waiting (for the ticker, which
-// skips a tick rather than wait).
-func (g *txGate) tryEnter() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.owner != nil || g.waiting > 0 {
-		return false
-	}
-	g.shared++
-	return true
-}
