@@ -87,7 +87,10 @@ type engineSnap struct {
 func (e *Engine) snapshotLocked() *engineSnap {
 	sn := &engineSnap{byID: maps.Clone(e.cat.byID), byName: maps.Clone(e.cat.byName),
 		schemas: maps.Clone(e.cat.schemas), defACLs: e.cat.defACLs, colls: maps.Clone(e.colls), views: maps.Clone(e.views),
-		indexes: map[uint64]storage.IndexSet{}, objs: map[uint64]*Object{}, mark: e.ddl.batch.Mark()}
+		indexes: map[uint64]storage.IndexSet{}, objs: map[uint64]*Object{}}
+	if e.ddl != nil {
+		sn.mark = e.ddl.batch.Mark()
+	}
 	for id, c := range e.colls {
 		sn.indexes[id] = c.SaveIndexes()
 	}
@@ -159,7 +162,37 @@ func (e *Engine) commitDDL(b *storage.Batch) error {
 		e.ddl.batch.Append(b)
 		return e.ddl.batch.Err()
 	}
+	if e.atomic != nil {
+		e.atomic.Append(b)
+		return e.atomic.Err()
+	}
 	return e.db.Commit(b)
+}
+
+// atomically runs fn, one statement's several DDL steps, so that their
+// writes (commitDDL) go to one batch committed at its end: a crash
+// leaves all of them or none. Inside a block with DDL they already go to
+// the block's batch. When fn or the commit fails, the engine's
+// catalog-level state is restored (engineSnap; sinks fn removed stay
+// stopped until a restart reloads them). The caller holds e.mu.
+func (e *Engine) atomically(fn func() error) error {
+	if e.ddl != nil || e.atomic != nil {
+		return fn()
+	}
+	sn := e.snapshotLocked()
+	e.atomic = e.db.NewBatch()
+	defer func() {
+		e.atomic.Close()
+		e.atomic = nil
+	}()
+	err := fn()
+	if err == nil {
+		err = e.db.Commit(e.atomic)
+	}
+	if err != nil {
+		e.restoreLocked(sn)
+	}
+	return err
 }
 
 // inDDLBlock reports whether a block with DDL is open (its owner is the

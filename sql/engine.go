@@ -77,6 +77,9 @@ type Engine struct {
 	// open one's deferred writes and undo (ddltxn.go; under mu).
 	gate txGate
 	ddl  *ddlTx
+	// atomic, while a statement's DDL steps run atomically, collects
+	// their writes (ddltxn.go; under mu).
+	atomic *storage.Batch
 	// Version is reported by version() and server_version.
 	Version string
 }

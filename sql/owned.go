@@ -234,6 +234,11 @@ func (p *Portal) execDropOwned(st *pg.DropOwnedStmt) error {
 			return err
 		}
 	}
+	return e.atomically(func() error { return e.dropOwned(roles, objs, schemas, cascade) })
+}
+
+// dropOwned is DROP OWNED's work: revoking, then dropping.
+func (e *Engine) dropOwned(roles map[uint32]bool, objs []*Object, schemas []*Schema, cascade bool) error {
 	if err := e.revokeFromRoles(roles); err != nil {
 		return err
 	}

@@ -240,14 +240,34 @@ func (e *Engine) dropSchema(s *Session, name string, missingOK, cascade bool) er
 // the caller holds the engine's lock.
 func (e *Engine) dropSchemaLocked(sc *Schema, cascade bool) error {
 	name := sc.Name
-	objs := e.cat.objectsIn(name)
-	if len(objs) > 0 && !cascade {
+	objs, sinks := e.cat.objectsIn(name), e.sinksIn(name)
+	if (len(objs) > 0 || len(sinks) > 0) && !cascade {
 		var lines []string
 		for _, o := range objs {
 			lines = append(lines, fmt.Sprintf("%s %s.%s depends on schema %s", kindName(o.Kind), o.Schema, o.Name, name))
 		}
+		for _, sk := range sinks {
+			lines = append(lines, fmt.Sprintf("sink %s.%s depends on schema %s", name, sk.def.Name, name))
+		}
 		return repr.Errorf(repr.CodeDependentObjects, "cannot drop schema %s because other objects depend on it", name).
 			WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	if e.inDDLBlock() && len(sinks) > 0 {
+		return errNotInBlock.New(fmt.Sprintf("DROP SCHEMA %s, which holds sinks,", name))
+	}
+	return e.atomically(func() error { return e.dropSchemaContents(sc, objs, sinks) })
+}
+
+// dropSchemaFault, set by tests, fails DROP SCHEMA ... CASCADE after it
+// dropped an object, as a crash would interrupt it.
+var dropSchemaFault func(*Object) error
+
+// dropSchemaContents removes sc's sinks, its objects (latest first, so
+// dependents go before what they depend on, with everything depending on
+// them) and sc itself.
+func (e *Engine) dropSchemaContents(sc *Schema, objs []*Object, sinks []*sinkState) error {
+	if err := e.removeSinksLocked(sinks); err != nil {
+		return err
 	}
 	for i := len(objs) - 1; i >= 0; i-- {
 		if e.cat.byID[objs[i].ID] == nil {
@@ -255,6 +275,11 @@ func (e *Engine) dropSchemaLocked(sc *Schema, cascade bool) error {
 		}
 		if err := e.dropLocked(objs[i], true); err != nil {
 			return err
+		}
+		if dropSchemaFault != nil {
+			if err := dropSchemaFault(objs[i]); err != nil {
+				return err
+			}
 		}
 	}
 	b := e.db.NewBatch()
@@ -268,7 +293,7 @@ func (e *Engine) dropSchemaLocked(sc *Schema, cascade bool) error {
 		return err
 	}
 	e.cat.defACLs = defACLs
-	delete(e.cat.schemas, name)
+	delete(e.cat.schemas, sc.Name)
 	e.cat.version++
 	return nil
 }
@@ -298,7 +323,16 @@ func (e *Engine) renameSchema(s *Session, old, nu string) error {
 	if sc.ID == 0 {
 		return repr.Unsupported("renaming schema public")
 	}
-	return e.moveObjects(sc, nu, func(o *Object) bool { return o.Schema == old })
+	sinks := e.sinksIn(old)
+	if len(sinks) > 0 && e.inDDLBlock() {
+		return errNotInBlock.New(fmt.Sprintf("ALTER SCHEMA %s RENAME, which holds sinks,", old))
+	}
+	return e.atomically(func() error {
+		if err := e.moveObjects(sc, nu, func(o *Object) bool { return o.Schema == old }); err != nil {
+			return err
+		}
+		return e.moveSinks(sinks, nu)
+	})
 }
 
 // moveObjects moves the objects in reports into schema nu, under the

@@ -307,11 +307,20 @@ func (q *qualifier) ext(x parse.Ext) error {
 		return q.refs(x.Query)
 	case *parse.DropObject:
 		for _, rv := range x.Names {
+			if x.Kind == "SINK" && rv.Schemaname == "" && rv.Catalogname == "" {
+				rv.Schemaname = q.s.resolveSinkSchema(q.cat, rv.Relname) // sinks are not relations
+				continue
+			}
 			if err := q.ref(rv); err != nil {
 				return err
 			}
 		}
 	case *parse.CreateSink:
+		rv := &pg.RangeVar{Schemaname: x.Schema, Relname: x.Name}
+		if err := q.target(rv); err != nil {
+			return err
+		}
+		x.Schema = rv.Schemaname
 		q.priv = privSelect
 		q.colRefs = [][]string{{"*"}}
 		if x.Query != nil {

@@ -39,6 +39,9 @@ import (
 type SinkDef struct {
 	ID   uint64
 	Name string
+	// Schema is the sink's schema ("" for public: sinks made before
+	// sinks had schemas).
+	Schema string `json:",omitempty"`
 	// From is the ID of the table or materialized view the sink follows,
 	// FromName its name; Columns are its columns.
 	From      uint64
@@ -113,8 +116,9 @@ func (p *Portal) execCreateSink(cs *parse.CreateSink) error {
 		}
 		def.Options[o.Key] = o.Value
 	}
-	if cs.Schema != "" && cs.Schema != "public" {
-		return repr.Errorf(repr.CodeUndefinedObject, "schema \"%s\" does not exist", cs.Schema)
+	def.Schema = cs.Schema // qualified when names were bound
+	if def.Schema == nsPublic {
+		def.Schema = ""
 	}
 	return p.st.s.e.createSink(def, cs.From, cs.IfNotExists)
 }
@@ -147,7 +151,7 @@ func (e *Engine) createSink(def SinkDef, from *pg.RangeVar, ifNotExists bool) er
 	if err == nil {
 		err = e.resolveSinkFrom(&def, from)
 	}
-	if err == nil && e.sinkNamed(def.Name) != nil {
+	if err == nil && e.sinkNamed(def.schema(), def.Name) != nil {
 		if ifNotExists {
 			e.mu.Unlock()
 			return nil
@@ -221,13 +225,58 @@ func (e *Engine) registerSink(def SinkDef) {
 }
 
 // sinkNamed finds a sink by name.
-func (e *Engine) sinkNamed(name string) *sinkState {
+func (e *Engine) sinkNamed(schema, name string) *sinkState {
 	for _, s := range e.sinks {
-		if s.def.Name == name {
+		if s.def.Name == name && s.def.schema() == schema {
 			return s
 		}
 	}
 	return nil
+}
+
+// listedName is the sink's name in eddy_sinks, whose key it is: schema
+// qualified outside public.
+func (d *SinkDef) listedName() string {
+	if d.schema() == nsPublic {
+		return d.Name
+	}
+	return d.Schema + "." + d.Name
+}
+
+// schema is the sink's schema.
+func (d *SinkDef) schema() string {
+	if d.Schema == "" {
+		return nsPublic
+	}
+	return d.Schema
+}
+
+// sinksIn returns the sinks of schema ns.
+func (e *Engine) sinksIn(ns string) []*sinkState {
+	var out []*sinkState
+	for _, s := range e.sinks {
+		if s.def.schema() == ns {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].def.ID < out[j].def.ID })
+	return out
+}
+
+// resolveSinkSchema is the schema of an unqualified sink name: the first
+// schema of the search path (with USAGE) that holds a sink so named, else
+// the first one of the path.
+func (s *Session) resolveSinkSchema(cat *Catalog, name string) string {
+	path := s.searchPath(cat)
+	for _, ns := range path {
+		if s.e.sinkNamed(ns, name) != nil && s.mayUseSchema(cat, ns) {
+			return ns
+		}
+	}
+	if len(path) > 0 {
+		return path[0]
+	}
+	return nsPublic
 }
 
 // loadSinkStatuses restores the sinks from the store (at start-up, under
@@ -401,7 +450,7 @@ func (e *Engine) refreshSinkRow(s *sinkState) {
 	if s.err != "" {
 		errText = repr.NewText(s.err)
 	}
-	row := repr.Row{repr.NewText(s.def.Name), repr.NewText(s.def.FromName), repr.NewText(s.def.Connector),
+	row := repr.Row{repr.NewText(s.def.listedName()), repr.NewText(s.def.FromName), repr.NewText(s.def.Connector),
 		repr.NewText(s.state), errText, repr.NewInt(int64(s.delivered)), repr.NewInt(s.records)}
 	if s.row != nil {
 		_ = c.Apply(s.row, -1, nil)
@@ -415,7 +464,7 @@ func (e *Engine) dropSinks(d *parse.DropObject) (missing []string, err error) {
 	e.mu.Lock()
 	var victims []*sinkState
 	for _, n := range d.Names {
-		s := e.sinkNamed(n.Relname)
+		s := e.sinkNamed(n.Schemaname, n.Relname)
 		if s == nil && !d.IfExists {
 			e.mu.Unlock()
 			return nil, repr.Errorf(repr.CodeUndefinedObject, "sink \"%s\" does not exist", n.Relname)
@@ -443,7 +492,7 @@ func (e *Engine) removeSinksLocked(victims []*sinkState) error {
 		b.Delete(sinkDefKey(s.def.ID))
 		b.DeletePrefix(sinkLogPrefix(s.def.ID))
 	}
-	if err := e.db.Commit(b); err != nil {
+	if err := e.commitDDL(b); err != nil {
 		return err
 	}
 	sc, _ := e.connectors.(SinkConnectors)
@@ -472,4 +521,33 @@ func (e *Engine) sinksReading(objs []*Object) []*sinkState {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].def.ID < out[j].def.ID })
 	return out
+}
+
+// moveSinks puts sinks in schema ns (ALTER SCHEMA ... RENAME), durably.
+func (e *Engine) moveSinks(sinks []*sinkState, ns string) error {
+	if len(sinks) == 0 {
+		return nil
+	}
+	if ns == nsPublic {
+		ns = ""
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	for _, s := range sinks {
+		def := s.def
+		def.Schema = ns
+		js, err := json.Marshal(def)
+		if err != nil {
+			return err
+		}
+		b.Set(sinkDefKey(def.ID), js)
+	}
+	if err := e.commitDDL(b); err != nil {
+		return err
+	}
+	for _, s := range sinks {
+		s.def.Schema = ns
+		e.refreshSinkRow(s)
+	}
+	return nil
 }

@@ -124,7 +124,7 @@ func (te *testEngine) sinkCmd(t *testing.T, d *datadriven.TestData) string {
 	var name string
 	d.ScanArgs(t, "sink", &name)
 	te.e.mu.RLock()
-	s := te.e.sinkNamed(name)
+	s := te.e.sinkNamed(nsPublic, name)
 	te.e.mu.RUnlock()
 	if s == nil {
 		t.Fatalf("no sink %s", name)
