@@ -27,12 +27,10 @@ type loopCount struct {
 	key       []int
 	threshold bool
 	groups    map[string]*cgroup
-	sched     loopSchedule[*cgroup]
-	touched   []cgroupUndo
-	cand      []*cgroup
-	seen      map[int]bool
-	kbuf      []byte
-	scratch   repr.Row
+	loopGroups[*cgroup]
+	touched []cgroupUndo
+	kbuf    []byte
+	scratch repr.Row
 }
 
 // cgroup is one group: its output row and count history.
@@ -41,8 +39,7 @@ type cgroup struct {
 	key     string
 	h       ihist
 	emitted int64
-	stamp   uint64
-	mark    int
+	loopMarks
 }
 
 // cgroupUndo remembers a group the pending Step changed.
@@ -53,7 +50,7 @@ type cgroupUndo struct {
 }
 
 func newLoopCount(key []int, threshold bool) *loopCount {
-	return &loopCount{key: key, threshold: threshold, groups: map[string]*cgroup{}, seen: map[int]bool{}}
+	return &loopCount{key: key, threshold: threshold, groups: map[string]*cgroup{}}
 }
 
 func (o *loopCount) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {
@@ -72,10 +69,7 @@ func (o *loopCount) f(n int64) int64 {
 }
 
 func (o *loopCount) iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update, error) {
-	o.cand = o.cand[:0]
-	for _, g := range o.sched.take(k) {
-		o.queue(g, k)
-	}
+	o.begin(k)
 	for _, u := range ins[0] {
 		g := o.group(s, u.Row, k)
 		g.h.add(k, u.Diff)
@@ -93,14 +87,6 @@ func (o *loopCount) iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update,
 	return out, nil
 }
 
-// queue adds g to the groups evaluated at iteration k, once.
-func (o *loopCount) queue(g *cgroup, k int) {
-	if g.mark != k {
-		g.mark = k
-		o.cand = append(o.cand, g)
-	}
-}
-
 // group returns row's group, touching it: the first touch in a Step
 // schedules it at every later iteration at which it has past diffs.
 func (o *loopCount) group(s *stepCtx, row repr.Row, k int) *cgroup {
@@ -115,11 +101,10 @@ func (o *loopCount) group(s *stepCtx, row repr.Row, k int) *cgroup {
 		g = &cgroup{row: o.output(row), key: string(o.kbuf)}
 		o.groups[g.key] = g
 	}
-	if g.stamp != s.epoch {
-		g.stamp, g.mark, g.emitted = s.epoch, -1, 0
+	if o.touch(s.epoch, g) {
+		g.emitted = 0
 		o.touched = append(o.touched, cgroupUndo{g: g, oldP: g.h.p, existed: existed})
-		clear(o.seen)
-		scheduleAfter(&o.sched, k, g, o.seen, g.h.p)
+		o.after(k, g, g.h.p)
 	}
 	return g
 }
@@ -143,15 +128,10 @@ func (o *loopCount) next() int { return o.sched.next() }
 func (o *loopCount) finish(s *stepCtx) {
 	for _, t := range o.touched {
 		g := t.g
-		g.h.p, g.h.n = g.h.merged(), nil
 		o.kbuf = append(append(o.kbuf[:0], s.prefix...), g.key...)
-		if len(g.h.p) == 0 {
-			s.log.del(o.kbuf)
+		if foldHist(s, o.kbuf, &g.h, g.row, &o.scratch) {
 			delete(o.groups, g.key)
-			continue
 		}
-		o.scratch = append(appendHist(o.scratch[:0], g.h.p), g.row...)
-		s.log.set(o.kbuf, repr.AppendRow(nil, o.scratch))
 	}
 	o.sched.reset()
 }
@@ -181,7 +161,7 @@ func (o *loopCount) restore(key, value []byte) error {
 	if err != nil {
 		return err
 	}
-	o.groups[string(key)] = &cgroup{row: row, key: string(key), h: ihist{p: h}, mark: -1}
+	o.groups[string(key)] = &cgroup{row: row, key: string(key), h: ihist{p: h}, loopMarks: loopMarks{mark: -1}}
 	return nil
 }
 

@@ -36,10 +36,8 @@ type loopJoin struct {
 	outer   [2]bool
 	widths  [2]int
 	buckets map[string]*lbucket
-	sched   loopSchedule[*lbucket]
+	loopGroups[*lbucket]
 	touched []lrowUndo
-	cand    []*lbucket
-	seen    map[int]bool
 	kbuf    []byte
 	rbuf    []byte
 	scratch repr.Row
@@ -48,12 +46,9 @@ type loopJoin struct {
 
 // lbucket holds the rows of one join key, per side.
 type lbucket struct {
-	key   string
-	rows  [2]map[string]*lrow
-	stamp uint64
-	// mark is the last iteration of the pending Step the bucket was
-	// queued for.
-	mark int
+	key  string
+	rows [2]map[string]*lrow
+	loopMarks
 }
 
 // lrow is one distinct row of one side.
@@ -84,7 +79,7 @@ type rowSums struct {
 
 func newLoopJoin(spec dataflow.Join, widths [2]int) *loopJoin {
 	o := &loopJoin{spec: spec, keys: [2][]int{spec.LeftKey, spec.RightKey}, widths: widths,
-		buckets: map[string]*lbucket{}, seen: map[int]bool{}}
+		buckets: map[string]*lbucket{}}
 	o.outer[0] = spec.Kind == dataflow.LeftJoin || spec.Kind == dataflow.FullJoin
 	o.outer[1] = spec.Kind == dataflow.RightJoin || spec.Kind == dataflow.FullJoin
 	return o
@@ -112,10 +107,7 @@ func (o *loopJoin) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {
 }
 
 func (o *loopJoin) iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update, error) {
-	o.cand = o.cand[:0]
-	for _, b := range o.sched.take(k) {
-		o.queue(b, k)
-	}
+	o.begin(k)
 	for side := range 2 {
 		for _, u := range ins[side] {
 			if b := o.bucket(s, side, u.Row, k); b != nil {
@@ -134,14 +126,6 @@ func (o *loopJoin) iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update, 
 	return out, nil
 }
 
-// queue adds b to the buckets evaluated at iteration k, once.
-func (o *loopJoin) queue(b *lbucket, k int) {
-	if b.mark != k {
-		b.mark = k
-		o.cand = append(o.cand, b)
-	}
-}
-
 // bucket returns the bucket of row's join key (nil if the key has a
 // NULL), touching it: the first touch in a Step schedules the bucket at
 // every later iteration at which it has past diffs.
@@ -151,16 +135,14 @@ func (o *loopJoin) bucket(s *stepCtx, side int, row repr.Row, k int) *lbucket {
 	}
 	b := o.buckets[string(o.kbuf)]
 	if b == nil {
-		b = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, {}}, mark: -1}
+		b = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, {}}, loopMarks: loopMarks{mark: -1}}
 		o.buckets[b.key] = b
 	}
-	if b.stamp != s.epoch {
-		b.stamp, b.mark = s.epoch, -1
-		clear(o.seen)
+	if o.touch(s.epoch, b) {
 		for sd := range 2 {
 			for _, r := range b.rows[sd] {
 				r.pad = 0
-				scheduleAfter(&o.sched, k, b, o.seen, r.h.p)
+				o.after(k, b, r.h.p)
 			}
 		}
 	}
@@ -262,16 +244,11 @@ func (o *loopJoin) next() int { return o.sched.next() }
 // and logs the row (deleting it once no diff is left).
 func (o *loopJoin) finish(s *stepCtx) {
 	for _, t := range o.touched {
-		t.r.h.p, t.r.h.n = t.r.h.merged(), nil
 		o.rbuf = append(append(o.rbuf[:0], s.prefix...), byte(t.side+1))
 		o.rbuf = append(o.rbuf, t.r.key...)
-		if len(t.r.h.p) == 0 {
-			s.log.del(o.rbuf)
+		if foldHist(s, o.rbuf, &t.r.h, t.r.row, &o.scratch) {
 			o.drop(t.b, t.side, t.r)
-			continue
 		}
-		o.scratch = append(appendHist(o.scratch[:0], t.r.h.p), t.r.row...)
-		s.log.set(o.rbuf, repr.AppendRow(nil, o.scratch))
 	}
 	o.sched.reset()
 }
@@ -315,7 +292,7 @@ func (o *loopJoin) restore(key, value []byte) error {
 	}
 	b := o.buckets[string(o.kbuf)]
 	if b == nil {
-		b = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, {}}, mark: -1}
+		b = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, {}}, loopMarks: loopMarks{mark: -1}}
 		o.buckets[b.key] = b
 	}
 	b.rows[side][string(key[1:])] = &lrow{row: row, key: string(key[1:]), h: ihist{p: h}}

@@ -24,14 +24,12 @@ import (
 // State: per group, its input rows with their diffs per iteration. Logged
 // as row-key -> row(history..., columns...).
 type loopReduce struct {
-	key        []int
-	scratch    scratchOp
-	groups     map[string]*lbucket
-	emitted    map[*lbucket][]repr.Update
-	sched      loopSchedule[*lbucket]
+	key     []int
+	scratch scratchOp
+	groups  map[string]*lbucket
+	emitted map[*lbucket][]repr.Update
+	loopGroups[*lbucket]
 	touched    []lrowUndo
-	cand       []*lbucket
-	seen       map[int]bool
 	epoch      uint64
 	off        stateLog
 	kbuf       []byte
@@ -69,7 +67,7 @@ func newLoopTopK(spec dataflow.TopK, in []repr.T) (*loopReduce, error) {
 // newLoopGroups is a loopReduce evaluating scratch per group of key.
 func newLoopGroups(key []int, scratch scratchOp) *loopReduce {
 	return &loopReduce{key: key, scratch: scratch, groups: map[string]*lbucket{},
-		emitted: map[*lbucket][]repr.Update{}, seen: map[int]bool{}, off: stateLog{off: true}}
+		emitted: map[*lbucket][]repr.Update{}, off: stateLog{off: true}}
 }
 
 func (o *loopReduce) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {
@@ -77,10 +75,7 @@ func (o *loopReduce) step(*stepCtx, [][]repr.Update) ([]repr.Update, error) {
 }
 
 func (o *loopReduce) iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update, error) {
-	o.cand = o.cand[:0]
-	for _, g := range o.sched.take(k) {
-		o.queue(g, k)
-	}
+	o.begin(k)
 	for _, u := range ins[0] {
 		g := o.group(s, u.Row, k)
 		o.row(s, g, u.Row).h.add(k, u.Diff)
@@ -96,27 +91,18 @@ func (o *loopReduce) iter(s *stepCtx, k int, ins [][]repr.Update) ([]repr.Update
 	return out, nil
 }
 
-func (o *loopReduce) queue(g *lbucket, k int) {
-	if g.mark != k {
-		g.mark = k
-		o.cand = append(o.cand, g)
-	}
-}
-
 // group returns row's group, touching it: the first touch in a Step
 // schedules it at every later iteration at which it has past diffs.
 func (o *loopReduce) group(s *stepCtx, row repr.Row, k int) *lbucket {
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
-		g = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, nil}, mark: -1}
+		g = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, nil}, loopMarks: loopMarks{mark: -1}}
 		o.groups[g.key] = g
 	}
-	if g.stamp != s.epoch {
-		g.stamp, g.mark = s.epoch, -1
-		clear(o.seen)
+	if o.touch(s.epoch, g) {
 		for _, r := range g.rows[0] {
-			scheduleAfter(&o.sched, k, g, o.seen, r.h.p)
+			o.after(k, g, r.h.p)
 		}
 	}
 	return g
@@ -189,15 +175,10 @@ func (o *loopReduce) next() int { return o.sched.next() }
 // logs it (deleting it once no diff is left).
 func (o *loopReduce) finish(s *stepCtx) {
 	for _, t := range o.touched {
-		t.r.h.p, t.r.h.n = t.r.h.merged(), nil
 		o.rbuf = append(append(o.rbuf[:0], s.prefix...), t.r.key...)
-		if len(t.r.h.p) == 0 {
-			s.log.del(o.rbuf)
+		if foldHist(s, o.rbuf, &t.r.h, t.r.row, &o.scratchRow) {
 			o.drop(t.b, t.r)
-			continue
 		}
-		o.scratchRow = append(appendHist(o.scratchRow[:0], t.r.h.p), t.r.row...)
-		s.log.set(o.rbuf, repr.AppendRow(nil, o.scratchRow))
 	}
 	o.sched.reset()
 	clear(o.emitted)
@@ -241,7 +222,7 @@ func (o *loopReduce) restore(key, value []byte) error {
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
-		g = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, nil}, mark: -1}
+		g = &lbucket{key: string(o.kbuf), rows: [2]map[string]*lrow{{}, nil}, loopMarks: loopMarks{mark: -1}}
 		o.groups[g.key] = g
 	}
 	g.rows[0][string(key)] = &lrow{row: row, key: string(key), h: ihist{p: h}}
