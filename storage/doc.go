@@ -44,6 +44,10 @@
 // columns, changed by the same Apply, Clear and Rollback calls and logged to
 // the same batch, so they always equal their collection.
 //
+// A collection may be spilled (spill.go): Pebble then holds its rows and
+// index entries as of the last checkpoint, memory only the changes since,
+// and every read merges the two, so results are the same as in memory.
+//
 // # Concurrency
 //
 // DB and Batch are Pebble's: a DB may be used by any number of

@@ -141,6 +141,8 @@ type eddyProc struct {
 	exceeded atomic.Int64 // the RSS that tripped the limit, 0 if none
 	stop     chan struct{}
 	done     chan struct{}
+	// reported is when setPhase last printed progress (parent only).
+	reported time.Time
 }
 
 // startEddy starts a child server on a fresh data directory.
@@ -222,7 +224,21 @@ func (e *eddyProc) watch() {
 }
 
 // setPhase records what the parent is doing, for the watchdog's report.
-func (e *eddyProc) setPhase(p string) { e.phase.Store(p) }
+// Every progressEvery it also prints the phase and the child's RSS to
+// stderr, so a long run (SF 1) shows how far it got.
+func (e *eddyProc) setPhase(p string) {
+	e.phase.Store(p)
+	if time.Since(e.reported) < progressEvery {
+		return
+	}
+	e.reported = time.Now()
+	if rss, _, err := tpch.ProcMemory(e.cmd.Process.Pid); err == nil {
+		fmt.Fprintf(os.Stderr, "%s progress: %s, RSS %d MB\n", e.reported.UTC().Format(time.TimeOnly), p, rss>>20)
+	}
+}
+
+// progressEvery is how often setPhase reports progress.
+const progressEvery = time.Minute
 
 // failed explains err by the watchdog when it killed the child.
 func (e *eddyProc) failed(err error) error {
