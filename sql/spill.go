@@ -95,7 +95,14 @@ func (e *Engine) spillable(id uint64) bool {
 // afterCheckpoint runs after a checkpoint committed (engine lock held):
 // spilled collections drop their overlays, and if the live heap is past
 // the budget's spill point the largest collections spill.
+//
+// Inside a transaction block with DDL (e.ddl) it does nothing: the block's
+// deferred batch holds writes (index entries of CREATE INDEX, rows of a
+// rewritten table) that the store does not have until COMMIT.
 func (e *Engine) afterCheckpoint() {
+	if e.ddl != nil {
+		return
+	}
 	for _, c := range e.colls {
 		c.Flushed()
 	}
