@@ -153,11 +153,7 @@ func (o *loopCount) rollback() {
 }
 
 func (o *loopCount) restore(key, value []byte) error {
-	r, err := repr.DecodeRow(value)
-	if err != nil {
-		return errCorrupt
-	}
-	h, row, err := decodeHist(r)
+	h, row, err := decodeLogged(value)
 	if err != nil {
 		return err
 	}

@@ -71,3 +71,12 @@ func foldHist(s *stepCtx, key []byte, h *ihist, row repr.Row, scratch *repr.Row)
 	s.log.set(key, repr.AppendRow(nil, *scratch))
 	return false
 }
+
+// decodeLogged decodes a value foldHist logged: the history and the row.
+func decodeLogged(value []byte) ([]iterDiff, repr.Row, error) {
+	r, err := repr.DecodeRow(value)
+	if err != nil {
+		return nil, nil, errCorrupt
+	}
+	return decodeHist(r)
+}

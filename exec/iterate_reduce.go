@@ -211,11 +211,7 @@ func (o *loopReduce) rollback() {
 }
 
 func (o *loopReduce) restore(key, value []byte) error {
-	r, err := repr.DecodeRow(value)
-	if err != nil {
-		return errCorrupt
-	}
-	h, row, err := decodeHist(r)
+	h, row, err := decodeLogged(value)
 	if err != nil {
 		return err
 	}
