@@ -31,6 +31,11 @@ type Portal struct {
 	// sends them as COPY TO STDOUT.
 	stream  *subStream
 	copyOut bool
+	// lazy is set for a SELECT whose rows are produced as Execute sends
+	// them (select_stream.go); only Execute's own run may set it
+	// (streamOK), since EXECUTE and FETCH read rows.
+	lazy     *rowStream
+	streamOK bool
 	// cur is set for the portal of a DECLAREd cursor (cursorportal.go).
 	cur *cursor
 }
@@ -41,7 +46,7 @@ func (p *Portal) Columns() []Column { return wireColumns(p.st.cols, p.formats) }
 // Close releases the portal (and the subscription of a SUBSCRIBE portal
 // that never ran).
 func (p *Portal) Close() {
-	p.rows = nil
+	p.rows, p.lazy = nil, nil
 	if p.stream != nil && p.cur == nil {
 		p.stream.sub.Close()
 	}
@@ -70,10 +75,15 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 		return p.executeCursor(ctx, w, maxRows)
 	}
 	if !p.executed {
-		p.executed = true
-		if err := p.st.s.finishPart(p.st, p.run(ctx)); err != nil {
+		p.executed, p.streamOK = true, true
+		err := p.run(ctx)
+		p.streamOK = false
+		if err := p.st.s.finishPart(p.st, err); err != nil {
 			return "", false, err
 		}
+	}
+	if p.lazy != nil {
+		return p.executeStream(ctx, w, maxRows)
 	}
 	from := p.pos
 	for p.pos < len(p.rows) {

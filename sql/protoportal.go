@@ -48,6 +48,9 @@ func (p *Portal) fetchPortal(ctx context.Context, q *Portal, fs *pg.FetchStmt) e
 			return err
 		}
 	}
+	if err := q.materialize(); err != nil {
+		return err
+	}
 	c := &cursor{name: fs.Portalname, rows: q.rows, pos: q.pos, noScroll: true}
 	if q.pastEnd {
 		c.pos = len(q.rows) + 1

@@ -19,7 +19,8 @@ func (e *Engine) planQuery(n *pg.Node, opts planner.Options) (*planner.Query, er
 	return planner.PlanQuery(e.cat, n, opts)
 }
 
-// execSelect runs a query and buffers its rows: with the statement's
+// execSelect runs a query and buffers its rows, or sets up a stream of
+// them when its plan allows (select_stream.go): with the statement's
 // generic plan when it has one, else planned with the bound values.
 func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 	s := p.st.s
@@ -31,6 +32,9 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 			return err
 		}
 		ectx.Params = p.params
+		if p.lazy, err = s.e.streamQuery(p.streamOK, c.q, c.plan, c.points, ectx, s.ws); p.lazy != nil || err != nil {
+			return err
+		}
 		rows, err = s.e.runPlan(c.q, c.plan, c.points, ectx, s.ws)
 	} else {
 		version := s.e.catalogVersion()
@@ -43,7 +47,15 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 		if err := p.st.checkResultTypes(version, q.Columns); err != nil {
 			return err
 		}
-		rows, err = s.e.runQuery(q, ectx, s.ws)
+		plan, _, cerr := compile(q.Rel)
+		if cerr != nil {
+			return cerr
+		}
+		points := pointInputs(plan)
+		if p.lazy, err = s.e.streamQuery(p.streamOK, q, plan, points, ectx, s.ws); p.lazy != nil || err != nil {
+			return err
+		}
+		rows, err = s.e.runPlan(q, plan, points, ectx, s.ws)
 	}
 	if err != nil {
 		return err
