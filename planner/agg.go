@@ -37,8 +37,8 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 	if fc.Over != nil {
 		return c.windowRef(fc)
 	}
-	if populateFuncs[name] != "" {
-		return nil, repr.Unsupported("%s outside FROM (composite values)", name).WithPosition(fc.Location + 1)
+	if populateFuncs[name] != "" { // (f(...)).x and (f(...)).* select its fields (fieldselect.go)
+		return nil, repr.Unsupported("%s outside FROM other than (%s(...)).field or .* in the select list", name, name).WithPosition(fc.Location + 1)
 	}
 	if expr.IsTableFunc(name) && !isAggregate(fc) {
 		return c.srfRef(fc)

@@ -105,7 +105,7 @@ func collectSRFs(n *pg_query.Node, within string, out *[]*pg_query.FuncCall, lev
 			return true
 		case fc.Over != nil || isAggregate(fc):
 			return false
-		case !expr.IsTableFunc(funcName(fc)):
+		case !expr.IsTableFunc(funcName(fc)) && populateFuncs[funcName(fc)] == "":
 			return true
 		}
 		if within != "" {
