@@ -61,6 +61,9 @@ type SessionInfo struct {
 	// Channels returns the channels the session listens on, in LISTEN
 	// order (pg_listening_channels; nil: none).
 	Channels func() []string
+	// Settings returns the rows of pg_settings as the session sees them
+	// (pg_show_all_settings; nil: none).
+	Settings func() []repr.Row
 	// Schema returns the first existing schema of the search path
 	// (current_schema; "" is NULL; nil: public).
 	Schema func() string

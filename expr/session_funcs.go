@@ -72,4 +72,38 @@ func init() {
 		return nil
 	})
 	f.contextual = true
+	settingsFunc()
+}
+
+// settingsFunc registers pg_show_all_settings(), the function PostgreSQL
+// defines pg_settings over: the same columns and rows.
+func settingsFunc() {
+	text := repr.Text
+	var cols []TableCol
+	for _, n := range []string{"name", "setting", "unit", "category", "short_desc", "extra_desc", "context",
+		"vartype", "source", "min_val", "max_val", "enumvals", "boot_val", "reset_val", "sourcefile",
+		"sourceline", "pending_restart"} {
+		t := text
+		switch n {
+		case "enumvals":
+			t = repr.ArrayOf(repr.Text)
+		case "sourceline":
+			t = repr.Int4
+		case "pending_restart":
+			t = repr.Bool
+		}
+		cols = append(cols, TableCol{Name: n, T: t})
+	}
+	f := tableFn("pg_show_all_settings", cols, func(c *Ctx, _ []repr.Datum, emit func([]repr.Datum) error) error {
+		if c.Session == nil || c.Session.Settings == nil {
+			return repr.Unsupported("pg_show_all_settings() outside a session")
+		}
+		for _, r := range c.Session.Settings() {
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	f.contextual = true
 }

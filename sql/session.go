@@ -188,7 +188,7 @@ func (s *Session) evalCtx() *expr.Ctx {
 	if s.info == nil {
 		s.info = &expr.SessionInfo{User: s.settings.user, CurrentUser: s.currentUser(), Database: s.settings.database, Version: s.e.Version,
 			Setting: s.settings.get, Sequences: sessionSeqs{s}, Catalog: catalogSession(s), Channels: s.channels,
-			Schema: s.currentSchema}
+			Schema: s.currentSchema, Settings: s.settingRows}
 	}
 	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info,
 		Interrupt: s.interrupt()}

@@ -105,6 +105,7 @@ func defEmpty() {
 		{175, 12081, "pg_available_extensions", true, "name name, default_version text, installed_version text, comment text"},
 		{176, 12085, "pg_available_extension_versions", true, "name name, version text, installed boolean, superuser boolean, trusted boolean, relocatable boolean, schema name, requires name[], comment text"},
 		{177, 12327, "pg_user_mappings", true, "umid oid, srvid oid, srvname name, umuser oid, usename name, umoptions text[]"},
+		{178, 12099, "pg_seclabels", true, "objoid oid, classoid oid, objsubid integer, objtype text, objnamespace oid, objname text, provider text, label text"},
 		{165, 2600, "pg_aggregate", false, "aggfnoid regproc, aggkind \"char\", aggnumdirectargs smallint, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra boolean, aggmfinalextra boolean, aggfinalmodify \"char\", aggmfinalmodify \"char\", aggsortop oid, aggtranstype oid, aggtransspace integer, aggmtranstype oid, aggmtransspace integer, agginitval text, aggminitval text"},
 	} {
 		defSysRel(d.id, d.oid, nsPgCatalog, d.name, d.view, d.cols, noRows)
@@ -261,6 +262,13 @@ func rowsCollation(*sysSnap) []repr.Row {
 }
 
 // rowsSettings lists the session's settings.
+// settingRows is pg_show_all_settings(): pg_settings' rows for s.
+func (s *Session) settingRows() []repr.Row {
+	s.e.mu.RLock()
+	defer s.e.mu.RUnlock()
+	return rowsSettings(&sysSnap{e: s.e, cat: s.e.cat, sess: s.info})
+}
+
 func rowsSettings(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_settings"]
 	defaults := settingDefaults("")

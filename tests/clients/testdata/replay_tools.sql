@@ -548,3 +548,60 @@ LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=p.oid
 WHERE p.pronamespace=$1
 ORDER BY p.proname
 ;;
+
+-- client: pgadmin (mviews 15_plus properties.sql, did = this database, scid = public)
+SELECT
+    c.oid,
+    c.xmin,
+    c.relname AS name,
+    c.reltablespace AS spcoid,
+    c.relispopulated AS with_data,
+    CASE WHEN length(spcname::text) > 0 THEN spcname ELSE
+        (SELECT sp.spcname FROM pg_catalog.pg_database dtb
+        JOIN pg_catalog.pg_tablespace sp ON dtb.dattablespace=sp.oid
+        WHERE dtb.oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())::oid)
+    END as spcname,
+    (SELECT st.setting from pg_catalog.pg_show_all_settings() st
+    WHERE st.name = 'default_table_access_method') as default_amname,
+    c.relacl,
+    nsp.nspname as schema,
+    pg_catalog.pg_get_userbyid(c.relowner) AS owner,
+    description AS comment,
+    (
+      SELECT array_agg(DISTINCT e.extname)
+      FROM pg_catalog.pg_depend d
+      JOIN pg_catalog.pg_extension e ON d.refobjid = e.oid
+      WHERE d.objid = c.oid
+    ) AS dependsonextensions,
+    pg_catalog.pg_get_viewdef(c.oid, true) AS definition,
+    pg_catalog.array_to_string(c.relacl::text[], ', ') AS acl,
+    (SELECT pg_catalog.array_agg(provider || '=' || label) FROM pg_catalog.pg_seclabels sl1 WHERE sl1.objoid=c.oid AND sl1.objsubid=0) AS seclabels,
+    substring(pg_catalog.array_to_string(c.reloptions, ',')
+      FROM 'fillfactor=([0-9]*)') AS fillfactor,
+    (substring(pg_catalog.array_to_string(c.reloptions, ',') FROM 'autovacuum_enabled=([a-z|0-9]*)'))::BOOL AS autovacuum_enabled,
+    substring(pg_catalog.array_to_string(c.reloptions, ',')
+      FROM 'autovacuum_vacuum_threshold=([0-9]*)') AS autovacuum_vacuum_threshold,
+    (substring(pg_catalog.array_to_string(tst.reloptions, ',') FROM 'autovacuum_enabled=([a-z|0-9]*)'))::BOOL AS toast_autovacuum_enabled,
+    c.reloptions AS reloptions, tst.reloptions AS toast_reloptions, am.amname,
+    (CASE WHEN c.reltoastrelid = 0 THEN false ELSE true END) AS hastoasttable
+FROM
+    pg_catalog.pg_class c
+LEFT OUTER JOIN pg_catalog.pg_namespace nsp on nsp.oid = c.relnamespace
+LEFT OUTER JOIN pg_catalog.pg_tablespace spc on spc.oid=c.reltablespace
+LEFT OUTER JOIN pg_catalog.pg_description des ON (des.objoid=c.oid and des.objsubid=0 AND des.classoid='pg_class'::regclass)
+LEFT OUTER JOIN pg_catalog.pg_class tst ON tst.oid = c.reltoastrelid
+LEFT OUTER JOIN pg_catalog.pg_am am ON am.oid = c.relam
+    WHERE ((c.relhasrules AND (EXISTS (
+        SELECT
+            r.rulename
+        FROM
+            pg_catalog.pg_rewrite r
+        WHERE
+            ((r.ev_class = c.oid)
+                AND (pg_catalog.bpchar(r.ev_type) = '1'::bpchar)) )))
+            AND (c.relkind = 'm'::char)
+          )
+    AND c.relnamespace = 'public'::regnamespace::oid
+ORDER BY
+    c.relname
+;;
