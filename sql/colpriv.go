@@ -129,6 +129,17 @@ func insertUse(st *pg.InsertStmt) colUse {
 	return colUse{all: true}
 }
 
+// conflictSets is the columns ON CONFLICT DO UPDATE assigns.
+func conflictSets(oc *pg.OnConflictClause) colUse {
+	var u colUse
+	for _, t := range oc.TargetList {
+		if name := t.GetResTarget().Name; !slices.Contains(u.names, name) {
+			u.names = append(u.names, name)
+		}
+	}
+	return u
+}
+
 // isStarTarget reports whether a select-list entry is * or t.*.
 func isStarTarget(n *pg.Node) bool {
 	fs := n.GetResTarget().GetVal().GetColumnRef().GetFields()
@@ -163,8 +174,10 @@ func (e *Engine) hasColumnPrivs(role string, o *Object, n privNeed) bool {
 		switch b {
 		case privSelect, privReferences:
 			cols = n.reads.cols(o)
-		case privInsert, privUpdate:
+		case privInsert:
 			cols = n.writes.cols(o)
+		case privUpdate:
+			cols = n.sets.cols(o)
 		}
 		if b == privSelect && len(cols) == 0 {
 			if !e.anyColumnPriv(role, o, b) {

@@ -233,6 +233,9 @@ type privNeed struct {
 	id            uint64
 	priv          aclMode
 	reads, writes colUse
+	// sets are the columns an UPDATE (or INSERT's ON CONFLICT DO UPDATE)
+	// assigns.
+	sets colUse
 }
 
 // checkPrivileges checks a statement's recorded needs against the

@@ -166,6 +166,7 @@ type qualifier struct {
 	// writes, while the DML target is recorded, the columns it assigns.
 	colRefs [][]string
 	writes  colUse
+	sets    colUse
 }
 
 // needWriting is need for a statement's target, which assigns the
@@ -195,7 +196,7 @@ func (q *qualifier) record(rv *pg.RangeVar, priv aclMode) {
 		return
 	}
 	if o := q.cat.lookup(rv.Schemaname, rv.Relname); o != nil {
-		q.needs = append(q.needs, privNeed{id: o.ID, priv: priv, reads: readUse(q.colRefs, rv, o), writes: q.writes})
+		q.needs = append(q.needs, privNeed{id: o.ID, priv: priv, reads: readUse(q.colRefs, rv, o), writes: q.writes, sets: q.sets})
 	} else if r := lookupSysRel(rv.Schemaname, rv.Relname); r != nil && superuserOnly[r.name] {
 		q.needs = append(q.needs, privNeed{id: r.id, priv: priv})
 	}
@@ -213,6 +214,11 @@ func (q *qualifier) dmlPrivs(n *pg.Node) error {
 		if len(st.ReturningList) > 0 || st.OnConflictClause != nil {
 			p |= privSelect
 		}
+		if oc := st.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+			p |= privUpdate
+			q.sets = conflictSets(oc)
+			defer func() { q.sets = colUse{} }()
+		}
 		return q.needWriting(st.Relation, p, insertUse(st))
 	case n.GetUpdateStmt() != nil:
 		st := n.GetUpdateStmt()
@@ -220,7 +226,9 @@ func (q *qualifier) dmlPrivs(n *pg.Node) error {
 		if st.WhereClause != nil || len(st.ReturningList) > 0 || len(st.FromClause) > 0 || setReads(st) {
 			p |= privSelect
 		}
-		return q.needWriting(st.Relation, p, updateUse(st))
+		q.sets = updateUse(st)
+		defer func() { q.sets = colUse{} }()
+		return q.needWriting(st.Relation, p, q.sets)
 	case n.GetDeleteStmt() != nil:
 		st := n.GetDeleteStmt()
 		p := privDelete
