@@ -227,6 +227,9 @@ func (s *Session) beginDDL(ctx context.Context) error {
 			return err
 		}
 		e.ddl = &ddlTx{owner: s, batch: e.db.NewBatch(), done: make(chan struct{})}
+		e.roles.mu.Lock()
+		e.roles.committed = e.roles.byName
+		e.roles.mu.Unlock()
 	}
 	e.ddl.undo = append(e.ddl.undo, e.snapshotLocked())
 	return nil
@@ -318,6 +321,9 @@ func (s *Session) endDDL() {
 func (e *Engine) closeDDLLocked() {
 	d := e.ddl
 	e.ddl = nil
+	e.roles.mu.Lock()
+	e.roles.committed = nil
+	e.roles.mu.Unlock()
 	_ = d.batch.Close()
 	close(d.done)
 }

@@ -62,6 +62,10 @@ type roleSet struct {
 	mu      sync.RWMutex
 	byName  map[string]*Role
 	nextOID uint32
+	// committed, while a block with DDL is open, are the roles before
+	// it, which authentication reads (ddltxn.go): a role the block
+	// creates or changes logs in only once it commits.
+	committed map[string]*Role
 }
 
 // storedRoles is the stored form of the role set.
@@ -228,7 +232,13 @@ type RoleAuth struct {
 
 // LookupRole returns the named role's authentication data.
 func (e *Engine) LookupRole(name string) (RoleAuth, bool) {
-	r, ok := e.role(name)
+	e.roles.mu.RLock()
+	roles := e.roles.byName
+	if e.roles.committed != nil {
+		roles = e.roles.committed
+	}
+	r, ok := roles[name]
+	e.roles.mu.RUnlock()
 	if !ok {
 		return RoleAuth{}, false
 	}

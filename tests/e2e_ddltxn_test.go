@@ -28,6 +28,38 @@ func runDDLTxn(t *testing.T, s *harness.Server) {
 	t.Run("ImplicitPgx", func(t *testing.T) { ddlTxnImplicitPgx(t, s) })
 	t.Run("ImplicitPsql", func(t *testing.T) { ddlTxnImplicitPsql(t, s) })
 	t.Run("Crash", func(t *testing.T) { ddlTxnCrash(t, s) })
+	t.Run("RoleLogin", func(t *testing.T) { ddlTxnRoleLogin(t, s) })
+}
+
+// ddlTxnRoleLogin creates a login role in a block: nobody logs in as it
+// before COMMIT, and after it they do.
+func ddlTxnRoleLogin(t *testing.T, s *harness.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dsn := s.NewDatabase(t)
+	a := pgConnect(t, ctx, dsn)
+	defer a.Close(ctx)
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.User = "tx_login"
+	login := func() error {
+		c, err := pgconn.ConnectConfig(ctx, cfg)
+		if err == nil {
+			c.Close(ctx)
+		}
+		return err
+	}
+	execAll(t, ctx, a, "BEGIN", "CREATE ROLE tx_login LOGIN")
+	if err := login(); err == nil {
+		t.Fatal("logged in as a role created in an open block")
+	}
+	execAll(t, ctx, a, "COMMIT")
+	if err := login(); err != nil {
+		t.Fatalf("login as the committed role: %v", err)
+	}
+	execAll(t, ctx, a, "DROP ROLE tx_login")
 }
 
 // countRel returns how many relations named name c sees.
