@@ -97,3 +97,9 @@ func Operators() []Builtin {
 	}
 	return out
 }
+
+// IsVariadic reports whether name is resolved as a function of any
+// number of arguments (concat, format, jsonb_extract_path, ...), whose
+// resolved signature does not say how PostgreSQL's VARIADIC or "any"
+// parameters take the arguments.
+func IsVariadic(name string) bool { return variadics[name] != nil }

@@ -130,6 +130,10 @@ func unwrapViewAliases(sel *pg.SelectStmt) *pg.SelectStmt {
 type outCols struct {
 	names []string
 	types []repr.T
+	// hidden marks a query whose column names nobody sees (a subquery
+	// expression, a set operation's right side): a computed column then
+	// shows AS only when it has a name of its own (colNamesVisible).
+	hidden bool
 }
 
 // no reports a construct the deparser does not print.
@@ -280,7 +284,9 @@ func (d *deparser) setOp(sel *pg.SelectStmt, out *outCols) {
 		sub = indentStd
 	}
 	d.keyword("", sub, 0, 0)
-	d.setOp(sel.Rarg, out)
+	right := *out
+	right.hidden = true
+	d.setOp(sel.Rarg, &right)
 	d.indent -= sub
 	if rparen {
 		d.keyword(")", 0, 0, 0)
@@ -302,7 +308,7 @@ func (d *deparser) basicSelect(sel *pg.SelectStmt, out *outCols) {
 	d.buf = append(d.buf, from...)
 	if sel.WhereClause != nil {
 		d.keyword(" WHERE ", -indentStd, indentStd, 1)
-		d.expr(sel.WhereClause, noWant, pNone)
+		d.expr(sel.WhereClause, repr.Bool, pNone)
 	}
 	if len(sel.GroupClause) > 0 {
 		d.keyword(" GROUP BY ", -indentStd, indentStd, 1)
@@ -310,12 +316,15 @@ func (d *deparser) basicSelect(sel *pg.SelectStmt, out *outCols) {
 			if i > 0 {
 				d.write(", ")
 			}
-			d.sortGroupExpr(d.groupTarget(g, sel.TargetList), false)
+			if g.GetRowExpr() != nil {
+				no() // a row-valued key: ROW(a, b)
+			}
+			d.groupItem(g, sel.TargetList, true)
 		}
 	}
 	if sel.HavingClause != nil {
 		d.keyword(" HAVING ", -indentStd, indentStd, 0)
-		d.expr(sel.HavingClause, noWant, pNone)
+		d.expr(sel.HavingClause, repr.Bool, pNone)
 	}
 }
 
@@ -360,7 +369,10 @@ func (d *deparser) targetList(list []*pg.Node, out *outCols) {
 		if name == "" {
 			name = planner.ColumnName(rt.Val)
 		}
-		attname := "?column?"
+		attname := "" // a computed column shows its name...
+		if out.hidden {
+			attname = "?column?" // ...unless nobody sees it
+		}
 		print := func() { d.expr(rt.Val, out.want(colno), pNone) }
 		if ref := rt.Val.GetColumnRef(); ref != nil {
 			attname = d.colName(d.col(ref))
@@ -443,11 +455,7 @@ func (d *deparser) sortBy(s *pg.SortBy, sel *pg.SelectStmt, forceColno bool) {
 		no()
 	}
 	if forceColno {
-		c := s.Node.GetAConst()
-		if c == nil || c.GetIval() == nil {
-			no()
-		}
-		d.write(strconv.Itoa(int(c.GetIval().Ival)))
+		d.write(strconv.Itoa(setOpColumn(s.Node, sel)))
 	} else if sel == nil {
 		d.sortGroupExpr(s.Node, false)
 	} else {
@@ -465,6 +473,33 @@ func (d *deparser) sortBy(s *pg.SortBy, sel *pg.SelectStmt, forceColno bool) {
 	}
 }
 
+// setOpColumn is the output column number an ORDER BY item of a set
+// operation names: a number, or a name of the leftmost query's columns.
+func setOpColumn(n *pg.Node, sel *pg.SelectStmt) int {
+	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+		return int(c.GetIval().Ival)
+	}
+	ref := n.GetColumnRef()
+	if ref == nil || len(ref.Fields) != 1 || ref.Fields[0].GetString_() == nil {
+		no()
+	}
+	left := sel
+	for left.Op != pg.SetOperation_SETOP_NONE {
+		left = left.Larg
+	}
+	for i, t := range left.TargetList {
+		rt := t.GetResTarget()
+		if v := rt.Val.GetColumnRef(); v != nil && isStar(v) {
+			no()
+		}
+		if rt.Name == ref.Fields[0].GetString_().Sval || rt.Name == "" && planner.ColumnName(rt.Val) == ref.Fields[0].GetString_().Sval {
+			return i + 1
+		}
+	}
+	no()
+	return 0
+}
+
 // orderTarget resolves an ORDER BY or DISTINCT ON item that names a
 // select-list entry (by number, or by output name) to its expression.
 func (d *deparser) orderTarget(n *pg.Node, targets []*pg.Node) *pg.Node {
@@ -476,6 +511,15 @@ func (d *deparser) orderTarget(n *pg.Node, targets []*pg.Node) *pg.Node {
 			name := ref.Fields[0].GetString_().GetSval()
 			for _, t := range targets {
 				rt := t.GetResTarget()
+				if star := rt.Val.GetColumnRef(); star != nil && isStar(star) {
+					for _, c := range d.tr.Stars[star] {
+						if c.Name == name {
+							d.tr.Cols[ref] = c // the output column * made
+							return n
+						}
+					}
+					continue
+				}
 				if rt.Name == name || rt.Name == "" && planner.ColumnName(rt.Val) == name {
 					return rt.Val
 				}
@@ -485,13 +529,52 @@ func (d *deparser) orderTarget(n *pg.Node, targets []*pg.Node) *pg.Node {
 	return n
 }
 
-// groupTarget resolves a GROUP BY item: a number names a select-list
-// entry, as does an output name no FROM column has.
-func (d *deparser) groupTarget(n *pg.Node, targets []*pg.Node) *pg.Node {
-	if n.GetGroupingSet() != nil {
-		no()
+// groupItem prints a GROUP BY item or an element of a grouping set
+// (get_rule_groupingset): an expression (a number or an output name
+// no FROM column has names a select-list entry), (a, b), (), ROLLUP(...),
+// CUBE(...), GROUPING SETS (...); omitParens leaves a single expression
+// bare (at the top and inside ROLLUP and CUBE).
+func (d *deparser) groupItem(n *pg.Node, targets []*pg.Node, omitParens bool) {
+	var items []*pg.Node
+	switch {
+	case n.GetGroupingSet() != nil:
+		gs := n.GetGroupingSet()
+		kw := map[pg.GroupingSetKind]string{pg.GroupingSetKind_GROUPING_SET_ROLLUP: "ROLLUP(",
+			pg.GroupingSetKind_GROUPING_SET_CUBE: "CUBE(", pg.GroupingSetKind_GROUPING_SET_SETS: "GROUPING SETS ("}[gs.Kind]
+		switch {
+		case gs.Kind == pg.GroupingSetKind_GROUPING_SET_EMPTY:
+			d.write("()")
+		case kw == "":
+			no()
+		default:
+			d.write(kw)
+			for i, c := range gs.Content {
+				if i > 0 {
+					d.write(", ")
+				}
+				d.groupItem(c, targets, gs.Kind != pg.GroupingSetKind_GROUPING_SET_SETS)
+			}
+			d.write(")")
+		}
+		return
+	case n.GetRowExpr() != nil && n.GetRowExpr().RowFormat == pg.CoercionForm_COERCE_IMPLICIT_CAST:
+		items = n.GetRowExpr().Args
+	default:
+		items = []*pg.Node{n}
 	}
-	return d.orderTarget(n, targets)
+	paren := !omitParens || len(items) != 1
+	if paren {
+		d.write("(")
+	}
+	for i, it := range items {
+		if i > 0 {
+			d.write(", ")
+		}
+		d.sortGroupExpr(d.orderTarget(it, targets), false)
+	}
+	if paren {
+		d.write(")")
+	}
 }
 
 // targetByNumber returns the select-list entry n numbers, if n is an
@@ -512,6 +595,21 @@ func targetByNumber(n *pg.Node, targets []*pg.Node) *pg.Node {
 	return val
 }
 
+// castByFunction reports whether n is a cast PostgreSQL makes with a cast
+// function (a FuncExpr: between numeric types, or date and time types)
+// rather than through text or as a relabeling.
+func (d *deparser) castByFunction(n *pg.Node) bool {
+	tc := n.GetTypeCast()
+	if tc == nil || unknownLiteral(tc.Arg) {
+		return false
+	}
+	from, to := d.ownType(tc.Arg), d.typeOf(n)
+	num := func(f repr.Family) bool {
+		return f == repr.FamInt || f == repr.FamFloat || f == repr.FamNumeric
+	}
+	return !sameType(from, to) && (num(from.Family) && num(to.Family) || timeFamily(from.Family) && timeFamily(to.Family))
+}
+
 // sortGroupExpr prints a sort or grouping key (get_rule_sortgroupclause):
 // columns and constants as they are, function calls (and in pretty mode
 // everything else) in parentheses.
@@ -524,7 +622,7 @@ func (d *deparser) sortGroupExpr(n *pg.Node, _ bool) {
 		d.expr(n, noWant, pNone)
 		return
 	}
-	paren := d.pretty || n.GetFuncCall() != nil
+	paren := d.pretty || n.GetFuncCall() != nil || d.castByFunction(n)
 	if paren {
 		d.write("(")
 	}

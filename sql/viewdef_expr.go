@@ -10,8 +10,13 @@ import (
 	"github.com/eddydb/eddy/repr"
 )
 
-// noWant is the wanted type of an expression nothing coerces.
-var noWant = repr.T{}
+// noWant is the wanted type of an expression nothing coerces (an
+// untyped literal there is text); keepUnknown leaves an untyped literal
+// untyped (the argument of IS NULL).
+var (
+	noWant      = repr.T{}
+	keepUnknown = repr.T{Length: -1}
+)
 
 // pctx says where an expression is printed, which decides whether pretty
 // mode parenthesizes it (ruleutils.c isSimpleNode): pTop never (a clause,
@@ -166,6 +171,11 @@ func (d *deparser) exprParen(n *pg.Node, p pctx) {
 // coercion prints arg::t (get_coercion_expr): outside pretty mode the
 // argument is always parenthesized.
 func (d *deparser) coercion(arg func(pctx), argKind nkind, t repr.T) {
+	d.coercionNamed(arg, argKind, typeName(t))
+}
+
+// coercionNamed is coercion to the type format_type names name.
+func (d *deparser) coercionNamed(arg func(pctx), argKind nkind, name string) {
 	if !d.pretty {
 		d.write("(")
 		arg(pNone)
@@ -173,7 +183,7 @@ func (d *deparser) coercion(arg func(pctx), argKind nkind, t repr.T) {
 	} else {
 		d.paren(argKind, pInner, func() { arg(pNone) })
 	}
-	d.write("::", typeName(t))
+	d.write("::", name)
 }
 
 // typeName is t as format_type prints it with its modifiers.
@@ -222,7 +232,7 @@ func (d *deparser) aexprKind(a *pg.A_Expr) nkind {
 	case pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
 		return nkind{kind: kBool, op: "OR"}
 	case pg.A_Expr_Kind_AEXPR_IN:
-		arr, rest := inListParts(a)
+		arr, rest := d.inListParts(a)
 		switch {
 		case len(arr) > 0 && len(rest) > 0:
 			return nkind{kind: kBool, op: inJoin(a)}
@@ -277,8 +287,12 @@ func (d *deparser) node(n *pg.Node) {
 	case n.GetMinMaxExpr() != nil:
 		d.call(map[bool]string{true: "GREATEST", false: "LEAST"}[n.GetMinMaxExpr().Op == pg.MinMaxOp_IS_GREATEST], n.GetMinMaxExpr().Args, d.typeOf(n))
 	case n.GetAArrayExpr() != nil:
+		want := d.typeOf(n).ElemType()
+		if els := n.GetAArrayExpr().Elements; len(els) > 0 && els[0].GetAArrayExpr() != nil {
+			want = noWant // a multidimensional ARRAY[ARRAY[...], ...]
+		}
 		d.write("ARRAY[")
-		d.list(n.GetAArrayExpr().Elements, d.typeOf(n).ElemType())
+		d.list(n.GetAArrayExpr().Elements, want)
 		d.write("]")
 	case n.GetSubLink() != nil:
 		d.subLink(n.GetSubLink())
@@ -286,6 +300,8 @@ func (d *deparser) node(n *pg.Node) {
 		d.sqlValue(n.GetSqlvalueFunction())
 	case n.GetAIndirection() != nil:
 		d.subscripts(n.GetAIndirection())
+	case n.GetGroupingFunc() != nil:
+		d.call("GROUPING", n.GetGroupingFunc().Args, noWant)
 	default:
 		no()
 	}
@@ -294,7 +310,13 @@ func (d *deparser) node(n *pg.Node) {
 // subscripts prints array subscripts x[i][j] (slices and field
 // selections are not printed).
 func (d *deparser) subscripts(ind *pg.A_Indirection) {
-	d.expr(ind.Arg, noWant, pInner)
+	if ind.Arg.GetColumnRef() != nil {
+		d.expr(ind.Arg, noWant, pInner)
+	} else {
+		d.write("(")
+		d.expr(ind.Arg, noWant, pNone)
+		d.write(")")
+	}
 	for _, i := range ind.Indirection {
 		x := i.GetAIndices()
 		if x == nil || x.IsSlice || x.Uidx == nil {
@@ -326,7 +348,7 @@ func (d *deparser) call(name string, args []*pg.Node, want repr.T) {
 // test prints (arg IS ...) of a NULL or boolean test.
 func (d *deparser) test(arg *pg.Node, suffix string) {
 	d.parenUnlessPretty(func() {
-		d.expr(arg, noWant, pInner)
+		d.expr(arg, keepUnknown, pInner)
 		d.write(suffix)
 	})
 }
@@ -349,7 +371,9 @@ func (d *deparser) constArg(c *pg.A_Const, want repr.T, p pctx) {
 		// coercion makes a constant of the type without modifiers
 		// (a length coercion to varchar(8) follows, not shown)
 		t := withoutModifiers(want)
-		if t.Family == repr.FamUnknown {
+		if want == keepUnknown {
+			t = noWant
+		} else if t.Family == repr.FamUnknown {
 			t = repr.Text
 		}
 		d.constant(c, t, 0)
@@ -428,6 +452,9 @@ func (d *deparser) constant(c *pg.A_Const, t repr.T, showtype int) {
 		if v[0] < '0' || v[0] > '9' || !strings.ContainsAny(v, "eE.") {
 			v = quoteLiteral(v)
 		}
+	case t.Family == repr.FamUnknown:
+		label = false
+		v = quoteLiteral(v)
 	case t.Family == repr.FamBool:
 		label = false
 		v = map[bool]string{true: "true", false: "false"}[v == "t" || v == "true"]
@@ -444,15 +471,18 @@ func (d *deparser) constant(c *pg.A_Const, t repr.T, showtype int) {
 // output form ('2024-1-2' as a date is 2024-01-02).
 func (d *deparser) constValue(c *pg.A_Const, t repr.T) string {
 	s := literalText(c)
-	if sameType(literalType(c), t) && literalType(c).Family != repr.FamUnknown {
+	if t.Family == repr.FamUnknown || sameType(literalType(c), t) && literalType(c).Family != repr.FamUnknown {
 		return s
 	}
-	cast := &expr.Cast{Arg: &expr.Lit{D: repr.NewText(s), T: repr.Text}, To: t, Explicit: true}
+	// the literal becomes a constant of the type without modifiers; a
+	// length or precision coercion follows it at run time
+	base := withoutModifiers(t)
+	cast := &expr.Cast{Arg: &expr.Lit{D: repr.NewText(s), T: repr.Text}, To: base, Explicit: true}
 	v, err := cast.Eval(&expr.Ctx{}, nil)
 	if err != nil || v.IsNull() {
 		no()
 	}
-	return repr.FormatText(v, t, nil)
+	return repr.FormatText(v, base, nil)
 }
 
 // typeCast prints x::t (CAST(x AS t)): a literal cast is a constant of t,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 )
 
 // fromClause prints FROM and its items, one a line (get_from_clause).
@@ -264,7 +265,7 @@ func (d *deparser) join(j *pg.JoinExpr) {
 		d.write(" USING (", nameList(j.UsingClause), ")")
 	case j.Quals != nil:
 		d.write(" ON ")
-		d.parenUnlessPretty(func() { d.expr(j.Quals, noWant, pNone) })
+		d.parenUnlessPretty(func() { d.expr(j.Quals, repr.Bool, pNone) })
 	case j.Jointype != pg.JoinType_JOIN_INNER:
 		d.write(" ON TRUE")
 	}

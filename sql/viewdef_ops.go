@@ -154,10 +154,13 @@ func (d *deparser) distinctFrom(a *pg.A_Expr) {
 // inListParts splits an IN list as PostgreSQL's parser does: the items
 // without column references form an = ANY (ARRAY[...]) when there are
 // two or more (arr); the rest are compared one by one.
-func inListParts(a *pg.A_Expr) (arr, rest []*pg.Node) {
+func (d *deparser) inListParts(a *pg.A_Expr) (arr, rest []*pg.Node) {
 	items := a.Rexpr.GetList().GetItems()
 	if items == nil {
 		no()
+	}
+	if d.ownType(a.Lexpr).Family == repr.FamArray {
+		return nil, items // no array of arrays: compared one by one
 	}
 	for _, it := range items {
 		if hasColumnRef(it) {
@@ -215,16 +218,16 @@ func (d *deparser) inList(n *pg.Node, a *pg.A_Expr) {
 	ts := d.operandTypes(n, 2)
 	lt, rt := wantAt(ts, 0), wantAt(ts, 1)
 	op, join := opName(a.Name), inJoin(a)
-	arr, rest := inListParts(a)
+	arr, rest := d.inListParts(a)
 	var terms []func(p pctx)
 	if len(arr) > 0 {
 		terms = append(terms, func(p pctx) {
 			d.paren(nkind{kind: kOtherNode}, p, func() {
 				d.parenUnlessPretty(func() {
 					d.expr(a.Lexpr, lt, pInner)
-					d.write(" ", op, map[bool]string{true: " ANY (", false: " ALL ("}[join == "OR"], "ARRAY[")
-					d.list(arr, rt)
-					d.write("])")
+					d.write(" ", op, map[bool]string{true: " ANY (", false: " ALL ("}[join == "OR"])
+					d.inArray(a.Lexpr, arr, rt)
+					d.write(")")
 				})
 			})
 		})
@@ -235,6 +238,28 @@ func (d *deparser) inList(n *pg.Node, a *pg.A_Expr) {
 		})
 	}
 	d.chain(terms, join, len(terms)-1, pNone)
+}
+
+// inArray prints an IN list's constants as ARRAY[...] of the common type
+// of the list and x, cast to rt[] when the operator wants another
+// element type (varchar items compared as text).
+func (d *deparser) inArray(x *pg.Node, items []*pg.Node, rt repr.T) {
+	ts := []repr.T{d.ownType(x)}
+	for _, it := range items {
+		ts = append(ts, d.ownType(it))
+	}
+	ct, err := expr.CommonType(ts, "IN")
+	if err != nil || ct.Family == repr.FamUnknown || rt.Family == repr.FamUnknown || sameType(ct, rt) {
+		d.write("ARRAY[")
+		d.list(items, rt)
+		d.write("]")
+		return
+	}
+	d.coercionNamed(func(pctx) {
+		d.write("ARRAY[")
+		d.list(items, ct)
+		d.write("]")
+	}, nkind{kind: kSimple}, typeName(rt)+"[]")
 }
 
 // chain prints terms[0..last] as nested binary connectives,
@@ -297,14 +322,14 @@ func (d *deparser) boolExpr(b *pg.BoolExpr) {
 	d.parenUnlessPretty(func() {
 		if op == "NOT" {
 			d.write("NOT ")
-			d.expr(b.Args[0], noWant, p)
+			d.expr(b.Args[0], repr.Bool, p)
 			return
 		}
 		for i, a := range b.Args {
 			if i > 0 {
 				d.write(" ", op, " ")
 			}
-			d.expr(a, noWant, p)
+			d.expr(a, repr.Bool, p)
 		}
 	})
 }
@@ -317,7 +342,7 @@ func (d *deparser) caseExpr(n *pg.Node, ce *pg.CaseExpr) {
 		t = repr.Text
 	}
 	d.keyword("CASE", 0, indentVar, 0)
-	whenT := noWant
+	whenT := repr.Bool // a searched CASE's conditions
 	if ce.Arg != nil {
 		d.write(" ")
 		d.expr(ce.Arg, noWant, pNone)
@@ -352,12 +377,18 @@ func (d *deparser) funcCall(n *pg.Node, fc *pg.FuncCall) {
 	if len(fc.Funcname) > 2 || len(fc.Funcname) == 2 && fc.Funcname[0].GetString_().GetSval() != "pg_catalog" {
 		no()
 	}
+	if expr.IsVariadic(name) {
+		no() // VARIADIC ARRAY[...] and "any" arguments: not traced
+	}
 	d.write(expr.QuoteIdent(name), "(")
 	if fc.AggStar {
 		d.write("*")
 	} else {
 		if fc.AggDistinct {
 			d.write("DISTINCT ")
+		}
+		if fc.Over != nil {
+			d.windowArgsPrintable(name, fc.Args)
 		}
 		ts := d.operandTypes(n, len(fc.Args))
 		for i, a := range fc.Args {
@@ -374,7 +405,7 @@ func (d *deparser) funcCall(n *pg.Node, fc *pg.FuncCall) {
 	d.write(")")
 	if fc.AggFilter != nil {
 		d.write(" FILTER (WHERE ")
-		d.expr(fc.AggFilter, noWant, pNone)
+		d.expr(fc.AggFilter, repr.Bool, pNone)
 		d.write(")")
 	}
 	if fc.Over != nil {
@@ -394,6 +425,20 @@ func (d *deparser) sqlSyntaxCall(fc *pg.FuncCall) {
 	d.write("EXTRACT(", fc.Args[0].GetAConst().GetSval().Sval, " FROM ")
 	d.expr(fc.Args[1], noWant, pNone)
 	d.write(")")
+}
+
+// windowArgsPrintable refuses the window function calls whose argument
+// coercions the trace does not show: an untyped literal argument, and
+// lag/lead whose default has another type than the value.
+func (d *deparser) windowArgsPrintable(name string, args []*pg.Node) {
+	for _, a := range args {
+		if unknownLiteral(a) {
+			no()
+		}
+	}
+	if (name == "lag" || name == "lead") && len(args) == 3 && !sameType(d.ownType(args[0]), d.ownType(args[2])) {
+		no()
+	}
 }
 
 // sortList prints ORDER BY items of an aggregate or window.
@@ -477,7 +522,7 @@ func (d *deparser) frame(w *pg.WindowDef) {
 	case o&frameStartCurrentRow != 0:
 		d.write("CURRENT ROW")
 	case o&(frameStartOffsetPre|frameStartOffsetFol) != 0:
-		d.expr(w.StartOffset, noWant, pNone)
+		d.frameOffset(w, w.StartOffset)
 		d.write(map[bool]string{true: " PRECEDING", false: " FOLLOWING"}[o&frameStartOffsetPre != 0])
 	default:
 		no()
@@ -490,7 +535,7 @@ func (d *deparser) frame(w *pg.WindowDef) {
 		case o&frameEndCurrentRow != 0:
 			d.write("CURRENT ROW")
 		case o&(frameEndOffsetPre|frameEndOffsetFol) != 0:
-			d.expr(w.EndOffset, noWant, pNone)
+			d.frameOffset(w, w.EndOffset)
 			d.write(map[bool]string{true: " PRECEDING", false: " FOLLOWING"}[o&frameEndOffsetPre != 0])
 		default:
 			no()
@@ -503,6 +548,31 @@ func (d *deparser) frame(w *pg.WindowDef) {
 		d.write(" EXCLUDE GROUP")
 	case o&frameExcludeTies != 0:
 		d.write(" EXCLUDE TIES")
+	}
+}
+
+// frameOffset prints a frame bound's offset, which the parser coerces
+// to bigint (ROWS, GROUPS) or to the sort key's type, an interval for
+// dates and times (RANGE); the coercion is not shown, but an operator
+// under it is parenthesized.
+func (d *deparser) frameOffset(w *pg.WindowDef, n *pg.Node) {
+	want := repr.Int8
+	if w.FrameOptions&frameRange != 0 {
+		if len(w.OrderClause) != 1 {
+			no()
+		}
+		want = d.typeOf(w.OrderClause[0].GetSortBy().GetNode())
+		if timeFamily(want.Family) || want.Family == repr.FamTime || want.Family == repr.FamInterval {
+			want = repr.IntervalT
+		}
+	}
+	switch own := d.ownType(n); {
+	case unknownLiteral(n):
+		d.constant(n.GetAConst(), withoutModifiers(want), 0)
+	case want.Family != repr.FamUnknown && own.Family != repr.FamUnknown && !sameType(own, want):
+		d.exprParen(n, pInner)
+	default:
+		d.expr(n, noWant, pNone)
 	}
 }
 
@@ -542,6 +612,6 @@ func (d *deparser) subLink(s *pg.SubLink) {
 		no()
 	}
 	d.write(open)
-	d.query(sel, &outCols{})
+	d.query(sel, &outCols{hidden: true})
 	d.write(closing)
 }
