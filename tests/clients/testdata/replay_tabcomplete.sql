@@ -894,3 +894,15 @@ SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.n
 LIMIT 1000
 ;;
 
+-- client: psql 15 tab completion: ALTER TYPE x RENAME VALUE '
+-- compare
+SELECT e.enumlabel, NULL::pg_catalog.text FROM pg_catalog.pg_enum e, pg_catalog.pg_type t WHERE t.oid = e.enumtypid AND (e.enumlabel) LIKE '%' AND t.typname = 'x' AND pg_catalog.pg_type_is_visible(t.oid)
+LIMIT 1000
+;;
+
+-- client: psql 15 tab completion: ALTER TYPE public.x RENAME VALUE '
+-- compare
+SELECT e.enumlabel, NULL::pg_catalog.text FROM pg_catalog.pg_enum e, pg_catalog.pg_type t, pg_catalog.pg_namespace nr WHERE t.oid = e.enumtypid AND (e.enumlabel) LIKE '%' AND t.typname = 'x' AND t.typnamespace = nr.oid AND nr.nspname = 'public'
+LIMIT 1000
+;;
+
