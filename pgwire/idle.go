@@ -33,9 +33,13 @@ func (c *conn) armIdleTimeout() error {
 	return err
 }
 
-// disarmIdleTimeout removes the idle read deadline, unless the server
-// is shutting down (whose deadline must stay).
-func (c *conn) disarmIdleTimeout() {
+// disarmIdleTimeout removes the idle read deadline (clearReadDeadline).
+func (c *conn) disarmIdleTimeout() { c.clearReadDeadline() }
+
+// clearReadDeadline removes the read deadline, except the one shutdown
+// sets: a shutdown that raced with the clearing gets its deadline back,
+// so the connection still notices it.
+func (c *conn) clearReadDeadline() {
 	c.nc.SetReadDeadline(time.Time{})
 	if c.shuttingDown.Load() {
 		c.nc.SetReadDeadline(time.Now()) // shutdown's deadline was just cleared

@@ -50,7 +50,7 @@ func (c *conn) startup() bool {
 		case *pgproto3.StartupMessage:
 			ok := c.connect(m)
 			if ok {
-				c.nc.SetReadDeadline(time.Time{})
+				c.clearReadDeadline()
 			}
 			return ok
 		}
