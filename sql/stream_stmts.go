@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"strings"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -154,11 +155,11 @@ func (s *Session) openSubscription(x *parse.Subscribe) (*Subscription, []resultC
 	}
 	var sub *Subscription
 	var cols []ColumnDef
+	var sql string
 	buffer := s.subscribeBuffer()
 	if x.Relation != nil {
 		sub, cols, err = s.e.subscribeRelation(x.Relation, opts.progress, buffer, s.settings.timeZone)
 	} else {
-		var sql string
 		if sql, err = parse.Deparse(x.Query); err == nil {
 			sub, cols, err = s.e.subscribeQuery(sql, opts.progress, buffer, s.settings.timeZone)
 		}
@@ -166,6 +167,20 @@ func (s *Session) openSubscription(x *parse.Subscribe) (*Subscription, []resultC
 	if err != nil {
 		return nil, nil, opts, err
 	}
+	info := subInfo{pid: s.backend.PID, user: s.settings.user, started: time.Now()}
+	if x.Relation != nil {
+		info.target = x.Relation.Relname
+		if x.Relation.Schemaname != "" {
+			info.target = qualified(x.Relation.Schemaname, x.Relation.Relname)
+		}
+	} else {
+		info.target, info.query = sql, true
+	}
+	var snap int64
+	if opts.snapshot {
+		snap = int64(len(sub.Snapshot))
+	}
+	sub.describe(info, snap)
 	return sub, subscribeColumns(cols, opts), opts, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/eddydb/eddy/exec"
@@ -68,11 +69,36 @@ type subscriber struct {
 	// Consumed subtracts. Past limit the subscriber is cut off.
 	queued atomic.Int64
 	limit  int64
+	// info is what eddy_subscriptions lists (set under the engine lock by
+	// describe); sent counts the rows the reader has taken.
+	info subInfo
+	sent atomic.Int64
+}
+
+// subInfo describes a subscription for eddy_subscriptions.
+type subInfo struct {
+	pid     int32
+	user    string
+	target  string // the relation's qualified name or the query's text
+	query   bool
+	started time.Time
+}
+
+// describe records who opened the subscription and on what, for
+// eddy_subscriptions; snapshotRows counts the snapshot's rows as sent.
+func (s *Subscription) describe(info subInfo, snapshotRows int64) {
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	s.sub.info = info
+	s.sub.sent.Add(snapshotRows)
 }
 
 // Consumed tells the engine that ev, received from Events, is no longer
 // queued: its bytes stop counting against the subscriber's bound.
-func (s *Subscription) Consumed(ev SubEvent) { s.sub.queued.Add(-ev.bytes) }
+func (s *Subscription) Consumed(ev SubEvent) {
+	s.sub.queued.Add(-ev.bytes)
+	s.sub.sent.Add(int64(len(ev.Updates)))
+}
 
 // Err reports why Events was closed (nil after Close).
 func (s *Subscription) Err() error {

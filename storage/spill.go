@@ -85,7 +85,20 @@ func (c *Collection) Flushed() {
 // entries (the tree items and their encoded bytes, sampled): what
 // spilling it would free.
 func (c *Collection) MemBytes() int64 {
-	const itemOverhead = 56 // the entry value plus the B-tree's share
+	total := c.RowsMemBytes()
+	for _, ix := range c.indexes {
+		total += ix.memBytes()
+	}
+	return total
+}
+
+// itemOverhead is the estimated bytes of one tree item beyond its encoded
+// bytes: the entry value plus the B-tree's share.
+const itemOverhead = 56
+
+// RowsMemBytes estimates the heap bytes of c's in-memory entries (the
+// whole collection, or a spilled one's overlay), without its indexes.
+func (c *Collection) RowsMemBytes() int64 {
 	var sampled, size int
 	c.tree.Ascend(func(e entry) bool {
 		sampled++
@@ -97,17 +110,31 @@ func (c *Collection) MemBytes() int64 {
 	if sampled > 0 {
 		total += int64(n) * int64(size) / int64(sampled)
 	}
-	for _, ix := range c.indexes {
-		ixSampled, ixSize := 0, 0
-		ix.tree.Ascend(func(e ixEntry) bool {
-			ixSampled++
-			ixSize += cap(e.key)
-			return ixSampled < 256
-		})
-		total += int64(ix.tree.Len()) * itemOverhead
-		if ixSampled > 0 {
-			total += int64(ix.tree.Len()) * int64(ixSize) / int64(ixSampled)
-		}
+	return total
+}
+
+// IndexMem reports index id's in-memory entries (all of them, or a
+// spilled collection's overlay) and their estimated heap bytes; ok is
+// false if c has no such index.
+func (c *Collection) IndexMem(id uint64) (entries int, bytes int64, ok bool) {
+	ix := c.findIndex(id)
+	if ix == nil {
+		return 0, 0, false
+	}
+	return ix.tree.Len(), ix.memBytes(), true
+}
+
+// memBytes estimates the heap bytes of ix's in-memory entries (sampled).
+func (ix *index) memBytes() int64 {
+	sampled, size := 0, 0
+	ix.tree.Ascend(func(e ixEntry) bool {
+		sampled++
+		size += cap(e.key)
+		return sampled < 256
+	})
+	total := int64(ix.tree.Len()) * itemOverhead
+	if sampled > 0 {
+		total += int64(ix.tree.Len()) * int64(size) / int64(sampled)
 	}
 	return total
 }
