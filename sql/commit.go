@@ -78,6 +78,8 @@ type applyTx struct {
 	colls   []*storage.Collection
 	stepped []*matView
 	deltas  map[uint64][]repr.Update
+	// t is the commit's logical time.
+	t repr.Time
 	// state is the checkpoint batch and stateMark its position when the
 	// commit began, so a failure also drops the commit's state writes.
 	state     *storage.Batch
@@ -102,6 +104,9 @@ func (a *applyTx) commit() {
 	}
 	for _, mv := range a.stepped {
 		mv.df.Commit()
+		if len(a.deltas[mv.obj.ID]) > 0 {
+			mv.changedAt = a.t
+		}
 	}
 }
 
@@ -185,7 +190,7 @@ func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *stor
 	}
 	e.consolidateWatched(deltas)
 	e.logSinks(deltas, t, b)
-	tx.deltas = deltas
+	tx.deltas, tx.t = deltas, t
 	return nil
 }
 

@@ -92,6 +92,9 @@ type matView struct {
 	sources []uint64
 	// transient views (SUBSCRIBE (query)) keep no durable state.
 	transient bool
+	// changedAt is the logical time of the view's last committed change
+	// since the engine started (0: none), for eddy_dataflow_operators.
+	changedAt repr.Time
 }
 
 var (

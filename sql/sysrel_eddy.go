@@ -31,6 +31,56 @@ func init() {
 	defSysRel(21, oidEddyIndexes, nsEddyCatalog, "eddy_indexes", false,
 		"schemaname name, indexname name, relation name, columns text, kind text, "+
 			"entries bigint, bytes bigint, spilled boolean", eddyIndexRows)
+	defSysRel(22, oidEddyOperators, nsEddyCatalog, "eddy_dataflow_operators", false,
+		"schemaname name, viewname name, node integer, operator text, state_rows bigint, state_bytes bigint, "+
+			"changed_at bigint, engine_time bigint, late_rows bigint", eddyOperatorRows)
+}
+
+// eddyOperatorRows lists the nodes of every materialized view's running
+// dataflow (not SUBSCRIBE's temporary ones), by view then node. The
+// view's columns repeat on each of its rows: changed_at, the logical
+// time of its last committed change since start (NULL: none); the
+// engine's logical time (every view is stepped in each commit, so its
+// frontier is the engine's: changed_at says how long it has been quiet);
+// late_rows, the rows its event-time sources delivered below their
+// watermark, which it dropped.
+func eddyOperatorRows(s *sysSnap) []repr.Row {
+	r := sysRelsByName[qualified(nsEddyCatalog, "eddy_dataflow_operators")]
+	views := make([]*matView, 0, len(s.e.views))
+	for _, mv := range s.e.views {
+		if !mv.transient {
+			views = append(views, mv)
+		}
+	}
+	slices.SortFunc(views, func(a, b *matView) int {
+		return strings.Compare(qualified(a.obj.Schema, a.obj.Name), qualified(b.obj.Schema, b.obj.Name))
+	})
+	var out []repr.Row
+	for _, mv := range views {
+		var late int64
+		for _, n := range mv.df.Late() {
+			late += n
+		}
+		changed := repr.Null
+		if mv.changedAt > 0 {
+			changed = repr.NewInt(int64(mv.changedAt))
+		}
+		for _, op := range mv.df.Operators() {
+			out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(mv.obj.Schema), "viewname": nameD(mv.obj.Name),
+				"node": repr.NewInt(int64(op.Node)), "operator": repr.NewText(op.Op), "state_rows": intOrNull(op.StateRows),
+				"state_bytes": intOrNull(op.StateBytes), "changed_at": changed, "engine_time": repr.NewInt(int64(s.e.clock)),
+				"late_rows": repr.NewInt(late)}))
+		}
+	}
+	return out
+}
+
+// intOrNull is n as a bigint, NULL when negative (unknown).
+func intOrNull(n int64) repr.Datum {
+	if n < 0 {
+		return repr.Null
+	}
+	return repr.NewInt(n)
 }
 
 // eddySubscriptionRows lists the open subscriptions, by pid then start.

@@ -205,3 +205,6 @@ func (Threshold) opName() string { return "Threshold" }
 func (TopK) opName() string      { return "TopK" }
 
 func (TemporalFilter) opName() string { return "TemporalFilter" }
+
+// OpName returns op's name as the plan prints it, e.g. "Reduce".
+func OpName(op Op) string { return op.opName() }

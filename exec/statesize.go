@@ -1,0 +1,105 @@
+package exec
+
+import (
+	"unsafe"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+)
+
+// OperatorInfo describes one node of a running dataflow (for
+// eddy_catalog.eddy_dataflow_operators).
+type OperatorInfo struct {
+	Node int
+	// Op is the operator's name as the plan prints it.
+	Op string
+	// StateRows and StateBytes are the rows (groups, arranged rows) the
+	// operator keeps and their estimated heap bytes; -1 when the operator
+	// cannot tell cheaply (or keeps no state of that kind).
+	StateRows, StateBytes int64
+}
+
+// stateSizer is implemented by the operators that can report their
+// state's size cheaply: in time independent of the state's size beyond a
+// bounded sample (bytes are estimated from up to sizeSample entries).
+type stateSizer interface {
+	stateSize() (rows, bytes int64)
+}
+
+// sizeSample bounds the entries a state size estimate reads.
+const sizeSample = 256
+
+// mapEntryOverhead is the estimated bytes a Go map spends per entry beyond
+// its key and value (buckets, tophash, load factor).
+const mapEntryOverhead = 48
+
+// Operators describes every node of d, in plan order.
+func (d *Dataflow) Operators() []OperatorInfo {
+	out := make([]OperatorInfo, len(d.plan.Nodes))
+	for i, n := range d.plan.Nodes {
+		out[i] = OperatorInfo{Node: i, Op: dataflow.OpName(n.Op), StateRows: -1, StateBytes: -1}
+		if s, ok := d.ops[i].(stateSizer); ok {
+			out[i].StateRows, out[i].StateBytes = s.stateSize()
+		}
+	}
+	return out
+}
+
+// scaleSample extrapolates a sample's total bytes (of sampled of n
+// entries) to all n.
+func scaleSample(n, sampled int, sampledBytes int64) int64 {
+	if sampled == 0 {
+		return 0
+	}
+	return int64(n) * sampledBytes / int64(sampled)
+}
+
+// stateSize reports the groups; their accumulators' bytes are not
+// estimated (they live in the arena in per-aggregate layouts).
+func (o *reduceOp) stateSize() (rows, bytes int64) { return int64(len(o.groups)), -1 }
+
+// stateSize reports the distinct rows kept and an estimate of their bytes.
+func (o *thresholdOp) stateSize() (rows, bytes int64) {
+	sampled, size := 0, int64(0)
+	for _, r := range o.rows {
+		if sampled == sizeSample {
+			break
+		}
+		sampled++
+		size += int64(len(r.enc)) + int64(unsafe.Sizeof(*r)) + mapEntryOverhead
+	}
+	return int64(len(o.rows)), scaleSample(len(o.rows), sampled, size)
+}
+
+// stateSize reports the rows arranged on both sides and an estimate of
+// the bytes of their entries.
+func (o *joinOp) stateSize() (rows, bytes int64) {
+	for i := range o.sides {
+		r, b := o.sides[i].stateSize()
+		rows, bytes = rows+r, bytes+b
+	}
+	return rows, bytes
+}
+
+// stateSize reports js's arranged rows and its entries' estimated bytes
+// (every allocated entry, plus the sampled encodings of the live ones).
+func (js *joinSide) stateSize() (rows, bytes int64) {
+	sampled, size := 0, int64(0)
+scan:
+	for _, chunk := range js.chunks {
+		for k := range chunk {
+			if sampled == sizeSample {
+				break scan
+			}
+			if chunk[k].in() {
+				sampled++
+				size += int64(len(chunk[k].enc))
+			}
+		}
+	}
+	entry := int64(unsafe.Sizeof(jrow{}))
+	return int64(js.live), int64(js.allocated)*entry + scaleSample(js.live, sampled, size) + int64(len(js.buckets))*mapEntryOverhead
+}
+
+// stateSize reports the private side's arrangement (the shared side's
+// rows belong to the index, listed in eddy_indexes).
+func (o *sharedJoin) stateSize() (rows, bytes int64) { return o.j.stateSize() }
