@@ -416,8 +416,24 @@ func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 	if err != nil {
 		return err
 	}
+	if err := distinctColumns(cols); err != nil {
+		return err
+	}
 	obj.Columns, obj.Deps = cols, deps
 	return e.createObject(obj, false)
+}
+
+// distinctColumns fails with 42701, as PostgreSQL does, when two of a new
+// view's columns share a name (SELECT 1 AS a, 2 AS a; or v (a, a)).
+func distinctColumns(cols []ColumnDef) error {
+	seen := make(map[string]bool, len(cols))
+	for _, c := range cols {
+		if seen[c.Name] {
+			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return nil
 }
 
 // viewSQL renders a view's query, applying column aliases.

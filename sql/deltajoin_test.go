@@ -26,8 +26,8 @@ CREATE TABLE l (ord int, line int, qty int, PRIMARY KEY (ord, line));
 CREATE TABLE r (id int, label text)`)
 	queries := map[string]string{
 		"v_chain": "SELECT c.name, o.id, l.line, l.qty, r.label FROM c, o, l, r WHERE o.cust = c.id AND l.ord = o.id AND r.id = c.region AND l.qty > 1",
-		"v_cycle": "SELECT o.id, l.line, c.id FROM o, l, c WHERE l.ord = o.id AND o.cust = c.id AND c.region = l.qty AND c.name <> o.day::text",
-		"v_self":  "SELECT x.id, y.id, c.name FROM o x, o y, c WHERE x.cust = y.cust AND c.id = x.cust AND x.day <= y.day",
+		"v_cycle": "SELECT o.id, l.line, c.id AS cid FROM o, l, c WHERE l.ord = o.id AND o.cust = c.id AND c.region = l.qty AND c.name <> o.day::text",
+		"v_self":  "SELECT x.id, y.id AS yid, c.name FROM o x, o y, c WHERE x.cust = y.cust AND c.id = x.cust AND x.day <= y.day",
 		// One equivalence class over three inputs: lookups by implied equalities.
 		"v_class": "SELECT o.id, l.line, c.name FROM o, l, c WHERE o.id = l.ord AND l.ord = c.id AND l.qty > 0",
 	}

@@ -23,7 +23,7 @@ func (p *Portal) execCreateTableAs(st *pg.CreateTableAsStmt) error {
 // CLOSE (each window's rows appear once, when the watermark closes it).
 func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error {
 	if st.Objtype != pg.ObjectType_OBJECT_MATVIEW {
-		return repr.Unsupported("CREATE TABLE AS")
+		return p.rejectTableAs(st)
 	}
 	p.tag = "CREATE MATERIALIZED VIEW"
 	if st.Into.SkipData {
@@ -42,6 +42,29 @@ func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error
 	return nil
 }
 
+// rejectTableAs fails CREATE TABLE AS: with the error PostgreSQL gives
+// when the query is invalid or names a column twice, else as unsupported.
+func (p *Portal) rejectTableAs(st *pg.CreateTableAsStmt) error {
+	if st.Query.GetSelectStmt() == nil {
+		return repr.Unsupported("CREATE TABLE AS")
+	}
+	sql, err := viewSQL(st.Query, st.Into.ColNames)
+	if err != nil {
+		return err
+	}
+	e := p.st.s.e
+	e.mu.RLock()
+	cols, _, err := e.describeQuery(sql, false, p.st.s.settings.timeZone)
+	e.mu.RUnlock()
+	if err == nil {
+		err = distinctColumns(cols)
+	}
+	if err != nil {
+		return err
+	}
+	return repr.Unsupported("CREATE TABLE AS")
+}
+
 // createMatView installs a materialized view: it plans the query into a
 // dataflow, backfills it by feeding the current contents of its sources
 // through the same operators at a new logical time, and persists the
@@ -55,6 +78,9 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool, interrupt <-chan s
 		return err
 	}
 	cols, deps, err := e.describeQuery(obj.SQL, true, obj.TimeZone)
+	if err == nil {
+		err = distinctColumns(cols)
+	}
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ CREATE MATERIALIZED VIEW agg AS SELECT k, sum(q) AS total FROM l GROUP BY k`)
 		"v_auto2": "SELECT m.b, ps.v FROM m JOIN ps ON ps.v = m.b",
 		// A self-join: the same source node is both the shared and the
 		// private input (an ad hoc query must still read it).
-		"v_self": "SELECT x.a, y.a FROM m x JOIN m y ON x.b = y.b",
+		"v_self": "SELECT x.a, y.a AS ya FROM m x JOIN m y ON x.b = y.b",
 	}
 	for name, q := range queries {
 		te.mustRun(fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", name, q))

@@ -62,7 +62,7 @@ var windowRandomViews = map[string]string{
   min(v) OVER (PARTITION BY g ORDER BY o, id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW),
   first_value(o) OVER (PARTITION BY g ORDER BY o NULLS FIRST RANGE BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW),
   lag(v, g, o) OVER (PARTITION BY g % 2 ORDER BY o, id), ntile(g + 1) OVER (ORDER BY o, id) FROM t`,
-	"grouped": `SELECT g, sum(v), rank() OVER (ORDER BY sum(v) DESC NULLS LAST), sum(count(*)) OVER (ORDER BY g)
+	"grouped": `SELECT g, sum(v), rank() OVER (ORDER BY sum(v) DESC NULLS LAST), sum(count(*)) OVER (ORDER BY g) AS running
   FROM t GROUP BY g`,
 	"ranked": `SELECT * FROM (SELECT id, g, rank() OVER (PARTITION BY g ORDER BY v DESC) AS r FROM t) s WHERE r <= 2`,
 	"topk":   `SELECT * FROM (SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM t) s WHERE rn <= 2`,
