@@ -440,7 +440,7 @@ var builtinSchemaComments = map[string]string{
 	"pg_catalog":   "system catalog schema",
 	"public":       "standard public schema",
 	"pg_toast":     "reserved schema for TOAST tables",
-	"eddy_catalog": "Eddy's sources, sinks and their statistics",
+	"eddy_catalog": "Eddy's sources, sinks, subscriptions, indexes, dataflows and their statistics",
 }
 
 func rowsDescription(s *sysSnap) []repr.Row {
