@@ -28,9 +28,19 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		rel, sc.outerRel = outer.rel, outer.rel
 		sc.cols = append(sc.cols, outer.cols...)
 	}
-	for _, item := range items {
-		if rs := item.GetRangeSubselect(); rs != nil && rs.Lateral && rel != nil {
+	for i, item := range items {
+		// The first item may read the enclosing query's columns: planned
+		// as LATERAL over the outer values (see firstSubselect).
+		if rs := item.GetRangeSubselect(); rs != nil && rel != nil && (rs.Lateral || i == 0) {
 			r, cols, err := b.lateral(rs, ir.JoinCross, rel, sc.cols, parent, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			rel, sc.cols = r, cols
+			continue
+		}
+		if rs := item.GetRangeSubselect(); rs != nil && i == 0 && parent != nil {
+			r, cols, err := b.firstSubselect(rs, parent)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -188,11 +198,25 @@ func (b *builder) inlineView(rel *Relation) (ir.Rel, error) {
 // other FROM items is planned by lateral; as the first item it has nothing
 // to read).
 func (b *builder) rangeSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir.Rel, []scopeCol, error) {
+	return b.subselectIn(rs, &scope{parent: parent, barrier: true})
+}
+
+// firstSubselect plans a derived table that is its query's first FROM
+// item, with no outer values yet: as in PostgreSQL it may reference the
+// enclosing queries' columns (no sibling precedes it), which decorrelation
+// records; re-planned over the outer values, planFrom plans it as LATERAL.
+// (ARRAY(SELECT generate_series(1, t.n)) becomes such a derived table.)
+func (b *builder) firstSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir.Rel, []scopeCol, error) {
+	return b.subselectIn(rs, &scope{parent: parent})
+}
+
+// subselectIn plans a derived table whose query's FROM scope has parent sc.
+func (b *builder) subselectIn(rs *pg_query.RangeSubselect, sc *scope) (ir.Rel, []scopeCol, error) {
 	sel := rs.Subquery.GetSelectStmt()
 	if sel == nil {
 		return nil, nil, repr.Unsupported("FROM item %s", nodeName(rs.Subquery))
 	}
-	p, err := b.planQuery(sel, &scope{parent: parent, barrier: true}, nil)
+	p, err := b.planQuery(sel, sc, nil)
 	if err != nil {
 		return nil, nil, err
 	}
