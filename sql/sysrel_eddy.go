@@ -25,13 +25,13 @@ const (
 )
 
 func init() {
-	defSysRel(20, oidEddySubscriptions, nsEddyCatalog, "eddy_subscriptions", false,
+	defSysRel(20, oidEddySubscriptions, nsEddyCatalog, "eddy_subscriptions", true,
 		"pid integer, usename name, relation text, query text, started_at timestamp with time zone, "+
 			"rows_sent bigint, bytes_queued bigint", eddySubscriptionRows)
-	defSysRel(21, oidEddyIndexes, nsEddyCatalog, "eddy_indexes", false,
+	defSysRel(21, oidEddyIndexes, nsEddyCatalog, "eddy_indexes", true,
 		"schemaname name, indexname name, relation name, columns text, kind text, "+
 			"entries bigint, bytes bigint, spilled boolean", eddyIndexRows)
-	defSysRel(22, oidEddyOperators, nsEddyCatalog, "eddy_dataflow_operators", false,
+	defSysRel(22, oidEddyOperators, nsEddyCatalog, "eddy_dataflow_operators", true,
 		"schemaname name, viewname name, node integer, operator text, state_rows bigint, state_bytes bigint, "+
 			"changed_at bigint, engine_time bigint, late_rows bigint", eddyOperatorRows)
 }
