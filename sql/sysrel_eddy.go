@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -93,8 +94,8 @@ func eddySubscriptionRows(s *sysSnap) []repr.Row {
 		}
 	}
 	slices.SortFunc(subs, func(a, b *subscriber) int {
-		if a.info.pid != b.info.pid {
-			return int(a.info.pid - b.info.pid)
+		if c := cmp.Compare(a.info.pid, b.info.pid); c != 0 {
+			return c
 		}
 		return a.info.started.Compare(b.info.started)
 	})
