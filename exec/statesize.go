@@ -53,9 +53,30 @@ func scaleSample(n, sampled int, sampledBytes int64) int64 {
 	return int64(n) * sampledBytes / int64(sampled)
 }
 
-// stateSize reports the groups; their accumulators' bytes are not
-// estimated (they live in the arena in per-aggregate layouts).
-func (o *reduceOp) stateSize() (rows, bytes int64) { return int64(len(o.groups)), -1 }
+// decimalBytes estimates an accumulator's apd.Decimal with a small
+// coefficient.
+const decimalBytes = 56
+
+// stateSize reports the groups and an estimate of their bytes: each
+// group's entry and key (sampled) and the arena's accumulator slots. A
+// Reduce with multisets (DISTINCT, MIN/MAX under retractions) does not
+// estimate bytes: their size varies per group without bound.
+func (o *reduceOp) stateSize() (rows, bytes int64) {
+	rows = int64(len(o.groups))
+	if o.arena.sets > 0 {
+		return rows, -1
+	}
+	sampled, size := 0, int64(0)
+	for _, g := range o.groups {
+		if sampled == sizeSample {
+			break
+		}
+		sampled++
+		size += int64(len(g.enc)) + int64(unsafe.Sizeof(*g)) + mapEntryOverhead
+	}
+	slot := int64(o.arena.words)*8 + int64(o.arena.decs)*(8+decimalBytes)
+	return rows, scaleSample(len(o.groups), sampled, size) + int64(o.arena.allocated)*slot
+}
 
 // stateSize reports the distinct rows kept and an estimate of their bytes.
 func (o *thresholdOp) stateSize() (rows, bytes int64) {
