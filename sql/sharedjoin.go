@@ -132,8 +132,13 @@ func (e *Engine) planSharedView(obj *Object) error {
 	plan, used := e.shareArrangements(e.cat, plan, nil)
 	used = mergeIDs(used, deltaUsed)
 	text = plan.String()
-	if back, err := dataflow.Parse(text); err != nil || back.String() != text {
-		return repr.Errorf(repr.CodeInternal, "materialized view %s: the printed plan does not parse back to itself", obj.Name)
+	back, err := dataflow.Parse(text)
+	if err != nil {
+		return repr.Errorf(repr.CodeInternal, "materialized view %s: the printed shared plan does not parse: %v", obj.Name, err)
+	}
+	if again := back.String(); again != text {
+		orig, again := firstDiffLine(text, again)
+		return repr.Errorf(repr.CodeInternal, "materialized view %s: the printed shared plan does not parse back to itself: %q reads back as %q", obj.Name, orig, again)
 	}
 	obj.Plan, obj.Deps = text, mergeIDs(obj.Deps, used)
 	if len(e.rowsSeen) > 0 {

@@ -158,7 +158,7 @@ func Offsets(widths []int) ([]int, int) {
 }
 
 // Check checks that the join is well formed over inputs of column types
-// in: at least three inputs, On pairs in range and of equal types, and
+// in: at least three inputs, On pairs in range and of joinable types, and
 // each path looking up every other input once, by columns of that input
 // paired by On with columns bound before the lookup.
 func (op DeltaJoin) Check(in [][]repr.T) error {
@@ -177,7 +177,7 @@ func (op DeltaJoin) Check(in [][]repr.T) error {
 		return i - 1
 	}
 	for _, p := range op.On {
-		if p.L < 0 || p.R < 0 || p.L >= width || p.R >= width || all[p.L] != all[p.R] {
+		if p.L < 0 || p.R < 0 || p.L >= width || p.R >= width || !joinable(all[p.L], all[p.R]) {
 			return fmt.Errorf("bad join condition #%d=#%d", p.L, p.R)
 		}
 	}
@@ -187,6 +187,19 @@ func (op DeltaJoin) Check(in [][]repr.T) error {
 		}
 	}
 	return nil
+}
+
+// joinable reports whether columns of types a and b may be paired by an
+// equi-join condition: the same type up to its modifier (numeric(6,2)
+// joins numeric, varchar(5) joins varchar), whose key encodings
+// (repr.AppendColsKey) are equal exactly when the values are. char(n)
+// keeps its length: its values are stored padded to it.
+func joinable(a, b repr.T) bool {
+	a.Precision, a.Scale, b.Precision, b.Scale = 0, 0, 0, 0
+	if a.Kind != repr.KindChar {
+		a.Length, b.Length = 0, 0
+	}
+	return a == b
 }
 
 // checkPath checks input i's path (see Check).
