@@ -62,21 +62,7 @@ func newMFP(spec dataflow.MFP, in []repr.T) (*mfpOp, error) {
 // (inCols, in order), or spec and nil if it reads them all: apply then
 // copies those columns, not the whole input row, before the map columns.
 func narrowInput(spec dataflow.MFP, nIn int) (dataflow.MFP, []int) {
-	used := make([]bool, nIn)
-	mark := func(c int) {
-		if c < nIn {
-			used[c] = true
-		}
-	}
-	for _, e := range spec.Map {
-		walkCols(e, mark)
-	}
-	for _, f := range spec.Filter {
-		walkCols(f, mark)
-	}
-	for _, c := range spec.Project {
-		mark(c)
-	}
+	used := mfpReads(spec, nIn)
 	pos := make([]int, nIn)
 	var inCols []int
 	for c, u := range used {

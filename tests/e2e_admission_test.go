@@ -14,7 +14,6 @@ import (
 
 	"github.com/eddydb/eddy/tests/harness"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
@@ -147,15 +146,7 @@ func TestSubscribeByteBound(t *testing.T) {
 	updateAll(t, ctx, w, 20)
 	lazy := connect(t, ctx, s.DSN())
 	mustExec(t, ctx, lazy, "BEGIN", "DECLARE c CURSOR FOR SUBSCRIBE wide")
-	cfg, err := pgconn.ParseConfig(s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DialFunc = smallBufferDial
-	stuck, err := pgconn.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stuck := stalledConn(t, ctx, s.DSN())
 	defer stuck.Close(context.Background())
 	stuckRes := stuck.Exec(ctx, "SUBSCRIBE wide")
 	time.Sleep(200 * time.Millisecond)
@@ -166,6 +157,7 @@ func TestSubscribeByteBound(t *testing.T) {
 	if grew > 150<<20 {
 		t.Errorf("server RSS grew by %d MB; the stalled subscribers' queues are not bounded", grew>>20)
 	}
+	var err error
 	for err == nil {
 		var rows pgx.Rows
 		if rows, err = lazy.Query(ctx, "FETCH ALL c"); err == nil {

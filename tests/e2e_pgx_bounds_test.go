@@ -81,21 +81,14 @@ func TestArrayBoundsRestart(t *testing.T) {
 	s := harness.StartEddy(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	connect := func() *pgx.Conn {
-		c, err := pgx.Connect(ctx, s.DSN())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	c := connect()
+	c := connect(t, ctx, s.DSN())
 	mustExec(t, ctx, c,
 		"CREATE TABLE rb (id int PRIMARY KEY, a int[])",
 		"CREATE MATERIALIZED VIEW rb_v AS SELECT a, count(*) AS n FROM rb GROUP BY a",
 		"INSERT INTO rb VALUES (1, '[0:1]={1,2}'), (2, '[0:1]={1,2}'), (3, '{1,2}'), (4, '[-1:0][2:2]={{5},{6}}')")
 	c.Close(ctx)
 	s.Restart()
-	c = connect()
+	c = connect(t, ctx, s.DSN())
 	defer c.Close(ctx)
 	mustExec(t, ctx, c, "UPDATE rb SET a[-1] = 0 WHERE id = 2")
 	for _, q := range []struct{ sql, want string }{

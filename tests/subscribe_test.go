@@ -685,15 +685,7 @@ func TestSubscribeSlow(t *testing.T) {
 
 	// A client that never reads: its socket buffers fill, then its
 	// subscription's buffer.
-	cfg, err := pgconn.ParseConfig(s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DialFunc = smallBufferDial
-	stuck, err := pgconn.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stuck := stalledConn(t, ctx, s.DSN())
 	defer stuck.Close(context.Background())
 	if _, err := stuck.Exec(ctx, "SET subscribe_buffer = 16").ReadAll(); err != nil {
 		t.Fatal(err)
@@ -731,6 +723,7 @@ func TestSubscribeSlow(t *testing.T) {
 	// FETCH first returns the rows that arrived before the cut (the
 	// snapshot and subscribe_buffer commits), then the error.
 	fetched := 0
+	var err error
 	for i := 0; i < 3 && err == nil; i++ {
 		var rows pgx.Rows
 		if rows, err = lazy.Query(ctx, "FETCH ALL c"); err == nil {
@@ -769,6 +762,21 @@ func TestSubscribeSlow(t *testing.T) {
 		t.Fatalf("the server did not log the abort:\n%s", s.Logs())
 	}
 	mustExec(t, ctx, w, "UPDATE wide SET v = 'done' WHERE k = 0")
+}
+
+// stalledConn connects to dsn through smallBufferDial: a client meant
+// to stop reading.
+func stalledConn(t testing.TB, ctx context.Context, dsn string) *pgconn.PgConn {
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DialFunc = smallBufferDial
+	c, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // smallBufferDial connects with a 4 kB receive buffer, so a client that
