@@ -100,9 +100,13 @@ func run(o options) error {
 	fmt.Fprintln(os.Stderr, "eddy: views, load, refresh")
 	rep.eddy = runEddy(ctx, w, views, true, o, profilePath(o.cpuprofile, "all"))
 	if o.perView {
-		counts := rep.eddy.Counts["load"]
+		rows := rep.eddy.Rows["load"]
 		if rep.pg != nil {
-			counts = rep.pg.Counts["load"]
+			rows = rep.pg.Rows["load"]
+		}
+		counts := map[string]int64{}
+		for name, r := range rows {
+			counts[name] = int64(len(r))
 		}
 		rep.base, rep.perView = runPerView(ctx, w, o, counts)
 	}

@@ -72,3 +72,16 @@ func TestProc(t *testing.T) {
 		t.Errorf("procCPU did not grow over 10 s of work: %v then %v", before, after)
 	}
 }
+
+// TestDiffRows checks the comparison of two sorted multisets: equal ones,
+// a duplicate on one side, and rows on either side only.
+func TestDiffRows(t *testing.T) {
+	if d := diffRows([]string{"a", "b", "b"}, []string{"a", "b", "b"}); d != "" {
+		t.Errorf("equal multisets differ: %s", d)
+	}
+	d := diffRows([]string{"a", "b", "b", "d"}, []string{"a", "b", "c"})
+	want := "eddy 4 rows, postgres 3; only in eddy 2 `b`, `d`; only in postgres 1 `c`"
+	if d != want {
+		t.Errorf("diffRows = %q, want %q", d, want)
+	}
+}

@@ -91,7 +91,7 @@ func (r *report) printRefresh(out io.Writer) {
 	fmt.Fprintln(out, "\nCPU-s are read from /proc in 10 ms ticks; Eddy's is its own process (a child of the benchmark), PostgreSQL's its postmaster and backends.")
 }
 
-// printCounts compares the row counts of Eddy's views with PostgreSQL's
+// printCounts compares the contents of Eddy's views with PostgreSQL's
 // materialized views after the load and each batch.
 func (r *report) printCounts(out io.Writer) {
 	if r.pg == nil || r.eddy.Error != "" {
@@ -100,16 +100,51 @@ func (r *report) printCounts(out io.Writer) {
 	var diffs []string
 	for _, stage := range append([]string{"load"}, refreshBatches...) {
 		for _, q := range r.w.views {
-			if e, p := r.eddy.Counts[stage][q.Name], r.pg.Counts[stage][q.Name]; e != p {
-				diffs = append(diffs, fmt.Sprintf("%s after %s: eddy %d rows, postgres %d", q.Name, stage, e, p))
+			if d := diffRows(r.eddy.Rows[stage][q.Name], r.pg.Rows[stage][q.Name]); d != "" {
+				diffs = append(diffs, fmt.Sprintf("%s after %s: %s", q.Name, stage, d))
 			}
 		}
 	}
 	if len(diffs) == 0 {
-		fmt.Fprintf(out, "Every view has PostgreSQL's row count after the load and after each batch.\n")
+		fmt.Fprintf(out, "Every view has PostgreSQL's contents (every row, as text) after the load and after each batch.\n")
 		return
 	}
-	fmt.Fprintf(out, "\n**Row counts differ from PostgreSQL:** %s\n", strings.Join(diffs, "; "))
+	fmt.Fprintf(out, "\n**Views differ from PostgreSQL:**\n\n- %s\n", strings.Join(diffs, "\n- "))
+}
+
+// maxDiffRows bounds how many differing rows diffRows prints per side.
+const maxDiffRows = 3
+
+// diffRows describes how two sorted multisets of rows differ (counts and a
+// few rows of each side), or returns "" when they are equal.
+func diffRows(eddy, pg []string) string {
+	var onlyEddy, onlyPG []string
+	i, j := 0, 0
+	for i < len(eddy) || j < len(pg) {
+		switch {
+		case j == len(pg) || (i < len(eddy) && eddy[i] < pg[j]):
+			onlyEddy = append(onlyEddy, eddy[i])
+			i++
+		case i == len(eddy) || pg[j] < eddy[i]:
+			onlyPG = append(onlyPG, pg[j])
+			j++
+		default:
+			i, j = i+1, j+1
+		}
+	}
+	if len(onlyEddy) == 0 && len(onlyPG) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("eddy %d rows, postgres %d; only in eddy %d %s; only in postgres %d %s",
+		len(eddy), len(pg), len(onlyEddy), sample(onlyEddy), len(onlyPG), sample(onlyPG))
+}
+
+// sample quotes up to maxDiffRows rows.
+func sample(rows []string) string {
+	if len(rows) > maxDiffRows {
+		rows = rows[:maxDiffRows]
+	}
+	return "`" + strings.Join(rows, "`, `") + "`"
 }
 
 // printPerView prints each view's state: its Eddy run over the run with no

@@ -35,9 +35,9 @@ type loadResult struct {
 	Heap        int64 // Eddy: live heap after the load
 	Disk        int64 // Eddy: bytes in the data directory after the load
 	Error       string
-	Refresh     map[string]step             // by batch name
-	Counts      map[string]map[string]int64 // view rows after "load" and each batch
-	RelationSum int64                       // PostgreSQL: pg_total_relation_size of the tables
+	Refresh     map[string]step                // by batch name
+	Rows        map[string]map[string][]string // each view's sorted rows after "load" and each batch (viewRows)
+	RelationSum int64                          // PostgreSQL: pg_total_relation_size of the tables
 }
 
 // measure returns the wall and CPU time of f, CPU read by cpu.
@@ -73,7 +73,7 @@ func runPostgres(ctx context.Context, w *workload, dir string, withIndexes bool)
 		return nil, err
 	}
 	defer c.Close(context.Background())
-	r := &loadResult{Views: len(w.views), Refresh: map[string]step{}, Counts: map[string]map[string]int64{}}
+	r := &loadResult{Views: len(w.views), Refresh: map[string]step{}, Rows: map[string]map[string][]string{}}
 	nop := func(string) {}
 	if err := w.createSchema(ctx, c); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -92,7 +92,7 @@ func runPostgres(ctx context.Context, w *workload, dir string, withIndexes bool)
 	if r.Create, err = measure(pg.ServerCPU, func() error { return createViews(ctx, c, w.views, nop) }); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	if r.Counts["load"], err = viewRows(ctx, c, w.views); err != nil {
+	if r.Rows["load"], err = viewRows(ctx, c, w.views); err != nil {
 		return nil, err
 	}
 	for _, name := range refreshBatches {
@@ -103,7 +103,7 @@ func runPostgres(ctx context.Context, w *workload, dir string, withIndexes bool)
 		if r.Refresh[name], err = measure(pg.ServerCPU, func() error { return refreshPostgres(ctx, c, b, w.views) }); err != nil {
 			return nil, fmt.Errorf("postgres: %w", err)
 		}
-		if r.Counts[name], err = viewRows(ctx, c, w.views); err != nil {
+		if r.Rows[name], err = viewRows(ctx, c, w.views); err != nil {
 			return nil, err
 		}
 	}
@@ -147,7 +147,7 @@ func relationSize(ctx context.Context, c *pgconn.PgConn, tables []*table) (int64
 // An error that stops the run is recorded in the result, with what was
 // measured until then.
 func runEddy(ctx context.Context, w *workload, views []tpch.Query, refresh bool, o options, profile string) *loadResult {
-	r := &loadResult{Views: len(views), Refresh: map[string]step{}, Counts: map[string]map[string]int64{}}
+	r := &loadResult{Views: len(views), Refresh: map[string]step{}, Rows: map[string]map[string][]string{}}
 	if err := eddyPhases(ctx, w, views, refresh, o, profile, r); err != nil {
 		r.Error = strings.ReplaceAll(err.Error(), "\n", " ")
 	}
@@ -185,10 +185,10 @@ func eddyPhases(ctx context.Context, w *workload, views []tpch.Query, refresh bo
 	return eddyRefresh(ctx, w, e, c, r)
 }
 
-// eddyRefresh applies the refresh batches to a loaded Eddy and counts the
+// eddyRefresh applies the refresh batches to a loaded Eddy and reads the
 // rows of every view after the load and after each batch.
 func eddyRefresh(ctx context.Context, w *workload, e *eddyProc, c *pgconn.PgConn, r *loadResult) (err error) {
-	if r.Counts["load"], err = viewRows(ctx, c, w.views); err != nil {
+	if r.Rows["load"], err = viewRows(ctx, c, w.views); err != nil {
 		return e.failed(err)
 	}
 	for _, name := range refreshBatches {
@@ -201,7 +201,7 @@ func eddyRefresh(ctx context.Context, w *workload, e *eddyProc, c *pgconn.PgConn
 		if r.Refresh[name], err = measure(e.cpu, func() error { return apply(ctx, c, b) }); err != nil {
 			return e.failed(err)
 		}
-		if r.Counts[name], err = viewRows(ctx, c, w.views); err != nil {
+		if r.Rows[name], err = viewRows(ctx, c, w.views); err != nil {
 			return e.failed(err)
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
+	"sort"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -129,24 +129,42 @@ func apply(ctx context.Context, c *pgconn.PgConn, b tpch.Batch) error {
 	return nil
 }
 
-// viewRows returns the row count of every view.
-func viewRows(ctx context.Context, c *pgconn.PgConn, views []tpch.Query) (map[string]int64, error) {
-	counts := map[string]int64{}
+// viewRows returns the rows of every view in PostgreSQL's text form,
+// one string per row (values joined by "|", NULL for a null), sorted, so
+// that two servers' answers compare as multisets.
+func viewRows(ctx context.Context, c *pgconn.PgConn, views []tpch.Query) (map[string][]string, error) {
+	rows := map[string][]string{}
 	for _, q := range views {
-		res, err := c.Exec(ctx, "SELECT count(*) FROM "+q.Name).ReadAll()
+		res, err := c.Exec(ctx, "SELECT * FROM "+q.Name).ReadAll()
 		if err != nil {
-			return nil, fmt.Errorf("counting %s: %w", q.Name, err)
+			return nil, fmt.Errorf("reading %s: %w", q.Name, err)
 		}
-		if len(res) != 1 || len(res[0].Rows) != 1 {
-			return nil, fmt.Errorf("counting %s: no row", q.Name)
+		if len(res) != 1 {
+			return nil, fmt.Errorf("reading %s: %d results", q.Name, len(res))
 		}
-		n, err := strconv.ParseInt(string(res[0].Rows[0][0]), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("counting %s: %w", q.Name, err)
-		}
-		counts[q.Name] = n
+		rows[q.Name] = rowStrings(res[0].Rows)
 	}
-	return counts, nil
+	return rows, nil
+}
+
+// rowStrings renders rows as sorted strings: values joined by "|", NULL
+// for a null.
+func rowStrings(rows [][][]byte) []string {
+	out := make([]string, 0, len(rows))
+	vals := []string{}
+	for _, r := range rows {
+		vals = vals[:0]
+		for _, v := range r {
+			if v == nil {
+				vals = append(vals, "NULL")
+			} else {
+				vals = append(vals, string(v))
+			}
+		}
+		out = append(out, strings.Join(vals, "|"))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // loadRows returns the number of rows the load inserts.
