@@ -120,6 +120,11 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		return h.watermarks(), nil
 	case "bounded":
 		return formatBounded(h.d.Bounded()), nil
+	case "size":
+		var n int
+		td.ScanArgs(t, "node", &n)
+		op := h.d.Operators()[n]
+		return fmt.Sprintf("%s rows=%d sized=%t\n", op.Op, op.StateRows, op.StateBytes > 0), nil
 	case "share":
 		return sharePlan(td.Input)
 	}
