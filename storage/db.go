@@ -58,6 +58,37 @@ func (o Options) withDefaults() Options {
 type DB struct {
 	pdb *pebble.DB
 	dir string
+	// snap, when not nil, makes this DB a read-only view of the store at
+	// one moment (NewSnapshot): Get and the scans of spilled collections
+	// read it instead of the live store.
+	snap *pebble.Snapshot
+}
+
+// reader returns what reads go to: the snapshot, or the live store.
+func (db *DB) reader() pebble.Reader {
+	if db.snap != nil {
+		return db.snap
+	}
+	return db.pdb
+}
+
+// NewSnapshot returns a read-only DB that sees the store as it is now,
+// whatever is committed later (a Pebble snapshot: it pins the versions
+// it sees until Close). Only reads (Get, Scan, spilled collections'
+// reads) may use it.
+func (db *DB) NewSnapshot() *DB {
+	return &DB{pdb: db.pdb, dir: db.dir, snap: db.pdb.NewSnapshot()}
+}
+
+// CloseSnapshot releases a DB returned by NewSnapshot; it does nothing
+// for the live store or a nil DB.
+func (db *DB) CloseSnapshot() error {
+	if db == nil || db.snap == nil {
+		return nil
+	}
+	err := db.snap.Close()
+	db.snap = nil
+	return err
 }
 
 // ErrLocked is returned (wrapped) by Open when another process, or another
@@ -144,7 +175,7 @@ func (db *DB) Commit(b *Batch) error {
 
 // Get returns a copy of the value stored under key.
 func (db *DB) Get(key []byte) (value []byte, ok bool, err error) {
-	v, closer, err := db.pdb.Get(key)
+	v, closer, err := db.reader().Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -159,7 +190,7 @@ func (db *DB) Get(key []byte) (value []byte, ok bool, err error) {
 // consistent snapshot. The slices are valid only during the call. An
 // error from fn stops the scan and is returned as is.
 func (db *DB) Scan(prefix []byte, fn func(key, value []byte) error) error {
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	it, err := db.reader().NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
 	if err != nil {
 		return fmt.Errorf("storage: scan %s: %w", PrettyKey(prefix), err)
 	}

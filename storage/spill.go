@@ -202,7 +202,7 @@ func mergeScan[T any](db *DB, id uint64, from, to []byte, ov func(func(T) bool),
 	if to != nil {
 		upper = AppendRowKey(nil, id, to)
 	}
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: AppendRowKey(nil, id, from), UpperBound: upper})
+	it, err := db.reader().NewIter(&pebble.IterOptions{LowerBound: AppendRowKey(nil, id, from), UpperBound: upper})
 	if err != nil {
 		panic(fmt.Sprintf("storage: reading spilled collection %d: %v", id, err))
 	}
