@@ -28,23 +28,23 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		rel, sc.outerRel = outer.rel, outer.rel
 		sc.cols = append(sc.cols, outer.cols...)
 	}
-	for i, item := range items {
-		// The first item may read the enclosing query's columns: planned
-		// as LATERAL over the outer values (see firstSubselect).
-		if rs := item.GetRangeSubselect(); rs != nil && rel != nil && (rs.Lateral || i == 0) {
-			r, cols, err := b.lateral(rs, ir.JoinCross, rel, sc.cols, parent, nil)
+	for _, item := range items {
+		// A derived table may read the enclosing queries' columns: with
+		// outer values it is planned as LATERAL over them, seeing its
+		// siblings only when it is LATERAL (see firstSubselect).
+		if rs := item.GetRangeSubselect(); rs != nil && rel != nil && (rs.Lateral || outer != nil) {
+			lcols := sc.cols
+			if !rs.Lateral {
+				lcols = outerOnly(sc.cols)
+			}
+			r, cols, err := b.lateral(rs, ir.JoinCross, rel, lcols, parent, nil)
+			if err == nil {
+				err = checkDuplicateAliases(sc.cols, cols[len(lcols):])
+			}
 			if err != nil {
 				return nil, nil, err
 			}
-			rel, sc.cols = r, cols
-			continue
-		}
-		if rs := item.GetRangeSubselect(); rs != nil && i == 0 && parent != nil {
-			r, cols, err := b.firstSubselect(rs, parent)
-			if err != nil {
-				return nil, nil, err
-			}
-			rel, sc.cols = r, cols
+			rel, sc.cols = r, append(sc.cols[:len(lcols):len(lcols)], cols[len(lcols):]...)
 			continue
 		}
 		if rf := item.GetRangeFunction(); rf != nil && isTableFunc(rf) {
@@ -55,7 +55,7 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 			rel, sc.cols = r, cols
 			continue
 		}
-		r, cols, err := b.fromItem(item, parent)
+		r, cols, err := b.listItem(item, parent)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -73,6 +73,33 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		rel = unitRel()
 	}
 	return rel, sc, b.claimSession(sc, rel, len(items), outer, mark)
+}
+
+// listItem plans one item of a FROM list with no outer values yet. A
+// derived table may reference the enclosing queries' columns (see
+// firstSubselect); other items are fromItem's.
+func (b *builder) listItem(item *pg_query.Node, parent *scope) (ir.Rel, []scopeCol, error) {
+	if rs := item.GetRangeSubselect(); rs != nil && parent != nil {
+		return b.firstSubselect(rs, parent)
+	}
+	return b.fromItem(item, parent)
+}
+
+// outerOnly returns cols with every column but the outer values masked:
+// a non-LATERAL derived table planned over the outer values must not see
+// its siblings, as in PostgreSQL, yet its column indexes must stay those
+// of the relation it is joined to (hidden, unqualified columns answer no
+// name).
+func outerOnly(cols []scopeCol) []scopeCol {
+	out := make([]scopeCol, len(cols))
+	for i, c := range cols {
+		if c.outer {
+			out[i] = c
+			continue
+		}
+		out[i] = scopeCol{hidden: true, typ: c.typ}
+	}
+	return out
 }
 
 // checkDuplicateAliases rejects a table alias used twice at one level
@@ -201,10 +228,11 @@ func (b *builder) rangeSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir
 	return b.subselectIn(rs, &scope{parent: parent, barrier: true})
 }
 
-// firstSubselect plans a derived table that is its query's first FROM
-// item, with no outer values yet: as in PostgreSQL it may reference the
-// enclosing queries' columns (no sibling precedes it), which decorrelation
-// records; re-planned over the outer values, planFrom plans it as LATERAL.
+// firstSubselect plans a derived table of a subquery's FROM list, with no
+// outer values yet: as in PostgreSQL it may reference the enclosing
+// queries' columns (but not its siblings), which decorrelation records;
+// re-planned over the outer values, planFrom plans it as LATERAL over them
+// with the siblings masked (outerOnly).
 // (ARRAY(SELECT generate_series(1, t.n)) becomes such a derived table.)
 func (b *builder) firstSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir.Rel, []scopeCol, error) {
 	return b.subselectIn(rs, &scope{parent: parent})

@@ -147,10 +147,23 @@ func resolveColumn(s *scope, table, name string, loc int32) (expr.Expr, error) {
 			return &expr.Lit{D: repr.Null, T: c.typ}, nil
 		}
 		if cur.barrier {
-			break
+			return nil, beyondBarrier(s, cur.parent, table, name, loc)
 		}
 	}
 	return nil, undefinedColumn(s, table, name, loc)
+}
+
+// beyondBarrier is the error for a reference that no scope up to a
+// barrier resolves: 0A000 when a scope past it would (a derived table
+// inside a JOIN, a CTE or VALUES reading the enclosing query, which
+// PostgreSQL allows), else undefinedColumn's.
+func beyondBarrier(s, past *scope, table, name string, loc int32) error {
+	for cur := past; cur != nil; cur = cur.parent {
+		if i, err := cur.lookup(table, name, loc); err == nil && i >= 0 {
+			return repr.Unsupported("a reference to the enclosing query's column %q from a derived table in a JOIN, a CTE or VALUES", name).WithPosition(loc + 1)
+		}
+	}
+	return undefinedColumn(s, table, name, loc)
 }
 
 // undefinedColumn reports 42703 (or 42P01 for an unknown qualifier).
