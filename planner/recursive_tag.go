@@ -14,20 +14,21 @@ import (
 const iterCol = "?iteration?"
 
 // tagIterations rewrites a UNION ALL recursion whose recursive term
-// applies DISTINCT or GROUP BY directly to the recursive reference so
-// that a fixed point computes what PostgreSQL computes. PostgreSQL
-// applies that DISTINCT or GROUP BY to each iteration's new rows alone
-// (the working table); tagging every row with its iteration (0 in the
-// non-recursive term, the reference's plus 1 in the recursive term) and
-// adding the tag to the DISTINCT or GROUP BY key makes the fixed point's
-// groups those iterations. It returns the rewritten copy of the CTE and
-// true, or false when the query does not have that shape (the checks then
-// refuse it as before). The caller hides the tag column.
+// applies DISTINCT, GROUP BY or LIMIT/OFFSET directly to the recursive
+// reference so that a fixed point computes what PostgreSQL computes.
+// PostgreSQL applies them to each iteration's new rows alone (the working
+// table); tagging every row with its iteration (0 in the non-recursive
+// term, the reference's plus 1 in the recursive term) and adding the tag
+// to the DISTINCT or GROUP BY key (a LIMIT ranks within it: limitKey)
+// makes the fixed point's groups those iterations. It returns the
+// rewritten copy of the CTE and true, or false when the query does not
+// have that shape (the checks then refuse it as before). The caller hides
+// the tag column.
 func tagIterations(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_query.CommonTableExpr, bool) {
 	base, rec := sel.GetLarg(), sel.GetRarg()
 	if !sel.All || base == nil || rec == nil || base.Op != pg_query.SetOperation_SETOP_NONE ||
 		rec.Op != pg_query.SetOperation_SETOP_NONE || len(base.TargetList) == 0 && len(base.ValuesLists) == 0 ||
-		len(rec.DistinctClause) == 0 && len(rec.GroupClause) == 0 || hasAggregates(rec) ||
+		len(rec.DistinctClause) == 0 && len(rec.GroupClause) == 0 && !hasLimit(rec) || hasAggregates(rec) ||
 		len(rec.WindowClause) > 0 || len(rec.GroupClause) > 0 && len(rec.DistinctClause) > 0 {
 		return tagNested(ce, sel)
 	}
@@ -80,8 +81,8 @@ func tagIterations(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_
 	return out, true
 }
 
-// tagNested is tagIterations for a recursive term whose DISTINCT or
-// GROUP BY is in a FROM subquery that reads the reference, (SELECT
+// tagNested is tagIterations for a recursive term whose DISTINCT, GROUP
+// BY or LIMIT is in a FROM subquery that reads the reference, (SELECT
 // DISTINCT n, d FROM r) s: the subquery also selects (and groups or
 // distinguishes by) the reference's tag, and the term's select list adds
 // s's tag plus 1. ok is false when the query does not have that shape.
@@ -118,7 +119,7 @@ func tagNested(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_quer
 	switch {
 	case len(sub.GroupClause) > 0:
 		sub.GroupClause = append(sub.GroupClause, tag)
-	case sub.DistinctClause[0].GetNode() != nil: // DISTINCT ON (...): the tag first, in ORDER BY too
+	case len(sub.DistinctClause) > 0 && sub.DistinctClause[0].GetNode() != nil: // DISTINCT ON (...): the tag first, in ORDER BY too
 		sub.DistinctClause = append([]*pg_query.Node{tag}, sub.DistinctClause...)
 		if len(sub.SortClause) > 0 {
 			by := &pg_query.SortBy{Node: tag, SortbyDir: pg_query.SortByDir_SORTBY_DEFAULT, SortbyNulls: pg_query.SortByNulls_SORTBY_NULLS_DEFAULT, Location: -1}
@@ -139,13 +140,32 @@ func tagNested(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_quer
 }
 
 // nestedTaggable reports whether a FROM subquery reading the reference
-// has the DISTINCT or GROUP BY that tagNested rewrites and nothing that
-// would see the tag otherwise (*, aggregates, windows, set operations,
-// LIMIT).
+// has the DISTINCT, GROUP BY or LIMIT that tagNested rewrites and nothing
+// that would see the tag otherwise (*, aggregates, windows, set
+// operations).
 func nestedTaggable(s *pg_query.SelectStmt) bool {
-	return s.Op == pg_query.SetOperation_SETOP_NONE && (len(s.DistinctClause) > 0) != (len(s.GroupClause) > 0) &&
-		!hasAggregates(s) && len(s.WindowClause) == 0 && !hasStar(s) && s.LimitCount == nil && s.LimitOffset == nil &&
-		s.WithClause == nil
+	return s.Op == pg_query.SetOperation_SETOP_NONE && !(len(s.DistinctClause) > 0 && len(s.GroupClause) > 0) &&
+		(len(s.DistinctClause) > 0 || len(s.GroupClause) > 0 || hasLimit(s)) &&
+		!hasAggregates(s) && len(s.WindowClause) == 0 && !hasStar(s) && s.WithClause == nil
+}
+
+// hasLimit reports whether s has a LIMIT or an OFFSET.
+func hasLimit(s *pg_query.SelectStmt) bool {
+	return s.LimitCount != nil || s.LimitOffset != nil
+}
+
+// limitKey returns the columns a block's LIMIT ranks within: the outer
+// values of a decorrelated block, and the iteration tag of a tagged
+// recursion's term when the block outputs it (PostgreSQL applies a LIMIT
+// in the recursive term to each iteration's rows alone).
+func limitKey(p *planned) []int {
+	key := identityCols(p.nOuter)
+	for i, c := range p.cols {
+		if c.Name == iterCol {
+			key = append(key, p.nOuter+i)
+		}
+	}
+	return key
 }
 
 // hasStar reports whether s's select list has a * (which would expand to
@@ -193,7 +213,8 @@ func tagBase(base *pg_query.SelectStmt) {
 // over the recursive reference of body unless perIteration: PostgreSQL
 // applies it to each iteration's new rows (the working table), which a
 // fixed point over the whole relation computes only when its groups are
-// keyed by the iteration tag, as tagIterations arranges for DISTINCT ON.
+// keyed by the iteration tag, as tagIterations arranges for DISTINCT ON
+// and (through limitKey) for LIMIT and OFFSET.
 func checkLoopTopK(body ir.Rel, id int, perIteration bool) error {
 	if perIteration {
 		return nil
@@ -215,7 +236,7 @@ func checkLoopTopK(body ir.Rel, id int, perIteration bool) error {
 	}
 	walk(body)
 	if found {
-		return repr.Unsupported("DISTINCT ON, LIMIT or OFFSET over the recursive reference of WITH RECURSIVE other than DISTINCT ON in a UNION ALL recursion")
+		return repr.Unsupported("DISTINCT ON, LIMIT or OFFSET over the recursive reference of WITH RECURSIVE other than in a UNION ALL recursion")
 	}
 	return nil
 }

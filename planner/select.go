@@ -76,8 +76,7 @@ func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *oute
 func (b *builder) subqueryRel(p *planned) ir.Rel {
 	rel := p.rel
 	if p.limit >= 0 || p.offset > 0 {
-		key := identityCols(p.nOuter)
-		rel = &ir.TopK{Input: rel, Key: key, Order: p.order, Limit: p.limit, Offset: p.offset}
+		rel = &ir.TopK{Input: rel, Key: limitKey(p), Order: p.order, Limit: p.limit, Offset: p.offset}
 	}
 	return ir.NewProject(rel, identityCols(p.nOuter+len(p.cols))...)
 }
