@@ -35,7 +35,7 @@ func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error
 	}
 	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql,
 		EmitOnWindowClose: emitOnClose, TimeZone: p.st.s.settings.timeZone, Owner: p.st.s.newOwner()}
-	if err := p.st.s.e.createMatView(obj, st.IfNotExists, p.st.s.interrupt()); err != nil {
+	if err := p.st.s.e.createMatView(obj, st.IfNotExists, p.st.s.interrupt(), p.st.s.addNotice); err != nil {
 		return err
 	}
 	p.st.s.e.activateSources(obj.Deps)
@@ -71,7 +71,7 @@ func (p *Portal) rejectTableAs(st *pg.CreateTableAsStmt) error {
 // catalog entry, the contents and the operator state in one batch. When
 // interrupt closes during the backfill (the statement was cancelled) the
 // backfill's Step rolls back and the view is not created.
-func (e *Engine) createMatView(obj *Object, ifNotExists bool, interrupt <-chan struct{}) error {
+func (e *Engine) createMatView(obj *Object, ifNotExists bool, interrupt <-chan struct{}, notice func(*repr.Error)) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if exists, err := e.nameTaken(obj, ifNotExists); exists || err != nil {
@@ -110,7 +110,7 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool, interrupt <-chan s
 		e.nextID = prevID
 		return err
 	}
-	err = e.installView(obj, b, interrupt)
+	err = e.installView(obj, b, interrupt, notice)
 	if err == nil {
 		err = e.commitDDL(b)
 	}
@@ -127,9 +127,11 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool, interrupt <-chan s
 	return nil
 }
 
-// installView builds the view's dataflow and backfills it (logging to b);
-// interrupt stops the backfill (exec.ErrCanceled).
-func (e *Engine) installView(obj *Object, b *storage.Batch, interrupt <-chan struct{}) error {
+// installView builds the view's dataflow and backfills it (logging to b):
+// its inputs' contents, then the history of the sources it reads (see
+// source_history.go; notice gets what a source could not replay), then
+// their watermarks. interrupt stops the backfill (exec.ErrCanceled).
+func (e *Engine) installView(obj *Object, b *storage.Batch, interrupt <-chan struct{}, notice func(*repr.Error)) error {
 	if err := e.planSharedView(obj); err != nil {
 		return err
 	}
@@ -141,23 +143,15 @@ func (e *Engine) installView(obj *Object, b *storage.Batch, interrupt <-chan str
 		return err
 	}
 	t := e.tick(b)
-	in := exec.Input{Updates: e.collectionInputs(mv.df.Sources(), t), Now: e.wall.last, Arrangements: arrangements{e}}
-	ctx := e.viewCtx()
-	ctx.Interrupt = interrupt
-	out, err := mv.df.StepInput(ctx, t, in, b.Prefixed(storage.StatePrefix(obj.ID)))
-	if err != nil {
-		return err
-	}
 	c := storage.NewCollection(obj.ID, nil)
 	c.Begin()
 	e.colls[obj.ID] = c
 	e.views[obj.ID] = mv
-	for _, u := range out {
-		if err := c.Apply(u.Row, u.Diff, b); err != nil {
-			return err
-		}
+	bf := &backfill{e: e, mv: mv, c: c, t: t, b: b, interrupt: interrupt}
+	if err := bf.step(exec.Input{Updates: e.collectionInputs(mv.df.Sources(), t)}); err != nil {
+		return err
 	}
-	return nil
+	return bf.replaySources(notice)
 }
 
 // execDrop executes DROP TABLE / VIEW / MATERIALIZED VIEW with RESTRICT or

@@ -217,6 +217,10 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 		stats.Late += st.pendingLate
 	}
 	if err == nil {
+		err = e.loadPosition(st)
+	}
+	if err == nil {
+		e.noteSourceHistory(st, b, t, changes, position, prevWM, prevHas)
 		err = e.logSourceBatch(st, b, t, changes, position)
 	}
 	if err == nil {
@@ -259,12 +263,8 @@ func (e *Engine) logSourceBatch(st *sourceState, b *storage.Batch, t repr.Time, 
 		e.logInput(b, t, e.recBuf)
 		return nil
 	}
-	if !st.posLoaded {
-		from, err := e.SourcePosition(st.def.ID)
-		if err != nil {
-			return err
-		}
-		st.position, st.posLoaded = from, true
+	if err := e.loadPosition(st); err != nil {
+		return err
 	}
 	e.recBuf = appendSourceRefRecord(e.recBuf[:0], e.wall.last, st.def.ID, st.position, to, len(changes))
 	e.logInput(b, t, e.recBuf)

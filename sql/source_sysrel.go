@@ -274,9 +274,10 @@ func (e *Engine) dropSourceStatus(st *sourceState, b *storage.Batch) {
 	}
 	st.status.row, st.status.errRows = nil, nil
 	id := st.def.ID
-	for _, k := range [][]byte{sourceStatsKey(id), sourcePositionKey(id), sourceWatermarkKey(id)} {
+	for _, k := range [][]byte{sourceStatsKey(id), sourcePositionKey(id), sourceWatermarkKey(id), sourceStartKey(id)} {
 		b.Delete(k)
 	}
+	b.DeletePrefix(sourceCutPrefix(id))
 	b.DeletePrefix(sourceErrorPrefix(id))
 }
 

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"context"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,7 +15,45 @@ import (
 
 // fakeConnectors accepts every definition and runs nothing: tests feed
 // sources with IngestChanges themselves.
-type fakeConnectors struct{ active map[uint64]bool }
+type fakeConnectors struct {
+	active map[uint64]bool
+	// batches are the changes ingested per source, by start position (a
+	// position is the number of changes before it, 8 bytes big-endian),
+	// for History.
+	batches map[uint64][]fakeBatch
+}
+
+// fakeBatch is one ingested batch and its start position.
+type fakeBatch struct {
+	start   uint64
+	changes []Change
+}
+
+// History returns the recorded batches between from and to (SourceHistory).
+func (f *fakeConnectors) History(_ context.Context, def SourceDef, from, to []byte, cuts [][]byte,
+	emit func([]Change, int) error) (*repr.Error, error) {
+	lo, hi := fakePosition(from), fakePosition(to)
+	for _, b := range f.batches[def.ID] {
+		if b.start < lo || b.start >= hi {
+			continue
+		}
+		seg := 0
+		for seg < len(cuts) && fakePosition(cuts[seg]) <= b.start {
+			seg++
+		}
+		if err := emit(b.changes, seg); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+func fakePosition(b []byte) uint64 {
+	if len(b) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b)
+}
 
 func (f *fakeConnectors) Validate(SourceDef) error   { return nil }
 func (f *fakeConnectors) Activate(d SourceDef)       { f.active[d.ID] = true }
@@ -33,17 +73,19 @@ func (f *fakeConnectors) DeactivateSink(uint64)      {}
 func TestConnectors(t *testing.T) {
 	datadriven.Walk(t, "testdata_connectors", func(t *testing.T, path string) {
 		te := newTestEngine(t)
-		te.e.SetConnectors(&fakeConnectors{active: map[uint64]bool{}})
+		fc := &fakeConnectors{active: map[uint64]bool{}, batches: map[uint64][]fakeBatch{}}
+		te.e.SetConnectors(fc)
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "exec":
 				return te.run(d.Input)
 			case "restart":
 				te.restart()
-				te.e.SetConnectors(&fakeConnectors{active: map[uint64]bool{}})
+				fc.active = map[uint64]bool{}
+				te.e.SetConnectors(fc)
 				return "ok\n"
 			case "ingest":
-				return te.ingest(t, d)
+				return te.ingest(t, d, fc)
 			case "sinklog", "ack":
 				return te.sinkCmd(t, d)
 			}
@@ -54,7 +96,7 @@ func TestConnectors(t *testing.T) {
 }
 
 // ingest feeds one batch to a source (see TestConnectors).
-func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData) string {
+func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData, fc *fakeConnectors) string {
 	var name string
 	d.ScanArgs(t, "source", &name)
 	var part int
@@ -95,9 +137,16 @@ func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData) string {
 		}
 		changes = append(changes, ch)
 	}
-	if err := te.e.IngestChanges(obj.ID, changes, []byte(fmt.Sprint(stats.Records)), stats); err != nil {
+	prev, err := te.e.SourcePosition(obj.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := fakePosition(prev)
+	pos := binary.BigEndian.AppendUint64(nil, start+uint64(len(changes)))
+	if err := te.e.IngestChanges(obj.ID, changes, pos, stats); err != nil {
 		return errText(err)
 	}
+	fc.batches[obj.ID] = append(fc.batches[obj.ID], fakeBatch{start: start, changes: changes})
 	return "ok\n"
 }
 
