@@ -33,6 +33,10 @@ type Config struct {
 	// SUBSCRIBE client that does not read (--subscribe-buffer;
 	// sql.Options.SubscribeBufferBytes). 0: the engine's default.
 	SubscribeBuffer int64
+	// DiskReserve is the free disk space, in bytes, below which writes
+	// fail with 53100 (--disk-reserve; sql.Options.DiskReserve). 0: the
+	// store's default.
+	DiskReserve int64
 }
 
 // Server is a running Eddy: the engine plus the wire listener.
@@ -56,7 +60,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}, Superuser: cfg.Auth.Superuser,
-		MemoryLimit: cfg.MemoryLimit, SubscribeBufferBytes: cfg.SubscribeBuffer})
+		MemoryLimit: cfg.MemoryLimit, SubscribeBufferBytes: cfg.SubscribeBuffer, DiskReserve: cfg.DiskReserve})
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
 	}

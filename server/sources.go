@@ -14,6 +14,7 @@ import (
 	"github.com/eddydb/eddy/server/connector/datagen"
 	"github.com/eddydb/eddy/server/connector/nexmark"
 	"github.com/eddydb/eddy/sql"
+	"github.com/eddydb/eddy/storage"
 )
 
 // ingestBatch is the most rows a source hands the engine per commit: large
@@ -110,13 +111,20 @@ func (c *connectors) Activate(def sql.SourceDef) {
 // system waits before it reconnects.
 const retryDelay = time.Second
 
+// diskFullLogEvery spaces the log lines of a source waiting for disk space.
+const diskFullLogEvery = 30 * time.Second
+
 // supervise runs a source, reporting its state in eddy_sources: a source
 // that cannot reach its external system (SQLSTATE class 08) reconnects
-// after retryDelay; any other error (a bad record under on_error = 'fail',
-// a maintenance error of a view) stops it, logged and visible as failed
-// with the error. A failed source never stalls views that do not read it:
-// each source has its own goroutine and commits alone.
+// after retryDelay, and one whose commit found the disk full (53100:
+// nothing was written) resumes from its durable position after
+// retryDelay, logged at most every diskFullLogEvery; any other error (a bad
+// record under on_error = 'fail', a maintenance error of a view) stops
+// it, logged and visible as failed with the error. A failed source never
+// stalls views that do not read it: each source has its own goroutine
+// and commits alone.
 func (c *connectors) supervise(ctx context.Context, def sql.SourceDef) {
+	var fullLogged time.Time
 	for ctx.Err() == nil {
 		c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: sql.SourceRunning, Lag: -1})
 		err := c.run(ctx, def)
@@ -129,11 +137,18 @@ func (c *connectors) supervise(ctx context.Context, def sql.SourceDef) {
 		}
 		e := repr.ErrorFrom(err)
 		c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: sql.SourceFailed, Err: e.Code + ": " + e.Message, Lag: -1})
-		if !strings.HasPrefix(e.Code, "08") {
+		switch {
+		case e.Code == storage.CodeDiskFull:
+			if time.Since(fullLogged) >= diskFullLogEvery {
+				fullLogged = time.Now()
+				c.log.Warn("source paused: the disk is full; retrying", "source", def.Name, "detail", e.Detail, "every", retryDelay)
+			}
+		case strings.HasPrefix(e.Code, "08"):
+			c.log.Warn("source lost its connection; retrying", "source", def.Name, "err", err, "in", retryDelay)
+		default:
 			c.log.Error("source stopped", "source", def.Name, "err", err)
 			return
 		}
-		c.log.Warn("source lost its connection; retrying", "source", def.Name, "err", err, "in", retryDelay)
 		sleepCtx(ctx, retryDelay)
 	}
 }

@@ -84,7 +84,14 @@ type checkpointer struct {
 	replayWall int64
 	// count is the number of checkpoints written (for tests).
 	count int
+	// fullWarned is when a checkpoint deferred for a full disk was last
+	// logged (at most one line per diskWarnEvery).
+	fullWarned time.Time
 }
+
+// diskWarnEvery spaces the log lines of checkpoints deferred for a full
+// disk: one a commit would flood the log.
+const diskWarnEvery = 30 * time.Second
 
 // SetCheckpointOptions replaces when the engine checkpoints.
 func (e *Engine) SetCheckpointOptions(o CheckpointOptions) {
@@ -133,9 +140,21 @@ func (e *Engine) committed(n int) {
 		o.Bytes > 0 && e.stateBatch().Used() >= o.Bytes ||
 		o.Interval > 0 && time.Since(e.ck.last) >= o.Interval
 	if due {
-		if err := e.checkpointLocked(); err != nil {
-			e.log.Error("checkpoint failed", "err", err)
-		}
+		e.logCheckpointErr(e.checkpointLocked())
+	}
+}
+
+// logCheckpointErr logs a failed periodic checkpoint; one deferred for a
+// full disk (53100: nothing written, retried at the next due commit) at
+// most once per diskWarnEvery.
+func (e *Engine) logCheckpointErr(err error) {
+	switch {
+	case err == nil:
+	case repr.ErrorCode(err) != storage.CodeDiskFull:
+		e.log.Error("checkpoint failed", "err", err)
+	case time.Since(e.ck.fullWarned) >= diskWarnEvery:
+		e.ck.fullWarned = time.Now()
+		e.log.Warn("checkpoint deferred: the data directory's disk is full", "err", err, "detail", repr.ErrorFrom(err).Detail)
 	}
 }
 
@@ -143,7 +162,9 @@ func (e *Engine) committed(n int) {
 // clock and the deletion of the log up to it in one synced batch. A failed
 // checkpoint breaks the engine like a failed commit (memory is ahead of
 // what a restart would rebuild only through the log, which is intact, but
-// the pending batch can no longer be trusted to be written once).
+// the pending batch can no longer be trusted to be written once), except
+// when the disk is too full to take it: then nothing is written, the
+// pending state stays as it was and the error is 53100.
 func (e *Engine) checkpointLocked() error {
 	if err := e.committer.broken; err != nil {
 		return err
@@ -158,6 +179,9 @@ func (e *Engine) checkpointLocked() error {
 	if sb.Len() == 0 && e.ck.durable == e.clock {
 		e.ck.commits, e.ck.last = 0, time.Now()
 		return nil
+	}
+	if err := e.db.CheckWrite(sb.Used() + checkpointTail); err != nil {
+		return err
 	}
 	sb.Set(metaCheckpoint, binary.BigEndian.AppendUint64(nil, e.clock))
 	sb.DeleteRange(storage.LogKey(0), storage.LogKey(e.clock+1))
@@ -177,6 +201,10 @@ func (e *Engine) checkpointLocked() error {
 	}
 	return nil
 }
+
+// checkpointTail bounds the bytes a checkpoint adds to the pending state
+// (its time and the log's range deletion).
+const checkpointTail = 1 << 10
 
 // closeCheckpointer writes a last checkpoint (clean shutdown) and releases
 // the batch.

@@ -180,6 +180,9 @@ func (e *Engine) Tick() error {
 	if !e.anyDue(now) {
 		return nil
 	}
+	if err := e.db.CheckSpace(); err != nil {
+		return err
+	}
 	b := e.db.NewBatch()
 	defer b.Close()
 	prevClock := e.clock

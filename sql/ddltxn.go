@@ -341,6 +341,9 @@ func (s *Session) commitDDLBlock(ws *writeSet) error {
 	if err := e.committer.broken; err != nil {
 		return err
 	}
+	if err := e.db.CheckSpace(); err != nil {
+		return err
+	}
 	ws = e.liveWrites(ws)
 	b := e.committer.groupBatch(e.db)
 	b.Append(d.batch)

@@ -126,6 +126,9 @@ type Options struct {
 	// queued for one subscriber; a subscriber past it is cut off (54000).
 	// 0: 64 MiB.
 	SubscribeBufferBytes int64
+	// DiskReserve is the free disk space in bytes below which writes
+	// fail with 53100 (storage.Options.DiskReserve; 0: its default).
+	DiskReserve int64
 }
 
 // OpenWith is Open with options.

@@ -130,6 +130,15 @@ func (e *Engine) commitGroup(group []*commitReq) {
 		}
 		return
 	}
+	// A full disk refuses the group before anything is applied in
+	// memory (storage's Disk space): its writes fail with 53100 and the
+	// engine stays whole.
+	if err := e.db.CheckSpace(); err != nil {
+		for _, r := range group {
+			r.err = err
+		}
+		return
+	}
 	e.committer.groups++
 	e.committer.members += uint64(len(group))
 	b := e.committer.groupBatch(e.db)

@@ -203,6 +203,9 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	if st == nil {
 		return repr.Errorf(repr.CodeUndefinedTable, "source %d does not exist", id)
 	}
+	if err := e.db.CheckSpace(); err != nil {
+		return err
+	}
 	// The group-commit batch, reused: its arena keeps its size across
 	// batches instead of regrowing from empty (both run under e.mu).
 	b := e.committer.groupBatch(e.db)

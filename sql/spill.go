@@ -55,7 +55,7 @@ type spiller struct {
 // block cache and memtables are outside the Go heap, so a small budget
 // shrinks them (a large one keeps the defaults).
 func storeOptions(o Options) storage.Options {
-	so := storage.Options{}
+	so := storage.Options{DiskReserve: o.DiskReserve}
 	if o.MemoryLimit > 0 {
 		so.CacheSize = min(max(o.MemoryLimit/8, 8<<20), 1<<30)
 		so.MemTableSize = uint64(min(max(o.MemoryLimit/16, 4<<20), 64<<20))

@@ -32,6 +32,10 @@ type Options struct {
 	// FS is the file system (default the OS's). Tests use
 	// vfs.NewCrashableMem to simulate power loss.
 	FS vfs.FS
+	// DiskReserve is the free space in bytes below which writes are
+	// refused with 53100 (see Disk space in disk.go; default twice the
+	// memtable size plus 64 MiB; negative: no guard).
+	DiskReserve int64
 }
 
 // withDefaults returns o with every zero field set to its default.
@@ -51,13 +55,17 @@ func (o Options) withDefaults() Options {
 	if o.FS == nil {
 		o.FS = vfs.Default
 	}
+	if o.DiskReserve == 0 {
+		o.DiskReserve = 2*int64(o.MemTableSize) + 64<<20
+	}
 	return o
 }
 
 // DB is Eddy's durable store. It is safe for concurrent use.
 type DB struct {
-	pdb *pebble.DB
-	dir string
+	pdb  *pebble.DB
+	dir  string
+	disk diskGuard
 	// snap, when not nil, makes this DB a read-only view of the store at
 	// one moment (NewSnapshot): Get and the scans of spilled collections
 	// read it instead of the live store.
@@ -101,6 +109,10 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err := opts.FS.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("storage: creating %s: %w", dir, err)
 	}
+	disk := newDiskGuard(dir, opts.FS, opts.DiskReserve)
+	if err := disk.checkOpenSpace(); err != nil {
+		return nil, err
+	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref() // Pebble holds its own reference while open.
 	maxComp := opts.MaxCompactions
@@ -131,7 +143,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("storage: opening %s: %w", dir, err)
 	}
-	return &DB{pdb: pdb, dir: dir}, nil
+	return &DB{pdb: pdb, dir: dir, disk: disk}, nil
 }
 
 // writeMostlyCompression leaves levels 0 through 4 uncompressed and
@@ -162,10 +174,14 @@ func (db *DB) Close() error {
 
 // Commit applies b atomically and durably: it returns nil only once b is
 // in the synced WAL. Concurrent Commits share fsyncs. b may be reset and
-// reused afterwards.
+// reused afterwards. A write that would leave less than half the disk
+// reserve free fails with 53100 and writes nothing (see Disk space).
 func (db *DB) Commit(b *Batch) error {
 	if b.err != nil {
 		return b.err
+	}
+	if err := db.disk.admit(int64(b.Used()), db.disk.reserve/2); err != nil {
+		return err
 	}
 	if err := db.pdb.Apply(b.build(), pebble.Sync); err != nil {
 		return fmt.Errorf("storage: commit: %w", err)

@@ -6,7 +6,7 @@
 //	     [--tls-cert FILE --tls-key FILE [--tls-required]]
 //	     [--max-connections 100] [--superuser-reserved-connections 3]
 //	     [--startup-timeout 10s] [--allow-connect host:port,CIDR,...]
-//	     [--memory-limit 8GiB] [--subscribe-buffer 64MiB]
+//	     [--memory-limit 8GiB] [--subscribe-buffer 64MiB] [--disk-reserve 256MiB]
 //
 // The bootstrap superuser (--user, created with a new data directory)
 // gets its password from EDDY_PASSWORD or --password-file (first line).
@@ -19,6 +19,9 @@
 // cgroup's memory limit or of physical memory (GOMEMLIMIT, when set and no
 // --memory-limit is given, is kept as both limit and budget). The engine
 // spills its largest tables and views to the store past half of it.
+// Writes fail with 53100 while the data directory's file system has less
+// free space than --disk-reserve; reads go on, and writes resume once
+// space is freed.
 // It prints a ready line with a psql connection string once it accepts
 // connections, and shuts down cleanly on SIGINT or SIGTERM.
 package main
@@ -54,6 +57,7 @@ func run() error {
 	debugListen := flag.String("debug-listen", "", "address for Go profiling endpoints (/debug/pprof/); off when empty")
 	memLimit := flag.String("memory-limit", "", "memory budget, e.g. 8GiB: Go's soft memory limit, past which tables and views spill to disk (default: half of the cgroup limit or of physical memory)")
 	subBuffer := flag.String("subscribe-buffer", "64MiB", "memory of the commits queued for one SUBSCRIBE client that does not read, past which it is cut off (54000)")
+	diskReserve := flag.String("disk-reserve", "", "free disk space below which writes fail with 53100 (disk full) while reads go on (default: twice the memtable size plus 64MiB)")
 	auth, allow := authFlags()
 	flag.Parse()
 	server.TuneGC()
@@ -85,8 +89,14 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("--subscribe-buffer: invalid size %q", *subBuffer)
 	}
+	var reserve int64
+	if *diskReserve != "" {
+		if reserve, err = server.ParseByteSize(*diskReserve); err != nil || reserve <= 0 {
+			return fmt.Errorf("--disk-reserve: invalid size %q", *diskReserve)
+		}
+	}
 	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger,
-		Auth: a, AllowConnect: allow.list, MemoryLimit: limit.bytes, SubscribeBuffer: subBytes})
+		Auth: a, AllowConnect: allow.list, MemoryLimit: limit.bytes, SubscribeBuffer: subBytes, DiskReserve: reserve})
 	if err != nil {
 		return err
 	}
