@@ -33,7 +33,19 @@ type Dataflow struct {
 	ins     [][]repr.Update
 	// wm derives and keeps the watermarks of every node (watermark.go).
 	wm wmRuntime
+	// counts, when CountRows enabled it, sums each node's output diffs
+	// over every Step (-1 for the nodes of a loop, not counted).
+	counts []int64
 }
+
+// CountRows makes d sum each node's output diffs from now on, for EXPLAIN
+// ANALYZE (RowCounts). It costs a loop over each node's output per Step.
+func (d *Dataflow) CountRows() { d.counts = make([]int64, len(d.ops)) }
+
+// RowCounts returns, per node, the sum of its output diffs over the Steps
+// since CountRows (the rows it produced, for a one-shot query; -1 for a
+// node inside a loop, not counted), or nil without CountRows.
+func (d *Dataflow) RowCounts() []int64 { return d.counts }
 
 // operator is one node of a running dataflow: a deterministic state
 // machine over update batches.
@@ -241,6 +253,9 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 				d.Rollback()
 				return nil, err
 			}
+			for k := i; d.counts != nil && k <= v.loop.Fixpoint; k++ {
+				d.counts[k] = -1
+			}
 			i = v.loop.Fixpoint
 			continue
 		}
@@ -263,6 +278,9 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 			return nil, err
 		}
 		d.outs[i] = out
+		for k := 0; d.counts != nil && k < len(out); k++ {
+			d.counts[i] += out[k].Diff
+		}
 		d.wm.derive(ctx, d.plan.Nodes[i].Inputs, i, op)
 	}
 	d.wm.end(d.plan.Output)

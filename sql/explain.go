@@ -30,11 +30,13 @@ func viewRel(q *planner.Query) ir.Rel {
 	return ir.NewProject(rel, cols...)
 }
 
-// execExplain prints the IR and the incremental dataflow of a query, or of
-// the query of a CREATE MATERIALIZED VIEW, or the plan of INSERT, UPDATE
-// or DELETE (explain_dml.go), as text, JSON or YAML (explainFormat).
-// ANALYZE also executes the statement, once, as it would run alone (a
-// write commits unless a block holds it), and reports its command tag.
+// execExplain explains a query, the query of a CREATE MATERIALIZED VIEW,
+// or INSERT, UPDATE or DELETE: by default as PostgreSQL's plan tree
+// (explain_pg.go); with the DATAFLOW option in Eddy's own form, the
+// optimized IR and the incremental dataflow (for writes explain_dml.go),
+// as text, JSON or YAML (explainFormat). ANALYZE also executes the
+// statement, once, as it would run alone (a write commits unless a block
+// holds it); the DATAFLOW form reports its command tag.
 func (p *Portal) execExplain(ctx context.Context, es *pg.ExplainStmt) error {
 	p.tag = "EXPLAIN"
 	format, err := explainFormat(es)
@@ -47,6 +49,14 @@ func (p *Portal) execExplain(ctx context.Context, es *pg.ExplainStmt) error {
 		// Planned as the view would be (temporal filters, 0A000 for what
 		// a view cannot maintain).
 		n, opts.MaterializedView = ctas.Query, true
+	}
+	switch {
+	case n.GetSelectStmt() == nil && n.GetInsertStmt() == nil && n.GetUpdateStmt() == nil && n.GetDeleteStmt() == nil:
+		return repr.Unsupported("EXPLAIN of %s", stmtKind(n))
+	case !explainOption(es, "dataflow"):
+		return p.explainPG(ctx, es, n, opts, explainOptions(es, format))
+	case format == explainXML:
+		return repr.Unsupported("EXPLAIN (DATAFLOW, FORMAT XML)")
 	}
 	var text string
 	switch {

@@ -126,10 +126,11 @@ const (
 	explainText explainFormatKind = iota
 	explainJSON
 	explainYAML
+	explainXML
 )
 
-// explainFormat reads EXPLAIN's FORMAT option: TEXT (the default), JSON or
-// YAML; XML is 0A000, another value 22023 as in PostgreSQL.
+// explainFormat reads EXPLAIN's FORMAT option: TEXT (the default), JSON,
+// YAML or XML; another value is 22023 as in PostgreSQL.
 func explainFormat(es *pg.ExplainStmt) (explainFormatKind, error) {
 	for _, o := range es.Options {
 		d := o.GetDefElem()
@@ -145,7 +146,7 @@ func explainFormat(es *pg.ExplainStmt) (explainFormatKind, error) {
 		case "yaml":
 			return explainYAML, nil
 		case "xml":
-			return explainText, repr.Unsupported("EXPLAIN (FORMAT XML)")
+			return explainXML, nil
 		}
 		return explainText, repr.Errorf("22023", "unrecognized value for EXPLAIN option \"format\": \"%s\"", v)
 	}

@@ -31,6 +31,19 @@ func (e *Engine) runQuery(q *planner.Query, ctx *expr.Ctx, ws *writeSet) ([]repr
 // arrangements (sharedjoin.go) runs under the engine's read lock, since
 // its lookups read the indexes as of the query's time.
 func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointInput, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, error) {
+	return e.runPlanStats(q, plan, points, ctx, ws, nil)
+}
+
+// planStats is what EXPLAIN ANALYZE learns from running a query's plan:
+// the plan that ran (with its shared arrangements) and each node's rows.
+type planStats struct {
+	plan   *dataflow.Plan
+	counts []int64
+}
+
+// runPlanStats is runPlan, recording into st (if not nil) the plan run
+// and the rows each of its nodes produced.
+func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []pointInput, ctx *expr.Ctx, ws *writeSet, st *planStats) ([]repr.Row, error) {
 	e.mu.RLock()
 	locked := true
 	defer func() {
@@ -42,6 +55,10 @@ func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointIn
 	df, err := exec.Build(plan)
 	if err != nil {
 		return nil, err
+	}
+	if st != nil {
+		st.plan = plan
+		df.CountRows()
 	}
 	t := e.clock
 	err = e.checkReadable(df.Sources())
@@ -68,6 +85,9 @@ func (e *Engine) runPlan(q *planner.Query, plan *dataflow.Plan, points []pointIn
 		return nil, err
 	}
 	df.Commit()
+	if st != nil {
+		st.counts = df.RowCounts()
+	}
 	rows, err := expand(out)
 	if err != nil {
 		return nil, err

@@ -98,7 +98,7 @@ CREATE TABLE f (id int PRIMARY KEY, d_id int, amount int);
 INSERT INTO d VALUES (1, 'a'), (2, 'b');
 INSERT INTO f VALUES (10, 1, 5), (11, 1, 7), (12, 2, 1)`)
 	const join = "SELECT d.name, f.amount FROM d JOIN f ON f.d_id = d.id"
-	if out := te.mustRun("EXPLAIN CREATE MATERIALIZED VIEW v1 AS " + join); !strings.Contains(out, "automatic index on f (d_id), shared") {
+	if out := te.mustRun("EXPLAIN (DATAFLOW) CREATE MATERIALIZED VIEW v1 AS " + join); !strings.Contains(out, "automatic index on f (d_id), shared") {
 		t.Fatalf("EXPLAIN does not announce the automatic index:\n%s", out)
 	}
 	te.mustRun("CREATE MATERIALIZED VIEW v1 AS " + join)

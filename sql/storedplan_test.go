@@ -58,7 +58,7 @@ func runAll(t *testing.T, te *testEngine, sql string) {
 // explain returns the optimized plan of query.
 func explain(t *testing.T, te *testEngine, query string) string {
 	t.Helper()
-	out := te.run("EXPLAIN " + query)
+	out := te.run("EXPLAIN (DATAFLOW) " + query)
 	if strings.Contains(out, "ERROR") {
 		t.Fatal(out)
 	}

@@ -193,7 +193,7 @@ func (x *tpch) createViews(qs []Query, expected map[string]expectedFailure) {
 func (x *tpch) checkExpectedFailure(q Query, e expectedFailure) {
 	x.t.Helper()
 	if e.kind == "plan" {
-		res, err := x.eddy.Exec(x.ctx, "EXPLAIN "+q.SQL).ReadAll()
+		res, err := x.eddy.Exec(x.ctx, "EXPLAIN (DATAFLOW) "+q.SQL).ReadAll()
 		if err != nil {
 			x.t.Errorf("%s: EXPLAIN fails: %v", q.Name, err)
 			return
