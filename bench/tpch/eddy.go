@@ -252,6 +252,11 @@ func (e *eddyProc) failed(err error) error {
 // cpu returns the child's user+system CPU time so far.
 func (e *eddyProc) cpu() time.Duration { return procCPU(e.cmd.Process.Pid) }
 
+// runtime returns the child's time on a CPU so far in nanoseconds
+// (procRuntime): the refresh batches' measure, which the 10 ms ticks of cpu
+// cannot resolve.
+func (e *eddyProc) runtime() time.Duration { return procRuntime(e.cmd.Process.Pid) }
+
 // memory returns the child's current and peak RSS.
 func (e *eddyProc) memory() (rss, hwm int64) {
 	rss, hwm, _ = tpch.ProcMemory(e.cmd.Process.Pid)

@@ -71,6 +71,12 @@ func TestProc(t *testing.T) {
 	if after := procCPU(os.Getpid()); after <= before {
 		t.Errorf("procCPU did not grow over 10 s of work: %v then %v", before, after)
 	}
+	r0 := procRuntime(os.Getpid())
+	for i := 0; i < 1e6 && procRuntime(os.Getpid()) == r0; i++ {
+	}
+	if r1 := procRuntime(os.Getpid()); r1 <= r0 || r0 <= 0 {
+		t.Errorf("procRuntime = %v then %v: want a positive time that grows with work", r0, r1)
+	}
 }
 
 // TestDiffRows checks the comparison of two sorted multisets: equal ones,

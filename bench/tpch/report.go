@@ -77,7 +77,7 @@ func (r *report) printRefresh(out io.Writer) {
 		pct := fmt.Sprintf("%g%%", float64(max(r.o.rfPermille, 1))/10)
 		label := map[string]string{"rf1": "rf1: " + pct + " new orders", "rf2": "rf2: " + pct + " orders deleted"}[name]
 		if r.pg == nil {
-			fmt.Fprintf(out, "| %s | %s | %.2f | – | – | – | – |\n", label, ms(e.Wall), e.CPU.Seconds())
+			fmt.Fprintf(out, "| %s | %s | %.3f | – | – | – | – |\n", label, ms(e.Wall), e.CPU.Seconds())
 			continue
 		}
 		p := r.pg.Refresh[name]
@@ -85,10 +85,10 @@ func (r *report) printRefresh(out io.Writer) {
 			fmt.Fprintf(out, "| %s | – | – | %s | %.2f | – | – |\n", label, ms(p.Wall), p.CPU.Seconds())
 			continue
 		}
-		fmt.Fprintf(out, "| %s | %s | %.2f | %s | %.2f | %s | %s |\n", label, ms(e.Wall), e.CPU.Seconds(),
+		fmt.Fprintf(out, "| %s | %s | %.3f | %s | %.2f | %s | %s |\n", label, ms(e.Wall), e.CPU.Seconds(),
 			ms(p.Wall), p.CPU.Seconds(), ratio(p.Wall, e.Wall), ratio(p.CPU, e.CPU))
 	}
-	fmt.Fprintln(out, "\nCPU-s are read from /proc in 10 ms ticks; Eddy's is its own process (a child of the benchmark), PostgreSQL's its postmaster and backends.")
+	fmt.Fprintln(out, "\nCPU-s are read from /proc: Eddy's refresh from its threads' schedstat (nanoseconds), everything else in 10 ms ticks; Eddy's is its own process (a child of the benchmark), PostgreSQL's its postmaster and backends.")
 }
 
 // printCounts compares the contents of Eddy's views with PostgreSQL's

@@ -198,7 +198,7 @@ func eddyRefresh(ctx context.Context, w *workload, e *eddyProc, c *pgconn.PgConn
 		}
 		settle(e.cpu)
 		e.setPhase("batch " + name)
-		if r.Refresh[name], err = measure(e.cpu, func() error { return apply(ctx, c, b) }); err != nil {
+		if r.Refresh[name], err = measure(e.runtime, func() error { return apply(ctx, c, b) }); err != nil {
 			return e.failed(err)
 		}
 		if r.Rows[name], err = viewRows(ctx, c, w.views); err != nil {
