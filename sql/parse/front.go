@@ -30,8 +30,9 @@ const (
 	formDrop // DROP SOURCE / DROP SINK
 )
 
-// parse parses every statement: extension statements here, the rest in one
-// pg_query call over the input with the extension statements blanked out.
+// parse parses every statement: extension statements and long INSERT ...
+// VALUES (insertValues) here, the rest in one pg_query call over the input
+// with those blanked out.
 // The first error in text order wins, as in PostgreSQL: when an extension
 // statement fails, only the text before it goes to pg_query, whose error
 // (if any) is earlier; a lexical error (an unterminated literal or comment)
@@ -54,6 +55,10 @@ func (p *front) parse() ([]Stmt, error) {
 		f := p.classify(seg)
 		switch {
 		case f == formPlain:
+			if ast := p.insertValues(seg); ast != nil && !partial {
+				blank(masked, p.toks[seg.lo].start, p.toks[seg.hi-1].end)
+				exts = append(exts, newStmt(p.src, seg.start, seg.end, ast, nil))
+			}
 			continue
 		case f == formEmitOnWindowClose:
 			emit := p.toks[seg.hi-4]

@@ -30,7 +30,7 @@ type Stmt struct {
 // Parse splits sql into statements and parses each. An empty or
 // comment-only string yields no statements.
 func Parse(sql string) ([]Stmt, error) {
-	if !mayHaveExt(sql) {
+	if !mayHaveExt(sql) && !mayHaveLongValues(sql) {
 		return parsePlain(sql, sql)
 	}
 	toks, lerr := lex(sql)

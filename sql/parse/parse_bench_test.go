@@ -1,7 +1,9 @@
 package parse
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -19,9 +21,17 @@ func BenchmarkParse(b *testing.B) {
 		{"plain-ext-word", plain + " -- emit"},
 		{"source", source},
 	}
+	cases = append(cases, struct{ name, sql string }{"insert-values", lineitemInsert(3000)})
 	if q, err := os.ReadFile("/work/shared/nexmark/queries.sql"); err == nil {
 		cases = append(cases, struct{ name, sql string }{"nexmark", string(q)})
 	}
+	b.Run("pg_query/insert-values", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := pg.Parse(cases[3].sql); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("pg_query/plain", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := pg.Parse(plain); err != nil {
@@ -52,4 +62,21 @@ func BenchmarkParse(b *testing.B) {
 			}
 		})
 	}
+}
+
+// lineitemInsert returns a transaction inserting n rows shaped like TPC-H
+// lineitems (16 quoted literals each), as the TPC-H refresh batches do.
+func lineitemInsert(n int) string {
+	var b strings.Builder
+	b.WriteString("BEGIN;\nINSERT INTO lineitem VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "('%d', '%d', '%d', '%d', '%d.00', '%d.%02d', '0.0%d', '0.0%d', 'N', 'O', '1996-03-13', "+
+			"'1996-02-12', '1996-03-22', 'DELIVER IN PERSON', 'TRUCK', 'egular courts above the')",
+			i/4+1, i*7%200000, i%10000, i%4+1, i%50+1, i*13%100000, i%100, i%9, i%8)
+	}
+	b.WriteString(";\nCOMMIT")
+	return b.String()
 }
