@@ -59,8 +59,10 @@ func (u colUse) cols(o *Object) []string {
 // name parts, "*" for a star.
 func stmtColumnRefs(n *pg.Node) [][]string {
 	var out [][]string
-	walkProto(n, func(m proto.Message) {
+	walkProtoPruned(n, func(m proto.Message) bool {
 		switch m := m.(type) {
+		case *pg.A_Const:
+			return false // a literal refers to no column (VALUES lists of thousands)
 		case *pg.ColumnRef:
 			var parts []string
 			for _, f := range m.Fields {
@@ -79,6 +81,7 @@ func stmtColumnRefs(n *pg.Node) [][]string {
 				out = append(out, []string{u.GetString_().GetSval()})
 			}
 		}
+		return true
 	})
 	return out
 }

@@ -192,7 +192,14 @@ func walkProto(n *pg.Node, fn func(proto.Message)) {
 func walkProtoPruned(n *pg.Node, fn func(proto.Message) bool) {
 	var walk func(m protoreflect.Message)
 	walk = func(m protoreflect.Message) {
-		if !fn(m.Interface()) {
+		msg := m.Interface()
+		if !fn(msg) {
+			return
+		}
+		if n, ok := msg.(*pg.Node); ok && n.GetAConst() != nil {
+			// A literal's Node holds only the A_Const: skip reflecting
+			// over the wrapper (VALUES lists hold thousands of them).
+			walk(n.GetAConst().ProtoReflect())
 			return
 		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {

@@ -284,7 +284,8 @@ func (p *front) literal(toks []token, slab *rowSlab) (int, bool) {
 }
 
 // plainString decodes a '...' literal token with no prefix, backslash or
-// NUL, in valid UTF-8: its text between the quotes with ” read as '.
+// NUL, in valid UTF-8: its text between the quotes, a doubled quote read
+// as one.
 func plainString(tok string) (string, bool) {
 	if len(tok) < 2 || tok[0] != '\'' {
 		return "", false
