@@ -319,7 +319,8 @@ func columnsOf(rendered string) string {
 
 // presentedOID maps the type OIDs of PostgreSQL catalog columns that Eddy
 // presents as another type (sql's sysTypeAliases; issue 7 asks for
-// aclitem as text) to the OID Eddy presents.
+// aclitem as text), and of EXPLAIN (FORMAT XML)'s xml column, to the
+// OID Eddy presents.
 func presentedOID(oid uint32) uint32 {
 	switch oid {
 	case 1033, 194, 2277, 869, 3220: // aclitem, pg_node_tree, anyarray, inet, pg_lsn
@@ -328,6 +329,8 @@ func presentedOID(oid uint32) uint32 {
 		return 1009
 	case 28: // xid
 		return 20
+	case 142: // xml (EXPLAIN (FORMAT XML)'s result; Eddy has no xml type)
+		return 25
 	}
 	return oid
 }

@@ -605,3 +605,23 @@ LEFT OUTER JOIN pg_catalog.pg_am am ON am.oid = c.relam
 ORDER BY
     c.relname
 ;;
+
+-- client: pgadmin explain (Query Tool "Explain": sqleditor/sql/13_plus/explain_plan.sql with the default options)
+EXPLAIN (FORMAT JSON, ANALYZE false, VERBOSE false, COSTS false, TIMING false, BUFFERS false, SUMMARY false, SETTINGS false, WAL false) SELECT c.name, sum(o.amount) FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.amount > 50 GROUP BY c.name ORDER BY 2 DESC
+;;
+
+-- client: pgadmin explain (Query Tool "Explain Analyze" with costs, timing and summary on)
+EXPLAIN (FORMAT JSON, ANALYZE true, VERBOSE true, COSTS true, TIMING true, BUFFERS false, SUMMARY true, SETTINGS false, WAL false) SELECT id, name FROM customers WHERE id = 1
+;;
+
+-- client: dbeaver explain (PostgreExecutionPlan.getPlanQueryString: XML, costs off)
+EXPLAIN (FORMAT XML,COSTS FALSE) SELECT o.id, l.qty FROM orders o JOIN order_lines l ON l.order_id = o.id WHERE o.placed IS NOT NULL
+;;
+
+-- client: dbeaver explain (with ANALYZE and VERBOSE checked)
+EXPLAIN (FORMAT XML,ANALYZE,VERBOSE) SELECT customer_id, count(*) FROM orders GROUP BY customer_id
+;;
+
+-- client: dbeaver explain (servers without XML plans: EXPLAIN VERBOSE, parsed by its "->  " indentation)
+EXPLAIN VERBOSE SELECT * FROM big_orders WHERE customer_id = 1
+;;
