@@ -32,6 +32,9 @@ func init() {
 		return repr.NewInt(int64(len(a[0].Text()))), nil
 	}
 	fn("octet_length", i4, byteLen, t)
+	// octet_length of char(n) counts its padding (bpcharoctetlen); length
+	// does not (the char-to-text cast strips it).
+	fn("octet_length", i4, byteLen, repr.Char(0))
 	// length and octet_length of bytea count bytes.
 	fn("length", i4, byteLen, repr.Bytea)
 	fn("octet_length", i4, byteLen, repr.Bytea)

@@ -64,6 +64,9 @@ func (b *builder) unifySides(l, r ir.Rel, lc, rc []ResultColumn, name string) (i
 	var lm, rm []expr.Expr
 	cols := append([]ResultColumn(nil), lc...)
 	for i := range lc {
+		if mixedBpchar(lc[i].Type, rc[i].Type) {
+			return nil, nil, nil, repr.Unsupported("%s of character columns of different lengths (%s and %s)", name, lc[i].Type.Name(), rc[i].Type.Name())
+		}
 		pair, err := b.unify([]expr.Expr{&expr.Col{Idx: i, T: lc[i].Type}, &expr.Col{Idx: i, T: rc[i].Type}}, name, -1)
 		if err != nil {
 			return nil, nil, nil, err
@@ -75,4 +78,14 @@ func (b *builder) unifySides(l, r ir.Rel, lc, rc []ResultColumn, name string) (i
 		cols[i].Type = pair[0].Type()
 	}
 	return projectExprs(l, 0, lm), projectExprs(r, 0, rm), cols, nil
+}
+
+// mixedBpchar reports whether a and b are char types of different
+// lengths. Their values are stored padded to different lengths, so the
+// unified column would hold 'ab  ' and 'ab    ', which bpchar's = (and
+// PostgreSQL's UNION, INTERSECT, EXCEPT and grouping) treats as one value
+// but Eddy's key encoding as two.
+func mixedBpchar(a, b repr.T) bool {
+	isChar := func(t repr.T) bool { return t.Family == repr.FamText && t.Kind == repr.KindChar }
+	return isChar(a) && isChar(b) && a.Length != b.Length
 }
