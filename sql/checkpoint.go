@@ -120,7 +120,7 @@ func (e *Engine) stateBatch() *storage.Batch {
 // batch so that a failure also discards the commit's state writes.
 func (e *Engine) newTx() *applyTx {
 	sb := e.stateBatch()
-	return &applyTx{state: sb, stateMark: sb.Mark()}
+	return &applyTx{e: e, state: sb, stateMark: sb.Mark()}
 }
 
 // logInput writes a commit's log record to its batch (not while

@@ -16,6 +16,9 @@ import (
 type writeSet struct {
 	order   []uint64
 	changes map[uint64][]repr.Update
+	// snap is the block's pinned snapshot at REPEATABLE READ or
+	// SERIALIZABLE (snapshot.go; nil: statements read the latest state).
+	snap *txSnapshot
 }
 
 func (w *writeSet) add(table uint64, row repr.Row, diff int64) {
@@ -75,6 +78,7 @@ func (w *writeSet) pending(table uint64) []repr.Update {
 // a failure anywhere undoes everything in memory, and the changes of every
 // collection, for subscribers once the commit is durable.
 type applyTx struct {
+	e       *Engine
 	colls   []*storage.Collection
 	stepped []*matView
 	deltas  map[uint64][]repr.Update
@@ -102,6 +106,9 @@ func (a *applyTx) commit() {
 	for _, c := range a.colls {
 		c.Commit()
 	}
+	if a.e != nil {
+		a.e.noteModified(a.t, a.deltas)
+	}
 	for _, mv := range a.stepped {
 		mv.df.Commit()
 		if len(a.deltas[mv.obj.ID]) > 0 {
@@ -117,6 +124,9 @@ func (e *Engine) apply(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx)
 	sb := e.stateBatch()
 	if !e.ck.replaying {
 		if err := e.checkAtCommit(ws); err != nil {
+			return err
+		}
+		if err := e.checkSerializable(ws); err != nil {
 			return err
 		}
 	}

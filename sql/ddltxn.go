@@ -221,6 +221,14 @@ func (s *Session) beginDDL(ctx context.Context) error {
 		return err
 	}
 	e.mu.Lock()
+	if err := s.snapshotForDDL(); err != nil {
+		first := e.ddl == nil || e.ddl.owner != s
+		e.mu.Unlock()
+		if first {
+			e.gate.release(s)
+		}
+		return err
+	}
 	defer e.mu.Unlock()
 	if e.ddl == nil {
 		if err := e.checkpointLocked(); err != nil {

@@ -332,11 +332,11 @@ func (e *Engine) deleteRows(d *planner.Delete, ctx *expr.Ctx, ws *writeSet) ([]r
 	return out, nil
 }
 
-// matchingRows returns the table's live rows (with the transaction's own
-// changes) that pass filter, with their multiplicities.
-func (e *Engine) matchingRows(t *planner.Relation, filter expr.Expr, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, []int64, error) {
-	var rows []repr.Row
-	var counts []int64
+// matchingRows returns the table's rows as the statement sees them (with
+// the transaction's own changes) that pass filter, with their
+// multiplicities; at REPEATABLE READ or SERIALIZABLE, 40001 if a later
+// commit changed one of them (checkUnchanged).
+func (e *Engine) matchingRows(t *planner.Relation, filter expr.Expr, ctx *expr.Ctx, ws *writeSet) (rows []repr.Row, counts []int64, err error) {
 	live, err := e.liveRowsWhere(t, ws, filter, ctx)
 	if err != nil {
 		return nil, nil, err
@@ -354,7 +354,7 @@ func (e *Engine) matchingRows(t *planner.Relation, filter expr.Expr, ctx *expr.C
 		rows = append(rows, u.Row)
 		counts = append(counts, u.Diff)
 	}
-	return rows, counts, nil
+	return rows, counts, e.checkUnchanged(uint64(t.ID), rows, ws)
 }
 
 func isTrue(e expr.Expr, ctx *expr.Ctx, row repr.Row) (bool, error) {

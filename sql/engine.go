@@ -77,6 +77,11 @@ type Engine struct {
 	// open one's deferred writes and undo (ddltxn.go; under mu).
 	gate txGate
 	ddl  *ddlTx
+	// snaps are the pinned snapshots of REPEATABLE READ and SERIALIZABLE
+	// blocks, and modTime the logical time each collection last changed
+	// (snapshot.go; modTime under mu).
+	snaps   snapshots
+	modTime map[uint64]repr.Time
 	// atomic, while a statement's DDL steps run atomically, collects
 	// their writes (ddltxn.go; under mu).
 	atomic *storage.Batch
@@ -403,12 +408,7 @@ func (e *Engine) snapshot(id uint64, t repr.Time) []repr.Update {
 	if c == nil {
 		return nil
 	}
-	out := make([]repr.Update, 0, c.Len())
-	c.Scan(func(r repr.Row, n int64) bool {
-		out = append(out, repr.Update{Row: r, Time: t, Diff: n})
-		return true
-	})
-	return out
+	return scanUpdates(c, t)
 }
 
 // evalCtx returns the evaluation context for maintaining views: views

@@ -8,8 +8,10 @@ import (
 	"github.com/eddydb/eddy/storage"
 )
 
-// liveRows returns a table's rows as the transaction sees them: the
-// committed contents with ws's pending changes applied, consolidated.
+// liveRows returns a table's rows as the transaction sees them for a
+// constraint or TRUNCATE: the latest committed contents (not a
+// snapshot's: PostgreSQL's constraint checks and TRUNCATE act on the
+// latest rows too) with ws's pending changes applied, consolidated.
 func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []repr.Update {
 	id := uint64(t.ID)
 	e.mu.RLock()
@@ -22,17 +24,33 @@ func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []repr.Update {
 	return exec.Consolidate(append(rows, pend...))
 }
 
-// liveRowsWhere returns the rows of t as the transaction sees them that
-// filter may accept: when filter fixes or bounds leading columns of t's
-// primary key or of one of its indexes by constants or parameters (see
-// pointread.go), only the committed rows in those key ranges are read, in
-// O(log n + matches), plus every pending change (which the caller's
-// filter sifts, as it sifts the rows). Otherwise all live rows, as
-// liveRows.
+// visibleRows returns a table's rows as a statement of the transaction
+// reads them: the committed contents (the block's snapshot's, at
+// REPEATABLE READ or SERIALIZABLE) with ws's pending changes applied,
+// consolidated.
+func (e *Engine) visibleRows(t *planner.Relation, ws *writeSet) ([]repr.Update, error) {
+	id := uint64(t.ID)
+	e.mu.RLock()
+	rows, err := e.snapshotRows(id, 0, ws)
+	e.mu.RUnlock()
+	pend := ws.pending(id)
+	if len(pend) == 0 || err != nil {
+		return rows, err
+	}
+	return exec.Consolidate(append(rows, pend...)), nil
+}
+
+// liveRowsWhere returns the rows of t as the transaction's statement sees
+// them (visibleRows) that filter may accept: when filter fixes or bounds
+// leading columns of t's primary key or of one of its indexes by
+// constants or parameters (see pointread.go), only the committed rows in
+// those key ranges are read, in O(log n + matches), plus every pending
+// change (which the caller's filter sifts, as it sifts the rows).
+// Otherwise all visible rows.
 func (e *Engine) liveRowsWhere(t *planner.Relation, ws *writeSet, filter expr.Expr, ctx *expr.Ctx) ([]repr.Update, error) {
 	id := uint64(t.ID)
 	if filter == nil || disablePointReads {
-		return e.liveRows(t, ws), nil
+		return e.visibleRows(t, ws)
 	}
 	ts := make([]repr.T, len(t.Columns))
 	for i, c := range t.Columns {
@@ -40,13 +58,16 @@ func (e *Engine) liveRowsWhere(t *planner.Relation, ws *writeSet, filter expr.Ex
 	}
 	p := predicates([]expr.Expr{filter}, ts)
 	if p.empty() {
-		return e.liveRows(t, ws), nil
+		return e.visibleRows(t, ws)
 	}
 	e.mu.RLock()
-	rows, ok, err := e.pointSnapshot(pointInput{coll: repr.CollectionID(id), ncols: len(ts), p: p}, ctx, 0)
+	rows, ok, err := e.pointSnapshot(pointInput{coll: repr.CollectionID(id), ncols: len(ts), p: p}, ctx, 0, ws)
 	e.mu.RUnlock()
-	if err != nil || !ok {
-		return e.liveRows(t, ws), err
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return e.visibleRows(t, ws)
 	}
 	pointReadCount.Add(1)
 	pend := ws.pending(id)

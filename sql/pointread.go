@@ -262,7 +262,13 @@ type accessPath struct {
 // predicates can use (ok false: none; read it whole). The caller holds
 // e.mu.
 func (e *Engine) choosePath(p pointInput) (accessPath, bool) {
-	c := e.colls[uint64(p.coll)]
+	return e.choosePathIn(p, e.colls[uint64(p.coll)])
+}
+
+// choosePathIn is choosePath over c, the collection of p as the reading
+// transaction sees it (a snapshot's clone lacks the indexes created
+// after it).
+func (e *Engine) choosePathIn(p pointInput, c *storage.Collection) (accessPath, bool) {
 	obj := e.cat.byID[uint64(p.coll)]
 	if c == nil || obj == nil {
 		return accessPath{}, false
@@ -286,7 +292,7 @@ func (e *Engine) choosePath(p pointInput) (accessPath, bool) {
 	best := p.p.fit(own, limit)
 	for _, ix := range e.cat.indexesOf(obj.ID) {
 		k := ix.ixKey
-		if k == nil || !k.impliedBy(p.p.conj) {
+		if k == nil || !k.impliedBy(p.p.conj) || !slices.Contains(c.Indexes(), ix.ID) {
 			continue
 		}
 		cand := p.p.fit(accessPath{index: ix.ID, name: ix.Name, parts: k.terms(), names: k.names, where: k.whereText}, limit)
@@ -332,8 +338,12 @@ func (a accessPath) score() int {
 // its predicates select on the best access path, as insertions at time t;
 // ok is false when no path applies (or a value is not of its column's
 // family). The caller holds e.mu shared.
-func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time) (out []repr.Update, ok bool, err error) {
-	path, ok := e.choosePath(p)
+func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time, ws *writeSet) (out []repr.Update, ok bool, err error) {
+	c, err := e.readColl(uint64(p.coll), ws)
+	if c == nil || err != nil {
+		return nil, false, err
+	}
+	path, ok := e.choosePathIn(p, c)
 	if !ok {
 		return nil, false, nil
 	}
@@ -341,7 +351,6 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time) (out []
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	c := e.colls[uint64(p.coll)]
 	emit := func(r repr.Row, n int64) bool {
 		out = append(out, repr.Update{Row: r, Time: t, Diff: n})
 		return true

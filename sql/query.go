@@ -60,7 +60,7 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 		st.plan = plan
 		df.CountRows()
 	}
-	t := e.clock
+	t := e.readTime(ws)
 	err = e.checkReadable(df.Sources())
 	var in map[repr.CollectionID][]repr.Update
 	if err == nil {
@@ -109,6 +109,9 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 // functions (which may take e.mu, held while such a plan runs), keep
 // their plan. The caller holds e.mu shared.
 func (e *Engine) sharedPlan(plan *dataflow.Plan, points []pointInput, ws *writeSet) (*dataflow.Plan, map[repr.CollectionID]bool) {
+	if snapshotOf(ws) != nil {
+		return plan, nil // a snapshot's reads do not look up live arrangements
+	}
 	avoid := map[repr.CollectionID]bool{}
 	for _, p := range points {
 		if _, ok := e.choosePath(p); ok && !disablePointReads {
@@ -161,7 +164,7 @@ func (e *Engine) queryInputs(points []pointInput, srcs []repr.CollectionID, skip
 			if len(ws.pending(uint64(p.coll))) > 0 || skip[p.coll] {
 				continue
 			}
-			rows, ok, err := e.pointSnapshot(p, ctx, t)
+			rows, ok, err := e.pointSnapshot(p, ctx, t, ws)
 			if err != nil {
 				return nil, err
 			}
@@ -179,7 +182,11 @@ func (e *Engine) queryInputs(points []pointInput, srcs []repr.CollectionID, skip
 			in[id] = rows
 			continue
 		}
-		in[id] = e.snapshot(uint64(id), t)
+		rows, err := e.snapshotRows(uint64(id), t, ws)
+		if err != nil {
+			return nil, err
+		}
+		in[id] = rows
 	}
 	return in, nil
 }

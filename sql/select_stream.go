@@ -92,12 +92,12 @@ func (e *Engine) streamQuery(allowed bool, q *planner.Query, plan *dataflow.Plan
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	c := e.colls[uint64(id)]
-	if c == nil || c.Len() < streamMinRows {
-		return nil, nil
+	c, err := e.readColl(uint64(id), ws)
+	if c == nil || err != nil || c.Len() < streamMinRows {
+		return nil, err
 	}
 	for _, p := range points {
-		if _, ok := e.choosePath(p); ok && !disablePointReads {
+		if _, ok := e.choosePathIn(p, c); ok && !disablePointReads {
 			return nil, nil // an index narrows the read: the buffered path is faster
 		}
 	}
@@ -108,7 +108,8 @@ func (e *Engine) streamQuery(allowed bool, q *planner.Query, plan *dataflow.Plan
 	if err != nil {
 		return nil, err
 	}
-	return &rowStream{df: df, ctx: ctx, t: e.clock, src: id, in: e.snapshot(uint64(id), e.clock),
+	t := e.readTime(ws)
+	return &rowStream{df: df, ctx: ctx, t: t, src: id, in: scanUpdates(c, t),
 		offset: q.Offset, limit: q.Limit, ncols: len(q.Columns)}, nil
 }
 

@@ -142,6 +142,7 @@ func (s *Session) Close() {
 	s.closed.Store(true)
 	s.unregister()
 	s.endDDL()
+	s.releaseSnapshot()
 	s.tx, s.ws, s.blk = txIdle, nil, block{}
 	s.closeCursors()
 }

@@ -43,6 +43,8 @@ type testEngine struct {
 	clockSet bool
 	// opts are the options open uses.
 	opts Options
+	// sessions are the named sessions of the `session` command.
+	sessions map[string]*Session
 }
 
 func newTestEngine(t *testing.T) *testEngine {
@@ -202,7 +204,11 @@ func errText(err error) string {
 // and had to be rebuilt), `clock set=<RFC 3339 time>` or `clock advance=<Go
 // duration>` sets the engine's wall clock and calls Engine.Tick, and
 // `connect user=<name>` replaces the session with one of that role (no
-// authentication: that is pgwire's).
+// authentication: that is pgwire's). `session name=<n>` makes the named
+// session current (started on first use; the first one is "a"), so a
+// file can interleave sessions; `spill-all` spills every table and view
+// at a checkpoint; `memory-pressure` runs the memory budget's check with
+// the live heap past the budget (revoking the oldest pinned snapshot).
 func TestSession(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		te := newTestEngine(t)
@@ -232,6 +238,12 @@ func TestSession(t *testing.T) {
 				d.ScanArgs(t, "user", &user)
 				te.s = te.e.NewSession(map[string]string{"user": user})
 				return "ok\n"
+			case "session":
+				return te.session(t, d)
+			case "spill-all":
+				return te.spillAll(t)
+			case "memory-pressure":
+				return te.memoryPressure()
 			}
 			t.Fatalf("unknown command %s", d.Cmd)
 			return ""
@@ -268,4 +280,45 @@ func (te *testEngine) clock(t *testing.T, d *datadriven.TestData) string {
 		return errText(err)
 	}
 	return te.now.UTC().Format(time.RFC3339Nano) + "\n"
+}
+
+// session switches to the named session, starting it on first use (the
+// session the engine started with is "a").
+func (te *testEngine) session(t *testing.T, d *datadriven.TestData) string {
+	var name string
+	d.ScanArgs(t, "name", &name)
+	if te.sessions == nil {
+		te.sessions = map[string]*Session{"a": te.s}
+	}
+	s := te.sessions[name]
+	if s == nil {
+		s = te.e.NewSession(map[string]string{"user": "eddy"})
+		te.sessions[name] = s
+	}
+	te.s = s
+	return "ok\n"
+}
+
+// spillAll spills every table and materialized view at a checkpoint.
+func (te *testEngine) spillAll(t *testing.T) string {
+	te.e.mu.Lock()
+	te.e.spill.all = true
+	te.e.mu.Unlock()
+	if err := te.e.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%d spilled\n", te.e.SpilledCollections())
+}
+
+// memoryPressure runs the check that revokes the oldest pinned snapshot
+// as if the live heap were twice a budget of 1 MiB.
+func (te *testEngine) memoryPressure() string {
+	e := te.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	limit := e.spill.limit
+	e.spill.limit = 1 << 20
+	e.revokeOldSnapshot(2 << 20)
+	e.spill.limit = limit
+	return fmt.Sprintf("%d pinned\n", e.PinnedSnapshots())
 }

@@ -119,6 +119,7 @@ func (e *Engine) afterCheckpoint() {
 		return
 	}
 	live, gcs := heapStats()
+	e.revokeOldSnapshot(live)
 	if gcs != s.gcs {
 		s.freed, s.gcs = 0, gcs
 	}

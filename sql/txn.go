@@ -23,28 +23,13 @@ import (
 // inside a block is transactional (ddltxn.go), and a multi-statement
 // Query is an implicit block (implicit.go).
 //
-// Isolation: every statement reads one consistent snapshot, the latest
-// committed state plus the block's own writes; a block's writes commit
-// atomically at one logical time, and a commit whose UPDATE or DELETE
-// finds its row changed by a concurrent commit fails with 40001. That is
-// PostgreSQL's READ COMMITTED (stronger against lost updates), so READ
-// UNCOMMITTED and READ COMMITTED are accepted, and REPEATABLE READ and
-// SERIALIZABLE, which Eddy cannot give, are refused with 0A000 rather
-// than silently weakened.
-//
-// Why not REPEATABLE READ: a statement reads the collections in memory
-// under the engine's read lock, and a collection holds only its current
-// rows (its undo log lives only while a commit applies), so a later
-// statement cannot read the state as of the block's first one. Pinning
-// the reads to one time would take either versioned collections (every
-// row kept with its time until no open block needs it, which changes
-// every operator's and every collection's memory) or keeping every other
-// writer out for the block's whole life, as the txGate does for DDL.
-// The second is truthful, even SERIALIZABLE (commits then run strictly
-// one after another), but it would make every driver that asks for
-// REPEATABLE READ (and every idle session in such a block) stop the
-// whole server's writes, sources included; refusing is the honest
-// answer until collections keep versions.
+// Isolation: at READ UNCOMMITTED and READ COMMITTED every statement
+// reads one consistent snapshot, the latest committed state plus the
+// block's own writes; a block's writes commit atomically at one logical
+// time, and a commit whose UPDATE or DELETE finds its row changed by a
+// concurrent commit fails with 40001 (PostgreSQL's READ COMMITTED,
+// stronger against lost updates). REPEATABLE READ and SERIALIZABLE pin
+// one snapshot for the whole block at its first query (isolation.go).
 
 // block is the state of an open transaction block beyond its write set.
 type block struct {
@@ -224,6 +209,7 @@ func (s *Session) endRollback() {
 // and the transaction modes return to the session defaults.
 func (s *Session) endBlock(commit bool) {
 	s.closeTxCursors()
+	s.releaseSnapshot()
 	vals, role := s.blk.committed, s.blk.role
 	if commit {
 		maps.Copy(vals, s.blk.sessionSets)
@@ -371,6 +357,7 @@ func (s *Session) Failed() {
 func (s *Session) markQueried() {
 	if s.tx != txIdle {
 		s.blk.queried = true
+		s.pinSnapshot()
 	}
 }
 
@@ -407,15 +394,12 @@ func parseTxModes(opts []*pg.Node) (txModes, error) {
 	return m, nil
 }
 
-// checkIsolation accepts the isolation levels Eddy gives (see the
-// package comment above).
+// checkIsolation accepts PostgreSQL's isolation levels, all of which
+// Eddy gives (see above).
 func checkIsolation(level string) error {
 	switch strings.ToLower(level) {
-	case "read uncommitted", "read committed":
+	case "read uncommitted", "read committed", "repeatable read", "serializable":
 		return nil
-	case "repeatable read", "serializable":
-		return repr.Unsupported("transaction isolation level %s", strings.ToUpper(level)).
-			WithHint("Eddy transactions are READ COMMITTED: every statement reads the latest committed snapshot.")
 	}
 	return repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"transaction_isolation\": \"%s\"", level)
 }

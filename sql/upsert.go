@@ -208,7 +208,9 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *expr.Ctx, ws *writeSet) ([
 	}
 	arbs := make([]*arbiter, len(keys))
 	for i, k := range keys {
-		if arbs[i], err = e.newArbiter(obj, k.uk, k.primary, ws, oc.DoUpdate); err != nil {
+		// At REPEATABLE READ a conflicting row must be checked against the
+		// snapshot, so even DO NOTHING looks the rows up.
+		if arbs[i], err = e.newArbiter(obj, k.uk, k.primary, ws, oc.DoUpdate || snapshotOf(ws) != nil); err != nil {
 			return nil, err
 		}
 	}
@@ -223,6 +225,11 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *expr.Ctx, ws *writeSet) ([
 		existing, err := conflicting(arbs, ctx, r)
 		if err != nil {
 			return nil, err
+		}
+		if existing != nil {
+			if err := e.checkVisible(id, existing, ws); err != nil {
+				return nil, err
+			}
 		}
 		if existing == nil {
 			ws.add(id, r, 1)

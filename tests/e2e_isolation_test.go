@@ -1,0 +1,294 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/eddydb/eddy/tests/harness"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// TestIsolation checks REPEATABLE READ and SERIALIZABLE with two sessions,
+// which sqllogictest files cannot: a block's snapshot does not move while
+// another session commits (no non-repeatable reads, no phantoms, through
+// tables, materialized views, point reads and cursors), a lost update and
+// a write skew fail with 40001, and the isolation settings read back as
+// PostgreSQL's. TestIsolationPostgres runs the same checks on PostgreSQL.
+func TestIsolation(t *testing.T) { runIsolation(t, harness.StartTarget(t)) }
+
+// TestIsolationPostgres runs TestIsolation's checks against PostgreSQL.
+func TestIsolationPostgres(t *testing.T) { runIsolation(t, harness.StartPostgres(t)) }
+
+func runIsolation(t *testing.T, s *harness.Server) {
+	for _, tc := range []struct {
+		name string
+		fn   func(t *testing.T, ctx context.Context, a, b *pgx.Conn)
+	}{
+		{"Settings", isoSettings},
+		{"NonRepeatableRead", isoNonRepeatable},
+		{"Phantom", isoPhantom},
+		{"LostUpdate", isoLostUpdate},
+		{"DeleteConflict", isoDeleteConflict},
+		{"UpsertConflict", isoUpsertConflict},
+		{"WriteSkew", isoWriteSkew},
+		{"ReadOnlyStable", isoReadOnlyStable},
+		{"OwnWrites", isoOwnWrites},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			dsn := s.NewDatabase(t)
+			tc.fn(t, ctx, connect(t, ctx, dsn), connect(t, ctx, dsn))
+		})
+	}
+}
+
+// queryText returns the first column of every row of sql, as text.
+func queryText(t *testing.T, ctx context.Context, c *pgx.Conn, sql string) string {
+	t.Helper()
+	rows, err := c.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	out := ""
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if out != "" {
+			out += ","
+		}
+		out += fmt.Sprint(vals[0])
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return out
+}
+
+// expectText fails unless sql's first column reads want.
+func expectText(t *testing.T, ctx context.Context, c *pgx.Conn, sql, want string) {
+	t.Helper()
+	if got := queryText(t, ctx, c, sql); got != want {
+		t.Fatalf("%s = %q, want %q", sql, got, want)
+	}
+}
+
+// sqlState returns the SQLSTATE of running sql ("" if it succeeds).
+func sqlState(ctx context.Context, c *pgx.Conn, sql string) string {
+	_, err := c.Exec(ctx, sql)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// expectState fails unless sql ends with SQLSTATE want ("": success).
+func expectState(t *testing.T, ctx context.Context, c *pgx.Conn, sql, want string) {
+	t.Helper()
+	if got := sqlState(ctx, c, sql); got != want {
+		t.Fatalf("%s: SQLSTATE %q, want %q", sql, got, want)
+	}
+}
+
+// isoSettings: the ways to ask for an isolation level, read back with SHOW.
+func isoSettings(t *testing.T, ctx context.Context, a, _ *pgx.Conn) {
+	expectText(t, ctx, a, "SHOW transaction_isolation", "read committed")
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SHOW transaction_isolation", "repeatable read")
+	expectText(t, ctx, a, "SELECT current_setting('transaction_isolation')", "repeatable read")
+	mustExec(t, ctx, a, "COMMIT")
+	mustExec(t, ctx, a, "BEGIN", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+	expectText(t, ctx, a, "SHOW transaction_isolation", "serializable")
+	expectText(t, ctx, a, "SELECT 1", "1")
+	expectState(t, ctx, a, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "25001")
+	mustExec(t, ctx, a, "ROLLBACK")
+	mustExec(t, ctx, a, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SHOW default_transaction_isolation", "repeatable read")
+	mustExec(t, ctx, a, "BEGIN")
+	expectText(t, ctx, a, "SHOW transaction_isolation", "repeatable read")
+	mustExec(t, ctx, a, "COMMIT", "SET default_transaction_isolation = 'serializable'")
+	mustExec(t, ctx, a, "START TRANSACTION READ ONLY, DEFERRABLE")
+	expectText(t, ctx, a, "SHOW transaction_isolation", "serializable")
+	mustExec(t, ctx, a, "COMMIT", "RESET default_transaction_isolation")
+	expectText(t, ctx, a, "SHOW transaction_isolation", "read committed")
+	expectState(t, ctx, a, "SET default_transaction_isolation = 'chaos'", "22023")
+}
+
+// isoNonRepeatable: a row another session updates keeps its value in the
+// block, through a table scan, a point read by key, a view and a cursor,
+// until COMMIT.
+func isoNonRepeatable(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE acct (k int PRIMARY KEY, v int)",
+		"CREATE VIEW acct_v AS SELECT k, v * 2 AS v2 FROM acct",
+		"INSERT INTO acct VALUES (1, 10), (2, 20)")
+	for _, level := range []string{"REPEATABLE READ", "SERIALIZABLE"} {
+		mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL "+level)
+		expectText(t, ctx, a, "SELECT v FROM acct WHERE k = 1", "10")
+		mustExec(t, ctx, b, "UPDATE acct SET v = v + 1 WHERE k = 1")
+		expectText(t, ctx, a, "SELECT v FROM acct WHERE k = 1", "10")
+		expectText(t, ctx, a, "SELECT v FROM acct ORDER BY k", "10,20")
+		expectText(t, ctx, a, "SELECT v2 FROM acct_v WHERE k = 1", "20")
+		mustExec(t, ctx, a, "DECLARE cur CURSOR FOR SELECT v FROM acct ORDER BY k")
+		expectText(t, ctx, a, "FETCH ALL FROM cur", "10,20")
+		mustExec(t, ctx, a, "COMMIT")
+		expectText(t, ctx, a, "SELECT v FROM acct WHERE k = 1", "11")
+		mustExec(t, ctx, b, "UPDATE acct SET v = 10 WHERE k = 1")
+	}
+	// READ COMMITTED sees the commit at once.
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL READ COMMITTED")
+	expectText(t, ctx, a, "SELECT v FROM acct WHERE k = 1", "10")
+	mustExec(t, ctx, b, "UPDATE acct SET v = 12 WHERE k = 1")
+	expectText(t, ctx, a, "SELECT v FROM acct WHERE k = 1", "12")
+	mustExec(t, ctx, a, "COMMIT")
+}
+
+// isoPhantom: rows another session inserts or deletes do not appear or
+// disappear in the block; a table created after the snapshot reads empty.
+func isoPhantom(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE ev (id int, kind text)", "INSERT INTO ev VALUES (1, 'x'), (2, 'y'), (3, 'x')")
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SELECT count(*) FROM ev WHERE kind = 'x'", "2")
+	mustExec(t, ctx, b, "INSERT INTO ev VALUES (4, 'x')", "DELETE FROM ev WHERE id = 1",
+		"CREATE TABLE late (x int)", "INSERT INTO late VALUES (1)")
+	expectText(t, ctx, a, "SELECT count(*) FROM ev WHERE kind = 'x'", "2")
+	expectText(t, ctx, a, "SELECT id FROM ev ORDER BY id", "1,2,3")
+	expectText(t, ctx, a, "SELECT count(*) FROM late", "0")
+	mustExec(t, ctx, a, "COMMIT")
+	expectText(t, ctx, a, "SELECT id FROM ev ORDER BY id", "2,3,4")
+}
+
+// isoLostUpdate: two read-modify-write blocks on one row; the second
+// writer fails with 40001 instead of overwriting the first one's update.
+func isoLostUpdate(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE ctr (k int PRIMARY KEY, n int)", "INSERT INTO ctr VALUES (1, 0), (2, 0)")
+	for _, level := range []string{"REPEATABLE READ", "SERIALIZABLE"} {
+		mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL "+level)
+		mustExec(t, ctx, b, "BEGIN ISOLATION LEVEL "+level)
+		expectText(t, ctx, a, "SELECT n FROM ctr WHERE k = 1", "0")
+		expectText(t, ctx, b, "SELECT n FROM ctr WHERE k = 1", "0")
+		mustExec(t, ctx, b, "UPDATE ctr SET n = n + 1 WHERE k = 1", "COMMIT")
+		expectState(t, ctx, a, "UPDATE ctr SET n = n + 1 WHERE k = 1", "40001")
+		expectState(t, ctx, a, "SELECT 1", "25P02")
+		mustExec(t, ctx, a, "ROLLBACK")
+		expectText(t, ctx, a, "SELECT n FROM ctr WHERE k = 1", "1")
+		mustExec(t, ctx, a, "UPDATE ctr SET n = 0 WHERE k = 1")
+	}
+	// A row the other session did not touch updates fine.
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SELECT n FROM ctr WHERE k = 2", "0")
+	mustExec(t, ctx, b, "UPDATE ctr SET n = 5 WHERE k = 1")
+	mustExec(t, ctx, a, "UPDATE ctr SET n = n + 1 WHERE k = 2", "COMMIT")
+	expectText(t, ctx, a, "SELECT n FROM ctr ORDER BY k", "5,1")
+}
+
+// isoDeleteConflict: deleting (or updating) a row another session deleted
+// or updated after the snapshot is 40001.
+func isoDeleteConflict(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE d (k int PRIMARY KEY, v text)", "INSERT INTO d VALUES (1, 'a'), (2, 'b')")
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SELECT count(*) FROM d", "2")
+	mustExec(t, ctx, b, "DELETE FROM d WHERE k = 1", "UPDATE d SET v = 'c' WHERE k = 2")
+	expectState(t, ctx, a, "DELETE FROM d WHERE k = 1", "40001")
+	mustExec(t, ctx, a, "ROLLBACK", "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SELECT v FROM d", "c")
+	mustExec(t, ctx, b, "UPDATE d SET v = 'e' WHERE k = 2")
+	expectState(t, ctx, a, "UPDATE d SET v = 'f' WHERE v = 'c'", "40001")
+	mustExec(t, ctx, a, "ROLLBACK")
+}
+
+// isoUpsertConflict: INSERT ... ON CONFLICT meeting a row committed after
+// the snapshot is 40001 (DO UPDATE and DO NOTHING alike).
+func isoUpsertConflict(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE u (k int PRIMARY KEY, v int)", "INSERT INTO u VALUES (1, 1)")
+	for _, action := range []string{"DO UPDATE SET v = excluded.v", "DO NOTHING"} {
+		mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+		expectText(t, ctx, a, "SELECT count(*) FROM u", "1")
+		mustExec(t, ctx, b, "INSERT INTO u VALUES (2, 2)")
+		expectState(t, ctx, a, "INSERT INTO u VALUES (2, 3) ON CONFLICT (k) "+action, "40001")
+		mustExec(t, ctx, a, "ROLLBACK", "DELETE FROM u WHERE k = 2")
+	}
+	// A conflict with a row the snapshot shows is an ordinary upsert.
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SELECT count(*) FROM u", "1")
+	mustExec(t, ctx, a, "INSERT INTO u VALUES (1, 7) ON CONFLICT (k) DO UPDATE SET v = excluded.v", "COMMIT")
+	expectText(t, ctx, a, "SELECT v FROM u", "7")
+}
+
+// isoWriteSkew: the on-call doctors. Each block reads that two doctors
+// are on call and takes a different one off; under SERIALIZABLE one of
+// them fails with 40001 (at its write or its COMMIT), under REPEATABLE
+// READ both commit (snapshot isolation allows write skew, as in
+// PostgreSQL).
+func isoWriteSkew(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE doctors (name text PRIMARY KEY, on_call bool)")
+	for _, tc := range []struct {
+		level   string
+		failure bool
+	}{{"REPEATABLE READ", false}, {"SERIALIZABLE", true}} {
+		mustExec(t, ctx, a, "DELETE FROM doctors", "INSERT INTO doctors VALUES ('alice', true), ('bob', true)")
+		mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL "+tc.level)
+		mustExec(t, ctx, b, "BEGIN ISOLATION LEVEL "+tc.level)
+		expectText(t, ctx, a, "SELECT count(*) FROM doctors WHERE on_call", "2")
+		expectText(t, ctx, b, "SELECT count(*) FROM doctors WHERE on_call", "2")
+		mustExec(t, ctx, a, "UPDATE doctors SET on_call = false WHERE name = 'alice'")
+		states := []string{sqlState(ctx, b, "UPDATE doctors SET on_call = false WHERE name = 'bob'"),
+			sqlState(ctx, a, "COMMIT"), sqlState(ctx, b, "COMMIT")}
+		failed := 0
+		for _, st := range states {
+			switch st {
+			case "":
+			case "40001":
+				failed++
+			case "25P02": // b's COMMIT after its failed UPDATE
+			default:
+				t.Fatalf("%s: unexpected SQLSTATE %s (%v)", tc.level, st, states)
+			}
+		}
+		if failed != map[bool]int{true: 1, false: 0}[tc.failure] {
+			t.Fatalf("%s: states %v, want %v failure", tc.level, states, tc.failure)
+		}
+		want := map[bool]string{true: "1", false: "0"}[tc.failure]
+		expectText(t, ctx, a, "SELECT count(*) FROM doctors WHERE on_call", want)
+		_, _ = b.Exec(ctx, "ROLLBACK")
+	}
+}
+
+// isoReadOnlyStable: a read-only block's answers stay the same while
+// another session keeps writing, then catch up after COMMIT.
+func isoReadOnlyStable(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE bal (k int PRIMARY KEY, v int)",
+		"INSERT INTO bal SELECT g, 100 FROM generate_series(1, 50) g")
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE")
+	expectText(t, ctx, a, "SELECT sum(v) FROM bal", "5000")
+	for i := range 20 {
+		mustExec(t, ctx, b, fmt.Sprintf("UPDATE bal SET v = v + 1 WHERE k = %d", i%50+1),
+			fmt.Sprintf("INSERT INTO bal VALUES (%d, 1)", 100+i))
+		expectText(t, ctx, a, "SELECT sum(v) FROM bal", "5000")
+		expectText(t, ctx, a, "SELECT count(*) FROM bal", "50")
+	}
+	mustExec(t, ctx, a, "COMMIT")
+	expectText(t, ctx, a, "SELECT sum(v) FROM bal", "5040")
+}
+
+// isoOwnWrites: a snapshot block reads its own writes over its snapshot.
+func isoOwnWrites(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE w (k int PRIMARY KEY, v int)", "INSERT INTO w VALUES (1, 1), (2, 2)")
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SELECT sum(v) FROM w", "3")
+	mustExec(t, ctx, b, "INSERT INTO w VALUES (3, 3)")
+	mustExec(t, ctx, a, "INSERT INTO w VALUES (4, 4)", "UPDATE w SET v = v * 10 WHERE k IN (1, 4)")
+	expectText(t, ctx, a, "SELECT v FROM w ORDER BY k", "10,2,40")
+	expectState(t, ctx, a, "INSERT INTO w VALUES (3, 30)", "23505")
+	mustExec(t, ctx, a, "ROLLBACK")
+	expectText(t, ctx, a, "SELECT v FROM w ORDER BY k", "1,2,3")
+}
