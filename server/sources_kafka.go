@@ -45,6 +45,11 @@ func newKafkaSetup(def sql.SourceDef) (*kafkaSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v, ok := def.Options[sql.IdleTimeoutOption]; ok {
+		if _, err := sql.ParseIdleTimeout(v); err != nil {
+			return nil, err
+		}
+	}
 	onErr, err := kafka.ParseOnError(def.Options["on_error"])
 	if err != nil {
 		return nil, err

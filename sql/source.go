@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
@@ -89,6 +90,10 @@ type sourceState struct {
 	status sourceStatus
 	// pendingLate is the late rows of the batch being ingested.
 	pendingLate int64
+	// idle is the idle timeout (source_idle.go; 0: none) and seen the
+	// wall-clock time (µs) each partition last delivered a change.
+	idle time.Duration
+	seen map[int32]int64
 }
 
 // SetConnectors installs the connector registry and activates every
@@ -148,6 +153,16 @@ func (e *Engine) registerSource(o *Object) error {
 			return err
 		}
 		st.wmExpr = x
+	}
+	idle, err := sourceIdleTimeout(&st.def)
+	if err != nil {
+		return err
+	}
+	st.idle = idle
+	if v, ok, err := e.db.Get(sourceSeenKey(o.ID)); err != nil {
+		return err
+	} else if ok {
+		st.seen = decodeSeen(v)
 	}
 	if v, ok, err := e.db.Get(sourceWatermarkKey(o.ID)); err != nil {
 		return err
@@ -209,7 +224,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	// The group-commit batch, reused: its arena keeps its size across
 	// batches instead of regrowing from empty (both run under e.mu).
 	b := e.committer.groupBatch(e.db)
-	prevClock, prevWM, prevHas, prevParts := e.clock, st.watermark, st.hasWM, maps.Clone(st.parts)
+	prevClock, prevWM, prevHas, prevParts, prevSeen := e.clock, st.watermark, st.hasWM, maps.Clone(st.parts), maps.Clone(st.seen)
 	t := e.tick(b)
 	tx := e.newTx()
 	err := e.ingest(st, changes, t, b, tx)
@@ -233,7 +248,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	}
 	if err != nil {
 		tx.rollback()
-		e.clock, st.watermark, st.hasWM, st.parts = prevClock, prevWM, prevHas, prevParts
+		e.clock, st.watermark, st.hasWM, st.parts, st.seen = prevClock, prevWM, prevHas, prevParts, prevSeen
 		return err
 	}
 	tx.commit()
@@ -295,11 +310,14 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t repr.Time, b *stora
 		}
 	}
 	st.pendingLate = st.countLate(updates)
-	if err := st.advance(changes); err != nil {
+	if err := st.advance(changes, e.wall.last); err != nil {
 		return err
 	}
 	if st.hasWM {
 		sb.Set(sourceWatermarkKey(st.def.ID), encodeWatermark(st.watermark, st.parts))
+	}
+	if st.idle > 0 && len(changes) > 0 {
+		sb.Set(sourceSeenKey(st.def.ID), encodeSeen(st.seen))
 	}
 	deltas := map[uint64][]repr.Update{st.def.ID: updates}
 	return e.propagate(deltas, t, b, tx)
@@ -353,13 +371,16 @@ func (st *sourceState) countLate(updates []repr.Update) int64 {
 // advance raises each partition's watermark to the largest value of the
 // watermark expression over the rows its inserts and upserts carry, then
 // the source's watermark to the minimum over the partitions that have
-// produced one: a slow partition holds the source back, so its rows are
-// not late just because another partition ran ahead. Watermarks never go
-// back (the source's stays put when a new partition starts lower).
-func (st *sourceState) advance(changes []Change) error {
+// produced one and delivered something within the idle timeout before now
+// (wall-clock µs): a slow partition holds the source back, so its rows are
+// not late just because another partition ran ahead, but an idle one does
+// not hold it forever. Watermarks never go back (the source's stays put
+// when a new partition starts lower).
+func (st *sourceState) advance(changes []Change, now int64) error {
 	if st.wmExpr == nil {
 		return nil
 	}
+	st.noteActive(changes, now)
 	ctx := evalCtx()
 	moved := false
 	for _, c := range changes {
@@ -382,10 +403,10 @@ func (st *sourceState) advance(changes []Change) error {
 		}
 		st.parts[c.Partition], moved = v, true
 	}
-	if !moved {
+	if !moved && (st.idle <= 0 || len(changes) == 0 || len(st.parts) == 0) {
 		return nil
 	}
-	if m := minWatermark(st.parts); !st.hasWM || m > st.watermark {
+	if m := st.activeMin(now); !st.hasWM || m > st.watermark {
 		st.watermark, st.hasWM = m, true
 	}
 	return nil

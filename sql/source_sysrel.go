@@ -274,7 +274,7 @@ func (e *Engine) dropSourceStatus(st *sourceState, b *storage.Batch) {
 	}
 	st.status.row, st.status.errRows = nil, nil
 	id := st.def.ID
-	for _, k := range [][]byte{sourceStatsKey(id), sourcePositionKey(id), sourceWatermarkKey(id), sourceStartKey(id)} {
+	for _, k := range [][]byte{sourceStatsKey(id), sourcePositionKey(id), sourceWatermarkKey(id), sourceStartKey(id), sourceSeenKey(id)} {
 		b.Delete(k)
 	}
 	b.DeletePrefix(sourceCutPrefix(id))

@@ -191,3 +191,42 @@ func deleteRecords(t *testing.T, ctx context.Context, addr, topic string, part i
 		}
 	}
 }
+
+// TestKafkaIdlePartition: a partition that stops delivering holds the
+// watermark of a source without idleness back forever, but not that of a
+// source with scan.watermark.idle.timeout: after the timeout its
+// EMIT ON WINDOW CLOSE view closes the window; the idle partition's rows
+// that arrive later below the watermark are late.
+func TestKafkaIdlePartition(t *testing.T) {
+	addr := startKafka(t, map[string]int32{"clicks": 2})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := harness.StartEddy(t)
+	c := pgConnect(t, ctx, s.DSN())
+	defer c.Close(ctx)
+	cols := "(u int, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+	window := " AS SELECT window_start, count(*) AS n FROM TUMBLE(%s, ts, INTERVAL '10' SECOND) GROUP BY window_start EMIT ON WINDOW CLOSE"
+	execAll(t, ctx, c,
+		"CREATE SOURCE idle "+cols+kafkaWith(addr, "clicks", ", scan.watermark.idle.timeout = '300ms', properties.fetch.max.wait.ms = '20'")+" FORMAT PLAIN ENCODE JSON",
+		"CREATE SOURCE stuck "+cols+kafkaWith(addr, "clicks", ", scan.watermark.idle.timeout = '0', properties.fetch.max.wait.ms = '20'")+" FORMAT PLAIN ENCODE JSON",
+		"CREATE MATERIALIZED VIEW idle_w"+fmt.Sprintf(window, "idle"),
+		"CREATE MATERIALIZED VIEW stuck_w"+fmt.Sprintf(window, "stuck"))
+	if _, err := c.Exec(ctx, "CREATE SOURCE bad (u int) "+kafkaWith(addr, "clicks", ", scan.watermark.idle.timeout = 'soon'")).ReadAll(); pgCode(err) != "22023" {
+		t.Errorf("a bad idle timeout: got %v, want 22023", err)
+	}
+	p := producer(t, addr)
+	rec := func(part int32, u, sec int) kafkaRec {
+		return kafkaRec{part, nil, []byte(fmt.Sprintf(`{"u": %d, "ts": "2024-01-01 00:00:%02d"}`, u, sec))}
+	}
+	produceRecs(t, ctx, p, "clicks", rec(0, 1, 1), rec(1, 2, 2))
+	waitRows(t, ctx, c, "SELECT name, records FROM eddy_sources ORDER BY 1", "idle|2;stuck|2")
+	time.Sleep(600 * time.Millisecond) // partition 1 goes idle
+	produceRecs(t, ctx, p, "clicks", rec(0, 3, 15))
+	waitRows(t, ctx, c, "SELECT * FROM idle_w", "2024-01-01 00:00:00|2")
+	produceRecs(t, ctx, p, "clicks", rec(1, 4, 3), rec(0, 5, 16))
+	waitRows(t, ctx, c, "SELECT name, records, late_rows FROM eddy_sources ORDER BY 1", "idle|5|1;stuck|5|0")
+	if got := mustRows(t, ctx, c, "SELECT count(*) FROM stuck_w"); got != "0" {
+		t.Errorf("the source without idleness closed %s windows: partition 1 should hold it back", got)
+	}
+	waitRows(t, ctx, c, "SELECT * FROM idle_w", "2024-01-01 00:00:00|2")
+}

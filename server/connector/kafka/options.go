@@ -46,6 +46,8 @@ type Config struct {
 //	                                (properties.bootstrap.servers is an alias)
 //	scan.startup.mode               'earliest' (default) | 'latest' | 'timestamp'
 //	scan.startup.timestamp.millis   start at this time (implies 'timestamp')
+//	scan.watermark.idle.timeout     when a silent partition stops holding the
+//	                                watermark back (the engine reads it)
 //	properties.client.id            client id sent to the brokers
 //	properties.isolation.level      'read_committed' (default) | 'read_uncommitted'
 //	properties.fetch.max.bytes      bytes per fetch response
@@ -96,6 +98,8 @@ func (cfg *Config) set(k, v string) error {
 		if cfg.StartupMode != StartTimestamp { // the timestamp option wins
 			cfg.StartupMode = m
 		}
+	case "scan.watermark.idle.timeout":
+		// the engine's (it computes the watermark): sql.ParseIdleTimeout
 	case "scan.startup.timestamp.millis":
 		ms, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || ms < 0 {
