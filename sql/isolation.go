@@ -5,6 +5,10 @@ import (
 	"sync"
 	"time"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
@@ -417,4 +421,44 @@ func (e *Engine) PinnedSnapshots() int {
 	e.snaps.mu.Lock()
 	defer e.snaps.mu.Unlock()
 	return len(e.snaps.open)
+}
+
+// startFromSnapshot makes a subscription opened in a block with a pinned
+// snapshot start from it: its snapshot becomes the rows of the relation
+// (rv) or query (sql) as the block's snapshot shows them (without the
+// block's own writes, which a subscription never sees), at the snapshot's
+// time, and what changed between then and the subscription's start
+// becomes one catch-up event at the start's time, before the commits that
+// follow.
+func (s *Session) startFromSnapshot(sub *Subscription, rv *pg.RangeVar, sql string) error {
+	sn := snapshotOf(s.ws)
+	if rv != nil {
+		name := quoteIdent(rv.Relname)
+		if rv.Schemaname != "" {
+			name = quoteIdent(rv.Schemaname) + "." + name
+		}
+		sql = "SELECT * FROM " + name
+	}
+	n, err := parseOne(sql)
+	if err != nil {
+		return err
+	}
+	ws := &writeSet{snap: sn}
+	q, err := s.e.planQueryIn(n, planner.Options{TimeZone: s.settings.timeZone}, ws)
+	if err != nil {
+		return err
+	}
+	rows, err := s.e.runQuery(q, s.evalCtx(), ws)
+	if err != nil {
+		return err
+	}
+	then := make([]repr.Update, len(rows))
+	diff := make([]repr.Update, 0, len(rows)+len(sub.Snapshot))
+	for i, r := range rows {
+		then[i] = repr.Update{Row: r, Time: sn.t, Diff: 1}
+		diff = append(diff, repr.Update{Row: r, Time: sub.Time, Diff: -1})
+	}
+	diff = exec.Consolidate(append(diff, sub.Snapshot...))
+	sub.Snapshot, sub.Catchup, sub.Time = exec.Consolidate(then), &SubEvent{Time: sub.Time, Updates: diff}, sn.t
+	return nil
 }

@@ -167,6 +167,12 @@ func (s *Session) openSubscription(x *parse.Subscribe) (*Subscription, []resultC
 	if err != nil {
 		return nil, nil, opts, err
 	}
+	if sn := snapshotOf(s.ws); sn != nil {
+		if err := s.startFromSnapshot(sub, x.Relation, sql); err != nil {
+			sub.Close()
+			return nil, nil, opts, err
+		}
+	}
 	info := subInfo{pid: s.backend.PID, user: s.settings.user, started: time.Now()}
 	if x.Relation != nil {
 		info.target = x.Relation.Relname

@@ -44,6 +44,10 @@ type Subscription struct {
 	// ends (Close, the collection dropped, the subscribed query failed, or
 	// the subscriber fell more than its buffer behind: then Err says why).
 	Events <-chan SubEvent
+	// Catchup, when not nil, comes before Events: what changed between
+	// Time and the subscription's start, when it started from an older
+	// snapshot (a REPEATABLE READ block's, isolation.go).
+	Catchup *SubEvent
 
 	e        *Engine
 	sub      *subscriber

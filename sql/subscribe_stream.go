@@ -43,6 +43,12 @@ func (st *subStream) start() {
 	} else if st.opts.progress {
 		st.pending = append(st.pending, st.progressRow(st.sub.Time))
 	}
+	if c := st.sub.Catchup; c != nil {
+		st.add(c.Time, c.Updates)
+		if st.opts.progress {
+			st.pending = append(st.pending, st.progressRow(c.Time))
+		}
+	}
 }
 
 // wait makes at least one row pending, waiting for the next commit when
