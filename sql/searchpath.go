@@ -269,9 +269,10 @@ func readsRows(n *pg.Node) bool {
 // stmt qualifies a PostgreSQL statement: first the names it creates,
 // then every name it refers to.
 func (q *qualifier) stmt(n *pg.Node) error {
+	walked := withoutLiteralRows(n)
 	if readsRows(n) {
 		q.priv = privSelect
-		q.colRefs = stmtColumnRefs(n)
+		q.colRefs = stmtColumnRefs(walked)
 	}
 	err := q.dmlPrivs(n)
 	switch {
@@ -291,7 +292,54 @@ func (q *qualifier) stmt(n *pg.Node) error {
 	if err != nil {
 		return err
 	}
-	return q.refs(n)
+	return q.refs(walked)
+}
+
+// withoutLiteralRows returns n, or for an INSERT ... VALUES a copy of its
+// InsertStmt and SelectStmt without the VALUES rows that hold only
+// literals, which name no relation and no column: the walks over the
+// statement need not visit the thousands of constants of a bulk insert.
+// Everything else, the target RangeVar included, is shared with n, so
+// qualifying a name in the copy qualifies it in n.
+func withoutLiteralRows(n *pg.Node) *pg.Node {
+	ins := n.GetInsertStmt()
+	sel := ins.GetSelectStmt().GetSelectStmt()
+	if !bareValues(sel) {
+		return n
+	}
+	var kept []*pg.Node
+	for _, row := range sel.ValuesLists {
+		if !allLiterals(row.GetList().GetItems()) {
+			kept = append(kept, row)
+		}
+	}
+	if len(kept) == len(sel.ValuesLists) {
+		return n
+	}
+	selCopy := &pg.SelectStmt{ValuesLists: kept, Op: sel.Op, LimitOption: sel.LimitOption}
+	insCopy := &pg.InsertStmt{Relation: ins.Relation, Cols: ins.Cols, OnConflictClause: ins.OnConflictClause,
+		ReturningList: ins.ReturningList, WithClause: ins.WithClause, Override: ins.Override,
+		SelectStmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: selCopy}}}
+	return &pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: insCopy}}
+}
+
+// bareValues reports whether sel is a VALUES list of two or more rows and
+// nothing else (no ORDER BY, LIMIT or WITH).
+func bareValues(sel *pg.SelectStmt) bool {
+	return sel != nil && len(sel.ValuesLists) > 1 && sel.WithClause == nil && len(sel.SortClause) == 0 &&
+		sel.LimitOffset == nil && sel.LimitCount == nil && len(sel.LockingClause) == 0 && len(sel.TargetList) == 0 &&
+		len(sel.FromClause) == 0 && sel.WhereClause == nil && len(sel.GroupClause) == 0 && sel.HavingClause == nil &&
+		len(sel.WindowClause) == 0 && len(sel.DistinctClause) == 0 && sel.IntoClause == nil && sel.Larg == nil && sel.Rarg == nil
+}
+
+// allLiterals reports whether every item is an A_Const.
+func allLiterals(items []*pg.Node) bool {
+	for _, it := range items {
+		if it.GetAConst() == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // ext qualifies an extension statement.
