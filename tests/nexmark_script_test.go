@@ -74,3 +74,55 @@ func TestNexmarkScript(t *testing.T) {
 		t.Logf("%s: %d rows match the recomputation", q.Name, rows)
 	}
 }
+
+// TestPacedWindowViews creates a plain view over one-second windows of a
+// paced Nexmark source, and an EMIT ON WINDOW CLOSE view over the same
+// windows a second and a half later: the later view is backfilled from the
+// source's start, so every window it has closed equals the plain view's,
+// the first one included.
+func TestPacedWindowViews(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	env, err := startNexmarkEnv(t, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const windows = " AS SELECT window_start, count(*) AS n, sum(price) AS total FROM TUMBLE(bid, date_time, INTERVAL '1' SECOND) GROUP BY window_start"
+	for _, s := range []string{
+		`CREATE SOURCE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
+			date_time TIMESTAMP, extra VARCHAR, WATERMARK FOR date_time AS date_time)
+			WITH (connector = 'nexmark', nexmark.table.type = 'bid', nexmark.event.rate = '1000', nexmark.max.emit.speed = 'false')`,
+		"CREATE MATERIALIZED VIEW plain" + windows,
+	} {
+		if err := env.exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := env.exec("CREATE MATERIALIZED VIEW eowc" + windows + " EMIT ON WINDOW CLOSE"); err != nil {
+		t.Fatal(err)
+	}
+	const check = `SELECT count(*) FILTER (WHERE p.n IS DISTINCT FROM e.n OR p.total IS DISTINCT FROM e.total),
+		count(*), min(e.window_start) = (SELECT min(window_start) FROM plain)
+		FROM eowc e LEFT JOIN plain p USING (window_start)`
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		rows, err := queryRows(ctx, env.conn, check)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var differ, closed int
+		var sameFirst string
+		if _, err := fmt.Sscanf(rows[0], "%d|%d|%s", &differ, &closed, &sameFirst); err != nil {
+			t.Fatalf("%q: %v", rows[0], err)
+		}
+		if differ != 0 || (closed > 0 && sameFirst != "t") {
+			t.Fatalf("the EMIT ON WINDOW CLOSE view disagrees with the plain view (differing windows, closed windows, same first window): %s", rows[0])
+		}
+		if closed >= 3 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d windows closed in a minute", closed)
+		}
+	}
+}
