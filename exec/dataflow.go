@@ -115,6 +115,7 @@ func Build(p *dataflow.Plan) (*Dataflow, error) {
 		return nil, err
 	}
 	d.useAppendJoins()
+	d.keyJoins()
 	return d, nil
 }
 
@@ -335,16 +336,9 @@ func (d *Dataflow) Rollback() {
 // Key layout (relative to the dataflow): the node index as
 // repr.AppendKey(int), then an operator-specific key; see each operator.
 func (d *Dataflow) Restore(r StateReader) error {
-	var prefix []byte
 	for i, op := range d.ops {
-		prefix = nodePrefix(prefix[:0], i)
-		n := len(prefix)
-		err := r.Scan(prefix, func(key, value []byte) error { return op.restore(key[n:], value) })
-		if err == nil {
-			err = op.restored()
-		}
-		if err != nil {
-			return fmt.Errorf("restoring node %%%d: %w", i, err)
+		if err := d.restoreNode(r, i, op.restore); err != nil {
+			return err
 		}
 	}
 	d.wm.restored(d)

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -29,8 +30,13 @@ import (
 // ~155 bytes of heap arranged this way, against ~650 as Datums with a key
 // string, and maintaining it costs no more CPU (BenchmarkJoinState).
 //
-// Logged state: {0x01 or 0x02 for left or right} row-key -> row(count,
-// matches, columns...).
+// Logged state: {0x03 or 0x04 for left or right} join-key row-key ->
+// row(count, matches, columns...) for a plain join (keyed), ordered by
+// join key so that a spilled join reads one key's rows with one prefix
+// scan (join_spill.go); the joins that wrap or embed a joinOp (window,
+// interval, shared and delta joins), and plain joins restored from state
+// logged before the join key was part of the key, log {0x01 or 0x02}
+// row-key instead.
 type joinOp struct {
 	spec                  dataflow.Join
 	leftOuter, rightOuter bool
@@ -47,10 +53,14 @@ type joinOp struct {
 	decs repr.DecimalSlab
 	// spare is a slab row that a failed residual left unused.
 	spare repr.Row
+	// keyed is set when state keys carry the join key (tags 3 and 4).
+	keyed bool
+	// sp is the spilled state (join_spill.go); nil while in memory.
+	sp *joinSpill
 }
 
 // joinUndo is a row's state before the pending Step touched it; key, if
-// kend > kstart, its row key in joinOp.keys.
+// kend > kstart, its state key (after the side tag) in joinOp.keys.
 type joinUndo struct {
 	side         int
 	r            *jrow
@@ -125,7 +135,7 @@ func (o *joinOp) apply(s *stepCtx, side int, u repr.Update, out []repr.Update) (
 				out = append(out, repr.Update{Row: row, Time: s.t, Diff: d})
 			}
 			if o.outer(1 - side) {
-				o.touch(s, 1-side, q, true, nil)
+				o.touch(s, 1-side, q, true, nil, nil)
 				q.matches += u.Diff
 			}
 		}
@@ -166,8 +176,16 @@ func (o *joinOp) match(s *stepCtx, side int, row repr.Row, q *jrow, emit bool) (
 }
 
 // lookup finds (or creates) the entry of row on side, touching it, with
-// the row's join key left in o.kbuf.
+// the row's join key left in o.kbuf. On a spilled join it first makes
+// the join key's rows of both sides resident.
 func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool, err error) {
+	me := &o.sides[side]
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, me.keyCols)
+	if o.sp != nil {
+		if err := o.sp.ensure(o, o.kbuf); err != nil {
+			return nil, false, err
+		}
+	}
 	o.rbuf = repr.AppendRowKey(o.rbuf[:0], row)
 	o.vbuf = repr.AppendDatums(o.vbuf[:0], row)
 	h := joinHash(o.rbuf)
@@ -175,12 +193,17 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 		return nil, false, err
 	}
 	if r == nil {
-		r, fresh = o.sides[side].alloc(string(o.vbuf), h), true
-		o.insert(side, r, row)
-	} else {
-		o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.sides[side].keyCols)
+		r, fresh = me.alloc(string(o.vbuf), h), true
+		me.linkKey(r, o.kbuf, hasNullCol(row, me.keyCols))
+		if o.sp != nil {
+			o.sp.grew(o.kbuf, len(o.vbuf))
+		}
 	}
-	o.touch(s, side, r, !fresh, o.rbuf)
+	var jk []byte
+	if o.keyed {
+		jk = o.kbuf
+	}
+	o.touch(s, side, r, !fresh, jk, o.rbuf)
 	return r, fresh, nil
 }
 
@@ -232,6 +255,30 @@ func (o *joinOp) rowKey(side int, r *jrow) ([]byte, error) {
 	return o.cbuf, nil
 }
 
+// stateKey returns the state key of stored row r of side after its side
+// tag (join key and row key when keyed, else the row key), in a buffer
+// valid until the next call.
+func (o *joinOp) stateKey(side int, r *jrow) ([]byte, error) {
+	row, err := o.decodeScratch(side, r)
+	if err != nil {
+		return nil, err
+	}
+	o.cbuf = o.cbuf[:0]
+	if o.keyed {
+		o.cbuf = repr.AppendColsKey(o.cbuf, row, o.sides[side].keyCols)
+	}
+	o.cbuf = repr.AppendRowKey(o.cbuf, row)
+	return o.cbuf, nil
+}
+
+// tag is the first byte of side's state keys.
+func (o *joinOp) tag(side int) byte {
+	if o.keyed {
+		return byte(side + 3)
+	}
+	return byte(side + 1)
+}
+
 // residual evaluates the residual predicates over the joined row.
 func (o *joinOp) residual(s *stepCtx, l, r repr.Row) (bool, error) {
 	return joinResidual(s, o.spec.Residual, &o.scratch, l, r)
@@ -259,16 +306,16 @@ func residualHolds(s *stepCtx, preds []expr.Expr, row repr.Row) (bool, error) {
 }
 
 // touch records r's state before the pending Step changes it, with its
-// row key if known (nil: found again when logged).
-func (o *joinOp) touch(s *stepCtx, side int, r *jrow, existed bool, key []byte) {
+// state key if known, jk then rk (rk nil: found again when logged).
+func (o *joinOp) touch(s *stepCtx, side int, r *jrow, existed bool, jk, rk []byte) {
 	if r.stamp == s.epoch {
 		return
 	}
 	r.stamp = s.epoch
 	u := joinUndo{side: side, r: r, n: r.n, matches: r.matches, existed: existed}
-	if key != nil {
+	if rk != nil {
 		u.kstart = int32(len(o.keys))
-		o.keys = append(o.keys, key...)
+		o.keys = append(append(o.keys, jk...), rk...)
 		u.kend = int32(len(o.keys))
 	}
 	o.touched = append(o.touched, u)
@@ -287,13 +334,13 @@ func (o *joinOp) remove(side int, r *jrow) { o.sides[side].unlink(r) }
 // retracted (a window or interval join's watermark passed it), from the
 // arrangement and logs its deletion.
 func (o *joinOp) free(s *stepCtx, side int, r *jrow) error {
-	key, err := o.rowKey(side, r)
+	key, err := o.stateKey(side, r)
 	if err != nil {
 		return err
 	}
-	o.touch(s, side, r, true, key)
+	o.touch(s, side, r, true, nil, key)
 	o.remove(side, r)
-	o.lbuf = append(append(o.lbuf[:0], s.prefix...), byte(side+1))
+	o.lbuf = append(append(o.lbuf[:0], s.prefix...), o.tag(side))
 	o.lbuf = append(o.lbuf, key...)
 	s.log.del(o.lbuf)
 	return nil
@@ -334,11 +381,11 @@ func padCount(n, matches int64) int64 {
 func (o *joinOp) log(s *stepCtx) error {
 	for i := range o.touched {
 		t := &o.touched[i]
-		o.lbuf = append(append(o.lbuf[:0], s.prefix...), byte(t.side+1))
+		o.lbuf = append(append(o.lbuf[:0], s.prefix...), o.tag(t.side))
 		if t.kend > t.kstart {
 			o.lbuf = append(o.lbuf, o.keys[t.kstart:t.kend]...)
 		} else {
-			k, err := o.rowKey(t.side, t.r)
+			k, err := o.stateKey(t.side, t.r)
 			if err != nil {
 				return err
 			}
@@ -367,8 +414,16 @@ func (o *joinOp) logValue(side int, r *jrow) []byte {
 }
 
 // commit forgets the undo records and releases the entries of the rows
-// the Step removed.
+// the Step removed; a spilled join then evicts clean keys past its cache.
 func (o *joinOp) commit() {
+	o.forget()
+	if o.sp != nil {
+		o.sp.trim(o)
+	}
+}
+
+// forget drops the undo records and releases the removed entries.
+func (o *joinOp) forget() {
 	o.touched = o.touched[:0]
 	o.keys = o.keys[:0]
 	o.sides[0].release()
@@ -391,26 +446,58 @@ func (o *joinOp) rollback() {
 			o.insert(t.side, t.r, row)
 		}
 	}
-	o.commit()
+	o.forget()
 }
 
-// restore arranges one logged row. Its key is side and row key, so the
-// row's hash is that of the logged key's tail.
+// restore arranges one logged row. Its key is the side tag, the join
+// key when keyed (tags 3 and 4), and the row key, so the row's hash is
+// that of the key's tail. A row key-only tag (1 or 2) makes the join
+// unkeyed: it keeps logging that layout and never spills.
 func (o *joinOp) restore(key, value []byte) error {
+	_, err := o.restoreRow(key, value)
+	return err
+}
+
+// restoreRow is restore, returning the row's estimated bytes.
+func (o *joinOp) restoreRow(key, value []byte) (int64, error) {
+	if len(key) == 0 || key[0] < 1 || key[0] > 4 {
+		return 0, errCorrupt
+	}
+	side := int(key[0]-1) % 2
+	row, n, matches, err := o.decodeLogged(side, value)
+	if err != nil {
+		return 0, err
+	}
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.sides[side].keyCols)
+	rk := key[1:]
+	if o.keyed = key[0] > 2; o.keyed {
+		if !bytes.HasPrefix(rk, o.kbuf) {
+			return 0, errCorrupt
+		}
+		rk = rk[len(o.kbuf):]
+	}
+	return o.arrange(side, row, o.kbuf, rk, n, matches), nil
+}
+
+// decodeLogged decodes a logged value of side: the row's columns, count
+// and match count.
+func (o *joinOp) decodeLogged(side int, value []byte) (row repr.Row, n, matches int64, err error) {
 	r, err := repr.DecodeRow(value)
-	if err != nil || len(key) == 0 || key[0] < 1 || key[0] > 2 || len(r) < 2 {
-		return errCorrupt
+	if err != nil || len(r) != 2+o.widths[side] {
+		return nil, 0, 0, errCorrupt
 	}
-	side := int(key[0] - 1)
-	if len(r)-2 != o.widths[side] {
-		return errCorrupt
-	}
-	row := r[2:]
+	return r[2:], r[0].Int(), r[1].Int(), nil
+}
+
+// arrange adds a stored row of side (join key jk, row key rk) with its
+// counts, returning its estimated bytes.
+func (o *joinOp) arrange(side int, row repr.Row, jk, rk []byte, n, matches int64) int64 {
+	js := &o.sides[side]
 	o.vbuf = repr.AppendDatums(o.vbuf[:0], row)
-	jr := o.sides[side].alloc(string(o.vbuf), joinHash(key[1:]))
-	jr.n, jr.matches = r[0].Int(), r[1].Int()
-	o.insert(side, jr, row)
-	return nil
+	jr := js.alloc(string(o.vbuf), joinHash(rk))
+	jr.n, jr.matches = n, matches
+	js.linkKey(jr, jk, hasNullCol(row, js.keyCols))
+	return jrowCost(len(o.vbuf))
 }
 
 func (o *joinOp) restored() error { return nil }

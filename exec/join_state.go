@@ -26,7 +26,11 @@ type joinSide struct {
 	// of a chain (jrow.next) of the rows with that hash.
 	rows    map[uint32]int32
 	buckets map[string]*jbucket
-	live    int // rows arranged
+	// nulls holds, on a spilled side only (nil otherwise), the rows whose
+	// join key has a NULL column, by join key, so that evicting a key
+	// (join_spill.go) finds them; they never match.
+	nulls map[string]*jbucket
+	live  int // rows arranged
 }
 
 // Chunks of jrow entries double from 1<<jrowFirstShift entries to
@@ -63,6 +67,8 @@ func chunkSize(c int) int {
 type jbucket struct {
 	key  string
 	rows []int32
+	// null marks a bucket of joinSide.nulls.
+	null bool
 }
 
 // jrow is one distinct row of one side. enc is the value encoding of its
@@ -161,6 +167,14 @@ func (js *joinSide) following(r *jrow) *jrow {
 // key column is NULL, in its key's bucket, leaving the join key in
 // *kbuf.
 func (js *joinSide) link(r *jrow, row repr.Row, kbuf *[]byte) {
+	*kbuf = repr.AppendColsKey((*kbuf)[:0], row, js.keyCols)
+	js.linkKey(r, *kbuf, hasNullCol(row, js.keyCols))
+}
+
+// linkKey arranges r, whose join key is key (null: with a NULL column),
+// in the rows map and, unless null, in key's bucket (a null key's rows
+// go to js.nulls on a spilled side).
+func (js *joinSide) linkKey(r *jrow, key []byte, null bool) {
 	r.next = noRow
 	if id, ok := js.rows[r.hash]; ok {
 		r.next = id
@@ -168,15 +182,17 @@ func (js *joinSide) link(r *jrow, row repr.Row, kbuf *[]byte) {
 	js.rows[r.hash] = r.id
 	js.live++
 	r.pos = 0
-	*kbuf = repr.AppendColsKey((*kbuf)[:0], row, js.keyCols)
-	if hasNullCol(row, js.keyCols) {
-		r.b = nil
-		return
+	m := js.buckets
+	if null {
+		if m = js.nulls; m == nil {
+			r.b = nil
+			return
+		}
 	}
-	b := js.buckets[string(*kbuf)]
+	b := m[string(key)]
 	if b == nil {
-		b = &jbucket{key: string(*kbuf)}
-		js.buckets[b.key] = b
+		b = &jbucket{key: string(key), null: null}
+		m[b.key] = b
 	}
 	r.b, r.pos = b, int32(len(b.rows))
 	b.rows = append(b.rows, r.id)
@@ -203,7 +219,9 @@ func (js *joinSide) unlink(r *jrow) {
 		last := js.at(b.rows[len(b.rows)-1])
 		b.rows[r.pos], last.pos = last.id, r.pos
 		b.rows = b.rows[:len(b.rows)-1]
-		if len(b.rows) == 0 {
+		if len(b.rows) == 0 && b.null {
+			delete(js.nulls, b.key)
+		} else if len(b.rows) == 0 {
 			delete(js.buckets, b.key)
 		}
 	}

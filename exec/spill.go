@@ -1,0 +1,150 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Operator state larger than memory. Plain joins (joinOp, not the window,
+// interval, shared, delta or append-only forms) can spill their
+// arrangements to the store (join_spill.go): the caller, which owns the
+// store and the memory budget, picks which (SpillCandidates, SpillNode),
+// tells every dataflow when a checkpoint has made the store equal to its
+// state (Flushed), and restores a dataflow within a bound of memory
+// (RestoreWithin), leaving the rest spilled.
+//
+// Invariants the caller keeps: the StateReader reads the store under the
+// dataflow's state prefix, which holds what the Steps logged up to the
+// last checkpoint; SpillNode and Flushed are called only right after a
+// checkpoint that committed every state write of every Step so far.
+
+// StateCandidate is an in-memory operator state that may spill: its node
+// and estimated heap bytes.
+type StateCandidate struct {
+	Node  int
+	Bytes int64
+}
+
+// SpillCandidates lists d's in-memory operator states that can spill,
+// with their estimated bytes.
+func (d *Dataflow) SpillCandidates() []StateCandidate {
+	var out []StateCandidate
+	for i, op := range d.ops {
+		if j, ok := op.(*joinOp); ok && j.keyed && j.sp == nil {
+			_, b := j.stateSize()
+			out = append(out, StateCandidate{Node: i, Bytes: b})
+		}
+	}
+	return out
+}
+
+// SpillNode spills node's state to the store read through r, caching up
+// to cache bytes of it; it reports whether the node spilled (false: it
+// cannot spill, is spilled already, or a Step is pending).
+func (d *Dataflow) SpillNode(node int, r StateReader, cache int64) bool {
+	if d.pending || node < 0 || node >= len(d.ops) {
+		return false
+	}
+	j, ok := d.ops[node].(*joinOp)
+	return ok && j.spill(r, nodePrefix(nil, node), cache)
+}
+
+// Flushed tells d that a checkpoint has written every state change of its
+// Steps so far: spilled operators may evict what they changed. It does
+// nothing while a Step is pending.
+func (d *Dataflow) Flushed() {
+	if d.pending {
+		return
+	}
+	for _, op := range d.ops {
+		if j, ok := op.(*joinOp); ok && j.sp != nil {
+			j.sp.flushed(j)
+		}
+	}
+}
+
+// SpilledNodes returns the nodes whose state is spilled.
+func (d *Dataflow) SpilledNodes() []int {
+	var out []int
+	for i, op := range d.ops {
+		if j, ok := op.(*joinOp); ok && j.sp != nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// SpillStats reports, summed over d's spilled operators, the bytes
+// resident in memory, and the keys loaded from the store and evicted.
+func (d *Dataflow) SpillStats() (resident, loads, evictions int64) {
+	for _, op := range d.ops {
+		if j, ok := op.(*joinOp); ok && j.sp != nil {
+			resident, loads, evictions = resident+j.sp.bytes, loads+j.sp.loads, evictions+j.sp.evictions
+		}
+	}
+	return resident, loads, evictions
+}
+
+// RestoreWithin is Restore keeping at most keep bytes (estimated) of the
+// operator states that can spill in memory (keep < 0: no bound): an
+// operator whose state passes what is left of keep stops loading and
+// spills, reading its state from r from then on with a cache of cache
+// bytes. It returns the estimated bytes of spillable state loaded.
+func (d *Dataflow) RestoreWithin(r StateReader, keep, cache int64) (int64, error) {
+	if keep < 0 {
+		return 0, d.Restore(r)
+	}
+	var held int64
+	for i, op := range d.ops {
+		j, ok := op.(*joinOp)
+		if !ok || !j.keyed {
+			if err := d.restoreNode(r, i, op.restore); err != nil {
+				return held, err
+			}
+			continue
+		}
+		err := d.restoreNode(r, i, func(key, value []byte) error {
+			n, err := j.restoreRow(key, value)
+			if held += n; err == nil && held > keep && j.keyed {
+				j.forget()
+				j.spill(r, nodePrefix(nil, i), cache)
+				return errStopScan
+			}
+			return err
+		})
+		if err != nil {
+			return held, err
+		}
+	}
+	d.wm.restored(d)
+	return held, nil
+}
+
+// restoreNode scans node i's state into fn (keys relative to the node)
+// and tells the operator it is restored; errStopScan ends the scan early.
+func (d *Dataflow) restoreNode(r StateReader, i int, fn func(key, value []byte) error) error {
+	prefix := nodePrefix(nil, i)
+	n := len(prefix)
+	err := r.Scan(prefix, func(key, value []byte) error { return fn(key[n:], value) })
+	if errors.Is(err, errStopScan) {
+		err = nil
+	}
+	if err == nil {
+		err = d.ops[i].restored()
+	}
+	if err != nil {
+		return fmt.Errorf("restoring node %%%d: %w", i, err)
+	}
+	return nil
+}
+
+// keyJoins makes the plain joins log their state by join key (tags 3
+// and 4), so that they can spill; restoring state logged the older way
+// turns it back.
+func (d *Dataflow) keyJoins() {
+	for _, op := range d.ops {
+		if j, ok := op.(*joinOp); ok {
+			j.keyed = true
+		}
+	}
+}
