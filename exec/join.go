@@ -182,7 +182,7 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 	me := &o.sides[side]
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, me.keyCols)
 	if o.sp != nil {
-		if err := o.sp.ensure(o, o.kbuf); err != nil {
+		if err := o.sp.ensure(o, o.kbuf, true); err != nil {
 			return nil, false, err
 		}
 	}

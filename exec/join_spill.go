@@ -38,6 +38,9 @@ type joinSpill struct {
 	bytes, cache int64
 	clock        uint64
 	sbuf         []byte
+	// skip marks a side that keeps no rows (a shared join's shared side,
+	// read from an index): loading a key does not scan it.
+	skip [2]bool
 	// loads and evictions count keys read from the store and evicted.
 	loads, evictions int64
 }
@@ -81,8 +84,9 @@ func (o *joinOp) spill(r StateReader, prefix []byte, cache int64) bool {
 }
 
 // ensure makes join key key resident on both sides, loading it from the
-// store if need be, and marks it dirty (the Step is about to touch it).
-func (sp *joinSpill) ensure(o *joinOp, key []byte) error {
+// store if need be, and marks it dirty if the Step is about to change it
+// (not when it only reads it).
+func (sp *joinSpill) ensure(o *joinOp, key []byte, dirty bool) error {
 	jr := sp.res[string(key)]
 	if jr == nil {
 		var err error
@@ -91,7 +95,7 @@ func (sp *joinSpill) ensure(o *joinOp, key []byte) error {
 		}
 	}
 	sp.clock++
-	jr.used, jr.dirty = sp.clock, true
+	jr.used, jr.dirty = sp.clock, jr.dirty || dirty
 	return nil
 }
 
@@ -100,6 +104,9 @@ func (sp *joinSpill) ensure(o *joinOp, key []byte) error {
 func (sp *joinSpill) load(o *joinOp, key []byte) (*jres, error) {
 	jr := &jres{bytes: bucketBytes + 2*int64(len(key))}
 	for side := range 2 {
+		if sp.skip[side] {
+			continue
+		}
 		sp.sbuf = append(append(append(sp.sbuf[:0], sp.prefix...), o.tag(side)), key...)
 		skip := len(sp.sbuf)
 		err := sp.r.Scan(sp.sbuf, func(k, v []byte) error {

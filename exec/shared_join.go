@@ -183,6 +183,11 @@ func (o *sharedJoin) joinPrivate(s *stepCtx, u repr.Update, out []repr.Update) (
 	if !ok {
 		return out, nil
 	}
+	if o.j.sp != nil {
+		if err := o.j.sp.ensure(o.j, key, false); err != nil {
+			return nil, err
+		}
+	}
 	priv := &o.j.sides[1-o.side]
 	b := priv.buckets[string(key)]
 	if b == nil {

@@ -6,8 +6,8 @@ import (
 )
 
 // Operator state larger than memory. Plain joins (joinOp, not the window,
-// interval, shared, delta or append-only forms) can spill their
-// arrangements to the store (join_spill.go): the caller, which owns the
+// interval, delta or append-only forms) and shared joins' private sides
+// can spill their arrangements to the store (join_spill.go): the caller, which owns the
 // store and the memory budget, picks which (SpillCandidates, SpillNode),
 // tells every dataflow when a checkpoint has made the store equal to its
 // state (Flushed), and restores a dataflow within a bound of memory
@@ -30,7 +30,7 @@ type StateCandidate struct {
 func (d *Dataflow) SpillCandidates() []StateCandidate {
 	var out []StateCandidate
 	for i, op := range d.ops {
-		if j, ok := op.(*joinOp); ok && j.keyed && j.sp == nil {
+		if j := spillJoin(op); j != nil && j.keyed && j.sp == nil {
 			_, b := j.stateSize()
 			out = append(out, StateCandidate{Node: i, Bytes: b})
 		}
@@ -45,8 +45,14 @@ func (d *Dataflow) SpillNode(node int, r StateReader, cache int64) bool {
 	if d.pending || node < 0 || node >= len(d.ops) {
 		return false
 	}
-	j, ok := d.ops[node].(*joinOp)
-	return ok && j.spill(r, nodePrefix(nil, node), cache)
+	j := spillJoin(d.ops[node])
+	if j == nil || !j.spill(r, nodePrefix(nil, node), cache) {
+		return false
+	}
+	if sh, ok := d.ops[node].(*sharedJoin); ok {
+		j.sp.skip[sh.side] = true
+	}
+	return true
 }
 
 // Flushed tells d that a checkpoint has written every state change of its
@@ -57,7 +63,7 @@ func (d *Dataflow) Flushed() {
 		return
 	}
 	for _, op := range d.ops {
-		if j, ok := op.(*joinOp); ok && j.sp != nil {
+		if j := spillJoin(op); j != nil && j.sp != nil {
 			j.sp.flushed(j)
 		}
 	}
@@ -67,7 +73,7 @@ func (d *Dataflow) Flushed() {
 func (d *Dataflow) SpilledNodes() []int {
 	var out []int
 	for i, op := range d.ops {
-		if j, ok := op.(*joinOp); ok && j.sp != nil {
+		if j := spillJoin(op); j != nil && j.sp != nil {
 			out = append(out, i)
 		}
 	}
@@ -78,7 +84,7 @@ func (d *Dataflow) SpilledNodes() []int {
 // resident in memory, and the keys loaded from the store and evicted.
 func (d *Dataflow) SpillStats() (resident, loads, evictions int64) {
 	for _, op := range d.ops {
-		if j, ok := op.(*joinOp); ok && j.sp != nil {
+		if j := spillJoin(op); j != nil && j.sp != nil {
 			resident, loads, evictions = resident+j.sp.bytes, loads+j.sp.loads, evictions+j.sp.evictions
 		}
 	}
@@ -96,8 +102,8 @@ func (d *Dataflow) RestoreWithin(r StateReader, keep, cache int64) (int64, error
 	}
 	var held int64
 	for i, op := range d.ops {
-		j, ok := op.(*joinOp)
-		if !ok || !j.keyed {
+		j := spillJoin(op)
+		if j == nil || !j.keyed {
 			if err := d.restoreNode(r, i, op.restore); err != nil {
 				return held, err
 			}
@@ -107,7 +113,7 @@ func (d *Dataflow) RestoreWithin(r StateReader, keep, cache int64) (int64, error
 			n, err := j.restoreRow(key, value)
 			if held += n; err == nil && held > keep && j.keyed {
 				j.forget()
-				j.spill(r, nodePrefix(nil, i), cache)
+				d.SpillNode(i, r, cache)
 				return errStopScan
 			}
 			return err
@@ -143,8 +149,21 @@ func (d *Dataflow) restoreNode(r StateReader, i int, fn func(key, value []byte) 
 // turns it back.
 func (d *Dataflow) keyJoins() {
 	for _, op := range d.ops {
-		if j, ok := op.(*joinOp); ok {
+		if j := spillJoin(op); j != nil {
 			j.keyed = true
 		}
 	}
+}
+
+// spillJoin returns the joinOp of an operator that can spill: a plain
+// join, or a shared join's (whose shared side is an index, so only its
+// private side has rows); nil for any other operator.
+func spillJoin(op operator) *joinOp {
+	switch o := op.(type) {
+	case *joinOp:
+		return o
+	case *sharedJoin:
+		return o.j
+	}
+	return nil
 }

@@ -21,10 +21,11 @@ CREATE MATERIALIZED VIEW agg AS SELECT g, count(*) AS n, sum(v) AS s, min(v) AS 
 CREATE MATERIALIZED VIEW j AS SELECT t.k, t.v, u.w FROM t JOIN u ON t.g = u.g;
 CREATE MATERIALIZED VIEW d AS SELECT DISTINCT w FROM u;
 CREATE MATERIALIZED VIEW top AS SELECT count(*) AS groups, sum(n) AS rows FROM agg;
+CREATE MATERIALIZED VIEW lj AS SELECT u.g, u.w, t.k FROM u LEFT JOIN t ON t.g = u.g AND t.v > 10;
 `
 
 // checkpointRelations are compared after every restart.
-var checkpointRelations = []string{"t", "u", "agg", "j", "d", "top"}
+var checkpointRelations = []string{"t", "u", "agg", "j", "d", "top", "lj"}
 
 // TestCheckpointCrashRandom runs random commits against two engines, one
 // of which "crashes" at random moments (closes without its final
@@ -38,7 +39,8 @@ func TestCheckpointCrashRandom(t *testing.T) { testCheckpointCrashRandom(t, fals
 // table and view of the crashing engine spilled to the store at its first
 // checkpoint (a budget of one byte, no minimum size), so that its reads,
 // writes, rollbacks, index lookups, restarts and crashes all go through
-// spilled collections (restart loads them spilled again).
+// spilled collections (restart loads them spilled again); the joins of j
+// and lj spill their arrangements too, with caches of 1 MiB.
 func TestCheckpointCrashRandomSpilled(t *testing.T) { testCheckpointCrashRandom(t, true) }
 
 func testCheckpointCrashRandom(t *testing.T, spill bool) {
@@ -90,6 +92,9 @@ func testCheckpointCrashRandom(t *testing.T, spill bool) {
 	compareEngines(t, -1, ref, sub)
 	if spilled := sub.e.SpilledCollections(); spill && spilled < len(checkpointRelations) {
 		t.Fatalf("%d collections spilled, want all %d tables and views", spilled, len(checkpointRelations))
+	}
+	if spilled := sub.e.SpilledOperators(); spill && spilled < 2 {
+		t.Fatalf("%d operators spilled, want the joins of j and lj", spilled)
 	}
 }
 

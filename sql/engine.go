@@ -267,9 +267,11 @@ func (e *Engine) restore() error {
 			if err != nil {
 				return fmt.Errorf("rebuilding materialized view %s: %w", o.Name, err)
 			}
-			if err := mv.df.Restore(e.db.PrefixedReader(storage.StatePrefix(o.ID))); err != nil {
+			held, err := mv.df.RestoreWithin(e.db.PrefixedReader(storage.StatePrefix(o.ID)), e.spill.loadBound(loaded), e.spill.opCache())
+			if err != nil {
 				return fmt.Errorf("restoring materialized view %s: %w", o.Name, err)
 			}
+			loaded += held
 			e.views[o.ID] = mv
 		}
 	}

@@ -26,6 +26,14 @@ import (
 // size (MemBytes) covers the excess. Until the next collection updates
 // the measure, what was spilled since counts as freed. A spilled
 // collection stays spilled until restart.
+//
+// Operator state competes with collections on the same terms: a
+// materialized view's plain joins (exec.Dataflow.SpillCandidates, sized
+// by their estimate) spill the same way, at the same moment, largest
+// first among collections and operators together, each keeping a cache of
+// opCache bytes of hot join keys; after every checkpoint each view's
+// Flushed lets its spilled operators evict what the checkpoint wrote.
+// Restart loads operator state within the same bound as collections.
 
 // spillFraction of the budget is the live heap past which collections
 // spill: the collector needs room above the live heap (GOGC), and the
@@ -49,6 +57,19 @@ type spiller struct {
 	// budget: EDDY_SPILL_ALL=1, a test knob (the crash tests run the
 	// server with everything spilled).
 	all bool
+}
+
+// allOpCache is the cache of each spilled operator under EDDY_SPILL_ALL:
+// small, so the crash tests evict and reload keys all the time.
+const allOpCache = 64 << 10
+
+// opCache returns the bytes of hot keys each spilled operator may keep
+// in memory: a 64th of the budget, between 1 MiB and 64 MiB.
+func (s *spiller) opCache() int64 {
+	if s.all {
+		return allOpCache
+	}
+	return min(max(s.limit/64, 1<<20), 64<<20)
 }
 
 // storeOptions returns the store's options for a memory budget: Pebble's
@@ -106,13 +127,12 @@ func (e *Engine) afterCheckpoint() {
 	for _, c := range e.colls {
 		c.Flushed()
 	}
+	for _, mv := range e.views {
+		mv.df.Flushed()
+	}
 	s := &e.spill
 	if s.all {
-		for id, c := range e.colls {
-			if !c.Spilled() && e.spillable(id) {
-				c.Spill(e.db)
-			}
-		}
+		e.spillAll()
 		return
 	}
 	if s.limit <= 0 {
@@ -131,35 +151,77 @@ func (e *Engine) afterCheckpoint() {
 		if excess <= 0 {
 			break
 		}
-		v.c.Spill(e.db)
+		if !e.spillOne(v) {
+			continue
+		}
 		s.freed += v.bytes
 		excess -= v.bytes
 		s.spilled++
-		e.log.Info("collection spilled to disk", "id", v.c.ID(), "name", e.cat.byID[v.c.ID()].Name,
-			"rows", v.c.Len(), "est_bytes", v.bytes, "live_heap", live, "memory_limit", s.limit)
+		e.log.Info("state spilled to disk", "id", v.id, "name", e.cat.byID[v.id].Name, "node", v.node,
+			"est_bytes", v.bytes, "live_heap", live, "memory_limit", s.limit)
 	}
 }
 
-// sizedColl is a collection and its estimated in-memory size.
-type sizedColl struct {
+// spillAll spills every spillable collection and operator state
+// (EDDY_SPILL_ALL).
+func (e *Engine) spillAll() {
+	for id, c := range e.colls {
+		if !c.Spilled() && e.spillable(id) {
+			c.Spill(e.db)
+		}
+	}
+	for id, mv := range e.views {
+		if e.spillable(id) {
+			for _, c := range mv.df.SpillCandidates() {
+				e.spillOne(sizedState{id: id, node: c.Node, mv: mv})
+			}
+		}
+	}
+}
+
+// sizedState is a collection (node -1) or a materialized view's operator
+// state (its dataflow node) and its estimated in-memory size.
+type sizedState struct {
+	id    uint64
+	node  int
 	c     *storage.Collection
+	mv    *matView
 	bytes int64
 }
 
-// spillCandidates returns the in-memory spillable collections of at least
-// minSpillBytes, largest first.
-func (e *Engine) spillCandidates() []sizedColl {
-	var out []sizedColl
+// spillOne spills v, reporting whether it spilled.
+func (e *Engine) spillOne(v sizedState) bool {
+	if v.node < 0 {
+		v.c.Spill(e.db)
+		return v.c.Spilled()
+	}
+	return v.mv.df.SpillNode(v.node, e.db.PrefixedReader(storage.StatePrefix(v.id)), e.spill.opCache())
+}
+
+// spillCandidates returns the in-memory spillable collections and
+// operator states of at least minSpillBytes, largest first.
+func (e *Engine) spillCandidates() []sizedState {
+	var out []sizedState
 	for id, c := range e.colls {
 		if c.Spilled() || !e.spillable(id) {
 			continue
 		}
 		if n := c.MemBytes(); n >= minSpillBytes {
-			out = append(out, sizedColl{c, n})
+			out = append(out, sizedState{id: id, node: -1, c: c, bytes: n})
 		}
 	}
-	slices.SortFunc(out, func(a, b sizedColl) int {
-		return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(a.c.ID(), b.c.ID()))
+	for id, mv := range e.views {
+		if !e.spillable(id) {
+			continue
+		}
+		for _, c := range mv.df.SpillCandidates() {
+			if c.Bytes >= minSpillBytes {
+				out = append(out, sizedState{id: id, node: c.Node, mv: mv, bytes: c.Bytes})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b sizedState) int {
+		return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(a.id, b.id), cmp.Compare(a.node, b.node))
 	})
 	return out
 }
@@ -176,6 +238,18 @@ func heapStats() (live, gcs uint64) {
 		gcs = s[1].Value.Uint64()
 	}
 	return live, gcs
+}
+
+// SpilledOperators returns the number of materialized views' operator
+// states spilled so far (tests).
+func (e *Engine) SpilledOperators() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	n := 0
+	for _, mv := range e.views {
+		n += len(mv.df.SpilledNodes())
+	}
+	return n
 }
 
 // SpilledCollections returns the number of collections spilled so far
