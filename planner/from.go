@@ -370,6 +370,9 @@ func (b *builder) onJoin(kind ir.JoinKind, quals *pg_query.Node, left, right ir.
 // for FULL JOIN); the originals stay reachable through their qualifiers.
 func (b *builder) usingJoin(kind ir.JoinKind, j *pg_query.JoinExpr, left, right ir.Rel, lcols, rcols []scopeCol) (ir.Rel, []scopeCol, error) {
 	names := usingNames(j, lcols, rcols)
+	if t := b.opts.Trace; t != nil && j.IsNatural {
+		t.Natural[j] = names
+	}
 	nl := len(lcols)
 	all := append(append([]scopeCol(nil), lcols...), rcols...)
 	joined := ir.NewJoin(kind, left, right)

@@ -23,6 +23,9 @@ type Trace struct {
 	Cols map[*pg_query.ColumnRef]TraceCol
 	// Stars are the columns each * or t.* of a select list expands to.
 	Stars map[*pg_query.ColumnRef][]TraceCol
+	// Natural are the common columns each NATURAL join merges (its USING
+	// list, as PostgreSQL's pg_get_viewdef prints it).
+	Natural map[*pg_query.JoinExpr][]string
 }
 
 // TraceCol names a column of a FROM item: Table is the item's qualifier
@@ -36,7 +39,7 @@ type TraceCol struct {
 // NewTrace returns an empty trace.
 func NewTrace() *Trace {
 	return &Trace{Exprs: map[*pg_query.Node]expr.Expr{}, Cols: map[*pg_query.ColumnRef]TraceCol{},
-		Stars: map[*pg_query.ColumnRef][]TraceCol{}}
+		Stars: map[*pg_query.ColumnRef][]TraceCol{}, Natural: map[*pg_query.JoinExpr][]string{}}
 }
 
 // ColumnName is the name PostgreSQL gives a select-list entry without an

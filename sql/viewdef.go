@@ -26,11 +26,14 @@ import (
 // the table itself with the new name, as PostgreSQL shows it.
 //
 // Constructs it does not print (errNoDeparse) leave the definition as
-// written: VALUES, FROM functions and LATERAL, NATURAL joins, GROUPING
-// SETS/ROLLUP/CUBE, named windows and frame clauses, SQL-syntax function
-// forms (EXTRACT, SUBSTRING ... FROM, ...), record and array subscripts,
-// IS DISTINCT FROM, COLLATE, row comparisons, and self-references that
-// PostgreSQL would rename (orders_1).
+// written: VALUES, FROM functions and LATERAL, GROUPING SETS/ROLLUP/CUBE,
+// record and array subscripts (field selection), IS DISTINCT FROM, row
+// comparisons, the two-variable statistics aggregates (regr_*, corr,
+// covar_*: the planner rewrites them into sums before tracing), and
+// self-references that PostgreSQL would rename (orders_1). NATURAL joins
+// print as USING their common columns, COLLATE, named windows and the
+// SQL-syntax functions (EXTRACT, SUBSTRING, POSITION, TRIM, OVERLAY) as
+// PostgreSQL prints them. VARIADIC calls are refused by the planner.
 
 // errNoDeparse marks a construct the deparser does not print.
 var errNoDeparse = errors.New("construct not deparsed")
@@ -296,7 +299,7 @@ func (d *deparser) setOp(sel *pg.SelectStmt, out *outCols) {
 // basicSelect prints SELECT ... FROM ... WHERE ... GROUP BY ... HAVING
 // (get_basic_select_query).
 func (d *deparser) basicSelect(sel *pg.SelectStmt, out *outCols) {
-	if len(sel.WindowClause) > 0 || sel.GroupDistinct {
+	if sel.GroupDistinct {
 		no()
 	}
 	d.indent += indentStd
@@ -325,6 +328,9 @@ func (d *deparser) basicSelect(sel *pg.SelectStmt, out *outCols) {
 	if sel.HavingClause != nil {
 		d.keyword(" HAVING ", -indentStd, indentStd, 0)
 		d.expr(sel.HavingClause, repr.Bool, pNone)
+	}
+	if len(sel.WindowClause) > 0 {
+		d.windowClause(sel.WindowClause)
 	}
 }
 

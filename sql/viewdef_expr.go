@@ -206,6 +206,8 @@ func (d *deparser) kind(n *pg.Node) nkind {
 			pg.BoolExprType_OR_EXPR: "OR", pg.BoolExprType_NOT_EXPR: "NOT"}[n.GetBoolExpr().Boolop]}
 	case n.GetNullTest() != nil, n.GetBooleanTest() != nil, n.GetSubLink() != nil:
 		return nkind{kind: kTest}
+	case n.GetCollateClause() != nil:
+		return nkind{kind: kOtherNode}
 	case n.GetTypeCast() != nil:
 		if unknownLiteral(n.GetTypeCast().Arg) {
 			return nkind{kind: kSimple}
@@ -302,8 +304,26 @@ func (d *deparser) node(n *pg.Node) {
 		d.subscripts(n.GetAIndirection())
 	case n.GetGroupingFunc() != nil:
 		d.call("GROUPING", n.GetGroupingFunc().Args, noWant)
+	case n.GetCollateClause() != nil:
+		d.collate(n, n.GetCollateClause())
 	default:
 		no()
+	}
+}
+
+// collate prints x COLLATE name, parenthesized outside pretty mode (in
+// it, by its context: exprParen), its argument typed as the clause.
+func (d *deparser) collate(n *pg.Node, cc *pg.CollateClause) {
+	if len(cc.Collname) != 1 {
+		no()
+	}
+	if !d.pretty {
+		d.write("(")
+	}
+	d.expr(cc.Arg, d.typeOf(n), pInner)
+	d.write(" COLLATE ", expr.QuoteIdent(cc.Collname[0].GetString_().GetSval()))
+	if !d.pretty {
+		d.write(")")
 	}
 }
 

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"strconv"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -235,8 +236,21 @@ func renameWrapper(sel *pg.SelectStmt) (*pg.RangeVar, map[string]string) {
 
 // join prints a JOIN tree item.
 func (d *deparser) join(j *pg.JoinExpr) {
-	if j.IsNatural || j.JoinUsingAlias != nil {
+	if j.JoinUsingAlias != nil {
 		no()
+	}
+	using := nameList(j.UsingClause)
+	if j.IsNatural {
+		// PostgreSQL prints a NATURAL join as USING its common columns.
+		names, ok := d.tr.Natural[j]
+		if !ok || len(names) == 0 {
+			no()
+		}
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = expr.QuoteIdent(n)
+		}
+		using = strings.Join(quoted, ", ")
 	}
 	rightParen := d.pretty && j.Rarg.GetRangeVar() == nil && j.Rarg.GetRangeSubselect() == nil &&
 		!(j.Rarg.GetJoinExpr() != nil && j.Rarg.GetJoinExpr().Alias != nil)
@@ -249,7 +263,7 @@ func (d *deparser) join(j *pg.JoinExpr) {
 	if kw == "" {
 		no()
 	}
-	if j.Jointype == pg.JoinType_JOIN_INNER && j.Quals == nil && len(j.UsingClause) == 0 {
+	if j.Jointype == pg.JoinType_JOIN_INNER && j.Quals == nil && using == "" {
 		kw = " CROSS JOIN "
 	}
 	d.keyword(kw, -indentStd, indentStd, indentJoin)
@@ -261,8 +275,8 @@ func (d *deparser) join(j *pg.JoinExpr) {
 		d.write(")")
 	}
 	switch {
-	case len(j.UsingClause) > 0:
-		d.write(" USING (", nameList(j.UsingClause), ")")
+	case using != "":
+		d.write(" USING (", using, ")")
 	case j.Quals != nil:
 		d.write(" ON ")
 		d.parenUnlessPretty(func() { d.expr(j.Quals, repr.Bool, pNone) })

@@ -370,7 +370,7 @@ func (d *deparser) funcCall(n *pg.Node, fc *pg.FuncCall) {
 		no()
 	}
 	if fc.Funcformat == pg.CoercionForm_COERCE_SQL_SYNTAX {
-		d.sqlSyntaxCall(fc)
+		d.sqlSyntaxCall(n, fc)
 		return
 	}
 	name := fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
@@ -414,17 +414,58 @@ func (d *deparser) funcCall(n *pg.Node, fc *pg.FuncCall) {
 	}
 }
 
-// sqlSyntaxCall prints a function the grammar spells as SQL syntax:
-// EXTRACT(field FROM x); the others (SUBSTRING ... FROM, POSITION,
-// OVERLAY, TRIM, ...) are not printed.
-func (d *deparser) sqlSyntaxCall(fc *pg.FuncCall) {
+// sqlSyntaxCall prints a function the grammar spells as SQL syntax, as
+// PostgreSQL's get_func_sql_syntax does: EXTRACT(field FROM x),
+// SUBSTRING(x FROM a [FOR b]), POSITION((s) IN (x)), OVERLAY(x PLACING y
+// FROM a [FOR b]) and TRIM(BOTH|LEADING|TRAILING [chars] FROM x) (the
+// grammar's btrim, ltrim and rtrim). The arguments print with the
+// function's parameter types, as its call was planned.
+func (d *deparser) sqlSyntaxCall(n *pg.Node, fc *pg.FuncCall) {
 	name := fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
-	if name != "extract" || len(fc.Args) != 2 || fc.Args[0].GetAConst().GetSval() == nil {
+	args := fc.Args
+	ts := d.operandTypes(n, len(args))
+	arg := func(i int) { d.expr(args[i], wantAt(ts, i), pNone) }
+	switch {
+	case name == "extract" && len(args) == 2 && args[0].GetAConst().GetSval() != nil:
+		d.write("EXTRACT(", args[0].GetAConst().GetSval().Sval, " FROM ")
+		d.expr(args[1], noWant, pNone)
+	case ts == nil:
+		no()
+	case name == "substring" && (len(args) == 2 || len(args) == 3):
+		d.write("SUBSTRING(")
+		d.sqlSyntaxArgs(arg, len(args), " FROM ", " FOR ")
+	case name == "overlay" && (len(args) == 3 || len(args) == 4):
+		d.write("OVERLAY(")
+		d.sqlSyntaxArgs(arg, len(args), " PLACING ", " FROM ", " FOR ")
+	case name == "position" && len(args) == 2:
+		d.write("POSITION((")
+		arg(1)
+		d.write(") IN (")
+		arg(0)
+		d.write(")")
+	case (name == "btrim" || name == "ltrim" || name == "rtrim") && (len(args) == 1 || len(args) == 2):
+		d.write("TRIM(", map[string]string{"btrim": "BOTH", "ltrim": "LEADING", "rtrim": "TRAILING"}[name])
+		if len(args) == 2 {
+			d.write(" ")
+			arg(1)
+		}
+		d.write(" FROM ")
+		arg(0)
+	default:
 		no()
 	}
-	d.write("EXTRACT(", fc.Args[0].GetAConst().GetSval().Sval, " FROM ")
-	d.expr(fc.Args[1], noWant, pNone)
 	d.write(")")
+}
+
+// sqlSyntaxArgs prints arguments 0..n-1 of a SQL-syntax call, the i-th
+// (i >= 1) after keyword kws[i-1].
+func (d *deparser) sqlSyntaxArgs(arg func(int), n int, kws ...string) {
+	for i := range n {
+		if i > 0 {
+			d.write(kws[i-1])
+		}
+		arg(i)
+	}
 }
 
 // windowArgsPrintable refuses the window function calls whose argument
@@ -451,35 +492,64 @@ func (d *deparser) sortList(items []*pg.Node) {
 	}
 }
 
-// window prints an OVER clause's window (get_rule_windowspec).
+// window prints an OVER clause's window: a named window alone (OVER w,
+// and OVER (w), which PostgreSQL reads as it) or a specification.
 func (d *deparser) window(w *pg.WindowDef) {
-	if w.Name != "" || w.Refname != "" {
-		no()
+	own := len(w.PartitionClause) > 0 || len(w.OrderClause) > 0 || w.FrameOptions&frameNonDefault != 0
+	switch {
+	case !own && w.Name != "":
+		d.write(expr.QuoteIdent(w.Name)) // OVER w
+		return
+	case !own && w.Refname != "":
+		d.write(expr.QuoteIdent(w.Refname)) // OVER (w) is OVER w
+		return
 	}
+	d.windowSpec(w)
+}
+
+// windowSpec prints a window specification in parentheses: the window
+// it extends, PARTITION BY, ORDER BY, the frame (get_rule_windowspec).
+func (d *deparser) windowSpec(w *pg.WindowDef) {
 	d.write("(")
+	sep := ""
+	if w.Refname != "" {
+		d.write(expr.QuoteIdent(w.Refname))
+		sep = " "
+	}
 	if len(w.PartitionClause) > 0 {
-		d.write("PARTITION BY ")
+		d.write(sep, "PARTITION BY ")
 		for i, p := range w.PartitionClause {
 			if i > 0 {
 				d.write(", ")
 			}
 			d.sortGroupExpr(p, false)
 		}
+		sep = " "
 	}
 	if len(w.OrderClause) > 0 {
-		if len(w.PartitionClause) > 0 {
-			d.write(" ")
-		}
-		d.write("ORDER BY ")
+		d.write(sep, "ORDER BY ")
 		d.sortList(w.OrderClause)
+		sep = " "
 	}
 	if w.FrameOptions&frameNonDefault != 0 {
-		if len(w.PartitionClause) > 0 || len(w.OrderClause) > 0 {
-			d.write(" ")
-		}
+		d.write(sep)
 		d.frame(w)
 	}
 	d.write(")")
+}
+
+// windowClause prints a query's WINDOW clause: each named window's
+// specification (get_rule_windowclause).
+func (d *deparser) windowClause(defs []*pg.Node) {
+	d.keyword(" WINDOW ", -indentStd, indentStd, 1)
+	for i, n := range defs {
+		w := n.GetWindowDef()
+		if i > 0 {
+			d.write(", ")
+		}
+		d.write(expr.QuoteIdent(w.Name), " AS ")
+		d.windowSpec(w)
+	}
 }
 
 // The frame option bits of a window (PostgreSQL's FRAMEOPTION_*).
