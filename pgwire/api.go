@@ -91,6 +91,11 @@ type Backend struct {
 	// connection is idle outside a transaction block, else just before
 	// its next ReadyForQuery with status idle.
 	Notify func(n Notification)
+	// Notice sends a NoticeResponse at once, in the middle of a statement
+	// (PostgreSQL sends a RAISE NOTICE as it happens; Eddy, a long
+	// backfill's progress). Like HasPortal, only from the session's
+	// goroutine during a statement.
+	Notice func(n Notice)
 	// HasPortal reports whether the connection has bound a portal of that
 	// name (SQL cursors share portals' namespace). Unlike the others it
 	// may only be called from the session's own goroutine, while it runs

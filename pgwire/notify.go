@@ -25,6 +25,7 @@ func (c *conn) backend() Backend {
 		Cancel:     c.cancelStatement,
 		Terminate:  c.shutdown,
 		Notify:     c.queueNotification,
+		Notice:     c.sendNoticeNow,
 		HasPortal: func(name string) bool {
 			_, ok := c.portals[name]
 			return ok
@@ -39,6 +40,15 @@ func (c *conn) backend() Backend {
 			return ok
 		},
 	}
+}
+
+// sendNoticeNow sends n and flushes, from the connection's goroutine
+// while it runs a statement (so nothing else writes meanwhile).
+func (c *conn) sendNoticeNow(n Notice) {
+	e := n.Err
+	c.be.Send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity,
+		Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint})
+	_ = c.flush()
 }
 
 // queueNotification queues n and, if the connection is idle, has the

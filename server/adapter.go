@@ -171,6 +171,9 @@ func (s session) SetBackend(b pgwire.Backend) {
 	if a, ok := b.ClientAddr.(*net.TCPAddr); ok {
 		sb.ClientAddr, sb.ClientPort = a.IP.String(), int32(a.Port)
 	}
+	if b.Notice != nil {
+		sb.Notice = func(n sql.Notice) { b.Notice(pgwire.Notice(n)) }
+	}
 	if b.Notify != nil {
 		sb.Notify = func(n sql.Notification) {
 			b.Notify(pgwire.Notification{PID: uint32(n.PID), Channel: n.Channel, Payload: n.Payload})

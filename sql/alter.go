@@ -251,6 +251,9 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 	if isSystemRelation(obj.ID) {
 		return repr.Errorf("42501", "permission denied: \"%s\" is a system relation", obj.Name)
 	}
+	if err := e.checkNotBackfilling(obj); err != nil {
+		return err
+	}
 	a := &alteration{e: e, old: obj, nu: obj.clone(), ctx: ectx}
 	for _, n := range as.Cmds {
 		if err := a.apply(n.GetAlterTableCmd()); err != nil {
@@ -897,6 +900,9 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 		return repr.Errorf("42501", "permission denied: \"%s\" is a system relation", obj.Name)
 	}
 	if err := e.checkOwner(p.st.s, obj.Owner, kindName(obj.Kind), obj.Name); err != nil {
+		return err
+	}
+	if err := e.checkNotBackfilling(obj); err != nil {
 		return err
 	}
 	nu := obj.clone()

@@ -24,6 +24,10 @@ type Backend struct {
 	Cancel     func()
 	Terminate  func()
 	Notify     func(Notification)
+	// Notice sends a NoticeResponse at once, in the middle of a statement
+	// (a long backfill's progress). Only the session's own goroutine
+	// calls it, while it runs a statement; nil means none.
+	Notice func(Notice)
 	// HasPortal reports whether the connection has bound a protocol
 	// portal of that name (DECLARE may not reuse it). Only the session's
 	// own goroutine calls it; nil means none.

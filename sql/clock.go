@@ -199,6 +199,7 @@ func (e *Engine) Tick() error {
 		return err
 	}
 	tx.commit()
+	e.captureBackfills(tx.deltas)
 	e.publish(t, tx.deltas)
 	e.committed(1)
 	return nil

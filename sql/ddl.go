@@ -355,13 +355,17 @@ func (e *Engine) nameTaken(obj *Object, ifNotExists bool) (bool, error) {
 	if e.cat.schemas[obj.Schema] == nil {
 		return false, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", obj.Schema)
 	}
-	if e.cat.lookup(obj.Schema, obj.Name) == nil {
+	if e.cat.lookup(obj.Schema, obj.Name) == nil && e.backfillingName(obj.Schema, obj.Name) == nil {
 		return false, nil
 	}
 	if ifNotExists {
 		return true, skipped(repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists, skipping", obj.Name))
 	}
-	return false, repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", obj.Name)
+	err := repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", obj.Name)
+	if e.cat.lookup(obj.Schema, obj.Name) == nil {
+		err = err.WithDetail("Another session is creating materialized view \"%s\" (its backfill is running).", obj.Name)
+	}
+	return false, err
 }
 
 func (e *Engine) persistObject(obj *Object, b *storage.Batch) error {

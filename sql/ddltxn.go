@@ -539,6 +539,43 @@ func (g *txGate) leave(s *Session) {
 	g.mu.Unlock()
 }
 
+// pause gives up the shared slot of s's statement in the middle of it (a
+// backfill's long phase without the engine lock), so that a block can own
+// the gate meanwhile; it reports whether there was one to give up, which
+// resume then takes back.
+func (g *txGate) pause(s *Session) bool {
+	if s == nil || !s.gateShared || s.gateDepth != 1 {
+		return false
+	}
+	g.mu.Lock()
+	s.gateShared = false
+	if g.shared--; g.shared == 0 {
+		g.signalLocked()
+	}
+	g.mu.Unlock()
+	return true
+}
+
+// resume takes a shared slot back for s's paused statement, waiting as
+// enter does; it fails with 57014 if ctx ends first.
+func (g *txGate) resume(ctx context.Context, s *Session) error {
+	for {
+		g.mu.Lock()
+		if g.owner == nil && g.waiting == 0 {
+			g.shared++
+			s.gateShared = true
+			g.mu.Unlock()
+			return nil
+		}
+		ch := g.waitLocked()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return canceled(ctx)
+		}
+	}
+}
+
 // own makes s the owner, giving up its statement's shared slot and
 // waiting until no other statement runs and no one else owns the gate.
 func (g *txGate) own(ctx context.Context, s *Session) error {

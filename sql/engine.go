@@ -82,6 +82,9 @@ type Engine struct {
 	// (snapshot.go; modTime under mu).
 	snaps   snapshots
 	modTime map[uint64]repr.Time
+	// backfills are the CREATE MATERIALIZED VIEWs backfilling outside the
+	// lock (backfill.go; under mu).
+	backfills map[*hydration]bool
 	// atomic, while a statement's DDL steps run atomically, collects
 	// their writes (ddltxn.go; under mu).
 	atomic *storage.Batch
@@ -152,6 +155,7 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 	}
 	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
 	e.spill.all = os.Getenv("EDDY_SPILL_ALL") == "1"
+	backfillKnobs()
 	e.cat.size = e.collectionSize
 	err = e.loadRoles()
 	if err == nil {

@@ -193,6 +193,7 @@ func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (repr.Time, map[uint64
 		return 0, nil, err
 	}
 	tx.commit()
+	e.captureBackfills(tx.deltas)
 	e.noteCommitted(ws)
 	e.logInput(b, t, encodeWriteSetRecord(e.wall.last, ws))
 	return t, tx.deltas, nil

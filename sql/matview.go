@@ -35,7 +35,8 @@ func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error
 	}
 	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql,
 		EmitOnWindowClose: emitOnClose, TimeZone: p.st.s.settings.timeZone, Owner: p.st.s.newOwner()}
-	if err := p.st.s.e.createMatView(obj, st.IfNotExists, p.st.s.interrupt(), p.st.s.addNotice); err != nil {
+	s := p.st.s
+	if err := s.e.createMatView(obj, st.IfNotExists, s); err != nil {
 		return err
 	}
 	p.st.s.e.activateSources(obj.Deps)
@@ -65,15 +66,9 @@ func (p *Portal) rejectTableAs(st *pg.CreateTableAsStmt) error {
 	return repr.Unsupported("CREATE TABLE AS")
 }
 
-// createMatView installs a materialized view: it plans the query into a
-// dataflow, backfills it by feeding the current contents of its sources
-// through the same operators at a new logical time, and persists the
-// catalog entry, the contents and the operator state in one batch. When
-// interrupt closes during the backfill (the statement was cancelled) the
-// backfill's Step rolls back and the view is not created.
-func (e *Engine) createMatView(obj *Object, ifNotExists bool, interrupt <-chan struct{}, notice func(*repr.Error)) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+// createMatViewLocked is createMatView with the backfill under the
+// engine lock, which the caller holds (inside a transaction block).
+func (e *Engine) createMatViewLocked(obj *Object, ifNotExists bool, interrupt <-chan struct{}, notice func(*repr.Error)) error {
 	if exists, err := e.nameTaken(obj, ifNotExists); exists || err != nil {
 		return err
 	}
@@ -224,6 +219,9 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 // under the engine's lock.
 func (e *Engine) dropLocked(obj *Object, cascade bool) error {
 	victims := e.dropSet(obj)
+	if err := e.checkNotBackfilling(victims...); err != nil {
+		return err
+	}
 	sinks := e.sinksReading(victims)
 	fixes, owned, depLines := e.dropSide(obj, victims)
 	if (len(victims) > 1 || len(sinks) > 0 || len(depLines) > 0) && !cascade {

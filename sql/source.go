@@ -252,6 +252,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 		return err
 	}
 	tx.commit()
+	e.captureBackfills(tx.deltas)
 	st.position, st.posLoaded = bytes.Clone(position), true
 	e.noteSourceStats(st, stats)
 	e.publish(t, tx.deltas)

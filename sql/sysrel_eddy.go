@@ -23,6 +23,7 @@ const (
 	oidEddySubscriptions uint32 = 16010
 	oidEddyIndexes       uint32 = 16011
 	oidEddyOperators     uint32 = 16012
+	oidEddyBackfills     uint32 = 16013
 )
 
 func init() {
@@ -35,6 +36,9 @@ func init() {
 	defSysRel(22, oidEddyOperators, nsEddyCatalog, "eddy_dataflow_operators", true,
 		"schemaname name, viewname name, node integer, operator text, state_rows bigint, state_bytes bigint, "+
 			"changed_at bigint, engine_time bigint, late_rows bigint", eddyOperatorRows)
+	defSysRel(23, oidEddyBackfills, nsEddyCatalog, "eddy_backfills", true,
+		"pid integer, schemaname name, viewname name, inputs text, started_at timestamp with time zone, "+
+			"rows_done bigint, rows_total bigint, phase text, tail_bytes bigint", eddyBackfillRows)
 }
 
 // eddyOperatorRows lists the nodes of every materialized view's running

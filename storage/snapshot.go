@@ -1,5 +1,7 @@
 package storage
 
+import "github.com/google/btree"
+
 // Snapshots of collections. A snapshot is a read-only Collection holding
 // the contents and indexes of another one at one moment, taken in O(1):
 // the B-trees are cloned copy-on-write (google/btree's Clone), so the
@@ -28,4 +30,16 @@ func (c *Collection) Snapshot(db *DB) *Collection {
 		s.sp = &spillState{db: db, n: c.sp.n, beginN: c.sp.n}
 	}
 	return s
+}
+
+// EmptyLike returns an empty in-memory collection with c's id, key
+// columns and indexes (with no entries), which Apply then fills: a
+// backfill serves a shared arrangement from one, holding the rows fed so
+// far (see sql's backfill.go).
+func (c *Collection) EmptyLike() *Collection {
+	e := NewCollection(c.id, c.keyCols)
+	for _, ix := range c.indexes {
+		e.indexes = append(e.indexes, &index{id: ix.id, key: ix.key, tree: btree.NewG(btreeDegree, ixLess)})
+	}
+	return e
 }
