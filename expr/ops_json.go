@@ -128,6 +128,8 @@ func jsonText(d repr.Datum, t repr.T, c *Ctx) string {
 			parts = append(parts, jsonText(e, t.ElemType(), c))
 		}
 		return nestJSON(parts, d.ArrayDims())
+	case t.Family == repr.FamRecord:
+		return recordJSONText(d, nil, c)
 	}
 	return string(encodeJSON(nil, toJSONValue(d, t, c.Location())))
 }

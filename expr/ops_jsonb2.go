@@ -496,6 +496,8 @@ func toJSONValue(d repr.Datum, t repr.T, loc *time.Location) any {
 		return json.Number(formatText(n, repr.Numeric, loc))
 	case repr.FamJSONB, repr.FamJSON:
 		return decodeJSON(d.Text())
+	case repr.FamRecord:
+		return recordJSONValue(d, nil, loc)
 	case repr.FamArray:
 		elems := d.Array()
 		out := make([]any, len(elems))

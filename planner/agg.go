@@ -235,6 +235,9 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 			box = "array_agg_box" // array_agg(anyarray) stacks its values
 		case argT.Family == repr.FamArray:
 			return aggSpec{}, repr.Unsupported("%s over array values", name).WithPosition(fc.Location + 1)
+		case argT.Family == repr.FamRecord && kind == expr.AggJSONAgg:
+			// PostgreSQL separates composite elements by ",\n ".
+			return aggSpec{}, repr.Unsupported("%s over record values", name).WithPosition(fc.Location + 1)
 		}
 		argT = repr.ArrayOf(argT)
 	}

@@ -86,6 +86,11 @@ func nodeName(n *pg_query.Node) string {
 
 // columnRef resolves t.c or c.
 func (c *ectx) columnRef(ref *pg_query.ColumnRef) (expr.Expr, error) {
+	if table := starRef(&pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: ref}}); table != "" {
+		if e, ok, err := c.wholeRow(table, ref.Location); ok {
+			return e, err
+		}
+	}
 	table, name, err := refName(ref)
 	if err != nil {
 		return nil, err
@@ -93,6 +98,11 @@ func (c *ectx) columnRef(ref *pg_query.ColumnRef) (expr.Expr, error) {
 	e, err := resolveColumn(c.sc, table, name, ref.Location)
 	if err == nil {
 		c.b.traceCol(c.sc, ref, table, name)
+	}
+	if table == "" && repr.ErrorCode(err) == repr.CodeUndefinedColumn {
+		if w, ok, werr := c.wholeRow(name, ref.Location); ok {
+			return w, werr
+		}
 	}
 	return e, err
 }
@@ -482,7 +492,11 @@ func (c *ectx) nullTest(nt *pg_query.NullTest) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &expr.IsNull{Arg: e, Negate: nt.Nulltesttype == pg_query.NullTestType_IS_NOT_NULL}, nil
+	negate := nt.Nulltesttype == pg_query.NullTestType_IS_NOT_NULL
+	if fields := c.recordFields(e); fields != nil {
+		return c.recordNullTest(e, fields, negate)
+	}
+	return &expr.IsNull{Arg: e, Negate: negate}, nil
 }
 
 // booleanTest is IS [NOT] TRUE/FALSE/UNKNOWN, which never yield NULL.
@@ -643,6 +657,9 @@ func (c *ectx) minMax(mm *pg_query.MinMaxExpr) (expr.Expr, error) {
 
 // function resolves and applies a built-in function.
 func (c *ectx) function(name string, args []expr.Expr, loc int32) (expr.Expr, error) {
+	if to, rargs, ok := c.namedRecordJSON(name, args); ok {
+		name, args = to, rargs
+	}
 	if len(args) > 0 && isVector(args[0]) {
 		if e, ok, err := c.vectorFunction(name, args, loc); ok {
 			return e, err

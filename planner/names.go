@@ -34,8 +34,10 @@ func figure(n *pg_query.Node) (string, int) {
 		return "", nameNone
 	case n.GetColumnRef() != nil:
 		f := n.GetColumnRef().Fields
-		if s := f[len(f)-1].GetString_(); s != nil {
-			return s.GetSval(), nameStrong
+		for i := len(f) - 1; i >= 0; i-- { // the last name, past a * (t.*::text is "t")
+			if s := f[i].GetString_(); s != nil {
+				return s.GetSval(), nameStrong
+			}
 		}
 	case n.GetAIndirection() != nil:
 		return indirectionName(n.GetAIndirection())

@@ -129,12 +129,12 @@ func (c *ectx) rowInList(l []*pg_query.Node, items []*pg_query.Node, op string, 
 // rowNullTest builds ROW(...) IS [NOT] NULL: every field is NULL (IS NOT
 // NULL: no field is), as PostgreSQL tests a row.
 func (c *ectx) rowNullTest(fields []*pg_query.Node, negate bool) (expr.Expr, error) {
-	terms := make([]expr.Expr, len(fields))
-	for i, f := range fields {
-		e, err := c.expr(f)
-		if err != nil {
-			return nil, err
-		}
+	es, err := c.rowItems(fields) // t.* stands for t's columns
+	if err != nil {
+		return nil, err
+	}
+	terms := make([]expr.Expr, len(es))
+	for i, e := range es {
 		terms[i] = &expr.IsNull{Arg: e, Negate: negate}
 	}
 	return and(terms...), nil
@@ -142,7 +142,7 @@ func (c *ectx) rowNullTest(fields []*pg_query.Node, negate bool) (expr.Expr, err
 
 // rowValue builds a lone ROW(...) as a record value.
 func (c *ectx) rowValue(r *pg_query.RowExpr) (expr.Expr, error) {
-	args, err := c.exprs(r.Args)
+	args, err := c.rowItems(r.Args)
 	if err != nil {
 		return nil, err
 	}

@@ -749,8 +749,8 @@ func (c *ectx) winAggArgs(fc *pg_query.FuncCall, kind expr.AggKind, args []expr.
 	}
 	argT := args[0].Type()
 	if def.Boxed {
-		if argT.Family == repr.FamArray {
-			return nil, repr.Unsupported("%s over array values", name).WithPosition(fc.Location + 1)
+		if argT.Family == repr.FamArray || argT.Family == repr.FamRecord && name == "json_agg" {
+			return nil, repr.Unsupported("%s over %s values", name, argT.Name()).WithPosition(fc.Location + 1)
 		}
 		argT = repr.ArrayOf(argT)
 	}

@@ -1,0 +1,157 @@
+package planner
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// Whole-row references. As in PostgreSQL, a FROM item's name used as a
+// value (SELECT t FROM t, t.*::text, f(t.*)) is its row as a record, and
+// ROW(t.*) is ROW(t.a, t.b, ...). Eddy's record is the anonymous record
+// type: the value is ROW(t.a, t.b, ...) with the field names kept beside
+// it (ectx.records), so (t).a, (t).* and the names of to_json(t) resolve
+// as PostgreSQL's, and it prints as PostgreSQL's record_out. The value's
+// type OID is record's (2249), not the relation's row type. A column of
+// the same name wins over the whole row, as in PostgreSQL.
+
+// wholeRow returns the row of the FROM item named table as a record, or
+// ok false when no scope up to a barrier has such an item.
+func (c *ectx) wholeRow(table string, loc int32) (e expr.Expr, ok bool, err error) {
+	args, shape, ok, err := c.rowOf(table, loc)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	rec, err := c.function("row", args, loc)
+	if err != nil {
+		return nil, true, err
+	}
+	if c.records == nil {
+		c.records = map[expr.Expr][]expr.TableCol{}
+	}
+	c.records[rec] = shape
+	return rec, true, nil
+}
+
+// rowOf returns the columns of the FROM item named table in the nearest
+// scope up to a barrier that has one (ok false when none does).
+func (c *ectx) rowOf(table string, loc int32) (args []expr.Expr, shape []expr.TableCol, ok bool, err error) {
+	for cur := c.sc; cur != nil; cur = cur.parent {
+		if cur.hasTable(table) {
+			args, shape, err := c.rowFields(cur, table, loc)
+			return args, shape, true, err
+		}
+		if cur.barrier {
+			break
+		}
+	}
+	return nil, nil, false, nil
+}
+
+// rowFields returns the columns table.* names in scope sc (c's scope or
+// an enclosing one), resolved from c's scope, and their names and types.
+func (c *ectx) rowFields(sc *scope, table string, loc int32) ([]expr.Expr, []expr.TableCol, error) {
+	idx, err := sc.starCols(table, loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	args := make([]expr.Expr, len(idx))
+	shape := make([]expr.TableCol, len(idx))
+	for i, j := range idx {
+		col := sc.cols[j]
+		if sc == c.sc {
+			args[i] = &expr.Col{Idx: j, T: col.typ}
+		} else if args[i], err = resolveColumn(c.sc, table, col.name, loc); err != nil {
+			return nil, nil, err
+		}
+		shape[i] = expr.TableCol{Name: col.name, T: col.typ}
+	}
+	return args, shape, nil
+}
+
+// starRef returns the qualifier of a t.* column reference, or "".
+func starRef(n *pg_query.Node) string {
+	ref := n.GetColumnRef()
+	if ref == nil || len(ref.Fields) < 2 || ref.Fields[len(ref.Fields)-1].GetAStar() == nil {
+		return ""
+	}
+	// The qualifier parses as a column reference would: its last part is
+	// the table, the ones before the schema.
+	qual, name, err := refName(&pg_query.ColumnRef{Fields: ref.Fields[:len(ref.Fields)-1]})
+	if err != nil || qual != "" && strings.Contains(qual, ".") {
+		return ""
+	}
+	if qual != "" {
+		return qual + "." + name
+	}
+	return name
+}
+
+// rowItems plans ROW(...)'s arguments, expanding each t.* into t's columns.
+func (c *ectx) rowItems(items []*pg_query.Node) ([]expr.Expr, error) {
+	var out []expr.Expr
+	for _, n := range items {
+		if table := starRef(n); table != "" {
+			args, _, ok, err := c.rowOf(table, location(n))
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, repr.Errorf(repr.CodeUndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(location(n) + 1)
+			}
+			out = append(out, args...)
+			continue
+		}
+		e, err := c.expr(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// recordNullTest is rec IS [NOT] NULL for a record whose fields are known:
+// as PostgreSQL tests a composite value, true when every field is NULL
+// (IS NULL) or none is (IS NOT NULL); a NULL record has NULL fields.
+func (c *ectx) recordNullTest(rec expr.Expr, fields []expr.TableCol, negate bool) (expr.Expr, error) {
+	terms := make([]expr.Expr, len(fields))
+	for i, f := range fields {
+		args := []expr.Expr{rec, &expr.Lit{D: repr.NewInt(int64(i)), T: repr.Int4}, &expr.Lit{D: repr.Null, T: f.T}}
+		e, err := c.function("record_field", args, -1)
+		if err != nil {
+			return nil, err
+		}
+		terms[i] = &expr.IsNull{Arg: e, Negate: negate}
+	}
+	return and(terms...), nil
+}
+
+// recordJSONFuncs maps the functions that convert a record to JSON to the
+// forms that take its field names (expr/funcs_recordjson.go).
+var recordJSONFuncs = map[string]string{
+	"to_json": "record_to_json", "row_to_json": "record_to_json", "to_jsonb": "record_to_jsonb",
+}
+
+// namedRecordJSON rewrites to_json(rec), row_to_json(rec) and
+// to_jsonb(rec) of a record whose field names the planner knows into
+// record_to_json[b](rec, 'name', ...), so the object's keys are the
+// names (a whole-row reference's columns) rather than f1, f2, ....
+func (c *ectx) namedRecordJSON(name string, args []expr.Expr) (string, []expr.Expr, bool) {
+	to, ok := recordJSONFuncs[name]
+	if !ok || len(args) != 1 {
+		return "", nil, false
+	}
+	fields := c.recordFields(args[0])
+	if fields == nil {
+		return "", nil, false
+	}
+	out := []expr.Expr{args[0]}
+	for _, f := range fields {
+		out = append(out, &expr.Lit{D: repr.NewText(f.Name), T: repr.Text})
+	}
+	return to, out, true
+}
