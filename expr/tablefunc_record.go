@@ -29,13 +29,14 @@ func init() {
 	for prefix, in := range map[string]repr.T{"json": repr.JSON, "jsonb": repr.JSONB} {
 		recordFn(prefix+"_to_record", populateRecord, in).NullArgs = true
 		recordFn(prefix+"_to_recordset", populateRecordset(prefix+"_to_recordset"), in)
+		recordFn(prefix+"_populate_record_over", populateRecordOver, in, repr.Record).NullArgs = true
 	}
 }
 
-// recordFn registers a record-returning overload of name over arg whose
+// recordFn registers a record-returning overload of name over args whose
 // generator, given the column definition list, is gen(cols).
-func recordFn(name string, gen func(cols []TableCol) TableGen, arg repr.T) *TableFunc {
-	f := &TableFunc{Name: name, Args: []repr.T{arg}, Record: true}
+func recordFn(name string, gen func(cols []TableCol) TableGen, args ...repr.T) *TableFunc {
+	f := &TableFunc{Name: name, Args: args, Record: true}
 	f.record = func(cols []TableCol) *TableFunc {
 		inst := *f
 		inst.Cols, inst.Gen, inst.record = cols, gen(cols), nil
@@ -135,6 +136,39 @@ func populateRecord(cols []TableCol) TableGen {
 		}
 		if err := fillRow(row, obj, cols, ctx.Location()); err != nil {
 			return err
+		}
+		return emit(row)
+	}
+}
+
+// populateRecordOver is json[b]_populate_record_over(doc, base), the
+// planner's form of json[b]_populate_record with a non-NULL base record
+// whose fields are the columns: each column takes the document's member
+// of its name when there is one (JSON null: NULL), else the base's field;
+// a NULL document gives the base row.
+func populateRecordOver(cols []TableCol) TableGen {
+	return func(ctx *Ctx, a []repr.Datum, emit func([]repr.Datum) error) error {
+		row := make([]repr.Datum, len(cols))
+		if !a[1].IsNull() {
+			base, _ := a[1].Record()
+			copy(row, base)
+		}
+		if a[0].IsNull() {
+			return emit(row)
+		}
+		doc := docValue(a[0])
+		obj, ok := doc.object()
+		if !ok {
+			return repr.Errorf(repr.CodeInvalidParameter, "cannot call populate_composite on %s", doc.what())
+		}
+		for i, c := range cols {
+			if v, ok := obj[c.Name]; ok {
+				d, err := populateField(v, c.T, c.Name, ctx.Location())
+				if err != nil {
+					return err
+				}
+				row[i] = d
+			}
 		}
 		return emit(row)
 	}

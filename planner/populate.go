@@ -20,9 +20,11 @@ var populateFuncs = map[string]string{
 // FROM into json[b]_to_record[set](doc) with rel's columns as its column
 // definition list: PostgreSQL fills the row type's fields from the
 // document's keys with populate_record_field's conversions, and a NULL base
-// leaves the missing ones NULL, which is what the _to_ forms do. Eddy has
-// no composite values, so a non-NULL base record or a row type that is
-// not a relation's is 0A000. It returns ok false for other calls.
+// leaves the missing ones NULL, which is what the _to_ forms do. A base
+// that is a whole row (json_populate_record(t, doc) beside FROM t) is
+// populateOver's. Eddy has no named composite types, so other bases and a
+// row type that is not a relation's are 0A000. It returns ok false for
+// other calls.
 func (c *ectx) populateCall(fc *pg_query.FuncCall) (name string, args []*pg_query.Node, cols []expr.TableCol, ok bool, err error) {
 	name = funcName(fc)
 	to, found := populateFuncs[name]
@@ -34,7 +36,7 @@ func (c *ectx) populateCall(fc *pg_query.FuncCall) (name string, args []*pg_quer
 	}
 	tc := fc.Args[0].GetTypeCast()
 	if tc == nil || !tc.Arg.GetAConst().GetIsnull() {
-		return "", nil, nil, false, repr.Unsupported("%s with a base record other than NULL::table", name).WithPosition(fc.Location + 1)
+		return c.populateOver(fc, name)
 	}
 	rel, err := c.rowTypeRelation(tc.TypeName, name)
 	if err != nil {
@@ -69,4 +71,25 @@ func (c *ectx) rowTypeRelation(tn *pg_query.TypeName, fn string) (*Relation, err
 		return nil, repr.Errorf(repr.CodeUndefinedObject, "type %q does not exist", name).WithPosition(tn.Location + 1)
 	}
 	return rel, nil
+}
+
+// populateOver plans json[b]_populate_record(base, doc) over a non-NULL
+// base record whose field names the planner knows (a whole-row
+// reference): json[b]_populate_record_over(doc, base) with the base's
+// fields as its columns, which keeps the base's value of every field the
+// document does not name.
+func (c *ectx) populateOver(fc *pg_query.FuncCall, name string) (string, []*pg_query.Node, []expr.TableCol, bool, error) {
+	unsupported := repr.Unsupported("%s with a base record other than NULL::table or a FROM item's whole row", name).WithPosition(fc.Location + 1)
+	if !strings.HasSuffix(name, "_record") || fc.Args[0].GetColumnRef() == nil {
+		return "", nil, nil, false, unsupported
+	}
+	base, err := c.expr(fc.Args[0])
+	if err != nil {
+		return "", nil, nil, false, err
+	}
+	fields := c.recordFields(base)
+	if fields == nil {
+		return "", nil, nil, false, unsupported
+	}
+	return name + "_over", []*pg_query.Node{fc.Args[1], fc.Args[0]}, fields, true, nil
 }
