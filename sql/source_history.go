@@ -129,7 +129,8 @@ func (e *Engine) sourceCuts(id uint64) ([]historyCut, error) {
 }
 
 // backfill is a new view's backfill in progress: its dataflow, output
-// collection, time, context and batch.
+// collection, time and batch (nil for a SUBSCRIBE's transient view, which
+// logs nothing).
 type backfill struct {
 	e  *Engine
 	mv *matView
@@ -145,7 +146,11 @@ func (bf *backfill) step(in exec.Input) error {
 	ctx := bf.e.viewCtx()
 	ctx.Interrupt = bf.interrupt
 	in.Now, in.Arrangements = bf.e.wall.last, arrangements{bf.e}
-	out, err := bf.mv.df.StepInput(ctx, bf.t, in, bf.b.Prefixed(storage.StatePrefix(bf.mv.obj.ID)))
+	var w exec.StateWriter // nil for a transient view: no state logged
+	if bf.b != nil {
+		w = bf.b.Prefixed(storage.StatePrefix(bf.mv.obj.ID))
+	}
+	out, err := bf.mv.df.StepInput(ctx, bf.t, in, w)
 	if err != nil {
 		return err
 	}

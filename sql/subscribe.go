@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -283,18 +282,18 @@ func (e *Engine) subscribeQuery(sql string, progress bool, buffer int, tz string
 		return nil, nil, err
 	}
 	mv.transient = true
-	in := exec.Input{Updates: e.collectionInputs(mv.df.Sources(), e.clock), Now: e.wall.last}
-	out, err := mv.df.StepInput(e.viewCtx(), e.clock, in, nil)
+	c := storage.NewCollection(obj.ID, nil)
+	bf := &backfill{e: e, mv: mv, c: c, t: e.clock}
+	err = bf.step(exec.Input{Updates: e.collectionInputs(mv.df.Sources(), e.clock)})
+	if err == nil {
+		// The sources' history, as a new view gets it: the subscription's
+		// snapshot holds every event its sources have read.
+		err = bf.replaySources(func(n *repr.Error) { e.log.Warn("SUBSCRIBE: "+n.Message, "query", sql) })
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	mv.df.Commit()
-	c := storage.NewCollection(obj.ID, nil)
-	for _, u := range out {
-		if err := c.Apply(u.Row, u.Diff, nil); err != nil {
-			return nil, nil, fmt.Errorf("subscribe: initial contents: %w", err)
-		}
-	}
 	e.colls[obj.ID], e.views[obj.ID] = c, mv
 	return e.registerSubscriber(obj.ID, progress, buffer, mv), cols, nil
 }

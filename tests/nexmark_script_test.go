@@ -126,3 +126,38 @@ func TestPacedWindowViews(t *testing.T) {
 		}
 	}
 }
+
+// TestSubscribeSourceHistory: a SUBSCRIBE over a source that has already
+// read its whole (bounded) stream starts with a snapshot of every event,
+// as a view created then would.
+func TestSubscribeSourceHistory(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	env, err := startNexmarkEnv(t, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, err := queries.ParseSuite(queries.SQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const events = 2000
+	if err := env.exec(queries.BoundedSource(suite.Sources["bid"], events, nexmarkRate)); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.exec("CREATE MATERIALIZED VIEW n AS SELECT count(*) FROM bid"); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.waitIngested([]string{"bid"}, events); err != nil {
+		t.Fatal(err)
+	}
+	res, err := env.conn.Exec(ctx, "BEGIN; DECLARE c CURSOR FOR SUBSCRIBE (SELECT count(*) FROM bid); FETCH 1 c").ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := res[len(res)-1].Rows
+	want := fmt.Sprint(queries.CountOf(queries.TableType("bid"), events))
+	if len(rows) != 1 || string(rows[0][1]) != "1" || string(rows[0][2]) != want {
+		t.Fatalf("the subscription's first row is %q, want diff 1 and count %s", rows, want)
+	}
+}
