@@ -126,10 +126,21 @@ func (e *Engine) newTx() *applyTx {
 // logInput writes a commit's log record to its batch (not while
 // replaying, whose records are already durable).
 func (e *Engine) logInput(b *storage.Batch, t repr.Time, rec []byte) {
-	if !e.ck.replaying {
-		b.Set(storage.LogKey(t), rec)
+	if e.ck.replaying {
+		return
+	}
+	b.Set(storage.LogKey(t), rec[:min(len(rec), logPiece)])
+	for i, off := uint32(1), logPiece; off < len(rec); i, off = i+1, off+logPiece {
+		b.Set(storage.LogPieceKey(t, i), rec[off:min(off+logPiece, len(rec))])
 	}
 }
+
+// logPiece is the most bytes one value of the input log holds: a larger
+// record (a bulk write set) is split into pieces under consecutive keys
+// (storage.LogPieceKey). No Pebble block then grows past it, which keeps
+// reads cheap and a corrupt block quick to report: Pebble's diagnosis of
+// a checksum mismatch costs time quadratic in the block's size.
+const logPiece = 256 << 10
 
 // committed notes a durable logged commit and checkpoints if one is due.
 // The engine lock must be held.
@@ -192,6 +203,9 @@ func (e *Engine) checkpointLocked() error {
 	}
 	e.ck.durable, e.ck.commits, e.ck.last = e.clock, 0, time.Now()
 	e.ck.count++
+	if err := e.db.WriteStamp(storage.Stamp{Checkpoint: e.ck.durable, NextID: e.nextID}); err != nil {
+		e.log.Warn("checkpoint written, its stamp not (checked at the next start)", "err", err)
+	}
 	e.afterCheckpoint()
 	if sb.Size() > maxKeptBatch {
 		_ = sb.Close()
@@ -430,13 +444,20 @@ func (e *Engine) replayLog() error {
 		rec []byte
 	}
 	var recs []entry
+	var pieces uint32 // of the last record
 	err := e.db.Scan(storage.LogPrefix(), func(k, v []byte) error {
-		t, ok := storage.LogKeyTime(k)
-		if !ok {
+		t, piece, ok := storage.LogKeyPiece(k)
+		switch {
+		case !ok:
 			return fmt.Errorf("sql: malformed log key %s", storage.PrettyKey(k))
-		}
-		if t > e.ck.durable {
-			recs = append(recs, entry{t, append([]byte(nil), v...)})
+		case t <= e.ck.durable:
+		case piece == 0:
+			recs, pieces = append(recs, entry{t, append([]byte(nil), v...)}), 1
+		case len(recs) == 0 || recs[len(recs)-1].t != t || piece != pieces:
+			return fmt.Errorf("sql: the log record of time %d lacks a piece before %s", t, storage.PrettyKey(k))
+		default:
+			recs[len(recs)-1].rec = append(recs[len(recs)-1].rec, v...)
+			pieces++
 		}
 		return nil
 	})

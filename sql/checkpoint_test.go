@@ -175,3 +175,34 @@ func countLogRecords(t *testing.T, e *Engine) int {
 	}
 	return n
 }
+
+// TestLogRecordPieces checks that a write set larger than logPiece is
+// logged in pieces of at most logPiece bytes and that a restart after a
+// crash replays it whole, with the records around it.
+func TestLogRecordPieces(t *testing.T) {
+	te := newTestEngine(t)
+	te.e.SetCheckpointOptions(CheckpointOptions{})
+	te.run(checkpointSchema)
+	te.run("INSERT INTO u VALUES (1, 'before')")
+	te.run("INSERT INTO u SELECT i % 50, repeat(md5(i::text), 20) FROM generate_series(1, 2000) AS g(i)")
+	te.run("INSERT INTO u VALUES (2, 'after')")
+	pieces, largest := 0, 0
+	if err := te.e.db.Scan([]byte{'l'}, func(k, v []byte) error {
+		pieces++
+		largest = max(largest, len(v))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if pieces < 3+2 || largest > logPiece {
+		t.Fatalf("%d log values, the largest %d bytes: want the 1.3 MB write set in pieces of at most %d", pieces, largest, logPiece)
+	}
+	want := te.run("SELECT count(*), sum(length(w)), min(w), count(DISTINCT g) FROM u") + te.run("SELECT * FROM d ORDER BY w LIMIT 3")
+	if err := te.e.CloseWithoutCheckpoint(); err != nil {
+		t.Fatal(err)
+	}
+	te.open()
+	if got := te.run("SELECT count(*), sum(length(w)), min(w), count(DISTINCT g) FROM u") + te.run("SELECT * FROM d ORDER BY w LIMIT 3"); got != want {
+		t.Fatalf("after replay:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -165,6 +165,9 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 		err = e.restore()
 	}
 	if err == nil {
+		err = e.checkStamp()
+	}
+	if err == nil {
 		err = e.replayLog()
 	}
 	if err != nil {
@@ -202,6 +205,22 @@ func (e *Engine) closeBatches() {
 		e.ck.batch = nil
 	}
 	e.committer.close()
+}
+
+// checkStamp compares the restored store with the stamp its last
+// checkpoint left (storage.Stamp): a store whose clock or object IDs are
+// behind it lost files Pebble did not notice, and must not be served.
+func (e *Engine) checkStamp() error {
+	s, ok, err := e.db.ReadStamp()
+	if err != nil || !ok {
+		return err
+	}
+	if e.clock < s.Checkpoint || e.nextID < s.NextID {
+		return fmt.Errorf("the data directory is damaged: its store is at logical time %d (next object ID %d), "+
+			"but its last checkpoint reached %d (next object ID %d): a store file was truncated, lost or replaced "+
+			"by an older copy; restore the directory from a backup", e.clock, e.nextID, s.Checkpoint, s.NextID)
+	}
+	return nil
 }
 
 // restore loads the clock, the catalog and every collection, and rebuilds

@@ -65,6 +65,7 @@ func (o Options) withDefaults() Options {
 type DB struct {
 	pdb  *pebble.DB
 	dir  string
+	fs   vfs.FS
 	disk diskGuard
 	// snap, when not nil, makes this DB a read-only view of the store at
 	// one moment (NewSnapshot): Get and the scans of spilled collections
@@ -85,7 +86,7 @@ func (db *DB) reader() pebble.Reader {
 // it sees until Close). Only reads (Get, Scan, spilled collections'
 // reads) may use it.
 func (db *DB) NewSnapshot() *DB {
-	return &DB{pdb: db.pdb, dir: db.dir, snap: db.pdb.NewSnapshot()}
+	return &DB{pdb: db.pdb, dir: db.dir, fs: db.fs, snap: db.pdb.NewSnapshot()}
 }
 
 // CloseSnapshot releases a DB returned by NewSnapshot; it does nothing
@@ -143,7 +144,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("storage: opening %s: %w", dir, err)
 	}
-	return &DB{pdb: pdb, dir: dir, disk: disk}, nil
+	return &DB{pdb: pdb, dir: dir, fs: opts.FS, disk: disk}, nil
 }
 
 // writeMostlyCompression leaves levels 0 through 4 uncompressed and

@@ -2,6 +2,9 @@ package storage
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/eddydb/eddy/repr"
@@ -42,5 +45,30 @@ func TestDiskGuard(t *testing.T) {
 	g.free = func(string) (int64, error) { return free, nil }
 	if err := g.checkOpenSpace(); err == nil {
 		t.Error("opening with 10 MiB free under a 64 MiB reserve was allowed")
+	}
+}
+
+// TestStamp checks that a stamp reads back as written, that a directory
+// without one reports none, and that a damaged one is an error naming it.
+func TestStamp(t *testing.T) {
+	dir := t.TempDir()
+	db := openTest(t, dir)
+	if _, ok, err := db.ReadStamp(); ok || err != nil {
+		t.Fatalf("a new directory's stamp: ok %v, err %v", ok, err)
+	}
+	want := Stamp{Checkpoint: 1<<40 + 7, NextID: 1234}
+	for _, s := range []Stamp{{Checkpoint: 1, NextID: 1000}, want} {
+		if err := db.WriteStamp(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, ok, err := db.ReadStamp(); !ok || err != nil || got != want {
+		t.Fatalf("ReadStamp = %+v, %v, %v; want %+v", got, ok, err, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, stampFile), []byte("eddystamp1\x00\x01"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.ReadStamp(); err == nil || !strings.Contains(err.Error(), stampFile) {
+		t.Fatalf("a truncated stamp: %v, want an error naming %s", err, stampFile)
 	}
 }

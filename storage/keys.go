@@ -33,6 +33,24 @@ func LogKeyTime(key []byte) (uint64, bool) {
 	return binary.BigEndian.Uint64(key[1:]), true
 }
 
+// LogPieceKey returns the key of piece i (1 or more) of the log record of
+// time t, when the record is split over several values: LogKey(t)
+// followed by i, so a record's pieces sort right after its first one and
+// before the next record.
+func LogPieceKey(t uint64, i uint32) []byte {
+	return binary.BigEndian.AppendUint32(LogKey(t), i)
+}
+
+// LogKeyPiece returns the logical time and piece number (0 for the
+// record's own key) of a log key (ok false if key is not one).
+func LogKeyPiece(key []byte) (t uint64, piece uint32, ok bool) {
+	if len(key) == 13 && key[0] == kindLog {
+		return binary.BigEndian.Uint64(key[1:9]), binary.BigEndian.Uint32(key[9:]), true
+	}
+	t, ok = LogKeyTime(key)
+	return t, 0, ok
+}
+
 // MetaKey returns the key of the named metadata value (next ids, the
 // logical clock, ...).
 func MetaKey(name string) []byte {
