@@ -14,7 +14,10 @@
 //     maintains every view inside the commit (sql/commit.go, propagate),
 //     so the batch is reflected in all views when COMMIT returns: that is
 //     Eddy's time, measured once Eddy is idle after the load (its
-//     background Pebble compactions done). PostgreSQL's is the same transaction followed by
+//     background Pebble compactions done, its garbage collected and the
+//     free memory returned to the OS, so that the runtime's scavenger
+//     does not run during the batch), in nanoseconds of its threads'
+//     schedstat. PostgreSQL's is the same transaction followed by
 //     REFRESH MATERIALIZED VIEW of each view. After the load and each
 //     batch the row count of every view is compared with PostgreSQL's.
 //  3. With -per-view, the state each view keeps: the data is loaded into

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
@@ -56,6 +57,10 @@ func serve(dir, cpuprofile string) error {
 	fmt.Printf("ready %s?sslmode=disable\n", srv.ConnString())
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
+		if sc.Text() == "quiesce" {
+			debug.FreeOSMemory()
+			fmt.Println("quiet")
+		}
 		if sc.Text() == "heap" {
 			fmt.Printf("heap %d\n", liveHeap())
 			writeHeapProfile(cpuprofile)
@@ -273,6 +278,18 @@ func (e *eddyProc) heap() (int64, error) {
 		return 0, err
 	}
 	return strconv.ParseInt(s, 10, 64)
+}
+
+// quiesce has the child collect its garbage and return the free memory
+// to the operating system now, so that neither the collector nor the
+// runtime's background scavenger bills the load's leftovers to the
+// refresh batch measured next.
+func (e *eddyProc) quiesce() error {
+	if _, err := io.WriteString(e.stdin, "quiesce\n"); err != nil {
+		return e.failed(err)
+	}
+	_, err := e.reply("quiet")
+	return err
 }
 
 // close stops the child (closing its stdin shuts the server down) and

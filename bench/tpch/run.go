@@ -196,6 +196,9 @@ func eddyRefresh(ctx context.Context, w *workload, e *eddyProc, c *pgconn.PgConn
 		if err != nil {
 			return err
 		}
+		if err := e.quiesce(); err != nil {
+			return err
+		}
 		settle(e.cpu)
 		e.setPhase("batch " + name)
 		if r.Refresh[name], err = measure(e.runtime, func() error { return apply(ctx, c, b) }); err != nil {
