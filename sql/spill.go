@@ -157,8 +157,13 @@ func (e *Engine) afterCheckpoint() {
 		s.freed += v.bytes
 		excess -= v.bytes
 		s.spilled++
-		e.log.Info("state spilled to disk", "id", v.id, "name", e.cat.byID[v.id].Name, "node", v.node,
-			"est_bytes", v.bytes, "live_heap", live, "memory_limit", s.limit)
+		if v.node < 0 {
+			e.log.Info("collection spilled to disk", "id", v.id, "name", e.cat.byID[v.id].Name,
+				"rows", v.c.Len(), "est_bytes", v.bytes, "live_heap", live, "memory_limit", s.limit)
+		} else {
+			e.log.Info("operator state spilled to disk", "id", v.id, "name", e.cat.byID[v.id].Name, "node", v.node,
+				"est_bytes", v.bytes, "live_heap", live, "memory_limit", s.limit)
+		}
 	}
 }
 
