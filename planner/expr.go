@@ -555,6 +555,9 @@ func resolveType(tn *pg_query.TypeName) (repr.T, error) {
 func (c *ectx) typeCast(tc *pg_query.TypeCast) (expr.Expr, error) {
 	t, err := resolveType(tc.TypeName)
 	if err != nil {
+		if e, ok, rerr := c.rowCast(tc); ok {
+			return e, rerr
+		}
 		return nil, err
 	}
 	if t.Family == repr.FamInterval && len(tc.TypeName.Typmods) > 0 &&

@@ -80,7 +80,7 @@ func (c *ectx) rowTypeRelation(tn *pg_query.TypeName, fn string) (*Relation, err
 // document does not name.
 func (c *ectx) populateOver(fc *pg_query.FuncCall, name string) (string, []*pg_query.Node, []expr.TableCol, bool, error) {
 	unsupported := repr.Unsupported("%s with a base record other than NULL::table or a FROM item's whole row", name).WithPosition(fc.Location + 1)
-	if !strings.HasSuffix(name, "_record") || fc.Args[0].GetColumnRef() == nil {
+	if !strings.HasSuffix(name, "_record") || fc.Args[0].GetColumnRef() == nil && fc.Args[0].GetTypeCast().GetArg().GetRowExpr() == nil {
 		return "", nil, nil, false, unsupported
 	}
 	base, err := c.expr(fc.Args[0])

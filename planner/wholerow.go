@@ -25,15 +25,21 @@ func (c *ectx) wholeRow(table string, loc int32) (e expr.Expr, ok bool, err erro
 	if !ok || err != nil {
 		return nil, ok, err
 	}
+	rec, err := c.namedRecord(args, shape, loc)
+	return rec, true, err
+}
+
+// namedRecord returns ROW(args...) with its fields named by shape.
+func (c *ectx) namedRecord(args []expr.Expr, shape []expr.TableCol, loc int32) (expr.Expr, error) {
 	rec, err := c.function("row", args, loc)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	if c.records == nil {
 		c.records = map[expr.Expr][]expr.TableCol{}
 	}
 	c.records[rec] = shape
-	return rec, true, nil
+	return rec, nil
 }
 
 // rowOf returns the columns of the FROM item named table in the nearest
@@ -154,4 +160,39 @@ func (c *ectx) namedRecordJSON(name string, args []expr.Expr) (string, []expr.Ex
 		out = append(out, &expr.Lit{D: repr.NewText(f.Name), T: repr.Text})
 	}
 	return to, out, true
+}
+
+// rowCast is ROW(...)::rel, a row constructor cast to a table's or view's
+// row type: each field cast explicitly to the column's type (42846 with
+// PostgreSQL's detail when the counts differ), the result a record whose
+// field names are the columns. ok is false when tc is no such cast.
+func (c *ectx) rowCast(tc *pg_query.TypeCast) (expr.Expr, bool, error) {
+	row := tc.Arg.GetRowExpr()
+	if row == nil {
+		return nil, false, nil
+	}
+	rel, err := c.rowTypeRelation(tc.TypeName, "cast")
+	if err != nil {
+		return nil, false, nil
+	}
+	args, err := c.rowItems(row.Args)
+	if err != nil {
+		return nil, true, err
+	}
+	if len(args) != len(rel.Columns) {
+		detail := "Input has too few columns."
+		if len(args) > len(rel.Columns) {
+			detail = "Input has too many columns."
+		}
+		return nil, true, repr.Errorf("42846", "cannot cast type record to %s", rel.Name).WithDetail("%s", detail).WithPosition(tc.Location + 1)
+	}
+	shape := make([]expr.TableCol, len(args))
+	for i, col := range rel.Columns {
+		if args[i], err = c.b.explicitCast(args[i], col.Type, location(row.Args[min(i, len(row.Args)-1)])); err != nil {
+			return nil, true, err
+		}
+		shape[i] = expr.TableCol{Name: col.Name, T: col.Type}
+	}
+	rec, err := c.namedRecord(args, shape, tc.Location)
+	return rec, true, err
 }
