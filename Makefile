@@ -3,10 +3,16 @@
 GO       ?= go
 TIMEOUT  ?= 10m
 FUZZTIME ?= 15s
+# FUZZSHORT lists the decoders `make test` fuzzes briefly (package:target),
+# each for FUZZSHORTTIME: the wire's message and startup decoders, the row
+# and key codecs, the input-log reader and the plan parser a restart runs.
+FUZZSHORT ?= ./pgwire:FuzzFrontendMessage ./pgwire:FuzzStartup ./repr:FuzzDecodeRow \
+	./repr:FuzzDecodeRowKey ./sql:FuzzDecodeLogRecord ./exec/dataflow:FuzzParse
+FUZZSHORTTIME ?= 3s
 # ORACLE_STEPS sets how long `make oracle` runs the randomized oracle test.
 ORACLE_STEPS ?= 3000
 
-.PHONY: build test testrace lint slt oracle fuzz bench ingest nexmark tpch clients
+.PHONY: build test testrace lint slt oracle fuzz fuzz-short bench ingest nexmark tpch clients
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -14,6 +20,15 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -timeout $(TIMEOUT) ./...
+	$(MAKE) fuzz-short
+
+# fuzz-short fuzzes each FUZZSHORT target for FUZZSHORTTIME (the seed
+# corpora alone run in every `go test`); `make fuzz` runs every target longer.
+fuzz-short:
+	@set -e; for t in $(FUZZSHORT); do \
+	  echo "== fuzz $$t"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZSHORTTIME) "$${t%%:*}"; \
+	done
 
 testrace:
 	$(GO) test -race -timeout 20m ./...
