@@ -270,16 +270,27 @@ func droppedInput(byID map[uint64]*Object, coll uint64, sub *subscriber) *Object
 // state and disappears with the subscription. Its literals fold in tz,
 // the subscribing session's time zone.
 func (e *Engine) subscribeQuery(sql string, progress bool, buffer int, tz string) (*Subscription, []ColumnDef, error) {
+	sub, cols, srcs, err := e.subscribeQueryLocked(sql, progress, buffer, tz)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.activateSources(srcs) // a source no view reads starts reading now
+	return sub, cols, nil
+}
+
+// subscribeQueryLocked is subscribeQuery under the engine lock; it also
+// returns the sources its dataflow reads.
+func (e *Engine) subscribeQueryLocked(sql string, progress bool, buffer int, tz string) (*Subscription, []ColumnDef, []uint64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cols, deps, err := e.describeQuery(sql, true, tz)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	obj := &Object{ID: e.transientID(), Kind: planner.RelMaterializedView, Name: "subscribe", SQL: sql, Columns: cols, Deps: deps, TimeZone: tz}
 	mv, err := e.buildView(obj)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	mv.transient = true
 	c := storage.NewCollection(obj.ID, nil)
@@ -291,11 +302,11 @@ func (e *Engine) subscribeQuery(sql string, progress bool, buffer int, tz string
 		err = bf.replaySources(func(n *repr.Error) { e.log.Warn("SUBSCRIBE: "+n.Message, "query", sql) })
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	mv.df.Commit()
 	e.colls[obj.ID], e.views[obj.ID] = c, mv
-	return e.registerSubscriber(obj.ID, progress, buffer, mv), cols, nil
+	return e.registerSubscriber(obj.ID, progress, buffer, mv), cols, mv.sources, nil
 }
 
 // transientID returns an ID for a temporary view: from the top of the ID
