@@ -70,6 +70,9 @@ func defaultCheckpointOptions() CheckpointOptions {
 // checkpointer is the engine's checkpoint state (under the engine lock).
 type checkpointer struct {
 	opts CheckpointOptions
+	// inBlock lets a checkpoint run while a block with DDL is open and
+	// swapped out (ddlidle.go).
+	inBlock bool
 	// batch accumulates the state writes since the last checkpoint.
 	batch *storage.Batch
 	// commits counts the logged commits since the last checkpoint, at the
@@ -180,7 +183,7 @@ func (e *Engine) checkpointLocked() error {
 	if err := e.committer.broken; err != nil {
 		return err
 	}
-	if e.inDDLBlock() {
+	if e.inDDLBlock() && !e.ck.inBlock {
 		// The block's DDL checkpointed as it began and nothing else
 		// commits until it ends (ddltxn.go); its own writes wait for
 		// its COMMIT.

@@ -174,10 +174,10 @@ func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
 	s := p.st.s
-	if err := s.e.gate.enter(ctx, s); err != nil {
+	if err := s.enterGate(ctx, &p.st.stmt); err != nil {
 		return "", err
 	}
-	defer s.e.gate.leave(s)
+	defer s.leaveGate()
 	s.startPart(p.st)
 	tag, err := p.copyIn(r)
 	return tag, s.finishPart(p.st, err)

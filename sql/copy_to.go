@@ -201,10 +201,10 @@ func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
 		return p.copySubscribe(ctx, w)
 	}
 	s := p.st.s
-	if err := s.e.gate.enter(ctx, s); err != nil {
+	if err := s.enterGate(ctx, &p.st.stmt); err != nil {
 		return "", err
 	}
-	defer s.e.gate.leave(s)
+	defer s.leaveGate()
 	s.startPart(p.st)
 	tag, err := p.copyRows(ctx, w)
 	return tag, s.finishPart(p.st, err)

@@ -41,9 +41,9 @@ import (
 //     undone over someone else's write, and no log record lands between
 //     the checkpoint taken when the block's DDL began and its COMMIT).
 //
-// A block that leaves its DDL open blocks the server: idle sessions in
-// such a block should be ended (pg_terminate_backend), as in PostgreSQL
-// where they hold their locks. Sources and sinks (CREATE SOURCE/SINK and
+// Only while one of its statements runs: between them the block's DDL is
+// swapped out and other sessions' reads and writes run against the
+// committed state (ddlidle.go); their DDL still waits for the block. Sources and sinks (CREATE SOURCE/SINK and
 // other Eddy extension statements) and DROPs that reach a source or a
 // sink are refused inside a block with 25001, as PostgreSQL refuses
 // CREATE DATABASE: their connectors act on the outside world at once.
@@ -61,6 +61,12 @@ type ddlTx struct {
 	dropped []*Object
 	// done is closed when the block ends; background writers wait on it.
 	done chan struct{}
+	// active is the block's state while it is swapped out between its
+	// statements (nil: swapped in), idleAt the clock when it was, and
+	// stale the error of a swap-in that found it outdated (ddlidle.go).
+	active *engineSnap
+	idleAt repr.Time
+	stale  error
 }
 
 // engineSnap is the engine's catalog-level state at one moment.
@@ -111,6 +117,15 @@ func (e *Engine) snapshotLocked() *engineSnap {
 // (the current ones stay). The catalog version moves forward, never back,
 // so plans cached meanwhile are stale. The caller holds e.mu.
 func (e *Engine) restoreLocked(sn *engineSnap) {
+	e.restoreStateLocked(sn)
+	if e.ddl != nil {
+		e.ddl.batch.RollbackTo(sn.mark)
+	}
+}
+
+// restoreStateLocked is restoreLocked leaving the block's deferred batch
+// alone (swapping a block's DDL out and in, ddlidle.go).
+func (e *Engine) restoreStateLocked(sn *engineSnap) {
 	e.cat.byID, e.cat.byName, e.cat.schemas = maps.Clone(sn.byID), maps.Clone(sn.byName), maps.Clone(sn.schemas)
 	e.cat.defACLs = sn.defACLs
 	e.cat.version++
@@ -149,9 +164,6 @@ func (e *Engine) restoreLocked(sn *engineSnap) {
 	e.idxMu.Lock()
 	e.indexes = map[string]*keyIndex{}
 	e.idxMu.Unlock()
-	if e.ddl != nil {
-		e.ddl.batch.RollbackTo(sn.mark)
-	}
 }
 
 // commitDDL makes a DDL statement's batch durable: at once, or, inside a
@@ -352,9 +364,13 @@ func (s *Session) commitDDLBlock(ws *writeSet) error {
 	if err := e.db.CheckSpace(); err != nil {
 		return err
 	}
+	if d.stale != nil {
+		return d.stale
+	}
 	ws = e.liveWrites(ws)
 	b := e.committer.groupBatch(e.db)
 	b.Append(d.batch)
+	e.logClock(b) // the block's DDL logged older clocks than later commits
 	var m groupMember
 	if !ws.empty() {
 		t, deltas, err := e.applyOne(ws, b)
@@ -465,6 +481,9 @@ type txGate struct {
 	shared  int
 	owner   *Session
 	waiting int
+	// idle: the owner is between statements and its DDL is swapped out
+	// (ddlidle.go), so other sessions' statements may take shared slots.
+	idle bool
 	// changed is closed (and forgotten) whenever the gate opens a little.
 	changed chan struct{}
 }
@@ -492,48 +511,84 @@ func (g *txGate) waitLocked() chan struct{} {
 // writer), waiting while another session owns the gate or waits to; it
 // fails with 57014 if ctx ends first.
 func (g *txGate) enter(ctx context.Context, s *Session) error {
+	_, err := g.enterMode(ctx, s, false)
+	return err
+}
+
+// enterMode is enter for a statement that may also run while the owner
+// is idle (whileIdle; see ddlidle.go). For the owner it reports whether
+// it was idle (its DDL must be swapped back in), once the statements
+// that entered meanwhile have left.
+func (g *txGate) enterMode(ctx context.Context, s *Session, whileIdle bool) (wasIdle bool, err error) {
 	if s != nil && s.gateDepth > 0 {
 		s.gateDepth++
-		return nil
+		return false, nil
 	}
 	for {
 		g.mu.Lock()
 		if s != nil && g.owner == s {
+			if g.idle { // no one else enters from now on
+				wasIdle, g.idle = true, false
+			}
+			if g.shared > 0 {
+				ch := g.waitLocked()
+				select {
+				case <-ch:
+					continue
+				case <-ctx.Done():
+					if wasIdle { // still swapped out: the others may go on
+						g.setIdle(s)
+					}
+					return false, canceled(ctx)
+				}
+			}
 			g.mu.Unlock()
 			s.gateDepth = 1
-			return nil
+			return wasIdle, nil
 		}
-		if g.owner == nil && g.waiting == 0 {
+		if g.owner == nil && g.waiting == 0 || g.owner != nil && g.idle && whileIdle && s != nil {
 			g.shared++
 			g.mu.Unlock()
 			if s != nil {
 				s.gateDepth, s.gateShared = 1, true
 			}
-			return nil
+			return false, nil
 		}
 		ch := g.waitLocked()
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return canceled(ctx)
+			return false, canceled(ctx)
 		}
 	}
 }
 
-// leave ends a statement's entry.
-func (g *txGate) leave(s *Session) {
+// leave ends a statement's entry. It reports whether s is the owner and
+// its statement ended (the caller swaps its DDL out and calls setIdle).
+func (g *txGate) leave(s *Session) (ownerDone bool) {
 	if s != nil {
 		if s.gateDepth--; s.gateDepth > 0 {
-			return
+			return false
 		}
 		if !s.gateShared {
-			return
+			return g.ownedBy(s)
 		}
 		s.gateShared = false
 	}
 	g.mu.Lock()
 	g.shared--
 	if g.shared == 0 {
+		g.signalLocked()
+	}
+	g.mu.Unlock()
+	return false
+}
+
+// setIdle marks the owner s idle: other sessions' statements may run.
+func (g *txGate) setIdle(s *Session) {
+	g.mu.Lock()
+	if g.owner == s {
+		g.idle = true
 		g.signalLocked()
 	}
 	g.mu.Unlock()
@@ -619,7 +674,7 @@ func (g *txGate) ownedBy(s *Session) bool {
 func (g *txGate) release(s *Session) {
 	g.mu.Lock()
 	if g.owner == s {
-		g.owner = nil
+		g.owner, g.idle = nil, false
 		g.signalLocked()
 	}
 	g.mu.Unlock()

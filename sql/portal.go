@@ -67,10 +67,10 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 		tag, err := p.streamRows(ctx, w)
 		return tag, false, err
 	}
-	if err := p.st.s.e.gate.enter(ctx, p.st.s); err != nil {
+	if err := p.st.s.enterGate(ctx, &p.st.stmt); err != nil {
 		return "", false, err
 	}
-	defer p.st.s.e.gate.leave(p.st.s)
+	defer p.st.s.leaveGate()
 	if p.cur != nil {
 		return p.executeCursor(ctx, w, maxRows)
 	}

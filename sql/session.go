@@ -169,10 +169,10 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	if len(out) != 1 {
 		return out, nil
 	}
-	if err := s.e.gate.enter(ctx, s); err != nil {
+	if err := s.enterGate(ctx, &out[0].stmt); err != nil {
 		return nil, err
 	}
-	defer s.e.gate.leave(s)
+	defer s.leaveGate()
 	if s.tx == txFailed {
 		if !isTxEnd(out[0].stmt.AST) {
 			return nil, errInFailedTx

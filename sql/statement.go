@@ -219,10 +219,10 @@ func (st *Statement) Bind(ctx context.Context, params [][]byte, paramFormats []i
 	if st.s.tx == txFailed && !isTxEnd(st.stmt.AST) {
 		return nil, errInFailedTx
 	}
-	if err := st.s.e.gate.enter(ctx, st.s); err != nil {
+	if err := st.s.enterGate(ctx, &st.stmt); err != nil {
 		return nil, err
 	}
-	defer st.s.e.gate.leave(st.s)
+	defer st.s.leaveGate()
 	p, err := st.bind(params, paramFormats, resultFormats)
 	if err != nil {
 		st.s.Failed()

@@ -289,3 +289,6 @@ func (c *Collection) SaveIndexes() IndexSet { return IndexSet{slices.Clone(c.ind
 
 // RestoreIndexes makes s the collection's indexes again.
 func (c *Collection) RestoreIndexes(s IndexSet) { c.indexes = slices.Clone(s.ixs) }
+
+// Same reports whether s and o hold the same indexes.
+func (s IndexSet) Same(o IndexSet) bool { return slices.Equal(s.ixs, o.ixs) }
