@@ -26,14 +26,17 @@ import (
 // the table itself with the new name, as PostgreSQL shows it.
 //
 // Constructs it does not print (errNoDeparse) leave the definition as
-// written: VALUES, FROM functions and LATERAL, GROUPING SETS/ROLLUP/CUBE,
-// record and array subscripts (field selection), IS DISTINCT FROM, row
-// comparisons, the two-variable statistics aggregates (regr_*, corr,
-// covar_*: the planner rewrites them into sums before tracing), and
-// self-references that PostgreSQL would rename (orders_1). NATURAL joins
-// print as USING their common columns, COLLATE, named windows and the
-// SQL-syntax functions (EXTRACT, SUBSTRING, POSITION, TRIM, OVERLAY) as
-// PostgreSQL prints them. VARIADIC calls are refused by the planner.
+// written: VALUES lists whose columns mix types, FROM functions other
+// than one-column set-returning ones, ROWS FROM and LATERAL, GROUPING
+// SETS/ROLLUP/CUBE, record and array subscripts (field selection), IS
+// DISTINCT FROM, row comparisons, the two-variable statistics aggregates
+// (regr_*, corr, covar_*: the planner rewrites them into sums before
+// tracing), and self-references that PostgreSQL would rename (orders_1).
+// NATURAL joins print as USING their common columns; VALUES, functions
+// in FROM (always with their alias and column names), COLLATE, named
+// windows and the SQL-syntax functions (EXTRACT, SUBSTRING, POSITION,
+// TRIM, OVERLAY) as PostgreSQL prints them. VARIADIC calls are refused
+// by the planner.
 
 // errNoDeparse marks a construct the deparser does not print.
 var errNoDeparse = errors.New("construct not deparsed")
@@ -192,8 +195,10 @@ func (d *deparser) query(sel *pg.SelectStmt, out *outCols) {
 	}
 	forceColno := false
 	switch {
-	case len(sel.ValuesLists) > 0 || sel.IntoClause != nil || len(sel.LockingClause) > 0:
+	case sel.IntoClause != nil || len(sel.LockingClause) > 0:
 		no()
+	case len(sel.ValuesLists) > 0:
+		d.values(sel.ValuesLists)
 	case sel.Op != pg.SetOperation_SETOP_NONE:
 		d.setOp(sel, out)
 		forceColno = true
@@ -201,6 +206,46 @@ func (d *deparser) query(sel *pg.SelectStmt, out *outCols) {
 		d.basicSelect(sel, out)
 	}
 	d.orderLimit(sel, forceColno)
+}
+
+// values prints a VALUES list as get_values_def does: rows separated by
+// ", ", a row's values by "," alone, each value a constant or
+// expression of its column's type. The column's type is its values'
+// one (a string literal's when all are literals, text when none types
+// it); columns whose values have different types, which planning
+// coerces to a common one, are not printed.
+func (d *deparser) values(rows []*pg.Node) {
+	types := make([]repr.T, len(rows[0].GetList().GetItems()))
+	for _, r := range rows {
+		for j, item := range r.GetList().GetItems() {
+			t := d.typeOf(item)
+			switch {
+			case j >= len(types) || unknownLiteral(item) && t.Family == repr.FamUnknown:
+			case types[j].Family == repr.FamUnknown:
+				types[j] = t
+			case !sameType(types[j], t):
+				no()
+			}
+		}
+	}
+	d.write(" VALUES ")
+	for i, r := range rows {
+		if i > 0 {
+			d.write(", ")
+		}
+		d.write("(")
+		for j, item := range r.GetList().GetItems() {
+			if j > 0 {
+				d.write(",")
+			}
+			want := types[j]
+			if want.Family == repr.FamUnknown {
+				want = repr.Text
+			}
+			d.expr(item, want, pNone)
+		}
+		d.write(")")
+	}
 }
 
 // with prints a WITH clause (get_with_clause).

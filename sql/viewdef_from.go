@@ -110,9 +110,98 @@ func (d *deparser) fromItem(n *pg.Node) {
 		d.rangeSubselect(n.GetRangeSubselect())
 	case n.GetJoinExpr() != nil:
 		d.join(n.GetJoinExpr())
+	case n.GetRangeFunction() != nil:
+		d.rangeFunction(n.GetRangeFunction())
 	default:
 		no()
 	}
+}
+
+// tableCall prints a set-returning function's call, each argument
+// coerced to the parameter type the call resolves to (the trace records
+// the arguments' own types, not the table function's signature).
+func (d *deparser) tableCall(name string, fc *pg.FuncCall) {
+	if fc.AggStar || fc.AggDistinct || fc.FuncVariadic || fc.Over != nil || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
+		no()
+	}
+	own := make([]repr.T, len(fc.Args))
+	for i, a := range fc.Args {
+		if !unknownLiteral(a) {
+			own[i] = d.typeOf(a)
+		}
+	}
+	_, want, err := expr.ResolveTableFunc(name, own)
+	if err != nil || len(want) != len(fc.Args) {
+		no()
+	}
+	d.write(expr.QuoteIdent(name), "(")
+	for i, a := range fc.Args {
+		if i > 0 {
+			d.write(", ")
+		}
+		d.expr(a, want[i], pNone)
+	}
+	d.write(")")
+}
+
+// oneColumnFuncs are the set-returning functions of one output column,
+// which a FROM item prints as f(args) [WITH ORDINALITY] alias(col[,
+// ordinality]).
+var oneColumnFuncs = map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true,
+	"string_to_table": true, "jsonb_array_elements": true, "jsonb_array_elements_text": true,
+	"json_array_elements": true, "json_array_elements_text": true, "jsonb_object_keys": true,
+	"json_object_keys": true, "generate_subscripts": true}
+
+// rangeFunction prints a function in FROM as PostgreSQL does: the call,
+// WITH ORDINALITY, and always its alias (the function's name when none
+// is given) with its column names (a one-column function's column is
+// named after the alias). Only one-column set-returning functions are
+// printed (not ROWS FROM, LATERAL, record functions or several
+// arguments of unnest).
+func (d *deparser) rangeFunction(rf *pg.RangeFunction) {
+	if rf.Lateral || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		no()
+	}
+	item := rf.Functions[0].GetList().GetItems()
+	call := item[0]
+	fc := call.GetFuncCall()
+	if fc == nil || len(item) > 1 && len(item[1].GetList().GetItems()) > 0 || len(fc.Funcname) != 1 {
+		no()
+	}
+	name := fc.Funcname[0].GetString_().GetSval()
+	if !oneColumnFuncs[name] || name == "unnest" && len(fc.Args) != 1 {
+		no()
+	}
+	d.tableCall(name, fc)
+	if rf.Ordinality {
+		d.write(" WITH ORDINALITY")
+	}
+	alias, cols := name, []string{}
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+		for _, c := range rf.Alias.Colnames {
+			cols = append(cols, c.GetString_().GetSval())
+		}
+	}
+	want := 1
+	if rf.Ordinality {
+		want = 2
+	}
+	if len(cols) > want {
+		no()
+	}
+	if len(cols) == 0 {
+		cols = append(cols, alias)
+	}
+	if len(cols) < want {
+		cols = append(cols, "ordinality")
+	}
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = expr.QuoteIdent(c)
+	}
+	d.write(" ", expr.QuoteIdent(d.printedQual(alias)), "(", strings.Join(quoted, ", "), ")")
+	d.level().quals[alias] = nil
 }
 
 // rangeVar prints a table, view or WITH query reference with its alias
