@@ -162,18 +162,22 @@ func (c *ectx) namedRecordJSON(name string, args []expr.Expr) (string, []expr.Ex
 	return to, out, true
 }
 
-// rowCast is ROW(...)::rel, a row constructor cast to a table's or view's
+// rowCast is ROW(...)::rel (or '(...)'::rel: literalRowCast), a row constructor cast to a table's or view's
 // row type: each field cast explicitly to the column's type (42846 with
 // PostgreSQL's detail when the counts differ), the result a record whose
 // field names are the columns. ok is false when tc is no such cast.
 func (c *ectx) rowCast(tc *pg_query.TypeCast) (expr.Expr, bool, error) {
 	row := tc.Arg.GetRowExpr()
-	if row == nil {
+	if row == nil && tc.Arg.GetAConst() == nil {
 		return nil, false, nil
 	}
 	rel, err := c.rowTypeRelation(tc.TypeName, "cast")
 	if err != nil {
 		return nil, false, nil
+	}
+	if row == nil {
+		e, err := c.literalRowCast(tc, rel)
+		return e, true, err
 	}
 	args, err := c.rowItems(row.Args)
 	if err != nil {
