@@ -38,6 +38,9 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 		return c.windowRef(fc)
 	}
 	if populateFuncs[name] != "" { // (f(...)).x and (f(...)).* select its fields (fieldselect.go)
+		if e, ok := c.srfs[fc]; ok && c.records[e] != nil {
+			return c.populateValue(fc, name, e)
+		}
 		return nil, repr.Unsupported("%s outside FROM other than (%s(...)).field or .* in the select list", name, name).WithPosition(fc.Location + 1)
 	}
 	if expr.IsTableFunc(name) && !isAggregate(fc) {

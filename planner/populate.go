@@ -93,3 +93,20 @@ func (c *ectx) populateOver(fc *pg_query.FuncCall, name string) (string, []*pg_q
 	}
 	return name + "_over", []*pg_query.Node{fc.Args[1], fc.Args[0]}, fields, true, nil
 }
+
+// populateValue is the value of a select-list json[b]_populate_record[set]
+// call, planned as a set-returning call of the row type's columns (srf.go):
+// the record of those columns. json[b]_populate_record(NULL::rel, NULL) is
+// a NULL record in PostgreSQL, not one of NULL fields.
+func (c *ectx) populateValue(fc *pg_query.FuncCall, name string, rec expr.Expr) (expr.Expr, error) {
+	base := fc.Args[0].GetTypeCast()
+	if !strings.HasSuffix(name, "_record") || base == nil || !base.Arg.GetAConst().GetIsnull() {
+		return rec, nil
+	}
+	doc, err := c.expr(fc.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	null := &expr.Lit{D: repr.Null, T: rec.Type()}
+	return &expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: doc}, Then: null}}, Else: rec, T: rec.Type()}, nil
+}
