@@ -208,6 +208,7 @@ func (o *appendJoin) store(s *stepCtx, side int, u repr.Update) {
 	o.vbuf = repr.AppendRow(o.vbuf[:0], o.scratch)
 	b.recs = binary.AppendUvarint(b.recs, uint64(len(o.vbuf)))
 	b.recs = append(b.recs, o.vbuf...)
+	s.grown += int64(len(o.vbuf)) + 2
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), byte(side+1))
 	o.lbuf = append(o.lbuf, o.kbuf...)
 	o.lbuf = binary.BigEndian.AppendUint64(o.lbuf, o.seq)

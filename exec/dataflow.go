@@ -86,6 +86,11 @@ type stepCtx struct {
 	// work counts rows handled since the Step began, so operators look
 	// at ctx.Interrupt once per pollEvery of them (interrupt.go).
 	work uint64
+	// mem is ctx.Memory (nil: no accounting); grown is the state bytes
+	// operators added during the Step, memBase the slab's growth when it
+	// began and reported the growth already reported (memory.go).
+	mem                      expr.Memory
+	grown, memBase, reported int64
 }
 
 // Build instantiates the operators of p (no state yet). It checks that p is
@@ -214,7 +219,9 @@ func (d *Dataflow) Step(ctx *expr.Ctx, t repr.Time, inputs map[repr.CollectionID
 // output updates at time t. Late updates are dropped and counted (Late).
 //
 // State changes are applied in memory and logged to w (nil: not logged);
-// nothing is written to w unless the Step succeeds. The Step is tentative:
+// nothing is written to w unless the Step succeeds (if consolidating the
+// output is refused memory, StepInput rolls back after writing to w, and
+// the caller discards w as after any failed Step). The Step is tentative:
 // call Commit to keep it or Rollback to undo it (a Step begun while the
 // previous one is still pending commits that one first). If Step fails (an
 // expression error such as division by zero) it rolls back before
@@ -222,6 +229,10 @@ func (d *Dataflow) Step(ctx *expr.Ctx, t repr.Time, inputs map[repr.CollectionID
 func (d *Dataflow) StepInput(ctx *expr.Ctx, t repr.Time, in Input, w StateWriter) ([]repr.Update, error) {
 	out, err := d.StepInputRaw(ctx, t, in, w)
 	if err != nil {
+		return nil, err
+	}
+	if err := growConsolidate(ctx, out); err != nil {
+		d.Rollback()
 		return nil, err
 	}
 	return Consolidate(out), nil
@@ -245,7 +256,8 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 	d.log.reset()
 	d.log.off = w == nil
 	_, d.log.ranges = w.(PrefixDeleter)
-	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks, now: in.Now, arr: in.Arrangements}
+	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks, now: in.Now, arr: in.Arrangements,
+		mem: ctx.Memory, memBase: d.slab.growth()}
 	d.wm.begin()
 	for i := 0; i < len(d.ops); i++ {
 		op := d.ops[i]

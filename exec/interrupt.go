@@ -28,15 +28,19 @@ func (s *stepCtx) poll() error {
 }
 
 // interrupted reports ErrCanceled if the Step's Interrupt channel is
-// closed; Steps without one (view maintenance) never are.
+// closed (Steps without one, view maintenance, never are), and otherwise
+// reports the Step's growth to its memory account (memory.go), whose
+// refusal it returns.
 func (s *stepCtx) interrupted() error {
-	if s.ctx.Interrupt == nil {
-		return nil
+	if s.ctx.Interrupt != nil {
+		select {
+		case <-s.ctx.Interrupt:
+			return ErrCanceled
+		default:
+		}
 	}
-	select {
-	case <-s.ctx.Interrupt:
-		return ErrCanceled
-	default:
-		return nil
+	if s.mem != nil {
+		return s.account()
 	}
+	return nil
 }

@@ -194,6 +194,7 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 	}
 	if r == nil {
 		r, fresh = me.alloc(string(o.vbuf), h), true
+		s.grown += jrowCost(len(o.vbuf))
 		me.linkKey(r, o.kbuf, hasNullCol(row, me.keyCols))
 		if o.sp != nil {
 			o.sp.grew(o.kbuf, len(o.vbuf))

@@ -202,6 +202,7 @@ func (o *reduceOp) add(s *stepCtx, row repr.Row, diff int64) error {
 			o.vbuf = repr.AppendDatums(o.vbuf, row[c:c+1])
 		}
 		g = o.newGroup(o.vbuf)
+		s.grown += int64(len(g.enc)) + o.groupBytes()
 		if err := o.touch(s, g, false); err != nil {
 			return err
 		}

@@ -17,6 +17,10 @@ type rowSlab struct {
 	buf  []repr.Datum
 	next int // size of the next chunk
 	decs repr.DecimalSlab
+	// allocated counts the bytes of the chunks allocated and rows the rows
+	// handed out, ever: a Step's memory account reads their growth
+	// (memory.go).
+	allocated, rows int64
 }
 
 // slabChunk is the largest number of datums allocated at once;
@@ -33,7 +37,9 @@ func (s *rowSlab) row(n int) repr.Row {
 		size := max(s.next, slabFirstChunk)
 		s.next = min(2*size, slabChunk)
 		s.buf = make([]repr.Datum, 0, max(size, n))
+		s.allocated += int64(cap(s.buf)) * datumBytes
 	}
+	s.rows++
 	l := len(s.buf)
 	s.buf = s.buf[:l+n]
 	return s.buf[l : l+n : l+n]

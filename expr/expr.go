@@ -38,6 +38,11 @@ type Ctx struct {
 	// exec's operators every pollEvery rows, set-returning functions
 	// through their consumer. nil (view maintenance) is never closed.
 	Interrupt <-chan struct{}
+	// Memory, when not nil, is the memory account of the statement (or
+	// commit) evaluating with this Ctx: work that keeps what it produces
+	// (exec's Steps, result buffers) reports its growth there in chunks,
+	// and stops when Grow refuses. nil: nothing is accounted.
+	Memory Memory
 
 	// args is the argument stack of Call.Eval: each call pushes its
 	// evaluated arguments, passes that window to Func.Impl and pops it, so a

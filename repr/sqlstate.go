@@ -113,6 +113,7 @@ const (
 	CodeInvalidPreparedStmt  = "26000"
 	CodeCardinalityViolation = "21000"
 	CodeProgramLimitExceeded = "54000"
+	CodeOutOfMemory          = "53200"
 	CodeObjectInUse          = "55006"
 	CodeUndefinedSetting     = "42704"
 	CodeInvalidRegexp        = "2201B"
