@@ -117,8 +117,9 @@ const diskFullLogEvery = 30 * time.Second
 // supervise runs a source, reporting its state in eddy_sources: a source
 // that cannot reach its external system (SQLSTATE class 08) reconnects
 // after retryDelay, and one whose commit found the disk full (53100:
-// nothing was written) resumes from its durable position after
-// retryDelay, logged at most every diskFullLogEvery; any other error (a bad
+// nothing was written) or whose batch the memory budget refused (53200:
+// nothing was applied, and memory may be free later) resumes from its
+// durable position after retryDelay, logged at most every diskFullLogEvery; any other error (a bad
 // record under on_error = 'fail', a maintenance error of a view) stops
 // it, logged and visible as failed with the error. A failed source never
 // stalls views that do not read it: each source has its own goroutine
@@ -145,6 +146,8 @@ func (c *connectors) supervise(ctx context.Context, def sql.SourceDef) {
 			}
 		case strings.HasPrefix(e.Code, "08"):
 			c.log.Warn("source lost its connection; retrying", "source", def.Name, "err", err, "in", retryDelay)
+		case e.Code == repr.CodeOutOfMemory:
+			c.log.Warn("source batch refused memory; retrying", "source", def.Name, "err", err, "in", retryDelay)
 		default:
 			c.log.Error("source stopped", "source", def.Name, "err", err)
 			return

@@ -22,11 +22,11 @@ import (
 // statement gives up its txGate slot, so that a block with DDL need not
 // wait for the backfill (and hold everyone else back meanwhile).
 func (e *Engine) createMatView(obj *Object, ifNotExists bool, s *Session) error {
-	interrupt := s.interrupt()
+	interrupt, mem := s.interrupt(), s.mem.memory()
 	e.mu.Lock()
 	if e.ddl != nil || e.atomic != nil || e.replaysSources(obj) {
 		defer e.mu.Unlock()
-		return e.createMatViewLocked(obj, ifNotExists, interrupt, s.addNotice)
+		return e.createMatViewLocked(obj, ifNotExists, interrupt, mem, s.addNotice)
 	}
 	bf, err := e.prepareBackfill(obj, ifNotExists, s.backend.PID)
 	e.mu.Unlock()
@@ -35,6 +35,7 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool, s *Session) error 
 	}
 	r := &backfillRun{bf: bf, ctx: e.backfillCtx(bf, interrupt), coll: storage.NewCollection(obj.ID, nil),
 		b: e.db.NewBatch(), notice: s.progressNotice()}
+	r.ctx.Memory = mem
 	defer r.b.Close()
 	paused := e.gate.pause(s)
 	err = r.run()
@@ -160,7 +161,7 @@ func (e *Engine) catchUp(r *backfillRun, t repr.Time, interrupt <-chan struct{})
 		}
 		c := storage.NewCollection(bf.obj.ID, nil)
 		ctx := e.viewCtx()
-		ctx.Interrupt = interrupt
+		ctx.Interrupt, ctx.Memory = interrupt, r.ctx.Memory
 		in := e.viewInput(mv, e.collectionInputs(mv.df.Sources(), t))
 		out, err := mv.df.StepInputRaw(ctx, t, in, w)
 		if err == nil {
@@ -175,7 +176,7 @@ func (e *Engine) catchUp(r *backfillRun, t repr.Time, interrupt <-chan struct{})
 		}
 		in[repr.CollectionID(id)] = us
 	}
-	out, err := e.stepView(bf.mv, t, in, w)
+	out, err := e.stepView(bf.mv, t, in, w, r.ctx.Memory)
 	if err == nil {
 		err = applyOutput(r.coll, out, r.b)
 	}

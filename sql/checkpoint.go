@@ -123,7 +123,11 @@ func (e *Engine) stateBatch() *storage.Batch {
 // batch so that a failure also discards the commit's state writes.
 func (e *Engine) newTx() *applyTx {
 	sb := e.stateBatch()
-	return &applyTx{e: e, state: sb, stateMark: sb.Mark()}
+	tx := &applyTx{e: e, state: sb, stateMark: sb.Mark()}
+	if !e.ck.replaying {
+		tx.mem = e.mem.account("a commit")
+	}
+	return tx
 }
 
 // logInput writes a commit's log record to its batch (not while

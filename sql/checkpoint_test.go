@@ -54,7 +54,7 @@ func testCheckpointCrashRandom(t *testing.T, spill bool) {
 	if spill {
 		defer func(n int64) { minSpillBytes = n }(minSpillBytes)
 		minSpillBytes = 0
-		sub.opts.MemoryLimit = 1
+		sub.opts.MemoryLimit, sub.unaccounted = 1, true
 		sub.restart()
 	}
 	for _, te := range []*testEngine{ref, sub} {

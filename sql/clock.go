@@ -87,14 +87,16 @@ func (e *Engine) viewInput(mv *matView, in map[repr.CollectionID][]repr.Update) 
 }
 
 // stepView steps mv at logical time t with its input in (nil: none),
-// logging state to w, after checking that no retraction reaches a view
+// logging state to w and accounting its growth in mem (nil: none), after checking that no retraction reaches a view
 // that evaluates proctime() (see the limitation above).
-func (e *Engine) stepView(mv *matView, t repr.Time, in map[repr.CollectionID][]repr.Update, w exec.StateWriter) ([]repr.Update, error) {
+func (e *Engine) stepView(mv *matView, t repr.Time, in map[repr.CollectionID][]repr.Update, w exec.StateWriter, mem expr.Memory) ([]repr.Update, error) {
 	if hasRetraction(in) && usesProctime(mv.df.Plan()) {
 		return nil, repr.Unsupported("deleting or updating rows that reach materialized view %q, which calls proctime() "+
 			"(arrival times are defined only for append-only inputs)", mv.obj.Name)
 	}
-	return mv.df.StepInputRaw(e.viewCtx(), t, e.viewInput(mv, in), w)
+	ctx := e.viewCtx()
+	ctx.Memory = mem
+	return mv.df.StepInputRaw(ctx, t, e.viewInput(mv, in), w)
 }
 
 // hasRetraction reports whether some update has a negative diff.

@@ -88,9 +88,14 @@ type applyTx struct {
 	// commit began, so a failure also drops the commit's state writes.
 	state     *storage.Batch
 	stateMark storage.Mark
+	// mem accounts the memory of the commit's view maintenance (nil
+	// without a budget, and while replaying): a view whose Step passes
+	// the budget fails the whole commit with 53200.
+	mem *memAccount
 }
 
 func (a *applyTx) rollback() {
+	a.mem.release()
 	if a.state != nil {
 		a.state.RollbackTo(a.stateMark)
 	}
@@ -102,7 +107,18 @@ func (a *applyTx) rollback() {
 	}
 }
 
+// maintaining names mv as the work of the commit's memory account and
+// returns the account for its Step.
+func (a *applyTx) maintaining(mv *matView) expr.Memory {
+	if a.mem == nil {
+		return nil
+	}
+	a.mem.view = mv.obj.Name
+	return a.mem
+}
+
 func (a *applyTx) commit() {
+	a.mem.release()
 	for _, c := range a.colls {
 		c.Commit()
 	}
@@ -179,7 +195,7 @@ func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *stor
 		} else {
 			w = sb.Prefixed(storage.StatePrefix(mv.obj.ID))
 		}
-		out, err := e.stepView(mv, t, in, w)
+		out, err := e.stepView(mv, t, in, w, tx.maintaining(mv))
 		if err != nil && mv.transient {
 			e.failTransient(mv, err) // a subscriber's query never fails a write
 			continue

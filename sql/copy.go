@@ -173,6 +173,8 @@ func (p *Portal) CopyIn(ctx context.Context, r io.Reader) (string, error) {
 	defer stop()
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
+	keep := false
+	defer p.useMemory()(&keep)
 	s := p.st.s
 	if err := s.enterGate(ctx, &p.st.stmt); err != nil {
 		return "", err

@@ -197,6 +197,8 @@ func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
 	defer stop()
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
+	keep := false
+	defer p.useMemory()(&keep)
 	if p.copyTo == nil {
 		return p.copySubscribe(ctx, w)
 	}

@@ -59,6 +59,9 @@ type Engine struct {
 	ck checkpointer
 	// spill is the memory budget's state (see spill.go).
 	spill spiller
+	// mem accounts the memory of running work against the budget
+	// (memory.go; nil without one).
+	mem *accountant
 	// subscribeBytes bounds each subscriber's queue (Options.SubscribeBufferBytes).
 	subscribeBytes int64
 	// seqMu guards seqs, the sequences' values by qualified name
@@ -128,7 +131,8 @@ type Options struct {
 	Superuser string
 	// MemoryLimit is the memory budget in bytes; 0: none. Past half of
 	// it (the live heap), checkpoints spill the largest tables and views
-	// to the store (spill.go).
+	// to the store (spill.go); work that would take the process past
+	// three quarters of it fails with 53200 (memory.go).
 	MemoryLimit int64
 	// SubscribeBufferBytes bounds the estimated memory of the commits
 	// queued for one subscriber; a subscriber past it is cut off (54000).
@@ -149,13 +153,17 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 	}
 	e := &Engine{db: db, log: log, cat: newCatalog(), colls: map[uint64]*storage.Collection{},
 		views: map[uint64]*matView{}, sources: map[uint64]*sourceState{}, nextID: 1000,
-		replayer: o.Replayer, spill: spiller{limit: o.MemoryLimit}, subscribeBytes: o.SubscribeBufferBytes}
+		replayer: o.Replayer, spill: spiller{limit: o.MemoryLimit}, mem: newAccountant(o.MemoryLimit),
+		subscribeBytes: o.SubscribeBufferBytes}
 	if e.subscribeBytes <= 0 {
 		e.subscribeBytes = defaultSubscribeBufferBytes
 	}
 	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
 	e.spill.all = os.Getenv("EDDY_SPILL_ALL") == "1"
 	backfillKnobs()
+	if os.Getenv("EDDY_MEMORY_ACCOUNTING") == "0" {
+		e.mem = nil // a test knob: the budget drives spilling only
+	}
 	e.cat.size = e.collectionSize
 	err = e.loadRoles()
 	if err == nil {

@@ -7,6 +7,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
@@ -68,7 +69,7 @@ func (p *Portal) rejectTableAs(st *pg.CreateTableAsStmt) error {
 
 // createMatViewLocked is createMatView with the backfill under the
 // engine lock, which the caller holds (inside a transaction block).
-func (e *Engine) createMatViewLocked(obj *Object, ifNotExists bool, interrupt <-chan struct{}, notice func(*repr.Error)) error {
+func (e *Engine) createMatViewLocked(obj *Object, ifNotExists bool, interrupt <-chan struct{}, mem expr.Memory, notice func(*repr.Error)) error {
 	if exists, err := e.nameTaken(obj, ifNotExists); exists || err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (e *Engine) createMatViewLocked(obj *Object, ifNotExists bool, interrupt <-
 		e.nextID = prevID
 		return err
 	}
-	err = e.installView(obj, b, interrupt, notice)
+	err = e.installView(obj, b, interrupt, mem, notice)
 	if err == nil {
 		err = e.commitDDL(b)
 	}
@@ -125,8 +126,10 @@ func (e *Engine) createMatViewLocked(obj *Object, ifNotExists bool, interrupt <-
 // installView builds the view's dataflow and backfills it (logging to b):
 // its inputs' contents, then the history of the sources it reads (see
 // source_history.go; notice gets what a source could not replay), then
-// their watermarks. interrupt stops the backfill (exec.ErrCanceled).
-func (e *Engine) installView(obj *Object, b *storage.Batch, interrupt <-chan struct{}, notice func(*repr.Error)) error {
+// their watermarks. interrupt stops the backfill (exec.ErrCanceled); mem,
+// the statement's memory account, refuses growth past the budget (53200:
+// the view is not created).
+func (e *Engine) installView(obj *Object, b *storage.Batch, interrupt <-chan struct{}, mem expr.Memory, notice func(*repr.Error)) error {
 	if err := e.planSharedView(obj); err != nil {
 		return err
 	}
@@ -142,7 +145,7 @@ func (e *Engine) installView(obj *Object, b *storage.Batch, interrupt <-chan str
 	c.Begin()
 	e.colls[obj.ID] = c
 	e.views[obj.ID] = mv
-	bf := &backfill{e: e, mv: mv, c: c, t: t, b: b, interrupt: interrupt}
+	bf := &backfill{e: e, mv: mv, c: c, t: t, b: b, interrupt: interrupt, mem: mem}
 	if err := bf.step(exec.Input{Updates: e.collectionInputs(mv.df.Sources(), t)}); err != nil {
 		return err
 	}

@@ -38,6 +38,11 @@ type Portal struct {
 	streamOK bool
 	// cur is set for the portal of a DECLAREd cursor (cursorportal.go).
 	cur *cursor
+	// mem is the statement's memory account (memory.go), opened by the
+	// first Execute and released once the portal has sent its last row
+	// (or is closed): buffered rows and a lazy stream stay accounted
+	// while the portal is suspended.
+	mem *memAccount
 }
 
 // Columns describes the result rows with their formats.
@@ -47,6 +52,8 @@ func (p *Portal) Columns() []Column { return wireColumns(p.st.cols, p.formats) }
 // that never ran).
 func (p *Portal) Close() {
 	p.rows, p.lazy = nil, nil
+	p.mem.release()
+	p.mem = nil
 	if p.stream != nil && p.cur == nil {
 		p.stream.sub.Close()
 	}
@@ -59,6 +66,7 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 	defer stop()
 	p.st.s.beginActivity(ctx, p.st.src)
 	defer p.st.s.endActivity()
+	defer p.useMemory()(&suspended)
 	if p.st.s.tx == txFailed && !isTxEnd(p.st.stmt.AST) {
 		return "", false, errInFailedTx
 	}
@@ -103,6 +111,26 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 	}
 	p.pastEnd = true
 	return p.executedTag(p.pos - from), false, nil
+}
+
+// useMemory makes the portal's memory account, opened on first use, the
+// session's for one Execute (or COPY). The function it returns restores
+// the session's previous account (EXECUTE runs a statement inside
+// another) and, unless *keep (the portal is suspended with rows left),
+// releases the portal's.
+func (p *Portal) useMemory() func(keep *bool) {
+	s := p.st.s
+	if p.mem == nil {
+		p.mem = s.e.mem.account(statementWork(p.st.src))
+	}
+	prev := s.mem
+	s.mem = p.mem
+	return func(keep *bool) {
+		s.mem = prev
+		if !*keep {
+			p.mem.release()
+		}
+	}
 }
 
 // encode formats one row in the portal's result formats.

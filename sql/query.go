@@ -80,6 +80,9 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 			in[id] = append(in[id], repr.Update{Row: u.Row, Time: t, Diff: u.Diff})
 		}
 	}
+	if err := growInputs(ctx, in); err != nil {
+		return nil, err
+	}
 	out, err := df.StepInput(ctx, t, exec.Input{Updates: in, Arrangements: arrangements{e}}, nil)
 	if err != nil {
 		return nil, err
@@ -87,6 +90,9 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 	df.Commit()
 	if st != nil {
 		st.counts = df.RowCounts()
+	}
+	if err := growMemory(ctx, int64(len(out))*rowHeaderBytes); err != nil {
+		return nil, err
 	}
 	rows, err := expand(out)
 	if err != nil {

@@ -74,6 +74,10 @@ type Session struct {
 	// statements): session functions that wait (pg_sleep) end when it is
 	// cancelled.
 	stmtCtx context.Context
+	// mem is the running statement's memory account (memory.go; nil
+	// between statements or without a budget), expr.Ctx.Memory of its
+	// evaluation contexts.
+	mem *memAccount
 	// lmu guards listening, the channels the session listens on in LISTEN
 	// order (read by other sessions' NOTIFY); notes are the open block's
 	// NOTIFYs and LISTEN/UNLISTENs, applied at COMMIT (listen.go).
@@ -192,7 +196,7 @@ func (s *Session) evalCtx() *expr.Ctx {
 			Schema: s.currentSchema, Settings: s.settingRows}
 	}
 	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info,
-		Interrupt: s.interrupt()}
+		Interrupt: s.interrupt(), Memory: s.mem.memory()}
 }
 
 // location is the session time zone.

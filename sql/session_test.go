@@ -41,8 +41,10 @@ type testEngine struct {
 	// (clockSet); until then the engine reads the real clock.
 	now      time.Time
 	clockSet bool
-	// opts are the options open uses.
-	opts Options
+	// opts are the options open uses; unaccounted drops the memory
+	// accountant, for tests that use a tiny budget only to spill.
+	opts        Options
+	unaccounted bool
 	// sessions are the named sessions of the `session` command.
 	sessions map[string]*Session
 }
@@ -58,6 +60,9 @@ func (te *testEngine) open() {
 	e, err := OpenWith(te.dir, slog.New(slog.NewTextHandler(io.Discard, nil)), te.opts)
 	if err != nil {
 		te.t.Fatal(err)
+	}
+	if te.unaccounted {
+		e.mem = nil
 	}
 	te.e, te.s = e, e.NewSession(map[string]string{"user": "eddy"})
 	if te.clockSet {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
@@ -137,14 +138,16 @@ type backfill struct {
 	c  *storage.Collection
 	t  repr.Time
 	b  *storage.Batch
-	// interrupt closes when the statement is cancelled.
+	// interrupt closes when the statement is cancelled; mem is the
+	// statement's memory account (nil: none).
 	interrupt <-chan struct{}
+	mem       expr.Memory
 }
 
 // step runs one backfill Step and applies its output to the view.
 func (bf *backfill) step(in exec.Input) error {
 	ctx := bf.e.viewCtx()
-	ctx.Interrupt = bf.interrupt
+	ctx.Interrupt, ctx.Memory = bf.interrupt, bf.mem
 	in.Now, in.Arrangements = bf.e.wall.last, arrangements{bf.e}
 	var w exec.StateWriter // nil for a transient view: no state logged
 	if bf.b != nil {

@@ -20,7 +20,8 @@ import (
 // loads collections up to the budget and leaves the rest spilled.
 //
 // The measure is the live heap after the last garbage collection (Go's
-// /gc/heap/live:bytes): spilling starts when it passes spillFraction of
+// /gc/heap/live:bytes) less the reservations of running work (the
+// accountant's, memory.go): spilling starts when it passes spillFraction of
 // the budget, and spills the largest eligible collections (tables and
 // materialized views of at least minSpillBytes) until their estimated
 // size (MemBytes) covers the excess. Until the next collection updates
@@ -143,7 +144,9 @@ func (e *Engine) afterCheckpoint() {
 	if gcs != s.gcs {
 		s.freed, s.gcs = 0, gcs
 	}
-	excess := int64(live) - s.freed - int64(float64(s.limit)*spillFraction)
+	// Running work's reservations (memory.go) are transient: they do not
+	// make tables and views spill.
+	excess := int64(live) - e.mem.reservedBytes() - s.freed - int64(float64(s.limit)*spillFraction)
 	if excess <= 0 {
 		return
 	}

@@ -72,6 +72,10 @@ type subscriber struct {
 	// Consumed subtracts. Past limit the subscriber is cut off.
 	queued atomic.Int64
 	limit  int64
+	// pooled is the part of queued reserved from the engine's memory
+	// budget (memory.go): taken by publish, given back by Consumed, and
+	// all at once when the subscription ends.
+	pooled atomic.Int64
 	// info is what eddy_subscriptions lists (set under the engine lock by
 	// describe); sent counts the rows the reader has taken.
 	info subInfo
@@ -100,6 +104,11 @@ func (s *Subscription) describe(info subInfo, snapshotRows int64) {
 // queued: its bytes stop counting against the subscriber's bound.
 func (s *Subscription) Consumed(ev SubEvent) {
 	s.sub.queued.Add(-ev.bytes)
+	if s.sub.pooled.Add(-ev.bytes) >= 0 {
+		s.e.mem.give(ev.bytes)
+	} else {
+		s.sub.pooled.Add(ev.bytes) // the end of the subscription gave it back
+	}
 	s.sub.sent.Add(int64(len(ev.Updates)))
 }
 
@@ -166,6 +175,7 @@ func (e *Engine) unsubscribe(sub *subscriber, err error) {
 	sub.mu.Lock()
 	sub.err = err
 	sub.mu.Unlock()
+	e.mem.give(sub.pooled.Swap(0))
 	close(sub.ch)
 	close(sub.ended)
 	if sub.transient != nil {
@@ -194,10 +204,17 @@ func (e *Engine) publish(t repr.Time, deltas map[uint64][]repr.Update) {
 					WithHint("Read the subscription's rows faster (FETCH more often), or subscribe to a smaller result."))
 				continue
 			}
+			if !e.mem.take(size) {
+				e.unsubscribe(sub, e.subscriberOutOfMemory(size))
+				continue
+			}
+			sub.pooled.Add(size) // before the reader can see the event
 			select {
 			case sub.ch <- SubEvent{Time: t, Updates: d, bytes: size}:
 				sub.queued.Add(size)
 			default:
+				sub.pooled.Add(-size)
+				e.mem.give(size)
 				e.unsubscribe(sub, repr.Errorf(repr.CodeProgramLimitExceeded,
 					"subscriber fell more than %d commits behind and was disconnected", cap(sub.ch)).
 					WithHint("Read the subscription's rows faster (FETCH more often), or subscribe to a smaller result."))
@@ -294,7 +311,9 @@ func (e *Engine) subscribeQueryLocked(sql string, progress bool, buffer int, tz 
 	}
 	mv.transient = true
 	c := storage.NewCollection(obj.ID, nil)
-	bf := &backfill{e: e, mv: mv, c: c, t: e.clock}
+	acct := e.mem.account(statementWork("SUBSCRIBE " + sql))
+	defer acct.release()
+	bf := &backfill{e: e, mv: mv, c: c, t: e.clock, mem: acct.memory()}
 	err = bf.step(exec.Input{Updates: e.collectionInputs(mv.df.Sources(), e.clock)})
 	if err == nil {
 		// The sources' history, as a new view gets it: the subscription's

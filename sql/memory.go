@@ -1,0 +1,402 @@
+package sql
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// Memory accounting (--memory-limit, Options.MemoryLimit). One accountant
+// per engine knows the budget and every reservation. Work that keeps what
+// it produces holds an account (memAccount): a statement (its dataflow's
+// Steps, its snapshot, its buffered result; the portal keeps the account
+// while it holds rows), a commit (the maintenance of every view it steps),
+// a view's backfill (the CREATE statement's account). Work reports its
+// growth to its account through expr.Ctx.Memory in chunks (exec every
+// quarter MiB of estimated growth), and the account reserves from the
+// accountant in larger chunks (at least reserveChunk, an eighth of what it
+// holds), so the budget is consulted once per MiB or more, never per row.
+// Subscriber queues reserve each commit's bytes (take/give).
+//
+// A reservation is refused, and the work fails with 53200 naming itself,
+// when standing memory plus every reservation would pass workFraction of
+// the budget (smallWorkFraction for small accounts, so that a runaway
+// query is refused while other sessions' small work still fits). Standing memory is what the live heap at the last garbage
+// collection holds beyond the reservations: tables, views, operator state,
+// and any growth that work did not report, so the heap cross-checks the
+// estimates. Before refusing, the accountant forces a collection (at most
+// once per forceGCEvery) so that a stale measure does not refuse work that
+// fits. A refused Step rolls back, its statement ends and its account is
+// released; the freed memory is then returned to the operating system
+// (debug.FreeOSMemory), so the server's RSS comes back down. Other sessions
+// never notice: work under reserveChunk never consults the budget.
+//
+// Maintenance is all or nothing: a commit's account fails the Step of
+// the view that passes the budget, and the commit machinery (applyTx)
+// rolls back every view and table the commit touched. Replay at start-up
+// is not accounted (the log's commits were accepted once already).
+
+// workFraction of the budget is what standing memory and reservations
+// together may reach for large work. The rest is headroom for the
+// collector (the soft memory limit is the whole budget, GOGC is 200), for
+// memory outside the Go heap (Pebble's block cache and memtables, stacks)
+// and for small work.
+const workFraction = 0.7
+
+// smallFraction of the budget is the most a small account holds, and
+// small accounts may bring standing memory and reservations up to
+// smallWorkFraction of it: a runaway query is refused first, leaving room
+// for every other session's small queries and commits (a point read, a
+// short report, a commit of a few thousand rows).
+const (
+	smallFraction     = 1.0 / 32
+	smallWorkFraction = 0.9
+)
+
+// reserveChunk is the smallest reservation an account takes from the
+// accountant.
+const reserveChunk = 1 << 20
+
+// forceGCEvery rate-limits the collections a refusal forces.
+const forceGCEvery = time.Second
+
+// freeDelay is how long after a refusal the accountant returns freed
+// memory to the operating system: the refused statement lets go of its
+// rows as its call stack unwinds.
+const freeDelay = 50 * time.Millisecond
+
+// accountant is the engine's memory budget and its reservations. It is
+// safe for concurrent use; a nil accountant (no budget) hands out nil
+// accounts, which account nothing.
+type accountant struct {
+	limit int64
+	// cap is workFraction of limit, the bound of standing + reserved for
+	// large work; small is the most a small account holds, and smallCap
+	// its bound (smallFraction, smallWorkFraction).
+	cap, small, smallCap int64
+	// reserved is the sum of every account's and subscriber's
+	// reservations.
+	reserved atomic.Int64
+	// refusals counts refused reservations.
+	refusals atomic.Int64
+	// freeing is set while a return of memory to the OS is scheduled.
+	freeing atomic.Bool
+
+	// heap and collect read the live heap (and the collections so far)
+	// and force a collection: runtime's, replaced by unit tests.
+	heap    func() (live, gcs uint64)
+	collect func()
+
+	// standing is the live heap at the last collection seen, less the
+	// reservations when it was seen and the large ones released since
+	// the previous look (never negative): a collection seen only after a
+	// large account let go may have found its memory still live.
+	standing atomic.Int64
+	// released sums the large reservations released since the last
+	// collection seen.
+	released atomic.Int64
+
+	mu sync.Mutex
+	// gcs numbers the collection standing was measured after (MaxUint64:
+	// none seen yet); forced is when a refusal last forced one.
+	gcs    uint64
+	forced time.Time
+}
+
+// newAccountant returns the accountant of a budget of limit bytes, nil
+// when limit is 0 (no budget).
+func newAccountant(limit int64) *accountant {
+	if limit <= 0 {
+		return nil
+	}
+	f := float64(limit)
+	return &accountant{limit: limit, cap: int64(f * workFraction), small: int64(f * smallFraction),
+		smallCap: int64(f * smallWorkFraction), heap: heapStats, collect: runtime.GC, gcs: math.MaxUint64}
+}
+
+// observe returns standing memory, updating it when a collection happened
+// since the last look. Reservations made after the collection make it
+// low and ones released after it make it high, until the next collection.
+func (m *accountant) observe() int64 {
+	live, gcs := m.heap()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if gcs != m.gcs {
+		m.gcs = gcs
+		m.standing.Store(max(int64(live)-m.reserved.Load()-m.released.Swap(0), 0))
+	}
+	return m.standing.Load()
+}
+
+// inUse returns standing memory and the reservations (for the spill
+// policy and eddy_memory).
+func (m *accountant) inUse() (standing, reserved int64) {
+	return m.observe(), m.reserved.Load()
+}
+
+// reservedBytes returns the sum of the reservations (0 without a
+// budget).
+func (m *accountant) reservedBytes() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.reserved.Load()
+}
+
+// reserve takes n bytes for an account that will then hold held bytes,
+// if standing memory and every reservation stay within the account's
+// bound (limitFor), forcing a collection first if that is what it takes
+// (and none was forced within forceGCEvery); it reports whether it did.
+func (m *accountant) reserve(n, held int64) bool {
+	bound := m.limitFor(held)
+	standing := m.observe() // before n counts as reserved
+	r := m.reserved.Add(n)
+	if standing+r <= bound {
+		return true
+	}
+	if m.forceCollection() && m.observe()+m.reserved.Load() <= bound {
+		return true
+	}
+	m.reserved.Add(-n)
+	return false
+}
+
+// limitFor returns the bound of standing memory plus reservations for an
+// account holding held bytes: smallCap for a small account, cap for a
+// large one.
+func (m *accountant) limitFor(held int64) int64 {
+	if held <= m.small {
+		return m.smallCap
+	}
+	return m.cap
+}
+
+// forceCollection runs a collection unless one was forced within
+// forceGCEvery, so that standing memory is measured afresh; it reports
+// whether it ran one.
+func (m *accountant) forceCollection() bool {
+	m.mu.Lock()
+	if !m.forced.IsZero() && time.Since(m.forced) < forceGCEvery {
+		m.mu.Unlock()
+		return false
+	}
+	m.forced = time.Now()
+	m.mu.Unlock()
+	m.collect()
+	return true
+}
+
+// take reserves n bytes without forcing a collection (for subscriber
+// queues, filled under the engine lock, once per commit; each is bounded
+// by --subscribe-buffer, so they count as small work): it reads the heap
+// only when the last measure of standing memory does not leave room.
+func (m *accountant) take(n int64) bool {
+	if m == nil || n == 0 {
+		return true
+	}
+	standing := m.standing.Load()
+	r := m.reserved.Add(n)
+	if standing+r <= m.smallCap || m.observe()+r <= m.smallCap {
+		return true
+	}
+	m.reserved.Add(-n)
+	m.refusals.Add(1)
+	return false
+}
+
+// give returns n bytes that take reserved.
+func (m *accountant) give(n int64) {
+	if m != nil {
+		m.reserved.Add(-n)
+	}
+}
+
+// returnMemory hands the memory that refused work let go of back to the
+// operating system, shortly after the refusal (one at a time).
+func (m *accountant) returnMemory() {
+	if !m.freeing.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(freeDelay, func() {
+		debug.FreeOSMemory()
+		m.freeing.Store(false)
+	})
+}
+
+// memAccount is the reservation of one piece of work: used is what it
+// reported, held what it reserved (held >= used). It is used by one
+// goroutine at a time; a nil account accounts nothing.
+type memAccount struct {
+	m *accountant
+	// what names the work in a refusal's DETAIL: `statement "SELECT
+	// ..."`, `a commit`; view, when set, is the materialized view that
+	// the commit is maintaining.
+	what, view string
+	used, held int64
+	refused    bool
+}
+
+// account opens an account for the work named what (nil without a
+// budget).
+func (m *accountant) account(what string) *memAccount {
+	if m == nil {
+		return nil
+	}
+	return &memAccount{m: m, what: what}
+}
+
+// statementWork names a statement for an account: its text, shortened.
+func statementWork(sql string) string {
+	sql = strings.Join(strings.Fields(sql), " ")
+	if len(sql) > 100 {
+		sql = sql[:97] + "..."
+	}
+	return fmt.Sprintf("statement %q", sql)
+}
+
+// memory returns a as the expr.Memory of an evaluation context: nil when
+// a is nil (never an interface holding a nil pointer).
+func (a *memAccount) memory() expr.Memory {
+	if a == nil {
+		return nil
+	}
+	return a
+}
+
+// Grow accounts n more bytes, reserving from the accountant when used
+// passes held: a chunk of at least reserveChunk and an eighth of what is
+// held, or exactly what is needed when that chunk does not fit. A
+// refusal is 53200; used is then unchanged.
+func (a *memAccount) Grow(n int64) error {
+	a.used += n
+	if a.used <= a.held {
+		return nil
+	}
+	need := a.used - a.held
+	chunk := max(need, reserveChunk, a.held/8)
+	if !a.m.reserve(chunk, a.held+chunk) {
+		if chunk == need || !a.m.reserve(need, a.used) {
+			a.used -= n
+			return a.refuse(need)
+		}
+		chunk = need
+	}
+	a.held += chunk
+	return nil
+}
+
+// refuse returns the 53200 error of a reservation of want bytes that the
+// budget refused, naming the work, what it holds and the budget.
+func (a *memAccount) refuse(want int64) error {
+	m := a.m
+	m.refusals.Add(1)
+	a.refused = true
+	standing, reserved := m.observe(), m.reserved.Load()
+	return repr.Errorf(repr.CodeOutOfMemory, "out of memory").
+		WithDetail("Failed on a request of %s by %s, which held %s; %s of the memory limit of %s was in use (%s by other work, %s usable by work).",
+			formatBytes(want), a.work(), formatBytes(a.held), formatBytes(standing+reserved), formatBytes(m.limit),
+			formatBytes(reserved-a.held), formatBytes(m.limitFor(a.held+want))).
+		WithHint("Make the query keep less (filter earlier, aggregate, or LIMIT it), or raise --memory-limit.")
+}
+
+// work names the account's work for a refusal.
+func (a *memAccount) work() string {
+	if a.view != "" {
+		return fmt.Sprintf("the maintenance of materialized view %q in %s", a.view, a.what)
+	}
+	return a.what
+}
+
+// release returns everything a holds to the accountant; after a refusal
+// it also returns the freed memory to the operating system. The account
+// may be used again afterwards.
+func (a *memAccount) release() {
+	if a == nil {
+		return
+	}
+	a.m.reserved.Add(-a.held)
+	if a.held > a.m.small {
+		a.m.released.Add(a.held)
+	}
+	a.used, a.held = 0, 0
+	if a.refused {
+		a.refused = false
+		a.m.returnMemory()
+	}
+}
+
+// formatBytes prints a byte count in binary units ("512 B", "1.5 MiB").
+func formatBytes(n int64) string {
+	if n < 1024 && n > -1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, units := float64(n)/1024, "KiB"
+	for _, u := range []string{"MiB", "GiB", "TiB"} {
+		if f < 1024 && f > -1024 {
+			break
+		}
+		f, units = f/1024, u
+	}
+	return fmt.Sprintf("%.1f %s", f, units)
+}
+
+// rowHeaderBytes is the memory of a result's row beyond its datums (its
+// slice header).
+const rowHeaderBytes = int64(unsafe.Sizeof(repr.Row{}))
+
+// growMemory accounts n bytes in ctx's account, if it has one.
+func growMemory(ctx *expr.Ctx, n int64) error {
+	if ctx == nil || ctx.Memory == nil || n <= 0 {
+		return nil
+	}
+	return ctx.Memory.Grow(n)
+}
+
+// growInputs accounts the snapshot a query's dataflow is fed (decoded
+// rows, held until the query ends).
+func growInputs(ctx *expr.Ctx, in map[repr.CollectionID][]repr.Update) error {
+	if ctx == nil || ctx.Memory == nil {
+		return nil
+	}
+	var n int64
+	for _, us := range in {
+		n += updatesBytesSampled(us)
+	}
+	return growMemory(ctx, n)
+}
+
+// sampleRows bounds the rows whose strings updatesBytesSampled reads.
+const sampleRows = 64
+
+// updatesBytesSampled estimates the memory of us as updatesBytes does,
+// reading the strings of at most sampleRows rows.
+func updatesBytesSampled(us []repr.Update) int64 {
+	if len(us) <= sampleRows {
+		return updatesBytes(us)
+	}
+	step := len(us) / sampleRows
+	var sampled int64
+	for i := 0; i < sampleRows; i++ {
+		sampled += updatesBytes(us[i*step : i*step+1])
+	}
+	return sampled * int64(len(us)) / sampleRows
+}
+
+// subscriberOutOfMemory is the error ending a subscription whose queue
+// would take a commit of size bytes past the memory budget.
+func (e *Engine) subscriberOutOfMemory(size int64) error {
+	standing, reserved := e.mem.inUse()
+	return repr.Errorf(repr.CodeOutOfMemory, "out of memory").
+		WithDetail("Failed on a request of %s to queue a commit for a subscriber; %s of the memory limit of %s was in use (%s usable by work).",
+			formatBytes(size), formatBytes(standing+reserved), formatBytes(e.mem.limit), formatBytes(e.mem.smallCap)).
+		WithHint("Read the subscription's rows faster, or raise --memory-limit.")
+}
