@@ -16,6 +16,11 @@
 // seen. It keeps control records internally so that its positions move past
 // transaction markers: after catching up, every partition's lag is zero.
 //
+// ReadRange reads a range of offsets again, exactly the records a Reader
+// returned over it: a view created after its source has been consuming is
+// backfilled that way from the source's start offsets (records retention
+// deleted since are gone: EarliestOffsets tells which).
+//
 // The partitions consumed are those the topic has when NewReader runs; a
 // partition added later is picked up by the next NewReader (a restart),
 // from its earliest offset since the stored positions lack it.
