@@ -29,13 +29,13 @@ import (
 // written: VALUES lists whose columns mix types, FROM functions other
 // than one-column set-returning ones, ROWS FROM and LATERAL, GROUPING
 // SETS/ROLLUP/CUBE, record and array subscripts (field selection), IS
-// DISTINCT FROM, row comparisons, the two-variable statistics aggregates
+// DISTINCT FROM, the two-variable statistics aggregates
 // (regr_*, corr, covar_*: the planner rewrites them into sums before
 // tracing), and self-references that PostgreSQL would rename (orders_1).
 // NATURAL joins print as USING their common columns; VALUES, functions
 // in FROM (always with their alias and column names), COLLATE, named
-// windows and the SQL-syntax functions (EXTRACT, SUBSTRING, POSITION,
-// TRIM, OVERLAY) as PostgreSQL prints them. VARIADIC calls are refused
+// windows, row comparisons and the SQL-syntax functions (EXTRACT,
+// SUBSTRING, POSITION, TRIM, OVERLAY) as PostgreSQL prints them. VARIADIC calls are refused
 // by the planner.
 
 // errNoDeparse marks a construct the deparser does not print.

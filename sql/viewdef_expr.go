@@ -226,6 +226,15 @@ func (d *deparser) aexprKind(a *pg.A_Expr) nkind {
 		if a.Lexpr == nil {
 			return nkind{kind: kOp}
 		}
+		if a.Lexpr.GetRowExpr() != nil && a.Rexpr.GetRowExpr() != nil { // rowCompare's forms
+			switch opName(a.Name) {
+			case "=":
+				return nkind{kind: kBool, op: "AND"}
+			case "<>":
+				return nkind{kind: kBool, op: "OR"}
+			}
+			return nkind{kind: kOtherNode}
+		}
 		return nkind{kind: kOp, op: opName(a.Name)}
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
 		return nkind{kind: kSimple}

@@ -50,6 +50,10 @@ func (d *deparser) aexpr(n *pg.Node, a *pg.A_Expr) {
 			})
 			return
 		}
+		if l, r := a.Lexpr.GetRowExpr(), a.Rexpr.GetRowExpr(); l != nil && r != nil {
+			d.rowCompare(opName(a.Name), l.Args, r.Args)
+			return
+		}
 		ts := d.crossTypeOperands(opName(a.Name), a.Lexpr, a.Rexpr, d.operandTypes(n, 2))
 		d.binary(a.Lexpr, opName(a.Name), a.Rexpr, wantAt(ts, 0), wantAt(ts, 1))
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
@@ -82,6 +86,62 @@ func (d *deparser) aexpr(n *pg.Node, a *pg.A_Expr) {
 	default:
 		no()
 	}
+}
+
+// rowCompare prints a comparison of two row constructors as PostgreSQL
+// stores it: = as the AND of the pairs' equalities, <> as the OR of
+// their inequalities (both printed as those boolean expressions), and
+// an ordering as (ROW(l...) op ROW(r...)), always parenthesized. Each
+// pair is coerced as IS DISTINCT FROM's operands are.
+func (d *deparser) rowCompare(op string, l, r []*pg.Node) {
+	if len(l) != len(r) || len(l) == 0 || !rowCompareOp(op) {
+		no()
+	}
+	ts := make([][]repr.T, len(l))
+	for i := range l {
+		lt, rt := d.ownType(l[i]), d.ownType(r[i])
+		if t, err := expr.CommonType([]repr.T{lt, rt}, "ROW comparison"); err == nil && lt.Family != repr.FamUnknown && rt.Family != repr.FamUnknown {
+			ts[i] = d.crossTypeOperands(op, l[i], r[i], []repr.T{t, t})
+		}
+	}
+	if op == "=" || op == "<>" {
+		join := map[string]string{"=": "AND", "<>": "OR"}[op]
+		d.parenUnlessPretty(func() {
+			for i := range l {
+				if i > 0 {
+					d.write(" ", join, " ")
+				}
+				d.paren(nkind{kind: kOp, op: op}, pctx{kind: pBool, op: join}, func() {
+					d.binary(l[i], op, r[i], wantAt(ts[i], 0), wantAt(ts[i], 1))
+				})
+			}
+		})
+		return
+	}
+	row := func(side int, xs []*pg.Node) {
+		d.write("ROW(")
+		for i, x := range xs {
+			if i > 0 {
+				d.write(", ")
+			}
+			d.expr(x, wantAt(ts[i], side), pNone)
+		}
+		d.write(")")
+	}
+	d.write("(")
+	row(0, l)
+	d.write(" ", op, " ")
+	row(1, r)
+	d.write(")")
+}
+
+// rowCompareOp reports whether op compares rows.
+func rowCompareOp(op string) bool {
+	switch op {
+	case "=", "<>", "<", "<=", ">", ">=":
+		return true
+	}
+	return false
 }
 
 // crossTypeOperands drops the coercions of an operator PostgreSQL has in
