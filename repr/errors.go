@@ -1,8 +1,46 @@
 package repr
 
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
 // codeCharacterNotInRepertoire is SQLSTATE 22021, raised for text that is
 // not valid UTF-8 or contains NUL.
 const codeCharacterNotInRepertoire = "22021"
+
+// ErrInvalidUTF8 returns PostgreSQL's 22021 for s, which is not valid
+// UTF-8: `invalid byte sequence for encoding "UTF8": 0xe2 0x28`, naming
+// the bytes of the first bad sequence (as many as its lead byte
+// announces, as PostgreSQL's report_invalid_encoding does).
+func ErrInvalidUTF8(s string) error {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	if i >= len(s) {
+		return nil
+	}
+	want := 1
+	switch c := s[i]; {
+	case c&0xe0 == 0xc0:
+		want = 2
+	case c&0xf0 == 0xe0:
+		want = 3
+	case c&0xf8 == 0xf0:
+		want = 4
+	}
+	var hex []string
+	for _, c := range []byte(s[i:min(i+want, len(s))]) {
+		hex = append(hex, fmt.Sprintf("0x%02x", c))
+	}
+	return Errorf(codeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", strings.Join(hex, " "))
+}
 
 // codeIntervalFieldOverflow is SQLSTATE 22015, interval_field_overflow.
 const codeIntervalFieldOverflow = "22015"

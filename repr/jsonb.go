@@ -29,7 +29,7 @@ type jsonValue struct {
 // canonical form. Errors are 22P02 (22P05 for \u0000), as in PostgreSQL.
 func ParseJSONB(s string) (Datum, error) {
 	if !utf8.ValidString(s) {
-		return Null, Errorf(codeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+		return Null, ErrInvalidUTF8(s)
 	}
 	p := &jsonParser{s: s}
 	v, err := p.value(0)

@@ -231,7 +231,7 @@ func hasNonzeroMantissa(v string) bool {
 // is trimmed; char(n) is padded with spaces to n characters.
 func parseString(s string, t T) (Datum, error) {
 	if !utf8.ValidString(s) {
-		return Null, Errorf(codeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+		return Null, ErrInvalidUTF8(s)
 	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return Null, Errorf(codeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": 0x00")

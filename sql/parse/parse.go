@@ -30,6 +30,9 @@ type Stmt struct {
 // Parse splits sql into statements and parses each. An empty or
 // comment-only string yields no statements.
 func Parse(sql string) ([]Stmt, error) {
+	if !utf8.ValidString(sql) {
+		return nil, repr.ErrInvalidUTF8(sql)
+	}
 	if !mayHaveExt(sql) && !mayHaveLongValues(sql) {
 		return parsePlain(sql, sql)
 	}

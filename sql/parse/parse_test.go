@@ -248,13 +248,35 @@ func FuzzParse(f *testing.F) {
 }
 
 // checkFuzzError requires a syntax error (or, for recognized but
-// unsupported variants, 0A000) positioned within the input or at 0.
+// unsupported variants, 0A000) positioned within the input or at 0, or
+// 22021 exactly when the input is not valid UTF-8.
 func checkFuzzError(t *testing.T, sql string, err error) {
 	e := repr.ErrorFrom(err)
+	if valid := utf8.ValidString(sql); !valid || e.Code == "22021" {
+		if valid || e.Code != "22021" {
+			t.Fatalf("error code %s for %q (valid UTF-8: %v): %v", e.Code, sql, valid, err)
+		}
+		return
+	}
 	if e.Code != repr.CodeSyntax && e.Code != repr.CodeFeatureNotSupported {
 		t.Fatalf("error code %s for %q: %v", e.Code, sql, err)
 	}
 	if e.Position < 0 || int(e.Position) > utf8.RuneCountInString(sql)+1 {
 		t.Fatalf("error position %d outside %q: %v", e.Position, sql, err)
+	}
+}
+
+// TestInvalidUTF8 checks that statement text that is not UTF-8 fails
+// with 22021 naming the bad sequence's bytes, as PostgreSQL reports it.
+func TestInvalidUTF8(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT 'a\xffb'":               `invalid byte sequence for encoding "UTF8": 0xff`,
+		"SELECT '\xe2\x28\xa1'":         `invalid byte sequence for encoding "UTF8": 0xe2 0x28 0xa1`,
+		"INSERT INTO t VALUES ('\xc3')": `invalid byte sequence for encoding "UTF8": 0xc3 0x27`,
+	} {
+		_, err := Parse(sql)
+		if e := repr.ErrorFrom(err); err == nil || e.Code != "22021" || e.Message != want {
+			t.Errorf("Parse(%q) = %v, want 22021 %s", sql, err, want)
+		}
 	}
 }
