@@ -83,6 +83,7 @@ public class Clients {
         check("prepared select", Clients::preparedSelect);
         check("batch", Clients::batch);
         check("transactions", Clients::transactions);
+        check("isolation levels", Clients::isolationLevels);
         check("fetch size", Clients::fetchSize);
         check("listen notify", Clients::listenNotify);
         check("errors", c -> {
@@ -255,6 +256,39 @@ public class Clients {
             c.commit();
         }
         System.out.println("isolation " + c.getTransactionIsolation());
+    }
+
+    // isolationLevels asks for REPEATABLE READ and SERIALIZABLE as
+    // applications do: a block's count does not see another connection's
+    // insert until it commits.
+    static void isolationLevels(Connection c) throws SQLException {
+        try (Connection other = DriverManager.getConnection(url, props); Statement o = other.createStatement()) {
+            int id = 200;
+            for (int level : new int[]{Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE}) {
+                c.setAutoCommit(false);
+                c.setTransactionIsolation(level);
+                try (Statement s = c.createStatement()) {
+                    ResultSet r = s.executeQuery("SHOW transaction_isolation");
+                    r.next();
+                    String name = r.getString(1);
+                    int before = countBatch(s);
+                    o.executeUpdate("INSERT INTO jdbc_batch VALUES (" + (id++) + ", 'concurrent')");
+                    int again = countBatch(s);
+                    c.commit();
+                    int after = countBatch(s);
+                    c.commit();
+                    System.out.println(c.getTransactionIsolation() + " " + name + " stable=" + (before == again) + " later=" + (after - before));
+                }
+            }
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            o.executeUpdate("DELETE FROM jdbc_batch WHERE v = 'concurrent'");
+        }
+    }
+
+    static int countBatch(Statement s) throws SQLException {
+        ResultSet r = s.executeQuery("SELECT count(*) FROM jdbc_batch");
+        r.next();
+        return r.getInt(1);
     }
 
     static void listenNotify(Connection c) throws Exception {
