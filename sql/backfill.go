@@ -54,8 +54,13 @@ import (
 // automatic indexes created for it stay (they are valid indexes; a failed
 // or cancelled backfill drops them again when nothing else reads them).
 
-// backfillChunk is how many input rows one backfill Step reads.
-const backfillChunk = 1 << 15
+// backfillChunk is how many input rows one backfill Step reads (a
+// variable: tests shrink it).
+var backfillChunk = 1 << 15
+
+// backfillStepped, when not nil, is called after each backfill Step (a
+// test hook: it holds a backfill in the middle).
+var backfillStepped func()
 
 // backfillNoticeEvery is how often a running backfill sends a progress
 // NOTICE (a variable: tests shorten it).
@@ -378,6 +383,9 @@ func (r *backfillRun) step(in *backfillInput, chunk []repr.Update) error {
 		return err
 	}
 	in.done.Add(int64(len(chunk)))
+	if backfillStepped != nil {
+		backfillStepped()
+	}
 	if r.notice != nil && time.Since(r.lastNote) >= backfillNoticeEvery {
 		r.lastNote = time.Now()
 		r.notice(r.bf.progressNotice())
