@@ -16,19 +16,24 @@ import (
 // bound of one byte. (The joins read t from its index, a shared
 // arrangement, which the backfill serves from the rows fed so far: a
 // self-join over the whole snapshot would count pairs twice.) the writes overflow the tail and the install
-// backfills again under the lock, with the same result.
+// backfills again under the lock, with the same result; with every
+// collection spilled (EDDY_SPILL_ALL) the snapshots read a Pebble snapshot.
 func TestBackfillConcurrent(t *testing.T) {
-	for _, tail := range []int64{backfillTailBytes, 1} {
-		t.Run(fmt.Sprintf("tail=%d", tail), func(t *testing.T) { testBackfillConcurrent(t, tail) })
+	for _, tc := range []struct {
+		tail  int64
+		spill bool
+	}{{backfillTailBytes, false}, {1, false}, {backfillTailBytes, true}} {
+		t.Run(fmt.Sprintf("tail=%d,spill=%v", tc.tail, tc.spill), func(t *testing.T) { testBackfillConcurrent(t, tc.tail, tc.spill) })
 	}
 }
 
 const backfillTestQuery = "SELECT t.g, u.name, count(*) AS n, sum(t.x) AS total FROM t JOIN u ON t.g = u.g GROUP BY t.g, u.name"
 
-func testBackfillConcurrent(t *testing.T, tail int64) {
+func testBackfillConcurrent(t *testing.T, tail int64, spill bool) {
 	defer func(chunk int, tail int64) { backfillChunk, backfillTailBytes, backfillStepped = chunk, tail, nil }(backfillChunk, backfillTailBytes)
 	backfillChunk, backfillTailBytes = 7, tail
 	te := newTestEngine(t)
+	te.e.spill.all = spill
 	runAll(t, te, `CREATE TABLE t (id int PRIMARY KEY, g int, x int);
 CREATE TABLE u (g int PRIMARY KEY, name text);
 CREATE INDEX t_g ON t (g);
@@ -40,6 +45,9 @@ INSERT INTO u SELECT i, 'n' || i FROM generate_series(0, 3) i`)
 	done := make(chan string, 1)
 	go func() { done <- te.run("CREATE MATERIALIZED VIEW v AS " + backfillTestQuery) }()
 	<-reached
+	if spilled := te.e.colls[te.e.cat.lookup("", "t").ID].Spilled(); spilled != spill {
+		t.Fatalf("t spilled: %v, want %v", spilled, spill)
+	}
 	other := &testEngine{t: t, e: te.e, s: te.e.NewSession(map[string]string{"user": "eddy"})}
 	if got := other.run("SELECT viewname, inputs, rows_done, phase FROM eddy_catalog.eddy_backfills"); !strings.Contains(got, "v | public.t, public.u | 7 | snapshot") {
 		t.Errorf("eddy_backfills mid-backfill:\n%s", got)
