@@ -60,11 +60,21 @@ const regrPair = `CASE WHEN __b IS NOT NULL THEN (__a + 0::float8)::numeric END`
 
 // rewriteRegr returns sel with every call of a statistics aggregate in it
 // (nested query blocks included) rewritten, or sel itself when it has none.
-func rewriteRegr(sel *pg_query.SelectStmt) (*pg_query.SelectStmt, error) {
+//
+// With a trace, it records each call's arguments in sel to a copy of them
+// in the rewritten query (Trace.RegrArgs), whose planning the trace
+// records, so that the deparser can print the call as written.
+func rewriteRegr(sel *pg_query.SelectStmt, tr *Trace) (*pg_query.SelectStmt, error) {
 	if !hasRegrCall(sel) {
 		return sel, nil
 	}
 	out := proto.Clone(sel).(*pg_query.SelectStmt)
+	var orig []*pg_query.Node
+	walkMessages(sel.ProtoReflect(), func(m proto.Message) {
+		if n, ok := m.(*pg_query.Node); ok && regrTemplates[regrName(n.GetFuncCall())] != "" {
+			orig = append(orig, n)
+		}
+	})
 	var err error
 	var nodes []*pg_query.Node
 	var targets []*pg_query.ResTarget
@@ -85,9 +95,28 @@ func rewriteRegr(sel *pg_query.SelectStmt) (*pg_query.SelectStmt, error) {
 	}
 	// Innermost calls first: an argument may itself hold a call.
 	for i := len(nodes) - 1; i >= 0 && err == nil; i-- {
-		err = rewriteRegrCall(nodes[i])
+		args := nodes[i].GetFuncCall().Args
+		if err = rewriteRegrCall(nodes[i]); err == nil && tr != nil && len(orig) == len(nodes) {
+			traceRegrArgs(tr, orig[i].GetFuncCall().Args, args, nodes[i])
+		}
 	}
 	return out, err
+}
+
+// traceRegrArgs records, for each argument of a call as written (orig),
+// a copy of the same argument (args, the rewritten copy's) inside the
+// call's formula e, if there is one.
+func traceRegrArgs(tr *Trace, orig, args []*pg_query.Node, e *pg_query.Node) {
+	for k, a := range args {
+		if k >= len(orig) {
+			return
+		}
+		walkMessages(e.ProtoReflect(), func(m proto.Message) {
+			if n, ok := m.(*pg_query.Node); ok && tr.RegrArgs[orig[k]] == nil && proto.Equal(n, a) {
+				tr.RegrArgs[orig[k]] = n
+			}
+		})
+	}
 }
 
 // regrName returns the name of a statistics aggregate call ("" for other

@@ -54,7 +54,7 @@ func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *oute
 
 // planBlock dispatches on the kind of query block.
 func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
-	sel, err := rewriteRegr(sel)
+	sel, err := rewriteRegr(sel, b.opts.Trace)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,10 @@ type Trace struct {
 	// Natural are the common columns each NATURAL join merges (its USING
 	// list, as PostgreSQL's pg_get_viewdef prints it).
 	Natural map[*pg_query.JoinExpr][]string
+	// RegrArgs maps each argument of a statistics aggregate call as
+	// written (regr_slope(y, x)) to a copy of it in the formula the call
+	// is rewritten into (regr.go), whose planning the trace records.
+	RegrArgs map[*pg_query.Node]*pg_query.Node
 }
 
 // TraceCol names a column of a FROM item: Table is the item's qualifier
@@ -39,7 +43,8 @@ type TraceCol struct {
 // NewTrace returns an empty trace.
 func NewTrace() *Trace {
 	return &Trace{Exprs: map[*pg_query.Node]expr.Expr{}, Cols: map[*pg_query.ColumnRef]TraceCol{},
-		Stars: map[*pg_query.ColumnRef][]TraceCol{}, Natural: map[*pg_query.JoinExpr][]string{}}
+		Stars: map[*pg_query.ColumnRef][]TraceCol{}, Natural: map[*pg_query.JoinExpr][]string{},
+		RegrArgs: map[*pg_query.Node]*pg_query.Node{}}
 }
 
 // ColumnName is the name PostgreSQL gives a select-list entry without an

@@ -29,14 +29,14 @@ import (
 // written: VALUES lists whose columns mix types, FROM functions other
 // than one-column set-returning ones, ROWS FROM and LATERAL, GROUPING
 // SETS/ROLLUP/CUBE, record and array subscripts (field selection), IS
-// DISTINCT FROM, the two-variable statistics aggregates
-// (regr_*, corr, covar_*: the planner rewrites them into sums before
-// tracing), and self-references that PostgreSQL would rename (orders_1).
-// NATURAL joins print as USING their common columns; VALUES, functions
-// in FROM (always with their alias and column names), COLLATE, named
-// windows, row comparisons and the SQL-syntax functions (EXTRACT,
-// SUBSTRING, POSITION, TRIM, OVERLAY) as PostgreSQL prints them. VARIADIC calls are refused
-// by the planner.
+// DISTINCT FROM, the two-variable statistics aggregates (regr_*, corr,
+// covar_*) with FILTER, and self-references that PostgreSQL would rename
+// (orders_1). NATURAL joins print as USING their common columns; VALUES,
+// functions in FROM (always with their alias and column names), COLLATE,
+// named windows, row comparisons, the statistics aggregates (through
+// their planned argument copies, planner.Trace.RegrArgs) and the
+// SQL-syntax functions (EXTRACT, SUBSTRING, POSITION, TRIM, OVERLAY) as
+// PostgreSQL prints them. VARIADIC calls are refused by the planner.
 
 // errNoDeparse marks a construct the deparser does not print.
 var errNoDeparse = errors.New("construct not deparsed")

@@ -2,6 +2,8 @@ package sql
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
@@ -451,6 +453,9 @@ func (d *deparser) funcCall(n *pg.Node, fc *pg.FuncCall) {
 			d.windowArgsPrintable(name, fc.Args)
 		}
 		ts := d.operandTypes(n, len(fc.Args))
+		if d.adoptRegrArgs(fc.Args) {
+			ts = []repr.T{repr.Float8, repr.Float8} // PostgreSQL's (float8, float8)
+		}
 		for i, a := range fc.Args {
 			if i > 0 {
 				d.write(", ")
@@ -472,6 +477,56 @@ func (d *deparser) funcCall(n *pg.Node, fc *pg.FuncCall) {
 		d.write(" OVER ")
 		d.window(fc.Over)
 	}
+}
+
+// adoptRegrArgs reports whether args are a statistics aggregate's (the
+// planner rewrites regr_slope(y, x) and its kin into sums, planning
+// copies of the arguments: planner.Trace.RegrArgs), and gives each
+// argument's nodes the trace of its planned copy.
+func (d *deparser) adoptRegrArgs(args []*pg.Node) bool {
+	if len(args) != 2 || d.tr.RegrArgs[args[0]] == nil || d.tr.RegrArgs[args[1]] == nil {
+		return false
+	}
+	for _, a := range args {
+		d.adoptTrace(a, d.tr.RegrArgs[a])
+	}
+	return true
+}
+
+// adoptTrace gives the nodes of n the trace of the same nodes of twin, a
+// copy of n that was planned.
+func (d *deparser) adoptTrace(n, twin *pg.Node) {
+	pairWalk(n.ProtoReflect(), twin.ProtoReflect(), func(x, y proto.Message) {
+		switch x := x.(type) {
+		case *pg.Node:
+			if e, ok := d.tr.Exprs[y.(*pg.Node)]; ok {
+				d.tr.Exprs[x] = e
+			}
+		case *pg.ColumnRef:
+			if c, ok := d.tr.Cols[y.(*pg.ColumnRef)]; ok {
+				d.tr.Cols[x] = c
+			}
+		}
+	})
+}
+
+// pairWalk calls fn on each message of a and the message at the same
+// place in b, a tree of the same shape (a copy), preorder.
+func pairWalk(a, b protoreflect.Message, fn func(x, y proto.Message)) {
+	fn(a.Interface(), b.Interface())
+	a.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		w := b.Get(fd)
+		switch {
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			la, lb := v.List(), w.List()
+			for i := 0; i < la.Len() && i < lb.Len(); i++ {
+				pairWalk(la.Get(i).Message(), lb.Get(i).Message(), fn)
+			}
+		case fd.Kind() == protoreflect.MessageKind && !fd.IsMap() && b.Has(fd):
+			pairWalk(v.Message(), w.Message(), fn)
+		}
+		return true
+	})
 }
 
 // sqlSyntaxCall prints a function the grammar spells as SQL syntax, as
