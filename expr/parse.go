@@ -59,6 +59,11 @@ type parser struct {
 	cols []repr.T
 	toks []token
 	pos  int
+	// conn is the AND or OR the last connective built, which the next
+	// connective of the same kind extends (a OR b OR c is one Or); an
+	// operand parsed since (a parenthesized (a OR b)) clears it, so a
+	// printed nested connective reads back nested.
+	conn Expr
 }
 
 func (p *parser) errorf(format string, args ...any) error {

@@ -13,6 +13,7 @@ func (p *parser) expr(minPrec int) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.conn = nil
 	for {
 		next, prec, err := p.infix(left, minPrec)
 		if err != nil || next == nil {
@@ -90,21 +91,27 @@ func (p *parser) binary(left Expr, op string, prec int) (Expr, int, error) {
 
 func (p *parser) connective(left Expr, prec int) (Expr, int, error) {
 	p.next()
+	extend := left == p.conn
 	right, err := p.expr(prec)
 	if err != nil {
 		return nil, 0, err
 	}
 	l, r := NewCast(left, repr.Bool), NewCast(right, repr.Bool)
-	if prec == precAnd {
-		if a, ok := l.(*And); ok {
-			return &And{Args: append(append([]Expr{}, a.Args...), r)}, prec, nil
-		}
-		return &And{Args: []Expr{l, r}}, prec, nil
+	a, isAnd := l.(*And)
+	o, isOr := l.(*Or)
+	var e Expr
+	switch {
+	case prec == precAnd && extend && isAnd:
+		e = &And{Args: append(append([]Expr{}, a.Args...), r)}
+	case prec == precAnd:
+		e = &And{Args: []Expr{l, r}}
+	case extend && isOr:
+		e = &Or{Args: append(append([]Expr{}, o.Args...), r)}
+	default:
+		e = &Or{Args: []Expr{l, r}}
 	}
-	if o, ok := l.(*Or); ok {
-		return &Or{Args: append(append([]Expr{}, o.Args...), r)}, prec, nil
-	}
-	return &Or{Args: []Expr{l, r}}, prec, nil
+	p.conn = e
+	return e, prec, nil
 }
 
 // CallOp resolves op over the argument expressions (one for a prefix
