@@ -58,6 +58,9 @@ func (l *lowerer) lower(rel ir.Rel) (int, error) {
 }
 
 func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
+	if err := checkBpcharKeys(rel); err != nil {
+		return 0, err
+	}
 	switch r := rel.(type) {
 	case *ir.Get:
 		src := dataflow.Source{Collection: r.ID, Name: r.Name, HasEventTime: r.HasEventTime, EventTimeCol: r.EventTimeCol}
