@@ -291,6 +291,11 @@ func (c *ectx) binaryOrPrefix(name string, a *pg_query.A_Expr) (expr.Expr, error
 	if err != nil {
 		return nil, err
 	}
+	if isRowCompareOp(name) {
+		if err := c.checkRecordCompare(a.Lexpr, a.Rexpr, l, r); err != nil {
+			return nil, withPos(err, a.Location)
+		}
+	}
 	return c.op(name, a.Location, l, r)
 }
 
@@ -313,6 +318,9 @@ func (c *ectx) distinct(a *pg_query.A_Expr) (expr.Expr, error) {
 	l, r, err := c.pair(a.Lexpr, a.Rexpr)
 	if err != nil {
 		return nil, err
+	}
+	if err := c.checkRecordCompare(a.Lexpr, a.Rexpr, l, r); err != nil {
+		return nil, withPos(err, a.Location)
 	}
 	e, err := c.notDistinct(l, r, a.Location)
 	if err != nil || a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT {
@@ -371,6 +379,11 @@ func (c *ectx) inList(a *pg_query.A_Expr, name string) (expr.Expr, error) {
 	all := append([]expr.Expr{x}, vs...)
 	if all, err = c.b.unify(all, "IN", a.Location); err != nil {
 		return nil, err
+	}
+	for i, v := range vs {
+		if err := c.checkRecordCompare(a.Lexpr, a.Rexpr.GetList().GetItems()[i], x, v); err != nil {
+			return nil, withPos(err, a.Location)
+		}
 	}
 	terms := make([]expr.Expr, len(vs))
 	for i, v := range all[1:] {
