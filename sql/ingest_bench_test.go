@@ -36,7 +36,7 @@ func cpuTime() time.Duration {
 
 // newBenchEngine opens an engine on a fresh directory and runs setup.
 func newBenchEngine(b *testing.B, setup string) *Engine {
-	e, err := Open(b.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e, err := OpenWith(b.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), benchOptions)
 	if err != nil {
 		b.Fatal(err)
 	}

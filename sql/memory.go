@@ -241,6 +241,9 @@ type memAccount struct {
 	// ..."`, `a commit`; view, when set, is the materialized view that
 	// the commit is maintaining.
 	what, view string
+	// sql, when set, is the statement's text, named by work() only on a
+	// refusal (formatting it per statement would cost the point reads).
+	sql        string
 	used, held int64
 	refused    bool
 }
@@ -252,6 +255,15 @@ func (m *accountant) account(what string) *memAccount {
 		return nil
 	}
 	return &memAccount{m: m, what: what}
+}
+
+// statementAccount opens the account of the statement whose text is sql
+// (nil without a budget).
+func (m *accountant) statementAccount(sql string) *memAccount {
+	if m == nil {
+		return nil
+	}
+	return &memAccount{m: m, sql: sql}
 }
 
 // statementWork names a statement for an account: its text, shortened.
@@ -310,6 +322,9 @@ func (a *memAccount) refuse(want int64) error {
 
 // work names the account's work for a refusal.
 func (a *memAccount) work() string {
+	if a.sql != "" {
+		return statementWork(a.sql)
+	}
 	if a.view != "" {
 		return fmt.Sprintf("the maintenance of materialized view %q in %s", a.view, a.what)
 	}

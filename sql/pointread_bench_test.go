@@ -37,7 +37,7 @@ func BenchmarkPointSelect(b *testing.B) {
 // benchEngine opens an engine with a 10,000-row table and a view of 1,000
 // groups over it.
 func benchEngine(b *testing.B) *Session {
-	e, err := Open(b.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e, err := OpenWith(b.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), benchOptions)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -93,3 +93,7 @@ func runPointQueries(b *testing.B, st *Statement, key func(i int) int) {
 		b.Fatalf("%d queries returned %d rows", i, w.n)
 	}
 }
+
+// benchOptions are the engines' options in benchmarks: a budget, as the
+// server always has one, so that memory accounting is measured too.
+var benchOptions = Options{MemoryLimit: 8 << 30}

@@ -121,7 +121,7 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 func (p *Portal) useMemory() func(keep *bool) {
 	s := p.st.s
 	if p.mem == nil {
-		p.mem = s.e.mem.account(statementWork(p.st.src))
+		p.mem = s.e.mem.statementAccount(p.st.src)
 	}
 	prev := s.mem
 	s.mem = p.mem
