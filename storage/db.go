@@ -114,6 +114,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err := disk.checkOpenSpace(); err != nil {
 		return nil, err
 	}
+	if err := (&DB{dir: dir, fs: opts.FS}).checkManifest(); err != nil {
+		return nil, err
+	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref() // Pebble holds its own reference while open.
 	maxComp := opts.MaxCompactions

@@ -62,8 +62,12 @@ func TestStamp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, ok, err := db.ReadStamp(); !ok || err != nil || got != want {
-		t.Fatalf("ReadStamp = %+v, %v, %v; want %+v", got, ok, err, want)
+	got, ok, err := db.ReadStamp()
+	if !ok || err != nil || got.Checkpoint != want.Checkpoint || got.NextID != want.NextID || got.Manifest == 0 || got.ManifestSize == 0 {
+		t.Fatalf("ReadStamp = %+v, %v, %v; want %+v with the current MANIFEST", got, ok, err, want)
+	}
+	if err := db.checkManifest(); err != nil {
+		t.Fatalf("an intact store fails its MANIFEST check: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, stampFile), []byte("eddystamp1\x00\x01"), 0o644); err != nil {
 		t.Fatal(err)
