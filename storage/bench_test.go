@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"sync"
 	"syscall"
 	"testing"
@@ -201,4 +202,13 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDiskGuard measures the free-space check every commit pays
+// (one statfs of the data directory; compare BenchmarkCommit).
+func BenchmarkDiskGuard(b *testing.B) {
+	g := newDiskGuard(b.TempDir(), vfs.Default, 64<<20)
+	for b.Loop() {
+		_ = g.admit(4096, g.reserve/2)
+	}
 }

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"fmt"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/eddydb/eddy/repr"
@@ -35,6 +37,41 @@ type diskGuard struct {
 	// free reports the bytes available to the process (statfs by default;
 	// tests substitute their own).
 	free func(dir string) (int64, error)
+	// recent, when set, lets a write skip the statfs (see freeCache).
+	recent *freeCache
+}
+
+// freeCache remembers the last free-space reading, so that writes far
+// from the reserve skip the system call: within freshFor of a reading,
+// a write is admitted without one while the bytes admitted since leave
+// more than twice the floor of the reading. Another process filling the
+// disk is then noticed within freshFor.
+type freeCache struct {
+	mu    sync.Mutex
+	at    time.Time
+	free  int64
+	since int64
+}
+
+// freshFor is how long a free-space reading is trusted.
+const freshFor = 50 * time.Millisecond
+
+// admitCached admits n bytes on a fresh reading with room to spare.
+func (c *freeCache) admitCached(n, floor int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) > freshFor || c.free-c.since-n < 2*floor {
+		return false
+	}
+	c.since += n
+	return true
+}
+
+// note records a reading taken just before admitting n bytes.
+func (c *freeCache) note(free, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at, c.free, c.since = time.Now(), free, n
 }
 
 // newDiskGuard returns the guard for dir on fs: off unless fs is the
@@ -43,7 +80,7 @@ func newDiskGuard(dir string, fs vfs.FS, reserve int64) diskGuard {
 	if fs != vfs.Default || reserve <= 0 {
 		return diskGuard{}
 	}
-	return diskGuard{dir: dir, reserve: reserve, free: statfsFree}
+	return diskGuard{dir: dir, reserve: reserve, free: statfsFree, recent: &freeCache{}}
 }
 
 // statfsFree returns the bytes available to unprivileged writers on the
@@ -60,11 +97,14 @@ func statfsFree(dir string) (int64, error) {
 // than floor bytes free. An error reading the free space admits the write
 // (the guard must never be the reason a healthy server stops writing).
 func (g diskGuard) admit(n, floor int64) error {
-	if g.free == nil {
+	if g.free == nil || g.recent != nil && g.recent.admitCached(n, floor) {
 		return nil
 	}
 	free, err := g.free(g.dir)
 	if err != nil || free-n >= floor {
+		if err == nil && g.recent != nil {
+			g.recent.note(free, n)
+		}
 		return nil
 	}
 	return repr.Errorf(CodeDiskFull, "could not write to the data directory: its disk is full").

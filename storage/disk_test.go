@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -74,5 +75,31 @@ func TestStamp(t *testing.T) {
 	}
 	if _, _, err := db.ReadStamp(); err == nil || !strings.Contains(err.Error(), stampFile) {
 		t.Fatalf("a truncated stamp: %v, want an error naming %s", err, stampFile)
+	}
+}
+
+// TestDiskGuardCache checks that a cached reading admits writes far from
+// the reserve without reading the free space, but never past twice the
+// floor, and that a disk filled by someone else is noticed once the
+// reading is older than freshFor.
+func TestDiskGuardCache(t *testing.T) {
+	free, reads := int64(1<<30), 0
+	g := diskGuard{dir: "/data", reserve: 64 << 20, recent: &freeCache{},
+		free: func(string) (int64, error) { reads++; return free, nil }}
+	for range 10 {
+		if err := g.admit(1<<20, g.reserve); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reads != 1 {
+		t.Fatalf("%d free-space reads for 10 small writes far from the reserve, want 1", reads)
+	}
+	if err := g.admit(900<<20, g.reserve); err != nil || reads != 2 {
+		t.Fatalf("a write nearing twice the floor: err %v after %d reads; want it read and admitted", err, reads)
+	}
+	free = 10 << 20 // another process filled the disk
+	time.Sleep(freshFor + 10*time.Millisecond)
+	if err := g.admit(1, g.reserve); err == nil {
+		t.Fatal("a full disk was not noticed after the reading went stale")
 	}
 }
