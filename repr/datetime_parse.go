@@ -194,7 +194,7 @@ func (f *dtFields) decodeTime(low, s string, t T) error {
 		low = low[:i]
 	}
 	parts := strings.Split(low, ":")
-	if len(parts) > 3 || !allDigits(parts[0]) || !allDigits(parts[1]) || len(parts[1]) != 2 {
+	if len(parts) < 2 || len(parts) > 3 || !allDigits(parts[0]) || !allDigits(parts[1]) || len(parts[1]) != 2 {
 		return errDatetimeSyntax(t, s)
 	}
 	f.hour, f.min = atoi(parts[0]), atoi(parts[1])

@@ -15,7 +15,7 @@ var fuzzTypes = []T{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, NumericPS(5
 func FuzzParseText(f *testing.F) {
 	for _, s := range []string{"1", " 12 ", "1e3", "NaN", "-Infinity", "1.005", `\x0102`, `\001`,
 		"2024-01-02 03:04:05.123+02", "epoch", "infinity", "1 year 2 mons 3 days 04:05:06",
-		"P1DT2H", "1h30m", `{"a": [1, 2]}`, "Jan 2 2024", "12:00 pm", "abcd  "} {
+		"P1DT2H", "1h30m", `{"a": [1, 2]}`, "Jan 2 2024", "12:00 pm", "abcd  ", "0Z0:00", "1-05"} {
 		for i := range fuzzTypes {
 			f.Add(s, uint8(i))
 		}
