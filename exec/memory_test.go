@@ -4,7 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 )
@@ -36,20 +35,6 @@ func intUpdates(lo, n int, t repr.Time) []repr.Update {
 	return us
 }
 
-// buildPlan parses and builds a dataflow.
-func buildPlan(t *testing.T, text string) *Dataflow {
-	t.Helper()
-	p, err := dataflow.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := Build(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 const crossJoinPlan = "%0 = Source coll=1 :: int4\n%1 = Source coll=2 :: int4\n%2 = Join kind=inner on=[] <- %0, %1"
 
 // TestStepReportsGrowth checks that a Step reports its output's growth
@@ -57,7 +42,7 @@ const crossJoinPlan = "%0 = Source coll=1 :: int4\n%1 = Source coll=2 :: int4\n%
 // least the bytes of its 90,000 joined rows, in calls of at least
 // memReportBytes each.
 func TestStepReportsGrowth(t *testing.T) {
-	d := buildPlan(t, crossJoinPlan)
+	d := buildText(t, crossJoinPlan)
 	m := &fakeMemory{}
 	in := map[repr.CollectionID][]repr.Update{1: intUpdates(0, 300, 1), 2: intUpdates(0, 300, 1)}
 	out, err := d.Step(&expr.Ctx{Memory: m}, 1, in, nil)
@@ -78,7 +63,7 @@ func TestStepReportsGrowth(t *testing.T) {
 // and rolls it back: the next Step sees state as if the failed one never
 // ran.
 func TestStepRefusedRollsBack(t *testing.T) {
-	d := buildPlan(t, crossJoinPlan)
+	d := buildText(t, crossJoinPlan)
 	limit := int64(4 * memReportBytes)
 	m := &fakeMemory{limit: limit}
 	in := map[repr.CollectionID][]repr.Update{1: intUpdates(0, 1000, 1), 2: intUpdates(0, 1000, 1)}
@@ -101,7 +86,7 @@ func TestStepRefusedRollsBack(t *testing.T) {
 // growth even when the Reduce's output is small relative to them: a
 // GROUP BY of 20,000 distinct keys reports at least the groups' keys.
 func TestReduceReportsGroups(t *testing.T) {
-	d := buildPlan(t, "%0 = Source coll=1 :: int4\n%1 = Reduce key=[#0] aggs=[count(*)] <- %0 :: int4, int8")
+	d := buildText(t, "%0 = Source coll=1 :: int4\n%1 = Reduce key=[#0] aggs=[count(*)] <- %0 :: int4, int8")
 	m := &fakeMemory{}
 	in := map[repr.CollectionID][]repr.Update{1: intUpdates(0, 20000, 1)}
 	if _, err := d.Step(&expr.Ctx{Memory: m}, 1, in, nil); err != nil {
@@ -116,7 +101,7 @@ func TestReduceReportsGroups(t *testing.T) {
 // TestNoAccountNoCost checks that a Step without an account reports
 // nothing and runs as before.
 func TestNoAccountNoCost(t *testing.T) {
-	d := buildPlan(t, crossJoinPlan)
+	d := buildText(t, crossJoinPlan)
 	in := map[repr.CollectionID][]repr.Update{1: intUpdates(0, 100, 1), 2: intUpdates(0, 100, 1)}
 	out, err := d.Step(&expr.Ctx{}, 1, in, nil)
 	if err != nil || len(out) != 100*100 {
