@@ -24,6 +24,7 @@ type options struct {
 	memcheck             int64
 	stall                time.Duration
 	maxRSS               int64 // MB; 0: half of physical memory
+	memoryLimit          string
 	child                string
 }
 
@@ -37,6 +38,7 @@ func main() {
 	flag.Int64Var(&o.memcheck, "memcheck", 0, "sample RSS and live heap every N events (0: off)")
 	flag.DurationVar(&o.stall, "stall", 2*time.Minute, "give up on a query when no source advances for this long")
 	flag.Int64Var(&o.maxRSS, "maxrss", 0, "stop a query whose RSS exceeds this many MB (0: half of physical memory), so unbounded state cannot exhaust a shared machine")
+	flag.StringVar(&o.memoryLimit, "memory-limit", "", "the server's --memory-limit (e.g. 1GiB; default: the server's own default): state past it spills to disk")
 	flag.StringVar(&o.child, "child", "", "internal: run this one query and print its result as JSON")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -91,6 +93,9 @@ func runChild(name string, o options) Result {
 		"-rate", fmt.Sprint(o.rate), "-memcheck", fmt.Sprint(o.memcheck), "-stall", o.stall.String(), "-maxrss", fmt.Sprint(o.maxRSS)}
 	if o.cpuprofile != "" {
 		args = append(args, "-cpuprofile", o.cpuprofile)
+	}
+	if o.memoryLimit != "" {
+		args = append(args, "-memory-limit", o.memoryLimit)
 	}
 	cmd := exec.Command(self, args...)
 	var stdout bytes.Buffer

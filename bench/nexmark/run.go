@@ -35,7 +35,11 @@ type Result struct {
 	ViewRows      int64
 	SetupSec      float64          // CREATE MATERIALIZED VIEW (and setup) wall time
 	Late          map[string]int64 `json:",omitempty"`
-	Samples       []Sample         `json:",omitempty"`
+	// SpilledOperators and SpilledCollections count the operator states
+	// and the tables/views whose state lives in the store at the end
+	// (past -memory-limit's budget).
+	SpilledOperators, SpilledCollections int      `json:",omitempty"`
+	Samples                              []Sample `json:",omitempty"`
 }
 
 // Sample is one -memcheck observation.
@@ -48,8 +52,15 @@ func (r Result) line() string {
 	if r.Error != "" {
 		return fmt.Sprintf("%-8s error: %s", r.Query, r.Error)
 	}
-	return fmt.Sprintf("%-8s %9s ev/s  %6.2f CPU-s/M  %.2f cores  %9s ev/s/core  %5d MB  rows %d%s",
-		r.Query, human(r.EventsPerSec), r.CPUPerMillion, r.Cores, human(r.PerCore), r.PeakRSSMB, r.ViewRows, lateNote(r.Late))
+	return fmt.Sprintf("%-8s %9s ev/s  %6.2f CPU-s/M  %.2f cores  %9s ev/s/core  %5d MB  rows %d%s%s",
+		r.Query, human(r.EventsPerSec), r.CPUPerMillion, r.Cores, human(r.PerCore), r.PeakRSSMB, r.ViewRows, lateNote(r.Late), r.spillNote())
+}
+
+func (r Result) spillNote() string {
+	if r.SpilledOperators == 0 && r.SpilledCollections == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" spilled %d operators, %d collections", r.SpilledOperators, r.SpilledCollections)
 }
 
 func (r Result) note() string { return strings.TrimSpace(lateNote(r.Late)) }
@@ -109,9 +120,17 @@ func measure(suite *queries.Suite, q queries.Query, o options, res *Result) erro
 		return err
 	}
 	defer os.RemoveAll(dir)
+	var limit int64
+	if o.memoryLimit != "" {
+		if limit, err = server.ParseByteSize(o.memoryLimit); err != nil {
+			return fmt.Errorf("-memory-limit: %w", err)
+		}
+		server.ApplyMemoryLimit(limit)
+	}
 	elog := &errorLog{}
 	log := slog.New(elog)
-	srv, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: dir, Version: "nexmark", Logger: log})
+	srv, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: dir, Version: "nexmark", Logger: log,
+		MemoryLimit: limit})
 	if err != nil {
 		return err
 	}
@@ -146,6 +165,8 @@ func measure(suite *queries.Suite, q queries.Query, o options, res *Result) erro
 	if err := w.run(o, res); err != nil {
 		return err
 	}
+	res.SpilledOperators = srv.Engine().SpilledOperators()
+	res.SpilledCollections = srv.Engine().SpilledCollections()
 	if res.Late, err = srv.Engine().ViewLate(q.Name); err != nil {
 		return err
 	}
