@@ -23,7 +23,7 @@ import (
 // bid costs its encoding, against ~900 bytes in joinOp). A stored row is
 // decoded only when a probe of the other side matches its key. Rows with a
 // NULL key column never match and are not stored. Size: O(rows of both
-// inputs), never freed (a watermarked key makes the join a windowJoin or
+// inputs), never freed (but it may spill) (a watermarked key makes the join a windowJoin or
 // intervalJoin instead, which take precedence). A retraction breaks the
 // promise and fails the Step (errRetractAppendJoin) rather than answer
 // from state that cannot find the row.
@@ -31,7 +31,10 @@ import (
 // Logged state: {0x01 or 0x02 for left or right} join-key seq ->
 // row(count, columns...), where seq is a big-endian 8-byte number that
 // grows with every stored row, so restore appends each key's rows in
-// arrival order.
+// arrival order; and {0x00} -> the next seq, written by every Step that
+// stores a row (so a restore that stops early knows it). Past the memory
+// budget the state spills to the store, keeping the keys in use in memory
+// (append_spill.go).
 type appendJoin struct {
 	spec   dataflow.Join
 	widths [2]int
@@ -45,6 +48,13 @@ type appendJoin struct {
 	lbuf      []byte
 	scratch   repr.Row
 	rec       repr.Row // decodeRec's row
+	// sp is the spilled form's residency (append_spill.go); nil while
+	// every row is in memory.
+	sp *appendSpill
+	// seqLogged reports that the store holds the sequence number under
+	// appendSeqKey (or no rows at all), so the state may spill; seqSeen
+	// is restore's note that the record came before the rows.
+	seqLogged, seqSeen bool
 }
 
 // appendSide is one input's rows by join key.
@@ -74,7 +84,7 @@ var errRetractAppendJoin = fmt.Errorf("internal error: a retraction reached a jo
 
 // newAppendJoin builds the append-only form of an inner join.
 func newAppendJoin(spec dataflow.Join, widths [2]int) *appendJoin {
-	o := &appendJoin{spec: spec, widths: widths}
+	o := &appendJoin{spec: spec, widths: widths, seqLogged: true}
 	for i, cols := range [2][]int{spec.LeftKey, spec.RightKey} {
 		o.sides[i] = appendSide{keyCols: cols, buckets: make(map[string]*appendBucket)}
 	}
@@ -103,6 +113,11 @@ func (o *appendJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 			}
 		}
 	}
+	if o.seq != o.seq0 {
+		o.lbuf = append(append(o.lbuf[:0], s.prefix...), appendSeqKey)
+		o.vbuf = binary.BigEndian.AppendUint64(o.vbuf[:0], o.seq)
+		s.log.set(o.lbuf, o.vbuf)
+	}
 	return out, nil
 }
 
@@ -116,6 +131,11 @@ func (o *appendJoin) apply(s *stepCtx, side int, u repr.Update, out []repr.Updat
 		return out, nil
 	}
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], u.Row, o.sides[side].keyCols)
+	if o.sp != nil {
+		if err := o.sp.ensure(o); err != nil {
+			return nil, err
+		}
+	}
 	if b := o.sides[1-side].buckets[string(o.kbuf)]; b != nil {
 		var err error
 		if out, err = o.probe(s, side, u, b.recs, out); err != nil {
@@ -209,6 +229,9 @@ func (o *appendJoin) store(s *stepCtx, side int, u repr.Update) {
 	b.recs = binary.AppendUvarint(b.recs, uint64(len(o.vbuf)))
 	b.recs = append(b.recs, o.vbuf...)
 	s.grown += int64(len(o.vbuf)) + 2
+	if o.sp != nil {
+		o.sp.grew(o, len(o.vbuf)+2)
+	}
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), byte(side+1))
 	o.lbuf = append(o.lbuf, o.kbuf...)
 	o.lbuf = binary.BigEndian.AppendUint64(o.lbuf, o.seq)
@@ -235,7 +258,13 @@ func (o *appendJoin) bucket(side int, epoch uint64) *appendBucket {
 
 func (o *appendJoin) commit() {
 	o.undo = o.undo[:0]
+	if o.seq != o.seq0 {
+		o.seqLogged = true
+	}
 	o.seq0 = o.seq
+	if o.sp != nil {
+		o.sp.trim(o)
+	}
 }
 
 // rollback truncates every bucket the pending Step appended to and drops
@@ -258,8 +287,16 @@ func (o *appendJoin) rollback() {
 // only for its column count: decoding millions of rows at start-up would
 // cost seconds, and a probe that meets a corrupt record fails its Step.
 func (o *appendJoin) restore(key, value []byte) error {
+	if len(key) == 1 && key[0] == appendSeqKey && len(value) == 8 {
+		o.seq = max(o.seq, binary.BigEndian.Uint64(value))
+		o.seqSeen = true
+		return nil
+	}
 	if len(key) < 9 || key[0] < 1 || key[0] > 2 {
 		return errCorrupt
+	}
+	if !o.seqSeen {
+		o.seqLogged = false // logged before the sequence record existed
 	}
 	side := int(key[0] - 1)
 	if cols, k := binary.Uvarint(value); k <= 0 || cols != uint64(o.widths[side]+1) {

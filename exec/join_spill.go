@@ -188,3 +188,57 @@ func (sp *joinSpill) evict(o *joinOp, key string) {
 	delete(sp.res, key)
 	sp.evictions++
 }
+
+// The spiller methods of plain joins (spill.go). A join spills only when
+// it logs its state by join key (keyed).
+
+func (o *joinOp) spillSize() (int64, bool) {
+	if !o.keyed || o.sp != nil {
+		return 0, false
+	}
+	_, b := o.stateSize()
+	return b, true
+}
+
+func (o *joinOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
+	return o.spill(r, prefix, cache)
+}
+
+func (o *joinOp) spilledStats() (bool, int64, int64, int64) {
+	if o.sp == nil {
+		return false, 0, 0, 0
+	}
+	return true, o.sp.bytes, o.sp.loads, o.sp.evictions
+}
+
+func (o *joinOp) flushedState() {
+	if o.sp != nil {
+		o.sp.flushed(o)
+	}
+}
+
+func (o *joinOp) restoreSized(key, value []byte) (int64, bool, error) {
+	n, err := o.restoreRow(key, value)
+	return n, o.keyed, err
+}
+
+// A shared join spills its private side only: its shared side is an
+// index, which a spilled key's load does not scan.
+
+func (o *sharedJoin) spillSize() (int64, bool) { return o.j.spillSize() }
+
+func (o *sharedJoin) spillTo(r StateReader, prefix []byte, cache int64) bool {
+	if !o.j.spill(r, prefix, cache) {
+		return false
+	}
+	o.j.sp.skip[o.side] = true
+	return true
+}
+
+func (o *sharedJoin) spilledStats() (bool, int64, int64, int64) { return o.j.spilledStats() }
+func (o *sharedJoin) flushedState()                             { o.j.flushedState() }
+func (o *sharedJoin) forget()                                   { o.j.forget() }
+
+func (o *sharedJoin) restoreSized(key, value []byte) (int64, bool, error) {
+	return o.j.restoreSized(key, value)
+}

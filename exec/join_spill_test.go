@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,8 +43,10 @@ type spillRun struct {
 	memStore, spStore *memStore
 	memPend, spPend   opBatch
 	live              map[repr.CollectionID][]repr.Update
-	spilled           bool
-	loads, evictions  int64
+	// appendOnly makes every batch insert only (append-only plans).
+	appendOnly       bool
+	spilled          bool
+	loads, evictions int64
 }
 
 // TestSpilledJoinEqualsInMemory checks, over random plans and random
@@ -62,7 +65,7 @@ func TestSpilledJoinEqualsInMemory(t *testing.T) {
 	var spilled, loads, evictions int64
 	for iter := range 50 {
 		text := instantiate(spillPlans[iter%len(spillPlans)], rng)
-		r, err := runSpilled(text, rng)
+		r, err := runSpilled(text, rng, false)
 		if err != nil {
 			t.Fatalf("seed %d, plan:\n%s\n%v", seed, text, err)
 		}
@@ -77,13 +80,48 @@ func TestSpilledJoinEqualsInMemory(t *testing.T) {
 	}
 }
 
-// runSpilled runs 60 random steps of plan text.
-func runSpilled(text string, rng *rand.Rand) (*spillRun, error) {
+// TestSpilledAppendJoinEqualsInMemory is TestSpilledJoinEqualsInMemory
+// for append-only joins (appendJoin) and insert-only streams: the
+// appendJoin plans of TestAppendJoinEqualsJoin whose residuals cannot
+// fail.
+func TestSpilledAppendJoinEqualsInMemory(t *testing.T) {
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	plans := appendJoinPlans[1:]
+	var spilled, loads, evictions int64
+	for iter := range 50 {
+		text := instantiate(plans[iter%len(plans)], rng)
+		r, err := runSpilled(text, rng, true)
+		if err != nil {
+			t.Fatalf("seed %d, plan:\n%s\n%v", seed, text, err)
+		}
+		if _, ok := r.sp.ops[len(r.sp.ops)-1].(*appendJoin); !ok && !strings.Contains(text, "Reduce") {
+			t.Fatalf("the last node runs as %T, not an appendJoin", r.sp.ops[len(r.sp.ops)-1])
+		}
+		if r.spilled {
+			spilled++
+		}
+		loads, evictions = loads+r.loads, evictions+r.evictions
+	}
+	t.Logf("%d runs spilled, %d loads, %d evictions", spilled, loads, evictions)
+	if spilled == 0 || loads == 0 || evictions == 0 {
+		t.Fatalf("seed %d: nothing exercised: %d runs spilled, %d loads, %d evictions", seed, spilled, loads, evictions)
+	}
+}
+
+// runSpilled runs 60 random steps of plan text (insert-only batches when
+// appendOnly).
+func runSpilled(text string, rng *rand.Rand, appendOnly bool) (*spillRun, error) {
 	p, err := dataflow.Parse(text)
 	if err != nil {
 		return nil, err
 	}
-	r := &spillRun{plan: p, memStore: newMemStore(), spStore: newMemStore(), live: map[repr.CollectionID][]repr.Update{}}
+	r := &spillRun{plan: p, memStore: newMemStore(), spStore: newMemStore(), live: map[repr.CollectionID][]repr.Update{},
+		appendOnly: appendOnly}
 	if r.mem, err = Build(p); err != nil {
 		return nil, err
 	}
@@ -176,7 +214,7 @@ func (r *spillRun) batch(rng *rand.Rand, t uint64) map[repr.CollectionID][]repr.
 	srcs := r.mem.Sources()
 	for range rng.IntN(11) {
 		c := srcs[rng.IntN(len(srcs))]
-		if live := r.live[c]; len(live) > 0 && rng.IntN(3) == 0 {
+		if live := r.live[c]; len(live) > 0 && !r.appendOnly && rng.IntN(3) == 0 {
 			u := live[rng.IntN(len(live))]
 			if !slices.ContainsFunc(out[c], func(v repr.Update) bool { return v.Diff < 0 && repr.CompareRows(v.Row, u.Row) == 0 }) {
 				out[c] = append(out[c], repr.Update{Row: u.Row, Time: t, Diff: -1})

@@ -6,8 +6,9 @@ import (
 )
 
 // Operator state larger than memory. Plain joins (joinOp, not the window,
-// interval, delta or append-only forms) and shared joins' private sides
-// can spill their arrangements to the store (join_spill.go): the caller, which owns the
+// interval or delta forms), shared joins' private sides (join_spill.go)
+// and append-only joins (append_spill.go) can spill their state to the
+// store: the caller, which owns the
 // store and the memory budget, picks which (SpillCandidates, SpillNode),
 // tells every dataflow when a checkpoint has made the store equal to its
 // state (Flushed), and restores a dataflow within a bound of memory
@@ -25,14 +26,50 @@ type StateCandidate struct {
 	Bytes int64
 }
 
+// A spiller is an operator whose state can live in the store: plain and
+// shared joins (join_spill.go) and append-only joins (append_spill.go).
+// Each keeps, once spilled, the keys it touched since the last checkpoint
+// and a cache of clean keys; the store holds the rest.
+type spiller interface {
+	// spillSize reports the in-memory state's estimated bytes and
+	// whether it can spill now (not spilled yet, no Step pending, state
+	// logged in a spillable layout).
+	spillSize() (bytes int64, ok bool)
+	// spillTo drops the in-memory state and reads it from r under prefix
+	// (the node's state key prefix) from then on, caching up to cache
+	// bytes; false, doing nothing, when it cannot spill.
+	spillTo(r StateReader, prefix []byte, cache int64) bool
+	// spilledStats reports whether the state is spilled and, if so, its
+	// resident bytes and the keys loaded and evicted so far.
+	spilledStats() (spilled bool, resident, loads, evictions int64)
+	// flushedState marks every resident key clean and evicts past the
+	// cache (a checkpoint has written every change so far).
+	flushedState()
+	// restoreSized is restore, returning the row's estimated bytes, and
+	// whether the state restored so far allows stopping here and
+	// spilling (RestoreWithin).
+	restoreSized(key, value []byte) (bytes int64, canStop bool, err error)
+	// forget drops the undo records of the restore so far.
+	forget()
+}
+
+// spillerOf returns op as a spiller, or nil when its state cannot spill.
+func spillerOf(op operator) spiller {
+	if s, ok := op.(spiller); ok {
+		return s
+	}
+	return nil
+}
+
 // SpillCandidates lists d's in-memory operator states that can spill,
 // with their estimated bytes.
 func (d *Dataflow) SpillCandidates() []StateCandidate {
 	var out []StateCandidate
 	for i, op := range d.ops {
-		if j := spillJoin(op); j != nil && j.keyed && j.sp == nil {
-			_, b := j.stateSize()
-			out = append(out, StateCandidate{Node: i, Bytes: b})
+		if s := spillerOf(op); s != nil {
+			if b, ok := s.spillSize(); ok {
+				out = append(out, StateCandidate{Node: i, Bytes: b})
+			}
 		}
 	}
 	return out
@@ -45,14 +82,8 @@ func (d *Dataflow) SpillNode(node int, r StateReader, cache int64) bool {
 	if d.pending || node < 0 || node >= len(d.ops) {
 		return false
 	}
-	j := spillJoin(d.ops[node])
-	if j == nil || !j.spill(r, nodePrefix(nil, node), cache) {
-		return false
-	}
-	if sh, ok := d.ops[node].(*sharedJoin); ok {
-		j.sp.skip[sh.side] = true
-	}
-	return true
+	s := spillerOf(d.ops[node])
+	return s != nil && s.spillTo(r, nodePrefix(nil, node), cache)
 }
 
 // Flushed tells d that a checkpoint has written every state change of its
@@ -63,8 +94,8 @@ func (d *Dataflow) Flushed() {
 		return
 	}
 	for _, op := range d.ops {
-		if j := spillJoin(op); j != nil && j.sp != nil {
-			j.sp.flushed(j)
+		if s := spillerOf(op); s != nil {
+			s.flushedState()
 		}
 	}
 }
@@ -73,8 +104,10 @@ func (d *Dataflow) Flushed() {
 func (d *Dataflow) SpilledNodes() []int {
 	var out []int
 	for i, op := range d.ops {
-		if j := spillJoin(op); j != nil && j.sp != nil {
-			out = append(out, i)
+		if s := spillerOf(op); s != nil {
+			if sp, _, _, _ := s.spilledStats(); sp {
+				out = append(out, i)
+			}
 		}
 	}
 	return out
@@ -84,8 +117,10 @@ func (d *Dataflow) SpilledNodes() []int {
 // resident in memory, and the keys loaded from the store and evicted.
 func (d *Dataflow) SpillStats() (resident, loads, evictions int64) {
 	for _, op := range d.ops {
-		if j := spillJoin(op); j != nil && j.sp != nil {
-			resident, loads, evictions = resident+j.sp.bytes, loads+j.sp.loads, evictions+j.sp.evictions
+		if s := spillerOf(op); s != nil {
+			if sp, r, l, e := s.spilledStats(); sp {
+				resident, loads, evictions = resident+r, loads+l, evictions+e
+			}
 		}
 	}
 	return resident, loads, evictions
@@ -102,17 +137,17 @@ func (d *Dataflow) RestoreWithin(r StateReader, keep, cache int64) (int64, error
 	}
 	var held int64
 	for i, op := range d.ops {
-		j := spillJoin(op)
-		if j == nil || !j.keyed {
+		s := spillerOf(op)
+		if s == nil {
 			if err := d.restoreNode(r, i, op.restore); err != nil {
 				return held, err
 			}
 			continue
 		}
 		err := d.restoreNode(r, i, func(key, value []byte) error {
-			n, err := j.restoreRow(key, value)
-			if held += n; err == nil && held > keep && j.keyed {
-				j.forget()
+			n, canStop, err := s.restoreSized(key, value)
+			if held += n; err == nil && held > keep && canStop {
+				s.forget()
 				d.SpillNode(i, r, cache)
 				return errStopScan
 			}
@@ -149,21 +184,11 @@ func (d *Dataflow) restoreNode(r StateReader, i int, fn func(key, value []byte) 
 // turns it back.
 func (d *Dataflow) keyJoins() {
 	for _, op := range d.ops {
-		if j := spillJoin(op); j != nil {
-			j.keyed = true
+		switch o := op.(type) {
+		case *joinOp:
+			o.keyed = true
+		case *sharedJoin:
+			o.j.keyed = true
 		}
 	}
-}
-
-// spillJoin returns the joinOp of an operator that can spill: a plain
-// join, or a shared join's (whose shared side is an index, so only its
-// private side has rows); nil for any other operator.
-func spillJoin(op operator) *joinOp {
-	switch o := op.(type) {
-	case *joinOp:
-		return o
-	case *sharedJoin:
-		return o.j
-	}
-	return nil
 }
