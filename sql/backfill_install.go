@@ -37,13 +37,7 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool, s *Session) error 
 		b: e.db.NewBatch(), notice: s.progressNotice()}
 	r.ctx.Memory = mem
 	defer r.b.Close()
-	paused := e.gate.pause(s)
-	err = r.run()
-	if paused {
-		if rerr := e.gate.resume(cmp.Or(s.stmtCtx, context.Background()), s); err == nil {
-			err = rerr
-		}
-	}
+	err = e.gate.outside(cmp.Or(s.stmtCtx, context.Background()), s, false, r.run)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err == nil {

@@ -187,11 +187,16 @@ func (e *Engine) checkpointLocked() error {
 	if err := e.committer.broken; err != nil {
 		return err
 	}
-	if e.inDDLBlock() && !e.ck.inBlock {
+	if d := e.ddl; d != nil && !e.ck.inBlock {
 		// The block's DDL checkpointed as it began and nothing else
-		// commits until it ends (ddltxn.go); its own writes wait for
-		// its COMMIT.
-		return nil
+		// commits while its state is swapped in (ddltxn.go); its own
+		// writes wait for its COMMIT. Swapped out, the engine holds the
+		// committed state, which checkpoints as at the block's next
+		// statement (checkpointCommitted).
+		if d.active == nil {
+			return nil
+		}
+		e.logClock(e.stateBatch())
 	}
 	sb := e.stateBatch()
 	if sb.Len() == 0 && e.ck.durable == e.clock {

@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 	"encoding/binary"
+	"maps"
+	"slices"
 
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
@@ -20,10 +22,16 @@ import (
 // sessions' statements that do not change the catalog (runsWhileIdle)
 // run against the committed state, reads and writes alike, and never see
 // the block's uncommitted DDL (pg_class does not list its new tables).
-// DDL of other sessions, connector statements, FETCH (a SUBSCRIBE's
-// waits for commits), sources and ticks still wait for the block's end.
-// The block's next statement waits for the running ones to finish, and
-// swaps its state back in (swapInLocked):
+// So do SUBSCRIBE (its temporary view stays across the swaps) and FETCH
+// (one waiting for a SUBSCRIBE's next commit gives up its slot while it
+// waits), source batches (waitDDLLocked) and ticks (holdsTicks), except
+// those that would change what the block holds (held: its DDL's
+// dependencies below and, transitively, what they read), which would
+// only make it fail: they wait for its end. Periodic checkpoints write the
+// committed state meanwhile. DDL of other sessions and connector
+// statements still wait for the block's end. The block's next statement
+// waits for the running ones to finish, and swaps its state back in
+// (swapInLocked):
 //
 //   - If other sessions committed meanwhile, it first checkpoints the
 //     committed state (so no log record predates the DDL that follows:
@@ -44,11 +52,18 @@ import (
 
 // runsWhileIdle reports whether a statement of another session may run
 // while a block with DDL is idle: anything that does not change the
-// catalog, except Eddy's connector statements and SUBSCRIBE, and FETCH
-// or MOVE (a SUBSCRIBE cursor's FETCH waits for commits, which the
-// block's next statement would wait for in turn).
+// catalog, SUBSCRIBE included, but not Eddy's connector statements.
 func runsWhileIdle(st *parse.Stmt) bool {
-	return st != nil && st.Ext == nil && !changesCatalog(st.AST) && st.AST.GetFetchStmt() == nil
+	if st == nil {
+		return false
+	}
+	switch st.Ext.(type) {
+	case nil:
+		return !changesCatalog(st.AST)
+	case *parse.Subscribe:
+		return true
+	}
+	return false
 }
 
 // enterGate enters the txGate for a statement of s (whileIdle: it may run
@@ -93,6 +108,8 @@ func (e *Engine) swapOutLocked(s *Session) {
 	d.active = e.snapshotLocked()
 	e.restoreStateLocked(d.undo[0])
 	d.idleAt = e.clock
+	d.held = e.upstream(ddlDependencies(d.undo[0], d.active))
+	close(d.out)
 }
 
 // swapInLocked makes the block's saved state the engine's again (see
@@ -110,7 +127,7 @@ func (e *Engine) swapInLocked(s *Session) error {
 		}
 	}
 	e.restoreStateLocked(d.active)
-	d.active = nil
+	d.active, d.held, d.out = nil, nil, make(chan struct{})
 	return d.stale
 }
 
@@ -152,6 +169,42 @@ func ddlDependencies(base, cur *engineSnap) map[uint64]bool {
 		}
 	}
 	return out
+}
+
+// upstream returns ids and every collection they read, transitively,
+// through the engine's views: the collections whose commits change them.
+// The caller holds e.mu.
+func (e *Engine) upstream(ids map[uint64]bool) map[uint64]bool {
+	stack := slices.Collect(maps.Keys(ids))
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		mv := e.views[id]
+		if mv == nil {
+			continue
+		}
+		for _, src := range mv.sources {
+			if !ids[src] {
+				ids[src] = true
+				stack = append(stack, src)
+			}
+		}
+	}
+	return ids
+}
+
+// holdsTicks reports whether a tick must wait for the block: its state is
+// swapped in, or a view with a temporal filter changes what it holds.
+func (d *ddlTx) holdsTicks(views map[uint64]*matView) bool {
+	if d.active == nil {
+		return true
+	}
+	for id := range d.held {
+		if mv := views[id]; mv != nil && mv.df.Temporal() {
+			return true
+		}
+	}
+	return false
 }
 
 // checkpointCommitted checkpoints the committed state while a block with

@@ -39,11 +39,13 @@ import (
 //     lock of an ALTER TABLE; coarser, but migrations are short), no
 //     other commit interleaves with the block (so a snapshot is never
 //     undone over someone else's write, and no log record lands between
-//     the checkpoint taken when the block's DDL began and its COMMIT).
+//     the checkpoint taken when the block's DDL began and its COMMIT but
+//     those of commits that ddlidle.go lets in).
 //
 // Only while one of its statements runs: between them the block's DDL is
-// swapped out and other sessions' reads and writes run against the
-// committed state (ddlidle.go); their DDL still waits for the block. Sources and sinks (CREATE SOURCE/SINK and
+// swapped out and other sessions' reads, writes and subscriptions, source
+// batches and ticks run against the committed state (ddlidle.go); their
+// DDL still waits for the block. Sources and sinks (CREATE SOURCE/SINK and
 // other Eddy extension statements) and DROPs that reach a source or a
 // sink are refused inside a block with 25001, as PostgreSQL refuses
 // CREATE DATABASE: their connectors act on the outside world at once.
@@ -59,14 +61,20 @@ type ddlTx struct {
 	// dropped are the objects the block dropped: their subscriptions end
 	// at COMMIT (a rollback brings the objects back).
 	dropped []*Object
-	// done is closed when the block ends; background writers wait on it.
-	done chan struct{}
+	// done is closed when the block ends, out when its state is swapped
+	// out or it ends (out is closed exactly while active is set): source
+	// batches wait on them (waitDDLLocked).
+	done, out chan struct{}
 	// active is the block's state while it is swapped out between its
 	// statements (nil: swapped in), idleAt the clock when it was, and
 	// stale the error of a swap-in that found it outdated (ddlidle.go).
 	active *engineSnap
 	idleAt repr.Time
 	stale  error
+	// held, while the block is swapped out, are the collections whose
+	// change would outdate it: its DDL's dependencies and, transitively,
+	// every collection they read (ddlidle.go).
+	held map[uint64]bool
 }
 
 // engineSnap is the engine's catalog-level state at one moment.
@@ -211,13 +219,17 @@ func (e *Engine) atomically(fn func() error) error {
 // only session running statements). The caller holds e.mu.
 func (e *Engine) inDDLBlock() bool { return e.ddl != nil }
 
-// waitDDLLocked waits, releasing e.mu meanwhile, until no block with DDL
-// is open: background writers (sources) call it before committing.
-func (e *Engine) waitDDLLocked() {
-	for e.ddl != nil {
-		done := e.ddl.done
+// waitDDLLocked waits, releasing e.mu meanwhile, until a batch of source
+// id may commit: no block with DDL is open, or it is swapped out and does
+// not hold the source (ddlidle.go).
+func (e *Engine) waitDDLLocked(id uint64) {
+	for d := e.ddl; d != nil && (d.active == nil || d.held[id]); d = e.ddl {
+		ch := d.done
+		if d.active == nil {
+			ch = d.out
+		}
 		e.mu.Unlock()
-		<-done
+		<-ch
 		e.mu.Lock()
 	}
 }
@@ -246,7 +258,7 @@ func (s *Session) beginDDL(ctx context.Context) error {
 		if err := e.checkpointLocked(); err != nil {
 			return err
 		}
-		e.ddl = &ddlTx{owner: s, batch: e.db.NewBatch(), done: make(chan struct{})}
+		e.ddl = &ddlTx{owner: s, batch: e.db.NewBatch(), done: make(chan struct{}), out: make(chan struct{})}
 		e.roles.mu.Lock()
 		e.roles.committed = e.roles.byName
 		e.roles.mu.Unlock()
@@ -346,6 +358,9 @@ func (e *Engine) closeDDLLocked() {
 	e.roles.mu.Unlock()
 	_ = d.batch.Close()
 	close(d.done)
+	if d.active == nil {
+		close(d.out)
+	}
 }
 
 // commitDDLBlock commits a block that ran DDL: the deferred DDL writes and
@@ -612,11 +627,11 @@ func (g *txGate) pause(s *Session) bool {
 }
 
 // resume takes a shared slot back for s's paused statement, waiting as
-// enter does; it fails with 57014 if ctx ends first.
-func (g *txGate) resume(ctx context.Context, s *Session) error {
+// enterMode does; it fails with 57014 if ctx ends first.
+func (g *txGate) resume(ctx context.Context, s *Session, whileIdle bool) error {
 	for {
 		g.mu.Lock()
-		if g.owner == nil && g.waiting == 0 {
+		if g.owner == nil && g.waiting == 0 || g.owner != nil && g.idle && whileIdle {
 			g.shared++
 			s.gateShared = true
 			g.mu.Unlock()
@@ -629,6 +644,20 @@ func (g *txGate) resume(ctx context.Context, s *Session) error {
 			return canceled(ctx)
 		}
 	}
+}
+
+// outside runs fn, a wait or work without the engine, with the shared
+// slot of s's statement given up meanwhile (pause) and taken back after
+// (resume, whileIdle as in enterMode).
+func (g *txGate) outside(ctx context.Context, s *Session, whileIdle bool, fn func() error) error {
+	paused := g.pause(s)
+	err := fn()
+	if paused {
+		if rerr := g.resume(ctx, s, whileIdle); err == nil {
+			err = rerr
+		}
+	}
+	return err
 }
 
 // own makes s the owner, giving up its statement's shared slot and

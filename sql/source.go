@@ -213,7 +213,7 @@ func (e *Engine) Ingest(id uint64, rows []repr.Row, position []byte) error {
 func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, stats *IngestStats) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.waitDDLLocked()
+	e.waitDDLLocked(id)
 	st := e.sources[id]
 	if st == nil {
 		return repr.Errorf(repr.CodeUndefinedTable, "source %d does not exist", id)

@@ -295,7 +295,10 @@ func (p *Portal) fetchSubscribe(ctx context.Context, st *subStream, fs *pg.Fetch
 		defer t.Stop()
 		timeout = t.C
 	}
-	if err := st.wait(ctx, timeout); err != nil {
+	// A FETCH waiting for commits must not hold back a block with DDL,
+	// whose next statement waits for every running one (ddlidle.go).
+	wait := func() error { return st.wait(ctx, timeout) }
+	if err := p.st.s.e.gate.outside(ctx, p.st.s, true, wait); err != nil {
 		return err
 	}
 	for (n <= 0 || len(st.pending) < n) && st.poll() {
