@@ -89,8 +89,10 @@ type txSnapshot struct {
 	from  map[uint64]*storage.Collection
 	// store is the store's snapshot spilled clones read (nil: none).
 	store *storage.DB
-	// reads are the relations the block read.
-	reads map[uint64]bool
+	// reads are the relations the block read whole, ranges the key
+	// ranges it read of others (SERIALIZABLE only; serialrange.go).
+	reads  map[uint64]bool
+	ranges map[uint64][]keyRange
 	// current: the block runs DDL and reads the live state (see above).
 	current bool
 	// revoked: dropped for memory (72000 at the next read).
@@ -170,13 +172,19 @@ func (e *Engine) pinSnapshot(serializable, current bool) *txSnapshot {
 // releaseSnapshot releases the block's snapshot (COMMIT, ROLLBACK, end
 // of session). The snapshot's time and read set stay for COMMIT's check.
 func (s *Session) releaseSnapshot() {
-	if s.ws == nil || s.ws.snap == nil {
+	if s.ws != nil {
+		s.e.releaseSnapshot(s.ws.snap)
+	}
+}
+
+// releaseSnapshot releases sn (nil: none).
+func (e *Engine) releaseSnapshot(sn *txSnapshot) {
+	if sn == nil {
 		return
 	}
-	sn := s.ws.snap
-	s.e.snaps.mu.Lock()
-	delete(s.e.snaps.open, sn)
-	s.e.snaps.mu.Unlock()
+	e.snaps.mu.Lock()
+	delete(e.snaps.open, sn)
+	e.snaps.mu.Unlock()
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
 	sn.drop()
@@ -191,13 +199,28 @@ func (sn *txSnapshot) drop() { sn.colls, sn.from = nil, nil }
 // reads it: the live one, or the block's snapshot of it (nil: none, read
 // as empty). The caller holds e.mu shared.
 func (e *Engine) readColl(id uint64, ws *writeSet) (*storage.Collection, error) {
+	noteRead(ws, id)
+	return e.peekColl(id, ws)
+}
+
+// noteRead records that the transaction ws reads collection id whole.
+func noteRead(ws *writeSet, id uint64) {
+	if ws != nil && ws.snap != nil {
+		ws.snap.mu.Lock()
+		ws.snap.reads[id] = true
+		ws.snap.mu.Unlock()
+	}
+}
+
+// peekColl is readColl without recording a read (for the checks of
+// writes, and reads that record their key ranges instead).
+func (e *Engine) peekColl(id uint64, ws *writeSet) (*storage.Collection, error) {
 	if ws == nil || ws.snap == nil {
 		return e.colls[id], nil
 	}
 	sn := ws.snap
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
-	sn.reads[id] = true
 	switch {
 	case sn.revoked:
 		return nil, errSnapshotTooOld
@@ -278,7 +301,7 @@ func (e *Engine) checkUnchanged(id uint64, rows []repr.Row, ws *writeSet) error 
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	snap, err := e.readColl(id, ws)
+	snap, err := e.peekColl(id, ws)
 	live := e.colls[id]
 	if err != nil || snap == nil {
 		return err
@@ -321,7 +344,7 @@ func (e *Engine) checkVisible(id uint64, row repr.Row, ws *writeSet) error {
 			return nil // the block's own row
 		}
 	}
-	snap, err := e.readColl(id, ws)
+	snap, err := e.peekColl(id, ws)
 	if err != nil {
 		return err
 	}
@@ -359,6 +382,11 @@ func (e *Engine) checkSerializable(ws *writeSet) error {
 	defer sn.mu.Unlock()
 	for id := range sn.reads {
 		if e.modTime[id] > sn.t {
+			return errReadWriteDep
+		}
+	}
+	for id, rs := range sn.ranges {
+		if !sn.reads[id] && e.modTime[id] > sn.t && !e.rangesUnchanged(sn, id, rs) {
 			return errReadWriteDep
 		}
 	}

@@ -339,9 +339,9 @@ func (a accessPath) score() int {
 // ok is false when no path applies (or a value is not of its column's
 // family). The caller holds e.mu shared.
 func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time, ws *writeSet) (out []repr.Update, ok bool, err error) {
-	c, err := e.readColl(uint64(p.coll), ws)
+	c, err := e.peekColl(uint64(p.coll), ws)
 	if c == nil || err != nil {
-		return nil, false, err
+		return nil, false, err // the caller reads it whole
 	}
 	path, ok := e.choosePathIn(p, c)
 	if !ok {
@@ -350,6 +350,9 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time, ws *wri
 	ranges, ok, err := p.p.ranges(path, ctx)
 	if !ok || err != nil {
 		return nil, false, err
+	}
+	if ws != nil && ws.snap != nil {
+		ws.snap.noteRanges(uint64(p.coll), path.index, ranges)
 	}
 	emit := func(r repr.Row, n int64) bool {
 		out = append(out, repr.Update{Row: r, Time: t, Diff: n})

@@ -92,7 +92,7 @@ func (e *Engine) streamQuery(allowed bool, q *planner.Query, plan *dataflow.Plan
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	c, err := e.readColl(uint64(id), ws)
+	c, err := e.peekColl(uint64(id), ws)
 	if c == nil || err != nil || c.Len() < streamMinRows {
 		return nil, err
 	}
@@ -101,6 +101,7 @@ func (e *Engine) streamQuery(allowed bool, q *planner.Query, plan *dataflow.Plan
 			return nil, nil // an index narrows the read: the buffered path is faster
 		}
 	}
+	noteRead(ws, uint64(id))
 	if err := e.checkReadable([]repr.CollectionID{id}); err != nil {
 		return nil, err
 	}

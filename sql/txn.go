@@ -172,6 +172,9 @@ func (s *Session) endTx() error {
 	} else {
 		err = s.e.commit(ws)
 	}
+	if ws != nil {
+		s.e.releaseSnapshot(ws.snap) // after SERIALIZABLE's check
+	}
 	s.endDDL()
 	if err != nil {
 		s.notes = pendingNotes{}
@@ -209,7 +212,9 @@ func (s *Session) endRollback() {
 // and the transaction modes return to the session defaults.
 func (s *Session) endBlock(commit bool) {
 	s.closeTxCursors()
-	s.releaseSnapshot()
+	if !commit {
+		s.releaseSnapshot() // else endTx, once the commit is validated
+	}
 	vals, role := s.blk.committed, s.blk.role
 	if commit {
 		maps.Copy(vals, s.blk.sessionSets)

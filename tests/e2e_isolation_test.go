@@ -35,6 +35,8 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"DeleteConflict", isoDeleteConflict},
 		{"UpsertConflict", isoUpsertConflict},
 		{"WriteSkew", isoWriteSkew},
+		{"DisjointKeys", isoDisjointKeys},
+		{"RangeWriteSkew", isoRangeWriteSkew},
 		{"ReadOnlyStable", isoReadOnlyStable},
 		{"OwnWrites", isoOwnWrites},
 	} {
@@ -261,6 +263,58 @@ func isoWriteSkew(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
 		expectText(t, ctx, a, "SELECT count(*) FROM doctors WHERE on_call", want)
 		_, _ = b.Exec(ctx, "ROLLBACK")
 	}
+}
+
+// isoDisjointKeys: SERIALIZABLE blocks that read and update different
+// keys of one table, by key and by key range, both commit.
+func isoDisjointKeys(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE kv (k int PRIMARY KEY, v int)",
+		"INSERT INTO kv SELECT g, 0 FROM generate_series(1, 2000) g")
+	for _, q := range []struct{ a, b string }{
+		{"SELECT v FROM kv WHERE k = 1", "SELECT v FROM kv WHERE k = 1500"},
+		{"SELECT sum(v) FROM kv WHERE k BETWEEN 1 AND 10", "SELECT sum(v) FROM kv WHERE k BETWEEN 1500 AND 1510"},
+	} {
+		mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL SERIALIZABLE")
+		mustExec(t, ctx, b, "BEGIN ISOLATION LEVEL SERIALIZABLE")
+		expectText(t, ctx, a, q.a, "0")
+		expectText(t, ctx, b, q.b, "0")
+		mustExec(t, ctx, a, "UPDATE kv SET v = v + 1 WHERE k = 1")
+		mustExec(t, ctx, b, "UPDATE kv SET v = v + 1 WHERE k = 1500")
+		mustExec(t, ctx, a, "COMMIT")
+		mustExec(t, ctx, b, "COMMIT")
+		expectText(t, ctx, a, "SELECT sum(v) FROM kv", "2")
+		mustExec(t, ctx, a, "UPDATE kv SET v = 0")
+	}
+}
+
+// isoRangeWriteSkew: two SERIALIZABLE blocks read the same key range and
+// each updates a different key in it: one of them fails with 40001.
+func isoRangeWriteSkew(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE kv (k int PRIMARY KEY, v int)",
+		"INSERT INTO kv SELECT g, 0 FROM generate_series(1, 2000) g")
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL SERIALIZABLE")
+	mustExec(t, ctx, b, "BEGIN ISOLATION LEVEL SERIALIZABLE")
+	expectText(t, ctx, a, "SELECT sum(v) FROM kv WHERE k BETWEEN 1 AND 10", "0")
+	expectText(t, ctx, b, "SELECT sum(v) FROM kv WHERE k BETWEEN 1 AND 10", "0")
+	mustExec(t, ctx, a, "UPDATE kv SET v = 1 WHERE k = 1")
+	states := []string{sqlState(ctx, b, "UPDATE kv SET v = 1 WHERE k = 2"),
+		sqlState(ctx, a, "COMMIT"), sqlState(ctx, b, "COMMIT")}
+	failed := 0
+	for _, st := range states {
+		switch st {
+		case "":
+		case "40001":
+			failed++
+		case "25P02":
+		default:
+			t.Fatalf("unexpected SQLSTATE %s (%v)", st, states)
+		}
+	}
+	if failed != 1 {
+		t.Fatalf("states %v, want one 40001", states)
+	}
+	expectText(t, ctx, a, "SELECT sum(v) FROM kv", "1")
+	_, _ = b.Exec(ctx, "ROLLBACK")
 }
 
 // isoReadOnlyStable: a read-only block's answers stay the same while
