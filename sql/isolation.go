@@ -26,8 +26,8 @@ import (
 // changed since stay reachable from the clones until the block ends.
 // Every later statement of the block reads the clones plus the block's
 // own writes (writeSet.snap; readColl is the one accessor). Sequences
-// are not snapshotted (PostgreSQL's are not either), nor are the system
-// catalogs (pg_class and the like are computed from the live catalog).
+// are not snapshotted (PostgreSQL's are not either); the system catalogs
+// show the catalog as of the snapshot (catsnap.go).
 // A relation created after the snapshot reads as empty (its rows were all
 // committed after it); one whose rows another session's ALTER TABLE
 // rewrote since fails with 40001; one dropped since is unknown (42P01).
@@ -93,6 +93,9 @@ type txSnapshot struct {
 	// ranges it read of others (SERIALIZABLE only; serialrange.go).
 	reads  map[uint64]bool
 	ranges map[uint64][]keyRange
+	// cat is the catalog as of the snapshot, which the system catalogs
+	// show (nil: the live one; catsnap.go).
+	cat *Catalog
 	// current: the block runs DDL and reads the live state (see above).
 	current bool
 	// revoked: dropped for memory (72000 at the next read).
@@ -103,6 +106,8 @@ type txSnapshot struct {
 type snapshots struct {
 	mu   sync.Mutex
 	open map[*txSnapshot]bool
+	// cat is the latest frozen copy of the catalog (catsnap.go).
+	cat *Catalog
 }
 
 // Errors of snapshot isolation, with PostgreSQL's codes and messages.
@@ -155,6 +160,7 @@ func (e *Engine) pinSnapshot(serializable, current bool) *txSnapshot {
 	if current {
 		return sn
 	}
+	sn.cat = e.frozenCatalogLocked()
 	sn.colls = make(map[uint64]*storage.Collection, len(e.colls))
 	sn.from = make(map[uint64]*storage.Collection, len(e.colls))
 	for id, c := range e.colls {
@@ -193,7 +199,7 @@ func (e *Engine) releaseSnapshot(sn *txSnapshot) {
 }
 
 // drop forgets the clones. The caller holds sn.mu.
-func (sn *txSnapshot) drop() { sn.colls, sn.from = nil, nil }
+func (sn *txSnapshot) drop() { sn.colls, sn.from, sn.cat = nil, nil, nil }
 
 // readColl returns the collection id as a statement of the transaction ws
 // reads it: the live one, or the block's snapshot of it (nil: none, read

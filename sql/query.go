@@ -184,7 +184,7 @@ func (e *Engine) queryInputs(points []pointInput, srcs []repr.CollectionID, skip
 		if _, ok := in[id]; ok || skip[id] {
 			continue
 		}
-		if rows, ok := e.sysSnapshot(uint64(id), ctx, t); ok {
+		if rows, ok := e.sysSnapshot(uint64(id), ctx, t, ws); ok {
 			in[id] = rows
 			continue
 		}

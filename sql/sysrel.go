@@ -213,14 +213,14 @@ func (r *sysRel) snapshot(s *sysSnap, t repr.Time) []repr.Update {
 	return out
 }
 
-// sysSnapshot returns the rows of system relation id at t, and whether id
-// is one.
-func (e *Engine) sysSnapshot(id uint64, ctx *expr.Ctx, t repr.Time) ([]repr.Update, bool) {
+// sysSnapshot returns the rows of system relation id at t, as the
+// transaction ws sees the catalog, and whether id is one.
+func (e *Engine) sysSnapshot(id uint64, ctx *expr.Ctx, t repr.Time, ws *writeSet) ([]repr.Update, bool) {
 	r := sysRelsByID[id]
 	if r == nil {
 		return nil, false
 	}
-	s := &sysSnap{e: e, cat: e.cat}
+	s := &sysSnap{e: e, cat: e.catalogOf(ws)}
 	if ctx != nil {
 		s.sess = ctx.Session
 	}

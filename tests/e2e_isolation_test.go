@@ -37,6 +37,7 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"WriteSkew", isoWriteSkew},
 		{"DisjointKeys", isoDisjointKeys},
 		{"RangeWriteSkew", isoRangeWriteSkew},
+		{"CatalogSnapshot", isoCatalogSnapshot},
 		{"ReadOnlyStable", isoReadOnlyStable},
 		{"OwnWrites", isoOwnWrites},
 	} {
@@ -315,6 +316,25 @@ func isoRangeWriteSkew(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
 	}
 	expectText(t, ctx, a, "SELECT sum(v) FROM kv", "1")
 	_, _ = b.Exec(ctx, "ROLLBACK")
+}
+
+// isoCatalogSnapshot: a snapshot block's catalog queries show the
+// catalog as of its snapshot: a table created since is not listed, one
+// dropped since still is; after COMMIT both show as they are.
+func isoCatalogSnapshot(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE gone (x int)")
+	const q = "SELECT relname FROM pg_class WHERE relname IN ('gone', 'late') ORDER BY relname"
+	const qi = "SELECT table_name FROM information_schema.tables WHERE table_name IN ('gone', 'late') ORDER BY 1"
+	for _, level := range []string{"REPEATABLE READ", "SERIALIZABLE"} {
+		mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL "+level)
+		expectText(t, ctx, a, q, "gone")
+		mustExec(t, ctx, b, "CREATE TABLE late (y int)", "DROP TABLE gone")
+		expectText(t, ctx, a, q, "gone")
+		expectText(t, ctx, a, qi, "gone")
+		mustExec(t, ctx, a, "COMMIT")
+		expectText(t, ctx, a, q, "late")
+		mustExec(t, ctx, b, "DROP TABLE late", "CREATE TABLE gone (x int)")
+	}
 }
 
 // isoReadOnlyStable: a read-only block's answers stay the same while
