@@ -52,3 +52,39 @@ func TestDDLBlockIdle(t *testing.T) {
 	expectText(t, ctx, c, "SELECT s FROM other_n", "11133")
 	expectText(t, ctx, c, "SELECT sum(x) FROM other", "11133")
 }
+
+// TestDDLBlockIdleSource leaves a block with DDL idle while a datagen
+// source feeds a table and a view: the source goes on (where it used to
+// wait for the block's end), checkpoints run meanwhile, and after the
+// block's COMMIT, a kill -9 and a restart, the table and its view hold
+// every generated row exactly once and the block's DDL is there.
+func TestDDLBlockIdleSource(t *testing.T) {
+	s := harness.StartEddy(t, harness.WithEnv("EDDY_CHECKPOINT_COMMITS=3"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a, b := connect(t, ctx, s.DSN()), connect(t, ctx, s.DSN())
+	mustExec(t, ctx, a, "CREATE TABLE g (id int PRIMARY KEY, v int) WITH (connector = 'datagen', "+
+		"fields.id.kind = 'sequence', fields.id.start = '1', fields.id.end = '4000', datagen.rows.per.second = '500')",
+		"CREATE MATERIALIZED VIEW gn AS SELECT count(*) AS n FROM g")
+	mustExec(t, ctx, a, "BEGIN", "CREATE TABLE fresh (y int)", "INSERT INTO fresh VALUES (1)")
+	before := queryText(t, ctx, b, "SELECT n FROM gn")
+	for deadline := time.Now().Add(3 * time.Second); queryText(t, ctx, b, "SELECT n FROM gn") == before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the source stays at %s rows while a block with DDL is idle", before)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mustExec(t, ctx, a, "CREATE MATERIALIZED VIEW fresh_n AS SELECT count(*) AS n FROM fresh", "COMMIT")
+	s.Kill()
+	s.Restart()
+	c := connect(t, ctx, s.DSN())
+	for deadline := time.Now().Add(time.Minute); queryText(t, ctx, c, "SELECT count(*) FROM g") != "4000"; {
+		if time.Now().After(deadline) {
+			t.Fatal("the source did not finish after the restart")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	expectText(t, ctx, c, "SELECT n FROM gn", "4000")
+	expectText(t, ctx, c, "SELECT count(DISTINCT id) FROM g", "4000")
+	expectText(t, ctx, c, "SELECT n FROM fresh_n", "1")
+}
