@@ -90,9 +90,11 @@ type txSnapshot struct {
 	// store is the store's snapshot spilled clones read (nil: none).
 	store *storage.DB
 	// reads are the relations the block read whole, ranges the key
-	// ranges it read of others (SERIALIZABLE only; serialrange.go).
-	reads  map[uint64]bool
-	ranges map[uint64][]keyRange
+	// ranges it read of others and rangeRows the entries found there
+	// (SERIALIZABLE only; serialrange.go).
+	reads     map[uint64]bool
+	ranges    map[uint64][]keyRange
+	rangeRows map[uint64]int
 	// cat is the catalog as of the snapshot, which the system catalogs
 	// show (nil: the live one; catsnap.go).
 	cat *Catalog
@@ -115,7 +117,7 @@ var (
 	errConcurrentUpdate = repr.Errorf(repr.CodeSerializationFailure, "could not serialize access due to concurrent update")
 	errReadWriteDep     = repr.Errorf(repr.CodeSerializationFailure,
 		"could not serialize access due to read/write dependencies among transactions").
-		WithDetail("Reason code: Canceled on commit attempt, a relation the transaction read was changed by a concurrent commit.").
+		WithDetail("Reason code: Canceled on commit attempt, a relation or key range the transaction read was changed by a concurrent commit.").
 		WithHint("The transaction might succeed if retried.")
 	errSnapshotTooOld = repr.Errorf("72000", "snapshot too old").
 				WithDetail("The server's memory budget was exceeded and this transaction held the oldest snapshot.")

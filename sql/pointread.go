@@ -351,9 +351,6 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time, ws *wri
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	if ws != nil && ws.snap != nil {
-		ws.snap.noteRanges(uint64(p.coll), path.index, ranges)
-	}
 	emit := func(r repr.Row, n int64) bool {
 		out = append(out, repr.Update{Row: r, Time: t, Diff: n})
 		return true
@@ -364,6 +361,9 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time, ws *wri
 		} else if err := c.ScanIndex(path.index, r[0], r[1], emit); err != nil {
 			return nil, false, err
 		}
+	}
+	if ws != nil && ws.snap != nil {
+		ws.snap.noteRanges(uint64(p.coll), path.index, ranges, len(out))
 	}
 	return out, true, nil
 }

@@ -23,11 +23,22 @@ import (
 // committed block is still equivalent to running alone then: two blocks
 // that read and write different keys of one table both commit.
 //
+// COMMIT re-reads the ranges under the engine's lock, so their size is
+// bounded: past maxRangeRows rows or maxRanges ranges read of one
+// relation, the block's reads of it escalate to the whole relation (as
+// PostgreSQL's max_pred_locks_per_relation does).
+//
 // The snapshot's clones stay until the block's commit is validated
 // (Session.endTx releases them after it). When they are gone (revoked
 // for memory, or the block ran DDL and reads the live state) or the
 // relation was replaced or lost the index since, a changed relation
 // fails as with a whole read.
+
+// Escalation thresholds (see above).
+const (
+	maxRanges    = 256
+	maxRangeRows = 4096
+)
 
 // keyRange is one key range [from, to) read through an access path:
 // index 0 is the collection's own key order, else an index's ID.
@@ -37,15 +48,21 @@ type keyRange struct {
 }
 
 // noteRanges records that the block read collection id through the key
-// ranges of one access path.
-func (sn *txSnapshot) noteRanges(id, index uint64, ranges [][2][]byte) {
+// ranges of one access path, finding rows entries there.
+func (sn *txSnapshot) noteRanges(id, index uint64, ranges [][2][]byte, rows int) {
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
 	if !sn.serializable || sn.reads[id] {
 		return
 	}
 	if sn.ranges == nil {
-		sn.ranges = map[uint64][]keyRange{}
+		sn.ranges, sn.rangeRows = map[uint64][]keyRange{}, map[uint64]int{}
+	}
+	sn.rangeRows[id] += rows
+	if sn.rangeRows[id] > maxRangeRows || len(sn.ranges[id])+len(ranges) > maxRanges {
+		sn.reads[id] = true // escalated
+		delete(sn.ranges, id)
+		return
 	}
 	for _, r := range ranges {
 		sn.ranges[id] = append(sn.ranges[id], keyRange{index: index, from: r[0], to: r[1]})
