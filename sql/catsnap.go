@@ -1,5 +1,7 @@
 package sql
 
+import "maps"
+
 // The system catalogs of a snapshot.
 //
 // A REPEATABLE READ or SERIALIZABLE block's queries of pg_class and the
@@ -17,19 +19,8 @@ package sql
 // that c's later changes do not reach (objects are replaced, never
 // changed in place).
 func (c *Catalog) frozen() *Catalog {
-	f := newCatalog()
-	for id, o := range c.byID {
-		f.byID[id] = o
-	}
-	for name, o := range c.byName {
-		f.byName[name] = o
-	}
-	f.schemas = make(map[string]*Schema, len(c.schemas))
-	for name, sc := range c.schemas {
-		f.schemas[name] = sc
-	}
-	f.defACLs, f.version, f.size = c.defACLs, c.version, c.size
-	return f
+	return &Catalog{byID: maps.Clone(c.byID), byName: maps.Clone(c.byName), schemas: maps.Clone(c.schemas),
+		defACLs: c.defACLs, version: c.version, size: c.size}
 }
 
 // frozenCatalogLocked returns a frozen copy of the current catalog,
