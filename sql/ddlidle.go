@@ -70,7 +70,9 @@ func runsWhileIdle(st *parse.Stmt) bool {
 // while another session's block with DDL is idle), swapping the session's
 // own block's DDL back in when it was swapped out.
 func (s *Session) enterGate(ctx context.Context, st *parse.Stmt) error {
-	wasIdle, err := s.e.gate.enterMode(ctx, s, runsWhileIdle(st))
+	lctx, stop := s.lockContext(ctx)
+	wasIdle, err := s.e.gate.enterMode(lctx, s, runsWhileIdle(st))
+	stop()
 	if err != nil || !wasIdle {
 		return err
 	}

@@ -241,7 +241,10 @@ func (e *Engine) waitDDLLocked(id uint64) {
 // one saves the engine's state for ROLLBACK and ROLLBACK TO.
 func (s *Session) beginDDL(ctx context.Context) error {
 	e := s.e
-	if err := e.gate.own(ctx, s); err != nil {
+	lctx, stop := s.lockContext(ctx)
+	err := e.gate.own(lctx, s)
+	stop()
+	if err != nil {
 		return err
 	}
 	e.mu.Lock()

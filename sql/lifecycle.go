@@ -24,6 +24,10 @@ import (
 // statement_timeout.
 var errStatementTimeout = errors.New("statement timeout")
 
+// errLockTimeout is the cause of a gate wait's context that lock_timeout
+// ended.
+var errLockTimeout = errors.New("lock timeout")
+
 // canceled is the 57014 error of a statement stopped because ctx was
 // cancelled: "due to statement timeout" when statement_timeout fired,
 // else "due to user request" (CancelRequest, pg_cancel_backend). A nil
@@ -31,6 +35,9 @@ var errStatementTimeout = errors.New("statement timeout")
 func canceled(ctx context.Context) error {
 	if ctx != nil && context.Cause(ctx) == errStatementTimeout {
 		return repr.Errorf(repr.CodeQueryCanceled, "canceling statement due to statement timeout")
+	}
+	if ctx != nil && context.Cause(ctx) == errLockTimeout {
+		return repr.Errorf("55P03", "canceling statement due to lock timeout")
 	}
 	return repr.Errorf(repr.CodeQueryCanceled, "canceling statement due to user request")
 }
@@ -52,6 +59,17 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 		return ctx, func() {}
 	}
 	return context.WithTimeoutCause(ctx, d, errStatementTimeout)
+}
+
+// lockContext returns ctx bounded by the session's lock_timeout (none
+// when 0), for a wait in the txGate, PostgreSQL's lock waits: a
+// statement waiting for a block with DDL, or DDL waiting for the gate.
+func (s *Session) lockContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := s.settings.lockTimeout
+	if d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, d, errLockTimeout)
 }
 
 // interrupt is the Done channel of the running statement (nil between

@@ -26,10 +26,11 @@ type settings struct {
 	timeZone string
 	user     string
 	database string
-	// stmtTimeout, idleTxTimeout and idleTimeout are statement_timeout,
-	// idle_in_transaction_session_timeout and idle_session_timeout (0:
-	// off), parsed when set (lifecycle.go).
-	stmtTimeout, idleTxTimeout, idleTimeout time.Duration
+	// stmtTimeout, idleTxTimeout, idleTimeout and lockTimeout are
+	// statement_timeout, idle_in_transaction_session_timeout,
+	// idle_session_timeout and lock_timeout (0: off), parsed when set
+	// (lifecycle.go).
+	stmtTimeout, idleTxTimeout, idleTimeout, lockTimeout time.Duration
 }
 
 // reportedSettings are sent as ParameterStatus at startup and on change.
@@ -176,6 +177,8 @@ func (s *settings) setTimeout(name string, d time.Duration) {
 		s.idleTxTimeout = d
 	case "idle_session_timeout":
 		s.idleTimeout = d
+	case "lock_timeout":
+		s.lockTimeout = d
 	}
 }
 

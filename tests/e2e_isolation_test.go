@@ -38,6 +38,7 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"DisjointKeys", isoDisjointKeys},
 		{"RangeWriteSkew", isoRangeWriteSkew},
 		{"CatalogSnapshot", isoCatalogSnapshot},
+		{"LockTimeout", isoLockTimeout},
 		{"ReadOnlyStable", isoReadOnlyStable},
 		{"OwnWrites", isoOwnWrites},
 	} {
@@ -335,6 +336,16 @@ func isoCatalogSnapshot(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
 		expectText(t, ctx, a, q, "late")
 		mustExec(t, ctx, b, "DROP TABLE late", "CREATE TABLE gone (x int)")
 	}
+}
+
+// isoLockTimeout: DDL that waits for another session's open block with
+// DDL gives up after lock_timeout with 55P03, and runs once it ends.
+func isoLockTimeout(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE lt (x int)", "BEGIN", "ALTER TABLE lt ADD COLUMN y int")
+	mustExec(t, ctx, b, "SET lock_timeout = '200ms'")
+	expectState(t, ctx, b, "DROP TABLE lt", "55P03")
+	mustExec(t, ctx, a, "ROLLBACK")
+	mustExec(t, ctx, b, "DROP TABLE lt", "RESET lock_timeout")
 }
 
 // isoReadOnlyStable: a read-only block's answers stay the same while
