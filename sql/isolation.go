@@ -359,7 +359,11 @@ func (e *Engine) checkVisible(id uint64, row repr.Row, ws *writeSet) error {
 	if snap == nil {
 		return errConcurrentUpdate
 	}
-	sr, _, ok := snap.Get(snap.Key(nil, row))
+	key := snap.Key(nil, row)
+	// The statement's outcome depends on the row (DO NOTHING skips it):
+	// a read of its key for SERIALIZABLE.
+	ws.snap.noteRanges(id, 0, [][2][]byte{{key, storage.KeyPrefixEnd(key)}}, 1)
+	sr, _, ok := snap.Get(key)
 	if !ok || !sameEncoding(sr, row) {
 		return errConcurrentUpdate
 	}
