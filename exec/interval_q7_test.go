@@ -83,3 +83,50 @@ func TestQ7StateFlat(t *testing.T) {
 	}
 	t.Logf("peak %d bids and %d windows arranged, %d open groups, over %d events; %d q7 rows", peakBids, peakWins, peakGroups, n, joined)
 }
+
+// TestWatermarkedJoinsDoNotSpill checks that an interval join (q7's)
+// offers no state to spill and restores through its own restore: its
+// close index points into the joinOp's arrangements, which a spill would
+// drop, and which the joinOp's spiller methods, promoted by embedding,
+// would otherwise offer.
+func TestWatermarkedJoinsDoNotSpill(t *testing.T) {
+	p, err := dataflow.Parse(q7Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.ops[3].(*intervalJoin); !ok {
+		t.Fatalf("node 3 runs as %T, not an intervalJoin", d.ops[3])
+	}
+	var ctx expr.Ctx
+	store := newMemStore()
+	var w opBatch
+	bids := []repr.Update{{Row: repr.Row{repr.NewInt(1), repr.NewInt(5), repr.NewTimestamp(usPerMs)}, Time: 1, Diff: 1}}
+	in := Input{Updates: map[repr.CollectionID][]repr.Update{1: bids}, Watermarks: map[repr.CollectionID]int64{1: 0}}
+	if _, err := d.StepInput(&ctx, 1, in, &w); err != nil {
+		t.Fatal(err)
+	}
+	d.Commit()
+	w.apply(store)
+	for _, c := range d.SpillCandidates() {
+		if c.Node == 3 {
+			t.Fatalf("the interval join is a spill candidate (%d bytes)", c.Bytes)
+		}
+	}
+	if d.SpillNode(3, store, 0) {
+		t.Fatal("the interval join spilled")
+	}
+	r, err := Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RestoreWithin(store, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ops[3].(*intervalJoin).bounds[0].idx.items) == 0 {
+		t.Fatal("RestoreWithin left the interval join's close index empty")
+	}
+}

@@ -54,9 +54,17 @@ type spiller interface {
 }
 
 // spillerOf returns op as a spiller, or nil when its state cannot spill.
+// The operators are listed, not found by interface: the window and
+// interval joins embed a joinOp, and so its spiller methods, but their
+// close indexes point into its arrangements, which a spill would drop.
 func spillerOf(op operator) spiller {
-	if s, ok := op.(spiller); ok {
-		return s
+	switch o := op.(type) {
+	case *joinOp:
+		return o
+	case *sharedJoin:
+		return o
+	case *appendJoin:
+		return o
 	}
 	return nil
 }
