@@ -16,9 +16,13 @@ type handler struct{ e *sql.Engine }
 
 // Connect starts a session once pgwire has authenticated the client; an
 // unknown database fails with 3D000 as in PostgreSQL (after
-// authentication, so it reveals nothing to an unauthenticated client).
+// authentication, so it reveals nothing to an unauthenticated client),
+// and a role without CONNECT on the database with 42501.
 func (h handler) Connect(_ context.Context, startup map[string]string) (pgwire.Session, error) {
 	if err := sql.DatabaseExists(startup["database"]); err != nil {
+		return nil, err
+	}
+	if err := h.e.CheckConnect(startup["user"], startup["database"]); err != nil {
 		return nil, err
 	}
 	return session{h.e.NewSession(startup)}, nil

@@ -109,6 +109,9 @@ type Catalog struct {
 	// defACLs are the default privileges (defacl.go); replaced, never
 	// changed in place.
 	defACLs []*DefaultACL
+	// objACLs are the functions', types' and database's ACLs (objacl.go;
+	// nil: all default); replaced, never changed in place.
+	objACLs *objectACLs
 	// version counts changes (add, remove), so that plans cached against
 	// the catalog can tell they are stale.
 	version uint64

@@ -83,6 +83,7 @@ type engineSnap struct {
 	byName  map[string]*Object
 	schemas map[string]*Schema
 	defACLs []*DefaultACL
+	objACLs *objectACLs
 	colls   map[uint64]*storage.Collection
 	indexes map[uint64]storage.IndexSet
 	views   map[uint64]*matView
@@ -100,7 +101,7 @@ type engineSnap struct {
 // caller holds e.mu and e.ddl is set.
 func (e *Engine) snapshotLocked() *engineSnap {
 	sn := &engineSnap{byID: maps.Clone(e.cat.byID), byName: maps.Clone(e.cat.byName),
-		schemas: maps.Clone(e.cat.schemas), defACLs: e.cat.defACLs, colls: maps.Clone(e.colls), views: maps.Clone(e.views),
+		schemas: maps.Clone(e.cat.schemas), defACLs: e.cat.defACLs, objACLs: e.cat.objACLs, colls: maps.Clone(e.colls), views: maps.Clone(e.views),
 		indexes: map[uint64]storage.IndexSet{}, objs: map[uint64]*Object{}}
 	if e.ddl != nil {
 		sn.mark = e.ddl.batch.Mark()
@@ -136,6 +137,7 @@ func (e *Engine) restoreLocked(sn *engineSnap) {
 func (e *Engine) restoreStateLocked(sn *engineSnap) {
 	e.cat.byID, e.cat.byName, e.cat.schemas = maps.Clone(sn.byID), maps.Clone(sn.byName), maps.Clone(sn.schemas)
 	e.cat.defACLs = sn.defACLs
+	e.cat.objACLs = sn.objACLs
 	e.cat.version++
 	colls, views := maps.Clone(sn.colls), maps.Clone(sn.views)
 	for id, mv := range sn.views {

@@ -124,6 +124,21 @@ func (e *Engine) applyDefaultACL(o *Object) {
 	o.ACL = acl
 }
 
+// defaclBuiltin is the built-in default ACL of the objects of type typ
+// that role creates (acldefault): the owner holds everything; PUBLIC
+// also executes functions and uses types.
+func defaclBuiltin(role uint32, typ byte) []ACLItem {
+	switch typ {
+	case 'f':
+		return []ACLItem{{Grantor: role, Privs: privExecute}, {Grantee: role, Grantor: role, Privs: privExecute}}
+	case 'T':
+		return []ACLItem{{Grantor: role, Privs: privUsage}, {Grantee: role, Grantor: role, Privs: privUsage}}
+	case 'S':
+		return []ACLItem{{Grantee: role, Grantor: role, Privs: allSeqPrivs}}
+	}
+	return []ACLItem{{Grantee: role, Grantor: role, Privs: allTablePrivs}}
+}
+
 // sortACL orders an ACL as PostgreSQL's aclitemsort: by grantee, then
 // grantor.
 func sortACL(acl []ACLItem) {
@@ -181,14 +196,18 @@ func (p *Portal) execAlterDefaultPrivileges(st *pg.AlterDefaultPrivilegesStmt) e
 	return e.commitDefaultACLs(entries, b)
 }
 
-// defaclKind is the object type letter and privileges of ON TABLES or ON
-// SEQUENCES (others are 0A000).
+// defaclKind is the object type letter and privileges of ON TABLES,
+// SEQUENCES, FUNCTIONS or TYPES (others are 0A000).
 func defaclKind(kind pg.ObjectType) (byte, aclMode, error) {
 	switch kind {
 	case pg.ObjectType_OBJECT_TABLE:
 		return 'r', allTablePrivs, nil
 	case pg.ObjectType_OBJECT_SEQUENCE:
 		return 'S', allSeqPrivs, nil
+	case pg.ObjectType_OBJECT_FUNCTION:
+		return 'f', privExecute, nil
+	case pg.ObjectType_OBJECT_TYPE:
+		return 'T', privUsage, nil
 	}
 	return 0, 0, repr.Unsupported("ALTER DEFAULT PRIVILEGES ON %sS", strings.TrimPrefix(kind.String(), "OBJECT_"))
 }
@@ -238,7 +257,7 @@ func (p *Portal) defaclOptions(opts []*pg.Node) (roles []uint32, schemas []strin
 func (e *Engine) changeDefaultACL(entries []*DefaultACL, b *storage.Batch, role, ns uint32, typ byte, all, privs aclMode, grantees []uint32, gs *pg.GrantStmt) []*DefaultACL {
 	var builtin []ACLItem
 	if ns == 0 {
-		builtin = []ACLItem{{Grantee: role, Grantor: role, Privs: all}}
+		builtin = defaclBuiltin(role, typ)
 	}
 	i := slices.IndexFunc(entries, func(d *DefaultACL) bool { return d.Role == role && d.NS == ns && d.ObjType == typ })
 	acl := slices.Clone(builtin)
@@ -268,7 +287,7 @@ func (e *Engine) changeDefaultACL(entries []*DefaultACL, b *storage.Batch, role,
 // defaclDesc is PostgreSQL's description of a default ACL entry
 // ("default privileges on new relations belonging to role r in schema s").
 func (c *Catalog) defaclDesc(d *DefaultACL, roleName func(uint32) string) string {
-	what := map[byte]string{'r': "relations", 'S': "sequences"}[d.ObjType]
+	what := map[byte]string{'r': "relations", 'S': "sequences", 'f': "functions", 'T': "types"}[d.ObjType]
 	out := fmt.Sprintf("default privileges on new %s belonging to role %s", what, roleName(d.Role))
 	if d.NS != 0 {
 		out += " in schema " + c.namespaceName(d.NS)
@@ -313,7 +332,7 @@ func (e *Engine) dropDefaultACLsOf(roles map[uint32]bool) error {
 			continue
 		}
 		changed = true
-		builtin := []ACLItem{{Grantee: d.Role, Grantor: d.Role, Privs: map[byte]aclMode{'r': allTablePrivs, 'S': allSeqPrivs}[d.ObjType]}}
+		builtin := defaclBuiltin(d.Role, d.ObjType)
 		if d.NS == 0 && !slices.Equal(acl, builtin) || d.NS != 0 && len(acl) > 0 {
 			c := *d
 			c.ACL = acl

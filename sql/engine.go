@@ -253,6 +253,9 @@ func (e *Engine) restore() error {
 	if err := e.restoreDefaultACLs(); err != nil {
 		return err
 	}
+	if err := e.restoreObjectACLs(); err != nil {
+		return err
+	}
 	var objs []*Object
 	err := e.db.Scan(storage.CatalogPrefix(), func(_, v []byte) error {
 		o, err := decodeObject(v)

@@ -16,10 +16,14 @@ import (
 const codeInvalidPrivType = "0LP01"
 
 // privNames are the SQL names of the privilege bits, in bit order.
-var privNames = []string{"INSERT", "SELECT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "EXECUTE", "USAGE", "CREATE"}
+var privNames = []string{"INSERT", "SELECT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "EXECUTE", "USAGE", "CREATE", "TEMPORARY", "CONNECT"}
 
-// privByName returns the privilege named name (any case).
+// privByName returns the privilege named name (any case; TEMP is
+// TEMPORARY).
 func privByName(name string) (aclMode, bool) {
+	if strings.EqualFold(name, "TEMP") {
+		return privTemporary, true
+	}
 	for i, n := range privNames {
 		if strings.EqualFold(n, name) {
 			return 1 << i, true
@@ -28,46 +32,60 @@ func privByName(name string) (aclMode, bool) {
 	return 0, false
 }
 
-// aclTarget is one object a GRANT or REVOKE changes: a relation or a
-// schema.
+// aclTarget is one object a GRANT or REVOKE changes: a relation, a
+// schema, or a function, type or database (other, objacl.go).
 type aclTarget struct {
 	obj    *Object
 	schema *Schema
+	other  *otherTarget
 }
 
 func (t aclTarget) owner() uint32 {
-	if t.obj != nil {
+	switch {
+	case t.obj != nil:
 		return t.obj.Owner
+	case t.schema != nil:
+		return t.schema.Owner
 	}
-	return t.schema.Owner
+	return 0 // the bootstrap superuser's
 }
 
 // all is every privilege t can carry.
 func (t aclTarget) all() aclMode {
-	if t.obj != nil {
+	switch {
+	case t.obj != nil:
 		return relAllPrivs(t.obj)
+	case t.schema != nil:
+		return allSchemaPrivs
 	}
-	return allSchemaPrivs
+	return t.other.all
 }
 
 func (t aclTarget) acl() []ACLItem {
-	if t.obj != nil {
+	switch {
+	case t.obj != nil:
 		return relACL(t.obj)
+	case t.schema != nil:
+		return schemaACL(t.schema)
 	}
-	return schemaACL(t.schema)
+	return t.other.acl
 }
 
 // kindAndName are the words of "permission denied for <kind> <name>".
 func (t aclTarget) kindAndName() (string, string) {
-	if t.obj != nil {
+	switch {
+	case t.obj != nil:
 		return kindName(t.obj.Kind), t.obj.Name
+	case t.schema != nil:
+		return "schema", t.schema.Name
 	}
-	return "schema", t.schema.Name
+	return t.other.kind, t.other.name
 }
 
 // execGrant executes GRANT/REVOKE privileges ON [TABLE] names | ALL
-// TABLES IN SCHEMA names | SCHEMA names TO/FROM roles [WITH GRANT
-// OPTION].
+// TABLES | SEQUENCES | FUNCTIONS | ROUTINES IN SCHEMA names | SCHEMA |
+// SEQUENCE | FUNCTION | PROCEDURE | ROUTINE | TYPE | DOMAIN | DATABASE
+// names TO/FROM roles [WITH GRANT OPTION] [GRANTED BY role].
 func (p *Portal) execGrant(gs *pg.GrantStmt) error {
 	p.tag = map[bool]string{true: "GRANT", false: "REVOKE"}[gs.IsGrant]
 	s, e := p.st.s, p.st.s.e
@@ -78,10 +96,13 @@ func (p *Portal) execGrant(gs *pg.GrantStmt) error {
 	if gs.Targtype == pg.GrantTargetType_ACL_TARGET_DEFAULTS {
 		return repr.Unsupported("ALTER DEFAULT PRIVILEGES")
 	}
-	if gs.Grantor != nil {
-		return repr.Unsupported("GRANTED BY")
+	if err := p.checkGrantor(gs.Grantor); err != nil {
+		return err
 	}
-	privs, err := grantPrivs(gs.Privileges, all, gs.Objtype)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	// PostgreSQL's order: the objects, the grantees, the privileges.
+	targets, err := e.aclTargets(gs)
 	if err != nil {
 		return err
 	}
@@ -89,9 +110,7 @@ func (p *Portal) execGrant(gs *pg.GrantStmt) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	targets, err := e.aclTargets(gs)
+	privs, err := grantPrivs(gs.Privileges, all, gs.Objtype)
 	if err != nil {
 		return err
 	}
@@ -102,10 +121,22 @@ func (p *Portal) execGrant(gs *pg.GrantStmt) error {
 	caller, _ := e.role(s.currentUser())
 	var pairs [][2]*Object
 	var schemas []*Schema
+	var others *objectACLs
 	for _, t := range targets {
 		tp, err := s.targetPrivs(t, privs, len(gs.Privileges) == 0 || privs == all)
 		if err != nil {
 			return err
+		}
+		if t.other != nil {
+			acl, err := e.changeACL(s, caller, t, t.all(), tp, grantees, gs)
+			if err != nil {
+				return err
+			}
+			if others == nil {
+				others = e.cat.objACLs.clone()
+			}
+			t.other.set(others, acl)
+			continue
 		}
 		if t.schema != nil {
 			c := *t.schema
@@ -121,7 +152,23 @@ func (p *Portal) execGrant(gs *pg.GrantStmt) error {
 		}
 		pairs = append(pairs, [2]*Object{t.obj, nu})
 	}
-	return e.commitReplaced(pairs, schemas)
+	return e.commitReplaced(pairs, schemas, others)
+}
+
+// checkGrantor checks GRANTED BY: PostgreSQL 15 takes only the current
+// user (0A000 otherwise).
+func (p *Portal) checkGrantor(rs *pg.RoleSpec) error {
+	if rs == nil {
+		return nil
+	}
+	name := p.roleSpecName(rs)
+	if _, ok := p.st.s.e.role(name); !ok {
+		return repr.Errorf(repr.CodeUndefinedObject, "role \"%s\" does not exist", name)
+	}
+	if name != p.st.s.currentUser() {
+		return repr.Errorf(repr.CodeFeatureNotSupported, "grantor must be current user")
+	}
+	return nil
 }
 
 // grantOnRelation returns relation t.obj after a GRANT or REVOKE of
@@ -161,6 +208,12 @@ func grantKindPrivs(kind pg.ObjectType) (aclMode, error) {
 		return allSeqPrivs, nil
 	case pg.ObjectType_OBJECT_TABLE:
 		return allTablePrivs | allSeqPrivs, nil
+	case pg.ObjectType_OBJECT_FUNCTION, pg.ObjectType_OBJECT_PROCEDURE, pg.ObjectType_OBJECT_ROUTINE:
+		return privExecute, nil
+	case pg.ObjectType_OBJECT_TYPE, pg.ObjectType_OBJECT_DOMAIN:
+		return privUsage, nil
+	case pg.ObjectType_OBJECT_DATABASE:
+		return allDBPrivs, nil
 	}
 	return 0, repr.Unsupported("GRANT ON %s", strings.TrimPrefix(kind.String(), "OBJECT_"))
 }
@@ -213,10 +266,12 @@ func grantPrivs(list []*pg.Node, all aclMode, kind pg.ObjectType) (aclMode, erro
 // grantKindWord names an object kind in GRANT's errors.
 func grantKindWord(kind pg.ObjectType) string {
 	switch kind {
-	case pg.ObjectType_OBJECT_SCHEMA:
-		return "schema"
-	case pg.ObjectType_OBJECT_SEQUENCE:
-		return "sequence"
+	case pg.ObjectType_OBJECT_TABLE:
+		return "table"
+	case pg.ObjectType_OBJECT_PROCEDURE, pg.ObjectType_OBJECT_ROUTINE, pg.ObjectType_OBJECT_FUNCTION,
+		pg.ObjectType_OBJECT_SCHEMA, pg.ObjectType_OBJECT_SEQUENCE, pg.ObjectType_OBJECT_TYPE,
+		pg.ObjectType_OBJECT_DOMAIN, pg.ObjectType_OBJECT_DATABASE:
+		return strings.ToLower(strings.TrimPrefix(kind.String(), "OBJECT_"))
 	}
 	return "table"
 }
@@ -242,6 +297,9 @@ func (p *Portal) grantees(list []*pg.Node) ([]uint32, error) {
 
 // aclTargets resolves a GRANT's objects (under the engine's lock).
 func (e *Engine) aclTargets(gs *pg.GrantStmt) ([]aclTarget, error) {
+	if out, ok, err := e.otherTargets(gs); ok {
+		return out, err
+	}
 	var out []aclTarget
 	for _, n := range gs.Objects {
 		switch {
@@ -384,11 +442,11 @@ func applyACL(acl []ACLItem, grantee, grantor uint32, privs aclMode, grant, opti
 	return acl
 }
 
-// commitReplaced stores changed objects (old, new pairs) and schemas in
-// one batch, puts them in the catalog and ends the subscriptions that
+// commitReplaced stores changed objects (old, new pairs), schemas and
+// (when not nil) the functions', types' and database's ACLs in one batch, puts them in the catalog and ends the subscriptions that
 // lost their privileges; the caller holds the engine's lock.
-func (e *Engine) commitReplaced(pairs [][2]*Object, schemas []*Schema) error {
-	if len(pairs) == 0 && len(schemas) == 0 {
+func (e *Engine) commitReplaced(pairs [][2]*Object, schemas []*Schema, others *objectACLs) error {
+	if len(pairs) == 0 && len(schemas) == 0 && others == nil {
 		return nil
 	}
 	b := e.db.NewBatch()
@@ -403,6 +461,11 @@ func (e *Engine) commitReplaced(pairs [][2]*Object, schemas []*Schema) error {
 			return err
 		}
 	}
+	if others != nil {
+		if err := persistObjectACLs(others, b); err != nil {
+			return err
+		}
+	}
 	if err := e.commitDDL(b); err != nil {
 		return err
 	}
@@ -413,6 +476,9 @@ func (e *Engine) commitReplaced(pairs [][2]*Object, schemas []*Schema) error {
 	}
 	for _, sc := range schemas {
 		e.cat.schemas[sc.Name] = sc
+	}
+	if others != nil {
+		e.cat.objACLs = others
 	}
 	e.cat.version++
 	e.recheckSubscriptions()
@@ -556,7 +622,14 @@ const (
 	privOnTable privKind = iota
 	privOnSchema
 	privOnSequence
+	privOnFunction
+	privOnType
+	privOnDatabase
 )
+
+// privKindAll is every privilege an object of kind k can carry.
+var privKindAll = map[privKind]aclMode{privOnTable: allTablePrivs, privOnSchema: allSchemaPrivs, privOnSequence: allSeqPrivs,
+	privOnFunction: privExecute, privOnType: privUsage, privOnDatabase: allDBPrivs}
 
 // hasPrivilege is has_table_privilege, has_schema_privilege and
 // has_sequence_privilege: ([role,] object, privileges), the role and
@@ -572,7 +645,7 @@ func hasPrivilege(kind privKind) catalogFunc {
 		if err != nil {
 			return repr.Null, err
 		}
-		all := map[privKind]aclMode{privOnTable: allTablePrivs, privOnSchema: allSchemaPrivs, privOnSequence: allSeqPrivs}[kind]
+		all := privKindAll[kind]
 		want, opt, err := privSpec(a[len(a)-1].Text(), all)
 		if err != nil {
 			return repr.Null, err
@@ -624,8 +697,11 @@ func privSpec(spec string, all aclMode) (want aclMode, option bool, err error) {
 // heldPrivs returns what role holds on the object named (text) or
 // identified (OID) by obj; ok is false for an unknown OID (NULL).
 func (c sessionCatalog) heldPrivs(s *sysSnap, kind privKind, obj repr.Datum, role string, all aclMode) (held, grantable aclMode, ok bool, err error) {
-	if kind == privOnSchema {
+	switch kind {
+	case privOnSchema:
 		return c.heldSchemaPrivs(s, obj, role)
+	case privOnFunction, privOnType, privOnDatabase:
+		return c.heldOtherPrivs(s, kind, obj, role)
 	}
 	o, sys, err := c.privRelation(s, obj)
 	switch {

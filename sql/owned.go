@@ -80,6 +80,7 @@ func (s *Session) roleDependents(cat *Catalog, role uint32) []roleDep {
 			}
 		}
 	}
+	out = append(out, cat.objACLs.roleDependents(role)...)
 	for _, d := range cat.defACLs {
 		desc := cat.defaclDesc(d, s.e.roleName)
 		switch {
@@ -209,7 +210,7 @@ func (p *Portal) execReassignOwned(st *pg.ReassignOwnedStmt) error {
 			schemas = append(schemas, &c)
 		}
 	}
-	return e.commitReplaced(pairs, schemas)
+	return e.commitReplaced(pairs, schemas, nil)
 }
 
 // execDropOwned executes DROP OWNED BY roles [CASCADE | RESTRICT]: the
@@ -350,7 +351,7 @@ func (e *Engine) revokeFromRoles(roles map[uint32]bool) error {
 			schemas = append(schemas, &c)
 		}
 	}
-	return e.commitReplaced(pairs, schemas)
+	return e.commitReplaced(pairs, schemas, e.cat.objACLs.withoutRoles(roles))
 }
 
 // withoutRoles returns acl without the items granted to the roles and
@@ -370,7 +371,7 @@ func withoutRoles(acl []ACLItem, roles map[uint32]bool) ([]ACLItem, bool) {
 		return acl, false
 	}
 	for r := range roles {
-		out, _ = revokeDependent(out, r, allTablePrivs|allSchemaPrivs|privUsage, true)
+		out, _ = revokeDependent(out, r, ^aclMode(0), true)
 	}
 	if out == nil {
 		out = []ACLItem{}

@@ -48,6 +48,8 @@ const (
 	privExecute
 	privUsage
 	privCreate
+	privTemporary
+	privConnect
 
 	allTablePrivs  = privInsert | privSelect | privUpdate | privDelete | privTruncate | privReferences | privTrigger
 	allSchemaPrivs = privUsage | privCreate
@@ -63,7 +65,7 @@ func relAllPrivs(o *Object) aclMode {
 }
 
 // aclLetters are the aclitem letters of the privilege bits, in bit order.
-const aclLetters = "arwdDxtXUC"
+const aclLetters = "arwdDxtXUCTc"
 
 // ownerOID is the role OID of an owner field (0 is the bootstrap
 // superuser).
@@ -192,9 +194,10 @@ func (e *Engine) checkOwner(s *Session, owner uint32, kind, name string) error {
 }
 
 // checkDatabaseCreate refuses CREATE SCHEMA to a role without CREATE on
-// the database (held by superusers only).
+// the database (by default held by superusers only); the caller holds
+// the engine's lock.
 func (e *Engine) checkDatabaseCreate(s *Session) error {
-	if s.IsSuperuser() {
+	if e.hasDatabasePriv(s.currentUser(), privCreate) {
 		return nil
 	}
 	return repr.Errorf(codeInsufficientPrivilege, "permission denied for database %s", s.settings.database)
@@ -236,6 +239,12 @@ type privNeed struct {
 	// sets are the columns an UPDATE (or INSERT's ON CONFLICT DO UPDATE)
 	// assigns.
 	sets colUse
+	// fn, when set, is a function the statement calls with nargs
+	// arguments (EXECUTE), typ a column type it declares (USAGE); id and
+	// the others are then unused (objacl.go).
+	fn    string
+	nargs int
+	typ   uint32
 }
 
 // checkPrivileges checks a statement's recorded needs against the
@@ -254,6 +263,12 @@ func (s *Session) checkPrivileges(needs []privNeed) error {
 // lock.
 func (s *Session) checkPrivilegesLocked(role string, needs []privNeed) error {
 	for _, n := range needs {
+		if n.fn != "" || n.typ != 0 {
+			if err := s.e.checkObjectNeed(role, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if r := sysRelsByID[n.id]; r != nil && superuserOnly[r.name] && !s.e.isMemberOf(role, oidSuperuser) {
 			return repr.Errorf(codeInsufficientPrivilege, "permission denied for table %s", r.name)
 		}

@@ -278,6 +278,11 @@ func (q *qualifier) stmt(n *pg.Node) error {
 	switch {
 	case n.GetCreateStmt() != nil:
 		err = q.target(n.GetCreateStmt().Relation)
+		q.columnTypes(n.GetCreateStmt().TableElts)
+	case n.GetAlterTableStmt() != nil:
+		for _, c := range n.GetAlterTableStmt().Cmds {
+			q.columnTypes([]*pg.Node{c.GetAlterTableCmd().GetDef()})
+		}
 	case n.GetViewStmt() != nil:
 		err = q.target(n.GetViewStmt().View)
 	case n.GetCreateTableAsStmt() != nil:
@@ -438,6 +443,8 @@ func (q *qualifier) refs(n *pg.Node) error {
 			}
 		case *pg.RangeVar:
 			rvs = append(rvs, m)
+		case *pg.FuncCall:
+			q.call(m)
 		case *pg.A_Const:
 			return false // a literal names nothing (VALUES lists of thousands)
 		}

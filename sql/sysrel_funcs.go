@@ -258,6 +258,9 @@ func init() {
 	catalogFuncs["has_column_privilege"] = hasColumnPrivilege
 	catalogFuncs["has_schema_privilege"] = hasPrivilege(privOnSchema)
 	catalogFuncs["has_sequence_privilege"] = hasPrivilege(privOnSequence)
+	catalogFuncs["has_function_privilege"] = hasPrivilege(privOnFunction)
+	catalogFuncs["has_type_privilege"] = hasPrivilege(privOnType)
+	catalogFuncs["has_database_privilege"] = hasPrivilege(privOnDatabase)
 	addProcFuncs()
 }
 

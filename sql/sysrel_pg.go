@@ -213,11 +213,15 @@ func typStorage(t repr.T) byte {
 }
 
 // rowsType lists every type (array types included).
-func rowsType(*sysSnap) []repr.Row {
+func rowsType(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_type"]
 	var out []repr.Row
 	for _, t := range repr.AllTypes() {
-		out = append(out, r.row(typeRow(t)))
+		row := typeRow(t)
+		if acls := s.cat.objACLs; acls != nil {
+			row["typacl"] = s.aclDatum(acls.Types[t.OID()])
+		}
+		out = append(out, r.row(row))
 	}
 	return out
 }

@@ -149,8 +149,16 @@ func rowsDatabase(s *sysSnap) []repr.Row {
 	return []repr.Row{r.row(map[string]repr.Datum{
 		"oid": oidD(oidDatabase), "datname": nameD(s.database()), "datdba": oidD(oidSuperuser), "encoding": intD(6),
 		"datlocprovider": charD('c'), "datallowconn": boolD(true), "datconnlimit": intD(-1), "dattablespace": oidD(1663),
-		"datcollate": repr.NewText("C"), "datctype": repr.NewText("C"),
+		"datcollate": repr.NewText("C"), "datctype": repr.NewText("C"), "datacl": s.dbACLDatum(),
 	})}
+}
+
+// dbACLDatum is pg_database.datacl.
+func (s *sysSnap) dbACLDatum() repr.Datum {
+	if s.cat.objACLs == nil {
+		return repr.Null
+	}
+	return s.aclDatum(s.cat.objACLs.DB)
 }
 
 func rowsAm(*sysSnap) []repr.Row {

@@ -1,6 +1,10 @@
 package sql
 
-import "github.com/eddydb/eddy/repr"
+import (
+	"strconv"
+
+	"github.com/eddydb/eddy/repr"
+)
 
 // information_schema's privilege views, from the relations' ACLs.
 
@@ -112,6 +116,91 @@ func rowsTablePrivileges(s *sysSnap, rel string, public bool) []repr.Row {
 					"privilege_type": repr.NewText(privNames[i]), "is_grantable": yesNo(a.Grantable&p != 0 || owner),
 					"with_hierarchy": yesNo(p == privSelect)}))
 			}
+		}
+	}
+	return out
+}
+
+func init() {
+	cols := "grantor information_schema.sql_identifier, grantee information_schema.sql_identifier, specific_catalog information_schema.sql_identifier, specific_schema information_schema.sql_identifier, specific_name information_schema.sql_identifier, routine_catalog information_schema.sql_identifier, routine_schema information_schema.sql_identifier, routine_name information_schema.sql_identifier, privilege_type information_schema.character_data, is_grantable information_schema.yes_or_no"
+	defSysRel(341, 13353, nsInfoSchema, "routine_privileges", true, cols, func(s *sysSnap) []repr.Row {
+		return rowsRoutinePrivileges(s, "information_schema.routine_privileges", true)
+	})
+	defSysRel(342, 13358, nsInfoSchema, "role_routine_grants", true, cols, func(s *sysSnap) []repr.Row {
+		return rowsRoutinePrivileges(s, "information_schema.role_routine_grants", false)
+	})
+	defSysRel(343, 13454, nsInfoSchema, "usage_privileges", true,
+		"grantor information_schema.sql_identifier, grantee information_schema.sql_identifier, object_catalog information_schema.sql_identifier, object_schema information_schema.sql_identifier, object_name information_schema.sql_identifier, object_type information_schema.character_data, privilege_type information_schema.character_data, is_grantable information_schema.yes_or_no",
+		rowsUsagePrivileges)
+}
+
+// aclItemShown reports whether information_schema's privilege views show
+// item a to reader: granted by or to a role it is a member of or (with
+// public) to PUBLIC.
+func (s *sysSnap) aclItemShown(reader string, a ACLItem, public bool) bool {
+	return s.e.isMemberOf(reader, a.Grantor) || (a.Grantee != 0 && s.e.isMemberOf(reader, a.Grantee)) || public && a.Grantee == 0
+}
+
+// granteeName is an ACL item's grantee as information_schema names it.
+func (s *sysSnap) granteeName(a ACLItem) string {
+	if a.Grantee == 0 {
+		return "PUBLIC"
+	}
+	return s.roleDisplay(a.Grantee)
+}
+
+// rowsRoutinePrivileges lists, as PostgreSQL's routine_privileges and
+// role_routine_grants, one row per EXECUTE item of each built-in
+// function's ACL (specific_name is name_oid).
+func rowsRoutinePrivileges(s *sysSnap, rel string, public bool) []repr.Row {
+	r := sysRelsByName[rel]
+	reader := s.privReader()
+	var out []repr.Row
+	for _, p := range procs {
+		for _, a := range s.cat.objACLs.funcACL(p) {
+			if a.Privs&privExecute == 0 || !s.aclItemShown(reader, a, public) {
+				continue
+			}
+			owner := a.Grantee != 0 && s.e.isMemberOf(s.roleDisplay(a.Grantee), oidSuperuser)
+			out = append(out, r.row(map[string]repr.Datum{"grantor": nameD(s.roleDisplay(a.Grantor)), "grantee": nameD(s.granteeName(a)),
+				"specific_catalog": nameD(s.database()), "specific_schema": nameD(nsPgCatalog),
+				"specific_name":   nameD(p.name + "_" + strconv.FormatUint(uint64(p.oid), 10)),
+				"routine_catalog": nameD(s.database()), "routine_schema": nameD(nsPgCatalog), "routine_name": nameD(p.name),
+				"privilege_type": repr.NewText("EXECUTE"), "is_grantable": yesNo(a.Grantable&privExecute != 0 || owner)}))
+		}
+	}
+	return out
+}
+
+// rowsUsagePrivileges lists, as PostgreSQL's usage_privileges, USAGE on
+// the collations (PUBLIC's, not grantable) and the USAGE items of the
+// sequences' ACLs (a sequence without an ACL shows none: PostgreSQL's
+// view reads it with the table default).
+func rowsUsagePrivileges(s *sysSnap) []repr.Row {
+	r := sysRelsByName["information_schema.usage_privileges"]
+	reader := s.privReader()
+	row := func(grantor, grantee, schema, name, typ string, grantable bool) repr.Row {
+		return r.row(map[string]repr.Datum{"grantor": nameD(grantor), "grantee": nameD(grantee),
+			"object_catalog": nameD(s.database()), "object_schema": nameD(schema), "object_name": nameD(name),
+			"object_type": repr.NewText(typ), "privilege_type": repr.NewText("USAGE"), "is_grantable": yesNo(grantable)})
+	}
+	var out []repr.Row
+	for _, c := range rowsCollation(s) {
+		if name := c[sysRelsByName["pg_catalog.pg_collation"].index["collname"]].Text(); name != "default" {
+			out = append(out, row(s.roleDisplay(oidSuperuser), "PUBLIC", nsPgCatalog, name, "COLLATION", false))
+		}
+	}
+	for _, ri := range s.relations() {
+		if ri.obj == nil || ri.obj.Kind != relSequence {
+			continue
+		}
+		o := ri.obj
+		for _, a := range o.ACL {
+			if a.Privs&privUsage == 0 || !s.aclItemShown(reader, a, true) {
+				continue
+			}
+			owner := a.Grantee != 0 && s.e.isMemberOf(s.roleDisplay(a.Grantee), ownerOID(o.Owner))
+			out = append(out, row(s.roleDisplay(a.Grantor), s.granteeName(a), o.Schema, o.Name, "SEQUENCE", a.Grantable&privUsage != 0 || owner))
 		}
 	}
 	return out

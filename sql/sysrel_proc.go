@@ -190,7 +190,7 @@ func init() {
 }
 
 // rowsProc lists the built-in functions.
-func rowsProc(*sysSnap) []repr.Row {
+func rowsProc(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_proc"]
 	out := make([]repr.Row, 0, len(procs))
 	for _, p := range procs {
@@ -202,7 +202,11 @@ func rowsProc(*sysSnap) []repr.Row {
 		if p.volatile {
 			vol = 'v'
 		}
-		out = append(out, r.row(map[string]repr.Datum{
+		acl := repr.Null
+		if acls := s.cat.objACLs; acls != nil && len(acls.Funcs) > 0 {
+			acl = s.aclDatum(acls.Funcs[p.sig()])
+		}
+		out = append(out, r.row(map[string]repr.Datum{"proacl": acl,
 			"oid": oidD(p.oid), "proname": nameD(p.name), "pronamespace": oidD(oidPgCatalog), "proowner": oidD(oidSuperuser),
 			"prolang": oidD(12), "procost": repr.NewFloat(1), "prokind": charD(p.kind), "proisstrict": boolD(p.strict),
 			"provolatile": charD(vol), "proparallel": charD('s'), "pronargs": intD(len(p.args)),

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestPrivilegesLogin logs in as a role that is not a superuser: its
@@ -50,4 +52,44 @@ func TestPrivilegesLogin(t *testing.T) {
 	}
 	_, err = user.Exec(ctx, "SELECT * FROM app.v")
 	wantCode(t, err, "42501", "permission denied for materialized view v")
+}
+
+// TestPrivilegesObjectsLogin logs in as roles that are not superusers:
+// without CONNECT on the database the login is refused with 42501;
+// REVOKE EXECUTE on a built-in function refuses its calls, REVOKE USAGE
+// on a type its use as a column type, each until granted back.
+func TestPrivilegesObjectsLogin(t *testing.T) {
+	s := startSubscribeServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin := connect(t, ctx, s.DSN())
+	mustExec(t, ctx, admin, "CREATE ROLE reader LOGIN PASSWORD 'pw'", "CREATE ROLE outsider LOGIN PASSWORD 'pw'",
+		"GRANT CREATE ON SCHEMA public TO reader")
+	readerDSN := strings.Replace(s.DSN(), "eddy@", "reader:pw@", 1)
+	outsiderDSN := strings.Replace(s.DSN(), "eddy@", "outsider:pw@", 1)
+
+	mustExec(t, ctx, admin, "REVOKE CONNECT ON DATABASE eddy FROM PUBLIC", "GRANT CONNECT ON DATABASE eddy TO reader")
+	_, err := pgx.Connect(ctx, outsiderDSN)
+	wantCode(t, err, "42501", "permission denied for database eddy")
+	user := connect(t, ctx, readerDSN)
+	mustExec(t, ctx, admin, "GRANT CONNECT ON DATABASE eddy TO PUBLIC")
+	connect(t, ctx, outsiderDSN)
+
+	mustExec(t, ctx, user, "SELECT initcap('x')")
+	mustExec(t, ctx, admin, "REVOKE EXECUTE ON FUNCTION initcap(text) FROM PUBLIC")
+	_, err = user.Exec(ctx, "SELECT initcap('x')")
+	wantCode(t, err, "42501", "permission denied for function initcap")
+	var got string
+	if err := admin.QueryRow(ctx, "SELECT initcap('x')").Scan(&got); err != nil || got != "X" {
+		t.Fatalf("superuser's call: %q, %v", got, err)
+	}
+	mustExec(t, ctx, admin, "GRANT EXECUTE ON FUNCTION initcap(text) TO reader")
+	mustExec(t, ctx, user, "SELECT initcap('x')")
+
+	mustExec(t, ctx, admin, "REVOKE USAGE ON TYPE numeric FROM PUBLIC")
+	_, err = user.Exec(ctx, "CREATE TABLE money (amount numeric(10, 2))")
+	wantCode(t, err, "42501", "permission denied for type numeric")
+	mustExec(t, ctx, user, "CREATE TABLE counts (n bigint)")
+	mustExec(t, ctx, admin, "GRANT USAGE ON TYPE numeric TO reader")
+	mustExec(t, ctx, user, "CREATE TABLE money (amount numeric(10, 2))")
 }
