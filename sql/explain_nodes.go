@@ -55,7 +55,12 @@ var joinTypes = map[dataflow.JoinKind][2]string{
 
 // join is a Join: a Hash Join on its key (Hash Cond) with its residual
 // (Join Filter), a Nested Loop without a key, and a Nested Loop over an
-// Index Scan when one side is read from a shared arrangement.
+// Index Scan when one side is read from a shared arrangement. Costs, in
+// PostgreSQL's units over the inputs' estimates: a Hash Join builds its
+// inner input's table (0.01 a row and 0.0025 per key column) before its
+// first row, then probes it with each outer row; a Nested Loop runs its
+// inner Index Scan once per outer row, or without a key compares every
+// pair; each output row costs 0.01 and each residual 0.0025 more.
 func (b *planBuilder) join(i int, op dataflow.Join) *planNode {
 	kids := b.children(i)
 	l, r := b.in(i, 0), b.in(i, 1)
@@ -66,23 +71,28 @@ func (b *planBuilder) join(i int, op dataflow.Join) *planNode {
 	}
 	jt := joinTypes[op.Kind]
 	pn := &planNode{typ: "Hash Join", title: "Hash" + jt[1] + " Join", children: kids,
-		head: []planProp{{"Join Type", jt[0]}}}
+		head: []planProp{{"Join Type", jt[0]}, {"Inner Unique", false}}}
 	pn.rows = max(kids[0].rows, kids[1].rows)
-	if len(conds) == 0 {
+	perPair := float64(len(op.Residual)) * 0.0025
+	switch {
+	case len(conds) == 0:
 		pn.typ, pn.title = "Nested Loop", "Nested Loop"+jt[1]
 		if jt[1] != "" {
 			pn.title += " Join"
 		}
 		pn.rows = kids[0].rows * kids[1].rows
-	} else if op.Shared != nil {
+		pn.startup = kids[0].startup + kids[1].startup
+		pn.total = sumTotal(kids) + float64(kids[0].rows*kids[1].rows)*perPair
+	case op.Shared != nil:
 		// The Index Cond names the indexed (inner) side first.
 		if op.Shared.Side == 1 {
 			conds = swapped
 		}
 		b.sharedSide(pn, op.Shared, conds)
-	} else {
-		pn.tail = append(pn.tail, planProp{"Hash Cond", conjunction(conds)})
+	default:
+		hashJoin(pn, op, conds, swapped)
 	}
+	pn.total += float64(pn.rows) * (0.01 + perPair)
 	if len(op.Residual) > 0 {
 		var res []string
 		for _, x := range op.Residual {
@@ -93,30 +103,64 @@ func (b *planBuilder) join(i int, op dataflow.Join) *planNode {
 	if op.AppendOnly {
 		pn.tail = append(pn.tail, planProp{"Append Only", true})
 	}
-	pn.startup = kids[1].total
-	pn.total = sumTotal(kids) + float64(kids[0].rows+kids[1].rows+pn.rows)*0.01
 	return pn
+}
+
+// hashJoin makes join pn a Hash Join whose inner input, under a Hash
+// node, is the smaller one, as PostgreSQL hashes the smaller side: when
+// that is the left input the inputs change places, a left join becoming
+// a Hash Right Join and a right join a Hash Left Join. Its Hash Cond
+// names the outer side first (conds, or swapped after a change).
+func hashJoin(pn *planNode, op dataflow.Join, conds, swapped []string) {
+	if pn.children[1].rows > pn.children[0].rows {
+		pn.children[0], pn.children[1] = pn.children[1], pn.children[0]
+		conds = swapped
+		flip := map[dataflow.JoinKind]dataflow.JoinKind{dataflow.LeftJoin: dataflow.RightJoin, dataflow.RightJoin: dataflow.LeftJoin}
+		if k, ok := flip[op.Kind]; ok {
+			jt := joinTypes[k]
+			pn.title, pn.head[0].val = "Hash"+jt[1]+" Join", jt[0]
+		}
+	}
+	outer, inner := pn.children[0], pn.children[1]
+	outer.parent, inner.parent = "Outer", "Outer"
+	hash := &planNode{typ: "Hash", title: "Hash", parent: "Inner", children: []*planNode{inner},
+		startup: inner.total, total: inner.total, rows: inner.rows, width: inner.width, output: inner.output, actual: inner.actual}
+	pn.children[1] = hash
+	pn.tail = append(pn.tail, planProp{"Hash Cond", conjunction(conds)})
+	keys := float64(len(op.LeftKey)) * 0.0025
+	pn.startup = hash.total + float64(inner.rows)*(0.01+keys)
+	pn.total = pn.startup + outer.total + float64(outer.rows)*keys
 }
 
 // sharedSide turns join pn into a Nested Loop whose inner side (the one
 // read from shared arrangement sh, moved second) is an Index Scan using
 // that index with the join's key as its Index Cond.
+//
+// The Index Scan's estimates are per loop, as PostgreSQL's: the join's
+// rows over the outer input's, searched for in the scanned collection
+// once per outer row.
 func (b *planBuilder) sharedSide(pn *planNode, sh *dataflow.SharedArrangement, conds []string) {
 	pn.typ, pn.title = "Nested Loop", "Nested Loop"
 	if sh.Side == 0 {
 		pn.children[0], pn.children[1] = pn.children[1], pn.children[0]
 		pn.children[0].parent, pn.children[1].parent = "Outer", "Inner"
 	}
-	inner := pn.children[1]
+	outer, inner := pn.children[0], pn.children[1]
 	name, kind := b.arrangement(sh.Index)
 	if inner.typ == "Seq Scan" {
 		rel, _ := strings.CutPrefix(inner.title, "Seq Scan on ")
 		inner.typ, inner.title = kind, kind+" using "+expr.QuoteIdent(name)+" on "+rel
 		inner.head = append([]planProp{{"Scan Direction", "Forward"}, {"Index Name", name}}, inner.head...)
 		inner.tail = append([]planProp{{"Index Cond", conjunction(conds)}}, inner.tail...)
+		inner.rows = max(1, int64(math.Round(float64(pn.rows)/float64(max(outer.rows, 1)))))
+		inner.startup, inner.total = indexScanCost(inner.base, inner.rows, inner.width, len(conds), max(outer.rows, 1))
+		pn.startup = outer.startup + inner.startup
+		pn.total = outer.total + float64(outer.rows)*inner.total
 		return
 	}
 	pn.tail = append(pn.tail, planProp{"Join Cond", conjunction(conds)}, planProp{"Shared Arrangement", name})
+	pn.startup = inner.total
+	pn.total = sumTotal(pn.children) + float64(outer.rows+inner.rows)*0.01
 }
 
 // arrangement names shared arrangement id for a scan: an index's name

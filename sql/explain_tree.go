@@ -33,6 +33,9 @@ type planNode struct {
 	startup, total float64
 	rows           int64
 	width          int
+	// base is a scan's collection size (the rows an Index Scan made of
+	// it searches; 0 for other nodes).
+	base int64
 	// actual is the rows the node produced under ANALYZE (-1: not
 	// measured).
 	actual int64
