@@ -513,7 +513,8 @@ func (c sessionCatalog) heldOtherPrivs(s *sysSnap, kind privKind, obj repr.Datum
 }
 
 // procBySig resolves regprocedure text, name(type, ...) (42883 when no
-// function matches); a name alone must be unique.
+// function matches; the type I/O functions, whose arguments pg_proc does
+// not list, match by name); a name alone must be unique.
 func procBySig(sig string) (*procInfo, error) {
 	name, args, hasArgs := strings.Cut(strings.TrimSpace(sig), "(")
 	name = strings.TrimPrefix(strings.TrimSpace(name), "pg_catalog.")
@@ -537,6 +538,9 @@ func procBySig(sig string) (*procInfo, error) {
 	}
 	if p := procWithArgs(name, oids); p != nil {
 		return p, nil
+	}
+	if p := procsNamed[name]; len(p) == 1 && ioProcs[name] != 0 {
+		return p[0], nil // a type I/O function: pg_proc lists no arguments
 	}
 	return nil, repr.Errorf(repr.CodeUndefinedFunction, "function \"%s\" does not exist", sig)
 }

@@ -53,6 +53,13 @@ func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
 		}
 		return typ.OID(), nil
 	case repr.KindRegProc, repr.KindRegProcedure:
+		if t.OIDKind == repr.KindRegProcedure && strings.Contains(s, "(") {
+			p, err := procBySig(s)
+			if err != nil {
+				return 0, err
+			}
+			return p.oid, nil
+		}
 		name := strings.TrimPrefix(strings.TrimSpace(s), "pg_catalog.")
 		if i := strings.IndexByte(name, '('); i >= 0 {
 			name = name[:i]
