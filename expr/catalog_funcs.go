@@ -92,6 +92,7 @@ func init() {
 	catalogFn("pg_get_function_arguments", true, text, oid)
 	catalogFn("pg_get_function_identity_arguments", true, text, oid)
 	catalogFn("pg_get_function_result", true, text, oid)
+	catalogFn("pg_get_function_sqlbody", true, text, oid)
 	catalogFn("pg_get_serial_sequence", true, text, text, text)
 	catalogFn("pg_get_triggerdef", true, text, oid)
 	catalogFn("pg_get_triggerdef", true, text, oid, b)

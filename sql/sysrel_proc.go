@@ -225,6 +225,10 @@ func addProcFuncs() {
 		return repr.Null, nil
 	}
 	catalogFuncs["pg_get_function_identity_arguments"] = catalogFuncs["pg_get_function_arguments"]
+	// Built-in functions have no SQL-standard body (psql's \df+ reads it).
+	catalogFuncs["pg_get_function_sqlbody"] = func(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {
+		return repr.Null, nil
+	}
 	catalogFuncs["pg_get_function_result"] = func(_ sessionCatalog, _ *sysSnap, a []repr.Datum) (repr.Datum, error) {
 		p := procByOID(uint32(a[0].Int()))
 		if p == nil {
