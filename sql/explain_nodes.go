@@ -72,7 +72,7 @@ func (b *planBuilder) join(i int, op dataflow.Join) *planNode {
 	jt := joinTypes[op.Kind]
 	pn := &planNode{typ: "Hash Join", title: "Hash" + jt[1] + " Join", children: kids,
 		head: []planProp{{"Join Type", jt[0]}, {"Inner Unique", false}}}
-	pn.rows = max(kids[0].rows, kids[1].rows)
+	pn.rows = equiJoinRows(kids[0], kids[1])
 	perPair := float64(len(op.Residual)) * 0.0025
 	switch {
 	case len(conds) == 0:
@@ -104,6 +104,16 @@ func (b *planBuilder) join(i int, op dataflow.Join) *planNode {
 		pn.tail = append(pn.tail, planProp{"Append Only", true})
 	}
 	return pn
+}
+
+// equiJoinRows estimates an equi-join's rows: its larger input's before
+// their filters, scaled by what each input's filters keep (an input that
+// is not a filtered scan keeps all of its rows).
+func equiJoinRows(l, r *planNode) int64 {
+	unfiltered := func(n *planNode) float64 { return float64(max(n.base, n.rows, 1)) }
+	ul, ur := unfiltered(l), unfiltered(r)
+	f := max(ul, ur) * (float64(l.rows) / ul) * (float64(r.rows) / ur)
+	return max(1, int64(math.Round(f)))
 }
 
 // hashJoin makes join pn a Hash Join whose inner input, under a Hash
