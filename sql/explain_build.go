@@ -39,9 +39,11 @@ import (
 // Estimates come from the collections' current sizes (as the join
 // planner's do): a scan's rows are the collection's, a filter conjunct
 // keeps a third (an equality with a constant 0.5%), an equi-join keeps
-// its larger input's rows, a grouped aggregate at most 200 groups; costs
-// follow PostgreSQL's units (cpu_tuple_cost 0.01 per row, 0.0025 per
-// operator evaluation, a page per 8 kB scanned).
+// its larger input's unfiltered rows scaled by what both inputs' filters
+// keep, a key read one row per value of a unique key, a grouped
+// aggregate at most 200 groups; costs follow PostgreSQL's units
+// (cpu_tuple_cost 0.01 per row, 0.0025 per operator evaluation, a page
+// per 8 kB scanned, a random page 4.0 for an Index Scan).
 
 // planBuilder builds the tree of one dataflow plan. The caller holds
 // e.mu shared.
