@@ -354,7 +354,9 @@ func (e *Engine) changeACL(s *Session, caller Role, t aclTarget, all, privs aclM
 			kind, name := t.kindAndName()
 			return nil, repr.Errorf(codeInsufficientPrivilege, "permission denied for %s %s", kind, name)
 		}
-		// Without grant option nothing is granted (PostgreSQL warns).
+		// Without grant option nothing is granted.
+		_, name := t.kindAndName()
+		s.warnUngranted(gs.IsGrant, privs, privs&grantable, privs == all, name)
 		privs &= grantable
 		grantor = caller.OID
 	}
@@ -369,6 +371,21 @@ func (e *Engine) changeACL(s *Session, caller Role, t aclTarget, all, privs aclM
 		}
 	}
 	return acl, nil
+}
+
+// warnUngranted warns, as PostgreSQL's restrict_and_check_grant, when a
+// GRANT or REVOKE by a role that is not the owner changes fewer of the
+// privileges asked (the others lacking its grant option) than named.
+func (s *Session) warnUngranted(grant bool, asked, done aclMode, all bool, name string) {
+	words := map[bool][2]string{true: {"no privileges were granted", "not all privileges were granted"},
+		false: {"no privileges could be revoked", "not all privileges could be revoked"}}[grant]
+	code := map[bool]string{true: "01007", false: "01006"}[grant] // privilege not granted / revoked
+	switch {
+	case done == 0:
+		s.notify(repr.Errorf(code, "%s for \"%s\"", words[0], name))
+	case !all && done != asked:
+		s.notify(repr.Errorf(code, "%s for \"%s\"", words[1], name))
+	}
 }
 
 // revokeDependent handles the grants that grantor made of privs once it
