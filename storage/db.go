@@ -71,6 +71,8 @@ type DB struct {
 	// one moment (NewSnapshot): Get and the scans of spilled collections
 	// read it instead of the live store.
 	snap *pebble.Snapshot
+	// iters keeps spilled collections' idle iterators (iters.go).
+	iters iterCache
 }
 
 // reader returns what reads go to: the snapshot, or the live store.
@@ -95,6 +97,7 @@ func (db *DB) CloseSnapshot() error {
 	if db == nil || db.snap == nil {
 		return nil
 	}
+	db.releaseIters(true)
 	err := db.snap.Close()
 	db.snap = nil
 	return err
@@ -170,6 +173,7 @@ func isLockErr(err error) bool {
 // Close flushes nothing (every commit is already synced) and releases the
 // directory.
 func (db *DB) Close() error {
+	db.releaseIters(true)
 	if err := db.pdb.Close(); err != nil {
 		return fmt.Errorf("storage: closing %s: %w", db.dir, err)
 	}
@@ -187,7 +191,9 @@ func (db *DB) Commit(b *Batch) error {
 	if err := db.disk.admit(int64(b.Used()), db.disk.reserve/2); err != nil {
 		return err
 	}
-	if err := db.pdb.Apply(b.build(), pebble.Sync); err != nil {
+	err := db.pdb.Apply(b.build(), pebble.Sync)
+	db.releaseIters(false) // the iterators no longer see the whole store
+	if err != nil {
 		return fmt.Errorf("storage: commit: %w", err)
 	}
 	return nil

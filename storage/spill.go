@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/eddydb/eddy/repr"
 	"github.com/google/btree"
 )
@@ -34,7 +33,8 @@ import (
 // logged to since the last Flushed/Spill has been committed (right after a
 // checkpoint, outside Begin/Commit). Reads (Get, Scan, ScanPrefix,
 // ScanRange, ScanIndex, Len) still run concurrently with each other: they
-// only read the overlay and open their own Pebble iterators.
+// only read the overlay and take their own Pebble iterators (iters.go:
+// reused across reads until the next commit).
 
 // tombstone is the count of an overlay entry whose key is absent.
 const tombstone = -1
@@ -153,10 +153,9 @@ func (c *Collection) lookup(key []byte) (entry, bool) {
 // value that does not decode is a broken store: it panics (the wire layer
 // turns a panic into an internal error for the session).
 func (c *Collection) baseGet(key []byte) (entry, bool) {
-	v, ok, err := c.sp.db.Get(RowKey(c.id, key))
-	if err != nil {
-		panic(fmt.Sprintf("storage: reading spilled collection %d: %v", c.id, err))
-	}
+	it := c.sp.db.takeIter(c.id)
+	defer c.sp.db.putIter(it)
+	v, ok := it.get(key)
 	if !ok {
 		return entry{}, false
 	}
@@ -197,36 +196,21 @@ func (c *Collection) ascend(from, to []byte, fn func(e entry) bool) {
 // callback returning false stops the scan.
 func mergeScan[T any](db *DB, id uint64, from, to []byte, ov func(func(T) bool), keyOf func(T) []byte,
 	live func(T) bool, onOv func(T) bool, onBase func(k, v []byte) bool) {
-	pfx := RowPrefix(id)
-	upper := prefixEnd(pfx)
-	if to != nil {
-		upper = AppendRowKey(nil, id, to)
-	}
-	it, err := db.reader().NewIter(&pebble.IterOptions{LowerBound: AppendRowKey(nil, id, from), UpperBound: upper})
-	if err != nil {
-		panic(fmt.Sprintf("storage: reading spilled collection %d: %v", id, err))
-	}
-	n := len(pfx)
-	valid := it.First()
+	it := db.takeIter(id)
+	defer db.putIter(it)
+	valid := it.seek(from, to)
 	stopped := false
-	base := func() bool {
-		v, err := it.ValueAndErr()
-		if err != nil {
-			panic(fmt.Sprintf("storage: reading spilled collection %d: %v", id, err))
-		}
-		return onBase(it.Key()[n:], v)
-	}
 	ov(func(o T) bool {
 		k := keyOf(o)
 		if to != nil && bytes.Compare(k, to) >= 0 {
 			return false
 		}
-		for ; valid; valid = it.Next() {
-			cmp := bytes.Compare(it.Key()[n:], k)
+		for ; valid; valid = it.next() {
+			cmp := bytes.Compare(it.key(), k)
 			if cmp > 0 {
 				break
 			}
-			if cmp < 0 && !base() {
+			if cmp < 0 && !onBase(it.key(), it.value()) {
 				stopped = true
 				return false
 			}
@@ -237,13 +221,10 @@ func mergeScan[T any](db *DB, id uint64, from, to []byte, ov func(func(T) bool),
 		}
 		return true
 	})
-	for ; !stopped && valid; valid = it.Next() {
-		if !base() {
+	for ; !stopped && valid; valid = it.next() {
+		if !onBase(it.key(), it.value()) {
 			break
 		}
-	}
-	if err := it.Close(); err != nil {
-		panic(fmt.Sprintf("storage: reading spilled collection %d: %v", id, err))
 	}
 }
 
@@ -350,10 +331,9 @@ func (c *Collection) ixLookup(ix *index, key []byte) bool {
 	if c.sp == nil || ok {
 		return ok && e.n >= 0
 	}
-	_, ok, err := c.sp.db.Get(RowKey(ix.id, key))
-	if err != nil {
-		panic(fmt.Sprintf("storage: reading spilled index %d: %v", ix.id, err))
-	}
+	it := c.sp.db.takeIter(ix.id)
+	defer c.sp.db.putIter(it)
+	_, ok = it.get(key)
 	return ok
 }
 
