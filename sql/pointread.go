@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -369,8 +370,8 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time, ws *wri
 }
 
 // ranges evaluates the predicates' values and returns the disjoint key
-// ranges [from, to) of path to read: one per distinct combination of the
-// fixed columns' values. ok is false when a value is not of its column's
+// ranges [from, to) of path to read, in key order: one per distinct
+// combination of the fixed columns' values. ok is false when a value is not of its column's
 // family. A NULL value encodes as NULL: the rows found (if any) are all
 // rejected by the filter, since comparisons with NULL are never true.
 func (p preds) ranges(path accessPath, ctx *expr.Ctx) (out [][2][]byte, ok bool, err error) {
@@ -388,6 +389,9 @@ func (p preds) ranges(path accessPath, ctx *expr.Ctx) (out [][2][]byte, ok bool,
 		}
 		prefixes = dedupe(next)
 	}
+	// Key order: a spilled collection's reads then move its store
+	// iterator forward only (storage reuses it across ranges).
+	slices.SortFunc(prefixes, bytes.Compare)
 	for _, pre := range prefixes {
 		from, to := pre, storage.KeyPrefixEnd(pre)
 		if path.rng {
