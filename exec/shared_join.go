@@ -33,6 +33,17 @@ type sharedReader struct {
 	mfp  *mfpOp
 	dec  repr.ColDecoder
 	cbuf []byte
+	// visitFn is visit as a method value, made once: the callback a
+	// lookup passes to Arrangements, which then allocates nothing per
+	// lookup (a closure over the lookup's arguments would escape).
+	visitFn func(repr.Row, int64) bool
+	// The lookup in progress, for visit: its Step, key, key columns,
+	// the rows found so far and the MFP's error.
+	s    *stepCtx
+	key  []byte
+	cols []int
+	buf  []repr.Update
+	err  error
 }
 
 // newSharedReader returns the reader of shared input node in of p, a
@@ -44,6 +55,7 @@ func newSharedReader(p *dataflow.Plan, in int, keys []int) (*sharedReader, error
 		return nil, err
 	}
 	r := &sharedReader{mfp: m}
+	r.visitFn = r.visit
 	if m != nil {
 		r.dec.Need = mfpReads(p.Nodes[in].Op.(dataflow.MFP), len(p.Nodes[p.Nodes[in].Inputs[0]].Types))
 	}
@@ -58,30 +70,36 @@ func (r *sharedReader) lookup(s *stepCtx, index uint64, key []byte, cols []int, 
 		return nil, fmt.Errorf("shared arrangement %d is not available to this Step", index)
 	}
 	r.dec.Decs = &s.slab.decs
-	var ferr error
-	err := s.arr.Lookup(index, key, &r.dec, func(row repr.Row, n int64) bool {
-		if r.mfp == nil {
-			row = s.slab.concat(row, nil)
-		} else {
-			var ok bool
-			if row, ok, ferr = r.mfp.apply(s, row); !ok {
-				return ferr == nil
-			}
-		}
-		// A lookup is a prefix scan of key encodings; keep only rows
-		// whose key is exactly key (an encoding that extends another,
-		// such as a multidimensional array's of a one-dimensional one
-		// with the same elements, must not match it).
-		r.cbuf = repr.AppendColsKey(r.cbuf[:0], row, cols)
-		if bytes.Equal(r.cbuf, key) {
-			buf = append(buf, repr.Update{Row: row, Time: s.t, Diff: n})
-		}
-		return true
-	})
+	r.s, r.key, r.cols, r.buf, r.err = s, key, cols, buf, nil
+	err := s.arr.Lookup(index, key, &r.dec, r.visitFn)
 	if err == nil {
-		err = ferr
+		err = r.err
 	}
+	buf = r.buf
+	r.s, r.key, r.cols, r.buf, r.err = nil, nil, nil, nil, nil
 	return buf, err
+}
+
+// visit keeps one row of the lookup in progress: mapped by the MFP, if
+// it passes, and only if its key is exactly the lookup's.
+func (r *sharedReader) visit(row repr.Row, n int64) bool {
+	if r.mfp == nil {
+		row = r.s.slab.concat(row, nil)
+	} else {
+		var ok bool
+		if row, ok, r.err = r.mfp.apply(r.s, row); !ok {
+			return r.err == nil
+		}
+	}
+	// A lookup is a prefix scan of key encodings; keep only rows whose
+	// key is exactly key (an encoding that extends another, such as a
+	// multidimensional array's of a one-dimensional one with the same
+	// elements, must not match it).
+	r.cbuf = repr.AppendColsKey(r.cbuf[:0], row, r.cols)
+	if bytes.Equal(r.cbuf, r.key) {
+		r.buf = append(r.buf, repr.Update{Row: row, Time: r.s.t, Diff: n})
+	}
+	return true
 }
 
 // mfpReads marks the input columns (of nIn) that m's maps, filters and
