@@ -304,10 +304,12 @@ func (db *DB) PrefixedReader(prefix []byte) *PrefixedReader {
 
 // Scan calls fn in key order for every key starting with prefix+rel,
 // passing the key with prefix stripped (rel kept).
+// It reuses the DB's idle iterator of the prefix (iters.go): a spilled
+// join loads one join key per Scan.
 func (r *PrefixedReader) Scan(rel []byte, fn func(key, value []byte) error) error {
-	full := append(append(make([]byte, 0, len(r.prefix)+len(rel)), r.prefix...), rel...)
-	n := len(r.prefix)
-	return r.db.Scan(full, func(key, value []byte) error { return fn(key[n:], value) })
+	it := r.db.takePrefixIter(r.prefix)
+	defer r.db.putIter(it)
+	return it.scan(rel, fn)
 }
 
 // Mark is a position in a Batch that RollbackTo returns to.

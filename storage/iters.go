@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -9,9 +10,10 @@ import (
 
 // Reusable iterators for spilled collections. Opening a Pebble iterator
 // (and closing it) costs more than most of the reads a spilled collection
-// makes: a point lookup by a delta join or a DELETE reads one or two
-// entries. So a DB keeps at most one idle iterator per key range owner (a
-// collection's or an index's id), and a read takes it, repositions it with
+// or a spilled join's state makes: a point lookup by a delta join or a
+// DELETE reads one or two entries. So a DB keeps at most one idle
+// iterator per key range owner (a key prefix: a collection's or an
+// index's rows, a dataflow's state), and a read takes it, repositions it with
 // SetBounds (which Pebble makes cheap when the bounds move forward: the
 // loaded blocks are reused, as for CockroachDB's scans) and puts it back.
 //
@@ -29,28 +31,34 @@ type iterCache struct {
 	mu     sync.Mutex
 	epoch  uint64
 	closed bool
-	idle   map[uint64]*ownerIter
+	idle   map[string]*ownerIter // by owner prefix
 }
 
-// ownerIter is an iterator over the keys of one owner, taken from (or
-// created for) a DB's iterCache.
+// ownerIter is an iterator over the keys of one owner (those that start
+// with pfx), taken from (or created for) a DB's iterCache.
 type ownerIter struct {
 	it     *pebble.Iterator
-	owner  uint64
+	pfx    []byte // the owner's key prefix
+	end    []byte // the end of the owner's keys
 	epoch  uint64
 	lo, hi []byte // scratch for the bounds (SetBounds copies them)
-	end    []byte // the end of owner's keys
-	npfx   int    // the length of owner's key prefix
 }
 
-// takeIter returns an iterator for owner's keys: the idle one, or a new
-// one. The caller gives it back with putIter.
-func (db *DB) takeIter(owner uint64) *ownerIter {
+// takeIter returns an iterator for collection or index id's rows (under
+// RowPrefix(id)); see takePrefixIter.
+func (db *DB) takeIter(id uint64) *ownerIter {
+	var a [9]byte
+	return db.takePrefixIter(appendID(append(a[:0], kindRow), id))
+}
+
+// takePrefixIter returns an iterator for the keys under pfx: the idle
+// one, or a new one. The caller gives it back with putIter.
+func (db *DB) takePrefixIter(pfx []byte) *ownerIter {
 	c := &db.iters
 	c.mu.Lock()
-	oi := c.idle[owner]
+	oi := c.idle[string(pfx)]
 	if oi != nil {
-		delete(c.idle, owner)
+		delete(c.idle, string(pfx))
 	}
 	epoch := c.epoch
 	c.mu.Unlock()
@@ -59,10 +67,10 @@ func (db *DB) takeIter(owner uint64) *ownerIter {
 	}
 	it, err := db.reader().NewIter(nil)
 	if err != nil {
-		panic(fmt.Sprintf("storage: reading spilled collection %d: %v", owner, err))
+		panic(fmt.Sprintf("storage: reading %s: %v", PrettyKey(pfx), err))
 	}
-	pfx := RowPrefix(owner)
-	return &ownerIter{it: it, owner: owner, epoch: epoch, end: prefixEnd(pfx), npfx: len(pfx)}
+	pfx = bytes.Clone(pfx)
+	return &ownerIter{it: it, pfx: pfx, end: prefixEnd(pfx), epoch: epoch}
 }
 
 // putIter makes oi idle again, or closes it if a commit made it stale,
@@ -70,11 +78,11 @@ func (db *DB) takeIter(owner uint64) *ownerIter {
 func (db *DB) putIter(oi *ownerIter) {
 	c := &db.iters
 	c.mu.Lock()
-	if oi.epoch == c.epoch && !c.closed && c.idle[oi.owner] == nil {
+	if oi.epoch == c.epoch && !c.closed && c.idle[string(oi.pfx)] == nil {
 		if c.idle == nil {
-			c.idle = map[uint64]*ownerIter{}
+			c.idle = map[string]*ownerIter{}
 		}
-		c.idle[oi.owner] = oi
+		c.idle[string(oi.pfx)] = oi
 		oi = nil
 	}
 	c.mu.Unlock()
@@ -100,27 +108,64 @@ func (db *DB) releaseIters(closing bool) {
 // close closes oi's iterator; an error is a broken store (see baseGet).
 func (oi *ownerIter) close() {
 	if err := oi.it.Close(); err != nil {
-		panic(fmt.Sprintf("storage: reading spilled collection %d: %v", oi.owner, err))
+		oi.broken(err)
 	}
+}
+
+// broken panics with a read error: a broken store (see baseGet).
+func (oi *ownerIter) broken(err error) {
+	panic(fmt.Sprintf("storage: reading %s: %v", PrettyKey(oi.pfx), err))
 }
 
 // seek positions oi on the first of owner's keys k with from <= k < to
 // (to nil: the end of owner's keys) and reports whether there is one.
 func (oi *ownerIter) seek(from, to []byte) bool {
-	oi.lo = AppendRowKey(oi.lo[:0], oi.owner, from)
-	if to == nil {
-		oi.hi = append(oi.hi[:0], oi.end...)
-	} else {
-		oi.hi = AppendRowKey(oi.hi[:0], oi.owner, to)
-	}
-	oi.it.SetBounds(oi.lo, oi.hi)
+	oi.setBounds(from, to)
 	return oi.valid(oi.it.First())
+}
+
+// setBounds limits oi to owner's keys k with from <= k < to (to nil: the
+// end of owner's keys).
+func (oi *ownerIter) setBounds(from, to []byte) {
+	oi.lo = append(append(oi.lo[:0], oi.pfx...), from...)
+	hi := oi.end // nil if no key follows the owner's
+	if to != nil {
+		oi.hi = append(append(oi.hi[:0], oi.pfx...), to...)
+		hi = oi.hi
+	}
+	oi.it.SetBounds(oi.lo, hi)
+}
+
+// scan calls fn in key order for owner's keys that start with rel
+// (without the owner's prefix) and their values, valid during the call,
+// until fn returns an error, which it returns as is (a read error
+// wrapped).
+func (oi *ownerIter) scan(rel []byte, fn func(key, value []byte) error) error {
+	oi.setBounds(rel, prefixEnd(rel))
+	for ok := oi.it.First(); ok; ok = oi.it.Next() {
+		v, err := oi.it.ValueAndErr()
+		if err != nil {
+			return oi.readErr(rel, err)
+		}
+		if err := fn(oi.key(), v); err != nil {
+			return err
+		}
+	}
+	if err := oi.it.Error(); err != nil {
+		return oi.readErr(rel, err)
+	}
+	return nil
+}
+
+// readErr wraps a read error of the scan of rel.
+func (oi *ownerIter) readErr(rel []byte, err error) error {
+	return fmt.Errorf("storage: scan %s: %w", PrettyKey(append(oi.pfx[:len(oi.pfx):len(oi.pfx)], rel...)), err)
 }
 
 // get returns the value of owner's key (valid until oi moves or is put
 // back) and whether it exists.
 func (oi *ownerIter) get(key []byte) ([]byte, bool) {
-	oi.lo = AppendRowKey(oi.lo[:0], oi.owner, key)
+	oi.lo = append(append(oi.lo[:0], oi.pfx...), key...)
 	oi.hi = append(append(oi.hi[:0], oi.lo...), 0) // the key's immediate successor
 	oi.it.SetBounds(oi.lo, oi.hi)
 	if !oi.valid(oi.it.First()) {
@@ -133,13 +178,13 @@ func (oi *ownerIter) get(key []byte) ([]byte, bool) {
 func (oi *ownerIter) next() bool { return oi.valid(oi.it.Next()) }
 
 // key returns the current key without the owner's prefix.
-func (oi *ownerIter) key() []byte { return oi.it.Key()[oi.npfx:] }
+func (oi *ownerIter) key() []byte { return oi.it.Key()[len(oi.pfx):] }
 
 // value returns the current value; an error is a broken store.
 func (oi *ownerIter) value() []byte {
 	v, err := oi.it.ValueAndErr()
 	if err != nil {
-		panic(fmt.Sprintf("storage: reading spilled collection %d: %v", oi.owner, err))
+		oi.broken(err)
 	}
 	return v
 }
@@ -148,7 +193,7 @@ func (oi *ownerIter) value() []byte {
 func (oi *ownerIter) valid(ok bool) bool {
 	if !ok {
 		if err := oi.it.Error(); err != nil {
-			panic(fmt.Sprintf("storage: reading spilled collection %d: %v", oi.owner, err))
+			oi.broken(err)
 		}
 	}
 	return ok
