@@ -212,3 +212,70 @@ func BenchmarkDiskGuard(b *testing.B) {
 		_ = g.admit(4096, g.reserve/2)
 	}
 }
+
+// BenchmarkSpilledRead reads a spilled lineitem-like collection (100,000
+// orders of 4 lines, keyed by order and line, in the store after one
+// checkpoint; an index on the third column) the way a refresh does:
+// "get" looks up one row by its whole key, "prefix" one order's lines
+// (a delta join's lookup, a DELETE's range), "index" the rows of one
+// index key; "sorted" visits the orders in key order (a DELETE's IN
+// list), the others scatter them.
+func BenchmarkSpilledRead(b *testing.B) {
+	const orders, lines = 100_000, 4
+	db := openTest(b, b.TempDir())
+	defer func() { _ = db.Close() }()
+	c := NewCollection(1, []int{0, 3})
+	c.AddIndex(2, []int{2}, nil)
+	batch := db.NewBatch()
+	for o := range orders {
+		for l := range lines {
+			if err := c.Apply(lineitemRow(int64(o), int64(l)), 1, batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := db.Commit(batch); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.pdb.Flush(); err != nil { // read from tables, as after a while
+		b.Fatal(err)
+	}
+	c.Spill(db)
+	read := map[string]func(i int) int{
+		"get": func(i int) int {
+			key := repr.AppendKey(repr.AppendKey(nil, repr.NewInt(int64((i*7919)%orders))), repr.NewInt(2))
+			if _, _, ok := c.Get(key); !ok {
+				return 0
+			}
+			return 1
+		},
+		"prefix":        func(i int) int { return countPrefix(c, int64((i*7919)%orders)) },
+		"prefix-sorted": func(i int) int { return countPrefix(c, int64((i*37)%orders)) },
+		"index": func(i int) int {
+			n := 0
+			key := repr.AppendKey(nil, repr.NewInt(int64((i*7919)%1000)))
+			_ = c.ScanIndex(2, key, KeyPrefixEnd(key), func(repr.Row, int64) bool { n++; return n < 4 })
+			return min(n, 1)
+		},
+	}
+	for _, name := range []string{"get", "prefix", "prefix-sorted", "index"} {
+		b.Run(name, func(b *testing.B) {
+			i, found, cpu0 := 0, 0, cpuTime()
+			for b.Loop() {
+				found += read[name](i)
+				i++
+			}
+			if found == 0 {
+				b.Fatal("nothing found")
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(i), "cpu-ns/op")
+		})
+	}
+}
+
+// countPrefix returns the number of c's rows of order o.
+func countPrefix(c *Collection, o int64) int {
+	n := 0
+	c.ScanPrefix(repr.AppendKey(nil, repr.NewInt(o)), func(repr.Row, int64) bool { n++; return true })
+	return n
+}
