@@ -12,11 +12,17 @@ import (
 // a view when nothing is written (writes advance it too).
 const tickInterval = 100 * time.Millisecond
 
+// releaseTicks is how many ticks apart the ticker closes the store
+// iterators that spilled reads keep idle (a second: they pin files a
+// compaction replaced until then).
+const releaseTicks = 10
+
 // ticker calls Engine.Tick periodically so that views with temporal
 // filters follow the wall clock without writes. It is the server's only
 // source of time passing for the engine (sql reads the clock, but only
 // when something asks it to assign a logical time). It does nothing while
-// no view has a temporal filter.
+// no view has a temporal filter, but every second releases the store
+// iterators that spilled reads keep idle (Engine.ReleaseIdleReads).
 type ticker struct {
 	stop chan struct{}
 	done chan struct{}
@@ -34,11 +40,14 @@ func (t *ticker) run(e *sql.Engine, interval time.Duration, log *slog.Logger) {
 	tk := time.NewTicker(interval)
 	defer tk.Stop()
 	failing := false
-	for {
+	for n := 1; ; n++ {
 		select {
 		case <-t.stop:
 			return
 		case <-tk.C:
+		}
+		if n%releaseTicks == 0 {
+			e.ReleaseIdleReads()
 		}
 		if !e.HasTemporal() {
 			continue

@@ -150,6 +150,11 @@ func (e *Engine) due(mv *matView) bool {
 	return ok && at <= e.wall.last
 }
 
+// ReleaseIdleReads closes the store iterators that spilled tables and
+// views keep between reads (storage's DB.ReleaseIdle): a commit does it
+// too, so the server calls it when writes may pause.
+func (e *Engine) ReleaseIdleReads() { e.db.ReleaseIdle() }
+
 // HasTemporal reports whether some materialized view has a temporal
 // filter, i.e. whether Tick can ever do anything.
 func (e *Engine) HasTemporal() bool {

@@ -22,7 +22,8 @@ import (
 // epoch, and an iterator taken before that is closed when it is put back.
 // An iterator thus never outlives the checkpoint after which a spilled
 // collection drops its overlay (it would miss the rows the checkpoint
-// wrote), nor pins obsolete tables past the next commit. Close and
+// wrote), nor pins obsolete tables past the next commit (or ReleaseIdle,
+// which the server's ticker calls every second). Close and
 // CloseSnapshot close the idle iterators before the store: Pebble refuses
 // to close with iterators open. Reads run concurrently (take and put are
 // under a mutex; a taken iterator belongs to one reader), and a read
@@ -90,6 +91,12 @@ func (db *DB) putIter(oi *ownerIter) {
 		oi.close()
 	}
 }
+
+// ReleaseIdle closes the idle iterators of spilled reads, as a commit
+// does. An idle iterator pins the store's files as of its creation (those
+// a compaction has since replaced stay on disk), so a server calls it
+// from time to time when it may go long without a commit.
+func (db *DB) ReleaseIdle() { db.releaseIters(false) }
 
 // releaseIters closes the idle iterators and makes the taken ones stale;
 // with closing, no iterator is kept idle from then on.

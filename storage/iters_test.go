@@ -93,3 +93,29 @@ func TestSpillItersConcurrentReads(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSpillItersReleaseIdle checks that reads leave idle iterators for
+// the next read of their owner and that ReleaseIdle closes them.
+func TestSpillItersReleaseIdle(t *testing.T) {
+	db := openTest(t, t.TempDir())
+	defer func() { _ = db.Close() }()
+	c := spilledForIters(t, db, 100)
+	idle := func() int {
+		db.iters.mu.Lock()
+		defer db.iters.mu.Unlock()
+		return len(db.iters.idle)
+	}
+	if n := countRange(c, 10, 20); n != 10 || idle() != 1 {
+		t.Fatalf("after a range read: %d rows, %d idle iterators; want 10, 1", n, idle())
+	}
+	if err := c.ScanIndex(41, nil, nil, func(repr.Row, int64) bool { return true }); err != nil || idle() != 2 {
+		t.Fatalf("after an index scan: %v, %d idle iterators; want 2 (rows and index)", err, idle())
+	}
+	db.ReleaseIdle()
+	if idle() != 0 {
+		t.Fatalf("after ReleaseIdle: %d idle iterators", idle())
+	}
+	if n := countRange(c, 0, 100); n != 100 {
+		t.Fatalf("after ReleaseIdle: %d rows, want 100", n)
+	}
+}
