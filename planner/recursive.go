@@ -346,7 +346,7 @@ func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.Sele
 	if len(rec.cols) != len(baseCols) {
 		return nil, repr.Errorf(repr.CodeSyntax, "each UNION query must have the same number of columns").WithPosition(ce.Location + 1)
 	}
-	lr, rr, unified, err := b.unifySides(baseRel, b.subqueryRel(rec), baseCols, rec.cols, "UNION")
+	lr, rr, unified, err := b.unifySides(baseRel, b.subqueryRel(rec), 0, baseCols, rec.cols, "UNION")
 	if err != nil {
 		return nil, err
 	}

@@ -12,15 +12,16 @@ import (
 // multiset algebra: UNION ALL is Union; EXCEPT ALL is Threshold(L - R);
 // INTERSECT ALL is L - Threshold(L - R), i.e. min(countL, countR); the set
 // forms apply the same to the distinct rows of each side.
+//
+// In a decorrelated subquery (outer set) both sides are planned over the
+// outer values, whose columns lead each side's rows; the set operation
+// then compares whole rows, so it applies per outer value.
 func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
-	if outer != nil {
-		return nil, repr.Unsupported("set operations in a correlated subquery")
-	}
-	l, err := b.planQuery(sel.Larg, parent, nil)
+	l, err := b.planQuery(sel.Larg, parent, outer)
 	if err != nil {
 		return nil, err
 	}
-	r, err := b.planQuery(sel.Rarg, parent, nil)
+	r, err := b.planQuery(sel.Rarg, parent, outer)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +30,7 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	if len(l.cols) != len(r.cols) {
 		return nil, repr.Errorf(repr.CodeSyntax, "each %s query must have the same number of columns", name)
 	}
-	lr, rr, cols, err := b.unifySides(b.subqueryRel(l), b.subqueryRel(r), l.cols, r.cols, name)
+	lr, rr, cols, err := b.unifySides(b.subqueryRel(l), b.subqueryRel(r), l.nOuter, l.cols, r.cols, name)
 	if err != nil {
 		return nil, err
 	}
@@ -48,26 +49,30 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	default:
 		rel = ir.NewUnion(lr, ir.NewNegate(ir.NewThreshold(ir.NewUnion(lr, ir.NewNegate(rr)))))
 	}
-	p := &planned{rel: rel, cols: cols, limit: -1}
+	p := &planned{rel: rel, cols: cols, nOuter: l.nOuter, limit: -1}
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	if p.order, _, err = b.orderBy(sel.SortClause, names, nil, nil, 0); err != nil {
+	if p.order, _, err = b.orderBy(sel.SortClause, names, nil, nil, p.nOuter); err != nil {
 		return nil, err
 	}
 	return p, b.limit(sel, p)
 }
 
-// unifySides casts both sides' columns to their common types.
-func (b *builder) unifySides(l, r ir.Rel, lc, rc []ResultColumn, name string) (ir.Rel, ir.Rel, []ResultColumn, error) {
+// unifySides casts both sides' columns to their common types; the first
+// nOuter columns of each side (outer values) are kept as they are.
+func (b *builder) unifySides(l, r ir.Rel, nOuter int, lc, rc []ResultColumn, name string) (ir.Rel, ir.Rel, []ResultColumn, error) {
 	var lm, rm []expr.Expr
+	for i, t := range l.ColTypes()[:nOuter] {
+		lm, rm = append(lm, &expr.Col{Idx: i, T: t}), append(rm, &expr.Col{Idx: i, T: t})
+	}
 	cols := append([]ResultColumn(nil), lc...)
 	for i := range lc {
 		if mixedBpchar(lc[i].Type, rc[i].Type) {
 			return nil, nil, nil, repr.Unsupported("%s of character columns of different lengths (%s and %s)", name, lc[i].Type.Name(), rc[i].Type.Name())
 		}
-		pair, err := b.unify([]expr.Expr{&expr.Col{Idx: i, T: lc[i].Type}, &expr.Col{Idx: i, T: rc[i].Type}}, name, -1)
+		pair, err := b.unify([]expr.Expr{&expr.Col{Idx: nOuter + i, T: lc[i].Type}, &expr.Col{Idx: nOuter + i, T: rc[i].Type}}, name, -1)
 		if err != nil {
 			return nil, nil, nil, err
 		}

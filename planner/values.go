@@ -11,35 +11,69 @@ import (
 )
 
 // planValues plans VALUES (...), (...): a constant relation whose column
-// types unify each column's entries (names column1, column2, ...).
+// types unify each column's entries (names column1, column2, ...). Its
+// entries may read the enclosing queries' columns (a derived table's
+// VALUES in a subquery): decorrelated (outer set), each row is a Map over
+// the outer values and the relation their union, keyed by the values.
 func (b *builder) planValues(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	sc, base := &scope{parent: parent}, unitRel()
 	if outer != nil {
-		return nil, repr.Unsupported("VALUES in a correlated subquery")
+		sc.cols, base = outer.cols, outer.rel
 	}
-	rows, err := b.valuesRows(sel.ValuesLists, parent, nil)
+	rows, err := b.valuesRows(sel.ValuesLists, sc, base, nil)
 	if err != nil {
 		return nil, err
 	}
-	p := &planned{limit: -1, atMostOne: len(rows) == 1}
+	p := &planned{limit: -1, nOuter: len(sc.cols), atMostOne: len(rows) == 1}
 	for i, e := range rows[0] {
 		p.cols = append(p.cols, ResultColumn{Name: fmt.Sprintf("column%d", i+1), Type: e.Type()})
 	}
-	p.rel = &ir.Values{Rows: rows, Types: colTypes(p.cols)}
+	p.rel = valuesRel(rows, colTypes(p.cols), base, p.nOuter)
 	names := make([]string, len(p.cols))
 	for i, c := range p.cols {
 		names[i] = c.Name
 	}
-	if p.order, _, err = b.orderBy(sel.SortClause, names, nil, nil, 0); err != nil {
+	if p.order, _, err = b.orderBy(sel.SortClause, names, nil, nil, p.nOuter); err != nil {
 		return nil, err
 	}
 	return p, b.limit(sel, p)
 }
 
-// valuesRows builds and unifies VALUES rows. When want is non-nil (INSERT),
-// each entry is assigned to the target column type instead, and DEFAULT
-// entries are left nil for the caller.
-func (b *builder) valuesRows(lists []*pg_query.Node, parent *scope, want []repr.T) ([][]expr.Expr, error) {
-	ec := &ectx{b: b, sc: &scope{parent: parent, barrier: true}, rel: unitRel(), clause: "VALUES", noSubquery: true}
+// valuesRel is the relation of VALUES rows over base's nOuter outer
+// values: the constant relation when there are none (crossed with them
+// when no entry reads them), else the union of one Map per row.
+func valuesRel(rows [][]expr.Expr, ts []repr.T, base ir.Rel, nOuter int) ir.Rel {
+	reads := false
+	for _, row := range rows {
+		for _, e := range row {
+			reads = reads || len(expr.Columns(e)) > 0
+		}
+	}
+	if !reads {
+		var rel ir.Rel = &ir.Values{Rows: rows, Types: ts}
+		if nOuter > 0 {
+			rel = ir.NewJoin(ir.JoinCross, base, rel)
+		}
+		return rel
+	}
+	var rel ir.Rel
+	for _, row := range rows {
+		r := projectExprs(base, nOuter, row)
+		if rel == nil {
+			rel = r
+		} else {
+			rel = ir.NewUnion(rel, r)
+		}
+	}
+	return rel
+}
+
+// valuesRows builds and unifies VALUES rows, expressions over rel (whose
+// names sc resolves). When want is non-nil (INSERT), each entry is
+// assigned to the target column type instead, and DEFAULT entries are left
+// nil for the caller.
+func (b *builder) valuesRows(lists []*pg_query.Node, sc *scope, rel ir.Rel, want []repr.T) ([][]expr.Expr, error) {
+	ec := &ectx{b: b, sc: sc, rel: rel, clause: "VALUES", noSubquery: true}
 	var rows [][]expr.Expr
 	for _, l := range lists {
 		items := l.GetList().GetItems()
