@@ -280,6 +280,9 @@ func (c *ectx) binaryOrPrefix(name string, a *pg_query.A_Expr) (expr.Expr, error
 	if l, r := rowArgs(a.Lexpr), rowArgs(a.Rexpr); l != nil && r != nil && isRowCompareOp(name) {
 		return c.rowCompare(name, l, r, a.Location)
 	}
+	if sl := a.Rexpr.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK && rowArgs(a.Lexpr) != nil {
+		return c.rowSubquery(name, rowArgs(a.Lexpr), sl, a.Location)
+	}
 	r, err := c.expr(a.Rexpr)
 	if err != nil {
 		return nil, err

@@ -60,6 +60,12 @@ func (c *ectx) rowCompare(op string, l, r []*pg_query.Node, loc int32) (expr.Exp
 	if err != nil {
 		return nil, err
 	}
+	return c.rowCompareExprs(op, pairs, loc)
+}
+
+// rowCompareExprs builds l op r over the pairs of two rows' fields.
+func (c *ectx) rowCompareExprs(op string, pairs [][2]expr.Expr, loc int32) (expr.Expr, error) {
+	var err error
 	if op == "=" || op == "<>" {
 		terms := make([]expr.Expr, len(pairs))
 		for i, p := range pairs {

@@ -36,9 +36,6 @@ func (c *ectx) semiJoin(n *pg_query.Node) (bool, error) {
 	case pg_query.SubLinkType_EXISTS_SUBLINK:
 		return c.semiExists(sel)
 	case pg_query.SubLinkType_ANY_SUBLINK:
-		if sl.Testexpr.GetRowExpr() != nil {
-			return false, nil
-		}
 		return true, c.semiAny(sel, sl)
 	}
 	return false, nil
@@ -64,10 +61,11 @@ func (c *ectx) semiExists(sel *pg_query.SelectStmt) (bool, error) {
 }
 
 // semiAny keeps the rows of c.rel for which x op y is true for some row y
-// of the subquery. Uncorrelated x = ANY joins x to the subquery's
-// distinct values (a NULL x or y never matches); otherwise the subquery is
-// planned per distinct (x, outer values), its rows filtered by x op y, and
-// the distinct keys that keep a row joined back NULL-safely.
+// of the subquery (x and y rows when the left is a row). Uncorrelated
+// x = ANY joins x to the subquery's distinct values (a NULL x or y never
+// matches); otherwise the subquery is planned per distinct (x, outer
+// values), its rows filtered by x op y, and the distinct keys that keep a
+// row joined back NULL-safely.
 func (c *ectx) semiAny(sel *pg_query.SelectStmt, sl *pg_query.SubLink) error {
 	q, err := c.prepareQuantified(sel, sl)
 	if err != nil {
@@ -76,45 +74,63 @@ func (c *ectx) semiAny(sel *pg_query.SelectStmt, sl *pg_query.SubLink) error {
 	if !q.correlated && q.op == "=" {
 		return c.semiIn(q)
 	}
-	p, keys, err := c.correlate(sel, []expr.Expr{q.x})
+	p, keys, err := c.correlate(sel, q.xs)
 	if err != nil {
 		return err
 	}
 	sub := c.b.subqueryRel(p)
 	k := len(keys)
-	y, err := c.b.coerce(&expr.Col{Idx: k, T: sub.ColTypes()[k]}, q.want[1])
+	cmp, err := c.subCompare(q, sub, k)
 	if err != nil {
 		return err
 	}
-	cmp := &expr.Call{Fn: q.fn, Args: []expr.Expr{&expr.Col{Idx: 0, T: q.want[0]}, y}}
 	c.semi(ir.NewDistinct(ir.NewProject(ir.NewFilter(sub, cmp), identityCols(k)...)), keys)
 	return nil
 }
 
-// semiIn is uncorrelated x IN (SELECT y ...): c.rel, extended with x, is
-// joined on x = y to the subquery's distinct non-NULL values.
+// semiIn is uncorrelated x IN (SELECT y ...), or (x1, x2) IN (SELECT y1,
+// y2 ...): c.rel, extended with the xs that are not its columns, is joined
+// on x = y (each pair) to the subquery's distinct rows without NULLs.
 func (c *ectx) semiIn(q *quantifiedLink) error {
 	sub := c.b.subqueryRel(q.probe)
-	y, err := c.b.coerce(&expr.Col{Idx: 0, T: sub.ColTypes()[0]}, q.want[1])
-	if err != nil {
-		return err
+	m, ts := len(q.xs), sub.ColTypes()
+	ys := make([]expr.Expr, m)
+	var nonNull []expr.Expr
+	for i := range ys {
+		y, err := c.b.coerce(&expr.Col{Idx: i, T: ts[i]}, q.ys[i])
+		if err != nil {
+			return err
+		}
+		ys[i] = y
+		nonNull = append(nonNull, &expr.IsNull{Arg: &expr.Col{Idx: i, T: q.ys[i]}, Negate: true})
 	}
-	yc := &expr.Col{Idx: 0, T: q.want[1]}
-	vals := ir.NewDistinct(ir.NewFilter(ir.NewProject(ir.NewMap(sub, y), 1), &expr.IsNull{Arg: yc, Negate: true}))
+	vals := ir.NewDistinct(ir.NewFilter(projectExprs(sub, 0, ys), and(nonNull...)))
 	n := ir.Arity(c.rel)
-	left, xc := c.rel, &expr.Col{Idx: n, T: q.want[0]}
-	if col, ok := q.x.(*expr.Col); ok {
-		// Join on the column itself, so the join graph sees the key.
-		xc = col
-	} else {
-		left = ir.NewMap(c.rel, q.x)
+	left := c.rel
+	var maps []expr.Expr
+	xcs := make([]expr.Expr, m)
+	for i, x := range q.xs {
+		if col, ok := x.(*expr.Col); ok {
+			// Join on the column itself, so the join graph sees the key.
+			xcs[i] = col
+			continue
+		}
+		xcs[i] = &expr.Col{Idx: n + len(maps), T: x.Type()}
+		maps = append(maps, x)
 	}
-	m := ir.Arity(left)
-	eq, err := c.op("=", -1, xc, &expr.Col{Idx: m, T: q.want[1]})
-	if err != nil {
-		return err
+	if len(maps) > 0 {
+		left = ir.NewMap(c.rel, maps...)
 	}
-	c.rel = ir.NewProject(ir.NewJoin(ir.JoinInner, left, vals, eq), identityCols(n)...)
+	w := ir.Arity(left)
+	on := make([]expr.Expr, m)
+	for i := range on {
+		eq, err := c.op("=", -1, xcs[i], &expr.Col{Idx: w + i, T: q.ys[i]})
+		if err != nil {
+			return err
+		}
+		on[i] = eq
+	}
+	c.rel = ir.NewProject(ir.NewJoin(ir.JoinInner, left, vals, on...), identityCols(n)...)
 	return nil
 }
 

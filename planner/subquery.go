@@ -115,33 +115,77 @@ func (c *ectx) scalarSubquery(sel *pg_query.SelectStmt, loc int32) (expr.Expr, e
 }
 
 // singleRow turns the rows of a scalar subquery that may return several
-// (k key columns, then the value) into one row per key: the value when the
-// key has one row, and an expression failing with 21000 when it has more,
-// as PostgreSQL fails the query. It groups by the key, counting rows and
-// keeping min(value), which is the value whenever the count is one. In a
-// view the error fails the write that made a second row appear. State: the
-// reduce's per-key count and value multiset.
+// (k key columns, then the values) into one row per key: the values when
+// the key has one row, and expressions failing with 21000 when it has
+// more, as PostgreSQL fails the query. It groups by the key, counting rows
+// and keeping min of each value, which is the row's value whenever the
+// count is one. In a view the error fails the write that made a second
+// row appear. State: the reduce's per-key count and value multisets.
 func (c *ectx) singleRow(sub ir.Rel, k int) (ir.Rel, error) {
-	vt := sub.ColTypes()[k]
-	if _, err := expr.AggType(expr.AggMin, vt); err != nil {
-		return nil, repr.Unsupported("scalar subquery of type %s that may return more than one row", vt.Name())
+	vts := sub.ColTypes()[k:]
+	aggs := []expr.Agg{{Kind: expr.AggCountStar, T: repr.Int8}}
+	for i, vt := range vts {
+		if _, err := expr.AggType(expr.AggMin, vt); err != nil {
+			return nil, repr.Unsupported("scalar subquery of type %s that may return more than one row", vt.Name())
+		}
+		aggs = append(aggs, expr.Agg{Kind: expr.AggMin, Col: k + i, T: vt})
 	}
-	red := &ir.Reduce{Input: sub, Key: identityCols(k), Aggs: []expr.Agg{
-		{Kind: expr.AggCountStar, T: repr.Int8},
-		{Kind: expr.AggMin, Col: k, T: vt},
-	}}
+	red := &ir.Reduce{Input: sub, Key: identityCols(k), Aggs: aggs}
 	many, err := c.op(">", -1, &expr.Col{Idx: k, T: repr.Int8}, &expr.Lit{D: repr.NewInt(1), T: repr.Int8})
 	if err != nil {
 		return nil, err
 	}
-	var fail expr.Expr = &expr.Call{Fn: expr.CardinalityError}
-	if vt != fail.Type() {
-		// No identity cast: the plan parser drops it, and the printed
-		// plan must read back as itself.
-		fail = &expr.Cast{Arg: fail, To: vt}
+	picks := make([]expr.Expr, len(vts))
+	for i, vt := range vts {
+		var fail expr.Expr = &expr.Call{Fn: expr.CardinalityError}
+		if vt != fail.Type() {
+			// No identity cast: the plan parser drops it, and the printed
+			// plan must read back as itself.
+			fail = &expr.Cast{Arg: fail, To: vt}
+		}
+		picks[i] = &expr.Case{Whens: []expr.When{{Cond: many, Then: fail}}, Else: &expr.Col{Idx: k + 1 + i, T: vt}, T: vt}
 	}
-	pick := &expr.Case{Whens: []expr.When{{Cond: many, Then: fail}}, Else: &expr.Col{Idx: k + 1, T: vt}, T: vt}
-	return ir.NewProject(ir.NewMap(red, pick), append(identityCols(k), k+2)...), nil
+	return projectExprs(red, k, picks), nil
+}
+
+// rowSubquery is (a, b) op (SELECT x, y ...) (PostgreSQL's ROWCOMPARE
+// sublink): the row-wise comparison (rowcompare.go) of the row's fields
+// with the subquery's one row, NULLs when it has none (21000 when
+// several, as singleRow).
+func (c *ectx) rowSubquery(op string, fields []*pg_query.Node, sl *pg_query.SubLink, loc int32) (expr.Expr, error) {
+	if !isRowCompareOp(op) {
+		return nil, repr.Errorf("42883", "could not determine interpretation of row comparison operator %s", op).WithPosition(loc + 1)
+	}
+	sel := sl.Subselect.GetSelectStmt()
+	if sel == nil {
+		return nil, repr.Unsupported("subquery %s", nodeName(sl.Subselect))
+	}
+	if c.noSubquery {
+		return nil, repr.Unsupported("subqueries in %s", c.clause)
+	}
+	xs, err := c.rowItems(fields)
+	if err != nil {
+		return nil, err
+	}
+	p, keys, err := c.correlate(sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSubqueryWidth(len(p.cols), len(xs), loc); err != nil {
+		return nil, err
+	}
+	sub := c.b.subqueryRel(p)
+	if !p.atMostOne {
+		if sub, err = c.singleRow(sub, len(keys)); err != nil {
+			return nil, err
+		}
+	}
+	ys := c.joinBack(sub, keys)
+	pairs := make([][2]expr.Expr, len(xs))
+	for i := range xs {
+		pairs[i] = [2]expr.Expr{xs[i], ys[i]}
+	}
+	return c.rowCompareExprs(op, pairs, loc)
 }
 
 // exists is EXISTS (SELECT ...): a per-key count of rows, true when positive.
@@ -164,24 +208,26 @@ func (c *ectx) exists(sel *pg_query.SelectStmt) (expr.Expr, error) {
 // quantified is x op ANY (SELECT y ...) (IN is = ANY) and x op ALL (...),
 // with SQL's three-valued result: per outer row, whether some comparison
 // is true (ANY) or false (ALL), else NULL if some comparison is NULL, else
-// the empty-set answer (false for ANY, true for ALL).
+// the empty-set answer (false for ANY, true for ALL). A row on the left,
+// (a, b) IN (SELECT x, y ...), compares row-wise (rowcompare.go).
 func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (expr.Expr, error) {
 	q, err := c.prepareQuantified(sel, sl)
 	if err != nil {
 		return nil, err
 	}
-	if !q.correlated && (q.op == "=" && !q.all || q.op == "<>" && q.all) {
-		return c.inUncorrelated(q.x, c.b.subqueryRel(q.probe), q.want, q.all)
+	if !q.correlated && !q.row && (q.op == "=" && !q.all || q.op == "<>" && q.all) {
+		return c.inUncorrelated(q.xs[0], c.b.subqueryRel(q.probe), []repr.T{q.xs[0].Type(), q.ys[0]}, q.all)
 	}
-	p, keys, err := c.correlate(sel, []expr.Expr{q.x})
+	p, keys, err := c.correlate(sel, q.xs)
 	if err != nil {
 		return nil, err
 	}
-	stats, err := c.b.quantifiedStats(c.b.subqueryRel(p), len(keys), q.fn, q.want, q.all)
+	sub := c.b.subqueryRel(p)
+	cmp, err := c.subCompare(q, sub, len(keys))
 	if err != nil {
 		return nil, err
 	}
-	res := c.joinBack(stats, keys)
+	res := c.joinBack(quantifiedStats(sub, len(keys), cmp, q.all), keys)
 	decisive, unknown := res[0], res[1]
 	return &expr.Case{Whens: []expr.When{
 		{Cond: decisive, Then: boolLit(!q.all)},
@@ -189,49 +235,100 @@ func (c *ectx) quantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (expr.
 	}, Else: boolLit(q.all), T: repr.Bool}, nil
 }
 
-// quantifiedLink is a resolved x op ANY/ALL (subquery): x coerced to the
-// operator's left type, the subquery planned once as a probe (over no
-// outer values) and whether it references the enclosing query.
+// quantifiedLink is a resolved x op ANY/ALL (subquery): the left operands
+// xs (one, or a row's fields) coerced to the operator's left types, the
+// types ys the subquery's columns are coerced to, the subquery planned
+// once as a probe (over no outer values) and whether it references the
+// enclosing query.
 type quantifiedLink struct {
-	x          expr.Expr
+	xs         []expr.Expr
+	ys         []repr.T
 	op         string
 	all        bool
-	fn         *expr.Func
-	want       []repr.T
+	row        bool        // a row on the left: compared row-wise
+	fn         *expr.Func // the operator, when not row
+	loc        int32
 	probe      *planned
 	correlated bool
 }
 
-// prepareQuantified resolves the operator and the left operand of sl.
+// prepareQuantified resolves the operator and the left operands of sl.
 func (c *ectx) prepareQuantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink) (*quantifiedLink, error) {
-	if sl.Testexpr.GetRowExpr() != nil {
-		return nil, repr.Unsupported("row comparisons with subqueries")
+	q := &quantifiedLink{op: opName(sl.OperName), all: sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK, loc: sl.Location}
+	if q.op == "" {
+		q.op = "="
 	}
-	op := opName(sl.OperName)
-	if op == "" {
-		op = "="
+	var err error
+	if fields := rowArgs(sl.Testexpr); fields != nil {
+		q.row = true
+		if !isRowCompareOp(q.op) {
+			return nil, repr.Errorf("42883", "could not determine interpretation of row comparison operator %s", q.op).WithPosition(sl.Location + 1)
+		}
+		q.xs, err = c.rowItems(fields)
+	} else {
+		var x expr.Expr
+		x, err = c.expr(sl.Testexpr)
+		q.xs = []expr.Expr{x}
 	}
-	x, err := c.expr(sl.Testexpr)
 	if err != nil {
 		return nil, err
 	}
 	probeScope := &scope{cols: c.sc.cols, parent: c.sc.parent, rec: &recorder{}}
-	probe, err := c.b.planQuery(sel, probeScope, nil)
-	if err != nil {
+	if q.probe, err = c.b.planQuery(sel, probeScope, nil); err != nil {
 		return nil, err
 	}
-	if len(probe.cols) != 1 {
-		return nil, repr.Errorf(repr.CodeSyntax, "subquery has too many columns").WithPosition(sl.Location + 1)
-	}
-	fn, want, err := expr.ResolveOp(op, []repr.T{x.Type(), probe.cols[0].Type})
-	if err != nil {
-		return nil, withPos(err, sl.Location)
-	}
-	if x, err = c.b.coerce(x, want[0]); err != nil {
+	q.correlated = len(probeScope.rec.cols) > 0
+	if err := checkSubqueryWidth(len(q.probe.cols), len(q.xs), sl.Location); err != nil {
 		return nil, err
 	}
-	return &quantifiedLink{x: x, op: op, all: sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK,
-		fn: fn, want: want, probe: probe, correlated: len(probeScope.rec.cols) > 0}, nil
+	for i, x := range q.xs {
+		fn, want, err := expr.ResolveOp(q.op, []repr.T{x.Type(), q.probe.cols[i].Type})
+		if err != nil {
+			return nil, withPos(err, sl.Location)
+		}
+		if q.xs[i], err = c.b.coerce(x, want[0]); err != nil {
+			return nil, err
+		}
+		q.fn, q.ys = fn, append(q.ys, want[1])
+	}
+	return q, nil
+}
+
+// checkSubqueryWidth is PostgreSQL's 42601 for a subquery with more or
+// fewer columns than the operands it is compared with.
+func checkSubqueryWidth(have, want int, loc int32) error {
+	switch {
+	case have > want:
+		return repr.Errorf(repr.CodeSyntax, "subquery has too many columns").WithPosition(loc + 1)
+	case have < want:
+		return repr.Errorf(repr.CodeSyntax, "subquery has too few columns").WithPosition(loc + 1)
+	}
+	return nil
+}
+
+// subCompare builds x op y over the rows of sub, planned per key: its k
+// key columns start with the left operands, its columns after the keys
+// are the subquery's.
+func (c *ectx) subCompare(q *quantifiedLink, sub ir.Rel, k int) (expr.Expr, error) {
+	ts := sub.ColTypes()
+	xs := make([]expr.Expr, len(q.xs))
+	ys := make([]expr.Expr, len(q.xs))
+	for i := range q.xs {
+		xs[i] = &expr.Col{Idx: i, T: ts[i]}
+		y, err := c.b.coerce(&expr.Col{Idx: k + i, T: ts[k+i]}, q.ys[i])
+		if err != nil {
+			return nil, err
+		}
+		ys[i] = y
+	}
+	if !q.row {
+		return &expr.Call{Fn: q.fn, Args: []expr.Expr{xs[0], ys[0]}}, nil
+	}
+	pairs := make([][2]expr.Expr, len(xs))
+	for i := range xs {
+		pairs[i] = [2]expr.Expr{xs[i], ys[i]}
+	}
+	return c.rowCompareExprs(q.op, pairs, q.loc)
 }
 
 // inUncorrelated is x IN (SELECT y ...) (x = ANY) over an uncorrelated
@@ -282,21 +379,15 @@ func (c *ectx) inUncorrelated(x expr.Expr, sub ir.Rel, want []repr.T, negate boo
 	return res, nil
 }
 
-// quantifiedStats reduces the subquery rows (k keys, x first, then y) to
-// per-key flags: whether any comparison x op y is decisive (true for ANY,
-// false for ALL) and whether any is NULL.
-func (b *builder) quantifiedStats(sub ir.Rel, k int, fn *expr.Func, want []repr.T, all bool) (ir.Rel, error) {
-	ts := sub.ColTypes()
-	y, err := b.coerce(&expr.Col{Idx: k, T: ts[k]}, want[1])
-	if err != nil {
-		return nil, err
-	}
-	cmp := &expr.Call{Fn: fn, Args: []expr.Expr{&expr.Col{Idx: 0, T: ts[0]}, y}}
-	var decisive expr.Expr = cmp
+// quantifiedStats reduces the subquery rows (k keys) to per-key flags:
+// whether any comparison cmp (over a row) is decisive (true for ANY, false
+// for ALL) and whether any is NULL.
+func quantifiedStats(sub ir.Rel, k int, cmp expr.Expr, all bool) ir.Rel {
+	var decisive = cmp
 	if all {
 		decisive = &expr.Not{Arg: cmp}
 	}
-	n := len(ts)
+	n := ir.Arity(sub)
 	mapped := ir.NewMap(sub,
 		&expr.Coalesce{Args: []expr.Expr{decisive, boolLit(false)}, T: repr.Bool},
 		&expr.IsNull{Arg: cmp})
@@ -304,7 +395,7 @@ func (b *builder) quantifiedStats(sub ir.Rel, k int, fn *expr.Func, want []repr.
 		{Kind: expr.AggBoolOr, Col: n, T: repr.Bool},
 		{Kind: expr.AggBoolOr, Col: n + 1, T: repr.Bool},
 	}
-	return &ir.Reduce{Input: mapped, Key: identityCols(k), Aggs: aggs}, nil
+	return &ir.Reduce{Input: mapped, Key: identityCols(k), Aggs: aggs}
 }
 
 // nullSafeKeys returns join conditions matching left[lcols[i]] with
