@@ -32,11 +32,15 @@ type builder struct {
 	ctes []*cte
 	// loopIDs numbers the recursive CTEs planned (ir.LoopVar IDs).
 	loopIDs int
+	// readsOuter marks the parts of JOIN trees (*pg_query.JoinExpr, its
+	// Quals node, *pg_query.RangeSubselect) that decorrelation's first
+	// pass saw read the enclosing queries' columns (joinouter.go).
+	readsOuter map[any]bool
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {
 	b := &builder{cat: cat, opts: opts, placeholders: map[*expr.Lit]int{},
-		rankLimits: map[*pg_query.SelectStmt]rankLimit{}}
+		rankLimits: map[*pg_query.SelectStmt]rankLimit{}, readsOuter: map[any]bool{}}
 	b.paramTypes = append([]repr.T(nil), opts.ParamTypes...)
 	return b
 }

@@ -55,6 +55,17 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 			rel, sc.cols = r, cols
 			continue
 		}
+		if j := item.GetJoinExpr(); j != nil && outer != nil && b.readsOuter[j] {
+			r, cols, _, err := b.joinOver(item, parent, outer, true)
+			if err == nil {
+				err = checkDuplicateAliases(sc.cols, cols[len(outer.cols):])
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			rel, sc.cols = b.joinOnOuter(rel, r, len(outer.cols), outer.rel), append(sc.cols, cols[len(outer.cols):]...)
+			continue
+		}
 		r, cols, err := b.listItem(item, parent)
 		if err != nil {
 			return nil, nil, err
@@ -73,6 +84,22 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		rel = unitRel()
 	}
 	return rel, sc, b.claimSession(sc, rel, len(items), outer, mark)
+}
+
+// joinOnOuter joins rel, whose first nO columns are the outer values d,
+// to item, which leads with them too (joinOver), on those columns,
+// dropping item's copy; item alone when rel is d itself.
+func (b *builder) joinOnOuter(rel, item ir.Rel, nO int, d ir.Rel) ir.Rel {
+	if rel == d {
+		return item
+	}
+	n, m := ir.Arity(rel), ir.Arity(item)
+	on := b.nullSafeKeys(rel, item, identityCols(nO), identityCols(nO))
+	keep := identityCols(n)
+	for i := n + nO; i < n+m; i++ {
+		keep = append(keep, i)
+	}
+	return ir.NewProject(ir.NewJoin(ir.JoinInner, rel, item, on...), keep...)
 }
 
 // listItem plans one item of a FROM list with no outer values yet. A
@@ -135,7 +162,13 @@ func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol,
 	case n.GetRangeSubselect() != nil:
 		return b.rangeSubselect(n.GetRangeSubselect(), parent)
 	case n.GetJoinExpr() != nil:
-		return b.joinExpr(n.GetJoinExpr(), parent)
+		var rel ir.Rel
+		var cols []scopeCol
+		err := b.noteOuterReads(n.GetJoinExpr(), parent, func() (err error) {
+			rel, cols, err = b.joinExpr(n.GetJoinExpr(), parent)
+			return err
+		})
+		return rel, cols, err
 	case n.GetRangeFunction() != nil && isTableFunc(n.GetRangeFunction()):
 		return b.tableFuncItem(n.GetRangeFunction(), nil, nil, parent, ir.JoinCross, nil)
 	case n.GetRangeFunction() != nil:
@@ -220,12 +253,21 @@ func (b *builder) inlineView(rel *Relation) (ir.Rel, error) {
 	return r, nil
 }
 
-// rangeSubselect plans a derived table. It may not reference the enclosing
-// query's FROM items, so it gets a barrier scope (a LATERAL one after
-// other FROM items is planned by lateral; as the first item it has nothing
-// to read).
+// rangeSubselect plans a derived table (of a JOIN). It may not reference
+// its siblings (a LATERAL one is planned by lateral), but, in a subquery,
+// it may read the enclosing queries' columns, which the first pass of
+// decorrelation notes (joinOver plans it over the outer values).
 func (b *builder) rangeSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir.Rel, []scopeCol, error) {
-	return b.subselectIn(rs, &scope{parent: parent, barrier: true})
+	if parent == nil {
+		return b.subselectIn(rs, &scope{barrier: true})
+	}
+	var rel ir.Rel
+	var cols []scopeCol
+	err := b.noteOuterReads(rs, parent, func() (err error) {
+		rel, cols, err = b.subselectIn(rs, &scope{parent: parent})
+		return err
+	})
+	return rel, cols, err
 }
 
 // firstSubselect plans a derived table of a subquery's FROM list, with no
@@ -318,7 +360,10 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 	case j.Quals == nil:
 		rel, cols = ir.NewJoin(ir.JoinCross, left, right), append(lcols, rcols...)
 	default:
-		rel, cols, err = b.onJoin(kind, j.Quals, left, right, lcols, rcols, parent)
+		err = b.noteOuterReads(j.Quals, parent, func() (err error) {
+			rel, cols, err = b.onJoin(kind, j.Quals, left, right, lcols, rcols, parent)
+			return err
+		})
 	}
 	if err != nil {
 		return nil, nil, err

@@ -57,17 +57,20 @@ type scope struct {
 	// outerRel is the relation of the outer values (the leading outer
 	// columns) of a decorrelated subquery's FROM scope.
 	outerRel ir.Rel
-	// barrier stops correlated lookups (derived tables: LATERAL is unsupported).
+	// barrier stops correlated lookups (the body of a WITH query).
 	barrier bool
 }
 
 // recorder collects the columns of a scope that a subquery references.
 type recorder struct {
 	cols []int
+	// hits counts the references, repeated ones too (see readsOuter).
+	hits int
 }
 
 // add records column c once.
 func (r *recorder) add(c int) {
+	r.hits++
 	for _, x := range r.cols {
 		if x == c {
 			return
@@ -153,14 +156,27 @@ func resolveColumn(s *scope, table, name string, loc int32) (expr.Expr, error) {
 	return nil, undefinedColumn(s, table, name, loc)
 }
 
+// recordedHits sums the references recorded in s and its ancestors: a
+// part of a query reads the enclosing queries when planning it raises
+// the sum (decorrelation's first pass).
+func recordedHits(s *scope) int {
+	n := 0
+	for ; s != nil; s = s.parent {
+		if s.rec != nil {
+			n += s.rec.hits
+		}
+	}
+	return n
+}
+
 // beyondBarrier is the error for a reference that no scope up to a
-// barrier resolves: 0A000 when a scope past it would (a derived table
-// inside a JOIN, a CTE or VALUES reading the enclosing query, which
-// PostgreSQL allows), else undefinedColumn's.
+// barrier resolves: 0A000 when a scope past it would (a WITH query
+// reading the enclosing query, which PostgreSQL allows), else
+// undefinedColumn's.
 func beyondBarrier(s, past *scope, table, name string, loc int32) error {
 	for cur := past; cur != nil; cur = cur.parent {
 		if i, err := cur.lookup(table, name, loc); err == nil && i >= 0 {
-			return repr.Unsupported("a reference to the enclosing query's column %q from a derived table in a JOIN, a CTE or VALUES", name).WithPosition(loc + 1)
+			return repr.Unsupported("a reference to the enclosing query's column %q from a WITH query", name).WithPosition(loc + 1)
 		}
 	}
 	return undefinedColumn(s, table, name, loc)

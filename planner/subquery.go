@@ -245,7 +245,7 @@ type quantifiedLink struct {
 	ys         []repr.T
 	op         string
 	all        bool
-	row        bool        // a row on the left: compared row-wise
+	row        bool       // a row on the left: compared row-wise
 	fn         *expr.Func // the operator, when not row
 	loc        int32
 	probe      *planned

@@ -1,0 +1,182 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/repr"
+)
+
+// JOIN trees reading the enclosing query. In a subquery's FROM list, a
+// JOIN's ON condition, or a derived table inside the JOIN, may read the
+// enclosing queries' columns (PostgreSQL allows both). Decorrelation's
+// first pass marks the parts that do (builder.readsOuter); the second,
+// over the outer values D, plans the tree so that every join whose
+// result depends on D sees it: a side "carries" D when its rows lead with
+// D's columns, one copy of the side per outer value. A derived table
+// reading D is LATERAL over D (lateral.go); another item carries D only
+// when a join above needs it, as D × item. At each join:
+//   - INNER: the left side carries D when the condition reads it and the
+//     right does not carry it (the result is per outer value either way);
+//   - LEFT: the left side carries D when anything in the join reads it,
+//     so that its unmatched rows are kept once per outer value (RIGHT is
+//     the mirror image; FULL needs both sides to carry D);
+//   - both sides carrying D join on their D columns as well (NULL-safe),
+//     so rows of different outer values never meet.
+// The condition sees D's columns by name. The tree's result leads with D,
+// and planFrom joins it to the other items on D.
+
+// noteOuterReads marks key as reading the enclosing queries when planning
+// it (plan) recorded a reference in parent's chain.
+func (b *builder) noteOuterReads(key any, parent *scope, plan func() error) error {
+	before := recordedHits(parent)
+	err := plan()
+	if recordedHits(parent) > before {
+		b.readsOuter[key] = true
+	}
+	return err
+}
+
+// treeReadsOuter reports whether a FROM item (a JOIN tree) reads the
+// enclosing queries anywhere, as the first pass recorded.
+func (b *builder) treeReadsOuter(n *pg_query.Node) bool {
+	if j := n.GetJoinExpr(); j != nil {
+		return b.readsOuter[j]
+	}
+	if rs := n.GetRangeSubselect(); rs != nil {
+		return b.readsOuter[rs]
+	}
+	return false
+}
+
+// joinOver plans the FROM item n of a decorrelated subquery over its
+// outer values; carry asks that the result carry them (lead with D's
+// columns). It reports whether the result carries them.
+func (b *builder) joinOver(n *pg_query.Node, parent *scope, outer *outerRel, carry bool) (ir.Rel, []scopeCol, bool, error) {
+	if j := n.GetJoinExpr(); j != nil && (carry || b.readsOuter[j]) {
+		return b.joinExprOver(j, parent, outer, carry)
+	}
+	if rs := n.GetRangeSubselect(); rs != nil && b.readsOuter[rs] {
+		rel, cols, err := b.lateral(rs, ir.JoinCross, outer.rel, outer.cols, parent, nil)
+		return rel, cols, true, err
+	}
+	rel, cols, err := b.fromItem(n, parent)
+	if err != nil || !carry {
+		return rel, cols, false, err
+	}
+	return ir.NewJoin(ir.JoinCross, outer.rel, rel), append(append([]scopeCol(nil), outer.cols...), cols...), true, nil
+}
+
+// joinExprOver plans one JOIN of a tree reading the outer values.
+func (b *builder) joinExprOver(j *pg_query.JoinExpr, parent *scope, outer *outerRel, carry bool) (ir.Rel, []scopeCol, bool, error) {
+	kind, ok := map[pg_query.JoinType]ir.JoinKind{
+		pg_query.JoinType_JOIN_INNER: ir.JoinInner, pg_query.JoinType_JOIN_LEFT: ir.JoinLeft,
+		pg_query.JoinType_JOIN_RIGHT: ir.JoinRight, pg_query.JoinType_JOIN_FULL: ir.JoinFull,
+	}[j.Jointype]
+	switch {
+	case !ok:
+		return nil, nil, false, repr.Unsupported("join type %s", j.Jointype)
+	case j.IsNatural || len(j.UsingClause) > 0:
+		return nil, nil, false, repr.Unsupported("NATURAL or USING joins reading the enclosing query's columns")
+	case lateralRight(j) != nil || hasSubLink(j.Quals):
+		return nil, nil, false, repr.Unsupported("LATERAL or subqueries in a JOIN reading the enclosing query's columns")
+	}
+	readL, readR, readOn := b.treeReadsOuter(j.Larg), b.treeReadsOuter(j.Rarg), b.readsOuter[j.Quals]
+	var carryL, carryR bool
+	switch kind {
+	case ir.JoinInner:
+		carryL, carryR = readL || (carry || readOn) && !readR, readR
+	case ir.JoinLeft:
+		carryL, carryR = true, readR
+	case ir.JoinRight:
+		carryL, carryR = readL, true
+	default:
+		carryL, carryR = true, true
+	}
+	left, lcols, hasL, err := b.joinOver(j.Larg, parent, outer, carryL)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	right, rcols, hasR, err := b.joinOver(j.Rarg, parent, outer, carryR)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if err := checkDuplicateAliases(lcols, rcols); err != nil {
+		return nil, nil, false, err
+	}
+	nO, nl := len(outer.cols), len(lcols)
+	var on []expr.Expr
+	scols := append(append([]scopeCol(nil), lcols...), rcols...)
+	if hasL && hasR {
+		on = b.nullSafeKeys(left, right, identityCols(nO), identityCols(nO))
+		for i := nl; i < nl+nO; i++ {
+			scols[i] = scopeCol{hidden: true, typ: scols[i].typ} // D once, by the left's names
+		}
+	}
+	if j.Quals != nil {
+		ec := &ectx{b: b, sc: &scope{cols: scols, parent: parent}, rel: ir.NewJoin(kind, left, right),
+			clause: "JOIN/ON", noSubquery: true}
+		pred, err := ec.predicate(j.Quals)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		on = append(on, pred)
+	}
+	rel := ir.NewJoin(kind, left, right, on...)
+	if len(on) == 0 {
+		rel = ir.NewJoin(ir.JoinCross, left, right)
+	}
+	rel, cols := joinOverOutput(rel, kind, lcols, rcols, hasL, hasR, outer)
+	if j.Alias != nil {
+		for i := nO; i < len(cols); i++ {
+			cols[i].table = j.Alias.Aliasname
+		}
+		if err := renameColumns(cols[nO:], j.Alias.Colnames, j.Alias.Aliasname); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	return rel, cols, true, nil
+}
+
+// joinOverOutput reorders a join of sides that may carry the outer values
+// (at least one does) to lead with them: the left's, the right's when
+// only it carries them or for RIGHT JOIN, their COALESCE for FULL JOIN;
+// then both sides' other columns.
+func joinOverOutput(rel ir.Rel, kind ir.JoinKind, lcols, rcols []scopeCol, hasL, hasR bool, outer *outerRel) (ir.Rel, []scopeCol) {
+	nO, nl := len(outer.cols), len(lcols)
+	ts := rel.ColTypes()
+	dl, dr := -1, -1
+	if hasL {
+		dl = 0
+	}
+	if hasR {
+		dr = nl
+	}
+	var exprs []expr.Expr
+	for i := range nO {
+		switch {
+		case dl >= 0 && dr >= 0 && kind == ir.JoinFull:
+			exprs = append(exprs, &expr.Coalesce{Args: []expr.Expr{
+				&expr.Col{Idx: dl + i, T: ts[dl+i]}, &expr.Col{Idx: dr + i, T: ts[dr+i]}}, T: ts[dl+i]})
+		case dr >= 0 && (dl < 0 || kind == ir.JoinRight):
+			exprs = append(exprs, &expr.Col{Idx: dr + i, T: ts[dr+i]})
+		default:
+			exprs = append(exprs, &expr.Col{Idx: dl + i, T: ts[dl+i]})
+		}
+	}
+	cols := append([]scopeCol(nil), outer.cols...)
+	add := func(base int, side []scopeCol, has bool) {
+		from := 0
+		if has {
+			from = nO
+		}
+		for i := from; i < len(side); i++ {
+			exprs = append(exprs, &expr.Col{Idx: base + i, T: ts[base+i]})
+			cols = append(cols, side[i])
+		}
+	}
+	add(0, lcols, hasL)
+	add(nl, rcols, hasR)
+	return projectExprs(rel, 0, exprs), cols
+}
