@@ -361,7 +361,14 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 		rel, cols = ir.NewJoin(ir.JoinCross, left, right), append(lcols, rcols...)
 	default:
 		err = b.noteOuterReads(j.Quals, parent, func() (err error) {
-			rel, cols, err = b.onJoin(kind, j.Quals, left, right, lcols, rcols, parent)
+			if !hasSubLink(j.Quals) || kind != ir.JoinInner && len(subLinks(j.Quals)) == len(scalarSubLinks(j.Quals)) {
+				// No subqueries, or uncorrelated scalar ones (onsubquery.go).
+				if rel, cols, err = b.onJoin(kind, j.Quals, left, right, lcols, rcols, parent); err != errCorrelatedOn {
+					return err
+				}
+			}
+			cols = append(append([]scopeCol(nil), lcols...), rcols...)
+			rel, err = b.filterJoin(kind, left, right, nil, cols, parent, j.Quals)
 			return err
 		})
 	}
@@ -375,6 +382,76 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 		err = renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
 	}
 	return rel, cols, err
+}
+
+// filterJoin plans left JOIN right ON on AND quals, where quals has
+// subqueries: the matching pairs are a filter over the pairs (cols) like
+// WHERE, whose subqueries decorrelate, correlated or not, as WHERE's do
+// (select.go filter). A LEFT or RIGHT join adds the rows of its preserved
+// side that match nothing (unmatched).
+func (b *builder) filterJoin(kind ir.JoinKind, left, right ir.Rel, on []expr.Expr, cols []scopeCol, parent *scope, quals *pg_query.Node) (ir.Rel, error) {
+	var pairs ir.Rel = ir.NewJoin(ir.JoinCross, left, right)
+	if len(on) > 0 {
+		pairs = ir.NewJoin(ir.JoinInner, left, right, on...)
+	}
+	if kind == ir.JoinFull {
+		// PostgreSQL's refusal (a subquery is not merge- or hash-joinable).
+		return nil, repr.Unsupported("FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
+	}
+	matched, err := b.filter(pairs, &scope{cols: cols, parent: parent}, quals, "JOIN/ON")
+	if err != nil || kind == ir.JoinInner {
+		return matched, err
+	}
+	nl, nr := ir.Arity(left), ir.Arity(right)
+	var u ir.Rel
+	if kind == ir.JoinLeft {
+		u, err = b.unmatched(left, matched, identityCols(nl), nr, false)
+	} else {
+		rc := make([]int, nr)
+		for i := range rc {
+			rc[i] = nl + i
+		}
+		u, err = b.unmatched(right, matched, rc, nl, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ir.NewUnion(matched, u), nil
+}
+
+// unmatched returns the rows of side whose values are no matched pair's
+// columns cols, padded with pad NULL columns (before the side's columns
+// when padFirst), as an outer join emits them. A row's match depends
+// only on its values, so its copies all match or all do not. State: the
+// distinct matched values of the side and the join's arrangements.
+func (b *builder) unmatched(side, matched ir.Rel, cols []int, pad int, padFirst bool) (ir.Rel, error) {
+	ts := side.ColTypes()
+	for _, t := range ts {
+		if _, _, err := expr.ResolveOp("=", []repr.T{t, t}); err != nil {
+			return nil, repr.Unsupported("an outer join with subqueries in ON over a column of type %s", t.Name())
+		}
+	}
+	seen := ir.NewMap(ir.NewDistinct(ir.NewProject(matched, cols...)), boolLit(true))
+	n := len(ts)
+	joined := ir.NewJoin(ir.JoinLeft, side, seen, b.nullSafeKeys(side, seen, identityCols(n), identityCols(n))...)
+	lone := ir.NewFilter(joined, &expr.IsNull{Arg: &expr.Col{Idx: 2 * n, T: repr.Bool}})
+	mts := matched.ColTypes()
+	var exprs []expr.Expr
+	nulls := func(from int) {
+		for i := range pad {
+			exprs = append(exprs, &expr.Lit{D: repr.Null, T: mts[from+i]})
+		}
+	}
+	if padFirst {
+		nulls(0)
+	}
+	for i := range n {
+		exprs = append(exprs, &expr.Col{Idx: i, T: ts[i]})
+	}
+	if !padFirst {
+		nulls(n)
+	}
+	return projectExprs(lone, 0, exprs), nil
 }
 
 // onJoin plans JOIN ... ON quals. The scalar subqueries of quals become

@@ -121,8 +121,10 @@ func concatNodes(ls [][]*pg_query.Node) []*pg_query.Node {
 // groupingSetsRel builds the union of one Reduce per grouping set (sets
 // hold indices into key, the Reduce key columns of the keys after the
 // outer values) over in, in the layout of a plain GROUP BY of every key
-// plus the grouping bits column.
-func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []expr.Agg) ir.Rel {
+// plus the grouping bits column. In a decorrelated subquery, fill turns
+// the Reduce of an empty grouping set into one row per outer value, as a
+// plain aggregate without GROUP BY (fillGroups).
+func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []expr.Agg, fill func(ir.Rel) ir.Rel) ir.Rel {
 	ts := in.ColTypes()
 	var branches []ir.Rel
 	for _, set := range sets {
@@ -135,6 +137,10 @@ func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []expr
 			}
 		}
 		n := len(red.Key)
+		var grouped ir.Rel = red
+		if n == nOuter && nOuter > 0 {
+			grouped = fill(red)
+		}
 		proj := identityCols(nOuter)
 		var maps []expr.Expr
 		bits := int64(0)
@@ -152,7 +158,7 @@ func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []expr
 		}
 		maps = append(maps, &expr.Lit{D: repr.NewInt(bits), T: repr.Int8})
 		proj = append(proj, n+len(aggs)+len(maps)-1)
-		branches = append(branches, ir.NewProject(ir.NewMap(red, maps...), proj...))
+		branches = append(branches, ir.NewProject(ir.NewMap(grouped, maps...), proj...))
 	}
 	return ir.NewUnion(branches...)
 }

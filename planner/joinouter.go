@@ -79,8 +79,8 @@ func (b *builder) joinExprOver(j *pg_query.JoinExpr, parent *scope, outer *outer
 		return nil, nil, false, repr.Unsupported("join type %s", j.Jointype)
 	case j.IsNatural || len(j.UsingClause) > 0:
 		return nil, nil, false, repr.Unsupported("NATURAL or USING joins reading the enclosing query's columns")
-	case lateralRight(j) != nil || hasSubLink(j.Quals):
-		return nil, nil, false, repr.Unsupported("LATERAL or subqueries in a JOIN reading the enclosing query's columns")
+	case lateralRight(j) != nil:
+		return nil, nil, false, repr.Unsupported("LATERAL in a JOIN reading the enclosing query's columns")
 	}
 	readL, readR, readOn := b.treeReadsOuter(j.Larg), b.treeReadsOuter(j.Rarg), b.readsOuter[j.Quals]
 	var carryL, carryR bool
@@ -114,18 +114,9 @@ func (b *builder) joinExprOver(j *pg_query.JoinExpr, parent *scope, outer *outer
 			scols[i] = scopeCol{hidden: true, typ: scols[i].typ} // D once, by the left's names
 		}
 	}
-	if j.Quals != nil {
-		ec := &ectx{b: b, sc: &scope{cols: scols, parent: parent}, rel: ir.NewJoin(kind, left, right),
-			clause: "JOIN/ON", noSubquery: true}
-		pred, err := ec.predicate(j.Quals)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		on = append(on, pred)
-	}
-	rel := ir.NewJoin(kind, left, right, on...)
-	if len(on) == 0 {
-		rel = ir.NewJoin(ir.JoinCross, left, right)
+	rel, err := b.joinOverRel(kind, left, right, on, scols, parent, j.Quals)
+	if err != nil {
+		return nil, nil, false, err
 	}
 	rel, cols := joinOverOutput(rel, kind, lcols, rcols, hasL, hasR, outer)
 	if j.Alias != nil {
@@ -179,4 +170,28 @@ func joinOverOutput(rel ir.Rel, kind ir.JoinKind, lcols, rcols []scopeCol, hasL,
 	add(0, lcols, hasL)
 	add(nl, rcols, hasR)
 	return projectExprs(rel, 0, exprs), cols
+}
+
+// joinOverRel joins left and right on the conjuncts on and quals, whose
+// names scols resolves (filterJoin when quals has subqueries).
+func (b *builder) joinOverRel(kind ir.JoinKind, left, right ir.Rel, on []expr.Expr, scols []scopeCol, parent *scope, quals *pg_query.Node) (ir.Rel, error) {
+	pairs := func(on []expr.Expr) ir.Rel {
+		if len(on) == 0 {
+			return ir.NewJoin(ir.JoinCross, left, right)
+		}
+		return ir.NewJoin(kind, left, right, on...)
+	}
+	switch {
+	case quals == nil:
+		return pairs(on), nil
+	case hasSubLink(quals):
+		return b.filterJoin(kind, left, right, on, scols, parent, quals)
+	}
+	ec := &ectx{b: b, sc: &scope{cols: scols, parent: parent}, rel: ir.NewJoin(kind, left, right),
+		clause: "JOIN/ON", noSubquery: true}
+	pred, err := ec.predicate(quals)
+	if err != nil {
+		return nil, err
+	}
+	return pairs(append(on, pred)), nil
 }

@@ -16,8 +16,12 @@ import (
 // subquery's at most one row, so NULL when it returns none and 21000 when
 // several, as scalarSubquery does), which every join kind may read in its
 // condition; the join's output drops the column again. A subquery that
-// refers to the joined relations or to an outer query stays 0A000, as do
-// EXISTS, IN and ANY in ON.
+// refers to the joined relations or to an outer query, and EXISTS, IN and
+// ANY in ON, are planned by filterJoin instead.
+
+// errCorrelatedOn is onSubqueries' refusal of a correlated subquery, which
+// filterJoin plans instead.
+var errCorrelatedOn = repr.Unsupported("correlated subqueries in JOIN/ON")
 
 // onSubqueries plans the scalar subqueries of quals over left: it returns
 // left widened by one column per subquery and each subquery's value over
@@ -32,7 +36,7 @@ func (b *builder) onSubqueries(quals *pg_query.Node, left ir.Rel) (ir.Rel, map[*
 	for _, sl := range links {
 		v, err := ec.scalarSubquery(sl.Subselect.GetSelectStmt(), sl.Location)
 		if e, ok := err.(*repr.Error); ok && (e.Code == "42703" || e.Code == "42P01") {
-			return nil, nil, repr.Unsupported("correlated subqueries in JOIN/ON")
+			return nil, nil, errCorrelatedOn
 		} else if err != nil {
 			return nil, nil, err
 		}
@@ -45,15 +49,25 @@ func (b *builder) onSubqueries(quals *pg_query.Node, left ir.Rel) (ir.Rel, map[*
 // not descending into subqueries.
 func scalarSubLinks(n *pg_query.Node) []*pg_query.SubLink {
 	var out []*pg_query.SubLink
+	for _, sl := range subLinks(n) {
+		if sl.SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK && sl.Subselect.GetSelectStmt() != nil {
+			out = append(out, sl)
+		}
+	}
+	return out
+}
+
+// subLinks lists the subqueries of an expression, not descending into
+// subqueries.
+func subLinks(n *pg_query.Node) []*pg_query.SubLink {
+	var out []*pg_query.SubLink
 	if n == nil {
 		return nil
 	}
 	var visit func(m protoreflect.Message)
 	visit = func(m protoreflect.Message) {
 		if sl, ok := m.Interface().(*pg_query.SubLink); ok {
-			if sl.SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK && sl.Subselect.GetSelectStmt() != nil {
-				out = append(out, sl)
-			}
+			out = append(out, sl)
 			return
 		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {

@@ -266,8 +266,6 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	}
 	if plain {
 		sets = nil
-	} else if p.nOuter > 0 {
-		return nil, repr.Unsupported("GROUPING SETS, ROLLUP and CUBE in a correlated subquery")
 	}
 	var calls []*pg_query.FuncCall
 	for _, t := range targets {
@@ -377,7 +375,8 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, sets [][]int, calls []*pg
 	aggs, pos := dedupAggs(specs, column)
 	var rel ir.Rel = &ir.Reduce{Input: ir.NewMap(from.rel, maps...), Key: key, Aggs: aggs}
 	if sets != nil {
-		rel = groupingSetsRel(ir.NewMap(from.rel, maps...), p.nOuter, key, sets, aggs)
+		rel = groupingSetsRel(ir.NewMap(from.rel, maps...), p.nOuter, key, sets, aggs,
+			func(r ir.Rel) ir.Rel { return b.fillGroups(r, from, aggs) })
 	}
 	if len(keys) == 0 && p.nOuter > 0 {
 		rel = b.fillGroups(rel, from, aggs)
