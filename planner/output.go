@@ -230,9 +230,6 @@ func matchExpr(e expr.Expr, exprs []expr.Expr) int {
 
 // limit evaluates constant LIMIT and OFFSET expressions.
 func (b *builder) limit(sel *pg_query.SelectStmt, p *planned) error {
-	if sel.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
-		return repr.Unsupported("FETCH ... WITH TIES")
-	}
 	var err error
 	if sel.LimitCount != nil {
 		if p.limit, err = b.constInt(sel.LimitCount, "LIMIT", -1); err != nil {
@@ -243,6 +240,9 @@ func (b *builder) limit(sel *pg_query.SelectStmt, p *planned) error {
 		if p.offset, err = b.constInt(sel.LimitOffset, "OFFSET", 0); err != nil {
 			return err
 		}
+	}
+	if sel.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES && p.limit > 0 {
+		return b.withTies(p)
 	}
 	if p.limit >= 0 && p.limit <= 1 {
 		p.atMostOne = true
