@@ -78,11 +78,16 @@ func StartPostgres(t testing.TB) *Server {
 	}
 	initdb(t, bin, s.dataDir, cred, s.logs)
 	s.spawn = func() *exec.Cmd {
+		// jit=off: JIT compiling a test's small queries (whose costs
+		// are estimated over unanalyzed tables) takes longer than
+		// running them, and the slt runner refreshes every view before
+		// each query.
 		cmd := exec.Command(filepath.Join(bin, "postgres"),
 			"-D", s.dataDir, "-p", strconv.Itoa(s.port), "-k", base,
 			"-c", "listen_addresses=127.0.0.1",
 			"-c", "fsync=off", "-c", "full_page_writes=off",
-			"-c", "TimeZone=UTC", "-c", "lc_messages=C", "-c", "max_connections=60")
+			"-c", "TimeZone=UTC", "-c", "lc_messages=C", "-c", "max_connections=60",
+			"-c", "jit=off")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		return cmd
 	}
