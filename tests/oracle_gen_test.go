@@ -11,7 +11,8 @@ import (
 // oracle's tables, earlier grouped views and CTEs, with joins of 1-8 inputs
 // (comma lists in random order with the predicates in WHERE, or explicit
 // INNER/LEFT JOIN ... ON), subqueries (EXISTS, IN, NOT IN, scalar; correlated
-// or not; nested one level), window functions, CTEs and set operations;
+// or not; nested one level; row IN, set operations and JOINs whose ON reads
+// the outer query), window functions, CTEs and set operations;
 // oracle_gen_rec_test.go adds WITH RECURSIVE and array views.
 
 // gcol is one column of a relation the generator can read.
@@ -682,9 +683,16 @@ func (g *qgen) subWhere(binds, outer []gbind, conj []string, corr bool, depth in
 }
 
 // subPred returns a subquery predicate over outer: [NOT] EXISTS, [NOT] IN
-// (correlated or not), or a comparison with a scalar subquery.
+// (correlated or not; of a row too), EXISTS over a set operation or a
+// JOIN whose ON reads outer, or a comparison with a scalar subquery.
 func (g *qgen) subPred(outer []gbind, depth int) string {
-	switch g.rng.IntN(5) {
+	switch g.rng.IntN(8) {
+	case 5:
+		return g.rowIn(outer, depth)
+	case 6:
+		return g.existsSetOp(outer, depth)
+	case 7:
+		return g.joinOnOuter(outer, depth)
 	case 0, 1:
 		from, binds, conj := g.subFrom()
 		not := pick(g, []string{"", "NOT "})
@@ -702,6 +710,48 @@ func (g *qgen) subPred(outer []gbind, depth int) string {
 		return g.filter(pick(g, outer))
 	}
 	return fmt.Sprintf("%s %s %s", o.sql, pick(g, []string{"<", ">=", "=", "<>"}), s.sql)
+}
+
+// rowIn returns (a, b) [NOT] IN (SELECT x, y ...), correlated or not.
+func (g *qgen) rowIn(outer []gbind, depth int) string {
+	o1, o2 := g.anyCol(outer), g.anyCol(outer)
+	from, binds, conj := g.subFrom()
+	y1, y2 := g.colTyped(binds, o1.typ), g.colTyped(binds, o2.typ)
+	not := pick(g, []string{"", "NOT "})
+	return fmt.Sprintf("(%s, %s) %sIN (SELECT %s, %s FROM %s%s)", o1.sql, o2.sql, not, y1.sql, y2.sql,
+		from, g.subWhere(binds, outer, conj, g.pct(50), depth))
+}
+
+// existsSetOp returns [NOT] EXISTS over a UNION, INTERSECT or EXCEPT (ALL
+// or not) of two subqueries correlated with outer.
+func (g *qgen) existsSetOp(outer []gbind, depth int) string {
+	o := g.anyCol(outer)
+	var sides []string
+	for range 2 {
+		from, binds, conj := g.subFrom()
+		y := g.colTyped(binds, o.typ)
+		sides = append(sides, fmt.Sprintf("SELECT %s FROM %s%s", y.sql, from, g.subWhere(binds, outer, conj, true, depth)))
+	}
+	op := pick(g, []string{"UNION", "INTERSECT", "EXCEPT"}) + pick(g, []string{"", " ALL"})
+	not := pick(g, []string{"", "NOT "})
+	return fmt.Sprintf("%sEXISTS (%s %s %s)", not, sides[0], op, sides[1])
+}
+
+// joinOnOuter returns EXISTS over an inner JOIN whose ON condition reads
+// outer, or a bound on a count over such a LEFT JOIN.
+func (g *qgen) joinOnOuter(outer []gbind, depth int) string {
+	a, item := g.bind(false)
+	b, item2 := g.bind(false)
+	e := g.edge([]gbind{a, b}, 0, 1, gexpr{})
+	on := e.x.sql + " = " + e.y.sql
+	if c := g.correlate(b, outer); c != "" {
+		on += " AND " + c
+	}
+	where := g.subWhere([]gbind{a}, outer, nil, g.pct(50), depth)
+	if g.pct(50) {
+		return fmt.Sprintf("EXISTS (SELECT 1 FROM %s JOIN %s ON %s%s)", item, item2, on, where)
+	}
+	return fmt.Sprintf("%d <= (SELECT count(%s) FROM %s LEFT JOIN %s ON %s%s)", g.rng.IntN(3), e.y.sql, item, item2, on, where)
 }
 
 // scalarSub returns a scalar subquery of type class typ that yields at
