@@ -36,11 +36,16 @@ type builder struct {
 	// Quals node, *pg_query.RangeSubselect) that decorrelation's first
 	// pass saw read the enclosing queries' columns (joinouter.go).
 	readsOuter map[any]bool
+	// inlined holds the derived table standing for each reference to an
+	// inlined CTE, and cteFrames each inlined CTE query's frame (cte.go).
+	inlined   map[*pg_query.RangeVar]*pg_query.Node
+	cteFrames map[*pg_query.SelectStmt]int
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {
 	b := &builder{cat: cat, opts: opts, placeholders: map[*expr.Lit]int{},
-		rankLimits: map[*pg_query.SelectStmt]rankLimit{}, readsOuter: map[any]bool{}}
+		rankLimits: map[*pg_query.SelectStmt]rankLimit{}, readsOuter: map[any]bool{},
+		inlined: map[*pg_query.RangeVar]*pg_query.Node{}, cteFrames: map[*pg_query.SelectStmt]int{}}
 	b.paramTypes = append([]repr.T(nil), opts.ParamTypes...)
 	return b
 }

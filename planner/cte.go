@@ -14,6 +14,11 @@ type cte struct {
 	name string
 	rel  ir.Rel
 	cols []ResultColumn // named by the CTE's column list when it has one
+	// inline is set for a CTE of a subquery whose query reads the
+	// enclosing queries' columns: each reference is planned as a derived
+	// table of that query (inlineCTE), seeing the CTEs before it (frame).
+	inline *pg_query.CommonTableExpr
+	frame  int
 }
 
 // withCTEs plans sel's WITH list, runs body with the CTEs in scope, and
@@ -21,7 +26,7 @@ type cte struct {
 // reads the same relation, and lowering merges equal subplans, so a CTE
 // referenced several times is computed once in the dataflow (unless the
 // optimizer specializes one reference, e.g. by pushing a filter into it).
-func (b *builder) withCTEs(w *pg_query.WithClause, body func() (*planned, error)) (*planned, error) {
+func (b *builder) withCTEs(w *pg_query.WithClause, parent *scope, body func() (*planned, error)) (*planned, error) {
 	depth := len(b.ctes)
 	defer func() { b.ctes = b.ctes[:depth] }()
 	items := make([]*pg_query.CommonTableExpr, len(w.Ctes))
@@ -38,7 +43,7 @@ func (b *builder) withCTEs(w *pg_query.WithClause, body func() (*planned, error)
 		}
 	}
 	for _, ce := range items {
-		c, err := b.planCTE(ce, depth, w.Recursive)
+		c, err := b.planCTE(ce, depth, w.Recursive, parent)
 		if err != nil {
 			return nil, err
 		}
@@ -48,8 +53,10 @@ func (b *builder) withCTEs(w *pg_query.WithClause, body func() (*planned, error)
 }
 
 // planCTE plans one CTE of a WITH list whose frame starts at b.ctes[depth];
-// in a WITH RECURSIVE list, a CTE that references itself is recursive.
-func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive bool) (*cte, error) {
+// in a WITH RECURSIVE list, a CTE that references itself is recursive. In
+// a subquery (parent set) its query may read the enclosing queries'
+// columns: once decorrelation's first pass saw it do so, it is inlined.
+func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive bool, parent *scope) (*cte, error) {
 	for _, c := range b.ctes[depth:] {
 		if c.name == ce.Ctename {
 			return nil, repr.Errorf("42712", "WITH query name %q specified more than once", ce.Ctename).
@@ -66,9 +73,22 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive boo
 	if ce.SearchClause != nil || ce.CycleClause != nil {
 		return nil, repr.Errorf(repr.CodeSyntax, "WITH query is not recursive").WithPosition(ce.Location + 1)
 	}
-	p, err := b.planQuery(sel, &scope{barrier: true}, nil)
+	if parent != nil && b.readsOuter[ce] {
+		return &cte{name: ce.Ctename, inline: ce, frame: len(b.ctes)}, nil
+	}
+	sc := &scope{parent: parent}
+	var p *planned
+	err := b.noteOuterReads(ce, parent, func() (err error) {
+		p, err = b.planQuery(sel, sc, nil)
+		return err
+	})
 	if err != nil {
 		return nil, err
+	}
+	if b.readsOuter[ce] {
+		// From now on inlined, so that the queries reading it read the
+		// enclosing queries too.
+		return &cte{name: ce.Ctename, inline: ce, frame: len(b.ctes)}, nil
 	}
 	cols, err := cteColumns(ce, p.cols)
 	if err != nil {
@@ -127,4 +147,37 @@ func (b *builder) cteRef(c *cte, rv *pg_query.RangeVar) (ir.Rel, []scopeCol, err
 			system: isSCCHidden(rc.Name)}
 	}
 	return c.rel, cols, renameColumns(cols, colAliases, alias)
+}
+
+// inlineCTE returns, for a reference to a CTE that is inlined (cte.inline),
+// the derived table it stands for (one node per reference, so that both
+// passes of decorrelation see the same node); else n.
+func (b *builder) inlineCTE(n *pg_query.Node) *pg_query.Node {
+	rv := n.GetRangeVar()
+	if rv == nil || rv.Schemaname != "" {
+		return n
+	}
+	c := b.lookupCTE(rv.Relname)
+	if c == nil || c.inline == nil {
+		return n
+	}
+	if d, ok := b.inlined[rv]; ok {
+		return d
+	}
+	alias := &pg_query.Alias{Aliasname: c.name, Colnames: append([]*pg_query.Node(nil), c.inline.Aliascolnames...)}
+	if rv.Alias != nil {
+		alias.Aliasname = rv.Alias.Aliasname
+		for i, name := range rv.Alias.Colnames {
+			if i < len(alias.Colnames) {
+				alias.Colnames[i] = name
+			} else {
+				alias.Colnames = append(alias.Colnames, name)
+			}
+		}
+	}
+	b.cteFrames[c.inline.Ctequery.GetSelectStmt()] = c.frame
+	d := &pg_query.Node{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+		Subquery: c.inline.Ctequery, Alias: alias}}}
+	b.inlined[rv] = d
+	return d
 }

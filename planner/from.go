@@ -29,6 +29,7 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		sc.cols = append(sc.cols, outer.cols...)
 	}
 	for _, item := range items {
+		item = b.inlineCTE(item)
 		// A derived table may read the enclosing queries' columns: with
 		// outer values it is planned as LATERAL over them, seeing its
 		// siblings only when it is LATERAL (see firstSubselect).
@@ -156,6 +157,7 @@ func checkDuplicateAliases(have, add []scopeCol) error {
 
 // fromItem plans one FROM item, returning its relation and named columns.
 func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol, error) {
+	n = b.inlineCTE(n)
 	switch {
 	case n.GetRangeVar() != nil:
 		return b.rangeVar(n.GetRangeVar())

@@ -41,6 +41,7 @@ func (b *builder) noteOuterReads(key any, parent *scope, plan func() error) erro
 // treeReadsOuter reports whether a FROM item (a JOIN tree) reads the
 // enclosing queries anywhere, as the first pass recorded.
 func (b *builder) treeReadsOuter(n *pg_query.Node) bool {
+	n = b.inlineCTE(n)
 	if j := n.GetJoinExpr(); j != nil {
 		return b.readsOuter[j]
 	}
@@ -54,6 +55,7 @@ func (b *builder) treeReadsOuter(n *pg_query.Node) bool {
 // outer values; carry asks that the result carry them (lead with D's
 // columns). It reports whether the result carries them.
 func (b *builder) joinOver(n *pg_query.Node, parent *scope, outer *outerRel, carry bool) (ir.Rel, []scopeCol, bool, error) {
+	n = b.inlineCTE(n)
 	if j := n.GetJoinExpr(); j != nil && (carry || b.readsOuter[j]) {
 		return b.joinExprOver(j, parent, outer, carry)
 	}

@@ -46,8 +46,15 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 
 // planQuery plans a query block with its WITH list in scope.
 func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	if n, ok := b.cteFrames[sel]; ok {
+		// An inlined CTE's query sees the CTEs before it (a copy: its
+		// own WITH lists append).
+		saved := b.ctes
+		b.ctes = slices.Clone(b.ctes[:n])
+		defer func() { b.ctes = saved }()
+	}
 	if sel.WithClause != nil {
-		return b.withCTEs(sel.WithClause, func() (*planned, error) { return b.planBlock(sel, parent, outer) })
+		return b.withCTEs(sel.WithClause, parent, func() (*planned, error) { return b.planBlock(sel, parent, outer) })
 	}
 	return b.planBlock(sel, parent, outer)
 }
