@@ -175,7 +175,11 @@ func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []expr.E
 			}
 		}
 		if col < 0 {
-			return nil, nil, repr.Unsupported("ORDER BY expressions over a set operation")
+			// PostgreSQL's refusal, which is 0A000 too.
+			return nil, nil, repr.Unsupported("ORDER BY expressions over a set operation").
+				WithDetail("Only result column names can be used, not expressions or functions.").
+				WithHint("Add the expression/function to every SELECT, or move the UNION into a FROM clause.").
+				WithPosition(location(sb.Node) + 1)
 		}
 		desc := sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC
 		nullsFirst := desc
