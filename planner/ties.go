@@ -45,7 +45,7 @@ func (b *builder) withTies(p *planned) error {
 // deciding by the next.
 func (b *builder) sortsNoLater(order []expr.SortCol, ts []repr.T, w int) (expr.Expr, error) {
 	ec := &ectx{b: b}
-	var res expr.Expr = boolLit(true)
+	var res expr.Expr
 	for i := len(order) - 1; i >= 0; i-- {
 		o := order[i]
 		v, t := &expr.Col{Idx: o.Col, T: ts[o.Col]}, &expr.Col{Idx: w + o.Col, T: ts[w+o.Col]}
@@ -67,7 +67,11 @@ func (b *builder) sortsNoLater(order []expr.SortCol, ts []repr.T, w int) (expr.E
 			early, late = &expr.IsNull{Arg: v}, &expr.IsNull{Arg: t, Negate: true}
 		}
 		before := or(and(early, late), &expr.Coalesce{Args: []expr.Expr{cmp, boolLit(false)}, T: repr.Bool})
-		res = or(before, and(eq, res))
+		if res == nil {
+			res = or(before, eq) // the last column: equal is no later
+		} else {
+			res = or(before, and(eq, res))
+		}
 	}
 	return res, nil
 }
