@@ -68,7 +68,7 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive boo
 		return nil, repr.Unsupported("data-modifying statement in WITH").WithPosition(ce.Location + 1)
 	}
 	if recursive && references(ce.Ctequery, ce.Ctename) > 0 {
-		return b.planRecursiveCTE(ce, sel)
+		return b.planRecursiveCTE(ce, sel, parent)
 	}
 	if ce.SearchClause != nil || ce.CycleClause != nil {
 		return nil, repr.Errorf(repr.CodeSyntax, "WITH query is not recursive").WithPosition(ce.Location + 1)

@@ -266,7 +266,7 @@ func dependsOnPending(c *pg_query.CommonTableExpr, items []*pg_query.CommonTable
 // (unknown literals become text); the recursive term reads the CTE as an
 // ir.LoopVar and its columns must unify to the same types (42804 as in
 // PostgreSQL otherwise).
-func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*cte, error) {
+func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, parent *scope) (*cte, error) {
 	tagged := false
 	if t, ok := tagIterations(ce, sel); ok {
 		ce, sel, tagged = t, t.Ctequery.GetSelectStmt(), true
@@ -280,7 +280,7 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if err := checkRecursive(ce, sel, tagged); err != nil {
 		return nil, err
 	}
-	base, err := b.planQuery(sel.Larg, &scope{barrier: true}, nil)
+	base, err := b.planQuery(sel.Larg, &scope{parent: parent, barrier: true}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	c := &cte{name: ce.Ctename, rel: v, cols: loopCols}
 	b.ctes = append(b.ctes, c)
 	defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
-	rec, err := b.planQuery(recTerm, &scope{barrier: true}, nil)
+	rec, err := b.planQuery(recTerm, &scope{parent: parent, barrier: true}, nil)
 	if err != nil {
 		return nil, err
 	}

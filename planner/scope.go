@@ -57,7 +57,7 @@ type scope struct {
 	// outerRel is the relation of the outer values (the leading outer
 	// columns) of a decorrelated subquery's FROM scope.
 	outerRel ir.Rel
-	// barrier stops correlated lookups (the body of a WITH query).
+	// barrier stops correlated lookups (the terms of a recursive WITH query).
 	barrier bool
 }
 
@@ -170,13 +170,13 @@ func recordedHits(s *scope) int {
 }
 
 // beyondBarrier is the error for a reference that no scope up to a
-// barrier resolves: 0A000 when a scope past it would (a WITH query
+// barrier resolves: 0A000 when a scope past it would (a recursive WITH query
 // reading the enclosing query, which PostgreSQL allows), else
 // undefinedColumn's.
 func beyondBarrier(s, past *scope, table, name string, loc int32) error {
 	for cur := past; cur != nil; cur = cur.parent {
 		if i, err := cur.lookup(table, name, loc); err == nil && i >= 0 {
-			return repr.Unsupported("a reference to the enclosing query's column %q from a WITH query", name).WithPosition(loc + 1)
+			return repr.Unsupported("a reference to the enclosing query's column %q from a recursive WITH query", name).WithPosition(loc + 1)
 		}
 	}
 	return undefinedColumn(s, table, name, loc)
