@@ -59,12 +59,13 @@ func newMFP(spec dataflow.MFP, in []repr.T) (*mfpOp, error) {
 }
 
 // narrowInput returns spec rewritten over only the input columns it reads
-// (inCols, in order), or spec and nil if it reads them all: apply then
-// copies those columns, not the whole input row, before the map columns.
+// (inCols, in order; empty, not nil, when it reads none), or spec and nil
+// if it reads them all: apply then copies those columns, not the whole
+// input row, before the map columns.
 func narrowInput(spec dataflow.MFP, nIn int) (dataflow.MFP, []int) {
 	used := mfpReads(spec, nIn)
 	pos := make([]int, nIn)
-	var inCols []int
+	inCols := make([]int, 0, nIn) // not nil when it reads none (SELECT 1 FROM t)
 	for c, u := range used {
 		if u {
 			pos[c] = len(inCols)
