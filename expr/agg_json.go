@@ -2,6 +2,7 @@ package expr
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -25,7 +26,7 @@ func finalJSONAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 				if n > 0 {
 					b = append(b, ", "...)
 				}
-				b = appendJSONValue(b, e)
+				b = appendJSONElem(b, e, n > 0)
 				n++
 			}
 		}
@@ -99,6 +100,31 @@ func finalJSONObjectAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 }
 
 // appendJSONValue appends a converted value's text, null for NULL.
+// structuredMark starts the JSON text of a json_agg element converted
+// from a composite value (json_agg_structured): a byte no JSON text
+// holds outside a string, so user values never carry it.
+const structuredMark = "\x01"
+
+func init() {
+	internalFuncs["json_agg_structured"] = true
+	fn("json_agg_structured", repr.JSON, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+		return repr.NewJSON(structuredMark + a[0].Text()), nil
+	}, repr.JSON)
+}
+
+// appendJSONElem appends one json_agg element: a composite element after
+// the first starts on a new line, as PostgreSQL's json_agg_transfn
+// separates structured values (", \n ").
+func appendJSONElem(b []byte, v repr.Datum, later bool) []byte {
+	if s, ok := strings.CutPrefix(v.Text(), structuredMark); ok && !v.IsNull() {
+		if later {
+			b = append(b, "\n "...)
+		}
+		return append(b, s...)
+	}
+	return appendJSONValue(b, v)
+}
+
 func appendJSONValue(b []byte, v repr.Datum) []byte {
 	if v.IsNull() {
 		return append(b, "null"...)

@@ -169,8 +169,10 @@ func privileges() {
 }
 
 // formatType is format_type(type oid, typmod): the type's SQL name with
-// its modifiers; NULL typmod means none; an unknown OID prints as "???".
-func formatType(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+// its modifiers; NULL typmod means none; a type repr does not know (a
+// composite type) is named by the session's catalog, as regtype output;
+// an unknown OID prints as "???".
+func formatType(c *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if a[0].IsNull() {
 		return repr.Null, nil
 	}
@@ -180,6 +182,11 @@ func formatType(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	}
 	t, ok := repr.FromTypmod(uint32(a[0].Int()), mod)
 	if !ok {
+		if cat, err := catalogOf(c, "format_type"); err == nil {
+			if name, ok := cat.RegOut(repr.RegType, uint32(a[0].Int())); ok {
+				return repr.NewText(name), nil
+			}
+		}
 		return repr.NewText("???"), nil
 	}
 	return repr.NewText(t.Name()), nil

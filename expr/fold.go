@@ -275,6 +275,8 @@ func ParseTypeName(name string, mods []int32) (repr.T, error) {
 		if len(mods) == 2 {
 			t.Scale = mods[1]
 		}
+	case t.Family == repr.FamRecord && len(mods) == 1 && mods[0] > 0:
+		t.Composite = uint32(mods[0]) // TypeName's record(oid)
 	default:
 		return repr.Unknown, repr.Errorf(repr.CodeSyntax, "invalid type modifier for %s", name)
 	}

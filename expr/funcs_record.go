@@ -13,6 +13,8 @@ import (
 
 func init() {
 	variadics["row"] = rowConstructor
+	variadics["record_in"] = recordInFunc
+	internalFuncs["record_in"] = true
 	internalFuncs["search_depth"] = true
 	fn("search_depth", repr.Int8, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		r, _ := a[0].Record()
@@ -49,5 +51,38 @@ func rowConstructor(args []repr.T) (*Func, error) {
 	}
 	return newFunc("row", repr.Record, false, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return repr.NewRecord(append(repr.Row(nil), a...), sig)
+	}, sig...), nil
+}
+
+// recordInFunc instantiates record_in(text, t1, ..., tn) -> record: the
+// text read as record_in reads a value of a composite type whose fields
+// have types t1..tn (the planner passes typed NULLs, so the field types
+// are part of the call's printed form). It is strict in its text.
+func recordInFunc(args []repr.T) (*Func, error) {
+	if len(args) < 2 || args[0].Family != repr.FamText {
+		return nil, repr.Errorf(repr.CodeUndefinedFunction, "function record_in must be called as record_in(text, type, ...)")
+	}
+	sig := append([]repr.T(nil), args...)
+	fields := sig[1:]
+	return newFunc("record_in", repr.Record, false, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
+		if a[0].IsNull() {
+			return repr.Null, nil
+		}
+		texts, perr := repr.ParseRecordText(a[0].Text(), len(fields))
+		if perr != nil {
+			return repr.Null, perr
+		}
+		row := make(repr.Row, len(fields))
+		for i, s := range texts {
+			if s == nil {
+				continue
+			}
+			d, err := castDatum(repr.NewText(*s), repr.Unknown, fields[i], c.Location(), true)
+			if err != nil {
+				return repr.Null, err
+			}
+			row[i] = d
+		}
+		return repr.NewRecord(row, fields)
 	}, sig...), nil
 }

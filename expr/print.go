@@ -128,7 +128,7 @@ func (c *Coalesce) String() string { return "coalesce(" + joinExprs(c.Args, ", "
 
 // TypeName returns the short PostgreSQL name of t that ParseExpr and
 // ParseTypeName accept: int4, float8, numeric(10,2), varchar(5), bpchar(3),
-// timestamptz, ...
+// timestamptz, ..., record(oid) for a named composite type.
 func TypeName(t repr.T) string {
 	if t.Vector || t.OIDKind != repr.NotOID && t.Family == repr.FamInt ||
 		t.Family == repr.FamText && (t.Kind == repr.KindName || t.Kind == repr.KindQChar) {
@@ -149,6 +149,10 @@ func TypeName(t repr.T) string {
 			return fmt.Sprintf("numeric(%d,%d)", t.Precision, t.Scale)
 		}
 		return "numeric"
+	case repr.FamRecord:
+		if t.Composite != 0 {
+			return fmt.Sprintf("record(%d)", t.Composite) // the composite type's OID as a modifier
+		}
 	case repr.FamText:
 		name := [...]string{"text", "varchar", "bpchar"}[t.Kind]
 		if t.Length > 0 {

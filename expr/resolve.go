@@ -60,7 +60,7 @@ func sameType(a, b repr.T) bool {
 
 // bare strips type modifiers, as PostgreSQL's error messages print types.
 func bare(t repr.T) repr.T {
-	return repr.T{Family: t.Family, Width: t.Width, Kind: t.Kind, Elem: t.Elem, OIDKind: t.OIDKind, Vector: t.Vector}
+	return repr.T{Family: t.Family, Width: t.Width, Kind: t.Kind, Elem: t.Elem, OIDKind: t.OIDKind, Vector: t.Vector, Composite: t.Composite}
 }
 
 // implicitOK reports whether an argument of type arg may be passed to a

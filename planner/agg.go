@@ -238,9 +238,6 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 			box = "array_agg_box" // array_agg(anyarray) stacks its values
 		case argT.Family == repr.FamArray:
 			return aggSpec{}, repr.Unsupported("%s over array values", name).WithPosition(fc.Location + 1)
-		case argT.Family == repr.FamRecord && kind == expr.AggJSONAgg:
-			// PostgreSQL separates composite elements by ",\n ".
-			return aggSpec{}, repr.Unsupported("%s over record values", name).WithPosition(fc.Location + 1)
 		}
 		argT = repr.ArrayOf(argT)
 	}
@@ -254,6 +251,12 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 		last := len(args) - 1
 		if args[last], err = from.function(def.Convert, args[last:], fc.Location); err != nil {
 			return aggSpec{}, err
+		}
+		if kind == expr.AggJSONAgg && argT.Family == repr.FamArray && argT.Elem == repr.FamRecord {
+			// PostgreSQL separates composite elements by ",\n ".
+			if args[last], err = from.function("json_agg_structured", args[last:], fc.Location); err != nil {
+				return aggSpec{}, err
+			}
 		}
 	}
 	if def.Boxed {

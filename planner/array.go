@@ -138,6 +138,9 @@ func (c *ectx) elementAssignment(rel *Relation, set []expr.Expr, col int, rt *pg
 // = arr (where a plain subscript k is the slice 1:k, as PostgreSQL reads
 // it), v assigned to the element or the array type.
 func (c *ectx) assignInto(base expr.Expr, t repr.T, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
+	if t.IsComposite() {
+		return c.fieldAssignment(base, t, rt, v)
+	}
 	if t.Family != repr.FamArray || t.Vector {
 		return nil, repr.Unsupported("assignment to subfields or elements of type %s", t.Name()).WithPosition(rt.Location + 1)
 	}

@@ -138,6 +138,9 @@ func (b *builder) coerce(e expr.Expr, t repr.T) (expr.Expr, error) {
 // UPDATE, DEFAULT): 42804 when no assignment cast exists.
 func (b *builder) assign(e expr.Expr, t repr.T, col string) (expr.Expr, error) {
 	from := e.Type()
+	if isComposite(from, t) {
+		return b.coerceComposite(e, t, false, -1)
+	}
 	if from.Family != repr.FamUnknown && repr.CastContextOf(from, t) < repr.CastAssignment {
 		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "column %q is of type %s but expression is of type %s", col, t.Name(), from.Name()).
 			WithHint("You will need to rewrite or cast the expression.")
@@ -152,6 +155,9 @@ func (b *builder) explicitCast(e expr.Expr, t repr.T, loc int32) (expr.Expr, err
 		if _, ok := b.placeholders[lit]; ok {
 			return b.coerce(e, t)
 		}
+	}
+	if isComposite(from, t) {
+		return b.coerceComposite(e, t, true, loc)
 	}
 	if from.Family != repr.FamUnknown && repr.CastContextOf(from, t) < repr.CastExplicit {
 		return nil, repr.Errorf("42846", "cannot cast type %s to %s", from.Name(), t.Name()).WithPosition(loc + 1)

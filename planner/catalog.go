@@ -176,3 +176,17 @@ type Delete struct {
 	ReturningColumns []ResultColumn
 	ParamTypes       []repr.T
 }
+
+// TypeCatalog is implemented by a Catalog that holds named composite
+// types (CREATE TYPE name AS (...)); the planner asks for it with a type
+// assertion, so catalogs without types need not implement it.
+type TypeCatalog interface {
+	// CompositeType resolves a possibly schema-qualified type name to a
+	// composite type (repr.CompositeOf its OID); ok is false when no
+	// composite type has that name.
+	CompositeType(schema, name string) (t repr.T, ok bool)
+	// CompositeFields returns the name (as format_type prints it) and the
+	// fields, in order, of the composite type with pg_type OID oid (ok
+	// false when there is none).
+	CompositeFields(oid uint32) (name string, fields []expr.TableCol, ok bool)
+}

@@ -569,12 +569,15 @@ func resolveType(tn *pg_query.TypeName) (repr.T, error) {
 }
 
 func (c *ectx) typeCast(tc *pg_query.TypeCast) (expr.Expr, error) {
-	t, err := resolveType(tc.TypeName)
+	t, err := c.b.resolveType(tc.TypeName)
 	if err != nil {
 		if e, ok, rerr := c.rowCast(tc); ok {
 			return e, rerr
 		}
 		return nil, err
+	}
+	if row := tc.Arg.GetRowExpr(); row != nil && t.IsComposite() {
+		return c.rowToComposite(row, t, tc.Location)
 	}
 	if t.Family == repr.FamInterval && len(tc.TypeName.Typmods) > 0 &&
 		tc.TypeName.Typmods[0].GetAConst().GetIval().GetIval() != imFullRange {
@@ -676,6 +679,9 @@ func (c *ectx) minMax(mm *pg_query.MinMaxExpr) (expr.Expr, error) {
 
 // function resolves and applies a built-in function.
 func (c *ectx) function(name string, args []expr.Expr, loc int32) (expr.Expr, error) {
+	if name == "pg_typeof" && len(args) == 1 && args[0].Type().Composite != 0 {
+		return &expr.Lit{D: repr.NewText(c.b.typeName(args[0].Type())), T: repr.Text}, nil // repr cannot name it
+	}
 	if to, rargs, ok := c.namedRecordJSON(name, args); ok {
 		name, args = to, rargs
 	}

@@ -56,10 +56,10 @@ func (c *ectx) recordFields(e expr.Expr) []expr.TableCol {
 	if f, ok := c.records[e]; ok {
 		return f
 	}
-	if col, ok := e.(*expr.Col); ok && c.sc != nil && col.Idx < len(c.sc.cols) {
+	if col, ok := e.(*expr.Col); ok && c.sc != nil && col.Idx < len(c.sc.cols) && c.sc.cols[col.Idx].fields != nil {
 		return c.sc.cols[col.Idx].fields
 	}
-	return nil
+	return c.b.compositeFields(e.Type())
 }
 
 // fieldSelect plans (arg).name.

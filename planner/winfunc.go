@@ -749,7 +749,7 @@ func (c *ectx) winAggArgs(fc *pg_query.FuncCall, kind expr.AggKind, args []expr.
 	}
 	argT := args[0].Type()
 	if def.Boxed {
-		if argT.Family == repr.FamArray || argT.Family == repr.FamRecord && name == "json_agg" {
+		if argT.Family == repr.FamArray {
 			return nil, repr.Unsupported("%s over %s values", name, argT.Name()).WithPosition(fc.Location + 1)
 		}
 		argT = repr.ArrayOf(argT)
@@ -762,6 +762,12 @@ func (c *ectx) winAggArgs(fc *pg_query.FuncCall, kind expr.AggKind, args []expr.
 		last := len(args) - 1
 		if args[last], err = c.function(def.Convert, args[last:], fc.Location); err != nil {
 			return nil, err
+		}
+		if kind == expr.AggJSONAgg && argT.Elem == repr.FamRecord {
+			// PostgreSQL separates composite elements by ",\n ".
+			if args[last], err = c.function("json_agg_structured", args[last:], fc.Location); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if def.Boxed {

@@ -254,6 +254,8 @@ func (t T) Category() byte {
 		return 'T'
 	case t.Family == FamUnknown:
 		return 'X'
+	case t.IsComposite():
+		return 'C'
 	case t.Family == FamRecord:
 		return 'P'
 	}

@@ -29,8 +29,9 @@ const (
 	// 1) of the type T.ElemType(); its datum holds the shape and the
 	// elements (array.go, array_dims.go).
 	FamArray
-	// FamRecord is the anonymous record type: its datum holds its fields
-	// and their types (record.go).
+	// FamRecord is a record: the anonymous record type or a named
+	// composite type (T.Composite); its datum holds its fields and their
+	// types (record.go).
 	FamRecord
 )
 
@@ -59,6 +60,11 @@ type T struct {
 	// Vector marks int2vector and oidvector: a FamArray of int2 or oid
 	// printed space-separated and subscripted from 0 (oid.go).
 	Vector bool
+	// Composite is the pg_type OID of a named composite type (CREATE
+	// TYPE ... AS) of FamRecord, or of the element of an array of one;
+	// 0 for the anonymous record. The catalog knows its fields; values
+	// are records like any other (composite.go).
+	Composite uint32 `json:",omitempty"`
 }
 
 // TextKind distinguishes the three SQL character types.
@@ -180,8 +186,14 @@ func (t T) OID() uint32 {
 	case FamJSON:
 		return OIDJSON
 	case FamArray:
+		if t.Composite != 0 {
+			return CompositeArrayOID(t.Composite)
+		}
 		return arrayOIDs[t.ElemType().OID()]
 	case FamRecord:
+		if t.Composite != 0 {
+			return t.Composite
+		}
 		return OIDRecord
 	}
 	return OIDUnknown

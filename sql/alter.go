@@ -346,7 +346,7 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 			}
 			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, nu.Name)
 		}
-		col, pk, seq, err := columnDef(cd)
+		col, pk, seq, err := columnDef(cd, a.e.cat.typeFromName)
 		if err != nil {
 			return err
 		}
@@ -1387,7 +1387,7 @@ func (a *alteration) alterType(cmd *pg.AlterTableCmd) error {
 		return err
 	}
 	cd := cmd.Def.GetColumnDef()
-	t, err := typeFromName(cd.TypeName)
+	t, err := a.e.cat.typeFromName(cd.TypeName)
 	if err != nil {
 		return err
 	}

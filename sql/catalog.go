@@ -194,6 +194,9 @@ func (c *Catalog) Relation(schema, name string) (*planner.Relation, error) {
 	if o.Kind == relIndex {
 		return nil, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is an index", o.Name)
 	}
+	if o.Kind == relType {
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is a composite type", o.Name)
+	}
 	if c.size != nil {
 		if n := c.size(o.ID); n > 0 {
 			rel := *o.rel
@@ -299,6 +302,8 @@ func kindName(k planner.RelKind) string {
 		return "sequence"
 	case relIndex:
 		return "index"
+	case relType:
+		return "type"
 	}
 	return "table"
 }

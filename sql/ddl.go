@@ -15,7 +15,7 @@ import (
 // execCreateTable executes CREATE TABLE.
 func (p *Portal) execCreateTable(cs *pg.CreateStmt) error {
 	p.tag = "CREATE TABLE"
-	obj, err := tableObject(cs)
+	obj, err := tableObject(cs, p.st.s.e.typeFromName)
 	if err != nil {
 		return err
 	}
@@ -26,10 +26,14 @@ func (p *Portal) execCreateTable(cs *pg.CreateStmt) error {
 	return p.st.s.e.createObjects(append([]*Object{obj}, obj.owned...), cs.IfNotExists)
 }
 
-// tableObject builds a table's catalog entry from its definition; the
-// sequences of its serial and identity columns are in obj.owned, named
-// and linked when it is created (linkOwned).
-func tableObject(cs *pg.CreateStmt) (*Object, error) {
+// typeResolver resolves a column's type name (a catalog's typeFromName).
+type typeResolver func(*pg.TypeName) (repr.T, error)
+
+// tableObject builds a table's catalog entry from its definition, its
+// column types resolved by types; the sequences of its serial and
+// identity columns are in obj.owned, named and linked when it is created
+// (linkOwned).
+func tableObject(cs *pg.CreateStmt, types typeResolver) (*Object, error) {
 	if len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
 		return nil, repr.Unsupported("CREATE TABLE with inheritance, partitioning or OF type")
 	}
@@ -42,7 +46,7 @@ func tableObject(cs *pg.CreateStmt) (*Object, error) {
 		switch {
 		case elt.GetColumnDef() != nil:
 			cd := elt.GetColumnDef()
-			col, pk, seq, err := columnDef(cd)
+			col, pk, seq, err := columnDef(cd, types)
 			if err != nil {
 				return nil, err
 			}
@@ -116,15 +120,16 @@ func isTableConstraint(k pg.ConstrType) bool {
 	return false
 }
 
-// columnDef converts one column definition; pk reports an inline PRIMARY
-// KEY, seq the sequence a serial or identity column owns.
-func columnDef(cd *pg.ColumnDef) (col ColumnDef, pk bool, seq *Object, err error) {
+// columnDef converts one column definition, its type resolved by types;
+// pk reports an inline PRIMARY KEY, seq the sequence a serial or identity
+// column owns.
+func columnDef(cd *pg.ColumnDef, types typeResolver) (col ColumnDef, pk bool, seq *Object, err error) {
 	serial := serialType(cd.TypeName)
 	var t repr.T
 	if serial != "" {
 		t, err = repr.TypeByName(serial, nil)
 	} else {
-		t, err = typeFromName(cd.TypeName)
+		t, err = types(cd.TypeName)
 	}
 	if err != nil {
 		return col, false, nil, err
@@ -273,6 +278,9 @@ func (e *Engine) createObjects(objs []*Object, ifNotExists bool) error {
 	}
 	for _, obj := range objs {
 		obj.ID = e.allocID(b)
+		for i := 1; obj.Kind == relType && i < typeIDs; i++ {
+			e.allocID(b) // the type's and its array type's OIDs (ctype.go)
+		}
 	}
 	if err := e.linkOwned(objs); err != nil {
 		e.nextID = prevID
@@ -357,6 +365,9 @@ func (e *Engine) nameTaken(obj *Object, ifNotExists bool) (bool, error) {
 	}
 	if e.cat.lookup(obj.Schema, obj.Name) == nil && e.backfillingName(obj.Schema, obj.Name) == nil {
 		return false, nil
+	}
+	if obj.Kind == relType { // a relation's name is its row type's, as in PostgreSQL
+		return false, repr.Errorf(repr.CodeDuplicateObject, "type \"%s\" already exists", obj.Name)
 	}
 	if ifNotExists {
 		return true, skipped(repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists, skipping", obj.Name))

@@ -287,7 +287,7 @@ func (e *Engine) restore() error {
 			}
 			continue
 		}
-		if o.Kind == planner.RelView || o.Kind == planner.RelSource {
+		if o.Kind == planner.RelView || o.Kind == planner.RelSource || o.Kind == relType {
 			continue
 		}
 		c := storage.NewCollection(o.ID, o.PrimaryKey)

@@ -167,13 +167,19 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		kind, p.tag = relSequence, "DROP SEQUENCE"
 	case pg.ObjectType_OBJECT_INDEX:
 		kind, p.tag = relIndex, "DROP INDEX"
+	case pg.ObjectType_OBJECT_TYPE:
+		kind, p.tag = relType, "DROP TYPE"
 	default:
 		return repr.Unsupported("DROP %s", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
 	}
 	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
 	for _, o := range ds.Objects {
 		var parts []string
-		for _, n := range o.GetList().GetItems() {
+		items := o.GetList().GetItems()
+		if tn := o.GetTypeName(); tn != nil {
+			items = tn.Names // DROP TYPE names a type
+		}
+		for _, n := range items {
 			parts = append(parts, n.GetString_().Sval)
 		}
 		schema, name := "", parts[len(parts)-1]
@@ -200,7 +206,7 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 			return skipped(repr.Errorf("00000", "%s \"%s\" does not exist, skipping", kindName(kind), name))
 		}
 		code := repr.CodeUndefinedTable
-		if kind == relIndex {
+		if kind == relIndex || kind == relType {
 			code = repr.CodeUndefinedObject // as PostgreSQL's DROP INDEX
 		}
 		return repr.Errorf(code, "%s \"%s\" does not exist", kindName(kind), name)
@@ -214,6 +220,11 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 	}
 	if err := e.checkOwner(s, obj.Owner, kindName(obj.Kind), obj.Name); err != nil {
 		return err
+	}
+	if obj.Kind == relType {
+		if err := e.cat.dropTypeCheck(obj, cascade); err != nil {
+			return err
+		}
 	}
 	return e.dropLocked(obj, cascade)
 }

@@ -237,6 +237,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execDrop(n.GetDropStmt())
 	case n.GetCreateSchemaStmt() != nil:
 		return p.execCreateSchema(n.GetCreateSchemaStmt())
+	case n.GetCompositeTypeStmt() != nil:
+		return p.execCreateType(n.GetCompositeTypeStmt())
 	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_SCHEMA:
 		p.tag = "ALTER SCHEMA"
 		return s.e.renameSchema(s, n.GetRenameStmt().Subname, n.GetRenameStmt().Newname)

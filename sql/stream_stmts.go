@@ -87,7 +87,7 @@ func sourceObject(cs *parse.CreateSource) (*Object, error) {
 	for _, c := range cs.Constraints {
 		elts = append(elts, &pg.Node{Node: &pg.Node_Constraint{Constraint: c}})
 	}
-	obj, err := tableObject(&pg.CreateStmt{Relation: &pg.RangeVar{Schemaname: cs.Schema, Relname: cs.Name}, TableElts: elts})
+	obj, err := tableObject(&pg.CreateStmt{Relation: &pg.RangeVar{Schemaname: cs.Schema, Relname: cs.Name}, TableElts: elts}, typeFromName)
 	if err != nil {
 		return nil, err
 	}

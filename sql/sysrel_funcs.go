@@ -49,6 +49,9 @@ func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
 		}
 		typ, err := repr.TypeByName(strings.TrimSpace(s), nil)
 		if err != nil {
+			if ct, ok := c.s.e.cat.compositeTypeByText(s); ok {
+				return ct.OID(), nil
+			}
 			return 0, err
 		}
 		return typ.OID(), nil
@@ -105,6 +108,9 @@ func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
 		}
 		if name, ok := pseudoTypeNames[oid]; ok {
 			return name, true
+		}
+		if typ, ok := c.s.e.cat.compositeTypeByOID(oid); ok {
+			return c.s.e.cat.compositeName(typ)
 		}
 	case repr.KindRegProc, repr.KindRegProcedure:
 		if p := procByOID(oid); p != nil {

@@ -143,6 +143,8 @@ func relKindOf(o *Object) byte {
 		return 'S'
 	case relIndex:
 		return 'i'
+	case relType:
+		return 'c'
 	}
 	return 'r'
 }

@@ -109,7 +109,7 @@ func rowsClass(s *sysSnap) []repr.Row {
 			"relam": oidD(am), "relfilenode": oidD(ri.oid), "reltuples": repr.NewFloat(tuples),
 			"relhasindex": boolD(len(ri.indexes) > 0), "relpersistence": charD('p'), "relkind": charD(ri.kind),
 			"relnatts": intD(len(ri.cols)), "relchecks": intD(ri.checks), "relhastriggers": boolD(ri.triggers), "relispopulated": boolD(true),
-			"relreplident": charD(ident),
+			"relreplident": charD(ident), "reltype": oidD(relTypeOID(ri)),
 		}))
 	}
 	return out
@@ -212,7 +212,8 @@ func typStorage(t repr.T) byte {
 	return 'x'
 }
 
-// rowsType lists every type (array types included).
+// rowsType lists every type (array types included), the composite
+// types after the built-in ones.
 func rowsType(s *sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_type"]
 	var out []repr.Row
@@ -222,6 +223,12 @@ func rowsType(s *sysSnap) []repr.Row {
 			row["typacl"] = s.aclDatum(acls.Types[t.OID()])
 		}
 		out = append(out, r.row(row))
+	}
+	for _, o := range s.cat.objects() {
+		if o.Kind == relType {
+			ns, owner := s.cat.namespaceOID(o.Schema), ownerOID(o.Owner)
+			out = append(out, r.row(compositeTypeRow(o, ns, owner)), r.row(compositeArrayRow(o, ns, owner)))
+		}
 	}
 	return out
 }

@@ -46,6 +46,7 @@ var ioProcs = map[string]uint32{
 	"uuid_in": 2952, "uuid_out": 2953, "uuid_recv": 2961, "uuid_send": 2962,
 	"jsonb_in": 3806, "jsonb_out": 3804, "jsonb_recv": 3805, "jsonb_send": 3803,
 	"regnamespacein": 4084, "regnamespaceout": 4085, "regnamespacerecv": 4087, "regnamespacesend": 4088,
+	"record_in": 2290, "record_out": 2291, "record_recv": 2402, "record_send": 2403,
 	"regrolein": 4098, "regroleout": 4092, "regrolerecv": 4094, "regrolesend": 4095,
 }
 

@@ -1,0 +1,242 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// Named composite types (CREATE TYPE name AS (...)). A composite type is
+// repr.CompositeOf its pg_type OID; the catalog (TypeCatalog) knows its
+// fields, so the planner selects them by name ((c).f, (c).*, to_json)
+// like the fields of a whole-row reference. A value is coerced to a
+// composite type field by field: a ROW(...) constructor's fields are cast
+// to the fields' types (explicitly for a cast, with assignment semantics
+// for INSERT and UPDATE, as PostgreSQL's coerce_record_to_complex), a
+// string literal is read as record_in reads it, and a computed text is
+// record_in at run time (record_in(text, NULL::t1, ...)). Other record
+// values do not convert (42846).
+
+// typeCatalog returns the catalog's composite types, or nil.
+func (b *builder) typeCatalog() TypeCatalog {
+	tc, _ := b.cat.(TypeCatalog)
+	return tc
+}
+
+// compositeFields returns the fields of the composite type t (nil when t
+// is no composite type the catalog knows).
+func (b *builder) compositeFields(t repr.T) []expr.TableCol {
+	tc := b.typeCatalog()
+	if tc == nil || !t.IsComposite() {
+		return nil
+	}
+	_, fields, _ := tc.CompositeFields(t.Composite)
+	return fields
+}
+
+// resolveType resolves a type name: a built-in type, else a composite
+// type of the catalog (or an array of one).
+func (b *builder) resolveType(tn *pg_query.TypeName) (repr.T, error) {
+	t, err := resolveType(tn)
+	tc := b.typeCatalog()
+	if err == nil || tc == nil || len(tn.Names) == 0 || len(tn.Names) > 2 {
+		return t, err
+	}
+	schema, name := "", tn.Names[len(tn.Names)-1].GetString_().GetSval()
+	if len(tn.Names) == 2 {
+		schema = tn.Names[0].GetString_().GetSval()
+	}
+	ct, ok := tc.CompositeType(schema, name)
+	switch {
+	case !ok:
+		return t, err
+	case len(tn.Typmods) > 0:
+		return repr.Unknown, repr.Errorf(repr.CodeSyntax, "type modifier is not allowed for type \"%s\"", name).WithPosition(tn.Location + 1)
+	case len(tn.ArrayBounds) > 0:
+		return repr.ArrayOf(ct), nil
+	}
+	return ct, nil
+}
+
+// isComposite reports whether a coercion from from to to is between
+// records of which one is a named composite type.
+func isComposite(from, to repr.T) bool {
+	return to.IsComposite() || from.IsComposite() && to.Family == repr.FamRecord
+}
+
+// coerceComposite converts e to the composite type t (explicit for a
+// cast, else with assignment semantics; col names the assigned column
+// for errors, "" for a cast).
+func (b *builder) coerceComposite(e expr.Expr, t repr.T, explicit bool, loc int32) (expr.Expr, error) {
+	from := e.Type()
+	switch {
+	case from == t:
+		return e, nil
+	case !t.IsComposite(): // a composite value as an anonymous record
+		return &expr.Cast{Arg: e, To: t, Explicit: explicit}, nil
+	}
+	if lit, ok := e.(*expr.Lit); ok && lit.D.IsNull() {
+		return &expr.Lit{D: repr.Null, T: t}, nil
+	}
+	fields := b.compositeFields(t)
+	if fields == nil {
+		return nil, repr.Errorf(repr.CodeInternal, "composite type %d is not in the catalog", t.Composite)
+	}
+	if from.Family == repr.FamUnknown || from.Family == repr.FamText {
+		return b.recordIn(e, t, fields, loc)
+	}
+	call, ok := e.(*expr.Call)
+	if !ok || call.Fn.Name != "row" {
+		return nil, repr.Errorf("42846", "cannot cast type %s to %s", from.Name(), b.typeName(t)).WithPosition(loc + 1)
+	}
+	if len(call.Args) != len(fields) {
+		detail := "Input has too few columns."
+		if len(call.Args) > len(fields) {
+			detail = "Input has too many columns."
+		}
+		return nil, repr.Errorf("42846", "cannot cast type record to %s", b.typeName(t)).WithDetail("%s", detail).WithPosition(loc + 1)
+	}
+	args := make([]expr.Expr, len(fields))
+	for i, f := range fields {
+		var err error
+		if args[i], err = b.castField(call.Args[i], f.T, explicit, loc); err != nil {
+			return nil, err
+		}
+	}
+	return b.typedRow(args, t, loc)
+}
+
+// castField casts one field of a ROW(...) to the field type ft. A
+// literal field was an untyped literal in the statement (the row
+// constructor typed it text), so it converts as one.
+func (b *builder) castField(a expr.Expr, ft repr.T, explicit bool, loc int32) (expr.Expr, error) {
+	if lit, ok := a.(*expr.Lit); ok && lit.T.Family == repr.FamText {
+		a = &expr.Lit{D: lit.D, T: repr.Unknown}
+	}
+	if explicit {
+		return b.explicitCast(a, ft, loc)
+	}
+	if from := a.Type(); from.Family != repr.FamUnknown && repr.CastContextOf(from, ft) < repr.CastAssignment {
+		return nil, repr.Errorf("42846", "cannot cast type %s to %s", from.Name(), ft.Name()).WithPosition(loc + 1)
+	}
+	return b.coerce(a, ft)
+}
+
+// typedRow builds row(args...) typed as the composite type t.
+func (b *builder) typedRow(args []expr.Expr, t repr.T, loc int32) (expr.Expr, error) {
+	ts := make([]repr.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	fn, want, err := expr.ResolveFunc("row", ts)
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	rec, err := b.call(fn, args, want)
+	if err != nil {
+		return nil, err
+	}
+	return &expr.Cast{Arg: rec, To: t}, nil
+}
+
+// recordIn reads text e as a value of the composite type t: record_in
+// at run time over the fields' types (typed NULLs carry them), a string
+// literal folded now.
+func (b *builder) recordIn(e expr.Expr, t repr.T, fields []expr.TableCol, loc int32) (expr.Expr, error) {
+	args := []expr.Expr{e}
+	if e.Type().Family == repr.FamUnknown {
+		args[0] = &expr.Cast{Arg: e, To: repr.Text}
+	}
+	for _, f := range fields {
+		args = append(args, &expr.Lit{D: repr.Null, T: f.T})
+	}
+	ts := make([]repr.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	fn, want, err := expr.ResolveFunc("record_in", ts)
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	rec, err := b.call(fn, args, want)
+	if err != nil {
+		return nil, err
+	}
+	return b.foldLiteral(&expr.Cast{Arg: rec, To: t})
+}
+
+// typeName is a type's name for messages: a composite type's from the
+// catalog (repr knows only its OID).
+func (b *builder) typeName(t repr.T) string {
+	if tc := b.typeCatalog(); tc != nil && t.Composite != 0 {
+		if name, _, ok := tc.CompositeFields(t.Composite); ok {
+			if t.Family == repr.FamArray {
+				return name + "[]"
+			}
+			return name
+		}
+	}
+	return t.Name()
+}
+
+// rowToComposite is ROW(...)::t for a composite type t: each field cast
+// explicitly to its field's type (42846 with PostgreSQL's detail when
+// the counts differ).
+func (c *ectx) rowToComposite(row *pg_query.RowExpr, t repr.T, loc int32) (expr.Expr, error) {
+	args, err := c.rowItems(row.Args)
+	if err != nil {
+		return nil, err
+	}
+	fields := c.b.compositeFields(t)
+	if len(args) != len(fields) {
+		detail := "Input has too few columns."
+		if len(args) > len(fields) {
+			detail = "Input has too many columns."
+		}
+		return nil, repr.Errorf("42846", "cannot cast type record to %s", c.b.typeName(t)).WithDetail("%s", detail).WithPosition(loc + 1)
+	}
+	for i, f := range fields {
+		if args[i], err = c.b.explicitCast(args[i], f.T, location(row.Args[i])); err != nil {
+			return nil, err
+		}
+	}
+	return c.b.typedRow(args, t, loc)
+}
+
+// fieldAssignment builds UPDATE ... SET col.f = v for a column of the
+// composite type t whose value so far is base: the record of base's
+// fields with f replaced by v (assigned to f's type). A NULL base gives
+// a record whose other fields are NULL, as in PostgreSQL. Deeper targets
+// (col.f.g, col.f[i]) are 0A000.
+func (c *ectx) fieldAssignment(base expr.Expr, t repr.T, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
+	if len(rt.Indirection) != 1 || rt.Indirection[0].GetString_() == nil {
+		return nil, repr.Unsupported("assignment to a subscript or nested field of a composite column").WithPosition(rt.Location + 1)
+	}
+	name := rt.Indirection[0].GetString_().GetSval()
+	fields := c.b.compositeFields(t)
+	target := -1
+	for i, f := range fields {
+		if f.Name == name {
+			target = i
+		}
+	}
+	if target < 0 {
+		return nil, repr.Errorf(repr.CodeUndefinedColumn, "cannot assign to field \"%s\" of column \"%s\" because there is no such column in data type %s",
+			name, rt.Name, c.b.typeName(t)).WithPosition(rt.Location + 1)
+	}
+	args := make([]expr.Expr, len(fields))
+	for i, f := range fields {
+		var err error
+		if i == target {
+			args[i], err = c.b.assign(v, f.T, rt.Name)
+		} else {
+			idx := &expr.Lit{D: repr.NewInt(int64(i)), T: repr.Int4}
+			args[i], err = c.function("record_field", []expr.Expr{base, idx, &expr.Lit{D: repr.Null, T: f.T}}, rt.Location)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return c.b.typedRow(args, t, rt.Location)
+}

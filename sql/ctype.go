@@ -1,0 +1,285 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
+)
+
+// Named composite types (CREATE TYPE name AS (f1 t1, ...)). A composite
+// type is a catalog object of kind relType whose Columns are its fields:
+// like PostgreSQL's, it is a pg_class row of relkind 'c' (OID from its
+// ID, as every object's) beside its pg_type row, so it shares the
+// relations' namespace (a table and a type cannot have one name). Its
+// pg_type OID and its array type's are the two IDs allocated after its
+// own (createObjects reserves them), so both are stable across restarts.
+// Values of the type are repr records; repr knows the type by its OID
+// only, and the planner asks for the fields through planner.TypeCatalog.
+
+// relType is the object kind of a composite type. The planner never reads
+// one as a relation (Catalog.Relation refuses it, as PostgreSQL does).
+const relType planner.RelKind = 102
+
+// typeIDs is how many catalog IDs a composite type takes: its relation,
+// its type and its array type.
+const typeIDs = 3
+
+// typeOID returns the pg_type OID of the composite type o.
+func typeOID(o *Object) uint32 { return relOID(o.ID + 1) }
+
+// execCreateType executes CREATE TYPE name AS (...). Other forms of
+// CREATE TYPE (enums, ranges, base types) reach dispatch as other
+// statements and are 0A000 there.
+func (p *Portal) execCreateType(cs *pg.CompositeTypeStmt) error {
+	p.tag = "CREATE TYPE"
+	obj := &Object{Kind: relType, Schema: schemaOf(cs.Typevar), Name: cs.Typevar.Relname, Owner: p.st.s.newOwner()}
+	e := p.st.s.e
+	e.mu.RLock()
+	cols, err := e.cat.fieldDefs(cs.Coldeflist)
+	e.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	obj.Columns = cols
+	return e.createObjects([]*Object{obj}, false)
+}
+
+// fieldDefs converts a composite type's attribute list: names and types
+// only (PostgreSQL's grammar admits no constraints there).
+func (c *Catalog) fieldDefs(elts []*pg.Node) ([]ColumnDef, error) {
+	var cols []ColumnDef
+	for _, n := range elts {
+		cd := n.GetColumnDef()
+		if cd == nil {
+			return nil, repr.Unsupported("CREATE TYPE element %s", stmtKind(n))
+		}
+		if columnIndex(cols, cd.Colname) >= 0 {
+			return nil, repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" specified more than once", cd.Colname)
+		}
+		t, err := c.typeFromName(cd.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		if err := fieldTypeSupported(t); err != nil {
+			return nil, err
+		}
+		cols = append(cols, ColumnDef{Name: cd.Colname, Type: t})
+	}
+	return cols, nil
+}
+
+// fieldTypeSupported refuses the field types a record value cannot hold
+// (repr.NewRecord's limits): composite and array fields.
+func fieldTypeSupported(t repr.T) error {
+	if t.Family == repr.FamRecord || t.Family == repr.FamArray {
+		return repr.Unsupported("a composite type field of type %s", t.Name())
+	}
+	return nil
+}
+
+// typeFromName resolves a parsed type name: a built-in type, else a
+// composite type of the catalog (or an array of one). The caller holds
+// the engine's lock.
+func (c *Catalog) typeFromName(tn *pg.TypeName) (repr.T, error) {
+	t, err := typeFromName(tn)
+	if err == nil || len(tn.Names) == 0 {
+		return t, err
+	}
+	var parts []string
+	for _, n := range tn.Names {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	schema, name := "", parts[len(parts)-1]
+	if len(parts) > 1 {
+		schema = parts[len(parts)-2]
+	}
+	ct, ok := c.CompositeType(schema, name)
+	if !ok {
+		return t, err
+	}
+	if len(tn.Typmods) > 0 {
+		return repr.Unknown, repr.Errorf(repr.CodeSyntax, "type modifier is not allowed for type \"%s\"", name)
+	}
+	if len(tn.ArrayBounds) > 0 {
+		return repr.ArrayOf(ct), nil
+	}
+	return ct, nil
+}
+
+// typeFromName resolves a type name under the engine's read lock.
+func (e *Engine) typeFromName(tn *pg.TypeName) (repr.T, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.cat.typeFromName(tn)
+}
+
+// CompositeType implements planner.TypeCatalog.
+func (c *Catalog) CompositeType(schema, name string) (repr.T, bool) {
+	o := c.lookup(schema, name)
+	if o == nil || o.Kind != relType {
+		return repr.Unknown, false
+	}
+	return repr.CompositeOf(typeOID(o)), true
+}
+
+// CompositeFields implements planner.TypeCatalog.
+func (c *Catalog) CompositeFields(oid uint32) (string, []expr.TableCol, bool) {
+	o := c.compositeByOID(oid)
+	if o == nil {
+		return "", nil, false
+	}
+	fields := make([]expr.TableCol, len(o.Columns))
+	for i, col := range o.Columns {
+		fields[i] = expr.TableCol{Name: col.Name, T: col.Type}
+	}
+	name, _ := c.compositeName(repr.CompositeOf(oid))
+	return name, fields, true
+}
+
+// compositeByOID returns the composite type with pg_type OID oid, or nil.
+func (c *Catalog) compositeByOID(oid uint32) *Object {
+	if oid < firstUserOID+1 {
+		return nil
+	}
+	o := c.byID[uint64(oid-firstUserOID-1)]
+	if o == nil || o.Kind != relType {
+		return nil
+	}
+	return o
+}
+
+// compositeName is format_type's name of a composite type or an array of
+// one: the type's name, qualified when its schema is not public; ok false
+// for other types.
+func (c *Catalog) compositeName(t repr.T) (string, bool) {
+	if t.Composite == 0 {
+		return "", false
+	}
+	o := c.compositeByOID(t.Composite)
+	if o == nil {
+		return "", false
+	}
+	name := pgQuoteIdent(o.Name)
+	if o.Schema != nsPublic {
+		name = pgQuoteIdent(o.Schema) + "." + name
+	}
+	if t.Family == repr.FamArray {
+		name += "[]"
+	}
+	return name, true
+}
+
+// typeUsers returns the columns of tables, views and other types whose
+// type is the composite type o or an array of it, as PostgreSQL's
+// dependency lines ("column c of table t depends on type o").
+func (c *Catalog) typeUsers(o *Object) []string {
+	oid := typeOID(o)
+	var lines []string
+	for _, u := range c.objects() {
+		if u.Kind == relIndex {
+			continue
+		}
+		for _, col := range u.Columns {
+			if col.Type.Composite == oid {
+				lines = append(lines, fmt.Sprintf("column %s of %s %s depends on type %s", col.Name, kindName(u.Kind), u.Name, o.Name))
+			}
+		}
+	}
+	return lines
+}
+
+// dropTypeCheck refuses to drop a composite type a column uses: 2BP01
+// with PostgreSQL's lines, or 0A000 under CASCADE (which would drop the
+// columns: not implemented).
+func (c *Catalog) dropTypeCheck(o *Object, cascade bool) error {
+	lines := c.typeUsers(o)
+	if len(lines) == 0 {
+		return nil
+	}
+	if cascade {
+		return repr.Unsupported("DROP TYPE ... CASCADE of a type that %s uses", strings.Join(lines, ", "))
+	}
+	return repr.Errorf(repr.CodeDependentObjects, "cannot drop type %s because other objects depend on it", o.Name).
+		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+}
+
+// relTypeOID is pg_class.reltype: a composite type's pg_type OID, 0 for
+// other relations (Eddy lists no row types of tables).
+func relTypeOID(ri *relInfo) uint32 {
+	if ri.obj == nil || ri.obj.Kind != relType {
+		return 0
+	}
+	return typeOID(ri.obj)
+}
+
+// compositeTypeRow is the pg_type row of the composite type o, in the
+// namespace ns, owned by owner: typtype 'c', typrelid its pg_class row,
+// the record I/O functions.
+func compositeTypeRow(o *Object, ns, owner uint32) map[string]repr.Datum {
+	t := repr.CompositeOf(typeOID(o))
+	row := compositeRowCommon(ns, owner)
+	for k, v := range map[string]repr.Datum{
+		"oid": oidD(t.OID()), "typname": nameD(o.Name), "typtype": charD('c'), "typcategory": charD('C'),
+		"typrelid": oidD(relOID(o.ID)), "typarray": oidD(repr.ArrayOf(t).OID()),
+		"typinput": oidD(procOIDByName("record_in")), "typoutput": oidD(procOIDByName("record_out")),
+		"typreceive": oidD(procOIDByName("record_recv")), "typsend": oidD(procOIDByName("record_send")),
+	} {
+		row[k] = v
+	}
+	return row
+}
+
+// compositeArrayRow is the pg_type row of the array type of o (_name).
+func compositeArrayRow(o *Object, ns, owner uint32) map[string]repr.Datum {
+	t := repr.CompositeOf(typeOID(o))
+	row := compositeRowCommon(ns, owner)
+	for k, v := range map[string]repr.Datum{
+		"oid": oidD(repr.ArrayOf(t).OID()), "typname": nameD("_" + o.Name), "typtype": charD('b'), "typcategory": charD('A'),
+		"typelem":  oidD(t.OID()),
+		"typinput": oidD(procOIDByName("array_in")), "typoutput": oidD(procOIDByName("array_out")),
+		"typreceive": oidD(procOIDByName("array_recv")), "typsend": oidD(procOIDByName("array_send")),
+	} {
+		row[k] = v
+	}
+	return row
+}
+
+// compositeRowCommon holds the pg_type columns a composite type and its
+// array type share.
+func compositeRowCommon(ns, owner uint32) map[string]repr.Datum {
+	return map[string]repr.Datum{
+		"typnamespace": oidD(ns), "typowner": oidD(owner), "typlen": intD(-1), "typbyval": boolD(false),
+		"typisdefined": boolD(true), "typdelim": charD(','), "typalign": charD('d'), "typstorage": charD('x'),
+		"typtypmod": intD(-1), "typcollation": oidD(0), "typispreferred": boolD(false),
+	}
+}
+
+// compositeTypeByOID returns the composite type, or array of one, with
+// pg_type OID oid.
+func (c *Catalog) compositeTypeByOID(oid uint32) (repr.T, bool) {
+	if o := c.compositeByOID(oid); o != nil {
+		return repr.CompositeOf(oid), true
+	}
+	if o := c.compositeByOID(oid - 1); o != nil && repr.CompositeArrayOID(oid-1) == oid {
+		return repr.ArrayOf(repr.CompositeOf(oid - 1)), true
+	}
+	return repr.Unknown, false
+}
+
+// compositeTypeByText resolves regtype input naming a composite type
+// ("comp", "s.comp", "comp[]").
+func (c *Catalog) compositeTypeByText(s string) (repr.T, bool) {
+	s = strings.TrimSpace(s)
+	base, array := strings.CutSuffix(s, "[]")
+	schema, name := splitQualifiedName(base)
+	t, ok := c.CompositeType(schema, name)
+	if ok && array {
+		t = repr.ArrayOf(t)
+	}
+	return t, ok
+}
