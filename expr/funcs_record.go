@@ -68,21 +68,6 @@ func recordInFunc(args []repr.T) (*Func, error) {
 		if a[0].IsNull() {
 			return repr.Null, nil
 		}
-		texts, perr := repr.ParseRecordText(a[0].Text(), len(fields))
-		if perr != nil {
-			return repr.Null, perr
-		}
-		row := make(repr.Row, len(fields))
-		for i, s := range texts {
-			if s == nil {
-				continue
-			}
-			d, err := castDatum(repr.NewText(*s), repr.Unknown, fields[i], c.Location(), true)
-			if err != nil {
-				return repr.Null, err
-			}
-			row[i] = d
-		}
-		return repr.NewRecord(row, fields)
+		return repr.ParseRecord(a[0].Text(), fields, c.Location())
 	}, sig...), nil
 }

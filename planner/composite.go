@@ -77,6 +77,9 @@ func (b *builder) coerceComposite(e expr.Expr, t repr.T, explicit bool, loc int3
 		return &expr.Cast{Arg: e, To: t, Explicit: explicit}, nil
 	}
 	if lit, ok := e.(*expr.Lit); ok && lit.D.IsNull() {
+		if _, param := b.placeholders[lit]; param {
+			return b.coerce(e, t) // $n takes the type
+		}
 		return &expr.Lit{D: repr.Null, T: t}, nil
 	}
 	fields := b.compositeFields(t)

@@ -1,6 +1,10 @@
 package repr
 
-import "strings"
+import (
+	"encoding/binary"
+	"strings"
+	"time"
+)
 
 // ParseRecordText is record_in's parse of a row of n columns: a
 // parenthesized, comma-separated list whose fields may be double-quoted
@@ -73,4 +77,65 @@ func recordField(s string) (field *string, tail string, ok bool) {
 	}
 	str := b.String()
 	return &str, s[i:], true
+}
+
+// ParseRecord is record_in for a composite type whose fields have the
+// given types: the text's fields (ParseRecordText) each read as a value
+// of its field's type (modifiers applied), an empty unquoted field NULL.
+func ParseRecord(s string, fields []T, loc *time.Location) (Datum, error) {
+	texts, perr := ParseRecordText(s, len(fields))
+	if perr != nil {
+		return Null, perr
+	}
+	row := make(Row, len(fields))
+	for i, f := range texts {
+		if f == nil {
+			continue
+		}
+		d, err := ParseText(*f, fields[i], loc)
+		if err != nil {
+			return Null, err
+		}
+		row[i] = d
+	}
+	return NewRecord(row, fields)
+}
+
+// ParseRecordBinary is record_recv for a composite type whose fields have
+// the given types: the field count, then per field its type OID (which
+// must be the field's) and its length-prefixed binary value (-1 NULL).
+func ParseRecordBinary(b []byte, fields []T) (Datum, error) {
+	if len(b) < 4 {
+		return Null, errBinary("insufficient data left in message")
+	}
+	if n := int(int32(binary.BigEndian.Uint32(b))); n != len(fields) {
+		return Null, Errorf(CodeDatatypeMismatch, "wrong number of columns: %d, expected %d", n, len(fields))
+	}
+	b = b[4:]
+	row := make(Row, len(fields))
+	for i, f := range fields {
+		if len(b) < 8 {
+			return Null, errBinary("insufficient data left in message")
+		}
+		if oid := binary.BigEndian.Uint32(b); oid != f.OID() {
+			return Null, Errorf(CodeDatatypeMismatch, "binary data has type %d instead of expected %d in record column %d", oid, f.OID(), i+1)
+		}
+		n := int32(binary.BigEndian.Uint32(b[4:]))
+		b = b[8:]
+		if n < 0 {
+			continue
+		}
+		if int(n) > len(b) {
+			return Null, errBinary("insufficient data left in message")
+		}
+		d, err := ParseBinary(b[:n], f)
+		if err != nil {
+			return Null, err
+		}
+		row[i], b = d, b[n:]
+	}
+	if len(b) != 0 {
+		return Null, errBinary("incorrect binary data format")
+	}
+	return NewRecord(row, fields)
 }

@@ -3,6 +3,7 @@ package sql
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -272,14 +273,37 @@ func (c *Catalog) compositeTypeByOID(oid uint32) (repr.T, bool) {
 }
 
 // compositeTypeByText resolves regtype input naming a composite type
-// ("comp", "s.comp", "comp[]").
+// or its array type ("comp", "s.comp", "comp[]", "_comp").
 func (c *Catalog) compositeTypeByText(s string) (repr.T, bool) {
 	s = strings.TrimSpace(s)
 	base, array := strings.CutSuffix(s, "[]")
 	schema, name := splitQualifiedName(base)
 	t, ok := c.CompositeType(schema, name)
+	if elem, found := strings.CutPrefix(name, "_"); !ok && !array && found {
+		t, ok = c.CompositeType(schema, elem) // pg_type's name of the array type
+		array = true
+	}
 	if ok && array {
 		t = repr.ArrayOf(t)
 	}
 	return t, ok
+}
+
+// compositeParam decodes a parameter of the composite type t: record_in
+// of its text, or record_recv of its binary form, over the type's fields.
+func (e *Engine) compositeParam(b []byte, format int16, t repr.T, loc *time.Location) (repr.Datum, error) {
+	e.mu.RLock()
+	_, fields, ok := e.cat.CompositeFields(t.Composite)
+	e.mu.RUnlock()
+	if !ok {
+		return repr.Null, repr.Errorf(repr.CodeUndefinedObject, "type with OID %d does not exist", t.Composite)
+	}
+	types := make([]repr.T, len(fields))
+	for i, f := range fields {
+		types[i] = f.T
+	}
+	if format == 1 {
+		return repr.ParseRecordBinary(b, types)
+	}
+	return repr.ParseRecord(string(b), types, loc)
 }

@@ -286,6 +286,9 @@ func (st *Statement) decodeParam(b []byte, format int16, t repr.T) (repr.Datum, 
 	if t.Family == repr.FamUnknown {
 		t = repr.Text
 	}
+	if t.IsComposite() {
+		return st.s.e.compositeParam(b, format, t, st.s.location())
+	}
 	if format == 1 {
 		return repr.ParseBinary(b, t)
 	}
