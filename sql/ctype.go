@@ -165,9 +165,9 @@ func (c *Catalog) compositeName(t repr.T) (string, bool) {
 	if o == nil {
 		return "", false
 	}
-	name := pgQuoteIdent(o.Name)
+	name := expr.QuoteIdent(o.Name) // format_type quotes keywords of every category
 	if o.Schema != nsPublic {
-		name = pgQuoteIdent(o.Schema) + "." + name
+		name = expr.QuoteIdent(o.Schema) + "." + name
 	}
 	if t.Family == repr.FamArray {
 		name += "[]"
@@ -177,7 +177,7 @@ func (c *Catalog) compositeName(t repr.T) (string, bool) {
 
 // typeUsers returns the columns of tables, views and other types whose
 // type is the composite type o or an array of it, as PostgreSQL's
-// dependency lines ("column c of table t depends on type o").
+// dependent objects ("column c of table t").
 func (c *Catalog) typeUsers(o *Object) []string {
 	oid := typeOID(o)
 	var lines []string
@@ -187,7 +187,7 @@ func (c *Catalog) typeUsers(o *Object) []string {
 		}
 		for _, col := range u.Columns {
 			if col.Type.Composite == oid {
-				lines = append(lines, fmt.Sprintf("column %s of %s %s depends on type %s", col.Name, kindName(u.Kind), u.Name, o.Name))
+				lines = append(lines, fmt.Sprintf("column %s of %s %s", col.Name, kindName(u.Kind), u.Name))
 			}
 		}
 	}
@@ -204,6 +204,9 @@ func (c *Catalog) dropTypeCheck(o *Object, cascade bool) error {
 	}
 	if cascade {
 		return repr.Unsupported("DROP TYPE ... CASCADE of a type that %s uses", strings.Join(lines, ", "))
+	}
+	for i := range lines {
+		lines[i] += " depends on type " + o.Name
 	}
 	return repr.Errorf(repr.CodeDependentObjects, "cannot drop type %s because other objects depend on it", o.Name).
 		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")

@@ -276,6 +276,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execAlterSequence(n.GetAlterSeqStmt())
 	case n.GetCommentStmt() != nil:
 		return p.execComment(n.GetCommentStmt())
+	case n.GetAlterTableStmt() != nil && n.GetAlterTableStmt().Objtype == pg.ObjectType_OBJECT_TYPE:
+		return p.execAlterType(n.GetAlterTableStmt())
 	case n.GetAlterTableStmt() != nil:
 		return p.execAlterTable(n.GetAlterTableStmt())
 	case n.GetCreateRoleStmt() != nil:
@@ -294,6 +296,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execGrantRole(n.GetGrantRoleStmt())
 	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_ROLE:
 		return p.execRenameRole(n.GetRenameStmt())
+	case n.GetRenameStmt() != nil && (n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_TYPE || n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_ATTRIBUTE):
+		return p.execRenameType(n.GetRenameStmt())
 	case n.GetRenameStmt() != nil:
 		return p.execRename(n.GetRenameStmt())
 	case n.GetListenStmt() != nil, n.GetUnlistenStmt() != nil, n.GetNotifyStmt() != nil:

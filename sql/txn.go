@@ -528,6 +528,8 @@ func writeCommandName(n *pg.Node) (string, bool) {
 		return "DROP", true
 	case n.GetCreateSeqStmt() != nil:
 		return "CREATE SEQUENCE", true
+	case n.GetCompositeTypeStmt() != nil:
+		return "CREATE TYPE", true
 	case n.GetAlterSeqStmt() != nil:
 		return "ALTER SEQUENCE", true
 	case n.GetAlterTableStmt() != nil:
