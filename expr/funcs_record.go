@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"time"
+
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -13,8 +15,9 @@ import (
 
 func init() {
 	variadics["row"] = rowConstructor
-	variadics["record_in"] = recordInFunc
-	internalFuncs["record_in"] = true
+	variadics["record_in"] = recordInFunc("record_in", repr.Record, repr.ParseRecord)
+	variadics["record_array_in"] = recordInFunc("record_array_in", repr.ArrayOf(repr.Record), repr.ParseCompositeArray)
+	internalFuncs["record_in"], internalFuncs["record_array_in"] = true, true
 	internalFuncs["search_depth"] = true
 	fn("search_depth", repr.Int8, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		r, _ := a[0].Record()
@@ -54,20 +57,25 @@ func rowConstructor(args []repr.T) (*Func, error) {
 	}, sig...), nil
 }
 
-// recordInFunc instantiates record_in(text, t1, ..., tn) -> record: the
-// text read as record_in reads a value of a composite type whose fields
-// have types t1..tn (the planner passes typed NULLs, so the field types
-// are part of the call's printed form). It is strict in its text.
-func recordInFunc(args []repr.T) (*Func, error) {
-	if len(args) < 2 || args[0].Family != repr.FamText {
-		return nil, repr.Errorf(repr.CodeUndefinedFunction, "function record_in must be called as record_in(text, type, ...)")
-	}
-	sig := append([]repr.T(nil), args...)
-	fields := sig[1:]
-	return newFunc("record_in", repr.Record, false, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
-		if a[0].IsNull() {
-			return repr.Null, nil
+// recordInFunc returns the instantiation of record_in(text, t1, ...,
+// tn) -> record, the text read as record_in reads a value of a composite
+// type whose fields have types t1..tn, or of record_array_in(text, t1,
+// ..., tn) -> record[], an array of such values (parse is
+// repr.ParseRecord or repr.ParseCompositeArray). The planner passes typed
+// NULLs, so the field types are part of the call's printed form. NULL
+// text gives NULL.
+func recordInFunc(name string, ret repr.T, parse func(string, []repr.T, *time.Location) (repr.Datum, error)) func([]repr.T) (*Func, error) {
+	return func(args []repr.T) (*Func, error) {
+		if len(args) < 2 || args[0].Family != repr.FamText {
+			return nil, repr.Errorf(repr.CodeUndefinedFunction, "function %s must be called as %s(text, type, ...)", name, name)
 		}
-		return repr.ParseRecord(a[0].Text(), fields, c.Location())
-	}, sig...), nil
+		sig := append([]repr.T(nil), args...)
+		fields := sig[1:]
+		return newFunc(name, ret, false, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
+			if a[0].IsNull() {
+				return repr.Null, nil
+			}
+			return parse(a[0].Text(), fields, c.Location())
+		}, sig...), nil
+	}
 }

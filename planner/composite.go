@@ -60,9 +60,12 @@ func (b *builder) resolveType(tn *pg_query.TypeName) (repr.T, error) {
 }
 
 // isComposite reports whether a coercion from from to to is between
-// records of which one is a named composite type.
+// records, or arrays of records, of which one is a named composite type.
 func isComposite(from, to repr.T) bool {
-	return to.IsComposite() || from.IsComposite() && to.Family == repr.FamRecord
+	record := func(t repr.T) bool {
+		return t.Family == repr.FamRecord || t.Family == repr.FamArray && t.Elem == repr.FamRecord
+	}
+	return record(to) && (to.Composite != 0 || from.Composite != 0 && record(from))
 }
 
 // coerceComposite converts e to the composite type t (explicit for a
@@ -73,7 +76,7 @@ func (b *builder) coerceComposite(e expr.Expr, t repr.T, explicit bool, loc int3
 	switch {
 	case from == t:
 		return e, nil
-	case !t.IsComposite(): // a composite value as an anonymous record
+	case t.Composite == 0: // a composite value as an anonymous record
 		return &expr.Cast{Arg: e, To: t, Explicit: explicit}, nil
 	}
 	if lit, ok := e.(*expr.Lit); ok && lit.D.IsNull() {
@@ -82,12 +85,15 @@ func (b *builder) coerceComposite(e expr.Expr, t repr.T, explicit bool, loc int3
 		}
 		return &expr.Lit{D: repr.Null, T: t}, nil
 	}
-	fields := b.compositeFields(t)
+	fields := b.compositeFields(repr.CompositeOf(t.Composite))
 	if fields == nil {
 		return nil, repr.Errorf(repr.CodeInternal, "composite type %d is not in the catalog", t.Composite)
 	}
 	if from.Family == repr.FamUnknown || from.Family == repr.FamText {
 		return b.recordIn(e, t, fields, loc)
+	}
+	if t.Family == repr.FamArray {
+		return nil, repr.Errorf("42846", "cannot cast type %s to %s", b.typeName(from), b.typeName(t)).WithPosition(loc + 1)
 	}
 	call, ok := e.(*expr.Call)
 	if !ok || call.Fn.Name != "row" {
@@ -143,9 +149,9 @@ func (b *builder) typedRow(args []expr.Expr, t repr.T, loc int32) (expr.Expr, er
 	return &expr.Cast{Arg: rec, To: t}, nil
 }
 
-// recordIn reads text e as a value of the composite type t: record_in
-// at run time over the fields' types (typed NULLs carry them), a string
-// literal folded now.
+// recordIn reads text e as a value of the composite type t, or of an
+// array of it: record_in (record_array_in) at run time over the fields'
+// types (typed NULLs carry them), a string literal folded now.
 func (b *builder) recordIn(e expr.Expr, t repr.T, fields []expr.TableCol, loc int32) (expr.Expr, error) {
 	args := []expr.Expr{e}
 	if e.Type().Family == repr.FamUnknown {
@@ -158,7 +164,11 @@ func (b *builder) recordIn(e expr.Expr, t repr.T, fields []expr.TableCol, loc in
 	for i, a := range args {
 		ts[i] = a.Type()
 	}
-	fn, want, err := expr.ResolveFunc("record_in", ts)
+	name := "record_in"
+	if t.Family == repr.FamArray {
+		name = "record_array_in"
+	}
+	fn, want, err := expr.ResolveFunc(name, ts)
 	if err != nil {
 		return nil, withPos(err, loc)
 	}

@@ -194,6 +194,12 @@ func parseArray(s string, t T, loc *time.Location) (Datum, error) {
 	if t.Vector {
 		return parseVector(s, t)
 	}
+	et := t.ElemType()
+	return parseArrayWith(s, func(r string) (Datum, error) { return ParseText(r, et, loc) })
+}
+
+// parseArrayWith is array_in with elem reading each element's text.
+func parseArrayWith(s string, elem func(string) (Datum, error)) (Datum, error) {
 	p := arrayParser{src: s, s: s}
 	p.skipSpace()
 	var want, lbs []int
@@ -223,18 +229,18 @@ func parseArray(s string, t T, loc *time.Location) (Datum, error) {
 	if err := CheckArrayBounds(dims, lbs); err != nil {
 		return Null, err
 	}
-	return arrayFromText(raw, nulls, dims, lbs, t.ElemType(), loc)
+	return arrayFromText(raw, nulls, dims, lbs, elem)
 }
 
-// arrayFromText parses each element's text as et into an array of shape
-// dims with lower bounds lbs (nil: all 1).
-func arrayFromText(raw []string, nulls []bool, dims, lbs []int, et T, loc *time.Location) (Datum, error) {
+// arrayFromText reads each element's text with elem into an array of
+// shape dims with lower bounds lbs (nil: all 1).
+func arrayFromText(raw []string, nulls []bool, dims, lbs []int, elem func(string) (Datum, error)) (Datum, error) {
 	elems := make([]Datum, len(raw))
 	for i, r := range raw {
 		if nulls[i] {
 			continue
 		}
-		d, err := ParseText(r, et, loc)
+		d, err := elem(r)
 		if err != nil {
 			return Null, err
 		}

@@ -139,3 +139,9 @@ func ParseRecordBinary(b []byte, fields []T) (Datum, error) {
 	}
 	return NewRecord(row, fields)
 }
+
+// ParseCompositeArray is array_in for an array of a composite type whose
+// fields have the given types: each element read by ParseRecord.
+func ParseCompositeArray(s string, fields []T, loc *time.Location) (Datum, error) {
+	return parseArrayWith(s, func(r string) (Datum, error) { return ParseRecord(r, fields, loc) })
+}

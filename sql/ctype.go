@@ -293,8 +293,12 @@ func (c *Catalog) compositeTypeByText(s string) (repr.T, bool) {
 }
 
 // compositeParam decodes a parameter of the composite type t: record_in
-// of its text, or record_recv of its binary form, over the type's fields.
+// of its text, or record_recv of its binary form, over the type's fields;
+// or of an array of the type, in text (binary is 0A000).
 func (e *Engine) compositeParam(b []byte, format int16, t repr.T, loc *time.Location) (repr.Datum, error) {
+	if t.Family == repr.FamArray && format == 1 {
+		return repr.Null, repr.Unsupported("binary input of arrays of composite types")
+	}
 	e.mu.RLock()
 	_, fields, ok := e.cat.CompositeFields(t.Composite)
 	e.mu.RUnlock()
@@ -305,7 +309,10 @@ func (e *Engine) compositeParam(b []byte, format int16, t repr.T, loc *time.Loca
 	for i, f := range fields {
 		types[i] = f.T
 	}
-	if format == 1 {
+	switch {
+	case t.Family == repr.FamArray:
+		return repr.ParseCompositeArray(string(b), types, loc)
+	case format == 1:
 		return repr.ParseRecordBinary(b, types)
 	}
 	return repr.ParseRecord(string(b), types, loc)

@@ -286,7 +286,7 @@ func (st *Statement) decodeParam(b []byte, format int16, t repr.T) (repr.Datum, 
 	if t.Family == repr.FamUnknown {
 		t = repr.Text
 	}
-	if t.IsComposite() {
+	if t.Composite != 0 {
 		return st.s.e.compositeParam(b, format, t, st.s.location())
 	}
 	if format == 1 {
