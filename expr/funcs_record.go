@@ -47,7 +47,7 @@ func rowConstructor(args []repr.T) (*Func, error) {
 		if t.Family == repr.FamUnknown {
 			t = repr.Text
 		}
-		if t.Family == repr.FamArray || t.Family == repr.FamRecord {
+		if !repr.RecordFieldOK(t) {
 			return nil, repr.Unsupported("ROW field of type %s", t.Name())
 		}
 		sig[i] = t

@@ -67,7 +67,7 @@ func (c *ectx) fieldSelect(ind *pg_query.A_Indirection) (expr.Expr, error) {
 	name := ind.Indirection[0].GetString_().GetSval()
 	loc := location(ind.Arg)
 	if len(ind.Indirection) > 1 {
-		return nil, repr.Unsupported("field selection followed by a subscript or another field").WithPosition(loc + 1)
+		return c.fieldThenSubscripts(ind, loc)
 	}
 	if fc := ind.Arg.GetFuncCall(); fc != nil {
 		if fields, ok := c.srfFields[fc]; ok {
@@ -97,6 +97,25 @@ func (c *ectx) fieldSelect(ind *pg_query.A_Indirection) (expr.Expr, error) {
 		}
 	}
 	return nil, errNoField(name, loc)
+}
+
+// fieldThenSubscripts plans (x).f[i]...: the field, then the subscripts
+// of the array it holds; (x).f.g is 0A000 (records hold no records).
+func (c *ectx) fieldThenSubscripts(ind *pg_query.A_Indirection, loc int32) (expr.Expr, error) {
+	rest := ind.Indirection[1:]
+	for _, n := range rest {
+		if n.GetAIndices() == nil {
+			return nil, repr.Unsupported("field selection followed by another field").WithPosition(loc + 1)
+		}
+	}
+	f, err := c.fieldSelect(&pg_query.A_Indirection{Arg: ind.Arg, Indirection: ind.Indirection[:1]})
+	if err != nil {
+		return nil, err
+	}
+	if f.Type().Family != repr.FamArray {
+		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "cannot subscript type %s because it does not support subscripting", f.Type().Name()).WithPosition(loc + 1)
+	}
+	return c.arraySubscript(f, &pg_query.A_Indirection{Arg: ind.Arg, Indirection: rest})
 }
 
 // errNoField is PostgreSQL's error for a field a record does not have.

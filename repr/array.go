@@ -99,7 +99,12 @@ func (d Datum) ArrayLen() int {
 
 // validArray reports whether s is a valid array payload: a row of
 // non-array datums.
-func validArray(s string) bool {
+func validArray(s string) bool { return validArrayOf(s, true) }
+
+// validArrayOf is validArray, refusing record elements unless records:
+// an array in a record holds scalars (record.go), so checking one never
+// recurses.
+func validArrayOf(s string, records bool) bool {
 	b, _, ok := validArrayHeader(s)
 	if !ok {
 		return false
@@ -110,7 +115,7 @@ func validArray(s string) bool {
 	}
 	b = b[k:]
 	for range n {
-		if len(b) == 0 || Family(b[0]) == FamArray {
+		if len(b) == 0 || Family(b[0]) == FamArray || !records && Family(b[0]) == FamRecord {
 			return false // checked before decoding: no recursion
 		}
 		var err error

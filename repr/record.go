@@ -15,9 +15,10 @@ import (
 // the field types' OIDs followed by the fields in the row value encoding
 // (AppendRow). The OIDs drive the text and binary output, which depend on
 // the field types (a real prints differently from a double precision, the
-// binary form names each field's type). Fields are scalars: a field that
-// is itself a record or an array is refused when the record is built,
-// which keeps decoding free of recursion.
+// binary form names each field's type). Fields are scalars or arrays of
+// scalars: a field that is itself a record or an array of records is
+// refused when the record is built, which keeps decoding free of
+// recursion.
 //
 // Records compare as PostgreSQL's record_cmp: field by field with Compare
 // (NULL after every value and equal to NULL, as record_eq treats it),
@@ -36,17 +37,24 @@ const (
 )
 
 // NewRecord returns a record datum with the given fields of the given
-// types (len(types) == len(fields)). A field of a record or array type is
-// 0A000.
+// types (len(types) == len(fields)). A field of a record type or of an
+// array of records is 0A000.
 func NewRecord(fields Row, types []T) (Datum, error) {
 	buf := binary.AppendUvarint(nil, uint64(len(types)))
 	for _, t := range types {
-		if t.Family == FamRecord || t.Family == FamArray {
+		if !RecordFieldOK(t) {
 			return Null, Unsupported("record field of type %s", t.Name())
 		}
 		buf = binary.AppendUvarint(buf, uint64(t.OID()))
 	}
 	return Datum{fam: FamRecord, s: string(AppendRow(buf, fields))}, nil
+}
+
+// RecordFieldOK reports whether a record may hold a field of type t: a
+// scalar or an array of scalars (records of records and arrays of
+// records are not implemented).
+func RecordFieldOK(t T) bool {
+	return t.Family != FamRecord && !(t.Family == FamArray && t.Elem == FamRecord)
 }
 
 // Record returns the fields of a record datum and their types.
@@ -98,8 +106,16 @@ func validRecord(s string) bool {
 	}
 	b := row[k:]
 	for range n {
-		if len(b) == 0 || Family(b[0]) == FamArray || Family(b[0]) == FamRecord {
+		if len(b) == 0 || Family(b[0]) == FamRecord {
 			return false // checked before decoding: no recursion
+		}
+		if Family(b[0]) == FamArray { // of scalars: validArrayOf does not recurse
+			s, rest, err := readString(b[1:])
+			if err != nil || !validArrayOf(s, false) {
+				return false
+			}
+			b = rest
+			continue
 		}
 		var err error
 		if _, b, err = decodeValue(b, nil); err != nil {

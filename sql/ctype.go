@@ -75,9 +75,9 @@ func (c *Catalog) fieldDefs(elts []*pg.Node) ([]ColumnDef, error) {
 }
 
 // fieldTypeSupported refuses the field types a record value cannot hold
-// (repr.NewRecord's limits): composite and array fields.
+// (repr.RecordFieldOK): composites and arrays of them.
 func fieldTypeSupported(t repr.T) error {
-	if t.Family == repr.FamRecord || t.Family == repr.FamArray {
+	if !repr.RecordFieldOK(t) {
 		return repr.Unsupported("a composite type field of type %s", t.Name())
 	}
 	return nil
