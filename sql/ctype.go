@@ -317,3 +317,21 @@ func (e *Engine) compositeParam(b []byte, format int16, t repr.T, loc *time.Loca
 	}
 	return repr.ParseRecord(string(b), types, loc)
 }
+
+// listStrings returns the strings of a List node's items (a qualified
+// name).
+func listStrings(n *pg.Node) []string {
+	var out []string
+	for _, it := range n.GetList().GetItems() {
+		out = append(out, it.GetString_().GetSval())
+	}
+	return out
+}
+
+// typeName is format_type's name of t, the catalog naming composites.
+func (c *Catalog) typeName(t repr.T) string {
+	if name, ok := c.compositeName(t); ok {
+		return name
+	}
+	return t.Name()
+}
