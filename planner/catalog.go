@@ -158,9 +158,14 @@ type OnConflict struct {
 
 // Update is a planned UPDATE: rows of Table where Filter is true (nil: all
 // rows) are replaced by Set evaluated over the old row (len = table arity).
+// With From (UPDATE ... FROM, a WHERE with subqueries, a WITH list), the
+// rows are those of the query From, whose rows are the old table row
+// followed by the other FROM items' columns; Filter is nil, and Set and
+// Returning read that joined row (Returning with the new table row).
 type Update struct {
 	Table            *Relation
 	Filter           expr.Expr
+	From             *Query
 	Set              []expr.Expr
 	Returning        []expr.Expr // over the new row
 	ReturningColumns []ResultColumn
@@ -168,10 +173,12 @@ type Update struct {
 }
 
 // Delete is a planned DELETE of the rows of Table where Filter is true (nil:
-// all rows).
+// all rows), or with From (DELETE ... USING, a WHERE with subqueries, a
+// WITH list) of the rows the query From finds, as Update's From.
 type Delete struct {
 	Table            *Relation
 	Filter           expr.Expr
+	From             *Query
 	Returning        []expr.Expr // over the deleted row
 	ReturningColumns []ResultColumn
 	ParamTypes       []repr.T

@@ -79,34 +79,9 @@ func tableRel(rel *Relation) ir.Rel {
 	return &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts}
 }
 
-// returning plans RETURNING over the table row.
-func (b *builder) returning(list []*pg_query.Node, rel *Relation, sc *scope) ([]expr.Expr, []ResultColumn, error) {
-	if len(list) == 0 {
-		return nil, nil, nil
-	}
-	targets, err := b.expandTargets(list, sc)
-	if err != nil {
-		return nil, nil, err
-	}
-	ec := &ectx{b: b, sc: sc, rel: tableRel(rel), clause: "RETURNING", noSubquery: true}
-	var out []expr.Expr
-	var cols []ResultColumn
-	for _, t := range targets {
-		e, err := b.targetExpr(t, ec)
-		if err != nil {
-			return nil, nil, err
-		}
-		out, cols = append(out, e), append(cols, resultColumn(t.name, e, sc))
-	}
-	return out, cols, nil
-}
-
 // PlanInsert plans INSERT INTO t [(cols)] {VALUES ... | SELECT ... |
 // DEFAULT VALUES} [RETURNING ...].
 func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, error) {
-	if stmt.WithClause != nil {
-		return nil, repr.Unsupported("WITH")
-	}
 	b := newBuilder(cat, opts)
 	rel, sc, err := b.targetTable(stmt.Relation)
 	if err != nil {
@@ -116,11 +91,15 @@ func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, 
 	if err != nil {
 		return nil, err
 	}
-	src, err := b.insertSource(rel, cols, stmt.Cols, stmt.SelectStmt, stmt.Override)
+	var src *Query
+	err = b.withDML(stmt.WithClause, func() error {
+		src, err = b.insertSource(rel, cols, stmt.Cols, stmt.SelectStmt, stmt.Override)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	ret, rcols, err := b.returning(stmt.ReturningList, rel, sc)
+	ret, rcols, err := b.returningOver(stmt.ReturningList, sc, tableRel(rel))
 	if err != nil {
 		return nil, err
 	}
@@ -379,33 +358,41 @@ func (b *builder) defaultValue(c Column) (expr.Expr, error) {
 	return b.assign(e, c.Type, c.Name)
 }
 
-// PlanUpdate plans UPDATE t SET col = expr, ... [WHERE ...] [RETURNING ...].
+// PlanUpdate plans UPDATE t SET col = expr, ... [FROM ...] [WHERE ...]
+// [RETURNING ...].
 func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, error) {
-	switch {
-	case len(stmt.FromClause) > 0:
-		return nil, repr.Unsupported("UPDATE ... FROM")
-	case stmt.WithClause != nil:
-		return nil, repr.Unsupported("WITH")
-	}
 	b := newBuilder(cat, opts)
 	rel, sc, err := b.targetTable(stmt.Relation)
 	if err != nil {
 		return nil, err
 	}
-	filter, err := b.dmlFilter(rel, sc, stmt.WhereClause)
+	u := &Update{Table: rel}
+	if !joinsOthers(stmt.FromClause, stmt.WhereClause, stmt.WithClause) {
+		u.Filter, err = b.dmlFilter(rel, sc, stmt.WhereClause)
+		if err == nil {
+			u.Set, err = b.setList(rel, sc, stmt.TargetList)
+		}
+		if err == nil {
+			u.Returning, u.ReturningColumns, err = b.returningOver(stmt.ReturningList, sc, tableRel(rel))
+		}
+	} else {
+		err = b.withDML(stmt.WithClause, func() error {
+			var err error
+			if u.From, sc, err = b.joinedTarget(rel, stmt.Relation, stmt.FromClause, stmt.WhereClause); err != nil {
+				return err
+			}
+			if u.Set, err = b.setListOver(rel, sc, u.From.Rel, stmt.TargetList); err != nil {
+				return err
+			}
+			u.Returning, u.ReturningColumns, err = b.returningOver(stmt.ReturningList, sc, u.From.Rel)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
-	set, err := b.setList(rel, sc, stmt.TargetList)
-	if err != nil {
-		return nil, err
-	}
-	ret, rcols, err := b.returning(stmt.ReturningList, rel, sc)
-	if err != nil {
-		return nil, err
-	}
-	return &Update{Table: rel, Filter: filter, Set: set, Returning: ret, ReturningColumns: rcols,
-		ParamTypes: b.finalParamTypes()}, nil
+	u.ParamTypes = b.finalParamTypes()
+	return u, nil
 }
 
 // setList builds the new row: assigned columns from their expressions
@@ -469,26 +456,32 @@ func (b *builder) dmlFilter(rel *Relation, sc *scope, where *pg_query.Node) (exp
 	return ec.predicate(where)
 }
 
-// PlanDelete plans DELETE FROM t [WHERE ...] [RETURNING ...].
+// PlanDelete plans DELETE FROM t [USING ...] [WHERE ...] [RETURNING ...].
 func PlanDelete(cat Catalog, stmt *pg_query.DeleteStmt, opts Options) (*Delete, error) {
-	switch {
-	case len(stmt.UsingClause) > 0:
-		return nil, repr.Unsupported("DELETE ... USING")
-	case stmt.WithClause != nil:
-		return nil, repr.Unsupported("WITH")
-	}
 	b := newBuilder(cat, opts)
 	rel, sc, err := b.targetTable(stmt.Relation)
 	if err != nil {
 		return nil, err
 	}
-	filter, err := b.dmlFilter(rel, sc, stmt.WhereClause)
+	d := &Delete{Table: rel}
+	if !joinsOthers(stmt.UsingClause, stmt.WhereClause, stmt.WithClause) {
+		d.Filter, err = b.dmlFilter(rel, sc, stmt.WhereClause)
+		if err == nil {
+			d.Returning, d.ReturningColumns, err = b.returningOver(stmt.ReturningList, sc, tableRel(rel))
+		}
+	} else {
+		err = b.withDML(stmt.WithClause, func() error {
+			var err error
+			if d.From, sc, err = b.joinedTarget(rel, stmt.Relation, stmt.UsingClause, stmt.WhereClause); err != nil {
+				return err
+			}
+			d.Returning, d.ReturningColumns, err = b.returningOver(stmt.ReturningList, sc, d.From.Rel)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
-	ret, rcols, err := b.returning(stmt.ReturningList, rel, sc)
-	if err != nil {
-		return nil, err
-	}
-	return &Delete{Table: rel, Filter: filter, Returning: ret, ReturningColumns: rcols, ParamTypes: b.finalParamTypes()}, nil
+	d.ParamTypes = b.finalParamTypes()
+	return d, nil
 }

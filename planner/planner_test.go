@@ -210,6 +210,9 @@ func planDML(cat testCatalog, stmt *pg_query.Node, opts Options) (string, error)
 			return "", err
 		}
 		fmt.Fprintf(&b, "update %s\nfilter: %v\nset: %s\n", up.Table.Name, up.Filter, exprList(up.Set))
+		if up.From != nil {
+			fmt.Fprintf(&b, "from:\n%s", formatQuery(up.From))
+		}
 		returning, rcols = up.Returning, up.ReturningColumns
 	case stmt.GetDeleteStmt() != nil:
 		del, err := PlanDelete(cat, stmt.GetDeleteStmt(), opts)
@@ -217,6 +220,9 @@ func planDML(cat testCatalog, stmt *pg_query.Node, opts Options) (string, error)
 			return "", err
 		}
 		fmt.Fprintf(&b, "delete from %s\nfilter: %v\n", del.Table.Name, del.Filter)
+		if del.From != nil {
+			fmt.Fprintf(&b, "using:\n%s", formatQuery(del.From))
+		}
 		returning, rcols = del.Returning, del.ReturningColumns
 	default:
 		return "", fmt.Errorf("not a DML statement")

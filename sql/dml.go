@@ -23,6 +23,18 @@ type dmlPlan struct {
 	paramTypes    []repr.T
 }
 
+// source is the query producing the rows of an INSERT, or finding those
+// of an UPDATE ... FROM or DELETE ... USING (nil: none).
+func (d *dmlPlan) source() *planner.Query {
+	switch {
+	case d.ins != nil:
+		return d.ins.Source
+	case d.upd != nil:
+		return d.upd.From
+	}
+	return d.del.From
+}
+
 // planDML plans a data-modifying statement under the catalog read lock.
 func (e *Engine) planDML(n *pg.Node, opts planner.Options) (*dmlPlan, error) {
 	e.mu.RLock()
@@ -279,24 +291,27 @@ func (e *Engine) firstInvalid(t *planner.Relation, rows []repr.Row, ws *writeSet
 
 // updateRows applies an UPDATE: for every live row passing the filter, a
 // retraction of the old row and an insertion of the new one. All
-// retractions precede all insertions so that rows may swap keys.
+// retractions precede all insertions so that rows may swap keys. The
+// rows returned (for RETURNING) are the new rows, followed for an
+// UPDATE ... FROM by the columns of the FROM items' matching row.
 func (e *Engine) updateRows(u *planner.Update, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, error) {
-	olds, counts, err := e.matchingRows(u.Table, u.Filter, ctx, ws)
+	rows, counts, err := e.targetRows(u.Table, u.Filter, u.From, ctx, ws)
 	if err != nil {
 		return nil, err
 	}
-	news := make([]repr.Row, len(olds))
-	for i, old := range olds {
-		nr := make(repr.Row, len(u.Set))
+	n := len(u.Table.Columns)
+	olds, news := make([]repr.Row, len(rows)), make([]repr.Row, len(rows))
+	for i, r := range rows {
+		nr := make(repr.Row, len(u.Set), len(r))
 		for j, x := range u.Set {
-			if nr[j], err = x.Eval(ctx, old); err != nil {
+			if nr[j], err = x.Eval(ctx, r); err != nil {
 				return nil, err
 			}
 		}
 		if err := checkNotNull(u.Table, nr); err != nil {
 			return nil, err
 		}
-		news[i] = nr
+		olds[i], news[i] = r[:n:n], nr
 	}
 	if err := e.checkUpdatedKeys(u.Table, olds, news, ws); err != nil {
 		return nil, err
@@ -308,25 +323,28 @@ func (e *Engine) updateRows(u *planner.Update, ctx *expr.Ctx, ws *writeSet) ([]r
 	}
 	for i, nr := range news {
 		ws.add(id, nr, counts[i])
-		for n := int64(0); n < counts[i]; n++ {
-			out = append(out, nr)
+		ret := append(nr, rows[i][n:]...)
+		for k := int64(0); k < counts[i]; k++ {
+			out = append(out, ret)
 		}
 	}
 	return out, nil
 }
 
-// deleteRows retracts every live row passing the filter.
+// deleteRows retracts every live row passing the filter. The rows
+// returned (for RETURNING) are the deleted rows, followed for a DELETE
+// ... USING by the columns of the USING items' matching row.
 func (e *Engine) deleteRows(d *planner.Delete, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, error) {
-	olds, counts, err := e.matchingRows(d.Table, d.Filter, ctx, ws)
+	rows, counts, err := e.targetRows(d.Table, d.Filter, d.From, ctx, ws)
 	if err != nil {
 		return nil, err
 	}
-	id := uint64(d.Table.ID)
+	id, n := uint64(d.Table.ID), len(d.Table.Columns)
 	var out []repr.Row
-	for i, old := range olds {
-		ws.add(id, old, -counts[i])
-		for n := int64(0); n < counts[i]; n++ {
-			out = append(out, old)
+	for i, r := range rows {
+		ws.add(id, r[:n:n], -counts[i])
+		for k := int64(0); k < counts[i]; k++ {
+			out = append(out, r)
 		}
 	}
 	return out, nil

@@ -17,8 +17,8 @@ import (
 // row filter and new values of UPDATE and DELETE, ON CONFLICT, RETURNING;
 // expressions over the target's row, #i its i-th column), then for UPDATE
 // and DELETE the access path that finds the rows (pointread.go), and for
-// INSERT the plan of the query producing the rows, as EXPLAIN of that
-// query prints it. Explaining plans the statement and never runs it;
+// INSERT (and UPDATE ... FROM, DELETE ... USING) the plan of the query
+// producing the rows, as EXPLAIN of that query prints it. Explaining plans the statement and never runs it;
 // EXPLAIN ANALYZE (explain.go) runs it once.
 
 // explainDML is the text of EXPLAIN of write n.
@@ -56,9 +56,9 @@ func (p *Portal) explainDML(n *pg.Node, opts planner.Options, verbose bool) (str
 	if d.returning != nil {
 		b.WriteString("Returning: " + joinExprStrings(d.returning) + "\n")
 	}
-	if d.ins != nil {
-		src, err := e.explainQuery(d.ins.Source, false, verbose)
-		return b.String() + src, err
+	if src := d.source(); src != nil {
+		text, err := e.explainQuery(src, false, verbose)
+		return b.String() + text, err
 	}
 	if access := e.describeWriteAccess(d.table, filter); access != "" {
 		b.WriteString("Access:\n" + access + "\n")

@@ -252,11 +252,12 @@ func (p *Portal) explainDMLPG(ctx context.Context, n *pg.Node, opts planner.Opti
 		root.head = append(root.head[:2], planProp{"Schema", t.Schema}, planProp{"Alias", t.Name})
 	}
 	var child *planNode
-	if d.ins != nil {
-		if child, err = e.insertSourceTree(d.ins.Source, o); err != nil {
+	if src := d.source(); src != nil {
+		if child, err = e.insertSourceTree(src, o); err != nil {
 			return nil, nil, err
 		}
-		if oc := d.ins.OnConflict; oc != nil {
+		if d.ins != nil && d.ins.OnConflict != nil {
+			oc := d.ins.OnConflict
 			root.tail = append(root.tail, planProp{"Conflict Resolution", map[bool]string{true: "UPDATE", false: "NOTHING"}[oc.DoUpdate]})
 		}
 	} else {
@@ -269,6 +270,11 @@ func (p *Portal) explainDMLPG(ctx context.Context, n *pg.Node, opts planner.Opti
 		root.rows = child.rows
 		root.output = make([]string, len(d.returning))
 		ls := tableLabels(t, o.verbose)
+		if src := d.source(); src != nil && d.ins == nil {
+			for _, c := range src.Columns[len(ls):] {
+				ls = append(ls, expr.QuoteIdent(c.Name))
+			}
+		}
 		for i, x := range d.returning {
 			root.output[i] = pgExpr(x, ls)
 		}
