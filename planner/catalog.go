@@ -118,6 +118,9 @@ type Query struct {
 	Limit      int64 // -1 = none
 	Offset     int64
 	ParamTypes []repr.T
+	// Locks are the tables a SELECT ... FOR UPDATE/SHARE locks, whose
+	// rows Rel carries after Columns (see locking.go).
+	Locks []Lock
 }
 
 // Insert is a planned INSERT. Source produces rows of exactly the table's

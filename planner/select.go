@@ -33,7 +33,14 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 		return nil, repr.Unsupported("statement %s as a query", nodeName(stmt))
 	}
 	b := newBuilder(cat, opts)
-	p, err := b.planQuery(sel, nil, nil)
+	var p *planned
+	var locks []Lock
+	var err error
+	if len(sel.LockingClause) > 0 {
+		p, locks, err = b.planLocking(sel)
+	} else {
+		p, err = b.planQuery(sel, nil, nil)
+	}
 	if err == nil {
 		err = b.checkNowConsumed()
 	}
@@ -41,7 +48,7 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 		return nil, err
 	}
 	return &Query{Rel: p.rel, Columns: p.cols, OrderBy: p.order, Limit: p.limit, Offset: p.offset,
-		ParamTypes: b.finalParamTypes()}, nil
+		ParamTypes: b.finalParamTypes(), Locks: locks}, nil
 }
 
 // planQuery plans a query block with its WITH list in scope.
@@ -69,7 +76,7 @@ func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	case sel.IntoClause != nil:
 		return nil, repr.Unsupported("SELECT INTO")
 	case len(sel.LockingClause) > 0:
-		return nil, repr.Unsupported("FOR UPDATE/SHARE")
+		return nil, repr.Unsupported("%s in a subquery, WITH query or view", lockName(sel.LockingClause[0].GetLockingClause()))
 	case sel.Op != pg_query.SetOperation_SETOP_NONE:
 		return b.planSetOp(sel, parent, outer)
 	case len(sel.ValuesLists) > 0:

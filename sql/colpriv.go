@@ -162,7 +162,8 @@ func updateUse(st *pg.UpdateStmt) colUse {
 
 // hasColumnPrivs reports whether role holds, for each privilege of n it
 // lacks on relation o, that privilege on every column n uses (SELECT
-// with no column named: on some column).
+// with no column named, and UPDATE assigning none, as a SELECT ... FOR
+// UPDATE needs: on some column).
 func (e *Engine) hasColumnPrivs(role string, o *Object, n privNeed) bool {
 	held, _ := e.rolePrivs(role, relACL(o), o.Owner, relAllPrivs(o))
 	missing := n.priv &^ held
@@ -182,7 +183,7 @@ func (e *Engine) hasColumnPrivs(role string, o *Object, n privNeed) bool {
 		case privUpdate:
 			cols = n.sets.cols(o)
 		}
-		if b == privSelect && len(cols) == 0 {
+		if (b == privSelect || b == privUpdate) && len(cols) == 0 {
 			if !e.anyColumnPriv(role, o, b) {
 				return false
 			}

@@ -19,6 +19,9 @@ type writeSet struct {
 	// snap is the block's pinned snapshot at REPEATABLE READ or
 	// SERIALIZABLE (snapshot.go; nil: statements read the latest state).
 	snap *txSnapshot
+	// locks are the rows of each table the block read FOR UPDATE or FOR
+	// SHARE, checked unchanged at COMMIT (locks.go).
+	locks map[uint64][]lockedRow
 }
 
 func (w *writeSet) add(table uint64, row repr.Row, diff int64) {
@@ -143,6 +146,9 @@ func (e *Engine) apply(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx)
 			return err
 		}
 		if err := e.checkSerializable(ws); err != nil {
+			return err
+		}
+		if err := e.checkLocks(ws); err != nil {
 			return err
 		}
 	}

@@ -100,6 +100,11 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 	}
 	sortRows(rows, q.OrderBy)
 	rows = window(rows, q.Offset, q.Limit)
+	if len(q.Locks) > 0 {
+		if err := e.recordLocks(q, rows, ws); err != nil {
+			return nil, err
+		}
+	}
 	for i, r := range rows {
 		rows[i] = r[:len(q.Columns)]
 	}

@@ -6,6 +6,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
 )
@@ -236,6 +237,12 @@ func (q *qualifier) dmlPrivs(n *pg.Node) error {
 			p |= privSelect
 		}
 		return q.need(st.Relation, p)
+	case n.GetSelectStmt() != nil:
+		for _, rv := range planner.LockedTables(n.GetSelectStmt()) {
+			if err := q.need(rv, privSelect|privUpdate); err != nil {
+				return err
+			}
+		}
 	case n.GetTruncateStmt() != nil:
 		for _, r := range n.GetTruncateStmt().Relations {
 			if err := q.need(r.GetRangeVar(), privTruncate); err != nil {

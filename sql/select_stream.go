@@ -87,7 +87,7 @@ func streamable(plan *dataflow.Plan) (repr.CollectionID, bool) {
 // collection the transaction has not written to), else nil.
 func (e *Engine) streamQuery(allowed bool, q *planner.Query, plan *dataflow.Plan, points []pointInput, ctx *expr.Ctx, ws *writeSet) (*rowStream, error) {
 	id, ok := streamable(plan)
-	if !allowed || disableStreaming || !ok || len(q.OrderBy) > 0 || len(ws.pending(uint64(id))) > 0 {
+	if !allowed || disableStreaming || !ok || len(q.OrderBy) > 0 || len(q.Locks) > 0 || len(ws.pending(uint64(id))) > 0 {
 		return nil, nil
 	}
 	e.mu.RLock()

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -540,6 +541,8 @@ func writeCommandName(n *pg.Node) (string, bool) {
 		return "COMMENT", true
 	case n.GetReindexStmt() != nil:
 		return "REINDEX", true
+	case len(n.GetSelectStmt().GetLockingClause()) > 0:
+		return "SELECT " + planner.LockName(n.GetSelectStmt()), true
 	}
 	return "", false
 }

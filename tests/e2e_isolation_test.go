@@ -41,6 +41,7 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"LockTimeout", isoLockTimeout},
 		{"ReadOnlyStable", isoReadOnlyStable},
 		{"OwnWrites", isoOwnWrites},
+		{"LockChangedRow", isoLockChangedRow},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -376,4 +377,93 @@ func isoOwnWrites(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
 	expectState(t, ctx, a, "INSERT INTO w VALUES (3, 30)", "23505")
 	mustExec(t, ctx, a, "ROLLBACK")
 	expectText(t, ctx, a, "SELECT v FROM w ORDER BY k", "1,2,3")
+}
+
+// isoLockChangedRow: at REPEATABLE READ, SELECT ... FOR UPDATE (or FOR
+// SHARE) of a row another session changed after the snapshot is 40001;
+// a row nobody changed locks and updates fine.
+func isoLockChangedRow(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE lk (k int PRIMARY KEY, v int)", "INSERT INTO lk VALUES (1, 0), (2, 0)")
+	for _, strength := range []string{"UPDATE", "NO KEY UPDATE", "SHARE", "KEY SHARE"} {
+		mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+		expectText(t, ctx, a, "SELECT count(*) FROM lk", "2")
+		mustExec(t, ctx, b, "UPDATE lk SET v = v + 1 WHERE k = 1")
+		if strength == "KEY SHARE" { // a change that keeps the key does not conflict
+			expectText(t, ctx, a, "SELECT v FROM lk WHERE k = 1 FOR "+strength, "3")
+		} else {
+			expectState(t, ctx, a, "SELECT v FROM lk WHERE k = 1 FOR "+strength, "40001")
+		}
+		mustExec(t, ctx, a, "ROLLBACK")
+	}
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SELECT count(*) FROM lk", "2")
+	mustExec(t, ctx, b, "UPDATE lk SET k = 3 WHERE k = 1")
+	expectState(t, ctx, a, "SELECT v FROM lk WHERE k = 1 FOR KEY SHARE", "40001")
+	mustExec(t, ctx, a, "ROLLBACK", "UPDATE lk SET k = 1, v = 0 WHERE k = 3")
+	mustExec(t, ctx, a, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	expectText(t, ctx, a, "SELECT v FROM lk WHERE k = 2 FOR UPDATE", "0")
+	mustExec(t, ctx, b, "UPDATE lk SET v = 9 WHERE k = 1")
+	mustExec(t, ctx, a, "UPDATE lk SET v = 1 WHERE k = 2", "COMMIT")
+	expectText(t, ctx, a, "SELECT v FROM lk ORDER BY k", "9,1")
+}
+
+// TestForUpdateConflict checks Eddy's optimistic row locks with two
+// sessions at READ COMMITTED (PostgreSQL would make the second writer
+// wait instead, so this runs against Eddy only): a block that read a row
+// FOR UPDATE or FOR SHARE fails its COMMIT with 40001 when another
+// session committed a change to that row meanwhile, and commits when the
+// other session changed other rows or when the block wrote nothing.
+func TestForUpdateConflict(t *testing.T) {
+	s := harness.StartEddy(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dsn := s.NewDatabase(t)
+	a, b := connect(t, ctx, dsn), connect(t, ctx, dsn)
+	mustExec(t, ctx, a, "CREATE TABLE jobs (id int PRIMARY KEY, state text)", "CREATE TABLE log (id int, who text)",
+		"INSERT INTO jobs VALUES (1, 'new'), (2, 'new')")
+	for _, tc := range []struct{ strength, change string }{
+		{"UPDATE", "UPDATE jobs SET state = 'taken' WHERE id = 1"},
+		{"NO KEY UPDATE", "UPDATE jobs SET state = 'taken' WHERE id = 1"},
+		{"SHARE", "UPDATE jobs SET state = 'taken' WHERE id = 1"},
+		{"KEY SHARE", "UPDATE jobs SET id = 10 WHERE id = 1"},
+	} {
+		// The other session changes the locked row: the locker's COMMIT fails.
+		mustExec(t, ctx, a, "BEGIN")
+		expectText(t, ctx, a, "SELECT id FROM jobs WHERE state = 'new' ORDER BY id LIMIT 1 FOR "+tc.strength, "1")
+		mustExec(t, ctx, a, "INSERT INTO log VALUES (1, 'a')")
+		mustExec(t, ctx, b, tc.change)
+		expectState(t, ctx, a, "COMMIT", "40001")
+		expectText(t, ctx, a, "SELECT count(*) FROM log", "0")
+		mustExec(t, ctx, b, "DELETE FROM jobs WHERE id IN (1, 10)", "INSERT INTO jobs VALUES (1, 'new')")
+	}
+	// FOR KEY SHARE lets others change the row's other columns.
+	mustExec(t, ctx, a, "BEGIN")
+	expectText(t, ctx, a, "SELECT id FROM jobs WHERE id = 1 FOR KEY SHARE", "1")
+	mustExec(t, ctx, b, "UPDATE jobs SET state = 'busy' WHERE id = 1")
+	mustExec(t, ctx, a, "INSERT INTO log VALUES (2, 'a')", "COMMIT")
+	mustExec(t, ctx, a, "DELETE FROM log", "UPDATE jobs SET state = 'new' WHERE id = 1")
+	// Deleting the locked row conflicts too; so does a cursor's lock.
+	mustExec(t, ctx, a, "BEGIN", "DECLARE c CURSOR FOR SELECT id FROM jobs WHERE id = 2 FOR UPDATE")
+	expectText(t, ctx, a, "FETCH ALL FROM c", "2")
+	mustExec(t, ctx, a, "UPDATE jobs SET state = 'mine' WHERE id = 1")
+	mustExec(t, ctx, b, "DELETE FROM jobs WHERE id = 2")
+	expectState(t, ctx, a, "COMMIT", "40001")
+	expectText(t, ctx, a, "SELECT state FROM jobs ORDER BY id", "new")
+	mustExec(t, ctx, b, "INSERT INTO jobs VALUES (2, 'new')")
+	// A change to another row does not conflict: the lock is per row.
+	mustExec(t, ctx, a, "BEGIN")
+	expectText(t, ctx, a, "SELECT id FROM jobs WHERE id = 1 FOR UPDATE", "1")
+	mustExec(t, ctx, b, "UPDATE jobs SET state = 'other' WHERE id = 2")
+	mustExec(t, ctx, a, "UPDATE jobs SET state = 'mine' WHERE id = 1", "COMMIT")
+	expectText(t, ctx, a, "SELECT state FROM jobs ORDER BY id", "mine,other")
+	// A block that writes nothing has nothing to validate.
+	mustExec(t, ctx, a, "BEGIN")
+	expectText(t, ctx, a, "SELECT id FROM jobs WHERE id = 1 FOR UPDATE", "1")
+	mustExec(t, ctx, b, "UPDATE jobs SET state = 'again' WHERE id = 1")
+	mustExec(t, ctx, a, "COMMIT")
+	// Outside a block a lock ends with its statement.
+	expectText(t, ctx, a, "SELECT id FROM jobs WHERE id = 1 FOR UPDATE", "1")
+	mustExec(t, ctx, b, "UPDATE jobs SET state = 'free' WHERE id = 1")
+	mustExec(t, ctx, a, "INSERT INTO log VALUES (3, 'a')")
+	expectText(t, ctx, a, "SELECT count(*) FROM log", "1")
 }

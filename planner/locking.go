@@ -1,0 +1,298 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// SELECT ... FOR UPDATE / FOR NO KEY UPDATE / FOR SHARE / FOR KEY SHARE.
+//
+// Eddy's transactions are optimistic, so a row lock is a promise checked
+// at COMMIT rather than a wait: the statement layer records the rows the
+// query read of each locked table and fails the block's COMMIT with 40001
+// if a concurrent commit changed one of them (sql/locks.go). To know
+// those rows, the query is planned with each locked table's whole row
+// appended to its select list (t.*), after the visible columns; the rows
+// are the ones the query returns, after its ORDER BY and LIMIT. Only a
+// top-level plain SELECT over tables may lock, as in PostgreSQL (no
+// GROUP BY, DISTINCT, aggregates, window functions or set operations);
+// FOR UPDATE in subqueries, on views, subqueries or functions in FROM,
+// on the nullable side of an outer join, and SKIP LOCKED and NOWAIT
+// (which need to see other blocks' locks) are 0A000.
+
+// Lock is a table whose rows a query locks: each row of the query
+// carries the table's row read in columns [Col, Col+len(table columns)).
+type Lock struct {
+	Table *Relation
+	Col   int
+	// KeyOnly is FOR KEY SHARE: only a change of the row's primary key
+	// (or its deletion) conflicts.
+	KeyOnly bool
+}
+
+// lockedRel is a table a locking clause applies to: its FROM entry
+// (rv) and the name its columns are qualified by.
+type lockedRel struct {
+	rv      *pg_query.RangeVar
+	alias   string
+	keyOnly bool
+}
+
+// planLocking plans a top-level SELECT with a locking clause: sel with
+// the locked tables' rows appended to its select list, and the locks.
+func (b *builder) planLocking(sel *pg_query.SelectStmt) (*planned, []Lock, error) {
+	if err := checkLockable(sel); err != nil {
+		return nil, nil, err
+	}
+	rels, err := lockedRels(sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	tables := make([]*Relation, len(rels))
+	for i, r := range rels {
+		if tables[i], err = b.lockedTable(sel, r); err != nil {
+			return nil, nil, err
+		}
+	}
+	out := proto.Clone(sel).(*pg_query.SelectStmt)
+	out.LockingClause = nil
+	for i, r := range rels {
+		out.TargetList = append(out.TargetList, lockTargets(i, r, tables[i])...)
+	}
+	p, err := b.planQuery(out, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	col := len(p.cols)
+	locks := make([]Lock, len(rels))
+	for i := len(rels) - 1; i >= 0; i-- {
+		col -= len(tables[i].Columns)
+		locks[i] = Lock{Table: tables[i], Col: col, KeyOnly: rels[i].keyOnly}
+	}
+	p.cols = p.cols[:col]
+	return p, locks, nil
+}
+
+// lockedTable resolves a locked FROM entry, which must be a table: a
+// WITH query, view or materialized view is refused as in PostgreSQL.
+func (b *builder) lockedTable(sel *pg_query.SelectStmt, r lockedRel) (*Relation, error) {
+	name := lockName(sel.LockingClause[0].GetLockingClause())
+	if w := sel.WithClause; w != nil && r.rv.Schemaname == "" {
+		for _, c := range w.Ctes {
+			if c.GetCommonTableExpr().Ctename == r.rv.Relname {
+				return nil, repr.Unsupported("%s on WITH query %q", name, r.rv.Relname)
+			}
+		}
+	}
+	rel, err := b.cat.Relation(r.rv.Schemaname, r.rv.Relname)
+	if err != nil {
+		return nil, withPos(err, r.rv.Location)
+	}
+	switch rel.Kind {
+	case RelTable:
+		return rel, nil
+	case RelMaterializedView:
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "cannot lock rows in materialized view %q", rel.Name)
+	}
+	return nil, repr.Unsupported("%s on %q, which is not a table", name, rel.Name)
+}
+
+// LockedTables returns the FROM entries a top-level SELECT's locking
+// clauses lock (for privilege checks: locking needs UPDATE, as in
+// PostgreSQL 15), or nil when it has none or they are invalid (planning
+// reports why).
+func LockedTables(sel *pg_query.SelectStmt) []*pg_query.RangeVar {
+	if sel == nil || len(sel.LockingClause) == 0 {
+		return nil
+	}
+	rels, err := lockedRels(sel)
+	if err != nil {
+		return nil
+	}
+	out := make([]*pg_query.RangeVar, len(rels))
+	for i, r := range rels {
+		out[i] = r.rv
+	}
+	return out
+}
+
+// LockName is the name of a SELECT's first locking clause ("FOR
+// UPDATE"), as PostgreSQL names the command in errors.
+func LockName(sel *pg_query.SelectStmt) string {
+	return lockName(sel.LockingClause[0].GetLockingClause())
+}
+
+// lockName is a locking clause's name in errors (FOR UPDATE, FOR SHARE).
+func lockName(lc *pg_query.LockingClause) string {
+	switch lc.Strength {
+	case pg_query.LockClauseStrength_LCS_FORKEYSHARE:
+		return "FOR KEY SHARE"
+	case pg_query.LockClauseStrength_LCS_FORSHARE:
+		return "FOR SHARE"
+	case pg_query.LockClauseStrength_LCS_FORNOKEYUPDATE:
+		return "FOR NO KEY UPDATE"
+	}
+	return "FOR UPDATE"
+}
+
+// checkLockable refuses a locking clause on a query whose rows are not
+// table rows (PostgreSQL's 0A000 errors), and the wait policies Eddy
+// cannot honour.
+func checkLockable(sel *pg_query.SelectStmt) error {
+	name := lockName(sel.LockingClause[0].GetLockingClause())
+	for _, n := range sel.LockingClause {
+		switch n.GetLockingClause().WaitPolicy {
+		case pg_query.LockWaitPolicy_LockWaitSkip:
+			return repr.Unsupported("%s SKIP LOCKED (Eddy's transactions do not wait for locks: a conflicting COMMIT fails with 40001)", name)
+		case pg_query.LockWaitPolicy_LockWaitError:
+			return repr.Unsupported("%s NOWAIT (Eddy's transactions do not wait for locks: a conflicting COMMIT fails with 40001)", name)
+		}
+	}
+	var aggs []*pg_query.FuncCall
+	for _, t := range sel.TargetList {
+		collectAggs(t, &aggs)
+	}
+	reason := ""
+	switch {
+	case sel.Op != pg_query.SetOperation_SETOP_NONE:
+		reason = "is not allowed with UNION/INTERSECT/EXCEPT"
+	case len(sel.ValuesLists) > 0:
+		reason = "cannot be applied to VALUES"
+	case len(sel.DistinctClause) > 0:
+		reason = "is not allowed with DISTINCT clause"
+	case len(sel.GroupClause) > 0:
+		reason = "is not allowed with GROUP BY clause"
+	case sel.HavingClause != nil:
+		reason = "is not allowed with HAVING clause"
+	case len(aggs) > 0:
+		reason = "is not allowed with aggregate functions"
+	case len(blockWindowCalls(sel)) > 0:
+		reason = "is not allowed with window functions"
+	}
+	if reason != "" {
+		return repr.Errorf(repr.CodeFeatureNotSupported, "%s %s", name, reason)
+	}
+	return nil
+}
+
+// lockedRels returns the tables the locking clauses lock: those named by
+// their OF lists, or every FROM item when a clause has none.
+func lockedRels(sel *pg_query.SelectStmt) ([]lockedRel, error) {
+	var all []lockedRel
+	var others []string // FROM items that are not table references
+	for _, item := range sel.FromClause {
+		collectLockable(item, false, &all, &others)
+	}
+	var out []lockedRel
+	seen := map[string]int{}
+	add := func(r lockedRel, lc *pg_query.LockingClause) {
+		r.keyOnly = lc.Strength == pg_query.LockClauseStrength_LCS_FORKEYSHARE
+		if i, ok := seen[r.alias]; ok {
+			out[i].keyOnly = out[i].keyOnly && r.keyOnly // the stronger lock wins
+			return
+		}
+		seen[r.alias] = len(out)
+		out = append(out, r)
+	}
+	for _, n := range sel.LockingClause {
+		lc := n.GetLockingClause()
+		if len(lc.LockedRels) == 0 {
+			if len(others) > 0 {
+				return nil, repr.Unsupported("%s on %s", lockName(lc), others[0])
+			}
+			for _, r := range all {
+				add(r, lc)
+			}
+			continue
+		}
+		for _, ln := range lc.LockedRels {
+			name := ln.GetRangeVar().GetRelname()
+			r, ok := findLocked(all, name)
+			if !ok {
+				if isOther(others, name) {
+					return nil, repr.Unsupported("%s on %s", lockName(lc), name)
+				}
+				return nil, repr.Errorf(repr.CodeUndefinedTable, "relation %q in %s clause not found in FROM clause", name, lockName(lc))
+			}
+			add(r, lc)
+		}
+	}
+	return out, nil
+}
+
+// collectLockable adds the table references of FROM item n to tables and
+// describes every other item (subqueries, functions, the nullable side of
+// an outer join) in others.
+func collectLockable(n *pg_query.Node, nullable bool, tables *[]lockedRel, others *[]string) {
+	switch {
+	case n.GetRangeVar() != nil:
+		rv := n.GetRangeVar()
+		alias := rv.Relname
+		if rv.Alias != nil {
+			alias = rv.Alias.Aliasname
+		}
+		if nullable {
+			*others = append(*others, "the nullable side of an outer join ("+alias+")")
+			return
+		}
+		*tables = append(*tables, lockedRel{rv: rv, alias: alias})
+	case n.GetJoinExpr() != nil:
+		j := n.GetJoinExpr()
+		collectLockable(j.Larg, nullable || j.Jointype == pg_query.JoinType_JOIN_RIGHT || j.Jointype == pg_query.JoinType_JOIN_FULL, tables, others)
+		collectLockable(j.Rarg, nullable || j.Jointype == pg_query.JoinType_JOIN_LEFT || j.Jointype == pg_query.JoinType_JOIN_FULL, tables, others)
+	case n.GetRangeSubselect() != nil:
+		name := "a subquery in FROM"
+		if a := n.GetRangeSubselect().Alias; a != nil {
+			name += " (" + a.Aliasname + ")"
+		}
+		*others = append(*others, name)
+	default:
+		*others = append(*others, strings.ToLower(nodeName(n))+" in FROM")
+	}
+}
+
+func findLocked(rels []lockedRel, name string) (lockedRel, bool) {
+	for _, r := range rels {
+		if r.alias == name {
+			return r, true
+		}
+	}
+	return lockedRel{}, false
+}
+
+// isOther reports whether name is the alias some non-table item's
+// description mentions.
+func isOther(others []string, name string) bool {
+	for _, o := range others {
+		if strings.Contains(o, "("+name+")") {
+			return true
+		}
+	}
+	return false
+}
+
+// lockTargets are the select-list entries reading the whole row of the
+// i-th locked table: one per column, named so that no ORDER BY or GROUP
+// BY name can refer to them.
+func lockTargets(i int, r lockedRel, t *Relation) []*pg_query.Node {
+	var renamed []*pg_query.Node
+	if r.rv.Alias != nil {
+		renamed = r.rv.Alias.Colnames
+	}
+	out := make([]*pg_query.Node, len(t.Columns))
+	for j, c := range t.Columns {
+		name := c.Name
+		if j < len(renamed) {
+			name = renamed[j].GetString_().GetSval()
+		}
+		ref := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(r.alias), pg_query.MakeStrNode(name)}, -1)
+		out[j] = &pg_query.Node{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{
+			Name: fmt.Sprintf("?lock %d.%d?", i, j), Val: ref, Location: -1}}}
+	}
+	return out
+}
