@@ -14,8 +14,8 @@ import (
 	"github.com/eddydb/eddy/storage"
 )
 
-// execCreateTableAs executes CREATE MATERIALIZED VIEW (and rejects CREATE
-// TABLE AS, which would need a one-off copy).
+// execCreateTableAs executes CREATE MATERIALIZED VIEW (CREATE TABLE AS is
+// ctas.go's).
 func (p *Portal) execCreateTableAs(st *pg.CreateTableAsStmt) error {
 	return p.createTableAs(st, false)
 }

@@ -229,6 +229,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execCreateTable(n.GetCreateStmt())
 	case n.GetViewStmt() != nil:
 		return p.execCreateView(n.GetViewStmt())
+	case n.GetCreateTableAsStmt() != nil && n.GetCreateTableAsStmt().Objtype == pg.ObjectType_OBJECT_TABLE:
+		return p.createTable(ctx, n.GetCreateTableAsStmt())
 	case n.GetCreateTableAsStmt() != nil:
 		return p.execCreateTableAs(n.GetCreateTableAsStmt())
 	case n.GetDropStmt() != nil && n.GetDropStmt().RemoveType == pg.ObjectType_OBJECT_SCHEMA:

@@ -168,6 +168,7 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	}
 	out := make([]*Statement, len(stmts))
 	for i, st := range stmts {
+		st.AST = selectIntoTable(st.AST)
 		out[i] = &Statement{s: s, src: sql, stmt: st, paramTypes: ptypes, part: i, parts: len(stmts)}
 	}
 	if len(out) != 1 {
