@@ -105,6 +105,12 @@ type Options struct {
 	TimeZone string
 	// Trace, when set, records what planning resolved (trace.go).
 	Trace *Trace
+	// ModifyingCTEs are the results of the statement's top-level
+	// data-modifying WITH queries (INSERT/UPDATE/DELETE ... RETURNING),
+	// which the statement layer runs first (modifying.go), or
+	// DescribeModifyingCTEs to plan their columns with no rows. A
+	// data-modifying WITH query not in the map is 0A000.
+	ModifyingCTEs map[*pg_query.CommonTableExpr]*CTEResult
 }
 
 // Query is a planned SELECT/VALUES/set operation: Rel produces rows (as a

@@ -19,6 +19,9 @@ type cte struct {
 	// table of that query (inlineCTE), seeing the CTEs before it (frame).
 	inline *pg_query.CommonTableExpr
 	frame  int
+	// noReturning marks a data-modifying query without RETURNING, which
+	// cannot be read.
+	noReturning bool
 }
 
 // withCTEs plans sel's WITH list, runs body with the CTEs in scope, and
@@ -65,7 +68,7 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive boo
 	}
 	sel := ce.Ctequery.GetSelectStmt()
 	if sel == nil {
-		return nil, repr.Unsupported("data-modifying statement in WITH").WithPosition(ce.Location + 1)
+		return b.modifyingCTE(ce)
 	}
 	if recursive && references(ce.Ctequery, ce.Ctename) > 0 {
 		return b.planRecursiveCTE(ce, sel, parent)
@@ -136,6 +139,9 @@ func (b *builder) lookupCTE(name string) *cte {
 
 // cteRef plans a FROM reference to a CTE.
 func (b *builder) cteRef(c *cte, rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
+	if c.noReturning {
+		return nil, nil, repr.Unsupported("WITH query %q does not have a RETURNING clause", c.name).WithPosition(rv.Location + 1)
+	}
 	alias := c.name
 	var colAliases []*pg_query.Node
 	if rv.Alias != nil {

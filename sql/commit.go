@@ -2,6 +2,8 @@ package sql
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/eddydb/eddy/exec"
@@ -22,6 +24,24 @@ type writeSet struct {
 	// locks are the rows of each table the block read FOR UPDATE or FOR
 	// SHARE, checked unchanged at COMMIT (locks.go).
 	locks map[uint64][]lockedRow
+	// readAs, when set, is what the statement's reads see instead (the
+	// state before a WITH statement's data-modifying parts: reader).
+	readAs *writeSet
+}
+
+// reader is the write set a statement's reads see: ws, or while a WITH
+// statement with data-modifying parts runs, ws as it was before it.
+func (w *writeSet) reader() *writeSet {
+	if w != nil && w.readAs != nil {
+		return w.readAs
+	}
+	return w
+}
+
+// frozen is a copy of w's state for reading (see readAs): later changes
+// to w do not show in it.
+func (w *writeSet) frozen() *writeSet {
+	return &writeSet{order: slices.Clone(w.order), changes: maps.Clone(w.changes), snap: w.snap, locks: w.locks}
 }
 
 func (w *writeSet) add(table uint64, row repr.Row, diff int64) {

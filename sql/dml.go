@@ -83,23 +83,8 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 		ws = &writeSet{}
 	}
 	ectx := s.evalCtx()
-	var changed []repr.Row
-	var tag string
 	mark := ws.mark()
-	switch {
-	case d.ins != nil && d.ins.OnConflict != nil:
-		changed, err = s.e.upsertRows(d.ins, ectx, ws)
-		tag = fmt.Sprintf("INSERT 0 %d", len(changed))
-	case d.ins != nil:
-		changed, err = s.e.insertRows(d.ins, ectx, ws, s.tx == txIdle)
-		tag = fmt.Sprintf("INSERT 0 %d", len(changed))
-	case d.upd != nil:
-		changed, err = s.e.updateRows(d.upd, ectx, ws)
-		tag = fmt.Sprintf("UPDATE %d", len(changed))
-	default:
-		changed, err = s.e.deleteRows(d.del, ectx, ws)
-		tag = fmt.Sprintf("DELETE %d", len(changed))
-	}
+	changed, tag, err := s.e.writeRows(d, ectx, ws, s.tx == txIdle)
 	if err == nil {
 		err = s.e.checkStatement(ws, mark, ectx, d.del != nil)
 	}
@@ -119,6 +104,27 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 	return err
 }
 
+// writeRows executes planned write d into ws, returning the rows changed
+// (for RETURNING) and the command tag. autocommit says that ws is
+// committed right after (see addRows).
+func (e *Engine) writeRows(d *dmlPlan, ctx *expr.Ctx, ws *writeSet, autocommit bool) (changed []repr.Row, tag string, err error) {
+	switch {
+	case d.ins != nil && d.ins.OnConflict != nil:
+		changed, err = e.upsertRows(d.ins, ctx, ws)
+		tag = fmt.Sprintf("INSERT 0 %d", len(changed))
+	case d.ins != nil:
+		changed, err = e.insertRows(d.ins, ctx, ws, autocommit)
+		tag = fmt.Sprintf("INSERT 0 %d", len(changed))
+	case d.upd != nil:
+		changed, err = e.updateRows(d.upd, ctx, ws)
+		tag = fmt.Sprintf("UPDATE %d", len(changed))
+	default:
+		changed, err = e.deleteRows(d.del, ctx, ws)
+		tag = fmt.Sprintf("DELETE %d", len(changed))
+	}
+	return changed, tag, err
+}
+
 // insertRows evaluates the INSERT's source and adds its rows to ws.
 // A VALUES list of closed expressions is evaluated directly (see
 // valuesRows); any other source runs as a query. autocommit says that ws
@@ -126,7 +132,7 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 func (e *Engine) insertRows(ins *planner.Insert, ctx *expr.Ctx, ws *writeSet, autocommit bool) ([]repr.Row, error) {
 	rows, ok, err := valuesRows(ins.Source, ctx)
 	if !ok {
-		rows, err = e.runQuery(ins.Source, ctx, ws)
+		rows, err = e.runQuery(ins.Source, ctx, ws.reader())
 	}
 	if err != nil {
 		return nil, err

@@ -10,10 +10,11 @@ import (
 )
 
 // targetRows returns the rows an UPDATE or DELETE changes, with their
-// multiplicities: the table's rows passing filter (matchingRows), or
+// multiplicities, as ws's reader sees the tables: the table's rows passing filter (matchingRows), or
 // with from (UPDATE ... FROM, DELETE ... USING) one joined row per
 // matched table row (joinedRows).
 func (e *Engine) targetRows(t *planner.Relation, filter expr.Expr, from *planner.Query, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, []int64, error) {
+	ws = ws.reader()
 	if from == nil {
 		return e.matchingRows(t, filter, ctx, ws)
 	}

@@ -211,6 +211,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.dispatchExt(ctx, x)
 	}
 	switch {
+	case hasModifyingCTE(n):
+		return p.execModifying(ctx, n)
 	case n.GetSelectStmt() != nil:
 		return p.execSelect(ctx, n)
 	case n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil, n.GetDeleteStmt() != nil:

@@ -282,6 +282,12 @@ func (q *qualifier) stmt(n *pg.Node) error {
 		q.colRefs = stmtColumnRefs(walked)
 	}
 	err := q.dmlPrivs(n)
+	ces, _ := planner.ModifyingCTEs(n)
+	for _, ce := range ces {
+		if err == nil {
+			err = q.dmlPrivs(ce.Ctequery)
+		}
+	}
 	switch {
 	case n.GetCreateStmt() != nil:
 		err = q.target(n.GetCreateStmt().Relation)

@@ -95,7 +95,8 @@ func (st *Statement) describe() error {
 	}
 	st.catVersion = st.s.e.catalogVersion()
 	n := st.stmt.AST
-	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone}
+	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone,
+		ModifyingCTEs: planner.DescribeModifyingCTEs(n)}
 	var err error
 	switch {
 	case n.GetSelectStmt() != nil:
@@ -111,14 +112,18 @@ func (st *Statement) describe() error {
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {
 			st.cols, st.paramTypes = queryColumns(dml.returningCols), dml.paramTypes
-			st.keepDML(dml)
+			if opts.ModifyingCTEs == nil { // such a plan has no rows for them
+				st.keepDML(dml)
+			}
 		}
 	case n.GetInsertStmt() != nil || n.GetUpdateStmt() != nil || n.GetDeleteStmt() != nil:
 		var dml *dmlPlan
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {
 			st.paramTypes = dml.paramTypes
-			st.keepDML(dml)
+			if opts.ModifyingCTEs == nil { // such a plan has no rows for them
+				st.keepDML(dml)
+			}
 		}
 	case st.stmt.Ext != nil:
 		st.cols, err = st.s.describeExt(st.stmt.Ext)

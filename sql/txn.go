@@ -543,6 +543,8 @@ func writeCommandName(n *pg.Node) (string, bool) {
 		return "COMMENT", true
 	case n.GetReindexStmt() != nil:
 		return "REINDEX", true
+	case n.GetSelectStmt() != nil && hasModifyingCTE(n):
+		return "SELECT", true
 	case len(n.GetSelectStmt().GetLockingClause()) > 0:
 		return "SELECT " + planner.LockName(n.GetSelectStmt()), true
 	}

@@ -192,7 +192,7 @@ func inferArbiters(keys []candidate, oc *planner.OnConflict) ([]candidate, error
 func (e *Engine) upsertRows(ins *planner.Insert, ctx *expr.Ctx, ws *writeSet) ([]repr.Row, error) {
 	rows, ok, err := valuesRows(ins.Source, ctx)
 	if !ok {
-		rows, err = e.runQuery(ins.Source, ctx, ws)
+		rows, err = e.runQuery(ins.Source, ctx, ws.reader())
 	}
 	if err != nil {
 		return nil, err

@@ -467,3 +467,31 @@ func TestForUpdateConflict(t *testing.T) {
 	mustExec(t, ctx, a, "INSERT INTO log VALUES (3, 'a')")
 	expectText(t, ctx, a, "SELECT count(*) FROM log", "1")
 }
+
+// TestModifyingWithExtended runs data-modifying WITH statements, UPDATE
+// ... FROM and SELECT ... FOR UPDATE through the extended protocol (Parse
+// describes them before they run), on Eddy and on PostgreSQL.
+func TestModifyingWithExtended(t *testing.T) {
+	for _, s := range []*harness.Server{harness.StartTarget(t), harness.StartPostgres(t)} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c := connect(t, ctx, s.NewDatabase(t))
+		mustExec(t, ctx, c, "CREATE TABLE t (id int PRIMARY KEY, v text)", "CREATE TABLE u (id int, w text)",
+			"INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')", "INSERT INTO u VALUES (2, 'B')")
+		var id int
+		var v string
+		err := c.QueryRow(ctx, "WITH d AS (DELETE FROM t WHERE id = $1 RETURNING *) SELECT id, v FROM d", 1).Scan(&id, &v)
+		if err != nil || id != 1 || v != "a" {
+			t.Fatalf("%s: WITH DELETE: %d %q %v", s.Kind(), id, v, err)
+		}
+		err = c.QueryRow(ctx, "UPDATE t SET v = u.w FROM u WHERE u.id = t.id AND t.id = $1 RETURNING t.v", 2).Scan(&v)
+		if err != nil || v != "B" {
+			t.Fatalf("%s: UPDATE FROM: %q %v", s.Kind(), v, err)
+		}
+		err = c.QueryRow(ctx, "SELECT v FROM t WHERE id = $1 FOR UPDATE", 3).Scan(&v)
+		if err != nil || v != "c" {
+			t.Fatalf("%s: FOR UPDATE: %q %v", s.Kind(), v, err)
+		}
+		expectText(t, ctx, c, "SELECT string_agg(v, ',' ORDER BY id) FROM t", "B,c")
+	}
+}
