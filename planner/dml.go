@@ -367,7 +367,7 @@ func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, 
 		return nil, err
 	}
 	u := &Update{Table: rel}
-	if !joinsOthers(stmt.FromClause, stmt.WhereClause, stmt.WithClause) {
+	if !joinsOthers(stmt.FromClause, stmt.WhereClause, stmt.WithClause) && !setHasSubLink(stmt.TargetList) {
 		u.Filter, err = b.dmlFilter(rel, sc, stmt.WhereClause)
 		if err == nil {
 			u.Set, err = b.setList(rel, sc, stmt.TargetList)
@@ -381,7 +381,7 @@ func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, 
 			if u.From, sc, err = b.joinedTarget(rel, stmt.Relation, stmt.FromClause, stmt.WhereClause); err != nil {
 				return err
 			}
-			if u.Set, err = b.setListOver(rel, sc, u.From.Rel, stmt.TargetList); err != nil {
+			if u.Set, err = b.joinedSetList(rel, sc, u.From, stmt.TargetList); err != nil {
 				return err
 			}
 			u.Returning, u.ReturningColumns, err = b.returningOver(stmt.ReturningList, sc, u.From.Rel)
@@ -404,7 +404,13 @@ func (b *builder) setList(rel *Relation, sc *scope, list []*pg_query.Node) ([]ex
 // setListOver is setList over input relation in (the table row, or the
 // existing and excluded rows of ON CONFLICT DO UPDATE).
 func (b *builder) setListOver(rel *Relation, sc *scope, in ir.Rel, list []*pg_query.Node) ([]expr.Expr, error) {
-	ec := &ectx{b: b, sc: sc, rel: in, clause: "UPDATE", noSubquery: true}
+	return (&ectx{b: b, sc: sc, rel: in, clause: "UPDATE", noSubquery: true}).setList(rel, list)
+}
+
+// setList builds the new row of table rel over c's relation; with
+// subqueries allowed, their decorrelated values widen c.rel.
+func (c *ectx) setList(rel *Relation, list []*pg_query.Node) ([]expr.Expr, error) {
+	b, ec := c.b, c
 	set := make([]expr.Expr, len(rel.Columns))
 	for _, n := range list {
 		rt := n.GetResTarget()

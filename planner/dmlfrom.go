@@ -80,3 +80,31 @@ func (b *builder) returningOver(list []*pg_query.Node, sc *scope, rel ir.Rel) ([
 	}
 	return out, cols, nil
 }
+
+// setHasSubLink reports whether an UPDATE's SET list has a subquery.
+func setHasSubLink(list []*pg_query.Node) bool {
+	for _, n := range list {
+		if hasSubLink(n.GetResTarget().Val) {
+			return true
+		}
+	}
+	return false
+}
+
+// joinedSetList plans the SET list of a joined UPDATE over from's rows.
+// Subqueries in it are decorrelated into from: their values become
+// columns after the FROM items' (the rows, and so the rows matched, stay
+// the same).
+func (b *builder) joinedSetList(rel *Relation, sc *scope, from *Query, list []*pg_query.Node) ([]expr.Expr, error) {
+	ec := &ectx{b: b, sc: sc, rel: from.Rel, clause: "UPDATE"}
+	set, err := ec.setList(rel, list)
+	if err != nil {
+		return nil, err
+	}
+	ts := ec.rel.ColTypes()
+	for i := len(from.Columns); i < len(ts); i++ {
+		from.Columns = append(from.Columns, ResultColumn{Name: "?subquery?", Type: ts[i]})
+	}
+	from.Rel = ec.rel
+	return set, nil
+}
