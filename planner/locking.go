@@ -22,8 +22,8 @@ import (
 // top-level plain SELECT over tables may lock, as in PostgreSQL (no
 // GROUP BY, DISTINCT, aggregates, window functions or set operations);
 // FOR UPDATE in subqueries, on views, subqueries or functions in FROM,
-// on the nullable side of an outer join, and SKIP LOCKED and NOWAIT
-// (which need to see other blocks' locks) are 0A000.
+// and on the nullable side of an outer join are 0A000. SKIP LOCKED and
+// NOWAIT look up the locks other open blocks hold (sql/rowlocks.go).
 
 // Lock is a table whose rows a query locks: each row of the query
 // carries the table's row read in columns [Col, Col+len(table columns)).
@@ -33,14 +33,49 @@ type Lock struct {
 	// KeyOnly is FOR KEY SHARE: only a change of the row's primary key
 	// (or its deletion) conflicts.
 	KeyOnly bool
+	// Strength is the lock's strength (the strongest clause naming it).
+	Strength LockStrength
+	// Wait is what to do about rows other open blocks hold locks on.
+	Wait LockWait
 }
+
+// LockStrength is a row lock's strength, weakest first (PostgreSQL's
+// LockTupleMode).
+type LockStrength int8
+
+// The row lock strengths.
+const (
+	ForKeyShare LockStrength = iota
+	ForShare
+	ForNoKeyUpdate
+	ForUpdate
+)
+
+// Conflicts reports whether locks of strengths a and b held by two
+// transactions conflict (PostgreSQL's row-level lock conflict table).
+func (a LockStrength) Conflicts(b LockStrength) bool {
+	return a+b >= 3
+}
+
+// LockWait is a locking clause's wait policy.
+type LockWait int8
+
+// The wait policies: Eddy never waits (a conflicting COMMIT fails with
+// 40001); SKIP LOCKED skips rows another open block holds a conflicting
+// lock on, NOWAIT fails with 55P03 on one.
+const (
+	LockNoWait LockWait = iota
+	LockSkipLocked
+	LockErrorLocked
+)
 
 // lockedRel is a table a locking clause applies to: its FROM entry
 // (rv) and the name its columns are qualified by.
 type lockedRel struct {
-	rv      *pg_query.RangeVar
-	alias   string
-	keyOnly bool
+	rv       *pg_query.RangeVar
+	alias    string
+	strength LockStrength
+	wait     LockWait
 }
 
 // planLocking plans a top-level SELECT with a locking clause: sel with
@@ -72,7 +107,8 @@ func (b *builder) planLocking(sel *pg_query.SelectStmt) (*planned, []Lock, error
 	locks := make([]Lock, len(rels))
 	for i := len(rels) - 1; i >= 0; i-- {
 		col -= len(tables[i].Columns)
-		locks[i] = Lock{Table: tables[i], Col: col, KeyOnly: rels[i].keyOnly}
+		locks[i] = Lock{Table: tables[i], Col: col, KeyOnly: rels[i].strength == ForKeyShare,
+			Strength: rels[i].strength, Wait: rels[i].wait}
 	}
 	p.cols = p.cols[:col]
 	return p, locks, nil
@@ -145,14 +181,6 @@ func lockName(lc *pg_query.LockingClause) string {
 // cannot honour.
 func checkLockable(sel *pg_query.SelectStmt) error {
 	name := lockName(sel.LockingClause[0].GetLockingClause())
-	for _, n := range sel.LockingClause {
-		switch n.GetLockingClause().WaitPolicy {
-		case pg_query.LockWaitPolicy_LockWaitSkip:
-			return repr.Unsupported("%s SKIP LOCKED (Eddy's transactions do not wait for locks: a conflicting COMMIT fails with 40001)", name)
-		case pg_query.LockWaitPolicy_LockWaitError:
-			return repr.Unsupported("%s NOWAIT (Eddy's transactions do not wait for locks: a conflicting COMMIT fails with 40001)", name)
-		}
-	}
 	var aggs []*pg_query.FuncCall
 	for _, t := range sel.TargetList {
 		collectAggs(t, &aggs)
@@ -191,9 +219,9 @@ func lockedRels(sel *pg_query.SelectStmt) ([]lockedRel, error) {
 	var out []lockedRel
 	seen := map[string]int{}
 	add := func(r lockedRel, lc *pg_query.LockingClause) {
-		r.keyOnly = lc.Strength == pg_query.LockClauseStrength_LCS_FORKEYSHARE
-		if i, ok := seen[r.alias]; ok {
-			out[i].keyOnly = out[i].keyOnly && r.keyOnly // the stronger lock wins
+		r.strength, r.wait = lockStrength(lc), lockWait(lc)
+		if i, ok := seen[r.alias]; ok { // the stronger lock and policy win
+			out[i].strength, out[i].wait = max(out[i].strength, r.strength), max(out[i].wait, r.wait)
 			return
 		}
 		seen[r.alias] = len(out)
@@ -295,4 +323,28 @@ func lockTargets(i int, r lockedRel, t *Relation) []*pg_query.Node {
 			Name: fmt.Sprintf("?lock %d.%d?", i, j), Val: ref, Location: -1}}}
 	}
 	return out
+}
+
+// lockStrength is a locking clause's strength.
+func lockStrength(lc *pg_query.LockingClause) LockStrength {
+	switch lc.Strength {
+	case pg_query.LockClauseStrength_LCS_FORKEYSHARE:
+		return ForKeyShare
+	case pg_query.LockClauseStrength_LCS_FORSHARE:
+		return ForShare
+	case pg_query.LockClauseStrength_LCS_FORNOKEYUPDATE:
+		return ForNoKeyUpdate
+	}
+	return ForUpdate
+}
+
+// lockWait is a locking clause's wait policy.
+func lockWait(lc *pg_query.LockingClause) LockWait {
+	switch lc.WaitPolicy {
+	case pg_query.LockWaitPolicy_LockWaitSkip:
+		return LockSkipLocked
+	case pg_query.LockWaitPolicy_LockWaitError:
+		return LockErrorLocked
+	}
+	return LockNoWait
 }

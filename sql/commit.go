@@ -27,6 +27,9 @@ type writeSet struct {
 	// readAs, when set, is what the statement's reads see instead (the
 	// state before a WITH statement's data-modifying parts: reader).
 	readAs *writeSet
+	// owner is the session whose block this is (nil: an autocommit
+	// statement's), for the row locks its writes hold (rowlocks.go).
+	owner *Session
 }
 
 // reader is the write set a statement's reads see: ws, or while a WITH

@@ -327,6 +327,7 @@ func (e *Engine) updateRows(u *planner.Update, ctx *expr.Ctx, ws *writeSet) ([]r
 	for i, old := range olds {
 		ws.add(id, old, -counts[i])
 	}
+	e.rowLocks.holdWritten(ws.owner, u.Table, olds, news)
 	for i, nr := range news {
 		ws.add(id, nr, counts[i])
 		ret := append(nr, rows[i][n:]...)
@@ -349,6 +350,7 @@ func (e *Engine) deleteRows(d *planner.Delete, ctx *expr.Ctx, ws *writeSet) ([]r
 	var out []repr.Row
 	for i, r := range rows {
 		ws.add(id, r[:n:n], -counts[i])
+		e.rowLocks.holdWritten(ws.owner, d.Table, []repr.Row{r[:n:n]}, nil)
 		for k := int64(0); k < counts[i]; k++ {
 			out = append(out, r)
 		}

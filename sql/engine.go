@@ -85,6 +85,8 @@ type Engine struct {
 	// (snapshot.go; modTime under mu).
 	snaps   snapshots
 	modTime map[uint64]repr.Time
+	// rowLocks are the row locks open blocks hold (rowlocks.go).
+	rowLocks rowLockTable
 	// backfills are the CREATE MATERIALIZED VIEWs backfilling outside the
 	// lock (backfill.go; under mu).
 	backfills map[*hydration]bool

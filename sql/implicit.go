@@ -50,7 +50,7 @@ func (s *Session) finishPart(st *Statement, err error) error {
 
 // beginBlock opens a transaction block with the session's default modes.
 func (s *Session) beginBlock() {
-	s.tx, s.ws = txBlock, &writeSet{}
+	s.tx, s.ws = txBlock, &writeSet{owner: s}
 	s.blk = block{committed: maps.Clone(s.settings.vals), sessionSets: map[string]string{}, role: s.role}
 }
 

@@ -10,7 +10,9 @@ import (
 // FOR KEY SHARE.
 //
 // Eddy's transactions are optimistic (first committer wins), so a row
-// lock does not make other sessions wait: it is a check at COMMIT. The
+// lock does not make other sessions wait: it is a check at COMMIT, plus
+// an entry in the engine's registry of held locks that SKIP LOCKED and
+// NOWAIT consult (rowlocks.go). The
 // rows a locking query of a block returns (each locked table's row that
 // produced a returned row, planner/locking.go) join the block's write set
 // as locks, and the block's COMMIT fails with 40001 "could not serialize
@@ -39,6 +41,22 @@ import (
 type lockedRow struct {
 	row     repr.Row
 	keyOnly bool
+}
+
+// lockRows takes the locks of query q over its sorted result rows
+// (before OFFSET, LIMIT and the trim to the visible columns) and returns
+// the rows to present: the wait policy (rowLockTable.lockRows), then
+// the commit-time checks (recordLocks).
+func (e *Engine) lockRows(q *planner.Query, rows []repr.Row, ws *writeSet) ([]repr.Row, error) {
+	var owner *Session
+	if ws != nil {
+		owner = ws.owner
+	}
+	rows, err := e.rowLocks.lockRows(q, rows, owner)
+	if err != nil {
+		return nil, err
+	}
+	return rows, e.recordLocks(q, rows, ws)
 }
 
 // recordLocks takes the locks of query q over its result rows (before
@@ -107,12 +125,12 @@ func withoutOwnInserts(rows []repr.Row, pending []repr.Update) []repr.Row {
 	own := map[string]bool{}
 	for _, u := range pending {
 		if u.Diff > 0 {
-			own[string(repr.AppendRow(nil, u.Row))] = true
+			own[rowKey(u.Row)] = true
 		}
 	}
 	out := rows[:0]
 	for _, r := range rows {
-		if !own[string(repr.AppendRow(nil, r))] {
+		if !own[rowKey(r)] {
 			out = append(out, r)
 		}
 	}

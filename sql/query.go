@@ -99,11 +99,10 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 		return nil, err
 	}
 	sortRows(rows, q.OrderBy)
-	rows = window(rows, q.Offset, q.Limit)
-	if len(q.Locks) > 0 {
-		if err := e.recordLocks(q, rows, ws); err != nil {
-			return nil, err
-		}
+	if len(q.Locks) == 0 {
+		rows = window(rows, q.Offset, q.Limit)
+	} else if rows, err = e.lockRows(q, rows, ws); err != nil {
+		return nil, err
 	}
 	for i, r := range rows {
 		rows[i] = r[:len(q.Columns)]

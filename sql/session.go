@@ -147,6 +147,7 @@ func (s *Session) Close() {
 	s.unregister()
 	s.endDDL()
 	s.releaseSnapshot()
+	s.e.rowLocks.release(s)
 	s.tx, s.ws, s.blk = txIdle, nil, block{}
 	s.closeCursors()
 }

@@ -221,6 +221,7 @@ func (s *Session) endBlock(commit bool) {
 		maps.Copy(vals, s.blk.sessionSets)
 		role = s.role
 	}
+	s.e.rowLocks.release(s)
 	s.tx, s.ws, s.restartSeqs, s.blk = txIdle, nil, nil, block{}
 	if !commit {
 		s.notes = pendingNotes{}

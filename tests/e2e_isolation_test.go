@@ -42,6 +42,7 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"ReadOnlyStable", isoReadOnlyStable},
 		{"OwnWrites", isoOwnWrites},
 		{"LockChangedRow", isoLockChangedRow},
+		{"SkipLocked", isoSkipLocked},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -494,4 +495,32 @@ func TestModifyingWithExtended(t *testing.T) {
 		}
 		expectText(t, ctx, c, "SELECT string_agg(v, ',' ORDER BY id) FROM t", "B,c")
 	}
+}
+
+// isoSkipLocked: the job queue. Two workers claim jobs with FOR UPDATE
+// SKIP LOCKED and get different ones; NOWAIT on a row another block
+// locked (by a locking read or by updating it) is 55P03; FOR KEY SHARE
+// is compatible with an update that keeps the key; locks end with the
+// block.
+func isoSkipLocked(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE q (id int PRIMARY KEY, state text)", "INSERT INTO q VALUES (1, 'new'), (2, 'new'), (3, 'new')")
+	claim := "SELECT id FROM q WHERE state = 'new' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
+	mustExec(t, ctx, a, "BEGIN")
+	expectText(t, ctx, a, claim, "1")
+	mustExec(t, ctx, b, "BEGIN")
+	expectText(t, ctx, b, claim, "2")
+	expectText(t, ctx, b, "SELECT id FROM q ORDER BY id FOR SHARE SKIP LOCKED", "2,3") // its own lock does not hide a row
+	expectState(t, ctx, b, "SELECT id FROM q WHERE id = 1 FOR UPDATE NOWAIT", "55P03")
+	mustExec(t, ctx, b, "ROLLBACK")
+	mustExec(t, ctx, a, "UPDATE q SET state = 'done' WHERE id = 1", "COMMIT")
+	mustExec(t, ctx, b, "BEGIN")
+	expectText(t, ctx, b, claim, "2")
+	mustExec(t, ctx, b, "COMMIT")
+	// A block's update locks the row it changes.
+	mustExec(t, ctx, a, "BEGIN", "UPDATE q SET state = 'busy' WHERE id = 3")
+	expectText(t, ctx, b, "SELECT id FROM q WHERE id = 3 FOR UPDATE SKIP LOCKED", "")
+	expectState(t, ctx, b, "SELECT id FROM q WHERE id = 3 FOR SHARE NOWAIT", "55P03")
+	expectText(t, ctx, b, "SELECT id FROM q WHERE id = 3 FOR KEY SHARE NOWAIT", "3")
+	mustExec(t, ctx, a, "ROLLBACK")
+	expectText(t, ctx, b, "SELECT id FROM q WHERE id = 3 FOR UPDATE NOWAIT", "3")
 }
