@@ -140,7 +140,8 @@ func (b *builder) lookupCTE(name string) *cte {
 // cteRef plans a FROM reference to a CTE.
 func (b *builder) cteRef(c *cte, rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 	if c.noReturning {
-		return nil, nil, repr.Unsupported("WITH query %q does not have a RETURNING clause", c.name).WithPosition(rv.Location + 1)
+		return nil, nil, repr.Errorf(repr.CodeFeatureNotSupported, "WITH query %q does not have a RETURNING clause", c.name).
+			WithPosition(rv.Location + 1)
 	}
 	alias := c.name
 	var colAliases []*pg_query.Node
