@@ -182,7 +182,7 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 	me := &o.sides[side]
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, me.keyCols)
 	if o.sp != nil {
-		if err := o.sp.ensure(o, o.kbuf, true); err != nil {
+		if err := o.sp.use(o, o.kbuf, true); err != nil {
 			return nil, false, err
 		}
 	}
@@ -197,7 +197,7 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 		s.grown += jrowCost(len(o.vbuf))
 		me.linkKey(r, o.kbuf, hasNullCol(row, me.keyCols))
 		if o.sp != nil {
-			o.sp.grew(o.kbuf, len(o.vbuf))
+			o.sp.grew(o.kbuf, jrowCost(len(o.vbuf)))
 		}
 	}
 	var jk []byte
@@ -419,7 +419,7 @@ func (o *joinOp) logValue(side int, r *jrow) []byte {
 func (o *joinOp) commit() {
 	o.forget()
 	if o.sp != nil {
-		o.sp.trim(o)
+		o.trimSpill()
 	}
 }
 

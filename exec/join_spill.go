@@ -1,55 +1,23 @@
 package exec
 
 import (
-	"cmp"
 	"errors"
-	"slices"
 	"unsafe"
 )
 
 // A spilled join (joinOp.sp) keeps its arrangements in the store, as of
 // the last checkpoint, and in memory only the join keys it has read
-// since: a join key is resident (both sides' rows of that key arranged
-// in memory, exactly as an in-memory join would hold them) or not (its
-// rows are the store's, under the node's prefix, tag 3 or 4 and the join
-// key: one prefix scan each). A Step's lookup makes the key it touches
-// resident (ensure) before anything reads it, so the join's code runs
-// unchanged over resident keys.
-//
-// A resident key is dirty once a Step touches it (its rows may differ
-// from the store until the next checkpoint writes them) and clean again
-// after Flushed, which the engine calls right after a checkpoint: clean
-// keys are a cache of the store, evicted least recently used first when
-// the resident bytes pass the cache bound (after each committed Step and
-// after Flushed); dirty keys stay until the checkpoint. So the store plus
-// the resident keys is always the whole arrangement, and no key is ever
-// both stale in memory and read from the store.
-//
-// The store is read through a StateReader during Steps. That is I/O in
-// an operator, but a deterministic one: the store holds what the Steps
-// logged up to the checkpoint, whatever the timing.
+// since (residency, spill_keys.go): a join key is resident (both sides'
+// rows of that key arranged in memory, exactly as an in-memory join would
+// hold them) or not (its rows are the store's, under the node's prefix,
+// tag 3 or 4 and the join key: one prefix scan each). A Step's lookup
+// makes the key it touches resident (ensure) before anything reads it,
+// so the join's code runs unchanged over resident keys.
 type joinSpill struct {
-	r StateReader
-	// prefix is the node's state key prefix (relative to the dataflow).
-	prefix []byte
-	res    map[string]*jres
-	// bytes estimates the resident keys' heap bytes; cache bounds them
-	// (clean keys past it are evicted).
-	bytes, cache int64
-	clock        uint64
-	sbuf         []byte
+	residency
 	// skip marks a side that keeps no rows (a shared join's shared side,
 	// read from an index): loading a key does not scan it.
 	skip [2]bool
-	// loads and evictions count keys read from the store and evicted.
-	loads, evictions int64
-}
-
-// jres is one resident join key.
-type jres struct {
-	bytes int64
-	used  uint64
-	dirty bool
 }
 
 // jrowBytes, bucketBytes estimate an arranged row's fixed heap bytes
@@ -66,115 +34,53 @@ func jrowCost(n int) int64 { return int64(n) + jrowBytes }
 // errStopScan ends a StateReader scan early without an error.
 var errStopScan = errors.New("stop scan")
 
+// canSpill reports whether o may spill now: in memory, logging by join
+// key, no Step pending.
+func (o *joinOp) canSpill() bool { return o.sp == nil && o.keyed && len(o.touched) == 0 }
+
 // spill makes o spilled: it drops every arranged row, reading them from r
 // (under prefix, the node's state key prefix) from then on, and caches up
 // to cache bytes of clean keys. The store must hold exactly o's state
 // (right after a checkpoint), and no Step may be pending. It reports
-// false, doing nothing, when o is spilled already or not keyed.
+// false, doing nothing, when o cannot spill now.
 func (o *joinOp) spill(r StateReader, prefix []byte, cache int64) bool {
-	if o.sp != nil || !o.keyed || len(o.touched) > 0 {
+	if !o.canSpill() {
 		return false
 	}
 	for i := range o.sides {
 		o.sides[i] = newJoinSide(o.sides[i].keyCols)
 		o.sides[i].nulls = make(map[string]*jbucket)
 	}
-	o.sp = &joinSpill{r: r, prefix: append([]byte(nil), prefix...), res: make(map[string]*jres), cache: cache}
+	o.sp = &joinSpill{residency: newResidency(r, prefix, cache)}
 	return true
 }
 
-// ensure makes join key key resident on both sides, loading it from the
-// store if need be, and marks it dirty if the Step is about to change it
-// (not when it only reads it).
-func (sp *joinSpill) ensure(o *joinOp, key []byte, dirty bool) error {
-	jr := sp.res[string(key)]
-	if jr == nil {
-		var err error
-		if jr, err = sp.load(o, key); err != nil {
-			return err
-		}
-	}
-	sp.clock++
-	jr.used, jr.dirty = sp.clock, jr.dirty || dirty
-	return nil
-}
-
-// load arranges the stored rows of join key key of both sides and
-// records the key as resident.
-func (sp *joinSpill) load(o *joinOp, key []byte) (*jres, error) {
-	jr := &jres{bytes: bucketBytes + 2*int64(len(key))}
+// loadKey arranges the stored rows of join key key of both sides,
+// returning their estimated bytes.
+func (o *joinOp) loadKey(key []byte) (int64, error) {
+	n := bucketBytes + 2*int64(len(key))
+	skip := 1 + len(key)
 	for side := range 2 {
-		if sp.skip[side] {
+		if o.sp.skip[side] {
 			continue
 		}
-		sp.sbuf = append(append(append(sp.sbuf[:0], sp.prefix...), o.tag(side)), key...)
-		skip := len(sp.sbuf)
-		err := sp.r.Scan(sp.sbuf, func(k, v []byte) error {
-			row, n, matches, err := o.decodeLogged(side, v)
+		err := o.sp.scanKey(o.tag(side), key, func(k, v []byte) error {
+			row, c, matches, err := o.decodeLogged(side, v)
 			if err != nil {
 				return err
 			}
-			jr.bytes += o.arrange(side, row, key, k[skip:], n, matches)
+			n += o.arrange(side, row, key, k[skip:], c, matches)
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 	}
-	sp.res[string(key)] = jr
-	sp.bytes += jr.bytes
-	sp.loads++
-	return jr, nil
+	return n, nil
 }
 
-// grew accounts a row of n encoded bytes added to resident key key.
-func (sp *joinSpill) grew(key []byte, n int) {
-	if jr := sp.res[string(key)]; jr != nil {
-		jr.bytes += jrowCost(n)
-		sp.bytes += jrowCost(n)
-	}
-}
-
-// flushed marks every resident key clean (a checkpoint has written them
-// all) and evicts past the cache bound.
-func (sp *joinSpill) flushed(o *joinOp) {
-	for _, jr := range sp.res {
-		jr.dirty = false
-	}
-	sp.trim(o)
-}
-
-// trim evicts clean keys, least recently used first, when the resident
-// bytes pass the cache bound, down to three quarters of it (so that a
-// Step's few new keys do not evict at every Step).
-func (sp *joinSpill) trim(o *joinOp) {
-	if sp.bytes <= sp.cache {
-		return
-	}
-	type cand struct {
-		key  string
-		used uint64
-	}
-	var clean []cand
-	for k, jr := range sp.res {
-		if !jr.dirty {
-			clean = append(clean, cand{k, jr.used})
-		}
-	}
-	slices.SortFunc(clean, func(a, b cand) int { return cmp.Compare(a.used, b.used) })
-	target := sp.cache / 4 * 3
-	for _, c := range clean {
-		if sp.bytes <= target {
-			break
-		}
-		sp.evict(o, c.key)
-	}
-	o.sides[0].release()
-	o.sides[1].release()
-}
-
-// evict drops the rows of a clean resident key from both sides.
-func (sp *joinSpill) evict(o *joinOp, key string) {
+// evictKey drops the rows of a clean resident key from both sides.
+func (o *joinOp) evictKey(key string) {
 	for i := range o.sides {
 		js := &o.sides[i]
 		for _, m := range [2]map[string]*jbucket{js.buckets, js.nulls} {
@@ -184,16 +90,20 @@ func (sp *joinSpill) evict(o *joinOp, key string) {
 			}
 		}
 	}
-	sp.bytes -= sp.res[key].bytes
-	delete(sp.res, key)
-	sp.evictions++
+}
+
+// trimSpill evicts clean keys past the cache and releases their entries.
+func (o *joinOp) trimSpill() {
+	o.sp.trim(o)
+	o.sides[0].release()
+	o.sides[1].release()
 }
 
 // The spiller methods of plain joins (spill.go). A join spills only when
 // it logs its state by join key (keyed).
 
 func (o *joinOp) spillSize() (int64, bool) {
-	if !o.keyed || o.sp != nil {
+	if !o.canSpill() {
 		return 0, false
 	}
 	_, b := o.stateSize()
@@ -208,12 +118,13 @@ func (o *joinOp) spilledStats() (bool, int64, int64, int64) {
 	if o.sp == nil {
 		return false, 0, 0, 0
 	}
-	return true, o.sp.bytes, o.sp.loads, o.sp.evictions
+	return o.sp.stats()
 }
 
 func (o *joinOp) flushedState() {
 	if o.sp != nil {
-		o.sp.flushed(o)
+		o.sp.markClean()
+		o.trimSpill()
 	}
 }
 

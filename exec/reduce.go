@@ -67,6 +67,9 @@ type reduceOp struct {
 	scratch          repr.Row
 	vs               msValues
 	ac               expr.Acc // result's, which Final's indirect call would move to the heap
+
+	// sp is the spilled state (reduce_spill.go); nil while in memory.
+	sp *residency
 }
 
 // group is the state of one group but its accumulators and multisets,
@@ -194,6 +197,9 @@ func (o *reduceOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) 
 // add folds one update into its group.
 func (o *reduceOp) add(s *stepCtx, row repr.Row, diff int64) error {
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	if err := o.ensureGroup(o.kbuf); err != nil {
+		return err
+	}
 	g := o.groups[string(o.kbuf)]
 	switch {
 	case g == nil:
@@ -203,6 +209,9 @@ func (o *reduceOp) add(s *stepCtx, row repr.Row, diff int64) error {
 		}
 		g = o.newGroup(o.vbuf)
 		s.grown += int64(len(g.enc)) + o.groupBytes()
+		if o.sp != nil {
+			o.sp.grew(o.kbuf, int64(len(g.enc))+o.groupBytes())
+		}
 		if err := o.touch(s, g, false); err != nil {
 			return err
 		}
@@ -547,6 +556,9 @@ func (o *reduceOp) commit() {
 		}
 	}
 	o.forget()
+	if o.sp != nil {
+		o.sp.trim(o)
+	}
 }
 
 // forget clears the record of the pending Step.

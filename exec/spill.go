@@ -6,10 +6,11 @@ import (
 )
 
 // Operator state larger than memory. Plain joins (joinOp, not the window,
-// interval or delta forms), shared joins' private sides (join_spill.go)
-// and append-only joins (append_spill.go) can spill their state to the
-// store: the caller, which owns the
-// store and the memory budget, picks which (SpillCandidates, SpillNode),
+// interval or delta forms), shared joins' private sides (join_spill.go),
+// append-only joins (append_spill.go) and Reduces (reduce_spill.go: not
+// global, not closing windows) can spill their state to the store; the
+// keyed ones share their bookkeeping of resident keys (spill_keys.go).
+// The caller, which owns the store and the memory budget, picks which (SpillCandidates, SpillNode),
 // tells every dataflow when a checkpoint has made the store equal to its
 // state (Flushed), and restores a dataflow within a bound of memory
 // (RestoreWithin), leaving the rest spilled.
@@ -27,7 +28,8 @@ type StateCandidate struct {
 }
 
 // A spiller is an operator whose state can live in the store: plain and
-// shared joins (join_spill.go) and append-only joins (append_spill.go).
+// shared joins (join_spill.go), append-only joins (append_spill.go) and
+// Reduces (reduce_spill.go).
 // Each keeps, once spilled, the keys it touched since the last checkpoint
 // and a cache of clean keys; the store holds the rest.
 type spiller interface {
@@ -56,7 +58,8 @@ type spiller interface {
 // spillerOf returns op as a spiller, or nil when its state cannot spill.
 // The operators are listed, not found by interface: the window and
 // interval joins embed a joinOp, and so its spiller methods, but their
-// close indexes point into its arrangements, which a spill would drop.
+// close indexes point into its arrangements, which a spill would drop; a
+// windowReduce embeds a Reduce but closes windows by scanning every group.
 func spillerOf(op operator) spiller {
 	switch o := op.(type) {
 	case *joinOp:
@@ -64,6 +67,8 @@ func spillerOf(op operator) spiller {
 	case *sharedJoin:
 		return o
 	case *appendJoin:
+		return o
+	case *reduceOp:
 		return o
 	}
 	return nil
