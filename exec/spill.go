@@ -7,9 +7,10 @@ import (
 
 // Operator state larger than memory. Plain joins (joinOp, not the window,
 // interval or delta forms), shared joins' private sides (join_spill.go),
-// append-only joins (append_spill.go) and Reduces (reduce_spill.go: not
-// global, not closing windows) can spill their state to the store; the
-// keyed ones share their bookkeeping of resident keys (spill_keys.go).
+// append-only joins (append_spill.go), Reduces and TopKs (reduce_spill.go,
+// topk_spill.go: keyed, not closing windows) can spill their state to the
+// store; the keyed ones share their bookkeeping of resident keys
+// (spill_keys.go).
 // The caller, which owns the store and the memory budget, picks which (SpillCandidates, SpillNode),
 // tells every dataflow when a checkpoint has made the store equal to its
 // state (Flushed), and restores a dataflow within a bound of memory
@@ -28,8 +29,8 @@ type StateCandidate struct {
 }
 
 // A spiller is an operator whose state can live in the store: plain and
-// shared joins (join_spill.go), append-only joins (append_spill.go) and
-// Reduces (reduce_spill.go).
+// shared joins (join_spill.go), append-only joins (append_spill.go),
+// Reduces (reduce_spill.go) and TopKs (topk_spill.go).
 // Each keeps, once spilled, the keys it touched since the last checkpoint
 // and a cache of clean keys; the store holds the rest.
 type spiller interface {
@@ -59,7 +60,8 @@ type spiller interface {
 // The operators are listed, not found by interface: the window and
 // interval joins embed a joinOp, and so its spiller methods, but their
 // close indexes point into its arrangements, which a spill would drop; a
-// windowReduce embeds a Reduce but closes windows by scanning every group.
+// windowReduce or windowTopK embeds a Reduce or TopK but closes windows
+// by scanning or indexing every group.
 func spillerOf(op operator) spiller {
 	switch o := op.(type) {
 	case *joinOp:
@@ -69,6 +71,8 @@ func spillerOf(op operator) spiller {
 	case *appendJoin:
 		return o
 	case *reduceOp:
+		return o
+	case *topkOp:
 		return o
 	}
 	return nil
@@ -193,8 +197,8 @@ func (d *Dataflow) restoreNode(r StateReader, i int, fn func(key, value []byte) 
 }
 
 // keyJoins makes the plain joins log their state by join key (tags 3
-// and 4), so that they can spill; restoring state logged the older way
-// turns it back.
+// and 4) and the TopKs by group key (tagKGroup), so that they can spill;
+// restoring state logged the older way turns it back.
 func (d *Dataflow) keyJoins() {
 	for _, op := range d.ops {
 		switch o := op.(type) {
@@ -202,6 +206,10 @@ func (d *Dataflow) keyJoins() {
 			o.keyed = true
 		case *sharedJoin:
 			o.j.keyed = true
+		case *topkOp:
+			o.keyed = true
+		case *windowTopK:
+			o.keyed = true
 		}
 	}
 }

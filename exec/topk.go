@@ -29,8 +29,12 @@ import (
 // kgroup; the top set is not stored but derived from the counts
 // (appendTop). Time per Step:
 // a binary search and a slice insertion per input row, and O(Offset+Limit)
-// per touched group to derive its old and new top sets. Logged as row-key
-// -> row(count, columns...). With spec.Rank each output row carries its
+// per touched group to derive its old and new top sets. Logged as {0x01}
+// group-key row-key -> row(count, columns...) (so that a group's rows
+// are one prefix scan and it can spill: topk_spill.go); state logged by
+// row-key alone (before the group key was in the key; row keys start
+// with 0x02 or 0x03) restores as before, keeps that layout and never
+// spills. With spec.Rank each output row carries its
 // 1-based position in the group as an extra column; a change then also
 // re-emits the rows whose positions moved.
 type topkOp struct {
@@ -52,7 +56,14 @@ type topkOp struct {
 	// rkeys holds the row keys cached in rowsTouched, gkeys the group
 	// keys of groupsTouched.
 	rkeys, gkeys []byte
+	// keyed says rows are logged under their group key (tagKGroup).
+	keyed bool
+	// sp is the spilled state (topk_spill.go); nil while in memory.
+	sp *residency
 }
+
+// tagKGroup starts the key of a row logged under its group key.
+const tagKGroup byte = 0x01
 
 // kgroup is one group: its rows sorted by sort key, then row key. Its key
 // is not kept (the map holds it): a Step that touches the group records
@@ -165,7 +176,10 @@ func (o *topkOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 		if u.Diff < 0 && o.spec.AppendOnly {
 			return nil, errRetractAppendOnly
 		}
-		g := o.group(s, u.Row)
+		g, err := o.group(s, u.Row)
+		if err != nil {
+			return nil, err
+		}
 		o.sbuf = appendSortKey(o.sbuf[:0], u.Row, o.spec.Order)
 		i, found, rk := o.search(s, g, o.sbuf, u.Row, nil)
 		if !found {
@@ -176,6 +190,9 @@ func (o *topkOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 			o.sbuf = repr.AppendRow(o.sbuf, u.Row)
 			r := &krow{data: slices.Clone(o.sbuf), ord: int32(ord)}
 			g.rows = slices.Insert(g.rows, i, r)
+			if o.sp != nil { // o.kbuf still holds the group key
+				o.sp.grew(o.kbuf, krowCost(r))
+			}
 			o.touchRow(s, g, r, false)
 			t := &o.rowsTouched[r.undo]
 			t.row = u.Row
@@ -202,9 +219,15 @@ func (o *topkOp) touchRow(s *stepCtx, g *kgroup, r *krow, existed bool) {
 	o.rowsTouched = append(o.rowsTouched, krowUndo{g: g, r: r, n: r.n, existed: existed})
 }
 
-// group finds or creates row's group, touching it.
-func (o *topkOp) group(s *stepCtx, row repr.Row) *kgroup {
+// group finds or creates row's group, touching it; in a spilled TopK it
+// first makes the group resident.
+func (o *topkOp) group(s *stepCtx, row repr.Row) (*kgroup, error) {
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	if o.sp != nil {
+		if err := o.sp.use(o, o.kbuf, true); err != nil {
+			return nil, err
+		}
+	}
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
 		g = &kgroup{}
@@ -213,7 +236,7 @@ func (o *topkOp) group(s *stepCtx, row repr.Row) *kgroup {
 	} else {
 		o.touchGroup(s, g, o.kbuf, true)
 	}
-	return g
+	return g, nil
 }
 
 // touchGroup records g's key, membership and top set for rollback and for
@@ -481,12 +504,11 @@ func (o *topkOp) log(s *stepCtx, t *krowUndo) {
 	if t.existed && r.n == t.n {
 		return
 	}
-	o.kbuf = append(o.kbuf[:0], s.prefix...)
+	var rk []byte
 	if t.hasRK {
-		o.kbuf = append(o.kbuf, o.rkeys[t.rk0:t.rk1]...)
-	} else {
-		o.kbuf = repr.AppendRowKey(o.kbuf, o.row(r))
+		rk = o.rkeys[t.rk0:t.rk1]
 	}
+	o.kbuf = o.appendLogKey(o.kbuf[:0], s.prefix, o.row(r), rk)
 	if r.n == 0 {
 		s.log.del(o.kbuf)
 		t.g.remove(r)
@@ -494,6 +516,20 @@ func (o *topkOp) log(s *stepCtx, t *krowUndo) {
 	}
 	o.vbuf = o.appendCounted(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
+}
+
+// appendLogKey appends to buf the state key of a kept row: the node's
+// prefix, the group key if keyed, and the row key (rk, or computed from
+// row if nil).
+func (o *topkOp) appendLogKey(buf, prefix []byte, row repr.Row, rk []byte) []byte {
+	buf = append(buf, prefix...)
+	if o.keyed {
+		buf = repr.AppendColsKey(append(buf, tagKGroup), row, o.spec.Key)
+	}
+	if rk != nil {
+		return append(buf, rk...)
+	}
+	return repr.AppendRowKey(buf, row)
 }
 
 // appendCounted appends the value encoding of the row (r.n, r's
@@ -529,7 +565,17 @@ func (o *topkOp) insert(g *kgroup, r *krow) {
 	g.rows = slices.Insert(g.rows, i, r)
 }
 
+// commit forgets the Step's record; a spilled TopK then evicts clean
+// groups past its cache.
 func (o *topkOp) commit() {
+	o.forget()
+	if o.sp != nil {
+		o.sp.trim(o)
+	}
+}
+
+// forget clears the record of the pending Step.
+func (o *topkOp) forget() {
 	clear(o.rowsTouched) // drop the cached rows
 	o.rowsTouched, o.groupsTouched = o.rowsTouched[:0], o.groupsTouched[:0]
 	clear(o.oldTops)
@@ -562,16 +608,31 @@ func (o *topkOp) rollback() {
 			o.groups[string(o.key(t))] = t.g
 		}
 	}
-	o.commit()
+	o.forget()
 }
 
+// restore loads a kept row. A key starting with tagKGroup holds the
+// group key before the row key; any other is a row key alone, which
+// makes o log that older layout from then on.
 func (o *topkOp) restore(key, value []byte) error {
+	_, err := o.restoreRow(key, value)
+	return err
+}
+
+// restoreRow is restore, returning the row's estimated bytes.
+func (o *topkOp) restoreRow(key, value []byte) (int64, error) {
 	r, err := repr.DecodeRow(value)
 	if err != nil || len(r) != o.ncols+1 {
-		return errCorrupt
+		return 0, errCorrupt
 	}
 	row := r[1:]
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	if o.keyed = len(key) > 0 && key[0] == tagKGroup; o.keyed {
+		if !bytes.HasPrefix(key[1:], o.kbuf) {
+			return 0, errCorrupt
+		}
+		key = key[1+len(o.kbuf):]
+	}
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
 		g = &kgroup{}
@@ -581,8 +642,9 @@ func (o *topkOp) restore(key, value []byte) error {
 	ord := len(o.sbuf)
 	i, _, _ := o.search(nil, g, o.sbuf, nil, key)
 	o.sbuf = repr.AppendRow(o.sbuf, row)
-	g.rows = slices.Insert(g.rows, i, &krow{data: slices.Clone(o.sbuf), ord: int32(ord), n: r[0].Int()})
-	return nil
+	kr := &krow{data: slices.Clone(o.sbuf), ord: int32(ord), n: r[0].Int()}
+	g.rows = slices.Insert(g.rows, i, kr)
+	return krowCost(kr), nil
 }
 
 func (o *topkOp) restored() error { return nil }

@@ -66,7 +66,7 @@ func (w *windowTopK) close(s *stepCtx, g *kgroup) {
 	key := string(w.groupKey(g))
 	w.touchGroup(s, g, []byte(key), true)
 	for _, r := range g.rows {
-		w.kbuf = repr.AppendRowKey(append(w.kbuf[:0], s.prefix...), w.row(r))
+		w.kbuf = w.appendLogKey(w.kbuf[:0], s.prefix, w.row(r), nil)
 		s.log.del(w.kbuf)
 	}
 	delete(w.groups, key)
