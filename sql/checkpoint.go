@@ -126,6 +126,9 @@ func (e *Engine) newTx() *applyTx {
 	tx := &applyTx{e: e, state: sb, stateMark: sb.Mark()}
 	if !e.ck.replaying {
 		tx.mem = e.mem.account("a commit")
+		if tx.mem != nil {
+			tx.mem.maint = true
+		}
 	}
 	return tx
 }
@@ -156,11 +159,31 @@ func (e *Engine) committed(n int) {
 	o := e.ck.opts
 	due := o.Commits > 0 && e.ck.commits >= o.Commits ||
 		o.Bytes > 0 && e.stateBatch().Used() >= o.Bytes ||
-		o.Interval > 0 && time.Since(e.ck.last) >= o.Interval
+		o.Interval > 0 && time.Since(e.ck.last) >= o.Interval ||
+		e.spillDue()
 	if due {
 		e.logCheckpointErr(e.checkpointLocked())
 	}
 }
+
+// refused runs after a commit was refused and rolled back (engine lock
+// held): if maintenance asked for a spill, it checkpoints now, so that
+// the spill makes room before the write is retried.
+func (e *Engine) refused() {
+	if e.spillDue() {
+		e.logCheckpointErr(e.checkpointLocked())
+	}
+}
+
+// spillDue reports whether maintenance asked for a spill and the last
+// checkpoint is at least spillCheckpointEvery old (so that a budget
+// whose state cannot spill does not checkpoint at every commit).
+func (e *Engine) spillDue() bool {
+	return e.mem.wantsSpill() && time.Since(e.ck.last) >= spillCheckpointEvery
+}
+
+// spillCheckpointEvery rate-limits the checkpoints maintenance asks for.
+const spillCheckpointEvery = 100 * time.Millisecond
 
 // logCheckpointErr logs a failed periodic checkpoint; one deferred for a
 // full disk (53100: nothing written, retried at the next due commit) at
@@ -201,6 +224,9 @@ func (e *Engine) checkpointLocked() error {
 	sb := e.stateBatch()
 	if sb.Len() == 0 && e.ck.durable == e.clock {
 		e.ck.commits, e.ck.last = 0, time.Now()
+		if e.mem.wantsSpill() { // the store holds every state already
+			e.afterCheckpoint()
+		}
 		return nil
 	}
 	if err := e.db.CheckWrite(sb.Used() + checkpointTail); err != nil {

@@ -150,6 +150,7 @@ func (e *Engine) commitGroup(group []*commitReq) {
 		}
 	}
 	if len(done) == 0 {
+		e.refused()
 		return
 	}
 	if err := e.db.Commit(b); err != nil {

@@ -44,6 +44,15 @@ import (
 // the view that passes the budget, and the commit machinery (applyTx)
 // rolls back every view and table the commit touched. Replay at start-up
 // is not accounted (the log's commits were accepted once already).
+//
+// Maintenance asks for room before it is refused: a commit's account
+// (maint) records the most any commit needed since the spill policy last
+// looked, and asks for a spill when its reservation takes standing memory
+// and reservations past pressureFraction of the budget, or when it is
+// refused. The engine then checkpoints at once (after that commit, or
+// after the refused one) and spills state until standing memory plus
+// that need is under pressureFraction (spill.go), so that commits as large
+// fit below workFraction instead of failing with 53200.
 
 // workFraction of the budget is what standing memory and reservations
 // together may reach for large work. The rest is headroom for the
@@ -51,6 +60,10 @@ import (
 // memory outside the Go heap (Pebble's block cache and memtables, stacks)
 // and for small work.
 const workFraction = 0.7
+
+// pressureFraction of the budget is where maintenance asks for a spill,
+// between the spill policy's spillFraction and workFraction.
+const pressureFraction = (spillFraction + workFraction) / 2
 
 // smallFraction of the budget is the most a small account holds, and
 // small accounts may bring standing memory and reservations up to
@@ -105,6 +118,14 @@ type accountant struct {
 	// collection seen.
 	released atomic.Int64
 
+	// pressure is pressureFraction of limit. maintPeak is the most a
+	// commit's maintenance used since the spill policy last looked
+	// (takePressure); spillWanted is set when maintenance passed pressure
+	// or was refused.
+	pressure    int64
+	maintPeak   atomic.Int64
+	spillWanted atomic.Bool
+
 	mu sync.Mutex
 	// gcs numbers the collection standing was measured after (MaxUint64:
 	// none seen yet); forced is when a refusal last forced one.
@@ -120,7 +141,8 @@ func newAccountant(limit int64) *accountant {
 	}
 	f := float64(limit)
 	return &accountant{limit: limit, cap: int64(f * workFraction), small: int64(f * smallFraction),
-		smallCap: int64(f * smallWorkFraction), heap: heapStats, collect: runtime.GC, gcs: math.MaxUint64}
+		smallCap: int64(f * smallWorkFraction), pressure: int64(f * pressureFraction),
+		heap: heapStats, collect: runtime.GC, gcs: math.MaxUint64}
 }
 
 // observe returns standing memory, updating it when a collection happened
@@ -150,6 +172,32 @@ func (m *accountant) reservedBytes() int64 {
 		return 0
 	}
 	return m.reserved.Load()
+}
+
+// noteMaintenance records that a commit's maintenance uses used bytes and
+// is about to reserve need more, asking for a spill if that takes standing
+// memory and reservations past pressure.
+func (m *accountant) noteMaintenance(used, need int64) {
+	for p := m.maintPeak.Load(); used > p && !m.maintPeak.CompareAndSwap(p, used); p = m.maintPeak.Load() {
+	}
+	if m.observe()+m.reserved.Load()+need > m.pressure {
+		m.spillWanted.Store(true)
+	}
+}
+
+// wantsSpill reports whether maintenance asked for a spill since the
+// spill policy last looked (false without a budget).
+func (m *accountant) wantsSpill() bool { return m != nil && m.spillWanted.Load() }
+
+// takePressure returns the most a commit's maintenance used since the
+// last call, and resets it and the request for a spill (0 without a
+// budget).
+func (m *accountant) takePressure() int64 {
+	if m == nil {
+		return 0
+	}
+	m.spillWanted.Store(false)
+	return m.maintPeak.Swap(0)
 }
 
 // reserve takes n bytes for an account that will then hold held bytes,
@@ -246,6 +294,8 @@ type memAccount struct {
 	sql        string
 	used, held int64
 	refused    bool
+	// maint marks a commit's account: its needs drive the spill policy.
+	maint bool
 }
 
 // account opens an account for the work named what (nil without a
@@ -294,6 +344,9 @@ func (a *memAccount) Grow(n int64) error {
 		return nil
 	}
 	need := a.used - a.held
+	if a.maint {
+		a.m.noteMaintenance(a.used, need)
+	}
 	chunk := max(need, reserveChunk, a.held/8)
 	if !a.m.reserve(chunk, a.held+chunk) {
 		if chunk == need || !a.m.reserve(need, a.used) {
@@ -312,6 +365,9 @@ func (a *memAccount) refuse(want int64) error {
 	m := a.m
 	m.refusals.Add(1)
 	a.refused = true
+	if a.maint {
+		m.spillWanted.Store(true)
+	}
 	standing, reserved := m.observe(), m.reserved.Load()
 	return repr.Errorf(repr.CodeOutOfMemory, "out of memory").
 		WithDetail("Failed on a request of %s by %s, which held %s; %s of the memory limit of %s was in use (%s by other work, %s usable by work).",

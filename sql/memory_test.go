@@ -267,3 +267,53 @@ func TestSmallWorkKeepsRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestMaintenanceAsksForSpill checks that a commit's account records the
+// most it used and asks for a spill once standing memory plus
+// reservations would pass pressureFraction of the budget, or when it is
+// refused, while other work's accounts do neither.
+func TestMaintenanceAsksForSpill(t *testing.T) {
+	h := &fakeHeap{live: 40 * mib, afterGC: -1}
+	m := accountantOn(100*mib, h) // pressure at 60 MiB, cap 70 MiB
+	query := m.account(statementWork("SELECT 1"))
+	if err := query.Grow(25 * mib); err != nil || m.wantsSpill() {
+		t.Fatalf("a query's 25 MiB: err %v, spill wanted %v; want neither", err, m.wantsSpill())
+	}
+	query.release()
+	commit := m.account("a commit")
+	commit.maint = true
+	if err := commit.Grow(5 * mib); err != nil || m.wantsSpill() {
+		t.Fatalf("a commit's 5 MiB over 40 MiB standing: err %v, spill wanted %v; want neither", err, m.wantsSpill())
+	}
+	if err := commit.Grow(20 * mib); err != nil || !m.wantsSpill() {
+		t.Fatalf("a commit's 25 MiB over 40 MiB standing: err %v, spill wanted %v; want a spill asked for", err, m.wantsSpill())
+	}
+	commit.release()
+	if need := m.takePressure(); need != 25*mib || m.wantsSpill() {
+		t.Fatalf("takePressure: need %d, still wanted %v; want %d and reset", need, m.wantsSpill(), 25*mib)
+	}
+	m = accountantOn(100*mib, &fakeHeap{live: 40 * mib, afterGC: -1})
+	commit = m.account("a commit")
+	commit.maint = true
+	if err := commit.Grow(40 * mib); repr.ErrorCode(err) != repr.CodeOutOfMemory || !m.wantsSpill() {
+		t.Fatalf("a commit's 40 MiB over 40 MiB standing: err %v, spill wanted %v; want 53200 and a spill asked for", err, m.wantsSpill())
+	}
+	commit.release()
+}
+
+// TestSpillExcess checks the spill policy's target: standing memory under
+// spillFraction, and standing plus a recent commit's need under
+// pressureFraction.
+func TestSpillExcess(t *testing.T) {
+	for _, c := range []struct{ standing, need, want int64 }{
+		{40, 0, -10},
+		{55, 0, 5},
+		{40, 15, -5},
+		{40, 25, 5},
+		{55, 25, 20},
+	} {
+		if got := spillExcess(c.standing*mib, c.need*mib, 100*mib); got != c.want*mib {
+			t.Errorf("standing %d MiB, need %d MiB: excess %d MiB, want %d", c.standing, c.need, got/mib, c.want)
+		}
+	}
+}

@@ -249,6 +249,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	if err != nil {
 		tx.rollback()
 		e.clock, st.watermark, st.hasWM, st.parts, st.seen = prevClock, prevWM, prevHas, prevParts, prevSeen
+		e.refused()
 		return err
 	}
 	tx.commit()

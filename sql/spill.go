@@ -22,7 +22,9 @@ import (
 // The measure is the live heap after the last garbage collection (Go's
 // /gc/heap/live:bytes) less the reservations of running work (the
 // accountant's, memory.go): spilling starts when it passes spillFraction of
-// the budget, and spills the largest eligible collections (tables and
+// the budget, or when it plus the most a recent commit's maintenance
+// needed passes pressureFraction (a commit that passed that asks for a
+// checkpoint at once, memory.go), and spills the largest eligible collections (tables and
 // materialized views of at least minSpillBytes) until their estimated
 // size (MemBytes) covers the excess. Until the next collection updates
 // the measure, what was spilled since counts as freed. A spilled
@@ -122,6 +124,7 @@ func (e *Engine) spillable(id uint64) bool {
 // deferred batch holds writes (index entries of CREATE INDEX, rows of a
 // rewritten table) that the store does not have until COMMIT.
 func (e *Engine) afterCheckpoint() {
+	need := e.mem.takePressure()
 	if e.ddl != nil {
 		return
 	}
@@ -139,14 +142,15 @@ func (e *Engine) afterCheckpoint() {
 	if s.limit <= 0 {
 		return
 	}
-	live, gcs := heapStats()
+	live, gcs := e.heapStats()
 	e.revokeOldSnapshot(live)
 	if gcs != s.gcs {
 		s.freed, s.gcs = 0, gcs
 	}
 	// Running work's reservations (memory.go) are transient: they do not
-	// make tables and views spill.
-	excess := int64(live) - e.mem.reservedBytes() - s.freed - int64(float64(s.limit)*spillFraction)
+	// make tables and views spill, but the need of a recent commit's
+	// maintenance does (it will come again).
+	excess := spillExcess(int64(live)-e.mem.reservedBytes(), need, s.limit) - s.freed
 	if excess <= 0 {
 		return
 	}
@@ -168,6 +172,17 @@ func (e *Engine) afterCheckpoint() {
 				"est_bytes", v.bytes, "live_heap", live, "memory_limit", s.limit)
 		}
 	}
+}
+
+// spillExcess returns how many bytes of state should spill, given
+// standing memory (the live heap less running work's reservations) and
+// the most a commit's maintenance needed lately: enough to bring standing
+// memory under spillFraction of the budget, and standing memory plus that
+// need under pressureFraction, so that a commit as large again is not
+// refused at workFraction (memory.go).
+func spillExcess(standing, need, limit int64) int64 {
+	f := float64(limit)
+	return max(standing-int64(f*spillFraction), standing+need-int64(f*pressureFraction))
 }
 
 // spillAll spills every spillable collection and operator state
@@ -232,6 +247,15 @@ func (e *Engine) spillCandidates() []sizedState {
 		return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(a.id, b.id), cmp.Compare(a.node, b.node))
 	})
 	return out
+}
+
+// heapStats is the accountant's reading of the heap (which unit tests
+// replace), the runtime's without one.
+func (e *Engine) heapStats() (live, gcs uint64) {
+	if e.mem != nil {
+		return e.mem.heap()
+	}
+	return heapStats()
 }
 
 // heapStats returns the live heap after the last garbage collection and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSpillDDLBlock runs DDL transaction blocks (CREATE INDEX, a view
@@ -55,4 +56,51 @@ func TestSpillDDLBlock(t *testing.T) {
 	sub.restart()
 	sub.e.spill.all = true
 	check("after a restart")
+}
+
+// TestMaintenancePressureSpills checks that a commit whose maintenance
+// took standing memory plus reservations past pressureFraction makes the
+// next commit checkpoint and spill state, although standing memory is
+// under spillFraction (where nothing spilled before), and that the view
+// stays equal to its query.
+func TestMaintenancePressureSpills(t *testing.T) {
+	const limit = 64 * mib
+	te := &testEngine{t: t, dir: t.TempDir(), opts: Options{MemoryLimit: limit}}
+	te.open()
+	t.Cleanup(func() { _ = te.e.Close() })
+	m := te.e.mem
+	standing, gcs := int64(0), uint64(1)
+	m.heap = func() (uint64, uint64) { return uint64(standing + m.reservedBytes()), gcs }
+	te.mustRun("CREATE TABLE t (k int, g int)")
+	te.mustRun("CREATE MATERIALIZED VIEW v AS SELECT g, count(*) AS n, min(k) AS lo FROM t GROUP BY g")
+	te.mustRun("INSERT INTO t SELECT i, i % 40000 FROM generate_series(1, 50000) i")
+	te.e.SetCheckpointOptions(CheckpointOptions{}) // only the checkpoints asked for
+	standing, gcs = int64(limit)*45/100, 2
+	m.released.Store(0) // the set-up's commits are long gone
+	spilled := func() int { return te.e.SpilledCollections() + te.e.SpilledOperators() }
+	te.mustRun("INSERT INTO t VALUES (0, 0)")
+	if err := te.e.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if n := spilled(); n != 0 {
+		t.Fatalf("%d states spilled with standing memory under the spill point", n)
+	}
+	commit := m.account("a commit")
+	commit.maint = true
+	if err := commit.Grow(13 * mib); err != nil || !m.wantsSpill() {
+		t.Fatalf("a commit's 13 MiB over %d MiB standing: err %v, spill wanted %v", standing/mib, err, m.wantsSpill())
+	}
+	commit.release()
+	te.e.mu.Lock()
+	te.e.ck.last = time.Time{} // past spillCheckpointEvery
+	te.e.mu.Unlock()
+	te.mustRun("INSERT INTO t VALUES (1, 1)")
+	if spilled() == 0 || m.wantsSpill() {
+		t.Fatalf("after the commit following maintenance pressure: %d states spilled, spill still wanted %v", spilled(), m.wantsSpill())
+	}
+	te.mustRun("DELETE FROM t WHERE k % 3 = 0")
+	q := "SELECT count(*), sum(n), sum(lo) FROM "
+	if a, b := te.run(q+"v"), te.run(q+"(SELECT g, count(*) AS n, min(k) AS lo FROM t GROUP BY g) s"); a != b {
+		t.Fatalf("view %s, query %s", a, b)
+	}
 }
