@@ -52,15 +52,21 @@ type CheckpointOptions struct {
 	Commits int
 	// Interval is the time between checkpoints (default 1s).
 	Interval time.Duration
-	// Bytes bounds the pending checkpoint batch (default 64 MiB).
+	// Bytes bounds the pending checkpoint batch (default 64 MiB, or a
+	// sixteenth of a smaller memory budget: the batch is heap memory no
+	// account holds, and state it has written can spill).
 	Bytes int
 }
 
-// defaultCheckpointOptions returns the defaults, with the commit count
+// defaultCheckpointOptions returns the defaults under a memory budget of
+// memoryLimit bytes (0: none), with the commit count
 // taken from EDDY_CHECKPOINT_COMMITS when set (a test knob: the crash tests
 // run the server with checkpoints every few commits).
-func defaultCheckpointOptions() CheckpointOptions {
+func defaultCheckpointOptions(memoryLimit int64) CheckpointOptions {
 	o := CheckpointOptions{Interval: time.Second, Bytes: 64 << 20}
+	if memoryLimit > 0 {
+		o.Bytes = int(min(max(memoryLimit/16, 1<<20), 64<<20))
+	}
 	if n, err := strconv.Atoi(os.Getenv("EDDY_CHECKPOINT_COMMITS")); err == nil && n > 0 {
 		o.Commits = n
 	}

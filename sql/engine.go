@@ -160,7 +160,7 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 	if e.subscribeBytes <= 0 {
 		e.subscribeBytes = defaultSubscribeBufferBytes
 	}
-	e.ck.opts, e.ck.last = defaultCheckpointOptions(), time.Now()
+	e.ck.opts, e.ck.last = defaultCheckpointOptions(o.MemoryLimit), time.Now()
 	e.spill.all = os.Getenv("EDDY_SPILL_ALL") == "1"
 	backfillKnobs()
 	if os.Getenv("EDDY_MEMORY_ACCOUNTING") == "0" {
