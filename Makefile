@@ -12,7 +12,7 @@ FUZZSHORTTIME ?= 3s
 # ORACLE_STEPS sets how long `make oracle` runs the randomized oracle test.
 ORACLE_STEPS ?= 3000
 
-.PHONY: build test testrace lint slt oracle fuzz fuzz-short bench ingest nexmark tpch clients
+.PHONY: build test testrace lint slt oracle fuzz fuzz-short bench ingest nexmark tpch clients spillbig
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -53,6 +53,12 @@ slt:
 clients:
 	cd tests/clients/node && npm ci --no-audit --no-fund
 	EDDY_CLIENTS_POSTGRES=1 $(GO) test -count=1 -v -timeout 10m ./tests/clients
+
+# spillbig runs issue 8's spill test at its real scale: a 1M-group
+# aggregate and a self-join over 2M rows under --memory-limit 1GiB, through
+# writes, a restart and kill -9 (`make test` runs it at a tenth).
+spillbig:
+	EDDY_SPILL_BIG=1 $(GO) test -count=1 -v -timeout 120m -run 'TestSpillReduceStateBig' ./tests
 
 # oracle runs the randomized view-vs-query oracle test for longer.
 oracle:
