@@ -50,7 +50,7 @@ type appendJoin struct {
 	rec       repr.Row // decodeRec's row
 	// sp is the spilled form's residency (append_spill.go); nil while
 	// every row is in memory.
-	sp *appendSpill
+	sp *residency
 	// seqLogged reports that the store holds the sequence number under
 	// appendSeqKey (or no rows at all), so the state may spill; seqSeen
 	// is restore's note that the record came before the rows.
@@ -132,7 +132,7 @@ func (o *appendJoin) apply(s *stepCtx, side int, u repr.Update, out []repr.Updat
 	}
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], u.Row, o.sides[side].keyCols)
 	if o.sp != nil {
-		if err := o.sp.ensure(o); err != nil {
+		if err := o.sp.use(o, o.kbuf, true); err != nil {
 			return nil, err
 		}
 	}
@@ -230,7 +230,7 @@ func (o *appendJoin) store(s *stepCtx, side int, u repr.Update) {
 	b.recs = append(b.recs, o.vbuf...)
 	s.grown += int64(len(o.vbuf)) + 2
 	if o.sp != nil {
-		o.sp.grew(o, len(o.vbuf)+2)
+		o.sp.grew(o.kbuf, int64(len(o.vbuf)+2))
 	}
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), byte(side+1))
 	o.lbuf = append(o.lbuf, o.kbuf...)
