@@ -40,12 +40,16 @@ type builder struct {
 	// inlined CTE, and cteFrames each inlined CTE query's frame (cte.go).
 	inlined   map[*pg_query.RangeVar]*pg_query.Node
 	cteFrames map[*pg_query.SelectStmt]int
+	// domainBases maps a relation that decorrelation widened to the
+	// relation it widened (subquery.go, domainBase).
+	domainBases map[ir.Rel]ir.Rel
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {
 	b := &builder{cat: cat, opts: opts, placeholders: map[*expr.Lit]int{},
 		rankLimits: map[*pg_query.SelectStmt]rankLimit{}, readsOuter: map[any]bool{},
-		inlined: map[*pg_query.RangeVar]*pg_query.Node{}, cteFrames: map[*pg_query.SelectStmt]int{}}
+		inlined: map[*pg_query.RangeVar]*pg_query.Node{}, cteFrames: map[*pg_query.SelectStmt]int{},
+		domainBases: map[ir.Rel]ir.Rel{}}
 	b.paramTypes = append([]repr.T(nil), opts.ParamTypes...)
 	return b
 }

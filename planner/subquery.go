@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/cockroachdb/apd/v3"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -61,7 +63,7 @@ func (c *ectx) correlate(sel *pg_query.SelectStmt, extra []expr.Expr) (*planned,
 		return first, nil, nil
 	}
 	n := ir.Arity(c.rel)
-	c.rel = ir.NewMap(c.rel, extra...)
+	c.widen(ir.NewMap(c.rel, extra...))
 	var keys []int
 	var cols []scopeCol
 	for i, e := range extra {
@@ -73,7 +75,7 @@ func (c *ectx) correlate(sel *pg_query.SelectStmt, extra []expr.Expr) (*planned,
 		col.outer, col.hidden = true, false
 		keys, cols = append(keys, r), append(cols, col)
 	}
-	d := ir.NewDistinct(ir.NewProject(c.rel, keys...))
+	d := c.domain(keys, extra, n)
 	p, err := c.b.planQuery(sel, c.sc, &outerRel{rel: d, cols: cols})
 	return p, keys, err
 }
@@ -91,8 +93,56 @@ func (c *ectx) joinBack(res ir.Rel, keys []int) []expr.Expr {
 		proj = append(proj, n+i)
 		out = append(out, &expr.Col{Idx: len(proj) - 1, T: ts[i]})
 	}
-	c.rel = ir.NewProject(joined, proj...)
+	c.widen(ir.NewProject(joined, proj...))
 	return out
+}
+
+// widen replaces c.rel by rel, which has c.rel's columns first, in place,
+// and for every row of c.rel one or more rows with the same values there
+// (a Map, or a left join's columns projected after them), and records
+// that c.rel's base (domainBase) is rel's.
+func (c *ectx) widen(rel ir.Rel) {
+	c.b.domainBases[rel] = c.domainBase()
+	c.rel = rel
+}
+
+// domainBase returns the relation c.rel was widened from: its columns are
+// a prefix of c.rel's, with the same set of distinct values on any of
+// them, so a subquery's domain can be computed from it. Without it, each
+// domain would read c.rel, which holds every earlier subquery's join (and
+// so its domain): n correlated subqueries in one select list would make a
+// plan whose tree unfolding grows as 3^n, and every pass over the tree
+// (types, nullability, printing, the optimizer's rules) would pay for it.
+func (c *ectx) domainBase() ir.Rel {
+	if base, ok := c.b.domainBases[c.rel]; ok {
+		return base
+	}
+	return c.rel
+}
+
+// domain returns the distinct values of c.rel's columns keys, of which
+// columns n and on are extra (the Map correlate appended). It reads the
+// domain base when the keys and extra read only the base's columns.
+func (c *ectx) domain(keys []int, extra []expr.Expr, n int) ir.Rel {
+	base := c.domainBase()
+	nb := ir.Arity(base)
+	for _, e := range extra {
+		if slices.ContainsFunc(expr.Columns(e), func(col int) bool { return col >= nb }) {
+			return ir.NewDistinct(ir.NewProject(c.rel, keys...))
+		}
+	}
+	bkeys := make([]int, len(keys))
+	for i, k := range keys {
+		switch {
+		case k >= n:
+			bkeys[i] = nb + k - n // an extra column
+		case k >= nb:
+			return ir.NewDistinct(ir.NewProject(c.rel, keys...))
+		default:
+			bkeys[i] = k
+		}
+	}
+	return ir.NewDistinct(ir.NewProject(ir.NewMap(base, extra...), bkeys...))
 }
 
 // scalarSubquery is (SELECT x ...): NULL when empty, the row's value when

@@ -1,0 +1,77 @@
+package lower
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/optimizer"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/planner"
+)
+
+// manySubqueries is the select list BI tools generate: n correlated scalar
+// subqueries over one FROM item.
+func manySubqueries(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf("(SELECT count(*) FROM u WHERE u.a = t.a AND u.a > %d) AS c%d", i, i)
+	}
+	return "SELECT " + strings.Join(items, ", ") + " FROM t"
+}
+
+// treeSize returns the number of nodes of rel's tree, counting a subtree
+// shared by reference once per parent (as every tree walk visits it).
+func treeSize(rel ir.Rel, memo map[ir.Rel]int) int {
+	if n, ok := memo[rel]; ok {
+		return n
+	}
+	n := 1
+	for _, k := range rel.Children() {
+		n += treeSize(k, memo)
+	}
+	memo[rel] = n
+	return n
+}
+
+// TestManyScalarSubqueriesPlanLinearly plans, optimizes and lowers n
+// correlated scalar subqueries and bounds the work by counting: the plan's
+// tree (shared subtrees counted once per parent) and the rule
+// applications must grow linearly in n. Each subquery's domain used to
+// read the previous subqueries' joins, so the tree grew as 3^n, and 12
+// subqueries exhausted the prune phase's rules.MaxSteps (issue 6).
+func TestManyScalarSubqueriesPlanLinearly(t *testing.T) {
+	for _, n := range []int{1, 12, 32, 64} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			res, err := pg_query.Parse(manySubqueries(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, err := planner.PlanQuery(testCatalog(), res.Stmts[0].Stmt, planner.Options{MaterializedView: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A subquery adds 15 nodes and 6 rule applications; the bounds
+			// leave room for a few more per subquery, not for a factor.
+			maxSize, maxSteps := 20*n+10, 8*n+10
+			if size := treeSize(q.Rel, map[ir.Rel]int{}); size > maxSize {
+				t.Fatalf("planned tree has %d nodes for %d subqueries, want at most %d", size, n, maxSize)
+			}
+			opt, trace, err := optimizer.OptimizeTrace(q.Rel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(trace) > maxSteps {
+				t.Fatalf("%d rule applications for %d subqueries, want at most %d", len(trace), n, maxSteps)
+			}
+			if size := treeSize(opt, map[ir.Rel]int{}); size > maxSize {
+				t.Fatalf("optimized tree has %d nodes for %d subqueries, want at most %d", size, n, maxSize)
+			}
+			if _, err := Lower(opt); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
