@@ -28,9 +28,20 @@ func format(b *strings.Builder, r Rel, depth int) {
 // Equal reports whether a and b print the same (Format(a) == Format(b)):
 // the same operators with the same headers over equal inputs. Shared
 // subtrees compare by identity first, so comparing a rewritten tree with
-// the original costs only the parts the rewrite rebuilt.
+// the original costs only the parts the rewrite rebuilt; and each pair of
+// distinct nodes is compared once, so two DAGs (decorrelated subqueries
+// share their outer input by reference) compare in time linear in their
+// nodes, not in their tree unfoldings.
 func Equal(a, b Rel) bool {
-	if a == b {
+	return equaler{}.equal(a, b)
+}
+
+// equaler remembers the pairs of distinct nodes found equal. A pair found
+// unequal ends the comparison, so it needs no entry.
+type equaler map[[2]Rel]bool
+
+func (m equaler) equal(a, b Rel) bool {
+	if a == b || m[[2]Rel{a, b}] {
 		return true
 	}
 	ca, cb := a.Children(), b.Children()
@@ -38,10 +49,11 @@ func Equal(a, b Rel) bool {
 		return false
 	}
 	for i := range ca {
-		if !Equal(ca[i], cb[i]) {
+		if !m.equal(ca[i], cb[i]) {
 			return false
 		}
 	}
+	m[[2]Rel{a, b}] = true
 	return true
 }
 

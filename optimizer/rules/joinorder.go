@@ -32,14 +32,35 @@ import (
 // separately). Safe under retractions: inner joins are associative and
 // commutative as multiset operations, and the same conjuncts (or ones
 // implied by the equivalence classes) decide which combinations survive.
-var ReorderJoins = Pass{Name: "ReorderJoins", Apply: reorderJoins}
+var ReorderJoins = Pass{Name: "ReorderJoins", Apply: func(r ir.Rel) ir.Rel {
+	return reorderer{}.reorder(r)
+}}
 
-// reorderJoins applies ReorderJoins to every cluster in r.
-func reorderJoins(r ir.Rel) ir.Rel {
+// reorderer maps each node ReorderJoins has visited to its result.
+// Decorrelation shares subtrees by reference (a correlated subquery reads
+// its outer input twice: as the outer side and, through a DISTINCT, as its
+// domain), so n nested subqueries make a DAG of O(n) nodes whose tree
+// unfolding has O(3^n): rebuilding a shared node once per parent would
+// unfold it, and every later phase would pay for the copies. Visiting each
+// node once keeps the result a DAG of the input's size.
+type reorderer map[ir.Rel]ir.Rel
+
+// reorder applies ReorderJoins to every cluster in r.
+func (m reorderer) reorder(r ir.Rel) ir.Rel {
+	if out, ok := m[r]; ok {
+		return out
+	}
+	out := m.reorderNode(r)
+	m[r] = out
+	return out
+}
+
+// reorderNode is reorder without the memo.
+func (m reorderer) reorderNode(r ir.Rel) ir.Rel {
 	if isInnerJoin(r) {
 		g := flatten(r)
 		for i, l := range g.leaves {
-			g.leaves[i] = reorderJoins(l)
+			g.leaves[i] = m.reorder(l)
 		}
 		g.finish()
 		return g.plan()
@@ -47,7 +68,7 @@ func reorderJoins(r ir.Rel) ir.Rel {
 	kids := r.Children()
 	var out []ir.Rel
 	for i, k := range kids {
-		nk := reorderJoins(k)
+		nk := m.reorder(k)
 		if nk != k && out == nil {
 			out = slices.Clone(kids)
 		}

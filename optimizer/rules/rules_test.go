@@ -21,6 +21,12 @@ import (
 //	                          print the tree and the rules that fired; fails
 //	                          if an expected rule did not fire or the output
 //	                          column types changed
+//	nest depth=N              the input's first line is a base tree, the
+//	                          second a template reading (Get prev ...); build
+//	                          N levels of the template, each sharing the
+//	                          previous level by reference wherever it reads
+//	                          prev, optimize with rules.Default and print the
+//	                          work and the result's size (see runNest)
 //	joins shape=chain|star|cycle|clique n=N [seed=S]
 //	                          build an N-way join in a shuffled FROM order
 //	                          (see joinShape), optimize it and print the
@@ -29,7 +35,7 @@ func TestRules(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			var rel ir.Rel
-			if d.Cmd != "joins" {
+			if d.Cmd != "joins" && d.Cmd != "nest" {
 				var err error
 				if rel, err = parseRel(d.Input); err != nil {
 					d.Fatalf(t, "parse: %v", err)
@@ -42,6 +48,8 @@ func TestRules(t *testing.T) {
 				return runOpt(t, d, rel)
 			case "joins":
 				return runJoins(t, d)
+			case "nest":
+				return runNest(t, d)
 			}
 			d.Fatalf(t, "unknown command %q", d.Cmd)
 			return ""
