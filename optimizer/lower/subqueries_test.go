@@ -12,12 +12,18 @@ import (
 	"github.com/eddydb/eddy/planner"
 )
 
-// manySubqueries is the select list BI tools generate: n correlated scalar
-// subqueries over one FROM item.
-func manySubqueries(n int) string {
+// manySubqueries is the select list BI tools generate: n correlated
+// subqueries over one FROM item, scalar ones only or (mixed) scalar,
+// EXISTS and IN ones in turn.
+func manySubqueries(n int, mixed bool) string {
+	forms := []string{"(SELECT count(*) FROM u WHERE u.a = t.a AND u.a > %d)"}
+	if mixed {
+		forms = append(forms, "EXISTS (SELECT 1 FROM u WHERE u.a = t.a AND u.a = %d)",
+			"t.a + %d IN (SELECT u.a FROM u WHERE u.d = t.b)")
+	}
 	items := make([]string, n)
 	for i := range items {
-		items[i] = fmt.Sprintf("(SELECT count(*) FROM u WHERE u.a = t.a AND u.a > %d) AS c%d", i, i)
+		items[i] = fmt.Sprintf(forms[i%len(forms)], i) + fmt.Sprintf(" AS c%d", i)
 	}
 	return "SELECT " + strings.Join(items, ", ") + " FROM t"
 }
@@ -36,42 +42,50 @@ func treeSize(rel ir.Rel, memo map[ir.Rel]int) int {
 	return n
 }
 
-// TestManyScalarSubqueriesPlanLinearly plans, optimizes and lowers n
-// correlated scalar subqueries and bounds the work by counting: the plan's
-// tree (shared subtrees counted once per parent) and the rule
-// applications must grow linearly in n. Each subquery's domain used to
-// read the previous subqueries' joins, so the tree grew as 3^n, and 12
-// subqueries exhausted the prune phase's rules.MaxSteps (issue 6).
-func TestManyScalarSubqueriesPlanLinearly(t *testing.T) {
-	for _, n := range []int{1, 12, 32, 64} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			res, err := pg_query.Parse(manySubqueries(n))
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := planner.PlanQuery(testCatalog(), res.Stmts[0].Stmt, planner.Options{MaterializedView: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A subquery adds 15 nodes and 6 rule applications; the bounds
-			// leave room for a few more per subquery, not for a factor.
-			maxSize, maxSteps := 20*n+10, 8*n+10
-			if size := treeSize(q.Rel, map[ir.Rel]int{}); size > maxSize {
-				t.Fatalf("planned tree has %d nodes for %d subqueries, want at most %d", size, n, maxSize)
-			}
-			opt, trace, err := optimizer.OptimizeTrace(q.Rel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(trace) > maxSteps {
-				t.Fatalf("%d rule applications for %d subqueries, want at most %d", len(trace), n, maxSteps)
-			}
-			if size := treeSize(opt, map[ir.Rel]int{}); size > maxSize {
-				t.Fatalf("optimized tree has %d nodes for %d subqueries, want at most %d", size, n, maxSize)
-			}
-			if _, err := Lower(opt); err != nil {
-				t.Fatal(err)
-			}
-		})
+// TestManySubqueriesPlanLinearly plans, optimizes and lowers n
+// correlated subqueries (scalar, EXISTS, IN) and bounds the work by
+// counting: the plan's tree (shared subtrees counted once per parent) and
+// the rule applications must grow linearly in n. Each subquery's domain
+// used to read the previous subqueries' joins, so the tree grew as 3^n,
+// and 12 subqueries exhausted the prune phase's rules.MaxSteps (issue 6).
+func TestManySubqueriesPlanLinearly(t *testing.T) {
+	for _, mixed := range []bool{false, true} {
+		for _, n := range []int{1, 12, 32, 64} {
+			t.Run(fmt.Sprintf("mixed=%t/%d", mixed, n), func(t *testing.T) {
+				checkPlansLinearly(t, manySubqueries(n, mixed), n)
+			})
+		}
+	}
+}
+
+// checkPlansLinearly plans, optimizes and lowers sql, which has n
+// subqueries. A subquery adds at most 17 nodes and 7 rule applications;
+// the bounds leave room for a few more per subquery, not for a factor.
+func checkPlansLinearly(t *testing.T, sql string, n int) {
+	res, err := pg_query.Parse(sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := planner.PlanQuery(testCatalog(), res.Stmts[0].Stmt, planner.Options{MaterializedView: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxSize, maxSteps := 25*n+10, 10*n+10
+	if size := treeSize(q.Rel, map[ir.Rel]int{}); size > maxSize {
+		t.Fatalf("planned tree has %d nodes for %d subqueries, want at most %d", size, n, maxSize)
+	}
+	opt, trace, err := optimizer.OptimizeTrace(q.Rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d nodes, %d rule applications", treeSize(opt, map[ir.Rel]int{}), len(trace))
+	if len(trace) > maxSteps {
+		t.Fatalf("%d rule applications for %d subqueries, want at most %d", len(trace), n, maxSteps)
+	}
+	if size := treeSize(opt, map[ir.Rel]int{}); size > maxSize {
+		t.Fatalf("optimized tree has %d nodes for %d subqueries, want at most %d", size, n, maxSize)
+	}
+	if _, err := Lower(opt); err != nil {
+		t.Fatal(err)
 	}
 }
