@@ -40,8 +40,9 @@ type builder struct {
 	// inlined CTE, and cteFrames each inlined CTE query's frame (cte.go).
 	inlined   map[*pg_query.RangeVar]*pg_query.Node
 	cteFrames map[*pg_query.SelectStmt]int
-	// domainBases maps a relation that decorrelation widened to the
-	// relation it widened (subquery.go, domainBase).
+	// domainBases maps a relation decorrelation derived (a join back, a
+	// semi-join) to the relation it derived it from (subquery.go,
+	// domainBase).
 	domainBases map[ir.Rel]ir.Rel
 }
 

@@ -130,7 +130,7 @@ func (c *ectx) semiIn(q *quantifiedLink) error {
 		}
 		on[i] = eq
 	}
-	c.rel = ir.NewProject(ir.NewJoin(ir.JoinInner, left, vals, on...), identityCols(n)...)
+	c.derive(ir.NewProject(ir.NewJoin(ir.JoinInner, left, vals, on...), identityCols(n)...))
 	return nil
 }
 
@@ -140,5 +140,5 @@ func (c *ectx) semiIn(q *quantifiedLink) error {
 func (c *ectx) semi(keys ir.Rel, cols []int) {
 	n := ir.Arity(c.rel)
 	on := c.b.nullSafeKeys(c.rel, keys, cols, identityCols(len(cols)))
-	c.rel = ir.NewProject(ir.NewJoin(ir.JoinInner, c.rel, keys, on...), identityCols(n)...)
+	c.derive(ir.NewProject(ir.NewJoin(ir.JoinInner, c.rel, keys, on...), identityCols(n)...))
 }

@@ -63,7 +63,7 @@ func (c *ectx) correlate(sel *pg_query.SelectStmt, extra []expr.Expr) (*planned,
 		return first, nil, nil
 	}
 	n := ir.Arity(c.rel)
-	c.widen(ir.NewMap(c.rel, extra...))
+	c.derive(ir.NewMap(c.rel, extra...))
 	var keys []int
 	var cols []scopeCol
 	for i, e := range extra {
@@ -93,26 +93,34 @@ func (c *ectx) joinBack(res ir.Rel, keys []int) []expr.Expr {
 		proj = append(proj, n+i)
 		out = append(out, &expr.Col{Idx: len(proj) - 1, T: ts[i]})
 	}
-	c.widen(ir.NewProject(joined, proj...))
+	c.derive(ir.NewProject(joined, proj...))
 	return out
 }
 
-// widen replaces c.rel by rel, which has c.rel's columns first, in place,
-// and for every row of c.rel one or more rows with the same values there
-// (a Map, or a left join's columns projected after them), and records
-// that c.rel's base (domainBase) is rel's.
-func (c *ectx) widen(rel ir.Rel) {
+// derive replaces c.rel by rel, whose first columns are c.rel's, in place,
+// and whose rows carry the values of c.rel's rows there: all of them
+// (a Map, a left join back) or some (a semi-join). It records that
+// c.rel's domain base (domainBase) is rel's.
+func (c *ectx) derive(rel ir.Rel) {
 	c.b.domainBases[rel] = c.domainBase()
 	c.rel = rel
 }
 
-// domainBase returns the relation c.rel was widened from: its columns are
-// a prefix of c.rel's, with the same set of distinct values on any of
-// them, so a subquery's domain can be computed from it. Without it, each
-// domain would read c.rel, which holds every earlier subquery's join (and
-// so its domain): n correlated subqueries in one select list would make a
-// plan whose tree unfolding grows as 3^n, and every pass over the tree
-// (types, nullability, printing, the optimizer's rules) would pay for it.
+// domainBase returns the relation c.rel was derived from: its columns are
+// a prefix of c.rel's, and its distinct values on any of them include
+// c.rel's (equal them when only Maps and left joins back derived c.rel), so
+// a subquery's domain can be computed from it. Without it, each domain
+// would read c.rel, which holds every earlier subquery's join (and so its
+// domain): n correlated subqueries in one select list, or n EXISTS
+// conjuncts, would make a plan whose tree unfolding grows as 3^n (2^n),
+// and every pass over the tree (types, nullability, printing, the
+// optimizer's rules) would pay for it.
+//
+// A larger domain never changes a result: the join back or the semi-join
+// matches c.rel's rows to their own values' results only. After a
+// semi-join, a later subquery is computed for the outer values the plain
+// conjuncts of WHERE keep, as if its conjunct came first (PostgreSQL, too,
+// evaluates conjuncts in an order of its choosing).
 func (c *ectx) domainBase() ir.Rel {
 	if base, ok := c.b.domainBases[c.rel]; ok {
 		return base
