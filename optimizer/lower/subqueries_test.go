@@ -100,3 +100,30 @@ func checkPlansLinearly(t *testing.T, sql string, n int) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkManySubqueries64 measures planning, optimizing and lowering 64
+// correlated subqueries of each form of manySubqueries.
+func BenchmarkManySubqueries64(b *testing.B) {
+	for _, form := range []string{"scalar", "mixed", "where"} {
+		b.Run(form, func(b *testing.B) {
+			res, err := pg_query.Parse(manySubqueries(64, form))
+			if err != nil {
+				b.Fatal(err)
+			}
+			cat := testCatalog()
+			for b.Loop() {
+				q, err := planner.PlanQuery(cat, res.Stmts[0].Stmt, planner.Options{MaterializedView: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				opt, err := optimizer.Optimize(q.Rel)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Lower(opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
