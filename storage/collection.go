@@ -493,6 +493,23 @@ func (c *Collection) ScanRange(from, to []byte, fn func(row repr.Row, count int6
 	})
 }
 
+// ScanChunk calls fn in key order for at most n entries whose key is at
+// least from (nil: from the first) and returns the key to resume from, or
+// nil once the scan reached the end. It lets a reader step through a
+// snapshot (Snapshot) in pieces, holding one piece at a time.
+func (c *Collection) ScanChunk(from []byte, n int, fn func(row repr.Row, count int64)) (next []byte) {
+	c.ascend(from, nil, func(e entry) bool {
+		if n == 0 {
+			next = append([]byte(nil), e.key()...)
+			return false
+		}
+		n--
+		fn(e.row(), e.count)
+		return true
+	})
+	return next
+}
+
 // Len returns the number of distinct entries.
 func (c *Collection) Len() int {
 	if c.sp != nil {

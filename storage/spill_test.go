@@ -123,6 +123,10 @@ func compareColls(t *testing.T, where string, rng *rand.Rand, a, b *Collection) 
 	if da, db := dumpScan(a.Scan), dumpScan(b.Scan); da != db || a.Len() != b.Len() {
 		t.Fatalf("%s: Scan\n%s(len %d)\nvs\n%s(len %d)", where, da, a.Len(), db, b.Len())
 	}
+	chunk := 1 + rng.IntN(7)
+	if da, db := dumpScan(a.Scan), dumpScan(chunkScan(b, chunk)); da != db {
+		t.Fatalf("%s: ScanChunk by %d\n%s\nvs\n%s", where, chunk, da, db)
+	}
 	row, _ := spillChange(rng, false)
 	key := a.Key(nil, row)
 	ra, na, oka := a.Get(key)
@@ -184,4 +188,15 @@ func dumpScan(scan func(fn func(repr.Row, int64) bool)) string {
 		return "early stop differs: " + strings.Join(stopped, "; ")
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// chunkScan is a scan of c in pieces of n entries (ScanChunk), in the
+// form dumpScan reads.
+func chunkScan(c *Collection, n int) func(fn func(repr.Row, int64) bool) {
+	return func(fn func(repr.Row, int64) bool) {
+		more := true
+		for from, first := []byte(nil), true; more && (first || from != nil); first = false {
+			from = c.ScanChunk(from, n, func(r repr.Row, k int64) { more = more && fn(r, k) })
+		}
+	}
 }
