@@ -51,6 +51,9 @@ func (p *Portal) Columns() []Column { return wireColumns(p.st.cols, p.formats) }
 // Close releases the portal (and the subscription of a SUBSCRIBE portal
 // that never ran).
 func (p *Portal) Close() {
+	if p.lazy != nil {
+		p.lazy.release() // its snapshots
+	}
 	p.rows, p.lazy = nil, nil
 	p.mem.release()
 	p.mem = nil

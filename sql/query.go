@@ -61,33 +61,24 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 		df.CountRows()
 	}
 	t := e.readTime(ws)
-	err = e.checkReadable(df.Sources())
-	var in map[repr.CollectionID][]repr.Update
-	if err == nil {
-		in, err = e.queryInputs(points, df.Sources(), skip, ctx, t, ws)
+	if err := e.checkReadable(df.Sources()); err != nil {
+		return nil, err
 	}
+	feed, err := e.openFeed(points, df.Sources(), skip, ctx, t, ws)
 	if err != nil {
 		return nil, err
 	}
+	defer feed.close()
 	if skip == nil {
 		e.mu.RUnlock()
 		locked = false
 	} else {
 		sharedJoinCount.Add(1)
 	}
-	for id := range in {
-		for _, u := range ws.pending(uint64(id)) {
-			in[id] = append(in[id], repr.Update{Row: u.Row, Time: t, Diff: u.Diff})
-		}
-	}
-	if err := growInputs(ctx, in); err != nil {
-		return nil, err
-	}
-	out, err := df.StepInput(ctx, t, exec.Input{Updates: in, Arrangements: arrangements{e}}, nil)
+	out, err := runFeed(df, feed, ctx, arrangements{e})
 	if err != nil {
 		return nil, err
 	}
-	df.Commit()
 	if st != nil {
 		st.counts = df.RowCounts()
 	}
@@ -161,44 +152,6 @@ func callsSequences(p *dataflow.Plan) bool {
 		}
 	}
 	return false
-}
-
-// queryInputs gathers the input snapshot of a query at time t: the rows
-// under the key prefix of each point input (see pointInputs) that the
-// transaction has not written to, nothing of the collections in skip, and
-// every other source in full. The caller holds e.mu shared.
-func (e *Engine) queryInputs(points []pointInput, srcs []repr.CollectionID, skip map[repr.CollectionID]bool, ctx *expr.Ctx, t repr.Time, ws *writeSet) (map[repr.CollectionID][]repr.Update, error) {
-	in := make(map[repr.CollectionID][]repr.Update, len(srcs))
-	if !disablePointReads {
-		for _, p := range points {
-			if len(ws.pending(uint64(p.coll))) > 0 || skip[p.coll] {
-				continue
-			}
-			rows, ok, err := e.pointSnapshot(p, ctx, t, ws)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				in[p.coll] = rows
-				pointReadCount.Add(1)
-			}
-		}
-	}
-	for _, id := range srcs {
-		if _, ok := in[id]; ok || skip[id] {
-			continue
-		}
-		if rows, ok := e.sysSnapshot(uint64(id), ctx, t, ws); ok {
-			in[id] = rows
-			continue
-		}
-		rows, err := e.snapshotRows(uint64(id), t, ws)
-		if err != nil {
-			return nil, err
-		}
-		in[id] = rows
-	}
-	return in, nil
 }
 
 // expand turns consolidated updates of a snapshot into rows, repeating a

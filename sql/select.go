@@ -33,6 +33,7 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 		}
 		ectx.Params = p.params
 		if p.lazy, err = s.e.streamQuery(p.streamOK, c.q, c.plan, c.points, ectx, s.ws); p.lazy != nil || err != nil {
+			p.tag = "SELECT 0" // executedTag counts the rows sent
 			return err
 		}
 		rows, err = s.e.runPlan(c.q, c.plan, c.points, ectx, s.ws)
@@ -53,6 +54,7 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 		}
 		points := pointInputs(plan)
 		if p.lazy, err = s.e.streamQuery(p.streamOK, q, plan, points, ectx, s.ws); p.lazy != nil || err != nil {
+			p.tag = "SELECT 0" // executedTag counts the rows sent
 			return err
 		}
 		rows, err = s.e.runPlan(q, plan, points, ectx, s.ws)

@@ -10,18 +10,25 @@ import (
 	"github.com/eddydb/eddy/repr"
 )
 
-// Streaming ad hoc results. A SELECT that scans, filters and projects one
-// stored collection, without ORDER BY, needs no state: its dataflow is one
-// Source and at most one MFP. Instead of stepping the whole snapshot at
-// once (a consolidated output, then the expanded rows, then the encoded
-// result: three copies of the answer before the first row goes out), the
-// portal steps the snapshot in chunks of streamChunk updates as the client
-// takes rows, so the first row leaves at once, a portal read with an
-// Execute row limit computes only what was asked for, and the memory of
-// the result beyond the snapshot itself is one chunk. The snapshot is
-// taken under the engine lock as for any query, so the answer is the
-// collection at one logical time. Small collections (under streamMinRows)
-// take the buffered path, whose cost per statement is lower.
+// Streaming ad hoc results. A SELECT without ORDER BY whose plan is
+// monotone (sources, maps and filters, inner joins, unions, table
+// functions: given insertions only, each Step's output is insertions
+// that later Steps never retract) produces its answer piece by piece:
+// instead of running its dataflow over every input at once (a
+// consolidated output, then the expanded rows, then the encoded result:
+// three copies of the answer before the first row goes out), the portal
+// steps its inputs' snapshots (queryFeed: O(1) snapshots taken under the
+// engine lock, so the answer is the inputs at one logical time) in
+// chunks as the client takes rows, small inputs and the small sides of
+// joins first, the largest last, so the first row leaves at once, a
+// portal read with an Execute row limit computes only what was asked
+// for, and the memory of the result is one chunk's (the joins' state is
+// their own, accounted by exec). A chunk starts at streamChunk rows and
+// doubles up to feedChunk. Plans reading shared arrangements (which must
+// hold the engine lock while they run), transactions that wrote to an
+// input (their retractions would retract rows already sent) and small
+// inputs (under streamMinRows rows: the buffered path's cost per
+// statement is lower) take the buffered path.
 
 const (
 	streamChunk   = 1024
@@ -35,14 +42,12 @@ var disableStreaming = false
 // rowStream produces a streaming SELECT's rows chunk by chunk.
 type rowStream struct {
 	df     *exec.Dataflow
+	feed   *queryFeed
 	ctx    *expr.Ctx
-	t      repr.Time
-	src    repr.CollectionID
-	in     []repr.Update // the snapshot's updates not stepped yet
-	chunk  []repr.Row    // rows of the last stepped chunk not handed out yet
-	offset int64         // OFFSET rows still to skip
-	limit  int64         // LIMIT rows still to hand out (< 0: no limit)
-	ncols  int           // visible columns
+	chunk  []repr.Row // rows of the last stepped chunk not handed out yet
+	offset int64      // OFFSET rows still to skip
+	limit  int64      // LIMIT rows still to hand out (< 0: no limit)
+	ncols  int        // visible columns
 	// head is the row peek returned and take has not consumed yet.
 	head    repr.Row
 	hasHead bool
@@ -63,70 +68,73 @@ func (r *rowStream) peek() (repr.Row, bool, error) {
 // take consumes the row peek returned.
 func (r *rowStream) take() { r.head, r.hasHead = nil, false }
 
-// streamable reports whether plan is a Source of a stored user collection
-// (not a system relation) possibly followed by one MFP, and returns the
-// collection.
-func streamable(plan *dataflow.Plan) (repr.CollectionID, bool) {
-	if len(plan.Nodes) == 0 || len(plan.Nodes) > 2 || plan.Output != len(plan.Nodes)-1 {
-		return 0, false
-	}
-	src, ok := plan.Nodes[0].Op.(dataflow.Source)
-	if !ok || isSystemRelation(uint64(src.Collection)) {
-		return 0, false
-	}
-	if len(plan.Nodes) == 2 {
-		if _, ok := plan.Nodes[1].Op.(dataflow.MFP); !ok {
-			return 0, false
+// monotone reports whether plan, fed insertions only, outputs insertions
+// only, each final once output: every node is a source, constant, MFP,
+// union, table function or inner join that reads no shared arrangement.
+func monotone(plan *dataflow.Plan) bool {
+	for _, n := range plan.Nodes {
+		switch op := n.Op.(type) {
+		case dataflow.Source, dataflow.Constant, dataflow.MFP, dataflow.Union, dataflow.FlatMap:
+		case dataflow.Join:
+			if op.Kind != dataflow.InnerJoin || op.Shared != nil {
+				return false
+			}
+		case dataflow.DeltaJoin:
+			for _, path := range op.Paths {
+				for _, l := range path {
+					if l.Shared != 0 {
+						return false
+					}
+				}
+			}
+		default:
+			return false
 		}
 	}
-	return src.Collection, true
+	return true
 }
 
 // streamQuery returns a rowStream for q when allowed and its plan
-// qualifies (see streamable; no ORDER BY, no point read, a large enough
-// collection the transaction has not written to), else nil.
+// qualifies (see above), else nil.
 func (e *Engine) streamQuery(allowed bool, q *planner.Query, plan *dataflow.Plan, points []pointInput, ctx *expr.Ctx, ws *writeSet) (*rowStream, error) {
-	id, ok := streamable(plan)
-	if !allowed || disableStreaming || !ok || len(q.OrderBy) > 0 || len(q.Locks) > 0 || len(ws.pending(uint64(id))) > 0 {
+	if !allowed || disableStreaming || len(q.OrderBy) > 0 || len(q.Locks) > 0 || !monotone(plan) {
 		return nil, nil
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	c, err := e.peekColl(uint64(id), ws)
-	if c == nil || err != nil || c.Len() < streamMinRows {
-		return nil, err
-	}
-	for _, p := range points {
-		if _, ok := e.choosePathIn(p, c); ok && !disablePointReads {
-			return nil, nil // an index narrows the read: the buffered path is faster
-		}
-	}
-	noteRead(ws, uint64(id))
-	if err := e.checkReadable([]repr.CollectionID{id}); err != nil {
-		return nil, err
+	if shared, skip := e.sharedPlan(plan, points, ws); skip != nil || !monotone(shared) {
+		return nil, nil
 	}
 	df, err := exec.Build(plan)
 	if err != nil {
 		return nil, err
 	}
-	t := e.readTime(ws)
-	return &rowStream{df: df, ctx: ctx, t: t, src: id, in: scanUpdates(c, t),
-		offset: q.Offset, limit: q.Limit, ncols: len(q.Columns)}, nil
+	for _, id := range df.Sources() {
+		if len(ws.pending(uint64(id))) > 0 || isSystemRelation(uint64(id)) {
+			return nil, nil
+		}
+	}
+	if err := e.checkReadable(df.Sources()); err != nil {
+		return nil, err
+	}
+	feed, err := e.openFeedBy(points, df.Sources(), nil, ctx, e.readTime(ws), ws, streamMinRows-1, streamChunk)
+	if err != nil || len(feed.scans) == 0 {
+		feed.close()
+		return nil, err
+	}
+	return &rowStream{df: df, feed: feed, ctx: ctx, offset: q.Offset, limit: q.Limit, ncols: len(q.Columns)}, nil
 }
 
 // next returns the next row (ok false at the end).
 func (r *rowStream) next() (repr.Row, bool, error) {
 	for {
-		if r.limit == 0 {
+		if r.limit == 0 || r.df == nil {
 			r.release()
 			return nil, false, nil
 		}
 		if len(r.chunk) == 0 {
-			if len(r.in) == 0 {
-				r.release()
-				return nil, false, nil
-			}
-			if err := r.step(); err != nil {
+			more, err := r.step()
+			if err != nil || !more {
 				r.release()
 				return nil, false, err
 			}
@@ -145,25 +153,28 @@ func (r *rowStream) next() (repr.Row, bool, error) {
 	}
 }
 
-// step runs the next chunk of the snapshot through the dataflow. The
-// dataflow is stateless, so each chunk's output is its part of the
-// answer; the snapshot is consolidated, so no multiplicity is negative.
-func (r *rowStream) step() error {
-	n := min(streamChunk, len(r.in))
-	part := r.in[:n]
-	out, err := r.df.StepInput(r.ctx, r.t, exec.Input{Updates: map[repr.CollectionID][]repr.Update{r.src: part}}, nil)
-	clear(part) // the rows are the stream's no longer
-	r.in = r.in[n:]
+// step runs the next chunk of the inputs through the dataflow (more false
+// when none is left). The plan is monotone, so each chunk's output is its
+// part of the answer.
+func (r *rowStream) step() (more bool, err error) {
+	in, ok, err := r.feed.next(r.ctx)
+	if err != nil || !ok {
+		return false, err
+	}
+	out, err := r.df.StepInput(r.ctx, r.feed.t, exec.Input{Updates: in}, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
 	r.df.Commit()
 	r.chunk, err = expand(out)
-	return err
+	return true, err
 }
 
-// release drops the snapshot and the dataflow once the stream ends.
-func (r *rowStream) release() { r.in, r.chunk, r.df = nil, nil, nil }
+// release drops the snapshots and the dataflow once the stream ends.
+func (r *rowStream) release() {
+	r.feed.close()
+	r.chunk, r.df = nil, nil
+}
 
 // executeStream is Execute of a streaming SELECT: it writes up to maxRows
 // rows (0: all) as the stream produces them, suspending when rows remain.

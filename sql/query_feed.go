@@ -1,0 +1,268 @@
+package sql
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+	"github.com/eddydb/eddy/storage"
+)
+
+// Query inputs read from O(1) snapshots. A query's dataflow is fed its
+// sources as insertions at the statement's time (the batch case of the
+// incremental operators). Rather than copying every row of every source
+// under the engine lock, a queryFeed takes, under the lock, an O(1)
+// copy-on-write snapshot of each large stored collection
+// (storage.Collection.Snapshot, plus one Pebble snapshot when one is
+// spilled) and reads it after the lock is released, feedChunk rows per
+// Step, so what a statement holds of its inputs is one chunk at a time
+// (the dataflow's operators keep and account what they need). Small
+// inputs (point reads' key ranges, system relations, collections of at
+// most feedChunk rows) are gathered at once and fed with the first Step,
+// so a query over small inputs runs exactly one Step, as before. The
+// transaction's own pending writes to a chunked collection follow its
+// last chunk (after the rows they may retract). Feeding one insertion in
+// several Steps at one time gives the same consolidated output as one
+// Step: the operators are incremental (a view's backfill relies on it
+// too, backfill.go).
+
+// feedChunk is the most rows a Step of a chunked input reads (a
+// variable: tests make it small).
+var feedChunk = 32768
+
+// queryFeed is the input of one run of a query's dataflow.
+type queryFeed struct {
+	t repr.Time
+	// first is fed with the first Step: the small inputs (and their
+	// pending writes), whole.
+	first map[repr.CollectionID][]repr.Update
+	// scans are the large inputs, smallest first, read in chunks; then
+	// their pending writes.
+	scans []*collScan
+	// store is the Pebble snapshot spilled collections' snapshots read
+	// (nil: none); close releases it.
+	store *storage.DB
+	// chunk is the rows per Step of a scan: it starts small for a
+	// stream (its first rows come at once) and doubles up to feedChunk.
+	chunk int
+	// whole is the most rows of a collection gathered at once.
+	whole int
+	// charged is the largest chunk's memory accounted so far: chunks are
+	// dropped after their Step, so one is held at a time.
+	charged int64
+	steps   int
+}
+
+// collScan is a large input: a snapshot read in key order from from.
+type collScan struct {
+	id      repr.CollectionID
+	c       *storage.Collection
+	from    []byte
+	started bool
+	pending []repr.Update
+}
+
+// done reports whether the scan read every row.
+func (s *collScan) done() bool { return s.started && s.from == nil }
+
+// openFeed gathers the input of a query reading srcs at time t: the rows
+// under the key prefix of each point input (see pointInputs) that the
+// transaction has not written to, nothing of the collections in skip,
+// system relations computed now, and every other source as a snapshot
+// (with ws's pending writes, copied: a later write of the block is not
+// the statement's). The caller holds e.mu shared; the feed may be read
+// after it lets go, and must be closed.
+func (e *Engine) openFeed(points []pointInput, srcs []repr.CollectionID, skip map[repr.CollectionID]bool, ctx *expr.Ctx, t repr.Time, ws *writeSet) (*queryFeed, error) {
+	return e.openFeedBy(points, srcs, skip, ctx, t, ws, feedChunk, feedChunk)
+}
+
+// openFeedBy is openFeed reading collections of more than whole rows
+// from snapshots, chunk rows in the first Step of a scan (doubling up to
+// feedChunk).
+func (e *Engine) openFeedBy(points []pointInput, srcs []repr.CollectionID, skip map[repr.CollectionID]bool, ctx *expr.Ctx, t repr.Time, ws *writeSet, whole, chunk int) (*queryFeed, error) {
+	f := &queryFeed{t: t, first: make(map[repr.CollectionID][]repr.Update, len(srcs)), chunk: chunk, whole: whole}
+	if !disablePointReads {
+		for _, p := range points {
+			if len(ws.pending(uint64(p.coll))) > 0 || skip[p.coll] {
+				continue
+			}
+			rows, ok, err := e.pointSnapshot(p, ctx, t, ws)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				f.first[p.coll] = rows
+				pointReadCount.Add(1)
+			}
+		}
+	}
+	for _, id := range srcs {
+		if _, ok := f.first[id]; ok || skip[id] || f.scanning(id) {
+			continue
+		}
+		if rows, ok := e.sysSnapshot(uint64(id), ctx, t, ws); ok {
+			f.first[id] = rows
+			continue
+		}
+		if err := e.feedCollection(f, id, ws); err != nil {
+			f.close()
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(f.scans, func(a, b *collScan) int { return a.c.Len() - b.c.Len() })
+	return f, nil
+}
+
+// scanning reports whether id is one of f's chunked inputs.
+func (f *queryFeed) scanning(id repr.CollectionID) bool {
+	return slices.ContainsFunc(f.scans, func(s *collScan) bool { return s.id == id })
+}
+
+// feedCollection adds stored collection id, as ws reads it, to f: whole
+// when small, else as a snapshot. The caller holds e.mu shared.
+func (e *Engine) feedCollection(f *queryFeed, id repr.CollectionID, ws *writeSet) error {
+	c, err := e.readColl(uint64(id), ws)
+	if err != nil {
+		return err
+	}
+	pend := ws.pending(uint64(id))
+	if c == nil || c.Len() <= f.whole || disableFeedSnapshots {
+		var rows []repr.Update
+		if c != nil {
+			rows = scanUpdates(c, f.t)
+		}
+		for _, u := range pend {
+			rows = append(rows, repr.Update{Row: u.Row, Time: f.t, Diff: u.Diff})
+		}
+		f.first[id] = rows
+		return nil
+	}
+	if snapshotOf(ws) == nil {
+		c = e.snapshotColl(c, &f.store) // a block's snapshot is read-only already
+	}
+	s := &collScan{id: id, c: c}
+	for _, u := range pend {
+		s.pending = append(s.pending, repr.Update{Row: u.Row, Time: f.t, Diff: u.Diff})
+	}
+	f.scans = append(f.scans, s)
+	snapshotFeedCount.Add(1)
+	if _, ok := f.first[id]; !ok {
+		f.first[id] = nil // the first Step names every source
+	}
+	return nil
+}
+
+// snapshotFeedCount counts the inputs fed from snapshots in chunks
+// (tests).
+var snapshotFeedCount atomic.Int64
+
+// disableFeedSnapshots makes every input whole (tests compare the two).
+var disableFeedSnapshots = false
+
+// snapshotColl returns an O(1) snapshot of live collection c, taking the
+// store's snapshot into *store first when c is spilled and none is taken
+// yet. The caller holds e.mu shared; the registry's lock orders the
+// clones of concurrent readers (Clone writes the trees' copy-on-write
+// contexts, as pinSnapshot's do).
+func (e *Engine) snapshotColl(c *storage.Collection, store **storage.DB) *storage.Collection {
+	e.snaps.mu.Lock()
+	defer e.snaps.mu.Unlock()
+	if c.Spilled() && *store == nil {
+		*store = e.db.NewSnapshot()
+	}
+	return c.Snapshot(*store)
+}
+
+// next returns the input of the next Step (ok false when every input was
+// fed; the first call always returns one, so a query over empty inputs
+// still runs its Step). It accounts the largest chunk in ctx's account.
+func (f *queryFeed) next(ctx *expr.Ctx) (in map[repr.CollectionID][]repr.Update, ok bool, err error) {
+	f.steps++
+	if f.steps == 1 {
+		in, f.first = f.first, nil
+		return in, true, f.account(ctx, in)
+	}
+	for _, s := range f.scans {
+		if s.done() {
+			if s.pending != nil {
+				in = map[repr.CollectionID][]repr.Update{s.id: s.pending}
+				s.pending = nil
+				return in, true, nil
+			}
+			continue
+		}
+		// A fresh slice per chunk: a Step's output may share its input's.
+		buf := make([]repr.Update, 0, f.chunk)
+		s.from = s.c.ScanChunk(s.from, f.chunk, func(r repr.Row, n int64) {
+			buf = append(buf, repr.Update{Row: r, Time: f.t, Diff: n})
+		})
+		s.started = true
+		f.chunk = min(2*f.chunk, feedChunk)
+		in = map[repr.CollectionID][]repr.Update{s.id: buf}
+		return in, true, f.account(ctx, in)
+	}
+	return nil, false, nil
+}
+
+// account charges the memory of in beyond the largest chunk charged so
+// far.
+func (f *queryFeed) account(ctx *expr.Ctx, in map[repr.CollectionID][]repr.Update) error {
+	var n int64
+	for _, us := range in {
+		n += updatesBytesSampled(us)
+	}
+	if n <= f.charged {
+		return nil
+	}
+	grow := n - f.charged
+	f.charged = n
+	return growMemory(ctx, grow)
+}
+
+// close releases f's snapshots.
+func (f *queryFeed) close() {
+	if f == nil {
+		return
+	}
+	f.scans, f.first = nil, nil
+	_ = f.store.CloseSnapshot()
+	f.store = nil
+}
+
+// runFeed steps df over every input of f at f.t and returns its whole
+// output, consolidated. The output of the Steps is gathered and
+// consolidated whenever it doubles, so it holds about the answer (plus
+// the cancelling changes of the last Steps), not every Step's changes.
+func runFeed(df *exec.Dataflow, f *queryFeed, ctx *expr.Ctx, arr exec.Arrangements) ([]repr.Update, error) {
+	var acc []repr.Update
+	compacted := 0
+	for {
+		in, ok, err := f.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		out, err := df.StepInput(ctx, f.t, exec.Input{Updates: in, Arrangements: arr}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			acc = out
+			continue
+		}
+		acc = append(acc, out...)
+		if len(acc) > 2*compacted+feedChunk {
+			acc = exec.Consolidate(acc)
+			compacted = len(acc)
+		}
+	}
+	df.Commit()
+	if f.steps > 2 {
+		acc = exec.Consolidate(acc)
+	}
+	return acc, nil
+}
