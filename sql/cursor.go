@@ -2,11 +2,13 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 )
@@ -40,10 +42,18 @@ type cursor struct {
 	// as PostgreSQL allows it for plans that can go backward).
 	scroll, noScroll bool
 	cols             []resultCol
-	// rows is a query cursor's result; pos is its position: 0 before the
-	// first row, i on row i (1-based), len(rows)+1 after the last.
+	// rows is a query cursor's result read so far, rows base+1 through
+	// base+len(rows) (a NO SCROLL cursor forgets the rows it passed:
+	// base); pos is its position: 0 before the first row, i on row i
+	// (1-based), known()+1 after the last.
 	rows []repr.Row
+	base int
 	pos  int
+	// lazy, while set, produces the rest of the result as FETCH asks
+	// (select_stream.go); mem accounts the kept rows and the stream.
+	lazy *rowStream
+	mem  *memAccount
+	err  error
 	// sub is set for a cursor over a SUBSCRIBE.
 	sub *subStream
 }
@@ -62,11 +72,17 @@ var (
 	errNoCursor        = repr.ErrorKind{Code: repr.CodeInvalidCursor, Format: "cursor \"%s\" does not exist"}
 )
 
-// close releases the cursor's subscription, if any.
+// close releases the cursor's subscription or stream and its memory.
 func (c *cursor) close() {
 	if c.sub != nil {
 		c.sub.sub.Close()
 	}
+	if c.lazy != nil {
+		c.lazy.release()
+		c.lazy = nil
+	}
+	c.rows = nil
+	c.mem.release()
 }
 
 // declareCursor registers c under its name, which must be free.
@@ -151,7 +167,7 @@ func (p *Portal) execDeclare(dc *pg.DeclareCursorStmt) error {
 		return err
 	}
 	s.markQueried()
-	if c.rows, err = s.e.runQuery(q, s.evalCtx(), s.ws); err != nil {
+	if err := s.e.openCursor(c, q, s.evalCtx(), s.ws); err != nil {
 		return err
 	}
 	c.cols = queryColumns(q.Columns)
@@ -171,6 +187,7 @@ func (p *Portal) execFetch(ctx context.Context, fs *pg.FetchStmt) error {
 	if c.sub != nil {
 		return p.fetchSubscribe(ctx, c.sub, fs)
 	}
+	c.interrupt(ctx)
 	rows, moved, err := c.fetch(fs.Direction, fs.HowMany)
 	if err != nil {
 		return err
@@ -192,7 +209,7 @@ const fetchAll = 1<<63 - 1
 func (c *cursor) fetch(dir pg.FetchDirection, n int64) ([]repr.Row, int, error) {
 	// FORWARD 0, BACKWARD 0 and RELATIVE 0 re-read the current row by
 	// moving back onto it, as PostgreSQL does.
-	onRow := c.pos > 0 && c.pos <= len(c.rows)
+	onRow := c.pos > 0 && c.pos <= c.known()
 	backward := dir == pg.FetchDirection_FETCH_BACKWARD && (n != 0 || onRow) ||
 		(dir == pg.FetchDirection_FETCH_RELATIVE && (n < 0 || n == 0 && onRow)) ||
 		(dir == pg.FetchDirection_FETCH_FORWARD && n == 0 && onRow) ||
@@ -206,8 +223,8 @@ func (c *cursor) fetch(dir pg.FetchDirection, n int64) ([]repr.Row, int, error) 
 		if n == 0 {
 			return c.relative(0)
 		}
-		rows := c.forward(n)
-		return rows, len(rows), nil
+		rows, err := c.forward(n)
+		return rows, len(rows), err
 	case pg.FetchDirection_FETCH_BACKWARD:
 		if n == 0 {
 			return c.relative(0)
@@ -224,29 +241,33 @@ func (c *cursor) fetch(dir pg.FetchDirection, n int64) ([]repr.Row, int, error) 
 
 // forward returns the next n rows and moves past them (after the last
 // row if fewer remain).
-func (c *cursor) forward(n int64) []repr.Row {
-	last := len(c.rows)
+func (c *cursor) forward(n int64) ([]repr.Row, error) {
+	if err := c.fill(min(int64(c.pos), fetchAll-n) + n); err != nil { // saturating
+		return nil, err
+	}
+	last := c.known()
 	from := min(c.pos, last)
 	to := last
 	if n < int64(last-from) {
 		to = from + int(n)
 	}
-	out := c.rows[from:to]
+	out := c.slice(from, to)
 	c.pos = to
 	if int64(len(out)) < n {
 		c.pos = last + 1
 	}
-	return out
+	c.forget()
+	return out, nil
 }
 
 // backward returns the previous n rows, nearest first, and moves onto the
 // last one returned (before the first row if fewer remain).
 func (c *cursor) backward(n int64) []repr.Row {
 	var out []repr.Row
-	pos := min(c.pos, len(c.rows)+1)
+	pos := min(c.pos, c.known()+1)
 	for int64(len(out)) < n && pos > 1 {
 		pos--
-		out = append(out, c.rows[pos-1])
+		out = append(out, c.rows[pos-1-c.base])
 	}
 	c.pos = pos
 	if int64(len(out)) < n {
@@ -257,9 +278,11 @@ func (c *cursor) backward(n int64) []repr.Row {
 
 // absolute moves to row k (from the end when negative) and returns it.
 func (c *cursor) absolute(k int64) ([]repr.Row, int, error) {
-	last := int64(len(c.rows))
 	if k < 0 {
-		k = max(last+1+k, 0)
+		if err := c.fill(fetchAll); err != nil {
+			return nil, 0, err
+		}
+		k = max(int64(c.known())+1+k, 0)
 	}
 	return c.moveTo(k)
 }
@@ -277,7 +300,10 @@ func (c *cursor) relative(k int64) ([]repr.Row, int, error) {
 // moveTo positions the cursor at row k, clamped to before the first
 // (k = 0) or after the last, and returns the row there, if any.
 func (c *cursor) moveTo(k int64) ([]repr.Row, int, error) {
-	last := int64(len(c.rows))
+	if err := c.fill(k); err != nil {
+		return nil, 0, err
+	}
+	last := int64(c.known())
 	if k > last {
 		c.pos = int(last) + 1
 		return nil, 0, nil
@@ -286,7 +312,9 @@ func (c *cursor) moveTo(k int64) ([]repr.Row, int, error) {
 	if k == 0 {
 		return nil, 0, nil
 	}
-	return c.rows[k-1 : k], 1, nil
+	row := c.slice(int(k-1), int(k))
+	c.forget()
+	return row, 1, nil
 }
 
 // execCloseCursor executes CLOSE name / CLOSE ALL.
@@ -316,4 +344,77 @@ func (s *Session) fetchFormats(n *pg.Node, formats []int16) []int16 {
 		}
 	}
 	return formats
+}
+
+// openCursor computes c's query q: lazily when it streams (a monotone
+// plan read from O(1) snapshots taken now, select_stream.go) and the
+// block reads no pinned snapshot (whose spilled clones end with the
+// block, while a WITH HOLD cursor outlives it), else at once.
+func (e *Engine) openCursor(c *cursor, q *planner.Query, ctx *expr.Ctx, ws *writeSet) error {
+	c.mem = e.mem.account(fmt.Sprintf("cursor %q", c.name))
+	ctx.Memory = c.mem.memory()
+	plan, _, err := compile(q.Rel)
+	if err != nil {
+		return err
+	}
+	points := pointInputs(plan)
+	if snapshotOf(ws) == nil {
+		if c.lazy, err = e.streamQuery(true, q, plan, points, ctx, ws); c.lazy != nil || err != nil {
+			return err
+		}
+	}
+	c.rows, err = e.runPlan(q, plan, points, ctx, ws)
+	return err
+}
+
+// interrupt makes ctx (the FETCH's or Execute's statement context) end
+// the cursor's stream when cancelled.
+func (c *cursor) interrupt(ctx context.Context) {
+	if c.lazy != nil {
+		c.lazy.ctx.Interrupt = ctx.Done()
+	}
+}
+
+// known returns the number of rows read so far (the whole result's once
+// the stream ended).
+func (c *cursor) known() int { return c.base + len(c.rows) }
+
+// fill reads rows from the stream until k are known or it ends. An error
+// of the stream ends it and is the FETCH's (and every later one's).
+func (c *cursor) fill(k int64) error {
+	if c.err != nil {
+		return c.err
+	}
+	for c.lazy != nil && int64(c.known()) < k {
+		row, ok, err := c.lazy.next()
+		if err == nil && ok && c.mem != nil {
+			err = c.mem.Grow(rowMemBytes(row))
+		}
+		if err != nil || !ok {
+			c.lazy.release()
+			c.lazy, c.err = nil, err
+			return err
+		}
+		c.rows = append(c.rows, row)
+	}
+	return nil
+}
+
+// slice returns rows from+1 through to (from >= base).
+func (c *cursor) slice(from, to int) []repr.Row {
+	return c.rows[from-c.base : to-c.base : to-c.base]
+}
+
+// forget drops, for a NO SCROLL cursor, the rows at or before its
+// position, which it can never read again.
+func (c *cursor) forget() {
+	if !c.noScroll || c.pos <= c.base {
+		return
+	}
+	drop := min(c.pos, c.known()) - c.base
+	for _, r := range c.rows[:drop] {
+		c.mem.free(rowMemBytes(r))
+	}
+	c.rows = append([]repr.Row(nil), c.rows[drop:]...)
+	c.base += drop
 }

@@ -54,7 +54,11 @@ func (p *Portal) executeCursor(ctx context.Context, w RowWriter, maxRows int) (t
 	if n <= 0 {
 		n = fetchAll
 	}
-	rows := c.forward(n)
+	c.interrupt(ctx)
+	rows, err := c.forward(n)
+	if err != nil {
+		return "", false, err
+	}
 	for _, r := range rows {
 		if err := ctx.Err(); err != nil {
 			return "", false, canceled(ctx)

@@ -359,6 +359,24 @@ func (a *memAccount) Grow(n int64) error {
 	return nil
 }
 
+// free returns n bytes of what a used (work let go of them): later
+// growth reuses its reservation before reserving more.
+func (a *memAccount) free(n int64) {
+	if a != nil {
+		a.used = max(a.used-n, 0)
+	}
+}
+
+// rowMemBytes estimates the memory of a kept result row: its header,
+// datums and their strings.
+func rowMemBytes(r repr.Row) int64 {
+	n := rowHeaderBytes + int64(len(r))*int64(unsafe.Sizeof(repr.Datum{}))
+	for _, d := range r {
+		n += int64(len(d.Text()))
+	}
+	return n
+}
+
 // refuse returns the 53200 error of a reservation of want bytes that the
 // budget refused, naming the work, what it holds and the budget.
 func (a *memAccount) refuse(want int64) error {
