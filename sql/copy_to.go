@@ -212,47 +212,85 @@ func (p *Portal) CopyOut(ctx context.Context, w io.Writer) (string, error) {
 	return tag, s.finishPart(p.st, err)
 }
 
-// copyRows is CopyOut once the statement has its slot in the gate.
+// copyRows is CopyOut once the statement has its slot in the gate. A
+// query that streams (select_stream.go) is written as its chunks are
+// computed, so the result is never held whole; an error in a later chunk
+// fails the COPY after the rows already sent, as in PostgreSQL.
 func (p *Portal) copyRows(ctx context.Context, w io.Writer) (string, error) {
 	s := p.st.s
-	rows, err := p.copyToRows(ctx)
-	if err != nil {
+	failed := func(err error) error {
 		err = asCanceled(ctx, err)
 		if s.tx == txBlock {
 			s.tx = txFailed
 		}
-		return "", err
+		return err
+	}
+	rows, lazy, err := p.copyToRows(ctx)
+	if err != nil {
+		return "", failed(err)
+	}
+	if lazy != nil {
+		defer lazy.release()
+		lazy.ctx.Interrupt = ctx.Done()
 	}
 	enc := copyEncoder{p: p, ct: p.copyTo}
 	if err := enc.start(w); err != nil {
 		return "", err
 	}
-	for _, r := range rows {
+	n := 0
+	for {
+		var r repr.Row
+		if lazy != nil {
+			var ok bool
+			if r, ok, err = lazy.next(); err != nil {
+				return "", failed(err)
+			} else if !ok {
+				break
+			}
+		} else if n < len(rows) {
+			r = rows[n]
+		} else {
+			break
+		}
 		if ctx.Err() != nil {
 			return "", canceled(ctx)
 		}
 		if err := enc.row(w, r); err != nil {
 			return "", err
 		}
+		n++
 	}
 	if err := enc.finish(w); err != nil {
 		return "", err
 	}
-	return "COPY " + strconv.Itoa(len(rows)), nil
+	return "COPY " + strconv.Itoa(n), nil
 }
 
-// copyToRows computes the rows a COPY TO writes: the query's, or the
-// RETURNING rows of its DML statement, which runs (and commits in
-// autocommit) as the statement would alone.
-func (p *Portal) copyToRows(ctx context.Context) ([]repr.Row, error) {
+// copyToRows computes the rows a COPY TO writes: the query's (a stream of
+// them when its plan streams), or the RETURNING rows of its DML
+// statement, which runs (and commits in autocommit) as the statement
+// would alone.
+func (p *Portal) copyToRows(ctx context.Context) ([]repr.Row, *rowStream, error) {
 	s, ct := p.st.s, p.copyTo
-	if ct.dml == nil {
-		return s.e.runQuery(ct.q, s.evalCtx(), s.ws)
+	if ct.dml != nil {
+		if err := p.execDML(ctx, ct.dml); err != nil {
+			return nil, nil, err
+		}
+		return p.rows, nil, nil
 	}
-	if err := p.execDML(ctx, ct.dml); err != nil {
-		return nil, err
+	plan, _, err := compile(ct.q.Rel)
+	if err != nil {
+		return nil, nil, err
 	}
-	return p.rows, nil
+	ectx, points := s.evalCtx(), pointInputs(plan)
+	if !s.readsOwnWrites() {
+		lazy, err := s.e.streamQuery(true, ct.q, plan, points, ectx, s.ws)
+		if lazy != nil || err != nil {
+			return nil, lazy, err
+		}
+	}
+	rows, err := s.e.runPlan(ct.q, plan, points, ectx, s.ws)
+	return rows, nil, err
 }
 
 // copyEncoder formats rows in a COPY TO's format into a reused buffer.
