@@ -75,7 +75,7 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 	} else {
 		sharedJoinCount.Add(1)
 	}
-	out, err := runFeed(df, feed, ctx, arrangements{e})
+	out, err := runFeed(df, feed, ctx, arrangements{e}, queryTopN(q, plan, ws))
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,14 @@
 package sql
 
 import (
+	"math"
 	"slices"
 	"sync/atomic"
 
 	"github.com/eddydb/eddy/exec"
+	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
@@ -235,7 +238,9 @@ func (f *queryFeed) close() {
 // output, consolidated. The output of the Steps is gathered and
 // consolidated whenever it doubles, so it holds about the answer (plus
 // the cancelling changes of the last Steps), not every Step's changes.
-func runFeed(df *exec.Dataflow, f *queryFeed, ctx *expr.Ctx, arr exec.Arrangements) ([]repr.Update, error) {
+// With top set (a monotone plan under ORDER BY ... LIMIT), the gathered
+// output is cut to the first top.n rows instead: a bounded top-n.
+func runFeed(df *exec.Dataflow, f *queryFeed, ctx *expr.Ctx, arr exec.Arrangements, top *topN) ([]repr.Update, error) {
 	var acc []repr.Update
 	compacted := 0
 	for {
@@ -256,7 +261,11 @@ func runFeed(df *exec.Dataflow, f *queryFeed, ctx *expr.Ctx, arr exec.Arrangemen
 		}
 		acc = append(acc, out...)
 		if len(acc) > 2*compacted+feedChunk {
-			acc = exec.Consolidate(acc)
+			if top != nil {
+				acc = top.cut(acc)
+			} else {
+				acc = exec.Consolidate(acc)
+			}
 			compacted = len(acc)
 		}
 	}
@@ -265,4 +274,48 @@ func runFeed(df *exec.Dataflow, f *queryFeed, ctx *expr.Ctx, arr exec.Arrangemen
 		acc = exec.Consolidate(acc)
 	}
 	return acc, nil
+}
+
+// topN is an ORDER BY with a LIMIT (and OFFSET): only the first n rows of
+// a monotone plan's output can be in the answer.
+type topN struct {
+	order []expr.SortCol
+	n     int64
+}
+
+// queryTopN returns the bounded top-n of q over plan, nil when q has no
+// ORDER BY with a LIMIT, or plan is not monotone or ws wrote to one of
+// its sources (later output may then retract rows).
+func queryTopN(q *planner.Query, plan *dataflow.Plan, ws *writeSet) *topN {
+	if len(q.OrderBy) == 0 || q.Limit < 0 || q.Offset > math.MaxInt64-q.Limit || !monotone(plan) {
+		return nil
+	}
+	for _, n := range plan.Nodes {
+		if src, ok := n.Op.(dataflow.Source); ok && len(ws.pending(uint64(src.Collection))) > 0 {
+			return nil
+		}
+	}
+	return &topN{order: q.OrderBy, n: q.Offset + q.Limit}
+}
+
+// cut keeps the first n rows of us (insertions) in the query's order,
+// ties broken by the whole row as the final consolidation orders them,
+// so the rows kept are those a full sort would put first.
+func (t *topN) cut(us []repr.Update) []repr.Update {
+	slices.SortFunc(us, func(a, b repr.Update) int {
+		if c := compareBy(a.Row, b.Row, t.order); c != 0 {
+			return c
+		}
+		return repr.CompareRows(a.Row, b.Row)
+	})
+	var rows int64
+	for i := range us {
+		if rows+us[i].Diff >= t.n {
+			us[i].Diff = t.n - rows
+			clear(us[i+1:])
+			return us[:i+1]
+		}
+		rows += us[i].Diff
+	}
+	return us
 }

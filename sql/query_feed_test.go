@@ -20,6 +20,10 @@ var feedQueries = []string{
 	"SELECT x, rank() OVER (PARTITION BY x % 3 ORDER BY y DESC) FROM t WHERE x + 0 < 40 ORDER BY 1",
 	"SELECT count(*) FROM (SELECT y FROM t UNION ALL SELECT k FROM u) q",
 	"SELECT * FROM u WHERE k NOT IN (SELECT y FROM t) ORDER BY 1",
+	"SELECT y, s FROM t ORDER BY y % 10, s DESC LIMIT 50",
+	"SELECT y FROM t ORDER BY y % 10 LIMIT 1200 OFFSET 10",
+	"SELECT t.x, u.z FROM t JOIN u ON t.y = u.k ORDER BY u.z, t.x DESC LIMIT 7",
+	"SELECT x FROM t ORDER BY x LIMIT 0",
 }
 
 // TestQueryFeedChunked runs feedQueries with their inputs fed from O(1)
