@@ -40,6 +40,38 @@ func (e *Engine) visibleRows(t *planner.Relation, ws *writeSet) ([]repr.Update, 
 	return exec.Consolidate(append(rows, pend...)), nil
 }
 
+// visibleRowsWhere returns the rows of t as a statement of ws reads them
+// (visibleRows) that pass filter. Without pending changes to t, the rows
+// are read from an O(1) snapshot taken under the lock and filtered as
+// they are read after it, so only the matching rows are copied (an
+// UPDATE or DELETE of a few rows of a large table holds those).
+func (e *Engine) visibleRowsWhere(t *planner.Relation, ws *writeSet, filter expr.Expr, ctx *expr.Ctx) ([]repr.Update, error) {
+	id := uint64(t.ID)
+	if len(ws.pending(id)) > 0 || disableFeedSnapshots {
+		return e.visibleRows(t, ws) // the filter must not see rows the block deleted
+	}
+	var store *storage.DB
+	e.mu.RLock()
+	c, err := e.readColl(id, ws)
+	if err == nil && c != nil && snapshotOf(ws) == nil {
+		c = e.snapshotColl(c, &store)
+	}
+	e.mu.RUnlock()
+	defer func() { _ = store.CloseSnapshot() }()
+	if c == nil || err != nil {
+		return nil, err
+	}
+	var rows []repr.Update
+	c.Scan(func(r repr.Row, n int64) bool {
+		var ok bool
+		if ok, err = isTrue(filter, ctx, r); ok {
+			rows = append(rows, repr.Update{Row: r, Diff: n})
+		}
+		return err == nil
+	})
+	return rows, err
+}
+
 // liveRowsWhere returns the rows of t as the transaction's statement sees
 // them (visibleRows) that filter may accept: when filter fixes or bounds
 // leading columns of t's primary key or of one of its indexes by
@@ -58,7 +90,7 @@ func (e *Engine) liveRowsWhere(t *planner.Relation, ws *writeSet, filter expr.Ex
 	}
 	p := predicates([]expr.Expr{filter}, ts)
 	if p.empty() {
-		return e.visibleRows(t, ws)
+		return e.visibleRowsWhere(t, ws, filter, ctx)
 	}
 	e.mu.RLock()
 	rows, ok, err := e.pointSnapshot(pointInput{coll: repr.CollectionID(id), ncols: len(ts), p: p}, ctx, 0, ws)
@@ -67,7 +99,7 @@ func (e *Engine) liveRowsWhere(t *planner.Relation, ws *writeSet, filter expr.Ex
 		return nil, err
 	}
 	if !ok {
-		return e.visibleRows(t, ws)
+		return e.visibleRowsWhere(t, ws, filter, ctx)
 	}
 	pointReadCount.Add(1)
 	pend := ws.pending(id)
