@@ -59,6 +59,19 @@ func (w *writeSet) add(table uint64, row repr.Row, diff int64) {
 
 func (w *writeSet) empty() bool { return len(w.order) == 0 }
 
+// accountSince charges ctx's account (the statement's) for the changes
+// added since mark m: a statement whose writes would pass the memory
+// budget fails with 53200 before it commits. Once the statement ends, a
+// block's write set is standing memory, which the accountant measures
+// from the heap.
+func (w *writeSet) accountSince(m wsMark, ctx *expr.Ctx) error {
+	var n int64
+	for _, id := range w.order {
+		n += updatesBytesSampled(w.since(m, id))
+	}
+	return growMemory(ctx, n)
+}
+
 // wsMark is a position in a write set (see mark).
 type wsMark map[uint64]int
 
@@ -141,6 +154,17 @@ func (a *applyTx) maintaining(mv *matView) expr.Memory {
 	}
 	a.mem.view = mv.obj.Name
 	return a.mem
+}
+
+// chargeBatches accounts the n bytes the commit wrote to its batches
+// (the group's and the checkpoint's), which stay in memory until they
+// are written: a commit whose batches pass the budget fails with 53200.
+func (a *applyTx) chargeBatches(n int) error {
+	if a.mem == nil {
+		return nil
+	}
+	a.mem.view = "" // the work is the commit's own
+	return a.mem.add(int64(n))
 }
 
 func (a *applyTx) commit() {

@@ -200,9 +200,16 @@ func (p *Portal) copyIn(r io.Reader) (string, error) {
 		ws = &writeSet{}
 	}
 	mark := ws.mark()
-	err = s.e.addRows(p.copy.table, rows, ws, s.tx == txIdle)
+	ectx := s.evalCtx()
+	err = growMemory(ectx, int64(len(rows))*rowHeaderBytes+rowsBytesSampled(rows)) // the parsed rows
 	if err == nil {
-		err = s.e.checkStatement(ws, mark, s.evalCtx(), false)
+		err = s.e.addRows(p.copy.table, rows, ws, s.tx == txIdle)
+	}
+	if err == nil {
+		err = s.e.checkStatement(ws, mark, ectx, false)
+	}
+	if err == nil {
+		err = ws.accountSince(mark, ectx)
 	}
 	if err != nil {
 		ws.rollbackTo(mark)

@@ -88,6 +88,9 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 	if err == nil {
 		err = s.e.checkStatement(ws, mark, ectx, d.del != nil)
 	}
+	if err == nil {
+		err = ws.accountSince(mark, ectx)
+	}
 	if err != nil {
 		ws.rollbackTo(mark)
 		return err

@@ -180,7 +180,11 @@ func (e *Engine) applyOne(ws *writeSet, b *storage.Batch) (repr.Time, map[uint64
 	prevClock := e.clock
 	t := e.tick(b)
 	tx := e.newTx()
+	used, stateUsed := b.Used(), tx.state.Used()
 	err := e.applyRecover(ws, t, b, tx)
+	if err == nil {
+		err = tx.chargeBatches(b.Used() - used + tx.state.Used() - stateUsed)
+	}
 	if err == nil && b.Err() != nil {
 		err = fmt.Errorf("commit: %w", b.Err())
 	}

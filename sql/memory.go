@@ -463,6 +463,29 @@ func growInputs(ctx *expr.Ctx, in map[repr.CollectionID][]repr.Update) error {
 	return growMemory(ctx, n)
 }
 
+// rowsBytesSampled estimates the memory of rows' datums and strings as
+// updatesBytesSampled does.
+func rowsBytesSampled(rows []repr.Row) int64 {
+	if len(rows) == 0 {
+		return 0
+	}
+	step := max(len(rows)/sampleRows, 1)
+	var sampled, n int64
+	for i := 0; i < len(rows); i += step {
+		sampled += rowMemBytes(rows[i]) - rowHeaderBytes
+		n++
+	}
+	return sampled * int64(len(rows)) / n
+}
+
+// add accounts n bytes (see Grow); a nil account accounts nothing.
+func (a *memAccount) add(n int64) error {
+	if a == nil || n <= 0 {
+		return nil
+	}
+	return a.Grow(n)
+}
+
 // sampleRows bounds the rows whose strings updatesBytesSampled reads.
 const sampleRows = 64
 
