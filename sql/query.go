@@ -75,7 +75,11 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 	} else {
 		sharedJoinCount.Add(1)
 	}
-	out, err := runFeed(df, feed, ctx, arrangements{e}, queryTopN(q, plan, ws))
+	var arr exec.Arrangements = arrangements{e}
+	if st == nil {
+		df, arr = probeDataflow(plan, feed, df, arr)
+	}
+	out, err := runFeed(df, feed, ctx, arr, queryTopN(q, plan, ws))
 	if err != nil {
 		return nil, err
 	}

@@ -161,6 +161,9 @@ func (e *Engine) feedCollection(f *queryFeed, id repr.CollectionID, ws *writeSet
 // (tests).
 var snapshotFeedCount atomic.Int64
 
+// probeJoinCount counts the queries run with probe-only joins (tests).
+var probeJoinCount atomic.Int64
+
 // disableFeedSnapshots makes every input whole (tests compare the two).
 var disableFeedSnapshots = false
 

@@ -24,6 +24,9 @@ var feedQueries = []string{
 	"SELECT y FROM t ORDER BY y % 10 LIMIT 1200 OFFSET 10",
 	"SELECT t.x, u.z FROM t JOIN u ON t.y = u.k ORDER BY u.z, t.x DESC LIMIT 7",
 	"SELECT x FROM t ORDER BY x LIMIT 0",
+	"SELECT t.x, w.n FROM t JOIN w ON t.y = w.m WHERE w.n % 3 = 0",
+	"SELECT w.m, count(*) FROM w JOIN t ON t.y = w.m GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5",
+	"SELECT count(*), sum(t.x) FROM t JOIN w ON t.y = w.m JOIN u ON u.k = w.m",
 }
 
 // TestQueryFeedChunked runs feedQueries with their inputs fed from O(1)
@@ -38,6 +41,9 @@ func TestQueryFeedChunked(t *testing.T) {
 	te.run("CREATE TABLE u (k int PRIMARY KEY, z text)")
 	te.run("INSERT INTO t SELECT i, i % 1500, 'r' || (i % 4321) FROM generate_series(1, 9000) AS g(i)")
 	te.run("INSERT INTO u SELECT i, 'u' || i FROM generate_series(1, 2000) AS g(i)")
+	te.run("CREATE TABLE w (m int, n int)")
+	te.run("INSERT INTO w SELECT i % 1200, i FROM generate_series(1, 1500) AS g(i)")
+	probes := probeJoinCount.Load()
 	compare := func(where string) {
 		t.Helper()
 		for _, q := range feedQueries {
@@ -71,6 +77,9 @@ func TestQueryFeedChunked(t *testing.T) {
 	mustSQL(t, other, "DELETE FROM t WHERE x < 4000")
 	compare("repeatable read")
 	te.run("COMMIT")
+	if probeJoinCount.Load() == probes {
+		t.Error("no join was probe-only")
+	}
 }
 
 // TestDMLScanSnapshot checks that UPDATE and DELETE filtering a table

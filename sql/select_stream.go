@@ -42,6 +42,7 @@ var disableStreaming = false
 // rowStream produces a streaming SELECT's rows chunk by chunk.
 type rowStream struct {
 	df     *exec.Dataflow
+	arr    exec.Arrangements // probe-only joins' (query_probe.go)
 	feed   *queryFeed
 	ctx    *expr.Ctx
 	chunk  []repr.Row // rows of the last stepped chunk not handed out yet
@@ -122,7 +123,8 @@ func (e *Engine) streamQuery(allowed bool, q *planner.Query, plan *dataflow.Plan
 		feed.close()
 		return nil, err
 	}
-	return &rowStream{df: df, feed: feed, ctx: ctx, offset: q.Offset, limit: q.Limit, ncols: len(q.Columns)}, nil
+	df, arr := probeDataflow(plan, feed, df, nil)
+	return &rowStream{df: df, arr: arr, feed: feed, ctx: ctx, offset: q.Offset, limit: q.Limit, ncols: len(q.Columns)}, nil
 }
 
 // next returns the next row (ok false at the end).
@@ -161,7 +163,7 @@ func (r *rowStream) step() (more bool, err error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	out, err := r.df.StepInput(r.ctx, r.feed.t, exec.Input{Updates: in}, nil)
+	out, err := r.df.StepInput(r.ctx, r.feed.t, exec.Input{Updates: in, Arrangements: r.arr}, nil)
 	if err != nil {
 		return false, err
 	}
