@@ -450,19 +450,6 @@ func growMemory(ctx *expr.Ctx, n int64) error {
 	return ctx.Memory.Grow(n)
 }
 
-// growInputs accounts the snapshot a query's dataflow is fed (decoded
-// rows, held until the query ends).
-func growInputs(ctx *expr.Ctx, in map[repr.CollectionID][]repr.Update) error {
-	if ctx == nil || ctx.Memory == nil {
-		return nil
-	}
-	var n int64
-	for _, us := range in {
-		n += updatesBytesSampled(us)
-	}
-	return growMemory(ctx, n)
-}
-
 // rowsBytesSampled estimates the memory of rows' datums and strings as
 // updatesBytesSampled does.
 func rowsBytesSampled(rows []repr.Row) int64 {

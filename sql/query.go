@@ -124,7 +124,7 @@ func (e *Engine) sharedPlan(plan *dataflow.Plan, points []pointInput, ws *writeS
 		}
 	}
 	shared, used := e.shareArrangementsAvoiding(e.cat, plan, nil, avoid)
-	if len(used) == 0 || callsSequences(plan) {
+	if len(used) == 0 || callsSequences(plan) || e.probeRather(plan, shared) {
 		return plan, nil
 	}
 	for _, id := range sharedCollections(shared) {

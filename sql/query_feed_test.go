@@ -27,6 +27,7 @@ var feedQueries = []string{
 	"SELECT t.x, w.n FROM t JOIN w ON t.y = w.m WHERE w.n % 3 = 0",
 	"SELECT w.m, count(*) FROM w JOIN t ON t.y = w.m GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5",
 	"SELECT count(*), sum(t.x) FROM t JOIN w ON t.y = w.m JOIN u ON u.k = w.m",
+	"SELECT t.x, sm.name FROM t JOIN sm ON t.y = sm.v WHERE t.x % 10 = 1",
 }
 
 // TestQueryFeedChunked runs feedQueries with their inputs fed from O(1)
@@ -41,6 +42,8 @@ func TestQueryFeedChunked(t *testing.T) {
 	te.run("CREATE TABLE u (k int PRIMARY KEY, z text)")
 	te.run("INSERT INTO t SELECT i, i % 1500, 'r' || (i % 4321) FROM generate_series(1, 9000) AS g(i)")
 	te.run("INSERT INTO u SELECT i, 'u' || i FROM generate_series(1, 2000) AS g(i)")
+	te.run("CREATE TABLE sm (v int, name text)")
+	te.run("INSERT INTO sm SELECT i, 'n' || i FROM generate_series(0, 99) AS g(i)")
 	te.run("CREATE TABLE w (m int, n int)")
 	te.run("INSERT INTO w SELECT i % 1200, i FROM generate_series(1, 1500) AS g(i)")
 	probes := probeJoinCount.Load()

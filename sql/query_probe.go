@@ -110,5 +110,25 @@ func probeDataflow(plan *dataflow.Plan, f *queryFeed, df *exec.Dataflow, arr exe
 	return pdf, probeArrangements{arr}
 }
 
+// probeRather reports whether plan should run without shared
+// arrangements: its largest input is large (read in chunks of a scan),
+// shared does not read it from an index, and a join of plan can probe
+// with it (probeOnly), so that join would otherwise arrange the largest
+// input privately while sharing a smaller side. The caller holds e.mu
+// shared.
+func (e *Engine) probeRather(plan, shared *dataflow.Plan) bool {
+	var largest repr.CollectionID
+	rows := feedChunk
+	for _, n := range plan.Nodes {
+		if src, ok := n.Op.(dataflow.Source); ok {
+			if c := e.colls[uint64(src.Collection)]; c != nil && c.Len() > rows {
+				largest, rows = src.Collection, c.Len()
+			}
+		}
+	}
+	return largest != 0 && !disableProbeOnly && !slices.Contains(sharedCollections(shared), largest) &&
+		probeOnly(plan, largest) != nil
+}
+
 // disableProbeOnly keeps every join's arrangements (tests compare).
 var disableProbeOnly = false
