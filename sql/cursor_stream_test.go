@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -76,4 +77,64 @@ func runCursor(t *testing.T, te *testEngine, opts string, script []string, lazy 
 	}
 	te.run("COMMIT")
 	return b.String()
+}
+
+// TestStreamAccountBounded checks that a stream's account does not grow
+// with the rows it has produced: a NO SCROLL cursor fetched in pieces, a
+// streamed SELECT and one through a probe-only join hold about a chunk,
+// however many chunks they stepped.
+func TestStreamAccountBounded(t *testing.T) {
+	defer func(n int) { feedChunk = n }(feedChunk)
+	feedChunk = 2048
+	te := newTestEngine(t)
+	te.e.mem = newAccountant(1 << 40)
+	te.run("CREATE TABLE t (x int, s text, y int)")
+	te.run("CREATE TABLE small (v int, name text)")
+	te.run("INSERT INTO small SELECT g, 'n' || g FROM generate_series(0, 99) g")
+	te.run("INSERT INTO t SELECT i, repeat('r', 50) || i, i % 100 FROM generate_series(1, 200000) AS g(i)")
+	te.run("BEGIN")
+	te.run("DECLARE c NO SCROLL CURSOR FOR SELECT x, s FROM t WHERE x % 2 = 0")
+	c := te.s.cursors["c"]
+	var peak int64
+	for i := 0; i < 10; i++ {
+		te.run("FETCH 10000 FROM c")
+		peak = max(peak, c.mem.used)
+	}
+	te.run("COMMIT")
+	if c.lazy != nil || peak > 8<<20 {
+		t.Errorf("cursor account peaked at %d bytes (lazy %v), want a few MiB", peak, c.lazy != nil)
+	}
+	for _, q := range []string{"SELECT x, s FROM t WHERE x % 2 = 0", "SELECT t.x, small.name FROM t JOIN small ON t.y = small.v"} {
+		p, lazy := streamPortal(t, te, q)
+		if !lazy {
+			t.Fatalf("%s: not streamed", q)
+		}
+		rc := &rowCollector{}
+		if _, _, err := p.Execute(context.Background(), rc, 90000); err != nil {
+			t.Fatal(err)
+		}
+		if used := p.mem.used; used > 8<<20 {
+			t.Errorf("%s: account holds %d bytes after 90000 rows, want a few MiB", q, used)
+		}
+		p.Close()
+	}
+}
+
+// streamPortal binds q and runs it with an Execute limit of one row,
+// returning the portal and whether it streams.
+func streamPortal(t *testing.T, te *testEngine, q string) (*Portal, bool) {
+	t.Helper()
+	ctx := context.Background()
+	stmts, err := te.s.Prepare(ctx, q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := stmts[0].Bind(ctx, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := p.Execute(ctx, &rowCollector{}, 1); err != nil {
+		t.Fatal(err)
+	}
+	return p, p.lazy != nil
 }

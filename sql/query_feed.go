@@ -56,6 +56,8 @@ type queryFeed struct {
 	// dropped after their Step, so one is held at a time.
 	charged int64
 	steps   int
+	// lastFed: the last input next returned is (part of) the last scan.
+	lastFed bool
 }
 
 // collScan is a large input: a snapshot read in key order from from.
@@ -190,7 +192,8 @@ func (f *queryFeed) next(ctx *expr.Ctx) (in map[repr.CollectionID][]repr.Update,
 		in, f.first = f.first, nil
 		return in, true, f.account(ctx, in)
 	}
-	for _, s := range f.scans {
+	for i, s := range f.scans {
+		f.lastFed = i == len(f.scans)-1
 		if s.done() {
 			if s.pending != nil {
 				in = map[repr.CollectionID][]repr.Update{s.id: s.pending}

@@ -49,6 +49,9 @@ type rowStream struct {
 	offset int64      // OFFSET rows still to skip
 	limit  int64      // LIMIT rows still to hand out (< 0: no limit)
 	ncols  int        // visible columns
+	// transient says which Steps' growth is freed once they are done
+	// (see transientGrowth).
+	transient growth
 	// head is the row peek returned and take has not consumed yet.
 	head    repr.Row
 	hasHead bool
@@ -124,7 +127,8 @@ func (e *Engine) streamQuery(allowed bool, q *planner.Query, plan *dataflow.Plan
 		return nil, err
 	}
 	df, arr := probeDataflow(plan, feed, df, nil)
-	return &rowStream{df: df, arr: arr, feed: feed, ctx: ctx, offset: q.Offset, limit: q.Limit, ncols: len(q.Columns)}, nil
+	return &rowStream{df: df, arr: arr, feed: feed, ctx: ctx, offset: q.Offset, limit: q.Limit, ncols: len(q.Columns),
+		transient: transientGrowth(df.Plan())}, nil
 }
 
 // next returns the next row (ok false at the end).
@@ -163,13 +167,57 @@ func (r *rowStream) step() (more bool, err error) {
 	if err != nil || !ok {
 		return false, err
 	}
+	acct, _ := r.ctx.Memory.(*memAccount)
+	var before int64
+	if acct != nil {
+		before = acct.used
+	}
 	out, err := r.df.StepInput(r.ctx, r.feed.t, exec.Input{Updates: in, Arrangements: r.arr}, nil)
 	if err != nil {
 		return false, err
 	}
 	r.df.Commit()
+	if acct != nil && (r.transient == growthAll || r.transient == growthLast && r.feed.lastFed) {
+		acct.free(acct.used - before) // the Step's output, dropped as it is sent
+	}
 	r.chunk, err = expand(out)
 	return true, err
+}
+
+// growth says which Steps of a stream keep nothing (see transientGrowth).
+type growth uint8
+
+const (
+	growthKept growth = iota // the Steps may keep state: their growth stays accounted
+	growthLast               // the Steps of the last input keep nothing
+	growthAll                // no Step keeps anything
+)
+
+// transientGrowth classifies the Steps of plan: a plan without joins
+// keeps nothing; one whose only join is probe-only (query_probe.go: it
+// probes with the input fed last) keeps nothing while that input is fed
+// (the other side is whole by then); otherwise a Step may arrange rows,
+// and its growth stays accounted until the stream ends.
+func transientGrowth(plan *dataflow.Plan) growth {
+	joins, probes := 0, 0
+	for _, n := range plan.Nodes {
+		switch op := n.Op.(type) {
+		case dataflow.DeltaJoin:
+			return growthKept
+		case dataflow.Join:
+			joins++
+			if op.Shared != nil && op.Shared.Index == probeIndex {
+				probes++
+			}
+		}
+	}
+	switch {
+	case joins == 0:
+		return growthAll
+	case joins == 1 && probes == 1:
+		return growthLast
+	}
+	return growthKept
 }
 
 // release drops the snapshots and the dataflow once the stream ends.
