@@ -249,6 +249,10 @@ func (f *queryFeed) close() {
 func runFeed(df *exec.Dataflow, f *queryFeed, ctx *expr.Ctx, arr exec.Arrangements, top *topN) ([]repr.Update, error) {
 	var acc []repr.Update
 	compacted := 0
+	transient := growthKept
+	if top != nil && top.n <= int64(feedChunk) {
+		transient = transientGrowth(df.Plan()) // its output is cut to a small top
+	}
 	for {
 		in, ok, err := f.next(ctx)
 		if err != nil {
@@ -257,9 +261,13 @@ func runFeed(df *exec.Dataflow, f *queryFeed, ctx *expr.Ctx, arr exec.Arrangemen
 		if !ok {
 			break
 		}
+		mark := stepMark(ctx)
 		out, err := df.StepInput(ctx, f.t, exec.Input{Updates: in, Arrangements: arr}, nil)
 		if err != nil {
 			return nil, err
+		}
+		if transient == growthAll || transient == growthLast && f.lastFed {
+			mark.free()
 		}
 		if acc == nil {
 			acc = out
@@ -280,6 +288,29 @@ func runFeed(df *exec.Dataflow, f *queryFeed, ctx *expr.Ctx, arr exec.Arrangemen
 		acc = exec.Consolidate(acc)
 	}
 	return acc, nil
+}
+
+// growthMark is an account's use before a Step (see transientGrowth).
+type growthMark struct {
+	a    *memAccount
+	used int64
+}
+
+// stepMark marks ctx's account before a Step.
+func stepMark(ctx *expr.Ctx) growthMark {
+	a, _ := ctx.Memory.(*memAccount)
+	if a == nil {
+		return growthMark{}
+	}
+	return growthMark{a, a.used}
+}
+
+// free returns the growth accounted since the mark: the Step kept
+// nothing of it.
+func (m growthMark) free() {
+	if m.a != nil {
+		m.a.free(m.a.used - m.used)
+	}
 }
 
 // topN is an ORDER BY with a LIMIT (and OFFSET): only the first n rows of

@@ -167,18 +167,14 @@ func (r *rowStream) step() (more bool, err error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	acct, _ := r.ctx.Memory.(*memAccount)
-	var before int64
-	if acct != nil {
-		before = acct.used
-	}
+	mark := stepMark(r.ctx)
 	out, err := r.df.StepInput(r.ctx, r.feed.t, exec.Input{Updates: in, Arrangements: r.arr}, nil)
 	if err != nil {
 		return false, err
 	}
 	r.df.Commit()
-	if acct != nil && (r.transient == growthAll || r.transient == growthLast && r.feed.lastFed) {
-		acct.free(acct.used - before) // the Step's output, dropped as it is sent
+	if r.transient == growthAll || r.transient == growthLast && r.feed.lastFed {
+		mark.free() // the Step's output, dropped as it is sent
 	}
 	r.chunk, err = expand(out)
 	return true, err
