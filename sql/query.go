@@ -52,6 +52,9 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 		}
 	}()
 	plan, skip := e.sharedPlan(plan, points, ws)
+	if st == nil {
+		plan = appendOnlyTopK(plan, ws)
+	}
 	df, err := exec.Build(plan)
 	if err != nil {
 		return nil, err

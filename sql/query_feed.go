@@ -356,3 +356,40 @@ func (t *topN) cut(us []repr.Update) []repr.Update {
 	}
 	return us
 }
+
+// appendOnlyTopK returns plan with every TopK with a limit whose input is
+// insertions only marked AppendOnly, so that it keeps only the rows
+// ranked within its offset and limit (dataflow.TopK.AppendOnly), or plan
+// itself when none qualifies. An ad hoc query's inputs are insertions
+// unless its transaction wrote to them; a TopK's input then is too when
+// the operators below it are monotone (see monotone).
+func appendOnlyTopK(plan *dataflow.Plan, ws *writeSet) *dataflow.Plan {
+	if disableFeedSnapshots {
+		return plan
+	}
+	mono := make([]bool, len(plan.Nodes))
+	var out *dataflow.Plan
+	for i, n := range plan.Nodes {
+		ok := monotone(&dataflow.Plan{Nodes: []dataflow.Node{{Op: n.Op}}})
+		if src, isSrc := n.Op.(dataflow.Source); isSrc && len(ws.pending(uint64(src.Collection))) > 0 {
+			ok = false
+		}
+		for _, in := range n.Inputs {
+			ok = ok && mono[in]
+		}
+		mono[i] = ok
+		if k, isTopK := n.Op.(dataflow.TopK); isTopK && !k.AppendOnly && k.Limit >= 0 && mono[n.Inputs[0]] {
+			if out == nil {
+				cp := *plan
+				cp.Nodes = slices.Clone(plan.Nodes)
+				out = &cp
+			}
+			k.AppendOnly = true
+			out.Nodes[i].Op = k
+		}
+	}
+	if out == nil {
+		return plan
+	}
+	return out
+}
