@@ -21,6 +21,7 @@ import (
 // load reads back; the sequence numbers continue from the one logged
 // under tag 0 (appendSeqKey), which sorts first, so a restore that stops
 // early to spill still knows where they stand.
+
 // appendKeyBytes estimates a resident key's fixed heap bytes (two buckets,
 // their map entries, the residency record).
 const appendKeyBytes = int64(2*unsafe.Sizeof(appendBucket{})+unsafe.Sizeof(jres{})) + 3*mapEntryOverhead
