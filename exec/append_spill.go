@@ -55,12 +55,7 @@ func (o *appendJoin) spillTo(r StateReader, prefix []byte, cache int64) bool {
 
 func (o *appendJoin) spilledStats() (bool, int64, int64, int64) { return o.sp.stats() }
 
-func (o *appendJoin) flushedState() {
-	if o.sp != nil {
-		o.sp.markClean()
-		o.sp.trim(o)
-	}
-}
+func (o *appendJoin) flushedState() { o.sp.flushed(o) }
 
 // restoreSized restores one logged record; a restore may stop and spill
 // once the sequence number is known.

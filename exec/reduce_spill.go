@@ -123,12 +123,7 @@ func (o *reduceOp) spilledStats() (bool, int64, int64, int64) { return o.sp.stat
 
 // flushedState marks every resident group clean and evicts past the
 // cache.
-func (o *reduceOp) flushedState() {
-	if o.sp != nil {
-		o.sp.markClean()
-		o.sp.trim(o)
-	}
-}
+func (o *reduceOp) flushedState() { o.sp.flushed(o) }
 
 // restoreSized is restore, returning the estimated bytes of what it
 // loaded and whether o's kind of Reduce may stop there and spill.

@@ -94,6 +94,16 @@ func (rs *residency) grew(key []byte, n int64) {
 	}
 }
 
+// flushed marks every resident key clean (a checkpoint has written them
+// all) and evicts past the cache; it does nothing on a nil residency (an
+// operator that has not spilled).
+func (rs *residency) flushed(o keyStore) {
+	if rs != nil {
+		rs.markClean()
+		rs.trim(o)
+	}
+}
+
 // markClean marks every resident key clean: a checkpoint has written
 // them all.
 func (rs *residency) markClean() {

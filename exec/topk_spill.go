@@ -73,12 +73,7 @@ func (o *topkOp) spilledStats() (bool, int64, int64, int64) { return o.sp.stats(
 
 // flushedState marks every resident group clean and evicts past the
 // cache.
-func (o *topkOp) flushedState() {
-	if o.sp != nil {
-		o.sp.markClean()
-		o.sp.trim(o)
-	}
-}
+func (o *topkOp) flushedState() { o.sp.flushed(o) }
 
 // restoreSized is restore, returning the row's estimated bytes and
 // whether o may stop there and spill.

@@ -124,16 +124,8 @@ func TestStreamAccountBounded(t *testing.T) {
 // returning the portal and whether it streams.
 func streamPortal(t *testing.T, te *testEngine, q string) (*Portal, bool) {
 	t.Helper()
-	ctx := context.Background()
-	stmts, err := te.s.Prepare(ctx, q, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := stmts[0].Bind(ctx, nil, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := p.Execute(ctx, &rowCollector{}, 1); err != nil {
+	p := bindQuery(t, te, q)
+	if _, _, err := p.Execute(context.Background(), &rowCollector{}, 1); err != nil {
 		t.Fatal(err)
 	}
 	return p, p.lazy != nil

@@ -45,10 +45,8 @@ func TestSelectStream(t *testing.T) {
 	}
 }
 
-// streamRows executes q with Execute row limit maxRows until it
-// completes, returning the rows and how many Executes ran on a streaming
-// portal.
-func streamRows(t *testing.T, te *testEngine, q string, maxRows int) ([]string, int) {
+// bindQuery prepares and binds q, without parameters.
+func bindQuery(t *testing.T, te *testEngine, q string) *Portal {
 	t.Helper()
 	ctx := context.Background()
 	stmts, err := te.s.Prepare(ctx, q, nil)
@@ -59,6 +57,16 @@ func streamRows(t *testing.T, te *testEngine, q string, maxRows int) ([]string, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// streamRows executes q with Execute row limit maxRows until it
+// completes, returning the rows and how many Executes ran on a streaming
+// portal.
+func streamRows(t *testing.T, te *testEngine, q string, maxRows int) ([]string, int) {
+	t.Helper()
+	ctx := context.Background()
+	p := bindQuery(t, te, q)
 	defer p.Close()
 	rc := &rowCollector{}
 	streamed := 0
