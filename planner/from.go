@@ -172,7 +172,13 @@ func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol,
 		})
 		return rel, cols, err
 	case n.GetRangeFunction() != nil && isTableFunc(n.GetRangeFunction()):
-		return b.tableFuncItem(n.GetRangeFunction(), nil, nil, parent, ir.JoinCross, nil)
+		var rel ir.Rel
+		var cols []scopeCol
+		err := b.noteOuterReads(n.GetRangeFunction(), parent, func() (err error) {
+			rel, cols, err = b.tableFuncItem(n.GetRangeFunction(), nil, nil, parent, ir.JoinCross, nil)
+			return err
+		})
+		return rel, cols, err
 	case n.GetRangeFunction() != nil:
 		return b.windowTVF(n.GetRangeFunction())
 	}
@@ -486,131 +492,4 @@ func (b *builder) onJoin(kind ir.JoinKind, quals *pg_query.Node, left, right ir.
 		rel = ir.NewProject(rel, keep...)
 	}
 	return rel, cols, nil
-}
-
-// usingJoin plans JOIN ... USING (cols) and NATURAL JOIN: equality on the
-// named columns, which appear once (first) in the output, merged as
-// PostgreSQL does (the left value, the right one for RIGHT JOIN, COALESCE
-// for FULL JOIN); the originals stay reachable through their qualifiers.
-func (b *builder) usingJoin(kind ir.JoinKind, j *pg_query.JoinExpr, left, right ir.Rel, lcols, rcols []scopeCol) (ir.Rel, []scopeCol, error) {
-	names := usingNames(j, lcols, rcols)
-	if t := b.opts.Trace; t != nil && j.IsNatural {
-		t.Natural[j] = names
-	}
-	nl := len(lcols)
-	all := append(append([]scopeCol(nil), lcols...), rcols...)
-	joined := ir.NewJoin(kind, left, right)
-	ec := &ectx{b: b, sc: &scope{cols: all}, rel: joined, clause: "JOIN/USING"}
-	var on, merged []expr.Expr
-	usedL, usedR := map[int]bool{}, map[int]bool{}
-	for _, name := range names {
-		li, err := uniqueCol(lcols, name, "left")
-		if err != nil {
-			return nil, nil, err
-		}
-		ri, err := uniqueCol(rcols, name, "right")
-		if err != nil {
-			return nil, nil, err
-		}
-		usedL[li], usedR[ri] = true, true
-		pair, err := b.unify([]expr.Expr{ec.colExpr(li), ec.colExpr(nl + ri)}, "JOIN/USING", j.GetLarg().GetRangeVar().GetLocation())
-		if err != nil {
-			return nil, nil, err
-		}
-		eq, err := ec.op("=", 0, pair[0], pair[1])
-		if err != nil {
-			return nil, nil, err
-		}
-		on = append(on, eq)
-		merged = append(merged, mergedUsing(kind, pair[0], pair[1]))
-	}
-	rel := ir.NewMap(ir.NewJoin(kind, left, right, on...), merged...)
-	base := nl + len(rcols)
-	var proj []int
-	var cols []scopeCol
-	for i, name := range names {
-		proj = append(proj, base+i)
-		cols = append(cols, scopeCol{name: name, typ: merged[i].Type(), origin: usingOrigin(kind, all, nl, names[i])})
-	}
-	for _, hidden := range []bool{false, true} {
-		for i, c := range all {
-			used := i < nl && usedL[i] || i >= nl && usedR[i-nl]
-			if used == hidden {
-				c.hidden = c.hidden || used
-				proj, cols = append(proj, i), append(cols, c)
-			}
-		}
-	}
-	return ir.NewProject(rel, proj...), cols, nil
-}
-
-// usingOrigin is the qualifier of the column whose value the merged
-// USING column name takes (the left one, the right one for RIGHT JOIN,
-// none for FULL JOIN's COALESCE).
-func usingOrigin(kind ir.JoinKind, all []scopeCol, nl int, name string) string {
-	side := all[:nl]
-	switch kind {
-	case ir.JoinFull:
-		return ""
-	case ir.JoinRight:
-		side = all[nl:]
-	}
-	for _, c := range side {
-		if c.name == name && !c.outer {
-			return c.traceCol().Table
-		}
-	}
-	return ""
-}
-
-// mergedUsing is the value of a USING column in the join's output.
-func mergedUsing(kind ir.JoinKind, l, r expr.Expr) expr.Expr {
-	switch kind {
-	case ir.JoinRight:
-		return r
-	case ir.JoinFull:
-		return &expr.Coalesce{Args: []expr.Expr{l, r}, T: l.Type()}
-	}
-	return l
-}
-
-// usingNames returns the USING list, or for NATURAL the common column names.
-func usingNames(j *pg_query.JoinExpr, lcols, rcols []scopeCol) []string {
-	var names []string
-	if !j.IsNatural {
-		for _, n := range j.UsingClause {
-			names = append(names, n.GetString_().GetSval())
-		}
-		return names
-	}
-	for _, l := range lcols {
-		if l.hidden {
-			continue
-		}
-		for _, r := range rcols {
-			if !r.hidden && r.name == l.name {
-				names = append(names, l.name)
-				break
-			}
-		}
-	}
-	return names
-}
-
-// uniqueCol finds the one visible column called name on one join side.
-func uniqueCol(cols []scopeCol, name, side string) (int, error) {
-	found := -1
-	for i, c := range cols {
-		if c.name != name || c.hidden {
-			continue
-		}
-		if found >= 0 {
-			return -1, repr.Errorf(repr.CodeAmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
-		}
-		found = i
-	}
-	if found < 0 {
-		return -1, repr.Errorf(repr.CodeUndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
-	}
-	return found, nil
 }

@@ -48,6 +48,9 @@ func (b *builder) treeReadsOuter(n *pg_query.Node) bool {
 	if rs := n.GetRangeSubselect(); rs != nil {
 		return b.readsOuter[rs]
 	}
+	if rf := n.GetRangeFunction(); rf != nil {
+		return b.readsOuter[rf]
+	}
 	return false
 }
 
@@ -61,6 +64,10 @@ func (b *builder) joinOver(n *pg_query.Node, parent *scope, outer *outerRel, car
 	}
 	if rs := n.GetRangeSubselect(); rs != nil && b.readsOuter[rs] {
 		rel, cols, err := b.lateral(rs, ir.JoinCross, outer.rel, outer.cols, parent, nil)
+		return rel, cols, true, err
+	}
+	if rf := n.GetRangeFunction(); rf != nil && b.readsOuter[rf] {
+		rel, cols, err := b.tableFuncItem(rf, outer.rel, outer.cols, parent, ir.JoinCross, nil)
 		return rel, cols, true, err
 	}
 	rel, cols, err := b.fromItem(n, parent)
@@ -79,10 +86,8 @@ func (b *builder) joinExprOver(j *pg_query.JoinExpr, parent *scope, outer *outer
 	switch {
 	case !ok:
 		return nil, nil, false, repr.Unsupported("join type %s", j.Jointype)
-	case j.IsNatural || len(j.UsingClause) > 0:
-		return nil, nil, false, repr.Unsupported("NATURAL or USING joins reading the enclosing query's columns")
-	case lateralRight(j) != nil:
-		return nil, nil, false, repr.Unsupported("LATERAL in a JOIN reading the enclosing query's columns")
+	case lateralRight(j) != nil || lateralFunc(j, kind) != nil:
+		return b.lateralOver(kind, j, parent, outer)
 	}
 	readL, readR, readOn := b.treeReadsOuter(j.Larg), b.treeReadsOuter(j.Rarg), b.readsOuter[j.Quals]
 	var carryL, carryR bool
@@ -116,20 +121,102 @@ func (b *builder) joinExprOver(j *pg_query.JoinExpr, parent *scope, outer *outer
 			scols[i] = scopeCol{hidden: true, typ: scols[i].typ} // D once, by the left's names
 		}
 	}
-	rel, err := b.joinOverRel(kind, left, right, on, scols, parent, j.Quals)
+	var rel ir.Rel
+	var cols []scopeCol
+	if j.IsNatural || len(j.UsingClause) > 0 {
+		rel, cols, err = b.usingJoinOver(kind, j, left, right, on, lcols, rcols, hasL, hasR, outer)
+	} else if rel, err = b.joinOverRel(kind, left, right, on, scols, parent, j.Quals); err == nil {
+		rel, cols = joinOverOutput(rel, kind, lcols, rcols, hasL, hasR, outer)
+	}
 	if err != nil {
 		return nil, nil, false, err
 	}
-	rel, cols := joinOverOutput(rel, kind, lcols, rcols, hasL, hasR, outer)
-	if j.Alias != nil {
-		for i := nO; i < len(cols); i++ {
-			cols[i].table = j.Alias.Aliasname
-		}
-		if err := renameColumns(cols[nO:], j.Alias.Colnames, j.Alias.Aliasname); err != nil {
-			return nil, nil, false, err
-		}
+	return rel, cols, true, aliasJoinOver(j, cols[nO:])
+}
+
+// aliasJoinOver applies a JOIN's alias (j AS x(a, b)) to its columns.
+func aliasJoinOver(j *pg_query.JoinExpr, cols []scopeCol) error {
+	if j.Alias == nil {
+		return nil
 	}
-	return rel, cols, true, nil
+	for i := range cols {
+		cols[i].table = j.Alias.Aliasname
+	}
+	return renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
+}
+
+// usingJoinOver joins sides that may carry the outer values (on equates
+// them when both do) USING (...) or NATURAL: the result leads with the
+// outer values, then the merged columns, as usingJoin's.
+func (b *builder) usingJoinOver(kind ir.JoinKind, j *pg_query.JoinExpr, left, right ir.Rel, on []expr.Expr, lcols, rcols []scopeCol, hasL, hasR bool, outer *outerRel) (ir.Rel, []scopeCol, error) {
+	names, li, ri, err := b.usingPairs(j, lcols, rcols)
+	if err != nil {
+		return nil, nil, err
+	}
+	nl := len(lcols)
+	all := append(append([]scopeCol(nil), lcols...), rcols...)
+	eqs, _, err := b.usingExprs(kind, j, ir.NewJoin(kind, left, right), all, li, shifted(ri, nl))
+	if err != nil {
+		return nil, nil, err
+	}
+	rel, cols := joinOverOutput(ir.NewJoin(kind, left, right, append(on, eqs...)...), kind, lcols, rcols, hasL, hasR, outer)
+	// joinOverOutput keeps the outer values once, first, then each
+	// side's other columns: the pairs' places there.
+	nO, fromL, fromR := len(outer.cols), 0, 0
+	if hasL {
+		fromL = nO
+	}
+	if hasR {
+		fromR = nO
+	}
+	li, ri = shifted(li, nO-fromL), shifted(ri, nO+nl-fromL-fromR)
+	_, merged, err := b.usingExprs(kind, j, rel, cols, li, ri)
+	if err != nil {
+		return nil, nil, err
+	}
+	rel, cols = usingOutput(kind, rel, cols, nO, nO+nl-fromL, names, merged, li, ri)
+	return rel, cols, nil
+}
+
+// lateralFunc returns the right side of j when it is a function in FROM
+// that joinExpr plans over the left side (functions are implicitly
+// LATERAL), else nil.
+func lateralFunc(j *pg_query.JoinExpr, kind ir.JoinKind) *pg_query.RangeFunction {
+	rf := j.Rarg.GetRangeFunction()
+	if rf == nil || !isTableFunc(rf) || j.IsNatural || len(j.UsingClause) > 0 || kind != ir.JoinInner && kind != ir.JoinLeft {
+		return nil
+	}
+	return rf
+}
+
+// lateralOver plans left JOIN LATERAL (sel) ON ..., or left JOIN f(...)
+// ON ..., in a tree reading the outer values: the left side carries them,
+// so the right side (whose references to the outer values resolve to the
+// left's copies) and the condition see them, and the result leads with
+// them.
+func (b *builder) lateralOver(kind ir.JoinKind, j *pg_query.JoinExpr, parent *scope, outer *outerRel) (ir.Rel, []scopeCol, bool, error) {
+	rs := lateralRight(j)
+	if rs != nil && (j.IsNatural || len(j.UsingClause) > 0) {
+		return nil, nil, false, repr.Unsupported("NATURAL or USING joins with LATERAL")
+	}
+	left, lcols, _, err := b.joinOver(j.Larg, parent, outer, true)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if kind == ir.JoinInner && j.Quals == nil {
+		kind = ir.JoinCross
+	}
+	var rel ir.Rel
+	var cols []scopeCol
+	if rs != nil {
+		rel, cols, err = b.lateral(rs, kind, left, lcols, parent, j.Quals)
+	} else {
+		rel, cols, err = b.tableFuncItem(lateralFunc(j, kind), left, lcols, parent, kind, j.Quals)
+	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return rel, cols, true, aliasJoinOver(j, cols[len(outer.cols):])
 }
 
 // joinOverOutput reorders a join of sides that may carry the outer values
