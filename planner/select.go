@@ -191,7 +191,7 @@ func (b *builder) filter(rel ir.Rel, sc *scope, n *pg_query.Node, clause string)
 		}
 	}
 	if len(rest) == 0 {
-		return ir.NewProject(ec.rel, identityCols(ir.Arity(rel))...), nil
+		return b.filtered(ir.NewProject(ec.rel, identityCols(ir.Arity(rel))...)), nil
 	}
 	pred, err := ec.predicate(andOf(rest))
 	if err != nil {
@@ -202,6 +202,15 @@ func (b *builder) filter(rel ir.Rel, sc *scope, n *pg_query.Node, clause string)
 		return nil, err
 	}
 	return ir.NewProject(out, identityCols(ir.Arity(rel))...), nil
+}
+
+// filtered returns a filter's result, which is the domain base of the
+// subqueries planned over it (domainBase): the select list's, HAVING's or
+// an enclosing JOIN's are computed for the rows the filter keeps, not for
+// the rows before its semi-joins, and so never fail for rows it drops.
+func (b *builder) filtered(rel ir.Rel) ir.Rel {
+	delete(b.domainBases, rel)
+	return rel
 }
 
 // expandTargets expands * and t.* and names the select-list entries.
@@ -405,8 +414,14 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, sets [][]int, calls []*pg
 		sc.cols = append(sc.cols, scopeCol{typ: repr.Int8, hidden: true})
 	}
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: "HAVING", grp: g}
-	if sel.HavingClause != nil {
-		pred, err := ec.predicate(sel.HavingClause)
+	// The plain conjuncts first: the subqueries are then computed for
+	// the groups they keep only (as filter does for WHERE).
+	plain, sub := splitSubLinks(sel.HavingClause)
+	for _, conj := range []*pg_query.Node{plain, sub} {
+		if conj == nil {
+			continue
+		}
+		pred, err := ec.predicate(conj)
 		if err != nil {
 			return nil, err
 		}

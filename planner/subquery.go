@@ -163,22 +163,34 @@ func (c *ectx) scalarSubquery(sel *pg_query.SelectStmt, loc int32) (expr.Expr, e
 	if len(p.cols) != 1 {
 		return nil, repr.Errorf(repr.CodeSyntax, "subquery must return only one column").WithPosition(loc + 1)
 	}
-	sub := c.b.subqueryRel(p)
-	if !p.atMostOne {
-		if sub, err = c.singleRow(sub, len(keys)); err != nil {
-			return nil, err
-		}
+	vals, err := c.singleRowBack(p, keys)
+	if err != nil {
+		return nil, err
 	}
-	return c.joinBack(sub, keys)[0], nil
+	return vals[0], nil
 }
 
-// singleRow turns the rows of a scalar subquery that may return several
-// (k key columns, then the values) into one row per key: the values when
-// the key has one row, and expressions failing with 21000 when it has
-// more, as PostgreSQL fails the query. It groups by the key, counting rows
-// and keeping min of each value, which is the row's value whenever the
-// count is one. In a view the error fails the write that made a second
-// row appear. State: the reduce's per-key count and value multisets.
+// singleRowBack joins the per-key rows of the planned subquery p back to
+// c.rel and returns its values: p's columns when it returns at most one
+// row per key, else those of singleRow.
+func (c *ectx) singleRowBack(p *planned, keys []int) ([]expr.Expr, error) {
+	sub := c.b.subqueryRel(p)
+	if p.atMostOne {
+		return c.joinBack(sub, keys), nil
+	}
+	red, err := c.singleRow(sub, len(keys))
+	if err != nil {
+		return nil, err
+	}
+	back := c.joinBack(red, keys)
+	return c.pickSingle(back[0], back[1:])
+}
+
+// singleRow groups the rows of a scalar subquery that may return several
+// (k key columns, then the values) by the key: the k key columns, the
+// key's row count, then the min of each value, which is the row's value
+// whenever the count is one. State: the reduce's per-key count and value
+// multisets.
 func (c *ectx) singleRow(sub ir.Rel, k int) (ir.Rel, error) {
 	vts := sub.ColTypes()[k:]
 	aggs := []expr.Agg{{Kind: expr.AggCountStar, T: repr.Int8}}
@@ -188,22 +200,35 @@ func (c *ectx) singleRow(sub ir.Rel, k int) (ir.Rel, error) {
 		}
 		aggs = append(aggs, expr.Agg{Kind: expr.AggMin, Col: k + i, T: vt})
 	}
-	red := &ir.Reduce{Input: sub, Key: identityCols(k), Aggs: aggs}
-	many, err := c.op(">", -1, &expr.Col{Idx: k, T: repr.Int8}, &expr.Lit{D: repr.NewInt(1), T: repr.Int8})
+	return &ir.Reduce{Input: sub, Key: identityCols(k), Aggs: aggs}, nil
+}
+
+// pickSingle returns the values of a scalar subquery from the count and
+// mins of singleRow joined back to c.rel: each min, or, when the count is
+// above one, a call failing with 21000 (PostgreSQL's error). The choice is
+// made in the enclosing expression, per row of c.rel, so the error is
+// raised only for rows that evaluate the subquery: not for outer values
+// that only rows dropped by an earlier clause, or not reaching this CASE
+// branch, have (PostgreSQL evaluates a subquery only where it is reached,
+// too). In a view the error fails the write that made a second row
+// appear for such a row.
+func (c *ectx) pickSingle(count expr.Expr, mins []expr.Expr) ([]expr.Expr, error) {
+	many, err := c.op(">", -1, count, &expr.Lit{D: repr.NewInt(1), T: repr.Int8})
 	if err != nil {
 		return nil, err
 	}
-	picks := make([]expr.Expr, len(vts))
-	for i, vt := range vts {
+	picks := make([]expr.Expr, len(mins))
+	for i, m := range mins {
+		vt := m.Type()
 		var fail expr.Expr = &expr.Call{Fn: expr.CardinalityError}
 		if vt != fail.Type() {
 			// No identity cast: the plan parser drops it, and the printed
 			// plan must read back as itself.
 			fail = &expr.Cast{Arg: fail, To: vt}
 		}
-		picks[i] = &expr.Case{Whens: []expr.When{{Cond: many, Then: fail}}, Else: &expr.Col{Idx: k + 1 + i, T: vt}, T: vt}
+		picks[i] = &expr.Case{Whens: []expr.When{{Cond: many, Then: fail}}, Else: m, T: vt}
 	}
-	return projectExprs(red, k, picks), nil
+	return picks, nil
 }
 
 // rowSubquery is (a, b) op (SELECT x, y ...) (PostgreSQL's ROWCOMPARE
@@ -232,13 +257,10 @@ func (c *ectx) rowSubquery(op string, fields []*pg_query.Node, sl *pg_query.SubL
 	if err := checkSubqueryWidth(len(p.cols), len(xs), loc); err != nil {
 		return nil, err
 	}
-	sub := c.b.subqueryRel(p)
-	if !p.atMostOne {
-		if sub, err = c.singleRow(sub, len(keys)); err != nil {
-			return nil, err
-		}
+	ys, err := c.singleRowBack(p, keys)
+	if err != nil {
+		return nil, err
 	}
-	ys := c.joinBack(sub, keys)
 	pairs := make([][2]expr.Expr, len(xs))
 	for i := range xs {
 		pairs[i] = [2]expr.Expr{xs[i], ys[i]}
