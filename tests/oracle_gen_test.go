@@ -201,6 +201,29 @@ func (g *qgen) literal(typ byte) gexpr {
 	return gexpr{fmt.Sprintf("%d.%d", g.rng.IntN(12)-3, g.rng.IntN(10)), 'n', 0}
 }
 
+// constant returns a select-list constant of type class typ: a literal,
+// a typed NULL, or an expression over literals only.
+func (g *qgen) constant(typ byte) gexpr {
+	name := map[byte]string{'i': "int", 't': "text", 'n': "numeric"}[typ]
+	switch g.rng.IntN(4) {
+	case 0:
+		return gexpr{"NULL::" + name, typ, 1}
+	case 1:
+		return gexpr{"(" + g.literal(typ).sql + ")::" + name, typ, 1}
+	case 2:
+		if typ == 't' {
+			return gexpr{"'k' || " + g.literal(typ).sql, typ, 1}
+		}
+		return gexpr{"(" + g.literal(typ).sql + " + 1)", typ, 1}
+	}
+	e := g.literal(typ)
+	if typ == 'i' && strings.HasPrefix(e.sql, "-") {
+		e.sql = "(" + e.sql + ")"
+	}
+	e.ndv = 1
+	return e
+}
+
 // compatible reports whether columns of type classes x and y compare.
 func compatible(x, y byte) bool { return (x == 't') == (y == 't') }
 
@@ -484,6 +507,9 @@ func (g *qgen) plainList(binds []gbind, opt selOpts) ([]string, gquery) {
 			sig = append(sig, pick(g, []byte("iint")))
 		}
 	}
+	// Now and then the list reads no column (SELECT 1 FROM t): one row
+	// per input row, or one in all with DISTINCT.
+	constOnly := g.pct(8)
 	var items []string
 	for k, typ := range sig {
 		e := g.colTyped(binds, typ)
@@ -500,6 +526,8 @@ func (g *qgen) plainList(binds []gbind, opt selOpts) ([]string, gquery) {
 			}
 		case r == 4 && typ != 't':
 			e = g.window(binds, typ)
+		case r == 5 || constOnly:
+			e = g.constant(typ)
 		}
 		name := fmt.Sprintf("x%d", k)
 		items = append(items, e.sql+" AS "+name)
@@ -522,10 +550,23 @@ func (g *qgen) groupedList(binds []gbind, opt selOpts) ([]string, gquery, string
 	}
 	var items, keys []string
 	q.rows = 1
+	// Now and then no GROUP BY at all (one row, even over no rows:
+	// SELECT 'k', count(*) FROM t), or constants beside the aggregates.
+	global := opt.sig == nil && g.pct(12)
 	for k, typ := range sig {
 		name := fmt.Sprintf("x%d", k)
 		var e gexpr
-		if k == 0 || (k == 1 && g.pct(30)) {
+		switch {
+		case global && k == 0 && typ != 0:
+			e = g.constant(typ)
+		case global:
+			e = g.aggregate(binds, typ)
+		case k > 0 && g.pct(10):
+			if typ == 0 {
+				typ = pick(g, []byte("iint"))
+			}
+			e = g.constant(typ)
+		case k == 0 || (k == 1 && g.pct(30)):
 			if typ == 0 {
 				typ = pick(g, []byte("iit"))
 			}
@@ -535,7 +576,7 @@ func (g *qgen) groupedList(binds []gbind, opt selOpts) ([]string, gquery, string
 			}
 			keys = append(keys, e.sql)
 			q.rows *= e.ndv
-		} else {
+		default:
 			e = g.aggregate(binds, typ)
 		}
 		items = append(items, e.sql+" AS "+name)
@@ -544,7 +585,17 @@ func (g *qgen) groupedList(binds []gbind, opt selOpts) ([]string, gquery, string
 	if len(keys) == 1 {
 		q.key = q.cols[0].name
 	}
-	tail := " GROUP BY " + strings.Join(keys, ", ")
+	if g.pct(8) && len(keys) > 0 {
+		// A constant grouping expression splits nothing.
+		// Cast, as PostgreSQL reads a bare integer as a position and
+		// refuses other bare constants there.
+		typ := pick(g, []byte("it"))
+		keys = append(keys, fmt.Sprintf("(%s)::%s", g.literal(typ).sql, map[byte]string{'i': "int", 't': "text"}[typ]))
+	}
+	tail := ""
+	if len(keys) > 0 {
+		tail = " GROUP BY " + strings.Join(keys, ", ")
+	}
 	if g.pct(25) {
 		tail += " HAVING " + g.having(binds, keys, opt)
 	}

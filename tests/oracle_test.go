@@ -25,10 +25,12 @@ func oracleSteps() int {
 }
 
 // oracleTable is a random table: k int (a primary key or not), a int,
-// b text, c numeric(6,2); every column but a key may be NULL.
+// b text, c numeric(6,2); every column but a key may be NULL, and in some
+// tables one of a, b, c is NULL in every row.
 type oracleTable struct {
-	name string
-	pk   bool
+	name  string
+	pk    bool
+	nulls byte // the column ('a', 'b' or 'c') always NULL, or 0
 }
 
 // oracleView is a materialized view with the SQL that recomputes it ad hoc
@@ -117,6 +119,9 @@ func TestOracle(t *testing.T) {
 func (o *oracle) setup() {
 	for i := range 2 + o.rng.IntN(2) {
 		tb := oracleTable{name: fmt.Sprintf("t%d", i), pk: o.rng.IntN(3) > 0}
+		if o.rng.IntN(5) == 0 {
+			tb.nulls = "abc"[o.rng.IntN(3)]
+		}
 		key := "k int"
 		if tb.pk {
 			key = "k int PRIMARY KEY"
@@ -128,7 +133,9 @@ func (o *oracle) setup() {
 		o.addView()
 	}
 	for _, tb := range o.tables {
-		o.mustBoth(o.insert(tb, 3+o.rng.IntN(5), false))
+		if o.rng.IntN(5) > 0 { // else empty until a write fills it
+			o.mustBoth(o.insert(tb, 3+o.rng.IntN(5), false))
+		}
 	}
 }
 
@@ -211,9 +218,10 @@ func (o *oracle) randomQuery() string {
 	return fmt.Sprintf("SELECT y.b AS g, count(*) AS n, sum(x.a) AS s FROM %s x JOIN %s y ON x.k = y.k GROUP BY y.b", x.name, y.name)
 }
 
-// value returns a random SQL literal for column col, sometimes NULL.
-func (o *oracle) value(col byte) string {
-	if o.rng.IntN(6) == 0 {
+// value returns a random SQL literal for column col of tb, sometimes
+// NULL, always when it is tb's all-NULL column.
+func (o *oracle) value(tb oracleTable, col byte) string {
+	if o.rng.IntN(6) == 0 || col == tb.nulls {
 		return "NULL"
 	}
 	switch col {
@@ -235,7 +243,7 @@ func (o *oracle) insert(tb oracleTable, n int, reuse bool) string {
 		if reuse && o.rng.IntN(15) == 0 {
 			k = 1 + o.rng.IntN(k)
 		}
-		rows[i] = fmt.Sprintf("(%d, %s, %s, %s)", k, o.value('a'), o.value('b'), o.value('c'))
+		rows[i] = fmt.Sprintf("(%d, %s, %s, %s)", k, o.value(tb, 'a'), o.value(tb, 'b'), o.value(tb, 'c'))
 	}
 	return fmt.Sprintf("INSERT INTO %s VALUES %s", tb.name, strings.Join(rows, ", "))
 }
@@ -250,8 +258,11 @@ func (o *oracle) write() string {
 	case 2:
 		return fmt.Sprintf("UPDATE %s SET a = a + %d WHERE k %% %d = %d", tb.name, o.rng.IntN(5)-2, m, o.rng.IntN(m))
 	case 3:
-		return fmt.Sprintf("UPDATE %s SET b = %s, c = %s WHERE a %% %d = %d", tb.name, o.value('b'), o.value('c'), m, o.rng.IntN(m))
+		return fmt.Sprintf("UPDATE %s SET b = %s, c = %s WHERE a %% %d = %d", tb.name, o.value(tb, 'b'), o.value(tb, 'c'), m, o.rng.IntN(m))
 	case 4:
+		if o.rng.IntN(6) == 0 {
+			return "DELETE FROM " + tb.name // empty again
+		}
 		return fmt.Sprintf("DELETE FROM %s WHERE k %% %d = %d", tb.name, m, o.rng.IntN(m))
 	}
 	return fmt.Sprintf("DELETE FROM %s WHERE a > %d OR c IS NULL", tb.name, o.rng.IntN(12))
