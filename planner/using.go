@@ -141,7 +141,8 @@ func mergedUsing(kind ir.JoinKind, l, r expr.Expr) expr.Expr {
 }
 
 // usingNames returns the columns a join merges: USING's list, or for
-// NATURAL the visible names the two sides share, in the left's order.
+// NATURAL the visible names the two sides share, in the left's order
+// (not those of the outer values a side carries).
 func usingNames(j *pg_query.JoinExpr, lcols, rcols []scopeCol) []string {
 	var names []string
 	if !j.IsNatural {
@@ -151,11 +152,11 @@ func usingNames(j *pg_query.JoinExpr, lcols, rcols []scopeCol) []string {
 		return names
 	}
 	for _, l := range lcols {
-		if l.hidden {
+		if l.hidden || l.outer {
 			continue
 		}
 		for _, r := range rcols {
-			if !r.hidden && r.name == l.name {
+			if !r.hidden && !r.outer && r.name == l.name {
 				names = append(names, l.name)
 				break
 			}
@@ -164,11 +165,12 @@ func usingNames(j *pg_query.JoinExpr, lcols, rcols []scopeCol) []string {
 	return names
 }
 
-// uniqueCol finds the one visible column called name on one join side.
+// uniqueCol finds the one visible column called name on one join side
+// (not the outer values a side of a decorrelated subquery carries).
 func uniqueCol(cols []scopeCol, name, side string) (int, error) {
 	found := -1
 	for i, c := range cols {
-		if c.name != name || c.hidden {
+		if c.name != name || c.hidden || c.outer {
 			continue
 		}
 		if found >= 0 {

@@ -11,8 +11,9 @@ import (
 // oracle's tables, earlier grouped views and CTEs, with joins of 1-8 inputs
 // (comma lists in random order with the predicates in WHERE, or explicit
 // INNER/LEFT JOIN ... ON), subqueries (EXISTS, IN, NOT IN, scalar; correlated
-// or not; nested one level; row IN, set operations and JOINs whose ON reads
-// the outer query), window functions, CTEs and set operations;
+// or not; nested one level; row IN, set operations, JOINs whose ON reads
+// the outer query, and USING, NATURAL and LATERAL joins of derived tables
+// that read it; constant select lists), window functions, CTEs and set operations;
 // oracle_gen_rec_test.go adds WITH RECURSIVE and array views.
 
 // gcol is one column of a relation the generator can read.
@@ -737,7 +738,9 @@ func (g *qgen) subWhere(binds, outer []gbind, conj []string, corr bool, depth in
 // (correlated or not; of a row too), EXISTS over a set operation or a
 // JOIN whose ON reads outer, or a comparison with a scalar subquery.
 func (g *qgen) subPred(outer []gbind, depth int) string {
-	switch g.rng.IntN(8) {
+	switch g.rng.IntN(9) {
+	case 8:
+		return g.joinUsingOuter(outer, depth)
 	case 5:
 		return g.rowIn(outer, depth)
 	case 6:
@@ -803,6 +806,39 @@ func (g *qgen) joinOnOuter(outer []gbind, depth int) string {
 		return fmt.Sprintf("EXISTS (SELECT 1 FROM %s JOIN %s ON %s%s)", item, item2, on, where)
 	}
 	return fmt.Sprintf("%d <= (SELECT count(%s) FROM %s LEFT JOIN %s ON %s%s)", g.rng.IntN(3), e.y.sql, item, item2, on, where)
+}
+
+// joinUsingOuter returns EXISTS over, or a bound on a count over, a
+// table joined USING one column (or NATURAL, or LATERAL) to a derived
+// table that reads outer: INNER, LEFT, RIGHT or FULL.
+func (g *qgen) joinUsingOuter(outer []gbind, depth int) string {
+	a := gbind{g.newAlias(), tableRel(g.o.table())}
+	inner := gbind{g.newAlias(), tableRel(g.o.table())}
+	alias := g.newAlias()
+	col := pick(g, a.rel.cols).name
+	var conj []string
+	if c := g.correlate(inner, outer); c != "" {
+		conj = append(conj, c)
+	}
+	kind := pick(g, []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"})
+	join := " USING (" + col + ")"
+	switch {
+	case g.pct(15):
+		kind, join = "NATURAL "+kind, ""
+	case g.pct(25):
+		// LATERAL: the derived table reads the left side too.
+		kind, join = pick(g, []string{"JOIN", "LEFT JOIN"})+" LATERAL", " ON true"
+		conj = append(conj, fmt.Sprintf("%s.%s = %s.%s", inner.alias, col, a.alias, col))
+	}
+	where := ""
+	if len(conj) > 0 {
+		where = " WHERE " + strings.Join(conj, " AND ")
+	}
+	from := fmt.Sprintf("%s %s %s (SELECT * FROM %s %s%s) %s%s", a.rel.ref, a.alias, kind, inner.rel.ref, inner.alias, where, alias, join)
+	if g.pct(40) {
+		return fmt.Sprintf("EXISTS (SELECT 1 FROM %s%s)", from, g.subWhere([]gbind{a}, outer, nil, false, depth))
+	}
+	return fmt.Sprintf("%d <= (SELECT count(%s.k) FROM %s)", g.rng.IntN(3), alias, from)
 }
 
 // scalarSub returns a scalar subquery of type class typ that yields at
