@@ -27,6 +27,24 @@ import (
 // table, whose outcome PostgreSQL leaves unspecified, are refused with
 // 0A000, as is WITH RECURSIVE with data-modifying parts.
 
+// returningAsWith rewrites an INSERT, UPDATE or DELETE whose RETURNING
+// list has subqueries into its data-modifying WITH form
+// (planner.RewriteReturning), which execModifying runs: the main SELECT
+// evaluates RETURNING over the rows written, reading the tables as the
+// statement found them. It returns the statement and the write's command
+// tag prefix ("" when it is unchanged).
+func returningAsWith(n *pg.Node) (*pg.Node, string) {
+	r := planner.RewriteReturning(n)
+	if r == nil {
+		return n, ""
+	}
+	name, _ := writeCommandName(n)
+	if name == "INSERT" {
+		name = "INSERT 0"
+	}
+	return r, name
+}
+
 // hasModifyingCTE reports whether statement n has data-modifying WITH
 // queries at its top level.
 func hasModifyingCTE(n *pg.Node) bool {

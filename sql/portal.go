@@ -215,7 +215,11 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 	}
 	switch {
 	case hasModifyingCTE(n):
-		return p.execModifying(ctx, n)
+		err := p.execModifying(ctx, n)
+		if err == nil && p.st.writeTag != "" {
+			p.tag = fmt.Sprintf("%s %d", p.st.writeTag, len(p.rows))
+		}
+		return err
 	case n.GetSelectStmt() != nil:
 		return p.execSelect(ctx, n)
 	case n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil, n.GetDeleteStmt() != nil:

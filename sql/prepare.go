@@ -78,8 +78,9 @@ func (p *Portal) execPrepare(ps *pg.PrepareStmt) error {
 		}
 		types = append(types, t)
 	}
-	st := &Statement{s: s, src: p.st.src, stmt: parse.Stmt{AST: ps.Query, SQL: p.st.stmt.SQL, Offset: p.st.stmt.Offset},
-		paramTypes: types}
+	ast, writeTag := returningAsWith(ps.Query)
+	st := &Statement{s: s, src: p.st.src, stmt: parse.Stmt{AST: ast, SQL: p.st.stmt.SQL, Offset: p.st.stmt.Offset},
+		paramTypes: types, writeTag: writeTag}
 	if err := st.describe(); err != nil {
 		return err
 	}

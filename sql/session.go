@@ -170,7 +170,9 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	out := make([]*Statement, len(stmts))
 	for i, st := range stmts {
 		st.AST = selectIntoTable(st.AST)
-		out[i] = &Statement{s: s, src: sql, stmt: st, paramTypes: ptypes, part: i, parts: len(stmts)}
+		var writeTag string
+		st.AST, writeTag = returningAsWith(st.AST)
+		out[i] = &Statement{s: s, src: sql, stmt: st, paramTypes: ptypes, part: i, parts: len(stmts), writeTag: writeTag}
 	}
 	if len(out) != 1 {
 		return out, nil

@@ -42,6 +42,11 @@ type Statement struct {
 	// statements of a multi-statement simple Query (parts > 1) run as one
 	// implicit transaction (implicit.go).
 	part, parts int
+	// writeTag is set when the statement is a write whose RETURNING has
+	// subqueries, run in its data-modifying WITH form (returningAsWith):
+	// the command tag's prefix (INSERT 0, UPDATE, DELETE), before the row
+	// count.
+	writeTag string
 }
 
 // resultCol is a result column with its SQL type.

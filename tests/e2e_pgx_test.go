@@ -36,6 +36,7 @@ func runPgx(t *testing.T, s *harness.Server) {
 		{"Transactions", pgxTransactions},
 		{"Errors", pgxErrors},
 		{"ParamDML", pgxParamDML},
+		{"ReturningSubquery", pgxReturningSubquery},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
