@@ -324,18 +324,12 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 		return nil, nil, err
 	}
 	if rs := lateralRight(j); rs != nil {
-		if j.IsNatural || len(j.UsingClause) > 0 {
-			return nil, nil, repr.Unsupported("NATURAL or USING joins with LATERAL")
-		}
 		if j.Jointype == pg_query.JoinType_JOIN_INNER && j.Quals == nil {
 			kind = ir.JoinCross
 		}
-		rel, cols, err := b.lateral(rs, kind, left, lcols, parent, j.Quals)
-		if err == nil && j.Alias != nil {
-			for i := range cols {
-				cols[i].table = j.Alias.Aliasname
-			}
-			err = renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
+		rel, cols, err := b.lateral(rs, kind, left, lcols, parent, j)
+		if err == nil {
+			err = aliasJoin(j, cols)
 		}
 		return rel, cols, err
 	}
@@ -345,11 +339,8 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 			kind = ir.JoinCross
 		}
 		rel, cols, err := b.tableFuncItem(rf, left, lcols, parent, kind, j.Quals)
-		if err == nil && j.Alias != nil {
-			for i := range cols {
-				cols[i].table = j.Alias.Aliasname
-			}
-			err = renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
+		if err == nil {
+			err = aliasJoin(j, cols)
 		}
 		return rel, cols, err
 	}
@@ -383,13 +374,27 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 	if err != nil {
 		return nil, nil, err
 	}
-	if j.Alias != nil {
-		for i := range cols {
-			cols[i].table = j.Alias.Aliasname
-		}
-		err = renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
+	return rel, cols, aliasJoin(j, cols)
+}
+
+// aliasJoin applies a JOIN's alias (j AS x(a, b)) to its columns: the
+// visible ones are x's (renamed by the list); as in PostgreSQL the alias
+// hides the names inside the join, so the hidden ones (USING's merged
+// pairs) are no longer reachable, by x.* or x.name either.
+func aliasJoin(j *pg_query.JoinExpr, cols []scopeCol) error {
+	if j.Alias == nil {
+		return nil
 	}
-	return rel, cols, err
+	for i := range cols {
+		switch c := &cols[i]; {
+		case c.outer:
+		case c.hidden:
+			c.table, c.schema = "", ""
+		default:
+			c.table = j.Alias.Aliasname
+		}
+	}
+	return renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
 }
 
 // filterJoin plans left JOIN right ON on AND quals, where quals has

@@ -131,18 +131,7 @@ func (b *builder) joinExprOver(j *pg_query.JoinExpr, parent *scope, outer *outer
 	if err != nil {
 		return nil, nil, false, err
 	}
-	return rel, cols, true, aliasJoinOver(j, cols[nO:])
-}
-
-// aliasJoinOver applies a JOIN's alias (j AS x(a, b)) to its columns.
-func aliasJoinOver(j *pg_query.JoinExpr, cols []scopeCol) error {
-	if j.Alias == nil {
-		return nil
-	}
-	for i := range cols {
-		cols[i].table = j.Alias.Aliasname
-	}
-	return renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)
+	return rel, cols, true, aliasJoin(j, cols[nO:])
 }
 
 // usingJoinOver joins sides that may carry the outer values (on equates
@@ -196,9 +185,6 @@ func lateralFunc(j *pg_query.JoinExpr, kind ir.JoinKind) *pg_query.RangeFunction
 // them.
 func (b *builder) lateralOver(kind ir.JoinKind, j *pg_query.JoinExpr, parent *scope, outer *outerRel) (ir.Rel, []scopeCol, bool, error) {
 	rs := lateralRight(j)
-	if rs != nil && (j.IsNatural || len(j.UsingClause) > 0) {
-		return nil, nil, false, repr.Unsupported("NATURAL or USING joins with LATERAL")
-	}
 	left, lcols, _, err := b.joinOver(j.Larg, parent, outer, true)
 	if err != nil {
 		return nil, nil, false, err
@@ -209,14 +195,14 @@ func (b *builder) lateralOver(kind ir.JoinKind, j *pg_query.JoinExpr, parent *sc
 	var rel ir.Rel
 	var cols []scopeCol
 	if rs != nil {
-		rel, cols, err = b.lateral(rs, kind, left, lcols, parent, j.Quals)
+		rel, cols, err = b.lateral(rs, kind, left, lcols, parent, j)
 	} else {
 		rel, cols, err = b.tableFuncItem(lateralFunc(j, kind), left, lcols, parent, kind, j.Quals)
 	}
 	if err != nil {
 		return nil, nil, false, err
 	}
-	return rel, cols, true, aliasJoinOver(j, cols[len(outer.cols):])
+	return rel, cols, true, aliasJoin(j, cols[len(outer.cols):])
 }
 
 // joinOverOutput reorders a join of sides that may carry the outer values

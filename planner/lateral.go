@@ -16,9 +16,12 @@ import (
 // is an ordinary join with left.
 
 // lateral plans `left, LATERAL (sel) alias` or `left [LEFT] JOIN LATERAL
-// (sel) alias ON on` (on nil for a comma or CROSS JOIN): it returns the
-// joined relation and the scope columns of left followed by the subquery's.
-func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir.Rel, lcols []scopeCol, parent *scope, on *pg_query.Node) (ir.Rel, []scopeCol, error) {
+// (sel) alias ON on | USING (...)` (j nil for a comma or CROSS JOIN): it
+// returns the joined relation and the scope columns of left followed by
+// the subquery's (after USING's merged columns, using.go, and after the
+// outer values left leads with in a decorrelated subquery).
+func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir.Rel, lcols []scopeCol, parent *scope, j *pg_query.JoinExpr) (ir.Rel, []scopeCol, error) {
+	on := j.GetQuals()
 	sel := rs.Subquery.GetSelectStmt()
 	if sel == nil {
 		return nil, nil, repr.Unsupported("FROM item %s", nodeName(rs.Subquery))
@@ -46,6 +49,13 @@ func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir
 	if err := checkDuplicateAliases(lcols, rcols); err != nil {
 		return nil, nil, err
 	}
+	var names []string
+	var li, ri []int
+	if j.GetIsNatural() || len(j.GetUsingClause()) > 0 {
+		if names, li, ri, err = b.usingPairs(j, lcols, rcols); err != nil {
+			return nil, nil, err
+		}
+	}
 	res := b.subqueryRel(p)
 	k, nl := len(keys), ir.Arity(ec.rel)
 	conds := b.nullSafeKeys(ec.rel, res, keys, identityCols(k))
@@ -55,14 +65,21 @@ func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir
 		proj = append(proj, nl+k+i)
 	}
 	cols := append(append([]scopeCol(nil), lcols...), rcols...)
-	if on != nil {
-		wide := make([]scopeCol, 0, nl+k+len(rcols))
-		wide = append(append(wide, lcols...), make([]scopeCol, k)...)
-		wide = append(wide, rcols...)
-		rts := res.ColTypes()
-		for i := nl; i < nl+k; i++ {
-			wide[i] = scopeCol{hidden: true, typ: rts[i-nl]}
+	wide := make([]scopeCol, 0, nl+k+len(rcols))
+	wide = append(append(wide, lcols...), make([]scopeCol, k)...)
+	wide = append(wide, rcols...)
+	rts := res.ColTypes()
+	for i := nl; i < nl+k; i++ {
+		wide[i] = scopeCol{hidden: true, typ: rts[i-nl]}
+	}
+	if names != nil {
+		eqs, _, err := b.usingExprs(kind, j, ir.NewJoin(kind, ec.rel, res), wide, li, shifted(ri, nl+k))
+		if err != nil {
+			return nil, nil, err
 		}
+		conds = append(conds, eqs...)
+	}
+	if on != nil {
 		oc := &ectx{b: b, sc: &scope{cols: wide, parent: parent}, rel: ir.NewJoin(kind, ec.rel, res), clause: "JOIN/ON", noSubquery: true}
 		pred, err := oc.predicate(on)
 		if err != nil {
@@ -77,7 +94,21 @@ func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir
 	if len(conds) == 0 {
 		joined = ir.NewJoin(ir.JoinCross, ec.rel, res)
 	}
-	return ir.NewProject(joined, proj...), cols, nil
+	rel := ir.NewProject(joined, proj...)
+	if names == nil {
+		return rel, cols, nil
+	}
+	keep := 0 // the outer values left leads with (joinouter.go)
+	for keep < len(lcols) && lcols[keep].outer {
+		keep++
+	}
+	ri = shifted(ri, len(lcols))
+	_, merged, err := b.usingExprs(kind, j, rel, cols, li, ri)
+	if err != nil {
+		return nil, nil, err
+	}
+	rel, cols = usingOutput(kind, rel, cols, keep, len(lcols), names, merged, li, ri)
+	return rel, cols, nil
 }
 
 // lateralRight returns the LATERAL derived table of a join's right side.
