@@ -99,6 +99,10 @@ type ectx struct {
 	// select-list item with an entry passes the names on to its result
 	// column.
 	records map[expr.Expr][]expr.TableCol
+	// guard, when set, is the condition (over rel's columns) under which
+	// a row reaches the expression being built (a CASE branch): the
+	// subqueries planned now take their domains from such rows (guard.go).
+	guard expr.Expr
 }
 
 // predicate builds a boolean condition (WHERE, ON, HAVING).

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -608,10 +609,12 @@ func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (expr.Expr, error) {
 			return nil, err
 		}
 	}
-	var conds, results []expr.Expr
+	// missed holds, for each WHEN so far, that a row did not take it:
+	// the guard (guard.go) of the next condition and result.
+	var conds, results, missed []expr.Expr
 	for _, w := range ce.Args {
 		cw := w.GetCaseWhen()
-		cond, err := c.expr(cw.Expr)
+		cond, err := c.withGuard(missed, func() (expr.Expr, error) { return c.expr(cw.Expr) })
 		if err != nil {
 			return nil, err
 		}
@@ -623,16 +626,18 @@ func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := c.expr(cw.Result)
+		taken := append(slices.Clone(missed), isTrue(cond))
+		res, err := c.withGuard(taken, func() (expr.Expr, error) { return c.expr(cw.Result) })
 		if err != nil {
 			return nil, err
 		}
 		conds, results = append(conds, cond), append(results, res)
+		missed = append(missed, &expr.Not{Arg: isTrue(cond)})
 	}
 	elseExpr := expr.Expr(&expr.Lit{D: repr.Null, T: repr.Unknown})
 	if ce.Defresult != nil {
 		var err error
-		if elseExpr, err = c.expr(ce.Defresult); err != nil {
+		if elseExpr, err = c.withGuard(missed, func() (expr.Expr, error) { return c.expr(ce.Defresult) }); err != nil {
 			return nil, err
 		}
 	}
@@ -650,11 +655,18 @@ func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (expr.Expr, error) {
 	return out, nil
 }
 
+// coalesce is COALESCE(a, b, ...): an argument is reached (guard.go) by
+// the rows whose earlier arguments are all NULL.
 func (c *ectx) coalesce(ce *pg_query.CoalesceExpr) (expr.Expr, error) {
-	args, err := c.exprs(ce.Args)
-	if err != nil {
-		return nil, err
+	var args, nulls []expr.Expr
+	for _, n := range ce.Args {
+		e, err := c.withGuard(nulls, func() (expr.Expr, error) { return c.expr(n) })
+		if err != nil {
+			return nil, err
+		}
+		args, nulls = append(args, e), append(nulls, &expr.IsNull{Arg: e})
 	}
+	var err error
 	if args, err = c.b.unify(args, "COALESCE", ce.Location); err != nil {
 		return nil, err
 	}

@@ -136,16 +136,17 @@ func (c *ectx) domain(keys []int, extra []expr.Expr, n int) ir.Rel {
 	nb := ir.Arity(base)
 	for _, e := range extra {
 		if slices.ContainsFunc(expr.Columns(e), func(col int) bool { return col >= nb }) {
-			return ir.NewDistinct(ir.NewProject(c.rel, keys...))
+			return ir.NewDistinct(ir.NewProject(c.guardedDomain(c.rel), keys...))
 		}
 	}
+	base = c.guardedDomain(base)
 	bkeys := make([]int, len(keys))
 	for i, k := range keys {
 		switch {
 		case k >= n:
 			bkeys[i] = nb + k - n // an extra column
 		case k >= nb:
-			return ir.NewDistinct(ir.NewProject(c.rel, keys...))
+			return ir.NewDistinct(ir.NewProject(c.guardedDomain(c.rel), keys...))
 		default:
 			bkeys[i] = k
 		}
