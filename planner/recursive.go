@@ -4,6 +4,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/repr"
 )
@@ -118,7 +119,9 @@ func (w *recWalker) join(j *pg_query.JoinExpr, ctx recContext) error {
 }
 
 // selectStmt walks a query block: not at all if its WITH shadows the
-// name, the arms of INTERSECT and EXCEPT in their contexts.
+// name, the arms of INTERSECT ALL and EXCEPT in their contexts, as
+// PostgreSQL's checkWellFormedRecursionWalker: the reference may appear
+// in either arm of INTERSECT and on the left of EXCEPT, not under ALL.
 func (w *recWalker) selectStmt(s *pg_query.SelectStmt, ctx recContext) error {
 	if s.WithClause != nil {
 		for _, c := range s.WithClause.Ctes {
@@ -127,15 +130,38 @@ func (w *recWalker) selectStmt(s *pg_query.SelectStmt, ctx recContext) error {
 			}
 		}
 	}
-	switch s.Op {
-	case pg_query.SetOperation_SETOP_INTERSECT:
-		ctx = recIntersect
-	case pg_query.SetOperation_SETOP_EXCEPT:
-		ctx = recExcept
-	}
 	w.levels = append(w.levels, s)
 	defer func() { w.levels = w.levels[:len(w.levels)-1] }()
+	switch s.Op {
+	case pg_query.SetOperation_SETOP_INTERSECT:
+		if s.All {
+			return w.setOp(s, recIntersect, recIntersect, ctx)
+		}
+	case pg_query.SetOperation_SETOP_EXCEPT:
+		if s.All {
+			return w.setOp(s, recExcept, recExcept, ctx)
+		}
+		return w.setOp(s, ctx, recExcept, ctx)
+	}
 	return w.children(s.ProtoReflect(), ctx)
+}
+
+// setOp walks an INTERSECT or EXCEPT: its arms in contexts l and r, its
+// ORDER BY, LIMIT and OFFSET in ctx (its WITH is not walked, as in
+// PostgreSQL).
+func (w *recWalker) setOp(s *pg_query.SelectStmt, l, r, ctx recContext) error {
+	if err := w.walk(s.Larg.ProtoReflect(), l); err != nil {
+		return err
+	}
+	if err := w.walk(s.Rarg.ProtoReflect(), r); err != nil {
+		return err
+	}
+	for _, n := range append([]*pg_query.Node{s.LimitOffset, s.LimitCount}, s.SortClause...) {
+		if err := w.walkNode(n, ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // hasAggregates reports whether a query block's select list or HAVING
@@ -153,18 +179,22 @@ func hasAggregates(s *pg_query.SelectStmt) bool {
 // aggregate in the block whose FROM holds it is 42P19, as in PostgreSQL.
 // PostgreSQL applies DISTINCT, GROUP BY and aggregates of enclosing
 // blocks to each iteration's new rows alone; a fixed point over the whole
-// relation agrees for DISTINCT and GROUP BY under UNION (set semantics)
-// only, so the others are 0A000.
-func linearLevels(levels []*pg_query.SelectStmt, name string, all bool, pos int32) error {
+// relation agrees for DISTINCT, GROUP BY and set operations without ALL
+// under UNION (set semantics) only, so unless tagged (tagIterations keyed
+// them by iteration) the others are 0A000.
+func linearLevels(levels []*pg_query.SelectStmt, name string, all, tagged bool, pos int32) error {
 	for i, l := range levels {
 		aggs := hasAggregates(l)
 		switch {
 		case aggs && i == len(levels)-1:
 			return repr.Errorf("42P19", "aggregate functions are not allowed in a recursive query's recursive term").WithPosition(pos)
+		case tagged:
 		case aggs || len(l.WindowClause) > 0:
 			return repr.Unsupported("aggregates over a subquery reading the recursive reference %q", name).WithPosition(pos)
 		case all && (len(l.DistinctClause) > 0 || len(l.GroupClause) > 0):
 			return repr.Unsupported("DISTINCT or GROUP BY over the recursive reference %q in a UNION ALL recursion", name).WithPosition(pos)
+		case all && l.Op != pg_query.SetOperation_SETOP_NONE && !l.All:
+			return repr.Unsupported("UNION, INTERSECT or EXCEPT without ALL over the recursive reference %q in a UNION ALL recursion", name).WithPosition(pos)
 		}
 	}
 	return nil
@@ -182,8 +212,8 @@ func references(n *pg_query.Node, name string) int {
 // non-recursive-term UNION [ALL] recursive-term, with exactly one plain
 // reference to itself, in the recursive term (42P19 otherwise), and no
 // ORDER BY, LIMIT, OFFSET or FOR UPDATE on the union (0A000). tagged
-// says tagIterations rewrote the query, so DISTINCT or GROUP BY directly
-// over the reference is per iteration.
+// says tagIterations rewrote the query, so DISTINCT, GROUP BY and
+// aggregates over the reference are per iteration.
 func checkRecursive(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, tagged bool) error {
 	name, pos := ce.Ctename, ce.Location+1
 	if sel.Op != pg_query.SetOperation_SETOP_UNION {
@@ -210,7 +240,7 @@ func checkRecursive(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, tagg
 		if refs++; refs > 1 {
 			return repr.Errorf("42P19", "recursive reference to query %q must not appear more than once", name).WithPosition(rv.Location + 1)
 		}
-		return linearLevels(w.levels, name, sel.All && !tagged, rv.Location+1)
+		return linearLevels(w.levels, name, sel.All, tagged, rv.Location+1)
 	}
 	if err := w.walk(sel.Larg.ProtoReflect(), recNonRecursiveTerm); err != nil {
 		return err
@@ -267,9 +297,15 @@ func dependsOnPending(c *pg_query.CommonTableExpr, items []*pg_query.CommonTable
 // ir.LoopVar and its columns must unify to the same types (42804 as in
 // PostgreSQL otherwise).
 func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, parent *scope) (*cte, error) {
-	tagged := false
-	if t, ok := tagIterations(ce, sel); ok {
-		ce, sel, tagged = t, t.Ctequery.GetSelectStmt(), true
+	t, tagged, why := tagIterations(ce, sel)
+	if why != nil { // PostgreSQL's 42P19 first
+		if err := checkRecursive(ce, sel, true); err != nil {
+			return nil, err
+		}
+		return nil, why
+	}
+	if tagged {
+		ce, sel = t, t.Ctequery.GetSelectStmt()
 	}
 	scc := ce.SearchClause != nil || ce.CycleClause != nil
 	if scc {
@@ -314,7 +350,7 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if err != nil {
 		return nil, err
 	}
-	body, err := b.recursiveBody(ce, sel, base, rec, sc)
+	body, err := b.recursiveBody(ce, sel, base, rec, sc, tagged)
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +369,10 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 }
 
 // recursiveBody unifies the terms' columns and builds the Iterate body.
-func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, base, rec *planned, sc *searchCycle) (ir.Rel, error) {
+// A tagged UNION keeps, per row, the least iteration tag it has (its
+// last column): the rows tagged i are then PostgreSQL's working table of
+// iteration i, the rows first produced by it.
+func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, base, rec *planned, sc *searchCycle, tagged bool) (ir.Rel, error) {
 	baseRel, baseCols := b.subqueryRel(base), base.cols
 	extra := 0
 	if sc != nil {
@@ -363,8 +402,12 @@ func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.Sele
 				WithHint("Cast the output of the non-recursive term to the correct type.")
 		}
 	}
-	if sel.All {
+	switch {
+	case sel.All:
 		return ir.NewUnion(lr, rr), nil
+	case tagged:
+		n := len(unified) - 1
+		return &ir.TopK{Input: ir.NewUnion(lr, rr), Key: identityCols(n), Order: []expr.SortCol{{Col: n}}, Limit: 1}, nil
 	}
 	return ir.NewDistinct(ir.NewUnion(lr, rr)), nil
 }

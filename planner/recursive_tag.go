@@ -13,140 +13,197 @@ import (
 // references itself.
 const iterCol = "?iteration?"
 
-// tagIterations rewrites a UNION ALL recursion whose recursive term
-// applies DISTINCT, GROUP BY or LIMIT/OFFSET directly to the recursive
-// reference so that a fixed point computes what PostgreSQL computes.
-// PostgreSQL applies them to each iteration's new rows alone (the working
-// table); tagging every row with its iteration (0 in the non-recursive
-// term, the reference's plus 1 in the recursive term) and adding the tag
-// to the DISTINCT or GROUP BY key (a LIMIT ranks within it: limitKey)
-// makes the fixed point's groups those iterations. It returns the
-// rewritten copy of the CTE and true, or false when the query does not
-// have that shape (the checks then refuse it as before). The caller hides
-// the tag column.
-func tagIterations(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_query.CommonTableExpr, bool) {
+// tagIterations rewrites a recursion whose recursive term applies
+// DISTINCT, GROUP BY, aggregates, DISTINCT ON or LIMIT/OFFSET to the
+// recursive reference, directly or through FROM subqueries, so that a
+// fixed point computes what PostgreSQL computes. PostgreSQL applies them
+// to each iteration's working table alone; tagging every row with its
+// iteration (0 in the non-recursive term, the reference's plus 1 in the
+// recursive term) and carrying the tag up through each query block
+// between the reference and the term (every block selects its source's
+// tag and adds it to its GROUP BY, or makes it the GROUP BY of an
+// aggregate without one, and leads its DISTINCT ON and ORDER BY with it;
+// a LIMIT ranks within it: limitKey) makes the fixed point's groups those
+// iterations. Under UNION (not ALL) the Iterate body keeps each row's
+// least tag (recursiveBody), so the rows with tag i are the working table
+// of iteration i. It returns the rewritten copy of the CTE and true;
+// false when the query needs no tag or is not a plain recursion (the
+// checks then plan or refuse it untagged); a 0A000 naming what stops the
+// tag when the query needs one and cannot carry it. The caller hides the
+// tag.
+func tagIterations(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_query.CommonTableExpr, bool, error) {
 	base, rec := sel.GetLarg(), sel.GetRarg()
-	if !sel.All || base == nil || rec == nil || base.Op != pg_query.SetOperation_SETOP_NONE ||
-		rec.Op != pg_query.SetOperation_SETOP_NONE || len(base.TargetList) == 0 && len(base.ValuesLists) == 0 ||
-		len(rec.DistinctClause) == 0 && len(rec.GroupClause) == 0 && !hasLimit(rec) || hasAggregates(rec) ||
-		len(rec.WindowClause) > 0 || len(rec.GroupClause) > 0 && len(rec.DistinctClause) > 0 {
-		return tagNested(ce, sel)
+	if sel.Op != pg_query.SetOperation_SETOP_UNION || base == nil || rec == nil || base.Op != pg_query.SetOperation_SETOP_NONE ||
+		len(base.TargetList) == 0 && len(base.ValuesLists) == 0 || hasWindowCalls(rec) {
+		return nil, false, nil
 	}
-	for _, t := range rec.TargetList {
-		for _, f := range t.GetResTarget().GetVal().GetColumnRef().GetFields() {
-			if f.GetAStar() != nil {
-				return nil, false // * would expand to the hidden column too
+	out := proto.Clone(ce).(*pg_query.CommonTableExpr)
+	osel := out.Ctequery.GetSelectStmt()
+	ref, levels := findReference(osel.Rarg, ce.Ctename)
+	if ref == nil || !needsTag(levels, sel.All) {
+		return nil, false, nil
+	}
+	if ref.Alias != nil && len(ref.Alias.Colnames) > 0 {
+		return nil, false, repr.Unsupported("column aliases on the recursive reference %q under DISTINCT, GROUP BY, aggregates or LIMIT", ce.Ctename).WithPosition(ref.Location + 1)
+	}
+	if err := setOpOnPath(levels, sel.All); err != nil {
+		return nil, false, err.WithPosition(ref.Location + 1)
+	}
+	src := ref.Relname
+	if ref.Alias != nil {
+		src = ref.Alias.Aliasname
+	}
+	for i := len(levels) - 1; i >= 0; i-- {
+		if err := tagLevel(levels, i, src); err != nil {
+			return nil, false, err.WithPosition(ref.Location + 1)
+		}
+		if i > 0 {
+			rs := subselectOf(levels[i-1].FromClause, levels[i])
+			if len(rs.Alias.Colnames) > 0 {
+				rs.Alias.Colnames = append(rs.Alias.Colnames, pg_query.MakeStrNode(iterCol))
 			}
+			src = rs.Alias.Aliasname
 		}
 	}
-	var ref *pg_query.RangeVar
-	direct := true
-	w := &recWalker{name: ce.Ctename}
-	w.visit = func(_ recContext, rv *pg_query.RangeVar) error {
-		ref, direct = rv, direct && len(w.levels) == 1
-		return nil
-	}
-	if w.walk(rec.ProtoReflect(), recOK) != nil || ref == nil || !direct {
-		return nil, false
-	}
-	alias := ref.Relname
-	if ref.Alias != nil {
-		if len(ref.Alias.Colnames) > 0 {
-			return nil, false
-		}
-		alias = ref.Alias.Aliasname
-	}
-	out := proto.Clone(ce).(*pg_query.CommonTableExpr)
-	osel := out.Ctequery.GetSelectStmt()
-	tag := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(alias), pg_query.MakeStrNode(iterCol)}, -1)
-	next := pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")}, tag, pg_query.MakeAConstIntNode(1, -1), -1)
-	zero := pg_query.MakeAConstIntNode(0, -1)
-	for _, row := range osel.Larg.ValuesLists { // VALUES (...), (...)
-		l := row.GetList()
-		l.Items = append(l.Items, zero)
-	}
-	if len(osel.Larg.TargetList) > 0 {
-		osel.Larg.TargetList = append(osel.Larg.TargetList, pg_query.MakeResTargetNodeWithNameAndVal(iterCol, zero, -1))
-	}
-	osel.Rarg.TargetList = append(osel.Rarg.TargetList, pg_query.MakeResTargetNodeWithNameAndVal(iterCol, next, -1))
-	switch {
-	case len(rec.GroupClause) > 0:
-		osel.Rarg.GroupClause = append(osel.Rarg.GroupClause, tag)
-	case len(rec.DistinctClause) > 0 && rec.DistinctClause[0].GetNode() != nil:
-		osel.Rarg.DistinctClause = append(osel.Rarg.DistinctClause, tag) // DISTINCT ON (...)
-	}
-	if len(out.Aliascolnames) > 0 {
-		out.Aliascolnames = append(out.Aliascolnames, pg_query.MakeStrNode(iterCol))
-	}
-	return out, true
-}
-
-// tagNested is tagIterations for a recursive term whose DISTINCT, GROUP
-// BY or LIMIT is in a FROM subquery that reads the reference, (SELECT
-// DISTINCT n, d FROM r) s: the subquery also selects (and groups or
-// distinguishes by) the reference's tag, and the term's select list adds
-// s's tag plus 1. ok is false when the query does not have that shape.
-func tagNested(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_query.CommonTableExpr, bool) {
-	base, rec := sel.GetLarg(), sel.GetRarg()
-	if !sel.All || base == nil || rec == nil || base.Op != pg_query.SetOperation_SETOP_NONE ||
-		rec.Op != pg_query.SetOperation_SETOP_NONE || len(base.TargetList) == 0 && len(base.ValuesLists) == 0 ||
-		len(rec.DistinctClause) > 0 || len(rec.GroupClause) > 0 || hasStar(rec) {
-		return nil, false
-	}
-	out := proto.Clone(ce).(*pg_query.CommonTableExpr)
-	osel := out.Ctequery.GetSelectStmt()
-	var ref *pg_query.RangeVar
-	var levels []*pg_query.SelectStmt
-	w := &recWalker{name: ce.Ctename}
-	w.visit = func(_ recContext, rv *pg_query.RangeVar) error {
-		ref, levels = rv, append([]*pg_query.SelectStmt(nil), w.levels...)
-		return nil
-	}
-	if w.walk(osel.Rarg.ProtoReflect(), recOK) != nil || ref == nil || len(levels) != 2 {
-		return nil, false
-	}
-	sub := levels[1]
-	rs := subselectOf(osel.Rarg.FromClause, sub)
-	if rs == nil || rs.Lateral || rs.Alias == nil || !nestedTaggable(sub) || ref.Alias != nil && len(ref.Alias.Colnames) > 0 {
-		return nil, false
-	}
-	alias := ref.Relname
-	if ref.Alias != nil {
-		alias = ref.Alias.Aliasname
-	}
-	tag := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(alias), pg_query.MakeStrNode(iterCol)}, -1)
-	sub.TargetList = append(sub.TargetList, pg_query.MakeResTargetNodeWithNameAndVal(iterCol, tag, -1))
-	switch {
-	case len(sub.GroupClause) > 0:
-		sub.GroupClause = append(sub.GroupClause, tag)
-	case len(sub.DistinctClause) > 0 && sub.DistinctClause[0].GetNode() != nil: // DISTINCT ON (...): the tag first, in ORDER BY too
-		sub.DistinctClause = append([]*pg_query.Node{tag}, sub.DistinctClause...)
-		if len(sub.SortClause) > 0 {
-			by := &pg_query.SortBy{Node: tag, SortbyDir: pg_query.SortByDir_SORTBY_DEFAULT, SortbyNulls: pg_query.SortByNulls_SORTBY_NULLS_DEFAULT, Location: -1}
-			sub.SortClause = append([]*pg_query.Node{{Node: &pg_query.Node_SortBy{SortBy: by}}}, sub.SortClause...)
-		}
-	}
-	if len(rs.Alias.Colnames) > 0 {
-		rs.Alias.Colnames = append(rs.Alias.Colnames, pg_query.MakeStrNode(iterCol))
-	}
-	stag := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(rs.Alias.Aliasname), pg_query.MakeStrNode(iterCol)}, -1)
-	next := pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")}, stag, pg_query.MakeAConstIntNode(1, -1), -1)
-	osel.Rarg.TargetList = append(osel.Rarg.TargetList, pg_query.MakeResTargetNodeWithNameAndVal(iterCol, next, -1))
 	tagBase(osel.Larg)
 	if len(out.Aliascolnames) > 0 {
 		out.Aliascolnames = append(out.Aliascolnames, pg_query.MakeStrNode(iterCol))
 	}
-	return out, true
+	return out, true, nil
 }
 
-// nestedTaggable reports whether a FROM subquery reading the reference
-// has the DISTINCT, GROUP BY or LIMIT that tagNested rewrites and nothing
-// that would see the tag otherwise (*, aggregates, windows, set
-// operations).
-func nestedTaggable(s *pg_query.SelectStmt) bool {
-	return s.Op == pg_query.SetOperation_SETOP_NONE && !(len(s.DistinctClause) > 0 && len(s.GroupClause) > 0) &&
-		(len(s.DistinctClause) > 0 || len(s.GroupClause) > 0 || hasLimit(s)) &&
-		!hasAggregates(s) && len(s.WindowClause) == 0 && !hasStar(s) && s.WithClause == nil
+// findReference returns the one reference to name in the recursive term
+// rec and the query blocks enclosing it, outermost (rec) first; nil when
+// there is not exactly one.
+func findReference(rec *pg_query.SelectStmt, name string) (*pg_query.RangeVar, []*pg_query.SelectStmt) {
+	var ref *pg_query.RangeVar
+	var levels []*pg_query.SelectStmt
+	n := 0
+	w := &recWalker{name: name}
+	w.visit = func(_ recContext, rv *pg_query.RangeVar) error {
+		ref, levels, n = rv, append([]*pg_query.SelectStmt(nil), w.levels...), n+1
+		return nil
+	}
+	if w.walk(rec.ProtoReflect(), recOK) != nil || n != 1 {
+		return nil, nil
+	}
+	return ref, levels
+}
+
+// needsTag reports whether a block enclosing the reference applies
+// something PostgreSQL computes per working table that a fixed point
+// over the whole relation does not: DISTINCT ON, LIMIT/OFFSET and
+// aggregates always; DISTINCT, GROUP BY and UNION, INTERSECT or EXCEPT
+// without ALL under UNION ALL only (under UNION, set semantics make them
+// agree).
+func needsTag(levels []*pg_query.SelectStmt, all bool) bool {
+	for _, l := range levels {
+		distinctOn := len(l.DistinctClause) > 0 && l.DistinctClause[0].GetNode() != nil
+		setOp := l.Op != pg_query.SetOperation_SETOP_NONE && !l.All
+		if distinctOn || hasLimit(l) || hasAggregates(l) || all && (len(l.DistinctClause) > 0 || len(l.GroupClause) > 0 || setOp) {
+			return true
+		}
+	}
+	return false
+}
+
+// setOpOnPath refuses a set operation enclosing the reference of a
+// recursion that needs the tag, which its other arm would not carry.
+func setOpOnPath(levels []*pg_query.SelectStmt, all bool) *repr.Error {
+	for _, l := range levels {
+		switch {
+		case l.Op == pg_query.SetOperation_SETOP_NONE:
+		case all && !l.All:
+			return repr.Unsupported("UNION, INTERSECT or EXCEPT without ALL over the recursive reference in a UNION ALL recursion")
+		default:
+			return repr.Unsupported("UNION, INTERSECT or EXCEPT over the recursive reference with DISTINCT ON, LIMIT or aggregates over it")
+		}
+	}
+	return nil
+}
+
+// tagLevel makes block levels[i] carry the tag of its source src (the
+// reference's or a FROM subquery's alias): the term (i 0) selects src's
+// tag plus 1, the blocks below it src's tag. It fails with 0A000 when the
+// block cannot carry it: a block on the path that is not a FROM
+// subquery without WITH, or an aggregate without GROUP BY whose input
+// may be empty while the working table is not (PostgreSQL then still
+// returns its one row, which a group per tag never does).
+func tagLevel(levels []*pg_query.SelectStmt, i int, src string) *repr.Error {
+	l := levels[i]
+	if i > 0 {
+		if rs := subselectOf(levels[i-1].FromClause, l); rs == nil || rs.Alias == nil || l.WithClause != nil {
+			return repr.Unsupported("DISTINCT, GROUP BY, aggregates or LIMIT over the recursive reference other than through FROM subqueries")
+		}
+	}
+	tag := func() *pg_query.Node {
+		return pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(src), pg_query.MakeStrNode(iterCol)}, -1)
+	}
+	sel := tag()
+	if i == 0 {
+		sel = pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")}, tag(), pg_query.MakeAConstIntNode(1, -1), -1)
+	}
+	l.TargetList = append(l.TargetList, pg_query.MakeResTargetNodeWithNameAndVal(iterCol, sel, -1))
+	switch {
+	case len(l.GroupClause) > 0:
+		l.GroupClause = append(l.GroupClause, tag())
+	case hasAggregates(l):
+		if !neverEmpty(levels, i+1) {
+			return repr.Unsupported("an aggregate without GROUP BY over a subquery reading the recursive reference, unless that subquery returns rows whenever the reference has some")
+		}
+		l.GroupClause = []*pg_query.Node{tag()}
+	}
+	if len(l.DistinctClause) > 0 && l.DistinctClause[0].GetNode() != nil { // DISTINCT ON (...): the tag first, in ORDER BY too
+		l.DistinctClause = append([]*pg_query.Node{tag()}, l.DistinctClause...)
+		if len(l.SortClause) > 0 {
+			by := &pg_query.SortBy{Node: tag(), SortbyDir: pg_query.SortByDir_SORTBY_DEFAULT, SortbyNulls: pg_query.SortByNulls_SORTBY_NULLS_DEFAULT, Location: -1}
+			l.SortClause = append([]*pg_query.Node{{Node: &pg_query.Node_SortBy{SortBy: by}}}, l.SortClause...)
+		}
+	}
+	return nil
+}
+
+// neverEmpty reports whether the input of block levels[i-1] (levels[i],
+// or the reference itself when i is past the innermost block) has rows
+// whenever the working table has: its block reads one FROM item, with
+// no WHERE, and each block below either does the same without HAVING,
+// LIMIT, OFFSET or function calls in its select list (a set-returning
+// one may return nothing), or aggregates without GROUP BY or HAVING.
+func neverEmpty(levels []*pg_query.SelectStmt, i int) bool {
+	p := levels[i-1]
+	if len(p.FromClause) != 1 || p.WhereClause != nil {
+		return false
+	}
+	if i == len(levels) {
+		return p.FromClause[0].GetRangeVar() != nil
+	}
+	l := levels[i]
+	if p.FromClause[0].GetRangeSubselect().GetSubquery().GetSelectStmt() != l {
+		return false
+	}
+	if l.HavingClause != nil || hasLimit(l) {
+		return false
+	}
+	if hasAggregates(l) && len(l.GroupClause) == 0 {
+		return true
+	}
+	for _, t := range l.TargetList {
+		if hasFuncCalls(t) {
+			return false
+		}
+	}
+	return neverEmpty(levels, i+1)
+}
+
+// hasFuncCalls reports whether n calls a function anywhere.
+func hasFuncCalls(n *pg_query.Node) bool {
+	found := false
+	walkMessages(n.ProtoReflect(), func(m proto.Message) {
+		if _, ok := m.(*pg_query.FuncCall); ok {
+			found = true
+		}
+	})
+	return found
 }
 
 // hasLimit reports whether s has a LIMIT or an OFFSET.
@@ -166,19 +223,6 @@ func limitKey(p *planned) []int {
 		}
 	}
 	return key
-}
-
-// hasStar reports whether s's select list has a * (which would expand to
-// the hidden tag too).
-func hasStar(s *pg_query.SelectStmt) bool {
-	for _, t := range s.TargetList {
-		for _, f := range t.GetResTarget().GetVal().GetColumnRef().GetFields() {
-			if f.GetAStar() != nil {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // subselectOf finds the FROM subquery (possibly inside joins) whose query
