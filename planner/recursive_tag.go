@@ -149,7 +149,7 @@ func tagLevel(levels []*pg_query.SelectStmt, i int, src string) *repr.Error {
 		l.GroupClause = append(l.GroupClause, tag())
 	case hasAggregates(l):
 		if !neverEmpty(levels, i+1) {
-			return repr.Unsupported("an aggregate without GROUP BY over a subquery reading the recursive reference, unless that subquery returns rows whenever the reference has some")
+			return repr.Unsupported("an aggregate without GROUP BY over a subquery that can be empty when the recursive reference has rows")
 		}
 		l.GroupClause = []*pg_query.Node{tag()}
 	}
