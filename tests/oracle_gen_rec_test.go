@@ -6,8 +6,9 @@ import (
 )
 
 // This file extends TestOracle's query generator with WITH RECURSIVE
-// views (reachability over a table used as an edge list, and walks with a
-// bounded depth counter) and array constructs (array_agg with a total
+// views (reachability over a table used as an edge list, walks with a
+// bounded depth counter, and walks whose step ranks, groups or
+// deduplicates each iteration's rows) and array constructs (array_agg with a total
 // ORDER BY, cardinality, = ANY / <> ALL filters, unnest and
 // generate_series in FROM). Every generated result is deterministic in
 // PostgreSQL: array_agg orders by the aggregated value itself or by a
@@ -29,13 +30,17 @@ func (g *qgen) tableBind(alias string) (gbind, string) {
 	return gbind{alias: alias, rel: tableRel(tb)}, tb.name + " " + alias
 }
 
-// recursiveQ generates a WITH RECURSIVE view: a closure under UNION, or a
-// depth-bounded walk under UNION ALL.
+// recursiveQ generates a WITH RECURSIVE view: a closure under UNION, a
+// depth-bounded walk under UNION ALL, or a walk whose step PostgreSQL
+// applies to each iteration's working table.
 func (g *qgen) recursiveQ() gquery {
-	if g.pct(55) {
+	switch r := g.rng.IntN(100); {
+	case r < 45:
 		return g.closureQ()
+	case r < 75:
+		return g.walkQ()
 	}
-	return g.walkQ()
+	return g.perIterationQ()
 }
 
 // closureQ generates reachability over an edge list: r(x, y) holds the
@@ -77,6 +82,41 @@ func (g *qgen) walkQ() gquery {
 	}
 	union := pick(g, []string{"UNION ALL", "UNION ALL", "UNION"})
 	step := fmt.Sprintf("SELECT r.x, e.%s, r.d + 1 FROM r JOIN %s ON e.%s = r.y WHERE r.d < %d", to, eItem, from, 2+g.rng.IntN(3))
+	with := fmt.Sprintf("WITH RECURSIVE r(x, y, d) AS (%s %s %s) ", seed, union, step)
+	return g.recursiveTail(with, false, true)
+}
+
+// perIterationQ generates a depth-bounded walk r(x, y, d) under UNION or
+// UNION ALL whose step applies LIMIT, DISTINCT ON, an aggregate, DISTINCT
+// (two FROM subqueries down, through *) or a subquery's LIMIT to the
+// previous iteration's rows, as PostgreSQL does (Eddy: the planner's
+// iteration tag). Every row of an iteration has the same d, and each
+// ORDER BY is total on the rows it ranks up to rows that print alike, so
+// the result is deterministic.
+func (g *qgen) perIterationQ() gquery {
+	from, to := g.edgeCols()
+	s, sItem := g.tableBind("s")
+	_, eItem := g.tableBind("e")
+	seed := fmt.Sprintf("SELECT s.%s, s.%s, 1 FROM %s", from, to, sItem)
+	if g.pct(50) {
+		seed += " WHERE " + g.filter(s)
+	}
+	join := fmt.Sprintf("FROM r JOIN %s ON e.%s = r.y WHERE r.d < %d", eItem, from, 2+g.rng.IntN(3))
+	var step string
+	switch g.rng.IntN(5) {
+	case 0:
+		step = fmt.Sprintf("(SELECT r.x, e.%s, r.d + 1 %s ORDER BY e.%s, r.x LIMIT %d)", to, join, to, 1+g.rng.IntN(3))
+	case 1:
+		step = fmt.Sprintf("(SELECT DISTINCT ON (r.x) r.x, e.%s, r.d + 1 %s ORDER BY r.x, e.%s DESC)", to, join, to)
+	case 2:
+		step = fmt.Sprintf("SELECT q.x, %s(q.y), q.d + 1 FROM (SELECT r.x, e.%s AS y, r.d %s) q GROUP BY q.x, q.d",
+			pick(g, []string{"max", "min"}), to, join)
+	case 3:
+		step = fmt.Sprintf("SELECT q.x, q.y, q.d + 1 FROM (SELECT * FROM (SELECT DISTINCT r.x, e.%s AS y, r.d %s) p) q", to, join)
+	default:
+		step = fmt.Sprintf("SELECT q.x, q.y, q.d + 1 FROM (SELECT r.x, e.%s AS y, r.d %s ORDER BY e.%s, r.x LIMIT 3) q", to, join, to)
+	}
+	union := pick(g, []string{"UNION ALL", "UNION"})
 	with := fmt.Sprintf("WITH RECURSIVE r(x, y, d) AS (%s %s %s) ", seed, union, step)
 	return g.recursiveTail(with, false, true)
 }
