@@ -305,6 +305,11 @@ func (d *Dataflow) newLoopOperator(j int) (loopOperator, error) {
 			return nil, repr.Unsupported("LIMIT over the recursive reference of WITH RECURSIVE")
 		}
 		return newLoopTopK(op, d.plan.Nodes[n.Inputs[0]].Types)
+	case dataflow.Window:
+		if len(op.Key) == 0 {
+			return nil, repr.Unsupported("a window function over the whole recursive term of WITH RECURSIVE")
+		}
+		return newLoopWindow(op, d.plan.Nodes[n.Inputs[0]].Types)
 	}
 	return nil, repr.Unsupported("%s inside the recursive term of WITH RECURSIVE", opName(n.Op))
 }

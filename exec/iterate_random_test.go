@@ -16,7 +16,8 @@ import (
 // (linear, and squared: the variable on both sides of the join, which
 // PostgreSQL does not allow but the loop supports), connected components
 // by minimum label over undirected edges, reachability through outer
-// joins, and reachability through an aggregate.
+// joins, reachability through an aggregate, and walks through windows
+// partitioned by an iteration tag.
 var loopPlans = []string{
 	`%0 = Source coll=1 name=e :: int4, int4
 %1 = Constant rows=[(0)] :: int4
@@ -77,6 +78,31 @@ var loopPlans = []string{
 %3 = Join kind=inner on=[#0=#0] <- %2, %0
 %4 = Reduce key=[#2] aggs=[count(*), min(#0), sum(DISTINCT #1)] <- %3
 %5 = MFP filter=[((#1 >= 2::int8) OR (#2 = 0))] project=[#0] <- %4
+%6 = Union <- %1, %5
+%7 = Reduce key=[#0] aggs=[] <- %6
+%8 = Fixpoint <- %2, %7`,
+	// Windows partitioned by the iteration tag (#1), as the planner
+	// tags a recursive term's windows: each iteration's rows step on
+	// along the two least edges of the iteration, and along the least
+	// edge out of each (iteration, node) with a running count.
+	`%0 = Source coll=1 name=e :: int4, int4
+%1 = Constant rows=[(0, 0)] :: int4, int4
+%2 = Variable name=r limit=1000 :: int4, int4
+%3 = Join kind=inner on=[#0=#0] <- %2, %0
+%4 = Window key=[#1] order=[#3] funcs=[row_number()] <- %3
+%5 = MFP filter=[(#4 <= 2::int8), (#1 < 4)] map=[(#1 + 1)] project=[#3, #5] <- %4
+%6 = Window key=[#1, #0] order=[#3 DESC] funcs=[rank(), count(*)] <- %3
+%7 = MFP filter=[(#4 = 1::int8), (#5 >= 1::int8), (#1 < 3)] map=[(#1 + 1)] project=[#3, #6] <- %6
+%8 = Union <- %1, %5, %7
+%9 = Fixpoint <- %2, %8`,
+	// A window partitioned by the reached node: from every reached node,
+	// its least edge (and the next one when they are adjacent nodes).
+	`%0 = Source coll=1 name=e :: int4, int4
+%1 = Constant rows=[(0)] :: int4
+%2 = Variable name=r limit=1000 :: int4
+%3 = Join kind=inner on=[#0=#0] <- %2, %0
+%4 = Window key=[#0] order=[#2] funcs=[row_number(), lag(#2, 1)] <- %3
+%5 = MFP filter=[((#3 = 1::int8) OR ((#4 + 1) = #2))] project=[#2] <- %4
 %6 = Union <- %1, %5
 %7 = Reduce key=[#0] aggs=[] <- %6
 %8 = Fixpoint <- %2, %7`,

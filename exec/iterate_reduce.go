@@ -7,14 +7,15 @@ import (
 	"github.com/eddydb/eddy/repr"
 )
 
-// loopReduce is a grouped Reduce with aggregates or a grouped TopK inside
-// a loop body (see iterate.go), as decorrelated subqueries in a recursive
-// term produce (EXISTS, IN, a correlated scalar subquery over the
-// recursive row), and DISTINCT ON of a recursive term whose groups the
-// planner keys by iteration (planner/recursive_tag.go). A
-// group's output at (N, k) is F(its rows accumulated at <= (N, k)), where
-// F is the operator itself: a scratch reduceOp or topkOp is stepped over
-// the rows and rolled back, so it keeps exactly its ordinary semantics.
+// loopReduce is a grouped Reduce with aggregates, a grouped TopK or a
+// partitioned Window inside a loop body (see iterate.go), as decorrelated
+// subqueries in a recursive term produce (EXISTS, IN, a correlated scalar
+// subquery over the recursive row), and DISTINCT ON, LIMIT or windows of
+// a recursive term whose groups the planner keys by iteration
+// (planner/recursive_tag.go). A group's output at (N, k) is F(its rows
+// accumulated at <= (N, k)), where F is the operator itself: a scratch
+// reduceOp, topkOp or windowOp is stepped over the rows and rolled back,
+// so it keeps exactly its ordinary semantics.
 // Iteration k emits F(rows at <= k) - F(past rows at <= k) - what earlier
 // iterations of the pending Step emitted for the group, for every group
 // changed at an iteration <= k that has diffs at k. Each evaluation costs
@@ -62,6 +63,18 @@ func newLoopTopK(spec dataflow.TopK, in []repr.T) (*loopReduce, error) {
 		return nil, err
 	}
 	return newLoopGroups(spec.Key, t), nil
+}
+
+// newLoopWindow is a Window in a loop body, evaluated per partition: the
+// planner partitions every window over the recursive reference by the
+// iteration tag, so a partition is one iteration's rows, as PostgreSQL
+// evaluates windows over each working table.
+func newLoopWindow(spec dataflow.Window, in []repr.T) (*loopReduce, error) {
+	w, err := newWindow(spec, in)
+	if err != nil {
+		return nil, err
+	}
+	return newLoopGroups(spec.Key, w), nil
 }
 
 // newLoopGroups is a loopReduce evaluating scratch per group of key.

@@ -189,8 +189,8 @@ func linearLevels(levels []*pg_query.SelectStmt, name string, all, tagged bool, 
 		case aggs && i == len(levels)-1:
 			return repr.Errorf("42P19", "aggregate functions are not allowed in a recursive query's recursive term").WithPosition(pos)
 		case tagged:
-		case aggs || len(l.WindowClause) > 0:
-			return repr.Unsupported("aggregates over a subquery reading the recursive reference %q", name).WithPosition(pos)
+		case aggs || len(windowsOf(l)) > 0:
+			return repr.Unsupported("aggregates or window functions over a subquery reading the recursive reference %q", name).WithPosition(pos)
 		case all && (len(l.DistinctClause) > 0 || len(l.GroupClause) > 0):
 			return repr.Unsupported("DISTINCT or GROUP BY over the recursive reference %q in a UNION ALL recursion", name).WithPosition(pos)
 		case all && l.Op != pg_query.SetOperation_SETOP_NONE && !l.All:
@@ -354,7 +354,7 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLoopTopK(body, v.ID, tagged && !hasWindowCalls(recTerm)); err != nil {
+	if err := checkLoopTopK(body, v.ID, tagged); err != nil {
 		return nil, err
 	}
 	c.rel = &ir.Iterate{ID: v.ID, Name: ce.Ctename, Types: v.Types, Body: body, Limit: RecursionLimit}

@@ -34,7 +34,7 @@ const iterCol = "?iteration?"
 func tagIterations(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_query.CommonTableExpr, bool, error) {
 	base, rec := sel.GetLarg(), sel.GetRarg()
 	if sel.Op != pg_query.SetOperation_SETOP_UNION || base == nil || rec == nil || base.Op != pg_query.SetOperation_SETOP_NONE ||
-		len(base.TargetList) == 0 && len(base.ValuesLists) == 0 || hasWindowCalls(rec) {
+		len(base.TargetList) == 0 && len(base.ValuesLists) == 0 {
 		return nil, false, nil
 	}
 	out := proto.Clone(ce).(*pg_query.CommonTableExpr)
@@ -92,15 +92,15 @@ func findReference(rec *pg_query.SelectStmt, name string) (*pg_query.RangeVar, [
 
 // needsTag reports whether a block enclosing the reference applies
 // something PostgreSQL computes per working table that a fixed point
-// over the whole relation does not: DISTINCT ON, LIMIT/OFFSET and
-// aggregates always; DISTINCT, GROUP BY and UNION, INTERSECT or EXCEPT
+// over the whole relation does not: DISTINCT ON, LIMIT/OFFSET,
+// aggregates and window functions always; DISTINCT, GROUP BY and UNION, INTERSECT or EXCEPT
 // without ALL under UNION ALL only (under UNION, set semantics make them
 // agree).
 func needsTag(levels []*pg_query.SelectStmt, all bool) bool {
 	for _, l := range levels {
 		distinctOn := len(l.DistinctClause) > 0 && l.DistinctClause[0].GetNode() != nil
 		setOp := l.Op != pg_query.SetOperation_SETOP_NONE && !l.All
-		if distinctOn || hasLimit(l) || hasAggregates(l) || all && (len(l.DistinctClause) > 0 || len(l.GroupClause) > 0 || setOp) {
+		if distinctOn || hasLimit(l) || hasAggregates(l) || len(windowsOf(l)) > 0 || all && (len(l.DistinctClause) > 0 || len(l.GroupClause) > 0 || setOp) {
 			return true
 		}
 	}
@@ -124,7 +124,8 @@ func setOpOnPath(levels []*pg_query.SelectStmt, all bool) *repr.Error {
 
 // tagLevel makes block levels[i] carry the tag of its source src (the
 // reference's or a FROM subquery's alias): the term (i 0) selects src's
-// tag plus 1, the blocks below it src's tag. It fails with 0A000 when the
+// tag plus 1, the blocks below it src's tag; every window of the block
+// is partitioned by the tag first. It fails with 0A000 when the
 // block cannot carry it: a block on the path that is not a FROM
 // subquery without WITH, or an aggregate without GROUP BY whose input
 // may be empty while the working table is not (PostgreSQL then still
@@ -153,6 +154,9 @@ func tagLevel(levels []*pg_query.SelectStmt, i int, src string) *repr.Error {
 		}
 		l.GroupClause = []*pg_query.Node{tag()}
 	}
+	for _, w := range windowsOf(l) {
+		w.PartitionClause = append([]*pg_query.Node{tag()}, w.PartitionClause...)
+	}
 	if len(l.DistinctClause) > 0 && l.DistinctClause[0].GetNode() != nil { // DISTINCT ON (...): the tag first, in ORDER BY too
 		l.DistinctClause = append([]*pg_query.Node{tag()}, l.DistinctClause...)
 		if len(l.SortClause) > 0 {
@@ -161,6 +165,35 @@ func tagLevel(levels []*pg_query.SelectStmt, i int, src string) *repr.Error {
 		}
 	}
 	return nil
+}
+
+// windowsOf returns the window definitions of block l that partition its
+// rows: its WINDOW clause's that refine no other, and the inline OVER
+// (...) of its select list and ORDER BY that name no window (a reference
+// to a named window shares that window's partitioning).
+func windowsOf(l *pg_query.SelectStmt) []*pg_query.WindowDef {
+	var out []*pg_query.WindowDef
+	for _, n := range l.WindowClause {
+		if w := n.GetWindowDef(); w != nil && w.Refname == "" {
+			out = append(out, w)
+		}
+	}
+	var exprs []*pg_query.Node
+	for _, t := range l.TargetList {
+		exprs = append(exprs, t.GetResTarget().GetVal())
+	}
+	for _, s := range l.SortClause {
+		exprs = append(exprs, s.GetSortBy().GetNode())
+	}
+	for _, e := range exprs {
+		walk(e, func(x *pg_query.Node) bool {
+			if w := x.GetFuncCall().GetOver(); w != nil && w.Name == "" && w.Refname == "" {
+				out = append(out, w)
+			}
+			return x.GetSubLink() == nil
+		})
+	}
+	return out
 }
 
 // neverEmpty reports whether the input of block levels[i-1] (levels[i],
@@ -257,8 +290,8 @@ func tagBase(base *pg_query.SelectStmt) {
 // over the recursive reference of body unless perIteration: PostgreSQL
 // applies it to each iteration's new rows (the working table), which a
 // fixed point over the whole relation computes only when its groups are
-// keyed by the iteration tag, as tagIterations arranges for DISTINCT ON
-// and (through limitKey) for LIMIT and OFFSET.
+// keyed by the iteration tag, as tagIterations arranges for DISTINCT ON,
+// window partitions and (through limitKey) for LIMIT and OFFSET.
 func checkLoopTopK(body ir.Rel, id int, perIteration bool) error {
 	if perIteration {
 		return nil
@@ -283,15 +316,4 @@ func checkLoopTopK(body ir.Rel, id int, perIteration bool) error {
 		return repr.Unsupported("DISTINCT ON, LIMIT or OFFSET over the recursive reference of WITH RECURSIVE other than in a UNION ALL recursion")
 	}
 	return nil
-}
-
-// hasWindowCalls reports whether n calls a window function anywhere.
-func hasWindowCalls(n proto.Message) bool {
-	found := false
-	walkMessages(n.ProtoReflect(), func(m proto.Message) {
-		if fc, ok := m.(*pg_query.FuncCall); ok && fc.Over != nil {
-			found = true
-		}
-	})
-	return found
 }
