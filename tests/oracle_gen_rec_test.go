@@ -73,37 +73,39 @@ func (g *qgen) closureQ() gquery {
 // with d the number of edges, the step stopping at depth 2-4. UNION ALL
 // keeps one row per walk.
 func (g *qgen) walkQ() gquery {
-	from, to := g.edgeCols()
-	s, sItem := g.tableBind("s")
-	_, eItem := g.tableBind("e")
-	seed := fmt.Sprintf("SELECT s.%s, s.%s, 1 FROM %s", from, to, sItem)
-	if g.pct(50) {
-		seed += " WHERE " + g.filter(s)
-	}
+	from, to, seed, eItem := g.walkSeed()
 	union := pick(g, []string{"UNION ALL", "UNION ALL", "UNION"})
 	step := fmt.Sprintf("SELECT r.x, e.%s, r.d + 1 FROM r JOIN %s ON e.%s = r.y WHERE r.d < %d", to, eItem, from, 2+g.rng.IntN(3))
 	with := fmt.Sprintf("WITH RECURSIVE r(x, y, d) AS (%s %s %s) ", seed, union, step)
 	return g.recursiveTail(with, false, true)
 }
 
-// perIterationQ generates a depth-bounded walk r(x, y, d) under UNION or
-// UNION ALL whose step applies LIMIT, DISTINCT ON, an aggregate, DISTINCT
-// (two FROM subqueries down, through *) or a subquery's LIMIT to the
-// previous iteration's rows, as PostgreSQL does (Eddy: the planner's
-// iteration tag). Every row of an iteration has the same d, and each
-// ORDER BY is total on the rows it ranks up to rows that print alike, so
-// the result is deterministic.
-func (g *qgen) perIterationQ() gquery {
-	from, to := g.edgeCols()
+// walkSeed returns the edge columns of a walk, its non-recursive term
+// (the edges of a table s, depth 1, sometimes filtered) and the FROM item
+// of the step's edge table e.
+func (g *qgen) walkSeed() (from, to, seed, eItem string) {
+	from, to = g.edgeCols()
 	s, sItem := g.tableBind("s")
-	_, eItem := g.tableBind("e")
-	seed := fmt.Sprintf("SELECT s.%s, s.%s, 1 FROM %s", from, to, sItem)
+	_, eItem = g.tableBind("e")
+	seed = fmt.Sprintf("SELECT s.%s, s.%s, 1 FROM %s", from, to, sItem)
 	if g.pct(50) {
 		seed += " WHERE " + g.filter(s)
 	}
+	return from, to, seed, eItem
+}
+
+// perIterationQ generates a depth-bounded walk r(x, y, d) under UNION or
+// UNION ALL whose step applies LIMIT, DISTINCT ON, an aggregate, DISTINCT
+// (two FROM subqueries down, through *), a subquery's LIMIT or a
+// row_number() bound to the previous iteration's rows, as PostgreSQL
+// does (Eddy: the planner's iteration tag). Every row of an iteration has the same d, and each
+// ORDER BY is total on the rows it ranks up to rows that print alike, so
+// the result is deterministic.
+func (g *qgen) perIterationQ() gquery {
+	from, to, seed, eItem := g.walkSeed()
 	join := fmt.Sprintf("FROM r JOIN %s ON e.%s = r.y WHERE r.d < %d", eItem, from, 2+g.rng.IntN(3))
 	var step string
-	switch g.rng.IntN(5) {
+	switch g.rng.IntN(6) {
 	case 0:
 		step = fmt.Sprintf("(SELECT r.x, e.%s, r.d + 1 %s ORDER BY e.%s, r.x LIMIT %d)", to, join, to, 1+g.rng.IntN(3))
 	case 1:
@@ -113,8 +115,10 @@ func (g *qgen) perIterationQ() gquery {
 			pick(g, []string{"max", "min"}), to, join)
 	case 3:
 		step = fmt.Sprintf("SELECT q.x, q.y, q.d + 1 FROM (SELECT * FROM (SELECT DISTINCT r.x, e.%s AS y, r.d %s) p) q", to, join)
-	default:
+	case 4:
 		step = fmt.Sprintf("SELECT q.x, q.y, q.d + 1 FROM (SELECT r.x, e.%s AS y, r.d %s ORDER BY e.%s, r.x LIMIT 3) q", to, join, to)
+	default:
+		step = fmt.Sprintf("SELECT q.x, q.y, q.d + 1 FROM (SELECT r.x, e.%s AS y, r.d, row_number() OVER (PARTITION BY r.x ORDER BY e.%s DESC) AS rn %s) q WHERE q.rn = 1", to, to, join)
 	}
 	union := pick(g, []string{"UNION ALL", "UNION"})
 	with := fmt.Sprintf("WITH RECURSIVE r(x, y, d) AS (%s %s %s) ", seed, union, step)
