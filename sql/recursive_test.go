@@ -38,7 +38,8 @@ INSERT INTO e VALUES (1, 2), (2, 3), (3, 1), (3, 4), (4, 5), (5, 4)`)
 var recSeed = flag.Uint64("recursive-seed", 0, "seed of TestRecursiveViewsRandom (0: time-based)")
 
 // TestRecursiveViewsRandom maintains WITH RECURSIVE views (reachability,
-// transitive closure, connected components, bounded distances) over a
+// transitive closure, connected components, bounded distances, and walks
+// through a per-iteration LIMIT, aggregate and windows) over a
 // random graph through random batches of edge insertions, deletions and
 // updates, with restarts, and checks after every batch that each view
 // equals its query run from scratch.
@@ -57,6 +58,11 @@ func TestRecursiveViewsRandom(t *testing.T) {
 		"cc": `WITH RECURSIVE nb(x, y) AS (SELECT a, b FROM e UNION ALL SELECT b, a FROM e),
   l(n, c) AS (SELECT x, x FROM nb UNION SELECT nb.y, l.c FROM l JOIN nb ON nb.x = l.n) SELECT n, min(c) FROM l GROUP BY n`,
 		"dist": `WITH RECURSIVE r(n, d) AS (VALUES (0, 0) UNION SELECT e.b, r.d + 1 FROM r JOIN e ON e.a = r.n WHERE r.d < 4) SELECT n, min(d) FROM r GROUP BY n`,
+		// Per-iteration LIMIT, aggregate and windows (planner/recursive_tag.go).
+		"greedy":   `WITH RECURSIVE r(n, d) AS (VALUES (0, 0) UNION (SELECT e.b, r.d + 1 FROM r JOIN e ON e.a = r.n WHERE r.d < 6 ORDER BY e.b DESC LIMIT 2)) SELECT n, d FROM r`,
+		"paths":    `WITH RECURSIVE r(n, c) AS (VALUES (0, 1::bigint) UNION SELECT s.b, count(*) FROM (SELECT e.b FROM r JOIN e ON e.a = r.n) s GROUP BY s.b) SELECT n, c FROM r`,
+		"lightest": `WITH RECURSIVE r(n, d) AS (VALUES (0, 0) UNION ALL SELECT x.b, x.d FROM (SELECT e.b, r.d + 1 AS d, row_number() OVER (PARTITION BY r.n ORDER BY e.b) AS rn FROM e JOIN r ON e.a = r.n) x WHERE x.rn = 1 AND x.d < 5) SELECT n, d FROM r`,
+		"ranked":   `WITH RECURSIVE r(n, k) AS (VALUES (0, 1::bigint) UNION SELECT e.b, rank() OVER (ORDER BY e.b) FROM r JOIN e ON e.a = r.n) SELECT n, k FROM r`,
 	}
 	runAll(t, te, "CREATE TABLE e (a int, b int)")
 	for name, q := range views {
