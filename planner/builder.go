@@ -32,6 +32,10 @@ type builder struct {
 	ctes []*cte
 	// loopIDs numbers the recursive CTEs planned (ir.LoopVar IDs).
 	loopIDs int
+	// tagging counts the recursive terms being planned whose rows carry
+	// an iteration tag (recursive_tag.go): in them, a column named iterCol
+	// is the tag, which no * expands.
+	tagging int
 	// readsOuter marks the parts of JOIN trees (*pg_query.JoinExpr, its
 	// Quals node, *pg_query.RangeSubselect) that decorrelation's first
 	// pass saw read the enclosing queries' columns (joinouter.go).

@@ -151,7 +151,7 @@ func (b *builder) cteRef(c *cte, rv *pg_query.RangeVar) (ir.Rel, []scopeCol, err
 	cols := make([]scopeCol, len(c.cols))
 	for i, rc := range c.cols {
 		cols[i] = scopeCol{table: alias, name: rc.Name, typ: rc.Type, tableID: rc.TableID, attr: rc.ColumnAttr, fields: rc.Fields,
-			system: isSCCHidden(rc.Name) || rc.Name == iterCol}
+			system: isSCCHidden(rc.Name) || b.isTag(rc.Name)}
 	}
 	return c.rel, cols, renameColumns(cols, colAliases, alias)
 }

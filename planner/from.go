@@ -306,7 +306,7 @@ func (b *builder) subselectIn(rs *pg_query.RangeSubselect, sc *scope) (ir.Rel, [
 	cols := make([]scopeCol, len(p.cols))
 	for i, c := range p.cols {
 		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, tableID: c.TableID, attr: c.ColumnAttr, fields: c.Fields,
-			system: c.Name == iterCol} // a tagged recursion's tag: no * expands it
+			system: b.isTag(c.Name)}
 	}
 	return b.subqueryRel(p), cols, renameColumns(cols, colAliases, alias)
 }

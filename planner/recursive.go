@@ -346,7 +346,13 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	c := &cte{name: ce.Ctename, rel: v, cols: loopCols}
 	b.ctes = append(b.ctes, c)
 	defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
+	if tagged {
+		b.tagging++
+	}
 	rec, err := b.planQuery(recTerm, &scope{parent: parent, barrier: true}, nil)
+	if tagged {
+		b.tagging--
+	}
 	if err != nil {
 		return nil, err
 	}

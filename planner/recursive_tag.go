@@ -13,6 +13,12 @@ import (
 // references itself.
 const iterCol = "?iteration?"
 
+// isTag reports whether a column named name is the iteration tag of a
+// tagged recursive term being planned.
+func (b *builder) isTag(name string) bool {
+	return b.tagging > 0 && name == iterCol
+}
+
 // tagIterations rewrites a recursion whose recursive term applies
 // DISTINCT, GROUP BY, aggregates, DISTINCT ON or LIMIT/OFFSET to the
 // recursive reference, directly or through FROM subqueries, so that a
