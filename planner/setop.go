@@ -69,12 +69,13 @@ func (b *builder) unifySides(l, r ir.Rel, nOuter int, lc, rc []ResultColumn, nam
 	}
 	cols := append([]ResultColumn(nil), lc...)
 	for i := range lc {
-		if mixedBpchar(lc[i].Type, rc[i].Type) {
-			return nil, nil, nil, repr.Unsupported("%s of character columns of different lengths (%s and %s)", name, lc[i].Type.Name(), rc[i].Type.Name())
-		}
 		pair, err := b.unify([]expr.Expr{&expr.Col{Idx: nOuter + i, T: lc[i].Type}, &expr.Col{Idx: nOuter + i, T: rc[i].Type}}, name, -1)
 		if err != nil {
 			return nil, nil, nil, err
+		}
+		if mixedBpchar(lc[i].Type, rc[i].Type) {
+			pair = []expr.Expr{&expr.Cast{Arg: &expr.Col{Idx: nOuter + i, T: lc[i].Type}, To: repr.Char(0)},
+				&expr.Cast{Arg: &expr.Col{Idx: nOuter + i, T: rc[i].Type}, To: repr.Char(0)}}
 		}
 		lm, rm = append(lm, pair[0]), append(rm, pair[1])
 		if pair[0].Type() != lc[i].Type {
@@ -86,10 +87,9 @@ func (b *builder) unifySides(l, r ir.Rel, nOuter int, lc, rc []ResultColumn, nam
 }
 
 // mixedBpchar reports whether a and b are char types of different
-// lengths. Their values are stored padded to different lengths, so the
-// unified column would hold 'ab  ' and 'ab    ', which bpchar's = (and
-// PostgreSQL's UNION, INTERSECT, EXCEPT and grouping) treats as one value
-// but Eddy's key encoding as two.
+// lengths. As in PostgreSQL, the unified column is bpchar without a
+// length: its values keep the padding of their side ('ab  ' and 'ab    '),
+// and the operators keyed by it ignore the blanks (lower.bpcharKeys).
 func mixedBpchar(a, b repr.T) bool {
 	isChar := func(t repr.T) bool { return t.Family == repr.FamText && t.Kind == repr.KindChar }
 	return isChar(a) && isChar(b) && a.Length != b.Length

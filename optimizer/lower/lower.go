@@ -58,8 +58,11 @@ func (l *lowerer) lower(rel ir.Rel) (int, error) {
 }
 
 func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
-	if err := checkBpcharKeys(rel); err != nil {
-		return 0, err
+	if rw, err := bpcharKeys(rel); err != nil || rw != nil {
+		if err != nil {
+			return 0, err
+		}
+		return l.lower(rw)
 	}
 	switch r := rel.(type) {
 	case *ir.Get:
