@@ -154,10 +154,16 @@ func (c *Catalog) compositeByOID(oid uint32) *Object {
 	return o
 }
 
-// compositeName is format_type's name of a composite type or an array of
-// one: the type's name, qualified when its schema is not public; ok false
-// for other types.
+// compositeName is compositeNameIn for a reader whose search path is
+// public alone.
 func (c *Catalog) compositeName(t repr.T) (string, bool) {
+	return c.compositeNameIn(t, func(ns, _ string) bool { return ns == nsPublic })
+}
+
+// compositeNameIn is format_type's name of a composite type or an array
+// of one: the type's name, qualified unless visible (its unqualified name
+// finds it on the reader's search path); ok false for other types.
+func (c *Catalog) compositeNameIn(t repr.T, visible func(schema, name string) bool) (string, bool) {
 	if t.Composite == 0 {
 		return "", false
 	}
@@ -166,7 +172,7 @@ func (c *Catalog) compositeName(t repr.T) (string, bool) {
 		return "", false
 	}
 	name := expr.QuoteIdent(o.Name) // format_type quotes keywords of every category
-	if o.Schema != nsPublic {
+	if !visible(o.Schema, o.Name) {
 		name = expr.QuoteIdent(o.Schema) + "." + name
 	}
 	if t.Family == repr.FamArray {
@@ -276,14 +282,23 @@ func (c *Catalog) compositeTypeByOID(oid uint32) (repr.T, bool) {
 }
 
 // compositeTypeByText resolves regtype input naming a composite type
-// or its array type ("comp", "s.comp", "comp[]", "_comp").
-func (c *Catalog) compositeTypeByText(s string) (repr.T, bool) {
+// or its array type ("comp", "s.comp", "comp[]", "_comp"); schemaOf
+// returns the schema an unqualified name finds ("" for none).
+func (c *Catalog) compositeTypeByText(s string, schemaOf func(name string) string) (repr.T, bool) {
 	s = strings.TrimSpace(s)
 	base, array := strings.CutSuffix(s, "[]")
 	schema, name := splitQualifiedName(base)
-	t, ok := c.CompositeType(schema, name)
+	find := func(name string) (repr.T, bool) {
+		if schema == "" {
+			if ns := schemaOf(name); ns != "" {
+				return c.CompositeType(ns, name)
+			}
+		}
+		return c.CompositeType(schema, name)
+	}
+	t, ok := find(name)
 	if elem, found := strings.CutPrefix(name, "_"); !ok && !array && found {
-		t, ok = c.CompositeType(schema, elem) // pg_type's name of the array type
+		t, ok = find(elem) // pg_type's name of the array type
 		array = true
 	}
 	if ok && array {

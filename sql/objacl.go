@@ -181,7 +181,7 @@ func (e *Engine) otherTargets(gs *pg.GrantStmt) (out []aclTarget, ok bool, err e
 		return out, true, err
 	case pg.ObjectType_OBJECT_TYPE, pg.ObjectType_OBJECT_DOMAIN:
 		for _, n := range gs.Objects {
-			if ct, ok := e.cat.compositeTypeByText(strings.Join(listStrings(n), ".")); ok {
+			if ct, ok := e.cat.compositeTypeByText(strings.Join(listStrings(n), "."), func(string) string { return "" }); ok {
 				return nil, true, repr.Unsupported("GRANT and REVOKE on the composite type %s", e.cat.typeName(ct))
 			}
 			t, err := grantType(n, gs.Objtype == pg.ObjectType_OBJECT_DOMAIN)

@@ -300,6 +300,12 @@ func (q *qualifier) stmt(n *pg.Node) error {
 		err = q.target(n.GetViewStmt().View)
 	case n.GetCreateTableAsStmt() != nil:
 		err = q.target(n.GetCreateTableAsStmt().Into.Rel)
+	case n.GetCompositeTypeStmt() != nil:
+		err = q.target(n.GetCompositeTypeStmt().Typevar)
+	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_TYPE:
+		if l := n.GetRenameStmt().Object.GetList(); l != nil {
+			err = q.nameList(l, 0)
+		}
 	case n.GetCreateSeqStmt() != nil:
 		err = q.target(n.GetCreateSeqStmt().Sequence)
 	case n.GetDropStmt() != nil:
@@ -448,6 +454,8 @@ func (q *qualifier) refs(n *pg.Node) error {
 	var rvs []*pg.RangeVar
 	walkProtoPruned(n, func(m proto.Message) bool {
 		switch m := m.(type) {
+		case *pg.TypeName:
+			q.typeName(m)
 		case *pg.CommonTableExpr:
 			q.ctes[m.Ctename] = true
 		case *pg.Constraint:

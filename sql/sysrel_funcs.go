@@ -31,6 +31,9 @@ func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
 	switch t.OIDKind {
 	case repr.KindRegClass:
 		schema, name := splitQualifiedName(s)
+		if schema == "" {
+			schema = c.s.resolveSchema(c.s.e.cat, name) // "" when not on the path
+		}
 		if r := lookupSysRel(schema, name); r != nil {
 			return r.oid, nil
 		}
@@ -49,7 +52,7 @@ func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
 		}
 		typ, err := repr.TypeByName(strings.TrimSpace(s), nil)
 		if err != nil {
-			if ct, ok := c.s.e.cat.compositeTypeByText(s); ok {
+			if ct, ok := c.s.e.cat.compositeTypeByText(s, func(name string) string { return c.s.typeSchema(c.s.e.cat, name) }); ok {
 				return ct.OID(), nil
 			}
 			return 0, err
@@ -110,7 +113,7 @@ func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
 			return name, true
 		}
 		if typ, ok := c.s.e.cat.compositeTypeByOID(oid); ok {
-			return c.s.e.cat.compositeName(typ)
+			return c.s.e.cat.compositeNameIn(typ, func(ns, name string) bool { return c.s.typeVisible(c.s.e.cat, ns, name) })
 		}
 	case repr.KindRegProc, repr.KindRegProcedure:
 		if p := procByOID(oid); p != nil {
@@ -212,7 +215,7 @@ func init() {
 			return repr.NewText(typeListNames(oids)), nil
 		},
 		"pg_table_is_visible":    relVisible,
-		"pg_type_is_visible":     alwaysTrue,
+		"pg_type_is_visible":     typeVisible,
 		"pg_function_is_visible": alwaysTrue, "pg_collation_is_visible": alwaysTrue,
 		"pg_opclass_is_visible": alwaysTrue, "pg_operator_is_visible": alwaysTrue,
 		"pg_conversion_is_visible": alwaysTrue, "pg_statistics_obj_is_visible": alwaysTrue,
@@ -342,6 +345,17 @@ func relVisible(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error
 		return repr.Null, nil
 	}
 	return repr.NewBool(c.s.visible(s.cat, s.cat.namespaceName(ri.ns), ri.name)), nil
+}
+
+// typeVisible is pg_type_is_visible: a composite type (or its array
+// type) is visible when its unqualified name finds it; built-in types are.
+func typeVisible(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	t, ok := s.cat.compositeTypeByOID(uint32(a[0].Int()))
+	if !ok {
+		return repr.NewBool(true), nil
+	}
+	o := s.cat.compositeByOID(t.Composite)
+	return repr.NewBool(c.s.typeVisible(s.cat, o.Schema, o.Name)), nil
 }
 
 // relationSize estimates a relation's size in bytes: its rows times a
