@@ -254,8 +254,14 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 	if err := e.checkNotBackfilling(obj); err != nil {
 		return err
 	}
+	return e.alterTableLocked(p.st.s, obj, as.Cmds, ectx)
+}
+
+// alterTableLocked applies ALTER TABLE's commands to the table obj under
+// the engine's lock, for the session s.
+func (e *Engine) alterTableLocked(s *Session, obj *Object, cmds []*pg.Node, ectx *expr.Ctx) error {
 	a := &alteration{e: e, old: obj, nu: obj.clone(), ctx: ectx}
-	for _, n := range as.Cmds {
+	for _, n := range cmds {
 		if err := a.apply(n.GetAlterTableCmd()); err != nil {
 			return err
 		}
@@ -267,7 +273,7 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 		return err
 	}
 	if a.reshape {
-		if err := p.st.s.reshapePending(obj.ID, a.convert); err != nil {
+		if err := s.reshapePending(obj.ID, a.convert); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -179,43 +178,6 @@ func (c *Catalog) compositeNameIn(t repr.T, visible func(schema, name string) bo
 		name += "[]"
 	}
 	return name, true
-}
-
-// typeUsers returns the columns of tables, views and other types whose
-// type is the composite type o or an array of it, as PostgreSQL's
-// dependent objects ("column c of table t").
-func (c *Catalog) typeUsers(o *Object) []string {
-	oid := typeOID(o)
-	var lines []string
-	for _, u := range c.objects() {
-		if u.Kind == relIndex {
-			continue
-		}
-		for _, col := range u.Columns {
-			if col.Type.Composite == oid {
-				lines = append(lines, fmt.Sprintf("column %s of %s %s", col.Name, kindName(u.Kind), u.Name))
-			}
-		}
-	}
-	return lines
-}
-
-// dropTypeCheck refuses to drop a composite type a column uses: 2BP01
-// with PostgreSQL's lines, or 0A000 under CASCADE (which would drop the
-// columns: not implemented).
-func (c *Catalog) dropTypeCheck(o *Object, cascade bool) error {
-	lines := c.typeUsers(o)
-	if len(lines) == 0 {
-		return nil
-	}
-	if cascade {
-		return repr.Unsupported("DROP TYPE ... CASCADE of a type that %s uses", strings.Join(lines, ", "))
-	}
-	for i := range lines {
-		lines[i] += " depends on type " + o.Name
-	}
-	return repr.Errorf(repr.CodeDependentObjects, "cannot drop type %s because other objects depend on it", o.Name).
-		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
 // relTypeOID is pg_class.reltype: a composite type's pg_type OID, 0 for

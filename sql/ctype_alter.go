@@ -1,19 +1,21 @@
 package sql
 
 import (
+	"fmt"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
 )
 
 // ALTER TYPE of a composite type: RENAME TO, and ADD / DROP / RENAME
-// ATTRIBUTE while no column uses the type (PostgreSQL rewrites the values
-// stored under a changed type; Eddy refuses with 0A000 naming the
-// columns). A rename keeps the OID, so columns of the type follow it, and
+// ATTRIBUTE, also while table columns use the type (their stored values
+// are rewritten to the new fields; a view using the type is 0A000, see
+// typeInUse). A rename keeps the OID, so columns of the type follow it, and
 // rewrites the stored queries that name the type, as PostgreSQL's views
 // hold its OID.
 
@@ -69,7 +71,7 @@ func (p *Portal) execRenameType(rs *pg.RenameStmt) error {
 		if columnIndex(nu.Columns, rs.Newname) >= 0 {
 			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, o.Name)
 		}
-		if err := e.cat.typeInUse(o, "ALTER TYPE ... RENAME ATTRIBUTE"); err != nil {
+		if _, err := e.typeInUse(o, "ALTER TYPE ... RENAME ATTRIBUTE"); err != nil {
 			return err
 		}
 		nu.Columns[i].Name = rs.Newname
@@ -87,7 +89,9 @@ func (p *Portal) execRenameType(rs *pg.RenameStmt) error {
 }
 
 // execAlterType executes ALTER TYPE name ADD ATTRIBUTE / DROP ATTRIBUTE
-// (several, in order) on a composite type no column uses.
+// (several, in order). Columns of the type keep their values: each stored
+// value gets NULL for an added field and loses a dropped one
+// (commitTypeChange).
 func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 	p.tag = "ALTER TYPE"
 	e := p.st.s.e
@@ -102,13 +106,22 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 		return err
 	}
 	nu := o.clone()
+	srcs := make([]int, len(o.Columns)) // field of nu -> field of o (-1: added)
+	for i := range srcs {
+		srcs[i] = i
+	}
+	what := "ALTER TYPE ... ADD ATTRIBUTE"
 	for _, n := range as.Cmds {
 		cmd := n.GetAlterTableCmd()
 		switch cmd.Subtype {
 		case pg.AlterTableType_AT_AddColumn:
 			err = e.addAttribute(o, nu, cmd)
+			srcs = append(srcs, -1)
 		case pg.AlterTableType_AT_DropColumn:
-			err = e.dropAttribute(o, nu, cmd)
+			var i int
+			if i, err = dropAttribute(o, nu, cmd); i >= 0 {
+				srcs, what = append(srcs[:i:i], srcs[i+1:]...), "ALTER TYPE ... DROP ATTRIBUTE"
+			}
 		default:
 			err = repr.Unsupported("ALTER TYPE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 		}
@@ -116,14 +129,11 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 			return err
 		}
 	}
-	return e.commitAltered(o, nu, nil)
+	return e.commitTypeChange(p.st.s, o, nu, srcs, what)
 }
 
 // addAttribute appends a field to nu (the altered copy of o).
 func (e *Engine) addAttribute(o, nu *Object, cmd *pg.AlterTableCmd) error {
-	if err := e.cat.typeInUse(o, "ALTER TYPE ... ADD ATTRIBUTE"); err != nil {
-		return err
-	}
 	cols, err := e.cat.fieldDefs([]*pg.Node{cmd.Def})
 	if err != nil {
 		return err
@@ -135,30 +145,116 @@ func (e *Engine) addAttribute(o, nu *Object, cmd *pg.AlterTableCmd) error {
 	return nil
 }
 
-// dropAttribute removes a field from nu (the altered copy of o).
-func (e *Engine) dropAttribute(o, nu *Object, cmd *pg.AlterTableCmd) error {
+// dropAttribute removes a field from nu (the altered copy of o),
+// returning its index (-1: none, under IF EXISTS).
+func dropAttribute(o, nu *Object, cmd *pg.AlterTableCmd) (int, error) {
 	i := columnIndex(nu.Columns, cmd.Name)
 	if i < 0 {
 		if cmd.MissingOk {
-			return nil
+			return -1, nil
 		}
-		return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, o.Name)
-	}
-	if err := e.cat.typeInUse(o, "ALTER TYPE ... DROP ATTRIBUTE"); err != nil {
-		return err
+		return -1, repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, o.Name)
 	}
 	nu.Columns = append(nu.Columns[:i:i], nu.Columns[i+1:]...)
+	return i, nil
+}
+
+// typeInUse refuses a change to the fields of the composite type o that
+// Eddy cannot apply to what uses it (0A000 naming what and the user): a
+// view or materialized view whose columns or query use the type (its
+// stored query and state hold the old fields), a relation other than a
+// table with a column of the type, or a table of the type that a view
+// reads. It returns the tables with columns of the type.
+func (e *Engine) typeInUse(o *Object, what string) (typeDeps, error) {
+	d := e.cat.typeDependents(o)
+	refuse := func(user string) error {
+		return repr.Unsupported("%s of type %s, which %s uses", what, o.Name, user)
+	}
+	if len(d.views) > 0 {
+		return d, refuse(kindName(d.views[0].Kind) + " " + d.views[0].Name)
+	}
+	for _, t := range d.order {
+		if t.Kind != planner.RelTable {
+			return d, refuse(kindName(t.Kind) + " " + t.Name)
+		}
+		if deps := e.dropSet(t)[1:]; len(deps) > 0 {
+			return d, refuse(fmt.Sprintf("%s %s (reading table %s)", kindName(deps[0].Kind), deps[0].Name, t.Name))
+		}
+	}
+	return d, nil
+}
+
+// commitTypeChange commits nu, the altered copy of the composite type o,
+// whose field i comes from o's field srcs[i] (-1: added). The stored
+// values of each table column of the type (or of an array of it) are
+// rewritten to the new fields, NULL for an added one, in the batch that
+// commits the type when one table uses it (one batch per table after
+// that); so are the session's pending writes to those tables.
+func (e *Engine) commitTypeChange(s *Session, o, nu *Object, srcs []int, what string) error {
+	d, err := e.typeInUse(o, what)
+	if err != nil || len(d.order) == 0 {
+		if err != nil {
+			return err
+		}
+		return e.commitAltered(o, nu, nil)
+	}
+	types := make([]repr.T, len(nu.Columns))
+	for i, c := range nu.Columns {
+		types[i] = c.Type
+	}
+	oid := typeOID(o)
+	also := [][2]*Object{{o, nu}}
+	for _, t := range d.order {
+		conv := func(r repr.Row) (repr.Row, error) {
+			out := append(repr.Row(nil), r...)
+			for i, c := range t.Columns {
+				if c.Type.Composite != oid {
+					continue
+				}
+				var err error
+				if out[i], err = reshapeRecord(r[i], c.Type, srcs, types); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
+		if err := s.reshapePending(t.ID, conv); err != nil {
+			return err
+		}
+		if err := e.commitAltered(t, t.clone(), conv, also...); err != nil {
+			return err
+		}
+		also = nil
+	}
 	return nil
 }
 
-// typeInUse refuses a change to the fields of the composite type o while
-// a column uses it (0A000 naming what and the columns).
-func (c *Catalog) typeInUse(o *Object, what string) error {
-	lines := c.typeUsers(o)
-	if len(lines) == 0 {
-		return nil
+// reshapeRecord maps a value of a composite type (or an array of one,
+// per element) to the type's new fields: field i of the result is field
+// srcs[i] of d, NULL where srcs[i] is -1.
+func reshapeRecord(d repr.Datum, t repr.T, srcs []int, types []repr.T) (repr.Datum, error) {
+	if d.IsNull() {
+		return d, nil
 	}
-	return repr.Unsupported("%s of type %s, which %s", what, o.Name, strings.Join(lines, "; "))
+	if t.Family == repr.FamArray {
+		elems := d.Array()
+		out := make([]repr.Datum, len(elems))
+		for i, el := range elems {
+			var err error
+			if out[i], err = reshapeRecord(el, repr.CompositeOf(t.Composite), srcs, types); err != nil {
+				return repr.Null, err
+			}
+		}
+		return repr.ArrayLike(d, out), nil
+	}
+	fields, _ := d.Record()
+	out := make(repr.Row, len(srcs))
+	for i, src := range srcs {
+		if src >= 0 && src < len(fields) {
+			out[i] = fields[src]
+		}
+	}
+	return repr.NewRecord(out, types)
 }
 
 // renameTypeInViews rewrites the stored queries of the views and
@@ -177,14 +273,7 @@ func (c *Catalog) renameTypeInViews(o *Object, newName string) ([][2]*Object, er
 			return nil, err
 		}
 		named := false
-		walkProto(n, func(m proto.Message) {
-			tn, ok := m.(*pg.TypeName)
-			if !ok || len(tn.Names) == 0 || tn.Names[len(tn.Names)-1].GetString_().GetSval() != o.Name {
-				return
-			}
-			if len(tn.Names) >= 2 && tn.Names[len(tn.Names)-2].GetString_().GetSval() != o.Schema {
-				return
-			}
+		eachTypeName(n, o, func(tn *pg.TypeName) {
 			tn.Names[len(tn.Names)-1], named = pg.MakeStrNode(newName), true
 		})
 		if !named {
@@ -202,4 +291,34 @@ func (c *Catalog) renameTypeInViews(o *Object, newName string) ([][2]*Object, er
 		out = append(out, [2]*Object{v, nu})
 	}
 	return out, nil
+}
+
+// eachTypeName calls fn on every type name in n that names the composite
+// type o (qualified by its schema, or unqualified).
+func eachTypeName(n *pg.Node, o *Object, fn func(*pg.TypeName)) {
+	walkProto(n, func(m proto.Message) {
+		tn, ok := m.(*pg.TypeName)
+		if !ok || len(tn.Names) == 0 || tn.Names[len(tn.Names)-1].GetString_().GetSval() != o.Name {
+			return
+		}
+		if len(tn.Names) >= 2 && tn.Names[len(tn.Names)-2].GetString_().GetSval() != o.Schema {
+			return
+		}
+		fn(tn)
+	})
+}
+
+// viewNamesType reports whether the stored query of v names the
+// composite type o.
+func viewNamesType(v, o *Object) bool {
+	if v.SQL == "" {
+		return false
+	}
+	n, err := parseOne(v.SQL)
+	if err != nil {
+		return false
+	}
+	named := false
+	eachTypeName(n, o, func(*pg.TypeName) { named = true })
+	return named
 }

@@ -222,7 +222,11 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 		return err
 	}
 	if obj.Kind == relType {
-		if err := e.cat.dropTypeCheck(obj, cascade); err != nil {
+		drops := e.cat.dropTypeCheck
+		if cascade {
+			drops = func(o *Object) error { return e.dropTypeDependents(s, o) }
+		}
+		if err := drops(obj); err != nil {
 			return err
 		}
 	}

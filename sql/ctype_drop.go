@@ -1,0 +1,131 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
+)
+
+// DROP TYPE of a composite type. Without CASCADE it refuses (2BP01, with
+// PostgreSQL's detail lines) while a column of a table or view uses the
+// type or a view's query names it. With CASCADE it drops them first, as
+// PostgreSQL does: the views and materialized views whose columns or
+// query use the type (with everything that depends on them), then each
+// table column of the type (ALTER TABLE ... DROP COLUMN). What Eddy
+// cannot drop that way is 0A000 naming it, checked before anything is
+// dropped: the last column of a table, a primary key column, a column of
+// a relation that is not a table, or a column of a table another view
+// reads (Eddy's DROP COLUMN has no CASCADE, and PostgreSQL would drop
+// such a view only when it reads the column).
+
+// typeDeps are what depends on a composite type.
+type typeDeps struct {
+	views []*Object            // views and materialized views using it
+	cols  map[*Object][]string // relation -> its columns of the type
+	order []*Object            // the relations (not views) of cols, in ID order
+	lines []string             // PostgreSQL's dependency lines, in ID order
+}
+
+// typeDependents collects the dependents of the composite type o.
+func (c *Catalog) typeDependents(o *Object) typeDeps {
+	oid := typeOID(o)
+	d := typeDeps{cols: map[*Object][]string{}}
+	for _, u := range c.objects() {
+		if u.Kind == relIndex || u.Kind == relType {
+			continue
+		}
+		var cols []string
+		for _, col := range u.Columns {
+			if col.Type.Composite == oid {
+				cols = append(cols, col.Name)
+				d.lines = append(d.lines, fmt.Sprintf("column %s of %s %s depends on type %s", col.Name, kindName(u.Kind), u.Name, o.Name))
+			}
+		}
+		isView := u.Kind == planner.RelView || u.Kind == planner.RelMaterializedView
+		switch {
+		case isView && len(cols) > 0:
+			d.views = append(d.views, u)
+		case isView && viewNamesType(u, o):
+			d.views = append(d.views, u)
+			d.lines = append(d.lines, fmt.Sprintf("%s %s depends on type %s", kindName(u.Kind), u.Name, o.Name))
+		case len(cols) > 0:
+			d.cols[u], d.order = cols, append(d.order, u)
+		}
+	}
+	return d
+}
+
+// dropTypeCheck refuses to drop a composite type something uses (2BP01
+// with PostgreSQL's lines).
+func (c *Catalog) dropTypeCheck(o *Object) error {
+	lines := c.typeDependents(o).lines
+	if len(lines) == 0 {
+		return nil
+	}
+	return repr.Errorf(repr.CodeDependentObjects, "cannot drop type %s because other objects depend on it", o.Name).
+		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+}
+
+// dropTypeDependents drops, under the engine's lock, what DROP TYPE o
+// CASCADE drops before the type (see above), for the session s.
+func (e *Engine) dropTypeDependents(s *Session, o *Object) error {
+	d := e.cat.typeDependents(o)
+	gone := map[uint64]bool{}
+	for _, v := range d.views {
+		for _, x := range e.dropSet(v) {
+			gone[x.ID] = true
+		}
+	}
+	for _, t := range d.order {
+		if err := e.checkTypeColumnsDroppable(o, t, d.cols[t], gone); err != nil {
+			return err
+		}
+	}
+	for _, v := range d.views {
+		if cur := e.cat.byID[v.ID]; cur != nil {
+			if err := e.dropLocked(cur, true); err != nil {
+				return err
+			}
+		}
+	}
+	ectx := s.evalCtx()
+	for _, t := range d.order {
+		var cmds []*pg.Node
+		for _, col := range d.cols[t] {
+			cmds = append(cmds, &pg.Node{Node: &pg.Node_AlterTableCmd{AlterTableCmd: &pg.AlterTableCmd{
+				Subtype: pg.AlterTableType_AT_DropColumn, Name: col, Behavior: pg.DropBehavior_DROP_CASCADE}}})
+		}
+		if err := e.alterTableLocked(s, e.cat.byID[t.ID], cmds, ectx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTypeColumnsDroppable refuses (0A000) DROP TYPE o CASCADE when Eddy
+// cannot drop the columns cols of t: gone are the objects the cascade
+// drops anyway.
+func (e *Engine) checkTypeColumnsDroppable(o, t *Object, cols []string, gone map[uint64]bool) error {
+	what := fmt.Sprintf("DROP TYPE %s CASCADE, which would drop column %s of %s %s,", o.Name, cols[0], kindName(t.Kind), t.Name)
+	if t.Kind != planner.RelTable {
+		return repr.Unsupported("%s", what)
+	}
+	if len(cols) == len(t.Columns) {
+		return repr.Unsupported("%s its last column,", what)
+	}
+	for _, col := range cols {
+		if inKey(t.PrimaryKey, columnIndex(t.Columns, col)) {
+			return repr.Unsupported("%s a primary key column,", what)
+		}
+	}
+	for _, x := range e.dropSet(t)[1:] {
+		if !gone[x.ID] {
+			return repr.Unsupported("%s which %s %s reads,", what, kindName(x.Kind), x.Name)
+		}
+	}
+	return nil
+}
