@@ -18,9 +18,10 @@ import (
 // table column of the type (ALTER TABLE ... DROP COLUMN). What Eddy
 // cannot drop that way is 0A000 naming it, checked before anything is
 // dropped: the last column of a table, a primary key column, a column of
-// a relation that is not a table, or a column of a table another view
-// reads (Eddy's DROP COLUMN has no CASCADE, and PostgreSQL would drop
-// such a view only when it reads the column).
+// a relation that is not a table, or a column of a table that another
+// view reads without reading the column (PostgreSQL keeps such a view;
+// Eddy would have to re-plan it). A view that reads the column is
+// dropped, as in PostgreSQL.
 
 // typeDeps are what depends on a composite type.
 type typeDeps struct {
@@ -81,6 +82,14 @@ func (e *Engine) dropTypeDependents(s *Session, o *Object) error {
 		}
 	}
 	for _, t := range d.order {
+		for _, x := range e.columnReaders(t, d.cols[t], gone) {
+			d.views = append(d.views, x)
+			for _, y := range e.dropSet(x) {
+				gone[y.ID] = true
+			}
+		}
+	}
+	for _, t := range d.order {
 		if err := e.checkTypeColumnsDroppable(o, t, d.cols[t], gone); err != nil {
 			return err
 		}
@@ -128,4 +137,36 @@ func (e *Engine) checkTypeColumnsDroppable(o, t *Object, cols []string, gone map
 		}
 	}
 	return nil
+}
+
+// columnReaders returns the views reading the table t (not in gone) whose
+// query no longer plans without t's columns cols: they read one of them,
+// and PostgreSQL's CASCADE drops them with the column.
+func (e *Engine) columnReaders(t *Object, cols []string, gone map[uint64]bool) []*Object {
+	nu := t.clone()
+	for _, c := range cols {
+		i := columnIndex(nu.Columns, c)
+		nu.Columns = append(nu.Columns[:i:i], nu.Columns[i+1:]...)
+	}
+	rel, err := nu.relation()
+	if err != nil {
+		return nil
+	}
+	nu.rel = rel
+	shadow := e.cat.shadow(t, nu)
+	var out []*Object
+	for _, x := range e.dropSet(t)[1:] {
+		if gone[x.ID] || x.SQL == "" {
+			continue
+		}
+		n, err := parseOne(x.SQL)
+		if err != nil {
+			continue
+		}
+		opts := planner.Options{MaterializedView: x.Kind == planner.RelMaterializedView, TimeZone: x.TimeZone}
+		if _, err := planner.PlanQuery(shadow, n, opts); err != nil {
+			out = append(out, x)
+		}
+	}
+	return out
 }
