@@ -126,6 +126,9 @@ func (b *builder) castField(a expr.Expr, ft repr.T, explicit bool, loc int32) (e
 	if explicit {
 		return b.explicitCast(a, ft, loc)
 	}
+	if isComposite(a.Type(), ft) { // a nested composite field
+		return b.coerceComposite(a, ft, false, loc)
+	}
 	if from := a.Type(); from.Family != repr.FamUnknown && repr.CastContextOf(from, ft) < repr.CastAssignment {
 		return nil, repr.Errorf("42846", "cannot cast type %s to %s", from.Name(), ft.Name()).WithPosition(loc + 1)
 	}
@@ -153,6 +156,78 @@ func (b *builder) typedRow(args []expr.Expr, t repr.T, loc int32) (expr.Expr, er
 // array of it: record_in (record_array_in) at run time over the fields'
 // types (typed NULLs carry them), a string literal folded now.
 func (b *builder) recordIn(e expr.Expr, t repr.T, fields []expr.TableCol, loc int32) (expr.Expr, error) {
+	if nestedFields(fields) {
+		if t.Family == repr.FamArray {
+			return nil, repr.Unsupported("text input of arrays of composite types with composite fields").WithPosition(loc + 1)
+		}
+		return b.recordInNested(e, t, fields, loc)
+	}
+	rec, err := b.recordInCall(e, t, fields, loc)
+	if err != nil {
+		return nil, err
+	}
+	return b.foldLiteral(&expr.Cast{Arg: rec, To: t})
+}
+
+// nestedFields reports whether a composite type's fields include one of a
+// composite type.
+func nestedFields(fields []expr.TableCol) bool {
+	for _, f := range fields {
+		if f.T.Family == repr.FamRecord {
+			return true
+		}
+	}
+	return false
+}
+
+// recordInNested is recordIn for a composite type with composite fields:
+// record_in reads those fields as text, each is read in turn by its own
+// type's recordIn, and the row is rebuilt (NULL for NULL text).
+func (b *builder) recordInNested(e expr.Expr, t repr.T, fields []expr.TableCol, loc int32) (expr.Expr, error) {
+	if e.Type().Family == repr.FamUnknown {
+		e = &expr.Cast{Arg: e, To: repr.Text}
+	}
+	flat := append([]expr.TableCol(nil), fields...)
+	for i, f := range flat {
+		if f.T.Family == repr.FamRecord {
+			flat[i].T = repr.Text
+		}
+	}
+	rec, err := b.recordInCall(e, repr.Record, flat, loc)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]expr.Expr, len(fields))
+	for i, f := range fields {
+		if args[i], err = b.recordField(rec, i, flat[i].T, loc); err != nil {
+			return nil, err
+		}
+		if f.T.Family == repr.FamRecord {
+			if args[i], err = b.recordIn(args[i], f.T, b.compositeFields(f.T), loc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	row, err := b.typedRow(args, t, loc)
+	if err != nil {
+		return nil, err
+	}
+	return b.foldLiteral(&expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: e}, Then: &expr.Lit{D: repr.Null, T: t}}}, Else: row, T: t})
+}
+
+// recordField is record_field(rec, i, NULL::ft): field i of rec.
+func (b *builder) recordField(rec expr.Expr, i int, ft repr.T, loc int32) (expr.Expr, error) {
+	args := []expr.Expr{rec, &expr.Lit{D: repr.NewInt(int64(i)), T: repr.Int4}, &expr.Lit{D: repr.Null, T: ft}}
+	fn, want, err := expr.ResolveFunc("record_field", []repr.T{rec.Type(), repr.Int4, ft})
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	return b.call(fn, args, want)
+}
+
+// recordInCall is record_in(e, NULL::f1, ...) (record_array_in for an
+// array type t) over the fields' types.
+func (b *builder) recordInCall(e expr.Expr, t repr.T, fields []expr.TableCol, loc int32) (expr.Expr, error) {
 	args := []expr.Expr{e}
 	if e.Type().Family == repr.FamUnknown {
 		args[0] = &expr.Cast{Arg: e, To: repr.Text}
@@ -172,11 +247,7 @@ func (b *builder) recordIn(e expr.Expr, t repr.T, fields []expr.TableCol, loc in
 	if err != nil {
 		return nil, withPos(err, loc)
 	}
-	rec, err := b.call(fn, args, want)
-	if err != nil {
-		return nil, err
-	}
-	return b.foldLiteral(&expr.Cast{Arg: rec, To: t})
+	return b.call(fn, args, want)
 }
 
 // typeName is a type's name for messages: a composite type's from the

@@ -694,7 +694,10 @@ func (c *ectx) function(name string, args []expr.Expr, loc int32) (expr.Expr, er
 	if name == "pg_typeof" && len(args) == 1 && args[0].Type().Composite != 0 {
 		return &expr.Lit{D: repr.NewText(c.b.typeName(args[0].Type())), T: repr.Text}, nil // repr cannot name it
 	}
-	if to, rargs, ok := c.namedRecordJSON(name, args); ok {
+	if to, rargs, ok, err := c.namedRecordJSON(name, args, loc); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
 		name, args = to, rargs
 	}
 	if len(args) > 0 && isVector(args[0]) {

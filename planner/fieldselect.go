@@ -83,6 +83,11 @@ func (c *ectx) fieldSelect(ind *pg_query.A_Indirection) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.selectField(arg, name, loc)
+}
+
+// selectField plans (arg).name for a planned arg.
+func (c *ectx) selectField(arg expr.Expr, name string, loc int32) (expr.Expr, error) {
 	fields := c.recordFields(arg)
 	switch t := arg.Type(); {
 	case fields == nil && t.Family == repr.FamRecord:
@@ -99,18 +104,28 @@ func (c *ectx) fieldSelect(ind *pg_query.A_Indirection) (expr.Expr, error) {
 	return nil, errNoField(name, loc)
 }
 
-// fieldThenSubscripts plans (x).f[i]...: the field, then the subscripts
-// of the array it holds; (x).f.g is 0A000 (records hold no records).
+// fieldThenSubscripts plans (x).f.g...[i]...: the fields in turn (of
+// nested composites), then the subscripts of the array the last holds; a
+// field after a subscript (of an array of records) is 0A000.
 func (c *ectx) fieldThenSubscripts(ind *pg_query.A_Indirection, loc int32) (expr.Expr, error) {
-	rest := ind.Indirection[1:]
-	for _, n := range rest {
-		if n.GetAIndices() == nil {
-			return nil, repr.Unsupported("field selection followed by another field").WithPosition(loc + 1)
-		}
-	}
 	f, err := c.fieldSelect(&pg_query.A_Indirection{Arg: ind.Arg, Indirection: ind.Indirection[:1]})
 	if err != nil {
 		return nil, err
+	}
+	rest := ind.Indirection[1:]
+	for len(rest) > 0 && rest[0].GetString_() != nil {
+		if f, err = c.selectField(f, rest[0].GetString_().GetSval(), loc); err != nil {
+			return nil, err
+		}
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return f, nil
+	}
+	for _, n := range rest {
+		if n.GetAIndices() == nil {
+			return nil, repr.Unsupported("field selection after a subscript").WithPosition(loc + 1)
+		}
 	}
 	if f.Type().Family != repr.FamArray {
 		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "cannot subscript type %s because it does not support subscripting", f.Type().Name()).WithPosition(loc + 1)

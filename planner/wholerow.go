@@ -145,21 +145,64 @@ var recordJSONFuncs = map[string]string{
 // namedRecordJSON rewrites to_json(rec), row_to_json(rec) and
 // to_jsonb(rec) of a record whose field names the planner knows into
 // record_to_json[b](rec, 'name', ...), so the object's keys are the
-// names (a whole-row reference's columns) rather than f1, f2, ....
-func (c *ectx) namedRecordJSON(name string, args []expr.Expr) (string, []expr.Expr, bool) {
+// names (a whole-row reference's columns) rather than f1, f2, .... A
+// field of a composite type converts the same way first (nestedJSON).
+func (c *ectx) namedRecordJSON(name string, args []expr.Expr, loc int32) (string, []expr.Expr, bool, error) {
 	to, ok := recordJSONFuncs[name]
 	if !ok || len(args) != 1 {
-		return "", nil, false
+		return "", nil, false, nil
 	}
 	fields := c.recordFields(args[0])
 	if fields == nil {
-		return "", nil, false
+		return "", nil, false, nil
 	}
-	out := []expr.Expr{args[0]}
+	out, err := c.recordJSONArgs(to, args[0], fields, loc)
+	return to, out, err == nil, err
+}
+
+// recordJSONArgs returns the arguments of record_to_json[b] (to) for rec,
+// whose fields are fields.
+func (c *ectx) recordJSONArgs(to string, rec expr.Expr, fields []expr.TableCol, loc int32) ([]expr.Expr, error) {
+	if nestedFields(fields) {
+		var err error
+		if rec, err = c.nestedJSON(to, rec, fields, loc); err != nil {
+			return nil, err
+		}
+	}
+	out := []expr.Expr{rec}
 	for _, f := range fields {
 		out = append(out, &expr.Lit{D: repr.NewText(f.Name), T: repr.Text})
 	}
-	return to, out, true
+	return out, nil
+}
+
+// nestedJSON rebuilds rec with each field of a composite type replaced by
+// its JSON (to: record_to_json or record_to_jsonb, with its type's field
+// names), so the object nests objects keyed by the inner names; a NULL
+// rec stays NULL.
+func (c *ectx) nestedJSON(to string, rec expr.Expr, fields []expr.TableCol, loc int32) (expr.Expr, error) {
+	args := make([]expr.Expr, len(fields))
+	for i, f := range fields {
+		v, err := c.b.recordField(rec, i, f.T, loc)
+		if err != nil {
+			return nil, err
+		}
+		if inner := c.b.compositeFields(f.T); inner != nil && f.T.Family == repr.FamRecord {
+			jargs, err := c.recordJSONArgs(to, v, inner, loc)
+			if err != nil {
+				return nil, err
+			}
+			if v, err = c.function(to, jargs, loc); err != nil {
+				return nil, err
+			}
+		}
+		args[i] = v
+	}
+	row, err := c.function("row", args, loc)
+	if err != nil {
+		return nil, err
+	}
+	return &expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: rec}, Then: &expr.Lit{D: repr.Null, T: row.Type()}}}, Else: row, T: row.Type()}, nil
 }
 
 // rowCast is ROW(...)::rel (or '(...)'::rel: literalRowCast), a row constructor cast to a table's or view's

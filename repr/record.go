@@ -15,10 +15,11 @@ import (
 // the field types' OIDs followed by the fields in the row value encoding
 // (AppendRow). The OIDs drive the text and binary output, which depend on
 // the field types (a real prints differently from a double precision, the
-// binary form names each field's type). Fields are scalars or arrays of
-// scalars: a field that is itself a record or an array of records is
-// refused when the record is built, which keeps decoding free of
-// recursion.
+// binary form names each field's type). Fields are scalars, arrays of
+// scalars, or records (a named composite type's OID, or record's), which
+// describe themselves in turn, nested at most maxRecordDepth deep (checked
+// before decoding); an array of records is refused when the record is
+// built.
 //
 // Records compare as PostgreSQL's record_cmp: field by field with Compare
 // (NULL after every value and equal to NULL, as record_eq treats it),
@@ -51,11 +52,22 @@ func NewRecord(fields Row, types []T) (Datum, error) {
 }
 
 // RecordFieldOK reports whether a record may hold a field of type t: a
-// scalar or an array of scalars (records of records and arrays of
-// records are not implemented).
+// scalar, an array of scalars, or a record (anonymous or of a named
+// composite type, nested at most maxRecordDepth deep); arrays of records
+// are not implemented.
 func RecordFieldOK(t T) bool {
-	return t.Family != FamRecord && !(t.Family == FamArray && t.Elem == FamRecord)
+	return !(t.Family == FamArray && t.Elem == FamRecord)
 }
+
+// maxRecordDepth bounds the nesting of records in records, so that
+// validating and printing a stored value recurses a bounded number of
+// times whatever the bytes hold.
+const maxRecordDepth = 32
+
+// firstUserOID is PostgreSQL's FirstNormalObjectId: a field type OID from
+// here up that names no built-in type is a named composite type's (the
+// catalog allocates both).
+const firstUserOID = 16384
 
 // Record returns the fields of a record datum and their types.
 func (d Datum) Record() (Row, []T) {
@@ -85,6 +97,9 @@ func recordHeader(s string) ([]T, string, bool) {
 			return nil, "", false
 		}
 		t, ok := FromOID(uint32(oid))
+		if !ok && oid >= firstUserOID && oid <= 0xFFFFFFFF {
+			t, ok = CompositeOf(uint32(oid)), true
+		}
 		if !ok {
 			return nil, "", false
 		}
@@ -94,8 +109,10 @@ func recordHeader(s string) ([]T, string, bool) {
 }
 
 // validRecord reports whether s is a valid record payload: as many
-// scalar fields as types.
-func validRecord(s string) bool {
+// fields as types, a record field nested at most maxRecordDepth deep.
+func validRecord(s string) bool { return validRecordAt(s, 0) }
+
+func validRecordAt(s string, depth int) bool {
 	types, row, ok := recordHeader(s)
 	if !ok {
 		return false
@@ -105,9 +122,20 @@ func validRecord(s string) bool {
 		return false
 	}
 	b := row[k:]
-	for range n {
-		if len(b) == 0 || Family(b[0]) == FamRecord {
-			return false // checked before decoding: no recursion
+	for i := range n {
+		if len(b) == 0 {
+			return false
+		}
+		if Family(b[0]) == FamRecord { // checked before decoding, depth bounded
+			s, rest, err := readString(b[1:])
+			if err != nil || depth >= maxRecordDepth || types[i].Family != FamRecord || !validRecordAt(s, depth+1) {
+				return false
+			}
+			b = rest
+			continue
+		}
+		if types[i].Family == FamRecord && Family(b[0]) != FamUnknown {
+			return false // a record type's field holds a record or NULL
 		}
 		if Family(b[0]) == FamArray { // of scalars: validArrayOf does not recurse
 			s, rest, err := readString(b[1:])

@@ -83,6 +83,28 @@ func recordField(s string) (field *string, tail string, ok bool) {
 // given types: the text's fields (ParseRecordText) each read as a value
 // of its field's type (modifiers applied), an empty unquoted field NULL.
 func ParseRecord(s string, fields []T, loc *time.Location) (Datum, error) {
+	return ParseRecordWith(s, fields, nil, loc)
+}
+
+// FieldsOf returns the field types of the named composite type with
+// pg_type OID oid (ok false when there is none): the catalog's knowledge
+// that reading a nested composite field needs.
+type FieldsOf func(oid uint32) (fields []T, ok bool)
+
+// nestedFields returns the fields of a field of composite type t, or an
+// error when fieldsOf (which may be nil) does not know them.
+func nestedFields(t T, fieldsOf FieldsOf) ([]T, error) {
+	if fieldsOf != nil && t.Composite != 0 {
+		if f, ok := fieldsOf(t.Composite); ok {
+			return f, nil
+		}
+	}
+	return nil, Unsupported("input of anonymous composite types")
+}
+
+// ParseRecordWith is ParseRecord whose fields of composite types read
+// their own fields, found by fieldsOf.
+func ParseRecordWith(s string, fields []T, fieldsOf FieldsOf, loc *time.Location) (Datum, error) {
 	texts, perr := ParseRecordText(s, len(fields))
 	if perr != nil {
 		return Null, perr
@@ -92,7 +114,16 @@ func ParseRecord(s string, fields []T, loc *time.Location) (Datum, error) {
 		if f == nil {
 			continue
 		}
-		d, err := ParseText(*f, fields[i], loc)
+		var d Datum
+		var err error
+		if fields[i].Family == FamRecord {
+			var inner []T
+			if inner, err = nestedFields(fields[i], fieldsOf); err == nil {
+				d, err = ParseRecordWith(*f, inner, fieldsOf, loc)
+			}
+		} else {
+			d, err = ParseText(*f, fields[i], loc)
+		}
 		if err != nil {
 			return Null, err
 		}
@@ -105,6 +136,12 @@ func ParseRecord(s string, fields []T, loc *time.Location) (Datum, error) {
 // the given types: the field count, then per field its type OID (which
 // must be the field's) and its length-prefixed binary value (-1 NULL).
 func ParseRecordBinary(b []byte, fields []T) (Datum, error) {
+	return ParseRecordBinaryWith(b, fields, nil)
+}
+
+// ParseRecordBinaryWith is ParseRecordBinary whose fields of composite
+// types read their own fields, found by fieldsOf.
+func ParseRecordBinaryWith(b []byte, fields []T, fieldsOf FieldsOf) (Datum, error) {
 	if len(b) < 4 {
 		return Null, errBinary("insufficient data left in message")
 	}
@@ -128,7 +165,16 @@ func ParseRecordBinary(b []byte, fields []T) (Datum, error) {
 		if int(n) > len(b) {
 			return Null, errBinary("insufficient data left in message")
 		}
-		d, err := ParseBinary(b[:n], f)
+		var d Datum
+		var err error
+		if f.Family == FamRecord {
+			var inner []T
+			if inner, err = nestedFields(f, fieldsOf); err == nil {
+				d, err = ParseRecordBinaryWith(b[:n], inner, fieldsOf)
+			}
+		} else {
+			d, err = ParseBinary(b[:n], f)
+		}
 		if err != nil {
 			return Null, err
 		}

@@ -277,22 +277,32 @@ func (e *Engine) compositeParam(b []byte, format int16, t repr.T, loc *time.Loca
 		return repr.Null, repr.Unsupported("binary input of arrays of composite types")
 	}
 	e.mu.RLock()
-	_, fields, ok := e.cat.CompositeFields(t.Composite)
-	e.mu.RUnlock()
+	defer e.mu.RUnlock()
+	types, ok := e.cat.fieldTypes(t.Composite)
 	if !ok {
 		return repr.Null, repr.Errorf(repr.CodeUndefinedObject, "type with OID %d does not exist", t.Composite)
-	}
-	types := make([]repr.T, len(fields))
-	for i, f := range fields {
-		types[i] = f.T
 	}
 	switch {
 	case t.Family == repr.FamArray:
 		return repr.ParseCompositeArray(string(b), types, loc)
 	case format == 1:
-		return repr.ParseRecordBinary(b, types)
+		return repr.ParseRecordBinaryWith(b, types, e.cat.fieldTypes)
 	}
-	return repr.ParseRecord(string(b), types, loc)
+	return repr.ParseRecordWith(string(b), types, e.cat.fieldTypes, loc)
+}
+
+// fieldTypes returns the field types of the composite type with pg_type
+// OID oid (repr.FieldsOf).
+func (c *Catalog) fieldTypes(oid uint32) ([]repr.T, bool) {
+	o := c.compositeByOID(oid)
+	if o == nil {
+		return nil, false
+	}
+	types := make([]repr.T, len(o.Columns))
+	for i, col := range o.Columns {
+		types[i] = col.Type
+	}
+	return types, true
 }
 
 // listStrings returns the strings of a List node's items (a qualified

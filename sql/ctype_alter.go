@@ -141,8 +141,33 @@ func (e *Engine) addAttribute(o, nu *Object, cmd *pg.AlterTableCmd) error {
 	if columnIndex(nu.Columns, cols[0].Name) >= 0 {
 		return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cols[0].Name, o.Name)
 	}
+	if e.cat.typeContains(cols[0].Type, typeOID(o)) {
+		return repr.Errorf("42P16", "composite type %s cannot be made a member of itself", o.Name)
+	}
 	nu.Columns = append(nu.Columns, cols[0])
 	return nil
+}
+
+// typeContains reports whether values of type t hold values of the
+// composite type oid: t is it, or a composite type with a field that
+// contains it.
+func (c *Catalog) typeContains(t repr.T, oid uint32) bool {
+	if t.Composite == 0 {
+		return false
+	}
+	if t.Composite == oid {
+		return true
+	}
+	o := c.compositeByOID(t.Composite)
+	if o == nil {
+		return false
+	}
+	for _, col := range o.Columns {
+		if c.typeContains(col.Type, oid) {
+			return true
+		}
+	}
+	return false
 }
 
 // dropAttribute removes a field from nu (the altered copy of o),
@@ -175,7 +200,7 @@ func (e *Engine) typeInUse(o *Object, what string) (typeDeps, error) {
 	}
 	for _, t := range d.order {
 		if t.Kind != planner.RelTable {
-			return d, refuse(kindName(t.Kind) + " " + t.Name)
+			return d, refuse(depKind(t) + " " + t.Name)
 		}
 		if deps := e.dropSet(t)[1:]; len(deps) > 0 {
 			return d, refuse(fmt.Sprintf("%s %s (reading table %s)", kindName(deps[0].Kind), deps[0].Name, t.Name))

@@ -36,14 +36,14 @@ func (c *Catalog) typeDependents(o *Object) typeDeps {
 	oid := typeOID(o)
 	d := typeDeps{cols: map[*Object][]string{}}
 	for _, u := range c.objects() {
-		if u.Kind == relIndex || u.Kind == relType {
+		if u.Kind == relIndex || u == o {
 			continue
 		}
 		var cols []string
 		for _, col := range u.Columns {
 			if col.Type.Composite == oid {
 				cols = append(cols, col.Name)
-				d.lines = append(d.lines, fmt.Sprintf("column %s of %s %s depends on type %s", col.Name, kindName(u.Kind), u.Name, o.Name))
+				d.lines = append(d.lines, fmt.Sprintf("column %s of %s %s depends on type %s", col.Name, depKind(u), u.Name, o.Name))
 			}
 		}
 		isView := u.Kind == planner.RelView || u.Kind == planner.RelMaterializedView
@@ -58,6 +58,14 @@ func (c *Catalog) typeDependents(o *Object) typeDeps {
 		}
 	}
 	return d
+}
+
+// depKind names u's kind in a dependency line.
+func depKind(u *Object) string {
+	if u.Kind == relType {
+		return "composite type"
+	}
+	return kindName(u.Kind)
 }
 
 // dropTypeCheck refuses to drop a composite type something uses (2BP01
@@ -119,7 +127,7 @@ func (e *Engine) dropTypeDependents(s *Session, o *Object) error {
 // cannot drop the columns cols of t: gone are the objects the cascade
 // drops anyway.
 func (e *Engine) checkTypeColumnsDroppable(o, t *Object, cols []string, gone map[uint64]bool) error {
-	what := fmt.Sprintf("DROP TYPE %s CASCADE, which would drop column %s of %s %s,", o.Name, cols[0], kindName(t.Kind), t.Name)
+	what := fmt.Sprintf("DROP TYPE %s CASCADE, which would drop column %s of %s %s,", o.Name, cols[0], depKind(t), t.Name)
 	if t.Kind != planner.RelTable {
 		return repr.Unsupported("%s", what)
 	}
