@@ -131,6 +131,8 @@ type applyTx struct {
 	// without a budget, and while replaying): a view whose Step passes
 	// the budget fails the whole commit with 53200.
 	mem *memAccount
+	// ssi is the record a SERIALIZABLE block's commit leaves (ssi.go).
+	ssi *ssiTxn
 }
 
 func (a *applyTx) rollback() {
@@ -174,6 +176,9 @@ func (a *applyTx) commit() {
 	}
 	if a.e != nil {
 		a.e.noteModified(a.t, a.deltas)
+		if a.ssi != nil {
+			a.e.logSSI(a.ssi)
+		}
 	}
 	for _, mv := range a.stepped {
 		mv.df.Commit()
@@ -190,9 +195,6 @@ func (e *Engine) apply(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx)
 	sb := e.stateBatch()
 	if !e.ck.replaying {
 		if err := e.checkAtCommit(ws); err != nil {
-			return err
-		}
-		if err := e.checkSerializable(ws); err != nil {
 			return err
 		}
 		if err := e.checkLocks(ws); err != nil {
@@ -218,7 +220,12 @@ func (e *Engine) apply(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx)
 		}
 		deltas[id] = d
 	}
-	return e.propagate(deltas, t, b, tx)
+	if err := e.propagate(deltas, t, b, tx); err != nil {
+		return err
+	}
+	var err error
+	tx.ssi, err = e.checkSSI(ws.snap, tx.deltas)
+	return err
 }
 
 // propagate steps every materialized view whose sources changed or whose

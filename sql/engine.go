@@ -85,6 +85,9 @@ type Engine struct {
 	// (snapshot.go; modTime under mu).
 	snaps   snapshots
 	modTime map[uint64]repr.Time
+	// ssi records the committed SERIALIZABLE blocks concurrent with an
+	// open one (ssi.go; under mu).
+	ssi ssiLog
 	// rowLocks are the row locks open blocks hold (rowlocks.go).
 	rowLocks rowLockTable
 	// backfills are the CREATE MATERIALIZED VIEWs backfilling outside the

@@ -43,16 +43,13 @@ import (
 // write is not detected (the write is then the same as on the latest
 // state of that row).
 //
-// SERIALIZABLE is the simplest truthful rule, optimistic validation per
-// relation: a block records every relation it reads (reads); at COMMIT a
-// block with writes fails with 40001 if any of them changed after its
-// snapshot (Engine.modTime, the last logical time each collection
-// changed), checked under the engine lock in commit order. A committed
-// writer is thus equivalent to running alone at its commit time, and a
-// read-only block (which writes nothing and never fails) to running at
-// its snapshot's time: PostgreSQL's SERIALIZABLE READ ONLY DEFERRABLE.
-// The granularity is the relation, so unrelated rows of one table
-// conflict (PostgreSQL's SSI tracks pages and rows and aborts less).
+// SERIALIZABLE is serializable snapshot isolation (ssi.go): a block
+// records what it reads (reads: relations read whole; ranges: key ranges
+// read through an access path, serialrange.go), and a commit that would
+// complete a dangerous structure of rw-dependencies among concurrent
+// SERIALIZABLE blocks fails with 40001, checked under the engine lock in
+// commit order; other commits go through, even when a row the block read
+// changed since its snapshot.
 //
 // DDL. A block's first DDL statement takes the txGate (ddltxn.go), after
 // which nothing else commits until the block ends. If a relation the
@@ -76,8 +73,10 @@ import (
 
 // txSnapshot is a block's pinned snapshot.
 type txSnapshot struct {
-	// t is the logical time of the last commit it shows.
+	// t is the logical time of the last commit it shows, seq the last
+	// SERIALIZABLE commit's sequence number (ssi.go).
 	t            repr.Time
+	seq          uint64
 	serializable bool
 	pinned       time.Time
 
@@ -117,8 +116,10 @@ var (
 	errConcurrentUpdate = repr.Errorf(repr.CodeSerializationFailure, "could not serialize access due to concurrent update")
 	errReadWriteDep     = repr.Errorf(repr.CodeSerializationFailure,
 		"could not serialize access due to read/write dependencies among transactions").
-		WithDetail("Reason code: Canceled on commit attempt, a relation or key range the transaction read was changed by a concurrent commit.").
+		WithDetail("Reason code: Canceled on commit attempt, a relation the transaction read was rewritten after its snapshot.").
 		WithHint("The transaction might succeed if retried.")
+	errPivot          = errReadWriteDep.WithDetail("Reason code: Canceled on identification as a pivot, during commit attempt.")
+	errOutToPivot     = errReadWriteDep.WithDetail("Reason code: Canceled on conflict out to a committed pivot, during commit attempt.")
 	errSnapshotTooOld = repr.Errorf("72000", "snapshot too old").
 				WithDetail("The server's memory budget was exceeded and this transaction held the oldest snapshot.")
 )
@@ -154,7 +155,7 @@ func (e *Engine) pinSnapshot(serializable, current bool) *txSnapshot {
 	defer e.mu.RUnlock()
 	e.snaps.mu.Lock()
 	defer e.snaps.mu.Unlock()
-	sn.t = e.clock
+	sn.t, sn.seq = e.clock, e.ssi.seq
 	if e.snaps.open == nil {
 		e.snaps.open = map[*txSnapshot]bool{}
 	}
@@ -381,28 +382,6 @@ func (e *Engine) noteModified(t repr.Time, deltas map[uint64][]repr.Update) {
 			e.modTime[id] = t
 		}
 	}
-}
-
-// checkSerializable fails a SERIALIZABLE block's commit with 40001 when a
-// relation it read changed after its snapshot. The caller holds e.mu.
-func (e *Engine) checkSerializable(ws *writeSet) error {
-	sn := ws.snap
-	if sn == nil || !sn.serializable {
-		return nil
-	}
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
-	for id := range sn.reads {
-		if e.modTime[id] > sn.t {
-			return errReadWriteDep
-		}
-	}
-	for id, rs := range sn.ranges {
-		if !sn.reads[id] && e.modTime[id] > sn.t && !e.rangesUnchanged(sn, id, rs) {
-			return errReadWriteDep
-		}
-	}
-	return nil
 }
 
 // snapshotForDDL is called when the block of s runs a DDL statement,

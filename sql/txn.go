@@ -170,6 +170,8 @@ func (s *Session) endTx() error {
 	var err error
 	if ddl {
 		err = s.commitDDLBlock(ws)
+	} else if ws != nil && ws.empty() {
+		err = s.e.commitReadOnlySerializable(ws.snap)
 	} else {
 		err = s.e.commit(ws)
 	}

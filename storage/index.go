@@ -292,3 +292,23 @@ func (c *Collection) RestoreIndexes(s IndexSet) { c.indexes = slices.Clone(s.ixs
 
 // Same reports whether s and o hold the same indexes.
 func (s IndexSet) Same(o IndexSet) bool { return slices.Equal(s.ixs, o.ixs) }
+
+// EntryKey appends to dst the key row has in the access path index of c
+// (0: the collection's own key order, as ScanRange compares; else the
+// index entry key ScanIndex compares), and reports whether row has an
+// entry there (a partial index may hold none). It returns ErrNoIndex for
+// an unknown index.
+func (c *Collection) EntryKey(dst []byte, index uint64, row repr.Row) ([]byte, bool, error) {
+	if index == 0 {
+		return c.Key(dst, row), true, nil
+	}
+	ix := c.findIndex(index)
+	if ix == nil {
+		return dst, false, ErrNoIndex
+	}
+	dst, ok := ix.key(dst, row)
+	if !ok {
+		return dst, false, nil
+	}
+	return c.Key(dst, row), true, nil
+}
