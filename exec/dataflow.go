@@ -44,7 +44,9 @@ func (d *Dataflow) CountRows() { d.counts = make([]int64, len(d.ops)) }
 
 // RowCounts returns, per node, the sum of its output diffs over the Steps
 // since CountRows (the rows it produced, for a one-shot query; -1 for a
-// node inside a loop, not counted), or nil without CountRows.
+// node inside a loop, not counted), or nil without CountRows. A join
+// input read from a shared arrangement counts the rows its lookups found
+// (over every lookup: one per row of the other input).
 func (d *Dataflow) RowCounts() []int64 { return d.counts }
 
 // operator is one node of a running dataflow: a deterministic state
@@ -83,6 +85,10 @@ type stepCtx struct {
 	now int64
 	// arr serves shared arrangements (Input.Arrangements).
 	arr Arrangements
+	// counts are the dataflow's row counts (nil: not counting), to which
+	// an operator reading a node's rows from a shared arrangement adds
+	// them for that node.
+	counts []int64
 	// work counts rows handled since the Step began, so operators look
 	// at ctx.Interrupt once per pollEvery of them (interrupt.go).
 	work uint64
@@ -257,7 +263,7 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 	d.log.off = w == nil
 	_, d.log.ranges = w.(PrefixDeleter)
 	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks, now: in.Now, arr: in.Arrangements,
-		mem: ctx.Memory, memBase: d.slab.growth()}
+		counts: d.counts, mem: ctx.Memory, memBase: d.slab.growth()}
 	d.wm.begin()
 	for i := 0; i < len(d.ops); i++ {
 		op := d.ops[i]

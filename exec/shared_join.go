@@ -146,8 +146,11 @@ type sharedJoin struct {
 	side   int     // the shared side
 	index  uint64
 	shared *sharedReader
-	kbuf   []byte
-	ups    []repr.Update
+	// sharedIn is the shared input's node, whose row count (under
+	// CountRows) the lookups' rows add to.
+	sharedIn int
+	kbuf     []byte
+	ups      []repr.Update
 }
 
 // newSharedJoin builds the shared join of node i of p, whose Shared input
@@ -169,7 +172,7 @@ func newSharedJoin(p *dataflow.Plan, i int, in [][]repr.T) (operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sharedJoin{j: j, side: sh.Side, index: sh.Index, shared: r}, nil
+	return &sharedJoin{j: j, side: sh.Side, index: sh.Index, shared: r, sharedIn: n.Inputs[sh.Side]}, nil
 }
 
 func (o *sharedJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
@@ -245,6 +248,9 @@ func (o *sharedJoin) joinShared(s *stepCtx, u repr.Update, out []repr.Update) ([
 	for _, q := range ups {
 		if out, err = o.emit(s, u.Row, u.Diff, q.Row, q.Diff, out); err != nil {
 			return nil, err
+		}
+		if s.counts != nil {
+			s.counts[o.sharedIn] += q.Diff
 		}
 	}
 	clear(ups)

@@ -142,6 +142,19 @@ func hashJoin(pn *planNode, op dataflow.Join, conds, swapped []string) {
 	pn.total = pn.startup + outer.total + float64(outer.rows)*keys
 }
 
+// perLoop makes an analyzed inner Index Scan's actual rows, counted over
+// every lookup (exec's shared join), the rows per loop over loops outer
+// rows, rounded as PostgreSQL prints them (%.0f).
+func perLoop(inner *planNode, loops int64) {
+	if inner.actual < 0 || loops < 0 {
+		return
+	}
+	inner.loops = &loops
+	if loops > 0 {
+		inner.actual = int64(math.RoundToEven(float64(inner.actual) / float64(loops)))
+	}
+}
+
 // sharedSide turns join pn into a Nested Loop whose inner side (the one
 // read from shared arrangement sh, moved second) is an Index Scan using
 // that index with the join's key as its Index Cond.
@@ -166,6 +179,7 @@ func (b *planBuilder) sharedSide(pn *planNode, sh *dataflow.SharedArrangement, c
 		inner.startup, inner.total = indexScanCost(inner.base, inner.rows, inner.width, len(conds), max(outer.rows, 1))
 		pn.startup = outer.startup + inner.startup
 		pn.total = outer.total + float64(outer.rows)*inner.total
+		perLoop(inner, outer.actual)
 		return
 	}
 	pn.tail = append(pn.tail, planProp{"Join Cond", conjunction(conds)}, planProp{"Shared Arrangement", name})

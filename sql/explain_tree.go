@@ -37,8 +37,10 @@ type planNode struct {
 	// it searches; 0 for other nodes).
 	base int64
 	// actual is the rows the node produced under ANALYZE (-1: not
-	// measured).
+	// measured), per loop when loops is set: the times it ran (an inner
+	// Index Scan runs once per outer row; 0: never executed), else once.
 	actual int64
+	loops  *int64
 	// output is the node's output columns (VERBOSE).
 	output []string
 	// tail are the properties after the costs and Output ("Hash Cond",
@@ -116,13 +118,25 @@ func (n *planNode) estimates(o explainOpts) string {
 	if o.costs {
 		s = fmt.Sprintf("  (cost=%.2f..%.2f rows=%d width=%d)", n.startup, n.total, n.rows, n.width)
 	}
-	if o.analyze && n.actual >= 0 {
+	switch {
+	case !o.analyze || n.actual < 0:
+	case n.timesRun() == 0:
+		s += " (never executed)"
+	default:
 		if s == "" {
 			s = " "
 		}
-		s += fmt.Sprintf(" (actual rows=%d loops=1)", n.actual)
+		s += fmt.Sprintf(" (actual rows=%d loops=%d)", n.actual, n.timesRun())
 	}
 	return s
+}
+
+// timesRun is the number of times the node ran (see loops).
+func (n *planNode) timesRun() int64 {
+	if n.loops == nil {
+		return 1
+	}
+	return *n.loops
 }
 
 // props lists the node's properties in PostgreSQL's order for the
@@ -146,7 +160,7 @@ func (n *planNode) props(o explainOpts) []planProp {
 			planProp{"Plan Rows", n.rows}, planProp{"Plan Width", n.width})
 	}
 	if o.analyze && n.actual >= 0 {
-		out = append(out, planProp{"Actual Rows", n.actual}, planProp{"Actual Loops", 1})
+		out = append(out, planProp{"Actual Rows", n.actual}, planProp{"Actual Loops", n.timesRun()})
 	}
 	if o.verbose && n.output != nil {
 		out = append(out, planProp{"Output", n.output})
