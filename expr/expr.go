@@ -196,3 +196,7 @@ type Func struct {
 	// during resolution (ResolveTableFunc); nil for scalar functions.
 	table *TableFunc
 }
+
+// Polymorphic reports whether f is a polymorphic overload, whose Args and
+// Ret are then resolved per call rather than declared.
+func (f *Func) Polymorphic() bool { return f.poly != nil }

@@ -105,6 +105,10 @@ type Options struct {
 	TimeZone string
 	// Trace, when set, records what planning resolved (trace.go).
 	Trace *Trace
+	// Calls, when set, collects the function of every call planning
+	// resolves (in the views the statement reads too), folded or not,
+	// for the caller's EXECUTE checks.
+	Calls *[]*expr.Func
 	// ModifyingCTEs are the results of the statement's top-level
 	// data-modifying WITH queries (INSERT/UPDATE/DELETE ... RETURNING),
 	// which the statement layer runs first (modifying.go), or

@@ -232,6 +232,9 @@ func (b *builder) call(fn *expr.Func, args []expr.Expr, want []repr.T) (expr.Exp
 	if fn.Volatile && b.opts.MaterializedView && fn.Name != "proctime" && !nowFuncs[fn.Name] {
 		return nil, repr.Unsupported("calling %s() in a materialized view", fn.Name)
 	}
+	if b.opts.Calls != nil {
+		*b.opts.Calls = append(*b.opts.Calls, fn)
+	}
 	cast := make([]expr.Expr, len(args))
 	for i, a := range args {
 		e, err := b.coerce(a, want[i])

@@ -8,6 +8,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
@@ -348,7 +349,11 @@ func (e *Engine) checkObjectNeed(role string, n privNeed) error {
 	if len(acls.Funcs) == 0 {
 		return nil
 	}
-	for _, p := range procsCalled(n.fn, n.nargs) {
+	called := procsCalled(n.fn, n.nargs)
+	if p := procBySigText(n.sig); p != nil {
+		called = []*procInfo{p}
+	}
+	for _, p := range called {
 		if acls.Funcs[p.sig()] == nil {
 			continue
 		}
@@ -357,6 +362,52 @@ func (e *Engine) checkObjectNeed(role string, n privNeed) error {
 		}
 	}
 	return nil
+}
+
+// procBySigText is the built-in function with regprocedure text sig
+// (nil: none, or sig is empty).
+func procBySigText(sig string) *procInfo {
+	if sig == "" {
+		return nil
+	}
+	name, _, _ := strings.Cut(sig, "(")
+	for _, p := range procsNamed[name] {
+		if p.sig() == sig {
+			return p
+		}
+	}
+	return nil
+}
+
+// callNeeds replaces the EXECUTE needs that binding read off a
+// statement's AST (name and arity: it may refuse, never wrongly admit)
+// with those of the calls its planning resolved (planner.Options.Calls):
+// each overload by its signature, so revoking f(text) leaves f(integer)
+// callable, and the functions of the views it reads, which PostgreSQL
+// checks against the role that queries the view. A variadic function's
+// resolved arguments are not its pg_proc signature: it stays checked by
+// name and arity.
+func callNeeds(needs []privNeed, calls []*expr.Func) []privNeed {
+	out := slices.DeleteFunc(slices.Clone(needs), func(n privNeed) bool { return n.fn != "" })
+	seen := map[string]bool{}
+	for _, f := range calls {
+		if procsNamed[f.Name] == nil {
+			continue // an operator or a syntax form's function
+		}
+		n := privNeed{fn: f.Name, nargs: len(f.Args)}
+		if !expr.IsVariadic(f.Name) {
+			args := make([]uint32, len(f.Args))
+			for i, a := range f.Args {
+				args[i] = argOID(a, f.Polymorphic())
+			}
+			n.sig = f.Name + "(" + typeListNames(args) + ")"
+		}
+		if key := n.fn + "/" + n.sig + "/" + itoa(n.nargs); !seen[key] {
+			seen[key] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // procsCalled are the overloads a call of name with nargs arguments may

@@ -196,6 +196,7 @@ func (p *Portal) run(ctx context.Context) (err error) {
 	if takesSnapshot(p.st.stmt.AST) {
 		s.markQueried()
 	}
+	p.st.refreshCallNeeds()
 	if err := s.checkPrivileges(p.st.needs); err != nil {
 		return err
 	}

@@ -113,6 +113,12 @@ func (p *Portal) execExecute(ctx context.Context, es *pg.ExecuteStmt) error {
 	if err != nil {
 		return err
 	}
+	// The prepared statement's own needs, for the role executing it now
+	// (the EXECUTE statement names nothing itself).
+	st.refreshCallNeeds()
+	if err := s.checkPrivileges(st.needs); err != nil {
+		return err
+	}
 	inner := &Portal{st: st, params: vals, formats: p.formats}
 	if err := inner.dispatch(ctx, st.stmt.AST); err != nil {
 		return err

@@ -245,6 +245,9 @@ type privNeed struct {
 	fn    string
 	nargs int
 	typ   uint32
+	// sig, when set, is the overload of fn the planner resolved (its
+	// regprocedure text): only that one is checked.
+	sig string
 }
 
 // checkPrivileges checks a statement's recorded needs against the

@@ -8,6 +8,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
@@ -24,6 +25,9 @@ type Statement struct {
 	cols       []resultCol
 	// catVersion is the catalog version cols were described under.
 	catVersion uint64
+	// needsVersion is the catalog version a SELECT's EXECUTE needs were
+	// derived under (refreshCallNeeds).
+	needsVersion uint64
 	// plan is the cached generic plan of a SELECT (see plancache.go).
 	plan *cachedPlan
 	// dml is the plan describe made of a parameterless write, under
@@ -86,6 +90,27 @@ func (st *Statement) resultCols() []resultCol {
 	return st.cols
 }
 
+// refreshCallNeeds re-derives a described SELECT's EXECUTE needs from a
+// new planning when the catalog changed since they were (a view it reads
+// may have been replaced); a planning that fails leaves them, for the
+// execution to report its error.
+func (st *Statement) refreshCallNeeds() {
+	n := st.stmt.AST
+	if !st.described || n.GetSelectStmt() == nil {
+		return
+	}
+	v := st.s.e.catalogVersion()
+	if v == st.needsVersion {
+		return
+	}
+	var calls []*expr.Func
+	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone,
+		ModifyingCTEs: planner.DescribeModifyingCTEs(n), Calls: &calls}
+	if _, err := st.s.e.planQuery(n, opts); err == nil {
+		st.needs, st.needsVersion = callNeeds(st.needs, calls), v
+	}
+}
+
 // describe analyzes the statement for its parameter types and result
 // columns without executing it.
 func (st *Statement) describe() error {
@@ -106,9 +131,12 @@ func (st *Statement) describe() error {
 	switch {
 	case n.GetSelectStmt() != nil:
 		var q *planner.Query
+		var calls []*expr.Func
+		opts.Calls = &calls
 		q, err = st.s.e.planQuery(n, opts)
 		if err == nil {
 			st.cols, st.paramTypes = queryColumns(q.Columns), q.ParamTypes
+			st.needs, st.needsVersion = callNeeds(st.needs, calls), st.catVersion
 		}
 	case n.GetInsertStmt() != nil && len(n.GetInsertStmt().ReturningList) > 0,
 		n.GetUpdateStmt() != nil && len(n.GetUpdateStmt().ReturningList) > 0,
