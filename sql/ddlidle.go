@@ -66,12 +66,31 @@ func runsWhileIdle(st *parse.Stmt) bool {
 	return false
 }
 
-// enterGate enters the txGate for a statement of s (whileIdle: it may run
-// while another session's block with DDL is idle), swapping the session's
-// own block's DDL back in when it was swapped out.
+// enterGate enters the txGate to execute a statement of s (whileIdle: it
+// may run while another session's block with DDL is idle), swapping the
+// session's own block's DDL back in when it was swapped out. DDL in a
+// block queues to own the gate at once (beginDDL then finds it owned),
+// so blocks waiting for DDL get the gate in the order they asked.
 func (s *Session) enterGate(ctx context.Context, st *parse.Stmt) error {
+	return s.enterGateFor(ctx, st, false)
+}
+
+// enterGateToDescribe enters the txGate to parse or bind a statement of
+// s, which reads the catalog but changes nothing, so it may run while
+// another session's block with DDL is idle.
+func (s *Session) enterGateToDescribe(ctx context.Context, st *parse.Stmt) error {
+	return s.enterGateFor(ctx, st, true)
+}
+
+func (s *Session) enterGateFor(ctx context.Context, st *parse.Stmt, describe bool) error {
 	lctx, stop := s.lockContext(ctx)
-	wasIdle, err := s.e.gate.enterMode(lctx, s, runsWhileIdle(st))
+	if !describe && s.gateDepth == 0 && s.tx == txBlock && st.Ext == nil && changesCatalog(st.AST) {
+		if err := s.e.gate.own(lctx, s); err != nil {
+			stop()
+			return err
+		}
+	}
+	wasIdle, err := s.e.gate.enterMode(lctx, s, describe || runsWhileIdle(st))
 	stop()
 	if err != nil || !wasIdle {
 		return err

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -493,14 +494,21 @@ func changesCatalog(n *pg.Node) bool {
 // txGate orders statements against blocks with DDL: a statement holds a
 // shared slot while it runs; a session whose block runs DDL owns the gate
 // from that statement to the block's end, once every shared slot is
-// free, and meanwhile only the owner runs statements. A session waiting
-// to own it holds back new statements, so it is not starved. Nested
-// entries of one session (EXECUTE, cursors) share its slot.
+// free, and meanwhile only the owner runs statements. Sessions waiting
+// to own it queue in arrival order (PostgreSQL's lock queue) and hold
+// back new statements, so they are not starved. Nested entries of one
+// session (EXECUTE, cursors) share its slot.
+//
+// The gate is the only lock a statement waits for (row locks are never
+// waited on, rowlocks.go), and the owner waits only for statements
+// running without a wait of their own, so waits form no cycle: no
+// deadlock to detect (PostgreSQL's 40P01 cannot arise).
 type txGate struct {
-	mu      sync.Mutex
-	shared  int
-	owner   *Session
-	waiting int
+	mu     sync.Mutex
+	shared int
+	owner  *Session
+	// queue are the sessions waiting to own the gate, first come first.
+	queue []*Session
 	// idle: the owner is between statements and its DDL is swapped out
 	// (ddlidle.go), so other sessions' statements may take shared slots.
 	idle bool
@@ -566,7 +574,7 @@ func (g *txGate) enterMode(ctx context.Context, s *Session, whileIdle bool) (was
 			s.gateDepth = 1
 			return wasIdle, nil
 		}
-		if g.owner == nil && g.waiting == 0 || g.owner != nil && g.idle && whileIdle && s != nil {
+		if g.owner == nil && len(g.queue) == 0 || g.owner != nil && g.idle && whileIdle && s != nil {
 			g.shared++
 			g.mu.Unlock()
 			if s != nil {
@@ -575,10 +583,19 @@ func (g *txGate) enterMode(ctx context.Context, s *Session, whileIdle bool) (was
 			return false, nil
 		}
 		ch := g.waitLocked()
+		if s != nil {
+			s.lockWait.Store(true)
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			if s != nil {
+				s.lockWait.Store(false)
+			}
 			return false, canceled(ctx)
+		}
+		if s != nil {
+			s.lockWait.Store(false)
 		}
 	}
 }
@@ -636,7 +653,7 @@ func (g *txGate) pause(s *Session) bool {
 func (g *txGate) resume(ctx context.Context, s *Session, whileIdle bool) error {
 	for {
 		g.mu.Lock()
-		if g.owner == nil && g.waiting == 0 || g.owner != nil && g.idle && whileIdle {
+		if g.owner == nil && len(g.queue) == 0 || g.owner != nil && g.idle && whileIdle {
 			g.shared++
 			s.gateShared = true
 			g.mu.Unlock()
@@ -677,21 +694,24 @@ func (g *txGate) own(ctx context.Context, s *Session) error {
 		s.gateShared = false
 		g.shared--
 	}
-	g.waiting++
-	for g.owner != nil || g.shared > 0 {
+	g.queue = append(g.queue, s)
+	for g.owner != nil || g.shared > 0 || g.queue[0] != s {
 		ch := g.waitLocked()
+		s.lockWait.Store(true)
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			s.lockWait.Store(false)
 			g.mu.Lock()
-			g.waiting--
+			g.queue = slices.DeleteFunc(g.queue, func(q *Session) bool { return q == s })
 			g.signalLocked()
 			g.mu.Unlock()
 			return canceled(ctx)
 		}
+		s.lockWait.Store(false)
 		g.mu.Lock()
 	}
-	g.waiting--
+	g.queue = g.queue[1:]
 	g.owner = s
 	g.mu.Unlock()
 	return nil

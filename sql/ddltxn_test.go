@@ -55,7 +55,52 @@ func TestTxGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.leave(b)
-	if g.shared != 0 || g.owner != nil || g.waiting != 0 {
-		t.Fatalf("gate not back to rest: %d shared, owner %v, %d waiting", g.shared, g.owner, g.waiting)
+	if g.shared != 0 || g.owner != nil || len(g.queue) != 0 {
+		t.Fatalf("gate not back to rest: %d shared, owner %v, %d waiting", g.shared, g.owner, len(g.queue))
+	}
+}
+
+// TestTxGateQueue: sessions waiting to own the gate get it in arrival
+// order, whichever wakes first; one whose wait is cancelled leaves the
+// queue without holding back the ones behind it.
+func TestTxGateQueue(t *testing.T) {
+	var g txGate
+	ctx := context.Background()
+	a := &Session{}
+	if err := g.own(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	waiters := make([]*Session, 6)
+	owned := make(chan *Session, len(waiters))
+	cctx, cancel := context.WithCancel(ctx)
+	for i := range waiters {
+		s := &Session{}
+		waiters[i] = s
+		wctx := ctx
+		if i == 2 {
+			wctx = cctx
+		}
+		go func() {
+			if g.own(wctx, s) == nil {
+				owned <- s
+			}
+		}()
+		for !s.lockWait.Load() { // queued
+			time.Sleep(time.Millisecond)
+		}
+	}
+	cancel()
+	for func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.queue) != len(waiters)-1 }() {
+		time.Sleep(time.Millisecond)
+	}
+	g.release(a)
+	for i, want := range waiters {
+		if i == 2 {
+			continue
+		}
+		if got := <-owned; got != want {
+			t.Fatalf("owner %p, want waiter %d (%p)", got, i, want)
+		}
+		g.release(want)
 	}
 }

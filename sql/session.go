@@ -95,6 +95,9 @@ type Session struct {
 	// (ddltxn.go).
 	gateDepth  int
 	gateShared bool
+	// lockWait is set while the session waits in the txGate, which
+	// pg_stat_activity shows as a wait for a lock.
+	lockWait atomic.Bool
 }
 
 // NewSession starts a session with the client's startup parameters.
@@ -177,7 +180,9 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 	if len(out) != 1 {
 		return out, nil
 	}
-	if err := s.enterGate(ctx, &out[0].stmt); err != nil {
+	ctx, stop := s.statementContext(ctx) // a Parse is bounded too, as in PostgreSQL
+	defer stop()
+	if err := s.enterGateToDescribe(ctx, &out[0].stmt); err != nil {
 		return nil, err
 	}
 	defer s.leaveGate()

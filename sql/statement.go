@@ -257,7 +257,9 @@ func (st *Statement) Bind(ctx context.Context, params [][]byte, paramFormats []i
 	if st.s.tx == txFailed && !isTxEnd(st.stmt.AST) {
 		return nil, errInFailedTx
 	}
-	if err := st.s.enterGate(ctx, &st.stmt); err != nil {
+	ctx, stop := st.s.statementContext(ctx) // as a Parse
+	defer stop()
+	if err := st.s.enterGateToDescribe(ctx, &st.stmt); err != nil {
 		return nil, err
 	}
 	defer st.s.leaveGate()

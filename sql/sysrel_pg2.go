@@ -511,6 +511,9 @@ func rowsStatActivity(s *sysSnap) []repr.Row {
 		for _, c := range []string{"leader_pid", "client_hostname", "wait_event_type", "wait_event", "backend_xid", "backend_xmin", "query_id"} {
 			vals[c] = repr.Null
 		}
+		if sess.lockWait.Load() { // waiting in the txGate, as for a relation lock
+			vals["wait_event_type"], vals["wait_event"] = repr.NewText("Lock"), repr.NewText("relation")
+		}
 		out = append(out, r.row(vals))
 	}
 	return out

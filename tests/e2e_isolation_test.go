@@ -39,6 +39,7 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"RangeWriteSkew", isoRangeWriteSkew},
 		{"CatalogSnapshot", isoCatalogSnapshot},
 		{"LockTimeout", isoLockTimeout},
+		{"DDLQueue", isoDDLQueue},
 		{"ReadOnlyStable", isoReadOnlyStable},
 		{"OwnWrites", isoOwnWrites},
 		{"LockChangedRow", isoLockChangedRow},
@@ -348,6 +349,46 @@ func isoLockTimeout(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
 	expectState(t, ctx, b, "DROP TABLE lt", "55P03")
 	mustExec(t, ctx, a, "ROLLBACK")
 	mustExec(t, ctx, b, "DROP TABLE lt", "RESET lock_timeout")
+}
+
+// isoDDLQueue: DDL waiting for another session's open block with DDL
+// shows as waiting for a lock in pg_stat_activity, gives up at
+// statement_timeout with 57014, and the waiters run in arrival order,
+// each once the block before it ends.
+func isoDDLQueue(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	dsn := a.Config().ConnString()
+	c, d := connect(t, ctx, dsn), connect(t, ctx, dsn)
+	mustExec(t, ctx, a, "CREATE TABLE lq (x int)", "BEGIN", "ALTER TABLE lq ADD COLUMN a1 int")
+	mustExec(t, ctx, d, "SET statement_timeout = '200ms'")
+	expectState(t, ctx, d, "ALTER TABLE lq ADD COLUMN d1 int", "57014")
+	mustExec(t, ctx, d, "RESET statement_timeout")
+	waitFor := func(conn *pgx.Conn, col string) chan error {
+		pid := queryText(t, ctx, conn, "SELECT pg_backend_pid()")
+		done := make(chan error, 1)
+		mustExec(t, ctx, conn, "BEGIN")
+		go func() { _, err := conn.Exec(ctx, "ALTER TABLE lq ADD COLUMN "+col+" int"); done <- err }()
+		for queryText(t, ctx, d, "SELECT count(*) FROM pg_stat_activity WHERE pid = "+pid+" AND wait_event_type = 'Lock'") != "1" {
+			time.Sleep(10 * time.Millisecond)
+		}
+		return done
+	}
+	bDone := waitFor(b, "b1")
+	cDone := waitFor(c, "c1")
+	mustExec(t, ctx, a, "COMMIT")
+	if err := <-bDone; err != nil {
+		t.Fatalf("b's ALTER: %v", err)
+	}
+	select {
+	case err := <-cDone:
+		t.Fatalf("c's ALTER ran (%v) while b's block holds the table", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	mustExec(t, ctx, b, "COMMIT")
+	if err := <-cDone; err != nil {
+		t.Fatalf("c's ALTER: %v", err)
+	}
+	mustExec(t, ctx, c, "COMMIT")
+	expectText(t, ctx, d, "SELECT column_name FROM information_schema.columns WHERE table_name = 'lq' ORDER BY ordinal_position", "x,a1,b1,c1")
 }
 
 // isoReadOnlyStable: a read-only block's answers stay the same while
