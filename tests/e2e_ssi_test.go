@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -213,4 +214,86 @@ func interleavings(sessions [][]ssiStep) [][]string {
 	}
 	rec(nil)
 	return out
+}
+
+// TestSSIOnCall runs PostgreSQL's classic write-skew constraint under
+// concurrency: several SERIALIZABLE sessions each take a doctor off call
+// when at least two of a shift are on call, retrying on 40001; whatever
+// commits, every shift keeps a doctor on call (snapshot isolation alone
+// lets two sessions take the last two off). TestSSIOnCallPostgres runs it
+// on PostgreSQL.
+func TestSSIOnCall(t *testing.T) { runSSIOnCall(t, harness.StartTarget(t)) }
+
+// TestSSIOnCallPostgres runs TestSSIOnCall against PostgreSQL.
+func TestSSIOnCallPostgres(t *testing.T) { runSSIOnCall(t, harness.StartPostgres(t)) }
+
+func runSSIOnCall(t *testing.T, s *harness.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dsn := s.NewDatabase(t)
+	ctl := connect(t, ctx, dsn)
+	const shifts, doctors, sessions, rounds = 3, 4, 4, 6
+	mustExec(t, ctx, ctl, "CREATE TABLE doctors (shift int, name int, on_call bool, PRIMARY KEY (shift, name))")
+	conns := make([]*pgx.Conn, sessions)
+	for i := range conns {
+		conns[i] = connect(t, ctx, dsn)
+	}
+	for round := range rounds {
+		mustExec(t, ctx, ctl, "DELETE FROM doctors",
+			"INSERT INTO doctors SELECT s, n, true FROM generate_series(1, 3) s, generate_series(1, 4) n")
+		errs := make(chan error, sessions)
+		for i, c := range conns {
+			go func() { errs <- offCall(ctx, c, (i+round)%shifts+1, i%doctors+1) }()
+		}
+		for range conns {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for sh := 1; sh <= shifts; sh++ {
+			n := queryText(t, ctx, ctl, "SELECT count(*) FROM doctors WHERE on_call AND shift = "+strconv.Itoa(sh))
+			if n == "0" {
+				t.Fatalf("round %d: shift %d has no doctor on call", round, sh)
+			}
+		}
+	}
+}
+
+// offCall takes doctors of shift off call, one at a time starting with
+// name, while at least two are on call, each in a SERIALIZABLE block
+// retried on 40001.
+func offCall(ctx context.Context, c *pgx.Conn, shift, name int) error {
+	for name := name; ; name = name%4 + 1 {
+		done, err := offCallOnce(ctx, c, shift, name)
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "40001" {
+			_, _ = c.Exec(ctx, "ROLLBACK")
+			continue
+		}
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// offCallOnce runs one block; done reports that fewer than two were on
+// call.
+func offCallOnce(ctx context.Context, c *pgx.Conn, shift, name int) (done bool, err error) {
+	sh := strconv.Itoa(shift)
+	if _, err := c.Exec(ctx, "BEGIN ISOLATION LEVEL SERIALIZABLE"); err != nil {
+		return false, err
+	}
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM doctors WHERE on_call AND shift = "+sh).Scan(&n); err != nil {
+		return false, err
+	}
+	if n < 2 {
+		_, err := c.Exec(ctx, "COMMIT")
+		return true, err
+	}
+	if _, err := c.Exec(ctx, "UPDATE doctors SET on_call = false WHERE shift = "+sh+" AND name = "+strconv.Itoa(name)); err != nil {
+		return false, err
+	}
+	_, err = c.Exec(ctx, "COMMIT")
+	return false, err
 }
