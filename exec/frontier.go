@@ -81,7 +81,7 @@ func (d *Dataflow) wrapWindowed(i int) error {
 			}
 		}
 		if len(w.cols) > 0 {
-			w.idx = make([]closeIndex[*group], len(w.cols))
+			w.idx = make([]closeIndex[string], len(w.cols))
 			d.ops[i] = w
 			return nil
 		}

@@ -44,7 +44,10 @@ type spillRun struct {
 	memPend, spPend   opBatch
 	live              map[repr.CollectionID][]repr.Update
 	// appendOnly makes every batch insert only (append-only plans).
-	appendOnly       bool
+	appendOnly bool
+	// win draws the input of plans with watermarks (their rows and
+	// watermarks: windowRun.randomInput); nil for the others.
+	win              *windowRun
 	spilled          bool
 	loads, evictions int64
 }
@@ -118,6 +121,9 @@ func runSpilled(text string, rng *rand.Rand, appendOnly bool) (*spillRun, error)
 	if r.sp, err = Build(p); err != nil {
 		return nil, err
 	}
+	if strings.Contains(text, "watermark=") {
+		r.win = &windowRun{d: r.mem, wm: map[repr.CollectionID]int64{}, inputs: map[repr.CollectionID][]repr.Update{}}
+	}
 	cache := []int64{0, 300, 3000}[rng.IntN(3)]
 	for step := uint64(1); step <= 60; step++ {
 		if err := r.step(rng, step); err != nil {
@@ -137,13 +143,14 @@ func runSpilled(text string, rng *rand.Rand, appendOnly bool) (*spillRun, error)
 // step feeds both dataflows one random batch and compares their outputs;
 // one Step in six is rolled back.
 func (r *spillRun) step(rng *rand.Rand, t uint64) error {
-	batch := r.batch(rng, t)
+	in := r.input(rng, t)
+	batch := in.Updates
 	var memW, spW opBatch
-	memOut, err := r.mem.Step(nil, t, batch, &memW)
+	memOut, err := r.mem.StepInput(nil, t, in, &memW)
 	if err != nil {
 		return err
 	}
-	spOut, err := r.sp.Step(nil, t, batch, &spW)
+	spOut, err := r.sp.StepInput(nil, t, in, &spW)
 	if err != nil {
 		return err
 	}
@@ -166,7 +173,22 @@ func (r *spillRun) step(rng *rand.Rand, t uint64) error {
 		}
 		r.live[c] = Consolidate(r.live[c])
 	}
+	if r.win != nil {
+		r.win.committed(in)
+	}
 	return nil
+}
+
+// input draws the next Step's input: a random batch, or for windowed
+// plans rows at or above the watermarks and advanced watermarks (past
+// every window at the last step).
+func (r *spillRun) input(rng *rand.Rand, t uint64) Input {
+	if r.win == nil {
+		return Input{Updates: r.batch(rng, t)}
+	}
+	in := r.win.randomInput(rng, t, t == 60)
+	r.win.dropNegative(in)
+	return in
 }
 
 // checkpoint writes both pending batches to their stores, compares the

@@ -81,6 +81,7 @@ func instantiate(tmpl string, rng *rand.Rand) string {
 		"%d", []string{"", " DESC", " NULLS FIRST", " DESC NULLS LAST"}[rng.IntN(4)],
 		"%l", fmt.Sprint(rng.IntN(4)),
 		"%o", fmt.Sprint(rng.IntN(3)),
+		"%e", []string{"", " emit=close"}[rng.IntN(2)],
 	)
 	return r.Replace(tmpl)
 }

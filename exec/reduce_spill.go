@@ -15,8 +15,8 @@ import (
 // of each. add makes a group resident before it looks the group up, so
 // the rest of the Reduce runs unchanged over resident groups; a group a
 // Step frees stays resident (as absent) until the checkpoint deletes it
-// from the store. A global Reduce (one group) never spills, nor does a
-// windowReduce, which closes windows by scanning every group.
+// from the store. A global Reduce (one group) never spills; a
+// windowReduce spills with its close index resident (window_spill.go).
 
 // entryBytes estimates a multiset entry's fixed heap bytes: the entry,
 // its pointer in a slice or map and the map's overhead.
@@ -28,9 +28,10 @@ func entryCost(n int) int64 { return entryBytes + 2*int64(n) }
 
 // The spiller methods of Reduces (spill.go).
 
-// spillable reports whether o's kind of Reduce spills: not global, not
-// emitting on close.
-func (o *reduceOp) spillable() bool { return !o.global && !o.spec.EmitOnClose }
+// spillable reports whether o's kind of Reduce spills: not global (an
+// EmitOnClose Reduce is a windowReduce, whose close index spills along:
+// window_spill.go).
+func (o *reduceOp) spillable() bool { return !o.global }
 
 // spillSize estimates o's groups with their multisets, sampling up to
 // sizeSample groups, and reports whether o can spill now.

@@ -8,9 +8,9 @@ import (
 // Operator state larger than memory. Plain joins (joinOp, not the window,
 // interval or delta forms), shared joins' private sides (join_spill.go),
 // append-only joins (append_spill.go), Reduces and TopKs (reduce_spill.go,
-// topk_spill.go: keyed, not closing windows) can spill their state to the
-// store; the keyed ones share their bookkeeping of resident keys
-// (spill_keys.go).
+// topk_spill.go: keyed; those closing windows keep their close index
+// resident, window_spill.go) can spill their state to the store; the
+// keyed ones share their bookkeeping of resident keys (spill_keys.go).
 // The caller, which owns the store and the memory budget, picks which (SpillCandidates, SpillNode),
 // tells every dataflow when a checkpoint has made the store equal to its
 // state (Flushed), and restores a dataflow within a bound of memory
@@ -60,10 +60,11 @@ type spiller interface {
 // The operators are listed, not found by interface: the window and
 // interval joins embed a joinOp, and so its spiller methods, but their
 // close indexes point into its arrangements, which a spill would drop; a
-// windowReduce or windowTopK embeds a Reduce or TopK but closes windows
-// by scanning or indexing every group.
+// windowReduce or windowTopK indexes its groups by key (window_spill.go).
 func spillerOf(op operator) spiller {
 	switch o := op.(type) {
+	case *windowReduce, *windowTopK:
+		return o.(spiller)
 	case *joinOp:
 		return o
 	case *sharedJoin:

@@ -8,9 +8,9 @@ import "unsafe"
 // holds it. A group's rows are logged under {0x01} group-key, so loading
 // a group is one prefix scan; group makes a group resident before it
 // looks the group up, so the rest of the TopK runs unchanged over
-// resident groups. A TopK without a key (one group), one whose state was
-// logged by row key alone, and a windowTopK (which closes partitions
-// from an index of every group) do not spill.
+// resident groups. A TopK without a key (one group) and one whose state
+// was logged by row key alone do not spill; a windowTopK spills with its
+// close index resident (window_spill.go).
 
 // krowBytes estimates a kept row's fixed heap bytes: the krow and its
 // pointer in the group's rows.

@@ -3,6 +3,7 @@ package exec
 import (
 	"container/heap"
 	"slices"
+	"strings"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -99,8 +100,11 @@ func (h *int64Heap) Pop() any {
 type windowReduce struct {
 	*reduceOp
 	pos, cols []int
-	idx       []closeIndex[*group]
-	keyRow    repr.Row // scratch of index
+	// idx files the groups by key encoding: in memory the key shares its
+	// group's encoding, once spilled it is a copy (window_spill.go).
+	idx    []closeIndex[string]
+	keyRow repr.Row // scratch of index
+	cbuf   []byte   // scratch of closeKey
 }
 
 func (w *windowReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
@@ -118,14 +122,29 @@ func (w *windowReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 	}
 	for i, c := range w.cols {
 		if wm := s.inWM[0][c]; wm != NoWatermark {
-			w.idx[i].popBelow(wm, func(g *group) {
-				if g.in && err == nil {
-					out, err = w.close(s, g, out)
+			w.idx[i].popBelow(wm, func(k string) {
+				if err == nil {
+					out, err = w.closeKey(s, k, out)
 				}
 			})
 		}
 	}
 	return out, err
+}
+
+// closeKey closes the group of key encoding k, if it is live, making it
+// resident first in a spilled Reduce.
+func (w *windowReduce) closeKey(s *stepCtx, k string, out []repr.Update) ([]repr.Update, error) {
+	if w.sp != nil {
+		w.cbuf = append(w.cbuf[:0], k...)
+		if err := w.sp.use(w.reduceOp, w.cbuf, true); err != nil {
+			return out, err
+		}
+	}
+	if g := w.groups[k]; g != nil && g.in {
+		return w.close(s, g, out)
+	}
+	return out, nil
 }
 
 // index files g under its values in the watermarked key columns.
@@ -134,9 +153,24 @@ func (w *windowReduce) index(g *group) {
 	if err := repr.DecodeDatums(w.keyRow, g.enc[g.klen:], nil); err != nil {
 		return
 	}
+	w.indexKey(g.key(), w.keyRow)
+}
+
+// indexKey files the group of key encoding k and key columns key under
+// its values in the watermarked key columns; a spilled Reduce files a
+// copy of k, so that the index does not pin an evicted group.
+func (w *windowReduce) indexKey(k string, key repr.Row) {
+	if w.sp != nil {
+		k = strings.Clone(k)
+	}
+	w.file(k, key)
+}
+
+// file files k under key's values in the watermarked key columns.
+func (w *windowReduce) file(k string, key repr.Row) {
 	for i, p := range w.pos {
-		if v, ok := wmValue(w.keyRow[p]); ok {
-			w.idx[i].add(v, g)
+		if v, ok := wmValue(key[p]); ok {
+			w.idx[i].add(v, k)
 		}
 	}
 }
@@ -177,10 +211,14 @@ func (w *windowReduce) rollback() {
 }
 
 // restored indexes every restored group (an EmitOnClose group has emitted
-// nothing yet).
+// nothing yet); a Reduce spilled while restoring indexes the groups of
+// the store.
 func (w *windowReduce) restored() error {
 	if err := w.reduceOp.restored(); err != nil {
 		return err
+	}
+	if w.sp != nil {
+		return w.indexStored()
 	}
 	for _, g := range w.groups {
 		w.index(g)

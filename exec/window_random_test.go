@@ -166,12 +166,7 @@ func (r *windowRun) randomInput(rng *rand.Rand, ts uint64, final bool) Input {
 // step runs one Step and either rolls it back or commits it and checks
 // the accumulated output.
 func (r *windowRun) step(ts uint64, in Input, rollback bool) error {
-	// A delete drawn twice for the same live row would make it negative.
-	for c, us := range in.Updates {
-		if !nonNegative(append(slices.Clone(r.inputs[c]), us...)) {
-			delete(in.Updates, c)
-		}
-	}
+	r.dropNegative(in)
 	var b opBatch
 	out, err := r.d.StepInput(&expr.Ctx{}, ts, in, &b)
 	if err != nil {
@@ -183,17 +178,32 @@ func (r *windowRun) step(ts uint64, in Input, rollback bool) error {
 	}
 	r.d.Commit()
 	b.apply(r.store)
+	r.committed(in)
+	if late := r.d.Late(); sum(late) != 0 {
+		return fmt.Errorf("no late data was sent, but Late() = %v", late)
+	}
+	r.output = retime(Consolidate(append(r.output, out...)))
+	return r.check()
+}
+
+// dropNegative drops from in a source's updates that would make a row's
+// multiplicity negative (a delete drawn twice for the same live row).
+func (r *windowRun) dropNegative(in Input) {
+	for c, us := range in.Updates {
+		if !nonNegative(append(slices.Clone(r.inputs[c]), us...)) {
+			delete(in.Updates, c)
+		}
+	}
+}
+
+// committed adds a committed Step's input to r's inputs and watermarks.
+func (r *windowRun) committed(in Input) {
 	for c, us := range in.Updates {
 		r.inputs[c] = retime(Consolidate(append(r.inputs[c], us...)))
 	}
 	for c, w := range in.Watermarks {
 		r.wm[c] = max(r.wm[c], w)
 	}
-	if late := r.d.Late(); sum(late) != 0 {
-		return fmt.Errorf("no late data was sent, but Late() = %v", late)
-	}
-	r.output = retime(Consolidate(append(r.output, out...)))
-	return r.check()
 }
 
 func sum(m map[repr.CollectionID]int64) int64 {

@@ -16,13 +16,16 @@ import "github.com/eddydb/eddy/repr"
 type windowTopK struct {
 	*topkOp
 	cols []int
-	idx  []closeIndex[*kgroup]
+	// idx files the partitions by group key (so that a spilled TopK's
+	// index does not pin evicted partitions: window_spill.go).
+	idx  []closeIndex[string]
+	cbuf []byte // scratch of closeKey
 }
 
 // newWindowTopK wraps o, closing partitions on any of the input columns
 // cols.
 func newWindowTopK(o *topkOp, cols []int) *windowTopK {
-	return &windowTopK{topkOp: o, cols: cols, idx: make([]closeIndex[*kgroup], len(cols))}
+	return &windowTopK{topkOp: o, cols: cols, idx: make([]closeIndex[string], len(cols))}
 }
 
 func (w *windowTopK) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
@@ -37,14 +40,29 @@ func (w *windowTopK) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 	}
 	for i, c := range w.cols {
 		if wm := s.inWM[0][c]; wm != NoWatermark {
-			w.idx[i].popBelow(wm, func(g *kgroup) {
-				if len(g.rows) > 0 && w.groups[string(w.groupKey(g))] == g {
-					w.close(s, g)
+			w.idx[i].popBelow(wm, func(k string) {
+				if err == nil {
+					err = w.closeKey(s, k)
 				}
 			})
 		}
 	}
-	return out, nil
+	return out, err
+}
+
+// closeKey closes the partition of group key k, if it has rows, making it
+// resident first in a spilled TopK.
+func (w *windowTopK) closeKey(s *stepCtx, k string) error {
+	if w.sp != nil {
+		w.cbuf = append(w.cbuf[:0], k...)
+		if err := w.sp.use(w.topkOp, w.cbuf, true); err != nil {
+			return err
+		}
+	}
+	if g := w.groups[k]; g != nil && len(g.rows) > 0 {
+		w.close(s, g)
+	}
+	return nil
 }
 
 // index files g under its values in the watermarked columns (all rows of
@@ -53,10 +71,15 @@ func (w *windowTopK) index(g *kgroup) {
 	if len(g.rows) == 0 {
 		return
 	}
-	row := w.row(g.rows[0])
+	k := string(w.groupKey(g))
+	w.indexRow(k, w.row(g.rows[0]))
+}
+
+// indexRow files the partition of group key k, one of whose rows is row.
+func (w *windowTopK) indexRow(k string, row repr.Row) {
 	for i, c := range w.cols {
 		if v, ok := wmValue(row[c]); ok {
-			w.idx[i].add(v, g)
+			w.idx[i].add(v, k)
 		}
 	}
 }
@@ -86,10 +109,14 @@ func (w *windowTopK) rollback() {
 	}
 }
 
-// restored indexes every restored partition.
+// restored indexes every restored partition; a TopK spilled while
+// restoring indexes the partitions of the store.
 func (w *windowTopK) restored() error {
 	if err := w.topkOp.restored(); err != nil {
 		return err
+	}
+	if w.sp != nil {
+		return w.indexStored()
 	}
 	for _, g := range w.groups {
 		w.index(g)
