@@ -73,7 +73,11 @@ var randomPlans = []string{
 %2 = Reduce key=[#5, #0] aggs=[count(*), sum(#2), avg(#2), sum(#3), avg(#3), count(#2), sum(#1), avg(#1), bool_and(#4), max(#2)] <- %1`,
 }
 
-// instantiate fills in a plan template's parameters.
+// instantiate fills in a plan template's parameters: %a a small
+// constant, %j a join kind, %d a sort direction, %l a limit, %o an
+// offset, %e emission on window close or not, %n a positive constant, %k
+// an offset (possibly negative), %f and %g frames and %F a frame that may
+// have RANGE offsets (randomFrame).
 func instantiate(tmpl string, rng *rand.Rand) string {
 	r := strings.NewReplacer(
 		"%a", fmt.Sprint(rng.IntN(7)-3),
@@ -82,8 +86,16 @@ func instantiate(tmpl string, rng *rand.Rand) string {
 		"%l", fmt.Sprint(rng.IntN(4)),
 		"%o", fmt.Sprint(rng.IntN(3)),
 		"%e", []string{"", " emit=close"}[rng.IntN(2)],
+		"%n", fmt.Sprint(1+rng.IntN(3)),
+		"%k", fmt.Sprint(rng.IntN(5)-1),
 	)
-	return r.Replace(tmpl)
+	text := r.Replace(tmpl)
+	for strings.Contains(text, "%f") || strings.Contains(text, "%g") || strings.Contains(text, "%F") {
+		text = strings.Replace(text, "%f", randomFrame(rng, false), 1)
+		text = strings.Replace(text, "%g", randomFrame(rng, false), 1)
+		text = strings.Replace(text, "%F", randomFrame(rng, true), 1)
+	}
+	return text
 }
 
 // bool_or over an expression is not a plan form; the global template uses

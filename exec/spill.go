@@ -9,8 +9,9 @@ import (
 // interval or delta forms), shared joins' private sides (join_spill.go),
 // append-only joins (append_spill.go), Reduces and TopKs (reduce_spill.go,
 // topk_spill.go: keyed; those closing windows keep their close index
-// resident, window_spill.go) can spill their state to the store; the
-// keyed ones share their bookkeeping of resident keys (spill_keys.go).
+// resident, window_spill.go) and Windows (winfunc_spill.go: partitioned)
+// can spill their state to the store; the keyed ones share their
+// bookkeeping of resident keys (spill_keys.go).
 // The caller, which owns the store and the memory budget, picks which (SpillCandidates, SpillNode),
 // tells every dataflow when a checkpoint has made the store equal to its
 // state (Flushed), and restores a dataflow within a bound of memory
@@ -30,7 +31,8 @@ type StateCandidate struct {
 
 // A spiller is an operator whose state can live in the store: plain and
 // shared joins (join_spill.go), append-only joins (append_spill.go),
-// Reduces (reduce_spill.go) and TopKs (topk_spill.go).
+// Reduces (reduce_spill.go), TopKs (topk_spill.go) and Windows
+// (winfunc_spill.go).
 // Each keeps, once spilled, the keys it touched since the last checkpoint
 // and a cache of clean keys; the store holds the rest.
 type spiller interface {
@@ -63,7 +65,7 @@ type spiller interface {
 // windowReduce or windowTopK indexes its groups by key (window_spill.go).
 func spillerOf(op operator) spiller {
 	switch o := op.(type) {
-	case *windowReduce, *windowTopK:
+	case *windowReduce, *windowTopK, *windowOp:
 		return o.(spiller)
 	case *joinOp:
 		return o

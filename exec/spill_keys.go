@@ -147,6 +147,18 @@ func (rs *residency) trim(o keyStore) {
 // the store under it, handing fn each key relative to the node.
 func (rs *residency) scanKey(tag byte, key []byte, fn func(rel, value []byte) error) error {
 	rs.sbuf = append(append(append(rs.sbuf[:0], rs.prefix...), tag), key...)
+	return rs.scanBuf(fn)
+}
+
+// scanPrefix is scanKey for state logged without a tag.
+func (rs *residency) scanPrefix(key []byte, fn func(rel, value []byte) error) error {
+	rs.sbuf = append(append(rs.sbuf[:0], rs.prefix...), key...)
+	return rs.scanBuf(fn)
+}
+
+// scanBuf scans the store under rs.sbuf, handing fn each key relative to
+// the node.
+func (rs *residency) scanBuf(fn func(rel, value []byte) error) error {
 	n := len(rs.prefix)
 	return rs.r.Scan(rs.sbuf, func(k, v []byte) error { return fn(k[n:], v) })
 }

@@ -33,3 +33,24 @@ func TestSpilledWindowEqualsInMemory(t *testing.T) {
 		t.Fatal("no windowReduce or windowTopK was spilled at the end of a run")
 	}
 }
+
+// TestSpilledWindowFuncEqualsInMemory is TestSpilledWindowEqualsInMemory
+// for the Window operator (window functions) over windowRandomPlans:
+// partitioned ones spill by partition (in chunks of 4 positions, so that
+// loading and changing partitions splits and merges chunks).
+func TestSpilledWindowFuncEqualsInMemory(t *testing.T) {
+	defer func(n int) { wchunkMax = n }(wchunkMax)
+	wchunkMax = 4
+	runs := checkSpilledEqualsInMemory(t, windowRandomPlans, false)
+	n := 0
+	for _, r := range runs {
+		for _, i := range r.sp.SpilledNodes() {
+			if _, ok := r.sp.ops[i].(*windowOp); ok {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no Window was spilled at the end of a run")
+	}
+}

@@ -71,7 +71,11 @@ type windowOp struct {
 	states  []wstate
 	kbuf    []byte
 	vbuf    []byte
+	pbuf    []byte // scratch of ensurePart
 	scratch repr.Row
+
+	// sp is the spilled state (winfunc_spill.go); nil while in memory.
+	sp *residency
 }
 
 // wpart is one partition: its key and positions, and the rows the
@@ -314,9 +318,16 @@ func (o *windowOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) 
 	return out, nil
 }
 
-// part finds or creates row's partition, recording it as touched.
-func (o *windowOp) part(s *stepCtx, row repr.Row) *wpart {
+// part finds or creates row's partition, recording it as touched; in a
+// spilled Window it first makes the partition resident.
+func (o *windowOp) part(s *stepCtx, row repr.Row) (*wpart, error) {
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	if o.sp != nil {
+		if err := o.ensurePart(o.kbuf); err != nil {
+			return nil, err
+		}
+		o.kbuf = append(o.kbuf[:0], o.pbuf...)
+	}
 	p := o.parts[string(o.kbuf)]
 	if p == nil {
 		p = &wpart{key: string(o.kbuf)}
@@ -327,17 +338,23 @@ func (o *windowOp) part(s *stepCtx, row repr.Row) *wpart {
 		p.stamp = s.epoch
 		o.touched = append(o.touched, p)
 	}
-	return p
+	return p, nil
 }
 
 // apply adds u's net change to its partition: u.Diff copies inserted
 // after the row's existing copies, or removed from the last one back
 // (each retracted with its values and its log key deleted).
 func (o *windowOp) apply(s *stepCtx, u repr.Update, out []repr.Update) ([]repr.Update, error) {
-	p := o.part(s, u.Row)
+	p, err := o.part(s, u.Row)
+	if err != nil {
+		return nil, err
+	}
 	sk := appendSortKey(nil, u.Row, o.spec.Order)
 	p.changed = append(p.changed, went{row: u.Row, sk: sk})
 	if u.Diff > 0 {
+		if o.sp != nil { // o.pbuf still holds the partition key
+			o.sp.grew(o.pbuf, u.Diff*o.entryCost(len(p.key)+2*len(sk)))
+		}
 		o.noteN(p, u.Row)
 		pos := p.seq.search(sk, u.Row, true)
 		for k := range u.Diff {
@@ -508,6 +525,9 @@ func (o *windowOp) commit() {
 	}
 	clear(o.touched)
 	o.touched = o.touched[:0]
+	if o.sp != nil {
+		o.sp.trim(o)
+	}
 }
 
 func (o *windowOp) rollback() {

@@ -3,7 +3,6 @@ package exec
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 )
 
@@ -97,17 +96,7 @@ func TestWindowRandom(t *testing.T) {
 	defer func(n int) { wchunkMax = n }(wchunkMax)
 	for iter := range 300 {
 		wchunkMax = []int{512, 4}[iter%2]
-		tmpl := windowRandomPlans[iter%len(windowRandomPlans)]
-		text := strings.NewReplacer(
-			"%d", []string{"", " DESC", " NULLS FIRST", " DESC NULLS LAST"}[rng.IntN(4)],
-			"%n", fmt.Sprint(1+rng.IntN(3)),
-			"%k", fmt.Sprint(rng.IntN(5)-1),
-		).Replace(tmpl)
-		for strings.Contains(text, "%f") || strings.Contains(text, "%g") || strings.Contains(text, "%F") {
-			text = strings.Replace(text, "%f", randomFrame(rng, false), 1)
-			text = strings.Replace(text, "%g", randomFrame(rng, false), 1)
-			text = strings.Replace(text, "%F", randomFrame(rng, true), 1)
-		}
+		text := instantiate(windowRandomPlans[iter%len(windowRandomPlans)], rng)
 		if err := runRandom(text, rng); err != nil {
 			t.Fatalf("plan:\n%s\n%v", text, err)
 		}
