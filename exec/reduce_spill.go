@@ -98,6 +98,9 @@ func (o *reduceOp) loadKey(key []byte) (int64, error) {
 	if err != nil || o.groups[k] == nil {
 		return int64(len(k)) + bucketBytes, err
 	}
+	if o.arena.sets == 0 { // no multisets: no entries to scan for
+		return o.groupCost(o.groups[k]) + bucketBytes, nil
+	}
 	err = o.sp.scanKey(tagEntry, key, func(rel, v []byte) error {
 		r, err := repr.DecodeRow(v)
 		if err != nil || len(r) != 4 {

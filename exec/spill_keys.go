@@ -77,6 +77,27 @@ func (rs *residency) use(o keyStore, key []byte, dirty bool) error {
 	return nil
 }
 
+// resident reports whether key is resident.
+func (rs *residency) resident(key string) bool { return rs.res[key] != nil }
+
+// markAbsent makes key resident, dirty, as absent without loading it: the
+// pending Step deletes its state from the store unread.
+func (rs *residency) markAbsent(key []byte) {
+	n := int64(len(key)) + bucketBytes
+	rs.clock++
+	rs.res[string(key)] = &jres{bytes: n, used: rs.clock, dirty: true}
+	rs.bytes += n
+}
+
+// unmark forgets resident key key (a rolled-back markAbsent: the store
+// holds its state again).
+func (rs *residency) unmark(key string) {
+	if jr := rs.res[key]; jr != nil {
+		rs.bytes -= jr.bytes
+		delete(rs.res, key)
+	}
+}
+
 // stats reports the spiller's spilledStats: spilled, the resident bytes,
 // and the keys loaded and evicted so far (nil: in memory).
 func (rs *residency) stats() (bool, int64, int64, int64) {

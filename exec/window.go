@@ -105,6 +105,8 @@ type windowReduce struct {
 	idx    []closeIndex[string]
 	keyRow repr.Row // scratch of index
 	cbuf   []byte   // scratch of closeKey
+	// cold lists the groups the pending Step closed unread (closeCold).
+	cold []string
 }
 
 func (w *windowReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
@@ -135,6 +137,10 @@ func (w *windowReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 // closeKey closes the group of key encoding k, if it is live, making it
 // resident first in a spilled Reduce.
 func (w *windowReduce) closeKey(s *stepCtx, k string, out []repr.Update) ([]repr.Update, error) {
+	if w.sp != nil && !w.sp.resident(k) && !w.spec.EmitOnClose && s.log.ranges {
+		w.closeCold(s, k)
+		return out, nil
+	}
 	if w.sp != nil {
 		w.cbuf = append(w.cbuf[:0], k...)
 		if err := w.sp.use(w.reduceOp, w.cbuf, true); err != nil {
@@ -197,6 +203,7 @@ func (w *windowReduce) close(s *stepCtx, g *group, out []repr.Update) ([]repr.Up
 }
 
 func (w *windowReduce) commit() {
+	w.cold = w.cold[:0]
 	w.reduceOp.commit()
 	for i := range w.idx {
 		w.idx[i].commit()
@@ -204,6 +211,10 @@ func (w *windowReduce) commit() {
 }
 
 func (w *windowReduce) rollback() {
+	for _, k := range w.cold {
+		w.sp.unmark(k)
+	}
+	w.cold = w.cold[:0]
 	w.reduceOp.rollback()
 	for i := range w.idx {
 		w.idx[i].rollback()

@@ -23,6 +23,24 @@ import (
 // keeping their keys only. So the state in memory is the index, a few
 // tens of bytes per open group, plus the cache of resident groups.
 
+// closeCold closes the group of key encoding k, which is not resident,
+// in a spilled Reduce that emits nothing on close: the group is stored or
+// was freed, and either way closing it only deletes its stored record and
+// multiset entries (one range deletion), which needs no read. The key
+// becomes resident, absent, until the checkpoint has deleted it; a
+// rollback forgets it again (the store then still holds the group).
+func (w *windowReduce) closeCold(s *stepCtx, k string) {
+	w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagGroup), k...)
+	s.log.del(w.kbuf)
+	if w.arena.sets > 0 {
+		w.kbuf = append(append(append(w.kbuf[:0], s.prefix...), tagEntry), k...)
+		s.log.delPrefix(w.kbuf)
+	}
+	w.cbuf = append(w.cbuf[:0], k...)
+	w.sp.markAbsent(w.cbuf)
+	w.cold = append(w.cold, k)
+}
+
 // spillTo is the Reduce's, then makes the close index hold copies of the
 // group keys (shared by the indexes of several columns) rather than
 // slices of the dropped groups' encodings.
