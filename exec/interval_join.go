@@ -22,7 +22,10 @@ import (
 // row that matches it). Rows with a NULL hi are kept.
 //
 // State: the joinOp's arrangements, bounded by the rows whose intervals
-// are open, plus one close index per bound (closeIndex).
+// are open, plus one close index per bound (rowClose). Spilled
+// (close_spill.go), the arrangements live in the store but for resident
+// join keys, and the close indexes hold each open row's join key and
+// row hash.
 type intervalJoin struct {
 	*joinOp
 	cols    []repr.T
@@ -36,7 +39,7 @@ type intervalBound struct {
 	q    joinIneq
 	side int
 	col  int
-	idx  closeIndex[jref]
+	idx  rowClose
 }
 
 // newIntervalJoin wraps o if some inequality of its join bounds a side by
@@ -80,13 +83,8 @@ func (w *intervalJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 		if !ok {
 			continue
 		}
-		var err error
-		b.idx.popBelow(thr, func(ref jref) {
-			if ref.live() && err == nil {
-				err = w.free(s, b.side, ref.r)
-			}
-		})
-		if err != nil {
+		hi := func(row repr.Row) (int64, bool) { return w.hiValue(s.ctx, b, row) }
+		if err := b.idx.close(s, w.joinOp, b.side, thr, hi); err != nil {
 			return nil, err
 		}
 	}
@@ -109,16 +107,22 @@ func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow) error {
 	if err != nil {
 		return err
 	}
+	w.file(ctx, side, row, func(b *intervalBound, v int64) { b.idx.add(w.joinOp, v, r) })
+	return nil
+}
+
+// file calls add with every bound of side and its hi value over row (a
+// row of side), but those where hi is NULL.
+func (w *intervalJoin) file(ctx *expr.Ctx, side int, row repr.Row, add func(b *intervalBound, v int64)) {
 	for i := range w.bounds {
 		b := &w.bounds[i]
 		if b.side != side {
 			continue
 		}
 		if v, ok := w.hiValue(ctx, b, row); ok {
-			b.idx.add(v, refOf(r))
+			add(b, v)
 		}
 	}
-	return nil
 }
 
 // hiValue evaluates b's hi over a row of b's side.
@@ -139,11 +143,6 @@ func (w *intervalJoin) hiValue(ctx *expr.Ctx, b *intervalBound, row repr.Row) (i
 	return wmValue(d)
 }
 
-// free removes r from its side's arrangement and logs the deletion.
-func (w *intervalJoin) free(s *stepCtx, side int, r *jrow) error {
-	return w.joinOp.free(s, side, r)
-}
-
 func (w *intervalJoin) commit() {
 	w.joinOp.commit()
 	for i := range w.bounds {
@@ -158,9 +157,22 @@ func (w *intervalJoin) rollback() {
 	}
 }
 
-// restored indexes every restored row.
+// restored indexes every restored row: every stored one when the
+// restore stopped to spill (RestoreWithin).
 func (w *intervalJoin) restored() error {
 	ctx := &expr.Ctx{}
+	if w.sp != nil {
+		for side := range 2 {
+			err := w.eachStored(side, func(row repr.Row, ref keyRef) error {
+				w.file(ctx, side, row, func(b *intervalBound, v int64) { b.idx.sp.add(v, ref) })
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return w.joinOp.restored()
+	}
 	var err error
 	for side := range 2 {
 		w.sides[side].each(func(r *jrow) {
@@ -173,6 +185,16 @@ func (w *intervalJoin) restored() error {
 		return err
 	}
 	return w.joinOp.restored()
+}
+
+// spillTo spills the join with its close indexes (spill.go).
+func (w *intervalJoin) spillTo(r StateReader, prefix []byte, cache int64) bool {
+	idx := make([]*rowClose, len(w.bounds))
+	sides := make([]int, len(w.bounds))
+	for i := range w.bounds {
+		idx[i], sides[i] = &w.bounds[i].idx, w.bounds[i].side
+	}
+	return w.spillIndexed(r, prefix, cache, idx, sides)
 }
 
 // report fills a Bounded report: bounded if both sides have a bound.

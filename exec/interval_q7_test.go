@@ -84,12 +84,11 @@ func TestQ7StateFlat(t *testing.T) {
 	t.Logf("peak %d bids and %d windows arranged, %d open groups, over %d events; %d q7 rows", peakBids, peakWins, peakGroups, n, joined)
 }
 
-// TestWatermarkedJoinsDoNotSpill checks that an interval join (q7's)
-// offers no state to spill and restores through its own restore: its
-// close index points into the joinOp's arrangements, which a spill would
-// drop, and which the joinOp's spiller methods, promoted by embedding,
-// would otherwise offer.
-func TestWatermarkedJoinsDoNotSpill(t *testing.T) {
+// TestWatermarkedJoinsSpill checks that an interval join (q7's) offers
+// its state to spill, spills with its close index turned into names
+// (close_spill.go), and that a restore that stops to spill files every
+// stored row, arranged or not, in the close index.
+func TestWatermarkedJoinsSpill(t *testing.T) {
 	p, err := dataflow.Parse(q7Plan)
 	if err != nil {
 		t.Fatal(err)
@@ -104,20 +103,31 @@ func TestWatermarkedJoinsDoNotSpill(t *testing.T) {
 	var ctx expr.Ctx
 	store := newMemStore()
 	var w opBatch
-	bids := []repr.Update{{Row: repr.Row{repr.NewInt(1), repr.NewInt(5), repr.NewTimestamp(usPerMs)}, Time: 1, Diff: 1}}
+	var bids []repr.Update
+	for i := range int64(20) {
+		bids = append(bids, repr.Update{Row: repr.Row{repr.NewInt(i), repr.NewInt(5 + i%3), repr.NewTimestamp((i + 1) * usPerMs)}, Time: 1, Diff: 1})
+	}
 	in := Input{Updates: map[repr.CollectionID][]repr.Update{1: bids}, Watermarks: map[repr.CollectionID]int64{1: 0}}
 	if _, err := d.StepInput(&ctx, 1, in, &w); err != nil {
 		t.Fatal(err)
 	}
 	d.Commit()
 	w.apply(store)
+	candidate := false
 	for _, c := range d.SpillCandidates() {
-		if c.Node == 3 {
-			t.Fatalf("the interval join is a spill candidate (%d bytes)", c.Bytes)
-		}
+		candidate = candidate || c.Node == 3
 	}
-	if d.SpillNode(3, store, 0) {
-		t.Fatal("the interval join spilled")
+	if !candidate {
+		t.Fatal("the interval join is not a spill candidate")
+	}
+	indexed := d.ops[3].(*intervalJoin).bounds[0].idx.len()
+	if !d.SpillNode(3, store, 0) {
+		t.Fatal("the interval join did not spill")
+	}
+	j := d.ops[3].(*intervalJoin)
+	if j.sides[0].live != 0 || j.bounds[0].idx.len() != indexed || len(j.bounds[0].idx.mem.items) != 0 {
+		t.Fatalf("spilled: %d rows arranged, close index %d values (%d before), %d by reference",
+			j.sides[0].live, j.bounds[0].idx.len(), indexed, len(j.bounds[0].idx.mem.items))
 	}
 	r, err := Build(p)
 	if err != nil {
@@ -126,7 +136,10 @@ func TestWatermarkedJoinsDoNotSpill(t *testing.T) {
 	if _, err := r.RestoreWithin(store, 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.ops[3].(*intervalJoin).bounds[0].idx.items) == 0 {
-		t.Fatal("RestoreWithin left the interval join's close index empty")
+	if got := r.SpilledNodes(); len(got) == 0 || got[len(got)-1] != 3 {
+		t.Fatalf("RestoreWithin spilled nodes %v, not the interval join", got)
+	}
+	if got := r.ops[3].(*intervalJoin).bounds[0].idx.len(); got != indexed {
+		t.Fatalf("RestoreWithin filed %d values in the interval join's close index, want %d", got, indexed)
 	}
 }

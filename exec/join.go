@@ -33,10 +33,10 @@ import (
 // Logged state: {0x03 or 0x04 for left or right} join-key row-key ->
 // row(count, matches, columns...) for a plain join (keyed), ordered by
 // join key so that a spilled join reads one key's rows with one prefix
-// scan (join_spill.go); the joins that wrap or embed a joinOp (window,
-// interval, shared and delta joins), and plain joins restored from state
-// logged before the join key was part of the key, log {0x01 or 0x02}
-// row-key instead.
+// scan (join_spill.go), as do the shared, window and interval joins
+// that wrap or embed a joinOp; the delta joins, and joins restored from
+// state logged before the join key was part of the key, log {0x01 or
+// 0x02} row-key instead.
 type joinOp struct {
 	spec                  dataflow.Join
 	leftOuter, rightOuter bool

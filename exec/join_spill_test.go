@@ -50,6 +50,8 @@ type spillRun struct {
 	win              *windowRun
 	spilled          bool
 	loads, evictions int64
+	// spilledOps counts the spills of each operator type.
+	spilledOps map[string]int
 }
 
 // TestSpilledJoinEqualsInMemory checks, over random plans and random
@@ -79,6 +81,15 @@ func TestSpilledAppendJoinEqualsInMemory(t *testing.T) {
 // and fails unless they agree and some state spilled, loaded and was
 // evicted. It returns the runs.
 func checkSpilledEqualsInMemory(t *testing.T, plans []string, appendOnly bool) []*spillRun {
+	return checkSpilled(t, plans, func(text string, rng *rand.Rand) (*spillRun, error) {
+		return runSpilled(text, rng, appendOnly)
+	})
+}
+
+// checkSpilled runs 50 random instances of plans through run, and fails
+// unless some state spilled, loaded and was evicted. It returns the
+// runs.
+func checkSpilled(t *testing.T, plans []string, run func(text string, rng *rand.Rand) (*spillRun, error)) []*spillRun {
 	seed := *seedFlag
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -89,7 +100,7 @@ func checkSpilledEqualsInMemory(t *testing.T, plans []string, appendOnly bool) [
 	var runs []*spillRun
 	for iter := range 50 {
 		text := instantiate(plans[iter%len(plans)], rng)
-		r, err := runSpilled(text, rng, appendOnly)
+		r, err := run(text, rng)
 		if err != nil {
 			t.Fatalf("seed %d, plan:\n%s\n%v", seed, text, err)
 		}
@@ -107,14 +118,14 @@ func checkSpilledEqualsInMemory(t *testing.T, plans []string, appendOnly bool) [
 }
 
 // runSpilled runs 60 random steps of plan text (insert-only batches when
-// appendOnly).
+// appendOnly, event-time rows and watermarks for plans with watermarks).
 func runSpilled(text string, rng *rand.Rand, appendOnly bool) (*spillRun, error) {
 	p, err := dataflow.Parse(text)
 	if err != nil {
 		return nil, err
 	}
 	r := &spillRun{plan: p, memStore: newMemStore(), spStore: newMemStore(), live: map[repr.CollectionID][]repr.Update{},
-		appendOnly: appendOnly}
+		appendOnly: appendOnly, spilledOps: map[string]int{}}
 	if r.mem, err = Build(p); err != nil {
 		return nil, err
 	}
@@ -205,7 +216,10 @@ func (r *spillRun) checkpoint(rng *rand.Rand, cache int64) error {
 	switch rng.IntN(4) {
 	case 0:
 		for _, c := range r.sp.SpillCandidates() {
-			r.spilled = r.sp.SpillNode(c.Node, r.spStore, cache) || r.spilled
+			if r.sp.SpillNode(c.Node, r.spStore, cache) {
+				r.spilled = true
+				r.spilledOps[fmt.Sprintf("%T", r.sp.ops[c.Node])]++
+			}
 		}
 	case 1:
 		_, l, e := r.sp.SpillStats()
@@ -218,7 +232,10 @@ func (r *spillRun) checkpoint(rng *rand.Rand, cache int64) error {
 			return err
 		}
 		r.sp = d
-		r.spilled = r.spilled || len(d.SpilledNodes()) > 0
+		for _, n := range d.SpilledNodes() {
+			r.spilled = true
+			r.spilledOps[fmt.Sprintf("%T", d.ops[n])]++
+		}
 	}
 	return nil
 }

@@ -5,8 +5,9 @@ import (
 	"fmt"
 )
 
-// Operator state larger than memory. Plain joins (joinOp, not the window,
-// interval or delta forms), shared joins' private sides (join_spill.go),
+// Operator state larger than memory. Plain joins (joinOp, not the delta
+// form), shared joins' private sides (join_spill.go), window and interval
+// joins (their close indexes turned into names of rows, close_spill.go),
 // append-only joins (append_spill.go), Reduces and TopKs (reduce_spill.go,
 // topk_spill.go: keyed; those closing windows keep their close index
 // resident, window_spill.go) and Windows (winfunc_spill.go: partitioned)
@@ -29,10 +30,10 @@ type StateCandidate struct {
 	Bytes int64
 }
 
-// A spiller is an operator whose state can live in the store: plain and
-// shared joins (join_spill.go), append-only joins (append_spill.go),
-// Reduces (reduce_spill.go), TopKs (topk_spill.go) and Windows
-// (winfunc_spill.go).
+// A spiller is an operator whose state can live in the store: plain,
+// shared, window and interval joins (join_spill.go, close_spill.go),
+// append-only joins (append_spill.go), Reduces (reduce_spill.go), TopKs
+// (topk_spill.go) and Windows (winfunc_spill.go).
 // Each keeps, once spilled, the keys it touched since the last checkpoint
 // and a cache of clean keys; the store holds the rest.
 type spiller interface {
@@ -59,10 +60,11 @@ type spiller interface {
 }
 
 // spillerOf returns op as a spiller, or nil when its state cannot spill.
-// The operators are listed, not found by interface: the window and
-// interval joins embed a joinOp, and so its spiller methods, but their
-// close indexes point into its arrangements, which a spill would drop; a
-// windowReduce or windowTopK indexes its groups by key (window_spill.go).
+// The operators are listed, not found by interface: a windowReduce or
+// windowTopK embeds a Reduce or TopK but has its own spill methods that
+// keep its close index by group key (window_spill.go); the window and
+// interval joins have their own spillTo, which turns their close indexes
+// from references into the joinOp's arrangements into names.
 func spillerOf(op operator) spiller {
 	switch o := op.(type) {
 	case *windowReduce, *windowTopK, *windowOp:
@@ -72,6 +74,10 @@ func spillerOf(op operator) spiller {
 	case *sharedJoin:
 		return o
 	case *appendJoin:
+		return o
+	case *windowJoin:
+		return o
+	case *intervalJoin:
 		return o
 	case *reduceOp:
 		return o
@@ -199,9 +205,10 @@ func (d *Dataflow) restoreNode(r StateReader, i int, fn func(key, value []byte) 
 	return nil
 }
 
-// keyJoins makes the plain joins log their state by join key (tags 3
-// and 4) and the TopKs by group key (tagKGroup), so that they can spill;
-// restoring state logged the older way turns it back.
+// keyJoins makes the plain, shared, window and interval joins log their
+// state by join key (tags 3 and 4) and the TopKs by group key
+// (tagKGroup), so that they can spill; restoring state logged the older
+// way turns it back.
 func (d *Dataflow) keyJoins() {
 	for _, op := range d.ops {
 		switch o := op.(type) {
@@ -209,6 +216,10 @@ func (d *Dataflow) keyJoins() {
 			o.keyed = true
 		case *sharedJoin:
 			o.j.keyed = true
+		case *windowJoin:
+			o.keyed = true
+		case *intervalJoin:
+			o.keyed = true
 		case *topkOp:
 			o.keyed = true
 		case *windowTopK:

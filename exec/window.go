@@ -244,11 +244,12 @@ func (w *windowReduce) restored() error {
 // retracted, so it is freed (and its deletion logged) without changing the
 // output. This is the window join of Nexmark q8: its state is bounded by
 // the open windows. Rows with a NULL there are kept (they never match but
-// may pad an outer join).
+// may pad an outer join). Spilled, it keeps its close indexes as names
+// (close_spill.go), as the interval join does.
 type windowJoin struct {
 	*joinOp
 	cols [2]int
-	idx  [2]closeIndex[jref]
+	idx  [2]rowClose
 }
 
 func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
@@ -268,13 +269,17 @@ func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 		return out, nil
 	}
 	for side := range 2 {
-		w.idx[side].popBelow(wm, func(ref jref) {
-			if ref.live() && err == nil {
-				err = w.free(s, side, ref.r)
-			}
-		})
+		if err := w.idx[side].close(s, w.joinOp, side, wm, w.valueOf(side)); err != nil {
+			return nil, err
+		}
 	}
-	return out, err
+	return out, nil
+}
+
+// valueOf returns the value a row of side is filed under: its
+// watermarked key column's.
+func (w *windowJoin) valueOf(side int) rowValue {
+	return func(row repr.Row) (int64, bool) { return wmValue(row[w.cols[side]]) }
 }
 
 // index files row r of side under its value in the watermarked key column.
@@ -284,9 +289,14 @@ func (w *windowJoin) index(side int, r *jrow) error {
 		return err
 	}
 	if v, ok := wmValue(row[w.cols[side]]); ok {
-		w.idx[side].add(v, refOf(r))
+		w.idx[side].add(w.joinOp, v, r)
 	}
 	return nil
+}
+
+// spillTo spills the join with its close indexes (spill.go).
+func (w *windowJoin) spillTo(r StateReader, prefix []byte, cache int64) bool {
+	return w.spillIndexed(r, prefix, cache, []*rowClose{&w.idx[0], &w.idx[1]}, []int{0, 1})
 }
 
 func (w *windowJoin) commit() {
@@ -301,8 +311,24 @@ func (w *windowJoin) rollback() {
 	w.idx[1].rollback()
 }
 
-// restored indexes every restored row.
+// restored indexes every restored row: every stored one when the
+// restore stopped to spill (RestoreWithin).
 func (w *windowJoin) restored() error {
+	if w.sp != nil {
+		for side := range 2 {
+			val := w.valueOf(side)
+			err := w.eachStored(side, func(row repr.Row, ref keyRef) error {
+				if v, ok := val(row); ok {
+					w.idx[side].sp.add(v, ref)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return w.joinOp.restored()
+	}
 	var err error
 	for side := range 2 {
 		w.sides[side].each(func(r *jrow) {
