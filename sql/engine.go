@@ -312,6 +312,9 @@ func (e *Engine) restore() error {
 			}
 			loaded += held
 			e.views[o.ID] = mv
+			if n := mv.df.SpilledNodes(); len(n) > 0 {
+				e.log.Debug("materialized view restored with operator state spilled", "name", o.Name, "nodes", fmt.Sprint(n))
+			}
 		}
 	}
 	e.log.Info("catalog restored", "objects", len(objs), "clock", e.clock)

@@ -5,6 +5,7 @@ import (
 	"runtime/metrics"
 	"slices"
 
+	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/storage"
 )
@@ -196,7 +197,10 @@ func (e *Engine) spillAll() {
 	for id, mv := range e.views {
 		if e.spillable(id) {
 			for _, c := range mv.df.SpillCandidates() {
-				e.spillOne(sizedState{id: id, node: c.Node, mv: mv})
+				if e.spillOne(sizedState{id: id, node: c.Node, mv: mv}) {
+					e.log.Debug("operator state spilled to disk", "name", e.cat.byID[id].Name, "node", c.Node,
+						"operator", dataflow.OpName(mv.df.Plan().Nodes[c.Node].Op))
+				}
 			}
 		}
 	}
