@@ -15,6 +15,11 @@ import "github.com/eddydb/eddy/repr"
 // the threshold was filed under it when it was arranged (or restored),
 // so its name is popped in this Step or was in an earlier one, which
 // freed it.
+//
+// A side with at most an eighth of the other side's rows when the join
+// spills (q7's windows beside its bids) stays in memory (joinSpill.skip)
+// with its index by reference: loading a key then scans the big side
+// only. A restore that stops to spill keeps no side.
 
 // keyRef names an arranged row of a spilled join's side: its join key
 // and the joinHash of its row key (rows sharing both are told apart by
@@ -36,8 +41,8 @@ type rowClose struct {
 type rowValue func(row repr.Row) (int64, bool)
 
 // add files arranged row r of side of o under v.
-func (x *rowClose) add(o *joinOp, v int64, r *jrow) {
-	if o.sp == nil {
+func (x *rowClose) add(o *joinOp, side int, v int64, r *jrow) {
+	if !o.spilled(side) {
 		x.mem.add(v, refOf(r))
 		return
 	}
@@ -48,7 +53,7 @@ func (x *rowClose) add(o *joinOp, v int64, r *jrow) {
 // val, which a spilled join recomputes), logging their deletion.
 func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64, val rowValue) error {
 	var err error
-	if o.sp == nil {
+	if !o.spilled(side) {
 		x.mem.popBelow(thr, func(ref jref) {
 			if ref.live() && err == nil {
 				err = o.free(s, side, ref.r)
@@ -152,21 +157,41 @@ func (o *joinOp) eachStored(side int, fn func(row repr.Row, ref keyRef) error) e
 	})
 }
 
-// spillIndexed spills o and turns its close indexes (idx[i] indexes
-// side sides[i]) into names; false, doing nothing, when o cannot spill.
+// spillIndexed spills o, keeping its small side (smallSide) in memory,
+// and turns the close indexes of the other sides (idx[i] indexes side
+// sides[i]) into names; false, doing nothing, when o cannot spill.
 func (o *joinOp) spillIndexed(r StateReader, prefix []byte, cache int64, idx []*rowClose, sides []int) bool {
 	if !o.canSpill() {
 		return false
 	}
+	keep := o.smallSide()
 	named := make([]closeIndex[keyRef], len(idx))
 	for i, x := range idx {
+		if keep[sides[i]] {
+			continue
+		}
 		var err error
 		if named[i], err = x.named(o, sides[i]); err != nil {
 			return false // a row that does not decode: stay in memory
 		}
 	}
 	for i, x := range idx {
-		x.mem, x.sp = closeIndex[jref]{}, named[i]
+		if !keep[sides[i]] {
+			x.mem, x.sp = closeIndex[jref]{}, named[i]
+		}
 	}
-	return o.spill(r, prefix, cache)
+	return o.spill(r, prefix, cache, keep)
+}
+
+// smallSide returns the side of o to keep in memory when it spills: one
+// with at most an eighth of the other side's rows, if any; none during a
+// restore (which arranged only some rows).
+func (o *joinOp) smallSide() (keep [2]bool) {
+	if o.restoring {
+		return keep
+	}
+	l, r := o.sides[0].live, o.sides[1].live
+	keep[0] = r > 0 && l*8 <= r
+	keep[1] = l > 0 && r*8 <= l
+	return keep
 }

@@ -31,9 +31,21 @@ func TestSpilledClosingJoinEqualsInMemory(t *testing.T) {
 		}
 	}
 	t.Logf("spills by operator: %v", spilled)
-	for _, op := range []string{"*exec.intervalJoin", "*exec.windowJoin"} {
+	for _, op := range []string{"*exec.intervalJoin", "*exec.windowJoin", "small side kept"} {
 		if spilled[op] == 0 {
 			t.Errorf("no %s spilled", op)
 		}
 	}
+}
+
+// closingJoin returns the joinOp of a window or interval join, nil for
+// other operators.
+func closingJoin(op operator) *joinOp {
+	switch o := op.(type) {
+	case *intervalJoin:
+		return o.joinOp
+	case *windowJoin:
+		return o.joinOp
+	}
+	return nil
 }

@@ -107,7 +107,7 @@ func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow) error {
 	if err != nil {
 		return err
 	}
-	w.file(ctx, side, row, func(b *intervalBound, v int64) { b.idx.add(w.joinOp, v, r) })
+	w.file(ctx, side, row, func(b *intervalBound, v int64) { b.idx.add(w.joinOp, side, v, r) })
 	return nil
 }
 

@@ -57,6 +57,8 @@ type joinOp struct {
 	keyed bool
 	// sp is the spilled state (join_spill.go); nil while in memory.
 	sp *joinSpill
+	// restoring is set from a restore's first row until restored.
+	restoring bool
 }
 
 // joinUndo is a row's state before the pending Step touched it; key, if
@@ -196,7 +198,7 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 		r, fresh = me.alloc(string(o.vbuf), h), true
 		s.grown += jrowCost(len(o.vbuf))
 		me.linkKey(r, o.kbuf, hasNullCol(row, me.keyCols))
-		if o.sp != nil {
+		if o.spilled(side) {
 			o.sp.grew(o.kbuf, jrowCost(len(o.vbuf)))
 		}
 	}
@@ -461,6 +463,7 @@ func (o *joinOp) restore(key, value []byte) error {
 
 // restoreRow is restore, returning the row's estimated bytes.
 func (o *joinOp) restoreRow(key, value []byte) (int64, error) {
+	o.restoring = true
 	if len(key) == 0 || key[0] < 1 || key[0] > 4 {
 		return 0, errCorrupt
 	}
@@ -501,4 +504,7 @@ func (o *joinOp) arrange(side int, row repr.Row, jk, rk []byte, n, matches int64
 	return jrowCost(len(o.vbuf))
 }
 
-func (o *joinOp) restored() error { return nil }
+func (o *joinOp) restored() error {
+	o.restoring = false
+	return nil
+}

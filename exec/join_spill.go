@@ -15,8 +15,10 @@ import (
 // so the join's code runs unchanged over resident keys.
 type joinSpill struct {
 	residency
-	// skip marks a side that keeps no rows (a shared join's shared side,
-	// read from an index): loading a key does not scan it.
+	// skip marks a side whose rows do not spill: loading a key does not
+	// scan it, nor evicting one drop its rows. Such a side keeps every
+	// row in memory (a window or interval join's small side, kept: q7's
+	// windows) or none (a shared join's shared side, read from an index).
 	skip [2]bool
 }
 
@@ -38,22 +40,29 @@ var errStopScan = errors.New("stop scan")
 // key, no Step pending.
 func (o *joinOp) canSpill() bool { return o.sp == nil && o.keyed && len(o.touched) == 0 }
 
-// spill makes o spilled: it drops every arranged row, reading them from r
-// (under prefix, the node's state key prefix) from then on, and caches up
-// to cache bytes of clean keys. The store must hold exactly o's state
-// (right after a checkpoint), and no Step may be pending. It reports
-// false, doing nothing, when o cannot spill now.
-func (o *joinOp) spill(r StateReader, prefix []byte, cache int64) bool {
+// spill makes o spilled: it drops every arranged row but those of the
+// sides kept, reading them from r (under prefix, the node's state key
+// prefix) from then on, and caches up to cache bytes of clean keys. The
+// store must hold exactly o's state (right after a checkpoint), and no
+// Step may be pending. It reports false, doing nothing, when o cannot
+// spill now.
+func (o *joinOp) spill(r StateReader, prefix []byte, cache int64, keep [2]bool) bool {
 	if !o.canSpill() {
 		return false
 	}
 	for i := range o.sides {
-		o.sides[i] = newJoinSide(o.sides[i].keyCols)
-		o.sides[i].nulls = make(map[string]*jbucket)
+		if !keep[i] {
+			o.sides[i] = newJoinSide(o.sides[i].keyCols)
+			o.sides[i].nulls = make(map[string]*jbucket)
+		}
 	}
-	o.sp = &joinSpill{residency: newResidency(r, prefix, cache)}
+	o.sp = &joinSpill{residency: newResidency(r, prefix, cache), skip: keep}
 	return true
 }
+
+// spilled reports whether side's rows are spilled (o.sp set, the side
+// not kept in memory).
+func (o *joinOp) spilled(side int) bool { return o.sp != nil && !o.sp.skip[side] }
 
 // loadKey arranges the stored rows of join key key of both sides,
 // returning their estimated bytes.
@@ -79,9 +88,13 @@ func (o *joinOp) loadKey(key []byte) (int64, error) {
 	return n, nil
 }
 
-// evictKey drops the rows of a clean resident key from both sides.
+// evictKey drops the rows of a clean resident key from the spilled
+// sides.
 func (o *joinOp) evictKey(key string) {
 	for i := range o.sides {
+		if o.sp.skip[i] {
+			continue
+		}
 		js := &o.sides[i]
 		for _, m := range [2]map[string]*jbucket{js.buckets, js.nulls} {
 			b := m[key]
@@ -111,7 +124,7 @@ func (o *joinOp) spillSize() (int64, bool) {
 }
 
 func (o *joinOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
-	return o.spill(r, prefix, cache)
+	return o.spill(r, prefix, cache, [2]bool{})
 }
 
 func (o *joinOp) spilledStats() (bool, int64, int64, int64) {
@@ -139,11 +152,9 @@ func (o *joinOp) restoreSized(key, value []byte) (int64, bool, error) {
 func (o *sharedJoin) spillSize() (int64, bool) { return o.j.spillSize() }
 
 func (o *sharedJoin) spillTo(r StateReader, prefix []byte, cache int64) bool {
-	if !o.j.spill(r, prefix, cache) {
-		return false
-	}
-	o.j.sp.skip[o.side] = true
-	return true
+	var keep [2]bool
+	keep[o.side] = true // it arranges no rows
+	return o.j.spill(r, prefix, cache, keep)
 }
 
 func (o *sharedJoin) spilledStats() (bool, int64, int64, int64) { return o.j.spilledStats() }

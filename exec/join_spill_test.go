@@ -219,6 +219,9 @@ func (r *spillRun) checkpoint(rng *rand.Rand, cache int64) error {
 			if r.sp.SpillNode(c.Node, r.spStore, cache) {
 				r.spilled = true
 				r.spilledOps[fmt.Sprintf("%T", r.sp.ops[c.Node])]++
+				if j := closingJoin(r.sp.ops[c.Node]); j != nil && j.sp.skip != [2]bool{} {
+					r.spilledOps["small side kept"]++
+				}
 			}
 		}
 	case 1:
