@@ -1,9 +1,14 @@
 package exec
 
 import (
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
 )
 
 // closingJoinPlans are the plans of intervalPlans with an interval join
@@ -48,4 +53,81 @@ func closingJoin(op operator) *joinOp {
 		return o.joinOp
 	}
 	return nil
+}
+
+// TestUnkeyedIntervalStateRestores checks that an interval join's state
+// logged by row key alone (tags 1 and 2, as before interval joins logged
+// by join key) restores as it was logged: the restored join keeps that
+// layout, frees the same rows, and never offers to spill.
+func TestUnkeyedIntervalStateRestores(t *testing.T) {
+	p, err := dataflow.Parse(q7Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.ops[3].(*intervalJoin).keyed = false // the layout before
+	store := newMemStore()
+	var ctx expr.Ctx
+	step := func(d *Dataflow, store *memStore, ts uint64, wm int64) error {
+		var bids []repr.Update
+		for i := range int64(10) {
+			n := int64(ts)*10 + i
+			bids = append(bids, repr.Update{Row: repr.Row{repr.NewInt(n), repr.NewInt(n % 4), repr.NewTimestamp(n * 100 * usPerMs)}, Time: ts, Diff: 1})
+		}
+		var w opBatch
+		in := Input{Updates: map[repr.CollectionID][]repr.Update{1: bids}, Watermarks: map[repr.CollectionID]int64{1: wm}}
+		if _, err := d.StepInput(&ctx, ts, in, &w); err != nil {
+			return err
+		}
+		d.Commit()
+		w.apply(store)
+		return nil
+	}
+	for ts := uint64(1); ts <= 20; ts++ {
+		if err := step(old, store, ts, int64(ts)*1000*usPerMs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pfx := string(nodePrefix(nil, 3))
+	for k := range store.m {
+		if strings.HasPrefix(k, pfx) && k[len(pfx)] > 2 {
+			t.Fatalf("the unkeyed join logged tag %d", k[len(pfx)])
+		}
+	}
+	d, err := Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.RestoreWithin(store, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	j := d.ops[3].(*intervalJoin)
+	if j.keyed || j.sp != nil || j.sides[0].live != old.ops[3].(*intervalJoin).sides[0].live {
+		t.Fatalf("restored join: keyed %t, spilled %t, %d bids arranged (want unkeyed, in memory, %d)",
+			j.keyed, j.sp != nil, j.sides[0].live, old.ops[3].(*intervalJoin).sides[0].live)
+	}
+	for _, c := range d.SpillCandidates() {
+		if c.Node == 3 {
+			t.Fatal("the unkeyed interval join is a spill candidate")
+		}
+	}
+	oldStore := newMemStore()
+	maps.Copy(oldStore.m, store.m)
+	for ts := uint64(21); ts <= 30; ts++ {
+		if err := step(d, store, ts, int64(ts)*1000*usPerMs); err != nil {
+			t.Fatal(err)
+		}
+		if err := step(old, oldStore, ts, int64(ts)*1000*usPerMs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !maps.EqualFunc(store.m, oldStore.m, func(a, b []byte) bool { return string(a) == string(b) }) {
+		t.Fatal("the restored join's state differs from the one that ran on")
+	}
+	if got := j.sides[0].live; got == 0 || got >= 300 {
+		t.Fatalf("%d bids arranged after 300 bids and watermarks, want some freed of 300", got)
+	}
 }
