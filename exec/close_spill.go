@@ -33,7 +33,80 @@ type keyRef struct {
 // join: mem while the join is in memory, sp once it has spilled.
 type rowClose struct {
 	mem closeIndex[jref]
-	sp  closeIndex[keyRef]
+	sp  nameHeap
+}
+
+// nameHeap is the close index of a spilled side: a min-heap of named
+// rows by value, one flat entry per row (a closeIndex keeps a slice per
+// distinct value, and the rows of an interval join's side mostly have
+// distinct times: q7's bids), so it holds each open row in about 32
+// bytes plus its join key. Entries popped during a Step are kept until
+// commit so that rollback can put them back.
+type nameHeap struct {
+	h    []named
+	undo []named
+}
+
+// named is a row's name filed under its value.
+type named struct {
+	v   int64
+	ref keyRef
+}
+
+// add files ref under v.
+func (x *nameHeap) add(v int64, ref keyRef) {
+	x.h = append(x.h, named{v, ref})
+	for i := len(x.h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if x.h[p].v <= x.h[i].v {
+			break
+		}
+		x.h[p], x.h[i] = x.h[i], x.h[p]
+		i = p
+	}
+}
+
+// popBelow removes every entry whose value is below wm, in value order,
+// calling fn with each.
+func (x *nameHeap) popBelow(wm int64, fn func(keyRef)) {
+	for len(x.h) > 0 && x.h[0].v < wm {
+		top := x.h[0]
+		last := len(x.h) - 1
+		x.h[0] = x.h[last]
+		x.h[last] = named{}
+		x.h = x.h[:last]
+		x.down()
+		x.undo = append(x.undo, top)
+		fn(top.ref)
+	}
+}
+
+// down restores the heap order from the root.
+func (x *nameHeap) down() {
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(x.h) {
+			return
+		}
+		if c+1 < len(x.h) && x.h[c+1].v < x.h[c].v {
+			c++
+		}
+		if x.h[i].v <= x.h[c].v {
+			return
+		}
+		x.h[i], x.h[c] = x.h[c], x.h[i]
+		i = c
+	}
+}
+
+func (x *nameHeap) commit() { x.undo = x.undo[:0] }
+
+// rollback puts back the entries popped during the pending Step.
+func (x *nameHeap) rollback() {
+	for _, e := range x.undo {
+		x.add(e.v, e.ref)
+	}
+	x.commit()
 }
 
 // rowValue computes the value under which a row of a side is filed (and
@@ -109,8 +182,8 @@ func (o *joinOp) closeRow(s *stepCtx, side int, r *jrow, thr int64, val rowValue
 // named returns the entries of x.mem, an index of side of o, as names
 // (o is about to drop its arrangements), without the rows no longer
 // arranged.
-func (x *rowClose) named(o *joinOp, side int) (closeIndex[keyRef], error) {
-	var sp closeIndex[keyRef]
+func (x *rowClose) named(o *joinOp, side int) (nameHeap, error) {
+	var sp nameHeap
 	for v, refs := range x.mem.items {
 		for _, ref := range refs {
 			if !ref.live() {
@@ -137,8 +210,15 @@ func (x *rowClose) rollback() {
 	x.sp.rollback()
 }
 
-// len is the number of values x files rows under.
-func (x *rowClose) len() int { return len(x.mem.items) + len(x.sp.items) }
+// len is the number of rows x files (counting a row again if filed
+// again).
+func (x *rowClose) len() int {
+	n := len(x.sp.h)
+	for _, refs := range x.mem.items {
+		n += len(refs)
+	}
+	return n
+}
 
 // eachStored calls fn with every row of side that spilled join o holds
 // in the store, and its name: the rows a restore that stopped to spill
@@ -165,7 +245,7 @@ func (o *joinOp) spillIndexed(r StateReader, prefix []byte, cache int64, idx []*
 		return false
 	}
 	keep := o.smallSide()
-	named := make([]closeIndex[keyRef], len(idx))
+	named := make([]nameHeap, len(idx))
 	for i, x := range idx {
 		if keep[sides[i]] {
 			continue
