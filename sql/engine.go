@@ -188,6 +188,7 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	e.settleMemory()
 	return e, nil
 }
 
@@ -270,7 +271,11 @@ func (e *Engine) restore() error {
 	if err != nil {
 		return err
 	}
-	var loaded int64 // the estimated bytes of the collections loaded so far
+	// loaded is the bytes of the collections and operator states loaded
+	// so far: their estimate, or the growth of the live heap since the
+	// restore began when the estimate falls short of it.
+	var loaded int64
+	base, _ := heapStats()
 	for _, o := range sortByID(objs) {
 		if err := e.cat.add(o); err != nil {
 			return err
@@ -299,7 +304,7 @@ func (e *Engine) restore() error {
 		if err := c.LoadSpillable(e.db, e.spill.loadBound(loaded)); err != nil {
 			return fmt.Errorf("loading %s: %w", o.Name, err)
 		}
-		loaded += c.MemBytes()
+		loaded = e.spill.restored(loaded+c.MemBytes(), base)
 		e.colls[o.ID] = c
 		if o.Kind == planner.RelMaterializedView {
 			mv, err := e.buildView(o)
@@ -310,7 +315,7 @@ func (e *Engine) restore() error {
 			if err != nil {
 				return fmt.Errorf("restoring materialized view %s: %w", o.Name, err)
 			}
-			loaded += held
+			loaded = e.spill.restored(loaded+held, base)
 			e.views[o.ID] = mv
 			if n := mv.df.SpilledNodes(); len(n) > 0 {
 				e.log.Debug("materialized view restored with operator state spilled", "name", o.Name, "nodes", fmt.Sprint(n))

@@ -53,6 +53,17 @@ import (
 // after the refused one) and spills state until standing memory plus
 // that need is under pressureFraction (spill.go), so that commits as large
 // fit below workFraction instead of failing with 53200.
+//
+// A refused statement asks for room too, when standing memory is past the
+// spill point and the statement, with what it asked for, would fit beside
+// standing memory at that point (spillWouldFit): standing state, not the
+// statement, filled the budget. The statement still fails with 53200,
+// but once it has let go of its memory the engine measures the heap
+// afresh and spills to the spill point (Engine.makeRoom), so that its
+// next attempt fits. A runaway statement spills nothing beyond what the
+// next checkpoint would. Start-up settles the same way (settleMemory):
+// restore loads state by estimate and replay is unaccounted, so the
+// accountant's first measure comes from a collection after both.
 
 // workFraction of the budget is what standing memory and reservations
 // together may reach for large work. The rest is headroom for the
@@ -243,6 +254,16 @@ func (m *accountant) forceCollection() bool {
 	return true
 }
 
+// measure forces a collection and takes standing memory from it: the
+// large reservations released before it are not live any more, so they
+// no longer count against its measure (as released).
+func (m *accountant) measure() {
+	before := m.released.Load()
+	m.collect()
+	m.released.Add(-before)
+	m.observe()
+}
+
 // take reserves n bytes without forcing a collection (for subscriber
 // queues, filled under the engine lock, once per commit; each is bounded
 // by --subscribe-buffer, so they count as small work): it reads the heap
@@ -383,15 +404,24 @@ func (a *memAccount) refuse(want int64) error {
 	m := a.m
 	m.refusals.Add(1)
 	a.refused = true
-	if a.maint {
+	standing, reserved := m.observe(), m.reserved.Load()
+	if a.maint || m.spillWouldFit(standing, a.held+want) {
 		m.spillWanted.Store(true)
 	}
-	standing, reserved := m.observe(), m.reserved.Load()
 	return repr.Errorf(repr.CodeOutOfMemory, "out of memory").
 		WithDetail("Failed on a request of %s by %s, which held %s; %s of the memory limit of %s was in use (%s by other work, %s usable by work).",
 			formatBytes(want), a.work(), formatBytes(a.held), formatBytes(standing+reserved), formatBytes(m.limit),
 			formatBytes(reserved-a.held), formatBytes(m.limitFor(a.held+want))).
 		WithHint("Make the query keep less (filter earlier, aggregate, or LIMIT it), or raise --memory-limit.")
+}
+
+// spillWouldFit reports whether work refused while holding need bytes
+// (with what it asked for) would have fit had standing memory been at the
+// spill point (spillFraction): standing memory, not the work, filled the
+// budget, so a spill makes room for the work's next attempt.
+func (m *accountant) spillWouldFit(standing, need int64) bool {
+	point := int64(float64(m.limit) * spillFraction)
+	return standing > point && point+need <= m.limitFor(need)
 }
 
 // work names the account's work for a refusal.
@@ -406,12 +436,14 @@ func (a *memAccount) work() string {
 }
 
 // release returns everything a holds to the accountant; after a refusal
-// it also returns the freed memory to the operating system. The account
+// it also returns the freed memory to the operating system, and reports
+// that the account was refused since it was last released. The account
 // may be used again afterwards.
-func (a *memAccount) release() {
+func (a *memAccount) release() (refused bool) {
 	if a == nil {
-		return
+		return false
 	}
+	refused = a.refused
 	a.m.reserved.Add(-a.held)
 	if a.held > a.m.small {
 		a.m.released.Add(a.held)
@@ -421,6 +453,7 @@ func (a *memAccount) release() {
 		a.refused = false
 		a.m.returnMemory()
 	}
+	return refused
 }
 
 // formatBytes prints a byte count in binary units ("512 B", "1.5 MiB").

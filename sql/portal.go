@@ -120,7 +120,8 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 // session's for one Execute (or COPY). The function it returns restores
 // the session's previous account (EXECUTE runs a statement inside
 // another) and, unless *keep (the portal is suspended with rows left),
-// releases the portal's.
+// releases the portal's: after a refusal that asked for a spill, the
+// engine makes room for the statement's next attempt (makeRoom).
 func (p *Portal) useMemory() func(keep *bool) {
 	s := p.st.s
 	if p.mem == nil {
@@ -130,8 +131,8 @@ func (p *Portal) useMemory() func(keep *bool) {
 	s.mem = p.mem
 	return func(keep *bool) {
 		s.mem = prev
-		if !*keep {
-			p.mem.release()
+		if !*keep && p.mem.release() {
+			s.e.makeRoom()
 		}
 	}
 }

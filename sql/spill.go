@@ -2,6 +2,7 @@ package sql
 
 import (
 	"cmp"
+	"runtime"
 	"runtime/metrics"
 	"slices"
 
@@ -101,6 +102,19 @@ func (s *spiller) loadBound(loaded int64) int64 {
 	return max(int64(float64(s.limit)*spillFraction)-loaded, 0)
 }
 
+// restored returns the bytes a restore has loaded so far, given loaded,
+// their estimate, and base, the live heap when the restore began: the
+// larger of the estimate and the live heap's growth since (the estimates
+// leave out some of the heap their entries take, so the bound of
+// loadBound holds in the heap too, as far as the last collection saw).
+func (s *spiller) restored(loaded int64, base uint64) int64 {
+	if s.limit <= 0 {
+		return loaded
+	}
+	live, _ := heapStats()
+	return max(loaded, int64(live)-int64(base))
+}
+
 // spillable reports whether the collection id may spill: a table or a
 // (non-transient) materialized view, whose every change is logged to a
 // batch the checkpoint commits. System relations and SUBSCRIBE's
@@ -173,6 +187,59 @@ func (e *Engine) afterCheckpoint() {
 				"est_bytes", v.bytes, "live_heap", live, "memory_limit", s.limit)
 		}
 	}
+}
+
+// settleMemory runs the spill policy on a fresh measure of the live heap
+// (engine lock not held): at the end of start-up, whose restore loads
+// state by estimate and whose replay is not accounted, and after a
+// statement that the budget refused because standing memory filled it
+// (makeRoom). It collects garbage, checkpoints if the store lacks some
+// state (else runs the policy at once, the store holding every state),
+// and collects again once something spilled, so that the accountant's
+// standing memory no longer counts what spilled.
+func (e *Engine) settleMemory() {
+	if e.spill.limit <= 0 {
+		return
+	}
+	e.collect()
+	e.mu.Lock()
+	before := e.spill.spilled
+	var err error
+	if e.stateBatch().Len() > 0 || e.ck.durable != e.clock {
+		err = e.checkpointLocked() // runs the policy
+	} else {
+		e.afterCheckpoint()
+	}
+	spilled := e.spill.spilled - before
+	e.mu.Unlock()
+	e.logCheckpointErr(err)
+	live, _ := e.heapStats()
+	if spilled > 0 {
+		e.collect()
+	}
+	after, _ := e.heapStats()
+	e.log.Info("memory settled", "live_heap", live, "spilled", spilled, "live_heap_after", after, "memory_limit", e.spill.limit)
+}
+
+// makeRoom settles memory after a statement the budget refused, if the
+// refusal asked for a spill (memory.go): standing memory filled the
+// budget, so the statement's next attempt finds room. The statement
+// itself has failed with 53200 and let go of what it held.
+func (e *Engine) makeRoom() {
+	if e.mem.wantsSpill() {
+		e.settleMemory()
+	}
+}
+
+// collect runs a garbage collection, through the accountant (whose
+// collections unit tests replace) so that it measures standing memory
+// afresh, or the runtime's without one.
+func (e *Engine) collect() {
+	if e.mem != nil {
+		e.mem.measure()
+		return
+	}
+	runtime.GC()
 }
 
 // spillExcess returns how many bytes of state should spill, given

@@ -108,3 +108,67 @@ func TestMaintenancePressureSpills(t *testing.T) {
 		t.Fatalf("view %s, query %s", a, b)
 	}
 }
+
+// TestRefusedQueryMakesRoom checks that a query refused because standing
+// memory fills the budget (past the spill point, while the query would
+// fit beside state at the spill point) spills state before its 53200
+// returns, so that its next attempt succeeds, while a runaway query
+// refused with standing memory under the spill point spills nothing. The heap is simulated:
+// standing memory is a fixed overhead plus the estimate of the state
+// still in memory, measured afresh at every collection.
+func TestRefusedQueryMakesRoom(t *testing.T) {
+	const limit = 64 * mib
+	te := &testEngine{t: t, dir: t.TempDir(), opts: Options{MemoryLimit: limit}}
+	te.open()
+	t.Cleanup(func() { _ = te.e.Close() })
+	m, e := te.e.mem, te.e
+	standing, gcs := int64(0), uint64(1)
+	m.heap = func() (uint64, uint64) { return uint64(standing + m.reservedBytes()), gcs }
+	te.mustRun("CREATE TABLE t (k int, g int)")
+	te.mustRun("CREATE MATERIALIZED VIEW v AS SELECT g, count(*) AS n, min(k) AS lo FROM t GROUP BY g")
+	te.mustRun("INSERT INTO t SELECT i, i % 40000 FROM generate_series(1, 50000) i")
+	te.e.SetCheckpointOptions(CheckpointOptions{}) // only the checkpoints asked for
+	// resident reads the engine unlocked: the test runs one statement at
+	// a time.
+	resident := func() int64 {
+		var n int64
+		for id, c := range e.colls {
+			if e.spillable(id) && !c.Spilled() {
+				n += c.MemBytes()
+			}
+		}
+		for _, mv := range e.views {
+			for _, c := range mv.df.SpillCandidates() {
+				n += c.Bytes
+			}
+		}
+		return n
+	}
+	overhead := int64(limit)*45/100 - resident() // standing at 45%: under the spill point
+	standing, gcs = overhead+resident(), gcs+1
+	m.collect = func() { standing, gcs = overhead+resident(), gcs+1 }
+	m.released.Store(0)
+	spilled := func() int { return e.SpilledCollections() + e.SpilledOperators() }
+	te.expectOOM("SELECT * FROM t a, t b ORDER BY 1", "statement")
+	if n := spilled(); n != 0 || m.wantsSpill() {
+		t.Fatalf("after a refused runaway query: %d states spilled, spill wanted %v; want neither", n, m.wantsSpill())
+	}
+	overhead += int64(limit) * 23 / 100 // standing at 68%: past the spill point, under the cap
+	m.collect()
+	m.released.Store(0)
+	q := "SELECT i, repeat('x', 100) FROM generate_series(1, 30000) i ORDER BY i DESC"
+	te.expectOOM(q, "statement")
+	if spilled() == 0 || m.wantsSpill() {
+		t.Fatalf("after a query refused for standing memory: %d states spilled, spill still wanted %v", spilled(), m.wantsSpill())
+	}
+	if lim := int64(limit) / 2; standing > lim {
+		t.Fatalf("standing memory %d MiB after the spill, want at most %d MiB", standing/mib, lim/mib)
+	}
+	if out := te.run(q); !strings.HasSuffix(out, "SELECT 30000\n") {
+		t.Fatalf("the query's second attempt: %.300s", out)
+	}
+	q = "SELECT count(*), sum(n), sum(lo) FROM "
+	if a, b := te.run(q+"v"), te.run(q+"(SELECT g, count(*) AS n, min(k) AS lo FROM t GROUP BY g) s"); a != b {
+		t.Fatalf("view %s, query %s", a, b)
+	}
+}
