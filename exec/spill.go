@@ -126,6 +126,10 @@ func (d *Dataflow) Flushed() {
 	}
 }
 
+// NodePrefix returns the prefix of node's state keys under the
+// dataflow's state prefix.
+func NodePrefix(node int) []byte { return nodePrefix(nil, node) }
+
 // SpilledNodes returns the nodes whose state is spilled.
 func (d *Dataflow) SpilledNodes() []int {
 	var out []int

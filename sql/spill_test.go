@@ -172,3 +172,39 @@ func TestRefusedQueryMakesRoom(t *testing.T) {
 		t.Fatalf("view %s, query %s", a, b)
 	}
 }
+
+// TestStoredBytes checks eddy_dataflow_operators' stored_bytes: NULL for
+// an operator whose state is in memory, and for a spilled one an
+// estimate of its state in the store that grows with it, beside its
+// resident state_bytes.
+func TestStoredBytes(t *testing.T) {
+	te := newTestEngine(t)
+	te.mustRun("CREATE TABLE t (k int, g int, s text)")
+	te.mustRun("CREATE MATERIALIZED VIEW v AS SELECT g, count(*) AS n, max(s) AS hi FROM t GROUP BY g")
+	q := "SELECT operator, stored_bytes FROM eddy_dataflow_operators WHERE viewname = 'v' AND stored_bytes IS NOT NULL"
+	stored := func(when string) int64 {
+		t.Helper()
+		if err := te.e.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+		if err := te.e.db.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		out := te.run(q)
+		var n int64
+		if _, err := fmt.Sscanf(out, "operator | stored_bytes\nReduce | %d\nSELECT 1\n", &n); err != nil {
+			t.Fatalf("%s: %s\n%s: want the Reduce's stored bytes alone", when, q, out)
+		}
+		return n
+	}
+	te.mustRun("INSERT INTO t SELECT i, i % 5000, repeat('s', 50) || i FROM generate_series(1, 10000) i")
+	te.expect(q, "operator | stored_bytes\nSELECT 0\n")
+	te.e.spill.all = true
+	te.mustRun("INSERT INTO t VALUES (0, 0, 'x')") // the next checkpoint spills everything
+	small := stored("spilled")
+	te.mustRun("INSERT INTO t SELECT i, i % 50000, repeat('s', 50) || i FROM generate_series(10001, 100000) i")
+	large := stored("spilled, ten times the groups")
+	if small <= 0 || large < 5*small {
+		t.Fatalf("stored bytes %d for 5,000 groups, %d for 50,000: want more than 0, growing with the groups", small, large)
+	}
+}

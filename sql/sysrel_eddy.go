@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
+	"github.com/eddydb/eddy/storage"
 )
 
 // eddy_catalog's computed relations. eddy_subscriptions, eddy_indexes and
@@ -35,7 +37,7 @@ func init() {
 			"entries bigint, bytes bigint, spilled boolean", eddyIndexRows)
 	defSysRel(22, oidEddyOperators, nsEddyCatalog, "eddy_dataflow_operators", true,
 		"schemaname name, viewname name, node integer, operator text, state_rows bigint, state_bytes bigint, "+
-			"changed_at bigint, engine_time bigint, late_rows bigint", eddyOperatorRows)
+			"changed_at bigint, engine_time bigint, late_rows bigint, stored_bytes bigint", eddyOperatorRows)
 	defSysRel(23, oidEddyBackfills, nsEddyCatalog, "eddy_backfills", true,
 		"pid integer, schemaname name, viewname name, inputs text, started_at timestamp with time zone, "+
 			"rows_done bigint, rows_total bigint, phase text, tail_bytes bigint", eddyBackfillRows)
@@ -48,7 +50,11 @@ func init() {
 // engine's logical time (every view is stepped in each commit, so its
 // frontier is the engine's: changed_at says how long it has been quiet);
 // late_rows, the rows its event-time sources delivered below their
-// watermark, which it dropped.
+// watermark, which it dropped. A spilled operator's state_rows and
+// state_bytes count its resident part (the keys cached or changed since
+// the last checkpoint); stored_bytes estimates the rest, its state in the
+// store (storage.DB.DiskUsage over the node's keys: compressed, what the
+// checkpoints flushed); NULL for an operator whose state is in memory.
 func eddyOperatorRows(s *sysSnap) []repr.Row {
 	r := sysRelsByName[qualified(nsEddyCatalog, "eddy_dataflow_operators")]
 	views := make([]*matView, 0, len(s.e.views))
@@ -70,14 +76,29 @@ func eddyOperatorRows(s *sysSnap) []repr.Row {
 		if mv.changedAt > 0 {
 			changed = repr.NewInt(int64(mv.changedAt))
 		}
+		spilled := mv.df.SpilledNodes()
 		for _, op := range mv.df.Operators() {
+			stored := repr.Null
+			if slices.Contains(spilled, op.Node) {
+				stored = intOrNull(s.e.storedBytes(mv.obj.ID, op.Node))
+			}
 			out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(mv.obj.Schema), "viewname": nameD(mv.obj.Name),
 				"node": repr.NewInt(int64(op.Node)), "operator": repr.NewText(op.Op), "state_rows": intOrNull(op.StateRows),
 				"state_bytes": intOrNull(op.StateBytes), "changed_at": changed, "engine_time": repr.NewInt(int64(s.e.clock)),
-				"late_rows": repr.NewInt(late)}))
+				"late_rows": repr.NewInt(late), "stored_bytes": stored}))
 		}
 	}
 	return out
+}
+
+// storedBytes estimates the bytes on disk of node's state in view id's
+// dataflow (-1: the store could not tell).
+func (e *Engine) storedBytes(id uint64, node int) int64 {
+	n, err := e.db.DiskUsage(append(storage.StatePrefix(id), exec.NodePrefix(node)...))
+	if err != nil {
+		return -1
+	}
+	return int64(n)
 }
 
 // intOrNull is n as a bigint, NULL when negative (unknown).

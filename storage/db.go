@@ -236,6 +236,26 @@ func (db *DB) Scan(prefix []byte, fn func(key, value []byte) error) error {
 	return nil
 }
 
+// DiskUsage estimates the bytes on disk of the keys starting with prefix:
+// Pebble's estimate over the sstables overlapping their range (files
+// inside it whole, the overlapping data blocks of those at its ends;
+// compressed; flushed data only, not the memtables or the WAL).
+func (db *DB) DiskUsage(prefix []byte) (uint64, error) {
+	n, err := db.pdb.EstimateDiskUsage(prefix, prefixEnd(prefix))
+	if err != nil {
+		return 0, fmt.Errorf("storage: disk usage of %s: %w", PrettyKey(prefix), err)
+	}
+	return n, nil
+}
+
+// Flush writes the memtables to sstables, where DiskUsage sees them.
+func (db *DB) Flush() error {
+	if err := db.pdb.Flush(); err != nil {
+		return fmt.Errorf("storage: flush: %w", err)
+	}
+	return nil
+}
+
 // slogAdapter routes Pebble's printf-style logging to slog.
 type slogAdapter struct{ l *slog.Logger }
 
