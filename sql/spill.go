@@ -19,7 +19,8 @@ import (
 // one moment the store holds exactly every collection (the checkpoint
 // batch and every DDL batch are committed, no step is open), which is
 // also when spilled collections drop their overlays (Flushed). Restart
-// loads collections up to the budget and leaves the rest spilled.
+// loads collections up to the budget and leaves the rest spilled, then
+// measures the heap and spills as a checkpoint would (settleMemory).
 //
 // The measure is the live heap after the last garbage collection (Go's
 // /gc/heap/live:bytes) less the reservations of running work (the
