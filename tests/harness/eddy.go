@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"cmp"
 	"fmt"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 // Option configures StartEddy.
@@ -14,7 +16,17 @@ type options struct {
 	logLevel string
 	args     []string
 	env      []string
-	list     []Option // the options themselves, to start a sibling server
+	// ready bounds each start's wait for the ready line (0:
+	// readyTimeout).
+	ready time.Duration
+	list  []Option // the options themselves, to start a sibling server
+}
+
+// WithReadyTimeout bounds how long each start (and restart) may take to
+// print its ready line, instead of readyTimeout: for servers that restore
+// gigabytes of state.
+func WithReadyTimeout(d time.Duration) Option {
+	return func(o *options) { o.ready = d }
 }
 
 // WithLogLevel sets --log-level (debug, info, warn or error).
@@ -50,7 +62,7 @@ func StartEddy(t testing.TB, opts ...Option) *Server {
 		db:        "eddy",
 		opts:      o,
 		logs:      &logBuffer{},
-		waitReady: waitReadyLine,
+		waitReady: func(p *process) error { return waitReadyLine(p, cmp.Or(o.ready, readyTimeout)) },
 	}
 	s.spawn = func() *exec.Cmd {
 		args := []string{

@@ -121,15 +121,15 @@ func (s *Server) start() {
 	}
 }
 
-// waitReadyLine waits for the "eddy ready:" line on stdout.
-func waitReadyLine(p *process) error {
+// waitReadyLine waits up to timeout for the "eddy ready:" line on stdout.
+func waitReadyLine(p *process, timeout time.Duration) error {
 	select {
 	case <-p.ready:
 		return nil
 	case <-p.done:
 		return fmt.Errorf("process exited before printing the ready line: %v", p.err)
-	case <-time.After(readyTimeout):
-		return fmt.Errorf("no ready line after %v", readyTimeout)
+	case <-time.After(timeout):
+		return fmt.Errorf("no ready line after %v", timeout)
 	}
 }
 
