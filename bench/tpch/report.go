@@ -32,6 +32,7 @@ func (r *report) print(out io.Writer) {
 	r.printLoad(out, rows)
 	r.printRefresh(out)
 	r.printCounts(out)
+	r.printState(out)
 	if r.o.perView {
 		r.printPerView(out)
 	}

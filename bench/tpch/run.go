@@ -38,6 +38,10 @@ type loadResult struct {
 	Refresh     map[string]step                // by batch name
 	Rows        map[string]map[string][]string // each view's sorted rows after "load" and each batch (viewRows)
 	RelationSum int64                          // PostgreSQL: pg_total_relation_size of the tables
+	// Eddy: each view's operator state after the load, and the automatic
+	// indexes' entries and bytes (readState).
+	State               []viewState
+	AutoRows, AutoBytes int64
 }
 
 // measure returns the wall and CPU time of f, CPU read by cpu.
@@ -178,6 +182,9 @@ func eddyPhases(ctx context.Context, w *workload, views []tpch.Query, refresh bo
 	r.Disk = dirSize(e.dir)
 	if r.Heap, err = e.heap(); err != nil {
 		return err
+	}
+	if r.State, r.AutoRows, r.AutoBytes, err = readState(ctx, c); err != nil {
+		return e.failed(err)
 	}
 	if !refresh {
 		return nil
