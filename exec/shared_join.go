@@ -151,6 +151,7 @@ type sharedJoin struct {
 	sharedIn int
 	kbuf     []byte
 	ups      []repr.Update
+	order    keyOrder // the private changes' keys (joinShared)
 }
 
 // newSharedJoin builds the shared join of node i of p, whose Shared input
@@ -184,10 +185,10 @@ func (o *sharedJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 			return nil, err
 		}
 	}
+	if out, err = o.joinShared(s, ins[p], out); err != nil {
+		return nil, err
+	}
 	for _, u := range ins[p] {
-		if out, err = o.joinShared(s, u, out); err != nil {
-			return nil, err
-		}
 		r, _, err := o.j.lookup(s, p, u.Row)
 		if err != nil {
 			return nil, err
@@ -234,28 +235,38 @@ func (o *sharedJoin) joinPrivate(s *stepCtx, u repr.Update, out []repr.Update) (
 	return out, nil
 }
 
-// joinShared joins a change u of the private side with the shared
-// arrangement's rows of its key (mapped by the shared input's MFP).
-func (o *sharedJoin) joinShared(s *stepCtx, u repr.Update, out []repr.Update) ([]repr.Update, error) {
-	key, ok := o.key(u.Row, 1-o.side)
-	if !ok {
-		return out, nil
-	}
-	ups, err := o.shared.lookup(s, o.index, key, o.j.sides[o.side].keyCols, o.ups[:0])
-	if err != nil {
-		return nil, err
-	}
-	for _, q := range ups {
-		if out, err = o.emit(s, u.Row, u.Diff, q.Row, q.Diff, out); err != nil {
-			return nil, err
-		}
-		if s.counts != nil {
-			s.counts[o.sharedIn] += q.Diff
+// joinShared joins the private side's changes ups with the shared
+// arrangement's rows of their keys (mapped by the shared input's MFP),
+// looked up in key order and once per distinct key. The private
+// arrangement does not take part, so it may change before or after.
+func (o *sharedJoin) joinShared(s *stepCtx, ups []repr.Update, out []repr.Update) ([]repr.Update, error) {
+	o.order.reset()
+	for idx, u := range ups {
+		if key, ok := o.key(u.Row, 1-o.side); ok {
+			o.order.add(idx, key)
 		}
 	}
-	clear(ups)
-	o.ups = ups[:0]
-	return out, nil
+	err := o.order.runs(func(key []byte, rows []keyedRow) error {
+		found, err := o.shared.lookup(s, o.index, key, o.j.sides[o.side].keyCols, o.ups[:0])
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			u := ups[r.idx]
+			for _, q := range found {
+				if out, err = o.emit(s, u.Row, u.Diff, q.Row, q.Diff, out); err != nil {
+					return err
+				}
+				if s.counts != nil {
+					s.counts[o.sharedIn] += q.Diff
+				}
+			}
+		}
+		clear(found)
+		o.ups = found[:0]
+		return nil
+	})
+	return out, err
 }
 
 // key encodes row's join key on side; ok is false when a key column is
