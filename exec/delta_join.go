@@ -13,10 +13,7 @@ import (
 // no intermediate result: a change of input i runs input i's path, a
 // sequence of lookups into the other inputs' arrangements, each by a key
 // of the columns bound so far, and emits every complete row that passes
-// the On checks and the residual (Materialize's delta join). A path runs
-// breadth-first over all of the Step's changes of its input: each lookup
-// takes the partial rows in the order of their keys, so that an
-// arrangement is probed in key order and once per distinct key. For changes
+// the On checks and the residual (Materialize's delta join). For changes
 // of several inputs in one Step, path i must see the inputs before i as
 // they are after the Step and those after i as they were before it
 // (d(A⋈B⋈C) = dA⋈B⋈C + A'⋈dB⋈C + A'⋈B'⋈dC), so that each output change is
@@ -32,9 +29,8 @@ import (
 // State: for each private arrangement, the input's live rows by its key,
 // kept as a joinOp keeps one side (joinSide: each distinct row once, in
 // its value encoding); nothing for shared lookups and nothing per
-// intermediate row between Steps (during a Step, the partial rows of
-// one path). Size: O(live rows of each privately arranged input, once per
-// key it is looked up by). Logged state: {arrangement number + 1}
+// intermediate row. Size: O(live rows of each privately arranged input,
+// once per key it is looked up by). Logged state: {arrangement number + 1}
 // {0x01} row-key -> row(count, 0, columns...).
 type deltaJoin struct {
 	spec   dataflow.DeltaJoin
@@ -61,12 +57,7 @@ type deltaJoin struct {
 	ins        [][]repr.Update
 	kbuf, cbuf []byte
 	cur        repr.Row
-	// front holds, per path depth, the Step's partial rows of the path
-	// being run (runPath); mbuf the rows one lookup found; order the
-	// lookup keys of a depth's partial rows (extend).
-	front [][]repr.Update
-	mbuf  []repr.Update
-	order keyOrder
+	bufs       [][]repr.Update // per path depth: the rows a lookup found
 }
 
 // deltaArr is one private arrangement: input's rows by key cols (input
@@ -123,7 +114,7 @@ func newDeltaJoin(p *dataflow.Plan, i int, in [][]repr.T) (operator, error) {
 	}
 	o.off, o.width = dataflow.Offsets(o.widths)
 	o.cur = make(repr.Row, o.width)
-	o.front = make([][]repr.Update, len(in)+1)
+	o.bufs = make([][]repr.Update, len(in))
 	arrs := map[deltaKey]int{}
 	memos := map[sharedLookup]int{}
 	for pi, path := range spec.Paths {
@@ -264,8 +255,10 @@ func (o *deltaJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 	var out []repr.Update
 	var err error
 	for i := range ins {
-		if out, err = o.runPath(s, i, ins[i], out); err != nil {
-			return nil, err
+		for _, u := range ins[i] {
+			if out, err = o.runPath(s, i, u, out); err != nil {
+				return nil, err
+			}
 		}
 		if err := o.arrange(s, i, ins[i]); err != nil {
 			return nil, err
@@ -276,22 +269,15 @@ func (o *deltaJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 	return out, o.log(s)
 }
 
-// forget drops the Step's memo of shared lookups and its partial rows
-// (also at the start of a Step, after one that failed). A large Step's
-// buffers are let go rather than kept between Steps.
+// forget drops the Step's memo of shared lookups (also at the start of a
+// Step, after one that failed).
+// A large Step's buffer is let go rather than kept between Steps.
 func (o *deltaJoin) forget() {
 	clear(o.memoRows)
 	clear(o.memos)
 	o.memoRows = o.memoRows[:0]
 	if cap(o.memoRows) > 1024 {
 		o.memoRows = nil
-	}
-	for k := range o.front {
-		clear(o.front[k])
-		o.front[k] = o.front[k][:0]
-		if cap(o.front[k]) > 1024 {
-			o.front[k] = nil
-		}
 	}
 }
 
@@ -312,92 +298,53 @@ func (o *deltaJoin) arrange(s *stepCtx, i int, ups []repr.Update) error {
 	return nil
 }
 
-// runPath joins input i's changes ups along i's path, breadth-first: the
-// changes that pass the path's first checks become partial rows (output
-// width, input i's columns bound), and each lookup extends every partial
-// row of the previous one (extend). Past the last lookup the partial rows
-// are the output.
-func (o *deltaJoin) runPath(s *stepCtx, i int, ups []repr.Update, out []repr.Update) ([]repr.Update, error) {
-	if len(ups) == 0 {
-		return out, nil
+// runPath joins change u of input i along i's path.
+func (o *deltaJoin) runPath(s *stepCtx, i int, u repr.Update, out []repr.Update) ([]repr.Update, error) {
+	copy(o.cur[o.off[i]:], u.Row)
+	ok, err := o.holds(s, o.start[i])
+	if err != nil || !ok {
+		return out, err
 	}
-	cur := o.front[0][:0]
-	for _, u := range ups {
-		copy(o.cur[o.off[i]:], u.Row)
-		ok, err := o.holds(s, o.start[i])
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			cur = append(cur, repr.Update{Row: s.slab.concat(o.cur, nil), Time: s.t, Diff: u.Diff})
-		}
-	}
-	o.front[0] = cur
-	for k := range o.paths[i] {
-		next, err := o.extend(s, i, k, o.front[k], o.front[k+1][:0])
-		if err != nil {
-			return nil, err
-		}
-		o.front[k+1] = next
-	}
-	return append(out, o.front[len(o.paths[i])]...), nil
+	return o.extend(s, i, 0, u.Diff, out)
 }
 
-// extend performs lookup k of path pi for every partial row of in and
-// appends to next each extended row that passes the lookup's checks. The
-// partial rows are taken in the order of their lookup keys, so the
-// arrangement is probed in key order (a B-tree's path down is mostly
-// in cache from the previous probe) and once per distinct key.
-func (o *deltaJoin) extend(s *stepCtx, pi, k int, in, next []repr.Update) ([]repr.Update, error) {
+// extend performs lookup k of path pi for the bound row o.cur (of
+// multiplicity d) and recurses on each match; past the last lookup it
+// emits o.cur.
+func (o *deltaJoin) extend(s *stepCtx, pi, k int, d int64, out []repr.Update) ([]repr.Update, error) {
+	if k == len(o.paths[pi]) {
+		if err := s.poll(); err != nil {
+			return nil, err
+		}
+		return append(out, repr.Update{Row: s.slab.concat(o.cur, nil), Time: s.t, Diff: d}), nil
+	}
 	st := &o.paths[pi][k]
-	o.order.reset()
-	for idx, p := range in {
-		if !hasNullCol(p.Row, st.from) {
-			o.kbuf = repr.AppendColsKey(o.kbuf[:0], p.Row, st.from)
-			o.order.add(idx, o.kbuf)
+	for _, c := range st.from {
+		if o.cur[c].IsNull() {
+			return out, nil
 		}
 	}
-	err := o.order.runs(func(key []byte, rows []keyedRow) error {
-		o.kbuf = append(o.kbuf[:0], key...)
-		matches, err := o.matches(s, pi, st, o.mbuf[:0])
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], o.cur, st.from)
+	matches, err := o.matches(s, pi, st, o.bufs[k][:0])
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range matches {
+		copy(o.cur[o.off[st.input]:], m.Row)
+		ok, err := o.holds(s, st.deltaChecks)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		next, err = o.combine(s, st, in, rows, matches, next)
-		clear(matches)
-		o.mbuf = matches[:0]
-		return err
-	})
-	return next, err
-}
-
-// combine appends to next each partial row of rows (indexes into in)
-// extended by each of matches, the rows of stage st's input with their
-// key, that passes st's checks.
-func (o *deltaJoin) combine(s *stepCtx, st *deltaStage, in []repr.Update, rows []keyedRow, matches, next []repr.Update) ([]repr.Update, error) {
-	off := o.off[st.input]
-	for _, kr := range rows {
-		p := in[kr.idx]
-		copy(o.cur, p.Row)
-		for _, m := range matches {
-			if m.Diff == 0 {
-				continue
-			}
-			copy(o.cur[off:], m.Row)
-			ok, err := o.holds(s, st.deltaChecks)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-			if err := s.poll(); err != nil {
-				return nil, err
-			}
-			next = append(next, repr.Update{Row: s.slab.concat(o.cur, nil), Time: s.t, Diff: p.Diff * m.Diff})
+		if !ok || m.Diff == 0 {
+			continue
+		}
+		if out, err = o.extend(s, pi, k+1, d*m.Diff, out); err != nil {
+			return nil, err
 		}
 	}
-	return next, nil
+	clear(matches)
+	o.bufs[k] = matches[:0]
+	return out, nil
 }
 
 // matches appends to buf the rows of stage st's input whose key is
