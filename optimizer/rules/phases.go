@@ -42,6 +42,7 @@ var simplifyRules = []Rule{
 	FalseJoinOn,
 	NormalizeJoinKind,
 	RemoveDistinctOfDistinct,
+	RemoveDistinctOfKey,
 	PropagateEmpty,
 	FoldFlatMap,
 }
