@@ -59,26 +59,22 @@ func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, al
 		if !ok || j.Kind != dataflow.InnerJoin || j.AppendOnly || j.Shared != nil || len(j.LeftKey) == 0 {
 			continue
 		}
-		best := -1
-		var bestSize sideSize
-		var bestIndex uint64
-		var bestPerm []int
+		var cands [2]shareCand
 		for side, keys := range [2][]int{j.LeftKey, j.RightKey} {
 			if src, ok := sourceOf(plan, n.Inputs[side]); ok && avoid[src.Collection] {
 				continue
 			}
-			ix, perm, rows, ok := e.sharedIndex(cat, plan, n.Inputs[side], keys, allowed)
-			if !ok {
-				continue
-			}
-			size := sideSize{rows: rows, unique: e.uniqueKey(cat, plan, n.Inputs[side], keys)}
-			if best < 0 || size.larger(bestSize) {
-				best, bestSize, bestIndex, bestPerm = side, size, ix, perm
+			c := &cands[side]
+			var rows int
+			if c.index, c.perm, rows, c.ok = e.sharedIndex(cat, plan, n.Inputs[side], keys, allowed); c.ok {
+				c.size = sideSize{rows: rows, unique: e.uniqueKey(cat, plan, n.Inputs[side], keys), kept: keptShare(plan, n.Inputs[side])}
 			}
 		}
+		best := sharedSide(cands)
 		if best < 0 {
 			continue
 		}
+		bestIndex, bestPerm := cands[best].index, cands[best].perm
 		if out == nil {
 			cp := *plan
 			cp.Nodes = slices.Clone(plan.Nodes)
@@ -100,11 +96,75 @@ func (e *Engine) shareArrangementsAvoiding(cat *Catalog, plan *dataflow.Plan, al
 }
 
 // sideSize is what choosing a join's shared side goes by: the side's
-// relation's current rows, and whether its join key is the relation's
-// whole primary key (each key one row).
+// relation's current rows, whether its join key is the relation's whole
+// primary key (each key one row), and the share of the rows its input
+// keeps (keptShare).
 type sideSize struct {
 	rows   int
 	unique bool
+	kept   float64
+}
+
+// shareCand is a join input that can be read from a shared arrangement:
+// the index, its key order (sharedIndex) and the side's size.
+type shareCand struct {
+	ok    bool
+	index uint64
+	perm  []int
+	size  sideSize
+}
+
+// sharedSide returns the side of a join to read from its shared
+// arrangement (-1: neither can be): the only candidate, or of two the
+// larger relation (larger), unless sharing the other leaves a private side
+// estimated ten times smaller, its rows times the share its filters keep
+// (when both relations are empty, as for a view created before its data,
+// a side whose key may repeat counts ten times one whose key is unique:
+// the fact table of a dimension join). So TPC-H Q12's join of orders
+// with a narrowly filtered lineitem reads orders by its key and keeps
+// the few lineitems, not every order. The margin keeps a guess of
+// selectivity from overriding known sizes on a filter or two.
+func sharedSide(c [2]shareCand) int {
+	switch {
+	case !c[0].ok && !c[1].ok:
+		return -1
+	case !c[1].ok:
+		return 0
+	case !c[0].ok:
+		return 1
+	}
+	best := 0
+	if c[1].size.larger(c[0].size) {
+		best = 1
+	}
+	// Sharing side s keeps side 1-s privately.
+	rows := [2]float64{float64(c[0].size.rows), float64(c[1].size.rows)}
+	if rows[0] == 0 && rows[1] == 0 {
+		rows = [2]float64{1, 1}
+		for s := range rows {
+			if !c[s].size.unique && c[1-s].size.unique {
+				rows[s] = 10
+			}
+		}
+	}
+	kept := func(s int) float64 { return rows[1-s] * c[1-s].size.kept }
+	if kept(1-best)*10 <= kept(best) {
+		return 1 - best
+	}
+	return best
+}
+
+// keptShare estimates the share of its relation's rows join input in
+// keeps: a third per filter of its MFP (PostgreSQL's default selectivity
+// for a range; the optimizer's estimate guesses alike).
+func keptShare(plan *dataflow.Plan, in int) float64 {
+	kept := 1.0
+	if m, ok := plan.Nodes[in].Op.(dataflow.MFP); ok {
+		for range m.Filter {
+			kept /= 3
+		}
+	}
+	return kept
 }
 
 // larger reports whether a should be shared rather than b: it has more
