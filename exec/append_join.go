@@ -49,8 +49,13 @@ type appendJoin struct {
 	scratch   repr.Row
 	rec       repr.Row // decodeRec's row
 	// sp is the spilled form's residency (append_spill.go); nil while
-	// every row is in memory.
-	sp *residency
+	// every row is in memory. tails are the side keys (tag, join key)
+	// whose buckets are tails, tailBytes their rows' bytes, and tbuf a
+	// side key's scratch.
+	sp        *residency
+	tails     []string
+	tailBytes int64
+	tbuf      []byte
 	// seqLogged reports that the store holds the sequence number under
 	// appendSeqKey (or no rows at all), so the state may spill; seqSeen
 	// is restore's note that the record came before the rows.
@@ -132,7 +137,7 @@ func (o *appendJoin) apply(s *stepCtx, side int, u repr.Update, out []repr.Updat
 	}
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], u.Row, o.sides[side].keyCols)
 	if o.sp != nil {
-		if err := o.sp.use(o, o.kbuf, true); err != nil {
+		if err := o.useSide(1-side, false); err != nil {
 			return nil, err
 		}
 	}
@@ -230,7 +235,7 @@ func (o *appendJoin) store(s *stepCtx, side int, u repr.Update) {
 	b.recs = append(b.recs, o.vbuf...)
 	s.grown += int64(len(o.vbuf)) + 2
 	if o.sp != nil {
-		o.sp.grew(o.kbuf, int64(len(o.vbuf)+2))
+		o.grewSide(side, int64(len(o.vbuf)+2))
 	}
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), byte(side+1))
 	o.lbuf = append(o.lbuf, o.kbuf...)
@@ -249,6 +254,9 @@ func (o *appendJoin) bucket(side int, epoch uint64) *appendBucket {
 		key := string(o.kbuf)
 		me.buckets[key] = b
 		o.undo = append(o.undo, appendUndo{side: side, key: key, b: b, n: -1})
+		if o.sp != nil {
+			o.newTail(side)
+		}
 	} else if b.stamp != epoch {
 		b.stamp = epoch
 		o.undo = append(o.undo, appendUndo{side: side, b: b, n: len(b.recs)})

@@ -6,25 +6,36 @@ import (
 )
 
 // A spilled append-only join (appendJoin.sp) keeps its rows in the store,
-// as of the last checkpoint, and in memory only the join keys it has read
-// since (residency, spill_keys.go), as plain joins do: a key is resident (both
-// sides' buckets of that key in memory, exactly as an in-memory
-// appendJoin holds them) or not (its rows are the store's: tag 1 or 2,
-// the join key, then an 8-byte sequence number). Every update makes its
-// key resident before the probe reads it and marks it dirty, since it
-// appends a row; a checkpoint's Flushed makes keys clean, and clean keys
-// are evicted least recently used first past the cache bound (after each
-// committed Step and after Flushed). The store plus the resident keys is
-// always the whole state.
+// as of the last checkpoint, and in memory only what it has read or
+// written since. Residency (spill_keys.go) is by side and join key (the
+// tagged key: tag 1 or 2, then the join key): a resident side key holds
+// that side's whole bucket of the key, exactly as an in-memory appendJoin
+// holds it; the store's rows of a side key are under its tag, the join
+// key, then an 8-byte sequence number.
+//
+// A probe reads only the other side's rows, and a stored row is read only
+// by the other side's probes, so an update makes resident only the other
+// side's key (clean: it reads it). Its own row goes to its side's bucket:
+// appended and marked dirty if that side key is resident, else appended
+// to a tail, a bucket holding only the rows stored since the last
+// checkpoint (not resident, not in the store yet). A later load of that
+// side key (a probe from the other side) puts the store's rows in front of
+// the tail and makes it resident and dirty; a checkpoint's Flushed drops
+// the tails (the store now has their rows) and makes resident keys clean;
+// clean keys are evicted least recently used first past the cache bound
+// (after each committed Step and after Flushed). The store plus the
+// resident keys and the tails is always the whole state. So an input
+// whose keys the other side rarely matches (q20's bids of auctions of
+// other categories) never reads its own rows back.
 //
 // Stored rows never change, so a key's store rows are exactly what a
 // load reads back; the sequence numbers continue from the one logged
 // under tag 0 (appendSeqKey), which sorts first, so a restore that stops
 // early to spill still knows where they stand.
 
-// appendKeyBytes estimates a resident key's fixed heap bytes (two buckets,
-// their map entries, the residency record).
-const appendKeyBytes = int64(2*unsafe.Sizeof(appendBucket{})+unsafe.Sizeof(jres{})) + 3*mapEntryOverhead
+// appendKeyBytes estimates a resident side key's fixed heap bytes (a
+// bucket, its map entry, the residency record).
+const appendKeyBytes = int64(unsafe.Sizeof(appendBucket{})+unsafe.Sizeof(jres{})) + 2*mapEntryOverhead
 
 // appendSeqKey is the tag of the logged sequence number (8 bytes, big
 // endian: the next row's), written by every Step that stores rows.
@@ -49,13 +60,29 @@ func (o *appendJoin) spillTo(r StateReader, prefix []byte, cache int64) bool {
 		o.sides[i].buckets = make(map[string]*appendBucket)
 	}
 	rs := newResidency(r, prefix, cache)
-	o.sp = &rs
+	o.sp, o.tails, o.tailBytes = &rs, nil, 0
 	return true
 }
 
-func (o *appendJoin) spilledStats() (bool, int64, int64, int64) { return o.sp.stats() }
+func (o *appendJoin) spilledStats() (bool, int64, int64, int64) {
+	sp, b, l, e := o.sp.stats()
+	return sp, b + o.tailBytes, l, e
+}
 
-func (o *appendJoin) flushedState() { o.sp.flushed(o) }
+// flushedState drops the tails that did not become resident (the
+// checkpoint wrote their rows), then lets the residency evict.
+func (o *appendJoin) flushedState() {
+	if o.sp == nil {
+		return
+	}
+	for _, t := range o.tails {
+		if !o.sp.resident(t) {
+			delete(o.sides[t[0]-1].buckets, t[1:])
+		}
+	}
+	o.tails, o.tailBytes = o.tails[:0], 0
+	o.sp.flushed(o)
+}
 
 // restoreSized restores one logged record; a restore may stop and spill
 // once the sequence number is known.
@@ -69,34 +96,85 @@ func (o *appendJoin) restoreSized(key, value []byte) (int64, bool, error) {
 // forget drops what a partial restore loaded (it is about to spill).
 func (o *appendJoin) forget() { o.undo = o.undo[:0] }
 
-// loadKey loads both sides' stored rows of join key key, returning their
-// estimated bytes.
-func (o *appendJoin) loadKey(key []byte) (int64, error) {
+// loadKey loads the stored rows of side key tkey (tag, join key) in front
+// of its tail, if any, returning their estimated bytes.
+func (o *appendJoin) loadKey(tkey []byte) (int64, error) {
+	side, key := int(tkey[0]-1), tkey[1:]
 	n := appendKeyBytes + 2*int64(len(key))
-	for side := range 2 {
-		var b *appendBucket
-		err := o.sp.scanKey(byte(side+1), key, func(k, v []byte) error {
-			if len(k) != 1+len(key)+8 { // tag, join key, sequence number
-				return nil // a longer join key with this one as a prefix
-			}
-			if b == nil {
-				b = &appendBucket{}
-				o.sides[side].buckets[string(key)] = b
-			}
-			b.recs = binary.AppendUvarint(b.recs, uint64(len(v)))
-			b.recs = append(b.recs, v...)
-			n += int64(len(v)) + 2
-			return nil
-		})
-		if err != nil {
-			return 0, err
+	var recs []byte
+	err := o.sp.scanKey(tkey[0], key, func(k, v []byte) error {
+		if len(k) != 1+len(key)+8 { // tag, join key, sequence number
+			return nil // a longer join key with this one as a prefix
+		}
+		recs = binary.AppendUvarint(recs, uint64(len(v)))
+		recs = append(recs, v...)
+		n += int64(len(v)) + 2
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	b := o.sides[side].buckets[string(key)]
+	if b == nil {
+		if len(recs) > 0 {
+			o.sides[side].buckets[string(key)] = &appendBucket{recs: recs}
+		}
+		return n, nil
+	}
+	// A tail: its rows follow the store's, and the pending Step's undo
+	// records of it shift by as much (one that created it now truncates
+	// to the store's rows).
+	o.tailBytes -= int64(len(b.recs))
+	n += int64(len(b.recs))
+	b.recs = append(recs, b.recs...)
+	for i := range o.undo {
+		if u := &o.undo[i]; u.b == b {
+			u.n = max(u.n, 0) + len(recs)
 		}
 	}
 	return n, nil
 }
 
-// evictKey drops both sides' rows of a clean resident key.
-func (o *appendJoin) evictKey(key string) {
-	delete(o.sides[0].buckets, key)
-	delete(o.sides[1].buckets, key)
+// evictKey drops the bucket of clean resident side key tkey.
+func (o *appendJoin) evictKey(tkey string) {
+	delete(o.sides[tkey[0]-1].buckets, tkey[1:])
+}
+
+// sideKey returns side's tagged key of the join key in o.kbuf (in o.tbuf).
+func (o *appendJoin) sideKey(side int) []byte {
+	o.tbuf = append(append(o.tbuf[:0], byte(side+1)), o.kbuf...)
+	return o.tbuf
+}
+
+// useSide makes side's key of the join key in o.kbuf resident, loading it
+// if need be, dirty if the Step is about to append to it or it held a
+// tail (rows the store does not have yet).
+func (o *appendJoin) useSide(side int, dirty bool) error {
+	tk := o.sideKey(side)
+	if _, ok := o.sp.res[string(tk)]; !ok {
+		_, tail := o.sides[side].buckets[string(o.kbuf)]
+		dirty = dirty || tail
+	}
+	return o.sp.use(o, tk, dirty)
+}
+
+// grewSide accounts n bytes appended to side's bucket of the join key in
+// o.kbuf: a resident key's (now dirty), or a tail's.
+func (o *appendJoin) grewSide(side int, n int64) {
+	tk := o.sideKey(side)
+	if _, ok := o.sp.res[string(tk)]; ok {
+		o.sp.grew(tk, n)
+		o.sp.touch(tk, true)
+		return
+	}
+	o.tailBytes += n
+}
+
+// newTail records that the bucket just created for side's key of the join
+// key in o.kbuf is a tail, unless that key is resident.
+func (o *appendJoin) newTail(side int) {
+	tk := o.sideKey(side)
+	if _, ok := o.sp.res[string(tk)]; !ok {
+		o.tails = append(o.tails, string(tk))
+	}
 }

@@ -72,8 +72,7 @@ func (rs *residency) use(o keyStore, key []byte, dirty bool) error {
 		rs.bytes += n
 		rs.loads++
 	}
-	rs.clock++
-	jr.used, jr.dirty = rs.clock, jr.dirty || dirty
+	rs.touch(key, dirty)
 	return nil
 }
 
@@ -95,6 +94,15 @@ func (rs *residency) unmark(key string) {
 	if jr := rs.res[key]; jr != nil {
 		rs.bytes -= jr.bytes
 		delete(rs.res, key)
+	}
+}
+
+// touch marks resident key key used now, and dirty if dirty (it does
+// nothing if key is not resident).
+func (rs *residency) touch(key []byte, dirty bool) {
+	if jr := rs.res[string(key)]; jr != nil {
+		rs.clock++
+		jr.used, jr.dirty = rs.clock, jr.dirty || dirty
 	}
 }
 
