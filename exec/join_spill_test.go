@@ -120,20 +120,9 @@ func checkSpilled(t *testing.T, plans []string, run func(text string, rng *rand.
 // runSpilled runs 60 random steps of plan text (insert-only batches when
 // appendOnly, event-time rows and watermarks for plans with watermarks).
 func runSpilled(text string, rng *rand.Rand, appendOnly bool) (*spillRun, error) {
-	p, err := dataflow.Parse(text)
+	r, err := newSpillRun(text, appendOnly)
 	if err != nil {
 		return nil, err
-	}
-	r := &spillRun{plan: p, memStore: newMemStore(), spStore: newMemStore(), live: map[repr.CollectionID][]repr.Update{},
-		appendOnly: appendOnly, spilledOps: map[string]int{}}
-	if r.mem, err = Build(p); err != nil {
-		return nil, err
-	}
-	if r.sp, err = Build(p); err != nil {
-		return nil, err
-	}
-	if strings.Contains(text, "watermark=") {
-		r.win = &windowRun{d: r.mem, wm: map[repr.CollectionID]int64{}, inputs: map[repr.CollectionID][]repr.Update{}}
 	}
 	cache := []int64{0, 300, 3000}[rng.IntN(3)]
 	for step := uint64(1); step <= 60; step++ {
@@ -151,10 +140,35 @@ func runSpilled(text string, rng *rand.Rand, appendOnly bool) (*spillRun, error)
 	return r, nil
 }
 
+// newSpillRun builds plan text twice, in memory and to spill.
+func newSpillRun(text string, appendOnly bool) (*spillRun, error) {
+	p, err := dataflow.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	r := &spillRun{plan: p, memStore: newMemStore(), spStore: newMemStore(), live: map[repr.CollectionID][]repr.Update{},
+		appendOnly: appendOnly, spilledOps: map[string]int{}}
+	if r.mem, err = Build(p); err != nil {
+		return nil, err
+	}
+	if r.sp, err = Build(p); err != nil {
+		return nil, err
+	}
+	if strings.Contains(text, "watermark=") {
+		r.win = &windowRun{d: r.mem, wm: map[repr.CollectionID]int64{}, inputs: map[repr.CollectionID][]repr.Update{}}
+	}
+	return r, nil
+}
+
 // step feeds both dataflows one random batch and compares their outputs;
 // one Step in six is rolled back.
 func (r *spillRun) step(rng *rand.Rand, t uint64) error {
-	in := r.input(rng, t)
+	return r.feed(t, r.input(rng, t), rng.IntN(6) == 0)
+}
+
+// feed feeds both dataflows in at time t, compares their outputs, and
+// rolls both Steps back (rollback) or commits them.
+func (r *spillRun) feed(t uint64, in Input, rollback bool) error {
 	batch := in.Updates
 	var memW, spW opBatch
 	memOut, err := r.mem.StepInput(nil, t, in, &memW)
@@ -168,7 +182,7 @@ func (r *spillRun) step(rng *rand.Rand, t uint64) error {
 	if a, b := formatUpdates(memOut), formatUpdates(spOut); a != b {
 		return fmt.Errorf("in memory:\n%s\nspilled:\n%s", a, b)
 	}
-	if rng.IntN(6) == 0 {
+	if rollback {
 		r.mem.Rollback()
 		r.sp.Rollback()
 		return nil
@@ -260,4 +274,76 @@ func (r *spillRun) batch(rng *rand.Rand, t uint64) map[repr.CollectionID][]repr.
 		out[c] = append(out[c], repr.Update{Row: randomRow(rng), Time: t, Diff: int64(1 + rng.IntN(2))})
 	}
 	return out
+}
+
+// scanCounter is a StateReader that counts the scans of each tag of a
+// node's state (the byte after the node's prefix).
+type scanCounter struct {
+	StateReader
+	node  []byte
+	scans map[byte]int
+}
+
+func (c *scanCounter) Scan(prefix []byte, fn func(key, value []byte) error) error {
+	if len(prefix) > len(c.node) && string(prefix[:len(c.node)]) == string(c.node) {
+		c.scans[prefix[len(c.node)]]++
+	}
+	return c.StateReader.Scan(prefix, fn)
+}
+
+// TestSpilledAppendJoinLoadsOnlyTheProbedSide checks that a spilled
+// appendJoin reads back only the other side's rows of an update's key
+// (tag 1: left, 2: right): new left rows load the right side's keys,
+// never the left's; a right row then loads the left side's rows of its
+// key, the store's in front of those appended since the checkpoint,
+// joining them all as in memory; after a checkpoint the store has them
+// all.
+func TestSpilledAppendJoinLoadsOnlyTheProbedSide(t *testing.T) {
+	r, err := newSpillRun(`%0 = Source coll=1 :: int4, int4, text
+%1 = Source coll=2 :: int4, int4, text
+%2 = Join kind=inner on=[#0=#0] append-only=true <- %0, %1`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(k, v int64) repr.Update {
+		return repr.Update{Row: repr.Row{repr.NewInt(k), repr.NewInt(v), repr.NewText("a")}, Diff: 1}
+	}
+	left := func(us ...repr.Update) map[repr.CollectionID][]repr.Update {
+		return map[repr.CollectionID][]repr.Update{1: us}
+	}
+	right := func(us ...repr.Update) map[repr.CollectionID][]repr.Update {
+		return map[repr.CollectionID][]repr.Update{2: us}
+	}
+	checkpoint := func() {
+		r.memPend.apply(r.memStore)
+		r.spPend.apply(r.spStore)
+		r.memPend.ops, r.spPend.ops = nil, nil
+		r.sp.Flushed()
+	}
+	sc := &scanCounter{StateReader: r.spStore, node: nodePrefix(nil, 2), scans: map[byte]int{}}
+	steps := []struct {
+		batch        map[repr.CollectionID][]repr.Update
+		checkpoint   bool
+		lscan, rscan int // the scans of each side so far
+	}{
+		{batch: left(row(1, 1), row(2, 1), row(3, 1)), checkpoint: true},
+		{batch: left(row(1, 2), row(2, 2), row(3, 2)), rscan: 3},
+		{batch: left(row(2, 3)), rscan: 3},
+		{batch: right(row(2, 0)), lscan: 1, rscan: 3, checkpoint: true},
+		{batch: right(row(3, 0), row(2, 9)), lscan: 2, rscan: 3},
+	}
+	for i, st := range steps {
+		if i == 1 && !r.sp.SpillNode(2, sc, 1<<20) {
+			t.Fatal("the join did not spill")
+		}
+		if err := r.feed(uint64(i+1), Input{Updates: st.batch}, false); err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		if sc.scans[1] != st.lscan || sc.scans[2] != st.rscan {
+			t.Fatalf("step %d: %d scans of the left side, %d of the right, want %d and %d", i+1, sc.scans[1], sc.scans[2], st.lscan, st.rscan)
+		}
+		if st.checkpoint {
+			checkpoint()
+		}
+	}
 }
