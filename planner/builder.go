@@ -42,7 +42,10 @@ type builder struct {
 	readsOuter map[any]bool
 	// inlined holds the derived table standing for each reference to an
 	// inlined CTE, and cteFrames each inlined CTE query's frame (cte.go).
-	inlined   map[*pg_query.RangeVar]*pg_query.Node
+	inlined map[*pg_query.RangeVar]*pg_query.Node
+	// lockSlots numbers the query blocks with a locking clause below the
+	// top level in the order planning meets them (Options.Locked).
+	lockSlots map[*pg_query.SelectStmt]int
 	cteFrames map[*pg_query.SelectStmt]int
 	// domainBases maps a relation decorrelation derived (a join back, a
 	// semi-join) to the relation it derived it from (subquery.go,
@@ -54,6 +57,7 @@ func newBuilder(cat Catalog, opts Options) *builder {
 	b := &builder{cat: cat, opts: opts, placeholders: map[*expr.Lit]int{},
 		rankLimits: map[*pg_query.SelectStmt]rankLimit{}, readsOuter: map[any]bool{},
 		inlined: map[*pg_query.RangeVar]*pg_query.Node{}, cteFrames: map[*pg_query.SelectStmt]int{},
+		lockSlots:   map[*pg_query.SelectStmt]int{},
 		domainBases: map[ir.Rel]ir.Rel{}}
 	b.paramTypes = append([]repr.T(nil), opts.ParamTypes...)
 	return b

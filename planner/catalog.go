@@ -115,6 +115,12 @@ type Options struct {
 	// DescribeModifyingCTEs to plan their columns with no rows. A
 	// data-modifying WITH query not in the map is 0A000.
 	ModifyingCTEs map[*pg_query.CommonTableExpr]*CTEResult
+	// Locked, when set, are the results of the statement's query blocks
+	// with a locking clause below its top level, which the statement
+	// layer runs first as queries of their own (LockedSubqueries). When
+	// nil (views' definitions, EXPLAIN, generic plans), such a block is
+	// 0A000.
+	Locked *LockedSubqueries
 }
 
 // Query is a planned SELECT/VALUES/set operation: Rel produces rows (as a

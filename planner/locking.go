@@ -348,3 +348,88 @@ func lockWait(lc *pg_query.LockingClause) LockWait {
 	}
 	return LockNoWait
 }
+
+// Row locks below the top level: SELECT * FROM (SELECT ... FOR UPDATE
+// SKIP LOCKED LIMIT 1) s, WITH c AS (SELECT ... FOR SHARE) ..., a
+// sublink's query, a view's definition. As in PostgreSQL, which does not
+// pull such a block up into its parent, the block is a unit: the
+// statement layer runs it first as a top-level locking query of its own
+// (so its rows are locked, and SKIP LOCKED, NOWAIT and LIMIT act on them
+// as at the top level), and the statement is planned with the block
+// standing for the rows it returned (a constant relation). Every row the
+// block returns is locked, even those the enclosing query then discards:
+// more conflicts, never fewer. A block reading the enclosing query's
+// columns (LATERAL, a correlated sublink) or earlier WITH queries cannot
+// run alone: 0A000.
+
+// LockedSubqueries are the results of a statement's locking blocks below
+// its top level, in the order planning meets them.
+type LockedSubqueries struct {
+	Rows []*CTEResult
+	// describe plans the blocks for their columns, without rows.
+	describe bool
+}
+
+// DescribeLockedSubqueries is the Options.Locked that plans a
+// statement's locking blocks below the top level for their columns only.
+func DescribeLockedSubqueries() *LockedSubqueries {
+	return &LockedSubqueries{describe: true}
+}
+
+// NeedLockedRows is the planning error asking the statement layer to run
+// Query, the next locking block below the top level, as a query of its
+// own, append its result to Options.Locked and plan again.
+type NeedLockedRows struct {
+	Query *pg_query.Node
+}
+
+func (e *NeedLockedRows) Error() string { return "planning needs the rows of a locking subquery" }
+
+// lockedSubquery plans query block sel, which has a locking clause and is
+// not the statement's top level, as the rows it returned when the
+// statement layer ran it (Options.Locked).
+func (b *builder) lockedSubquery(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	name := lockName(sel.LockingClause[0].GetLockingClause())
+	switch {
+	case b.opts.MaterializedView:
+		return b.unlockedBlock(sel, parent, outer, false)
+	case b.opts.Locked == nil:
+		return nil, repr.Unsupported("%s in a subquery, WITH query or view of EXPLAIN, a cursor or COPY", name)
+	case outer != nil:
+		return nil, repr.Unsupported("%s in a subquery that reads the enclosing query's columns", name)
+	case b.opts.Locked.describe:
+		return b.unlockedBlock(sel, parent, outer, true)
+	}
+	i, ok := b.lockSlots[sel]
+	if !ok {
+		i = len(b.lockSlots)
+		b.lockSlots[sel] = i
+	}
+	if i >= len(b.opts.Locked.Rows) {
+		return nil, &NeedLockedRows{Query: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}}
+	}
+	res := b.opts.Locked.Rows[i]
+	return &planned{rel: constRel(res.Columns, res.Rows), cols: res.Columns, limit: -1}, nil
+}
+
+// unlockedBlock plans locking block sel without its locks: to describe
+// a statement (anyWait), or in a materialized view's query, as
+// PostgreSQL computes the view when no other transaction holds a lock:
+// the locks would last only while the view is created, and a maintained
+// view cannot honour SKIP LOCKED or NOWAIT (0A000).
+func (b *builder) unlockedBlock(sel *pg_query.SelectStmt, parent *scope, outer *outerRel, anyWait bool) (*planned, error) {
+	for _, n := range sel.LockingClause {
+		if lc := n.GetLockingClause(); !anyWait && lockWait(lc) != LockNoWait {
+			return nil, repr.Unsupported("%s with SKIP LOCKED or NOWAIT in a materialized view", lockName(lc))
+		}
+	}
+	if err := checkLockable(sel); err != nil {
+		return nil, err
+	}
+	if _, err := lockedRels(sel); err != nil {
+		return nil, err
+	}
+	plain := proto.Clone(sel).(*pg_query.SelectStmt)
+	plain.LockingClause = nil
+	return b.planBlock(plain, parent, outer)
+}

@@ -131,16 +131,21 @@ func (b *builder) modifyingCTE(ce *pg_query.CommonTableExpr) (*cte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &cte{name: ce.Ctename, rel: constRel(cols, res.Rows), cols: cols,
+		noReturning: len(returningList(ce.Ctequery)) == 0}, nil
+}
+
+// constRel is rows, of columns cols, as a constant relation.
+func constRel(cols []ResultColumn, rows []repr.Row) *ir.Values {
 	ts := colTypes(cols)
-	rows := make([][]expr.Expr, len(res.Rows))
-	for i, r := range res.Rows {
-		rows[i] = make([]expr.Expr, len(r))
+	out := make([][]expr.Expr, len(rows))
+	for i, r := range rows {
+		out[i] = make([]expr.Expr, len(r))
 		for j, d := range r {
-			rows[i][j] = &expr.Lit{D: d, T: ts[j]}
+			out[i][j] = &expr.Lit{D: d, T: ts[j]}
 		}
 	}
-	return &cte{name: ce.Ctename, rel: &ir.Values{Rows: rows, Types: ts}, cols: cols,
-		noReturning: len(returningList(ce.Ctequery)) == 0}, nil
+	return &ir.Values{Rows: out, Types: ts}
 }
 
 // returningList is the RETURNING list of INSERT, UPDATE or DELETE n.

@@ -68,6 +68,9 @@ func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *oute
 
 // planBlock dispatches on the kind of query block.
 func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	if len(sel.LockingClause) > 0 {
+		return b.lockedSubquery(sel, parent, outer)
+	}
 	sel, err := rewriteRegr(sel, b.opts.Trace)
 	if err != nil {
 		return nil, err
@@ -75,8 +78,6 @@ func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	switch {
 	case sel.IntoClause != nil:
 		return nil, repr.Unsupported("SELECT INTO")
-	case len(sel.LockingClause) > 0:
-		return nil, repr.Unsupported("%s in a subquery, WITH query or view", lockName(sel.LockingClause[0].GetLockingClause()))
 	case sel.Op != pg_query.SetOperation_SETOP_NONE:
 		return b.planSetOp(sel, parent, outer)
 	case len(sel.ValuesLists) > 0:

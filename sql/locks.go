@@ -1,6 +1,11 @@
 package sql
 
 import (
+	"errors"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
@@ -161,4 +166,44 @@ func (e *Engine) checkLocks(ws *writeSet) error {
 		}
 	}
 	return nil
+}
+
+// planLockingQuery plans query n of a transaction with write set ws
+// (planQueryIn), first running each of its query blocks with a locking
+// clause below the top level as a locking query of its own, which locks
+// its rows (planner.LockedSubqueries): one planning per such block, in
+// the order planning meets them.
+func (e *Engine) planLockingQuery(n *pg.Node, opts planner.Options, ectx *expr.Ctx, ws *writeSet) (*planner.Query, error) {
+	opts.Locked = &planner.LockedSubqueries{}
+	for {
+		q, err := e.planQueryIn(n, opts, ws)
+		var need *planner.NeedLockedRows
+		if !errors.As(err, &need) {
+			return q, err
+		}
+		res, err := e.runLockedSubquery(need.Query, opts, ectx, ws)
+		if err != nil {
+			return nil, err
+		}
+		opts.Locked.Rows = append(opts.Locked.Rows, res)
+	}
+}
+
+// runLockedSubquery runs locking query block n, below a statement's top
+// level, as a query of its own. A block that names what it cannot see
+// alone (the enclosing query's columns, earlier WITH queries) is 0A000.
+func (e *Engine) runLockedSubquery(n *pg.Node, opts planner.Options, ectx *expr.Ctx, ws *writeSet) (*planner.CTEResult, error) {
+	q, err := e.planLockingQuery(n, opts, ectx, ws)
+	if code := repr.ErrorCode(err); code == repr.CodeUndefinedColumn || code == repr.CodeUndefinedTable {
+		return nil, repr.Unsupported("%s in a subquery that reads the enclosing query's columns or WITH queries",
+			planner.LockName(n.GetSelectStmt()))
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := e.runQuery(q, ectx, ws)
+	if err != nil {
+		return nil, err
+	}
+	return &planner.CTEResult{Columns: q.Columns, Rows: rows}, nil
 }

@@ -40,8 +40,8 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 	} else {
 		version := s.e.catalogVersion()
 		var q *planner.Query
-		q, err = s.e.planQueryIn(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
-			TimeZone: s.settings.timeZone}, s.ws)
+		q, err = s.e.planLockingQuery(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
+			TimeZone: s.settings.timeZone}, ectx, s.ws)
 		if err != nil {
 			return err
 		}

@@ -126,7 +126,7 @@ func (st *Statement) describe() error {
 	st.catVersion = st.s.e.catalogVersion()
 	n := st.stmt.AST
 	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone,
-		ModifyingCTEs: planner.DescribeModifyingCTEs(n)}
+		ModifyingCTEs: planner.DescribeModifyingCTEs(n), Locked: planner.DescribeLockedSubqueries()}
 	var err error
 	switch {
 	case n.GetSelectStmt() != nil:
