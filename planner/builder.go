@@ -42,11 +42,11 @@ type builder struct {
 	readsOuter map[any]bool
 	// inlined holds the derived table standing for each reference to an
 	// inlined CTE, and cteFrames each inlined CTE query's frame (cte.go).
-	inlined map[*pg_query.RangeVar]*pg_query.Node
+	inlined   map[*pg_query.RangeVar]*pg_query.Node
+	cteFrames map[*pg_query.SelectStmt]int
 	// lockSlots numbers the query blocks with a locking clause below the
 	// top level in the order planning meets them (Options.Locked).
 	lockSlots map[*pg_query.SelectStmt]int
-	cteFrames map[*pg_query.SelectStmt]int
 	// domainBases maps a relation decorrelation derived (a join back, a
 	// semi-join) to the relation it derived it from (subquery.go,
 	// domainBase).

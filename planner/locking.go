@@ -366,9 +366,15 @@ func lockWait(lc *pg_query.LockingClause) LockWait {
 // its top level, in the order planning meets them.
 type LockedSubqueries struct {
 	Rows []*CTEResult
-	// describe plans the blocks for their columns, without rows.
+	// describe plans the blocks for their columns, without rows; met
+	// counts the blocks planned so.
 	describe bool
+	met      int
 }
+
+// Met reports whether planning in describe mode met a locking block: its
+// plan must not run.
+func (l *LockedSubqueries) Met() bool { return l.met > 0 }
 
 // DescribeLockedSubqueries is the Options.Locked that plans a
 // statement's locking blocks below the top level for their columns only.
@@ -398,6 +404,7 @@ func (b *builder) lockedSubquery(sel *pg_query.SelectStmt, parent *scope, outer 
 	case outer != nil:
 		return nil, repr.Unsupported("%s in a subquery that reads the enclosing query's columns", name)
 	case b.opts.Locked.describe:
+		b.opts.Locked.met++
 		return b.unlockedBlock(sel, parent, outer, true)
 	}
 	i, ok := b.lockSlots[sel]

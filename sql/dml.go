@@ -69,10 +69,13 @@ func (e *Engine) planDML(n *pg.Node, opts planner.Options) (*dmlPlan, error) {
 func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 	s := p.st.s
 	d := p.st.takeDML()
+	ectx := s.evalCtx()
 	if d == nil || len(p.params) > 0 || n != p.st.stmt.AST {
-		var err error
-		d, err = s.e.planDML(n, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
-			TimeZone: s.settings.timeZone})
+		err := s.e.withLockedSubqueries(planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
+			TimeZone: s.settings.timeZone}, ectx, s.ws, func(opts planner.Options) (err error) {
+			d, err = s.e.planDML(n, opts)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -82,7 +85,6 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 	if s.tx == txIdle {
 		ws = &writeSet{}
 	}
-	ectx := s.evalCtx()
 	mark := ws.mark()
 	changed, tag, err := s.e.writeRows(d, ectx, ws, s.tx == txIdle)
 	if err == nil {

@@ -169,21 +169,33 @@ func (e *Engine) checkLocks(ws *writeSet) error {
 }
 
 // planLockingQuery plans query n of a transaction with write set ws
-// (planQueryIn), first running each of its query blocks with a locking
+// (planQueryIn) with its locking blocks below the top level run first
+// (withLockedSubqueries).
+func (e *Engine) planLockingQuery(n *pg.Node, opts planner.Options, ectx *expr.Ctx, ws *writeSet) (*planner.Query, error) {
+	var q *planner.Query
+	err := e.withLockedSubqueries(opts, ectx, ws, func(opts planner.Options) (err error) {
+		q, err = e.planQueryIn(n, opts, ws)
+		return err
+	})
+	return q, err
+}
+
+// withLockedSubqueries calls plan, which plans a statement with opts,
+// after running each of the statement's query blocks with a locking
 // clause below the top level as a locking query of its own, which locks
 // its rows (planner.LockedSubqueries): one planning per such block, in
 // the order planning meets them.
-func (e *Engine) planLockingQuery(n *pg.Node, opts planner.Options, ectx *expr.Ctx, ws *writeSet) (*planner.Query, error) {
+func (e *Engine) withLockedSubqueries(opts planner.Options, ectx *expr.Ctx, ws *writeSet, plan func(planner.Options) error) error {
 	opts.Locked = &planner.LockedSubqueries{}
 	for {
-		q, err := e.planQueryIn(n, opts, ws)
+		err := plan(opts)
 		var need *planner.NeedLockedRows
 		if !errors.As(err, &need) {
-			return q, err
+			return err
 		}
 		res, err := e.runLockedSubquery(need.Query, opts, ectx, ws)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		opts.Locked.Rows = append(opts.Locked.Rows, res)
 	}

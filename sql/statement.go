@@ -145,7 +145,7 @@ func (st *Statement) describe() error {
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {
 			st.cols, st.paramTypes = queryColumns(dml.returningCols), dml.paramTypes
-			if opts.ModifyingCTEs == nil { // such a plan has no rows for them
+			if opts.ModifyingCTEs == nil && !opts.Locked.Met() { // such a plan has no rows for them
 				st.keepDML(dml)
 			}
 		}
@@ -154,7 +154,7 @@ func (st *Statement) describe() error {
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {
 			st.paramTypes = dml.paramTypes
-			if opts.ModifyingCTEs == nil { // such a plan has no rows for them
+			if opts.ModifyingCTEs == nil && !opts.Locked.Met() { // such a plan has no rows for them
 				st.keepDML(dml)
 			}
 		}

@@ -44,6 +44,7 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"OwnWrites", isoOwnWrites},
 		{"LockChangedRow", isoLockChangedRow},
 		{"SkipLocked", isoSkipLocked},
+		{"SubqueryLocks", isoSubqueryLocks},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -564,4 +565,24 @@ func isoSkipLocked(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
 	expectText(t, ctx, b, "SELECT id FROM q WHERE id = 3 FOR KEY SHARE NOWAIT", "3")
 	mustExec(t, ctx, a, "ROLLBACK")
 	expectText(t, ctx, b, "SELECT id FROM q WHERE id = 3 FOR UPDATE NOWAIT", "3")
+}
+
+// isoSubqueryLocks: locking blocks below the top level lock as the
+// top-level form does. Two workers claim different jobs through a
+// subquery in FROM, a WITH query and an UPDATE's sublink; NOWAIT in a
+// view's definition meets the other block's lock.
+func isoSubqueryLocks(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE q (id int PRIMARY KEY, state text)", "INSERT INTO q VALUES (1, 'new'), (2, 'new'), (3, 'new')",
+		"CREATE VIEW q_next AS SELECT id FROM q WHERE state = 'new' ORDER BY id LIMIT 1 FOR UPDATE NOWAIT")
+	next := "SELECT id FROM q WHERE state = 'new' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
+	mustExec(t, ctx, a, "BEGIN")
+	expectText(t, ctx, a, "SELECT id FROM ("+next+") s", "1")
+	mustExec(t, ctx, b, "BEGIN")
+	expectText(t, ctx, b, "WITH c AS ("+next+") SELECT id FROM c", "2")
+	expectState(t, ctx, b, "SELECT * FROM q_next", "55P03")
+	mustExec(t, ctx, b, "ROLLBACK", "BEGIN")
+	expectText(t, ctx, b, "UPDATE q SET state = 'busy' WHERE id = ("+next+") RETURNING id", "2")
+	mustExec(t, ctx, b, "COMMIT")
+	expectText(t, ctx, a, "SELECT id FROM q WHERE id IN (SELECT id FROM q WHERE state = 'new' FOR SHARE) ORDER BY id", "1,3")
+	mustExec(t, ctx, a, "COMMIT")
 }
