@@ -19,10 +19,11 @@ import (
 // those rows, the query is planned with each locked table's whole row
 // appended to its select list (t.*), after the visible columns; the rows
 // are the ones the query returns, after its ORDER BY and LIMIT. Only a
-// top-level plain SELECT over tables may lock, as in PostgreSQL (no
-// GROUP BY, DISTINCT, aggregates, window functions or set operations);
-// FOR UPDATE in subqueries, on views, subqueries or functions in FROM,
-// and on the nullable side of an outer join are 0A000. SKIP LOCKED and
+// plain SELECT over tables may lock, as in PostgreSQL (no GROUP BY,
+// DISTINCT, aggregates, window functions or set operations); a locking
+// clause on views, subqueries or functions in FROM, and on the nullable
+// side of an outer join is 0A000. A locking block below the top level
+// runs as a query of its own (lockedSubquery, below). SKIP LOCKED and
 // NOWAIT look up the locks other open blocks hold (sql/rowlocks.go).
 
 // Lock is a table whose rows a query locks: each row of the query
