@@ -452,8 +452,13 @@ func (q *qualifier) refs(n *pg.Node) error {
 	// name is qualified, and foreign keys' names come first.
 	var keys []*pg.Constraint
 	var rvs []*pg.RangeVar
+	locked := map[*pg.RangeVar]bool{} // locking needs UPDATE, at any depth
 	walkProtoPruned(n, func(m proto.Message) bool {
 		switch m := m.(type) {
+		case *pg.SelectStmt:
+			for _, rv := range planner.LockedTables(m) {
+				locked[rv] = true
+			}
 		case *pg.TypeName:
 			q.typeName(m)
 		case *pg.CommonTableExpr:
@@ -483,7 +488,11 @@ func (q *qualifier) refs(n *pg.Node) error {
 		if err := q.ref(rv); err != nil {
 			return err
 		}
-		q.record(rv, q.priv)
+		if locked[rv] {
+			q.record(rv, q.priv|privSelect|privUpdate)
+		} else {
+			q.record(rv, q.priv)
+		}
 	}
 	return nil
 }
