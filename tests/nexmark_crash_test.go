@@ -12,6 +12,7 @@ import (
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector/nexmark"
 	"github.com/eddydb/eddy/tests/harness"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestNexmarkCrash kills the server with SIGKILL while a paced nexmark
@@ -45,30 +46,11 @@ func TestNexmarkCrash(t *testing.T) {
 		"CREATE MATERIALIZED VIEW per_auction AS SELECT auction, count(*) AS n, max(price) AS hi, sum(price) AS p, max(extra) AS e FROM bid GROUP BY auction",
 		"CREATE MATERIALIZED VIEW totals AS SELECT sum(n) AS n, sum(p) AS p, max(e) AS e FROM per_auction")
 	c.Close(ctx)
-	for round := range 2 {
-		time.Sleep(time.Duration(300+rng.IntN(700)) * time.Millisecond)
-		s.Kill()
-		s.Restart()
-		t.Logf("round %d: killed and restarted", round)
-	}
+	killTwice(t, s, rng, 300, 700)
 	c = pgConnect(t, ctx, s.DSN())
 	defer c.Close(ctx)
 	want := queries.CountOf(nexmark.Bid, events)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		rows, err := queryRows(ctx, c, "SELECT (SELECT max(n) FROM totals), (SELECT count(*) FROM bid_t)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rows[0] == fmt.Sprintf("%d|%d", want, want) {
-			break
-		}
-		if time.Now().After(deadline) {
-			st, _ := queryRows(ctx, c, "SELECT name, state, error, records FROM eddy_sources")
-			t.Fatalf("view and table counts %s, want %d each; sources: %v", rows[0], want, st)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	awaitCounts(t, ctx, c, "SELECT (SELECT max(n) FROM totals), (SELECT count(*) FROM bid_t)", want)
 	for view, recompute := range map[string]string{
 		"SELECT * FROM totals":      "SELECT count(*), sum(price), max(extra) FROM bid_t",
 		"SELECT * FROM per_auction": "SELECT auction, count(*), max(price), sum(price), max(extra) FROM bid_t GROUP BY auction",
@@ -147,29 +129,10 @@ func TestNexmarkCrashSpilledIntervalJoin(t *testing.T) {
 		"CREATE MATERIALIZED VIEW q7 AS "+q7("bid"),
 		"CREATE MATERIALIZED VIEW nbids AS SELECT count(*) AS n FROM bid")
 	c.Close(ctx)
-	for round := range 2 {
-		time.Sleep(time.Duration(500+rng.IntN(1500)) * time.Millisecond)
-		s.Kill()
-		s.Restart()
-		t.Logf("round %d: killed and restarted", round)
-	}
+	killTwice(t, s, rng, 500, 1500)
 	c = pgConnect(t, ctx, s.DSN())
 	defer c.Close(ctx)
-	want := queries.CountOf(nexmark.Bid, events)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		rows, err := queryRows(ctx, c, "SELECT (SELECT n FROM nbids), (SELECT count(*) FROM bid_t)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rows[0] == fmt.Sprintf("%d|%d", want, want) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("source and table counts %s, want %d each", rows[0], want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	awaitCounts(t, ctx, c, "SELECT (SELECT n FROM nbids), (SELECT count(*) FROM bid_t)", queries.CountOf(nexmark.Bid, events))
 	got, err := queryRows(ctx, c, "SELECT * FROM q7")
 	if err != nil {
 		t.Fatal(err)
@@ -194,4 +157,37 @@ func TestNexmarkCrashSpilledIntervalJoin(t *testing.T) {
 	}
 	t.Logf("%d q7 rows; its interval join spilled %d times, q7 restored spilled %d times; input log replayed: %t",
 		len(got), spilled, restored, strings.Contains(logs, "log replayed"))
+}
+
+// killTwice kills s with SIGKILL and restarts it twice, each after a
+// random wait of base to base+spread milliseconds.
+func killTwice(t *testing.T, s *harness.Server, rng *rand.Rand, base, spread int) {
+	t.Helper()
+	for round := range 2 {
+		time.Sleep(time.Duration(base+rng.IntN(spread)) * time.Millisecond)
+		s.Kill()
+		s.Restart()
+		t.Logf("round %d: killed and restarted", round)
+	}
+}
+
+// awaitCounts polls query, which returns two counts, until both equal
+// want, failing after a minute (with the sources' states).
+func awaitCounts(t *testing.T, ctx context.Context, c *pgconn.PgConn, query string, want int64) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		rows, err := queryRows(ctx, c, query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows[0] == fmt.Sprintf("%d|%d", want, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			st, _ := queryRows(ctx, c, "SELECT name, state, error, records FROM eddy_sources")
+			t.Fatalf("counts %s, want %d each; sources: %v", rows[0], want, st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
