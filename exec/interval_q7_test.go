@@ -3,7 +3,6 @@ package exec
 import (
 	"testing"
 
-	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 )
@@ -26,14 +25,7 @@ const q7Plan = `%0 = Source coll=1 name=bid watermark=#2 :: int8, int8, timestam
 // windows not yet closed, however long the stream runs; and that every
 // window's top bid is output.
 func TestQ7StateFlat(t *testing.T) {
-	p, err := dataflow.Parse(q7Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := Build(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := buildText(t, q7Plan)
 	var (
 		ctx                            expr.Ctx
 		w                              discardBatch
@@ -89,14 +81,7 @@ func TestQ7StateFlat(t *testing.T) {
 // (close_spill.go), and that a restore that stops to spill files every
 // stored row, arranged or not, in the close index.
 func TestWatermarkedJoinsSpill(t *testing.T) {
-	p, err := dataflow.Parse(q7Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := Build(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := buildText(t, q7Plan)
 	if _, ok := d.ops[3].(*intervalJoin); !ok {
 		t.Fatalf("node 3 runs as %T, not an intervalJoin", d.ops[3])
 	}
@@ -129,10 +114,7 @@ func TestWatermarkedJoinsSpill(t *testing.T) {
 		t.Fatalf("spilled: %d rows arranged, close index %d values (%d before), %d by reference",
 			j.sides[0].live, j.bounds[0].idx.len(), indexed, len(j.bounds[0].idx.mem.items))
 	}
-	r, err := Build(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := buildText(t, q7Plan)
 	if _, err := r.RestoreWithin(store, 0, 0); err != nil {
 		t.Fatal(err)
 	}

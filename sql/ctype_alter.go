@@ -49,14 +49,9 @@ func (p *Portal) execRenameType(rs *pg.RenameStmt) error {
 	e := p.st.s.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var names []*pg.Node
+	names := rs.Object.GetList().GetItems()
 	if rs.Relation != nil { // RENAME ATTRIBUTE names the type as a relation
-		if rs.Relation.Schemaname != "" {
-			names = append(names, pg.MakeStrNode(rs.Relation.Schemaname))
-		}
-		names = append(names, pg.MakeStrNode(rs.Relation.Relname))
-	} else {
-		names = rs.Object.GetList().GetItems()
+		names = typeNameOf(rs.Relation)
 	}
 	o, err := p.lookupType(names)
 	if err != nil {
@@ -97,11 +92,7 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 	e := p.st.s.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var names []*pg.Node
-	if as.Relation.Schemaname != "" {
-		names = append(names, pg.MakeStrNode(as.Relation.Schemaname))
-	}
-	o, err := p.lookupType(append(names, pg.MakeStrNode(as.Relation.Relname)))
+	o, err := p.lookupType(typeNameOf(as.Relation))
 	if err != nil {
 		return err
 	}
@@ -346,4 +337,13 @@ func viewNamesType(v, o *Object) bool {
 	named := false
 	eachTypeName(n, o, func(*pg.TypeName) { named = true })
 	return named
+}
+
+// typeNameOf is the (schema-qualified if rv is) name of a type that ALTER
+// TYPE's grammar parsed as a relation.
+func typeNameOf(rv *pg.RangeVar) []*pg.Node {
+	if rv.Schemaname != "" {
+		return []*pg.Node{pg.MakeStrNode(rv.Schemaname), pg.MakeStrNode(rv.Relname)}
+	}
+	return []*pg.Node{pg.MakeStrNode(rv.Relname)}
 }
