@@ -349,10 +349,14 @@ func sourceUpdates(def *SourceDef, changes []Change, t repr.Time) ([]repr.Update
 	return updates, nil
 }
 
-// countLate counts the inserted rows whose event time is below the
-// watermark as it was before this batch (or NULL once there is one): the
-// rows every view's Source drops as late (exec/source.go applies the same
-// rule), reported per source in eddy_sources.late_rows.
+// countLate counts the changes, insertions and deletions alike, whose
+// event time is below the watermark as it was before this batch (or NULL
+// once there is one): the changes every view's Source drops as late
+// (exec/source.go applies the same rule), reported per source in
+// eddy_sources.late_rows. A batch with a late change leaves a cut for
+// later views' backfills (noteSourceHistory), deletions included: a
+// deletion of a row whose window closed is dropped live, so a backfill
+// must judge it against the same watermark.
 func (st *sourceState) countLate(updates []repr.Update) int64 {
 	if !st.hasWM || st.def.Watermark == nil {
 		return 0
@@ -360,11 +364,8 @@ func (st *sourceState) countLate(updates []repr.Update) int64 {
 	col := st.def.Watermark.Column
 	var n int64
 	for _, u := range updates {
-		if u.Diff <= 0 {
-			continue
-		}
 		if d := u.Row[col]; d.IsNull() || d.Micros() < st.watermark {
-			n += u.Diff
+			n += max(u.Diff, -u.Diff)
 		}
 	}
 	return n

@@ -11,13 +11,14 @@ import (
 	"github.com/eddydb/eddy/repr"
 )
 
-// windowCrashSchema is the schema of TestCheckpointCrashWindowSpilled: an
-// event-time source and views whose state a watermark bounds: tumbling
-// windows emitting on update (with min/max multisets) and on close, a
-// hopping count (Nexmark q5's first half) and the top two keys per
-// window (a TopK partitioned by the window).
+// windowCrashSchema is the schema of the windowed crash tests: an
+// event-time source carrying deletions (FORMAT DEBEZIUM) and views whose
+// state a watermark bounds: tumbling windows emitting on update (with
+// min/max multisets) and on close, a hopping count (Nexmark q5's first
+// half) and the top two keys per window (a TopK partitioned by the
+// window).
 const windowCrashSchema = `
-CREATE SOURCE ev (k int, v int, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '3' SECOND) WITH (connector = 'fake');
+CREATE SOURCE ev (k int, v int, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '3' SECOND) WITH (connector = 'fake') FORMAT DEBEZIUM ENCODE JSON;
 CREATE MATERIALIZED VIEW tw AS SELECT window_start, k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM TUMBLE(ev, ts, INTERVAL '5' SECOND) GROUP BY window_start, k;
 CREATE MATERIALIZED VIEW tc AS SELECT window_start, k, count(*) AS n, max(v) AS hi FROM TUMBLE(ev, ts, INTERVAL '5' SECOND) GROUP BY window_start, k EMIT ON WINDOW CLOSE;
 CREATE MATERIALIZED VIEW hw AS SELECT window_start, window_end, k, count(*) AS n FROM HOP(ev, ts, INTERVAL '2' SECOND, INTERVAL '6' SECOND) GROUP BY window_start, window_end, k;
@@ -27,26 +28,36 @@ CREATE MATERIALIZED VIEW top2 AS SELECT window_start, k, v FROM (SELECT window_s
 // windowCrashViews are compared after every restart.
 var windowCrashViews = []string{"tw", "tc", "hw", "top2"}
 
-// TestCheckpointCrashWindowSpilled is TestCheckpointCrashRandomSpilled for
-// windowed state: random batches of an append-only event-time source
-// (rows around an advancing clock, some late) go to two engines, one
-// of which has a one-byte budget (so its windowed Reduces and TopKs spill
-// at every checkpoint, their close indexes resident) and crashes or
-// restarts at random (restart restores them spilled, rebuilding the
-// indexes from the store); after each restart every view must equal the
-// engine that never crashed.
-func TestCheckpointCrashWindowSpilled(t *testing.T) {
+// TestCheckpointCrashWindow is TestCheckpointCrashRandom for windowed
+// state: random batches of an event-time source (rows around an advancing
+// clock, some late, some deleted again, late or not, some in windows
+// already closed) go to two engines, one of which crashes or restarts at
+// random; after each restart every view must equal the engine that never
+// crashed, and at the end each view must equal the same query recomputed
+// from the source's whole history by a view created then (the backfill
+// applies the late-row rule at the watermarks the live views saw).
+func TestCheckpointCrashWindow(t *testing.T) { testCheckpointCrashWindow(t, false) }
+
+// TestCheckpointCrashWindowSpilled is TestCheckpointCrashWindow with a
+// one-byte budget for the crashing engine, so its windowed Reduces and
+// TopKs spill at every checkpoint (their close indexes resident) and
+// restart restores them spilled, rebuilding the indexes from the store.
+func TestCheckpointCrashWindowSpilled(t *testing.T) { testCheckpointCrashWindow(t, true) }
+
+func testCheckpointCrashWindow(t *testing.T, spill bool) {
 	seed := *checkpointSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("seed %d (rerun with -checkpoint-seed=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 2))
-	defer func(n int64) { minSpillBytes = n }(minSpillBytes)
-	minSpillBytes = 0
 	ref, sub := newTestEngine(t), newTestEngine(t)
-	sub.opts.MemoryLimit, sub.unaccounted = 1, true
-	sub.restart()
+	if spill {
+		defer func(n int64) { minSpillBytes = n }(minSpillBytes)
+		minSpillBytes = 0
+		sub.opts.MemoryLimit, sub.unaccounted = 1, true
+		sub.restart()
+	}
 	fc := &fakeConnectors{active: map[uint64]bool{}, batches: map[uint64][]fakeBatch{}}
 	for _, te := range []*testEngine{ref, sub} {
 		te.e.SetConnectors(fc)
@@ -57,9 +68,12 @@ func TestCheckpointCrashWindowSpilled(t *testing.T) {
 	sub.e.SetCheckpointOptions(CheckpointOptions{Commits: 2})
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
 	var pos uint64
+	var pool []repr.Row
 	for step := range 200 {
 		clock := base + int64(step)*300_000 // 0.3 s of event time per step
-		changes := windowBatch(rng, clock)
+		changes := windowBatch(rng, clock, &pool)
+		id := ref.e.cat.lookup("", "ev").ID
+		fc.batches[id] = append(fc.batches[id], fakeBatch{start: pos, changes: changes})
 		pos += uint64(len(changes))
 		for _, te := range []*testEngine{ref, sub} {
 			obj := te.e.cat.lookup("", "ev")
@@ -84,11 +98,33 @@ func TestCheckpointCrashWindowSpilled(t *testing.T) {
 	}
 	sub.restart()
 	compareViews(t, -1, ref, sub, windowCrashViews)
+	compareRecomputed(t, ref, windowCrashSchema, windowCrashViews)
 	for _, v := range windowCrashViews {
 		t.Logf("%s: %s", v, strings.TrimSpace(ref.run("SELECT count(*) FROM "+v)))
 	}
-	if n := spilledWindowed(sub.e); n < len(windowCrashViews) {
+	if n := spilledWindowed(sub.e); spill && n < len(windowCrashViews) {
 		t.Fatalf("%d windowed operators spilled, want the windowed Reduce or TopK of each of %v", n, windowCrashViews)
+	}
+}
+
+// compareRecomputed creates in te a copy (suffixed _re) of each of the
+// views of schema, backfilled from its sources' histories, and fails
+// unless each equals the view maintained all along.
+func compareRecomputed(t *testing.T, te *testEngine, schema string, views []string) {
+	t.Helper()
+	for _, v := range views {
+		prefix := "CREATE MATERIALIZED VIEW " + v + " AS "
+		for _, line := range strings.Split(schema, "\n") {
+			if def, ok := strings.CutPrefix(line, prefix); ok {
+				if out := te.run("CREATE MATERIALIZED VIEW " + v + "_re AS " + def); strings.Contains(out, "ERROR") {
+					t.Fatal(out)
+				}
+			}
+		}
+		q := "SELECT * FROM %s ORDER BY 1, 2, 3"
+		if a, b := te.run(fmt.Sprintf(q, v)), te.run(fmt.Sprintf(q, v+"_re")); a != b {
+			t.Fatalf("%s differs from its recomputation\nmaintained:\n%s\nrecomputed:\n%s", v, a, b)
+		}
 	}
 }
 
@@ -112,17 +148,35 @@ func spilledWindowed(e *Engine) int {
 	return n
 }
 
-// windowBatch draws up to 6 inserts of rows up to 4 s before clock
-// (those below the watermark, 3 s before the latest row, are late).
-// Deletions are left out: a windowed view over a source with deletions
-// (FORMAT DEBEZIUM) diverges across restarts with or without spilling
-// (a retraction of an absent view row, or a Reduce state that fails to
-// restore), which this test does not cover.
-func windowBatch(rng *rand.Rand, clock int64) []Change {
+// windowBatch draws up to 6 changes: inserts of rows up to 4 s before
+// clock (those below the watermark, 3 s before the latest row, are late),
+// re-inserts of recent rows, and deletes of rows of pool, the rows
+// inserted and not yet deleted (mostly recent ones, whose windows may
+// still be open; late ones too, which every view dropped). It never
+// deletes a row more often than it inserted it.
+func windowBatch(rng *rand.Rand, clock int64, pool *[]repr.Row) []Change {
 	var out []Change
 	for range rng.IntN(7) {
+		switch n := len(*pool); {
+		case n > 0 && rng.IntN(3) == 0:
+			i := rng.IntN(n)
+			if n > 20 && rng.IntN(4) > 0 {
+				i = n - 1 - rng.IntN(20) // a recent row: its window may be open
+			}
+			out = append(out, Change{Kind: ChangeDelete, Row: (*pool)[i]})
+			(*pool)[i] = (*pool)[n-1]
+			*pool = (*pool)[:n-1]
+			continue
+		case n > 0 && rng.IntN(6) == 0: // a duplicate
+			r := (*pool)[n-1-rng.IntN(min(n, 10))]
+			out = append(out, Change{Kind: ChangeInsert, Row: r})
+			*pool = append(*pool, r)
+			continue
+		}
 		ts := clock - rng.Int64N(4_000_000)
-		out = append(out, Change{Kind: ChangeInsert, Row: repr.Row{repr.NewInt(int64(rng.IntN(4))), repr.NewInt(int64(rng.IntN(50))), repr.NewTimestamp(ts)}})
+		r := repr.Row{repr.NewInt(int64(rng.IntN(4))), repr.NewInt(int64(rng.IntN(50))), repr.NewTimestamp(ts)}
+		out = append(out, Change{Kind: ChangeInsert, Row: r})
+		*pool = append(*pool, r)
 	}
 	return out
 }
