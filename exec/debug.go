@@ -37,6 +37,9 @@ func (d *Dataflow) DebugState(i int) string {
 		}
 		t := d.plan.Nodes[i].Types[o.eventCol]
 		lines = []string{fmt.Sprintf("watermark=%s late=%d", FormatWatermark(t, o.wm), o.late)}
+		if o.held != nil {
+			lines = append(lines, o.held.debug()...)
+		}
 	case *thresholdOp:
 		for _, r := range o.rows {
 			row := make(repr.Row, o.width)

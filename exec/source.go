@@ -13,10 +13,14 @@ import (
 // watermark as it was before the Step (a NULL event time counts as below
 // any watermark: it cannot be placed in event time), adds their
 // multiplicities to the late counter, and then advances the watermark to
-// the Step's (watermarks only grow). Without one it is stateless.
+// the Step's (watermarks only grow). Over a collection whose deletions
+// nothing checks (dataflow.Source.Retracts) it also holds the rows at or
+// above the watermark and drops, counting it with the late changes, what
+// a deletion takes beyond them (see heldRows). Without an event-time
+// column it is stateless.
 //
 // Logged state (event-time sources only, when it changed): {0x01} ->
-// row(watermark, late).
+// row(watermark, late); held rows as heldRows logs them.
 type sourceOp struct {
 	coll     repr.CollectionID
 	eventCol int
@@ -24,6 +28,8 @@ type sourceOp struct {
 	// prevWM and prevLate are the state before the pending Step.
 	prevWM, prevLate int64
 	kbuf, vbuf       []byte
+	// held is the held rows (nil unless the Source retracts).
+	held *heldRows
 }
 
 // tagSource is the state key of a sourceOp.
@@ -33,6 +39,9 @@ func newSource(op dataflow.Source) *sourceOp {
 	o := &sourceOp{coll: op.Collection, eventCol: -1, wm: NoWatermark, prevWM: NoWatermark}
 	if op.HasEventTime {
 		o.eventCol = op.EventTimeCol
+		if op.Retracts {
+			o.held = newHeldRows()
+		}
 	}
 	return o
 }
@@ -43,8 +52,16 @@ func (o *sourceOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) 
 	}
 	o.prevWM, o.prevLate = o.wm, o.late
 	out := o.dropLate(ins[0])
+	if o.held != nil {
+		var dropped int64
+		out, dropped = o.held.apply(s, s.prefix, o.eventCol, out)
+		o.late += dropped
+	}
 	if w, ok := s.watermarks[o.coll]; ok && w > o.wm {
 		o.wm = w
+		if o.held != nil {
+			o.held.prune(s, s.prefix, o.wm)
+		}
 	}
 	if o.wm != o.prevWM || o.late != o.prevLate {
 		o.kbuf = append(append(o.kbuf[:0], s.prefix...), tagSource)
@@ -79,11 +96,24 @@ func (o *sourceOp) dropLate(in []repr.Update) []repr.Update {
 	return out
 }
 
-func (o *sourceOp) commit() { o.prevWM, o.prevLate = o.wm, o.late }
+func (o *sourceOp) commit() {
+	o.prevWM, o.prevLate = o.wm, o.late
+	if o.held != nil {
+		o.held.commit()
+	}
+}
 
-func (o *sourceOp) rollback() { o.wm, o.late = o.prevWM, o.prevLate }
+func (o *sourceOp) rollback() {
+	o.wm, o.late = o.prevWM, o.prevLate
+	if o.held != nil {
+		o.held.rollback()
+	}
+}
 
 func (o *sourceOp) restore(key, value []byte) error {
+	if len(key) > 0 && key[0] == tagHeld && o.held != nil {
+		return o.held.restore(o.eventCol, key[1:], value)
+	}
 	r, err := repr.DecodeRow(value)
 	if err != nil || len(key) != 1 || key[0] != tagSource || len(r) != 2 || o.eventCol < 0 {
 		return errCorrupt

@@ -248,11 +248,17 @@ func (a *argReader) exprs(k string, cols []repr.T) []expr.Expr {
 	return es
 }
 
-// source parses coll=N [name=x] [watermark=#i].
+// source parses coll=N [name=x] [watermark=#i [retracts=true]].
 func (a *argReader) source() Source {
 	s := Source{Collection: repr.CollectionID(a.int("coll", 0)), Name: a.name("name")}
 	if v, ok := a.get("watermark"); ok {
 		s.HasEventTime, s.EventTimeCol = true, a.col(v)
+	}
+	if v, ok := a.get("retracts"); ok {
+		s.Retracts = v == "true"
+		if !s.Retracts || !s.HasEventTime {
+			a.fail(fmt.Errorf("retracts=%s: only retracts=true, after watermark=", v))
+		}
 	}
 	return s
 }

@@ -38,6 +38,12 @@ type Source struct {
 	Name         string
 	HasEventTime bool
 	EventTimeCol int
+	// Retracts (with HasEventTime) marks a collection whose deletions
+	// nothing checks against its rows (a FORMAT DEBEZIUM source): the
+	// Source then holds the rows at or above the watermark and drops the
+	// part of a deletion that retracts more than it holds, so no operator
+	// sees a negative multiplicity.
+	Retracts bool
 }
 
 // Constant emits Rows once, at the first time the dataflow runs (backfill).

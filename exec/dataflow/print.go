@@ -72,6 +72,9 @@ func opArgs(op Op) string {
 		if op.HasEventTime {
 			s += fmt.Sprintf(" watermark=#%d", op.EventTimeCol)
 		}
+		if op.Retracts {
+			s += " retracts=true"
+		}
 		return s
 	case Constant:
 		rows := make([]string, len(op.Rows))

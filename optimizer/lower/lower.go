@@ -66,7 +66,8 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 	}
 	switch r := rel.(type) {
 	case *ir.Get:
-		src := dataflow.Source{Collection: r.ID, Name: r.Name, HasEventTime: r.HasEventTime, EventTimeCol: r.EventTimeCol}
+		src := dataflow.Source{Collection: r.ID, Name: r.Name, HasEventTime: r.HasEventTime, EventTimeCol: r.EventTimeCol,
+			Retracts: r.HasEventTime && !r.AppendOnly}
 		return l.add(src, r.Types), nil
 	case *ir.Values:
 		return l.lowerValues(r), nil
