@@ -9,7 +9,8 @@ import (
 
 // State size estimators of the operators beyond Reduce, Threshold and
 // Join (statesize.go): TopK (and its watermarked form windowTopK, which
-// embeds it), Window, TemporalFilter, SessionWindow, DeltaJoin and the
+// embeds it), Window, TemporalFilter, SessionWindow, DeltaJoin, the retracting
+// event-time Source (its held rows) and the
 // append-only join. Each reads at most sizeSample groups, partitions,
 // rows or buckets: a count kept per group (TopK's rows per group, a
 // window partition's positions, a bucket's records) is exact while the
@@ -173,4 +174,23 @@ func countRecords(recs []byte) int64 {
 		n++
 	}
 	return n
+}
+
+// stateSize reports the rows a Source holds (retracting event-time
+// sources only; the others keep no rows) and an estimate of their bytes:
+// each row's map entry, key (shared with its heap entry) and value
+// encodings, and heap entry.
+func (o *sourceOp) stateSize() (rows, bytes int64) {
+	if o.held == nil {
+		return -1, -1
+	}
+	sampled, size := 0, int64(0)
+	for k, r := range o.held.rows {
+		if sampled == sizeSample {
+			break
+		}
+		sampled++
+		size += int64(len(k)+len(r.enc)) + int64(unsafe.Sizeof(*r)+unsafe.Sizeof(heldRef{})) + mapEntryOverhead
+	}
+	return int64(len(o.held.rows)), scaleSample(len(o.held.rows), sampled, size)
 }
