@@ -227,8 +227,12 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if err != nil {
 		return aggSpec{}, err
 	}
+	written := slices.Clone(args)
 	if err := b.aggArgTypes(def, args, fc.Location); err != nil {
 		return aggSpec{}, err
+	}
+	if spec.distinct {
+		args[0] = trimDistinctBpchar(kind, args[0])
 	}
 	argT := args[0].Type()
 	box := "array"
@@ -244,7 +248,7 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if spec.t, err = expr.AggType(kind, argT); err != nil {
 		return aggSpec{}, withPos(repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, args[0].Type().Name()), fc.Location)
 	}
-	if err := b.aggOrder(fc, from, def, args, &spec); err != nil {
+	if err := b.aggOrder(fc, from, def, written, args, &spec); err != nil {
 		return aggSpec{}, err
 	}
 	if def.Convert != "" {
@@ -279,6 +283,10 @@ func (b *builder) aggArgTypes(def *expr.AggDef, args []expr.Expr, loc int32) err
 			args[i], err = b.explicitCast(a, def.Key, loc)
 		case a.Type().Family == repr.FamUnknown || def.Shape == expr.AggBinary && i == 1 && def.Convert == "":
 			args[i], err = b.coerce(a, def.Literal)
+		case isChar(a.Type()) && def.Shape == expr.AggBinary && def.Literal == repr.Text:
+			// string_agg(text, text): a char value loses its
+			// trailing blanks, as PostgreSQL's implicit cast does.
+			args[i], err = b.coerce(a, repr.Text)
 		}
 		if err != nil {
 			return err
@@ -287,11 +295,28 @@ func (b *builder) aggArgTypes(def *expr.AggDef, args []expr.Expr, loc int32) err
 	return nil
 }
 
+// trimDistinctBpchar returns the argument a DISTINCT aggregate of kind k
+// reads for arg: when arg is bpchar without a length, whose values keep
+// the trailing blanks they were written with while bpchar's = ignores
+// them, its value without them (as bpchar), so that values equal under =
+// count once. PostgreSQL shows one of the values written; this is the one
+// without blanks. count, min and max are left to the lowering
+// (lower.bpcharKeys), which keeps min and max to values written.
+func trimDistinctBpchar(k expr.AggKind, arg expr.Expr) expr.Expr {
+	t := arg.Type()
+	if !isChar(t) || t.Length > 0 || k == expr.AggCount || k == expr.AggMin || k == expr.AggMax {
+		return arg
+	}
+	return expr.NewCast(expr.NewCast(arg, repr.Text), t)
+}
+
 // aggOrder plans the ORDER BY inside an aggregate call: kept for
 // aggregates whose result depends on the order of their input (string_agg),
 // dropped for the others, as it cannot change their result. With DISTINCT
-// every ORDER BY expression must be an argument (42P10, as PostgreSQL).
-func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, args []expr.Expr, spec *aggSpec) error {
+// every ORDER BY expression must be an argument, as written or as coerced
+// (42P10, as PostgreSQL), and sorts by the coerced argument, so that the
+// values DISTINCT compares are those it orders.
+func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, written, args []expr.Expr, spec *aggSpec) error {
 	for _, item := range fc.AggOrder {
 		sb := item.GetSortBy()
 		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
@@ -306,8 +331,15 @@ func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, 
 				return err
 			}
 		}
-		if fc.AggDistinct && !slices.ContainsFunc(args, func(a expr.Expr) bool { return a.String() == e.String() }) {
-			return repr.Errorf("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").WithPosition(location(sb.Node) + 1)
+		if fc.AggDistinct {
+			i := slices.IndexFunc(args, func(a expr.Expr) bool { return a.String() == e.String() })
+			if i < 0 {
+				i = slices.IndexFunc(written, func(a expr.Expr) bool { return a.String() == e.String() })
+			}
+			if i < 0 {
+				return repr.Errorf("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").WithPosition(location(sb.Node) + 1)
+			}
+			e = args[i]
 		}
 		if def.Ordered {
 			spec.order = append(spec.order, e)

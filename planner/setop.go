@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
@@ -34,20 +36,17 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	if err != nil {
 		return nil, err
 	}
-	if !sel.All && sel.Op != pg_query.SetOperation_SETOP_UNION {
-		lr, rr = ir.NewDistinct(lr), ir.NewDistinct(rr)
-	}
 	var rel ir.Rel
-	switch sel.Op {
-	case pg_query.SetOperation_SETOP_UNION:
+	switch {
+	case sel.Op == pg_query.SetOperation_SETOP_UNION:
 		rel = ir.NewUnion(lr, rr)
 		if !sel.All {
 			rel = ir.NewDistinct(rel)
 		}
-	case pg_query.SetOperation_SETOP_EXCEPT:
-		rel = ir.NewThreshold(ir.NewUnion(lr, ir.NewNegate(rr)))
+	case hasUnboundedBpchar(lr.ColTypes()):
+		rel = b.trimmedSetOp(sel.Op, sel.All, lr, rr)
 	default:
-		rel = ir.NewUnion(lr, ir.NewNegate(ir.NewThreshold(ir.NewUnion(lr, ir.NewNegate(rr)))))
+		rel = setOpAlgebra(sel.Op, sel.All, lr, rr)
 	}
 	p := &planned{rel: rel, cols: cols, nOuter: l.nOuter, limit: -1}
 	names := make([]string, len(cols))
@@ -58,6 +57,64 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 		return nil, err
 	}
 	return p, b.limit(sel, p)
+}
+
+// setOpAlgebra is INTERSECT or EXCEPT of lr and rr: with all, EXCEPT ALL
+// is Threshold(L - R) and INTERSECT ALL L - Threshold(L - R); without, the
+// same over the distinct rows of each side.
+func setOpAlgebra(op pg_query.SetOperation, all bool, lr, rr ir.Rel) ir.Rel {
+	if !all {
+		lr, rr = ir.NewDistinct(lr), ir.NewDistinct(rr)
+	}
+	if op == pg_query.SetOperation_SETOP_EXCEPT {
+		return ir.NewThreshold(ir.NewUnion(lr, ir.NewNegate(rr)))
+	}
+	return ir.NewUnion(lr, ir.NewNegate(ir.NewThreshold(ir.NewUnion(lr, ir.NewNegate(rr)))))
+}
+
+// hasUnboundedBpchar reports whether a column of types is bpchar without
+// a length.
+func hasUnboundedBpchar(types []repr.T) bool {
+	return slices.ContainsFunc(types, func(t repr.T) bool { return isChar(t) && t.Length <= 0 })
+}
+
+// trimmedSetOp is INTERSECT or EXCEPT of sides with bpchar columns
+// without a length, whose values keep the trailing blanks they were
+// written with while bpchar's = ignores them ('ab' = 'ab  '). The algebra
+// runs over the rows with each such column replaced by its text cast,
+// which drops the blanks; each result row then takes, per such column,
+// the least value the left side wrote for its class (PostgreSQL shows one
+// of the left side's values), joined back NULL-safely on the trimmed row.
+// State beyond setOpAlgebra's: the left side's distinct trimmed rows,
+// each with the multiset of its values (min), and the join's arrangements.
+func (b *builder) trimmedSetOp(op pg_query.SetOperation, all bool, lr, rr ir.Rel) ir.Rel {
+	types := lr.ColTypes()
+	n := len(types)
+	keys := make([]expr.Expr, n)
+	var trimmed []int
+	for i, t := range types {
+		keys[i] = &expr.Col{Idx: i, T: t}
+		if isChar(t) && t.Length <= 0 {
+			keys[i] = expr.NewCast(keys[i], repr.Text)
+			trimmed = append(trimmed, i)
+		}
+	}
+	res := setOpAlgebra(op, all, projectExprs(lr, 0, keys), projectExprs(rr, 0, keys))
+	aggs := make([]expr.Agg, len(trimmed))
+	for j, c := range trimmed {
+		aggs[j] = expr.Agg{Kind: expr.AggMin, Col: c, T: types[c]}
+	}
+	key := make([]int, n)
+	for i := range key {
+		key[i] = n + i
+	}
+	written := ir.NewReduce(ir.NewMap(lr, keys...), key, aggs...)
+	joined := ir.NewJoin(ir.JoinInner, res, written, b.nullSafeKeys(res, written, identityCols(n), identityCols(n))...)
+	out := identityCols(n)
+	for j, c := range trimmed {
+		out[c] = 2*n + j
+	}
+	return ir.NewProject(joined, out...)
 }
 
 // unifySides casts both sides' columns to their common types; the first
@@ -91,6 +148,8 @@ func (b *builder) unifySides(l, r ir.Rel, nOuter int, lc, rc []ResultColumn, nam
 // length: its values keep the padding of their side ('ab  ' and 'ab    '),
 // and the operators keyed by it ignore the blanks (lower.bpcharKeys).
 func mixedBpchar(a, b repr.T) bool {
-	isChar := func(t repr.T) bool { return t.Family == repr.FamText && t.Kind == repr.KindChar }
 	return isChar(a) && isChar(b) && a.Length != b.Length
 }
+
+// isChar reports whether t is char(n) or bpchar.
+func isChar(t repr.T) bool { return t.Family == repr.FamText && t.Kind == repr.KindChar }

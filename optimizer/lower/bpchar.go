@@ -26,13 +26,15 @@ func unboundedBpchar(t repr.T) bool {
 //     value is min(column), one of the values written (PostgreSQL shows
 //     one of them too; min keeps a multiset of them per group, so it
 //     stays right under retractions). count(DISTINCT c) counts the casts;
-//     min/max(DISTINCT c) are min/max(c); other DISTINCT aggregates of
-//     such a column are 0A000.
+//     min/max(DISTINCT c) are min/max(c); the planner gives the other
+//     DISTINCT aggregates the value without its blanks (planner.
+//     trimDistinctBpchar), so one that still reads such a column is 0A000.
 //   - TopK, Window, SessionWindow (DISTINCT ON, PARTITION BY, ORDER BY in
 //     a window or a top-k): the output rows are the input's, so nothing
 //     else changes.
-//   - Threshold (INTERSECT, EXCEPT): 0A000; it would need the left side's
-//     value of each row.
+//   - Threshold: 0A000. The planner plans INTERSECT and EXCEPT over such
+//     columns by their text casts (planner.trimmedSetOp), so a Threshold
+//     never sees one but in a plan this rewrite does not know.
 func bpcharKeys(rel ir.Rel) (ir.Rel, error) {
 	switch r := rel.(type) {
 	case *ir.Reduce:
