@@ -30,7 +30,7 @@ func benchBatches(count, n, groups int) [][]repr.Update {
 	return bs
 }
 
-func mustBuild(b *testing.B, text string) *Dataflow {
+func mustBuild(b testing.TB, text string) *Dataflow {
 	p, err := dataflow.Parse(text)
 	if err != nil {
 		b.Fatal(err)

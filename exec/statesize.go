@@ -58,24 +58,80 @@ func scaleSample(n, sampled int, sampledBytes int64) int64 {
 const decimalBytes = 56
 
 // stateSize reports the groups and an estimate of their bytes: each
-// group's entry and key (sampled) and the arena's accumulator slots. A
-// Reduce with multisets (DISTINCT, MIN/MAX under retractions) does not
-// estimate bytes: their size varies per group without bound.
+// group's entry and key and its multisets (DISTINCT values, MIN/MAX under
+// retractions, string_agg, numeric scales), sampled over up to sizeSample
+// groups, and the arena's accumulator and multiset slots.
 func (o *reduceOp) stateSize() (rows, bytes int64) {
-	rows = int64(len(o.groups))
-	if o.arena.sets > 0 {
-		return rows, -1
-	}
-	sampled, size := 0, int64(0)
+	s := sample{n: len(o.groups)}
 	for _, g := range o.groups {
-		if sampled == sizeSample {
+		size := int64(len(g.enc)) + int64(unsafe.Sizeof(*g)) + mapEntryOverhead
+		for _, ms := range o.sets(g) {
+			if ms != nil {
+				size += ms.stateSize()
+			}
+		}
+		if !s.add(1, size) {
 			break
 		}
-		sampled++
-		size += int64(len(g.enc)) + int64(unsafe.Sizeof(*g)) + mapEntryOverhead
 	}
-	slot := int64(o.arena.words)*8 + int64(o.arena.decs)*(8+decimalBytes)
-	return rows, scaleSample(len(o.groups), sampled, size) + int64(o.arena.allocated)*slot
+	_, bytes = s.total()
+	slot := int64(o.arena.words)*8 + int64(o.arena.decs)*(8+decimalBytes) + int64(o.arena.sets)*8
+	return int64(len(o.groups)), bytes + int64(o.arena.allocated)*slot
+}
+
+// btreeItemBytes estimates a B-tree's bytes per item: its pointer in a
+// node and the node's share (btree.NewG(16): nodes of up to 31 items,
+// half to fully used).
+const btreeItemBytes = 12
+
+// stateSize estimates ms's bytes: its struct and its entries (a key set's
+// keys; else each entry's struct, key, value and separator), read from a
+// sample of up to sizeSample entries, and the slice, map and B-tree that
+// index them.
+func (ms *multiset) stateSize() int64 {
+	size := int64(unsafe.Sizeof(*ms))
+	if ms.keys != nil {
+		s := sample{n: len(ms.keys)}
+		for k := range ms.keys {
+			if !s.add(1, int64(len(k))+16+mapEntryOverhead) {
+				break
+			}
+		}
+		_, b := s.total()
+		return size + b
+	}
+	var s sample
+	switch {
+	case ms.m != nil:
+		s.n = len(ms.m)
+		for _, e := range ms.m {
+			if !s.add(1, e.heapBytes()+16+8+mapEntryOverhead) {
+				break
+			}
+		}
+	default:
+		s.n = len(ms.small)
+		for _, e := range ms.small {
+			if !s.add(1, e.heapBytes()) {
+				break
+			}
+		}
+		size += int64(cap(ms.small)) * 8
+	}
+	if ms.t != nil {
+		size += int64(ms.t.Len()) * btreeItemBytes
+	}
+	_, b := s.total()
+	return size + b
+}
+
+// heapBytes estimates e's bytes: its struct, key, value and separator.
+func (e *mentry) heapBytes() int64 {
+	n := int64(unsafe.Sizeof(*e)) + int64(len(e.key)) + datumHeapBytes(e.val)
+	if e.sep != nil {
+		n += datumBytes + datumHeapBytes(*e.sep)
+	}
+	return n
 }
 
 // stateSize reports the distinct rows kept and an estimate of their bytes.

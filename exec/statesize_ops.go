@@ -25,12 +25,17 @@ var datumBytes = int64(unsafe.Sizeof(repr.Datum{}))
 func rowBytes(row repr.Row) int64 {
 	n := int64(len(row)) * datumBytes
 	for i := range row {
-		if s := row[i].Text(); s != "" {
-			n += int64(len(s))
-		}
-		if row[i].Family() == repr.FamNumeric {
-			n += decimalBytes
-		}
+		n += datumHeapBytes(row[i])
+	}
+	return n
+}
+
+// datumHeapBytes estimates the heap bytes d points to: its string or
+// decimal.
+func datumHeapBytes(d repr.Datum) int64 {
+	n := int64(len(d.Text()))
+	if d.Family() == repr.FamNumeric {
+		n += decimalBytes
 	}
 	return n
 }

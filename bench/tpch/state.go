@@ -17,7 +17,7 @@ type viewState struct {
 	Name        string
 	Rows, Bytes int64
 	// Unsized counts the nodes that keep state but report no bytes
-	// (a Reduce with multisets).
+	// (none since every Reduce form sizes its multisets and key sets).
 	Unsized int64
 }
 
