@@ -367,7 +367,7 @@ func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, 
 		return nil, err
 	}
 	u := &Update{Table: rel}
-	if !joinsOthers(stmt.FromClause, stmt.WhereClause, stmt.WithClause) && !setHasSubLink(stmt.TargetList) {
+	if !joinsOthers(stmt.FromClause, stmt.WhereClause, stmt.WithClause) && !setHasSubLink(stmt.TargetList) && !listHasSubLink(stmt.ReturningList) {
 		u.Filter, err = b.dmlFilter(rel, sc, stmt.WhereClause)
 		if err == nil {
 			u.Set, err = b.setList(rel, sc, stmt.TargetList)
@@ -384,7 +384,7 @@ func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, 
 			if u.Set, err = b.joinedSetList(rel, sc, u.From, stmt.TargetList); err != nil {
 				return err
 			}
-			u.Returning, u.ReturningColumns, err = b.returningOver(stmt.ReturningList, sc, u.From.Rel)
+			u.Returning, u.ReturningColumns, err = b.joinedReturning(stmt.ReturningList, sc, u.From, u.Set)
 			return err
 		})
 	}
@@ -470,7 +470,7 @@ func PlanDelete(cat Catalog, stmt *pg_query.DeleteStmt, opts Options) (*Delete, 
 		return nil, err
 	}
 	d := &Delete{Table: rel}
-	if !joinsOthers(stmt.UsingClause, stmt.WhereClause, stmt.WithClause) {
+	if !joinsOthers(stmt.UsingClause, stmt.WhereClause, stmt.WithClause) && !listHasSubLink(stmt.ReturningList) {
 		d.Filter, err = b.dmlFilter(rel, sc, stmt.WhereClause)
 		if err == nil {
 			d.Returning, d.ReturningColumns, err = b.returningOver(stmt.ReturningList, sc, tableRel(rel))
@@ -481,7 +481,7 @@ func PlanDelete(cat Catalog, stmt *pg_query.DeleteStmt, opts Options) (*Delete, 
 			if d.From, sc, err = b.joinedTarget(rel, stmt.Relation, stmt.UsingClause, stmt.WhereClause); err != nil {
 				return err
 			}
-			d.Returning, d.ReturningColumns, err = b.returningOver(stmt.ReturningList, sc, d.From.Rel)
+			d.Returning, d.ReturningColumns, err = b.joinedReturning(stmt.ReturningList, sc, d.From, nil)
 			return err
 		})
 	}

@@ -5,10 +5,11 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Subqueries in RETURNING. RETURNING is evaluated per written row, as an
-// expression over it; a subquery there needs a query. Such a statement is
-// rewritten into the data-modifying WITH form (modifying.go), which the
-// statement layer already runs with PostgreSQL's semantics:
+// Subqueries in RETURNING of INSERT. RETURNING is evaluated per written
+// row, as an expression over it; a subquery there needs a query. Such a
+// statement is rewritten into the data-modifying WITH form
+// (modifying.go), which the statement layer already runs with
+// PostgreSQL's semantics:
 //
 //	[WITH w] INSERT INTO t [AS a] ... RETURNING list
 //	=> WITH w, eddy_returning AS (INSERT INTO t [AS a] ... RETURNING *)
@@ -17,29 +18,22 @@ import (
 // The SELECT sees the written rows as RETURNING * returned them, named
 // like the target (a, or t), and reads every table as the statement
 // found it, as PostgreSQL's RETURNING subqueries do. The statement layer
-// keeps the write's command tag (INSERT 0 n, UPDATE n, DELETE n).
+// keeps the write's command tag (INSERT 0 n). UPDATE and DELETE find
+// their rows with a query instead, into which the subqueries are
+// decorrelated (joinedReturning), so EXPLAIN shows them.
 
 // ReturningCTE is the name of the rewritten statement's WITH query.
 const ReturningCTE = "eddy_returning"
 
-// RewriteReturning returns the data-modifying WITH form of INSERT,
-// UPDATE or DELETE n when its RETURNING list has subqueries, else nil.
-// UPDATE ... FROM and DELETE ... USING (whose RETURNING may read the
-// other items) and WITH RECURSIVE are left as they are.
+// RewriteReturning returns the data-modifying WITH form of INSERT n when
+// its RETURNING list has subqueries, else nil. INSERT ... WITH RECURSIVE
+// is left as it is.
 func RewriteReturning(n *pg_query.Node) *pg_query.Node {
-	if n == nil || !isDML(n) || !hasSubLink(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: returningList(n)}}}) {
+	if n == nil || n.GetInsertStmt() == nil || !listHasSubLink(returningList(n)) {
 		return nil
 	}
-	var rv *pg_query.RangeVar
-	switch {
-	case n.GetInsertStmt() != nil:
-		rv = n.GetInsertStmt().Relation
-	case n.GetUpdateStmt() != nil && len(n.GetUpdateStmt().FromClause) == 0:
-		rv = n.GetUpdateStmt().Relation
-	case n.GetDeleteStmt() != nil && len(n.GetDeleteStmt().UsingClause) == 0:
-		rv = n.GetDeleteStmt().Relation
-	}
-	if w := *dmlWith(n); rv == nil || w != nil && w.Recursive {
+	rv := n.GetInsertStmt().Relation
+	if w := *dmlWith(n); w != nil && w.Recursive {
 		return nil
 	}
 	inner := proto.Clone(n).(*pg_query.Node)
@@ -51,7 +45,7 @@ func RewriteReturning(n *pg_query.Node) *pg_query.Node {
 	star := &pg_query.Node{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{Location: -1,
 		Val: &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Location: -1,
 			Fields: []*pg_query.Node{{Node: &pg_query.Node_AStar{AStar: &pg_query.A_Star{}}}}}}}}}}
-	setReturning(inner, []*pg_query.Node{star})
+	inner.GetInsertStmt().ReturningList = []*pg_query.Node{star}
 	with.Ctes = append(with.Ctes, &pg_query.Node{Node: &pg_query.Node_CommonTableExpr{CommonTableExpr: &pg_query.CommonTableExpr{
 		Ctename: ReturningCTE, Ctequery: inner, Location: -1}}})
 	alias := rv.Relname
@@ -63,16 +57,4 @@ func RewriteReturning(n *pg_query.Node) *pg_query.Node {
 	return &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
 		TargetList: returningList(n), FromClause: []*pg_query.Node{from}, WithClause: with,
 		Op: pg_query.SetOperation_SETOP_NONE, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}}}
-}
-
-// setReturning replaces the RETURNING list of INSERT, UPDATE or DELETE n.
-func setReturning(n *pg_query.Node, list []*pg_query.Node) {
-	switch {
-	case n.GetInsertStmt() != nil:
-		n.GetInsertStmt().ReturningList = list
-	case n.GetUpdateStmt() != nil:
-		n.GetUpdateStmt().ReturningList = list
-	default:
-		n.GetDeleteStmt().ReturningList = list
-	}
 }
