@@ -401,7 +401,7 @@ func (b *builder) lockedSubquery(sel *pg_query.SelectStmt, parent *scope, outer 
 	case b.opts.MaterializedView:
 		return b.unlockedBlock(sel, parent, outer, false)
 	case b.opts.Locked == nil:
-		return nil, repr.Unsupported("%s in a subquery, WITH query or view of EXPLAIN, a cursor or COPY", name)
+		return nil, repr.Unsupported("%s in a subquery, WITH query or view of this statement (EXPLAIN ANALYZE of a write, COPY (write), a data-modifying WITH part)", name)
 	case outer != nil:
 		return nil, repr.Unsupported("%s in a subquery that reads the enclosing query's columns", name)
 	case b.opts.Locked.describe:

@@ -84,7 +84,7 @@ func (p *Portal) planCopyTo(cs *pg.CopyStmt, ct *copyTo) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ct.q, err = s.e.planQueryIn(n, opts, s.ws); err != nil {
+	if ct.q, err = s.e.planLockingQuery(n, opts, s.evalCtx(), s.ws); err != nil {
 		return nil, err
 	}
 	ct.cols = ct.q.Columns

@@ -161,8 +161,10 @@ func (p *Portal) execDeclare(dc *pg.DeclareCursorStmt) error {
 	if dc.Query.GetSelectStmt() == nil {
 		return repr.Errorf("42P11", "cannot open %s query as cursor", strings.TrimSuffix(strings.ToUpper(stmtKind(dc.Query)), "STMT"))
 	}
-	q, err := s.e.planQueryIn(dc.Query, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
-		TimeZone: s.settings.timeZone}, s.ws)
+	// Locking blocks below the top level run (and lock their rows) now,
+	// not as the cursor reads them: more conflicts, never fewer.
+	q, err := s.e.planLockingQuery(dc.Query, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
+		TimeZone: s.settings.timeZone}, s.evalCtx(), s.ws)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,12 @@ func (p *Portal) execExplain(ctx context.Context, es *pg.ExplainStmt) error {
 	}
 	n := es.Query
 	opts := planner.Options{ParamTypes: p.st.paramTypes, Params: p.params, TimeZone: p.st.s.settings.timeZone}
+	if !explainOption(es, "analyze") || explainOption(es, "dataflow") {
+		// Locking blocks below the top level are planned as the
+		// queries they are, unlocked: this plan never runs (EXPLAIN
+		// (DATAFLOW, ANALYZE) runs the statement apart, p.analyze).
+		opts.Locked = planner.DescribeLockedSubqueries()
+	}
 	if ctas := n.GetCreateTableAsStmt(); ctas != nil && ctas.Objtype == pg.ObjectType_OBJECT_MATVIEW {
 		// Planned as the view would be (temporal filters, 0A000 for what
 		// a view cannot maintain).

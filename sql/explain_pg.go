@@ -118,7 +118,15 @@ func renderPlan(root *planNode, footers []planFooter, o explainOpts) []repr.Row 
 // it and fills in the actual rows.
 func (p *Portal) explainSelectPG(ctx context.Context, n *pg.Node, opts planner.Options, o explainOpts) (*planNode, []planFooter, func() error, error) {
 	e := p.st.s.e
-	q, err := e.planQuery(n, opts)
+	var q *planner.Query
+	var err error
+	if o.analyze && opts.Locked == nil && !opts.MaterializedView {
+		// The locking blocks below the top level run (and lock) first,
+		// as for the query itself (execSelect).
+		q, err = e.planLockingQuery(n, opts, p.st.s.evalCtx(), p.st.s.ws)
+	} else {
+		q, err = e.planQuery(n, opts)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}

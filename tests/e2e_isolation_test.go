@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +46,7 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"LockChangedRow", isoLockChangedRow},
 		{"SkipLocked", isoSkipLocked},
 		{"SubqueryLocks", isoSubqueryLocks},
+		{"SubqueryLocksElsewhere", isoSubqueryLocksElsewhere},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -585,4 +587,34 @@ func isoSubqueryLocks(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
 	mustExec(t, ctx, b, "COMMIT")
 	expectText(t, ctx, a, "SELECT id FROM q WHERE id IN (SELECT id FROM q WHERE state = 'new' FOR SHARE) ORDER BY id", "1,3")
 	mustExec(t, ctx, a, "COMMIT")
+}
+
+// isoSubqueryLocksElsewhere: a locking block below the top level of a
+// cursor's query and of COPY (query) TO locks its rows (Eddy when the
+// cursor is declared, PostgreSQL as it is read: the same once it is
+// read), and EXPLAIN of such a query locks nothing.
+func isoSubqueryLocksElsewhere(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE q (id int PRIMARY KEY, state text)", "INSERT INTO q VALUES (1, 'new'), (2, 'new'), (3, 'new')")
+	next := "SELECT id FROM q WHERE state = 'new' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
+	mustExec(t, ctx, a, "BEGIN", "EXPLAIN SELECT id FROM ("+next+") s")
+	mustExec(t, ctx, b, "BEGIN")
+	expectText(t, ctx, b, "WITH c AS ("+next+") SELECT id FROM c", "1")
+	mustExec(t, ctx, b, "ROLLBACK")
+	mustExec(t, ctx, a, "DECLARE c CURSOR FOR SELECT id FROM ("+next+") s")
+	expectText(t, ctx, a, "FETCH ALL FROM c", "1")
+	mustExec(t, ctx, b, "BEGIN")
+	expectText(t, ctx, b, "WITH c AS ("+next+") SELECT id FROM c", "2")
+	mustExec(t, ctx, b, "ROLLBACK")
+	mustExec(t, ctx, a, "ROLLBACK", "BEGIN")
+	var out bytes.Buffer
+	if _, err := a.PgConn().CopyTo(ctx, &out, "COPY (SELECT id FROM ("+next+") s) TO STDOUT"); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "1\n" {
+		t.Fatalf("COPY returned %q, want \"1\\n\"", out.String())
+	}
+	mustExec(t, ctx, b, "BEGIN")
+	expectText(t, ctx, b, "SELECT id FROM ("+next+") s", "2")
+	mustExec(t, ctx, b, "ROLLBACK")
+	mustExec(t, ctx, a, "ROLLBACK")
 }
