@@ -7,6 +7,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -82,6 +83,18 @@ type lockedRel struct {
 // planLocking plans a top-level SELECT with a locking clause: sel with
 // the locked tables' rows appended to its select list, and the locks.
 func (b *builder) planLocking(sel *pg_query.SelectStmt) (*planned, []Lock, error) {
+	p, locks, err := b.planLockTargets(sel, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.cols = p.cols[:locks[0].Col]
+	return p, locks, nil
+}
+
+// planLockTargets plans locking block sel (over outer, when a
+// decorrelated subquery) with the locked tables' rows appended to its
+// select list, and the locks, whose Col counts from the first of p.cols.
+func (b *builder) planLockTargets(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, []Lock, error) {
 	if err := checkLockable(sel); err != nil {
 		return nil, nil, err
 	}
@@ -100,7 +113,7 @@ func (b *builder) planLocking(sel *pg_query.SelectStmt) (*planned, []Lock, error
 	for i, r := range rels {
 		out.TargetList = append(out.TargetList, lockTargets(i, r, tables[i])...)
 	}
-	p, err := b.planQuery(out, nil, nil)
+	p, err := b.planQuery(out, parent, outer)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,7 +124,6 @@ func (b *builder) planLocking(sel *pg_query.SelectStmt) (*planned, []Lock, error
 		locks[i] = Lock{Table: tables[i], Col: col, KeyOnly: rels[i].strength == ForKeyShare,
 			Strength: rels[i].strength, Wait: rels[i].wait}
 	}
-	p.cols = p.cols[:col]
 	return p, locks, nil
 }
 
@@ -385,9 +397,12 @@ func DescribeLockedSubqueries() *LockedSubqueries {
 
 // NeedLockedRows is the planning error asking the statement layer to run
 // Query, the next locking block below the top level, as a query of its
-// own, append its result to Options.Locked and plan again.
+// own, append its result to Options.Locked and plan again. For a block
+// reading the enclosing query's columns, Plan is instead the planned
+// query locking its rows (correlatedLocks); its result is not read.
 type NeedLockedRows struct {
 	Query *pg_query.Node
+	Plan  *Query
 }
 
 func (e *NeedLockedRows) Error() string { return "planning needs the rows of a locking subquery" }
@@ -402,8 +417,6 @@ func (b *builder) lockedSubquery(sel *pg_query.SelectStmt, parent *scope, outer 
 		return b.unlockedBlock(sel, parent, outer, false)
 	case b.opts.Locked == nil:
 		return nil, repr.Unsupported("%s in a subquery, WITH query or view of this statement (EXPLAIN ANALYZE of a write, COPY (write), a data-modifying WITH part)", name)
-	case outer != nil:
-		return nil, repr.Unsupported("%s in a subquery that reads the enclosing query's columns", name)
 	case b.opts.Locked.describe:
 		b.opts.Locked.met++
 		return b.unlockedBlock(sel, parent, outer, true)
@@ -413,11 +426,66 @@ func (b *builder) lockedSubquery(sel *pg_query.SelectStmt, parent *scope, outer 
 		i = len(b.lockSlots)
 		b.lockSlots[sel] = i
 	}
+	switch {
+	case outer != nil && i >= len(b.opts.Locked.Rows):
+		return nil, b.correlatedLocks(sel, parent, outer)
+	case outer != nil:
+		return b.unlockedBlock(sel, parent, outer, true)
+	case recording(parent):
+		// Decorrelation's first pass (subquery.go): a block that reads
+		// the enclosing query's columns is planned again over them.
+		hits := recordedHits(parent)
+		p, err := b.unlockedBlock(sel, parent, outer, true)
+		if err != nil || recordedHits(parent) > hits {
+			return p, err
+		}
+	}
 	if i >= len(b.opts.Locked.Rows) {
 		return nil, &NeedLockedRows{Query: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}}
 	}
 	res := b.opts.Locked.Rows[i]
 	return &planned{rel: constRel(res.Columns, res.Rows), cols: res.Columns, limit: -1}, nil
+}
+
+// correlatedLocks returns the NeedLockedRows that locks the rows of
+// locking block sel, which reads the enclosing query's columns: sel
+// planned over every outer value (the decorrelated subquery's outer
+// set, outer) with the locked tables' rows appended, as a query of its
+// own (Plan). The statement is then planned with the block unlocked. As
+// PostgreSQL runs such a block once per outer row, locking the rows it
+// returns, this locks the rows it returns for any outer value: a
+// superset where the enclosing query stops early (EXISTS reads one row),
+// more conflicts, never fewer. SKIP LOCKED and NOWAIT, which would then
+// skip or fail on rows PostgreSQL never reads, are 0A000.
+func (b *builder) correlatedLocks(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) error {
+	for _, n := range sel.LockingClause {
+		if lc := n.GetLockingClause(); lockWait(lc) != LockNoWait {
+			return repr.Unsupported("%s with SKIP LOCKED or NOWAIT in a subquery that reads the enclosing query's columns", lockName(lc))
+		}
+	}
+	p, locks, err := b.planLockTargets(sel, parent, outer)
+	if err != nil {
+		return err
+	}
+	rel := p.rel
+	if p.limit >= 0 || p.offset > 0 {
+		rel = &ir.TopK{Input: rel, Key: limitKey(p), Order: p.order, Limit: p.limit, Offset: p.offset}
+	}
+	for i := range locks {
+		locks[i].Col += p.nOuter
+	}
+	return &NeedLockedRows{Plan: &Query{Rel: rel, Limit: -1, Locks: locks}}
+}
+
+// recording reports whether sc or a scope enclosing it records the
+// references subqueries make to it (decorrelation's first pass).
+func recording(sc *scope) bool {
+	for ; sc != nil; sc = sc.parent {
+		if sc.rec != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // unlockedBlock plans locking block sel without its locks: to describe

@@ -193,7 +193,13 @@ func (e *Engine) withLockedSubqueries(opts planner.Options, ectx *expr.Ctx, ws *
 		if !errors.As(err, &need) {
 			return err
 		}
-		res, err := e.runLockedSubquery(need.Query, opts, ectx, ws)
+		var res *planner.CTEResult
+		if need.Plan != nil {
+			_, err = e.runQuery(need.Plan, ectx, ws)
+			res = &planner.CTEResult{}
+		} else {
+			res, err = e.runLockedSubquery(need.Query, opts, ectx, ws)
+		}
 		if err != nil {
 			return err
 		}

@@ -47,6 +47,7 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"SkipLocked", isoSkipLocked},
 		{"SubqueryLocks", isoSubqueryLocks},
 		{"SubqueryLocksElsewhere", isoSubqueryLocksElsewhere},
+		{"CorrelatedSubqueryLocks", isoCorrelatedSubqueryLocks},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -617,4 +618,26 @@ func isoSubqueryLocksElsewhere(t *testing.T, ctx context.Context, a, b *pgx.Conn
 	expectText(t, ctx, b, "SELECT id FROM ("+next+") s", "2")
 	mustExec(t, ctx, b, "ROLLBACK")
 	mustExec(t, ctx, a, "ROLLBACK")
+}
+
+// isoCorrelatedSubqueryLocks: a locking block reading the enclosing
+// query's columns (EXISTS, a scalar subquery, LATERAL) locks the rows it
+// returns for the enclosing rows, which another block's SKIP LOCKED then
+// skips.
+func isoCorrelatedSubqueryLocks(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	mustExec(t, ctx, a, "CREATE TABLE q (id int PRIMARY KEY, ref int)", "CREATE TABLE q2 (id int PRIMARY KEY)",
+		"INSERT INTO q VALUES (1, 10), (2, 20), (3, 30)", "INSERT INTO q2 VALUES (10), (20), (30), (40)")
+	free := "SELECT id FROM q2 ORDER BY id FOR UPDATE SKIP LOCKED"
+	for _, c := range []struct{ sql, want, free string }{
+		{"SELECT id FROM q WHERE id < 3 AND EXISTS (SELECT 1 FROM q2 WHERE q2.id = q.ref FOR UPDATE) ORDER BY id", "1,2", "30,40"},
+		{"SELECT (SELECT q2.id FROM q2 WHERE q2.id = q.ref FOR NO KEY UPDATE) FROM q WHERE id = 3", "30", "10,20,40"},
+		{"SELECT s.id FROM q, LATERAL (SELECT * FROM q2 WHERE q2.id = q.ref + 10 FOR UPDATE) s ORDER BY 1", "20,30,40", "10"},
+	} {
+		mustExec(t, ctx, a, "BEGIN")
+		expectText(t, ctx, a, c.sql, c.want)
+		mustExec(t, ctx, b, "BEGIN")
+		expectText(t, ctx, b, free, c.free)
+		mustExec(t, ctx, b, "ROLLBACK")
+		mustExec(t, ctx, a, "COMMIT")
+	}
 }
