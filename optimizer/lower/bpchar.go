@@ -36,6 +36,9 @@ func unboundedBpchar(t repr.T) bool {
 //     columns by their text casts (planner.trimmedSetOp), so a Threshold
 //     never sees one but in a plan this rewrite does not know.
 func bpcharKeys(rel ir.Rel) (ir.Rel, error) {
+	if err := bpcharArrayKeys(rel); err != nil {
+		return nil, err
+	}
 	switch r := rel.(type) {
 	case *ir.Reduce:
 		return bpcharReduce(r)
@@ -62,6 +65,46 @@ func bpcharKeys(rel ir.Rel) (ir.Rel, error) {
 		}
 	}
 	return nil, nil
+}
+
+// bpcharArray reports whether t is an array of bpchar without a length,
+// whose elements keep their trailing blanks as bpchar's values do.
+func bpcharArray(t repr.T) bool {
+	return t.Family == repr.FamArray && t.Elem == repr.FamText && t.Kind == repr.KindChar && t.Length <= 0
+}
+
+// bpcharArrayKeys refuses (0A000) an operator keyed by an array of
+// bpchar without a length: its key encoding would count the elements'
+// blanks, which bpchar's = ignores. array_agg(DISTINCT c) reads such a
+// column (its value boxed), whose values the planner trimmed.
+func bpcharArrayKeys(rel ir.Rel) error {
+	var types []repr.T
+	var keys []int
+	switch r := rel.(type) {
+	case *ir.Reduce:
+		types, keys = r.Input.ColTypes(), r.Key
+		for _, a := range r.Aggs {
+			if a.Distinct && a.Kind != expr.AggArrayAgg && a.Col >= 0 {
+				keys = append(keys, a.Col)
+			}
+		}
+	case *ir.TopK:
+		types, keys = r.Input.ColTypes(), r.Key
+	case *ir.Window:
+		types, keys = r.Input.ColTypes(), r.Key
+	case *ir.Threshold:
+		types = r.Input.ColTypes()
+		keys = make([]int, len(types))
+		for i := range keys {
+			keys[i] = i
+		}
+	}
+	for _, k := range keys {
+		if k < len(types) && bpcharArray(types[k]) {
+			return repr.Unsupported("grouping, DISTINCT, PARTITION BY or INTERSECT/EXCEPT by an array of bpchar without a length (its elements' trailing blanks would count); cast it to text[]")
+		}
+	}
+	return nil
 }
 
 // trimmer appends to an input the text casts of its unbounded bpchar
