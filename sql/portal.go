@@ -197,8 +197,7 @@ func (p *Portal) run(ctx context.Context) (err error) {
 	if takesSnapshot(p.st.stmt.AST) {
 		s.markQueried()
 	}
-	p.st.refreshCallNeeds()
-	if err := s.checkPrivileges(p.st.needs); err != nil {
+	if err := p.st.checkPrivileges(); err != nil {
 		return err
 	}
 	if s.tx == txBlock {

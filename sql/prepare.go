@@ -115,8 +115,7 @@ func (p *Portal) execExecute(ctx context.Context, es *pg.ExecuteStmt) error {
 	}
 	// The prepared statement's own needs, for the role executing it now
 	// (the EXECUTE statement names nothing itself).
-	st.refreshCallNeeds()
-	if err := s.checkPrivileges(st.needs); err != nil {
+	if err := st.checkPrivileges(); err != nil {
 		return err
 	}
 	inner := &Portal{st: st, params: vals, formats: p.formats}

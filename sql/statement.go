@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
@@ -42,6 +43,9 @@ type Statement struct {
 	// before every execution.
 	bound bool
 	needs []privNeed
+	// boundVersion is the catalog version needs were bound under
+	// (refreshNeeds).
+	boundVersion uint64
 	// part and parts place the statement in its Query string: the
 	// statements of a multi-statement simple Query (parts > 1) run as one
 	// implicit transaction (implicit.go).
@@ -90,6 +94,38 @@ func (st *Statement) resultCols() []resultCol {
 	return st.cols
 }
 
+// checkPrivileges checks, before the statement runs, the privileges it
+// needs under the current catalog (refreshNeeds, then refreshCallNeeds)
+// for the session's current role.
+func (st *Statement) checkPrivileges() error {
+	if err := st.refreshNeeds(); err != nil {
+		return err
+	}
+	st.refreshCallNeeds()
+	return st.s.checkPrivileges(st.needs)
+}
+
+// refreshNeeds binds the relation names of a bound statement again when
+// the catalog changed since they were bound: a relation dropped and
+// created again under its name is another object, with its own grants
+// and columns, and PostgreSQL re-plans (and re-checks) a prepared
+// statement whose relations changed. The names were qualified at the
+// first binding, so binding a copy of the AST resolves the same names
+// (search_path is not consulted again) to the objects they now name.
+func (st *Statement) refreshNeeds() error {
+	v := st.s.e.catalogVersion()
+	if !st.bound || st.stmt.AST == nil || v == st.boundVersion {
+		return nil
+	}
+	ast := proto.Clone(st.stmt.AST).(*pg.Node)
+	needs, err := st.s.qualifyNames(&parse.Stmt{AST: ast, SQL: st.stmt.SQL, Offset: st.stmt.Offset})
+	if err != nil {
+		return err
+	}
+	st.needs, st.boundVersion, st.needsVersion = needs, v, 0
+	return nil
+}
+
 // refreshCallNeeds re-derives a described SELECT's EXECUTE needs from a
 // new planning when the catalog changed since they were (a view it reads
 // may have been replaced); a planning that fails leaves them, for the
@@ -116,7 +152,7 @@ func (st *Statement) refreshCallNeeds() {
 func (st *Statement) describe() error {
 	st.described = true
 	if !st.bound {
-		st.bound = true
+		st.bound, st.boundVersion = true, st.s.e.catalogVersion()
 		needs, err := st.s.qualifyNames(&st.stmt)
 		if err != nil {
 			return withPosition(err, st.src, -1)
@@ -294,7 +330,7 @@ func (st *Statement) bind(params [][]byte, paramFormats []int16, resultFormats [
 		if err := st.s.checkWritable(st.stmt.AST); err != nil {
 			return nil, err
 		}
-		if err := st.s.checkPrivileges(st.needs); err != nil {
+		if err := st.checkPrivileges(); err != nil {
 			return nil, err
 		}
 		if err := p.prepareCopy(cs); err != nil {

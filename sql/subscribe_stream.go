@@ -143,7 +143,7 @@ func (p *Portal) bindSubscribe(x *parse.Subscribe) error {
 	if x.CursorName != "" && s.tx == txIdle {
 		return repr.Errorf(repr.CodeNoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 	}
-	if err := s.checkPrivileges(p.st.needs); err != nil {
+	if err := p.st.checkPrivileges(); err != nil {
 		return err
 	}
 	sub, cols, opts, err := s.openSubscription(x)

@@ -93,3 +93,44 @@ func TestPrivilegesObjectsLogin(t *testing.T) {
 	mustExec(t, ctx, admin, "GRANT USAGE ON TYPE numeric TO reader")
 	mustExec(t, ctx, user, "CREATE TABLE money (amount numeric(10, 2))")
 }
+
+// TestPrivilegesPreparedRecreated prepares statements with pgx (the
+// extended protocol) as a role that is not a superuser, then drops and
+// recreates their table without the grants: the next executions are
+// refused with 42501, as PostgreSQL re-plans and re-checks them, and
+// pass again once the new table is granted.
+func TestPrivilegesPreparedRecreated(t *testing.T) {
+	s := startSubscribeServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin := connect(t, ctx, s.DSN())
+	mustExec(t, ctx, admin, "CREATE ROLE reader LOGIN PASSWORD 'pw'", "CREATE TABLE t (k int)",
+		"INSERT INTO t VALUES (1)", "GRANT SELECT, INSERT ON t TO reader")
+	user := connect(t, ctx, strings.Replace(s.DSN(), "eddy@", "reader:pw@", 1))
+	if _, err := user.Prepare(ctx, "sel", "SELECT k FROM t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := user.Prepare(ctx, "ins", "INSERT INTO t VALUES ($1)"); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, ctx, user, "PREPARE sqlsel AS SELECT k FROM t")
+	var k int
+	if err := user.QueryRow(ctx, "sel").Scan(&k); err != nil || k != 1 {
+		t.Fatalf("before: %d, %v", k, err)
+	}
+
+	mustExec(t, ctx, admin, "DROP TABLE t", "CREATE TABLE t (k int)", "INSERT INTO t VALUES (2)")
+	err := user.QueryRow(ctx, "sel").Scan(&k)
+	wantCode(t, err, "42501", "permission denied for table t")
+	_, err = user.Exec(ctx, "ins", 3)
+	wantCode(t, err, "42501", "permission denied for table t")
+	_, err = user.Exec(ctx, "EXECUTE sqlsel")
+	wantCode(t, err, "42501", "permission denied for table t")
+
+	mustExec(t, ctx, admin, "GRANT SELECT ON t TO reader")
+	if err := user.QueryRow(ctx, "sel").Scan(&k); err != nil || k != 2 {
+		t.Fatalf("after GRANT: %d, %v", k, err)
+	}
+	_, err = user.Exec(ctx, "ins", 3)
+	wantCode(t, err, "42501", "permission denied for table t")
+}
