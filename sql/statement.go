@@ -126,13 +126,14 @@ func (st *Statement) refreshNeeds() error {
 	return nil
 }
 
-// refreshCallNeeds re-derives a described SELECT's EXECUTE needs from a
-// new planning when the catalog changed since they were (a view it reads
-// may have been replaced); a planning that fails leaves them, for the
-// execution to report its error.
+// refreshCallNeeds re-derives the EXECUTE needs of a described statement
+// that runs a query (callQuery) from a planning of that query, when the
+// catalog changed since they were (a view it reads may have been
+// replaced) or they were never derived; a planning that fails leaves
+// them (by name and arity), for the execution to report its error.
 func (st *Statement) refreshCallNeeds() {
-	n := st.stmt.AST
-	if !st.described || n.GetSelectStmt() == nil {
+	q := callQuery(st.stmt.AST)
+	if !st.described || q == nil {
 		return
 	}
 	v := st.s.e.catalogVersion()
@@ -141,10 +142,35 @@ func (st *Statement) refreshCallNeeds() {
 	}
 	var calls []*expr.Func
 	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone,
-		ModifyingCTEs: planner.DescribeModifyingCTEs(n), Calls: &calls}
-	if _, err := st.s.e.planQuery(n, opts); err == nil {
+		ModifyingCTEs: planner.DescribeModifyingCTEs(q), Calls: &calls}
+	if _, err := st.s.e.planQuery(q, opts); err == nil {
 		st.needs, st.needsVersion = callNeeds(st.needs, calls), v
 	}
+}
+
+// callQuery is the query statement n runs whose calls PostgreSQL checks
+// as executed (nil: none, or n's calls are checked by name and arity): a
+// SELECT, and the query of CREATE TABLE AS, CREATE MATERIALIZED VIEW,
+// DECLARE CURSOR, COPY (query) TO and EXPLAIN. CREATE VIEW is not among
+// them: it checks no function (qualifier.stmt).
+func callQuery(n *pg.Node) *pg.Node {
+	var q *pg.Node
+	switch {
+	case n.GetSelectStmt() != nil:
+		q = n
+	case n.GetCreateTableAsStmt() != nil:
+		q = n.GetCreateTableAsStmt().Query
+	case n.GetDeclareCursorStmt() != nil:
+		q = n.GetDeclareCursorStmt().Query
+	case n.GetCopyStmt() != nil:
+		q = n.GetCopyStmt().Query
+	case n.GetExplainStmt() != nil:
+		q = n.GetExplainStmt().Query
+	}
+	if q.GetSelectStmt() == nil {
+		return nil
+	}
+	return q
 }
 
 // describe analyzes the statement for its parameter types and result
