@@ -494,10 +494,14 @@ func changesCatalog(n *pg.Node) bool {
 // txGate orders statements against blocks with DDL: a statement holds a
 // shared slot while it runs; a session whose block runs DDL owns the gate
 // from that statement to the block's end, once every shared slot is
-// free, and meanwhile only the owner runs statements. Sessions waiting
-// to own it queue in arrival order (PostgreSQL's lock queue) and hold
-// back new statements, so they are not starved. Nested entries of one
-// session (EXECUTE, cursors) share its slot.
+// free, and meanwhile only the owner runs statements. Statements that
+// must wait (for a slot while the gate is owned or an owner waits, or to
+// own it) queue in arrival order, as in PostgreSQL's lock queue: a
+// statement waiting for a slot enters once no one owns the gate and no
+// session waiting to own it arrived before it, so a block's DDL neither
+// overtakes autocommit statements (DDL too) that were waiting before it
+// nor is starved by those that come after. Nested entries of one session
+// (EXECUTE, cursors) share its slot.
 //
 // The gate is the only lock a statement waits for (row locks are never
 // waited on, rowlocks.go), and the owner waits only for statements
@@ -507,13 +511,46 @@ type txGate struct {
 	mu     sync.Mutex
 	shared int
 	owner  *Session
-	// queue are the sessions waiting to own the gate, first come first.
-	queue []*Session
+	// queue are the statements waiting, first come first: to own the
+	// gate, or for a shared slot.
+	queue []*gateWaiter
 	// idle: the owner is between statements and its DDL is swapped out
 	// (ddlidle.go), so other sessions' statements may take shared slots.
 	idle bool
 	// changed is closed (and forgotten) whenever the gate opens a little.
 	changed chan struct{}
+}
+
+// gateWaiter is a statement waiting at the gate: of s (nil: a background
+// writer), to own the gate or for a shared slot.
+type gateWaiter struct {
+	s   *Session
+	own bool
+}
+
+// ownerAheadLocked reports whether a session waiting to own the gate
+// queued before w (w nil or not queued: anywhere in the queue). The
+// caller holds g.mu.
+func (g *txGate) ownerAheadLocked(w *gateWaiter) bool {
+	for _, q := range g.queue {
+		if q == w {
+			return false
+		}
+		if q.own {
+			return true
+		}
+	}
+	return false
+}
+
+// dequeueLocked removes w from the queue, waking the waiters behind it.
+// The caller holds g.mu.
+func (g *txGate) dequeueLocked(w *gateWaiter) {
+	if w == nil {
+		return
+	}
+	g.queue = slices.DeleteFunc(g.queue, func(q *gateWaiter) bool { return q == w })
+	g.signalLocked()
 }
 
 // signalLocked wakes the waiters. The caller holds g.mu.
@@ -552,6 +589,7 @@ func (g *txGate) enterMode(ctx context.Context, s *Session, whileIdle bool) (was
 		s.gateDepth++
 		return false, nil
 	}
+	var w *gateWaiter // queued once it must wait
 	for {
 		g.mu.Lock()
 		if s != nil && g.owner == s {
@@ -574,13 +612,18 @@ func (g *txGate) enterMode(ctx context.Context, s *Session, whileIdle bool) (was
 			s.gateDepth = 1
 			return wasIdle, nil
 		}
-		if g.owner == nil && len(g.queue) == 0 || g.owner != nil && g.idle && whileIdle && s != nil {
+		if g.owner == nil && !g.ownerAheadLocked(w) || g.owner != nil && g.idle && whileIdle && s != nil {
 			g.shared++
+			g.dequeueLocked(w)
 			g.mu.Unlock()
 			if s != nil {
 				s.gateDepth, s.gateShared = 1, true
 			}
 			return false, nil
+		}
+		if w == nil {
+			w = &gateWaiter{s: s}
+			g.queue = append(g.queue, w)
 		}
 		ch := g.waitLocked()
 		if s != nil {
@@ -592,6 +635,9 @@ func (g *txGate) enterMode(ctx context.Context, s *Session, whileIdle bool) (was
 			if s != nil {
 				s.lockWait.Store(false)
 			}
+			g.mu.Lock()
+			g.dequeueLocked(w)
+			g.mu.Unlock()
 			return false, canceled(ctx)
 		}
 		if s != nil {
@@ -653,7 +699,7 @@ func (g *txGate) pause(s *Session) bool {
 func (g *txGate) resume(ctx context.Context, s *Session, whileIdle bool) error {
 	for {
 		g.mu.Lock()
-		if g.owner == nil && len(g.queue) == 0 || g.owner != nil && g.idle && whileIdle {
+		if g.owner == nil && !g.ownerAheadLocked(nil) || g.owner != nil && g.idle && whileIdle {
 			g.shared++
 			s.gateShared = true
 			g.mu.Unlock()
@@ -694,8 +740,9 @@ func (g *txGate) own(ctx context.Context, s *Session) error {
 		s.gateShared = false
 		g.shared--
 	}
-	g.queue = append(g.queue, s)
-	for g.owner != nil || g.shared > 0 || g.queue[0] != s {
+	w := &gateWaiter{s: s, own: true}
+	g.queue = append(g.queue, w)
+	for g.owner != nil || g.shared > 0 || g.queue[0] != w {
 		ch := g.waitLocked()
 		s.lockWait.Store(true)
 		select {
@@ -703,8 +750,7 @@ func (g *txGate) own(ctx context.Context, s *Session) error {
 		case <-ctx.Done():
 			s.lockWait.Store(false)
 			g.mu.Lock()
-			g.queue = slices.DeleteFunc(g.queue, func(q *Session) bool { return q == s })
-			g.signalLocked()
+			g.dequeueLocked(w)
 			g.mu.Unlock()
 			return canceled(ctx)
 		}

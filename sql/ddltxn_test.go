@@ -104,3 +104,62 @@ func TestTxGateQueue(t *testing.T) {
 		g.release(want)
 	}
 }
+
+// TestTxGateArrivalOrder: statements waiting for a shared slot (autocommit
+// DDL, reads) and sessions waiting to own the gate (a block's DDL) are
+// served in one arrival order: a block does not overtake an autocommit
+// statement that waited before it, nor goes before those that come after it.
+func TestTxGateArrivalOrder(t *testing.T) {
+	var g txGate
+	ctx := context.Background()
+	a := &Session{}
+	if err := g.own(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan string, 8)
+	c1, b1, c2, b2 := &Session{}, &Session{}, &Session{}, &Session{}
+	queue := func(s *Session, name string, own bool) {
+		go func() {
+			var err error
+			if own {
+				err = g.own(ctx, s)
+			} else {
+				err = g.enter(ctx, s)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+			events <- name
+		}()
+		for !s.lockWait.Load() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	queue(c1, "c1", false)
+	queue(b1, "b1", true)
+	queue(c2, "c2", false)
+	queue(b2, "b2", true)
+	next := func(want string) {
+		t.Helper()
+		if got := <-events; got != want {
+			t.Fatalf("%s got the gate, want %s", got, want)
+		}
+		select {
+		case got := <-events:
+			t.Fatalf("%s got the gate too, after %s", got, want)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	g.release(a)
+	next("c1")
+	g.leave(c1)
+	next("b1")
+	g.release(b1)
+	next("c2")
+	g.leave(c2)
+	next("b2")
+	g.release(b2)
+	if g.shared != 0 || g.owner != nil || len(g.queue) != 0 {
+		t.Fatalf("gate not back to rest: %d shared, owner %v, %d waiting", g.shared, g.owner, len(g.queue))
+	}
+}

@@ -41,6 +41,7 @@ func runIsolation(t *testing.T, s *harness.Server) {
 		{"CatalogSnapshot", isoCatalogSnapshot},
 		{"LockTimeout", isoLockTimeout},
 		{"DDLQueue", isoDDLQueue},
+		{"DDLQueueAutocommit", isoDDLQueueAutocommit},
 		{"ReadOnlyStable", isoReadOnlyStable},
 		{"OwnWrites", isoOwnWrites},
 		{"LockChangedRow", isoLockChangedRow},
@@ -393,6 +394,52 @@ func isoDDLQueue(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
 	}
 	mustExec(t, ctx, c, "COMMIT")
 	expectText(t, ctx, d, "SELECT column_name FROM information_schema.columns WHERE table_name = 'lq' ORDER BY ordinal_position", "x,a1,b1,c1")
+}
+
+// isoDDLQueueAutocommit: autocommit DDL and a block's DDL waiting for
+// another session's open block with DDL run in their arrival order: the
+// autocommit ALTER that waited first runs when the block ends, before
+// the block that asked after it; one that asks after a waiting block
+// waits for that block's end.
+func isoDDLQueueAutocommit(t *testing.T, ctx context.Context, a, b *pgx.Conn) {
+	dsn := a.Config().ConnString()
+	c, d := connect(t, ctx, dsn), connect(t, ctx, dsn)
+	mustExec(t, ctx, a, "CREATE TABLE lqa (x int)", "BEGIN", "ALTER TABLE lqa ADD COLUMN a1 int")
+	alter := func(conn *pgx.Conn, col string) chan error {
+		pid := queryText(t, ctx, conn, "SELECT pg_backend_pid()")
+		done := make(chan error, 1)
+		go func() { _, err := conn.Exec(ctx, "ALTER TABLE lqa ADD COLUMN "+col+" int"); done <- err }()
+		for queryText(t, ctx, d, "SELECT count(*) FROM pg_stat_activity WHERE pid = "+pid+" AND wait_event_type = 'Lock'") != "1" {
+			time.Sleep(10 * time.Millisecond)
+		}
+		return done
+	}
+	wait := func(done chan error, who string) {
+		t.Helper()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s's ALTER: %v", who, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s's ALTER still waits", who)
+		}
+	}
+	cDone := alter(c, "c1") // autocommit, first in line
+	mustExec(t, ctx, b, "BEGIN")
+	bDone := alter(b, "b1")
+	mustExec(t, ctx, a, "COMMIT")
+	wait(cDone, "c")
+	wait(bDone, "b")
+	cDone = alter(c, "c2") // autocommit, behind b's open block
+	select {
+	case err := <-cDone:
+		t.Fatalf("c's ALTER ran (%v) while b's block holds the table", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	mustExec(t, ctx, b, "COMMIT")
+	wait(cDone, "c")
+	expectText(t, ctx, d, "SELECT column_name FROM information_schema.columns WHERE table_name = 'lqa' ORDER BY ordinal_position", "x,a1,c1,b1,c2")
 }
 
 // isoReadOnlyStable: a read-only block's answers stay the same while
