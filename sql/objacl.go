@@ -391,8 +391,12 @@ func callNeeds(needs []privNeed, calls []*expr.Func) []privNeed {
 	out := slices.DeleteFunc(slices.Clone(needs), func(n privNeed) bool { return n.fn != "" })
 	seen := map[string]bool{}
 	for _, f := range calls {
+		if p, ok := operatorProc(f); ok {
+			out = appendNeed(out, seen, privNeed{fn: p.name, nargs: len(f.Args), sig: p.sig()})
+			continue
+		}
 		if procsNamed[f.Name] == nil {
-			continue // an operator or a syntax form's function
+			continue // a syntax form's function, or an operator PostgreSQL has no such overload of
 		}
 		n := privNeed{fn: f.Name, nargs: len(f.Args)}
 		if !expr.IsVariadic(f.Name) {
@@ -402,12 +406,37 @@ func callNeeds(needs []privNeed, calls []*expr.Func) []privNeed {
 			}
 			n.sig = f.Name + "(" + typeListNames(args) + ")"
 		}
-		if key := n.fn + "/" + n.sig + "/" + itoa(n.nargs); !seen[key] {
-			seen[key] = true
-			out = append(out, n)
-		}
+		out = appendNeed(out, seen, n)
 	}
 	return out
+}
+
+// appendNeed appends the EXECUTE need n to needs unless seen has it.
+func appendNeed(needs []privNeed, seen map[string]bool, n privNeed) []privNeed {
+	key := n.fn + "/" + n.sig + "/" + itoa(n.nargs)
+	if seen[key] {
+		return needs
+	}
+	seen[key] = true
+	return append(needs, n)
+}
+
+// operatorProc is the function behind the operator overload f resolves
+// to (oprproc.go); ok is false when f is no operator or has none.
+func operatorProc(f *expr.Func) (*procInfo, bool) {
+	if len(f.Args) == 0 || len(f.Args) > 2 || f.Polymorphic() {
+		return nil, false
+	}
+	sig := opSig{name: f.Name, right: argOID(f.Args[len(f.Args)-1], false)}
+	if len(f.Args) == 2 {
+		sig.left = argOID(f.Args[0], false)
+	}
+	op, ok := operatorProcs[sig]
+	if !ok {
+		return nil, false
+	}
+	p := procByOID(op.oid)
+	return p, p != nil
 }
 
 // procsCalled are the overloads a call of name with nargs arguments may

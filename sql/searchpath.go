@@ -169,6 +169,8 @@ type qualifier struct {
 	colRefs [][]string
 	writes  colUse
 	sets    colUse
+	// ops are the operators recorded (operator), by name and arity.
+	ops map[string]bool
 }
 
 // needWriting is need for a statement's target, which assigns the
@@ -480,6 +482,8 @@ func (q *qualifier) refs(n *pg.Node) error {
 			rvs = append(rvs, m)
 		case *pg.FuncCall:
 			q.call(m)
+		case *pg.A_Expr:
+			q.operator(m)
 		case *pg.A_Const:
 			return false // a literal names nothing (VALUES lists of thousands)
 		}

@@ -118,7 +118,8 @@ func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
 	case repr.KindRegProc, repr.KindRegProcedure:
 		if p := procByOID(oid); p != nil {
 			if t.OIDKind == repr.KindRegProcedure {
-				return p.name + "(" + p.argNames() + ")", true
+				// format_procedure separates the types by a bare comma.
+				return p.name + "(" + strings.ReplaceAll(p.argNames(), ", ", ",") + ")", true
 			}
 			return p.name, true
 		}

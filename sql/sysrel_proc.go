@@ -126,14 +126,16 @@ func pseudoTypeOID(name string) (uint32, bool) {
 // user relations' OIDs, below the derived OIDs (sysrel.go).
 const firstProcOID uint32 = 1 << 27
 
-// procs is every built-in function: the type I/O functions with their
-// PostgreSQL OIDs, then Eddy's scalar functions and aggregates numbered
-// in name and signature order (stable for a given build).
+// procs is every built-in function: the type I/O functions and the
+// functions behind operators (oprproc.go) with their PostgreSQL OIDs,
+// then Eddy's scalar functions and aggregates numbered in name and
+// signature order (stable for a given build).
 var procs, procsByOID, procsByName = func() ([]*procInfo, map[uint32]*procInfo, map[string]*procInfo) {
 	var out []*procInfo
 	for name, oid := range ioProcs {
 		out = append(out, &procInfo{oid: oid, name: name, kind: 'f', strict: true})
 	}
+	out = append(out, operatorProcInfos()...)
 	var fns []*procInfo
 	for _, b := range expr.Builtins() {
 		p := &procInfo{name: b.Name, kind: 'f', strict: b.Strict, volatile: b.Volatile, ret: 2283}
@@ -269,6 +271,44 @@ var operators = func() []expr.Builtin {
 	return ops
 }()
 
+// operatorProcInfos are the pg_proc rows of the functions behind
+// operators (operatorProcs), in operator order.
+func operatorProcInfos() []*procInfo {
+	var out []*procInfo
+	for _, op := range operators {
+		sig, ok := operatorSig(op)
+		if !ok {
+			continue
+		}
+		if f, ok := operatorProcs[sig]; ok {
+			p := &procInfo{oid: f.oid, name: f.name, kind: 'f', ret: op.Ret.OID(), strict: op.Strict, volatile: op.Volatile}
+			if sig.left != 0 {
+				p.args = append(p.args, sig.left)
+			}
+			p.args = append(p.args, sig.right)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// operatorSig is op's signature (ok false for a polymorphic one).
+func operatorSig(op expr.Builtin) (opSig, bool) {
+	if op.Poly {
+		return opSig{}, false
+	}
+	sig := opSig{name: op.Name}
+	switch len(op.Args) {
+	case 1:
+		sig.right = argOID(op.Args[0], false)
+	case 2:
+		sig.left, sig.right = argOID(op.Args[0], false), argOID(op.Args[1], false)
+	default:
+		return opSig{}, false
+	}
+	return sig, true
+}
+
 func rowsOperator(*sysSnap) []repr.Row {
 	r := sysRelsByName["pg_catalog.pg_operator"]
 	out := make([]repr.Row, 0, len(operators))
@@ -283,9 +323,13 @@ func rowsOperator(*sysSnap) []repr.Row {
 		if !op.Poly {
 			ret = op.Ret.OID()
 		}
+		code := uint32(0)
+		if sig, ok := operatorSig(op); ok {
+			code = operatorProcs[sig].oid
+		}
 		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(firstOperatorOID + uint32(i)), "oprname": nameD(op.Name),
 			"oprnamespace": oidD(oidPgCatalog), "oprowner": oidD(oidSuperuser), "oprkind": charD(kind),
-			"oprleft": oidD(left), "oprright": oidD(right), "oprresult": oidD(ret)}))
+			"oprleft": oidD(left), "oprright": oidD(right), "oprresult": oidD(ret), "oprcode": oidD(code)}))
 	}
 	return out
 }
