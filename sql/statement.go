@@ -127,13 +127,14 @@ func (st *Statement) refreshNeeds() error {
 }
 
 // refreshCallNeeds re-derives the EXECUTE needs of a described statement
-// that runs a query (callQuery) from a planning of that query, when the
-// catalog changed since they were (a view it reads may have been
+// that runs a query (callQuery) or is a write from a planning of it, when
+// the catalog changed since they were (a view it reads may have been
 // replaced) or they were never derived; a planning that fails leaves
 // them (by name and arity), for the execution to report its error.
 func (st *Statement) refreshCallNeeds() {
-	q := callQuery(st.stmt.AST)
-	if !st.described || q == nil {
+	n := st.stmt.AST
+	q, write := callQuery(n), isWrite(n)
+	if !st.described || q == nil && !write {
 		return
 	}
 	v := st.s.e.catalogVersion()
@@ -141,11 +142,23 @@ func (st *Statement) refreshCallNeeds() {
 		return
 	}
 	var calls []*expr.Func
-	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone,
-		ModifyingCTEs: planner.DescribeModifyingCTEs(q), Calls: &calls}
-	if _, err := st.s.e.planQuery(q, opts); err == nil {
+	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone, Calls: &calls}
+	var err error
+	if write {
+		opts.ModifyingCTEs = planner.DescribeModifyingCTEs(n)
+		_, err = st.s.e.planDML(n, opts)
+	} else {
+		opts.ModifyingCTEs = planner.DescribeModifyingCTEs(q)
+		_, err = st.s.e.planQuery(q, opts)
+	}
+	if err == nil {
 		st.needs, st.needsVersion = callNeeds(st.needs, calls), v
 	}
+}
+
+// isWrite reports whether n is an INSERT, UPDATE or DELETE.
+func isWrite(n *pg.Node) bool {
+	return n.GetInsertStmt() != nil || n.GetUpdateStmt() != nil || n.GetDeleteStmt() != nil
 }
 
 // callQuery is the query statement n runs whose calls PostgreSQL checks
@@ -204,8 +217,11 @@ func (st *Statement) describe() error {
 		n.GetUpdateStmt() != nil && len(n.GetUpdateStmt().ReturningList) > 0,
 		n.GetDeleteStmt() != nil && len(n.GetDeleteStmt().ReturningList) > 0:
 		var dml *dmlPlan
+		var calls []*expr.Func
+		opts.Calls = &calls
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {
+			st.needs, st.needsVersion = callNeeds(st.needs, calls), st.catVersion
 			st.cols, st.paramTypes = queryColumns(dml.returningCols), dml.paramTypes
 			if opts.ModifyingCTEs == nil && !opts.Locked.Met() { // such a plan has no rows for them
 				st.keepDML(dml)
@@ -213,8 +229,11 @@ func (st *Statement) describe() error {
 		}
 	case n.GetInsertStmt() != nil || n.GetUpdateStmt() != nil || n.GetDeleteStmt() != nil:
 		var dml *dmlPlan
+		var calls []*expr.Func
+		opts.Calls = &calls
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {
+			st.needs, st.needsVersion = callNeeds(st.needs, calls), st.catVersion
 			st.paramTypes = dml.paramTypes
 			if opts.ModifyingCTEs == nil && !opts.Locked.Met() { // such a plan has no rows for them
 				st.keepDML(dml)
