@@ -34,9 +34,11 @@ import (
 // role lacks EXECUTE on an overload of that name and argument count
 // with a stored ACL (which may refuse, never wrongly admit, where only
 // another overload was revoked), or USAGE on the type (an array's
-// element type). Operators, casts and SQL-syntax value functions are not
-// checked. CONNECT is checked at login (Engine.CheckConnect), CREATE by
-// CREATE SCHEMA; Eddy has no temporary objects.
+// element type). Planning replaces the calls by the overloads it
+// resolved, operators by the functions behind them (callNeeds,
+// oprproc.go); casts and SQL-syntax value functions are not checked.
+// CONNECT is checked at login (Engine.CheckConnect), CREATE by CREATE
+// SCHEMA; Eddy has no temporary objects.
 
 // objectACLs are the stored ACLs of functions, types and the database.
 type objectACLs struct {
