@@ -44,6 +44,10 @@ type builder struct {
 	// inlined CTE, and cteFrames each inlined CTE query's frame (cte.go).
 	inlined   map[*pg_query.RangeVar]*pg_query.Node
 	cteFrames map[*pg_query.SelectStmt]int
+	// recInline maps the UNION of each inlined recursive CTE (one that
+	// reads the enclosing queries' columns) to the CTE: planQuery plans
+	// it as the recursion over the outer values (recursive.go).
+	recInline map[*pg_query.SelectStmt]*pg_query.CommonTableExpr
 	// lockSlots numbers the query blocks with a locking clause below the
 	// top level in the order planning meets them (Options.Locked).
 	lockSlots map[*pg_query.SelectStmt]int
@@ -57,6 +61,7 @@ func newBuilder(cat Catalog, opts Options) *builder {
 	b := &builder{cat: cat, opts: opts, placeholders: map[*expr.Lit]int{},
 		rankLimits: map[*pg_query.SelectStmt]rankLimit{}, readsOuter: map[any]bool{},
 		inlined: map[*pg_query.RangeVar]*pg_query.Node{}, cteFrames: map[*pg_query.SelectStmt]int{},
+		recInline:   map[*pg_query.SelectStmt]*pg_query.CommonTableExpr{},
 		lockSlots:   map[*pg_query.SelectStmt]int{},
 		domainBases: map[ir.Rel]ir.Rel{}}
 	b.paramTypes = append([]repr.T(nil), opts.ParamTypes...)

@@ -19,6 +19,10 @@ type cte struct {
 	// table of that query (inlineCTE), seeing the CTEs before it (frame).
 	inline *pg_query.CommonTableExpr
 	frame  int
+	// nOuter is the number of outer values the rows of rel lead with: the
+	// loop variable of a recursion over the outer values, as its recursive
+	// term reads it (their copies are loopKey columns).
+	nOuter int
 	// noReturning marks a data-modifying query without RETURNING, which
 	// cannot be read.
 	noReturning bool
@@ -71,7 +75,7 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive boo
 		return b.modifyingCTE(ce)
 	}
 	if recursive && references(ce.Ctequery, ce.Ctename) > 0 {
-		return b.planRecursiveCTE(ce, sel, parent)
+		return b.recursiveCTE(ce, sel, parent)
 	}
 	if ce.SearchClause != nil || ce.CycleClause != nil {
 		return nil, repr.Errorf(repr.CodeSyntax, "WITH query is not recursive").WithPosition(ce.Location + 1)
@@ -98,6 +102,33 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive boo
 		return nil, err
 	}
 	return &cte{name: ce.Ctename, rel: b.subqueryRel(p), cols: cols}, nil
+}
+
+// recursiveCTE plans a recursive CTE of a WITH list. In a subquery
+// (parent set) it may read the enclosing queries' columns; once
+// decorrelation's first pass saw it do so it is inlined, each reference a
+// derived table that planQuery plans as the recursion over the outer
+// values (recInline), as PostgreSQL re-runs the recursion per outer row.
+func (b *builder) recursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, parent *scope) (*cte, error) {
+	inline := func() (*cte, error) {
+		b.recInline[sel] = ce
+		return &cte{name: ce.Ctename, inline: ce, frame: len(b.ctes)}, nil
+	}
+	if parent != nil && b.readsOuter[ce] {
+		return inline()
+	}
+	var c *cte
+	err := b.noteOuterReads(ce, parent, func() (err error) {
+		c, err = b.planRecursiveCTE(ce, sel, parent, nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if b.readsOuter[ce] {
+		return inline()
+	}
+	return c, nil
 }
 
 // cteColumns returns the CTE's columns: the query's, renamed by the CTE's
@@ -148,12 +179,15 @@ func (b *builder) cteRef(c *cte, rv *pg_query.RangeVar) (ir.Rel, []scopeCol, err
 	if rv.Alias != nil {
 		alias, colAliases = rv.Alias.Aliasname, rv.Alias.Colnames
 	}
-	cols := make([]scopeCol, len(c.cols))
-	for i, rc := range c.cols {
-		cols[i] = scopeCol{table: alias, name: rc.Name, typ: rc.Type, tableID: rc.TableID, attr: rc.ColumnAttr, fields: rc.Fields,
-			system: isSCCHidden(rc.Name) || b.isTag(rc.Name)}
+	cols := make([]scopeCol, c.nOuter, c.nOuter+len(c.cols))
+	for i, t := range c.rel.ColTypes()[:c.nOuter] {
+		cols[i] = scopeCol{typ: t, hidden: true, system: true, loopKey: true}
 	}
-	return c.rel, cols, renameColumns(cols, colAliases, alias)
+	for _, rc := range c.cols {
+		cols = append(cols, scopeCol{table: alias, name: rc.Name, typ: rc.Type, tableID: rc.TableID, attr: rc.ColumnAttr, fields: rc.Fields,
+			system: isSCCHidden(rc.Name) || b.isTag(rc.Name)})
+	}
+	return c.rel, cols, renameColumns(cols[c.nOuter:], colAliases, alias)
 }
 
 // inlineCTE returns, for a reference to a CTE that is inlined (cte.inline),

@@ -74,6 +74,13 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		if err := checkDuplicateAliases(sc.cols, cols); err != nil {
 			return nil, nil, err
 		}
+		if outer != nil && rel == outer.rel && hasLoopKeys(cols) {
+			// The loop variable of a recursion over the outer values: its
+			// rows are the outer values' (see loopKeys).
+			r, cols = leadLoopKeys(r, cols)
+			rel, sc.cols = r, append(sc.cols, cols[len(outer.cols):]...)
+			continue
+		}
 		if rel == nil {
 			rel = r
 		} else {
@@ -84,7 +91,68 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 	if rel == nil {
 		rel = unitRel()
 	}
+	rel, cols, err := b.loopKeys(rel, sc.cols, outer)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc.cols = cols
 	return rel, sc, b.claimSession(sc, rel, len(items), outer, mark)
+}
+
+// hasLoopKeys reports whether cols hold a loopKey column.
+func hasLoopKeys(cols []scopeCol) bool {
+	return slices.ContainsFunc(cols, func(c scopeCol) bool { return c.loopKey })
+}
+
+// leadLoopKeys moves the loopKey columns of rel (all of them, in order)
+// to the front, as outer values.
+func leadLoopKeys(rel ir.Rel, cols []scopeCol) (ir.Rel, []scopeCol) {
+	var keys, rest []int
+	for i, c := range cols {
+		if c.loopKey {
+			keys = append(keys, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	out := make([]scopeCol, 0, len(cols))
+	for _, k := range keys {
+		out = append(out, scopeCol{typ: cols[k].typ, outer: true, hidden: true})
+	}
+	for _, i := range rest {
+		out = append(out, cols[i])
+	}
+	return ir.NewProject(rel, append(keys, rest...)...), out
+}
+
+// loopKeys equates the copies of the outer values in a FROM clause (the
+// loopKey columns of a reference to a recursion over the outer values,
+// cte.nOuter) with the outer values rel leads with, NULL-safely, and drops
+// them: rows of a recursion meet only their own outer value's rows. The
+// reference needs outer values of the same arity: in a subquery of the
+// recursive term planned without them it is 0A000.
+func (b *builder) loopKeys(rel ir.Rel, cols []scopeCol, outer *outerRel) (ir.Rel, []scopeCol, error) {
+	if !hasLoopKeys(cols) {
+		return rel, cols, nil
+	}
+	var keys, keep []int
+	var kept []scopeCol
+	for i, c := range cols {
+		if c.loopKey {
+			keys = append(keys, i)
+			continue
+		}
+		keep, kept = append(keep, i), append(kept, c)
+	}
+	if outer == nil || len(keys) != len(outer.cols) {
+		return nil, nil, repr.Unsupported("a reference to a recursive WITH query that reads the enclosing query's columns inside a subquery of its recursive term")
+	}
+	var conds []expr.Expr
+	ts := rel.ColTypes()
+	for i, k := range keys {
+		conds = append(conds, b.nullSafeEq(&expr.Col{Idx: i, T: ts[i]}, &expr.Col{Idx: k, T: ts[k]})...)
+	}
+	return ir.NewProject(ir.NewFilter(rel, conds...), keep...), kept, nil
 }
 
 // joinOnOuter joins rel, whose first nO columns are the outer values d,

@@ -296,7 +296,14 @@ func dependsOnPending(c *pg_query.CommonTableExpr, items []*pg_query.CommonTable
 // (unknown literals become text); the recursive term reads the CTE as an
 // ir.LoopVar and its columns must unify to the same types (42804 as in
 // PostgreSQL otherwise).
-func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, parent *scope) (*cte, error) {
+//
+// Over outer values (outer set: a recursion reading the enclosing
+// queries' columns, recInline), both terms are planned over them, so every
+// row leads with its outer value and the loop runs once per outer value
+// in one Iterate: the recursive term's reference to the loop variable
+// carries the value (cte.nOuter), which planFrom aligns with the term's
+// own outer values (loopKeys).
+func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*cte, error) {
 	t, tagged, why := tagIterations(ce, sel)
 	if why != nil { // PostgreSQL's 42P19 first
 		if err := checkRecursive(ce, sel, true); err != nil {
@@ -308,6 +315,9 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 		ce, sel = t, t.Ctequery.GetSelectStmt()
 	}
 	scc := ce.SearchClause != nil || ce.CycleClause != nil
+	if scc && outer != nil {
+		return nil, repr.Unsupported("SEARCH or CYCLE in a recursive WITH query reading the enclosing query's columns").WithPosition(ce.Location + 1)
+	}
 	if scc {
 		if err := checkSCCForm(ce, sel, tagged); err != nil {
 			return nil, err
@@ -316,7 +326,7 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if err := checkRecursive(ce, sel, tagged); err != nil {
 		return nil, err
 	}
-	base, err := b.planQuery(sel.Larg, &scope{parent: parent, barrier: true}, nil)
+	base, err := b.planQuery(sel.Larg, &scope{parent: parent}, outer)
 	if err != nil {
 		return nil, err
 	}
@@ -340,16 +350,17 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if sc != nil {
 		loopCols = withSCCColumns(cols, sc, true)
 	}
+	v.Types = append(v.Types, base.rel.ColTypes()[:base.nOuter]...)
 	for _, c := range loopCols {
 		v.Types = append(v.Types, c.Type)
 	}
-	c := &cte{name: ce.Ctename, rel: v, cols: loopCols}
+	c := &cte{name: ce.Ctename, rel: v, cols: loopCols, nOuter: base.nOuter}
 	b.ctes = append(b.ctes, c)
 	defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
 	if tagged {
 		b.tagging++
 	}
-	rec, err := b.planQuery(recTerm, &scope{parent: parent, barrier: true}, nil)
+	rec, err := b.planQuery(recTerm, &scope{parent: parent}, outer)
 	if tagged {
 		b.tagging--
 	}
@@ -367,7 +378,7 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	switch {
 	case tagged: // hide the iteration column
 		n := len(cols) - 1
-		c.rel, c.cols = ir.NewProject(c.rel, identityCols(n)...), cols[:n]
+		c.rel, c.cols = ir.NewProject(c.rel, identityCols(c.nOuter+n)...), cols[:n]
 	case sc != nil:
 		c.cols = withSCCColumns(cols, sc, false)
 	}
@@ -391,7 +402,8 @@ func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.Sele
 	if len(rec.cols) != len(baseCols) {
 		return nil, repr.Errorf(repr.CodeSyntax, "each UNION query must have the same number of columns").WithPosition(ce.Location + 1)
 	}
-	lr, rr, unified, err := b.unifySides(baseRel, b.subqueryRel(rec), 0, baseCols, rec.cols, "UNION")
+	nO := base.nOuter
+	lr, rr, unified, err := b.unifySides(baseRel, b.subqueryRel(rec), nO, baseCols, rec.cols, "UNION")
 	if err != nil {
 		return nil, err
 	}
@@ -412,8 +424,19 @@ func (b *builder) recursiveBody(ce *pg_query.CommonTableExpr, sel *pg_query.Sele
 	case sel.All:
 		return ir.NewUnion(lr, rr), nil
 	case tagged:
-		n := len(unified) - 1
+		n := nO + len(unified) - 1
 		return &ir.TopK{Input: ir.NewUnion(lr, rr), Key: identityCols(n), Order: []expr.SortCol{{Col: n}}, Limit: 1}, nil
 	}
 	return ir.NewDistinct(ir.NewUnion(lr, rr)), nil
+}
+
+// recursionOver plans the UNION of an inlined recursive CTE (recInline)
+// as a derived table: the recursion over the outer values, if any, with
+// the CTEs before it in scope.
+func (b *builder) recursionOver(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	c, err := b.planRecursiveCTE(ce, sel, parent, outer)
+	if err != nil {
+		return nil, err
+	}
+	return &planned{rel: c.rel, cols: c.cols, nOuter: c.nOuter, limit: -1}, nil
 }

@@ -60,6 +60,9 @@ func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *oute
 		b.ctes = slices.Clone(b.ctes[:n])
 		defer func() { b.ctes = saved }()
 	}
+	if ce, ok := b.recInline[sel]; ok {
+		return b.recursionOver(ce, sel, parent, outer)
+	}
 	if sel.WithClause != nil {
 		return b.withCTEs(sel.WithClause, parent, func() (*planned, error) { return b.planBlock(sel, parent, outer) })
 	}
