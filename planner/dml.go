@@ -246,7 +246,7 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 	case sel != nil && len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil:
 		want := make([]repr.T, len(cols))
 		var err error
-		if rows, err = b.valuesRows(sel.ValuesLists, &scope{barrier: true}, unitRel(), want); err != nil {
+		if rows, err = b.valuesRows(sel.ValuesLists, &scope{}, unitRel(), want); err != nil {
 			return nil, err
 		}
 	case sel != nil:

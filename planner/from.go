@@ -335,7 +335,7 @@ func (b *builder) inlineView(rel *Relation) (ir.Rel, error) {
 // decorrelation notes (joinOver plans it over the outer values).
 func (b *builder) rangeSubselect(rs *pg_query.RangeSubselect, parent *scope) (ir.Rel, []scopeCol, error) {
 	if parent == nil {
-		return b.subselectIn(rs, &scope{barrier: true})
+		return b.subselectIn(rs, &scope{})
 	}
 	var rel ir.Rel
 	var cols []scopeCol

@@ -61,8 +61,6 @@ type scope struct {
 	// outerRel is the relation of the outer values (the leading outer
 	// columns) of a decorrelated subquery's FROM scope.
 	outerRel ir.Rel
-	// barrier stops correlated lookups (the terms of a recursive WITH query).
-	barrier bool
 }
 
 // recorder collects the columns of a scope that a subquery references.
@@ -153,9 +151,6 @@ func resolveColumn(s *scope, table, name string, loc int32) (expr.Expr, error) {
 			cur.rec.add(i)
 			return &expr.Lit{D: repr.Null, T: c.typ}, nil
 		}
-		if cur.barrier {
-			return nil, beyondBarrier(s, cur.parent, table, name, loc)
-		}
 	}
 	return nil, undefinedColumn(s, table, name, loc)
 }
@@ -171,19 +166,6 @@ func recordedHits(s *scope) int {
 		}
 	}
 	return n
-}
-
-// beyondBarrier is the error for a reference that no scope up to a
-// barrier resolves: 0A000 when a scope past it would (a recursive WITH query
-// reading the enclosing query, which PostgreSQL allows), else
-// undefinedColumn's.
-func beyondBarrier(s, past *scope, table, name string, loc int32) error {
-	for cur := past; cur != nil; cur = cur.parent {
-		if i, err := cur.lookup(table, name, loc); err == nil && i >= 0 {
-			return repr.Unsupported("a reference to the enclosing query's column %q from a recursive WITH query", name).WithPosition(loc + 1)
-		}
-	}
-	return undefinedColumn(s, table, name, loc)
 }
 
 // undefinedColumn reports 42703 (or 42P01 for an unknown qualifier).

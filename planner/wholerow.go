@@ -19,7 +19,7 @@ import (
 // the same name wins over the whole row, as in PostgreSQL.
 
 // wholeRow returns the row of the FROM item named table as a record, or
-// ok false when no scope up to a barrier has such an item.
+// ok false when no scope has such an item.
 func (c *ectx) wholeRow(table string, loc int32) (e expr.Expr, ok bool, err error) {
 	args, shape, ok, err := c.rowOf(table, loc)
 	if !ok || err != nil {
@@ -43,15 +43,12 @@ func (c *ectx) namedRecord(args []expr.Expr, shape []expr.TableCol, loc int32) (
 }
 
 // rowOf returns the columns of the FROM item named table in the nearest
-// scope up to a barrier that has one (ok false when none does).
+// scope that has one (ok false when none does).
 func (c *ectx) rowOf(table string, loc int32) (args []expr.Expr, shape []expr.TableCol, ok bool, err error) {
 	for cur := c.sc; cur != nil; cur = cur.parent {
 		if cur.hasTable(table) {
 			args, shape, err := c.rowFields(cur, table, loc)
 			return args, shape, true, err
-		}
-		if cur.barrier {
-			break
 		}
 	}
 	return nil, nil, false, nil
