@@ -37,10 +37,61 @@ func (g *qgen) recursiveQ() gquery {
 	switch r := g.rng.IntN(100); {
 	case r < 45:
 		return g.closureQ()
-	case r < 75:
+	case r < 65:
 		return g.walkQ()
+	case r < 82:
+		return g.correlatedQ()
 	}
 	return g.perIterationQ()
+}
+
+// correlatedQ generates a view whose scalar subquery, EXISTS or LATERAL
+// derived table holds a WITH RECURSIVE reading the outer row o (Eddy: the
+// recursion runs over the outer values): reachability under UNION from
+// o's edge end (or from the edges of a table s leaving it), or a walk of
+// bounded depth under UNION ALL, the step sometimes skipping o's own key.
+func (g *qgen) correlatedQ() gquery {
+	from, to := g.edgeCols()
+	o, oItem := g.tableBind("o")
+	_, eItem := g.tableBind("e")
+	walk := g.pct(40)
+	cols, union, depth := "y", "UNION", ""
+	step := fmt.Sprintf("SELECT e.%s FROM r JOIN %s ON e.%s = r.y", to, eItem, from)
+	if walk {
+		cols, union, depth = "y, d", "UNION ALL", ", 0"
+		step = fmt.Sprintf("SELECT e.%s, r.d + 1 FROM r JOIN %s ON e.%s = r.y WHERE r.d < %d", to, eItem, from, 1+g.rng.IntN(3))
+	}
+	seed := "SELECT o." + to + depth
+	if g.pct(40) {
+		_, sItem := g.tableBind("s")
+		seed = fmt.Sprintf("SELECT s.%s%s FROM %s WHERE s.%s = o.%s", to, depth, sItem, from, to)
+	}
+	if g.pct(50) {
+		glue := " WHERE "
+		if walk {
+			glue = " AND "
+		}
+		step += glue + "e." + to + " IS DISTINCT FROM o.k"
+	}
+	with := fmt.Sprintf("WITH RECURSIVE r(%s) AS (%s %s %s) ", cols, seed, union, step)
+	q := gquery{rows: 100}
+	switch g.rng.IntN(3) {
+	case 0:
+		agg := pick(g, []string{"count(*)", "max(y)", "count(DISTINCT y)", "sum(y)"})
+		q.sql = fmt.Sprintf("SELECT o.k AS x0, (%sSELECT %s FROM r) AS x1 FROM %s", with, agg, oItem)
+		q.cols = []gcol{{"x0", 'i', 11}, {"x1", 'i', 10}}
+	case 1:
+		q.sql = fmt.Sprintf("SELECT o.k AS x0, o.a AS x1 FROM %s WHERE %sEXISTS (%sSELECT 1 FROM r WHERE r.y = o.k)",
+			oItem, pick(g, []string{"", "NOT "}), with)
+		q.cols = []gcol{{"x0", 'i', 11}, {"x1", 'i', 11}}
+		if g.pct(50) {
+			q.sql += " AND " + g.filter(o)
+		}
+	default:
+		q.sql = fmt.Sprintf("SELECT o.k AS x0, s.y AS x1 FROM %s, LATERAL (%sSELECT y FROM r) s", oItem, with)
+		q.cols = []gcol{{"x0", 'i', 11}, {"x1", 'i', 30}}
+	}
+	return q
 }
 
 // closureQ generates reachability over an edge list: r(x, y) holds the
