@@ -36,6 +36,10 @@ type builder struct {
 	// an iteration tag (recursive_tag.go): in them, a column named iterCol
 	// is the tag, which no * expands.
 	tagging int
+	// tagDomains are, for the tagged recursive terms being planned
+	// (innermost last), the iterations whose working table PostgreSQL
+	// runs the term on (fillTags).
+	tagDomains []ir.Rel
 	// readsOuter marks the parts of JOIN trees (*pg_query.JoinExpr, its
 	// Quals node, *pg_query.RangeSubselect) that decorrelation's first
 	// pass saw read the enclosing queries' columns (joinouter.go).

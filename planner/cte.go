@@ -23,6 +23,7 @@ type cte struct {
 	// loop variable of a recursion over the outer values, as its recursive
 	// term reads it (their copies are loopKey columns).
 	nOuter int
+	outer  ir.Rel // the outer values' relation, when nOuter > 0
 	// noReturning marks a data-modifying query without RETURNING, which
 	// cannot be read.
 	noReturning bool
@@ -181,7 +182,7 @@ func (b *builder) cteRef(c *cte, rv *pg_query.RangeVar) (ir.Rel, []scopeCol, err
 	}
 	cols := make([]scopeCol, c.nOuter, c.nOuter+len(c.cols))
 	for i, t := range c.rel.ColTypes()[:c.nOuter] {
-		cols[i] = scopeCol{typ: t, hidden: true, system: true, loopKey: true}
+		cols[i] = scopeCol{typ: t, hidden: true, system: true, loopKey: c.outer}
 	}
 	for _, rc := range c.cols {
 		cols = append(cols, scopeCol{table: alias, name: rc.Name, typ: rc.Type, tableID: rc.TableID, attr: rc.ColumnAttr, fields: rc.Fields,

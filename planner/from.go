@@ -74,7 +74,7 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		if err := checkDuplicateAliases(sc.cols, cols); err != nil {
 			return nil, nil, err
 		}
-		if outer != nil && rel == outer.rel && hasLoopKeys(cols) {
+		if outer != nil && rel == outer.rel && hasLoopKeys(cols, outer.rel) {
 			// The loop variable of a recursion over the outer values: its
 			// rows are the outer values' (see loopKeys).
 			r, cols = leadLoopKeys(r, cols)
@@ -99,9 +99,19 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 	return rel, sc, b.claimSession(sc, rel, len(items), outer, mark)
 }
 
-// hasLoopKeys reports whether cols hold a loopKey column.
-func hasLoopKeys(cols []scopeCol) bool {
-	return slices.ContainsFunc(cols, func(c scopeCol) bool { return c.loopKey })
+// hasLoopKeys reports whether cols hold a loopKey column, and only of
+// outer values d when d is not nil.
+func hasLoopKeys(cols []scopeCol, d ir.Rel) bool {
+	has := false
+	for _, c := range cols {
+		if c.loopKey != nil {
+			if d != nil && c.loopKey != d {
+				return false
+			}
+			has = true
+		}
+	}
+	return has
 }
 
 // leadLoopKeys moves the loopKey columns of rel (all of them, in order)
@@ -109,7 +119,7 @@ func hasLoopKeys(cols []scopeCol) bool {
 func leadLoopKeys(rel ir.Rel, cols []scopeCol) (ir.Rel, []scopeCol) {
 	var keys, rest []int
 	for i, c := range cols {
-		if c.loopKey {
+		if c.loopKey != nil {
 			keys = append(keys, i)
 		} else {
 			rest = append(rest, i)
@@ -132,19 +142,19 @@ func leadLoopKeys(rel ir.Rel, cols []scopeCol) (ir.Rel, []scopeCol) {
 // reference needs outer values of the same arity: in a subquery of the
 // recursive term planned without them it is 0A000.
 func (b *builder) loopKeys(rel ir.Rel, cols []scopeCol, outer *outerRel) (ir.Rel, []scopeCol, error) {
-	if !hasLoopKeys(cols) {
+	if !hasLoopKeys(cols, nil) {
 		return rel, cols, nil
 	}
 	var keys, keep []int
 	var kept []scopeCol
 	for i, c := range cols {
-		if c.loopKey {
+		if c.loopKey != nil {
 			keys = append(keys, i)
 			continue
 		}
 		keep, kept = append(keep, i), append(kept, c)
 	}
-	if outer == nil || len(keys) != len(outer.cols) {
+	if outer == nil || !hasLoopKeys(cols, outer.rel) || len(keys) != len(outer.cols) {
 		return nil, nil, repr.Unsupported("a reference to a recursive WITH query that reads the enclosing query's columns inside a subquery of its recursive term")
 	}
 	var conds []expr.Expr

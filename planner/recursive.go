@@ -355,14 +355,19 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 		v.Types = append(v.Types, c.Type)
 	}
 	c := &cte{name: ce.Ctename, rel: v, cols: loopCols, nOuter: base.nOuter}
+	if outer != nil {
+		c.outer = outer.rel
+	}
 	b.ctes = append(b.ctes, c)
 	defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
 	if tagged {
 		b.tagging++
+		b.tagDomains = append(b.tagDomains, liveIterations(v, b.subqueryRel(base)))
 	}
 	rec, err := b.planQuery(recTerm, &scope{parent: parent}, outer)
 	if tagged {
 		b.tagging--
+		b.tagDomains = b.tagDomains[:len(b.tagDomains)-1]
 	}
 	if err != nil {
 		return nil, err

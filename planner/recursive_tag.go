@@ -4,6 +4,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/repr"
 )
@@ -128,14 +129,21 @@ func setOpOnPath(levels []*pg_query.SelectStmt, all bool) *repr.Error {
 	return nil
 }
 
+// fillTagLoc is the location of the GROUP BY tag that tagLevel gives an
+// aggregate without GROUP BY (a location survives the clones planning
+// makes of a block; no parsed node has it): reduce fills its groups
+// (fillTags).
+const fillTagLoc = -2
+
 // tagLevel makes block levels[i] carry the tag of its source src (the
 // reference's or a FROM subquery's alias): the term (i 0) selects src's
 // tag plus 1, the blocks below it src's tag; every window of the block
-// is partitioned by the tag first. It fails with 0A000 when the
-// block cannot carry it: a block on the path that is not a FROM
-// subquery without WITH, or an aggregate without GROUP BY whose input
-// may be empty while the working table is not (PostgreSQL then still
-// returns its one row, which a group per tag never does).
+// is partitioned by the tag first; an aggregate without GROUP BY groups
+// by the tag, and its groups are filled (fillTagLoc), since PostgreSQL
+// returns its one row for every working table, even when its input is
+// empty and in the first iteration even when the working table is. It
+// fails with 0A000 when the block cannot carry the tag: a block on the
+// path that is not a FROM subquery without WITH.
 func tagLevel(levels []*pg_query.SelectStmt, i int, src string) *repr.Error {
 	l := levels[i]
 	if i > 0 {
@@ -155,10 +163,9 @@ func tagLevel(levels []*pg_query.SelectStmt, i int, src string) *repr.Error {
 	case len(l.GroupClause) > 0:
 		l.GroupClause = append(l.GroupClause, tag())
 	case hasAggregates(l):
-		if !neverEmpty(levels, i+1) {
-			return repr.Unsupported("an aggregate without GROUP BY over a subquery that can be empty when the recursive reference has rows")
-		}
-		l.GroupClause = []*pg_query.Node{tag()}
+		fill := tag()
+		fill.GetColumnRef().Location = fillTagLoc
+		l.GroupClause = []*pg_query.Node{fill}
 	}
 	for _, w := range windowsOf(l) {
 		w.PartitionClause = append([]*pg_query.Node{tag()}, w.PartitionClause...)
@@ -200,49 +207,6 @@ func windowsOf(l *pg_query.SelectStmt) []*pg_query.WindowDef {
 		})
 	}
 	return out
-}
-
-// neverEmpty reports whether the input of block levels[i-1] (levels[i],
-// or the reference itself when i is past the innermost block) has rows
-// whenever the working table has: its block reads one FROM item, with
-// no WHERE, and each block below either does the same without HAVING,
-// LIMIT, OFFSET or function calls in its select list (a set-returning
-// one may return nothing), or aggregates without GROUP BY or HAVING.
-func neverEmpty(levels []*pg_query.SelectStmt, i int) bool {
-	p := levels[i-1]
-	if len(p.FromClause) != 1 || p.WhereClause != nil {
-		return false
-	}
-	if i == len(levels) {
-		return p.FromClause[0].GetRangeVar() != nil
-	}
-	l := levels[i]
-	if p.FromClause[0].GetRangeSubselect().GetSubquery().GetSelectStmt() != l {
-		return false
-	}
-	if l.HavingClause != nil || hasLimit(l) {
-		return false
-	}
-	if hasAggregates(l) && len(l.GroupClause) == 0 {
-		return true
-	}
-	for _, t := range l.TargetList {
-		if hasFuncCalls(t) {
-			return false
-		}
-	}
-	return neverEmpty(levels, i+1)
-}
-
-// hasFuncCalls reports whether n calls a function anywhere.
-func hasFuncCalls(n *pg_query.Node) bool {
-	found := false
-	walkMessages(n.ProtoReflect(), func(m proto.Message) {
-		if _, ok := m.(*pg_query.FuncCall); ok {
-			found = true
-		}
-	})
-	return found
 }
 
 // hasLimit reports whether s has a LIMIT or an OFFSET.
@@ -322,4 +286,42 @@ func checkLoopTopK(body ir.Rel, id int, perIteration bool) error {
 		return repr.Unsupported("DISTINCT ON, LIMIT or OFFSET over the recursive reference of WITH RECURSIVE other than in a UNION ALL recursion")
 	}
 	return nil
+}
+
+// liveIterations returns the iterations on whose working table
+// PostgreSQL runs the recursive term of a tagged recursion with loop
+// variable v (its tag last) and non-recursive term base: each whose
+// working table has rows, and the first even when base returns none.
+// The first is live by base's emptiness, not by v's: v is empty at the
+// loop's start, and a row filled for an iteration before its working
+// table arrived would start a chase of corrections that never ends. So
+// the rows tagged i follow from those tagged i-1 alone, and the loop's
+// iteration i has every tag up to i right.
+func liveIterations(v *ir.LoopVar, base ir.Rel) ir.Rel {
+	tag := len(v.Types) - 1
+	zero := func(in ir.Rel) ir.Rel {
+		return ir.NewMap(ir.NewProject(in), &expr.Lit{D: repr.NewInt(0), T: v.Types[tag]})
+	}
+	first := zero(unitRel())
+	emptyBase := ir.NewThreshold(ir.NewUnion(first, ir.NewNegate(ir.NewDistinct(zero(base)))))
+	return ir.NewDistinct(ir.NewUnion(ir.NewProject(v, tag), emptyBase))
+}
+
+// fillTags gives a tagged aggregate without GROUP BY (fillTagLoc) its
+// row for every live iteration (liveIterations), per outer value when the
+// block has them, as fillGroups does for a correlated one: the reduced
+// relation leads with the outer values and the tag.
+func (b *builder) fillTags(reduced ir.Rel, from *ectx, aggs []expr.Agg) ir.Rel {
+	dom := b.tagDomains[len(b.tagDomains)-1]
+	k := from.sc.outerCount()
+	if k > 0 {
+		dom = ir.NewJoin(ir.JoinCross, from.sc.outerRel, dom)
+	}
+	return b.fillFrom(reduced, dom, k+1, aggs)
+}
+
+// isFillTag reports whether sel's GROUP BY is the tag of an aggregate
+// without one (tagLevel).
+func isFillTag(sel *pg_query.SelectStmt) bool {
+	return len(sel.GroupClause) == 1 && sel.GroupClause[0].GetColumnRef().GetLocation() == fillTagLoc
 }

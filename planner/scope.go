@@ -23,10 +23,10 @@ type scopeCol struct {
 	// outer marks a correlated outer value carried by a decorrelated
 	// subquery: visible by name, but only when no inner column matches.
 	outer bool
-	// loopKey marks a correlated recursion's copy of an outer value in
-	// its recursive term's reference to it (loopKeys aligns it with the
-	// outer value).
-	loopKey bool
+	// loopKey, when set, marks a correlated recursion's copy of an outer
+	// value in its recursive term's reference to it, and is the relation
+	// of those outer values (loopKeys aligns the copy with the value).
+	loopKey ir.Rel
 	// wholeRow marks the one column of a FROM function returning a single
 	// value: a reference to its table alias alone (SELECT e FROM
 	// jsonb_array_elements(x) e) is that column, as in PostgreSQL.

@@ -405,8 +405,11 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, sets [][]int, calls []*pg
 		rel = groupingSetsRel(ir.NewMap(from.rel, maps...), p.nOuter, key, sets, aggs,
 			func(r ir.Rel) ir.Rel { return b.fillGroups(r, from, aggs) })
 	}
-	if len(keys) == 0 && p.nOuter > 0 {
+	switch {
+	case len(keys) == 0 && p.nOuter > 0:
 		rel = b.fillGroups(rel, from, aggs)
+	case isFillTag(sel) && sets == nil:
+		rel = b.fillTags(rel, from, aggs)
 	}
 	if len(aggs) < len(specs) {
 		rel = spreadAggs(rel, len(key), len(aggs), pos)
@@ -495,11 +498,16 @@ func groupScope(from *ectx, keys []expr.Expr, calls []*pg_query.FuncCall, nOuter
 // values are left-joined to the per-value aggregates, and count columns of
 // missing groups become 0 (other aggregates stay NULL).
 func (b *builder) fillGroups(reduced ir.Rel, from *ectx, aggs []expr.Agg) ir.Rel {
-	k := from.sc.outerCount()
-	outer := from.sc.outerRel
-	joined := ir.NewJoin(ir.JoinLeft, outer, reduced, b.nullSafeKeys(outer, reduced, identityCols(k), identityCols(k))...)
+	return b.fillFrom(reduced, from.sc.outerRel, from.sc.outerCount(), aggs)
+}
+
+// fillFrom left-joins the domain dom (k columns) to reduced, whose first
+// k columns key it, and gives each aggregate of a group dom has and
+// reduced lacks its value over no rows (0 for count, else NULL).
+func (b *builder) fillFrom(reduced, dom ir.Rel, k int, aggs []expr.Agg) ir.Rel {
+	joined := ir.NewJoin(ir.JoinLeft, dom, reduced, b.nullSafeKeys(dom, reduced, identityCols(k), identityCols(k))...)
 	var maps []expr.Expr
-	width := ir.Arity(outer) + ir.Arity(reduced)
+	width := ir.Arity(dom) + ir.Arity(reduced)
 	proj := identityCols(k)
 	ts := joined.ColTypes()
 	for i, a := range aggs {
