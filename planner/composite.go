@@ -291,13 +291,22 @@ func (c *ectx) rowToComposite(row *pg_query.RowExpr, t repr.T, loc int32) (expr.
 // fieldAssignment builds UPDATE ... SET col.f = v for a column of the
 // composite type t whose value so far is base: the record of base's
 // fields with f replaced by v (assigned to f's type). A NULL base gives
-// a record whose other fields are NULL, as in PostgreSQL. Deeper targets
-// (col.f.g, col.f[i]) are 0A000.
+// a record whose other fields are NULL, as in PostgreSQL. A nested target
+// (col.f.g) replaces f by f's value so far with g assigned, as
+// PostgreSQL's FieldStore chain; a subscript in the path (col.f[i]) is
+// 0A000.
 func (c *ectx) fieldAssignment(base expr.Expr, t repr.T, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
-	if len(rt.Indirection) != 1 || rt.Indirection[0].GetString_() == nil {
-		return nil, repr.Unsupported("assignment to a subscript or nested field of a composite column").WithPosition(rt.Location + 1)
+	if rt.Indirection[0].GetString_() == nil {
+		return nil, repr.Unsupported("assignment to a subscript of a composite column").WithPosition(rt.Location + 1)
 	}
-	name := rt.Indirection[0].GetString_().GetSval()
+	return c.assignField(base, t, rt.Name, rt.Indirection, rt, v)
+}
+
+// assignField assigns v through path (field names) into base, a value of
+// composite type t held by column (named in messages: the column, then
+// the field being descended).
+func (c *ectx) assignField(base expr.Expr, t repr.T, column string, path []*pg_query.Node, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
+	name := path[0].GetString_().GetSval()
 	fields := c.b.compositeFields(t)
 	target := -1
 	for i, f := range fields {
@@ -307,16 +316,25 @@ func (c *ectx) fieldAssignment(base expr.Expr, t repr.T, rt *pg_query.ResTarget,
 	}
 	if target < 0 {
 		return nil, repr.Errorf(repr.CodeUndefinedColumn, "cannot assign to field \"%s\" of column \"%s\" because there is no such column in data type %s",
-			name, rt.Name, c.b.typeName(t)).WithPosition(rt.Location + 1)
+			name, column, c.b.typeName(t)).WithPosition(rt.Location + 1)
 	}
 	args := make([]expr.Expr, len(fields))
 	for i, f := range fields {
-		var err error
-		if i == target {
+		idx := &expr.Lit{D: repr.NewInt(int64(i)), T: repr.Int4}
+		cur, err := c.function("record_field", []expr.Expr{base, idx, &expr.Lit{D: repr.Null, T: f.T}}, rt.Location)
+		switch {
+		case err != nil:
+		case i != target:
+			args[i] = cur
+		case len(path) == 1:
 			args[i], err = c.b.assign(v, f.T, rt.Name)
-		} else {
-			idx := &expr.Lit{D: repr.NewInt(int64(i)), T: repr.Int4}
-			args[i], err = c.function("record_field", []expr.Expr{base, idx, &expr.Lit{D: repr.Null, T: f.T}}, rt.Location)
+		case path[1].GetString_() == nil:
+			err = repr.Unsupported("assignment to a subscript of a composite column's field").WithPosition(rt.Location + 1)
+		case !f.T.IsComposite():
+			err = repr.Errorf(repr.CodeDatatypeMismatch, "cannot assign to field \"%s\" of column \"%s\" because its type %s is not a composite type",
+				path[1].GetString_().GetSval(), f.Name, c.b.typeName(f.T)).WithPosition(rt.Location + 1)
+		default:
+			args[i], err = c.assignField(cur, f.T, f.Name, path[1:], rt, v)
 		}
 		if err != nil {
 			return nil, err
