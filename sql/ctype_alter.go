@@ -112,6 +112,9 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 			var i int
 			if i, err = dropAttribute(o, nu, cmd); i >= 0 {
 				srcs, what = append(srcs[:i:i], srcs[i+1:]...), "ALTER TYPE ... DROP ATTRIBUTE"
+				if cmd.Behavior != pg.DropBehavior_DROP_CASCADE {
+					err = e.fieldDependents(o, cmd.Name)
+				}
 			}
 		default:
 			err = repr.Unsupported("ALTER TYPE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
@@ -173,6 +176,60 @@ func dropAttribute(o, nu *Object, cmd *pg.AlterTableCmd) (int, error) {
 	}
 	nu.Columns = append(nu.Columns[:i:i], nu.Columns[i+1:]...)
 	return i, nil
+}
+
+// fieldDependents refuses to drop the field name of the composite type
+// o while a view or materialized view reads it by name ((v).name), as
+// PostgreSQL does (2BP01 with its detail lines). The views looked at use
+// the type or read a table with a column of it.
+func (e *Engine) fieldDependents(o *Object, name string) error {
+	d := e.cat.typeDependents(o)
+	views := append([]*Object(nil), d.views...)
+	for _, t := range d.order {
+		views = append(views, e.dropSet(t)[1:]...)
+	}
+	var lines []string
+	seen := map[*Object]bool{}
+	for _, v := range views {
+		isView := v.Kind == planner.RelView || v.Kind == planner.RelMaterializedView
+		if isView && !seen[v] && viewNamesField(v, name) {
+			seen[v] = true
+			lines = append(lines, fmt.Sprintf("%s %s depends on column %s of composite type %s", kindName(v.Kind), v.Name, name, o.Name))
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return repr.Errorf("2BP01", "cannot drop column %s of composite type %s because other objects depend on it", name, o.Name).
+		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+}
+
+// viewNamesField reports whether the stored query of v selects a field
+// called name from a composite value ((x).name; a.b.c names a column).
+func viewNamesField(v *Object, name string) bool {
+	if v.SQL == "" {
+		return false
+	}
+	n, err := parseOne(v.SQL)
+	if err != nil {
+		return false
+	}
+	named := func(ns []*pg.Node) bool {
+		for _, x := range ns {
+			if x.GetString_().GetSval() == name {
+				return true
+			}
+		}
+		return false
+	}
+	found := false
+	walkProto(n, func(m proto.Message) {
+		switch m := m.(type) {
+		case *pg.A_Indirection:
+			found = found || named(m.Indirection)
+		}
+	})
+	return found
 }
 
 // typeInUse refuses a change to the fields of the composite type o that
