@@ -146,7 +146,8 @@ func (g *qgen) walkSeed() (from, to, seed, eItem string) {
 }
 
 // perIterationQ generates a depth-bounded walk r(x, y, d) under UNION or
-// UNION ALL whose step applies LIMIT, DISTINCT ON, an aggregate, DISTINCT
+// UNION ALL whose step applies LIMIT, DISTINCT ON, an aggregate (also
+// without GROUP BY over a join that may find nothing), DISTINCT
 // (two FROM subqueries down, through *), a subquery's LIMIT or a
 // row_number() bound to the previous iteration's rows, as PostgreSQL
 // does (Eddy: the planner's iteration tag). Every row of an iteration has the same d, and each
@@ -156,7 +157,8 @@ func (g *qgen) perIterationQ() gquery {
 	from, to, seed, eItem := g.walkSeed()
 	join := fmt.Sprintf("FROM r JOIN %s ON e.%s = r.y WHERE r.d < %d", eItem, from, 2+g.rng.IntN(3))
 	var step string
-	switch g.rng.IntN(6) {
+	union := pick(g, []string{"UNION ALL", "UNION"})
+	switch g.rng.IntN(7) {
 	case 0:
 		step = fmt.Sprintf("(SELECT r.x, e.%s, r.d + 1 %s ORDER BY e.%s, r.x LIMIT %d)", to, join, to, 1+g.rng.IntN(3))
 	case 1:
@@ -168,10 +170,14 @@ func (g *qgen) perIterationQ() gquery {
 		step = fmt.Sprintf("SELECT q.x, q.y, q.d + 1 FROM (SELECT * FROM (SELECT DISTINCT r.x, e.%s AS y, r.d %s) p) q", to, join)
 	case 4:
 		step = fmt.Sprintf("SELECT q.x, q.y, q.d + 1 FROM (SELECT r.x, e.%s AS y, r.d %s ORDER BY e.%s, r.x LIMIT 3) q", to, join, to)
+	case 5:
+		// One row per working table, also when the join finds nothing
+		// (then NULL, 0, NULL, which UNION's set semantics stop on).
+		step = fmt.Sprintf("SELECT min(q.x), count(*)::int, max(q.d) + 1 FROM (SELECT r.x, e.%s AS y, r.d %s) q", to, join)
+		union = "UNION"
 	default:
 		step = fmt.Sprintf("SELECT q.x, q.y, q.d + 1 FROM (SELECT r.x, e.%s AS y, r.d, row_number() OVER (PARTITION BY r.x ORDER BY e.%s DESC) AS rn %s) q WHERE q.rn = 1", to, to, join)
 	}
-	union := pick(g, []string{"UNION ALL", "UNION"})
 	with := fmt.Sprintf("WITH RECURSIVE r(x, y, d) AS (%s %s %s) ", seed, union, step)
 	return g.recursiveTail(with, false, true)
 }
