@@ -299,3 +299,23 @@ func init() {
 		typeNames[TypeName(t)] = t
 	}
 }
+
+// FoldAssign returns literal d of type from coerced to type to as NewCast
+// and the planner's folding of literals make it (assignment semantics; loc
+// is the session time zone, which only time-zone-dependent casts read),
+// without building an expression. ok is false when the cast is not folded
+// at plan time (a reg* cast reads the catalog when run) or fails: the
+// caller then builds the expression, which reports the error.
+func FoldAssign(d repr.Datum, from, to repr.T, loc *time.Location) (out repr.Datum, ok bool) {
+	if from == to {
+		return d, true
+	}
+	if isRegCast(from, to) {
+		return repr.Null, false
+	}
+	if !zonedCast(from, to) {
+		loc = time.UTC
+	}
+	out, err := castDatum(d, from, to, loc, false)
+	return out, err == nil
+}

@@ -128,7 +128,12 @@ type Options struct {
 // the caller (OrderBy over Rel's columns, which may include hidden sort
 // columns beyond len(Columns)).
 type Query struct {
-	Rel        ir.Rel
+	// Rel is the relation of the rows, nil when Rows holds them.
+	Rel ir.Rel
+	// Rows, when not nil, are the rows already evaluated at plan time
+	// (an INSERT's VALUES list of plain literals, see constRows); Rel is
+	// then nil and WithRel builds it for those that need a relation.
+	Rows       []repr.Row
 	Columns    []ResultColumn
 	OrderBy    []expr.SortCol
 	Limit      int64 // -1 = none

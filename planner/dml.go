@@ -244,6 +244,11 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 	case src == nil:
 		rows, cols = [][]expr.Expr{{}}, nil
 	case sel != nil && len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil:
+		if consts, ok := b.constRows(rel, cols, targets, sel.ValuesLists); ok {
+			q := insertQuery(rel)
+			q.Rows = consts
+			return q, nil
+		}
 		want := make([]repr.T, len(cols))
 		var err error
 		if rows, err = b.valuesRows(sel.ValuesLists, &scope{}, unitRel(), want); err != nil {
@@ -275,16 +280,23 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{Limit: -1}
-	for i, c := range rel.Columns {
-		q.Columns = append(q.Columns, ResultColumn{Name: c.Name, Type: c.Type, TableID: rel.ID, ColumnAttr: int16(i + 1)})
-	}
+	q := insertQuery(rel)
 	if query != nil {
 		q.Rel = projectExprs(query, 0, full[0])
 	} else {
 		q.Rel = &ir.Values{Rows: full, Types: colTypes(q.Columns)}
 	}
 	return q, nil
+}
+
+// insertQuery is the Query of an INSERT's rows, without its relation:
+// one column per column of table rel.
+func insertQuery(rel *Relation) *Query {
+	q := &Query{Limit: -1}
+	for i, c := range rel.Columns {
+		q.Columns = append(q.Columns, ResultColumn{Name: c.Name, Type: c.Type, TableID: rel.ID, ColumnAttr: int16(i + 1)})
+	}
+	return q
 }
 
 // insertValue assigns v, the value of target i, to column col: directly,

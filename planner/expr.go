@@ -151,17 +151,27 @@ func constant(a *pg_query.A_Const) (expr.Expr, error) {
 
 // numericConstant types a numeric literal the parser left as a string.
 func numericConstant(s string) (expr.Expr, error) {
+	d, t, err := numericDatum(s)
+	if err != nil {
+		return nil, err
+	}
+	return &expr.Lit{D: d, T: t}, nil
+}
+
+// numericDatum is numericConstant's value and type: int4 or int8 when
+// the literal is an integer that fits, else numeric.
+func numericDatum(s string) (repr.Datum, repr.T, error) {
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if i >= -1<<31 && i < 1<<31 {
-			return &expr.Lit{D: repr.NewInt(i), T: repr.Int4}, nil
+			return repr.NewInt(i), repr.Int4, nil
 		}
-		return &expr.Lit{D: repr.NewInt(i), T: repr.Int8}, nil
+		return repr.NewInt(i), repr.Int8, nil
 	}
 	d, _, err := apd.NewFromString(s)
 	if err != nil {
-		return nil, repr.Errorf(repr.CodeInvalidText, "invalid input syntax for type numeric: %q", s)
+		return repr.Null, repr.T{}, repr.Errorf(repr.CodeInvalidText, "invalid input syntax for type numeric: %q", s)
 	}
-	return &expr.Lit{D: repr.NewNumeric(d), T: repr.Numeric}, nil
+	return repr.NewNumeric(d), repr.Numeric, nil
 }
 
 // param is $n: the bound value, a Param node read at run time (generic

@@ -176,7 +176,10 @@ func formatQuery(q *Query) string {
 		}
 		fmt.Fprintf(&b, "params: %s\n", strings.Join(ps, ", "))
 	}
-	b.WriteString(q.Rel.String())
+	if q.Rows != nil {
+		fmt.Fprintf(&b, "evaluated at plan time: %d rows\n", len(q.Rows))
+	}
+	b.WriteString(q.WithRel().Rel.String())
 	return b.String()
 }
 

@@ -28,7 +28,7 @@ type dmlPlan struct {
 func (d *dmlPlan) source() *planner.Query {
 	switch {
 	case d.ins != nil:
-		return d.ins.Source
+		return d.ins.Source.WithRel()
 	case d.upd != nil:
 		return d.upd.From
 	}
@@ -153,6 +153,9 @@ func (e *Engine) insertRows(ins *planner.Insert, ctx *expr.Ctx, ws *writeSet, au
 // so results and errors are the same (the first failing row in statement
 // order reports). ok is false for any other source.
 func valuesRows(q *planner.Query, ctx *expr.Ctx) (rows []repr.Row, ok bool, err error) {
+	if q.Rows != nil {
+		return q.Rows, true, nil // evaluated at plan time
+	}
 	v, isValues := q.Rel.(*ir.Values)
 	if !isValues || len(q.OrderBy) > 0 || q.Limit >= 0 || q.Offset > 0 || len(v.Types) != len(q.Columns) {
 		return nil, false, nil

@@ -1,0 +1,147 @@
+package planner
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/optimizer/ir"
+	"github.com/eddydb/eddy/repr"
+)
+
+// constRows is insertSource's fast path for the shape of bulk inserts: a
+// VALUES list whose entries are all plain literals (or bound parameters),
+// assigned to plain columns. It converts each entry to its column type
+// directly, as the general path's assignment cast and literal folding
+// would (expr.FoldAssign), and returns the rows in table column order
+// without building an expression per value: one allocation holds every
+// row's datums. ok is false for any other statement and on any error (a
+// failing cast, an entry of a type not assignable to its column): the
+// general path then plans the statement and reports the error exactly as
+// it always has.
+func (b *builder) constRows(rel *Relation, cols []int, targets []*pg_query.Node, lists []*pg_query.Node) (rows []repr.Row, ok bool) {
+	if b.opts.Trace != nil || len(lists) == 0 {
+		return nil, false
+	}
+	n := len(lists[0].GetList().GetItems())
+	if n > len(cols) || n < len(cols) && len(targets) > 0 {
+		return nil, false
+	}
+	cols = cols[:n]
+	for _, t := range targets {
+		if len(t.GetResTarget().Indirection) > 0 {
+			return nil, false
+		}
+	}
+	fill, ok := b.constDefaults(rel, cols)
+	if !ok {
+		return nil, false
+	}
+	loc := (&expr.Ctx{TimeZone: b.opts.TimeZone}).Location()
+	width := len(rel.Columns)
+	flat := make([]repr.Datum, len(lists)*width)
+	rows = make([]repr.Row, len(lists))
+	for r, l := range lists {
+		items := l.GetList().GetItems()
+		if len(items) != n {
+			return nil, false
+		}
+		row := flat[r*width : (r+1)*width : (r+1)*width]
+		copy(row, fill)
+		for i, it := range items {
+			c := rel.Columns[cols[i]]
+			d, t, ok := b.constItem(it)
+			if !ok || isComposite(t, c.Type) || t.Family != repr.FamUnknown && t != c.Type && repr.CastContextOf(t, c.Type) < repr.CastAssignment {
+				return nil, false
+			}
+			if row[cols[i]], ok = expr.FoldAssign(d, t, c.Type, loc); !ok {
+				return nil, false
+			}
+		}
+		rows[r] = row
+	}
+	return rows, true
+}
+
+// constDefaults returns a row of the values of rel's columns that cols
+// does not name: their DEFAULT, each of which must plan to a literal
+// (nextval(...) or now() must be evaluated per row: ok false). A column
+// cols names must not be an identity column (OVERRIDING rules apply).
+func (b *builder) constDefaults(rel *Relation, cols []int) (fill repr.Row, ok bool) {
+	named := make([]bool, len(rel.Columns))
+	for _, c := range cols {
+		if named[c] || rel.Columns[c].Identity {
+			return nil, false
+		}
+		named[c] = true
+	}
+	fill = make(repr.Row, len(rel.Columns))
+	for c, col := range rel.Columns {
+		if named[c] {
+			continue
+		}
+		e, err := b.defaultValue(col)
+		lit, isLit := e.(*expr.Lit)
+		if err != nil || !isLit {
+			return nil, false
+		}
+		if _, placeholder := b.placeholders[lit]; placeholder {
+			return nil, false
+		}
+		fill[c] = lit.D
+	}
+	return fill, true
+}
+
+// constItem returns the value and type of a VALUES entry that is a
+// literal or a bound parameter, as constant and param type them; ok is
+// false for any other entry.
+func (b *builder) constItem(n *pg_query.Node) (d repr.Datum, t repr.T, ok bool) {
+	if p := n.GetParamRef(); p != nil {
+		i := int(p.Number) - 1
+		if b.opts.Params == nil || i < 0 || i >= len(b.opts.Params) || i >= len(b.paramTypes) {
+			return repr.Null, repr.T{}, false
+		}
+		d, t = b.opts.Params[i], b.paramTypes[i]
+		if t.Family == repr.FamUnknown && !d.IsNull() {
+			d = repr.NewText(d.Text())
+		}
+		return d, t, true
+	}
+	a := n.GetAConst()
+	switch {
+	case a == nil || a.GetBsval() != nil:
+		return repr.Null, repr.T{}, false
+	case a.Isnull:
+		return repr.Null, repr.Unknown, true
+	case a.GetIval() != nil:
+		return repr.NewInt(int64(a.GetIval().Ival)), repr.Int4, true
+	case a.GetFval() != nil:
+		d, t, err := numericDatum(a.GetFval().Fval)
+		return d, t, err == nil
+	case a.GetSval() != nil:
+		return repr.NewText(a.GetSval().Sval), repr.Unknown, true
+	case a.GetBoolval() != nil:
+		return repr.NewBool(a.GetBoolval().Boolval), repr.Bool, true
+	}
+	return repr.NewInt(0), repr.Int4, true
+}
+
+// WithRel returns q with its relation: q itself, or, when its rows were
+// evaluated at plan time, a copy whose Rel is the Values of their
+// literals (EXPLAIN of such an INSERT).
+func (q *Query) WithRel() *Query {
+	if q.Rel != nil || q.Rows == nil {
+		return q
+	}
+	c := *q
+	ts := colTypes(q.Columns)
+	vals := make([][]expr.Expr, len(q.Rows))
+	for i, r := range q.Rows {
+		vals[i] = make([]expr.Expr, len(r))
+		for j, d := range r {
+			vals[i][j] = &expr.Lit{D: d, T: ts[j]}
+		}
+	}
+	c.Rel, c.Rows = &ir.Values{Rows: vals, Types: ts}, nil
+	return &c
+}
