@@ -26,7 +26,7 @@ import (
 //	bid_p: view SELECT bidder, proctime() AS p_time FROM bid
 type testCatalog map[string]*Relation
 
-func newTestCatalog(t *testing.T) testCatalog {
+func newTestCatalog(t testing.TB) testCatalog {
 	col := func(name string, typ repr.T) Column { return Column{Name: name, Type: typ} }
 	cat := testCatalog{
 		"t": {ID: 1, Name: "t", Columns: []Column{col("a", repr.Int4), col("b", repr.Text), col("c", repr.Float8)}, PrimaryKey: []int{0}},
@@ -59,7 +59,7 @@ func (c testCatalog) Relation(schema, name string) (*Relation, error) {
 	return nil, repr.ErrUndefinedTable.New(name)
 }
 
-func parseStmt(t *testing.T, sql string) *pg_query.Node {
+func parseStmt(t testing.TB, sql string) *pg_query.Node {
 	res, err := pg_query.Parse(sql)
 	if err != nil {
 		t.Fatalf("parse %q: %v", sql, err)
@@ -67,7 +67,7 @@ func parseStmt(t *testing.T, sql string) *pg_query.Node {
 	return res.Stmts[0].Stmt
 }
 
-func parseExpr(t *testing.T, sql string) *pg_query.Node {
+func parseExpr(t testing.TB, sql string) *pg_query.Node {
 	return parseStmt(t, "SELECT "+sql).GetSelectStmt().TargetList[0].GetResTarget().Val
 }
 
