@@ -30,7 +30,7 @@ func parseNumeric(s string, t T) (Datum, error) {
 	if !ok {
 		return Null, errSyntax(t, s)
 	}
-	return fitNumeric(d, t)
+	return fitOwnedNumeric(d, t)
 }
 
 // parseDecimal parses PostgreSQL's numeric syntax into a normalized decimal.
@@ -46,11 +46,49 @@ func parseDecimal(v string) (*apd.Decimal, bool) {
 	if !validDecimalSyntax(v) {
 		return nil, false
 	}
+	if d, ok := parseShortDecimal(v); ok {
+		return d, true
+	}
 	d, _, err := apd.NewFromString(v)
 	if err != nil {
 		return nil, false
 	}
 	return normalizeNumeric(d), true
+}
+
+// parseShortDecimal parses v, valid decimal syntax, when it is
+// [sign] digits [. digits] of at most 18 digits (the common case: table
+// data, literals) into a normalized decimal with one allocation; apd's
+// general parser costs three. ok is false for any other v.
+func parseShortDecimal(v string) (*apd.Decimal, bool) {
+	neg := len(v) > 0 && v[0] == '-'
+	if len(v) > 0 && (v[0] == '-' || v[0] == '+') {
+		v = v[1:]
+	}
+	var coeff int64
+	digits, frac := 0, -1
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isDigit(c):
+			coeff = coeff*10 + int64(c-'0')
+			digits++
+		case c == '.' && frac < 0:
+			frac = i
+		default:
+			return nil, false // an exponent
+		}
+	}
+	if digits > 18 {
+		return nil, false
+	}
+	exp := int32(0)
+	if frac >= 0 {
+		exp = -int32(len(v) - frac - 1)
+	}
+	if neg {
+		coeff = -coeff
+	}
+	return new(apd.Decimal).SetFinite(coeff, exp), true
 }
 
 // validDecimalSyntax checks [sign] digits [. digits] [e [sign] digits] with
@@ -117,6 +155,21 @@ func fitNumeric(d *apd.Decimal, t T) (Datum, error) {
 	if t.Family != FamNumeric || t.Precision <= 0 {
 		return NewNumeric(d), nil
 	}
+	return quantizeNumeric(new(apd.Decimal), d, t)
+}
+
+// fitOwnedNumeric is fitNumeric of a decimal no one else holds (just
+// parsed), rounded in place instead of into a new one.
+func fitOwnedNumeric(d *apd.Decimal, t T) (Datum, error) {
+	if t.Family != FamNumeric || t.Precision <= 0 {
+		return NewNumeric(d), nil
+	}
+	return quantizeNumeric(d, d, t)
+}
+
+// quantizeNumeric is fitNumeric for a t with a precision, rounding d into
+// r (which may be d).
+func quantizeNumeric(r, d *apd.Decimal, t T) (Datum, error) {
 	p, s := t.Precision, t.Scale
 	switch d.Form {
 	case apd.NaN, apd.NaNSignaling:
@@ -125,15 +178,14 @@ func fitNumeric(d *apd.Decimal, t T) (Datum, error) {
 		return Null, Errorf(CodeNumericOutOfRange, "numeric field overflow").WithDetail(
 			"A field with precision %d, scale %d cannot hold an infinite value.", p, s)
 	}
-	var r apd.Decimal
-	if _, err := numericCtx.Quantize(&r, d, -s); err != nil {
+	if _, err := numericCtx.Quantize(r, d, -s); err != nil {
 		return Null, numericOverflow(p, s)
 	}
-	normalizeNumeric(&r)
+	normalizeNumeric(r)
 	if !r.IsZero() && int64(r.NumDigits())+int64(r.Exponent) > int64(p-s) {
 		return Null, numericOverflow(p, s)
 	}
-	return NewNumeric(&r), nil
+	return NewNumeric(r), nil
 }
 
 // numericOverflow is PostgreSQL's typmod overflow error.
