@@ -325,6 +325,9 @@ func special(s string) (name string, ok bool) {
 
 // parseDate parses date input.
 func parseDate(s string) (Datum, error) {
+	if days, ok := isoDate(s); ok {
+		return NewDate(int32(days)), nil
+	}
 	if sp, ok := special(s); ok {
 		switch sp {
 		case "epoch":
@@ -350,6 +353,31 @@ func parseDate(s string) (Datum, error) {
 		return Null, Errorf(CodeDatetimeOverflow, "date out of range: %q", s)
 	}
 	return NewDate(int32(days)), nil
+}
+
+// isoDate reads s when it is exactly YYYY-MM-DD, a valid date of years 1
+// to 9999 (the form of table data and literals: TPC-H's dates), without
+// the general field parser; ok is false for anything else, which that
+// parser then reads (and rejects with its own error).
+func isoDate(s string) (days int64, ok bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, false
+	}
+	num := func(t string) int64 {
+		n := int64(0)
+		for i := 0; i < len(t); i++ {
+			if !isDigit(t[i]) {
+				return -1
+			}
+			n = n*10 + int64(t[i]-'0')
+		}
+		return n
+	}
+	y, m, d := num(s[:4]), num(s[5:7]), num(s[8:])
+	if y < 1 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) {
+		return 0, false
+	}
+	return daysFromCivil(y, m, d), true
 }
 
 // parseTimeOfDay parses time input; a date or zone in it is ignored.

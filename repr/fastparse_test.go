@@ -43,3 +43,29 @@ func TestParseShortDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestISODate checks parseDate's YYYY-MM-DD fast path against the general
+// parser (reached with a leading space), which must accept exactly the
+// dates the fast path takes, with the same value, and reject the others.
+func TestISODate(t *testing.T) {
+	for _, y := range []int{0, 1, 4, 99, 100, 1600, 1899, 1900, 1970, 1992, 1998, 2000, 2024, 2100, 9999} {
+		for m := 0; m <= 13; m++ {
+			for d := 0; d <= 32; d++ {
+				s := fmt.Sprintf("%04d-%02d-%02d", y, m, d)
+				fast, ok := isoDate(s)
+				general, err := parseDate(" " + s)
+				switch {
+				case ok && (err != nil || general != NewDate(int32(fast))):
+					t.Errorf("%s: fast path %d, general %v %v", s, fast, general, err)
+				case !ok && err == nil:
+					t.Errorf("%s: fast path declined, general took it: %v", s, general)
+				}
+			}
+		}
+	}
+	for _, s := range []string{"2024-1-02", "2024/01/02", "20240102", "2024-01-0x", "+024-01-02"} {
+		if _, ok := isoDate(s); ok {
+			t.Errorf("isoDate(%q) took it", s)
+		}
+	}
+}
