@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/expr"
@@ -27,6 +28,8 @@ type mfpOp struct {
 	inCols  []int
 	width   int
 	scratch repr.Row
+	// kept is step's scratch for the updates that pass the filters.
+	kept []repr.Update
 }
 
 func newMFP(spec dataflow.MFP, in []repr.T) (*mfpOp, error) {
@@ -139,9 +142,33 @@ func walkCols(e expr.Expr, fn func(int)) {
 	}
 }
 
+// step applies the MFP to every input update. The output is sized for
+// every input update unless filters may drop some and the batch is at
+// most maxKeptUpdates: then the updates that pass collect in the
+// operator's scratch and are copied out at their exact count, so a
+// selective filter (most views filter their inputs) allocates for the
+// updates it keeps, not for every update it reads.
 func (o *mfpOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
-	out := make([]repr.Update, 0, len(ins[0]))
-	for _, u := range ins[0] {
+	if len(o.spec.Filter) == 0 || len(ins[0]) > maxKeptUpdates {
+		return o.collect(s, ins[0], make([]repr.Update, 0, len(ins[0])))
+	}
+	kept, err := o.collect(s, ins[0], o.kept[:0])
+	out := slices.Clone(kept)
+	clear(kept) // keeps no rows alive
+	o.kept = kept
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// maxKeptUpdates bounds an MFP's scratch for the updates that pass its
+// filters (grown as needed: at most about 160 KiB).
+const maxKeptUpdates = 4096
+
+// collect appends the updates of ins that pass to out.
+func (o *mfpOp) collect(s *stepCtx, ins []repr.Update, out []repr.Update) ([]repr.Update, error) {
+	for _, u := range ins {
 		if err := s.poll(); err != nil {
 			return nil, err
 		}
