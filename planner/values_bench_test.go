@@ -34,3 +34,29 @@ func BenchmarkPlanInsertValues(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanDeleteInList plans a DELETE by a 10,000-value IN list, as
+// TPC-H's refresh batches delete orders.
+func BenchmarkPlanDeleteInList(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("DELETE FROM big WHERE x IN (")
+	for i := range 10000 {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "%d", i*4+1)
+	}
+	sb.WriteString(")")
+	res, err := pg_query.Parse(sb.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat := newTestCatalog(b)
+	stmt := res.Stmts[0].Stmt.GetDeleteStmt()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := PlanDelete(cat, stmt, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
