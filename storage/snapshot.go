@@ -26,7 +26,7 @@ func (c *Collection) Snapshot(db *DB) *Collection {
 	for _, ix := range c.indexes {
 		s.indexes = append(s.indexes, &index{id: ix.id, key: ix.key, tree: ix.tree.Clone()})
 	}
-	if c.sp != nil {
+	if c.sp != nil { // no key filter: c keeps adding to its own
 		s.sp = &spillState{db: db, n: c.sp.n, beginN: c.sp.n}
 	}
 	return s

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/eddydb/eddy/repr"
 	"github.com/google/btree"
@@ -24,8 +25,10 @@ import (
 // Flushed drops the overlays once a checkpoint has made the store equal
 // to the collection, so a spilled collection's memory is its changes
 // since the last checkpoint (bounded by CheckpointOptions' size) plus the
-// undo records of an open Begin. Hot entries are cached by Pebble's block
-// cache, not by the collection.
+// undo records of an open Begin, plus its resident key filter (a few
+// bytes per key, spill_filter.go), which spares the store read of a key
+// the store cannot hold: inserting a new key costs no read. Hot entries
+// are cached by Pebble's block cache, not by the collection.
 //
 // Invariants a spilled collection relies on (the caller, sql's engine,
 // keeps them): every change is logged to a batch (Apply, Clear, AddIndex
@@ -44,6 +47,11 @@ type spillState struct {
 	db *DB
 	// n is the number of distinct keys (Len); beginN its value at Begin.
 	n, beginN int
+	// filter holds every key of the store and of the overlay (and maybe
+	// more): a key it rejects is not read from the store.
+	filter *keyFilter
+	// reads counts point reads of the store (baseGet past the filter).
+	reads atomic.Int64
 }
 
 // Spilled reports whether c is spilled (its rows live in the store).
@@ -57,7 +65,11 @@ func (c *Collection) Spill(db *DB) {
 	if c.sp != nil || c.recording {
 		return
 	}
-	c.sp = &spillState{db: db, n: c.tree.Len()}
+	c.sp = &spillState{db: db, n: c.tree.Len(), filter: newKeyFilter(2 * c.tree.Len())}
+	c.tree.Ascend(func(e entry) bool {
+		c.sp.filter.add(e.key())
+		return true
+	})
 	c.tree = btree.NewG(btreeDegree, entryLess)
 	for _, ix := range c.indexes {
 		ix.tree = btree.NewG(btreeDegree, ixLess)
@@ -65,7 +77,8 @@ func (c *Collection) Spill(db *DB) {
 }
 
 // Flushed drops the overlay of a spilled collection (and its indexes'),
-// once a checkpoint has committed every batch it logged to. It does
+// once a checkpoint has committed every batch it logged to, and rebuilds
+// its key filter from the store when deleted keys crowd it. It does
 // nothing for an in-memory collection or while recording.
 func (c *Collection) Flushed() {
 	if c.sp == nil || c.recording {
@@ -78,6 +91,23 @@ func (c *Collection) Flushed() {
 		if ix.tree.Len() > 0 {
 			ix.tree = btree.NewG(btreeDegree, ixLess)
 		}
+	}
+	if c.sp.filter.needsRebuild(c.sp.n) {
+		c.rebuildFilter()
+	}
+}
+
+// rebuildFilter replaces c's key filter by one of the store's keys (c's
+// keys: the overlay is empty). A scan that fails keeps the old filter,
+// which still holds every key.
+func (c *Collection) rebuildFilter() {
+	f := newKeyFilter(2 * c.sp.n)
+	n := len(RowPrefix(c.id))
+	if err := c.sp.db.Scan(RowPrefix(c.id), func(key, _ []byte) error {
+		f.add(key[n:])
+		return nil
+	}); err == nil {
+		c.sp.filter = f
 	}
 }
 
@@ -109,6 +139,9 @@ func (c *Collection) RowsMemBytes() int64 {
 	total := int64(n) * itemOverhead
 	if sampled > 0 {
 		total += int64(n) * int64(size) / int64(sampled)
+	}
+	if c.sp != nil {
+		total += c.sp.filter.bytes()
 	}
 	return total
 }
@@ -149,10 +182,15 @@ func (c *Collection) lookup(key []byte) (entry, bool) {
 	return c.baseGet(key)
 }
 
-// baseGet reads the entry under key from the store. A read error or a
-// value that does not decode is a broken store: it panics (the wire layer
-// turns a panic into an internal error for the session).
+// baseGet reads the entry under key from the store, unless the key
+// filter rules it out. A read error or a value that does not decode is a
+// broken store: it panics (the wire layer turns a panic into an internal
+// error for the session).
 func (c *Collection) baseGet(key []byte) (entry, bool) {
+	if !c.sp.filter.mayContain(key) {
+		return entry{}, false
+	}
+	c.sp.reads.Add(1)
 	it := c.sp.db.takeIter(c.id)
 	defer c.sp.db.putIter(it)
 	v, ok := it.get(key)
@@ -265,6 +303,7 @@ func (c *Collection) applySpilled(row repr.Row, diff int64, b *Batch) error {
 		c.tree.ReplaceOrInsert(next)
 		if !found {
 			c.sp.n++
+			c.sp.filter.add(next.key())
 			c.indexRow(row, next.key(), true, b)
 		}
 	}

@@ -18,12 +18,20 @@ import (
 // ScanPrefix, ScanRange, ScanIndex, Len) and the error of every refused
 // change; after every span it also compares a copy loaded from the store
 // with a small memory bound (so it loads spilled) and checks the indexes.
+//
+// It runs with the key filter at its size and with tiny filter layers
+// (minFilterKeys 2), which grow a layer every few keys and rebuild the
+// filter from the store at most checkpoints.
 func TestSpillRandom(t *testing.T) {
 	seed := testSeed(t)
-	for _, keyed := range []bool{false, true} {
-		t.Run(fmt.Sprintf("keyed=%v", keyed), func(t *testing.T) {
-			testSpillRandom(t, rand.New(rand.NewPCG(seed, 3)), keyed)
-		})
+	defer func(n int) { minFilterKeys = n }(minFilterKeys)
+	for _, minKeys := range []int{minFilterKeys, 2} {
+		for _, keyed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("keyed=%v/filter=%d", keyed, minKeys), func(t *testing.T) {
+				minFilterKeys = minKeys
+				testSpillRandom(t, rand.New(rand.NewPCG(seed, 3)), keyed)
+			})
+		}
 	}
 }
 
