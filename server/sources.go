@@ -119,16 +119,21 @@ const diskFullLogEvery = 30 * time.Second
 // after retryDelay, and one whose commit found the disk full (53100:
 // nothing was written) or whose batch the memory budget refused (53200:
 // nothing was applied, and memory may be free later) resumes from its
-// durable position after retryDelay, logged at most every diskFullLogEvery; any other error (a bad
+// durable position after retryDelay, logged at most every diskFullLogEvery (a refused source
+// also shrinks its batches, ingestSize, and stops with 53200 once even its
+// smallest batch is refused again and again while no other work holds
+// memory, so that standing state and the batch's own maintenance are what
+// does not fit: it would never progress); any other error (a bad
 // record under on_error = 'fail', a maintenance error of a view) stops
 // it, logged and visible as failed with the error. A failed source never
 // stalls views that do not read it: each source has its own goroutine
 // and commits alone.
 func (c *connectors) supervise(ctx context.Context, def sql.SourceDef) {
 	var fullLogged time.Time
+	size := newIngestSize()
 	for ctx.Err() == nil {
 		c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: sql.SourceRunning, Lag: -1})
-		err := c.run(ctx, def)
+		err := c.run(ctx, def, size)
 		if ctx.Err() != nil {
 			return
 		}
@@ -137,6 +142,11 @@ func (c *connectors) supervise(ctx context.Context, def sql.SourceDef) {
 			return
 		}
 		e := repr.ErrorFrom(err)
+		stuck := e.Code == repr.CodeOutOfMemory && size.refused() && !c.e.WorkHoldsMemory()
+		if stuck {
+			e = outOfMemoryStop(def.Name, e)
+			err = e
+		}
 		c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: sql.SourceFailed, Err: e.Code + ": " + e.Message, Lag: -1})
 		switch {
 		case e.Code == storage.CodeDiskFull:
@@ -146,8 +156,9 @@ func (c *connectors) supervise(ctx context.Context, def sql.SourceDef) {
 			}
 		case strings.HasPrefix(e.Code, "08"):
 			c.log.Warn("source lost its connection; retrying", "source", def.Name, "err", err, "in", retryDelay)
-		case e.Code == repr.CodeOutOfMemory:
-			c.log.Warn("source batch refused memory; retrying", "source", def.Name, "err", err, "in", retryDelay)
+		case e.Code == repr.CodeOutOfMemory && !stuck:
+			c.log.Warn("source batch refused memory; retrying", "source", def.Name, "err", err,
+				"detail", e.Detail, "next_rows", size.rows(), "in", retryDelay)
 		default:
 			c.log.Error("source stopped", "source", def.Name, "err", err)
 			return
@@ -183,22 +194,34 @@ func (c *connectors) Close() {
 	c.wg.Wait()
 }
 
-// run reads a source until ctx ends or the source is exhausted.
-func (c *connectors) run(ctx context.Context, def sql.SourceDef) error {
+// outOfMemoryStop is the error that stops a source whose smallest batch
+// the budget keeps refusing (see supervise): refused, its last refusal.
+func outOfMemoryStop(source string, refused *repr.Error) *repr.Error {
+	e := repr.Errorf(repr.CodeOutOfMemory,
+		"out of memory: source %s stopped, the state of the views it feeds fills the memory budget", source).
+		WithDetail("Its batches of %d rows were refused %d times in a row with nothing left to spill; the last refusal: %s",
+			minIngestBatch, stuckRefusals, refused.Detail).
+		WithHint("Raise --memory-limit, or drop views over the source, then restart the server.")
+	return e
+}
+
+// run reads a source until ctx ends or the source is exhausted, in
+// batches of size's rows.
+func (c *connectors) run(ctx context.Context, def sql.SourceDef, size *ingestSize) error {
 	switch def.Connector {
 	case "nexmark":
-		return c.runNexmark(ctx, def)
+		return c.runNexmark(ctx, def, size)
 	case "kafka":
-		return c.runKafka(ctx, def)
+		return c.runKafka(ctx, def, size)
 	case "datagen":
-		return c.runDatagen(ctx, def)
+		return c.runDatagen(ctx, def, size)
 	}
 	return repr.Unsupported("connector %q", def.Connector)
 }
 
 // runNexmark feeds a Nexmark source from its stored position (the next
 // event number). With max emit speed off it paces events by event time.
-func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef) error {
+func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef, size *ingestSize) error {
 	cfg, tt, err := nexmark.ParseOptions(def.Options)
 	if err != nil {
 		return err
@@ -214,8 +237,8 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef) error {
 	g := nexmark.NewAt(cfg, next)
 	start, startEvent := time.Now(), next
 	for ctx.Err() == nil {
-		rows := make([]repr.Row, 0, ingestBatch)
-		for len(rows) < ingestBatch {
+		rows := make([]repr.Row, 0, size.rows())
+		for len(rows) < size.rows() {
 			var row repr.Row
 			if _, ok := g.NextOf(tt, &row); !ok {
 				break
@@ -230,6 +253,7 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef) error {
 		if err := c.e.IngestChanges(def.ID, insertions(rows), pos, &sql.IngestStats{Records: int64(len(rows))}); err != nil {
 			return err
 		}
+		size.committed()
 		if !cfg.MaxEmitSpeed {
 			pace(ctx, start, cfg.EventTime(g.Position())-cfg.EventTime(startEvent))
 		}

@@ -18,7 +18,7 @@ const datagenTick = 100 * time.Millisecond
 // function of the options and n, so a restart continues with exactly the
 // rows a run without the restart would have produced. It returns nil when
 // every sequence column is exhausted.
-func (c *connectors) runDatagen(ctx context.Context, def sql.SourceDef) error {
+func (c *connectors) runDatagen(ctx context.Context, def sql.SourceDef, size *ingestSize) error {
 	cfg, err := datagen.ParseOptions(connectorColumns(def), def.Options)
 	if err != nil {
 		return err
@@ -36,7 +36,7 @@ func (c *connectors) runDatagen(ctx context.Context, def sql.SourceDef) error {
 	rate := max(cfg.RowsPerSecond, 1)
 	for ctx.Err() == nil {
 		due := first + int64(time.Since(start).Seconds()*float64(rate))
-		n := min(due-g.Position(), ingestBatch)
+		n := min(due-g.Position(), int64(size.rows()))
 		if n <= 0 {
 			sleepCtx(ctx, min(datagenTick, time.Duration(float64(time.Second)/float64(rate))+time.Millisecond))
 			continue
@@ -57,6 +57,7 @@ func (c *connectors) runDatagen(ctx context.Context, def sql.SourceDef) error {
 		if err := c.e.IngestChanges(def.ID, insertions(rows), pos, &sql.IngestStats{Records: int64(len(rows))}); err != nil {
 			return err
 		}
+		size.committed()
 	}
 	return nil
 }

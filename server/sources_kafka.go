@@ -73,7 +73,7 @@ func newKafkaSetup(def sql.SourceDef) (*kafkaSetup, error) {
 // under on_error = 'fail' before any of the poll is applied) and ingested
 // with the offsets after them, in one engine commit, so a restart resumes
 // exactly after the last committed batch.
-func (c *connectors) runKafka(ctx context.Context, def sql.SourceDef) error {
+func (c *connectors) runKafka(ctx context.Context, def sql.SourceDef, size *ingestSize) error {
 	ks, err := newKafkaSetup(def)
 	if err != nil {
 		return err
@@ -107,11 +107,11 @@ func (c *connectors) runKafka(ctx context.Context, def sql.SourceDef) error {
 	lagDone := make(chan struct{})
 	go func() { defer close(lagDone); c.reportLag(lagCtx, def.ID, r) }()
 	defer func() { stopLag(); <-lagDone }()
-	return c.consumeKafka(ctx, def, ks, r)
+	return c.consumeKafka(ctx, def, ks, r, size)
 }
 
 // consumeKafka is runKafka's loop.
-func (c *connectors) consumeKafka(ctx context.Context, def sql.SourceDef, ks *kafkaSetup, r *kafka.Reader) error {
+func (c *connectors) consumeKafka(ctx context.Context, def sql.SourceDef, ks *kafkaSetup, r *kafka.Reader, size *ingestSize) error {
 	var pending []sql.SourceError
 	in := &kafka.Ingest{Source: def.Name, Decoder: ks.dec, OnError: ks.onError, Report: func(b kafka.BadRecord) {
 		pending = append(pending, sql.SourceError{Partition: b.Partition, Offset: b.Offset,
@@ -119,7 +119,7 @@ func (c *connectors) consumeKafka(ctx context.Context, def sql.SourceDef, ks *ka
 	}}
 	var ch format.Changes
 	for {
-		recs, ferr := r.Poll(ctx, ingestBatch)
+		recs, ferr := r.Poll(ctx, size.rows())
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -135,6 +135,7 @@ func (c *connectors) consumeKafka(ctx context.Context, def sql.SourceDef, ks *ka
 			if err := c.e.IngestChanges(def.ID, sqlChanges(ch.List, parts), encodeOffsets(r.Positions()), stats); err != nil {
 				return err
 			}
+			size.committed()
 		}
 		if ferr != nil {
 			return ferr

@@ -200,6 +200,18 @@ func (m *accountant) noteMaintenance(used, need int64) {
 // spill policy last looked (false without a budget).
 func (m *accountant) wantsSpill() bool { return m != nil && m.spillWanted.Load() }
 
+// WorkHoldsMemory reports whether running work (statements, commits,
+// subscriber queues) holds reservations of a small account's size or
+// more (smallFraction of the budget): memory that comes back when that
+// work ends. When it does not, a commit the budget refuses was refused
+// for standing state and its own need, which waiting does not change: a
+// source whose smallest batches are refused again and again while no
+// work holds memory stops instead of retrying forever. False without a
+// budget.
+func (e *Engine) WorkHoldsMemory() bool {
+	return e.mem != nil && e.mem.reserved.Load() >= e.mem.small
+}
+
 // takePressure returns the most a commit's maintenance used since the
 // last call, and resets it and the request for a spill (0 without a
 // budget).
