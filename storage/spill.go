@@ -303,7 +303,9 @@ func (c *Collection) applySpilled(row repr.Row, diff int64, b *Batch) error {
 		c.tree.ReplaceOrInsert(next)
 		if !found {
 			c.sp.n++
-			c.sp.filter.add(next.key())
+			if !inOv { // a tombstone's key was live before: the filter has it
+				c.sp.filter.add(next.key())
+			}
 			c.indexRow(row, next.key(), true, b)
 		}
 	}

@@ -90,6 +90,25 @@ func TestSpillFilterReads(t *testing.T) {
 	wantCount(c, 0, 2)
 	wantCount(c, n+1, 1)
 
+	// An update (a key deleted and inserted again before the checkpoint)
+	// adds nothing: the key was in the filter already.
+	adds := c.sp.filter.adds
+	b := db.NewBatch()
+	for i := n; i < n+100; i++ {
+		if c.Apply(filterRow(i), -1, b) != nil || c.Apply(filterRow(i), 1, b) != nil {
+			t.Fatalf("updating row %d failed", i)
+		}
+	}
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	_ = b.Close()
+	c.Flushed()
+	if c.sp.filter.adds != adds {
+		t.Fatalf("100 updates added %d keys to the filter", c.sp.filter.adds-adds)
+	}
+	wantCount(c, n, 1)
+
 	// A restart loads the collection spilled; its filter holds every key.
 	re := NewCollection(40, nil)
 	if err := re.LoadSpillable(db, 1000); err != nil {
