@@ -110,9 +110,8 @@ func (o *windowOp) stateSize() (rows, bytes int64) {
 // bytes: each entry, its row and key, its map entry and queue item.
 func (o *temporalOp) stateSize() (rows, bytes int64) {
 	s := sample{n: len(o.rows)}
-	entry := int64(unsafe.Sizeof(tentry{})) + int64(unsafe.Sizeof(titem{})) + mapEntryOverhead
-	for key, e := range o.rows {
-		if !s.add(1, entry+2*int64(len(key))+rowBytes(e.row)) {
+	for _, e := range o.rows {
+		if !s.add(1, o.entryCost(e)) {
 			break
 		}
 	}

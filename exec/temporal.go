@@ -36,10 +36,17 @@ import (
 // its interval alone. So the state grows with the rows inside the window
 // (and those waiting to enter it), never with history. The heap holds
 // stale items for rows deleted or rescheduled; they are skipped when
-// popped and compacted away when they outnumber the live ones.
+// popped and compacted away when they outnumber the live ones. Spilled,
+// it keeps only the rows its Steps touch in memory and reads the others
+// from the store as they come due (temporal_spill.go).
 //
-// Logged state: {0x01} -> row(now) when now changes; {0x02} ++ row key ->
-// row(n, lo, hi, row...) per touched row (deleted when forgotten).
+// Logged state: {0x01} -> row(now) when now changes; {0x03} ++ key(at) ++
+// row key -> row(n, lo, hi, row...) per touched row, at its next
+// transition (moved when the row enters, deleted when forgotten), so the
+// store lists the rows in the order they come due and a spilled filter
+// reads only those (temporal_spill.go). State logged before by row key
+// alone ({0x02} ++ row key) restores as it was and keeps that layout
+// (timed false), which does not spill.
 type temporalOp struct {
 	spec dataflow.TemporalFilter
 	// now is the wall-clock time of the last Step (minInt64 before any).
@@ -49,6 +56,17 @@ type temporalOp struct {
 	touched      []tundo
 	kbuf, vbuf   []byte
 	scratch      repr.Row
+	// timed: rows are logged by next transition (tagTemporalDue).
+	timed bool
+	// sp and due are the spilled state (nil: in memory): the resident
+	// rows and the index of the store's rows by time (temporal_spill.go).
+	sp  *residency
+	due []tbucket
+	// loadAt is the next transition of the row loadKey loads; dueErr
+	// is the failure of the scan that built due.
+	loadAt int64
+	dueErr error
+	dbuf   []byte
 }
 
 // tentry is one remembered row. Invariant: while in rows, at ==
@@ -102,6 +120,7 @@ const (
 const (
 	tagTemporalNow byte = 0x01
 	tagTemporalRow byte = 0x02
+	tagTemporalDue byte = 0x03
 )
 
 func newTemporal(spec dataflow.TemporalFilter, in []repr.T) (*temporalOp, error) {
@@ -116,20 +135,26 @@ func newTemporal(spec dataflow.TemporalFilter, in []repr.T) (*temporalOp, error)
 			return nil, fmt.Errorf("TemporalFilter bound %s is volatile", e)
 		}
 	}
-	return &temporalOp{spec: spec, now: noLower, prevNow: noLower, rows: map[string]*tentry{}}, nil
+	return &temporalOp{spec: spec, now: noLower, prevNow: noLower, rows: map[string]*tentry{}, timed: true}, nil
 }
 
 // next is e's next transition after now: lo while pending, then hi.
-func (e *tentry) next(now int64) int64 {
-	if now < e.lo {
-		return e.lo
+func (e *tentry) next(now int64) int64 { return nextOf(e.lo, e.hi, now) }
+
+// nextOf is the next transition after now of a row valid in [lo, hi).
+func nextOf(lo, hi, now int64) int64 {
+	if now < lo {
+		return lo
 	}
-	return e.hi
+	return hi
 }
 
 func (o *temporalOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	o.prevNow = o.now
 	now := max(o.now, s.now)
+	if err := o.loadDue(now); err != nil {
+		return nil, err
+	}
 	out := o.advance(s, now)
 	o.now = now
 	for _, u := range ins[0] {
@@ -144,7 +169,9 @@ func (o *temporalOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 			out = append(out, repr.Update{Row: u.Row, Time: s.t, Diff: u.Diff})
 		}
 		if lo > now || hi != noBound {
-			o.remember(s, u.Row, u.Diff, lo, hi)
+			if err := o.remember(s, u.Row, u.Diff, lo, hi); err != nil {
+				return nil, err
+			}
 		}
 	}
 	o.log(s)
@@ -208,14 +235,21 @@ func (o *temporalOp) interval(ctx *expr.Ctx, row repr.Row) (lo, hi int64, err er
 	return lo, hi, nil
 }
 
-// remember adds diff to the multiplicity of a row with a transition ahead.
-func (o *temporalOp) remember(s *stepCtx, row repr.Row, diff, lo, hi int64) {
+// remember adds diff to the multiplicity of a row with a transition
+// ahead (making it resident first in a spilled filter).
+func (o *temporalOp) remember(s *stepCtx, row repr.Row, diff, lo, hi int64) error {
 	o.kbuf = repr.AppendRowKey(o.kbuf[:0], row)
+	if err := o.ensureRow(o.kbuf, nextOf(lo, hi, o.now)); err != nil {
+		return err
+	}
 	e := o.rows[string(o.kbuf)]
 	if e == nil {
 		e = &tentry{row: row, key: string(o.kbuf), lo: lo, hi: hi, at: noBound}
 		o.touch(s, e)
 		o.rows[e.key], e.in = e, true
+		if o.sp != nil {
+			o.sp.grew(o.kbuf, o.entryCost(e))
+		}
 	} else {
 		o.touch(s, e)
 	}
@@ -226,6 +260,7 @@ func (o *temporalOp) remember(s *stepCtx, row repr.Row, diff, lo, hi int64) {
 	} else if e.at == noBound {
 		o.reschedule(e, o.now)
 	}
+	return nil
 }
 
 // touch records e's state before the pending Step (once per Step).
@@ -237,7 +272,9 @@ func (o *temporalOp) touch(s *stepCtx, e *tentry) {
 	o.touched = append(o.touched, tundo{e: e, n: e.n, at: e.at, existed: e.in})
 }
 
-// log writes now (if it changed) and every touched row.
+// log writes now (if it changed) and every touched row: under its new
+// key, and deleting its old one if that differs (timed) or the row was
+// forgotten.
 func (o *temporalOp) log(s *stepCtx) {
 	if o.now != o.prevNow {
 		o.kbuf = append(append(o.kbuf[:0], s.prefix...), tagTemporalNow)
@@ -246,17 +283,29 @@ func (o *temporalOp) log(s *stepCtx) {
 	}
 	for _, t := range o.touched {
 		e := t.e
-		o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagTemporalRow), e.key...)
+		if t.existed && (!e.in || o.timed && t.at != e.at) {
+			s.log.del(o.rowKey(s.prefix, t.at, e.key))
+		}
 		if !e.in {
-			if t.existed {
-				s.log.del(o.kbuf)
-			}
 			continue
 		}
 		o.scratch = append(append(o.scratch[:0], repr.NewInt(e.n), repr.NewInt(e.lo), repr.NewInt(e.hi)), e.row...)
 		o.vbuf = repr.AppendRow(o.vbuf[:0], o.scratch)
-		s.log.set(o.kbuf, o.vbuf)
+		s.log.set(o.rowKey(s.prefix, e.at, e.key), o.vbuf)
 	}
+}
+
+// rowKey returns, in o.kbuf, the state key under prefix of the row of
+// row key key whose next transition is at.
+func (o *temporalOp) rowKey(prefix []byte, at int64, key string) []byte {
+	o.kbuf = append(o.kbuf[:0], prefix...)
+	if !o.timed {
+		o.kbuf = append(o.kbuf, tagTemporalRow)
+	} else {
+		o.kbuf = appendDueKey(o.kbuf, at)
+	}
+	o.kbuf = append(o.kbuf, key...)
+	return o.kbuf
 }
 
 // compact rebuilds the queue from the live rows when stale items
@@ -300,12 +349,25 @@ func (o *temporalOp) restore(key, value []byte) error {
 	case key[0] == tagTemporalNow && len(key) == 1 && len(r) == 1:
 		o.now, o.prevNow = r[0].Int(), r[0].Int()
 		return nil
-	case key[0] != tagTemporalRow || len(r) < 3:
+	case len(r) < 3:
+		return errCorrupt
+	case key[0] == tagTemporalRow:
+		o.timed = false // the layout before: keep it
+		key = key[1:]
+	case key[0] == tagTemporalDue && len(key) > dueKeyLen:
+		key = key[dueKeyLen:]
+	default:
 		return errCorrupt
 	}
-	k := string(key[1:])
-	o.rows[k] = &tentry{row: r[3:], key: k, n: r[0].Int(), lo: r[1].Int(), hi: r[2].Int(), in: true}
+	e := decodeTentry(string(key), r)
+	o.rows[e.key] = e
 	return nil
+}
+
+// decodeTentry returns the entry of row key key logged as r (n, lo, hi,
+// row...).
+func decodeTentry(key string, r repr.Row) *tentry {
+	return &tentry{row: r[3:], key: key, n: r[0].Int(), lo: r[1].Int(), hi: r[2].Int(), in: true}
 }
 
 // restored schedules every restored row relative to the restored now.
@@ -319,16 +381,21 @@ func (o *temporalOp) restored() error {
 }
 
 // nextTransition returns the earliest time at which the output changes
-// without new input, dropping stale items from the top of the queue.
+// without new input, dropping stale items from the top of the queue (and
+// tightening the store's index, if spilled).
 func (o *temporalOp) nextTransition() (int64, bool) {
+	at, ok := o.nextStored()
 	for len(o.queue) > 0 {
 		it := o.queue[0]
 		if e := o.rows[it.key]; e != nil && e.at == it.at {
-			return it.at, true
+			if !ok || it.at < at {
+				return it.at, true
+			}
+			break
 		}
 		heap.Pop(&o.queue)
 	}
-	return 0, false
+	return at, ok
 }
 
 // debug lists the remembered rows and the operator's now.

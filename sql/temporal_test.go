@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -28,7 +29,17 @@ var temporalViews = []struct{ name, cols, tail string }{
 // every random insert, delete, update, clock advance (with or without a
 // Tick) or restart, each view equals its query evaluated from scratch with
 // now() replaced by the engine's current wall-clock time.
-func TestTemporalRandom(t *testing.T) {
+func TestTemporalRandom(t *testing.T) { testTemporalRandom(t, false) }
+
+// TestTemporalRandomSpilled is TestTemporalRandom with the views' state
+// spilled at every checkpoint (a budget of one byte, no minimum size,
+// checkpoints every few commits): the temporal filters keep their rows in
+// the store, indexed by time, and read back those coming due; restarts
+// restore them spilled, and half of them are crashes that lose the pending
+// checkpoint (the log replays it).
+func TestTemporalRandomSpilled(t *testing.T) { testTemporalRandom(t, true) }
+
+func testTemporalRandom(t *testing.T, spill bool) {
 	seed := *temporalSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -36,6 +47,13 @@ func TestTemporalRandom(t *testing.T) {
 	t.Logf("seed %d (rerun with -temporal-seed=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	te := newTestEngine(t)
+	if spill {
+		defer func(n int64) { minSpillBytes = n }(minSpillBytes)
+		minSpillBytes = 0
+		te.opts.MemoryLimit, te.unaccounted = 1, true
+		te.restart()
+		te.e.SetCheckpointOptions(CheckpointOptions{Commits: 3})
+	}
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	te.clockSet, te.now = true, base
 	te.e.SetClock(func() time.Time { return te.now })
@@ -44,14 +62,35 @@ func TestTemporalRandom(t *testing.T) {
 		mustRun(t, te, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS SELECT %s %s", v.name, v.cols, v.tail))
 	}
 	ids := map[int]bool{}
+	spilled := 0
 	for step := range 400 {
-		op := temporalOp(rng, te, ids, base)
+		op := temporalOp(rng, te, ids, spill)
 		checkTemporalViews(t, te, fmt.Sprintf("step %d (%s)", step, op))
+		spilled = max(spilled, spilledTemporal(te))
+	}
+	if spill && spilled < len(temporalViews) {
+		t.Fatalf("at most %d temporal filters spilled at once, want all %d", spilled, len(temporalViews))
 	}
 }
 
-// temporalOp performs one random operation and describes it.
-func temporalOp(rng *rand.Rand, te *testEngine, ids map[int]bool, base time.Time) string {
+// spilledTemporal counts the views whose temporal filter is spilled.
+func spilledTemporal(te *testEngine) int {
+	te.e.mu.RLock()
+	defer te.e.mu.RUnlock()
+	n := 0
+	for _, mv := range te.e.views {
+		for _, i := range mv.df.SpilledNodes() {
+			if _, ok := mv.df.Plan().Nodes[i].Op.(dataflow.TemporalFilter); ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// temporalOp performs one random operation and describes it; crashes
+// (half the restarts) when crash.
+func temporalOp(rng *rand.Rand, te *testEngine, ids map[int]bool, crash bool) string {
 	randTS := func() string {
 		// Near the clock, on whole minutes half of the time (bounds land
 		// exactly on clock values), NULL sometimes.
@@ -97,8 +136,22 @@ func temporalOp(rng *rand.Rand, te *testEngine, ids map[int]bool, base time.Time
 		}
 		return fmt.Sprintf("advance %s, tick", d)
 	default:
-		te.restart()
-		return "restart"
+		if !crash {
+			te.restart()
+			return "restart"
+		}
+		what := "restart"
+		if rng.IntN(2) == 0 {
+			if err := te.e.CloseWithoutCheckpoint(); err != nil {
+				panic(err)
+			}
+			te.open()
+			what = "crash"
+		} else {
+			te.restart()
+		}
+		te.e.SetCheckpointOptions(CheckpointOptions{Commits: 1 + rng.IntN(4)})
+		return what
 	}
 	if out := te.run(sql); strings.HasPrefix(out, "ERROR") {
 		panic(sql + ": " + out)
