@@ -63,14 +63,21 @@ import (
 // O(live rows), bounded by the rows of open sessions when the time column
 // has a watermark. Rows with a NULL time are dropped (they belong to no
 // session). Logged as group-key ++ time-key ++ row-key -> row(count,
-// columns...).
+// columns...). Spilled, only the groups a Step reads stay in memory, with
+// the close index (session_spill.go).
 type sessionOp struct {
 	spec dataflow.SessionWindow
 	// tt is the time column's type (of window_start and window_end too).
 	tt      repr.T
 	groups  map[string]*sgroup
 	touched []sgroupUndo
-	idx     closeIndex[*sgroup]
+	// idx files group keys under the window_end of their first session
+	// (keys, not groups, so that it holds no rows when spilled).
+	idx closeIndex[string]
+	// sp is the residency of a spilled SessionWindow (nil: in memory;
+	// session_spill.go); pbuf is scratch for its keys.
+	sp   *residency
+	pbuf []byte
 	// dirty are the groups with updates in the current Step.
 	dirty []*sgroup
 	// oldS and newS are scratch space for update.
@@ -141,9 +148,12 @@ func (o *sessionOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 			continue
 		}
 		o.kbuf = repr.AppendColsKey(o.kbuf[:0], u.Row, o.spec.Key)
-		g := o.groups[string(o.kbuf)]
+		if err := o.ensureGroup(o.kbuf); err != nil {
+			return nil, err
+		}
+		g := o.groups[string(o.pbuf)]
 		if g == nil {
-			g = &sgroup{key: string(o.kbuf), in: true}
+			g = &sgroup{key: string(o.pbuf), in: true}
 			o.groups[g.key] = g
 		}
 		o.touch(s, g)
@@ -158,7 +168,15 @@ func (o *sessionOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 	}
 	if s.inWM != nil {
 		if wm := s.inWM[0][o.spec.TimeCol]; wm != NoWatermark && wm < math.MaxInt64 {
-			o.idx.popBelow(wm+1, func(g *sgroup) { o.close(s, g, wm) })
+			var err error
+			o.idx.popBelow(wm+1, func(k string) {
+				if err == nil {
+					err = o.closeKey(s, k, wm)
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	o.logTouched(s)
@@ -327,8 +345,21 @@ func hasBounds(ss []sbounds, b sbounds) bool {
 func (o *sessionOp) index(g *sgroup) {
 	if len(g.ents) > 0 {
 		hi := o.sessionEnd(g.ents, 0)
-		o.idx.add(satAdd(g.ents[hi-1].ts, o.spec.Gap), g)
+		o.idx.add(satAdd(g.ents[hi-1].ts, o.spec.Gap), g.key)
 	}
+}
+
+// closeKey closes the group of key k (if it still lives), making it
+// resident first in a spilled SessionWindow.
+func (o *sessionOp) closeKey(s *stepCtx, k string, wm int64) error {
+	o.kbuf = append(o.kbuf[:0], k...)
+	if err := o.ensureGroup(o.kbuf); err != nil {
+		return err
+	}
+	if g := o.groups[k]; g != nil {
+		o.close(s, g, wm)
+	}
+	return nil
 }
 
 // close frees g's sessions whose window_end is at or below wm (a prefix
@@ -452,8 +483,12 @@ func (o *sessionOp) restore(key, value []byte) error {
 	return nil
 }
 
-// restored sorts each group's rows and indexes the groups.
+// restored sorts each group's rows and indexes the groups (the store's,
+// if o spilled while restoring).
 func (o *sessionOp) restored() error {
+	if o.sp != nil {
+		return o.indexStored()
+	}
 	for _, g := range o.groups {
 		slices.SortFunc(g.ents, cmpEntry)
 		o.index(g)

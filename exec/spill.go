@@ -10,7 +10,8 @@ import (
 // joins (their close indexes turned into names of rows, close_spill.go),
 // append-only joins (append_spill.go), Reduces and TopKs (reduce_spill.go,
 // topk_spill.go: keyed; those closing windows keep their close index
-// resident, window_spill.go), Windows (winfunc_spill.go: partitioned) and
+// resident, window_spill.go), Windows (winfunc_spill.go: partitioned),
+// SessionWindows (session_spill.go: keyed, close index resident) and
 // temporal filters (temporal_spill.go: rows logged by time, read back as
 // they come due) can spill their state to the store; the keyed ones share
 // their bookkeeping of resident keys (spill_keys.go).
@@ -34,8 +35,8 @@ type StateCandidate struct {
 // A spiller is an operator whose state can live in the store: plain,
 // shared, window and interval joins (join_spill.go, close_spill.go),
 // append-only joins (append_spill.go), Reduces (reduce_spill.go), TopKs
-// (topk_spill.go), Windows (winfunc_spill.go) and temporal filters
-// (temporal_spill.go).
+// (topk_spill.go), Windows (winfunc_spill.go), SessionWindows
+// (session_spill.go) and temporal filters (temporal_spill.go).
 // Each keeps, once spilled, the keys it touched since the last checkpoint
 // and a cache of clean keys; the store holds the rest.
 type spiller interface {
@@ -86,6 +87,8 @@ func spillerOf(op operator) spiller {
 	case *topkOp:
 		return o
 	case *temporalOp:
+		return o
+	case *sessionOp:
 		return o
 	}
 	return nil

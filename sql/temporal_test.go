@@ -66,21 +66,22 @@ func testTemporalRandom(t *testing.T, spill bool) {
 	for step := range 400 {
 		op := temporalOp(rng, te, ids, spill)
 		checkTemporalViews(t, te, fmt.Sprintf("step %d (%s)", step, op))
-		spilled = max(spilled, spilledTemporal(te))
+		spilled = max(spilled, spilledOfType[dataflow.TemporalFilter](te))
 	}
 	if spill && spilled < len(temporalViews) {
 		t.Fatalf("at most %d temporal filters spilled at once, want all %d", spilled, len(temporalViews))
 	}
 }
 
-// spilledTemporal counts the views whose temporal filter is spilled.
-func spilledTemporal(te *testEngine) int {
+// spilledOfType counts the spilled operators of type T (a dataflow
+// operator) of the views.
+func spilledOfType[T dataflow.Op](te *testEngine) int {
 	te.e.mu.RLock()
 	defer te.e.mu.RUnlock()
 	n := 0
 	for _, mv := range te.e.views {
 		for _, i := range mv.df.SpilledNodes() {
-			if _, ok := mv.df.Plan().Nodes[i].Op.(dataflow.TemporalFilter); ok {
+			if _, ok := mv.df.Plan().Nodes[i].Op.(T); ok {
 				n++
 			}
 		}
