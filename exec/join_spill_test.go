@@ -47,7 +47,9 @@ type spillRun struct {
 	appendOnly bool
 	// win draws the input of plans with watermarks (their rows and
 	// watermarks: windowRun.randomInput); nil for the others.
-	win              *windowRun
+	win *windowRun
+	// draw, if set, draws every Step's input instead.
+	draw             func(rng *rand.Rand, t uint64) Input
 	spilled          bool
 	loads, evictions int64
 	// spilledOps counts the spills of each operator type.
@@ -124,7 +126,12 @@ func runSpilled(text string, rng *rand.Rand, appendOnly bool) (*spillRun, error)
 	if err != nil {
 		return nil, err
 	}
-	cache := []int64{0, 300, 3000}[rng.IntN(3)]
+	return r.run(rng, []int64{0, 300, 3000}[rng.IntN(3)])
+}
+
+// run runs 60 random steps, checkpointing after a third of them, with
+// spilled operators caching cache bytes.
+func (r *spillRun) run(rng *rand.Rand, cache int64) (*spillRun, error) {
 	for step := uint64(1); step <= 60; step++ {
 		if err := r.step(rng, step); err != nil {
 			return nil, fmt.Errorf("step %d: %w", step, err)
@@ -182,6 +189,10 @@ func (r *spillRun) feed(t uint64, in Input, rollback bool) error {
 	if a, b := formatUpdates(memOut), formatUpdates(spOut); a != b {
 		return fmt.Errorf("in memory:\n%s\nspilled:\n%s", a, b)
 	}
+	a, aok := r.mem.NextTransition()
+	if b, bok := r.sp.NextTransition(); a != b || aok != bok {
+		return fmt.Errorf("next transition in memory %d %t, spilled %d %t", a, aok, b, bok)
+	}
 	if rollback {
 		r.mem.Rollback()
 		r.sp.Rollback()
@@ -208,6 +219,9 @@ func (r *spillRun) feed(t uint64, in Input, rollback bool) error {
 // plans rows at or above the watermarks and advanced watermarks (past
 // every window at the last step).
 func (r *spillRun) input(rng *rand.Rand, t uint64) Input {
+	if r.draw != nil {
+		return r.draw(rng, t)
+	}
 	if r.win == nil {
 		return Input{Updates: r.batch(rng, t)}
 	}

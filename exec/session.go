@@ -157,6 +157,9 @@ func (o *sessionOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 			o.groups[g.key] = g
 		}
 		o.touch(s, g)
+		if o.sp != nil && u.Diff > 0 { // o.pbuf still holds the group key
+			o.sp.grew(o.pbuf, sentryCost(len(o.pbuf), u.Row))
+		}
 		if len(g.pend) == 0 {
 			o.dirty = append(o.dirty, g)
 		}

@@ -86,6 +86,13 @@ func (o *sessionOp) restoreSized(key, value []byte) (int64, bool, error) {
 	return int64(unsafe.Sizeof(sentry{})) + 2*int64(len(key)) + int64(len(value)), len(o.spec.Key) > 0, nil
 }
 
+// sentryCost estimates the heap bytes of a new row of a group of key n
+// bytes long: its entry, row key (about the group key's length plus the
+// row's) and row.
+func sentryCost(n int, row repr.Row) int64 {
+	return int64(unsafe.Sizeof(sentry{})) + int64(n) + 2*rowBytes(row)
+}
+
 // forget drops nothing: restoring keeps no undo record.
 func (o *sessionOp) forget() {}
 

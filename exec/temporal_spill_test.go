@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"maps"
 	"math/rand/v2"
 	"strings"
@@ -35,7 +34,7 @@ var temporalSpillPlans = []string{
 // rows, restarted at random within a random memory bound, with index
 // buckets from 256 microseconds to 17 seconds) emits exactly what the same
 // filter in memory emits, at the same Steps, logs exactly the same state,
-// and reports the same next transition after every Step.
+// and reports the same next transition after every Step (spillRun.feed).
 func TestSpilledTemporalEqualsInMemory(t *testing.T) {
 	defer func(n int) { tdueDrop = n }(tdueDrop)
 	runs := checkSpilled(t, temporalSpillPlans, func(text string, rng *rand.Rand) (*spillRun, error) {
@@ -62,28 +61,12 @@ func runSpilledTemporal(text string, rng *rand.Rand) (*spillRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache := []int64{0, 600, 6000}[rng.IntN(3)]
 	now := temporalBase
-	for step := uint64(1); step <= 60; step++ {
+	r.draw = func(rng *rand.Rand, t uint64) Input {
 		now += int64(rng.IntN(13)-1) * 1_000_000
-		in := Input{Updates: r.temporalBatch(rng, step, now), Now: now}
-		if err := r.feed(step, in, rng.IntN(6) == 0); err != nil {
-			return nil, fmt.Errorf("step %d: %w", step, err)
-		}
-		a, aok := r.mem.NextTransition()
-		b, bok := r.sp.NextTransition()
-		if a != b || aok != bok {
-			return nil, fmt.Errorf("step %d: next transition in memory %d %t, spilled %d %t", step, a, aok, b, bok)
-		}
-		if rng.IntN(3) == 0 {
-			if err := r.checkpoint(rng, cache); err != nil {
-				return nil, fmt.Errorf("checkpoint after step %d: %w", step, err)
-			}
-		}
+		return Input{Updates: r.temporalBatch(rng, t, now), Now: now}
 	}
-	_, l, e := r.sp.SpillStats()
-	r.loads, r.evictions = r.loads+l, r.evictions+e
-	return r, nil
+	return r.run(rng, []int64{0, 600, 6000}[rng.IntN(3)])
 }
 
 // temporalBatch draws up to 10 updates: inserts of rows (k, ts) with ts
