@@ -142,11 +142,11 @@ func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64, val rowValu
 	return err
 }
 
-// closeRef makes ref's join key resident in spilled join o and frees its
-// arranged rows of side named by ref whose value is below thr.
+// closeRef makes side's rows of ref's join key resident in spilled join
+// o and frees those named by ref whose value is below thr.
 func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef, thr int64, val rowValue) error {
 	o.cbuf = append(o.cbuf[:0], ref.key...)
-	if err := o.sp.use(o, o.cbuf, false); err != nil {
+	if err := o.useSide(side, o.cbuf, false); err != nil {
 		return err
 	}
 	js := &o.sides[side]
@@ -163,7 +163,7 @@ func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef, thr int64, val rowVa
 }
 
 // closeRow frees arranged row r of side of spilled join o if its value
-// is below thr, marking its join key dirty.
+// is below thr, marking its side key dirty.
 func (o *joinOp) closeRow(s *stepCtx, side int, r *jrow, thr int64, val rowValue) error {
 	row, err := o.decodeScratch(side, r)
 	if err != nil {
@@ -172,10 +172,8 @@ func (o *joinOp) closeRow(s *stepCtx, side int, r *jrow, thr int64, val rowValue
 	if v, ok := val(row); !ok || v >= thr {
 		return nil
 	}
-	o.kbuf = append(o.kbuf[:0], r.b.key...)
-	if err := o.sp.use(o, o.kbuf, true); err != nil {
-		return err
-	}
+	o.sp.tbuf = append(append(o.sp.tbuf[:0], o.tag(side)), r.b.key...)
+	o.sp.touch(o.sp.tbuf, true)
 	return o.free(s, side, r)
 }
 

@@ -131,3 +131,80 @@ func TestUnkeyedIntervalStateRestores(t *testing.T) {
 		t.Fatalf("%d bids arranged after 300 bids and watermarks, want some freed of 300", got)
 	}
 }
+
+// TestSpilledIntervalJoinReadsOnlyTheOtherSide checks that q7's spilled
+// interval join (its windows kept in memory, its bids spilled: tag 3)
+// never loads a price's open bids for a new bid: a new bid costs one
+// point read of its own state key, which reads nothing. A bid the store
+// holds (a duplicate, a retraction) loads its price's bids, as does
+// closing them; outputs and logged state equal the in-memory join's.
+func TestSpilledIntervalJoinReadsOnlyTheOtherSide(t *testing.T) {
+	r, err := newSpillRun(q7Plan, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bid := func(i, diff int64) repr.Update {
+		return repr.Update{Row: repr.Row{repr.NewInt(i), repr.NewInt(1 + i%4), repr.NewTimestamp(i * usPerMs)}, Diff: diff}
+	}
+	bids := func(from, to int64) []repr.Update {
+		var us []repr.Update
+		for i := from; i < to; i++ {
+			us = append(us, bid(i, 1))
+		}
+		return us
+	}
+	checkpoint := func(step int) {
+		r.memPend.apply(r.memStore)
+		r.spPend.apply(r.spStore)
+		r.memPend.ops, r.spPend.ops = nil, nil
+		if !maps.EqualFunc(r.memStore.m, r.spStore.m, func(a, b []byte) bool { return string(a) == string(b) }) {
+			t.Fatalf("step %d: stores differ: in memory %d keys, spilled %d keys", step, len(r.memStore.m), len(r.spStore.m))
+		}
+		r.sp.Flushed()
+	}
+	sc := &scanCounter{StateReader: r.spStore, node: nodePrefix(nil, 3), scans: map[byte]int{}, rows: map[byte]int{}}
+	const sec = 1000 * usPerMs
+	steps := []struct {
+		bids         []repr.Update
+		wm           int64
+		scans, rows  int // of the bids (tag 3) in this Step
+		windowsScans int
+	}{
+		{bids: bids(1, 101)},
+		{bids: bids(101, 201), scans: 100},
+		// A duplicate of a stored bid of price 2 and the retraction of
+		// one of price 3 load their prices' 50 stored bids each.
+		{bids: []repr.Update{bid(5, 1), bid(102, -1)}, scans: 4, rows: 102},
+		// The watermark closes every bid: one load per price not
+		// resident (1 and 4).
+		{bids: bids(30000, 30001), wm: 20 * sec, scans: 3, rows: 100},
+	}
+	for i, st := range steps {
+		if i == 1 {
+			if !r.sp.SpillNode(3, sc, 1<<20) {
+				t.Fatal("the join did not spill")
+			}
+			if j := r.sp.ops[3].(*intervalJoin); j.sp.skip != [2]bool{false, true} {
+				t.Fatalf("spilled sides kept %v, want the windows (right) only", j.sp.skip)
+			}
+		}
+		for j := range st.bids {
+			st.bids[j].Time = uint64(i + 1)
+		}
+		scans, rows := sc.scans[3], sc.rows[3]
+		in := Input{Updates: map[repr.CollectionID][]repr.Update{1: st.bids}, Watermarks: map[repr.CollectionID]int64{1: st.wm}}
+		if err := r.feed(uint64(i+1), in, false); err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		if got, want := [2]int{sc.scans[3] - scans, sc.rows[3] - rows}, [2]int{st.scans, st.rows}; got != want {
+			t.Errorf("step %d: %d scans of the bids reading %d rows, want %d and %d", i+1, got[0], got[1], want[0], want[1])
+		}
+		if sc.scans[4] != 0 {
+			t.Errorf("step %d: %d scans of the windows, kept in memory", i+1, sc.scans[4])
+		}
+		checkpoint(i + 1)
+	}
+	if live := r.sp.ops[3].(*intervalJoin).sides[0].live; live != 1 {
+		t.Errorf("%d bids arranged after closing all but one", live)
+	}
+}

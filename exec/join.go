@@ -179,28 +179,38 @@ func (o *joinOp) match(s *stepCtx, side int, row repr.Row, q *jrow, emit bool) (
 
 // lookup finds (or creates) the entry of row on side, touching it, with
 // the row's join key left in o.kbuf. On a spilled join it first makes
-// the join key's rows of both sides resident.
+// the other side's rows of the join key resident, and reads the row's
+// own state key if its side key is not resident (join_spill.go).
 func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool, err error) {
 	me := &o.sides[side]
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, me.keyCols)
-	if o.sp != nil {
-		if err := o.sp.use(o, o.kbuf, true); err != nil {
+	null := hasNullCol(row, me.keyCols)
+	if o.spilled(1-side) && !null {
+		if err := o.useSide(1-side, o.kbuf, o.outer(1-side)); err != nil {
 			return nil, false, err
 		}
 	}
 	o.rbuf = repr.AppendRowKey(o.rbuf[:0], row)
 	o.vbuf = repr.AppendDatums(o.vbuf[:0], row)
 	h := joinHash(o.rbuf)
-	if r, err = o.find(side, h, o.vbuf, o.rbuf); err != nil {
+	if o.spilled(side) {
+		r, err = o.ownRow(side, row, h)
+	} else {
+		r, err = o.find(side, h, o.vbuf, o.rbuf)
+	}
+	if err != nil {
 		return nil, false, err
 	}
 	if r == nil {
 		r, fresh = me.alloc(string(o.vbuf), h), true
 		s.grown += jrowCost(len(o.vbuf))
-		me.linkKey(r, o.kbuf, hasNullCol(row, me.keyCols))
+		newBucket := o.spilled(side) && o.bucketOf(side, string(o.kbuf), null) == nil
+		me.linkKey(r, o.kbuf, null)
 		if o.spilled(side) {
-			o.sp.grew(o.kbuf, jrowCost(len(o.vbuf)))
+			o.arranged(side, jrowCost(len(o.vbuf)), newBucket)
 		}
+	} else if o.spilled(side) {
+		o.sp.touch(o.sideKey(side, o.kbuf), true)
 	}
 	var jk []byte
 	if o.keyed {

@@ -3,16 +3,33 @@ package exec
 import (
 	"errors"
 	"unsafe"
+
+	"github.com/eddydb/eddy/repr"
 )
 
 // A spilled join (joinOp.sp) keeps its arrangements in the store, as of
-// the last checkpoint, and in memory only the join keys it has read
-// since (residency, spill_keys.go): a join key is resident (both sides'
-// rows of that key arranged in memory, exactly as an in-memory join would
-// hold them) or not (its rows are the store's, under the node's prefix,
-// tag 3 or 4 and the join key: one prefix scan each). A Step's lookup
-// makes the key it touches resident (ensure) before anything reads it,
-// so the join's code runs unchanged over resident keys.
+// the last checkpoint, and in memory only the side keys it has read or
+// written since. Residency (spill_keys.go) is by side key: the side's
+// state tag (3 or 4) then the join key. A resident side key holds that
+// side's rows of the key exactly as an in-memory join would; the store's
+// rows of a side key are under the node's prefix, its tag and the join
+// key (one prefix scan).
+//
+// A delta of one side joins the other side's rows of its key, so it
+// makes only that side key resident (clean unless an outer join counts
+// matches in those rows). Its own row it finds in memory or, if its side
+// key is not resident, by a point read of its state key: a row the store
+// holds makes the side key resident (dirty) and is updated there; a new
+// row goes to a tail, the bucket of the rows of a non-resident side key
+// arranged since the last checkpoint (the store does not hold them). A
+// later load of that side key (the other side's probe, a close) adds the
+// store's rows to the tail and makes it resident and dirty; a
+// checkpoint's Flushed drops the tails (the store now has their rows)
+// and makes resident keys clean. So the store plus the resident keys and
+// the tails is always the whole state, and a row is never both in a tail
+// and in the store. q7's bids (hundreds open per price) then never read
+// each other back: a bid reads the windows of its price, kept in memory,
+// and its own state key.
 type joinSpill struct {
 	residency
 	// skip marks a side whose rows do not spill: loading a key does not
@@ -20,6 +37,12 @@ type joinSpill struct {
 	// row in memory (a window or interval join's small side, kept: q7's
 	// windows) or none (a shared join's shared side, read from an index).
 	skip [2]bool
+	// tails are the side keys whose buckets are tails (some repeated, or
+	// resident since), tailBytes their rows' estimated bytes, and tbuf
+	// the scratch of a side key.
+	tails     []string
+	tailBytes int64
+	tbuf      []byte
 }
 
 // jrowBytes, bucketBytes estimate an arranged row's fixed heap bytes
@@ -64,45 +87,143 @@ func (o *joinOp) spill(r StateReader, prefix []byte, cache int64, keep [2]bool) 
 // not kept in memory).
 func (o *joinOp) spilled(side int) bool { return o.sp != nil && !o.sp.skip[side] }
 
-// loadKey arranges the stored rows of join key key of both sides,
-// returning their estimated bytes.
-func (o *joinOp) loadKey(key []byte) (int64, error) {
+// sideKey returns the side key of side and join key key, in o.sp.tbuf.
+func (o *joinOp) sideKey(side int, key []byte) []byte {
+	o.sp.tbuf = append(append(o.sp.tbuf[:0], o.tag(side)), key...)
+	return o.sp.tbuf
+}
+
+// sideOf returns the side of side key tkey.
+func (o *joinOp) sideOf(tkey string) int { return int(tkey[0]) - int(o.tag(0)) }
+
+// bucketOf returns side's bucket of join key key, a null key's if null.
+func (o *joinOp) bucketOf(side int, key string, null bool) *jbucket {
+	if null {
+		return o.sides[side].nulls[key]
+	}
+	return o.sides[side].buckets[key]
+}
+
+// useSide makes side's rows of join key key resident, loading them if
+// need be, dirty if the Step may change them or they were a tail (rows
+// the store does not hold yet).
+func (o *joinOp) useSide(side int, key []byte, dirty bool) error {
+	tk := o.sideKey(side, key)
+	if !o.sp.resident(string(tk)) {
+		dirty = dirty || o.bucketOf(side, string(key), false) != nil || o.bucketOf(side, string(key), true) != nil
+	}
+	return o.sp.use(o, tk, dirty)
+}
+
+// loadKey arranges the stored rows of side key tkey beside its tail, if
+// any, returning their estimated bytes (the tail's included).
+func (o *joinOp) loadKey(tkey []byte) (int64, error) {
+	side, key := o.sideOf(string(tkey)), tkey[1:]
 	n := bucketBytes + 2*int64(len(key))
-	skip := 1 + len(key)
-	for side := range 2 {
-		if o.sp.skip[side] {
-			continue
+	for _, null := range [2]bool{false, true} {
+		if b := o.bucketOf(side, string(key), null); b != nil {
+			t := o.rowsBytes(side, b)
+			n += t
+			o.sp.tailBytes -= t
 		}
-		err := o.sp.scanKey(o.tag(side), key, func(k, v []byte) error {
-			row, c, matches, err := o.decodeLogged(side, v)
-			if err != nil {
-				return err
-			}
-			n += o.arrange(side, row, key, k[skip:], c, matches)
-			return nil
-		})
+	}
+	skip := len(tkey)
+	err := o.sp.scanKey(tkey[0], key, func(k, v []byte) error {
+		row, c, matches, err := o.decodeLogged(side, v)
 		if err != nil {
-			return 0, err
+			return err
 		}
+		n += o.arrange(side, row, key, k[skip:], c, matches)
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	return n, nil
 }
 
-// evictKey drops the rows of a clean resident key from the spilled
-// sides.
-func (o *joinOp) evictKey(key string) {
-	for i := range o.sides {
-		if o.sp.skip[i] {
-			continue
-		}
-		js := &o.sides[i]
-		for _, m := range [2]map[string]*jbucket{js.buckets, js.nulls} {
-			b := m[key]
-			for b != nil && len(b.rows) > 0 {
-				js.unlink(js.at(b.rows[len(b.rows)-1]))
-			}
+// rowsBytes estimates the heap bytes of b's rows, of side.
+func (o *joinOp) rowsBytes(side int, b *jbucket) int64 {
+	var n int64
+	for _, id := range b.rows {
+		n += jrowCost(len(o.sides[side].at(id).enc))
+	}
+	return n
+}
+
+// evictKey drops the rows of side key tkey (resident and clean, or a
+// flushed tail).
+func (o *joinOp) evictKey(tkey string) {
+	js := &o.sides[o.sideOf(tkey)]
+	for _, m := range [2]map[string]*jbucket{js.buckets, js.nulls} {
+		b := m[tkey[1:]]
+		for b != nil && len(b.rows) > 0 {
+			js.unlink(js.at(b.rows[len(b.rows)-1]))
 		}
 	}
+}
+
+// ownRow finds side's row (encoded in o.vbuf, join key in o.kbuf, row
+// key in o.rbuf, hash h) on spilled join o: it
+// returns the row if arranged (resident or in a tail); if not and side's
+// key is not resident, it reads the row's state key, making the side key
+// resident if the store holds it, and returns it from there.
+func (o *joinOp) ownRow(side int, row repr.Row, h uint32) (*jrow, error) {
+	r, err := o.find(side, h, o.vbuf, o.rbuf)
+	if err != nil || r != nil || !o.spilled(side) || o.sp.resident(string(o.sideKey(side, o.kbuf))) {
+		return r, err
+	}
+	stored, err := o.storedRow(side)
+	if err != nil || !stored {
+		return nil, err
+	}
+	if err := o.useSide(side, o.kbuf, true); err != nil {
+		return nil, err
+	}
+	o.vbuf = repr.AppendDatums(o.vbuf[:0], row) // the load reused it
+	return o.find(side, h, o.vbuf, o.rbuf)
+}
+
+// storedRow reports whether the store holds side's row of join key
+// o.kbuf and row key o.rbuf: one point read (a scan of its exact state
+// key, which sorts first under it).
+func (o *joinOp) storedRow(side int) (bool, error) {
+	o.cbuf = append(append(o.cbuf[:0], o.kbuf...), o.rbuf...)
+	found := false
+	err := o.sp.scanKey(o.tag(side), o.cbuf, func(k, _ []byte) error {
+		found = len(k) == 1+len(o.cbuf)
+		return errStopScan
+	})
+	if err == errStopScan {
+		err = nil
+	}
+	return found, err
+}
+
+// arranged accounts a row of n bytes just arranged on spilled side of o,
+// join key o.kbuf: to its resident side key (now dirty) or to a tail.
+func (o *joinOp) arranged(side int, n int64, fresh bool) {
+	tk := o.sideKey(side, o.kbuf)
+	if o.sp.resident(string(tk)) {
+		o.sp.grew(tk, n)
+		o.sp.touch(tk, true)
+		return
+	}
+	o.sp.tailBytes += n
+	if fresh {
+		o.sp.tails = append(o.sp.tails, string(tk))
+	}
+}
+
+// flushTails drops the tails that did not become resident: the
+// checkpoint wrote their rows.
+func (o *joinOp) flushTails() {
+	for _, t := range o.sp.tails {
+		if !o.sp.resident(t) {
+			o.evictKey(t)
+		}
+	}
+	o.sp.tails, o.sp.tailBytes = o.sp.tails[:0], 0
 }
 
 // trimSpill evicts clean keys past the cache and releases their entries.
@@ -131,11 +252,13 @@ func (o *joinOp) spilledStats() (bool, int64, int64, int64) {
 	if o.sp == nil {
 		return false, 0, 0, 0
 	}
-	return o.sp.stats()
+	sp, b, l, e := o.sp.stats()
+	return sp, b + o.sp.tailBytes, l, e
 }
 
 func (o *joinOp) flushedState() {
 	if o.sp != nil {
+		o.flushTails()
 		o.sp.markClean()
 		o.trimSpill()
 	}

@@ -292,17 +292,27 @@ func (r *spillRun) batch(rng *rand.Rand, t uint64) map[repr.CollectionID][]repr.
 
 // scanCounter is a StateReader that counts the scans of each tag of a
 // node's state (the byte after the node's prefix).
+// With rows set, it also counts the rows those scans read.
 type scanCounter struct {
 	StateReader
 	node  []byte
 	scans map[byte]int
+	rows  map[byte]int
 }
 
 func (c *scanCounter) Scan(prefix []byte, fn func(key, value []byte) error) error {
-	if len(prefix) > len(c.node) && string(prefix[:len(c.node)]) == string(c.node) {
-		c.scans[prefix[len(c.node)]]++
+	if len(prefix) <= len(c.node) || string(prefix[:len(c.node)]) != string(c.node) {
+		return c.StateReader.Scan(prefix, fn)
 	}
-	return c.StateReader.Scan(prefix, fn)
+	tag := prefix[len(c.node)]
+	c.scans[tag]++
+	if c.rows == nil {
+		return c.StateReader.Scan(prefix, fn)
+	}
+	return c.StateReader.Scan(prefix, func(k, v []byte) error {
+		c.rows[tag]++
+		return fn(k, v)
+	})
 }
 
 // TestSpilledAppendJoinLoadsOnlyTheProbedSide checks that a spilled

@@ -206,7 +206,7 @@ func (o *sharedJoin) joinPrivate(s *stepCtx, u repr.Update, out []repr.Update) (
 		return out, nil
 	}
 	if o.j.sp != nil {
-		if err := o.j.sp.use(o.j, key, false); err != nil {
+		if err := o.j.useSide(1-o.side, key, false); err != nil {
 			return nil, err
 		}
 	}
