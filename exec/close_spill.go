@@ -5,28 +5,29 @@ import "github.com/eddydb/eddy/repr"
 // The close indexes of window and interval joins (windowJoin,
 // intervalJoin), in memory and spilled. In memory a close index files
 // each arranged row by reference (jref) under the value that frees it.
-// A spilled join (join_spill.go) arranges only its resident join keys,
-// so its close index files a compact name of each row instead (keyRef:
-// its join key and the hash of its row key; no columns) and closing
-// makes resident exactly the keys it closes: for each name popped, it
-// loads the key (one prefix scan when not resident) and frees the
-// key's arranged rows of that hash whose value is below the threshold.
-// That is the set the in-memory index frees: a row whose value is below
-// the threshold was filed under it when it was arranged (or restored),
-// so its name is popped in this Step or was in an earlier one, which
-// freed it.
+// A spilled join (join_spill.go) arranges only some of its rows, so its
+// close index files each row's name instead (keyRef: its state key,
+// join key then row key; no columns), and closing frees a named row
+// where it is: in memory (a resident side key or a tail), or, if its
+// side key is not resident, in the store without reading it: it logs
+// the row's deletion and records its state key as dead until the next
+// checkpoint (joinSpill.dead), so that neither a point read nor a load
+// sees it before the checkpoint deletes it. A row filed under a value
+// below the threshold is the row the in-memory index frees (every row
+// of that row key has that value); a name whose row has gone (retracted
+// since) deletes nothing.
 //
 // A side with at most an eighth of the other side's rows when the join
 // spills (q7's windows beside its bids) stays in memory (joinSpill.skip)
-// with its index by reference: loading a key then scans the big side
-// only. A restore that stops to spill keeps no side.
+// with its index by reference. A restore that stops to spill keeps no
+// side.
 
-// keyRef names an arranged row of a spilled join's side: its join key
-// and the joinHash of its row key (rows sharing both are told apart by
-// their value).
+// keyRef names an arranged row of a spilled join's side: sk is its
+// state key after the side tag (the join key, klen bytes, then the row
+// key).
 type keyRef struct {
-	key  string
-	hash uint32
+	sk   string
+	klen int
 }
 
 // rowClose is the close index of one side's rows of a window or interval
@@ -39,9 +40,9 @@ type rowClose struct {
 // nameHeap is the close index of a spilled side: a min-heap of named
 // rows by value, one flat entry per row (a closeIndex keeps a slice per
 // distinct value, and the rows of an interval join's side mostly have
-// distinct times: q7's bids), so it holds each open row in about 32
-// bytes plus its join key. Entries popped during a Step are kept until
-// commit so that rollback can put them back.
+// distinct times: q7's bids), so it holds each open row in 32 bytes plus
+// its state key. Entries popped during a Step are kept until commit so
+// that rollback can put them back.
 type nameHeap struct {
 	h    []named
 	undo []named
@@ -114,17 +115,34 @@ func (x *nameHeap) rollback() {
 type rowValue func(row repr.Row) (int64, bool)
 
 // add files arranged row r of side of o under v.
-func (x *rowClose) add(o *joinOp, side int, v int64, r *jrow) {
+func (x *rowClose) add(o *joinOp, side int, v int64, r *jrow) error {
 	if !o.spilled(side) {
 		x.mem.add(v, refOf(r))
-		return
+		return nil
 	}
-	x.sp.add(v, keyRef{r.b.key, r.hash}) // spilled sides bucket every row (nulls too)
+	ref, err := o.nameOf(side, r)
+	if err != nil {
+		return err
+	}
+	x.sp.add(v, ref) // spilled sides bucket every row (nulls too)
+	return nil
 }
 
-// close frees the rows of side of o filed below thr (their value per
-// val, which a spilled join recomputes), logging their deletion.
-func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64, val rowValue) error {
+// nameOf returns the name of arranged row r of side of keyed join o.
+func (o *joinOp) nameOf(side int, r *jrow) (keyRef, error) {
+	row, err := o.decodeScratch(side, r)
+	if err != nil {
+		return keyRef{}, err
+	}
+	o.cbuf = repr.AppendColsKey(o.cbuf[:0], row, o.sides[side].keyCols)
+	klen := len(o.cbuf)
+	o.cbuf = repr.AppendRowKey(o.cbuf, row)
+	return keyRef{string(o.cbuf), klen}, nil
+}
+
+// close frees the rows of side of o filed below thr, logging their
+// deletion.
+func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
 	var err error
 	if !o.spilled(side) {
 		x.mem.popBelow(thr, func(ref jref) {
@@ -136,45 +154,32 @@ func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64, val rowValu
 	}
 	x.sp.popBelow(thr, func(ref keyRef) {
 		if err == nil {
-			err = o.closeRef(s, side, ref, thr, val)
+			err = o.closeRef(s, side, ref)
 		}
 	})
 	return err
 }
 
-// closeRef makes side's rows of ref's join key resident in spilled join
-// o and frees those named by ref whose value is below thr.
-func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef, thr int64, val rowValue) error {
-	o.cbuf = append(o.cbuf[:0], ref.key...)
-	if err := o.useSide(side, o.cbuf, false); err != nil {
-		return err
-	}
-	js := &o.sides[side]
-	for r := js.head(ref.hash); r != nil; {
-		next := js.following(r)
-		if r.b != nil && r.b.key == ref.key {
-			if err := o.closeRow(s, side, r, thr, val); err != nil {
-				return err
-			}
-		}
-		r = next
-	}
-	return nil
-}
-
-// closeRow frees arranged row r of side of spilled join o if its value
-// is below thr, marking its side key dirty.
-func (o *joinOp) closeRow(s *stepCtx, side int, r *jrow, thr int64, val rowValue) error {
-	row, err := o.decodeScratch(side, r)
+// closeRef frees side's row named ref of spilled join o: arranged, it
+// frees it there (its side key, if resident, now dirty); else, unless
+// its side key is resident (then the row has gone), it deletes it from
+// the store unread.
+func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef) error {
+	o.rbuf = append(o.rbuf[:0], ref.sk[ref.klen:]...)
+	r, err := o.find(side, joinHash(o.rbuf), nil, o.rbuf)
 	if err != nil {
 		return err
 	}
-	if v, ok := val(row); !ok || v >= thr {
+	o.sp.tbuf = append(append(o.sp.tbuf[:0], o.tag(side)), ref.sk[:ref.klen]...)
+	if r != nil {
+		o.sp.touch(o.sp.tbuf, true)
+		return o.free(s, side, r)
+	}
+	if o.sp.resident(string(o.sp.tbuf)) {
 		return nil
 	}
-	o.sp.tbuf = append(append(o.sp.tbuf[:0], o.tag(side)), r.b.key...)
-	o.sp.touch(o.sp.tbuf, true)
-	return o.free(s, side, r)
+	o.freeStored(s, side, ref.sk)
+	return nil
 }
 
 // named returns the entries of x.mem, an index of side of o, as names
@@ -187,12 +192,11 @@ func (x *rowClose) named(o *joinOp, side int) (nameHeap, error) {
 			if !ref.live() {
 				continue
 			}
-			row, err := o.decodeScratch(side, ref.r)
+			name, err := o.nameOf(side, ref.r)
 			if err != nil {
 				return sp, err
 			}
-			o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.sides[side].keyCols)
-			sp.add(v, keyRef{string(o.kbuf), ref.r.hash})
+			sp.add(v, name)
 		}
 	}
 	return sp, nil
@@ -231,7 +235,7 @@ func (o *joinOp) eachStored(side int, fn func(row repr.Row, ref keyRef) error) e
 		if len(k) < 1+len(o.kbuf) {
 			return errCorrupt
 		}
-		return fn(row, keyRef{string(o.kbuf), joinHash(k[1+len(o.kbuf):])})
+		return fn(row, keyRef{string(k[1:]), len(o.kbuf)})
 	})
 }
 

@@ -136,8 +136,9 @@ func TestUnkeyedIntervalStateRestores(t *testing.T) {
 // interval join (its windows kept in memory, its bids spilled: tag 3)
 // never loads a price's open bids for a new bid: a new bid costs one
 // point read of its own state key, which reads nothing. A bid the store
-// holds (a duplicate, a retraction) loads its price's bids, as does
-// closing them; outputs and logged state equal the in-memory join's.
+// holds (a duplicate, a retraction) loads its price's bids; closing
+// reads nothing, freeing resident bids in memory and the others in the
+// store unread. Outputs and logged state equal the in-memory join's.
 func TestSpilledIntervalJoinReadsOnlyTheOtherSide(t *testing.T) {
 	r, err := newSpillRun(q7Plan, false)
 	if err != nil {
@@ -165,19 +166,20 @@ func TestSpilledIntervalJoinReadsOnlyTheOtherSide(t *testing.T) {
 	sc := &scanCounter{StateReader: r.spStore, node: nodePrefix(nil, 3), scans: map[byte]int{}, rows: map[byte]int{}}
 	const sec = 1000 * usPerMs
 	steps := []struct {
-		bids         []repr.Update
-		wm           int64
-		scans, rows  int // of the bids (tag 3) in this Step
-		windowsScans int
+		bids        []repr.Update
+		wm          int64
+		scans, rows int // of the bids (tag 3) in this Step
 	}{
 		{bids: bids(1, 101)},
 		{bids: bids(101, 201), scans: 100},
 		// A duplicate of a stored bid of price 2 and the retraction of
 		// one of price 3 load their prices' 50 stored bids each.
 		{bids: []repr.Update{bid(5, 1), bid(102, -1)}, scans: 4, rows: 102},
-		// The watermark closes every bid: one load per price not
-		// resident (1 and 4).
-		{bids: bids(30000, 30001), wm: 20 * sec, scans: 3, rows: 100},
+		// The watermark closes every bid, reading none: the new bid
+		// opens a window of price 1, which loads that price's bids
+		// (so they are freed in memory, those of 2 and 3 too, and
+		// those of 4 in the store).
+		{bids: bids(30000, 30001), wm: 20 * sec, scans: 2, rows: 50},
 	}
 	for i, st := range steps {
 		if i == 1 {
@@ -206,5 +208,76 @@ func TestSpilledIntervalJoinReadsOnlyTheOtherSide(t *testing.T) {
 	}
 	if live := r.sp.ops[3].(*intervalJoin).sides[0].live; live != 1 {
 		t.Errorf("%d bids arranged after closing all but one", live)
+	}
+}
+
+// TestSpilledClosingDeletesUnread checks the rows a spilled interval
+// join frees in the store unread (q9's shape: an auction is freed by the
+// bids' watermark while its own lags): until the checkpoint they are
+// dead, so that a later equal auction is a new row, as in memory, not
+// the stored one again; a rolled-back Step's dead rows revive.
+func TestSpilledClosingDeletesUnread(t *testing.T) {
+	r, err := newSpillRun(intervalPlans[1], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sec = 1000 * usPerMs
+	row := func(k, ts int64) repr.Update {
+		return repr.Update{Row: repr.Row{repr.NewInt(k), repr.NewInt(1), repr.NewTimestamp(ts * sec)}, Diff: 1}
+	}
+	auctions, bids := repr.CollectionID(1), repr.CollectionID(2)
+	sc := &scanCounter{StateReader: r.spStore, node: nodePrefix(nil, 3), scans: map[byte]int{}, rows: map[byte]int{}}
+	steps := []struct {
+		in                   Input
+		rollback, checkpoint bool
+	}{
+		{in: Input{Updates: map[repr.CollectionID][]repr.Update{auctions: {row(1, 10), row(2, 30)}, bids: {row(1, 11), row(2, 31)}}}, checkpoint: true},
+		// The bids' watermark frees auction 1 unread, rolled back: it
+		// lives on, so an equal auction counts twice.
+		{in: Input{Watermarks: map[repr.CollectionID]int64{bids: 20 * sec}}, rollback: true},
+		{in: Input{Updates: map[repr.CollectionID][]repr.Update{auctions: {row(1, 10)}}}, checkpoint: true},
+		{in: Input{Watermarks: map[repr.CollectionID]int64{bids: 20 * sec}}},
+		// Auction 1 again, before the checkpoint deletes the first: a
+		// new row (its point read sees the dead one), freed at once.
+		{in: Input{Updates: map[repr.CollectionID][]repr.Update{auctions: {row(1, 10)}}}, checkpoint: true},
+		{in: Input{Updates: map[repr.CollectionID][]repr.Update{auctions: {row(1, 10)}}}, checkpoint: true},
+	}
+	for i, st := range steps {
+		for c, us := range st.in.Updates {
+			for j := range us {
+				us[j].Time = uint64(i + 1)
+			}
+			st.in.Updates[c] = us
+		}
+		if err := r.feed(uint64(i+1), st.in, st.rollback); err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		if i == 0 {
+			r.memPend.apply(r.memStore)
+			r.spPend.apply(r.spStore)
+			r.memPend.ops, r.spPend.ops = nil, nil
+			r.sp.Flushed()
+			if !r.sp.SpillNode(3, sc, 0) {
+				t.Fatal("the join did not spill")
+			}
+			if j := r.sp.ops[3].(*intervalJoin); j.sp.skip != [2]bool{} {
+				t.Fatalf("spilled sides kept %v, want none", j.sp.skip)
+			}
+			continue
+		}
+		if st.checkpoint {
+			r.memPend.apply(r.memStore)
+			r.spPend.apply(r.spStore)
+			r.memPend.ops, r.spPend.ops = nil, nil
+			if !maps.EqualFunc(r.memStore.m, r.spStore.m, func(a, b []byte) bool { return string(a) == string(b) }) {
+				t.Fatalf("step %d: stores differ: in memory %d keys, spilled %d keys", i+1, len(r.memStore.m), len(r.spStore.m))
+			}
+			r.sp.Flushed()
+		}
+	}
+	// Auction 1's point read and load at step 3, its dead row's point
+	// read at step 5.
+	if sc.rows[3] != 3 {
+		t.Errorf("the auctions' store rows read: %d, want 3", sc.rows[3])
 	}
 }

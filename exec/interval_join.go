@@ -83,8 +83,7 @@ func (w *intervalJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 		if !ok {
 			continue
 		}
-		hi := func(row repr.Row) (int64, bool) { return w.hiValue(s.ctx, b, row) }
-		if err := b.idx.close(s, w.joinOp, b.side, thr, hi); err != nil {
+		if err := b.idx.close(s, w.joinOp, b.side, thr); err != nil {
 			return nil, err
 		}
 	}
@@ -107,8 +106,12 @@ func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow) error {
 	if err != nil {
 		return err
 	}
-	w.file(ctx, side, row, func(b *intervalBound, v int64) { b.idx.add(w.joinOp, side, v, r) })
-	return nil
+	w.file(ctx, side, row, func(b *intervalBound, v int64) {
+		if err == nil {
+			err = b.idx.add(w.joinOp, side, v, r)
+		}
+	})
+	return err
 }
 
 // file calls add with every bound of side and its hi value over row (a

@@ -437,14 +437,21 @@ func (o *joinOp) commit() {
 
 // forget drops the undo records and releases the removed entries.
 func (o *joinOp) forget() {
+	if o.sp != nil {
+		o.sp.died = o.sp.died[:0]
+	}
 	o.touched = o.touched[:0]
 	o.keys = o.keys[:0]
 	o.sides[0].release()
 	o.sides[1].release()
 }
 
-// rollback restores every touched row, newest first.
+// rollback restores every touched row, newest first, and revives the
+// stored rows the Step deleted unread.
 func (o *joinOp) rollback() {
+	if o.sp != nil {
+		o.sp.undie()
+	}
 	for i := len(o.touched) - 1; i >= 0; i-- {
 		t := &o.touched[i]
 		t.r.n, t.r.matches = t.n, t.matches

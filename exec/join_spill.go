@@ -43,6 +43,12 @@ type joinSpill struct {
 	tails     []string
 	tailBytes int64
 	tbuf      []byte
+	// dead holds the state keys (tag, join key, row key) of the stored
+	// rows that closing deleted unread since the last checkpoint
+	// (close_spill.go): they are not in the state though the store still
+	// has them. died lists those of the pending Step.
+	dead map[string]struct{}
+	died []string
 }
 
 // jrowBytes, bucketBytes estimate an arranged row's fixed heap bytes
@@ -129,6 +135,9 @@ func (o *joinOp) loadKey(tkey []byte) (int64, error) {
 	}
 	skip := len(tkey)
 	err := o.sp.scanKey(tkey[0], key, func(k, v []byte) error {
+		if o.sp.isDead(k) {
+			return nil
+		}
 		row, c, matches, err := o.decodeLogged(side, v)
 		if err != nil {
 			return err
@@ -191,7 +200,7 @@ func (o *joinOp) storedRow(side int) (bool, error) {
 	o.cbuf = append(append(o.cbuf[:0], o.kbuf...), o.rbuf...)
 	found := false
 	err := o.sp.scanKey(o.tag(side), o.cbuf, func(k, _ []byte) error {
-		found = len(k) == 1+len(o.cbuf)
+		found = len(k) == 1+len(o.cbuf) && !o.sp.isDead(k)
 		return errStopScan
 	})
 	if err == errStopScan {
@@ -215,8 +224,9 @@ func (o *joinOp) arranged(side int, n int64, fresh bool) {
 	}
 }
 
-// flushTails drops the tails that did not become resident: the
-// checkpoint wrote their rows.
+// flushTails drops the tails that did not become resident (the
+// checkpoint wrote their rows) and forgets the dead rows (it deleted
+// them).
 func (o *joinOp) flushTails() {
 	for _, t := range o.sp.tails {
 		if !o.sp.resident(t) {
@@ -224,6 +234,40 @@ func (o *joinOp) flushTails() {
 		}
 	}
 	o.sp.tails, o.sp.tailBytes = o.sp.tails[:0], 0
+	clear(o.sp.dead)
+}
+
+// freeStored deletes side's stored row of state key sk (after the tag)
+// unread, logging its deletion, and marks it dead until the checkpoint.
+func (o *joinOp) freeStored(s *stepCtx, side int, sk string) {
+	o.lbuf = append(append(o.lbuf[:0], s.prefix...), o.tag(side))
+	o.lbuf = append(o.lbuf, sk...)
+	s.log.del(o.lbuf)
+	k := string(o.lbuf[len(s.prefix):])
+	if o.sp.dead == nil {
+		o.sp.dead = make(map[string]struct{})
+	}
+	if _, ok := o.sp.dead[k]; !ok {
+		o.sp.dead[k] = struct{}{}
+		o.sp.died = append(o.sp.died, k)
+	}
+}
+
+// isDead reports whether state key k (tag, join key, row key) is dead.
+func (sp *joinSpill) isDead(k []byte) bool {
+	if len(sp.dead) == 0 {
+		return false
+	}
+	_, ok := sp.dead[string(k)]
+	return ok
+}
+
+// undie revives the rows the pending Step marked dead (it rolls back).
+func (sp *joinSpill) undie() {
+	for _, k := range sp.died {
+		delete(sp.dead, k)
+	}
+	sp.died = sp.died[:0]
 }
 
 // trimSpill evicts clean keys past the cache and releases their entries.

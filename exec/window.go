@@ -269,7 +269,7 @@ func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 		return out, nil
 	}
 	for side := range 2 {
-		if err := w.idx[side].close(s, w.joinOp, side, wm, w.valueOf(side)); err != nil {
+		if err := w.idx[side].close(s, w.joinOp, side, wm); err != nil {
 			return nil, err
 		}
 	}
@@ -289,7 +289,7 @@ func (w *windowJoin) index(side int, r *jrow) error {
 		return err
 	}
 	if v, ok := wmValue(row[w.cols[side]]); ok {
-		w.idx[side].add(w.joinOp, side, v, r)
+		return w.idx[side].add(w.joinOp, side, v, r)
 	}
 	return nil
 }
