@@ -178,7 +178,7 @@ func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef) error {
 	if o.sp.resident(string(o.sp.tbuf)) {
 		return nil
 	}
-	o.freeStored(s, side, ref.sk)
+	o.freeStored(s, side, ref.sk, ref.klen)
 	return nil
 }
 
@@ -235,6 +235,7 @@ func (o *joinOp) eachStored(side int, fn func(row repr.Row, ref keyRef) error) e
 		if len(k) < 1+len(o.kbuf) {
 			return errCorrupt
 		}
+		o.counted(side, rowKeyHash(k[1+len(o.kbuf):]), 1)
 		return fn(row, keyRef{string(k[1:]), len(o.kbuf)})
 	})
 }
@@ -262,7 +263,29 @@ func (o *joinOp) spillIndexed(r StateReader, prefix []byte, cache int64, idx []*
 			x.mem, x.sp = closeIndex[jref]{}, named[i]
 		}
 	}
-	return o.spill(r, prefix, cache, keep)
+	rows := o.rowCounts(keep)
+	if !o.spill(r, prefix, cache, keep) {
+		return false
+	}
+	o.sp.rows = rows
+	return true
+}
+
+// rowCounts counts the arranged rows of each side not kept by
+// rowKeyHash (joinSpill.rows): none during a restore, whose stored rows
+// eachStored counts.
+func (o *joinOp) rowCounts(keep [2]bool) (rows [2]map[uint64]int32) {
+	for side := range 2 {
+		if keep[side] {
+			continue
+		}
+		rows[side] = make(map[uint64]int32)
+		if o.restoring {
+			continue
+		}
+		o.sides[side].each(func(r *jrow) { rows[side][r.keyHash()]++ })
+	}
+	return rows
 }
 
 // smallSide returns the side of o to keep in memory when it spills: one

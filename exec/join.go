@@ -192,9 +192,9 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 	}
 	o.rbuf = repr.AppendRowKey(o.rbuf[:0], row)
 	o.vbuf = repr.AppendDatums(o.vbuf[:0], row)
-	h := joinHash(o.rbuf)
+	h, hi := rowHash(o.rbuf)
 	if o.spilled(side) {
-		r, err = o.ownRow(side, row, h)
+		r, err = o.ownRow(side, row, h, hi)
 	} else {
 		r, err = o.find(side, h, o.vbuf, o.rbuf)
 	}
@@ -203,6 +203,8 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 	}
 	if r == nil {
 		r, fresh = me.alloc(string(o.vbuf), h), true
+		r.hi = hi
+		o.counted(side, r.keyHash(), 1)
 		s.grown += jrowCost(len(o.vbuf))
 		newBucket := o.spilled(side) && o.bucketOf(side, string(o.kbuf), null) == nil
 		me.linkKey(r, o.kbuf, null)
@@ -353,6 +355,7 @@ func (o *joinOp) free(s *stepCtx, side int, r *jrow) error {
 	}
 	o.touch(s, side, r, true, nil, key)
 	o.remove(side, r)
+	o.counted(side, r.keyHash(), -1)
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), o.tag(side))
 	o.lbuf = append(o.lbuf, key...)
 	s.log.del(o.lbuf)
@@ -408,6 +411,7 @@ func (o *joinOp) log(s *stepCtx) error {
 			s.log.del(o.lbuf)
 			if t.r.in() {
 				o.remove(t.side, t.r)
+				o.counted(t.side, t.r.keyHash(), -1)
 			}
 			continue
 		}
@@ -450,7 +454,7 @@ func (o *joinOp) forget() {
 // stored rows the Step deleted unread.
 func (o *joinOp) rollback() {
 	if o.sp != nil {
-		o.sp.undie()
+		o.undie()
 	}
 	for i := len(o.touched) - 1; i >= 0; i-- {
 		t := &o.touched[i]
@@ -458,7 +462,9 @@ func (o *joinOp) rollback() {
 		switch {
 		case !t.existed && t.r.in():
 			o.remove(t.side, t.r)
+			o.counted(t.side, t.r.keyHash(), -1)
 		case t.existed && !t.r.in():
+			o.counted(t.side, t.r.keyHash(), 1)
 			row, err := o.decodeScratch(t.side, t.r)
 			if err != nil {
 				panic(fmt.Sprintf("internal error: rolling back a join: %v", err)) // our own encoding
@@ -515,8 +521,9 @@ func (o *joinOp) decodeLogged(side int, value []byte) (row repr.Row, n, matches 
 func (o *joinOp) arrange(side int, row repr.Row, jk, rk []byte, n, matches int64) int64 {
 	js := &o.sides[side]
 	o.vbuf = repr.AppendDatums(o.vbuf[:0], row)
-	jr := js.alloc(string(o.vbuf), joinHash(rk))
-	jr.n, jr.matches = n, matches
+	lo, hi := rowHash(rk)
+	jr := js.alloc(string(o.vbuf), lo)
+	jr.n, jr.matches, jr.hi = n, matches, hi
 	js.linkKey(jr, jk, hasNullCol(row, js.keyCols))
 	return jrowCost(len(o.vbuf))
 }

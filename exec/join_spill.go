@@ -48,7 +48,22 @@ type joinSpill struct {
 	// (close_spill.go): they are not in the state though the store still
 	// has them. died lists those of the pending Step.
 	dead map[string]struct{}
-	died []string
+	died []deadRow
+	// rows counts, for each spilled side of a window or interval join,
+	// its rows in the state (in memory or in the store) by rowKeyHash;
+	// nil for other joins. A row not arranged whose hash it does not
+	// count is not stored: a new row needs no point read (q7's bids,
+	// nearly all new, would each cost a Pebble seek). It may count rows
+	// that have gone (a name closed after its row was retracted frees
+	// nothing but lowers the count of a hash no row has), never fewer
+	// than there are.
+	rows [2]map[uint64]int32
+}
+
+// deadRow is a dead state key and its row's rowKeyHash.
+type deadRow struct {
+	key  string
+	hash uint64
 }
 
 // jrowBytes, bucketBytes estimate an arranged row's fixed heap bytes
@@ -173,14 +188,18 @@ func (o *joinOp) evictKey(tkey string) {
 }
 
 // ownRow finds side's row (encoded in o.vbuf, join key in o.kbuf, row
-// key in o.rbuf, hash h) on spilled join o: it
-// returns the row if arranged (resident or in a tail); if not and side's
-// key is not resident, it reads the row's state key, making the side key
-// resident if the store holds it, and returns it from there.
-func (o *joinOp) ownRow(side int, row repr.Row, h uint32) (*jrow, error) {
+// key in o.rbuf, rowHash h and hi) on spilled join o: it returns the
+// row if arranged (resident or in a tail); if not, its side key is not
+// resident and the row may be stored (joinSpill.rows), it reads the
+// row's state key, making the side key resident if the store holds it,
+// and returns it from there.
+func (o *joinOp) ownRow(side int, row repr.Row, h, hi uint32) (*jrow, error) {
 	r, err := o.find(side, h, o.vbuf, o.rbuf)
 	if err != nil || r != nil || !o.spilled(side) || o.sp.resident(string(o.sideKey(side, o.kbuf))) {
 		return r, err
+	}
+	if m := o.sp.rows[side]; m != nil && m[uint64(hi)<<32|uint64(h)] == 0 {
+		return nil, nil
 	}
 	stored, err := o.storedRow(side)
 	if err != nil || !stored {
@@ -237,9 +256,10 @@ func (o *joinOp) flushTails() {
 	clear(o.sp.dead)
 }
 
-// freeStored deletes side's stored row of state key sk (after the tag)
-// unread, logging its deletion, and marks it dead until the checkpoint.
-func (o *joinOp) freeStored(s *stepCtx, side int, sk string) {
+// freeStored deletes side's stored row of state key sk (after the tag,
+// join key klen bytes) unread, logging its deletion, and marks it dead
+// until the checkpoint.
+func (o *joinOp) freeStored(s *stepCtx, side int, sk string, klen int) {
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), o.tag(side))
 	o.lbuf = append(o.lbuf, sk...)
 	s.log.del(o.lbuf)
@@ -248,8 +268,24 @@ func (o *joinOp) freeStored(s *stepCtx, side int, sk string) {
 		o.sp.dead = make(map[string]struct{})
 	}
 	if _, ok := o.sp.dead[k]; !ok {
+		d := deadRow{k, rowKeyHash(o.lbuf[len(s.prefix)+1+klen:])}
 		o.sp.dead[k] = struct{}{}
-		o.sp.died = append(o.sp.died, k)
+		o.sp.died = append(o.sp.died, d)
+		o.counted(side, d.hash, -1)
+	}
+}
+
+// counted adds d to the count of side's rows of rowKeyHash h, if o
+// counts them (joinSpill.rows).
+func (o *joinOp) counted(side int, h uint64, d int32) {
+	if o.sp == nil || o.sp.rows[side] == nil {
+		return
+	}
+	m := o.sp.rows[side]
+	if n := m[h] + d; n > 0 {
+		m[h] = n
+	} else {
+		delete(m, h)
 	}
 }
 
@@ -263,11 +299,12 @@ func (sp *joinSpill) isDead(k []byte) bool {
 }
 
 // undie revives the rows the pending Step marked dead (it rolls back).
-func (sp *joinSpill) undie() {
-	for _, k := range sp.died {
-		delete(sp.dead, k)
+func (o *joinOp) undie() {
+	for _, d := range o.sp.died {
+		delete(o.sp.dead, d.key)
+		o.counted(int(d.key[0])-int(o.tag(0)), d.hash, 1)
 	}
-	sp.died = sp.died[:0]
+	o.sp.died = o.sp.died[:0]
 }
 
 // trimSpill evicts clean keys past the cache and releases their entries.

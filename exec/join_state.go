@@ -88,6 +88,7 @@ type jrow struct {
 	pos     int32  // index in b.rows; -1 while not arranged
 	hash    uint32 // joinHash of the row's key encoding
 	gen     uint32 // incremented when the entry is released
+	hi      uint32 // the high bits of the row key's hash (rowHash)
 }
 
 // in reports whether r is arranged.
@@ -116,6 +117,23 @@ var (
 func joinHash(key []byte) uint32 {
 	return uint32(maphash.Bytes(joinSeed, key)) & joinHashMask
 }
+
+// rowHash hashes a row's key encoding into joinHash (lo) and 32 more
+// bits (hi).
+func rowHash(key []byte) (lo, hi uint32) {
+	h := maphash.Bytes(joinSeed, key)
+	return uint32(h) & joinHashMask, uint32(h >> 32)
+}
+
+// rowKeyHash is the 64-bit hash of a row's key encoding that a spilled
+// join counts its rows by (join_spill.go).
+func rowKeyHash(key []byte) uint64 {
+	lo, hi := rowHash(key)
+	return uint64(hi)<<32 | uint64(lo)
+}
+
+// keyHash is r's rowKeyHash.
+func (r *jrow) keyHash() uint64 { return uint64(r.hi)<<32 | uint64(r.hash) }
 
 func newJoinSide(keyCols []int) joinSide {
 	return joinSide{keyCols: keyCols, rows: make(map[uint32]int32), buckets: make(map[string]*jbucket)}
