@@ -1,33 +1,38 @@
 package exec
 
-import "github.com/eddydb/eddy/repr"
+import (
+	"slices"
+
+	"github.com/eddydb/eddy/repr"
+)
 
 // The close indexes of window and interval joins (windowJoin,
 // intervalJoin), in memory and spilled. In memory a close index files
 // each arranged row by reference (jref) under the value that frees it.
 // A spilled join (join_spill.go) arranges only some of its rows, so its
-// close index files each row's name instead (keyRef: its state key,
-// join key then row key; no columns), and closing frees a named row
-// where it is: in memory (a resident side key or a tail), or, if its
-// side key is not resident, in the store without reading it: it logs
-// the row's deletion and records its state key as dead until the next
-// checkpoint (joinSpill.dead), so that neither a point read nor a load
-// sees it before the checkpoint deletes it. A row filed under a value
-// below the threshold is the row the in-memory index frees (every row
-// of that row key has that value); a name whose row has gone (retracted
-// since) deletes nothing.
+// close index files each row's name instead (keyRef: its join key and
+// the 64-bit rowKeyHash of its row key; no columns), and closing frees a
+// named row where it is: in memory (a resident side key or a tail); or,
+// if its side key is not resident, in the store without decoding it:
+// after popping, one scan of each such join key's stored keys finds the
+// rows of the names' hashes, logs their deletion and records their state
+// keys as dead until the next checkpoint (joinSpill.dead), so that
+// neither a point read nor a load sees them before the checkpoint
+// deletes them. A row filed under a value below the threshold is the row
+// the in-memory index frees (every row of that row key has that value);
+// a name whose row has gone (retracted since) frees nothing.
 //
 // A side with at most an eighth of the other side's rows when the join
 // spills (q7's windows beside its bids) stays in memory (joinSpill.skip)
 // with its index by reference. A restore that stops to spill keeps no
 // side.
 
-// keyRef names an arranged row of a spilled join's side: sk is its
-// state key after the side tag (the join key, klen bytes, then the row
-// key).
+// keyRef names an arranged row of a spilled join's side: its join key
+// and the rowKeyHash of its row key (rows sharing both are one row but
+// for a 64-bit hash collision). Names of one bucket share its key.
 type keyRef struct {
-	sk   string
-	klen int
+	key  string
+	hash uint64
 }
 
 // rowClose is the close index of one side's rows of a window or interval
@@ -40,9 +45,9 @@ type rowClose struct {
 // nameHeap is the close index of a spilled side: a min-heap of named
 // rows by value, one flat entry per row (a closeIndex keeps a slice per
 // distinct value, and the rows of an interval join's side mostly have
-// distinct times: q7's bids), so it holds each open row in 32 bytes plus
-// its state key. Entries popped during a Step are kept until commit so
-// that rollback can put them back.
+// distinct times: q7's bids), so it holds each open row in 32 bytes
+// (its join key's string shared). Entries popped during a Step are kept
+// until commit so that rollback can put them back.
 type nameHeap struct {
 	h    []named
 	undo []named
@@ -115,29 +120,12 @@ func (x *nameHeap) rollback() {
 type rowValue func(row repr.Row) (int64, bool)
 
 // add files arranged row r of side of o under v.
-func (x *rowClose) add(o *joinOp, side int, v int64, r *jrow) error {
+func (x *rowClose) add(o *joinOp, side int, v int64, r *jrow) {
 	if !o.spilled(side) {
 		x.mem.add(v, refOf(r))
-		return nil
+		return
 	}
-	ref, err := o.nameOf(side, r)
-	if err != nil {
-		return err
-	}
-	x.sp.add(v, ref) // spilled sides bucket every row (nulls too)
-	return nil
-}
-
-// nameOf returns the name of arranged row r of side of keyed join o.
-func (o *joinOp) nameOf(side int, r *jrow) (keyRef, error) {
-	row, err := o.decodeScratch(side, r)
-	if err != nil {
-		return keyRef{}, err
-	}
-	o.cbuf = repr.AppendColsKey(o.cbuf[:0], row, o.sides[side].keyCols)
-	klen := len(o.cbuf)
-	o.cbuf = repr.AppendRowKey(o.cbuf, row)
-	return keyRef{string(o.cbuf), klen}, nil
+	x.sp.add(v, keyRef{r.b.key, r.keyHash()}) // spilled sides bucket every row (nulls too)
 }
 
 // close frees the rows of side of o filed below thr, logging their
@@ -157,29 +145,75 @@ func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
 			err = o.closeRef(s, side, ref)
 		}
 	})
-	return err
-}
-
-// closeRef frees side's row named ref of spilled join o: arranged, it
-// frees it there (its side key, if resident, now dirty); else, unless
-// its side key is resident (then the row has gone), it deletes it from
-// the store unread.
-func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef) error {
-	o.rbuf = append(o.rbuf[:0], ref.sk[ref.klen:]...)
-	r, err := o.find(side, joinHash(o.rbuf), nil, o.rbuf)
 	if err != nil {
 		return err
 	}
-	o.sp.tbuf = append(append(o.sp.tbuf[:0], o.tag(side)), ref.sk[:ref.klen]...)
-	if r != nil {
+	return o.closeStored(s, side)
+}
+
+// closeRef frees side's arranged rows named ref of spilled join o (its
+// side key, if resident, now dirty); if there are none and the side key
+// is not resident, it leaves ref's hash to closeStored.
+func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef) error {
+	js := &o.sides[side]
+	found := false
+	for r := js.head(uint32(ref.hash) & joinHashMask); r != nil; {
+		next := js.following(r)
+		if r.keyHash() == ref.hash && r.b != nil && r.b.key == ref.key {
+			if err := o.free(s, side, r); err != nil {
+				return err
+			}
+			found = true
+		}
+		r = next
+	}
+	o.sp.tbuf = append(append(o.sp.tbuf[:0], o.tag(side)), ref.key...)
+	switch {
+	case found:
 		o.sp.touch(o.sp.tbuf, true)
-		return o.free(s, side, r)
+	case !o.sp.resident(string(o.sp.tbuf)):
+		if o.sp.closing == nil {
+			o.sp.closing = make(map[string][]uint64)
+		}
+		o.sp.closing[ref.key] = append(o.sp.closing[ref.key], ref.hash)
 	}
-	if o.sp.resident(string(o.sp.tbuf)) {
-		return nil
-	}
-	o.freeStored(s, side, ref.sk, ref.klen)
 	return nil
+}
+
+// closeStored frees side's stored rows that closeRef left, reading each
+// join key's stored keys once (not decoding its rows).
+func (o *joinOp) closeStored(s *stepCtx, side int) error {
+	for key, hashes := range o.sp.closing {
+		o.cbuf = append(o.cbuf[:0], key...)
+		err := o.sp.scanKey(o.tag(side), o.cbuf, func(k, _ []byte) error {
+			if len(k) <= 1+len(key) || o.sp.isDead(k) || !slices.Contains(hashes, rowKeyHash(k[1+len(key):])) {
+				return nil
+			}
+			o.freeStored(s, side, k[1:], len(key))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	clear(o.sp.closing)
+	return nil
+}
+
+// nameOf returns the name of arranged row r of side of keyed join o,
+// its join key's string from keys (adding it).
+func (o *joinOp) nameOf(side int, r *jrow, keys map[string]string) (keyRef, error) {
+	row, err := o.decodeScratch(side, r)
+	if err != nil {
+		return keyRef{}, err
+	}
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.sides[side].keyCols)
+	k, ok := keys[string(o.kbuf)]
+	if !ok {
+		k = string(o.kbuf)
+		keys[k] = k
+	}
+	return keyRef{k, r.keyHash()}, nil
 }
 
 // named returns the entries of x.mem, an index of side of o, as names
@@ -187,12 +221,13 @@ func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef) error {
 // arranged.
 func (x *rowClose) named(o *joinOp, side int) (nameHeap, error) {
 	var sp nameHeap
+	keys := map[string]string{} // one string per join key
 	for v, refs := range x.mem.items {
 		for _, ref := range refs {
 			if !ref.live() {
 				continue
 			}
-			name, err := o.nameOf(side, ref.r)
+			name, err := o.nameOf(side, ref.r, keys)
 			if err != nil {
 				return sp, err
 			}
@@ -235,8 +270,9 @@ func (o *joinOp) eachStored(side int, fn func(row repr.Row, ref keyRef) error) e
 		if len(k) < 1+len(o.kbuf) {
 			return errCorrupt
 		}
-		o.counted(side, rowKeyHash(k[1+len(o.kbuf):]), 1)
-		return fn(row, keyRef{string(k[1:]), len(o.kbuf)})
+		h := rowKeyHash(k[1+len(o.kbuf):])
+		o.counted(side, h, 1)
+		return fn(row, keyRef{string(o.kbuf), h})
 	})
 }
 

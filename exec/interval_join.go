@@ -106,12 +106,8 @@ func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow) error {
 	if err != nil {
 		return err
 	}
-	w.file(ctx, side, row, func(b *intervalBound, v int64) {
-		if err == nil {
-			err = b.idx.add(w.joinOp, side, v, r)
-		}
-	})
-	return err
+	w.file(ctx, side, row, func(b *intervalBound, v int64) { b.idx.add(w.joinOp, side, v, r) })
+	return nil
 }
 
 // file calls add with every bound of side and its hi value over row (a

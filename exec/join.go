@@ -443,6 +443,7 @@ func (o *joinOp) commit() {
 func (o *joinOp) forget() {
 	if o.sp != nil {
 		o.sp.died = o.sp.died[:0]
+		clear(o.sp.closing)
 	}
 	o.touched = o.touched[:0]
 	o.keys = o.keys[:0]

@@ -49,6 +49,9 @@ type joinSpill struct {
 	// has them. died lists those of the pending Step.
 	dead map[string]struct{}
 	died []deadRow
+	// closing holds the names a close could not free in memory, by join
+	// key (close_spill.go); empty between Steps.
+	closing map[string][]uint64
 	// rows counts, for each spilled side of a window or interval join,
 	// its rows in the state (in memory or in the store) by rowKeyHash;
 	// nil for other joins. A row not arranged whose hash it does not
@@ -259,7 +262,7 @@ func (o *joinOp) flushTails() {
 // freeStored deletes side's stored row of state key sk (after the tag,
 // join key klen bytes) unread, logging its deletion, and marks it dead
 // until the checkpoint.
-func (o *joinOp) freeStored(s *stepCtx, side int, sk string, klen int) {
+func (o *joinOp) freeStored(s *stepCtx, side int, sk []byte, klen int) {
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), o.tag(side))
 	o.lbuf = append(o.lbuf, sk...)
 	s.log.del(o.lbuf)

@@ -289,7 +289,7 @@ func (w *windowJoin) index(side int, r *jrow) error {
 		return err
 	}
 	if v, ok := wmValue(row[w.cols[side]]); ok {
-		return w.idx[side].add(w.joinOp, side, v, r)
+		w.idx[side].add(w.joinOp, side, v, r)
 	}
 	return nil
 }
