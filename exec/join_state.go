@@ -22,7 +22,7 @@ type joinSide struct {
 	allocated int     // entries in chunks
 	free      []int32 // released ids
 	removed   []int32 // ids removed during the pending Step (released by release)
-	// rows finds a row by joinHash of its key encoding: the id of the head
+	// rows finds a row by rowHash (lo) of its key encoding: the id of the head
 	// of a chain (jrow.next) of the rows with that hash.
 	rows    map[uint32]int32
 	buckets map[string]*jbucket
@@ -86,7 +86,7 @@ type jrow struct {
 	id      int32
 	next    int32  // the next row of the same hash; noRow ends the chain
 	pos     int32  // index in b.rows; -1 while not arranged
-	hash    uint32 // joinHash of the row's key encoding
+	hash    uint32 // rowHash (lo) of the row's key encoding
 	gen     uint32 // incremented when the entry is released
 	hi      uint32 // the high bits of the row key's hash (rowHash)
 }
@@ -106,20 +106,15 @@ func refOf(r *jrow) jref { return jref{r, r.gen} }
 // live reports whether the row referred to is still arranged.
 func (ref jref) live() bool { return ref.r.gen == ref.gen && ref.r.in() }
 
-// joinSeed seeds joinHash; joinHashMask is all ones but in tests that
+// joinSeed seeds rowHash; joinHashMask is all ones but in tests that
 // force hash collisions.
 var (
 	joinSeed     = maphash.MakeSeed()
 	joinHashMask = ^uint32(0)
 )
 
-// joinHash hashes a row's key encoding.
-func joinHash(key []byte) uint32 {
-	return uint32(maphash.Bytes(joinSeed, key)) & joinHashMask
-}
-
-// rowHash hashes a row's key encoding into joinHash (lo) and 32 more
-// bits (hi).
+// rowHash hashes a row's key encoding: lo indexes the rows (jrow.hash,
+// masked), hi is 32 more bits (jrow.hi).
 func rowHash(key []byte) (lo, hi uint32) {
 	h := maphash.Bytes(joinSeed, key)
 	return uint32(h) & joinHashMask, uint32(h >> 32)

@@ -350,7 +350,7 @@ func (r *randomRun) restore() error {
 	return d.Restore(r.store)
 }
 
-// TestJoinHashCollisions runs the random join plans with joinHash cut to
+// TestJoinHashCollisions runs the random join plans with rowHash (lo) cut to
 // one bit, so that most distinct rows of a side share a hash and are told
 // apart along their chain (found, removed from its middle, restored,
 // rolled back).
