@@ -38,7 +38,7 @@ func runScripts(t *testing.T, path string, cat catalog) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, err := runRel(t, ins.Source, nil)
+			rows, err := runRel(t, ins.Source.WithRel(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
