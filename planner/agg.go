@@ -280,7 +280,7 @@ func (b *builder) aggArgTypes(def *expr.AggDef, args []expr.Expr, loc int32) err
 	for i, a := range args {
 		switch {
 		case i == 0 && def.Key != (repr.T{}):
-			args[i], err = b.explicitCast(a, def.Key, loc)
+			args[i], err = b.internalCast(a, def.Key, loc)
 		case a.Type().Family == repr.FamUnknown || def.Shape == expr.AggBinary && i == 1 && def.Convert == "":
 			args[i], err = b.coerce(a, def.Literal)
 		case isChar(a.Type()) && def.Shape == expr.AggBinary && def.Literal == repr.Text:

@@ -146,6 +146,13 @@ func (b *builder) toBool(e expr.Expr, clause string, n *pg_query.Node) (expr.Exp
 // coerce converts e to type t with an implicit cast (the caller checked it
 // is allowed). Untyped parameters take the type t.
 func (b *builder) coerce(e expr.Expr, t repr.T) (expr.Expr, error) {
+	b.noteCast(e, t)
+	return b.convert(e, t)
+}
+
+// convert is coerce without recording the cast: a call's argument casts
+// are recorded with the call.
+func (b *builder) convert(e expr.Expr, t repr.T) (expr.Expr, error) {
 	if lit, ok := e.(*expr.Lit); ok {
 		if n, ok := b.placeholders[lit]; ok {
 			if t.Family != repr.FamUnknown {
@@ -176,6 +183,18 @@ func (b *builder) assign(e expr.Expr, t repr.T, col string) (expr.Expr, error) {
 
 // explicitCast is CAST(e AS t) / e::t.
 func (b *builder) explicitCast(e expr.Expr, t repr.T, loc int32) (expr.Expr, error) {
+	return b.castAs(e, t, loc, true)
+}
+
+// internalCast is an explicit cast that stands for no cast of
+// PostgreSQL's (CURRENT_DATE's of now(), an aggregate's key), not
+// recorded for EXECUTE checks.
+func (b *builder) internalCast(e expr.Expr, t repr.T, loc int32) (expr.Expr, error) {
+	return b.castAs(e, t, loc, false)
+}
+
+// castAs is an explicit cast of e to t, recorded (Options.Calls) when note.
+func (b *builder) castAs(e expr.Expr, t repr.T, loc int32, note bool) (expr.Expr, error) {
 	from := e.Type()
 	if lit, ok := e.(*expr.Lit); ok {
 		if _, ok := b.placeholders[lit]; ok {
@@ -190,6 +209,9 @@ func (b *builder) explicitCast(e expr.Expr, t repr.T, loc int32) (expr.Expr, err
 	}
 	if from == t {
 		return e, nil
+	}
+	if note {
+		b.noteCast(e, t)
 	}
 	return b.foldLiteral(&expr.Cast{Arg: e, To: t, Explicit: true})
 }

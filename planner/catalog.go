@@ -82,6 +82,18 @@ type ResultColumn struct {
 	Fields []expr.TableCol
 }
 
+// Call is a function or operator call, or a cast, that planning
+// resolved.
+type Call struct {
+	// Fn is the function or operator called; nil for a cast.
+	Fn *expr.Func
+	// Args are the types of the arguments as written, From[i] cast to
+	// To[i] where they differ (planning casts Fn's arguments to the
+	// overload it picked: PostgreSQL may have an operator for the types
+	// as written, as int48pl for int4 + int8). A cast has one of each.
+	From, To []repr.T
+}
+
 // Options control planning.
 type Options struct {
 	// MaterializedView rejects what cannot be maintained (volatile functions
@@ -105,10 +117,10 @@ type Options struct {
 	TimeZone string
 	// Trace, when set, records what planning resolved (trace.go).
 	Trace *Trace
-	// Calls, when set, collects the function of every call planning
-	// resolves (in the views the statement reads too), folded or not,
-	// for the caller's EXECUTE checks.
-	Calls *[]*expr.Func
+	// Calls, when set, collects every call and cast planning resolves
+	// (in the views the statement reads too), folded or not, for the
+	// caller's EXECUTE checks.
+	Calls *[]Call
 	// ModifyingCTEs are the results of the statement's top-level
 	// data-modifying WITH queries (INSERT/UPDATE/DELETE ... RETURNING),
 	// which the statement layer runs first (modifying.go), or

@@ -268,11 +268,11 @@ func (b *builder) call(fn *expr.Func, args []expr.Expr, want []repr.T) (expr.Exp
 		return nil, repr.Unsupported("calling %s() in a materialized view", fn.Name)
 	}
 	if b.opts.Calls != nil {
-		*b.opts.Calls = append(*b.opts.Calls, fn)
+		*b.opts.Calls = append(*b.opts.Calls, Call{Fn: fn, From: exprTypes(args), To: want})
 	}
 	cast := make([]expr.Expr, len(args))
 	for i, a := range args {
-		e, err := b.coerce(a, want[i])
+		e, err := b.convert(a, want[i])
 		if err != nil {
 			return nil, err
 		}
@@ -418,8 +418,12 @@ func (c *ectx) inList(a *pg_query.A_Expr, name string) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	calls := c.b.opts.Calls
+	c.b.opts.Calls = nil // noteIn records the calls as PostgreSQL makes them
 	all := append([]expr.Expr{x}, vs...)
-	if all, err = c.b.unify(all, "IN", a.Location); err != nil {
+	all, err = c.b.unify(all, "IN", a.Location)
+	c.b.opts.Calls = calls
+	if err != nil {
 		return nil, err
 	}
 	for i, v := range vs {
@@ -427,10 +431,13 @@ func (c *ectx) inList(a *pg_query.A_Expr, name string) (expr.Expr, error) {
 			return nil, withPos(err, a.Location)
 		}
 	}
+	c.b.opts.Calls = nil
 	terms, err := c.opEach(name, a.Location, all[0], all[1:])
+	c.b.opts.Calls = calls
 	if err != nil {
 		return nil, err
 	}
+	c.b.noteIn(x, vs, terms)
 	if name == "<>" {
 		return and(terms...), nil
 	}
@@ -789,11 +796,11 @@ func (c *ectx) sqlValueFunction(f *pg_query.SQLValueFunction) (expr.Expr, error)
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
 		return now, nil
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
-		return c.b.explicitCast(now, repr.Date, f.Location)
+		return c.b.internalCast(now, repr.Date, f.Location)
 	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
-		return c.b.explicitCast(now, repr.Timestamp, f.Location)
+		return c.b.internalCast(now, repr.Timestamp, f.Location)
 	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
-		return c.b.explicitCast(now, repr.TimeT, f.Location)
+		return c.b.internalCast(now, repr.TimeT, f.Location)
 	}
 	return nil, repr.Unsupported("%s", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
 }

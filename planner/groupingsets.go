@@ -207,7 +207,7 @@ func (c *ectx) groupingFunc(gf *pg_query.GroupingFunc) (expr.Expr, error) {
 		}
 	}
 	if sum.Type() != repr.Int4 {
-		return c.b.explicitCast(sum, repr.Int4, gf.Location)
+		return c.b.internalCast(sum, repr.Int4, gf.Location)
 	}
 	return sum, nil
 }

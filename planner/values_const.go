@@ -56,6 +56,7 @@ func (b *builder) constRows(rel *Relation, cols []int, targets []*pg_query.Node,
 			if row[cols[i]], ok = expr.FoldAssign(d, t, c.Type, loc); !ok {
 				return nil, false
 			}
+			b.noteCastTypes(t, c.Type)
 		}
 		rows[r] = row
 	}

@@ -9,6 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
@@ -36,7 +37,8 @@ import (
 // another overload was revoked), or USAGE on the type (an array's
 // element type). Planning replaces the calls by the overloads it
 // resolved, operators by the functions behind them (callNeeds,
-// oprproc.go); casts and SQL-syntax value functions are not checked.
+// oprproc.go), and adds the functions of the casts it applied
+// (castproc.go); SQL-syntax value functions are not checked.
 // CONNECT is checked at login (Engine.CheckConnect), CREATE by CREATE
 // SCHEMA; Eddy has no temporary objects.
 
@@ -383,34 +385,84 @@ func procBySigText(sig string) *procInfo {
 
 // callNeeds replaces the EXECUTE needs that binding read off a
 // statement's AST (name and arity: it may refuse, never wrongly admit)
-// with those of the calls its planning resolved (planner.Options.Calls):
-// each overload by its signature, so revoking f(text) leaves f(integer)
-// callable, and the functions of the views it reads, which PostgreSQL
-// checks against the role that queries the view. A variadic function's
-// resolved arguments are not its pg_proc signature: it stays checked by
-// name and arity.
-func callNeeds(needs []privNeed, calls []*expr.Func) []privNeed {
+// with those of the calls and casts its planning resolved
+// (planner.Options.Calls): each overload by its signature, so revoking
+// f(text) leaves f(integer) callable, the function of each cast
+// (castproc.go), and the functions of the views it reads, which
+// PostgreSQL checks against the role that queries the view. A variadic
+// function's resolved arguments are not its pg_proc signature: it stays
+// checked by name and arity.
+func callNeeds(needs []privNeed, calls []planner.Call) []privNeed {
 	out := slices.DeleteFunc(slices.Clone(needs), func(n privNeed) bool { return n.fn != "" })
 	seen := map[string]bool{}
-	for _, f := range calls {
-		if p, ok := operatorProc(f); ok {
-			out = appendNeed(out, seen, privNeed{fn: p.name, nargs: len(f.Args), sig: p.sig()})
-			continue
+	for _, c := range calls {
+		for _, n := range callNeedsOf(c) {
+			out = appendNeed(out, seen, n)
 		}
-		if procsNamed[f.Name] == nil {
-			continue // a syntax form's function, or an operator PostgreSQL has no such overload of
-		}
-		n := privNeed{fn: f.Name, nargs: len(f.Args)}
-		if !expr.IsVariadic(f.Name) {
-			args := make([]uint32, len(f.Args))
-			for i, a := range f.Args {
-				args[i] = argOID(a, f.Polymorphic())
-			}
-			n.sig = f.Name + "(" + typeListNames(args) + ")"
-		}
-		out = appendNeed(out, seen, n)
 	}
 	return out
+}
+
+// callNeedsOf are the EXECUTE needs of one call or cast: the function
+// PostgreSQL applies for its argument types as written (a cross-type
+// operator, crossOperatorProcs), or else the overload planning resolved
+// and the functions of the casts of its arguments to that overload's
+// types.
+func callNeedsOf(c planner.Call) []privNeed {
+	if c.Fn == nil {
+		return castNeeds(c.From, c.To)
+	}
+	if p, ok := crossOperatorProc(c); ok {
+		return []privNeed{{fn: p.name, nargs: 2, sig: p.sig()}}
+	}
+	out := castNeeds(c.From, c.To)
+	f := c.Fn
+	if p, ok := operatorProc(f); ok {
+		return append(out, privNeed{fn: p.name, nargs: len(f.Args), sig: p.sig()})
+	}
+	if procsNamed[f.Name] == nil {
+		return out // a syntax form's function, or an operator PostgreSQL has no such overload of
+	}
+	n := privNeed{fn: f.Name, nargs: len(f.Args)}
+	if !expr.IsVariadic(f.Name) {
+		args := make([]uint32, len(f.Args))
+		for i, a := range f.Args {
+			args[i] = argOID(a, f.Polymorphic())
+		}
+		n.sig = f.Name + "(" + typeListNames(args) + ")"
+	}
+	return append(out, n)
+}
+
+// castNeeds are the EXECUTE needs of casting values of types from to
+// types to: the functions of those casts that have one.
+func castNeeds(from, to []repr.T) []privNeed {
+	var out []privNeed
+	for i := range min(len(from), len(to)) {
+		if from[i] == to[i] {
+			continue
+		}
+		if p := castProc(from[i].OID(), to[i].OID()); p != nil {
+			out = append(out, privNeed{fn: p.name, nargs: 1, sig: p.sig()})
+		}
+	}
+	return out
+}
+
+// crossOperatorProc is the function of the operator PostgreSQL has for
+// the argument types of c as written (crossOperatorProcs); ok is false
+// when c is no operator or those types are not such an operator's.
+func crossOperatorProc(c planner.Call) (*procInfo, bool) {
+	if len(c.From) != 2 || c.Fn.Polymorphic() {
+		return nil, false
+	}
+	sig := opSig{name: c.Fn.Name, left: written(c, 0).OID(), right: written(c, 1).OID()}
+	op, ok := crossOperatorProcs[sig]
+	if !ok {
+		return nil, false
+	}
+	p := procByOID(op.oid)
+	return p, p != nil
 }
 
 // appendNeed appends the EXECUTE need n to needs unless seen has it.
@@ -439,6 +491,16 @@ func operatorProc(f *expr.Func) (*procInfo, bool) {
 	}
 	p := procByOID(op.oid)
 	return p, p != nil
+}
+
+// written is the type of c's argument i as PostgreSQL resolves its
+// operator: as written, an untyped literal as what it was cast to
+// (bpchar LIKE 'a%' is bpcharlike(character, text)).
+func written(c planner.Call, i int) repr.T {
+	if c.From[i].Family == repr.FamUnknown && i < len(c.To) {
+		return c.To[i]
+	}
+	return c.From[i]
 }
 
 // procsCalled are the overloads a call of name with nargs arguments may

@@ -258,18 +258,159 @@ var operatorProcs = map[opSig]opProc{
 	{"~~*", 25, 25}:    {"texticlike", 1633},
 }
 
+// crossProc is the function of an operator PostgreSQL has for two
+// argument types where Eddy casts one argument to the other's type: its
+// name, OID and result type OID.
+type crossProc struct {
+	name     string
+	oid, ret uint32
+}
+
+// crossOperatorProcs are PostgreSQL 15's operators, and their oprcode,
+// for argument types Eddy accepts by casting one of them (int4 + int8 is
+// int48pl(integer, bigint) there, int8pl of a cast here; date < timestamp
+// is date_lt_timestamp). PostgreSQL applies them with no cast, so a call
+// with those argument types needs EXECUTE on them and on no cast
+// function (callNeeds). They are pg_operator rows too.
+var crossOperatorProcs = map[opSig]crossProc{
+	{"!~", 1042, 25}:   {"bpcharregexne", 1659, 16},
+	{"!~*", 1042, 25}:  {"bpcharicregexne", 1657, 16},
+	{"!~~", 1042, 25}:  {"bpcharnlike", 1632, 16},
+	{"!~~*", 1042, 25}: {"bpcharicnlike", 1661, 16},
+	{"*", 20, 21}:      {"int82mul", 839, 20},
+	{"*", 20, 23}:      {"int84mul", 1276, 20},
+	{"*", 21, 20}:      {"int28mul", 943, 20},
+	{"*", 21, 23}:      {"int24mul", 170, 23},
+	{"*", 23, 20}:      {"int48mul", 1280, 20},
+	{"*", 23, 21}:      {"int42mul", 171, 23},
+	{"+", 20, 21}:      {"int82pl", 837, 20},
+	{"+", 20, 23}:      {"int84pl", 1274, 20},
+	{"+", 21, 20}:      {"int28pl", 841, 20},
+	{"+", 21, 23}:      {"int24pl", 178, 23},
+	{"+", 23, 20}:      {"int48pl", 1278, 20},
+	{"+", 23, 21}:      {"int42pl", 179, 23},
+	{"+", 1083, 1082}:  {"timedate_pl", 1296, 1114},
+	{"+", 1186, 1083}:  {"interval_pl_time", 1848, 1083},
+	{"-", 20, 21}:      {"int82mi", 838, 20},
+	{"-", 20, 23}:      {"int84mi", 1275, 20},
+	{"-", 21, 20}:      {"int28mi", 942, 20},
+	{"-", 21, 23}:      {"int24mi", 182, 23},
+	{"-", 23, 20}:      {"int48mi", 1279, 20},
+	{"-", 23, 21}:      {"int42mi", 183, 23},
+	{"/", 20, 21}:      {"int82div", 840, 20},
+	{"/", 20, 23}:      {"int84div", 1277, 20},
+	{"/", 21, 20}:      {"int28div", 948, 20},
+	{"/", 21, 23}:      {"int24div", 172, 23},
+	{"/", 23, 20}:      {"int48div", 1281, 20},
+	{"/", 23, 21}:      {"int42div", 173, 23},
+	{"<", 20, 21}:      {"int82lt", 1858, 16},
+	{"<", 20, 23}:      {"int84lt", 476, 16},
+	{"<", 21, 20}:      {"int28lt", 1852, 16},
+	{"<", 21, 23}:      {"int24lt", 160, 16},
+	{"<", 23, 20}:      {"int48lt", 854, 16},
+	{"<", 23, 21}:      {"int42lt", 161, 16},
+	{"<", 700, 701}:    {"float48lt", 301, 16},
+	{"<", 701, 700}:    {"float84lt", 307, 16},
+	{"<", 1082, 1114}:  {"date_lt_timestamp", 2338, 16},
+	{"<", 1082, 1184}:  {"date_lt_timestamptz", 2351, 16},
+	{"<", 1114, 1082}:  {"timestamp_lt_date", 2364, 16},
+	{"<", 1114, 1184}:  {"timestamp_lt_timestamptz", 2520, 16},
+	{"<", 1184, 1082}:  {"timestamptz_lt_date", 2377, 16},
+	{"<", 1184, 1114}:  {"timestamptz_lt_timestamp", 2527, 16},
+	{"<=", 20, 21}:     {"int82le", 1860, 16},
+	{"<=", 20, 23}:     {"int84le", 478, 16},
+	{"<=", 21, 20}:     {"int28le", 1854, 16},
+	{"<=", 21, 23}:     {"int24le", 166, 16},
+	{"<=", 23, 20}:     {"int48le", 856, 16},
+	{"<=", 23, 21}:     {"int42le", 167, 16},
+	{"<=", 700, 701}:   {"float48le", 302, 16},
+	{"<=", 701, 700}:   {"float84le", 308, 16},
+	{"<=", 1082, 1114}: {"date_le_timestamp", 2339, 16},
+	{"<=", 1082, 1184}: {"date_le_timestamptz", 2352, 16},
+	{"<=", 1114, 1082}: {"timestamp_le_date", 2365, 16},
+	{"<=", 1114, 1184}: {"timestamp_le_timestamptz", 2521, 16},
+	{"<=", 1184, 1082}: {"timestamptz_le_date", 2378, 16},
+	{"<=", 1184, 1114}: {"timestamptz_le_timestamp", 2528, 16},
+	{"<>", 20, 21}:     {"int82ne", 1857, 16},
+	{"<>", 20, 23}:     {"int84ne", 475, 16},
+	{"<>", 21, 20}:     {"int28ne", 1851, 16},
+	{"<>", 21, 23}:     {"int24ne", 164, 16},
+	{"<>", 23, 20}:     {"int48ne", 853, 16},
+	{"<>", 23, 21}:     {"int42ne", 165, 16},
+	{"<>", 700, 701}:   {"float48ne", 300, 16},
+	{"<>", 701, 700}:   {"float84ne", 306, 16},
+	{"<>", 1082, 1114}: {"date_ne_timestamp", 2343, 16},
+	{"<>", 1082, 1184}: {"date_ne_timestamptz", 2356, 16},
+	{"<>", 1114, 1082}: {"timestamp_ne_date", 2369, 16},
+	{"<>", 1114, 1184}: {"timestamp_ne_timestamptz", 2525, 16},
+	{"<>", 1184, 1082}: {"timestamptz_ne_date", 2382, 16},
+	{"<>", 1184, 1114}: {"timestamptz_ne_timestamp", 2532, 16},
+	{"=", 20, 21}:      {"int82eq", 1856, 16},
+	{"=", 20, 23}:      {"int84eq", 474, 16},
+	{"=", 21, 20}:      {"int28eq", 1850, 16},
+	{"=", 21, 23}:      {"int24eq", 158, 16},
+	{"=", 23, 20}:      {"int48eq", 852, 16},
+	{"=", 23, 21}:      {"int42eq", 159, 16},
+	{"=", 700, 701}:    {"float48eq", 299, 16},
+	{"=", 701, 700}:    {"float84eq", 305, 16},
+	{"=", 1082, 1114}:  {"date_eq_timestamp", 2340, 16},
+	{"=", 1082, 1184}:  {"date_eq_timestamptz", 2353, 16},
+	{"=", 1114, 1082}:  {"timestamp_eq_date", 2366, 16},
+	{"=", 1114, 1184}:  {"timestamp_eq_timestamptz", 2522, 16},
+	{"=", 1184, 1082}:  {"timestamptz_eq_date", 2379, 16},
+	{"=", 1184, 1114}:  {"timestamptz_eq_timestamp", 2529, 16},
+	{">", 20, 21}:      {"int82gt", 1859, 16},
+	{">", 20, 23}:      {"int84gt", 477, 16},
+	{">", 21, 20}:      {"int28gt", 1853, 16},
+	{">", 21, 23}:      {"int24gt", 162, 16},
+	{">", 23, 20}:      {"int48gt", 855, 16},
+	{">", 23, 21}:      {"int42gt", 163, 16},
+	{">", 700, 701}:    {"float48gt", 303, 16},
+	{">", 701, 700}:    {"float84gt", 309, 16},
+	{">", 1082, 1114}:  {"date_gt_timestamp", 2341, 16},
+	{">", 1082, 1184}:  {"date_gt_timestamptz", 2354, 16},
+	{">", 1114, 1082}:  {"timestamp_gt_date", 2367, 16},
+	{">", 1114, 1184}:  {"timestamp_gt_timestamptz", 2523, 16},
+	{">", 1184, 1082}:  {"timestamptz_gt_date", 2380, 16},
+	{">", 1184, 1114}:  {"timestamptz_gt_timestamp", 2530, 16},
+	{">=", 20, 21}:     {"int82ge", 1861, 16},
+	{">=", 20, 23}:     {"int84ge", 479, 16},
+	{">=", 21, 20}:     {"int28ge", 1855, 16},
+	{">=", 21, 23}:     {"int24ge", 168, 16},
+	{">=", 23, 20}:     {"int48ge", 857, 16},
+	{">=", 23, 21}:     {"int42ge", 169, 16},
+	{">=", 700, 701}:   {"float48ge", 304, 16},
+	{">=", 701, 700}:   {"float84ge", 310, 16},
+	{">=", 1082, 1114}: {"date_ge_timestamp", 2342, 16},
+	{">=", 1082, 1184}: {"date_ge_timestamptz", 2355, 16},
+	{">=", 1114, 1082}: {"timestamp_ge_date", 2368, 16},
+	{">=", 1114, 1184}: {"timestamp_ge_timestamptz", 2524, 16},
+	{">=", 1184, 1082}: {"timestamptz_ge_date", 2381, 16},
+	{">=", 1184, 1114}: {"timestamptz_ge_timestamp", 2531, 16},
+	{"~", 1042, 25}:    {"bpcharregexeq", 1658, 16},
+	{"~*", 1042, 25}:   {"bpcharicregexeq", 1656, 16},
+	{"~~", 1042, 25}:   {"bpcharlike", 1631, 16},
+	{"~~*", 1042, 25}:  {"bpchariclike", 1660, 16},
+}
+
 // operatorFuncNames are the names of the functions behind each operator,
 // by operator name and argument count ("+/2").
 var operatorFuncNames = func() map[string][]string {
 	out := map[string][]string{}
-	for sig, f := range operatorProcs {
+	add := func(sig opSig, name string) {
 		key := sig.name + "/2"
 		if sig.left == 0 {
 			key = sig.name + "/1"
 		}
-		if !slices.Contains(out[key], f.name) {
-			out[key] = append(out[key], f.name)
+		if !slices.Contains(out[key], name) {
+			out[key] = append(out[key], name)
 		}
+	}
+	for sig, f := range operatorProcs {
+		add(sig, f.name)
+	}
+	for sig, f := range crossOperatorProcs {
+		add(sig, f.name)
 	}
 	return out
 }()

@@ -9,7 +9,6 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
@@ -141,7 +140,7 @@ func (st *Statement) refreshCallNeeds() {
 	if v == st.needsVersion {
 		return
 	}
-	var calls []*expr.Func
+	var calls []planner.Call
 	opts := planner.Options{ParamTypes: st.paramTypes, TimeZone: st.s.settings.timeZone, Calls: &calls}
 	var err error
 	if write {
@@ -206,7 +205,7 @@ func (st *Statement) describe() error {
 	switch {
 	case n.GetSelectStmt() != nil:
 		var q *planner.Query
-		var calls []*expr.Func
+		var calls []planner.Call
 		opts.Calls = &calls
 		q, err = st.s.e.planQuery(n, opts)
 		if err == nil {
@@ -217,7 +216,7 @@ func (st *Statement) describe() error {
 		n.GetUpdateStmt() != nil && len(n.GetUpdateStmt().ReturningList) > 0,
 		n.GetDeleteStmt() != nil && len(n.GetDeleteStmt().ReturningList) > 0:
 		var dml *dmlPlan
-		var calls []*expr.Func
+		var calls []planner.Call
 		opts.Calls = &calls
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {
@@ -229,7 +228,7 @@ func (st *Statement) describe() error {
 		}
 	case n.GetInsertStmt() != nil || n.GetUpdateStmt() != nil || n.GetDeleteStmt() != nil:
 		var dml *dmlPlan
-		var calls []*expr.Func
+		var calls []planner.Call
 		opts.Calls = &calls
 		dml, err = st.s.e.planDML(n, opts)
 		if err == nil {

@@ -117,11 +117,15 @@ func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
 		}
 	case repr.KindRegProc, repr.KindRegProcedure:
 		if p := procByOID(oid); p != nil {
+			name := p.name
+			if !strings.Contains(name, ".") { // qualified already where an overload needs it
+				name = expr.QuoteIdent(name) // "timestamp"(date), as quote_identifier
+			}
 			if t.OIDKind == repr.KindRegProcedure {
 				// format_procedure separates the types by a bare comma.
-				return p.name + "(" + strings.ReplaceAll(p.argNames(), ", ", ",") + ")", true
+				return name + "(" + strings.ReplaceAll(p.argNames(), ", ", ",") + ")", true
 			}
-			return p.name, true
+			return name, true
 		}
 	case repr.KindRegNamespace:
 		if n := c.s.e.cat.namespaceName(oid); n != "" {

@@ -1,7 +1,10 @@
 package sql
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -136,6 +139,7 @@ var procs, procsByOID, procsByName = func() ([]*procInfo, map[uint32]*procInfo, 
 		out = append(out, &procInfo{oid: oid, name: name, kind: 'f', strict: true})
 	}
 	out = append(out, operatorProcInfos()...)
+	out = append(out, castProcInfos()...)
 	var fns []*procInfo
 	for _, b := range expr.Builtins() {
 		p := &procInfo{name: b.Name, kind: 'f', strict: b.Strict, volatile: b.Volatile, ret: 2283}
@@ -289,8 +293,22 @@ func operatorProcInfos() []*procInfo {
 			out = append(out, p)
 		}
 	}
+	for _, op := range crossOperators {
+		f := crossOperatorProcs[op]
+		out = append(out, &procInfo{oid: f.oid, name: f.name, kind: 'f', args: []uint32{op.left, op.right}, ret: f.ret, strict: true})
+	}
 	return out
 }
+
+// crossOperators are the signatures of crossOperatorProcs in name and
+// type order.
+var crossOperators = func() []opSig {
+	out := slices.Collect(maps.Keys(crossOperatorProcs))
+	slices.SortFunc(out, func(a, b opSig) int {
+		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.left, b.left), cmp.Compare(a.right, b.right))
+	})
+	return out
+}()
 
 // operatorSig is op's signature (ok false for a polymorphic one).
 func operatorSig(op expr.Builtin) (opSig, bool) {
@@ -331,6 +349,12 @@ func rowsOperator(*sysSnap) []repr.Row {
 			"oprnamespace": oidD(oidPgCatalog), "oprowner": oidD(oidSuperuser), "oprkind": charD(kind),
 			"oprleft": oidD(left), "oprright": oidD(right), "oprresult": oidD(ret), "oprcode": oidD(code)}))
 	}
+	for i, sig := range crossOperators {
+		f := crossOperatorProcs[sig]
+		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(firstOperatorOID + uint32(len(operators)+i)), "oprname": nameD(sig.name),
+			"oprnamespace": oidD(oidPgCatalog), "oprowner": oidD(oidSuperuser), "oprkind": charD('b'),
+			"oprleft": oidD(sig.left), "oprright": oidD(sig.right), "oprresult": oidD(f.ret), "oprcode": oidD(f.oid)}))
+	}
 	return out
 }
 
@@ -341,7 +365,8 @@ func rowsCast(*sysSnap) []repr.Row {
 	repr.BuiltinCasts(func(from, to uint32, c repr.CastContext) {
 		ctx := map[repr.CastContext]byte{repr.CastImplicit: 'i', repr.CastAssignment: 'a', repr.CastExplicit: 'e'}[c]
 		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(firstCastOID + i), "castsource": oidD(from),
-			"casttarget": oidD(to), "castcontext": charD(ctx), "castmethod": charD('f')}))
+			"casttarget": oidD(to), "castfunc": oidD(castProcs[[2]uint32{from, to}]), "castcontext": charD(ctx),
+			"castmethod": charD(castMethod(from, to))}))
 		i++
 	})
 	return out

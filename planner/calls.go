@@ -1,0 +1,71 @@
+package planner
+
+import (
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// The calls and casts planning records for the caller's EXECUTE checks
+// (Options.Calls): each call with its arguments' types as written and as
+// cast (builder.call), each cast of a value to another type (coerce,
+// explicitCast), shaped as PostgreSQL applies them where Eddy plans
+// otherwise (an IN list, noteIn).
+
+// noteCast records a cast of e to t, unless e already has type t or is
+// a parameter.
+func (b *builder) noteCast(e expr.Expr, t repr.T) {
+	if lit, ok := e.(*expr.Lit); ok {
+		if _, param := b.placeholders[lit]; param {
+			return
+		}
+	}
+	b.noteCastTypes(e.Type(), t)
+}
+
+// noteCastTypes records a cast of a value of type from to type to,
+// unless they are one type.
+func (b *builder) noteCastTypes(from, to repr.T) {
+	if b.opts.Calls == nil || from == to {
+		return
+	}
+	*b.opts.Calls = append(*b.opts.Calls, Call{From: []repr.T{from}, To: []repr.T{to}})
+}
+
+// noteIn records the comparisons of x IN (vs...) (or NOT IN) as
+// PostgreSQL's transformAExprIn makes them: x against each value that
+// reads a column, at the types of both; the other values, when more
+// than one, cast to the common type of x and them and compared with x
+// as one array. terms are the comparisons planned, x against each value
+// cast to one type.
+func (b *builder) noteIn(x expr.Expr, vs, terms []expr.Expr) {
+	if b.opts.Calls == nil || len(terms) != len(vs) {
+		return
+	}
+	var consts []int
+	for i, v := range vs {
+		if len(expr.Columns(v)) == 0 {
+			consts = append(consts, i)
+		}
+	}
+	arrayT, array := repr.T{}, false
+	if len(consts) > 1 {
+		ts := []repr.T{x.Type()}
+		for _, i := range consts {
+			ts = append(ts, vs[i].Type())
+		}
+		t, err := expr.CommonType(ts, "IN")
+		arrayT, array = t, err == nil
+	}
+	for i, v := range vs {
+		call, ok := terms[i].(*expr.Call)
+		if !ok {
+			continue
+		}
+		from := v.Type()
+		if array && len(expr.Columns(v)) == 0 {
+			b.noteCast(v, arrayT)
+			from = arrayT
+		}
+		*b.opts.Calls = append(*b.opts.Calls, Call{Fn: call.Fn, From: []repr.T{x.Type(), from}, To: exprTypes(call.Args)})
+	}
+}
