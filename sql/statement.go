@@ -133,6 +133,9 @@ func (st *Statement) refreshNeeds() error {
 func (st *Statement) refreshCallNeeds() {
 	n := st.stmt.AST
 	q, write := callQuery(n), isWrite(n)
+	if n == nil {
+		q = extCallQuery(st.stmt.Ext)
+	}
 	if !st.described || q == nil && !write {
 		return
 	}
@@ -178,6 +181,31 @@ func callQuery(n *pg.Node) *pg.Node {
 		q = n.GetCopyStmt().Query
 	case n.GetExplainStmt() != nil:
 		q = n.GetExplainStmt().Query
+	}
+	if q.GetSelectStmt() == nil {
+		return nil
+	}
+	return q
+}
+
+// extCallQuery is the query of SUBSCRIBE and CREATE SINK, whose calls
+// are checked as a SELECT's: SELECT * FROM the relation they name (a
+// view's calls), or their query (nil: another statement).
+func extCallQuery(x parse.Ext) *pg.Node {
+	var rel *pg.RangeVar
+	var q *pg.Node
+	switch x := x.(type) {
+	case *parse.Subscribe:
+		rel, q = x.Relation, x.Query
+	case *parse.CreateSink:
+		rel, q = x.From, x.Query
+	}
+	if rel != nil {
+		star := &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{{Node: &pg.Node_AStar{AStar: &pg.A_Star{}}}}}}}
+		return &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+			TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: star}}}},
+			FromClause: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: rel}}},
+			Op:         pg.SetOperation_SETOP_NONE, LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT}}}
 	}
 	if q.GetSelectStmt() == nil {
 		return nil
