@@ -146,8 +146,9 @@ func (b *builder) toBool(e expr.Expr, clause string, n *pg_query.Node) (expr.Exp
 // coerce converts e to type t with an implicit cast (the caller checked it
 // is allowed). Untyped parameters take the type t.
 func (b *builder) coerce(e expr.Expr, t repr.T) (expr.Expr, error) {
-	b.noteCast(e, t)
-	return b.convert(e, t)
+	out, err := b.convert(e, t)
+	b.noteCast(e, t, out)
+	return out, err
 }
 
 // convert is coerce without recording the cast: a call's argument casts
@@ -210,10 +211,11 @@ func (b *builder) castAs(e expr.Expr, t repr.T, loc int32, note bool) (expr.Expr
 	if from == t {
 		return e, nil
 	}
+	out, err := b.foldLiteral(&expr.Cast{Arg: e, To: t, Explicit: true})
 	if note {
-		b.noteCast(e, t)
+		b.noteCast(e, t, out)
 	}
-	return b.foldLiteral(&expr.Cast{Arg: e, To: t, Explicit: true})
+	return out, err
 }
 
 // foldLiteral evaluates a cast of a literal now, so typed literals print

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -11,24 +12,45 @@ import (
 // explicitCast), shaped as PostgreSQL applies them where Eddy plans
 // otherwise (an IN list, noteIn).
 
-// noteCast records a cast of e to t, unless e already has type t or is
-// a parameter.
-func (b *builder) noteCast(e expr.Expr, t repr.T) {
+// noteCast records a cast of e to t, planned as out, unless e already
+// has type t or is a parameter.
+func (b *builder) noteCast(e expr.Expr, t repr.T, out expr.Expr) {
 	if lit, ok := e.(*expr.Lit); ok {
 		if _, param := b.placeholders[lit]; param {
 			return
 		}
 	}
-	b.noteCastTypes(e.Type(), t)
+	if c, ok := out.(*expr.Cast); !ok || c.Arg != e {
+		out = nil // folded, or built otherwise: LiveCalls keeps it
+	}
+	b.noteCastNode(e.Type(), t, out)
 }
 
 // noteCastTypes records a cast of a value of type from to type to,
 // unless they are one type.
-func (b *builder) noteCastTypes(from, to repr.T) {
+func (b *builder) noteCastTypes(from, to repr.T) { b.noteCastNode(from, to, nil) }
+
+// noteCastNode records a cast of a value of type from to type to, as the
+// expression node (nil: none), unless they are one type.
+func (b *builder) noteCastNode(from, to repr.T, node expr.Expr) {
 	if b.opts.Calls == nil || from == to {
 		return
 	}
-	*b.opts.Calls = append(*b.opts.Calls, Call{From: []repr.T{from}, To: []repr.T{to}})
+	*b.opts.Calls = append(*b.opts.Calls, Call{From: []repr.T{from}, To: []repr.T{to}, node: node})
+}
+
+// noteOrder records that the columns of rel a derived table's or view's
+// ORDER BY sorts on count, though planning drops an ORDER BY without
+// LIMIT there: PostgreSQL checks them (LiveCalls).
+func (b *builder) noteOrder(rel ir.Rel, order []expr.SortCol) {
+	if b.opts.Calls == nil || len(order) == 0 {
+		return
+	}
+	cols := make([]int, len(order))
+	for i, o := range order {
+		cols[i] = o.Col
+	}
+	*b.opts.Calls = append(*b.opts.Calls, Call{rel: rel, kept: cols})
 }
 
 // noteIn records the comparisons of x IN (vs...) (or NOT IN) as
@@ -63,9 +85,9 @@ func (b *builder) noteIn(x expr.Expr, vs, terms []expr.Expr) {
 		}
 		from := v.Type()
 		if array && len(expr.Columns(v)) == 0 {
-			b.noteCast(v, arrayT)
+			b.noteCast(v, arrayT, nil)
 			from = arrayT
 		}
-		*b.opts.Calls = append(*b.opts.Calls, Call{Fn: call.Fn, From: []repr.T{x.Type(), from}, To: exprTypes(call.Args)})
+		*b.opts.Calls = append(*b.opts.Calls, Call{Fn: call.Fn, From: []repr.T{x.Type(), from}, To: exprTypes(call.Args), node: call})
 	}
 }

@@ -92,6 +92,13 @@ type Call struct {
 	// overload it picked: PostgreSQL may have an operator for the types
 	// as written, as int48pl for int4 + int8). A cast has one of each.
 	From, To []repr.T
+	// node is the call's or cast's expression, when planning built one
+	// (LiveCalls).
+	node expr.Expr
+	// kept, in an entry with neither Fn nor From, are columns of rel that
+	// count though nothing reads them (a derived table's ORDER BY).
+	rel  ir.Rel
+	kept []int
 }
 
 // Options control planning.

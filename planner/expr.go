@@ -267,9 +267,6 @@ func (b *builder) call(fn *expr.Func, args []expr.Expr, want []repr.T) (expr.Exp
 	if fn.Volatile && b.opts.MaterializedView && fn.Name != "proctime" && !nowFuncs[fn.Name] {
 		return nil, repr.Unsupported("calling %s() in a materialized view", fn.Name)
 	}
-	if b.opts.Calls != nil {
-		*b.opts.Calls = append(*b.opts.Calls, Call{Fn: fn, From: exprTypes(args), To: want})
-	}
 	cast := make([]expr.Expr, len(args))
 	for i, a := range args {
 		e, err := b.convert(a, want[i])
@@ -279,6 +276,9 @@ func (b *builder) call(fn *expr.Func, args []expr.Expr, want []repr.T) (expr.Exp
 		cast[i] = e
 	}
 	call := &expr.Call{Fn: fn, Args: cast}
+	if b.opts.Calls != nil {
+		*b.opts.Calls = append(*b.opts.Calls, Call{Fn: fn, From: exprTypes(args), To: want, node: call})
+	}
 	if b.opts.MaterializedView && nowFuncs[fn.Name] {
 		b.noteNow(call)
 	}

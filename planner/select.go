@@ -95,6 +95,8 @@ func (b *builder) subqueryRel(p *planned) ir.Rel {
 	rel := p.rel
 	if p.limit >= 0 || p.offset > 0 {
 		rel = &ir.TopK{Input: rel, Key: limitKey(p), Order: p.order, Limit: p.limit, Offset: p.offset}
+	} else {
+		b.noteOrder(p.rel, p.order) // an ORDER BY without LIMIT orders nothing here
 	}
 	return ir.NewProject(rel, identityCols(p.nOuter+len(p.cols))...)
 }

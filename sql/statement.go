@@ -151,7 +151,10 @@ func (st *Statement) refreshCallNeeds() {
 		_, err = st.s.e.planDML(n, opts)
 	} else {
 		opts.ModifyingCTEs = planner.DescribeModifyingCTEs(q)
-		_, err = st.s.e.planQuery(q, opts)
+		var pq *planner.Query
+		if pq, err = st.s.e.planQuery(q, opts); err == nil {
+			calls = planner.LiveCalls(pq.Rel, calls)
+		}
 	}
 	if err == nil {
 		st.needs, st.needsVersion = callNeeds(st.needs, calls), v
@@ -238,7 +241,7 @@ func (st *Statement) describe() error {
 		q, err = st.s.e.planQuery(n, opts)
 		if err == nil {
 			st.cols, st.paramTypes = queryColumns(q.Columns), q.ParamTypes
-			st.needs, st.needsVersion = callNeeds(st.needs, calls), st.catVersion
+			st.needs, st.needsVersion = callNeeds(st.needs, planner.LiveCalls(q.Rel, calls)), st.catVersion
 		}
 	case n.GetInsertStmt() != nil && len(n.GetInsertStmt().ReturningList) > 0,
 		n.GetUpdateStmt() != nil && len(n.GetUpdateStmt().ReturningList) > 0,
