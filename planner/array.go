@@ -254,6 +254,9 @@ func (c *ectx) anyAll(op string, a *pg_query.A_Expr) (expr.Expr, error) {
 		elem := r.Type().ElemType()
 		return nil, repr.Errorf(repr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type().Name(), op, elem.Name()).WithPosition(a.Location + 1)
 	}
+	if err == nil {
+		c.b.noteElemOp(op, l.Type(), r.Type(), e)
+	}
 	return e, err
 }
 

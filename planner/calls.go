@@ -39,6 +39,46 @@ func (b *builder) noteCastNode(from, to repr.T, node expr.Expr) {
 	*b.opts.Calls = append(*b.opts.Calls, Call{From: []repr.T{from}, To: []repr.T{to}, node: node})
 }
 
+// noteOp records a call of operator fn on arguments of types from cast
+// to types to, planned as node (nil: none kept).
+func (b *builder) noteOp(fn *expr.Func, from, to []repr.T, node expr.Expr) {
+	if b.opts.Calls != nil {
+		*b.opts.Calls = append(*b.opts.Calls, Call{Fn: fn, From: from, To: to, node: node})
+	}
+}
+
+// noteElemOp records the operator x op ANY/ALL (array) applies to each
+// element, which Eddy plans as one function (any_eq ...), planned as
+// node: op over x's type and the array's element type, as PostgreSQL's
+// ScalarArrayOpExpr.
+func (b *builder) noteElemOp(op string, x, array repr.T, node expr.Expr) {
+	if b.opts.Calls == nil {
+		return
+	}
+	elem := array
+	if array.Family == repr.FamArray {
+		elem = array.ElemType()
+	}
+	if fn, want, err := expr.ResolveOp(op, []repr.T{x, elem}); err == nil {
+		b.noteOp(fn, []repr.T{x, elem}, want, node)
+	}
+}
+
+// noteGrouping records the equality of each type of ts that grouping
+// rows (GROUP BY, DISTINCT, UNION, INTERSECT, EXCEPT) applies:
+// PostgreSQL checks EXECUTE on the = it compares group keys with
+// (execTuplesMatchPrepare). A type with no = records none.
+func (b *builder) noteGrouping(ts []repr.T) {
+	if b.opts.Calls == nil {
+		return
+	}
+	for _, t := range ts {
+		if fn, want, err := expr.ResolveOp("=", []repr.T{t, t}); err == nil {
+			b.noteOp(fn, []repr.T{t, t}, want, nil)
+		}
+	}
+}
+
 // noteOrder records that the columns of rel a derived table's or view's
 // ORDER BY sorts on count, though planning drops an ORDER BY without
 // LIMIT there: PostgreSQL checks them (LiveCalls).

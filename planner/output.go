@@ -40,6 +40,13 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 		}
 		hidden = append(hidden, onHidden...)
 		p.rel = projectExprs(ec.rel, p.nOuter, append(exprs, hidden...))
+		var onTypes []repr.T
+		for _, o := range on {
+			if ts := p.rel.ColTypes(); o.Col < len(ts) {
+				onTypes = append(onTypes, ts[o.Col])
+			}
+		}
+		b.noteGrouping(onTypes)
 		p.rel, err = distinctOn(p.rel, p.nOuter, on, order)
 		p.order = order
 		if err != nil {
@@ -54,6 +61,7 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 	p.rel = projectExprs(ec.rel, p.nOuter, append(exprs, hidden...))
 	if distinct {
 		p.rel = ir.NewDistinct(p.rel)
+		b.noteGrouping(exprTypes(exprs))
 	}
 	p.order = order
 	return p, b.limit(sel, p)

@@ -401,6 +401,7 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, sets [][]int, calls []*pg
 	for _, k := range keys {
 		key = append(key, column(k))
 	}
+	b.noteGrouping(exprTypes(keys))
 	aggs, pos := dedupAggs(specs, column)
 	var rel ir.Rel = &ir.Reduce{Input: ir.NewMap(from.rel, maps...), Key: key, Aggs: aggs}
 	if sets != nil {

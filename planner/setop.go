@@ -36,6 +36,9 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	if err != nil {
 		return nil, err
 	}
+	if !sel.All {
+		b.noteGrouping(lr.ColTypes()[l.nOuter:])
+	}
 	var rel ir.Rel
 	switch {
 	case sel.Op == pg_query.SetOperation_SETOP_UNION:

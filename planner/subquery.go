@@ -367,9 +367,10 @@ func (c *ectx) prepareQuantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink)
 		if err != nil {
 			return nil, withPos(err, sl.Location)
 		}
-		if q.xs[i], err = c.b.coerce(x, want[0]); err != nil {
+		if q.xs[i], err = c.b.convert(x, want[0]); err != nil {
 			return nil, err
 		}
+		c.b.noteOp(fn, []repr.T{x.Type(), q.probe.cols[i].Type}, want, nil)
 		q.fn, q.ys = fn, append(q.ys, want[1])
 	}
 	return q, nil
