@@ -10,7 +10,9 @@ import (
 // (Options.Calls): each call with its arguments' types as written and as
 // cast (builder.call), each cast of a value to another type (coerce,
 // explicitCast), shaped as PostgreSQL applies them where Eddy plans
-// otherwise (an IN list, noteIn).
+// otherwise (an IN list, noteIn; ANY/ALL over an array, noteElemOp; the
+// = of grouping keys, noteGrouping), and the columns a derived table's
+// ORDER BY keeps (noteOrder), for LiveCalls.
 
 // noteCast records a cast of e to t, planned as out, unless e already
 // has type t or is a parameter.
