@@ -415,6 +415,9 @@ func callNeedsOf(c planner.Call) []privNeed {
 	if p, ok := crossOperatorProc(c); ok {
 		return []privNeed{{fn: p.name, nargs: 2, sig: p.sig()}}
 	}
+	if n, ok := concatNeeds(c); ok {
+		return n
+	}
 	out := castNeeds(c.From, c.To)
 	f := c.Fn
 	if p, ok := operatorProc(f); ok {

@@ -4,6 +4,9 @@ import (
 	"slices"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
 )
 
 // The functions behind Eddy's operators, as PostgreSQL 15 names them
@@ -391,6 +394,43 @@ var crossOperatorProcs = map[opSig]crossProc{
 	{"~*", 1042, 25}:   {"bpcharicregexeq", 1656, 16},
 	{"~~", 1042, 25}:   {"bpcharlike", 1631, 16},
 	{"~~*", 1042, 25}:  {"bpchariclike", 1660, 16},
+}
+
+// concatProcs are PostgreSQL 15's text || anynonarray and anynonarray ||
+// text (SQL functions: $1 || $2::text), which Eddy applies as
+// instances of one polymorphic || (concatNeeds).
+var concatProcs = []*procInfo{
+	{oid: 2003, name: "textanycat", kind: 'f', args: []uint32{25, 2776}, ret: 25, strict: true},
+	{oid: 2004, name: "anytextcat", kind: 'f', args: []uint32{2776, 25}, ret: 25, strict: true},
+}
+
+// concatNeeds are the EXECUTE needs of Eddy's || over a string and a
+// value that is not text (an instance of its polymorphic ||), as
+// PostgreSQL resolves it: textcat(text, text) with the casts of both
+// sides to text (char(n) by text(character)) when both are strings, else
+// textanycat or anytextcat, whose body casts the other side to text and
+// calls textcat. ok is false for another call.
+func concatNeeds(c planner.Call) ([]privNeed, bool) {
+	f := c.Fn
+	if f.Name != "||" || len(c.From) != 2 || f.Ret != repr.Text || f.Args[0] == repr.Text && f.Args[1] == repr.Text {
+		return nil, false
+	}
+	str := func(t repr.T) bool { return t.Family == repr.FamText || t.Family == repr.FamUnknown }
+	l, r := c.From[0], c.From[1]
+	if l.Family == repr.FamArray || r.Family == repr.FamArray || !str(l) && !str(r) {
+		return nil, false
+	}
+	text := []repr.T{repr.Text, repr.Text}
+	out := castNeeds(c.From, text)
+	textcat := procWithArgs("textcat", []uint32{25, 25})
+	out = append(out, privNeed{fn: textcat.name, nargs: 2, sig: textcat.sig()})
+	switch {
+	case !str(l):
+		out = append(out, privNeed{fn: "anytextcat", nargs: 2, sig: concatProcs[1].sig()})
+	case !str(r):
+		out = append(out, privNeed{fn: "textanycat", nargs: 2, sig: concatProcs[0].sig()})
+	}
+	return out, true
 }
 
 // operatorFuncNames are the names of the functions behind each operator,

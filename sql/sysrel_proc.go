@@ -140,6 +140,7 @@ var procs, procsByOID, procsByName = func() ([]*procInfo, map[uint32]*procInfo, 
 	}
 	out = append(out, operatorProcInfos()...)
 	out = append(out, castProcInfos()...)
+	out = append(out, concatProcs...)
 	var fns []*procInfo
 	for _, b := range expr.Builtins() {
 		p := &procInfo{name: b.Name, kind: 'f', strict: b.Strict, volatile: b.Volatile, ret: 2283}
