@@ -480,8 +480,9 @@ func registerArrayOps() {
 			if !ok {
 				return nil
 			}
+			compare := compareTrimmed(at)
 			return newFunc(op, repr.Bool, true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-				return repr.NewBool(pred(repr.Compare(a[0], a[1]))), nil
+				return repr.NewBool(pred(compare(a[0], a[1]))), nil
 			}, at, at)
 		})
 	}

@@ -31,9 +31,10 @@ func init() {
 		"<": func(c int) bool { return c < 0 }, "<=": func(c int) bool { return c <= 0 },
 		">": func(c int) bool { return c > 0 }, ">=": func(c int) bool { return c >= 0 },
 	}
+	compare := compareTrimmed(repr.Record)
 	for op, ok := range cmp {
 		binop(op, repr.Record, repr.Record, repr.Bool, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-			return repr.NewBool(ok(repr.Compare(a[0], a[1]))), nil
+			return repr.NewBool(ok(compare(a[0], a[1]))), nil
 		})
 	}
 }

@@ -46,7 +46,7 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 		if !sel.All {
 			rel = ir.NewDistinct(rel)
 		}
-	case hasUnboundedBpchar(lr.ColTypes()):
+	case slices.ContainsFunc(lr.ColTypes(), expr.NeedsBpcharKey):
 		rel = b.trimmedSetOp(sel.Op, sel.All, lr, rr)
 	default:
 		rel = setOpAlgebra(sel.Op, sel.All, lr, rr)
@@ -75,17 +75,13 @@ func setOpAlgebra(op pg_query.SetOperation, all bool, lr, rr ir.Rel) ir.Rel {
 	return ir.NewUnion(lr, ir.NewNegate(ir.NewThreshold(ir.NewUnion(lr, ir.NewNegate(rr)))))
 }
 
-// hasUnboundedBpchar reports whether a column of types is bpchar without
-// a length.
-func hasUnboundedBpchar(types []repr.T) bool {
-	return slices.ContainsFunc(types, func(t repr.T) bool { return isChar(t) && t.Length <= 0 })
-}
-
 // trimmedSetOp is INTERSECT or EXCEPT of sides with bpchar columns
 // without a length, whose values keep the trailing blanks they were
-// written with while bpchar's = ignores them ('ab' = 'ab  '). The algebra
-// runs over the rows with each such column replaced by its text cast,
-// which drops the blanks; each result row then takes, per such column,
+// written with while bpchar's = ignores them ('ab' = 'ab  '), or with
+// arrays or records that may hold bpchar values (expr.NeedsBpcharKey).
+// The algebra runs over the rows with each such column replaced by its
+// key (expr.BpcharKey), which drops the blanks; each result row then
+// takes, per such column,
 // the least value the left side wrote for its class (PostgreSQL shows one
 // of the left side's values), joined back NULL-safely on the trimmed row.
 // State beyond setOpAlgebra's: the left side's distinct trimmed rows,
@@ -97,8 +93,8 @@ func (b *builder) trimmedSetOp(op pg_query.SetOperation, all bool, lr, rr ir.Rel
 	var trimmed []int
 	for i, t := range types {
 		keys[i] = &expr.Col{Idx: i, T: t}
-		if isChar(t) && t.Length <= 0 {
-			keys[i] = expr.NewCast(keys[i], repr.Text)
+		if expr.NeedsBpcharKey(t) {
+			keys[i] = expr.BpcharKey(keys[i])
 			trimmed = append(trimmed, i)
 		}
 	}

@@ -15,30 +15,32 @@ func unboundedBpchar(t repr.T) bool {
 }
 
 // bpcharKeys rewrites an operator that groups, partitions, deduplicates or
-// orders by an unbounded bpchar column so that it does so by the column's
-// text cast, which strips the trailing blanks bpchar's = and < ignore
-// (PostgreSQL's bpchar_ops hash and compare the value without them). The
-// casts are appended to the input (Map), the operator reads them instead
+// orders by an unbounded bpchar column, or by an array or record that may
+// hold bpchar values (expr.NeedsBpcharKey), so that it does so by the column's
+// expr.BpcharKey: a bpchar's text cast, which strips the trailing blanks
+// bpchar's = and < ignore (PostgreSQL's bpchar_ops hash and compare the
+// value without them), or the array or record with its bpchar values
+// stripped (record_eq and array_eq compare them with bpchar's =). The
+// keys are appended to the input (Map), the operator reads them instead
 // of the columns, and a Project restores the operator's own columns. It
 // returns nil when rel needs no rewrite.
 //
 //   - Reduce (GROUP BY, DISTINCT, UNION, IN (subquery)): a group's bpchar
 //     value is min(column), one of the values written (PostgreSQL shows
 //     one of them too; min keeps a multiset of them per group, so it
-//     stays right under retractions). count(DISTINCT c) counts the casts;
-//     min/max(DISTINCT c) are min/max(c); the planner gives the other
-//     DISTINCT aggregates the value without its blanks (planner.
+//     stays right under retractions). count(DISTINCT c) counts the keys;
+//     min/max(DISTINCT c) are min/max(c); the other DISTINCT aggregates
+//     of an array or record read its key (PostgreSQL shows one of the
+//     values; this is the one without blanks), and the planner gives
+//     those of a bpchar the value without its blanks (planner.
 //     trimDistinctBpchar), so one that still reads such a column is 0A000.
 //   - TopK, Window, SessionWindow (DISTINCT ON, PARTITION BY, ORDER BY in
 //     a window or a top-k): the output rows are the input's, so nothing
 //     else changes.
 //   - Threshold: 0A000. The planner plans INTERSECT and EXCEPT over such
-//     columns by their text casts (planner.trimmedSetOp), so a Threshold
-//     never sees one but in a plan this rewrite does not know.
+//     columns by their keys (planner.trimmedSetOp), so a Threshold never
+//     sees one but in a plan this rewrite does not know.
 func bpcharKeys(rel ir.Rel) (ir.Rel, error) {
-	if err := bpcharArrayKeys(rel); err != nil {
-		return nil, err
-	}
 	switch r := rel.(type) {
 	case *ir.Reduce:
 		return bpcharReduce(r)
@@ -58,57 +60,17 @@ func bpcharKeys(rel ir.Rel) (ir.Rel, error) {
 		c.Key = t.cols(r.Key)
 		return t.wrap(&c, func(in ir.Rel) { c.Input = in })
 	case *ir.Threshold:
-		for _, ty := range r.Input.ColTypes() {
-			if unboundedBpchar(ty) {
-				return nil, repr.Unsupported("INTERSECT or EXCEPT by a bpchar value without a length (its trailing blanks would count); cast it to text or char(n)")
+		for c, ty := range r.Input.ColTypes() {
+			if expr.NeedsBpcharKey(ty) && !isBpcharKey(r.Input, c) {
+				return nil, repr.Unsupported("INTERSECT or EXCEPT by a bpchar value without a length, or an array or record of them (their trailing blanks would count); cast it to text or char(n)")
 			}
 		}
 	}
 	return nil, nil
 }
 
-// bpcharArray reports whether t is an array of bpchar without a length,
-// whose elements keep their trailing blanks as bpchar's values do.
-func bpcharArray(t repr.T) bool {
-	return t.Family == repr.FamArray && t.Elem == repr.FamText && t.Kind == repr.KindChar && t.Length <= 0
-}
-
-// bpcharArrayKeys refuses (0A000) an operator keyed by an array of
-// bpchar without a length: its key encoding would count the elements'
-// blanks, which bpchar's = ignores. array_agg(DISTINCT c) reads such a
-// column (its value boxed), whose values the planner trimmed.
-func bpcharArrayKeys(rel ir.Rel) error {
-	var types []repr.T
-	var keys []int
-	switch r := rel.(type) {
-	case *ir.Reduce:
-		types, keys = r.Input.ColTypes(), r.Key
-		for _, a := range r.Aggs {
-			if a.Distinct && a.Kind != expr.AggArrayAgg && a.Col >= 0 {
-				keys = append(keys, a.Col)
-			}
-		}
-	case *ir.TopK:
-		types, keys = r.Input.ColTypes(), r.Key
-	case *ir.Window:
-		types, keys = r.Input.ColTypes(), r.Key
-	case *ir.Threshold:
-		types = r.Input.ColTypes()
-		keys = make([]int, len(types))
-		for i := range keys {
-			keys[i] = i
-		}
-	}
-	for _, k := range keys {
-		if k < len(types) && bpcharArray(types[k]) {
-			return repr.Unsupported("grouping, DISTINCT, PARTITION BY or INTERSECT/EXCEPT by an array of bpchar without a length (its elements' trailing blanks would count); cast it to text[]")
-		}
-	}
-	return nil
-}
-
-// trimmer appends to an input the text casts of its unbounded bpchar
-// columns that an operator reads as keys, each once.
+// trimmer appends to an input the keys (expr.BpcharKey) of its columns
+// that an operator reads as keys and expr.NeedsBpcharKey, each once.
 type trimmer struct {
 	in    ir.Rel
 	types []repr.T
@@ -120,17 +82,56 @@ func newTrimmer(in ir.Rel) *trimmer {
 	return &trimmer{in: in, types: in.ColTypes(), at: map[int]int{}}
 }
 
-// col returns the column to read for input column c: its cast when c is
-// an unbounded bpchar, else c.
+// needs reports whether input column c must be read by its key: its type
+// needs one (expr.NeedsBpcharKey) and it is not a key already (a column
+// a rewrite added, whose type is the column's own).
+func (t *trimmer) needs(c int) bool {
+	return c >= 0 && c < len(t.types) && expr.NeedsBpcharKey(t.types[c]) && !isBpcharKey(t.in, c)
+}
+
+// isBpcharKey reports whether column c of rel is an expr.BpcharKey call,
+// looking through the operators that pass it on (maps, filters and
+// projections; the set operations' unions, negations, thresholds and
+// distinct rows).
+func isBpcharKey(rel ir.Rel, c int) bool {
+	switch r := rel.(type) {
+	case *ir.Map:
+		if n := ir.Arity(r.Input); c >= n {
+			return expr.IsBpcharKey(r.Exprs[c-n])
+		}
+		return isBpcharKey(r.Input, c)
+	case *ir.Project:
+		return isBpcharKey(r.Input, r.Cols[c])
+	case *ir.Filter:
+		return isBpcharKey(r.Input, c)
+	case *ir.Negate:
+		return isBpcharKey(r.Input, c)
+	case *ir.Threshold:
+		return isBpcharKey(r.Input, c)
+	case *ir.Reduce:
+		return c < len(r.Key) && isBpcharKey(r.Input, r.Key[c])
+	case *ir.Union:
+		for _, in := range r.Inputs {
+			if !isBpcharKey(in, c) {
+				return false
+			}
+		}
+		return len(r.Inputs) > 0
+	}
+	return false
+}
+
+// col returns the column to read for input column c: its key when it
+// needs one, else c.
 func (t *trimmer) col(c int) int {
-	if c < 0 || c >= len(t.types) || !unboundedBpchar(t.types[c]) {
+	if !t.needs(c) {
 		return c
 	}
 	if j, ok := t.at[c]; ok {
 		return j
 	}
 	j := len(t.types) + len(t.casts)
-	t.casts = append(t.casts, &expr.Cast{Arg: &expr.Col{Idx: c, T: t.types[c]}, To: repr.Text})
+	t.casts = append(t.casts, expr.BpcharKey(&expr.Col{Idx: c, T: t.types[c]}))
 	t.at[c] = j
 	return j
 }
@@ -180,7 +181,7 @@ func bpcharReduce(r *ir.Reduce) (ir.Rel, error) {
 	c.Key = t.cols(r.Key)
 	c.Aggs = append([]expr.Agg(nil), r.Aggs...)
 	for i, a := range c.Aggs {
-		if !a.Distinct || a.Col < 0 || a.Col >= len(t.types) || !unboundedBpchar(t.types[a.Col]) {
+		if !a.Distinct || !t.needs(a.Col) {
 			continue
 		}
 		switch a.Kind {
@@ -189,7 +190,11 @@ func bpcharReduce(r *ir.Reduce) (ir.Rel, error) {
 		case expr.AggMin, expr.AggMax:
 			c.Aggs[i].Distinct = false
 		default:
-			return nil, repr.Unsupported("%s(DISTINCT ...) of a bpchar value without a length (its trailing blanks would count); cast it to text or char(n)", a.Kind)
+			if !unboundedBpchar(t.types[a.Col]) { // the key keeps the type
+				c.Aggs[i].Col = t.col(a.Col)
+				continue
+			}
+			return nil, repr.Unsupported("%s(DISTINCT ...) of a bpchar value without a length, or an array or record of them (their trailing blanks would count); cast it to text or char(n)", a.Kind)
 		}
 	}
 	if len(t.casts) == 0 {

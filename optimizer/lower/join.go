@@ -4,7 +4,6 @@ import (
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
-	"github.com/eddydb/eddy/repr"
 )
 
 // joinKinds maps IR join kinds to dataflow kinds; a cross join is an inner
@@ -114,19 +113,12 @@ func equiPair(e expr.Expr, nl int) (keyPair, bool) {
 	if sa != 'l' || sb != 'r' {
 		return keyPair{}, false
 	}
-	a, b = bpcharKey(a), bpcharKey(b)
+	// bpchar's = ignores trailing blanks, and char(n) values are stored
+	// padded to their column's length, so char(4) 'ab  ' must meet
+	// char(6) 'ab    ' (and bpchar 'ab') under one key encoding, as must
+	// arrays and records holding them (array_eq, record_eq).
+	a, b = expr.BpcharKey(a), expr.BpcharKey(b)
 	return keyPair{left: a, right: expr.Remap(b, func(c int) int { return c - nl })}, true
-}
-
-// bpcharKey returns the join key for a side of an equality: a char(n)
-// value as text, without its trailing blanks. bpchar's = ignores them and
-// values are stored padded to their column's length, so char(4) 'ab  '
-// must meet char(6) 'ab    ' (and bpchar 'ab') under one key encoding.
-func bpcharKey(e expr.Expr) expr.Expr {
-	if t := e.Type(); t.Family == repr.FamText && t.Kind == repr.KindChar {
-		return &expr.Cast{Arg: e, To: repr.Text}
-	}
-	return e
 }
 
 // side returns 'l' or 'r' when e references columns of only that input,
