@@ -202,6 +202,27 @@ func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []expr.E
 	return order, hidden, nil
 }
 
+// bpcharSortKeys makes the top-level ORDER BY sort a bpchar column
+// without a length, or an array or record that may hold bpchar values,
+// by its key (expr.BpcharKey), appended to rel as a hidden column: the
+// caller sorts by Compare, which counts the trailing blanks that bpchar's
+// < and the record and array comparisons over bpchar ignore.
+func bpcharSortKeys(rel ir.Rel, order []expr.SortCol) (ir.Rel, []expr.SortCol) {
+	types := rel.ColTypes()
+	var keys []expr.Expr
+	out := slices.Clone(order)
+	for i, o := range order {
+		if t := types[o.Col]; expr.NeedsBpcharKey(t) {
+			keys = append(keys, expr.BpcharKey(&expr.Col{Idx: o.Col, T: t}))
+			out[i].Col = len(types) + len(keys) - 1
+		}
+	}
+	if keys == nil {
+		return rel, order
+	}
+	return ir.NewMap(rel, keys...), out
+}
+
 // outputRef resolves an ORDER BY ordinal or bare output-column name to the
 // output column index, or -1 when n is neither.
 func outputRef(n *pg_query.Node, names []string) (int, error) {

@@ -47,7 +47,8 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Query{Rel: p.rel, Columns: p.cols, OrderBy: p.order, Limit: p.limit, Offset: p.offset,
+	rel, order := bpcharSortKeys(p.rel, p.order)
+	return &Query{Rel: rel, Columns: p.cols, OrderBy: order, Limit: p.limit, Offset: p.offset,
 		ParamTypes: b.finalParamTypes(), Locks: locks}, nil
 }
 
