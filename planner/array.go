@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"math"
 
 	"github.com/eddydb/eddy/expr"
@@ -134,24 +136,56 @@ func (c *ectx) elementAssignment(rel *Relation, set []expr.Expr, col int, rt *pg
 }
 
 // assignInto builds the assignment of v to base (of column type t) through
-// rt's subscripts: array_set for a[i][j] = v, array_set_slice for a[i:j]
-// = arr (where a plain subscript k is the slice 1:k, as PostgreSQL reads
-// it), v assigned to the element or the array type.
+// rt's indirection: assignPath.
 func (c *ectx) assignInto(base expr.Expr, t repr.T, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
-	if t.IsComposite() {
-		return c.fieldAssignment(base, t, rt, v)
+	if t.IsComposite() && rt.Indirection[0].GetString_() == nil {
+		return nil, repr.Unsupported("assignment to a subscript of a composite column").WithPosition(rt.Location + 1)
 	}
-	if t.Family != repr.FamArray || t.Vector {
+	return c.assignPath(base, t, rt.Name, rt.Indirection, rt, v)
+}
+
+// assignPath assigns v through path into base, a value of type t held by
+// column (named in messages), as PostgreSQL's chain of FieldStore and
+// SubscriptingRef: a field name replaces that field of a composite value
+// (assignField), a run of subscripts an element or a slice of an array
+// (assignElems); each step's value so far is read from base.
+func (c *ectx) assignPath(base expr.Expr, t repr.T, column string, path []*pg_query.Node, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
+	if f := path[0].GetString_(); f != nil {
+		if !t.IsComposite() {
+			return nil, repr.Errorf(repr.CodeDatatypeMismatch, "cannot assign to field \"%s\" of column \"%s\" because its type %s is not a composite type",
+				f.GetSval(), column, c.b.typeName(t)).WithPosition(rt.Location + 1)
+		}
+		return c.assignField(base, t, column, path, rt, v)
+	}
+	return c.assignElems(base, t, path, rt, v)
+}
+
+// assignElems assigns v through path, which starts with subscripts, into
+// base, an array of type t: array_set for a[i][j] = v, array_set_slice
+// for a[i:j] = arr (where a plain subscript k is the slice 1:k, as
+// PostgreSQL reads it), v assigned to the element or the array type. When
+// a field follows the subscripts (a[i].f = v) the element so far, with v
+// assigned through the rest of the path, is the value set.
+func (c *ectx) assignElems(base expr.Expr, t repr.T, path []*pg_query.Node, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
+	switch {
+	case t.Vector:
 		return nil, repr.Unsupported("assignment to subfields or elements of type %s", t.Name()).WithPosition(rt.Location + 1)
+	case t.Family != repr.FamArray:
+		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "cannot subscript type %s because it does not support subscripting", c.b.typeName(t)).WithPosition(rt.Location + 1)
 	}
-	if len(rt.Indirection) > repr.MaxArrayDims {
-		return nil, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(rt.Indirection), repr.MaxArrayDims)
+	n := 0
+	for n < len(path) && path[n].GetAIndices() != nil {
+		n++
 	}
-	slice, err := assignmentIsSlice(rt.Indirection)
-	if err != nil {
-		return nil, err
+	ind, rest := path[:n], path[n:]
+	if len(ind) > repr.MaxArrayDims {
+		return nil, repr.Errorf(repr.CodeProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(ind), repr.MaxArrayDims)
 	}
-	args, err := c.assignmentSubscripts(rt.Indirection, slice)
+	slice := slices.ContainsFunc(ind, func(n *pg_query.Node) bool { return n.GetAIndices().IsSlice })
+	if slice && len(rest) > 0 { // a slice is an array: no fields (42804)
+		return c.assignPath(base, t, rt.Name, rest, rt, v)
+	}
+	args, err := c.assignmentSubscripts(ind, slice)
 	if err != nil {
 		return nil, err
 	}
@@ -159,24 +193,19 @@ func (c *ectx) assignInto(base expr.Expr, t repr.T, rt *pg_query.ResTarget, v ex
 	if slice {
 		target, name = t, "array_set_slice"
 	}
-	if v, err = c.b.assign(v, target, rt.Name); err != nil {
+	if len(rest) > 0 {
+		cur, err := c.function("array_subscript", append([]expr.Expr{base}, args...), rt.Location)
+		if err != nil {
+			return nil, err
+		}
+		v, err = c.assignPath(cur, target, rt.Name, rest, rt, v)
+		if err != nil {
+			return nil, err
+		}
+	} else if v, err = c.b.assign(v, target, rt.Name); err != nil {
 		return nil, err
 	}
 	return c.function(name, append(append([]expr.Expr{base}, args...), v), rt.Location)
-}
-
-// assignmentIsSlice reports whether any subscript of an assignment target
-// is a slice; a field selection is 0A000.
-func assignmentIsSlice(ind []*pg_query.Node) (bool, error) {
-	slice := false
-	for _, n := range ind {
-		idx := n.GetAIndices()
-		if idx == nil {
-			return false, repr.Unsupported("assignment to a field of a composite column")
-		}
-		slice = slice || idx.IsSlice
-	}
-	return slice, nil
 }
 
 // assignmentSubscripts builds the subscripts of array_set (one per

@@ -288,23 +288,14 @@ func (c *ectx) rowToComposite(row *pg_query.RowExpr, t repr.T, loc int32) (expr.
 	return c.b.typedRow(args, t, loc)
 }
 
-// fieldAssignment builds UPDATE ... SET col.f = v for a column of the
-// composite type t whose value so far is base: the record of base's
-// fields with f replaced by v (assigned to f's type). A NULL base gives
-// a record whose other fields are NULL, as in PostgreSQL. A nested target
-// (col.f.g) replaces f by f's value so far with g assigned, as
-// PostgreSQL's FieldStore chain; a subscript in the path (col.f[i]) is
-// 0A000.
-func (c *ectx) fieldAssignment(base expr.Expr, t repr.T, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
-	if rt.Indirection[0].GetString_() == nil {
-		return nil, repr.Unsupported("assignment to a subscript of a composite column").WithPosition(rt.Location + 1)
-	}
-	return c.assignField(base, t, rt.Name, rt.Indirection, rt, v)
-}
-
-// assignField assigns v through path (field names) into base, a value of
-// composite type t held by column (named in messages: the column, then
-// the field being descended).
+// assignField builds col.f = v (UPDATE ... SET, INSERT INTO t (col.f))
+// for base, col's value so far, of the composite type t: the record of
+// base's fields with f, path's first step, replaced by v assigned to f's
+// type. A NULL base gives a record whose other fields are NULL, as in
+// PostgreSQL. A longer path (col.f.g, col.f[i]) replaces f by f's value
+// so far with v assigned through the rest (assignPath), as PostgreSQL's
+// FieldStore chain. column names the column, then the field being
+// descended, in messages.
 func (c *ectx) assignField(base expr.Expr, t repr.T, column string, path []*pg_query.Node, rt *pg_query.ResTarget, v expr.Expr) (expr.Expr, error) {
 	name := path[0].GetString_().GetSval()
 	fields := c.b.compositeFields(t)
@@ -328,13 +319,8 @@ func (c *ectx) assignField(base expr.Expr, t repr.T, column string, path []*pg_q
 			args[i] = cur
 		case len(path) == 1:
 			args[i], err = c.b.assign(v, f.T, rt.Name)
-		case path[1].GetString_() == nil:
-			err = repr.Unsupported("assignment to a subscript of a composite column's field").WithPosition(rt.Location + 1)
-		case !f.T.IsComposite():
-			err = repr.Errorf(repr.CodeDatatypeMismatch, "cannot assign to field \"%s\" of column \"%s\" because its type %s is not a composite type",
-				path[1].GetString_().GetSval(), f.Name, c.b.typeName(f.T)).WithPosition(rt.Location + 1)
 		default:
-			args[i], err = c.assignField(cur, f.T, f.Name, path[1:], rt, v)
+			args[i], err = c.assignPath(cur, f.T, f.Name, path[1:], rt, v)
 		}
 		if err != nil {
 			return nil, err
