@@ -243,11 +243,14 @@ func extremumFunc(name string, sign int) func([]repr.T) (*Func, error) {
 	}
 }
 
+// comparator returns the comparison of values of type t: Compare, but
+// for bpchar values (flat, or in records and arrays) without their
+// trailing blanks, as bpchar's, record_cmp and array_cmp compare them.
 func comparator(t repr.T) func(a, b repr.Datum) int {
 	if t.Family == repr.FamText && t.Kind == repr.KindChar {
 		return compareBpchar
 	}
-	return repr.Compare
+	return compareTrimmed(t)
 }
 
 // nullifFunc instantiates nullif(a, b): NULL if a = b, else a. The

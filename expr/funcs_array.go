@@ -137,14 +137,14 @@ func registerArrayEdit() {
 		if !ok {
 			return nil
 		}
-		return newFunc("array_remove", repr.ArrayOf(e), false, arrayRemove, repr.ArrayOf(e), e)
+		return newFunc("array_remove", repr.ArrayOf(e), false, arrayRemove(elemEq(e)), repr.ArrayOf(e), e)
 	})
 	polyFunc(functions, "array_replace", 3, func(args []repr.T) *Func {
 		e, ok := arrayAndElem(args, 0, args[2])
 		if !ok {
 			return nil
 		}
-		return newFunc("array_replace", repr.ArrayOf(e), false, arrayReplace, repr.ArrayOf(e), e, e)
+		return newFunc("array_replace", repr.ArrayOf(e), false, arrayReplace(elemEq(e)), repr.ArrayOf(e), e, e)
 	})
 	polyFunc(functions, "array_position", 2, positionInst)
 	polyFunc(functions, "array_position", 3, positionInst)
@@ -163,7 +163,7 @@ func registerArrayEdit() {
 		if !ok {
 			return nil
 		}
-		return newFunc("array_positions", repr.ArrayOf(repr.Int4), false, arrayPositions, repr.ArrayOf(e), e)
+		return newFunc("array_positions", repr.ArrayOf(repr.Int4), false, arrayPositions(elemEq(e)), repr.ArrayOf(e), e)
 	})
 }
 
@@ -297,41 +297,54 @@ func newArrayChecked(elems []repr.Datum, dims, lbs []int) (repr.Datum, error) {
 	return repr.NewArrayBounds(elems, dims, lbs), nil
 }
 
-// notDistinct is IS NOT DISTINCT FROM on elements of one type.
-func notDistinct(a, b repr.Datum) bool {
-	if a.IsNull() || b.IsNull() {
-		return a.IsNull() && b.IsNull()
+// elemEq returns IS NOT DISTINCT FROM on elements of type e, as e's =
+// compares them (comparator: bpchar values without their trailing
+// blanks).
+func elemEq(e repr.T) func(a, b repr.Datum) bool {
+	cmp := comparator(e)
+	return func(a, b repr.Datum) bool {
+		if a.IsNull() || b.IsNull() {
+			return a.IsNull() && b.IsNull()
+		}
+		return cmp(a, b) == 0
 	}
-	return repr.Compare(a, b) == 0
 }
 
-func arrayRemove(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	if a[0].IsNull() {
-		return repr.Null, nil
-	}
-	if a[0].ArrayNDims() > 1 {
-		return repr.Null, repr.Unsupported("removing elements from multidimensional arrays")
-	}
-	var out []repr.Datum
-	for _, e := range a[0].Array() {
-		if !notDistinct(e, a[1]) {
-			out = append(out, e)
+// arrayRemove is array_remove with notDistinct the elements' IS NOT
+// DISTINCT FROM.
+func arrayRemove(notDistinct func(a, b repr.Datum) bool) implFn {
+	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+		if a[0].IsNull() {
+			return repr.Null, nil
 		}
+		if a[0].ArrayNDims() > 1 {
+			return repr.Null, repr.Unsupported("removing elements from multidimensional arrays")
+		}
+		var out []repr.Datum
+		for _, e := range a[0].Array() {
+			if !notDistinct(e, a[1]) {
+				out = append(out, e)
+			}
+		}
+		return repr.NewArrayBounds(out, []int{len(out)}, a[0].ArrayLBounds()), nil
 	}
-	return repr.NewArrayBounds(out, []int{len(out)}, a[0].ArrayLBounds()), nil
 }
 
-func arrayReplace(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	if a[0].IsNull() {
-		return repr.Null, nil
-	}
-	elems := a[0].Array()
-	for i, e := range elems {
-		if notDistinct(e, a[1]) {
-			elems[i] = a[2]
+// arrayReplace is array_replace with notDistinct the elements' IS NOT
+// DISTINCT FROM.
+func arrayReplace(notDistinct func(a, b repr.Datum) bool) implFn {
+	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+		if a[0].IsNull() {
+			return repr.Null, nil
 		}
+		elems := a[0].Array()
+		for i, e := range elems {
+			if notDistinct(e, a[1]) {
+				elems[i] = a[2]
+			}
+		}
+		return repr.ArrayLike(a[0], elems), nil
 	}
-	return repr.ArrayLike(a[0], elems), nil
 }
 
 // positionInst instantiates array_position(arr, elem [, start]).
@@ -341,32 +354,35 @@ func positionInst(args []repr.T) *Func {
 		return nil
 	}
 	sig := []repr.T{repr.ArrayOf(e), e, repr.Int4}[:len(args)]
-	return newFunc("array_position", repr.Int4, false, arrayPosition, sig...)
+	return newFunc("array_position", repr.Int4, false, arrayPosition(elemEq(e)), sig...)
 }
 
 // arrayPosition is the first subscript at or after start (default the
-// lower bound) whose element is not distinct from the value; NULL if none.
-func arrayPosition(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	if a[0].IsNull() {
+// lower bound) whose element is not distinct from the value (notDistinct);
+// NULL if none.
+func arrayPosition(notDistinct func(a, b repr.Datum) bool) implFn {
+	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+		if a[0].IsNull() {
+			return repr.Null, nil
+		}
+		start := int64(math.MinInt64)
+		if len(a) == 3 {
+			if a[2].IsNull() {
+				return repr.Null, repr.Errorf("22004", "initial position must not be null")
+			}
+			start = a[2].Int()
+		}
+		if a[0].ArrayNDims() > 1 {
+			return repr.Null, errSearchMultiDim()
+		}
+		lb := int64(lowerBound(a[0]))
+		for i, e := range a[0].Array() {
+			if lb+int64(i) >= start && notDistinct(e, a[1]) {
+				return repr.NewInt(lb + int64(i)), nil
+			}
+		}
 		return repr.Null, nil
 	}
-	start := int64(math.MinInt64)
-	if len(a) == 3 {
-		if a[2].IsNull() {
-			return repr.Null, repr.Errorf("22004", "initial position must not be null")
-		}
-		start = a[2].Int()
-	}
-	if a[0].ArrayNDims() > 1 {
-		return repr.Null, errSearchMultiDim()
-	}
-	lb := int64(lowerBound(a[0]))
-	for i, e := range a[0].Array() {
-		if lb+int64(i) >= start && notDistinct(e, a[1]) {
-			return repr.NewInt(lb + int64(i)), nil
-		}
-	}
-	return repr.Null, nil
 }
 
 // lowerBound is the lower bound of a's first dimension (1 when empty).
@@ -424,21 +440,25 @@ func arrayFill(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	return newArrayChecked(elems, shape, lbs)
 }
 
-func arrayPositions(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	if a[0].IsNull() {
-		return repr.Null, nil
-	}
-	if a[0].ArrayNDims() > 1 {
-		return repr.Null, errSearchMultiDim()
-	}
-	out := []repr.Datum{}
-	lb := int64(lowerBound(a[0]))
-	for i, e := range a[0].Array() {
-		if notDistinct(e, a[1]) {
-			out = append(out, repr.NewInt(lb+int64(i)))
+// arrayPositions is array_positions with notDistinct the elements' IS
+// NOT DISTINCT FROM.
+func arrayPositions(notDistinct func(a, b repr.Datum) bool) implFn {
+	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+		if a[0].IsNull() {
+			return repr.Null, nil
 		}
+		if a[0].ArrayNDims() > 1 {
+			return repr.Null, errSearchMultiDim()
+		}
+		out := []repr.Datum{}
+		lb := int64(lowerBound(a[0]))
+		for i, e := range a[0].Array() {
+			if notDistinct(e, a[1]) {
+				out = append(out, repr.NewInt(lb+int64(i)))
+			}
+		}
+		return repr.NewArray(out), nil
 	}
-	return repr.NewArray(out), nil
 }
 
 // registerArrayOps adds ||, @>, <@, && and the comparisons of arrays.
@@ -456,19 +476,20 @@ func registerArrayOps() {
 		}
 		return appendInst("||", args, 1)
 	})
-	setOp := func(name string, f func(a, b []repr.Datum) bool) {
+	setOp := func(name string, f func(a, b []repr.Datum, eq func(a, b repr.Datum) bool) bool) {
 		polyFunc(binaryOps, name, 2, func(args []repr.T) *Func {
 			at, ok := sameArrays(args)
 			if !ok {
 				return nil
 			}
+			eq := elemEq(at.ElemType())
 			return newFunc(name, repr.Bool, true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-				return repr.NewBool(f(a[0].Array(), a[1].Array())), nil
+				return repr.NewBool(f(a[0].Array(), a[1].Array(), eq)), nil
 			}, at, at)
 		})
 	}
-	setOp("@>", func(a, b []repr.Datum) bool { return containsAll(a, b) })
-	setOp("<@", func(a, b []repr.Datum) bool { return containsAll(b, a) })
+	setOp("@>", containsAll)
+	setOp("<@", func(a, b []repr.Datum, eq func(a, b repr.Datum) bool) bool { return containsAll(b, a, eq) })
 	setOp("&&", overlaps)
 	for op, pred := range map[string]func(int) bool{
 		"=": func(c int) bool { return c == 0 }, "<>": func(c int) bool { return c != 0 },
@@ -505,11 +526,11 @@ func sameArrays(args []repr.T) (repr.T, bool) {
 	return repr.ArrayOf(e), ok
 }
 
-// containsAll is a @> b: every element of b equals some element of a
-// (a NULL never equals anything).
-func containsAll(a, b []repr.Datum) bool {
+// containsAll is a @> b: every element of b equals (eq) some element of
+// a (a NULL never equals anything).
+func containsAll(a, b []repr.Datum, eq func(a, b repr.Datum) bool) bool {
 	for _, x := range b {
-		if !containsElem(a, x) {
+		if !containsElem(a, x, eq) {
 			return false
 		}
 	}
@@ -517,21 +538,21 @@ func containsAll(a, b []repr.Datum) bool {
 }
 
 // overlaps is a && b: some non-NULL element is in both.
-func overlaps(a, b []repr.Datum) bool {
+func overlaps(a, b []repr.Datum, eq func(a, b repr.Datum) bool) bool {
 	for _, x := range b {
-		if containsElem(a, x) {
+		if containsElem(a, x, eq) {
 			return true
 		}
 	}
 	return false
 }
 
-func containsElem(a []repr.Datum, x repr.Datum) bool {
+func containsElem(a []repr.Datum, x repr.Datum, eq func(a, b repr.Datum) bool) bool {
 	if x.IsNull() {
 		return false
 	}
 	for _, y := range a {
-		if !y.IsNull() && repr.Compare(x, y) == 0 {
+		if !y.IsNull() && eq(x, y) {
 			return true
 		}
 	}
