@@ -315,7 +315,9 @@ func trimDistinctBpchar(k expr.AggKind, arg expr.Expr) expr.Expr {
 // dropped for the others, as it cannot change their result. With DISTINCT
 // every ORDER BY expression must be an argument, as written or as coerced
 // (42P10, as PostgreSQL), and sorts by the coerced argument, so that the
-// values DISTINCT compares are those it orders.
+// values DISTINCT compares are those it orders. A bpchar value (flat, or
+// in a record or array) sorts by its expr.BpcharKey, as bpchar's <
+// ignores its trailing blanks.
 func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, written, args []expr.Expr, spec *aggSpec) error {
 	for _, item := range fc.AggOrder {
 		sb := item.GetSortBy()
@@ -342,6 +344,9 @@ func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, 
 			e = args[i]
 		}
 		if def.Ordered {
+			if expr.NeedsBpcharKey(e.Type()) { // Compare would count their blanks
+				e = expr.BpcharKey(e)
+			}
 			spec.order = append(spec.order, e)
 			spec.sort = append(spec.sort, sortDir(sb))
 		}
