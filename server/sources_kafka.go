@@ -173,25 +173,32 @@ func describeErr(e *repr.Error) string {
 }
 
 // decodeByPartition decodes recs into ch one record at a time, returning
-// the partition of each decoded change (a record may decode to several
-// changes or none), which the engine's per-partition watermarks need.
-func decodeByPartition(in *kafka.Ingest, recs []kafka.Record, ch *format.Changes) ([]int32, error) {
-	parts := make([]int32, 0, len(recs))
+// the record of each decoded change (a record may decode to several
+// changes or none): its partition, which the engine's per-partition
+// watermarks need, and its offset, which a bad deletion is reported with.
+func decodeByPartition(in *kafka.Ingest, recs []kafka.Record, ch *format.Changes) ([]recordRef, error) {
+	refs := make([]recordRef, 0, len(recs))
 	for i := range recs {
 		if err := in.Decode(recs[i:i+1], ch); err != nil {
 			return nil, err
 		}
-		parts = parts[:min(len(parts), len(ch.List))]
-		for len(parts) < len(ch.List) {
-			parts = append(parts, recs[i].Partition)
+		refs = refs[:min(len(refs), len(ch.List))]
+		for len(refs) < len(ch.List) {
+			refs = append(refs, recordRef{partition: recs[i].Partition, offset: recs[i].Offset})
 		}
 	}
-	return parts, nil
+	return refs, nil
 }
 
-// sqlChanges converts decoded changes to the engine's; parts[i] is the
-// partition of list[i] (nil: all 0).
-func sqlChanges(list []format.Change, parts []int32) []sql.Change {
+// recordRef is the Kafka record a change was decoded from.
+type recordRef struct {
+	partition int32
+	offset    int64
+}
+
+// sqlChanges converts decoded changes to the engine's; refs[i] is the
+// record of list[i] (nil: all partition 0, offset 0).
+func sqlChanges(list []format.Change, refs []recordRef) []sql.Change {
 	out := make([]sql.Change, len(list))
 	for i, c := range list {
 		var k sql.ChangeKind
@@ -206,8 +213,8 @@ func sqlChanges(list []format.Change, parts []int32) []sql.Change {
 			k = sql.ChangeTombstone
 		}
 		out[i] = sql.Change{Kind: k, Row: c.Row, Key: c.Key}
-		if i < len(parts) {
-			out[i].Partition = parts[i]
+		if i < len(refs) {
+			out[i].Partition, out[i].Offset = refs[i].partition, refs[i].offset
 		}
 	}
 	return out

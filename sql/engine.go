@@ -284,6 +284,12 @@ func (e *Engine) restore() error {
 			if err := e.registerSource(o); err != nil {
 				return fmt.Errorf("restoring source %s: %w", o.Name, err)
 			}
+			if r := e.sources[o.ID].rows; r != nil {
+				if err := r.c.LoadSpillable(e.db, e.spill.loadBound(loaded)); err != nil {
+					return fmt.Errorf("loading the rows of source %s: %w", o.Name, err)
+				}
+				loaded = e.spill.restored(loaded+r.c.MemBytes(), base)
+			}
 		}
 		if o.Kind == relSequence {
 			if err := e.registerSequence(o); err != nil {

@@ -38,6 +38,10 @@ type SourceDef struct {
 	// PrimaryKey are the indexes of a connector-fed table's key columns
 	// (filled from the catalog entry; nil for sources).
 	PrimaryKey []int `json:"-"`
+	// ChecksDeletions is set on every source created since retracting
+	// sources keep their live rows (source_rows.go); one created before
+	// has none stored, so it passes its deletions on unchecked, as then.
+	ChecksDeletions bool `json:",omitempty"`
 }
 
 // appendOnly reports whether the source's records can only insert rows:
@@ -88,8 +92,13 @@ type sourceState struct {
 	parts     map[int32]int64
 	// status is what eddy_sources reports (see source_sysrel.go).
 	status sourceStatus
-	// pendingLate is the late rows of the batch being ingested.
+	// pendingLate is the late rows of the batch being ingested, and
+	// pendingBad its dropped deletions (source_rows.go).
 	pendingLate int64
+	pendingBad  []SourceError
+	// rows is the multiset of a retracting source's live rows (nil for
+	// other sources; source_rows.go).
+	rows *sourceRows
 	// idle is the idle timeout (source_idle.go; 0: none) and seen the
 	// wall-clock time (µs) each partition last delivered a change.
 	idle time.Duration
@@ -159,6 +168,9 @@ func (e *Engine) registerSource(o *Object) error {
 		return err
 	}
 	st.idle = idle
+	if st.def.retracting() {
+		st.rows = newSourceRows(&st.def)
+	}
 	if v, ok, err := e.db.Get(sourceSeenKey(o.ID)); err != nil {
 		return err
 	} else if ok {
@@ -235,6 +247,9 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 		stats.Late += st.pendingLate
 	}
 	if err == nil {
+		stats = e.addBad(st, stats)
+	}
+	if err == nil {
 		err = e.loadPosition(st)
 	}
 	if err == nil {
@@ -296,24 +311,37 @@ func (e *Engine) logSourceBatch(st *sourceState, b *storage.Batch, t repr.Time, 
 func (e *Engine) ingest(st *sourceState, changes []Change, t repr.Time, b *storage.Batch, tx *applyTx) error {
 	sb := e.stateBatch()
 	var updates []repr.Update
-	if st.def.IsTable {
+	var bad []Change
+	var err error
+	switch {
+	case st.def.IsTable:
 		c := e.colls[st.def.ID]
 		e.dropIndexes(st.def.ID)
 		c.Begin()
 		tx.colls = append(tx.colls, c)
-		var err error
-		if updates, err = applyTableChanges(c, changes, t, sb); err != nil {
-			return err
-		}
-	} else {
-		var err error
-		if updates, err = sourceUpdates(&st.def, changes, t); err != nil {
-			return err
-		}
+		updates, bad, err = applyTableChanges(c, changes, t, sb)
+	case st.rows != nil:
+		st.rows.c.Begin()
+		tx.colls = append(tx.colls, st.rows.c)
+		updates, bad, err = st.rows.apply(changes, t, sb, st.watermark, st.hasWM)
+	default:
+		updates, err = sourceUpdates(&st.def, changes, t)
+	}
+	if err == nil {
+		err = e.noteBad(st, bad)
+	}
+	if err != nil {
+		return err
 	}
 	st.pendingLate = st.countLate(updates)
+	prevWM, prevHas := st.watermark, st.hasWM
 	if err := st.advance(changes, e.wall.last); err != nil {
 		return err
+	}
+	if st.rows != nil && st.hasWM && (!prevHas || st.watermark > prevWM) {
+		if err := st.rows.prune(st.watermark, sb); err != nil {
+			return err
+		}
 	}
 	if st.hasWM {
 		sb.Set(sourceWatermarkKey(st.def.ID), encodeWatermark(st.watermark, st.parts))

@@ -212,15 +212,19 @@ func (bf *backfill) replaySource(st *sourceState, notice func(*repr.Error)) erro
 	}
 	cid := repr.CollectionID(st.def.ID)
 	seg := 0
+	chk := newHistoryCheck(st)
 	emit := func(changes []Change, s int) error {
 		for ; seg < s; seg++ {
 			if c := cuts[seg]; c.has {
+				if err := chk.raise(c.wm); err != nil {
+					return err
+				}
 				if err := bf.step(exec.Input{Watermarks: map[repr.CollectionID]int64{cid: c.wm}}); err != nil {
 					return err
 				}
 			}
 		}
-		updates, err := sourceUpdates(&st.def, changes, bf.t)
+		updates, err := chk.updates(changes, bf.t)
 		if err != nil || len(updates) == 0 {
 			return err
 		}
@@ -239,6 +243,48 @@ func (bf *backfill) replaySource(st *sourceState, notice func(*repr.Error)) erro
 		notice(n)
 	}
 	return nil
+}
+
+// historyCheck checks a retracting source's deletions during a backfill
+// as ingestion did (source_rows.go): a fresh multiset (in memory,
+// unlogged) fed the history in order, judging lateness against the
+// watermark the backfill has raised so far, drops exactly the deletions
+// the live check dropped. Between cuts no change was late live, nor is it
+// against the lower watermark here; a change late live comes right after
+// a cut that raises this watermark to the one it was late against; and
+// the multisets agree on every row at or above the live watermark, the
+// only rows a change that is not late can touch.
+type historyCheck struct {
+	def   *SourceDef
+	rows  *sourceRows // nil: the source does not check its deletions
+	wm    int64
+	hasWM bool
+}
+
+func newHistoryCheck(st *sourceState) *historyCheck {
+	h := &historyCheck{def: &st.def}
+	if st.rows != nil {
+		h.rows = newSourceRows(&st.def)
+	}
+	return h
+}
+
+// raise raises the watermark to wm at a cut, forgetting the rows below.
+func (h *historyCheck) raise(wm int64) error {
+	if h.rows == nil {
+		return nil
+	}
+	h.wm, h.hasWM = wm, true
+	return h.rows.prune(wm, nil)
+}
+
+// updates returns the updates of a history chunk that ingestion passed on.
+func (h *historyCheck) updates(changes []Change, t repr.Time) ([]repr.Update, error) {
+	if h.rows == nil {
+		return sourceUpdates(h.def, changes, t)
+	}
+	updates, _, err := h.rows.apply(changes, t, nil, h.wm, h.hasWM)
+	return updates, err
 }
 
 // interruptContext is a context cancelled when interrupt closes.

@@ -279,6 +279,9 @@ func (e *Engine) dropSourceStatus(st *sourceState, b *storage.Batch) {
 	}
 	b.DeletePrefix(sourceCutPrefix(id))
 	b.DeletePrefix(sourceErrorPrefix(id))
+	if st.rows != nil {
+		b.DeletePrefix(storage.RowPrefix(id))
+	}
 }
 
 // SourceStatus is the live part of a source's eddy_sources row, which the

@@ -68,7 +68,8 @@ func (f *fakeConnectors) DeactivateSink(uint64)      {}
 // one batch whose lines are `insert|delete|upsert <v1,v2,...>`, `tombstone
 // <key values>` or `error <partition> <offset> <message>` (bad records,
 // counted); a change line may start with `partition=p` (its record's
-// partition; default the command's, else 0); `sinklog sink=<name>` prints the sink's undelivered log;
+// partition; default the command's, else 0; its offset is its position,
+// the number of changes before it); `sinklog sink=<name>` prints the sink's undelivered log;
 // `ack sink=<name> time=<t>` acknowledges it.
 func TestConnectors(t *testing.T) {
 	datadriven.Walk(t, "testdata_connectors", func(t *testing.T, path string) {
@@ -107,6 +108,11 @@ func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData, fc *fakeConne
 	if obj == nil || obj.Source == nil {
 		t.Fatalf("no source %s", name)
 	}
+	prev, err := te.e.SourcePosition(obj.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := fakePosition(prev)
 	stats := &IngestStats{}
 	var changes []Change
 	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
@@ -129,7 +135,8 @@ func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData, fc *fakeConne
 			stats.Errors = append(stats.Errors, SourceError{Partition: int32(p), Offset: o, Err: f[2], Prefix: "{..."})
 			continue
 		}
-		ch := Change{Kind: map[string]ChangeKind{"insert": ChangeInsert, "delete": ChangeDelete, "upsert": ChangeUpsert, "tombstone": ChangeTombstone}[kind], Partition: int32(p)}
+		ch := Change{Kind: map[string]ChangeKind{"insert": ChangeInsert, "delete": ChangeDelete, "upsert": ChangeUpsert, "tombstone": ChangeTombstone}[kind],
+			Partition: int32(p), Offset: int64(start) + int64(len(changes))}
 		if ch.Kind == ChangeTombstone {
 			ch.Key = parseValues(t, rest, obj, obj.PrimaryKey)
 		} else {
@@ -137,11 +144,6 @@ func (te *testEngine) ingest(t *testing.T, d *datadriven.TestData, fc *fakeConne
 		}
 		changes = append(changes, ch)
 	}
-	prev, err := te.e.SourcePosition(obj.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := fakePosition(prev)
 	pos := binary.BigEndian.AppendUint64(nil, start+uint64(len(changes)))
 	if err := te.e.IngestChanges(obj.ID, changes, pos, stats); err != nil {
 		return errText(err)

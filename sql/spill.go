@@ -33,6 +33,9 @@ import (
 // the measure, what was spilled since counts as freed. A spilled
 // collection stays spilled until restart.
 //
+// A retracting source's multiset of live rows (source_rows.go) is a
+// collection like a table's rows here.
+//
 // Operator state competes with collections on the same terms: a
 // materialized view's plain joins (exec.Dataflow.SpillCandidates, sized
 // by their estimate) spill the same way, at the same moment, largest
@@ -147,6 +150,7 @@ func (e *Engine) afterCheckpoint() {
 	for _, c := range e.colls {
 		c.Flushed()
 	}
+	e.eachSourceRows(func(_ uint64, c *storage.Collection) { c.Flushed() })
 	for _, mv := range e.views {
 		mv.df.Flushed()
 	}
@@ -262,6 +266,11 @@ func (e *Engine) spillAll() {
 			c.Spill(e.db)
 		}
 	}
+	e.eachSourceRows(func(_ uint64, c *storage.Collection) {
+		if !c.Spilled() {
+			c.Spill(e.db)
+		}
+	})
 	for id, mv := range e.views {
 		if e.spillable(id) {
 			for _, c := range mv.df.SpillCandidates() {
@@ -305,6 +314,11 @@ func (e *Engine) spillCandidates() []sizedState {
 			out = append(out, sizedState{id: id, node: -1, c: c, bytes: n})
 		}
 	}
+	e.eachSourceRows(func(id uint64, c *storage.Collection) {
+		if n := c.MemBytes(); !c.Spilled() && n >= minSpillBytes {
+			out = append(out, sizedState{id: id, node: -1, c: c, bytes: n})
+		}
+	})
 	for id, mv := range e.views {
 		if !e.spillable(id) {
 			continue
@@ -367,5 +381,21 @@ func (e *Engine) SpilledCollections() int {
 			n++
 		}
 	}
+	e.eachSourceRows(func(_ uint64, c *storage.Collection) {
+		if c.Spilled() {
+			n++
+		}
+	})
 	return n
+}
+
+// eachSourceRows calls fn with the live-row multiset of each retracting
+// source (source_rows.go), which spills like a table's rows: every change
+// of it is logged to the checkpoint batch.
+func (e *Engine) eachSourceRows(fn func(id uint64, c *storage.Collection)) {
+	for id, st := range e.sources {
+		if st.rows != nil {
+			fn(id, st.rows.c)
+		}
+	}
 }

@@ -98,7 +98,7 @@ func sourceObject(cs *parse.CreateSource) (*Object, error) {
 		}
 	}
 	def := &SourceDef{Options: map[string]string{}, Format: cs.Format, Encode: cs.Encode, IsTable: cs.IsTable,
-		EncodeOptions: optionMap(cs.EncodeOptions)}
+		EncodeOptions: optionMap(cs.EncodeOptions), ChecksDeletions: true}
 	for _, o := range cs.Options {
 		if o.Key == "connector" {
 			def.Connector = strings.ToLower(o.Value)
