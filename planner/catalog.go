@@ -46,6 +46,11 @@ type Relation struct {
 	// AppendOnly marks a relation whose updates never retract a row (a
 	// source in FORMAT PLAIN); top-k over it keeps only its top rows.
 	AppendOnly bool
+	// DeletionsChecked marks a relation whose deletions were checked
+	// against its rows before any view sees them (a table; a FORMAT
+	// DEBEZIUM source keeping its live rows): a view's Source need not
+	// hold rows to drop deletions of rows it never saw (ir.Get).
+	DeletionsChecked bool
 	// Rows is the relation's number of rows when it was looked up (0:
 	// unknown or empty). Only join ordering reads it, as an estimate
 	// (ir.Get.Rows); no result depends on it.

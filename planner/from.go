@@ -299,7 +299,7 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 	}
 	if r == nil {
 		r = &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts, HasEventTime: rel.HasEventTime, EventTimeCol: rel.EventTimeCol,
-			AppendOnly: rel.AppendOnly, Key: rel.PrimaryKey, Rows: rel.Rows, NotNull: notNull}
+			AppendOnly: rel.AppendOnly, DeletionsChecked: rel.DeletionsChecked, Key: rel.PrimaryKey, Rows: rel.Rows, NotNull: notNull}
 	}
 	return r, cols, renameColumns(cols, colAliases, alias)
 }

@@ -256,6 +256,10 @@ func (o *Object) relation() (*planner.Relation, error) {
 	}
 	if o.Kind == planner.RelSource && o.Source != nil {
 		rel.AppendOnly = o.Source.appendOnly()
+		rel.DeletionsChecked = o.Source.retracting()
+	}
+	if o.Kind == planner.RelTable {
+		rel.DeletionsChecked = true
 	}
 	if o.Kind == planner.RelView {
 		stmts, err := parse.Parse(o.SQL)

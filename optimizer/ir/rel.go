@@ -34,6 +34,11 @@ type Get struct {
 	// AppendOnly marks an input that never retracts a row (a plain
 	// CREATE SOURCE); see AppendOnly.
 	AppendOnly bool
+	// DeletionsChecked marks an input whose every deletion retracts a row
+	// it holds (a table; a Debezium source checking its deletions):
+	// lowering then needs no held rows in its Source (dataflow.Source
+	// Retracts). Not printed.
+	DeletionsChecked bool
 	// Key, when not nil, lists columns whose values are unique among the
 	// collection's rows (its primary key); join ordering reads it to
 	// estimate join results. Rows is the collection's size when planned

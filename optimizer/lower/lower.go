@@ -67,7 +67,7 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 	switch r := rel.(type) {
 	case *ir.Get:
 		src := dataflow.Source{Collection: r.ID, Name: r.Name, HasEventTime: r.HasEventTime, EventTimeCol: r.EventTimeCol,
-			Retracts: r.HasEventTime && !r.AppendOnly}
+			Retracts: r.HasEventTime && !r.AppendOnly && !r.DeletionsChecked}
 		return l.add(src, r.Types), nil
 	case *ir.Values:
 		return l.lowerValues(r), nil
