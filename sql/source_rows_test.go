@@ -112,6 +112,30 @@ func retractBatch(rng *rand.Rand, pool *[]repr.Row) []Change {
 	return out
 }
 
+// checkSourceRowsBounded fails unless the live rows source name keeps
+// are at or above its watermark, and some are (they are forgotten below).
+func checkSourceRowsBounded(t *testing.T, e *Engine, name string) {
+	t.Helper()
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	st := e.sources[e.cat.lookup("", name).ID]
+	if st.rows == nil || !st.hasWM {
+		t.Fatalf("source %s keeps no rows or has no watermark", name)
+	}
+	n := 0
+	st.rows.c.Scan(func(row repr.Row, _ int64) bool {
+		if n++; row[0].IsNull() || row[0].Int() < st.watermark {
+			t.Errorf("source %s keeps %v below its watermark %d", name, row, st.watermark)
+			return false
+		}
+		return true
+	})
+	if n == 0 {
+		t.Errorf("source %s keeps no rows", name)
+	}
+	t.Logf("source %s keeps %d rows", name, n)
+}
+
 // sourceRowsSpilled reports whether the live rows of source name spilled.
 func sourceRowsSpilled(e *Engine, name string) bool {
 	e.mu.RLock()

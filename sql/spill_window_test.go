@@ -60,10 +60,15 @@ func testCheckpointCrashWindow(t *testing.T, spill bool) {
 			clock := base + int64(step)*300_000 // 0.3 s of event time per step
 			return windowBatch(rng, clock, &pool)
 		},
-		check: func(t *testing.T, _, sub *testEngine) {
+		check: func(t *testing.T, ref, sub *testEngine) {
 			if n := spilledWindowed(sub.e); spill && n < len(windowSpilledViews) {
 				t.Fatalf("%d windowed operators spilled, want the windowed Reduce or TopK of each of %v", n, windowSpilledViews)
 			}
+			if spill && !sourceRowsSpilled(sub.e, "ev") {
+				t.Error("the source's live rows did not spill")
+			}
+			checkSourceRowsBounded(t, ref.e, "ev")
+			checkSourceRowsBounded(t, sub.e, "ev")
 		}}, spill)
 }
 
