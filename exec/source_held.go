@@ -12,7 +12,9 @@ import (
 
 // heldRows is the state of an event-time Source over a collection that
 // retracts without checking what it retracts (a FORMAT DEBEZIUM source
-// stores no rows): per row at or above the watermark, the copies the
+// created before sources checked their deletions against their live
+// rows, sql/source_rows.go; the planner sets Retracts only for those):
+// per row at or above the watermark, the copies the
 // Source let through. A deletion is let through only for copies it
 // holds; the rest of it (a row the source never delivered, or deleted
 // more often than it inserted) is dropped and counted with the late

@@ -39,7 +39,8 @@ type Source struct {
 	HasEventTime bool
 	EventTimeCol int
 	// Retracts (with HasEventTime) marks a collection whose deletions
-	// nothing checks against its rows (a FORMAT DEBEZIUM source): the
+	// nothing checks against its rows (a FORMAT DEBEZIUM source created
+	// before sources checked their deletions upstream): the
 	// Source then holds the rows at or above the watermark and drops the
 	// part of a deletion that retracts more than it holds, so no operator
 	// sees a negative multiplicity.
