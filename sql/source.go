@@ -96,6 +96,9 @@ type sourceState struct {
 	// pendingBad its dropped deletions (source_rows.go).
 	pendingLate int64
 	pendingBad  []SourceError
+	// badLoggedAt is when (wall-clock µs) bad deletions were last logged
+	// and badUnlogged how many were dropped since.
+	badLoggedAt, badUnlogged int64
 	// rows is the multiset of a retracting source's live rows (nil for
 	// other sources; source_rows.go).
 	rows *sourceRows
@@ -271,6 +274,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	e.captureBackfills(tx.deltas)
 	st.position, st.posLoaded = bytes.Clone(position), true
 	e.noteSourceStats(st, stats)
+	e.logBad(st)
 	e.publish(t, tx.deltas)
 	e.committed(1)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/repr"
@@ -200,7 +201,7 @@ func (e *Engine) noteBad(st *sourceState, bad []Change) error {
 }
 
 // addBad adds the pending bad deletions of st's batch to stats (nil: a
-// new one), logging them.
+// new one).
 func (e *Engine) addBad(st *sourceState, stats *IngestStats) *IngestStats {
 	if len(st.pendingBad) == 0 {
 		return stats
@@ -210,8 +211,24 @@ func (e *Engine) addBad(st *sourceState, stats *IngestStats) *IngestStats {
 	}
 	stats.Bad += int64(len(st.pendingBad))
 	stats.Errors = append(slices.Clip(stats.Errors), st.pendingBad...)
-	first := st.pendingBad[0]
-	e.log.Warn("source dropped deletions of rows it does not hold", "source", st.def.Name, "count", len(st.pendingBad),
-		"partition", first.Partition, "offset", first.Offset, "row", first.Prefix)
 	return stats
 }
+
+// logBad logs the bad deletions of st's committed batch, at most every
+// badLogEvery per source (the count since the last line;
+// eddy_source_errors lists each).
+func (e *Engine) logBad(st *sourceState) {
+	if len(st.pendingBad) == 0 {
+		return
+	}
+	st.badUnlogged += int64(len(st.pendingBad))
+	if now := e.wall.last; st.badLoggedAt == 0 || now-st.badLoggedAt >= badLogEvery.Microseconds() {
+		first := st.pendingBad[0]
+		e.log.Warn("source dropped deletions of rows it does not hold", "source", st.def.Name, "count", st.badUnlogged,
+			"partition", first.Partition, "offset", first.Offset, "row", first.Prefix)
+		st.badLoggedAt, st.badUnlogged = now, 0
+	}
+}
+
+// badLogEvery spaces a source's log lines about bad deletions.
+const badLogEvery = 30 * time.Second
