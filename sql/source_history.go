@@ -193,6 +193,9 @@ func (bf *backfill) replaySource(st *sourceState, notice func(*repr.Error)) erro
 	if err := e.loadPosition(st); err != nil || st.position == nil {
 		return err // never ran: nothing to replay
 	}
+	if st.rows != nil && st.rows.eventCol < 0 {
+		return bf.replayRows(st)
+	}
 	h, ok := e.connectors.(SourceHistory)
 	if !ok {
 		notice(repr.Errorf("01000", "source %s cannot be replayed: view %s sees only its events from now on", st.def.Name, bf.mv.obj.Name))
@@ -243,6 +246,32 @@ func (bf *backfill) replaySource(st *sourceState, notice func(*repr.Error)) erro
 		notice(n)
 	}
 	return nil
+}
+
+// replayRows feeds the new view the live rows of a retracting source
+// without a watermark (source_rows.go), backfillChunk distinct rows per
+// Step: that is all its history amounts to, since without event time a
+// view is a function of its inputs' multisets (a table's backfill is its
+// rows), so the view ends where the earlier ones are, without reading
+// the history again (nor missing what retention dropped since) and
+// holding only a chunk in memory when the rows are spilled.
+func (bf *backfill) replayRows(st *sourceState) error {
+	cid := repr.CollectionID(st.def.ID)
+	var from []byte
+	for {
+		var updates []repr.Update
+		from = st.rows.c.ScanChunk(from, backfillChunk, func(row repr.Row, n int64) {
+			updates = append(updates, repr.Update{Row: row, Time: bf.t, Diff: n})
+		})
+		if len(updates) > 0 {
+			if err := bf.step(exec.Input{Updates: map[repr.CollectionID][]repr.Update{cid: updates}}); err != nil {
+				return err
+			}
+		}
+		if from == nil {
+			return nil
+		}
+	}
 }
 
 // historyCheck checks a retracting source's deletions during a backfill
