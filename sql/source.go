@@ -343,7 +343,7 @@ func (e *Engine) ingest(st *sourceState, changes []Change, t repr.Time, b *stora
 		return err
 	}
 	if st.rows != nil && st.hasWM && (!prevHas || st.watermark > prevWM) {
-		if err := st.rows.prune(st.watermark, sb); err != nil {
+		if err := st.rows.prune(prevWM, prevHas, st.watermark, sb); err != nil {
 			return err
 		}
 	}

@@ -303,8 +303,9 @@ func (h *historyCheck) raise(wm int64) error {
 	if h.rows == nil {
 		return nil
 	}
+	prev, hasPrev := h.wm, h.hasWM
 	h.wm, h.hasWM = wm, true
-	return h.rows.prune(wm, nil)
+	return h.rows.prune(prev, hasPrev, wm, nil)
 }
 
 // updates returns the updates of a history chunk that ingestion passed on.

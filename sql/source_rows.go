@@ -137,9 +137,16 @@ func (r *sourceRows) holds(row repr.Row) bool {
 	return ok && n > 0
 }
 
-// prune forgets the rows below watermark wm and those with a NULL event
-// time, logging to b (nil: unlogged).
-func (r *sourceRows) prune(wm int64, b *storage.Batch) error {
+// prune forgets the rows below watermark wm, the watermark having been
+// prev before (hasPrev false: none), logging to b (nil: unlogged).
+//
+// Invariant: every row held has an event time at or above the watermark
+// (a later row below it is late, so not held). So the rows to forget are
+// those from prev up to wm, and, when the first watermark appears, those
+// with a NULL event time; the scan never starts below prev, where a
+// spilled multiset's store keeps the deletions of earlier prunes until
+// they are compacted away.
+func (r *sourceRows) prune(prev int64, hasPrev bool, wm int64, b *storage.Batch) error {
 	if r.eventCol < 0 {
 		return nil
 	}
@@ -149,8 +156,13 @@ func (r *sourceRows) prune(wm int64, b *storage.Batch) error {
 		rows, counts = append(rows, row), append(counts, n)
 		return true
 	}
-	r.c.ScanRange(nil, repr.AppendKey(nil, repr.NewInt(wm)), collect)
-	r.c.ScanPrefix(repr.AppendKey(nil, repr.Null), collect)
+	var from []byte
+	if hasPrev {
+		from = repr.AppendKey(nil, repr.NewInt(prev))
+	} else {
+		r.c.ScanPrefix(repr.AppendKey(nil, repr.Null), collect)
+	}
+	r.c.ScanRange(from, repr.AppendKey(nil, repr.NewInt(wm)), collect)
 	for i, row := range rows {
 		if err := r.c.Apply(row, -counts[i], b); err != nil {
 			return err
