@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -153,17 +154,29 @@ func (ms *multiset) insert(e *mentry) {
 		ms.small = slices.Insert(ms.small, i, e)
 		return
 	default:
-		ms.m = make(map[string]*mentry, len(ms.small)+1)
-		for _, x := range ms.small {
-			ms.m[x.key] = x
-		}
+		ms.toMap()
 		ms.m[e.key] = e
-		ms.small, ms.stale = nil, true
 	}
 	if ms.t != nil {
 		ms.t.ReplaceOrInsert(e)
 	}
 	ms.counted(e)
+}
+
+// toMap moves the sorted slice into the map, caching its live extrema
+// (the slice's first and last live entries), so that a multiset that
+// outgrows smallSet keeps answering min and max without a B-tree.
+func (ms *multiset) toMap() {
+	ms.m = make(map[string]*mentry, len(ms.small)+1)
+	ms.lo, ms.hi = nil, nil
+	for _, x := range ms.small {
+		ms.m[x.key] = x
+		if x.n > 0 {
+			ms.lo = cmp.Or(ms.lo, x)
+			ms.hi = x
+		}
+	}
+	ms.small, ms.stale = nil, false
 }
 
 func (ms *multiset) remove(e *mentry) {

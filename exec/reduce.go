@@ -581,13 +581,18 @@ func (o *reduceOp) rollback() {
 		eu := &o.etouched[i]
 		eu.e.n = eu.n
 		ms := o.sets(eu.g)[eu.slot]
-		ms.invalidate()
 		switch {
 		case !eu.existed && eu.e.in:
 			ms.remove(eu.e)
 		case eu.existed && !eu.e.in:
 			ms.insert(eu.e)
 		}
+	}
+	// Only once every count is restored: an insertion above may have
+	// cached extrema from counts not yet restored.
+	for i := range o.etouched {
+		eu := &o.etouched[i]
+		o.sets(eu.g)[eu.slot].invalidate()
 	}
 	for i := len(o.touched) - 1; i >= 0; i-- {
 		gu := &o.touched[i]

@@ -1,0 +1,44 @@
+package exec
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// TestMultisetOutgrowsSliceKeepsExtrema checks that a multiset leaving its
+// sorted slice for the map answers min and max from the cached extrema
+// (no B-tree built) while values only arrive, and from the B-tree once the
+// extremum is retracted.
+func TestMultisetOutgrowsSliceKeepsExtrema(t *testing.T) {
+	ms := newMultiset(true)
+	add := func(k string, n int64) *mentry {
+		e := ms.find([]byte(k))
+		if e == nil {
+			e = newEntry(k, repr.NewInt(int64(len(k))), repr.Null, 0)
+			ms.insert(e)
+		}
+		e.n += n
+		ms.counted(e)
+		return e
+	}
+	add("m", 1)
+	add("a", 0) // a zero count the Step has not freed yet
+	for i := range smallSet + 4 {
+		add(fmt.Sprintf("k%02d", i), 1)
+	}
+	if ms.m == nil {
+		t.Fatal("multiset did not leave its slice")
+	}
+	if lo, hi := ms.min(), ms.max(); lo.key != "k00" || hi.key != "m" {
+		t.Fatalf("min %q max %q, want k00 and m", lo.key, hi.key)
+	}
+	if ms.t != nil {
+		t.Fatal("append-only values built the B-tree")
+	}
+	add("m", -1)
+	if hi := ms.max(); hi.key != fmt.Sprintf("k%02d", smallSet+3) {
+		t.Fatalf("max after retraction %q", hi.key)
+	}
+}
