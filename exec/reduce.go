@@ -484,7 +484,7 @@ func (o *reduceOp) output(slab *rowSlab, g *group) (repr.Row, error) {
 		return nil, err
 	}
 	for ai := range o.aggs {
-		v, err := o.result(g, ai)
+		v, err := o.result(g, ai, &slab.decs)
 		if err != nil {
 			return nil, err
 		}
@@ -493,11 +493,13 @@ func (o *reduceOp) output(slab *rowSlab, g *group) (repr.Row, error) {
 	return r, nil
 }
 
-// result computes aggregate ai of g with its registry's Final function.
-func (o *reduceOp) result(g *group, ai int) (repr.Datum, error) {
+// result computes aggregate ai of g with its registry's Final function,
+// taking the result's decimal (if any) from decs.
+func (o *reduceOp) result(g *group, ai int, decs *repr.DecimalSlab) (repr.Datum, error) {
 	a := &o.aggs[ai]
 	sets := o.sets(g)
 	a.call.Scale = o.maxScale(g, sets, a)
+	a.call.Decs = decs
 	o.vs = msValues{extremum: o.spec.AppendOnly && a.def.Extremum != 0}
 	if a.valSlot >= 0 {
 		o.vs.ms = sets[a.valSlot]

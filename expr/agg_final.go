@@ -56,10 +56,13 @@ func finalSum(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
 	}
 	switch c.Class {
 	case AccInt:
-		return intSumDatum(ac, c.T)
+		return intSumDatum(c, ac)
 	case AccFloat:
 		return floatDatum(ac.floatSum(), c.T), nil
 	case AccNumeric:
+		if ac.dec == nil && -ac.exp == c.Scale && !ac.isSpecial() {
+			return repr.NewNumeric(c.decimal(ac.i, ac.exp)), nil
+		}
 		return repr.NewNumeric(ac.numericSum(c.Scale)), nil
 	case AccInterval:
 		return intervalDatum(ac.i, ac.day, ac.us)
@@ -67,10 +70,14 @@ func finalSum(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
 	return repr.Null, nil
 }
 
-// intSumDatum returns the integer sum as type t (bigint or numeric).
-func intSumDatum(ac *Acc, t repr.T) (repr.Datum, error) {
-	if t.Family == repr.FamNumeric {
-		return repr.NewNumeric(ac.intSum()), nil
+// intSumDatum returns the integer sum as c's result type (bigint or
+// numeric).
+func intSumDatum(c *AggCall, ac *Acc) (repr.Datum, error) {
+	if c.T.Family == repr.FamNumeric {
+		if ac.dec == nil {
+			return repr.NewNumeric(c.decimal(ac.i, 0)), nil
+		}
+		return repr.NewNumeric(ac.dec), nil
 	}
 	if ac.dec == nil {
 		return repr.NewInt(ac.i), nil
@@ -80,6 +87,20 @@ func intSumDatum(ac *Acc, t repr.T) (repr.Datum, error) {
 		return repr.Null, errBigintRange()
 	}
 	return repr.NewInt(i), nil
+}
+
+// decimal returns x×10^exp, from c.Decs when set.
+func (c *AggCall) decimal(x int64, exp int32) *apd.Decimal {
+	if c.Decs == nil {
+		return apd.New(x, exp)
+	}
+	return c.Decs.New().SetFinite(x, exp)
+}
+
+// isSpecial reports whether a numeric sum holds a NaN or an infinity.
+func (ac *Acc) isSpecial() bool {
+	_, ok := ac.special()
+	return ok
 }
 
 // intSum is the integer sum as a decimal.

@@ -116,6 +116,10 @@ type AggCall struct {
 	// inputs (sums and averages of numerics report it, as PostgreSQL's
 	// from-scratch sum would).
 	Scale int32
+	// Decs, when set, allocates the decimals of Final's results (a sum's
+	// numeric), so that an operator computing many output rows does not
+	// allocate one per row: the results share the slab's chunks.
+	Decs *repr.DecimalSlab
 }
 
 // aggDefs is the registry, indexed by AggKind.
