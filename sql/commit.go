@@ -57,6 +57,20 @@ func (w *writeSet) add(table uint64, row repr.Row, diff int64) {
 	w.changes[table] = append(w.changes[table], repr.Update{Row: row, Diff: diff})
 }
 
+// addAll adds diff copies of every row of rows to table's changes, like
+// add for each, growing the changes once.
+func (w *writeSet) addAll(table uint64, rows []repr.Row, diff int64) {
+	if len(rows) == 0 {
+		return
+	}
+	w.add(table, rows[0], diff)
+	ch := slices.Grow(w.changes[table], len(rows)-1)
+	for _, r := range rows[1:] {
+		ch = append(ch, repr.Update{Row: r, Diff: diff})
+	}
+	w.changes[table] = ch
+}
+
 func (w *writeSet) empty() bool { return len(w.order) == 0 }
 
 // accountSince charges ctx's account (the statement's) for the changes

@@ -28,6 +28,8 @@ type copyFormat struct {
 	targets       []int // table column of each input field
 	// defaults are the DEFAULT expressions of columns not in targets.
 	defaults map[int]expr.Expr
+	// slab is the rest of the chunk newRow cuts rows from.
+	slab repr.Row
 }
 
 // prepareCopy validates a COPY statement and its options. COPY ... TO
@@ -270,22 +272,27 @@ func withCopyContext(err error, table string, line int) error {
 func (f *copyFormat) readText(r io.Reader, emit func([]string, func(int) bool) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<30)
+	// fields and nulls are reused from line to line: emit parses the
+	// fields before it returns (a text datum may keep a substring of its
+	// line, which is a string of its own).
+	var fields []string
+	var nulls []bool
+	isNull := func(i int) bool { return nulls[i] }
+	delim := string(f.delim)
 	for sc.Scan() {
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if text == `\.` {
 			break
 		}
-		raw := strings.Split(text, string(f.delim))
-		fields := make([]string, len(raw))
-		nulls := make([]bool, len(raw))
-		for i, x := range raw {
-			if x == f.null {
-				nulls[i] = true
-				continue
+		fields, nulls = splitCopyText(text, delim, fields[:0]), nulls[:0]
+		for i, x := range fields {
+			null := x == f.null
+			if fields[i] = ""; !null {
+				fields[i] = unescapeCopy(x)
 			}
-			fields[i] = unescapeCopy(x)
+			nulls = append(nulls, null)
 		}
-		if err := emit(fields, func(i int) bool { return nulls[i] }); err != nil {
+		if err := emit(fields, isNull); err != nil {
 			return err
 		}
 	}
@@ -362,7 +369,7 @@ func (f *copyFormat) row(fields []string, isNull func(int) bool, s *Session) (re
 		}
 		return nil, repr.Errorf("22P04", "extra data after last expected column")
 	}
-	row := make(repr.Row, len(f.table.Columns))
+	row := f.newRow(len(f.table.Columns))
 	for col, x := range f.defaults {
 		d, err := x.Eval(s.evalCtx(), nil)
 		if err != nil {
@@ -387,6 +394,39 @@ func (f *copyFormat) row(fields []string, isNull func(int) bool, s *Session) (re
 		row[col] = d
 	}
 	return row, nil
+}
+
+// newRow returns a row of n NULLs cut from a chunk of copyRowChunk rows'
+// datums, so that a COPY does not allocate once per row (the rows live
+// until the write set is committed, and their chunks with them).
+func (f *copyFormat) newRow(n int) repr.Row {
+	if len(f.slab) < n {
+		f.slab = make(repr.Row, n*copyRowChunk)
+	}
+	r := f.slab[:n:n]
+	f.slab = f.slab[n:]
+	return r
+}
+
+// copyRowChunk is the number of rows whose datums newRow allocates at once.
+const copyRowChunk = 256
+
+// splitCopyText appends the raw fields of a text-format line to dst: the
+// line split at each delimiter that no backslash escapes (a backslash
+// followed by the delimiter is a data character, as in PostgreSQL).
+func splitCopyText(line, delim string, dst []string) []string {
+	start := 0
+	for i := 0; i < len(line); i++ {
+		switch {
+		case line[i] == '\\':
+			i++ // the escaped byte is data
+		case strings.HasPrefix(line[i:], delim):
+			dst = append(dst, line[start:i])
+			i += len(delim) - 1
+			start = i + 1
+		}
+	}
+	return append(dst, line[start:])
 }
 
 // unescapeCopy decodes the text format's backslash escapes.

@@ -253,10 +253,7 @@ func (e *Engine) addRows(t *planner.Relation, rows []repr.Row, ws *writeSet, aut
 	if bad != nil {
 		return duplicateKey(e.objectOf(t), bad)
 	}
-	id := uint64(t.ID)
-	for _, r := range rows {
-		ws.add(id, r, 1)
-	}
+	ws.addAll(uint64(t.ID), rows, 1)
 	return nil
 }
 
