@@ -6,6 +6,7 @@ import (
 
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/repr"
+	"github.com/eddydb/eddy/storage"
 )
 
 // appendJoin is the inner equi-join of two inputs that never retract a row
@@ -56,6 +57,12 @@ type appendJoin struct {
 	tails     []string
 	tailBytes int64
 	tbuf      []byte
+	// filters hold, per side, every join key the store may hold rows of
+	// once spilled (nil: any key); partial is forget's note that the rows
+	// in memory are only part of the state, so spillTo builds them from
+	// the store.
+	filters [2]*storage.KeyFilter
+	partial bool
 	// seqLogged reports that the store holds the sequence number under
 	// appendSeqKey (or no rows at all), so the state may spill; seqSeen
 	// is restore's note that the record came before the rows.
@@ -137,7 +144,7 @@ func (o *appendJoin) apply(s *stepCtx, side int, u repr.Update, out []repr.Updat
 	}
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], u.Row, o.sides[side].keyCols)
 	if o.sp != nil {
-		if err := o.useSide(1-side, false); err != nil {
+		if err := o.readSide(1 - side); err != nil {
 			return nil, err
 		}
 	}
@@ -255,7 +262,7 @@ func (o *appendJoin) bucket(side int, epoch uint64) *appendBucket {
 		me.buckets[key] = b
 		o.undo = append(o.undo, appendUndo{side: side, key: key, b: b, n: -1})
 		if o.sp != nil {
-			o.newTail(side)
+			o.newBucket(side)
 		}
 	} else if b.stamp != epoch {
 		b.stamp = epoch

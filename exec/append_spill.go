@@ -1,8 +1,11 @@
 package exec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"unsafe"
+
+	"github.com/eddydb/eddy/storage"
 )
 
 // A spilled append-only join (appendJoin.sp) keeps its rows in the store,
@@ -27,6 +30,14 @@ import (
 // resident keys and the tails is always the whole state. So an input
 // whose keys the other side rarely matches (q20's bids of auctions of
 // other categories) never reads its own rows back.
+//
+// Each side keeps a resident key filter (storage.KeyFilter, about 2 bytes
+// per join key) of the join keys the store may hold rows of: built from
+// the state when it spills, added to whenever a bucket is created. A
+// probe of a side key the filter rules out reads nothing and makes
+// nothing resident (its tail, if any, is all its rows), so the probes
+// that find nothing (q20's bids of auctions of other categories, and
+// auctions probing for bids not yet made) cost a hash, not a seek.
 //
 // Stored rows never change, so a key's store rows are exactly what a
 // load reads back; the sequence numbers continue from the one logged
@@ -56,17 +67,18 @@ func (o *appendJoin) spillTo(r StateReader, prefix []byte, cache int64) bool {
 	if o.sp != nil || len(o.undo) > 0 || !o.seqLogged {
 		return false
 	}
+	rs := newResidency(r, prefix, cache)
+	o.filters = o.keyFilters(&rs)
 	for i := range o.sides {
 		o.sides[i].buckets = make(map[string]*appendBucket)
 	}
-	rs := newResidency(r, prefix, cache)
-	o.sp, o.tails, o.tailBytes = &rs, nil, 0
+	o.sp, o.tails, o.tailBytes, o.partial = &rs, nil, 0, false
 	return true
 }
 
 func (o *appendJoin) spilledStats() (bool, int64, int64, int64) {
 	sp, b, l, e := o.sp.stats()
-	return sp, b + o.tailBytes, l, e
+	return sp, b + o.tailBytes + o.filters[0].Bytes() + o.filters[1].Bytes(), l, e
 }
 
 // flushedState drops the tails that did not become resident (the
@@ -93,8 +105,9 @@ func (o *appendJoin) restoreSized(key, value []byte) (int64, bool, error) {
 	return int64(len(value)) + 2, o.seqLogged, nil
 }
 
-// forget drops what a partial restore loaded (it is about to spill).
-func (o *appendJoin) forget() { o.undo = o.undo[:0] }
+// forget drops what a partial restore loaded (it is about to spill),
+// noting that the rows in memory are only part of the state.
+func (o *appendJoin) forget() { o.undo, o.partial = o.undo[:0], true }
 
 // loadKey loads the stored rows of side key tkey (tag, join key) in front
 // of its tail, if any, returning their estimated bytes.
@@ -146,16 +159,22 @@ func (o *appendJoin) sideKey(side int) []byte {
 	return o.tbuf
 }
 
-// useSide makes side's key of the join key in o.kbuf resident, loading it
-// if need be, dirty if the Step is about to append to it or it held a
-// tail (rows the store does not have yet).
-func (o *appendJoin) useSide(side int, dirty bool) error {
+// readSide makes side's key of the join key in o.kbuf resident for a
+// probe, loading it if need be (dirty if it held a tail: rows the store
+// does not have yet), unless side's key filter rules out stored rows of
+// it: then the bucket in memory (a tail, or none) holds all its rows and
+// the key stays as it is, read from nowhere.
+func (o *appendJoin) readSide(side int) error {
 	tk := o.sideKey(side)
-	if _, ok := o.sp.res[string(tk)]; !ok {
-		_, tail := o.sides[side].buckets[string(o.kbuf)]
-		dirty = dirty || tail
+	if _, ok := o.sp.res[string(tk)]; ok {
+		o.sp.touch(tk, false)
+		return nil
 	}
-	return o.sp.use(o, tk, dirty)
+	if !o.filters[side].MayContain(o.kbuf) {
+		return nil
+	}
+	_, tail := o.sides[side].buckets[string(o.kbuf)]
+	return o.sp.use(o, tk, tail)
 }
 
 // grewSide accounts n bytes appended to side's bucket of the join key in
@@ -170,11 +189,48 @@ func (o *appendJoin) grewSide(side int, n int64) {
 	o.tailBytes += n
 }
 
-// newTail records that the bucket just created for side's key of the join
-// key in o.kbuf is a tail, unless that key is resident.
-func (o *appendJoin) newTail(side int) {
+// newBucket records the bucket just created for side's key of the join
+// key in o.kbuf: in side's key filter (the next checkpoint stores its
+// rows), and as a tail unless that key is resident.
+func (o *appendJoin) newBucket(side int) {
+	if f := o.filters[side]; f != nil {
+		f.Add(o.kbuf)
+	}
 	tk := o.sideKey(side)
 	if _, ok := o.sp.res[string(tk)]; !ok {
 		o.tails = append(o.tails, string(tk))
 	}
+}
+
+// keyFilters returns, per side, a key filter holding every join key of
+// the state: from the buckets if they hold all of it, else (a restore
+// that stopped early, o.partial) from the store, through rs; nil filters,
+// which rule nothing out, if that scan fails.
+func (o *appendJoin) keyFilters(rs *residency) [2]*storage.KeyFilter {
+	var fs [2]*storage.KeyFilter
+	for side := range fs {
+		if !o.partial {
+			fs[side] = storage.NewKeyFilter(2 * len(o.sides[side].buckets))
+			for k := range o.sides[side].buckets {
+				fs[side].Add([]byte(k))
+			}
+			continue
+		}
+		f, last, seen := storage.NewKeyFilter(0), []byte(nil), false
+		err := rs.scanKey(byte(side+1), nil, func(k, _ []byte) error {
+			if len(k) < 9 {
+				return errCorrupt // not tag, join key, sequence number
+			}
+			if jk := k[1 : len(k)-8]; !seen || !bytes.Equal(jk, last) {
+				f.Add(jk)
+				last, seen = append(last[:0], jk...), true
+			}
+			return nil
+		})
+		if err != nil {
+			return [2]*storage.KeyFilter{}
+		}
+		fs[side] = f
+	}
+	return fs
 }

@@ -195,7 +195,7 @@ func (c *Collection) LoadSpillable(db *DB, keep int64) error {
 		}
 		if c.sp != nil {
 			c.sp.n++
-			c.sp.filter.add(key[n:])
+			c.sp.filter.Add(key[n:])
 			return nil
 		}
 		kv := make([]byte, 0, len(key)-n+len(val))

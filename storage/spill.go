@@ -49,7 +49,7 @@ type spillState struct {
 	n, beginN int
 	// filter holds every key of the store and of the overlay (and maybe
 	// more): a key it rejects is not read from the store.
-	filter *keyFilter
+	filter *KeyFilter
 	// reads counts point reads of the store (baseGet past the filter).
 	reads atomic.Int64
 }
@@ -65,9 +65,9 @@ func (c *Collection) Spill(db *DB) {
 	if c.sp != nil || c.recording {
 		return
 	}
-	c.sp = &spillState{db: db, n: c.tree.Len(), filter: newKeyFilter(2 * c.tree.Len())}
+	c.sp = &spillState{db: db, n: c.tree.Len(), filter: NewKeyFilter(2 * c.tree.Len())}
 	c.tree.Ascend(func(e entry) bool {
-		c.sp.filter.add(e.key())
+		c.sp.filter.Add(e.key())
 		return true
 	})
 	c.tree = btree.NewG(btreeDegree, entryLess)
@@ -101,10 +101,10 @@ func (c *Collection) Flushed() {
 // keys: the overlay is empty). A scan that fails keeps the old filter,
 // which still holds every key.
 func (c *Collection) rebuildFilter() {
-	f := newKeyFilter(2 * c.sp.n)
+	f := NewKeyFilter(2 * c.sp.n)
 	n := len(RowPrefix(c.id))
 	if err := c.sp.db.Scan(RowPrefix(c.id), func(key, _ []byte) error {
-		f.add(key[n:])
+		f.Add(key[n:])
 		return nil
 	}); err == nil {
 		c.sp.filter = f
@@ -141,7 +141,7 @@ func (c *Collection) RowsMemBytes() int64 {
 		total += int64(n) * int64(size) / int64(sampled)
 	}
 	if c.sp != nil {
-		total += c.sp.filter.bytes()
+		total += c.sp.filter.Bytes()
 	}
 	return total
 }
@@ -187,7 +187,7 @@ func (c *Collection) lookup(key []byte) (entry, bool) {
 // broken store: it panics (the wire layer turns a panic into an internal
 // error for the session).
 func (c *Collection) baseGet(key []byte) (entry, bool) {
-	if !c.sp.filter.mayContain(key) {
+	if !c.sp.filter.MayContain(key) {
 		return entry{}, false
 	}
 	c.sp.reads.Add(1)
@@ -304,7 +304,7 @@ func (c *Collection) applySpilled(row repr.Row, diff int64, b *Batch) error {
 		if !found {
 			c.sp.n++
 			if !inOv { // a tombstone's key was live before: the filter has it
-				c.sp.filter.add(next.key())
+				c.sp.filter.Add(next.key())
 			}
 			c.indexRow(row, next.key(), true, b)
 		}

@@ -5,23 +5,25 @@ import (
 	"unsafe"
 )
 
-// keyFilter is a spilled collection's resident filter of the keys the
-// store may hold: a blocked Bloom filter (Putze, Sanders and Singler,
-// "Cache-, Hash- and Space-Efficient Bloom Filters", 2007; the split-block
-// form of Impala and Parquet) over 64-bit hashes of the encoded keys. A
-// key it rejects is certainly absent from the store, so inserting a new
-// key into a spilled collection (every row of an append-only view) needs
-// no store read; a key it accepts is read as before (false positives cost
-// a read, never a wrong answer).
+// KeyFilter is a resident filter of the keys a store may hold: a
+// blocked Bloom filter (Putze, Sanders and Singler, "Cache-, Hash- and
+// Space-Efficient Bloom Filters", 2007; the split-block form of Impala and
+// Parquet) over 64-bit hashes of the encoded keys. A key it rejects is
+// certainly absent from the store. A spilled collection keeps one of its
+// keys, so inserting a new key (every row of an append-only view) needs no
+// store read; exec's spilled append-only joins keep one per side of their
+// join keys, so a probe of a key the other side never stored reads
+// nothing. A key it accepts is read as before (false positives cost a
+// read, never a wrong answer).
 //
-// Invariant (kept by Collection, spill.go): every key under the
-// collection's row prefix in the store, and every live key of the
+// Invariant (kept by Collection, spill.go, and by every other owner): every
+// key under the owner's prefix in the store, and every live key of its
 // overlay, has been added. Keys are added and never removed: a deleted or
 // rolled-back key stays a false positive until the filter is rebuilt from
-// the store (Flushed, once the adds outnumber the live keys, see
-// needsRebuild). The filter lives only in memory: a restart rebuilds it
-// from the same scan that loads the collection (LoadSpillable), so a
-// crash can never leave it missing a key the store has.
+// the store (a collection's Flushed, once the adds outnumber the live
+// keys, see needsRebuild). The filter lives only in memory: a restart
+// rebuilds it from the same scan that loads the collection (LoadSpillable),
+// so a crash can never leave it missing a key the store has.
 //
 // It grows by layers, so a growing collection never stops to rescan the
 // store: when the newest layer has taken its capacity, a new one twice as
@@ -30,7 +32,7 @@ import (
 // sized at filterBits bits per key, a false-positive rate near 0.13% at
 // capacity; the layers' rates add up, to under 1% for a filter that grew
 // from 4096 keys to 10 million.
-type keyFilter struct {
+type KeyFilter struct {
 	layers []filterLayer
 	// adds counts the keys added since the filter was built.
 	adds int
@@ -65,22 +67,22 @@ var filterSeed = maphash.MakeSeed()
 // filterHash returns the hash under which key is added and looked up.
 func filterHash(key []byte) uint64 { return maphash.Bytes(filterSeed, key) }
 
-// newKeyFilter returns an empty filter with room for n keys (at least
+// NewKeyFilter returns an empty filter with room for n keys (at least
 // minFilterKeys) in its first layer.
-func newKeyFilter(n int) *keyFilter {
-	f := &keyFilter{}
+func NewKeyFilter(n int) *KeyFilter {
+	f := &KeyFilter{}
 	f.grow(max(n, minFilterKeys))
 	return f
 }
 
 // grow adds a layer with capacity for n keys.
-func (f *keyFilter) grow(n int) {
+func (f *KeyFilter) grow(n int) {
 	blocks := (n*filterBits + 255) / 256
 	f.layers = append(f.layers, filterLayer{blocks: make([][8]uint32, blocks), limit: n})
 }
 
-// add records key as possibly present.
-func (f *keyFilter) add(key []byte) {
+// Add records key as possibly present.
+func (f *KeyFilter) Add(key []byte) {
 	l := &f.layers[len(f.layers)-1]
 	if l.n >= l.limit {
 		total := 0
@@ -95,10 +97,10 @@ func (f *keyFilter) add(key []byte) {
 	f.adds++
 }
 
-// mayContain reports whether key may have been added; false means it
+// MayContain reports whether key may have been added; false means it
 // certainly was not. A nil filter (a snapshot's, which must not share the
 // filter its collection keeps adding to) may contain every key.
-func (f *keyFilter) mayContain(key []byte) bool {
+func (f *KeyFilter) MayContain(key []byte) bool {
 	if f == nil {
 		return true
 	}
@@ -114,12 +116,12 @@ func (f *keyFilter) mayContain(key []byte) bool {
 // needsRebuild reports whether the filter has taken so many more keys
 // than the n the collection holds (deleted ones, rolled-back ones) that
 // rebuilding it from the store would shrink it by half or more.
-func (f *keyFilter) needsRebuild(n int) bool {
+func (f *KeyFilter) needsRebuild(n int) bool {
 	return f.adds > 2*max(n, minFilterKeys)
 }
 
-// bytes returns the filter's heap bytes.
-func (f *keyFilter) bytes() int64 {
+// Bytes returns the filter's heap bytes.
+func (f *KeyFilter) Bytes() int64 {
 	if f == nil {
 		return 0
 	}

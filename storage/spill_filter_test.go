@@ -10,30 +10,30 @@ import (
 // TestKeyFilter checks that a filter grown over many layers never loses
 // a key and keeps its false-positive rate within its design (under 1%).
 func TestKeyFilter(t *testing.T) {
-	f := newKeyFilter(0)
+	f := NewKeyFilter(0)
 	key := func(i int) []byte { return binary.BigEndian.AppendUint64([]byte("k"), uint64(i)) }
 	const n = 200_000
 	for i := range n {
-		f.add(key(i))
+		f.Add(key(i))
 	}
 	if len(f.layers) < 3 || f.adds != n {
 		t.Fatalf("%d layers, %d adds: want at least 3 layers and %d adds", len(f.layers), f.adds, n)
 	}
 	for i := range n {
-		if !f.mayContain(key(i)) {
+		if !f.MayContain(key(i)) {
 			t.Fatalf("key %d added but rejected", i)
 		}
 	}
 	fp := 0
 	for i := n; i < 2*n; i++ {
-		if f.mayContain(key(i)) {
+		if f.MayContain(key(i)) {
 			fp++
 		}
 	}
 	if fp > n/100 {
 		t.Fatalf("%d false positives in %d absent keys", fp, n)
 	}
-	if b := f.bytes(); b > 6*n {
+	if b := f.Bytes(); b > 6*n {
 		t.Fatalf("%d bytes for %d keys", b, n)
 	}
 	if f.needsRebuild(n) || !f.needsRebuild(n/3) {
