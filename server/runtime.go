@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 )
@@ -84,11 +85,72 @@ func DefaultMemoryLimit() (int64, string) {
 // limit (debug.SetMemoryLimit): the garbage collector runs more often as
 // the heap nears it. The engine's budget (Config.MemoryLimit) is the same
 // number, so collections spill to the store before the collector has to
-// work hard.
+// work hard. Once the server runs, fitMemoryLimit lowers the soft limit
+// by the memory outside the Go runtime.
 func ApplyMemoryLimit(limit int64) {
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// minHeapFraction of the budget is the lowest soft memory limit
+// fitMemoryLimit sets: above the engine's work share of the budget
+// (sql's workFraction, 0.7), so that the collector keeps room to work
+// when standing memory and work fill that share, even when memory
+// outside Go takes more of the budget than it should.
+const minHeapFraction = 0.8
+
+// fitMemoryLimit makes the soft memory limit the memory budget less the
+// process's resident memory outside the Go runtime (Pebble's block cache
+// and memtables, allocated by C; the binary's resident text; C libraries),
+// so that the RSS, not just the Go runtime's memory, stays within budget:
+// with the whole budget as the soft limit, the collector let the heap
+// fill it and the RSS ran 12-17% over (BENCHMARKS.md). It returns the
+// limit set. The server calls it every second (the ticker), since what
+// Pebble holds grows and shrinks as it caches blocks and fills and
+// flushes memtables.
+func fitMemoryLimit(budget int64) int64 {
+	limit := heapLimit(budget, residentBytes()-goRuntimeBytes())
+	debug.SetMemoryLimit(limit)
+	return limit
+}
+
+// heapLimit returns the soft memory limit for budget when outside bytes of
+// resident memory are not the Go runtime's: the rest of the budget, but
+// never below minHeapFraction of it.
+func heapLimit(budget, outside int64) int64 {
+	return max(budget-max(outside, 0), int64(float64(budget)*minHeapFraction))
+}
+
+// goRuntimeBytes returns the memory the Go runtime holds from the
+// operating system and has not returned: what its soft memory limit
+// bounds.
+func goRuntimeBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+}
+
+// residentBytes returns the process's resident set size (from
+// /proc/self/statm), or 0 if it cannot be read (not Linux): then the
+// soft limit stays the budget.
+func residentBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
 }
 
 // ParseByteSize parses a size such as 64MiB, 8GiB, 1.5GB or 1048576

@@ -1,6 +1,9 @@
 package server
 
-import "testing"
+import (
+	"runtime/debug"
+	"testing"
+)
 
 // TestParseByteSize checks the units --memory-limit accepts and refuses.
 func TestParseByteSize(t *testing.T) {
@@ -33,5 +36,41 @@ func TestDefaultMemoryLimit(t *testing.T) {
 	n, from := DefaultMemoryLimit()
 	if n <= 0 || uint64(n) > total {
 		t.Errorf("DefaultMemoryLimit() = %d (%s), physical memory %d", n, from, total)
+	}
+}
+
+// TestHeapLimit checks that the soft memory limit is the budget less the
+// memory outside Go, within minHeapFraction of the budget.
+func TestHeapLimit(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct{ budget, outside, want int64 }{
+		{256 * mib, 35 * mib, 221 * mib},
+		{256 * mib, 0, 256 * mib},
+		{256 * mib, -5 * mib, 256 * mib}, // Go holds memory not yet resident
+		{256 * mib, 100 * mib, 256 * mib * 8 / 10},
+		{64 * mib, 40 * mib, 64 * mib * 8 / 10},
+	} {
+		if got := heapLimit(c.budget, c.outside); got != c.want {
+			t.Errorf("heapLimit(%d MiB, %d MiB) = %.1f MiB, want %.1f MiB", c.budget/mib, c.outside/mib,
+				float64(got)/mib, float64(c.want)/mib)
+		}
+	}
+}
+
+// TestFitMemoryLimit checks that fitMemoryLimit sets the soft memory
+// limit to what it returns, within the budget and minHeapFraction of it.
+func TestFitMemoryLimit(t *testing.T) {
+	if residentBytes() == 0 {
+		t.Skip("no /proc/self/statm")
+	}
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+	const budget = 64 << 30
+	got := fitMemoryLimit(budget)
+	if now := debug.SetMemoryLimit(-1); now != got {
+		t.Fatalf("fitMemoryLimit returned %d, the soft limit is %d", got, now)
+	}
+	if got > budget || got < budget*8/10 {
+		t.Fatalf("fitMemoryLimit(%d) = %d: want within the budget and minHeapFraction of it", int64(budget), got)
 	}
 }

@@ -79,7 +79,7 @@ func Start(cfg Config) (*Server, error) {
 	s.conns = newConnectors(engine, cfg.Logger)
 	s.conns.allow = allow
 	engine.SetConnectors(s.conns)
-	s.ticks = startTicker(engine, tickInterval, cfg.Logger)
+	s.ticks = startTicker(engine, tickInterval, cfg.MemoryLimit, cfg.Logger)
 	go func() { s.done <- s.wire.Serve(ln) }()
 	return s, nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/eddydb/eddy/sql"
@@ -22,15 +23,24 @@ const releaseTicks = 10
 // source of time passing for the engine (sql reads the clock, but only
 // when something asks it to assign a logical time). It does nothing while
 // no view has a temporal filter, but every second releases the store
-// iterators that spilled reads keep idle (Engine.ReleaseIdleReads).
+// iterators that spilled reads keep idle (Engine.ReleaseIdleReads) and,
+// under a memory budget, fits the soft memory limit to the memory outside
+// the Go runtime (fitMemoryLimit).
 type ticker struct {
 	stop chan struct{}
 	done chan struct{}
+	// budget is the memory budget the soft limit is fitted to (0: none,
+	// or GOMEMLIMIT set: the limit is left alone).
+	budget int64
 }
 
-// startTicker starts ticking e every interval until stop.
-func startTicker(e *sql.Engine, interval time.Duration, log *slog.Logger) *ticker {
-	t := &ticker{stop: make(chan struct{}), done: make(chan struct{})}
+// startTicker starts ticking e every interval until stop, fitting the
+// soft memory limit to budget (0: never).
+func startTicker(e *sql.Engine, interval time.Duration, budget int64, log *slog.Logger) *ticker {
+	t := &ticker{stop: make(chan struct{}), done: make(chan struct{}), budget: budget}
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.budget = 0
+	}
 	go t.run(e, interval, log)
 	return t
 }
@@ -48,6 +58,9 @@ func (t *ticker) run(e *sql.Engine, interval time.Duration, log *slog.Logger) {
 		}
 		if n%releaseTicks == 0 {
 			e.ReleaseIdleReads()
+			if t.budget > 0 {
+				fitMemoryLimit(t.budget)
+			}
 		}
 		if !e.HasTemporal() {
 			continue

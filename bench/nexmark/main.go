@@ -140,9 +140,9 @@ func printTable(w io.Writer, rs []Result) {
 
 // printSamples prints the memory samples of a -memcheck run.
 func printSamples(w io.Writer, r Result) {
-	fmt.Fprintf(w, "memcheck %s (events, RSS MB, live heap MB):", r.Query)
+	fmt.Fprintf(w, "memcheck %s (events, RSS MB, Go runtime MB, heap objects MB):", r.Query)
 	for _, s := range r.Samples {
-		fmt.Fprintf(w, " %s:%d/%d", human(float64(s.Events)), s.RSSMB, s.HeapMB)
+		fmt.Fprintf(w, " %s:%d/%d/%d", human(float64(s.Events)), s.RSSMB, s.GoMB, s.HeapMB)
 	}
 	fmt.Fprintln(w)
 }

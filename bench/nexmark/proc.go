@@ -46,13 +46,16 @@ func currentRSS() int64 {
 // sampleMem records RSS and the live heap (runtime/metrics, no
 // stop-the-world) at an event count.
 func sampleMem(events int64) Sample {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
-	var heap int64
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		heap = int64(s[0].Value.Uint64())
+	var v [3]int64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = int64(s[i].Value.Uint64())
+		}
 	}
-	return Sample{Events: events, RSSMB: currentRSS() >> 20, HeapMB: heap >> 20}
+	return Sample{Events: events, RSSMB: currentRSS() >> 20, GoMB: (v[1] - v[2]) >> 20, HeapMB: v[0] >> 20}
 }
 
 // physicalMemory returns the machine's memory in bytes (MemTotal), or 8 GiB

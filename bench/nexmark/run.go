@@ -44,10 +44,13 @@ type Result struct {
 	Samples    []Sample `json:",omitempty"`
 }
 
-// Sample is one -memcheck observation.
+// Sample is one -memcheck observation: the RSS, the Go runtime's memory
+// not returned to the OS (heap, stacks, metadata: what its soft memory
+// limit bounds; RSS less it is memory outside Go, Pebble's block cache
+// and memtables), and the heap's objects.
 type Sample struct {
-	Events        int64
-	RSSMB, HeapMB int64
+	Events              int64
+	RSSMB, GoMB, HeapMB int64
 }
 
 func (r Result) line() string {
