@@ -43,12 +43,16 @@ type Batch struct {
 // batchWrite is one write: kind, key chunks[c][k0:k1] and value (or range
 // end) chunks[c][k1:v1], where at = c<<32 | k0. Every write starts at a
 // distinct at, increasing in write order (an empty key and value take one
-// byte of padding), so at also orders writes. Four fields keep cmpOps's
-// arguments in registers, which the sort's cost depends on.
+// byte of padding), so at also orders writes.
 type batchWrite struct {
 	at     uint64
 	k1, v1 uint32
 	kind   opKind
+	// tail and digit are sortOps's scratch: how many bytes of the key
+	// remain past the offset being sorted on (9: more than 8), and the
+	// next 8 of them.
+	tail  uint8
+	digit uint64
 }
 
 const (
@@ -232,9 +236,7 @@ const (
 // emitSorted writes ops (no range deletions) to b.pb in key order, the
 // last write of each key only. It reorders ops in place.
 func (b *Batch) emitSorted(ops []batchWrite) {
-	if !slices.IsSortedFunc(ops, b.cmpOps) {
-		slices.SortFunc(ops, b.cmpOps)
-	}
+	b.sortOps(ops)
 	for i, op := range ops {
 		if i+1 < len(ops) && bytes.Equal(b.key(op), b.key(ops[i+1])) {
 			continue // a later write of the same key wins
@@ -246,6 +248,91 @@ func (b *Batch) emitSorted(ops []batchWrite) {
 		}
 	}
 }
+
+// sortOps sorts ops by key, then in write order (cmpOps's order). It
+// sorts by 8-byte digits of the keys, most significant first (a radix
+// sort's order with comparison sorts per digit): each op's digit at the
+// offset is read once into the op (digit, tail), the ops are sorted by
+// it without touching the keys, and each run of ops whose keys go on
+// past an equal digit is sorted by the next digit. A checkpoint's keys
+// share long prefixes (kind, collection or dataflow id, operator node,
+// side tag) and live scattered over tens of MiB of chunks, where a
+// bytes.Compare per comparison missed the cache twice: it took 9% of
+// q20's spilled CPU (BENCHMARKS.md).
+func (b *Batch) sortOps(ops []batchWrite) {
+	if !slices.IsSortedFunc(ops, b.cmpOps) {
+		b.sortFrom(ops, 0)
+	}
+}
+
+// sortFrom sorts ops, whose keys all have the same first off bytes, by
+// key from byte off on, then in write order. Digits the keys share (their
+// common prefix) need no sort, only a look at the next one. The sort by
+// digit is unstable, which keeps it linear when few digits repeat over
+// many writes (a batch of two collections' keys: two first digits), so
+// the write order is restored where it matters, among equal keys.
+func (b *Batch) sortFrom(ops []batchWrite, off int) {
+	for b.digitsFrom(ops, off) {
+		if ops[0].tail <= 8 {
+			slices.SortFunc(ops, cmpAt) // equal keys
+			return
+		}
+		off += 8
+	}
+	slices.SortFunc(ops, cmpDigits)
+	for lo := 0; lo < len(ops); {
+		hi := lo + 1
+		for hi < len(ops) && ops[hi].digit == ops[lo].digit && ops[hi].tail == ops[lo].tail {
+			hi++
+		}
+		switch {
+		case hi-lo == 1:
+		case ops[lo].tail > 8:
+			b.sortFrom(ops[lo:hi], off+8)
+		default:
+			slices.SortFunc(ops[lo:hi], cmpAt)
+		}
+		lo = hi
+	}
+}
+
+// digitsFrom sets every op's digit and tail at off and reports whether
+// they are all the same.
+func (b *Batch) digitsFrom(ops []batchWrite, off int) bool {
+	same := true
+	for i := range ops {
+		ops[i].digit, ops[i].tail = keyDigit(b.key(ops[i]), off)
+		same = same && ops[i].digit == ops[0].digit && ops[i].tail == ops[0].tail
+	}
+	return same
+}
+
+// keyDigit returns the 8 bytes of key from off on as a big-endian number
+// (zero-padded past the key's end) and how many bytes of the key remain
+// from off (9: more than 8), which orders a key before the longer keys it
+// is a prefix of.
+func keyDigit(key []byte, off int) (uint64, uint8) {
+	rest := key[off:]
+	if len(rest) >= 8 {
+		return binary.BigEndian.Uint64(rest), uint8(min(len(rest), 9))
+	}
+	var d uint64
+	for i, c := range rest {
+		d |= uint64(c) << (56 - 8*i)
+	}
+	return d, uint8(len(rest))
+}
+
+// cmpDigits orders writes by digit, then tail.
+func cmpDigits(x, y batchWrite) int {
+	if x.digit != y.digit {
+		return cmp.Compare(x.digit, y.digit)
+	}
+	return cmp.Compare(x.tail, y.tail)
+}
+
+// cmpAt orders writes in write order.
+func cmpAt(x, y batchWrite) int { return cmp.Compare(x.at, y.at) }
 
 // cmpOps orders writes by key, then in write order (at), so the
 // sort is stable without a stable sort's cost.

@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -220,5 +221,35 @@ func TestBatchEmptyWritesOrdered(t *testing.T) {
 	}
 	if b.Used() != 0 {
 		t.Fatalf("Used=%d, want 0", b.Used())
+	}
+}
+
+// TestBatchSortOps checks sortOps against cmpOps's order over random
+// keys built to trip a digit-wise sort: long shared prefixes, keys that
+// are prefixes of others (ending within a digit or on its boundary),
+// zero bytes where a shorter key is padded, repeated keys (which must
+// stay in write order) and empty keys.
+func TestBatchSortOps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		b := &Batch{}
+		prefix := bytes.Repeat([]byte{'s'}, rng.IntN(20))
+		for range 1 + rng.IntN(300) {
+			k := append([]byte(nil), prefix[:rng.IntN(len(prefix)+1)]...)
+			for range rng.IntN(20) {
+				k = append(k, []byte{0, 1, 0xff, 's'}[rng.IntN(4)])
+			}
+			b.Set(k, nil)
+		}
+		got := slices.Clone(b.ops)
+		b.sortOps(got)
+		want := slices.Clone(b.ops)
+		slices.SortFunc(want, b.cmpOps)
+		for i := range want {
+			if got[i].at != want[i].at {
+				t.Fatalf("round %d: write %d is %q (at %d), want %q (at %d)", round, i,
+					b.key(got[i]), got[i].at, b.key(want[i]), want[i].at)
+			}
+		}
 	}
 }
