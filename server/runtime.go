@@ -110,7 +110,7 @@ const minHeapFraction = 0.8
 // Pebble holds grows and shrinks as it caches blocks and fills and
 // flushes memtables.
 func fitMemoryLimit(budget int64) int64 {
-	limit := heapLimit(budget, residentBytes()-goRuntimeBytes())
+	limit := heapLimit(budget, ResidentBytes()-GoRuntimeBytes())
 	debug.SetMemoryLimit(limit)
 	return limit
 }
@@ -122,10 +122,10 @@ func heapLimit(budget, outside int64) int64 {
 	return max(budget-max(outside, 0), int64(float64(budget)*minHeapFraction))
 }
 
-// goRuntimeBytes returns the memory the Go runtime holds from the
+// GoRuntimeBytes returns the memory the Go runtime holds from the
 // operating system and has not returned: what its soft memory limit
 // bounds.
-func goRuntimeBytes() int64 {
+func GoRuntimeBytes() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
@@ -134,10 +134,10 @@ func goRuntimeBytes() int64 {
 	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
 
-// residentBytes returns the process's resident set size (from
+// ResidentBytes returns the process's resident set size (from
 // /proc/self/statm), or 0 if it cannot be read (not Linux): then the
 // soft limit stays the budget.
-func residentBytes() int64 {
+func ResidentBytes() int64 {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
 		return 0

@@ -60,7 +60,7 @@ func TestHeapLimit(t *testing.T) {
 // TestFitMemoryLimit checks that fitMemoryLimit sets the soft memory
 // limit to what it returns, within the budget and minHeapFraction of it.
 func TestFitMemoryLimit(t *testing.T) {
-	if residentBytes() == 0 {
+	if ResidentBytes() == 0 {
 		t.Skip("no /proc/self/statm")
 	}
 	old := debug.SetMemoryLimit(-1)

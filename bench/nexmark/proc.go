@@ -1,10 +1,7 @@
 package main
 
 import (
-	"os"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -29,33 +26,16 @@ func peakRSS() int64 {
 	return ru.Maxrss << 10 // KiB on Linux
 }
 
-// currentRSS returns the resident set size now (from /proc/self/statm).
-func currentRSS() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseInt(f[1], 10, 64)
-	return pages * int64(os.Getpagesize())
-}
-
-// sampleMem records RSS and the live heap (runtime/metrics, no
-// stop-the-world) at an event count.
+// sampleMem records the RSS, the Go runtime's memory and the heap's
+// objects (runtime/metrics, no stop-the-world) at an event count.
 func sampleMem(events int64) Sample {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"}}
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
-	var v [3]int64
-	for i := range s {
-		if s[i].Value.Kind() == metrics.KindUint64 {
-			v[i] = int64(s[i].Value.Uint64())
-		}
+	var heap int64
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		heap = int64(s[0].Value.Uint64())
 	}
-	return Sample{Events: events, RSSMB: currentRSS() >> 20, GoMB: (v[1] - v[2]) >> 20, HeapMB: v[0] >> 20}
+	return Sample{Events: events, RSSMB: server.ResidentBytes() >> 20, GoMB: server.GoRuntimeBytes() >> 20, HeapMB: heap >> 20}
 }
 
 // physicalMemory returns the machine's memory in bytes (MemTotal), or 8 GiB

@@ -261,7 +261,7 @@ func (w *waiter) run(o options, res *Result) error {
 		if msg := w.elog.get(); msg != "" {
 			return fmt.Errorf("server error: %s", msg)
 		}
-		if rss := currentRSS() >> 20; rss > w.maxRSS {
+		if rss := server.ResidentBytes() >> 20; rss > w.maxRSS {
 			return fmt.Errorf("stopped at %d of %d events: RSS %d MB above -maxrss %d MB", events, w.total, rss, w.maxRSS)
 		}
 		if done != lastDone {
