@@ -191,9 +191,11 @@ func (o *appendJoin) grewSide(side int, n int64) {
 
 // newBucket records the bucket just created for side's key of the join
 // key in o.kbuf: in side's key filter (the next checkpoint stores its
-// rows), and as a tail unless that key is resident.
+// rows) unless the filter has it already (a key whose tails come and go
+// with every checkpoint, a hot auction's bids, would fill it with
+// copies), and as a tail unless that key is resident.
 func (o *appendJoin) newBucket(side int) {
-	if f := o.filters[side]; f != nil {
+	if f := o.filters[side]; f != nil && !f.MayContain(o.kbuf) {
 		f.Add(o.kbuf)
 	}
 	tk := o.sideKey(side)

@@ -121,6 +121,40 @@ func TestSpilledAppendJoinSparseKeysEqualsInMemory(t *testing.T) {
 	}
 }
 
+// TestSpilledAppendJoinFilterAddsEachKeyOnce checks that a key whose
+// tail comes and goes with every checkpoint (a hot auction's bids, the
+// other side never matching) enters its side's key filter once: 5,000
+// checkpoints of rows of the same four keys leave the filter its first
+// layer (4,096 keys), where adding the key per tail would grow it.
+func TestSpilledAppendJoinFilterAddsEachKeyOnce(t *testing.T) {
+	r, err := newSpillRun(`%0 = Source coll=1 :: int4, int4, text
+%1 = Source coll=2 :: int4, int4, text
+%2 = Join kind=inner on=[#0=#0] append-only=true <- %0, %1`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before int64
+	for i := range 5000 {
+		in := map[repr.CollectionID][]repr.Update{1: {{Row: repr.Row{repr.NewInt(int64(i % 4)), repr.NewInt(int64(i)), repr.NewText("a")}, Diff: 1}}}
+		if err := r.feed(uint64(i+1), Input{Updates: in}, false); err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		r.memPend.apply(r.memStore)
+		r.spPend.apply(r.spStore)
+		r.memPend.ops, r.spPend.ops = nil, nil
+		r.sp.Flushed()
+		if i == 0 {
+			if !r.sp.SpillNode(2, r.spStore, 1<<20) {
+				t.Fatal("the join did not spill")
+			}
+			before = r.sp.ops[2].(*appendJoin).filters[0].Bytes()
+		}
+	}
+	if after := r.sp.ops[2].(*appendJoin).filters[0].Bytes(); after != before {
+		t.Fatalf("the left side's key filter grew from %d to %d bytes over four keys", before, after)
+	}
+}
+
 // checkKeyFilters checks d's spilled appendJoins' key filters: every
 // key with a bucket in memory (resident or a tail) must be in its side's
 // filter, or the store could come to hold rows the filter rules out. It
