@@ -57,7 +57,7 @@ func (d *Dataflow) Bounded() []StateReport {
 				r.Why = fmt.Sprintf("keeps at most %d row(s) per partition of an append-only input, but %s", op.Offset+op.Limit, r.Why)
 			}
 			r.Col = d.timeCol(i, op.Key, func(j int) int { return op.Key[j] })
-			if w, ok := d.ops[i].(*windowTopK); ok {
+			if w, ok := unsharded(d.ops[i]).(*windowTopK); ok {
 				r.Bounded, r.Col, r.Why = true, w.cols[0], "partitions close when the watermark passes their key"
 			}
 		case dataflow.DeltaJoin:
@@ -79,7 +79,7 @@ func (d *Dataflow) Bounded() []StateReport {
 }
 
 func (d *Dataflow) reduceReport(i int, op dataflow.Reduce, r StateReport) StateReport {
-	if w, ok := d.ops[i].(*windowReduce); ok {
+	if w, ok := unsharded(d.ops[i]).(*windowReduce); ok {
 		r.Bounded, r.Col, r.Why = true, w.pos[0], "groups close when the watermark passes their key"
 		return r
 	}
@@ -96,11 +96,11 @@ func (d *Dataflow) reduceReport(i int, op dataflow.Reduce, r StateReport) StateR
 }
 
 func (d *Dataflow) joinReport(i int, op dataflow.Join, r StateReport) StateReport {
-	if w, ok := d.ops[i].(*windowJoin); ok {
+	if w, ok := unsharded(d.ops[i]).(*windowJoin); ok {
 		r.Bounded, r.Col, r.Why = true, w.cols[0], "rows are freed below the smaller watermark of an equi-join key"
 		return r
 	}
-	if w, ok := d.ops[i].(*intervalJoin); ok {
+	if w, ok := unsharded(d.ops[i]).(*intervalJoin); ok {
 		return w.report(r)
 	}
 	r.Why = "no equi-join key has a watermark on both sides"

@@ -33,6 +33,9 @@ type Dataflow struct {
 	ins     [][]repr.Update
 	// wm derives and keeps the watermarks of every node (watermark.go).
 	wm wmRuntime
+	// workers is the number of shards of the keyed nodes (shard.go; 0
+	// or 1: none are sharded).
+	workers int
 	// counts, when CountRows enabled it, sums each node's output diffs
 	// over every Step (-1 for the nodes of a loop, not counted).
 	counts []int64
@@ -101,8 +104,16 @@ type stepCtx struct {
 
 // Build instantiates the operators of p (no state yet). It checks that p is
 // well formed: inputs precede their consumers, operators have the right
-// number of inputs, and column references are in range.
-func Build(p *dataflow.Plan) (*Dataflow, error) {
+// number of inputs, and column references are in range. It builds for one
+// worker (BuildWorkers), but for buildWorkers in this package's tests.
+func Build(p *dataflow.Plan) (*Dataflow, error) { return BuildWorkers(p, buildWorkers) }
+
+// buildWorkers is the workers Build builds for: 1, but for this package's
+// tests under EDDY_WORKERS, which run every test's dataflows sharded.
+var buildWorkers = 1
+
+// build is Build for one worker.
+func build(p *dataflow.Plan) (*Dataflow, error) {
 	if len(p.Nodes) == 0 || p.Output < 0 || p.Output >= len(p.Nodes) {
 		return nil, fmt.Errorf("dataflow: output %%%d out of range (%d nodes)", p.Output, len(p.Nodes))
 	}

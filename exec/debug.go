@@ -15,8 +15,25 @@ func (d *Dataflow) DebugState(i int) string {
 	if i < 0 || i >= len(d.ops) {
 		return fmt.Sprintf("no node %%%d", i)
 	}
+	return debugState(d, i, d.ops[i])
+}
+
+// debugState prints op's state as DebugState does (op is node i's
+// operator or, for a sharded node, one of its shards).
+func debugState(d *Dataflow, i int, op operator) string {
 	var lines []string
-	switch o := d.ops[i].(type) {
+	switch o := op.(type) {
+	case *shardedOp:
+		var b strings.Builder
+		for _, sh := range o.shards {
+			if s := debugState(d, i, sh.op); s != "empty\n" {
+				b.WriteString(s)
+			}
+		}
+		lines = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		if b.Len() == 0 {
+			lines = nil
+		}
 	case *constantOp:
 		lines = []string{fmt.Sprintf("emitted=%t", o.emitted)}
 	case *reduceOp:

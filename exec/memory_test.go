@@ -92,7 +92,7 @@ func TestReduceReportsGroups(t *testing.T) {
 	if _, err := d.Step(&expr.Ctx{Memory: m}, 1, in, nil); err != nil {
 		t.Fatal(err)
 	}
-	groupMin := int64(20000) * (int64(len(repr.AppendRowKey(nil, repr.Row{repr.NewInt(1)}))) + d.ops[1].(*reduceOp).groupBytes())
+	groupMin := int64(20000) * (int64(len(repr.AppendRowKey(nil, repr.Row{repr.NewInt(1)}))) + unsharded(d.ops[1]).(*reduceOp).groupBytes())
 	if m.total < groupMin {
 		t.Errorf("20,000 new groups: reported %d bytes, want at least %d", m.total, groupMin)
 	}

@@ -90,6 +90,10 @@ func spillerOf(op operator) spiller {
 		return o
 	case *sessionOp:
 		return o
+	case *shardedOp:
+		if spillerOf(o.shards[0].op) != nil {
+			return o
+		}
 	}
 	return nil
 }

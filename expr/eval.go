@@ -171,6 +171,17 @@ func (c *Coalesce) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
 	return repr.Null, nil
 }
 
+// Fork returns a copy of c for evaluation on another goroutine: the same
+// settings, account and Interrupt channel, and its own argument stack (a
+// Ctx is single-goroutine state; exec's sharded nodes give each shard a
+// fork). The copy shares c's Memory, which must then be safe for
+// concurrent use or nil.
+func (c *Ctx) Fork() *Ctx {
+	f := *c
+	f.args = nil
+	return &f
+}
+
 var locCache sync.Map // time zone name -> *time.Location
 
 // Location returns the session time zone (UTC when empty or unknown).

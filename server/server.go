@@ -37,6 +37,9 @@ type Config struct {
 	// fail with 53100 (--disk-reserve; sql.Options.DiskReserve). 0: the
 	// store's default.
 	DiskReserve int64
+	// Workers is the number of workers each view's dataflow runs on
+	// (--workers; sql.Options.Workers). 0 or 1: one.
+	Workers int
 }
 
 // Server is a running Eddy: the engine plus the wire listener.
@@ -60,7 +63,8 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}, Superuser: cfg.Auth.Superuser,
-		MemoryLimit: cfg.MemoryLimit, SubscribeBufferBytes: cfg.SubscribeBuffer, DiskReserve: cfg.DiskReserve})
+		MemoryLimit: cfg.MemoryLimit, SubscribeBufferBytes: cfg.SubscribeBuffer, DiskReserve: cfg.DiskReserve,
+		Workers: cfg.Workers})
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
 	}

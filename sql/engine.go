@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +65,9 @@ type Engine struct {
 	mem *accountant
 	// subscribeBytes bounds each subscriber's queue (Options.SubscribeBufferBytes).
 	subscribeBytes int64
+	// workers is the number of workers view dataflows run on
+	// (Options.Workers).
+	workers int
 	// seqMu guards seqs, the sequences' values by qualified name
 	// (sequence.go); DDL takes it after mu, nextval alone.
 	seqMu sync.Mutex
@@ -146,6 +150,11 @@ type Options struct {
 	// DiskReserve is the free disk space in bytes below which writes
 	// fail with 53100 (storage.Options.DiskReserve; 0: its default).
 	DiskReserve int64
+	// Workers is the number of workers each materialized view's
+	// dataflow runs on: its keyed stateful operators run as that many
+	// shards, concurrently (exec.BuildWorkers). 0 or 1: one. The test
+	// knob EDDY_WORKERS overrides it.
+	Workers int
 }
 
 // OpenWith is Open with options.
@@ -165,6 +174,7 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 	}
 	e.ck.opts, e.ck.last = defaultCheckpointOptions(o.MemoryLimit), time.Now()
 	e.spill.all = os.Getenv("EDDY_SPILL_ALL") == "1"
+	e.workers = workersKnob(o.Workers)
 	backfillKnobs()
 	if os.Getenv("EDDY_MEMORY_ACCOUNTING") == "0" {
 		e.mem = nil // a test knob: the budget drives spilling only
@@ -190,6 +200,16 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 	}
 	e.settleMemory()
 	return e, nil
+}
+
+// workersKnob returns the workers of view dataflows: EDDY_WORKERS when
+// set to a positive number (a test knob: the oracle and crash tests run
+// with several workers under it), else n.
+func workersKnob(n int) int {
+	if w, err := strconv.Atoi(os.Getenv("EDDY_WORKERS")); err == nil && w > 0 {
+		return w
+	}
+	return max(n, 1)
 }
 
 // Close writes a last checkpoint and closes the store.
@@ -346,7 +366,7 @@ func (e *Engine) buildView(o *Object) (*matView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("materialized view %s: stored plan: %w", o.Name, err)
 	}
-	df, err := exec.Build(plan)
+	df, err := exec.BuildWorkers(plan, e.workers)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -59,6 +60,7 @@ func run() error {
 	subBuffer := flag.String("subscribe-buffer", "64MiB", "memory of the commits queued for one SUBSCRIBE client that does not read, past which it is cut off (54000)")
 	diskReserve := flag.String("disk-reserve", "", "free disk space below which writes fail with 53100 (disk full) while reads go on (default: twice the memtable size plus 64MiB)")
 	auth, allow := authFlags()
+	workers := flag.Int("workers", runtime.NumCPU(), "workers each materialized view's dataflow runs on: its grouping operators run as that many shards by key hash, concurrently (1: one thread per dataflow)")
 	flag.Parse()
 	server.TuneGC()
 	var lvl slog.Level
@@ -96,7 +98,8 @@ func run() error {
 		}
 	}
 	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger,
-		Auth: a, AllowConnect: allow.list, MemoryLimit: limit.bytes, SubscribeBuffer: subBytes, DiskReserve: reserve})
+		Auth: a, AllowConnect: allow.list, MemoryLimit: limit.bytes, SubscribeBuffer: subBytes, DiskReserve: reserve,
+		Workers: *workers})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,337 @@
+package exec
+
+import (
+	"sync"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/repr"
+)
+
+// Data-parallel execution (BuildWorkers). A dataflow built for n > 1
+// workers runs each stateful node whose state is partitioned by a key (a
+// keyed operator: a grouped Reduce, ...) as n shards: n independent
+// instances of the node's operator, shard k owning the keys whose
+// shardOf hash is k. Inside a Step the node's input is exchanged by that
+// hash (timely dataflow's Exchange pact, done in place: the shards of one
+// process share memory, so the exchange is a partition of the batch, not
+// a copy through channels), the shards step concurrently, each with its
+// own row slab and state log, and their outputs and logs are concatenated
+// in shard order. Stateless nodes between them run on the Step's
+// goroutine, fused as before.
+//
+// Determinism: a shard sees its keys' updates in input order, so its
+// state and output for a key are those of the single operator; the
+// node's output is a permutation of the single operator's, the same
+// permutation for the same inputs and n whatever the scheduling. The
+// consolidated output of a Step (StepInput) is identical for every n.
+//
+// State keys are unchanged: each shard logs under the node's prefix by
+// key, as the single operator does, so the store holds the same state
+// for every n, Restore routes each logged key to the shard of its key,
+// and a restart may change n. Memory accounting and interrupts go
+// through the Step's context as before (shards poll their interrupt and
+// report their growth after they finish). A spilled shard reads the
+// store on demand, so the shards of a node with a spilled shard run one
+// after the other.
+//
+// The goroutines belong to this driver, never to an operator: operators
+// stay deterministic state machines that know nothing of workers.
+
+// keyed is an operator whose every input row and every logged state key
+// belongs to one key, and whose state and output for a key depend only
+// on that key's input rows: it can run as shards.
+type keyed interface {
+	operator
+	// inputKey appends to buf the encoding of the key of a row of input
+	// in (empty: the node is not keyed after all, e.g. a global Reduce).
+	inputKey(buf []byte, in int, row repr.Row) []byte
+	// stateKey returns the encoding, as inputKey computes it, of the key
+	// a logged state entry (key relative to the node's prefix, and its
+	// value) belongs to.
+	stateKey(key, value []byte) ([]byte, error)
+	// shardable reports whether this instance can run as shards.
+	shardable() bool
+}
+
+// keyedOf returns op as a keyed operator, or nil when it cannot run as
+// shards. The operators are listed, not found by interface: a wrapper
+// such as windowReduce embeds a keyed operator but keeps state of its own
+// that must be keyed too before it may run as shards.
+func keyedOf(op operator) keyed {
+	switch o := op.(type) {
+	case *reduceOp:
+		return o
+	}
+	return nil
+}
+
+// unsharded returns op, or the first shard's operator if op is sharded:
+// for what the shards have alike (their kind and configuration).
+func unsharded(op operator) operator {
+	if o, ok := op.(*shardedOp); ok {
+		return o.shards[0].op
+	}
+	return op
+}
+
+// shardParallelMin is the number of input updates below which a sharded
+// node steps its shards one after the other on the Step's goroutine: a
+// goroutine hand-off costs about a microsecond, the work of a few
+// updates less. Tests set it to 0 to run every Step concurrently.
+var shardParallelMin = 512
+
+// shardedOp is a keyed node run as len(shards) shards (see above).
+type shardedOp struct {
+	shards []*shard
+	key    keyed // shards[0]'s operator, which computes the keys
+	kbuf   []byte
+	out    []repr.Update
+}
+
+// shard is one instance of a sharded node and its Step's working set.
+type shard struct {
+	op  operator
+	ins [][]repr.Update
+	out []repr.Update
+	err error
+	// log and slab serve the shard when it steps concurrently; grown and
+	// work are what it added to its stepCtx's counters.
+	log         stateLog
+	slab        rowSlab
+	grown, work int64
+}
+
+// BuildWorkers is Build for workers workers: every keyed stateful node
+// runs as workers shards (see shardedOp). 1 or less is Build.
+func BuildWorkers(p *dataflow.Plan, workers int) (*Dataflow, error) {
+	d, err := build(p)
+	if err != nil || workers <= 1 {
+		return d, err
+	}
+	return d, d.shard(p, workers)
+}
+
+// shard turns d's keyed nodes into n shards each, taking the other
+// shards' operators from n-1 more builds of p (so that every wrapping
+// Build does, watermarks and joins, applies to each shard alike).
+func (d *Dataflow) shard(p *dataflow.Plan, n int) error {
+	var nodes []int
+	for i, op := range d.ops {
+		if k := keyedOf(op); k != nil && k.shardable() {
+			nodes = append(nodes, i)
+		}
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	sh := make(map[int]*shardedOp, len(nodes))
+	for _, i := range nodes {
+		sh[i] = &shardedOp{key: d.ops[i].(keyed), shards: []*shard{{op: d.ops[i]}}}
+	}
+	for range n - 1 {
+		e, err := build(p)
+		if err != nil {
+			return err
+		}
+		for _, i := range nodes {
+			sh[i].shards = append(sh[i].shards, &shard{op: e.ops[i]})
+		}
+	}
+	for _, i := range nodes {
+		d.ops[i] = sh[i]
+	}
+	d.workers = n
+	return nil
+}
+
+// Workers returns the number of shards of d's keyed nodes (1: none).
+func (d *Dataflow) Workers() int { return max(d.workers, 1) }
+
+// shardOf maps a key encoding to one of n shards: FNV-1a then a
+// MurmurHash3 finalizer, fixed (not seeded per process) so that a
+// node's partition, and thus its output order, is the same in every run.
+func shardOf(key []byte, n int) int {
+	h := uint64(14695981039346656037)
+	for _, b := range key {
+		h = (h ^ uint64(b)) * 1099511628211
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return int(h % uint64(n))
+}
+
+func (o *shardedOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+	total := o.partition(ins)
+	if total < shardParallelMin || o.spilled() {
+		return o.stepInline(s)
+	}
+	return o.stepParallel(s)
+}
+
+// partition splits each input among the shards by key; it returns the
+// number of updates.
+func (o *shardedOp) partition(ins [][]repr.Update) int {
+	n, total := len(o.shards), 0
+	for _, sh := range o.shards {
+		for len(sh.ins) < len(ins) {
+			sh.ins = append(sh.ins, nil)
+		}
+		sh.release() // after a failed Step, its batches are still here
+	}
+	for in, us := range ins {
+		total += len(us)
+		for _, u := range us {
+			o.kbuf = o.key.inputKey(o.kbuf[:0], in, u.Row)
+			sh := o.shards[shardOf(o.kbuf, n)]
+			sh.ins[in] = append(sh.ins[in], u)
+		}
+	}
+	return total
+}
+
+// stepInline steps the shards one after the other with the Step's own
+// context, and concatenates their outputs.
+func (o *shardedOp) stepInline(s *stepCtx) ([]repr.Update, error) {
+	o.out = o.out[:0]
+	for _, sh := range o.shards {
+		out, err := sh.op.step(s, sh.ins)
+		if err != nil {
+			return nil, err
+		}
+		o.out = append(o.out, out...)
+		sh.release()
+	}
+	return o.out, nil
+}
+
+// stepParallel steps every shard on its own goroutine (the first on the
+// Step's), each with a fork of the Step's context, then merges their
+// outputs, logs and counters in shard order.
+func (o *shardedOp) stepParallel(s *stepCtx) ([]repr.Update, error) {
+	var wg sync.WaitGroup
+	for _, sh := range o.shards[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sh.run(s)
+		}()
+	}
+	o.shards[0].run(s)
+	wg.Wait()
+	o.out = o.out[:0]
+	for _, sh := range o.shards {
+		if sh.err != nil {
+			return nil, sh.err
+		}
+	}
+	for _, sh := range o.shards {
+		o.out = append(o.out, sh.out...)
+		s.log.append(&sh.log)
+		s.grown += sh.grown
+		s.work += uint64(sh.work)
+		sh.release()
+	}
+	if s.mem != nil {
+		if err := s.account(); err != nil {
+			return nil, err
+		}
+	}
+	return o.out, nil
+}
+
+// run steps the shard with a context of its own derived from s (the
+// parent's is not touched): its own expression context, log and slab, no
+// memory account (the parent reports the shard's growth afterwards).
+func (sh *shard) run(s *stepCtx) {
+	c := *s
+	c.ctx = s.ctx.Fork()
+	c.ctx.Memory, c.mem = nil, nil
+	sh.log.reset()
+	sh.log.off, sh.log.ranges = s.log.off, s.log.ranges
+	c.log, c.slab = &sh.log, &sh.slab
+	c.work, c.grown, c.counts = 0, 0, nil
+	before := sh.slab.growth()
+	sh.out, sh.err = runStep(sh.op, &c, sh.ins)
+	sh.grown = c.grown + sh.slab.growth() - before
+	sh.work = int64(c.work)
+}
+
+// release empties the shard's input buffers (kept for the next Step,
+// cleared so they do not hold the Step's rows).
+func (sh *shard) release() {
+	for i := range sh.ins {
+		clear(sh.ins[i])
+		sh.ins[i] = sh.ins[i][:0]
+	}
+	sh.out = nil
+}
+
+// spilled reports whether a shard's state is spilled (it then reads the
+// store while it steps).
+func (o *shardedOp) spilled() bool {
+	sp := spillerOf(o.shards[0].op)
+	if sp == nil {
+		return false
+	}
+	for _, sh := range o.shards {
+		if spilled, _, _, _ := spillerOf(sh.op).spilledStats(); spilled {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *shardedOp) commit() {
+	for _, sh := range o.shards {
+		sh.op.commit()
+	}
+}
+
+func (o *shardedOp) rollback() {
+	for _, sh := range o.shards {
+		sh.op.rollback()
+	}
+}
+
+// restore hands a logged key to the shard of its key.
+func (o *shardedOp) restore(key, value []byte) error {
+	sh, err := o.shardOfState(key, value)
+	if err != nil {
+		return err
+	}
+	return sh.op.restore(key, value)
+}
+
+// shardOfState returns the shard a logged state entry belongs to.
+func (o *shardedOp) shardOfState(key, value []byte) (*shard, error) {
+	k, err := o.key.stateKey(key, value)
+	if err != nil {
+		return nil, err
+	}
+	return o.shards[shardOf(k, len(o.shards))], nil
+}
+
+func (o *shardedOp) restored() error {
+	for _, sh := range o.shards {
+		if err := sh.op.restored(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// append appends the changes logged in m after l's.
+func (l *stateLog) append(m *stateLog) {
+	base := len(l.buf)
+	l.buf = append(l.buf, m.buf...)
+	for _, op := range m.ops {
+		op.k0, op.k1 = op.k0+base, op.k1+base
+		if op.v >= 0 {
+			op.v += base
+		}
+		l.ops = append(l.ops, op)
+	}
+}

@@ -1,0 +1,77 @@
+package exec
+
+// The state of a sharded node (shard.go) spills shard by shard: each
+// shard is a spiller of its own keys under the node's prefix, with an
+// equal part of the node's cache.
+
+func (o *shardedOp) spillers() []spiller {
+	out := make([]spiller, len(o.shards))
+	for i, sh := range o.shards {
+		out[i] = spillerOf(sh.op)
+	}
+	return out
+}
+
+// spillSize sums the shards'; the node can spill when every shard can.
+func (o *shardedOp) spillSize() (int64, bool) {
+	var n int64
+	ok := true
+	for _, s := range o.spillers() {
+		b, can := s.spillSize()
+		n, ok = n+b, ok && can
+	}
+	return n, ok
+}
+
+func (o *shardedOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
+	if _, ok := o.spillSize(); !ok {
+		return false
+	}
+	spilled := false
+	for _, s := range o.spillers() {
+		spilled = s.spillTo(r, prefix, cache/int64(len(o.shards))) || spilled
+	}
+	return spilled
+}
+
+func (o *shardedOp) spilledStats() (spilled bool, resident, loads, evictions int64) {
+	for _, s := range o.spillers() {
+		sp, r, l, e := s.spilledStats()
+		spilled = spilled || sp
+		resident, loads, evictions = resident+r, loads+l, evictions+e
+	}
+	return spilled, resident, loads, evictions
+}
+
+func (o *shardedOp) flushedState() {
+	for _, s := range o.spillers() {
+		s.flushedState()
+	}
+}
+
+// restoreSized routes the entry to its shard; the node may stop when that
+// shard may.
+func (o *shardedOp) restoreSized(key, value []byte) (int64, bool, error) {
+	sh, err := o.shardOfState(key, value)
+	if err != nil {
+		return 0, false, err
+	}
+	return spillerOf(sh.op).restoreSized(key, value)
+}
+
+func (o *shardedOp) forget() {
+	for _, s := range o.spillers() {
+		s.forget()
+	}
+}
+
+// stateSize sums the shards' (a shard without a size counts as empty).
+func (o *shardedOp) stateSize() (rows, bytes int64) {
+	for _, sh := range o.shards {
+		if s, ok := sh.op.(stateSizer); ok {
+			r, b := s.stateSize()
+			rows, bytes = rows+r, bytes+b
+		}
+	}
+	return rows, bytes
+}
