@@ -270,6 +270,9 @@ func (o *joinOp) eachStored(side int, fn func(row repr.Row, ref keyRef) error) e
 		if len(k) < 1+len(o.kbuf) {
 			return errCorrupt
 		}
+		if o.owns != nil && !o.owns(o.kbuf) {
+			return nil // another shard's row
+		}
 		h := rowKeyHash(k[1+len(o.kbuf):])
 		o.counted(side, h, 1)
 		return fn(row, keyRef{string(o.kbuf), h})

@@ -64,7 +64,7 @@ func TestUnkeyedIntervalStateRestores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := Build(p)
+	old, err := BuildWorkers(p, 1) // white-box: one operator per node
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestUnkeyedIntervalStateRestores(t *testing.T) {
 			t.Fatalf("the unkeyed join logged tag %d", k[len(pfx)])
 		}
 	}
-	d, err := Build(p)
+	d, err := BuildWorkers(p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestSpilledIntervalJoinReadsOnlyTheOtherSide(t *testing.T) {
 			if !r.sp.SpillNode(3, sc, 1<<20) {
 				t.Fatal("the join did not spill")
 			}
-			if j := r.sp.ops[3].(*intervalJoin); j.sp.skip != [2]bool{false, true} {
+			if j := unsharded(r.sp.ops[3]).(*intervalJoin); j.sp.skip != [2]bool{false, true} {
 				t.Fatalf("spilled sides kept %v, want the windows (right) only", j.sp.skip)
 			}
 		}
@@ -207,7 +207,11 @@ func TestSpilledIntervalJoinReadsOnlyTheOtherSide(t *testing.T) {
 		}
 		checkpoint(i + 1)
 	}
-	if live := r.sp.ops[3].(*intervalJoin).sides[0].live; live != 1 {
+	live := 0
+	for _, op := range shardsOf(r.sp.ops[3]) {
+		live += int(op.(*intervalJoin).sides[0].live)
+	}
+	if live != 1 {
 		t.Errorf("%d bids arranged after closing all but one", live)
 	}
 }
@@ -261,7 +265,7 @@ func TestSpilledClosingDeletesUnread(t *testing.T) {
 			if !r.sp.SpillNode(3, sc, 0) {
 				t.Fatal("the join did not spill")
 			}
-			if j := r.sp.ops[3].(*intervalJoin); j.sp.skip != [2]bool{} {
+			if j := unsharded(r.sp.ops[3]).(*intervalJoin); j.sp.skip != [2]bool{} {
 				t.Fatalf("spilled sides kept %v, want none", j.sp.skip)
 			}
 			continue

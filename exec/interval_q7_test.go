@@ -55,10 +55,10 @@ func TestQ7StateFlat(t *testing.T) {
 		for _, u := range out {
 			joined += u.Diff
 		}
-		j := d.ops[3].(*intervalJoin)
+		j := unsharded(d.ops[3]).(*intervalJoin)
 		peakBids = max(peakBids, j.sides[0].live)
 		peakWins = max(peakWins, j.sides[1].live)
-		peakGroups = max(peakGroups, len(d.ops[2].(*windowReduce).groups))
+		peakGroups = max(peakGroups, len(unsharded(d.ops[2]).(*windowReduce).groups))
 	}
 	if limit := 14*1000 + 1000; peakBids > limit {
 		t.Errorf("join arranges %d bids at peak over %d events, want <= %d", peakBids, n, limit)
@@ -82,7 +82,7 @@ func TestQ7StateFlat(t *testing.T) {
 // stored row, arranged or not, in the close index.
 func TestWatermarkedJoinsSpill(t *testing.T) {
 	d := buildText(t, q7Plan)
-	if _, ok := d.ops[3].(*intervalJoin); !ok {
+	if _, ok := unsharded(d.ops[3]).(*intervalJoin); !ok {
 		t.Fatalf("node 3 runs as %T, not an intervalJoin", d.ops[3])
 	}
 	var ctx expr.Ctx
@@ -105,11 +105,11 @@ func TestWatermarkedJoinsSpill(t *testing.T) {
 	if !candidate {
 		t.Fatal("the interval join is not a spill candidate")
 	}
-	indexed := d.ops[3].(*intervalJoin).bounds[0].idx.len()
+	indexed := unsharded(d.ops[3]).(*intervalJoin).bounds[0].idx.len()
 	if !d.SpillNode(3, store, 0) {
 		t.Fatal("the interval join did not spill")
 	}
-	j := d.ops[3].(*intervalJoin)
+	j := unsharded(d.ops[3]).(*intervalJoin)
 	if j.sides[0].live != 0 || j.bounds[0].idx.len() != indexed || len(j.bounds[0].idx.mem.items) != 0 {
 		t.Fatalf("spilled: %d rows arranged, close index %d values (%d before), %d by reference",
 			j.sides[0].live, j.bounds[0].idx.len(), indexed, len(j.bounds[0].idx.mem.items))
@@ -121,7 +121,7 @@ func TestWatermarkedJoinsSpill(t *testing.T) {
 	if got := r.SpilledNodes(); len(got) == 0 || got[len(got)-1] != 3 {
 		t.Fatalf("RestoreWithin spilled nodes %v, not the interval join", got)
 	}
-	if got := r.ops[3].(*intervalJoin).bounds[0].idx.len(); got != indexed {
+	if got := unsharded(r.ops[3]).(*intervalJoin).bounds[0].idx.len(); got != indexed {
 		t.Fatalf("RestoreWithin filed %d values in the interval join's close index, want %d", got, indexed)
 	}
 }

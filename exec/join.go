@@ -57,6 +57,9 @@ type joinOp struct {
 	keyed bool
 	// sp is the spilled state (join_spill.go); nil while in memory.
 	sp *joinSpill
+	// owns, when set (a shard of a sharded node: shard_keys.go), tells
+	// the join keys of this shard from the other shards' (eachStored).
+	owns func(key []byte) bool
 	// restoring is set from a restore's first row until restored.
 	restoring bool
 }

@@ -350,8 +350,8 @@ func (r *spillRun) checkpoint(rng *rand.Rand, cache int64) error {
 		for _, c := range r.sp.SpillCandidates() {
 			if r.sp.SpillNode(c.Node, r.spStore, cache) {
 				r.spilled = true
-				r.spilledOps[fmt.Sprintf("%T", r.sp.ops[c.Node])]++
-				if j := closingJoin(r.sp.ops[c.Node]); j != nil && j.sp.skip != [2]bool{} {
+				r.spilledOps[fmt.Sprintf("%T", unsharded(r.sp.ops[c.Node]))]++
+				if j := closingJoin(unsharded(r.sp.ops[c.Node])); j != nil && j.sp.skip != [2]bool{} {
 					r.spilledOps["small side kept"]++
 				}
 			}
@@ -369,7 +369,7 @@ func (r *spillRun) checkpoint(rng *rand.Rand, cache int64) error {
 		r.sp = d
 		for _, n := range d.SpilledNodes() {
 			r.spilled = true
-			r.spilledOps[fmt.Sprintf("%T", d.ops[n])]++
+			r.spilledOps[fmt.Sprintf("%T", unsharded(d.ops[n]))]++
 		}
 	}
 	return nil

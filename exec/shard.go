@@ -45,10 +45,10 @@ type keyed interface {
 	// inputKey appends to buf the encoding of the key of a row of input
 	// in (empty: the node is not keyed after all, e.g. a global Reduce).
 	inputKey(buf []byte, in int, row repr.Row) []byte
-	// stateKey returns the encoding, as inputKey computes it, of the key
+	// logShardKey returns the encoding, as inputKey computes it, of the key
 	// a logged state entry (key relative to the node's prefix, and its
 	// value) belongs to.
-	stateKey(key, value []byte) ([]byte, error)
+	logShardKey(key, value []byte) ([]byte, error)
 	// shardable reports whether this instance can run as shards.
 	shardable() bool
 }
@@ -59,8 +59,8 @@ type keyed interface {
 // that must be keyed too before it may run as shards.
 func keyedOf(op operator) keyed {
 	switch o := op.(type) {
-	case *reduceOp:
-		return o
+	case *reduceOp, *joinOp, *topkOp, *thresholdOp, *windowReduce, *windowTopK, *windowJoin, *intervalJoin:
+		return o.(keyed)
 	}
 	return nil
 }
@@ -138,6 +138,11 @@ func (d *Dataflow) shard(p *dataflow.Plan, n int) error {
 		}
 	}
 	for _, i := range nodes {
+		for k, x := range sh[i].shards {
+			if o, ok := x.op.(interface{ setOwner(func([]byte) bool) }); ok {
+				o.setOwner(func(key []byte) bool { return shardOf(key, n) == k })
+			}
+		}
 		d.ops[i] = sh[i]
 	}
 	d.workers = n
@@ -307,7 +312,7 @@ func (o *shardedOp) restore(key, value []byte) error {
 
 // shardOfState returns the shard a logged state entry belongs to.
 func (o *shardedOp) shardOfState(key, value []byte) (*shard, error) {
-	k, err := o.key.stateKey(key, value)
+	k, err := o.key.logShardKey(key, value)
 	if err != nil {
 		return nil, err
 	}

@@ -13,9 +13,9 @@ func (o *reduceOp) inputKey(buf []byte, _ int, row repr.Row) []byte {
 	return repr.AppendColsKey(buf, row, o.spec.Key)
 }
 
-// stateKey is the group key of a group record or multiset entry (whose
+// logShardKey is the group key of a group record or multiset entry (whose
 // value starts with the group key's length).
-func (o *reduceOp) stateKey(key, value []byte) ([]byte, error) {
+func (o *reduceOp) logShardKey(key, value []byte) ([]byte, error) {
 	if len(key) == 0 {
 		return nil, errCorrupt
 	}
@@ -33,3 +33,59 @@ func (o *reduceOp) stateKey(key, value []byte) ([]byte, error) {
 	}
 	return nil, errCorrupt
 }
+
+func (o *joinOp) shardable() bool { return len(o.sides[0].keyCols) > 0 }
+
+// inputKey is the join key of the row's side.
+func (o *joinOp) inputKey(buf []byte, in int, row repr.Row) []byte {
+	return repr.AppendColsKey(buf, row, o.sides[in].keyCols)
+}
+
+// logShardKey is the join key of a logged row, computed from its columns
+// (in either layout: keyed or not).
+func (o *joinOp) logShardKey(key, value []byte) ([]byte, error) {
+	if len(key) == 0 || key[0] < 1 || key[0] > 4 {
+		return nil, errCorrupt
+	}
+	side := int(key[0]-1) % 2
+	row, _, _, err := o.decodeLogged(side, value)
+	if err != nil {
+		return nil, err
+	}
+	return repr.AppendColsKey(nil, row, o.sides[side].keyCols), nil
+}
+
+func (o *topkOp) shardable() bool { return len(o.spec.Key) > 0 }
+
+// inputKey is the partition key.
+func (o *topkOp) inputKey(buf []byte, _ int, row repr.Row) []byte {
+	return repr.AppendColsKey(buf, row, o.spec.Key)
+}
+
+// logShardKey is the partition key of a logged row (count, columns...).
+func (o *topkOp) logShardKey(_, value []byte) ([]byte, error) {
+	r, err := repr.DecodeRow(value)
+	if err != nil || len(r) != o.ncols+1 {
+		return nil, errCorrupt
+	}
+	return repr.AppendColsKey(nil, r[1:], o.spec.Key), nil
+}
+
+func (o *thresholdOp) shardable() bool { return true }
+
+// inputKey is the whole row's.
+func (o *thresholdOp) inputKey(buf []byte, _ int, row repr.Row) []byte {
+	return repr.AppendRowKey(buf, row)
+}
+
+// logShardKey is the logged key itself, the row's key encoding.
+func (o *thresholdOp) logShardKey(key, _ []byte) ([]byte, error) { return key, nil }
+
+// A windowed Reduce, TopK or join spilled while restoring rebuilds its
+// close index from a scan of the store (indexStored, eachStored), which
+// holds every shard's keys: owns, set on each shard, keeps only the
+// shard's own.
+
+func (w *windowReduce) setOwner(owns func([]byte) bool) { w.owns = owns }
+func (w *windowTopK) setOwner(owns func([]byte) bool)   { w.owns = owns }
+func (o *joinOp) setOwner(owns func([]byte) bool)       { o.owns = owns }

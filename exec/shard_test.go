@@ -6,7 +6,9 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +61,43 @@ func TestShardedEqualsSingle(t *testing.T) {
 			}
 		}
 		if err := runSharded(p, rng, 30, next, commit); err != nil {
+			t.Fatalf("seed %d, inline below %d, plan:\n%s\n%v", seed, shardParallelMin, text, err)
+		}
+	}
+}
+
+// TestShardedWindowsEqualSingle is TestShardedEqualsSingle over the
+// windowed and interval plans, with growing watermarks: windowed Reduces
+// and TopKs, window and interval joins close their windows per shard.
+func TestShardedWindowsEqualSingle(t *testing.T) {
+	defer func(n int) { shardParallelMin = n }(shardParallelMin)
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed^10))
+	plans := append(slices.Clone(windowPlans), intervalPlans...)
+	for iter := range 4 * len(plans) {
+		shardParallelMin = []int{0, 1 << 30}[iter%2]
+		tmpl := plans[iter/2%len(plans)]
+		text := strings.ReplaceAll(tmpl, "%e", []string{"", " emit=close"}[iter/2/len(plans)%2])
+		p, err := dataflow.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, err := dataflow.ParseRow("('2024-01-01 00:00:00')", []repr.T{repr.Timestamp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen := &windowRun{wm: map[repr.CollectionID]int64{}, base: base[0].Micros(), inputs: map[repr.CollectionID][]repr.Update{}}
+		next := func(d *Dataflow, step uint64) Input {
+			gen.d = d
+			in := gen.randomInput(rng, step, step == 30)
+			gen.dropNegative(in)
+			return in
+		}
+		if err := runSharded(p, rng, 30, next, gen.committed); err != nil {
 			t.Fatalf("seed %d, inline below %d, plan:\n%s\n%v", seed, shardParallelMin, text, err)
 		}
 	}
@@ -189,4 +228,17 @@ func TestShardOfSpreads(t *testing.T) {
 			}
 		}
 	}
+}
+
+// shardsOf returns op's shards' operators, or op alone if not sharded.
+func shardsOf(op operator) []operator {
+	o, ok := op.(*shardedOp)
+	if !ok {
+		return []operator{op}
+	}
+	var out []operator
+	for _, sh := range o.shards {
+		out = append(out, sh.op)
+	}
+	return out
 }

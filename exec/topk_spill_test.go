@@ -60,6 +60,9 @@ func TestTopKRestoresRowKeyedState(t *testing.T) {
 		return d
 	}
 	old, ref := build(), build()
+	if old, err = BuildWorkers(p, 1); err != nil { // white-box: one TopK
+		t.Fatal(err)
+	}
 	old.ops[1].(*topkOp).keyed = false
 	oldStore, refStore := newMemStore(), newMemStore()
 	step := func(d *Dataflow, s *memStore, b map[repr.CollectionID][]repr.Update, at uint64) string {

@@ -107,6 +107,9 @@ type windowReduce struct {
 	cbuf   []byte   // scratch of closeKey
 	// cold lists the groups the pending Step closed unread (closeCold).
 	cold []string
+	// owns, when set (a shard of a sharded node: shard_keys.go), tells
+	// the group keys of this shard from the other shards'.
+	owns func(key []byte) bool
 }
 
 func (w *windowReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {

@@ -71,6 +71,9 @@ func (w *windowReduce) indexStored() error {
 		if err != nil || len(r) < nk || len(rel) < 2 {
 			return errCorrupt
 		}
+		if w.owns != nil && !w.owns(rel[1:]) {
+			return nil
+		}
 		w.file(string(rel[1:]), r[:nk])
 		return nil
 	})
@@ -87,6 +90,9 @@ func (w *windowTopK) indexStored() error {
 			return errCorrupt
 		}
 		w.kbuf = repr.AppendColsKey(w.kbuf[:0], r[1:], w.spec.Key)
+		if w.owns != nil && !w.owns(w.kbuf) {
+			return nil
+		}
 		if string(w.kbuf) != last {
 			last = string(w.kbuf)
 			w.indexRow(last, r[1:])

@@ -23,7 +23,7 @@ func TestSpilledWindowEqualsInMemory(t *testing.T) {
 	windowed := 0
 	for _, r := range runs {
 		for _, n := range r.sp.SpilledNodes() {
-			switch r.sp.ops[n].(type) {
+			switch unsharded(r.sp.ops[n]).(type) {
 			case *windowReduce, *windowTopK:
 				windowed++
 			}

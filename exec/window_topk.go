@@ -20,6 +20,9 @@ type windowTopK struct {
 	// index does not pin evicted partitions: window_spill.go).
 	idx  []closeIndex[string]
 	cbuf []byte // scratch of closeKey
+	// owns, when set (a shard of a sharded node: shard_keys.go), tells
+	// the partition keys of this shard from the other shards'.
+	owns func(key []byte) bool
 }
 
 // newWindowTopK wraps o, closing partitions on any of the input columns
