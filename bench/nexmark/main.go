@@ -25,6 +25,7 @@ type options struct {
 	stall                time.Duration
 	maxRSS               int64 // MB; 0: half of physical memory
 	memoryLimit          string
+	workers              int
 	child                string
 }
 
@@ -39,6 +40,7 @@ func main() {
 	flag.DurationVar(&o.stall, "stall", 2*time.Minute, "give up on a query when no source advances for this long")
 	flag.Int64Var(&o.maxRSS, "maxrss", 0, "stop a query whose RSS exceeds this many MB (0: half of physical memory), so unbounded state cannot exhaust a shared machine")
 	flag.StringVar(&o.memoryLimit, "memory-limit", "", "the server's --memory-limit (e.g. 1GiB; default: the server's own default): state past it spills to disk")
+	flag.IntVar(&o.workers, "workers", 1, "the server's --workers: each view's grouping, join and top-k operators run as this many shards, concurrently")
 	flag.StringVar(&o.child, "child", "", "internal: run this one query and print its result as JSON")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -90,7 +92,8 @@ func runChild(name string, o options) Result {
 		return Result{Query: name, Error: err.Error()}
 	}
 	args := []string{"-child", name, "-events", fmt.Sprint(o.events), "-warmup", fmt.Sprint(o.warmup),
-		"-rate", fmt.Sprint(o.rate), "-memcheck", fmt.Sprint(o.memcheck), "-stall", o.stall.String(), "-maxrss", fmt.Sprint(o.maxRSS)}
+		"-rate", fmt.Sprint(o.rate), "-memcheck", fmt.Sprint(o.memcheck), "-stall", o.stall.String(), "-maxrss", fmt.Sprint(o.maxRSS),
+		"-workers", fmt.Sprint(o.workers)}
 	if o.cpuprofile != "" {
 		args = append(args, "-cpuprofile", o.cpuprofile)
 	}

@@ -144,7 +144,7 @@ func measure(suite *queries.Suite, q queries.Query, o options, res *Result) erro
 	elog := &errorLog{}
 	log := slog.New(elog)
 	srv, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: dir, Version: "nexmark", Logger: log,
-		MemoryLimit: limit})
+		MemoryLimit: limit, Workers: o.workers})
 	if err != nil {
 		return err
 	}
