@@ -240,11 +240,27 @@ func (o *shardedOp) stepParallel(s *stepCtx) ([]repr.Update, error) {
 		sh.release()
 	}
 	if s.mem != nil {
-		if err := s.account(); err != nil {
+		if err := s.accountPieces(); err != nil {
 			return nil, err
 		}
 	}
 	return o.out, nil
+}
+
+// accountPieces reports the Step's growth since its last report, which
+// concurrent shards could not report as they grew, in the pieces of
+// memReportBytes that one operator would have reported: an account
+// judges a request by what it already holds, so one large request is not
+// the same as many small ones.
+func (s *stepCtx) accountPieces() error {
+	g := s.growth()
+	for s.reported+memReportBytes <= g {
+		s.reported += memReportBytes
+		if err := s.mem.Grow(memReportBytes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // run steps the shard with a context of its own derived from s (the
