@@ -60,7 +60,7 @@ func run() error {
 	subBuffer := flag.String("subscribe-buffer", "64MiB", "memory of the commits queued for one SUBSCRIBE client that does not read, past which it is cut off (54000)")
 	diskReserve := flag.String("disk-reserve", "", "free disk space below which writes fail with 53100 (disk full) while reads go on (default: twice the memtable size plus 64MiB)")
 	auth, allow := authFlags()
-	workers := flag.Int("workers", runtime.NumCPU(), "workers each materialized view's dataflow runs on: its grouping operators run as that many shards by key hash, concurrently (1: one thread per dataflow)")
+	workers := flag.Int("workers", 1, fmt.Sprintf("workers each materialized view's dataflow runs on: its grouping, join and top-k operators run as that many shards by key hash, concurrently (1: one thread per dataflow; this machine has %d cores)", runtime.NumCPU()))
 	flag.Parse()
 	server.TuneGC()
 	var lvl slog.Level
