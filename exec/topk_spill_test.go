@@ -59,8 +59,9 @@ func TestTopKRestoresRowKeyedState(t *testing.T) {
 		}
 		return d
 	}
-	old, ref := build(), build()
-	if old, err = BuildWorkers(p, 1); err != nil { // white-box: one TopK
+	ref := build()
+	old, err := BuildWorkers(p, 1) // white-box: one TopK
+	if err != nil {
 		t.Fatal(err)
 	}
 	old.ops[1].(*topkOp).keyed = false
