@@ -188,6 +188,10 @@ type Func struct {
 	// poly instantiates a polymorphic overload for concrete argument types
 	// (nil if the overload is monomorphic).
 	poly func(args []repr.T) *Func
+	// polyAt marks, in an instance of a polymorphic overload, the argument
+	// positions whose declared type was polymorphic: as in PostgreSQL's
+	// func_select_candidate they never count as exact or preferred matches.
+	polyAt uint64
 	// bind specializes the overload for a call's arguments once they are
 	// folded (to_char compiles a literal template); it returns nil when it
 	// has nothing to specialize. The result computes the same function.

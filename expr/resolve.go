@@ -173,10 +173,34 @@ func instantiate(f *Func, args []repr.T) *Func {
 		return nil
 	}
 	if f.poly != nil {
-		return f.poly(args)
+		return polyInstance(f, args)
 	}
 	return f
 }
+
+// polyInstance instantiates the polymorphic f for args, marking the
+// positions f declares polymorphic (polyAt).
+func polyInstance(f *Func, args []repr.T) *Func {
+	fn := f.poly(args)
+	if fn == nil {
+		return nil
+	}
+	var at uint64
+	for i, p := range f.Args {
+		if p.Family == famAny && i < 64 {
+			at |= 1 << i
+		}
+	}
+	if at == 0 {
+		return fn
+	}
+	c := *fn
+	c.polyAt = at
+	return &c
+}
+
+// declaredPoly reports whether f's parameter i was declared polymorphic.
+func declaredPoly(f *Func, i int) bool { return i < 64 && f.polyAt&(1<<i) != 0 }
 
 func acceptsAll(f *Func, args []repr.T) bool {
 	for i, a := range args {
@@ -210,7 +234,7 @@ func exactMatch(cands []*Func, args []repr.T) *Func {
 func countExact(f *Func, args []repr.T) int {
 	n := 0
 	for i, a := range args {
-		if a.Family != repr.FamUnknown && sameType(a, f.Args[i]) && f.Args[i].Family != famAny {
+		if a.Family != repr.FamUnknown && sameType(a, f.Args[i]) && f.Args[i].Family != famAny && !declaredPoly(f, i) {
 			n++
 		}
 	}
@@ -242,7 +266,7 @@ func mostPreferred(cands []*Func, args []repr.T) []*Func {
 		n := 0
 		for i, a := range args {
 			p := f.Args[i]
-			if a.Family != repr.FamUnknown && !sameType(a, p) && isPreferred(p) && category(p) == category(a) {
+			if a.Family != repr.FamUnknown && !sameType(a, p) && isPreferred(p) && category(p) == category(a) && !declaredPoly(f, i) {
 				n++
 			}
 		}
