@@ -39,6 +39,15 @@ func (s *memStore) Scan(prefix []byte, fn func(k, v []byte) error) error {
 	return nil
 }
 
+func (s *memStore) ScanFrom(prefix, from []byte, fn func(k, v []byte) error) error {
+	return s.Scan(prefix, func(k, v []byte) error {
+		if bytes.Compare(k, from) < 0 {
+			return nil
+		}
+		return fn(k, v)
+	})
+}
+
 type batchOp struct {
 	key    []byte
 	val    []byte

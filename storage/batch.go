@@ -399,6 +399,14 @@ func (r *PrefixedReader) Scan(rel []byte, fn func(key, value []byte) error) erro
 	return it.scan(rel, fn)
 }
 
+// ScanFrom is Scan over the keys starting with prefix+rel that are at or
+// after prefix+from.
+func (r *PrefixedReader) ScanFrom(rel, from []byte, fn func(key, value []byte) error) error {
+	it := r.db.takePrefixIter(r.prefix)
+	defer r.db.putIter(it)
+	return it.scanFrom(rel, from, fn)
+}
+
 // Mark is a position in a Batch that RollbackTo returns to.
 type Mark struct {
 	n, last   int // chunks in use, and the length of the last one

@@ -82,9 +82,15 @@ func runDBCmd(t *testing.T, db **DB, dir string, b *Batch, d *datadriven.TestDat
 	case "state-write":
 		return stateWrite(*db, argKey(t, d, "prefix"), d.Input)
 	case "state-scan":
-		var rel string
+		var rel, from string
 		d.MaybeScanArgs(t, "rel", &rel)
-		return scanString((*db).PrefixedReader(argKey(t, d, "prefix")).Scan, []byte(rel), func(k []byte) string { return string(k) })
+		r := (*db).PrefixedReader(argKey(t, d, "prefix"))
+		scan := r.Scan
+		if d.HasArg("from") {
+			d.ScanArgs(t, "from", &from)
+			scan = func(rel []byte, fn func(k, v []byte) error) error { return r.ScanFrom(rel, []byte(from), fn) }
+		}
+		return scanString(scan, []byte(rel), func(k []byte) string { return string(k) })
 	}
 	return "", fmt.Errorf("unknown command %q", d.Cmd)
 }

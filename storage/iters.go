@@ -148,7 +148,16 @@ func (oi *ownerIter) setBounds(from, to []byte) {
 // until fn returns an error, which it returns as is (a read error
 // wrapped).
 func (oi *ownerIter) scan(rel []byte, fn func(key, value []byte) error) error {
-	oi.setBounds(rel, prefixEnd(rel))
+	return oi.scanFrom(rel, rel, fn)
+}
+
+// scanFrom is scan over the keys that start with rel and are at or
+// after from.
+func (oi *ownerIter) scanFrom(rel, from []byte, fn func(key, value []byte) error) error {
+	if bytes.Compare(from, rel) < 0 {
+		from = rel
+	}
+	oi.setBounds(from, prefixEnd(rel))
 	for ok := oi.it.First(); ok; ok = oi.it.Next() {
 		v, err := oi.it.ValueAndErr()
 		if err != nil {

@@ -350,3 +350,12 @@ func (m mapReader) Scan(prefix []byte, fn func(k, v []byte) error) error {
 	}
 	return nil
 }
+
+func (m mapReader) ScanFrom(prefix, from []byte, fn func(k, v []byte) error) error {
+	return m.Scan(prefix, func(k, v []byte) error {
+		if string(k) < string(from) {
+			return nil
+		}
+		return fn(k, v)
+	})
+}
