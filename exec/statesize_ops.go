@@ -95,8 +95,8 @@ func (o *windowOp) stateSize() (rows, bytes int64) {
 	for key, p := range o.parts {
 		b := int64(unsafe.Sizeof(wpart{})) + mapEntryOverhead + int64(len(key))
 		for _, c := range p.seq.chunks {
-			for i := range c {
-				b += entry + slots + rowBytes(c[i].row) + int64(len(c[i].sk))
+			for i := range c.e {
+				b += entry + slots + rowBytes(c.e[i].row) + int64(len(c.e[i].sk))
 			}
 		}
 		if !s.add(int64(p.seq.n), b) {

@@ -76,6 +76,13 @@ type windowOp struct {
 
 	// sp is the spilled state (winfunc_spill.go); nil while in memory.
 	sp *residency
+	// pg pages the one partition of a spilled Window without PARTITION
+	// BY (winpage.go); nil while in memory. restoring is set from the
+	// first restored copy to restored, and pageErr is an error of paging
+	// in the middle of a restore, which restored returns.
+	pg        *wpager
+	restoring bool
+	pageErr   error
 }
 
 // wpart is one partition: its key and positions, and the rows the
@@ -292,21 +299,29 @@ func reachOf(f expr.WinFunc) wreach {
 	return r
 }
 
-func (o *windowOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+func (o *windowOp) step(s *stepCtx, ins [][]repr.Update) (out []repr.Update, err error) {
+	if o.pg != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				le, ok := r.(wloadErr)
+				if !ok {
+					panic(r)
+				}
+				out, err = nil, fmt.Errorf("window: loading a chunk: %w", le.err)
+			}
+		}()
+	}
 	for i := range o.funcs {
 		if r := o.funcs[i].rng; r != nil {
 			r.ctx, r.firstErr = s.ctx, nil
 		}
 	}
-	var out []repr.Update
 	for _, u := range Consolidate(ins[0]) {
-		var err error
 		if out, err = o.apply(s, u, out); err != nil {
 			return nil, err
 		}
 	}
 	for _, p := range o.touched {
-		var err error
 		if out, err = o.recompute(s, p, out); err != nil {
 			return nil, err
 		}
@@ -330,7 +345,7 @@ func (o *windowOp) part(s *stepCtx, row repr.Row) (*wpart, error) {
 	}
 	p := o.parts[string(o.kbuf)]
 	if p == nil {
-		p = &wpart{key: string(o.kbuf)}
+		p = &wpart{key: string(o.kbuf), seq: wseq{pg: o.pg}}
 		o.parts[p.key] = p
 		o.record = append(o.record, wundo{p: p, kind: undoAddPart})
 	}
@@ -528,6 +543,9 @@ func (o *windowOp) commit() {
 	if o.sp != nil {
 		o.sp.trim(o)
 	}
+	if o.pg != nil {
+		o.pg.trim(o.pagedSeq())
+	}
 }
 
 func (o *windowOp) rollback() {
@@ -554,24 +572,26 @@ func (o *windowOp) rollback() {
 // restore loads one logged copy: it goes after the copies of its row
 // already restored, which precede it in key order.
 func (o *windowOp) restore(key, value []byte) error {
-	r, err := repr.DecodeRow(value)
-	if err != nil || len(r) != o.ncols+o.width {
-		return errCorrupt
+	e, err := o.decodeEnt(value)
+	if err != nil {
+		return err
 	}
-	row, out := r[:o.ncols:o.ncols], r[o.ncols:]
-	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	o.restoring = true
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], e.row, o.spec.Key)
 	p := o.parts[string(o.kbuf)]
 	if p == nil {
 		p = &wpart{key: string(o.kbuf)}
 		o.parts[p.key] = p
 	}
-	sk := appendSortKey(nil, row, o.spec.Order)
-	p.seq.insert(p.seq.search(sk, row, true), went{row: row, sk: sk, out: out})
-	o.noteN(p, row)
+	p.seq.insert(p.seq.search(e.sk, e.row, true), e)
+	o.noteN(p, e.row)
 	return nil
 }
 
-func (o *windowOp) restored() error { return nil }
+func (o *windowOp) restored() error {
+	o.restoring = false
+	return o.pageErr
+}
 
 // debug prints each partition (in key order) as its rows with their
 // function values.

@@ -13,18 +13,15 @@ import "unsafe"
 // before it looks it up, so the rest of the Window runs unchanged over
 // resident partitions (a partition a Step empties stays resident, absent,
 // until the checkpoint deletes its rows). A Window without PARTITION BY
-// (one partition) does not spill. A reloaded partition's lag and lead
+// (one partition) pages its partition's chunks instead (winpage.go). A reloaded partition's lag and lead
 // reach (wpart.maxN) is recomputed from its live rows, as on restart:
 // only live rows' offsets decide which positions a change reaches.
 
 // The spiller methods of Windows (spill.go).
 
-// spillable reports whether o's state spills: partitioned.
-func (o *windowOp) spillable() bool { return len(o.spec.Key) > 0 }
-
 // spillSize estimates o's partitions and reports whether o can spill now.
 func (o *windowOp) spillSize() (int64, bool) {
-	if o.sp != nil || !o.spillable() || len(o.touched) > 0 {
+	if o.sp != nil || o.pg != nil || len(o.touched) > 0 {
 		return 0, false
 	}
 	_, b := o.stateSize()
@@ -39,6 +36,12 @@ func (o *windowOp) spillSize() (int64, bool) {
 func (o *windowOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
 	if _, ok := o.spillSize(); !ok {
 		return false
+	}
+	if len(o.spec.Key) == 0 {
+		if err := o.pageTo(r, prefix, cache); err != nil {
+			o.pageErr = err
+		}
+		return true
 	}
 	o.parts = make(map[string]*wpart)
 	rs := newResidency(r, prefix, cache)
@@ -61,11 +64,21 @@ func (o *windowOp) loadKey(key []byte) (int64, error) {
 // evictKey drops a clean resident partition.
 func (o *windowOp) evictKey(key string) { delete(o.parts, key) }
 
-func (o *windowOp) spilledStats() (bool, int64, int64, int64) { return o.sp.stats() }
+func (o *windowOp) spilledStats() (bool, int64, int64, int64) {
+	if o.pg != nil {
+		return o.pg.rs.stats()
+	}
+	return o.sp.stats()
+}
 
-// flushedState marks every resident partition clean and evicts past the
-// cache.
-func (o *windowOp) flushedState() { o.sp.flushed(o) }
+// flushedState marks every resident partition (or chunk) clean and
+// evicts past the cache.
+func (o *windowOp) flushedState() {
+	if o.pg != nil {
+		o.pg.flushed(o.pagedSeq())
+	}
+	o.sp.flushed(o)
+}
 
 // restoreSized is restore, returning the copy's estimated bytes and
 // whether o may stop there and spill.
@@ -73,7 +86,7 @@ func (o *windowOp) restoreSized(key, value []byte) (int64, bool, error) {
 	if err := o.restore(key, value); err != nil {
 		return 0, false, err
 	}
-	return o.entryCost(len(key)), o.spillable(), nil
+	return o.entryCost(len(key)), true, nil
 }
 
 // entryCost estimates the heap bytes of a copy logged under a key of n

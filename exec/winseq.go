@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"slices"
+	"sort"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -27,19 +28,57 @@ var wchunkMax = 512
 // moves at most a chunk's entries (plus the chunk list when one splits or
 // empties), not the whole partition: a partition of a million rows has
 // a few thousand chunks. Finding position i walks the chunk lengths;
-// sequential access goes through a wcur, O(1) per step.
+// sequential access goes through a wcur, O(1) per step. A paged wseq (pg
+// set: a spilled Window without PARTITION BY, winpage.go) may hold a
+// chunk's entries in the store only; every access to a chunk's entries
+// goes through ents, which loads them.
 type wseq struct {
-	chunks [][]went
+	chunks []wchunk
 	n      int
+	pg     *wpager
+}
+
+// wchunk is one chunk of a wseq: its entries (nil while paged out) and,
+// in a paged wseq, its page (length, bounds and residency).
+type wchunk struct {
+	e  []went
+	pg *wpage
+}
+
+// size returns the chunk's number of entries.
+func (c *wchunk) size() int {
+	if c.e == nil && c.pg != nil {
+		return c.pg.n
+	}
+	return len(c.e)
+}
+
+// ents returns the entries of chunk ci, loading them if paged out.
+func (s *wseq) ents(ci int) []went {
+	if s.pg != nil {
+		return s.pg.use(s, ci)
+	}
+	return s.chunks[ci].e
+}
+
+// lastEnt returns the last entry of chunk ci (its row and sort key only
+// while paged out), without loading it.
+func (s *wseq) lastEnt(ci int) *went {
+	c := &s.chunks[ci]
+	if c.e == nil {
+		return &c.pg.last
+	}
+	return &c.e[len(c.e)-1]
 }
 
 // locate returns the chunk and offset of position i (0 <= i < n).
 func (s *wseq) locate(i int) (int, int) {
-	for ci, c := range s.chunks {
-		if i < len(c) {
+	for ci := range s.chunks {
+		if n := s.chunks[ci].size(); i < n {
 			return ci, i
+		} else {
+			i -= n
 		}
-		i -= len(c)
 	}
 	panic("window: position out of range")
 }
@@ -47,49 +86,60 @@ func (s *wseq) locate(i int) (int, int) {
 // at returns the entry at position i (0 <= i < n).
 func (s *wseq) at(i int) *went {
 	ci, off := s.locate(i)
-	return &s.chunks[ci][off]
+	return &s.ents(ci)[off]
 }
 
-// insert inserts e at position i (0 <= i <= n).
+// insert inserts e at position i (0 <= i <= n). It loads what it needs
+// before it changes anything (a failed load leaves s as it was).
 func (s *wseq) insert(i int, e went) {
-	s.n++
 	if len(s.chunks) == 0 {
-		s.chunks = [][]went{{e}}
+		s.chunks = []wchunk{{e: []went{e}, pg: s.pg.page()}}
+		s.n++
+		s.pg.added(1)
 		return
 	}
-	ci, off := len(s.chunks)-1, len(s.chunks[len(s.chunks)-1])
-	if i < s.n-1 {
+	ci, off := len(s.chunks)-1, s.chunks[len(s.chunks)-1].size()
+	if i < s.n {
 		ci, off = s.locate(i)
 	}
-	c := slices.Insert(s.chunks[ci], off, e)
+	c := slices.Insert(s.ents(ci), off, e)
+	s.n++
+	s.pg.added(1)
 	if len(c) <= wchunkMax {
-		s.chunks[ci] = c
+		s.chunks[ci].e = c
 		return
 	}
 	half := len(c) / 2
 	right := append(make([]went, 0, wchunkMax), c[half:]...)
 	clear(c[half:])
-	s.chunks[ci] = c[:half]
-	s.chunks = slices.Insert(s.chunks, ci+1, right)
+	s.chunks[ci].e = c[:half]
+	s.chunks = slices.Insert(s.chunks, ci+1, wchunk{e: right, pg: s.pg.page()})
 }
 
 // remove removes and returns the entry at position i. A chunk left at a
 // quarter full or less merges with its successor when both fit in one,
-// so deletions do not leave a partition in many tiny chunks.
+// so deletions do not leave a partition in many tiny chunks. It loads
+// what it needs before it changes anything.
 func (s *wseq) remove(i int) went {
 	ci, off := s.locate(i)
-	c := s.chunks[ci]
+	c := s.ents(ci)
+	left := len(c) - 1
+	var next []went
+	if left > 0 && left <= wchunkMax/4 && ci+1 < len(s.chunks) && left+s.chunks[ci+1].size() <= wchunkMax {
+		next = s.ents(ci + 1)
+	}
 	e := c[off]
 	c = slices.Delete(c, off, off+1)
 	s.n--
+	s.pg.added(-1)
 	switch {
 	case len(c) == 0:
 		s.chunks = slices.Delete(s.chunks, ci, ci+1)
-	case len(c) <= wchunkMax/4 && ci+1 < len(s.chunks) && len(c)+len(s.chunks[ci+1]) <= wchunkMax:
-		s.chunks[ci] = append(c, s.chunks[ci+1]...)
+	case next != nil:
+		s.chunks[ci].e = append(c, next...)
 		s.chunks = slices.Delete(s.chunks, ci+1, ci+2)
 	default:
-		s.chunks[ci] = c
+		s.chunks[ci].e = c
 	}
 	return e
 }
@@ -118,27 +168,16 @@ func (s *wseq) search(sk []byte, row repr.Row, upper bool) int {
 // searchFunc returns the first position whose entry satisfies past (n if
 // none), past being false up to some position and true from there on.
 func (s *wseq) searchFunc(past func(*went) bool) int {
-	ci, _ := slices.BinarySearchFunc(s.chunks, true, func(c []went, _ bool) int {
-		if past(&c[len(c)-1]) {
-			return 1
-		}
-		return -1
-	})
+	ci := sort.Search(len(s.chunks), func(ci int) bool { return past(s.lastEnt(ci)) })
 	pos := 0
-	for _, c := range s.chunks[:ci] {
-		pos += len(c)
+	for i := range s.chunks[:ci] {
+		pos += s.chunks[i].size()
 	}
 	if ci == len(s.chunks) {
 		return pos
 	}
-	c := s.chunks[ci]
-	off, _ := slices.BinarySearchFunc(c, true, func(e went, _ bool) int {
-		if past(&e) {
-			return 1
-		}
-		return -1
-	})
-	return pos + off
+	c := s.ents(ci)
+	return pos + sort.Search(len(c), func(i int) bool { return past(&c[i]) })
 }
 
 // wcur is a cursor over a wseq that is not modified while it is used:
@@ -158,7 +197,7 @@ func (c *wcur) at(pos int) *went {
 		c.pos = pos
 	}
 	for c.pos < pos {
-		if step := min(pos-c.pos, len(c.s.chunks[c.ci])-1-c.off); step > 0 {
+		if step := min(pos-c.pos, c.s.chunks[c.ci].size()-1-c.off); step > 0 {
 			c.off, c.pos = c.off+step, c.pos+step
 			continue
 		}
@@ -170,7 +209,7 @@ func (c *wcur) at(pos int) *went {
 			continue
 		}
 		c.ci--
-		c.off, c.pos = len(c.s.chunks[c.ci])-1, c.pos-1
+		c.off, c.pos = c.s.chunks[c.ci].size()-1, c.pos-1
 	}
-	return &c.s.chunks[c.ci][c.off]
+	return &c.s.ents(c.ci)[c.off]
 }
