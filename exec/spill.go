@@ -10,7 +10,8 @@ import (
 // joins (their close indexes turned into names of rows, close_spill.go),
 // append-only joins (append_spill.go), Reduces and TopKs (reduce_spill.go,
 // topk_spill.go: keyed; those closing windows keep their close index
-// resident, window_spill.go), Windows (winfunc_spill.go: partitioned),
+// resident, window_spill.go), Windows (winfunc_spill.go: by partition;
+// without PARTITION BY, by chunk of the one partition, winpage.go),
 // SessionWindows (session_spill.go: keyed, close index resident) and
 // temporal filters (temporal_spill.go: rows logged by time, read back as
 // they come due) can spill their state to the store; the keyed ones share
