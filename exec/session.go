@@ -78,6 +78,11 @@ type sessionOp struct {
 	// session_spill.go); pbuf is scratch for its keys.
 	sp   *residency
 	pbuf []byte
+	// ks is the spilled state of a SessionWindow without Key columns
+	// (nil: in memory; session_kspill.go); kerr an error of spilling it
+	// in the middle of a restore, which restored returns.
+	ks   *kspill
+	kerr error
 	// dirty are the groups with updates in the current Step.
 	dirty []*sgroup
 	// oldS and newS are scratch space for update.
@@ -143,6 +148,17 @@ func newSession(op dataflow.SessionWindow, in []repr.T) (*sessionOp, error) {
 
 func (o *sessionOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	o.dirty = o.dirty[:0]
+	wm := int64(NoWatermark)
+	if s.inWM != nil {
+		if w := s.inWM[0][o.spec.TimeCol]; w != NoWatermark && w < math.MaxInt64 {
+			wm = w
+		}
+	}
+	if o.ks != nil {
+		if err := o.kload(ins[0], wm); err != nil {
+			return nil, err
+		}
+	}
 	for _, u := range ins[0] {
 		if u.Row[o.spec.TimeCol].IsNull() {
 			continue
@@ -169,17 +185,19 @@ func (o *sessionOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 	for _, g := range o.dirty {
 		out = o.update(s, g, out)
 	}
-	if s.inWM != nil {
-		if wm := s.inWM[0][o.spec.TimeCol]; wm != NoWatermark && wm < math.MaxInt64 {
-			var err error
-			o.idx.popBelow(wm+1, func(k string) {
-				if err == nil {
-					err = o.closeKey(s, k, wm)
-				}
-			})
-			if err != nil {
-				return nil, err
+	switch g := o.groups[""]; {
+	case wm == NoWatermark:
+	case o.ks != nil && g != nil:
+		o.close(s, g, wm)
+	case o.ks == nil:
+		var err error
+		o.idx.popBelow(wm+1, func(k string) {
+			if err == nil {
+				err = o.closeKey(s, k, wm)
 			}
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	o.logTouched(s)
@@ -212,6 +230,9 @@ func (o *sessionOp) update(s *stepCtx, g *sgroup, out []repr.Update) []repr.Upda
 		g.apply(u, u.Row[o.spec.TimeCol].Micros(), &o.kbuf)
 	}
 	newS := o.sessions(g.ents, o.dirtyRanges(g.ents, times), o.newS[:0])
+	if o.ks != nil {
+		o.kchanged(oldS, g.ents, newS)
+	}
 	for _, os := range oldS {
 		if !hasBounds(newS, os) {
 			out = o.emit(s, g.old[os.lo:os.hi], os, -1, out)
@@ -346,7 +367,7 @@ func hasBounds(ss []sbounds, b sbounds) bool {
 // index files g under the window_end of its first session, the least
 // watermark that closes any of its sessions.
 func (o *sessionOp) index(g *sgroup) {
-	if len(g.ents) > 0 {
+	if o.ks == nil && len(g.ents) > 0 {
 		hi := o.sessionEnd(g.ents, 0)
 		o.idx.add(satAdd(g.ents[hi-1].ts, o.spec.Gap), g.key)
 	}
@@ -383,6 +404,9 @@ func (o *sessionOp) close(s *stepCtx, g *sgroup, wm int64) {
 		return
 	}
 	o.touch(s, g)
+	if o.ks != nil {
+		o.kclosed(g.ents[:n])
+	}
 	g.ents = slices.Clone(g.ents[n:])
 	if len(g.ents) == 0 {
 		delete(o.groups, g.key)
@@ -446,6 +470,9 @@ func (o *sessionOp) commit() {
 	}
 	o.touched = o.touched[:0]
 	o.idx.commit()
+	if o.ks != nil {
+		o.kcommit()
+	}
 }
 
 func (o *sessionOp) rollback() {
@@ -464,31 +491,33 @@ func (o *sessionOp) rollback() {
 	}
 	o.idx.rollback()
 	o.touched = o.touched[:0]
+	if o.ks != nil {
+		clear(o.ks.pend)
+		o.ks.pend = o.ks.pend[:0]
+	}
 }
 
 func (o *sessionOp) restore(key, value []byte) error {
-	r, err := repr.DecodeRow(value)
-	if err != nil || len(r) < 2 || r[0].Family() != repr.FamInt {
-		return errCorrupt
+	e, err := o.decodeSentry(value)
+	if err != nil {
+		return err
 	}
-	row := r[1:]
-	if o.spec.TimeCol >= len(row) || row[o.spec.TimeCol].IsNull() {
-		return errCorrupt
-	}
-	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	o.kbuf = repr.AppendColsKey(o.kbuf[:0], e.row, o.spec.Key)
 	g := o.groups[string(o.kbuf)]
 	if g == nil {
 		g = &sgroup{key: string(o.kbuf), in: true}
 		o.groups[g.key] = g
 	}
-	rk := string(repr.AppendRowKey(nil, row))
-	g.ents = append(g.ents, sentry{ts: row[o.spec.TimeCol].Micros(), rk: rk, row: row, n: r[0].Int()})
+	g.ents = append(g.ents, e)
 	return nil
 }
 
 // restored sorts each group's rows and indexes the groups (the store's,
 // if o spilled while restoring).
 func (o *sessionOp) restored() error {
+	if o.ks != nil || o.kerr != nil {
+		return o.kerr
+	}
 	if o.sp != nil {
 		return o.indexStored()
 	}

@@ -20,13 +20,14 @@ import (
 // the checkpoint has written what closing them changed. On a restart that
 // spills midway (RestoreWithin) the index is rebuilt from one scan of the
 // store, computing each group's first session as its rows go by. A
-// SessionWindow without Key columns (one group) does not spill.
+// SessionWindow without Key columns (one group) spills by session
+// instead (session_kspill.go).
 
 // The spiller methods of SessionWindows (spill.go).
 
 // spillSize estimates o's groups and reports whether o can spill now.
 func (o *sessionOp) spillSize() (int64, bool) {
-	if o.sp != nil || len(o.spec.Key) == 0 || len(o.touched) > 0 {
+	if o.sp != nil || o.ks != nil || len(o.touched) > 0 {
 		return 0, false
 	}
 	_, b := o.stateSize()
@@ -41,6 +42,10 @@ func (o *sessionOp) spillSize() (int64, bool) {
 func (o *sessionOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
 	if _, ok := o.spillSize(); !ok {
 		return false
+	}
+	if len(o.spec.Key) == 0 {
+		o.kerr = o.ksessionSpillTo(r, prefix, cache)
+		return o.kerr == nil
 	}
 	o.groups = make(map[string]*sgroup)
 	rs := newResidency(r, prefix, cache)
@@ -71,11 +76,21 @@ func (o *sessionOp) evictKey(key string) {
 	}
 }
 
-func (o *sessionOp) spilledStats() (bool, int64, int64, int64) { return o.sp.stats() }
+func (o *sessionOp) spilledStats() (bool, int64, int64, int64) {
+	if ks := o.ks; ks != nil {
+		return true, ks.rs.bytes + int64(len(ks.idx))*kspanBytes, ks.rs.loads, ks.rs.evictions
+	}
+	return o.sp.stats()
+}
 
-// flushedState marks every resident group clean and evicts past the
-// cache.
-func (o *sessionOp) flushedState() { o.sp.flushed(o) }
+// flushedState marks every resident group (or session) clean and evicts
+// past the cache.
+func (o *sessionOp) flushedState() {
+	if o.ks != nil {
+		o.kflushed()
+	}
+	o.sp.flushed(o)
+}
 
 // restoreSized is restore, returning the row's estimated bytes and
 // whether o may stop there and spill.
@@ -83,7 +98,7 @@ func (o *sessionOp) restoreSized(key, value []byte) (int64, bool, error) {
 	if err := o.restore(key, value); err != nil {
 		return 0, false, err
 	}
-	return int64(unsafe.Sizeof(sentry{})) + 2*int64(len(key)) + int64(len(value)), len(o.spec.Key) > 0, nil
+	return int64(unsafe.Sizeof(sentry{})) + 2*int64(len(key)) + int64(len(value)), true, nil
 }
 
 // sentryCost estimates the heap bytes of a new row of a group of key n
