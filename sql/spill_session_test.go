@@ -11,10 +11,13 @@ import (
 )
 
 // sessionSpillViews are the views of TestSessionRandomSpilled: sessions
-// per user with two gaps, as name and query.
+// per user with two gaps, and sessions of all users (no key: spilled by
+// session) with two gaps, as name and query.
 var sessionSpillViews = [][2]string{
 	{"s5", "SELECT usr, window_start, window_end, count(*) AS n FROM SESSION(clicks, ts, INTERVAL '5' SECOND) GROUP BY usr, window_start, window_end"},
 	{"s3", "SELECT usr, window_start, window_end, max(id) AS m, sum(id) AS s FROM SESSION(clicks, ts, INTERVAL '3' SECOND) GROUP BY usr, window_start, window_end"},
+	{"a2", "SELECT window_start, window_end, count(*) AS n, sum(usr) AS s FROM SESSION(clicks, ts, INTERVAL '2' SECOND) GROUP BY window_start, window_end"},
+	{"a1", "SELECT window_start, window_end, max(id) AS m, min(usr) AS u FROM SESSION(clicks, ts, INTERVAL '1' SECOND) GROUP BY window_start, window_end"},
 }
 
 // TestSessionRandomSpilled checks session windows whose state spills at
