@@ -12,7 +12,8 @@ import (
 // topk_spill.go: keyed; those closing windows keep their close index
 // resident, window_spill.go), Windows (winfunc_spill.go: by partition;
 // without PARTITION BY, by chunk of the one partition, winpage.go),
-// SessionWindows (session_spill.go: keyed, close index resident) and
+// SessionWindows (session_spill.go: keyed, close index resident;
+// without a key, by session, session_kspill.go) and
 // temporal filters (temporal_spill.go: rows logged by time, read back as
 // they come due) can spill their state to the store; the keyed ones share
 // their bookkeeping of resident keys (spill_keys.go).
