@@ -50,7 +50,8 @@ func crashTest(t *testing.T, opts ...harness.Option) {
 		"CREATE MATERIALIZED VIEW grp_stats AS SELECT grp, count(*) AS n, sum(amount) AS total FROM events GROUP BY grp",
 		"CREATE TABLE grps (grp int, label text)",
 		"INSERT INTO grps VALUES (0, 'zero'), (1, 'one'), (2, 'two'), (3, 'three'), (3, 'drei'), (4, 'x')",
-		"CREATE MATERIALIZED VIEW labelled AS "+crashJoinSQL)
+		"CREATE MATERIALIZED VIEW labelled AS "+crashJoinSQL,
+		"CREATE MATERIALIZED VIEW ranked AS "+crashWindowSQL)
 	setup.Close(ctx)
 	var next int64
 	var acked []int64 // acknowledged in every round so far
@@ -166,7 +167,29 @@ func checkCrashRound(t *testing.T, ctx context.Context, s *harness.Server, w *cr
 		t.Errorf("view after the crash differs from its query:\nview:  %v\nquery: %v", view, adhoc)
 	}
 	checkCrashJoin(t, ctx, c)
+	checkCrashView(t, ctx, c, "ranked", crashWindowSQL)
 	return present
+}
+
+// crashWindowSQL is the query of crashTest's window view: window
+// functions without PARTITION BY (one partition, paged when spilled).
+const crashWindowSQL = "SELECT id, amount, row_number() OVER (ORDER BY amount, id) AS rn, lag(id) OVER (ORDER BY amount, id) AS prev, " +
+	"sum(amount) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) AS s FROM events"
+
+// checkCrashView checks that view equals its query.
+func checkCrashView(t *testing.T, ctx context.Context, c *pgconn.PgConn, view, query string) {
+	t.Helper()
+	got, err := queryRows(ctx, c, "SELECT * FROM "+view)
+	if err != nil {
+		t.Fatalf("reading %s after restart: %v", view, err)
+	}
+	want, err := queryRows(ctx, c, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameRows(got, want) {
+		t.Errorf("%s after the crash differs from its query: %d rows against %d", view, len(got), len(want))
+	}
 }
 
 // crashJoinSQL is the query of crashTest's join view: an outer join
