@@ -197,11 +197,11 @@ func (g *wpager) trim(s *wseq) {
 }
 
 // sized updates the resident bytes that spilledStats reports: the
-// resident copies and every chunk's page.
+// resident copies and every chunk's page with its first and last rows.
 func (g *wpager) sized(s *wseq) {
 	g.rs.bytes = g.resident * g.perEnt
 	if s != nil {
-		g.rs.bytes += int64(len(s.chunks)) * pageBytes
+		g.rs.bytes += int64(len(s.chunks)) * (pageBytes + 2*g.perEnt)
 	}
 }
 
@@ -296,7 +296,6 @@ func (o *windowOp) decodeEnt(value []byte) (went, error) {
 	return went{row: row, sk: appendSortKey(nil, row, o.spec.Order), out: r[o.ncols:]}, nil
 }
 
-// pageBytes estimates the memory of a chunk's page: the page and its
-// first and last rows (about two copies' bytes, counted as two slots'
-// worth of datums each).
-const pageBytes = int64(unsafe.Sizeof(wpage{})+unsafe.Sizeof(wchunk{})) + 2*8*int64(unsafe.Sizeof(repr.Datum{}))
+// pageBytes is the memory of a chunk's page without its first and last
+// rows (sized counts those as two copies).
+const pageBytes = int64(unsafe.Sizeof(wpage{}) + unsafe.Sizeof(wchunk{}))
