@@ -185,6 +185,7 @@ func (o *sessionOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 	for _, g := range o.dirty {
 		out = o.update(s, g, out)
 	}
+	clear(o.dirty) // keep no group past the Step (a spill drops them)
 	switch g := o.groups[""]; {
 	case wm == NoWatermark:
 	case o.ks != nil && g != nil:
@@ -468,6 +469,7 @@ func (o *sessionOp) commit() {
 	for _, t := range o.touched {
 		t.g.old = nil
 	}
+	clear(o.touched) // the rows before the Step: a copy of each touched group
 	o.touched = o.touched[:0]
 	o.idx.commit()
 	if o.ks != nil {
@@ -490,6 +492,7 @@ func (o *sessionOp) rollback() {
 		}
 	}
 	o.idx.rollback()
+	clear(o.touched)
 	o.touched = o.touched[:0]
 	if o.ks != nil {
 		clear(o.ks.pend)

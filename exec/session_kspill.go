@@ -40,7 +40,10 @@ type kspill struct {
 	clock uint64
 	// perRow estimates a row's bytes in memory.
 	perRow int64
-	kbuf   []byte
+	// res holds the starts of the loaded sessions (so that trimming and
+	// marking clean cost what is resident, not the index).
+	res  map[int64]struct{}
+	kbuf []byte
 }
 
 // kspan is one session of the index: the times of its first and last
@@ -61,7 +64,7 @@ type kchange struct {
 // ksessionSpillTo makes the keyless o spilled (see kspill): the index
 // from one scan of the store, nothing loaded.
 func (o *sessionOp) ksessionSpillTo(r StateReader, prefix []byte, cache int64) error {
-	ks := &kspill{rs: residency{r: r, prefix: append([]byte(nil), prefix...), cache: cache}}
+	ks := &kspill{rs: residency{r: r, prefix: append([]byte(nil), prefix...), cache: cache}, res: map[int64]struct{}{}}
 	var cur *kspan
 	var size int64
 	err := r.Scan(prefix, func(k, v []byte) error {
@@ -166,6 +169,7 @@ func (o *sessionOp) kloadSpan(i int) error {
 	at, _ := slices.BinarySearchFunc(g.ents, sp.start, func(e sentry, t int64) int { return cmp.Compare(e.ts, t) })
 	g.ents = slices.Insert(g.ents, at, rows...)
 	sp.loaded = true
+	ks.res[sp.start] = struct{}{}
 	ks.rs.bytes += sp.rows * ks.perRow
 	ks.rs.loads++
 	return nil
@@ -191,28 +195,70 @@ func (o *sessionOp) kclosed(ents []sentry) {
 }
 
 // kcommit applies the pending Step's index changes and evicts past the
-// cache.
+// cache. A session removed and one added in its place (the same session
+// changed) replace each other in place, and closed sessions leave from
+// the front, so a Step's index changes move no other entries.
 func (o *sessionOp) kcommit() {
 	ks := o.ks
-	for _, c := range ks.pend {
-		i, found := slices.BinarySearchFunc(ks.idx, c.span.start, func(sp kspan, t int64) int { return cmp.Compare(sp.start, t) })
-		if !c.add {
-			if found {
-				if ks.idx[i].loaded {
-					ks.rs.bytes -= ks.idx[i].rows * ks.perRow
-				}
-				ks.idx = slices.Delete(ks.idx, i, i+1)
-			}
+	for j := 0; j < len(ks.pend); j++ {
+		c := ks.pend[j]
+		i, found := ks.find(c.span.start)
+		if c.add {
+			ks.clock++
+			c.span.used = ks.clock
+			ks.idx = slices.Insert(ks.idx, i, c.span)
+			ks.loadedNow(&ks.idx[i])
 			continue
 		}
-		ks.clock++
-		c.span.used = ks.clock
-		ks.rs.bytes += c.span.rows * ks.perRow
-		ks.idx = slices.Insert(ks.idx, i, c.span)
+		if !found {
+			continue
+		}
+		ks.unload(&ks.idx[i])
+		if j+1 < len(ks.pend) && ks.pend[j+1].add && ks.fits(i, ks.pend[j+1].span.start) {
+			j++
+			ks.clock++
+			ks.idx[i] = ks.pend[j].span
+			ks.idx[i].used = ks.clock
+			ks.loadedNow(&ks.idx[i])
+			continue
+		}
+		if i == 0 {
+			ks.idx = ks.idx[1:]
+		} else {
+			ks.idx = slices.Delete(ks.idx, i, i+1)
+		}
 	}
 	clear(ks.pend)
 	ks.pend = ks.pend[:0]
 	o.ktrim()
+}
+
+// find returns the index position of the session starting at start
+// and whether there is one.
+func (ks *kspill) find(start int64) (int, bool) {
+	return slices.BinarySearchFunc(ks.idx, start, func(sp kspan, t int64) int { return cmp.Compare(sp.start, t) })
+}
+
+// fits reports whether a session starting at start may replace entry i.
+func (ks *kspill) fits(i int, start int64) bool {
+	return (i == 0 || ks.idx[i-1].start < start) && (i+1 == len(ks.idx) || start < ks.idx[i+1].start)
+}
+
+// loadedNow counts sp, a session loaded (or not) just added to the index.
+func (ks *kspill) loadedNow(sp *kspan) {
+	if sp.loaded {
+		ks.res[sp.start] = struct{}{}
+		ks.rs.bytes += sp.rows * ks.perRow
+	}
+}
+
+// unload forgets sp's rows as resident (sp is leaving the index or
+// being evicted).
+func (ks *kspill) unload(sp *kspan) {
+	if sp.loaded {
+		delete(ks.res, sp.start)
+		ks.rs.bytes -= sp.rows * ks.perRow
+	}
 }
 
 // ktrim evicts clean loaded sessions, least recently used first, when
@@ -223,8 +269,8 @@ func (o *sessionOp) ktrim() {
 		return
 	}
 	var clean []int
-	for i := range ks.idx {
-		if ks.idx[i].loaded && !ks.idx[i].dirty {
+	for start := range ks.res {
+		if i, found := ks.find(start); found && !ks.idx[i].dirty {
 			clean = append(clean, i)
 		}
 	}
@@ -234,8 +280,8 @@ func (o *sessionOp) ktrim() {
 		if ks.rs.bytes <= target {
 			break
 		}
+		ks.unload(&ks.idx[i])
 		ks.idx[i].loaded, evicted = false, true
-		ks.rs.bytes -= ks.idx[i].rows * ks.perRow
 		ks.rs.evictions++
 	}
 	if g := o.groups[""]; evicted && g != nil {
@@ -245,13 +291,17 @@ func (o *sessionOp) ktrim() {
 
 // kdropUnloaded drops from g the rows of the sessions no longer loaded.
 func (o *sessionOp) kdropUnloaded(g *sgroup) {
-	idx := o.ks.idx
-	i := 0
+	ks := o.ks
+	var sp *kspan
 	g.ents = slices.DeleteFunc(g.ents, func(e sentry) bool {
-		for i < len(idx) && idx[i].last < e.ts {
-			i++
+		if sp == nil || e.ts > sp.last {
+			i, found := ks.find(e.ts)
+			if !found {
+				i-- // e is inside the session starting before it
+			}
+			sp = &ks.idx[i]
 		}
-		return i < len(idx) && !idx[i].loaded
+		return !sp.loaded
 	})
 	if len(g.ents) == 0 {
 		delete(o.groups, "")
@@ -259,11 +309,14 @@ func (o *sessionOp) kdropUnloaded(g *sgroup) {
 	}
 }
 
-// kflushed marks every session clean (a checkpoint has written them)
-// and evicts past the cache.
+// kflushed marks every session clean (a checkpoint has written them;
+// only loaded sessions can be dirty) and evicts past the cache.
 func (o *sessionOp) kflushed() {
-	for i := range o.ks.idx {
-		o.ks.idx[i].dirty = false
+	ks := o.ks
+	for start := range ks.res {
+		if i, found := ks.find(start); found {
+			ks.idx[i].dirty = false
+		}
 	}
 	o.ktrim()
 }
