@@ -26,9 +26,9 @@ import (
 // is clean: a Step that changes a session replaces its index entries (at
 // commit) by the new sessions, dirty until the next checkpoint; clean
 // loaded sessions are evicted least recently used first past the cache.
-// The close index is the session index's first entry. A spill (also one
-// that stops a restore midway) builds the index from one scan of the
-// store and loads nothing.
+// No close index is kept: the sessions a watermark closes are the
+// session index's first entries. A spill (also one that stops a restore
+// midway) builds the index from one scan of the store and loads nothing.
 type kspill struct {
 	// rs holds the reader, the node's prefix, the cache bound and the
 	// counts (its keys map is unused).
