@@ -21,6 +21,7 @@ type options struct {
 	events, warmup, rate int64
 	queries              string
 	cpuprofile           string
+	heapprofile          string
 	memcheck             int64
 	stall                time.Duration
 	maxRSS               int64 // MB; 0: half of physical memory
@@ -36,6 +37,7 @@ func main() {
 	flag.Int64Var(&o.rate, "rate", 100_000, "event-time rate (nexmark.event.rate, events per second of event time)")
 	flag.StringVar(&o.queries, "queries", "", "comma-separated queries to run (default: all of queries.sql)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "directory for one CPU profile per query (measured phase) and one heap profile at its end")
+	flag.StringVar(&o.heapprofile, "heapprofile", "", "directory for a heap profile per query at each -memcheck sample and when it stalls")
 	flag.Int64Var(&o.memcheck, "memcheck", 0, "sample RSS and live heap every N events (0: off)")
 	flag.DurationVar(&o.stall, "stall", 2*time.Minute, "give up on a query when no source advances for this long")
 	flag.Int64Var(&o.maxRSS, "maxrss", 0, "stop a query whose RSS exceeds this many MB (0: half of physical memory), so unbounded state cannot exhaust a shared machine")
@@ -96,6 +98,9 @@ func runChild(name string, o options) Result {
 		"-workers", fmt.Sprint(o.workers)}
 	if o.cpuprofile != "" {
 		args = append(args, "-cpuprofile", o.cpuprofile)
+	}
+	if o.heapprofile != "" {
+		args = append(args, "-heapprofile", o.heapprofile)
 	}
 	if o.memoryLimit != "" {
 		args = append(args, "-memory-limit", o.memoryLimit)

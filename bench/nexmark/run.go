@@ -250,6 +250,7 @@ func (w *waiter) run(o options, res *Result) error {
 		}
 		if o.memcheck > 0 && events >= nextSample {
 			res.Samples = append(res.Samples, sampleMem(events))
+			w.heapProfile(o, res.Query, fmt.Sprint(events))
 			nextSample = (events/o.memcheck + 1) * o.memcheck
 		}
 		if done == all {
@@ -267,6 +268,7 @@ func (w *waiter) run(o options, res *Result) error {
 		if done != lastDone {
 			lastDone, lastMove = done, time.Now()
 		} else if time.Since(lastMove) > w.stall {
+			w.heapProfile(o, res.Query, "stall")
 			return fmt.Errorf("stalled at %d of %d rows", done, all)
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -281,6 +283,17 @@ func (r *Result) fill(events int64, wall, cpu float64) {
 	r.Cores = cpu / wall
 	r.PerCore = float64(events) / cpu
 	r.PeakRSSMB = peakRSS() >> 20
+}
+
+// heapProfile writes -heapprofile's DIR/QUERY-TAG.heap, if asked for.
+func (w *waiter) heapProfile(o options, query, tag string) {
+	if o.heapprofile == "" {
+		return
+	}
+	if err := os.MkdirAll(o.heapprofile, 0o755); err != nil {
+		return
+	}
+	writeHeapProfile(filepath.Join(o.heapprofile, query+"-"+tag+".heap"))
 }
 
 func startProfile(dir, name string) (func(), error) {
