@@ -22,6 +22,18 @@ import (
 // the in-memory index frees (every row of that row key has that value);
 // a name whose row has gone (retracted since) frees nothing.
 //
+// A spilled side frees at most spillCloseRows rows per Step, the lowest
+// first; the rest stay filed, and arranged, until later Steps free them.
+// Freeing late changes no output: a row past the threshold can match no
+// later row of the other side (the join's residual or window key refuses
+// it, as it would refuse a row freed in time), and freeing emits nothing.
+// It bounds a Step's memory, which closing spends per freed row (the
+// popped entry kept for rollback, the dead key, the logged deletion:
+// about 300 bytes): a watermark that passes a whole window at once (q7's
+// windows end every 10 s of event time, closing every bid of those 10 s,
+// 1M at 100K events/s) would otherwise make one Step hold hundreds of MB
+// and the memory budget refuse it for good.
+//
 // A side with at most an eighth of the other side's rows when the join
 // spills (q7's windows beside its bids) stays in memory (joinSpill.skip)
 // with its index by reference. A restore that stops to spill keeps no
@@ -53,6 +65,10 @@ type nameHeap struct {
 	undo []named
 }
 
+// spillCloseRows is the most rows a spilled side's close frees per Step
+// (a variable for tests): 64K rows, about 20 MB of a Step's memory.
+var spillCloseRows = 1 << 16
+
 // named is a row's name filed under its value.
 type named struct {
 	v   int64
@@ -72,10 +88,10 @@ func (x *nameHeap) add(v int64, ref keyRef) {
 	}
 }
 
-// popBelow removes every entry whose value is below wm, in value order,
-// calling fn with each.
-func (x *nameHeap) popBelow(wm int64, fn func(keyRef)) {
-	for len(x.h) > 0 && x.h[0].v < wm {
+// popBelow removes the entries whose value is below wm, in value order,
+// calling fn with each, up to limit of them.
+func (x *nameHeap) popBelow(wm int64, limit int, fn func(keyRef)) {
+	for n := 0; n < limit && len(x.h) > 0 && x.h[0].v < wm; n++ {
 		top := x.h[0]
 		last := len(x.h) - 1
 		x.h[0] = x.h[last]
@@ -105,7 +121,7 @@ func (x *nameHeap) down() {
 	}
 }
 
-func (x *nameHeap) commit() { x.undo = x.undo[:0] }
+func (x *nameHeap) commit() { x.undo = reuse(x.undo) }
 
 // rollback puts back the entries popped during the pending Step.
 func (x *nameHeap) rollback() {
@@ -129,7 +145,7 @@ func (x *rowClose) add(o *joinOp, side int, v int64, r *jrow) {
 }
 
 // close frees the rows of side of o filed below thr, logging their
-// deletion.
+// deletion: all of them in memory, up to spillCloseRows spilled.
 func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
 	var err error
 	if !o.spilled(side) {
@@ -140,7 +156,7 @@ func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
 		})
 		return err
 	}
-	x.sp.popBelow(thr, func(ref keyRef) {
+	x.sp.popBelow(thr, spillCloseRows, func(ref keyRef) {
 		if err == nil {
 			err = o.closeRef(s, side, ref)
 		}

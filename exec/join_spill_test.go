@@ -54,6 +54,11 @@ type spillRun struct {
 	loads, evictions int64
 	// spilledOps counts the spills of each operator type.
 	spilledOps map[string]int
+	// lag lets the spilled store hold keys the in-memory one lacks (rows
+	// whose close a spilled join deferred); lagged counts the
+	// checkpoints where it did.
+	lag    bool
+	lagged int
 }
 
 // TestSpilledJoinEqualsInMemory checks, over random plans and random
@@ -334,6 +339,28 @@ func (r *spillRun) input(rng *rand.Rand, t uint64) Input {
 	return in
 }
 
+// compareStores fails unless the two stores are equal or, with r.lag,
+// the spilled one holds the in-memory one (equal values) and more.
+func (r *spillRun) compareStores() error {
+	equal := func(a, b []byte) bool { return string(a) == string(b) }
+	if maps.EqualFunc(r.memStore.m, r.spStore.m, equal) {
+		return nil
+	}
+	if r.lag {
+		held := true
+		for k, v := range r.memStore.m {
+			if w, ok := r.spStore.m[k]; !ok || !equal(v, w) {
+				held = false
+			}
+		}
+		if held {
+			r.lagged++
+			return nil
+		}
+	}
+	return fmt.Errorf("stores differ:\nin memory %d keys, spilled %d keys", len(r.memStore.m), len(r.spStore.m))
+}
+
 // checkpoint writes both pending batches to their stores, compares the
 // stores, tells the spilling dataflow, and at random spills its joins or
 // restarts it within a random bound.
@@ -341,8 +368,8 @@ func (r *spillRun) checkpoint(rng *rand.Rand, cache int64) error {
 	r.memPend.apply(r.memStore)
 	r.spPend.apply(r.spStore)
 	r.memPend.ops, r.spPend.ops = nil, nil
-	if !maps.EqualFunc(r.memStore.m, r.spStore.m, func(a, b []byte) bool { return string(a) == string(b) }) {
-		return fmt.Errorf("stores differ:\nin memory %d keys, spilled %d keys", len(r.memStore.m), len(r.spStore.m))
+	if err := r.compareStores(); err != nil {
+		return err
 	}
 	r.sp.Flushed()
 	switch rng.IntN(4) {
