@@ -445,11 +445,11 @@ func (o *joinOp) commit() {
 // forget drops the undo records and releases the removed entries.
 func (o *joinOp) forget() {
 	if o.sp != nil {
-		o.sp.died = o.sp.died[:0]
-		clear(o.sp.closing)
+		o.sp.died = reuse(o.sp.died)
+		o.sp.closing = emptied(o.sp.closing)
 	}
-	o.touched = o.touched[:0]
-	o.keys = o.keys[:0]
+	o.touched = reuse(o.touched)
+	o.keys = reuse(o.keys)
 	o.sides[0].release()
 	o.sides[1].release()
 }

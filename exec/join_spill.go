@@ -256,7 +256,7 @@ func (o *joinOp) flushTails() {
 		}
 	}
 	o.sp.tails, o.sp.tailBytes = o.sp.tails[:0], 0
-	clear(o.sp.dead)
+	o.sp.dead = emptied(o.sp.dead)
 }
 
 // freeStored deletes side's stored row of state key sk (after the tag,
@@ -307,7 +307,18 @@ func (o *joinOp) undie() {
 		delete(o.sp.dead, d.key)
 		o.counted(int(d.key[0])-int(o.tag(0)), d.hash, 1)
 	}
-	o.sp.died = o.sp.died[:0]
+	o.sp.died = reuse(o.sp.died)
+}
+
+// emptied empties m, dropping it when it held more than a few thousand
+// keys: a cleared map keeps its buckets, and a burst's (the rows one
+// Step closed) would stay allocated.
+func emptied[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) > 4096 {
+		return nil
+	}
+	clear(m)
+	return m
 }
 
 // trimSpill evicts clean keys past the cache and releases their entries.

@@ -1,5 +1,7 @@
 package exec
 
+import "unsafe"
+
 // stateLog buffers the state changes of one Step so that they reach the
 // StateWriter only if the whole Step succeeds. Keys and values live in one
 // arena reused across Steps, so logging does not allocate per change once
@@ -20,7 +22,23 @@ type stateLog struct {
 // opDelPrefix) of buf[k0:k1] (value buf[k1:v]).
 type logOp struct{ k0, k1, v int }
 
-func (l *stateLog) reset() { l.buf, l.ops = l.buf[:0], l.ops[:0] }
+func (l *stateLog) reset() { l.buf, l.ops = reuse(l.buf), reuse(l.ops) }
+
+// reuse empties s for the next Step, keeping its array unless it is
+// past reuseBytes and the Step that filled it last used under a quarter
+// of it: so a burst (a watermark closing a million rows of a join at
+// once) does not pin its buffers for good, while Steps of a steady size
+// keep theirs.
+func reuse[T any](s []T) []T {
+	var z T
+	if len(s) < cap(s)/4 && int64(cap(s))*int64(unsafe.Sizeof(z)) > reuseBytes {
+		return nil
+	}
+	return s[:0]
+}
+
+// reuseBytes is the size of a Step's buffer that reuse always keeps.
+const reuseBytes = 1 << 20
 
 // set logs key := value.
 func (l *stateLog) set(key, value []byte) {

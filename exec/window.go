@@ -56,7 +56,7 @@ func (x *closeIndex[T]) popBelow(wm int64, fn func(T)) {
 	}
 }
 
-func (x *closeIndex[T]) commit() { x.undo = x.undo[:0] }
+func (x *closeIndex[T]) commit() { x.undo = reuse(x.undo) }
 
 // rollback puts back the buckets popped during the pending Step.
 func (x *closeIndex[T]) rollback() {
