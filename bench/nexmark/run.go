@@ -250,6 +250,7 @@ func (w *waiter) run(o options, res *Result) error {
 		}
 		if o.memcheck > 0 && events >= nextSample {
 			res.Samples = append(res.Samples, sampleMem(events))
+			w.progressLine(res, warmed, cpu0)
 			w.heapProfile(o, res.Query, fmt.Sprint(events))
 			nextSample = (events/o.memcheck + 1) * o.memcheck
 		}
@@ -283,6 +284,19 @@ func (r *Result) fill(events int64, wall, cpu float64) {
 	r.Cores = cpu / wall
 	r.PerCore = float64(events) / cpu
 	r.PeakRSSMB = peakRSS() >> 20
+}
+
+// progressLine prints the last -memcheck sample to stderr as it is
+// taken, with the CPU seconds of the measured phase so far, so that a
+// run stopped before its end still tells how far it got.
+func (w *waiter) progressLine(res *Result, warmed bool, cpu0 time.Duration) {
+	s := res.Samples[len(res.Samples)-1]
+	cpu := 0.0
+	if warmed {
+		cpu = (cpuTime() - cpu0).Seconds()
+	}
+	fmt.Fprintf(os.Stderr, "%s at %d events: RSS %d MB, live heap %d MB, peak RSS %d MB, measured CPU %.1f s\n",
+		res.Query, s.Events, s.RSSMB, s.HeapMB, peakRSS()>>20, cpu)
 }
 
 // heapProfile writes -heapprofile's DIR/QUERY-TAG.heap, if asked for.
