@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -30,6 +31,8 @@ import (
 type Batch struct {
 	db *pebble.DB
 	pb *pebble.Batch // built by Commit; kept to reuse its memory
+	// pbSize is what the last build needed of pb's buffer.
+	pbSize int
 	// chunks[:n] hold the writes, in order; chunks[n:] are empty spares
 	// kept for reuse. A chunk's capacity never changes once allocated.
 	chunks [][]byte
@@ -60,8 +63,11 @@ const (
 	// maxChunk, so small batches stay small.
 	minChunk = 4 << 10
 	maxChunk = 1 << 20
-	// keepBytes bounds the chunks Reset keeps for reuse.
-	keepBytes = 64 << 20
+	// keepBytes bounds the chunks Reset keeps for reuse, and keepBytes/4
+	// the write records' slice: a checkpoint batch under a small memory
+	// budget must not leave tens of MiB of spares standing between
+	// checkpoints (they count against the budget).
+	keepBytes = 16 << 20
 )
 
 type opKind uint8
@@ -175,6 +181,19 @@ func (b *Batch) Reset() {
 	}
 	b.n, b.used, b.held = 0, 0, kept
 	b.ops, b.err = b.ops[:0], nil
+	if cap(b.ops)*int(unsafe.Sizeof(batchWrite{})) > keepBytes/4 {
+		b.ops = nil
+	}
+}
+
+// applied lets go of the Pebble batch after a commit when it is larger
+// than Pebble's Reset would keep anyway: build would replace it, so
+// keeping it only holds its memory until the next commit.
+func (b *Batch) applied() {
+	if b.pb != nil && b.pbSize > pebbleRetained {
+		_ = b.pb.Close()
+		b.pb = nil
+	}
 }
 
 // Close releases the batch; it must not be used afterwards.
@@ -200,6 +219,7 @@ func (b *Batch) build() *pebble.Batch {
 	// that Reset drops above pebbleRetained, so a large batch (a checkpoint
 	// is tens of MiB) is sized up front instead of copied at each doubling.
 	need := pebbleHeader + b.used + pebbleOpOverhead*len(b.ops)
+	b.pbSize = need
 	switch {
 	case b.pb != nil && need <= pebbleRetained:
 		b.pb.Reset()

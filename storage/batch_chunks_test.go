@@ -2,10 +2,12 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // refWrite is one write as the reference model applies it.
@@ -251,5 +253,41 @@ func TestBatchSortOps(t *testing.T) {
 					b.key(got[i]), got[i].at, b.key(want[i]), want[i].at)
 			}
 		}
+	}
+}
+
+// TestBatchReleasesLargeBuffers checks that a committed batch larger than
+// Pebble keeps on Reset lets go of its Pebble batch, that a small one keeps
+// it for reuse, and that Reset drops a write-record slice past keepBytes/4.
+func TestBatchReleasesLargeBuffers(t *testing.T) {
+	db := openTest(t, t.TempDir())
+	defer func() { _ = db.Close() }()
+	b := db.NewBatch()
+	defer func() { _ = b.Close() }()
+	b.Set([]byte("small"), []byte("v"))
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if b.pb == nil {
+		t.Fatal("a small committed batch dropped its Pebble batch")
+	}
+	b.Reset()
+	n := keepBytes/4/int(unsafe.Sizeof(batchWrite{})) + 1
+	for i := range n {
+		b.Set(binary.BigEndian.AppendUint32([]byte("k"), uint32(i)), []byte("v"))
+	}
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if b.pb != nil {
+		t.Fatalf("a committed batch of %d writes kept its Pebble batch", n)
+	}
+	b.Reset()
+	if cap(b.ops) != 0 {
+		t.Fatalf("Reset kept %d write records", cap(b.ops))
+	}
+	v, ok, err := db.Get(binary.BigEndian.AppendUint32([]byte("k"), uint32(n-1)))
+	if err != nil || !ok || string(v) != "v" {
+		t.Fatalf("Get after commit: %q %v %v", v, ok, err)
 	}
 }

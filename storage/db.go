@@ -192,6 +192,7 @@ func (db *DB) Commit(b *Batch) error {
 		return err
 	}
 	err := db.pdb.Apply(b.build(), pebble.Sync)
+	b.applied()
 	db.releaseIters(false) // the iterators no longer see the whole store
 	if err != nil {
 		return fmt.Errorf("storage: commit: %w", err)
