@@ -7,10 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
-	"github.com/eddydb/eddy/storage"
 )
 
 // BenchmarkKeylessSessionUpdate measures one update (a click deleted or
@@ -31,42 +28,9 @@ func BenchmarkKeylessSessionUpdate(b *testing.B) {
 }
 
 func benchKeylessSession(b *testing.B, rows int, spilled bool) {
-	p, err := dataflow.Parse(`%0 = Source coll=1 :: int8, int8, timestamp
+	sb := newStoredBench(b, `%0 = Source coll=1 :: int8, int8, timestamp
 %1 = SessionWindow key=[] time=#2 gap=1s <- %0`)
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := Build(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := storage.Open(b.TempDir(), storage.Options{CacheSize: 16 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	prefix := storage.StatePrefix(1)
-	batch := db.NewBatch()
-	w := batch.Prefixed(prefix)
-	checkpoint := func() {
-		if err := db.Commit(batch); err != nil {
-			b.Fatal(err)
-		}
-		batch.Reset()
-		d.Flushed()
-	}
-	ctx := &expr.Ctx{}
-	t := uint64(0)
-	step := func(in []repr.Update) {
-		t++
-		for i := range in {
-			in[i].Time = t
-		}
-		if _, err := d.Step(ctx, t, map[repr.CollectionID][]repr.Update{1: in}, w); err != nil {
-			b.Fatal(err)
-		}
-		d.Commit()
-	}
+	d, step, checkpoint := sb.d, sb.step, sb.checkpoint
 	row := func(i int) repr.Row {
 		return repr.Row{repr.NewInt(int64(i)), repr.NewInt(0), repr.NewTimestamp(int64(i/4)*3_000_000 + int64(i%4)*100_000)}
 	}
@@ -79,7 +43,7 @@ func benchKeylessSession(b *testing.B, rows int, spilled bool) {
 		step(in)
 		checkpoint()
 	}
-	if spilled && !d.SpillNode(1, db.PrefixedReader(prefix), 1<<20) {
+	if spilled && !d.SpillNode(1, sb.reader, 1<<20) {
 		b.Fatal("the SessionWindow did not spill")
 	}
 	runtime.GC()

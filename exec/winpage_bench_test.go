@@ -7,10 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
-	"github.com/eddydb/eddy/storage"
 )
 
 // BenchmarkPagedWindowUpdate measures one update (a row's value changed:
@@ -33,42 +30,9 @@ func BenchmarkPagedWindowUpdate(b *testing.B) {
 }
 
 func benchPagedWindow(b *testing.B, rows int, paged bool) {
-	p, err := dataflow.Parse(`%0 = Source coll=1 :: int8, int8
+	sb := newStoredBench(b, `%0 = Source coll=1 :: int8, int8
 %1 = Window key=[] order=[#0] funcs=[lag(#1, 1), sum(#1) ROWS BETWEEN 10 PRECEDING AND CURRENT ROW] <- %0`)
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := Build(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := storage.Open(b.TempDir(), storage.Options{CacheSize: 16 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	prefix := storage.StatePrefix(1)
-	batch := db.NewBatch()
-	w := batch.Prefixed(prefix)
-	checkpoint := func() {
-		if err := db.Commit(batch); err != nil {
-			b.Fatal(err)
-		}
-		batch.Reset()
-		d.Flushed()
-	}
-	ctx := &expr.Ctx{}
-	t := uint64(0)
-	step := func(in []repr.Update) {
-		t++
-		for i := range in {
-			in[i].Time = t
-		}
-		if _, err := d.Step(ctx, t, map[repr.CollectionID][]repr.Update{1: in}, w); err != nil {
-			b.Fatal(err)
-		}
-		d.Commit()
-	}
+	d, step, checkpoint := sb.d, sb.step, sb.checkpoint
 	row := func(id, v int64) repr.Row { return repr.Row{repr.NewInt(id), repr.NewInt(v)} }
 	vals := make([]int64, rows)
 	const loadBatch = 100_000
@@ -81,7 +45,7 @@ func benchPagedWindow(b *testing.B, rows int, paged bool) {
 		step(in)
 		checkpoint()
 	}
-	if paged && !d.SpillNode(1, db.PrefixedReader(prefix), 1<<20) {
+	if paged && !d.SpillNode(1, sb.reader, 1<<20) {
 		b.Fatal("the Window did not spill")
 	}
 	runtime.GC()
