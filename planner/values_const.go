@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
@@ -40,6 +42,10 @@ func (b *builder) constRows(rel *Relation, cols []int, targets []*pg_query.Node,
 	width := len(rel.Columns)
 	flat := make([]repr.Datum, len(lists)*width)
 	rows = make([]repr.Row, len(lists))
+	// noted holds, per entry, the types whose casts to the column are
+	// recorded (Options.Calls): a bulk INSERT's rows repeat their types,
+	// and one record per distinct cast is all its EXECUTE checks need.
+	noted := make([][]repr.T, n)
 	for r, l := range lists {
 		items := l.GetList().GetItems()
 		if len(items) != n {
@@ -56,7 +62,10 @@ func (b *builder) constRows(rel *Relation, cols []int, targets []*pg_query.Node,
 			if row[cols[i]], ok = expr.FoldAssign(d, t, c.Type, loc); !ok {
 				return nil, false
 			}
-			b.noteCastTypes(t, c.Type)
+			if !slices.Contains(noted[i], t) {
+				b.noteCastTypes(t, c.Type)
+				noted[i] = append(noted[i], t)
+			}
 		}
 		rows[r] = row
 	}
