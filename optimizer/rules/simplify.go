@@ -22,7 +22,9 @@ import (
 //     (a AND b) OR (a AND c) is a AND (b OR c), and (a) OR (a AND b) is a
 //     (distributivity and absorption hold in three-valued logic), so a
 //     join condition written per disjunct (TPC-H Q19) becomes an
-//     equi-join key instead of a residual evaluated on every pair.
+//     equi-join key instead of a residual evaluated on every pair;
+//   - a comparison of a widened term with a constant compares in the
+//     term's own type (unwrapCastCompare), without a cast per row.
 //
 // Each identity holds for every row, NULLs included.
 func simplify(e expr.Expr) expr.Expr {
@@ -43,6 +45,8 @@ func simplify(e expr.Expr) expr.Expr {
 		e = simplifyCase(x)
 	case *expr.Coalesce:
 		e = simplifyCoalesce(x)
+	case *expr.Call:
+		e = unwrapCastCompare(x)
 	}
 	return expr.Fold(e)
 }
