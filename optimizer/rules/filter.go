@@ -366,32 +366,38 @@ var SimplifyOuterJoin = Rule{Name: "SimplifyOuterJoin", Root: (*ir.Filter)(nil),
 // rejectsNulls reports whether predicate e is never true for a row whose
 // columns [lo, hi) are all NULL.
 func rejectsNulls(e expr.Expr, lo, hi int) bool {
+	return rejectsNullsOf(e, func(c int) bool { return c >= lo && c < hi })
+}
+
+// rejectsNullsOf reports whether predicate e is never true for a row in
+// which every column null reports is NULL.
+func rejectsNullsOf(e expr.Expr, null func(int) bool) bool {
 	switch e := e.(type) {
 	case *expr.And:
-		return slices.ContainsFunc(e.Args, func(a expr.Expr) bool { return rejectsNulls(a, lo, hi) })
+		return slices.ContainsFunc(e.Args, func(a expr.Expr) bool { return rejectsNullsOf(a, null) })
 	case *expr.Or:
 		for _, a := range e.Args {
-			if !rejectsNulls(a, lo, hi) {
+			if !rejectsNullsOf(a, null) {
 				return false
 			}
 		}
 		return true
 	}
-	return nullWhenNull(e, lo, hi)
+	return nullWhen(e, null)
 }
 
-// nullWhenNull reports whether e is NULL for every row whose columns
-// [lo, hi) are all NULL.
-func nullWhenNull(e expr.Expr, lo, hi int) bool {
+// nullWhen reports whether e is NULL for every row in which every column
+// null reports is NULL.
+func nullWhen(e expr.Expr, null func(int) bool) bool {
 	switch e := e.(type) {
 	case *expr.Col:
-		return e.Idx >= lo && e.Idx < hi
+		return null(e.Idx)
 	case *expr.Cast:
-		return nullWhenNull(e.Arg, lo, hi)
+		return nullWhen(e.Arg, null)
 	case *expr.Not:
-		return nullWhenNull(e.Arg, lo, hi)
+		return nullWhen(e.Arg, null)
 	case *expr.Call:
-		return e.Fn.Strict && slices.ContainsFunc(e.Args, func(a expr.Expr) bool { return nullWhenNull(a, lo, hi) })
+		return e.Fn.Strict && slices.ContainsFunc(e.Args, func(a expr.Expr) bool { return nullWhen(a, null) })
 	}
 	return false
 }

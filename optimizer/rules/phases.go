@@ -49,6 +49,7 @@ var simplifyRules = []Rule{
 
 var pushdownRules = []Rule{
 	SimplifyOuterJoin,
+	SimplifyOuterJoinUnderJoin,
 	PushFilterIntoJoin,
 	PushJoinOnIntoInputs,
 	PushFilterThroughProject,
