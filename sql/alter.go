@@ -282,11 +282,15 @@ func (e *Engine) alterTableLocked(s *Session, obj *Object, cmds []*pg.Node, ectx
 		i := 0
 		conv = func(repr.Row) (repr.Row, error) { i++; return a.rows[i-1], nil }
 	}
-	var also [][2]*Object
+	also := append([][2]*Object(nil), a.seqFixes...)
 	for old, nu := range a.rewritten {
 		also = append(also, [2]*Object{old, nu})
 	}
-	return e.commitAlteredWith(obj, a.nu, conv, also, a)
+	if err := e.commitAlteredWith(obj, a.nu, conv, also, a); err != nil {
+		return err
+	}
+	e.redefineSequences(a.seqFixes)
+	return nil
 }
 
 // alteration is an ALTER TABLE in progress: the changed copy, how old
@@ -327,6 +331,9 @@ type alteration struct {
 	// indexFixes are indexes whose stored expressions a column rename
 	// rewrote (old and new versions).
 	indexFixes [][2]*Object
+	// seqFixes are existing sequences whose definition the change alters
+	// (an identity column's sequence takes the column's new type).
+	seqFixes [][2]*Object
 }
 
 func (a *alteration) cols() []int {
@@ -446,11 +453,11 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		a.validate = true
 		return a.e.resolveForeignKeys(nu)
 	case pg.AlterTableType_AT_DropConstraint:
-		if nu.PrimaryKey != nil && cmd.Name == nu.Name+"_pkey" {
+		if nu.PrimaryKey != nil && cmd.Name == nu.pkeyName() {
 			if len(a.e.referencingKey(nu.ID, nu.PrimaryKey)) > 0 {
 				return repr.Errorf(repr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", cmd.Name, nu.Name)
 			}
-			nu.PrimaryKey, a.reshape = nil, true
+			nu.PrimaryKey, nu.PKeyName, a.reshape = nil, "", true
 			return nil
 		}
 		for i, k := range nu.Constraints {
@@ -483,8 +490,8 @@ func (a *alteration) column(name string) (int, error) {
 }
 
 // dropColumn removes a column from the copy, with the constraints that
-// use it; a column of the primary key or one another table's foreign key
-// references is refused.
+// use it (the primary key too, as in PostgreSQL); a column another
+// table's foreign key references is refused.
 func (a *alteration) dropColumn(cmd *pg.AlterTableCmd) error {
 	nu := a.nu
 	i := columnIndex(nu.Columns, cmd.Name)
@@ -496,9 +503,6 @@ func (a *alteration) dropColumn(cmd *pg.AlterTableCmd) error {
 	}
 	if len(nu.Columns) == 1 {
 		return repr.Unsupported("dropping the last column of a table")
-	}
-	if inKey(nu.PrimaryKey, i) {
-		return repr.Unsupported("dropping a primary key column")
 	}
 	for _, ref := range a.e.referencing(nu.ID) {
 		if ref.child.ID != nu.ID && inKey(ref.k.RefCols, i) {
@@ -526,7 +530,9 @@ func (a *alteration) dropColumn(cmd *pg.AlterTableCmd) error {
 		}
 		return out, true
 	}
-	nu.PrimaryKey, _ = shift(nu.PrimaryKey)
+	if nu.PrimaryKey, _ = shift(nu.PrimaryKey); nu.PrimaryKey == nil {
+		nu.PKeyName = "" // PostgreSQL drops the key with its column
+	}
 	var kept []Constraint
 	for _, k := range nu.Constraints {
 		ok := true
@@ -750,7 +756,7 @@ func (a *alteration) validateRows() error {
 		return err
 	}
 	if a.newKey {
-		k := Constraint{Name: a.nu.Name + "_pkey", Kind: "unique", Cols: a.nu.PrimaryKey}
+		k := Constraint{Name: a.nu.pkeyName(), Kind: "unique", Cols: a.nu.PrimaryKey}
 		return a.e.validateExisting(&Object{Name: a.nu.Name, Columns: a.nu.Columns, Constraints: []Constraint{k}}, a.rows, a.counts, a.ctx)
 	}
 	return nil
@@ -896,6 +902,11 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 		return repr.Unsupported("ALTER %s RENAME", strings.TrimPrefix(rs.RenameType.String(), "OBJECT_"))
 	}
 	obj := e.cat.lookup(rs.Relation.Schemaname, rs.Relation.Relname)
+	pkIndex := false // ALTER INDEX t_pkey RENAME: the primary key's index
+	if obj == nil && (rs.RenameType == pg.ObjectType_OBJECT_INDEX || rs.RenameType == pg.ObjectType_OBJECT_TABLE) {
+		obj = e.cat.pkeyOwner(rs.Relation.Schemaname, rs.Relation.Relname)
+		pkIndex = obj != nil
+	}
 	if obj == nil {
 		if rs.MissingOk {
 			return nil
@@ -913,6 +924,12 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 	}
 	nu := obj.clone()
 	a := &alteration{e: e, old: obj, nu: nu}
+	if pkIndex {
+		if e.cat.relationNamed(nu.Schema, rs.Newname) {
+			return repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", rs.Newname)
+		}
+		return e.commitAltered(obj, nu.renamePkey(rs.Newname), nil)
+	}
 	switch rs.RenameType {
 	case pg.ObjectType_OBJECT_COLUMN:
 		if obj.Kind != planner.RelTable {
@@ -938,7 +955,17 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 			return err
 		}
 	case pg.ObjectType_OBJECT_TABCONSTRAINT:
-		found := false
+		found := nu.PrimaryKey != nil && nu.pkeyName() == rs.Subname
+		if found && e.cat.relationNamed(nu.Schema, rs.Newname) {
+			// the key's index is renamed first, as in PostgreSQL
+			return repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", rs.Newname)
+		}
+		if nu.constraintNamed(rs.Newname) || nu.PrimaryKey != nil && nu.pkeyName() == rs.Newname {
+			return repr.Errorf(repr.CodeDuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", rs.Newname, nu.Name)
+		}
+		if found {
+			nu.renamePkey(rs.Newname)
+		}
 		for i := range nu.Constraints {
 			if nu.Constraints[i].Name == rs.Subname {
 				nu.Constraints[i].Name, found = rs.Newname, true
@@ -951,12 +978,19 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 		if e.cat.lookup(nu.Schema, rs.Newname) != nil {
 			return repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", rs.Newname)
 		}
-		if want := renameKind(rs.RenameType); want != obj.Kind && !(want == planner.RelTable && obj.Kind != relSequence) {
+		if want := renameKind(rs.RenameType); want != obj.Kind && want != planner.RelTable {
 			return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not %s", obj.Name, aKind(want))
 		}
 		nu.Name = rs.Newname
 		if obj.Kind == relSequence {
-			return repr.Unsupported("renaming a sequence")
+			a.indexFixes = a.e.renameSequenceUsers(obj, nu)
+			break
+		}
+		if err := requalifyChecks(nu, obj.Name); err != nil {
+			return err
+		}
+		if nu.PrimaryKey != nil {
+			nu.PKeyName = pkeyNameOf(nu.Name, obj.pkeyName()) // PostgreSQL keeps it
 		}
 		if err := a.renameInViews(); err != nil {
 			return err
@@ -969,7 +1003,38 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 	for old, nu := range a.rewritten {
 		also = append(also, [2]*Object{old, nu})
 	}
-	return e.commitAltered(obj, nu, nil, also...)
+	if err := e.commitAltered(obj, nu, nil, also...); err != nil {
+		return err
+	}
+	e.afterMove(obj, nu)
+	return nil
+}
+
+// renamePkey names o's primary key (constraint and index) name, and
+// returns o.
+func (o *Object) renamePkey(name string) *Object {
+	o.PKeyName = pkeyNameOf(o.Name, name)
+	return o
+}
+
+// pkeyOwner returns the table whose primary key's index is schema.name
+// (PostgreSQL's pk index is a relation; Eddy's is part of its table).
+func (c *Catalog) pkeyOwner(schema, name string) *Object {
+	if schema == "" {
+		schema = nsPublic
+	}
+	for _, o := range c.byID {
+		if o.PrimaryKey != nil && o.pkeyName() == name && o.Schema == schema && o.Kind == planner.RelTable {
+			return o
+		}
+	}
+	return nil
+}
+
+// relationNamed reports whether schema.name names a relation, a primary
+// key's index included.
+func (c *Catalog) relationNamed(schema, name string) bool {
+	return c.lookup(schema, name) != nil || c.pkeyOwner(schema, name) != nil
 }
 
 // renameInViews rewrites the stored queries of the views that depend on
@@ -1201,10 +1266,43 @@ func renameKind(t pg.ObjectType) planner.RelKind {
 	return planner.RelTable
 }
 
-// renameInChecks refuses to rename a column that a CHECK constraint
-// reads (its stored text names the column).
+// renameInChecks rewrites the stored text of the CHECK constraints that
+// read a renamed column to name it by its new name (PostgreSQL's stored
+// checks refer to columns by number, so a rename carries over). The
+// compiled checks are rebuilt from the text with the changed object.
 func renameInChecks(o *Object, from, to string) error {
-	for _, k := range o.Constraints {
+	return rewriteChecks(o, func(f []*pg.Node) bool {
+		at := 0
+		if len(f) > 1 && f[0].GetString_() != nil && f[0].GetString_().Sval == o.Name {
+			at = 1 // table.c
+		}
+		// c, table.c, or the composite column of a field selection c.f
+		// (only the table's columns are in scope in a CHECK)
+		if s := f[at].GetString_(); s != nil && s.Sval == from {
+			s.Sval = to
+			return true
+		}
+		return false
+	})
+}
+
+// requalifyChecks rewrites the CHECK constraints of a table renamed from
+// old to o.Name that qualify columns by the old name (old.c).
+func requalifyChecks(o *Object, old string) error {
+	return rewriteChecks(o, func(f []*pg.Node) bool {
+		if s := f[0].GetString_(); len(f) > 1 && s != nil && s.Sval == old {
+			s.Sval = o.Name
+			return true
+		}
+		return false
+	})
+}
+
+// rewriteChecks applies fix to the fields of every column reference of
+// o's CHECK constraints, storing again the text of those where it
+// reports a change.
+func rewriteChecks(o *Object, fix func(fields []*pg.Node) bool) error {
+	for i, k := range o.Constraints {
 		if k.Kind != "check" {
 			continue
 		}
@@ -1212,9 +1310,15 @@ func renameInChecks(o *Object, from, to string) error {
 		if err != nil {
 			return err
 		}
-		for _, r := range columnRefs(n) {
-			if r == from {
-				return repr.Unsupported("renaming column %s, which check constraint %s uses", from, k.Name)
+		hit := false
+		walkProto(n, func(m proto.Message) {
+			if cr, ok := m.(*pg.ColumnRef); ok && len(cr.Fields) > 0 && fix(cr.Fields) {
+				hit = true
+			}
+		})
+		if hit {
+			if o.Constraints[i].Check, err = parse.DeparseExpr(n); err != nil {
+				return err
 			}
 		}
 	}
@@ -1367,9 +1471,10 @@ func (a *alteration) addPrimaryKey(c *pg.Constraint) error {
 	if nu.PrimaryKey != nil {
 		return repr.Errorf("42P16", "multiple primary keys for table \"%s\" are not allowed", nu.Name)
 	}
-	if c.Conname != "" && c.Conname != nu.Name+"_pkey" {
-		return repr.Unsupported("a primary key not named %s_pkey", nu.Name)
+	if c.Conname != "" && nu.constraintNamed(c.Conname) {
+		return repr.Errorf(repr.CodeDuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", c.Conname, nu.Name)
 	}
+	nu.PKeyName = pkeyNameOf(nu.Name, c.Conname)
 	var key []int
 	for _, n := range stringList(c.Keys) {
 		i := columnIndex(nu.Columns, n)
@@ -1401,8 +1506,10 @@ func (a *alteration) alterType(cmd *pg.AlterTableCmd) error {
 	if src < 0 {
 		return repr.Unsupported("changing the type of a column added in the same ALTER TABLE")
 	}
-	if a.nu.Columns[i].Identity != 0 || a.nu.Columns[i].Seq != 0 {
-		return repr.Unsupported("changing the type of a serial or identity column")
+	if a.nu.Columns[i].Identity != 0 {
+		if err := a.retypeIdentity(a.nu.Columns[i].Seq, t); err != nil {
+			return err
+		}
 	}
 	ex := cd.RawDefault
 	if ex == nil {

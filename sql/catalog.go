@@ -25,6 +25,11 @@ type Object struct {
 	Name       string
 	Columns    []ColumnDef
 	PrimaryKey []int `json:",omitempty"`
+	// PKeyName names the primary key constraint (and its index) when that
+	// is not <Name>_pkey: it was named so, or the table was renamed after
+	// (PostgreSQL keeps the name). Empty in older catalogs, which always
+	// used <Name>_pkey.
+	PKeyName string `json:",omitempty"`
 	// SQL is the defining query of a view or materialized view.
 	SQL string `json:",omitempty"`
 	// Deps are the IDs of the relations the object's query reads, directly
@@ -77,6 +82,23 @@ type Object struct {
 	// relation's own order (its primary key, else all its columns), the
 	// access path every stored relation has (pointread.go).
 	ixKey, ownKey *indexKey
+}
+
+// pkeyName returns the name of o's primary key constraint.
+func (o *Object) pkeyName() string {
+	if o.PKeyName != "" {
+		return o.PKeyName
+	}
+	return o.Name + "_pkey"
+}
+
+// pkeyNameOf returns the PKeyName of table's primary key named name
+// ("" when that is the default, table_pkey, or no name was given).
+func pkeyNameOf(table, name string) string {
+	if name == table+"_pkey" {
+		return ""
+	}
+	return name
 }
 
 // ColumnDef is a column as declared.

@@ -399,7 +399,7 @@ func duplicateKey(obj *Object, row repr.Row) error {
 		names = append(names, obj.Columns[i].Name)
 		vals = append(vals, repr.FormatText(row[i], obj.Columns[i].Type, nil))
 	}
-	return repr.Errorf(repr.CodeUniqueViolation, "duplicate key value violates unique constraint \"%s_pkey\"", obj.Name).
+	return repr.Errorf(repr.CodeUniqueViolation, "duplicate key value violates unique constraint \"%s\"", obj.pkeyName()).
 		WithDetail("Key (%s)=(%s) already exists.", join(names), join(vals))
 }
 

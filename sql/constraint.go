@@ -132,7 +132,7 @@ func (o *Object) chooseConstraintName(k Constraint, c *pg.Constraint) string {
 		base += "_" + strings.Join(cols, "_")
 	}
 	name := base + "_" + suffix
-	for n := 1; o.constraintNamed(name) || (k.Kind == "unique" && name == o.Name+"_pkey"); n++ {
+	for n := 1; o.constraintNamed(name) || (k.Kind == "unique" && name == o.pkeyName()); n++ {
 		name = base + "_" + suffix + itoa(n)
 	}
 	return name

@@ -58,6 +58,7 @@ func tableObject(cs *pg.CreateStmt, types typeResolver) (*Object, error) {
 			if pk {
 				pkNames = append(pkNames, col.Name)
 				pkDecls++
+				obj.PKeyName = pkeyConname(cd.Constraints)
 			}
 			if seq != nil {
 				obj.owned = append(obj.owned, seq)
@@ -81,6 +82,7 @@ func tableObject(cs *pg.CreateStmt, types typeResolver) (*Object, error) {
 					pkNames = append(pkNames, k.GetString_().Sval)
 				}
 				pkDecls++
+				obj.PKeyName = c.Conname
 				continue
 			}
 			if !isTableConstraint(c.Contype) {
@@ -94,6 +96,7 @@ func tableObject(cs *pg.CreateStmt, types typeResolver) (*Object, error) {
 	if pkDecls > 1 {
 		return nil, repr.Errorf("42P16", "multiple primary keys for table \"%s\" are not allowed", obj.Name)
 	}
+	obj.PKeyName = pkeyNameOf(obj.Name, obj.PKeyName)
 	for _, name := range pkNames {
 		i := columnIndex(obj.Columns, name)
 		if i < 0 {
@@ -108,6 +111,17 @@ func tableObject(cs *pg.CreateStmt, types typeResolver) (*Object, error) {
 		}
 	}
 	return obj, nil
+}
+
+// pkeyConname returns the name given to a column's PRIMARY KEY
+// constraint ("" if none).
+func pkeyConname(cons []*pg.Node) string {
+	for _, n := range cons {
+		if c := n.GetConstraint(); c != nil && c.Contype == pg.ConstrType_CONSTR_PRIMARY {
+			return c.Conname
+		}
+	}
+	return ""
 }
 
 // isTableConstraint reports whether a constraint kind is kept as a named

@@ -165,8 +165,13 @@ func (e *Engine) restoreStateLocked(sn *engineSnap) {
 	e.colls, e.views = colls, views
 	e.seqMu.Lock()
 	e.seqs = maps.Clone(sn.seqs)
-	for _, st := range e.seqs {
-		st.dropped = false
+	for name, st := range e.seqs {
+		// a rename, SET SCHEMA or new definition rolled back: the key
+		// and the restored catalog entry are the truth
+		st.dropped, st.name = false, name
+		if o := e.cat.byID[st.id]; o != nil && o.Sequence != nil {
+			st.def = o.Sequence
+		}
 	}
 	e.seqMu.Unlock()
 	e.roles.mu.Lock()

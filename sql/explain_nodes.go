@@ -199,7 +199,7 @@ func (b *planBuilder) arrangement(id uint64) (name, kind string) {
 	case o.Index != nil:
 		return o.Name, "Index Scan"
 	case len(o.PrimaryKey) > 0:
-		return o.Name + "_pkey", "Index Scan"
+		return o.pkeyName(), "Index Scan"
 	}
 	return o.Name, "Arrangement Scan"
 }

@@ -282,7 +282,7 @@ func (e *Engine) choosePathIn(p pointInput, c *storage.Collection) (accessPath, 
 			cols[i] = i
 		}
 	} else {
-		own.name = obj.Name + "_pkey"
+		own.name = obj.pkeyName()
 	}
 	key := obj.ownKey
 	if key == nil || !samePrefix(key.cols, cols) {

@@ -447,9 +447,10 @@ func (e *Engine) requalify(sql string, moved map[uint64]string, nu string) (stri
 	return text, true, err
 }
 
-// afterMove re-registers what the engine keeps by qualified name.
+// afterMove re-registers what the engine keeps by qualified name (a
+// sequence moved to another schema or renamed).
 func (e *Engine) afterMove(old, nu *Object) {
-	if old.Kind != relSequence || old.Schema == nu.Schema {
+	if old.Kind != relSequence || qualified(old.Schema, old.Name) == qualified(nu.Schema, nu.Name) {
 		return
 	}
 	e.seqMu.Lock()

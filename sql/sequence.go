@@ -634,6 +634,7 @@ func alterSequenceDef(def *SequenceDef, opts []*pg.Node) (restart bool, to int64
 	lo, hi := def.Min, def.Max
 	min, max, startv := &lo, &hi, def.Start
 	start = &startv
+	oldType := def.Type
 	for _, n := range opts {
 		de := n.GetDefElem()
 		if de == nil {
@@ -678,7 +679,25 @@ func alterSequenceDef(def *SequenceDef, opts []*pg.Node) (restart bool, to int64
 	if restart && !hasOption(opts, "restart", true) {
 		to = *start
 	}
+	if def.Type != oldType {
+		def.retypeBounds(oldType, min, max, !hasOption(opts, "minvalue", false), !hasOption(opts, "maxvalue", false))
+	}
 	return restart, to, def.fill(min, max, start)
+}
+
+// retypeBounds moves the bounds *min and *max (when free to move) of a
+// sequence whose type changed from oldType to d.Type: a bound at its old
+// type's limit becomes the new type's default bound, as PostgreSQL's
+// ALTER SEQUENCE ... AS does (and ALTER COLUMN TYPE of an identity column).
+func (d *SequenceDef) retypeBounds(oldType string, min, max *int64, freeMin, freeMax bool) {
+	olo, ohi := typeBounds(oldType)
+	lo, hi := typeBounds(d.Type)
+	if freeMax && *max == ohi {
+		*max = map[bool]int64{true: hi, false: -1}[d.Increment > 0]
+	}
+	if freeMin && *min == olo {
+		*min = map[bool]int64{true: 1, false: lo}[d.Increment > 0]
+	}
 }
 
 // hasOption reports whether an option is given (withArg: with a value).
@@ -713,4 +732,92 @@ func (s *Session) checkSeqPriv(name string, any aclMode) error {
 		return repr.Errorf(codeInsufficientPrivilege, "permission denied for sequence %s", o.Name)
 	}
 	return nil
+}
+
+// renameSequenceUsers returns the tables whose column defaults call
+// sequence old (by its Seq link, or by name in a written nextval), as
+// changed copies calling it by nu's name: PostgreSQL's defaults hold the
+// sequence's OID, so a rename never breaks them. The caller holds e.mu.
+func (e *Engine) renameSequenceUsers(old, nu *Object) [][2]*Object {
+	call := "nextval(" + quoteLiteral(qualifiedText(nu.Schema, nu.Name)) + ")"
+	var spellings []string // how a written default may name old
+	names := []string{qualifiedText(old.Schema, old.Name), old.Schema + "." + old.Name}
+	if old.Schema == nsPublic {
+		names = append(names, old.Name)
+	}
+	for _, n := range names {
+		spellings = append(spellings, "nextval("+quoteLiteral(n)+")")
+	}
+	var fixes [][2]*Object
+	for _, o := range e.cat.byID {
+		var c *Object
+		for i, col := range o.Columns {
+			d := col.Default
+			for _, was := range spellings {
+				d = strings.ReplaceAll(d, was, call)
+			}
+			if col.Seq == old.ID {
+				d = call
+			}
+			if d == col.Default {
+				continue
+			}
+			if c == nil {
+				c = o.clone()
+				fixes = append(fixes, [2]*Object{o, c})
+			}
+			c.Columns[i].Default = d
+		}
+	}
+	return fixes
+}
+
+// retypeIdentity gives the sequence seq of an identity column whose type
+// changes to t that type, its bounds following as in retypeBounds
+// (PostgreSQL alters an identity sequence with its column; a serial
+// column's sequence keeps its type). The change is noted in a.seqFixes.
+func (a *alteration) retypeIdentity(seq uint64, t repr.T) error {
+	typ := map[uint32]string{repr.Int2.OID(): "smallint", repr.Int4.OID(): "integer", repr.Int8.OID(): "bigint"}[t.OID()]
+	if typ == "" {
+		return repr.Errorf(repr.CodeInvalidParameter, "identity column type must be smallint, integer, or bigint")
+	}
+	var def *SequenceDef
+	for _, o := range a.created {
+		if o.ID == seq {
+			def = o.Sequence
+		}
+	}
+	for _, f := range a.seqFixes {
+		if f[1].ID == seq {
+			def = f[1].Sequence
+		}
+	}
+	if def == nil {
+		o := a.e.cat.byID[seq]
+		if o == nil || o.Sequence == nil {
+			return nil
+		}
+		c := o.clone()
+		d := *o.Sequence
+		c.Sequence, def = &d, &d
+		a.seqFixes = append(a.seqFixes, [2]*Object{o, c})
+	}
+	old := def.Type
+	def.Type = typ
+	min, max, start := def.Min, def.Max, def.Start
+	def.retypeBounds(old, &min, &max, true, true)
+	return def.fill(&min, &max, &start)
+}
+
+// redefineSequences hands nextval the new definitions of altered
+// sequences (fixes: old, new), once they are committed. The caller holds
+// e.mu.
+func (e *Engine) redefineSequences(fixes [][2]*Object) {
+	e.seqMu.Lock()
+	defer e.seqMu.Unlock()
+	for _, f := range fixes {
+		if st := e.seqs[qualified(f[1].Schema, f[1].Name)]; st != nil && st.id == f[1].ID {
+			st.def, st.cached = f[1].Sequence, 0
+		}
+	}
 }

@@ -162,7 +162,7 @@ func eddyIndexRows(s *sysSnap) []repr.Row {
 			out = append(out, eddyIndexRow(s, r, o))
 		} else if len(o.PrimaryKey) > 0 && (o.Kind == planner.RelTable || o.Kind == planner.RelMaterializedView) {
 			if c := s.e.colls[o.ID]; c != nil {
-				out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(o.Schema), "indexname": nameD(o.Name + "_pkey"),
+				out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(o.Schema), "indexname": nameD(o.pkeyName()),
 					"relation": nameD(o.Name), "columns": repr.NewText(colNames(o, o.PrimaryKey, nil)), "kind": repr.NewText(indexKindPK),
 					"entries": repr.NewInt(int64(c.Len())), "bytes": repr.NewInt(c.RowsMemBytes()), "spilled": repr.NewBool(c.Spilled())}))
 			}

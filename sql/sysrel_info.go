@@ -182,7 +182,7 @@ func (s *sysSnap) tableConstraints(f func(ri *relInfo, k int, c Constraint)) {
 	s.userRels("r", func(ri *relInfo) {
 		o := ri.obj
 		if len(o.PrimaryKey) > 0 {
-			f(ri, 0, Constraint{Name: o.Name + "_pkey", Kind: "primary", Cols: o.PrimaryKey})
+			f(ri, 0, Constraint{Name: o.pkeyName(), Kind: "primary", Cols: o.PrimaryKey})
 		}
 		for i, c := range o.Constraints {
 			f(ri, i+1, c)
@@ -241,7 +241,7 @@ func rowsInfoReferentialConstraints(s *sysSnap) []repr.Row {
 		}
 		uname := repr.Null
 		if sameCols(ref.PrimaryKey, c.RefCols) {
-			uname = nameD(ref.Name + "_pkey")
+			uname = nameD(ref.pkeyName())
 		}
 		for _, u := range ref.Constraints {
 			if u.Kind == "unique" && sameCols(u.Cols, c.RefCols) {

@@ -170,7 +170,7 @@ func (s *sysSnap) keyIndexes(ri *relInfo) []*relInfo {
 		out = append(out, &relInfo{oid: ix.oid, name: name, ns: ri.ns, kind: 'i', cols: icols, index: ix})
 	}
 	if len(o.PrimaryKey) > 0 {
-		add(0, o.Name+"_pkey", o.PrimaryKey, true)
+		add(0, o.pkeyName(), o.PrimaryKey, true)
 	}
 	for i, c := range o.Constraints {
 		if c.Kind == "unique" {

@@ -329,7 +329,7 @@ func rowsConstraint(s *sysSnap) []repr.Row {
 			continue
 		}
 		if len(o.PrimaryKey) > 0 {
-			out = append(out, r.row(constraintRow(ri, 0, Constraint{Name: o.Name + "_pkey", Kind: "primary", Cols: o.PrimaryKey})))
+			out = append(out, r.row(constraintRow(ri, 0, Constraint{Name: o.pkeyName(), Kind: "primary", Cols: o.PrimaryKey})))
 		}
 		for i, c := range o.Constraints {
 			row := constraintRow(ri, i+1, c)

@@ -129,7 +129,7 @@ type candidate struct {
 func arbiterKeys(obj *Object, uniques []uniqueKey, oc *planner.OnConflict) ([]candidate, error) {
 	var keys []candidate
 	if obj.PrimaryKey != nil {
-		keys = append(keys, candidate{uk: uniqueKey{name: obj.Name + "_pkey", key: colsKey(obj, obj.PrimaryKey, false)}, primary: true})
+		keys = append(keys, candidate{uk: uniqueKey{name: obj.pkeyName(), key: colsKey(obj, obj.PrimaryKey, false)}, primary: true})
 	}
 	for _, k := range uniques {
 		keys = append(keys, candidate{uk: k})
