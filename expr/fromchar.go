@@ -200,6 +200,9 @@ func (f *dtFields) readField(s string, p int, it charItem, nextNumeric bool) (in
 		word := strings.ToUpper(s[p:min(len(s), p+len(it.up))])
 		f.bc = strings.HasPrefix(word, "B")
 		return p + len(it.up), nil
+	case "TZ", "OF":
+		// PostgreSQL's own refusal, with its SQLSTATE and words
+		return p, repr.Errorf(repr.CodeFeatureNotSupported, "formatting field \"%s\" is only supported in to_char", it.kw)
 	}
 	return p, repr.Unsupported("template pattern %s in to_date/to_timestamp", it.kw)
 }

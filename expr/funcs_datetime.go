@@ -400,7 +400,8 @@ func dateBin(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return repr.Null, repr.Errorf(repr.CodeDatetimeOverflow, "origin out of range")
 	}
 	if iv.Months != 0 {
-		return repr.Null, repr.Unsupported("timestamps cannot be binned into intervals containing months or years")
+		// PostgreSQL's own refusal, with its SQLSTATE and words
+		return repr.Null, repr.Errorf(repr.CodeFeatureNotSupported, "timestamps cannot be binned into intervals containing months or years")
 	}
 	stride := int64(iv.Days)*usPerDay + iv.Micros
 	if stride <= 0 {

@@ -13,8 +13,11 @@ import (
 // PostgreSQL's template patterns (functions-formatting.html): at each
 // position the longest keyword wins, FM suppresses padding, TH/th append an
 // ordinal suffix, "..." is literal text and any other character is copied.
-// Keywords PostgreSQL knows but Eddy does not implement (TZ, OF, TZH, TZM,
-// and the TM prefix) fail with 0A000 rather than printing literally.
+// The TM prefix prints month and day names unpadded, in English: lc_time
+// is C (SET lc_time accepts only C and POSIX). TZ and tz print the zone's
+// abbreviation for timestamptz and nothing for timestamp; OF, TZH and TZM
+// its UTC offset (+00 for timestamp). FM and TM together fail with 0A000
+// (PostgreSQL takes one prefix and prints the other's letters).
 //
 // A literal template is compiled once when the call is folded (Func.bind):
 // the bound overload formats with the compiled items and never rescans the
@@ -34,10 +37,11 @@ func init() {
 				}
 				var s string
 				var err error
+				zoned := ty.Family == repr.FamTimestampTZ
 				if items != nil {
-					s, err = runToChar(tsToTime(us, loc), items)
+					s, err = runToChar(tsToTime(us, loc), items, zoned)
 				} else {
-					s, err = toChar(tsToTime(us, loc), a[1].Text())
+					s, err = toChar(tsToTime(us, loc), a[1].Text(), zoned)
 				}
 				if err != nil {
 					return repr.Null, err
@@ -79,26 +83,27 @@ var dchKeywords = []string{
 }
 
 // charItem is one compiled piece of a to_char template: literal text, or
-// a keyword (kw as spelled, up in upper case) with its FM prefix and TH/th
-// suffix.
+// a keyword (kw as spelled, up in upper case) with its FM or TM prefix
+// and TH/th suffix.
 type charItem struct {
 	lit    string
 	kw, up string
-	fm     bool
+	fm, tm bool
 	th     string
 }
 
-// toChar formats t (already in the display time zone) with template tmpl.
-func toChar(t time.Time, tmpl string) (string, error) {
+// toChar formats t (already in the display time zone) with template
+// tmpl; zoned says t is a timestamptz (TZ prints its zone).
+func toChar(t time.Time, tmpl string, zoned bool) (string, error) {
 	items, err := compileToChar(tmpl)
 	if err != nil {
 		return "", err
 	}
-	return runToChar(t, items)
+	return runToChar(t, items, zoned)
 }
 
-// compileToChar splits tmpl into items; it fails on the TM prefix. An empty
-// template compiles to an empty non-nil slice.
+// compileToChar splits tmpl into items; it fails on the FM and TM
+// prefixes together. An empty template compiles to an empty non-nil slice.
 func compileToChar(tmpl string) ([]charItem, error) {
 	items := []charItem{}
 	var lit strings.Builder
@@ -109,16 +114,20 @@ func compileToChar(tmpl string) ([]charItem, error) {
 		}
 	}
 	for i := 0; i < len(tmpl); {
-		fm := false
+		fm, tm := false, false
 		for {
 			switch {
 			case strings.HasPrefix(tmpl[i:], "FM") || strings.HasPrefix(tmpl[i:], "fm"):
 				fm, i = true, i+2
 				continue
 			case strings.HasPrefix(tmpl[i:], "TM") || strings.HasPrefix(tmpl[i:], "tm"):
-				return nil, repr.Unsupported("to_char template prefix TM")
+				tm, i = true, i+2
+				continue
 			}
 			break
+		}
+		if fm && tm {
+			return nil, repr.Unsupported("to_char template prefixes FM and TM on one pattern")
 		}
 		if i >= len(tmpl) {
 			break
@@ -130,7 +139,7 @@ func compileToChar(tmpl string) ([]charItem, error) {
 		}
 		flush()
 		i += len(kw)
-		it := charItem{kw: kw, up: strings.ToUpper(kw), fm: fm}
+		it := charItem{kw: kw, up: strings.ToUpper(kw), fm: fm, tm: tm}
 		if i+1 < len(tmpl) && (tmpl[i:i+2] == "TH" || tmpl[i:i+2] == "th") && thAllowed(it.up) {
 			it.th = tmpl[i : i+2]
 			i += 2
@@ -151,15 +160,15 @@ func thAllowed(up string) bool {
 	return true
 }
 
-// runToChar formats t with compiled items.
-func runToChar(t time.Time, items []charItem) (string, error) {
+// runToChar formats t with compiled items; zoned says t is a timestamptz.
+func runToChar(t time.Time, items []charItem, zoned bool) (string, error) {
 	var b strings.Builder
 	for _, it := range items {
 		if it.kw == "" {
 			b.WriteString(it.lit)
 			continue
 		}
-		s, numeric, err := formatField(t, it.kw, it.up, it.fm)
+		s, numeric, err := formatField(t, it, zoned)
 		if err != nil {
 			return "", err
 		}
@@ -205,9 +214,12 @@ func copyLiteral(b *strings.Builder, tmpl string, i int) int {
 }
 
 // formatField formats one keyword; numeric reports whether TH may follow.
-// up is kw in upper case.
-func formatField(t time.Time, kw, up string, fm bool) (string, bool, error) {
-	if s, ok := textField(t, kw, up, fm); ok {
+func formatField(t time.Time, it charItem, zoned bool) (string, bool, error) {
+	kw, up, fm := it.kw, it.up, it.fm
+	if s, ok := textField(t, kw, up, fm, it.tm); ok {
+		return s, false, nil
+	}
+	if s, ok := zoneField(t, kw, up, fm, zoned); ok {
 		return s, false, nil
 	}
 	num := func(v, width int) (string, bool, error) {
@@ -284,13 +296,47 @@ func formatField(t time.Time, kw, up string, fm bool) (string, bool, error) {
 	return "", false, repr.Unsupported("to_char template pattern %s", kw)
 }
 
+// zoneField formats the time zone keywords, as PostgreSQL's DCH_TZ,
+// DCH_OF, DCH_TZH and DCH_TZM: a timestamp (not zoned) has no zone name
+// and offset zero.
+func zoneField(t time.Time, kw, up string, fm, zoned bool) (string, bool) {
+	name, off := t.Zone()
+	if !zoned {
+		name, off = "", 0
+	}
+	sign := map[bool]string{true: "+", false: "-"}[off >= 0]
+	if off < 0 {
+		off = -off
+	}
+	h, m := off/3600, off%3600/60
+	switch up {
+	case "TZ":
+		if kw == "tz" {
+			return strings.ToLower(name), true
+		}
+		return strings.ToUpper(name), true
+	case "OF":
+		s := sign + padNum(h, 2, fm)
+		if off%3600 != 0 {
+			s += fmt.Sprintf(":%02d", m)
+		}
+		return s, true
+	case "TZH":
+		return fmt.Sprintf("%s%02d", sign, h), true
+	case "TZM":
+		return fmt.Sprintf("%02d", m), true
+	}
+	return "", false
+}
+
 var romanMonths = [...]string{"I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII"}
 
 // textField formats the keywords whose output is text; the keyword's case
 // sets the output's (Month: Capitalized, MONTH: upper, month: lower).
-func textField(t time.Time, kw, up string, fm bool) (string, bool) {
+// TM (tm) leaves the month and day names unpadded, not RM.
+func textField(t time.Time, kw, up string, fm, tm bool) (string, bool) {
 	pad := func(s string, w int) string {
-		if fm {
+		if fm || tm && w == 9 {
 			return s
 		}
 		return fmt.Sprintf("%-*s", w, s)

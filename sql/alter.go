@@ -593,7 +593,7 @@ func (a *alteration) createOwnedSeq(seq *Object, i int, name string) {
 	if a.seqFill == nil {
 		a.seqFill = map[string]*seqState{}
 	}
-	a.seqFill[col.Name] = &seqState{id: seq.ID, def: seq.Sequence, last: seq.Sequence.Start}
+	a.seqFill[col.Name] = &seqState{id: seq.ID, def: seq.Sequence, last: seq.Sequence.firstValue()}
 }
 
 func (a *alteration) createdNamed(name string) bool {
@@ -1537,7 +1537,7 @@ func (a *alteration) stageSequences(b *storage.Batch) error {
 	b.Set(metaNextID, binary.BigEndian.AppendUint64(nil, e.nextID))
 	for _, o := range a.created {
 		st := a.seqFill[o.Sequence.OwnedCol]
-		last, called := o.Sequence.Start, false
+		last, called := o.Sequence.firstValue(), false
 		if st != nil {
 			last, called = st.last, st.called
 		}

@@ -312,7 +312,7 @@ func (e *Engine) createObjects(objs []*Object, ifNotExists bool) error {
 			return err
 		}
 		if obj.Kind == relSequence {
-			b.Set(seqKey(obj.ID), encodeSeqValue(obj.Sequence.Start, false))
+			b.Set(seqKey(obj.ID), encodeSeqValue(obj.Sequence.firstValue(), false))
 		}
 	}
 	if err := e.commitDDL(b); err != nil {

@@ -52,6 +52,17 @@ type SequenceDef struct {
 	// ownedBy names the OWNED BY column of CREATE SEQUENCE until it is
 	// resolved.
 	ownedBy []string
+	// restart is CREATE SEQUENCE's RESTART value, the first nextval's
+	// instead of Start (nil: none given).
+	restart *int64
+}
+
+// firstValue is the value a new sequence's first nextval returns.
+func (d *SequenceDef) firstValue() int64 {
+	if d.restart != nil {
+		return *d.restart
+	}
+	return d.Start
 }
 
 // seqState is a sequence's current value, guarded by Engine.seqMu.
@@ -107,6 +118,7 @@ func sequenceTypeName(tn *pg.TypeName) (string, error) {
 func sequenceDef(opts []*pg.Node, typ string) (*SequenceDef, error) {
 	d := &SequenceDef{Type: typ, Increment: 1}
 	var min, max, start *int64
+	var restart *pg.DefElem
 	for _, n := range opts {
 		de := n.GetDefElem()
 		if de == nil {
@@ -134,6 +146,8 @@ func sequenceDef(opts []*pg.Node, typ string) (*SequenceDef, error) {
 			}
 		case "cycle":
 			d.Cycle = de.Arg == nil || de.Arg.GetBoolean() == nil || de.Arg.GetBoolean().Boolval
+		case "restart":
+			restart = de
 		case "cache", "owned_by", "sequence_name":
 		default:
 			err = repr.Unsupported("sequence option %s", de.Defname)
@@ -142,7 +156,33 @@ func sequenceDef(opts []*pg.Node, typ string) (*SequenceDef, error) {
 			return nil, err
 		}
 	}
-	return d, d.fill(min, max, start)
+	if err := d.fill(min, max, start); err != nil {
+		return nil, err
+	}
+	return d, d.restartAt(restart)
+}
+
+// restartAt applies CREATE SEQUENCE's RESTART [WITH n] option (nil: none):
+// the first value is n, or the start without one, within the bounds.
+func (d *SequenceDef) restartAt(de *pg.DefElem) error {
+	if de == nil {
+		return nil
+	}
+	v := d.Start
+	if de.Arg != nil {
+		var err error
+		if v, err = defInt(de); err != nil {
+			return err
+		}
+	}
+	if v < d.Min {
+		return repr.Errorf(repr.CodeInvalidParameter, "RESTART value (%d) cannot be less than MINVALUE (%d)", v, d.Min)
+	}
+	if v > d.Max {
+		return repr.Errorf(repr.CodeInvalidParameter, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, d.Max)
+	}
+	d.restart = &v
+	return nil
 }
 
 // fill applies PostgreSQL's defaults and checks the bounds.
@@ -231,7 +271,7 @@ func (p *Portal) execCreateSequence(cs *pg.CreateSeqStmt) error {
 // registerSequence makes a sequence known to nextval at its stored state
 // (the start, not yet called, when nothing is stored). Caller holds e.mu.
 func (e *Engine) registerSequence(o *Object) error {
-	st := &seqState{id: o.ID, name: qualified(o.Schema, o.Name), def: o.Sequence, last: o.Sequence.Start}
+	st := &seqState{id: o.ID, name: qualified(o.Schema, o.Name), def: o.Sequence, last: o.Sequence.firstValue()}
 	v, ok, err := e.db.Get(seqKey(o.ID))
 	if err != nil {
 		return err

@@ -139,6 +139,12 @@ func (s *settings) set(name, value string) error {
 		if value != "md5" && value != "scram-sha-256" {
 			return repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"password_encryption\": \"%s\"", value)
 		}
+	case "lc_time":
+		// to_char's TM prefix prints English names: other locales would
+		// print the wrong words
+		if value != "C" && value != "POSIX" {
+			return repr.Unsupported("lc_time %q (only C and POSIX)", value)
+		}
 	case "datestyle":
 		if !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(value)), "ISO") {
 			return repr.Unsupported("DateStyle %q (only ISO)", value)
