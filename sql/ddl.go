@@ -15,9 +15,16 @@ import (
 // execCreateTable executes CREATE TABLE.
 func (p *Portal) execCreateTable(cs *pg.CreateStmt) error {
 	p.tag = "CREATE TABLE"
-	obj, err := tableObject(cs, p.st.s.e.typeFromName)
+	cs, lt, comments, err := p.st.s.e.expandLike(cs)
 	if err != nil {
 		return err
+	}
+	obj, err := tableObject(cs, lt.resolver(p.st.s.e.typeFromName))
+	if err != nil {
+		return err
+	}
+	for _, c := range comments {
+		obj.Columns[columnIndex(obj.Columns, c.col)].Comment = c.text
 	}
 	obj.Owner = p.st.s.newOwner()
 	for _, o := range obj.owned {

@@ -77,3 +77,30 @@ func TestPkeyNameOlderCatalog(t *testing.T) {
 		t.Fatalf("the default name is stored as %q, want empty", got)
 	}
 }
+
+// TestCreateTableLikeDurable: a table copied by LIKE ... INCLUDING ALL
+// keeps its copied key, check, identity sequence and comment across a
+// crash.
+func TestCreateTableLikeDurable(t *testing.T) {
+	te := newTestEngine(t)
+	te.mustRun(`CREATE TABLE src (id int PRIMARY KEY, p int CHECK (p > 0), n int GENERATED ALWAYS AS IDENTITY (START 50));
+COMMENT ON COLUMN src.p IS 'positive';
+CREATE TABLE cp (LIKE src INCLUDING ALL);
+INSERT INTO cp (id, p) VALUES (1, 1)`)
+	te.crash()
+	for sql, want := range map[string]string{
+		`INSERT INTO cp (id, p) VALUES (1, 2)`: `ERROR 23505: duplicate key value violates unique constraint "cp_pkey"`,
+		`INSERT INTO cp (id, p) VALUES (2, 0)`: `ERROR 23514: new row for relation "cp" violates check constraint "src_p_check"`,
+	} {
+		if out := te.run(sql); !strings.Contains(out, want) {
+			t.Fatalf("%s after a crash: %q, want %s", sql, out, want)
+		}
+	}
+	te.mustRun(`INSERT INTO cp (id, p) VALUES (3, 3)`)
+	// a crash skips the identity's logged-ahead values, never repeats one
+	want := "id | p | n\n1 | 1 | 50\n3 | 3 | later\nSELECT 2\nc\npositive\nSELECT 1\n"
+	if out := te.mustRun(`SELECT id, p, CASE WHEN n = 50 THEN '50' WHEN n > 51 THEN 'later' END AS n FROM cp ORDER BY id;
+SELECT col_description('cp'::regclass, 2) AS c`); out != want {
+		t.Fatalf("after a crash:\n%s\nwant:\n%s", out, want)
+	}
+}
