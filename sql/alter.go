@@ -989,7 +989,7 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 		if err := requalifyChecks(nu, obj.Name); err != nil {
 			return err
 		}
-		if nu.PrimaryKey != nil {
+		if nu.PrimaryKey != nil && nu.Kind == planner.RelTable {
 			nu.PKeyName = pkeyNameOf(nu.Name, obj.pkeyName()) // PostgreSQL keeps it
 		}
 		if err := a.renameInViews(); err != nil {
