@@ -12,3 +12,44 @@ import "github.com/eddydb/eddy/repr"
 var CardinalityError = fn("eddy_cardinality_error", repr.Text, func(*Ctx, []repr.Datum) (repr.Datum, error) {
 	return repr.Null, repr.Errorf(repr.CodeCardinalityViolation, "more than one row returned by a subquery used as an expression")
 })
+
+// IntervalFields applies an interval field qualifier to a computed
+// interval (x::interval HOUR TO MINUTE): its second argument is the field
+// mask, and the fields below the last one are truncated toward zero, as
+// PostgreSQL's interval_scale does (AdjustIntervalForTypmod). The planner
+// builds the call; it is registered by name so printed plans parse back.
+var IntervalFields = fn("eddy_interval_fields", repr.IntervalT, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+	return repr.NewInterval(TruncateInterval(a[0].Interval(), int32(a[1].Int()))), nil
+}, repr.IntervalT, repr.Int4)
+
+// PostgreSQL's interval field masks (datetime.h), as the first type
+// modifier of INTERVAL <fields> carries them.
+const (
+	IntervalMonth     = 1 << 1
+	IntervalYear      = 1 << 2
+	IntervalDay       = 1 << 3
+	IntervalHour      = 1 << 10
+	IntervalMinute    = 1 << 11
+	IntervalSecond    = 1 << 12
+	IntervalFullRange = 0x7FFF
+)
+
+// TruncateInterval drops the fields below mask's last field, toward zero
+// (PostgreSQL's AdjustIntervalForTypmod).
+func TruncateInterval(iv repr.Interval, mask int32) repr.Interval {
+	const hour, minute = 3600_000_000, 60_000_000
+	switch {
+	case mask&IntervalSecond != 0:
+	case mask&IntervalMinute != 0:
+		iv.Micros = iv.Micros / minute * minute
+	case mask&IntervalHour != 0:
+		iv.Micros = iv.Micros / hour * hour
+	case mask&IntervalDay != 0:
+		iv.Micros = 0
+	case mask&IntervalMonth != 0:
+		iv.Days, iv.Micros = 0, 0
+	default:
+		iv.Months, iv.Days, iv.Micros = iv.Months/12*12, 0, 0
+	}
+	return iv
+}

@@ -625,7 +625,7 @@ func (c *ectx) typeCast(tc *pg_query.TypeCast) (expr.Expr, error) {
 	}
 	if t.Family == repr.FamInterval && len(tc.TypeName.Typmods) > 0 &&
 		tc.TypeName.Typmods[0].GetAConst().GetIval().GetIval() != imFullRange {
-		return c.b.qualifiedInterval(tc)
+		return c.qualifiedInterval(tc)
 	}
 	if ae := tc.Arg.GetAArrayExpr(); ae != nil && len(ae.Elements) == 0 && t.Family == repr.FamArray {
 		return &expr.Lit{D: repr.NewArray(nil), T: t}, nil // ARRAY[]::t[]

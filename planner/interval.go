@@ -11,26 +11,52 @@ import (
 // PostgreSQL's interval field masks (datetime.h), as the first type
 // modifier of INTERVAL '...' <fields> carries them.
 const (
-	imMonth     = 1 << 1
-	imYear      = 1 << 2
-	imDay       = 1 << 3
-	imHour      = 1 << 10
-	imMinute    = 1 << 11
-	imSecond    = 1 << 12
-	imFullRange = 0x7FFF
+	imMonth     = expr.IntervalMonth
+	imDay       = expr.IntervalDay
+	imHour      = expr.IntervalHour
+	imMinute    = expr.IntervalMinute
+	imSecond    = expr.IntervalSecond
+	imFullRange = expr.IntervalFullRange
 )
 
 // qualifiedInterval plans INTERVAL 'lit' <fields> (and 'lit'::interval
 // hour etc.) as PostgreSQL does: a bare number counts units of the last
 // field (INTERVAL '1' HOUR is one hour, not one second), and fields below
 // the last are truncated away (INTERVAL '1 day 2 hours' DAY is 1 day).
-// Only string constants are supported under a field qualifier.
-func (b *builder) qualifiedInterval(tc *pg_query.TypeCast) (expr.Expr, error) {
+// A computed value of type interval is truncated at run time
+// (computedInterval); other computed values (text) are refused.
+func (c *ectx) qualifiedInterval(tc *pg_query.TypeCast) (expr.Expr, error) {
+	b := c.b
 	mask := tc.TypeName.Typmods[0].GetAConst().GetIval().GetIval()
-	c := tc.Arg.GetAConst()
-	if c == nil || c.GetSval() == nil {
-		return nil, repr.Unsupported("interval field qualifiers on values other than string constants").WithPosition(tc.Location + 1)
+	k := tc.Arg.GetAConst()
+	if k == nil || k.GetSval() == nil {
+		return c.computedInterval(tc, mask)
 	}
+	return b.constantInterval(tc, k, mask)
+}
+
+// computedInterval plans x::interval <fields> for a computed interval x:
+// eddy_interval_fields truncates it as PostgreSQL's interval_scale does.
+// A text value would need interval input under the qualifier (a bare
+// number counts the last field's units), and a seconds precision
+// rounding: both are refused.
+func (c *ectx) computedInterval(tc *pg_query.TypeCast, mask int32) (expr.Expr, error) {
+	refuse := repr.Unsupported("interval field qualifiers on values other than string constants or intervals").WithPosition(tc.Location + 1)
+	if len(tc.TypeName.Typmods) > 1 {
+		return nil, refuse
+	}
+	e, err := c.expr(tc.Arg)
+	if err != nil {
+		return nil, err
+	}
+	if e.Type().Family != repr.FamInterval {
+		return nil, refuse
+	}
+	return expr.Fold(&expr.Call{Fn: expr.IntervalFields, Args: []expr.Expr{e, &expr.Lit{D: repr.NewInt(int64(mask)), T: repr.Int4}}}), nil
+}
+
+// constantInterval plans INTERVAL 'lit' <fields> for a string constant.
+func (b *builder) constantInterval(tc *pg_query.TypeCast, c *pg_query.A_Const, mask int32) (expr.Expr, error) {
 	s := c.GetSval().Sval
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
 		s += " " + lastFieldUnit(mask)
@@ -46,7 +72,7 @@ func (b *builder) qualifiedInterval(tc *pg_query.TypeCast) (expr.Expr, error) {
 	if lit.D.IsNull() {
 		return lit, nil
 	}
-	return &expr.Lit{D: repr.NewInterval(truncateInterval(lit.D.Interval(), mask)), T: repr.IntervalT}, nil
+	return &expr.Lit{D: repr.NewInterval(expr.TruncateInterval(lit.D.Interval(), mask)), T: repr.IntervalT}, nil
 }
 
 // lastFieldUnit names the unit of the last field in mask.
@@ -64,24 +90,4 @@ func lastFieldUnit(mask int32) string {
 		return "months"
 	}
 	return "years"
-}
-
-// truncateInterval drops the fields below mask's last field, toward zero
-// (PostgreSQL's AdjustIntervalForTypmod).
-func truncateInterval(iv repr.Interval, mask int32) repr.Interval {
-	const hour, minute = 3600_000_000, 60_000_000
-	switch {
-	case mask&imSecond != 0:
-	case mask&imMinute != 0:
-		iv.Micros = iv.Micros / minute * minute
-	case mask&imHour != 0:
-		iv.Micros = iv.Micros / hour * hour
-	case mask&imDay != 0:
-		iv.Micros = 0
-	case mask&imMonth != 0:
-		iv.Days, iv.Micros = 0, 0
-	default:
-		iv.Months, iv.Days, iv.Micros = iv.Months/12*12, 0, 0
-	}
-	return iv
 }
