@@ -104,3 +104,22 @@ SELECT col_description('cp'::regclass, 2) AS c`); out != want {
 		t.Fatalf("after a crash:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+// TestIntervalFieldsViewRestart: a view whose stored plan calls
+// eddy_interval_fields (a qualifier on a computed interval) parses back
+// and keeps being maintained after a restart.
+func TestIntervalFieldsViewRestart(t *testing.T) {
+	te := newTestEngine(t)
+	te.mustRun(`CREATE TABLE iv (id int PRIMARY KEY, d interval);
+CREATE MATERIALIZED VIEW ivh AS SELECT id, d::interval hour AS h FROM iv;
+INSERT INTO iv VALUES (1, '1 day 02:30:00')`)
+	if plan := te.e.cat.lookup("", "ivh").Plan; !strings.Contains(plan, "eddy_interval_fields") {
+		t.Fatalf("stored plan does not call eddy_interval_fields:\n%s", plan)
+	}
+	te.restart()
+	te.mustRun(`INSERT INTO iv VALUES (2, '-00:59:59')`)
+	want := "id | h\n1 | 1 day 02:00:00\n2 | 00:00:00\nSELECT 2\n"
+	if out := te.mustRun(`SELECT * FROM ivh ORDER BY id`); out != want {
+		t.Fatalf("after a restart:\n%s\nwant:\n%s", out, want)
+	}
+}
