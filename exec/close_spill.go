@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -60,14 +62,31 @@ type rowClose struct {
 // distinct times: q7's bids), so it holds each open row in 32 bytes
 // (its join key's string shared). Entries popped during a Step are kept
 // until commit so that rollback can put them back.
+//
+// Closing works in rounds: once the previous round is done, a close pops
+// every name due (up to spillCloseRound) into due, sorted by join key and
+// hash, and each Step then frees the next spillCloseRows of them (due[next:]
+// are still filed). A Step's names are thus adjacent in key order, and so
+// are their stored rows: one range scan finds them all (closeStored), and a
+// crowded join key (a low q7 price: hundreds of open bids) is read once
+// per round rather than once per Step.
 type nameHeap struct {
 	h    []named
 	undo []named
+	due  []keyRef
+	// next is the first name of due not freed; mark is next at the last
+	// commit; filled is set when the pending Step filled due (from undo).
+	next, mark int
+	filled     bool
 }
 
 // spillCloseRows is the most rows a spilled side's close frees per Step
 // (a variable for tests): 64K rows, about 20 MB of a Step's memory.
 var spillCloseRows = 1 << 16
+
+// spillCloseRound is the most names a round of closes takes from the heap
+// (nameHeap): 16 Steps' worth, 24 MB of names at most.
+func spillCloseRound() int { return 16 * spillCloseRows }
 
 // named is a row's name filed under its value.
 type named struct {
@@ -121,10 +140,47 @@ func (x *nameHeap) down() {
 	}
 }
 
-func (x *nameHeap) commit() { x.undo = reuse(x.undo) }
+// take returns the next names of the current round to free, at most
+// limit, after filling a new round with the names due below wm if the
+// last one is done: sorted by join key, then hash.
+func (x *nameHeap) take(wm int64, limit int) []keyRef {
+	if x.next == len(x.due) && len(x.h) > 0 && x.h[0].v < wm {
+		x.due, x.next, x.filled = x.due[:0], 0, true
+		x.popBelow(wm, spillCloseRound(), func(ref keyRef) { x.due = append(x.due, ref) })
+		slices.SortFunc(x.due, compareRefs)
+	}
+	n := min(limit, len(x.due)-x.next)
+	c := x.due[x.next : x.next+n]
+	x.next += n
+	return c
+}
 
-// rollback puts back the entries popped during the pending Step.
+// compareRefs orders names by join key, then hash.
+func compareRefs(a, b keyRef) int {
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.hash, b.hash)
+}
+
+// pending is the number of names x files, freed in no committed Step.
+func (x *nameHeap) pending() int { return len(x.h) + len(x.due) - x.next }
+
+func (x *nameHeap) commit() {
+	x.undo = reuse(x.undo)
+	if x.next == len(x.due) {
+		x.due, x.next = reuse(x.due), 0
+	}
+	x.mark, x.filled = x.next, false
+}
+
+// rollback puts back the entries popped during the pending Step, and the
+// names of due it took.
 func (x *nameHeap) rollback() {
+	if x.filled {
+		x.due, x.mark = x.due[:0], 0
+	}
+	x.next = x.mark
 	for _, e := range x.undo {
 		x.add(e.v, e.ref)
 	}
@@ -156,13 +212,10 @@ func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
 		})
 		return err
 	}
-	x.sp.popBelow(thr, spillCloseRows, func(ref keyRef) {
-		if err == nil {
-			err = o.closeRef(s, side, ref)
+	for _, ref := range x.sp.take(thr, spillCloseRows) {
+		if err := o.closeRef(s, side, ref); err != nil {
+			return err
 		}
-	})
-	if err != nil {
-		return err
 	}
 	return o.closeStored(s, side)
 }
@@ -188,32 +241,99 @@ func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef) error {
 	case found:
 		o.sp.touch(o.sp.tbuf, true)
 	case !o.sp.resident(string(o.sp.tbuf)):
-		if o.sp.closing == nil {
-			o.sp.closing = make(map[string][]uint64)
-		}
-		o.sp.closing[ref.key] = append(o.sp.closing[ref.key], ref.hash)
+		o.sp.closing = append(o.sp.closing, ref)
 	}
 	return nil
 }
 
-// closeStored frees side's stored rows that closeRef left, reading each
-// join key's stored keys once (not decoding its rows).
+// closeGap is how many stored keys of join keys it has no name of a
+// closing range scan reads in a row before it seeks to its next name's
+// key instead (a seek costs about as much as that many steps).
+const closeGap = 32
+
+// closeStored frees side's stored rows that closeRef left (o.sp.closing,
+// in key order), reading their keys in one range scan, seeking past
+// gaps of more than closeGap keys, and decoding no row.
 func (o *joinOp) closeStored(s *stepCtx, side int) error {
-	for key, hashes := range o.sp.closing {
-		o.cbuf = append(o.cbuf[:0], key...)
-		err := o.sp.scanKey(o.tag(side), o.cbuf, func(k, _ []byte) error {
-			if len(k) <= 1+len(key) || o.sp.isDead(k) || !slices.Contains(hashes, rowKeyHash(k[1+len(key):])) {
-				return nil
-			}
-			o.freeStored(s, side, k[1:], len(key))
-			return nil
-		})
-		if err != nil {
+	for c := o.sp.closing; len(c) > 0; {
+		var err error
+		if c, err = o.closeRange(s, side, c); err != nil {
 			return err
 		}
 	}
-	clear(o.sp.closing)
+	o.sp.closing = o.sp.closing[:0]
 	return nil
+}
+
+// closeRange scans side's stored keys from c[0]'s join key on, freeing
+// those of the rows c names (sorted by join key and hash), until it
+// passes c's last join key or a gap; it returns the names of the join
+// keys it did not reach.
+func (o *joinOp) closeRange(s *stepCtx, side int, c []keyRef) ([]keyRef, error) {
+	tag := o.tag(side)
+	o.cbuf = append(o.cbuf[:0], c[0].key...)
+	i, end, gap := 0, runEnd(c, 0), 0 // c[i:end] name the rows of c[i].key
+	err := o.sp.scanFrom(tag, o.cbuf, commonPrefix(c[0].key, c[len(c)-1].key), func(k, _ []byte) error {
+		body := k[1:]
+		for i < len(c) && !hasKey(body, c[i].key) && string(body) > c[i].key {
+			i = end
+			end = runEnd(c, i)
+		}
+		switch {
+		case i == len(c):
+			return errStopScan
+		case !hasKey(body, c[i].key): // before c[i].key: a join key without names
+			if gap++; gap > closeGap {
+				return errStopScan
+			}
+			return nil
+		}
+		gap = 0
+		key := c[i].key
+		if len(body) == len(key) || o.sp.isDead(k) {
+			return nil
+		}
+		h := rowKeyHash(body[len(key):])
+		if _, ok := slices.BinarySearchFunc(c[i:end], h, compareHash); ok {
+			o.freeStored(s, side, body, len(key))
+		}
+		return nil
+	})
+	switch {
+	case err == errStopScan && i < len(c):
+		return c[i:], nil
+	case err == errStopScan:
+		return nil, nil
+	}
+	return nil, err
+}
+
+// compareHash orders a name by its hash against h.
+func compareHash(r keyRef, h uint64) int { return cmp.Compare(r.hash, h) }
+
+// commonPrefix returns the length of the longest common prefix of a and
+// b: the keys between them share it.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// runEnd returns the end of the run of names of c[i].key in c.
+func runEnd(c []keyRef, i int) int {
+	j := i
+	for j < len(c) && c[j].key == c[i].key {
+		j++
+	}
+	return j
+}
+
+// hasKey reports whether state key body (after the tag) is under join
+// key key.
+func hasKey(body []byte, key string) bool {
+	return len(body) >= len(key) && string(body[:len(key)]) == key
 }
 
 // nameOf returns the name of arranged row r of side of keyed join o,
@@ -266,7 +386,7 @@ func (x *rowClose) rollback() {
 // len is the number of rows x files (counting a row again if filed
 // again).
 func (x *rowClose) len() int {
-	n := len(x.sp.h)
+	n := x.sp.pending()
 	for _, refs := range x.mem.items {
 		n += len(refs)
 	}

@@ -105,10 +105,10 @@ func pendingCloses(d *Dataflow) int {
 		switch o := op.(type) {
 		case *intervalJoin:
 			for _, b := range o.bounds {
-				n += len(b.idx.sp.h)
+				n += b.idx.sp.pending()
 			}
 		case *windowJoin:
-			n += len(o.idx[0].sp.h) + len(o.idx[1].sp.h)
+			n += o.idx[0].sp.pending() + o.idx[1].sp.pending()
 		}
 	}
 	return n
@@ -356,5 +356,74 @@ func TestSpilledClosingDeletesUnread(t *testing.T) {
 	// hash counted).
 	if sc.rows[3] != 4 {
 		t.Errorf("the auctions' store rows read: %d, want 4", sc.rows[3])
+	}
+}
+
+// TestSpilledCloseScansKeyRange checks that a spilled close reads the
+// stored rows of the names it frees in key order, one range scan over
+// their join keys, and seeks instead only past a gap of more than
+// closeGap stored keys without names: q7's bids of prices 1 (five), 50
+// and 200 close (their times are past) while one bid each of prices 2
+// to 45 and 250 stays open, so the close reads price 1's five rows and
+// closeGap+1 of the gap, then seeks to price 50 and reads its row, 200's
+// and 250's (past its last name). Logged state equals the in-memory
+// join's at every checkpoint.
+func TestSpilledCloseScansKeyRange(t *testing.T) {
+	r, err := newSpillRun(q7Plan, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sec = 1000 * usPerMs
+	bid := func(id, price, ts int64) repr.Update {
+		return repr.Update{Row: repr.Row{repr.NewInt(id), repr.NewInt(price), repr.NewTimestamp(ts)}, Diff: 1}
+	}
+	var first []repr.Update
+	for i := range int64(5) {
+		first = append(first, bid(i, 1, (i+1)*usPerMs))
+	}
+	first = append(first, bid(10, 50, 6*usPerMs), bid(11, 200, 7*usPerMs))
+	for p := int64(2); p <= 45; p++ {
+		first = append(first, bid(100+p, p, 25*sec))
+	}
+	first = append(first, bid(1000, 250, 25*sec))
+	sc := &scanCounter{StateReader: r.spStore, node: nodePrefix(nil, 3), scans: map[byte]int{}, rows: map[byte]int{}}
+	steps := []struct {
+		bids        []repr.Update
+		wm          int64
+		scans, rows int // of the bids (tag 3) in this Step
+	}{
+		{bids: first},
+		{},
+		{wm: 20 * sec, scans: 2, rows: 5 + closeGap + 1 + 3},
+	}
+	for i, st := range steps {
+		if i == 1 && !r.sp.SpillNode(3, sc, 1<<20) {
+			t.Fatal("the join did not spill")
+		}
+		for j := range st.bids {
+			st.bids[j].Time = uint64(i + 1)
+		}
+		scans, rows := sc.scans[3], sc.rows[3]
+		in := Input{Updates: map[repr.CollectionID][]repr.Update{1: st.bids}, Watermarks: map[repr.CollectionID]int64{1: st.wm}}
+		if err := r.feed(uint64(i+1), in, false); err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		if got, want := [2]int{sc.scans[3] - scans, sc.rows[3] - rows}, [2]int{st.scans, st.rows}; got != want {
+			t.Errorf("step %d: %d scans of the bids reading %d rows, want %d and %d", i+1, got[0], got[1], want[0], want[1])
+		}
+		r.memPend.apply(r.memStore)
+		r.spPend.apply(r.spStore)
+		r.memPend.ops, r.spPend.ops = nil, nil
+		if !maps.EqualFunc(r.memStore.m, r.spStore.m, func(a, b []byte) bool { return string(a) == string(b) }) {
+			t.Fatalf("step %d: stores differ: in memory %d keys, spilled %d keys", i+1, len(r.memStore.m), len(r.spStore.m))
+		}
+		r.sp.Flushed()
+	}
+	live := 0
+	for _, op := range shardsOf(r.sp.ops[3]) {
+		live += int(op.(*intervalJoin).sides[0].live)
+	}
+	if live != 0 {
+		t.Errorf("%d bids arranged after the close, want none (every open bid stored)", live)
 	}
 }

@@ -446,7 +446,7 @@ func (o *joinOp) commit() {
 func (o *joinOp) forget() {
 	if o.sp != nil {
 		o.sp.died = reuse(o.sp.died)
-		o.sp.closing = emptied(o.sp.closing)
+		o.sp.closing = reuse(o.sp.closing)
 	}
 	o.touched = reuse(o.touched)
 	o.keys = reuse(o.keys)

@@ -49,9 +49,9 @@ type joinSpill struct {
 	// has them. died lists those of the pending Step.
 	dead map[string]struct{}
 	died []deadRow
-	// closing holds the names a close could not free in memory, by join
-	// key (close_spill.go); empty between Steps.
-	closing map[string][]uint64
+	// closing holds the names a close could not free in memory, in key
+	// order (close_spill.go); empty between Steps.
+	closing []keyRef
 	// rows counts, for each spilled side of a window or interval join,
 	// its rows in the state (in memory or in the store) by rowKeyHash;
 	// nil for other joins. A row not arranged whose hash it does not

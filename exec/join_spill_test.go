@@ -446,6 +446,23 @@ func (c *scanCounter) Scan(prefix []byte, fn func(key, value []byte) error) erro
 	})
 }
 
+// ScanFrom counts as Scan, by the tag of from (a closing range scan's
+// tag is prefix's last byte).
+func (c *scanCounter) ScanFrom(prefix, from []byte, fn func(key, value []byte) error) error {
+	if len(from) <= len(c.node) || string(from[:len(c.node)]) != string(c.node) {
+		return c.StateReader.ScanFrom(prefix, from, fn)
+	}
+	tag := from[len(c.node)]
+	c.scans[tag]++
+	if c.rows == nil {
+		return c.StateReader.ScanFrom(prefix, from, fn)
+	}
+	return c.StateReader.ScanFrom(prefix, from, func(k, v []byte) error {
+		c.rows[tag]++
+		return fn(k, v)
+	})
+}
+
 // TestSpilledAppendJoinLoadsOnlyTheProbedSide checks that a spilled
 // appendJoin reads back only the other side's rows of an update's key
 // (tag 1: left, 2: right), and only keys its side's key filter does not

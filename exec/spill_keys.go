@@ -179,6 +179,14 @@ func (rs *residency) scanKey(tag byte, key []byte, fn func(rel, value []byte) er
 	return rs.scanBuf(fn)
 }
 
+// scanFrom scans the store under the node's prefix, tag and key[:n],
+// from tag and key on, in key order, handing fn each key relative to the
+// node.
+func (rs *residency) scanFrom(tag byte, key []byte, n int, fn func(rel, value []byte) error) error {
+	rs.sbuf = append(append(append(rs.sbuf[:0], rs.prefix...), tag), key...)
+	return rs.r.ScanFrom(rs.sbuf[:len(rs.prefix)+1+n], rs.sbuf, func(k, v []byte) error { return fn(k[len(rs.prefix):], v) })
+}
+
 // scanPrefix is scanKey for state logged without a tag.
 func (rs *residency) scanPrefix(key []byte, fn func(rel, value []byte) error) error {
 	rs.sbuf = append(append(rs.sbuf[:0], rs.prefix...), key...)
