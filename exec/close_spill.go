@@ -24,8 +24,10 @@ import (
 // the in-memory index frees (every row of that row key has that value);
 // a name whose row has gone (retracted since) frees nothing.
 //
-// A spilled side frees at most spillCloseRows rows per Step, the lowest
-// first; the rest stay filed, and arranged, until later Steps free them.
+// A spilled side frees at most spillCloseRows rows per Step (in rounds
+// sorted by key, nameHeap), an in-memory side at most memCloseRows, the
+// lowest first; the rest stay filed, and arranged, until later Steps
+// free them.
 // Freeing late changes no output: a row past the threshold can match no
 // later row of the other side (the join's residual or window key refuses
 // it, as it would refuse a row freed in time), and freeing emits nothing.
@@ -60,22 +62,22 @@ type rowClose struct {
 // rows by value, one flat entry per row (a closeIndex keeps a slice per
 // distinct value, and the rows of an interval join's side mostly have
 // distinct times: q7's bids), so it holds each open row in 32 bytes
-// (its join key's string shared). Entries popped during a Step are kept
-// until commit so that rollback can put them back.
+// (its join key's string shared).
 //
-// Closing works in rounds: once the previous round is done, a close pops
-// every name due (up to spillCloseRound) into due, sorted by join key and
-// hash, and each Step then frees the next spillCloseRows of them (due[next:]
-// are still filed). A Step's names are thus adjacent in key order, and so
-// are their stored rows: one range scan finds them all (closeStored), and a
-// crowded join key (a low q7 price: hundreds of open bids) is read once
-// per round rather than once per Step.
+// Closing works in rounds: once the previous round is done, a close moves
+// the names due (up to spillCloseRound, the lowest) from the heap to due,
+// sorted by join key and hash, and each Step then frees the next
+// spillCloseRows of them (due[next:] are still filed). A Step's names are
+// thus adjacent in key order, and so are their stored rows: one range
+// scan finds them all (closeStored), and a crowded join key (a low q7
+// price: hundreds of open bids) is read once per round rather than once
+// per Step. Rollback moves the Step's names back: the round's position,
+// or, if the Step began the round, its names to the heap.
 type nameHeap struct {
-	h    []named
-	undo []named
-	due  []keyRef
+	h   []named
+	due []named
 	// next is the first name of due not freed; mark is next at the last
-	// commit; filled is set when the pending Step filled due (from undo).
+	// commit; filled is set when the pending Step filled due.
 	next, mark int
 	filled     bool
 }
@@ -84,9 +86,18 @@ type nameHeap struct {
 // (a variable for tests): 64K rows, about 20 MB of a Step's memory.
 var spillCloseRows = 1 << 16
 
+// memCloseRows is the most rows (completing the last value's) an
+// in-memory side's close frees per Step (a variable for tests): as
+// spillCloseRows, so that the first window close of q7 before its join
+// spills (every bid of 10 s of event time) does not make one Step hold
+// hundreds of MB of undo records and logged deletions.
+var memCloseRows = 1 << 16
+
 // spillCloseRound is the most names a round of closes takes from the heap
-// (nameHeap): 16 Steps' worth, 24 MB of names at most.
-func spillCloseRound() int { return 16 * spillCloseRows }
+// (nameHeap): 4 Steps' worth, 8 MB of names at most (a round's names stay
+// allocated until it ends, beside the heap's: under q7's 256 MiB budget
+// a round of a whole window, 1M names, made its Steps refused).
+func spillCloseRound() int { return 4 * spillCloseRows }
 
 // named is a row's name filed under its value.
 type named struct {
@@ -107,9 +118,9 @@ func (x *nameHeap) add(v int64, ref keyRef) {
 	}
 }
 
-// popBelow removes the entries whose value is below wm, in value order,
-// calling fn with each, up to limit of them.
-func (x *nameHeap) popBelow(wm int64, limit int, fn func(keyRef)) {
+// popBelow moves the entries whose value is below wm to due, in value
+// order, up to limit of them.
+func (x *nameHeap) popBelow(wm int64, limit int) {
 	for n := 0; n < limit && len(x.h) > 0 && x.h[0].v < wm; n++ {
 		top := x.h[0]
 		last := len(x.h) - 1
@@ -117,8 +128,7 @@ func (x *nameHeap) popBelow(wm int64, limit int, fn func(keyRef)) {
 		x.h[last] = named{}
 		x.h = x.h[:last]
 		x.down()
-		x.undo = append(x.undo, top)
-		fn(top.ref)
+		x.due = append(x.due, top)
 	}
 }
 
@@ -143,11 +153,11 @@ func (x *nameHeap) down() {
 // take returns the next names of the current round to free, at most
 // limit, after filling a new round with the names due below wm if the
 // last one is done: sorted by join key, then hash.
-func (x *nameHeap) take(wm int64, limit int) []keyRef {
+func (x *nameHeap) take(wm int64, limit int) []named {
 	if x.next == len(x.due) && len(x.h) > 0 && x.h[0].v < wm {
 		x.due, x.next, x.filled = x.due[:0], 0, true
-		x.popBelow(wm, spillCloseRound(), func(ref keyRef) { x.due = append(x.due, ref) })
-		slices.SortFunc(x.due, compareRefs)
+		x.popBelow(wm, spillCloseRound())
+		slices.SortFunc(x.due, compareNames)
 	}
 	n := min(limit, len(x.due)-x.next)
 	c := x.due[x.next : x.next+n]
@@ -155,35 +165,34 @@ func (x *nameHeap) take(wm int64, limit int) []keyRef {
 	return c
 }
 
-// compareRefs orders names by join key, then hash.
-func compareRefs(a, b keyRef) int {
-	if c := strings.Compare(a.key, b.key); c != 0 {
+// compareNames orders names by join key, then hash.
+func compareNames(a, b named) int {
+	if c := strings.Compare(a.ref.key, b.ref.key); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.hash, b.hash)
+	return cmp.Compare(a.ref.hash, b.ref.hash)
 }
 
 // pending is the number of names x files, freed in no committed Step.
 func (x *nameHeap) pending() int { return len(x.h) + len(x.due) - x.next }
 
 func (x *nameHeap) commit() {
-	x.undo = reuse(x.undo)
 	if x.next == len(x.due) {
 		x.due, x.next = reuse(x.due), 0
 	}
 	x.mark, x.filled = x.next, false
 }
 
-// rollback puts back the entries popped during the pending Step, and the
-// names of due it took.
+// rollback puts back the names the pending Step took: in due, or, if it
+// began the round, in the heap.
 func (x *nameHeap) rollback() {
 	if x.filled {
+		for _, e := range x.due {
+			x.add(e.v, e.ref)
+		}
 		x.due, x.mark = x.due[:0], 0
 	}
 	x.next = x.mark
-	for _, e := range x.undo {
-		x.add(e.v, e.ref)
-	}
 	x.commit()
 }
 
@@ -201,19 +210,20 @@ func (x *rowClose) add(o *joinOp, side int, v int64, r *jrow) {
 }
 
 // close frees the rows of side of o filed below thr, logging their
-// deletion: all of them in memory, up to spillCloseRows spilled.
+// deletion: up to memCloseRows (whole values) in memory, up to
+// spillCloseRows spilled.
 func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
 	var err error
 	if !o.spilled(side) {
-		x.mem.popBelow(thr, func(ref jref) {
+		x.mem.popBelowN(thr, memCloseRows, func(ref jref) {
 			if ref.live() && err == nil {
 				err = o.free(s, side, ref.r)
 			}
 		})
 		return err
 	}
-	for _, ref := range x.sp.take(thr, spillCloseRows) {
-		if err := o.closeRef(s, side, ref); err != nil {
+	for _, e := range x.sp.take(thr, spillCloseRows) {
+		if err := o.closeRef(s, side, e.ref); err != nil {
 			return err
 		}
 	}

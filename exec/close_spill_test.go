@@ -427,3 +427,64 @@ func TestSpilledCloseScansKeyRange(t *testing.T) {
 		t.Errorf("%d bids arranged after the close, want none (every open bid stored)", live)
 	}
 }
+
+// TestInMemoryCloseBoundedPerStep checks that an in-memory interval
+// join frees at most memCloseRows rows per Step (whole values): q7's
+// ten due bids, of distinct times, are freed three per Step by the
+// Steps that follow the watermark, while the join emits, and logs,
+// what the same join freeing them all at once does (the spilled
+// run's dataflow, kept in memory, with no bound).
+func TestInMemoryCloseBoundedPerStep(t *testing.T) {
+	defer func(n int) { memCloseRows = n }(memCloseRows)
+	r, err := newSpillRun(q7Plan, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sec = 1000 * usPerMs
+	var bids []repr.Update
+	for i := range int64(10) {
+		bids = append(bids, repr.Update{Row: repr.Row{repr.NewInt(i), repr.NewInt(1 + i%3), repr.NewTimestamp((i + 1) * usPerMs)}, Diff: 1})
+	}
+	bids = append(bids, repr.Update{Row: repr.Row{repr.NewInt(99), repr.NewInt(7), repr.NewTimestamp(25 * sec)}, Diff: 1})
+	open := func(d *Dataflow) int {
+		n := 0
+		for _, op := range shardsOf(d.ops[3]) {
+			n += int(op.(*intervalJoin).sides[0].live)
+		}
+		return n
+	}
+	wants := []int{11, 8, 5, 2, 1, 1}
+	for i, want := range wants {
+		in := Input{Updates: map[repr.CollectionID][]repr.Update{}, Watermarks: map[repr.CollectionID]int64{1: 20 * sec}}
+		if i == 0 {
+			in = Input{Updates: map[repr.CollectionID][]repr.Update{1: bids}}
+		}
+		for j := range in.Updates[1] {
+			in.Updates[1][j].Time = uint64(i + 1)
+		}
+		memCloseRows = 3 // r.mem's bound; r.sp frees its rows at once
+		memOut, err := r.mem.StepInput(nil, uint64(i+1), in, &r.memPend)
+		if err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		memCloseRows = 1 << 30
+		spOut, err := r.sp.StepInput(nil, uint64(i+1), in, &r.spPend)
+		if err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		if fmt.Sprint(memOut) != fmt.Sprint(spOut) {
+			t.Errorf("step %d: bounded close emitted %v, unbounded %v", i+1, memOut, spOut)
+		}
+		if got := open(r.mem); got != want {
+			t.Errorf("step %d: %d bids open, want %d", i+1, got, want)
+		}
+		if got := open(r.sp); i > 0 && got != 1 {
+			t.Errorf("step %d: unbounded close left %d bids open, want 1", i+1, got)
+		}
+	}
+	r.memPend.apply(r.memStore)
+	r.spPend.apply(r.spStore)
+	if !maps.EqualFunc(r.memStore.m, r.spStore.m, func(a, b []byte) bool { return string(a) == string(b) }) {
+		t.Fatalf("stores differ once the bounded close caught up: %d keys, unbounded %d keys", len(r.memStore.m), len(r.spStore.m))
+	}
+}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"container/heap"
+	"math"
 	"slices"
 	"strings"
 
@@ -44,8 +45,12 @@ func (x *closeIndex[T]) add(v int64, it T) {
 
 // popBelow removes every bucket whose value is below wm, in value order,
 // calling fn with each of its items.
-func (x *closeIndex[T]) popBelow(wm int64, fn func(T)) {
-	for len(x.vals) > 0 && x.vals[0] < wm {
+func (x *closeIndex[T]) popBelow(wm int64, fn func(T)) { x.popBelowN(wm, math.MaxInt, fn) }
+
+// popBelowN is popBelow stopping after the bucket that reaches limit
+// items.
+func (x *closeIndex[T]) popBelowN(wm int64, limit int, fn func(T)) {
+	for n := 0; n < limit && len(x.vals) > 0 && x.vals[0] < wm; {
 		v := heap.Pop(&x.vals).(int64)
 		b := x.items[v]
 		delete(x.items, v)
@@ -53,6 +58,7 @@ func (x *closeIndex[T]) popBelow(wm int64, fn func(T)) {
 		for _, it := range b {
 			fn(it)
 		}
+		n += len(b)
 	}
 }
 
