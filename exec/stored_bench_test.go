@@ -12,11 +12,13 @@ import (
 // storedBench is a dataflow built from a printed plan whose state goes to
 // a Pebble store under collection 1's state prefix, for benchmarks of
 // spilled operators. step runs one Step over collection 1's updates (at
-// the next time) and commits it; checkpoint commits the state written so
+// the next time) and commits it, stepInput one over an Input (with
+// watermarks); checkpoint commits the state written so
 // far and tells the dataflow (Flushed); reader reads the stored state.
 type storedBench struct {
 	d          *Dataflow
 	step       func([]repr.Update)
+	stepInput  func(Input)
 	checkpoint func()
 	reader     StateReader
 }
@@ -41,18 +43,24 @@ func newStoredBench(b *testing.B, plan string) *storedBench {
 	w := batch.Prefixed(prefix)
 	ctx := &expr.Ctx{}
 	t := uint64(0)
+	stepInput := func(in Input) {
+		t++
+		for _, us := range in.Updates {
+			for i := range us {
+				us[i].Time = t
+			}
+		}
+		if _, err := d.StepInput(ctx, t, in, w); err != nil {
+			b.Fatal(err)
+		}
+		d.Commit()
+	}
 	return &storedBench{
-		d:      d,
-		reader: db.PrefixedReader(prefix),
+		d:         d,
+		reader:    db.PrefixedReader(prefix),
+		stepInput: stepInput,
 		step: func(in []repr.Update) {
-			t++
-			for i := range in {
-				in[i].Time = t
-			}
-			if _, err := d.Step(ctx, t, map[repr.CollectionID][]repr.Update{1: in}, w); err != nil {
-				b.Fatal(err)
-			}
-			d.Commit()
+			stepInput(Input{Updates: map[repr.CollectionID][]repr.Update{1: in}})
 		},
 		checkpoint: func() {
 			if err := db.Commit(batch); err != nil {
