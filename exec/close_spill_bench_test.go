@@ -13,9 +13,15 @@ import (
 // 100..10^8 as Nexmark's, 20,000 per second of event time, 2,000 per
 // Step, the watermark 4 s behind, a checkpoint after every Step) through
 // q7Plan's interval join, spilled after 20 s of event time with a 1 MiB
-// cache: every window close (200,000 bids) frees stored bids. cpu-us/bid
-// is the process's user+sys CPU time per measured bid.
+// cache (spilled: every window close, 200,000 bids, frees stored bids) or
+// kept in memory (mem). cpu-us/bid is the process's user+sys CPU time
+// per measured bid.
 func BenchmarkSpilledQ7Close(b *testing.B) {
+	b.Run("mem", func(b *testing.B) { benchQ7Close(b, false) })
+	b.Run("spilled", func(b *testing.B) { benchQ7Close(b, true) })
+}
+
+func benchQ7Close(b *testing.B, spill bool) {
 	sb := newStoredBench(b, q7Plan)
 	rng := rand.New(rand.NewPCG(7, 7))
 	const perStep, stepUs = 2000, 100_000
@@ -35,7 +41,7 @@ func BenchmarkSpilledQ7Close(b *testing.B) {
 	for range 200 {
 		next()
 	}
-	if !sb.d.SpillNode(3, sb.reader, 1<<20) {
+	if spill && !sb.d.SpillNode(3, sb.reader, 1<<20) {
 		b.Fatal("the join did not spill")
 	}
 	cpu0 := cpuTime()
