@@ -16,8 +16,9 @@ import (
 // the 64-bit rowKeyHash of its row key; no columns), and closing frees a
 // named row where it is: in memory (a resident side key or a tail); or,
 // if its side key is not resident, in the store without decoding it:
-// after popping, one scan of each such join key's stored keys finds the
-// rows of the names' hashes, logs their deletion and records their state
+// the Step's names are in key order (nameHeap's rounds), so one range
+// scan of their join keys' stored keys finds the rows of the names'
+// hashes, logs their deletion and records their state
 // keys as dead until the next checkpoint (joinSpill.dead), so that
 // neither a point read nor a load sees them before the checkpoint
 // deletes them. A row filed under a value below the threshold is the row
