@@ -321,9 +321,6 @@ func trimDistinctBpchar(k expr.AggKind, arg expr.Expr) expr.Expr {
 func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, written, args []expr.Expr, spec *aggSpec) error {
 	for _, item := range fc.AggOrder {
 		sb := item.GetSortBy()
-		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-			return repr.Unsupported("ORDER BY ... USING")
-		}
 		e, err := from.expr(sb.Node)
 		if err != nil {
 			return err
@@ -343,12 +340,16 @@ func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, 
 			}
 			e = args[i]
 		}
+		dir, err := sortDirFor(sb, e.Type())
+		if err != nil {
+			return err
+		}
 		if def.Ordered {
 			if expr.NeedsBpcharKey(e.Type()) { // Compare would count their blanks
 				e = expr.BpcharKey(e)
 			}
 			spec.order = append(spec.order, e)
-			spec.sort = append(spec.sort, sortDir(sb))
+			spec.sort = append(spec.sort, dir)
 		}
 	}
 	return nil
@@ -392,9 +393,6 @@ func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind expr.A
 		spec.frac = frac
 	}
 	sb := fc.AggOrder[0].GetSortBy()
-	if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-		return aggSpec{}, repr.Unsupported("ORDER BY ... USING")
-	}
 	x, err := from.expr(sb.Node)
 	if err != nil {
 		return aggSpec{}, err
@@ -407,7 +405,11 @@ func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind expr.A
 	if spec.t, err = expr.AggType(kind, x.Type()); err != nil {
 		return aggSpec{}, withPos(repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, x.Type().Name()), fc.Location)
 	}
-	spec.sort = []expr.SortCol{sortDir(sb)}
+	dir, err := sortDirFor(sb, x.Type())
+	if err != nil {
+		return aggSpec{}, err
+	}
+	spec.sort = []expr.SortCol{dir}
 	spec.args, err = b.aggFilter(fc, from, []expr.Expr{x})
 	return spec, err
 }

@@ -159,9 +159,6 @@ func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []expr.E
 	var hidden []expr.Expr
 	for _, item := range items {
 		sb := item.GetSortBy()
-		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-			return nil, nil, repr.Unsupported("ORDER BY ... USING")
-		}
 		col, err := outputRef(sb.Node, names)
 		if err != nil {
 			return nil, nil, err
@@ -189,17 +186,27 @@ func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []expr.E
 				WithHint("Add the expression/function to every SELECT, or move the UNION into a FROM clause.").
 				WithPosition(location(sb.Node) + 1)
 		}
-		desc := sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
+		d, err := sortDirFor(sb, sortKeyType(col, exprs, hidden))
+		if err != nil {
+			return nil, nil, err
 		}
-		order = append(order, expr.SortCol{Col: nOuter + col, Desc: desc, NullsFirst: nullsFirst})
+		d.Col = nOuter + col
+		order = append(order, d)
 	}
 	return order, hidden, nil
+}
+
+// sortKeyType is the type of ORDER BY column col: an output column of
+// exprs, else a hidden one. Without the output's expressions (a set
+// operation's ORDER BY) it is Unknown, which USING resolves as text.
+func sortKeyType(col int, exprs, hidden []expr.Expr) repr.T {
+	switch {
+	case col < len(exprs):
+		return exprs[col].Type()
+	case col-len(exprs) < len(hidden):
+		return hidden[col-len(exprs)].Type()
+	}
+	return repr.Unknown
 }
 
 // bpcharSortKeys makes the top-level ORDER BY sort a bpchar column

@@ -209,14 +209,14 @@ func (b *builder) planRowNumber(sel *pg_query.SelectStmt, fc *pg_query.FuncCall,
 	var order []expr.SortCol
 	for _, o := range w.OrderClause {
 		sb := o.GetSortBy()
-		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-			return nil, nil, repr.Unsupported("ORDER BY ... USING")
-		}
 		col, err := column(sb.Node)
 		if err != nil {
 			return nil, nil, err
 		}
-		d := sortDir(sb)
+		d, err := sortDirFor(sb, colType(rel, maps, col))
+		if err != nil {
+			return nil, nil, err
+		}
 		d.Col = col
 		order = append(order, d)
 	}

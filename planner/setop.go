@@ -56,7 +56,7 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	if p.order, _, err = b.orderBy(sel.SortClause, names, nil, nil, p.nOuter); err != nil {
+	if p.order, _, err = b.orderBy(sel.SortClause, names, typedCols(p.cols), nil, p.nOuter); err != nil {
 		return nil, err
 	}
 	return p, b.limit(sel, p)

@@ -317,15 +317,16 @@ func (c *ectx) winWindow(def winDef) (winSpec, expr.Frame, error) {
 	}
 	for _, o := range def.order {
 		sb := o.GetSortBy()
-		if sb.SortbyDir == pg_query.SortByDir_SORTBY_USING {
-			return winSpec{}, expr.Frame{}, repr.Unsupported("ORDER BY ... USING")
-		}
 		e, err := dctx.typedExpr(sb.Node)
 		if err != nil {
 			return winSpec{}, expr.Frame{}, err
 		}
+		dir, err := sortDirFor(sb, e.Type())
+		if err != nil {
+			return winSpec{}, expr.Frame{}, err
+		}
 		spec.order = append(spec.order, e)
-		spec.dirs = append(spec.dirs, sortDir(sb))
+		spec.dirs = append(spec.dirs, dir)
 	}
 	frame, err := dctx.winFrame(def.frame, spec.order)
 	return spec, frame, err
