@@ -59,7 +59,7 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 		return nil, repr.Errorf(repr.CodeWrongObjectType, "%s is not an aggregate function", name).WithPosition(fc.Location + 1)
 	}
 	if fc.FuncVariadic {
-		return nil, repr.Unsupported("VARIADIC arguments")
+		return c.variadicCall(name, fc)
 	}
 	args, err := c.exprs(fc.Args)
 	if err != nil {

@@ -599,9 +599,9 @@ func (c *ectx) winFunc(fc *pg_query.FuncCall) (winCall, error) {
 		return winCall{}, repr.Errorf(repr.CodeFeatureNotSupported, "OVER is not supported for ordered-set aggregate %s", name).WithPosition(pos)
 	case len(fc.AggOrder) > 0:
 		return winCall{}, repr.Errorf(repr.CodeFeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(pos)
-	case fc.FuncVariadic:
-		return winCall{}, repr.Unsupported("VARIADIC arguments")
 	}
+	// VARIADIC arr passes arr as the last argument: no window function or
+	// aggregate has a VARIADIC parameter (variadic.go).
 	if kind, ok := expr.LookupWinKind(name); ok {
 		switch {
 		case fc.AggFilter != nil:
