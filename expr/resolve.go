@@ -433,3 +433,18 @@ func CommonType(ts []repr.T, context string) (repr.T, error) {
 	}
 	return *p, nil
 }
+
+// NamedFuncError is PostgreSQL's 42883 for a call with named arguments
+// that no function takes: names[i] is argument i's name, "" when it is
+// positional (function f(integer, b => unknown) does not exist).
+func NamedFuncError(name string, names []string, args []repr.T) error {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = bare(a).Name()
+		if names[i] != "" {
+			parts[i] = names[i] + " => " + parts[i]
+		}
+	}
+	return repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(parts, ", ")).WithHint(
+		"No function matches the given name and argument types. You might need to add explicit type casts.")
+}

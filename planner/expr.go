@@ -48,7 +48,7 @@ func (c *ectx) exprUntraced(n *pg_query.Node) (expr.Expr, error) {
 	case n.GetTypeCast() != nil:
 		return c.typeCast(n.GetTypeCast())
 	case n.GetFuncCall() != nil:
-		fc, err := positionalCall(n.GetFuncCall())
+		fc, err := c.positionalCall(n.GetFuncCall())
 		if err != nil {
 			return nil, err
 		}

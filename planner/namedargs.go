@@ -1,25 +1,40 @@
 package planner
 
 import (
-	"strings"
+	"slices"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
-// namedParams lists the parameter names and defaults of the built-in
-// functions that people call with named notation (name => value). A
-// default is SQL text parsed like an argument.
-var namedParams = map[string][]struct{ name, def string }{
-	"make_interval": {{"years", "0"}, {"months", "0"}, {"weeks", "0"}, {"days", "0"},
-		{"hours", "0"}, {"mins", "0"}, {"secs", "0.0"}},
+// namedParam is one parameter of a built-in function: its name and its
+// default, SQL text parsed like an argument ("" when it has none).
+type namedParam struct{ name, def string }
+
+// namedParams lists, for the built-in functions people call with named
+// notation (name => value), the parameters of each overload, in the
+// order PostgreSQL 15 declares them (pg_proc.proargnames).
+var namedParams = map[string][][]namedParam{
+	"make_interval": {{{"years", "0"}, {"months", "0"}, {"weeks", "0"}, {"days", "0"},
+		{"hours", "0"}, {"mins", "0"}, {"secs", "0.0"}}},
+	"make_date":        {{{"year", ""}, {"month", ""}, {"day", ""}}},
+	"make_time":        {{{"hour", ""}, {"min", ""}, {"sec", ""}}},
+	"make_timestamp":   {timestampParams},
+	"make_timestamptz": {timestampParams, append(timestampParams[:6:6], namedParam{"timezone", ""})},
+	"jsonb_set":        {{{"jsonb_in", ""}, {"path", ""}, {"replacement", ""}, {"create_if_missing", "true"}}},
+	"parse_ident":      {{{"str", ""}, {"strict", "true"}}},
 }
+
+// timestampParams are make_timestamp's parameters.
+var timestampParams = []namedParam{{"year", ""}, {"month", ""}, {"mday", ""}, {"hour", ""}, {"min", ""}, {"sec", ""}}
 
 // positionalCall rewrites a call with named arguments (f(a => 1)) into
 // positional form, filling omitted parameters with their defaults, as
-// PostgreSQL's expand_function_arguments does. Calls without named
-// arguments come back unchanged.
-func positionalCall(fc *pg_query.FuncCall) (*pg_query.FuncCall, error) {
+// PostgreSQL's expand_function_arguments does: the first overload whose
+// parameters take every name, with a value for each parameter without a
+// default. Calls without named arguments come back unchanged.
+func (c *ectx) positionalCall(fc *pg_query.FuncCall) (*pg_query.FuncCall, error) {
 	named := false
 	for _, a := range fc.Args {
 		named = named || a.GetNamedArgExpr() != nil
@@ -28,57 +43,104 @@ func positionalCall(fc *pg_query.FuncCall) (*pg_query.FuncCall, error) {
 		return fc, nil
 	}
 	name := funcName(fc)
-	params, ok := namedParams[name]
-	if !ok {
+	overloads, ok := namedParams[name]
+	if !ok && otherNamed[name] {
 		return nil, repr.Unsupported("named arguments of %s()", name).WithPosition(fc.Location + 1)
 	}
+	if err := duplicateNames(fc); err != nil {
+		return nil, err
+	}
+	for _, params := range overloads {
+		if args, ok := bindNamed(fc, params); ok {
+			return &pg_query.FuncCall{
+				Funcname: fc.Funcname, Args: args, AggOrder: fc.AggOrder, AggFilter: fc.AggFilter, Over: fc.Over,
+				AggWithinGroup: fc.AggWithinGroup, AggStar: fc.AggStar, AggDistinct: fc.AggDistinct,
+				FuncVariadic: fc.FuncVariadic, Funcformat: fc.Funcformat, Location: fc.Location,
+			}, nil
+		}
+	}
+	return nil, c.undefinedNamed(fc)
+}
+
+// duplicateNames is PostgreSQL's 42601 for a name given twice.
+func duplicateNames(fc *pg_query.FuncCall) error {
+	seen := map[string]bool{}
+	for _, a := range fc.Args {
+		if na := a.GetNamedArgExpr(); na != nil {
+			if seen[na.Name] {
+				return repr.Errorf(repr.CodeSyntax, "argument name %q used more than once", na.Name).WithPosition(na.Location + 1)
+			}
+			seen[na.Name] = true
+		}
+	}
+	return nil
+}
+
+// bindNamed places fc's arguments in the positions of params: positional
+// ones first, then the named ones by name, then the defaults; ok is false
+// when a name is not a parameter or names one given by position, or a
+// parameter without a default has no value.
+func bindNamed(fc *pg_query.FuncCall, params []namedParam) ([]*pg_query.Node, bool) {
 	args := make([]*pg_query.Node, len(params))
 	for i, a := range fc.Args {
 		na := a.GetNamedArgExpr()
 		if na == nil {
 			if i >= len(params) {
-				return nil, undefinedNamed(fc)
+				return nil, false
 			}
 			args[i] = a
 			continue
 		}
-		j := -1
-		for k, p := range params {
-			if strings.EqualFold(p.name, na.Name) {
-				j = k
-			}
-		}
-		if j < 0 {
-			return nil, undefinedNamed(fc)
-		}
-		if j < i { // already given by position
-			return nil, undefinedNamed(fc)
-		}
-		if args[j] != nil {
-			return nil, repr.Errorf(repr.CodeSyntax, "argument name %q used more than once", na.Name).WithPosition(na.Location + 1)
+		j := slices.IndexFunc(params, func(p namedParam) bool { return p.name == na.Name })
+		if j < 0 || args[j] != nil {
+			return nil, false
 		}
 		args[j] = na.Arg
 	}
 	for i, a := range args {
-		if a == nil {
-			d, err := defaultArg(params[i].def)
-			if err != nil {
-				return nil, err
-			}
-			args[i] = d
+		if a != nil {
+			continue
 		}
+		if params[i].def == "" {
+			return nil, false
+		}
+		d, err := defaultArg(params[i].def)
+		if err != nil {
+			return nil, false
+		}
+		args[i] = d
 	}
-	return &pg_query.FuncCall{
-		Funcname: fc.Funcname, Args: args, AggOrder: fc.AggOrder, AggFilter: fc.AggFilter, Over: fc.Over,
-		AggWithinGroup: fc.AggWithinGroup, AggStar: fc.AggStar, AggDistinct: fc.AggDistinct,
-		FuncVariadic: fc.FuncVariadic, Funcformat: fc.Funcformat, Location: fc.Location,
-	}, nil
+	return args, true
 }
 
-func undefinedNamed(fc *pg_query.FuncCall) error {
-	return repr.Errorf(repr.CodeUndefinedFunction, "function %s with the given argument names does not exist", funcName(fc)).
-		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").
-		WithPosition(fc.Location + 1)
+// undefinedNamed is PostgreSQL's 42883 for a call whose names no
+// overload takes, naming the arguments and their types.
+func (c *ectx) undefinedNamed(fc *pg_query.FuncCall) error {
+	names := make([]string, len(fc.Args))
+	types := make([]repr.T, len(fc.Args))
+	for i, a := range fc.Args {
+		if na := a.GetNamedArgExpr(); na != nil {
+			names[i], a = na.Name, na.Arg
+		}
+		e, err := c.expr(a)
+		if err != nil {
+			return err
+		}
+		types[i] = e.Type()
+	}
+	return withPos(expr.NamedFuncError(funcName(fc), names, types), fc.Location)
+}
+
+// otherNamed are the functions with named parameters in PostgreSQL that
+// Eddy has but does not take named arguments for (0A000 rather than
+// 42883).
+var otherNamed = map[string]bool{
+	"json_each": true, "json_each_text": true, "jsonb_each": true, "jsonb_each_text": true,
+	"json_array_elements": true, "json_array_elements_text": true, "jsonb_array_elements": true,
+	"jsonb_array_elements_text": true, "json_populate_record": true, "json_populate_recordset": true,
+	"jsonb_extract_path": true, "jsonb_extract_path_text": true, "jsonb_insert": true, "jsonb_delete": true,
+	"jsonb_set_lax": true, "jsonb_path_exists": true, "jsonb_path_match": true, "jsonb_path_query": true,
+	"jsonb_path_query_array": true, "jsonb_path_query_first": true, "unnest": true, "pg_terminate_backend": true,
 }
 
 // defaultArg parses a default's SQL text into an expression node.
