@@ -503,9 +503,13 @@ func (c *ectx) between(a *pg_query.A_Expr) (expr.Expr, error) {
 	return e, nil
 }
 
-// and returns the conjunction of es (es[0] alone when single).
+// and returns the conjunction of es (es[0] alone when single, true when
+// none).
 func and(es ...expr.Expr) expr.Expr {
-	if len(es) == 1 {
+	switch len(es) {
+	case 0:
+		return boolLit(true) // ROW() IS NULL
+	case 1:
 		return es[0]
 	}
 	return &expr.And{Args: es}

@@ -22,7 +22,16 @@ func rowArgs(n *pg_query.Node) []*pg_query.Node {
 	if n == nil || n.GetRowExpr() == nil {
 		return nil
 	}
+	if len(n.GetRowExpr().Args) == 0 {
+		return []*pg_query.Node{} // ROW(): a row of no fields, still a row
+	}
 	return n.GetRowExpr().Args
+}
+
+// errZeroRow is PostgreSQL's refusal of a comparison of rows of no fields
+// (ROW() = ROW()), which IS [NOT] DISTINCT FROM and IS [NOT] NULL allow.
+func errZeroRow(loc int32) error {
+	return repr.Errorf(repr.CodeFeatureNotSupported, "cannot compare rows of zero length").WithPosition(loc + 1)
 }
 
 // isRowCompareOp reports whether op is a comparison PostgreSQL applies row-wise.
@@ -40,8 +49,6 @@ func (c *ectx) rowPairs(l, r []*pg_query.Node, loc int32) ([][2]expr.Expr, error
 	switch {
 	case len(l) != len(r):
 		return nil, repr.Errorf(repr.CodeSyntax, "unequal number of entries in row expressions").WithPosition(loc + 1)
-	case len(l) == 0:
-		return nil, repr.Unsupported("comparison of empty rows").WithPosition(loc + 1)
 	}
 	out := make([][2]expr.Expr, len(l))
 	for i := range l {
@@ -65,6 +72,9 @@ func (c *ectx) rowCompare(op string, l, r []*pg_query.Node, loc int32) (expr.Exp
 
 // rowCompareExprs builds l op r over the pairs of two rows' fields.
 func (c *ectx) rowCompareExprs(op string, pairs [][2]expr.Expr, loc int32) (expr.Expr, error) {
+	if len(pairs) == 0 {
+		return nil, errZeroRow(loc)
+	}
 	var err error
 	if op == "=" || op == "<>" {
 		terms := make([]expr.Expr, len(pairs))

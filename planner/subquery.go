@@ -362,6 +362,9 @@ func (c *ectx) prepareQuantified(sel *pg_query.SelectStmt, sl *pg_query.SubLink)
 	if err := checkSubqueryWidth(len(q.probe.cols), len(q.xs), sl.Location); err != nil {
 		return nil, err
 	}
+	if len(q.xs) == 0 {
+		return nil, errZeroRow(sl.Location)
+	}
 	for i, x := range q.xs {
 		fn, want, err := expr.ResolveOp(q.op, []repr.T{x.Type(), q.probe.cols[i].Type})
 		if err != nil {
