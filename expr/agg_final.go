@@ -240,6 +240,13 @@ func finalBitOr(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
 	return bitsResult(ac, func(k int64) bool { return k > 0 })
 }
 
+// finalBitXor is the XOR of the live values: the bits an odd number of
+// them set (so it holds under retractions, unlike a running XOR of
+// values whose multiplicities are unknown).
+func finalBitXor(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	return bitsResult(ac, func(k int64) bool { return k%2 != 0 })
+}
+
 func bitsResult(ac *Acc, set func(k int64) bool) (repr.Datum, error) {
 	if ac.N <= 0 {
 		return repr.Null, nil

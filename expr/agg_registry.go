@@ -30,6 +30,7 @@ const (
 	AggJSONAgg
 	AggJSONBObjectAgg
 	AggJSONObjectAgg
+	AggBitXor
 	numAggKinds
 )
 
@@ -155,6 +156,8 @@ var aggDefs = [numAggKinds]AggDef{
 		Final: finalBitAnd, State: "a count and 64 per-bit counts"},
 	AggBitOr: {Name: "bit_or", Window: true, Result: intType, Literal: repr.Int4, Class: fixed(AccBits),
 		Final: finalBitOr, State: "a count and 64 per-bit counts"},
+	AggBitXor: {Name: "bit_xor", Window: true, Result: intType, Literal: repr.Int4, Class: fixed(AccBits),
+		Final: finalBitXor, State: "a count and 64 per-bit counts"},
 	AggMode: {Name: "mode", Shape: AggOrderedSet, Result: sameArgType, Literal: repr.Text, Class: fixed(AccNone),
 		Multiset: true, Final: finalMode, State: "the multiset of values; the result scans it"},
 	AggPercentileCont: {Name: "percentile_cont", Shape: AggOrderedSet, Direct: true, Result: contType,

@@ -14,9 +14,7 @@ import (
 // otherAggs are PostgreSQL aggregates Eddy does not maintain yet, so that
 // calls of them are 0A000 rather than 42883 (the ones it does are in the
 // registry, expr.LookupAgg).
-var otherAggs = map[string]bool{
-	"bit_xor": true,
-}
+var otherAggs = map[string]bool{"xmlagg": true, "range_agg": true, "range_intersect_agg": true}
 
 // funcName returns the lower-case unqualified function name.
 func funcName(fc *pg_query.FuncCall) string {
@@ -187,6 +185,26 @@ func (s aggSpec) dataflow(column func(expr.Expr) int) expr.Agg {
 	return a
 }
 
+// withinGroupRequired is PostgreSQL's error for a call of ordered-set
+// aggregate k without WITHIN GROUP (an aggregate's or a window's): 42809
+// when it has as many arguments as k's direct and aggregated ones
+// together, else 42883 naming their types (mode(), percentile_cont(0.5)),
+// as no function of that signature exists.
+func (c *ectx) withinGroupRequired(fc *pg_query.FuncCall, k expr.AggKind) error {
+	want := 1
+	if k.Def().Direct {
+		want = 2
+	}
+	if len(fc.Args) != want {
+		args, err := c.exprs(fc.Args)
+		if err != nil {
+			return err
+		}
+		return noSuchFunction(funcName(fc), args, fc.Location)
+	}
+	return repr.Errorf(repr.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", funcName(fc)).WithPosition(fc.Location + 1)
+}
+
 // buildAgg types one aggregate call's arguments over the FROM scope.
 func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	name := funcName(fc)
@@ -199,7 +217,7 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	case fc.AggWithinGroup && def.Shape != expr.AggOrderedSet:
 		return aggSpec{}, repr.Errorf(repr.CodeUndefinedFunction, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name).WithPosition(fc.Location + 1)
 	case def.Shape == expr.AggOrderedSet && !fc.AggWithinGroup:
-		return aggSpec{}, repr.Errorf(repr.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name).WithPosition(fc.Location + 1)
+		return aggSpec{}, from.withinGroupRequired(fc, kind)
 	case def.Shape == expr.AggOrderedSet:
 		return b.buildOrderedSet(fc, from, kind)
 	}

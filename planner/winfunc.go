@@ -611,9 +611,14 @@ func (c *ectx) winFunc(fc *pg_query.FuncCall) (winCall, error) {
 		}
 		return c.winBuiltin(fc, kind)
 	}
-	if k, ok := expr.LookupAgg(name); ok && expr.IsWindowAgg(k) {
+	k, ok := expr.LookupAgg(name)
+	switch {
+	case ok && expr.IsWindowAgg(k):
 		return c.winAgg(fc, k)
-	} else if ok || otherAggs[name] {
+	case ok && k.Def().Shape == expr.AggOrderedSet:
+		return winCall{}, c.withinGroupRequired(fc, k)
+	}
+	if ok || otherAggs[name] {
 		return winCall{}, repr.Unsupported("aggregate %s() as a window function", name).WithPosition(pos)
 	}
 	return winCall{}, repr.Errorf(repr.CodeWrongObjectType, "OVER specified, but %s is not a window function nor an aggregate function", name).WithPosition(pos)
@@ -674,7 +679,9 @@ func noSuchFunction(name string, args []expr.Expr, loc int32) error {
 	for i, a := range args {
 		ts[i] = a.Type().Name()
 	}
-	return repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(loc + 1)
+	return repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").
+		WithPosition(loc + 1)
 }
 
 // winIntArg plans an integer argument of fc (expression e, node n): a
