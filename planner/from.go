@@ -518,15 +518,11 @@ func (b *builder) filterJoin(kind ir.JoinKind, left, right ir.Rel, on []expr.Exp
 // distinct matched values of the side and the join's arrangements.
 func (b *builder) unmatched(side, matched ir.Rel, cols []int, pad int, padFirst bool) (ir.Rel, error) {
 	ts := side.ColTypes()
-	for _, t := range ts {
-		if _, _, err := expr.ResolveOp("=", []repr.T{t, t}); err != nil {
-			return nil, repr.Unsupported("an outer join with subqueries in ON over a column of type %s", t.Name())
-		}
-	}
-	seen := ir.NewMap(ir.NewDistinct(ir.NewProject(matched, cols...)), boolLit(true))
 	n := len(ts)
-	joined := ir.NewJoin(ir.JoinLeft, side, seen, b.nullSafeKeys(side, seen, identityCols(n), identityCols(n))...)
-	lone := ir.NewFilter(joined, &expr.IsNull{Arg: &expr.Col{Idx: 2 * n, T: repr.Bool}})
+	lone, err := b.loneRows(side, matched, cols)
+	if err != nil {
+		return nil, err
+	}
 	mts := matched.ColTypes()
 	var exprs []expr.Expr
 	nulls := func(from int) {
@@ -544,6 +540,61 @@ func (b *builder) unmatched(side, matched ir.Rel, cols []int, pad int, padFirst 
 		nulls(n)
 	}
 	return projectExprs(lone, 0, exprs), nil
+}
+
+// loneRows returns the rows of side (all its columns) whose values are
+// no matched pair's columns cols, comparing them by matchKeys.
+func (b *builder) loneRows(side, matched ir.Rel, cols []int) (ir.Rel, error) {
+	ts := side.ColTypes()
+	keys, err := b.matchKeys(ts)
+	if err != nil {
+		return nil, err
+	}
+	n := len(ts)
+	if keys == nil {
+		seen := ir.NewMap(ir.NewDistinct(ir.NewProject(matched, cols...)), boolLit(true))
+		joined := ir.NewJoin(ir.JoinLeft, side, seen, b.nullSafeKeys(side, seen, identityCols(n), identityCols(n))...)
+		return ir.NewFilter(joined, &expr.IsNull{Arg: &expr.Col{Idx: 2 * n, T: repr.Bool}}), nil
+	}
+	keyed := ir.NewMap(side, keys...)
+	seen := ir.NewMap(ir.NewDistinct(ir.NewProject(ir.NewMap(ir.NewProject(matched, cols...), keys...), keyCols(n, n)...)), boolLit(true))
+	joined := ir.NewJoin(ir.JoinLeft, keyed, seen, b.nullSafeKeys(keyed, seen, keyCols(n, n), identityCols(n))...)
+	lone := ir.NewFilter(joined, &expr.IsNull{Arg: &expr.Col{Idx: 3 * n, T: repr.Bool}})
+	return ir.NewProject(lone, identityCols(n)...), nil
+}
+
+// matchKeys returns the values unmatched compares a side's rows (of
+// types ts) by: each column, or its text when its type has no equality
+// (json: its text is the value as written, so equal texts are equal
+// values), or PostgreSQL's 0A000 when it has no text form either. It
+// returns nil when every column has an equality (the columns themselves).
+func (b *builder) matchKeys(ts []repr.T) ([]expr.Expr, error) {
+	keys := make([]expr.Expr, len(ts))
+	cast := false
+	for i, t := range ts {
+		keys[i] = &expr.Col{Idx: i, T: t}
+		if _, _, err := expr.ResolveOp("=", []repr.T{t, t}); err == nil {
+			continue
+		}
+		cast = true
+		var err error
+		if keys[i], err = b.explicitCast(keys[i], repr.Text, -1); err != nil {
+			return nil, repr.Unsupported("an outer join with subqueries in ON over a column of type %s", t.Name())
+		}
+	}
+	if !cast {
+		return nil, nil
+	}
+	return keys, nil
+}
+
+// keyCols are the k columns after the first n (the keys Map appended).
+func keyCols(n, k int) []int {
+	out := make([]int, k)
+	for i := range out {
+		out[i] = n + i
+	}
+	return out
 }
 
 // onJoin plans JOIN ... ON quals. The scalar subqueries of quals become
