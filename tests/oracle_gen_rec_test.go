@@ -255,7 +255,7 @@ func (g *qgen) arrayAggQ() gquery {
 		key.sql = key.sql + " % 3"
 	}
 	v := g.anyCol(fc.binds)
-	order := v.sql + pick(g, []string{"", " DESC", " NULLS FIRST", " DESC NULLS LAST"})
+	order := v.sql + pick(g, []string{"", " DESC", " NULLS FIRST", " DESC NULLS LAST", " USING >", " USING < NULLS FIRST"})
 	if b := fc.binds[0]; len(fc.binds) == 1 && b.rel.key != "" && g.pct(50) {
 		order = b.alias + "." + b.rel.key
 	}

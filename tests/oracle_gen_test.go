@@ -621,7 +621,7 @@ func (g *qgen) aggregate(binds []gbind, typ byte) gexpr {
 			return gexpr{"count(DISTINCT " + c.sql + ")", 'i', 5}
 		}
 		c := g.colTyped(binds, 'i')
-		return gexpr{"sum(" + c.sql + ")", 'i', 20}
+		return gexpr{pick(g, []string{"sum", "sum", "sum", "bit_xor", "bit_or"}) + "(" + c.sql + ")", 'i', 20}
 	case 't':
 		c := g.colTyped(binds, 't')
 		return gexpr{pick(g, []string{"min", "max"}) + "(" + c.sql + ")", 't', c.ndv}
@@ -643,7 +643,8 @@ func (g *qgen) window(binds []gbind, typ byte) gexpr {
 	}
 	ordered := g.pct(70)
 	if ordered {
-		o := g.anyCol(binds).sql + pick(g, []string{"", " DESC", " NULLS FIRST", " DESC NULLS LAST"})
+		o := g.anyCol(binds).sql + pick(g, []string{"", " DESC", " NULLS FIRST", " DESC NULLS LAST",
+			" USING <", " USING > NULLS LAST"})
 		over = append(over, "ORDER BY "+o)
 	}
 	spec := " OVER (" + strings.Join(over, " ") + ")"
@@ -654,7 +655,7 @@ func (g *qgen) window(binds []gbind, typ byte) gexpr {
 		if g.pct(50) {
 			return gexpr{"count(*)" + spec, 'i', 5}
 		}
-		return gexpr{"sum(" + g.colTyped(binds, 'i').sql + ")" + spec, 'i', 20}
+		return gexpr{pick(g, []string{"sum", "sum", "bit_xor"}) + "(" + g.colTyped(binds, 'i').sql + ")" + spec, 'i', 20}
 	}
 	f := pick(g, []string{"sum", "min", "max", "avg"})
 	return gexpr{f + "(" + g.colTyped(binds, 'n').sql + ")" + spec, 'n', 50}
