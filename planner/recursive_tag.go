@@ -20,6 +20,24 @@ func (b *builder) isTag(name string) bool {
 	return b.tagging > 0 && name == iterCol
 }
 
+// cteWidth is the number of columns of recursive WITH query ce whose
+// non-recursive term is base: its column list's, else base's items
+// (-1 when a * among them hides the count).
+func cteWidth(ce *pg_query.CommonTableExpr, base *pg_query.SelectStmt) int {
+	if len(ce.Aliascolnames) > 0 {
+		return len(ce.Aliascolnames)
+	}
+	if len(base.ValuesLists) > 0 {
+		return len(base.ValuesLists[0].GetList().GetItems())
+	}
+	for _, t := range base.TargetList {
+		if rt := t.GetResTarget(); rt == nil || rt.Val.GetColumnRef() != nil && isStar(rt.Val) {
+			return -1
+		}
+	}
+	return len(base.TargetList)
+}
+
 // tagIterations rewrites a recursion whose recursive term applies
 // DISTINCT, GROUP BY, aggregates, DISTINCT ON or LIMIT/OFFSET to the
 // recursive reference, directly or through FROM subqueries, so that a
@@ -51,7 +69,12 @@ func tagIterations(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt) (*pg_
 		return nil, false, nil
 	}
 	if ref.Alias != nil && len(ref.Alias.Colnames) > 0 {
-		return nil, false, repr.Unsupported("column aliases on the recursive reference %q under DISTINCT, GROUP BY, aggregates or LIMIT", ce.Ctename).WithPosition(ref.Location + 1)
+		// r q(a, b): the alias list names the tag too, as a FROM
+		// subquery's does below; a partial list would rename a column.
+		if len(ref.Alias.Colnames) != cteWidth(ce, base) {
+			return nil, false, repr.Unsupported("column aliases for some of the columns of the recursive reference %q under DISTINCT, GROUP BY, aggregates or LIMIT", ce.Ctename).WithPosition(ref.Location + 1)
+		}
+		ref.Alias.Colnames = append(ref.Alias.Colnames, pg_query.MakeStrNode(iterCol))
 	}
 	if err := setOpOnPath(levels, sel.All); err != nil {
 		return nil, false, err.WithPosition(ref.Location + 1)
