@@ -117,7 +117,8 @@ func (b *builder) modifyingCTE(ce *pg_query.CommonTableExpr) (*cte, error) {
 		// Views, EXPLAIN, cursors, COPY: the statement layer does not run them.
 		return nil, repr.Unsupported("data-modifying statement in WITH").WithPosition(ce.Location + 1)
 	case res == nil:
-		return nil, repr.Unsupported("data-modifying statement in WITH other than at the top level of a statement").
+		// PostgreSQL's refusal, 0A000 too.
+		return nil, repr.Errorf(repr.CodeFeatureNotSupported, "WITH clause containing a data-modifying statement must be at the top level").
 			WithPosition(ce.Location + 1)
 	}
 	if res.stmt != nil {

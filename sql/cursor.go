@@ -161,6 +161,9 @@ func (p *Portal) execDeclare(dc *pg.DeclareCursorStmt) error {
 	if dc.Query.GetSelectStmt() == nil {
 		return repr.Errorf("42P11", "cannot open %s query as cursor", strings.TrimSuffix(strings.ToUpper(stmtKind(dc.Query)), "STMT"))
 	}
+	if err := refuseModifyingWith(dc.Query, "DECLARE CURSOR must not contain"); err != nil {
+		return err
+	}
 	// Locking blocks below the top level run (and lock their rows) now,
 	// not as the cursor reads them: more conflicts, never fewer.
 	q, err := s.e.planLockingQuery(dc.Query, planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,

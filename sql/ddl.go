@@ -440,6 +440,9 @@ func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 	if vs.Replace {
 		return repr.Unsupported("CREATE OR REPLACE VIEW")
 	}
+	if err := refuseModifyingWith(vs.Query, "views must not contain"); err != nil {
+		return err
+	}
 	sql, err := viewSQL(vs.Query, vs.Aliases)
 	if err != nil {
 		return err

@@ -30,6 +30,9 @@ func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error
 	if st.Into.SkipData {
 		return repr.Unsupported("CREATE MATERIALIZED VIEW ... WITH NO DATA")
 	}
+	if err := refuseModifyingWith(st.Query, "materialized views must not use"); err != nil {
+		return err
+	}
 	sql, err := viewSQL(st.Query, st.Into.ColNames)
 	if err != nil {
 		return err

@@ -171,3 +171,14 @@ func ctesQueries(ces []*pg.CommonTableExpr) []*pg.Node {
 	}
 	return out
 }
+
+// refuseModifyingWith is PostgreSQL's 0A000 for a view, materialized view
+// or cursor whose query has data-modifying WITH parts at its top level
+// (what says which: "views must not contain"), which it cannot run once
+// per read as it would have to.
+func refuseModifyingWith(query *pg.Node, what string) error {
+	if ces, _ := planner.ModifyingCTEs(query); len(ces) > 0 {
+		return repr.Errorf(repr.CodeFeatureNotSupported, "%s data-modifying statements in WITH", what)
+	}
+	return nil
+}

@@ -281,6 +281,9 @@ func (st *Statement) describe() error {
 		// DECLARE returns no rows, but its query's parameters are the
 		// statement's (psycopg 3's server-side cursors bind them).
 		var q *planner.Query
+		if err = refuseModifyingWith(n.GetDeclareCursorStmt().Query, "DECLARE CURSOR must not contain"); err != nil {
+			break
+		}
 		q, err = st.s.e.planQuery(n.GetDeclareCursorStmt().Query, opts)
 		if err == nil {
 			st.paramTypes = q.ParamTypes
