@@ -67,6 +67,13 @@ type appendJoin struct {
 	// appendSeqKey (or no rows at all), so the state may spill; seqSeen
 	// is restore's note that the record came before the rows.
 	seqLogged, seqSeen bool
+	// seqs, set on a shard of a sharded join before each Step
+	// (shard_append.go), are the sequence numbers of the rows the Step
+	// stores, in order: the single join's numbers for them, so the store
+	// holds the same keys for every worker count. quiet marks a shard
+	// that leaves logging the next sequence number to the first shard.
+	seqs  []uint64
+	quiet bool
 }
 
 // appendSide is one input's rows by join key.
@@ -125,7 +132,7 @@ func (o *appendJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 			}
 		}
 	}
-	if o.seq != o.seq0 {
+	if o.seq != o.seq0 && !o.quiet {
 		o.lbuf = append(append(o.lbuf[:0], s.prefix...), appendSeqKey)
 		o.vbuf = binary.BigEndian.AppendUint64(o.vbuf[:0], o.seq)
 		s.log.set(o.lbuf, o.vbuf)
@@ -136,10 +143,10 @@ func (o *appendJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 // apply joins update u of side with the other side's stored rows of its
 // key, then stores it.
 func (o *appendJoin) apply(s *stepCtx, side int, u repr.Update, out []repr.Update) ([]repr.Update, error) {
-	switch {
-	case u.Diff < 0:
+	if u.Diff < 0 {
 		return nil, errRetractAppendJoin
-	case u.Diff == 0 || hasNullCol(u.Row, o.sides[side].keyCols):
+	}
+	if !o.stores(side, u) {
 		return out, nil
 	}
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], u.Row, o.sides[side].keyCols)
@@ -156,6 +163,12 @@ func (o *appendJoin) apply(s *stepCtx, side int, u repr.Update, out []repr.Updat
 	}
 	o.store(s, side, u)
 	return out, nil
+}
+
+// stores reports whether update u of side is stored (and joined): a
+// NULL key never matches, and a zero Diff is no row.
+func (o *appendJoin) stores(side int, u repr.Update) bool {
+	return u.Diff > 0 && !hasNullCol(u.Row, o.sides[side].keyCols)
 }
 
 // hasNullCol reports whether any of row's cols is NULL.
@@ -246,9 +259,20 @@ func (o *appendJoin) store(s *stepCtx, side int, u repr.Update) {
 	}
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), byte(side+1))
 	o.lbuf = append(o.lbuf, o.kbuf...)
-	o.lbuf = binary.BigEndian.AppendUint64(o.lbuf, o.seq)
-	o.seq++
+	o.lbuf = binary.BigEndian.AppendUint64(o.lbuf, o.nextSeq())
 	s.log.set(o.lbuf, o.vbuf)
+}
+
+// nextSeq returns the sequence number of the row being stored: the next
+// of o's own, or of a shard the next its driver assigned.
+func (o *appendJoin) nextSeq() uint64 {
+	if o.seqs != nil {
+		seq := o.seqs[0]
+		o.seqs = o.seqs[1:]
+		return seq
+	}
+	o.seq++
+	return o.seq - 1
 }
 
 // bucket finds or creates side's bucket of the key in o.kbuf, recording
@@ -338,7 +362,10 @@ func (o *appendJoin) restored() error {
 // debug lists every stored row with its count, and the next sequence
 // number.
 func (o *appendJoin) debug() []string {
-	lines := []string{fmt.Sprintf("seq=%d", o.seq)}
+	var lines []string
+	if !o.quiet {
+		lines = append(lines, fmt.Sprintf("seq=%d", o.seq))
+	}
 	for side, name := range []string{"left", "right"} {
 		for _, b := range o.sides[side].buckets {
 			for recs := b.recs; len(recs) > 0; {

@@ -134,8 +134,8 @@ func buildAppendJoins(p *dataflow.Plan) (*Dataflow, error) {
 	}
 	for i, n := range p.Nodes {
 		if op, ok := n.Op.(dataflow.Join); ok && op.AppendOnly {
-			if _, ok := d.ops[i].(*appendJoin); !ok {
-				return nil, fmt.Errorf("node %%%d runs as %T, not an appendJoin", i, d.ops[i])
+			if _, ok := unsharded(d.ops[i]).(*appendJoin); !ok {
+				return nil, fmt.Errorf("node %%%d runs as %T, not an appendJoin", i, unsharded(d.ops[i]))
 			}
 		}
 	}

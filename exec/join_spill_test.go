@@ -76,7 +76,7 @@ func TestSpilledJoinEqualsInMemory(t *testing.T) { checkSpilledEqualsInMemory(t,
 func TestSpilledAppendJoinEqualsInMemory(t *testing.T) {
 	runs := checkSpilledEqualsInMemory(t, appendJoinPlans[1:], true)
 	for _, r := range runs {
-		last := r.sp.ops[len(r.sp.ops)-1]
+		last := unsharded(r.sp.ops[len(r.sp.ops)-1])
 		if _, ok := last.(*appendJoin); !ok && !strings.Contains(r.plan.String(), "Reduce") {
 			t.Fatalf("the last node runs as %T, not an appendJoin", last)
 		}
@@ -152,12 +152,22 @@ func TestSpilledAppendJoinFilterAddsEachKeyOnce(t *testing.T) {
 			if !r.sp.SpillNode(2, r.spStore, 1<<20) {
 				t.Fatal("the join did not spill")
 			}
-			before = r.sp.ops[2].(*appendJoin).filters[0].Bytes()
+			before = leftFilterBytes(r.sp.ops[2])
 		}
 	}
-	if after := r.sp.ops[2].(*appendJoin).filters[0].Bytes(); after != before {
+	if after := leftFilterBytes(r.sp.ops[2]); after != before {
 		t.Fatalf("the left side's key filter grew from %d to %d bytes over four keys", before, after)
 	}
+}
+
+// leftFilterBytes sums the left key filters' bytes of an appendJoin's
+// shards (or of the join alone).
+func leftFilterBytes(op operator) int64 {
+	var n int64
+	for _, o := range shardsOf(op) {
+		n += o.(*appendJoin).filters[0].Bytes()
+	}
+	return n
 }
 
 // checkKeyFilters checks d's spilled appendJoins' key filters: every
@@ -168,9 +178,8 @@ func TestSpilledAppendJoinFilterAddsEachKeyOnce(t *testing.T) {
 func checkKeyFilters(d *Dataflow) (int, error) {
 	n := 0
 	never := repr.AppendColsKey(nil, repr.Row{repr.NewInt(1 << 40)}, []int{0})
-	for _, op := range d.ops {
-		o, ok := op.(*appendJoin)
-		if !ok || o.sp == nil {
+	for _, o := range appendJoinsOf(d) {
+		if o.sp == nil {
 			continue
 		}
 		for side := range o.sides {
@@ -185,6 +194,19 @@ func checkKeyFilters(d *Dataflow) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// appendJoinsOf returns d's appendJoins, each shard of a sharded one.
+func appendJoinsOf(d *Dataflow) []*appendJoin {
+	var out []*appendJoin
+	for _, op := range d.ops {
+		for _, o := range shardsOf(op) {
+			if a, ok := o.(*appendJoin); ok {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // checkSpilledEqualsInMemory runs 50 random instances of plans in

@@ -59,7 +59,7 @@ type keyed interface {
 // that must be keyed too before it may run as shards.
 func keyedOf(op operator) keyed {
 	switch o := op.(type) {
-	case *reduceOp, *joinOp, *topkOp, *thresholdOp, *windowReduce, *windowTopK, *windowJoin, *intervalJoin:
+	case *reduceOp, *joinOp, *appendJoin, *topkOp, *thresholdOp, *windowReduce, *windowTopK, *windowJoin, *intervalJoin:
 		return o.(keyed)
 	}
 	return nil
@@ -170,6 +170,9 @@ func shardOf(key []byte, n int) int {
 
 func (o *shardedOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	total := o.partition(ins)
+	if p, ok := o.key.(shardPreparer); ok {
+		p.prepareShards(o, ins)
+	}
 	if total < shardParallelMin || o.spilled() {
 		return o.stepInline(s)
 	}
@@ -319,6 +322,14 @@ func (o *shardedOp) rollback() {
 
 // restore hands a logged key to the shard of its key.
 func (o *shardedOp) restore(key, value []byte) error {
+	if o.shared(key) {
+		for _, sh := range o.shards {
+			if err := sh.op.restore(key, value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	sh, err := o.shardOfState(key, value)
 	if err != nil {
 		return err

@@ -6,6 +6,27 @@ import "github.com/eddydb/eddy/repr"
 // computes, for an input row and for a logged state entry, the same key
 // encoding, that of the key its state is partitioned by.
 
+// shardPreparer is a keyed operator whose shards need more than their
+// part of the input before a Step: prepareShards is called with the
+// node's whole input once it is partitioned, before any shard steps.
+type shardPreparer interface {
+	prepareShards(sh *shardedOp, ins [][]repr.Update)
+}
+
+// sharedStater is a keyed operator some of whose logged entries belong to
+// every shard rather than to the shard of a key: a restore hands those to
+// all shards.
+type sharedStater interface {
+	sharedState(key []byte) bool
+}
+
+// shared reports whether a logged entry of o's node belongs to every
+// shard.
+func (o *shardedOp) shared(key []byte) bool {
+	s, ok := o.key.(sharedStater)
+	return ok && s.sharedState(key)
+}
+
 func (o *reduceOp) shardable() bool { return !o.global }
 
 // inputKey is the group key.

@@ -52,6 +52,18 @@ func (o *shardedOp) flushedState() {
 // restoreSized routes the entry to its shard; the node may stop when that
 // shard may.
 func (o *shardedOp) restoreSized(key, value []byte) (int64, bool, error) {
+	if o.shared(key) {
+		var n int64
+		stop := true
+		for _, sh := range o.shards {
+			b, can, err := spillerOf(sh.op).restoreSized(key, value)
+			if err != nil {
+				return 0, false, err
+			}
+			n, stop = n+b, stop && can
+		}
+		return n, stop, nil
+	}
 	sh, err := o.shardOfState(key, value)
 	if err != nil {
 		return 0, false, err

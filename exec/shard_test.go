@@ -110,13 +110,21 @@ type shardRun struct {
 	workers []int
 	ds      []*Dataflow
 	stores  []*memStore
+	// same compares two stores (nil: byte for byte).
+	same func(a, b *memStore) bool
 }
 
 // runSharded runs steps Steps of p on a dataflow per worker count,
 // drawing each Step's input from next and telling commit the inputs of
 // the Steps kept.
 func runSharded(p *dataflow.Plan, rng *rand.Rand, steps uint64, next func(*Dataflow, uint64) Input, commit func(Input)) error {
-	r := &shardRun{plan: p, workers: shardWorkers}
+	return runShardedSame(p, rng, steps, next, commit, nil)
+}
+
+// runShardedSame is runSharded comparing the stores with same (nil: byte
+// for byte).
+func runShardedSame(p *dataflow.Plan, rng *rand.Rand, steps uint64, next func(*Dataflow, uint64) Input, commit func(Input), same func(a, b *memStore) bool) error {
+	r := &shardRun{plan: p, workers: shardWorkers, same: same}
 	for _, w := range r.workers {
 		d, err := BuildWorkers(p, w)
 		if err != nil {
@@ -169,12 +177,20 @@ func (r *shardRun) step(t uint64, in Input, rollback bool) error {
 		b.apply(r.stores[k])
 	}
 	for k := range r.ds[1:] {
-		if !maps.EqualFunc(r.stores[k+1].m, r.stores[0].m, bytes.Equal) {
+		if !r.sameStore(r.stores[k+1], r.stores[0]) {
 			return fmt.Errorf("%d workers logged other state than 1 worker:\n%s\n1 worker:\n%s",
 				r.workers[k+1], formatStore(r.stores[k+1]), formatStore(r.stores[0]))
 		}
 	}
 	return nil
+}
+
+// sameStore compares two stores with r.same, or byte for byte.
+func (r *shardRun) sameStore(a, b *memStore) bool {
+	if r.same != nil {
+		return r.same(a, b)
+	}
+	return maps.EqualFunc(a.m, b.m, bytes.Equal)
 }
 
 // restart replaces every dataflow by one of the next worker count
