@@ -89,6 +89,10 @@ type sessionOp struct {
 	oldS, newS []sbounds
 	kbuf, vbuf []byte
 	scratch    repr.Row
+	// owns, when set (a shard of a sharded node: shard_keys.go), tells
+	// which group keys are this shard's, for rebuilding the close index
+	// from a store that holds every shard's groups.
+	owns func(key []byte) bool
 }
 
 // sgroup is the live rows of one group, sorted by (ts, rk).

@@ -63,11 +63,14 @@ func newSessionStream(tb testing.TB) *sessionStream {
 	return &sessionStream{d: d}
 }
 
-// liveSessionRows is the number of rows a SessionWindow keeps.
+// liveSessionRows is the number of rows a SessionWindow (all its shards)
+// keeps.
 func liveSessionRows(op operator) int {
 	n := 0
-	for _, g := range op.(*sessionOp).groups {
-		n += len(g.ents)
+	for _, sh := range shardsOf(op) {
+		for _, g := range sh.(*sessionOp).groups {
+			n += len(g.ents)
+		}
 	}
 	return n
 }

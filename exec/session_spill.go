@@ -137,6 +137,9 @@ func (o *sessionOp) indexStored() error {
 		row := r[1:]
 		ts := row[o.spec.TimeCol].Micros()
 		o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+		if o.owns != nil && !o.owns(o.kbuf) {
+			return nil // another shard's group
+		}
 		switch {
 		case !have || string(o.kbuf) != string(cur):
 			if have {

@@ -102,11 +102,28 @@ func (o *thresholdOp) inputKey(buf []byte, _ int, row repr.Row) []byte {
 // logShardKey is the logged key itself, the row's key encoding.
 func (o *thresholdOp) logShardKey(key, _ []byte) ([]byte, error) { return key, nil }
 
+func (o *sessionOp) shardable() bool { return len(o.spec.Key) > 0 }
+
+// inputKey is the session group key.
+func (o *sessionOp) inputKey(buf []byte, _ int, row repr.Row) []byte {
+	return repr.AppendColsKey(buf, row, o.spec.Key)
+}
+
+// logShardKey is the group key of a logged row (count, columns...).
+func (o *sessionOp) logShardKey(_, value []byte) ([]byte, error) {
+	r, err := repr.DecodeRow(value)
+	if err != nil || len(r) < 2 {
+		return nil, errCorrupt
+	}
+	return repr.AppendColsKey(nil, r[1:], o.spec.Key), nil
+}
+
 // A windowed Reduce, TopK or join spilled while restoring rebuilds its
 // close index from a scan of the store (indexStored, eachStored), which
 // holds every shard's keys: owns, set on each shard, keeps only the
-// shard's own.
+// shard's own. So does a spilled SessionWindow's.
 
 func (w *windowReduce) setOwner(owns func([]byte) bool) { w.owns = owns }
 func (w *windowTopK) setOwner(owns func([]byte) bool)   { w.owns = owns }
 func (o *joinOp) setOwner(owns func([]byte) bool)       { o.owns = owns }
+func (o *sessionOp) setOwner(owns func([]byte) bool)    { o.owns = owns }
