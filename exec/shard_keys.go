@@ -118,6 +118,22 @@ func (o *sessionOp) logShardKey(_, value []byte) ([]byte, error) {
 	return repr.AppendColsKey(nil, r[1:], o.spec.Key), nil
 }
 
+func (o *windowOp) shardable() bool { return len(o.spec.Key) > 0 }
+
+// inputKey is the PARTITION BY key.
+func (o *windowOp) inputKey(buf []byte, _ int, row repr.Row) []byte {
+	return repr.AppendColsKey(buf, row, o.spec.Key)
+}
+
+// logShardKey is the partition key of a logged copy (columns, slots...).
+func (o *windowOp) logShardKey(_, value []byte) ([]byte, error) {
+	e, err := o.decodeEnt(value)
+	if err != nil {
+		return nil, err
+	}
+	return repr.AppendColsKey(nil, e.row, o.spec.Key), nil
+}
+
 // A windowed Reduce, TopK or join spilled while restoring rebuilds its
 // close index from a scan of the store (indexStored, eachStored), which
 // holds every shard's keys: owns, set on each shard, keeps only the
