@@ -59,7 +59,7 @@ type keyed interface {
 // that must be keyed too before it may run as shards.
 func keyedOf(op operator) keyed {
 	switch o := op.(type) {
-	case *reduceOp, *joinOp, *appendJoin, *topkOp, *thresholdOp, *windowReduce, *windowTopK, *windowJoin, *intervalJoin, *sessionOp, *windowOp:
+	case *reduceOp, *joinOp, *appendJoin, *topkOp, *thresholdOp, *windowReduce, *windowTopK, *windowJoin, *intervalJoin, *sessionOp, *windowOp, *temporalOp:
 		return o.(keyed)
 	}
 	return nil

@@ -176,6 +176,12 @@ func (r *shardRun) step(t uint64, in Input, rollback bool) error {
 		d.Commit()
 		b.apply(r.stores[k])
 	}
+	at, ok := r.ds[0].NextTransition()
+	for k, d := range r.ds[1:] {
+		if a, o := d.NextTransition(); a != at || o != ok {
+			return fmt.Errorf("%d workers: next transition %d %t, 1 worker %d %t", r.workers[k+1], a, o, at, ok)
+		}
+	}
 	for k := range r.ds[1:] {
 		if !r.sameStore(r.stores[k+1], r.stores[0]) {
 			return fmt.Errorf("%d workers logged other state than 1 worker:\n%s\n1 worker:\n%s",

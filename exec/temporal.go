@@ -67,6 +67,12 @@ type temporalOp struct {
 	loadAt int64
 	dueErr error
 	dbuf   []byte
+	// owns, when set (a shard of a sharded filter: shard_temporal.go),
+	// tells which row keys are this shard's, for reading a store that
+	// holds every shard's rows; quiet marks a shard that leaves logging
+	// now (shared by all shards) to the shard owning the empty key.
+	owns  func(key []byte) bool
+	quiet bool
 }
 
 // tentry is one remembered row. Invariant: while in rows, at ==
@@ -276,7 +282,7 @@ func (o *temporalOp) touch(s *stepCtx, e *tentry) {
 // key, and deleting its old one if that differs (timed) or the row was
 // forgotten.
 func (o *temporalOp) log(s *stepCtx) {
-	if o.now != o.prevNow {
+	if o.now != o.prevNow && !o.quiet {
 		o.kbuf = append(append(o.kbuf[:0], s.prefix...), tagTemporalNow)
 		o.vbuf = repr.AppendRow(o.vbuf[:0], repr.Row{repr.NewInt(o.now)})
 		s.log.set(o.kbuf, o.vbuf)
@@ -400,7 +406,10 @@ func (o *temporalOp) nextTransition() (int64, bool) {
 
 // debug lists the remembered rows and the operator's now.
 func (o *temporalOp) debug() []string {
-	lines := []string{fmt.Sprintf("now=%s", fmtMicros(o.now))}
+	var lines []string
+	if !o.quiet {
+		lines = append(lines, fmt.Sprintf("now=%s", fmtMicros(o.now)))
+	}
 	for _, e := range o.rows {
 		lines = append(lines, fmt.Sprintf("row %s x%d valid=[%s, %s) next=%s",
 			dataflow.FormatRow(e.row), e.n, fmtMicros(e.lo), fmtMicros(e.hi), fmtMicros(e.at)))
@@ -423,7 +432,7 @@ func fmtMicros(v int64) string {
 // output changes as wall-clock time passes (see NextTransition).
 func (d *Dataflow) Temporal() bool {
 	for _, op := range d.ops {
-		if _, ok := op.(*temporalOp); ok {
+		if len(temporalsOf(op)) > 0 {
 			return true
 		}
 	}
@@ -437,7 +446,7 @@ func (d *Dataflow) Temporal() bool {
 func (d *Dataflow) NextTransition() (at int64, ok bool) {
 	at = noBound
 	for _, op := range d.ops {
-		if t, isT := op.(*temporalOp); isT {
+		for _, t := range temporalsOf(op) {
 			if v, has := t.nextTransition(); has && v < at {
 				at, ok = v, true
 			}

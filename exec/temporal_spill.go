@@ -94,6 +94,9 @@ func (o *temporalOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
 		if len(rel) <= dueKeyLen {
 			return errCorrupt
 		}
+		if !o.own(rel[dueKeyLen:]) {
+			return nil // another shard's row
+		}
 		at := dueAt(rel)
 		if n := len(o.due); n == 0 || o.due[n-1].id != dueBucket(at) {
 			o.due = append(o.due, tbucket{id: dueBucket(at), min: at})
@@ -204,6 +207,8 @@ func (o *temporalOp) scanDue(id uint64, now int64) (next int64, ok bool, err err
 		}
 		key := rel[dueKeyLen:]
 		switch at := dueAt(rel); {
+		case !o.own(key):
+			return nil // another shard's row
 		case o.sp.resident(string(key)):
 			return nil // moved or deleted since the checkpoint
 		case at > now:

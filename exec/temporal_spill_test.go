@@ -101,7 +101,7 @@ func TestSpilledTemporalReadsOnlyWhatComesDue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Build(p)
+	d, err := BuildWorkers(p, 1) // one filter's loads, whatever EDDY_WORKERS says
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestRowKeyedTemporalStateRestores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := Build(p)
+	old, err := BuildWorkers(p, 1) // white-box: one filter
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRowKeyedTemporalStateRestores(t *testing.T) {
 			t.Fatal("the row-keyed filter logged a row by time")
 		}
 	}
-	d, err := Build(p)
+	d, err := BuildWorkers(p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
