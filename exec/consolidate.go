@@ -14,8 +14,13 @@ import (
 // of every numeric: see identical), and sort in the order of those
 // encodings. The input slice is not modified.
 func Consolidate(us []repr.Update) []repr.Update {
-	if len(us) == 0 {
+	switch {
+	case len(us) == 0:
 		return nil
+	case len(us) == 1 && us[0].Diff == 0:
+		return nil
+	case len(us) == 1: // a point read's answer: no key to encode, nothing to sort
+		return []repr.Update{us[0]}
 	}
 	// item is pointer-free (offsets into buf, an index into us), so the
 	// sort moves no pointers (no write barriers) and the GC never scans it.

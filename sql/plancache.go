@@ -28,6 +28,8 @@ type cachedPlan struct {
 	q       *planner.Query // nil: no generic plan
 	plan    *dataflow.Plan
 	points  []pointInput
+	// point is the plan's direct point path (pointplan.go; nil: none).
+	point *pointPlan
 }
 
 // genericPlan returns the statement's generic plan for the current
@@ -51,6 +53,7 @@ func (st *Statement) genericPlan(n *pg.Node) *cachedPlan {
 	if err == nil {
 		if plan, _, cerr := compile(q.Rel); cerr == nil {
 			c.q, c.plan, c.points = q, plan, pointInputs(plan)
+			c.point = directPoint(plan, c.points)
 		}
 	}
 	st.plan = c

@@ -60,9 +60,11 @@ func (te *testEngine) readCmd(t *testing.T, d *datadriven.TestData) string {
 	return ""
 }
 
-// compareReads executes st three ways and checks that the answers agree
+// compareReads executes st four ways and checks that the answers agree
 // (as multisets: without ORDER BY the order is free): as served (generic
-// plan, point reads, shared joins), without point reads and shared joins,
+// plan, point reads, direct point reads, shared joins), the same through a
+// built dataflow (which must give the same rows in the same order),
+// without point reads and shared joins,
 // and as the reference (planned with the values as literals, full
 // snapshots). It prints the answer and which fast paths ran.
 func (te *testEngine) compareReads(t *testing.T, d *datadriven.TestData, st *Statement) string {
@@ -71,6 +73,12 @@ func (te *testEngine) compareReads(t *testing.T, d *datadriven.TestData, st *Sta
 	fast := te.execOrErr(st, ps)
 	used, shared := pointReadCount.Load()-before, sharedJoinCount.Load()-beforeShared
 	generic := st.plan != nil && st.plan.q != nil
+	disableDirectPoints = true
+	built := te.execOrErr(st, ps)
+	disableDirectPoints = false
+	if fast != built { // the same rows in the same order (pointplan.go)
+		t.Fatalf("%s: served\n%s\nthrough a built dataflow\n%s", d.Pos, fast, built)
+	}
 	disablePointReads, disableSharedJoins = true, true
 	slow := te.execOrErr(st, ps)
 	disableGenericPlans = true

@@ -32,6 +32,9 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 			return err
 		}
 		ectx.Params = p.params
+		if rows, ok, err := s.e.runPointPlan(c.point, c.q, ectx, s.ws); ok || err != nil {
+			return p.setRows(rows, err)
+		}
 		if p.lazy, err = s.e.streamQuery(p.streamOK, c.q, c.plan, c.points, ectx, s.ws); p.lazy != nil || err != nil {
 			p.tag = "SELECT 0" // executedTag counts the rows sent
 			return err
@@ -53,12 +56,20 @@ func (p *Portal) execSelect(ctx context.Context, n *pg.Node) error {
 			return cerr
 		}
 		points := pointInputs(plan)
+		if rows, ok, err := s.e.runPointPlan(directPoint(plan, points), q, ectx, s.ws); ok || err != nil {
+			return p.setRows(rows, err)
+		}
 		if p.lazy, err = s.e.streamQuery(p.streamOK, q, plan, points, ectx, s.ws); p.lazy != nil || err != nil {
 			p.tag = "SELECT 0" // executedTag counts the rows sent
 			return err
 		}
 		rows, err = s.e.runPlan(q, plan, points, ectx, s.ws)
 	}
+	return p.setRows(rows, err)
+}
+
+// setRows buffers a SELECT's result rows (unless err) for Execute.
+func (p *Portal) setRows(rows []repr.Row, err error) error {
 	if err != nil {
 		return err
 	}
