@@ -30,14 +30,18 @@ type Target struct {
 }
 
 // StartEddy starts Eddy in this process on a fresh data directory under
-// dir, listening on a free loopback port.
-func StartEddy(dir string) (*Target, error) {
+// dir, listening on a free loopback port, with one worker.
+func StartEddy(dir string) (*Target, error) { return StartEddyWorkers(dir, 1) }
+
+// StartEddyWorkers is StartEddy with the views' dataflows on workers
+// workers (the server's --workers; 0 or 1: one).
+func StartEddyWorkers(dir string, workers int) (*Target, error) {
 	data, err := os.MkdirTemp(dir, "eddy-")
 	if err != nil {
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: data, Version: "bench", Logger: log})
+	s, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: data, Version: "bench", Logger: log, Workers: workers})
 	if err != nil {
 		return nil, err
 	}

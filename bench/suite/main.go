@@ -31,6 +31,7 @@ type config struct {
 	postgres   bool
 	only       string
 	cpuprofile string
+	workers    int
 }
 
 func main() {
@@ -44,6 +45,7 @@ func main() {
 	flag.BoolVar(&c.postgres, "postgres", true, "also run against PostgreSQL when installed")
 	flag.StringVar(&c.only, "only", "", "run only workloads whose name contains this")
 	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the Eddy runs (server and client) to this file")
+	flag.IntVar(&c.workers, "workers", 1, "workers of Eddy's view dataflows (the server's --workers)")
 	flag.Parse()
 	if err := run(context.Background(), c); err != nil {
 		fmt.Fprintln(os.Stderr, "suite:", err)
@@ -63,7 +65,7 @@ func run(ctx context.Context, c config) error {
 	}
 	defer os.RemoveAll(dir)
 	var rows []row
-	eddy, err := bench.StartEddy(dir)
+	eddy, err := bench.StartEddyWorkers(dir, c.workers)
 	if err != nil {
 		return err
 	}
@@ -224,7 +226,7 @@ func cpuTime() time.Duration {
 }
 
 func printTable(c config, rows []row) {
-	fmt.Printf("conns=%d duration=%v keys=%d rows/key=%d fresh-n=%d\n", c.conns, c.duration, c.keys, c.rowsPerKey, c.freshN)
+	fmt.Printf("conns=%d duration=%v keys=%d rows/key=%d fresh-n=%d workers=%d\n", c.conns, c.duration, c.keys, c.rowsPerKey, c.freshN, c.workers)
 	fmt.Println("cpu/q: CPU time (user+sys) per query of server and client together")
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "target\tworkload\tresult\tlatency\tcpu/q")
