@@ -438,6 +438,9 @@ func evalKeyValue(v expr.Expr, ctx *expr.Ctx) (repr.Datum, bool, error) {
 
 // dedupe drops repeated prefixes (`a IN (1, 1)` must read its rows once).
 func dedupe(keys [][]byte) [][]byte {
+	if len(keys) < 2 {
+		return keys // a point read's one key: no set to build
+	}
 	seen := map[string]bool{}
 	out := keys[:0]
 	for _, k := range keys {
