@@ -103,15 +103,15 @@ func (c *conn) handleBind(m *pgproto3.Bind) {
 // checkBind validates a Bind's counts and format codes against st, with
 // PostgreSQL's messages, so Statement.Bind may rely on them.
 func checkBind(m *pgproto3.Bind, st Statement) error {
-	if want := len(st.ParamOIDs()); len(m.Parameters) != want {
+	if want := numParams(st); len(m.Parameters) != want {
 		return protocolViolation("bind message supplies %d parameters, but prepared statement %q requires %d",
 			len(m.Parameters), m.PreparedStatement, want)
 	}
 	if n := len(m.ParameterFormatCodes); n > 1 && n != len(m.Parameters) {
 		return protocolViolation("bind message has %d parameter formats but %d parameters", n, len(m.Parameters))
 	}
-	if n, cols := len(m.ResultFormatCodes), len(st.Columns()); n > 1 && n != cols {
-		return protocolViolation("bind message has %d result formats but query has %d columns", n, cols)
+	if n := len(m.ResultFormatCodes); n > 1 && n != numColumns(st) {
+		return protocolViolation("bind message has %d result formats but query has %d columns", n, numColumns(st))
 	}
 	if err := checkFormats(m.ParameterFormatCodes); err != nil {
 		return err
@@ -159,6 +159,31 @@ func (c *conn) handleDescribe(m *pgproto3.Describe) {
 
 // describable is what Statement and Portal share for Describe.
 type describable interface{ Columns() []Column }
+
+// counted is what a Statement may also implement: its numbers of
+// parameters and result columns (len(ParamOIDs()) and len(Columns())),
+// without building their descriptions, which checkBind would otherwise do
+// at every Bind.
+type counted interface {
+	NumParams() int
+	NumColumns() int
+}
+
+// numParams is len(st.ParamOIDs()).
+func numParams(st Statement) int {
+	if c, ok := st.(counted); ok {
+		return c.NumParams()
+	}
+	return len(st.ParamOIDs())
+}
+
+// numColumns is len(st.Columns()).
+func numColumns(st Statement) int {
+	if c, ok := st.(counted); ok {
+		return c.NumColumns()
+	}
+	return len(st.Columns())
+}
 
 // describeColumns sends RowDescription for d's columns, or NoData when d
 // returns no rows (or is nil, the empty statement).

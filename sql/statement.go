@@ -84,6 +84,12 @@ func (st *Statement) Columns() []Column {
 	return wireColumns(st.cols, nil)
 }
 
+// NumParams is len(ParamOIDs()), without building it.
+func (st *Statement) NumParams() int { return len(st.paramTypes) }
+
+// NumColumns is len(Columns()), without building it.
+func (st *Statement) NumColumns() int { return len(st.resultCols()) }
+
 // resultCols is the statement's result columns with their SQL types,
 // described first if need be.
 func (st *Statement) resultCols() []resultCol {
