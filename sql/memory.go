@@ -3,7 +3,6 @@ package sql
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -153,7 +152,7 @@ func newAccountant(limit int64) *accountant {
 	f := float64(limit)
 	return &accountant{limit: limit, cap: int64(f * workFraction), small: int64(f * smallFraction),
 		smallCap: int64(f * smallWorkFraction), pressure: int64(f * pressureFraction),
-		heap: heapStats, collect: runtime.GC, gcs: math.MaxUint64}
+		heap: cachedHeapStats, collect: collectAndRead, gcs: math.MaxUint64}
 }
 
 // observe returns standing memory, updating it when a collection happened
