@@ -102,14 +102,26 @@ func (r *spillRun) drainCloses() (int, error) {
 func pendingCloses(d *Dataflow) int {
 	n := 0
 	for _, op := range d.ops {
-		switch o := op.(type) {
-		case *intervalJoin:
-			for _, b := range o.bounds {
-				n += b.idx.sp.pending()
-			}
-		case *windowJoin:
-			n += o.idx[0].sp.pending() + o.idx[1].sp.pending()
+		n += pendingClosesOf(op)
+	}
+	return n
+}
+
+// pendingClosesOf counts the names filed in op's spilled close indexes
+// (in every shard's, when op is sharded).
+func pendingClosesOf(op operator) int {
+	n := 0
+	switch o := op.(type) {
+	case *shardedOp:
+		for _, sh := range o.shards {
+			n += pendingClosesOf(sh.op)
 		}
+	case *intervalJoin:
+		for _, b := range o.bounds {
+			n += b.idx.sp.pending()
+		}
+	case *windowJoin:
+		n += o.idx[0].sp.pending() + o.idx[1].sp.pending()
 	}
 	return n
 }

@@ -241,6 +241,7 @@ func (o *shardedOp) stepParallel(s *stepCtx) ([]repr.Update, error) {
 		s.grown += sh.grown
 		s.work += uint64(sh.work)
 		sh.release()
+		sh.trim()
 	}
 	if s.mem != nil {
 		if err := s.accountPieces(); err != nil {
@@ -293,6 +294,31 @@ func (sh *shard) release() {
 	sh.out = nil
 }
 
+// shardKeepBytes bounds the buffers a shard keeps between Steps: its
+// state log (copied into the Step's), its slab's current chunk and its
+// input partitions. Past it they are let go after the Step, so that n
+// shards of n nodes do not pin n*n Step-sized buffers beyond what the
+// single operator would (under a small --memory-limit those buffers were
+// standing memory the spill policy cannot free: TestSourceTinyBudget).
+const shardKeepBytes = 64 << 10
+
+// trim lets go of the shard's buffers past shardKeepBytes, after its
+// log was merged into the Step's (its rows stay valid: a slab never
+// reuses a chunk).
+func (sh *shard) trim() {
+	if int64(len(sh.log.buf))+int64(len(sh.log.ops))*logOpBytes > shardKeepBytes {
+		sh.log.buf, sh.log.ops = nil, nil
+	} else {
+		sh.log.reset()
+	}
+	sh.slab.buf = nil
+	for i, in := range sh.ins {
+		if int64(cap(in))*updateBytes > shardKeepBytes {
+			sh.ins[i] = nil
+		}
+	}
+}
+
 // spilled reports whether a shard's state is spilled (it then reads the
 // store while it steps).
 func (o *shardedOp) spilled() bool {
@@ -309,14 +335,27 @@ func (o *shardedOp) spilled() bool {
 }
 
 func (o *shardedOp) commit() {
+	o.dropOut()
 	for _, sh := range o.shards {
 		sh.op.commit()
 	}
 }
 
 func (o *shardedOp) rollback() {
+	o.dropOut()
 	for _, sh := range o.shards {
 		sh.op.rollback()
+	}
+}
+
+// dropOut lets go of the last Step's output rows (the node's consumers
+// are done with them once the Step ended), so that they do not pin their
+// slab chunks until the next Step.
+func (o *shardedOp) dropOut() {
+	clear(o.out)
+	o.out = o.out[:0]
+	for _, sh := range o.shards {
+		sh.release()
 	}
 }
 
