@@ -1,11 +1,13 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 
 	"github.com/eddydb/eddy/pgwire"
 	"github.com/eddydb/eddy/sql"
@@ -38,7 +40,7 @@ type Config struct {
 	// store's default.
 	DiskReserve int64
 	// Workers is the number of workers each view's dataflow runs on
-	// (--workers; sql.Options.Workers). 0 or 1: one.
+	// (--workers; sql.Options.Workers). 0: DefaultWorkers, one per core.
 	Workers int
 }
 
@@ -64,7 +66,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}, Superuser: cfg.Auth.Superuser,
 		MemoryLimit: cfg.MemoryLimit, SubscribeBufferBytes: cfg.SubscribeBuffer, DiskReserve: cfg.DiskReserve,
-		Workers: cfg.Workers})
+		Workers: cmp.Or(cfg.Workers, DefaultWorkers())})
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
 	}
@@ -98,6 +100,14 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 func (s *Server) ConnString() string {
 	return fmt.Sprintf("postgres://%s@%s/eddy", s.engine.BootstrapUser(), s.ln.Addr())
 }
+
+// DefaultWorkers is the workers of a server whose Config leaves them
+// unset: runtime.GOMAXPROCS(0), the cores this process may run on (the
+// CPU affinity mask, and since Go 1.25 the cgroup's CPU quota).
+func DefaultWorkers() int { return runtime.GOMAXPROCS(0) }
+
+// Workers returns the number of workers the views' dataflows run on.
+func (s *Server) Workers() int { return s.engine.Workers() }
 
 // Done is closed with the serve loop's error when it stops.
 func (s *Server) Done() <-chan error { return s.done }

@@ -212,6 +212,10 @@ func workersKnob(n int) int {
 	return max(n, 1)
 }
 
+// Workers returns the number of workers view dataflows run on
+// (Options.Workers, or EDDY_WORKERS).
+func (e *Engine) Workers() int { return e.workers }
+
 // Close writes a last checkpoint and closes the store.
 func (e *Engine) Close() error {
 	e.mu.Lock()

@@ -22,8 +22,11 @@
 // Writes fail with 53100 while the data directory's file system has less
 // free space than --disk-reserve; reads go on, and writes resume once
 // space is freed.
-// It prints a ready line with a psql connection string once it accepts
-// connections, and shuts down cleanly on SIGINT or SIGTERM.
+// Each materialized view's dataflow runs on --workers workers, by default
+// one per core it may use (runtime.GOMAXPROCS: the affinity mask and the
+// cgroup's CPU quota).
+// It prints a ready line with a psql connection string and the workers
+// once it accepts connections, and shuts down cleanly on SIGINT or SIGTERM.
 package main
 
 import (
@@ -60,7 +63,7 @@ func run() error {
 	subBuffer := flag.String("subscribe-buffer", "64MiB", "memory of the commits queued for one SUBSCRIBE client that does not read, past which it is cut off (54000)")
 	diskReserve := flag.String("disk-reserve", "", "free disk space below which writes fail with 53100 (disk full) while reads go on (default: twice the memtable size plus 64MiB)")
 	auth, allow := authFlags()
-	workers := flag.Int("workers", 1, fmt.Sprintf("workers each materialized view's dataflow runs on: its grouping, join and top-k operators run as that many shards by key hash, concurrently (1: one thread per dataflow; this machine has %d cores)", runtime.NumCPU()))
+	workers := flag.Int("workers", server.DefaultWorkers(), "workers each materialized view's dataflow runs on: its grouping, join and top-k operators run as that many shards by key hash, concurrently (default: the cores this process may use, runtime.GOMAXPROCS, which follows the CPU affinity and the cgroup's CPU quota; 1: one thread per dataflow)")
 	flag.Parse()
 	server.TuneGC()
 	var lvl slog.Level
@@ -97,13 +100,17 @@ func run() error {
 			return fmt.Errorf("--disk-reserve: invalid size %q", *diskReserve)
 		}
 	}
+	if *workers < 1 {
+		return fmt.Errorf("--workers: %d is not a positive number", *workers)
+	}
 	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger,
 		Auth: a, AllowConnect: allow.list, MemoryLimit: limit.bytes, SubscribeBuffer: subBytes, DiskReserve: reserve,
 		Workers: *workers})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("eddy ready: psql %q\n", srv.ConnString())
+	logger.Info("dataflow workers", "workers", srv.Workers(), "cores", runtime.NumCPU(), "gomaxprocs", runtime.GOMAXPROCS(0))
+	fmt.Printf("eddy ready: psql %q (workers: %d)\n", srv.ConnString(), srv.Workers())
 	select {
 	case s := <-sig:
 		logger.Info("shutting down", "signal", s.String())
