@@ -100,6 +100,9 @@ type stepCtx struct {
 	// began and reported the growth already reported (memory.go).
 	mem                      expr.Memory
 	grown, memBase, reported int64
+	// inKeys, when the node runs as a shard whose operator takes them
+	// (takesInKeys), are its input 0's key encodings (shard_run.go).
+	inKeys *inKeys
 }
 
 // Build instantiates the operators of p (no state yet). It checks that p is

@@ -174,14 +174,16 @@ func checkCols(cols []int, n int) error {
 }
 
 func (o *reduceOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
-	for _, u := range ins[0] {
+	keys := s.inKeys
+	s.inKeys = nil // not for the operators this one steps
+	for i, u := range ins[0] {
 		if err := s.poll(); err != nil {
 			return nil, err
 		}
 		if u.Diff < 0 && o.spec.AppendOnly {
 			return nil, errRetractAppendOnlyReduce
 		}
-		if err := o.add(s, u.Row, u.Diff); err != nil {
+		if err := o.add(s, u.Row, u.Diff, keys.at(i)); err != nil {
 			return nil, err
 		}
 	}
@@ -194,9 +196,14 @@ func (o *reduceOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) 
 	return o.finish(s)
 }
 
-// add folds one update into its group.
-func (o *reduceOp) add(s *stepCtx, row repr.Row, diff int64) error {
-	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+// add folds one update into its group; key is the row's group key
+// encoding when the partition computed it already (else nil).
+func (o *reduceOp) add(s *stepCtx, row repr.Row, diff int64, key []byte) error {
+	if key != nil {
+		o.kbuf = append(o.kbuf[:0], key...)
+	} else {
+		o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.spec.Key)
+	}
 	if err := o.ensureGroup(o.kbuf); err != nil {
 		return err
 	}

@@ -86,14 +86,20 @@ type shardedOp struct {
 	key    keyed // shards[0]'s operator, which computes the keys
 	kbuf   []byte
 	out    []repr.Update
+	// passKeys is set when the operator takes its input's keys from the
+	// partition (stepCtx.inKeys) instead of encoding them again.
+	passKeys bool
+	wg       sync.WaitGroup
 }
 
 // shard is one instance of a sharded node and its Step's working set.
 type shard struct {
 	op  operator
 	ins [][]repr.Update
-	out []repr.Update
-	err error
+	// keys holds the key encodings of ins[0]'s updates, in order.
+	keys inKeys
+	out  []repr.Update
+	err  error
 	// log and slab serve the shard when it steps concurrently; grown and
 	// work are what it added to its stepCtx's counters.
 	log         stateLog
@@ -126,7 +132,7 @@ func (d *Dataflow) shard(p *dataflow.Plan, n int) error {
 	}
 	sh := make(map[int]*shardedOp, len(nodes))
 	for _, i := range nodes {
-		sh[i] = &shardedOp{key: d.ops[i].(keyed), shards: []*shard{{op: d.ops[i]}}}
+		sh[i] = &shardedOp{key: d.ops[i].(keyed), shards: []*shard{{op: d.ops[i]}}, passKeys: takesInKeys(d.ops[i])}
 	}
 	for range n - 1 {
 		e, err := build(p)
@@ -191,6 +197,10 @@ func (o *shardedOp) partition(ins [][]repr.Update) int {
 	}
 	for in, us := range ins {
 		total += len(us)
+		if in == 0 && o.passKeys {
+			o.partitionKeyed(us)
+			continue
+		}
 		for _, u := range us {
 			o.kbuf = o.key.inputKey(o.kbuf[:0], in, u.Row)
 			sh := o.shards[shardOf(o.kbuf, n)]
@@ -200,11 +210,26 @@ func (o *shardedOp) partition(ins [][]repr.Update) int {
 	return total
 }
 
+// partitionKeyed is partition of input 0 for an operator that takes its
+// keys from the partition: each shard keeps the key it was given by, so
+// a row's key is encoded once.
+func (o *shardedOp) partitionKeyed(us []repr.Update) {
+	n := len(o.shards)
+	for _, u := range us {
+		o.kbuf = o.key.inputKey(o.kbuf[:0], 0, u.Row)
+		sh := o.shards[shardOf(o.kbuf, n)]
+		sh.ins[0] = append(sh.ins[0], u)
+		sh.keys.add(o.kbuf)
+	}
+}
+
 // stepInline steps the shards one after the other with the Step's own
 // context, and concatenates their outputs.
 func (o *shardedOp) stepInline(s *stepCtx) ([]repr.Update, error) {
 	o.out = o.out[:0]
+	defer func() { s.inKeys = nil }()
 	for _, sh := range o.shards {
+		s.inKeys = sh.inKeys(o.passKeys)
 		out, err := sh.op.step(s, sh.ins)
 		if err != nil {
 			return nil, err
@@ -219,16 +244,12 @@ func (o *shardedOp) stepInline(s *stepCtx) ([]repr.Update, error) {
 // Step's), each with a fork of the Step's context, then merges their
 // outputs, logs and counters in shard order.
 func (o *shardedOp) stepParallel(s *stepCtx) ([]repr.Update, error) {
-	var wg sync.WaitGroup
 	for _, sh := range o.shards[1:] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sh.run(s)
-		}()
+		o.wg.Add(1)
+		handOff(shardTask{sh: sh, s: s, wg: &o.wg, keys: o.passKeys})
 	}
-	o.shards[0].run(s)
-	wg.Wait()
+	o.shards[0].run(s, o.passKeys)
+	o.wg.Wait()
 	o.out = o.out[:0]
 	for _, sh := range o.shards {
 		if sh.err != nil {
@@ -270,7 +291,7 @@ func (s *stepCtx) accountPieces() error {
 // run steps the shard with a context of its own derived from s (the
 // parent's is not touched): its own expression context, log and slab, no
 // memory account (the parent reports the shard's growth afterwards).
-func (sh *shard) run(s *stepCtx) {
+func (sh *shard) run(s *stepCtx, keys bool) {
 	c := *s
 	c.ctx = s.ctx.Fork()
 	c.ctx.Memory, c.mem = nil, nil
@@ -278,6 +299,7 @@ func (sh *shard) run(s *stepCtx) {
 	sh.log.off, sh.log.ranges = s.log.off, s.log.ranges
 	c.log, c.slab = &sh.log, &sh.slab
 	c.work, c.grown, c.counts = 0, 0, nil
+	c.inKeys = sh.inKeys(keys)
 	before := sh.slab.growth()
 	sh.out, sh.err = runStep(sh.op, &c, sh.ins)
 	sh.grown = c.grown + sh.slab.growth() - before
@@ -291,7 +313,17 @@ func (sh *shard) release() {
 		clear(sh.ins[i])
 		sh.ins[i] = sh.ins[i][:0]
 	}
+	sh.keys.reset()
 	sh.out = nil
+}
+
+// inKeys returns the shard's input keys for its operator's stepCtx (nil
+// unless the operator takes them).
+func (sh *shard) inKeys(keys bool) *inKeys {
+	if !keys {
+		return nil
+	}
+	return &sh.keys
 }
 
 // shardKeepBytes bounds the buffers a shard keeps between Steps: its
@@ -312,6 +344,9 @@ func (sh *shard) trim() {
 		sh.log.reset()
 	}
 	sh.slab.buf = nil
+	if cap(sh.keys.buf) > shardKeepBytes {
+		sh.keys = inKeys{}
+	}
 	for i, in := range sh.ins {
 		if int64(cap(in))*updateBytes > shardKeepBytes {
 			sh.ins[i] = nil

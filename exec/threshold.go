@@ -44,8 +44,13 @@ func newThreshold(width int) *thresholdOp {
 }
 
 func (o *thresholdOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
-	for _, u := range ins[0] {
-		o.kbuf = repr.AppendRowKey(o.kbuf[:0], u.Row)
+	keys := s.inKeys
+	for i, u := range ins[0] {
+		if k := keys.at(i); k != nil {
+			o.kbuf = append(o.kbuf[:0], k...)
+		} else {
+			o.kbuf = repr.AppendRowKey(o.kbuf[:0], u.Row)
+		}
 		r := o.rows[string(o.kbuf)]
 		if r == nil {
 			r = o.newRow(o.kbuf, repr.AppendDatums(o.vbuf[:0], u.Row))

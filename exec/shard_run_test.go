@@ -1,0 +1,81 @@
+package exec
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// TestShardKeysFollowInput checks the keys a Reduce's and a Threshold's
+// shards take from the partition: shard k holds, for its i-th input
+// update, the key encoding the operator would compute for it, and that
+// key hashes to k.
+func TestShardKeysFollowInput(t *testing.T) {
+	p, err := dataflow.Parse(`%0 = Source coll=1 :: int8, text
+%1 = Reduce key=[#1] aggs=[count(*)] <- %0
+%2 = Threshold <- %0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := BuildWorkers(p, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in []repr.Update
+	for i := range 200 {
+		in = append(in, repr.Update{Row: repr.Row{repr.NewInt(int64(i)), repr.NewText(string(rune('a' + i%7)))}, Diff: 1})
+	}
+	for _, node := range []int{1, 2} {
+		o, ok := d.ops[node].(*shardedOp)
+		if !ok || !o.passKeys {
+			t.Fatalf("node %d: %T is not sharded with keys passed", node, d.ops[node])
+		}
+		o.partition([][]repr.Update{in})
+		seen := 0
+		for k, sh := range o.shards {
+			if len(sh.keys.ends) != len(sh.ins[0]) {
+				t.Fatalf("node %d shard %d: %d keys for %d updates", node, k, len(sh.keys.ends), len(sh.ins[0]))
+			}
+			for i, u := range sh.ins[0] {
+				want := o.key.inputKey(nil, 0, u.Row)
+				if got := sh.keys.at(i); !bytes.Equal(got, want) || shardOf(got, 3) != k {
+					t.Fatalf("node %d shard %d update %d: key %x, want %x of shard %d", node, k, i, got, want, shardOf(want, 3))
+				}
+			}
+			seen += len(sh.ins[0])
+			sh.release()
+		}
+		if seen != len(in) {
+			t.Fatalf("node %d: shards hold %d of %d updates", node, seen, len(in))
+		}
+	}
+}
+
+// TestHandOffPastPoolRunsInline checks that a shard handed off while the
+// pool is full runs on the caller's goroutine before handOff returns.
+func TestHandOffPastPoolRunsInline(t *testing.T) {
+	defer func(n int64) { maxShardRunners = n }(maxShardRunners)
+	maxShardRunners = shardRunners.Load()
+	p, err := dataflow.Parse(`%0 = Source coll=1 :: int8
+%1 = Threshold <- %0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &stepCtx{ctx: &expr.Ctx{}, log: &stateLog{}, slab: &rowSlab{}}
+	sh := &shard{op: d.ops[1], ins: [][]repr.Update{{{Row: repr.Row{repr.NewInt(7)}, Diff: 2}}}}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	handOff(shardTask{sh: sh, s: s, wg: &wg})
+	if sh.err != nil || len(sh.out) != 1 || sh.out[0].Diff != 2 {
+		t.Fatalf("the shard did not run inline: out %v, err %v", sh.out, sh.err)
+	}
+	wg.Wait()
+}
