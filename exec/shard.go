@@ -383,12 +383,13 @@ func (o *shardedOp) rollback() {
 	}
 }
 
-// dropOut lets go of the last Step's output rows (the node's consumers
-// are done with them once the Step ended), so that they do not pin their
-// slab chunks until the next Step.
+// dropOut lets go of the last Step's inputs and outputs, so that they do
+// not pin their rows' slab chunks until the next Step. The node's output
+// itself is not cleared: a Step's raw output may be the node's, which
+// the caller may read after Commit (StepInputRaw); each Step allocates a
+// fresh one instead.
 func (o *shardedOp) dropOut() {
-	clear(o.out)
-	o.out = o.out[:0]
+	o.out = nil
 	for _, sh := range o.shards {
 		sh.release()
 	}

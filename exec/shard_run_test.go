@@ -79,3 +79,41 @@ func TestHandOffPastPoolRunsInline(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestShardedRawOutputOutlivesCommit checks that a sharded output node's
+// raw Step output (StepInputRaw, which shares the node's memory) is
+// still intact after Commit: it stays valid until the next Step, as a
+// single operator's does (a view's maintenance reads it after
+// committing; clearing it at commit handed views empty rows).
+func TestShardedRawOutputOutlivesCommit(t *testing.T) {
+	defer func(n int) { shardParallelMin = n }(shardParallelMin)
+	p, err := dataflow.Parse(`%0 = Source coll=1 :: int8, int8
+%1 = Reduce key=[#0] aggs=[count(*)] <- %0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, min := range []int{0, 1 << 30} {
+		shardParallelMin = min
+		d, err := BuildWorkers(p, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in []repr.Update
+		for i := range 100 {
+			in = append(in, repr.Update{Row: repr.Row{repr.NewInt(int64(i % 10)), repr.NewInt(int64(i))}, Diff: 1})
+		}
+		out, err := d.StepInputRaw(&expr.Ctx{}, 1, Input{Updates: map[repr.CollectionID][]repr.Update{1: in}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Commit()
+		if len(out) != 10 {
+			t.Fatalf("%d output updates, want 10", len(out))
+		}
+		for _, u := range out {
+			if len(u.Row) != 2 || u.Diff != 1 || u.Row[1].Int() != 10 {
+				t.Fatalf("inline below %d: output after Commit: %v", min, out)
+			}
+		}
+	}
+}
