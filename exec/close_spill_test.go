@@ -381,6 +381,9 @@ func TestSpilledClosingDeletesUnread(t *testing.T) {
 // and 250's (past its last name). Logged state equals the in-memory
 // join's at every checkpoint.
 func TestSpilledCloseScansKeyRange(t *testing.T) {
+	// The counts are one join's: build unsharded whatever EDDY_WORKERS says.
+	defer func(n int) { buildWorkers = n }(buildWorkers)
+	buildWorkers = 1
 	r, err := newSpillRun(q7Plan, false)
 	if err != nil {
 		t.Fatal(err)
@@ -448,6 +451,9 @@ func TestSpilledCloseScansKeyRange(t *testing.T) {
 // run's dataflow, kept in memory, with no bound).
 func TestInMemoryCloseBoundedPerStep(t *testing.T) {
 	defer func(n int) { memCloseRows = n }(memCloseRows)
+	// The bound is per join (per shard): build unsharded whatever EDDY_WORKERS says.
+	defer func(n int) { buildWorkers = n }(buildWorkers)
+	buildWorkers = 1
 	r, err := newSpillRun(q7Plan, false)
 	if err != nil {
 		t.Fatal(err)
