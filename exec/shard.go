@@ -246,7 +246,7 @@ func (o *shardedOp) stepInline(s *stepCtx) ([]repr.Update, error) {
 func (o *shardedOp) stepParallel(s *stepCtx) ([]repr.Update, error) {
 	for _, sh := range o.shards[1:] {
 		o.wg.Add(1)
-		handOff(shardTask{sh: sh, s: s, wg: &o.wg, keys: o.passKeys})
+		shardRunners.handOff(shardTask{sh: sh, s: s, wg: &o.wg, keys: o.passKeys})
 	}
 	o.shards[0].run(s, o.passKeys)
 	o.wg.Wait()

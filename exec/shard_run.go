@@ -10,10 +10,10 @@ import (
 // operator takes from the partition.
 //
 // A parallel Step hands each shard but the first to a parked runner: a
-// goroutine of the process-wide pool that waits on shardTasks. Handing
+// goroutine of the process-wide pool (shardRunners) that waits for tasks. Handing
 // off is a channel send to a parked goroutine, not a goroutine start per
 // shard per Step; when no runner is parked (every one is busy with other
-// dataflows' shards), a new one joins the pool, up to maxShardRunners,
+// dataflows' shards), a new one joins the pool, up to its bound,
 // past which the Step's goroutine runs the shard itself (correct, merely
 // not concurrent). Runners never exit: the pool is as large as the most
 // shards ever stepped at once, bounded, and parked runners cost a stack.
@@ -27,37 +27,45 @@ type shardTask struct {
 	keys bool
 }
 
-var (
-	// shardTasks carries tasks to parked runners (unbuffered: a send
-	// succeeds only when a runner is waiting).
-	shardTasks = make(chan shardTask)
-	// shardRunners counts the runners started.
-	shardRunners atomic.Int64
-)
+// runnerPool is a pool of shard runners.
+type runnerPool struct {
+	// tasks carries tasks to parked runners (unbuffered: a send succeeds
+	// only when a runner is waiting).
+	tasks chan shardTask
+	// runners counts the runners started; at most max.
+	runners atomic.Int64
+	max     int64
+}
 
-// maxShardRunners bounds the pool: enough for every core to step a shard
-// of several dataflows at once.
-var maxShardRunners = int64(8 * runtime.GOMAXPROCS(0))
+// shardRunners is the process-wide pool every sharded node hands off to,
+// bounded so that every core can step a shard of several dataflows at
+// once.
+var shardRunners = newRunnerPool(int64(8 * runtime.GOMAXPROCS(0)))
 
-// handOff runs t on a parked runner, on a new one, or (past
-// maxShardRunners) on the calling goroutine.
-func handOff(t shardTask) {
+// newRunnerPool returns an empty pool of at most max runners.
+func newRunnerPool(max int64) *runnerPool {
+	return &runnerPool{tasks: make(chan shardTask), max: max}
+}
+
+// handOff runs t on a parked runner, on a new one, or (past max) on the
+// calling goroutine.
+func (p *runnerPool) handOff(t shardTask) {
 	select {
-	case shardTasks <- t:
+	case p.tasks <- t:
 		return
 	default:
 	}
-	if shardRunners.Add(1) <= maxShardRunners {
-		go shardRunner(t)
+	if p.runners.Add(1) <= p.max {
+		go p.run(t)
 		return
 	}
-	shardRunners.Add(-1)
+	p.runners.Add(-1)
 	t.run()
 }
 
-// shardRunner runs first, then every task handed to it, forever.
-func shardRunner(first shardTask) {
-	for t := first; ; t = <-shardTasks {
+// run runs first, then every task handed to the pool, forever.
+func (p *runnerPool) run(first shardTask) {
+	for t := first; ; t = <-p.tasks {
 		t.run()
 	}
 }

@@ -55,11 +55,10 @@ func TestShardKeysFollowInput(t *testing.T) {
 	}
 }
 
-// TestHandOffPastPoolRunsInline checks that a shard handed off while the
-// pool is full runs on the caller's goroutine before handOff returns.
+// TestHandOffPastPoolRunsInline checks that a shard handed off to a full
+// pool (here one of no runners, so no parked runner takes it) runs on
+// the caller's goroutine before handOff returns.
 func TestHandOffPastPoolRunsInline(t *testing.T) {
-	defer func(n int64) { maxShardRunners = n }(maxShardRunners)
-	maxShardRunners = shardRunners.Load()
 	p, err := dataflow.Parse(`%0 = Source coll=1 :: int8
 %1 = Threshold <- %0`)
 	if err != nil {
@@ -73,7 +72,7 @@ func TestHandOffPastPoolRunsInline(t *testing.T) {
 	sh := &shard{op: d.ops[1], ins: [][]repr.Update{{{Row: repr.Row{repr.NewInt(7)}, Diff: 2}}}}
 	var wg sync.WaitGroup
 	wg.Add(1)
-	handOff(shardTask{sh: sh, s: s, wg: &wg})
+	newRunnerPool(0).handOff(shardTask{sh: sh, s: s, wg: &wg})
 	if sh.err != nil || len(sh.out) != 1 || sh.out[0].Diff != 2 {
 		t.Fatalf("the shard did not run inline: out %v, err %v", sh.out, sh.err)
 	}
