@@ -141,6 +141,9 @@ func build(p *dataflow.Plan) (*Dataflow, error) {
 	}
 	d.useAppendJoins()
 	d.keyJoins()
+	if err := d.fuseFanouts(); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

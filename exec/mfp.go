@@ -185,7 +185,24 @@ func (o *mfpOp) collect(s *stepCtx, ins []repr.Update, out []repr.Update) ([]rep
 
 // apply maps, filters and projects one row; ok is false if it is filtered out.
 func (o *mfpOp) apply(s *stepCtx, in repr.Row) (row repr.Row, ok bool, err error) {
-	r := o.scratch[:0]
+	r, ok, err := o.eval(s, in)
+	if !ok || err != nil {
+		return nil, false, err
+	}
+	out := s.slab.row(len(o.spec.Project))
+	for i, c := range o.spec.Project {
+		out[i] = r[c]
+	}
+	return out, true, nil
+}
+
+// eval maps and filters one row: ok is false if it is filtered out, else
+// r holds the input columns the expressions read (all of them when
+// inCols is nil) and then the map columns, the row Project indexes. r is
+// the operator's scratch (or in itself, without Map expressions), valid
+// until the next call.
+func (o *mfpOp) eval(s *stepCtx, in repr.Row) (r repr.Row, ok bool, err error) {
+	r = o.scratch[:0]
 	switch {
 	case len(o.spec.Map) == 0:
 		r = in // filters and projection read the input in place
@@ -216,9 +233,5 @@ func (o *mfpOp) apply(s *stepCtx, in repr.Row) (row repr.Row, ok bool, err error
 	if len(o.spec.Map) > 0 {
 		o.scratch = r
 	}
-	out := s.slab.row(len(o.spec.Project))
-	for i, c := range o.spec.Project {
-		out[i] = r[c]
-	}
-	return out, true, nil
+	return r, true, nil
 }
