@@ -40,7 +40,8 @@ type Config struct {
 	// store's default.
 	DiskReserve int64
 	// Workers is the number of workers each view's dataflow runs on
-	// (--workers; sql.Options.Workers). 0: DefaultWorkers, one per core.
+	// (--workers; sql.Options.Workers). 0: DefaultWorkers, one per core
+	// and per WorkerMemory of MemoryLimit.
 	Workers int
 }
 
@@ -66,7 +67,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	engine, err := sql.OpenWith(cfg.DataDir, cfg.Logger, sql.Options{Replayer: replayer{}, Superuser: cfg.Auth.Superuser,
 		MemoryLimit: cfg.MemoryLimit, SubscribeBufferBytes: cfg.SubscribeBuffer, DiskReserve: cfg.DiskReserve,
-		Workers: cmp.Or(cfg.Workers, DefaultWorkers())})
+		Workers: cmp.Or(cfg.Workers, DefaultWorkers(cfg.MemoryLimit))})
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", cfg.DataDir, err)
 	}
@@ -101,10 +102,24 @@ func (s *Server) ConnString() string {
 	return fmt.Sprintf("postgres://%s@%s/eddy", s.engine.BootstrapUser(), s.ln.Addr())
 }
 
+// WorkerMemory is the memory budget the default gives each worker: a
+// sharded Step keeps per-shard input partitions, row chunks and state
+// logs, so a budget of a few MiB per worker leaves sources refused
+// (TestSourceTinyBudget runs q8 under 24 MiB).
+const WorkerMemory = 64 << 20
+
 // DefaultWorkers is the workers of a server whose Config leaves them
 // unset: runtime.GOMAXPROCS(0), the cores this process may run on (the
-// CPU affinity mask, and since Go 1.25 the cgroup's CPU quota).
-func DefaultWorkers() int { return runtime.GOMAXPROCS(0) }
+// CPU affinity mask, and since Go 1.25 the cgroup's CPU quota), but no
+// more than one per WorkerMemory of memoryLimit (when positive) and at
+// least 1.
+func DefaultWorkers(memoryLimit int64) int {
+	n := runtime.GOMAXPROCS(0)
+	if memoryLimit > 0 {
+		n = min(n, int(memoryLimit/WorkerMemory))
+	}
+	return max(n, 1)
+}
 
 // Workers returns the number of workers the views' dataflows run on.
 func (s *Server) Workers() int { return s.engine.Workers() }

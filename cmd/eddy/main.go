@@ -24,7 +24,8 @@
 // space is freed.
 // Each materialized view's dataflow runs on --workers workers, by default
 // one per core it may use (runtime.GOMAXPROCS: the affinity mask and the
-// cgroup's CPU quota).
+// cgroup's CPU quota) but at most one per 64 MiB of --memory-limit
+// (server.DefaultWorkers).
 // It prints a ready line with a psql connection string and the workers
 // once it accepts connections, and shuts down cleanly on SIGINT or SIGTERM.
 package main
@@ -63,7 +64,7 @@ func run() error {
 	subBuffer := flag.String("subscribe-buffer", "64MiB", "memory of the commits queued for one SUBSCRIBE client that does not read, past which it is cut off (54000)")
 	diskReserve := flag.String("disk-reserve", "", "free disk space below which writes fail with 53100 (disk full) while reads go on (default: twice the memtable size plus 64MiB)")
 	auth, allow := authFlags()
-	workers := flag.Int("workers", server.DefaultWorkers(), "workers each materialized view's dataflow runs on: its grouping, join and top-k operators run as that many shards by key hash, concurrently (default: the cores this process may use, runtime.GOMAXPROCS, which follows the CPU affinity and the cgroup's CPU quota; 1: one thread per dataflow)")
+	workers := flag.Int("workers", 0, "workers each materialized view's dataflow runs on: its grouping, join and top-k operators run as that many shards by key hash, concurrently (default 0: the cores this process may use, runtime.GOMAXPROCS, which follows the CPU affinity and the cgroup's CPU quota, but at most one per 64 MiB of --memory-limit; 1: one thread per dataflow)")
 	flag.Parse()
 	server.TuneGC()
 	var lvl slog.Level
@@ -100,8 +101,8 @@ func run() error {
 			return fmt.Errorf("--disk-reserve: invalid size %q", *diskReserve)
 		}
 	}
-	if *workers < 1 {
-		return fmt.Errorf("--workers: %d is not a positive number", *workers)
+	if *workers < 0 {
+		return fmt.Errorf("--workers: %d is negative", *workers)
 	}
 	srv, err := server.Start(server.Config{Listen: *listen, DataDir: *dataDir, Version: version, Logger: logger,
 		Auth: a, AllowConnect: allow.list, MemoryLimit: limit.bytes, SubscribeBuffer: subBytes, DiskReserve: reserve,
