@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/repr"
 )
 
 // shardSessionPlans are the keyed SessionWindows of
@@ -36,18 +35,8 @@ func TestShardedSessionsEqualSingle(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkSessionShards(t, p)
-		base, err := dataflow.ParseRow("('2024-01-01 00:00:00')", []repr.T{repr.Timestamp})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gen := &windowRun{wm: map[repr.CollectionID]int64{}, base: base[0].Micros(), inputs: map[repr.CollectionID][]repr.Update{}}
-		next := func(d *Dataflow, step uint64) Input {
-			gen.d = d
-			in := gen.randomInput(rng, step, step == 30)
-			gen.dropNegative(in)
-			return in
-		}
-		if err := runSharded(p, rng, 30, next, gen.committed); err != nil {
+		next, commit := windowFeed(t, rng, 30)
+		if err := runSharded(p, rng, 30, next, commit); err != nil {
 			t.Fatalf("seed %d, inline below %d, plan:\n%s\n%v", seed, shardParallelMin, text, err)
 		}
 	}

@@ -50,16 +50,7 @@ func TestShardedEqualsSingle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gen := &randomRun{inputs: map[repr.CollectionID][]repr.Update{}}
-		next := func(d *Dataflow, step uint64) Input {
-			gen.live = d
-			return Input{Updates: retimeBatch(gen.randomBatch(rng, step), step)}
-		}
-		commit := func(in Input) {
-			for c, us := range in.Updates {
-				gen.inputs[c] = retime(Consolidate(append(gen.inputs[c], us...)))
-			}
-		}
+		next, commit := randomFeed(rng)
 		if err := runSharded(p, rng, 30, next, commit); err != nil {
 			t.Fatalf("seed %d, inline below %d, plan:\n%s\n%v", seed, shardParallelMin, text, err)
 		}
@@ -86,18 +77,8 @@ func TestShardedWindowsEqualSingle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		base, err := dataflow.ParseRow("('2024-01-01 00:00:00')", []repr.T{repr.Timestamp})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gen := &windowRun{wm: map[repr.CollectionID]int64{}, base: base[0].Micros(), inputs: map[repr.CollectionID][]repr.Update{}}
-		next := func(d *Dataflow, step uint64) Input {
-			gen.d = d
-			in := gen.randomInput(rng, step, step == 30)
-			gen.dropNegative(in)
-			return in
-		}
-		if err := runSharded(p, rng, 30, next, gen.committed); err != nil {
+		next, commit := windowFeed(t, rng, 30)
+		if err := runSharded(p, rng, 30, next, commit); err != nil {
 			t.Fatalf("seed %d, inline below %d, plan:\n%s\n%v", seed, shardParallelMin, text, err)
 		}
 	}
@@ -263,4 +244,38 @@ func shardsOf(op operator) []operator {
 		out = append(out, sh.op)
 	}
 	return out
+}
+
+// randomFeed returns runSharded's next and commit over a randomRun's
+// random batches.
+func randomFeed(rng *rand.Rand) (next func(*Dataflow, uint64) Input, commit func(Input)) {
+	gen := &randomRun{inputs: map[repr.CollectionID][]repr.Update{}}
+	next = func(d *Dataflow, step uint64) Input {
+		gen.live = d
+		return Input{Updates: retimeBatch(gen.randomBatch(rng, step), step)}
+	}
+	commit = func(in Input) {
+		for c, us := range in.Updates {
+			gen.inputs[c] = retime(Consolidate(append(gen.inputs[c], us...)))
+		}
+	}
+	return next, commit
+}
+
+// windowFeed returns runSharded's next and commit over a windowRun's
+// random inputs with growing watermarks; Step last closes every window.
+func windowFeed(t *testing.T, rng *rand.Rand, last uint64) (next func(*Dataflow, uint64) Input, commit func(Input)) {
+	t.Helper()
+	base, err := dataflow.ParseRow("('2024-01-01 00:00:00')", []repr.T{repr.Timestamp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := &windowRun{wm: map[repr.CollectionID]int64{}, base: base[0].Micros(), inputs: map[repr.CollectionID][]repr.Update{}}
+	next = func(d *Dataflow, step uint64) Input {
+		gen.d = d
+		in := gen.randomInput(rng, step, step == last)
+		gen.dropNegative(in)
+		return in
+	}
+	return next, gen.committed
 }

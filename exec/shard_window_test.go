@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/exec/dataflow"
-	"github.com/eddydb/eddy/repr"
 )
 
 // TestShardedWindowFuncsEqualSingle is TestShardedEqualsSingle over the
@@ -30,16 +29,7 @@ func TestShardedWindowFuncsEqualSingle(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkWindowShards(t, p)
-		gen := &randomRun{inputs: map[repr.CollectionID][]repr.Update{}}
-		next := func(d *Dataflow, step uint64) Input {
-			gen.live = d
-			return Input{Updates: retimeBatch(gen.randomBatch(rng, step), step)}
-		}
-		commit := func(in Input) {
-			for c, us := range in.Updates {
-				gen.inputs[c] = retime(Consolidate(append(gen.inputs[c], us...)))
-			}
-		}
+		next, commit := randomFeed(rng)
 		if err := runSharded(p, rng, 30, next, commit); err != nil {
 			t.Fatalf("seed %d, inline below %d, plan:\n%s\n%v", seed, shardParallelMin, text, err)
 		}
