@@ -290,10 +290,7 @@ func TestSpilledIntervalJoinReadsOnlyTheOtherSide(t *testing.T) {
 		}
 		checkpoint(i + 1)
 	}
-	live := 0
-	for _, op := range shardsOf(r.sp.ops[3]) {
-		live += int(op.(*intervalJoin).sides[0].live)
-	}
+	live := liveBids(r.sp)
 	if live != 1 {
 		t.Errorf("%d bids arranged after closing all but one", live)
 	}
@@ -434,10 +431,7 @@ func TestSpilledCloseScansKeyRange(t *testing.T) {
 		}
 		r.sp.Flushed()
 	}
-	live := 0
-	for _, op := range shardsOf(r.sp.ops[3]) {
-		live += int(op.(*intervalJoin).sides[0].live)
-	}
+	live := liveBids(r.sp)
 	if live != 0 {
 		t.Errorf("%d bids arranged after the close, want none (every open bid stored)", live)
 	}
@@ -505,4 +499,14 @@ func TestInMemoryCloseBoundedPerStep(t *testing.T) {
 	if !maps.EqualFunc(r.memStore.m, r.spStore.m, func(a, b []byte) bool { return string(a) == string(b) }) {
 		t.Fatalf("stores differ once the bounded close caught up: %d keys, unbounded %d keys", len(r.memStore.m), len(r.spStore.m))
 	}
+}
+
+// liveBids counts the bids (side 0) that q7's interval join (node 3 of
+// d) keeps arranged, over all its shards.
+func liveBids(d *Dataflow) int {
+	live := 0
+	for _, op := range shardsOf(d.ops[3]) {
+		live += int(op.(*intervalJoin).sides[0].live)
+	}
+	return live
 }

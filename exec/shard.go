@@ -197,30 +197,17 @@ func (o *shardedOp) partition(ins [][]repr.Update) int {
 	}
 	for in, us := range ins {
 		total += len(us)
-		if in == 0 && o.passKeys {
-			o.partitionKeyed(us)
-			continue
-		}
+		keep := in == 0 && o.passKeys // the shard's operator takes its keys
 		for _, u := range us {
 			o.kbuf = o.key.inputKey(o.kbuf[:0], in, u.Row)
 			sh := o.shards[shardOf(o.kbuf, n)]
 			sh.ins[in] = append(sh.ins[in], u)
+			if keep {
+				sh.keys.add(o.kbuf)
+			}
 		}
 	}
 	return total
-}
-
-// partitionKeyed is partition of input 0 for an operator that takes its
-// keys from the partition: each shard keeps the key it was given by, so
-// a row's key is encoded once.
-func (o *shardedOp) partitionKeyed(us []repr.Update) {
-	n := len(o.shards)
-	for _, u := range us {
-		o.kbuf = o.key.inputKey(o.kbuf[:0], 0, u.Row)
-		sh := o.shards[shardOf(o.kbuf, n)]
-		sh.ins[0] = append(sh.ins[0], u)
-		sh.keys.add(o.kbuf)
-	}
 }
 
 // stepInline steps the shards one after the other with the Step's own

@@ -84,18 +84,10 @@ func (e *Engine) runPointPlan(pp *pointPlan, q *planner.Query, ctx *expr.Ctx, ws
 	if err != nil {
 		return nil, true, err
 	}
-	if err := growMemory(ctx, int64(len(out))*rowHeaderBytes); err != nil {
+	if rows, err = resultRows(ctx, q, out); err != nil {
 		return nil, true, err
 	}
-	if rows, err = expand(out); err != nil {
-		return nil, true, err
-	}
-	sortRows(rows, q.OrderBy)
-	rows = window(rows, q.Offset, q.Limit)
-	for i, r := range rows {
-		rows[i] = r[:len(q.Columns)]
-	}
-	return rows, true, nil
+	return trimRows(q, window(rows, q.Offset, q.Limit)), true, nil
 }
 
 // readPoint reads p's key ranges as insertions at the statement's time

@@ -89,6 +89,22 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 	if st != nil {
 		st.counts = df.RowCounts()
 	}
+	rows, err := resultRows(ctx, q, out)
+	if err != nil {
+		return nil, err
+	}
+	if len(q.Locks) == 0 {
+		rows = window(rows, q.Offset, q.Limit)
+	} else if rows, err = e.lockRows(q, rows, ws); err != nil {
+		return nil, err
+	}
+	return trimRows(q, rows), nil
+}
+
+// resultRows accounts the row headers of a query's consolidated output,
+// expands it by multiplicity and sorts it by q's ORDER BY: the rows a
+// query then windows (or locks) and trims.
+func resultRows(ctx *expr.Ctx, q *planner.Query, out []repr.Update) ([]repr.Row, error) {
 	if err := growMemory(ctx, int64(len(out))*rowHeaderBytes); err != nil {
 		return nil, err
 	}
@@ -97,15 +113,16 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 		return nil, err
 	}
 	sortRows(rows, q.OrderBy)
-	if len(q.Locks) == 0 {
-		rows = window(rows, q.Offset, q.Limit)
-	} else if rows, err = e.lockRows(q, rows, ws); err != nil {
-		return nil, err
-	}
+	return rows, nil
+}
+
+// trimRows cuts the columns past q's result columns (hidden sort keys)
+// off rows, in place.
+func trimRows(q *planner.Query, rows []repr.Row) []repr.Row {
 	for i, r := range rows {
 		rows[i] = r[:len(q.Columns)]
 	}
-	return rows, nil
+	return rows
 }
 
 // sharedPlan returns plan with its joins reading shared arrangements where
