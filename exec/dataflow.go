@@ -320,6 +320,16 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 		d.wm.derive(ctx, d.plan.Nodes[i].Inputs, i, op)
 	}
 	d.wm.end(d.plan.Output)
+	// The last operators' growth since the last report is reported too:
+	// otherwise a Step whose final operator is a large Reduce would leave
+	// most of its state unaccounted. It goes in the pieces a sharded node
+	// reports its growth in, so 1 and n workers are judged alike.
+	if s.mem != nil {
+		if err := s.accountPieces(); err != nil {
+			d.Rollback()
+			return nil, err
+		}
+	}
 	out := d.outs[d.plan.Output]
 	clear(d.outs)
 	if w != nil {

@@ -73,7 +73,7 @@ func TestMaintenancePressureSpills(t *testing.T) {
 	m.heap = func() (uint64, uint64) { return uint64(standing + m.reservedBytes()), gcs }
 	te.mustRun("CREATE TABLE t (k int, g int)")
 	te.mustRun("CREATE MATERIALIZED VIEW v AS SELECT g, count(*) AS n, min(k) AS lo FROM t GROUP BY g")
-	te.mustRun("INSERT INTO t SELECT i, i % 40000 FROM generate_series(1, 50000) i")
+	fillSpillTest(te)
 	te.e.SetCheckpointOptions(CheckpointOptions{}) // only the checkpoints asked for
 	standing, gcs = int64(limit)*45/100, 2
 	m.released.Store(0) // the set-up's commits are long gone
@@ -126,7 +126,7 @@ func TestRefusedQueryMakesRoom(t *testing.T) {
 	m.heap = func() (uint64, uint64) { return uint64(standing + m.reservedBytes()), gcs }
 	te.mustRun("CREATE TABLE t (k int, g int)")
 	te.mustRun("CREATE MATERIALIZED VIEW v AS SELECT g, count(*) AS n, min(k) AS lo FROM t GROUP BY g")
-	te.mustRun("INSERT INTO t SELECT i, i % 40000 FROM generate_series(1, 50000) i")
+	fillSpillTest(te)
 	te.e.SetCheckpointOptions(CheckpointOptions{}) // only the checkpoints asked for
 	// resident reads the engine unlocked: the test runs one statement at
 	// a time.
@@ -232,4 +232,13 @@ func TestRestartSettlesMemory(t *testing.T) {
 		t.Fatal("nothing spilled at start-up with the live heap past the spill point")
 	}
 	te.expect("SELECT count(*), sum(n) FROM v", "count | sum\n100 | 1000\nSELECT 1\n")
+}
+
+// fillSpillTest loads the spill tests' 50,000 rows in 40,000 groups in
+// five statements: each statement's result and its maintenance (the new
+// groups' state, all of it accounted) fit the tests' 64 MiB together.
+func fillSpillTest(te *testEngine) {
+	for lo := 1; lo <= 50000; lo += 10000 {
+		te.mustRun(fmt.Sprintf("INSERT INTO t SELECT i, i %% 40000 FROM generate_series(%d, %d) i", lo, lo+9999))
+	}
 }
