@@ -126,6 +126,7 @@ func init() {
 	catalogFn("txid_current", true, repr.Int8)
 	catalogFn("pg_current_xact_id", true, repr.Int8)
 	catalogFn("pg_backend_pid", true, i4)
+	catalogFn("pg_blocking_pids", true, repr.ArrayOf(i4), i4)
 	catalogFn("pg_cancel_backend", true, b, i4)
 	catalogFn("pg_terminate_backend", true, b, i4)
 	catalogFn("pg_terminate_backend", true, b, i4, repr.Int8)

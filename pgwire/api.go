@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"time"
@@ -81,6 +82,9 @@ type IdleLimiter interface {
 type Backend struct {
 	PID        uint32
 	ClientAddr net.Addr
+	// TLS is the connection's TLS state after its handshake, nil for a
+	// plaintext connection (pg_stat_ssl shows it).
+	TLS *tls.ConnectionState
 	// Cancel cancels the statement the connection is running, if any, as
 	// a CancelRequest does (57014).
 	Cancel func()

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"maps"
 	"net"
@@ -33,10 +34,12 @@ type conn struct {
 	// tls is set once the connection switched to TLS; user is the
 	// startup packet's user; slot and role say what the connection counts
 	// against (limits.go, under srv.mu).
-	tls  bool
-	user string
-	slot bool
-	role string
+	tls bool
+	// tlsState is the TLS handshake's result (nil: plaintext).
+	tlsState *tls.ConnectionState
+	user     string
+	slot     bool
+	role     string
 
 	sess Session
 

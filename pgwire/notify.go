@@ -22,6 +22,7 @@ func (c *conn) backend() Backend {
 	return Backend{
 		PID:        c.pid,
 		ClientAddr: c.nc.RemoteAddr(),
+		TLS:        c.tlsState,
 		Cancel:     c.cancelStatement,
 		Terminate:  c.shutdown,
 		Notify:     c.queueNotification,

@@ -94,6 +94,8 @@ func (c *conn) negotiateTLS() bool {
 		return false
 	}
 	c.tls = true
+	st := tc.ConnectionState()
+	c.tlsState = &st
 	c.be = pgproto3.NewBackend(tc, tc)
 	c.be.SetMaxBodyLen(c.srv.MaxMessageSize)
 	return true

@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
+	"strings"
 
 	"github.com/eddydb/eddy/pgwire"
 	"github.com/eddydb/eddy/sql"
@@ -172,6 +174,9 @@ func (s session) SetBackend(b pgwire.Backend) {
 			return sqlPortal(p)
 		}
 	}
+	if b.TLS != nil {
+		sb.TLS = tlsInfo(b.TLS)
+	}
 	if a, ok := b.ClientAddr.(*net.TCPAddr); ok {
 		sb.ClientAddr, sb.ClientPort = a.IP.String(), int32(a.Port)
 	}
@@ -184,4 +189,17 @@ func (s session) SetBackend(b pgwire.Backend) {
 		}
 	}
 	s.Session.SetBackend(sb)
+}
+
+// tlsInfo is pg_stat_ssl's view of a connection's TLS: the version as
+// OpenSSL (so PostgreSQL) spells it ("TLSv1.3"), the cipher suite's IANA
+// name (for TLS 1.3 also OpenSSL's) and its key bits.
+func tlsInfo(st *tls.ConnectionState) sql.TLSInfo {
+	version := strings.Replace(tls.VersionName(st.Version), "TLS 1.", "TLSv1.", 1)
+	bits := 128
+	name := tls.CipherSuiteName(st.CipherSuite)
+	if strings.Contains(name, "AES_256") || strings.Contains(name, "CHACHA20") {
+		bits = 256
+	}
+	return sql.TLSInfo{Version: version, Cipher: name, Bits: bits}
 }

@@ -21,9 +21,12 @@ type Backend struct {
 	// ClientPort is -1.
 	ClientAddr string
 	ClientPort int32
-	Cancel     func()
-	Terminate  func()
-	Notify     func(Notification)
+	// TLS is the connection's TLS state (pg_stat_ssl); Version is ""
+	// for a plaintext connection.
+	TLS       TLSInfo
+	Cancel    func()
+	Terminate func()
+	Notify    func(Notification)
 	// Notice sends a NoticeResponse at once, in the middle of a statement
 	// (a long backfill's progress). Only the session's own goroutine
 	// calls it, while it runs a statement; nil means none.
@@ -37,6 +40,13 @@ type Backend struct {
 	// protoportal.go); same rules as HasPortal.
 	Portal      func(name string) (*Portal, bool)
 	ClosePortal func(name string) bool
+}
+
+// TLSInfo is what pg_stat_ssl shows of a connection's TLS: the protocol
+// version ("TLSv1.3"), the cipher suite and its key bits.
+type TLSInfo struct {
+	Version, Cipher string
+	Bits            int
 }
 
 // Notification is a NOTIFY delivered to a listening session.
@@ -176,6 +186,43 @@ func (s *Session) activityRow() map[string]repr.Datum {
 		row["client_addr"] = repr.NewText(s.backend.ClientAddr)
 	}
 	return row
+}
+
+// blockingPIDs is pg_blocking_pids(pid): the sessions that hold what the
+// session with pid waits for. The txGate is the only lock a statement
+// waits on (ddltxn.go): a session waiting there is blocked by the gate's
+// owner or, waiting to own it, by every session running a statement
+// without waiting itself (they hold its shared slots). Empty when pid
+// waits for nothing or is no session's.
+func (e *Engine) blockingPIDs(pid int32) repr.Datum {
+	t := e.backends.get(pid)
+	var out []repr.Datum
+	if t == nil || !t.lockWait.Load() {
+		return repr.NewArray(out)
+	}
+	e.gate.mu.Lock()
+	owner := e.gate.owner
+	e.gate.mu.Unlock()
+	for _, s := range e.backends.list() {
+		switch {
+		case s == t || s.backend.PID == 0:
+		case owner != nil && owner != t:
+			if s == owner {
+				out = append(out, repr.NewInt(int64(s.backend.PID)))
+			}
+		case !s.lockWait.Load() && s.running():
+			out = append(out, repr.NewInt(int64(s.backend.PID)))
+		}
+	}
+	return repr.NewArray(out)
+}
+
+// running reports whether the session is running a statement; any
+// goroutine may ask.
+func (s *Session) running() bool {
+	s.act.mu.Lock()
+	defer s.act.mu.Unlock()
+	return s.act.state == "active"
 }
 
 // tsOrNull is a timestamptz, NULL for the zero time.

@@ -109,6 +109,7 @@ var sysTypeAliases = map[string]string{
 	"information_schema.sql_identifier": "name", "information_schema.cardinal_number": "integer",
 	"information_schema.character_data": "character varying", "information_schema.yes_or_no": "character varying(3)",
 	"information_schema.time_stamp": "timestamp with time zone",
+	"pg_ndistinct":                  "text", "pg_dependencies": "text", "pg_mcv_list": "text", "pg_statistic[]": "text",
 }
 
 // parseSysCols parses a column list of defSysRel.

@@ -309,6 +309,9 @@ var sessionFuncs = map[string]sessionFunc{
 	"pg_backend_pid": func(c sessionCatalog, _ []repr.Datum) (repr.Datum, error) {
 		return repr.NewInt(int64(c.s.backend.PID)), nil
 	},
+	"pg_blocking_pids": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
+		return c.s.e.blockingPIDs(int32(a[0].Int())), nil
+	},
 	"pg_cancel_backend": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
 		return c.s.signalBackend(a[0].Int(), func(t *Session) func() { return t.backend.Cancel }), nil
 	},

@@ -205,6 +205,13 @@ func rowsInfoTableConstraints(s *sysSnap) []repr.Row {
 		}
 		out = append(out, r.row(row))
 	})
+	s.notNullConstraints(func(ri *relInfo, _ ColumnDef, name string) {
+		ns := nameD(s.cat.namespaceName(ri.ns))
+		out = append(out, r.row(map[string]repr.Datum{"constraint_catalog": nameD(s.database()), "constraint_schema": ns,
+			"constraint_name": nameD(name), "table_catalog": nameD(s.database()), "table_schema": ns, "table_name": nameD(ri.name),
+			"constraint_type": repr.NewText("CHECK"), "is_deferrable": yesNo(false), "initially_deferred": yesNo(false),
+			"enforced": yesNo(true), "nulls_distinct": repr.Null}))
+	})
 	return out
 }
 

@@ -29,6 +29,10 @@ func init() {
 	defSysRel(115, 12014, nsPgCatalog, "pg_user", true,
 		"usename name, usesysid oid, usecreatedb boolean, usesuper boolean, userepl boolean, usebypassrls boolean, passwd text, valuntil timestamp with time zone, useconfig text[]",
 		rowsUser)
+	defSysRel(517, 12005, nsPgCatalog, "pg_shadow", true,
+		"usename name, usesysid oid, usecreatedb boolean, usesuper boolean, userepl boolean, usebypassrls boolean, passwd text, valuntil timestamp with time zone, useconfig text[]",
+		func(s *sysSnap) []repr.Row { return loginRoles(s, "pg_shadow") })
+	defSysRel(505, 12010, nsPgCatalog, "pg_group", true, "groname name, grosysid oid, grolist oid[]", rowsGroup)
 	defSysRel(116, 1261, nsPgCatalog, "pg_auth_members", false, "roleid oid, member oid, grantor oid, admin_option boolean", rowsAuthMembers)
 	defSysRel(117, 3456, nsPgCatalog, "pg_collation", false,
 		"oid oid, collname name, collnamespace oid, collowner oid, collprovider \"char\", collisdeterministic boolean, collencoding integer, collcollate text, collctype text, colliculocale text, collversion text",
@@ -221,7 +225,15 @@ func (s *sysSnap) readerIsSuperuser() bool {
 
 // rowsUser lists the roles that can log in, as pg_user.
 func rowsUser(s *sysSnap) []repr.Row {
-	r := sysRelsByName["pg_catalog.pg_user"]
+	return loginRoles(s, "pg_user")
+}
+
+// loginRoles lists the roles that can log in as pg_user (password
+// hidden) or pg_shadow (the stored verifier, shown to a superuser, as
+// only superusers may read pg_shadow in PostgreSQL) present them.
+func loginRoles(s *sysSnap, rel string) []repr.Row {
+	r := sysRelsByName["pg_catalog."+rel]
+	super := s.readerIsSuperuser()
 	var out []repr.Row
 	for _, role := range s.e.allRoles() {
 		if !role.Login {
@@ -230,10 +242,40 @@ func rowsUser(s *sysSnap) []repr.Row {
 		vals := map[string]repr.Datum{"usename": nameD(role.Name), "usesysid": oidD(role.OID),
 			"usecreatedb": boolD(role.CreateDB), "usesuper": boolD(role.Super), "userepl": boolD(role.Replication),
 			"usebypassrls": boolD(role.BypassRLS), "passwd": repr.NewText("********")}
+		if rel == "pg_shadow" {
+			vals["passwd"] = repr.Null
+			if role.Password != "" && super {
+				vals["passwd"] = repr.NewText(role.Password)
+			}
+		}
 		if !role.ValidUntil.IsZero() {
 			vals["valuntil"] = repr.NewTimestampTZ(repr.TimeToTimestamp(role.ValidUntil))
 		}
 		out = append(out, r.row(vals))
+	}
+	return out
+}
+
+// rowsGroup lists the roles that cannot log in with their members, as
+// PostgreSQL's pg_group view of pg_authid does.
+func rowsGroup(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_group"]
+	roles := s.e.allRoles()
+	var out []repr.Row
+	for _, g := range roles {
+		if g.Login {
+			continue
+		}
+		var members []repr.Datum
+		for _, m := range roles {
+			for _, ms := range m.MemberOf {
+				if ms.Role == g.OID {
+					members = append(members, oidD(m.OID))
+				}
+			}
+		}
+		out = append(out, r.row(map[string]repr.Datum{"groname": nameD(g.Name), "grosysid": oidD(g.OID),
+			"grolist": repr.NewArray(members)}))
 	}
 	return out
 }

@@ -10,10 +10,10 @@ import (
 
 func init() {
 	cols := "grantor information_schema.sql_identifier, grantee information_schema.sql_identifier, table_catalog information_schema.sql_identifier, table_schema information_schema.sql_identifier, table_name information_schema.sql_identifier, privilege_type information_schema.character_data, is_grantable information_schema.yes_or_no, with_hierarchy information_schema.yes_or_no"
-	defSysRel(311, 13473, nsInfoSchema, "table_privileges", true, cols, func(s *sysSnap) []repr.Row {
+	defSysRel(311, 13416, nsInfoSchema, "table_privileges", true, cols, func(s *sysSnap) []repr.Row {
 		return rowsTablePrivileges(s, "information_schema.table_privileges", true)
 	})
-	defSysRel(312, 13417, nsInfoSchema, "role_table_grants", true, cols, func(s *sysSnap) []repr.Row {
+	defSysRel(312, 13421, nsInfoSchema, "role_table_grants", true, cols, func(s *sysSnap) []repr.Row {
 		return rowsTablePrivileges(s, "information_schema.role_table_grants", false)
 	})
 	defSysRel(313, 13285, nsInfoSchema, "column_privileges", true,

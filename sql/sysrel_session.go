@@ -11,10 +11,10 @@ import (
 // statements and its cursors.
 
 func init() {
-	defSysRel(471, 12100, nsPgCatalog, "pg_prepared_statements", true,
+	defSysRel(471, 12095, nsPgCatalog, "pg_prepared_statements", true,
 		"name text, statement text, prepare_time timestamp with time zone, parameter_types regtype[], from_sql boolean, generic_plans bigint, custom_plans bigint",
 		rowsPreparedStatements)
-	defSysRel(472, 12096, nsPgCatalog, "pg_cursors", true,
+	defSysRel(472, 12077, nsPgCatalog, "pg_cursors", true,
 		"name text, statement text, is_holdable boolean, is_binary boolean, is_scrollable boolean, creation_time timestamp with time zone",
 		rowsCursors)
 }

@@ -124,6 +124,11 @@ func TestAuthTLS(t *testing.T) {
 	if got := psqlAs(t, base+"?sslmode=require", "", "SELECT 2"); got != "2" {
 		t.Fatalf("psql require: %q", got)
 	}
+	// pg_stat_ssl shows the connection's TLS as libpq negotiated it.
+	ssl := "SELECT s.ssl, s.version, s.cipher LIKE 'TLS_%', s.bits >= 128 FROM pg_stat_ssl s WHERE s.pid = pg_backend_pid()"
+	if got := psqlAs(t, verify, "", ssl); got != "t|TLSv1.3|t|t" {
+		t.Fatalf("pg_stat_ssl over TLS: %q", got)
+	}
 	want := `FATAL:  no pg_hba.conf entry for host "127.0.0.1", user "eddy", database "eddy", no encryption`
 	if got := psqlAs(t, base+"?sslmode=disable", "", "SELECT 3"); !strings.Contains(got, want) {
 		t.Fatalf("plaintext with --tls-required: %q", got)

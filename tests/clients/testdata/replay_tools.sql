@@ -625,3 +625,573 @@ EXPLAIN (FORMAT XML,ANALYZE,VERBOSE) SELECT customer_id, count(*) FROM orders GR
 -- client: dbeaver explain (servers without XML plans: EXPLAIN VERBOSE, parsed by its "->  " indentation)
 EXPLAIN VERBOSE SELECT * FROM big_orders WHERE customer_id = 1
 ;;
+
+-- Drivers' and pgAdmin's dashboard queries (asyncpg, Npgsql and pgcli as in
+-- their source: asyncpg/introspection.py, Npgsql's PostgresDatabaseInfo.cs,
+-- pgcli/pgexecute.py), and the information_schema and statistics views
+-- they and other tools read.
+
+-- client: pgadmin dashboard (dashboard_stats.sql: session, tps, ti, to and bio charts of this database)
+/*pga4dash*/
+SELECT 'session_stats' AS chart_name, pg_catalog.row_to_json(t) AS chart_data
+FROM (SELECT
+   (SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE datname = (SELECT datname FROM pg_catalog.pg_database WHERE oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()))) AS "Total",
+   (SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE state = 'active' AND datname = (SELECT datname FROM pg_catalog.pg_database WHERE oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())))  AS "Active",
+   (SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE state = 'idle' AND datname = (SELECT datname FROM pg_catalog.pg_database WHERE oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())))  AS "Idle"
+) t
+UNION ALL
+SELECT 'tps_stats' AS chart_name, pg_catalog.row_to_json(t) AS chart_data
+FROM (SELECT
+   (SELECT sum(xact_commit) + sum(xact_rollback) FROM pg_catalog.pg_stat_database WHERE datname = (SELECT datname FROM pg_catalog.pg_database WHERE oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()))) AS "Transactions",
+   (SELECT sum(xact_commit) FROM pg_catalog.pg_stat_database WHERE datname = (SELECT datname FROM pg_catalog.pg_database WHERE oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()))) AS "Commits",
+   (SELECT sum(xact_rollback) FROM pg_catalog.pg_stat_database WHERE datname = (SELECT datname FROM pg_catalog.pg_database WHERE oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()))) AS "Rollbacks"
+) t
+UNION ALL
+SELECT 'ti_stats' AS chart_name, pg_catalog.row_to_json(t) AS chart_data
+FROM (SELECT
+   (SELECT sum(tup_inserted) FROM pg_catalog.pg_stat_database) AS "Inserts",
+   (SELECT sum(tup_updated) FROM pg_catalog.pg_stat_database) AS "Updates",
+   (SELECT sum(tup_deleted) FROM pg_catalog.pg_stat_database) AS "Deletes"
+) t
+UNION ALL
+SELECT 'to_stats' AS chart_name, pg_catalog.row_to_json(t) AS chart_data
+FROM (SELECT
+   (SELECT sum(tup_fetched) FROM pg_catalog.pg_stat_database) AS "Fetched",
+   (SELECT sum(tup_returned) FROM pg_catalog.pg_stat_database) AS "Returned"
+) t
+UNION ALL
+SELECT 'bio_stats' AS chart_name, pg_catalog.row_to_json(t) AS chart_data
+FROM (SELECT
+   (SELECT sum(blks_read) FROM pg_catalog.pg_stat_database) AS "Reads",
+   (SELECT sum(blks_hit) FROM pg_catalog.pg_stat_database) AS "Hits"
+) t
+;;
+
+-- client: pgadmin dashboard (activity.sql, the sessions of this database)
+/*pga4dash*/
+SELECT
+    pid,
+    datname,
+    usename,
+    application_name,
+    client_addr,
+    pg_catalog.to_char(backend_start, 'YYYY-MM-DD HH24:MI:SS TZ') AS backend_start,
+    state,
+    wait_event_type || ': ' || wait_event AS wait_event,
+    array_to_string(pg_catalog.pg_blocking_pids(pid), ', ') AS blocking_pids,
+    query,
+    pg_catalog.to_char(state_change, 'YYYY-MM-DD HH24:MI:SS TZ') AS state_change,
+    pg_catalog.to_char(query_start, 'YYYY-MM-DD HH24:MI:SS TZ') AS query_start,
+    pg_catalog.to_char(xact_start, 'YYYY-MM-DD HH24:MI:SS TZ') AS xact_start,
+    backend_type,
+    CASE WHEN state = 'active' THEN ROUND((extract(epoch from now() - query_start) / 60)::numeric, 2) ELSE 0 END AS active_since
+FROM
+    pg_catalog.pg_stat_activity
+WHERE
+    datname = (SELECT datname FROM pg_catalog.pg_database WHERE oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()))
+ORDER BY pid
+;;
+
+-- client: pgadmin dashboard (locks.sql)
+/*pga4dash*/
+SELECT
+    pid,
+    locktype,
+    datname,
+    relation::regclass,
+    page,
+    tuple,
+    virtualxid
+    transactionid,
+    classid::regclass,
+    objid,
+    objsubid,
+    virtualtransaction,
+    mode,
+    granted,
+    fastpath
+FROM
+    pg_catalog.pg_locks l
+    LEFT OUTER JOIN pg_catalog.pg_database d ON (l.database = d.oid)
+WHERE
+    datname = (SELECT datname FROM pg_catalog.pg_database WHERE oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())) AND l.pid <> pg_backend_pid()
+ORDER BY
+    pid, locktype
+;;
+
+-- client: pgadmin dashboard (prepared.sql)
+-- compare
+/*pga4dash*/
+SELECT
+    gid,
+    database,
+    owner,
+    transaction,
+    pg_catalog.to_char(prepared, 'YYYY-MM-DD HH24:MI:SS TZ') AS prepared
+FROM
+    pg_catalog.pg_prepared_xacts
+WHERE
+    database = (SELECT datname FROM pg_catalog.pg_database WHERE oid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()))
+ORDER BY
+    gid, database, owner
+;;
+
+-- client: pgadmin dashboard (config.sql)
+/*pga4dash*/
+SELECT
+    name,
+    category,
+    setting,
+    unit,
+    short_desc
+FROM
+    pg_catalog.pg_show_all_settings()
+ORDER BY
+    category
+;;
+
+-- client: pgadmin dashboard (replication_slots.sql, replication_stats.sql)
+-- compare
+/*pga4dash*/
+SELECT slot_name, slot_type, active, active_pid, wal_status FROM pg_catalog.pg_replication_slots
+UNION ALL
+SELECT application_name, state, sync_state = 'sync', pid, client_addr::text FROM pg_catalog.pg_stat_replication
+;;
+
+-- client: asyncpg (introspection.py INTRO_LOOKUP_TYPES_13: the types of a statement's columns)
+-- params: ["{16,23,1007,25,1043,1700}"]
+-- compare
+WITH RECURSIVE typeinfo_tree(
+    oid, ns, name, kind, basetype, elemtype, elemdelim,
+    range_subtype, attrtypoids, attrnames, depth)
+AS (
+    SELECT
+        ti.oid, ti.ns, ti.name, ti.kind, ti.basetype,
+        ti.elemtype, ti.elemdelim, ti.range_subtype,
+        ti.attrtypoids, ti.attrnames, 0
+    FROM
+            (
+        SELECT
+            t.oid                           AS oid,
+            ns.nspname                      AS ns,
+            t.typname                       AS name,
+            t.typtype                       AS kind,
+            (CASE WHEN t.typtype = 'd' THEN
+                (WITH RECURSIVE typebases(oid, depth) AS (
+                    SELECT
+                        t2.typbasetype      AS oid,
+                        0                   AS depth
+                    FROM
+                        pg_type t2
+                    WHERE
+                        t2.oid = t.oid
+
+                    UNION ALL
+
+                    SELECT
+                        t2.typbasetype      AS oid,
+                        tb.depth + 1        AS depth
+                    FROM
+                        pg_type t2,
+                        typebases tb
+                    WHERE
+                       tb.oid = t2.oid
+                       AND t2.typbasetype != 0
+               ) SELECT oid FROM typebases ORDER BY depth DESC LIMIT 1)
+
+               ELSE NULL
+            END)                            AS basetype,
+            t.typelem                       AS elemtype,
+            elem_t.typdelim                 AS elemdelim,
+            COALESCE(
+                range_t.rngsubtype,
+                multirange_t.rngsubtype)    AS range_subtype,
+            (CASE WHEN t.typtype = 'c' THEN
+                (SELECT
+                    array_agg(ia.atttypid ORDER BY ia.attnum)
+                FROM
+                    pg_attribute ia
+                    INNER JOIN pg_class c
+                        ON (ia.attrelid = c.oid)
+                WHERE
+                    ia.attnum > 0 AND NOT ia.attisdropped
+                    AND c.reltype = t.oid)
+
+                ELSE NULL
+            END)                            AS attrtypoids,
+            (CASE WHEN t.typtype = 'c' THEN
+                (SELECT
+                    array_agg(ia.attname::text ORDER BY ia.attnum)
+                FROM
+                    pg_attribute ia
+                    INNER JOIN pg_class c
+                        ON (ia.attrelid = c.oid)
+                WHERE
+                    ia.attnum > 0 AND NOT ia.attisdropped
+                    AND c.reltype = t.oid)
+
+                ELSE NULL
+            END)                            AS attrnames
+        FROM
+            pg_catalog.pg_type AS t
+            INNER JOIN pg_catalog.pg_namespace ns ON (
+                ns.oid = t.typnamespace)
+            LEFT JOIN pg_type elem_t ON (
+                t.typlen = -1 AND
+                t.typelem != 0 AND
+                t.typelem = elem_t.oid
+            )
+            LEFT JOIN pg_range range_t ON (
+                t.oid = range_t.rngtypid
+            )
+            LEFT JOIN pg_range multirange_t ON (
+                t.oid = multirange_t.rngmultitypid
+            )
+    )
+ AS ti
+    WHERE
+        ti.oid = any($1::oid[])
+
+    UNION ALL
+
+    SELECT
+        ti.oid, ti.ns, ti.name, ti.kind, ti.basetype,
+        ti.elemtype, ti.elemdelim, ti.range_subtype,
+        ti.attrtypoids, ti.attrnames, tt.depth + 1
+    FROM
+            (
+        SELECT
+            t.oid                           AS oid,
+            ns.nspname                      AS ns,
+            t.typname                       AS name,
+            t.typtype                       AS kind,
+            (CASE WHEN t.typtype = 'd' THEN
+                (WITH RECURSIVE typebases(oid, depth) AS (
+                    SELECT
+                        t2.typbasetype      AS oid,
+                        0                   AS depth
+                    FROM
+                        pg_type t2
+                    WHERE
+                        t2.oid = t.oid
+
+                    UNION ALL
+
+                    SELECT
+                        t2.typbasetype      AS oid,
+                        tb.depth + 1        AS depth
+                    FROM
+                        pg_type t2,
+                        typebases tb
+                    WHERE
+                       tb.oid = t2.oid
+                       AND t2.typbasetype != 0
+               ) SELECT oid FROM typebases ORDER BY depth DESC LIMIT 1)
+
+               ELSE NULL
+            END)                            AS basetype,
+            t.typelem                       AS elemtype,
+            elem_t.typdelim                 AS elemdelim,
+            COALESCE(
+                range_t.rngsubtype,
+                multirange_t.rngsubtype)    AS range_subtype,
+            (CASE WHEN t.typtype = 'c' THEN
+                (SELECT
+                    array_agg(ia.atttypid ORDER BY ia.attnum)
+                FROM
+                    pg_attribute ia
+                    INNER JOIN pg_class c
+                        ON (ia.attrelid = c.oid)
+                WHERE
+                    ia.attnum > 0 AND NOT ia.attisdropped
+                    AND c.reltype = t.oid)
+
+                ELSE NULL
+            END)                            AS attrtypoids,
+            (CASE WHEN t.typtype = 'c' THEN
+                (SELECT
+                    array_agg(ia.attname::text ORDER BY ia.attnum)
+                FROM
+                    pg_attribute ia
+                    INNER JOIN pg_class c
+                        ON (ia.attrelid = c.oid)
+                WHERE
+                    ia.attnum > 0 AND NOT ia.attisdropped
+                    AND c.reltype = t.oid)
+
+                ELSE NULL
+            END)                            AS attrnames
+        FROM
+            pg_catalog.pg_type AS t
+            INNER JOIN pg_catalog.pg_namespace ns ON (
+                ns.oid = t.typnamespace)
+            LEFT JOIN pg_type elem_t ON (
+                t.typlen = -1 AND
+                t.typelem != 0 AND
+                t.typelem = elem_t.oid
+            )
+            LEFT JOIN pg_range range_t ON (
+                t.oid = range_t.rngtypid
+            )
+            LEFT JOIN pg_range multirange_t ON (
+                t.oid = multirange_t.rngmultitypid
+            )
+    )
+ ti,
+        typeinfo_tree tt
+    WHERE
+        (tt.elemtype IS NOT NULL AND ti.oid = tt.elemtype)
+        OR (tt.attrtypoids IS NOT NULL AND ti.oid = any(tt.attrtypoids))
+        OR (tt.range_subtype IS NOT NULL AND ti.oid = tt.range_subtype)
+        OR (tt.basetype IS NOT NULL AND ti.oid = tt.basetype)
+)
+
+SELECT DISTINCT
+    *,
+    basetype::regtype::text AS basetype_name,
+    elemtype::regtype::text AS elemtype_name,
+    range_subtype::regtype::text AS range_subtype_name
+FROM
+    typeinfo_tree
+ORDER BY
+    depth DESC
+;;
+
+-- client: npgsql (PostgresDatabaseInfo GenerateLoadTypesQuery, ranges and multiranges, type categories)
+SELECT ns.nspname, t.oid, t.typname, t.typtype, t.typnotnull, t.elemtypoid
+FROM (
+    -- Arrays have typtype=b - this subquery identifies them by their typreceive and converts their typtype to a
+    -- We first do this for the type (innerest-most subquery), and then for its element type
+    -- This also returns the array element, range subtype and domain base type as elemtypoid
+    SELECT
+        typ.oid, typ.typnamespace, typ.typname, typ.typtype, typ.typrelid, typ.typnotnull, typ.relkind,
+        elemtyp.oid AS elemtypoid, elemtyp.typname AS elemtypname, elemcls.relkind AS elemrelkind,
+        CASE WHEN elemproc.proname='array_recv' THEN 'a' ELSE elemtyp.typtype END AS elemtyptype
+        , typ.typcategory
+    FROM (
+        SELECT typ.oid, typnamespace, typname, typrelid, typnotnull, relkind, typelem AS elemoid,
+            CASE WHEN proc.proname='array_recv' THEN 'a' ELSE typ.typtype END AS typtype,
+            CASE
+                WHEN proc.proname='array_recv' THEN typ.typelem
+                WHEN typ.typtype='r' THEN rngsubtype
+                WHEN typ.typtype='m' THEN (SELECT rngtypid FROM pg_range WHERE rngmultitypid = typ.oid)
+                WHEN typ.typtype='d' THEN typ.typbasetype
+            END AS elemtypoid
+            , typ.typcategory
+        FROM pg_type AS typ
+        LEFT JOIN pg_class AS cls ON (cls.oid = typ.typrelid)
+        LEFT JOIN pg_proc AS proc ON proc.oid = typ.typreceive
+        LEFT JOIN pg_range ON (pg_range.rngtypid = typ.oid)
+    ) AS typ
+    LEFT JOIN pg_type AS elemtyp ON elemtyp.oid = elemtypoid
+    LEFT JOIN pg_class AS elemcls ON (elemcls.oid = elemtyp.typrelid)
+    LEFT JOIN pg_proc AS elemproc ON elemproc.oid = elemtyp.typreceive
+) AS t
+JOIN pg_namespace AS ns ON (ns.oid = typnamespace)
+WHERE
+    
+    (typtype IN ('b', 'r', 'm', 'e', 'd') OR -- Base, range, multirange, enum, domain
+    (typtype = 'c' AND relkind='c') OR -- User-defined free-standing composites (not table composites) by default
+    (typtype = 'p' AND typname IN ('record', 'void', 'unknown')) OR -- Some special supported pseudo-types
+    (typtype = 'a' AND (  -- Array of...
+        elemtyptype IN ('b', 'r', 'm', 'e', 'd') OR -- Array of base, range, multirange, enum, domain
+        (elemtyptype = 'p' AND elemtypname IN ('record', 'void')) OR -- Arrays of special supported pseudo-types
+        (elemtyptype = 'c' AND elemrelkind='c') -- Array of user-defined free-standing composites (not table composites) by default
+    )))
+ORDER BY CASE
+       WHEN typtype IN ('b', 'e', 'p') THEN 0           -- First base types, enums, pseudo-types
+       WHEN typtype = 'c' THEN 1                        -- Composites after (fields loaded later in 2nd pass)
+       WHEN typtype = 'r' THEN 2                        -- Ranges after
+       WHEN typtype = 'm' THEN 3                        -- Multiranges after
+       WHEN typtype = 'd' AND elemtyptype <> 'a' THEN 4 -- Domains over non-arrays after
+       WHEN typtype = 'a' THEN 5                        -- Arrays after
+       WHEN typtype = 'd' AND elemtyptype = 'a' THEN 6  -- Domains over arrays last
+END
+;;
+
+-- client: npgsql (GenerateLoadCompositeTypesQuery)
+-- compare
+-- Load field definitions for (free-standing) composite types
+SELECT typ.oid, att.attname, att.atttypid
+FROM pg_type AS typ
+JOIN pg_namespace AS ns ON (ns.oid = typ.typnamespace)
+JOIN pg_class AS cls ON (cls.oid = typ.typrelid)
+JOIN pg_attribute AS att ON (att.attrelid = typ.typrelid)
+WHERE
+  (typ.typtype = 'c' AND cls.relkind='c') AND
+  
+  attnum > 0 AND     -- Don't load system attributes
+  NOT attisdropped
+ORDER BY typ.oid, att.attnum
+;;
+
+-- client: npgsql (GenerateLoadEnumFieldsQuery)
+-- compare
+-- Load enum fields
+SELECT typ.oid, enumlabel
+FROM pg_enum
+JOIN pg_type AS typ ON typ.oid = enumtypid
+JOIN pg_namespace AS ns ON ns.oid = typ.typnamespace
+
+ORDER BY oid, enumsortorder
+;;
+
+-- client: pgcli (search_path_query)
+-- compare
+SELECT * FROM unnest(current_schemas(true))
+;;
+
+-- client: pgcli (tables_query, kinds r, p, f)
+-- compare
+SELECT  n.nspname schema_name,
+                c.relname table_name
+        FROM    pg_catalog.pg_class c
+                LEFT JOIN pg_catalog.pg_namespace n
+                    ON n.oid = c.relnamespace
+        WHERE   c.relkind = ANY(ARRAY['r','p','f'])
+        ORDER BY 1,2
+;;
+
+-- client: pgcli (view_definition_query)
+-- compare
+WITH v AS (SELECT 'big_orders'::pg_catalog.regclass::pg_catalog.oid AS v_oid)
+        SELECT nspname, relname, relkind,
+               pg_catalog.pg_get_viewdef(c.oid, true),
+               array_remove(array_remove(c.reloptions,'check_option=local'),
+                            'check_option=cascaded') AS reloptions,
+               CASE
+                 WHEN 'check_option=local' = ANY (c.reloptions) THEN 'LOCAL'::text
+                 WHEN 'check_option=cascaded' = ANY (c.reloptions) THEN 'CASCADED'::text
+                 ELSE NULL
+               END AS checkoption
+        FROM pg_catalog.pg_class c
+        LEFT JOIN pg_catalog.pg_namespace n ON (c.relnamespace = n.oid)
+        JOIN v ON (c.oid = v.v_oid)
+;;
+
+-- client: pgcli (columns_query, kinds v and m, schema public)
+-- compare
+SELECT  nsp.nspname schema_name,
+                        cls.relname table_name,
+                        att.attname column_name,
+                        att.atttypid::regtype::text type_name,
+                        att.atthasdef AS has_default,
+                        pg_catalog.pg_get_expr(def.adbin, def.adrelid, true) as default
+                FROM    pg_catalog.pg_attribute att
+                        INNER JOIN pg_catalog.pg_class cls
+                            ON att.attrelid = cls.oid
+                        INNER JOIN pg_catalog.pg_namespace nsp
+                            ON cls.relnamespace = nsp.oid
+                        LEFT OUTER JOIN pg_attrdef def
+                            ON def.adrelid = att.attrelid
+                            AND def.adnum = att.attnum
+                WHERE   cls.relkind = ANY(ARRAY['v','m']) AND nsp.nspname = 'public'
+                        AND NOT att.attisdropped
+                        AND att.attnum  > 0
+                ORDER BY 1, 2, att.attnum
+;;
+
+-- client: pgcli (foreignkeys)
+-- compare
+SELECT s_p.nspname AS parentschema,
+                       t_p.relname AS parenttable,
+                       unnest((
+                        select
+                            array_agg(attname ORDER BY i)
+                        from
+                            (select unnest(confkey) as attnum, generate_subscripts(confkey, 1) as i) x
+                            JOIN pg_catalog.pg_attribute c USING(attnum)
+                            WHERE c.attrelid = fk.confrelid
+                        )) AS parentcolumn,
+                       s_c.nspname AS childschema,
+                       t_c.relname AS childtable,
+                       unnest((
+                        select
+                            array_agg(attname ORDER BY i)
+                        from
+                            (select unnest(conkey) as attnum, generate_subscripts(conkey, 1) as i) x
+                            JOIN pg_catalog.pg_attribute c USING(attnum)
+                            WHERE c.attrelid = fk.conrelid
+                        )) AS childcolumn
+                FROM pg_catalog.pg_constraint fk
+                JOIN pg_catalog.pg_class      t_p ON t_p.oid = fk.confrelid
+                JOIN pg_catalog.pg_namespace  s_p ON s_p.oid = t_p.relnamespace
+                JOIN pg_catalog.pg_class      t_c ON t_c.oid = fk.conrelid
+                JOIN pg_catalog.pg_namespace  s_c ON s_c.oid = t_c.relnamespace
+                WHERE fk.contype = 'f'
+;;
+
+-- client: pgcli (datatypes, PostgreSQL 9.2 and later)
+-- compare
+SELECT n.nspname schema_name,
+                           t.typname type_name
+                    FROM   pg_catalog.pg_type t
+                           INNER JOIN pg_catalog.pg_namespace n
+                              ON n.oid = t.typnamespace
+                    WHERE ( t.typrelid = 0  -- non-composite types
+                            OR (  -- composite type, but not a table
+                                  SELECT c.relkind = 'c'
+                                  FROM pg_catalog.pg_class c
+                                  WHERE c.oid = t.typrelid
+                                )
+                          )
+                          AND NOT EXISTS( -- ignore array types
+                                SELECT  1
+                                FROM    pg_catalog.pg_type el
+                                WHERE   el.oid = t.typelem AND el.typarray = t.oid
+                              )
+                          AND n.nspname <> 'pg_catalog'
+                          AND n.nspname <> 'information_schema'
+                    ORDER BY 1, 2
+;;
+
+-- client: pgcli (functions, PostgreSQL 11 and later: schema public)
+-- compare
+SELECT n.nspname schema_name,
+                        p.proname func_name,
+                        p.proargnames,
+                        COALESCE(proallargtypes::regtype[], proargtypes::regtype[])::text[],
+                        p.proargmodes,
+                        prorettype::regtype::text return_type,
+                        p.prokind = 'a' is_aggregate,
+                        p.prokind = 'w' is_window,
+                        p.proretset is_set_returning,
+                        d.deptype = 'e' is_extension,
+                        pg_get_expr(proargdefaults, 0) AS arg_defaults
+                FROM pg_catalog.pg_proc p
+                        INNER JOIN pg_catalog.pg_namespace n
+                            ON n.oid = p.pronamespace
+                LEFT JOIN pg_depend d ON d.objid = p.oid and d.deptype = 'e'
+                WHERE p.prorettype::regtype != 'trigger'::regtype AND n.nspname = 'public'
+                ORDER BY 1, 2
+;;
+
+-- client: information_schema (CHECK constraints other than NOT NULL)
+-- compare
+SELECT constraint_schema, constraint_name, check_clause FROM information_schema.check_constraints WHERE constraint_schema = 'public' AND constraint_name NOT LIKE '%_not_null'
+;;
+
+-- client: information_schema (NOT NULL constraints as CHECK, as PostgreSQL 15 lists them)
+-- compare
+SELECT tc.table_name, cc.check_clause, tc.constraint_type FROM information_schema.check_constraints cc JOIN information_schema.table_constraints tc USING (constraint_schema, constraint_name) WHERE cc.constraint_schema = 'public' AND cc.constraint_name LIKE '%_not_null'
+;;
+
+-- client: information_schema (constraint_column_usage, constraint_table_usage)
+-- compare
+SELECT 'column' AS kind, table_name, column_name, constraint_name FROM information_schema.constraint_column_usage WHERE table_schema = 'public' UNION ALL SELECT 'table', table_name, NULL, constraint_name FROM information_schema.constraint_table_usage WHERE table_schema = 'public'
+;;
+
+-- client: information_schema (catalog name, enabled roles)
+-- compare
+SELECT catalog_name = current_database() AS this_database, current_user = ANY (SELECT role_name FROM information_schema.enabled_roles) AS enabled FROM information_schema.information_schema_catalog_name
+;;
+
+-- client: pg_catalog statistics (per-table views over schema.sql)
+-- compare
+SELECT 'all' AS v, relname FROM pg_stat_all_tables WHERE schemaname = 'public' UNION ALL SELECT 'xact', relname FROM pg_stat_xact_user_tables UNION ALL SELECT 'statio', relname FROM pg_statio_user_tables UNION ALL SELECT 'seq', relname FROM pg_statio_user_sequences
+;;
+
+-- client: pg_catalog statistics (pg_stat_ssl and pg_stat_gssapi of this plaintext connection)
+-- compare
+SELECT s.ssl, s.version, g.gss_authenticated, g.encrypted FROM pg_stat_ssl s JOIN pg_stat_gssapi g USING (pid) WHERE pid = pg_backend_pid()
+;;
