@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/eddydb/eddy/repr"
@@ -52,6 +53,22 @@ func init() {
 // VariadicName is the internal function that calls name with the
 // elements of its last argument.
 func VariadicName(name string) string { return name + "_variadic" }
+
+// IsInternalVariadic reports whether name is the internal f_variadic of
+// a function with a VARIADIC parameter: plans print and parse it, but SQL
+// cannot call it by name (PostgreSQL has no such function: 42883).
+func IsInternalVariadic(name string) bool {
+	base, ok := strings.CutSuffix(strings.ToLower(name), "_variadic")
+	if !ok {
+		return false
+	}
+	_, ok = variadicDefs[base]
+	return ok
+}
+
+// UndefinedFunction is PostgreSQL's 42883 for a call of name with
+// arguments of types args that no function takes.
+func UndefinedFunction(name string, args []repr.T) error { return funcError(name, args, false) }
 
 // TakesVariadic reports whether name has a VARIADIC parameter, how many
 // arguments precede it and its declared element type (Unknown for

@@ -56,6 +56,9 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
 		return nil, repr.Errorf(repr.CodeWrongObjectType, "%s is not an aggregate function", name).WithPosition(fc.Location + 1)
 	}
+	if expr.IsInternalVariadic(name) {
+		return nil, c.internalFuncError(name, fc)
+	}
 	if fc.FuncVariadic {
 		return c.variadicCall(name, fc)
 	}
@@ -64,6 +67,22 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 		return nil, err
 	}
 	return c.function(name, args, fc.Location)
+}
+
+// internalFuncError is the 42883 of a call that names an internal
+// function (expr.IsInternalVariadic), which SQL cannot call: the
+// arguments' types are named as PostgreSQL names them for an unknown
+// function.
+func (c *ectx) internalFuncError(name string, fc *pg_query.FuncCall) error {
+	args, err := c.exprs(fc.Args)
+	if err != nil {
+		return err
+	}
+	ts := make([]repr.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	return withPos(expr.UndefinedFunction(name, ts), fc.Location)
 }
 
 // collectAggs appends the aggregate calls in n, not descending into
