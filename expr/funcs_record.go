@@ -48,9 +48,6 @@ func rowConstructor(args []repr.T) (*Func, error) {
 		if t.Family == repr.FamUnknown {
 			t = repr.Text
 		}
-		if !repr.RecordFieldOK(t) {
-			return nil, repr.Unsupported("ROW field of type %s", t.Name())
-		}
 		sig[i] = t
 	}
 	return newFunc("row", repr.Record, false, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {

@@ -93,7 +93,7 @@ func (b *builder) coerceComposite(e expr.Expr, t repr.T, explicit bool, loc int3
 		return b.recordIn(e, t, fields, loc)
 	}
 	if t.Family == repr.FamArray {
-		return nil, repr.Errorf("42846", "cannot cast type %s to %s", b.typeName(from), b.typeName(t)).WithPosition(loc + 1)
+		return b.coerceCompositeArray(e, t, explicit, loc)
 	}
 	call, ok := e.(*expr.Call)
 	if !ok || call.Fn.Name != "row" {
@@ -114,6 +114,35 @@ func (b *builder) coerceComposite(e expr.Expr, t repr.T, explicit bool, loc int3
 		}
 	}
 	return b.typedRow(args, t, loc)
+}
+
+// coerceCompositeArray converts ARRAY[e1, ...] to the array type t of a
+// composite type by converting each element, as PostgreSQL passes an
+// array cast's element type down into ARRAY[...] (ARRAY[ROW(1, 'x')]::t[]);
+// any other array value is 42846.
+func (b *builder) coerceCompositeArray(e expr.Expr, t repr.T, explicit bool, loc int32) (expr.Expr, error) {
+	call, ok := e.(*expr.Call)
+	if !ok || call.Fn.Name != "array" || e.Type().Family != repr.FamArray || e.Type().Elem != repr.FamRecord {
+		return nil, repr.Errorf("42846", "cannot cast type %s to %s", b.typeName(e.Type()), b.typeName(t)).WithPosition(loc + 1)
+	}
+	elem := t.ElemType()
+	args := make([]expr.Expr, len(call.Args))
+	ts := make([]repr.T, len(call.Args))
+	for i, a := range call.Args {
+		if c, ok := a.(*expr.Cast); ok && c.To.Family == repr.FamRecord && c.To.Composite == 0 {
+			a = c.Arg // the common anonymous record type ARRAY[...] chose
+		}
+		var err error
+		if args[i], err = b.coerceComposite(a, elem, explicit, loc); err != nil {
+			return nil, err
+		}
+		ts[i] = args[i].Type()
+	}
+	fn, want, err := expr.ResolveFunc("array", ts)
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	return b.call(fn, args, want)
 }
 
 // castField casts one field of a ROW(...) to the field type ft. A
@@ -170,26 +199,32 @@ func (b *builder) recordIn(e expr.Expr, t repr.T, fields []expr.TableCol, loc in
 }
 
 // nestedFields reports whether a composite type's fields include one of a
-// composite type.
+// composite type or an array of one.
 func nestedFields(fields []expr.TableCol) bool {
 	for _, f := range fields {
-		if f.T.Family == repr.FamRecord {
+		if holdsRecords(f.T) {
 			return true
 		}
 	}
 	return false
 }
 
-// recordInNested is recordIn for a composite type with composite fields:
-// record_in reads those fields as text, each is read in turn by its own
-// type's recordIn, and the row is rebuilt (NULL for NULL text).
+// holdsRecords reports whether t is a record type or an array of one.
+func holdsRecords(t repr.T) bool {
+	return t.Family == repr.FamRecord || t.Family == repr.FamArray && t.Elem == repr.FamRecord
+}
+
+// recordInNested is recordIn for a composite type with composite fields
+// (or arrays of composites): record_in reads those fields as text, each is
+// read in turn by its own type's recordIn, and the row is rebuilt (NULL
+// for NULL text).
 func (b *builder) recordInNested(e expr.Expr, t repr.T, fields []expr.TableCol, loc int32) (expr.Expr, error) {
 	if e.Type().Family == repr.FamUnknown {
 		e = &expr.Cast{Arg: e, To: repr.Text}
 	}
 	flat := append([]expr.TableCol(nil), fields...)
 	for i, f := range flat {
-		if f.T.Family == repr.FamRecord {
+		if holdsRecords(f.T) {
 			flat[i].T = repr.Text
 		}
 	}
@@ -202,8 +237,8 @@ func (b *builder) recordInNested(e expr.Expr, t repr.T, fields []expr.TableCol, 
 		if args[i], err = b.recordField(rec, i, flat[i].T, loc); err != nil {
 			return nil, err
 		}
-		if f.T.Family == repr.FamRecord {
-			if args[i], err = b.recordIn(args[i], f.T, b.compositeFields(f.T), loc); err != nil {
+		if holdsRecords(f.T) {
+			if args[i], err = b.recordIn(args[i], f.T, b.compositeFields(repr.CompositeOf(f.T.Composite)), loc); err != nil {
 				return nil, err
 			}
 		}

@@ -93,7 +93,7 @@ func (c *ectx) selectField(arg expr.Expr, name string, loc int32) (expr.Expr, er
 	case fields == nil && t.Family == repr.FamRecord:
 		return nil, repr.Unsupported("field selection from a record whose field names are not known").WithPosition(loc + 1)
 	case fields == nil:
-		return nil, repr.Errorf(repr.CodeWrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, t.Name()).WithPosition(loc + 1)
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, c.b.typeName(t)).WithPosition(loc + 1)
 	}
 	for i, f := range fields {
 		if f.Name == name {
@@ -104,33 +104,47 @@ func (c *ectx) selectField(arg expr.Expr, name string, loc int32) (expr.Expr, er
 	return nil, errNoField(name, loc)
 }
 
-// fieldThenSubscripts plans (x).f.g...[i]...: the fields in turn (of
-// nested composites), then the subscripts of the array the last holds; a
-// field after a subscript (of an array of records) is 0A000.
+// fieldThenSubscripts plans (x).f.g[i].h...: the steps of the
+// indirection in turn, each over the value so far (indirectionSteps).
 func (c *ectx) fieldThenSubscripts(ind *pg_query.A_Indirection, loc int32) (expr.Expr, error) {
 	f, err := c.fieldSelect(&pg_query.A_Indirection{Arg: ind.Arg, Indirection: ind.Indirection[:1]})
 	if err != nil {
 		return nil, err
 	}
-	rest := ind.Indirection[1:]
-	for len(rest) > 0 && rest[0].GetString_() != nil {
-		if f, err = c.selectField(f, rest[0].GetString_().GetSval(), loc); err != nil {
+	return c.indirectionSteps(f, ind.Indirection[1:], loc)
+}
+
+// indirectionSteps applies the rest of an indirection to base, as
+// PostgreSQL's transformIndirection: a field name selects the field of
+// the record so far ((x).f, arr[1].f), a run of subscripts subscripts the
+// array so far as one (multi-dimensional) subscript (arr[1][2], slices
+// too). A field after a slice selects from an array: 42809.
+func (c *ectx) indirectionSteps(base expr.Expr, rest []*pg_query.Node, loc int32) (expr.Expr, error) {
+	var err error
+	for len(rest) > 0 {
+		if rest[0].GetString_() != nil {
+			if base, err = c.selectField(base, rest[0].GetString_().GetSval(), loc); err != nil {
+				return nil, err
+			}
+			rest = rest[1:]
+			continue
+		}
+		n := 0
+		for n < len(rest) && rest[n].GetAIndices() != nil {
+			n++
+		}
+		if n == 0 {
+			return nil, repr.Unsupported("(x).* inside an indirection").WithPosition(loc + 1)
+		}
+		if base.Type().Family != repr.FamArray {
+			return nil, repr.Errorf(repr.CodeDatatypeMismatch, "cannot subscript type %s because it does not support subscripting", c.b.typeName(base.Type())).WithPosition(loc + 1)
+		}
+		if base, err = c.arraySubscript(base, &pg_query.A_Indirection{Indirection: rest[:n]}); err != nil {
 			return nil, err
 		}
-		rest = rest[1:]
+		rest = rest[n:]
 	}
-	if len(rest) == 0 {
-		return f, nil
-	}
-	for _, n := range rest {
-		if n.GetAIndices() == nil {
-			return nil, repr.Unsupported("field selection after a subscript").WithPosition(loc + 1)
-		}
-	}
-	if f.Type().Family != repr.FamArray {
-		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "cannot subscript type %s because it does not support subscripting", f.Type().Name()).WithPosition(loc + 1)
-	}
-	return c.arraySubscript(f, &pg_query.A_Indirection{Arg: ind.Arg, Indirection: rest})
+	return base, nil
 }
 
 // errNoField is PostgreSQL's error for a field a record does not have.

@@ -22,10 +22,10 @@ func (c *ectx) indirection(ind *pg_query.A_Indirection) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if arr.Type().Family != repr.FamArray {
+		if arr.Type().Family == repr.FamJSONB { // PostgreSQL 14's jsonb subscripting
 			return nil, repr.Unsupported("subscripts and field selection of type %s", arr.Type().Name())
 		}
-		return c.arraySubscript(arr, ind)
+		return c.indirectionSteps(arr, ind.Indirection, location(ind.Arg))
 	}
 	idx := ind.Indirection[0].GetAIndices()
 	if idx == nil || idx.IsSlice || idx.Uidx == nil {

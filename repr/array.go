@@ -101,10 +101,13 @@ func (d Datum) ArrayLen() int {
 // non-array datums.
 func validArray(s string) bool { return validArrayOf(s, true) }
 
-// validArrayOf is validArray, refusing record elements unless records:
-// an array in a record holds scalars (record.go), so checking one never
-// recurses.
-func validArrayOf(s string, records bool) bool {
+// validArrayOf is validArray, refusing record elements unless records.
+func validArrayOf(s string, records bool) bool { return validArrayAt(s, records, 0) }
+
+// validArrayAt is validArrayOf for an array inside records nested depth
+// deep: a record element is checked one level deeper (validRecordAt), so
+// checking never recurses past maxRecordDepth whatever the bytes hold.
+func validArrayAt(s string, records bool, depth int) bool {
 	b, _, ok := validArrayHeader(s)
 	if !ok {
 		return false
@@ -116,7 +119,15 @@ func validArrayOf(s string, records bool) bool {
 	b = b[k:]
 	for range n {
 		if len(b) == 0 || Family(b[0]) == FamArray || !records && Family(b[0]) == FamRecord {
-			return false // checked before decoding: no recursion
+			return false
+		}
+		if Family(b[0]) == FamRecord {
+			s, rest, err := readString(b[1:])
+			if err != nil || depth >= maxRecordDepth || !validRecordAt(s, depth+1) {
+				return false
+			}
+			b = rest
+			continue
 		}
 		var err error
 		if _, b, err = decodeValue(b, nil); err != nil {
@@ -497,6 +508,13 @@ func appendArrayBinary(buf []byte, d Datum, t T) ([]byte, error) {
 // their binary forms agree).
 func parseArrayBinary(b []byte, t T) (Datum, error) {
 	et := t.ElemType()
+	return parseArrayBinaryWith(b, t, func(e []byte) (Datum, error) { return ParseBinary(e, et) })
+}
+
+// parseArrayBinaryWith is parseArrayBinary reading each element with
+// elem (an array of a composite type's elements need its fields).
+func parseArrayBinaryWith(b []byte, t T, elem func([]byte) (Datum, error)) (Datum, error) {
+	et := t.ElemType()
 	if len(b) < 12 {
 		return Null, errBinary("insufficient data left in message")
 	}
@@ -532,16 +550,16 @@ func parseArrayBinary(b []byte, t T) (Datum, error) {
 	if err := CheckArrayBounds(dims, lbs); err != nil {
 		return Null, err
 	}
-	a, err := parseArrayElemsBinary(b, total, et)
+	a, err := parseArrayElemsBinary(b, total, elem)
 	if err != nil {
 		return Null, err
 	}
 	return NewArrayBounds(a.Array(), dims, lbs), nil
 }
 
-// parseArrayElemsBinary reads n length-prefixed elements of type et that
-// must use up b.
-func parseArrayElemsBinary(b []byte, n int, et T) (Datum, error) {
+// parseArrayElemsBinary reads n length-prefixed elements (each by elem)
+// that must use up b.
+func parseArrayElemsBinary(b []byte, n int, elem func([]byte) (Datum, error)) (Datum, error) {
 	elems := make([]Datum, 0, min(n, len(b)/4))
 	for range n {
 		if len(b) < 4 {
@@ -556,7 +574,7 @@ func parseArrayElemsBinary(b []byte, n int, et T) (Datum, error) {
 		if l < 0 || int(l) > len(b) {
 			return Null, errBinary("insufficient data left in message")
 		}
-		e, err := ParseBinary(b[:l], et)
+		e, err := elem(b[:l])
 		if err != nil {
 			return Null, err
 		}

@@ -38,26 +38,29 @@ const (
 )
 
 // NewRecord returns a record datum with the given fields of the given
-// types (len(types) == len(fields)). A field of a record type or of an
-// array of records is 0A000.
+// types (len(types) == len(fields)).
 func NewRecord(fields Row, types []T) (Datum, error) {
 	buf := binary.AppendUvarint(nil, uint64(len(types)))
 	for _, t := range types {
-		if !RecordFieldOK(t) {
-			return Null, Unsupported("record field of type %s", t.Name())
-		}
-		buf = binary.AppendUvarint(buf, uint64(t.OID()))
+		buf = binary.AppendUvarint(buf, headerOID(t))
 	}
 	return Datum{fam: FamRecord, s: string(AppendRow(buf, fields))}, nil
 }
 
-// RecordFieldOK reports whether a record may hold a field of type t: a
-// scalar, an array of scalars, or a record (anonymous or of a named
-// composite type, nested at most maxRecordDepth deep); arrays of records
-// are not implemented.
-func RecordFieldOK(t T) bool {
-	return !(t.Family == FamArray && t.Elem == FamRecord)
+// headerOID is the OID a record header stores for a field of type t:
+// t's pg_type OID, except for an array of a named composite type, whose
+// OID (the type's plus one) would read back as a composite type; it is
+// stored as arrayOfComposite|oid, beyond every uint32.
+func headerOID(t T) uint64 {
+	if t.Family == FamArray && t.Elem == FamRecord && t.Composite != 0 {
+		return arrayOfComposite | uint64(t.Composite)
+	}
+	return uint64(t.OID())
 }
+
+// arrayOfComposite marks a header OID as an array of the composite type
+// whose OID is in its low 32 bits.
+const arrayOfComposite = 1 << 32
 
 // maxRecordDepth bounds the nesting of records in records, so that
 // validating and printing a stored value recurses a bounded number of
@@ -96,9 +99,15 @@ func recordHeader(s string) ([]T, string, bool) {
 		if k <= 0 {
 			return nil, "", false
 		}
-		t, ok := FromOID(uint32(oid))
-		if !ok && oid >= firstUserOID && oid <= 0xFFFFFFFF {
-			t, ok = CompositeOf(uint32(oid)), true
+		var t T
+		ok := false
+		switch {
+		case oid&^0xFFFFFFFF == arrayOfComposite && uint32(oid) >= firstUserOID:
+			t, ok = ArrayOf(CompositeOf(uint32(oid))), true
+		case oid <= 0xFFFFFFFF:
+			if t, ok = FromOID(uint32(oid)); !ok && oid >= firstUserOID {
+				t, ok = CompositeOf(uint32(oid)), true
+			}
 		}
 		if !ok {
 			return nil, "", false
@@ -137,9 +146,10 @@ func validRecordAt(s string, depth int) bool {
 		if types[i].Family == FamRecord && Family(b[0]) != FamUnknown {
 			return false // a record type's field holds a record or NULL
 		}
-		if Family(b[0]) == FamArray { // of scalars: validArrayOf does not recurse
+		if Family(b[0]) == FamArray { // of records: each one level deeper
 			s, rest, err := readString(b[1:])
-			if err != nil || !validArrayOf(s, false) {
+			records := types[i].Family == FamArray && types[i].Elem == FamRecord
+			if err != nil || !validArrayAt(s, records, depth) {
 				return false
 			}
 			b = rest

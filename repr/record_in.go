@@ -91,7 +91,11 @@ func ParseRecord(s string, fields []T, loc *time.Location) (Datum, error) {
 // that reading a nested composite field needs.
 type FieldsOf func(oid uint32) (fields []T, ok bool)
 
-// nestedFields returns the fields of a field of composite type t, or an
+// isRecordArray reports whether t is an array of records.
+func isRecordArray(t T) bool { return t.Family == FamArray && t.Elem == FamRecord }
+
+// nestedFields returns the fields of a field of composite type t (or of
+// the element type of an array of one), or an
 // error when fieldsOf (which may be nil) does not know them.
 func nestedFields(t T, fieldsOf FieldsOf) ([]T, error) {
 	if fieldsOf != nil && t.Composite != 0 {
@@ -116,9 +120,11 @@ func ParseRecordWith(s string, fields []T, fieldsOf FieldsOf, loc *time.Location
 		}
 		var d Datum
 		var err error
-		if fields[i].Family == FamRecord {
+		if fields[i].Family == FamRecord || isRecordArray(fields[i]) {
 			var inner []T
-			if inner, err = nestedFields(fields[i], fieldsOf); err == nil {
+			if inner, err = nestedFields(fields[i], fieldsOf); err == nil && fields[i].Family == FamArray {
+				d, err = ParseCompositeArrayWith(*f, inner, fieldsOf, loc)
+			} else if err == nil {
 				d, err = ParseRecordWith(*f, inner, fieldsOf, loc)
 			}
 		} else {
@@ -167,9 +173,11 @@ func ParseRecordBinaryWith(b []byte, fields []T, fieldsOf FieldsOf) (Datum, erro
 		}
 		var d Datum
 		var err error
-		if f.Family == FamRecord {
+		if f.Family == FamRecord || isRecordArray(f) {
 			var inner []T
-			if inner, err = nestedFields(f, fieldsOf); err == nil {
+			if inner, err = nestedFields(f, fieldsOf); err == nil && f.Family == FamArray {
+				d, err = ParseCompositeArrayBinaryWith(b[:n], f, inner, fieldsOf)
+			} else if err == nil {
 				d, err = ParseRecordBinaryWith(b[:n], inner, fieldsOf)
 			}
 		} else {
@@ -189,5 +197,19 @@ func ParseRecordBinaryWith(b []byte, fields []T, fieldsOf FieldsOf) (Datum, erro
 // ParseCompositeArray is array_in for an array of a composite type whose
 // fields have the given types: each element read by ParseRecord.
 func ParseCompositeArray(s string, fields []T, loc *time.Location) (Datum, error) {
-	return parseArrayWith(s, func(r string) (Datum, error) { return ParseRecord(r, fields, loc) })
+	return ParseCompositeArrayWith(s, fields, nil, loc)
+}
+
+// ParseCompositeArrayWith is ParseCompositeArray whose elements' fields
+// of composite types (or arrays of them) read their own fields, found by
+// fieldsOf.
+func ParseCompositeArrayWith(s string, fields []T, fieldsOf FieldsOf, loc *time.Location) (Datum, error) {
+	return parseArrayWith(s, func(r string) (Datum, error) { return ParseRecordWith(r, fields, fieldsOf, loc) })
+}
+
+// ParseCompositeArrayBinaryWith is array_recv for t, an array of a
+// composite type whose fields have the given types: each element read by
+// ParseRecordBinaryWith.
+func ParseCompositeArrayBinaryWith(b []byte, t T, fields []T, fieldsOf FieldsOf) (Datum, error) {
+	return parseArrayBinaryWith(b, t, func(e []byte) (Datum, error) { return ParseRecordBinaryWith(e, fields, fieldsOf) })
 }

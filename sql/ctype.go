@@ -65,21 +65,9 @@ func (c *Catalog) fieldDefs(elts []*pg.Node) ([]ColumnDef, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := fieldTypeSupported(t); err != nil {
-			return nil, err
-		}
 		cols = append(cols, ColumnDef{Name: cd.Colname, Type: t})
 	}
 	return cols, nil
-}
-
-// fieldTypeSupported refuses the field types a record value cannot hold
-// (repr.RecordFieldOK): composites and arrays of them.
-func fieldTypeSupported(t repr.T) error {
-	if !repr.RecordFieldOK(t) {
-		return repr.Unsupported("a composite type field of type %s", t.Name())
-	}
-	return nil
 }
 
 // typeFromName resolves a parsed type name: a built-in type, else a
@@ -271,11 +259,8 @@ func (c *Catalog) compositeTypeByText(s string, schemaOf func(name string) strin
 
 // compositeParam decodes a parameter of the composite type t: record_in
 // of its text, or record_recv of its binary form, over the type's fields;
-// or of an array of the type, in text (binary is 0A000).
+// or of an array of the type (array_in or array_recv of such values).
 func (e *Engine) compositeParam(b []byte, format int16, t repr.T, loc *time.Location) (repr.Datum, error) {
-	if t.Family == repr.FamArray && format == 1 {
-		return repr.Null, repr.Unsupported("binary input of arrays of composite types")
-	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	types, ok := e.cat.fieldTypes(t.Composite)
@@ -283,8 +268,10 @@ func (e *Engine) compositeParam(b []byte, format int16, t repr.T, loc *time.Loca
 		return repr.Null, repr.Errorf(repr.CodeUndefinedObject, "type with OID %d does not exist", t.Composite)
 	}
 	switch {
+	case t.Family == repr.FamArray && format == 1:
+		return repr.ParseCompositeArrayBinaryWith(b, t, types, e.cat.fieldTypes)
 	case t.Family == repr.FamArray:
-		return repr.ParseCompositeArray(string(b), types, loc)
+		return repr.ParseCompositeArrayWith(string(b), types, e.cat.fieldTypes, loc)
 	case format == 1:
 		return repr.ParseRecordBinaryWith(b, types, e.cat.fieldTypes)
 	}
