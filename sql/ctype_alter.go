@@ -14,8 +14,9 @@ import (
 
 // ALTER TYPE of a composite type: RENAME TO, and ADD / DROP / RENAME
 // ATTRIBUTE, also while table columns use the type (their stored values
-// are rewritten to the new fields; a view using the type is 0A000, see
-// typeInUse). A rename keeps the OID, so columns of the type follow it, and
+// are rewritten to the new fields) and plain views use it (they are
+// planned from their stored query at each read); a materialized view using
+// the type is 0A000, see typeInUse. A rename keeps the OID, so columns of the type follow it, and
 // rewrites the stored queries that name the type, as PostgreSQL's views
 // hold its OID.
 
@@ -66,7 +67,7 @@ func (p *Portal) execRenameType(rs *pg.RenameStmt) error {
 		if columnIndex(nu.Columns, rs.Newname) >= 0 {
 			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, o.Name)
 		}
-		if _, err := e.typeInUse(o, "ALTER TYPE ... RENAME ATTRIBUTE"); err != nil {
+		if _, err := e.typeInUse(o, "ALTER TYPE ... RENAME ATTRIBUTE", []string{rs.Subname}); err != nil {
 			return err
 		}
 		nu.Columns[i].Name = rs.Newname
@@ -102,6 +103,7 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 		srcs[i] = i
 	}
 	what := "ALTER TYPE ... ADD ATTRIBUTE"
+	var dropped []string
 	for _, n := range as.Cmds {
 		cmd := n.GetAlterTableCmd()
 		switch cmd.Subtype {
@@ -112,6 +114,7 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 			var i int
 			if i, err = dropAttribute(o, nu, cmd); i >= 0 {
 				srcs, what = append(srcs[:i:i], srcs[i+1:]...), "ALTER TYPE ... DROP ATTRIBUTE"
+				dropped = append(dropped, cmd.Name)
 				if cmd.Behavior != pg.DropBehavior_DROP_CASCADE {
 					err = e.fieldDependents(o, cmd.Name)
 				}
@@ -123,7 +126,7 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 			return err
 		}
 	}
-	return e.commitTypeChange(p.st.s, o, nu, srcs, what)
+	return e.commitTypeChange(p.st.s, o, nu, srcs, what, dropped)
 }
 
 // addAttribute appends a field to nu (the altered copy of o).
@@ -234,27 +237,77 @@ func viewNamesField(v *Object, name string) bool {
 
 // typeInUse refuses a change to the fields of the composite type o that
 // Eddy cannot apply to what uses it (0A000 naming what and the user): a
-// view or materialized view whose columns or query use the type (its
-// stored query and state hold the old fields), a relation other than a
-// table with a column of the type, or a table of the type that a view
-// reads. It returns the tables with columns of the type.
-func (e *Engine) typeInUse(o *Object, what string) (typeDeps, error) {
+// materialized view whose columns or query use the type, or that reads a
+// table or view of the type (its stored plan and state hold the old
+// fields); a plain view that cannot be planned again unchanged
+// (viewReplans); a relation other than a table or view with a column of
+// the type. fields are the old names of the renamed or dropped fields.
+// It returns the tables with columns of the type.
+func (e *Engine) typeInUse(o *Object, what string, fields []string) (typeDeps, error) {
 	d := e.cat.typeDependents(o)
 	refuse := func(user string) error {
 		return repr.Unsupported("%s of type %s, which %s uses", what, o.Name, user)
 	}
-	if len(d.views) > 0 {
-		return d, refuse(kindName(d.views[0].Kind) + " " + d.views[0].Name)
+	for _, v := range d.views {
+		for _, x := range e.dropSet(v) {
+			if !viewReplans(x, o, fields) {
+				return d, refuse(kindName(x.Kind) + " " + x.Name)
+			}
+		}
 	}
 	for _, t := range d.order {
 		if t.Kind != planner.RelTable {
 			return d, refuse(depKind(t) + " " + t.Name)
 		}
-		if deps := e.dropSet(t)[1:]; len(deps) > 0 {
-			return d, refuse(fmt.Sprintf("%s %s (reading table %s)", kindName(deps[0].Kind), deps[0].Name, t.Name))
+		for _, x := range e.dropSet(t)[1:] {
+			if !viewReplans(x, o, fields) {
+				return d, refuse(fmt.Sprintf("%s %s (reading table %s)", kindName(x.Kind), x.Name, t.Name))
+			}
 		}
 	}
 	return d, nil
+}
+
+// viewReplans reports whether x is a plain view that reads the same after
+// the fields of the composite type o change: PostgreSQL keeps such a
+// view, reading the new fields (NULL for an added one), and Eddy plans a
+// view's stored query at each read, so its query must not name the type
+// (a cast to it would now convert to the new fields) nor any of fields by
+// name ((v).f, t.v.f: a renamed or dropped field it could no longer
+// find).
+func viewReplans(x, o *Object, fields []string) bool {
+	if x.Kind != planner.RelView || viewNamesType(x, o) {
+		return false
+	}
+	for _, f := range fields {
+		if viewMentionsField(x, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// viewMentionsField reports whether the stored query of v may select a
+// field called name: as (x).name (viewNamesField) or as a later part of
+// a column reference (t.c.name, c.name), which PostgreSQL may read as a
+// field selection. It errs on the side of true.
+func viewMentionsField(v *Object, name string) bool {
+	if viewNamesField(v, name) {
+		return true
+	}
+	n, err := parseOne(v.SQL)
+	if err != nil {
+		return true
+	}
+	found := false
+	walkProto(n, func(m proto.Message) {
+		if cr, ok := m.(*pg.ColumnRef); ok {
+			for _, f := range cr.Fields[min(1, len(cr.Fields)):] {
+				found = found || f.GetString_().GetSval() == name
+			}
+		}
+	})
+	return found
 }
 
 // commitTypeChange commits nu, the altered copy of the composite type o,
@@ -263,8 +316,8 @@ func (e *Engine) typeInUse(o *Object, what string) (typeDeps, error) {
 // rewritten to the new fields, NULL for an added one, in the batch that
 // commits the type when one table uses it (one batch per table after
 // that); so are the session's pending writes to those tables.
-func (e *Engine) commitTypeChange(s *Session, o, nu *Object, srcs []int, what string) error {
-	d, err := e.typeInUse(o, what)
+func (e *Engine) commitTypeChange(s *Session, o, nu *Object, srcs []int, what string, dropped []string) error {
+	d, err := e.typeInUse(o, what, dropped)
 	if err != nil || len(d.order) == 0 {
 		if err != nil {
 			return err
