@@ -119,6 +119,10 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 					err = e.fieldDependents(o, cmd.Name)
 				}
 			}
+		case pg.AlterTableType_AT_AlterColumnType:
+			err = e.alterAttributeType(o, nu, cmd)
+			what = "ALTER TYPE ... ALTER ATTRIBUTE ... TYPE"
+			dropped = append(dropped, cmd.Name)
 		default:
 			err = repr.Unsupported("ALTER TYPE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 		}
@@ -143,6 +147,50 @@ func (e *Engine) addAttribute(o, nu *Object, cmd *pg.AlterTableCmd) error {
 	}
 	nu.Columns = append(nu.Columns, cols[0])
 	return nil
+}
+
+// alterAttributeType changes the type of a field of nu (the altered copy
+// of o), as PostgreSQL only while no stored column holds values of o
+// (0A000 naming the column, find_composite_type_dependencies' message):
+// no value needs converting. A field of o's own type is 42P16.
+func (e *Engine) alterAttributeType(o, nu *Object, cmd *pg.AlterTableCmd) error {
+	i := columnIndex(nu.Columns, cmd.Name)
+	if i < 0 {
+		return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, o.Name)
+	}
+	if rel, col, ok := e.cat.storedUser(typeOID(o)); ok {
+		return repr.Errorf(repr.CodeFeatureNotSupported, "cannot alter type \"%s\" because column \"%s.%s\" uses it", o.Name, rel, col)
+	}
+	cd := cmd.Def.GetColumnDef()
+	if cd == nil || cd.TypeName == nil {
+		return repr.Unsupported("ALTER TYPE ... ALTER ATTRIBUTE without a type")
+	}
+	t, err := e.cat.typeFromName(cd.TypeName)
+	if err != nil {
+		return err
+	}
+	if e.cat.typeContains(t, typeOID(o)) {
+		return repr.Errorf("42P16", "composite type %s cannot be made a member of itself", o.Name)
+	}
+	nu.Columns[i].Type = t
+	return nil
+}
+
+// storedUser returns a column of a relation that stores values (not a
+// view or a composite type) whose type holds values of the composite type
+// oid, directly, in an array or in a field of another composite type.
+func (c *Catalog) storedUser(oid uint32) (rel, col string, ok bool) {
+	for _, u := range c.objects() {
+		if u.Kind == planner.RelView || u.Kind == relType || u.Kind == relIndex || u.Kind == relSequence {
+			continue
+		}
+		for _, cl := range u.Columns {
+			if c.typeContains(cl.Type, oid) {
+				return u.Name, cl.Name, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // typeContains reports whether values of type t hold values of the
