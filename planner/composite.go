@@ -187,7 +187,7 @@ func (b *builder) typedRow(args []expr.Expr, t repr.T, loc int32) (expr.Expr, er
 func (b *builder) recordIn(e expr.Expr, t repr.T, fields []expr.TableCol, loc int32) (expr.Expr, error) {
 	if nestedFields(fields) {
 		if t.Family == repr.FamArray {
-			return nil, repr.Unsupported("text input of arrays of composite types with composite fields").WithPosition(loc + 1)
+			return b.nestedArrayLiteral(e, fields, t, loc)
 		}
 		return b.recordInNested(e, t, fields, loc)
 	}
@@ -196,6 +196,38 @@ func (b *builder) recordIn(e expr.Expr, t repr.T, fields []expr.TableCol, loc in
 		return nil, err
 	}
 	return b.foldLiteral(&expr.Cast{Arg: rec, To: t})
+}
+
+// nestedArrayLiteral reads a string literal as an array of the composite
+// type t whose fields (fields) include composites: parsed now, each
+// nested field by its type's fields from the catalog. Text known only at
+// run time is 0A000.
+func (b *builder) nestedArrayLiteral(e expr.Expr, fields []expr.TableCol, t repr.T, loc int32) (expr.Expr, error) {
+	lit, ok := e.(*expr.Lit)
+	if !ok {
+		return nil, repr.Unsupported("text input of arrays of composite types with composite fields other than literals").WithPosition(loc + 1)
+	}
+	if lit.D.IsNull() {
+		return &expr.Lit{D: repr.Null, T: t}, nil
+	}
+	types := make([]repr.T, len(fields))
+	for i, f := range fields {
+		types[i] = f.T
+	}
+	fieldsOf := func(oid uint32) ([]repr.T, bool) {
+		fs := b.compositeFields(repr.CompositeOf(oid))
+		ts := make([]repr.T, len(fs))
+		for i, f := range fs {
+			ts[i] = f.T
+		}
+		return ts, fs != nil
+	}
+	ctx := &expr.Ctx{TimeZone: b.opts.TimeZone}
+	d, err := repr.ParseCompositeArrayWith(lit.D.Text(), types, fieldsOf, ctx.Location())
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	return &expr.Lit{D: d, T: t}, nil
 }
 
 // nestedFields reports whether a composite type's fields include one of a
