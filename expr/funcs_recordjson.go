@@ -17,6 +17,8 @@ import (
 func init() {
 	variadics["record_to_json"] = recordJSONFunc("record_to_json", repr.JSON)
 	variadics["record_to_jsonb"] = recordJSONFunc("record_to_jsonb", repr.JSONB)
+	variadics["record_array_to_json"] = recordArrayJSONFunc("record_array_to_json", repr.JSON)
+	variadics["record_array_to_jsonb"] = recordArrayJSONFunc("record_array_to_jsonb", repr.JSONB)
 	fn("row_to_json", repr.JSON, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return repr.NewJSON(recordJSONText(a[0], nil, c)), nil
 	}, repr.Record).Strict = true
@@ -83,4 +85,43 @@ func recordJSONValue(d repr.Datum, names []string, loc *time.Location) any {
 		obj[fieldName(names, i)] = toJSONValue(f, types[i], loc)
 	}
 	return obj
+}
+
+// recordArrayJSONFunc instantiates record_array_to_json[b](record[],
+// VARIADIC text): to_json of an array of records whose field names the
+// planner knows, each element an object under the given names (NULL
+// elements null), nested by dimension as array_to_json nests.
+func recordArrayJSONFunc(name string, ret repr.T) func(args []repr.T) (*Func, error) {
+	return func(args []repr.T) (*Func, error) {
+		if len(args) == 0 || args[0].Family != repr.FamArray || args[0].Elem != repr.FamRecord {
+			return nil, funcError(name, args, false)
+		}
+		sig := []repr.T{repr.ArrayOf(repr.Record)}
+		for _, t := range args[1:] {
+			if t.Family != repr.FamText && t.Family != repr.FamUnknown {
+				return nil, funcError(name, args, false)
+			}
+			sig = append(sig, repr.Text)
+		}
+		return &Func{Name: name, Args: sig, Ret: ret, Strict: true, zoned: true,
+			Impl: func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
+				names := make([]string, len(a)-1)
+				for i, d := range a[1:] {
+					names[i] = d.Text()
+				}
+				parts := make([]string, 0, a[0].ArrayLen())
+				for _, e := range a[0].Array() {
+					if e.IsNull() {
+						parts = append(parts, "null")
+						continue
+					}
+					parts = append(parts, recordJSONText(e, names, c))
+				}
+				text := nestJSON(parts, a[0].ArrayDims())
+				if ret.Family == repr.FamJSONB {
+					return repr.ParseJSONB(text)
+				}
+				return repr.NewJSON(text), nil
+			}}, nil
+	}
 }

@@ -149,12 +149,43 @@ func (c *ectx) namedRecordJSON(name string, args []expr.Expr, loc int32) (string
 	if !ok || len(args) != 1 {
 		return "", nil, false, nil
 	}
+	if t := args[0].Type(); t.Family == repr.FamArray && name != "row_to_json" {
+		out, ok, err := c.recordArrayJSONArgs(to, args[0], loc)
+		return recordArrayJSON[to], out, ok, err
+	}
 	fields := c.recordFields(args[0])
 	if fields == nil {
 		return "", nil, false, nil
 	}
 	out, err := c.recordJSONArgs(to, args[0], fields, loc)
 	return to, out, err == nil, err
+}
+
+// recordArrayJSON maps record_to_json[b] to its form over an array of
+// records (expr's record_array_to_json[b]).
+var recordArrayJSON = map[string]string{"record_to_json": "record_array_to_json", "record_to_jsonb": "record_array_to_jsonb"}
+
+// recordArrayJSONArgs returns the arguments of record_array_to_json[b]
+// for arr, an array of a composite type whose fields the catalog knows
+// (ok false for another array). Elements with composite fields are 0A000:
+// their inner objects would not have their names.
+func (c *ectx) recordArrayJSONArgs(to string, arr expr.Expr, loc int32) ([]expr.Expr, bool, error) {
+	t := arr.Type()
+	if t.Elem != repr.FamRecord || t.Composite == 0 {
+		return nil, false, nil
+	}
+	fields := c.b.compositeFields(repr.CompositeOf(t.Composite))
+	if fields == nil {
+		return nil, false, nil
+	}
+	if nestedFields(fields) {
+		return nil, false, repr.Unsupported("JSON of an array of composite type %s, which has composite fields", c.b.typeName(t.ElemType())).WithPosition(loc + 1)
+	}
+	out := []expr.Expr{arr}
+	for _, f := range fields {
+		out = append(out, &expr.Lit{D: repr.NewText(f.Name), T: repr.Text})
+	}
+	return out, true, nil
 }
 
 // recordJSONArgs returns the arguments of record_to_json[b] (to) for rec,
@@ -183,6 +214,17 @@ func (c *ectx) nestedJSON(to string, rec expr.Expr, fields []expr.TableCol, loc 
 		v, err := c.b.recordField(rec, i, f.T, loc)
 		if err != nil {
 			return nil, err
+		}
+		if f.T.Family == repr.FamArray {
+			jargs, ok, err := c.recordArrayJSONArgs(to, v, loc)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				if v, err = c.function(recordArrayJSON[to], jargs, loc); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if inner := c.b.compositeFields(f.T); inner != nil && f.T.Family == repr.FamRecord {
 			jargs, err := c.recordJSONArgs(to, v, inner, loc)
