@@ -43,6 +43,7 @@ var simplifyRules = []Rule{
 	NormalizeJoinKind,
 	RemoveDistinctOfDistinct,
 	RemoveDistinctOfKey,
+	RemoveJoinOfOwnGroups,
 	PropagateEmpty,
 	FoldFlatMap,
 }
