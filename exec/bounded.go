@@ -39,8 +39,8 @@ func (r StateReport) String() string {
 	return s
 }
 
-// Bounded reports on every stateful node (Reduce, Join, TopK, Threshold,
-// TemporalFilter)
+// Bounded reports on every stateful node (Reduce, unless it reads a shared
+// arrangement, Join, TopK, Threshold, TemporalFilter)
 // in plan order.
 func (d *Dataflow) Bounded() []StateReport {
 	var out []StateReport
@@ -48,6 +48,9 @@ func (d *Dataflow) Bounded() []StateReport {
 		r := StateReport{Node: i, Op: opName(n.Op), Col: -1}
 		switch op := n.Op.(type) {
 		case dataflow.Reduce:
+			if op.Shared != nil {
+				continue // no state: its groups are a shared arrangement's rows
+			}
 			r = d.reduceReport(i, op, r)
 		case dataflow.Join:
 			r = d.joinReport(i, op, r)

@@ -167,6 +167,9 @@ func buildNode(p *dataflow.Plan, i int) (operator, error) {
 	if _, ok := n.Op.(dataflow.DeltaJoin); ok {
 		return newDeltaJoin(p, i, in)
 	}
+	if r, ok := n.Op.(dataflow.Reduce); ok && r.Shared != nil {
+		return newSharedReduce(p, i, in)
+	}
 	return newOperator(i, n, in)
 }
 

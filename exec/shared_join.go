@@ -30,7 +30,10 @@ type Arrangements interface {
 type sharedReader struct {
 	// mfp maps the collection's rows to the input's rows (nil: the
 	// input is the Source itself).
-	mfp  *mfpOp
+	mfp *mfpOp
+	// more are MFPs applied after mfp, in order (a shared Reduce's input
+	// may be a chain of MFPs over the Source).
+	more []*mfpOp
 	dec  repr.ColDecoder
 	cbuf []byte
 	// visitFn is visit as a method value, made once: the callback a
@@ -89,6 +92,11 @@ func (r *sharedReader) visit(row repr.Row, n int64) bool {
 		var ok bool
 		if row, ok, r.err = r.mfp.apply(r.s, row); !ok {
 			return r.err == nil
+		}
+		for _, m := range r.more {
+			if row, ok, r.err = m.apply(r.s, row); !ok {
+				return r.err == nil
+			}
 		}
 	}
 	// A lookup is a prefix scan of key encodings; keep only rows whose

@@ -880,6 +880,9 @@ func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error
 			plan, _, _ = e.deltaJoins(cat, plan, allowed)
 		}
 		plan, _ = e.shareArrangements(cat, plan, allowed)
+		if storedSharedReduce(d.Plan) {
+			plan, _ = e.shareReduces(cat, plan, allowed)
+		}
 		flow = plan.String()
 	}
 	return sb.String(), flow, nil

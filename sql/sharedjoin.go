@@ -190,7 +190,8 @@ func (e *Engine) planSharedView(obj *Object) error {
 	}
 	plan, deltaUsed, _ := e.deltaJoins(e.cat, plan, nil)
 	plan, used := e.shareArrangements(e.cat, plan, nil)
-	used = mergeIDs(used, deltaUsed)
+	plan, reduceUsed := e.shareReduces(e.cat, plan, nil)
+	used = mergeIDs(mergeIDs(used, deltaUsed), reduceUsed)
 	text = plan.String()
 	back, err := dataflow.Parse(text)
 	if err != nil {
@@ -337,6 +338,9 @@ func storedShared(text string) []uint64 {
 	for _, n := range plan.Nodes {
 		if j, ok := n.Op.(dataflow.Join); ok && j.Shared != nil {
 			out = append(out, j.Shared.Index)
+		}
+		if r, ok := n.Op.(dataflow.Reduce); ok && r.Shared != nil {
+			out = append(out, r.Shared.Index)
 		}
 		if dj, ok := n.Op.(dataflow.DeltaJoin); ok {
 			out = append(out, deltaShared(dj)...)
@@ -485,6 +489,9 @@ func (e *Engine) describeShared(plan *dataflow.Plan) []string {
 	for i, n := range plan.Nodes {
 		if dj, ok := n.Op.(dataflow.DeltaJoin); ok {
 			out = append(out, e.describeDelta(i, n, dj)...)
+		}
+		if r, ok := n.Op.(dataflow.Reduce); ok && r.Shared != nil {
+			out = append(out, "%"+strconv.Itoa(i)+" Reduce reads its groups of %"+strconv.Itoa(n.Inputs[0])+" from "+e.arrangementName(r.Shared.Index)+" (shared arrangement, no state)")
 		}
 		j, ok := n.Op.(dataflow.Join)
 		if !ok || j.Shared == nil {

@@ -3,6 +3,7 @@ package dataflow
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -316,7 +317,22 @@ func (a *argReader) reduce(in []repr.T, out []repr.T) Reduce {
 		a.fail(err)
 		r.Aggs = append(r.Aggs, agg)
 	}
+	if v, ok := a.get("shared"); ok {
+		r.Shared = a.sharedGroups(v, r)
+	}
 	return r
+}
+
+// sharedGroups parses a Reduce's shared=<index> lookup=[...]: the lookup
+// columns must be its key columns, in any order.
+func (a *argReader) sharedGroups(v string, r Reduce) *SharedGroups {
+	n, err := strconv.ParseUint(v, 10, 64)
+	sh := &SharedGroups{Index: n, Cols: a.cols("lookup")}
+	sorted, key := slices.Sorted(slices.Values(sh.Cols)), slices.Sorted(slices.Values(r.Key))
+	if err != nil || n == 0 || len(r.Key) == 0 || r.EmitOnClose || r.AppendOnly || !slices.Equal(sorted, key) {
+		a.fail(fmt.Errorf("bad shared %q (a grouped Reduce reads shared=<index> lookup=[its key columns])", v))
+	}
+	return sh
 }
 
 var onRE = regexp.MustCompile(`^#(\d+)=#(\d+)$`)

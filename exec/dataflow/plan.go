@@ -80,6 +80,23 @@ type Reduce struct {
 	// TopK.AppendOnly): min and max then keep only the current extremum
 	// of each group, not every value (a retraction fails the Step).
 	AppendOnly bool
+	// Shared, when set, makes the Reduce keep no state: see SharedGroups.
+	Shared *SharedGroups
+}
+
+// SharedGroups names the arrangement a grouped Reduce reads its groups
+// from: Index is an arrangement (kept by the caller) of the collection
+// that the Reduce's input reads, directly as a Source or through one MFP
+// over a Source whose Cols are source columns; its leading columns are
+// Cols, which are the Reduce's Key columns in the arrangement's order.
+// The Reduce then keeps nothing: per Step, it reads each touched group's
+// rows from the arrangement as of the Step (which already includes the
+// Step's changes), takes the changes away to get the group as it was,
+// and emits the groups' old and new rows. Printed shared=<index>
+// lookup=[#c, ...].
+type SharedGroups struct {
+	Index uint64
+	Cols  []int
 }
 
 // JoinKind is the kind of a join.

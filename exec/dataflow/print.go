@@ -92,6 +92,9 @@ func opArgs(op Op) string {
 		if op.AppendOnly {
 			s += " append-only=true"
 		}
+		if sh := op.Shared; sh != nil {
+			s += fmt.Sprintf(" shared=%d lookup=%s", sh.Index, formatCols(sh.Cols))
+		}
 		return s
 	case Join:
 		return op.args()
