@@ -23,6 +23,9 @@ type mfpOp struct {
 	spec dataflow.MFP
 	// filterAt[i] is the number of map columns filter i needs to exist.
 	filterAt []int
+	// maps and filters are spec's expressions as evaluated
+	// (expr.Specialize), in spec's order.
+	maps, filters []expr.Expr
 	// inCols are the input columns the expressions read, copied in this
 	// order before the map columns (nil: the whole input row).
 	inCols  []int
@@ -58,7 +61,17 @@ func newMFP(spec dataflow.MFP, in []repr.T) (*mfpOp, error) {
 		need := maxCol(f) + 1 - nIn
 		o.filterAt = append(o.filterAt, max(need, 0))
 	}
+	o.maps, o.filters = specializeAll(spec.Map), specializeAll(spec.Filter)
 	return o, nil
+}
+
+// specializeAll returns es as evaluated (expr.Specialize), a new slice.
+func specializeAll(es []expr.Expr) []expr.Expr {
+	out := make([]expr.Expr, len(es))
+	for i, e := range es {
+		out[i] = expr.Specialize(e)
+	}
+	return out
 }
 
 // narrowInput returns spec rewritten over only the input columns it reads
@@ -216,7 +229,7 @@ func (o *mfpOp) eval(s *stepCtx, in repr.Row) (r repr.Row, ok bool, err error) {
 	f := 0
 	for m := 0; ; m++ {
 		for ; f < len(o.spec.Filter) && o.filterAt[f] <= m; f++ {
-			v, err := o.spec.Filter[f].Eval(s.ctx, r)
+			v, err := o.filters[f].Eval(s.ctx, r)
 			if err != nil || v.IsNull() || !v.Bool() {
 				return nil, false, err
 			}
@@ -224,7 +237,7 @@ func (o *mfpOp) eval(s *stepCtx, in repr.Row) (r repr.Row, ok bool, err error) {
 		if m == len(o.spec.Map) {
 			break
 		}
-		v, err := o.spec.Map[m].Eval(s.ctx, r)
+		v, err := o.maps[m].Eval(s.ctx, r)
 		if err != nil {
 			return nil, false, err
 		}

@@ -42,6 +42,8 @@ type fanoutOp struct {
 	// row (after X's columns) before the branches run; the branches read
 	// them as columns nIn, nIn+1, ...
 	shared []expr.Expr
+	// sharedEval are shared as evaluated (expr.Specialize).
+	sharedEval []expr.Expr
 	// branches are the Union's inputs in order, over X's columns and the
 	// shared ones; nodes their nodes (nodes[0] is this node).
 	branches []*mfpOp
@@ -149,6 +151,7 @@ func (d *Dataflow) newFanout(x int, branches []int, readers []int) (*fanoutOp, e
 		specs[i] = d.plan.Nodes[b].Op.(dataflow.MFP)
 	}
 	f.shared, specs = shareAcross(specs, len(cols))
+	f.sharedEval = specializeAll(f.shared)
 	in := append([]repr.T(nil), cols...)
 	for _, e := range f.shared {
 		in = append(in, e.Type())
@@ -326,7 +329,7 @@ func (o *fanoutOp) fill(s *stepCtx, in repr.Row) (repr.Row, bool, error) {
 	default:
 		return in, true, nil
 	}
-	for _, e := range o.shared {
+	for _, e := range o.sharedEval {
 		v, err := e.Eval(s.ctx, r)
 		if err != nil {
 			return nil, false, err

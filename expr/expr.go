@@ -199,6 +199,12 @@ type Func struct {
 	// table is the set-returning function this signature stands for
 	// during resolution (ResolveTableFunc); nil for scalar functions.
 	table *TableFunc
+	// fast says how Specialize may evaluate a call of this overload
+	// without Impl (specialize.go), with fastSign (shifts) or fastOp
+	// (comparisons).
+	fast     fastKind
+	fastSign int8
+	fastOp   cmpOp
 }
 
 // Polymorphic reports whether f is a polymorphic overload, whose Args and

@@ -49,11 +49,24 @@ func registerComparisons() {
 			if t.Kind == repr.KindChar && t.Family == repr.FamText {
 				cmp = compareBpchar
 			}
-			binop(op, t, t, repr.Bool, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+			f := binop(op, t, t, repr.Bool, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 				return repr.NewBool(pred(cmp(a[0], a[1]))), nil
 			})
+			if intLike(t) {
+				f.fast, f.fastOp = fastCmp, cmpOps[op]
+			}
 		}
 	}
+}
+
+// intLike reports whether repr.Compare orders two values of type t by
+// their 64-bit value alone (Specialize's comparisons).
+func intLike(t repr.T) bool {
+	switch t.Family {
+	case repr.FamInt, repr.FamDate, repr.FamTimestamp, repr.FamTimestampTZ:
+		return true
+	}
+	return false
 }
 
 // compareBpchar compares char(n) values ignoring trailing spaces, as PG does.

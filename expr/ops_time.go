@@ -23,9 +23,11 @@ func init() {
 	binop("+", iv, d, ts, swap(dateAddInterval(1)))
 	binop("-", d, iv, ts, dateAddInterval(-1))
 	for _, t := range []repr.T{ts, tz} {
-		binop("+", t, iv, t, tsAddInterval(t, 1))
+		add := binop("+", t, iv, t, tsAddInterval(t, 1))
+		add.fast, add.fastSign = fastShift, 1
 		binop("+", iv, t, t, swap(tsAddInterval(t, 1)))
-		binop("-", t, iv, t, tsAddInterval(t, -1))
+		sub := binop("-", t, iv, t, tsAddInterval(t, -1))
+		sub.fast, sub.fastSign = fastShift, -1
 		binop("-", t, t, iv, tsDiff)
 	}
 	binop("+", tm, iv, tm, timeAddInterval(1))

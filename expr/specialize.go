@@ -1,0 +1,172 @@
+package expr
+
+import (
+	"cmp"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// fastKind marks the overloads that Specialize can evaluate without the
+// generic call path (Func.fast; 0: none).
+type fastKind uint8
+
+const (
+	fastNone fastKind = iota
+	// fastShift is timestamp[tz] + interval (Func.fastSign 1) or -
+	// interval (-1), the interval second.
+	fastShift
+	// fastCmp is a comparison of two values of one integer-like family
+	// (int2/4/8, date, timestamp, timestamptz), which repr.Compare orders
+	// by their 64-bit value; Func.fastOp says which.
+	fastCmp
+)
+
+// cmpOp is a comparison operator of a fastCmp overload.
+type cmpOp uint8
+
+const (
+	cmpEq cmpOp = iota
+	cmpNe
+	cmpLt
+	cmpLe
+	cmpGt
+	cmpGe
+)
+
+// cmpOps names the comparison operators by their SQL names.
+var cmpOps = map[string]cmpOp{"=": cmpEq, "<>": cmpNe, "<": cmpLt, "<=": cmpLe, ">": cmpGt, ">=": cmpGe}
+
+// holds reports whether c (the sign of a comparison) satisfies op.
+func (op cmpOp) holds(c int) bool {
+	switch op {
+	case cmpEq:
+		return c == 0
+	case cmpNe:
+		return c != 0
+	case cmpLt:
+		return c < 0
+	case cmpLe:
+		return c <= 0
+	case cmpGt:
+		return c > 0
+	}
+	return c >= 0
+}
+
+// Specialize returns an expression that evaluates exactly as e does
+// (same values, same errors, arguments evaluated in the same order and
+// as far) but faster for the shapes per-row operators evaluate most: a
+// timestamp shifted by a constant interval of microseconds only (HOP's
+// window starts and ends, `t - INTERVAL '10' SECOND`) and comparisons of
+// integers, dates and timestamps (`t < window_end`). Calls are rewritten
+// inside calls' arguments; other nodes are kept as they are.
+//
+// The result is for evaluation only: its new nodes print as the calls
+// they replace but are opaque to code that walks expressions by type
+// (column analysis, CSE, EXPLAIN), which must run on e instead.
+func Specialize(e Expr) Expr {
+	c, ok := e.(*Call)
+	if !ok {
+		return e
+	}
+	args, changed := c.Args, false
+	for i, a := range c.Args {
+		if s := Specialize(a); s != a {
+			if !changed {
+				args, changed = append([]Expr(nil), c.Args...), true
+			}
+			args[i] = s
+		}
+	}
+	switch {
+	case c.Fn.fast == fastShift && len(args) == 2:
+		if s, ok := newShift(c, args[0], args[1]); ok {
+			return s
+		}
+	case c.Fn.fast == fastCmp && len(args) == 2:
+		return &cmpCall{call: c, a: args[0], b: args[1], op: c.Fn.fastOp}
+	}
+	if !changed {
+		return c
+	}
+	return &Call{Fn: c.Fn, Args: args}
+}
+
+// shiftCall is timestamp[tz] ± a literal interval without months or days:
+// the generic implementation's arithmetic (addInterval, infinities kept,
+// 22008 on overflow) with the interval decoded and negated once.
+type shiftCall struct {
+	call *Call
+	arg  Expr
+	iv   repr.Interval
+	tz   bool
+}
+
+// newShift returns c specialized if its interval is a literal of
+// microseconds only whose negation (for -) cannot overflow.
+func newShift(c *Call, arg, lit Expr) (*shiftCall, bool) {
+	l, ok := lit.(*Lit)
+	if !ok || l.D.IsNull() || l.D.Family() != repr.FamInterval {
+		return nil, false
+	}
+	iv := l.D.Interval()
+	if iv.Months != 0 || iv.Days != 0 {
+		return nil, false
+	}
+	if c.Fn.fastSign < 0 {
+		if iv.Micros == -iv.Micros && iv.Micros != 0 { // MinInt64: the generic path's 22008
+			return nil, false
+		}
+		iv.Micros = -iv.Micros
+	}
+	return &shiftCall{call: c, arg: arg, iv: iv, tz: c.Fn.Ret.Family == repr.FamTimestampTZ}, true
+}
+
+// Type is the timestamp type of the call.
+func (s *shiftCall) Type() repr.T { return s.call.Type() }
+
+// String prints the call it replaces.
+func (s *shiftCall) String() string { return s.call.String() }
+
+// Eval shifts the argument's value; NULL stays NULL.
+func (s *shiftCall) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	d, err := evalArg(ctx, s.arg, row)
+	if err != nil || d.IsNull() {
+		return repr.Null, err
+	}
+	r, err := addInterval(d.Micros(), s.iv, nilLoc()) // no months or days: the zone is not read
+	if s.tz {
+		return repr.NewTimestampTZ(r), err
+	}
+	return repr.NewTimestamp(r), err
+}
+
+// cmpCall is a strict comparison of two integer-like values.
+type cmpCall struct {
+	call *Call
+	a, b Expr
+	op   cmpOp
+}
+
+// Type is boolean.
+func (c *cmpCall) Type() repr.T { return repr.Bool }
+
+// String prints the call it replaces.
+func (c *cmpCall) String() string { return c.call.String() }
+
+// Eval compares the arguments, NULL if either is (the second is then not
+// evaluated when the first is NULL, as in Call.Eval).
+func (c *cmpCall) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	x, err := evalArg(ctx, c.a, row)
+	if err != nil || x.IsNull() {
+		return repr.Null, err
+	}
+	y, err := evalArg(ctx, c.b, row)
+	if err != nil || y.IsNull() {
+		return repr.Null, err
+	}
+	if x.Family() != y.Family() { // not from a well-typed plan, but keep Compare's answer
+		return repr.NewBool(c.op.holds(repr.Compare(x, y))), nil
+	}
+	return repr.NewBool(c.op.holds(cmp.Compare(x.Int(), y.Int()))), nil
+}
