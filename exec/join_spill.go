@@ -70,7 +70,7 @@ type deadRow struct {
 }
 
 // jrowBytes, bucketBytes estimate an arranged row's fixed heap bytes
-// (its entry, its id in a bucket, its share of the rows map) and a
+// (its entry, its id in a bucket, its share of the chain table) and a
 // resident key's (bucket, two map entries, jres).
 const (
 	jrowBytes   = int64(unsafe.Sizeof(jrow{})) + 4 + 24

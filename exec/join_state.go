@@ -22,9 +22,13 @@ type joinSide struct {
 	allocated int     // entries in chunks
 	free      []int32 // released ids
 	removed   []int32 // ids removed during the pending Step (released by release)
-	// rows finds a row by rowHash (lo) of its key encoding: the id of the head
-	// of a chain (jrow.next) of the rows with that hash.
-	rows    map[uint32]int32
+	// heads finds a row by rowHash (lo) of its key encoding: heads[lo &
+	// (len(heads)-1)] is the id of the head of a chain (jrow.next) of the
+	// arranged rows whose hash has those low bits (noRow: none), rows of
+	// one hash in the order they were linked, newest first. A flat table,
+	// not a map: one memory access per probe. len(heads) is a power of
+	// two, at least live (grown by doubling, never shrunk but by a rebuild).
+	heads   []int32
 	buckets map[string]*jbucket
 	// nulls holds, on a spilled side only (nil otherwise), the rows whose
 	// join key has a NULL column, by join key, so that evicting a key
@@ -131,7 +135,45 @@ func rowKeyHash(key []byte) uint64 {
 func (r *jrow) keyHash() uint64 { return uint64(r.hi)<<32 | uint64(r.hash) }
 
 func newJoinSide(keyCols []int) joinSide {
-	return joinSide{keyCols: keyCols, rows: make(map[uint32]int32), buckets: make(map[string]*jbucket)}
+	return joinSide{keyCols: keyCols, heads: newHeads(minHeads), buckets: make(map[string]*jbucket)}
+}
+
+// minHeads is the smallest chain table of a side.
+const minHeads = 16
+
+// newHeads returns an empty chain table of n slots.
+func newHeads(n int) []int32 {
+	h := make([]int32, n)
+	for i := range h {
+		h[i] = noRow
+	}
+	return h
+}
+
+// slot returns the index of hash h's chain.
+func (js *joinSide) slot(h uint32) int { return int(h) & (len(js.heads) - 1) }
+
+// grow doubles the chain table, keeping the rows of each hash in their
+// order (a row's chain order is the order find and closeRef visit rows of
+// one hash, which must not depend on when the table grew).
+func (js *joinSide) grow() {
+	old := js.heads
+	js.heads = newHeads(2 * len(old))
+	tails := newHeads(len(js.heads))
+	for _, id := range old {
+		for id != noRow {
+			r := js.at(id)
+			id = r.next
+			r.next = noRow
+			k := js.slot(r.hash)
+			if t := tails[k]; t == noRow {
+				js.heads[k] = r.id
+			} else {
+				js.at(t).next = r.id
+			}
+			tails[k] = r.id
+		}
+	}
 }
 
 // at returns the entry of id.
@@ -160,20 +202,27 @@ func (js *joinSide) alloc(enc string, hash uint32) *jrow {
 	return r
 }
 
-// head returns the first row of hash h's chain, nil if none.
+// head returns the first arranged row of hash h, nil if none.
 func (js *joinSide) head(h uint32) *jrow {
-	if id, ok := js.rows[h]; ok {
-		return js.at(id)
-	}
-	return nil
+	return js.sameHash(js.heads[js.slot(h)], h)
 }
 
-// following returns the row after r in its chain, nil if none.
+// following returns the arranged row after r with r's hash, nil if none.
 func (js *joinSide) following(r *jrow) *jrow {
-	if r.next == noRow {
-		return nil
+	return js.sameHash(r.next, r.hash)
+}
+
+// sameHash returns the first row of hash h in the chain from id on, nil
+// if none.
+func (js *joinSide) sameHash(id int32, h uint32) *jrow {
+	for id != noRow {
+		r := js.at(id)
+		if r.hash == h {
+			return r
+		}
+		id = r.next
 	}
-	return js.at(r.next)
+	return nil
 }
 
 // link arranges r (whose columns are row) in the rows map and, unless a
@@ -188,11 +237,11 @@ func (js *joinSide) link(r *jrow, row repr.Row, kbuf *[]byte) {
 // in the rows map and, unless null, in key's bucket (a null key's rows
 // go to js.nulls on a spilled side).
 func (js *joinSide) linkKey(r *jrow, key []byte, null bool) {
-	r.next = noRow
-	if id, ok := js.rows[r.hash]; ok {
-		r.next = id
+	if js.live >= len(js.heads) {
+		js.grow()
 	}
-	js.rows[r.hash] = r.id
+	k := js.slot(r.hash)
+	r.next, js.heads[k] = js.heads[k], r.id
 	js.live++
 	r.pos = 0
 	m := js.buckets
@@ -214,12 +263,11 @@ func (js *joinSide) linkKey(r *jrow, key []byte, null bool) {
 // unlink removes r from the arrangement; its entry is released by the
 // next release.
 func (js *joinSide) unlink(r *jrow) {
-	if head := js.rows[r.hash]; head == r.id && r.next == noRow {
-		delete(js.rows, r.hash)
-	} else if head == r.id {
-		js.rows[r.hash] = r.next
+	k := js.slot(r.hash)
+	if js.heads[k] == r.id {
+		js.heads[k] = r.next
 	} else {
-		for p := js.at(head); p.next != noRow; p = js.at(p.next) {
+		for p := js.at(js.heads[k]); p.next != noRow; p = js.at(p.next) {
 			if p.next == r.id {
 				p.next = r.next
 				break

@@ -158,7 +158,8 @@ func (o *joinOp) stateSize() (rows, bytes int64) {
 }
 
 // stateSize reports js's arranged rows and its entries' estimated bytes
-// (every allocated entry, plus the sampled encodings of the live ones).
+// (every allocated entry, plus the sampled encodings of the live ones,
+// plus the chain table).
 func (js *joinSide) stateSize() (rows, bytes int64) {
 	sampled, size := 0, int64(0)
 scan:
@@ -174,7 +175,7 @@ scan:
 		}
 	}
 	entry := int64(unsafe.Sizeof(jrow{}))
-	return int64(js.live), int64(js.allocated)*entry + scaleSample(js.live, sampled, size) + int64(len(js.buckets))*mapEntryOverhead
+	return int64(js.live), int64(js.allocated)*entry + scaleSample(js.live, sampled, size) + int64(len(js.buckets))*mapEntryOverhead + 4*int64(len(js.heads))
 }
 
 // stateSize reports the private side's arrangement (the shared side's
