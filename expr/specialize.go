@@ -11,10 +11,9 @@ import (
 type fastKind uint8
 
 const (
-	fastNone fastKind = iota
 	// fastShift is timestamp[tz] + interval (Func.fastSign 1) or -
 	// interval (-1), the interval second.
-	fastShift
+	fastShift fastKind = iota + 1
 	// fastCmp is a comparison of two values of one integer-like family
 	// (int2/4/8, date, timestamp, timestamptz), which repr.Compare orders
 	// by their 64-bit value; Func.fastOp says which.
