@@ -212,7 +212,7 @@ func (e *Engine) rewriteRows(old, nu *Object, conv func(repr.Row) (repr.Row, err
 		return nil, err
 	}
 	b.DeletePrefix(storage.RowPrefix(old.ID))
-	c := storage.NewCollection(nu.ID, nu.PrimaryKey)
+	c := storage.NewCollection(nu.ID, nu.storeKey())
 	c.Begin()
 	for i, r := range rows {
 		if err := c.Apply(r, counts[i], b); err != nil {

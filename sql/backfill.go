@@ -393,11 +393,45 @@ func (r *backfillRun) step(in *backfillInput, chunk []repr.Update) error {
 	return nil
 }
 
-// applyOutput applies a dataflow's output to a view's collection: the
-// insertions first, then the retractions (see applyViewOutput).
+// applyOutput applies a view dataflow's output updates, consolidated or
+// not, to c, the view's contents. A multiset takes the insertions first,
+// then the retractions, so that no count goes negative on the way when the
+// sum is valid (a raw output may retract a row before it inserts it). A
+// view keyed by its group key (Object.RowKey) takes each adjacent
+// retraction and insertion of one key (a Reduce's old and new row of a
+// group) as one Replace, then the other retractions, then the other
+// insertions, so that a key is free before it is taken again.
 func applyOutput(c *storage.Collection, out []repr.Update, b *storage.Batch) error {
+	if c.KeyCols() != nil {
+		return applyKeyed(c, out, b)
+	}
 	for _, pos := range []bool{true, false} {
 		for _, u := range out {
+			if u.Diff > 0 == pos {
+				if err := c.Apply(u.Row, u.Diff, b); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// applyKeyed is applyOutput for a keyed view's collection c.
+func applyKeyed(c *storage.Collection, out []repr.Update, b *storage.Batch) error {
+	var rest []repr.Update
+	for i := 0; i < len(out); i++ {
+		if u := out[i]; i+1 < len(out) && u.Diff == -1 && out[i+1].Diff == 1 && c.SameKey(u.Row, out[i+1].Row) {
+			if err := c.Replace(u.Row, out[i+1].Row, b); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		rest = append(rest, out[i])
+	}
+	for _, pos := range []bool{false, true} {
+		for _, u := range rest {
 			if u.Diff > 0 == pos {
 				if err := c.Apply(u.Row, u.Diff, b); err != nil {
 					return err

@@ -33,7 +33,7 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool, s *Session) error 
 	if bf == nil || err != nil {
 		return err
 	}
-	r := &backfillRun{bf: bf, ctx: e.backfillCtx(bf, interrupt), coll: storage.NewCollection(obj.ID, nil),
+	r := &backfillRun{bf: bf, ctx: e.backfillCtx(bf, interrupt), coll: storage.NewCollection(obj.ID, obj.storeKey()),
 		b: e.db.NewBatch(), notice: s.progressNotice()}
 	r.ctx.Memory = mem
 	defer r.b.Close()
@@ -153,7 +153,7 @@ func (e *Engine) catchUp(r *backfillRun, t repr.Time, interrupt <-chan struct{})
 		if err != nil {
 			return nil, nil, err
 		}
-		c := storage.NewCollection(bf.obj.ID, nil)
+		c := storage.NewCollection(bf.obj.ID, bf.obj.storeKey())
 		ctx := e.viewCtx()
 		ctx.Interrupt, ctx.Memory = interrupt, r.ctx.Memory
 		in := e.viewInput(mv, e.collectionInputs(mv.df.Sources(), t))

@@ -54,6 +54,13 @@ type Object struct {
 	// PlanRows are the sizes of the relations Plan's planning read (those
 	// not empty), by ID: re-planning it to check a change uses them.
 	PlanRows map[uint64]int64 `json:",omitempty"`
+	// RowKey, for a materialized view whose plan ends in a grouped
+	// aggregate, is its group key columns (the leading ones): each group
+	// has one row, so the view's collection is keyed by them and a changed
+	// group is one Set in Pebble (storage.Collection.Replace) rather than
+	// the old row's delete and the new row's set. Nil for a multiset of
+	// whole rows, and in older catalogs (their views keep that layout).
+	RowKey []int `json:",omitempty"`
 	// Sequence defines a sequence (Kind relSequence).
 	Sequence *SequenceDef `json:",omitempty"`
 	// Index defines an index (Kind relIndex, index.go).
@@ -389,4 +396,14 @@ func (o *Object) planChecks(cat planner.Catalog) error {
 		}
 	}
 	return nil
+}
+
+// storeKey returns the key columns of obj's collection: the primary key of
+// a table, the group key of a view keyed by it (RowKey), nil for a
+// multiset.
+func (o *Object) storeKey() []int {
+	if o.PrimaryKey != nil {
+		return o.PrimaryKey
+	}
+	return o.RowKey
 }

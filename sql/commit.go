@@ -353,29 +353,12 @@ func (e *Engine) consolidateWatched(deltas map[uint64][]repr.Update) {
 }
 
 // applyViewOutput applies a view dataflow's output updates, consolidated
-// or not, to the view's stored contents (a multiset): the insertions
-// first, then the retractions, so that no count goes negative on the way
-// when the sum is valid (a raw output may retract a row before it inserts
-// it).
+// or not, to the view's stored contents (see applyOutput).
 func (e *Engine) applyViewOutput(id uint64, out []repr.Update, b *storage.Batch, tx *applyTx) error {
 	c := e.colls[id]
 	c.Begin()
 	tx.colls = append(tx.colls, c)
-	for _, u := range out {
-		if u.Diff > 0 {
-			if err := c.Apply(u.Row, u.Diff, b); err != nil {
-				return err
-			}
-		}
-	}
-	for _, u := range out {
-		if u.Diff < 0 {
-			if err := c.Apply(u.Row, u.Diff, b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return applyOutput(c, out, b)
 }
 
 // changeError turns the collection's refusal of a change into the

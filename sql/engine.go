@@ -330,7 +330,7 @@ func (e *Engine) restore() error {
 		if o.Kind == planner.RelView || o.Kind == planner.RelSource || o.Kind == relType {
 			continue
 		}
-		c := storage.NewCollection(o.ID, o.PrimaryKey)
+		c := storage.NewCollection(o.ID, o.storeKey())
 		if err := c.LoadSpillable(e.db, e.spill.loadBound(loaded)); err != nil {
 			return fmt.Errorf("loading %s: %w", o.Name, err)
 		}

@@ -144,7 +144,7 @@ func (e *Engine) installView(obj *Object, b *storage.Batch, interrupt <-chan str
 		return err
 	}
 	t := e.tick(b)
-	c := storage.NewCollection(obj.ID, nil)
+	c := storage.NewCollection(obj.ID, obj.storeKey())
 	c.Begin()
 	e.colls[obj.ID] = c
 	e.views[obj.ID] = mv

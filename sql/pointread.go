@@ -281,7 +281,7 @@ func (e *Engine) choosePathIn(p pointInput, c *storage.Collection) (accessPath, 
 		for i := range cols {
 			cols[i] = i
 		}
-	} else {
+	} else if obj.PrimaryKey != nil { // a view keyed by its groups has no constraint to name
 		own.name = obj.pkeyName()
 	}
 	key := obj.ownKey

@@ -202,10 +202,33 @@ func (e *Engine) planSharedView(obj *Object) error {
 		return repr.Errorf(repr.CodeInternal, "materialized view %s: the printed shared plan does not parse back to itself: %q reads back as %q", obj.Name, orig, again)
 	}
 	obj.Plan, obj.Deps = text, mergeIDs(obj.Deps, used)
+	obj.RowKey = groupKey(back)
 	if len(e.rowsSeen) > 0 {
 		obj.PlanRows = maps.Clone(e.rowsSeen)
 	}
 	return nil
+}
+
+// keyViewsByGroup is false only in a test that makes views as older
+// versions did (multisets of whole rows), to restart them.
+var keyViewsByGroup = true
+
+// groupKey returns the key of the collection of a view with plan: the
+// group key columns 0..k-1 when the plan's output is a grouped aggregate
+// (a Reduce with a key and aggregates, which outputs one row per group,
+// its key columns first), nil otherwise (a multiset of whole rows).
+// DISTINCT (no aggregates) gains nothing, its row being its key; EMIT ON
+// WINDOW CLOSE is left a multiset.
+func groupKey(plan *dataflow.Plan) []int {
+	r, ok := plan.Nodes[plan.Output].Op.(dataflow.Reduce)
+	if !ok || !keyViewsByGroup || len(r.Key) == 0 || len(r.Aggs) == 0 || r.EmitOnClose {
+		return nil
+	}
+	key := make([]int, len(r.Key))
+	for i := range key {
+		key[i] = i
+	}
+	return key
 }
 
 // mergeIDs returns the sorted union of two ID lists.

@@ -157,12 +157,7 @@ func (bf *backfill) step(in exec.Input) error {
 	if err != nil {
 		return err
 	}
-	for _, u := range out {
-		if err := bf.c.Apply(u.Row, u.Diff, bf.b); err != nil {
-			return err
-		}
-	}
-	return nil
+	return applyOutput(bf.c, out, bf.b)
 }
 
 // replaySources feeds the new view the history of every source it reads

@@ -19,6 +19,8 @@ import (
 //	reload                      loads a second collection from the store and
 //	                            prints it (memory must have been flushed)
 //	scan | get <row of key values> | scan-prefix <row of leading key values>
+//	replace                     lines: <old row> => <new row>; stops at the first error
+//	writes                      prints the pending batch's write count
 //	begin | rollback | commit | clear
 func TestCollection(t *testing.T) {
 	datadriven.Walk(t, "testdata/collection", func(t *testing.T, path string) {
@@ -64,6 +66,10 @@ func (s *collState) run(t *testing.T, d *datadriven.TestData) (string, error) {
 		row, err := parseRow(d.Input)
 		prefix := repr.AppendRowKey(nil, row)
 		return dumpCollection(func(fn func(repr.Row, int64) bool) { s.c.ScanPrefix(prefix, fn) }), err
+	case "replace":
+		return "", s.replace(d.Input)
+	case "writes":
+		return fmt.Sprintf("%d writes pending\n", s.b.Len()), nil
 	case "clear":
 		s.c.Clear(s.b)
 	case "begin":
@@ -100,6 +106,27 @@ func (s *collState) apply(diffText, rowText string) error {
 		return err
 	}
 	return s.c.Apply(row, diff, s.b)
+}
+
+func (s *collState) replace(input string) error {
+	for _, line := range strings.Split(strings.TrimSpace(input), "\n") {
+		oldText, newText, ok := strings.Cut(line, "=>")
+		if !ok {
+			return fmt.Errorf("replace: %q lacks =>", line)
+		}
+		old, err := parseRow(strings.TrimSpace(oldText))
+		if err != nil {
+			return err
+		}
+		nu, err := parseRow(strings.TrimSpace(newText))
+		if err != nil {
+			return err
+		}
+		if err := s.c.Replace(old, nu, s.b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *collState) get(input string) (string, error) {
