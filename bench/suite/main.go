@@ -1,5 +1,6 @@
 // Command suite reproduces the whole-system numbers in BENCHMARKS.md with
-// no manual steps: it starts Eddy in-process on a temporary directory and,
+// no manual steps: it starts Eddy on a temporary directory (in-process, or
+// with -eddy-bin as a server process of its own, as PostgreSQL is) and,
 // when installed, a throwaway PostgreSQL, loads the same data into both,
 // and runs the point-query (QPS) and freshness benchmarks against each,
 // printing one table. See package bench.
@@ -32,6 +33,8 @@ type config struct {
 	only       string
 	cpuprofile string
 	workers    int
+	eddyBin    string
+	memLimit   string
 }
 
 func main() {
@@ -46,6 +49,8 @@ func main() {
 	flag.StringVar(&c.only, "only", "", "run only workloads whose name contains this")
 	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the Eddy runs (server and client) to this file")
 	flag.IntVar(&c.workers, "workers", 1, "workers of Eddy's view dataflows (the server's --workers)")
+	flag.StringVar(&c.eddyBin, "eddy-bin", "", "run Eddy as this binary (cmd/eddy), a server process apart from the clients as PostgreSQL's are; default: in this process")
+	flag.StringVar(&c.memLimit, "memory-limit", "1GiB", "--memory-limit of the -eddy-bin server")
 	flag.Parse()
 	if err := run(context.Background(), c); err != nil {
 		fmt.Fprintln(os.Stderr, "suite:", err)
@@ -65,7 +70,7 @@ func run(ctx context.Context, c config) error {
 	}
 	defer os.RemoveAll(dir)
 	var rows []row
-	eddy, err := bench.StartEddyWorkers(dir, c.workers)
+	eddy, err := startEddy(dir, c)
 	if err != nil {
 		return err
 	}
@@ -96,6 +101,14 @@ func run(ctx context.Context, c config) error {
 	return nil
 }
 
+// startEddy starts Eddy in this process, or as c.eddyBin.
+func startEddy(dir string, c config) (*bench.Target, error) {
+	if c.eddyBin != "" {
+		return bench.StartEddyProcess(dir, c.eddyBin, c.workers, c.memLimit)
+	}
+	return bench.StartEddyWorkers(dir, c.workers)
+}
+
 func joinStop(err error, t *bench.Target) error {
 	if serr := t.Stop(); err == nil {
 		err = serr
@@ -112,12 +125,13 @@ func runAll(ctx context.Context, c config, t *bench.Target, rows []row) ([]row, 
 		if c.only != "" && !strings.Contains(w.name, c.only) {
 			continue
 		}
-		cpu0 := totalCPU(t)
+		cpu0, srv0 := totalCPU(t)
 		res, err := w.run(ctx, t.DSN)
 		if err != nil {
 			return rows, fmt.Errorf("%s on %s: %w", w.name, t.Name, err)
 		}
-		rows = append(rows, row{t.Name, w.name, res(totalCPU(t) - cpu0)})
+		cpu1, srv1 := totalCPU(t)
+		rows = append(rows, row{t.Name, w.name, res(cpu1-cpu0, srv1-srv0)})
 	}
 	return rows, nil
 }
@@ -160,15 +174,17 @@ func insertRows(table string, n int, tuple func(i int) string) []string {
 }
 
 // workload is one named measurement; run returns a formatter of its
-// result given the CPU time this process spent.
+// result given the CPU time spent by the clients and server together and
+// by the server's processes alone (0: unknown, the server in this
+// process).
 type workload struct {
 	name string
-	run  func(ctx context.Context, dsn string) (func(cpu time.Duration) string, error)
+	run  func(ctx context.Context, dsn string) (func(cpu, server time.Duration) string, error)
 }
 
 func workloads(c config, target string) []workload {
-	qps := func(query string) func(context.Context, string) (func(time.Duration) string, error) {
-		return func(ctx context.Context, dsn string) (func(time.Duration) string, error) {
+	qps := func(query string) func(context.Context, string) (func(time.Duration, time.Duration) string, error) {
+		return func(ctx context.Context, dsn string) (func(time.Duration, time.Duration) string, error) {
 			r, err := bench.RunQPS(ctx, bench.QPSConfig{DSN: dsn, Conns: c.conns, Duration: c.duration,
 				Warmup: c.warmup, Query: query, Keys: int64(c.keys)})
 			if err != nil {
@@ -177,9 +193,13 @@ func workloads(c config, target string) []workload {
 			if r.Rows != int64(r.Queries) {
 				return nil, fmt.Errorf("%d queries read %d rows; want one each", r.Queries, r.Rows)
 			}
-			return func(cpu time.Duration) string {
-				return fmt.Sprintf("%.0f q/s\tp50=%v p99=%v\t%.1f µs", r.QPS(), r.Latency.Percentile(50),
-					r.Latency.Percentile(99), float64(cpu.Microseconds())/float64(r.Queries))
+			return func(cpu, server time.Duration) string {
+				srv := "-"
+				if server > 0 {
+					srv = fmt.Sprintf("%.1f µs", float64(server.Microseconds())/float64(r.Queries))
+				}
+				return fmt.Sprintf("%.0f q/s\tp50=%v p99=%v\t%.1f µs\t%s", r.QPS(), r.Latency.Percentile(50),
+					r.Latency.Percentile(99), float64(cpu.Microseconds())/float64(r.Queries), srv)
 			}, nil
 		}
 	}
@@ -187,13 +207,13 @@ func workloads(c config, target string) []workload {
 	if target == "postgres" {
 		poll = "SELECT id FROM fresh WHERE id = $1" // no incremental views: the floor
 	}
-	fresh := func(ctx context.Context, dsn string) (func(time.Duration) string, error) {
+	fresh := func(ctx context.Context, dsn string) (func(time.Duration, time.Duration) string, error) {
 		r, err := bench.RunFreshness(ctx, bench.FreshConfig{DSN: dsn, N: c.freshN,
 			Insert: "INSERT INTO fresh VALUES ($1)", Poll: poll, Timeout: 10 * time.Second})
 		if err != nil {
 			return nil, err
 		}
-		return func(cpu time.Duration) string {
+		return func(_, _ time.Duration) string {
 			return fmt.Sprintf("visible p50=%v p99=%v\tcommit p50=%v p99=%v\t%.1f polls/row",
 				r.Visible.Percentile(50), r.Visible.Percentile(99), r.Commit.Percentile(50),
 				r.Commit.Percentile(99), r.PollsPerRow())
@@ -207,15 +227,17 @@ func workloads(c config, target string) []workload {
 }
 
 // totalCPU is the CPU time used so far by this process (the clients, and
-// Eddy when it is the target) and by t's server processes. Backends of
+// Eddy when it runs in this process) and by t's server processes, and by
+// the latter alone (0 when the server runs in this process). Backends of
 // closed connections count once the postmaster has reaped them, hence the
 // pause.
-func totalCPU(t *bench.Target) time.Duration {
+func totalCPU(t *bench.Target) (all, server time.Duration) {
 	if t.ServerCPU == nil {
-		return cpuTime()
+		return cpuTime(), 0
 	}
 	time.Sleep(200 * time.Millisecond)
-	return cpuTime() + t.ServerCPU()
+	server = t.ServerCPU()
+	return cpuTime() + server, server
 }
 
 // cpuTime is this process's user+system CPU time so far.
@@ -227,9 +249,9 @@ func cpuTime() time.Duration {
 
 func printTable(c config, rows []row) {
 	fmt.Printf("conns=%d duration=%v keys=%d rows/key=%d fresh-n=%d workers=%d\n", c.conns, c.duration, c.keys, c.rowsPerKey, c.freshN, c.workers)
-	fmt.Println("cpu/q: CPU time (user+sys) per query of server and client together")
+	fmt.Println("cpu/q: CPU time (user+sys) per query of server and client together; server cpu/q: the server's processes alone (- when Eddy runs in the suite's process)")
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "target\tworkload\tresult\tlatency\tcpu/q")
+	fmt.Fprintln(w, "target\tworkload\tresult\tlatency\tcpu/q\tserver cpu/q")
 	for _, r := range rows {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", r.target, r.workload, r.result)
 	}
