@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/eddydb/eddy/repr"
 	"github.com/google/btree"
@@ -53,6 +54,11 @@ type multiset struct {
 // when NULL, as for every other aggregate, so that the multisets of
 // DISTINCT counts, which hold millions of entries in q16, do not carry a
 // 48-byte Datum each for it).
+//
+// A key of up to inlineKey bytes (an integer's is 9, a date's 5) lives in
+// the entry itself (kb, which key then points into), so that a new value
+// costs one allocation, not two: max(v) over a table's bigint column keeps
+// an entry per row.
 type mentry struct {
 	key   string
 	val   repr.Datum
@@ -60,11 +66,22 @@ type mentry struct {
 	n     int64
 	stamp uint64
 	in    bool
+	kb    [inlineKey]byte
 }
 
-// newEntry returns an entry for key with value val and separator sep.
-func newEntry(key string, val, sep repr.Datum, n int64) *mentry {
-	e := &mentry{key: key, val: val, n: n}
+// inlineKey is the longest key an entry holds inline.
+const inlineKey = 16
+
+// newEntry returns an entry for a copy of key with value val and
+// separator sep.
+func newEntry(key []byte, val, sep repr.Datum, n int64) *mentry {
+	e := &mentry{val: val, n: n}
+	if len(key) > 0 && len(key) <= inlineKey {
+		copy(e.kb[:], key)
+		e.key = unsafe.String(&e.kb[0], len(key))
+	} else {
+		e.key = string(key)
+	}
 	if !sep.IsNull() {
 		e.sep = &sep
 	}

@@ -16,7 +16,7 @@ func TestMultisetOutgrowsSliceKeepsExtrema(t *testing.T) {
 	add := func(k string, n int64) *mentry {
 		e := ms.find([]byte(k))
 		if e == nil {
-			e = newEntry(k, repr.NewInt(int64(len(k))), repr.Null, 0)
+			e = newEntry([]byte(k), repr.NewInt(int64(len(k))), repr.Null, 0)
 			ms.insert(e)
 		}
 		e.n += n

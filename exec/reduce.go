@@ -421,7 +421,7 @@ func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep repr.Datum,
 	}
 	e, existed := ms.find(o.ebuf), true
 	if e == nil {
-		e, existed = newEntry(string(o.ebuf), val, sep, 0), false
+		e, existed = newEntry(o.ebuf, val, sep, 0), false
 		ms.insert(e)
 	}
 	if e.stamp != s.epoch {

@@ -67,7 +67,7 @@ func (o *reduceOp) restoreEntry(key []byte, r repr.Row) error {
 	if sets[slot] == nil {
 		sets[slot] = newMultiset(o.slotOrdered[slot])
 	}
-	sets[slot].insert(newEntry(string(key[glen+1:]), r[2], r[3], r[1].Int()))
+	sets[slot].insert(newEntry(key[glen+1:], r[2], r[3], r[1].Int()))
 	return nil
 }
 
