@@ -349,10 +349,10 @@ func aKind(k planner.RelKind) string {
 	return "a " + kindName(k)
 }
 
-// ownKeyOf returns the key of o's own order: its primary key's columns,
-// else all its columns.
+// ownKeyOf returns the key of o's own order, that of its collection: its
+// primary key's or group key's columns (storeKey), else all its columns.
 func ownKeyOf(o *Object) *indexKey {
-	cols := o.PrimaryKey
+	cols := o.storeKey()
 	if cols == nil {
 		cols = make([]int, len(o.Columns))
 		for i := range cols {

@@ -203,6 +203,7 @@ func (e *Engine) planSharedView(obj *Object) error {
 	}
 	obj.Plan, obj.Deps = text, mergeIDs(obj.Deps, used)
 	obj.RowKey = groupKey(back)
+	obj.ownKey = ownKeyOf(obj) // the catalog computed it before the key was known
 	if len(e.rowsSeen) > 0 {
 		obj.PlanRows = maps.Clone(e.rowsSeen)
 	}

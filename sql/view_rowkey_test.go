@@ -69,6 +69,9 @@ func TestGroupKeyedView(t *testing.T) {
 	if !slices.Equal(obj.RowKey, []int{0}) || !slices.Equal(te.e.colls[obj.ID].KeyCols(), []int{0}) {
 		t.Fatalf("RowKey %v, collection key %v; want [0]", obj.RowKey, te.e.colls[obj.ID].KeyCols())
 	}
+	if obj.ownKey == nil || !slices.Equal(obj.ownKey.cols, []int{0}) {
+		t.Fatalf("the view's own key (point reads' path) is not its group key: %+v", obj.ownKey)
+	}
 	te.checkAgg("agg", "after backfill")
 	te.changeAgg(100)
 	te.checkAgg("agg", "after changes")
