@@ -91,7 +91,9 @@ func (a *Acc) Add(c AccClass, v repr.Datum, diff int64) {
 	}
 }
 
-// addInt adds v*diff to the integer sum, switching to a decimal on overflow.
+// addInt adds v*diff to the integer sum, switching to a decimal on
+// overflow and back once the sum fits again (normInt), so that how the
+// sum is held depends on its value only, not on the order of the inputs.
 func (a *Acc) addInt(v, diff int64) {
 	if a.dec == nil {
 		hi, lo := bits.Mul64(uint64(abs64(v)), uint64(abs64(diff)))
@@ -109,6 +111,14 @@ func (a *Acc) addInt(v, diff int64) {
 		a.dec = apd.New(a.i, 0)
 	}
 	a.dec = addScaled(a.dec, apd.New(v, 0), diff)
+	a.normInt()
+}
+
+// normInt holds a decimal integer sum that fits in an int64 as an int64.
+func (a *Acc) normInt() {
+	if v, err := a.dec.Int64(); err == nil {
+		a.i, a.dec = v, nil
+	}
 }
 
 func abs64(x int64) int64 {
