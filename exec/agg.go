@@ -50,11 +50,17 @@ func compileAgg(a expr.Agg, arg repr.T, slots *int) aggSpec {
 // ORDER BY columns (topk's sort-key encoding), the value, and string_agg's
 // separator.
 func (o *reduceOp) entryKey(a *aggSpec, row repr.Row, v repr.Datum) {
-	o.ebuf = appendSortKey(o.ebuf[:0], row, a.Order)
-	o.ebuf = repr.AppendKey(o.ebuf, v)
+	o.ebuf = appendEntryKey(o.ebuf[:0], a, row, v)
+}
+
+// appendEntryKey appends to buf the multiset key entryKey computes.
+func appendEntryKey(buf []byte, a *aggSpec, row repr.Row, v repr.Datum) []byte {
+	buf = appendSortKey(buf, row, a.Order)
+	buf = repr.AppendKey(buf, v)
 	if a.def.Shape == expr.AggBinary {
-		o.ebuf = repr.AppendKey(o.ebuf, row[a.Sep])
+		buf = repr.AppendKey(buf, row[a.Sep])
 	}
+	return buf
 }
 
 // msValues shows a group's multiset to the registry's Final functions.

@@ -38,6 +38,8 @@ func debugState(d *Dataflow, i int, op operator) string {
 		lines = []string{fmt.Sprintf("emitted=%t", o.emitted)}
 	case *reduceOp:
 		lines = o.debug()
+	case *globalReduce:
+		lines = o.debug()
 	case *windowReduce:
 		lines = o.debug()
 	case *joinOp:

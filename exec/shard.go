@@ -108,12 +108,14 @@ type shard struct {
 }
 
 // BuildWorkers is Build for workers workers: every keyed stateful node
-// runs as workers shards (see shardedOp). 1 or less is Build.
+// runs as workers shards (see shardedOp), every global Reduce whose
+// aggregates merge in workers parts (shard_global.go). 1 or less is Build.
 func BuildWorkers(p *dataflow.Plan, workers int) (*Dataflow, error) {
 	d, err := build(p)
 	if err != nil || workers <= 1 {
 		return d, err
 	}
+	d.splitGlobal(workers)
 	return d, d.shard(p, workers)
 }
 
