@@ -7,8 +7,16 @@ import (
 )
 
 // workerViews are views whose dataflows have sharded nodes: a GROUP BY,
-// a join then GROUP BY, DISTINCT, EXCEPT ALL and a top-k per group.
+// a join then GROUP BY, DISTINCT, EXCEPT ALL and a top-k per group; and
+// global aggregates of every kind that folds in parts on each worker.
 var workerViews = map[string]string{
+	"a": `SELECT 1 AS q, count(*) AS n, sum(v) AS s, min(b) AS lo, max(v) AS hi, avg(v) AS m, bool_and(v > 3) AS ba,
+	        bit_or(v) AS bo, bit_xor(k) AS bx, count(DISTINCT b) AS cb, sum(DISTINCT v % 10) AS sd, stddev_pop(v) AS sp,
+	        var_samp(k::numeric / 7) AS vn, sum(k::numeric / 4) AS sn FROM t
+	      UNION ALL SELECT 2, count(w), sum(w), min(w::text), max(k), avg(k), bool_or(w > 15), bit_and(w), bit_or(k),
+	        count(DISTINCT w), sum(DISTINCT w), stddev_samp(k), var_pop(w::numeric / 3), avg(w::numeric / 8) FROM u
+	      UNION ALL SELECT 3, count(*), sum(k), max(b), min(v), avg(k), bool_or(b = 'x3'), bit_and(k), bit_xor(v),
+	        count(DISTINCT v), sum(DISTINCT k % 3), var_pop(v), stddev_samp(v::numeric), sum(v::numeric / 3) FROM t WHERE v < 500`,
 	"g": "SELECT k % 97 AS g, count(*) AS n, sum(v) AS s, min(v) AS lo, max(b) AS hi FROM t GROUP BY k % 97",
 	"j": "SELECT t.k % 13 AS g, count(*) AS n, sum(u.w) AS s FROM t JOIN u ON t.k = u.k GROUP BY t.k % 13",
 	"d": "SELECT DISTINCT v % 50 AS v FROM t",
