@@ -33,11 +33,24 @@ import (
 
 // globalReduce is a global Reduce whose large Steps fold their input in
 // parts (see above). It is the Reduce for everything but step.
+//
+// A merge replays each part's value entries (min, max, DISTINCT) into the
+// group's multisets, the work one fold does per row: when the values are
+// mostly distinct, folding in parts only adds the partials' work. So a
+// Step whose merge replayed entries for more than half its updates makes
+// the next globalBackoff Steps run whole, after which the parts are tried
+// again. Either way the state and output are the same (see above): the
+// choice is only one of speed.
 type globalReduce struct {
 	*reduceOp
-	parts []*shard // one per worker; their operators are *aggPartial
-	wg    sync.WaitGroup
+	parts   []*shard // one per worker; their operators are *aggPartial
+	wg      sync.WaitGroup
+	backoff int // Steps left to run whole
 }
+
+// globalBackoff is the number of Steps a globalReduce runs whole after a
+// merge that replayed too many entries (tests set it to 0).
+var globalBackoff = 63
 
 // splitGlobal makes every global Reduce of d whose aggregates all merge a
 // globalReduce of n parts.
@@ -68,13 +81,30 @@ func (o *reduceOp) mergeable() bool {
 
 func (o *globalReduce) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
 	in := ins[0]
-	if len(in) == 0 || len(in) < shardParallelMin {
+	if len(in) == 0 || len(in) < shardParallelMin || o.backoff > 0 {
+		o.backoff = max(o.backoff-1, 0)
 		return o.reduceOp.step(s, ins)
 	}
 	if err := o.fold(s, in); err != nil {
 		return nil, err
 	}
+	if 2*o.replays() > len(in) {
+		o.backoff = globalBackoff
+	}
 	return o.mergeParts(s)
+}
+
+// replays returns the number of value entries the parts' merge replays.
+func (o *globalReduce) replays() int {
+	n := 0
+	for _, sh := range o.parts {
+		for ai := range o.aggs {
+			if a := &o.aggs[ai]; a.def.Extremum == 0 || !o.spec.AppendOnly {
+				n += len(sh.op.(*aggPartial).aggs[ai].ents)
+			}
+		}
+	}
+	return n
 }
 
 // fold cuts in into one contiguous run per part and folds each on its

@@ -35,7 +35,7 @@ var globalPlans = []string{
 // up to 10 and of up to 700 updates: 2 and 4 workers give the output,
 // logged state and restored state of 1.
 func TestShardedGlobalEqualsSingle(t *testing.T) {
-	defer func(n int) { shardParallelMin = n }(shardParallelMin)
+	defer func(n, b int) { shardParallelMin, globalBackoff = n, b }(shardParallelMin, globalBackoff)
 	seed := *seedFlag
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -44,6 +44,7 @@ func TestShardedGlobalEqualsSingle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed^11))
 	for iter := range 4 * len(globalPlans) * 2 {
 		shardParallelMin = []int{0, 1 << 30}[iter%2]
+		globalBackoff = []int{0, 2}[iter/12%2] // with 2, parts and whole alternate
 		tmpl := globalPlans[iter/4%len(globalPlans)]
 		text := instantiate(tmpl, rng)
 		p, err := dataflow.Parse(text)
