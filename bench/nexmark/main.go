@@ -27,6 +27,7 @@ type options struct {
 	maxRSS               int64 // MB; 0: half of physical memory
 	memoryLimit          string
 	workers              int
+	extra                string // file of more views, after queries.sql's
 	child                string
 }
 
@@ -43,6 +44,7 @@ func main() {
 	flag.Int64Var(&o.maxRSS, "maxrss", 0, "stop a query whose RSS exceeds this many MB (0: half of physical memory), so unbounded state cannot exhaust a shared machine")
 	flag.StringVar(&o.memoryLimit, "memory-limit", "", "the server's --memory-limit (e.g. 1GiB; default: the server's own default): state past it spills to disk")
 	flag.IntVar(&o.workers, "workers", 1, "the server's --workers: each view's grouping, join and top-k operators run as this many shards, concurrently")
+	flag.StringVar(&o.extra, "extra", "", "a file of more CREATE [MATERIALIZED] VIEW statements over the Nexmark sources, run as queries after queries.sql's (e.g. bench/nexmark/global.sql)")
 	flag.StringVar(&o.child, "child", "", "internal: run this one query and print its result as JSON")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -52,7 +54,15 @@ func main() {
 }
 
 func run(o options) error {
-	suite, err := queries.ParseSuite(queries.SQL)
+	text := queries.SQL
+	if o.extra != "" {
+		b, err := os.ReadFile(o.extra)
+		if err != nil {
+			return err
+		}
+		text += "\n" + string(b)
+	}
+	suite, err := queries.ParseSuite(text)
 	if err != nil {
 		return err
 	}
@@ -104,6 +114,9 @@ func runChild(name string, o options) Result {
 	}
 	if o.memoryLimit != "" {
 		args = append(args, "-memory-limit", o.memoryLimit)
+	}
+	if o.extra != "" {
+		args = append(args, "-extra", o.extra)
 	}
 	cmd := exec.Command(self, args...)
 	var stdout bytes.Buffer
