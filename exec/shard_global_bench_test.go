@@ -14,7 +14,8 @@ import (
 // globalBenchAggs are the global Reduces BenchmarkGlobalAggregate
 // measures, over a source of (id int4, value int4, price numeric(15,2)).
 var globalBenchAggs = []struct{ name, aggs, opts string }{
-	{"count_sums", "count(*), sum(#1), sum(#2), avg(#2), bit_or(#1)", ""},
+	{"count_sums", "count(*), sum(#1), sum(#2), avg(#2)", ""},
+	{"bits", "count(*), bit_or(#1), bit_and(#1)", ""},
 	{"min_max", "count(*), min(#1), max(#2)", ""},
 	{"append_only", "count(*), sum(#2), min(#1), max(#2)", " append-only=true"},
 }
