@@ -109,13 +109,17 @@ type shard struct {
 
 // BuildWorkers is Build for workers workers: every keyed stateful node
 // runs as workers shards (see shardedOp), every global Reduce whose
-// aggregates merge in workers parts (shard_global.go). 1 or less is Build.
+// aggregates merge folds in workers parts (shard_global.go; in one part
+// on one worker, the cheaper fold). 1 or less is one worker.
 func BuildWorkers(p *dataflow.Plan, workers int) (*Dataflow, error) {
 	d, err := build(p)
-	if err != nil || workers <= 1 {
+	if err != nil {
 		return d, err
 	}
-	d.splitGlobal(workers)
+	d.splitGlobal(max(workers, 1))
+	if workers <= 1 {
+		return d, nil
+	}
 	return d, d.shard(p, workers)
 }
 

@@ -48,13 +48,26 @@ type globalReduce struct {
 	backoff int // Steps left to run whole
 }
 
+// globalFoldOne says a global Reduce on one worker folds its large Steps
+// as one part too: a partial's fold adds each row to a plain accumulator
+// (expr.Acc), where the Reduce's own unpacks and packs the group's
+// accumulators per row and aggregate (65 words for a bit_or), so one part
+// and a merge cost about half the CPU of the Reduce's fold
+// (BenchmarkGlobalAggregate). Tests turn it off to compare the parts with
+// the Reduce's own fold.
+var globalFoldOne = true
+
 // globalBackoff is the number of Steps a globalReduce runs whole after a
 // merge that replayed too many entries (tests set it to 0).
 var globalBackoff = 63
 
 // splitGlobal makes every global Reduce of d whose aggregates all merge a
-// globalReduce of n parts.
+// globalReduce of n parts (one part: the same fold on the Step's
+// goroutine, unless globalFoldOne is off).
 func (d *Dataflow) splitGlobal(n int) {
+	if n == 1 && !globalFoldOne {
+		return
+	}
 	for i, op := range d.ops {
 		o, ok := op.(*reduceOp)
 		if !ok || !o.global || o.spec.EmitOnClose || !o.mergeable() {

@@ -35,7 +35,8 @@ var globalPlans = []string{
 // up to 10 and of up to 700 updates: 2 and 4 workers give the output,
 // logged state and restored state of 1.
 func TestShardedGlobalEqualsSingle(t *testing.T) {
-	defer func(n, b int) { shardParallelMin, globalBackoff = n, b }(shardParallelMin, globalBackoff)
+	defer func(n, b int) { shardParallelMin, globalBackoff, globalFoldOne = n, b, true }(shardParallelMin, globalBackoff)
+	globalFoldOne = false // 1 worker: the Reduce's own fold, the reference
 	seed := *seedFlag
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -134,4 +135,48 @@ func globalFeed(rng *rand.Rand, size int, appendOnly bool) (next func(*Dataflow,
 		live = retime(Consolidate(append(live, in.Updates[1]...)))
 	}
 	return next, commit
+}
+
+// TestGlobalFoldOneEqualsWhole checks that a global Reduce on one worker
+// folding its Steps as one part (globalFoldOne) gives the output and the
+// logged state of the Reduce's own fold, over globalPlans' random feeds.
+func TestGlobalFoldOneEqualsWhole(t *testing.T) {
+	defer func(n int) { shardParallelMin, globalFoldOne = n, true }(shardParallelMin)
+	shardParallelMin = 0
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed^12))
+	for iter := range 2 * len(globalPlans) {
+		text := instantiate(globalPlans[iter%len(globalPlans)], rng)
+		p, err := dataflow.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &shardRun{plan: p, workers: []int{1, 1}}
+		for _, fold := range []bool{false, true} {
+			globalFoldOne = fold
+			d, err := BuildWorkers(p, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.ds, r.stores = append(r.ds, d), append(r.stores, newMemStore())
+		}
+		if _, ok := r.ds[1].ops[len(r.ds[1].ops)-1].(*globalReduce); !ok {
+			t.Fatalf("plan\n%s\ndoes not fold in one part", text)
+		}
+		next, commit := globalFeed(rng, []int{10, 700}[iter%2], p.Nodes[len(p.Nodes)-1].Op.(dataflow.Reduce).AppendOnly)
+		for step := uint64(1); step <= 20; step++ {
+			in := next(r.ds[0], step)
+			rollback := rng.IntN(6) == 0
+			if err := r.step(step, in, rollback); err != nil {
+				t.Fatalf("seed %d, plan:\n%s\nstep %d: %v", seed, text, step, err)
+			}
+			if !rollback {
+				commit(in)
+			}
+		}
+	}
 }
