@@ -150,8 +150,14 @@ func (o *globalReduce) fold(s *stepCtx, in []repr.Update) error {
 }
 
 // mergeParts merges the parts' partial states in order into the group
-// and finishes the Step as step does.
+// and finishes the Step as step does. The parts are empty afterwards,
+// whether it fails or not.
 func (o *globalReduce) mergeParts(s *stepCtx) ([]repr.Update, error) {
+	defer func() {
+		for _, sh := range o.parts {
+			sh.op.(*aggPartial).reset()
+		}
+	}()
 	g, err := o.globalGroup(s)
 	if err != nil {
 		return nil, err
@@ -162,7 +168,6 @@ func (o *globalReduce) mergeParts(s *stepCtx) ([]repr.Update, error) {
 		for ai := range o.aggs {
 			o.mergeAgg(s, g, ai, &p.aggs[ai])
 		}
-		p.reset()
 	}
 	return o.finish(s)
 }
