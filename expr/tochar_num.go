@@ -1,243 +1,313 @@
 package expr
 
 import (
-	"strconv"
-	"strings"
-
-	"github.com/cockroachdb/apd/v3"
 	"github.com/eddydb/eddy/repr"
 )
 
-// to_char(number, template) with PostgreSQL's numeric template patterns
-// 9 (digit, blank when a leading zero), 0 (digit), . and D (decimal point),
-// , and G (group separator), S (sign, leading or trailing), MI (trailing
-// minus), PR (angle brackets for negatives) and the FM prefix (no padding,
-// no trailing zeros in 9 positions). The value is rounded half away from
-// zero to the template's fraction digits; a value too wide prints # in
-// every digit position. Without S, MI or PR, a column before the first
-// digit holds the sign (a space when positive). Other patterns (PL, SG, L,
-// EEEE, RN, V, TH, literal text) are 0A000.
+// to_char(number, template) follows PostgreSQL's numeric formatting
+// (formatting.c, NUM_processor): the template is parsed into keyword and
+// literal nodes and a description (numDesc) of its digit positions and
+// sign placement; each input type renders the value as a plain digit string
+// (numstr) padded to the template's width, and one processor walks the
+// nodes writing digits, separators, signs and literals. EEEE prints the
+// value in scientific notation alone; RN/rn print roman numerals; V shifts
+// the value by the number of 9s after it; TH/th append an ordinal suffix;
+// L is the C locale's currency symbol (a space). NaN and infinite values
+// print as PostgreSQL prints them (numeric NaN as text, #s for EEEE).
 func init() {
 	for _, ty := range []repr.T{repr.Int4, repr.Int8, repr.Numeric, repr.Float4, repr.Float8} {
 		fn("to_char", repr.Text, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-			d, ok := numericOf(a[0], ty)
-			if !ok {
-				return repr.Null, repr.Unsupported("to_char of NaN or infinity")
+			tmpl := a[1].Text()
+			if tmpl == "" {
+				return repr.NewText(""), nil
 			}
-			tp, err := parseNumTemplate(a[1].Text())
+			nodes, desc, err := parseNumFormat(tmpl)
 			if err != nil {
 				return repr.Null, err
 			}
-			// Floats round half to even, as C's printf does for PostgreSQL.
-			tp.halfEven = ty.Family == repr.FamFloat
-			return repr.NewText(tp.format(d)), nil
+			in, err := numInput(a[0], ty, desc)
+			if err != nil {
+				return repr.Null, err
+			}
+			s, err := runNumToChar(nodes, desc, in)
+			if err != nil {
+				return repr.Null, err
+			}
+			return repr.NewText(s), nil
 		}, ty, repr.Text)
 	}
 }
 
-// numericOf converts an int, float or numeric datum to a finite decimal.
-func numericOf(d repr.Datum, t repr.T) (*apd.Decimal, bool) {
-	switch t.Family {
-	case repr.FamInt:
-		return apd.New(d.Int(), 0), true
-	case repr.FamFloat:
-		bits := 64
-		if t.Width == 32 {
-			bits = 32
+// numKey identifies a numeric template keyword.
+type numKey uint8
+
+const (
+	nkLit numKey = iota // literal text, copied to the output
+	nkComma
+	nkDec
+	nk0
+	nk9
+	nkB
+	nkC
+	nkD
+	nkE
+	nkFM
+	nkG
+	nkL
+	nkMI
+	nkPL
+	nkPR
+	nkRN
+	nkrn
+	nkSG
+	nkSP
+	nkS
+	nkTH
+	nkth
+	nkV
+)
+
+// numKeywords are the template keywords, longest first among those that
+// share a first letter; matching is case-sensitive as in PostgreSQL (only
+// all-upper and all-lower spellings are keywords).
+var numKeywords = []struct {
+	s string
+	k numKey
+}{
+	{",", nkComma}, {".", nkDec}, {"0", nk0}, {"9", nk9},
+	{"B", nkB}, {"C", nkC}, {"D", nkD}, {"EEEE", nkE}, {"FM", nkFM}, {"G", nkG},
+	{"L", nkL}, {"MI", nkMI}, {"PL", nkPL}, {"PR", nkPR}, {"RN", nkRN},
+	{"SG", nkSG}, {"SP", nkSP}, {"S", nkS}, {"TH", nkTH}, {"V", nkV},
+	{"b", nkB}, {"c", nkC}, {"d", nkD}, {"eeee", nkE}, {"fm", nkFM}, {"g", nkG},
+	{"l", nkL}, {"mi", nkMI}, {"pl", nkPL}, {"pr", nkPR}, {"rn", nkrn},
+	{"sg", nkSG}, {"sp", nkSP}, {"s", nkS}, {"th", nkth}, {"v", nkV},
+}
+
+// numNode is one template node: a keyword, or literal text (lit).
+type numNode struct {
+	key numKey
+	lit string
+}
+
+// numFlag is PostgreSQL's NUMDesc flag set.
+type numFlag uint32
+
+const (
+	nfDecimal numFlag = 1 << iota
+	nfLDecimal
+	nfZero
+	nfBlank
+	nfFillMode
+	nfLSign
+	nfBracket
+	nfMinus
+	nfPlus
+	nfRoman
+	nfMulti
+	nfPlusPost
+	nfMinusPost
+	nfEEEE
+)
+
+// Local sign placement (S).
+const (
+	lsignNone = iota
+	lsignPre
+	lsignPost
+)
+
+// numDesc describes a template: pre and post count the digit positions
+// before and after the decimal point, multi the 9s after V, zeroStart and
+// zeroEnd the span from the first 0 (1-based) to the last digit position.
+type numDesc struct {
+	pre, post, lsign, preLsignNum, multi, zeroStart, zeroEnd int
+	flag                                                     numFlag
+}
+
+func (d *numDesc) is(f numFlag) bool { return d.flag&f != 0 }
+
+// errNumFormat is PostgreSQL's error for an inconsistent template (42601).
+func errNumFormat(msg string) error { return repr.Errorf(repr.CodeSyntax, "%s", msg) }
+
+// parseNumFormat splits a template into nodes: keywords, double-quoted
+// literals (a backslash quotes the next character) and single characters.
+func parseNumFormat(s string) ([]numNode, *numDesc, error) {
+	d := &numDesc{}
+	var nodes []numNode
+	for i := 0; i < len(s); {
+		if k, n := matchNumKeyword(s[i:]); n > 0 {
+			if err := d.prepare(k); err != nil {
+				return nil, nil, err
+			}
+			nodes = append(nodes, numNode{key: k})
+			i += n
+			continue
 		}
-		dec, _, err := apd.NewFromString(strconv.FormatFloat(d.Float(), 'f', -1, bits))
-		return dec, err == nil
-	}
-	n := d.Numeric()
-	return n, n.Form == apd.Finite
-}
-
-// numTemplate is a parsed numeric template.
-type numTemplate struct {
-	intPart   []byte // '9', '0' or ',' per integer position
-	frac      []byte // '9' or '0' per fraction digit
-	point, fm bool
-	sign      string // "", "S<", "S>", "MI", "PR"
-	halfEven  bool   // round half to even (floats) instead of away from zero
-}
-
-func parseNumTemplate(s string) (*numTemplate, error) {
-	tp := &numTemplate{}
-	up := strings.ToUpper(s)
-	for i := 0; i < len(up); i++ {
-		c := up[i]
-		switch {
-		case strings.HasPrefix(up[i:], "FM"):
-			tp.fm = true
+		if s[i] == '"' {
 			i++
-		case c == '9' || c == '0':
-			if tp.point {
-				tp.frac = append(tp.frac, c)
-			} else {
-				tp.intPart = append(tp.intPart, c)
+			for i < len(s) && s[i] != '"' {
+				if s[i] == '\\' && i+1 < len(s) {
+					i++
+				}
+				n := runeLen(s[i:])
+				nodes = append(nodes, numNode{lit: s[i : i+n]})
+				i += n
 			}
-		case (c == '.' || c == 'D') && !tp.point:
-			tp.point = true
-		case (c == ',' || c == 'G') && !tp.point:
-			tp.intPart = append(tp.intPart, ',')
-		case c == 'S' && tp.sign == "":
-			tp.sign = "S<"
-			if len(tp.intPart) > 0 || tp.point {
-				tp.sign = "S>"
-			}
-		case strings.HasPrefix(up[i:], "MI") && tp.sign == "":
-			tp.sign = "MI"
 			i++
-		case strings.HasPrefix(up[i:], "PR") && tp.sign == "" && i+2 == len(up):
-			tp.sign = "PR"
+			continue
+		}
+		if s[i] == '\\' && i+1 < len(s) && s[i+1] == '"' {
 			i++
-		default:
-			return nil, repr.Unsupported("to_char numeric template %q (Eddy supports 9 0 . D , G S MI PR FM)", s)
 		}
+		n := runeLen(s[i:])
+		nodes = append(nodes, numNode{lit: s[i : i+n]})
+		i += n
 	}
-	return tp, nil
+	return nodes, d, nil
 }
 
-// format renders d with the template.
-func (tp *numTemplate) format(d *apd.Decimal) string {
-	neg := d.Negative && !d.IsZero()
-	var r apd.Decimal
-	ctx := apd.BaseContext.WithPrecision(1000)
-	ctx.Rounding = apd.RoundHalfUp
-	if tp.halfEven {
-		ctx.Rounding = apd.RoundHalfEven
-	}
-	_, _ = ctx.Quantize(&r, d, -int32(len(tp.frac)))
-	r.Negative = false
-	digits := r.Coeff.String()
-	for len(digits) < len(tp.frac)+1 {
-		digits = "0" + digits
-	}
-	intStr := strings.TrimLeft(digits[:len(digits)-len(tp.frac)], "0")
-	fracStr := digits[len(digits)-len(tp.frac):]
-	neg = neg && !(r.IsZero())
-	nDigits := strings.Count(string(tp.intPart), "9") + strings.Count(string(tp.intPart), "0")
-	if len(intStr) > nDigits {
-		return tp.overflow(neg)
-	}
-	frac := []byte(fracStr)
-	if tp.fm {
-		n := len(frac)
-		for n > 0 && tp.frac[n-1] == '9' && frac[n-1] == '0' {
-			n--
-		}
-		frac = frac[:n]
-	}
-	ints := tp.renderInt(intStr, len(frac) == 0)
-	var b strings.Builder
-	body := ints
-	if tp.point {
-		body += "." + string(frac)
-	}
-	lead := len(body) - len(strings.TrimLeft(body, " "))
-	if tp.fm {
-		lead = 0
-		body = strings.TrimLeft(body, " ")
-	}
-	b.WriteString(body[:lead])
-	rest := body[lead:]
-	switch tp.sign {
-	case "":
-		b.WriteString(map[bool]string{true: "-", false: map[bool]string{true: "", false: " "}[tp.fm]}[neg])
-		b.WriteString(rest)
-	case "S<":
-		b.WriteString(map[bool]string{true: "-", false: "+"}[neg])
-		b.WriteString(rest)
-	case "S>":
-		b.WriteString(rest)
-		b.WriteString(map[bool]string{true: "-", false: "+"}[neg])
-	case "MI":
-		b.WriteString(rest)
-		if neg {
-			b.WriteString("-")
-		} else if !tp.fm {
-			b.WriteString(" ")
-		}
-	case "PR":
-		if neg {
-			b.WriteString("<" + rest + ">")
-		} else if tp.fm {
-			b.WriteString(rest)
-		} else {
-			b.WriteString(" " + rest + " ")
+// runeLen is the byte length of the UTF-8 character s starts with.
+func runeLen(s string) int {
+	for n := 1; n < len(s); n++ {
+		if s[n]&0xC0 != 0x80 {
+			return n
 		}
 	}
-	return b.String()
+	return len(s)
 }
 
-// renderInt renders the integer positions right to left: digits, zeros
-// from the first 0 of the template on, blanks before; a group separator
-// shows only with a digit to its left. With no digit printed at all, the
-// last position shows 0.
-func (tp *numTemplate) renderInt(intStr string, noFrac bool) string {
-	zeroFrom := strings.IndexByte(string(tp.intPart), '0')
-	if zeroFrom < 0 {
-		zeroFrom = len(tp.intPart)
-	}
-	out := make([]byte, len(tp.intPart))
-	k := len(intStr)
-	printed := func(i int) bool { return k > 0 || i > zeroFrom } // a digit prints left of i
-	for i := len(tp.intPart) - 1; i >= 0; i-- {
-		switch c := tp.intPart[i]; {
-		case c == ',':
-			if printed(i) {
-				out[i] = ','
-			} else {
-				out[i] = ' '
-			}
-		case k > 0:
-			k--
-			out[i] = intStr[k]
-		case i >= zeroFrom:
-			out[i] = '0'
-		default:
-			out[i] = ' '
+// matchNumKeyword returns the keyword s starts with and its length.
+func matchNumKeyword(s string) (numKey, int) {
+	for _, kw := range numKeywords {
+		if len(s) >= len(kw.s) && s[:len(kw.s)] == kw.s {
+			return kw.k, len(kw.s)
 		}
 	}
-	if intStr == "" && zeroFrom == len(tp.intPart) && (noFrac || !tp.point) {
-		for i := len(out) - 1; i >= 0; i-- {
-			if tp.intPart[i] != ',' {
-				out[i] = '0'
-				break
-			}
-		}
-	}
-	return string(out)
+	return nkLit, 0
 }
 
-// overflow prints # in every digit position.
-func (tp *numTemplate) overflow(neg bool) string {
-	hashes := func(p []byte) string {
-		s := []byte(strings.ReplaceAll(strings.ReplaceAll(string(p), "9", "#"), "0", "#"))
-		return string(s)
+// prepare updates the description for one keyword, rejecting the
+// combinations PostgreSQL rejects, with its messages.
+func (d *numDesc) prepare(k numKey) error {
+	if d.is(nfEEEE) && k != nkE {
+		return errNumFormat(`"EEEE" must be the last pattern used`)
 	}
-	body := hashes(tp.intPart)
-	if tp.point {
-		body += "." + hashes(tp.frac)
-	}
-	switch tp.sign {
-	case "S<":
-		return map[bool]string{true: "-", false: "+"}[neg] + body
-	case "S>":
-		return body + map[bool]string{true: "-", false: "+"}[neg]
-	case "MI":
-		if tp.fm && !neg {
-			return body
+	switch k {
+	case nk9, nk0:
+		return d.prepareDigit(k)
+	case nkB:
+		if d.pre == 0 && d.post == 0 && !d.is(nfZero) {
+			d.flag |= nfBlank
 		}
-		return body + map[bool]string{true: "-", false: " "}[neg]
-	case "PR":
-		if neg {
-			return "<" + body + ">"
+	case nkD, nkDec:
+		if k == nkD {
+			d.flag |= nfLDecimal
 		}
-		return " " + body + " "
+		if d.is(nfDecimal) {
+			return errNumFormat("multiple decimal points")
+		}
+		if d.is(nfMulti) {
+			return errNumFormat(`cannot use "V" and decimal point together`)
+		}
+		d.flag |= nfDecimal
+	case nkFM:
+		d.flag |= nfFillMode
+	case nkS:
+		return d.prepareS()
+	case nkMI, nkPL, nkSG:
+		return d.prepareSign(k)
+	case nkPR:
+		if d.is(nfLSign) || d.is(nfPlus) || d.is(nfMinus) {
+			return errNumFormat(`cannot use "PR" and "S"/"PL"/"MI"/"SG" together`)
+		}
+		d.flag |= nfBracket
+	case nkRN, nkrn:
+		d.flag |= nfRoman
+	case nkV:
+		if d.is(nfDecimal) {
+			return errNumFormat(`cannot use "V" and decimal point together`)
+		}
+		d.flag |= nfMulti
+	case nkE:
+		return d.prepareEEEE()
 	}
-	if tp.fm && !neg {
-		return body
+	return nil
+}
+
+// prepareDigit counts a 9 or 0 position.
+func (d *numDesc) prepareDigit(k numKey) error {
+	if d.is(nfBracket) {
+		return errNumFormat(`"9" must be ahead of "PR"`)
 	}
-	return map[bool]string{true: "-", false: " "}[neg] + body
+	if k == nk9 && d.is(nfMulti) {
+		d.multi++
+		return nil
+	}
+	if k == nk0 && !d.is(nfZero) && !d.is(nfDecimal) {
+		d.flag |= nfZero
+		d.zeroStart = d.pre + 1
+	}
+	if d.is(nfDecimal) {
+		d.post++
+	} else {
+		d.pre++
+	}
+	if k == nk0 {
+		d.zeroEnd = d.pre + d.post
+	}
+	return nil
+}
+
+// prepareS places the locale sign S before or after the number.
+func (d *numDesc) prepareS() error {
+	if d.is(nfLSign) {
+		return errNumFormat(`cannot use "S" twice`)
+	}
+	if d.is(nfPlus) || d.is(nfMinus) || d.is(nfBracket) {
+		return errNumFormat(`cannot use "S" and "PL"/"MI"/"SG"/"PR" together`)
+	}
+	if !d.is(nfDecimal) {
+		d.lsign, d.preLsignNum = lsignPre, d.pre
+		d.flag |= nfLSign
+	} else if d.lsign == lsignNone {
+		d.lsign = lsignPost
+		d.flag |= nfLSign
+	}
+	return nil
+}
+
+// prepareSign handles MI, PL and SG.
+func (d *numDesc) prepareSign(k numKey) error {
+	name := map[numKey]string{nkMI: "MI", nkPL: "PL", nkSG: "SG"}[k]
+	if d.is(nfLSign) {
+		return errNumFormat(`cannot use "S" and "` + name + `" together`)
+	}
+	switch k {
+	case nkMI:
+		d.flag |= nfMinus
+		if d.is(nfDecimal) {
+			d.flag |= nfMinusPost
+		}
+	case nkPL:
+		d.flag |= nfPlus
+		if d.is(nfDecimal) {
+			d.flag |= nfPlusPost
+		}
+	default:
+		d.flag |= nfMinus | nfPlus
+	}
+	return nil
+}
+
+// prepareEEEE accepts EEEE only with digits and a decimal point.
+func (d *numDesc) prepareEEEE() error {
+	if d.is(nfEEEE) {
+		return errNumFormat(`cannot use "EEEE" twice`)
+	}
+	if d.is(nfBlank | nfFillMode | nfLSign | nfBracket | nfMinus | nfPlus | nfRoman | nfMulti) {
+		return repr.Errorf(repr.CodeSyntax, `"EEEE" is incompatible with other formats`).
+			WithDetail("%s", `"EEEE" may only be used together with digit and decimal point patterns.`)
+	}
+	d.flag |= nfEEEE
+	return nil
 }
