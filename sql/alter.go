@@ -900,7 +900,7 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 			pg.ObjectType_OBJECT_MATVIEW: "ALTER MATERIALIZED VIEW", pg.ObjectType_OBJECT_SEQUENCE: "ALTER SEQUENCE",
 			pg.ObjectType_OBJECT_INDEX: "ALTER INDEX"}[rs.RenameType]
 	case pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT:
-		p.tag = "ALTER TABLE"
+		p.tag = renameColumnTag(rs.RelationType)
 	default:
 		return repr.Unsupported("ALTER %s RENAME", strings.TrimPrefix(rs.RenameType.String(), "OBJECT_"))
 	}
@@ -935,17 +935,22 @@ func (p *Portal) execRename(rs *pg.RenameStmt) error {
 	}
 	switch rs.RenameType {
 	case pg.ObjectType_OBJECT_COLUMN:
-		if obj.Kind != planner.RelTable {
+		if obj.Kind != planner.RelTable && obj.Kind != planner.RelView && obj.Kind != planner.RelMaterializedView {
 			return repr.Unsupported("renaming a column of a %s", kindName(obj.Kind))
 		}
-		i, err := a.column(rs.Subname)
-		if err != nil {
-			return err
+		i := columnIndex(nu.Columns, rs.Subname)
+		if i < 0 {
+			return repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" does not exist", rs.Subname)
 		}
 		if columnIndex(nu.Columns, rs.Newname) >= 0 {
 			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, nu.Name)
 		}
 		nu.Columns[i].Name = rs.Newname
+		if obj.Kind != planner.RelTable {
+			if err := renameViewColumn(nu); err != nil {
+				return err
+			}
+		}
 		if err := renameInChecks(nu, rs.Subname, rs.Newname); err != nil {
 			return err
 		}

@@ -238,3 +238,36 @@ ALTER TABLE t ALTER COLUMN n DROP IDENTITY`)
 		t.Fatalf("dropped identity's sequence: %q", out)
 	}
 }
+
+// TestRenameViewColumnDurable: ALTER VIEW and ALTER MATERIALIZED VIEW
+// RENAME COLUMN survive a crash and a restart; the views reading the
+// renamed ones keep their columns, and the materialized views keep their
+// state and go on being maintained.
+func TestRenameViewColumnDurable(t *testing.T) {
+	te := newTestEngine(t)
+	te.e.SetCheckpointOptions(CheckpointOptions{})
+	te.mustRun(`CREATE TABLE t (a int, b int);
+CREATE VIEW v AS SELECT a, b FROM t;
+CREATE MATERIALIZED VIEW mv AS SELECT a, sum(b) AS s FROM t GROUP BY a;
+CREATE VIEW vv AS SELECT a, b FROM v;
+CREATE MATERIALIZED VIEW mvv AS SELECT a, s * 2 AS s2 FROM mv;
+INSERT INTO t VALUES (1, 2), (1, 3), (2, 5)`)
+	te.mustRun(`ALTER VIEW v RENAME COLUMN a TO x`)
+	te.mustRun(`ALTER MATERIALIZED VIEW mv RENAME COLUMN s TO total`)
+	te.mustRun(`ALTER TABLE mv RENAME COLUMN a TO k`)
+	te.mustRun(`INSERT INTO t VALUES (3, 4)`)
+	te.mustRun(`ALTER VIEW v RENAME COLUMN b TO bee`)
+	want := "x | bee\n1 | 2\n1 | 3\n2 | 5\n3 | 4\nSELECT 4\na | b\n1 | 2\n1 | 3\n2 | 5\n3 | 4\nSELECT 4\n"
+	wantMV := "k | total\n1 | 6\n2 | 5\n3 | 4\nSELECT 3\na | s2\n1 | 12\n2 | 10\n3 | 8\nSELECT 3\n"
+	for _, reopen := range []func(){te.crash, te.restart} {
+		reopen()
+		if out := te.mustRun(`SELECT * FROM v ORDER BY x, bee; SELECT * FROM vv ORDER BY a, b`); out != want {
+			t.Fatalf("views after reopening:\n%s\nwant:\n%s", out, want)
+		}
+		te.mustRun(`INSERT INTO t VALUES (1, 1)`)
+		if out := te.mustRun(`SELECT * FROM mv ORDER BY k; SELECT * FROM mvv ORDER BY a`); out != wantMV {
+			t.Fatalf("materialized views after reopening:\n%s\nwant:\n%s", out, wantMV)
+		}
+		te.mustRun(`DELETE FROM t WHERE a = 1 AND b = 1`)
+	}
+}
