@@ -56,9 +56,16 @@ func (p *Portal) execExplain(ctx context.Context, es *pg.ExplainStmt) error {
 		// a view cannot maintain).
 		n, opts.MaterializedView = ctas.Query, true
 	}
+	if n.GetInsertStmt() != nil {
+		if r := planner.RewriteReturning(n); r != nil {
+			n = r // RETURNING with subqueries runs as a data-modifying WITH
+		}
+	}
 	switch {
 	case n.GetSelectStmt() == nil && n.GetInsertStmt() == nil && n.GetUpdateStmt() == nil && n.GetDeleteStmt() == nil:
 		return repr.Unsupported("EXPLAIN of %s", stmtKind(n))
+	case hasModifyingCTE(n) && explainOption(es, "dataflow"):
+		return repr.Unsupported("EXPLAIN (DATAFLOW) of a statement with a data-modifying WITH query")
 	case !explainOption(es, "dataflow"):
 		return p.explainPG(ctx, es, n, opts, explainOptions(es, format))
 	case format == explainXML:
@@ -138,7 +145,9 @@ func (p *Portal) analyze(ctx context.Context, n *pg.Node) (string, error) {
 	}
 	run := &Portal{st: p.st, params: p.params}
 	var err error
-	if n.GetSelectStmt() != nil {
+	if hasModifyingCTE(n) {
+		err = run.execModifying(ctx, n)
+	} else if n.GetSelectStmt() != nil {
 		err = run.execSelect(ctx, n)
 	} else {
 		err = run.execDML(ctx, n)

@@ -56,6 +56,8 @@ func (p *Portal) explainPG(ctx context.Context, es *pg.ExplainStmt, n *pg.Node, 
 	var run func() error
 	var err error
 	switch {
+	case hasModifyingCTE(n):
+		root, footers, run, err = p.explainModifyingPG(ctx, n, opts, o)
 	case n.GetSelectStmt() != nil:
 		root, footers, run, err = p.explainSelectPG(ctx, n, opts, o)
 	default:

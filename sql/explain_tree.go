@@ -25,6 +25,9 @@ type planNode struct {
 	// parent is the JSON "Parent Relationship" ("Outer", "Inner",
 	// "Member"; "" for the root).
 	parent string
+	// subplan names an InitPlan child ("CTE w": a data-modifying WITH
+	// query), printed above it as PostgreSQL prints a subplan's name.
+	subplan string
 	// head are the properties JSON lists before the costs ("Join Type",
 	// "Strategy", "Relation Name", "Alias", ...); the text form shows
 	// them only through title.
@@ -86,13 +89,21 @@ func textValue(v any) string {
 // node's properties six columns deeper than its "->".
 func renderText(root *planNode, footers []planFooter, o explainOpts) []string {
 	var lines []string
-	var walk func(n *planNode, depth int)
-	walk = func(n *planNode, depth int) {
-		prefix, detail := "", "  "
-		if depth > 0 {
-			prefix = strings.Repeat(" ", 6*(depth-1)+2) + "->  "
-			detail = strings.Repeat(" ", 6*depth+2)
+	// indent counts PostgreSQL's indentation steps (two spaces each): a
+	// child enters one step in from its parent, its subplan name takes
+	// one more, and its "->  " two.
+	var walk func(n *planNode, indent int)
+	walk = func(n *planNode, indent int) {
+		if n.subplan != "" {
+			lines = append(lines, strings.Repeat("  ", indent)+n.subplan)
+			indent++
 		}
+		prefix := ""
+		if indent > 0 {
+			prefix = strings.Repeat("  ", indent) + "->  "
+			indent += 2
+		}
+		detail := strings.Repeat("  ", indent+1)
 		lines = append(lines, prefix+n.title+n.estimates(o))
 		if o.verbose && len(n.output) > 0 {
 			lines = append(lines, detail+"Output: "+strings.Join(n.output, ", "))
@@ -101,7 +112,7 @@ func renderText(root *planNode, footers []planFooter, o explainOpts) []string {
 			lines = append(lines, detail+p.key+": "+textValue(p.val))
 		}
 		for _, c := range n.children {
-			walk(c, depth+1)
+			walk(c, indent+1)
 		}
 	}
 	walk(root, 0)
@@ -147,11 +158,14 @@ func (n *planNode) timesRun() int64 {
 func (n *planNode) props(o explainOpts) []planProp {
 	out := []planProp{{"Node Type", n.typ}}
 	head := n.head
-	for len(head) > 0 && (head[0].key == "Strategy" || head[0].key == "Partial Mode" || head[0].key == "Command") {
+	for len(head) > 0 && (head[0].key == "Strategy" || head[0].key == "Partial Mode" || head[0].key == "Command" || head[0].key == "Operation") {
 		out, head = append(out, head[0]), head[1:]
 	}
 	if n.parent != "" {
 		out = append(out, planProp{"Parent Relationship", n.parent})
+	}
+	if n.subplan != "" {
+		out = append(out, planProp{"Subplan Name", n.subplan})
 	}
 	out = append(out, planProp{"Parallel Aware", false}, planProp{"Async Capable", false})
 	out = append(out, head...)
