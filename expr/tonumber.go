@@ -201,10 +201,7 @@ func (r *numReader) trailSign(isread bool) {
 // result turns the characters read into a numeric of the template's
 // precision, as numeric_in with that typmod does.
 func (r *numReader) result() (repr.Datum, error) {
-	s := string(r.num)
-	if strings.HasSuffix(s, ".") {
-		s = s[:len(s)-1]
-	}
+	s := strings.TrimSuffix(string(r.num), ".")
 	scale := r.readPost
 	precision := r.d.pre + r.d.multi + scale
 	body := strings.TrimLeft(s, " +")
