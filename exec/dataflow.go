@@ -36,6 +36,9 @@ type Dataflow struct {
 	// workers is the number of shards of the keyed nodes (shard.go; 0
 	// or 1: none are sharded).
 	workers int
+	// par carries outputs in parts and runs the stateless per-row nodes
+	// in parts (dataflow_parts.go; nil: one worker).
+	par *partedRun
 	// counts, when CountRows enabled it, sums each node's output diffs
 	// over every Step (-1 for the nodes of a loop, not counted).
 	counts []int64
@@ -302,23 +305,11 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 			d.Rollback()
 			return nil, err
 		}
-		d.ins = d.ins[:0]
-		if src, ok := op.(*sourceOp); ok {
-			d.ins = append(d.ins, in.Updates[src.coll])
-		}
-		for _, j := range d.plan.Nodes[i].Inputs {
-			d.ins = append(d.ins, d.outs[j])
-		}
 		s.prefix = nodePrefix(s.prefix[:0], i)
 		s.inWM = d.wm.inputs(d.plan.Nodes[i].Inputs)
-		out, err := runStep(op, &s, d.ins)
-		if err != nil {
+		if err := d.stepNode(&s, i, op, in); err != nil {
 			d.Rollback()
 			return nil, err
-		}
-		d.outs[i] = out
-		for k := 0; d.counts != nil && k < len(out); k++ {
-			d.counts[i] += out[k].Diff
 		}
 		d.wm.derive(ctx, d.plan.Nodes[i].Inputs, i, op)
 	}
@@ -333,12 +324,46 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 			return nil, err
 		}
 	}
-	out := d.outs[d.plan.Output]
-	clear(d.outs)
+	out := d.output(d.plan.Output)
+	d.endParts()
 	if w != nil {
 		d.log.flush(w)
 	}
 	return out, nil
+}
+
+// stepNode steps node i, in parts when it runs so (dataflow_parts.go),
+// else over its inputs' whole outputs, and records its output.
+func (d *Dataflow) stepNode(s *stepCtx, i int, op operator, in Input) error {
+	if d.par != nil && d.counts == nil {
+		if done, err := d.par.step(d, s, i, op); done || err != nil {
+			return err
+		}
+	}
+	d.ins = d.ins[:0]
+	if src, ok := op.(*sourceOp); ok {
+		d.ins = append(d.ins, in.Updates[src.coll])
+	}
+	for _, j := range d.plan.Nodes[i].Inputs {
+		d.ins = append(d.ins, d.output(j))
+	}
+	out, err := runStep(op, s, d.ins)
+	if err != nil {
+		return err
+	}
+	d.outs[i] = out
+	for k := 0; d.counts != nil && k < len(out); k++ {
+		d.counts[i] += out[k].Diff
+	}
+	return nil
+}
+
+// endParts forgets the Step's outputs, whole and in parts.
+func (d *Dataflow) endParts() {
+	clear(d.outs)
+	if d.par != nil {
+		d.par.end()
+	}
 }
 
 // runStep steps op, turning a panic inside an operator or expression into
@@ -374,7 +399,7 @@ func (d *Dataflow) Rollback() {
 		d.ops[i].rollback()
 	}
 	d.wm.rollback()
-	clear(d.outs)
+	d.endParts()
 	d.pending = false
 }
 

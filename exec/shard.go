@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"sync"
-
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/repr"
 )
@@ -85,16 +83,21 @@ type shardedOp struct {
 	shards []*shard
 	key    keyed // shards[0]'s operator, which computes the keys
 	kbuf   []byte
-	out    []repr.Update
+	// outs holds the shards' outputs of the last Step, in shard order.
+	outs [][]repr.Update
+	// xb is the exchange's buckets: xb[j][k] holds what part j sends to
+	// shard k (shard_exchange.go).
+	xb [][]bucket
 	// passKeys is set when the operator takes its input's keys from the
 	// partition (stepCtx.inKeys) instead of encoding them again.
 	passKeys bool
-	wg       sync.WaitGroup
 }
 
 // shard is one instance of a sharded node and its Step's working set.
 type shard struct {
 	op  operator
+	// kbuf is the key buffer of the shard's part of the exchange.
+	kbuf []byte
 	ins [][]repr.Update
 	// keys holds the key encodings of ins[0]'s updates, in order.
 	keys inKeys
@@ -125,37 +128,44 @@ func BuildWorkers(p *dataflow.Plan, workers int) (*Dataflow, error) {
 
 // shard turns d's keyed nodes into n shards each, taking the other
 // shards' operators from n-1 more builds of p (so that every wrapping
-// Build does, watermarks and joins, applies to each shard alike).
+// Build does, watermarks and joins, applies to each shard alike), and
+// runs its stateless per-row nodes in parts (dataflow_parts.go) with
+// instances from the same builds.
 func (d *Dataflow) shard(p *dataflow.Plan, n int) error {
 	var nodes []int
+	rows := false
 	for i, op := range d.ops {
 		if k := keyedOf(op); k != nil && k.shardable() {
 			nodes = append(nodes, i)
 		}
+		rows = rows || perRow(op)
 	}
-	if len(nodes) == 0 {
+	if len(nodes) == 0 && !rows {
 		return nil
 	}
-	sh := make(map[int]*shardedOp, len(nodes))
-	for _, i := range nodes {
-		sh[i] = &shardedOp{key: d.ops[i].(keyed), shards: []*shard{{op: d.ops[i]}}, passKeys: takesInKeys(d.ops[i])}
-	}
-	for range n - 1 {
+	builds := make([]*Dataflow, n-1)
+	for b := range builds {
 		e, err := build(p)
 		if err != nil {
 			return err
 		}
-		for _, i := range nodes {
-			sh[i].shards = append(sh[i].shards, &shard{op: e.ops[i]})
-		}
+		builds[b] = e
+	}
+	d.par = newPartedRun(d, builds)
+	if len(nodes) == 0 {
+		return nil
 	}
 	for _, i := range nodes {
-		for k, x := range sh[i].shards {
-			if o, ok := x.op.(interface{ setOwner(func([]byte) bool) }); ok {
-				o.setOwner(func(key []byte) bool { return shardOf(key, n) == k })
+		o := &shardedOp{key: d.ops[i].(keyed), shards: []*shard{{op: d.ops[i]}}, passKeys: takesInKeys(d.ops[i])}
+		for _, e := range builds {
+			o.shards = append(o.shards, &shard{op: e.ops[i]})
+		}
+		for k, x := range o.shards {
+			if s, ok := x.op.(interface{ setOwner(func([]byte) bool) }); ok {
+				s.setOwner(func(key []byte) bool { return shardOf(key, n) == k })
 			}
 		}
-		d.ops[i] = sh[i]
+		d.ops[i] = o
 	}
 	d.workers = n
 	return nil
@@ -181,45 +191,80 @@ func shardOf(key []byte, n int) int {
 }
 
 func (o *shardedOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
-	total := o.partition(ins)
-	if p, ok := o.key.(shardPreparer); ok {
-		p.prepareShards(o, ins)
+	parts := make([][][]repr.Update, len(ins))
+	for in, us := range ins {
+		parts[in] = [][]repr.Update{us}
 	}
-	if total < shardParallelMin || o.spilled() {
+	outs, err := o.stepParts(s, parts)
+	if err != nil {
+		return nil, err
+	}
+	return concatParts(outs), nil
+}
+
+// stepParts steps the node over its inputs given in parts (ins[in] holds
+// input in's parts, whose concatenation in order is the input) and
+// returns its output in parts, shard k's output the k-th, whose
+// concatenation in shard order is the node's output (valid until the
+// next Step). Below shardParallelMin updates, or spilled, the Step's
+// goroutine partitions the input and steps the shards one after the
+// other; else the parts are exchanged concurrently (exchange) and the
+// shards step concurrently.
+func (o *shardedOp) stepParts(s *stepCtx, ins [][][]repr.Update) ([][]repr.Update, error) {
+	if partsLen(ins) < shardParallelMin || o.spilled() {
+		o.partition(ins)
+		o.prepare(ins)
 		return o.stepInline(s)
 	}
+	if err := o.exchange(ins); err != nil {
+		return nil, err
+	}
+	o.prepare(ins)
 	return o.stepParallel(s)
 }
 
-// partition splits each input among the shards by key; it returns the
-// number of updates.
-func (o *shardedOp) partition(ins [][]repr.Update) int {
-	n, total := len(o.shards), 0
+// prepare calls the operator's shardPreparer, if it has one, once the
+// input is partitioned.
+func (o *shardedOp) prepare(ins [][][]repr.Update) {
+	if p, ok := o.key.(shardPreparer); ok {
+		p.prepareShards(o, ins)
+	}
+}
+
+// begin readies the shards' input buffers for a Step's partition.
+func (o *shardedOp) begin(inputs int) {
 	for _, sh := range o.shards {
-		for len(sh.ins) < len(ins) {
+		for len(sh.ins) < inputs {
 			sh.ins = append(sh.ins, nil)
 		}
 		sh.release() // after a failed Step, its batches are still here
 	}
-	for in, us := range ins {
-		total += len(us)
+}
+
+// partition splits each input among the shards by key, on the calling
+// goroutine.
+func (o *shardedOp) partition(ins [][][]repr.Update) {
+	o.begin(len(ins))
+	n := len(o.shards)
+	for in, parts := range ins {
 		keep := in == 0 && o.passKeys // the shard's operator takes its keys
-		for _, u := range us {
-			o.kbuf = o.key.inputKey(o.kbuf[:0], in, u.Row)
-			sh := o.shards[shardOf(o.kbuf, n)]
-			sh.ins[in] = append(sh.ins[in], u)
-			if keep {
-				sh.keys.add(o.kbuf)
+		for _, us := range parts {
+			for _, u := range us {
+				o.kbuf = o.key.inputKey(o.kbuf[:0], in, u.Row)
+				sh := o.shards[shardOf(o.kbuf, n)]
+				sh.ins[in] = append(sh.ins[in], u)
+				if keep {
+					sh.keys.add(o.kbuf)
+				}
 			}
 		}
 	}
-	return total
 }
 
 // stepInline steps the shards one after the other with the Step's own
-// context, and concatenates their outputs.
-func (o *shardedOp) stepInline(s *stepCtx) ([]repr.Update, error) {
-	o.out = o.out[:0]
+// context; it returns their outputs in shard order.
+func (o *shardedOp) stepInline(s *stepCtx) ([][]repr.Update, error) {
+	o.outs = o.outs[:0]
 	defer func() { s.inKeys = nil }()
 	for _, sh := range o.shards {
 		s.inKeys = sh.inKeys(o.passKeys)
@@ -227,42 +272,42 @@ func (o *shardedOp) stepInline(s *stepCtx) ([]repr.Update, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.out = append(o.out, out...)
+		o.outs = append(o.outs, out)
 		sh.release()
 	}
-	return o.out, nil
+	return o.outs, nil
 }
 
 // stepParallel steps every shard on its own goroutine (the first on the
-// Step's), each with a fork of the Step's context, then merges their
-// outputs, logs and counters in shard order.
-func (o *shardedOp) stepParallel(s *stepCtx) ([]repr.Update, error) {
-	for _, sh := range o.shards[1:] {
-		o.wg.Add(1)
-		shardRunners.handOff(shardTask{sh: sh, s: s, wg: &o.wg, keys: o.passKeys})
-	}
-	o.shards[0].run(s, o.passKeys)
-	o.wg.Wait()
-	o.out = o.out[:0]
+// Step's), each with a fork of the Step's context, after it gathered its
+// input from the exchange; then it merges their logs and counters in
+// shard order and returns their outputs in shard order.
+func (o *shardedOp) stepParallel(s *stepCtx) ([][]repr.Update, error) {
+	parallel(len(o.shards), func(k int) {
+		o.gather(k)
+		o.shards[k].run(s, o.passKeys)
+	})
 	for _, sh := range o.shards {
 		if sh.err != nil {
 			return nil, sh.err
 		}
 	}
+	o.outs = o.outs[:0]
 	for _, sh := range o.shards {
-		o.out = append(o.out, sh.out...)
+		o.outs = append(o.outs, sh.out)
 		s.log.append(&sh.log)
 		s.grown += sh.grown
 		s.work += uint64(sh.work)
 		sh.release()
 		sh.trim()
 	}
+	o.trimExchange()
 	if s.mem != nil {
 		if err := s.accountPieces(); err != nil {
 			return nil, err
 		}
 	}
-	return o.out, nil
+	return o.outs, nil
 }
 
 // accountPieces reports the Step's growth since its last report, which
@@ -382,7 +427,7 @@ func (o *shardedOp) rollback() {
 // the caller may read after Commit (StepInputRaw); each Step allocates a
 // fresh one instead.
 func (o *shardedOp) dropOut() {
-	o.out = nil
+	clear(o.outs)
 	for _, sh := range o.shards {
 		sh.release()
 	}

@@ -38,7 +38,7 @@ func (o *appendJoin) sharedState(key []byte) bool {
 // would, from the largest next sequence number of the shards (equal
 // unless restored from a store older than the sequence record), and gives
 // each shard its rows' numbers and that next number once they are stored.
-func (o *appendJoin) prepareShards(sh *shardedOp, ins [][]repr.Update) {
+func (o *appendJoin) prepareShards(sh *shardedOp, ins [][][]repr.Update) {
 	next := uint64(0)
 	for _, x := range sh.shards {
 		next = max(next, x.op.(*appendJoin).seq)
@@ -48,15 +48,17 @@ func (o *appendJoin) prepareShards(sh *shardedOp, ins [][]repr.Update) {
 		a.seqs = a.seqs[:0]
 	}
 	n := len(sh.shards)
-	for side, us := range ins {
-		for _, u := range us {
-			if !o.stores(side, u) {
-				continue
+	for side, parts := range ins {
+		for _, us := range parts {
+			for _, u := range us {
+				if !o.stores(side, u) {
+					continue
+				}
+				o.kbuf = o.inputKey(o.kbuf[:0], side, u.Row)
+				a := sh.shards[shardOf(o.kbuf, n)].op.(*appendJoin)
+				a.seqs = append(a.seqs, next)
+				next++
 			}
-			o.kbuf = o.inputKey(o.kbuf[:0], side, u.Row)
-			a := sh.shards[shardOf(o.kbuf, n)].op.(*appendJoin)
-			a.seqs = append(a.seqs, next)
-			next++
 		}
 	}
 	for _, x := range sh.shards {

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/eddydb/eddy/expr"
@@ -44,8 +43,7 @@ import (
 type globalReduce struct {
 	*reduceOp
 	parts   []*shard // one per worker; their operators are *aggPartial
-	wg      sync.WaitGroup
-	backoff int // Steps left to run whole
+	backoff int      // Steps left to run whole
 }
 
 // globalFoldOne says a global Reduce on one worker folds its large Steps
@@ -127,12 +125,7 @@ func (o *globalReduce) fold(s *stepCtx, in []repr.Update) error {
 	for k, sh := range o.parts {
 		sh.ins = append(sh.ins[:0], in[k*len(in)/n:(k+1)*len(in)/n])
 	}
-	for _, sh := range o.parts[1:] {
-		o.wg.Add(1)
-		shardRunners.handOff(shardTask{sh: sh, s: s, wg: &o.wg})
-	}
-	o.parts[0].run(s, false)
-	o.wg.Wait()
+	parallel(n, func(k int) { o.parts[k].run(s, false) })
 	var err error
 	for _, sh := range o.parts {
 		s.work += uint64(sh.work)

@@ -8,10 +8,17 @@ import "github.com/eddydb/eddy/repr"
 
 // shardPreparer is a keyed operator whose shards need more than their
 // part of the input before a Step: prepareShards is called with the
-// node's whole input once it is partitioned, before any shard steps.
+// node's whole input once it is partitioned, before any shard steps
+// (ins[in] holds input in's parts, whose concatenation is the input).
 type shardPreparer interface {
-	prepareShards(sh *shardedOp, ins [][]repr.Update)
+	prepareShards(sh *shardedOp, ins [][][]repr.Update)
 }
+
+// The preparers (a signature that drifts would silently stop being one).
+var (
+	_ shardPreparer = (*appendJoin)(nil)
+	_ shardPreparer = (*temporalOp)(nil)
+)
 
 // sharedStater is a keyed operator some of whose logged entries belong to
 // every shard rather than to the shard of a key: a restore hands those to

@@ -18,20 +18,18 @@ import (
 // not concurrent). Runners never exit: the pool is as large as the most
 // shards ever stepped at once, bounded, and parked runners cost a stack.
 
-// shardTask is one shard to step with a fork of s's context; wg is done
-// when it has run.
-type shardTask struct {
-	sh   *shard
-	s    *stepCtx
-	wg   *sync.WaitGroup
-	keys bool
+// poolTask is one task of a parallel phase: fn(k), then wg is done.
+type poolTask struct {
+	fn func(k int)
+	k  int
+	wg *sync.WaitGroup
 }
 
 // runnerPool is a pool of shard runners.
 type runnerPool struct {
 	// tasks carries tasks to parked runners (unbuffered: a send succeeds
 	// only when a runner is waiting).
-	tasks chan shardTask
+	tasks chan poolTask
 	// runners counts the runners started; at most max.
 	runners atomic.Int64
 	max     int64
@@ -44,12 +42,12 @@ var shardRunners = newRunnerPool(int64(8 * runtime.GOMAXPROCS(0)))
 
 // newRunnerPool returns an empty pool of at most max runners.
 func newRunnerPool(max int64) *runnerPool {
-	return &runnerPool{tasks: make(chan shardTask), max: max}
+	return &runnerPool{tasks: make(chan poolTask), max: max}
 }
 
 // handOff runs t on a parked runner, on a new one, or (past max) on the
 // calling goroutine.
-func (p *runnerPool) handOff(t shardTask) {
+func (p *runnerPool) handOff(t poolTask) {
 	select {
 	case p.tasks <- t:
 		return
@@ -64,16 +62,33 @@ func (p *runnerPool) handOff(t shardTask) {
 }
 
 // run runs first, then every task handed to the pool, forever.
-func (p *runnerPool) run(first shardTask) {
+func (p *runnerPool) run(first poolTask) {
 	for t := first; ; t = <-p.tasks {
 		t.run()
 	}
 }
 
-// run steps the task's shard and marks it done.
-func (t shardTask) run() {
+// run runs the task and marks it done.
+func (t poolTask) run() {
 	defer t.wg.Done()
-	t.sh.run(t.s, t.keys)
+	t.fn(t.k)
+}
+
+// parallel runs fn(0), ..., fn(n-1) concurrently, fn(0) on the calling
+// goroutine and the others on the pool's runners, and returns when all
+// have returned. fn must not panic (callers recover inside it).
+func parallel(n int, fn func(k int)) {
+	if n == 1 {
+		fn(0)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(n - 1)
+	for k := 1; k < n; k++ {
+		shardRunners.handOff(poolTask{fn: fn, k: k, wg: &wg})
+	}
+	fn(0)
+	wg.Wait()
 }
 
 // inKeys holds the key encodings of a shard's input 0, in input order,
@@ -88,6 +103,15 @@ type inKeys struct {
 func (k *inKeys) add(key []byte) {
 	k.buf = append(k.buf, key...)
 	k.ends = append(k.ends, int32(len(k.buf)))
+}
+
+// appendAll appends m's keys after k's.
+func (k *inKeys) appendAll(m *inKeys) {
+	base := int32(len(k.buf))
+	k.buf = append(k.buf, m.buf...)
+	for _, e := range m.ends {
+		k.ends = append(k.ends, base+e)
+	}
 }
 
 // reset empties k for the next Step.

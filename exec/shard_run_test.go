@@ -34,7 +34,7 @@ func TestShardKeysFollowInput(t *testing.T) {
 		if !ok || !o.passKeys {
 			t.Fatalf("node %d: %T is not sharded with keys passed", node, d.ops[node])
 		}
-		o.partition([][]repr.Update{in})
+		o.partition([][][]repr.Update{{in}})
 		seen := 0
 		for k, sh := range o.shards {
 			if len(sh.keys.ends) != len(sh.ins[0]) {
@@ -72,7 +72,7 @@ func TestHandOffPastPoolRunsInline(t *testing.T) {
 	sh := &shard{op: d.ops[1], ins: [][]repr.Update{{{Row: repr.Row{repr.NewInt(7)}, Diff: 2}}}}
 	var wg sync.WaitGroup
 	wg.Add(1)
-	newRunnerPool(0).handOff(shardTask{sh: sh, s: s, wg: &wg})
+	newRunnerPool(0).handOff(poolTask{fn: func(int) { sh.run(s, false) }, wg: &wg})
 	if sh.err != nil || len(sh.out) != 1 || sh.out[0].Diff != 2 {
 		t.Fatalf("the shard did not run inline: out %v, err %v", sh.out, sh.err)
 	}

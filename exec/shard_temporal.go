@@ -43,7 +43,7 @@ func (o *temporalOp) setOwner(owns func([]byte) bool) {
 }
 
 // prepareShards makes every shard row-keyed (timed false) if one is.
-func (o *temporalOp) prepareShards(sh *shardedOp, _ [][]repr.Update) {
+func (o *temporalOp) prepareShards(sh *shardedOp, _ [][][]repr.Update) {
 	timed := true
 	for _, x := range sh.shards {
 		timed = timed && x.op.(*temporalOp).timed

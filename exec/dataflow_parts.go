@@ -1,0 +1,214 @@
+package exec
+
+import (
+	"github.com/eddydb/eddy/repr"
+)
+
+// Stateless chains in parts (BuildWorkers). A dataflow built for n > 1
+// workers carries a node's output between nodes in n parts, whose
+// concatenation in order is the output, wherever that lets the next
+// node work on the parts concurrently instead of on the whole:
+//
+//   - a sharded node's output is its shards' outputs, one part each (the
+//     concatenation the node returned before it ran in parts);
+//   - a stateless per-row node (perRow: an MFP, a fused fan-out, a
+//     FlatMap, a Negate) over a parted input runs as n instances, one per
+//     part, on the workers' goroutines; over a whole input of at least
+//     shardParallelMin updates (a source's batch) it splits the input by
+//     position first. Its parts' concatenation is exactly the single
+//     operator's output, since it maps each update in order;
+//   - a sharded node over parted inputs exchanges them concurrently, part
+//     by part (shard_exchange.go), in front of its shards;
+//   - a fan-out's Union and absorbed input (passFirst) pass parts on.
+//
+// So a source's batch is split once, the chain after it runs on each part
+// in parallel, each part routes its updates to the shards, and the chain
+// after a sharded node runs on each shard's output on its own goroutine;
+// only a node that is neither (a global Reduce, a Union of several
+// inputs, a loop, the dataflow's output) concatenates the parts, in order,
+// into the whole output the single dataflow would have produced. The
+// rows are the same, in the same order, as without parts: whole outputs,
+// shard inputs and so state and the consolidated output are unchanged
+// for every n. A Step that counts rows (EXPLAIN ANALYZE) and a dataflow
+// with a loop run whole.
+
+// partedRun is the state of a Dataflow's nodes in parts.
+type partedRun struct {
+	n int
+	// ops[i] holds node i's n instances when it is a perRow node (nil:
+	// it is not); instance 0 is the Dataflow's.
+	ops [][]operator
+	// parts[i], during a Step, is node i's output in n parts (nil: the
+	// output is whole, in Dataflow.outs).
+	parts   [][][]repr.Update
+	workers []partWorker
+}
+
+// partWorker is one worker's context for the perRow nodes' instances.
+type partWorker struct {
+	slab        rowSlab
+	log         stateLog
+	in          [][]repr.Update
+	err         error
+	grown, work int64
+}
+
+// perRow reports whether op keeps no state and maps each input update
+// to output updates on its own, in input order: its output over parts of
+// its input, concatenated, is its output over the whole.
+func perRow(op operator) bool {
+	switch op.(type) {
+	case *mfpOp, *fanoutOp, *flatMapOp, negateOp:
+		return true
+	}
+	return false
+}
+
+// newPartedRun returns the parts of d, built for n workers, whose other
+// instances of the perRow nodes are those of builds (n-1 more builds of
+// d's plan); nil when d has a loop (its nodes run whole).
+func newPartedRun(d *Dataflow, builds []*Dataflow) *partedRun {
+	for _, op := range d.ops {
+		if _, ok := op.(*loopVar); ok {
+			return nil
+		}
+	}
+	n := len(builds) + 1
+	r := &partedRun{n: n, ops: make([][]operator, len(d.ops)), parts: make([][][]repr.Update, len(d.ops)), workers: make([]partWorker, n)}
+	for i, op := range d.ops {
+		if !perRow(op) {
+			continue
+		}
+		r.ops[i] = []operator{op}
+		for _, e := range builds {
+			r.ops[i] = append(r.ops[i], e.ops[i])
+		}
+	}
+	for k := range r.workers {
+		r.workers[k].in = make([][]repr.Update, 1)
+	}
+	return r
+}
+
+// output returns node j's whole output, concatenating its parts (once
+// per Step) if it has them.
+func (d *Dataflow) output(j int) []repr.Update {
+	if d.par != nil && d.par.parts[j] != nil && d.outs[j] == nil {
+		d.outs[j] = concatParts(d.par.parts[j])
+	}
+	return d.outs[j]
+}
+
+// step steps node i in parts if it runs so (see above) and reports
+// whether it did; otherwise the caller steps it whole.
+func (r *partedRun) step(d *Dataflow, s *stepCtx, i int, op operator) (bool, error) {
+	inputs := d.plan.Nodes[i].Inputs
+	switch o := op.(type) {
+	case *shardedOp:
+		ins := make([][][]repr.Update, len(inputs))
+		for x, j := range inputs {
+			if ins[x] = r.parts[j]; ins[x] == nil {
+				ins[x] = [][]repr.Update{d.outs[j]}
+			}
+		}
+		outs, err := o.stepParts(s, ins)
+		r.setParts(d, i, outs)
+		return true, err
+	case passFirst:
+		if p := r.parts[inputs[0]]; p != nil {
+			r.setParts(d, i, p)
+			return true, nil
+		}
+		return false, nil
+	case emitNothing:
+		return true, nil
+	}
+	if r.ops[i] == nil {
+		return false, nil
+	}
+	parts := r.parts[inputs[0]]
+	if parts == nil {
+		whole := d.outs[inputs[0]]
+		if len(whole) < shardParallelMin {
+			return false, nil
+		}
+		parts = splitParts(whole, r.n)
+	} else if len(parts) != r.n {
+		parts = splitParts(concatParts(parts), r.n)
+	}
+	if partsLen([][][]repr.Update{parts}) < shardParallelMin {
+		return false, nil
+	}
+	outs, err := r.runParts(s, i, parts)
+	r.setParts(d, i, outs)
+	return true, err
+}
+
+// setParts records node i's output in parts.
+func (r *partedRun) setParts(d *Dataflow, i int, parts [][]repr.Update) {
+	r.parts[i], d.outs[i] = parts, nil
+}
+
+// runParts runs node i's instance k over parts[k], for every k
+// concurrently, each with its worker's context, and merges their logs
+// and counters in part order; it returns their outputs in part order.
+func (r *partedRun) runParts(s *stepCtx, i int, parts [][]repr.Update) ([][]repr.Update, error) {
+	outs := make([][]repr.Update, r.n)
+	parallel(r.n, func(k int) {
+		w := &r.workers[k]
+		c := w.ctx(s)
+		w.in[0] = parts[k]
+		before := w.slab.growth()
+		outs[k], w.err = runStep(r.ops[i][k], c, w.in)
+		w.grown = c.grown + w.slab.growth() - before
+		w.work = int64(c.work)
+		w.in[0] = nil
+	})
+	for k := range r.workers {
+		if err := r.workers[k].err; err != nil {
+			return nil, err
+		}
+	}
+	for k := range r.workers {
+		w := &r.workers[k]
+		s.log.append(&w.log)
+		s.grown += w.grown
+		s.work += uint64(w.work)
+	}
+	if s.mem != nil {
+		if err := s.accountPieces(); err != nil {
+			return nil, err
+		}
+	}
+	return outs, nil
+}
+
+// ctx returns a context for the worker derived from s (s is not
+// touched): its own expression context, log and slab, no memory account
+// (the Step reports the worker's growth afterwards).
+func (w *partWorker) ctx(s *stepCtx) *stepCtx {
+	c := *s
+	c.ctx = s.ctx.Fork()
+	c.ctx.Memory, c.mem = nil, nil
+	w.log.reset()
+	w.log.off, w.log.ranges = s.log.off, s.log.ranges
+	c.log, c.slab = &w.log, &w.slab
+	c.work, c.grown, c.counts, c.inKeys = 0, 0, nil, nil
+	return &c
+}
+
+// end forgets the Step's parts and lets go of the workers' current slab
+// chunks and large logs, as a shard does after a Step (trim), so that they
+// do not pin the Step's rows.
+func (r *partedRun) end() {
+	clear(r.parts)
+	for k := range r.workers {
+		w := &r.workers[k]
+		w.slab.buf = nil
+		if int64(len(w.log.buf))+int64(len(w.log.ops))*logOpBytes > shardKeepBytes {
+			w.log.buf, w.log.ops = nil, nil
+		} else {
+			w.log.reset()
+		}
+	}
+}
