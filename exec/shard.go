@@ -95,10 +95,10 @@ type shardedOp struct {
 
 // shard is one instance of a sharded node and its Step's working set.
 type shard struct {
-	op  operator
+	op operator
 	// kbuf is the key buffer of the shard's part of the exchange.
 	kbuf []byte
-	ins [][]repr.Update
+	ins  [][]repr.Update
 	// keys holds the key encodings of ins[0]'s updates, in order.
 	keys inKeys
 	out  []repr.Update
