@@ -40,7 +40,10 @@ type partedRun struct {
 	ops [][]operator
 	// parts[i], during a Step, is node i's output in n parts (nil: the
 	// output is whole, in Dataflow.outs).
-	parts   [][][]repr.Update
+	parts [][][]repr.Update
+	// keyedBy[i], during a Step, is the sharded node whose shards'
+	// outputs node i's parts are, one for one (-1: none, or whole).
+	keyedBy []int
 	workers []partWorker
 }
 
@@ -87,6 +90,8 @@ func newPartedRun(d *Dataflow, builds []*Dataflow) *partedRun {
 	for k := range r.workers {
 		r.workers[k].in = make([][]repr.Update, 1)
 	}
+	r.keyedBy = make([]int, len(d.ops))
+	r.end()
 	return r
 }
 
@@ -106,17 +111,18 @@ func (r *partedRun) step(d *Dataflow, s *stepCtx, i int, op operator) (bool, err
 	switch o := op.(type) {
 	case *shardedOp:
 		ins := make([][][]repr.Update, len(inputs))
+		keyedBy := make([]int, len(inputs))
 		for x, j := range inputs {
-			if ins[x] = r.parts[j]; ins[x] == nil {
+			if ins[x], keyedBy[x] = r.parts[j], r.keyedBy[j]; ins[x] == nil {
 				ins[x] = [][]repr.Update{d.outs[j]}
 			}
 		}
-		outs, err := o.stepParts(s, ins)
-		r.setParts(d, i, outs)
+		outs, err := o.stepParts(s, ins, keyedBy)
+		r.setParts(d, i, outs, i)
 		return true, err
 	case passFirst:
 		if p := r.parts[inputs[0]]; p != nil {
-			r.setParts(d, i, p)
+			r.setParts(d, i, p, r.keyedBy[inputs[0]])
 			return true, nil
 		}
 		return false, nil
@@ -126,27 +132,28 @@ func (r *partedRun) step(d *Dataflow, s *stepCtx, i int, op operator) (bool, err
 	if r.ops[i] == nil {
 		return false, nil
 	}
-	parts := r.parts[inputs[0]]
+	parts, keyedBy := r.parts[inputs[0]], r.keyedBy[inputs[0]]
 	if parts == nil {
 		whole := d.outs[inputs[0]]
 		if len(whole) < shardParallelMin {
 			return false, nil
 		}
-		parts = splitParts(whole, r.n)
+		parts, keyedBy = splitParts(whole, r.n), -1
 	} else if len(parts) != r.n {
-		parts = splitParts(concatParts(parts), r.n)
+		parts, keyedBy = splitParts(concatParts(parts), r.n), -1
 	}
 	if partsLen([][][]repr.Update{parts}) < shardParallelMin {
 		return false, nil
 	}
 	outs, err := r.runParts(s, i, parts)
-	r.setParts(d, i, outs)
+	r.setParts(d, i, outs, keyedBy)
 	return true, err
 }
 
-// setParts records node i's output in parts.
-func (r *partedRun) setParts(d *Dataflow, i int, parts [][]repr.Update) {
-	r.parts[i], d.outs[i] = parts, nil
+// setParts records node i's output in parts, which are sharded node
+// keyedBy's shards' outputs one for one (-1: not).
+func (r *partedRun) setParts(d *Dataflow, i int, parts [][]repr.Update, keyedBy int) {
+	r.parts[i], d.outs[i], r.keyedBy[i] = parts, nil, keyedBy
 }
 
 // runParts runs node i's instance k over parts[k], for every k
@@ -202,6 +209,9 @@ func (w *partWorker) ctx(s *stepCtx) *stepCtx {
 // do not pin the Step's rows.
 func (r *partedRun) end() {
 	clear(r.parts)
+	for i := range r.keyedBy {
+		r.keyedBy[i] = -1
+	}
 	for k := range r.workers {
 		w := &r.workers[k]
 		w.slab.buf = nil

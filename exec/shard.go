@@ -88,6 +88,13 @@ type shardedOp struct {
 	// xb is the exchange's buckets: xb[j][k] holds what part j sends to
 	// shard k (shard_exchange.go).
 	xb [][]bucket
+	// from holds, per input, the sharded node whose shards' outputs are
+	// partitioned as this node's shards want (-1: none; shard_copart.go);
+	// same, during a Step, whether an input's parts are those outputs,
+	// and cur the Step's input parts.
+	from []int
+	same []bool
+	cur  [][][]repr.Update
 	// passKeys is set when the operator takes its input's keys from the
 	// partition (stepCtx.inKeys) instead of encoding them again.
 	passKeys bool
@@ -155,6 +162,7 @@ func (d *Dataflow) shard(p *dataflow.Plan, n int) error {
 	if len(nodes) == 0 {
 		return nil
 	}
+	sh := make(map[int]*shardedOp, len(nodes))
 	for _, i := range nodes {
 		o := &shardedOp{key: d.ops[i].(keyed), shards: []*shard{{op: d.ops[i]}}, passKeys: takesInKeys(d.ops[i])}
 		for _, e := range builds {
@@ -165,7 +173,13 @@ func (d *Dataflow) shard(p *dataflow.Plan, n int) error {
 				s.setOwner(func(key []byte) bool { return shardOf(key, n) == k })
 			}
 		}
+		sh[i] = o
+	}
+	for i, o := range sh {
 		d.ops[i] = o
+	}
+	for i, o := range sh {
+		o.from = d.copartition(i, sh)
 	}
 	d.workers = n
 	return nil
@@ -195,7 +209,7 @@ func (o *shardedOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 	for in, us := range ins {
 		parts[in] = [][]repr.Update{us}
 	}
-	outs, err := o.stepParts(s, parts)
+	outs, err := o.stepParts(s, parts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -206,17 +220,18 @@ func (o *shardedOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 // input in's parts, whose concatenation in order is the input) and
 // returns its output in parts, shard k's output the k-th, whose
 // concatenation in shard order is the node's output (valid until the
-// next Step). Below shardParallelMin updates, or spilled, the Step's
-// goroutine partitions the input and steps the shards one after the
-// other; else the parts are exchanged concurrently (exchange) and the
-// shards step concurrently.
-func (o *shardedOp) stepParts(s *stepCtx, ins [][][]repr.Update) ([][]repr.Update, error) {
+// next Step). keyedBy[in] is the sharded node whose shards' outputs
+// input in's parts are (-1 or nil: not known). Below shardParallelMin
+// updates, or spilled, the Step's goroutine partitions the input and
+// steps the shards one after the other; else the parts are exchanged
+// concurrently (exchange) and the shards step concurrently.
+func (o *shardedOp) stepParts(s *stepCtx, ins [][][]repr.Update, keyedBy []int) ([][]repr.Update, error) {
 	if partsLen(ins) < shardParallelMin || o.spilled() {
 		o.partition(ins)
 		o.prepare(ins)
 		return o.stepInline(s)
 	}
-	if err := o.exchange(ins); err != nil {
+	if err := o.exchange(ins, keyedBy); err != nil {
 		return nil, err
 	}
 	o.prepare(ins)
@@ -284,9 +299,11 @@ func (o *shardedOp) stepInline(s *stepCtx) ([][]repr.Update, error) {
 // shard order and returns their outputs in shard order.
 func (o *shardedOp) stepParallel(s *stepCtx) ([][]repr.Update, error) {
 	parallel(len(o.shards), func(k int) {
-		o.gather(k)
-		o.shards[k].run(s, o.passKeys)
+		if o.shards[k].err = o.gather(k); o.shards[k].err == nil {
+			o.shards[k].run(s, o.passKeys)
+		}
 	})
+	o.cur = nil
 	for _, sh := range o.shards {
 		if sh.err != nil {
 			return nil, sh.err

@@ -29,17 +29,27 @@ type bucket struct {
 // exchange routes the input's parts to the shards' buckets, concurrently
 // (one goroutine per part); the shards gather them as they step
 // (stepParallel). An input not in one part per shard is split by
-// position first.
-func (o *shardedOp) exchange(ins [][][]repr.Update) error {
+// position first; one whose parts are already partitioned by this node's
+// key (co-partitioned: keyedBy, shard_copart.go) is not routed, shard k
+// takes its part k.
+func (o *shardedOp) exchange(ins [][][]repr.Update, keyedBy []int) error {
 	o.begin(len(ins))
 	n := len(o.shards)
+	o.same, o.cur = o.same[:0], ins
+	routed := false
 	for in, parts := range ins {
-		if len(parts) != n {
+		same := len(parts) == n && in < len(keyedBy) && keyedBy[in] >= 0 && keyedBy[in] == o.from[in]
+		o.same = append(o.same, same)
+		routed = routed || !same
+		if !same && len(parts) != n {
 			ins[in] = splitParts(concatParts(parts), n)
 		}
 	}
 	for len(o.xb) < n {
 		o.xb = append(o.xb, make([]bucket, n))
+	}
+	if !routed {
+		return nil
 	}
 	errs := make([]error, n)
 	parallel(n, func(j int) { errs[j] = o.route(j, ins) })
@@ -68,6 +78,9 @@ func (o *shardedOp) route(j int, ins [][][]repr.Update) (err error) {
 		}
 	}
 	for in, parts := range ins {
+		if o.same[in] {
+			continue
+		}
 		keep := in == 0 && o.passKeys
 		for _, u := range parts[j] {
 			sh.kbuf = key.inputKey(sh.kbuf[:0], in, u.Row)
@@ -83,9 +96,22 @@ func (o *shardedOp) route(j int, ins [][][]repr.Update) (err error) {
 
 // gather appends to shard k's input what every part sent it, in part
 // order, and empties those buckets (only shard k's goroutine touches
-// them).
-func (o *shardedOp) gather(k int) {
+// them); of a co-partitioned input it takes part k whole, encoding its
+// keys if the operator takes them (and, under verifyCopartition, checking
+// that each hashes to k).
+func (o *shardedOp) gather(k int) error {
 	sh := o.shards[k]
+	for in, same := range o.same {
+		if !same {
+			continue
+		}
+		sh.ins[in] = append(sh.ins[in], o.cur[in][k]...)
+		if (in == 0 && o.passKeys) || verifyCopartition {
+			if err := sh.keyParts(in, o.cur[in][k], k, len(o.shards), in == 0 && o.passKeys); err != nil {
+				return err
+			}
+		}
+	}
 	for j := range o.shards {
 		b := &o.xb[j][k]
 		for in := range b.ins {
@@ -96,6 +122,28 @@ func (o *shardedOp) gather(k int) {
 		sh.keys.appendAll(&b.keys)
 		b.keys.reset()
 	}
+	return nil
+}
+
+// verifyCopartition makes a shard check that every update of a
+// co-partitioned input is its own (tests set it).
+var verifyCopartition = false
+
+// keyParts encodes the keys of us, input in's updates for shard k of n,
+// keeping them if keep, and under verifyCopartition fails unless each
+// hashes to k.
+func (sh *shard) keyParts(in int, us []repr.Update, k, n int, keep bool) error {
+	key := sh.op.(keyed)
+	for _, u := range us {
+		sh.kbuf = key.inputKey(sh.kbuf[:0], in, u.Row)
+		if keep {
+			sh.keys.add(sh.kbuf)
+		}
+		if verifyCopartition && shardOf(sh.kbuf, n) != k {
+			return fmt.Errorf("exec: co-partitioned input %d of shard %d holds a row of shard %d: %v", in, k, shardOf(sh.kbuf, n), u.Row)
+		}
+	}
+	return nil
 }
 
 // trimExchange lets go of buckets past shardKeepBytes (see trim).
