@@ -14,8 +14,9 @@ import (
 // process share memory, so the exchange is a partition of the batch, not
 // a copy through channels), the shards step concurrently, each with its
 // own row slab and state log, and their outputs and logs are concatenated
-// in shard order. Stateless nodes between them run on the Step's
-// goroutine, fused as before.
+// in shard order. The stateless chains between them run in parts, one
+// per worker (dataflow_parts.go), and parted inputs are exchanged by
+// their parts concurrently (shard_exchange.go).
 //
 // Determinism: a shard sees its keys' updates in input order, so its
 // state and output for a key are those of the single operator; the
