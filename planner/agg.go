@@ -36,7 +36,7 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 		return c.windowRef(fc)
 	}
 	if populateFuncs[name] != "" { // (f(...)).x and (f(...)).* select its fields (fieldselect.go)
-		if e, ok := c.srfs[fc]; ok && c.records[e] != nil {
+		if e, ok := c.srfs[c.sameSRF(fc)]; ok && c.records[e] != nil {
 			return c.populateValue(fc, name, e)
 		}
 		return nil, repr.Unsupported("%s outside FROM other than (%s(...)).field or .* in the select list", name, name).WithPosition(fc.Location + 1)
@@ -111,6 +111,9 @@ type grouping struct {
 	// bitsCol is the column of the grouping-set bits (groupingsets.go),
 	// -1 for a plain GROUP BY.
 	bitsCol int
+	// srfs are the GROUP BY's set-returning calls (srfgroup.go), nil
+	// when it has none.
+	srfs *groupSRFs
 }
 
 // groupedRef maps n to a column of the aggregated relation when it is an
@@ -133,14 +136,8 @@ func (c *ectx) groupedRef(n *pg_query.Node) (expr.Expr, bool, error) {
 	if n.GetSubLink() != nil || n.GetAConst() != nil {
 		return nil, false, nil
 	}
-	pre := &ectx{b: c.b, sc: g.from, rel: g.fromRel, clause: "GROUP BY", noSubquery: true}
-	if e, err := pre.expr(n); err == nil {
-		s := e.String()
-		for i, k := range g.keys {
-			if k == s {
-				return c.colExpr(g.keyCols[i]), true, nil
-			}
-		}
+	if e, ok := c.keyRef(n); ok {
+		return e, true, nil
 	}
 	if ref := n.GetColumnRef(); ref != nil {
 		table, name, err := refName(ref)

@@ -108,6 +108,10 @@ type ectx struct {
 	// srfs holds the values of the select list's set-returning function
 	// calls, columns of the FlatMap below it (srf.go); nil elsewhere.
 	srfs map[*pg_query.FuncCall]expr.Expr
+	// srfCalls, when set, holds the GROUP BY's set-returning calls by
+	// their planned form (srfgroup.go), whose values equal calls read;
+	// nil elsewhere.
+	srfCalls map[string]*pg_query.FuncCall
 	// srfFields holds, for a select-list set-returning call with several
 	// result columns (whose value is a record), each column's value and
 	// name, so (f(...)).name selects it (fieldselect.go).

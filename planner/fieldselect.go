@@ -70,7 +70,7 @@ func (c *ectx) fieldSelect(ind *pg_query.A_Indirection) (expr.Expr, error) {
 		return c.fieldThenSubscripts(ind, loc)
 	}
 	if fc := ind.Arg.GetFuncCall(); fc != nil {
-		if fields, ok := c.srfFields[fc]; ok {
+		if fields, ok := c.srfFields[c.sameSRF(fc)]; ok {
 			for _, f := range fields {
 				if f.name == name {
 					return f.e, nil
@@ -183,6 +183,7 @@ func (ec *ectx) expandRecordStars(targets []target) ([]target, error) {
 func (ec *ectx) recordStarNames(ind *pg_query.A_Indirection) ([]string, error) {
 	var names []string
 	if fc := ind.Arg.GetFuncCall(); fc != nil {
+		fc = ec.sameSRF(fc)
 		if fields, ok := ec.srfFields[fc]; ok {
 			for _, f := range fields {
 				names = append(names, f.name)

@@ -279,6 +279,10 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	if err != nil {
 		return nil, err
 	}
+	srfs, err := b.planGroupSRFs(setNodes, from)
+	if err != nil {
+		return nil, err
+	}
 	var keys []expr.Expr
 	sets := make([][]int, len(setNodes))
 	for si, set := range setNodes {
@@ -297,6 +301,7 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	if plain {
 		sets = nil
 	}
+	from.srfs, from.srfCalls = nil, nil // only where PostgreSQL allows them (srfgroup.go)
 	var calls []*pg_query.FuncCall
 	for _, t := range targets {
 		collectAggs(t.node, &calls)
@@ -319,7 +324,12 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	if from.rel, err = b.groupSession(from, keys); err != nil {
 		return nil, err
 	}
-	return b.reduce(from, keys, sets, calls, specs, sel, p)
+	ec, err := b.reduce(from, keys, sets, calls, specs, sel, p)
+	if err != nil {
+		return nil, err
+	}
+	ec.grp.srfs = srfs
+	return ec, nil
 }
 
 // groupKey builds one GROUP BY key expression (unknown literals as text).
@@ -484,8 +494,8 @@ func groupScope(from *ectx, keys []expr.Expr, calls []*pg_query.FuncCall, nOuter
 	for i, k := range keys {
 		g.keys = append(g.keys, k.String())
 		g.keyCols = append(g.keyCols, nOuter+i)
-		col := scopeCol{typ: k.Type(), hidden: true}
-		if c, ok := k.(*expr.Col); ok {
+		col := scopeCol{typ: k.Type(), hidden: true, fields: from.records[k]}
+		if c, ok := k.(*expr.Col); ok && c.Idx < len(from.sc.cols) { // not a GROUP BY call's column
 			col = from.sc.cols[c.Idx]
 		}
 		sc.cols = append(sc.cols, col)

@@ -27,11 +27,19 @@ const codeSRF = repr.CodeFeatureNotSupported
 
 // planSRFs plans the select list's set-returning function calls as a
 // FlatMap over ec.rel and records their values in ec.srfs.
+//
+// Over an aggregated relation whose GROUP BY holds set-returning calls
+// (srfgroup.go), an expression equal to a grouping key reads the key and
+// its calls are not evaluated again.
 func (b *builder) planSRFs(targets []target, ec *ectx, p *planned) error {
 	levels := map[*pg_query.FuncCall]int{}
 	var calls []*pg_query.FuncCall
+	var skip func(*pg_query.Node) bool
+	if ec.grp != nil && ec.grp.srfs != nil {
+		skip = ec.isGroupKey
+	}
 	for _, t := range targets {
-		if _, err := collectSRFs(t.node, "", &calls, levels); err != nil {
+		if _, err := collectSRFs(t.node, "", skip, &calls, levels); err != nil {
 			return err
 		}
 	}
@@ -46,10 +54,15 @@ func (b *builder) planSRFs(targets []target, ec *ectx, p *planned) error {
 }
 
 // srfLevel plans the calls of one level as a FlatMap over ec.rel; their
-// arguments read the values of the lower levels' calls.
+// arguments read the values of the lower levels' calls. When ec.srfCalls
+// is set (the GROUP BY's calls), calls equal to one planned before
+// (TableCall.String) share its columns, and every call's value is
+// recorded there: in lockstep equal calls yield equal values.
 func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCall]int, level int) error {
 	fm := &ir.FlatMap{}
 	var at []*pg_query.FuncCall
+	same := map[*pg_query.FuncCall]*pg_query.FuncCall{} // a call -> the equal one planned
+	firsts := map[string]*pg_query.FuncCall{}
 	for _, fc := range calls {
 		if levels[fc] != level {
 			continue
@@ -61,6 +74,14 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 		call, err := ec.tableCall(fc, nil)
 		if err != nil {
 			return err
+		}
+		if ec.srfCalls != nil {
+			k := call.String()
+			if first, ok := firsts[k]; ok {
+				same[fc] = first
+				continue
+			}
+			firsts[k] = fc
 		}
 		fm.Funcs, at = append(fm.Funcs, call), append(at, fc)
 	}
@@ -74,29 +95,34 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 		} else if err := ec.recordSRF(fc, cols, col); err != nil {
 			return err
 		}
+		if ec.srfCalls != nil {
+			ec.srfCalls[fm.Funcs[i].String()] = fc
+		}
 		col += len(cols)
 	}
+	ec.shareSRFs(same)
 	return nil
 }
 
 // collectSRFs appends the set-returning function calls of a select-list
-// expression (inner calls before the calls whose arguments hold them),
-// recording each one's level, and returns the deepest level found. It does
-// not descend into subqueries (their own) or aggregate and window calls
-// (whose arguments reject them when built). within names the enclosing
-// CASE or COALESCE, where they are refused.
-func collectSRFs(n *pg_query.Node, within string, out *[]*pg_query.FuncCall, levels map[*pg_query.FuncCall]int) (int, error) {
+// or GROUP BY expression (inner calls before the calls whose arguments
+// hold them, each call once), recording each one's level, and returns the
+// deepest level found. It does not descend into subqueries (their own),
+// aggregate and window calls (whose arguments reject them when built), nor
+// nodes skip reports (nil: none; the select list's grouping keys). within
+// names the enclosing CASE or COALESCE, where they are refused.
+func collectSRFs(n *pg_query.Node, within string, skip func(*pg_query.Node) bool, out *[]*pg_query.FuncCall, levels map[*pg_query.FuncCall]int) (int, error) {
 	var err error
 	depth := 0
 	walk(n, func(x *pg_query.Node) bool {
 		switch {
-		case err != nil || x.GetSubLink() != nil:
+		case err != nil || x.GetSubLink() != nil || skip != nil && skip(x):
 			return false
 		case x.GetCaseExpr() != nil && within == "":
-			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "CASE", out, levels)
+			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "CASE", skip, out, levels)
 			return false
 		case x.GetCoalesceExpr() != nil && within == "":
-			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "COALESCE", out, levels)
+			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "COALESCE", skip, out, levels)
 			return false
 		}
 		fc := x.GetFuncCall()
@@ -113,9 +139,13 @@ func collectSRFs(n *pg_query.Node, within string, out *[]*pg_query.FuncCall, lev
 				WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
 			return false
 		}
+		if l, ok := levels[fc]; ok { // reached again (a grouping set's key)
+			depth = max(depth, l)
+			return false
+		}
 		inner := 0
 		for _, a := range fc.Args {
-			d, e := collectSRFs(a, within, out, levels)
+			d, e := collectSRFs(a, within, skip, out, levels)
 			if err = e; err != nil {
 				return false
 			}
@@ -132,12 +162,12 @@ func collectSRFs(n *pg_query.Node, within string, out *[]*pg_query.FuncCall, lev
 // srfRef returns the value of a planned select-list set-returning call;
 // anywhere else the call is misplaced.
 func (c *ectx) srfRef(fc *pg_query.FuncCall) (expr.Expr, error) {
-	if e, ok := c.srfs[fc]; ok {
+	if e, ok := c.srfs[c.sameSRF(fc)]; ok {
 		return e, nil
 	}
 	var err *repr.Error
 	switch c.clause {
-	case "aggregate":
+	case "aggregate", "GROUPING":
 		err = repr.Errorf(codeSRF, "aggregate function calls cannot contain set-returning function calls")
 	case "window function":
 		err = repr.Errorf(codeSRF, "window function calls cannot contain set-returning function calls")
