@@ -301,7 +301,7 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	if plain {
 		sets = nil
 	}
-	from.srfs, from.srfCalls = nil, nil // only where PostgreSQL allows them (srfgroup.go)
+	from.srfs, from.srfCalls, from.srfFields = nil, nil, nil // read only where PostgreSQL allows them (srfgroup.go)
 	var calls []*pg_query.FuncCall
 	for _, t := range targets {
 		collectAggs(t.node, &calls)
