@@ -3,7 +3,6 @@ package exec
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -62,8 +61,9 @@ type rowClose struct {
 // nameHeap is the close index of a spilled side: a min-heap of named
 // rows by value, one flat entry per row (a closeIndex keeps a slice per
 // distinct value, and the rows of an interval join's side mostly have
-// distinct times: q7's bids), so it holds each open row in 32 bytes
-// (its join key's string shared).
+// distinct times: q7's bids), so it holds each open row in 24 bytes
+// and no pointer (its join key's id in keys, a keyTab: the collector
+// scans no name).
 //
 // Closing works in rounds: once the previous round is done, a close moves
 // the names due (up to spillCloseRound, the lowest) from the heap to due,
@@ -75,8 +75,11 @@ type rowClose struct {
 // per Step. Rollback moves the Step's names back: the round's position,
 // or, if the Step began the round, its names to the heap.
 type nameHeap struct {
-	h   []named
-	due []named
+	h    []named
+	due  []named
+	keys keyTab
+	// kept is the number of keys after the last rebuild of keys.
+	kept int
 	// next is the first name of due not freed; mark is next at the last
 	// commit; filled is set when the pending Step filled due.
 	next, mark int
@@ -101,15 +104,25 @@ var memCloseRows = 1 << 18
 // a round of a whole window, 1M names, made its Steps refused).
 func spillCloseRound() int { return 4 * spillCloseRows }
 
-// named is a row's name filed under its value.
+// named is a row's name filed under its value: the rowKeyHash of its
+// row key and the id of its join key in its nameHeap's keys.
 type named struct {
-	v   int64
-	ref keyRef
+	v    int64
+	hash uint64
+	key  uint32
 }
 
 // add files ref under v.
 func (x *nameHeap) add(v int64, ref keyRef) {
-	x.h = append(x.h, named{v, ref})
+	x.push(named{v, ref.hash, x.keys.intern(ref.key)})
+}
+
+// ref returns the name of e, its key viewing x's keys.
+func (x *nameHeap) ref(e named) keyRef { return keyRef{x.keys.str(e.key), e.hash} }
+
+// push files e.
+func (x *nameHeap) push(e named) {
+	x.h = append(x.h, e)
 	for i := len(x.h) - 1; i > 0; {
 		p := (i - 1) / 2
 		if x.h[p].v <= x.h[i].v {
@@ -159,7 +172,7 @@ func (x *nameHeap) take(wm int64, limit int) []named {
 	if x.next == len(x.due) && len(x.h) > 0 && x.h[0].v < wm {
 		x.due, x.next, x.filled = x.due[:0], 0, true
 		x.popBelow(wm, spillCloseRound())
-		slices.SortFunc(x.due, compareNames)
+		slices.SortFunc(x.due, x.compareNames)
 	}
 	n := min(limit, len(x.due)-x.next)
 	c := x.due[x.next : x.next+n]
@@ -168,11 +181,11 @@ func (x *nameHeap) take(wm int64, limit int) []named {
 }
 
 // compareNames orders names by join key, then hash.
-func compareNames(a, b named) int {
-	if c := strings.Compare(a.ref.key, b.ref.key); c != 0 {
+func (x *nameHeap) compareNames(a, b named) int {
+	if c := x.keys.compare(a.key, b.key); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.ref.hash, b.ref.hash)
+	return cmp.Compare(a.hash, b.hash)
 }
 
 // pending is the number of names x files, freed in no committed Step.
@@ -183,6 +196,31 @@ func (x *nameHeap) commit() {
 		x.due, x.next = reuse(x.due), 0
 	}
 	x.mark, x.filled = x.next, false
+	if x.keys.len() > 2*x.kept+keysRebuildMin {
+		x.rebuild()
+	}
+}
+
+// keysRebuildMin is how many keys a nameHeap's keys grow by, beyond
+// twice those kept at the last rebuild, before the next rebuild (a
+// variable for tests).
+var keysRebuildMin = 4096
+
+// rebuild drops the keys no name holds (closed join keys) by interning
+// the open names' keys into a new keyTab, and the freed names of due;
+// between Steps only (ids change). Amortized: the keys doubled since the
+// last rebuild.
+func (x *nameHeap) rebuild() {
+	old := x.keys
+	x.keys = keyTab{}
+	x.due = append(x.due[:0], x.due[x.next:]...)
+	x.next, x.mark = 0, 0
+	for _, s := range [][]named{x.h, x.due} {
+		for i := range s {
+			s[i].key = x.keys.intern(old.str(s[i].key))
+		}
+	}
+	x.kept = x.keys.len()
 }
 
 // rollback puts back the names the pending Step took: in due, or, if it
@@ -190,7 +228,7 @@ func (x *nameHeap) commit() {
 func (x *nameHeap) rollback() {
 	if x.filled {
 		for _, e := range x.due {
-			x.add(e.v, e.ref)
+			x.push(e)
 		}
 		x.due, x.mark = x.due[:0], 0
 	}
@@ -225,7 +263,7 @@ func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
 		return err
 	}
 	for _, e := range x.sp.take(thr, spillCloseRows) {
-		if err := o.closeRef(s, side, e.ref); err != nil {
+		if err := o.closeRef(s, side, x.sp.ref(e)); err != nil {
 			return err
 		}
 	}
@@ -348,20 +386,15 @@ func hasKey(body []byte, key string) bool {
 	return len(body) >= len(key) && string(body[:len(key)]) == key
 }
 
-// nameOf returns the name of arranged row r of side of keyed join o,
-// its join key's string from keys (adding it).
-func (o *joinOp) nameOf(side int, r *jrow, keys map[string]string) (keyRef, error) {
+// fileName files arranged row r of side of keyed join o under v in sp.
+func (o *joinOp) fileName(sp *nameHeap, v int64, side int, r *jrow) error {
 	row, err := o.decodeScratch(side, r)
 	if err != nil {
-		return keyRef{}, err
+		return err
 	}
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.sides[side].keyCols)
-	k, ok := keys[string(o.kbuf)]
-	if !ok {
-		k = string(o.kbuf)
-		keys[k] = k
-	}
-	return keyRef{k, r.keyHash()}, nil
+	sp.push(named{v, r.keyHash(), sp.keys.intern(string(o.kbuf))})
+	return nil
 }
 
 // named returns the entries of x.mem, an index of side of o, as names
@@ -369,17 +402,14 @@ func (o *joinOp) nameOf(side int, r *jrow, keys map[string]string) (keyRef, erro
 // arranged.
 func (x *rowClose) named(o *joinOp, side int) (nameHeap, error) {
 	var sp nameHeap
-	keys := map[string]string{} // one string per join key
 	for v, refs := range x.mem.items {
 		for _, ref := range refs {
 			if !ref.live() {
 				continue
 			}
-			name, err := o.nameOf(side, ref.r, keys)
-			if err != nil {
+			if err := o.fileName(&sp, v, side, ref.r); err != nil {
 				return sp, err
 			}
-			sp.add(v, name)
 		}
 	}
 	return sp, nil

@@ -50,10 +50,11 @@ func TestSpilledClosingJoinEqualsInMemory(t *testing.T) {
 // spilled join emits exactly what the join in memory emits at every
 // Step, its logged state holds the in-memory state and the rows whose
 // close it deferred, and once Steps without input have let it free them
-// all, it is the same state.
+// all, it is the same state. Its close indexes rebuild their keys at
+// every commit (keysRebuildMin 0).
 func TestSpilledCloseSpreadsOverSteps(t *testing.T) {
-	defer func(n int) { spillCloseRows = n }(spillCloseRows)
-	spillCloseRows = 2
+	defer func(n, k int) { spillCloseRows, keysRebuildMin = n, k }(spillCloseRows, keysRebuildMin)
+	spillCloseRows, keysRebuildMin = 2, 0
 	lagged, drained := 0, 0
 	checkSpilled(t, closingJoinPlans, func(text string, rng *rand.Rand) (*spillRun, error) {
 		r, err := newSpillRun(strings.ReplaceAll(text, "%e", ""), false)
