@@ -98,8 +98,3 @@ func (t *keyTab) compare(a, b uint32) int {
 
 // len is the number of keys t holds.
 func (t *keyTab) len() int { return len(t.spans) }
-
-// size is the memory t holds, in bytes.
-func (t *keyTab) size() int64 {
-	return int64(cap(t.slab)) + 8*int64(cap(t.spans)) + 4*int64(cap(t.slots))
-}
