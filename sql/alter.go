@@ -266,11 +266,19 @@ func (e *Engine) alterTableLocked(s *Session, obj *Object, cmds []*pg.Node, ectx
 			return err
 		}
 	}
-	if err := a.checkDependents(); err != nil {
-		return err
+	// Rows that keep their columns (constraints or a primary key added)
+	// are checked before the views over the table, so a violation is
+	// PostgreSQL's 23505 or 23514 whatever the views; other changes check
+	// the views first, as PostgreSQL refuses a type change under a view
+	// before converting a row.
+	checks := []func() error{a.checkDependents, a.validateRows}
+	if !a.reshape || a.newKey {
+		checks[0], checks[1] = checks[1], checks[0]
 	}
-	if err := a.validateRows(); err != nil {
-		return err
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
 	}
 	if a.reshape {
 		if err := s.reshapePending(obj.ID, a.convert); err != nil {
