@@ -27,11 +27,23 @@ func init() {
 // recordJSONFunc instantiates record_to_json[b](record, VARIADIC text):
 // the record's fields under the given names (as many as it has fields).
 func recordJSONFunc(name string, ret repr.T) func(args []repr.T) (*Func, error) {
+	return namedFieldsFunc(name, ret, repr.Record, func(c *Ctx, rec repr.Datum, names []string) (repr.Datum, error) {
+		if ret.Family == repr.FamJSONB {
+			return jsonDatum(recordJSONValue(rec, names, c.Location())), nil
+		}
+		return repr.NewJSON(recordJSONText(rec, names, c)), nil
+	})
+}
+
+// namedFieldsFunc instantiates a function of a first argument of type
+// first (a record or an array of records) and the VARIADIC text names of
+// its records' fields, computed by f; any other argument types are 42883.
+func namedFieldsFunc(name string, ret, first repr.T, f func(c *Ctx, v repr.Datum, names []string) (repr.Datum, error)) func(args []repr.T) (*Func, error) {
 	return func(args []repr.T) (*Func, error) {
-		if len(args) == 0 || args[0].Family != repr.FamRecord {
+		if len(args) == 0 || args[0].Family != first.Family || (first.Family == repr.FamArray && args[0].Elem != first.Elem) {
 			return nil, funcError(name, args, false)
 		}
-		sig := []repr.T{repr.Record}
+		sig := []repr.T{first}
 		for _, t := range args[1:] {
 			if t.Family != repr.FamText && t.Family != repr.FamUnknown {
 				return nil, funcError(name, args, false)
@@ -44,10 +56,7 @@ func recordJSONFunc(name string, ret repr.T) func(args []repr.T) (*Func, error) 
 				for i, d := range a[1:] {
 					names[i] = d.Text()
 				}
-				if ret.Family == repr.FamJSONB {
-					return jsonDatum(recordJSONValue(a[0], names, c.Location())), nil
-				}
-				return repr.NewJSON(recordJSONText(a[0], names, c)), nil
+				return f(c, a[0], names)
 			}}, nil
 	}
 }
@@ -92,36 +101,19 @@ func recordJSONValue(d repr.Datum, names []string, loc *time.Location) any {
 // planner knows, each element an object under the given names (NULL
 // elements null), nested by dimension as array_to_json nests.
 func recordArrayJSONFunc(name string, ret repr.T) func(args []repr.T) (*Func, error) {
-	return func(args []repr.T) (*Func, error) {
-		if len(args) == 0 || args[0].Family != repr.FamArray || args[0].Elem != repr.FamRecord {
-			return nil, funcError(name, args, false)
-		}
-		sig := []repr.T{repr.ArrayOf(repr.Record)}
-		for _, t := range args[1:] {
-			if t.Family != repr.FamText && t.Family != repr.FamUnknown {
-				return nil, funcError(name, args, false)
+	return namedFieldsFunc(name, ret, repr.ArrayOf(repr.Record), func(c *Ctx, arr repr.Datum, names []string) (repr.Datum, error) {
+		parts := make([]string, 0, arr.ArrayLen())
+		for _, e := range arr.Array() {
+			if e.IsNull() {
+				parts = append(parts, "null")
+				continue
 			}
-			sig = append(sig, repr.Text)
+			parts = append(parts, recordJSONText(e, names, c))
 		}
-		return &Func{Name: name, Args: sig, Ret: ret, Strict: true, zoned: true,
-			Impl: func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
-				names := make([]string, len(a)-1)
-				for i, d := range a[1:] {
-					names[i] = d.Text()
-				}
-				parts := make([]string, 0, a[0].ArrayLen())
-				for _, e := range a[0].Array() {
-					if e.IsNull() {
-						parts = append(parts, "null")
-						continue
-					}
-					parts = append(parts, recordJSONText(e, names, c))
-				}
-				text := nestJSON(parts, a[0].ArrayDims())
-				if ret.Family == repr.FamJSONB {
-					return repr.ParseJSONB(text)
-				}
-				return repr.NewJSON(text), nil
-			}}, nil
-	}
+		text := nestJSON(parts, arr.ArrayDims())
+		if ret.Family == repr.FamJSONB {
+			return repr.ParseJSONB(text)
+		}
+		return repr.NewJSON(text), nil
+	})
 }

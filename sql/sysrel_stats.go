@@ -172,8 +172,8 @@ func oneStatRow(rel string) func(s *sysSnap) []repr.Row {
 	}
 }
 
-// backendRows calls f with the pid and the Backend of every connected
-// session.
+// backendRows calls f with the Backend (pid, address, TLS) of every
+// connected session.
 func (s *sysSnap) backendRows(f func(b Backend)) {
 	for _, sess := range s.e.backends.list() {
 		f(sess.backend)
