@@ -163,12 +163,8 @@ func (r *partedRun) runParts(s *stepCtx, i int, parts [][]repr.Update) ([][]repr
 	outs := make([][]repr.Update, r.n)
 	parallel(r.n, func(k int) {
 		w := &r.workers[k]
-		c := w.ctx(s)
 		w.in[0] = parts[k]
-		before := w.slab.growth()
-		outs[k], w.err = runStep(r.ops[i][k], c, w.in)
-		w.grown = c.grown + w.slab.growth() - before
-		w.work = int64(c.work)
+		outs[k], w.grown, w.work, w.err = stepForked(r.ops[i][k], s, &w.log, &w.slab, w.in, nil)
 		w.in[0] = nil
 	})
 	for k := range r.workers {
@@ -190,20 +186,6 @@ func (r *partedRun) runParts(s *stepCtx, i int, parts [][]repr.Update) ([][]repr
 	return outs, nil
 }
 
-// ctx returns a context for the worker derived from s (s is not
-// touched): its own expression context, log and slab, no memory account
-// (the Step reports the worker's growth afterwards).
-func (w *partWorker) ctx(s *stepCtx) *stepCtx {
-	c := *s
-	c.ctx = s.ctx.Fork()
-	c.ctx.Memory, c.mem = nil, nil
-	w.log.reset()
-	w.log.off, w.log.ranges = s.log.off, s.log.ranges
-	c.log, c.slab = &w.log, &w.slab
-	c.work, c.grown, c.counts, c.inKeys = 0, 0, nil, nil
-	return &c
-}
-
 // end forgets the Step's parts and lets go of the workers' current slab
 // chunks and large logs, as a shard does after a Step (trim), so that they
 // do not pin the Step's rows.
@@ -215,10 +197,6 @@ func (r *partedRun) end() {
 	for k := range r.workers {
 		w := &r.workers[k]
 		w.slab.buf = nil
-		if int64(len(w.log.buf))+int64(len(w.log.ops))*logOpBytes > shardKeepBytes {
-			w.log.buf, w.log.ops = nil, nil
-		} else {
-			w.log.reset()
-		}
+		trimLog(&w.log)
 	}
 }

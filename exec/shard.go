@@ -348,18 +348,36 @@ func (s *stepCtx) accountPieces() error {
 // parent's is not touched): its own expression context, log and slab, no
 // memory account (the parent reports the shard's growth afterwards).
 func (sh *shard) run(s *stepCtx, keys bool) {
+	sh.out, sh.grown, sh.work, sh.err = stepForked(sh.op, s, &sh.log, &sh.slab, sh.ins, sh.inKeys(keys))
+}
+
+// stepForked steps op over ins beside the Step s (a shard, or one part of
+// a stateless node: dataflow_parts.go) in a context of its own derived
+// from s, which is not touched: its own expression context, log (reset
+// here) and slab, input keys keys, and no memory account: it returns the
+// output, the estimated growth (which the Step reports afterwards), the
+// work done and the error.
+func stepForked(op operator, s *stepCtx, log *stateLog, slab *rowSlab, ins [][]repr.Update, keys *inKeys) ([]repr.Update, int64, int64, error) {
 	c := *s
 	c.ctx = s.ctx.Fork()
 	c.ctx.Memory, c.mem = nil, nil
-	sh.log.reset()
-	sh.log.off, sh.log.ranges = s.log.off, s.log.ranges
-	c.log, c.slab = &sh.log, &sh.slab
-	c.work, c.grown, c.counts = 0, 0, nil
-	c.inKeys = sh.inKeys(keys)
-	before := sh.slab.growth()
-	sh.out, sh.err = runStep(sh.op, &c, sh.ins)
-	sh.grown = c.grown + sh.slab.growth() - before
-	sh.work = int64(c.work)
+	log.reset()
+	log.off, log.ranges = s.log.off, s.log.ranges
+	c.log, c.slab = log, slab
+	c.work, c.grown, c.counts, c.inKeys = 0, 0, nil, keys
+	before := slab.growth()
+	out, err := runStep(op, &c, ins)
+	return out, c.grown + slab.growth() - before, int64(c.work), err
+}
+
+// trimLog lets go of a state log's buffers when they outgrew
+// shardKeepBytes, else empties it for reuse.
+func trimLog(l *stateLog) {
+	if int64(len(l.buf))+int64(len(l.ops))*logOpBytes > shardKeepBytes {
+		l.buf, l.ops = nil, nil
+	} else {
+		l.reset()
+	}
 }
 
 // release empties the shard's input buffers (kept for the next Step,
@@ -394,11 +412,7 @@ const shardKeepBytes = 64 << 10
 // log was merged into the Step's (its rows stay valid: a slab never
 // reuses a chunk).
 func (sh *shard) trim() {
-	if int64(len(sh.log.buf))+int64(len(sh.log.ops))*logOpBytes > shardKeepBytes {
-		sh.log.buf, sh.log.ops = nil, nil
-	} else {
-		sh.log.reset()
-	}
+	trimLog(&sh.log)
 	sh.slab.buf = nil
 	if cap(sh.keys.buf) > shardKeepBytes {
 		sh.keys = inKeys{}

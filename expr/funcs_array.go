@@ -491,11 +491,7 @@ func registerArrayOps() {
 	setOp("@>", containsAll)
 	setOp("<@", func(a, b []repr.Datum, eq func(a, b repr.Datum) bool) bool { return containsAll(b, a, eq) })
 	setOp("&&", overlaps)
-	for op, pred := range map[string]func(int) bool{
-		"=": func(c int) bool { return c == 0 }, "<>": func(c int) bool { return c != 0 },
-		"<": func(c int) bool { return c < 0 }, "<=": func(c int) bool { return c <= 0 },
-		">": func(c int) bool { return c > 0 }, ">=": func(c int) bool { return c >= 0 },
-	} {
+	for op, pred := range cmpPredicates() {
 		polyFunc(binaryOps, op, 2, func(args []repr.T) *Func {
 			at, ok := sameArrays(args)
 			if !ok {

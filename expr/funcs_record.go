@@ -26,11 +26,7 @@ func init() {
 		}
 		return r[0], nil
 	}, repr.Record)
-	cmp := map[string]func(int) bool{
-		"=": func(c int) bool { return c == 0 }, "<>": func(c int) bool { return c != 0 },
-		"<": func(c int) bool { return c < 0 }, "<=": func(c int) bool { return c <= 0 },
-		">": func(c int) bool { return c > 0 }, ">=": func(c int) bool { return c >= 0 },
-	}
+	cmp := cmpPredicates()
 	compare := compareTrimmed(repr.Record)
 	for op, ok := range cmp {
 		binop(op, repr.Record, repr.Record, repr.Bool, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {

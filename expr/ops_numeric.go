@@ -35,11 +35,7 @@ func init() {
 
 // registerComparisons adds = <> < <= > >= for every type.
 func registerComparisons() {
-	preds := map[string]func(int) bool{
-		"=": func(c int) bool { return c == 0 }, "<>": func(c int) bool { return c != 0 },
-		"<": func(c int) bool { return c < 0 }, "<=": func(c int) bool { return c <= 0 },
-		">": func(c int) bool { return c > 0 }, ">=": func(c int) bool { return c >= 0 },
-	}
+	preds := cmpPredicates()
 	ts := append([]repr.T{repr.Bool}, numericTypes...)
 	ts = append(ts, repr.Text, repr.Char(0), repr.Bytea, repr.Date, repr.TimeT,
 		repr.Timestamp, repr.TimestampTZ, repr.IntervalT, repr.JSONB, repr.UUID)

@@ -35,6 +35,17 @@ const (
 // cmpOps names the comparison operators by their SQL names.
 var cmpOps = map[string]cmpOp{"=": cmpEq, "<>": cmpNe, "<": cmpLt, "<=": cmpLe, ">": cmpGt, ">=": cmpGe}
 
+// cmpPredicates returns the comparison operators' predicates on the sign
+// of a comparison, by SQL name: the one definition every comparison
+// overload (and Specialize's fastCmp) uses.
+func cmpPredicates() map[string]func(int) bool {
+	out := make(map[string]func(int) bool, len(cmpOps))
+	for name, op := range cmpOps {
+		out[name] = op.holds
+	}
+	return out
+}
+
 // holds reports whether c (the sign of a comparison) satisfies op.
 func (op cmpOp) holds(c int) bool {
 	switch op {

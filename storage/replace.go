@@ -19,10 +19,9 @@ func (c *Collection) Replace(old, nu repr.Row, b *Batch) error {
 	if c.keyCols == nil {
 		return fmt.Errorf("storage: Replace on a multiset of collection %d", c.id)
 	}
-	if !c.SameKey(old, nu) {
+	if !c.SameKey(old, nu) { // leaves old's key in kvBuf
 		return fmt.Errorf("storage: collection %d: %w (replacement changes the key)", c.id, ErrRowMismatch)
 	}
-	c.kvBuf = c.Key(c.kvBuf[:0], old)
 	c.klen = len(c.kvBuf)
 	if c.sp != nil {
 		return c.replaceTwice(old, nu, b)
@@ -59,7 +58,8 @@ func (c *Collection) replaceTwice(old, nu repr.Row, b *Batch) error {
 	return c.Apply(nu, 1, b)
 }
 
-// SameKey reports whether rows a and b have the same key in c.
+// SameKey reports whether rows a and b have the same key in c, leaving
+// a's key encoding in c.kvBuf and b's in c.valBuf.
 func (c *Collection) SameKey(a, b repr.Row) bool {
 	c.kvBuf = c.Key(c.kvBuf[:0], a)
 	c.valBuf = c.Key(c.valBuf[:0], b)
