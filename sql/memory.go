@@ -127,6 +127,11 @@ type accountant struct {
 	// released sums the large reservations released since the last
 	// collection seen.
 	released atomic.Int64
+	// largeHeld sums what large accounts (holding more than small) hold
+	// now; quiet is standing memory as last measured with no large
+	// account live and none released since the collection before
+	// (smallStanding).
+	largeHeld, quiet atomic.Int64
 
 	// pressure is pressureFraction of limit. maintPeak is the most a
 	// commit's maintenance used since the spill policy last looked
@@ -164,9 +169,30 @@ func (m *accountant) observe() int64 {
 	defer m.mu.Unlock()
 	if gcs != m.gcs {
 		m.gcs = gcs
-		m.standing.Store(max(int64(live)-m.reserved.Load()-m.released.Swap(0), 0))
+		released := m.released.Swap(0)
+		standing := max(int64(live)-m.reserved.Load()-released, 0)
+		m.standing.Store(standing)
+		if released == 0 && m.largeHeld.Load() == 0 {
+			m.quiet.Store(standing)
+		}
 	}
 	return m.standing.Load()
+}
+
+// smallStanding returns the standing memory a small account is checked
+// against: standing less what large work may hold beyond its reports.
+// Large work's growth that it did not report (an operator's memory the
+// estimates miss, its garbage between collections) measures as standing
+// memory until it ends; it is charged to that work, up to as much again
+// as the large accounts hold, not to other sessions' small work: the
+// result is never below the last quiet measure, nor below standing less
+// what large accounts hold.
+func (m *accountant) smallStanding(standing int64) int64 {
+	large := m.largeHeld.Load()
+	if large == 0 {
+		return standing
+	}
+	return min(standing, max(m.quiet.Load(), standing-large))
 }
 
 // inUse returns standing memory and the reservations (for the spill
@@ -228,16 +254,26 @@ func (m *accountant) takePressure() int64 {
 // (and none was forced within forceGCEvery); it reports whether it did.
 func (m *accountant) reserve(n, held int64) bool {
 	bound := m.limitFor(held)
-	standing := m.observe() // before n counts as reserved
+	standing := m.standingFor(held) // before n counts as reserved
 	r := m.reserved.Add(n)
 	if standing+r <= bound {
 		return true
 	}
-	if m.forceCollection() && m.observe()+m.reserved.Load() <= bound {
+	if m.forceCollection() && m.standingFor(held)+m.reserved.Load() <= bound {
 		return true
 	}
 	m.reserved.Add(-n)
 	return false
+}
+
+// standingFor returns the standing memory an account holding held bytes
+// is checked against: smallStanding for a small account.
+func (m *accountant) standingFor(held int64) int64 {
+	standing := m.observe()
+	if held <= m.small {
+		return m.smallStanding(standing)
+	}
+	return standing
 }
 
 // limitFor returns the bound of standing memory plus reservations for an
@@ -326,6 +362,9 @@ type memAccount struct {
 	sql        string
 	used, held int64
 	refused    bool
+	// large is set once held passes the accountant's small: held then
+	// counts in its largeHeld.
+	large bool
 	// maint marks a commit's account: its needs drive the spill policy.
 	maint bool
 }
@@ -388,6 +427,13 @@ func (a *memAccount) Grow(n int64) error {
 		chunk = need
 	}
 	a.held += chunk
+	switch {
+	case a.large:
+		a.m.largeHeld.Add(chunk)
+	case a.held > a.m.small:
+		a.large = true
+		a.m.largeHeld.Add(a.held)
+	}
 	return nil
 }
 
@@ -456,8 +502,10 @@ func (a *memAccount) release() (refused bool) {
 	}
 	refused = a.refused
 	a.m.reserved.Add(-a.held)
-	if a.held > a.m.small {
+	if a.large {
 		a.m.released.Add(a.held)
+		a.m.largeHeld.Add(-a.held)
+		a.large = false
 	}
 	a.used, a.held = 0, 0
 	if a.refused {

@@ -268,6 +268,42 @@ func TestSmallWorkKeepsRoom(t *testing.T) {
 	}
 }
 
+// TestSmallWorkBesideUnreportedGrowth checks that large work's growth it
+// did not report, measured as standing memory, is charged to it and not
+// to small work: a small account fits beside a refused runaway whose heap
+// then measures 250 MiB more than it reported; once the runaway ends, the
+// next measure counts standing memory in full again.
+func TestSmallWorkBesideUnreportedGrowth(t *testing.T) {
+	h := &fakeHeap{live: 20 * mib, afterGC: -1}
+	m := accountantOn(1024*mib, h) // cap 716.8 MiB, small cap 921.6 MiB
+	h.gcs++
+	m.observe() // a quiet measure: 20 MiB standing
+	big := m.account(statementWork("SELECT * FROM a, b ORDER BY 1"))
+	var err error
+	for err == nil {
+		err = big.Grow(4 * mib)
+	}
+	if repr.ErrorCode(err) != repr.CodeOutOfMemory {
+		t.Fatalf("runaway: %v, want 53200", err)
+	}
+	h.live, h.gcs = 270*mib, h.gcs+1 // 250 MiB the runaway did not report
+	if s := m.observe(); s+m.reservedBytes() <= m.smallCap-m.small {
+		t.Fatalf("standing %d + reserved %d leaves room for small work without the discount; the test shows nothing", s, m.reservedBytes())
+	}
+	small := m.account("a commit")
+	if err := small.Grow(m.small - reserveChunk); err != nil {
+		t.Fatalf("small account beside a runaway holding %d with as much unreported: %v", big.held, err)
+	}
+	small.release()
+	big.release()
+	h.live, h.gcs = 20*mib, h.gcs+1
+	m.observe() // the collection after the runaway's release
+	h.live, h.gcs = 900*mib, h.gcs+1 // standing state grew with no large work live
+	if err := small.Grow(m.small - reserveChunk); repr.ErrorCode(err) != repr.CodeOutOfMemory {
+		t.Fatalf("900 MiB standing with no large work live: err %v, want 53200", err)
+	}
+}
+
 // TestMaintenanceAsksForSpill checks that a commit's account records the
 // most it used and asks for a spill once standing memory plus
 // reservations would pass pressureFraction of the budget, or when it is

@@ -129,7 +129,9 @@ func startOtherSession(t *testing.T, ctx context.Context, dsn string) *otherSess
 					err = fmt.Errorf("got %v, want %s", got, want)
 				}
 				if err != nil {
-					o.err = fmt.Errorf("%s: %w", q, err)
+					var pe *pgconn.PgError
+					errors.As(err, &pe)
+					o.err = fmt.Errorf("%s: %w (DETAIL %s)", q, err, detailOf(pe))
 					return
 				}
 				o.ok++
