@@ -297,7 +297,7 @@ func TestSmallWorkBesideUnreportedGrowth(t *testing.T) {
 	small.release()
 	big.release()
 	h.live, h.gcs = 20*mib, h.gcs+1
-	m.observe() // the collection after the runaway's release
+	m.observe()                      // the collection after the runaway's release
 	h.live, h.gcs = 900*mib, h.gcs+1 // standing state grew with no large work live
 	if err := small.Grow(m.small - reserveChunk); repr.ErrorCode(err) != repr.CodeOutOfMemory {
 		t.Fatalf("900 MiB standing with no large work live: err %v, want 53200", err)
