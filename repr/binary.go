@@ -59,6 +59,8 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return appendArrayBinary(buf, d, t)
 	case FamRecord:
 		return appendRecordBinary(buf, d)
+	case FamBit:
+		return appendBitsBinary(buf, d), nil
 	case FamInterval:
 		buf = binary.BigEndian.AppendUint64(buf, uint64(d.i))
 		buf = binary.BigEndian.AppendUint32(buf, uint32(d.day))
@@ -189,6 +191,8 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return parseArrayBinary(b, t)
 	case FamRecord:
 		return Null, Unsupported("binary input of anonymous composite types")
+	case FamBit:
+		return parseBitsBinary(b, t)
 	}
 	return parseDatetimeBinary(b, t)
 }

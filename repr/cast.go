@@ -94,6 +94,11 @@ var builtinCasts = func() map[castKey]CastContext {
 	add(A, OIDInterval, OIDTime)
 	add(A, OIDJSON, OIDJSONB)
 	add(A, OIDJSONB, OIDJSON)
+	add(E, OIDInt4, OIDBit)
+	add(E, OIDInt8, OIDBit)
+	add(E, OIDBit, OIDInt4, OIDInt8)
+	add(I, OIDBit, OIDVarBit)
+	add(I, OIDVarBit, OIDBit)
 	add(E, OIDJSONB, OIDBool, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric)
 	return m
 }()
@@ -138,6 +143,8 @@ func Cast(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, error)
 		return castToFloat(d, from, to)
 	case FamNumeric:
 		return castToNumeric(d, from, to)
+	case FamBit:
+		return castToBits(d, from, to, explicit)
 	case FamDate, FamTime, FamTimestamp, FamTimestampTZ, FamInterval:
 		if from.Family == FamText || from.Family == FamUnknown {
 			return ParseText(d.s, to, loc)
@@ -202,6 +209,9 @@ func castToInt(d Datum, from, to T) (Datum, error) {
 		return NewInt(i), err
 	case FamBool:
 		return NewInt(d.i), nil
+	case FamBit:
+		i, err := BitsToInt(d, int(w))
+		return NewInt(i), err
 	case FamFloat:
 		return floatToInt(d.Float(), w)
 	case FamNumeric:

@@ -44,6 +44,8 @@ func Compare(a, b Datum) int {
 		return compareArrayShapes(a, b)
 	case FamRecord:
 		return compareRecords(a, b)
+	case FamBit:
+		return compareBits(a, b)
 	}
 	return 0
 }

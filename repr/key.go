@@ -41,6 +41,8 @@ func AppendKey(buf []byte, d Datum) []byte {
 		return appendArrayKey(buf, d)
 	case FamRecord:
 		return appendRecordKey(buf, d)
+	case FamBit:
+		return appendBitsKey(buf, d)
 	}
 	return buf
 }
@@ -144,7 +146,7 @@ func appendDecimal(buf []byte, d *apd.Decimal) []byte {
 func keyLossless(d Datum) bool {
 	switch d.fam {
 	case FamUnknown, FamBool, FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ,
-		FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
+		FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamBit:
 		return true
 	case FamNumeric:
 		return d.dec.Form == apd.Finite && !(d.dec.Negative && d.dec.IsZero())
@@ -159,7 +161,7 @@ func keyLossless(d Datum) bool {
 // their equality corner cases).
 func KeyDecidesEquality(t T) bool {
 	switch t.Family {
-	case FamBool, FamInt, FamDate, FamTimestamp, FamTimestampTZ, FamNumeric:
+	case FamBool, FamInt, FamDate, FamTimestamp, FamTimestampTZ, FamNumeric, FamBit:
 		return true
 	case FamText:
 		return t.Kind != KindChar
@@ -223,6 +225,8 @@ func decodeKeyDatum(key []byte, f Family, exp int32) (Datum, []byte, error) {
 	switch {
 	case key[0] == keyNull:
 		return Null, key[1:], nil
+	case key[0] == keyValue && f == FamBit:
+		return decodeBitsKey(key[1:])
 	case key[0] != keyValue || f == FamUnknown || f == FamFloat || f == FamInterval || f > FamJSON:
 		return Null, nil, errCorrupt
 	}

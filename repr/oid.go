@@ -155,7 +155,7 @@ var typNames = map[string]T{
 	"numeric": Numeric, "text": Text, "varchar": Varchar(0), "bpchar": Char(0), "bytea": Bytea,
 	"date": Date, "time": TimeT, "timestamp": Timestamp, "timestamptz": TimestampTZ,
 	"interval": IntervalT, "jsonb": JSONB, "uuid": UUID, "json": JSON, "unknown": Unknown,
-	"record": Record,
+	"record": Record, "bit": Bit, "varbit": VarBit,
 }
 
 // FromTypmod returns the type with OID oid and PostgreSQL type modifier
@@ -172,6 +172,8 @@ func FromTypmod(oid uint32, typmod int32) (T, bool) {
 	switch {
 	case base.Family == FamText && (base.Kind == KindVarchar || base.Kind == KindChar) && typmod >= 4:
 		base.Length = typmod - 4
+	case base.Family == FamBit && typmod > 0:
+		base.Length = typmod
 	case base.Family == FamNumeric && typmod >= 4:
 		base.Precision, base.Scale = (typmod-4)>>16, (typmod-4)&0x7ff
 	}
@@ -252,6 +254,8 @@ func (t T) Category() byte {
 		return 'D'
 	case t.Family == FamInterval:
 		return 'T'
+	case t.Family == FamBit:
+		return 'V'
 	case t.Family == FamUnknown:
 		return 'X'
 	case t.IsComposite():

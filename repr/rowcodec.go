@@ -19,7 +19,7 @@ import (
 // with payloads by family: NULL none; bool one byte; int, date, time,
 // timestamp(tz) a zigzag varint; float the 8 IEEE bytes; numeric a form
 // byte, zigzag exponent and length-prefixed big-endian coefficient
-// magnitude; text, bytea, jsonb, uuid, json a length-prefixed string; an
+// magnitude; text, bytea, jsonb, uuid, json, a bit string a length-prefixed string; an
 // array the length-prefixed row encoding of its elements; interval three
 // zigzag varints (months, days, micros). DecodeRow needs no types, and
 // DecodeRow(AppendRow(nil, r)) is identical to r field by field.
@@ -45,7 +45,7 @@ func appendValue(buf []byte, d Datum) []byte {
 		return binary.LittleEndian.AppendUint64(buf, uint64(d.i))
 	case FamNumeric:
 		return appendDecimalValue(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit:
 		buf = binary.AppendUvarint(buf, uint64(len(d.s)))
 		return append(buf, d.s...)
 	case FamInterval:
@@ -238,6 +238,10 @@ func decodeValue[B ~string | ~[]byte](b B, decs *DecimalSlab) (Datum, B, error) 
 		}
 	case FamRecord:
 		if d.s, b, err = readString(b); err == nil && !validRecord(d.s) {
+			err = errCorrupt
+		}
+	case FamBit:
+		if d.s, b, err = readString(b); err == nil && !validBits(d.s) {
 			err = errCorrupt
 		}
 	default:
@@ -486,7 +490,7 @@ func skipValue(b []byte) ([]byte, error) {
 		}
 		_, rest, err := readBytes(b[k:])
 		return rest, err
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit:
 		_, rest, err := readBytes(b)
 		return rest, err
 	default:

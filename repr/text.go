@@ -57,6 +57,8 @@ func AppendText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 		return appendArrayText(buf, d, t, loc)
 	case FamRecord:
 		return appendRecordText(buf, d, loc)
+	case FamBit:
+		return appendBitsText(buf, d)
 	}
 	return buf
 }
@@ -132,6 +134,8 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 		return parseArray(s, t, loc)
 	case FamRecord:
 		return Null, Unsupported("input of anonymous composite types")
+	case FamBit:
+		return parseBits(s, t)
 	}
 	return Null, Unsupported("input of type %s", t.Name())
 }

@@ -34,6 +34,8 @@ var typeNames = map[string]T{
 	"jsonb":                       JSONB,
 	"uuid":                        UUID,
 	"json":                        JSON,
+	"bit":                         Bit,
+	"varbit":                      VarBit, "bit varying": VarBit,
 }
 
 // maxCharLength is PostgreSQL's limit on n in varchar(n) and char(n).
@@ -66,6 +68,8 @@ func TypeByName(name string, typmods []int32) (T, error) {
 		return textTypmod(t, typmods)
 	case FamNumeric:
 		return numericTypmod(typmods)
+	case FamBit:
+		return bitTypmod(t, typmods)
 	case FamTime, FamTimestamp, FamTimestampTZ, FamInterval:
 		return t, timeTypmod(t, typmods)
 	}
@@ -120,4 +124,22 @@ func timeTypmod(t T, mods []int32) error {
 		return Errorf(CodeInvalidParameter, "%s(%d) precision must not be negative", strings.ToUpper(t.baseName()), mods[0])
 	}
 	return nil
+}
+
+// bitTypmod applies the length of bit(n) or bit varying(n).
+func bitTypmod(t T, mods []int32) (T, error) {
+	name := "bit"
+	if t.Varying {
+		name = "bit varying"
+	}
+	switch n := mods[0]; {
+	case len(mods) != 1:
+		return Unknown, Errorf(CodeInvalidParameter, "invalid type modifier")
+	case n < 1:
+		return Unknown, Errorf(CodeInvalidParameter, "length for type %s must be at least 1", name)
+	case n > MaxBitLen:
+		return Unknown, Errorf(CodeInvalidParameter, "length for type %s cannot exceed %d", name, MaxBitLen)
+	}
+	t.Length = mods[0]
+	return t, nil
 }

@@ -33,6 +33,8 @@ const (
 	// composite type (T.Composite); its datum holds its fields and their
 	// types (record.go).
 	FamRecord
+	// FamBit is a bit string, bit(n) or bit varying(n) (bits.go).
+	FamBit
 )
 
 // T is a static SQL type: a family plus the details that distinguish the
@@ -65,6 +67,9 @@ type T struct {
 	// 0 for the anonymous record. The catalog knows its fields; values
 	// are records like any other (composite.go).
 	Composite uint32 `json:",omitempty"`
+	// Varying marks bit varying within FamBit (Length is then its
+	// maximum, 0 unbounded; for bit, Length 0 means any length).
+	Varying bool `json:",omitempty"`
 }
 
 // TextKind distinguishes the three SQL character types.
@@ -185,6 +190,11 @@ func (t T) OID() uint32 {
 		return OIDUUID
 	case FamJSON:
 		return OIDJSON
+	case FamBit:
+		if t.Varying {
+			return OIDVarBit
+		}
+		return OIDBit
 	case FamArray:
 		if t.Composite != 0 {
 			return CompositeArrayOID(t.Composite)
@@ -206,6 +216,8 @@ func (t T) TypeMod() int32 {
 		return t.ElemType().TypeMod()
 	case t.Family == FamText && t.Length > 0:
 		return t.Length + 4
+	case t.Family == FamBit && t.Length > 0:
+		return t.Length
 	case t.Family == FamNumeric && t.Precision > 0:
 		return (t.Precision<<16 | t.Scale&0x7ff) + 4 // PostgreSQL keeps an 11-bit scale
 	}
@@ -316,6 +328,8 @@ func (t T) Name() string {
 		return "uuid"
 	case FamJSON:
 		return "json"
+	case FamBit:
+		return bitsTypeName(t)
 	case FamArray:
 		return t.ElemType().Name() + "[]"
 	case FamRecord:

@@ -12,7 +12,8 @@ SEND = {"bool": "boolsend", "int2": "int2send", "int4": "int4send", "int8": "int
         "text": "textsend", "varchar": "varcharsend", "bpchar": "bpcharsend",
         "bytea": "byteasend", "date": "date_send", "time": "time_send",
         "timestamp": "timestamp_send", "timestamptz": "timestamptz_send",
-        "interval": "interval_send", "jsonb": "jsonb_send"}
+        "interval": "interval_send", "jsonb": "jsonb_send",
+        "bit": "bit_send", "varbit": "varbit_send"}
 
 
 def q(s):
