@@ -22,6 +22,7 @@ const (
 	AccBool                     // n, number of true values
 	AccMoments                  // n, exact sums of values and squares, special-value counts
 	AccBits                     // n, per-bit counts of the values' set bits
+	AccBitString                // n, per-bit counts, ΣL, ΣL², long values (agg_bitstring.go)
 )
 
 // Acc is the scalar accumulator of one aggregate in one group. It is a
@@ -88,6 +89,8 @@ func (a *Acc) Add(c AccClass, v repr.Datum, diff int64) {
 		a.addMoment(v, diff)
 	case AccBits:
 		a.addBits(v.Int(), diff)
+	case AccBitString:
+		a.addBitString(v, diff)
 	}
 }
 
@@ -370,12 +373,12 @@ func NeedsScales(c AccClass, arg repr.T) bool {
 // a numeric sum 6 and a decimal once it overflows.
 func (c AccClass) Words() int {
 	return [...]int{AccNone: 0, AccCount: 1, AccInt: 2, AccFloat: 6, AccNumeric: 6,
-		AccInterval: 4, AccBool: 2, AccMoments: 4, AccBits: 65}[c]
+		AccInterval: 4, AccBool: 2, AccMoments: 4, AccBits: 65, AccBitString: 68}[c]
 }
 
 // Decs is the number of decimal pointers of c's packed form.
 func (c AccClass) Decs() int {
-	return [...]int{AccInt: 1, AccNumeric: 1, AccMoments: 2, AccBits: 0}[c]
+	return [...]int{AccInt: 1, AccNumeric: 1, AccMoments: 2, AccBits: 0, AccBitString: 0}[c]
 }
 
 // Pack stores a into w (c.Words() words) and d (c.Decs() pointers). The
@@ -400,11 +403,14 @@ func (c AccClass) Pack(a *Acc, w []int64, d []*apd.Decimal) {
 		w[1] = a.i
 	case AccMoments:
 		w[1], w[2], w[3], d[0], d[1] = a.nan, a.pinf, a.ninf, a.dec, a.sq
-	case AccBits:
+	case AccBits, AccBitString:
 		if a.bits == nil {
 			clear(w[1:65])
 		} else {
 			copy(w[1:65], a.bits[:])
+		}
+		if c == AccBitString {
+			w[65], w[66], w[67] = a.i, a.day, a.pinf
 		}
 	}
 }
@@ -431,9 +437,12 @@ func (c AccClass) Unpack(w []int64, d []*apd.Decimal) Acc {
 		a.i = w[1]
 	case AccMoments:
 		a.nan, a.pinf, a.ninf, a.dec, a.sq = w[1], w[2], w[3], d[0], d[1]
-	case AccBits:
+	case AccBits, AccBitString:
 		a.bits = new([64]int64)
 		copy(a.bits[:], w[1:65])
+		if c == AccBitString {
+			a.i, a.day, a.pinf = w[65], w[66], w[67]
+		}
 	}
 	return a
 }

@@ -232,11 +232,17 @@ func finalArrayAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 
 // finalBitAnd is the AND of the live values: the bits every value sets.
 func finalBitAnd(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	if c.Class == AccBitString {
+		return bitStringResult(ac, "AND", func(k int64) bool { return k == ac.N })
+	}
 	return bitsResult(ac, func(k int64) bool { return k == ac.N })
 }
 
 // finalBitOr is the OR of the live values: the bits some value sets.
 func finalBitOr(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	if c.Class == AccBitString {
+		return bitStringResult(ac, "OR", func(k int64) bool { return k > 0 })
+	}
 	return bitsResult(ac, func(k int64) bool { return k > 0 })
 }
 
@@ -244,6 +250,9 @@ func finalBitOr(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
 // them set (so it holds under retractions, unlike a running XOR of
 // values whose multiplicities are unknown).
 func finalBitXor(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
+	if c.Class == AccBitString {
+		return bitStringResult(ac, "XOR", func(k int64) bool { return k%2 != 0 })
+	}
 	return bitsResult(ac, func(k int64) bool { return k%2 != 0 })
 }
 

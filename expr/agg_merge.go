@@ -76,6 +76,9 @@ func (a *Acc) Merge(c AccClass, b *Acc) bool {
 		}
 	case AccBits:
 		a.mergeBits(b)
+	case AccBitString:
+		a.i, a.day = a.i+b.i, a.day+b.day
+		a.mergeBits(b)
 	}
 	return true
 }

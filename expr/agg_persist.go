@@ -28,7 +28,7 @@ func (c AccClass) Append(r repr.Row, ac *Acc) repr.Row {
 	case AccMoments:
 		return append(r, n, numericOrNull(ac.dec), numericOrNull(ac.sq),
 			repr.NewInt(ac.nan), repr.NewInt(ac.pinf), repr.NewInt(ac.ninf))
-	case AccBits:
+	case AccBits, AccBitString:
 		r = append(r, n)
 		for i := range 64 {
 			var k int64
@@ -36,6 +36,9 @@ func (c AccClass) Append(r repr.Row, ac *Acc) repr.Row {
 				k = ac.bits[i]
 			}
 			r = append(r, repr.NewInt(k))
+		}
+		if c == AccBitString {
+			r = append(r, repr.NewInt(ac.i), repr.NewInt(ac.day), repr.NewInt(ac.pinf))
 		}
 		return r
 	}
@@ -59,7 +62,7 @@ func numericOrNil(d repr.Datum) *apd.Decimal {
 // Width is the number of datums Append writes.
 func (c AccClass) Width() int {
 	return [...]int{AccNone: 0, AccCount: 1, AccInt: 2, AccFloat: 6, AccNumeric: 5,
-		AccInterval: 4, AccBool: 2, AccMoments: 6, AccBits: 65}[c]
+		AccInterval: 4, AccBool: 2, AccMoments: 6, AccBits: 65, AccBitString: 68}[c]
 }
 
 // Decode is the inverse of Append.
@@ -89,10 +92,13 @@ func (c AccClass) Decode(r repr.Row) Acc {
 	case AccMoments:
 		ac.dec, ac.sq = numericOrNil(r[1]), numericOrNil(r[2])
 		ac.nan, ac.pinf, ac.ninf = r[3].Int(), r[4].Int(), r[5].Int()
-	case AccBits:
+	case AccBits, AccBitString:
 		ac.bits = new([64]int64)
 		for i := range 64 {
 			ac.bits[i] = r[1+i].Int()
+		}
+		if c == AccBitString {
+			ac.i, ac.day, ac.pinf = r[65].Int(), r[66].Int(), r[67].Int()
 		}
 	}
 	return ac

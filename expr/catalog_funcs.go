@@ -190,7 +190,23 @@ func formatType(c *Ctx, a []repr.Datum) (repr.Datum, error) {
 		}
 		return repr.NewText("???"), nil
 	}
+	if !a[1].IsNull() && mod < 0 {
+		return repr.NewText(quotedBareBit(t)), nil
+	}
 	return repr.NewText(t.Name()), nil
+}
+
+// quotedBareBit is format_type's name of t given typmod -1: bit without
+// a length prints quoted, "bit", since a bare bit would read back as
+// bit(1); every other type prints as Name.
+func quotedBareBit(t repr.T) string {
+	if t == repr.Bit {
+		return `"bit"`
+	}
+	if t == repr.ArrayOf(repr.Bit) {
+		return `"bit"[]`
+	}
+	return t.Name()
 }
 
 func init() {

@@ -46,6 +46,11 @@ func castDatum(d repr.Datum, from, to repr.T, loc *time.Location, explicit bool)
 		// it unbounded and then truncates, as PostgreSQL's length coercion does.
 		return repr.Cast(repr.NewText(d.Text()), repr.Text, to, loc, true)
 	}
+	if from.Family == repr.FamUnknown && to.Family == repr.FamBit && to.Length > 0 {
+		// bit_in reads an untyped literal without the length, and the
+		// length coercion then pads, truncates or fails by context.
+		return repr.Cast(repr.NewText(d.Text()), repr.Text, to, loc, explicit)
+	}
 	if from.Family == repr.FamUnknown && explicit && to.Family == repr.FamArray && to.TypeMod() >= 0 {
 		// Likewise for arrays of such types: array_in ignores the element
 		// modifier, the array length coercion then applies it.

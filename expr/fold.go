@@ -268,7 +268,8 @@ func ParseTypeName(name string, mods []int32) (repr.T, error) {
 	}
 	switch {
 	case len(mods) == 0:
-	case t.Family == repr.FamText && t.Kind != repr.KindText && len(mods) == 1:
+	case t.Family == repr.FamText && t.Kind != repr.KindText && len(mods) == 1,
+		t.Family == repr.FamBit && len(mods) == 1:
 		t.Length = mods[0]
 	case t.Family == repr.FamNumeric && len(mods) <= 2:
 		t.Precision = mods[0]
@@ -291,7 +292,7 @@ var typeNames = map[string]repr.T{
 	"text": repr.Text, "varchar": repr.Varchar(0), "bpchar": repr.Char(0), "char": repr.Char(1),
 	"bytea": repr.Bytea, "date": repr.Date, "time": repr.TimeT, "timestamp": repr.Timestamp,
 	"timestamptz": repr.TimestampTZ, "interval": repr.IntervalT, "jsonb": repr.JSONB, "uuid": repr.UUID, "json": repr.JSON,
-	"unknown": repr.Unknown, "record": repr.Record,
+	"unknown": repr.Unknown, "record": repr.Record, "bit": repr.Bit, "varbit": repr.VarBit,
 }
 
 func init() {

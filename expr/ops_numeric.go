@@ -38,7 +38,7 @@ func registerComparisons() {
 	preds := cmpPredicates()
 	ts := append([]repr.T{repr.Bool}, numericTypes...)
 	ts = append(ts, repr.Text, repr.Char(0), repr.Bytea, repr.Date, repr.TimeT,
-		repr.Timestamp, repr.TimestampTZ, repr.IntervalT, repr.JSONB, repr.UUID)
+		repr.Timestamp, repr.TimestampTZ, repr.IntervalT, repr.JSONB, repr.UUID, repr.Bit)
 	for op, pred := range preds {
 		for _, t := range ts {
 			cmp := repr.Compare

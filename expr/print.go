@@ -153,6 +153,15 @@ func TypeName(t repr.T) string {
 		if t.Composite != 0 {
 			return fmt.Sprintf("record(%d)", t.Composite) // the composite type's OID as a modifier
 		}
+	case repr.FamBit:
+		name := "bit"
+		if t.Varying {
+			name = "varbit"
+		}
+		if t.Length > 0 {
+			return fmt.Sprintf("%s(%d)", name, t.Length)
+		}
+		return name
 	case repr.FamText:
 		name := [...]string{"text", "varchar", "bpchar"}[t.Kind]
 		if t.Length > 0 {

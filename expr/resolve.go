@@ -31,6 +31,8 @@ func category(t repr.T) byte {
 		return 'P'
 	case repr.FamArray:
 		return 'A'
+	case repr.FamBit:
+		return 'V'
 	}
 	return 'U'
 }
@@ -45,6 +47,8 @@ func isPreferred(t repr.T) bool {
 		return t.Kind == repr.KindText
 	case repr.FamTimestampTZ, repr.FamInterval, repr.FamBool:
 		return true
+	case repr.FamBit:
+		return t.Varying
 	}
 	return false
 }
@@ -60,7 +64,7 @@ func sameType(a, b repr.T) bool {
 
 // bare strips type modifiers, as PostgreSQL's error messages print types.
 func bare(t repr.T) repr.T {
-	return repr.T{Family: t.Family, Width: t.Width, Kind: t.Kind, Elem: t.Elem, OIDKind: t.OIDKind, Vector: t.Vector, Composite: t.Composite}
+	return repr.T{Family: t.Family, Width: t.Width, Kind: t.Kind, Elem: t.Elem, OIDKind: t.OIDKind, Vector: t.Vector, Composite: t.Composite, Varying: t.Varying}
 }
 
 // implicitOK reports whether an argument of type arg may be passed to a

@@ -130,7 +130,7 @@ func refName(ref *pg_query.ColumnRef) (table, name string, err error) {
 }
 
 // constant types a literal: integers as int4 (int8, then numeric, when
-// larger), decimals as numeric, strings as unknown.
+// larger), decimals as numeric, strings as unknown, bit strings as bit.
 func constant(a *pg_query.A_Const) (expr.Expr, error) {
 	switch {
 	case a.Isnull:
@@ -144,7 +144,12 @@ func constant(a *pg_query.A_Const) (expr.Expr, error) {
 	case a.GetBoolval() != nil:
 		return &expr.Lit{D: repr.NewBool(a.GetBoolval().Boolval), T: repr.Bool}, nil
 	case a.GetBsval() != nil:
-		return nil, repr.Unsupported("bit string constants")
+		// B'1010' and X'1F' arrive as "b1010" and "x1F", bit_in's forms.
+		d, err := repr.ParseText(a.GetBsval().Bsval, repr.Bit, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &expr.Lit{D: d, T: repr.Bit}, nil
 	}
 	return &expr.Lit{D: repr.NewInt(0), T: repr.Int4}, nil
 }

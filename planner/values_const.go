@@ -119,8 +119,11 @@ func (b *builder) constItem(n *pg_query.Node) (d repr.Datum, t repr.T, ok bool) 
 	}
 	a := n.GetAConst()
 	switch {
-	case a == nil || a.GetBsval() != nil:
+	case a == nil:
 		return repr.Null, repr.T{}, false
+	case a.GetBsval() != nil:
+		d, err := repr.ParseText(a.GetBsval().Bsval, repr.Bit, nil)
+		return d, repr.Bit, err == nil
 	case a.Isnull:
 		return repr.Null, repr.Unknown, true
 	case a.GetIval() != nil:

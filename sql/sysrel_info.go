@@ -144,6 +144,8 @@ func infoColumnRow(s *sysSnap, ri *relInfo, i int, c ColumnDef) map[string]repr.
 		row["character_maximum_length"], row["character_octet_length"] = intD(int(t.Length)), intD(int(t.Length)*4)
 	case t.Family == repr.FamText && t.Kind != repr.KindName && t.Kind != repr.KindQChar:
 		row["character_octet_length"] = intD(1073741824)
+	case t.Family == repr.FamBit && t.Length > 0:
+		row["character_maximum_length"] = intD(int(t.Length)) // _pg_char_max_length
 	case t.Family == repr.FamInt && t.OIDKind == repr.NotOID:
 		row["numeric_precision"], row["numeric_precision_radix"], row["numeric_scale"] = intD(int(t.Width)-1), intD(2), intD(0)
 	case t.Family == repr.FamFloat:

@@ -258,7 +258,7 @@ func typeRow(t repr.T) map[string]repr.Datum {
 		}
 	}
 	preferred := map[uint32]bool{repr.OIDText: true, repr.OIDFloat8: true, repr.OIDTimestampTZ: true,
-		repr.OIDInterval: true, repr.OIDBool: true, repr.OIDT.OID(): true}[t.OID()]
+		repr.OIDInterval: true, repr.OIDBool: true, repr.OIDT.OID(): true, repr.OIDVarBit: true}[t.OID()]
 	return map[string]repr.Datum{
 		"oid": oidD(t.OID()), "typname": nameD(name), "typnamespace": oidD(oidPgCatalog), "typowner": oidD(oidSuperuser),
 		"typlen": intD(int(t.Size())), "typbyval": boolD(byValue(t)), "typtype": charD('b'),
