@@ -13,16 +13,16 @@ type AccClass uint8
 
 // The accumulator classes. The comment lists the fields each one uses.
 const (
-	AccNone     AccClass = iota // nothing (min, max, string_agg, ordered-set: a multiset)
-	AccCount                    // n
-	AccInt                      // n, exact integer sum (int64, numeric after overflow)
-	AccFloat                    // n, compensated float sum, special-value counts
-	AccNumeric                  // n, numeric sum of finite values, special-value counts
-	AccInterval                 // n, months, days, micros
-	AccBool                     // n, number of true values
-	AccMoments                  // n, exact sums of values and squares, special-value counts
-	AccBits                     // n, per-bit counts of the values' set bits
-	AccBitString                // n, per-bit counts, ΣL, ΣL², long values (agg_bitstring.go)
+	AccNone      AccClass = iota // nothing (min, max, string_agg, ordered-set: a multiset)
+	AccCount                     // n
+	AccInt                       // n, exact integer sum (int64, numeric after overflow)
+	AccFloat                     // n, compensated float sum, special-value counts
+	AccNumeric                   // n, numeric sum of finite values, special-value counts
+	AccInterval                  // n, months, days, micros
+	AccBool                      // n, number of true values
+	AccMoments                   // n, exact sums of values and squares, special-value counts
+	AccBits                      // n, per-bit counts of the values' set bits
+	AccBitString                 // n, per-bit counts, ΣL, ΣL², long values (agg_bitstring.go)
 )
 
 // Acc is the scalar accumulator of one aggregate in one group. It is a
