@@ -132,6 +132,17 @@ func Cast(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, error)
 	if from.Family == FamArray && to.Family == FamArray {
 		return castArray(d, from, to, loc, explicit)
 	}
+	if from.Family == FamText && to.Family == FamArray && to.Elem == FamBit && to.Length > 0 {
+		// array_in reads the elements without the length; the array's
+		// length coercion then applies it (pads or truncates if explicit).
+		base := to
+		base.Length = 0
+		a, err := ParseText(d.s, base, loc)
+		if err != nil {
+			return Null, err
+		}
+		return castArray(a, base, to, loc, explicit)
+	}
 	switch to.Family {
 	case FamText:
 		return castToString(d, from, to, loc, explicit)
