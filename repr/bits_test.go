@@ -91,3 +91,49 @@ func FuzzParseBitsBinary(f *testing.F) {
 		}
 	})
 }
+
+// benchBits is a 64-bit flag set and a bytea of the same 8 bytes, for
+// comparison.
+var benchBits, benchBytea = func() (Datum, Datum) {
+	d, _ := ParseText("x0123456789ABCDEF", VarBit, nil)
+	return d, NewBytea([]byte(d.BitBytes()))
+}()
+
+// BenchmarkBitsAppendKey measures the key encoding of a 64-bit string
+// (GROUP BY, DISTINCT and join keys), against a bytea of the same bytes.
+func BenchmarkBitsAppendKey(b *testing.B) {
+	for _, d := range []Datum{benchBits, benchBytea} {
+		b.Run(literalTypeName[d.fam], func(b *testing.B) {
+			buf := make([]byte, 0, 64)
+			for b.Loop() {
+				buf = AppendKey(buf[:0], d)
+			}
+		})
+	}
+}
+
+// BenchmarkBitsCompare measures Compare of two 64-bit strings that
+// differ in the last bit, against bytea.
+func BenchmarkBitsCompare(b *testing.B) {
+	other, _ := ParseText("x0123456789ABCDEE", VarBit, nil)
+	for _, p := range [][2]Datum{{benchBits, other}, {benchBytea, NewBytea([]byte(other.BitBytes()))}} {
+		b.Run(literalTypeName[p[0].fam], func(b *testing.B) {
+			for b.Loop() {
+				_ = Compare(p[0], p[1])
+			}
+		})
+	}
+}
+
+// BenchmarkBitsBinary measures bit_recv and bit_send of a 64-bit string.
+func BenchmarkBitsBinary(b *testing.B) {
+	wire, _ := AppendBinary(nil, benchBits, VarBit)
+	buf := make([]byte, 0, 16)
+	for b.Loop() {
+		d, err := ParseBinary(wire, VarBit)
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf, _ = AppendBinary(buf[:0], d, VarBit)
+	}
+}
