@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -81,6 +82,15 @@ func pgxBits(t *testing.T, ctx context.Context, c *pgx.Conn, binary bool, refres
 	rs, err := c.Query(ctx, "SELECT id, f, v, a FROM bt ORDER BY id")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// pgjdbc reads a bit(1) column as boolean by its type OID and
+	// modifier: the row description carries both, as PostgreSQL's does.
+	var desc []string
+	for _, f := range rs.FieldDescriptions() {
+		desc = append(desc, fmt.Sprintf("%s:%d:%d", f.Name, f.DataTypeOID, f.TypeModifier))
+	}
+	if want := "id:23:-1 f:1560:4 v:1562:-1 a:1563:-1"; strings.Join(desc, " ") != want {
+		t.Errorf("row description %v, want %s", desc, want)
 	}
 	got, err := pgx.CollectRows(rs, pgx.RowToStructByPos[bitsRow])
 	if err != nil {
