@@ -186,14 +186,23 @@ func (d *deparser) coercionNamed(arg func(pctx), argKind nkind, name string) {
 	d.write("::", name)
 }
 
-// typeName is t as format_type prints it with its modifiers.
-func typeName(t repr.T) string { return t.Name() }
+// typeName is t as format_type prints it with its modifiers (typmod -1
+// given: a bit without a length is "bit", as bit alone means bit(1)).
+func typeName(t repr.T) string {
+	switch t {
+	case repr.Bit:
+		return `"bit"`
+	case repr.ArrayOf(repr.Bit):
+		return `"bit"[]`
+	}
+	return t.Name()
+}
 
 // unknownLiteral reports whether n is a string literal or NULL (of
 // unknown type until context types it).
 func unknownLiteral(n *pg.Node) bool {
 	c := n.GetAConst()
-	return c != nil && (c.Isnull || c.GetSval() != nil || c.GetBsval() != nil)
+	return c != nil && (c.Isnull || c.GetSval() != nil)
 }
 
 // kind classifies n as printed.
@@ -426,8 +435,10 @@ func withoutModifiers(t repr.T) repr.T {
 // and NULL unknown.
 func literalType(c *pg.A_Const) repr.T {
 	switch {
-	case c.Isnull || c.GetSval() != nil || c.GetBsval() != nil:
+	case c.Isnull || c.GetSval() != nil:
 		return noWant
+	case c.GetBsval() != nil:
+		return repr.Bit
 	case c.GetIval() != nil:
 		return repr.Int4
 	case c.GetBoolval() != nil:
@@ -453,6 +464,10 @@ func literalText(c *pg.A_Const) string {
 		return c.GetSval().Sval
 	case c.GetBoolval() != nil:
 		return map[bool]string{true: "true", false: "false"}[c.GetBoolval().Boolval]
+	case c.GetBsval() != nil:
+		if d, err := repr.ParseText(c.GetBsval().Bsval, repr.Bit, nil); err == nil {
+			return repr.FormatText(d, repr.Bit, nil)
+		}
 	}
 	no()
 	return ""
