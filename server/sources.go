@@ -234,31 +234,42 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef, size *in
 	if next < 0 {
 		return fmt.Errorf("source %s: bad stored position %x", def.Name, pos)
 	}
-	g := nexmark.NewAt(cfg, next)
 	start, startEvent := time.Now(), next
 	for ctx.Err() == nil {
-		rows := make([]repr.Row, 0, size.rows())
-		for len(rows) < size.rows() {
-			var row repr.Row
-			if _, ok := g.NextOf(tt, &row); !ok {
-				break
-			}
-			rows = append(rows, row)
-		}
+		rows, after := generateSplit(c.e.Workers(), size.rows(), nexmarkBlock(cfg, tt, next))
 		if len(rows) == 0 {
-			c.log.Info("source exhausted", "source", def.Name, "events", g.Position())
+			c.log.Info("source exhausted", "source", def.Name, "events", after)
 			return nil
 		}
-		pos := binary.BigEndian.AppendUint64(nil, uint64(g.Position()))
+		pos := binary.BigEndian.AppendUint64(nil, uint64(after))
 		if err := c.e.IngestChanges(def.ID, insertions(rows), pos, &sql.IngestStats{Records: int64(len(rows))}); err != nil {
 			return err
 		}
+		next = after
 		size.committed()
 		if !cfg.MaxEmitSpeed {
-			pace(ctx, start, cfg.EventTime(g.Position())-cfg.EventTime(startEvent))
+			pace(ctx, start, cfg.EventTime(next)-cfg.EventTime(startEvent))
 		}
 	}
 	return nil
+}
+
+// nexmarkBlock generates the parts of a Nexmark batch of table type tt
+// that starts at event number from: the part skip rows in starts after
+// skip events of type tt (Generator.SkipOf, O(1)).
+func nexmarkBlock(cfg nexmark.Config, tt nexmark.TableType, from int64) blockGen {
+	return func(skip int, out []repr.Row) (int, int64) {
+		g := nexmark.NewAt(cfg, from)
+		g.SkipOf(tt, int64(skip))
+		for i := range out {
+			var row repr.Row // each row its own array: the batch keeps them
+			if _, ok := g.NextOf(tt, &row); !ok {
+				return i, g.Position()
+			}
+			out[i] = row
+		}
+		return len(out), g.Position()
+	}
 }
 
 // insertions turns rows into insert changes.

@@ -31,33 +31,42 @@ func (c *connectors) runDatagen(ctx context.Context, def sql.SourceDef, size *in
 	if len(pos) == 8 {
 		next = int64(binary.BigEndian.Uint64(pos))
 	}
-	g := datagen.NewAt(cfg, next)
 	start, first := time.Now(), next
 	rate := max(cfg.RowsPerSecond, 1)
 	for ctx.Err() == nil {
 		due := first + int64(time.Since(start).Seconds()*float64(rate))
-		n := min(due-g.Position(), int64(size.rows()))
+		n := min(due-next, int64(size.rows()))
 		if n <= 0 {
 			sleepCtx(ctx, min(datagenTick, time.Duration(float64(time.Second)/float64(rate))+time.Millisecond))
 			continue
 		}
-		rows := make([]repr.Row, 0, n)
-		for int64(len(rows)) < n {
-			var row repr.Row // Next reuses a row's array: give each its own
-			if !g.Next(&row) {
-				break
-			}
-			rows = append(rows, row)
-		}
+		rows, after := generateSplit(c.e.Workers(), int(n), datagenBlock(cfg, next))
 		if len(rows) == 0 {
-			c.log.Info("source exhausted", "source", def.Name, "rows", g.Position())
+			c.log.Info("source exhausted", "source", def.Name, "rows", after)
 			return nil
 		}
-		pos := binary.BigEndian.AppendUint64(nil, uint64(g.Position()))
+		pos := binary.BigEndian.AppendUint64(nil, uint64(after))
 		if err := c.e.IngestChanges(def.ID, insertions(rows), pos, &sql.IngestStats{Records: int64(len(rows))}); err != nil {
 			return err
 		}
+		next = after
 		size.committed()
 	}
 	return nil
+}
+
+// datagenBlock generates the parts of a datagen batch that starts at row
+// number from: the part skip rows in starts at row from+skip.
+func datagenBlock(cfg datagen.Config, from int64) blockGen {
+	return func(skip int, out []repr.Row) (int, int64) {
+		g := datagen.NewAt(cfg, from+int64(skip))
+		for i := range out {
+			var row repr.Row // Next reuses a row's array: give each its own
+			if !g.Next(&row) {
+				return i, g.Position()
+			}
+			out[i] = row
+		}
+		return len(out), g.Position()
+	}
 }

@@ -117,6 +117,48 @@ func (g *Generator) NextOf(t TableType, row *repr.Row) (int64, bool) {
 	return n, true
 }
 
+// SkipOf moves the generator past the next m events of type t without
+// generating them, in O(1): afterwards it is where m calls of NextOf(t)
+// would leave it (at NumEvents if the sequence ends first). A source that
+// generates one batch in parts starts part k's generator with
+// NewAt(cfg, p).SkipOf(t, rows before part k).
+func (g *Generator) SkipOf(t TableType, m int64) {
+	if m <= 0 {
+		return
+	}
+	last := nthOfType(t, countOfType(t, g.next)+m-1)
+	if g.cfg.NumEvents > 0 && last >= g.cfg.NumEvents {
+		g.next = max(g.next, g.cfg.NumEvents)
+		return
+	}
+	g.next = last + 1
+}
+
+// typeSpan returns where events of type t begin within each block of
+// proportionTotal events, and how many of them a block holds.
+func typeSpan(t TableType) (off, k int64) {
+	switch t {
+	case Person:
+		return 0, personProportion
+	case Auction:
+		return personProportion, auctionProportion
+	}
+	return personProportion + auctionProportion, proportionTotal - personProportion - auctionProportion
+}
+
+// countOfType returns how many events of type t precede event n.
+func countOfType(t TableType, n int64) int64 {
+	off, k := typeSpan(t)
+	return n/proportionTotal*k + min(max(n%proportionTotal-off, 0), k)
+}
+
+// nthOfType returns the number of the event of type t that has i events of
+// type t before it: the inverse of countOfType.
+func nthOfType(t TableType, i int64) int64 {
+	off, k := typeSpan(t)
+	return i/k*proportionTotal + off + i%k
+}
+
 // nextOfType returns the smallest event number >= n of type t.
 func nextOfType(t TableType, n int64) int64 {
 	for TypeOf(n) != t {

@@ -134,3 +134,37 @@ func TestEventTime(t *testing.T) {
 		t.Errorf("EventTime overflowed: %d", got)
 	}
 }
+
+// TestSkipOfEqualsNextOf checks that SkipOf(t, m) leaves a generator where
+// m calls of NextOf(t) would, for random starts, counts and ends: the same
+// position and the same events after it.
+func TestSkipOfEqualsNextOf(t *testing.T) {
+	r := rand.New(rand.NewPCG(testSeed(t), 3))
+	seeds := []uint64{r.Uint64(), r.Uint64()} // a seed's channel table is built once
+	for range 2000 {
+		cfg := DefaultConfig()
+		cfg.Seed = seeds[r.IntN(len(seeds))]
+		start := r.Int64N(5000)
+		if r.IntN(2) == 0 {
+			cfg.NumEvents = start + r.Int64N(400)
+		}
+		tt := []TableType{Person, Auction, Bid}[r.IntN(3)]
+		m := r.Int64N(300)
+		walked, skipped := NewAt(cfg, start), NewAt(cfg, start)
+		var row repr.Row
+		for range m {
+			walked.NextOf(tt, &row)
+		}
+		skipped.SkipOf(tt, m)
+		if walked.Position() != skipped.Position() {
+			t.Fatalf("%s from %d, %d events, NumEvents %d: SkipOf at %d, NextOf at %d",
+				tt, start, m, cfg.NumEvents, skipped.Position(), walked.Position())
+		}
+		var a, b repr.Row
+		na, oka := walked.NextOf(tt, &a)
+		nb, okb := skipped.NextOf(tt, &b)
+		if na != nb || oka != okb || repr.CompareRows(a, b) != 0 {
+			t.Fatalf("%s from %d, %d events: next %d %v %v, want %d %v %v", tt, start, m, nb, okb, b, na, oka, a)
+		}
+	}
+}
