@@ -117,6 +117,8 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		return p.String(), nil
 	case "step":
 		return h.step(t, td)
+	case "shards":
+		return shardPlan(t, td)
 	case "state":
 		var n int
 		td.ScanArgs(t, "node", &n)

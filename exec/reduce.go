@@ -70,6 +70,10 @@ type reduceOp struct {
 
 	// sp is the spilled state (reduce_spill.go); nil while in memory.
 	sp *residency
+
+	// refine, when set, partitions the shards by part of the group key
+	// (shard_refine.go); nil: by the whole group key.
+	refine *refinedKey
 }
 
 // group is the state of one group but its accumulators and multisets,

@@ -179,6 +179,7 @@ func (d *Dataflow) shard(p *dataflow.Plan, n int) error {
 	for i, o := range sh {
 		d.ops[i] = o
 	}
+	d.refineKeys(sh)
 	for i, o := range sh {
 		o.from = d.copartition(i, sh)
 	}

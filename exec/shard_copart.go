@@ -22,6 +22,9 @@ import (
 func keyColumns(op operator, in int) []int {
 	switch o := op.(type) {
 	case *reduceOp:
+		if o.refine != nil {
+			return o.refine.cols
+		}
 		return o.spec.Key
 	case *windowReduce:
 		return o.spec.Key
@@ -43,11 +46,15 @@ func keyColumns(op operator, in int) []int {
 
 // keyOutput returns the output columns of plan node op (keyed as exec
 // operator x) that hold its key columns, in key order, on every output
-// row: a Reduce's first columns, a TopK's key columns, an inner or left
-// join's left key columns; nil when there are none such.
+// row: a Reduce's first columns (those of its refined key, if it has one),
+// a TopK's key columns, an inner or left join's left key columns; nil when
+// there are none such.
 func keyOutput(op dataflow.Op, x operator) []int {
 	switch p := op.(type) {
 	case dataflow.Reduce:
+		if r, ok := x.(*reduceOp); ok && r.refine != nil {
+			return r.refine.pos
+		}
 		out := make([]int, len(p.Key))
 		for i := range out {
 			out[i] = i

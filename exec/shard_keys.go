@@ -36,30 +36,42 @@ func (o *shardedOp) shared(key []byte) bool {
 
 func (o *reduceOp) shardable() bool { return !o.global }
 
-// inputKey is the group key.
+// inputKey is the group key, or the part of it the shards are
+// partitioned by (refine).
 func (o *reduceOp) inputKey(buf []byte, _ int, row repr.Row) []byte {
+	if o.refine != nil {
+		return repr.AppendColsKey(buf, row, o.refine.cols)
+	}
 	return repr.AppendColsKey(buf, row, o.spec.Key)
 }
 
 // logShardKey is the group key of a group record or multiset entry (whose
-// value starts with the group key's length).
+// value starts with the group key's length), or the part of it the shards
+// are partitioned by (refine).
 func (o *reduceOp) logShardKey(key, value []byte) ([]byte, error) {
 	if len(key) == 0 {
 		return nil, errCorrupt
 	}
+	var gk []byte
 	switch key[0] {
 	case tagGroup:
-		return key[1:], nil
+		gk = key[1:]
 	case tagEntry:
 		r, err := repr.DecodeRow(value)
 		if err != nil || len(r) == 0 {
 			return nil, errCorrupt
 		}
 		if n := r[0].Int(); n >= 0 && int(n) < len(key) {
-			return key[1 : 1+n], nil
+			gk = key[1 : 1+n]
 		}
 	}
-	return nil, errCorrupt
+	if gk == nil {
+		return nil, errCorrupt
+	}
+	if o.refine != nil {
+		return o.refine.fromGroupKey(gk)
+	}
+	return gk, nil
 }
 
 func (o *joinOp) shardable() bool { return len(o.sides[0].keyCols) > 0 }
