@@ -90,8 +90,8 @@ func zoneByName(name string) (*time.Location, error) {
 // lookupZone resolves name; posix selects the sign convention of bare
 // numeric offsets (POSIX: positive is west; ISO 8601: positive is east).
 func lookupZone(name string, posix bool) (*time.Location, bool) {
-	if off, ok := zoneAbbrevs[strings.ToLower(name)]; ok {
-		return time.FixedZone(name, off), true
+	if a, ok := zoneAbbrevs[strings.ToLower(name)]; ok {
+		return time.FixedZone(name, a.offset), true
 	}
 	if name == "" || name == "Local" {
 		return nil, false
@@ -160,16 +160,23 @@ func posixOffset(s string, posix bool) (*time.Location, bool) {
 	return time.FixedZone(s, sign*secs), true
 }
 
+// zoneAbbrev is a fixed-offset zone abbreviation: seconds east of UTC,
+// and whether PostgreSQL's Default set marks it daylight-saving time.
+type zoneAbbrev struct {
+	offset int
+	dst    bool
+}
+
 // zoneAbbrevs are the fixed-offset abbreviations of PostgreSQL's Default
-// set that people write most, in seconds east of UTC.
-var zoneAbbrevs = map[string]int{
-	"utc": 0, "gmt": 0, "z": 0, "zulu": 0, "ut": 0,
-	"est": -5 * 3600, "edt": -4 * 3600, "cst": -6 * 3600, "cdt": -5 * 3600,
-	"mst": -7 * 3600, "mdt": -6 * 3600, "pst": -8 * 3600, "pdt": -7 * 3600,
-	"akst": -9 * 3600, "akdt": -8 * 3600, "hst": -10 * 3600,
-	"cet": 3600, "cest": 2 * 3600, "eet": 2 * 3600, "eest": 3 * 3600,
-	"wet": 0, "west": 3600, "bst": 3600, "jst": 9 * 3600, "kst": 9 * 3600,
-	"aest": 10 * 3600, "aedt": 11 * 3600, "nzst": 12 * 3600, "nzdt": 13 * 3600,
+// set that people write most (pg_timezone_abbrevs lists them).
+var zoneAbbrevs = map[string]zoneAbbrev{
+	"utc": {0, false}, "gmt": {0, false}, "z": {0, false}, "zulu": {0, false}, "ut": {0, false},
+	"est": {-5 * 3600, false}, "edt": {-4 * 3600, true}, "cst": {-6 * 3600, false}, "cdt": {-5 * 3600, true},
+	"mst": {-7 * 3600, false}, "mdt": {-6 * 3600, true}, "pst": {-8 * 3600, false}, "pdt": {-7 * 3600, true},
+	"akst": {-9 * 3600, false}, "akdt": {-8 * 3600, true}, "hst": {-10 * 3600, false},
+	"cet": {3600, false}, "cest": {2 * 3600, true}, "eet": {2 * 3600, false}, "eest": {3 * 3600, true},
+	"wet": {0, false}, "west": {3600, true}, "bst": {3600, true}, "jst": {9 * 3600, false}, "kst": {9 * 3600, false},
+	"aest": {10 * 3600, false}, "aedt": {11 * 3600, true}, "nzst": {12 * 3600, false}, "nzdt": {13 * 3600, true},
 }
 
 // intervalZone reads an interval time zone (seconds east of UTC, ISO).

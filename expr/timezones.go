@@ -1,8 +1,9 @@
 package expr
 
 import (
-	"bufio"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -11,39 +12,66 @@ import (
 	"github.com/eddydb/eddy/repr"
 )
 
-// pg_timezone_names(): the time zones the system's IANA database knows
-// (the zones and links of /usr/share/zoneinfo/tzdata.zi, the names
-// PostgreSQL lists too), each with its abbreviation, UTC offset and
-// daylight-saving flag at the statement's timestamp. It is contextual:
-// the offsets follow the statement time, so it is never folded or
-// maintained. Without the database file it lists only UTC.
+// pg_timezone_names(): the time zones of the system's IANA database, read
+// as PostgreSQL built against the system's zone data reads them: every
+// zone file under the zoneinfo directory ($ZONEINFO, else
+// /usr/share/zoneinfo; its leap-second "right" tree left out, as
+// pg_tz_acceptable rejects those zones), each with its abbreviation, UTC
+// offset and daylight-saving flag at the statement's timestamp (zic's
+// "Factory" zone too, abbreviation "-00", as PostgreSQL 15 lists it; 16
+// leaves it out). It is contextual: the offsets
+// follow the statement time, so it is never folded or maintained.
+// Without a zoneinfo directory it lists only UTC.
 
-// zoneInfoList is the compiled IANA database listing every zone and link.
-const zoneInfoList = "/usr/share/zoneinfo/tzdata.zi"
-
-// zoneNames returns the sorted zone names, read once.
-var zoneNames = sync.OnceValue(func() []string {
-	names := map[string]bool{"UTC": true}
-	if f, err := os.Open(zoneInfoList); err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			switch {
-			case len(fields) >= 2 && fields[0] == "Z":
-				names[fields[1]] = true
-			case len(fields) >= 3 && fields[0] == "L":
-				names[fields[2]] = true
-			}
+// zoneInfoDir is the directory of the system's zone files.
+func zoneInfoDir() string {
+	if d := os.Getenv("ZONEINFO"); d != "" {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
 		}
 	}
-	out := make([]string, 0, len(names))
-	for n := range names {
-		out = append(out, n)
+	return "/usr/share/zoneinfo"
+}
+
+// zoneNames returns the sorted zone names, read once: the files of the
+// zoneinfo directory that start with the TZif magic.
+var zoneNames = sync.OnceValue(func() []string {
+	root := zoneInfoDir()
+	var out []string
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if rel == "right" || strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasPrefix(d.Name(), ".") && isTZif(path) {
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if len(out) == 0 {
+		out = []string{"UTC"}
 	}
 	sort.Strings(out)
 	return out
 })
+
+// isTZif reports whether the file at path is a compiled zone file.
+func isTZif(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	n, _ := f.Read(magic[:])
+	return n == 4 && string(magic[:]) == "TZif"
+}
 
 // timezoneRow is name's pg_timezone_names row at instant at; false when
 // Go cannot load the zone.
@@ -58,19 +86,55 @@ func timezoneRow(name string, at time.Time) ([]repr.Datum, bool) {
 		repr.NewInterval(repr.Interval{Micros: int64(offset) * usPerSec}), repr.NewBool(t.IsDST())}, true
 }
 
+// TimezoneNames calls emit with each row of pg_timezone_names (name,
+// abbrev, utc_offset, is_dst) at stmt, microseconds since 2000-01-01 UTC.
+func TimezoneNames(stmt int64, emit func([]repr.Datum) error) error {
+	at := tsToTime(stmt, time.UTC)
+	for _, name := range zoneNames() {
+		if row, ok := timezoneRow(name, at); ok {
+			if err := emit(row); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TimezoneAbbrevs returns the rows of pg_timezone_abbrevs (abbrev,
+// utc_offset, is_dst): the abbreviations timezone() (AT TIME ZONE)
+// recognizes, upper-cased as PostgreSQL lists them, in abbreviation order.
+// Each is a fixed offset, so unlike the zone names they do not depend on
+// the statement time.
+func TimezoneAbbrevs() [][]repr.Datum {
+	names := make([]string, 0, len(zoneAbbrevs))
+	for n := range zoneAbbrevs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([][]repr.Datum, len(names))
+	for i, n := range names {
+		a := zoneAbbrevs[n]
+		out[i] = []repr.Datum{repr.NewText(strings.ToUpper(n)),
+			repr.NewInterval(repr.Interval{Micros: int64(a.offset) * usPerSec}), repr.NewBool(a.dst)}
+	}
+	return out
+}
+
 func init() {
 	f := tableFn("pg_timezone_names", []TableCol{{Name: "name", T: repr.Text}, {Name: "abbrev", T: repr.Text},
 		{Name: "utc_offset", T: repr.IntervalT}, {Name: "is_dst", T: repr.Bool}},
 		func(c *Ctx, _ []repr.Datum, emit func([]repr.Datum) error) error {
-			at := tsToTime(c.StmtTimestamp, time.UTC)
-			for _, name := range zoneNames() {
-				if row, ok := timezoneRow(name, at); ok {
-					if err := emit(row); err != nil {
-						return err
-					}
+			return TimezoneNames(c.StmtTimestamp, emit)
+		})
+	f.contextual = true
+	tableFn("pg_timezone_abbrevs", []TableCol{{Name: "abbrev", T: repr.Text},
+		{Name: "utc_offset", T: repr.IntervalT}, {Name: "is_dst", T: repr.Bool}},
+		func(_ *Ctx, _ []repr.Datum, emit func([]repr.Datum) error) error {
+			for _, row := range TimezoneAbbrevs() {
+				if err := emit(row); err != nil {
+					return err
 				}
 			}
 			return nil
 		})
-	f.contextual = true
 }

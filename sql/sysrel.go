@@ -161,6 +161,9 @@ type sysSnap struct {
 	e    *Engine
 	cat  *Catalog
 	sess *expr.SessionInfo
+	// stmt is the reading statement's now(), in microseconds since
+	// 2000-01-01 UTC (0 outside a query).
+	stmt int64
 	// rels and byOID are the relations, computed on first use.
 	rels  []*relInfo
 	byOID map[uint32]*relInfo
@@ -223,7 +226,7 @@ func (e *Engine) sysSnapshot(id uint64, ctx *expr.Ctx, t repr.Time, ws *writeSet
 	}
 	s := &sysSnap{e: e, cat: e.catalogOf(ws)}
 	if ctx != nil {
-		s.sess = ctx.Session
+		s.sess, s.stmt = ctx.Session, ctx.StmtTimestamp
 	}
 	return r.snapshot(s, t), true
 }
