@@ -224,10 +224,19 @@ func (s *Session) checkOwnsRel(rv *pg.RangeVar) error {
 	return s.e.checkOwner(s, o.Owner, kindName(o.Kind), o.Name)
 }
 
-// superuserOnly are the system relations PostgreSQL lets superusers
-// alone read (their ACL grants no one else anything): pg_authid holds
-// the password verifiers.
-var superuserOnly = map[string]bool{"pg_authid": true}
+// superuserOnly are the system relations PostgreSQL 15 lets superusers
+// alone read (their ACL grants no one else anything): pg_authid and
+// pg_shadow hold the password verifiers, pg_user_mapping options may hold
+// passwords, the statistics hold sampled values, the server's files and
+// memory are the administrator's; information_schema's sql_parts and
+// transforms have no grant (an oversight PostgreSQL 15 ships with). Roles
+// PostgreSQL grants some of them to (pg_read_all_stats) do not read them.
+var superuserOnly = map[string]bool{"pg_authid": true, "pg_shadow": true, "pg_statistic": true,
+	"pg_statistic_ext_data": true, "pg_user_mapping": true, "pg_largeobject": true, "pg_file_settings": true,
+	"pg_hba_file_rules": true, "pg_ident_file_mappings": true, "pg_config": true, "pg_shmem_allocations": true,
+	"pg_backend_memory_contexts": true, "pg_replication_origin_status": true, "sql_parts": true, "transforms": true,
+	"_pg_foreign_table_columns": true, "_pg_foreign_data_wrappers": true, "_pg_foreign_servers": true,
+	"_pg_foreign_tables": true, "_pg_user_mappings": true}
 
 // privNeed is a privilege a statement needs on a relation, and the
 // columns it reads and writes there, which column privileges may cover

@@ -56,6 +56,9 @@ func rowsSchemata(s *sysSnap) []repr.Row {
 	r := sysRelsByName["information_schema.schemata"]
 	var out []repr.Row
 	for _, n := range s.cat.schemaList() {
+		if !s.schemaShown(n) {
+			continue
+		}
 		out = append(out, r.row(map[string]repr.Datum{"catalog_name": nameD(s.database()), "schema_name": nameD(n.Name),
 			"schema_owner": nameD(s.roleDisplay(n.Owner))}))
 	}
@@ -81,7 +84,7 @@ func rowsInfoTables(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	for _, ri := range s.relations() {
 		typ := infoTableType(ri)
-		if typ == "" {
+		if typ == "" || !s.relShown(ri, shownTablePrivs, shownColumnPrivs) {
 			continue
 		}
 		out = append(out, r.row(map[string]repr.Datum{"table_catalog": nameD(s.database()), "table_schema": nameD(s.cat.namespaceName(ri.ns)),
@@ -110,6 +113,9 @@ func rowsInfoColumns(s *sysSnap) []repr.Row {
 			continue
 		}
 		for i, c := range ri.cols {
+			if !s.columnShown(ri, i) {
+				continue
+			}
 			out = append(out, r.row(infoColumnRow(s, ri, i, c)))
 		}
 	}
@@ -170,8 +176,15 @@ func rowsInfoViews(s *sysSnap) []repr.Row {
 	r := sysRelsByName["information_schema.views"]
 	var out []repr.Row
 	s.userRels("v", func(ri *relInfo) {
+		if !s.relShown(ri, shownTablePrivs, shownColumnPrivs) {
+			return
+		}
+		def := repr.Null
+		if s.ownsRel(ri) {
+			def = viewDefinition(s.cat, ri.obj)
+		}
 		out = append(out, r.row(map[string]repr.Datum{"table_catalog": nameD(s.database()), "table_schema": nameD(s.cat.namespaceName(ri.ns)),
-			"table_name": nameD(ri.name), "view_definition": viewDefinition(s.cat, ri.obj), "check_option": repr.NewText("NONE"),
+			"table_name": nameD(ri.name), "view_definition": def, "check_option": repr.NewText("NONE"),
 			"is_updatable": yesNo(false), "is_insertable_into": yesNo(false), "is_trigger_updatable": yesNo(false),
 			"is_trigger_deletable": yesNo(false), "is_trigger_insertable_into": yesNo(false)}))
 	})
@@ -196,6 +209,9 @@ func rowsInfoTableConstraints(s *sysSnap) []repr.Row {
 	r := sysRelsByName["information_schema.table_constraints"]
 	var out []repr.Row
 	s.tableConstraints(func(ri *relInfo, _ int, c Constraint) {
+		if !s.relShown(ri, shownConstraintPrivs, shownConstraintCols) {
+			return
+		}
 		typ := map[string]string{"primary": "PRIMARY KEY", "unique": "UNIQUE", "check": "CHECK", "foreign": "FOREIGN KEY"}[c.Kind]
 		ns := nameD(s.cat.namespaceName(ri.ns))
 		row := map[string]repr.Datum{"constraint_catalog": nameD(s.database()), "constraint_schema": ns,
@@ -208,6 +224,9 @@ func rowsInfoTableConstraints(s *sysSnap) []repr.Row {
 		out = append(out, r.row(row))
 	})
 	s.notNullConstraints(func(ri *relInfo, _ ColumnDef, name string) {
+		if !s.relShown(ri, shownConstraintPrivs, shownConstraintCols) {
+			return
+		}
 		ns := nameD(s.cat.namespaceName(ri.ns))
 		out = append(out, r.row(map[string]repr.Datum{"constraint_catalog": nameD(s.database()), "constraint_schema": ns,
 			"constraint_name": nameD(name), "table_catalog": nameD(s.database()), "table_schema": ns, "table_name": nameD(ri.name),
@@ -226,6 +245,9 @@ func rowsInfoKeyColumnUsage(s *sysSnap) []repr.Row {
 		}
 		ns := nameD(s.cat.namespaceName(ri.ns))
 		for i, col := range c.Cols {
+			if !s.columnShown(ri, col) {
+				continue
+			}
 			row := map[string]repr.Datum{"constraint_catalog": nameD(s.database()), "constraint_schema": ns,
 				"constraint_name": nameD(c.Name), "table_catalog": nameD(s.database()), "table_schema": ns,
 				"table_name": nameD(ri.name), "column_name": nameD(ri.obj.Columns[col].Name), "ordinal_position": intD(i + 1),
@@ -245,7 +267,7 @@ func rowsInfoReferentialConstraints(s *sysSnap) []repr.Row {
 	var out []repr.Row
 	s.tableConstraints(func(ri *relInfo, _ int, c Constraint) {
 		ref := s.cat.byID[c.RefTable]
-		if c.Kind != "foreign" || ref == nil {
+		if c.Kind != "foreign" || ref == nil || !s.relShown(ri, shownConstraintPrivs, shownConstraintCols) {
 			return
 		}
 		uname := repr.Null
@@ -283,6 +305,9 @@ func rowsInfoSequences(s *sysSnap) []repr.Row {
 	r := sysRelsByName["information_schema.sequences"]
 	var out []repr.Row
 	s.userRels("S", func(ri *relInfo) {
+		if !s.relShown(ri, shownSequencePrivs, 0) {
+			return
+		}
 		d := ri.obj.Sequence
 		t := sequenceType(d)
 		out = append(out, r.row(map[string]repr.Datum{"sequence_catalog": nameD(s.database()), "sequence_schema": nameD(s.cat.namespaceName(ri.ns)),

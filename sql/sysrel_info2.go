@@ -38,9 +38,10 @@ func init() {
 }
 
 // usableRoles calls f with every role whose privileges the reader has
-// (pg_has_role(role, 'USAGE')): all of them for a superuser.
+// (pg_has_role(role, 'USAGE'), for the current user): all of them for a
+// superuser.
 func (s *sysSnap) usableRoles(f func(r Role)) {
-	reader := s.sessionUser()
+	reader := s.privReader()
 	for _, r := range s.e.allRoles() {
 		if s.e.isMemberOf(reader, r.OID) {
 			f(r)
@@ -98,7 +99,7 @@ func rowsCheckConstraints(s *sysSnap) []repr.Row {
 			"check_clause": repr.NewText(clause)}))
 	}
 	s.tableConstraints(func(ri *relInfo, k int, c Constraint) {
-		if c.Kind != "check" {
+		if c.Kind != "check" || !s.ownsRel(ri) {
 			return
 		}
 		def, err := getConstraintdef(sessionCatalog{}, s, []repr.Datum{oidD(constraintOID(ri.obj.ID, k))})
@@ -107,6 +108,9 @@ func rowsCheckConstraints(s *sysSnap) []repr.Row {
 		}
 	})
 	s.notNullConstraints(func(ri *relInfo, col ColumnDef, name string) {
+		if !s.ownsRel(ri) {
+			return
+		}
 		row(ri, name, pgQuoteIdent(col.Name)+" IS NOT NULL")
 	})
 	return out
@@ -133,6 +137,9 @@ func rowsConstraintUsage(rel string) func(s *sysSnap) []repr.Row {
 					return
 				}
 				cols = checkColumns(ri.obj, c.Check)
+			}
+			if !s.e.isMemberOf(s.privReader(), ownerOID(table.Owner)) {
+				return
 			}
 			ns := nameD(table.Schema)
 			vals := map[string]repr.Datum{"table_catalog": nameD(s.database()), "table_schema": ns, "table_name": nameD(table.Name),

@@ -16,9 +16,13 @@ func init() {
 	defSysRel(312, 13421, nsInfoSchema, "role_table_grants", true, cols, func(s *sysSnap) []repr.Row {
 		return rowsTablePrivileges(s, "information_schema.role_table_grants", false)
 	})
-	defSysRel(313, 13285, nsInfoSchema, "column_privileges", true,
-		"grantor information_schema.sql_identifier, grantee information_schema.sql_identifier, table_catalog information_schema.sql_identifier, table_schema information_schema.sql_identifier, table_name information_schema.sql_identifier, column_name information_schema.sql_identifier, privilege_type information_schema.character_data, is_grantable information_schema.yes_or_no",
-		rowsColumnPrivileges)
+	colCols := "grantor information_schema.sql_identifier, grantee information_schema.sql_identifier, table_catalog information_schema.sql_identifier, table_schema information_schema.sql_identifier, table_name information_schema.sql_identifier, column_name information_schema.sql_identifier, privilege_type information_schema.character_data, is_grantable information_schema.yes_or_no"
+	defSysRel(313, 13285, nsInfoSchema, "column_privileges", true, colCols, func(s *sysSnap) []repr.Row {
+		return rowsColumnPrivileges(s, "information_schema.column_privileges", true)
+	})
+	defSysRel(381, 13344, nsInfoSchema, "role_column_grants", true, colCols, func(s *sysSnap) []repr.Row {
+		return rowsColumnPrivileges(s, "information_schema.role_column_grants", false)
+	})
 }
 
 // privReader is the role information_schema's privilege views answer
@@ -34,9 +38,10 @@ func (s *sysSnap) privReader() string {
 // one row per column and privilege (SELECT, INSERT, UPDATE, REFERENCES)
 // of each ACL item of the tables, views and sources, relation-level
 // items applying to every column, and of the columns' own ACLs; those
-// granted by or to a role the reader is a member of, or to PUBLIC.
-func rowsColumnPrivileges(s *sysSnap) []repr.Row {
-	r := sysRelsByName["information_schema.column_privileges"]
+// granted by or to a role the reader is a member of, or (with public, for
+// column_privileges; role_column_grants leaves them out) to PUBLIC.
+func rowsColumnPrivileges(s *sysSnap, rel string, public bool) []repr.Row {
+	r := sysRelsByName[rel]
 	reader := s.privReader()
 	type key struct {
 		grantor, grantee uint32
@@ -52,7 +57,7 @@ func rowsColumnPrivileges(s *sysSnap) []repr.Row {
 		o := ri.obj
 		seen := map[key]bool{}
 		emit := func(col string, a ACLItem) {
-			if !(s.e.isMemberOf(reader, a.Grantor) || a.Grantee == 0 || s.e.isMemberOf(reader, a.Grantee)) {
+			if !s.aclItemShown(reader, a, public) {
 				return
 			}
 			owner := a.Grantee != 0 && s.e.isMemberOf(s.roleDisplay(a.Grantee), ownerOID(o.Owner))
@@ -129,9 +134,13 @@ func init() {
 	defSysRel(342, 13358, nsInfoSchema, "role_routine_grants", true, cols, func(s *sysSnap) []repr.Row {
 		return rowsRoutinePrivileges(s, "information_schema.role_routine_grants", false)
 	})
-	defSysRel(343, 13454, nsInfoSchema, "usage_privileges", true,
-		"grantor information_schema.sql_identifier, grantee information_schema.sql_identifier, object_catalog information_schema.sql_identifier, object_schema information_schema.sql_identifier, object_name information_schema.sql_identifier, object_type information_schema.character_data, privilege_type information_schema.character_data, is_grantable information_schema.yes_or_no",
-		rowsUsagePrivileges)
+	usageCols := "grantor information_schema.sql_identifier, grantee information_schema.sql_identifier, object_catalog information_schema.sql_identifier, object_schema information_schema.sql_identifier, object_name information_schema.sql_identifier, object_type information_schema.character_data, privilege_type information_schema.character_data, is_grantable information_schema.yes_or_no"
+	defSysRel(343, 13454, nsInfoSchema, "usage_privileges", true, usageCols, func(s *sysSnap) []repr.Row {
+		return rowsUsagePrivileges(s, "information_schema.usage_privileges", true)
+	})
+	defSysRel(383, 13459, nsInfoSchema, "role_usage_grants", true, usageCols, func(s *sysSnap) []repr.Row {
+		return rowsUsagePrivileges(s, "information_schema.role_usage_grants", false)
+	})
 }
 
 // aclItemShown reports whether information_schema's privilege views show
@@ -175,9 +184,11 @@ func rowsRoutinePrivileges(s *sysSnap, rel string, public bool) []repr.Row {
 // rowsUsagePrivileges lists, as PostgreSQL's usage_privileges, USAGE on
 // the collations (PUBLIC's, not grantable) and the USAGE items of the
 // sequences' ACLs (a sequence without an ACL shows none: PostgreSQL's
-// view reads it with the table default).
-func rowsUsagePrivileges(s *sysSnap) []repr.Row {
-	r := sysRelsByName["information_schema.usage_privileges"]
+// view reads it with the table default). role_usage_grants (public
+// false) leaves out what only PUBLIC holds unless the reader has the
+// grantor's privileges.
+func rowsUsagePrivileges(s *sysSnap, rel string, public bool) []repr.Row {
+	r := sysRelsByName[rel]
 	reader := s.privReader()
 	row := func(grantor, grantee, schema, name, typ string, grantable bool) repr.Row {
 		return r.row(map[string]repr.Datum{"grantor": nameD(grantor), "grantee": nameD(grantee),
@@ -186,7 +197,8 @@ func rowsUsagePrivileges(s *sysSnap) []repr.Row {
 	}
 	var out []repr.Row
 	for _, c := range rowsCollation(s) {
-		if name := c[sysRelsByName["pg_catalog.pg_collation"].index["collname"]].Text(); name != "default" {
+		name := c[sysRelsByName["pg_catalog.pg_collation"].index["collname"]].Text()
+		if name != "default" && (public || s.e.isMemberOf(reader, oidSuperuser)) {
 			out = append(out, row(s.roleDisplay(oidSuperuser), "PUBLIC", nsPgCatalog, name, "COLLATION", false))
 		}
 	}
@@ -196,7 +208,7 @@ func rowsUsagePrivileges(s *sysSnap) []repr.Row {
 		}
 		o := ri.obj
 		for _, a := range o.ACL {
-			if a.Privs&privUsage == 0 || !s.aclItemShown(reader, a, true) {
+			if a.Privs&privUsage == 0 || !s.aclItemShown(reader, a, public) {
 				continue
 			}
 			owner := a.Grantee != 0 && s.e.isMemberOf(s.roleDisplay(a.Grantee), ownerOID(o.Owner))
