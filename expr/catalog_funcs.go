@@ -137,6 +137,10 @@ func init() {
 	// ending early when the statement is cancelled.
 	catalogFn("pg_sleep", true, text, repr.Float8)
 	catalogFn("pg_is_in_recovery", true, b)
+	// Eddy's statistics are visible at once: flushing and clearing the
+	// session's snapshot of them do nothing (void, an empty text).
+	catalogFn("pg_stat_force_next_flush", false, text)
+	catalogFn("pg_stat_clear_snapshot", false, text)
 	catalogFn("set_config", false, text, text, text, b)
 	catalogFn("current_setting", true, text, text, b)
 	privileges()

@@ -30,6 +30,10 @@ type writeSet struct {
 	// owner is the session whose block this is (nil: an autocommit
 	// statement's), for the row locks its writes hold (rowlocks.go).
 	owner *Session
+	// mods are the rows each table's statements inserted, updated or
+	// deleted, added to its n_mod_since_analyze when ws commits
+	// (statcounters.go).
+	mods map[uint64]int64
 }
 
 // reader is the write set a statement's reads see: ws, or while a WITH

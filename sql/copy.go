@@ -206,6 +206,10 @@ func (p *Portal) copyIn(r io.Reader) (string, error) {
 	err = growMemory(ectx, int64(len(rows))*rowHeaderBytes+rowsBytesSampled(rows)) // the parsed rows
 	if err == nil {
 		err = s.e.addRows(p.copy.table, rows, ws, s.tx == txIdle)
+		if err == nil {
+			s.e.stats.countWrite(uint64(p.copy.table.ID), 'i', len(rows))
+			ws.countMods(uint64(p.copy.table.ID), len(rows))
+		}
 	}
 	if err == nil {
 		err = s.e.checkStatement(ws, mark, ectx, false)

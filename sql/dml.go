@@ -127,7 +127,23 @@ func (e *Engine) writeRows(d *dmlPlan, ctx *expr.Ctx, ws *writeSet, autocommit b
 		changed, err = e.deleteRows(d.del, ctx, ws)
 		tag = fmt.Sprintf("DELETE %d", len(changed))
 	}
+	if err == nil {
+		e.stats.countWrite(uint64(d.table.ID), writeKind(d), len(changed))
+		ws.countMods(uint64(d.table.ID), len(changed))
+	}
 	return changed, tag, err
+}
+
+// writeKind is d's statement kind for the activity counters: 'i', 'u' or
+// 'd' (an upsert's rows count as inserted, whichever they were).
+func writeKind(d *dmlPlan) byte {
+	switch {
+	case d.ins != nil:
+		return 'i'
+	case d.upd != nil:
+		return 'u'
+	}
+	return 'd'
 }
 
 // insertRows evaluates the INSERT's source and adds its rows to ws.

@@ -74,6 +74,8 @@ type Engine struct {
 	seqs  map[string]*seqState
 	// backends are the live sessions with a connection, by pid.
 	backends backends
+	// stats are the activity statistics counters (statcounters.go).
+	stats statCounters
 	// idxMu guards indexes, the key indexes of constraint checks by
 	// table and columns (keyindex.go).
 	idxMu   sync.Mutex

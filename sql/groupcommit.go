@@ -71,6 +71,9 @@ func (e *Engine) commit(ws *writeSet) error {
 	if lead {
 		e.leadGroup()
 	}
+	if req.err == nil {
+		e.stats.countCommitted(ws)
+	}
 	return req.err
 }
 

@@ -175,6 +175,7 @@ func (p *Portal) encode(r repr.Row) [][]byte {
 func (p *Portal) run(ctx context.Context) (err error) {
 	s := p.st.s
 	s.startPart(p.st)
+	s.xactEnded = false
 	defer func() {
 		if r := recover(); r != nil {
 			s.e.log.Error("panic executing statement", "sql", p.st.stmt.SQL, "panic", r, "stack", stack())
@@ -183,6 +184,9 @@ func (p *Portal) run(ctx context.Context) (err error) {
 		err = asCanceled(ctx, err)
 		if err != nil && s.tx == txBlock {
 			s.tx = txFailed
+		}
+		if s.tx == txIdle && !s.xactEnded {
+			s.e.stats.countXact(err == nil) // an autocommit statement's transaction
 		}
 		err = withPosition(err, p.st.src, -1)
 	}()

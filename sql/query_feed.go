@@ -133,6 +133,9 @@ func (e *Engine) feedCollection(f *queryFeed, id repr.CollectionID, ws *writeSet
 		return err
 	}
 	pend := ws.pending(uint64(id))
+	if c != nil {
+		e.stats.countScan(uint64(id), false, c.Len()+len(pend))
+	}
 	if c == nil || c.Len() <= f.whole || disableFeedSnapshots {
 		var rows []repr.Update
 		if c != nil {

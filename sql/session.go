@@ -48,6 +48,9 @@ type Session struct {
 	tx       txState
 	ws       *writeSet
 	closed   atomic.Bool
+	// xactEnded notes that the running statement ended a block (and
+	// counted its transaction: statcounters.go).
+	xactEnded bool
 	// cursors are the open cursors by name (cursor.go).
 	cursors map[string]*cursor
 	// info is what session-information functions report, built once.

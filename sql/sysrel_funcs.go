@@ -321,6 +321,8 @@ var sessionFuncs = map[string]sessionFunc{
 		}
 		return c.s.signalBackend(a[0].Int(), func(t *Session) func() { return t.backend.Terminate }), nil
 	},
+	"pg_stat_force_next_flush": func(sessionCatalog, []repr.Datum) (repr.Datum, error) { return voidText, nil },
+	"pg_stat_clear_snapshot":   func(sessionCatalog, []repr.Datum) (repr.Datum, error) { return voidText, nil },
 	"pg_sleep": func(c sessionCatalog, a []repr.Datum) (repr.Datum, error) {
 		secs := a[0].Float()
 		if secs > 0 {

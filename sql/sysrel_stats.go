@@ -6,11 +6,14 @@ import (
 
 // The statistics views of pg_catalog beyond pg_stat_activity and
 // pg_stat_user_tables (sysrel_stat.go): per table, per sequence, per
-// database, per backend and server-wide. Eddy keeps no block, scan,
-// vacuum, WAL or checkpoint statistics of PostgreSQL's kind, so those
-// counters are 0 and their times NULL, as on a PostgreSQL server whose
-// statistics were just reset; what Eddy does know (live row counts, the
-// backends, their TLS state, the start time) is filled in. pgAdmin's
+// database, per backend and server-wide. Eddy counts scans, rows read
+// and written per relation and transactions per database
+// (statcounters.go); it keeps no block, vacuum, WAL or checkpoint
+// statistics of PostgreSQL's kind, so those counters are 0 and their times
+// NULL, as on a PostgreSQL server whose statistics were just reset; what
+// Eddy does know (live row counts, the backends, their TLS state, the
+// start time) is filled in. The pg_stat_xact_* views (the current
+// transaction's counts) stay 0. pgAdmin's
 // dashboard, DBeaver's and pgcli's pages read these.
 
 func init() {
@@ -102,6 +105,7 @@ func rowsStatTables(rel string, which statWhich) func(s *sysSnap) []repr.Row {
 		s.statRels(which, func(ri *relInfo, live int) {
 			vals := map[string]repr.Datum{"relid": oidD(ri.oid), "schemaname": nameD(s.cat.namespaceName(ri.ns)), "relname": nameD(ri.name)}
 			if _, ok := r.index["n_live_tup"]; ok {
+				s.statActivity(ri, vals)
 				vals["n_live_tup"] = intD(live)
 				for _, c := range []string{"last_vacuum", "last_autovacuum", "last_analyze", "last_autoanalyze"} {
 					vals[c] = repr.Null
@@ -116,6 +120,29 @@ func rowsStatTables(rel string, which statWhich) func(s *sysSnap) []repr.Row {
 		})
 		return out
 	}
+}
+
+// statActivity sets the activity counters of ri's pg_stat_*_tables row
+// (statcounters.go): scans, rows read and written, the committed writes
+// since the last analyze and the inserts since the last vacuum (all of
+// them: Eddy runs neither). idx_scan and idx_tup_fetch are NULL for a relation
+// without indexes, as PostgreSQL's view sums them over pg_index.
+func (s *sysSnap) statActivity(ri *relInfo, vals map[string]repr.Datum) {
+	if ri.obj == nil {
+		return
+	}
+	a := s.e.stats.peek(ri.obj.ID)
+	if a == nil {
+		a = &relActivity{}
+	}
+	ins, upd, del := a.inserted.Load(), a.updated.Load(), a.deleted.Load()
+	vals["seq_scan"], vals["seq_tup_read"] = repr.NewInt(a.seqScan.Load()), repr.NewInt(a.seqTupRead.Load())
+	vals["idx_scan"], vals["idx_tup_fetch"] = repr.NewInt(a.idxScan.Load()), repr.NewInt(a.idxTupFetch.Load())
+	if len(ri.indexes) == 0 {
+		vals["idx_scan"], vals["idx_tup_fetch"] = repr.Null, repr.Null
+	}
+	vals["n_tup_ins"], vals["n_tup_upd"], vals["n_tup_del"] = repr.NewInt(ins), repr.NewInt(upd), repr.NewInt(del)
+	vals["n_mod_since_analyze"], vals["n_ins_since_vacuum"] = repr.NewInt(a.modified.Load()), repr.NewInt(ins)
 }
 
 // rowsStatioSequences lists the sequences with zero block counters.
@@ -152,8 +179,29 @@ func rowsStatDatabase(s *sysSnap) []repr.Row {
 	for _, c := range []string{"session_time", "active_time", "idle_in_transaction_time", "sessions", "sessions_abandoned", "sessions_fatal", "sessions_killed"} {
 		shared[c] = repr.Null
 	}
-	db := nulls(map[string]repr.Datum{"datid": oidD(oidDatabase), "datname": nameD(s.database()), "numbackends": intD(backends)})
+	db := nulls(map[string]repr.Datum{"datid": oidD(oidDatabase), "datname": nameD(s.database()), "numbackends": intD(backends),
+		"xact_commit": repr.NewInt(s.e.stats.xactCommit.Load()), "xact_rollback": repr.NewInt(s.e.stats.xactAbort.Load())})
+	var sum relTotals
+	s.e.stats.rels.Range(func(_, v any) bool {
+		sum.add(v.(*relActivity))
+		return true
+	})
+	db["tup_returned"], db["tup_fetched"] = repr.NewInt(sum.returned), repr.NewInt(sum.fetched)
+	db["tup_inserted"], db["tup_updated"], db["tup_deleted"] = repr.NewInt(sum.ins), repr.NewInt(sum.upd), repr.NewInt(sum.del)
 	return []repr.Row{r.row(shared), r.row(db)}
+}
+
+// relTotals sums the relations' counters for pg_stat_database: rows
+// returned by full reads, fetched by key lookups, and written.
+type relTotals struct{ returned, fetched, ins, upd, del int64 }
+
+// add adds a's counters.
+func (t *relTotals) add(a *relActivity) {
+	t.returned += a.seqTupRead.Load()
+	t.fetched += a.idxTupFetch.Load()
+	t.ins += a.inserted.Load()
+	t.upd += a.updated.Load()
+	t.del += a.deleted.Load()
 }
 
 // oneStatRow is a server-wide statistics view's single row: zero
@@ -208,9 +256,9 @@ func rowsStatGSSAPI(s *sysSnap) []repr.Row {
 
 // pg_stat_user_tables: one row per table and materialized view, as BI tools read it for row
 // estimates (Metabase's table sync joins it on schema and table name).
-// Eddy keeps no scan, vacuum or analyze statistics, so their counters are
-// 0 and their times NULL; n_live_tup is the table's current row count
-// (rowsStatTables, sysrel_stats.go).
+// Scans and writes are counted (statCounters); Eddy keeps no vacuum or
+// analyze statistics, so their counters are 0 and their times NULL;
+// n_live_tup is the table's current row count (rowsStatTables).
 func init() {
 	defSysRel(180, 12161, nsPgCatalog, "pg_stat_user_tables", true,
 		statTableCols, rowsStatTables("pg_stat_user_tables", statUser))

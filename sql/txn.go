@@ -169,7 +169,9 @@ func (s *Session) endTx() error {
 	s.endBlock(true)
 	var err error
 	if ddl {
-		err = s.commitDDLBlock(ws)
+		if err = s.commitDDLBlock(ws); err == nil {
+			s.e.stats.countCommitted(ws)
+		}
 	} else if ws != nil && ws.empty() {
 		err = s.e.commitReadOnlySerializable(ws.snap)
 	} else {
@@ -179,6 +181,7 @@ func (s *Session) endTx() error {
 		s.e.releaseSnapshot(ws.snap) // after SERIALIZABLE's check
 	}
 	s.endDDL()
+	s.countXactEnd(err == nil)
 	if err != nil {
 		s.notes = pendingNotes{}
 		return err
@@ -208,6 +211,14 @@ func (s *Session) endRollback() {
 	}
 	s.endBlock(false)
 	s.endDDL()
+	s.countXactEnd(false)
+}
+
+// countXactEnd counts the end of the session's block, which the statement
+// running (if any) then does not count as its own transaction.
+func (s *Session) countXactEnd(commit bool) {
+	s.e.stats.countXact(commit)
+	s.xactEnded = true
 }
 
 // endBlock leaves the block: cursors without HOLD close, settings become

@@ -1,0 +1,120 @@
+package sql
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Activity statistics: the counters pg_stat_user_tables and
+// pg_stat_database show, kept in memory since the server started (a
+// restart starts them at zero, as PostgreSQL after a crash). Each is an
+// atomic add where the work is done, once per statement and table (never
+// per row), so counting costs the write and read paths nothing they
+// would notice (BENCHMARKS.md, "Activity counters").
+//
+// Per relation: rows inserted, updated and deleted by statements
+// (counted when the statement ran, whether or not its transaction then
+// committed: PostgreSQL counts attempted actions), full reads (seq_scan,
+// and the rows they read, seq_tup_read) and key lookups (idx_scan, and
+// the rows they found, idx_tup_fetch). Per database: transactions
+// committed and rolled back. Not counted: rows a foreign key's ON
+// DELETE/UPDATE action changes, and function calls (pg_stat_user_functions
+// lists none, as PostgreSQL with track_functions = none; Eddy has no
+// user-defined functions).
+
+// relActivity is one relation's counters; modified counts only the
+// writes of committed transactions.
+type relActivity struct {
+	seqScan, seqTupRead, idxScan, idxTupFetch atomic.Int64
+	inserted, updated, deleted, modified      atomic.Int64
+}
+
+// statCounters is the engine's counters: per relation by catalog ID, and
+// the database's transactions.
+type statCounters struct {
+	rels                  sync.Map // uint64 -> *relActivity
+	xactCommit, xactAbort atomic.Int64
+}
+
+// rel returns the counters of relation id, creating them on first use.
+func (a *statCounters) rel(id uint64) *relActivity {
+	if r, ok := a.rels.Load(id); ok {
+		return r.(*relActivity)
+	}
+	r, _ := a.rels.LoadOrStore(id, &relActivity{})
+	return r.(*relActivity)
+}
+
+// peek returns the counters of relation id, or nil if it has none.
+func (a *statCounters) peek(id uint64) *relActivity {
+	if r, ok := a.rels.Load(id); ok {
+		return r.(*relActivity)
+	}
+	return nil
+}
+
+// countWrite adds n rows changed by a statement of kind 'i' (insert),
+// 'u' (update) or 'd' (delete) to relation id's counters.
+func (a *statCounters) countWrite(id uint64, kind byte, n int) {
+	if n == 0 || !isUserID(id) {
+		return
+	}
+	r := a.rel(id)
+	switch kind {
+	case 'i':
+		r.inserted.Add(int64(n))
+	case 'u':
+		r.updated.Add(int64(n))
+	case 'd':
+		r.deleted.Add(int64(n))
+	}
+}
+
+// countScan adds one read of relation id that returned rows rows: a key
+// lookup when lookup, else a full read.
+func (a *statCounters) countScan(id uint64, lookup bool, rows int) {
+	if !isUserID(id) {
+		return
+	}
+	r := a.rel(id)
+	if lookup {
+		r.idxScan.Add(1)
+		r.idxTupFetch.Add(int64(rows))
+		return
+	}
+	r.seqScan.Add(1)
+	r.seqTupRead.Add(int64(rows))
+}
+
+// countMods notes n rows a statement of ws changed in table id, for
+// countCommitted.
+func (w *writeSet) countMods(id uint64, n int) {
+	if n == 0 || !isUserID(id) {
+		return
+	}
+	if w.mods == nil {
+		w.mods = map[uint64]int64{}
+	}
+	w.mods[id] += int64(n)
+}
+
+// countCommitted adds the rows committed write set ws changed to its
+// tables' modified counters.
+func (a *statCounters) countCommitted(ws *writeSet) {
+	for id, n := range ws.mods {
+		a.rel(id).modified.Add(n)
+	}
+}
+
+// countXact counts a transaction's end.
+func (a *statCounters) countXact(commit bool) {
+	if commit {
+		a.xactCommit.Add(1)
+	} else {
+		a.xactAbort.Add(1)
+	}
+}
+
+// isUserID reports whether id is a user relation's (system relations
+// keep no counters).
+func isUserID(id uint64) bool { return id >= firstUserID }
