@@ -141,6 +141,7 @@ func init() {
 	// session's snapshot of them do nothing (void, an empty text).
 	catalogFn("pg_stat_force_next_flush", false, text)
 	catalogFn("pg_stat_clear_snapshot", false, text)
+	catalogFn("pg_stat_get_numscans", true, repr.Int8, oid)
 	catalogFn("set_config", false, text, text, text, b)
 	catalogFn("current_setting", true, text, text, b)
 	privileges()

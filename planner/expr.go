@@ -693,16 +693,19 @@ func (c *ectx) caseExpr(ce *pg_query.CaseExpr) (expr.Expr, error) {
 			return nil, err
 		}
 	}
-	all, err := c.b.unify(append(results, elseExpr), "CASE", ce.Location)
+	// The ELSE result comes first, as PostgreSQL's transformCaseExpr
+	// lists it: where two types coerce either way (name and text) the
+	// first one is the CASE's type.
+	all, err := c.b.unify(append([]expr.Expr{elseExpr}, results...), "CASE", ce.Location)
 	if err != nil {
 		return nil, err
 	}
 	out := &expr.Case{T: all[0].Type()}
 	for i := range conds {
-		out.Whens = append(out.Whens, expr.When{Cond: conds[i], Then: all[i]})
+		out.Whens = append(out.Whens, expr.When{Cond: conds[i], Then: all[i+1]})
 	}
 	if ce.Defresult != nil {
-		out.Else = all[len(all)-1]
+		out.Else = all[0]
 	}
 	return out, nil
 }

@@ -366,7 +366,9 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time, ws *wri
 	if ws != nil && ws.snap != nil {
 		ws.snap.noteRanges(uint64(p.coll), path.index, ranges, len(out))
 	}
-	e.stats.countScan(uint64(p.coll), true, len(out))
+	// A multiset read in its own order (no name) has no index: PostgreSQL
+	// would scan it.
+	e.stats.countScan(uint64(p.coll), path.name, len(out))
 	return out, true, nil
 }
 

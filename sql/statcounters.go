@@ -3,6 +3,8 @@ package sql
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/eddydb/eddy/repr"
 )
 
 // Activity statistics: the counters pg_stat_user_tables and
@@ -27,6 +29,17 @@ import (
 type relActivity struct {
 	seqScan, seqTupRead, idxScan, idxTupFetch atomic.Int64
 	inserted, updated, deleted, modified      atomic.Int64
+	// byIndex counts the key lookups by the index (or primary key) name
+	// they read (name -> *atomic.Int64), pg_stat_get_numscans of an index.
+	byIndex sync.Map
+}
+
+// indexScans returns the key lookups through index name.
+func (r *relActivity) indexScans(name string) int64 {
+	if n, ok := r.byIndex.Load(name); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
 }
 
 // statCounters is the engine's counters: per relation by catalog ID, and
@@ -71,15 +84,17 @@ func (a *statCounters) countWrite(id uint64, kind byte, n int) {
 }
 
 // countScan adds one read of relation id that returned rows rows: a key
-// lookup when lookup, else a full read.
-func (a *statCounters) countScan(id uint64, lookup bool, rows int) {
+// lookup through index (its name) when index is not "", else a full read.
+func (a *statCounters) countScan(id uint64, index string, rows int) {
 	if !isUserID(id) {
 		return
 	}
 	r := a.rel(id)
-	if lookup {
+	if index != "" {
 		r.idxScan.Add(1)
 		r.idxTupFetch.Add(int64(rows))
+		n, _ := r.byIndex.LoadOrStore(index, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
 		return
 	}
 	r.seqScan.Add(1)
@@ -118,3 +133,24 @@ func (a *statCounters) countXact(commit bool) {
 // isUserID reports whether id is a user relation's (system relations
 // keep no counters).
 func isUserID(id uint64) bool { return id >= firstUserID }
+
+// statGetNumscans is pg_stat_get_numscans(oid): a table's full reads, an
+// index's (or primary key's) key lookups, 0 for anything else.
+func statGetNumscans(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+	ri := s.rel(uint32(a[0].Int()))
+	switch {
+	case ri == nil:
+		return repr.NewInt(0), nil
+	case ri.index != nil:
+		if t := s.rel(ri.index.table); t != nil && t.obj != nil {
+			if r := s.e.stats.peek(t.obj.ID); r != nil {
+				return repr.NewInt(r.indexScans(ri.name)), nil
+			}
+		}
+	case ri.obj != nil:
+		if r := s.e.stats.peek(ri.obj.ID); r != nil {
+			return repr.NewInt(r.seqScan.Load()), nil
+		}
+	}
+	return repr.NewInt(0), nil
+}

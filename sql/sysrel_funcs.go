@@ -274,6 +274,7 @@ func init() {
 		},
 	}
 	catalogFuncs["pg_current_xact_id"] = catalogFuncs["txid_current"]
+	catalogFuncs["pg_stat_get_numscans"] = statGetNumscans
 	catalogFuncs["has_table_privilege"] = hasPrivilege(privOnTable)
 	catalogFuncs["has_any_column_privilege"] = hasAnyColumnPrivilege
 	catalogFuncs["has_column_privilege"] = hasColumnPrivilege
