@@ -93,7 +93,10 @@ func (a *statCounters) countScan(id uint64, index string, rows int) {
 	if index != "" {
 		r.idxScan.Add(1)
 		r.idxTupFetch.Add(int64(rows))
-		n, _ := r.byIndex.LoadOrStore(index, new(atomic.Int64))
+		n, ok := r.byIndex.Load(index)
+		if !ok {
+			n, _ = r.byIndex.LoadOrStore(index, new(atomic.Int64))
+		}
 		n.(*atomic.Int64).Add(1)
 		return
 	}
