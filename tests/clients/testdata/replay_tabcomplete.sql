@@ -36,6 +36,7 @@ LIMIT 1000
 ;;
 
 -- client: psql 15 tab completion: SELECT * FROM pg_c
+-- compare
 SELECT c.relname, NULL::pg_catalog.text FROM pg_catalog.pg_class c WHERE c.relkind IN ('r', 'S', 'v', 'm', 'f', 'p') AND (c.relname) LIKE 'pg\_c%' AND pg_catalog.pg_table_is_visible(c.oid)
 UNION ALL
 SELECT NULL::pg_catalog.text, n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname LIKE 'pg\_c%'
@@ -43,6 +44,7 @@ LIMIT 1000
 ;;
 
 -- client: psql 15 tab completion: SELECT * FROM pg_catalog.pg_c
+-- compare
 SELECT c.relname, n.nspname FROM pg_catalog.pg_class c, pg_catalog.pg_namespace n WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'S', 'v', 'm', 'f', 'p') AND (c.relname) LIKE 'pg\_c%' AND n.nspname = 'pg_catalog'
 LIMIT 1000
 ;;

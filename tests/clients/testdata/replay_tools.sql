@@ -693,6 +693,7 @@ ORDER BY pid
 ;;
 
 -- client: pgadmin dashboard (locks.sql)
+-- compare
 /*pga4dash*/
 SELECT
     pid,
@@ -1237,4 +1238,158 @@ WITH Words AS (
             FROM OrderWords
             WHERE LOWER(Word) IN (SELECT Name FROM Names)
             AND Row_Number = 1
+;;
+
+-- client: dbeaver (data type cache of pg_catalog: PostgreDataTypeCache.prepareObjectsStatement)
+-- params: ["11"]
+SELECT t.oid,t.*,c.relkind,format_type(nullif(t.typbasetype, 0), t.typtypmod) as base_type_name, d.description
+FROM pg_catalog.pg_type t
+LEFT OUTER JOIN pg_catalog.pg_type et ON et.oid=t.typelem 
+LEFT OUTER JOIN pg_catalog.pg_class c ON c.oid=t.typrelid
+LEFT OUTER JOIN pg_catalog.pg_description d ON t.oid=d.objoid
+WHERE t.typname IS NOT NULL
+AND (c.relkind IS NULL OR c.relkind = 'c') AND (et.typcategory IS NULL OR et.typcategory <> 'C')
+AND t.typnamespace=$1::oid 
+;;
+
+-- client: dbeaver (resolve a data type by name: PostgreDataTypeCache.resolveDataType)
+-- params: ["int4"]
+-- compare
+SELECT t.oid,t.*,format_type(nullif(t.typbasetype, 0), t.typtypmod) as base_type_name FROM pg_catalog.pg_type t
+LEFT OUTER JOIN pg_class c ON c.oid=t.typrelid
+WHERE t.typname=$1 
+;;
+
+-- client: dbeaver (resolve a data type by OID)
+-- params: ["1043"]
+-- compare
+SELECT t.oid,t.*,c.relkind,format_type(nullif(t.typbasetype, 0), t.typtypmod) as base_type_name FROM pg_catalog.pg_type t
+LEFT OUTER JOIN pg_class c ON c.oid=t.typrelid
+WHERE t.oid=$1::oid 
+;;
+
+-- client: dbeaver (encodings)
+SELECT c.contoencoding as encid,pg_catalog.pg_encoding_to_char(c.contoencoding) as encname FROM pg_catalog.pg_conversion c GROUP BY c.contoencoding ORDER BY 2
+;;
+
+-- client: dbeaver (transaction isolation of a new connection)
+-- compare
+SHOW TRANSACTION ISOLATION LEVEL
+;;
+
+-- client: dbeaver (roles with their descriptions)
+SELECT a.oid,a.*,pd.description FROM pg_catalog.pg_roles a left join pg_catalog.pg_shdescription pd on a.oid = pd.objoid ORDER BY a.rolname
+;;
+
+-- client: dbeaver (database by name)
+SELECT db.oid,db.* FROM pg_catalog.pg_database db WHERE datname=current_database()
+;;
+
+-- client: dbeaver (database description)
+-- compare
+select description from pg_shdescription join pg_database on objoid = pg_database.oid where datname = current_database()
+;;
+
+-- client: dbeaver (tablespaces)
+-- compare
+SELECT t.oid,t.*,pg_tablespace_location(t.oid) loc FROM pg_catalog.pg_tablespace t ORDER BY t.oid
+;;
+
+-- client: dbeaver (table cache with dependent sequences, schema public)
+SELECT c.oid,c.*,d.description,pg_catalog.pg_get_expr(c.relpartbound, c.oid) as partition_expr,  pg_catalog.pg_get_partkeydef(c.oid) as partition_key , dep.objid, dep.refobjsubid
+FROM pg_catalog.pg_class c
+LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=c.oid AND d.objsubid=0 AND d.classoid='pg_class'::regclass
+LEFT OUTER JOIN pg_depend dep on dep.refobjid = c."oid" AND dep.deptype = 'i' and dep.refobjsubid <> 0 and dep.classid = dep.refclassid
+WHERE c.relnamespace=2200 AND c.relkind not in ('i','I','c')
+;;
+
+-- client: dbeaver (table statistics of schema public)
+-- compare
+select c.relname,pg_catalog.pg_total_relation_size(c.oid) >= 0 as total_rel_size,pg_catalog.pg_relation_size(c.oid) >= 0 as rel_size FROM pg_class c WHERE c.relnamespace=2200 ORDER BY 1
+;;
+
+-- client: dbeaver (parents of table orders)
+-- compare
+SELECT i.*,c.relnamespace FROM pg_catalog.pg_inherits i,pg_catalog.pg_class c WHERE i.inhrelid='orders'::regclass AND c.oid=i.inhparent ORDER BY i.inhseqno
+;;
+
+-- client: dbeaver (rules of view big_orders)
+-- compare
+SELECT r.oid,r.*, pg_get_ruledef(r.oid) AS definition FROM pg_rewrite r WHERE r.ev_class='big_orders'::regclass AND r.rulename <> '_RETURN'::name
+;;
+
+-- client: dbeaver (policies of table orders)
+-- compare
+select * from pg_catalog.pg_policies where schemaname='public' and tablename='orders'
+;;
+
+-- client: dbeaver (constraints of table orders)
+SELECT c.oid,c.*,t.relname as tabrelname,rt.relnamespace as refnamespace,d.description, case when c.contype='c' then "substring"(pg_get_constraintdef(c.oid), 7) else null end consrc_copy FROM pg_catalog.pg_constraint c INNER JOIN pg_catalog.pg_class t ON t.oid=c.conrelid LEFT OUTER JOIN pg_catalog.pg_class rt ON rt.oid=c.confrelid LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=c.oid AND d.objsubid=0 AND d.classoid='pg_constraint'::regclass WHERE c.conrelid='orders'::regclass ORDER BY c.oid
+;;
+
+-- client: dbeaver (schemas of the foreign keys referencing customers)
+-- compare
+SELECT DISTINCT connamespace FROM pg_catalog.pg_constraint WHERE confrelid='customers'::regclass
+;;
+
+-- client: dbeaver (indexes of table orders, with their sizes and scans)
+SELECT i.*,i.indkey as keys,c.relname,c.relnamespace,c.relam,c.reltablespace,tc.relname as tabrelname,dsc.description,pg_catalog.pg_get_expr(i.indpred, i.indrelid) as pred_expr,pg_catalog.pg_get_expr(i.indexprs, i.indrelid, true) as expr,pg_catalog.pg_relation_size(i.indexrelid) as index_rel_size,pg_catalog.pg_stat_get_numscans(i.indexrelid) as index_num_scans FROM pg_catalog.pg_index i INNER JOIN pg_catalog.pg_class c ON c.oid=i.indexrelid INNER JOIN pg_catalog.pg_class tc ON tc.oid=i.indrelid LEFT OUTER JOIN pg_catalog.pg_description dsc ON i.indexrelid=dsc.objoid WHERE i.indrelid='orders'::regclass ORDER BY c.relname
+;;
+
+-- client: dbeaver (triggers of table orders)
+-- compare
+SELECT x.oid,x.*,p.pronamespace as func_schema_id,d.description FROM pg_catalog.pg_trigger x LEFT OUTER JOIN pg_catalog.pg_proc p ON p.oid=x.tgfoid LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=x.oid AND d.objsubid=0 WHERE x.tgrelid = 'orders'::regclass AND NOT x.tgisinternal
+;;
+
+-- client: dbeaver (dependencies of table orders)
+SELECT DISTINCT dep.deptype, dep.classid, dep.objid, cl.relkind, attr.attname,pg_get_expr(ad.adbin, ad.adrelid) adefval,
+    CASE WHEN cl.relkind IS NOT NULL THEN cl.relkind::text || COALESCE(dep.objsubid::text, '')::text
+        WHEN tg.oid IS NOT NULL THEN 'T'::text
+        WHEN ty.oid IS NOT NULL THEN 'y'::text
+        WHEN ns.oid IS NOT NULL THEN 'n'::text
+        WHEN pr.oid IS NOT NULL THEN 'p'::text
+        WHEN la.oid IS NOT NULL THEN 'l'::text
+        WHEN rw.oid IS NOT NULL THEN 'R'::text
+        WHEN co.oid IS NOT NULL THEN 'C'::text || contype::text
+        WHEN ad.oid IS NOT NULL THEN 'A'::text
+        ELSE ''
+    END AS type,
+    COALESCE(coc.relname, clrw.relname, tgr.relname) AS ownertable,
+    CASE WHEN cl.relname IS NOT NULL AND att.attname IS NOT NULL THEN cl.relname || '.' || att.attname
+    ELSE COALESCE(cl.relname, co.conname, pr.proname, tg.tgname, ty.typname, la.lanname, rw.rulename, ns.nspname)
+    END AS refname,
+    COALESCE(nsc.nspname, nso.nspname, nsp.nspname, nst.nspname, nsrw.nspname, tgrn.nspname) AS nspname
+FROM pg_depend dep
+LEFT JOIN pg_class cl ON dep.objid=cl.oid
+LEFT JOIN pg_attribute att ON dep.objid=att.attrelid AND dep.objsubid=att.attnum
+LEFT JOIN pg_namespace nsc ON cl.relnamespace=nsc.oid
+LEFT JOIN pg_proc pr ON dep.objid=pr.oid
+LEFT JOIN pg_namespace nsp ON pr.pronamespace=nsp.oid
+LEFT JOIN pg_trigger tg ON dep.objid=tg.oid
+LEFT JOIN pg_class tgr ON tg.tgrelid=tgr.oid
+LEFT JOIN pg_namespace tgrn ON tgr.relnamespace=tgrn.oid
+LEFT JOIN pg_type ty ON dep.objid=ty.oid
+LEFT JOIN pg_namespace nst ON ty.typnamespace=nst.oid
+LEFT JOIN pg_constraint co ON dep.objid=co.oid
+LEFT JOIN pg_class coc ON co.conrelid=coc.oid
+LEFT JOIN pg_namespace nso ON co.connamespace=nso.oid
+LEFT JOIN pg_rewrite rw ON dep.objid=rw.oid
+LEFT JOIN pg_class clrw ON clrw.oid=rw.ev_class
+LEFT JOIN pg_namespace nsrw ON clrw.relnamespace=nsrw.oid
+LEFT JOIN pg_language la ON dep.objid=la.oid
+LEFT JOIN pg_namespace ns ON dep.objid=ns.oid
+LEFT JOIN pg_attrdef ad ON ad.oid=dep.objid
+LEFT JOIN pg_attribute attr ON attr.attrelid=ad.adrelid and attr.attnum=ad.adnum
+WHERE dep.refobjid='orders'::regclass
+ORDER BY type
+;;
+
+-- client: pg_catalog statistics (activity counters of schema.sql's tables after its inserts)
+-- compare
+SELECT relname, n_tup_upd, n_tup_del, n_dead_tup, idx_scan IS NULL AS no_index FROM pg_stat_user_tables ORDER BY relname
+;;
+
+-- client: pg_catalog statistics (time zones: pgAdmin's and DBeaver's time zone pickers)
+-- compare
+SELECT name, abbrev, utc_offset, is_dst FROM pg_timezone_names WHERE name IN ('UTC', 'Asia/Tokyo', 'Asia/Kolkata') ORDER BY name
 ;;
