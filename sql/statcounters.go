@@ -30,16 +30,21 @@ type relActivity struct {
 	seqScan, seqTupRead, idxScan, idxTupFetch atomic.Int64
 	inserted, updated, deleted, modified      atomic.Int64
 	// byIndex counts the key lookups by the index (or primary key) name
-	// they read (name -> *atomic.Int64), pg_stat_get_numscans of an index.
+	// they read (name -> *indexActivity): pg_stat_get_numscans of an
+	// index, pg_stat_user_indexes.
 	byIndex sync.Map
 }
 
-// indexScans returns the key lookups through index name.
-func (r *relActivity) indexScans(name string) int64 {
+// indexActivity is one index's key lookups and the rows they found.
+type indexActivity struct{ scans, rows atomic.Int64 }
+
+// index returns the counters of index name (zero if it has none).
+func (r *relActivity) index(name string) (scans, rows int64) {
 	if n, ok := r.byIndex.Load(name); ok {
-		return n.(*atomic.Int64).Load()
+		ix := n.(*indexActivity)
+		return ix.scans.Load(), ix.rows.Load()
 	}
-	return 0
+	return 0, 0
 }
 
 // statCounters is the engine's counters: per relation by catalog ID, and
@@ -95,9 +100,11 @@ func (a *statCounters) countScan(id uint64, index string, rows int) {
 		r.idxTupFetch.Add(int64(rows))
 		n, ok := r.byIndex.Load(index)
 		if !ok {
-			n, _ = r.byIndex.LoadOrStore(index, new(atomic.Int64))
+			n, _ = r.byIndex.LoadOrStore(index, new(indexActivity))
 		}
-		n.(*atomic.Int64).Add(1)
+		ix := n.(*indexActivity)
+		ix.scans.Add(1)
+		ix.rows.Add(int64(rows))
 		return
 	}
 	r.seqScan.Add(1)
@@ -147,7 +154,8 @@ func statGetNumscans(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, 
 	case ri.index != nil:
 		if t := s.rel(ri.index.table); t != nil && t.obj != nil {
 			if r := s.e.stats.peek(t.obj.ID); r != nil {
-				return repr.NewInt(r.indexScans(ri.name)), nil
+				scans, _ := r.index(ri.name)
+				return repr.NewInt(scans), nil
 			}
 		}
 	case ri.obj != nil:

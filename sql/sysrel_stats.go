@@ -38,6 +38,9 @@ func init() {
 	} {
 		defSysRel(d.id, d.oid, nsPgCatalog, d.name, true, d.cols, rowsStatTables(d.name, d.which))
 	}
+	idxCols := "relid oid, indexrelid oid, schemaname name, relname name, indexrelname name, idx_scan bigint, idx_tup_read bigint, idx_tup_fetch bigint"
+	defSysRel(521, 12183, nsPgCatalog, "pg_stat_all_indexes", true, idxCols, rowsStatIndexes("pg_stat_all_indexes"))
+	defSysRel(544, 12192, nsPgCatalog, "pg_stat_user_indexes", true, idxCols, rowsStatIndexes("pg_stat_user_indexes"))
 	defSysRel(552, 12209, nsPgCatalog, "pg_statio_all_sequences", true, seqCols, rowsStatioSequences("pg_statio_all_sequences"))
 	defSysRel(558, 12218, nsPgCatalog, "pg_statio_user_sequences", true, seqCols, rowsStatioSequences("pg_statio_user_sequences"))
 	defSysRel(525, 12266, nsPgCatalog, "pg_stat_database", true,
@@ -189,6 +192,34 @@ func rowsStatDatabase(s *sysSnap) []repr.Row {
 	db["tup_returned"], db["tup_fetched"] = repr.NewInt(sum.returned), repr.NewInt(sum.fetched)
 	db["tup_inserted"], db["tup_updated"], db["tup_deleted"] = repr.NewInt(sum.ins), repr.NewInt(sum.upd), repr.NewInt(sum.del)
 	return []repr.Row{r.row(shared), r.row(db)}
+}
+
+// rowsStatIndexes lists, for pg_stat_all_indexes and pg_stat_user_indexes,
+// each index (primary keys and UNIQUE constraints included) of the user's
+// tables and materialized views with its key lookups (idx_scan) and the
+// rows they found (idx_tup_read and idx_tup_fetch: a lookup reads the
+// rows themselves). Eddy's system relations have no indexes.
+func rowsStatIndexes(rel string) func(s *sysSnap) []repr.Row {
+	return func(s *sysSnap) []repr.Row {
+		r := sysRelsByName["pg_catalog."+rel]
+		var out []repr.Row
+		s.statRels(statUser, func(ri *relInfo, _ int) {
+			if ri.obj == nil {
+				return
+			}
+			a := s.e.stats.peek(ri.obj.ID)
+			for _, ix := range ri.indexes {
+				var scans, rows int64
+				if a != nil {
+					scans, rows = a.index(ix.name)
+				}
+				out = append(out, r.row(map[string]repr.Datum{"relid": oidD(ri.oid), "indexrelid": oidD(ix.oid),
+					"schemaname": nameD(s.cat.namespaceName(ri.ns)), "relname": nameD(ri.name), "indexrelname": nameD(ix.name),
+					"idx_scan": repr.NewInt(scans), "idx_tup_read": repr.NewInt(rows), "idx_tup_fetch": repr.NewInt(rows)}))
+			}
+		})
+		return out
+	}
 }
 
 // relTotals sums the relations' counters for pg_stat_database: rows
