@@ -83,10 +83,17 @@ func newEntry(key []byte, val, sep repr.Datum, n int64) *mentry {
 		e.key = string(key)
 	}
 	if !sep.IsNull() {
-		e.sep = &sep
+		e.sep = heapDatum(sep)
 	}
 	return e
 }
+
+// heapDatum returns a pointer to a copy of d. It is a function of its own
+// so that only a separator is moved to the heap: taking the address of
+// newEntry's parameter would allocate it for every entry, separator or not.
+//
+//go:noinline
+func heapDatum(d repr.Datum) *repr.Datum { return &d }
 
 // separator returns e's separator (NULL if none).
 func (e *mentry) separator() repr.Datum {
