@@ -70,10 +70,11 @@ type reduceOp struct {
 
 	// sp is the spilled state (reduce_spill.go); nil while in memory.
 	sp *residency
-
 	// refine, when set, partitions the shards by part of the group key
 	// (shard_refine.go); nil: by the whole group key.
 	refine *refinedKey
+	// outs holds the last committed Step's output rows (reduce_outs.go).
+	outs outCache
 }
 
 // group is the state of one group but its accumulators and multisets,
@@ -87,7 +88,9 @@ type group struct {
 	stamp uint64
 	id    int32
 	klen  int32
-	in    bool
+	// out is g's index in outs, if its row there is still g's.
+	out int32
+	in  bool
 }
 
 // key returns g's key encoding.
@@ -254,8 +257,7 @@ func (o *reduceOp) touch(s *stepCtx, g *group, existed bool) error {
 	g.stamp = s.epoch
 	u := groupUndo{g: g, rows: g.rows, existed: existed, off: len(o.wordUndo), doff: len(o.decUndo)}
 	if existed && !o.spec.EmitOnClose {
-		var err error
-		if u.out, err = o.output(s.slab, g); err != nil {
+		if err := o.oldOutput(s, g, &u); err != nil {
 			return err
 		}
 	}
@@ -263,6 +265,19 @@ func (o *reduceOp) touch(s *stepCtx, g *group, existed bool) error {
 	o.wordUndo = append(o.wordUndo, o.arena.wordsOf(g.id)...)
 	o.decUndo = append(o.decUndo, o.arena.decsOf(g.id)...)
 	return nil
+}
+
+// oldOutput sets u.out to g's output row before the pending Step: the
+// row the last committed Step emitted for g if it touched g, else
+// computed from g's state.
+func (o *reduceOp) oldOutput(s *stepCtx, g *group, u *groupUndo) error {
+	if r, ok := o.outs.get(g); ok {
+		u.out = r
+		return nil
+	}
+	var err error
+	u.out, err = o.output(s.slab, g)
+	return err
 }
 
 // acc returns aggregate a's accumulator in g, unpacked.
@@ -450,6 +465,9 @@ func (o *reduceOp) finish(s *stepCtx) ([]repr.Update, error) {
 		if err != nil {
 			return nil, err
 		}
+		if g.in && !o.spec.EmitOnClose {
+			o.outs.put(g, cur)
+		}
 		if !identicalRows(gu.out, cur) {
 			if gu.out != nil {
 				out = append(out, repr.Update{Row: gu.out, Time: s.t, Diff: -1})
@@ -568,6 +586,7 @@ func (o *reduceOp) commit() {
 			o.arena.release(g.id)
 		}
 	}
+	o.outs.commit()
 	o.forget()
 	if o.sp != nil {
 		o.sp.trim(o)
@@ -625,5 +644,6 @@ func (o *reduceOp) rollback() {
 			o.arena.release(g.id)
 		}
 	}
+	o.outs.rollback()
 	o.forget()
 }
