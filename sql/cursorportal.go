@@ -70,7 +70,7 @@ func (p *Portal) executeCursor(ctx context.Context, w RowWriter, maxRows int) (t
 	if maxRows > 0 && len(rows) == maxRows {
 		return "", true, nil
 	}
-	return "SELECT " + formatInt(int64(len(rows))), false, nil
+	return selectTag(len(rows)), false, nil
 }
 
 var errNoPortalCursor = repr.ErrorKind{Code: repr.CodeInvalidCursor, Format: "portal \"%s\" does not exist"}

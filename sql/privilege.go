@@ -105,7 +105,9 @@ func effectiveACL(acl []ACLItem, owner uint32, all aclMode, isPublic bool) []ACL
 		return acl
 	}
 	o := ownerOID(owner)
-	out := []ACLItem{{Grantee: o, Grantor: o, Privs: all}}
+	// Room for both items, so that where the result does not escape (a
+	// privilege check inlining this) no append moves it to the heap.
+	out := append(make([]ACLItem, 0, 2), ACLItem{Grantee: o, Grantor: o, Privs: all})
 	if isPublic {
 		out = append(out, ACLItem{Grantor: o, Privs: privUsage})
 	}

@@ -75,7 +75,7 @@ func (p *Portal) fetchPortal(ctx context.Context, q *Portal, fs *pg.FetchStmt) e
 // statement's tag.
 func (p *Portal) executedTag(n int) string {
 	if p.st.stmt.Ext == nil && p.st.stmt.AST.GetSelectStmt() != nil && strings.HasPrefix(p.tag, "SELECT ") {
-		return "SELECT " + formatInt(int64(n))
+		return selectTag(n)
 	}
 	return p.tag
 }

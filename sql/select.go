@@ -74,8 +74,26 @@ func (p *Portal) setRows(rows []repr.Row, err error) error {
 		return err
 	}
 	p.rows = rows
-	p.tag = "SELECT " + strconv.Itoa(len(rows))
+	p.tag = selectTag(len(rows))
 	return nil
+}
+
+// selectTags are the command tags of SELECTs returning fewer than
+// len(selectTags) rows, built once: a point read returns one row, and
+// its tag was built twice per query.
+var selectTags = func() (tags [64]string) {
+	for i := range tags {
+		tags[i] = "SELECT " + strconv.Itoa(i)
+	}
+	return tags
+}()
+
+// selectTag returns the command tag of a SELECT that returned n rows.
+func selectTag(n int) string {
+	if n >= 0 && n < len(selectTags) {
+		return selectTags[n]
+	}
+	return "SELECT " + strconv.Itoa(n)
 }
 
 func stack() string { return string(debug.Stack()) }

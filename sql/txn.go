@@ -332,6 +332,9 @@ func skipped(e *repr.Error) error { return skipNotice{e} }
 // noticeSkipped turns a skipNotice into a NOTICE for the client and nil;
 // any other error is returned as is.
 func (s *Session) noticeSkipped(err error) error {
+	if err == nil {
+		return nil // errors.As would move sk to the heap for nothing
+	}
 	var sk skipNotice
 	if !errors.As(err, &sk) {
 		return err
