@@ -88,7 +88,7 @@ func storeOptions(o Options) storage.Options {
 	so := storage.Options{DiskReserve: o.DiskReserve}
 	if o.MemoryLimit > 0 {
 		so.CacheSize = min(max(o.MemoryLimit/8, 8<<20), 1<<30)
-		so.MemTableSize = uint64(min(max(o.MemoryLimit/16, 4<<20), 64<<20))
+		so.MemTableSize = uint64(min(max(o.MemoryLimit/16, 4<<20), storage.DefaultMemTableSize))
 	}
 	return so
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eddydb/eddy/storage"
 )
 
 // TestSpillDDLBlock runs DDL transaction blocks (CREATE INDEX, a view
@@ -240,5 +242,25 @@ func TestRestartSettlesMemory(t *testing.T) {
 func fillSpillTest(te *testEngine) {
 	for lo := 1; lo <= 50000; lo += 10000 {
 		te.mustRun(fmt.Sprintf("INSERT INTO t SELECT i, i %% 40000 FROM generate_series(%d, %d) i", lo, lo+9999))
+	}
+}
+
+// TestStoreOptionsMemtables checks that a memory budget bounds Pebble's
+// memtables at a sixteenth of it, up to storage's default, and that no
+// budget leaves the default.
+func TestStoreOptionsMemtables(t *testing.T) {
+	for _, c := range []struct {
+		limit int64
+		want  uint64
+	}{
+		{0, 0}, // storage.DefaultMemTableSize
+		{16 << 20, 4 << 20},
+		{1 << 30, 64 << 20},
+		{3 << 30, 192 << 20},
+		{8 << 30, storage.DefaultMemTableSize},
+	} {
+		if got := storeOptions(Options{MemoryLimit: c.limit}).MemTableSize; got != c.want {
+			t.Errorf("budget %d: memtable %d, want %d", c.limit, got, c.want)
+		}
 	}
 }

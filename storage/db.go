@@ -20,9 +20,11 @@ type Options struct {
 	// and view rows also live in Collections, so the cache mostly serves
 	// operator state and restarts.
 	CacheSize int64
-	// MemTableSize is the size of one memtable in bytes (default 64 MiB).
-	// Larger memtables mean fewer flushes and less write amplification for
-	// state that is overwritten often.
+	// MemTableSize is the size of one memtable in bytes (default
+	// DefaultMemTableSize). Larger memtables mean fewer flushes and less
+	// write amplification for state that is overwritten often, and state
+	// that is written and deleted within one memtable (a window's rows,
+	// range-deleted when it closes) is never flushed at all.
 	MemTableSize uint64
 	// MaxCompactions bounds concurrent compactions (default 1, leaving the
 	// other core to the dataflows).
@@ -38,13 +40,26 @@ type Options struct {
 	DiskReserve int64
 }
 
+// DefaultMemTableSize is the default size of one memtable: 256 MiB, so
+// that the state a streaming view writes and deletes again within seconds
+// dies in the memtable. Nexmark q7 keeps each bid of an open 10-second
+// window as interval-join state (about 250 MB of writes per million
+// events at 230 bytes a bid) and range-deletes it when the window
+// closes: with 64 MiB memtables every bid was flushed to L0 and then
+// rewritten by a compaction that dropped it; with 256 MiB most windows
+// open and close inside one memtable (BENCHMARKS.md, "the per-event cost
+// of durability"). The cost is memory outside the Go heap (up to two
+// memtables while one flushes) and a longer WAL replay after a crash;
+// a memory budget shrinks it (sql's storeOptions).
+const DefaultMemTableSize = 256 << 20
+
 // withDefaults returns o with every zero field set to its default.
 func (o Options) withDefaults() Options {
 	if o.CacheSize <= 0 {
 		o.CacheSize = 1 << 30
 	}
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 64 << 20
+		o.MemTableSize = DefaultMemTableSize
 	}
 	if o.MaxCompactions <= 0 {
 		o.MaxCompactions = 1

@@ -242,3 +242,43 @@ func TestBatchRollbackTo(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultMemtableHoldsClosedWindows writes 96 MiB of state in
+// checkpoint-sized batches and then range-deletes it, as a window join
+// does with the rows of a window when it closes: with the default
+// memtable size none of it may reach an sstable (no flush), so neither a
+// flush nor a compaction pays for rows that died within seconds. With the
+// former 64 MiB memtables the rows were flushed and then compacted away.
+func TestDefaultMemtableHoldsClosedWindows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 96 MiB")
+	}
+	o := quietOptions()
+	o.MemTableSize = 0 // the default
+	db, err := Open(t.TempDir(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const rows, checkpoints = 1 << 17, 4 // 96 MiB of 768-byte values
+	value := make([]byte, 768)
+	b := db.NewBatch()
+	defer b.Close()
+	for c := range checkpoints {
+		for i := range rows / checkpoints {
+			b.Set(append(StatePrefix(7), fmt.Appendf(nil, "w%08d", c*rows/checkpoints+i)...), value)
+		}
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+		b.Reset()
+	}
+	b.DeletePrefix(append(StatePrefix(7), 'w'))
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if m := db.pdb.Metrics(); m.Flush.Count != 0 || m.Levels[0].TablesFlushed != 0 {
+		t.Fatalf("state written and deleted within one memtable was flushed: %d flushes, %d L0 tables",
+			m.Flush.Count, m.Levels[0].TablesFlushed)
+	}
+}
