@@ -159,13 +159,28 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 			return nil, err
 		}
 	}
-	if err := b.planSRFs(targets, ec, p); err != nil {
+	if err := b.planSRFs(append(slices.Clip(targets), sortTargets(sel)...), ec, p); err != nil {
 		return nil, err
 	}
 	if targets, err = ec.expandRecordStars(targets); err != nil {
 		return nil, err
 	}
 	return b.finishSelect(sel, targets, ec, p)
+}
+
+// sortTargets returns the ORDER BY items of sel as targets, so that the
+// set-returning calls they hold run with the select list's (PostgreSQL
+// makes an ORDER BY expression a hidden select-list entry: SELECT a FROM
+// t ORDER BY generate_series(1, 2) yields each row twice, in lockstep
+// with any select-list call). Ordinals and output names hold no call.
+func sortTargets(sel *pg_query.SelectStmt) []target {
+	var out []target
+	for _, s := range sel.SortClause {
+		if sb := s.GetSortBy(); sb != nil {
+			out = append(out, target{node: sb.Node})
+		}
+	}
+	return out
 }
 
 // filter applies a WHERE-like predicate, keeping rel's columns.
