@@ -27,6 +27,9 @@ type writeSet struct {
 	// readAs, when set, is what the statement's reads see instead (the
 	// state before a WITH statement's data-modifying parts: reader).
 	readAs *writeSet
+	// claims, while a WITH statement with data-modifying parts runs, are
+	// the rows its parts updated or deleted (modifying_order.go).
+	claims rowClaims
 	// owner is the session whose block this is (nil: an autocommit
 	// statement's), for the row locks its writes hold (rowlocks.go).
 	owner *Session

@@ -327,6 +327,7 @@ func (e *Engine) updateRows(u *planner.Update, ctx *expr.Ctx, ws *writeSet) ([]r
 		return nil, err
 	}
 	n := len(u.Table.Columns)
+	rows, counts = ws.claims.claim(uint64(u.Table.ID), n, rows, counts)
 	olds, news := make([]repr.Row, len(rows)), make([]repr.Row, len(rows))
 	for i, r := range rows {
 		nr := make(repr.Row, len(u.Set), len(r))
@@ -368,6 +369,7 @@ func (e *Engine) deleteRows(d *planner.Delete, ctx *expr.Ctx, ws *writeSet) ([]r
 		return nil, err
 	}
 	id, n := uint64(d.Table.ID), len(d.Table.Columns)
+	rows, counts = ws.claims.claim(id, n, rows, counts)
 	var out []repr.Row
 	for i, r := range rows {
 		ws.add(id, r[:n:n], -counts[i])

@@ -23,9 +23,9 @@ import (
 // (planner.CTEResult). The parts' changes go to the one write set in
 // order, so constraints are checked against all of them (an INSERT may
 // reuse a key a DELETE part freed) and views see the whole statement at
-// one logical time. Two parts updating or deleting rows of the same
-// table, whose outcome PostgreSQL leaves unspecified, are refused with
-// 0A000, as is WITH RECURSIVE with data-modifying parts.
+// one logical time. Two parts may update or delete rows of the same
+// table: a row one part changed is skipped by the parts that run after it
+// (modifying_order.go). WITH RECURSIVE with data-modifying parts is 0A000.
 
 // returningAsWith rewrites an INSERT, UPDATE or DELETE whose RETURNING
 // list has subqueries into its data-modifying WITH form
@@ -67,10 +67,17 @@ func (p *Portal) execModifying(ctx context.Context, n *pg.Node) error {
 	mark := ws.mark()
 	ws.readAs = ws.frozen()
 	opts := planner.Options{ParamTypes: p.st.paramTypes, Params: p.params, TimeZone: s.settings.timeZone,
-		ModifyingCTEs: map[*pg.CommonTableExpr]*planner.CTEResult{}}
+		ModifyingCTEs: planner.DescribeModifyingCTEs(n)} // no rows until a part runs; nothing run earlier reads it
 	deleting := false
+	ws.claims = rowClaims{}
 	err := func() error {
-		for _, ce := range ces {
+		for _, ce := range modifyingOrder(n, ces, w) {
+			if ce == nil {
+				if err := p.runMain(n, opts, ectx, ws, &deleting); err != nil {
+					return err
+				}
+				continue
+			}
 			d, rows, _, err := s.e.runPart(planner.CTEStatement(w, ce), opts, ectx, ws)
 			if err != nil {
 				return err
@@ -78,16 +85,9 @@ func (p *Portal) execModifying(ctx context.Context, n *pg.Node) error {
 			deleting = deleting || d.del != nil
 			opts.ModifyingCTEs[ce] = &planner.CTEResult{Columns: d.returningCols, Rows: rows}
 		}
-		if n.GetSelectStmt() != nil {
-			return p.runMainQuery(n, opts, ectx, ws.readAs)
-		}
-		d, rows, tag, err := s.e.runPart(n, opts, ectx, ws)
-		if err == nil {
-			deleting = deleting || d.del != nil
-			p.tag, p.rows = tag, rows
-		}
-		return err
+		return nil
 	}()
+	ws.claims = nil
 	ws.readAs = nil
 	if err == nil {
 		err = s.e.checkStatement(ws, mark, ectx, deleting)
@@ -101,6 +101,21 @@ func (p *Portal) execModifying(ctx context.Context, n *pg.Node) error {
 		return s.e.commit(ws)
 	}
 	return nil
+}
+
+// runMain runs the main statement of a WITH statement with
+// data-modifying parts: a SELECT reading the tables as the statement
+// found them, or a write into ws (deleting notes a DELETE).
+func (p *Portal) runMain(n *pg.Node, opts planner.Options, ectx *expr.Ctx, ws *writeSet, deleting *bool) error {
+	if n.GetSelectStmt() != nil {
+		return p.runMainQuery(n, opts, ectx, ws.readAs)
+	}
+	d, rows, tag, err := p.st.s.e.runPart(n, opts, ectx, ws)
+	if err == nil {
+		*deleting = *deleting || d.del != nil
+		p.tag, p.rows = tag, rows
+	}
+	return err
 }
 
 // runPart plans and runs one write of a WITH statement into ws, returning
@@ -135,31 +150,13 @@ func (p *Portal) runMainQuery(n *pg.Node, opts planner.Options, ectx *expr.Ctx, 
 }
 
 // checkModifyingParts refuses what a WITH statement with data-modifying
-// parts (ces of WITH list w) cannot do honestly: two parts updating or
-// deleting rows of one table, WITH RECURSIVE, and row locks.
+// parts cannot do honestly: WITH RECURSIVE, and row locks.
 func checkModifyingParts(n *pg.Node, ces []*pg.CommonTableExpr, w *pg.WithClause) error {
 	switch {
 	case w.Recursive:
 		return repr.Unsupported("WITH RECURSIVE with a data-modifying statement")
 	case len(n.GetSelectStmt().GetLockingClause()) > 0:
 		return repr.Unsupported("%s with a data-modifying WITH query", planner.LockName(n.GetSelectStmt()))
-	}
-	seen := map[string]bool{}
-	for _, part := range append(ctesQueries(ces), n) {
-		var rv *pg.RangeVar
-		switch {
-		case part.GetUpdateStmt() != nil:
-			rv = part.GetUpdateStmt().Relation
-		case part.GetDeleteStmt() != nil:
-			rv = part.GetDeleteStmt().Relation
-		default:
-			continue
-		}
-		name := rv.Schemaname + "." + rv.Relname
-		if seen[name] {
-			return repr.Unsupported("a WITH statement whose parts update or delete rows of table %q more than once", rv.Relname)
-		}
-		seen[name] = true
 	}
 	return nil
 }
