@@ -787,6 +787,7 @@ func (a *alteration) checkDependents() error {
 		return err
 	}
 	shadow := e.cat.shadow(a.old, a.nu)
+	shadow.keyOrders = map[uint64][]int{a.nu.ID: a.nu.storeKey()}
 	for old, nu := range a.rewritten {
 		shadow.byID[nu.ID] = nu
 		delete(shadow.byName, qualified(old.Schema, old.Name))

@@ -153,6 +153,10 @@ type Catalog struct {
 	// indexesOf; guarded by refsMu).
 	idx        map[uint64][]*Object
 	idxVersion uint64
+	// keyOrders, in the shadow catalog of an ALTER TABLE, give the key
+	// order the altered table's rows will be stored in (nil: the whole
+	// row), which its collection does not have yet (Engine.keyOrder).
+	keyOrders map[uint64][]int
 	// size, when set, returns the current number of rows of a stored
 	// relation, for the planner's estimates (Relation.Rows). Callers of
 	// Relation hold the engine's lock, as for everything else here.

@@ -274,7 +274,7 @@ func (e *Engine) sharedIndex(cat *Catalog, plan *dataflow.Plan, in int, keys []i
 	if obj == nil || c == nil || obj.Source != nil && obj.Source.Watermark != nil {
 		return 0, nil, 0, false
 	}
-	own := c.KeyCols()
+	own := e.keyOrder(cat, obj.ID)
 	if own == nil {
 		own = identityCols(len(obj.Columns))
 	}
@@ -303,7 +303,7 @@ func (e *Engine) uniqueKey(cat *Catalog, plan *dataflow.Plan, in int, keys []int
 	if !ok || e.colls[uint64(src.Collection)] == nil {
 		return false
 	}
-	pk := e.colls[uint64(src.Collection)].KeyCols()
+	pk := e.keyOrder(cat, uint64(src.Collection))
 	if pk == nil {
 		return false
 	}
@@ -313,6 +313,19 @@ func (e *Engine) uniqueKey(cat *Catalog, plan *dataflow.Plan, in int, keys []int
 		}
 	}
 	return true
+}
+
+// keyOrder returns the columns that key the stored rows of relation id
+// (nil: the whole row, column by column): its collection's, or under an
+// ALTER TABLE's shadow catalog the altered table's new order
+// (Catalog.keyOrders), so that a dependent view's stored plan is checked
+// against the order its shared arrangements will read. The collection
+// must exist.
+func (e *Engine) keyOrder(cat *Catalog, id uint64) []int {
+	if order, ok := cat.keyOrders[id]; ok {
+		return order
+	}
+	return e.colls[id].KeyCols()
 }
 
 // prefixPerm reports whether the distinct columns cols are, in some
