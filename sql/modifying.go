@@ -161,14 +161,6 @@ func checkModifyingParts(n *pg.Node, ces []*pg.CommonTableExpr, w *pg.WithClause
 	return nil
 }
 
-func ctesQueries(ces []*pg.CommonTableExpr) []*pg.Node {
-	out := make([]*pg.Node, len(ces))
-	for i, ce := range ces {
-		out[i] = ce.Ctequery
-	}
-	return out
-}
-
 // refuseModifyingWith is PostgreSQL's 0A000 for a view, materialized view
 // or cursor whose query has data-modifying WITH parts at its top level
 // (what says which: "views must not contain"), which it cannot run once
