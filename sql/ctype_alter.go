@@ -15,8 +15,9 @@ import (
 // ALTER TYPE of a composite type: RENAME TO, and ADD / DROP / RENAME
 // ATTRIBUTE, also while table columns use the type (their stored values
 // are rewritten to the new fields) and plain views use it (they are
-// planned from their stored query at each read); a materialized view using
-// the type is 0A000, see typeInUse. A rename keeps the OID, so columns of the type follow it, and
+// planned from their stored query at each read) and materialized views
+// whose stored plan stays valid (matviewKeepsPlan); others are 0A000, see
+// typeInUse. A rename keeps the OID, so columns of the type follow it, and
 // rewrites the stored queries that name the type, as PostgreSQL's views
 // hold its OID.
 
@@ -67,10 +68,10 @@ func (p *Portal) execRenameType(rs *pg.RenameStmt) error {
 		if columnIndex(nu.Columns, rs.Newname) >= 0 {
 			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, o.Name)
 		}
-		if _, err := e.typeInUse(o, "ALTER TYPE ... RENAME ATTRIBUTE", []string{rs.Subname}); err != nil {
+		nu.Columns[i].Name = rs.Newname
+		if _, err := e.typeInUse(o, nu, "ALTER TYPE ... RENAME ATTRIBUTE", []string{rs.Subname}); err != nil {
 			return err
 		}
-		nu.Columns[i].Name = rs.Newname
 		return e.commitAltered(o, nu, nil)
 	}
 	if e.cat.lookup(o.Schema, rs.Newname) != nil {
@@ -283,22 +284,23 @@ func viewNamesField(v *Object, name string) bool {
 	return found
 }
 
-// typeInUse refuses a change to the fields of the composite type o that
-// Eddy cannot apply to what uses it (0A000 naming what and the user): a
-// materialized view whose columns or query use the type, or that reads a
-// table or view of the type (its stored plan and state hold the old
-// fields); a plain view that cannot be planned again unchanged
+// typeInUse refuses a change to the fields of the composite type o (nu:
+// its changed copy) that Eddy cannot apply to what uses it (0A000 naming
+// what and the user): a materialized view whose stored plan the change
+// would invalidate (matviewKeepsPlan); a plain view that cannot be planned again unchanged
 // (viewReplans); a relation other than a table or view with a column of
 // the type. fields are the old names of the renamed or dropped fields.
 // It returns the tables with columns of the type.
-func (e *Engine) typeInUse(o *Object, what string, fields []string) (typeDeps, error) {
+func (e *Engine) typeInUse(o, nu *Object, what string, fields []string) (typeDeps, error) {
 	d := e.cat.typeDependents(o)
 	refuse := func(user string) error {
 		return repr.Unsupported("%s of type %s, which %s uses", what, o.Name, user)
 	}
+	shadow := e.cat.shadow(o, nu)
+	keeps := func(x *Object) bool { return viewReplans(x, o, fields) || e.matviewKeepsPlan(x, o, shadow) }
 	for _, v := range d.views {
 		for _, x := range e.dropSet(v) {
-			if !viewReplans(x, o, fields) {
+			if !keeps(x) {
 				return d, refuse(kindName(x.Kind) + " " + x.Name)
 			}
 		}
@@ -308,7 +310,7 @@ func (e *Engine) typeInUse(o *Object, what string, fields []string) (typeDeps, e
 			return d, refuse(depKind(t) + " " + t.Name)
 		}
 		for _, x := range e.dropSet(t)[1:] {
-			if !viewReplans(x, o, fields) {
+			if !keeps(x) {
 				return d, refuse(fmt.Sprintf("%s %s (reading table %s)", kindName(x.Kind), x.Name, t.Name))
 			}
 		}
@@ -365,7 +367,7 @@ func viewMentionsField(v *Object, name string) bool {
 // commits the type when one table uses it (one batch per table after
 // that); so are the session's pending writes to those tables.
 func (e *Engine) commitTypeChange(s *Session, o, nu *Object, srcs []int, what string, dropped []string) error {
-	d, err := e.typeInUse(o, what, dropped)
+	d, err := e.typeInUse(o, nu, what, dropped)
 	if err != nil || len(d.order) == 0 {
 		if err != nil {
 			return err
