@@ -56,7 +56,8 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 	}
 	distinct := len(sel.DistinctClause) > 0
 	if distinct && len(hidden) > 0 {
-		return nil, repr.Errorf("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		return nil, repr.Errorf("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list").
+			WithPosition(firstHidden(sel.SortClause, order, p.nOuter+len(exprs)) + 1)
 	}
 	p.rel = projectExprs(ec.rel, p.nOuter, append(exprs, hidden...))
 	if distinct {
@@ -65,6 +66,22 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 	}
 	p.order = order
 	return p, b.limit(sel, p)
+}
+
+// firstHidden returns the location of the first ORDER BY item (of items,
+// planned as order) that sorts by a hidden column (at or past first), as
+// PostgreSQL's error position for it.
+func firstHidden(items []*pg_query.Node, order []expr.SortCol, first int) int32 {
+	for i, o := range order {
+		if o.Col >= first && i < len(items) {
+			n := items[i].GetSortBy().Node
+			for n.GetAExpr() != nil && n.GetAExpr().Lexpr != nil {
+				n = n.GetAExpr().Lexpr // PostgreSQL's exprLocation: the leftmost
+			}
+			return location(n)
+		}
+	}
+	return -1
 }
 
 // isDistinctOn reports SELECT DISTINCT ON (...) (plain DISTINCT has one nil
