@@ -69,10 +69,20 @@ func (p *Portal) execRenameType(rs *pg.RenameStmt) error {
 			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, o.Name)
 		}
 		nu.Columns[i].Name = rs.Newname
-		if _, err := e.typeInUse(o, nu, "ALTER TYPE ... RENAME ATTRIBUTE", []string{rs.Subname}); err != nil {
+		rw, err := e.renameFieldInMatviews(o, rs.Subname, rs.Newname)
+		if err != nil {
 			return err
 		}
-		return e.commitAltered(o, nu, nil)
+		if _, err := e.typeInUse(o, nu, "ALTER TYPE ... RENAME ATTRIBUTE", []string{rs.Subname}, rw); err != nil {
+			return err
+		}
+		var also [][2]*Object
+		for _, x := range e.typeUsers(o) {
+			if r := rw[x.ID]; r != nil {
+				also = append(also, [2]*Object{x, r})
+			}
+		}
+		return e.commitAltered(o, nu, nil, also...)
 	}
 	if e.cat.lookup(o.Schema, rs.Newname) != nil {
 		return repr.Errorf(repr.CodeDuplicateTable, "relation \"%s\" already exists", rs.Newname)
@@ -289,15 +299,22 @@ func viewNamesField(v *Object, name string) bool {
 // what and the user): a materialized view whose stored plan the change
 // would invalidate (matviewKeepsPlan); a plain view that cannot be planned again unchanged
 // (viewReplans); a relation other than a table or view with a column of
-// the type. fields are the old names of the renamed or dropped fields.
-// It returns the tables with columns of the type.
-func (e *Engine) typeInUse(o, nu *Object, what string, fields []string) (typeDeps, error) {
+// the type. fields are the old names of the renamed or dropped fields;
+// rw are materialized views whose stored query a rename rewrote (by id),
+// checked in their rewritten form. It returns the tables with columns of
+// the type.
+func (e *Engine) typeInUse(o, nu *Object, what string, fields []string, rw map[uint64]*Object) (typeDeps, error) {
 	d := e.cat.typeDependents(o)
 	refuse := func(user string) error {
 		return repr.Unsupported("%s of type %s, which %s uses", what, o.Name, user)
 	}
 	shadow := e.cat.shadow(o, nu)
-	keeps := func(x *Object) bool { return viewReplans(x, o, fields) || e.matviewKeepsPlan(x, o, shadow) }
+	keeps := func(x *Object) bool {
+		if r := rw[x.ID]; r != nil {
+			return e.matviewKeepsPlan(x, r, o, shadow)
+		}
+		return viewReplans(x, o, fields) || e.matviewKeepsPlan(x, x, o, shadow)
+	}
 	for _, v := range d.views {
 		for _, x := range e.dropSet(v) {
 			if !keeps(x) {
@@ -367,7 +384,7 @@ func viewMentionsField(v *Object, name string) bool {
 // commits the type when one table uses it (one batch per table after
 // that); so are the session's pending writes to those tables.
 func (e *Engine) commitTypeChange(s *Session, o, nu *Object, srcs []int, what string, dropped []string) error {
-	d, err := e.typeInUse(o, nu, what, dropped)
+	d, err := e.typeInUse(o, nu, what, dropped, nil)
 	if err != nil || len(d.order) == 0 {
 		if err != nil {
 			return err

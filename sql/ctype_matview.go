@@ -3,9 +3,13 @@ package sql
 import (
 	"slices"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/sql/parse"
 )
 
 // matviewKeepsPlan reports whether materialized view x keeps running its
@@ -20,7 +24,10 @@ import (
 // such a view too (it reads fields by number); a view whose query names
 // the type (a cast would now build the new fields) or that keeps values
 // of the type is left to typeInUse's refusal.
-func (e *Engine) matviewKeepsPlan(x, o *Object, shadow *Catalog) bool {
+//
+// nx is x, or x with the stored query a RENAME ATTRIBUTE rewrote
+// (renameFieldInMatviews), which is planned under shadow instead.
+func (e *Engine) matviewKeepsPlan(x, nx, o *Object, shadow *Catalog) bool {
 	if x.Kind != planner.RelMaterializedView || x.Plan == "" || viewNamesType(x, o) {
 		return false
 	}
@@ -41,7 +48,7 @@ func (e *Engine) matviewKeepsPlan(x, o *Object, shadow *Catalog) bool {
 	if err != nil {
 		return false
 	}
-	cols2, flow2, err := e.planText(x, shadow)
+	cols2, flow2, err := e.planText(nx, shadow)
 	return err == nil && cols == cols2 && flow2 == x.Plan
 }
 
@@ -112,4 +119,65 @@ func aggReads(a expr.Agg, cols []int) bool {
 		return false
 	}
 	return slices.Contains(cols, a.Col) || d.Shape == expr.AggBinary && slices.Contains(cols, a.Sep)
+}
+
+// typeUsers returns the views and materialized views that use the
+// composite type o or read a table with a column of it (typeInUse's).
+func (e *Engine) typeUsers(o *Object) []*Object {
+	d := e.cat.typeDependents(o)
+	var out []*Object
+	for _, v := range d.views {
+		out = append(out, e.dropSet(v)...)
+	}
+	for _, t := range d.order {
+		out = append(out, e.dropSet(t)[1:]...)
+	}
+	return out
+}
+
+// renameFieldInMatviews rewrites the stored queries of the materialized
+// views using the composite type o that select its field from by name
+// ((v).from) to select to, keeping a select-list entry's output name
+// ((v).from becomes (v).to AS from), as PostgreSQL's views keep reading
+// the field by number under its new name. It returns the rewritten copies
+// by id; matviewKeepsPlan then proves each plans as before (a field of
+// another type called from makes the rewritten query fail to plan or
+// plan differently, and the rename is refused).
+func (e *Engine) renameFieldInMatviews(o *Object, from, to string) (map[uint64]*Object, error) {
+	out := map[uint64]*Object{}
+	for _, x := range e.typeUsers(o) {
+		if x.Kind != planner.RelMaterializedView || !viewNamesField(x, from) {
+			continue
+		}
+		n, err := parseOne(x.SQL)
+		if err != nil {
+			return nil, err
+		}
+		walkProto(n, func(m proto.Message) {
+			switch m := m.(type) {
+			case *pg.ResTarget:
+				if ind := m.Val.GetAIndirection(); ind != nil && m.Name == "" && len(ind.Indirection) > 0 &&
+					ind.Indirection[len(ind.Indirection)-1].GetString_().GetSval() == from {
+					m.Name = from
+				}
+			case *pg.A_Indirection:
+				for i, f := range m.Indirection {
+					if f.GetString_().GetSval() == from {
+						m.Indirection[i] = pg.MakeStrNode(to)
+					}
+				}
+			}
+		})
+		text, err := parse.Deparse(n)
+		if err != nil {
+			return nil, err
+		}
+		nx := x.clone()
+		nx.SQL = text
+		if nx.rel, err = nx.relation(); err != nil {
+			return nil, err
+		}
+		out[x.ID] = nx
+	}
+	return out, nil
 }

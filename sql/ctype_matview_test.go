@@ -8,7 +8,8 @@ import (
 
 // TestAlterTypeUnderMatviewDurable: materialized views reading fields of
 // a composite type keep their stored plans across ALTER TYPE ... ADD,
-// RENAME and DROP ATTRIBUTE, a crash and a restart, and equal their
+// RENAME (also of the fields they name) and DROP ATTRIBUTE, a crash and a
+// restart, and equal their
 // queries recomputed; a view whose rows or state hold values of the type,
 // or whose plan reads the type's shape, is refused with 0A000.
 func TestAlterTypeUnderMatviewDurable(t *testing.T) {
@@ -26,9 +27,18 @@ func TestAlterTypeUnderMatviewDurable(t *testing.T) {
 	te.mustRun(`ALTER TYPE ct ADD ATTRIBUTE z int; INSERT INTO u VALUES (4, ROW(4, 'x', 40))`)
 	te.mustRun(`ALTER TYPE ct RENAME ATTRIBUTE z TO zz; UPDATE u SET v = ROW((v).a + 10, (v).b, 5) WHERE id IN (1, 4)`)
 	te.mustRun(`ALTER TYPE ct DROP ATTRIBUTE zz; DELETE FROM u WHERE id = 2`)
+	// Renaming fields the views name rewrites their stored queries.
+	te.mustRun(`ALTER TYPE ct RENAME ATTRIBUTE a TO aa; ALTER TYPE ct RENAME ATTRIBUTE b TO bb`)
+	views = map[string]string{
+		"f": `SELECT id, (v).aa AS a, (v).bb AS b FROM u`,
+		"g": `SELECT (v).bb AS b, count(*) AS n, sum((v).aa) AS s FROM u GROUP BY (v).bb`,
+	}
 	for i, reopen := range []func(){te.crash, te.restart} {
 		reopen()
-		te.mustRun(fmt.Sprintf(`INSERT INTO u VALUES (%d, ROW(%d, 'y')); UPDATE u SET v = ROW((v).a + 1, 'w') WHERE id = 1`, 10+i, 10+i))
+		te.mustRun(fmt.Sprintf(`INSERT INTO u VALUES (%d, ROW(%d, 'y')); UPDATE u SET v = ROW((v).aa + 1, 'w') WHERE id = 1`, 10+i, 10+i))
+		if out := te.mustRun(`SELECT a, b FROM f WHERE id = 1`); !strings.Contains(out, "| w") {
+			t.Fatalf("f's columns after renames and reopening:\n%s", out)
+		}
 		for name, q := range views {
 			view := te.mustRun(`SELECT * FROM ` + name + ` ORDER BY 1, 2`)
 			query := te.mustRun(q + ` ORDER BY 1, 2`)
