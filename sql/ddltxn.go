@@ -490,7 +490,8 @@ func changesCatalog(n *pg.Node) bool {
 		*pg.Node_TruncateStmt, *pg.Node_CopyStmt, *pg.Node_TransactionStmt, *pg.Node_VariableSetStmt,
 		*pg.Node_VariableShowStmt, *pg.Node_FetchStmt, *pg.Node_DeclareCursorStmt, *pg.Node_ClosePortalStmt,
 		*pg.Node_PrepareStmt, *pg.Node_ExecuteStmt, *pg.Node_DeallocateStmt, *pg.Node_DiscardStmt,
-		*pg.Node_ExplainStmt, *pg.Node_ListenStmt, *pg.Node_UnlistenStmt, *pg.Node_NotifyStmt:
+		*pg.Node_ExplainStmt, *pg.Node_ListenStmt, *pg.Node_UnlistenStmt, *pg.Node_NotifyStmt,
+		*pg.Node_RefreshMatViewStmt: // a no-op: views are always fresh
 		return false
 	}
 	return true

@@ -292,6 +292,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execAlterSequence(n.GetAlterSeqStmt())
 	case n.GetCommentStmt() != nil:
 		return p.execComment(n.GetCommentStmt())
+	case n.GetRefreshMatViewStmt() != nil:
+		return p.execRefresh(n.GetRefreshMatViewStmt())
 	case n.GetAlterTableStmt() != nil && n.GetAlterTableStmt().Objtype == pg.ObjectType_OBJECT_TYPE:
 		return p.execAlterType(n.GetAlterTableStmt())
 	case n.GetAlterTableStmt() != nil:

@@ -558,6 +558,8 @@ func writeCommandName(n *pg.Node) (string, bool) {
 		return "ALTER", true
 	case n.GetCommentStmt() != nil:
 		return "COMMENT", true
+	case n.GetRefreshMatViewStmt() != nil:
+		return "REFRESH MATERIALIZED VIEW", true
 	case n.GetReindexStmt() != nil:
 		return "REINDEX", true
 	case n.GetSelectStmt() != nil && hasModifyingCTE(n):
