@@ -142,6 +142,9 @@ func build(p *dataflow.Plan) (*Dataflow, error) {
 	if err := d.buildLoops(); err != nil {
 		return nil, err
 	}
+	if err := d.linkBorrows(); err != nil {
+		return nil, err
+	}
 	d.useAppendJoins()
 	d.keyJoins()
 	if err := d.fuseFanouts(); err != nil {

@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/expr"
@@ -24,7 +25,10 @@ import (
 //     its arrangements, so path i sees inputs j < i new and j > i old;
 //   - a shared arrangement (an index the caller keeps) is always as of
 //     the Step, already holding the input's changes dJ: a path reading
-//     input j > i from it subtracts dJ's rows of the key (old = new - dJ).
+//     input j > i from it subtracts dJ's rows of the key (old = new - dJ);
+//   - a borrowed arrangement (DeltaLookup.Borrow: an earlier delta join's
+//     private arrangement of the same input node by the same key) is read
+//     the same way: the lender has stepped, so it holds dJ too.
 //
 // State: for each private arrangement, the input's live rows by its key,
 // kept as a joinOp keeps one side (joinSide: each distinct row once, in
@@ -89,6 +93,12 @@ type deltaStage struct {
 	cols   []int // the input's key columns
 	arr    int   // private arrangement, or -1
 	shared uint64
+	// borrow is the node of the lender (DeltaLookup.Borrow, 0: none);
+	// lender and lent are set by linkBorrows to its operator and the
+	// number of its arrangement this lookup reads.
+	borrow int
+	lender *deltaJoin
+	lent   int
 	memo   int      // the shared lookup's memo (o.memos)
 	key    deltaKey // the input and key columns
 	deltaChecks
@@ -155,13 +165,16 @@ func (o *deltaJoin) planPath(pi int, path []dataflow.DeltaLookup, arrs map[delta
 	start := o.checksFor(bound, used)
 	var stages []deltaStage
 	for _, l := range path {
-		st := deltaStage{input: l.Input, from: l.From, arr: -1, shared: l.Shared}
+		if l.Shared != 0 && l.Borrow != 0 {
+			return nil, deltaChecks{}, fmt.Errorf("lookup %s both shared and borrowed", l)
+		}
+		st := deltaStage{input: l.Input, from: l.From, arr: -1, shared: l.Shared, borrow: l.Borrow}
 		for k, c := range l.Cols {
 			st.cols = append(st.cols, c-o.off[l.Input])
 			used[dataflow.DeltaPair{L: l.From[k], R: c}], used[dataflow.DeltaPair{L: c, R: l.From[k]}] = true, true
 		}
 		st.key = deltaKey{l.Input, fmt.Sprint(st.cols)}
-		if l.Shared == 0 {
+		if l.Shared == 0 && l.Borrow == 0 {
 			key := st.key
 			a, ok := arrs[key]
 			if !ok {
@@ -351,26 +364,53 @@ func (o *deltaJoin) extend(s *stepCtx, pi, k int, d int64, out []repr.Update) ([
 // o.kbuf, with their multiplicities, as path pi must see them.
 func (o *deltaJoin) matches(s *stepCtx, pi int, st *deltaStage, buf []repr.Update) ([]repr.Update, error) {
 	if st.arr >= 0 {
-		a := o.arrs[st.arr]
-		side := &a.j.sides[0]
-		b := side.buckets[string(o.kbuf)]
-		if b == nil {
-			return buf, nil
+		return o.arrangedRows(s, &o.arrs[st.arr], st.input, buf)
+	}
+	if st.lender != nil {
+		buf, err := o.arrangedRows(s, &st.lender.arrs[st.lent], st.input, buf)
+		if err != nil {
+			return nil, err
 		}
-		for _, id := range b.rows {
-			q := side.at(id)
-			if q.n == 0 {
-				continue
-			}
-			row := s.slab.row(o.widths[st.input])
-			if err := repr.DecodeDatums(row, q.enc, &s.slab.decs); err != nil {
-				return nil, fmt.Errorf("delta join state: %w", err)
-			}
-			buf = append(buf, repr.Update{Row: row, Diff: q.n})
-		}
-		return buf, nil
+		return o.withOld(pi, st, buf), nil
 	}
 	return o.sharedMatches(s, pi, st, buf)
+}
+
+// arrangedRows appends the live rows of arrangement a whose key is
+// o.kbuf, decoded as rows of input in.
+func (o *deltaJoin) arrangedRows(s *stepCtx, a *deltaArr, in int, buf []repr.Update) ([]repr.Update, error) {
+	side := &a.j.sides[0]
+	b := side.buckets[string(o.kbuf)]
+	if b == nil {
+		return buf, nil
+	}
+	for _, id := range b.rows {
+		q := side.at(id)
+		if q.n == 0 {
+			continue
+		}
+		row := s.slab.row(o.widths[in])
+		if err := repr.DecodeDatums(row, q.enc, &s.slab.decs); err != nil {
+			return nil, fmt.Errorf("delta join state: %w", err)
+		}
+		buf = append(buf, repr.Update{Row: row, Diff: q.n})
+	}
+	return buf, nil
+}
+
+// withOld turns buf, the rows of key o.kbuf of an arrangement that holds
+// this Step's changes of st's input, into the rows path pi must see: when
+// the input comes after pi in input order (it must be seen as it was),
+// the Step's changes of the key are appended negated (old = new - dJ).
+func (o *deltaJoin) withOld(pi int, st *deltaStage, buf []repr.Update) []repr.Update {
+	if st.input < pi || len(o.ins[st.input]) == 0 {
+		return buf
+	}
+	for _, idx := range o.oldRows(st)[string(o.kbuf)] {
+		u := o.ins[st.input][idx]
+		buf = append(buf, repr.Update{Row: u.Row, Diff: -u.Diff})
+	}
+	return buf
 }
 
 // sharedMatches appends the shared arrangement's rows of key o.kbuf
@@ -383,14 +423,7 @@ func (o *deltaJoin) sharedMatches(s *stepCtx, pi int, st *deltaStage, buf []repr
 		return nil, err
 	}
 	buf = append(buf, o.memoRows[span[0]:span[1]]...)
-	if st.input < pi || len(o.ins[st.input]) == 0 {
-		return buf, nil
-	}
-	for _, idx := range o.oldRows(st)[string(o.kbuf)] {
-		u := o.ins[st.input][idx]
-		buf = append(buf, repr.Update{Row: u.Row, Diff: -u.Diff})
-	}
-	return buf, nil
+	return o.withOld(pi, st, buf), nil
 }
 
 // sharedRows returns the span of o.memoRows holding the rows of stage
@@ -486,3 +519,61 @@ func (o *deltaJoin) restore(key, value []byte) error {
 }
 
 func (o *deltaJoin) restored() error { return nil }
+
+// linkBorrows resolves the borrowed lookups of every delta join of d
+// (DeltaLookup.Borrow) to their lender's operator and arrangement. The
+// lender must be an earlier DeltaJoin node that reads the same input node
+// and arranges it privately by the same key, and neither may be inside a
+// loop (whose nodes step several times per Step). Delta joins are never
+// sharded, so d.ops holds them as they are.
+func (d *Dataflow) linkBorrows() error {
+	for i, op := range d.ops {
+		o, ok := op.(*deltaJoin)
+		if !ok {
+			continue
+		}
+		for pi := range o.paths {
+			for k := range o.paths[pi] {
+				if err := d.linkBorrow(i, &o.paths[pi][k]); err != nil {
+					return fmt.Errorf("dataflow: node %%%d: %w", i, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// linkBorrow resolves stage st of the delta join of node i (see
+// linkBorrows).
+func (d *Dataflow) linkBorrow(i int, st *deltaStage) error {
+	b := st.borrow
+	if b == 0 {
+		return nil
+	}
+	if b >= i || d.inLoop(i) || d.inLoop(b) {
+		return fmt.Errorf("borrowed arrangement of node %%%d: not an earlier node outside loops", b)
+	}
+	lender, ok := d.ops[b].(*deltaJoin)
+	if !ok {
+		return fmt.Errorf("borrowed arrangement of node %%%d: not a delta join", b)
+	}
+	in := d.plan.Nodes[i].Inputs[st.input]
+	for a, arr := range lender.arrs {
+		if d.plan.Nodes[b].Inputs[arr.input] == in && slices.Equal(arr.cols, st.cols) {
+			st.lender, st.lent = lender, a
+			return nil
+		}
+	}
+	return fmt.Errorf("node %%%d keeps no arrangement of %%%d by %v", b, in, st.cols)
+}
+
+// inLoop reports whether node i is inside an iteration's loop: from its
+// Variable to its Fixpoint (the nodes runLoop steps).
+func (d *Dataflow) inLoop(i int) bool {
+	for v, op := range d.ops[:i+1] {
+		if lv, ok := op.(*loopVar); ok && i <= lv.loop.Fixpoint && v <= i {
+			return true
+		}
+	}
+	return false
+}

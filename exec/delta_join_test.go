@@ -3,8 +3,10 @@ package exec
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -44,7 +46,60 @@ var deltaJoinPlans = []string{
 // state), to a binary join chain and to delta joins of the same inputs
 // (private and shared arrangements, the latter kept as the coordinator
 // keeps indexes), and checks that all emit the same changes.
-func TestDeltaJoinRandom(t *testing.T) {
+func TestDeltaJoinRandom(t *testing.T) { testDeltaJoinPlans(t, deltaJoinPlans) }
+
+// deltaBorrowPlans compute the join of deltaJoinBase without its residual
+// as the union of two joins, one with the residual a.k <= c.v and one
+// with a.k > c.v whose inputs come in the other order (c, b, a): a binary
+// chain, two delta joins each with its own arrangements, and the second
+// delta join borrowing every arrangement it reads from the first
+// (DeltaLookup.Borrow), so that its paths read inputs that come before
+// and after them in its own input order from arrangements the first one
+// has already brought up to date.
+var deltaBorrowPlans = []string{
+	deltaJoinBase + `%4 = Join kind=inner on=[#1=#0] <- %0, %1
+%5 = Join kind=inner on=[#4=#1, #0=#0] <- %4, %3`,
+	deltaJoinBase + deltaBorrowFirst + `%5 = DeltaJoin on=[#7=#3, #4=#1, #6=#0] residual=[(#6 > #1)] path0=[1:#1=#4, 2:#0=#6] path1=[0:#4=#1, 2:#3=#7] path2=[1:#7=#3, 0:#4=#1+#6=#0] <- %3, %1, %0
+` + deltaBorrowUnion,
+	deltaJoinBase + deltaBorrowFirst + `%5 = DeltaJoin on=[#7=#3, #4=#1, #6=#0] residual=[(#6 > #1)] path0=[1:#1=#4@%4, 2:#0=#6@%4] path1=[0:#4=#1@%4, 2:#3=#7@%4] path2=[1:#7=#3@%4, 0:#4=#1+#6=#0@%4] <- %3, %1, %0
+` + deltaBorrowUnion,
+}
+
+const (
+	deltaBorrowFirst = `%4 = DeltaJoin on=[#1=#3, #4=#7, #0=#6] residual=[(#0 <= #7)] path0=[1:#1=#3, 2:#4=#7+#0=#6] path1=[0:#3=#1, 2:#4=#7] path2=[1:#7=#4, 0:#6=#0] <- %0, %1, %3
+`
+	deltaBorrowUnion = `%6 = MFP project=[#6, #7, #8, #3, #4, #5, #0, #1, #2] <- %5
+%7 = Union <- %4, %6`
+)
+
+// TestDeltaJoinBorrowRandom is TestDeltaJoinRandom over deltaBorrowPlans:
+// a delta join reading another's arrangements emits what it would with
+// its own, through rollbacks and restores.
+func TestDeltaJoinBorrowRandom(t *testing.T) { testDeltaJoinPlans(t, deltaBorrowPlans) }
+
+// TestDeltaJoinBorrowState checks that the borrowing delta join keeps no
+// arrangement of its own and that a bad borrow fails to build.
+func TestDeltaJoinBorrowState(t *testing.T) {
+	f := buildText(t, deltaBorrowPlans[2])
+	if o := f.ops[5].(*deltaJoin); len(o.arrs) != 0 {
+		t.Fatalf("the borrowing delta join keeps %d arrangements", len(o.arrs))
+	}
+	if o := buildText(t, deltaBorrowPlans[1]).ops[5].(*deltaJoin); len(o.arrs) != 6 {
+		t.Fatalf("the private delta join keeps %d arrangements, want 6", len(o.arrs))
+	}
+	bad := strings.Replace(deltaBorrowPlans[2], "0:#4=#1+#6=#0@%4", "0:#6=#0+#4=#1@%4", 1)
+	p, err := dataflow.Parse(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(p); err == nil || !strings.Contains(err.Error(), "keeps no arrangement") {
+		t.Fatalf("a borrow of an arrangement the lender does not keep built: %v", err)
+	}
+}
+
+// testDeltaJoinPlans runs plans (over deltaJoinBase's collections) on the
+// same random changes and checks that all emit what the first emits.
+func testDeltaJoinPlans(t *testing.T, plans []string) {
 	seed := *seedFlag
 	if seed == 0 {
 		seed = rand.Uint64()
@@ -56,9 +111,9 @@ func TestDeltaJoinRandom(t *testing.T) {
 		10: {cols: []int{1}, rows: map[string]int64{}, row: map[string]repr.Row{}},
 	}
 	arrColl := map[uint64]repr.CollectionID{9: 1, 10: 3}
-	flows := make([]*Dataflow, len(deltaJoinPlans))
-	stores := make([]*memStore, len(deltaJoinPlans))
-	for i, p := range deltaJoinPlans {
+	flows := make([]*Dataflow, len(plans))
+	stores := make([]*memStore, len(plans))
+	for i, p := range plans {
 		flows[i], stores[i] = buildText(t, p), newMemStore()
 	}
 	live := [3]map[string]int64{{}, {}, {}}
@@ -108,7 +163,7 @@ func TestDeltaJoinRandom(t *testing.T) {
 			f.Commit()
 			ws[i].apply(stores[i])
 			if i > 0 && rng.IntN(20) == 0 { // restart from the log
-				flows[i] = buildText(t, deltaJoinPlans[i])
+				flows[i] = buildText(t, plans[i])
 				if err := flows[i].Restore(stores[i]); err != nil {
 					t.Fatal(err)
 				}

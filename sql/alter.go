@@ -892,6 +892,9 @@ func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error
 		if storedSharedReduce(d.Plan) {
 			plan, _ = e.shareReduces(cat, plan, allowed)
 		}
+		if hasBorrow(d.Plan) {
+			plan = borrowArrangements(plan)
+		}
 		flow = plan.String()
 	}
 	return sb.String(), flow, nil

@@ -119,6 +119,7 @@ func (e *Engine) explainQuery(q *planner.Query, view, verbose bool) (string, err
 		plan, _, _ = e.deltaJoins(e.cat, plan, nil)
 		plan, _ = e.shareArrangements(e.cat, plan, nil)
 		plan, _ = e.shareReduces(e.cat, plan, nil)
+		plan = borrowArrangements(plan)
 	} else { // as runPlan would run it (outside a transaction's writes)
 		plan, _ = e.sharedPlan(plan, pointInputs(plan), nil)
 	}

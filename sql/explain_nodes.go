@@ -222,6 +222,8 @@ func (b *planBuilder) deltaJoin(i int, op dataflow.DeltaJoin) *planNode {
 			where := "its own arrangement"
 			if l.Shared != 0 {
 				where = b.e.arrangementName(l.Shared)
+			} else if l.Borrow != 0 {
+				where = "an earlier Delta Join's arrangement"
 			}
 			s := fmt.Sprintf("(%s) in %s", strings.Join(colLabels(l.Cols, out), ", "), where)
 			if !slices.Contains(lookups, s) {

@@ -196,6 +196,7 @@ func (e *Engine) viewTree(q *planner.Query, o explainOpts) (*planNode, []string,
 	}
 	plan, _, _ = e.deltaJoins(e.cat, plan, nil)
 	plan, _ = e.shareArrangements(e.cat, plan, nil)
+	plan = borrowArrangements(plan)
 	b := newPlanBuilder(e, plan, o.verbose, nil, nil)
 	return b.build(plan.Output), autos, nil
 }

@@ -191,6 +191,7 @@ func (e *Engine) planSharedView(obj *Object) error {
 	plan, deltaUsed, _ := e.deltaJoins(e.cat, plan, nil)
 	plan, used := e.shareArrangements(e.cat, plan, nil)
 	plan, reduceUsed := e.shareReduces(e.cat, plan, nil)
+	plan = borrowArrangements(plan)
 	used = mergeIDs(mergeIDs(used, deltaUsed), reduceUsed)
 	text = plan.String()
 	back, err := dataflow.Parse(text)
@@ -552,7 +553,8 @@ func (e *Engine) arrangementName(id uint64) string {
 
 // describeDelta prints, for EXPLAIN, each arrangement a DeltaJoin (node
 // i) looks its inputs up in, once: `%6 DeltaJoin looks up %3 by #0 in
-// ord's own rows (shared arrangement)` or `... in its own arrangement`.
+// ord's own rows (shared arrangement)`, `... in %4's arrangement (shared
+// in the view)` or `... in its own arrangement`.
 func (e *Engine) describeDelta(i int, n dataflow.Node, dj dataflow.DeltaJoin) []string {
 	var out []string
 	for _, p := range dj.Paths {
@@ -560,6 +562,8 @@ func (e *Engine) describeDelta(i int, n dataflow.Node, dj dataflow.DeltaJoin) []
 			where := "its own arrangement"
 			if l.Shared != 0 {
 				where = e.arrangementName(l.Shared) + " (shared arrangement)"
+			} else if l.Borrow != 0 {
+				where = fmt.Sprintf("%%%d's arrangement (shared in the view)", l.Borrow)
 			}
 			s := fmt.Sprintf("%%%d DeltaJoin looks up %%%d by %s in %s", i, n.Inputs[l.Input], fmtCols(l.Cols), where)
 			if !slices.Contains(out, s) {

@@ -46,13 +46,19 @@ type DeltaPair struct{ L, R int }
 // Input) whose values are those of the already bound output columns
 // From (From[k] = Cols[k] is an On pair). Shared, if not 0, is the
 // shared arrangement (index id) read, whose leading columns are Cols in
-// order; otherwise the operator's own arrangement of Input by Cols.
-// Printed input:#from=#col+#from=#col[@shared].
+// order. Borrow, if not 0, is the node of an earlier DeltaJoin of the
+// same plan that reads the same input node and keeps its own arrangement
+// of it by the same key (input columns): this lookup reads that one, which
+// by the time this node steps already holds the Step's changes (read as a
+// shared arrangement is; differential dataflow's arrangements shared
+// between operators). Otherwise the operator's own arrangement of Input
+// by Cols. Printed input:#from=#col+#from=#col[@shared|@%borrow].
 type DeltaLookup struct {
 	Input  int
 	From   []int
 	Cols   []int
 	Shared uint64
+	Borrow int
 }
 
 func (DeltaJoin) opName() string { return "DeltaJoin" }
@@ -76,7 +82,7 @@ func (op DeltaJoin) args() string {
 	return strings.Join(parts, " ")
 }
 
-// String prints the lookup as input:#from=#col+...[@shared].
+// String prints the lookup as input:#from=#col+...[@shared|@%borrow].
 func (l DeltaLookup) String() string {
 	keys := make([]string, len(l.Cols))
 	for k := range l.Cols {
@@ -86,10 +92,13 @@ func (l DeltaLookup) String() string {
 	if l.Shared != 0 {
 		s += "@" + strconv.FormatUint(l.Shared, 10)
 	}
+	if l.Borrow != 0 {
+		s += "@%" + strconv.Itoa(l.Borrow)
+	}
 	return s
 }
 
-var lookupRE = regexp.MustCompile(`^(\d+):(#\d+=#\d+(?:\+#\d+=#\d+)*)(?:@(\d+))?$`)
+var lookupRE = regexp.MustCompile(`^(\d+):(#\d+=#\d+(?:\+#\d+=#\d+)*)(?:@(\d+)|@%(\d+))?$`)
 
 // deltaJoin parses on=[...] residual=[...] path0=[...] ... over inputs
 // with column types in.
@@ -125,7 +134,7 @@ func (a *argReader) deltaJoin(in [][]repr.T) DeltaJoin {
 func (a *argReader) lookup(s string) DeltaLookup {
 	m := lookupRE.FindStringSubmatch(s)
 	if m == nil {
-		a.fail(fmt.Errorf("bad lookup %q (want input:#from=#col+...[@index])", s))
+		a.fail(fmt.Errorf("bad lookup %q (want input:#from=#col+...[@index|@%%node])", s))
 		return DeltaLookup{}
 	}
 	var l DeltaLookup
@@ -141,6 +150,14 @@ func (a *argReader) lookup(s string) DeltaLookup {
 			a.fail(fmt.Errorf("bad lookup %q: index 0", s))
 		}
 		l.Shared = id
+	}
+	if m[4] != "" {
+		n, err := strconv.Atoi(m[4])
+		a.fail(err)
+		if n <= 0 {
+			a.fail(fmt.Errorf("bad lookup %q: node %%%d", s, n))
+		}
+		l.Borrow = n
 	}
 	return l
 }
