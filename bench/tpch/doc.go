@@ -45,6 +45,6 @@
 // default all), -rf PERMILLE (1: each refresh batch 0.1% of the orders),
 // -per-view, -cpuprofile DIR (per Eddy process a CPU
 // profile of the load, all.pprof or qNN.pprof, the heap after it,
-// all.heap or qNN.heap, and a CPU profile of the refresh batches,
-// all.refresh.pprof), -maxrss MB, -postgres=false, -pgbin DIR.
+// all.heap or qNN.heap, and a CPU profile of each refresh batch alone,
+// all.rf1.pprof and all.rf2.pprof), -maxrss MB, -postgres=false, -pgbin DIR.
 package main

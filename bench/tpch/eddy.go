@@ -26,13 +26,17 @@ import (
 // binary does (same garbage-collector policy), prints "ready DSN", and
 // answers the parent's commands on stdin until stdin closes:
 //
-//	heap  -> "heap N": the live heap in bytes after a full collection.
+//	heap        -> "heap N": the live heap in bytes after a full collection.
+//	profile X   -> "profiling": a CPU profile into FILE.X.pprof (with
+//	               -cpuprofile FILE.pprof; none without), until
+//	unprofile   -> "unprofiled".
 //
 // A CPU profile (-cpuprofile FILE.pprof) covers the child's life up to
 // the heap command (the load); with it, the heap command also writes the
 // live heap to FILE.heap (read it with go tool pprof
-// -sample_index=inuse_space) and profiles the rest of the child's life
-// (the refresh batches) into FILE.refresh.pprof.
+// -sample_index=inuse_space). The parent profiles each refresh batch
+// alone (FILE.rf1.pprof, FILE.rf2.pprof: from its first statement to
+// COMMIT's return, not the reads and collections around it).
 func serve(dir, cpuprofile string) error {
 	server.TuneGC()
 	var limit int64
@@ -65,9 +69,17 @@ func serve(dir, cpuprofile string) error {
 			fmt.Printf("heap %d\n", liveHeap())
 			writeHeapProfile(cpuprofile)
 			prof.stop()
+		}
+		if name, ok := strings.CutPrefix(sc.Text(), "profile "); ok {
+			prof.stop()
 			if cpuprofile != "" {
-				_ = prof.start(strings.TrimSuffix(cpuprofile, ".pprof") + ".refresh.pprof")
+				_ = prof.start(strings.TrimSuffix(cpuprofile, ".pprof") + "." + name + ".pprof")
 			}
+			fmt.Println("profiling")
+		}
+		if sc.Text() == "unprofile" {
+			prof.stop()
+			fmt.Println("unprofiled")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -289,6 +301,25 @@ func (e *eddyProc) quiesce() error {
 		return e.failed(err)
 	}
 	_, err := e.reply("quiet")
+	return err
+}
+
+// profile has the child profile its CPU into its profile file's sibling
+// named name (nothing when it was started without one) until unprofile.
+func (e *eddyProc) profile(name string) error {
+	if _, err := io.WriteString(e.stdin, "profile "+name+"\n"); err != nil {
+		return e.failed(err)
+	}
+	_, err := e.reply("profiling")
+	return err
+}
+
+// unprofile ends the profile that profile started.
+func (e *eddyProc) unprofile() error {
+	if _, err := io.WriteString(e.stdin, "unprofile\n"); err != nil {
+		return e.failed(err)
+	}
+	_, err := e.reply("unprofiled")
 	return err
 }
 

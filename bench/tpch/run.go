@@ -208,8 +208,14 @@ func eddyRefresh(ctx context.Context, w *workload, e *eddyProc, c *pgconn.PgConn
 		}
 		settle(e.cpu)
 		e.setPhase("batch " + name)
+		if err := e.profile(name); err != nil {
+			return err
+		}
 		if r.Refresh[name], err = measure(e.runtime, func() error { return apply(ctx, c, b) }); err != nil {
 			return e.failed(err)
+		}
+		if err := e.unprofile(); err != nil {
+			return err
 		}
 		if r.Rows[name], err = viewRows(ctx, c, w.views); err != nil {
 			return e.failed(err)
