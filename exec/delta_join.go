@@ -99,6 +99,8 @@ type deltaStage struct {
 	borrow int
 	lender *deltaJoin
 	lent   int
+	// groups is set instead of lender when the lender is a Reduce.
+	groups *groupLender
 	memo   int      // the shared lookup's memo (o.memos)
 	key    deltaKey // the input and key columns
 	deltaChecks
@@ -373,6 +375,13 @@ func (o *deltaJoin) matches(s *stepCtx, pi int, st *deltaStage, buf []repr.Updat
 		}
 		return o.withOld(pi, st, buf), nil
 	}
+	if st.groups != nil {
+		buf, err := st.groups.rows(s, o.kbuf, buf)
+		if err != nil {
+			return nil, err
+		}
+		return o.withOld(pi, st, buf), nil
+	}
 	return o.sharedMatches(s, pi, st, buf)
 }
 
@@ -553,11 +562,16 @@ func (d *Dataflow) linkBorrow(i int, st *deltaStage) error {
 	if b >= i || d.inLoop(i) || d.inLoop(b) {
 		return fmt.Errorf("borrowed arrangement of node %%%d: not an earlier node outside loops", b)
 	}
+	in := d.plan.Nodes[i].Inputs[st.input]
+	if r, ok := d.ops[b].(*reduceOp); ok {
+		g, err := d.newGroupLender(b, r, in, st.cols)
+		st.groups = g
+		return err
+	}
 	lender, ok := d.ops[b].(*deltaJoin)
 	if !ok {
-		return fmt.Errorf("borrowed arrangement of node %%%d: not a delta join", b)
+		return fmt.Errorf("borrowed arrangement of node %%%d: not a delta join or grouped Reduce", b)
 	}
-	in := d.plan.Nodes[i].Inputs[st.input]
 	for a, arr := range lender.arrs {
 		if d.plan.Nodes[b].Inputs[arr.input] == in && slices.Equal(arr.cols, st.cols) {
 			st.lender, st.lent = lender, a
@@ -576,4 +590,90 @@ func (d *Dataflow) inLoop(i int) bool {
 		}
 	}
 	return false
+}
+
+// groupLender serves a delta join's lookups of an input from the groups of
+// the grouped Reduce it is read from (DeltaLookup.Borrow naming a
+// Reduce): the group of the lookup's key, its row computed as the Reduce
+// emits it, mapped by the MFP between the Reduce and the input (if any).
+// The Reduce has stepped, so its groups are as of the Step.
+type groupLender struct {
+	// ops are the dataflow's operators (the Reduce's node may be made
+	// sharded after linking) and node the Reduce's.
+	ops  []operator
+	node int
+	mfp  *mfpOp
+}
+
+// newGroupLender checks that input node in is the grouped Reduce r (node
+// b) or an MFP over it that keeps its key columns, and that the lookup's
+// key cols (input columns) are the whole group key in order.
+func (d *Dataflow) newGroupLender(b int, r *reduceOp, in int, cols []int) (*groupLender, error) {
+	if r.global || len(cols) != len(r.spec.Key) {
+		return nil, fmt.Errorf("borrowed groups of node %%%d: not looked up by the whole group key", b)
+	}
+	g := &groupLender{ops: d.ops, node: b}
+	src := cols
+	if in != b {
+		n := d.plan.Nodes[in]
+		m, ok := n.Op.(dataflow.MFP)
+		if !ok || n.Inputs[0] != b {
+			return nil, fmt.Errorf("borrowed groups of node %%%d: %%%d is not the Reduce or an MFP over it", b, in)
+		}
+		src = make([]int, len(cols))
+		for k, c := range cols {
+			src[k] = m.Project[c]
+		}
+		var err error
+		if g.mfp, err = newMFP(m, d.plan.Nodes[b].Types); err != nil {
+			return nil, err
+		}
+	}
+	for k, c := range src {
+		if c != k {
+			return nil, fmt.Errorf("borrowed groups of node %%%d: key column %d is not group key column %d", b, c, k)
+		}
+	}
+	return g, nil
+}
+
+// rows appends the input's row of the group whose key encoding is key (at
+// most one, of multiplicity 1), loading a spilled group first.
+func (g *groupLender) rows(s *stepCtx, key []byte, buf []repr.Update) ([]repr.Update, error) {
+	r, err := g.reduce(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.ensureGroup(key); err != nil {
+		return nil, err
+	}
+	grp := r.groups[string(key)]
+	if grp == nil {
+		return buf, nil
+	}
+	row, err := r.output(s.slab, grp)
+	if err != nil || row == nil {
+		return buf, err
+	}
+	if g.mfp != nil {
+		var ok bool
+		if row, ok, err = g.mfp.apply(s, row); err != nil || !ok {
+			return buf, err
+		}
+	}
+	return append(buf, repr.Update{Row: row, Diff: 1}), nil
+}
+
+// reduce returns the Reduce (or, when it runs as shards, the shard)
+// holding the group of key.
+func (g *groupLender) reduce(key []byte) (*reduceOp, error) {
+	op := g.ops[g.node]
+	if sh, ok := op.(*shardedOp); ok {
+		op = sh.shards[shardOf(key, len(sh.shards))].op
+	}
+	r, ok := op.(*reduceOp)
+	if !ok {
+		return nil, fmt.Errorf("borrowed groups of node %%%d: its operator is a %T", g.node, op)
+	}
+	return r, nil
 }

@@ -97,6 +97,47 @@ func TestDeltaJoinBorrowState(t *testing.T) {
 	}
 }
 
+// deltaGroupPlans join a grouped Reduce of a (count and sum by a.v,
+// mapped by an MFP) with b and c: a binary chain, a delta join with its
+// own arrangement of the Reduce's rows, and one reading them from the
+// Reduce's groups (DeltaLookup.Borrow naming the Reduce).
+var deltaGroupPlans = []string{
+	deltaJoinBase + deltaGroupReduce + `%6 = Join kind=inner on=[#1=#1] <- %1, %3
+%7 = Join kind=inner on=[#0=#0] residual=[(#8 <> #7)] <- %6, %5`,
+	deltaJoinBase + deltaGroupReduce + `%6 = DeltaJoin on=[#0=#6, #1=#4] residual=[(#8 <> #7)] path0=[2:#0=#6, 1:#1=#4] path1=[0:#4=#1, 2:#0=#6] path2=[0:#6=#0, 1:#1=#4] <- %1, %3, %5`,
+	deltaJoinBase + deltaGroupReduce + `%6 = DeltaJoin on=[#0=#6, #1=#4] residual=[(#8 <> #7)] path0=[2:#0=#6@%4, 1:#1=#4] path1=[0:#4=#1, 2:#0=#6@%4] path2=[0:#6=#0, 1:#1=#4] <- %1, %3, %5`,
+}
+
+const deltaGroupReduce = `%4 = Reduce key=[#1] aggs=[count(*), sum(#0)] <- %0
+%5 = MFP map=[(#1 + #1)] project=[#0, #3, #2] <- %4
+`
+
+// TestDeltaJoinGroupsRandom is TestDeltaJoinRandom over deltaGroupPlans: a
+// delta join reading a Reduce's groups emits what it would with its own
+// arrangement of them, through rollbacks and restores.
+func TestDeltaJoinGroupsRandom(t *testing.T) { testDeltaJoinPlans(t, deltaGroupPlans) }
+
+// TestDeltaJoinGroupsState checks that the delta join reading the
+// Reduce's groups keeps no arrangement of them, and that a lookup by
+// less than the whole group key is refused.
+func TestDeltaJoinGroupsState(t *testing.T) {
+	if o := buildText(t, deltaGroupPlans[1]).ops[6].(*deltaJoin); len(o.arrs) != 4 {
+		t.Fatalf("the delta join with its own arrangements keeps %d, want 4", len(o.arrs))
+	}
+	if o := buildText(t, deltaGroupPlans[2]).ops[6].(*deltaJoin); len(o.arrs) != 3 {
+		t.Fatalf("the delta join reading the groups keeps %d arrangements, want 3 (of b and c)", len(o.arrs))
+	}
+	bad := strings.Replace(deltaGroupPlans[2], "%4 = Reduce key=[#1]", "%4 = Reduce key=[#1, #2]", 1)
+	bad = strings.Replace(bad, "map=[(#1 + #1)] project=[#0, #3, #2]", "map=[(#2 + #2)] project=[#0, #4, #3]", 1)
+	p, err := dataflow.Parse(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(p); err == nil || !strings.Contains(err.Error(), "whole group key") {
+		t.Fatalf("a lookup by part of the group key built: %v", err)
+	}
+}
+
 // testDeltaJoinPlans runs plans (over deltaJoinBase's collections) on the
 // same random changes and checks that all emit what the first emits.
 func testDeltaJoinPlans(t *testing.T, plans []string) {

@@ -15,13 +15,17 @@ type arrangedInput struct {
 }
 
 // borrowArrangements returns plan with every private lookup of a delta
-// join that an earlier delta join of the plan also keeps (the same input
-// node arranged by the same key columns, in order) marked to read that
-// one (DeltaLookup.Borrow) instead of keeping a copy: differential
-// dataflow's arrangements shared between the operators of one dataflow.
-// TPC-H Q21's decorrelated EXISTS and its outer query both arrange the
-// late lineitems of finished orders by supplier; the outer delta join
-// now reads the inner one's. Nothing changes (plan itself is returned)
+// join that another operator of the plan already keeps marked to read
+// that operator's state (DeltaLookup.Borrow) instead of keeping a copy:
+// differential dataflow's arrangements shared between the operators of
+// one dataflow. Two kinds: an input read from a grouped Reduce (the
+// Reduce or an MFP over it keeping the key) looked up by its whole group
+// key reads the Reduce's groups (groupsLookup; TPC-H Q20's sums by
+// (ps_partkey, ps_suppkey) were kept by the Reduce and again by the delta
+// join above it); an input node arranged by the same key columns, in
+// order, by an earlier delta join reads that one's arrangement (TPC-H
+// Q21's decorrelated EXISTS and its outer query both arrange the late
+// lineitems of finished orders by supplier). Nothing changes (plan itself is returned)
 // when no two delta joins keep the same arrangement, or when the plan has
 // a loop (whose nodes step several times per Step). Run it last: the
 // borrow names a node by its position in the final plan.
@@ -79,7 +83,11 @@ func borrowLookups(plan *dataflow.Plan, i int, dj dataflow.DeltaJoin, owner map[
 				continue
 			}
 			key := keyOf(l)
-			if o, ok := owner[key]; ok {
+			if r, order, ok := groupsLookup(plan, key.node, l.Cols, off[l.Input]); ok {
+				nl := &paths[p][k]
+				nl.Borrow, changed = r, true
+				nl.From, nl.Cols = permute(l.From, order), permute(l.Cols, order)
+			} else if o, ok := owner[key]; ok {
 				paths[p][k].Borrow, changed = o, true
 			} else if !slices.Contains(mine, key) {
 				mine = append(mine, key)
@@ -93,6 +101,36 @@ func borrowLookups(plan *dataflow.Plan, i int, dj dataflow.DeltaJoin, owner map[
 		dj.Paths = paths
 	}
 	return dj, changed
+}
+
+// groupsLookup returns the grouped Reduce node whose groups can serve a
+// lookup of input node in by output columns cols (of a delta join whose
+// input starts at column off), and the order of cols that lists the
+// group key in key order: in is a Reduce with a group key, not shared and
+// not emitting on close, or an MFP over one, and cols are, in some order,
+// the Reduce's whole group key (through the MFP's projection).
+func groupsLookup(plan *dataflow.Plan, in int, cols []int, off int) (int, []int, bool) {
+	r, proj := in, []int(nil)
+	if m, ok := plan.Nodes[in].Op.(dataflow.MFP); ok {
+		r, proj = plan.Nodes[in].Inputs[0], m.Project
+	}
+	red, ok := plan.Nodes[r].Op.(dataflow.Reduce)
+	if !ok || len(red.Key) == 0 || red.Shared != nil || red.EmitOnClose || len(cols) != len(red.Key) {
+		return 0, nil, false
+	}
+	order := make([]int, len(cols))
+	seen := make([]bool, len(cols))
+	for k, c := range cols {
+		c -= off
+		if proj != nil {
+			c = proj[c]
+		}
+		if c < 0 || c >= len(cols) || seen[c] {
+			return 0, nil, false
+		}
+		seen[c], order[c] = true, k
+	}
+	return r, order, true
 }
 
 // hasBorrow reports whether the printed plan text has a delta join that
@@ -114,4 +152,15 @@ func hasBorrow(text string) bool {
 		}
 	}
 	return false
+}
+
+// borrowedState names, for EXPLAIN, what a lookup borrowing node b of
+// plan reads: a Reduce's "groups" or a delta join's "arrangement".
+func borrowedState(plan *dataflow.Plan, b int) string {
+	if b < len(plan.Nodes) {
+		if _, ok := plan.Nodes[b].Op.(dataflow.Reduce); ok {
+			return "groups"
+		}
+	}
+	return "arrangement"
 }

@@ -224,6 +224,9 @@ func (b *planBuilder) deltaJoin(i int, op dataflow.DeltaJoin) *planNode {
 				where = b.e.arrangementName(l.Shared)
 			} else if l.Borrow != 0 {
 				where = "an earlier Delta Join's arrangement"
+				if borrowedState(b.plan, l.Borrow) == "groups" {
+					where = "an Aggregate's groups"
+				}
 			}
 			s := fmt.Sprintf("(%s) in %s", strings.Join(colLabels(l.Cols, out), ", "), where)
 			if !slices.Contains(lookups, s) {

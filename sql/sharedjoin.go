@@ -526,7 +526,7 @@ func (e *Engine) describeShared(plan *dataflow.Plan) []string {
 	var out []string
 	for i, n := range plan.Nodes {
 		if dj, ok := n.Op.(dataflow.DeltaJoin); ok {
-			out = append(out, e.describeDelta(i, n, dj)...)
+			out = append(out, e.describeDelta(plan, i, n, dj)...)
 		}
 		if r, ok := n.Op.(dataflow.Reduce); ok && r.Shared != nil {
 			out = append(out, "%"+strconv.Itoa(i)+" Reduce reads its groups of %"+strconv.Itoa(n.Inputs[0])+" from "+e.arrangementName(r.Shared.Index)+" (shared arrangement, no state)")
@@ -554,8 +554,9 @@ func (e *Engine) arrangementName(id uint64) string {
 // describeDelta prints, for EXPLAIN, each arrangement a DeltaJoin (node
 // i) looks its inputs up in, once: `%6 DeltaJoin looks up %3 by #0 in
 // ord's own rows (shared arrangement)`, `... in %4's arrangement (shared
-// in the view)` or `... in its own arrangement`.
-func (e *Engine) describeDelta(i int, n dataflow.Node, dj dataflow.DeltaJoin) []string {
+// in the view)` (an earlier delta join's), `... in %4's groups (shared in
+// the view)` (a Reduce's) or `... in its own arrangement`.
+func (e *Engine) describeDelta(plan *dataflow.Plan, i int, n dataflow.Node, dj dataflow.DeltaJoin) []string {
 	var out []string
 	for _, p := range dj.Paths {
 		for _, l := range p {
@@ -563,7 +564,7 @@ func (e *Engine) describeDelta(i int, n dataflow.Node, dj dataflow.DeltaJoin) []
 			if l.Shared != 0 {
 				where = e.arrangementName(l.Shared) + " (shared arrangement)"
 			} else if l.Borrow != 0 {
-				where = fmt.Sprintf("%%%d's arrangement (shared in the view)", l.Borrow)
+				where = fmt.Sprintf("%%%d's %s (shared in the view)", l.Borrow, borrowedState(plan, l.Borrow))
 			}
 			s := fmt.Sprintf("%%%d DeltaJoin looks up %%%d by %s in %s", i, n.Inputs[l.Input], fmtCols(l.Cols), where)
 			if !slices.Contains(out, s) {

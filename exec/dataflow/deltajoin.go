@@ -46,13 +46,15 @@ type DeltaPair struct{ L, R int }
 // Input) whose values are those of the already bound output columns
 // From (From[k] = Cols[k] is an On pair). Shared, if not 0, is the
 // shared arrangement (index id) read, whose leading columns are Cols in
-// order. Borrow, if not 0, is the node of an earlier DeltaJoin of the
-// same plan that reads the same input node and keeps its own arrangement
-// of it by the same key (input columns): this lookup reads that one, which
-// by the time this node steps already holds the Step's changes (read as a
-// shared arrangement is; differential dataflow's arrangements shared
-// between operators). Otherwise the operator's own arrangement of Input
-// by Cols. Printed input:#from=#col+#from=#col[@shared|@%borrow].
+// order. Borrow, if not 0, is an earlier node of the same plan whose
+// state this lookup reads, which by the time this node steps already
+// holds the Step's changes (read as a shared arrangement is; differential
+// dataflow's arrangements shared between operators): a DeltaJoin that
+// reads the same input node and keeps its own arrangement of it by the
+// same key (input columns), or the grouped Reduce the input is (or is an
+// MFP over, keeping the key columns), looked up by its whole group key in
+// order, its group's row computed on lookup. Otherwise the operator's own
+// arrangement of Input by Cols. Printed input:#from=#col+#from=#col[@shared|@%borrow].
 type DeltaLookup struct {
 	Input  int
 	From   []int
