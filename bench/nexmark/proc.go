@@ -26,16 +26,17 @@ func peakRSS() int64 {
 	return ru.Maxrss << 10 // KiB on Linux
 }
 
-// sampleMem records the RSS, the Go runtime's memory and the heap's
-// objects (runtime/metrics, no stop-the-world) at an event count.
-func sampleMem(events int64) Sample {
+// sampleMem records the RSS, the Go runtime's memory, the heap's
+// objects (runtime/metrics, no stop-the-world) and store, the bytes
+// Pebble holds outside Go, at an event count.
+func sampleMem(events, store int64) Sample {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	var heap int64
 	if s[0].Value.Kind() == metrics.KindUint64 {
 		heap = int64(s[0].Value.Uint64())
 	}
-	return Sample{Events: events, RSSMB: server.ResidentBytes() >> 20, GoMB: server.GoRuntimeBytes() >> 20, HeapMB: heap >> 20}
+	return Sample{Events: events, RSSMB: server.ResidentBytes() >> 20, GoMB: server.GoRuntimeBytes() >> 20, HeapMB: heap >> 20, StoreMB: store >> 20}
 }
 
 // physicalMemory returns the machine's memory in bytes (MemTotal), or 8 GiB

@@ -46,11 +46,11 @@ type Result struct {
 
 // Sample is one -memcheck observation: the RSS, the Go runtime's memory
 // not returned to the OS (heap, stacks, metadata: what its soft memory
-// limit bounds; RSS less it is memory outside Go, Pebble's block cache
-// and memtables), and the heap's objects.
+// limit bounds; RSS less it is memory outside Go), the heap's objects,
+// and Pebble's block cache and memtables (outside Go: StoreMB).
 type Sample struct {
-	Events              int64
-	RSSMB, GoMB, HeapMB int64
+	Events                       int64
+	RSSMB, GoMB, HeapMB, StoreMB int64
 }
 
 func (r Result) line() string {
@@ -249,7 +249,7 @@ func (w *waiter) run(o options, res *Result) error {
 			}
 		}
 		if o.memcheck > 0 && events >= nextSample {
-			res.Samples = append(res.Samples, sampleMem(events))
+			res.Samples = append(res.Samples, sampleMem(events, w.e.StoreMemory()))
 			w.progressLine(res, warmed, cpu0)
 			w.heapProfile(o, res.Query, fmt.Sprint(events))
 			nextSample = (events/o.memcheck + 1) * o.memcheck
@@ -295,8 +295,8 @@ func (w *waiter) progressLine(res *Result, warmed bool, cpu0 time.Duration) {
 	if warmed {
 		cpu = (cpuTime() - cpu0).Seconds()
 	}
-	fmt.Fprintf(os.Stderr, "%s at %d events: RSS %d MB, live heap %d MB, peak RSS %d MB, measured CPU %.1f s\n",
-		res.Query, s.Events, s.RSSMB, s.HeapMB, peakRSS()>>20, cpu)
+	fmt.Fprintf(os.Stderr, "%s at %d events: RSS %d MB (Go %d, store %d), live heap %d MB, peak RSS %d MB, measured CPU %.1f s\n",
+		res.Query, s.Events, s.RSSMB, s.GoMB, s.StoreMB, s.HeapMB, peakRSS()>>20, cpu)
 }
 
 // heapProfile writes -heapprofile's DIR/QUERY-TAG.heap, if asked for.
