@@ -85,34 +85,60 @@ func DefaultMemoryLimit() (int64, string) {
 // limit (debug.SetMemoryLimit): the garbage collector runs more often as
 // the heap nears it. The engine's budget (Config.MemoryLimit) is the same
 // number, so collections spill to the store before the collector has to
-// work hard. Once the server runs, fitMemoryLimit lowers the soft limit
-// by the memory outside the Go runtime.
+// work hard. Once the server runs, a memoryFit lowers the soft limit by
+// the memory outside the Go runtime.
 func ApplyMemoryLimit(limit int64) {
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 	}
 }
 
-// minHeapFraction of the budget is the lowest soft memory limit
-// fitMemoryLimit sets: above the engine's work share of the budget
-// (sql's workFraction, 0.7), so that the collector keeps room to work
-// when standing memory and work fill that share, even when memory
-// outside Go takes more of the budget than it should.
-const minHeapFraction = 0.8
+// minHeapFraction of the budget is the lowest soft memory limit a
+// memoryFit sets: above the engine's work share of the budget (sql's
+// workFraction, 0.7), so that the collector keeps room to work when
+// standing memory and work fill that share, even when memory outside Go
+// takes more of the budget than it should (small budgets: the process's
+// own 30-40 MiB outside Go are a large part of them).
+const minHeapFraction = 0.75
 
-// fitMemoryLimit makes the soft memory limit the memory budget less the
-// process's resident memory outside the Go runtime (Pebble's block cache
-// and memtables, allocated by C; the binary's resident text; C libraries),
-// so that the RSS, not just the Go runtime's memory, stays within budget:
-// with the whole budget as the soft limit, the collector let the heap
-// fill it and the RSS ran 12-17% over (BENCHMARKS.md). It returns the
-// limit set. The server calls it every second (the ticker), since what
-// Pebble holds grows and shrinks as it caches blocks and fills and
-// flushes memtables.
-func fitMemoryLimit(budget int64) int64 {
-	limit := heapLimit(budget, ResidentBytes()-GoRuntimeBytes())
+// memoryFit makes the soft memory limit the memory budget less the
+// process's resident memory outside the Go runtime, so that the RSS, not
+// just the Go runtime's memory, stays within the budget: with the whole
+// budget as the soft limit the collector let the heap fill it and the
+// RSS ran 12-17% over (BENCHMARKS.md). What lives outside Go is the
+// store's (Pebble's block cache and memtables, C allocations: counted at
+// the most they may hold, storeBound, since a memtable's pages become
+// resident as fast as a checkpoint writes them, faster than the fit
+// follows) and the rest (the binary's resident text, C libraries, cgo
+// threads' stacks, malloc's overhead: counted at the most seen).
+type memoryFit struct {
+	budget int64
+	// storeBound is the most the store holds outside Go under budget
+	// (sql.StoreMemoryBound), zombie memtables aside.
+	storeBound int64
+	// other is the most resident memory seen outside both the Go runtime
+	// and the store.
+	other int64
+}
+
+// fit sets the soft memory limit given store, the bytes the store holds
+// outside Go now (sql.Engine.StoreMemory), and returns the limit set.
+// The server calls it every second (the ticker).
+func (f *memoryFit) fit(store int64) int64 {
+	f.other = max(f.other, outsideGo()-store)
+	limit := heapLimit(f.budget, f.other+max(store, f.storeBound))
 	debug.SetMemoryLimit(limit)
 	return limit
+}
+
+// outsideGo returns the process's resident memory outside the Go
+// runtime, erring low: the Go runtime's memory is read before and after
+// the RSS and the larger read counts, so that memory Go takes or
+// returns meanwhile is never counted as outside it.
+func outsideGo() int64 {
+	before := GoRuntimeBytes()
+	rss := ResidentBytes()
+	return rss - max(before, GoRuntimeBytes())
 }
 
 // heapLimit returns the soft memory limit for budget when outside bytes of

@@ -47,8 +47,8 @@ func TestHeapLimit(t *testing.T) {
 		{256 * mib, 35 * mib, 221 * mib},
 		{256 * mib, 0, 256 * mib},
 		{256 * mib, -5 * mib, 256 * mib}, // Go holds memory not yet resident
-		{256 * mib, 100 * mib, 256 * mib * 8 / 10},
-		{64 * mib, 40 * mib, 64 * mib * 8 / 10},
+		{256 * mib, 100 * mib, 256 * mib * 3 / 4},
+		{64 * mib, 40 * mib, 64 * mib * 3 / 4},
 	} {
 		if got := heapLimit(c.budget, c.outside); got != c.want {
 			t.Errorf("heapLimit(%d MiB, %d MiB) = %.1f MiB, want %.1f MiB", c.budget/mib, c.outside/mib,
@@ -57,20 +57,34 @@ func TestHeapLimit(t *testing.T) {
 	}
 }
 
-// TestFitMemoryLimit checks that fitMemoryLimit sets the soft memory
-// limit to what it returns, within the budget and minHeapFraction of it.
-func TestFitMemoryLimit(t *testing.T) {
+// TestMemoryFit checks that a memoryFit sets the soft memory limit to
+// what it returns: the budget less the memory outside Go, with the store
+// counted at its bound while it holds less, and at what it holds beyond
+// it (zombie memtables), within minHeapFraction of the budget; and that
+// the memory outside both Go and the store counts at the most seen.
+func TestMemoryFit(t *testing.T) {
 	if ResidentBytes() == 0 {
 		t.Skip("no /proc/self/statm")
 	}
 	old := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(old)
-	const budget = 64 << 30
-	got := fitMemoryLimit(budget)
+	const budget, bound = 64 << 30, 8 << 30
+	f := &memoryFit{budget: budget, storeBound: bound}
+	got := f.fit(0)
 	if now := debug.SetMemoryLimit(-1); now != got {
-		t.Fatalf("fitMemoryLimit returned %d, the soft limit is %d", got, now)
+		t.Fatalf("fit returned %d, the soft limit is %d", got, now)
 	}
-	if got > budget || got < budget*8/10 {
-		t.Fatalf("fitMemoryLimit(%d) = %d: want within the budget and minHeapFraction of it", int64(budget), got)
+	if other := budget - bound - got; other != f.other || other <= 0 || other > 1<<30 {
+		t.Fatalf("fit(0) = %d: want the budget less the store's bound and the process's %d bytes outside Go", got, f.other)
+	}
+	if beyond := f.fit(bound + 1<<30); beyond >= got {
+		t.Fatalf("a store 1 GiB past its bound left the limit at %d (it was %d)", beyond, got)
+	}
+	f.other += 1 << 30 // as if once seen: it stays counted
+	if again := f.fit(0); again != got-1<<30 {
+		t.Fatalf("fit(0) = %d after 1 GiB more was seen outside Go, want %d", again, got-1<<30)
+	}
+	if small := (&memoryFit{budget: 64 << 20, storeBound: 16 << 20}).fit(0); small != 48<<20 {
+		t.Fatalf("fit under a 64 MiB budget = %d, want minHeapFraction of it", small)
 	}
 }

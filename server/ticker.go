@@ -25,21 +25,21 @@ const releaseTicks = 10
 // no view has a temporal filter, but every second releases the store
 // iterators that spilled reads keep idle (Engine.ReleaseIdleReads) and,
 // under a memory budget, fits the soft memory limit to the memory outside
-// the Go runtime (fitMemoryLimit).
+// the Go runtime (memoryFit).
 type ticker struct {
 	stop chan struct{}
 	done chan struct{}
-	// budget is the memory budget the soft limit is fitted to (0: none,
-	// or GOMEMLIMIT set: the limit is left alone).
-	budget int64
+	// mem fits the soft limit to the memory budget (nil: no budget, or
+	// GOMEMLIMIT set: the limit is left alone).
+	mem *memoryFit
 }
 
 // startTicker starts ticking e every interval until stop, fitting the
 // soft memory limit to budget (0: never).
 func startTicker(e *sql.Engine, interval time.Duration, budget int64, log *slog.Logger) *ticker {
-	t := &ticker{stop: make(chan struct{}), done: make(chan struct{}), budget: budget}
-	if os.Getenv("GOMEMLIMIT") != "" {
-		t.budget = 0
+	t := &ticker{stop: make(chan struct{}), done: make(chan struct{})}
+	if budget > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		t.mem = &memoryFit{budget: budget, storeBound: sql.StoreMemoryBound(sql.Options{MemoryLimit: budget})}
 	}
 	go t.run(e, interval, log)
 	return t
@@ -58,8 +58,8 @@ func (t *ticker) run(e *sql.Engine, interval time.Duration, log *slog.Logger) {
 		}
 		if n%releaseTicks == 0 {
 			e.ReleaseIdleReads()
-			if t.budget > 0 {
-				fitMemoryLimit(t.budget)
+			if t.mem != nil {
+				t.mem.fit(e.StoreMemory())
 			}
 		}
 		if !e.HasTemporal() {

@@ -83,7 +83,13 @@ func (s *spiller) opCache() int64 {
 
 // storeOptions returns the store's options for a memory budget: Pebble's
 // block cache and memtables are outside the Go heap, so a small budget
-// shrinks them (a large one keeps the defaults).
+// shrinks them (a large one keeps the defaults). Memtables reserve their
+// size in the block cache, and a 32nd of the budget each keeps the
+// memtables Pebble may hold (storage.OffHeapBound) within the cache's
+// eighth: the store stays within an eighth of the budget, and blocks
+// keep room while only two memtables exist. (A 16th each, with the
+// same cache, held up to half as much again, and the cache held no
+// block while two memtables did.)
 func storeOptions(o Options) storage.Options {
 	so := storage.Options{DiskReserve: o.DiskReserve}
 	if o.MemoryLimit > 0 {
@@ -398,4 +404,17 @@ func (e *Engine) eachSourceRows(fn func(id uint64, c *storage.Collection)) {
 			fn(id, st.rows.c)
 		}
 	}
+}
+
+// StoreMemory returns the bytes the store holds outside the Go heap
+// (its block cache and memtables: storage.DB.OffHeapBytes).
+func (e *Engine) StoreMemory() int64 {
+	return e.db.OffHeapBytes()
+}
+
+// StoreMemoryBound returns the most the store holds outside the Go heap
+// under the budget of o (storage.OffHeapBound of its options), zombie
+// memtables aside.
+func StoreMemoryBound(o Options) int64 {
+	return storage.OffHeapBound(storeOptions(o))
 }
