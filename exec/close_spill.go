@@ -340,11 +340,13 @@ func (o *joinOp) closeRange(s *stepCtx, side int, c []keyRef) ([]keyRef, error) 
 		}
 		gap = 0
 		key := c[i].key
-		if len(body) == len(key) || o.sp.isDead(k) {
+		if len(body) == len(key) {
 			return nil
 		}
+		// Named first, dead second: most keys scanned are not named, and
+		// the dead set is a map of whole keys, costlier than the hash.
 		h := rowKeyHash(body[len(key):])
-		if _, ok := slices.BinarySearchFunc(c[i:end], h, compareHash); ok {
+		if _, ok := slices.BinarySearchFunc(c[i:end], h, compareHash); ok && !o.sp.isDead(k) {
 			o.freeStored(s, side, body, len(key))
 		}
 		return nil

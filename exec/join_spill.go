@@ -270,9 +270,10 @@ func (o *joinOp) freeStored(s *stepCtx, side int, sk []byte, klen int) {
 	if o.sp.dead == nil {
 		o.sp.dead = make(map[string]struct{})
 	}
-	if _, ok := o.sp.dead[k]; !ok {
+	n := len(o.sp.dead)
+	o.sp.dead[k] = struct{}{}
+	if len(o.sp.dead) > n { // one hash, not a lookup and an insert: new iff the map grew
 		d := deadRow{k, rowKeyHash(o.lbuf[len(s.prefix)+1+klen:])}
-		o.sp.dead[k] = struct{}{}
 		o.sp.died = append(o.sp.died, d)
 		o.counted(side, d.hash, -1)
 	}
