@@ -3,9 +3,9 @@ package storage
 // memtablesHeld is how many memtables Pebble holds at most, apart from
 // zombies that open iterators pin: the mutable one, one being flushed
 // (writes stall when the queue reaches MemTableStopWritesThreshold, 2,
-// memtables), one more while a flush hands over, and one kept for
-// recycling.
-const memtablesHeld = 4
+// memtables) and one kept for recycling, which the next rotation makes
+// the mutable one (in q7's runs two were held, at times three).
+const memtablesHeld = 3
 
 // OffHeapBytes returns the memory Pebble holds outside the Go heap (C
 // allocations): the block cache's blocks plus every memtable's arena,
