@@ -24,8 +24,11 @@ const memLimitMiB = 256
 // go: the collector's garbage beyond the soft limit while a refused
 // query unwinds. Pebble's memory and the rest outside the Go heap are
 // within the budget (the server fits Go's soft limit to their bound):
-// peak 245 MiB with the fit, 283 before it.
-const memRSSMarginMiB = 16
+// peak 245-252 MiB with the fit on an idle machine, but 276-292 MiB with
+// three busy loops competing for the two cores (the collector, capped
+// at half the CPU, falls behind the allocating query), as under make
+// test's parallel packages.
+const memRSSMarginMiB = 48
 
 // TestMemoryLimit runs a server under --memory-limit and checks that work
 // that cannot fit fails with 53200 while the server and another session
