@@ -36,7 +36,7 @@ func TestBpcharRowKeysRestart(t *testing.T) {
 		mustExec(t, ctx, c, "CREATE MATERIALIZED VIEW "+name+" AS "+q)
 	}
 	mustExec(t, ctx, c, "INSERT INTO brr VALUES (1, ROW('ab', 1), ARRAY['ab']), (2, ROW('ab  ', 1), ARRAY['ab ']), (3, ROW('x', 2), ARRAY['x', NULL]), (4, ROW('x   ', 2), ARRAY['x', NULL]), (5, ROW('y', 2), ARRAY['y'])")
-	checkBpcharRowViews(t, ctx, c)
+	checkViewsEqualQueries(t, ctx, c, bpcharRowViews)
 	// PostgreSQL 15: 3 groups of v, 3 of a.
 	expectText(t, ctx, c, "SELECT count(*) FROM brr_group", "3")
 	expectText(t, ctx, c, "SELECT count(*) FROM brr_group_arr", "3")
@@ -44,21 +44,21 @@ func TestBpcharRowKeysRestart(t *testing.T) {
 	s.Restart()
 	c = connect(t, ctx, s.DSN())
 	defer c.Close(ctx)
-	checkBpcharRowViews(t, ctx, c)
+	checkViewsEqualQueries(t, ctx, c, bpcharRowViews)
 	mustExec(t, ctx, c, "INSERT INTO brr VALUES (6, ROW('y ', 2), ARRAY['y  ']), (7, ROW('ab ', 1), ARRAY['ab'])",
 		"DELETE FROM brr WHERE id = 1", "UPDATE brr SET v = ROW('x ', 2) WHERE id = 5")
-	checkBpcharRowViews(t, ctx, c)
+	checkViewsEqualQueries(t, ctx, c, bpcharRowViews)
 	// PostgreSQL 15: groups (ab,1) of 2, 7; (x,2) of 3, 4, 5; (y,2) of 6;
 	// pairs equal in v and a: 2-7 and 3-4.
 	expectText(t, ctx, c, "SELECT count(*) FROM brr_group", "3")
 	expectText(t, ctx, c, "SELECT count(*) FROM brr_join", "2")
 }
 
-// checkBpcharRowViews fails t when a view of bpcharRowViews differs from
-// its query.
-func checkBpcharRowViews(t *testing.T, ctx context.Context, c *pgx.Conn) {
+// checkViewsEqualQueries fails t when a view of views (name: its query)
+// holds other rows than its query gives ad hoc.
+func checkViewsEqualQueries(t *testing.T, ctx context.Context, c *pgx.Conn, views map[string]string) {
 	t.Helper()
-	for name, q := range bpcharRowViews {
+	for name, q := range views {
 		view, err := queryRows(ctx, c.PgConn(), "SELECT * FROM "+name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
