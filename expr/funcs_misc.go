@@ -153,14 +153,14 @@ func decodeHex(s string) (repr.Datum, error) {
 			i++
 			continue
 		}
-		hi, ok := unhexDigit(c)
+		hi, ok := repr.HexDigit(c)
 		if !ok {
 			return repr.Null, repr.Errorf(repr.CodeInvalidParameter, "invalid hexadecimal digit: \"%c\"", c)
 		}
 		if i+1 >= len(s) {
 			return repr.Null, repr.Errorf(repr.CodeInvalidParameter, "invalid hexadecimal data: odd number of digits")
 		}
-		lo, ok := unhexDigit(s[i+1])
+		lo, ok := repr.HexDigit(s[i+1])
 		if !ok {
 			return repr.Null, repr.Errorf(repr.CodeInvalidParameter, "invalid hexadecimal digit: \"%c\"", s[i+1])
 		}
@@ -168,18 +168,6 @@ func decodeHex(s string) (repr.Datum, error) {
 		i += 2
 	}
 	return repr.NewBytea(out), nil
-}
-
-func unhexDigit(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // decodeEscape reads the escape format: \\ is a backslash, \nnn an octal

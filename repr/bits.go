@@ -230,26 +230,13 @@ func parseBinaryBits(s string) (Datum, error) {
 func parseHexBits(s string) (Datum, error) {
 	b := make([]byte, (len(s)+1)/2)
 	for i := 0; i < len(s); i++ {
-		v, ok := hexDigit(s[i])
+		v, ok := HexDigit(s[i])
 		if !ok {
 			return Null, Errorf(CodeInvalidText, "\"%s\" is not a valid hexadecimal digit", firstRune(s[i:]))
 		}
 		b[i/2] |= v << (4 * (1 - i%2))
 	}
 	return NewBits(b, 4*len(s)), nil
-}
-
-// hexDigit returns the value of a hexadecimal digit.
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // firstRune returns the first UTF-8 character of s (a byte if invalid).

@@ -316,14 +316,14 @@ func parseByteaHex(s string) (Datum, error) {
 			i++
 			continue
 		}
-		hi, ok := unhex(s[i])
+		hi, ok := HexDigit(s[i])
 		if !ok {
 			return Null, errHexDigit(s[i:])
 		}
 		if i+1 >= len(s) {
 			return Null, Errorf(CodeInvalidParameter, "invalid hexadecimal data: odd number of digits")
 		}
-		lo, ok := unhex(s[i+1])
+		lo, ok := HexDigit(s[i+1])
 		if !ok {
 			return Null, errHexDigit(s[i+1:])
 		}
@@ -339,7 +339,9 @@ func errHexDigit(s string) error {
 	return Errorf(CodeInvalidParameter, "invalid hexadecimal digit: \"%s\"", s[:n])
 }
 
-func unhex(c byte) (byte, bool) {
+// HexDigit returns the value of the hexadecimal digit c, either case,
+// and whether c is one.
+func HexDigit(c byte) (byte, bool) {
 	switch {
 	case c >= '0' && c <= '9':
 		return c - '0', true
