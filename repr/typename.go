@@ -85,13 +85,19 @@ func textTypmod(t T, mods []int32) (T, error) {
 	if t.Kind == KindChar {
 		name = "char"
 	}
+	return lengthTypmod(t, mods, name, maxCharLength)
+}
+
+// lengthTypmod applies the length modifier (n) of type name to t: one
+// modifier, from 1 to most.
+func lengthTypmod(t T, mods []int32, name string, most int32) (T, error) {
 	switch n := mods[0]; {
 	case len(mods) != 1:
 		return Unknown, Errorf(CodeInvalidParameter, "invalid type modifier")
 	case n < 1:
 		return Unknown, Errorf(CodeInvalidParameter, "length for type %s must be at least 1", name)
-	case n > maxCharLength:
-		return Unknown, Errorf(CodeInvalidParameter, "length for type %s cannot exceed %d", name, maxCharLength)
+	case n > most:
+		return Unknown, Errorf(CodeInvalidParameter, "length for type %s cannot exceed %d", name, most)
 	}
 	t.Length = mods[0]
 	return t, nil
@@ -132,14 +138,5 @@ func bitTypmod(t T, mods []int32) (T, error) {
 	if t.Varying {
 		name = "bit varying"
 	}
-	switch n := mods[0]; {
-	case len(mods) != 1:
-		return Unknown, Errorf(CodeInvalidParameter, "invalid type modifier")
-	case n < 1:
-		return Unknown, Errorf(CodeInvalidParameter, "length for type %s must be at least 1", name)
-	case n > MaxBitLen:
-		return Unknown, Errorf(CodeInvalidParameter, "length for type %s cannot exceed %d", name, MaxBitLen)
-	}
-	t.Length = mods[0]
-	return t, nil
+	return lengthTypmod(t, mods, name, MaxBitLen)
 }
