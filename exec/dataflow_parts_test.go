@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,7 +164,7 @@ func TestCopartitionedInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for node, want := range map[int][]int{2: {-1, -1}, 4: {2}, 5: {-1}, 7: {4, 5}} {
-		if got := d.ops[node].(*shardedOp).from; !equalInts(got, want) {
+		if got := d.ops[node].(*shardedOp).from; !slices.Equal(got, want) {
 			t.Fatalf("node %d: co-partitioned with %v, want %v", node, got, want)
 		}
 	}

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/eddydb/eddy/exec/dataflow"
 )
 
@@ -89,7 +91,7 @@ func (d *Dataflow) keyedFrom(j int, cols []int, sharded map[int]*shardedOp) int 
 	for len(cols) > 0 {
 		if u, ok := sharded[j]; ok {
 			out := keyOutput(d.plan.Nodes[j].Op, u.key)
-			if len(out) == len(cols) && equalInts(out, cols) {
+			if len(out) == len(cols) && slices.Equal(out, cols) {
 				return j
 			}
 			return -1
@@ -109,17 +111,4 @@ func (d *Dataflow) keyedFrom(j int, cols []int, sharded map[int]*shardedOp) int 
 		cols, j = next, d.plan.Nodes[j].Inputs[0]
 	}
 	return -1
-}
-
-// equalInts reports whether a and b hold the same ints in order.
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

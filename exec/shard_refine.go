@@ -92,7 +92,7 @@ func (d *Dataflow) refineKeys(sh map[int]*shardedOp) {
 // order (no refinement needed), a column is not in the group key, or the
 // group key cannot be cut.
 func (d *Dataflow) refinable(r *reduceOp, cols []int, types []repr.T) *refinedKey {
-	if len(cols) == 0 || equalInts(cols, r.spec.Key) {
+	if len(cols) == 0 || slices.Equal(cols, r.spec.Key) {
 		return nil
 	}
 	ref := &refinedKey{cols: cols}

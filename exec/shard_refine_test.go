@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,12 +88,12 @@ func TestRefinedKeys(t *testing.T) {
 		if r.refine != nil {
 			got = r.refine.pos
 		}
-		if !equalInts(got, want) {
+		if !slices.Equal(got, want) {
 			t.Fatalf("node %d: refined to key positions %v, want %v", node, got, want)
 		}
 	}
 	for node, want := range map[int][]int{3: {2}, 5: {3}, 6: {2}, 7: {-1}} {
-		if got := d.ops[node].(*shardedOp).from; !equalInts(got, want) {
+		if got := d.ops[node].(*shardedOp).from; !slices.Equal(got, want) {
 			t.Fatalf("node %d: co-partitioned with %v, want %v", node, got, want)
 		}
 	}
