@@ -620,8 +620,7 @@ func (g *qgen) aggregate(binds []gbind, typ byte) gexpr {
 			c := g.colTyped(binds, 'i')
 			return gexpr{"count(DISTINCT " + c.sql + ")", 'i', 5}
 		}
-		c := g.colTyped(binds, 'i')
-		return gexpr{pick(g, []string{"sum", "sum", "sum", "bit_xor", "bit_or"}) + "(" + c.sql + ")", 'i', 20}
+		return gexpr{g.intAggregate(binds, "sum", "sum", "sum", "bit_xor", "bit_or"), 'i', 20}
 	case 't':
 		c := g.colTyped(binds, 't')
 		return gexpr{pick(g, []string{"min", "max"}) + "(" + c.sql + ")", 't', c.ndv}
@@ -629,6 +628,18 @@ func (g *qgen) aggregate(binds []gbind, typ byte) gexpr {
 	c := g.colTyped(binds, 'n')
 	f := pick(g, []string{"sum", "min", "max", "avg"})
 	return gexpr{f + "(" + c.sql + ")", 'n', 50}
+}
+
+// intAggregate returns one of fns applied to an integer-class column of
+// binds. colTyped may return a numeric column for the integer class, which
+// only sum accepts (bit_xor and bit_or take integers), so such a column is
+// always summed.
+func (g *qgen) intAggregate(binds []gbind, fns ...string) string {
+	c := g.colTyped(binds, 'i')
+	if c.typ != 'i' {
+		return "sum(" + c.sql + ")"
+	}
+	return pick(g, fns) + "(" + c.sql + ")"
 }
 
 // window returns a window function call of type class typ ('i' or 'n')
@@ -655,7 +666,7 @@ func (g *qgen) window(binds []gbind, typ byte) gexpr {
 		if g.pct(50) {
 			return gexpr{"count(*)" + spec, 'i', 5}
 		}
-		return gexpr{pick(g, []string{"sum", "sum", "bit_xor"}) + "(" + g.colTyped(binds, 'i').sql + ")" + spec, 'i', 20}
+		return gexpr{g.intAggregate(binds, "sum", "sum", "bit_xor") + spec, 'i', 20}
 	}
 	f := pick(g, []string{"sum", "min", "max", "avg"})
 	return gexpr{f + "(" + g.colTyped(binds, 'n').sql + ")" + spec, 'n', 50}
