@@ -75,6 +75,11 @@ const workFraction = 0.7
 // between the spill policy's spillFraction and workFraction.
 const pressureFraction = (spillFraction + workFraction) / 2
 
+// heapShare of the soft memory limit is the most standing memory and
+// large work's reservations may reach (limitFor): the rest is the
+// collector's headroom for garbage.
+const heapShare = 0.85
+
 // smallFraction of the budget is the most a small account holds, and
 // small accounts may bring standing memory and reservations up to
 // smallWorkFraction of it: a runaway query is refused first, leaving room
@@ -118,6 +123,10 @@ type accountant struct {
 	// and force a collection: runtime's, replaced by unit tests.
 	heap    func() (live, gcs uint64)
 	collect func()
+	// pace is waitForCollector (memAccount.Grow) and softLimit reads the
+	// runtime's soft memory limit: replaced by unit tests.
+	pace      func()
+	softLimit func() int64
 
 	// standing is the live heap at the last collection seen, less the
 	// reservations when it was seen and the large ones released since
@@ -157,7 +166,7 @@ func newAccountant(limit int64) *accountant {
 	f := float64(limit)
 	return &accountant{limit: limit, cap: int64(f * workFraction), small: int64(f * smallFraction),
 		smallCap: int64(f * smallWorkFraction), pressure: int64(f * pressureFraction),
-		heap: cachedHeapStats, collect: collectAndRead, gcs: math.MaxUint64}
+		heap: cachedHeapStats, collect: collectAndRead, pace: waitForCollector, softLimit: softMemoryLimit, gcs: math.MaxUint64}
 }
 
 // observe returns standing memory, updating it when a collection happened
@@ -277,13 +286,16 @@ func (m *accountant) standingFor(held int64) int64 {
 }
 
 // limitFor returns the bound of standing memory plus reservations for an
-// account holding held bytes: smallCap for a small account, cap for a
-// large one.
+// account holding held bytes: smallCap for a small account; for a large
+// one cap, or heapShare of the soft memory limit when that is less (the
+// live heap must stay below the soft limit with room for the collector
+// to work: at small budgets the memory outside Go, which the server's
+// fit takes off the soft limit, leaves less than cap for the heap).
 func (m *accountant) limitFor(held int64) int64 {
 	if held <= m.small {
 		return m.smallCap
 	}
-	return m.cap
+	return min(m.cap, int64(heapShare*float64(m.softLimit())))
 }
 
 // forceCollection runs a collection unless one was forced within
@@ -361,7 +373,10 @@ type memAccount struct {
 	// refusal (formatting it per statement would cost the point reads).
 	sql        string
 	used, held int64
-	refused    bool
+	// paced is used when a large account last paced itself against the
+	// collector (Grow).
+	paced   int64
+	refused bool
 	// large is set once held passes the accountant's small: held then
 	// counts in its largeHeld.
 	large bool
@@ -408,9 +423,14 @@ func (a *memAccount) memory() expr.Memory {
 // Grow accounts n more bytes, reserving from the accountant when used
 // passes held: a chunk of at least reserveChunk and an eighth of what is
 // held, or exactly what is needed when that chunk does not fit. A
-// refusal is 53200; used is then unchanged.
+// refusal is 53200; used is then unchanged. A large account paces itself
+// against the collector every paceEvery bytes of growth.
 func (a *memAccount) Grow(n int64) error {
 	a.used += n
+	if a.large && a.used-a.paced >= paceEvery {
+		a.paced = a.used
+		a.m.pace()
+	}
 	if a.used <= a.held {
 		return nil
 	}
@@ -442,6 +462,7 @@ func (a *memAccount) Grow(n int64) error {
 func (a *memAccount) free(n int64) {
 	if a != nil {
 		a.used = max(a.used-n, 0)
+		a.paced = min(a.paced, a.used)
 	}
 }
 
@@ -507,7 +528,7 @@ func (a *memAccount) release() (refused bool) {
 		a.m.largeHeld.Add(-a.held)
 		a.large = false
 	}
-	a.used, a.held = 0, 0
+	a.used, a.held, a.paced = 0, 0, 0
 	if a.refused {
 		a.refused = false
 		a.m.returnMemory()

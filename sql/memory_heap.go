@@ -2,8 +2,11 @@ package sql
 
 import (
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The accountant's reading of the heap, cheap between collections. Both
@@ -66,4 +69,47 @@ func cachedHeapStats() (live, gcs uint64) {
 func collectAndRead() {
 	runtime.GC()
 	gcTicks.Add(1)
+}
+
+// paceEvery is how much a large account's reported use grows between its
+// looks at the runtime's memory (memAccount.Grow, pace).
+const paceEvery = 4 << 20
+
+// paceWait bounds one wait for the collector.
+const paceWait = 250 * time.Millisecond
+
+// softMemoryLimit returns the runtime's soft memory limit.
+func softMemoryLimit() int64 { return debug.SetMemoryLimit(-1) }
+
+// overSoftLimit reports whether the Go runtime's memory, as the soft
+// memory limit counts it (everything the runtime has mapped less what it
+// returned to the operating system), is past that limit.
+func overSoftLimit() bool {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return false
+	}
+	return int64(s[0].Value.Uint64()-s[1].Value.Uint64()) > softMemoryLimit()
+}
+
+// waitForCollector makes large work wait while the runtime's memory is
+// past the soft limit, until a collection ends (at most paceWait). Past
+// the limit the collector runs all the time but takes at most half the
+// CPU, and under contention (other processes, the tests' parallel
+// packages) it gets less: work allocating faster than it frees took the
+// heap, and the RSS, 20% past the budget. Waiting makes the allocating
+// work, not the process, pay: it yields the CPU to the collector and
+// allocates nothing meanwhile. Below the limit it costs one read of the
+// runtime's statistics.
+func waitForCollector() {
+	if !overSoftLimit() {
+		return
+	}
+	armGCSentinel.Do(newGCSentinel)
+	tick := gcTicks.Load()
+	deadline := time.Now().Add(paceWait)
+	for gcTicks.Load() == tick && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 }
