@@ -59,6 +59,11 @@ type builder struct {
 	// semi-join) to the relation it derived it from (subquery.go,
 	// domainBase).
 	domainBases map[ir.Rel]ir.Rel
+	// slots are the bare parameters of the VALUES rows constRows
+	// evaluated (insert_template.go); paramExprs counts the parameters
+	// planned as expressions anywhere else.
+	slots      []paramSlot
+	paramExprs int
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {

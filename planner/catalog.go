@@ -178,6 +178,9 @@ type Insert struct {
 	ReturningColumns []ResultColumn
 	// OnConflict is the ON CONFLICT clause (nil: none).
 	OnConflict *OnConflict
+	// Template, when not nil, rebuilds Source.Rows for other parameter
+	// values without planning again (insert_template.go).
+	Template *InsertTemplate
 }
 
 // OnConflict is a planned ON CONFLICT clause. The statement layer checks

@@ -108,7 +108,11 @@ func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, 
 		return nil, err
 	}
 	src.ParamTypes = b.finalParamTypes()
-	return &Insert{Table: rel, Source: src, Returning: ret, ReturningColumns: rcols, OnConflict: oc}, nil
+	ins := &Insert{Table: rel, Source: src, Returning: ret, ReturningColumns: rcols, OnConflict: oc}
+	if stmt.WithClause == nil && src.Rows != nil && opts.Params != nil {
+		ins.Template = b.insertTemplate(src.Rows, len(rel.Columns))
+	}
+	return ins, nil
 }
 
 // onConflict plans ON CONFLICT: the conflict target and, for DO UPDATE,

@@ -182,6 +182,7 @@ func numericDatum(s string) (repr.Datum, repr.T, error) {
 // param is $n: the bound value, a Param node read at run time (generic
 // plans), or a typed NULL stand-in while preparing.
 func (b *builder) param(p *pg_query.ParamRef) (expr.Expr, error) {
+	b.paramExprs++
 	n := int(p.Number) - 1
 	if n < 0 || n > 65535 {
 		return nil, repr.Errorf(repr.CodeUndefinedParameter, "there is no parameter $%d", p.Number).WithPosition(p.Location + 1)

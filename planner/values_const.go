@@ -29,6 +29,12 @@ func (b *builder) constRows(rel *Relation, cols []int, targets []*pg_query.Node,
 		return nil, false
 	}
 	cols = cols[:n]
+	b.slots = b.slots[:0]
+	defer func() {
+		if !ok {
+			b.slots = nil
+		}
+	}()
 	for _, t := range targets {
 		if len(t.GetResTarget().Indirection) > 0 {
 			return nil, false
@@ -61,6 +67,9 @@ func (b *builder) constRows(rel *Relation, cols []int, targets []*pg_query.Node,
 			}
 			if row[cols[i]], ok = expr.FoldAssign(d, t, c.Type, loc); !ok {
 				return nil, false
+			}
+			if it.GetParamRef() != nil {
+				b.noteSlot(r*width+cols[i], int(it.GetParamRef().Number)-1, t, c.Type)
 			}
 			if !slices.Contains(noted[i], t) {
 				b.noteCastTypes(t, c.Type)

@@ -68,9 +68,14 @@ func (e *Engine) planDML(n *pg.Node, opts planner.Options) (*dmlPlan, error) {
 // once; inside a block the changes join the block's write set.
 func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 	s := p.st.s
-	d := p.st.takeDML()
+	d, rebound := p.st.takeDML(), false
+	if d == nil && len(p.params) > 0 && n == p.st.stmt.AST {
+		d = p.st.rebindInsert(p.params)
+		rebound = d != nil
+	}
 	ectx := s.evalCtx()
-	if d == nil || len(p.params) > 0 || n != p.st.stmt.AST {
+	if d == nil || len(p.params) > 0 && !rebound || n != p.st.stmt.AST {
+		version := s.e.catalogVersion()
 		err := s.e.withLockedSubqueries(planner.Options{ParamTypes: p.st.paramTypes, Params: p.params,
 			TimeZone: s.settings.timeZone}, ectx, s.ws, func(opts planner.Options) (err error) {
 			d, err = s.e.planDML(n, opts)
@@ -78,6 +83,9 @@ func (p *Portal) execDML(ctx context.Context, n *pg.Node) error {
 		})
 		if err != nil {
 			return err
+		}
+		if n == p.st.stmt.AST {
+			p.st.keepInsert(d, version)
 		}
 	}
 	var err error

@@ -19,7 +19,8 @@ import (
 //     used a point read.
 //   - `prepare name` prepares the input and keeps the statement as name.
 //   - `execute name [params=(...)]` binds and executes a kept statement
-//     (its plan may be cached: see plancache.go).
+//     (its plan may be cached: see plancache.go); an INSERT served by its
+//     kept plan with the rows rebuilt prints so (insert_template.go).
 func (te *testEngine) readCmd(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "query":
@@ -50,9 +51,13 @@ func (te *testEngine) readCmd(t *testing.T, d *datadriven.TestData) string {
 		if st == nil {
 			t.Fatalf("no prepared statement %s", name)
 		}
+		before := insertRebinds.Load()
 		out, err := te.execParams(st, params(d))
 		if err != nil {
-			return out + errText(err)
+			out += errText(err)
+		}
+		if insertRebinds.Load() > before {
+			out += "(insert plan kept)\n"
 		}
 		return out
 	}

@@ -37,6 +37,9 @@ type Statement struct {
 	// INSERT of thousands of rows costs as much to plan as to apply).
 	dml     *dmlPlan
 	dmlZone string
+	// insPlan is the kept plan of a prepared INSERT with parameters
+	// (insert_template.go).
+	insPlan *insertPlan
 	// bound marks a statement whose names are bound to schemas
 	// (qualifyNames), which happens once, before it is first described;
 	// needs are the privileges it then needs on relations, checked
