@@ -45,9 +45,45 @@ type multiset struct {
 	t       *btree.BTreeG[*mentry] // nil until order is needed
 	ordered bool
 	// lo and hi are the smallest and largest live entries (nil when none),
-	// maintained while t is nil and stale is false.
+	// maintained while t is nil and stale is false; ext holds copies of
+	// their keys (set with m: only a map's extrema are cached).
 	lo, hi *mentry
+	ext    *extremaKeys
 	stale  bool
+}
+
+// extremaKeys holds the keys of a multiset's cached extrema, copied into
+// loKb and hiKb when short, so that counted compares a new value with
+// them without loading the extrema's entries: max(v) over a table
+// compares every row's value, and the extrema of a thousand groups do not
+// stay in the cache between their rows. It is allocated with the map
+// (which costs hundreds of bytes more), so small multisets and key sets
+// do not carry it.
+type extremaKeys struct {
+	lo, hi     string
+	loKb, hiKb [inlineKey]byte
+}
+
+// setLo makes e the cached smallest live entry.
+func (ms *multiset) setLo(e *mentry) {
+	ms.lo, ms.ext.lo = e, inlineCopy(&ms.ext.loKb, e)
+}
+
+// setHi makes e the cached largest live entry.
+func (ms *multiset) setHi(e *mentry) {
+	ms.hi, ms.ext.hi = e, inlineCopy(&ms.ext.hiKb, e)
+}
+
+// inlineCopy returns e's key, copied into kb when it fits (nil e: "").
+func inlineCopy(kb *[inlineKey]byte, e *mentry) string {
+	if e == nil || len(e.key) > inlineKey || len(e.key) == 0 {
+		if e == nil {
+			return ""
+		}
+		return e.key
+	}
+	n := copy(kb[:], e.key)
+	return unsafe.String(&kb[0], n)
 }
 
 // mentry is one distinct value (and, for string_agg, its separator: nil
@@ -192,14 +228,17 @@ func (ms *multiset) insert(e *mentry) {
 // outgrows smallSet keeps answering min and max without a B-tree.
 func (ms *multiset) toMap() {
 	ms.m = make(map[string]*mentry, len(ms.small)+1)
-	ms.lo, ms.hi = nil, nil
+	ms.ext = &extremaKeys{}
+	var lo, hi *mentry
 	for _, x := range ms.small {
 		ms.m[x.key] = x
 		if x.n > 0 {
-			ms.lo = cmp.Or(ms.lo, x)
-			ms.hi = x
+			lo = cmp.Or(lo, x)
+			hi = x
 		}
 	}
+	ms.setLo(lo)
+	ms.setHi(hi)
 	ms.small, ms.stale = nil, false
 }
 
@@ -228,11 +267,11 @@ func (ms *multiset) counted(e *mentry) {
 	}
 	switch {
 	case e.n > 0:
-		if ms.lo == nil || e.key < ms.lo.key {
-			ms.lo = e
+		if ms.lo == nil || e.key < ms.ext.lo {
+			ms.setLo(e)
 		}
-		if ms.hi == nil || e.key > ms.hi.key {
-			ms.hi = e
+		if ms.hi == nil || e.key > ms.ext.hi {
+			ms.setHi(e)
 		}
 	case e == ms.lo || e == ms.hi:
 		ms.stale = true
@@ -248,7 +287,8 @@ func (ms *multiset) tree() *btree.BTreeG[*mentry] {
 	if ms.t == nil {
 		ms.t = btree.NewG(16, lessEntry)
 		ms.all(func(e *mentry) { ms.t.ReplaceOrInsert(e) })
-		ms.lo, ms.hi = nil, nil
+		ms.setLo(nil)
+		ms.setHi(nil)
 	}
 	return ms.t
 }

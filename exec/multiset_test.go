@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/eddydb/eddy/repr"
@@ -40,5 +41,43 @@ func TestMultisetOutgrowsSliceKeepsExtrema(t *testing.T) {
 	add("m", -1)
 	if hi := ms.max(); hi.key != fmt.Sprintf("k%02d", smallSet+3) {
 		t.Fatalf("max after retraction %q", hi.key)
+	}
+}
+
+// TestMultisetCachedExtremaKeys checks the map's cached extrema against a
+// scan of every entry as values of short (inline-copied) and long keys
+// arrive in random order (only arriving: the cache answers), then some leaving.
+func TestMultisetCachedExtremaKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, uint64(smallSet)))
+	for _, long := range []int{0, 20} {
+		ms := newMultiset(true)
+		live := map[string]int64{}
+		for i := range 500 {
+			k := fmt.Sprintf("%0*d", max(long, 4), rng.IntN(1000))
+			n := int64(1)
+			if i >= 400 && i%3 == 0 && live[k] > 0 {
+				n = -1
+			}
+			e := ms.find([]byte(k))
+			if e == nil {
+				e = newEntry([]byte(k), repr.NewInt(int64(i)), repr.Null, 0)
+				ms.insert(e)
+			}
+			e.n += n
+			live[k] += n
+			ms.counted(e)
+			var lo, hi string
+			for k, c := range live {
+				if c > 0 && (lo == "" || k < lo) {
+					lo = k
+				}
+				if c > 0 && k > hi {
+					hi = k
+				}
+			}
+			if gl, gh := ms.min(), ms.max(); gl.key != lo || gh.key != hi {
+				t.Fatalf("key length %d, step %d: min %q max %q, want %q %q", long, i, gl.key, gh.key, lo, hi)
+			}
+		}
 	}
 }
