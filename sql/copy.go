@@ -387,10 +387,18 @@ func (f *copyFormat) row(fields []string, isNull func(int) bool, s *Session) (re
 		}
 		var d repr.Datum
 		var err error
-		if f.binary {
-			d, err = repr.ParseBinary([]byte(fields[i]), f.table.Columns[col].Type)
-		} else {
-			d, err = repr.ParseText(fields[i], f.table.Columns[col].Type, s.location())
+		t := f.table.Columns[col].Type
+		switch {
+		case f.binary:
+			d, err = repr.ParseBinary([]byte(fields[i]), t)
+		case t.Family == repr.FamInt:
+			if n, ok := plainInt(fields[i], t.Width); ok {
+				d = repr.NewInt(n)
+				break
+			}
+			d, err = repr.ParseText(fields[i], t, s.location())
+		default:
+			d, err = repr.ParseText(fields[i], t, s.location())
 		}
 		if err != nil {
 			return nil, err

@@ -472,7 +472,8 @@ func (st *Statement) decodeParam(b []byte, format int16, t repr.T) (repr.Datum, 
 // the string conversion ParseText needs (an allocation per parameter of a
 // driver's batched INSERT); ok is false for anything else (spaces, a plus
 // sign, more digits, out of range), which ParseText then parses or refuses.
-func plainInt(b []byte, width int32) (i int64, ok bool) {
+// COPY's text fields take the same path.
+func plainInt[B string | []byte](b B, width int32) (i int64, ok bool) {
 	digits := b
 	if len(b) > 0 && b[0] == '-' {
 		digits = b[1:]
@@ -480,7 +481,8 @@ func plainInt(b []byte, width int32) (i int64, ok bool) {
 	if len(digits) == 0 || len(digits) > 18 {
 		return 0, false
 	}
-	for _, c := range digits {
+	for j := range len(digits) {
+		c := digits[j]
 		if c < '0' || c > '9' {
 			return 0, false
 		}

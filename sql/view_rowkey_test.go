@@ -118,8 +118,8 @@ func TestGroupKeyedViewOlderCatalog(t *testing.T) {
 	te.checkAgg("agg", "after a crash")
 }
 
-// TestPlainInt: the fast path of text integer parameters agrees with
-// ParseText where it answers, and leaves the rest to it.
+// TestPlainInt: the fast path of text integer parameters and COPY fields
+// agrees with ParseText where it answers, and leaves the rest to it.
 func TestPlainInt(t *testing.T) {
 	for _, c := range []struct {
 		text  string
@@ -133,6 +133,9 @@ func TestPlainInt(t *testing.T) {
 		{"", 64, false}, {"-", 64, false}, {"1e3", 64, false}, {"--1", 64, false},
 	} {
 		i, ok := plainInt([]byte(c.text), c.width)
+		if si, sok := plainInt(c.text, c.width); si != i || sok != ok { // COPY's fields
+			t.Errorf("plainInt(%q) on a string: %d %v, on bytes %d %v", c.text, si, sok, i, ok)
+		}
 		if ok != c.ok {
 			t.Errorf("plainInt(%q, %d): ok %v, want %v", c.text, c.width, ok, c.ok)
 			continue
