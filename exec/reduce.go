@@ -456,7 +456,12 @@ func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep repr.Datum,
 // finish computes the output diff of every touched group, logs the
 // touched state and frees empty groups and entries.
 func (o *reduceOp) finish(s *stepCtx) ([]repr.Update, error) {
+	// At most a retraction and an insertion per touched group: sized
+	// once rather than doubled up to it.
 	var out []repr.Update
+	if len(o.touched) > 0 {
+		out = make([]repr.Update, 0, 2*len(o.touched))
+	}
 	for i := range o.touched {
 		gu := &o.touched[i]
 		g := gu.g

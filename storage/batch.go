@@ -40,7 +40,13 @@ type Batch struct {
 	used   int // bytes of keys and values in chunks[:n]
 	held   int // sum of the capacities of all chunks
 	ops    []batchWrite
-	err    error // first invalid operation; Commit returns it
+	// opsHint is how many writes the batch held when Reset dropped ops
+	// (too large to keep): the next first write sizes ops for that many
+	// and a quarter more at once, instead of doubling up to it again (a
+	// checkpoint's records were a quarter of a prepared INSERT's
+	// allocated bytes, with growslice's copies).
+	opsHint int
+	err     error // first invalid operation; Commit returns it
 }
 
 // batchWrite is one write: kind, key chunks[c][k0:k1] and value (or range
@@ -96,6 +102,9 @@ func (b *Batch) add(kind opKind, key, value []byte) {
 	}
 	b.chunks[c] = ch
 	b.used += size
+	if cap(b.ops) == 0 && b.opsHint > 0 {
+		b.ops, b.opsHint = make([]batchWrite, 0, b.opsHint+b.opsHint/4), 0
+	}
 	b.ops = append(b.ops, batchWrite{at: uint64(c)<<32 | uint64(k0),
 		k1: uint32(k1), v1: uint32(v1), kind: kind})
 }
@@ -180,9 +189,10 @@ func (b *Batch) Reset() {
 		b.chunks[i] = ch[:0]
 	}
 	b.n, b.used, b.held = 0, 0, kept
+	n := len(b.ops)
 	b.ops, b.err = b.ops[:0], nil
 	if cap(b.ops)*int(unsafe.Sizeof(batchWrite{})) > keepBytes/4 {
-		b.ops = nil
+		b.ops, b.opsHint = nil, n
 	}
 }
 

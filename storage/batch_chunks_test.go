@@ -209,6 +209,35 @@ func TestBatchResetKeepsBounded(t *testing.T) {
 	}
 }
 
+// TestBatchResetSizesRecords checks that a batch whose write records were
+// too many to keep sizes them at its next first write for as many as it
+// held (a checkpoint after a checkpoint), and for few again after a
+// batch of few.
+func TestBatchResetSizesRecords(t *testing.T) {
+	db := openTest(t, t.TempDir())
+	defer func() { _ = db.Close() }()
+	b := db.NewBatch()
+	defer func() { _ = b.Close() }()
+	n := keepBytes/4/int(unsafe.Sizeof(batchWrite{})) + 1000
+	var k [4]byte
+	for i := range n {
+		binary.BigEndian.PutUint32(k[:], uint32(i))
+		b.Set(k[:], nil)
+	}
+	b.Reset()
+	if cap(b.ops) != 0 {
+		t.Fatalf("Reset kept %d write records, over the bound", cap(b.ops))
+	}
+	b.Set([]byte("a"), nil)
+	if cap(b.ops) < n {
+		t.Fatalf("first write after Reset sized %d records, want >= %d", cap(b.ops), n)
+	}
+	b.Reset() // one write: sized for about one next time
+	if b.Set([]byte("b"), nil); cap(b.ops) >= n {
+		t.Fatalf("a batch of one write sized %d records", cap(b.ops))
+	}
+}
+
 // TestBatchEmptyWritesOrdered checks that writes with an empty key and
 // value still sort in write order, so the last one of a key wins.
 func TestBatchEmptyWritesOrdered(t *testing.T) {
