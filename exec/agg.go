@@ -78,7 +78,7 @@ func (v *msValues) Min() (repr.Datum, bool) {
 	case v.extremum:
 		return entryVal(liveEntry(v.ms))
 	}
-	return entryVal(v.ms.min())
+	return v.ms.minVal()
 }
 
 func (v *msValues) Max() (repr.Datum, bool) {
@@ -88,7 +88,7 @@ func (v *msValues) Max() (repr.Datum, bool) {
 	case v.extremum:
 		return entryVal(liveEntry(v.ms))
 	}
-	return entryVal(v.ms.max())
+	return v.ms.maxVal()
 }
 
 func entryVal(e *mentry) (repr.Datum, bool) {

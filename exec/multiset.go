@@ -59,19 +59,50 @@ type multiset struct {
 // stay in the cache between their rows. It is allocated with the map
 // (which costs hundreds of bytes more), so small multisets and key sets
 // do not carry it.
+//
+// loVal and hiVal are the extrema's values, so that a group's output row
+// (min or max once per touched group) does not load the entries either.
 type extremaKeys struct {
-	lo, hi     string
-	loKb, hiKb [inlineKey]byte
+	lo, hi       string
+	loKb, hiKb   [inlineKey]byte
+	loVal, hiVal repr.Datum
 }
 
 // setLo makes e the cached smallest live entry.
 func (ms *multiset) setLo(e *mentry) {
-	ms.lo, ms.ext.lo = e, inlineCopy(&ms.ext.loKb, e)
+	ms.lo, ms.ext.lo, ms.ext.loVal = e, inlineCopy(&ms.ext.loKb, e), valOf(e)
 }
 
 // setHi makes e the cached largest live entry.
 func (ms *multiset) setHi(e *mentry) {
-	ms.hi, ms.ext.hi = e, inlineCopy(&ms.ext.hiKb, e)
+	ms.hi, ms.ext.hi, ms.ext.hiVal = e, inlineCopy(&ms.ext.hiKb, e), valOf(e)
+}
+
+// valOf returns e's value, NULL for nil.
+func valOf(e *mentry) repr.Datum {
+	if e == nil {
+		return repr.Null
+	}
+	return e.val
+}
+
+// cached reports whether the extrema of ms are cached (lo, hi and ext).
+func (ms *multiset) cached() bool { return ms.m != nil && ms.t == nil && !ms.stale }
+
+// minVal is min's value (ok false when none), from the cache if it can.
+func (ms *multiset) minVal() (repr.Datum, bool) {
+	if ms.cached() {
+		return ms.ext.loVal, ms.lo != nil
+	}
+	return entryVal(ms.min())
+}
+
+// maxVal is max's value (ok false when none), from the cache if it can.
+func (ms *multiset) maxVal() (repr.Datum, bool) {
+	if ms.cached() {
+		return ms.ext.hiVal, ms.hi != nil
+	}
+	return entryVal(ms.max())
 }
 
 // inlineCopy returns e's key, copied into kb when it fits (nil e: "").

@@ -78,6 +78,11 @@ func TestMultisetCachedExtremaKeys(t *testing.T) {
 			if gl, gh := ms.min(), ms.max(); gl.key != lo || gh.key != hi {
 				t.Fatalf("key length %d, step %d: min %q max %q, want %q %q", long, i, gl.key, gh.key, lo, hi)
 			}
+			lv, _ := ms.minVal()
+			hv, _ := ms.maxVal()
+			if lv != ms.min().val || hv != ms.max().val {
+				t.Fatalf("key length %d, step %d: values %v %v, entries' %v %v", long, i, lv, hv, ms.min().val, ms.max().val)
+			}
 		}
 	}
 }
