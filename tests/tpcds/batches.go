@@ -1,0 +1,142 @@
+package tpcds
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// batches returns the write batches applied after the load, in order:
+//
+//   - insert: new store tickets, catalog and web orders (2% of each, at
+//     least 5) with some returns, and new inventory rows;
+//   - delete: as many loaded tickets and orders deleted with their
+//     returns, and some inventory rows;
+//   - update: UPDATEs of fact columns the queries group, join and filter
+//     on (quantities, prices, profits, dates, items, customers, stores,
+//     return amounts, quantities on hand);
+//   - mixed: inserts and deletes in one transaction, deleting some of the
+//     insert batch's rows.
+func (g *gen) batches() []Batch {
+	r := g.rng("batches")
+	loaded := map[string]int{}
+	for k, v := range g.next {
+		loaded[k] = v
+	}
+	ins := g.insertBatch(r, "insert")
+	del := g.deleteBatch(r, "delete", loaded, 1)
+	upd := g.updateBatch(r, loaded)
+	mixed := g.insertBatch(r, "mixed")
+	recent := map[string]int{}
+	for k := range loaded {
+		recent[k] = loaded[k] + 2 // the first two of the insert batch, then others
+	}
+	mixed.Stmts = append(mixed.Stmts, g.deleteBatch(r, "", recent, 1).Stmts...)
+	return []Batch{ins, del, upd, mixed}
+}
+
+// share is how many tickets or orders of table a batch writes.
+func (g *gen) share(table string) int {
+	return max(len(g.table(table).Rows)/100/5, 5)
+}
+
+// insertBatch inserts new tickets, orders and their returns, and
+// inventory rows.
+func (g *gen) insertBatch(r *rand.Rand, name string) Batch {
+	var b Batch
+	b.Name = name
+	var ss, sr, cs, cr, ws, wr [][]string
+	for range g.share("store_sales") {
+		s, rt := g.storeTicket(r, 1+r.IntN(20))
+		ss, sr = append(ss, s...), append(sr, rt...)
+	}
+	for range g.share("catalog_sales") {
+		s, rt := g.order(r, "catalog", 1+r.IntN(10))
+		cs, cr = append(cs, s...), append(cr, rt...)
+	}
+	for range g.share("web_sales") {
+		s, rt := g.order(r, "web", 1+r.IntN(10))
+		ws, wr = append(ws, s...), append(wr, rt...)
+	}
+	seen := map[[3]int]bool{}
+	for _, row := range g.table("inventory").Rows {
+		var k [3]int
+		fmt.Sscan(row[0]+" "+row[1]+" "+row[2], &k[0], &k[1], &k[2])
+		seen[k] = true
+	}
+	inv := g.inventory(r, 50, seen)
+	for _, t := range []struct {
+		name string
+		rows [][]string
+	}{{"store_sales", ss}, {"store_returns", sr}, {"catalog_sales", cs}, {"catalog_returns", cr}, {"web_sales", ws}, {"web_returns", wr}, {"inventory", inv}} {
+		if len(t.rows) > 0 {
+			b.Stmts = append(b.Stmts, insertSQL(g.table(t.name), t.rows))
+		}
+	}
+	return b
+}
+
+// insertSQL is an INSERT of rows into t.
+func insertSQL(t *Table, rows [][]string) string {
+	var vals []string
+	for _, row := range rows {
+		lits := make([]string, len(row))
+		for i, v := range row {
+			if v == null {
+				lits[i] = "NULL"
+			} else {
+				lits[i] = "'" + v + "'"
+			}
+		}
+		vals = append(vals, "("+strings.Join(lits, ", ")+")")
+	}
+	return fmt.Sprintf("INSERT INTO %s (%s) VALUES\n%s", t.Name, strings.Join(t.Columns, ", "), strings.Join(vals, ",\n"))
+}
+
+// deleteBatch deletes tickets and orders (and their returns) numbered
+// below upTo's bound for each sales table, every step-th from a random
+// start, and some inventory rows.
+func (g *gen) deleteBatch(r *rand.Rand, name string, upTo map[string]int, step int) Batch {
+	b := Batch{Name: name}
+	for _, t := range []struct{ sales, returns, sp, rp string }{
+		{"store_sales", "store_returns", "ss_ticket_number", "sr_ticket_number"},
+		{"catalog_sales", "catalog_returns", "cs_order_number", "cr_order_number"},
+		{"web_sales", "web_returns", "ws_order_number", "wr_order_number"},
+	} {
+		var nums []string
+		for range g.share(t.sales) {
+			nums = append(nums, fmt.Sprint(1+r.IntN(upTo[t.sales])))
+		}
+		list := strings.Join(nums, ", ")
+		b.Stmts = append(b.Stmts,
+			fmt.Sprintf("DELETE FROM %s WHERE %s IN (%s)", t.returns, t.rp, list),
+			fmt.Sprintf("DELETE FROM %s WHERE %s IN (%s)", t.sales, t.sp, list))
+	}
+	b.Stmts = append(b.Stmts, fmt.Sprintf("DELETE FROM inventory WHERE inv_item_sk %% 50 = %d", r.IntN(50)))
+	return b
+}
+
+// updateBatch updates fact columns the queries read, on rows of loaded
+// tickets and orders.
+func (g *gen) updateBatch(r *rand.Rand, loaded map[string]int) Batch {
+	some := func(table string) string {
+		var nums []string
+		for range g.share(table) {
+			nums = append(nums, fmt.Sprint(1+r.IntN(loaded[table])))
+		}
+		return strings.Join(nums, ", ")
+	}
+	item := func() string { return g.fk(r, "item") }
+	return Batch{Name: "update", Stmts: []string{
+		"UPDATE store_sales SET ss_quantity = ss_quantity + 1, ss_net_profit = ss_net_profit - 1.50, ss_sales_price = ss_sales_price + 0.25 WHERE ss_ticket_number IN (" + some("store_sales") + ")",
+		"UPDATE store_sales SET ss_store_sk = " + g.fk(r, "store") + ", ss_customer_sk = " + g.fk(r, "customer") + " WHERE ss_ticket_number IN (" + some("store_sales") + ")",
+		"UPDATE store_returns SET sr_return_amt = sr_return_amt * 2, sr_returned_date_sk = sr_returned_date_sk + 1 WHERE sr_ticket_number IN (" + some("store_sales") + ")",
+		"UPDATE catalog_sales SET cs_sold_date_sk = cs_sold_date_sk + 30, cs_ext_sales_price = cs_ext_sales_price + 10.00 WHERE cs_order_number IN (" + some("catalog_sales") + ")",
+		"UPDATE catalog_sales SET cs_item_sk = " + item() + ", cs_warehouse_sk = " + g.fk(r, "warehouse") + " WHERE cs_order_number IN (" + some("catalog_sales") + ")",
+		"UPDATE catalog_returns SET cr_return_amount = cr_return_amount + 5.00 WHERE cr_order_number IN (" + some("catalog_sales") + ")",
+		"UPDATE web_sales SET ws_item_sk = " + item() + ", ws_net_paid = ws_net_paid * 2 WHERE ws_order_number IN (" + some("web_sales") + ")",
+		"UPDATE web_sales SET ws_ship_date_sk = ws_ship_date_sk + 100, ws_bill_customer_sk = " + g.fk(r, "customer") + " WHERE ws_order_number IN (" + some("web_sales") + ")",
+		"UPDATE web_returns SET wr_net_loss = wr_net_loss + 1.00 WHERE wr_order_number IN (" + some("web_sales") + ")",
+		fmt.Sprintf("UPDATE inventory SET inv_quantity_on_hand = inv_quantity_on_hand + 100 WHERE inv_item_sk %% 13 = %d", r.IntN(13)),
+	}}
+}

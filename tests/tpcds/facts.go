@@ -1,0 +1,247 @@
+package tpcds
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Fact-table sizes at scale 1: tickets and orders (each of 1-20 lines for
+// stores, 1-10 for catalog and web), the share of lines returned in
+// percent, and the inventory rows.
+const (
+	storeTickets  = 380
+	catalogOrders = 550
+	webOrders     = 370
+	returnPercent = 10
+	inventoryRows = 3000
+)
+
+// facts generates the seven fact tables.
+func (g *gen) facts() {
+	r := g.rng("store_sales")
+	for range storeTickets * g.cfg.Scale {
+		g.storeTicket(r, 1+r.IntN(20))
+	}
+	r = g.rng("catalog_sales")
+	for range catalogOrders * g.cfg.Scale {
+		g.order(r, "catalog", 1+r.IntN(10))
+	}
+	r = g.rng("web_sales")
+	for range webOrders * g.cfg.Scale {
+		g.order(r, "web", 1+r.IntN(10))
+	}
+	g.inventory(g.rng("inventory"), inventoryRows*g.cfg.Scale, map[[3]int]bool{})
+	for _, name := range []string{"store_sales", "store_returns", "catalog_sales", "catalog_returns", "web_sales", "web_returns", "inventory"} {
+		g.table(name)
+	}
+}
+
+// saleDate returns a random sale day.
+func saleDate(r *rand.Rand) int { return salesFrom + r.IntN(salesTo-salesFrom+1) }
+
+// storeTicket appends one store ticket of n lines (distinct items) to
+// store_sales and some of its lines' returns to store_returns, and
+// returns the rows.
+func (g *gen) storeTicket(r *rand.Rand, n int) (sales, returns [][]string) {
+	g.next["store_sales"]++
+	ticket := g.next["store_sales"]
+	day := saleDate(r)
+	head := map[string]string{
+		"ss_sold_date_sk": fmt.Sprint(dateSK(day)), "ss_sold_time_sk": g.fk(r, "time_dim"),
+		"ss_customer_sk": g.fk(r, "customer"), "ss_cdemo_sk": g.fk(r, "customer_demographics"),
+		"ss_hdemo_sk": g.fk(r, "household_demographics"), "ss_addr_sk": g.fk(r, "customer_address"),
+		"ss_store_sk": g.fk(r, "store"), "ss_ticket_number": fmt.Sprint(ticket),
+	}
+	for _, item := range g.items(r, n) {
+		v := clone(head)
+		v["ss_item_sk"] = fmt.Sprint(item)
+		p := price(r, "ss_", v)
+		sales = append(sales, g.row(r, "store_sales", v))
+		if r.IntN(100) < returnPercent {
+			ret := map[string]string{
+				"sr_returned_date_sk": g.after(r, day), "sr_item_sk": v["ss_item_sk"],
+				"sr_customer_sk": v["ss_customer_sk"], "sr_cdemo_sk": v["ss_cdemo_sk"],
+				"sr_hdemo_sk": v["ss_hdemo_sk"], "sr_addr_sk": v["ss_addr_sk"],
+				"sr_store_sk": v["ss_store_sk"], "sr_ticket_number": v["ss_ticket_number"],
+			}
+			refund(r, "sr_", p, ret)
+			returns = append(returns, g.row(r, "store_returns", ret))
+		}
+	}
+	g.table("store_sales").Rows = append(g.table("store_sales").Rows, sales...)
+	g.table("store_returns").Rows = append(g.table("store_returns").Rows, returns...)
+	return sales, returns
+}
+
+// order appends one catalog or web order of n lines to its sales table
+// and some of its lines' returns to its returns table, and returns the
+// rows. The lines of one order may ship from different warehouses (Q16,
+// Q94, Q95 look for such orders).
+func (g *gen) order(r *rand.Rand, channel string, n int) (sales, returns [][]string) {
+	s, rt, sp, rp := "catalog_sales", "catalog_returns", "cs_", "cr_"
+	if channel == "web" {
+		s, rt, sp, rp = "web_sales", "web_returns", "ws_", "wr_"
+	}
+	g.next[s]++
+	num := fmt.Sprint(g.next[s])
+	day := saleDate(r)
+	head := map[string]string{
+		sp + "sold_date_sk": fmt.Sprint(dateSK(day)), sp + "sold_time_sk": g.fk(r, "time_dim"),
+		sp + "order_number": num,
+	}
+	for _, who := range []string{"bill_", "ship_"} {
+		head[sp+who+"customer_sk"] = g.fk(r, "customer")
+		head[sp+who+"cdemo_sk"] = g.fk(r, "customer_demographics")
+		head[sp+who+"hdemo_sk"] = g.fk(r, "household_demographics")
+		head[sp+who+"addr_sk"] = g.fk(r, "customer_address")
+	}
+	if r.IntN(5) > 0 {
+		head[sp+"ship_customer_sk"] = head[sp+"bill_customer_sk"]
+	}
+	if channel == "catalog" {
+		head["cs_call_center_sk"] = g.fk(r, "call_center")
+	}
+	for _, item := range g.items(r, n) {
+		v := clone(head)
+		v[sp+"item_sk"] = fmt.Sprint(item)
+		v[sp+"ship_date_sk"] = fmt.Sprint(dateSK(min(day+2+r.IntN(88), lastDate)))
+		p := price(r, sp, v)
+		sales = append(sales, g.row(r, s, v))
+		if r.IntN(100) < returnPercent {
+			ret := map[string]string{
+				rp + "returned_date_sk": g.after(r, day), rp + "item_sk": v[sp+"item_sk"],
+				rp + "order_number":         num,
+				rp + "refunded_customer_sk": v[sp+"bill_customer_sk"], rp + "refunded_addr_sk": v[sp+"bill_addr_sk"],
+				rp + "refunded_cdemo_sk": v[sp+"bill_cdemo_sk"], rp + "refunded_hdemo_sk": v[sp+"bill_hdemo_sk"],
+				rp + "returning_customer_sk": v[sp+"ship_customer_sk"], rp + "returning_addr_sk": v[sp+"ship_addr_sk"],
+				rp + "returning_cdemo_sk": v[sp+"ship_cdemo_sk"], rp + "returning_hdemo_sk": v[sp+"ship_hdemo_sk"],
+			}
+			refund(r, rp, p, ret)
+			returns = append(returns, g.row(r, rt, ret))
+		}
+	}
+	g.table(s).Rows = append(g.table(s).Rows, sales...)
+	g.table(rt).Rows = append(g.table(rt).Rows, returns...)
+	return sales, returns
+}
+
+// inventory appends n inventory rows at weekly dates, no (date, item,
+// warehouse) twice (seen holds those taken), and returns them.
+func (g *gen) inventory(r *rand.Rand, n int, seen map[[3]int]bool) [][]string {
+	var rows [][]string
+	weeks := (salesTo - salesFrom) / 7
+	for len(rows) < n {
+		k := [3]int{dateSK(salesFrom + 7*r.IntN(weeks)), g.keys["item"][r.IntN(len(g.keys["item"]))], 1 + r.IntN(len(g.keys["warehouse"]))}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		rows = append(rows, g.row(r, "inventory", map[string]string{
+			"inv_date_sk": fmt.Sprint(k[0]), "inv_item_sk": fmt.Sprint(k[1]), "inv_warehouse_sk": fmt.Sprint(k[2]),
+			"inv_quantity_on_hand": fmt.Sprint(r.IntN(1000)),
+		}))
+	}
+	g.table("inventory").Rows = append(g.table("inventory").Rows, rows...)
+	return rows
+}
+
+// items returns n distinct random item keys.
+func (g *gen) items(r *rand.Rand, n int) []int {
+	keys := g.keys["item"]
+	var out []int
+	seen := map[int]bool{}
+	for len(out) < min(n, len(keys)) {
+		k := keys[r.IntN(len(keys))]
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// after returns the key of a day 1-60 days after day (a return's date).
+func (g *gen) after(r *rand.Rand, day int) string {
+	return fmt.Sprint(dateSK(min(day+1+r.IntN(60), lastDate)))
+}
+
+// clone copies a map.
+func clone(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+32)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// pricing is one sale line's quantity and prices in hundredths, as a
+// return of it needs them.
+type pricing struct{ qty, sales, tax int }
+
+// price sets a sale line's quantity and price columns (prefix "ss_",
+// "cs_" or "ws_") the way TPC-DS derives them (clause 3.5.4): extended
+// amounts are quantity times price, net paid is sales minus coupon, net
+// profit is net paid minus wholesale cost.
+func price(r *rand.Rand, prefix string, v map[string]string) pricing {
+	qty := 1 + r.IntN(100)
+	whole := 100 + r.IntN(9900)
+	list := whole * (100 + r.IntN(100)) / 100
+	sales := max(list*r.IntN(101)/100, 1) // never 0: Q02 divides by sums of it
+	coupon := 0
+	if r.IntN(5) == 0 {
+		coupon = qty * sales * r.IntN(50) / 100
+	}
+	tax := qty * sales * r.IntN(10) / 100
+	paid := qty*sales - coupon
+	set := func(col string, c int) { v[prefix+col] = money(c) }
+	v[prefix+"quantity"] = fmt.Sprint(qty)
+	set("wholesale_cost", whole)
+	set("list_price", list)
+	set("sales_price", sales)
+	set("ext_discount_amt", qty*(list-sales))
+	set("ext_sales_price", qty*sales)
+	set("ext_wholesale_cost", qty*whole)
+	set("ext_list_price", qty*list)
+	set("ext_tax", tax)
+	set("coupon_amt", coupon)
+	set("net_paid", paid)
+	set("net_paid_inc_tax", paid+tax)
+	set("net_profit", paid-qty*whole)
+	if prefix != "ss_" {
+		ship := qty * list * r.IntN(50) / 100
+		set("ext_ship_cost", ship)
+		set("net_paid_inc_ship", paid+ship)
+		set("net_paid_inc_ship_tax", paid+ship+tax)
+	}
+	return pricing{qty, sales, tax}
+}
+
+// refund sets a return line's quantity and amount columns (prefix "sr_",
+// "cr_" or "wr_") from the sale's pricing.
+func refund(r *rand.Rand, prefix string, p pricing, v map[string]string) {
+	qty := 1 + r.IntN(p.qty)
+	amt := qty * p.sales
+	tax := p.tax * qty / p.qty
+	fee := 50 + r.IntN(9950)
+	ship := amt * r.IntN(20) / 100
+	cash := amt * r.IntN(101) / 100
+	credit := (amt - cash) * r.IntN(101) / 100
+	set := func(col string, c int) { v[prefix+col] = money(c) }
+	amtCol, creditCol := "return_amt", "store_credit"
+	switch prefix {
+	case "cr_":
+		amtCol = "return_amount"
+	case "wr_":
+		creditCol = "account_credit"
+	}
+	v[prefix+"return_quantity"] = fmt.Sprint(qty)
+	set(amtCol, amt)
+	set("return_tax", tax)
+	set("return_amt_inc_tax", amt+tax)
+	set("fee", fee)
+	set("return_ship_cost", ship)
+	set("refunded_cash", cash)
+	set("reversed_charge", amt-cash-credit)
+	set(creditCol, credit)
+	set("net_loss", ship+fee+tax)
+}
