@@ -58,13 +58,8 @@ func (g *gen) insertBatch(r *rand.Rand, name string) Batch {
 		s, rt := g.order(r, "web", 1+r.IntN(10))
 		ws, wr = append(ws, s...), append(wr, rt...)
 	}
-	seen := map[[3]int]bool{}
-	for _, row := range g.table("inventory").Rows {
-		var k [3]int
-		fmt.Sscan(row[0]+" "+row[1]+" "+row[2], &k[0], &k[1], &k[2])
-		seen[k] = true
-	}
-	inv := g.inventory(r, 50, seen)
+	g.next["inventory"]++
+	inv := g.stock(r, g.next["inventory"])
 	for _, t := range []struct {
 		name string
 		rows [][]string
@@ -112,7 +107,7 @@ func (g *gen) deleteBatch(r *rand.Rand, name string, upTo map[string]int, step i
 			fmt.Sprintf("DELETE FROM %s WHERE %s IN (%s)", t.returns, t.rp, list),
 			fmt.Sprintf("DELETE FROM %s WHERE %s IN (%s)", t.sales, t.sp, list))
 	}
-	b.Stmts = append(b.Stmts, fmt.Sprintf("DELETE FROM inventory WHERE inv_item_sk %% 50 = %d", r.IntN(50)))
+	b.Stmts = append(b.Stmts, fmt.Sprintf("DELETE FROM inventory WHERE inv_item_sk = %d AND inv_date_sk %% 3 = %d", 1+r.IntN(upTo["inventory"]), r.IntN(3)))
 	return b
 }
 
@@ -137,6 +132,7 @@ func (g *gen) updateBatch(r *rand.Rand, loaded map[string]int) Batch {
 		"UPDATE web_sales SET ws_item_sk = " + item() + ", ws_net_paid = ws_net_paid * 2 WHERE ws_order_number IN (" + some("web_sales") + ")",
 		"UPDATE web_sales SET ws_ship_date_sk = ws_ship_date_sk + 100, ws_bill_customer_sk = " + g.fk(r, "customer") + " WHERE ws_order_number IN (" + some("web_sales") + ")",
 		"UPDATE web_returns SET wr_net_loss = wr_net_loss + 1.00 WHERE wr_order_number IN (" + some("web_sales") + ")",
-		fmt.Sprintf("UPDATE inventory SET inv_quantity_on_hand = inv_quantity_on_hand + 100 WHERE inv_item_sk %% 13 = %d", r.IntN(13)),
+		fmt.Sprintf("UPDATE inventory SET inv_quantity_on_hand = inv_quantity_on_hand + 100 WHERE inv_item_sk = %d", 1+r.IntN(loaded["inventory"])),
+		fmt.Sprintf("UPDATE inventory SET inv_quantity_on_hand = NULL WHERE inv_item_sk = %d AND inv_date_sk %% 5 = 0", 1+r.IntN(loaded["inventory"])),
 	}}
 }

@@ -3,17 +3,17 @@ package tpcds
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // Fact-table sizes at scale 1: tickets and orders (each of 1-20 lines for
 // stores, 1-10 for catalog and web), the share of lines returned in
-// percent, and the inventory rows.
+// percent.
 const (
 	storeTickets  = 380
 	catalogOrders = 550
 	webOrders     = 370
 	returnPercent = 10
-	inventoryRows = 3000
 )
 
 // facts generates the seven fact tables.
@@ -30,14 +30,35 @@ func (g *gen) facts() {
 	for range webOrders * g.cfg.Scale {
 		g.order(r, "web", 1+r.IntN(10))
 	}
-	g.inventory(g.rng("inventory"), inventoryRows*g.cfg.Scale, map[[3]int]bool{})
+	r = g.rng("inventory")
+	for g.next["inventory"] < stockedItems*g.cfg.Scale {
+		g.next["inventory"]++
+		g.stock(r, g.next["inventory"])
+	}
 	for _, name := range []string{"store_sales", "store_returns", "catalog_sales", "catalog_returns", "web_sales", "web_returns", "inventory"} {
 		g.table(name)
 	}
 }
 
-// saleDate returns a random sale day.
-func saleDate(r *rand.Rand) int { return salesFrom + r.IntN(salesTo-salesFrom+1) }
+// saleDate returns a random sale day: a year of 1998-2002, and a third
+// of the time November or December (the season most queries read, as
+// dsdgen's calendar weights them).
+func saleDate(r *rand.Rand) int {
+	y, m := 1998+r.IntN(5), 1+r.IntN(12)
+	if r.IntN(3) == 0 {
+		m = 11 + r.IntN(2)
+	}
+	return days(y, m, 1) + r.IntN(days(y, m+1, 1)-days(y, m, 1))
+}
+
+// fkn returns a random key of dim, or NULL 2% of the time: dsdgen leaves
+// some foreign keys of fact rows unset (Q76 counts them).
+func (g *gen) fkn(r *rand.Rand, dim string) string {
+	if r.IntN(50) == 0 {
+		return null
+	}
+	return g.fk(r, dim)
+}
 
 // storeTicket appends one store ticket of n lines (distinct items) to
 // store_sales and some of its lines' returns to store_returns, and
@@ -47,10 +68,10 @@ func (g *gen) storeTicket(r *rand.Rand, n int) (sales, returns [][]string) {
 	ticket := g.next["store_sales"]
 	day := saleDate(r)
 	head := map[string]string{
-		"ss_sold_date_sk": fmt.Sprint(dateSK(day)), "ss_sold_time_sk": g.fk(r, "time_dim"),
-		"ss_customer_sk": g.fk(r, "customer"), "ss_cdemo_sk": g.fk(r, "customer_demographics"),
-		"ss_hdemo_sk": g.fk(r, "household_demographics"), "ss_addr_sk": g.fk(r, "customer_address"),
-		"ss_store_sk": g.fk(r, "store"), "ss_ticket_number": fmt.Sprint(ticket),
+		"ss_sold_date_sk": fmt.Sprint(dateSK(day)), "ss_sold_time_sk": g.fkn(r, "time_dim"),
+		"ss_customer_sk": g.fkn(r, "customer"), "ss_cdemo_sk": g.fkn(r, "customer_demographics"),
+		"ss_hdemo_sk": g.fkn(r, "household_demographics"), "ss_addr_sk": g.fkn(r, "customer_address"),
+		"ss_store_sk": g.fkn(r, "store"), "ss_ticket_number": fmt.Sprint(ticket),
 	}
 	for _, item := range g.items(r, n) {
 		v := clone(head)
@@ -86,22 +107,27 @@ func (g *gen) order(r *rand.Rand, channel string, n int) (sales, returns [][]str
 	num := fmt.Sprint(g.next[s])
 	day := saleDate(r)
 	head := map[string]string{
-		sp + "sold_date_sk": fmt.Sprint(dateSK(day)), sp + "sold_time_sk": g.fk(r, "time_dim"),
+		sp + "sold_date_sk": fmt.Sprint(dateSK(day)), sp + "sold_time_sk": g.fkn(r, "time_dim"),
 		sp + "order_number": num,
 	}
 	for _, who := range []string{"bill_", "ship_"} {
-		head[sp+who+"customer_sk"] = g.fk(r, "customer")
-		head[sp+who+"cdemo_sk"] = g.fk(r, "customer_demographics")
-		head[sp+who+"hdemo_sk"] = g.fk(r, "household_demographics")
-		head[sp+who+"addr_sk"] = g.fk(r, "customer_address")
+		head[sp+who+"customer_sk"] = g.fkn(r, "customer")
+		head[sp+who+"cdemo_sk"] = g.fkn(r, "customer_demographics")
+		head[sp+who+"hdemo_sk"] = g.fkn(r, "household_demographics")
+		head[sp+who+"addr_sk"] = g.fkn(r, "customer_address")
 	}
 	if r.IntN(5) > 0 {
 		head[sp+"ship_customer_sk"] = head[sp+"bill_customer_sk"]
 	}
+	items := g.items(r, n)
 	if channel == "catalog" {
 		head["cs_call_center_sk"] = g.fk(r, "call_center")
+		if rets := g.table("store_returns").Rows; len(rets) > 0 && r.IntN(4) == 0 {
+			day = g.repurchase(r, rets[r.IntN(len(rets))], head, items)
+			head["cs_sold_date_sk"] = fmt.Sprint(dateSK(day))
+		}
 	}
-	for _, item := range g.items(r, n) {
+	for _, item := range items {
 		v := clone(head)
 		v[sp+"item_sk"] = fmt.Sprint(item)
 		v[sp+"ship_date_sk"] = fmt.Sprint(dateSK(min(day+2+r.IntN(88), lastDate)))
@@ -125,24 +151,68 @@ func (g *gen) order(r *rand.Rand, channel string, n int) (sales, returns [][]str
 	return sales, returns
 }
 
-// inventory appends n inventory rows at weekly dates, no (date, item,
-// warehouse) twice (seen holds those taken), and returns them.
-func (g *gen) inventory(r *rand.Rand, n int, seen map[[3]int]bool) [][]string {
+// Inventory covers the stocked items (1..stockedItems at load; the write
+// batches stock more) in three warehouses each, every week from
+// stockFrom to stockTo: the years Q21, Q22, Q37, Q39, Q72 and Q82 read.
+const stockedItems = 16
+
+var (
+	stockFrom = days(1999, 1, 7)
+	stockTo   = days(2001, 12, 31)
+)
+
+// stock appends the inventory rows of item (its weekly quantities in its
+// three warehouses) and returns them. Quantities are skewed (mostly
+// small, some large) so that Q39's coefficient of variation exceeds 1
+// for some items.
+func (g *gen) stock(r *rand.Rand, item int) [][]string {
 	var rows [][]string
-	weeks := (salesTo - salesFrom) / 7
-	for len(rows) < n {
-		k := [3]int{dateSK(salesFrom + 7*r.IntN(weeks)), g.keys["item"][r.IntN(len(g.keys["item"]))], 1 + r.IntN(len(g.keys["warehouse"]))}
-		if seen[k] {
-			continue
+	nw := len(g.keys["warehouse"])
+	for k := range 3 {
+		w := (item+k)%nw + 1
+		for d := stockFrom; d <= stockTo; d += 7 {
+			q := r.IntN(60)
+			if r.IntN(10) < 3 {
+				q = r.IntN(1000)
+			}
+			rows = append(rows, g.row(r, "inventory", map[string]string{
+				"inv_date_sk": fmt.Sprint(dateSK(d)), "inv_item_sk": fmt.Sprint(item), "inv_warehouse_sk": fmt.Sprint(w),
+				"inv_quantity_on_hand": fmt.Sprint(q),
+			}))
 		}
-		seen[k] = true
-		rows = append(rows, g.row(r, "inventory", map[string]string{
-			"inv_date_sk": fmt.Sprint(k[0]), "inv_item_sk": fmt.Sprint(k[1]), "inv_warehouse_sk": fmt.Sprint(k[2]),
-			"inv_quantity_on_hand": fmt.Sprint(r.IntN(1000)),
-		}))
 	}
 	g.table("inventory").Rows = append(g.table("inventory").Rows, rows...)
 	return rows
+}
+
+// repurchase makes a catalog order a customer's purchase of an item they
+// returned to a store, 0-90 days after the return (Q17, Q25 and Q29 follow
+// store sales to their returns and then to catalog sales of the same item
+// by the same customer): it sets the order's customer and first item from
+// the store_returns row ret, and returns the order's day.
+func (g *gen) repurchase(r *rand.Rand, ret []string, head map[string]string, items []int) int {
+	t := g.table("store_returns")
+	head["cs_bill_customer_sk"] = value(t, ret, "sr_customer_sk")
+	var item int
+	fmt.Sscan(value(t, ret, "sr_item_sk"), &item)
+	if j := slices.Index(items, item); j >= 0 {
+		items[0], items[j] = items[j], items[0]
+	} else {
+		items[0] = item
+	}
+	var sk int
+	fmt.Sscan(value(t, ret, "sr_returned_date_sk"), &sk)
+	return min(sk-dateSK(0)+r.IntN(91), lastDate-90)
+}
+
+// value returns column col of row of table t.
+func value(t *Table, row []string, col string) string {
+	for i, c := range t.Columns {
+		if c == col {
+			return row[i]
+		}
+	}
+	panic("tpcds: " + t.Name + " has no column " + col)
 }
 
 // items returns n distinct random item keys.

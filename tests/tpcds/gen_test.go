@@ -72,12 +72,3 @@ func TestGenerateReferences(t *testing.T) {
 // calendar (none does at load; updates shift some).
 func shiftedDate(string) bool { return false }
 
-// value returns column col of row r of tb.
-func value(tb *Table, r []string, col string) string {
-	for i, c := range tb.Columns {
-		if c == col {
-			return r[i]
-		}
-	}
-	panic("no column " + col)
-}
