@@ -8,15 +8,15 @@ import (
 
 // batches returns the write batches applied after the load, in order:
 //
-//   - insert: new store tickets, catalog and web orders (2% of each, at
-//     least 5) with some returns, and new inventory rows;
+//   - insert: new store tickets, catalog and web orders (about 5% of
+//     each, at least 5) with some returns, and a newly stocked item;
 //   - delete: as many loaded tickets and orders deleted with their
-//     returns, and some inventory rows;
+//     returns, and a third of one item's inventory rows;
 //   - update: UPDATEs of fact columns the queries group, join and filter
 //     on (quantities, prices, profits, dates, items, customers, stores,
 //     return amounts, quantities on hand);
-//   - mixed: inserts and deletes in one transaction, deleting some of the
-//     insert batch's rows.
+//   - mixed: inserts and deletes in one transaction, the deletes drawn
+//     from all tickets and orders so far, the batches' own included.
 func (g *gen) batches() []Batch {
 	r := g.rng("batches")
 	loaded := map[string]int{}
@@ -24,20 +24,20 @@ func (g *gen) batches() []Batch {
 		loaded[k] = v
 	}
 	ins := g.insertBatch(r, "insert")
-	del := g.deleteBatch(r, "delete", loaded, 1)
+	del := g.deleteBatch(r, "delete", loaded)
 	upd := g.updateBatch(r, loaded)
 	mixed := g.insertBatch(r, "mixed")
-	recent := map[string]int{}
-	for k := range loaded {
-		recent[k] = loaded[k] + 2 // the first two of the insert batch, then others
+	recent := map[string]int{} // every ticket and order so far, the batches' too
+	for k, v := range g.next {
+		recent[k] = v
 	}
-	mixed.Stmts = append(mixed.Stmts, g.deleteBatch(r, "", recent, 1).Stmts...)
+	mixed.Stmts = append(mixed.Stmts, g.deleteBatch(r, "", recent).Stmts...)
 	return []Batch{ins, del, upd, mixed}
 }
 
 // share is how many tickets or orders of table a batch writes.
 func (g *gen) share(table string) int {
-	return max(len(g.table(table).Rows)/100/5, 5)
+	return max(len(g.table(table).Rows)/200, 5)
 }
 
 // insertBatch inserts new tickets, orders and their returns, and
@@ -88,10 +88,10 @@ func insertSQL(t *Table, rows [][]string) string {
 	return fmt.Sprintf("INSERT INTO %s (%s) VALUES\n%s", t.Name, strings.Join(t.Columns, ", "), strings.Join(vals, ",\n"))
 }
 
-// deleteBatch deletes tickets and orders (and their returns) numbered
-// below upTo's bound for each sales table, every step-th from a random
-// start, and some inventory rows.
-func (g *gen) deleteBatch(r *rand.Rand, name string, upTo map[string]int, step int) Batch {
+// deleteBatch deletes random tickets and orders (and their returns)
+// numbered up to upTo's bound for each sales table, and a third of the
+// inventory rows of one item up to upTo["inventory"].
+func (g *gen) deleteBatch(r *rand.Rand, name string, upTo map[string]int) Batch {
 	b := Batch{Name: name}
 	for _, t := range []struct{ sales, returns, sp, rp string }{
 		{"store_sales", "store_returns", "ss_ticket_number", "sr_ticket_number"},

@@ -72,6 +72,8 @@ type tpcds struct {
 	adhoc map[string]bool // equal ad hoc
 	views map[string]bool // created as a view
 	bad   map[string]bool // views that differed after some batch
+	last  map[string]string
+	moved map[string]bool // queries whose answer some batch changed
 	empty []string        // queries PostgreSQL answers with no rows
 }
 
@@ -92,7 +94,7 @@ func TestTPCDS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &tpcds{t: t, gaps: gaps, adhoc: map[string]bool{}, views: map[string]bool{}, bad: map[string]bool{}}
+	x := &tpcds{t: t, gaps: gaps, adhoc: map[string]bool{}, views: map[string]bool{}, bad: map[string]bool{}, last: map[string]string{}, moved: map[string]bool{}}
 	x.pg, x.eddy = connect(t, pgServer.DSN()), connect(t, eddyServer.DSN())
 	only := onlyQueries()
 	for _, q := range Queries() {
@@ -109,20 +111,38 @@ func TestTPCDS(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("started and loaded in %v (the load %v)", time.Since(start).Round(time.Millisecond), time.Since(loadStart).Round(time.Millisecond))
+	phase := time.Now()
 	for _, q := range x.qs {
 		x.runAdhoc(q)
 	}
+	t.Logf("ad hoc queries took %v", time.Since(phase).Round(time.Millisecond))
+	phase = time.Now()
 	for _, q := range x.qs {
 		if x.adhoc[q.Name] {
 			x.createView(q)
 		}
 	}
+	t.Logf("creating %d views took %v", len(x.views), time.Since(phase).Round(time.Millisecond))
 	x.compareViews("load", false)
 	for i, b := range data.Batches {
 		x.apply(b)
 		x.compareViews(b.Name, i == len(data.Batches)-1)
 	}
-	x.report(time.Since(start))
+	x.report(time.Since(start), peakRSS(eddyServer.Pid()))
+}
+
+// peakRSS returns the VmHWM line of process pid, or "unknown".
+func peakRSS(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
 }
 
 // connect opens a connection that the test closes at its end.
@@ -293,6 +313,10 @@ func (x *tpcds) apply(b Batch) {
 // run ad hoc on Eddy.
 func (x *tpcds) compareViews(batch string, recompute bool) {
 	x.t.Helper()
+	start := time.Now()
+	defer func() {
+		x.t.Logf("comparing the views after %s took %v", batch, time.Since(start).Round(time.Millisecond))
+	}()
 	for _, q := range x.qs {
 		if !x.views[q.Name] {
 			continue
@@ -301,6 +325,11 @@ func (x *tpcds) compareViews(batch string, recompute bool) {
 		if err != nil {
 			x.t.Fatalf("postgres: %s: %v", q.Name, err)
 		}
+		key := strings.Join(sorted(want), "\n")
+		if prev, ok := x.last[q.Name]; ok && prev != key {
+			x.moved[q.Name] = true
+		}
+		x.last[q.Name] = key
 		got, err := query(x.eddy, "SELECT * FROM "+q.Name)
 		if err != nil {
 			x.t.Errorf("after %s: reading view %s: %v", batch, q.Name, err)
@@ -326,13 +355,13 @@ func (x *tpcds) compareViews(batch string, recompute bool) {
 }
 
 // report logs the counts: queries equal ad hoc, views equal throughout.
-func (x *tpcds) report(total time.Duration) {
+func (x *tpcds) report(total time.Duration, rss string) {
 	good := 0
 	for name := range x.views {
 		if !x.bad[name] {
 			good++
 		}
 	}
-	x.t.Logf("%d/%d queries equal PostgreSQL ad hoc; %d/%d equal as maintained views; %d return no rows on PostgreSQL %v; total %v",
-		len(x.adhoc), len(x.qs), good, len(x.qs), len(x.empty), x.empty, total.Round(time.Millisecond))
+	x.t.Logf("%d/%d queries equal PostgreSQL ad hoc; %d/%d equal as maintained views (the batches changed %d of their answers); %d return no rows on PostgreSQL %v; eddy peak RSS %s; total %v",
+		len(x.adhoc), len(x.qs), good, len(x.qs), len(x.moved), len(x.empty), x.empty, rss, total.Round(time.Millisecond))
 }
