@@ -15,6 +15,9 @@ import (
 //   - update: UPDATEs of fact columns the queries group, join and filter
 //     on (quantities, prices, profits, dates, items, customers, stores,
 //     return amounts, quantities on hand);
+//   - dimensions: UPDATEs of dimension columns the views join, group
+//     and filter on (beyond the brief's fact tables: a view must follow
+//     the dimension side of its joins too);
 //   - mixed: inserts and deletes in one transaction, the deletes drawn
 //     from all tickets and orders so far, the batches' own included.
 func (g *gen) batches() []Batch {
@@ -26,13 +29,14 @@ func (g *gen) batches() []Batch {
 	ins := g.insertBatch(r, "insert")
 	del := g.deleteBatch(r, "delete", loaded)
 	upd := g.updateBatch(r, loaded)
+	dims := g.dimensionBatch(r)
 	mixed := g.insertBatch(r, "mixed")
 	recent := map[string]int{} // every ticket and order so far, the batches' too
 	for k, v := range g.next {
 		recent[k] = v
 	}
 	mixed.Stmts = append(mixed.Stmts, g.deleteBatch(r, "", recent).Stmts...)
-	return []Batch{ins, del, upd, mixed}
+	return []Batch{ins, del, upd, dims, mixed}
 }
 
 // share is how many tickets or orders of table a batch writes.
@@ -134,5 +138,20 @@ func (g *gen) updateBatch(r *rand.Rand, loaded map[string]int) Batch {
 		"UPDATE web_returns SET wr_net_loss = wr_net_loss + 1.00 WHERE wr_order_number IN (" + some("web_sales") + ")",
 		fmt.Sprintf("UPDATE inventory SET inv_quantity_on_hand = inv_quantity_on_hand + 100 WHERE inv_item_sk = %d", 1+r.IntN(loaded["inventory"])),
 		fmt.Sprintf("UPDATE inventory SET inv_quantity_on_hand = NULL WHERE inv_item_sk = %d AND inv_date_sk %% 5 = 0", 1+r.IntN(loaded["inventory"])),
+	}}
+}
+
+// dimensionBatch updates dimension rows: item prices, categories and
+// managers, customers' addresses and birth years, addresses' states and
+// zips, stores' states and household demographics' counts.
+func (g *gen) dimensionBatch(r *rand.Rand) Batch {
+	n := func(dim string) int { return len(g.keys[dim]) }
+	return Batch{Name: "dimensions", Stmts: []string{
+		fmt.Sprintf("UPDATE item SET i_current_price = i_current_price * 1.5, i_manager_id = %d WHERE i_item_sk %% 23 = %d", 1+r.IntN(30), r.IntN(23)),
+		fmt.Sprintf("UPDATE item SET i_category = '%s', i_class = '%s' WHERE i_item_sk %% 29 = %d", categories[2].name, categories[2].classes[0], r.IntN(29)),
+		fmt.Sprintf("UPDATE customer SET c_current_addr_sk = %d, c_birth_year = c_birth_year + 1 WHERE c_customer_sk %% 11 = %d", 1+r.IntN(n("customer_address")), r.IntN(11)),
+		fmt.Sprintf("UPDATE customer_address SET ca_state = '%s', ca_zip = '%s' WHERE ca_address_sk %% 13 = %d", pick(r, states), pick(r, zips), r.IntN(13)),
+		fmt.Sprintf("UPDATE store SET s_state = 'GA', s_county = '%s' WHERE s_store_sk = %d", pick(r, counties), 1+r.IntN(n("store"))),
+		fmt.Sprintf("UPDATE household_demographics SET hd_dep_count = hd_dep_count + 1, hd_buy_potential = '%s' WHERE hd_demo_sk %% 7 = %d", pick(r, buyPotentials), r.IntN(7)),
 	}}
 }

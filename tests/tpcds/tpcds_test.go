@@ -277,7 +277,9 @@ func (x *tpcds) checkGap(what string, g gap, err error) {
 // still fail as listed).
 func (x *tpcds) createView(q Query) {
 	x.t.Helper()
+	start := time.Now()
 	err := exec(x.eddy, fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", q.Name, q.SQL))
+	x.t.Logf("%s CREATE MATERIALIZED VIEW: %v", q.Name, time.Since(start).Round(time.Millisecond))
 	if g, listed := x.gaps[q.Name+" view"]; listed {
 		x.checkGap(q.Name+" as a view", g, err)
 		if err == nil {
