@@ -42,13 +42,11 @@ type Data struct {
 // null is COPY's text form of NULL.
 const null = `\N`
 
-// Dates: date_dim covers firstDate..lastDate; sales fall in
-// salesFrom..salesTo, the years the queries filter on (1998-2002).
+// Dates: date_dim covers firstDate..lastDate; sales fall in 1998-2002,
+// the years the queries filter on (saleDate).
 var (
 	firstDate = days(1998, 1, 1)
 	lastDate  = days(2003, 12, 31)
-	salesFrom = days(1998, 1, 1)
-	salesTo   = days(2002, 12, 31)
 )
 
 // days returns the day number (since 1970-01-01) of a date.
