@@ -105,30 +105,62 @@ func TestTPCDS(t *testing.T) {
 	for _, stmt := range Schema() {
 		x.both(stmt)
 	}
+	// The odd-numbered queries become views over the empty tables, so
+	// that the load reaches them as inserts; the even-numbered ones after
+	// the load, from a backfill. Both paths are checked.
+	phase := time.Now()
+	for _, q := range x.qs {
+		if early(q) && x.gaps[q.Name+" adhoc"] == (gap{}) {
+			x.createView(q)
+		}
+	}
+	t.Logf("creating %d views over empty tables took %v", len(x.views), time.Since(phase).Round(time.Millisecond))
 	loadStart := time.Now()
 	x.load(data.Tables)
 	if err := exec(x.pg, "ANALYZE"); err != nil { // plans PostgreSQL's joins by the real sizes
 		t.Fatal(err)
 	}
 	t.Logf("started and loaded in %v (the load %v)", time.Since(start).Round(time.Millisecond), time.Since(loadStart).Round(time.Millisecond))
-	phase := time.Now()
+	phase = time.Now()
 	for _, q := range x.qs {
 		x.runAdhoc(q)
 	}
 	t.Logf("ad hoc queries took %v", time.Since(phase).Round(time.Millisecond))
 	phase = time.Now()
 	for _, q := range x.qs {
-		if x.adhoc[q.Name] {
+		if !early(q) && x.adhoc[q.Name] {
 			x.createView(q)
 		}
 	}
-	t.Logf("creating %d views took %v", len(x.views), time.Since(phase).Round(time.Millisecond))
+	t.Logf("creating the views over the loaded tables took %v", time.Since(phase).Round(time.Millisecond))
 	x.compareViews("load", false)
 	for i, b := range data.Batches {
 		x.apply(b)
 		x.compareViews(b.Name, i == len(data.Batches)-1)
 	}
-	x.report(time.Since(start), peakRSS(eddyServer.Pid()))
+	x.report(time.Since(start), fmt.Sprintf("peak RSS %s, CPU %s", peakRSS(eddyServer.Pid()), cpuTime(eddyServer.Pid())))
+}
+
+// early reports whether q's view is created before the load (the
+// odd-numbered queries).
+func early(q Query) bool { return (q.Name[len(q.Name)-1]-'0')%2 == 1 }
+
+// cpuTime returns the user plus system CPU time of process pid so far
+// (/proc/pid/stat fields 14 and 15, in clock ticks of 10 ms), or
+// "unknown".
+func cpuTime(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "unknown"
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return "unknown"
+	}
+	u, _ := strconv.Atoi(f[11])
+	s, _ := strconv.Atoi(f[12])
+	return (time.Duration(u+s) * 10 * time.Millisecond).String()
 }
 
 // peakRSS returns the VmHWM line of process pid, or "unknown".
@@ -357,13 +389,13 @@ func (x *tpcds) compareViews(batch string, recompute bool) {
 }
 
 // report logs the counts: queries equal ad hoc, views equal throughout.
-func (x *tpcds) report(total time.Duration, rss string) {
+func (x *tpcds) report(total time.Duration, usage string) {
 	good := 0
 	for name := range x.views {
 		if !x.bad[name] {
 			good++
 		}
 	}
-	x.t.Logf("%d/%d queries equal PostgreSQL ad hoc; %d/%d equal as maintained views (the batches changed %d of their answers); %d return no rows on PostgreSQL %v; eddy peak RSS %s; total %v",
-		len(x.adhoc), len(x.qs), good, len(x.qs), len(x.moved), len(x.empty), x.empty, rss, total.Round(time.Millisecond))
+	x.t.Logf("%d/%d queries equal PostgreSQL ad hoc; %d/%d equal as maintained views (the batches changed %d of their answers); %d return no rows on PostgreSQL %v; eddy %s; total %v",
+		len(x.adhoc), len(x.qs), good, len(x.qs), len(x.moved), len(x.empty), x.empty, usage, total.Round(time.Millisecond))
 }
