@@ -40,6 +40,22 @@ func (g *gen) facts() {
 	}
 }
 
+// current makes a sale's demographics and address (the columns prefix
+// plus cdemo_sk, hdemo_sk, addr_sk) its customer's current ones half the
+// time, as a purchase mostly is (Q84 joins store returns to customers by
+// them); the rest stay random, as dsdgen draws them.
+func (g *gen) current(r *rand.Rand, head map[string]string, custCol, prefix string) {
+	var c int
+	if _, err := fmt.Sscan(head[custCol], &c); err != nil || r.IntN(2) == 0 {
+		return
+	}
+	t := g.table("customer")
+	row := t.Rows[c-1]
+	for _, k := range []string{"cdemo_sk", "hdemo_sk", "addr_sk"} {
+		head[prefix+k] = value(t, row, "c_current_"+k)
+	}
+}
+
 // saleDate returns a random sale day: a year of 1998-2002, and a third
 // of the time November or December (the season most queries read, as
 // dsdgen's calendar weights them).
@@ -73,6 +89,7 @@ func (g *gen) storeTicket(r *rand.Rand, n int) (sales, returns [][]string) {
 		"ss_hdemo_sk": g.fkn(r, "household_demographics"), "ss_addr_sk": g.fkn(r, "customer_address"),
 		"ss_store_sk": g.fkn(r, "store"), "ss_ticket_number": fmt.Sprint(ticket),
 	}
+	g.current(r, head, "ss_customer_sk", "ss_")
 	for _, item := range g.items(r, n) {
 		v := clone(head)
 		v["ss_item_sk"] = fmt.Sprint(item)
@@ -116,8 +133,11 @@ func (g *gen) order(r *rand.Rand, channel string, n int) (sales, returns [][]str
 		head[sp+who+"hdemo_sk"] = g.fkn(r, "household_demographics")
 		head[sp+who+"addr_sk"] = g.fkn(r, "customer_address")
 	}
-	if r.IntN(5) > 0 {
-		head[sp+"ship_customer_sk"] = head[sp+"bill_customer_sk"]
+	g.current(r, head, sp+"bill_customer_sk", sp+"bill_")
+	if r.IntN(5) > 0 { // most orders ship to whoever pays
+		for _, c := range []string{"customer_sk", "cdemo_sk", "hdemo_sk", "addr_sk"} {
+			head[sp+"ship_"+c] = head[sp+"bill_"+c]
+		}
 	}
 	items := g.items(r, n)
 	if channel == "catalog" {
@@ -255,7 +275,7 @@ type pricing struct{ qty, sales, tax int }
 func price(r *rand.Rand, prefix string, v map[string]string) pricing {
 	qty := 1 + r.IntN(100)
 	whole := 100 + r.IntN(9900)
-	list := whole * (100 + r.IntN(100)) / 100
+	list := whole * (100 + r.IntN(200)) / 100
 	sales := max(list*r.IntN(101)/100, 1) // never 0: Q02 divides by sums of it
 	coupon := 0
 	if r.IntN(5) == 0 {

@@ -324,6 +324,23 @@ func (x *tpcds) createView(q Query) {
 		return
 	}
 	x.views[q.Name] = true
+	x.checkTopK(q)
+}
+
+// checkTopK checks that a query ending in ORDER BY ... LIMIT is planned
+// with a TopK, which keeps the view to its limit under retractions.
+func (x *tpcds) checkTopK(q Query) {
+	x.t.Helper()
+	u := strings.ToUpper(q.SQL)
+	if !topLevelOrderBy(q.SQL) || strings.LastIndex(u, "LIMIT") < strings.LastIndex(u, ")") {
+		return
+	}
+	plan, err := query(x.eddy, "EXPLAIN (DATAFLOW) "+q.SQL)
+	if err != nil {
+		x.t.Errorf("%s: EXPLAIN (DATAFLOW): %v", q.Name, err)
+	} else if !strings.Contains(strings.Join(plan, "\n"), "TopK") {
+		x.t.Errorf("%s ends in ORDER BY ... LIMIT, but its dataflow has no TopK:\n%s", q.Name, strings.Join(plan, "\n"))
+	}
 }
 
 // apply runs a batch in one transaction on both servers.
