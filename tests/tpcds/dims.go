@@ -19,7 +19,7 @@ var dimensionOrder = []string{
 var dimRows = map[string]int{
 	"income_band": 20, "reason": 35, "ship_mode": 20, "warehouse": 5,
 	"customer_demographics": 1000, "household_demographics": 720, "customer_address": 500,
-	"customer": 200, "item": 400, "promotion": 30, "store": 12, "call_center": 6,
+	"customer": 100, "item": 400, "promotion": 30, "store": 12, "call_center": 6,
 	"catalog_page": 100, "web_site": 6, "web_page": 30,
 }
 

@@ -309,7 +309,10 @@ func price(r *rand.Rand, prefix string, v map[string]string) pricing {
 // refund sets a return line's quantity and amount columns (prefix "sr_",
 // "cr_" or "wr_") from the sale's pricing.
 func refund(r *rand.Rand, prefix string, p pricing, v map[string]string) {
-	qty := 1 + r.IntN(p.qty)
+	qty := p.qty // half the returns are of the whole line (Q49 looks for large ones)
+	if r.IntN(2) == 0 {
+		qty = 1 + r.IntN(p.qty)
+	}
 	amt := qty * p.sales
 	tax := p.tax * qty / p.qty
 	fee := 50 + r.IntN(9950)
