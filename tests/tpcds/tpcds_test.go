@@ -1,11 +1,13 @@
 package tpcds
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,8 +217,21 @@ func (x *tpcds) both(sql string) {
 }
 
 // load copies every table into both servers and checks the row counts.
+// The returns tables come last: a view whose query divides by sales net
+// of returns (Q75's ratio of quantities) sees every intermediate state of
+// the load, and Eddy refuses a write that makes a view fail (division by
+// zero); with the returns last, each intermediate state nets out fewer
+// returns than the final one, which PostgreSQL answers.
 func (x *tpcds) load(tables []*Table) {
 	x.t.Helper()
+	tables = slices.Clone(tables)
+	last := func(t *Table) int {
+		if strings.HasSuffix(t.Name, "_returns") {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(tables, func(a, b *Table) int { return cmp.Compare(last(a), last(b)) })
 	for _, tb := range tables {
 		for _, c := range []*pgconn.PgConn{x.pg, x.eddy} {
 			for lo := 0; lo < len(tb.Rows); lo += 2000 {
