@@ -309,9 +309,12 @@ func price(r *rand.Rand, prefix string, v map[string]string) pricing {
 // refund sets a return line's quantity and amount columns (prefix "sr_",
 // "cr_" or "wr_") from the sale's pricing.
 func refund(r *rand.Rand, prefix string, p pricing, v map[string]string) {
-	qty := p.qty // half the returns are of the whole line (Q49 looks for large ones)
+	// Half the returns are of all but one item of the line (Q49 looks for
+	// large ones); only a line of one item is returned whole, so that a
+	// group's quantity net of returns is rarely 0 (Q75 divides by it).
+	qty := max(p.qty-1, 1)
 	if r.IntN(2) == 0 {
-		qty = 1 + r.IntN(p.qty)
+		qty = 1 + r.IntN(max(p.qty-1, 1))
 	}
 	amt := qty * p.sales
 	tax := p.tax * qty / p.qty
