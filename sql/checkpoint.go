@@ -81,6 +81,10 @@ type checkpointer struct {
 	inBlock bool
 	// batch accumulates the state writes since the last checkpoint.
 	batch *storage.Batch
+	// pending is the pipelined checkpoint being written, if any, and
+	// spare a batch one left for reuse (checkpoint_pipe.go).
+	pending *pendingCheckpoint
+	spare   *storage.Batch
 	// commits counts the logged commits since the last checkpoint, at the
 	// time last was written.
 	commits int
@@ -158,9 +162,14 @@ func (e *Engine) logInput(b *storage.Batch, t repr.Time, rec []byte) {
 // a checksum mismatch costs time quadratic in the block's size.
 const logPiece = 256 << 10
 
-// committed notes a durable logged commit and checkpoints if one is due.
-// The engine lock must be held.
+// committed notes a durable logged commit, finishes a pipelined
+// checkpoint that landed, and checkpoints if one is due (pipelined when
+// it may be: checkpointDue). The engine lock must be held.
 func (e *Engine) committed(n int) {
+	if err := e.reapCheckpoint(false); err != nil {
+		e.logCheckpointErr(err)
+		return
+	}
 	e.ck.commits += n
 	o := e.ck.opts
 	due := o.Commits > 0 && e.ck.commits >= o.Commits ||
@@ -168,7 +177,7 @@ func (e *Engine) committed(n int) {
 		o.Interval > 0 && time.Since(e.ck.last) >= o.Interval ||
 		e.spillDue()
 	if due {
-		e.logCheckpointErr(e.checkpointLocked())
+		e.logCheckpointErr(e.checkpointDue())
 	}
 }
 
@@ -211,8 +220,12 @@ func (e *Engine) logCheckpointErr(err error) {
 // what a restart would rebuild only through the log, which is intact, but
 // the pending batch can no longer be trusted to be written once), except
 // when the disk is too full to take it: then nothing is written, the
-// pending state stays as it was and the error is 53100.
+// pending state stays as it was and the error is 53100. A pipelined
+// checkpoint still pending lands first.
 func (e *Engine) checkpointLocked() error {
+	if err := e.reapCheckpoint(true); err != nil {
+		return err
+	}
 	if err := e.committer.broken; err != nil {
 		return err
 	}
@@ -241,9 +254,7 @@ func (e *Engine) checkpointLocked() error {
 	sb.Set(metaCheckpoint, binary.BigEndian.AppendUint64(nil, e.clock))
 	sb.DeleteRange(storage.LogKey(0), storage.LogKey(e.clock+1))
 	if err := e.db.Commit(sb); err != nil {
-		e.committer.broken = repr.Errorf(repr.CodeInternal,
-			"could not write a checkpoint; restart the server to recover the last durable state: %v", err)
-		return e.committer.broken
+		return e.checkpointFailed(err)
 	}
 	e.ck.durable, e.ck.commits, e.ck.last = e.clock, 0, time.Now()
 	e.ck.count++
@@ -270,10 +281,7 @@ func (e *Engine) closeCheckpointer() {
 	if err := e.checkpointLocked(); err != nil && e.committer.broken == nil {
 		e.log.Warn("final checkpoint", "err", err)
 	}
-	if e.ck.batch != nil {
-		_ = e.ck.batch.Close()
-		e.ck.batch = nil
-	}
+	e.closeBatches()
 }
 
 // Log record kinds.

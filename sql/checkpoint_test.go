@@ -55,6 +55,7 @@ func testCheckpointCrashRandom(t *testing.T, spill bool) {
 	}
 	t.Logf("seed %d (rerun with -checkpoint-seed=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
+	defer storage.SetCheckOverlap(storage.SetCheckOverlap(true)) // log batches beside pipelined checkpoints
 	ref, sub := newTestEngine(t), newTestEngine(t)
 	if spill {
 		defer func(n int64) { minSpillBytes = n }(minSpillBytes)

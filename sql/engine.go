@@ -240,10 +240,17 @@ func (e *Engine) CloseWithoutCheckpoint() error {
 
 // closeBatches releases the reused batches without writing them.
 func (e *Engine) closeBatches() {
-	if e.ck.batch != nil {
-		_ = e.ck.batch.Close()
-		e.ck.batch = nil
+	if pc := e.ck.pending; pc != nil {
+		_ = pc.p.Wait() // a crash may have it land or not: the log holds its commits
+		_ = pc.batch.Close()
+		e.ck.pending = nil
 	}
+	for _, b := range []*storage.Batch{e.ck.batch, e.ck.spare} {
+		if b != nil {
+			_ = b.Close()
+		}
+	}
+	e.ck.batch, e.ck.spare = nil, nil
 	e.committer.close()
 }
 

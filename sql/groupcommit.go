@@ -144,7 +144,7 @@ func (e *Engine) commitGroup(group []*commitReq) {
 	}
 	e.committer.groups++
 	e.committer.members += uint64(len(group))
-	b := e.committer.groupBatch(e.db)
+	b := e.committer.logBatch(e.db)
 	var done []groupMember
 	for _, r := range group {
 		t, deltas, err := e.applyOne(r.ws, b)
@@ -234,7 +234,18 @@ func (c *committer) groupBatch(db *storage.DB) *storage.Batch {
 		c.batch = db.NewBatch()
 	}
 	c.batch.Reset()
+	c.batch.SetIndependent(false)
 	return c.batch
+}
+
+// logBatch is groupBatch for a commit that writes only its input-log
+// record and the metadata atomic with it (clock, source position and
+// statistics, sink logs): never a key a pipelined checkpoint writes, so
+// it need not wait for one (checkpoint_pipe.go).
+func (c *committer) logBatch(db *storage.DB) *storage.Batch {
+	b := c.groupBatch(db)
+	b.SetIndependent(true)
+	return b
 }
 
 // close releases the reused batch (at engine close).

@@ -238,7 +238,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	}
 	// The group-commit batch, reused: its arena keeps its size across
 	// batches instead of regrowing from empty (both run under e.mu).
-	b := e.committer.groupBatch(e.db)
+	b := e.committer.logBatch(e.db)
 	prevClock, prevWM, prevHas, prevParts, prevSeen := e.clock, st.watermark, st.hasWM, maps.Clone(st.parts), maps.Clone(st.seen)
 	t := e.tick(b)
 	tx := e.newTx()

@@ -47,6 +47,8 @@ type Batch struct {
 	// allocated bytes, with growslice's copies).
 	opsHint int
 	err     error // first invalid operation; Commit returns it
+	// independent: see SetIndependent (async.go).
+	independent bool
 }
 
 // batchWrite is one write: kind, key chunks[c][k0:k1] and value (or range

@@ -90,6 +90,8 @@ type DB struct {
 	snap *pebble.Snapshot
 	// iters keeps spilled collections' idle iterators (iters.go).
 	iters iterCache
+	// async is the batch pending in CommitAsync (async.go).
+	async asyncState
 }
 
 // reader returns what reads go to: the snapshot, or the live store.
@@ -105,6 +107,7 @@ func (db *DB) reader() pebble.Reader {
 // it sees until Close). Only reads (Get, Scan, spilled collections'
 // reads) may use it.
 func (db *DB) NewSnapshot() *DB {
+	_ = db.WaitPending() // a failed commit breaks its writer, which reports it
 	return &DB{pdb: db.pdb, dir: db.dir, fs: db.fs, snap: db.pdb.NewSnapshot()}
 }
 
@@ -192,6 +195,7 @@ func isLockErr(err error) bool {
 // Close flushes nothing (every commit is already synced) and releases the
 // directory.
 func (db *DB) Close() error {
+	_ = db.WaitPending() // its writer saw or will see the error
 	db.releaseIters(true)
 	if err := db.pdb.Close(); err != nil {
 		return fmt.Errorf("storage: closing %s: %w", db.dir, err)
@@ -202,7 +206,9 @@ func (db *DB) Close() error {
 // Commit applies b atomically and durably: it returns nil only once b is
 // in the synced WAL. Concurrent Commits share fsyncs. b may be reset and
 // reused afterwards. A write that would leave less than half the disk
-// reserve free fails with 53100 and writes nothing (see Disk space).
+// reserve free fails with 53100 and writes nothing (see Disk space). A
+// batch pending in CommitAsync lands first (Commit waits for it, and
+// fails with its error), unless b is Independent (async.go).
 func (db *DB) Commit(b *Batch) error {
 	if b.err != nil {
 		return b.err
@@ -210,13 +216,16 @@ func (db *DB) Commit(b *Batch) error {
 	if err := db.disk.admit(int64(b.Used()), db.disk.reserve/2); err != nil {
 		return err
 	}
-	err := db.pdb.Apply(b.build(), pebble.Sync)
-	b.applied()
-	db.releaseIters(false) // the iterators no longer see the whole store
+	p, err := db.pendingFor(b)
 	if err != nil {
-		return fmt.Errorf("storage: commit: %w", err)
+		return err
 	}
-	return nil
+	if p != nil {
+		if err := p.Wait(); err != nil {
+			return fmt.Errorf("storage: an earlier commit failed: %w", err)
+		}
+	}
+	return db.apply(b)
 }
 
 // Get returns a copy of the value stored under key.
