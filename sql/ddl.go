@@ -437,9 +437,6 @@ func (r *recordingCatalog) list() []uint64 {
 // it, and stored as text to be inlined wherever the view is used.
 func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 	p.tag = "CREATE VIEW"
-	if vs.Replace {
-		return repr.Unsupported("CREATE OR REPLACE VIEW")
-	}
 	if err := refuseModifyingWith(vs.Query, "views must not contain"); err != nil {
 		return err
 	}
@@ -449,6 +446,11 @@ func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 	}
 	e := p.st.s.e
 	obj := &Object{Kind: planner.RelView, Schema: schemaOf(vs.View), Name: vs.View.Relname, SQL: sql, Owner: p.st.s.newOwner()}
+	if vs.Replace {
+		if done, err := e.replaceExisting(p.st.s, obj); done || err != nil {
+			return err
+		}
+	}
 	e.mu.RLock()
 	cols, deps, err := e.describeQuery(sql, false, p.st.s.settings.timeZone)
 	e.mu.RUnlock()

@@ -1,0 +1,159 @@
+package sql
+
+import (
+	"fmt"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
+)
+
+// CREATE OR REPLACE VIEW over an existing view (PostgreSQL's
+// DefineView/checkViewColumns): the view keeps its ID, owner, privileges
+// and comments, and its new query must keep every column it had, by name
+// and type, in order; new columns may only be appended (42P16 otherwise).
+//
+// A plain view is inlined wherever it is read, so the views over it see
+// the new query at once, as PostgreSQL's do. Each transitive dependent is
+// planned again under the changed catalog: a plain view must keep its
+// columns (one reading the replaced view with * would gain the appended
+// ones, where PostgreSQL's expanded its * when created), and a
+// materialized view its stored dataflow, since its contents and operator
+// state belong to that plan (PostgreSQL keeps a materialized view's old
+// contents until REFRESH; Eddy's are always fresh, so a plan that would
+// change cannot be kept and is refused, 0A000, rather than serve rows of
+// the old definition). The dependents' Deps are recomputed, since the
+// replaced query may read other relations.
+
+// codeInvalidTableDefinition is PostgreSQL's 42P16, raised for a
+// replacement that drops, renames or retypes a view column.
+const codeInvalidTableDefinition = "42P16"
+
+// codeInvalidRecursion is PostgreSQL's 42P17 (infinite recursion).
+const codeInvalidRecursion = "42P17"
+
+// replaceView replaces old (an existing object named as the new view nu)
+// by nu, whose SQL is set. The caller holds e.mu.
+func (e *Engine) replaceView(s *Session, old, nu *Object) error {
+	if old.Kind != planner.RelView {
+		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a view", old.Name)
+	}
+	if err := e.checkOwner(s, old.Owner, "view", old.Name); err != nil {
+		return err
+	}
+	cols, deps, err := e.describeQuery(nu.SQL, false, s.settings.timeZone)
+	if err != nil {
+		return err
+	}
+	if err := distinctColumns(cols); err != nil {
+		return err
+	}
+	if err := checkViewColumns(old.Columns, cols); err != nil {
+		return err
+	}
+	for _, d := range deps {
+		if d == old.ID {
+			return repr.Errorf(codeInvalidRecursion, "infinite recursion detected in rules for relation \"%s\"", old.Name)
+		}
+	}
+	repl := old.clone()
+	repl.SQL, repl.Deps = nu.SQL, deps
+	repl.Columns = append(repl.Columns, cols[len(old.Columns):]...)
+	also, err := e.replacedDependents(old, repl)
+	if err != nil {
+		return err
+	}
+	return e.commitAltered(old, repl, nil, also...)
+}
+
+// checkViewColumns is PostgreSQL's checkViewColumns: the new columns
+// extend the old ones.
+func checkViewColumns(old, cols []ColumnDef) error {
+	if len(cols) < len(old) {
+		return repr.Errorf(codeInvalidTableDefinition, "cannot drop columns from view")
+	}
+	for i, o := range old {
+		if cols[i].Name != o.Name {
+			return repr.Errorf(codeInvalidTableDefinition, "cannot change name of view column \"%s\" to \"%s\"", o.Name, cols[i].Name).
+				WithHint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+		}
+		if cols[i].Type != o.Type {
+			return repr.Errorf(codeInvalidTableDefinition, "cannot change data type of view column \"%s\" from %s to %s", o.Name, o.Type.Name(), cols[i].Type.Name())
+		}
+	}
+	return nil
+}
+
+// replacedDependents checks every transitive dependent of old under the
+// catalog where repl replaced it (see above) and returns each with its
+// recomputed Deps, to be committed with repl.
+func (e *Engine) replacedDependents(old, repl *Object) ([][2]*Object, error) {
+	deps := e.dropSet(old)[1:]
+	if len(deps) == 0 {
+		return nil, nil
+	}
+	rel, err := repl.relation()
+	if err != nil {
+		return nil, err
+	}
+	repl.rel = rel
+	shadow := e.cat.shadow(old, repl)
+	defer func() { e.planRows = nil }()
+	var also [][2]*Object
+	for _, d := range deps {
+		if err := e.checkReplacedDependent(d, shadow, old); err != nil {
+			return nil, err
+		}
+		rc := &recordingCatalog{Catalog: shadow, deps: map[uint64]bool{}}
+		n, err := parseOne(d.SQL)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := planner.PlanQuery(rc, n, planner.Options{MaterializedView: d.Kind == planner.RelMaterializedView, TimeZone: d.TimeZone}); err != nil {
+			return nil, err
+		}
+		nd := d.clone()
+		nd.Deps = rc.list()
+		also = append(also, [2]*Object{d, nd})
+	}
+	return also, nil
+}
+
+// checkReplacedDependent refuses the replacement when dependent d would
+// change its columns or (materialized) its dataflow under shadow.
+func (e *Engine) checkReplacedDependent(d *Object, shadow *Catalog, old *Object) error {
+	e.planRows = d.PlanRows
+	if e.planRows == nil {
+		e.planRows = map[uint64]int64{}
+	}
+	cols, flow, err := e.planText(d, e.cat)
+	if err != nil {
+		return err
+	}
+	if d.Plan != "" {
+		flow = d.Plan // what the view runs
+	}
+	cols2, flow2, err := e.planText(d, shadow)
+	if err == nil && cols == cols2 && flow == flow2 {
+		return nil
+	}
+	detail := fmt.Sprintf("The new definition would change the columns of %s %s.", kindName(d.Kind), d.Name)
+	if err != nil {
+		detail = fmt.Sprintf("%s %s would no longer plan: %v", kindName(d.Kind), d.Name, err)
+	} else if cols == cols2 {
+		detail = fmt.Sprintf("The dataflow of %s %s, whose contents are maintained incrementally, would change.", kindName(d.Kind), d.Name)
+	}
+	return repr.Errorf(repr.CodeFeatureNotSupported, "cannot replace view %s because %s %s depends on it", old.Name, kindName(d.Kind), d.Name).
+		WithDetail("%s", detail).WithHint("Drop the dependent views first, then recreate them.")
+}
+
+// replaceExisting replaces the view named as obj when one exists (done
+// reports that it did, or failed); when none does, the caller creates obj.
+func (e *Engine) replaceExisting(s *Session, obj *Object) (done bool, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	old := e.cat.byName[qualified(obj.Schema, obj.Name)]
+	if old == nil {
+		return false, nil
+	}
+	return true, e.replaceView(s, old, obj)
+}
