@@ -452,3 +452,21 @@ func NamedFuncError(name string, names []string, args []repr.T) error {
 	return repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(parts, ", ")).WithHint(
 		"No function matches the given name and argument types. You might need to add explicit type casts.")
 }
+
+// ResolveAmong resolves a call of name over args among cands, the
+// signatures of functions the registry does not hold (SQL functions of
+// the catalog), by ResolveFunc's rules. It returns the index in cands of
+// the function chosen and the types args must be cast to; the error is
+// ResolveFunc's 42883 or 42725.
+func ResolveAmong(name string, cands []*Func, args []repr.T) (int, []repr.T, error) {
+	fn, err := resolve(cands, args)
+	if err != nil {
+		return -1, nil, funcError(name, args, err == errAmbiguous)
+	}
+	for i, c := range cands {
+		if c == fn {
+			return i, coerceTargets(fn, args), nil
+		}
+	}
+	return -1, nil, funcError(name, args, false)
+}

@@ -62,6 +62,9 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 	if fc.FuncVariadic {
 		return c.variadicCall(name, fc)
 	}
+	if e, ok, err := c.sqlFunctionCall(name, fc); ok {
+		return e, err
+	}
 	args, err := c.exprs(fc.Args)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,9 @@ type builder struct {
 	placeholders map[*expr.Lit]int
 	// views guards against recursive view definitions.
 	views int
+	// inlining are the SQL functions whose calls are being inlined
+	// (sqlfunc.go), by ID: a call of one of them is recursion.
+	inlining map[uint64]bool
 	// rankLimits holds, for a derived table whose row_number() the
 	// enclosing query bounds, the TopK it plans as (see rownumber.go).
 	rankLimits map[*pg_query.SelectStmt]rankLimit

@@ -48,7 +48,7 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 			rel, sc.cols = r, append(sc.cols[:len(lcols):len(lcols)], cols[len(lcols):]...)
 			continue
 		}
-		if rf := item.GetRangeFunction(); rf != nil && isTableFunc(rf) {
+		if rf := item.GetRangeFunction(); rf != nil && isTableFunc(rf) && !b.callsSQLFunction(rf) {
 			r, cols, err := b.tableFuncItem(rf, rel, sc.cols, parent, ir.JoinCross, nil)
 			if err != nil {
 				return nil, nil, err
@@ -250,6 +250,9 @@ func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol,
 		})
 		return rel, cols, err
 	case n.GetRangeFunction() != nil && isTableFunc(n.GetRangeFunction()):
+		if rel, cols, ok, err := b.sqlFunctionItem(n.GetRangeFunction(), parent); ok {
+			return rel, cols, err
+		}
 		var rel ir.Rel
 		var cols []scopeCol
 		err := b.noteOuterReads(n.GetRangeFunction(), parent, func() (err error) {

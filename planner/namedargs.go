@@ -44,6 +44,9 @@ func (c *ectx) positionalCall(fc *pg_query.FuncCall) (*pg_query.FuncCall, error)
 	}
 	name := funcName(fc)
 	overloads, ok := namedParams[name]
+	if fns := c.b.sqlFunctions(name); len(fns) > 0 && !ok {
+		overloads, ok = sqlNamedParams(fns), true
+	}
 	if !ok && otherNamed[name] {
 		return nil, repr.Unsupported("named arguments of %s()", name).WithPosition(fc.Location + 1)
 	}
@@ -150,4 +153,18 @@ func defaultArg(sql string) (*pg_query.Node, error) {
 		return nil, err
 	}
 	return tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val, nil
+}
+
+// sqlNamedParams lists the parameters of SQL functions fns for named
+// notation.
+func sqlNamedParams(fns []*SQLFunction) [][]namedParam {
+	var out [][]namedParam
+	for _, f := range fns {
+		ps := make([]namedParam, len(f.Args))
+		for i := range f.Args {
+			ps[i] = namedParam{f.ArgNames[i], f.Defaults[i]}
+		}
+		out = append(out, ps)
+	}
+	return out
 }

@@ -847,8 +847,11 @@ func (c *Catalog) shadow(old, nu *Object) *Catalog {
 	for name, o := range c.byName {
 		s.byName[name] = o
 	}
-	delete(s.byName, qualified(old.Schema, old.Name))
-	s.byID[nu.ID], s.byName[qualified(nu.Schema, nu.Name)] = nu, nu
+	s.byID[nu.ID] = nu
+	if nu.Kind != relFunction {
+		delete(s.byName, qualified(old.Schema, old.Name))
+		s.byName[qualified(nu.Schema, nu.Name)] = nu
+	}
 	return s
 }
 

@@ -65,6 +65,8 @@ type Object struct {
 	Sequence *SequenceDef `json:",omitempty"`
 	// Index defines an index (Kind relIndex, index.go).
 	Index *IndexDef `json:",omitempty"`
+	// Function defines a SQL function (Kind relFunction, function.go).
+	Function *FuncDef `json:",omitempty"`
 	// Comment is set by COMMENT ON.
 	Comment string `json:",omitempty"`
 	// Owner is the OID of the role that owns the object (0 is the
@@ -79,6 +81,8 @@ type Object struct {
 
 	// rel is the planner's view of the object, built once.
 	rel *planner.Relation
+	// fn is the planner's view of a function (nil for other kinds).
+	fn *planner.SQLFunction
 	// checks are the planned CHECK expressions, by constraint index
 	// (nil for other kinds).
 	checks []expr.Expr
@@ -171,6 +175,15 @@ func qualified(schema, name string) string { return schema + "." + name }
 
 // add registers o, building its planner relation.
 func (c *Catalog) add(o *Object) error {
+	if o.Kind == relFunction { // not in the relations' name space
+		fn, err := o.planned()
+		if err != nil {
+			return err
+		}
+		o.fn, c.byID[o.ID] = fn, o
+		c.version++
+		return nil
+	}
 	rel, err := o.relation()
 	if err != nil {
 		return err
@@ -191,7 +204,9 @@ func (c *Catalog) add(o *Object) error {
 
 func (c *Catalog) remove(o *Object) {
 	delete(c.byID, o.ID)
-	delete(c.byName, qualified(o.Schema, o.Name))
+	if o.Kind != relFunction {
+		delete(c.byName, qualified(o.Schema, o.Name))
+	}
 	c.version++
 }
 
@@ -341,6 +356,8 @@ func kindName(k planner.RelKind) string {
 		return "index"
 	case relType:
 		return "type"
+	case relFunction:
+		return "function"
 	}
 	return "table"
 }

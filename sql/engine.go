@@ -336,7 +336,7 @@ func (e *Engine) restore() error {
 			}
 			continue
 		}
-		if o.Kind == planner.RelView || o.Kind == planner.RelSource || o.Kind == relType {
+		if o.Kind == planner.RelView || o.Kind == planner.RelSource || o.Kind == relType || o.Kind == relFunction {
 			continue
 		}
 		c := storage.NewCollection(o.ID, o.storeKey())

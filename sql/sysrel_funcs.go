@@ -59,6 +59,9 @@ func (c sessionCatalog) RegIn(t repr.T, s string) (uint32, error) {
 		}
 		return typ.OID(), nil
 	case repr.KindRegProc, repr.KindRegProcedure:
+		if oid, ok, err := c.s.e.regInFunction(s); ok {
+			return oid, err
+		}
 		if t.OIDKind == repr.KindRegProcedure && strings.Contains(s, "(") {
 			p, err := procBySig(s)
 			if err != nil {
@@ -116,6 +119,12 @@ func (c sessionCatalog) RegOut(t repr.T, oid uint32) (string, bool) {
 			return c.s.e.cat.compositeNameIn(typ, func(ns, name string) bool { return c.s.typeVisible(c.s.e.cat, ns, name) })
 		}
 	case repr.KindRegProc, repr.KindRegProcedure:
+		if o := c.s.e.cat.byID[uint64(oid-firstUserOID)]; oid >= firstUserOID && o != nil && o.Kind == relFunction {
+			if t.OIDKind == repr.KindRegProcedure {
+				return pgQuoteIdent(o.Name) + "(" + strings.ReplaceAll(typeNames(o.Function.Args), ", ", ",") + ")", true
+			}
+			return pgQuoteIdent(o.Name), true
+		}
 		if p := procByOID(oid); p != nil {
 			name := p.name
 			if !strings.Contains(name, ".") { // qualified already where an overload needs it

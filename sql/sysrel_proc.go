@@ -221,7 +221,7 @@ func rowsProc(s *sysSnap) []repr.Row {
 			"prorettype": oidD(p.ret), "proargtypes": repr.NewArray(args), "prosrc": repr.NewText(p.name),
 		}))
 	}
-	return out
+	return append(out, sqlFunctionRows(s, r)...)
 }
 
 // addProcFuncs adds the pg_proc-reading catalog functions.
@@ -247,6 +247,7 @@ func addProcFuncs() {
 		}
 		return repr.NewText(pseudoTypeNames[p.ret]), nil
 	}
+	addFunctionDefFuncs() // SQL functions (function_catalog.go)
 }
 
 // firstOperatorOID and firstCastOID number pg_operator's and pg_cast's

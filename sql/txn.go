@@ -538,6 +538,8 @@ func writeCommandName(n *pg.Node) (string, bool) {
 		return "CREATE TABLE", true
 	case n.GetViewStmt() != nil:
 		return "CREATE VIEW", true
+	case n.GetCreateFunctionStmt() != nil:
+		return "CREATE FUNCTION", true
 	case n.GetCreateTableAsStmt() != nil && n.GetCreateTableAsStmt().Objtype == pg.ObjectType_OBJECT_TABLE:
 		return "CREATE TABLE AS", true
 	case n.GetCreateTableAsStmt() != nil:

@@ -91,11 +91,13 @@ func (e *Engine) replacedDependents(old, repl *Object) ([][2]*Object, error) {
 	if len(deps) == 0 {
 		return nil, nil
 	}
-	rel, err := repl.relation()
-	if err != nil {
-		return nil, err
+	if repl.Kind != relFunction {
+		rel, err := repl.relation()
+		if err != nil {
+			return nil, err
+		}
+		repl.rel = rel
 	}
-	repl.rel = rel
 	shadow := e.cat.shadow(old, repl)
 	defer func() { e.planRows = nil }()
 	var also [][2]*Object
@@ -142,7 +144,7 @@ func (e *Engine) checkReplacedDependent(d *Object, shadow *Catalog, old *Object)
 	} else if cols == cols2 {
 		detail = fmt.Sprintf("The dataflow of %s %s, whose contents are maintained incrementally, would change.", kindName(d.Kind), d.Name)
 	}
-	return repr.Errorf(repr.CodeFeatureNotSupported, "cannot replace view %s because %s %s depends on it", old.Name, kindName(d.Kind), d.Name).
+	return repr.Errorf(repr.CodeFeatureNotSupported, "cannot replace %s %s because %s %s depends on it", kindName(old.Kind), old.Name, kindName(d.Kind), d.Name).
 		WithDetail("%s", detail).WithHint("Drop the dependent views first, then recreate them.")
 }
 

@@ -1,0 +1,570 @@
+package sql
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/planner"
+	"github.com/eddydb/eddy/repr"
+	"github.com/eddydb/eddy/sql/parse"
+)
+
+// SQL-language functions (CREATE [OR REPLACE] FUNCTION ... LANGUAGE sql,
+// DROP FUNCTION). A function is a catalog object (Kind relFunction) kept
+// by ID like the relations, so it is stored, restored, owned and
+// depended on as they are, but it is not in the relations' name space:
+// Catalog.Functions finds it by name for the planner, which inlines
+// every call (planner/sqlfunc.go). A view that calls one depends on it
+// (DROP FUNCTION ... RESTRICT is 2BP01, CASCADE drops the view); a
+// function's own body records no dependency, as PostgreSQL's string
+// bodies record none. Replacing a function checks the materialized views
+// that inlined it as CREATE OR REPLACE VIEW checks them (view_replace.go).
+
+// relFunction is the kind of a function's catalog entry.
+const relFunction planner.RelKind = 103
+
+// FuncDef defines a SQL function (Kind relFunction).
+type FuncDef struct {
+	Args     []repr.T
+	ArgNames []string `json:",omitempty"`
+	// Defaults are the parameters' DEFAULT expressions, SQL text ("":
+	// none), one per parameter when any has one.
+	Defaults []string `json:",omitempty"`
+	Ret      repr.T
+	RetSet   bool        `json:",omitempty"`
+	RetCols  []ColumnDef `json:",omitempty"`
+	// Body is the query the function computes (SELECT e for RETURN e);
+	// Src is prosrc, the body as written ("" for a SQL-standard body).
+	Body string
+	Src  string `json:",omitempty"`
+	// Standard marks a SQL-standard body (RETURN, BEGIN ATOMIC), whose
+	// prosrc is empty.
+	Standard bool `json:",omitempty"`
+	// Volatility is provolatile: 'i', 's' or 'v'.
+	Volatility byte
+	Strict     bool `json:",omitempty"`
+}
+
+// planned returns the planner's view of o, a function.
+func (o *Object) planned() (*planner.SQLFunction, error) {
+	f := o.Function
+	n, err := parseOne(f.Body)
+	if err != nil {
+		return nil, err
+	}
+	fn := &planner.SQLFunction{ID: o.ID, Name: o.Name, Args: f.Args, ArgNames: f.ArgNames, Defaults: f.Defaults,
+		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict}
+	if fn.ArgNames == nil {
+		fn.ArgNames = make([]string, len(f.Args))
+	}
+	if fn.Defaults == nil {
+		fn.Defaults = make([]string, len(f.Args))
+	}
+	for _, c := range f.RetCols {
+		fn.RetCols = append(fn.RetCols, planner.Column{Name: c.Name, Type: c.Type})
+	}
+	return fn, nil
+}
+
+// Functions implements planner.FunctionCatalog.
+func (c *Catalog) Functions(name string) []*planner.SQLFunction {
+	var out []*planner.SQLFunction
+	for _, o := range c.byID {
+		if o.Kind == relFunction && o.Name == name && o.fn != nil {
+			out = append(out, o.fn)
+		}
+	}
+	return out
+}
+
+// functionsNamed returns the functions schema.name ("" schema: any).
+func (c *Catalog) functionsNamed(schema, name string) []*Object {
+	var out []*Object
+	for _, o := range c.objects() {
+		if o.Kind == relFunction && o.Name == name && (schema == "" || o.Schema == schema) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// UseFunction implements planner.FunctionUser: a view depends on the
+// functions it calls.
+func (r *recordingCatalog) UseFunction(id uint64) { r.deps[id] = true }
+
+// execCreateFunction executes CREATE [OR REPLACE] FUNCTION.
+func (p *Portal) execCreateFunction(cs *pg.CreateFunctionStmt) error {
+	p.tag = "CREATE FUNCTION"
+	if cs.IsProcedure {
+		return repr.Unsupported("CREATE PROCEDURE")
+	}
+	e := p.st.s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	obj, err := e.functionObject(p.st.s, cs)
+	if err != nil {
+		return err
+	}
+	if err := e.checkFunction(obj); err != nil {
+		return err
+	}
+	for _, old := range e.cat.functionsNamed(obj.Schema, obj.Name) {
+		if sameArgs(old.Function.Args, obj.Function.Args) {
+			if !cs.Replace {
+				return repr.Errorf(codeDuplicateFunction, "function \"%s\" already exists with same argument types", obj.Name)
+			}
+			return e.replaceFunction(p.st.s, old, obj)
+		}
+	}
+	e.mu.Unlock()
+	defer e.mu.Lock()
+	return e.createObject(obj, false)
+}
+
+// sameArgs reports whether two parameter lists have the same types.
+func sameArgs(a, b []repr.T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// functionObject builds the catalog entry CREATE FUNCTION describes.
+func (e *Engine) functionObject(s *Session, cs *pg.CreateFunctionStmt) (*Object, error) {
+	names := stringList(cs.Funcname)
+	schema, name := nsPublic, names[len(names)-1]
+	if len(names) > 1 {
+		schema = names[len(names)-2]
+	}
+	if e.cat.schemas[schema] == nil {
+		return nil, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	f := &FuncDef{Volatility: 'v'}
+	if err := e.functionParams(f, cs.Parameters); err != nil {
+		return nil, err
+	}
+	if err := e.functionResult(f, cs.ReturnType, name); err != nil {
+		return nil, err
+	}
+	if err := functionOptions(f, cs); err != nil {
+		return nil, err
+	}
+	return &Object{Kind: relFunction, Schema: schema, Name: name, Function: f, Owner: s.newOwner()}, nil
+}
+
+// functionParams reads the parameter list: IN parameters (types, names,
+// defaults) and RETURNS TABLE's columns.
+func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
+	hasDefault, named := false, false
+	for _, n := range params {
+		fp := n.GetFunctionParameter()
+		t, err := e.cat.typeFromName(fp.ArgType)
+		if err != nil {
+			return err
+		}
+		switch fp.Mode {
+		case pg.FunctionParameterMode_FUNC_PARAM_TABLE:
+			f.RetCols = append(f.RetCols, ColumnDef{Name: fp.Name, Type: t})
+			continue
+		case pg.FunctionParameterMode_FUNC_PARAM_IN, pg.FunctionParameterMode_FUNC_PARAM_DEFAULT:
+		default:
+			return repr.Unsupported("%s parameters of SQL functions", strings.TrimPrefix(fp.Mode.String(), "FUNC_PARAM_"))
+		}
+		def := ""
+		if fp.Defexpr != nil {
+			if def, err = defaultText(fp.Defexpr); err != nil {
+				return err
+			}
+			hasDefault = true
+		} else if hasDefault {
+			return repr.Errorf(codeInvalidFunctionDefinition, "input parameters after one with a default value must also have defaults")
+		}
+		f.Args, f.ArgNames, f.Defaults = append(f.Args, t), append(f.ArgNames, fp.Name), append(f.Defaults, def)
+		named = named || fp.Name != ""
+	}
+	if !hasDefault {
+		f.Defaults = nil
+	}
+	if !named {
+		f.ArgNames = nil
+	}
+	return nil
+}
+
+// codeInvalidFunctionDefinition is PostgreSQL's 42P13,
+// codeDuplicateFunction its 42723.
+const (
+	codeInvalidFunctionDefinition = "42P13"
+	codeDuplicateFunction         = "42723"
+)
+
+// functionResult reads RETURNS: a type, SETOF a type or a table's row,
+// or TABLE (...) (whose columns functionParams read).
+func (e *Engine) functionResult(f *FuncDef, rt *pg.TypeName, name string) error {
+	if rt == nil {
+		return repr.Errorf(codeInvalidFunctionDefinition, "function result type must be specified")
+	}
+	f.RetSet = rt.Setof
+	tn := stringList(rt.Names)
+	if len(f.RetCols) > 0 {
+		return nil // RETURNS TABLE
+	}
+	if last := tn[len(tn)-1]; last == "record" || last == "void" || last == "trigger" {
+		return repr.Unsupported("SQL functions returning %s", last)
+	}
+	if f.RetSet {
+		if rel := e.cat.lookup(schemaOfNames(tn), tn[len(tn)-1]); rel != nil && rel.Kind != relSequence && rel.Kind != relIndex && len(rt.ArrayBounds) == 0 {
+			for _, c := range rel.Columns {
+				f.RetCols = append(f.RetCols, ColumnDef{Name: c.Name, Type: c.Type})
+			}
+			return nil
+		}
+	}
+	t, err := e.cat.typeFromName(rt)
+	if err != nil {
+		return err
+	}
+	if t.Composite != 0 {
+		return repr.Unsupported("SQL functions returning the composite type %s", tn[len(tn)-1])
+	}
+	f.Ret = t
+	if f.RetSet {
+		f.RetCols = []ColumnDef{{Type: t}}
+	}
+	return nil
+}
+
+// schemaOfNames is the schema of a qualified name list ("" if none).
+func schemaOfNames(names []string) string {
+	if len(names) > 1 {
+		return names[len(names)-2]
+	}
+	return ""
+}
+
+// functionOptions reads LANGUAGE, the body and the volatility and
+// strictness options.
+func functionOptions(f *FuncDef, cs *pg.CreateFunctionStmt) error {
+	lang := "sql"
+	for _, n := range cs.Options {
+		d := n.GetDefElem()
+		switch d.Defname {
+		case "language":
+			lang = strings.ToLower(d.Arg.GetString_().Sval)
+		case "as":
+			items := d.Arg.GetList().GetItems()
+			if len(items) != 1 {
+				return repr.Unsupported("AS 'obj_file', 'link_symbol'")
+			}
+			f.Src = items[0].GetString_().Sval
+		case "volatility":
+			f.Volatility = d.Arg.GetString_().Sval[0]
+		case "strict":
+			f.Strict = d.Arg.GetBoolean().Boolval
+		case "parallel", "leakproof", "cost", "rows", "security":
+			// Planner hints and security: no effect on an inlined body.
+			if d.Defname == "security" && d.Arg.GetBoolean().Boolval {
+				return repr.Unsupported("SECURITY DEFINER")
+			}
+		default:
+			return repr.Unsupported("CREATE FUNCTION option %s", strings.ToUpper(d.Defname))
+		}
+	}
+	if lang != "sql" {
+		return repr.Unsupported("LANGUAGE %s", lang)
+	}
+	body, err := functionBody(f.Src, cs.SqlBody)
+	if err != nil {
+		return err
+	}
+	f.Body, f.Standard = body, cs.SqlBody != nil
+	return nil
+}
+
+// functionBody returns the query a body computes: a string body's one
+// SELECT, RETURN e as SELECT e, BEGIN ATOMIC's one SELECT or RETURN.
+func functionBody(src string, sqlBody *pg.Node) (string, error) {
+	var stmt *pg.Node
+	switch {
+	case sqlBody != nil:
+		stmt = sqlBody
+		if l := sqlBody.GetList(); l != nil {
+			items := l.Items
+			if len(items) == 1 && items[0].GetList() != nil {
+				items = items[0].GetList().Items
+			}
+			if len(items) != 1 {
+				return "", repr.Unsupported("a SQL function body of %d statements", len(items))
+			}
+			stmt = items[0]
+		}
+	case src == "":
+		return "", repr.Errorf(codeInvalidFunctionDefinition, "no function body specified")
+	default:
+		stmts, err := parseStmts(src)
+		if err != nil {
+			return "", err
+		}
+		if len(stmts) != 1 {
+			return "", repr.Unsupported("a SQL function body of %d statements", len(stmts))
+		}
+		stmt = stmts[0]
+	}
+	if r := stmt.GetReturnStmt(); r != nil {
+		text, err := defaultText(r.Returnval)
+		if err != nil {
+			return "", err
+		}
+		return "SELECT " + text, nil
+	}
+	if stmt.GetSelectStmt() == nil {
+		return "", repr.Unsupported("a SQL function body other than one SELECT or RETURN")
+	}
+	return parse.Deparse(stmt)
+}
+
+// checkFunction plans a call of obj's function with NULL arguments, as
+// PostgreSQL validates a body at CREATE (check_function_bodies), and
+// checks that the body returns what the function declares. The caller
+// holds e.mu.
+func (e *Engine) checkFunction(obj *Object) error {
+	fn, err := obj.planned()
+	if err != nil {
+		return err
+	}
+	fn.ID = ^uint64(0) // not yet numbered
+	cat := &fnCatalog{Catalog: e.cat, extra: fn}
+	args := make([]string, len(fn.Args))
+	for i, t := range fn.Args {
+		args[i] = "NULL::" + t.Name()
+	}
+	call := quoteIdent(obj.Name) + "(" + strings.Join(args, ", ") + ")"
+	q := "SELECT " + call
+	if fn.RetSet {
+		q = "SELECT * FROM " + call
+	}
+	nulls, err := planner.BodyWithNulls(fn)
+	if err != nil {
+		return err
+	}
+	body, err := planner.PlanQuery(cat, nulls, planner.Options{})
+	if err != nil {
+		return err
+	}
+	if err := checkReturn(obj.Function, body.Columns); err != nil {
+		return err
+	}
+	_, err = planner.PlanQuery(cat, mustParse(q), planner.Options{})
+	return err
+}
+
+// checkReturn is PostgreSQL's "return type mismatch" (42P13): the body's
+// columns must be as many as the declared ones (one for a scalar
+// function), each of a type the declared one can be cast from.
+func checkReturn(f *FuncDef, cols []planner.ResultColumn) error {
+	want := len(f.RetCols)
+	if !f.RetSet {
+		want = 1
+	}
+	if len(cols) != want {
+		return repr.Errorf(codeInvalidFunctionDefinition, "return type mismatch in function declared to return %s", returnName(f)).
+			WithDetail("Final statement must return exactly one column.")
+	}
+	return nil
+}
+
+// returnName names a function's result type as PostgreSQL's errors do.
+func returnName(f *FuncDef) string {
+	if len(f.RetCols) > 1 || f.RetSet && f.RetCols[0].Name != "" {
+		return "record"
+	}
+	return f.Ret.Name()
+}
+
+// mustParse parses SQL the engine wrote itself.
+func mustParse(sql string) *pg.Node {
+	n, err := parseOne(sql)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// fnCatalog is the catalog with one more function, being created.
+type fnCatalog struct {
+	*Catalog
+	extra *planner.SQLFunction
+}
+
+// Functions implements planner.FunctionCatalog.
+func (c *fnCatalog) Functions(name string) []*planner.SQLFunction {
+	out := c.Catalog.Functions(name)
+	if c.extra.Name == name {
+		out = append(out, c.extra)
+	}
+	return out
+}
+
+// replaceFunction is CREATE OR REPLACE FUNCTION of an existing function
+// old: PostgreSQL's rules for its result and parameter names, then the
+// views that inlined it are checked as for a replaced view.
+func (e *Engine) replaceFunction(s *Session, old, obj *Object) error {
+	if err := e.checkOwner(s, old.Owner, "function", old.Name); err != nil {
+		return err
+	}
+	of, nf := old.Function, obj.Function
+	if of.RetSet != nf.RetSet || of.Ret != nf.Ret || !sameColumnDefs(of.RetCols, nf.RetCols) {
+		return repr.Errorf(codeInvalidFunctionDefinition, "cannot change return type of existing function").
+			WithHint("Use DROP FUNCTION %s first.", old.Name+"("+typeNames(of.Args)+")")
+	}
+	for i, n := range of.ArgNames {
+		if n != "" && (i >= len(nf.ArgNames) || nf.ArgNames[i] != n) {
+			return repr.Errorf(codeInvalidFunctionDefinition, "cannot change name of input parameter \"%s\"", n).
+				WithHint("Use DROP FUNCTION %s first.", old.Name+"("+typeNames(of.Args)+")")
+		}
+	}
+	repl := old.clone()
+	repl.Function = nf
+	fn, err := repl.planned()
+	if err != nil {
+		return err
+	}
+	repl.fn = fn
+	also, err := e.replacedDependents(old, repl)
+	if err != nil {
+		return err
+	}
+	return e.commitAltered(old, repl, nil, also...)
+}
+
+// sameColumnDefs reports whether two column lists have the same names and types.
+func sameColumnDefs(a, b []ColumnDef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// typeNames lists types as regprocedure does.
+func typeNames(ts []repr.T) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = t.Name()
+	}
+	return strings.Join(s, ", ")
+}
+
+// execDropFunction executes DROP FUNCTION [IF EXISTS] name[(types)], ...
+// [CASCADE | RESTRICT].
+func (p *Portal) execDropFunction(ds *pg.DropStmt) error {
+	p.tag = "DROP FUNCTION"
+	e := p.st.s.e
+	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
+	for _, n := range ds.Objects {
+		err := e.dropFunction(p.st.s, n.GetObjectWithArgs(), ds.MissingOk, cascade)
+		if p.st.s.noticeSkipped(err) != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropFunction drops the function ow names.
+func (e *Engine) dropFunction(s *Session, ow *pg.ObjectWithArgs, missingOK, cascade bool) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	obj, err := e.functionNamed(ow)
+	if err != nil {
+		return err
+	}
+	if obj == nil {
+		msg := "function " + strings.Join(stringList(ow.Objname), ".")
+		if !ow.ArgsUnspecified {
+			ts, _ := e.argTypes(ow)
+			msg += "(" + typeNames(ts) + ")"
+		}
+		if missingOK {
+			return skipped(repr.Errorf("00000", "%s does not exist, skipping", msg))
+		}
+		return repr.Errorf(repr.CodeUndefinedFunction, "%s does not exist", msg)
+	}
+	if err := e.checkOwner(s, obj.Owner, "function", obj.Name); err != nil {
+		return err
+	}
+	return e.dropLocked(obj, cascade)
+}
+
+// functionNamed finds the function ow names (nil: none); a name without
+// arguments must be unique (42725).
+func (e *Engine) functionNamed(ow *pg.ObjectWithArgs) (*Object, error) {
+	names := stringList(ow.Objname)
+	fns := e.cat.functionsNamed(schemaOfNames(names), names[len(names)-1])
+	if ow.ArgsUnspecified {
+		if len(fns) > 1 {
+			return nil, repr.Errorf("42725", "function name \"%s\" is not unique", names[len(names)-1]).
+				WithHint("Specify the argument list to select the function unambiguously.")
+		}
+		if len(fns) == 1 {
+			return fns[0], nil
+		}
+		return nil, nil
+	}
+	ts, err := e.argTypes(ow)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fns {
+		if sameArgs(f.Function.Args, ts) {
+			return f, nil
+		}
+	}
+	return nil, nil
+}
+
+// argTypes resolves the argument types of ow.
+func (e *Engine) argTypes(ow *pg.ObjectWithArgs) ([]repr.T, error) {
+	var ts []repr.T
+	for _, a := range ow.Objargs {
+		t, err := e.cat.typeFromName(a.GetTypeName())
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// regInFunction is regproc/regprocedure input of a SQL function's name
+// (ok false: no SQL function has it). The caller holds e.mu (read).
+func (e *Engine) regInFunction(s string) (uint32, bool, error) {
+	name, args, hasArgs := strings.Cut(strings.TrimSpace(s), "(")
+	schema, name := splitQualifiedName(name)
+	fns := e.cat.functionsNamed(schema, strings.ToLower(strings.Trim(name, `"`)))
+	if len(fns) == 0 {
+		return 0, false, nil
+	}
+	if !hasArgs {
+		if len(fns) > 1 {
+			return 0, true, repr.Errorf("42725", "more than one function named \"%s\"", s)
+		}
+		return relOID(fns[0].ID), true, nil
+	}
+	want := strings.TrimSuffix(strings.TrimSpace(args), ")")
+	for _, f := range fns {
+		if strings.ReplaceAll(typeNames(f.Function.Args), " ", "") == strings.ReplaceAll(want, " ", "") {
+			return relOID(f.ID), true, nil
+		}
+	}
+	return 0, false, nil
+}
