@@ -177,9 +177,9 @@ func (b *builder) inlineScalar(fn *SQLFunction, args, defs []*pg_query.Node, loc
 	if e := bodyExpr(sel); e != nil {
 		val = e
 	} else {
-		if readsColumns(args) {
+		if !b.captureFree(fn.Body, args) {
 			b.leaveFunction(fn)
-			return nil, repr.Unsupported("calling SQL function %s, whose body is a query, on arguments that read columns", fn.Name).WithPosition(loc + 1)
+			return nil, repr.Unsupported("calling SQL function %s, whose body is a query, on arguments whose column names its body also binds", fn.Name).WithPosition(loc + 1)
 		}
 		if sel.LimitCount == nil && sel.Op == pg_query.SetOperation_SETOP_NONE {
 			sel.LimitCount, sel.LimitOption = pg_query.MakeAConstIntNode(1, -1), pg_query.LimitOption_LIMIT_OPTION_COUNT // a scalar function returns its first row
@@ -216,6 +216,57 @@ func bodyExpr(sel *pg_query.SelectStmt) *pg_query.Node {
 		return nil
 	}
 	return e
+}
+
+// captureFree reports whether args, substituted into body, keep
+// meaning what they mean at the call: no column reference of theirs
+// names a FROM item of the body (by its qualifier) nor, unqualified, a
+// column of a relation the body reads; a body with derived tables,
+// functions in FROM or WITH, whose columns are not looked up here, takes
+// only qualified references. Subqueries in arguments are refused.
+func (b *builder) captureFree(body *pg_query.Node, args []*pg_query.Node) bool {
+	names, cols, opaque := map[string]bool{}, map[string]bool{}, false
+	walkMessages(body.ProtoReflect(), func(m proto.Message) {
+		switch m := m.(type) {
+		case *pg_query.RangeVar:
+			names[m.Relname] = true
+			if m.Alias != nil {
+				names[m.Alias.Aliasname] = true
+			}
+			if rel, err := b.cat.Relation(m.Schemaname, m.Relname); err == nil {
+				for _, c := range rel.Columns {
+					cols[c.Name] = true
+				}
+			} else {
+				opaque = true
+			}
+		case *pg_query.Alias:
+			names[m.Aliasname] = true
+		case *pg_query.CommonTableExpr:
+			names[m.Ctename], opaque = true, true
+		case *pg_query.RangeSubselect, *pg_query.RangeFunction:
+			opaque = true
+		}
+	})
+	free := true
+	for _, a := range args {
+		walkMessages(a.ProtoReflect(), func(m proto.Message) {
+			switch m := m.(type) {
+			case *pg_query.SubLink:
+				free = false
+			case *pg_query.ColumnRef:
+				first := m.Fields[0].GetString_()
+				if first == nil {
+					free = false
+				} else if len(m.Fields) == 1 {
+					free = free && !opaque && !cols[first.Sval]
+				} else {
+					free = free && !names[first.Sval]
+				}
+			}
+		})
+	}
+	return free
 }
 
 // readsColumns reports whether any of ns refers to a column.
@@ -352,7 +403,7 @@ func (b *builder) inlineSetReturning(rf *pg_query.RangeFunction, fc *pg_query.Fu
 		return nil, nil, repr.Unsupported("WITH ORDINALITY or a column definition list on SQL function %s", name)
 	}
 	if readsColumns(fc.Args) {
-		return nil, nil, repr.Unsupported("calling SQL function %s in FROM on arguments that read columns", name).WithPosition(fc.Location + 1)
+		return nil, nil, repr.Unsupported("calling SQL function %s in FROM on arguments that read columns (LATERAL)", name).WithPosition(fc.Location + 1)
 	}
 	ec := &ectx{b: b, sc: &scope{parent: parent}, rel: unitRel(), clause: "FROM"}
 	args, err := ec.exprs(fc.Args)
