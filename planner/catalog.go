@@ -97,6 +97,9 @@ type Call struct {
 	// overload it picked: PostgreSQL may have an operator for the types
 	// as written, as int48pl for int4 + int8). A cast has one of each.
 	From, To []repr.T
+	// SQLFunction, when not 0, is the ID of a SQL function a call of
+	// which planning inlined (sqlfunc.go): EXECUTE on it is checked.
+	SQLFunction uint64
 	// node is the call's or cast's expression, when planning built one
 	// (LiveCalls).
 	node expr.Expr

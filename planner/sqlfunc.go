@@ -148,6 +148,9 @@ func (b *builder) enterFunction(fn *SQLFunction) error {
 		return repr.Unsupported("calling %s() in a materialized view (the function is VOLATILE)", fn.Name)
 	}
 	b.inlining[fn.ID] = true
+	if b.opts.Calls != nil {
+		*b.opts.Calls = append(*b.opts.Calls, Call{SQLFunction: fn.ID})
+	}
 	if u, ok := b.cat.(FunctionUser); ok {
 		u.UseFunction(fn.ID)
 	}

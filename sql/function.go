@@ -560,11 +560,65 @@ func (e *Engine) regInFunction(s string) (uint32, bool, error) {
 		}
 		return relOID(fns[0].ID), true, nil
 	}
-	want := strings.TrimSuffix(strings.TrimSpace(args), ")")
+	ts, err := parseTypeList(strings.TrimSuffix(strings.TrimSpace(args), ")"))
+	if err != nil {
+		return 0, false, nil
+	}
 	for _, f := range fns {
-		if strings.ReplaceAll(typeNames(f.Function.Args), " ", "") == strings.ReplaceAll(want, " ", "") {
+		if sameArgs(f.Function.Args, ts) {
 			return relOID(f.ID), true, nil
 		}
 	}
 	return 0, false, nil
+}
+
+// functionDefaultACL is PostgreSQL's acldefault('f', owner): EXECUTE for
+// PUBLIC and the owner.
+func functionDefaultACL(owner uint32) []ACLItem {
+	o := ownerOID(owner)
+	return []ACLItem{{Grantor: o, Privs: privExecute}, {Grantee: o, Grantor: o, Privs: privExecute}}
+}
+
+// sqlFunctionTargets splits GRANT ON FUNCTION's objects into the SQL
+// functions they name (as targets) and the rest (built-in functions).
+func (e *Engine) sqlFunctionTargets(objs []*pg.Node) (out []aclTarget, rest []*pg.Node, err error) {
+	for _, n := range objs {
+		ow := n.GetObjectWithArgs()
+		if ow == nil {
+			rest = append(rest, n)
+			continue
+		}
+		o, err := e.functionNamed(ow)
+		if err != nil {
+			return nil, nil, err
+		}
+		if o == nil {
+			rest = append(rest, n)
+			continue
+		}
+		out = append(out, aclTarget{obj: o})
+	}
+	return out, rest, nil
+}
+
+// sqlFunctionTargetsIn are the SQL functions of ALL FUNCTIONS IN SCHEMA.
+func (e *Engine) sqlFunctionTargetsIn(gs *pg.GrantStmt) []aclTarget {
+	var out []aclTarget
+	for _, n := range gs.Objects {
+		for _, o := range e.cat.functionsNamedIn(n.GetString_().GetSval()) {
+			out = append(out, aclTarget{obj: o})
+		}
+	}
+	return out
+}
+
+// functionsNamedIn returns the functions of schema.
+func (c *Catalog) functionsNamedIn(schema string) []*Object {
+	var out []*Object
+	for _, o := range c.objects() {
+		if o.Kind == relFunction && o.Schema == schema {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -194,3 +194,36 @@ func addFunctionDefFuncs() {
 	wrap("pg_get_function_identity_arguments", func(o *Object) string { return functionArguments(o.Function, true) })
 	wrap("pg_get_function_result", func(o *Object) string { return functionResultText(o.Function) })
 }
+
+// sqlFunctionOf returns the SQL function obj names (regprocedure text)
+// or identifies (OID), nil for none.
+func (c sessionCatalog) sqlFunctionOf(s *sysSnap, obj repr.Datum) *Object {
+	if obj.Family() != repr.FamText {
+		return userFunction(s, []repr.Datum{obj})
+	}
+	name, args, _ := strings.Cut(strings.TrimSpace(obj.Text()), "(")
+	args = strings.TrimSuffix(strings.TrimSpace(args), ")")
+	for _, o := range s.cat.functionsNamed("", strings.TrimSpace(name)) {
+		ts, err := parseTypeList(args)
+		if err == nil && sameArgs(ts, o.Function.Args) {
+			return o
+		}
+	}
+	return nil
+}
+
+// parseTypeList parses "int, text" into types.
+func parseTypeList(s string) ([]repr.T, error) {
+	var out []repr.T
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	for _, p := range splitTypeList(s) {
+		t, err := repr.TypeByName(strings.TrimSpace(p), nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}

@@ -175,10 +175,12 @@ func (e *Engine) otherTargets(gs *pg.GrantStmt) (out []aclTarget, ok bool, err e
 	switch gs.Objtype {
 	case pg.ObjectType_OBJECT_FUNCTION, pg.ObjectType_OBJECT_PROCEDURE, pg.ObjectType_OBJECT_ROUTINE:
 		var ps []*procInfo
+		objs := gs.Objects
 		if gs.Targtype == pg.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA {
 			ps, err = e.allProcsIn(gs)
-		} else {
-			ps, err = lookupProcs(gs.Objects, gs.Objtype)
+			out = e.sqlFunctionTargetsIn(gs)
+		} else if out, objs, err = e.sqlFunctionTargets(gs.Objects); err == nil && len(objs) > 0 {
+			ps, err = lookupProcs(objs, gs.Objtype)
 		}
 		for _, p := range ps {
 			out = append(out, aclTarget{other: &otherTarget{kind: "function", name: p.name, proc: p, all: privExecute, acl: acls.funcACL(p)}})
@@ -409,6 +411,9 @@ func callNeeds(needs []privNeed, calls []planner.Call) []privNeed {
 // and the functions of the casts of its arguments to that overload's
 // types.
 func callNeedsOf(c planner.Call) []privNeed {
+	if c.SQLFunction != 0 {
+		return []privNeed{{id: c.SQLFunction, priv: privExecute}}
+	}
 	if c.Fn == nil {
 		return castNeeds(c.From, c.To)
 	}
@@ -627,6 +632,10 @@ func (c sessionCatalog) heldOtherPrivs(s *sysSnap, kind privKind, obj repr.Datum
 	all := privKindAll[kind]
 	switch kind {
 	case privOnFunction:
+		if o := c.sqlFunctionOf(s, obj); o != nil {
+			p, g := c.s.e.rolePrivs(role, relACL(o), o.Owner, privExecute)
+			return p, g, true, nil
+		}
 		var p *procInfo
 		if byName {
 			if p, err = procBySig(obj.Text()); err != nil {

@@ -58,6 +58,9 @@ const (
 
 // relAllPrivs is every privilege relation o can carry.
 func relAllPrivs(o *Object) aclMode {
+	if o.Kind == relFunction {
+		return privExecute
+	}
 	if o.Kind == relSequence {
 		return allSeqPrivs
 	}
@@ -120,7 +123,12 @@ func schemaACL(sc *Schema) []ACLItem {
 }
 
 // relACL returns o's effective ACL.
-func relACL(o *Object) []ACLItem { return effectiveACL(o.ACL, o.Owner, relAllPrivs(o), false) }
+func relACL(o *Object) []ACLItem {
+	if o.Kind == relFunction && o.ACL == nil {
+		return functionDefaultACL(o.Owner)
+	}
+	return effectiveACL(o.ACL, o.Owner, relAllPrivs(o), false)
+}
 
 // rolePrivs returns the privileges role (by name) holds in acl of an
 // object owned by owner, and those it may grant.
