@@ -420,11 +420,11 @@ func literalOf(d repr.Datum, t repr.T, s *Session) *pg.Node {
 // raise runs RAISE level 'format', params [USING option = expr, ...].
 func (x *plExec) raise(f map[string]json.RawMessage) error {
 	var r struct {
-		Level   int               `json:"elog_level"`
-		CondName string           `json:"condname"`
-		Message string            `json:"message"`
-		Params  []json.RawMessage `json:"params"`
-		Options []struct {
+		Level    int               `json:"elog_level"`
+		CondName string            `json:"condname"`
+		Message  string            `json:"message"`
+		Params   []json.RawMessage `json:"params"`
+		Options  []struct {
 			O struct {
 				Type int             `json:"opt_type"`
 				Expr json.RawMessage `json:"expr"`
