@@ -145,6 +145,9 @@ func (e *Engine) functionObject(s *Session, cs *pg.CreateFunctionStmt) (*Object,
 	if e.cat.schemas[schema] == nil {
 		return nil, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
+	if lang := functionLanguage(cs); lang != "sql" {
+		return nil, repr.Unsupported("LANGUAGE %s", lang)
+	}
 	f := &FuncDef{Volatility: 'v'}
 	if err := e.functionParams(f, cs.Parameters); err != nil {
 		return nil, err
@@ -621,4 +624,15 @@ func (c *Catalog) functionsNamedIn(schema string) []*Object {
 		}
 	}
 	return out
+}
+
+// functionLanguage is CREATE FUNCTION's LANGUAGE (sql when absent, as
+// for a SQL-standard body).
+func functionLanguage(cs *pg.CreateFunctionStmt) string {
+	for _, n := range cs.Options {
+		if d := n.GetDefElem(); d.Defname == "language" {
+			return strings.ToLower(d.Arg.GetString_().Sval)
+		}
+	}
+	return "sql"
 }
