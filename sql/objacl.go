@@ -175,7 +175,7 @@ func (e *Engine) otherTargets(gs *pg.GrantStmt) (out []aclTarget, ok bool, err e
 	switch gs.Objtype {
 	case pg.ObjectType_OBJECT_FUNCTION, pg.ObjectType_OBJECT_PROCEDURE, pg.ObjectType_OBJECT_ROUTINE:
 		var ps []*procInfo
-		objs := gs.Objects
+		var objs []*pg.Node
 		if gs.Targtype == pg.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA {
 			ps, err = e.allProcsIn(gs)
 			out = e.sqlFunctionTargetsIn(gs)
