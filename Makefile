@@ -12,7 +12,7 @@ FUZZSHORTTIME ?= 3s
 # ORACLE_STEPS sets how long `make oracle` runs the randomized oracle test.
 ORACLE_STEPS ?= 3000
 
-.PHONY: build test testrace lint slt oracle fuzz fuzz-short bench ingest nexmark tpch clients spillbig
+.PHONY: build test testrace lint slt oracle fuzz fuzz-short bench ingest nexmark tpch clients spillbig pgregress
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -119,3 +119,16 @@ nexmark:
 TPCHFLAGS ?=
 tpch:
 	$(GO) run ./bench/tpch $(TPCHFLAGS)
+
+# pgregress runs PostgreSQL's regression SQL (src/test/regress of a
+# PostgreSQL source tree, not in this repository) on Eddy and on PostgreSQL
+# 15 and prints per-file counts of equal, unsupported, wrong and crashing
+# statements (tests/pgregress). Example: git clone --depth 1
+# https://github.com/postgres/postgres /tmp/pg; make pgregress
+# PGREGRESS_DIR=/tmp/pg/src/test/regress PGREGRESS_OUT=/tmp/pgregress.txt
+PGREGRESS_DIR   ?=
+PGREGRESS_FILES ?=
+PGREGRESS_OUT   ?=
+pgregress:
+	PGREGRESS_DIR=$(abspath $(PGREGRESS_DIR)) PGREGRESS_FILES='$(PGREGRESS_FILES)' PGREGRESS_OUT='$(PGREGRESS_OUT)' \
+	  $(GO) test -count=1 -v -timeout 60m -run 'TestPGRegress$$' ./tests/pgregress
