@@ -149,10 +149,17 @@ func keyLossless(d Datum) bool {
 		FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamBit:
 		return true
 	case FamNumeric:
-		return d.dec.Form == apd.Finite && !(d.dec.Negative && d.dec.IsZero())
+		return d.dec.Form == apd.Finite && !(d.dec.Negative && d.dec.IsZero()) &&
+			d.dec.NumDigits() <= maxKeyDigits
 	}
 	return false
 }
+
+// maxKeyDigits bounds the digits of a numeric that decodes from its key
+// (decodeKeyDecimal refuses more, so that arbitrary input cannot make it
+// build a huge coefficient). A numeric may have more (PostgreSQL allows
+// 147455): such a row is stored in the value encoding instead.
+const maxKeyDigits = 1000
 
 // KeyDecidesEquality reports whether, for two non-NULL values of type t,
 // "=" is true exactly when their key encodings (AppendKey) are equal, and
@@ -280,7 +287,7 @@ func decodeKeyDecimal(key []byte, exp int32) (*apd.Decimal, []byte, error) {
 	for end < len(key) && key[end] != term {
 		end++
 	}
-	if end == 0 || end == len(key) || end > 1000 {
+	if end == 0 || end == len(key) || end > maxKeyDigits {
 		return nil, nil, errCorrupt
 	}
 	digits := make([]byte, end, end+8)
@@ -295,7 +302,7 @@ func decodeKeyDecimal(key []byte, exp int32) (*apd.Decimal, []byte, error) {
 		digits[i] = c
 	}
 	zeros := adj - int64(exp) - int64(end) // trailing zeros the key dropped
-	if zeros < 0 || zeros > 1000 {
+	if zeros < 0 || int64(end)+zeros > maxKeyDigits {
 		return nil, nil, errCorrupt
 	}
 	for range zeros {
