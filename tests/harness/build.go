@@ -35,8 +35,13 @@ func ModuleRoot() (string, error) {
 // EddyBinary builds ./cmd/eddy once per test process and returns the path
 // of the binary. A build failure fails the test with the compiler output:
 // a missing or broken server must never make the end-to-end tests skip.
+// $EDDY_BIN names a prebuilt binary to use instead (to run a test against
+// another version of the server, say main's, for a before/after count).
 func EddyBinary(t testing.TB) string {
 	t.Helper()
+	if bin := os.Getenv("EDDY_BIN"); bin != "" {
+		return bin
+	}
 	build.once.Do(func() { build.bin, build.err = buildEddy() })
 	if build.err != nil {
 		t.Fatalf("harness: cannot build the eddy server (./cmd/eddy): %v", build.err)

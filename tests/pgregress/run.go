@@ -17,8 +17,8 @@ import (
 // stmtTimeout is each statement's statement_timeout; a client that hears
 // nothing for hangTimeout gives up and calls the server hung.
 const (
-	stmtTimeout = 20 * time.Second
-	hangTimeout = 60 * time.Second
+	stmtTimeout = 10 * time.Second
+	hangTimeout = 30 * time.Second
 )
 
 // engine is one server and the session open on it.
@@ -73,11 +73,15 @@ func (g *engine) run(st Stmt) *Outcome {
 	if o.Fatal == "" {
 		return o
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		o.Fatal = fmt.Sprintf("hang: no answer within %v", hangTimeout)
-	}
 	g.close()
-	if !g.alive() {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// A hung server may hang every later statement too (a lock
+		// left held): restart it.
+		o.Fatal = fmt.Sprintf("hang: no answer within %v", hangTimeout)
+		g.srv.Kill()
+		g.srv.Restart()
+	case !g.alive():
 		o.Fatal = "server died: " + o.Fatal
 		g.srv.Restart()
 	}
