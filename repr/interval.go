@@ -144,7 +144,7 @@ func (a *ivAcc) parsePostgres(v, s string) error {
 			}
 			i++
 		default:
-			if err := a.addUnit(tok, "second", s); err != nil {
+			if err := a.addUnit(tok, bareUnit(toks[i+1:]), s); err != nil {
 				return err
 			}
 		}
@@ -153,6 +153,17 @@ func (a *ivAcc) parsePostgres(v, s string) error {
 		a.months, a.days, a.micros = -a.months, -a.days, -a.micros
 	}
 	return nil
+}
+
+// bareUnit returns the unit of a number without one, given the tokens
+// after it: PostgreSQL reads interval fields right to left, and a number
+// left of a time field (the "1" of '1 2:03') counts days; otherwise it
+// counts seconds.
+func bareUnit(rest []string) string {
+	if len(rest) > 0 && strings.Contains(rest[0], ":") {
+		return "day"
+	}
+	return "second"
 }
 
 // ivUnits maps unit words to a canonical unit.
@@ -196,10 +207,16 @@ func (a *ivAcc) addUnit(num, word, s string) error {
 	case "microsecond", "millisecond", "second", "minute", "hour":
 		scale := map[string]float64{"microsecond": 1, "millisecond": 1e3, "second": 1e6, "minute": 6e7, "hour": 3.6e9}[unit]
 		return a.addMicros(whole, frac, scale, s)
-	case "day", "week":
-		n := map[string]int64{"day": 1, "week": 7}[unit]
-		a.days += whole * n
-		return a.addMicros(0, frac*float64(n), 86400e6, s)
+	case "day":
+		a.days += whole
+		return a.addMicros(0, frac, 86400e6, s)
+	case "week":
+		// A week's fraction spills into whole days, then time (PostgreSQL's
+		// AdjustFractDays): 1.5 weeks = 10 days 12:00:00.
+		a.days += whole * 7
+		fd := frac * 7
+		a.days += int64(fd)
+		return a.addMicros(0, fd-float64(int64(fd)), 86400e6, s)
 	case "month":
 		a.months += whole
 		fd := frac * 30
