@@ -97,7 +97,11 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 		return l.lowerIterate(r)
 	case *ir.LoopVar:
 		if l.loop == nil || l.loop.id != r.ID {
-			return 0, fmt.Errorf("lower: LoopVar %s (id %d) outside its Iterate", r.Name, r.ID)
+			// The reference crosses Iterates (a WITH RECURSIVE inside
+			// the recursive term of another, reading the outer one or
+			// read from outside its own loop): exec's loops do not nest
+			// that way.
+			return 0, repr.Unsupported("recursive query %q referenced across the recursion of another recursive query", r.Name)
 		}
 		return l.loop.v, nil
 	case *ir.Union:
