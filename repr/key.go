@@ -155,11 +155,14 @@ func keyLossless(d Datum) bool {
 	return false
 }
 
-// maxKeyDigits bounds the digits of a numeric that decodes from its key
-// (decodeKeyDecimal refuses more, so that arbitrary input cannot make it
-// build a huge coefficient). A numeric may have more (PostgreSQL allows
-// 147455): such a row is stored in the value encoding instead.
-const maxKeyDigits = 1000
+// maxKeyDigits bounds the digits of a numeric that decodes from its key:
+// PostgreSQL's most (131072 before the point, 16383 after).
+// decodeKeyDecimal refuses more, so that arbitrary input cannot make it
+// build a huge coefficient, and a longer numeric (if arithmetic made one)
+// is stored in the value encoding instead. The bound was once 1000 in the
+// decoder alone: a 2000-digit numeric was stored as its key, and then its
+// table could not be read or even loaded at startup.
+const maxKeyDigits = 131072 + 16383
 
 // KeyDecidesEquality reports whether, for two non-NULL values of type t,
 // "=" is true exactly when their key encodings (AppendKey) are equal, and
