@@ -323,3 +323,13 @@ func lastName(names []*pg_query.Node) string {
 	}
 	return names[len(names)-1].GetString_().GetSval()
 }
+
+// setName returns the lower-case name of the setting a SET or RESET
+// statement changes, or "".
+func setName(sql string) string {
+	tree, err := pg_query.Parse(sql)
+	if err != nil || len(tree.Stmts) != 1 {
+		return ""
+	}
+	return strings.ToLower(tree.Stmts[0].Stmt.GetVariableSetStmt().GetName())
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -144,6 +145,10 @@ type Runner struct {
 	// missing holds the names of objects that PostgreSQL created and
 	// Eddy did not: later errors naming them are follow-on errors.
 	missing map[string]bool
+	// diverged maps a setting that PostgreSQL accepted and Eddy refused
+	// in this file's session to the line of the SET: until both engines
+	// set it alike again, the sessions differ and so may any answer.
+	diverged map[string]int
 }
 
 // RunFile runs one script in fresh sessions on both engines.
@@ -152,6 +157,7 @@ func (r *Runner) RunFile(name, src string) Counts {
 	defer r.PG.close()
 	defer r.Eddy.close()
 	s := &Script{Vars: map[string]string{}, Env: r.Env}
+	r.diverged = map[string]int{}
 	for _, st := range s.Split(src) {
 		if st.Err != nil {
 			fmt.Fprintf(r.Report, "== %s %s\nskipped: %v\n", name, st, st.Err)
@@ -160,6 +166,11 @@ func (r *Runner) RunFile(name, src string) Counts {
 		p, e := r.both(st)
 		cat, detail := Classify(st.SQL, p, e)
 		cat = r.followOn(st.SQL, cat, p, e)
+		if cat, detail = r.afterSet(st, cat, detail, p, e); cat == FollowOn && detail != "" {
+			counts[cat]++
+			fmt.Fprintf(r.Report, "== %s %s\nFOLLOW-ON: %s\n", name, st, detail)
+			continue
+		}
 		counts[cat]++
 		if cat != Equal {
 			fmt.Fprintf(r.Report, "== %s %s\n%s: %s\n  postgres: %s\n  eddy:     %s\n",
@@ -201,4 +212,28 @@ func (r *Runner) followOn(sql string, cat Category, p, e *Outcome) Category {
 		}
 	}
 	return cat
+}
+
+// afterSet tracks the settings whose SET PostgreSQL accepted and Eddy
+// refused, and turns a wrong or failed answer while one is in force into
+// FollowOn, naming the SET in detail.
+func (r *Runner) afterSet(st Stmt, cat Category, detail string, p, e *Outcome) (Category, string) {
+	if name := setName(st.SQL); name != "" {
+		switch {
+		case p.ok() && !e.ok():
+			r.diverged[name] = st.Line
+		case p.ok() == e.ok():
+			delete(r.diverged, name)
+		}
+		return cat, detail
+	}
+	if len(r.diverged) == 0 || (cat != Different && cat != EddyOK && cat != EddyError) {
+		return cat, detail
+	}
+	var names []string
+	for n, line := range r.diverged {
+		names = append(names, fmt.Sprintf("%s (line %d)", n, line))
+	}
+	slices.Sort(names)
+	return FollowOn, cat.String() + " after Eddy refused SET " + strings.Join(names, ", ")
 }
