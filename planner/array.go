@@ -101,6 +101,10 @@ func (c *ectx) multiSubscript(arr expr.Expr, ind []*pg_query.Node) (expr.Expr, e
 			bounds = []*pg_query.Node{idx.Lidx, idx.Uidx}
 		}
 		for i, b := range bounds {
+			if b == nil && !idx.IsSlice { // k as 1:k, even where the lower bound is not 1
+				args = append(args, &expr.Lit{D: repr.NewInt(1), T: repr.Int4})
+				continue
+			}
 			if b == nil { // a missing bound of a slice: the dimension's start or end
 				end := []int64{math.MinInt32, math.MaxInt32}[i]
 				args = append(args, &expr.Lit{D: repr.NewInt(end), T: repr.Int4})
