@@ -32,6 +32,11 @@
 // different rows or row counts), eddy-ok (Eddy succeeded where PostgreSQL
 // raised an error), eddy-error (PostgreSQL succeeded, Eddy raised an error
 // other than 0A000), error-class (both failed, in different SQLSTATE
-// classes), unsupported (Eddy raised 0A000), unchecked (LIMIT without a
-// total order: only the row counts are compared) and equal.
+// classes), unsupported (Eddy raised 0A000), follow-on (an Eddy error
+// naming an object PostgreSQL created and Eddy did not, or a different
+// answer while a SET of a setting that changes answers, DateStyle say,
+// that PostgreSQL accepted and Eddy refused is in force), unchecked (LIMIT
+// without a total order: only the row counts are compared; EXPLAIN
+// output; an ORDER BY on expressions with the rows in another order) and
+// equal.
 package pgregress

@@ -200,6 +200,16 @@ func (r *Runner) followOn(sql string, cat Category, p, e *Outcome) Category {
 			r.missing[name] = true
 		}
 	}
+	if cat == Different || cat == EddyOK {
+		// A CREATE that Eddy refused with 42P07 (CREATE TEMP TABLE
+		// over a permanent table of the same name) leaves later
+		// statements reading another table.
+		for name := range r.missing {
+			if mentions(sql, name) {
+				return FollowOn
+			}
+		}
+	}
 	if cat != EddyError && cat != Unsupported || !p.ok() {
 		return cat
 	}
@@ -214,11 +224,22 @@ func (r *Runner) followOn(sql string, cat Category, p, e *Outcome) Category {
 	return cat
 }
 
-// afterSet tracks the settings whose SET PostgreSQL accepted and Eddy
-// refused, and turns a wrong or failed answer while one is in force into
-// FollowOn, naming the SET in detail.
+// answerSettings are the settings that change answers (how values print
+// or parse, which objects names find); the planner's enable_* and
+// parallel_* settings, say, do not.
+var answerSettings = map[string]bool{
+	"datestyle": true, "intervalstyle": true, "timezone": true, "extra_float_digits": true,
+	"bytea_output": true, "standard_conforming_strings": true, "search_path": true,
+	"lc_monetary": true, "lc_numeric": true, "lc_time": true, "transform_null_equals": true,
+	"array_nulls": true, "backslash_quote": true, "session_authorization": true, "role": true,
+}
+
+// afterSet tracks the answerSettings whose SET PostgreSQL accepted and
+// Eddy refused, and turns a different answer (or an Eddy success where
+// PostgreSQL failed) while one is in force into FollowOn, naming the SET
+// in detail.
 func (r *Runner) afterSet(st Stmt, cat Category, detail string, p, e *Outcome) (Category, string) {
-	if name := setName(st.SQL); name != "" {
+	if name := setName(st.SQL); answerSettings[name] {
 		switch {
 		case p.ok() && !e.ok():
 			r.diverged[name] = st.Line
@@ -227,7 +248,7 @@ func (r *Runner) afterSet(st Stmt, cat Category, detail string, p, e *Outcome) (
 		}
 		return cat, detail
 	}
-	if len(r.diverged) == 0 || (cat != Different && cat != EddyOK && cat != EddyError) {
+	if len(r.diverged) == 0 || (cat != Different && cat != EddyOK) {
 		return cat, detail
 	}
 	var names []string
@@ -236,4 +257,21 @@ func (r *Runner) afterSet(st Stmt, cat Category, detail string, p, e *Outcome) (
 	}
 	slices.Sort(names)
 	return FollowOn, cat.String() + " after Eddy refused SET " + strings.Join(names, ", ")
+}
+
+// mentions reports whether sql holds name as a whole word, ignoring case.
+func mentions(sql, name string) bool {
+	sql = strings.ToLower(sql)
+	for i := strings.Index(sql, name); i >= 0; {
+		end := i + len(name)
+		if (i == 0 || !identChar(sql[i-1])) && (end == len(sql) || !identChar(sql[end])) {
+			return true
+		}
+		next := strings.Index(sql[i+1:], name)
+		if next < 0 {
+			break
+		}
+		i += next + 1
+	}
+	return false
 }
