@@ -160,6 +160,11 @@ func seriesTime(t repr.T) TableGen {
 		if dir == 0 {
 			return errZeroStep()
 		}
+		if stop := a[1].Micros(); dir > 0 && stop == repr.TimestampPosInf || dir < 0 && stop == repr.TimestampNegInf {
+			// PostgreSQL's series is endless and only a LIMIT above it
+			// stops it; Eddy evaluates a set-returning function whole.
+			return repr.Unsupported("generate_series up to an infinite stop value")
+		}
 		loc := nilLoc()
 		if t.Family == repr.FamTimestampTZ {
 			loc = c.Location()
