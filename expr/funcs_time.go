@@ -91,8 +91,13 @@ func dateTrunc(unit string, us int64, loc *time.Location) (int64, error) {
 
 // extract returns field of a date/time value as numeric (PostgreSQL 14+).
 func extract(field string, d repr.Datum, t repr.T, loc *time.Location) (repr.Datum, error) {
-	if t.Family == repr.FamInterval {
+	switch t.Family {
+	case repr.FamInterval:
 		return extractInterval(field, d.Interval())
+	case repr.FamDate, repr.FamTimestamp, repr.FamTimestampTZ:
+		// repr.Extract knows BC years (no year 0) and infinite values
+		// (±Infinity or NULL), which the code below does not.
+		return repr.Extract(field, d, t, loc)
 	}
 	us := d.Micros()
 	switch t.Family {
