@@ -111,7 +111,7 @@ func registerFloatArith(t repr.T) {
 	for op, f := range ops {
 		binop(op, t, t, t, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 			x, y := a[0].Float(), a[1].Float()
-			if op == "/" && y == 0 {
+			if op == "/" && y == 0 && !math.IsNaN(x) { // NaN / 0 is NaN, as in float8div
 				return repr.Null, repr.ErrDivisionByZero.New()
 			}
 			return checkFloat(f(x, y), t.Width, math.IsInf(x, 0) || math.IsInf(y, 0),
