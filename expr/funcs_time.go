@@ -36,7 +36,7 @@ func init() {
 		}
 		g := fn("date_part", repr.Float8, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
 			d, err := extract(strings.ToLower(a[0].Text()), a[1], ty, c.Location())
-			if err != nil {
+			if err != nil || d.IsNull() { // NULL: a field of an infinite value
 				return d, err
 			}
 			fl, err := toFloat(d, repr.Numeric)
