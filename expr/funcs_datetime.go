@@ -20,18 +20,12 @@ import (
 func init() {
 	t, ts, tz, iv, i4, f8 := repr.Text, repr.Timestamp, repr.TimestampTZ, repr.IntervalT, repr.Int4, repr.Float8
 	fn("timezone", tz, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-		loc, err := zoneByName(a[0].Text())
-		if err != nil {
-			return repr.Null, err
-		}
-		return repr.NewTimestampTZ(repr.LocalToUTC(a[1].Micros(), loc)), nil
+		us, err := zoneLocalToUTC(a[0].Text(), a[1].Micros(), true)
+		return repr.NewTimestampTZ(us), err
 	}, t, ts)
 	fn("timezone", ts, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-		loc, err := zoneByName(a[0].Text())
-		if err != nil {
-			return repr.Null, err
-		}
-		return repr.NewTimestamp(repr.UTCToLocal(a[1].Micros(), loc)), nil
+		us, err := zoneUTCToLocal(a[0].Text(), a[1].Micros())
+		return repr.NewTimestamp(us), err
 	}, t, tz)
 	fn("timezone", tz, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		off, err := intervalZone(a[0])
@@ -90,8 +84,8 @@ func zoneByName(name string) (*time.Location, error) {
 // lookupZone resolves name; posix selects the sign convention of bare
 // numeric offsets (POSIX: positive is west; ISO 8601: positive is east).
 func lookupZone(name string, posix bool) (*time.Location, bool) {
-	if a, ok := zoneAbbrevs[strings.ToLower(name)]; ok {
-		return time.FixedZone(name, a.offset), true
+	if a, ok := repr.LookupTZAbbrev(name); ok && a.Zone == "" {
+		return time.FixedZone(name, a.Offset), true
 	}
 	if name == "" || name == "Local" {
 		return nil, false
@@ -102,6 +96,41 @@ func lookupZone(name string, posix bool) (*time.Location, bool) {
 		}
 	}
 	return posixOffset(name, posix)
+}
+
+// zoneLocalToUTC converts wall-clock time us in the zone named name to
+// UTC. Abbreviations come first, as in PostgreSQL's timestamp_zone: a
+// dynamic one (repr.TZAbbrev) means what its zone called by that name at
+// that wall time; posix is lookupZone's sign convention.
+func zoneLocalToUTC(name string, us int64, posix bool) (int64, error) {
+	if a, ok := repr.LookupTZAbbrev(name); ok {
+		if isInfTs(us) {
+			return us, nil
+		}
+		return us - int64(a.AtLocal(name, us))*usPerSec, nil
+	}
+	loc, ok := lookupZone(name, posix)
+	if !ok {
+		return 0, repr.Errorf(repr.CodeInvalidParameter, "time zone %q not recognized", name)
+	}
+	return repr.LocalToUTC(us, loc), nil
+}
+
+// zoneUTCToLocal converts UTC instant us to wall-clock time in the zone
+// named name (PostgreSQL's timestamptz_zone; abbreviations first).
+func zoneUTCToLocal(name string, us int64) (int64, error) {
+	if a, ok := repr.LookupTZAbbrev(name); ok {
+		if isInfTs(us) {
+			return us, nil
+		}
+		off, _ := a.AtUTC(name, us)
+		return us + int64(off)*usPerSec, nil
+	}
+	loc, err := zoneByName(name)
+	if err != nil {
+		return 0, err
+	}
+	return repr.UTCToLocal(us, loc), nil
 }
 
 // titleZone capitalizes each word of a zone name ("america/new_york" ->
@@ -158,25 +187,6 @@ func posixOffset(s string, posix bool) (*time.Location, bool) {
 		sign = -sign
 	}
 	return time.FixedZone(s, sign*secs), true
-}
-
-// zoneAbbrev is a fixed-offset zone abbreviation: seconds east of UTC,
-// and whether PostgreSQL's Default set marks it daylight-saving time.
-type zoneAbbrev struct {
-	offset int
-	dst    bool
-}
-
-// zoneAbbrevs are the fixed-offset abbreviations of PostgreSQL's Default
-// set that people write most (pg_timezone_abbrevs lists them).
-var zoneAbbrevs = map[string]zoneAbbrev{
-	"utc": {0, false}, "gmt": {0, false}, "z": {0, false}, "zulu": {0, false}, "ut": {0, false},
-	"est": {-5 * 3600, false}, "edt": {-4 * 3600, true}, "cst": {-6 * 3600, false}, "cdt": {-5 * 3600, true},
-	"mst": {-7 * 3600, false}, "mdt": {-6 * 3600, true}, "pst": {-8 * 3600, false}, "pdt": {-7 * 3600, true},
-	"akst": {-9 * 3600, false}, "akdt": {-8 * 3600, true}, "hst": {-10 * 3600, false},
-	"cet": {3600, false}, "cest": {2 * 3600, true}, "eet": {2 * 3600, false}, "eest": {3 * 3600, true},
-	"wet": {0, false}, "west": {3600, true}, "bst": {3600, true}, "jst": {9 * 3600, false}, "kst": {9 * 3600, false},
-	"aest": {10 * 3600, false}, "aedt": {11 * 3600, true}, "nzst": {12 * 3600, false}, "nzdt": {13 * 3600, true},
 }
 
 // intervalZone reads an interval time zone (seconds east of UTC, ISO).
@@ -285,15 +295,14 @@ func makeTimestamp(zoned bool) implFn {
 		if !zoned {
 			return repr.NewTimestamp(us), nil
 		}
-		loc := c.Location()
 		if len(a) == 7 {
-			l, ok := lookupZone(a[6].Text(), false)
-			if !ok {
-				return repr.Null, repr.Errorf(repr.CodeInvalidParameter, "time zone %q not recognized", a[6].Text())
+			utc, err := zoneLocalToUTC(a[6].Text(), us, false)
+			if err != nil {
+				return repr.Null, err
 			}
-			loc = l
+			return checkTs(utc, repr.TimestampTZ)
 		}
-		return checkTs(repr.LocalToUTC(us, loc), repr.TimestampTZ)
+		return checkTs(repr.LocalToUTC(us, c.Location()), repr.TimestampTZ)
 	}
 }
 

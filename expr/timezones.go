@@ -101,21 +101,17 @@ func TimezoneNames(stmt int64, emit func([]repr.Datum) error) error {
 }
 
 // TimezoneAbbrevs returns the rows of pg_timezone_abbrevs (abbrev,
-// utc_offset, is_dst): the abbreviations timezone() (AT TIME ZONE)
-// recognizes, upper-cased as PostgreSQL lists them, in abbreviation order.
-// Each is a fixed offset, so unlike the zone names they do not depend on
-// the statement time.
-func TimezoneAbbrevs() [][]repr.Datum {
-	names := make([]string, 0, len(zoneAbbrevs))
-	for n := range zoneAbbrevs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+// utc_offset, is_dst) at stmt (microseconds since 2000-01-01 UTC): the
+// abbreviations of PostgreSQL's Default set (repr.TZAbbrev), upper-cased
+// and in byte order, a dynamic one with its meaning at stmt.
+func TimezoneAbbrevs(stmt int64) [][]repr.Datum {
+	names := repr.TZAbbrevNames()
 	out := make([][]repr.Datum, len(names))
 	for i, n := range names {
-		a := zoneAbbrevs[n]
-		out[i] = []repr.Datum{repr.NewText(strings.ToUpper(n)),
-			repr.NewInterval(repr.Interval{Micros: int64(a.offset) * usPerSec}), repr.NewBool(a.dst)}
+		a, _ := repr.LookupTZAbbrev(n)
+		off, dst := a.AtUTC(n, stmt)
+		out[i] = []repr.Datum{repr.NewText(n),
+			repr.NewInterval(repr.Interval{Micros: int64(off) * usPerSec}), repr.NewBool(dst)}
 	}
 	return out
 }
@@ -127,14 +123,15 @@ func init() {
 			return TimezoneNames(c.StmtTimestamp, emit)
 		})
 	f.contextual = true
-	tableFn("pg_timezone_abbrevs", []TableCol{{Name: "abbrev", T: repr.Text},
+	g := tableFn("pg_timezone_abbrevs", []TableCol{{Name: "abbrev", T: repr.Text},
 		{Name: "utc_offset", T: repr.IntervalT}, {Name: "is_dst", T: repr.Bool}},
-		func(_ *Ctx, _ []repr.Datum, emit func([]repr.Datum) error) error {
-			for _, row := range TimezoneAbbrevs() {
+		func(c *Ctx, _ []repr.Datum, emit func([]repr.Datum) error) error {
+			for _, row := range TimezoneAbbrevs(c.StmtTimestamp) {
 				if err := emit(row); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
+	g.contextual = true
 }

@@ -19,6 +19,7 @@ type dtFields struct {
 	tzOff           int64 // seconds east of UTC
 	hasTZ           bool
 	zone            *time.Location
+	dynAbbrev       string   // a dynamic zone abbreviation (tzAbbrevs), resolved at the wall time
 	numbers         []string // bare numbers awaiting a textual month
 }
 
@@ -104,9 +105,14 @@ func (f *dtFields) decodeWord(tok, low, s string, t T) error {
 		f.am = true
 	case "pm":
 		f.pm = true
-	case "z", "utc", "gmt", "zulu", "ut":
-		f.hasTZ = true
 	default:
+		if f.hasZone() {
+			return errDatetimeSyntax(t, s) // a second zone, as DecodeDateTime's field mask refuses
+		}
+		if a, ok := LookupTZAbbrev(low); ok {
+			f.setAbbrev(a, low)
+			return nil
+		}
 		z, err := time.LoadLocation(tok)
 		if err != nil || tok == "" || tok == "Local" {
 			return errDatetimeSyntax(t, s)
@@ -114,6 +120,19 @@ func (f *dtFields) decodeWord(tok, low, s string, t T) error {
 		f.zone = z
 	}
 	return nil
+}
+
+// hasZone reports whether a zone (offset, abbreviation or name) was read.
+func (f *dtFields) hasZone() bool { return f.hasTZ || f.zone != nil || f.dynAbbrev != "" }
+
+// setAbbrev records zone abbreviation a (named low): a fixed one is an
+// offset, a dynamic one is resolved when the wall time is known.
+func (f *dtFields) setAbbrev(a TZAbbrev, low string) {
+	if a.Zone != "" {
+		f.dynAbbrev = low
+		return
+	}
+	f.tzOff, f.hasTZ = int64(a.Offset), true
 }
 
 // decodeDate handles Y-M-D, M/D/Y, D-Mon-Y, Y-Mon-D and dotted dates.
@@ -445,6 +464,8 @@ func (f *dtFields) toUTC(us int64, loc *time.Location) int64 {
 	switch {
 	case f.hasTZ:
 		return us - f.tzOff*usPerSec
+	case f.dynAbbrev != "":
+		return us - int64(tzAbbrevs[f.dynAbbrev].AtLocal(f.dynAbbrev, us))*usPerSec
 	case f.zone != nil:
 		return localToUTC(us, f.zone)
 	}

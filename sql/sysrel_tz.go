@@ -22,9 +22,9 @@ func init() {
 			return out
 		})
 	defSysRel(566, 12122, nsPgCatalog, "pg_timezone_abbrevs", true, "abbrev text, utc_offset interval, is_dst boolean",
-		func(*sysSnap) []repr.Row {
+		func(s *sysSnap) []repr.Row {
 			var out []repr.Row
-			for _, d := range expr.TimezoneAbbrevs() {
+			for _, d := range expr.TimezoneAbbrevs(s.stmt) {
 				out = append(out, repr.Row(d))
 			}
 			return out
