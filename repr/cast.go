@@ -100,6 +100,12 @@ var builtinCasts = func() map[castKey]CastContext {
 	add(I, OIDBit, OIDVarBit)
 	add(I, OIDVarBit, OIDBit)
 	add(E, OIDJSONB, OIDBool, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric)
+	// int8 to oid and the reg* types (oid(int8)), back by assignment
+	// (int8(oid)): DataGrip selects oid::bigint.
+	for _, o := range []uint32{26, 24, 2202, 2205, 2206, 4089, 4096} {
+		add(I, OIDInt8, o)
+		add(A, o, OIDInt8)
+	}
 	return m
 }()
 
@@ -210,12 +216,27 @@ func castToBool(d Datum, from T) (Datum, error) {
 	return ParseText(d.s, Bool, nil)
 }
 
+// int8ToOID is PostgreSQL's oid(int8): 0 to 4294967295, else 22003.
+// Eddy's oid values stop at 2147483647 (as its oidin's do).
+func int8ToOID(v int64) (Datum, error) {
+	if v < 0 || v > math.MaxUint32 {
+		return Null, Errorf(CodeNumericOutOfRange, "OID out of range")
+	}
+	if v > math.MaxInt32 {
+		return Null, Unsupported("oid value %d above 2147483647", v)
+	}
+	return NewInt(v), nil
+}
+
 // castToInt converts to an integer of to's width: floats round half to
 // even (rint), numerics half away from zero; overflow is 22003.
 func castToInt(d Datum, from, to T) (Datum, error) {
 	w := intWidth(to)
 	switch d.fam {
 	case FamInt:
+		if to.OIDKind != 0 && intWidth(from) == 64 {
+			return int8ToOID(d.i)
+		}
 		i, err := checkWidth(d.i, w)
 		return NewInt(i), err
 	case FamBool:

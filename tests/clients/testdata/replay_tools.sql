@@ -1393,3 +1393,44 @@ SELECT relname, n_tup_upd, n_tup_del, n_dead_tup, idx_scan IS NULL AS no_index F
 -- compare
 SELECT name, abbrev, utc_offset, is_dst FROM pg_timezone_names WHERE name IN ('UTC', 'Asia/Tokyo', 'Asia/Kolkata') ORDER BY name
 ;;
+
+-- client: datagrip (connection setup, as logged in datafusion-postgres issue 165)
+select current_database() as a, current_schemas(false) as b
+;;
+
+-- client: datagrip (connection setup)
+-- compare
+SHOW TRANSACTION ISOLATION LEVEL
+;;
+
+-- client: datagrip (connection setup)
+select current_database(), current_schema(), current_user
+;;
+
+-- client: datagrip (schema introspection, as quoted in risingwave issue 14224 and doltgresql issue 791: oid::bigint, xmin)
+select N.oid::bigint as id,
+       N.xmin as state_number,
+       nspname as name,
+       D.description,
+       pg_catalog.pg_get_userbyid(N.nspowner) as "owner"
+from pg_catalog.pg_namespace N
+  left join pg_catalog.pg_description D on N.oid = D.objoid
+order by case when nspname = pg_catalog.current_schema() then -1::bigint else N.oid::bigint end
+;;
+
+-- client: datagrip (JetBrains' generic metadata: usage privileges, as listed in ydb issue 1737)
+select distinct PRIVILEGE_TYPE as PRIVILEGE_NAME from INFORMATION_SCHEMA.USAGE_PRIVILEGES order by PRIVILEGE_TYPE asc
+;;
+
+-- client: datagrip (JetBrains' generic metadata: character sets)
+-- compare
+select CHARACTER_SET_NAME as CHARSET_NAME, CHARACTER_SET_NAME as DISPLAY_NAME, 'N' as IS_DEPRECATED, -1 as MAX_LENGTH from INFORMATION_SCHEMA.CHARACTER_SETS order by CHARACTER_SET_NAME asc
+;;
+
+-- client: datagrip (JetBrains' generic metadata: routines with their parameters)
+-- compare
+select r.routine_name, r.data_type, p.ordinal_position, p.data_type as parameter_type
+from information_schema.routines r join information_schema.parameters p using (specific_catalog, specific_schema, specific_name)
+where r.routine_schema = 'pg_catalog' and r.routine_name in ('int4pl', 'texteq')
+order by 1, 3
+;;
