@@ -81,6 +81,15 @@ func (o *objectACLs) typeACL(oid uint32) []ACLItem {
 	return builtinACL(acl, privUsage, privUsage)
 }
 
+// compositeACL returns the ACL granted on composite type oid (nil: the
+// default, which the owner's OID determines).
+func (o *objectACLs) compositeACL(oid uint32) []ACLItem {
+	if o == nil {
+		return nil
+	}
+	return o.Types[aclTypeOID(oid)]
+}
+
 // dbACL returns the database's effective ACL.
 func (o *objectACLs) dbACL() []ACLItem {
 	var acl []ACLItem

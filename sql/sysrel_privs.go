@@ -134,6 +134,13 @@ func init() {
 	defSysRel(342, 13358, nsInfoSchema, "role_routine_grants", true, cols, func(s *sysSnap) []repr.Row {
 		return rowsRoutinePrivileges(s, "information_schema.role_routine_grants", false)
 	})
+	udtCols := "grantor information_schema.sql_identifier, grantee information_schema.sql_identifier, udt_catalog information_schema.sql_identifier, udt_schema information_schema.sql_identifier, udt_name information_schema.sql_identifier, privilege_type information_schema.character_data, is_grantable information_schema.yes_or_no"
+	defSysRel(395, 13445, nsInfoSchema, "udt_privileges", true, udtCols, func(s *sysSnap) []repr.Row {
+		return rowsUdtPrivileges(s, "information_schema.udt_privileges", true)
+	})
+	defSysRel(382, 13450, nsInfoSchema, "role_udt_grants", true, udtCols, func(s *sysSnap) []repr.Row {
+		return rowsUdtPrivileges(s, "information_schema.role_udt_grants", false)
+	})
 	usageCols := "grantor information_schema.sql_identifier, grantee information_schema.sql_identifier, object_catalog information_schema.sql_identifier, object_schema information_schema.sql_identifier, object_name information_schema.sql_identifier, object_type information_schema.character_data, privilege_type information_schema.character_data, is_grantable information_schema.yes_or_no"
 	defSysRel(343, 13454, nsInfoSchema, "usage_privileges", true, usageCols, func(s *sysSnap) []repr.Row {
 		return rowsUsagePrivileges(s, "information_schema.usage_privileges", true)
@@ -176,6 +183,38 @@ func rowsRoutinePrivileges(s *sysSnap, rel string, public bool) []repr.Row {
 				"specific_name":   nameD(p.name + "_" + strconv.FormatUint(uint64(p.oid), 10)),
 				"routine_catalog": nameD(s.database()), "routine_schema": nameD(nsPgCatalog), "routine_name": nameD(p.name),
 				"privilege_type": repr.NewText("EXECUTE"), "is_grantable": yesNo(a.Grantable&privExecute != 0 || owner)}))
+		}
+	}
+	return out
+}
+
+// rowsUdtPrivileges lists, as PostgreSQL's udt_privileges, one TYPE
+// USAGE row per USAGE item of each composite type's ACL (the default
+// acldefault('T', owner): PUBLIC and the owner, granted by the owner);
+// role_udt_grants (public false) leaves out what only PUBLIC holds.
+// PostgreSQL also lists every table's row type, which Eddy's pg_type
+// does not have.
+func rowsUdtPrivileges(s *sysSnap, rel string, public bool) []repr.Row {
+	r := sysRelsByName[rel]
+	reader := s.privReader()
+	var out []repr.Row
+	for _, o := range s.cat.objects() {
+		if o.Kind != relType {
+			continue
+		}
+		owner := ownerOID(o.Owner)
+		acl := s.cat.objACLs.compositeACL(typeOID(o))
+		if acl == nil {
+			acl = []ACLItem{{Grantor: owner, Privs: privUsage}, {Grantee: owner, Grantor: owner, Privs: privUsage}}
+		}
+		for _, a := range acl {
+			if a.Privs&privUsage == 0 || !s.aclItemShown(reader, a, public) {
+				continue
+			}
+			mine := a.Grantee != 0 && s.e.isMemberOf(s.roleDisplay(a.Grantee), owner)
+			out = append(out, r.row(map[string]repr.Datum{"grantor": nameD(s.roleDisplay(a.Grantor)), "grantee": nameD(s.granteeName(a)),
+				"udt_catalog": nameD(s.database()), "udt_schema": nameD(o.Schema), "udt_name": nameD(o.Name),
+				"privilege_type": repr.NewText("TYPE USAGE"), "is_grantable": yesNo(a.Grantable&privUsage != 0 || mine)}))
 		}
 	}
 	return out
