@@ -37,6 +37,9 @@ type writeSet struct {
 	// deleted, added to its n_mod_since_analyze when ws commits
 	// (statcounters.go).
 	mods map[uint64]int64
+	// xact are the transaction's own activity counters per table, which
+	// pg_stat_xact_*_tables show (statcounters.go).
+	xact xactActivity
 }
 
 // reader is the write set a statement's reads see: ws, or while a WITH

@@ -207,7 +207,7 @@ func (p *Portal) copyIn(r io.Reader) (string, error) {
 	if err == nil {
 		err = s.e.addRows(p.copy.table, rows, ws, s.tx == txIdle)
 		if err == nil {
-			s.e.stats.countWrite(uint64(p.copy.table.ID), 'i', len(rows))
+			s.e.countWrite(ws, uint64(p.copy.table.ID), 'i', len(rows))
 			ws.countMods(uint64(p.copy.table.ID), len(rows))
 		}
 	}

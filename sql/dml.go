@@ -136,7 +136,7 @@ func (e *Engine) writeRows(d *dmlPlan, ctx *expr.Ctx, ws *writeSet, autocommit b
 		tag = fmt.Sprintf("DELETE %d", len(changed))
 	}
 	if err == nil {
-		e.stats.countWrite(uint64(d.table.ID), writeKind(d), len(changed))
+		e.countWrite(ws, uint64(d.table.ID), writeKind(d), len(changed))
 		ws.countMods(uint64(d.table.ID), len(changed))
 	}
 	return changed, tag, err

@@ -368,7 +368,7 @@ func (e *Engine) pointSnapshot(p pointInput, ctx *expr.Ctx, t repr.Time, ws *wri
 	}
 	// A multiset read in its own order (no name) has no index: PostgreSQL
 	// would scan it.
-	e.stats.countScan(uint64(p.coll), path.name, len(out))
+	e.countScan(ws, uint64(p.coll), path.name, len(out))
 	return out, true, nil
 }
 

@@ -134,7 +134,7 @@ func (e *Engine) feedCollection(f *queryFeed, id repr.CollectionID, ws *writeSet
 	}
 	pend := ws.pending(uint64(id))
 	if c != nil {
-		e.stats.countScan(uint64(id), "", c.Len()+len(pend))
+		e.countScan(ws, uint64(id), "", c.Len()+len(pend))
 	}
 	if c == nil || c.Len() <= f.whole || disableFeedSnapshots {
 		var rows []repr.Update

@@ -140,6 +140,67 @@ func (a *statCounters) countXact(commit bool) {
 	}
 }
 
+// xactActivity is one transaction's activity counters per table (the
+// session's own, so unsynchronized: only its statements change and read
+// them), pg_stat_xact_*_tables' rows; it ends with its write set.
+type xactActivity map[uint64]*xactCounts
+
+// xactCounts is one table's counters in a transaction.
+type xactCounts struct {
+	seqScan, seqTupRead, idxScan, idxTupFetch, inserted, updated, deleted int64
+}
+
+// xactCount returns ws's counters of table id, creating them (nil for a
+// system relation or without a write set: an autocommit read, whose
+// transaction ends before anything could read them).
+func (w *writeSet) xactCount(id uint64) *xactCounts {
+	if w == nil || !isUserID(id) {
+		return nil
+	}
+	if w.xact == nil {
+		w.xact = xactActivity{}
+	}
+	c := w.xact[id]
+	if c == nil {
+		c = &xactCounts{}
+		w.xact[id] = c
+	}
+	return c
+}
+
+// countWrite adds n rows changed by a statement of kind 'i', 'u' or 'd'
+// in table id to the engine's counters and to ws's.
+func (e *Engine) countWrite(ws *writeSet, id uint64, kind byte, n int) {
+	e.stats.countWrite(id, kind, n)
+	c := ws.xactCount(id)
+	if c == nil || n == 0 {
+		return
+	}
+	switch kind {
+	case 'i':
+		c.inserted += int64(n)
+	case 'u':
+		c.updated += int64(n)
+	case 'd':
+		c.deleted += int64(n)
+	}
+}
+
+// countScan adds a read of table id that returned rows rows (through
+// index, else whole) to the engine's counters and to ws's.
+func (e *Engine) countScan(ws *writeSet, id uint64, index string, rows int) {
+	e.stats.countScan(id, index, rows)
+	if c := ws.xactCount(id); c != nil {
+		if index != "" {
+			c.idxScan++
+			c.idxTupFetch += int64(rows)
+		} else {
+			c.seqScan++
+			c.seqTupRead += int64(rows)
+		}
+	}
+}
+
 // isUserID reports whether id is a user relation's (system relations
 // keep no counters).
 func isUserID(id uint64) bool { return id >= firstUserID }

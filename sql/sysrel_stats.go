@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strings"
+
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -12,8 +14,8 @@ import (
 // statistics of PostgreSQL's kind, so those counters are 0 and their times
 // NULL, as on a PostgreSQL server whose statistics were just reset; what
 // Eddy does know (live row counts, the backends, their TLS state, the
-// start time) is filled in. The pg_stat_xact_* views (the current
-// transaction's counts) stay 0. pgAdmin's
+// start time) is filled in. The pg_stat_xact_*_tables views show the
+// reading session's transaction's counts. pgAdmin's
 // dashboard, DBeaver's and pgcli's pages read these.
 
 func init() {
@@ -107,6 +109,9 @@ func rowsStatTables(rel string, which statWhich) func(s *sysSnap) []repr.Row {
 		var out []repr.Row
 		s.statRels(which, func(ri *relInfo, live int) {
 			vals := map[string]repr.Datum{"relid": oidD(ri.oid), "schemaname": nameD(s.cat.namespaceName(ri.ns)), "relname": nameD(ri.name)}
+			if strings.HasPrefix(rel, "pg_stat_xact_") {
+				s.xactStatActivity(ri, vals)
+			}
 			if _, ok := r.index["n_live_tup"]; ok {
 				s.statActivity(ri, vals)
 				vals["n_live_tup"] = intD(live)
@@ -146,6 +151,22 @@ func (s *sysSnap) statActivity(ri *relInfo, vals map[string]repr.Datum) {
 	}
 	vals["n_tup_ins"], vals["n_tup_upd"], vals["n_tup_del"] = repr.NewInt(ins), repr.NewInt(upd), repr.NewInt(del)
 	vals["n_mod_since_analyze"], vals["n_ins_since_vacuum"] = repr.NewInt(a.modified.Load()), repr.NewInt(ins)
+}
+
+// xactStatActivity sets the counters of ri's pg_stat_xact_*_tables row:
+// the reading session's transaction's (statcounters.go), zero outside a
+// transaction block; idx_scan and idx_tup_fetch NULL without indexes.
+func (s *sysSnap) xactStatActivity(ri *relInfo, vals map[string]repr.Datum) {
+	c := &xactCounts{}
+	if sess := s.session(); ri.obj != nil && sess != nil && sess.ws != nil && sess.ws.xact[ri.obj.ID] != nil {
+		c = sess.ws.xact[ri.obj.ID]
+	}
+	vals["seq_scan"], vals["seq_tup_read"] = repr.NewInt(c.seqScan), repr.NewInt(c.seqTupRead)
+	vals["idx_scan"], vals["idx_tup_fetch"] = repr.NewInt(c.idxScan), repr.NewInt(c.idxTupFetch)
+	if len(ri.indexes) == 0 {
+		vals["idx_scan"], vals["idx_tup_fetch"] = repr.Null, repr.Null
+	}
+	vals["n_tup_ins"], vals["n_tup_upd"], vals["n_tup_del"] = repr.NewInt(c.inserted), repr.NewInt(c.updated), repr.NewInt(c.deleted)
 }
 
 // rowsStatioSequences lists the sequences with zero block counters.
