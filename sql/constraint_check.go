@@ -388,11 +388,13 @@ func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []repr.Row, pair
 					WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, child.Name)
 			}
 		}
+		changed := 0
 		for _, u := range e.liveRows(child.rel, ws) {
 			key, ok := keyOf(u.Row, k.Cols)
 			if !ok || gone[key] == nil {
 				continue
 			}
+			changed += int(max(u.Diff, -u.Diff))
 			var to repr.Row // ON UPDATE CASCADE: the parent's new row
 			if action == 'c' && !deleting {
 				if to = pairs[rowKey(gone[key])]; to == nil {
@@ -415,8 +417,21 @@ func (e *Engine) checkReferenced(obj *Object, refs []fkRef, del []repr.Row, pair
 				ws.add(child.ID, nr, u.Diff)
 			}
 		}
+		e.countFKAction(ws, child.ID, action == 'c' && deleting, changed)
 	}
 	return nil
+}
+
+// countFKAction counts the n rows of table id a foreign key's action
+// deleted (ON DELETE CASCADE) or updated (SET NULL, ON UPDATE CASCADE),
+// as PostgreSQL counts the statements its RI triggers run.
+func (e *Engine) countFKAction(ws *writeSet, id uint64, deleted bool, n int) {
+	kind := byte('u')
+	if deleted {
+		kind = 'd'
+	}
+	e.countWrite(ws, id, kind, n)
+	ws.countMods(id, n)
 }
 
 // goneReferenced returns, by key, the removed rows of obj whose key of
