@@ -19,10 +19,10 @@ import (
 // committed: PostgreSQL counts attempted actions), full reads (seq_scan,
 // and the rows they read, seq_tup_read) and key lookups (idx_scan, and
 // the rows they found, idx_tup_fetch). Per database: transactions
-// committed and rolled back. Not counted: rows a foreign key's ON
-// DELETE/UPDATE action changes, and function calls (pg_stat_user_functions
-// lists none, as PostgreSQL with track_functions = none; Eddy has no
-// user-defined functions).
+// committed and rolled back. Rows a foreign key's action changes count
+// in the referencing table (countFKAction). Not counted: function calls
+// (pg_stat_user_functions lists none, as PostgreSQL with
+// track_functions = none).
 
 // relActivity is one relation's counters; modified counts only the
 // writes of committed transactions.
