@@ -108,7 +108,7 @@ func ivTokens(v string) []string {
 			i++
 			continue
 		case isDigit(c) || c == '+' || c == '-' || c == '.':
-			for j < len(v) && (isDigit(v[j]) || v[j] == '.' || v[j] == ':') {
+			for j < len(v) && (isDigit(v[j]) || v[j] == '.' || v[j] == ':' || yearMonthDash(v, j)) {
 				j++
 			}
 		case isAlpha(c):
@@ -120,6 +120,34 @@ func ivTokens(v string) []string {
 		i = j
 	}
 	return toks
+}
+
+// yearMonthDash reports whether v[j] is the dash of SQL's year-month
+// literal ("1-2": 1 year 2 months): between digits.
+func yearMonthDash(v string, j int) bool {
+	return v[j] == '-' && isDigit(v[j-1]) && j+1 < len(v) && isDigit(v[j+1])
+}
+
+// addYearMonth adds a [+-]Y-M token (the sign applies to both fields).
+func (a *ivAcc) addYearMonth(tok, s string) error {
+	if a.seen["year"] || a.seen["month"] {
+		return errDatetimeSyntax(IntervalT, s)
+	}
+	a.seen["year"], a.seen["month"] = true, true
+	body := strings.TrimLeft(tok, "+-")
+	y, m, _ := strings.Cut(body, "-")
+	if len(tok)-len(body) > 1 || !allDigits(y) || !allDigits(m) || strings.Contains(m, "-") || len(y) > 9 || len(m) > 9 {
+		return errDatetimeSyntax(IntervalT, s)
+	}
+	if atoi(m) > 11 {
+		return Errorf(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
+	}
+	months := atoi(y)*12 + atoi(m)
+	if strings.HasPrefix(tok, "-") {
+		months = -months
+	}
+	a.months += months
+	return nil
 }
 
 // parsePostgres parses "1 year 2 mons 3 days 04:05:06 ago" and the like.
@@ -138,13 +166,21 @@ func (a *ivAcc) parsePostgres(v, s string) error {
 			if err := a.addTime(tok, s); err != nil {
 				return err
 			}
+		case strings.Contains(strings.TrimLeft(tok, "+-"), "-"):
+			if err := a.addYearMonth(tok, s); err != nil {
+				return err
+			}
 		case i+1 < len(toks) && isAlpha(toks[i+1][0]) && toks[i+1] != "ago":
 			if err := a.addUnit(tok, toks[i+1], s); err != nil {
 				return err
 			}
 			i++
+		case i+1 < len(toks) && strings.Contains(toks[i+1], ":"):
+			if err := a.addUnit(tok, "day", s); err != nil { // "3 04:05:06": a day count before a time
+				return err
+			}
 		default:
-			if err := a.addUnit(tok, bareUnit(toks[i+1:]), s); err != nil {
+			if err := a.addUnit(tok, "second", s); err != nil {
 				return err
 			}
 		}
@@ -153,17 +189,6 @@ func (a *ivAcc) parsePostgres(v, s string) error {
 		a.months, a.days, a.micros = -a.months, -a.days, -a.micros
 	}
 	return nil
-}
-
-// bareUnit returns the unit of a number without one, given the tokens
-// after it: PostgreSQL reads interval fields right to left, and a number
-// left of a time field (the "1" of '1 2:03') counts days; otherwise it
-// counts seconds.
-func bareUnit(rest []string) string {
-	if len(rest) > 0 && strings.Contains(rest[0], ":") {
-		return "day"
-	}
-	return "second"
 }
 
 // ivUnits maps unit words to a canonical unit.
@@ -207,15 +232,12 @@ func (a *ivAcc) addUnit(num, word, s string) error {
 	case "microsecond", "millisecond", "second", "minute", "hour":
 		scale := map[string]float64{"microsecond": 1, "millisecond": 1e3, "second": 1e6, "minute": 6e7, "hour": 3.6e9}[unit]
 		return a.addMicros(whole, frac, scale, s)
-	case "day":
-		a.days += whole
-		return a.addMicros(0, frac, 86400e6, s)
-	case "week":
-		// A week's fraction spills into whole days, then time (PostgreSQL's
-		// AdjustFractDays): 1.5 weeks = 10 days 12:00:00.
-		a.days += whole * 7
-		fd := frac * 7
-		a.days += int64(fd)
+	case "day", "week":
+		// A week's fraction is whole days first, the rest time, as
+		// PostgreSQL's AdjustFractDays (1.5 weeks = 10 days 12:00:00).
+		n := map[string]int64{"day": 1, "week": 7}[unit]
+		fd := frac * float64(n)
+		a.days += whole*n + int64(fd)
 		return a.addMicros(0, fd-float64(int64(fd)), 86400e6, s)
 	case "month":
 		a.months += whole
@@ -305,11 +327,15 @@ func (a *ivAcc) addTime(tok, s string) error {
 	return nil
 }
 
-// parseISO parses the ISO 8601 designator format after the "P".
+// parseISO parses the ISO 8601 designator format after the "P", or its
+// alternative format (P0001-02-03T04:05:06).
 func (a *ivAcc) parseISO(v, s string) error {
 	inTime := false
 	if v == "" {
 		return errDatetimeSyntax(IntervalT, s)
+	}
+	if date, tm, _ := strings.Cut(v, "t"); strings.Trim(v, "0123456789-.:t") == "" && (strings.Contains(date, "-") || strings.Contains(tm, ":")) {
+		return a.parseISOAlternative(date, tm, s)
 	}
 	for len(v) > 0 {
 		if v[0] == 't' {
@@ -331,6 +357,29 @@ func (a *ivAcc) parseISO(v, s string) error {
 			return err
 		}
 		v = v[i+1:]
+	}
+	return nil
+}
+
+// parseISOAlternative parses ISO 8601's alternative format: a date part
+// Y-M-D and a time part H:M:S after the T.
+func (a *ivAcc) parseISOAlternative(date, tm, s string) error {
+	if date != "" {
+		parts := strings.Split(date, "-")
+		if len(parts) > 3 {
+			return errDatetimeSyntax(IntervalT, s)
+		}
+		for i, p := range parts {
+			if p == "" {
+				return errDatetimeSyntax(IntervalT, s)
+			}
+			if err := a.addUnit(p, []string{"year", "month", "day"}[i], s); err != nil {
+				return err
+			}
+		}
+	}
+	if tm != "" {
+		return a.addTime(tm, s)
 	}
 	return nil
 }
