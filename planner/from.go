@@ -441,6 +441,11 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 	case j.Quals == nil:
 		rel, cols = ir.NewJoin(ir.JoinCross, left, right), append(lcols, rcols...)
 	default:
+		if kind == ir.JoinFull {
+			if err := b.checkFullJoinOn(j.Quals, append(append([]scopeCol(nil), lcols...), rcols...), len(lcols), parent); err != nil {
+				return nil, nil, err
+			}
+		}
 		err = b.noteOuterReads(j.Quals, parent, func() (err error) {
 			if !hasSubLink(j.Quals) || kind != ir.JoinInner && len(subLinks(j.Quals)) == len(scalarSubLinks(j.Quals)) {
 				// No subqueries, or uncorrelated scalar ones (onsubquery.go).
@@ -483,35 +488,37 @@ func aliasJoin(j *pg_query.JoinExpr, cols []scopeCol) error {
 // subqueries: the matching pairs are a filter over the pairs (cols) like
 // WHERE, whose subqueries decorrelate, correlated or not, as WHERE's do
 // (select.go filter). A LEFT or RIGHT join adds the rows of its preserved
-// side that match nothing (unmatched).
+// side that match nothing (unmatched), a FULL join those of both sides.
 func (b *builder) filterJoin(kind ir.JoinKind, left, right ir.Rel, on []expr.Expr, cols []scopeCol, parent *scope, quals *pg_query.Node) (ir.Rel, error) {
 	var pairs ir.Rel = ir.NewJoin(ir.JoinCross, left, right)
 	if len(on) > 0 {
 		pairs = ir.NewJoin(ir.JoinInner, left, right, on...)
-	}
-	if kind == ir.JoinFull {
-		// PostgreSQL's refusal (a subquery is not merge- or hash-joinable).
-		return nil, repr.Unsupported("FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
 	}
 	matched, err := b.filter(pairs, &scope{cols: cols, parent: parent}, quals, "JOIN/ON")
 	if err != nil || kind == ir.JoinInner {
 		return matched, err
 	}
 	nl, nr := ir.Arity(left), ir.Arity(right)
-	var u ir.Rel
-	if kind == ir.JoinLeft {
-		u, err = b.unmatched(left, matched, identityCols(nl), nr, false)
-	} else {
+	out := matched
+	if kind == ir.JoinLeft || kind == ir.JoinFull {
+		u, err := b.unmatched(left, matched, identityCols(nl), nr, false)
+		if err != nil {
+			return nil, err
+		}
+		out = ir.NewUnion(out, u)
+	}
+	if kind == ir.JoinRight || kind == ir.JoinFull {
 		rc := make([]int, nr)
 		for i := range rc {
 			rc[i] = nl + i
 		}
-		u, err = b.unmatched(right, matched, rc, nl, true)
+		u, err := b.unmatched(right, matched, rc, nl, true)
+		if err != nil {
+			return nil, err
+		}
+		out = ir.NewUnion(out, u)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return ir.NewUnion(matched, u), nil
+	return out, nil
 }
 
 // unmatched returns the rows of side whose values are no matched pair's
