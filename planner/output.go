@@ -197,11 +197,11 @@ func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []expr.E
 			}
 		}
 		if col < 0 {
-			// PostgreSQL's refusal, which is 0A000 too.
-			return nil, nil, repr.Unsupported("ORDER BY expressions over a set operation").
+			// PostgreSQL's refusal (transformSetOperationStmt), 0A000 too.
+			return nil, nil, repr.Errorf(repr.CodeFeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
 				WithDetail("Only result column names can be used, not expressions or functions.").
 				WithHint("Add the expression/function to every SELECT, or move the UNION into a FROM clause.").
-				WithPosition(location(sb.Node) + 1)
+				WithPosition(leftmostLocation(sb.Node) + 1)
 		}
 		d, err := sortDirFor(sb, sortKeyType(col, exprs, hidden))
 		if err != nil {
@@ -334,4 +334,30 @@ func (b *builder) constInt(n *pg_query.Node, clause string, ifNull int64) (int64
 		return 0, repr.Errorf(code, "%s must not be negative", clause)
 	}
 	return d.Int(), nil
+}
+
+// leftmostLocation is the location PostgreSQL's exprLocation gives an
+// expression: an operator's is its leftmost operand's, when earlier.
+func leftmostLocation(n *pg_query.Node) int32 {
+	switch {
+	case n.GetAExpr() != nil:
+		a := n.GetAExpr()
+		if a.Lexpr != nil {
+			if l := leftmostLocation(a.Lexpr); l >= 0 && l < a.Location {
+				return l
+			}
+		}
+		return a.Location
+	case n.GetCoalesceExpr() != nil:
+		return n.GetCoalesceExpr().Location
+	case n.GetMinMaxExpr() != nil:
+		return n.GetMinMaxExpr().Location
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		if l := leftmostLocation(tc.Arg); l >= 0 && l < tc.Location {
+			return l
+		}
+		return tc.Location
+	}
+	return location(n)
 }
