@@ -244,6 +244,7 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 	sel := src.GetSelectStmt()
 	var rows [][]expr.Expr // per source row, per entry of cols (nil = DEFAULT)
 	var query ir.Rel
+	var rowRels []ir.Rel // per VALUES row with subqueries, the relation its entries read
 	switch {
 	case src == nil:
 		rows, cols = [][]expr.Expr{{}}, nil
@@ -255,8 +256,11 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 		}
 		want := make([]repr.T, len(cols))
 		var err error
-		if rows, err = b.valuesRows(sel.ValuesLists, &scope{}, unitRel(), want); err != nil {
+		if rows, rowRels, err = b.valuesRows(sel.ValuesLists, &scope{}, unitRel(), want); err != nil {
 			return nil, err
+		}
+		if !hasSubLink(src) {
+			rowRels = nil
 		}
 	case sel != nil:
 		p, err := b.planQuery(sel, nil, nil)
@@ -285,9 +289,12 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 		return nil, err
 	}
 	q := insertQuery(rel)
-	if query != nil {
+	switch {
+	case query != nil:
 		q.Rel = projectExprs(query, 0, full[0])
-	} else {
+	case rowRels != nil:
+		q.Rel = valuesRel(full, rowRels, colTypes(q.Columns), unitRel(), 0)
+	default:
 		q.Rel = &ir.Values{Rows: full, Types: colTypes(q.Columns)}
 	}
 	return q, nil

@@ -20,7 +20,7 @@ func (b *builder) planValues(sel *pg_query.SelectStmt, parent *scope, outer *out
 	if outer != nil {
 		sc.cols, base = outer.cols, outer.rel
 	}
-	rows, err := b.valuesRows(sel.ValuesLists, sc, base, nil)
+	rows, rels, err := b.valuesRows(sel.ValuesLists, sc, base, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func (b *builder) planValues(sel *pg_query.SelectStmt, parent *scope, outer *out
 	for i, e := range rows[0] {
 		p.cols = append(p.cols, ResultColumn{Name: fmt.Sprintf("column%d", i+1), Type: e.Type()})
 	}
-	p.rel = valuesRel(rows, colTypes(p.cols), base, p.nOuter)
+	p.rel = valuesRel(rows, rels, colTypes(p.cols), base, p.nOuter)
 	names := make([]string, len(p.cols))
 	for i, c := range p.cols {
 		names[i] = c.Name
@@ -40,9 +40,11 @@ func (b *builder) planValues(sel *pg_query.SelectStmt, parent *scope, outer *out
 }
 
 // valuesRel is the relation of VALUES rows over base's nOuter outer
-// values: the constant relation when there are none (crossed with them
-// when no entry reads them), else the union of one Map per row.
-func valuesRel(rows [][]expr.Expr, ts []repr.T, base ir.Rel, nOuter int) ir.Rel {
+// values: the constant relation when no entry reads a column (crossed
+// with the outer values when there are some), else the union of one Map
+// per row over its relation (rels[r]: base, or base extended with the
+// row's subqueries' columns).
+func valuesRel(rows [][]expr.Expr, rels []ir.Rel, ts []repr.T, base ir.Rel, nOuter int) ir.Rel {
 	reads := false
 	for _, row := range rows {
 		for _, e := range row {
@@ -57,8 +59,8 @@ func valuesRel(rows [][]expr.Expr, ts []repr.T, base ir.Rel, nOuter int) ir.Rel 
 		return rel
 	}
 	var rel ir.Rel
-	for _, row := range rows {
-		r := projectExprs(base, nOuter, row)
+	for i, row := range rows {
+		r := projectExprs(rels[i], nOuter, row)
 		if rel == nil {
 			rel = r
 		} else {
@@ -69,17 +71,21 @@ func valuesRel(rows [][]expr.Expr, ts []repr.T, base ir.Rel, nOuter int) ir.Rel 
 }
 
 // valuesRows builds and unifies VALUES rows, expressions over rel (whose
-// names sc resolves). When want is non-nil (INSERT), each entry is
-// assigned to the target column type instead, and DEFAULT entries are left
-// nil for the caller.
-func (b *builder) valuesRows(lists []*pg_query.Node, sc *scope, rel ir.Rel, want []repr.T) ([][]expr.Expr, error) {
-	ec := &ectx{b: b, sc: sc, rel: rel, clause: "VALUES", noSubquery: true}
+// names sc resolves), and returns with them the relation each row's
+// entries are over: rel, or for a row with subqueries rel extended with
+// their columns (decorrelated as a select list's, so a row's subquery
+// runs once per row of rel, once when rel is the unit row). When want is
+// non-nil (INSERT), each entry is assigned to the target column type
+// instead, and DEFAULT entries are left nil for the caller.
+func (b *builder) valuesRows(lists []*pg_query.Node, sc *scope, rel ir.Rel, want []repr.T) ([][]expr.Expr, []ir.Rel, error) {
 	var rows [][]expr.Expr
+	var rels []ir.Rel
 	for _, l := range lists {
 		items := l.GetList().GetItems()
 		if len(rows) > 0 && len(items) != len(rows[0]) {
-			return nil, repr.Errorf(repr.CodeSyntax, "VALUES lists must all be the same length").WithPosition(location(items[0]) + 1)
+			return nil, nil, repr.Errorf(repr.CodeSyntax, "VALUES lists must all be the same length").WithPosition(location(items[0]) + 1)
 		}
+		ec := &ectx{b: b, sc: sc, rel: rel, clause: "VALUES", noSubquery: !hasSubLink(l)}
 		row := make([]expr.Expr, len(items))
 		for i, it := range items {
 			if it.GetSetToDefault() != nil && want != nil {
@@ -87,14 +93,14 @@ func (b *builder) valuesRows(lists []*pg_query.Node, sc *scope, rel ir.Rel, want
 			}
 			e, err := ec.expr(it)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			row[i] = e
 		}
-		rows = append(rows, row)
+		rows, rels = append(rows, row), append(rels, ec.rel)
 	}
 	if want != nil {
-		return rows, nil
+		return rows, rels, nil
 	}
 	for c := range rows[0] {
 		col := make([]expr.Expr, len(rows))
@@ -103,13 +109,13 @@ func (b *builder) valuesRows(lists []*pg_query.Node, sc *scope, rel ir.Rel, want
 		}
 		col, err := b.unify(col, "VALUES", -1)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for r := range rows {
 			rows[r][c] = col[r]
 		}
 	}
-	return rows, nil
+	return rows, rels, nil
 }
 
 // colTypes returns the types of result columns.
