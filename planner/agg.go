@@ -117,6 +117,8 @@ type grouping struct {
 	// srfs are the GROUP BY's set-returning calls (srfgroup.go), nil
 	// when it has none.
 	srfs *groupSRFs
+	// subKeys are the GROUP BY keys holding subqueries (groupsub.go).
+	subKeys []subqueryKey
 }
 
 // groupedRef maps n to a column of the aggregated relation when it is an
@@ -135,6 +137,9 @@ func (c *ectx) groupedRef(n *pg_query.Node) (expr.Expr, bool, error) {
 			return nil, true, repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
 		}
 		return c.colExpr(col), true, nil
+	}
+	if i, ok := g.subqueryKeyOf(n); ok {
+		return c.colExpr(g.keyCols[i]), true, nil
 	}
 	if n.GetSubLink() != nil || n.GetAConst() != nil {
 		return nil, false, nil

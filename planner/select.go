@@ -299,16 +299,13 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 		return nil, err
 	}
 	var keys []expr.Expr
+	var subKeys []subqueryKey
 	sets := make([][]int, len(setNodes))
 	for si, set := range setNodes {
 		for _, n := range set {
-			e, err := from.groupKey(n)
+			i, err := from.groupKeyIndex(n, &keys, &subKeys)
 			if err != nil {
 				return nil, err
-			}
-			i := matchExpr(e, keys)
-			if i < 0 {
-				i, keys = len(keys), append(keys, e)
 			}
 			sets[si] = append(sets[si], i)
 		}
@@ -339,7 +336,7 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	if from.rel, err = b.groupSession(from, keys); err != nil {
 		return nil, err
 	}
-	ec, err := b.reduce(from, keys, sets, calls, specs, sel, p)
+	ec, err := b.reduce(from, keys, subKeys, sets, calls, specs, sel, p)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +405,7 @@ func targetByName(targets []target, name string) (target, bool) {
 // reduce builds the aggregation: a Map computing keys and aggregate
 // arguments, a Reduce keyed by the outer values and the keys, and for a
 // correlated global aggregate the fill of empty groups (see fillGroups).
-func (b *builder) reduce(from *ectx, keys []expr.Expr, sets [][]int, calls []*pg_query.FuncCall, specs []aggSpec, sel *pg_query.SelectStmt, p *planned) (*ectx, error) {
+func (b *builder) reduce(from *ectx, keys []expr.Expr, subKeys []subqueryKey, sets [][]int, calls []*pg_query.FuncCall, specs []aggSpec, sel *pg_query.SelectStmt, p *planned) (*ectx, error) {
 	n := ir.Arity(from.rel)
 	var maps []expr.Expr
 	mapped := map[string]int{}
@@ -445,6 +442,7 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, sets [][]int, calls []*pg
 	}
 	p.atMostOne = len(keys) == 0 && len(sets) <= 1
 	g, sc := groupScope(from, keys, calls, p.nOuter)
+	g.subKeys = subKeys
 	if sets != nil {
 		g.bitsCol = len(sc.cols)
 		sc.cols = append(sc.cols, scopeCol{typ: repr.Int8, hidden: true})
