@@ -146,7 +146,11 @@ func (b *builder) onConflict(rel *Relation, rv *pg_query.RangeVar, oc *pg_query.
 		}
 	}
 	both := &ir.Get{ID: rel.ID, Name: rel.Name, Types: ts}
-	set, err := b.setListOver(rel, sc, both, oc.TargetList)
+	list, err := expandMultiAssign(oc.TargetList)
+	if err != nil {
+		return nil, err
+	}
+	set, err := b.setListOver(rel, sc, both, list)
 	if err != nil {
 		return nil, err
 	}
@@ -390,10 +394,14 @@ func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, 
 		return nil, err
 	}
 	u := &Update{Table: rel}
-	if !joinsOthers(stmt.FromClause, stmt.WhereClause, stmt.WithClause) && !setHasSubLink(stmt.TargetList) && !listHasSubLink(stmt.ReturningList) {
+	list, err := expandMultiAssign(stmt.TargetList)
+	if err != nil {
+		return nil, err
+	}
+	if !joinsOthers(stmt.FromClause, stmt.WhereClause, stmt.WithClause) && !setHasSubLink(list) && !listHasSubLink(stmt.ReturningList) {
 		u.Filter, err = b.dmlFilter(rel, sc, stmt.WhereClause)
 		if err == nil {
-			u.Set, err = b.setList(rel, sc, stmt.TargetList)
+			u.Set, err = b.setList(rel, sc, list)
 		}
 		if err == nil {
 			u.Returning, u.ReturningColumns, err = b.returningOver(stmt.ReturningList, sc, tableRel(rel))
@@ -404,7 +412,7 @@ func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, 
 			if u.From, sc, err = b.joinedTarget(rel, stmt.Relation, stmt.FromClause, stmt.WhereClause); err != nil {
 				return err
 			}
-			if u.Set, err = b.joinedSetList(rel, sc, u.From, stmt.TargetList); err != nil {
+			if u.Set, err = b.joinedSetList(rel, sc, u.From, list); err != nil {
 				return err
 			}
 			u.Returning, u.ReturningColumns, err = b.joinedReturning(stmt.ReturningList, sc, u.From, u.Set)
