@@ -2,6 +2,7 @@ package planner
 
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"slices"
 
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
@@ -167,6 +168,9 @@ func rowNumberTopK(sel *pg_query.SelectStmt) bool {
 		return false
 	}
 	fc, w := calls[0], calls[0].Over
+	if slices.ContainsFunc(slices.Concat(w.PartitionClause, w.OrderClause), hasSubLink) {
+		return false // the general path decorrelates them
+	}
 	if funcName(fc) != "row_number" || len(fc.Args) > 0 || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil ||
 		len(fc.AggOrder) > 0 || w.Name != "" || w.Refname != "" || w.FrameOptions != frameDefault {
 		return false

@@ -285,11 +285,12 @@ func (c *ectx) winCall(fc *pg_query.FuncCall, named map[string]winDef) (winCall,
 		return winCall{}, err
 	}
 	fctx := *c
-	fctx.clause, fctx.noSubquery = "window function", true
+	fctx.clause = "window function"
 	wc, err := fctx.winFunc(fc)
 	if err != nil {
 		return winCall{}, err
 	}
+	c.rel = fctx.rel // its arguments' subqueries' columns
 	wc.spec = spec
 	if wc.fn.Kind.UsesFrame() {
 		wc.fn.Frame = frame
@@ -303,10 +304,12 @@ func (c *ectx) winCall(fc *pg_query.FuncCall, named map[string]winDef) (winCall,
 }
 
 // winWindow builds a window's PARTITION BY and ORDER BY expressions and
-// its frame.
+// its frame. Their subqueries decorrelate as the select list's, extending
+// c.rel (PostgreSQL allows them; a frame offset must be a constant).
 func (c *ectx) winWindow(def winDef) (winSpec, expr.Frame, error) {
 	dctx := *c
-	dctx.clause, dctx.noSubquery = "window definition", true
+	dctx.clause = "window definition"
+	defer func() { c.rel = dctx.rel }()
 	var spec winSpec
 	for _, p := range def.partition {
 		e, err := dctx.typedExpr(p)
@@ -328,7 +331,9 @@ func (c *ectx) winWindow(def winDef) (winSpec, expr.Frame, error) {
 		spec.order = append(spec.order, e)
 		spec.dirs = append(spec.dirs, dir)
 	}
-	frame, err := dctx.winFrame(def.frame, spec.order)
+	fr := dctx
+	fr.noSubquery = true
+	frame, err := fr.winFrame(def.frame, spec.order)
 	return spec, frame, err
 }
 
