@@ -30,6 +30,7 @@ func errFullJoin() error {
 // reproduced: PostgreSQL's outer-join reduction, which turns a FULL JOIN
 // under a WHERE strict on both sides into an inner join it then accepts.
 func (b *builder) checkFullJoinOn(quals *pg_query.Node, cols []scopeCol, nl int, parent *scope) error {
+	defer b.probing()()
 	merge, hash := true, false
 	for _, q := range conjuncts(quals) {
 		switch k, err := b.constConjunct(q, cols, parent); {
@@ -144,4 +145,22 @@ func (b *builder) sidesOf(n *pg_query.Node, cols []scopeCol, nl int, parent *sco
 		}
 	}
 	return left, right, expr.IsVolatile(e), nil
+}
+
+// probing saves what planning an expression records beside its result
+// (inferred parameter types, the calls noted for EXECUTE checks) and
+// returns how to restore it: checkFullJoinOn plans parts of ON that the
+// real planning plans again.
+func (b *builder) probing() (restore func()) {
+	types := append([]repr.T(nil), b.paramTypes...)
+	calls := -1
+	if b.opts.Calls != nil {
+		calls = len(*b.opts.Calls)
+	}
+	return func() {
+		b.paramTypes = types
+		if calls >= 0 {
+			*b.opts.Calls = (*b.opts.Calls)[:calls]
+		}
+	}
 }
