@@ -263,9 +263,6 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 		if rows, rowRels, err = b.valuesRows(sel.ValuesLists, &scope{}, unitRel(), want); err != nil {
 			return nil, err
 		}
-		if !hasSubLink(src) {
-			rowRels = nil
-		}
 	case sel != nil:
 		p, err := b.planQuery(sel, nil, nil)
 		if err != nil {

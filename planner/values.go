@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -42,8 +43,8 @@ func (b *builder) planValues(sel *pg_query.SelectStmt, parent *scope, outer *out
 // valuesRel is the relation of VALUES rows over base's nOuter outer
 // values: the constant relation when no entry reads a column (crossed
 // with the outer values when there are some), else the union of one Map
-// per row over its relation (rels[r]: base, or base extended with the
-// row's subqueries' columns).
+// per row over its relation (rels[r] when rels is not nil: base, or base
+// extended with the row's subqueries' columns).
 func valuesRel(rows [][]expr.Expr, rels []ir.Rel, ts []repr.T, base ir.Rel, nOuter int) ir.Rel {
 	reads := false
 	for _, row := range rows {
@@ -60,7 +61,11 @@ func valuesRel(rows [][]expr.Expr, rels []ir.Rel, ts []repr.T, base ir.Rel, nOut
 	}
 	var rel ir.Rel
 	for i, row := range rows {
-		r := projectExprs(rels[i], nOuter, row)
+		over := base
+		if rels != nil {
+			over = rels[i]
+		}
+		r := projectExprs(over, nOuter, row)
 		if rel == nil {
 			rel = r
 		} else {
@@ -72,20 +77,30 @@ func valuesRel(rows [][]expr.Expr, rels []ir.Rel, ts []repr.T, base ir.Rel, nOut
 
 // valuesRows builds and unifies VALUES rows, expressions over rel (whose
 // names sc resolves), and returns with them the relation each row's
-// entries are over: rel, or for a row with subqueries rel extended with
-// their columns (decorrelated as a select list's, so a row's subquery
+// entries are over (nil when every row's is rel): rel, or for a row with
+// subqueries rel extended with their columns (decorrelated as a select list's, so a row's subquery
 // runs once per row of rel, once when rel is the unit row). When want is
 // non-nil (INSERT), each entry is assigned to the target column type
 // instead, and DEFAULT entries are left nil for the caller.
 func (b *builder) valuesRows(lists []*pg_query.Node, sc *scope, rel ir.Rel, want []repr.T) ([][]expr.Expr, []ir.Rel, error) {
 	var rows [][]expr.Expr
 	var rels []ir.Rel
+	plain := &ectx{b: b, sc: sc, rel: rel, clause: "VALUES", noSubquery: true}
 	for _, l := range lists {
 		items := l.GetList().GetItems()
 		if len(rows) > 0 && len(items) != len(rows[0]) {
 			return nil, nil, repr.Errorf(repr.CodeSyntax, "VALUES lists must all be the same length").WithPosition(location(items[0]) + 1)
 		}
-		ec := &ectx{b: b, sc: sc, rel: rel, clause: "VALUES", noSubquery: !hasSubLink(l)}
+		ec := plain
+		if slices.ContainsFunc(items, mayHaveSubLink) {
+			ec = &ectx{b: b, sc: sc, rel: rel, clause: "VALUES"}
+			if rels == nil {
+				rels = make([]ir.Rel, len(rows), len(lists))
+				for i := range rels {
+					rels[i] = rel
+				}
+			}
+		}
 		row := make([]expr.Expr, len(items))
 		for i, it := range items {
 			if it.GetSetToDefault() != nil && want != nil {
@@ -97,7 +112,10 @@ func (b *builder) valuesRows(lists []*pg_query.Node, sc *scope, rel ir.Rel, want
 			}
 			row[i] = e
 		}
-		rows, rels = append(rows, row), append(rels, ec.rel)
+		rows = append(rows, row)
+		if rels != nil {
+			rels = append(rels, ec.rel)
+		}
 	}
 	if want != nil {
 		return rows, rels, nil
@@ -125,4 +143,21 @@ func colTypes(cols []ResultColumn) []repr.T {
 		out[i] = c.Type
 	}
 	return out
+}
+
+// mayHaveSubLink is hasSubLink without reflection for the entries bulk
+// VALUES lists are made of (constants, casts, operators and plain calls
+// over them), which it answers by their fields; others ask hasSubLink.
+func mayHaveSubLink(n *pg_query.Node) bool {
+	switch {
+	case n == nil, n.GetAConst() != nil, n.GetColumnRef() != nil, n.GetParamRef() != nil, n.GetSetToDefault() != nil:
+		return false
+	case n.GetTypeCast() != nil:
+		return mayHaveSubLink(n.GetTypeCast().Arg)
+	case n.GetAExpr() != nil && n.GetAExpr().Kind == pg_query.A_Expr_Kind_AEXPR_OP:
+		return mayHaveSubLink(n.GetAExpr().Lexpr) || mayHaveSubLink(n.GetAExpr().Rexpr)
+	case n.GetFuncCall() != nil && n.GetFuncCall().Over == nil && n.GetFuncCall().AggFilter == nil && len(n.GetFuncCall().AggOrder) == 0:
+		return slices.ContainsFunc(n.GetFuncCall().Args, mayHaveSubLink)
+	}
+	return hasSubLink(n)
 }

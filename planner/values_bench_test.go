@@ -60,3 +60,29 @@ func BenchmarkPlanDeleteInList(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanInsertValuesExprs plans a 1,000-row INSERT whose entries
+// are expressions, not literals (the general path, values.go valuesRows),
+// as generated migration and fixture scripts send them.
+func BenchmarkPlanInsertValuesExprs(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO big VALUES ")
+	for i := range 1000 {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "(%d + 1, upper('v%d'), %d * 1.5)", i, i%100, i)
+	}
+	res, err := pg_query.Parse(sb.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat := newTestCatalog(b)
+	stmt := res.Stmts[0].Stmt.GetInsertStmt()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := PlanInsert(cat, stmt, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
