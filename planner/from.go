@@ -441,11 +441,6 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 	case j.Quals == nil:
 		rel, cols = ir.NewJoin(ir.JoinCross, left, right), append(lcols, rcols...)
 	default:
-		if kind == ir.JoinFull {
-			if err := b.checkFullJoinOn(j.Quals, append(append([]scopeCol(nil), lcols...), rcols...), len(lcols), parent); err != nil {
-				return nil, nil, err
-			}
-		}
 		err = b.noteOuterReads(j.Quals, parent, func() (err error) {
 			if !hasSubLink(j.Quals) || kind != ir.JoinInner && len(subLinks(j.Quals)) == len(scalarSubLinks(j.Quals)) {
 				// No subqueries, or uncorrelated scalar ones (onsubquery.go).

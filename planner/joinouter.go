@@ -121,11 +121,6 @@ func (b *builder) joinExprOver(j *pg_query.JoinExpr, parent *scope, outer *outer
 			scols[i] = scopeCol{hidden: true, typ: scols[i].typ} // D once, by the left's names
 		}
 	}
-	if kind == ir.JoinFull && j.Quals != nil && !j.IsNatural && len(j.UsingClause) == 0 {
-		if err := b.checkFullJoinOn(j.Quals, scols, nl, parent); err != nil {
-			return nil, nil, false, err
-		}
-	}
 	var rel ir.Rel
 	var cols []scopeCol
 	if j.IsNatural || len(j.UsingClause) > 0 {
