@@ -442,7 +442,7 @@ func (x *rowClose) len() int {
 // did not arrange, which its close index must still file.
 func (o *joinOp) eachStored(side int, fn func(row repr.Row, ref keyRef) error) error {
 	return o.sp.scanKey(o.tag(side), nil, func(k, v []byte) error {
-		row, _, _, err := o.decodeLogged(side, v)
+		row, _, _, err := o.decodeLogged(side, k[1:], v)
 		if err != nil {
 			return err
 		}

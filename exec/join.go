@@ -423,16 +423,6 @@ func (o *joinOp) log(s *stepCtx) error {
 	return nil
 }
 
-// logValue returns r's logged value, row(count, matches, columns...), in
-// o.vbuf: the columns are r's encoding as it is.
-func (o *joinOp) logValue(side int, r *jrow) []byte {
-	o.counts[0], o.counts[1] = repr.NewInt(r.n), repr.NewInt(r.matches)
-	o.vbuf = repr.AppendRowHeader(o.vbuf[:0], 2+o.widths[side])
-	o.vbuf = repr.AppendDatums(o.vbuf, o.counts)
-	o.vbuf = append(o.vbuf, r.enc...)
-	return o.vbuf
-}
-
 // commit forgets the undo records and releases the entries of the rows
 // the Step removed; a spilled join then evicts clean keys past its cache.
 func (o *joinOp) commit() {
@@ -495,7 +485,7 @@ func (o *joinOp) restoreRow(key, value []byte) (int64, error) {
 		return 0, errCorrupt
 	}
 	side := int(key[0]-1) % 2
-	row, n, matches, err := o.decodeLogged(side, value)
+	row, n, matches, err := o.decodeLogged(side, key[1:], value)
 	if err != nil {
 		return 0, err
 	}
@@ -508,16 +498,6 @@ func (o *joinOp) restoreRow(key, value []byte) (int64, error) {
 		rk = rk[len(o.kbuf):]
 	}
 	return o.arrange(side, row, o.kbuf, rk, n, matches), nil
-}
-
-// decodeLogged decodes a logged value of side: the row's columns, count
-// and match count.
-func (o *joinOp) decodeLogged(side int, value []byte) (row repr.Row, n, matches int64, err error) {
-	r, err := repr.DecodeRow(value)
-	if err != nil || len(r) != 2+o.widths[side] {
-		return nil, 0, 0, errCorrupt
-	}
-	return r[2:], r[0].Int(), r[1].Int(), nil
 }
 
 // arrange adds a stored row of side (join key jk, row key rk) with its

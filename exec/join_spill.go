@@ -156,7 +156,7 @@ func (o *joinOp) loadKey(tkey []byte) (int64, error) {
 		if o.sp.isDead(k) {
 			return nil
 		}
-		row, c, matches, err := o.decodeLogged(side, v)
+		row, c, matches, err := o.decodeLogged(side, k[1:], v)
 		if err != nil {
 			return err
 		}

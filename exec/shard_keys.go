@@ -88,7 +88,7 @@ func (o *joinOp) logShardKey(key, value []byte) ([]byte, error) {
 		return nil, errCorrupt
 	}
 	side := int(key[0]-1) % 2
-	row, _, _, err := o.decodeLogged(side, value)
+	row, _, _, err := o.decodeLogged(side, key[1:], value)
 	if err != nil {
 		return nil, err
 	}
