@@ -436,6 +436,7 @@ func (o *joinOp) commit() {
 func (o *joinOp) forget() {
 	if o.sp != nil {
 		o.sp.died = reuse(o.sp.died)
+		o.sp.deadMark = o.sp.dead.len()
 		o.sp.closing = reuse(o.sp.closing)
 	}
 	o.touched = reuse(o.touched)

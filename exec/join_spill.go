@@ -46,9 +46,11 @@ type joinSpill struct {
 	// dead holds the state keys (tag, join key, row key) of the stored
 	// rows that closing deleted unread since the last checkpoint
 	// (close_spill.go): they are not in the state though the store still
-	// has them. died lists those of the pending Step.
-	dead map[string]struct{}
-	died []deadRow
+	// has them. died lists those of the pending Step, which added the
+	// keys of dead past its first deadMark.
+	dead     deadKeys
+	died     []deadRow
+	deadMark int
 	// closing holds the names a close could not free in memory, in key
 	// order (close_spill.go); empty between Steps.
 	closing []keyRef
@@ -63,9 +65,9 @@ type joinSpill struct {
 	rows [2]map[uint64]int32
 }
 
-// deadRow is a dead state key and its row's rowKeyHash.
+// deadRow is the side of a dead stored row and its rowKeyHash.
 type deadRow struct {
-	key  string
+	side int
 	hash uint64
 }
 
@@ -256,27 +258,21 @@ func (o *joinOp) flushTails() {
 		}
 	}
 	o.sp.tails, o.sp.tailBytes = o.sp.tails[:0], 0
-	o.sp.dead = emptied(o.sp.dead)
+	o.sp.dead.reset()
+	o.sp.deadMark = 0
 }
 
 // freeStored deletes side's stored row of state key sk (after the tag,
-// join key klen bytes) unread, logging its deletion, and marks it dead
-// until the checkpoint.
+// join key klen bytes), which is not dead, unread, logging its deletion,
+// and marks it dead until the checkpoint.
 func (o *joinOp) freeStored(s *stepCtx, side int, sk []byte, klen int) {
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), o.tag(side))
 	o.lbuf = append(o.lbuf, sk...)
 	s.log.del(o.lbuf)
-	k := string(o.lbuf[len(s.prefix):])
-	if o.sp.dead == nil {
-		o.sp.dead = make(map[string]struct{})
-	}
-	n := len(o.sp.dead)
-	o.sp.dead[k] = struct{}{}
-	if len(o.sp.dead) > n { // one hash, not a lookup and an insert: new iff the map grew
-		d := deadRow{k, rowKeyHash(o.lbuf[len(s.prefix)+1+klen:])}
-		o.sp.died = append(o.sp.died, d)
-		o.counted(side, d.hash, -1)
-	}
+	o.sp.dead.add(o.lbuf[len(s.prefix):])
+	d := deadRow{side, rowKeyHash(sk[klen:])}
+	o.sp.died = append(o.sp.died, d)
+	o.counted(side, d.hash, -1)
 }
 
 // counted adds d to the count of side's rows of rowKeyHash h, if o
@@ -295,31 +291,16 @@ func (o *joinOp) counted(side int, h uint64, d int32) {
 
 // isDead reports whether state key k (tag, join key, row key) is dead.
 func (sp *joinSpill) isDead(k []byte) bool {
-	if len(sp.dead) == 0 {
-		return false
-	}
-	_, ok := sp.dead[string(k)]
-	return ok
+	return sp.dead.len() > 0 && sp.dead.has(k)
 }
 
 // undie revives the rows the pending Step marked dead (it rolls back).
 func (o *joinOp) undie() {
 	for _, d := range o.sp.died {
-		delete(o.sp.dead, d.key)
-		o.counted(int(d.key[0])-int(o.tag(0)), d.hash, 1)
+		o.counted(d.side, d.hash, 1)
 	}
+	o.sp.dead.truncate(o.sp.deadMark)
 	o.sp.died = reuse(o.sp.died)
-}
-
-// emptied empties m, dropping it when it held more than a few thousand
-// keys: a cleared map keeps its buckets, and a burst's (the rows one
-// Step closed) would stay allocated.
-func emptied[K comparable, V any](m map[K]V) map[K]V {
-	if len(m) > 4096 {
-		return nil
-	}
-	clear(m)
-	return m
 }
 
 // trimSpill evicts clean keys past the cache and releases their entries.
