@@ -1,9 +1,11 @@
 package repr
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -86,6 +88,9 @@ func appendFloat(buf []byte, f float64) []byte {
 // appendBytes escapes 0x00 as 0x00 0xFF and terminates with 0x00 0x01, so
 // a prefix sorts before its extensions.
 func appendBytes(buf []byte, s string) []byte {
+	if strings.IndexByte(s, 0) < 0 { // the common case: nothing to escape, one copy
+		return append(append(buf, s...), 0x00, 0x01)
+	}
 	for i := 0; i < len(s); i++ {
 		buf = append(buf, s[i])
 		if s[i] == 0 {
@@ -322,8 +327,13 @@ func decodeKeyDecimal(key []byte, exp int32) (*apd.Decimal, []byte, error) {
 func decodeKeyBytes(key []byte) (string, []byte, error) {
 	var out []byte
 	for i := 0; i+1 < len(key); i++ {
-		if key[i] != 0 {
-			continue
+		j := bytes.IndexByte(key[i:], 0)
+		if j < 0 || i+j+1 >= len(key) {
+			break
+		}
+		i += j
+		if key[i+1] == 0x01 && out == nil { // the common case: no escape, one copy
+			return string(key[:i]), key[i+2:], nil
 		}
 		switch key[i+1] {
 		case 0x01:
