@@ -129,7 +129,7 @@ func (e *Engine) checkpointFailed(err error) error {
 }
 
 // pipelineOK reports whether a due checkpoint may be pipelined: nothing
-// is spilled or about to spill, and no DDL block, replay or spill-all
+// is spilled or about to spill (counting two checkpoint batches more), and no DDL block, replay or spill-all
 // test knob needs the synchronous checkpoint's afterCheckpoint.
 func (e *Engine) pipelineOK() bool {
 	if e.ddl != nil || e.ck.inBlock || e.ck.replaying || e.spill.all ||
@@ -142,7 +142,14 @@ func (e *Engine) pipelineOK() bool {
 		if e.mem != nil {
 			need = e.mem.maintPeak.Load()
 		}
-		if int64(live) > e.spill.limit || spillExcess(int64(live)-e.mem.reservedBytes(), need, e.spill.limit) > 0 {
+		// Two checkpoint batches (the pending one and the next) may be
+		// live beside the state once this one is pipelined, and the heap
+		// reading is as old as the last collection: state past half the
+		// spill point checkpoints synchronously, so that the spill that
+		// follows a synchronous checkpoint comes in time (pipelined ones
+		// up to the spill point let commits be refused at 128 MiB).
+		standing := int64(live) - e.mem.reservedBytes() + 2*int64(e.ck.opts.Bytes)
+		if standing > int64(float64(e.spill.limit)*spillFraction/2) || spillExcess(standing, need, e.spill.limit) > 0 {
 			return false
 		}
 	}

@@ -75,11 +75,6 @@ const workFraction = 0.7
 // between the spill policy's spillFraction and workFraction.
 const pressureFraction = (spillFraction + workFraction) / 2
 
-// heapShare of the soft memory limit is the most standing memory and
-// large work's reservations may reach (limitFor): the rest is the
-// collector's headroom for garbage.
-const heapShare = 0.85
-
 // smallFraction of the budget is the most a small account holds, and
 // small accounts may bring standing memory and reservations up to
 // smallWorkFraction of it: a runaway query is refused first, leaving room
@@ -123,10 +118,8 @@ type accountant struct {
 	// and force a collection: runtime's, replaced by unit tests.
 	heap    func() (live, gcs uint64)
 	collect func()
-	// pace is waitForCollector (memAccount.Grow) and softLimit reads the
-	// runtime's soft memory limit: replaced by unit tests.
-	pace      func()
-	softLimit func() int64
+	// pace is waitForCollector (memAccount.Grow), replaced by unit tests.
+	pace func()
 
 	// standing is the live heap at the last collection seen, less the
 	// reservations when it was seen and the large ones released since
@@ -166,7 +159,7 @@ func newAccountant(limit int64) *accountant {
 	f := float64(limit)
 	return &accountant{limit: limit, cap: int64(f * workFraction), small: int64(f * smallFraction),
 		smallCap: int64(f * smallWorkFraction), pressure: int64(f * pressureFraction),
-		heap: cachedHeapStats, collect: collectAndRead, pace: waitForCollector, softLimit: softMemoryLimit, gcs: math.MaxUint64}
+		heap: cachedHeapStats, collect: collectAndRead, pace: waitForCollector, gcs: math.MaxUint64}
 }
 
 // observe returns standing memory, updating it when a collection happened
@@ -286,16 +279,13 @@ func (m *accountant) standingFor(held int64) int64 {
 }
 
 // limitFor returns the bound of standing memory plus reservations for an
-// account holding held bytes: smallCap for a small account; for a large
-// one cap, or heapShare of the soft memory limit when that is less (the
-// live heap must stay below the soft limit with room for the collector
-// to work: at small budgets the memory outside Go, which the server's
-// fit takes off the soft limit, leaves less than cap for the heap).
+// account holding held bytes: smallCap for a small account, cap for a
+// large one.
 func (m *accountant) limitFor(held int64) int64 {
 	if held <= m.small {
 		return m.smallCap
 	}
-	return min(m.cap, int64(heapShare*float64(m.softLimit())))
+	return m.cap
 }
 
 // forceCollection runs a collection unless one was forced within

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -26,7 +25,6 @@ func accountantOn(limit int64, h *fakeHeap) *accountant {
 	m := newAccountant(limit)
 	m.heap = func() (uint64, uint64) { return uint64(h.live + m.reservedBytes()), h.gcs }
 	m.pace = func() { h.paced++ }
-	m.softLimit = func() int64 { return math.MaxInt64 }
 	m.collect = func() {
 		h.forced++
 		h.gcs++
@@ -349,36 +347,6 @@ func TestSmallWorkBesideUnreportedGrowth(t *testing.T) {
 	h.live, h.gcs = 900*mib, h.gcs+1 // standing state grew with no large work live
 	if err := small.Grow(m.small - reserveChunk); repr.ErrorCode(err) != repr.CodeOutOfMemory {
 		t.Fatalf("900 MiB standing with no large work live: err %v, want 53200", err)
-	}
-}
-
-// TestLargeWorkBoundBySoftLimit checks that large work stops at
-// heapShare of the soft memory limit when that is below the work cap
-// (small budgets, where memory outside Go shrinks the soft limit), and
-// at the cap otherwise; the refusal names the lower bound.
-func TestLargeWorkBoundBySoftLimit(t *testing.T) {
-	for _, soft := range []int64{160 * mib, 1024 * mib} {
-		h := &fakeHeap{live: 4 * mib, afterGC: -1}
-		m := accountantOn(256*mib, h) // cap 179.2 MiB
-		m.softLimit = func() int64 { return soft }
-		h.gcs++
-		bound := min(m.cap, int64(heapShare*float64(soft)))
-		a := m.account(statementWork("SELECT * FROM a, b"))
-		var err error
-		for err == nil {
-			err = a.Grow(mib)
-		}
-		if repr.ErrorCode(err) != repr.CodeOutOfMemory {
-			t.Fatalf("soft limit %d MiB: %v, want 53200", soft/mib, err)
-		}
-		if held := 4*mib + a.held; held > bound || held < bound-2*mib {
-			t.Errorf("soft limit %d MiB: refused with standing and reservations at %.1f MiB, want just under %.1f MiB",
-				soft/mib, float64(held)/mib, float64(bound)/mib)
-		}
-		if want := formatBytes(bound) + " usable by work"; !strings.Contains(repr.ErrorFrom(err).Detail, want) {
-			t.Errorf("soft limit %d MiB: DETAIL %q does not say %q", soft/mib, repr.ErrorFrom(err).Detail, want)
-		}
-		a.release()
 	}
 }
 
