@@ -513,6 +513,9 @@ func (e *Engine) dropFunction(s *Session, ow *pg.ObjectWithArgs, missingOK, casc
 func (e *Engine) functionNamed(ow *pg.ObjectWithArgs) (*Object, error) {
 	names := stringList(ow.Objname)
 	fns := e.cat.functionsNamed(schemaOfNames(names), names[len(names)-1])
+	if len(fns) == 0 {
+		return nil, nil // a built-in's argument types may be pseudo-types (anynonarray)
+	}
 	if ow.ArgsUnspecified {
 		if len(fns) > 1 {
 			return nil, repr.Errorf("42725", "function name \"%s\" is not unique", names[len(names)-1]).
