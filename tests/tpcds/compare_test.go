@@ -1,6 +1,10 @@
 package tpcds
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/eddydb/eddy/tests/harness"
+)
 
 // TestTopLevelOrderBy checks which queries are compared as lists: an
 // ORDER BY inside a window, a subquery or a CTE does not count.
@@ -37,10 +41,10 @@ func TestDiff(t *testing.T) {
 	if diffList(a, a) != nil || diffList(a, b) == nil || diffList(a, a[:1]) == nil {
 		t.Error("diffList: equal lists must match, reordered or shorter ones not")
 	}
-	if diffMultiset(sorted(a), sorted(b)) != nil {
+	if harness.DiffRows(sorted(a), sorted(b)) != nil {
 		t.Error("diffMultiset: a reordering must match")
 	}
-	if diffMultiset(sorted([]string{"1", "1"}), sorted([]string{"1"})) == nil {
+	if harness.DiffRows(sorted([]string{"1", "1"}), sorted([]string{"1"})) == nil {
 		t.Error("diffMultiset: a duplicate must not match")
 	}
 }

@@ -63,9 +63,6 @@ func topLevelOrderBy(sql string) bool {
 	return false
 }
 
-// maxDiffRows bounds how many differing rows a mismatch prints per side.
-const maxDiffRows = 6
-
 // diffList reports where two ordered results first differ, or nil.
 func diffList(got, want []string) error {
 	for i := range max(len(got), len(want)) {
@@ -81,48 +78,4 @@ func diffList(got, want []string) error {
 		}
 	}
 	return nil
-}
-
-// diffMultiset reports how two results differ as multisets (a few rows
-// of each side), or nil when they are equal.
-func diffMultiset(got, want []string) error {
-	count := func(rows []string) map[string]int {
-		m := map[string]int{}
-		for _, r := range rows {
-			m[r]++
-		}
-		return m
-	}
-	g, w := count(got), count(want)
-	var extra, missing []string
-	for r, c := range g {
-		if d := c - w[r]; d > 0 {
-			extra = append(extra, fmt.Sprintf("%s (x%d)", r, d))
-		}
-	}
-	for r, c := range w {
-		if d := c - g[r]; d > 0 {
-			missing = append(missing, fmt.Sprintf("%s (x%d)", r, d))
-		}
-	}
-	if len(extra) == 0 && len(missing) == 0 {
-		return nil
-	}
-	sort.Strings(extra)
-	sort.Strings(missing)
-	return fmt.Errorf("eddy has %d rows, postgres %d\n  only in eddy (%d):%s\n  only in postgres (%d):%s",
-		len(got), len(want), len(extra), list(extra), len(missing), list(missing))
-}
-
-// list prints up to maxDiffRows rows, one per line.
-func list(rows []string) string {
-	var b strings.Builder
-	for i, r := range rows {
-		if i == maxDiffRows {
-			fmt.Fprintf(&b, "\n    ... %d more", len(rows)-i)
-			break
-		}
-		b.WriteString("\n    " + r)
-	}
-	return b.String()
 }

@@ -303,7 +303,7 @@ func (x *tpcds) diff(q Query, got, want []string) error {
 	if topLevelOrderBy(q.SQL) && !unordered {
 		return diffList(got, want)
 	}
-	return diffMultiset(sorted(got), sorted(want))
+	return harness.DiffRows(sorted(got), sorted(want))
 }
 
 // checkGap checks that err is the failure g lists for what.
@@ -402,7 +402,7 @@ func (x *tpcds) compareViews(batch string, recompute bool) {
 			x.bad[q.Name] = true
 			continue
 		}
-		if d := diffMultiset(sorted(got), sorted(want)); d != nil {
+		if d := harness.DiffRows(sorted(got), sorted(want)); d != nil {
 			x.t.Errorf("after %s: view %s differs from PostgreSQL: %v", batch, q.Name, d)
 			x.bad[q.Name] = true
 			continue
@@ -413,7 +413,7 @@ func (x *tpcds) compareViews(batch string, recompute bool) {
 		again, err := query(x.eddy, q.SQL)
 		if err != nil {
 			x.t.Errorf("after %s: %s ad hoc: %v", batch, q.Name, err)
-		} else if d := diffMultiset(sorted(got), sorted(again)); d != nil {
+		} else if d := harness.DiffRows(sorted(got), sorted(again)); d != nil {
 			x.t.Errorf("after %s: view %s differs from its query recomputed: %v", batch, q.Name, d)
 			x.bad[q.Name] = true
 		}

@@ -335,7 +335,7 @@ func (x *tpch) compare(batch string) {
 			x.t.Errorf("after %s: reading view %s: %v", batch, q.Name, err)
 			continue
 		}
-		if err := diffRows(got, want); err != nil {
+		if err := harness.DiffRows(got, want); err != nil {
 			x.t.Errorf("after %s: view %s differs from PostgreSQL: %v", batch, q.Name, err)
 		}
 	}
