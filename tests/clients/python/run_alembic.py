@@ -6,7 +6,9 @@ directory (the revisions below), as `alembic revision` would.
 
 Usage: python3 run_alembic.py postgres://user@host:port/db
 """
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -90,6 +92,7 @@ def downgrade():
 def scripts():
     """Writes the migration environment and returns its directory."""
     d = tempfile.mkdtemp(prefix="eddy-alembic-")
+    atexit.register(shutil.rmtree, d, True)
     os.mkdir(os.path.join(d, "versions"))
     with open(os.path.join(d, "env.py"), "w") as f:
         f.write(ENV)
