@@ -795,17 +795,9 @@ func (a *alteration) checkDependents() error {
 	}
 	defer func() { e.planRows = nil }()
 	for _, d := range deps {
-		// Plan with the sizes d's stored plan saw (collectionSize).
-		e.planRows = d.PlanRows
-		if e.planRows == nil {
-			e.planRows = map[uint64]int64{}
-		}
-		cols, flow, err := e.planText(d, e.cat)
+		cols, flow, err := e.storedPlanText(d)
 		if err != nil {
 			return err
-		}
-		if d.Plan != "" {
-			flow = d.Plan // what the view runs
 		}
 		d2 := d
 		for old, nu := range a.rewritten {
@@ -858,6 +850,26 @@ func (c *Catalog) shadow(old, nu *Object) *Catalog {
 // planText prints what d's definition plans to under cat: its columns,
 // and for a materialized view its dataflow (whose stored state belongs to
 // that plan).
+// storedPlanText returns d's columns and the dataflow it runs now (its
+// stored plan when it has one), planned over the current catalog with the
+// sizes its stored plan saw (collectionSize), which it leaves in
+// e.planRows for planning d again over a changed catalog; the caller
+// clears e.planRows afterwards.
+func (e *Engine) storedPlanText(d *Object) (cols, flow string, err error) {
+	e.planRows = d.PlanRows
+	if e.planRows == nil {
+		e.planRows = map[uint64]int64{}
+	}
+	cols, flow, err = e.planText(d, e.cat)
+	if err != nil {
+		return "", "", err
+	}
+	if d.Plan != "" {
+		flow = d.Plan // what the view runs
+	}
+	return cols, flow, nil
+}
+
 func (e *Engine) planText(d *Object, cat *Catalog) (cols, flow string, err error) {
 	n, err := parseOne(d.SQL)
 	if err != nil {

@@ -123,16 +123,9 @@ func (e *Engine) replacedDependents(old, repl *Object) ([][2]*Object, error) {
 // checkReplacedDependent refuses the replacement when dependent d would
 // change its columns or (materialized) its dataflow under shadow.
 func (e *Engine) checkReplacedDependent(d *Object, shadow *Catalog, old *Object) error {
-	e.planRows = d.PlanRows
-	if e.planRows == nil {
-		e.planRows = map[uint64]int64{}
-	}
-	cols, flow, err := e.planText(d, e.cat)
+	cols, flow, err := e.storedPlanText(d)
 	if err != nil {
 		return err
-	}
-	if d.Plan != "" {
-		flow = d.Plan // what the view runs
 	}
 	cols2, flow2, err := e.planText(d, shadow)
 	if err == nil && cols == cols2 && flow == flow2 {

@@ -1,41 +1,11 @@
 package tpcds
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
-
-// queryRows runs sql with the simple protocol and returns its rows in the
-// order the server sent them, as "v1|v2|..." strings in the server's text
-// format (NULL prints as NULL; numerics as printed, as tests/tpch compares
-// them).
-func queryRows(ctx context.Context, c *pgconn.PgConn, sql string) ([]string, error) {
-	res, err := c.Exec(ctx, sql).ReadAll()
-	if err != nil {
-		return nil, err
-	}
-	if len(res) == 0 {
-		return nil, fmt.Errorf("no result")
-	}
-	var rows []string
-	for _, r := range res[len(res)-1].Rows {
-		vals := make([]string, len(r))
-		for i, v := range r {
-			if v == nil {
-				vals[i] = "NULL"
-			} else {
-				vals[i] = string(v)
-			}
-		}
-		rows = append(rows, strings.Join(vals, "|"))
-	}
-	return rows, nil
-}
 
 // sorted returns a sorted copy of rows: the multiset form.
 func sorted(rows []string) []string {

@@ -202,7 +202,7 @@ func exec(c *pgconn.PgConn, sql string) error {
 func query(c *pgconn.PgConn, sql string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), queryTimeout)
 	defer cancel()
-	return queryRows(ctx, c, sql)
+	return harness.TextRows(ctx, c, sql)
 }
 
 // both runs sql on PostgreSQL and Eddy; it must succeed on both.

@@ -1,10 +1,40 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
+
+// TextRows runs sql with the simple protocol and returns the rows of its
+// last result in the order the server sent them, as "v1|v2|..." strings
+// in the server's text format (NULL prints as NULL, numerics as printed).
+func TextRows(ctx context.Context, c *pgconn.PgConn, sql string) ([]string, error) {
+	res, err := c.Exec(ctx, sql).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(res) == 0 {
+		first, _, _ := strings.Cut(strings.TrimSpace(sql), "\n")
+		return nil, fmt.Errorf("%s: no result", first)
+	}
+	var rows []string
+	for _, r := range res[len(res)-1].Rows {
+		vals := make([]string, len(r))
+		for i, v := range r {
+			if v == nil {
+				vals[i] = "NULL"
+			} else {
+				vals[i] = string(v)
+			}
+		}
+		rows = append(rows, strings.Join(vals, "|"))
+	}
+	return rows, nil
+}
 
 // diffShownRows bounds how many differing rows DiffRows prints per side.
 const diffShownRows = 8
