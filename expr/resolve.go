@@ -73,7 +73,16 @@ func implicitOK(arg, param repr.T) bool {
 	if param.Family == famAny {
 		return arg.Family != repr.FamUnknown
 	}
-	return sameType(arg, param) || castContextOf(arg, param) == castImplicit
+	return sameType(arg, param) || castContextOf(arg, param) == castImplicit || oidWidens(arg, param)
+}
+
+// oidWidens reports an oid or reg* argument passed where int8 is expected.
+// Eddy's object identifiers are int4-family values in [0, 2^32), so
+// oid = bigint (which PostgreSQL resolves as oid = oid after an implicit
+// int8-to-oid cast) compares as int8 = int8: the same answer for every
+// bigint in oid's range, and false instead of 22003 outside it.
+func oidWidens(arg, param repr.T) bool {
+	return arg.Family == repr.FamInt && arg.OIDKind != repr.NotOID && param.Family == repr.FamInt && param.Width == 64 && param.OIDKind == repr.NotOID
 }
 
 // ResolveOp resolves operator op over args (one argument for prefix
