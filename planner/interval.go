@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"strconv"
-
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -57,37 +55,26 @@ func (c *ectx) computedInterval(tc *pg_query.TypeCast, mask int32) (expr.Expr, e
 
 // constantInterval plans INTERVAL 'lit' <fields> for a string constant.
 func (b *builder) constantInterval(tc *pg_query.TypeCast, c *pg_query.A_Const, mask int32) (expr.Expr, error) {
-	s := c.GetSval().Sval
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		s += " " + lastFieldUnit(mask)
-	}
-	e, err := b.explicitCast(&expr.Lit{D: repr.NewText(s), T: repr.Unknown}, repr.IntervalT, tc.Location)
+	d, err := repr.ParseIntervalIn(c.GetSval().Sval, lastFieldUnit(mask), mask == imMinute|imSecond)
 	if err != nil {
 		return nil, withPos(err, c.Location)
 	}
-	lit, ok := expr.Fold(e).(*expr.Lit)
-	if !ok {
-		return e, nil
-	}
-	if lit.D.IsNull() {
-		return lit, nil
-	}
-	return &expr.Lit{D: repr.NewInterval(expr.TruncateInterval(lit.D.Interval(), mask)), T: repr.IntervalT}, nil
+	return &expr.Lit{D: repr.NewInterval(expr.TruncateInterval(d.Interval(), mask)), T: repr.IntervalT}, nil
 }
 
 // lastFieldUnit names the unit of the last field in mask.
 func lastFieldUnit(mask int32) string {
 	switch {
 	case mask&imSecond != 0:
-		return "seconds"
+		return "second"
 	case mask&imMinute != 0:
-		return "minutes"
+		return "minute"
 	case mask&imHour != 0:
-		return "hours"
+		return "hour"
 	case mask&imDay != 0:
-		return "days"
+		return "day"
 	case mask&imMonth != 0:
-		return "months"
+		return "month"
 	}
-	return "years"
+	return "year"
 }

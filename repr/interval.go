@@ -68,19 +68,30 @@ func absMicros(us int64) int64 {
 type ivAcc struct {
 	months, days, micros int64
 	seen                 map[string]bool
+	minSec               bool // a two-part time is minutes:seconds
 }
 
 // parseInterval parses interval input: PostgreSQL's "quantity unit" form
 // with an optional time part, "@" prefix and "ago" suffix, or ISO 8601
 // designators (P1Y2M3DT4H5M6S).
 func parseInterval(s string) (Datum, error) {
+	return ParseIntervalIn(s, "second", false)
+}
+
+// ParseIntervalIn parses interval input under a field qualifier, as
+// INTERVAL '2 3' DAY TO HOUR: the rightmost number written without a unit
+// counts bareUnit (PostgreSQL's choice by the qualifier's last field;
+// "second" without one), and with minSec (MINUTE TO SECOND) a two-part
+// time "a:b" is minutes and seconds. The caller truncates the fields below
+// the qualifier.
+func ParseIntervalIn(s, bareUnit string, minSec bool) (Datum, error) {
 	v := asciiLower(trimSpace(s))
-	acc := &ivAcc{seen: map[string]bool{}}
+	acc := &ivAcc{seen: map[string]bool{}, minSec: minSec}
 	var err error
 	if strings.HasPrefix(v, "p") {
 		err = acc.parseISO(v[1:], s)
 	} else {
-		err = acc.parsePostgres(strings.TrimPrefix(v, "@"), s)
+		err = acc.parsePostgres(strings.TrimPrefix(v, "@"), s, bareUnit)
 	}
 	if err != nil {
 		return Null, err
@@ -151,11 +162,12 @@ func (a *ivAcc) addYearMonth(tok, s string) error {
 }
 
 // parsePostgres parses "1 year 2 mons 3 days 04:05:06 ago" and the like.
-func (a *ivAcc) parsePostgres(v, s string) error {
+func (a *ivAcc) parsePostgres(v, s, bareUnit string) error {
 	toks := ivTokens(v)
 	if len(toks) == 0 {
 		return errDatetimeSyntax(IntervalT, s)
 	}
+	units := bareUnits(toks, bareUnit)
 	ago := false
 	for i := 0; i < len(toks); i++ {
 		tok := toks[i]
@@ -175,12 +187,8 @@ func (a *ivAcc) parsePostgres(v, s string) error {
 				return err
 			}
 			i++
-		case i+1 < len(toks) && strings.Contains(toks[i+1], ":"):
-			if err := a.addUnit(tok, "day", s); err != nil { // "3 04:05:06": a day count before a time
-				return err
-			}
 		default:
-			if err := a.addUnit(tok, "second", s); err != nil {
+			if err := a.addUnit(tok, units[i], s); err != nil {
 				return err
 			}
 		}
@@ -189,6 +197,40 @@ func (a *ivAcc) parsePostgres(v, s string) error {
 		a.months, a.days, a.micros = -a.months, -a.days, -a.micros
 	}
 	return nil
+}
+
+// bareUnits gives each number written without a unit its unit, as
+// PostgreSQL's DecodeInterval does scanning right to left: the rightmost
+// counts last (the qualifier's last field), a number before a time or
+// before an hour count counts days, none may precede a year-month, and
+// otherwise a bare number repeats the unit to its right, which addUnit then
+// refuses as a duplicate. Other positions are "".
+func bareUnits(toks []string, last string) []string {
+	units := make([]string, len(toks))
+	typ := ""
+	for i := len(toks) - 1; i >= 0; i-- {
+		tok := toks[i]
+		switch {
+		case tok == "ago":
+		case isAlpha(tok[0]):
+			typ = ivUnits[tok]
+		case strings.Contains(tok, ":"):
+			typ = "day"
+		case strings.Contains(strings.TrimLeft(tok, "+-"), "-"):
+			typ = "-" // no number may precede a year-month ("1 1-2")
+		default:
+			if !(i+1 < len(toks) && isAlpha(toks[i+1][0]) && toks[i+1] != "ago") {
+				if typ == "" {
+					typ = last
+				}
+				units[i] = typ
+			}
+			if typ == "hour" {
+				typ = "day"
+			}
+		}
+	}
+	return units
 }
 
 // ivUnits maps unit words to a canonical unit.
@@ -309,12 +351,16 @@ func (a *ivAcc) addTime(tok, s string) error {
 		return errDatetimeSyntax(IntervalT, s)
 	}
 	var us int64
+	first := 0 // hours
+	if len(parts) == 2 && (a.minSec || strings.Contains(parts[1], ".")) {
+		first = 1 // "2:03.5" and MINUTE TO SECOND's "2:03" are mm:ss
+	}
 	for i, p := range parts {
 		w, f, ok := splitNumber(p)
 		if !ok || w < 0 || i < len(parts)-1 && f != 0 || i > 0 && w >= 60 || w > math.MaxInt64/usPerHour {
 			return errDatetimeSyntax(IntervalT, s)
 		}
-		unit := []int64{usPerHour, usPerMin, usPerSec}[i]
+		unit := []int64{usPerHour, usPerMin, usPerSec}[first+i]
 		us += w*unit + int64(math.RoundToEven(f*float64(unit)))
 	}
 	if strings.HasPrefix(tok, "-") {
