@@ -2,6 +2,8 @@ package expr
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -208,12 +210,36 @@ func (c *Ctx) Location() *time.Location {
 	if l, ok := locCache.Load(c.TimeZone); ok {
 		return l.(*time.Location)
 	}
-	l, err := time.LoadLocation(c.TimeZone)
-	if err != nil {
-		if l, err = time.LoadLocation(titleZone(c.TimeZone)); err != nil {
-			l = time.UTC
-		}
+	l, ok := SessionZone(c.TimeZone)
+	if !ok {
+		l = time.UTC
 	}
 	locCache.Store(c.TimeZone, l)
 	return l
+}
+
+// SessionZone resolves a TimeZone setting as PostgreSQL's SET TIME ZONE
+// does: UTC's names, a zone database name (any case), a bare number of
+// hours east of UTC (-15 to 15), or a POSIX offset with a name ("UTC+3",
+// "<+03>-3": hours west).
+func SessionZone(name string) (*time.Location, bool) {
+	switch strings.ToUpper(name) {
+	case "UTC", "GMT", "Z", "ZULU", "LOCAL", "DEFAULT":
+		return time.UTC, true
+	}
+	if name == "" || name == "Local" {
+		return nil, false
+	}
+	for _, n := range []string{name, titleZone(name)} {
+		if loc, err := time.LoadLocation(n); err == nil {
+			return loc, true
+		}
+	}
+	if h, err := strconv.Atoi(strings.TrimPrefix(name, "+")); err == nil && h >= -15 && h <= 15 {
+		return time.FixedZone(name, h*3600), true
+	}
+	if strings.ContainsAny(name[:1], "+-0123456789") {
+		return nil, false
+	}
+	return repr.POSIXZone(name, true)
 }

@@ -95,7 +95,7 @@ func lookupZone(name string, posix bool) (*time.Location, bool) {
 			return loc, true
 		}
 	}
-	return posixOffset(name, posix)
+	return repr.POSIXZone(name, posix)
 }
 
 // zoneLocalToUTC converts wall-clock time us in the zone named name to
@@ -144,49 +144,6 @@ func titleZone(name string) string {
 		}
 	}
 	return string(b)
-}
-
-// posixOffset parses [name]{+|-}hh[:mm[:ss]] (name of three or more
-// letters; without a name a sign or digits must start the string).
-func posixOffset(s string, posix bool) (*time.Location, bool) {
-	i := 0
-	for i < len(s) && (s[i] >= 'A' && s[i] <= 'Z' || s[i] >= 'a' && s[i] <= 'z') {
-		i++
-	}
-	named := i > 0
-	if named && i < 3 {
-		return nil, false
-	}
-	rest := s[i:]
-	sign := 1
-	if rest != "" && (rest[0] == '+' || rest[0] == '-') {
-		if rest[0] == '-' {
-			sign = -1
-		}
-		rest = rest[1:]
-	}
-	parts := strings.Split(rest, ":")
-	if len(parts) > 3 || rest == "" {
-		return nil, false
-	}
-	secs := 0
-	for k, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || p == "" || len(p) > 2 || v < 0 || (k > 0 && v > 59) {
-			return nil, false
-		}
-		secs = secs*60 + v
-	}
-	for k := len(parts); k < 3; k++ {
-		secs *= 60
-	}
-	if secs > 24*3600 {
-		return nil, false
-	}
-	if posix || named {
-		sign = -sign
-	}
-	return time.FixedZone(s, sign*secs), true
 }
 
 // intervalZone reads an interval time zone (seconds east of UTC, ISO).

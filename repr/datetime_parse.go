@@ -73,6 +73,8 @@ func (f *dtFields) decodeToken(tok, s string, t T) error {
 		return f.decodeTime(low, s, t)
 	case (low[0] == '+' || low[0] == '-') && (f.hasTime || f.hasDate) && len(low) > 1 && isDigit(low[1]):
 		return f.decodeOffset(low, s, t)
+	case isAlpha(low[0]) && strings.ContainsAny(low, "+-") && !f.hasZone() && f.posixZone(tok):
+		return nil
 	case isDigit(low[0]) && strings.ContainsAny(low, "-/.") || isAlpha(low[0]) && strings.ContainsAny(low, "-/."):
 		// Only a token like "Europe/Paris" can name a zone: trying every
 		// date token with LoadLocation (a tzdata file read) cost ~100µs.
@@ -120,6 +122,18 @@ func (f *dtFields) decodeWord(tok, low, s string, t T) error {
 		f.zone = z
 	}
 	return nil
+}
+
+// posixZone reads a POSIX offset zone named by letters ("UTC+3", "GMT-5":
+// hours west of Greenwich), reporting whether tok is one.
+func (f *dtFields) posixZone(tok string) bool {
+	z, ok := POSIXZone(tok, true)
+	if !ok {
+		return false
+	}
+	_, off := time.Unix(0, 0).In(z).Zone()
+	f.tzOff, f.hasTZ = int64(off), true
+	return true
 }
 
 // hasZone reports whether a zone (offset, abbreviation or name) was read.

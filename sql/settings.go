@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -206,19 +207,11 @@ func (s *settings) resetTxModes() {
 	s.vals["transaction_read_only"] = s.vals["default_transaction_read_only"]
 }
 
-// loadZone resolves a time zone name or a numeric UTC offset.
+// loadZone resolves a TimeZone setting (expr.SessionZone), 22023 when it
+// names no zone.
 func loadZone(name string) (*time.Location, error) {
-	switch strings.ToUpper(name) {
-	case "UTC", "GMT", "Z", "ZULU", "LOCAL", "DEFAULT":
-		return time.UTC, nil
-	}
-	if loc, err := time.LoadLocation(name); err == nil {
+	if loc, ok := expr.SessionZone(name); ok {
 		return loc, nil
-	}
-	var h int
-	if _, err := fmt.Sscanf(name, "%d", &h); err == nil && h >= -15 && h <= 15 {
-		// PostgreSQL treats a bare number as hours east of UTC.
-		return time.FixedZone(name, h*3600), nil
 	}
 	return nil, repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"TimeZone\": \"%s\"", name)
 }
