@@ -47,7 +47,7 @@ func (t aclTarget) owner() uint32 {
 	case t.schema != nil:
 		return t.schema.Owner
 	}
-	return 0 // the bootstrap superuser's
+	return t.other.owner // 0: the bootstrap superuser's
 }
 
 // all is every privilege t can carry.

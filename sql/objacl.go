@@ -90,6 +90,17 @@ func (o *objectACLs) compositeACL(oid uint32) []ACLItem {
 	return o.Types[aclTypeOID(oid)]
 }
 
+// compositeTypeACL returns the effective ACL of composite type o: the
+// granted one, else the default (USAGE for PUBLIC and the owner, granted
+// by the owner).
+func (o *objectACLs) compositeTypeACL(ct *Object) []ACLItem {
+	if acl := o.compositeACL(typeOID(ct)); acl != nil {
+		return acl
+	}
+	owner := ownerOID(ct.Owner)
+	return []ACLItem{{Grantor: owner, Privs: privUsage}, {Grantee: owner, Grantor: owner, Privs: privUsage}}
+}
+
 // dbACL returns the database's effective ACL.
 func (o *objectACLs) dbACL() []ACLItem {
 	var acl []ACLItem
@@ -155,6 +166,7 @@ type otherTarget struct {
 	typ        uint32
 	all        aclMode
 	acl        []ACLItem // the effective ACL
+	owner      uint32    // a composite type's owner; 0 for built-ins
 }
 
 // set stores acl as the target's in o.
@@ -198,7 +210,14 @@ func (e *Engine) otherTargets(gs *pg.GrantStmt) (out []aclTarget, ok bool, err e
 	case pg.ObjectType_OBJECT_TYPE, pg.ObjectType_OBJECT_DOMAIN:
 		for _, n := range gs.Objects {
 			if ct, ok := e.cat.compositeTypeByText(strings.Join(listStrings(n), "."), func(string) string { return "" }); ok {
-				return nil, true, repr.Unsupported("GRANT and REVOKE on the composite type %s", e.cat.typeName(ct))
+				if ct.Family == repr.FamArray {
+					return nil, true, repr.Errorf(codeInvalidPrivType, "cannot set privileges of array types").
+						WithHint("Set the privileges of the element type instead.")
+				}
+				o := e.cat.compositeByOID(ct.Composite)
+				out = append(out, aclTarget{other: &otherTarget{kind: "type", name: e.cat.typeName(ct), typ: ct.Composite,
+					all: privUsage, acl: acls.compositeTypeACL(o), owner: o.Owner}})
+				continue
 			}
 			t, err := grantType(n, gs.Objtype == pg.ObjectType_OBJECT_DOMAIN)
 			if err != nil {
@@ -343,12 +362,31 @@ func grantType(n *pg.Node, domain bool) (repr.T, error) {
 	return t, nil
 }
 
+// typeNameText is a type name's dotted text with "[]" for an array.
+func typeNameText(tn *pg.TypeName) string {
+	parts := make([]string, len(tn.Names))
+	for i, n := range tn.Names {
+		parts[i] = n.GetString_().GetSval()
+	}
+	s := strings.Join(parts, ".")
+	if len(tn.ArrayBounds) > 0 {
+		s += "[]"
+	}
+	return s
+}
+
 // checkObjectNeed checks a statement's need n for EXECUTE on the
 // functions named n.fn or USAGE on type n.typ; the caller holds the
 // engine's lock.
 func (e *Engine) checkObjectNeed(role string, n privNeed) error {
 	acls := e.cat.objACLs
 	if acls == nil {
+		return nil
+	}
+	if ct := e.cat.compositeByOID(n.typ); ct != nil {
+		if p, _ := e.rolePrivs(role, acls.compositeTypeACL(ct), ct.Owner, privUsage); p&privUsage == 0 {
+			return repr.Errorf(codeInsufficientPrivilege, "permission denied for type %s", ct.Name)
+		}
 		return nil
 	}
 	if n.typ != 0 {
@@ -628,8 +666,38 @@ func (q *qualifier) columnTypes(defs []*pg.Node) {
 		}
 		if t, err := typeFromName(cd.TypeName); err == nil {
 			q.needs = append(q.needs, privNeed{typ: t.OID()})
+		} else if ct, ok := q.cat.compositeTypeByText(typeNameText(cd.TypeName), func(name string) string { return q.s.typeSchema(q.cat, name) }); ok {
+			if ct.Family == repr.FamArray {
+				ct = ct.ElemType()
+			}
+			q.needs = append(q.needs, privNeed{typ: ct.Composite})
 		}
 	}
+}
+
+// compositeOfPrivArg is the composite type has_type_privilege names (by
+// name on the session's search path, or by OID, an array's its element
+// type), nil when it names none.
+func (c sessionCatalog) compositeOfPrivArg(s *sysSnap, obj repr.Datum, byName bool) *Object {
+	if !byName {
+		return s.cat.compositeByOID(aclCompositeOID(s.cat, uint32(obj.Int())))
+	}
+	ct, ok := s.cat.compositeTypeByText(obj.Text(), func(name string) string { return c.s.typeSchema(s.cat, name) })
+	if !ok {
+		return nil
+	}
+	if ct.Family == repr.FamArray {
+		ct = ct.ElemType()
+	}
+	return s.cat.compositeByOID(ct.Composite)
+}
+
+// aclCompositeOID maps a composite array type's OID to its element's.
+func aclCompositeOID(cat *Catalog, oid uint32) uint32 {
+	if t, ok := cat.compositeTypeByOID(oid); ok && t.Family == repr.FamArray {
+		return t.ElemType().Composite
+	}
+	return oid
 }
 
 // heldOtherPrivs is heldPrivs for a function (regprocedure text or
@@ -655,6 +723,10 @@ func (c sessionCatalog) heldOtherPrivs(s *sysSnap, kind privKind, obj repr.Datum
 		}
 		acl = s.cat.objACLs.funcACL(p)
 	case privOnType:
+		if ct := c.compositeOfPrivArg(s, obj, byName); ct != nil {
+			p, g := c.s.e.rolePrivs(role, s.cat.objACLs.compositeTypeACL(ct), ct.Owner, privUsage)
+			return p, g, true, nil
+		}
 		oid := uint32(obj.Int())
 		if byName {
 			t, err := repr.TypeByName(strings.TrimSpace(obj.Text()), nil)

@@ -73,6 +73,8 @@ func (s *Session) roleDependents(cat *Catalog, role uint32) []roleDep {
 			out = append(out, roleDep{oid: oid, owner: true, desc: desc})
 		case aclNames(o.ACL, role):
 			out = append(out, roleDep{oid: oid, desc: desc})
+		case o.Kind == relType && aclNames(cat.objACLs.compositeACL(typeOID(o)), role):
+			out = append(out, roleDep{oid: typeOID(o), desc: desc})
 		}
 		for i, c := range o.Columns {
 			if aclNames(c.ACL, role) {

@@ -227,7 +227,9 @@ func rowsType(s *sysSnap) []repr.Row {
 	for _, o := range s.cat.objects() {
 		if o.Kind == relType {
 			ns, owner := s.cat.namespaceOID(o.Schema), ownerOID(o.Owner)
-			out = append(out, r.row(compositeTypeRow(o, ns, owner)), r.row(compositeArrayRow(o, ns, owner)))
+			row := compositeTypeRow(o, ns, owner)
+			row["typacl"] = s.aclDatum(s.cat.objACLs.compositeACL(typeOID(o)))
+			out = append(out, r.row(row), r.row(compositeArrayRow(o, ns, owner)))
 		}
 	}
 	return out

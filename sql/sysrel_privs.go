@@ -203,11 +203,7 @@ func rowsUdtPrivileges(s *sysSnap, rel string, public bool) []repr.Row {
 			continue
 		}
 		owner := ownerOID(o.Owner)
-		acl := s.cat.objACLs.compositeACL(typeOID(o))
-		if acl == nil {
-			acl = []ACLItem{{Grantor: owner, Privs: privUsage}, {Grantee: owner, Grantor: owner, Privs: privUsage}}
-		}
-		for _, a := range acl {
+		for _, a := range s.cat.objACLs.compositeTypeACL(o) {
 			if a.Privs&privUsage == 0 || !s.aclItemShown(reader, a, public) {
 				continue
 			}
