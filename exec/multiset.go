@@ -40,8 +40,15 @@ type multiset struct {
 	// (no value, no count: ~45 instead of ~140 bytes per value).
 	keys map[string]struct{}
 	// small holds the entries in key order while m is nil.
-	small   []*mentry
-	m       map[string]*mentry
+	small []*mentry
+	// m holds the entries of keys up to inlineKey bytes, the key inline
+	// in the map's slot (mkey), and long (nil until needed) the others.
+	// An inline key is hashed and compared without loading the entry:
+	// max(v) over a table grows a map per group by a value per row, and
+	// a map keyed by the entry's own key string loaded every entry again
+	// (a cache miss each) whenever the map grew.
+	m       map[mkey]*mentry
+	long    map[string]*mentry
 	t       *btree.BTreeG[*mentry] // nil until order is needed
 	ordered bool
 	// lo and hi are the smallest and largest live entries (nil when none),
@@ -136,8 +143,23 @@ type mentry struct {
 	kb    [inlineKey]byte
 }
 
-// inlineKey is the longest key an entry holds inline.
+// inlineKey is the longest key an entry (and a map slot) holds inline.
 const inlineKey = 16
+
+// mkey is a key of up to inlineKey bytes as a map key: the bytes,
+// zero-padded, then the length.
+type mkey [inlineKey + 1]byte
+
+// shortKey returns key as an mkey, false if it is longer than inlineKey.
+func shortKey[K string | []byte](key K) (mkey, bool) {
+	var k mkey
+	if len(key) > inlineKey {
+		return k, false
+	}
+	copy(k[:], key)
+	k[inlineKey] = byte(len(key))
+	return k, true
+}
 
 // newEntry returns an entry for a copy of key with value val and
 // separator sep.
@@ -213,7 +235,31 @@ func (ms *multiset) find(key []byte) *mentry {
 		}
 		return nil
 	}
-	return ms.m[string(key)]
+	if k, ok := shortKey(key); ok {
+		return ms.m[k]
+	}
+	return ms.long[string(key)]
+}
+
+// mapPut adds e to the map of its key's length.
+func (ms *multiset) mapPut(e *mentry) {
+	if k, ok := shortKey(e.key); ok {
+		ms.m[k] = e
+		return
+	}
+	if ms.long == nil {
+		ms.long = make(map[string]*mentry)
+	}
+	ms.long[e.key] = e
+}
+
+// mapDelete removes e from the map of its key's length.
+func (ms *multiset) mapDelete(e *mentry) {
+	if k, ok := shortKey(e.key); ok {
+		delete(ms.m, k)
+		return
+	}
+	delete(ms.long, e.key)
 }
 
 // size returns the number of entries (0 for a key set).
@@ -221,7 +267,7 @@ func (ms *multiset) size() int {
 	if ms.m == nil {
 		return len(ms.small)
 	}
-	return len(ms.m)
+	return len(ms.m) + len(ms.long)
 }
 
 // all iterates over the entries in no particular order; fn must not
@@ -233,6 +279,9 @@ func (ms *multiset) all(fn func(*mentry)) {
 	for _, e := range ms.m {
 		fn(e)
 	}
+	for _, e := range ms.long {
+		fn(e)
+	}
 }
 
 // insert adds e (with any count; see counted), whose key must not be in ms.
@@ -240,13 +289,13 @@ func (ms *multiset) insert(e *mentry) {
 	e.in = true
 	switch i, _ := ms.position(e); {
 	case ms.m != nil:
-		ms.m[e.key] = e
+		ms.mapPut(e)
 	case len(ms.small) < smallSet:
 		ms.small = slices.Insert(ms.small, i, e)
 		return
 	default:
 		ms.toMap()
-		ms.m[e.key] = e
+		ms.mapPut(e)
 	}
 	if ms.t != nil {
 		ms.t.ReplaceOrInsert(e)
@@ -258,11 +307,11 @@ func (ms *multiset) insert(e *mentry) {
 // (the slice's first and last live entries), so that a multiset that
 // outgrows smallSet keeps answering min and max without a B-tree.
 func (ms *multiset) toMap() {
-	ms.m = make(map[string]*mentry, len(ms.small)+1)
+	ms.m = make(map[mkey]*mentry, len(ms.small)+1)
 	ms.ext = &extremaKeys{}
 	var lo, hi *mentry
 	for _, x := range ms.small {
-		ms.m[x.key] = x
+		ms.mapPut(x)
 		if x.n > 0 {
 			lo = cmp.Or(lo, x)
 			hi = x
@@ -281,7 +330,7 @@ func (ms *multiset) remove(e *mentry) {
 		}
 		return
 	}
-	delete(ms.m, e.key)
+	ms.mapDelete(e)
 	if ms.t != nil {
 		ms.t.Delete(e)
 	}

@@ -86,3 +86,55 @@ func TestMultisetCachedExtremaKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestMultisetMixedKeyLengths checks a map-held multiset whose keys are
+// both inline (up to inlineKey bytes, held in the map's slots) and longer
+// (held by key string): find, size, all and remove against a reference,
+// with keys of every length around inlineKey and keys that differ only
+// in their length (trailing zero bytes, which inline keys pad with).
+func TestMultisetMixedKeyLengths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ms := newMultiset(true)
+	ref := map[string]*mentry{}
+	key := func() string {
+		b := make([]byte, rng.IntN(inlineKey+4))
+		for i := range b {
+			b[i] = byte(rng.IntN(3)) // zero bytes often
+		}
+		return string(b)
+	}
+	for i := range 3000 {
+		k := key()
+		e := ms.find([]byte(k))
+		if e != ref[k] {
+			t.Fatalf("step %d: find(%q) = %p, want %p", i, k, e, ref[k])
+		}
+		switch {
+		case e == nil:
+			e = newEntry([]byte(k), repr.NewInt(int64(i)), repr.Null, 1)
+			ms.insert(e)
+			ref[k] = e
+		case rng.IntN(2) == 0:
+			e.n = 0
+			ms.counted(e)
+			ms.remove(e)
+			delete(ref, k)
+		}
+		if ms.size() != len(ref) {
+			t.Fatalf("step %d: size %d, want %d", i, ms.size(), len(ref))
+		}
+	}
+	if ms.m == nil || len(ms.long) == 0 {
+		t.Fatalf("the multiset holds %d inline and %d long keys in maps: not both", len(ms.m), len(ms.long))
+	}
+	seen := 0
+	ms.all(func(e *mentry) {
+		if ref[e.key] != e {
+			t.Fatalf("all: %q is not the reference's entry", e.key)
+		}
+		seen++
+	})
+	if seen != len(ref) {
+		t.Fatalf("all: %d entries, want %d", seen, len(ref))
+	}
+}

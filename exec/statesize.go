@@ -103,8 +103,15 @@ func (ms *multiset) stateSize() int64 {
 	var s sample
 	switch {
 	case ms.m != nil:
-		s.n = len(ms.m)
+		// A slot: an inline key (mkey, padded to 24 bytes) or a string
+		// header, and the entry's pointer.
+		s.n = ms.size()
 		for _, e := range ms.m {
+			if !s.add(1, e.heapBytes()+24+8+mapEntryOverhead) {
+				break
+			}
+		}
+		for _, e := range ms.long {
 			if !s.add(1, e.heapBytes()+16+8+mapEntryOverhead) {
 				break
 			}
