@@ -311,7 +311,7 @@ func (b *Batch) sortFrom(ops []batchWrite, off int) {
 		}
 		off += 8
 	}
-	slices.SortFunc(ops, cmpDigits)
+	sortDigits(ops)
 	for lo := 0; lo < len(ops); {
 		hi := lo + 1
 		for hi < len(ops) && ops[hi].digit == ops[lo].digit && ops[hi].tail == ops[lo].tail {
@@ -353,14 +353,6 @@ func keyDigit(key []byte, off int) (uint64, uint8) {
 		d |= uint64(c) << (56 - 8*i)
 	}
 	return d, uint8(len(rest))
-}
-
-// cmpDigits orders writes by digit, then tail.
-func cmpDigits(x, y batchWrite) int {
-	if x.digit != y.digit {
-		return cmp.Compare(x.digit, y.digit)
-	}
-	return cmp.Compare(x.tail, y.tail)
 }
 
 // cmpAt orders writes in write order.
