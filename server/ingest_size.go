@@ -29,6 +29,10 @@ func newIngestSize() *ingestSize { return &ingestSize{n: ingestBatch} }
 // rows returns the size of the next batch.
 func (s *ingestSize) rows() int { return s.n }
 
+// afterCommit returns the size of the next batch if the current one
+// commits (what rows returns after committed).
+func (s *ingestSize) afterCommit() int { return min(2*s.n, ingestBatch) }
+
 // committed records a committed batch: the next may be twice as large.
 func (s *ingestSize) committed() {
 	s.n, s.stuck = min(2*s.n, ingestBatch), 0

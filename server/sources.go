@@ -221,6 +221,7 @@ func (c *connectors) run(ctx context.Context, def sql.SourceDef, size *ingestSiz
 
 // runNexmark feeds a Nexmark source from its stored position (the next
 // event number). With max emit speed off it paces events by event time.
+// Each batch is generated while the one before it is ingested (readAhead).
 func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef, size *ingestSize) error {
 	cfg, tt, err := nexmark.ParseOptions(def.Options)
 	if err != nil {
@@ -235,12 +236,15 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef, size *in
 		return fmt.Errorf("source %s: bad stored position %x", def.Name, pos)
 	}
 	start, startEvent := time.Now(), next
+	ra := newReadAhead(c.e.Workers(), func(from int64) blockGen { return nexmarkBlock(cfg, tt, from) })
+	defer ra.stop()
 	for ctx.Err() == nil {
-		rows, after := generateSplit(c.e.Workers(), size.rows(), nexmarkBlock(cfg, tt, next))
+		rows, after := ra.take(next, size.rows())
 		if len(rows) == 0 {
 			c.log.Info("source exhausted", "source", def.Name, "events", after)
 			return nil
 		}
+		ra.start(after, size.afterCommit())
 		pos := binary.BigEndian.AppendUint64(nil, uint64(after))
 		if err := c.e.IngestChanges(def.ID, insertions(rows), pos, &sql.IngestStats{Records: int64(len(rows))}); err != nil {
 			return err
