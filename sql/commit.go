@@ -259,6 +259,7 @@ func (e *Engine) apply(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx)
 // entries to the commit's batch b.
 func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *storage.Batch, tx *applyTx) error {
 	sb := e.stateBatch()
+	start := processCPU()
 	for _, mv := range e.viewsInOrder() {
 		var in map[repr.CollectionID][]repr.Update
 		for _, src := range mv.sources {
@@ -296,6 +297,7 @@ func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *stor
 				return err
 			}
 		}
+		start = mv.cpu.add(start)
 		deltas[mv.obj.ID] = out
 	}
 	e.consolidateWatched(deltas)

@@ -117,6 +117,9 @@ type matView struct {
 	// changedAt is the logical time of the view's last committed change
 	// since the engine started (0: none), for eddy_dataflow_operators.
 	changedAt repr.Time
+	// cpu is the CPU time of the view's steps since the engine started
+	// (stepcpu.go), for eddy_dataflow_operators.
+	cpu stepCPU
 }
 
 var (

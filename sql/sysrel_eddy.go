@@ -37,7 +37,8 @@ func init() {
 			"entries bigint, bytes bigint, spilled boolean", eddyIndexRows)
 	defSysRel(22, oidEddyOperators, nsEddyCatalog, "eddy_dataflow_operators", true,
 		"schemaname name, viewname name, node integer, operator text, state_rows bigint, state_bytes bigint, "+
-			"changed_at bigint, engine_time bigint, late_rows bigint, stored_bytes bigint", eddyOperatorRows)
+			"changed_at bigint, engine_time bigint, late_rows bigint, stored_bytes bigint, step_count bigint, step_cpu_ns bigint",
+		eddyOperatorRows)
 	defSysRel(23, oidEddyBackfills, nsEddyCatalog, "eddy_backfills", true,
 		"pid integer, schemaname name, viewname name, inputs text, started_at timestamp with time zone, "+
 			"rows_done bigint, rows_total bigint, phase text, tail_bytes bigint", eddyBackfillRows)
@@ -55,6 +56,10 @@ func init() {
 // the last checkpoint); stored_bytes estimates the rest, its state in the
 // store (storage.DB.DiskUsage over the node's keys: compressed, what the
 // checkpoints flushed); NULL for an operator whose state is in memory.
+// step_count and step_cpu_ns are the view's too: the steps of its
+// dataflow since the engine started and their CPU time (the step, its
+// output applied to the view's contents and its unique indexes checked;
+// stepcpu.go), whether or not their transaction committed.
 func eddyOperatorRows(s *sysSnap) []repr.Row {
 	r := sysRelsByName[qualified(nsEddyCatalog, "eddy_dataflow_operators")]
 	views := make([]*matView, 0, len(s.e.views))
@@ -85,7 +90,8 @@ func eddyOperatorRows(s *sysSnap) []repr.Row {
 			out = append(out, r.row(map[string]repr.Datum{"schemaname": nameD(mv.obj.Schema), "viewname": nameD(mv.obj.Name),
 				"node": repr.NewInt(int64(op.Node)), "operator": repr.NewText(op.Op), "state_rows": intOrNull(op.StateRows),
 				"state_bytes": intOrNull(op.StateBytes), "changed_at": changed, "engine_time": repr.NewInt(int64(s.e.clock)),
-				"late_rows": repr.NewInt(late), "stored_bytes": stored}))
+				"late_rows": repr.NewInt(late), "stored_bytes": stored,
+				"step_count": repr.NewInt(mv.cpu.count), "step_cpu_ns": repr.NewInt(mv.cpu.ns)}))
 		}
 	}
 	return out

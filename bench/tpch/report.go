@@ -31,6 +31,7 @@ func (r *report) print(out io.Writer) {
 	fmt.Fprintln(out, ".")
 	r.printLoad(out, rows)
 	r.printRefresh(out)
+	r.printStepCPU(out)
 	r.printCounts(out)
 	r.printState(out)
 	if r.o.perView {

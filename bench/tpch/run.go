@@ -42,6 +42,9 @@ type loadResult struct {
 	// indexes' entries and bytes (readState).
 	State               []viewState
 	AutoRows, AutoBytes int64
+	// StepCPU is Eddy's CPU time of each view's maintenance in each
+	// refresh batch (by batch, then view; readStepCPU).
+	StepCPU map[string]map[string]time.Duration
 }
 
 // measure returns the wall and CPU time of f, CPU read by cpu.
@@ -151,7 +154,8 @@ func relationSize(ctx context.Context, c *pgconn.PgConn, tables []*table) (int64
 // An error that stops the run is recorded in the result, with what was
 // measured until then.
 func runEddy(ctx context.Context, w *workload, views []tpch.Query, refresh bool, o options, profile string) *loadResult {
-	r := &loadResult{Views: len(views), Refresh: map[string]step{}, Rows: map[string]map[string][]string{}}
+	r := &loadResult{Views: len(views), Refresh: map[string]step{}, Rows: map[string]map[string][]string{},
+		StepCPU: map[string]map[string]time.Duration{}}
 	if err := eddyPhases(ctx, w, views, refresh, o, profile, r); err != nil {
 		r.Error = strings.ReplaceAll(err.Error(), "\n", " ")
 	}
@@ -208,6 +212,10 @@ func eddyRefresh(ctx context.Context, w *workload, e *eddyProc, c *pgconn.PgConn
 		}
 		settle(e.cpu)
 		e.setPhase("batch " + name)
+		before, err := readStepCPU(ctx, c)
+		if err != nil {
+			return e.failed(err)
+		}
 		if err := e.profile(name); err != nil {
 			return err
 		}
@@ -216,6 +224,9 @@ func eddyRefresh(ctx context.Context, w *workload, e *eddyProc, c *pgconn.PgConn
 		}
 		if err := e.unprofile(); err != nil {
 			return err
+		}
+		if r.StepCPU[name], err = stepCPUSince(ctx, c, before); err != nil {
+			return e.failed(err)
 		}
 		if r.Rows[name], err = viewRows(ctx, c, w.views); err != nil {
 			return e.failed(err)

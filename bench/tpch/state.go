@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -89,4 +90,88 @@ func (r *report) printState(out io.Writer) {
 	fmt.Fprintf(out, "| raw data (text form) | %s | | %s | %s | |\n", commas(all), mb(raw), perRow(raw, all))
 	fmt.Fprintf(out, "\nViews' operator state plus automatic indexes: %.1f× the raw text (estimates sampled by the operators; the tables themselves are not counted).\n",
 		float64(bytes+e.AutoBytes)/float64(max(raw, 1)))
+}
+
+// stepCPUQuery reads each view's step count and the CPU time of its steps
+// since the server started (eddy_dataflow_operators repeats them on each
+// node of the view).
+const stepCPUQuery = `SELECT viewname::text, max(step_cpu_ns)::bigint
+	FROM eddy_catalog.eddy_dataflow_operators GROUP BY viewname ORDER BY viewname`
+
+// readStepCPU returns each view's CPU time of maintenance so far, by view.
+func readStepCPU(ctx context.Context, c *pgconn.PgConn) (map[string]time.Duration, error) {
+	res, err := c.Exec(ctx, stepCPUQuery).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("reading views' step CPU: %w", err)
+	}
+	out := map[string]time.Duration{}
+	for _, r := range res[0].Rows {
+		ns, err := strconv.ParseInt(string(r[1]), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("step CPU of %s: %w", r[0], err)
+		}
+		out[string(r[0])] = time.Duration(ns)
+	}
+	return out, nil
+}
+
+// stepCPUSince returns each view's CPU time since before (readStepCPU).
+func stepCPUSince(ctx context.Context, c *pgconn.PgConn, before map[string]time.Duration) (map[string]time.Duration, error) {
+	after, err := readStepCPU(ctx, c)
+	for v, d := range after {
+		after[v] = d - before[v]
+	}
+	return after, err
+}
+
+// printStepCPU prints each view's share of each refresh batch, most
+// expensive first (by the sum over the batches), against the batch's
+// CPU-s: what is not in a view is the statements' parsing and planning,
+// the tables' writes and the commit.
+func (r *report) printStepCPU(out io.Writer) {
+	e := r.eddy
+	if e.Error != "" || len(e.StepCPU) == 0 {
+		return
+	}
+	sum := map[string]time.Duration{}
+	var names []string
+	for _, q := range r.w.views {
+		names = append(names, q.Name)
+		for _, b := range refreshBatches {
+			sum[q.Name] += e.StepCPU[b][q.Name]
+		}
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return int(sum[b] - sum[a]) })
+	fmt.Fprintln(out, "\n| view maintenance per batch (CPU ms, the process's while the view stepped) | rf1 | rf1 share | rf2 | rf2 share |")
+	fmt.Fprintln(out, "| --- | ---: | ---: | ---: | ---: |")
+	total := map[string]time.Duration{}
+	for _, n := range names {
+		fmt.Fprintf(out, "| %s", n)
+		for _, b := range refreshBatches {
+			d := e.StepCPU[b][n]
+			total[b] += d
+			fmt.Fprintf(out, " | %.2f | %s", msf(d), share(d, e.Refresh[b].CPU))
+		}
+		fmt.Fprintln(out, " |")
+	}
+	fmt.Fprint(out, "| all views")
+	for _, b := range refreshBatches {
+		fmt.Fprintf(out, " | %.2f | %s", msf(total[b]), share(total[b], e.Refresh[b].CPU))
+	}
+	fmt.Fprint(out, " |\n| the whole batch (CPU-s above)")
+	for _, b := range refreshBatches {
+		fmt.Fprintf(out, " | %.2f | 100%%", msf(e.Refresh[b].CPU))
+	}
+	fmt.Fprintln(out, " |")
+}
+
+// msf is d in milliseconds.
+func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// share is d as a percentage of whole.
+func share(d, whole time.Duration) string {
+	if whole <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(d)/float64(whole))
 }
