@@ -83,7 +83,7 @@ func (e *Engine) viewCtx() *expr.Ctx {
 
 // viewInput is the Step input of a view at the current logical time.
 func (e *Engine) viewInput(mv *matView, in map[repr.CollectionID][]repr.Update) exec.Input {
-	return exec.Input{Updates: in, Watermarks: e.sourceWatermarks(mv.sources), Now: e.wall.last, Arrangements: arrangements{e: e, cache: e.lookups}}
+	return exec.Input{Updates: in, Watermarks: e.sourceWatermarks(mv.sources), Now: e.wall.last, Arrangements: arrangements{e}}
 }
 
 // stepView steps mv at logical time t with its input in (nil: none),

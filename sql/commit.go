@@ -256,12 +256,9 @@ func (e *Engine) apply(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx)
 // temporal filter has a transition due at the step's wall-clock time, in
 // ID (= dependency) order, applying each view's output to its contents.
 // View contents and operator state go to the checkpoint batch, sink log
-// entries to the commit's batch b. The views' lookups of tables share one
-// cache for the commit (lookupcache.go).
+// entries to the commit's batch b.
 func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *storage.Batch, tx *applyTx) error {
 	sb := e.stateBatch()
-	e.lookups = newLookupCache()
-	defer func() { e.lookupHits += e.lookups.hits; e.lookups = nil }()
 	start := processCPU()
 	for _, mv := range e.viewsInOrder() {
 		var in map[repr.CollectionID][]repr.Update

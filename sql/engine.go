@@ -102,11 +102,6 @@ type Engine struct {
 	// atomic, while a statement's DDL steps run atomically, collects
 	// their writes (ddltxn.go; under mu).
 	atomic *storage.Batch
-	// lookups is the shared-arrangement lookup cache of the commit whose
-	// views are stepping (propagate; nil otherwise; under mu).
-	lookups *lookupCache
-	// lookupHits counts the lookups the commits' caches served (under mu).
-	lookupHits int64
 	// Version is reported by version() and server_version.
 	Version string
 }

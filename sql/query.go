@@ -78,7 +78,7 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 	} else {
 		sharedJoinCount.Add(1)
 	}
-	var arr exec.Arrangements = arrangements{e: e}
+	var arr exec.Arrangements = arrangements{e}
 	if st == nil {
 		df, arr = probeDataflow(plan, feed, df, arr)
 	}

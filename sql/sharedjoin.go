@@ -502,38 +502,21 @@ func onlyShared(plan *dataflow.Plan) map[repr.CollectionID]bool {
 }
 
 // arrangements serves exec's shared joins from the engine's indexes
-// (exec.Arrangements). Lookups run under the caller's hold of e.mu. With
-// a cache (a commit's view steps, viewInput), lookups of tables are
-// remembered for the rest of the commit (lookupcache.go).
-type arrangements struct {
-	e     *Engine
-	cache *lookupCache
-}
+// (exec.Arrangements). Lookups run under the caller's hold of e.mu.
+type arrangements struct{ e *Engine }
 
 // Lookup implements exec.Arrangements.
 func (a arrangements) Lookup(index uint64, key []byte, d *repr.ColDecoder, fn func(repr.Row, int64) bool) error {
 	o := a.e.cat.byID[index]
-	table, ix := index, uint64(0) // the relation's own key order
-	if o == nil || o.Index != nil {
-		if o == nil || a.e.colls[o.Index.Table] == nil {
-			return storage.ErrNoIndex
-		}
-		table, ix = o.Index.Table, index
-	}
-	coll := a.e.colls[table]
-	if coll == nil {
-		return storage.ErrNoIndex
-	}
-	if a.cache != nil && a.e.views[table] == nil {
-		if done, err := a.cache.cachedLookup(index, coll, ix, key, d, fn); done || err != nil {
-			return err
-		}
-	}
-	if ix == 0 {
-		coll.ScanPrefixCols(key, d, fn)
+	if o != nil && o.Index == nil && a.e.colls[index] != nil {
+		// The relation's own key order.
+		a.e.colls[index].ScanPrefixCols(key, d, fn)
 		return nil
 	}
-	return coll.ScanIndexCols(ix, key, storage.KeyPrefixEnd(key), d, fn)
+	if o == nil || o.Index == nil || a.e.colls[o.Index.Table] == nil {
+		return storage.ErrNoIndex
+	}
+	return a.e.colls[o.Index.Table].ScanIndexCols(index, key, storage.KeyPrefixEnd(key), d, fn)
 }
 
 // describeShared prints the shared joins of plan for EXPLAIN, e.g.

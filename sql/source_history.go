@@ -148,7 +148,7 @@ type backfill struct {
 func (bf *backfill) step(in exec.Input) error {
 	ctx := bf.e.viewCtx()
 	ctx.Interrupt, ctx.Memory = bf.interrupt, bf.mem
-	in.Now, in.Arrangements = bf.e.wall.last, arrangements{e: bf.e}
+	in.Now, in.Arrangements = bf.e.wall.last, arrangements{bf.e}
 	var w exec.StateWriter // nil for a transient view: no state logged
 	if bf.b != nil {
 		w = bf.b.Prefixed(storage.StatePrefix(bf.mv.obj.ID))
