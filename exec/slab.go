@@ -33,6 +33,9 @@ const (
 // row returns a fresh row of n datums (all NULL) whose capacity is n, so
 // appending to it never writes into a neighbour.
 func (s *rowSlab) row(n int) repr.Row {
+	if n == 0 {
+		return repr.Row{} // a zero-width row is a row, never nil (absent)
+	}
 	if cap(s.buf)-len(s.buf) < n {
 		size := max(s.next, slabFirstChunk)
 		s.next = min(2*size, slabChunk)

@@ -1,6 +1,9 @@
 package ir
 
-import "github.com/eddydb/eddy/expr"
+import (
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
 
 // NewMap returns Map(in, exprs), or in itself when exprs is empty.
 func NewMap(in Rel, exprs ...expr.Expr) Rel {
@@ -51,8 +54,16 @@ func NewReduce(in Rel, key []int, aggs ...expr.Agg) Rel {
 }
 
 // NewDistinct returns the distinct rows of in (a Reduce keyed by every column).
+// Over zero columns it groups by a constant column and projects it away:
+// a Reduce with no key is a global aggregate, whose one row exists even
+// on empty input, while DISTINCT of zero-column rows has a row only when
+// the input has one (SELECT UNION SELECT).
 func NewDistinct(in Rel) Rel {
 	n := len(in.ColTypes())
+	if n == 0 {
+		one := NewMap(in, &expr.Lit{D: repr.NewBool(true), T: repr.Bool})
+		return NewProject(&Reduce{Input: one, Key: []int{0}})
+	}
 	key := make([]int, n)
 	for i := range key {
 		key[i] = i
