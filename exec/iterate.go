@@ -319,6 +319,7 @@ func (d *Dataflow) newLoopOperator(j int) (loopOperator, error) {
 func (d *Dataflow) runLoop(s *stepCtx, v *loopVar) error {
 	l := v.loop
 	var feedback, total []repr.Update
+	var budget rowBudget
 	for k := 0; k >= 0; {
 		if int64(k) > v.spec.Limit {
 			return repr.Errorf("54001", "recursive query %q did not reach a fixed point within %d iterations", v.spec.Name, v.spec.Limit).
@@ -350,6 +351,9 @@ func (d *Dataflow) runLoop(s *stepCtx, v *loopVar) error {
 			return err
 		}
 		k = d.nextIteration(l, k, len(feedback) > 0)
+		if k >= 0 && budget.enough(v.spec.Rows, feedback) {
+			break
+		}
 	}
 	for j := l.Var + 1; j < l.Fixpoint; j++ {
 		s.prefix = nodePrefix(s.prefix[:0], j)
@@ -359,6 +363,28 @@ func (d *Dataflow) runLoop(s *stepCtx, v *loopVar) error {
 	d.outs[l.Var] = nil
 	d.outs[l.Fixpoint] = Consolidate(total)
 	return nil
+}
+
+// rowBudget counts the rows a Step's loop has produced so far, for
+// Variable.Rows.
+type rowBudget struct {
+	rows      int64
+	retracted bool
+}
+
+// enough adds an iteration's change and reports whether a loop bounded to
+// want rows (Variable.Rows, positive) may stop: its change so far inserts
+// at least want rows and retracts none (a Step that only inserts, as an
+// ad hoc query's).
+func (b *rowBudget) enough(want int64, change []repr.Update) bool {
+	if want <= 0 {
+		return false
+	}
+	for _, u := range change {
+		b.retracted = b.retracted || u.Diff < 0
+		b.rows += u.Diff
+	}
+	return !b.retracted && b.rows >= want
 }
 
 // Bounds on a loop's change per Step, past which it fails with 54001: a

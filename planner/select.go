@@ -47,7 +47,7 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	rel, order := bpcharSortKeys(p.rel, p.order)
+	rel, order := bpcharSortKeys(b.boundRecursion(p.rel, p.limit, p.offset, len(p.order)), p.order)
 	return &Query{Rel: rel, Columns: p.cols, OrderBy: order, Limit: p.limit, Offset: p.offset,
 		ParamTypes: b.finalParamTypes(), Locks: locks}, nil
 }
@@ -95,6 +95,9 @@ func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *oute
 func (b *builder) subqueryRel(p *planned) ir.Rel {
 	rel := p.rel
 	if p.limit >= 0 || p.offset > 0 {
+		if p.nOuter == 0 {
+			rel = b.boundRecursion(rel, p.limit, p.offset, len(p.order))
+		}
 		rel = &ir.TopK{Input: rel, Key: limitKey(p), Order: p.order, Limit: p.limit, Offset: p.offset}
 	} else {
 		b.noteOrder(p.rel, p.order) // an ORDER BY without LIMIT orders nothing here

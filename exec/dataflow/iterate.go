@@ -18,10 +18,14 @@ import "fmt"
 // (exec/iterate.go). Name is the recursive query's name, for errors.
 // Limit bounds the iterations: a Step that would change the variable at an
 // iteration above it fails with SQLSTATE 54001 (a UNION ALL recursion
-// that does not terminate).
+// that does not terminate). Rows, when positive, stops the loop without
+// error after the first iteration of a Step at which the result holds at
+// least Rows rows, when that Step only inserts: an ad hoc query under a
+// LIMIT that any Rows of the rows satisfy (ir.Iterate.Rows).
 type Variable struct {
 	Name  string
 	Limit int64
+	Rows  int64
 }
 
 // Fixpoint closes the loop its first input (a Variable) opens: its second
@@ -36,15 +40,18 @@ func (Fixpoint) opName() string { return "Fixpoint" }
 
 func (op Variable) args() string {
 	s := fmt.Sprintf("limit=%d", op.Limit)
+	if op.Rows > 0 {
+		s += fmt.Sprintf(" rows=%d", op.Rows)
+	}
 	if op.Name != "" {
 		s = "name=" + quoteName(op.Name) + " " + s
 	}
 	return s
 }
 
-// variable parses [name=x] limit=N.
+// variable parses [name=x] limit=N [rows=M].
 func (a *argReader) variable() Variable {
-	v := Variable{Name: a.name("name"), Limit: a.int("limit", -1)}
+	v := Variable{Name: a.name("name"), Limit: a.int("limit", -1), Rows: a.int("rows", 0)}
 	if v.Limit < 0 {
 		a.fail(fmt.Errorf("Variable needs limit=N (N >= 0)"))
 	}

@@ -21,6 +21,13 @@ import (
 // every rule is an equivalence and LoopVar is an opaque leaf, so Body
 // stays the same function of x. Rules must not change Body's columns.
 //
+// Rows, when positive, lets the loop stop early, without error, after the
+// first iteration at which its output holds at least Rows rows: the
+// planner sets it only for an ad hoc query whose LIMIT (no ORDER BY) reads
+// the Iterate through row-preserving Maps and Projects, so any Rows of its
+// rows answer (PostgreSQL likewise stops a recursion once the LIMIT above
+// it is satisfied). A materialized view never has it.
+//
 // State: the body's stateful operators keep their updates per iteration
 // (exec/iterate.go): O(rows of each iteration's change), and a change of
 // the inputs recomputes only the (key, iteration) pairs it reaches,
@@ -31,6 +38,7 @@ type Iterate struct {
 	Types []repr.T
 	Body  Rel
 	Limit int64
+	Rows  int64
 }
 
 // LoopVar is the variable x of the Iterate with the same ID, read inside
@@ -55,7 +63,11 @@ func (it *Iterate) WithChildren(in []Rel) Rel { c := *it; c.Body = in[0]; return
 func (it *Iterate) String() string { return Format(it) }
 
 func (it *Iterate) header() string {
-	return fmt.Sprintf("Iterate %s id=%d limit=%d %s", it.Name, it.ID, it.Limit, typeList(it.Types))
+	rows := ""
+	if it.Rows > 0 {
+		rows = fmt.Sprintf(" rows=%d", it.Rows)
+	}
+	return fmt.Sprintf("Iterate %s id=%d limit=%d%s %s", it.Name, it.ID, it.Limit, rows, typeList(it.Types))
 }
 
 // ColTypes implements Rel.

@@ -48,7 +48,7 @@ func (l *lowerer) lowerIterate(it *ir.Iterate) (int, error) {
 	if err := l.hoist(it.Body, sc); err != nil {
 		return 0, err
 	}
-	sc.v = l.add(dataflow.Variable{Name: it.Name, Limit: it.Limit}, it.Types)
+	sc.v = l.add(dataflow.Variable{Name: it.Name, Limit: it.Limit, Rows: it.Rows}, it.Types)
 	l.loop = sc
 	res, err := l.lower(it.Body)
 	l.loop = nil
