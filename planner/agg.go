@@ -236,6 +236,9 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if !ok {
 		return aggSpec{}, repr.Unsupported("aggregate %s()", name)
 	}
+	if err := outerLevelAgg(fc, from.sc); err != nil {
+		return aggSpec{}, err
+	}
 	def := kind.Def()
 	switch {
 	case fc.AggWithinGroup && def.Shape != expr.AggOrderedSet:

@@ -105,6 +105,11 @@ func (c *ectx) columnRef(ref *pg_query.ColumnRef) (expr.Expr, error) {
 			return w, werr
 		}
 	}
+	if err != nil {
+		if gerr := ungroupedOuter(c.sc, table, name, ref.Location); gerr != nil {
+			return nil, gerr
+		}
+	}
 	return e, err
 }
 

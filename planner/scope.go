@@ -61,6 +61,10 @@ type scope struct {
 	// outerRel is the relation of the outer values (the leading outer
 	// columns) of a decorrelated subquery's FROM scope.
 	outerRel ir.Rel
+	// ungrouped is, for the scope of an aggregated relation, the scope
+	// before aggregation: a subquery naming one of its columns that is not
+	// grouped is 42803 (ungroupedOuter).
+	ungrouped *scope
 }
 
 // recorder collects the columns of a scope that a subquery references.

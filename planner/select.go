@@ -506,7 +506,7 @@ func spreadAggs(rel ir.Rel, nKey, nAgg int, pos []int) ir.Rel {
 // when they are plain columns), aggregates.
 func groupScope(from *ectx, keys []expr.Expr, calls []*pg_query.FuncCall, nOuter int) (*grouping, *scope) {
 	g := &grouping{from: from.sc, fromRel: from.rel, aggs: map[*pg_query.FuncCall]int{}, bitsCol: -1}
-	sc := &scope{parent: from.sc.parent, cols: append([]scopeCol(nil), from.sc.cols[:nOuter]...)}
+	sc := &scope{parent: from.sc.parent, cols: append([]scopeCol(nil), from.sc.cols[:nOuter]...), ungrouped: from.sc}
 	for i, k := range keys {
 		g.keys = append(g.keys, k.String())
 		g.keyCols = append(g.keyCols, nOuter+i)
