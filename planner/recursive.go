@@ -326,6 +326,9 @@ func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.S
 	if err := checkRecursive(ce, sel, tagged); err != nil {
 		return nil, err
 	}
+	if err := checkReread(ce, sel); err != nil {
+		return nil, err
+	}
 	base, err := b.planQuery(sel.Larg, &scope{parent: parent}, outer)
 	if err != nil {
 		return nil, err
