@@ -47,7 +47,7 @@ var fixedSettings = map[string]bool{"server_version": true, "server_version_num"
 
 // settingDefaults are every known setting with its default value.
 func settingDefaults(version string) map[string]string {
-	return map[string]string{
+	vals := map[string]string{
 		"server_version": ServerVersion, "server_encoding": "UTF8", "client_encoding": "UTF8",
 		"datestyle": "ISO, MDY", "integer_datetimes": "on", "standard_conforming_strings": "on",
 		"timezone": "UTC", "application_name": "", "intervalstyle": "postgres", "is_superuser": "on",
@@ -60,6 +60,8 @@ func settingDefaults(version string) map[string]string {
 		"work_mem": "4MB", "lc_messages": "C", "lc_monetary": "C", "lc_numeric": "C", "lc_time": "C",
 		"subscribe_buffer": "1024", "fetch_timeout": "0", "password_encryption": "scram-sha-256",
 	}
+	addPlannerDefaults(vals)
+	return vals
 }
 
 func newSettings(version string) *settings {
@@ -110,6 +112,12 @@ func (s *settings) set(name, value string) error {
 	name = strings.ToLower(name)
 	if _, ok := s.vals[name]; !ok {
 		return repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	if v, ok, err := checkPlannerSetting(name, value); ok {
+		if err != nil {
+			return err
+		}
+		value = v
 	}
 	switch name {
 	case "timezone":
