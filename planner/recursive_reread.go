@@ -36,13 +36,13 @@ func rereadRecursion(term *pg_query.SelectStmt, name string) string {
 // rereadIn checks the WITH list of s (see rereadRecursion).
 func rereadIn(s *pg_query.SelectStmt, name string) string {
 	readers := []string{name}
-	var queries []*pg_query.Node
+	queries := map[string]*pg_query.Node{} // by name: a recursive one's self-reference is not a read
 	for _, n := range s.WithClause.Ctes {
 		ce := n.GetCommonTableExpr()
 		if ce == nil {
 			continue
 		}
-		queries = append(queries, ce.Ctequery)
+		queries[ce.Ctename] = ce.Ctequery
 		for _, r := range readers {
 			if references(ce.Ctequery, r) > 0 {
 				readers = append(readers, ce.Ctename)
@@ -55,8 +55,10 @@ func rereadIn(s *pg_query.SelectStmt, name string) string {
 	bodyNode := &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: body}}
 	for _, z := range readers[1:] {
 		n := references(bodyNode, z)
-		for _, q := range queries {
-			n += references(q, z)
+		for qn, q := range queries {
+			if qn != z {
+				n += references(q, z)
+			}
 		}
 		if n > 1 {
 			return z
