@@ -19,11 +19,16 @@ var Prune = Phase{Name: "prune", Rules: append(pruneRules, simplifyRules...)}
 // after Pushdown has moved the predicates into the clusters.
 var JoinOrder = Phase{Name: "joinorder", Pass: &ReorderJoins}
 
+// OrJoins splits inner joins on a disjunction of equi-joins into unions
+// of hash joins (SplitOrJoin); it runs after JoinOrder, which orders the
+// joins as written.
+var OrJoins = Phase{Name: "orjoins", Rules: []Rule{SplitOrJoin}}
+
 // Default is the pipeline optimizer.Optimize runs.
-var Default = []Phase{Simplify, Pushdown, JoinOrder, Prune, PruneColumns, Prune}
+var Default = []Phase{Simplify, Pushdown, JoinOrder, OrJoins, Prune, PruneColumns, Prune}
 
 // Phases lists the named phases, for tests that select phases by name.
-var Phases = []Phase{Simplify, Pushdown, JoinOrder, Prune, PruneColumns}
+var Phases = []Phase{Simplify, Pushdown, JoinOrder, OrJoins, Prune, PruneColumns}
 
 var simplifyRules = []Rule{
 	FoldValues,
@@ -73,4 +78,4 @@ var pruneRules = []Rule{
 }
 
 // All lists every rule, for tests that select rules by name.
-var All = append(append(append(append([]Rule(nil), simplifyRules...), pushdownRules...), pruneRules...), PruneUnusedColumns)
+var All = append(append(append(append([]Rule(nil), simplifyRules...), pushdownRules...), pruneRules...), PruneUnusedColumns, SplitOrJoin)
