@@ -458,9 +458,25 @@ func (g *qgen) explicitJoins(fc *fromClause, items []string, edges []joinEdge) {
 		case 2:
 			kind = "INNER JOIN"
 		}
+		if kind != "LEFT JOIN" && len(on) > 0 && g.pct(15) {
+			on[0] = g.orEdge(fc.binds, edges, j, on[0])
+		}
 		fmt.Fprintf(&sb, " %s %s ON %s", kind, items[j], strings.Join(on, " AND "))
 	}
 	fc.sql = sb.String()
+}
+
+// orEdge widens first, input j's first edge, into a disjunction with a
+// second equality between the same two inputs (an OR join, planned as a
+// union of hash joins).
+func (g *qgen) orEdge(binds []gbind, edges []joinEdge, j int, first string) string {
+	for _, e := range edges {
+		if e.j == j {
+			e2 := g.edge(binds, e.i, j, gexpr{})
+			return "(" + first + " OR " + e2.x.sql + " = " + e2.y.sql + ")"
+		}
+	}
+	return first
 }
 
 // selectQ generates a SELECT.
