@@ -304,6 +304,9 @@ func dependsOnPending(c *pg_query.CommonTableExpr, items []*pg_query.CommonTable
 // carries the value (cte.nOuter), which planFrom aligns with the term's
 // own outer values (loopKeys).
 func (b *builder) planRecursiveCTE(ce *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*cte, error) {
+	if w := sel.WithClause; w != nil && !withReads(w, ce.Ctename) {
+		return b.recursionUnderWith(ce, sel, parent, outer)
+	}
 	t, tagged, why := tagIterations(ce, sel)
 	if why != nil { // PostgreSQL's 42P19 first
 		if err := checkRecursive(ce, sel, true); err != nil {
