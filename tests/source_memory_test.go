@@ -18,6 +18,12 @@ import (
 // without a new record before it calls them stalled.
 const sourceStallAfter = 90 * time.Second
 
+// sourceUnreadAfter is how long TestSourceTinyBudget lets the server
+// refuse every read of eddy_sources (53200) before it calls the server
+// unresponsive: while reads are refused the sources' progress is unknown,
+// not stalled.
+const sourceUnreadAfter = 4 * time.Minute
+
 // TestSourceTinyBudget runs Nexmark q8 (windowed aggregates of the
 // person and auction sources, joined) over 1M events under a 24 MiB
 // budget, too small for its state and commits, and checks that its
@@ -27,7 +33,12 @@ const sourceStallAfter = 90 * time.Second
 // answering. Before, a refused source retried the same 8192-row batch
 // every second forever: this test stalled (as q8 under 64 MiB did at 2M
 // events, and q5 under 128 MiB). A stall is no source reading a record
-// for sourceStallAfter while some source is neither done nor stopped.
+// for sourceStallAfter while some source is neither done nor stopped, seen
+// by a read of eddy_sources made sourceStallAfter after the last record.
+// A read the budget refuses sees nothing: under make test's load the
+// monitoring query was refused for 90 s while the auction source went on
+// committing its small batches (it finished 2 s before the test called it
+// stalled), so refused reads count against sourceUnreadAfter instead.
 func TestSourceTinyBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
@@ -56,7 +67,7 @@ func testSourceTinyBudget(t *testing.T, mib int) {
 		queries.BoundedSource(suite.Sources["auction"], events, 0), qs[0].View)
 	want := map[string]int64{"person": queries.CountOf(nexmark.Person, events), "auction": queries.CountOf(nexmark.Auction, events)}
 	var last, read string
-	moved := time.Now()
+	moved, answered, refused := time.Now(), time.Now(), 0
 	for {
 		rows, err := sourceRows(ctx, c)
 		if err != nil {
@@ -68,15 +79,21 @@ func testSourceTinyBudget(t *testing.T, mib int) {
 			if r := recordsOf(rows); r != read {
 				read, moved = r, time.Now()
 			}
-			last = rows
+			last, answered = rows, time.Now()
+		} else {
+			refused++
 		}
 		if outcome, ok := sourcesSettled(t, last, want); ok {
-			t.Logf("under %d MiB: %s; %d batches refused", mib, outcome,
-				strings.Count(s.Logs(), "source batch refused memory"))
+			t.Logf("under %d MiB: %s; %d batches refused; %d reads of eddy_sources refused", mib, outcome,
+				strings.Count(s.Logs(), "source batch refused memory"), refused)
 			break
 		}
-		if time.Since(moved) > sourceStallAfter {
+		if answered.Sub(moved) > sourceStallAfter {
 			t.Fatalf("under %d MiB the sources stalled for %v: %s\n%s", mib, sourceStallAfter, last, tail(s.Logs()))
+		}
+		if time.Since(answered) > sourceUnreadAfter {
+			t.Fatalf("under %d MiB every read of eddy_sources was refused for %v (%d refused in all; last read: %s)\n%s",
+				mib, sourceUnreadAfter, refused, last, tail(s.Logs()))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
