@@ -47,6 +47,23 @@ func (t *keyTab) intern(key string) uint32 {
 	}
 }
 
+// find returns key's id, false if t does not hold it.
+func (t *keyTab) find(key string) (uint32, bool) {
+	if len(t.slots) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := maphash.String(t.seed, key) & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if sp := t.spans[s-1]; string(t.slab[sp.off:sp.off+sp.n]) == key {
+			return s - 1, true
+		}
+	}
+}
+
 // insert adds key, absent, in empty slot i.
 func (t *keyTab) insert(i uint64, key string) uint32 {
 	id := uint32(len(t.spans))

@@ -84,7 +84,14 @@ type nameHeap struct {
 	// commit; filled is set when the pending Step filled due.
 	next, mark int
 	filled     bool
+	// buckets holds, per key id, the lowest and highest timeBucket of
+	// the values filed under the key since the last rebuild: where a
+	// load of a join keyed by time looks (join_time.go).
+	buckets []bucketSpan
 }
+
+// bucketSpan is a range of time buckets, lo > hi when empty.
+type bucketSpan struct{ lo, hi uint64 }
 
 // spillCloseRows is the most rows a spilled side's close frees per Step
 // (a variable for tests): 64K rows, about 20 MB of a Step's memory.
@@ -114,7 +121,28 @@ type named struct {
 
 // add files ref under v.
 func (x *nameHeap) add(v int64, ref keyRef) {
-	x.push(named{v, ref.hash, x.keys.intern(ref.key)})
+	x.file(named{v, ref.hash, x.keys.intern(ref.key)})
+}
+
+// file files e, widening its key's bucket span.
+func (x *nameHeap) file(e named) {
+	for int(e.key) >= len(x.buckets) {
+		x.buckets = append(x.buckets, bucketSpan{lo: nullBucket})
+	}
+	b, sp := timeBucket(e.v), &x.buckets[e.key]
+	sp.lo, sp.hi = min(sp.lo, b), max(sp.hi, b)
+	x.push(e)
+}
+
+// span returns the lowest and highest bucket of the values key is
+// filed under (a superset: closed names are dropped by rebuild only);
+// false when no name holds key.
+func (x *nameHeap) span(key []byte) (lo, hi uint64, ok bool) {
+	id, ok := x.keys.find(string(key))
+	if !ok || int(id) >= len(x.buckets) || x.buckets[id].lo > x.buckets[id].hi {
+		return 0, 0, false
+	}
+	return x.buckets[id].lo, x.buckets[id].hi, true
 }
 
 // ref returns the name of e, its key viewing x's keys.
@@ -215,9 +243,15 @@ func (x *nameHeap) rebuild() {
 	x.keys = keyTab{}
 	x.due = append(x.due[:0], x.due[x.next:]...)
 	x.next, x.mark = 0, 0
+	x.buckets = x.buckets[:0]
 	for _, s := range [][]named{x.h, x.due} {
 		for i := range s {
 			s[i].key = x.keys.intern(old.str(s[i].key))
+			for int(s[i].key) >= len(x.buckets) {
+				x.buckets = append(x.buckets, bucketSpan{lo: nullBucket})
+			}
+			b, sp := timeBucket(s[i].v), &x.buckets[s[i].key]
+			sp.lo, sp.hi = min(sp.lo, b), max(sp.hi, b)
 		}
 	}
 	x.kept = x.keys.len()
@@ -253,6 +287,10 @@ func (x *rowClose) add(o *joinOp, side int, v int64, r *jrow) {
 // deletion: up to memCloseRows (whole values) in memory, up to
 // spillCloseRows spilled.
 func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
+	ranged := o.tm != nil && o.tm.val[side] != nil && s.log.ranges
+	if ranged {
+		thr = o.closeBuckets(s, side, thr)
+	}
 	var err error
 	if !o.spilled(side) {
 		x.mem.popBelowN(thr, memCloseRows, func(ref jref) {
@@ -263,7 +301,7 @@ func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
 		return err
 	}
 	for _, e := range x.sp.take(thr, spillCloseRows) {
-		if err := o.closeRef(s, side, x.sp.ref(e)); err != nil {
+		if err := o.closeRef(s, side, x.sp.ref(e), ranged); err != nil {
 			return err
 		}
 	}
@@ -272,8 +310,10 @@ func (x *rowClose) close(s *stepCtx, o *joinOp, side int, thr int64) error {
 
 // closeRef frees side's arranged rows named ref of spilled join o (its
 // side key, if resident, now dirty); if there are none and the side key
-// is not resident, it leaves ref's hash to closeStored.
-func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef) error {
+// is not resident, its stored row is in a bucket whose range deletion
+// is logged when ranged (join_time.go: it only counts it gone), else it
+// leaves ref's hash to closeStored.
+func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef, ranged bool) error {
 	js := &o.sides[side]
 	found := false
 	for r := js.head(uint32(ref.hash) & joinHashMask); r != nil; {
@@ -290,7 +330,12 @@ func (o *joinOp) closeRef(s *stepCtx, side int, ref keyRef) error {
 	switch {
 	case found:
 		o.sp.touch(o.sp.tbuf, true)
-	case !o.sp.resident(string(o.sp.tbuf)):
+	case o.sp.resident(string(o.sp.tbuf)):
+	case ranged:
+		// Stored in a closed bucket, whose range deletion is logged.
+		o.sp.died = append(o.sp.died, deadRow{side, ref.hash})
+		o.counted(side, ref.hash, -1)
+	default:
 		o.sp.closing = append(o.sp.closing, ref)
 	}
 	return nil
@@ -395,7 +440,7 @@ func (o *joinOp) fileName(sp *nameHeap, v int64, side int, r *jrow) error {
 		return err
 	}
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.sides[side].keyCols)
-	sp.push(named{v, r.keyHash(), sp.keys.intern(string(o.kbuf))})
+	sp.file(named{v, r.keyHash(), sp.keys.intern(string(o.kbuf))})
 	return nil
 }
 
@@ -442,18 +487,25 @@ func (x *rowClose) len() int {
 // did not arrange, which its close index must still file.
 func (o *joinOp) eachStored(side int, fn func(row repr.Row, ref keyRef) error) error {
 	return o.sp.scanKey(o.tag(side), nil, func(k, v []byte) error {
-		row, _, _, err := o.decodeLogged(side, k[1:], v)
+		if o.tm != nil && len(k) < 9 {
+			return errCorrupt
+		}
+		body := o.timedBody(k)
+		row, _, _, err := o.decodeLogged(side, body, v)
 		if err != nil {
 			return err
 		}
+		if o.tm != nil {
+			o.tm.noteNull(side, k[1:])
+		}
 		o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.sides[side].keyCols)
-		if len(k) < 1+len(o.kbuf) {
+		if len(body) < len(o.kbuf) {
 			return errCorrupt
 		}
 		if o.owns != nil && !o.owns(o.kbuf) {
 			return nil // another shard's row
 		}
-		h := rowKeyHash(k[1+len(o.kbuf):])
+		h := rowKeyHash(body[len(o.kbuf):])
 		o.counted(side, h, 1)
 		return fn(row, keyRef{string(o.kbuf), h})
 	})

@@ -69,8 +69,11 @@ func TestSpilledCloseSpreadsOverSteps(t *testing.T) {
 		lagged, drained = lagged+r.lagged, drained+n
 		return r, err
 	})
-	t.Logf("%d checkpoints with deferred closes, %d Steps to catch up", lagged, drained)
-	if lagged == 0 || drained <= 50 {
+	// Sides keyed by time (join_time.go) delete a closed bucket's stored
+	// rows at once, so only the names lag, not the store (lagged counts
+	// checkpoints whose spilled store held deferred rows).
+	t.Logf("%d checkpoints with deferred closes in the store, %d Steps to catch up", lagged, drained)
+	if drained <= 50 {
 		t.Fatal("no close was deferred")
 	}
 }
@@ -127,6 +130,25 @@ func pendingClosesOf(op operator) int {
 	return n
 }
 
+// keyByJoinKey makes node's window or interval join (every shard's) log
+// its state keyed by join key, as joins did before they were keyed by
+// time (and as joins restored from such state still do), in both of r's
+// dataflows: white-box, before any Step.
+func (r *spillRun) keyByJoinKey(node int) {
+	for _, d := range []*Dataflow{r.mem, r.sp} {
+		ops := []operator{d.ops[node]}
+		if s, ok := d.ops[node].(*shardedOp); ok {
+			ops = ops[:0]
+			for _, sh := range s.shards {
+				ops = append(ops, sh.op)
+			}
+		}
+		for _, op := range ops {
+			closingJoin(op).tm = nil
+		}
+	}
+}
+
 // closingJoin returns the joinOp of a window or interval join, nil for
 // other operators.
 func closingJoin(op operator) *joinOp {
@@ -153,6 +175,7 @@ func TestUnkeyedIntervalStateRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	old.ops[3].(*intervalJoin).keyed = false // the layout before
+	old.ops[3].(*intervalJoin).tm = nil
 	store := newMemStore()
 	var ctx expr.Ctx
 	step := func(d *Dataflow, store *memStore, ts uint64, wm int64) error {
@@ -229,6 +252,7 @@ func TestSpilledIntervalJoinReadsOnlyTheOtherSide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.keyByJoinKey(3)
 	bid := func(i, diff int64) repr.Update {
 		return repr.Update{Row: repr.Row{repr.NewInt(i), repr.NewInt(1 + i%4), repr.NewTimestamp(i * usPerMs)}, Diff: diff}
 	}
@@ -307,6 +331,7 @@ func TestSpilledClosingDeletesUnread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.keyByJoinKey(3)
 	const sec = 1000 * usPerMs
 	row := func(k, ts int64) repr.Update {
 		return repr.Update{Row: repr.Row{repr.NewInt(k), repr.NewInt(1), repr.NewTimestamp(ts * sec)}, Diff: 1}
@@ -386,6 +411,7 @@ func TestSpilledCloseScansKeyRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.keyByJoinKey(3)
 	const sec = 1000 * usPerMs
 	bid := func(id, price, ts int64) repr.Update {
 		return repr.Update{Row: repr.Row{repr.NewInt(id), repr.NewInt(price), repr.NewTimestamp(ts)}, Diff: 1}

@@ -97,13 +97,13 @@ func (d *Dataflow) wrapWindowed(i int) error {
 			return nil
 		}
 		l, r := d.wm.static[n.Inputs[0]], d.wm.static[n.Inputs[1]]
+		in := [2][]repr.T{d.plan.Nodes[n.Inputs[0]].Types, d.plan.Nodes[n.Inputs[1]].Types}
 		for p, lc := range op.LeftKey {
 			if rc := op.RightKey[p]; l[lc] != NoWatermark && r[rc] != NoWatermark {
-				d.ops[i] = &windowJoin{joinOp: d.ops[i].(*joinOp), cols: [2]int{lc, rc}}
+				d.ops[i] = newWindowJoin(d.ops[i].(*joinOp), [2]int{lc, rc}, in)
 				return nil
 			}
 		}
-		in := [2][]repr.T{d.plan.Nodes[n.Inputs[0]].Types, d.plan.Nodes[n.Inputs[1]].Types}
 		if w := newIntervalJoin(d.ops[i].(*joinOp), op, in[0], in[1], [2][]int64{l, r}); w != nil {
 			d.ops[i] = w
 		}

@@ -53,6 +53,7 @@ type batchOp struct {
 	val    []byte
 	del    bool
 	prefix bool
+	ranged bool
 }
 
 // opBatch records writes to apply to a memStore on commit.
@@ -68,9 +69,16 @@ func (b *opBatch) DeletePrefix(p []byte) {
 	b.ops = append(b.ops, batchOp{key: bytes.Clone(p), del: true, prefix: true})
 }
 
+// DeleteRange makes opBatch a PrefixDeleter.
+func (b *opBatch) DeleteRange(start, end []byte) {
+	b.ops = append(b.ops, batchOp{key: bytes.Clone(start), val: bytes.Clone(end), del: true, ranged: true})
+}
+
 func (b *opBatch) apply(s *memStore) {
 	for _, op := range b.ops {
-		if op.prefix {
+		if op.ranged {
+			maps.DeleteFunc(s.m, func(k string, _ []byte) bool { return k >= string(op.key) && k < string(op.val) })
+		} else if op.prefix {
 			maps.DeleteFunc(s.m, func(k string, _ []byte) bool { return strings.HasPrefix(k, string(op.key)) })
 		} else if op.del {
 			s.Delete(op.key)

@@ -62,7 +62,32 @@ func newIntervalJoin(o *joinOp, op dataflow.Join, left, right []repr.T, static [
 	if len(w.bounds) == 0 {
 		return nil
 	}
+	w.keyByTime()
 	return w
+}
+
+// keyByTime keys w's state by time (join_time.go) on each side one
+// bound frees by a timestamp; w stays keyed by join key if none.
+func (w *intervalJoin) keyByTime() {
+	tm := &joinTime{}
+	ctx := &expr.Ctx{}
+	for side := range 2 {
+		var only *intervalBound
+		n := 0
+		for i := range w.bounds {
+			if w.bounds[i].side == side {
+				only, n = &w.bounds[i], n+1
+			}
+		}
+		if n != 1 || !timedType(only.q.hi.Type()) {
+			continue
+		}
+		tm.val[side] = func(row repr.Row) (int64, bool) { return w.hiValue(ctx, only, row) }
+		tm.names[side] = &only.idx.sp
+	}
+	if tm.val[0] != nil || tm.val[1] != nil {
+		w.tm = tm
+	}
 }
 
 func (w *intervalJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/eddydb/eddy/exec/dataflow"
@@ -55,6 +56,11 @@ type joinOp struct {
 	spare repr.Row
 	// keyed is set when state keys carry the join key (tags 3 and 4).
 	keyed bool
+	// tm, set on a window or interval join keyed by time (tags 5 and 6:
+	// join_time.go), computes its rows' buckets and tracks its closes.
+	tm *joinTime
+	// tbuf is the scratch of a state key's bucket and join key.
+	tbuf []byte
 	// sp is the spilled state (join_spill.go); nil while in memory.
 	sp *joinSpill
 	// owns, when set (a shard of a sharded node: shard_keys.go), tells
@@ -221,6 +227,11 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 	if o.keyed {
 		jk = o.kbuf
 	}
+	if o.tm != nil {
+		o.tbuf = binary.BigEndian.AppendUint64(o.tbuf[:0], o.timeBucketOf(side, row))
+		o.tbuf = append(o.tbuf, o.kbuf...)
+		jk = o.tbuf
+	}
 	o.touch(s, side, r, !fresh, jk, o.rbuf)
 	return r, fresh, nil
 }
@@ -282,6 +293,9 @@ func (o *joinOp) stateKey(side int, r *jrow) ([]byte, error) {
 		return nil, err
 	}
 	o.cbuf = o.cbuf[:0]
+	if o.tm != nil {
+		o.cbuf = binary.BigEndian.AppendUint64(o.cbuf, o.timeBucketOf(side, row))
+	}
 	if o.keyed {
 		o.cbuf = repr.AppendColsKey(o.cbuf, row, o.sides[side].keyCols)
 	}
@@ -291,6 +305,9 @@ func (o *joinOp) stateKey(side int, r *jrow) ([]byte, error) {
 
 // tag is the first byte of side's state keys.
 func (o *joinOp) tag(side int) byte {
+	if o.tm != nil {
+		return byte(side + 5)
+	}
 	if o.keyed {
 		return byte(side + 3)
 	}
@@ -359,6 +376,9 @@ func (o *joinOp) free(s *stepCtx, side int, r *jrow) error {
 	o.touch(s, side, r, true, nil, key)
 	o.remove(side, r)
 	o.counted(side, r.keyHash(), -1)
+	if o.tm != nil && o.tm.covered(side, key) {
+		return nil // its bucket's range deletion is logged
+	}
 	o.lbuf = append(append(o.lbuf[:0], s.prefix...), o.tag(side))
 	o.lbuf = append(o.lbuf, key...)
 	s.log.del(o.lbuf)
@@ -410,6 +430,19 @@ func (o *joinOp) log(s *stepCtx) error {
 			}
 			o.lbuf = append(o.lbuf, k...)
 		}
+		covered := false
+		if o.tm != nil {
+			sk := o.lbuf[len(s.prefix)+1:]
+			covered = o.tm.covered(t.side, sk)
+			o.tm.noteNull(t.side, sk)
+		}
+		if covered { // in a closed bucket: its range deletion is logged
+			if t.r.n == 0 && t.r.in() {
+				o.remove(t.side, t.r)
+				o.counted(t.side, t.r.keyHash(), -1)
+			}
+			continue
+		}
 		if t.r.n == 0 {
 			s.log.del(o.lbuf)
 			if t.r.in() {
@@ -426,6 +459,9 @@ func (o *joinOp) log(s *stepCtx) error {
 // commit forgets the undo records and releases the entries of the rows
 // the Step removed; a spilled join then evicts clean keys past its cache.
 func (o *joinOp) commit() {
+	if o.tm != nil {
+		o.tm.commit()
+	}
 	o.forget()
 	if o.sp != nil {
 		o.trimSpill()
@@ -448,6 +484,9 @@ func (o *joinOp) forget() {
 // rollback restores every touched row, newest first, and revives the
 // stored rows the Step deleted unread.
 func (o *joinOp) rollback() {
+	if o.tm != nil {
+		o.tm.rollback()
+	}
 	if o.sp != nil {
 		o.undie()
 	}
@@ -482,16 +521,26 @@ func (o *joinOp) restore(key, value []byte) error {
 // restoreRow is restore, returning the row's estimated bytes.
 func (o *joinOp) restoreRow(key, value []byte) (int64, error) {
 	o.restoring = true
-	if len(key) == 0 || key[0] < 1 || key[0] > 4 {
+	if len(key) == 0 || key[0] < 1 || key[0] > 6 {
 		return 0, errCorrupt
 	}
 	side := int(key[0]-1) % 2
-	row, n, matches, err := o.decodeLogged(side, key[1:], value)
+	body := key[1:]
+	switch {
+	case key[0] <= 4:
+		o.tm = nil // logged before joins were keyed by time
+	case o.tm == nil || len(body) < 8:
+		return 0, errCorrupt
+	default:
+		o.tm.noteNull(side, body)
+		body = body[8:]
+	}
+	row, n, matches, err := o.decodeLogged(side, body, value)
 	if err != nil {
 		return 0, err
 	}
 	o.kbuf = repr.AppendColsKey(o.kbuf[:0], row, o.sides[side].keyCols)
-	rk := key[1:]
+	rk := body
 	if o.keyed = key[0] > 2; o.keyed {
 		if !bytes.HasPrefix(rk, o.kbuf) {
 			return 0, errCorrupt

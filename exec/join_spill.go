@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"encoding/binary"
 	"errors"
 	"unsafe"
 
@@ -154,17 +155,26 @@ func (o *joinOp) loadKey(tkey []byte) (int64, error) {
 		}
 	}
 	skip := len(tkey)
-	err := o.sp.scanKey(tkey[0], key, func(k, v []byte) error {
+	if o.tm != nil {
+		skip += 8
+	}
+	load := func(k, v []byte) error {
 		if o.sp.isDead(k) {
 			return nil
 		}
-		row, c, matches, err := o.decodeLogged(side, k[1:], v)
+		row, c, matches, err := o.decodeLogged(side, o.timedBody(k), v)
 		if err != nil {
 			return err
 		}
 		n += o.arrange(side, row, key, k[skip:], c, matches)
 		return nil
-	})
+	}
+	var err error
+	if o.tm != nil {
+		err = o.loadTimed(side, key, load)
+	} else {
+		err = o.sp.scanKey(tkey[0], key, load)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -206,7 +216,7 @@ func (o *joinOp) ownRow(side int, row repr.Row, h, hi uint32) (*jrow, error) {
 	if m := o.sp.rows[side]; m != nil && m[uint64(hi)<<32|uint64(h)] == 0 {
 		return nil, nil
 	}
-	stored, err := o.storedRow(side)
+	stored, err := o.storedRow(side, row)
 	if err != nil || !stored {
 		return nil, err
 	}
@@ -217,11 +227,19 @@ func (o *joinOp) ownRow(side int, row repr.Row, h, hi uint32) (*jrow, error) {
 	return o.find(side, h, o.vbuf, o.rbuf)
 }
 
-// storedRow reports whether the store holds side's row of join key
-// o.kbuf and row key o.rbuf: one point read (a scan of its exact state
-// key, which sorts first under it).
-func (o *joinOp) storedRow(side int) (bool, error) {
-	o.cbuf = append(append(o.cbuf[:0], o.kbuf...), o.rbuf...)
+// storedRow reports whether the store holds side's row (row, join key
+// o.kbuf, row key o.rbuf): one point read (a scan of its exact state
+// key, which sorts first under it), none if it is in a closed bucket.
+func (o *joinOp) storedRow(side int, row repr.Row) (bool, error) {
+	o.cbuf = o.cbuf[:0]
+	if o.tm != nil {
+		b := o.timeBucketOf(side, row)
+		if b < o.tm.closed[side] {
+			return false, nil
+		}
+		o.cbuf = binary.BigEndian.AppendUint64(o.cbuf, b)
+	}
+	o.cbuf = append(append(o.cbuf, o.kbuf...), o.rbuf...)
 	found := false
 	err := o.sp.scanKey(o.tag(side), o.cbuf, func(k, _ []byte) error {
 		found = len(k) == 1+len(o.cbuf) && !o.sp.isDead(k)

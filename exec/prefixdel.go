@@ -7,12 +7,35 @@ package exec
 // with one range deletion instead of one Delete per value, which was most
 // of the cost of closing min/max windows. storage.PrefixedWriter
 // implements it; with a writer that does not, exec logs one Delete per key.
+//
+// DeleteRange removes every key k with start <= k < end the same way: a
+// window or interval join keyed by time (join_time.go) frees its closed
+// buckets of rows with one.
 type PrefixDeleter interface {
 	DeletePrefix(prefix []byte)
+	DeleteRange(start, end []byte)
 }
 
-// opDelPrefix marks a logged DeletePrefix (logOp.v).
-const opDelPrefix = -2
+// opDelPrefix marks a logged DeletePrefix (logOp.v); opDelRange a logged
+// DeleteRange's start, the op after it holding its end (opRangeEnd).
+const (
+	opDelPrefix = -2
+	opDelRange  = -3
+	opRangeEnd  = -4
+)
+
+// delRange logs the deletion of every key in [start, end); only valid
+// when l.ranges.
+func (l *stateLog) delRange(start, end []byte) {
+	if l.off {
+		return
+	}
+	k0 := len(l.buf)
+	l.buf = append(l.buf, start...)
+	k1 := len(l.buf)
+	l.buf = append(l.buf, end...)
+	l.ops = append(l.ops, logOp{k0, k1, opDelRange}, logOp{k1, len(l.buf), opRangeEnd})
+}
 
 // delPrefix logs the deletion of every key starting with prefix; only
 // valid when l.ranges.

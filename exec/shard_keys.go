@@ -82,13 +82,17 @@ func (o *joinOp) inputKey(buf []byte, in int, row repr.Row) []byte {
 }
 
 // logShardKey is the join key of a logged row, computed from its columns
-// (in either layout: keyed or not).
+// (in any layout: keyed by time, by join key or by row key).
 func (o *joinOp) logShardKey(key, value []byte) ([]byte, error) {
-	if len(key) == 0 || key[0] < 1 || key[0] > 4 {
+	if len(key) == 0 || key[0] < 1 || key[0] > 6 || key[0] > 4 && len(key) < 9 {
 		return nil, errCorrupt
 	}
 	side := int(key[0]-1) % 2
-	row, _, _, err := o.decodeLogged(side, key[1:], value)
+	body := key[1:]
+	if key[0] > 4 {
+		body = key[9:]
+	}
+	row, _, _, err := o.decodeLogged(side, body, value)
 	if err != nil {
 		return nil, err
 	}

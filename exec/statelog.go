@@ -65,9 +65,14 @@ func (l *stateLog) del(key []byte) {
 // flush hands every logged change to w in order. The slices passed to w
 // are reused by the next Step (see StateWriter).
 func (l *stateLog) flush(w StateWriter) {
-	for _, op := range l.ops {
+	for i, op := range l.ops {
 		if op.v == opDelPrefix {
 			w.(PrefixDeleter).DeletePrefix(l.buf[op.k0:op.k1])
+		} else if op.v == opDelRange {
+			end := l.ops[i+1]
+			w.(PrefixDeleter).DeleteRange(l.buf[op.k0:op.k1], l.buf[end.k0:end.k1])
+		} else if op.v == opRangeEnd {
+			continue
 		} else if op.v < 0 {
 			w.Delete(l.buf[op.k0:op.k1])
 		} else {

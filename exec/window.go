@@ -285,6 +285,17 @@ func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 	return out, nil
 }
 
+// newWindowJoin wraps o, closing its rows on the watermarked key columns
+// cols (of input types in), and keys its state by time (join_time.go)
+// when they are timestamps.
+func newWindowJoin(o *joinOp, cols [2]int, in [2][]repr.T) *windowJoin {
+	w := &windowJoin{joinOp: o, cols: cols}
+	if timedType(in[0][cols[0]]) && timedType(in[1][cols[1]]) {
+		w.tm = &joinTime{val: [2]rowValue{w.valueOf(0), w.valueOf(1)}, names: [2]*nameHeap{&w.idx[0].sp, &w.idx[1].sp}}
+	}
+	return w
+}
+
 // valueOf returns the value a row of side is filed under: its
 // watermarked key column's.
 func (w *windowJoin) valueOf(side int) rowValue {

@@ -401,6 +401,18 @@ func (w *PrefixedWriter) DeletePrefix(rel []byte) {
 	w.b.DeletePrefix(w.buf)
 }
 
+// DeleteRange removes every key k with prefix+start <= k < prefix+end
+// (as Batch.DeleteRange). It satisfies exec.PrefixDeleter, which exec
+// uses to free a time-keyed join's closed buckets with one range
+// deletion.
+func (w *PrefixedWriter) DeleteRange(start, end []byte) {
+	w.buf = append(w.buf[:w.n], start...)
+	s := len(w.buf)
+	w.buf = append(w.buf, w.buf[:w.n]...)
+	w.buf = append(w.buf, end...)
+	w.b.DeleteRange(w.buf[:s], w.buf[s:])
+}
+
 // PrefixedReader scans keys relative to a prefix. It satisfies
 // exec.StateReader.
 type PrefixedReader struct {
