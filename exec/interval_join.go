@@ -67,7 +67,10 @@ func newIntervalJoin(o *joinOp, op dataflow.Join, left, right []repr.T, static [
 }
 
 // keyByTime keys w's state by time (join_time.go) on each side one
-// bound frees by a timestamp; w stays keyed by join key if none.
+// bound frees by a timestamp; w stays keyed by join key unless every
+// side with bounds has one such bound (a side closing otherwise would
+// free stored rows by name, a scan by join key, closeStored, that the
+// time-keyed layout does not serve).
 func (w *intervalJoin) keyByTime() {
 	tm := &joinTime{}
 	ctx := &expr.Ctx{}
@@ -79,8 +82,11 @@ func (w *intervalJoin) keyByTime() {
 				only, n = &w.bounds[i], n+1
 			}
 		}
-		if n != 1 || !timedType(only.q.hi.Type()) {
+		switch {
+		case n == 0:
 			continue
+		case n > 1 || !timedType(only.q.hi.Type()):
+			return
 		}
 		tm.val[side] = func(row repr.Row) (int64, bool) { return w.hiValue(ctx, only, row) }
 		tm.names[side] = &only.idx.sp
