@@ -61,6 +61,8 @@ type SessionInfo struct {
 	Setting func(name string) (string, bool)
 	// Sequences serves nextval, currval, setval and lastval (nil: none).
 	Sequences Sequences
+	// Routines runs the catalog's PL/pgSQL functions (nil: none).
+	Routines Routines
 	// Catalog serves the catalog functions and reg* casts (nil: none).
 	Catalog Catalog
 	// Channels returns the channels the session listens on, in LISTEN

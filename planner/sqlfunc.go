@@ -48,6 +48,10 @@ type SQLFunction struct {
 	Body     *pg_query.Node
 	Volatile bool
 	Strict   bool
+	// Procedural marks a LANGUAGE plpgsql function (plfunc.go): called at
+	// run time, not inlined; Body is nil. Its RetCols are its OUT
+	// parameters when it has any.
+	Procedural bool
 }
 
 // FunctionCatalog is implemented by catalogs that define SQL functions:
@@ -90,6 +94,10 @@ func (c *ectx) sqlFunctionCall(name string, fc *pg_query.FuncCall) (expr.Expr, b
 	fn, nargs, err := resolveSQLFunction(name, fns, ts)
 	if err != nil {
 		return nil, true, withPos(err, fc.Location)
+	}
+	if fn.Procedural {
+		e, err := c.routineCall(fn, args, nargs, fc.Location)
+		return e, true, err
 	}
 	if fn.RetSet {
 		return nil, true, repr.Unsupported("set-returning SQL function %s outside FROM", name).WithPosition(fc.Location + 1)
@@ -393,7 +401,7 @@ func (b *builder) sqlFunctionItem(rf *pg_query.RangeFunction, parent *scope) (ir
 	fc := items[0].GetFuncCall()
 	name := funcName(fc)
 	fns := b.sqlFunctions(name)
-	if len(fns) == 0 || expr.IsTableFunc(name) || expr.LookupFunc(name) {
+	if len(fns) == 0 || fns[0].Procedural || expr.IsTableFunc(name) || expr.LookupFunc(name) {
 		return nil, nil, false, nil
 	}
 	rel, cols, err := b.inlineSetReturning(rf, fc, name, fns, parent)
@@ -489,5 +497,6 @@ func (b *builder) callsSQLFunction(rf *pg_query.RangeFunction) bool {
 		return false
 	}
 	name := funcName(items[0].GetFuncCall())
-	return len(b.sqlFunctions(name)) > 0 && !expr.IsTableFunc(name) && !expr.LookupFunc(name)
+	fns := b.sqlFunctions(name)
+	return len(fns) > 0 && !fns[0].Procedural && !expr.IsTableFunc(name) && !expr.LookupFunc(name)
 }

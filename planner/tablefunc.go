@@ -244,6 +244,9 @@ func (c *ectx) tableCall(fc *pg_query.FuncCall, defs []*pg_query.Node) (expr.Tab
 	if fc.Over != nil || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
 		return expr.TableCall{}, repr.Unsupported("%s with aggregate or window syntax", name).WithPosition(fc.Location + 1)
 	}
+	if call, ok, err := c.routineTableCall(fc, defs); ok {
+		return call, err
+	}
 	// VARIADIC arr passes arr as the last argument: no set-returning
 	// function has a VARIADIC parameter (variadic.go).
 	argNodes := fc.Args

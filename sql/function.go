@@ -44,17 +44,29 @@ type FuncDef struct {
 	// Volatility is provolatile: 'i', 's' or 'v'.
 	Volatility byte
 	Strict     bool `json:",omitempty"`
+	// Lang is "plpgsql" for a PL/pgSQL function ("": sql), whose Src the
+	// interpreter runs (plfunction.go); its Body is empty.
+	Lang string `json:",omitempty"`
+	// Modes are a PL/pgSQL function's parameters' modes in declaration
+	// order, as proargmodes: i, o, b (INOUT), t (TABLE). OutArgs are its
+	// OUT and INOUT parameters; Void marks RETURNS void.
+	Modes   string      `json:",omitempty"`
+	OutArgs []ColumnDef `json:",omitempty"`
+	Void    bool        `json:",omitempty"`
 }
 
 // planned returns the planner's view of o, a function.
 func (o *Object) planned() (*planner.SQLFunction, error) {
 	f := o.Function
-	n, err := parseOne(f.Body)
-	if err != nil {
-		return nil, err
+	var n *pg.Node
+	if f.Lang == "" {
+		var err error
+		if n, err = parseOne(f.Body); err != nil {
+			return nil, err
+		}
 	}
 	fn := &planner.SQLFunction{ID: o.ID, Name: o.Name, Args: f.Args, ArgNames: f.ArgNames, Defaults: f.Defaults,
-		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict}
+		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict, Procedural: f.Lang != ""}
 	if fn.ArgNames == nil {
 		fn.ArgNames = make([]string, len(f.Args))
 	}
@@ -145,7 +157,11 @@ func (e *Engine) functionObject(s *Session, cs *pg.CreateFunctionStmt) (*Object,
 	if e.cat.schemas[schema] == nil {
 		return nil, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
-	if lang := functionLanguage(cs); lang != "sql" {
+	switch lang := functionLanguage(cs); lang {
+	case "plpgsql":
+		return e.plFunctionObject(s, cs, schema, name)
+	case "sql":
+	default:
 		return nil, repr.Unsupported("LANGUAGE %s", lang)
 	}
 	f := &FuncDef{Volatility: 'v'}
@@ -254,30 +270,9 @@ func schemaOfNames(names []string) string {
 // functionOptions reads LANGUAGE, the body and the volatility and
 // strictness options.
 func functionOptions(f *FuncDef, cs *pg.CreateFunctionStmt) error {
-	lang := "sql"
-	for _, n := range cs.Options {
-		d := n.GetDefElem()
-		switch d.Defname {
-		case "language":
-			lang = strings.ToLower(d.Arg.GetString_().Sval)
-		case "as":
-			items := d.Arg.GetList().GetItems()
-			if len(items) != 1 {
-				return repr.Unsupported("AS 'obj_file', 'link_symbol'")
-			}
-			f.Src = items[0].GetString_().Sval
-		case "volatility":
-			f.Volatility = d.Arg.GetString_().Sval[0]
-		case "strict":
-			f.Strict = d.Arg.GetBoolean().Boolval
-		case "parallel", "leakproof", "cost", "rows", "security":
-			// Planner hints and security: no effect on an inlined body.
-			if d.Defname == "security" && d.Arg.GetBoolean().Boolval {
-				return repr.Unsupported("SECURITY DEFINER")
-			}
-		default:
-			return repr.Unsupported("CREATE FUNCTION option %s", strings.ToUpper(d.Defname))
-		}
+	lang, err := readFunctionOptions(f, cs)
+	if err != nil {
+		return err
 	}
 	if lang != "sql" {
 		return repr.Unsupported("LANGUAGE %s", lang)
@@ -288,6 +283,37 @@ func functionOptions(f *FuncDef, cs *pg.CreateFunctionStmt) error {
 	}
 	f.Body, f.Standard = body, cs.SqlBody != nil
 	return nil
+}
+
+// readFunctionOptions reads CREATE FUNCTION's options into f and returns
+// its LANGUAGE.
+func readFunctionOptions(f *FuncDef, cs *pg.CreateFunctionStmt) (string, error) {
+	lang := "sql"
+	for _, n := range cs.Options {
+		d := n.GetDefElem()
+		switch d.Defname {
+		case "language":
+			lang = strings.ToLower(d.Arg.GetString_().Sval)
+		case "as":
+			items := d.Arg.GetList().GetItems()
+			if len(items) != 1 {
+				return "", repr.Unsupported("AS 'obj_file', 'link_symbol'")
+			}
+			f.Src = items[0].GetString_().Sval
+		case "volatility":
+			f.Volatility = d.Arg.GetString_().Sval[0]
+		case "strict":
+			f.Strict = d.Arg.GetBoolean().Boolval
+		case "parallel", "leakproof", "cost", "rows", "security":
+			// Planner hints and security: no effect on an inlined body.
+			if d.Defname == "security" && d.Arg.GetBoolean().Boolval {
+				return "", repr.Unsupported("SECURITY DEFINER")
+			}
+		default:
+			return "", repr.Unsupported("CREATE FUNCTION option %s", strings.ToUpper(d.Defname))
+		}
+	}
+	return lang, nil
 }
 
 // functionBody returns the query a body computes: a string body's one
@@ -337,6 +363,9 @@ func functionBody(src string, sqlBody *pg.Node) (string, error) {
 // checks that the body returns what the function declares. The caller
 // holds e.mu.
 func (e *Engine) checkFunction(obj *Object) error {
+	if obj.Function.Lang != "" {
+		return checkPLFunction(obj)
+	}
 	fn, err := obj.planned()
 	if err != nil {
 		return err

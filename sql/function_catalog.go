@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/eddydb/eddy/repr"
@@ -50,6 +51,9 @@ func procRowOf(s *sysSnap, o *Object) map[string]repr.Datum {
 	if o.ACL == nil {
 		row["proacl"] = repr.Null
 	}
+	if f.Lang != "" {
+		row["prolang"] = oidD(oidPlpgsql)
+	}
 	names, modes, all := procArgLists(f)
 	if names != nil {
 		row["proargnames"] = repr.NewArray(names)
@@ -73,6 +77,12 @@ func nDefaults(f *FuncDef) int {
 
 // retOID is prorettype: record for RETURNS TABLE and row results.
 func retOID(f *FuncDef) uint32 {
+	if f.Void {
+		return oidVoid
+	}
+	if f.Ret.Family == repr.FamRecord {
+		return oidRecord
+	}
 	if f.RetSet && (len(f.RetCols) != 1 || f.RetCols[0].Name != "") {
 		return oidRecord
 	}
@@ -82,6 +92,9 @@ func retOID(f *FuncDef) uint32 {
 // procArgLists are proargnames (nil: no names), and for RETURNS TABLE
 // proargmodes and proallargtypes (nil otherwise).
 func procArgLists(f *FuncDef) (names, modes, all []repr.Datum) {
+	if f.Modes != "" {
+		return plArgLists(f)
+	}
 	table := f.RetSet && f.RetCols[0].Name != "" && f.Ret.Family == 0
 	named := len(f.ArgNames) > 0 || table
 	for i, t := range f.Args {
@@ -118,6 +131,9 @@ func userFunction(s *sysSnap, a []repr.Datum) *Object {
 // functionArguments is pg_get_function_arguments: with defaults
 // (identity false) or without (pg_get_function_identity_arguments).
 func functionArguments(f *FuncDef, identity bool) string {
+	if f.Modes != "" {
+		return plArguments(f, identity)
+	}
 	parts := make([]string, len(f.Args))
 	for i, t := range f.Args {
 		p := t.Name()
@@ -134,6 +150,14 @@ func functionArguments(f *FuncDef, identity bool) string {
 
 // functionResult is pg_get_function_result.
 func functionResultText(f *FuncDef) string {
+	switch {
+	case f.Void:
+		return "void"
+	case f.Ret.Family == repr.FamRecord && f.RetSet:
+		return "SETOF record"
+	case f.Ret.Family == repr.FamRecord:
+		return "record"
+	}
 	if f.RetSet && f.RetCols[0].Name != "" {
 		cols := make([]string, len(f.RetCols))
 		for i, c := range f.RetCols {
@@ -152,7 +176,7 @@ func functionDef(o *Object) string {
 	f := o.Function
 	var b strings.Builder
 	b.WriteString("CREATE OR REPLACE FUNCTION " + pgQuoteIdent(o.Schema) + "." + pgQuoteIdent(o.Name) +
-		"(" + functionArguments(f, false) + ")\n RETURNS " + functionResultText(f) + "\n LANGUAGE sql\n")
+		"(" + functionArguments(f, false) + ")\n RETURNS " + functionResultText(f) + "\n LANGUAGE " + cmp.Or(f.Lang, "sql") + "\n")
 	var opts []string
 	switch f.Volatility {
 	case 'i':

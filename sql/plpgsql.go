@@ -4,52 +4,87 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
-	"github.com/eddydb/eddy/sql/parse"
 )
 
-// DO blocks: a small PL/pgSQL interpreter for the subset migrations use.
-// pg_query parses the block (ParsePlPgSqlToJSON, PostgreSQL's own
-// PL/pgSQL grammar) into a JSON tree, which plRun walks: DECLARE with
-// defaults, nested BEGIN/END, IF/ELSIF/ELSE, RAISE (DEBUG to EXCEPTION,
-// % parameters, ERRCODE/MESSAGE/DETAIL/HINT), PERFORM, EXECUTE of a
-// computed string, FOR r IN SELECT ... LOOP, assignments and plain SQL
-// statements. Variables are substituted into each statement as typed
-// literals before it runs (a column reference naming a variable, or
-// rec.field, is the variable: PostgreSQL's variable_conflict = error
-// would refuse the ambiguous ones). Expressions run as SELECT through
-// the session's write set; statements run as nested statements of the
-// session, so they take its transaction: a DO outside a block runs in a
-// block of its own (BEGIN ... COMMIT, ROLLBACK on error), atomic as
-// PostgreSQL's. Anything else (exception handlers, other loops, SELECT
-// INTO, EXECUTE ... INTO/USING, RETURN with a value) is 0A000 naming it.
+// PL/pgSQL: one interpreter for DO blocks and LANGUAGE plpgsql functions.
+// pg_query parses the body (ParsePlPgSqlToJSON, PostgreSQL's own PL/pgSQL
+// grammar) into a JSON tree whose datums (variables, records, rows of
+// targets, record fields) are numbered as PostgreSQL numbers them
+// (dno/varno) and whose statements the interpreter walks (plpgsql_stmt.go:
+// control flow and exception blocks; plpgsql_sql.go: the statements that
+// run SQL). Variables are substituted into each SQL statement as typed
+// literals before it runs (a column reference naming a variable, rec.field
+// or $n is the variable: PostgreSQL's variable_conflict = error would
+// refuse the ambiguous ones); expressions run as SELECT through the
+// session's write set, statements as nested statements of the session
+// (its privileges, its block). Names are looked up in one flat name space
+// (the last declaration of a name wins), so a nested block's variable
+// that shadows an outer one of the same name is the same variable after
+// the nested block ends. Every loop iteration polls the statement's
+// context (statement_timeout, cancel: 57014); calls nest at most
+// plMaxDepth deep (54001).
 
 // plNode is one node of the PL/pgSQL JSON tree: {"PLpgSQL_kind": {...}}.
 type plNode map[string]json.RawMessage
 
-// plVar is a variable: a scalar of type t, or a record (FOR's target).
+// plVar is one datum: a scalar variable of type t, a record (rec: the
+// columns and row of its last assignment), a row of target variables
+// (fields, the varnos INTO and FOR assign) or a record's field (parent,
+// field).
 type plVar struct {
-	t    repr.T
-	v    repr.Datum
-	rec  bool
-	cols []planner.ResultColumn
-	row  repr.Row
+	name   string
+	t      repr.T
+	v      repr.Datum
+	rec    bool
+	cols   []planner.ResultColumn
+	row    repr.Row
+	fields []int
+	parent int
+	field  string
+	isRow  bool
+	isFld  bool
+	// isConst marks a CONSTANT variable (and SQLSTATE/SQLERRM).
+	isConst bool
 }
 
-// plExec runs one DO block.
+// plExec runs one DO block or one call of a function.
 type plExec struct {
-	ctx  context.Context
-	s    *Session
-	vars map[string]*plVar
+	ctx    context.Context
+	s      *Session
+	datums []*plVar
+	vars   map[string]int
+	// nparams is the number of the function's parameters, the first
+	// datums ($1 is datum 0).
+	nparams int
+	// using are EXECUTE ... USING's values while its statement is
+	// substituted ($n is using[n-1]).
+	using []plValue
+	// rowCount is GET DIAGNOSTICS ROW_COUNT: the rows the last SQL
+	// statement processed.
+	rowCount int64
+	// errs is the stack of errors the enclosing exception handlers
+	// caught (RAISE with no message re-raises the innermost).
+	errs []*repr.Error
+	// call is the function being called (nil for a DO block).
+	call *plCall
 }
 
-// errPlReturn ends the block (RETURN).
+// plValue is a value with its type.
+type plValue struct {
+	d repr.Datum
+	t repr.T
+}
+
+// errPlReturn ends the block or function (RETURN).
 var errPlReturn = fmt.Errorf("plpgsql return")
 
 // execDo executes DO [LANGUAGE plpgsql] 'body'.
@@ -68,21 +103,27 @@ func (p *Portal) execDo(ctx context.Context, ds *pg.DoStmt) error {
 	if lang != "plpgsql" {
 		return repr.Unsupported("DO with LANGUAGE %s", lang)
 	}
-	fn, err := parsePlpgsql(body)
+	fn, err := parsePlpgsql("CREATE FUNCTION eddy_do() RETURNS void LANGUAGE plpgsql AS ", body)
 	if err != nil {
 		return err
 	}
-	x := &plExec{ctx: ctx, s: p.st.s, vars: map[string]*plVar{}}
-	return x.atomic(func() error { return x.function(fn) })
+	x := &plExec{ctx: ctx, s: p.st.s, vars: map[string]int{}}
+	return x.atomic(func() error { return x.function(fn, nil) })
 }
 
-// parsePlpgsql parses a DO body into its function node.
-func parsePlpgsql(body string) (map[string]json.RawMessage, error) {
-	tag := "$eddy_do$"
+// parsePlpgsql parses a body, given the CREATE FUNCTION text before its
+// AS (which tells the parser the parameters and result), into its
+// function node.
+func parsePlpgsql(head, body string) (map[string]json.RawMessage, error) {
+	tag := "$eddy_pl$"
 	for strings.Contains(body, tag) {
-		tag = "$eddy_do_" + tag[1:]
+		tag = "$eddy_pl_" + tag[1:]
 	}
-	js, err := pg.ParsePlPgSqlToJSON("CREATE FUNCTION eddy_do() RETURNS void LANGUAGE plpgsql AS " + tag + body + tag)
+	// pg_query's JSON leaves out RETURN NEXT's retvarno, which its grammar
+	// sets (instead of an expression) for a lone variable: parenthesized,
+	// the variable stays an expression.
+	body = plReturnNextVar.ReplaceAllString(body, "${1}(${2});")
+	js, err := pg.ParsePlPgSqlToJSON(head + tag + body + tag)
 	if err != nil {
 		return nil, repr.Errorf(repr.CodeSyntax, "%s", err.Error())
 	}
@@ -96,6 +137,9 @@ func parsePlpgsql(body string) (map[string]json.RawMessage, error) {
 	}
 	return fn, nil
 }
+
+// plReturnNextVar matches RETURN NEXT of a lone variable.
+var plReturnNextVar = regexp.MustCompile(`(?i)(\bRETURN\s+NEXT\s+)([a-z_][a-z0-9_$]*|\$[0-9]+)\s*;`)
 
 // atomic runs fn in the session's transaction block, or in one of its
 // own when there is none.
@@ -113,14 +157,16 @@ func (x *plExec) atomic(fn func() error) error {
 	return x.exec("COMMIT")
 }
 
-// function declares the block's variables and runs its action.
-func (x *plExec) function(fn map[string]json.RawMessage) error {
+// function declares the datums, sets the parameters to args and runs
+// the action.
+func (x *plExec) function(fn map[string]json.RawMessage, args []plValue) error {
 	var datums []plNode
 	if err := json.Unmarshal(fn["datums"], &datums); err != nil {
 		return err
 	}
-	for _, d := range datums {
-		if err := x.declare(d); err != nil {
+	x.datums = make([]*plVar, len(datums))
+	for i, d := range datums {
+		if err := x.declare(i, d, args); err != nil {
 			return err
 		}
 	}
@@ -129,14 +175,19 @@ func (x *plExec) function(fn map[string]json.RawMessage) error {
 		return err
 	}
 	if err := x.stmt(action); err != nil && err != errPlReturn {
+		if e, ok := err.(*plExit); ok {
+			return e.misplaced()
+		}
 		return err
 	}
 	return nil
 }
 
-// plVarDecl is a PLpgSQL_var or PLpgSQL_rec datum.
+// plVarDecl is a PLpgSQL_var, PLpgSQL_rec, PLpgSQL_row or
+// PLpgSQL_recfield datum.
 type plVarDecl struct {
 	Refname  string `json:"refname"`
+	Dno      int    `json:"dno"`
 	Datatype struct {
 		Type struct {
 			Typname string `json:"typname"`
@@ -145,6 +196,12 @@ type plVarDecl struct {
 	Default  *plExpr `json:"default_val"`
 	Constant bool    `json:"isconst"`
 	NotNull  bool    `json:"notnull"`
+	Fields   []struct {
+		Name  string `json:"name"`
+		Varno int    `json:"varno"`
+	} `json:"fields"`
+	Fieldname   string `json:"fieldname"`
+	Recparentno int    `json:"recparentno"`
 }
 
 // plExpr is a PLpgSQL_expr.
@@ -154,40 +211,62 @@ type plExpr struct {
 	} `json:"PLpgSQL_expr"`
 }
 
-// declare makes one datum's variable (found and record fields need
-// none).
-func (x *plExec) declare(d plNode) error {
-	var decl plVarDecl
-	switch {
-	case d["PLpgSQL_var"] != nil:
-		if err := json.Unmarshal(d["PLpgSQL_var"], &decl); err != nil {
+// declare makes datum i; a function's parameters (the first datums) take
+// the call's arguments.
+func (x *plExec) declare(i int, d plNode, args []plValue) error {
+	for kind, raw := range d {
+		var decl plVarDecl
+		if err := json.Unmarshal(raw, &decl); err != nil {
 			return err
 		}
-		if decl.Refname == "found" {
-			x.vars["found"] = &plVar{t: repr.Bool, v: repr.NewBool(false)}
-			return nil
-		}
-		t, err := x.typeNamed(decl.Datatype.Type.Typname)
-		if err != nil {
-			return err
-		}
-		v := &plVar{t: t, v: repr.Null}
-		if decl.Default != nil {
-			if v.v, err = x.evalAs(decl.Default.Expr.Query, t); err != nil {
+		v := &plVar{name: decl.Refname, v: repr.Null, isConst: decl.Constant}
+		x.datums[i] = v
+		switch kind {
+		case "PLpgSQL_var":
+			if err := x.declareVar(i, v, &decl, args); err != nil {
 				return err
 			}
+		case "PLpgSQL_rec":
+			v.rec = true
+		case "PLpgSQL_row":
+			v.isRow = true
+			for _, f := range decl.Fields {
+				v.fields = append(v.fields, f.Varno)
+			}
+			return nil // a target row has no name
+		case "PLpgSQL_recfield":
+			v.isFld, v.parent, v.field = true, decl.Recparentno, decl.Fieldname
+			return nil
+		default:
+			return repr.Unsupported("PL/pgSQL declaration %s", strings.TrimPrefix(kind, "PLpgSQL_"))
 		}
-		x.vars[strings.ToLower(decl.Refname)] = v
-	case d["PLpgSQL_rec"] != nil:
-		if err := json.Unmarshal(d["PLpgSQL_rec"], &decl); err != nil {
+		x.vars[v.name] = i
+	}
+	return nil
+}
+
+// declareVar types a scalar variable and gives it its argument or its
+// DEFAULT's value.
+func (x *plExec) declareVar(i int, v *plVar, decl *plVarDecl, args []plValue) error {
+	if v.name == "found" {
+		v.t, v.v = repr.Bool, repr.NewBool(false)
+		return nil
+	}
+	if x.call != nil && i < len(x.call.def.Args)+len(x.call.def.OutArgs) {
+		return x.call.bindParam(x, i, v, args)
+	}
+	t, err := x.typeNamed(decl.Datatype.Type.Typname)
+	if err != nil {
+		return err
+	}
+	v.t = t
+	if decl.Default != nil {
+		if v.v, err = x.evalAs(decl.Default.Expr.Query, t); err != nil {
 			return err
 		}
-		x.vars[strings.ToLower(decl.Refname)] = &plVar{rec: true}
-	case d["PLpgSQL_recfield"] != nil:
-	default:
-		for k := range d {
-			return repr.Unsupported("PL/pgSQL declaration %s", strings.TrimPrefix(k, "PLpgSQL_"))
-		}
+	}
+	if decl.NotNull && v.v.IsNull() {
+		return repr.Errorf("22004", "null value cannot be assigned to variable \"%s\" declared NOT NULL", v.name)
 	}
 	return nil
 }
@@ -203,62 +282,6 @@ func (x *plExec) typeNamed(name string) (repr.T, error) {
 	return x.s.e.cat.typeFromName(n.GetTypeCast().TypeName)
 }
 
-// stmts runs a statement list.
-func (x *plExec) stmts(raw json.RawMessage) error {
-	if raw == nil {
-		return nil
-	}
-	var list []plNode
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return err
-	}
-	for _, st := range list {
-		if err := x.stmt(st); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// stmt runs one statement.
-func (x *plExec) stmt(st plNode) error {
-	for kind, raw := range st {
-		var f map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &f); err != nil {
-			return err
-		}
-		switch kind {
-		case "PLpgSQL_stmt_block":
-			if f["exceptions"] != nil {
-				return repr.Unsupported("PL/pgSQL EXCEPTION handlers")
-			}
-			return x.stmts(f["body"])
-		case "PLpgSQL_stmt_if":
-			return x.ifStmt(f)
-		case "PLpgSQL_stmt_raise":
-			return x.raise(f)
-		case "PLpgSQL_stmt_perform":
-			return x.perform(f)
-		case "PLpgSQL_stmt_assign":
-			return x.assign(f)
-		case "PLpgSQL_stmt_execsql":
-			return x.execSQL(f)
-		case "PLpgSQL_stmt_dynexecute":
-			return x.dynExecute(f)
-		case "PLpgSQL_stmt_fors":
-			return x.forQuery(f)
-		case "PLpgSQL_stmt_return":
-			if f["expr"] != nil {
-				return repr.Unsupported("RETURN with a value in a DO block")
-			}
-			return errPlReturn
-		default:
-			return repr.Unsupported("PL/pgSQL statement %s", strings.ToUpper(strings.TrimPrefix(kind, "PLpgSQL_stmt_")))
-		}
-	}
-	return nil
-}
-
 // exprOf reads a PLpgSQL_expr field's query text.
 func exprOf(raw json.RawMessage) (string, error) {
 	var e plExpr
@@ -266,35 +289,6 @@ func exprOf(raw json.RawMessage) (string, error) {
 		return "", err
 	}
 	return e.Expr.Query, nil
-}
-
-// ifStmt runs IF cond THEN ... [ELSIF ...] [ELSE ...] END IF.
-func (x *plExec) ifStmt(f map[string]json.RawMessage) error {
-	ok, err := x.cond(f["cond"])
-	if err != nil || ok {
-		if err != nil {
-			return err
-		}
-		return x.stmts(f["then_body"])
-	}
-	var elsifs []struct {
-		E map[string]json.RawMessage `json:"PLpgSQL_if_elsif"`
-	}
-	if f["elsif_list"] != nil {
-		if err := json.Unmarshal(f["elsif_list"], &elsifs); err != nil {
-			return err
-		}
-	}
-	for _, ei := range elsifs {
-		ok, err := x.cond(ei.E["cond"])
-		if err != nil {
-			return err
-		}
-		if ok {
-			return x.stmts(ei.E["stmts"])
-		}
-	}
-	return x.stmts(f["else_body"])
 }
 
 // cond evaluates a boolean condition (NULL is false).
@@ -316,25 +310,37 @@ func (x *plExec) evalAs(text string, t repr.T) (repr.Datum, error) {
 	if err != nil {
 		return repr.Null, err
 	}
-	if len(cols) != 1 || len(rows) != 1 {
-		return repr.Null, repr.Errorf("21000", "query \"%s\" returned %d rows", text, len(rows))
+	if len(cols) != 1 {
+		return repr.Null, repr.Errorf(repr.CodeSyntax, "query \"%s\" returned %d columns", text, len(cols))
+	}
+	if len(rows) != 1 {
+		return repr.Null, repr.Errorf("21000", "query \"%s\" returned more than one row", text)
 	}
 	return rows[0][0], nil
 }
 
-// evalText evaluates expression text to its text form (NULL: ok false).
-func (x *plExec) evalText(text string) (string, bool, error) {
+// evalValue evaluates expression text to a value of its own type.
+func (x *plExec) evalValue(text string) (plValue, error) {
 	rows, cols, err := x.query("SELECT " + text)
 	if err != nil {
+		return plValue{}, err
+	}
+	if len(cols) != 1 {
+		return plValue{}, repr.Errorf(repr.CodeSyntax, "query \"%s\" returned %d columns", text, len(cols))
+	}
+	if len(rows) != 1 {
+		return plValue{}, repr.Errorf("21000", "query \"%s\" returned more than one row", text)
+	}
+	return plValue{rows[0][0], cols[0].Type}, nil
+}
+
+// evalText evaluates expression text to its text form (NULL: ok false).
+func (x *plExec) evalText(text string) (string, bool, error) {
+	v, err := x.evalValue(text)
+	if err != nil || v.d.IsNull() {
 		return "", false, err
 	}
-	if len(cols) != 1 || len(rows) != 1 {
-		return "", false, repr.Errorf("42601", "query \"%s\" returned %d columns", text, len(cols))
-	}
-	if rows[0][0].IsNull() {
-		return "", false, nil
-	}
-	return repr.FormatText(rows[0][0], cols[0].Type, x.s.location()), true, nil
+	return repr.FormatText(v.d, v.t, x.s.location()), true, nil
 }
 
 // query runs a SELECT (variables substituted) through the session's
@@ -344,19 +350,37 @@ func (x *plExec) query(text string) ([]repr.Row, []planner.ResultColumn, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	return x.queryNode(n, text)
+}
+
+// queryNode runs a parsed, substituted SELECT.
+func (x *plExec) queryNode(n *pg.Node, text string) ([]repr.Row, []planner.ResultColumn, error) {
 	if n.GetSelectStmt() == nil {
 		return nil, nil, repr.Errorf(repr.CodeSyntax, "query \"%s\" is not a SELECT", text)
 	}
-	q, err := x.s.e.planQuery(n, planner.Options{TimeZone: x.s.settings.timeZone})
+	if err := x.interrupted(); err != nil {
+		return nil, nil, err
+	}
+	q, err := x.s.e.planQueryIn(n, planner.Options{TimeZone: x.s.settings.timeZone}, x.s.ws)
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := x.s.e.runQuery(q, x.s.evalCtx(), x.s.ws)
-	return rows, q.Columns, err
+	ectx := x.s.evalCtx()
+	ectx.Interrupt = x.ctx.Done()
+	rows, err := x.s.e.runQuery(q, ectx, x.s.ws)
+	return rows, q.Columns, asCanceled(x.ctx, err)
+}
+
+// interrupted is 57014 once the statement's context ended.
+func (x *plExec) interrupted() error {
+	if x.ctx.Err() != nil {
+		return canceled(x.ctx)
+	}
+	return nil
 }
 
 // substitute parses one statement and replaces each reference to a
-// variable by its value, a typed literal.
+// variable (or $n) by its value, a typed literal.
 func (x *plExec) substitute(text string) (*pg.Node, error) {
 	n, err := parseOne(text)
 	if err != nil {
@@ -364,29 +388,61 @@ func (x *plExec) substitute(text string) (*pg.Node, error) {
 	}
 	var refs []*pg.Node
 	walkProto(n, func(m proto.Message) {
-		if nd, ok := m.(*pg.Node); ok && nd.GetColumnRef() != nil {
+		if nd, ok := m.(*pg.Node); ok && (nd.GetColumnRef() != nil || nd.GetParamRef() != nil) {
 			refs = append(refs, nd)
 		}
 	})
 	for _, r := range refs {
-		if lit, ok := x.valueOf(r.GetColumnRef()); ok {
+		if pr := r.GetParamRef(); pr != nil {
+			lit, err := x.param(int(pr.Number))
+			if err != nil {
+				return nil, err
+			}
+			r.Node = lit.Node
+		} else if lit, ok := x.valueOf(r.GetColumnRef()); ok {
 			r.Node = lit.Node
 		}
 	}
 	return n, nil
 }
 
+// param is $n: EXECUTE ... USING's n-th value, or the function's n-th
+// parameter.
+func (x *plExec) param(n int) (*pg.Node, error) {
+	if x.using != nil {
+		if n < 1 || n > len(x.using) {
+			return nil, repr.Errorf("42P02", "there is no parameter $%d", n)
+		}
+		return literalOf(x.using[n-1].d, x.using[n-1].t, x.s), nil
+	}
+	if n < 1 || n > x.nparams {
+		return nil, repr.Errorf("42P02", "there is no parameter $%d", n)
+	}
+	v := x.datums[n-1]
+	return literalOf(v.v, v.t, x.s), nil
+}
+
 // valueOf is the literal a column reference naming a variable (or
 // rec.field) stands for.
 func (x *plExec) valueOf(ref *pg.ColumnRef) (*pg.Node, bool) {
-	names := stringList(ref.Fields)
-	if len(names) != len(ref.Fields) || len(names) == 0 || len(names) > 2 {
+	if x.using != nil {
+		return nil, false // dynamic SQL sees no variables
+	}
+	if len(ref.Fields) == 0 || len(ref.Fields) > 2 {
 		return nil, false
 	}
-	v := x.vars[names[0]]
-	if v == nil {
+	var names []string
+	for _, f := range ref.Fields {
+		if f.GetString_() == nil {
+			return nil, false // rec.*, *
+		}
+		names = append(names, f.GetString_().Sval)
+	}
+	i, ok := x.vars[names[0]]
+	if !ok {
 		return nil, false
 	}
+	v := x.datums[i]
 	if !v.rec {
 		if len(names) != 1 {
 			return nil, false
@@ -417,259 +473,60 @@ func literalOf(d repr.Datum, t repr.T, s *Session) *pg.Node {
 	return &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_AConst{AConst: c}}, TypeName: tn, Location: -1}}}
 }
 
-// raise runs RAISE level 'format', params [USING option = expr, ...].
-func (x *plExec) raise(f map[string]json.RawMessage) error {
-	var r struct {
-		Level    int               `json:"elog_level"`
-		CondName string            `json:"condname"`
-		Message  string            `json:"message"`
-		Params   []json.RawMessage `json:"params"`
-		Options  []struct {
-			O struct {
-				Type int             `json:"opt_type"`
-				Expr json.RawMessage `json:"expr"`
-			} `json:"PLpgSQL_raise_option"`
-		} `json:"options"`
+// convert casts d of type from to type to, as an assignment does.
+func (x *plExec) convert(d repr.Datum, from, to repr.T) (repr.Datum, error) {
+	if from == to || d.IsNull() {
+		return d, nil
 	}
-	b, _ := json.Marshal(f)
-	if err := json.Unmarshal(b, &r); err != nil {
-		return err
+	c := &expr.Cast{Arg: &expr.Lit{D: d, T: from}, To: to, Explicit: true}
+	return c.Eval(x.s.evalCtx(), nil)
+}
+
+// setVar assigns value v to datum i (a scalar variable or a record's
+// field).
+func (x *plExec) setVar(i int, v plValue) error {
+	if i < 0 || i >= len(x.datums) {
+		return repr.Errorf(repr.CodeInternal, "PL/pgSQL datum %d out of range", i)
 	}
-	msg, err := x.format(r.Message, r.Params)
-	if err != nil {
-		return err
-	}
-	e := &repr.Error{Code: "P0001", Message: msg}
-	if r.Level < 21 {
-		e.Code = "00000"
-	}
-	if r.CondName != "" {
-		e.Code = sqlstateOf(r.CondName)
-		if r.Message == "" {
-			e.Message = r.CondName
-		}
-	}
-	for _, o := range r.Options {
-		q, err := exprOf(o.O.Expr)
-		if err != nil {
-			return err
-		}
-		v, _, err := x.evalText(q)
-		if err != nil {
-			return err
-		}
-		switch o.O.Type {
-		case 0:
-			e.Code = sqlstateOf(v)
-		case 1:
-			e.Message = v
-		case 2:
-			e.Detail = v
-		case 3:
-			e.Hint = v
-		default:
-			return repr.Unsupported("RAISE ... USING option %d", o.O.Type)
-		}
-	}
-	// PostgreSQL's elog.h levels: INFO 17, NOTICE 18, WARNING 19, ERROR
-	// 21; DEBUG and LOG do not reach the client (client_min_messages).
-	sev := map[int]string{17: "INFO", 18: "NOTICE", 19: "WARNING"}[r.Level]
+	t := x.datums[i]
 	switch {
-	case r.Level >= 21:
-		return e
-	case sev != "":
-		x.s.notices = append(x.s.notices, Notice{Severity: sev, Err: e})
+	case t.isFld:
+		return x.setField(t, v)
+	case t.rec || t.isRow:
+		return repr.Unsupported("assigning a scalar to the record %s", t.name)
+	case t.isConst:
+		return repr.Errorf("22005", "variable \"%s\" is declared CONSTANT", t.name)
 	}
-	return nil
-}
-
-// sqlstateOf is RAISE's ERRCODE: a five-character SQLSTATE, or one of
-// the condition names migrations use (others: P0001).
-func sqlstateOf(s string) string {
-	if len(s) == 5 && strings.ToUpper(s) == s {
-		return s
-	}
-	names := map[string]string{"unique_violation": "23505", "foreign_key_violation": "23503", "check_violation": "23514",
-		"not_null_violation": "23502", "division_by_zero": "22012", "raise_exception": "P0001", "undefined_table": "42P01",
-		"undefined_column": "42703", "duplicate_table": "42P07", "duplicate_object": "42710", "invalid_parameter_value": "22023",
-		"feature_not_supported": "0A000", "insufficient_privilege": "42501", "data_exception": "22000"}
-	if c, ok := names[strings.ToLower(s)]; ok {
-		return c
-	}
-	return "P0001"
-}
-
-// format replaces each % of a RAISE message by the next parameter (%%
-// is a %).
-func (x *plExec) format(msg string, params []json.RawMessage) (string, error) {
-	var b strings.Builder
-	next := 0
-	for i := 0; i < len(msg); i++ {
-		if msg[i] != '%' {
-			b.WriteByte(msg[i])
-			continue
-		}
-		if i+1 < len(msg) && msg[i+1] == '%' {
-			b.WriteByte('%')
-			i++
-			continue
-		}
-		if next >= len(params) {
-			return "", repr.Errorf(repr.CodeSyntax, "too few parameters specified for RAISE")
-		}
-		q, err := exprOf(params[next])
-		if err != nil {
-			return "", err
-		}
-		next++
-		v, ok, err := x.evalText(q)
-		if err != nil {
-			return "", err
-		}
-		if !ok {
-			v = "<NULL>"
-		}
-		b.WriteString(v)
-	}
-	if next < len(params) {
-		return "", repr.Errorf(repr.CodeSyntax, "too many parameters specified for RAISE")
-	}
-	return b.String(), nil
-}
-
-// perform runs PERFORM query, setting found.
-func (x *plExec) perform(f map[string]json.RawMessage) error {
-	q, err := exprOf(f["expr"])
+	d, err := x.convert(v.d, v.t, t.t)
 	if err != nil {
 		return err
 	}
-	rows, _, err := x.query(q)
-	if err != nil {
-		return err
-	}
-	x.setFound(len(rows) > 0)
+	t.v = d
 	return nil
+}
+
+// setField assigns rec.field.
+func (x *plExec) setField(f *plVar, v plValue) error {
+	r := x.datums[f.parent]
+	if r.row == nil {
+		return repr.Errorf("55000", "record \"%s\" is not assigned yet", r.name)
+	}
+	for i, c := range r.cols {
+		if c.Name == f.field {
+			d, err := x.convert(v.d, v.t, c.Type)
+			if err != nil {
+				return err
+			}
+			r.row[i] = d
+			return nil
+		}
+	}
+	return repr.Errorf("42703", "record \"%s\" has no field \"%s\"", r.name, f.field)
 }
 
 // setFound sets the variable found.
 func (x *plExec) setFound(b bool) {
-	if v := x.vars["found"]; v != nil {
-		v.v = repr.NewBool(b)
+	if i, ok := x.vars["found"]; ok {
+		x.datums[i].v = repr.NewBool(b)
 	}
 }
-
-// assign runs var := expr.
-func (x *plExec) assign(f map[string]json.RawMessage) error {
-	q, err := exprOf(f["expr"])
-	if err != nil {
-		return err
-	}
-	name, rhs, ok := strings.Cut(q, ":=")
-	if !ok {
-		name, rhs, ok = strings.Cut(q, "=")
-	}
-	v := x.vars[strings.ToLower(strings.TrimSpace(name))]
-	if !ok || v == nil || v.rec {
-		return repr.Unsupported("PL/pgSQL assignment %s", q)
-	}
-	d, err := x.evalAs(rhs, v.t)
-	if err != nil {
-		return err
-	}
-	v.v = d
-	return nil
-}
-
-// execSQL runs a plain SQL statement of the block.
-func (x *plExec) execSQL(f map[string]json.RawMessage) error {
-	if string(f["into"]) == "true" {
-		return repr.Unsupported("SELECT ... INTO in a DO block")
-	}
-	q, err := exprOf(f["sqlstmt"])
-	if err != nil {
-		return err
-	}
-	n, err := x.substitute(q)
-	if err != nil {
-		return err
-	}
-	text, err := parse.Deparse(n)
-	if err != nil {
-		return err
-	}
-	return x.exec(text)
-}
-
-// dynExecute runs EXECUTE string-expression.
-func (x *plExec) dynExecute(f map[string]json.RawMessage) error {
-	if string(f["into"]) == "true" || f["params"] != nil {
-		return repr.Unsupported("EXECUTE ... INTO or USING in a DO block")
-	}
-	q, err := exprOf(f["query"])
-	if err != nil {
-		return err
-	}
-	text, ok, err := x.evalText(q)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return repr.Errorf("22004", "query string argument of EXECUTE is null")
-	}
-	return x.exec(text)
-}
-
-// forQuery runs FOR rec IN query LOOP body END LOOP.
-func (x *plExec) forQuery(f map[string]json.RawMessage) error {
-	var target struct {
-		Rec *plVarDecl `json:"PLpgSQL_rec"`
-	}
-	if err := json.Unmarshal(f["var"], &target); err != nil || target.Rec == nil {
-		return repr.Unsupported("FOR over a query into scalar variables")
-	}
-	q, err := exprOf(f["query"])
-	if err != nil {
-		return err
-	}
-	rows, cols, err := x.query(q)
-	if err != nil {
-		return err
-	}
-	v := x.vars[strings.ToLower(target.Rec.Refname)]
-	v.cols = cols
-	for _, r := range rows {
-		v.row = r
-		if err := x.stmts(f["body"]); err != nil {
-			return err
-		}
-	}
-	x.setFound(len(rows) > 0)
-	return nil
-}
-
-// exec runs SQL text as nested statements of the session.
-func (x *plExec) exec(text string) error {
-	stmts, err := x.s.Prepare(x.ctx, text, nil)
-	if err != nil {
-		return err
-	}
-	for _, st := range stmts {
-		if st.stmt.AST != nil && st.stmt.AST.GetTransactionStmt() != nil && x.s.tx != txIdle && text != "COMMIT" && text != "ROLLBACK" {
-			return repr.Errorf("2D000", "invalid transaction termination")
-		}
-		p, err := st.Bind(x.ctx, nil, nil, nil)
-		if err != nil {
-			return err
-		}
-		if _, _, err := p.Execute(x.ctx, plDiscard{}, 0); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// plDiscard drops the rows of a nested statement.
-type plDiscard struct{}
-
-// WriteRow implements RowWriter.
-func (plDiscard) WriteRow([][]byte) error { return nil }

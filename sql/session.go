@@ -55,6 +55,8 @@ type Session struct {
 	cursors map[string]*cursor
 	// info is what session-information functions report, built once.
 	info *expr.SessionInfo
+	// plDepth is the nesting of the running PL/pgSQL calls (plcall.go).
+	plDepth int
 	// seqCurr and lastSeq are the values this session obtained from
 	// sequences (currval, lastval); restartSeqs are the sequences a
 	// TRUNCATE ... RESTART IDENTITY in the open block resets at COMMIT.
@@ -204,7 +206,7 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 func (s *Session) evalCtx() *expr.Ctx {
 	if s.info == nil {
 		s.info = &expr.SessionInfo{User: s.settings.user, CurrentUser: s.currentUser(), Database: s.settings.database, Version: s.e.Version,
-			Setting: s.settings.get, Sequences: sessionSeqs{s}, Catalog: catalogSession(s), Channels: s.channels,
+			Setting: s.settings.get, Sequences: sessionSeqs{s}, Routines: sessionRoutines{s}, Catalog: catalogSession(s), Channels: s.channels,
 			Schema: s.currentSchema, Settings: s.settingRows}
 	}
 	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info,

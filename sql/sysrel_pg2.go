@@ -467,9 +467,9 @@ func rowsLanguage(*sysSnap) []repr.Row {
 	for _, l := range []struct {
 		oid  uint32
 		name string
-	}{{12, "internal"}, {13, "c"}, {14, "sql"}} {
+	}{{12, "internal"}, {13, "c"}, {14, "sql"}, {oidPlpgsql, "plpgsql"}} {
 		out = append(out, r.row(map[string]repr.Datum{"oid": oidD(l.oid), "lanname": nameD(l.name), "lanowner": oidD(oidSuperuser),
-			"lanpltrusted": boolD(l.oid == 14)}))
+			"lanpltrusted": boolD(l.oid == 14 || l.oid == oidPlpgsql), "lanispl": boolD(l.oid == oidPlpgsql)}))
 	}
 	return out
 }
