@@ -89,7 +89,7 @@ func (e *Engine) plResult(f *FuncDef, rt *pg.TypeName) error {
 	tn := stringList(rt.Names)
 	switch tn[len(tn)-1] {
 	case "trigger":
-		return repr.Unsupported("trigger functions (CREATE TRIGGER is not supported)")
+		return repr.Unsupported("trigger functions (RETURNS trigger)")
 	case "void":
 		if rt.Setof {
 			return repr.Unsupported("PL/pgSQL functions returning SETOF void")

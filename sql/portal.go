@@ -264,10 +264,18 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return s.e.renameSchema(s, n.GetRenameStmt().Subname, n.GetRenameStmt().Newname)
 	case n.GetGrantStmt() != nil:
 		return p.execGrant(n.GetGrantStmt())
+	case n.GetAlterOwnerStmt() != nil && n.GetAlterOwnerStmt().ObjectType == pg.ObjectType_OBJECT_FUNCTION:
+		return p.alterFunctionOwner(n.GetAlterOwnerStmt())
 	case n.GetAlterOwnerStmt() != nil:
 		return p.execAlterOwner(n.GetAlterOwnerStmt())
+	case n.GetAlterObjectSchemaStmt() != nil && n.GetAlterObjectSchemaStmt().ObjectType == pg.ObjectType_OBJECT_FUNCTION:
+		return p.setFunctionSchema(n.GetAlterObjectSchemaStmt())
 	case n.GetAlterObjectSchemaStmt() != nil:
 		return p.execSetSchema(n.GetAlterObjectSchemaStmt())
+	case n.GetAlterFunctionStmt() != nil:
+		return p.execAlterFunction(n.GetAlterFunctionStmt())
+	case n.GetCreateTrigStmt() != nil:
+		return repr.Unsupported("CREATE TRIGGER")
 	case n.GetIndexStmt() != nil:
 		return p.execCreateIndex(n.GetIndexStmt())
 	case n.GetReindexStmt() != nil:
@@ -320,6 +328,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execRenameRole(n.GetRenameStmt())
 	case n.GetRenameStmt() != nil && (n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_TYPE || n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_ATTRIBUTE):
 		return p.execRenameType(n.GetRenameStmt())
+	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_FUNCTION:
+		return p.renameFunction(n.GetRenameStmt())
 	case n.GetRenameStmt() != nil:
 		return p.execRename(n.GetRenameStmt())
 	case n.GetListenStmt() != nil, n.GetUnlistenStmt() != nil, n.GetNotifyStmt() != nil:

@@ -558,6 +558,8 @@ func writeCommandName(n *pg.Node) (string, bool) {
 		return "ALTER TABLE", true
 	case n.GetRenameStmt() != nil:
 		return "ALTER", true
+	case n.GetAlterFunctionStmt() != nil:
+		return "ALTER FUNCTION", true
 	case n.GetCommentStmt() != nil:
 		return "COMMENT", true
 	case n.GetRefreshMatViewStmt() != nil:
