@@ -12,6 +12,9 @@ import (
 type builder struct {
 	cat  Catalog
 	opts Options
+	// routines notes that the plan calls a PL/pgSQL function
+	// (Query.Routines).
+	routines bool
 	// paramTypes are the parameter types known or inferred so far.
 	paramTypes []repr.T
 	// placeholders maps the stand-in literal of an untyped, unbound

@@ -169,6 +169,10 @@ type Query struct {
 	// Locks are the tables a SELECT ... FOR UPDATE/SHARE locks, whose
 	// rows Rel carries after Columns (see locking.go).
 	Locks []Lock
+	// Routines marks a plan that calls PL/pgSQL functions, which run
+	// statements of their own while it runs (so it must not run under
+	// a lock those statements take).
+	Routines bool
 }
 
 // Insert is a planned INSERT. Source produces rows of exactly the table's

@@ -42,7 +42,7 @@ func (b *builder) joinedTarget(rel *Relation, rv *pg_query.RangeVar, from []*pg_
 	if err != nil {
 		return nil, nil, err
 	}
-	q := &Query{Rel: r, Limit: -1}
+	q := &Query{Rel: r, Limit: -1, Routines: b.routines}
 	for _, c := range sc.cols {
 		q.Columns = append(q.Columns, ResultColumn{Name: c.name, Type: c.typ, TableID: c.tableID, ColumnAttr: c.attr})
 	}

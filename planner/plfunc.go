@@ -40,6 +40,7 @@ func (c *ectx) routineCall(fn *SQLFunction, args []expr.Expr, defs []*pg_query.N
 // parameter types, defaults included.
 func (c *ectx) routineArgs(fn *SQLFunction, args []expr.Expr, defs []*pg_query.Node) ([]expr.Expr, error) {
 	b := c.b
+	b.routines = true
 	if b.opts.MaterializedView {
 		return nil, repr.Unsupported("calling the PL/pgSQL function %s() in a materialized view", fn.Name)
 	}

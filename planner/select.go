@@ -49,7 +49,7 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 	}
 	rel, order := bpcharSortKeys(b.boundRecursion(p.rel, p.limit, p.offset, len(p.order)), p.order)
 	return &Query{Rel: rel, Columns: p.cols, OrderBy: order, Limit: p.limit, Offset: p.offset,
-		ParamTypes: b.finalParamTypes(), Locks: locks}, nil
+		ParamTypes: b.finalParamTypes(), Locks: locks, Routines: b.routines}, nil
 }
 
 // planQuery plans a query block with its WITH list in scope.

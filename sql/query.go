@@ -51,7 +51,10 @@ func (e *Engine) runPlanStats(q *planner.Query, plan *dataflow.Plan, points []po
 			e.mu.RUnlock()
 		}
 	}()
-	plan, skip := e.sharedPlan(plan, points, ws)
+	var skip map[repr.CollectionID]bool
+	if !q.Routines { // a routine's statements take the engine's lock
+		plan, skip = e.sharedPlan(plan, points, ws)
+	}
 	if st == nil {
 		plan = appendOnlyTopK(plan, ws)
 	}
