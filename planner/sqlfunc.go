@@ -102,6 +102,9 @@ func (c *ectx) sqlFunctionCall(name string, fc *pg_query.FuncCall) (expr.Expr, b
 	if fn.RetSet {
 		return nil, true, repr.Unsupported("set-returning SQL function %s outside FROM", name).WithPosition(fc.Location + 1)
 	}
+	if len(fn.RetCols) > 1 {
+		return nil, true, repr.Unsupported("calling %s, a function with several OUT parameters, outside FROM", name).WithPosition(fc.Location + 1)
+	}
 	node, err := c.b.inlineScalar(fn, fc.Args, nargs, fc.Location)
 	if err != nil {
 		return nil, true, err
@@ -417,6 +420,10 @@ func (b *builder) inlineSetReturning(rf *pg_query.RangeFunction, fc *pg_query.Fu
 		return nil, nil, repr.Unsupported("calling SQL function %s in FROM on arguments that read columns (LATERAL)", name).WithPosition(fc.Location + 1)
 	}
 	ec := &ectx{b: b, sc: &scope{parent: parent}, rel: unitRel(), clause: "FROM"}
+	fc, err := ec.positionalCall(fc)
+	if err != nil {
+		return nil, nil, err
+	}
 	args, err := ec.exprs(fc.Args)
 	if err != nil {
 		return nil, nil, err
@@ -425,7 +432,7 @@ func (b *builder) inlineSetReturning(rf *pg_query.RangeFunction, fc *pg_query.Fu
 	if err != nil {
 		return nil, nil, withPos(err, fc.Location)
 	}
-	if !fn.RetSet {
+	if !fn.RetSet && len(fn.RetCols) == 0 {
 		return nil, nil, repr.Unsupported("SQL function %s in FROM that is not set-returning", name).WithPosition(fc.Location + 1)
 	}
 	body, err := b.inlineRows(fn, fc, defs)
@@ -462,6 +469,10 @@ func (b *builder) inlineRows(fn *SQLFunction, fc *pg_query.FuncCall, defs []*pg_
 	if err != nil {
 		b.leaveFunction(fn)
 		return nil, err
+	}
+	if sel := body.GetSelectStmt(); !fn.RetSet && sel.LimitCount == nil && sel.Op == pg_query.SetOperation_SETOP_NONE {
+		// OUT parameters: one row, the body's first (as a scalar call's).
+		sel.LimitCount, sel.LimitOption = pg_query.MakeAConstIntNode(1, -1), pg_query.LimitOption_LIMIT_OPTION_COUNT
 	}
 	var names, targets []*pg_query.Node
 	for i, c := range fn.RetCols {

@@ -180,7 +180,7 @@ func (e *Engine) functionObject(s *Session, cs *pg.CreateFunctionStmt) (*Object,
 // functionParams reads the parameter list: IN parameters (types, names,
 // defaults) and RETURNS TABLE's columns.
 func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
-	hasDefault, named := false, false
+	hasDefault, named, modes := false, false, ""
 	for _, n := range params {
 		fp := n.GetFunctionParameter()
 		t, err := e.cat.typeFromName(fp.ArgType)
@@ -189,9 +189,15 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 		}
 		switch fp.Mode {
 		case pg.FunctionParameterMode_FUNC_PARAM_TABLE:
-			f.RetCols = append(f.RetCols, ColumnDef{Name: fp.Name, Type: t})
+			f.RetCols, modes = append(f.RetCols, ColumnDef{Name: fp.Name, Type: t}), modes+"t"
 			continue
+		case pg.FunctionParameterMode_FUNC_PARAM_OUT:
+			f.OutArgs, modes = append(f.OutArgs, ColumnDef{Name: fp.Name, Type: t}), modes+"o"
+			continue
+		case pg.FunctionParameterMode_FUNC_PARAM_INOUT:
+			f.OutArgs, modes = append(f.OutArgs, ColumnDef{Name: fp.Name, Type: t}), modes+"b"
 		case pg.FunctionParameterMode_FUNC_PARAM_IN, pg.FunctionParameterMode_FUNC_PARAM_DEFAULT:
+			modes += "i"
 		default:
 			return repr.Unsupported("%s parameters of SQL functions", strings.TrimPrefix(fp.Mode.String(), "FUNC_PARAM_"))
 		}
@@ -213,6 +219,9 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 	if !named {
 		f.ArgNames = nil
 	}
+	if f.Lang == "" && strings.ContainsAny(modes, "ob") {
+		f.Modes = modes // PL/pgSQL functions' modes are plParams's
+	}
 	return nil
 }
 
@@ -226,6 +235,12 @@ const (
 // functionResult reads RETURNS: a type, SETOF a type or a table's row,
 // or TABLE (...) (whose columns functionParams read).
 func (e *Engine) functionResult(f *FuncDef, rt *pg.TypeName, name string) error {
+	if len(f.OutArgs) > 0 {
+		if rt != nil {
+			f.RetSet = rt.Setof
+		}
+		return f.outResult()
+	}
 	if rt == nil {
 		return repr.Errorf(codeInvalidFunctionDefinition, "function result type must be specified")
 	}
@@ -378,7 +393,7 @@ func (e *Engine) checkFunction(obj *Object) error {
 	}
 	call := quoteIdent(obj.Name) + "(" + strings.Join(args, ", ") + ")"
 	q := "SELECT " + call
-	if fn.RetSet {
+	if fn.RetSet || len(fn.RetCols) > 1 {
 		q = "SELECT * FROM " + call
 	}
 	nulls, err := planner.BodyWithNulls(fn)
@@ -401,7 +416,7 @@ func (e *Engine) checkFunction(obj *Object) error {
 // function), each of a type the declared one can be cast from.
 func checkReturn(f *FuncDef, cols []planner.ResultColumn) error {
 	want := len(f.RetCols)
-	if !f.RetSet {
+	if !f.RetSet && len(f.OutArgs) == 0 {
 		want = 1
 	}
 	if len(cols) != want {
