@@ -2,6 +2,7 @@ package sql
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/eddydb/eddy/repr"
@@ -307,13 +308,13 @@ func (x *plExec) guarded(f map[string]json.RawMessage) error {
 		return repr.Unsupported("PL/pgSQL EXCEPTION handlers outside a transaction")
 	}
 	name := "eddy_pl_" + itoa(len(x.s.blk.savepoints))
-	if err := x.s.savepoint(name); err != nil {
+	if err := x.inBlock(func() error { return x.s.savepoint(name) }); err != nil {
 		return err
 	}
 	err := x.stmts(f["body"])
-	e, ok := err.(*repr.Error)
-	if err == nil || !ok {
-		if rerr := x.s.release(name); rerr != nil && err == nil {
+	var e *repr.Error
+	if err == nil || !errors.As(err, &e) {
+		if rerr := x.inBlock(func() error { return x.s.release(name) }); rerr != nil && err == nil {
 			return rerr
 		}
 		return err
@@ -340,14 +341,24 @@ func (x *plExec) guarded(f map[string]json.RawMessage) error {
 			if !conditionMatches(c.C.Name, e.Code) {
 				continue
 			}
-			if rerr := x.s.rollbackTo(name); rerr != nil {
+			if rerr := x.inBlock(func() error { return x.s.rollbackTo(name) }); rerr != nil {
 				return rerr
 			}
-			_ = x.s.release(name)
+			_ = x.inBlock(func() error { return x.s.release(name) })
 			return x.handle(e, h.E.Action)
 		}
 	}
 	return err
+}
+
+// inBlock runs a savepoint operation of an exception block: in an
+// implicit block (several statements in one Query message), where a
+// client's SAVEPOINT is refused, the block's own savepoints still work.
+func (x *plExec) inBlock(fn func() error) error {
+	implicit := x.s.blk.implicit
+	x.s.blk.implicit = false
+	defer func() { x.s.blk.implicit = implicit }()
+	return fn()
 }
 
 // handle runs an exception handler's statements for error e.

@@ -61,6 +61,7 @@ func runPlpgsqlWire(t *testing.T, s *harness.Server) {
 	t.Run("notices", func(t *testing.T) { plNotices(t, ctx, c) })
 	t.Run("errors", func(t *testing.T) { plErrors(t, ctx, c) })
 	t.Run("timeout", func(t *testing.T) { plTimeout(t, ctx, c) })
+	t.Run("one message", func(t *testing.T) { plOneMessage(t, ctx, c) })
 }
 
 // plNotices checks the notices of a function called per row and of a DO
@@ -150,5 +151,25 @@ END $$`, "SET statement_timeout = '300ms'")
 	mustExec(t, ctx, c.Conn, "RESET statement_timeout")
 	if got := queryStrings(t, ctx, c.Conn, "SELECT 'ok'"); got != "ok" {
 		t.Fatalf("after the timeouts: %q", got)
+	}
+}
+
+// plOneMessage runs an exception block in a Query message of several
+// statements (an implicit transaction, as migration tools send scripts):
+// the handler undoes only its block's writes.
+func plOneMessage(t *testing.T, ctx context.Context, c *noticeConn) {
+	mustExec(t, ctx, c.Conn, `CREATE TABLE pw_m (v int);
+DO $$ BEGIN
+  INSERT INTO pw_m VALUES (1);
+  BEGIN
+    INSERT INTO pw_m VALUES (2);
+    PERFORM 1 / 0;
+  EXCEPTION WHEN OTHERS THEN
+    INSERT INTO pw_m VALUES (3);
+  END;
+END $$;
+INSERT INTO pw_m VALUES (4)`)
+	if got := queryStrings(t, ctx, c.Conn, "SELECT string_agg(v::text, ',' ORDER BY v) FROM pw_m"); got != "1,3,4" {
+		t.Fatalf("rows: %q, want 1,3,4", got)
 	}
 }
