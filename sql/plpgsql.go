@@ -255,7 +255,17 @@ func (x *plExec) declareVar(i int, v *plVar, decl *plVarDecl, args []plValue) er
 	if x.call != nil && i < len(x.call.def.Args)+len(x.call.def.OutArgs) {
 		return x.call.bindParam(x, i, v, args)
 	}
-	t, err := x.typeNamed(decl.Datatype.Type.Typname)
+	name := decl.Datatype.Type.Typname
+	if base, ok := cutSuffixFold(name, "%ROWTYPE"); ok {
+		return x.declareRowType(v, base)
+	}
+	var t repr.T
+	var err error
+	if base, ok := cutSuffixFold(name, "%TYPE"); ok {
+		t, err = x.copiedType(base)
+	} else {
+		t, err = x.typeNamed(name)
+	}
 	if err != nil {
 		return err
 	}
@@ -267,6 +277,63 @@ func (x *plExec) declareVar(i int, v *plVar, decl *plVarDecl, args []plValue) er
 	}
 	if decl.NotNull && v.v.IsNull() {
 		return repr.Errorf("22004", "null value cannot be assigned to variable \"%s\" declared NOT NULL", v.name)
+	}
+	return nil
+}
+
+// cutSuffixFold cuts suffix off s, ignoring case.
+func cutSuffixFold(s, suffix string) (string, bool) {
+	if len(s) < len(suffix) || !strings.EqualFold(s[len(s)-len(suffix):], suffix) {
+		return s, false
+	}
+	return strings.TrimSpace(s[:len(s)-len(suffix)]), true
+}
+
+// copiedType is the type of x%TYPE: a variable's, or a table's column's
+// (table.column, schema.table.column).
+func (x *plExec) copiedType(ref string) (repr.T, error) {
+	if i, ok := x.vars[strings.ToLower(ref)]; ok && !x.datums[i].rec {
+		return x.datums[i].t, nil
+	}
+	parts := strings.Split(strings.ToLower(ref), ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return repr.T{}, repr.Unsupported("PL/pgSQL variable type %s%%TYPE", ref)
+	}
+	schema := ""
+	if len(parts) == 3 {
+		schema = parts[0]
+	}
+	tab, col := parts[len(parts)-2], parts[len(parts)-1]
+	x.s.e.mu.RLock()
+	defer x.s.e.mu.RUnlock()
+	if o := x.s.e.cat.lookup(schema, tab); o != nil {
+		for _, c := range o.Columns {
+			if c.Name == col {
+				return c.Type, nil
+			}
+		}
+	}
+	return repr.T{}, repr.Errorf(repr.CodeUndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, tab)
+}
+
+// declareRowType makes v, declared table%ROWTYPE, a record of the
+// table's columns, all NULL.
+func (x *plExec) declareRowType(v *plVar, table string) error {
+	parts := strings.Split(strings.ToLower(table), ".")
+	schema := ""
+	if len(parts) == 2 {
+		schema = parts[0]
+	}
+	x.s.e.mu.RLock()
+	o := x.s.e.cat.lookup(schema, parts[len(parts)-1])
+	x.s.e.mu.RUnlock()
+	if o == nil {
+		return repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", table)
+	}
+	v.rec = true
+	for _, c := range o.Columns {
+		v.cols = append(v.cols, planner.ResultColumn{Name: c.Name, Type: c.Type})
+		v.row = append(v.row, repr.Null)
 	}
 	return nil
 }

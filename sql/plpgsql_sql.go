@@ -126,6 +126,12 @@ func (x *plExec) assignRow(target json.RawMessage, cols []planner.ResultColumn, 
 	if err := json.Unmarshal(target, &t); err != nil {
 		return err
 	}
+	switch { // a table%ROWTYPE variable, which the parser takes for a scalar
+	case t.Var != nil && x.datums[x.vars[t.Var.Refname]].rec:
+		t.Rec, t.Var = &plVarDecl{Refname: t.Var.Refname, Dno: x.vars[t.Var.Refname]}, nil
+	case t.Row != nil && len(t.Row.Fields) == 1 && x.datums[t.Row.Fields[0].Varno].rec:
+		t.Rec, t.Row = &plVarDecl{Refname: t.Row.Fields[0].Name, Dno: t.Row.Fields[0].Varno}, nil
+	}
 	switch {
 	case t.Rec != nil:
 		r := x.datums[x.recDno(t.Rec)]
