@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
@@ -34,8 +35,15 @@ type plCall struct {
 }
 
 // plParsed caches parsed bodies by their CREATE text: parsing is
-// deterministic, and the tree is read-only once parsed.
-var plParsed sync.Map
+// deterministic, and the tree is read-only once parsed. It is emptied
+// once it holds plParsedMax bodies (replaced bodies stay until then).
+var (
+	plParsed     sync.Map
+	plParsedSize atomic.Int64
+)
+
+// plParsedMax bounds the bodies plParsed holds.
+const plParsedMax = 4096
 
 // sessionRoutines is the session's expr.Routines.
 type sessionRoutines struct{ s *Session }
@@ -68,6 +76,10 @@ func (s *Session) callPL(ctx context.Context, o *Object, args []repr.Datum) ([]r
 		parsed, err := parsePlpgsql(head, f.Src)
 		if err != nil {
 			return nil, err
+		}
+		if plParsedSize.Add(1) > plParsedMax {
+			plParsed.Clear()
+			plParsedSize.Store(1)
 		}
 		fn, _ = plParsed.LoadOrStore(head+f.Src, parsed)
 	}
