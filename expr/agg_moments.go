@@ -84,11 +84,5 @@ func floatMoment(num, den *apd.Decimal, root bool) float64 {
 // numericSqrt is the square root of v rounded half away from zero to
 // rscale digits after the point (PostgreSQL's sqrt_var).
 func numericSqrt(v *apd.Decimal, rscale int32) *apd.Decimal {
-	ctx := apd.BaseContext.WithPrecision(uint32(max(adjExp(v)/2+2, 1) + rscale + 5))
-	r := new(apd.Decimal)
-	_, _ = ctx.Sqrt(r, v)
-	round := apd.BaseContext.WithPrecision(ctx.Precision)
-	round.Rounding = apd.RoundHalfUp
-	_, _ = round.Quantize(r, r, -rscale)
-	return r
+	return sqrtScaled(v, rscale)
 }

@@ -35,11 +35,15 @@ func init() {
 	} {
 		fn(name, f8, floatFn(f), f8)
 	}
-	for name, mode := range map[string]apd.Rounder{
-		"ceil": apd.RoundCeiling, "ceiling": apd.RoundCeiling, "floor": apd.RoundFloor,
-		"round": apd.RoundHalfUp, "trunc": apd.RoundDown,
-	} {
+	for name, mode := range map[string]apd.Rounder{"round": apd.RoundHalfUp, "trunc": apd.RoundDown} {
 		fn(name, n, numericRound(mode, false), n)
+	}
+	// ceil and floor use apd's Ceil and Floor: Quantize with a directed
+	// rounding loses it when every digit is dropped (ceil(0.0000001) = 0).
+	for name, f := range map[string]func(c *apd.Context, r, x *apd.Decimal) (apd.Condition, error){
+		"ceil": (*apd.Context).Ceil, "ceiling": (*apd.Context).Ceil, "floor": (*apd.Context).Floor,
+	} {
+		fn(name, n, numericCeilFloor(f), n)
 	}
 	fn("round", n, numericRound(apd.RoundHalfUp, true), n, i4)
 	fn("trunc", n, numericRound(apd.RoundDown, true), n, i4)
@@ -52,6 +56,7 @@ func init() {
 	}, f8)
 	fn("power", f8, floatPow, f8, f8)
 	fn("pow", f8, floatPow, f8, f8)
+	registerNumericMath()
 }
 
 func sign(f float64) float64 {
@@ -76,6 +81,27 @@ func numFn(f func(r, x *apd.Decimal) error) implFn {
 		var r apd.Decimal
 		if err := f(&r, a[0].Numeric()); err != nil {
 			return repr.Null, err
+		}
+		return repr.NewNumeric(&r), nil
+	}
+}
+
+// numericCeilFloor is ceil or floor of a numeric (scale 0; -0 is 0).
+func numericCeilFloor(f func(c *apd.Context, r, x *apd.Decimal) (apd.Condition, error)) implFn {
+	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+		x := a[0].Numeric()
+		if x.Form != apd.Finite {
+			return a[0], nil
+		}
+		var r apd.Decimal
+		if _, err := f(roundCtx, &r, x); err != nil {
+			return repr.Null, errNumOverflow()
+		}
+		if r.Exponent < 0 {
+			_, _ = roundCtx.Quantize(&r, &r, 0)
+		}
+		if r.IsZero() {
+			r.Negative = false
 		}
 		return repr.NewNumeric(&r), nil
 	}
