@@ -28,7 +28,7 @@ func init() {
 		fn("abs", t, floatFn(math.Abs), t)
 	}
 	fn("abs", n, numFn(func(r, x *apd.Decimal) error { r.Abs(x); return nil }), n)
-	fn("mod", n, numericMod, n, n)
+	fn("mod", n, withSpecial('%', numericMod), n, n)
 	for name, f := range map[string]func(float64) float64{
 		"ceil": math.Ceil, "ceiling": math.Ceil, "floor": math.Floor, "round": math.RoundToEven,
 		"trunc": math.Trunc, "sign": sign,
@@ -57,6 +57,7 @@ func init() {
 	fn("power", f8, floatPow, f8, f8)
 	fn("pow", f8, floatPow, f8, f8)
 	registerNumericMath()
+	registerFloatMath()
 }
 
 func sign(f float64) float64 {

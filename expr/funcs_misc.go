@@ -67,7 +67,7 @@ func init() {
 			return gcdLcm(a[0].Int(), a[1].Int(), w, true)
 		}, it, it)
 	}
-	fn("div", repr.Numeric, numericIntDiv, repr.Numeric, repr.Numeric)
+	fn("div", repr.Numeric, withSpecial('d', numericIntDiv), repr.Numeric, repr.Numeric)
 	fn("date_trunc", repr.TimestampTZ, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		loc, err := zoneByName(a[2].Text())
 		if err != nil {

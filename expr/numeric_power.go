@@ -67,7 +67,7 @@ func int32Exponent(y *apd.Decimal) (int32, bool) {
 
 // powerSpecial is numeric_power with an infinite input.
 func powerSpecial(x, y *apd.Decimal) (*apd.Decimal, error) {
-	if x.Sign() < 0 && (y.Form == apd.Infinite || !isIntegral(y)) {
+	if x.Sign() < 0 && y.Form == apd.Finite && !isIntegral(y) { // infinities count as integral
 		return nil, errComplexPow
 	}
 	if x.Form == apd.Finite && x.Cmp(numOne) == 0 {

@@ -141,25 +141,34 @@ func checkFloat(r float64, width int32, infIn, nonZeroIn bool) (repr.Datum, erro
 
 func floatPow(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	x, y := a[0].Float(), a[1].Float()
-	if x == 0 && y < 0 {
-		return repr.Null, repr.Errorf("2201F", "zero raised to a negative power is undefined")
+	switch {
+	case math.IsNaN(x):
+		if math.IsNaN(y) || y != 0 {
+			return a[0], nil
+		}
+		return repr.NewFloat(1), nil
+	case math.IsNaN(y):
+		if x != 1 {
+			return a[1], nil
+		}
+		return repr.NewFloat(1), nil
+	case x == 0 && y < 0:
+		return repr.Null, errZeroNegPow
+	case x < 0 && math.Floor(y) != y:
+		return repr.Null, errComplexPow
+	case math.IsInf(x, 0) || math.IsInf(y, 0):
+		return repr.NewFloat(math.Pow(x, y)), nil // POSIX's rules, no range errors
 	}
-	if x < 0 && y != math.Trunc(y) && !math.IsInf(y, 0) {
-		return repr.Null, repr.Errorf("2201F", "a negative number raised to a non-integer power yields a complex result")
-	}
-	return checkFloat(math.Pow(x, y), 64, math.IsInf(x, 0) || math.IsInf(y, 0), x != 0 && y > -1e300)
+	return checkFloat(math.Pow(x, y), 64, false, x != 0)
 }
 
 func registerNumericArith() {
 	n := repr.Numeric
-	for op, f := range map[string]func(d, x, y *apd.Decimal) (apd.Condition, error){
-		"+": exactCtx.Add, "-": exactCtx.Sub,
-	} {
-		binop(op, n, n, n, numericOp(f))
-	}
-	binop("*", n, n, n, numericMul)
-	binop("/", n, n, n, numericDiv)
-	binop("%", n, n, n, numericMod)
+	binop("+", n, n, n, withSpecial('+', exactOp((*apd.Context).Add, addPrecision)))
+	binop("-", n, n, n, withSpecial('-', exactOp((*apd.Context).Sub, addPrecision)))
+	binop("*", n, n, n, withSpecial('*', numericMul))
+	binop("/", n, n, n, withSpecial('/', numericDiv))
+	binop("%", n, n, n, withSpecial('%', numericMod))
 	register(prefixOps, "-", n, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		var r apd.Decimal
 		r.Neg(a[0].Numeric())
@@ -193,8 +202,39 @@ func numericMul(ctx *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if r, ok := mulSmall(a[0].Numeric(), a[1].Numeric()); ok {
 		return repr.NewNumeric(r), nil
 	}
-	return numericOp(exactCtx.Mul)(ctx, a)
+	return exactOp((*apd.Context).Mul, mulPrecision)(ctx, a)
 }
+
+// exactOp is a numeric operator computed exactly: at exactCtx's precision,
+// or at prec's when that needs more digits (4e-500 - 1e-16383 has 15884).
+func exactOp(op func(c *apd.Context, d, x, y *apd.Decimal) (apd.Condition, error),
+	prec func(x, y *apd.Decimal) int) implFn {
+	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+		x, y := a[0].Numeric(), a[1].Numeric()
+		c := exactCtx
+		if p := prec(x, y); p > int(c.Precision) {
+			c = apd.BaseContext.WithPrecision(uint32(p))
+		}
+		var r apd.Decimal
+		if _, err := op(c, &r, x, y); err != nil {
+			return repr.Null, errNumOverflow()
+		}
+		if r.IsZero() {
+			r.Negative = false
+		}
+		return repr.NewNumeric(&r), nil
+	}
+}
+
+// addPrecision is the digits x+y needs exactly: from the higher leading
+// digit (plus a carry) down to the lower last digit.
+func addPrecision(x, y *apd.Decimal) int {
+	hi := max(int(x.Exponent)+int(x.NumDigits()), int(y.Exponent)+int(y.NumDigits()))
+	return hi - min(int(x.Exponent), int(y.Exponent)) + 1
+}
+
+// mulPrecision is the digits x*y needs exactly.
+func mulPrecision(x, y *apd.Decimal) int { return int(x.NumDigits()) + int(y.NumDigits()) }
 
 // mulSmall is x*y when both are finite with 64-bit coefficients, their
 // product fits in 64 bits and the exponent stays far from apd's limits.
