@@ -175,7 +175,8 @@ func extractInterval(field string, iv repr.Interval) (repr.Datum, error) {
 	switch field {
 	case "epoch":
 		secs := (int64(iv.Months)/12*365*4+int64(iv.Months)/12)*86400/4 + int64(iv.Months%12)*30*86400 + int64(iv.Days)*86400
-		v = apd.New(secs*usPerSec+iv.Micros, -6)
+		v = new(apd.Decimal) // secs*1e6 + micros may overflow int64
+		_, _ = exactCtx.Add(v, apd.New(secs, 0), apd.New(iv.Micros, -6))
 	case "year", "years":
 		v = apd.New(int64(iv.Months/12), 0)
 	case "month", "months":

@@ -39,11 +39,11 @@ func init() {
 	binop("-", iv, iv, iv, intervalAdd(-1))
 	binop("*", iv, repr.Float8, iv, intervalMul)
 	binop("*", repr.Float8, iv, iv, swap(intervalMul))
-	binop("/", iv, repr.Float8, iv, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
+	binop("/", iv, repr.Float8, iv, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		if a[1].Float() == 0 {
 			return repr.Null, repr.ErrDivisionByZero.New()
 		}
-		return intervalMul(c, []repr.Datum{a[0], repr.NewFloat(1 / a[1].Float())})
+		return intervalScale(a[0].Interval(), a[1].Float(), func(x, f float64) float64 { return x / f })
 	})
 	register(prefixOps, "-", iv, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return intervalAdd(-1)(c, []repr.Datum{repr.NewInterval(repr.Interval{}), a[0]})
@@ -148,24 +148,39 @@ func intervalAdd(sign int64) implFn {
 	}
 }
 
-// intervalMul scales an interval, cascading fractional months into days
-// (30 per month) and fractional days into microseconds, like interval_mul.
+// intervalMul scales an interval as interval_mul does.
 func intervalMul(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	iv, f := a[0].Interval(), a[1].Float()
-	months := float64(iv.Months) * f
-	days := float64(iv.Days) * f
-	if math.IsNaN(f) || math.Abs(months) > math.MaxInt32 || math.Abs(days) > math.MaxInt32 {
-		return repr.Null, repr.Errorf(repr.CodeDatetimeOverflow, "interval out of range")
-	}
-	m := math.Trunc(months)
-	days += (months - m) * 30
-	d := math.Trunc(days)
-	us := float64(iv.Micros)*f + (days-d)*usPerDay
-	if math.Abs(d) > math.MaxInt32 || math.Abs(us) > 9.2e18 {
-		return repr.Null, repr.Errorf(repr.CodeDatetimeOverflow, "interval out of range")
-	}
-	return repr.NewInterval(repr.Interval{Months: int32(m), Days: int32(d), Micros: int64(math.RoundToEven(us))}), nil
+	return intervalScale(a[0].Interval(), a[1].Float(), func(x, f float64) float64 { return x * f })
 }
+
+// intervalScale is PostgreSQL's interval_mul and interval_div (op is the
+// float8 * or /): months and days scale and truncate; their fractions
+// cascade down (a month is 30 days, a day 86400 s), rounded to the
+// microsecond (TSROUND), a whole day of seconds carried into days; the
+// time scales and rounds half to even. 22008 when a field overflows.
+func intervalScale(iv repr.Interval, f float64, op func(x, f float64) float64) (repr.Datum, error) {
+	months, days := op(float64(iv.Months), f), op(float64(iv.Days), f)
+	if !fitsInt32(months) || !fitsInt32(days) {
+		return repr.Null, errIntervalRange()
+	}
+	m, d := math.Trunc(months), math.Trunc(days)
+	monthRemDays := tsRound((months - m) * 30)
+	secRem := tsRound((days - d + monthRemDays - math.Trunc(monthRemDays)) * 86400)
+	if math.Abs(secRem) >= 86400 {
+		d += math.Trunc(secRem / 86400)
+		secRem -= math.Trunc(secRem/86400) * 86400
+	}
+	d += math.Trunc(monthRemDays)
+	us := math.RoundToEven(op(float64(iv.Micros), f) + secRem*1e6)
+	if !fitsInt32(d) || math.IsNaN(us) || us >= 9223372036854775807 || us < -9223372036854775808 {
+		return repr.Null, errIntervalRange()
+	}
+	return repr.NewInterval(repr.Interval{Months: int32(m), Days: int32(d), Micros: int64(us)}), nil
+}
+
+func fitsInt32(f float64) bool { return !math.IsNaN(f) && f >= math.MinInt32 && f < math.MaxInt32+1 }
+
+func errIntervalRange() error { return repr.Errorf(repr.CodeDatetimeOverflow, "interval out of range") }
 
 // AddIntervalTo returns ts + iv (sign 1) or ts - iv (sign -1) for ts of
 // type t (timestamp, or timestamptz with month and day steps in c's time

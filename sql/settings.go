@@ -159,6 +159,13 @@ func (s *settings) set(name, value string) error {
 			return repr.Unsupported("DateStyle %q (only ISO)", value)
 		}
 		value = "ISO, MDY"
+	case "intervalstyle":
+		// intervals print (repr) and parse as IntervalStyle postgres only:
+		// accepting another style would answer in the wrong format
+		if !strings.EqualFold(strings.TrimSpace(value), "postgres") {
+			return repr.Unsupported("IntervalStyle %q (only postgres)", value)
+		}
+		value = "postgres"
 	case "default_transaction_isolation", "transaction_isolation":
 		if err := checkIsolation(value); err != nil {
 			return err
