@@ -21,6 +21,8 @@ func init() {
 	binop("->>", js, i4, t, jsonRawGet(true, true))
 	binop("#>", js, t, js, jsonRawPath(false))
 	binop("#>>", js, t, t, jsonRawPath(true))
+	binop("#>", js, repr.ArrayOf(t), js, jsonRawPath(false))
+	binop("#>>", js, repr.ArrayOf(t), t, jsonRawPath(true))
 	fn("json_typeof", t, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return repr.NewText(jsonTypeof(strings.TrimSpace(a[0].Text()))), nil
 	}, js)
@@ -86,7 +88,7 @@ func jsonRawGet(byIndex, asText bool) implFn {
 
 func jsonRawPath(asText bool) implFn {
 	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-		path, present, err := parseTextArray(a[1].Text())
+		path, present, err := pathArg(a[1])
 		if err != nil {
 			return repr.Null, err
 		}

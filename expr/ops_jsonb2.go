@@ -21,6 +21,8 @@ func init() {
 	j, t, b := repr.JSONB, repr.Text, repr.Bool
 	binop("#>", j, t, j, jsonPathOp(false))
 	binop("#>>", j, t, t, jsonPathOp(true))
+	binop("#>", j, repr.ArrayOf(t), j, jsonPathOp(false))
+	binop("#>>", j, repr.ArrayOf(t), t, jsonPathOp(true))
 	binop("?", j, t, b, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return repr.NewBool(jsonExists(decodeJSON(a[0].Text()), a[1].Text())), nil
 	})
@@ -267,6 +269,22 @@ func nestValues(vals []any, dims []int) []any {
 	return out
 }
 
+// pathArg reads the path operand of #> and #>>: a text[] value, or the
+// text of an array literal.
+func pathArg(d repr.Datum) ([]string, []bool, error) {
+	if d.Family() != repr.FamArray {
+		return parseTextArray(d.Text())
+	}
+	elems := d.Array()
+	path, present := make([]string, len(elems)), make([]bool, len(elems))
+	for i, e := range elems {
+		if !e.IsNull() {
+			path[i], present[i] = e.Text(), true
+		}
+	}
+	return path, present, nil
+}
+
 // jsonResult returns v as jsonb, or for asText as text (strings unquoted,
 // null as SQL NULL).
 func jsonResult(v any, asText bool) repr.Datum {
@@ -284,7 +302,7 @@ func jsonResult(v any, asText bool) repr.Datum {
 
 func jsonPathOp(asText bool) implFn {
 	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-		path, present, err := parseTextArray(a[1].Text())
+		path, present, err := pathArg(a[1])
 		if err != nil {
 			return repr.Null, err
 		}

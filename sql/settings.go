@@ -2,7 +2,9 @@ package sql
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -125,6 +127,9 @@ func (s *settings) set(name, value string) error {
 		if err != nil {
 			return err
 		}
+		if _, num := numericZoneHours(value); num {
+			value = loc.String() // <+10:30>-10:30, which expr resolves too
+		}
 		s.loc, s.timeZone = loc, value
 	case "client_encoding":
 		if v := strings.ToUpper(strings.ReplaceAll(value, "-", "")); v != "UTF8" && v != "UNICODE" {
@@ -166,6 +171,12 @@ func (s *settings) set(name, value string) error {
 			return repr.Unsupported("IntervalStyle %q (only postgres)", value)
 		}
 		value = "postgres"
+	case "bytea_output":
+		// bytea prints in hex only (repr): escape would answer wrongly
+		if !strings.EqualFold(strings.TrimSpace(value), "hex") {
+			return repr.Unsupported("bytea_output %q (only hex)", value)
+		}
+		value = "hex"
 	case "default_transaction_isolation", "transaction_isolation":
 		if err := checkIsolation(value); err != nil {
 			return err
@@ -222,9 +233,34 @@ func (s *settings) resetTxModes() {
 	s.vals["transaction_read_only"] = s.vals["default_transaction_read_only"]
 }
 
-// loadZone resolves a TimeZone setting (expr.SessionZone), 22023 when it
-// names no zone.
+// numericZoneHours reads a bare number of hours (SET TIME ZONE -8, 10.5).
+func numericZoneHours(s string) (float64, bool) {
+	h, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return h, err == nil && !math.IsNaN(h) && !math.IsInf(h, 0)
+}
+
+// posixZoneName is PostgreSQL's name of a fixed offset east of UTC:
+// <+10:30>-10:30, <-08>+08.
+func posixZoneName(secs int) string {
+	east, west := '+', '-'
+	if secs < 0 {
+		east, west, secs = '-', '+', -secs
+	}
+	hm := fmt.Sprintf("%02d", secs/3600)
+	if m := secs % 3600 / 60; m != 0 {
+		hm += fmt.Sprintf(":%02d", m)
+	}
+	return fmt.Sprintf("<%c%s>%c%s", east, hm, west, hm)
+}
+
+// loadZone resolves a TimeZone setting, 22023 when it names no zone: a
+// bare number of hours east of UTC (named in PostgreSQL's POSIX form,
+// 10.5 is <+10:30>-10:30), else expr.SessionZone.
 func loadZone(name string) (*time.Location, error) {
+	if h, ok := numericZoneHours(name); ok && h >= -15 && h <= 15 {
+		secs := int(math.Round(h * 3600))
+		return time.FixedZone(posixZoneName(secs), secs), nil
+	}
 	if loc, ok := expr.SessionZone(name); ok {
 		return loc, nil
 	}
