@@ -202,8 +202,16 @@ func numericMul(ctx *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if r, ok := mulSmall(a[0].Numeric(), a[1].Numeric()); ok {
 		return repr.NewNumeric(r), nil
 	}
-	return exactOp((*apd.Context).Mul, mulPrecision)(ctx, a)
+	r, err := exactOp((*apd.Context).Mul, mulPrecision)(ctx, a)
+	if err != nil || r.Numeric().Exponent >= -numDscaleMax {
+		return r, err
+	}
+	return repr.NewNumeric(roundScale(r.Numeric(), numDscaleMax)), nil
 }
+
+// numDscaleMax is NUMERIC_DSCALE_MAX: a product's scale is capped there,
+// rounding half away from zero, as numeric_mul does.
+const numDscaleMax = 16383
 
 // exactOp is a numeric operator computed exactly: at exactCtx's precision,
 // or at prec's when that needs more digits (4e-500 - 1e-16383 has 15884).
