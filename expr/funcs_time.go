@@ -77,16 +77,33 @@ func dateTrunc(unit string, us int64, loc *time.Location) (int64, error) {
 		d, h, mi, s, ns = 1, 0, 0, 0, 0
 	case "year", "years":
 		mo, d, h, mi, s, ns = 1, 1, 0, 0, 0, 0
-	case "decade":
-		y, mo, d, h, mi, s, ns = y-y%10, 1, 1, 0, 0, 0, 0
-	case "century":
-		y, mo, d, h, mi, s, ns = (y-1)/100*100+1, 1, 1, 0, 0, 0, 0
-	case "millennium":
-		y, mo, d, h, mi, s, ns = (y-1)/1000*1000+1, 1, 1, 0, 0, 0, 0
+	case "decade", "century", "millennium":
+		y, mo, d, h, mi, s, ns = truncYear(y, unit), 1, 1, 0, 0, 0, 0
 	default:
 		return 0, repr.Errorf(repr.CodeInvalidParameter, "unit %q not recognized for type timestamp", unit)
 	}
 	return timeToTs(time.Date(y, mo, d, h, mi, s, ns, loc)), nil
+}
+
+// truncYear is timestamp_trunc's first year of y's decade, century or
+// millennium; y is astronomical (1 BC is 0), and BC periods run
+// backwards: the century of 55 BC starts in 100 BC, the decade of 2 BC
+// in 11 BC.
+func truncYear(y int, unit string) int {
+	switch {
+	case unit == "decade" && y > 0:
+		return y / 10 * 10
+	case unit == "decade":
+		return -((8 - (y - 1)) / 10) * 10
+	}
+	n := 100
+	if unit == "millennium" {
+		n = 1000
+	}
+	if y > 0 {
+		return (y+n-1)/n*n - n + 1
+	}
+	return -((n-1-(y-1))/n)*n + 1
 }
 
 // extract returns field of a date/time value as numeric (PostgreSQL 14+).
