@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/faults"
 	"github.com/eddydb/eddy/repr"
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -67,9 +68,18 @@ func settingDefaults(version string) map[string]string {
 }
 
 func newSettings(version string) *settings {
-	return &settings{vals: settingDefaults(version), changed: map[string]string{}, loc: time.UTC,
+	vals := settingDefaults(version)
+	if faults.Enabled() {
+		vals[faultSetting] = ""
+	}
+	return &settings{vals: vals, changed: map[string]string{}, loc: time.UTC,
 		timeZone: "UTC", user: "eddy", database: "eddy"}
 }
+
+// faultSetting arms a fault-injection point (package faults) for the
+// whole server when set: a test-only setting, present only in a server
+// started with EDDY_TEST_FAULTS=1.
+const faultSetting = "eddy_test_fault"
 
 // showName maps SHOW's argument (lower case) to the setting's name: the
 // SQL-standard spellings "time zone" and "transaction isolation level".
@@ -149,6 +159,10 @@ func (s *settings) set(name, value string) error {
 		}
 		value = v
 		s.setTimeout(name, d)
+	case faultSetting:
+		if err := faults.Arm(value); err != nil {
+			return repr.Errorf(repr.CodeInvalidParameter, "%v", err)
+		}
 	case "password_encryption":
 		if value != "md5" && value != "scram-sha-256" {
 			return repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"password_encryption\": \"%s\"", value)

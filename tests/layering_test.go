@@ -30,8 +30,9 @@ var layers = map[string]int{
 
 // ground lists the ground packages (GUIDE.md section 2), which any package
 // may import, with the only Eddy packages each may import: repr (the data
-// model) imports none, expr (expressions, functions, aggregates) only repr.
-var ground = map[string][]string{"repr": nil, "expr": {"repr"}}
+// model) imports none, expr (expressions, functions, aggregates) only repr,
+// faults (the test-only fault-injection registry) none.
+var ground = map[string][]string{"repr": nil, "expr": {"repr"}, "faults": nil}
 
 // execImporters lists the only packages of the planner and the optimizer
 // that may import exec's packages: lowering produces exec's input format;
