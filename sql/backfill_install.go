@@ -11,6 +11,18 @@ import (
 	"github.com/eddydb/eddy/storage"
 )
 
+// beginMatView creates the view under the engine's lock when it cannot
+// backfill outside it (done), else prepares its backfill.
+func (e *Engine) beginMatView(obj *Object, ifNotExists bool, s *Session, interrupt <-chan struct{}, mem expr.Memory) (bf *hydration, done bool, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ddl != nil || e.atomic != nil || e.replaysSources(obj) {
+		return nil, true, e.createMatViewLocked(obj, ifNotExists, interrupt, mem, s.addNotice)
+	}
+	bf, err = e.prepareBackfill(obj, ifNotExists, s.backend.PID)
+	return bf, false, err
+}
+
 // createMatView installs a materialized view: it plans the query into a
 // dataflow, backfills it by feeding the contents of its sources through
 // the same operators, and persists the catalog entry, the contents and
@@ -23,14 +35,8 @@ import (
 // wait for the backfill (and hold everyone else back meanwhile).
 func (e *Engine) createMatView(obj *Object, ifNotExists bool, s *Session) error {
 	interrupt, mem := s.interrupt(), s.mem.memory()
-	e.mu.Lock()
-	if e.ddl != nil || e.atomic != nil || e.replaysSources(obj) {
-		defer e.mu.Unlock()
-		return e.createMatViewLocked(obj, ifNotExists, interrupt, mem, s.addNotice)
-	}
-	bf, err := e.prepareBackfill(obj, ifNotExists, s.backend.PID)
-	e.mu.Unlock()
-	if bf == nil || err != nil {
+	bf, done, err := e.beginMatView(obj, ifNotExists, s, interrupt, mem)
+	if done || bf == nil || err != nil {
 		return err
 	}
 	r := &backfillRun{bf: bf, ctx: e.backfillCtx(bf, interrupt), coll: storage.NewCollection(obj.ID, obj.storeKey()),

@@ -38,10 +38,12 @@ func (e *Engine) checkStatement(ws *writeSet, m wsMark, ctx *expr.Ctx, deleting 
 				continue
 			}
 			done[id], progress = len(ws.changes[id]), true
-			e.mu.RLock()
-			obj := e.cat.byID[id]
-			refs := e.referencing(id)
-			e.mu.RUnlock()
+			var obj *Object
+			var refs []fkRef
+			e.readLocked(func() {
+				obj = e.cat.byID[id]
+				refs = e.referencing(id)
+			})
 			if obj == nil {
 				continue
 			}
@@ -81,10 +83,11 @@ func (e *Engine) referencing(id uint64) []fkRef {
 
 // checkTable checks one table's changes.
 func (e *Engine) checkTable(obj *Object, refs []fkRef, changes []repr.Update, ws *writeSet, ctx *expr.Ctx, deleting bool) error {
-	e.mu.RLock()
-	unique := len(e.cat.uniqueKeys(obj)) > 0
-	computed := len(e.cat.exprIndexes(obj)) > 0
-	e.mu.RUnlock()
+	var unique, computed bool
+	e.readLocked(func() {
+		unique = len(e.cat.uniqueKeys(obj)) > 0
+		computed = len(e.cat.exprIndexes(obj)) > 0
+	})
 	if len(obj.Constraints) == 0 && len(refs) == 0 && !unique && !computed {
 		return nil
 	}
@@ -293,9 +296,10 @@ func (k *indexKey) deltaCounts(ctx *expr.Ctx, changes []repr.Update) (map[string
 // indexes over new rows, so that a row whose index key cannot be
 // computed fails its statement, as in PostgreSQL.
 func (e *Engine) checkIndexExprs(obj *Object, rows []repr.Row) error {
-	e.mu.RLock()
-	ixs := e.cat.exprIndexes(obj)
-	e.mu.RUnlock()
+	var ixs []*Object
+	e.readLocked(func() {
+		ixs = e.cat.exprIndexes(obj)
+	})
 	ctx := &expr.Ctx{}
 	for _, ix := range ixs {
 		for _, r := range rows {

@@ -53,9 +53,10 @@ func (p *Portal) prepareCopy(cs *pg.CopyStmt) error {
 		return repr.Unsupported("COPY FROM with FORCE_NOT_NULL, FORCE_NULL or FREEZE")
 	}
 	e := p.st.s.e
-	e.mu.RLock()
-	rel, err := e.cat.Relation(cs.Relation.Schemaname, cs.Relation.Relname)
-	e.mu.RUnlock()
+	var rel *planner.Relation
+	e.readLocked(func() {
+		rel, err = e.cat.Relation(cs.Relation.Schemaname, cs.Relation.Relname)
+	})
 	if err != nil {
 		return err
 	}
@@ -67,9 +68,9 @@ func (p *Portal) prepareCopy(cs *pg.CopyStmt) error {
 	if err := f.columns(cs.Attlist); err != nil {
 		return err
 	}
-	e.mu.RLock()
-	err = f.planDefaults(e.cat)
-	e.mu.RUnlock()
+	e.readLocked(func() {
+		err = f.planDefaults(e.cat)
+	})
 	if err != nil {
 		return err
 	}

@@ -112,9 +112,11 @@ func (p *Portal) copyToQuery(cs *pg.CopyStmt) (*pg.Node, []string, error) {
 		return cs.Query, nil, nil
 	}
 	e := p.st.s.e
-	e.mu.RLock()
-	rel, err := e.cat.Relation(cs.Relation.Schemaname, cs.Relation.Relname)
-	e.mu.RUnlock()
+	var rel *planner.Relation
+	var err error
+	e.readLocked(func() {
+		rel, err = e.cat.Relation(cs.Relation.Schemaname, cs.Relation.Relname)
+	})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -62,9 +62,10 @@ func (p *Portal) fillNewTable(ctx context.Context, st *pg.CreateTableAsStmt) err
 	if err != nil {
 		return err
 	}
-	s.e.mu.RLock()
-	cols, _, err := s.e.describeQuery(sql, false, s.settings.timeZone)
-	s.e.mu.RUnlock()
+	var cols []ColumnDef
+	s.e.readLocked(func() {
+		cols, _, err = s.e.describeQuery(sql, false, s.settings.timeZone)
+	})
 	if err == nil {
 		err = distinctColumns(cols)
 	}

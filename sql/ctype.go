@@ -39,9 +39,11 @@ func (p *Portal) execCreateType(cs *pg.CompositeTypeStmt) error {
 	p.tag = "CREATE TYPE"
 	obj := &Object{Kind: relType, Schema: schemaOf(cs.Typevar), Name: cs.Typevar.Relname, Owner: p.st.s.newOwner()}
 	e := p.st.s.e
-	e.mu.RLock()
-	cols, err := e.cat.fieldDefs(cs.Coldeflist)
-	e.mu.RUnlock()
+	var cols []ColumnDef
+	var err error
+	e.readLocked(func() {
+		cols, err = e.cat.fieldDefs(cs.Coldeflist)
+	})
 	if err != nil {
 		return err
 	}

@@ -451,9 +451,11 @@ func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 			return err
 		}
 	}
-	e.mu.RLock()
-	cols, deps, err := e.describeQuery(sql, false, p.st.s.settings.timeZone)
-	e.mu.RUnlock()
+	var cols []ColumnDef
+	var deps []uint64
+	e.readLocked(func() {
+		cols, deps, err = e.describeQuery(sql, false, p.st.s.settings.timeZone)
+	})
 	if err != nil {
 		return err
 	}

@@ -96,9 +96,9 @@ func (s *Session) enterGateFor(ctx context.Context, st *parse.Stmt, describe boo
 		return err
 	}
 	e := s.e
-	e.mu.Lock()
-	err = e.swapInLocked(s)
-	e.mu.Unlock()
+	e.writeLocked(func() {
+		err = e.swapInLocked(s)
+	})
 	if err != nil && !isTxEnd(st.AST) {
 		s.leaveGate() // the statement does not run
 		return err    // (COMMIT fails in commitDDLBlock, ROLLBACK works)
@@ -113,9 +113,9 @@ func (s *Session) leaveGate() {
 	if !e.gate.leave(s) {
 		return
 	}
-	e.mu.Lock()
-	e.swapOutLocked(s)
-	e.mu.Unlock()
+	e.writeLocked(func() {
+		e.swapOutLocked(s)
+	})
 	e.gate.setIdle(s)
 }
 

@@ -163,7 +163,20 @@ func (e *Engine) restoreStateLocked(sn *engineSnap) {
 		}
 	}
 	e.colls, e.views = colls, views
+	e.restoreSeqs(sn)
+	e.roles.mu.Lock()
+	e.roles.byName, e.roles.nextOID = sn.roles, sn.nextOID
+	e.roles.mu.Unlock()
+	e.idxMu.Lock()
+	e.indexes = map[string]*keyIndex{}
+	e.idxMu.Unlock()
+}
+
+// restoreSeqs makes sn's sequences the engine's, under e.seqMu. The
+// caller holds e.mu.
+func (e *Engine) restoreSeqs(sn *engineSnap) {
 	e.seqMu.Lock()
+	defer e.seqMu.Unlock()
 	e.seqs = maps.Clone(sn.seqs)
 	for name, st := range e.seqs {
 		// a rename, SET SCHEMA or new definition rolled back: the key
@@ -173,13 +186,6 @@ func (e *Engine) restoreStateLocked(sn *engineSnap) {
 			st.def = o.Sequence
 		}
 	}
-	e.seqMu.Unlock()
-	e.roles.mu.Lock()
-	e.roles.byName, e.roles.nextOID = sn.roles, sn.nextOID
-	e.roles.mu.Unlock()
-	e.idxMu.Lock()
-	e.indexes = map[string]*keyIndex{}
-	e.idxMu.Unlock()
 }
 
 // commitDDL makes a DDL statement's batch durable: at once, or, inside a
@@ -255,15 +261,13 @@ func (s *Session) beginDDL(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	if err := s.snapshotForDDL(); err != nil {
-		first := e.ddl == nil || e.ddl.owner != s
-		e.mu.Unlock()
+	if first, err := s.snapshotForDDLLocking(); err != nil {
 		if first {
 			e.gate.release(s)
 		}
 		return err
 	}
+	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.ddl == nil {
 		if err := e.checkpointLocked(); err != nil {
@@ -276,6 +280,18 @@ func (s *Session) beginDDL(ctx context.Context) error {
 	}
 	e.ddl.undo = append(e.ddl.undo, e.snapshotLocked())
 	return nil
+}
+
+// snapshotForDDLLocking is snapshotForDDL under the engine's lock; first
+// reports whether the session did not own the block's DDL yet.
+func (s *Session) snapshotForDDLLocking() (first bool, err error) {
+	e := s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := s.snapshotForDDL(); err != nil {
+		return e.ddl == nil || e.ddl.owner != s, err
+	}
+	return false, nil
 }
 
 // ddlCount is the number of DDL statements the session's block ran (for
@@ -348,15 +364,15 @@ func (s *Session) endDDL() {
 	if !e.gate.ownedBy(s) {
 		return
 	}
-	e.mu.Lock()
-	if d := e.ddl; d != nil && d.owner == s {
-		if len(d.undo) > 0 {
-			e.restoreLocked(d.undo[0])
+	defer e.gate.release(s)
+	e.writeLocked(func() {
+		if d := e.ddl; d != nil && d.owner == s {
+			if len(d.undo) > 0 {
+				e.restoreLocked(d.undo[0])
+			}
+			e.closeDDLLocked()
 		}
-		e.closeDDLLocked()
-	}
-	e.mu.Unlock()
-	e.gate.release(s)
+	})
 }
 
 // closeDDLLocked forgets the open ddlTx and wakes the writers waiting

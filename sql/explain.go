@@ -111,19 +111,19 @@ func (e *Engine) explainQuery(q *planner.Query, view, verbose bool) (string, err
 	if err != nil {
 		return "", err
 	}
-	e.mu.RLock()
-	autos := ""
-	if view {
-		plan = isolateSources(plan, e.cat.isTable)
-		autos = e.describeAutoIndexes(plan)
-		plan, _, _ = e.deltaJoins(e.cat, plan, nil)
-		plan, _ = e.shareArrangements(e.cat, plan, nil)
-		plan, _ = e.shareReduces(e.cat, plan, nil)
-		plan = borrowArrangements(plan)
-	} else { // as runPlan would run it (outside a transaction's writes)
-		plan, _ = e.sharedPlan(plan, pointInputs(plan), nil)
-	}
-	e.mu.RUnlock()
+	var autos string
+	e.readLocked(func() {
+		if view {
+			plan = isolateSources(plan, e.cat.isTable)
+			autos = e.describeAutoIndexes(plan)
+			plan, _, _ = e.deltaJoins(e.cat, plan, nil)
+			plan, _ = e.shareArrangements(e.cat, plan, nil)
+			plan, _ = e.shareReduces(e.cat, plan, nil)
+			plan = borrowArrangements(plan)
+		} else { // as runPlan would run it (outside a transaction's writes)
+			plan, _ = e.sharedPlan(plan, pointInputs(plan), nil)
+		}
+	})
 	text := "Optimized plan:\n" + ir.Format(rel) + "\nDataflow:\n" + plan.String() + stateReport(plan) +
 		e.accessReport(plan, !view) + autos
 	if verbose {

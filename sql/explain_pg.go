@@ -155,10 +155,12 @@ func (p *Portal) explainSelectPG(ctx context.Context, n *pg.Node, opts planner.O
 		return nil, nil, nil, err
 	}
 	points := pointInputs(plan)
-	e.mu.RLock()
-	shared, _ := e.sharedPlan(plan, points, nil)
-	root := e.queryTree(q, shared, points, nil, o)
-	e.mu.RUnlock()
+	var shared *dataflow.Plan
+	var root *planNode
+	e.readLocked(func() {
+		shared, _ = e.sharedPlan(plan, points, nil)
+		root = e.queryTree(q, shared, points, nil, o)
+	})
 	run := func() error {
 		var st planStats
 		s := p.st.s

@@ -14,9 +14,10 @@ import (
 // latest rows too) with ws's pending changes applied, consolidated.
 func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []repr.Update {
 	id := uint64(t.ID)
-	e.mu.RLock()
-	rows := e.snapshot(id, 0)
-	e.mu.RUnlock()
+	var rows []repr.Update
+	e.readLocked(func() {
+		rows = e.snapshot(id, 0)
+	})
 	pend := ws.pending(id)
 	if len(pend) == 0 {
 		return rows
@@ -30,9 +31,11 @@ func (e *Engine) liveRows(t *planner.Relation, ws *writeSet) []repr.Update {
 // consolidated.
 func (e *Engine) visibleRows(t *planner.Relation, ws *writeSet) ([]repr.Update, error) {
 	id := uint64(t.ID)
-	e.mu.RLock()
-	rows, err := e.snapshotRows(id, 0, ws)
-	e.mu.RUnlock()
+	var rows []repr.Update
+	var err error
+	e.readLocked(func() {
+		rows, err = e.snapshotRows(id, 0, ws)
+	})
 	pend := ws.pending(id)
 	if len(pend) == 0 || err != nil {
 		return rows, err
@@ -51,12 +54,14 @@ func (e *Engine) visibleRowsWhere(t *planner.Relation, ws *writeSet, filter expr
 		return e.visibleRows(t, ws) // the filter must not see rows the block deleted
 	}
 	var store *storage.DB
-	e.mu.RLock()
-	c, err := e.readColl(id, ws)
-	if err == nil && c != nil && snapshotOf(ws) == nil {
-		c = e.snapshotColl(c, &store)
-	}
-	e.mu.RUnlock()
+	var c *storage.Collection
+	var err error
+	e.readLocked(func() {
+		c, err = e.readColl(id, ws)
+		if err == nil && c != nil && snapshotOf(ws) == nil {
+			c = e.snapshotColl(c, &store)
+		}
+	})
 	defer func() { _ = store.CloseSnapshot() }()
 	if c == nil || err != nil {
 		return nil, err
@@ -92,9 +97,12 @@ func (e *Engine) liveRowsWhere(t *planner.Relation, ws *writeSet, filter expr.Ex
 	if p.empty() {
 		return e.visibleRowsWhere(t, ws, filter, ctx)
 	}
-	e.mu.RLock()
-	rows, ok, err := e.pointSnapshot(pointInput{coll: repr.CollectionID(id), ncols: len(ts), p: p}, ctx, 0, ws)
-	e.mu.RUnlock()
+	var rows []repr.Update
+	var ok bool
+	var err error
+	e.readLocked(func() {
+		rows, ok, err = e.pointSnapshot(pointInput{coll: repr.CollectionID(id), ncols: len(ts), p: p}, ctx, 0, ws)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +125,10 @@ func (e *Engine) liveKeys(t *planner.Relation, ws *writeSet) *keySet {
 	if t.PrimaryKey == nil {
 		return nil
 	}
-	e.mu.RLock()
-	c := e.colls[uint64(t.ID)]
-	e.mu.RUnlock()
+	var c *storage.Collection
+	e.readLocked(func() {
+		c = e.colls[uint64(t.ID)]
+	})
 	ks := &keySet{coll: c, cols: t.PrimaryKey, overlay: map[string]int64{}}
 	for _, u := range ws.pending(uint64(t.ID)) {
 		ks.overlay[string(repr.AppendColsKey(nil, u.Row, t.PrimaryKey))] += u.Diff

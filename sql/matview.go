@@ -58,9 +58,10 @@ func (p *Portal) rejectTableAs(st *pg.CreateTableAsStmt) error {
 		return err
 	}
 	e := p.st.s.e
-	e.mu.RLock()
-	cols, _, err := e.describeQuery(sql, false, p.st.s.settings.timeZone)
-	e.mu.RUnlock()
+	var cols []ColumnDef
+	e.readLocked(func() {
+		cols, _, err = e.describeQuery(sql, false, p.st.s.settings.timeZone)
+	})
 	if err == nil {
 		err = distinctColumns(cols)
 	}

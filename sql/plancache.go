@@ -32,6 +32,21 @@ type cachedPlan struct {
 	point *pointPlan
 }
 
+// planGeneric plans n with generic parameters under the engine's read
+// lock, returning the catalog version planned against, or cached when
+// the cached plan (st.plan) is current.
+func (st *Statement) planGeneric(n *pg.Node, tz string) (q *planner.Query, v uint64, cached bool, err error) {
+	e := st.s.e
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	v = e.cat.version
+	if c := st.plan; c != nil && c.version == v && c.tz == tz {
+		return nil, v, true, nil
+	}
+	q, err = planner.PlanQuery(e.cat, n, planner.Options{ParamTypes: st.paramTypes, GenericParams: true, TimeZone: tz})
+	return q, v, false, err
+}
+
 // genericPlan returns the statement's generic plan for the current
 // catalog, building it on first use and after DDL; nil when the statement
 // has none.
@@ -39,16 +54,11 @@ func (st *Statement) genericPlan(n *pg.Node) *cachedPlan {
 	if disableGenericPlans || !typesKnown(st.paramTypes) {
 		return nil
 	}
-	e := st.s.e
-	e.mu.RLock()
-	v := e.cat.version
 	tz := st.s.settings.timeZone
-	if c := st.plan; c != nil && c.version == v && c.tz == tz {
-		e.mu.RUnlock()
-		return c.orNil()
+	q, v, cached, err := st.planGeneric(n, tz)
+	if cached {
+		return st.plan.orNil()
 	}
-	q, err := planner.PlanQuery(e.cat, n, planner.Options{ParamTypes: st.paramTypes, GenericParams: true, TimeZone: tz})
-	e.mu.RUnlock()
 	c := &cachedPlan{version: v, tz: tz}
 	if err == nil {
 		if plan, _, cerr := compile(q.Rel); cerr == nil {

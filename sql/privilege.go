@@ -225,9 +225,10 @@ func (s *Session) newOwner() uint32 {
 
 // checkOwnsRel refuses a role that does not own relation rv.
 func (s *Session) checkOwnsRel(rv *pg.RangeVar) error {
-	s.e.mu.RLock()
-	o := s.e.cat.lookup(rv.Schemaname, rv.Relname)
-	s.e.mu.RUnlock()
+	var o *Object
+	s.e.readLocked(func() {
+		o = s.e.cat.lookup(rv.Schemaname, rv.Relname)
+	})
 	if o == nil {
 		return nil // reported missing by the statement
 	}

@@ -620,9 +620,10 @@ func (s *Session) seqName(name string) string {
 	if schema != "" {
 		return name
 	}
-	s.e.mu.RLock()
-	ns := s.resolveSchema(s.e.cat, rel)
-	s.e.mu.RUnlock()
+	var ns string
+	s.e.readLocked(func() {
+		ns = s.resolveSchema(s.e.cat, rel)
+	})
 	if ns == "" {
 		return name
 	}

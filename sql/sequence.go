@@ -331,19 +331,30 @@ func (e *Engine) sequence(name string) *seqState {
 	return e.seqs[qualified(schema, rel)]
 }
 
+// holdSequence returns the sequence named name with e.seqMu held, or nil
+// with it released (also when the lookup panics).
+func (e *Engine) holdSequence(name string) (st *seqState) {
+	e.seqMu.Lock()
+	defer func() {
+		if st == nil {
+			e.seqMu.Unlock()
+		}
+	}()
+	return e.sequence(name)
+}
+
 // lockedSequence finds a sequence and returns with e.seqMu held, or
 // returns the error for a missing one (with e.seqMu released: the catalog
 // lookup takes e.mu, which DDL takes before e.seqMu).
 func (e *Engine) lockedSequence(name string) (*seqState, error) {
-	e.seqMu.Lock()
-	if st := e.sequence(name); st != nil {
+	if st := e.holdSequence(name); st != nil {
 		return st, nil
 	}
-	e.seqMu.Unlock()
 	schema, rel := parseRegclass(name)
-	e.mu.RLock()
-	o := e.cat.lookup(schema, rel)
-	e.mu.RUnlock()
+	var o *Object
+	e.readLocked(func() {
+		o = e.cat.lookup(schema, rel)
+	})
 	if o != nil {
 		return nil, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a sequence", rel)
 	}

@@ -146,19 +146,10 @@ func (e *Engine) sinkConnectors() (SinkConnectors, error) {
 // createSink validates and persists a sink, logging the relation's current
 // contents as its first change, and starts it.
 func (e *Engine) createSink(def SinkDef, from *pg.RangeVar, ifNotExists bool) error {
-	e.mu.Lock()
-	sc, err := e.sinkConnectors()
-	if err == nil {
-		err = e.resolveSinkFrom(&def, from)
+	sc, exists, err := e.checkNewSink(&def, from)
+	if exists && ifNotExists {
+		return nil
 	}
-	if err == nil && e.sinkNamed(def.schema(), def.Name) != nil {
-		if ifNotExists {
-			e.mu.Unlock()
-			return nil
-		}
-		err = repr.Errorf(repr.CodeDuplicateObject, "sink \"%s\" already exists", def.Name)
-	}
-	e.mu.Unlock()
 	if err != nil {
 		return err
 	}
@@ -166,14 +157,29 @@ func (e *Engine) createSink(def SinkDef, from *pg.RangeVar, ifNotExists bool) er
 	if err := sc.ValidateSink(def); err != nil {
 		return err
 	}
-	e.mu.Lock()
-	err = e.addSinkLocked(&def)
-	e.mu.Unlock()
+	e.writeLocked(func() {
+		err = e.addSinkLocked(&def)
+	})
 	if err != nil {
 		return err
 	}
 	sc.ActivateSink(def)
 	return nil
+}
+
+// checkNewSink resolves a new sink's relation under the engine's lock and
+// returns the sink runtime, or exists (with 42710) when the name is taken.
+func (e *Engine) checkNewSink(def *SinkDef, from *pg.RangeVar) (sc SinkConnectors, exists bool, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sc, err = e.sinkConnectors()
+	if err == nil {
+		err = e.resolveSinkFrom(def, from)
+	}
+	if err == nil && e.sinkNamed(def.schema(), def.Name) != nil {
+		return sc, true, repr.Errorf(repr.CodeDuplicateObject, "sink \"%s\" already exists", def.Name)
+	}
+	return sc, false, err
 }
 
 // resolveSinkFrom fills the relation a sink follows.
@@ -462,11 +468,11 @@ func (e *Engine) refreshSinkRow(s *sinkState) {
 // dropSinks executes DROP SINK; missing are the names IF EXISTS skipped.
 func (e *Engine) dropSinks(d *parse.DropObject) (missing []string, err error) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	var victims []*sinkState
 	for _, n := range d.Names {
 		s := e.sinkNamed(n.Schemaname, n.Relname)
 		if s == nil && !d.IfExists {
-			e.mu.Unlock()
 			return nil, repr.Errorf(repr.CodeUndefinedObject, "sink \"%s\" does not exist", n.Relname)
 		}
 		if s == nil {
@@ -476,9 +482,7 @@ func (e *Engine) dropSinks(d *parse.DropObject) (missing []string, err error) {
 			victims = append(victims, s)
 		}
 	}
-	err = e.removeSinksLocked(victims)
-	e.mu.Unlock()
-	return missing, err
+	return missing, e.removeSinksLocked(victims)
 }
 
 // removeSinksLocked deletes sinks durably and stops them.

@@ -111,19 +111,7 @@ type sourceState struct {
 // SetConnectors installs the connector registry and activates every
 // source that a view or table already needs (after a restart).
 func (e *Engine) SetConnectors(c Connectors) {
-	e.mu.Lock()
-	e.connectors = c
-	if err := e.installSystemRelations(); err != nil {
-		e.log.Error("installing the system relations", "err", err)
-	}
-	var active []SourceDef
-	for _, s := range e.sources {
-		if e.sourceNeeded(s.def.ID) {
-			active = append(active, s.def)
-		}
-	}
-	sinks := e.activeSinks()
-	e.mu.Unlock()
+	active, sinks := e.installConnectors(c)
 	sort.Slice(active, func(i, j int) bool { return active[i].ID < active[j].ID })
 	for _, d := range active {
 		c.Activate(d)
@@ -538,16 +526,35 @@ func decodeInt64(b []byte) int64 {
 	return int64(u ^ 1<<63)
 }
 
+// installConnectors installs c under the engine's lock and returns the
+// sources and sinks to activate.
+func (e *Engine) installConnectors(c Connectors) (active []SourceDef, sinks []SinkDef) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.connectors = c
+	if err := e.installSystemRelations(); err != nil {
+		e.log.Error("installing the system relations", "err", err)
+	}
+	for _, s := range e.sources {
+		if e.sourceNeeded(s.def.ID) {
+			active = append(active, s.def)
+		}
+	}
+	return active, e.activeSinks()
+}
+
 // createSource adds a source (or connector-fed table) durably after the
 // connector has validated it.
 func (e *Engine) createSource(obj *Object, ifNotExists bool) error {
 	if err := e.validateSource(obj); err != nil {
 		return err
 	}
-	e.mu.Lock()
-	err := e.addSourceLocked(obj, ifNotExists)
-	c := e.connectors
-	e.mu.Unlock()
+	var err error
+	var c Connectors
+	e.writeLocked(func() {
+		err = e.addSourceLocked(obj, ifNotExists)
+		c = e.connectors
+	})
 	if err == nil && obj.Source.IsTable && c != nil {
 		c.Activate(e.sources[obj.ID].def)
 	}
@@ -555,9 +562,10 @@ func (e *Engine) createSource(obj *Object, ifNotExists bool) error {
 }
 
 func (e *Engine) validateSource(obj *Object) error {
-	e.mu.RLock()
-	c := e.connectors
-	e.mu.RUnlock()
+	var c Connectors
+	e.readLocked(func() {
+		c = e.connectors
+	})
 	if c == nil {
 		return repr.Unsupported("sources (no connector runtime in this process)")
 	}
@@ -604,15 +612,16 @@ func (e *Engine) addSourceLocked(obj *Object, ifNotExists bool) error {
 
 // activateSources starts the readers of the sources a new view reads.
 func (e *Engine) activateSources(deps []uint64) {
-	e.mu.RLock()
-	c := e.connectors
+	var c Connectors
 	var defs []SourceDef
-	for _, id := range deps {
-		if s := e.sources[id]; s != nil {
-			defs = append(defs, s.def)
+	e.readLocked(func() {
+		c = e.connectors
+		for _, id := range deps {
+			if s := e.sources[id]; s != nil {
+				defs = append(defs, s.def)
+			}
 		}
-	}
-	e.mu.RUnlock()
+	})
 	if c == nil {
 		return
 	}

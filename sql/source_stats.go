@@ -23,20 +23,19 @@ type SourceProgress struct {
 // when a bounded source has been ingested completely.
 func (e *Engine) SourceProgressOf(name string) (SourceProgress, error) {
 	e.mu.RLock()
+	defer e.mu.RUnlock()
 	o := e.cat.lookup("", name)
 	var st *sourceState
 	if o != nil {
 		st = e.sources[o.ID]
 	}
 	if st == nil {
-		e.mu.RUnlock()
 		return SourceProgress{}, repr.ErrUndefinedTable.New(name)
 	}
 	p := SourceProgress{ID: o.ID, Watermark: st.watermark, HasWatermark: st.hasWM}
 	// Read the position under the lock: Ingest commits it while holding
 	// the lock exclusively, so it matches the in-memory state seen here.
 	pos, err := e.SourcePosition(p.ID)
-	e.mu.RUnlock()
 	p.Position = pos
 	return p, err
 }

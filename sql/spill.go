@@ -213,17 +213,16 @@ func (e *Engine) settleMemory() {
 		return
 	}
 	e.collect()
-	e.mu.Lock()
-	before := e.spill.spilled
-	var err error
-	if e.stateBatch().Len() > 0 || e.ck.durable != e.clock {
-		err = e.checkpointLocked() // runs the policy
-	} else {
-		e.afterCheckpoint()
-	}
-	spilled := e.spill.spilled - before
-	e.mu.Unlock()
-	e.logCheckpointErr(err)
+	var spilled int
+	e.writeLocked(func() {
+		before := e.spill.spilled
+		if e.stateBatch().Len() > 0 || e.ck.durable != e.clock {
+			e.logCheckpointErr(e.checkpointLocked()) // runs the policy
+		} else {
+			e.afterCheckpoint()
+		}
+		spilled = e.spill.spilled - before
+	})
 	live, _ := e.heapStats()
 	if spilled > 0 {
 		e.collect()

@@ -111,6 +111,14 @@ func ssiRecordOf(sn *txSnapshot, deltas map[uint64][]repr.Update) *ssiTxn {
 		writes: ssiWritesOf(deltas)}
 }
 
+// ssiRecord records what sn's block read and wrote under sn.mu, and
+// whether its snapshot was replaced or revoked since.
+func (e *Engine) ssiRecord(sn *txSnapshot, deltas map[uint64][]repr.Update) (me *ssiTxn, replaced, revoked bool) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	return ssiRecordOf(sn, deltas), e.replacedSince(sn), sn.revoked
+}
+
 // checkSSI fails the commit of a SERIALIZABLE block (snapshot sn, its
 // commit's changes deltas) with 40001 when it would complete a dangerous
 // structure (see above), and otherwise returns its record, which
@@ -120,10 +128,7 @@ func (e *Engine) checkSSI(sn *txSnapshot, deltas map[uint64][]repr.Update) (*ssi
 	if sn == nil || !sn.serializable || e.ck.replaying {
 		return nil, nil
 	}
-	sn.mu.Lock()
-	me := ssiRecordOf(sn, deltas)
-	replaced, revoked := e.replacedSince(sn), sn.revoked
-	sn.mu.Unlock()
+	me, replaced, revoked := e.ssiRecord(sn, deltas)
 	if revoked { // no longer open: the records it needs may be gone
 		return nil, errSnapshotTooOld
 	}
@@ -181,6 +186,13 @@ func (e *Engine) replacedSince(sn *txSnapshot) bool {
 	return false
 }
 
+// meetsReads reports whether writes meet what sn read, under sn.mu.
+func (e *Engine) meetsReads(sn *txSnapshot, writes map[uint64]ssiWrites) bool {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	return e.meets(writes, sn.reads, sn.ranges)
+}
+
 // openReaderMeets reports whether an open SERIALIZABLE block other than
 // the one of snapshot self read something of writes. Such a block may
 // still write, so the read-only optimization does not apply to it. The
@@ -192,10 +204,7 @@ func (e *Engine) openReaderMeets(self *txSnapshot, writes map[uint64]ssiWrites) 
 		if sn == self || !sn.serializable {
 			continue
 		}
-		sn.mu.Lock()
-		hit := e.meets(writes, sn.reads, sn.ranges)
-		sn.mu.Unlock()
-		if hit {
+		if e.meetsReads(sn, writes) {
 			return true
 		}
 	}

@@ -193,9 +193,10 @@ func (s *Session) openSubscription(x *parse.Subscribe) (*Subscription, []resultC
 // subscribeRelation subscribes to a table or materialized view by name; a
 // plain view or a source is subscribed as the query SELECT * FROM it.
 func (e *Engine) subscribeRelation(rv *pg.RangeVar, progress bool, buffer int, tz string) (*Subscription, []ColumnDef, error) {
-	e.mu.RLock()
-	obj := e.cat.lookup(rv.Schemaname, rv.Relname)
-	e.mu.RUnlock()
+	var obj *Object
+	e.readLocked(func() {
+		obj = e.cat.lookup(rv.Schemaname, rv.Relname)
+	})
 	if obj == nil {
 		return nil, nil, repr.ErrUndefinedTable.New(rv.Relname)
 	}
@@ -227,9 +228,10 @@ func (s *Session) describeExt(x parse.Ext) ([]resultCol, error) {
 	}
 	var cols []ColumnDef
 	if sub.Relation != nil {
-		s.e.mu.RLock()
-		obj := s.e.cat.lookup(sub.Relation.Schemaname, sub.Relation.Relname)
-		s.e.mu.RUnlock()
+		var obj *Object
+		s.e.readLocked(func() {
+			obj = s.e.cat.lookup(sub.Relation.Schemaname, sub.Relation.Relname)
+		})
 		if obj == nil {
 			return nil, repr.ErrUndefinedTable.New(sub.Relation.Relname)
 		}
@@ -239,9 +241,9 @@ func (s *Session) describeExt(x parse.Ext) ([]resultCol, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.e.mu.RLock()
-		cols, _, err = s.e.describeQuery(sql, true, s.settings.timeZone)
-		s.e.mu.RUnlock()
+		s.e.readLocked(func() {
+			cols, _, err = s.e.describeQuery(sql, true, s.settings.timeZone)
+		})
 		if err != nil {
 			return nil, err
 		}

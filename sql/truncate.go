@@ -20,9 +20,11 @@ func (p *Portal) execTruncate(ts *pg.TruncateStmt) error {
 	seen := map[uint64]bool{}
 	for _, n := range ts.Relations {
 		rv := n.GetRangeVar()
-		e.mu.RLock()
-		rel, err := e.cat.Relation(rv.Schemaname, rv.Relname)
-		e.mu.RUnlock()
+		var rel *planner.Relation
+		var err error
+		e.readLocked(func() {
+			rel, err = e.cat.Relation(rv.Schemaname, rv.Relname)
+		})
 		if err != nil {
 			return withPosition(err, p.st.src, rv.Location)
 		}

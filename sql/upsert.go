@@ -5,6 +5,7 @@ import (
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
+	"github.com/eddydb/eddy/storage"
 )
 
 // arbiter is one unique key that ON CONFLICT tests: the key (primary
@@ -38,9 +39,10 @@ func (e *Engine) newArbiter(obj *Object, k uniqueKey, primary bool, ws *writeSet
 	ctx := &expr.Ctx{}
 	switch {
 	case !doUpdate && primary:
-		e.mu.RLock()
-		live := e.liveKeyOf(obj, obj.PrimaryKey, ws)
-		e.mu.RUnlock()
+		var live liveKey
+		e.readLocked(func() {
+			live = e.liveKeyOf(obj, obj.PrimaryKey, ws)
+		})
 		a.base = func(key string) repr.Row {
 			e.mu.RLock()
 			defer e.mu.RUnlock()
@@ -50,9 +52,10 @@ func (e *Engine) newArbiter(obj *Object, k uniqueKey, primary bool, ws *writeSet
 			return nil
 		}
 	case !doUpdate:
-		e.mu.RLock()
-		counts := e.uniqueCounts(obj.ID, k)
-		e.mu.RUnlock()
+		var counts *keyIndex
+		e.readLocked(func() {
+			counts = e.uniqueCounts(obj.ID, k)
+		})
 		delta, err := k.key.deltaCounts(ctx, ws.pending(obj.ID))
 		if err != nil {
 			return nil, err
@@ -92,13 +95,17 @@ func (e *Engine) primaryLookup(obj *Object, ws *writeSet) func(key string) repr.
 		k, _ := keyOf(u.Row, cols)
 		pend[k] = append(pend[k], u)
 	}
-	e.mu.RLock()
-	coll := e.colls[obj.ID]
-	e.mu.RUnlock()
+	var coll *storage.Collection
+	e.readLocked(func() {
+		coll = e.colls[obj.ID]
+	})
 	return func(key string) repr.Row {
-		e.mu.RLock()
-		r, n, ok := coll.Get([]byte(key))
-		e.mu.RUnlock()
+		var r repr.Row
+		var n int64
+		var ok bool
+		e.readLocked(func() {
+			r, n, ok = coll.Get([]byte(key))
+		})
 		us := pend[key]
 		if ok {
 			us = append([]repr.Update{{Row: r, Diff: n}}, us...)
@@ -199,9 +206,10 @@ func (e *Engine) upsertRows(ins *planner.Insert, ctx *expr.Ctx, ws *writeSet) ([
 	}
 	obj := e.objectOf(ins.Table)
 	oc := ins.OnConflict
-	e.mu.RLock()
-	uniques := e.cat.uniqueKeys(obj)
-	e.mu.RUnlock()
+	var uniques []uniqueKey
+	e.readLocked(func() {
+		uniques = e.cat.uniqueKeys(obj)
+	})
 	keys, err := arbiterKeys(obj, uniques, oc)
 	if err != nil {
 		return nil, err

@@ -183,6 +183,21 @@ func listOffsets(ctx context.Context, cl *kgo.Client, cfg Config, parts []int32,
 	return out, nil
 }
 
+// take returns the data records of fs, advancing the positions past every
+// record under r.mu (released by defer, even if a record panics).
+func (r *Reader) take(fs kgo.Fetches) []Record {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Record
+	fs.EachRecord(func(rec *kgo.Record) {
+		r.advance(rec.Partition, rec.Offset)
+		if !rec.Attrs.IsControl() {
+			out = append(out, Record{Partition: rec.Partition, Offset: rec.Offset, Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp})
+		}
+	})
+	return out
+}
+
 // Poll returns the next records, at most max (max <= 0 means no limit), in
 // offset order within each partition, blocking until there is at least one
 // or ctx is done (then it returns ctx's error). Key and Value stay valid
@@ -195,15 +210,7 @@ func (r *Reader) Poll(ctx context.Context, max int) ([]Record, error) {
 		if fs.IsClientClosed() {
 			return nil, errBroker("polling", kgo.ErrClientClosed)
 		}
-		var out []Record
-		r.mu.Lock()
-		fs.EachRecord(func(rec *kgo.Record) {
-			r.advance(rec.Partition, rec.Offset)
-			if !rec.Attrs.IsControl() {
-				out = append(out, Record{Partition: rec.Partition, Offset: rec.Offset, Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp})
-			}
-		})
-		r.mu.Unlock()
+		out := r.take(fs)
 		if err := fetchErr(ctx, fs); err != nil || len(out) > 0 {
 			return out, err
 		}
