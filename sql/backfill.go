@@ -333,6 +333,7 @@ type backfillRun struct {
 // view's new collection and logging contents and state to b. It holds no
 // lock: only bf's snapshots and its own dataflow are read.
 func (r *backfillRun) run() error {
+	faultBackfill.Inject()
 	r.lastNote = time.Now()
 	for _, in := range r.bf.inputs {
 		snap := r.bf.snaps[in.coll]

@@ -17,7 +17,9 @@ func (e *Engine) beginMatView(obj *Object, ifNotExists bool, s *Session, interru
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.ddl != nil || e.atomic != nil || e.replaysSources(obj) {
-		return nil, true, e.createMatViewLocked(obj, ifNotExists, interrupt, mem, s.addNotice)
+		return nil, true, e.guardLocked(func() error {
+			return e.createMatViewLocked(obj, ifNotExists, interrupt, mem, s.addNotice)
+		})
 	}
 	bf, err = e.prepareBackfill(obj, ifNotExists, s.backend.PID)
 	return bf, false, err
@@ -43,18 +45,53 @@ func (e *Engine) createMatView(obj *Object, ifNotExists bool, s *Session) error 
 		b: e.db.NewBatch(), notice: s.progressNotice()}
 	r.ctx.Memory = mem
 	defer r.b.Close()
-	err = e.gate.outside(cmp.Or(s.stmtCtx, context.Background()), s, false, r.run)
+	err = e.backfillOutside(bf, func() error {
+		return e.gate.outside(cmp.Or(s.stmtCtx, context.Background()), s, false, r.run)
+	})
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	defer e.endBackfillOnPanic(bf)
 	if err == nil {
 		bf.phase.Store(phaseCatchUp)
-		err = e.installBackfilled(r, interrupt)
+		err = e.guardLocked(func() error { return e.installBackfilled(r, interrupt) })
 	}
 	e.endBackfill(bf)
 	if err != nil && e.ddl == nil {
 		e.dropAutos(bf.autos)
 	}
 	return err
+}
+
+// backfillOutside runs a backfill outside the engine lock (run); a panic
+// in it ends the backfill (under the lock, with its auto-indexes
+// dropped) before it goes on to the statement's recovery, so that nothing
+// of the view is left behind.
+func (e *Engine) backfillOutside(bf *hydration, run func() error) error {
+	defer func() {
+		if r := recover(); r != nil {
+			e.writeLocked(func() { e.abandonBackfill(bf) })
+			panic(r)
+		}
+	}()
+	return run()
+}
+
+// endBackfillOnPanic, deferred under e.mu, abandons the backfill when a
+// panic passes, then lets the panic go on.
+func (e *Engine) endBackfillOnPanic(bf *hydration) {
+	if r := recover(); r != nil {
+		e.abandonBackfill(bf)
+		panic(r)
+	}
+}
+
+// abandonBackfill ends a backfill that failed, dropping the auto-indexes
+// it created. The caller holds e.mu.
+func (e *Engine) abandonBackfill(bf *hydration) {
+	e.endBackfill(bf)
+	if e.ddl == nil {
+		e.dropAutos(bf.autos)
+	}
 }
 
 // progressNotice returns the function that sends a running statement's
@@ -118,6 +155,7 @@ func (e *Engine) installBackfilled(r *backfillRun, interrupt <-chan struct{}) er
 		e.clock = prevClock
 		return err
 	}
+	faultInstallView.Inject()
 	if err := e.commitDDL(b); err != nil {
 		e.cat.remove(obj)
 		e.clock = prevClock

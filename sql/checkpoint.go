@@ -97,6 +97,9 @@ type checkpointer struct {
 	replayWall int64
 	// count is the number of checkpoints written (for tests).
 	count int
+	// storing is set while a checkpoint's batch is being handed to the
+	// store (checkpointGuarded).
+	storing bool
 	// fullWarned is when a checkpoint deferred for a full disk was last
 	// logged (at most one line per diskWarnEvery).
 	fullWarned time.Time
@@ -177,8 +180,35 @@ func (e *Engine) committed(n int) {
 		o.Interval > 0 && time.Since(e.ck.last) >= o.Interval ||
 		e.spillDue()
 	if due {
-		e.logCheckpointErr(e.checkpointDue())
+		e.logCheckpointErr(e.checkpointGuarded())
 	}
+}
+
+// checkpointGuarded is checkpointDue with a panic (a bug) turned into an
+// XX000 error. When nothing had been handed to the store yet (no pending
+// checkpoint started or reaped, none written, no store write under way:
+// e.ck.storing) the checkpoint is merely deferred to the next due commit,
+// as for a full disk: the log holds every commit and the pending state
+// batch is whole (a checkpoint time or log deletion it gained is
+// overwritten by the next checkpoint's). Otherwise the engine is broken
+// like after a failed checkpoint write (checkpointFailed): writes answer
+// XX000 until a restart, reads go on.
+func (e *Engine) checkpointGuarded() (err error) {
+	pending, count := e.ck.pending, e.ck.count
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		e.log.Error("panic in checkpoint", "panic", r, "stack", stack())
+		err = repr.Errorf(repr.CodeInternal, "internal error in checkpoint: %v", r)
+		if e.ck.storing || e.ck.pending != pending || e.ck.count != count {
+			err = e.checkpointFailed(err)
+		}
+		e.ck.storing = false
+	}()
+	faultCheckpoint.Inject()
+	return e.checkpointDue()
 }
 
 // refused runs after a commit was refused and rolled back (engine lock
@@ -253,7 +283,10 @@ func (e *Engine) checkpointLocked() error {
 	}
 	sb.Set(metaCheckpoint, binary.BigEndian.AppendUint64(nil, e.clock))
 	sb.DeleteRange(storage.LogKey(0), storage.LogKey(e.clock+1))
-	if err := e.db.Commit(sb); err != nil {
+	e.ck.storing = true
+	err := e.db.Commit(sb)
+	e.ck.storing = false
+	if err != nil {
 		return e.checkpointFailed(err)
 	}
 	e.ck.durable, e.ck.commits, e.ck.last = e.clock, 0, time.Now()

@@ -80,11 +80,13 @@ func (e *Engine) startCheckpoint() error {
 	sb.Set(metaCheckpoint, binary.BigEndian.AppendUint64(nil, e.clock))
 	sb.DeleteRange(storage.LogKey(0), storage.LogKey(e.clock+1))
 	stamp := storage.Stamp{Checkpoint: e.clock, NextID: e.nextID}
+	e.ck.storing = true
 	p, err := e.db.CommitAsync(sb, func() {
 		if err := e.db.WriteStamp(stamp); err != nil {
 			e.log.Warn("checkpoint written, its stamp not (checked at the next start)", "err", err)
 		}
 	})
+	e.ck.storing = false
 	if err != nil {
 		return e.checkpointFailed(err)
 	}

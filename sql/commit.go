@@ -216,6 +216,7 @@ func (a *applyTx) commit() {
 // checkpoint batch and metadata (sink logs) to b, and recording in tx what
 // must be undone on failure.
 func (e *Engine) apply(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx) error {
+	faultCommit.Inject()
 	sb := e.stateBatch()
 	if !e.ck.replaying {
 		if err := e.checkAtCommit(ws); err != nil {

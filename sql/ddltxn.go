@@ -203,12 +203,38 @@ func (e *Engine) commitDDL(b *storage.Batch) error {
 	return e.db.Commit(b)
 }
 
+// guardLocked runs fn, a DDL step under e.mu that changes the catalog
+// in memory before its writes are durable, so that a panic in it (a bug)
+// restores the catalog-level state (engineSnap) and the clock before the
+// panic goes on to the statement's recovery (XX000): a half-applied
+// catalog change never stays. Inside a block with DDL the block's undo
+// does this already.
+func (e *Engine) guardLocked(fn func() error) error {
+	if e.ddl != nil {
+		return fn()
+	}
+	defer e.restoreOnPanic(e.snapshotLocked(), e.clock)
+	return fn()
+}
+
+// restoreOnPanic, deferred under e.mu, makes sn and clock the engine's
+// state again when a panic passes, then lets it go on.
+func (e *Engine) restoreOnPanic(sn *engineSnap, clock repr.Time) {
+	if r := recover(); r != nil {
+		e.log.Error("panic in a catalog change; restoring the catalog", "panic", r)
+		e.restoreLocked(sn)
+		e.clock = clock
+		panic(r)
+	}
+}
+
 // atomically runs fn, one statement's several DDL steps, so that their
 // writes (commitDDL) go to one batch committed at its end: a crash
 // leaves all of them or none. Inside a block with DDL they already go to
 // the block's batch. When fn or the commit fails, the engine's
 // catalog-level state is restored (engineSnap; sinks fn removed stay
-// stopped until a restart reloads them). The caller holds e.mu.
+// stopped until a restart reloads them), also when fn panics (the panic
+// then goes on). The caller holds e.mu.
 func (e *Engine) atomically(fn func() error) error {
 	if e.ddl != nil || e.atomic != nil {
 		return fn()
@@ -219,6 +245,7 @@ func (e *Engine) atomically(fn func() error) error {
 		e.atomic.Close()
 		e.atomic = nil
 	}()
+	defer e.restoreOnPanic(sn, e.clock)
 	err := fn()
 	if err == nil {
 		err = e.db.Commit(e.atomic)

@@ -208,6 +208,7 @@ func (sn *txSnapshot) drop() { sn.colls, sn.from, sn.cat = nil, nil, nil }
 // reads it: the live one, or the block's snapshot of it (nil: none, read
 // as empty). The caller holds e.mu shared.
 func (e *Engine) readColl(id uint64, ws *writeSet) (*storage.Collection, error) {
+	faultReadTable.Inject()
 	noteRead(ws, id)
 	return e.peekColl(id, ws)
 }

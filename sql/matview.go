@@ -240,8 +240,14 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 }
 
 // dropLocked removes obj (and, with cascade, everything depending on it)
-// under the engine's lock.
+// under the engine's lock, atomically: its deletions become durable in
+// one batch, and a failure or a panic restores the catalog (atomically).
 func (e *Engine) dropLocked(obj *Object, cascade bool) error {
+	return e.atomically(func() error { return e.dropSteps(obj, cascade) })
+}
+
+// dropSteps is dropLocked's work, inside atomically (or a block with DDL).
+func (e *Engine) dropSteps(obj *Object, cascade bool) error {
 	victims := e.dropSet(obj)
 	if err := e.checkNotBackfilling(victims...); err != nil {
 		return err
@@ -306,6 +312,7 @@ func (e *Engine) dropLocked(obj *Object, cascade bool) error {
 	for _, f := range fixes {
 		e.cat.replace(f[0], f[1])
 	}
+	faultDrop.Inject()
 	if e.inDDLBlock() {
 		// Their subscriptions end, and the sources only they read stop,
 		// at COMMIT: a rollback brings them back.

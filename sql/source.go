@@ -230,7 +230,7 @@ func (e *Engine) IngestChanges(id uint64, changes []Change, position []byte, sta
 	prevClock, prevWM, prevHas, prevParts, prevSeen := e.clock, st.watermark, st.hasWM, maps.Clone(st.parts), maps.Clone(st.seen)
 	t := e.tick(b)
 	tx := e.newTx()
-	err := e.ingest(st, changes, t, b, tx)
+	err := e.ingestRecover(st, changes, t, b, tx)
 	if err == nil && st.pendingLate > 0 {
 		if stats == nil {
 			stats = &IngestStats{}
@@ -300,7 +300,22 @@ func (e *Engine) logSourceBatch(st *sourceState, b *storage.Batch, t repr.Time, 
 
 // ingest applies one source batch at time t: the table rows and the
 // watermark are state (checkpoint batch); b gets the sink log entries.
+// ingestRecover is ingest with a panic (a bug) turned into an XX000
+// error naming the source, which IngestChanges then rolls back like any
+// failed batch: the source stops as failed (eddy_sources), the engine and
+// every other source go on.
+func (e *Engine) ingestRecover(st *sourceState, changes []Change, t repr.Time, b *storage.Batch, tx *applyTx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("panic ingesting a source batch", "source", st.def.Name, "panic", r, "stack", stack())
+			err = repr.Errorf(repr.CodeInternal, "internal error ingesting source \"%s\": %v", st.def.Name, r)
+		}
+	}()
+	return e.ingest(st, changes, t, b, tx)
+}
+
 func (e *Engine) ingest(st *sourceState, changes []Change, t repr.Time, b *storage.Batch, tx *applyTx) error {
+	faultIngest.Inject()
 	sb := e.stateBatch()
 	var updates []repr.Update
 	var bad []Change

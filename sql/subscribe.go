@@ -195,31 +195,46 @@ func (e *Engine) publish(t repr.Time, deltas map[uint64][]repr.Update) {
 		d := deltas[id]
 		size := updatesBytes(d)
 		for sub := range subs {
-			if len(d) == 0 && !sub.progress {
-				continue
-			}
-			if len(sub.ch) > 0 && sub.limit > 0 && sub.queued.Load()+size > sub.limit {
-				e.unsubscribe(sub, repr.Errorf(repr.CodeProgramLimitExceeded,
-					"subscriber fell more than %d bytes behind and was disconnected", sub.limit).
-					WithHint("Read the subscription's rows faster (FETCH more often), or subscribe to a smaller result."))
-				continue
-			}
-			if !e.mem.take(size) {
-				e.unsubscribe(sub, e.subscriberOutOfMemory(size))
-				continue
-			}
-			sub.pooled.Add(size) // before the reader can see the event
-			select {
-			case sub.ch <- SubEvent{Time: t, Updates: d, bytes: size}:
-				sub.queued.Add(size)
-			default:
-				sub.pooled.Add(-size)
-				e.mem.give(size)
-				e.unsubscribe(sub, repr.Errorf(repr.CodeProgramLimitExceeded,
-					"subscriber fell more than %d commits behind and was disconnected", cap(sub.ch)).
-					WithHint("Read the subscription's rows faster (FETCH more often), or subscribe to a smaller result."))
-			}
+			e.publishOne(sub, t, d, size)
 		}
+	}
+}
+
+// publishOne hands one commit's changes d (size bytes) to sub, cutting it
+// off as publish says. A panic here (a bug) cuts off this subscriber alone
+// with XX000: the commit is already durable, and the other subscribers
+// and later commits go on.
+func (e *Engine) publishOne(sub *subscriber, t repr.Time, d []repr.Update, size int64) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("panic delivering to a subscriber", "panic", r, "stack", stack())
+			e.unsubscribe(sub, repr.Errorf(repr.CodeInternal, "internal error delivering to this subscription: %v", r))
+		}
+	}()
+	if len(d) == 0 && !sub.progress {
+		return
+	}
+	faultPublish.Inject()
+	if len(sub.ch) > 0 && sub.limit > 0 && sub.queued.Load()+size > sub.limit {
+		e.unsubscribe(sub, repr.Errorf(repr.CodeProgramLimitExceeded,
+			"subscriber fell more than %d bytes behind and was disconnected", sub.limit).
+			WithHint("Read the subscription's rows faster (FETCH more often), or subscribe to a smaller result."))
+		return
+	}
+	if !e.mem.take(size) {
+		e.unsubscribe(sub, e.subscriberOutOfMemory(size))
+		return
+	}
+	sub.pooled.Add(size) // before the reader can see the event
+	select {
+	case sub.ch <- SubEvent{Time: t, Updates: d, bytes: size}:
+		sub.queued.Add(size)
+	default:
+		sub.pooled.Add(-size)
+		e.mem.give(size)
+		e.unsubscribe(sub, repr.Errorf(repr.CodeProgramLimitExceeded,
+			"subscriber fell more than %d commits behind and was disconnected", cap(sub.ch)).
+			WithHint("Read the subscription's rows faster (FETCH more often), or subscribe to a smaller result."))
 	}
 }
 

@@ -113,12 +113,24 @@ func (db *DB) CommitAsync(b *Batch, after func()) (*Pending, error) {
 				return
 			}
 		}
-		p.err = db.apply(b)
-		if p.err == nil && after != nil {
-			after()
-		}
+		p.err = db.applyRecover(b, after)
 	}()
 	return p, nil
+}
+
+// applyRecover applies b and then runs after (if not nil) on CommitAsync's
+// goroutine, turning a panic (a bug) into the pending commit's error, which
+// breaks the engine like a failed write instead of killing the process.
+func (db *DB) applyRecover(b *Batch, after func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("asynchronous commit panicked: %v", r)
+		}
+	}()
+	if err = db.apply(b); err == nil && after != nil {
+		after()
+	}
+	return err
 }
 
 // WaitPending waits for the batch pending in CommitAsync, if any, and
