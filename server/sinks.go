@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/eddydb/eddy/repr"
@@ -53,7 +54,7 @@ func (c *connectors) DeactivateSink(id uint64) { c.Deactivate(id) }
 func (c *connectors) superviseSink(ctx context.Context, def sql.SinkDef) {
 	for ctx.Err() == nil {
 		c.e.SetSinkStatus(def.ID, sql.SourceRunning, "")
-		err := c.runKafkaSink(ctx, def)
+		err := runRecovered(c.log, fmt.Sprintf("sink %q", def.Name), func() error { return c.runKafkaSink(ctx, def) })
 		if ctx.Err() != nil || err == nil {
 			return
 		}

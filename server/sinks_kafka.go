@@ -159,6 +159,7 @@ func (c *connectors) runKafkaSink(ctx context.Context, def sql.SinkDef) error {
 			sleepCtx(ctx, sinkPoll)
 			continue
 		}
+		faultSink.Inject()
 		recs := ks.records(batches)
 		last := batches[len(batches)-1].Time
 		if len(recs) > 0 {

@@ -133,7 +133,7 @@ func (c *connectors) supervise(ctx context.Context, def sql.SourceDef) {
 	size := newIngestSize()
 	for ctx.Err() == nil {
 		c.e.SetSourceStatus(def.ID, sql.SourceStatus{State: sql.SourceRunning, Lag: -1})
-		err := c.run(ctx, def, size)
+		err := runRecovered(c.log, fmt.Sprintf("source %q", def.Name), func() error { return c.run(ctx, def, size) })
 		if ctx.Err() != nil {
 			return
 		}

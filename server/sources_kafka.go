@@ -105,7 +105,13 @@ func (c *connectors) runKafka(ctx context.Context, def sql.SourceDef, size *inge
 	}
 	lagCtx, stopLag := context.WithCancel(ctx)
 	lagDone := make(chan struct{})
-	go func() { defer close(lagDone); c.reportLag(lagCtx, def.ID, r) }()
+	go func() {
+		defer close(lagDone)
+		_ = runRecovered(c.log, fmt.Sprintf("lag report of source %q", def.Name), func() error {
+			c.reportLag(lagCtx, def.ID, r)
+			return nil
+		})
+	}()
 	defer func() { stopLag(); <-lagDone }()
 	return c.consumeKafka(ctx, def, ks, r, size)
 }

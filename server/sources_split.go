@@ -36,19 +36,29 @@ func generateSplit(n, size int, gen blockGen) ([]repr.Row, int64) {
 	}
 	got, pos := make([]int, n), make([]int64, n)
 	var wg sync.WaitGroup
+	panics := make([]*partPanic, n)
 	for k := n - 1; k >= 0; k-- {
 		a, b := k*size/n, (k+1)*size/n
-		if k == 0 {
-			got[0], pos[0] = gen(a, rows[a:b:b])
+		if k == 0 { // waits for the others even if it panics
+			func() {
+				defer catchPart(&panics[0])
+				got[0], pos[0] = gen(a, rows[a:b:b])
+			}()
 			break
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer catchPart(&panics[k])
 			got[k], pos[k] = gen(a, rows[a:b:b])
 		}()
 	}
 	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p.v) // on the source's goroutine, inside runRecovered
+		}
+	}
 	total := 0
 	for k := range n - 1 {
 		total += got[k]

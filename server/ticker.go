@@ -56,21 +56,27 @@ func (t *ticker) run(e *sql.Engine, interval time.Duration, log *slog.Logger) {
 			return
 		case <-tk.C:
 		}
-		if n%releaseTicks == 0 {
-			e.ReleaseIdleReads()
-			if t.mem != nil {
-				t.mem.fit(e.StoreMemory())
-			}
-		}
-		if !e.HasTemporal() {
-			continue
-		}
-		err := e.Tick()
+		err := runRecovered(log, "the ticker", func() error { return t.tick(e, n) })
 		if err != nil && !failing {
 			log.Error("advancing temporal filters failed", "err", err)
 		}
 		failing = err != nil
 	}
+}
+
+// tick is one tick of run: the periodic releases every releaseTicks, then
+// Engine.Tick if a view has a temporal filter.
+func (t *ticker) tick(e *sql.Engine, n int) error {
+	if n%releaseTicks == 0 {
+		e.ReleaseIdleReads()
+		if t.mem != nil {
+			t.mem.fit(e.StoreMemory())
+		}
+	}
+	if !e.HasTemporal() {
+		return nil
+	}
+	return e.Tick()
 }
 
 // close stops the ticker and waits for a Tick in progress to finish.
