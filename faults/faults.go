@@ -63,8 +63,9 @@ func (p *Point) slow() {
 // Injected is the value an armed point panics with.
 type Injected struct{ Point string }
 
-// String names the point, as the XX000 error and the log line show it.
-func (i Injected) String() string { return fmt.Sprintf("injected fault at %s", i.Point) }
+// Error names the point, as the XX000 error and the log line show it (an
+// error, so that text and JSON logs alike print it so).
+func (i Injected) Error() string { return fmt.Sprintf("injected fault at %s", i.Point) }
 
 // enabled is read once from the environment: EDDY_TEST_FAULTS=1 allows
 // arming (the server exposes it to tests only then).
