@@ -65,7 +65,7 @@ func runFaultCase(t *testing.T, fc faultCase) {
 	defer a.Close(ctx)
 	faultSetup(t, ctx, a)
 	want := fc.trigger(t, ctx, s, a, faultBase)
-	if !strings.Contains(s.Logs(), "injected fault at "+fc.point) {
+	if !logEventually(s, "injected fault at "+fc.point, 10*time.Second) {
 		t.Fatalf("the point %s never fired (server log has no report of it)", fc.point)
 	}
 	want = checkServerServes(t, s, want)
@@ -74,6 +74,20 @@ func runFaultCase(t *testing.T, fc faultCase) {
 	c := pgConnect(t, ctx, s.DSN())
 	defer c.Close(ctx)
 	checkCommitted(t, ctx, c, want)
+}
+
+// logEventually reports whether s's log contains want within d: the
+// harness reads the server's output asynchronously, so a line the server
+// wrote before answering may reach s.Logs a moment after the answer.
+func logEventually(s *harness.Server, want string, d time.Duration) bool {
+	for end := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(s.Logs(), want) {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
 }
 
 // checkServerServes checks, from a new session and within faultTimeout,
