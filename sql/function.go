@@ -478,16 +478,7 @@ func (e *Engine) replaceFunction(s *Session, old, obj *Object) error {
 	}
 	repl := old.clone()
 	repl.Function = nf
-	fn, err := repl.planned()
-	if err != nil {
-		return err
-	}
-	repl.fn = fn
-	also, err := e.replacedDependents(old, repl)
-	if err != nil {
-		return err
-	}
-	return e.commitAltered(old, repl, nil, also...)
+	return e.commitReplanned(old, repl)
 }
 
 // sameColumnDefs reports whether two column lists have the same names and types.

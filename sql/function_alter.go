@@ -67,16 +67,7 @@ func (p *Portal) execAlterFunction(st *pg.AlterFunctionStmt) error {
 			return repr.Unsupported("ALTER FUNCTION ... %s", strings.ToUpper(d.Defname))
 		}
 	}
-	fn, err := repl.planned()
-	if err != nil {
-		return err
-	}
-	repl.fn = fn
-	also, err := e.replacedDependents(old, repl)
-	if err != nil {
-		return err
-	}
-	return e.commitAltered(old, repl, nil, also...)
+	return e.commitReplanned(old, repl)
 }
 
 // renameFunction executes ALTER FUNCTION f(...) RENAME TO name.
@@ -147,4 +138,19 @@ func (p *Portal) alterFunctionOwner(st *pg.AlterOwnerStmt) error {
 	repl.Owner, repl.ACL = owner, newOwnerACL(old.ACL, old.Owner, owner)
 	repl.fn = old.fn
 	return e.commitAltered(old, repl, nil)
+}
+
+// commitReplanned plans repl, a changed copy of the SQL function old, and
+// commits it with the dependents whose plans the change alters.
+func (e *Engine) commitReplanned(old, repl *Object) error {
+	fn, err := repl.planned()
+	if err != nil {
+		return err
+	}
+	repl.fn = fn
+	also, err := e.replacedDependents(old, repl)
+	if err != nil {
+		return err
+	}
+	return e.commitAltered(old, repl, nil, also...)
 }
