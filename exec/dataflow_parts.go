@@ -44,6 +44,9 @@ type partedRun struct {
 	// keyedBy[i], during a Step, is the sharded node whose shards'
 	// outputs node i's parts are, one for one (-1: none, or whole).
 	keyedBy []int
+	// route[i] is how perRow node i routes its input into parts before
+	// its instances run (nil: it takes its input's parts; shard_preroute.go).
+	route   []*preRoute
 	workers []partWorker
 }
 
@@ -91,6 +94,7 @@ func newPartedRun(d *Dataflow, builds []*Dataflow) *partedRun {
 		r.workers[k].in = make([][]repr.Update, 1)
 	}
 	r.keyedBy = make([]int, len(d.ops))
+	r.route = make([]*preRoute, len(d.ops))
 	r.end()
 	return r
 }
@@ -145,9 +149,32 @@ func (r *partedRun) step(d *Dataflow, s *stepCtx, i int, op operator) (bool, err
 	if partsLen([][][]repr.Update{parts}) < shardParallelMin {
 		return false, nil
 	}
+	if rt := r.route[i]; rt != nil {
+		return true, r.runRouted(d, s, i, rt, parts)
+	}
 	outs, err := r.runParts(s, i, parts)
 	r.setParts(d, i, outs, keyedBy)
 	return true, err
+}
+
+// runRouted runs node i over its input parts routed by rt (one part per
+// shard of node rt.node), and records its parts as that node's. When a
+// part fails, the node runs again over the whole input, so that the error
+// is the first failing update's in input order.
+func (r *partedRun) runRouted(d *Dataflow, s *stepCtx, i int, rt *preRoute, parts [][]repr.Update) error {
+	routed, err := rt.routeParts(parts, r.n)
+	if err != nil {
+		return err
+	}
+	outs, err := r.runParts(s, i, routed)
+	if err == nil {
+		r.setParts(d, i, outs, rt.node)
+		return nil
+	}
+	if _, werr := runStep(r.ops[i][0], s, [][]repr.Update{concatParts(parts)}); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // setParts records node i's output in parts, which are sharded node

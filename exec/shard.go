@@ -99,6 +99,9 @@ type shardedOp struct {
 	// passKeys is set when the operator takes its input's keys from the
 	// partition (stepCtx.inKeys) instead of encoding them again.
 	passKeys bool
+	// routed is set when input 0 is routed by this node's key before a
+	// fan-out (shard_preroute.go): its parts are then this node's own.
+	routed bool
 }
 
 // shard is one instance of a sharded node and its Step's working set.
@@ -182,6 +185,9 @@ func (d *Dataflow) shard(p *dataflow.Plan, n int) error {
 	d.refineKeys(sh)
 	for i, o := range sh {
 		o.from = d.copartition(i, sh)
+		if o.routed {
+			o.from[0] = i
+		}
 	}
 	d.workers = n
 	return nil

@@ -29,6 +29,9 @@ func keyColumns(op operator, in int) []int {
 		}
 		return o.spec.Key
 	case *windowReduce:
+		if o.refine != nil {
+			return o.refine.cols
+		}
 		return o.spec.Key
 	case *topkOp:
 		return o.spec.Key
@@ -54,7 +57,7 @@ func keyColumns(op operator, in int) []int {
 func keyOutput(op dataflow.Op, x operator) []int {
 	switch p := op.(type) {
 	case dataflow.Reduce:
-		if r, ok := x.(*reduceOp); ok && r.refine != nil {
+		if r := reduceOf(x); r != nil && r.refine != nil {
 			return r.refine.pos
 		}
 		out := make([]int, len(p.Key))

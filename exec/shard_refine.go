@@ -60,8 +60,9 @@ func (r *refinedKey) fromGroupKey(gk []byte) ([]byte, error) {
 	return out, nil
 }
 
-// refineKeys refines the keys of sd's grouped Reduces where it saves an
-// exchange, in node order, so that a Reduce after a refined one sees its
+// refineKeys refines the keys of sh's grouped Reduces (windowed too)
+// where it saves an exchange, or routes their input before a fan-out
+// (shard_preroute.go), in node order, so that a Reduce after a refined one sees its
 // refined output key (keyOutput).
 func (d *Dataflow) refineKeys(sh map[int]*shardedOp) {
 	nodes := make([]int, 0, len(sh))
@@ -69,18 +70,20 @@ func (d *Dataflow) refineKeys(sh map[int]*shardedOp) {
 		nodes = append(nodes, i)
 	}
 	slices.Sort(nodes)
+	readers := consumers(d.plan)
 	for _, i := range nodes {
-		r, ok := sh[i].key.(*reduceOp)
-		if !ok || r.global {
+		r := reduceOf(sh[i].key)
+		if r == nil || r.global {
 			continue
 		}
 		in := d.plan.Nodes[i].Inputs[0]
 		ref := d.refinable(r, d.keyedCols(in, sh), d.plan.Nodes[in].Types)
 		if ref == nil {
+			d.preRoute(i, sh, readers)
 			continue
 		}
 		for _, s := range sh[i].shards {
-			s.op.(*reduceOp).refine = ref
+			reduceOf(s.op).refine = ref
 		}
 		// The partition's keys are the refined key's, not the group's.
 		sh[i].passKeys = false

@@ -38,11 +38,14 @@ func shardPlan(t *testing.T, td *datadriven.TestData) (string, error) {
 			cols = append(cols, fmt.Sprint(keyColumns(o.key, in)))
 		}
 		fmt.Fprintf(&b, " by %s", strings.Join(cols, " "))
-		if r, ok := o.key.(*reduceOp); ok && r.refine != nil {
+		if r := reduceOf(o.key); r != nil && r.refine != nil {
 			fmt.Fprintf(&b, " (refined: key positions %v of %v)", r.refine.pos, r.spec.Key)
 		}
 		for in, j := range d.plan.Nodes[i].Inputs {
-			if o.from[in] >= 0 {
+			if o.from[in] == i {
+				b0 := d.plan.Nodes[j].Inputs[0]
+				fmt.Fprintf(&b, "; input %%%d: routed by %v at fan-out %%%d, no exchange", j, d.par.route[b0].cols, b0)
+			} else if o.from[in] >= 0 {
 				fmt.Fprintf(&b, "; input %%%d: %%%d's parts, no exchange", j, o.from[in])
 			} else {
 				fmt.Fprintf(&b, "; input %%%d: exchanged", j)

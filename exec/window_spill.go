@@ -71,8 +71,16 @@ func (w *windowReduce) indexStored() error {
 		if err != nil || len(r) < nk || len(rel) < 2 {
 			return errCorrupt
 		}
-		if w.owns != nil && !w.owns(rel[1:]) {
-			return nil
+		if w.owns != nil {
+			k := rel[1:]
+			if w.refine != nil { // the shards are partitioned by part of the key
+				if k, err = w.refine.fromGroupKey(k); err != nil {
+					return err
+				}
+			}
+			if !w.owns(k) {
+				return nil
+			}
 		}
 		w.file(string(rel[1:]), r[:nk])
 		return nil
