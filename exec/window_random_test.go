@@ -34,6 +34,13 @@ var windowPlans = []string{
 %1 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#3, #0] <- %0
 %2 = Reduce key=[#0, #1] aggs=[count(*)] <- %1
 %3 = Reduce key=[#0] aggs=[max(#2), count(*)]%e <- %2`,
+	// q8's shape: a window join of two DISTINCT window projections.
+	`%0 = Source coll=1 watermark=#2 :: int4, int4, timestamp
+%1 = Source coll=2 watermark=#2 :: int4, int4, timestamp
+%2 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#0, #3, #1] <- %0
+%3 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#0, #3, #1] <- %1
+%4 = Join kind=inner on=[#0=#0, #1=#1] residual=[(#2 <= (#5 + 1))] <- %2, %3
+%5 = Reduce key=[#1, #0] aggs=[count(*), sum(#5)]%e <- %4`,
 	// q5's HOP shape: the count per (window, k) after a fused fan-out
 	// that absorbs a filter, then the largest count per window. k is
 	// copied by every branch, so the fan-out's input is routed by k
@@ -45,13 +52,6 @@ var windowPlans = []string{
 %4 = Union <- %2, %3
 %5 = Reduce key=[#0, #1] aggs=[count(*), min(#2), sum(#2)]%e <- %4
 %6 = Reduce key=[#0] aggs=[max(#2)] <- %5`,
-	// q8's shape: a window join of two DISTINCT window projections.
-	`%0 = Source coll=1 watermark=#2 :: int4, int4, timestamp
-%1 = Source coll=2 watermark=#2 :: int4, int4, timestamp
-%2 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#0, #3, #1] <- %0
-%3 = MFP map=[tumble_start(#2, '00:00:03'::interval)] project=[#0, #3, #1] <- %1
-%4 = Join kind=inner on=[#0=#0, #1=#1] residual=[(#2 <= (#5 + 1))] <- %2, %3
-%5 = Reduce key=[#1, #0] aggs=[count(*), sum(#5)]%e <- %4`,
 }
 
 // TestWindowedEqualsBatch checks, for random windowed plans and random
