@@ -112,10 +112,11 @@ func (f *fanoutOp) copiedFrom(d *Dataflow, c int) int {
 	return m.Project[from]
 }
 
-// preRoute applies the rule to the sharded grouped Reduces of sh that
-// refineKeys left unrefined, setting their refined key (when not the
-// whole key), their co-partition source (themselves) and their fan-out's
-// route.
+// preRoute applies the rule to sharded node i when it is a grouped
+// Reduce that refineKeys left unrefined: it sets the Reduce's refined key
+// (when not the whole key), marks its input as routed for it (shard sets
+// its co-partition source to itself) and gives its fan-out's node the
+// route; it reports whether the rule fired.
 func (d *Dataflow) preRoute(i int, sh map[int]*shardedOp, readers []int) bool {
 	r := reduceOf(sh[i].key)
 	if r == nil || r.global || r.refine != nil {
