@@ -174,7 +174,7 @@ func TestGlobalFoldOneEqualsWhole(t *testing.T) {
 			if err := r.step(step, in, rollback); err != nil {
 				t.Fatalf("seed %d, plan:\n%s\nstep %d: %v", seed, text, step, err)
 			}
-			if !rollback {
+			if !rollback && !r.failed {
 				commit(in)
 			}
 		}

@@ -27,11 +27,7 @@ func TestPreRouteHop(t *testing.T) {
 	if hop == "" {
 		t.Fatal("no HOP plan in windowPlans")
 	}
-	// Without min: a windowed min's multiset entries after failed Steps
-	// fail to restore on main too (seed 1796328723485489088 with the
-	// routing disabled), a bug outside this rule.
 	failing := strings.Replace(hop, "filter=[(#1 < #4)]", "filter=[(#1 < #4), ((100 / #2) > -1000)]", 1)
-	failing = strings.Replace(failing, "min(#2), ", "", 1)
 	seed := *seedFlag
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
