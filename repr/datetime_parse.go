@@ -127,6 +127,13 @@ func (f *dtFields) decodeWord(tok, low, s string, t T) error {
 // posixZone reads a POSIX offset zone named by letters ("UTC+3", "GMT-5":
 // hours west of Greenwich), reporting whether tok is one.
 func (f *dtFields) posixZone(tok string) bool {
+	i := 0
+	for i < len(tok) && isAlpha(tok[i]) {
+		i++
+	}
+	if _, month := monthNames[asciiLower(tok[:i])]; month {
+		return false // "Dec-1": a date with a month name, as DecodeDateTime decides
+	}
 	z, ok := POSIXZone(tok, true)
 	if !ok {
 		return false
