@@ -22,6 +22,10 @@ type aheadBatch struct {
 	done  chan struct{}
 	rows  []repr.Row
 	after int64
+	// failed is set when generating ahead panicked: take then generates
+	// the batch on demand, on the source's goroutine, whose recovery
+	// reports the failure on the source.
+	failed bool
 }
 
 // readAhead generates a deterministic source's batches one ahead of the
@@ -47,7 +51,7 @@ func (r *readAhead) take(from int64, size int) ([]repr.Row, int64) {
 	r.ahead = nil
 	if a != nil {
 		<-a.done
-		if a.from == from && a.size == size {
+		if a.from == from && a.size == size && !a.failed {
 			return a.rows, a.after
 		}
 	}
@@ -62,7 +66,12 @@ func (r *readAhead) start(from int64, size int) {
 	a := &aheadBatch{from: from, size: size, done: make(chan struct{})}
 	r.ahead = a
 	go func() {
-		defer close(a.done)
+		defer func() {
+			if recover() != nil {
+				a.rows, a.failed = nil, true
+			}
+			close(a.done)
+		}()
 		a.rows, a.after = generateSplit(r.workers, size, r.gen(from))
 	}()
 }

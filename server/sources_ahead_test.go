@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/server/connector/nexmark"
 )
 
@@ -42,5 +43,28 @@ func TestReadAheadEqualsSerial(t *testing.T) {
 			pos = wantPos
 		}
 		ra.stop()
+	}
+}
+
+// TestReadAheadPanicRegenerates checks that a panic while generating a
+// batch ahead does not escape its goroutine (it would end the process):
+// take then generates the batch on demand, on the caller's goroutine.
+func TestReadAheadPanicRegenerates(t *testing.T) {
+	cfg := nexmark.DefaultConfig()
+	cfg.NumEvents = 10_000
+	calls := 0
+	ra := newReadAhead(1, func(from int64) blockGen {
+		calls++
+		if calls == 1 {
+			return func(int, []repr.Row) (int, int64) { panic("generator bug") }
+		}
+		return nexmarkBlock(cfg, nexmark.Bid, from)
+	})
+	ra.start(0, 512)
+	got, gotPos := ra.take(0, 512)
+	want, wantPos := serialNexmark(cfg, nexmark.Bid, 0, 512)
+	checkSameBatch(t, "after a panic ahead", 1, 0, got, want, gotPos, wantPos)
+	if calls != 2 {
+		t.Fatalf("generator called %d times, want 2 (ahead, then on demand)", calls)
 	}
 }
