@@ -221,7 +221,8 @@ func (c *connectors) run(ctx context.Context, def sql.SourceDef, size *ingestSiz
 
 // runNexmark feeds a Nexmark source from its stored position (the next
 // event number). With max emit speed off it paces events by event time.
-// Each batch is generated while the one before it is ingested (readAhead).
+// Each full-size batch is generated while the one before it is ingested
+// (readAhead).
 func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef, size *ingestSize) error {
 	cfg, tt, err := nexmark.ParseOptions(def.Options)
 	if err != nil {
@@ -244,7 +245,11 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef, size *in
 			c.log.Info("source exhausted", "source", def.Name, "events", after)
 			return nil
 		}
-		ra.start(after, size.afterCommit())
+		if size.rows() == ingestBatch {
+			// Only at full size: a source whose batches the memory budget
+			// refused (and shrank) has no room for a second batch in flight.
+			ra.start(after, size.afterCommit())
+		}
 		pos := binary.BigEndian.AppendUint64(nil, uint64(after))
 		if err := c.e.IngestChanges(def.ID, insertions(rows), pos, &sql.IngestStats{Records: int64(len(rows))}); err != nil {
 			return err
