@@ -364,6 +364,10 @@ func trimDistinctBpchar(k expr.AggKind, arg expr.Expr) expr.Expr {
 // in a record or array) sorts by its expr.BpcharKey, as bpchar's <
 // ignores its trailing blanks.
 func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, written, args []expr.Expr, spec *aggSpec) error {
+	if len(fc.AggOrder) == 0 && def.Ordered && !fc.AggDistinct {
+		spec.order, spec.sort = from.naturalKeys()
+		return nil
+	}
 	for _, item := range fc.AggOrder {
 		sb := item.GetSortBy()
 		e, err := from.expr(sb.Node)

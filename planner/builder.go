@@ -12,6 +12,9 @@ import (
 type builder struct {
 	cat  Catalog
 	opts Options
+	// natural holds the FROM items (functions, derived tables) whose
+	// natural order their block keeps (natural.go).
+	natural map[any]bool
 	// routines notes that the plan calls a PL/pgSQL function
 	// (Query.Routines).
 	routines bool
@@ -135,6 +138,12 @@ type ectx struct {
 	// a row reaches the expression being built (a CASE branch): the
 	// subqueries planned now take their domains from such rows (guard.go).
 	guard expr.Expr
+	// keepNatural says the block's rows are ordered by natural, their
+	// natural keys so far (natural.go); select-list set-returning calls
+	// add their ordinals.
+	keepNatural bool
+	natural     []expr.Expr
+	naturalDirs []expr.SortCol
 }
 
 // predicate builds a boolean condition (WHERE, ON, HAVING).

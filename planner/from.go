@@ -389,7 +389,11 @@ func (b *builder) subselectIn(rs *pg_query.RangeSubselect, sc *scope) (ir.Rel, [
 		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, tableID: c.TableID, attr: c.ColumnAttr, fields: c.Fields,
 			system: b.isTag(c.Name)}
 	}
-	return b.subqueryRel(p), cols, renameColumns(cols, colAliases, alias)
+	if err := renameColumns(cols, colAliases, alias); err != nil {
+		return nil, nil, err
+	}
+	rel, extra := b.keepOrder(rs, p, alias)
+	return rel, append(cols, extra...), nil
 }
 
 // joinExpr plans [NATURAL] {INNER|LEFT|RIGHT|FULL|CROSS} JOIN with ON or USING.

@@ -56,7 +56,8 @@ func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir
 			return nil, nil, err
 		}
 	}
-	res := b.subqueryRel(p)
+	res, extra := b.keepOrder(rs, p, alias)
+	rcols = append(rcols, extra...)
 	k, nl := len(keys), ir.Arity(ec.rel)
 	conds := b.nullSafeKeys(ec.rel, res, keys, identityCols(k))
 	// The joined row is left, the k key columns, then the subquery's.

@@ -32,6 +32,9 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 	if err != nil {
 		return nil, err
 	}
+	if ec.keepNatural && len(ec.natural) > 0 {
+		order, hidden = naturalOrder(ec.natural, ec.naturalDirs, p.nOuter, len(exprs)), ec.natural
+	}
 	if isDistinctOn(sel) {
 		var on []expr.SortCol
 		var onHidden []expr.Expr

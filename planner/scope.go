@@ -36,6 +36,10 @@ type scopeCol struct {
 	attr    int16
 	// fields names the fields of a record-valued column (ResultColumn.Fields).
 	fields []expr.TableCol
+	// naturalKey, when > 0, marks the column as the naturalKey-th key of
+	// the FROM rows' natural order, sorted as naturalDir (natural.go).
+	naturalKey int
+	naturalDir expr.SortCol
 	// origin is, for the merged column of a JOIN USING, the qualifier of
 	// the side whose value it takes (Trace).
 	origin string

@@ -47,6 +47,7 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.rel, p.order = naturalValues(sel, p.rel, p.order, len(p.cols))
 	rel, order := bpcharSortKeys(b.boundRecursion(p.rel, p.limit, p.offset, len(p.order)), p.order)
 	return &Query{Rel: rel, Columns: p.cols, OrderBy: order, Limit: p.limit, Offset: p.offset,
 		ParamTypes: b.finalParamTypes(), Locks: locks, Routines: b.routines}, nil
@@ -93,16 +94,24 @@ func (b *builder) planBlock(sel *pg_query.SelectStmt, parent *scope, outer *oute
 // subqueryRel applies a planned block's ORDER BY ... LIMIT as a TopK per
 // outer value and drops hidden sort columns: the rows the block denotes.
 func (b *builder) subqueryRel(p *planned) ir.Rel {
+	return ir.NewProject(b.limitedRel(p, false), identityCols(p.nOuter+len(p.cols))...)
+}
+
+// limitedRel returns p's relation with its LIMIT/OFFSET applied (as a
+// TopK per outer value), all its columns kept. keep says the caller keeps
+// p's order (natural.go); else an ORDER BY without LIMIT orders nothing.
+func (b *builder) limitedRel(p *planned, keep bool) ir.Rel {
 	rel := p.rel
 	if p.limit >= 0 || p.offset > 0 {
 		if p.nOuter == 0 {
 			rel = b.boundRecursion(rel, p.limit, p.offset, len(p.order))
 		}
-		rel = &ir.TopK{Input: rel, Key: limitKey(p), Order: p.order, Limit: p.limit, Offset: p.offset}
-	} else {
-		b.noteOrder(p.rel, p.order) // an ORDER BY without LIMIT orders nothing here
+		return &ir.TopK{Input: rel, Key: limitKey(p), Order: p.order, Limit: p.limit, Offset: p.offset}
 	}
-	return ir.NewProject(rel, identityCols(p.nOuter+len(p.cols))...)
+	if !keep {
+		b.noteOrder(p.rel, p.order)
+	}
+	return rel
 }
 
 // identityCols returns 0..n-1.
@@ -126,6 +135,7 @@ type target struct {
 // ORDER BY ... LIMIT.
 func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
 	where := b.boundRowNumber(sel)
+	b.markNaturalFrom(sel)
 	rel, sc, err := b.planFrom(sel.FromClause, parent, outer)
 	if err != nil {
 		return nil, err
@@ -149,7 +159,9 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 	}
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: "SELECT", wins: wins}
 	p := &planned{nOuter: sc.outerCount(), limit: -1}
-	if needsGrouping(sel, targets) {
+	grouped := needsGrouping(sel, targets)
+	ec.natural, ec.naturalDirs, ec.keepNatural = blockNatural(sel, ec, grouped, len(calls) > 0 || len(sel.WindowClause) > 0)
+	if grouped {
 		if ec, err = b.planGrouping(sel, targets, ec, p); err != nil {
 			return nil, err
 		}

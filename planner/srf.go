@@ -88,6 +88,12 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 	fm.Input = ec.rel
 	col := ir.Arity(ec.rel)
 	ec.rel = fm
+	fm.Ordinality = ec.keepNatural
+	defer func() {
+		if ec.keepNatural {
+			ec.natural = append(ec.natural, ec.colExpr(ir.Arity(fm)-1))
+		}
+	}()
 	for i, fc := range at {
 		cols := fm.Funcs[i].Func.Cols
 		if len(cols) == 1 {

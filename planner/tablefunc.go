@@ -53,6 +53,14 @@ func (b *builder) tableFuncItem(rf *pg_query.RangeFunction, left ir.Rel, lcols [
 		return nil, nil, err
 	}
 	fm := &ir.FlatMap{Input: ec.rel, Funcs: calls, Ordinality: rf.Ordinality, Outer: kind == ir.JoinLeft}
+	if b.natural[rf] {
+		if rf.Ordinality {
+			fcols[len(fcols)-1].naturalKey = 1
+		} else {
+			fm.Ordinality = true
+			fcols = append(fcols, scopeCol{table: fcols[0].table, name: naturalName, typ: repr.Int8, system: true, naturalKey: 1})
+		}
+	}
 	nl := ir.Arity(ec.rel)
 	// The FlatMap's row is left (widened by decorrelated subqueries in the
 	// arguments), then the function's columns.

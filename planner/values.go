@@ -37,6 +37,9 @@ func (b *builder) planValues(sel *pg_query.SelectStmt, parent *scope, outer *out
 	if p.order, _, err = b.orderBy(sel.SortClause, names, typedCols(p.cols), nil, p.nOuter); err != nil {
 		return nil, err
 	}
+	if b.natural[sel] && outer == nil && sel.LimitCount == nil && sel.LimitOffset == nil {
+		p.rel, p.order = naturalValues(sel, p.rel, p.order, len(p.cols))
+	}
 	return p, b.limit(sel, p)
 }
 
