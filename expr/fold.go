@@ -278,6 +278,8 @@ func ParseTypeName(name string, mods []int32) (repr.T, error) {
 		}
 	case t.Family == repr.FamRecord && len(mods) == 1 && mods[0] > 0:
 		t.Composite = uint32(mods[0]) // TypeName's record(oid)
+	case t.Family == repr.FamEnum && len(mods) == 1 && mods[0] > 0:
+		t.Enum = uint32(mods[0]) // TypeName's enum(oid)
 	default:
 		return repr.Unknown, repr.Errorf(repr.CodeSyntax, "invalid type modifier for %s", name)
 	}
@@ -293,6 +295,7 @@ var typeNames = map[string]repr.T{
 	"bytea": repr.Bytea, "date": repr.Date, "time": repr.TimeT, "timestamp": repr.Timestamp,
 	"timestamptz": repr.TimestampTZ, "interval": repr.IntervalT, "jsonb": repr.JSONB, "uuid": repr.UUID, "json": repr.JSON,
 	"unknown": repr.Unknown, "record": repr.Record, "bit": repr.Bit, "varbit": repr.VarBit,
+	"enum": {Family: repr.FamEnum},
 }
 
 func init() {

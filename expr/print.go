@@ -26,6 +26,8 @@ func (l *Lit) String() string {
 	}
 	txt := formatText(l.D, l.T, time.UTC)
 	switch l.T.Family {
+	case repr.FamEnum:
+		txt = repr.EnumInternalText(l.D) // reads back without the catalog
 	case repr.FamUnknown:
 		return quote(l.D.Text())
 	case repr.FamBool:
@@ -153,6 +155,8 @@ func TypeName(t repr.T) string {
 		if t.Composite != 0 {
 			return fmt.Sprintf("record(%d)", t.Composite) // the composite type's OID as a modifier
 		}
+	case repr.FamEnum:
+		return fmt.Sprintf("enum(%d)", t.Enum) // the enum type's OID as a modifier
 	case repr.FamBit:
 		name := "bit"
 		if t.Varying {

@@ -33,6 +33,8 @@ func category(t repr.T) byte {
 		return 'A'
 	case repr.FamBit:
 		return 'V'
+	case repr.FamEnum:
+		return 'E'
 	}
 	return 'U'
 }
@@ -64,7 +66,7 @@ func sameType(a, b repr.T) bool {
 
 // bare strips type modifiers, as PostgreSQL's error messages print types.
 func bare(t repr.T) repr.T {
-	return repr.T{Family: t.Family, Width: t.Width, Kind: t.Kind, Elem: t.Elem, OIDKind: t.OIDKind, Vector: t.Vector, Composite: t.Composite, Varying: t.Varying}
+	return repr.T{Family: t.Family, Width: t.Width, Kind: t.Kind, Elem: t.Elem, OIDKind: t.OIDKind, Vector: t.Vector, Composite: t.Composite, Varying: t.Varying, Enum: t.Enum}
 }
 
 // implicitOK reports whether an argument of type arg may be passed to a

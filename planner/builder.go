@@ -189,6 +189,9 @@ func (b *builder) convert(e expr.Expr, t repr.T) (expr.Expr, error) {
 	if e.Type() == t {
 		return e, nil
 	}
+	if isEnumInput(e.Type(), t) {
+		return b.enumIn(e, t)
+	}
 	return b.foldLiteral(expr.NewCast(e, t))
 }
 
@@ -200,7 +203,7 @@ func (b *builder) assign(e expr.Expr, t repr.T, col string) (expr.Expr, error) {
 		return b.coerceComposite(e, t, false, -1)
 	}
 	if from.Family != repr.FamUnknown && repr.CastContextOf(from, t) < repr.CastAssignment {
-		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "column %q is of type %s but expression is of type %s", col, t.Name(), from.Name()).
+		return nil, repr.Errorf(repr.CodeDatatypeMismatch, "column %q is of type %s but expression is of type %s", col, b.typeName(t), b.typeName(from)).
 			WithHint("You will need to rewrite or cast the expression.")
 	}
 	return b.coerce(e, t)
@@ -234,6 +237,10 @@ func (b *builder) castAs(e expr.Expr, t repr.T, loc int32, note bool) (expr.Expr
 	}
 	if from == t {
 		return e, nil
+	}
+	if isEnumInput(from, t) {
+		out, err := b.enumIn(e, t)
+		return out, withPos(err, loc)
 	}
 	out, err := b.foldLiteral(&expr.Cast{Arg: e, To: t, Explicit: true})
 	if note {

@@ -254,4 +254,9 @@ type TypeCatalog interface {
 	// fields, in order, of the composite type with pg_type OID oid (ok
 	// false when there is none).
 	CompositeFields(oid uint32) (name string, fields []expr.TableCol, ok bool)
+	// EnumLabels returns the name (as format_type prints it) and the
+	// labels, in sort order, of the enum type with pg_type OID oid (ok
+	// false when there is none). CompositeType resolves enum type names
+	// too (to repr.EnumOf their OID).
+	EnumLabels(oid uint32) (name string, labels []repr.EnumLabel, ok bool)
 }

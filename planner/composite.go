@@ -320,6 +320,12 @@ func (b *builder) recordInCall(e expr.Expr, t repr.T, fields []expr.TableCol, lo
 // typeName is a type's name for messages: a composite type's from the
 // catalog (repr knows only its OID).
 func (b *builder) typeName(t repr.T) string {
+	if _, name, ok := b.enumLabels(t); ok {
+		if t.Family == repr.FamArray {
+			return name + "[]"
+		}
+		return name
+	}
 	if tc := b.typeCatalog(); tc != nil && t.Composite != 0 {
 		if name, _, ok := tc.CompositeFields(t.Composite); ok {
 			if t.Family == repr.FamArray {

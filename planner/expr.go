@@ -752,8 +752,11 @@ func (c *ectx) minMax(mm *pg_query.MinMaxExpr) (expr.Expr, error) {
 
 // function resolves and applies a built-in function.
 func (c *ectx) function(name string, args []expr.Expr, loc int32) (expr.Expr, error) {
-	if name == "pg_typeof" && len(args) == 1 && args[0].Type().Composite != 0 {
+	if name == "pg_typeof" && len(args) == 1 && (args[0].Type().Composite != 0 || args[0].Type().Enum != 0) {
 		return &expr.Lit{D: repr.NewText(c.b.typeName(args[0].Type())), T: repr.Text}, nil // repr cannot name it
+	}
+	if e, ok, err := c.enumFunction(name, args); ok {
+		return e, withPos(err, loc)
 	}
 	if to, rargs, ok, err := c.namedRecordJSON(name, args, loc); ok || err != nil {
 		if err != nil {

@@ -51,6 +51,8 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return append(buf, d.s...), nil
 	case FamJSONB:
 		return append(append(buf, jsonbBinaryVersion), d.s...), nil
+	case FamEnum:
+		return append(buf, d.EnumLabel().Label...), nil
 	case FamDate:
 		return binary.BigEndian.AppendUint32(buf, uint32(d.Date())), nil
 	case FamTime, FamTimestamp, FamTimestampTZ:
@@ -193,6 +195,8 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return Null, Unsupported("binary input of anonymous composite types")
 	case FamBit:
 		return parseBitsBinary(b, t)
+	case FamEnum:
+		return Null, Unsupported("binary input of enum type %s without its labels", t.Name())
 	}
 	return parseDatetimeBinary(b, t)
 }

@@ -42,6 +42,8 @@ func CastContextOf(from, to T) CastContext {
 		return CastImplicit
 	case from.Family == FamArray && to.Family == FamArray:
 		return CastContextOf(from.ElemType(), to.ElemType())
+	case from.Family == FamEnum && to.Family == FamEnum && from.Enum != to.Enum:
+		return CastNone // distinct enum types do not convert
 	case from.Family == to.Family && (from.Family != FamInt && from.Family != FamFloat || from.Width == to.Width):
 		return CastImplicit
 	}

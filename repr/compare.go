@@ -46,6 +46,8 @@ func Compare(a, b Datum) int {
 		return compareRecords(a, b)
 	case FamBit:
 		return compareBits(a, b)
+	case FamEnum:
+		return strings.Compare(a.s, b.s) // the sort order leads (enum.go)
 	}
 	return 0
 }

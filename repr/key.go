@@ -35,7 +35,7 @@ func AppendKey(buf []byte, d Datum) []byte {
 		return appendFloat(buf, d.Float())
 	case FamNumeric:
 		return appendDecimal(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamEnum:
 		return appendBytes(buf, d.s)
 	case FamInterval:
 		return appendFloat(buf, d.Interval().span())
@@ -151,7 +151,7 @@ func appendDecimal(buf []byte, d *apd.Decimal) []byte {
 func keyLossless(d Datum) bool {
 	switch d.fam {
 	case FamUnknown, FamBool, FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ,
-		FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamBit:
+		FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamBit, FamEnum:
 		return true
 	case FamNumeric:
 		return d.dec.Form == apd.Finite && !(d.dec.Negative && d.dec.IsZero()) &&
@@ -176,7 +176,7 @@ const maxKeyDigits = 131072 + 16383
 // their equality corner cases).
 func KeyDecidesEquality(t T) bool {
 	switch t.Family {
-	case FamBool, FamInt, FamDate, FamTimestamp, FamTimestampTZ, FamNumeric, FamBit:
+	case FamBool, FamInt, FamDate, FamTimestamp, FamTimestampTZ, FamNumeric, FamBit, FamEnum:
 		return true
 	case FamText:
 		return t.Kind != KindChar
@@ -242,6 +242,12 @@ func decodeKeyDatum(key []byte, f Family, exp int32) (Datum, []byte, error) {
 		return Null, key[1:], nil
 	case key[0] == keyValue && f == FamBit:
 		return decodeBitsKey(key[1:])
+	case key[0] == keyValue && f == FamEnum:
+		s, rest, err := decodeKeyBytes(key[1:])
+		if err == nil && !validEnum(s) {
+			err = errCorrupt
+		}
+		return Datum{fam: f, s: s}, rest, err
 	case key[0] != keyValue || f == FamUnknown || f == FamFloat || f == FamInterval || f > FamJSON:
 		return Null, nil, errCorrupt
 	}

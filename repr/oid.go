@@ -256,6 +256,8 @@ func (t T) Category() byte {
 		return 'T'
 	case t.Family == FamBit:
 		return 'V'
+	case t.Family == FamEnum:
+		return 'E'
 	case t.Family == FamUnknown:
 		return 'X'
 	case t.IsComposite():

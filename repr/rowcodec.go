@@ -45,7 +45,7 @@ func appendValue(buf []byte, d Datum) []byte {
 		return binary.LittleEndian.AppendUint64(buf, uint64(d.i))
 	case FamNumeric:
 		return appendDecimalValue(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit, FamEnum:
 		buf = binary.AppendUvarint(buf, uint64(len(d.s)))
 		return append(buf, d.s...)
 	case FamInterval:
@@ -242,6 +242,10 @@ func decodeValue[B ~string | ~[]byte](b B, decs *DecimalSlab) (Datum, B, error) 
 		}
 	case FamBit:
 		if d.s, b, err = readString(b); err == nil && !validBits(d.s) {
+			err = errCorrupt
+		}
+	case FamEnum:
+		if d.s, b, err = readString(b); err == nil && !validEnum(d.s) {
 			err = errCorrupt
 		}
 	default:
@@ -490,7 +494,7 @@ func skipValue(b []byte) ([]byte, error) {
 		}
 		_, rest, err := readBytes(b[k:])
 		return rest, err
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit, FamEnum:
 		_, rest, err := readBytes(b)
 		return rest, err
 	default:

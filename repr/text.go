@@ -40,6 +40,8 @@ func AppendText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 		return append(buf, d.s...)
 	case FamUUID:
 		return appendUUID(buf, d.s)
+	case FamEnum:
+		return append(buf, d.EnumLabel().Label...)
 	case FamBytea:
 		buf = append(buf, '\\', 'x')
 		return hex.AppendEncode(buf, []byte(d.s))
@@ -136,6 +138,8 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 		return Null, Unsupported("input of anonymous composite types")
 	case FamBit:
 		return parseBits(s, t)
+	case FamEnum:
+		return parseEnumInternal(s, t)
 	}
 	return Null, Unsupported("input of type %s", t.Name())
 }

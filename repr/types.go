@@ -70,6 +70,9 @@ type T struct {
 	// Varying marks bit varying within FamBit (Length is then its
 	// maximum, 0 unbounded; for bit, Length 0 means any length).
 	Varying bool `json:",omitempty"`
+	// Enum is the pg_type OID of an enum type (CREATE TYPE ... AS ENUM)
+	// of FamEnum, or of the element of an array of one (enum.go).
+	Enum uint32 `json:",omitempty"`
 }
 
 // TextKind distinguishes the three SQL character types.
@@ -195,9 +198,14 @@ func (t T) OID() uint32 {
 			return OIDVarBit
 		}
 		return OIDBit
+	case FamEnum:
+		return t.Enum
 	case FamArray:
 		if t.Composite != 0 {
 			return CompositeArrayOID(t.Composite)
+		}
+		if t.Enum != 0 {
+			return t.Enum + 1
 		}
 		return arrayOIDs[t.ElemType().OID()]
 	case FamRecord:
@@ -330,6 +338,8 @@ func (t T) Name() string {
 		return "json"
 	case FamBit:
 		return bitsTypeName(t)
+	case FamEnum:
+		return "anyenum" // the catalog names enum types (format_type)
 	case FamArray:
 		return t.ElemType().Name() + "[]"
 	case FamRecord:
@@ -347,5 +357,6 @@ func (a T) Equivalent(b T) bool {
 	if a.Family == FamArray {
 		return b.Family == FamArray && a.ElemType().Equivalent(b.ElemType())
 	}
-	return a.Family == b.Family && (a.Family != FamInt && a.Family != FamFloat || a.Width == b.Width)
+	return a.Family == b.Family && (a.Family != FamInt && a.Family != FamFloat || a.Width == b.Width) &&
+		a.Enum == b.Enum
 }

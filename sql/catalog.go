@@ -75,6 +75,10 @@ type Object struct {
 	Owner uint32    `json:",omitempty"`
 	ACL   []ACLItem `json:",omitempty"`
 
+	// Enum defines an enum type (Kind relType, enum.go); nil for a
+	// composite type.
+	Enum *EnumDef `json:",omitempty"`
+
 	// Constraints are the table's UNIQUE, CHECK and FOREIGN KEY
 	// constraints (constraint.go).
 	Constraints []Constraint `json:",omitempty"`

@@ -114,6 +114,9 @@ func (c *Catalog) CompositeType(schema, name string) (repr.T, bool) {
 	if o == nil || o.Kind != relType {
 		return repr.Unknown, false
 	}
+	if o.Enum != nil {
+		return repr.EnumOf(typeOID(o)), true
+	}
 	return repr.CompositeOf(typeOID(o)), true
 }
 
@@ -137,7 +140,7 @@ func (c *Catalog) compositeByOID(oid uint32) *Object {
 		return nil
 	}
 	o := c.byID[uint64(oid-firstUserOID-1)]
-	if o == nil || o.Kind != relType {
+	if o == nil || o.Kind != relType || o.Enum != nil {
 		return nil
 	}
 	return o
@@ -153,10 +156,10 @@ func (c *Catalog) compositeName(t repr.T) (string, bool) {
 // of one: the type's name, qualified unless visible (its unqualified name
 // finds it on the reader's search path); ok false for other types.
 func (c *Catalog) compositeNameIn(t repr.T, visible func(schema, name string) bool) (string, bool) {
-	if t.Composite == 0 {
-		return "", false
-	}
 	o := c.compositeByOID(t.Composite)
+	if t.Enum != 0 {
+		o = c.enumByOID(t.Enum)
+	}
 	if o == nil {
 		return "", false
 	}
@@ -229,6 +232,12 @@ func (c *Catalog) compositeTypeByOID(oid uint32) (repr.T, bool) {
 	}
 	if o := c.compositeByOID(oid - 1); o != nil && repr.CompositeArrayOID(oid-1) == oid {
 		return repr.ArrayOf(repr.CompositeOf(oid - 1)), true
+	}
+	if o := c.enumByOID(oid); o != nil {
+		return repr.EnumOf(oid), true
+	}
+	if o := c.enumByOID(oid - 1); o != nil {
+		return repr.ArrayOf(repr.EnumOf(oid - 1)), true
 	}
 	return repr.Unknown, false
 }

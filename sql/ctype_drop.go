@@ -41,7 +41,7 @@ func (c *Catalog) typeDependents(o *Object) typeDeps {
 		}
 		var cols []string
 		for _, col := range u.Columns {
-			if col.Type.Composite == oid {
+			if col.Type.Composite == oid || col.Type.Enum == oid {
 				cols = append(cols, col.Name)
 				d.lines = append(d.lines, fmt.Sprintf("column %s of %s %s depends on type %s", col.Name, depKind(u), u.Name, o.Name))
 			}

@@ -214,8 +214,8 @@ func (e *Engine) otherTargets(gs *pg.GrantStmt) (out []aclTarget, ok bool, err e
 					return nil, true, repr.Errorf(codeInvalidPrivType, "cannot set privileges of array types").
 						WithHint("Set the privileges of the element type instead.")
 				}
-				o := e.cat.compositeByOID(ct.Composite)
-				out = append(out, aclTarget{other: &otherTarget{kind: "type", name: e.cat.typeName(ct), typ: ct.Composite,
+				o := e.cat.userTypeByOID(userTypeOID(ct))
+				out = append(out, aclTarget{other: &otherTarget{kind: "type", name: e.cat.typeName(ct), typ: userTypeOID(ct),
 					all: privUsage, acl: acls.compositeTypeACL(o), owner: o.Owner}})
 				continue
 			}
@@ -383,7 +383,7 @@ func (e *Engine) checkObjectNeed(role string, n privNeed) error {
 	if acls == nil {
 		return nil
 	}
-	if ct := e.cat.compositeByOID(n.typ); ct != nil {
+	if ct := e.cat.userTypeByOID(n.typ); ct != nil {
 		if p, _ := e.rolePrivs(role, acls.compositeTypeACL(ct), ct.Owner, privUsage); p&privUsage == 0 {
 			return repr.Errorf(codeInsufficientPrivilege, "permission denied for type %s", ct.Name)
 		}
@@ -680,7 +680,7 @@ func (q *qualifier) columnTypes(defs []*pg.Node) {
 // type), nil when it names none.
 func (c sessionCatalog) compositeOfPrivArg(s *sysSnap, obj repr.Datum, byName bool) *Object {
 	if !byName {
-		return s.cat.compositeByOID(aclCompositeOID(s.cat, uint32(obj.Int())))
+		return s.cat.userTypeByOID(aclCompositeOID(s.cat, uint32(obj.Int())))
 	}
 	ct, ok := s.cat.compositeTypeByText(obj.Text(), func(name string) string { return c.s.typeSchema(s.cat, name) })
 	if !ok {
@@ -689,13 +689,13 @@ func (c sessionCatalog) compositeOfPrivArg(s *sysSnap, obj repr.Datum, byName bo
 	if ct.Family == repr.FamArray {
 		ct = ct.ElemType()
 	}
-	return s.cat.compositeByOID(ct.Composite)
+	return s.cat.userTypeByOID(userTypeOID(ct))
 }
 
 // aclCompositeOID maps a composite array type's OID to its element's.
 func aclCompositeOID(cat *Catalog, oid uint32) uint32 {
 	if t, ok := cat.compositeTypeByOID(oid); ok && t.Family == repr.FamArray {
-		return t.ElemType().Composite
+		return userTypeOID(t.ElemType())
 	}
 	return oid
 }

@@ -259,6 +259,10 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execCreateSchema(n.GetCreateSchemaStmt())
 	case n.GetCompositeTypeStmt() != nil:
 		return p.execCreateType(n.GetCompositeTypeStmt())
+	case n.GetCreateEnumStmt() != nil:
+		return p.execCreateEnum(n.GetCreateEnumStmt())
+	case n.GetAlterEnumStmt() != nil:
+		return p.execAlterEnum(n.GetAlterEnumStmt())
 	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_SCHEMA:
 		p.tag = "ALTER SCHEMA"
 		return s.e.renameSchema(s, n.GetRenameStmt().Subname, n.GetRenameStmt().Newname)

@@ -305,6 +305,13 @@ func (q *qualifier) stmt(n *pg.Node) error {
 		err = q.target(n.GetCreateTableAsStmt().Into.Rel)
 	case n.GetCompositeTypeStmt() != nil:
 		err = q.target(n.GetCompositeTypeStmt().Typevar)
+	case n.GetCreateEnumStmt() != nil:
+		err = q.enumTarget(n.GetCreateEnumStmt())
+	case n.GetAlterEnumStmt() != nil:
+		l := &pg.List{Items: n.GetAlterEnumStmt().TypeName}
+		if err = q.nameList(l, 0); err == nil {
+			n.GetAlterEnumStmt().TypeName = l.Items
+		}
 	case n.GetRenameStmt() != nil && n.GetRenameStmt().RenameType == pg.ObjectType_OBJECT_TYPE:
 		if l := n.GetRenameStmt().Object.GetList(); l != nil {
 			err = q.nameList(l, 0)

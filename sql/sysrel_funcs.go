@@ -374,7 +374,7 @@ func typeVisible(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, erro
 	if !ok {
 		return repr.NewBool(true), nil
 	}
-	o := s.cat.compositeByOID(t.Composite)
+	o := s.cat.userTypeByOID(userTypeOID(t))
 	return repr.NewBool(c.s.typeVisible(s.cat, o.Schema, o.Name)), nil
 }
 

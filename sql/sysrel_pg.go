@@ -225,7 +225,12 @@ func rowsType(s *sysSnap) []repr.Row {
 		out = append(out, r.row(row))
 	}
 	for _, o := range s.cat.objects() {
-		if o.Kind == relType {
+		if o.Kind == relType && o.Enum != nil {
+			ns, owner := s.cat.namespaceOID(o.Schema), ownerOID(o.Owner)
+			row := enumTypeRow(o, ns, owner)
+			row["typacl"] = s.aclDatum(s.cat.objACLs.compositeACL(typeOID(o)))
+			out = append(out, r.row(row), r.row(enumArrayRow(o, ns, owner)))
+		} else if o.Kind == relType {
 			ns, owner := s.cat.namespaceOID(o.Schema), ownerOID(o.Owner)
 			row := compositeTypeRow(o, ns, owner)
 			row["typacl"] = s.aclDatum(s.cat.objACLs.compositeACL(typeOID(o)))

@@ -550,8 +550,10 @@ func writeCommandName(n *pg.Node) (string, bool) {
 		return "DROP", true
 	case n.GetCreateSeqStmt() != nil:
 		return "CREATE SEQUENCE", true
-	case n.GetCompositeTypeStmt() != nil:
+	case n.GetCompositeTypeStmt() != nil, n.GetCreateEnumStmt() != nil:
 		return "CREATE TYPE", true
+	case n.GetAlterEnumStmt() != nil:
+		return "ALTER TYPE", true
 	case n.GetAlterSeqStmt() != nil:
 		return "ALTER SEQUENCE", true
 	case n.GetAlterTableStmt() != nil:

@@ -1,0 +1,133 @@
+package sql
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// enumTarget qualifies the type a CREATE TYPE ... AS ENUM creates: an
+// unqualified name goes to the creation schema of the search path.
+func (q *qualifier) enumTarget(cs *pg.CreateEnumStmt) error {
+	names := listStrings(&pg.Node{Node: &pg.Node_List{List: &pg.List{Items: cs.TypeName}}})
+	rv := &pg.RangeVar{Relname: names[len(names)-1]}
+	if len(names) > 1 {
+		rv.Schemaname = names[len(names)-2]
+	}
+	if err := q.target(rv); err != nil {
+		return err
+	}
+	cs.TypeName = []*pg.Node{pg.MakeStrNode(rv.Schemaname), pg.MakeStrNode(rv.Relname)}
+	return nil
+}
+
+// execAlterEnum executes ALTER TYPE name ADD VALUE [IF NOT EXISTS] label
+// [BEFORE | AFTER neighbour] and ALTER TYPE name RENAME VALUE a TO b.
+func (p *Portal) execAlterEnum(as *pg.AlterEnumStmt) error {
+	p.tag = "ALTER TYPE"
+	e := p.st.s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o, err := p.lookupType(as.TypeName)
+	if err != nil {
+		return err
+	}
+	if o.Enum == nil {
+		return repr.Errorf(repr.CodeWrongObjectType, "%s is not an enum", o.Name)
+	}
+	nu := o.clone()
+	nu.Enum = o.Enum.clone()
+	if as.OldVal != "" {
+		err = e.renameEnumValue(o, nu.Enum, as.OldVal, as.NewVal)
+	} else {
+		err = addEnumValue(nu.Enum, as)
+	}
+	if err != nil {
+		return p.st.s.noticeSkipped(err)
+	}
+	return e.commitAltered(o, nu, nil)
+}
+
+// addEnumValue adds as.NewVal to d with PostgreSQL's sort order: one past
+// the last label, one before the first, or midway between the neighbour
+// and the label beside it. IF NOT EXISTS turns a duplicate into a
+// skipped notice.
+func addEnumValue(d *EnumDef, as *pg.AlterEnumStmt) error {
+	if d.index(as.NewVal) >= 0 && as.SkipIfNewValExists {
+		return skipped(repr.Errorf(repr.CodeDuplicateObject, "enum label \"%s\" already exists, skipping", as.NewVal))
+	}
+	if d.index(as.NewVal) >= 0 {
+		return repr.Errorf(repr.CodeDuplicateObject, "enum label \"%s\" already exists", as.NewVal)
+	}
+	if err := checkEnumLabel(d, as.NewVal); err != nil {
+		return err
+	}
+	if d.NextSeq >= maxEnumSeq {
+		return repr.Unsupported("an enum type of more than %d labels", maxEnumSeq)
+	}
+	at, order, err := newEnumOrder(d, as)
+	if err != nil {
+		return err
+	}
+	v := EnumValue{Label: as.NewVal, Order: order, Seq: d.NextSeq}
+	d.NextSeq++
+	d.Values = append(d.Values[:at:at], append([]EnumValue{v}, d.Values[at:]...)...)
+	return nil
+}
+
+// newEnumOrder returns where a label added by as goes in d.Values and
+// its sort order.
+func newEnumOrder(d *EnumDef, as *pg.AlterEnumStmt) (int, float64, error) {
+	n := len(d.Values)
+	if as.NewValNeighbor == "" {
+		if n == 0 {
+			return 0, 1, nil
+		}
+		return n, float4Order(d.Values[n-1].Order + 1), nil
+	}
+	i := d.index(as.NewValNeighbor)
+	if i < 0 {
+		return 0, 0, repr.Errorf(repr.CodeInvalidParameter, "\"%s\" is not an existing enum label", as.NewValNeighbor)
+	}
+	at := i // BEFORE: between i-1 and i
+	if as.NewValIsAfter {
+		at = i + 1
+	}
+	switch {
+	case at == 0:
+		return 0, float4Order(d.Values[0].Order - 1), nil
+	case at == n:
+		return n, float4Order(d.Values[n-1].Order + 1), nil
+	}
+	m, ok := midOrder(d.Values[at-1].Order, d.Values[at].Order)
+	if !ok {
+		return 0, 0, repr.Unsupported("ALTER TYPE ... ADD VALUE between labels whose sort orders have no float4 between them (PostgreSQL renumbers the labels)")
+	}
+	return at, m, nil
+}
+
+// renameEnumValue renames the label from to to in d (the altered copy of
+// the enum type o). Values hold their labels, so while a column or a
+// view uses the type the rename is 0A000 rather than leave them stale.
+func (e *Engine) renameEnumValue(o *Object, d *EnumDef, from, to string) error {
+	i := d.index(from)
+	switch {
+	case i < 0:
+		return repr.Errorf(repr.CodeInvalidParameter, "\"%s\" is not an existing enum label", from)
+	case from == to:
+		return nil
+	case d.index(to) >= 0:
+		return repr.Errorf(repr.CodeDuplicateObject, "enum label \"%s\" already exists", to)
+	}
+	if err := checkEnumLabel(&EnumDef{}, to); err != nil {
+		return err
+	}
+	if lines := e.cat.typeDependents(o).lines; len(lines) > 0 {
+		return repr.Unsupported("ALTER TYPE ... RENAME VALUE of an enum type in use (stored values hold their labels)").
+			WithDetail("%s", strings.Join(lines, "\n"))
+	}
+	d.Values[i].Label = to
+	return nil
+}
