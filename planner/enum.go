@@ -44,6 +44,9 @@ func isEnumInput(from, to repr.T) bool {
 	if to.Enum == 0 || to.Family != repr.FamEnum && to.Family != repr.FamArray {
 		return false
 	}
+	if to.Family == repr.FamArray && from.Family == repr.FamArray {
+		return from.Elem == repr.FamUnknown || from.Elem == repr.FamText
+	}
 	return from.Family == repr.FamUnknown || from.Family == repr.FamText
 }
 
@@ -76,9 +79,27 @@ func (b *builder) enumIn(e expr.Expr, t repr.T) (expr.Expr, error) {
 	return foldEnum(call)
 }
 
-// enumArrayIn reads a literal array of labels ('{a,b}'::mood[]); other
-// array texts are 0A000.
+// enumArrayIn reads a literal array of labels ('{a,b}'::mood[]) or
+// converts each element of ARRAY[...] (as PostgreSQL passes an array
+// cast's element type down into ARRAY[...]); other arrays of text are
+// 0A000.
 func (b *builder) enumArrayIn(e expr.Expr, t repr.T, vals []repr.Datum, name string) (expr.Expr, error) {
+	if call, ok := e.(*expr.Call); ok && call.Fn.Name == "array" {
+		args := make([]expr.Expr, len(call.Args))
+		ts := make([]repr.T, len(call.Args))
+		for i, a := range call.Args {
+			var err error
+			if args[i], err = b.enumIn(a, t.ElemType()); err != nil {
+				return nil, err
+			}
+			ts[i] = args[i].Type()
+		}
+		fn, want, err := expr.ResolveFunc("array", ts)
+		if err != nil {
+			return nil, err
+		}
+		return b.call(fn, args, want)
+	}
 	lit, ok := e.(*expr.Lit)
 	if !ok {
 		return nil, repr.Unsupported("converting computed text to %s[]", name)

@@ -30,6 +30,9 @@ type copyFormat struct {
 	defaults map[int]expr.Expr
 	// slab is the rest of the chunk newRow cuts rows from.
 	slab repr.Row
+	// enums read the fields of enum columns (by table column), with the
+	// labels the type had when the COPY was prepared.
+	enums map[int]func(string) (repr.Datum, error)
 }
 
 // prepareCopy validates a COPY statement and its options. COPY ... TO
@@ -70,6 +73,7 @@ func (p *Portal) prepareCopy(cs *pg.CopyStmt) error {
 	}
 	e.readLocked(func() {
 		err = f.planDefaults(e.cat)
+		f.enums = e.cat.enumReaders(rel)
 	})
 	if err != nil {
 		return err
@@ -390,6 +394,8 @@ func (f *copyFormat) row(fields []string, isNull func(int) bool, s *Session) (re
 		var err error
 		t := f.table.Columns[col].Type
 		switch {
+		case f.enums[col] != nil:
+			d, err = f.enums[col](fields[i])
 		case f.binary:
 			d, err = repr.ParseBinary([]byte(fields[i]), t)
 		case t.Family == repr.FamInt:

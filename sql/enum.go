@@ -5,6 +5,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -60,8 +62,11 @@ func (p *Portal) execCreateEnum(cs *pg.CreateEnumStmt) error {
 	def := &EnumDef{}
 	for i, n := range cs.Vals {
 		label := n.GetString_().GetSval()
-		if err := checkEnumLabel(def, label); err != nil {
+		if err := checkEnumLabel(label); err != nil {
 			return err
+		}
+		if def.index(label) >= 0 { // PostgreSQL's unique index on pg_enum
+			return repr.Errorf(repr.CodeUniqueViolation, "duplicate key value violates unique constraint \"pg_enum_typid_label_index\"")
 		}
 		def.Values = append(def.Values, EnumValue{Label: label, Order: float64(i + 1), Seq: i})
 	}
@@ -73,15 +78,12 @@ func (p *Portal) execCreateEnum(cs *pg.CreateEnumStmt) error {
 	return p.st.s.e.createObjects([]*Object{obj}, false)
 }
 
-// checkEnumLabel refuses a label too long (22023) or already in def
-// (42710), as PostgreSQL's CREATE TYPE and ADD VALUE do.
-func checkEnumLabel(def *EnumDef, label string) error {
+// checkEnumLabel refuses a label too long or empty (22023), as
+// PostgreSQL's CREATE TYPE and ADD VALUE do.
+func checkEnumLabel(label string) error {
 	if len(label) > maxEnumLabel || label == "" {
 		return repr.Errorf(repr.CodeInvalidParameter, "invalid enum label \"%s\"", label).
 			WithDetail("Labels must be %d bytes or less.", maxEnumLabel)
-	}
-	if def.index(label) >= 0 {
-		return repr.Errorf(repr.CodeDuplicateObject, "enum label \"%s\" used more than once", label)
 	}
 	return nil
 }
@@ -134,47 +136,56 @@ func (d *EnumDef) labels() []repr.EnumLabel {
 	return out
 }
 
-// enumValue returns the value of the enum type t labelled s, or 22P02.
-func (c *Catalog) enumValue(t repr.T, s string) (repr.Datum, error) {
+// enumReader returns a reader of the text of the enum type t, or of an
+// array of one: the label (22P02 for none of the type's), or array_in
+// of labels. It holds the labels the type has now and takes no lock; the
+// caller holds the engine's lock.
+func (c *Catalog) enumReader(t repr.T) (func(string) (repr.Datum, error), error) {
 	o := c.enumByOID(t.Enum)
 	if o == nil {
-		return repr.Null, repr.Errorf(repr.CodeUndefinedObject, "type with OID %d does not exist", t.Enum)
+		return nil, repr.Errorf(repr.CodeUndefinedObject, "type with OID %d does not exist", t.Enum)
 	}
-	if i := o.Enum.index(s); i >= 0 {
-		v := o.Enum.Values[i]
-		return repr.NewEnum(repr.EnumLabel{Label: v.Label, Order: v.Order}), nil
+	vals := make([]repr.Datum, len(o.Enum.Values))
+	for i, l := range o.Enum.labels() {
+		vals[i] = repr.NewEnum(l)
 	}
-	name, _ := c.compositeName(t)
-	return repr.Null, repr.Errorf(repr.CodeInvalidText, "invalid input value for enum %s: \"%s\"", name, s)
+	name, _ := c.compositeName(repr.EnumOf(t.Enum))
+	if t.Family != repr.FamArray {
+		return func(s string) (repr.Datum, error) { return expr.EnumFromText(s, vals, name) }, nil
+	}
+	return func(s string) (repr.Datum, error) {
+		arr, err := repr.ParseText(s, repr.ArrayOf(repr.Text), nil)
+		if err != nil {
+			return repr.Null, err
+		}
+		out := []repr.Datum{}
+		for _, x := range arr.Array() {
+			v := repr.Null
+			if !x.IsNull() {
+				if v, err = expr.EnumFromText(x.Text(), vals, name); err != nil {
+					return repr.Null, err
+				}
+			}
+			out = append(out, v)
+		}
+		return repr.NewArray(out), nil
+	}, nil
 }
 
-// enumParam decodes a parameter or COPY field of the enum type t (or an
-// array of one): the label's text, in the text and the binary format
-// alike (enum_recv reads the label's bytes).
+// enumParam decodes a parameter of the enum type t (or an array of one):
+// the label's text, in the text and the binary format alike (enum_recv
+// reads the label's bytes).
 func (e *Engine) enumParam(b []byte, format int16, t repr.T) (repr.Datum, error) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	if t.Family != repr.FamArray {
-		return e.cat.enumValue(t, string(b))
-	}
-	if format == 1 {
+	if format == 1 && t.Family == repr.FamArray {
 		return repr.Null, repr.Unsupported("binary input of arrays of enum type")
 	}
-	arr, err := repr.ParseText(string(b), repr.ArrayOf(repr.Text), nil)
+	e.mu.RLock()
+	read, err := e.cat.enumReader(t)
+	e.mu.RUnlock()
 	if err != nil {
 		return repr.Null, err
 	}
-	out := []repr.Datum{}
-	for _, s := range arr.Array() {
-		v := repr.Null
-		if !s.IsNull() {
-			if v, err = e.cat.enumValue(t.ElemType(), s.Text()); err != nil {
-				return repr.Null, err
-			}
-		}
-		out = append(out, v)
-	}
-	return repr.NewArray(out), nil
+	return read(string(b))
 }
 
 // enumTypeRow is the pg_type row of the enum type o: typtype 'e',
@@ -228,4 +239,41 @@ func (c *Catalog) userTypeByOID(oid uint32) *Object {
 		return o
 	}
 	return c.compositeByOID(oid)
+}
+
+// rowsEnum lists pg_enum: every label of every enum type.
+func rowsEnum(s *sysSnap) []repr.Row {
+	r := sysRelsByName["pg_catalog.pg_enum"]
+	var out []repr.Row
+	for _, o := range s.cat.objects() {
+		if o.Kind != relType || o.Enum == nil {
+			continue
+		}
+		for _, v := range o.Enum.Values {
+			out = append(out, r.row(map[string]repr.Datum{
+				"oid": oidD(enumLabelOID(o.ID, v.Seq)), "enumtypid": oidD(typeOID(o)),
+				"enumsortorder": repr.NewFloat(v.Order), "enumlabel": nameD(v.Label),
+			}))
+		}
+	}
+	return out
+}
+
+// enumReaders returns, for each column of rel of an enum type or an
+// array of one, its reader (enumReader), by column: nil when there is
+// none. The caller holds the engine's lock.
+func (c *Catalog) enumReaders(rel *planner.Relation) map[int]func(string) (repr.Datum, error) {
+	var out map[int]func(string) (repr.Datum, error)
+	for i, col := range rel.Columns {
+		if col.Type.Enum == 0 {
+			continue
+		}
+		if read, err := c.enumReader(col.Type); err == nil {
+			if out == nil {
+				out = map[int]func(string) (repr.Datum, error){}
+			}
+			out[i] = read
+		}
+	}
+	return out
 }

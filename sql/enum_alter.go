@@ -61,7 +61,7 @@ func addEnumValue(d *EnumDef, as *pg.AlterEnumStmt) error {
 	if d.index(as.NewVal) >= 0 {
 		return repr.Errorf(repr.CodeDuplicateObject, "enum label \"%s\" already exists", as.NewVal)
 	}
-	if err := checkEnumLabel(d, as.NewVal); err != nil {
+	if err := checkEnumLabel(as.NewVal); err != nil {
 		return err
 	}
 	if d.NextSeq >= maxEnumSeq {
@@ -121,7 +121,7 @@ func (e *Engine) renameEnumValue(o *Object, d *EnumDef, from, to string) error {
 	case d.index(to) >= 0:
 		return repr.Errorf(repr.CodeDuplicateObject, "enum label \"%s\" already exists", to)
 	}
-	if err := checkEnumLabel(&EnumDef{}, to); err != nil {
+	if err := checkEnumLabel(to); err != nil {
 		return err
 	}
 	if lines := e.cat.typeDependents(o).lines; len(lines) > 0 {
@@ -130,4 +130,49 @@ func (e *Engine) renameEnumValue(o *Object, d *EnumDef, from, to string) error {
 	}
 	d.Values[i].Label = to
 	return nil
+}
+
+// alterTypeOwner executes ALTER TYPE name OWNER TO role, of a composite
+// or an enum type.
+func (p *Portal) alterTypeOwner(st *pg.AlterOwnerStmt) error {
+	p.tag = "ALTER TYPE"
+	e := p.st.s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o, err := p.lookupType(st.Object.GetList().GetItems())
+	if err != nil {
+		return err
+	}
+	return p.alterRelOwner(o, st.Newowner)
+}
+
+// setTypeSchema executes ALTER TYPE name SET SCHEMA s, of a composite or
+// an enum type. Columns hold the type by OID and follow it; a view whose
+// stored query names the type would not, so the move is 0A000 while one
+// does.
+func (p *Portal) setTypeSchema(st *pg.AlterObjectSchemaStmt) error {
+	p.tag = "ALTER TYPE"
+	e, s := p.st.s.e, p.st.s
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o, err := p.lookupType(st.Object.GetList().GetItems())
+	if err != nil {
+		return err
+	}
+	if e.cat.schemas[st.Newschema] == nil {
+		return repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", st.Newschema)
+	}
+	if err := s.checkCreateIn(e.cat, st.Newschema, o.Name); err != nil {
+		return err
+	}
+	if st.Newschema == o.Schema {
+		return nil
+	}
+	if e.cat.lookup(st.Newschema, o.Name) != nil {
+		return repr.Errorf(repr.CodeDuplicateObject, "type \"%s\" already exists in schema \"%s\"", o.Name, st.Newschema)
+	}
+	if d := e.cat.typeDependents(o); len(d.views) > 0 {
+		return repr.Unsupported("ALTER TYPE ... SET SCHEMA of a type that view \"%s\" uses", d.views[0].Name)
+	}
+	return e.moveObjects(nil, st.Newschema, func(x *Object) bool { return x.ID == o.ID })
 }

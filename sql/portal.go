@@ -270,10 +270,14 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execGrant(n.GetGrantStmt())
 	case n.GetAlterOwnerStmt() != nil && n.GetAlterOwnerStmt().ObjectType == pg.ObjectType_OBJECT_FUNCTION:
 		return p.alterFunctionOwner(n.GetAlterOwnerStmt())
+	case n.GetAlterOwnerStmt() != nil && n.GetAlterOwnerStmt().ObjectType == pg.ObjectType_OBJECT_TYPE:
+		return p.alterTypeOwner(n.GetAlterOwnerStmt())
 	case n.GetAlterOwnerStmt() != nil:
 		return p.execAlterOwner(n.GetAlterOwnerStmt())
 	case n.GetAlterObjectSchemaStmt() != nil && n.GetAlterObjectSchemaStmt().ObjectType == pg.ObjectType_OBJECT_FUNCTION:
 		return p.setFunctionSchema(n.GetAlterObjectSchemaStmt())
+	case n.GetAlterObjectSchemaStmt() != nil && n.GetAlterObjectSchemaStmt().ObjectType == pg.ObjectType_OBJECT_TYPE:
+		return p.setTypeSchema(n.GetAlterObjectSchemaStmt())
 	case n.GetAlterObjectSchemaStmt() != nil:
 		return p.execSetSchema(n.GetAlterObjectSchemaStmt())
 	case n.GetAlterFunctionStmt() != nil:

@@ -453,6 +453,9 @@ func (st *Statement) decodeParam(b []byte, format int16, t repr.T) (repr.Datum, 
 	if t.Composite != 0 {
 		return st.s.e.compositeParam(b, format, t, st.s.location())
 	}
+	if t.Enum != 0 {
+		return st.s.e.enumParam(b, format, t)
+	}
 	if format == 1 {
 		return repr.ParseBinary(b, t)
 	}

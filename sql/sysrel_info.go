@@ -95,7 +95,8 @@ func rowsInfoTables(s *sysSnap) []repr.Row {
 }
 
 // infoDataType is information_schema's data_type of t: the SQL name
-// without modifiers, ARRAY for arrays, USER-DEFINED never.
+// without modifiers, ARRAY for arrays (infoColumnRow makes a composite
+// or enum type USER-DEFINED).
 func infoDataType(t repr.T) string {
 	if t.Family == repr.FamArray {
 		return "ARRAY"
@@ -144,6 +145,11 @@ func infoColumnRow(s *sysSnap, ri *relInfo, i int, c ColumnDef) map[string]repr.
 		"character_maximum_length": repr.Null, "character_octet_length": repr.Null, "numeric_precision": repr.Null,
 		"numeric_precision_radix": repr.Null, "numeric_scale": repr.Null, "datetime_precision": repr.Null,
 		"interval_precision": repr.Null, "maximum_cardinality": repr.Null,
+	}
+	if o := s.cat.userTypeByOID(userTypeOID(t)); o != nil && t.Family != repr.FamArray {
+		row["data_type"], row["udt_schema"], row["udt_name"] = repr.NewText("USER-DEFINED"), nameD(o.Schema), nameD(o.Name)
+	} else if o != nil {
+		row["udt_schema"], row["udt_name"] = nameD(o.Schema), nameD("_"+o.Name)
 	}
 	switch {
 	case t.Family == repr.FamText && t.Length > 0:

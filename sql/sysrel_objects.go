@@ -84,7 +84,7 @@ func (s *sysSnap) relations() []*relInfo {
 	}
 	byID := map[uint64]*relInfo{}
 	for _, o := range s.cat.objects() {
-		if o.Kind == relFunction { // pg_proc's, not pg_class's
+		if o.Kind == relFunction || o.Enum != nil { // pg_proc's and pg_type's, not pg_class's
 			continue
 		}
 		ri := &relInfo{oid: relOID(o.ID), name: o.Name, ns: s.cat.namespaceOID(o.Schema), kind: relKindOf(o), cols: o.Columns, obj: o}

@@ -65,6 +65,7 @@ func init() {
 	defSysRel(147, 1417, nsPgCatalog, "pg_foreign_server", false,
 		"oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl aclitem[], srvoptions text[]",
 		rowsForeignServer)
+	defSysRel(140, 3501, nsPgCatalog, "pg_enum", false, "oid oid, enumtypid oid, enumsortorder real, enumlabel name", rowsEnum)
 	defEmpty()
 }
 
@@ -77,7 +78,6 @@ func defEmpty() {
 		view bool
 		cols string
 	}{
-		{140, 3501, "pg_enum", false, "oid oid, enumtypid oid, enumsortorder real, enumlabel name"},
 		{141, 2611, "pg_inherits", false, "inhrelid oid, inhparent oid, inhseqno integer, inhdetachpending boolean"},
 		{142, 2620, "pg_trigger", false, "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype smallint, tgenabled \"char\", tgisinternal boolean, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable boolean, tginitdeferred boolean, tgnargs smallint, tgattr int2vector, tgargs bytea, tgqual pg_node_tree, tgoldtable name, tgnewtable name"},
 		{143, 3256, "pg_policy", false, "oid oid, polname name, polrelid oid, polcmd \"char\", polpermissive boolean, polroles oid[], polqual pg_node_tree, polwithcheck pg_node_tree"},
