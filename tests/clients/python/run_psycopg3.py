@@ -80,6 +80,27 @@ def _():
         print(name, t.oid, t.array_oid)
 
 
+@check("enum", reset)
+def _():
+    # An enum type through EnumInfo and register_enum: parameters typed
+    # with the enum's OID in text and binary format, results as members.
+    from psycopg.types.enum import EnumInfo, register_enum
+    conn.execute("CREATE TYPE py3_mood AS ENUM ('sad', 'ok', 'happy')")
+    conn.execute("CREATE TABLE py3_moods (id int PRIMARY KEY, m py3_mood)")
+    info = EnumInfo.fetch(conn, "py3_mood")
+    print(info.name, info.labels, info.array_oid > 0)
+    register_enum(info, conn)
+    mood = info.enum
+    conn.execute("INSERT INTO py3_moods VALUES (%s, %s), (%s, %s)", (1, mood.happy, 2, mood.ok))
+    with conn.cursor(binary=True) as cur:
+        cur.execute("INSERT INTO py3_moods VALUES (%s, %s)", (3, mood.sad))
+        cur.execute("SELECT id, m FROM py3_moods ORDER BY m")
+        print([(i, m.name) for i, m in cur.fetchall()])
+    print([r[0].name for r in conn.execute("SELECT m FROM py3_moods WHERE m > %s ORDER BY id", (mood.sad,))])
+    conn.execute("DROP TABLE py3_moods")
+    conn.execute("DROP TYPE py3_mood")
+
+
 @check("copy from", reset)
 def _():
     with conn.cursor() as cur:

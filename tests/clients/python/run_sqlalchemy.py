@@ -111,6 +111,29 @@ def _():
     print(sa.inspect(engine).has_table("sqla_items"))
 
 
+@check("enum column")
+def _():
+    # sa.Enum on PostgreSQL: create_all emits CREATE TYPE ... AS ENUM before
+    # the table; reflection reads pg_enum (get_enums, get_columns).
+    md = sa.MetaData()
+    mood = sa.Enum("sad", "ok", "happy", name="sqla_mood")
+    tbl = sa.Table("sqla_moods", md, sa.Column("id", sa.Integer, primary_key=True), sa.Column("m", mood))
+    md.create_all(engine)
+    with engine.connect() as c:
+        c.execute(tbl.insert(), [{"id": 1, "m": "happy"}, {"id": 2, "m": "sad"}, {"id": 3, "m": None}])
+        commit(c)
+        rows(c.execute(sa.select(tbl.c.id, tbl.c.m).order_by(tbl.c.m, tbl.c.id)).all())
+        rows(c.execute(sa.select(tbl.c.id).where(tbl.c.m > "sad").order_by(tbl.c.id)).all())
+    i = sa.inspect(engine)
+    print([(e["name"], e["schema"], e["visible"], e["labels"]) for e in i.get_enums()])
+    for col in i.get_columns("sqla_moods"):
+        print(col["name"], col["type"], getattr(col["type"], "enums", None))
+    t2 = sa.Table("sqla_moods", sa.MetaData(), autoload_with=engine)
+    print(type(t2.c.m.type).__name__, t2.c.m.type.name, t2.c.m.type.enums)
+    md.drop_all(engine)
+    print(sa.inspect(engine).get_enums())
+
+
 @check("pandas")
 def _():
     # Through a Connection and text(): bookworm's pandas 1.5 predates
