@@ -233,7 +233,7 @@ func (b *builder) castAs(e expr.Expr, t repr.T, loc int32, note bool) (expr.Expr
 		return b.coerceComposite(e, t, true, loc)
 	}
 	if from.Family != repr.FamUnknown && repr.CastContextOf(from, t) < repr.CastExplicit {
-		return nil, repr.Errorf("42846", "cannot cast type %s to %s", from.Name(), t.Name()).WithPosition(loc + 1)
+		return nil, repr.Errorf("42846", "cannot cast type %s to %s", b.typeName(from), b.typeName(t)).WithPosition(loc + 1)
 	}
 	if from == t {
 		return e, nil

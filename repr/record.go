@@ -52,11 +52,24 @@ func NewRecord(fields Row, types []T) (Datum, error) {
 // OID (the type's plus one) would read back as a composite type; it is
 // stored as arrayOfComposite|oid, beyond every uint32.
 func headerOID(t T) uint64 {
-	if t.Family == FamArray && t.Elem == FamRecord && t.Composite != 0 {
+	switch {
+	case t.Family == FamArray && t.Elem == FamRecord && t.Composite != 0:
 		return arrayOfComposite | uint64(t.Composite)
+	case t.Family == FamEnum:
+		return enumField | uint64(t.Enum)
+	case t.Family == FamArray && t.Elem == FamEnum:
+		return arrayOfEnum | uint64(t.Enum)
 	}
 	return uint64(t.OID())
 }
+
+// enumField and arrayOfEnum mark a header OID as an enum type, or an
+// array of one, whose OID is in the low 32 bits (a bare user OID reads
+// back as a composite type).
+const (
+	enumField   = 2 << 32
+	arrayOfEnum = 3 << 32
+)
 
 // arrayOfComposite marks a header OID as an array of the composite type
 // whose OID is in its low 32 bits.
@@ -104,6 +117,10 @@ func recordHeader(s string) ([]T, string, bool) {
 		switch {
 		case oid&^0xFFFFFFFF == arrayOfComposite && uint32(oid) >= firstUserOID:
 			t, ok = ArrayOf(CompositeOf(uint32(oid))), true
+		case oid&^0xFFFFFFFF == enumField && uint32(oid) >= firstUserOID:
+			t, ok = EnumOf(uint32(oid)), true
+		case oid&^0xFFFFFFFF == arrayOfEnum && uint32(oid) >= firstUserOID:
+			t, ok = ArrayOf(EnumOf(uint32(oid))), true
 		case oid <= 0xFFFFFFFF:
 			if t, ok = FromOID(uint32(oid)); !ok && oid >= firstUserOID {
 				t, ok = CompositeOf(uint32(oid)), true

@@ -63,7 +63,7 @@ func (c *Catalog) fieldDefs(elts []*pg.Node) ([]ColumnDef, error) {
 		if columnIndex(cols, cd.Colname) >= 0 {
 			return nil, repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" specified more than once", cd.Colname)
 		}
-		t, err := c.typeFromName(cd.TypeName)
+		t, err := c.fieldType(cd.TypeName)
 		if err != nil {
 			return nil, err
 		}

@@ -176,7 +176,7 @@ func (e *Engine) alterAttributeType(o, nu *Object, cmd *pg.AlterTableCmd) error 
 	if cd == nil || cd.TypeName == nil {
 		return repr.Unsupported("ALTER TYPE ... ALTER ATTRIBUTE without a type")
 	}
-	t, err := e.cat.typeFromName(cd.TypeName)
+	t, err := e.cat.fieldType(cd.TypeName)
 	if err != nil {
 		return err
 	}

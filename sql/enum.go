@@ -277,3 +277,16 @@ func (c *Catalog) enumReaders(rel *planner.Relation) map[int]func(string) (repr.
 	}
 	return out
 }
+
+// fieldType resolves the type of a composite type's field: an enum type
+// (or an array of one) is 0A000 there, since records name their fields'
+// types by OID and repr could not read an enum field's text without the
+// catalog.
+func (c *Catalog) fieldType(tn *pg.TypeName) (repr.T, error) {
+	t, err := c.typeFromName(tn)
+	if err == nil && t.Enum != 0 {
+		name, _ := c.compositeName(t)
+		return repr.Unknown, repr.Unsupported("a composite type field of the enum type %s", name)
+	}
+	return t, err
+}
