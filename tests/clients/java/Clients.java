@@ -100,7 +100,44 @@ public class Clients {
                 System.out.println(e.getSQLState());
             }
         });
+        check("enum", Clients::enumType);
         conn.close();
+    }
+
+    // enumType uses an enum type as ORMs over pgjdbc do: labels bound as
+    // strings (cast, or Types.OTHER), getColumns and ResultSetMetaData.
+    static void enumType(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TYPE jdbc_mood AS ENUM ('sad', 'ok', 'happy')");
+            s.execute("CREATE TABLE jdbc_moods (id int PRIMARY KEY, m jdbc_mood)");
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_moods VALUES (?, ?::jdbc_mood)")) {
+            ps.setInt(1, 1);
+            ps.setString(2, "happy");
+            ps.executeUpdate();
+            ps.setInt(1, 2);
+            ps.setString(2, "sad");
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jdbc_moods VALUES (?, ?)")) {
+            ps.setInt(1, 3);
+            ps.setObject(2, "ok", Types.OTHER);
+            ps.executeUpdate();
+        }
+        print(c.getMetaData().getColumns(null, "public", "jdbc_moods", "%"), "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME");
+        try (PreparedStatement ps = c.prepareStatement("SELECT id, m FROM jdbc_moods WHERE m > ?::jdbc_mood ORDER BY m")) {
+            ps.setString(1, "sad");
+            try (ResultSet rs = ps.executeQuery()) {
+                ResultSetMetaData md = rs.getMetaData();
+                System.out.println(md.getColumnTypeName(2) + " " + md.getColumnType(2));
+                while (rs.next())
+                    System.out.println(rs.getInt(1) + "|" + rs.getString(2));
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("DROP TABLE jdbc_moods");
+            s.execute("DROP TYPE jdbc_mood");
+        }
     }
 
     // sources checks Eddy's sources, which PostgreSQL does not have:
