@@ -48,12 +48,22 @@ func labelsOf(t repr.T) (repr.T, bool) {
 // that the text names, else 22P02 naming the type as name does.
 func enumIn(args []repr.T) *Func {
 	t, ok := labelsOf(args[1])
-	if !ok || args[0].Family != repr.FamText || args[2].Family != repr.FamText {
+	if !ok || !textOrUnknown(args[0]) || !textOrUnknown(args[2]) {
 		return nil
+	}
+	in := args[0]
+	if in.Family == repr.FamUnknown {
+		in = repr.Text
 	}
 	return newFunc("enum_in", t, true, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 		return EnumFromText(a[0].Text(), a[1].Array(), a[2].Text())
-	}, args[0], args[1], repr.Text)
+	}, in, args[1], repr.Text)
+}
+
+// textOrUnknown reports whether t is a string type or an unknown literal
+// (plan text reads a text constant back as one).
+func textOrUnknown(t repr.T) bool {
+	return t.Family == repr.FamText || t.Family == repr.FamUnknown
 }
 
 // EnumFromText returns the value among labels (enum values of one type)

@@ -28,6 +28,10 @@ func (l *Lit) String() string {
 	switch l.T.Family {
 	case repr.FamEnum:
 		txt = repr.EnumInternalText(l.D) // reads back without the catalog
+	case repr.FamArray:
+		if l.T.Elem == repr.FamEnum {
+			txt = repr.EnumArrayInternalText(l.D)
+		}
 	case repr.FamUnknown:
 		return quote(l.D.Text())
 	case repr.FamBool:

@@ -82,3 +82,21 @@ func parseEnumInternal(s string, t T) (Datum, error) {
 	}
 	return NewEnum(EnumLabel{Label: label, Order: f}), nil
 }
+
+// EnumArrayInternalText is the plan-text form of an array of enum
+// values: array text whose elements are EnumInternalText's, which
+// ParseText of the array type reads back (NULLs and shape included).
+func EnumArrayInternalText(d Datum) string {
+	dims := d.ArrayDims()
+	if dims == nil {
+		return "{}"
+	}
+	buf := appendDimsDecoration(nil, d)
+	buf, _ = appendNested(buf, d.Array(), dims, func(buf []byte, e Datum) []byte {
+		if e.IsNull() {
+			return append(buf, "NULL"...)
+		}
+		return appendArrayElem(buf, []byte(EnumInternalText(e)))
+	})
+	return string(buf)
+}

@@ -54,6 +54,10 @@ func TestEnumOrder(t *testing.T) {
 			t.Errorf("text of %v = %q", v.EnumLabel(), s)
 		}
 	}
+	arr := NewArray([]Datum{vals[2], Null, vals[0]})
+	if got, err := ParseText(EnumArrayInternalText(arr), ArrayOf(typ), nil); err != nil || Compare(got, arr) != 0 {
+		t.Errorf("plan text of an enum array read back as %v, %v", got, err)
+	}
 	if _, err := ParseText("sad", typ, nil); err == nil {
 		t.Error("a bare label read without the catalog")
 	}
