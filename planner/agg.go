@@ -48,6 +48,10 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 		return nil, repr.Errorf(repr.CodeWrongObjectType, "window function %s requires an OVER clause", name).WithPosition(fc.Location + 1)
 	}
 	if isAggregate(fc) {
+		// An outer query's aggregate is allowed anywhere in a subquery.
+		if err := c.b.outerLevelAgg(fc, c.sc); err != nil {
+			return nil, err
+		}
 		if c.clause == "aggregate" {
 			return nil, repr.Errorf(repr.CodeGrouping, "aggregate function calls cannot be nested").WithPosition(fc.Location + 1)
 		}
@@ -236,7 +240,7 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if !ok {
 		return aggSpec{}, repr.Unsupported("aggregate %s()", name)
 	}
-	if err := outerLevelAgg(fc, from.sc); err != nil {
+	if err := b.outerLevelAgg(fc, from.sc); err != nil {
 		return aggSpec{}, err
 	}
 	def := kind.Def()

@@ -1,41 +1,75 @@
 package planner
 
 import (
-	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"maps"
+	"slices"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
 )
 
 // PostgreSQL evaluates an aggregate at the query level of the columns its
-// arguments and FILTER read (the innermost one when several): in
-// SELECT (SELECT max(t.a)) FROM t, max aggregates t's rows in the outer
-// query, one row in all. Eddy aggregates in the query block that spells
-// the call, so such a call inside a subquery is 0A000 rather than one
-// aggregate per outer row (outerLevelAgg). A reference from a subquery
-// to an outer grouped query's column that is neither grouped nor inside
-// an aggregate is PostgreSQL's 42803 (ungroupedOuter).
+// arguments and FILTER read (the innermost one when several, its
+// agglevelsup rule): in SELECT (SELECT max(t.a) FROM u LIMIT 1) FROM t, max
+// aggregates t's rows in the outer query, one row in all, and the subquery
+// reads its value as an outer value. Planning meets such a call inside the
+// subquery (outerLevelAgg), after the outer block chose whether it groups;
+// so the call is recorded in builder.outerAggs with the block that owns it
+// and planning starts again (planOuterAggs): the owner then collects the
+// call among its own aggregates (ownedAggs) and names its column in the
+// aggregated scope (scopeCol.agg), and the subquery, which skips the call
+// when collecting its aggregates, reads that column like any outer column
+// (outerAggRef), decorrelation included. A reference from a subquery to
+// an outer grouped query's column that is neither grouped nor inside an
+// aggregate is PostgreSQL's 42803 (ungroupedOuter).
 
-// outerLevelAgg fails with 0A000 when fc, aggregated in the block whose
-// FROM scope is sc, reads columns of enclosing queries only. Any
-// expression node it does not know makes it decline (no error): a false
-// refusal of a valid query would be worse than the check missing.
-func outerLevelAgg(fc *pg_query.FuncCall, sc *scope) error {
+// maxAggLevelPasses bounds planOuterAggs' passes: each pass finds at least
+// one new outer-level call, so the bound is only reached by a query with
+// that many of them nested in each other.
+const maxAggLevelPasses = 8
+
+// planOuterAggs runs plan with a fresh builder, again while a pass fails
+// having recorded new outer-level aggregate calls (outerLevelAgg).
+func planOuterAggs[T any](cat Catalog, opts Options, plan func(b *builder) (T, error)) (T, error) {
+	owners := map[*pg_query.FuncCall]*pg_query.SelectStmt{}
+	for pass := 0; ; pass++ {
+		b := newBuilder(cat, opts)
+		b.outerAggs = maps.Clone(owners)
+		out, err := plan(b)
+		if err == nil || len(b.outerAggs) == len(owners) || pass == maxAggLevelPasses {
+			return out, err
+		}
+		owners = b.outerAggs
+	}
+}
+
+// outerLevelAgg handles fc, met among the aggregates of the block whose
+// FROM scope is sc, when its arguments read columns of enclosing queries
+// only: it records the call with the query block owning the innermost
+// scope they read, when planning knows it (builder.scopeOwner), and
+// fails with 0A000 (planOuterAggs plans again, and the owner aggregates
+// it). Any expression node it does not know makes it decline (no error):
+// a false refusal of a valid query would be worse than the check missing.
+func (b *builder) outerLevelAgg(fc *pg_query.FuncCall, sc *scope) error {
 	if sc.parent == nil && sc.outerCount() == 0 {
 		return nil
 	}
-	outer, inner, unknown := 0, 0, false
+	owner, inner, unknown := (*scope)(nil), 0, false
 	check := func(n *pg_query.Node) bool {
 		switch {
 		case unknown:
 			return false
 		case n.GetColumnRef() != nil:
-			switch refLevel(n.GetColumnRef(), sc) {
-			case 0:
-				inner++
-			case 1:
-				outer++
-			default:
+			switch lv := refScope(n.GetColumnRef(), sc); {
+			case lv == nil:
 				unknown = true
+			case lv == sc:
+				inner++
+			case owner == nil || isAncestor(owner, lv):
+				owner = lv
 			}
 			return false
 		case n.GetAConst() != nil || n.GetParamRef() != nil:
@@ -50,39 +84,99 @@ func outerLevelAgg(fc *pg_query.FuncCall, sc *scope) error {
 	for _, a := range append(append([]*pg_query.Node(nil), fc.Args...), fc.AggFilter) {
 		walk(a, check)
 	}
-	if unknown || inner > 0 || outer == 0 {
+	if unknown || inner > 0 || owner == nil {
 		return nil
 	}
-	return repr.Unsupported("an aggregate in a subquery over only the outer query's columns (PostgreSQL aggregates it in the outer query)").WithPosition(fc.Location + 1)
+	if sel, ok := b.scopeOwner[owner]; ok && b.outerAggs != nil {
+		b.outerAggs[fc] = sel
+	}
+	return repr.Unsupported("an aggregate in a subquery over only the outer query's columns here").WithPosition(fc.Location + 1)
 }
 
-// refLevel returns 0 when ref names a column of sc itself, 1 when it
-// names an outer value (an enclosing query's column, grouped or not), -1
-// when unsure
-// (a star, a name no scope has).
-func refLevel(ref *pg_query.ColumnRef, sc *scope) int {
+// isAncestor reports whether a is a proper ancestor of s in the scope chain.
+func isAncestor(a, s *scope) bool {
+	for cur := s.parent; cur != nil; cur = cur.parent {
+		if cur == a {
+			return true
+		}
+	}
+	return false
+}
+
+// refScope returns the scope whose query level ref names a column of: sc
+// itself for one of its own columns, sc's parent for one of the outer
+// values sc carries (decorrelation copies them from the enclosing
+// block's scope), the enclosing scope naming it otherwise (an outer
+// grouped query's column aggregated away included); nil when unsure (a
+// star, a name no scope has).
+func refScope(ref *pg_query.ColumnRef, sc *scope) *scope {
 	table, name, err := refName(ref)
 	if err != nil {
-		return -1
+		return nil
 	}
 	for cur := sc; cur != nil; cur = cur.parent {
 		i, err := cur.lookup(table, name, 0)
 		if err != nil {
-			return -1
+			return nil
 		}
 		if i >= 0 {
-			if cur == sc && !cur.cols[i].outer {
-				return 0
+			if cur == sc && cur.cols[i].outer {
+				return sc.parent
 			}
-			return 1
+			return cur
 		}
 		if cur != sc && cur.ungrouped != nil {
 			if i, err := cur.ungrouped.lookup(table, name, 0); err == nil && i >= 0 {
-				return 1 // an outer grouped query's column, aggregated away
+				return cur // an outer grouped query's column, aggregated away
 			}
 		}
 	}
-	return -1
+	return nil
+}
+
+// ownedAggs returns calls (the aggregates collected in block sel's
+// clauses) without those another block owns, followed by the calls of
+// enclosed subqueries in nodes that sel owns (builder.outerAggs).
+func (b *builder) ownedAggs(sel *pg_query.SelectStmt, calls []*pg_query.FuncCall, nodes []*pg_query.Node) []*pg_query.FuncCall {
+	if len(b.outerAggs) == 0 {
+		return calls
+	}
+	calls = slices.DeleteFunc(slices.Clone(calls), func(fc *pg_query.FuncCall) bool { return b.outerAggs[fc] != nil })
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		walkMessages(n.ProtoReflect(), func(m proto.Message) {
+			if fc, ok := m.(*pg_query.FuncCall); ok && b.outerAggs[fc] == sel && !slices.Contains(calls, fc) {
+				calls = append(calls, fc)
+			}
+		})
+	}
+	return calls
+}
+
+// outerAggRef builds a reference to the column of an enclosing block's
+// aggregated scope that holds fc, an outer-level aggregate call
+// (builder.outerAggs): a column of c's own scope (an outer value
+// decorrelation carries) or, in decorrelation's first pass, a typed NULL
+// recorded in the enclosing scope, as resolveColumn does for columns.
+func (c *ectx) outerAggRef(fc *pg_query.FuncCall) (expr.Expr, error) {
+	for cur := c.sc; cur != nil; cur = cur.parent {
+		for i, col := range cur.cols {
+			if col.agg != fc {
+				continue
+			}
+			if cur == c.sc {
+				return &expr.Col{Idx: i, T: col.typ}, nil
+			}
+			if cur.rec == nil {
+				return nil, repr.Unsupported("a correlated outer-level aggregate here").WithPosition(fc.Location + 1)
+			}
+			cur.rec.add(i)
+			return &expr.Lit{D: repr.Null, T: col.typ}, nil
+		}
+	}
+	return nil, repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
 }
 
 // ungroupedOuter returns PostgreSQL's 42803 when table.name, which no

@@ -73,6 +73,12 @@ type builder struct {
 	// planned as expressions anywhere else.
 	slots      []paramSlot
 	paramExprs int
+	// outerAggs maps each outer-level aggregate call to the query block
+	// that aggregates it, and scopeOwner the FROM and aggregated scopes
+	// of the blocks to their block (agglevel.go). outerAggs is nil
+	// outside planOuterAggs (the calls stay 0A000).
+	outerAggs  map[*pg_query.FuncCall]*pg_query.SelectStmt
+	scopeOwner map[*scope]*pg_query.SelectStmt
 }
 
 func newBuilder(cat Catalog, opts Options) *builder {
@@ -81,7 +87,7 @@ func newBuilder(cat Catalog, opts Options) *builder {
 		inlined: map[*pg_query.RangeVar]*pg_query.Node{}, cteFrames: map[*pg_query.SelectStmt]int{},
 		recInline:   map[*pg_query.SelectStmt]*pg_query.CommonTableExpr{},
 		lockSlots:   map[*pg_query.SelectStmt]int{},
-		domainBases: map[ir.Rel]ir.Rel{}}
+		domainBases: map[ir.Rel]ir.Rel{}, scopeOwner: map[*scope]*pg_query.SelectStmt{}}
 	b.paramTypes = append([]repr.T(nil), opts.ParamTypes...)
 	return b
 }

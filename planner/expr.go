@@ -25,6 +25,9 @@ func (c *ectx) expr(n *pg_query.Node) (expr.Expr, error) {
 
 // exprUntraced is expr without recording the result in the trace.
 func (c *ectx) exprUntraced(n *pg_query.Node) (expr.Expr, error) {
+	if fc := n.GetFuncCall(); fc != nil && c.b.outerAggs[fc] != nil {
+		return c.outerAggRef(fc)
+	}
 	if c.grp != nil {
 		if e, ok, err := c.groupedRef(n); ok || err != nil {
 			return e, err

@@ -32,7 +32,11 @@ func PlanQuery(cat Catalog, stmt *pg_query.Node, opts Options) (*Query, error) {
 	if sel == nil {
 		return nil, repr.Unsupported("statement %s as a query", nodeName(stmt))
 	}
-	b := newBuilder(cat, opts)
+	return planOuterAggs(cat, opts, func(b *builder) (*Query, error) { return b.planTop(sel) })
+}
+
+// planTop plans the top-level query sel.
+func (b *builder) planTop(sel *pg_query.SelectStmt) (*Query, error) {
 	var p *planned
 	var locks []Lock
 	var err error
@@ -140,6 +144,7 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 	if err != nil {
 		return nil, err
 	}
+	b.scopeOwner[sc] = sel
 	if where != nil {
 		if rel, err = b.filter(rel, sc, where, "WHERE"); err != nil {
 			return nil, err
@@ -159,7 +164,7 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 	}
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: "SELECT", wins: wins}
 	p := &planned{nOuter: sc.outerCount(), limit: -1}
-	grouped := needsGrouping(sel, targets)
+	grouped := b.needsGrouping(sel, targets)
 	ec.natural, ec.naturalDirs, ec.keepNatural = blockNatural(sel, ec, grouped, len(calls) > 0 || len(sel.WindowClause) > 0)
 	if grouped {
 		if ec, err = b.planGrouping(sel, targets, ec, p); err != nil {
@@ -286,18 +291,28 @@ func (b *builder) expandTargets(list []*pg_query.Node, sc *scope) ([]target, err
 }
 
 // needsGrouping reports whether the block aggregates.
-func needsGrouping(sel *pg_query.SelectStmt, targets []target) bool {
+func (b *builder) needsGrouping(sel *pg_query.SelectStmt, targets []target) bool {
 	if len(sel.GroupClause) > 0 || sel.HavingClause != nil {
 		return true
 	}
-	var aggs []*pg_query.FuncCall
+	return len(b.blockAggs(sel, targets)) > 0
+}
+
+// blockAggs returns the aggregate calls block sel computes: those of its
+// select list, HAVING, ORDER BY and window clauses, and the outer-level
+// calls of its subqueries it owns (ownedAggs).
+func (b *builder) blockAggs(sel *pg_query.SelectStmt, targets []target) []*pg_query.FuncCall {
+	var calls []*pg_query.FuncCall
+	var nodes []*pg_query.Node
 	for _, t := range targets {
-		collectAggs(t.node, &aggs)
+		nodes = append(nodes, t.node)
 	}
-	for _, s := range slices.Concat(sel.SortClause, windowClauseNodes(sel)) {
-		collectAggs(s, &aggs)
+	nodes = append(nodes, sel.HavingClause)
+	nodes = append(nodes, slices.Concat(sel.SortClause, windowClauseNodes(sel))...)
+	for _, n := range nodes {
+		collectAggs(n, &calls)
 	}
-	return len(aggs) > 0
+	return b.ownedAggs(sel, calls, nodes)
 }
 
 // planGrouping plans GROUP BY, the aggregates and HAVING, returning the
@@ -329,14 +344,7 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 		sets = nil
 	}
 	from.srfs, from.srfCalls, from.srfFields = nil, nil, nil // read only where PostgreSQL allows them (srfgroup.go)
-	var calls []*pg_query.FuncCall
-	for _, t := range targets {
-		collectAggs(t.node, &calls)
-	}
-	collectAggs(sel.HavingClause, &calls)
-	for _, s := range slices.Concat(sel.SortClause, windowClauseNodes(sel)) {
-		collectAggs(s, &calls)
-	}
+	calls := b.blockAggs(sel, targets)
 	// Aggregate arguments may hold subqueries: decorrelating one appends
 	// its column to from.rel, keeping the rows and the key columns. A
 	// session window groups its own input, which has no room for them.
@@ -457,6 +465,13 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, subKeys []subqueryKey, se
 	}
 	p.atMostOne = len(keys) == 0 && len(sets) <= 1
 	g, sc := groupScope(from, keys, calls, p.nOuter)
+	b.scopeOwner[sc] = sel
+	for _, fc := range calls {
+		if b.outerAggs[fc] == sel {
+			c := &sc.cols[g.aggs[fc]]
+			c.agg, c.typ = fc, rel.ColTypes()[g.aggs[fc]]
+		}
+	}
 	g.subKeys = subKeys
 	if sets != nil {
 		g.bitsCol = len(sc.cols)
