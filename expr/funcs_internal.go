@@ -53,3 +53,23 @@ func TruncateInterval(iv repr.Interval, mask int32) repr.Interval {
 	}
 	return iv
 }
+
+// CheckLimit and CheckOffset pass a LIMIT or OFFSET count computed by a
+// subquery through, failing as PostgreSQL does when it is negative
+// (2201W, 2201X); NULL passes (no limit, no offset). The planner builds
+// the calls (planner/limitsub.go); they are registered by name so printed
+// plans parse back.
+var (
+	CheckLimit  = fn("eddy_check_limit", repr.Int8, checkCount("2201W", "LIMIT"), repr.Int8)
+	CheckOffset = fn("eddy_check_offset", repr.Int8, checkCount("2201X", "OFFSET"), repr.Int8)
+)
+
+// checkCount returns the implementation of CheckLimit or CheckOffset.
+func checkCount(code, clause string) implFn {
+	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+		if !a[0].IsNull() && a[0].Int() < 0 {
+			return repr.Null, repr.Errorf(code, "%s must not be negative", clause)
+		}
+		return a[0], nil
+	}
+}

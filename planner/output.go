@@ -290,6 +290,9 @@ func matchExpr(e expr.Expr, exprs []expr.Expr) int {
 
 // limit evaluates constant LIMIT and OFFSET expressions.
 func (b *builder) limit(sel *pg_query.SelectStmt, p *planned) error {
+	if hasSubLink(sel.LimitCount) || hasSubLink(sel.LimitOffset) {
+		return b.dynamicLimit(sel, p)
+	}
 	var err error
 	if sel.LimitCount != nil {
 		if p.limit, err = b.constInt(sel.LimitCount, "LIMIT", -1); err != nil {
