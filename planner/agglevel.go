@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -34,7 +35,7 @@ const maxAggLevelPasses = 8
 // planOuterAggs runs plan with a fresh builder, again while a pass fails
 // having recorded new outer-level aggregate calls (outerLevelAgg).
 func planOuterAggs[T any](cat Catalog, opts Options, plan func(b *builder) (T, error)) (T, error) {
-	owners := map[*pg_query.FuncCall]*pg_query.SelectStmt{}
+	owners := map[any]*pg_query.SelectStmt{}
 	for pass := 0; ; pass++ {
 		b := newBuilder(cat, opts)
 		b.outerAggs = maps.Clone(owners)
@@ -54,8 +55,29 @@ func planOuterAggs[T any](cat Catalog, opts Options, plan func(b *builder) (T, e
 // it). Any expression node it does not know makes it decline (no error):
 // a false refusal of a valid query would be worse than the check missing.
 func (b *builder) outerLevelAgg(fc *pg_query.FuncCall, sc *scope) error {
-	if sc.parent == nil && sc.outerCount() == 0 {
+	args := append(append([]*pg_query.Node(nil), fc.Args...), fc.AggFilter)
+	if !b.outerLevel(fc, args, sc) {
 		return nil
+	}
+	return repr.Unsupported("an aggregate in a subquery over only the outer query's columns here").WithPosition(fc.Location + 1)
+}
+
+// outerLevelGrouping is outerLevelAgg for GROUPING(args), which belongs
+// to the query level of its arguments too (PostgreSQL's agglevelsup).
+func (b *builder) outerLevelGrouping(gf *pg_query.GroupingFunc, sc *scope) error {
+	if !b.outerLevel(gf, gf.Args, sc) {
+		return nil
+	}
+	return repr.Unsupported("GROUPING in a subquery over only the outer query's grouping here").WithPosition(gf.Location + 1)
+}
+
+// outerLevel reports whether args, those of call (a *pg_query.FuncCall or
+// *pg_query.GroupingFunc) planned in sc, read columns of enclosing queries
+// only, recording call with the block owning the innermost scope they
+// read when planning knows it.
+func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope) bool {
+	if sc.parent == nil && sc.outerCount() == 0 {
+		return false
 	}
 	owner, inner, unknown := (*scope)(nil), 0, false
 	check := func(n *pg_query.Node) bool {
@@ -81,16 +103,16 @@ func (b *builder) outerLevelAgg(fc *pg_query.FuncCall, sc *scope) error {
 		}
 		return true
 	}
-	for _, a := range append(append([]*pg_query.Node(nil), fc.Args...), fc.AggFilter) {
+	for _, a := range args {
 		walk(a, check)
 	}
 	if unknown || inner > 0 || owner == nil {
-		return nil
+		return false
 	}
 	if sel, ok := b.scopeOwner[owner]; ok && b.outerAggs != nil {
-		b.outerAggs[fc] = sel
+		b.outerAggs[call] = sel
 	}
-	return repr.Unsupported("an aggregate in a subquery over only the outer query's columns here").WithPosition(fc.Location + 1)
+	return true
 }
 
 // isAncestor reports whether a is a proper ancestor of s in the scope chain.
@@ -160,7 +182,7 @@ func (b *builder) ownedAggs(sel *pg_query.SelectStmt, calls []*pg_query.FuncCall
 // (builder.outerAggs): a column of c's own scope (an outer value
 // decorrelation carries) or, in decorrelation's first pass, a typed NULL
 // recorded in the enclosing scope, as resolveColumn does for columns.
-func (c *ectx) outerAggRef(fc *pg_query.FuncCall) (expr.Expr, error) {
+func (c *ectx) outerAggRef(fc any, loc int32) (expr.Expr, error) {
 	for cur := c.sc; cur != nil; cur = cur.parent {
 		for i, col := range cur.cols {
 			if col.agg != fc {
@@ -170,13 +192,16 @@ func (c *ectx) outerAggRef(fc *pg_query.FuncCall) (expr.Expr, error) {
 				return &expr.Col{Idx: i, T: col.typ}, nil
 			}
 			if cur.rec == nil {
-				return nil, repr.Unsupported("a correlated outer-level aggregate here").WithPosition(fc.Location + 1)
+				return nil, repr.Unsupported("a correlated outer-level aggregate here").WithPosition(loc + 1)
 			}
 			cur.rec.add(i)
 			return &expr.Lit{D: repr.Null, T: col.typ}, nil
 		}
 	}
-	return nil, repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
+	if _, ok := fc.(*pg_query.GroupingFunc); ok {
+		return nil, repr.Errorf(repr.CodeGrouping, "arguments to GROUPING must be grouping expressions of the associated query level").WithPosition(loc + 1)
+	}
+	return nil, repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed here").WithPosition(loc + 1)
 }
 
 // ungroupedOuter returns PostgreSQL's 42803 when table.name, which no
@@ -193,6 +218,36 @@ func ungroupedOuter(sc *scope, table, name string, loc int32) error {
 			}
 			return repr.Errorf(repr.CodeGrouping, "subquery uses ungrouped column %q from outer query", name).WithPosition(loc + 1)
 		}
+	}
+	return nil
+}
+
+// ownedGroupings appends to ec, the aggregated relation of block sel, a
+// column per GROUPING call of sel's subqueries that sel owns
+// (builder.outerAggs), named by the call in ec's scope (scopeCol.agg).
+func (ec *ectx) ownedGroupings(sel *pg_query.SelectStmt) error {
+	if len(ec.b.outerAggs) == 0 {
+		return nil
+	}
+	nodes := slices.Concat(sel.TargetList, []*pg_query.Node{sel.HavingClause}, sel.SortClause, windowClauseNodes(sel))
+	var calls []*pg_query.GroupingFunc
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		walkMessages(n.ProtoReflect(), func(m proto.Message) {
+			if gf, ok := m.(*pg_query.GroupingFunc); ok && ec.b.outerAggs[gf] == sel && !slices.Contains(calls, gf) {
+				calls = append(calls, gf)
+			}
+		})
+	}
+	for _, gf := range calls {
+		e, err := ec.groupingFunc(gf)
+		if err != nil {
+			return err
+		}
+		ec.rel = ir.NewMap(ec.rel, e)
+		ec.sc.cols = append(ec.sc.cols, scopeCol{typ: e.Type(), hidden: true, agg: gf})
 	}
 	return nil
 }

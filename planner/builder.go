@@ -77,7 +77,7 @@ type builder struct {
 	// that aggregates it, and scopeOwner the FROM and aggregated scopes
 	// of the blocks to their block (agglevel.go). outerAggs is nil
 	// outside planOuterAggs (the calls stay 0A000).
-	outerAggs  map[*pg_query.FuncCall]*pg_query.SelectStmt
+	outerAggs  map[any]*pg_query.SelectStmt
 	scopeOwner map[*scope]*pg_query.SelectStmt
 }
 

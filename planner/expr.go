@@ -26,7 +26,15 @@ func (c *ectx) expr(n *pg_query.Node) (expr.Expr, error) {
 // exprUntraced is expr without recording the result in the trace.
 func (c *ectx) exprUntraced(n *pg_query.Node) (expr.Expr, error) {
 	if fc := n.GetFuncCall(); fc != nil && c.b.outerAggs[fc] != nil {
-		return c.outerAggRef(fc)
+		return c.outerAggRef(fc, fc.Location)
+	}
+	if gf := n.GetGroupingFunc(); gf != nil {
+		if c.b.outerAggs[gf] != nil {
+			return c.outerAggRef(gf, gf.Location)
+		}
+		if err := c.b.outerLevelGrouping(gf, c.sc); err != nil {
+			return nil, err
+		}
 	}
 	if c.grp != nil {
 		if e, ok, err := c.groupedRef(n); ok || err != nil {

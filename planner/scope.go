@@ -3,8 +3,6 @@ package planner
 import (
 	"strings"
 
-	pg_query "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 	"github.com/eddydb/eddy/repr"
@@ -43,9 +41,10 @@ type scopeCol struct {
 	naturalKey int
 	naturalDir expr.SortCol
 	// agg is, for the column of an aggregated scope holding an
-	// outer-level aggregate call (builder.outerAggs), that call: the
-	// subqueries spelling it read this column (outerAggRef).
-	agg *pg_query.FuncCall
+	// outer-level aggregate or GROUPING call (builder.outerAggs), that
+	// call (*pg_query.FuncCall, *pg_query.GroupingFunc): the subqueries
+	// spelling it read this column (outerAggRef).
+	agg any
 	// origin is, for the merged column of a JOIN USING, the qualifier of
 	// the side whose value it takes (Trace).
 	origin string

@@ -478,6 +478,10 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, subKeys []subqueryKey, se
 		sc.cols = append(sc.cols, scopeCol{typ: repr.Int8, hidden: true})
 	}
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: "HAVING", grp: g}
+	if err := ec.ownedGroupings(sel); err != nil {
+		return nil, err
+	}
+	rel = ec.rel
 	// The plain conjuncts first: the subqueries are then computed for
 	// the groups they keep only (as filter does for WHERE).
 	plain, sub := splitSubLinks(sel.HavingClause)
