@@ -82,7 +82,11 @@ func tableRel(rel *Relation) ir.Rel {
 // PlanInsert plans INSERT INTO t [(cols)] {VALUES ... | SELECT ... |
 // DEFAULT VALUES} [RETURNING ...].
 func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, error) {
-	b := newBuilder(cat, opts)
+	return planOuterAggs(cat, opts, func(b *builder) (*Insert, error) { return b.planInsert(stmt) })
+}
+
+// planInsert is PlanInsert with builder b.
+func (b *builder) planInsert(stmt *pg_query.InsertStmt) (*Insert, error) {
 	rel, sc, err := b.targetTable(stmt.Relation)
 	if err != nil {
 		return nil, err
@@ -109,7 +113,7 @@ func PlanInsert(cat Catalog, stmt *pg_query.InsertStmt, opts Options) (*Insert, 
 	}
 	src.ParamTypes = b.finalParamTypes()
 	ins := &Insert{Table: rel, Source: src, Returning: ret, ReturningColumns: rcols, OnConflict: oc}
-	if stmt.WithClause == nil && src.Rows != nil && opts.Params != nil {
+	if stmt.WithClause == nil && src.Rows != nil && b.opts.Params != nil {
 		ins.Template = b.insertTemplate(src.Rows, len(rel.Columns))
 	}
 	return ins, nil
@@ -385,7 +389,11 @@ func (b *builder) defaultValue(c Column) (expr.Expr, error) {
 // PlanUpdate plans UPDATE t SET col = expr, ... [FROM ...] [WHERE ...]
 // [RETURNING ...].
 func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, error) {
-	b := newBuilder(cat, opts)
+	return planOuterAggs(cat, opts, func(b *builder) (*Update, error) { return b.planUpdate(stmt) })
+}
+
+// planUpdate is PlanUpdate with builder b.
+func (b *builder) planUpdate(stmt *pg_query.UpdateStmt) (*Update, error) {
 	rel, sc, err := b.targetTable(stmt.Relation)
 	if err != nil {
 		return nil, err
@@ -492,7 +500,11 @@ func (b *builder) dmlFilter(rel *Relation, sc *scope, where *pg_query.Node) (exp
 
 // PlanDelete plans DELETE FROM t [USING ...] [WHERE ...] [RETURNING ...].
 func PlanDelete(cat Catalog, stmt *pg_query.DeleteStmt, opts Options) (*Delete, error) {
-	b := newBuilder(cat, opts)
+	return planOuterAggs(cat, opts, func(b *builder) (*Delete, error) { return b.planDelete(stmt) })
+}
+
+// planDelete is PlanDelete with builder b.
+func (b *builder) planDelete(stmt *pg_query.DeleteStmt) (*Delete, error) {
 	rel, sc, err := b.targetTable(stmt.Relation)
 	if err != nil {
 		return nil, err
