@@ -56,8 +56,8 @@ func planOuterAggs[T any](cat Catalog, opts Options, plan func(b *builder) (T, e
 // a false refusal of a valid query would be worse than the check missing.
 func (b *builder) outerLevelAgg(fc *pg_query.FuncCall, sc *scope) error {
 	args := append(append([]*pg_query.Node(nil), fc.Args...), fc.AggFilter)
-	if !b.outerLevel(fc, args, sc) {
-		return nil
+	if outer, err := b.outerLevel(fc, args, sc, fc.Location); !outer || err != nil {
+		return err
 	}
 	return repr.Unsupported("an aggregate in a subquery over only the outer query's columns here").WithPosition(fc.Location + 1)
 }
@@ -65,8 +65,8 @@ func (b *builder) outerLevelAgg(fc *pg_query.FuncCall, sc *scope) error {
 // outerLevelGrouping is outerLevelAgg for GROUPING(args), which belongs
 // to the query level of its arguments too (PostgreSQL's agglevelsup).
 func (b *builder) outerLevelGrouping(gf *pg_query.GroupingFunc, sc *scope) error {
-	if !b.outerLevel(gf, gf.Args, sc) {
-		return nil
+	if outer, err := b.outerLevel(gf, gf.Args, sc, gf.Location); !outer || err != nil {
+		return err
 	}
 	return repr.Unsupported("GROUPING in a subquery over only the outer query's grouping here").WithPosition(gf.Location + 1)
 }
@@ -74,12 +74,14 @@ func (b *builder) outerLevelGrouping(gf *pg_query.GroupingFunc, sc *scope) error
 // outerLevel reports whether args, those of call (a *pg_query.FuncCall or
 // *pg_query.GroupingFunc) planned in sc, read columns of enclosing queries
 // only, recording call with the block owning the innermost scope they
-// read when planning knows it.
-func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope) bool {
+// read when planning knows it. The columns of aggregates nested in args
+// count too, as in PostgreSQL: one in an outer-level call is at the
+// call's level, PostgreSQL's 42803.
+func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope, loc int32) (bool, error) {
 	if sc.parent == nil && sc.outerCount() == 0 {
-		return false
+		return false, nil
 	}
-	owner, inner, unknown := (*scope)(nil), 0, false
+	owner, inner, unknown, nested := (*scope)(nil), 0, false, false
 	check := func(n *pg_query.Node) bool {
 		switch {
 		case unknown:
@@ -96,8 +98,9 @@ func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope) bool {
 			return false
 		case n.GetAConst() != nil || n.GetParamRef() != nil:
 			return false
-		case n.GetSubLink() != nil || children(n) == nil || n.GetFuncCall() != nil && isAggregate(n.GetFuncCall()):
-			// (an aggregate inside is PostgreSQL's 42803, reported later)
+		case n.GetFuncCall() != nil && isAggregate(n.GetFuncCall()):
+			nested = true
+		case n.GetSubLink() != nil || children(n) == nil:
 			unknown = true
 			return false
 		}
@@ -106,13 +109,16 @@ func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope) bool {
 	for _, a := range args {
 		walk(a, check)
 	}
-	if unknown || inner > 0 || owner == nil {
-		return false
+	switch {
+	case unknown || inner > 0 || owner == nil:
+		return false, nil
+	case nested:
+		return false, repr.Errorf(repr.CodeGrouping, "aggregate function calls cannot be nested").WithPosition(loc + 1)
 	}
 	if sel, ok := b.scopeOwner[owner]; ok && b.outerAggs != nil {
 		b.outerAggs[call] = sel
 	}
-	return true
+	return true, nil
 }
 
 // isAncestor reports whether a is a proper ancestor of s in the scope chain.

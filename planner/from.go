@@ -441,7 +441,9 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 	var cols []scopeCol
 	switch {
 	case j.IsNatural || len(j.UsingClause) > 0:
-		rel, cols, err = b.usingJoin(kind, j, left, right, lcols, rcols)
+		if rel, cols, err = b.usingJoin(kind, j, left, right, lcols, rcols); err == nil {
+			err = usingAlias(j, cols, lcols, rcols)
+		}
 	case j.Quals == nil:
 		rel, cols = ir.NewJoin(ir.JoinCross, left, right), append(lcols, rcols...)
 	default:
@@ -461,6 +463,24 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 		return nil, nil, err
 	}
 	return rel, cols, aliasJoin(j, cols)
+}
+
+// usingAlias applies JOIN ... USING (cols) AS x (PostgreSQL 14's
+// join_using_alias) to the join's columns, whose merged ones lead: x
+// qualifies those only (x.* expands to them). x may not name a table of
+// either side (42712).
+func usingAlias(j *pg_query.JoinExpr, cols, lcols, rcols []scopeCol) error {
+	a := j.GetJoinUsingAlias()
+	if a == nil {
+		return nil
+	}
+	if err := checkDuplicateAliases(append(slices.Clone(lcols), rcols...), []scopeCol{{table: a.Aliasname}}); err != nil {
+		return err
+	}
+	for i := range j.UsingClause {
+		cols[i].table, cols[i].schema = a.Aliasname, ""
+	}
+	return nil
 }
 
 // aliasJoin applies a JOIN's alias (j AS x(a, b)) to its columns: the
