@@ -74,7 +74,9 @@ func (b *builder) outerLevelGrouping(gf *pg_query.GroupingFunc, sc *scope) error
 // outerLevel reports whether args, those of call (a *pg_query.FuncCall or
 // *pg_query.GroupingFunc) planned in sc, read columns of enclosing queries
 // only, recording call with the block owning the innermost scope they
-// read when planning knows it. The columns of aggregates nested in args
+// read when planning knows it (a LATERAL subquery's left side is
+// registered with no block: such a call would aggregate in FROM, 42803).
+// The columns of aggregates nested in args
 // count too, as in PostgreSQL: one in an outer-level call is at the
 // call's level, PostgreSQL's 42803.
 func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope, loc int32) (bool, error) {
@@ -115,7 +117,11 @@ func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope, loc int
 	case nested:
 		return false, repr.Errorf(repr.CodeGrouping, "aggregate function calls cannot be nested").WithPosition(loc + 1)
 	}
-	if sel, ok := b.scopeOwner[owner]; ok && b.outerAggs != nil {
+	sel, ok := b.scopeOwner[owner]
+	switch {
+	case ok && sel == nil:
+		return false, repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed in FROM clause of their own query level").WithPosition(loc + 1)
+	case ok && b.outerAggs != nil:
 		b.outerAggs[call] = sel
 	}
 	return true, nil

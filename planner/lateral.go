@@ -30,6 +30,7 @@ func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir
 		return nil, nil, repr.Errorf("42P10", "invalid reference to FROM-clause entry in a %s JOIN LATERAL", kind)
 	}
 	ec := &ectx{b: b, sc: &scope{cols: lcols, parent: parent}, rel: left, clause: "FROM"}
+	b.scopeOwner[ec.sc] = nil // an aggregate of its level would be in FROM (outerLevel)
 	p, keys, err := ec.correlate(sel, nil)
 	if err != nil {
 		return nil, nil, err
