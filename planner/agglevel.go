@@ -83,26 +83,32 @@ func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope, loc int
 	if sc.parent == nil && sc.outerCount() == 0 {
 		return false, nil
 	}
-	owner, inner, unknown, nested := (*scope)(nil), 0, false, false
+	owner, inner, unknown, nested, doubt := (*scope)(nil), 0, false, false, false
+	ref := func(r *pg_query.ColumnRef) {
+		switch lv := refScope(r, sc); {
+		case lv == nil:
+			unknown = true
+		case lv == sc:
+			inner++
+		case owner == nil || isAncestor(owner, lv):
+			owner = lv
+		}
+	}
 	check := func(n *pg_query.Node) bool {
 		switch {
 		case unknown:
 			return false
 		case n.GetColumnRef() != nil:
-			switch lv := refScope(n.GetColumnRef(), sc); {
-			case lv == nil:
-				unknown = true
-			case lv == sc:
-				inner++
-			case owner == nil || isAncestor(owner, lv):
-				owner = lv
-			}
+			ref(n.GetColumnRef())
 			return false
 		case n.GetAConst() != nil || n.GetParamRef() != nil:
 			return false
 		case n.GetFuncCall() != nil && isAggregate(n.GetFuncCall()):
 			nested = true
-		case n.GetSubLink() != nil || children(n) == nil:
+		case n.GetSubLink() != nil:
+			doubt = b.sublinkRefs(n.GetSubLink(), sc, ref) || doubt
+			return false
+		case children(n) == nil:
 			unknown = true
 			return false
 		}
@@ -112,7 +118,13 @@ func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope, loc int
 		walk(a, check)
 	}
 	switch {
-	case unknown || inner > 0 || owner == nil:
+	case unknown || inner > 0:
+		return false, nil
+	case doubt:
+		// A name inside a subquery of the arguments might be the
+		// subquery's own or this level's: the call's level is unknown.
+		return false, repr.Unsupported("an aggregate over a subquery whose columns may belong to an enclosing query").WithPosition(loc + 1)
+	case owner == nil:
 		return false, nil
 	case nested:
 		return false, repr.Errorf(repr.CodeGrouping, "aggregate function calls cannot be nested").WithPosition(loc + 1)
@@ -262,4 +274,94 @@ func (ec *ectx) ownedGroupings(sel *pg_query.SelectStmt) error {
 		ec.sc.cols = append(ec.sc.cols, scopeCol{typ: e.Type(), hidden: true, agg: gf})
 	}
 	return nil
+}
+
+// sublinkRefs passes to ref the column references inside sl (a subquery
+// in an aggregate's arguments) that name a table no FROM inside sl binds:
+// those read sc or enclosing levels, and count for the aggregate's level
+// as PostgreSQL counts them. It reports doubt when some other reference
+// (unqualified, or qualified by a table sl binds) also names a column of
+// sc or an enclosing scope, so that its level cannot be told without
+// planning sl.
+func (b *builder) sublinkRefs(sl *pg_query.SubLink, sc *scope, ref func(*pg_query.ColumnRef)) (doubt bool) {
+	bound := map[string]bool{}
+	var refs []*pg_query.ColumnRef
+	walkMessages(sl.ProtoReflect(), func(m proto.Message) {
+		switch m := m.(type) {
+		case *pg_query.RangeVar:
+			bound[m.Relname] = true
+			if m.Alias != nil {
+				bound[m.Alias.Aliasname] = true
+			}
+		case *pg_query.Alias:
+			bound[m.Aliasname] = true
+		case *pg_query.CommonTableExpr:
+			bound[m.Ctename] = true
+		case *pg_query.ColumnRef:
+			refs = append(refs, m)
+		}
+	})
+	own := b.flatColumns(sl)
+	for _, r := range refs {
+		table, name, err := refName(r)
+		switch {
+		case err != nil:
+			doubt = true
+		case table != "" && !bound[table]:
+			ref(r)
+		case table == "" && own != nil && own[name]:
+			// the subquery's own column
+		case table == "" && own != nil:
+			ref(r)
+		case refScope(r, sc) != nil:
+			doubt = true
+		}
+	}
+	return doubt
+}
+
+// flatColumns returns the column names of the catalog relations a
+// subquery reads when it is one flat block (no set operation, WITH,
+// nested subquery or FROM item other than relations named in the
+// catalog), where an unqualified name is its own column exactly when one
+// of them has it; nil otherwise.
+func (b *builder) flatColumns(sl *pg_query.SubLink) map[string]bool {
+	sel := sl.Subselect.GetSelectStmt()
+	if sel == nil || sel.Op != pg_query.SetOperation_SETOP_NONE || sel.WithClause != nil || len(sel.FromClause) == 0 {
+		return nil
+	}
+	nested := false
+	walkMessages(sel.ProtoReflect(), func(m proto.Message) {
+		if _, ok := m.(*pg_query.SubLink); ok {
+			nested = true
+		}
+	})
+	if nested {
+		return nil
+	}
+	own := map[string]bool{}
+	for _, f := range sel.FromClause {
+		rv := f.GetRangeVar()
+		if rv == nil || rv.Schemaname == "" && b.isCTEName(rv.Relname) {
+			return nil
+		}
+		rel, err := b.cat.Relation(rv.Schemaname, rv.Relname)
+		if err != nil {
+			return nil
+		}
+		for _, c := range rel.Columns {
+			own[c.Name] = true
+		}
+	}
+	return own
+}
+
+// isCTEName reports whether a WITH query named name is in scope.
+func (b *builder) isCTEName(name string) bool {
+	for _, c := range b.ctes {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
 }
