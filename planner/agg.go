@@ -161,6 +161,9 @@ func (c *ectx) groupedRef(n *pg_query.Node) (expr.Expr, bool, error) {
 			return nil, true, err
 		}
 		if i >= 0 && !g.from.cols[i].outer {
+			if e, ok := c.mergedKeyRef(g.from.cols[i], ref.Location); ok {
+				return e, true, nil
+			}
 			full := name
 			if table != "" {
 				full = table + "." + name
@@ -171,6 +174,29 @@ func (c *ectx) groupedRef(n *pg_query.Node) (expr.Expr, bool, error) {
 		}
 	}
 	return nil, false, nil
+}
+
+// mergedKeyRef maps col, the merged column of a JOIN USING that takes
+// one side's value (not FULL JOIN's COALESCE), to that side's column when
+// it is a grouping key, coerced to the merged type: as in PostgreSQL,
+// SELECT f1 FROM t1 LEFT JOIN t2 USING (f1) GROUP BY t1.f1 is grouped.
+func (c *ectx) mergedKeyRef(col scopeCol, loc int32) (expr.Expr, bool) {
+	if col.origin == "" || col.table != "" {
+		return nil, false
+	}
+	var fields []*pg_query.Node
+	for _, q := range strings.Split(col.origin, ".") {
+		fields = append(fields, pg_query.MakeStrNode(q))
+	}
+	e, ok := c.keyRef(pg_query.MakeColumnRefNode(append(fields, pg_query.MakeStrNode(col.name)), loc))
+	if !ok {
+		return nil, false
+	}
+	if e.Type() == col.typ {
+		return e, true
+	}
+	e, err := c.b.coerce(e, col.typ)
+	return e, err == nil
 }
 
 // colExpr returns a reference to column i of c's relation.

@@ -113,20 +113,27 @@ func usingOutput(kind ir.JoinKind, rel ir.Rel, all []scopeCol, keep, nr int, nam
 // usingOrigin is the qualifier of the column whose value the merged
 // USING column name takes (the left one, the right one for RIGHT JOIN,
 // none for FULL JOIN's COALESCE).
+//
+// An inner join whose sides' types differ takes the right one, as
+// PostgreSQL's buildMergedJoinVar prefers the side that needs no
+// coercion (the values are equal on the rows the join keeps).
 func usingOrigin(kind ir.JoinKind, all []scopeCol, nl int, name string) string {
-	side := all[:nl]
-	switch kind {
-	case ir.JoinFull:
-		return ""
-	case ir.JoinRight:
-		side = all[nl:]
-	}
-	for _, c := range side {
-		if c.name == name && !c.outer {
-			return c.traceCol().Table
+	find := func(side []scopeCol) *scopeCol {
+		for i := range side {
+			if c := &side[i]; c.name == name && !c.outer {
+				return c
+			}
 		}
+		return nil
 	}
-	return ""
+	l, r := find(all[:nl]), find(all[nl:])
+	switch {
+	case kind == ir.JoinFull || l == nil || r == nil:
+		return ""
+	case kind == ir.JoinRight || kind == ir.JoinInner && l.typ != r.typ:
+		return r.traceCol().Table
+	}
+	return l.traceCol().Table
 }
 
 // mergedUsing is the value of a USING column in the join's output.
