@@ -83,7 +83,7 @@ func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope, loc int
 	if sc.parent == nil && sc.outerCount() == 0 {
 		return false, nil
 	}
-	owner, inner, unknown, nested, doubt := (*scope)(nil), 0, false, false, false
+	owner, inner, unknown, nested, doubt, readsCTE := (*scope)(nil), 0, false, false, false, false
 	ref := func(r *pg_query.ColumnRef) {
 		switch lv := refScope(r, sc); {
 		case lv == nil:
@@ -106,7 +106,8 @@ func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope, loc int
 		case n.GetFuncCall() != nil && isAggregate(n.GetFuncCall()):
 			nested = true
 		case n.GetSubLink() != nil:
-			doubt = b.sublinkRefs(n.GetSubLink(), sc, ref) || doubt
+			d, c := b.sublinkRefs(n.GetSubLink(), sc, ref)
+			doubt, readsCTE = doubt || d, readsCTE || c
 			return false
 		case children(n) == nil:
 			unknown = true
@@ -128,6 +129,8 @@ func (b *builder) outerLevel(call any, args []*pg_query.Node, sc *scope, loc int
 		return false, nil
 	case nested:
 		return false, repr.Errorf(repr.CodeGrouping, "aggregate function calls cannot be nested").WithPosition(loc + 1)
+	case readsCTE:
+		return false, repr.Errorf(repr.CodeFeatureNotSupported, "outer-level aggregate cannot use a nested CTE").WithPosition(loc + 1)
 	}
 	sel, ok := b.scopeOwner[owner]
 	switch {
@@ -282,13 +285,18 @@ func (ec *ectx) ownedGroupings(sel *pg_query.SelectStmt) error {
 // as PostgreSQL counts them. It reports doubt when some other reference
 // (unqualified, or qualified by a table sl binds) also names a column of
 // sc or an enclosing scope, so that its level cannot be told without
-// planning sl.
-func (b *builder) sublinkRefs(sl *pg_query.SubLink, sc *scope, ref func(*pg_query.ColumnRef)) (doubt bool) {
+// planning sl. readsCTE reports that sl reads a WITH query in scope
+// where it is planned, which an outer-level aggregate cannot (PostgreSQL:
+// 0A000).
+func (b *builder) sublinkRefs(sl *pg_query.SubLink, sc *scope, ref func(*pg_query.ColumnRef)) (doubt, readsCTE bool) {
 	bound := map[string]bool{}
 	var refs []*pg_query.ColumnRef
 	walkMessages(sl.ProtoReflect(), func(m proto.Message) {
 		switch m := m.(type) {
 		case *pg_query.RangeVar:
+			if m.Schemaname == "" && b.isCTEName(m.Relname) {
+				readsCTE = true
+			}
 			bound[m.Relname] = true
 			if m.Alias != nil {
 				bound[m.Alias.Aliasname] = true
@@ -317,7 +325,7 @@ func (b *builder) sublinkRefs(sl *pg_query.SubLink, sc *scope, ref func(*pg_quer
 			doubt = true
 		}
 	}
-	return doubt
+	return doubt, readsCTE
 }
 
 // flatColumns returns the column names of the catalog relations a
