@@ -16,17 +16,18 @@ import (
 // scalar subqueries of the numbered relation, decorrelated like any other
 // (an uncorrelated one is one row joined to every row). NULL counts
 // mean no limit and no offset; a negative one fails when a row meets it
-// (2201W, 2201X), as in PostgreSQL.
+// (2201W, 2201X), as in PostgreSQL. FETCH FIRST ... WITH TIES compares
+// the row's rank instead, keeping the peers of the last row.
 
 // dynamicLimit applies sel's LIMIT and OFFSET, one of which holds a
 // subquery, to p.rel, leaving p with no constant limit.
 func (b *builder) dynamicLimit(sel *pg_query.SelectStmt, p *planned) error {
-	if sel.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
-		return repr.Unsupported("FETCH ... WITH TIES with a subquery as the count")
-	}
+	ties := sel.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES
 	n := ir.Arity(p.rel)
-	w := &ir.Window{Input: p.rel, Key: identityCols(p.nOuter), Order: p.order,
-		Funcs: []expr.WinFunc{{Kind: expr.WinRowNumber, Col: -1, NCol: -1, Default: -1, Frame: expr.DefaultFrame, T: repr.Int8}}}
+	w := &ir.Window{Input: p.rel, Key: identityCols(p.nOuter), Order: p.order}
+	for _, k := range []expr.WinKind{expr.WinRowNumber, expr.WinRank} {
+		w.Funcs = append(w.Funcs, expr.WinFunc{Kind: k, Col: -1, NCol: -1, Default: -1, Frame: expr.DefaultFrame, T: repr.Int8})
+	}
 	sc := &scope{}
 	for _, t := range w.ColTypes() {
 		sc.cols = append(sc.cols, scopeCol{typ: t, hidden: true})
@@ -40,7 +41,11 @@ func (b *builder) dynamicLimit(sel *pg_query.SelectStmt, p *planned) error {
 	if err != nil {
 		return err
 	}
-	pred, err := ec.withinLimit(&expr.Col{Idx: n, T: repr.Int8}, lim, off)
+	rn, last := &expr.Col{Idx: n, T: repr.Int8}, &expr.Col{Idx: n, T: repr.Int8}
+	if ties {
+		last = &expr.Col{Idx: n + 1, T: repr.Int8}
+	}
+	pred, err := ec.withinLimit(rn, last, lim, off)
 	if err != nil {
 		return err
 	}
@@ -72,19 +77,21 @@ func (c *ectx) countExpr(n *pg_query.Node, clause string, check *expr.Func) (exp
 }
 
 // withinLimit is the predicate keeping row number rn under the counts:
-// rn > coalesce(off, 0) AND rn - coalesce(off, 0) <= coalesce(lim, rn).
-// rn is at least 1 and off at least 0, so nothing overflows.
-func (c *ectx) withinLimit(rn, lim, off expr.Expr) (expr.Expr, error) {
+// rn > coalesce(off, 0) AND pos - coalesce(off, 0) <= coalesce(lim, pos),
+// where pos is rn, or for WITH TIES the row's rank (the number of its
+// first peer), so that the peers of the last row kept are kept too.
+// rn and pos are at least 1 and off at least 0, so nothing overflows.
+func (c *ectx) withinLimit(rn, pos, lim, off expr.Expr) (expr.Expr, error) {
 	off = &expr.Coalesce{Args: []expr.Expr{off, &expr.Lit{D: repr.NewInt(0), T: repr.Int8}}, T: repr.Int8}
 	past, err := c.op(">", -1, rn, off)
 	if err != nil {
 		return nil, err
 	}
-	pos, err := c.op("-", -1, rn, off)
+	rel, err := c.op("-", -1, pos, off)
 	if err != nil {
 		return nil, err
 	}
-	within, err := c.op("<=", -1, pos, &expr.Coalesce{Args: []expr.Expr{lim, rn}, T: repr.Int8})
+	within, err := c.op("<=", -1, rel, &expr.Coalesce{Args: []expr.Expr{lim, pos}, T: repr.Int8})
 	if err != nil {
 		return nil, err
 	}
