@@ -81,7 +81,13 @@ func (c *Cast) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
 	if isRegCast(c.Arg.Type(), c.To) {
 		return regCast(ctx, d, c.Arg.Type(), c.To)
 	}
-	return castDatum(d, c.Arg.Type(), c.To, ctx.Location(), c.Explicit)
+	out, err := castDatum(d, c.Arg.Type(), c.To, ctx.Location(), c.Explicit)
+	if err != nil {
+		if v, ok, err2 := castReadingNow(ctx, d, c.Arg.Type(), c.To); ok {
+			return v, err2
+		}
+	}
+	return out, err
 }
 
 // Type is boolean.

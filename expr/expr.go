@@ -24,6 +24,10 @@ type Expr interface {
 type Ctx struct {
 	// StmtTimestamp is now() / current_timestamp, in microseconds since 2000-01-01 UTC.
 	StmtTimestamp int64
+	// StatementStart is statement_timestamp() when not 0 (a session's
+	// statement inside a transaction block, where now() is the block's
+	// start); else it is StmtTimestamp.
+	StatementStart int64
 	// TimeZone is the session's IANA time zone name ("UTC" when empty).
 	TimeZone string
 	// Session describes the session for version(), current_user and

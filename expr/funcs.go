@@ -67,7 +67,11 @@ func init() {
 	})
 	f.Volatile = true
 	for _, name := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp"} {
+		stmt := name == "statement_timestamp"
 		f := fn(name, repr.TimestampTZ, func(c *Ctx, _ []repr.Datum) (repr.Datum, error) {
+			if stmt && c.StatementStart != 0 {
+				return repr.NewTimestampTZ(c.StatementStart), nil
+			}
 			return repr.NewTimestampTZ(c.StmtTimestamp), nil
 		})
 		f.Volatile = true

@@ -264,8 +264,12 @@ func (b *builder) foldLiteral(e expr.Expr) (expr.Expr, error) {
 	if !ok {
 		return e, nil
 	}
-	if _, ok := c.Arg.(*expr.Lit); !ok || expr.IsVolatile(c) {
+	lit, ok := c.Arg.(*expr.Lit)
+	if !ok || expr.IsVolatile(c) {
 		return e, nil // a reg* cast of a name reads the catalog when run
+	}
+	if out, ok, err := b.nowInput(lit, c); ok {
+		return out, err
 	}
 	d, err := c.Eval(&expr.Ctx{TimeZone: b.opts.TimeZone}, nil)
 	if err != nil {

@@ -21,6 +21,9 @@ type dtFields struct {
 	zone            *time.Location
 	dynAbbrev       string   // a dynamic zone abbreviation (tzAbbrevs), resolved at the wall time
 	numbers         []string // bare numbers awaiting a textual month
+	// ref reads 'today', 'tomorrow' and 'yesterday'; nil refuses them
+	// (0A000), as where no statement time is known.
+	ref *nowRef
 }
 
 // monthNames maps month names and their three-letter abbreviations.
@@ -41,8 +44,8 @@ func errUnsupportedSpecial(s string) error {
 
 // parseDateTimeFields splits s into fields and decodes them. what names
 // the type for syntax errors.
-func parseDateTimeFields(s string, t T) (*dtFields, error) {
-	f := &dtFields{}
+func parseDateTimeFields(s string, t T, ref *nowRef) (*dtFields, error) {
+	f := &dtFields{ref: ref}
 	tokens := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' || r == '\r' })
 	if len(tokens) == 0 {
 		return nil, errDatetimeSyntax(t, s)
@@ -95,6 +98,15 @@ func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' 
 
 // decodeWord handles month names, AM/PM, BC/AD, and time zone names.
 func (f *dtFields) decodeWord(tok, low, s string, t T) error {
+	if delta, ok := relativeDays[low]; ok {
+		return f.setRelativeDay(delta, s, t)
+	}
+	if low == "now" && f.ref == nil {
+		return errUnsupportedSpecial(s)
+	}
+	if low == "now" {
+		return errDatetimeSyntax(t, s) // only alone, as Eddy reads it
+	}
 	if m, ok := monthNames[low]; ok && f.mon == 0 {
 		f.mon = m
 		return nil
@@ -364,7 +376,7 @@ func special(s string) (name string, ok bool) {
 }
 
 // parseDate parses date input.
-func parseDate(s string) (Datum, error) {
+func parseDate(s string, ref *nowRef) (Datum, error) {
 	if days, ok := isoDate(s); ok {
 		return NewDate(int32(days)), nil
 	}
@@ -378,10 +390,16 @@ func parseDate(s string) (Datum, error) {
 			return NewDate(DateNegInf), nil
 		case "allballs":
 			return Null, errDatetimeSyntax(Date, s)
+		case "now":
+			if ref != nil {
+				return NewDate(int32(floorDiv(ref.local(), usPerDay))), nil
+			}
 		}
-		return Null, errUnsupportedSpecial(s)
+		if sp == "now" || ref == nil {
+			return Null, errUnsupportedSpecial(s)
+		}
 	}
-	f, err := parseDateTimeFields(s, Date)
+	f, err := parseDateTimeFields(s, Date, ref)
 	if err != nil {
 		return Null, err
 	}
@@ -421,17 +439,19 @@ func isoDate(s string) (days int64, ok bool) {
 }
 
 // parseTimeOfDay parses time input; a date or zone in it is ignored.
-func parseTimeOfDay(s string) (Datum, error) {
+func parseTimeOfDay(s string, ref *nowRef) (Datum, error) {
 	if sp, ok := special(s); ok {
-		if sp == "allballs" {
+		switch {
+		case sp == "allballs":
 			return NewTime(0), nil
-		}
-		if sp == "now" {
+		case sp == "now" && ref != nil:
+			return NewTime(floorMod(ref.local(), usPerDay)), nil
+		case sp == "now":
 			return Null, errUnsupportedSpecial(s)
 		}
 		return Null, errDatetimeSyntax(TimeT, s)
 	}
-	f, err := parseDateTimeFields(s, TimeT)
+	f, err := parseDateTimeFields(s, TimeT, ref)
 	if err != nil {
 		return Null, err
 	}
@@ -444,7 +464,7 @@ func parseTimeOfDay(s string) (Datum, error) {
 // parseTimestamp parses timestamp (tz false) or timestamptz input. A zone
 // in timestamp input is ignored, as in PostgreSQL; timestamptz input
 // without a zone is in loc.
-func parseTimestamp(s string, tz bool, loc *time.Location) (Datum, error) {
+func parseTimestamp(s string, tz bool, loc *time.Location, ref *nowRef) (Datum, error) {
 	t := Timestamp
 	if tz {
 		t = TimestampTZ
@@ -460,10 +480,19 @@ func parseTimestamp(s string, tz bool, loc *time.Location) (Datum, error) {
 			return mk(TimestampNegInf), nil
 		case "allballs":
 			return Null, errDatetimeSyntax(t, s)
+		case "now":
+			switch {
+			case ref != nil && tz:
+				return mk(ref.now), nil
+			case ref != nil:
+				return mk(ref.local()), nil
+			}
 		}
-		return Null, errUnsupportedSpecial(s)
+		if sp == "now" || ref == nil {
+			return Null, errUnsupportedSpecial(s)
+		}
 	}
-	f, err := parseDateTimeFields(s, t)
+	f, err := parseDateTimeFields(s, t, ref)
 	if err != nil {
 		return Null, err
 	}

@@ -53,7 +53,7 @@ func TestISODate(t *testing.T) {
 			for d := 0; d <= 32; d++ {
 				s := fmt.Sprintf("%04d-%02d-%02d", y, m, d)
 				fast, ok := isoDate(s)
-				general, err := parseDate(" " + s)
+				general, err := parseDate(" "+s, nil)
 				switch {
 				case ok && (err != nil || general != NewDate(int32(fast))):
 					t.Errorf("%s: fast path %d, general %v %v", s, fast, general, err)

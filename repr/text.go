@@ -117,13 +117,13 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 	case FamBytea:
 		return parseBytea(s)
 	case FamDate:
-		return parseDate(s)
+		return parseDate(s, nil)
 	case FamTime:
-		return parseTimeOfDay(s)
+		return parseTimeOfDay(s, nil)
 	case FamTimestamp:
-		return parseTimestamp(s, false, loc)
+		return parseTimestamp(s, false, loc, nil)
 	case FamTimestampTZ:
-		return parseTimestamp(s, true, loc)
+		return parseTimestamp(s, true, loc, nil)
 	case FamInterval:
 		return parseInterval(s)
 	case FamJSONB:

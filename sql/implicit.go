@@ -1,6 +1,11 @@
 package sql
 
-import "maps"
+import (
+	"maps"
+	"time"
+
+	"github.com/eddydb/eddy/repr"
+)
 
 // Implicit transactions.
 //
@@ -51,7 +56,8 @@ func (s *Session) finishPart(st *Statement, err error) error {
 // beginBlock opens a transaction block with the session's default modes.
 func (s *Session) beginBlock() {
 	s.tx, s.ws = txBlock, &writeSet{owner: s}
-	s.blk = block{committed: maps.Clone(s.settings.vals), sessionSets: map[string]string{}, role: s.role}
+	s.blk = block{committed: maps.Clone(s.settings.vals), sessionSets: map[string]string{}, role: s.role,
+		start: repr.TimeToTimestamp(time.Now())}
 }
 
 // abortImplicit rolls back an implicit block after an error.

@@ -209,7 +209,12 @@ func (s *Session) evalCtx() *expr.Ctx {
 			Setting: s.settings.get, Sequences: sessionSeqs{s}, Routines: sessionRoutines{s}, Catalog: catalogSession(s), Channels: s.channels,
 			Schema: s.currentSchema, Settings: s.settingRows}
 	}
-	return &expr.Ctx{StmtTimestamp: repr.TimeToTimestamp(time.Now()), TimeZone: s.settings.timeZone, Session: s.info,
+	stmt := repr.TimeToTimestamp(time.Now())
+	now := stmt
+	if s.tx != txIdle && s.blk.start != 0 {
+		now = s.blk.start // PostgreSQL's now() is the transaction's start
+	}
+	return &expr.Ctx{StmtTimestamp: now, StatementStart: stmt, TimeZone: s.settings.timeZone, Session: s.info,
 		Interrupt: s.interrupt(), Memory: s.mem.memory()}
 }
 

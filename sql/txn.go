@@ -46,6 +46,9 @@ type block struct {
 	// queried says a query or write ran in the block: the isolation level
 	// can no longer change.
 	queried bool
+	// start is the block's start time (timestamptz microseconds): now()
+	// within the block, as PostgreSQL's transaction_timestamp().
+	start int64
 	// holdCursors are the WITH HOLD cursors declared in the block, dropped
 	// if it rolls back.
 	holdCursors []string
