@@ -28,6 +28,9 @@ type Ctx struct {
 	// statement inside a transaction block, where now() is the block's
 	// start); else it is StmtTimestamp.
 	StatementStart int64
+	// FloatDigits is the session's extra_float_digits minus 1
+	// (repr.TextStyle): a cast of floats to text prints by it.
+	FloatDigits int8
 	// TimeZone is the session's IANA time zone name ("UTC" when empty).
 	TimeZone string
 	// Session describes the session for version(), current_user and

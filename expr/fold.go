@@ -25,9 +25,16 @@ func NewCast(e Expr, to repr.T) Expr {
 	return &Cast{Arg: e, To: to}
 }
 
-// zonedCast reports whether a cast's result depends on the time zone.
+// zonedCast reports whether a cast's result depends on the session: its
+// time zone, or its extra_float_digits (StyledCast).
 func zonedCast(from, to repr.T) bool {
-	return zonedType(from) || zonedType(to)
+	return zonedType(from) || zonedType(to) || StyledCast(from, to)
+}
+
+// StyledCast reports whether a cast prints floats as text, which
+// extra_float_digits changes (Ctx.FloatDigits).
+func StyledCast(from, to repr.T) bool {
+	return to.Family == repr.FamText && (from.Family == repr.FamFloat || from.ElemType().Family == repr.FamFloat)
 }
 
 // zonedType reports whether values of t print differently in different

@@ -265,8 +265,10 @@ func (b *builder) foldLiteral(e expr.Expr) (expr.Expr, error) {
 		return e, nil
 	}
 	lit, ok := c.Arg.(*expr.Lit)
-	if !ok || expr.IsVolatile(c) {
-		return e, nil // a reg* cast of a name reads the catalog when run
+	if !ok || expr.IsVolatile(c) || expr.StyledCast(lit.Type(), c.To) {
+		// a reg* cast of a name reads the catalog when run; floats print
+		// as text by the session's extra_float_digits
+		return e, nil
 	}
 	if out, ok, err := b.nowInput(lit, c); ok {
 		return out, err

@@ -153,7 +153,7 @@ func errMalformedArray(s, detail string, args ...any) error {
 // appendArrayText appends array_out's form: {e1,e2,NULL}, quoting elements
 // that are empty, spell NULL, or contain a brace, quote, comma, backslash
 // or white space, with backslashes before quotes and backslashes.
-func appendArrayText(buf []byte, d Datum, t T, loc *time.Location) []byte {
+func appendArrayText(buf []byte, d Datum, t T, st TextStyle) []byte {
 	if t.Vector {
 		return appendVectorText(buf, d)
 	}
@@ -168,7 +168,7 @@ func appendArrayText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 		if e.IsNull() {
 			return append(buf, "NULL"...)
 		}
-		scratch = AppendText(scratch[:0], e, et, loc)
+		scratch = AppendTextStyle(scratch[:0], e, et, st)
 		return appendArrayElem(buf, scratch)
 	})
 	return buf

@@ -1,9 +1,6 @@
 package repr
 
-import (
-	"encoding/binary"
-	"time"
-)
+import "encoding/binary"
 
 // Records: PostgreSQL's anonymous row type (record, OID 2249), the value
 // of ROW(a, b, ...) and of the path columns WITH RECURSIVE's SEARCH and
@@ -199,7 +196,7 @@ func appendRecordKey(buf []byte, d Datum) []byte {
 // appendRecordText is record_out: fields in parentheses, NULL as
 // nothing, a field quoted when empty or holding a quote, backslash,
 // parenthesis, comma or space (quotes and backslashes doubled inside).
-func appendRecordText(buf []byte, d Datum, loc *time.Location) []byte {
+func appendRecordText(buf []byte, d Datum, st TextStyle) []byte {
 	r, types := d.Record()
 	buf = append(buf, '(')
 	var scratch []byte
@@ -210,7 +207,7 @@ func appendRecordText(buf []byte, d Datum, loc *time.Location) []byte {
 		if f.IsNull() {
 			continue
 		}
-		scratch = AppendText(scratch[:0], f, types[i], loc)
+		scratch = AppendTextStyle(scratch[:0], f, types[i], st)
 		buf = appendRecordField(buf, scratch)
 	}
 	return append(buf, ')')

@@ -22,6 +22,33 @@ func FormatText(d Datum, t T, loc *time.Location) string {
 
 // AppendText appends the text form of d (see FormatText) to buf.
 func AppendText(buf []byte, d Datum, t T, loc *time.Location) []byte {
+	return AppendTextStyle(buf, d, t, TextStyle{Loc: loc})
+}
+
+// TextStyle is what output functions read beyond the value: the session's
+// time zone and output settings. The zero value is UTC and PostgreSQL's
+// defaults.
+type TextStyle struct {
+	Loc *time.Location
+	// FloatDigits is extra_float_digits minus 1 (so that 0 is the default,
+	// 1): at 0 and above floats print in the fewest digits that round-trip;
+	// below, as C's %.*g with 15 + extra_float_digits significant digits
+	// (6 + extra_float_digits for real, at least 1), as float8out and
+	// float4out do.
+	FloatDigits int8
+}
+
+// ExtraFloatDigits returns the style's extra_float_digits.
+func (st TextStyle) ExtraFloatDigits() int { return int(st.FloatDigits) + 1 }
+
+// FormatTextStyle is FormatText in style st.
+func FormatTextStyle(d Datum, t T, st TextStyle) string {
+	return string(AppendTextStyle(nil, d, t, st))
+}
+
+// AppendTextStyle appends the text form of d in style st to buf.
+func AppendTextStyle(buf []byte, d Datum, t T, st TextStyle) []byte {
+	loc := st.Loc
 	switch d.fam {
 	case FamUnknown:
 		return buf
@@ -33,6 +60,9 @@ func AppendText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 	case FamInt:
 		return strconv.AppendInt(buf, d.i, 10)
 	case FamFloat:
+		if st.FloatDigits < 0 {
+			return appendFloatDigits(buf, d.Float(), floatWidth(t), st.ExtraFloatDigits())
+		}
 		return appendFloatText(buf, d.Float(), floatWidth(t))
 	case FamNumeric:
 		return appendNumericText(buf, d.dec)
@@ -56,9 +86,9 @@ func AppendText(buf []byte, d Datum, t T, loc *time.Location) []byte {
 	case FamInterval:
 		return appendInterval(buf, d.Interval())
 	case FamArray:
-		return appendArrayText(buf, d, t, loc)
+		return appendArrayText(buf, d, t, st)
 	case FamRecord:
-		return appendRecordText(buf, d, loc)
+		return appendRecordText(buf, d, st)
 	case FamBit:
 		return appendBitsText(buf, d)
 	}
@@ -97,6 +127,27 @@ func appendFloatText(buf []byte, f float64, bits int) []byte {
 		return append(buf, e...)
 	}
 	return strconv.AppendFloat(buf, f, 'f', -1, bits)
+}
+
+// appendFloatDigits prints f as float8out (bits 64) or float4out (32) do
+// with extra_float_digits extra <= 0: %.*g with 15 + extra (6 + extra)
+// significant digits, at least 1. Go's 'g' format with a precision
+// matches C's: exponent notation when the exponent is below -4 or at
+// least the precision, trailing zeros removed.
+func appendFloatDigits(buf []byte, f float64, bits, extra int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(buf, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(buf, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(buf, "-Infinity"...)
+	}
+	digits := 15 + extra
+	if bits == 32 {
+		digits = 6 + extra
+	}
+	return strconv.AppendFloat(buf, f, 'g', max(digits, 1), 64)
 }
 
 // ParseText parses s as PostgreSQL's input function for t does, including

@@ -413,7 +413,7 @@ func (c *copyEncoder) encodeText(r repr.Row) [][]byte {
 		c.text = make([]byte, 0, 256) // a nil slice of it would be NULL
 	}
 	c.text = c.text[:0]
-	loc := c.p.st.s.location()
+	st := c.p.st.s.settings.textStyle()
 	for i, d := range r {
 		c.vals[i] = nil
 		if d.IsNull() {
@@ -423,7 +423,7 @@ func (c *copyEncoder) encodeText(r repr.Row) [][]byte {
 		if t := c.ct.cols[i].Type; t.IsReg() {
 			c.text = append(c.text, c.p.regText(d, t)...)
 		} else {
-			c.text = repr.AppendText(c.text, d, t, loc)
+			c.text = repr.AppendTextStyle(c.text, d, t, st)
 		}
 		c.vals[i] = c.text[start:len(c.text):len(c.text)]
 	}

@@ -145,7 +145,8 @@ func (p *Portal) encode(r repr.Row) [][]byte {
 		p.buf = make([]byte, 0, 256)
 	}
 	p.buf = p.buf[:0]
-	loc := p.st.s.location()
+	st := p.st.s.settings.textStyle()
+	loc := st.Loc
 	for i, d := range r {
 		if d.IsNull() {
 			continue
@@ -162,7 +163,7 @@ func (p *Portal) encode(r repr.Row) [][]byte {
 		} else if t.Family == repr.FamArray && !t.Vector && t.ElemType().IsReg() {
 			p.buf = repr.AppendText(p.buf, p.regArrayNames(d, t), repr.ArrayOf(repr.Text), loc)
 		} else {
-			p.buf = repr.AppendText(p.buf, d, t, loc)
+			p.buf = repr.AppendTextStyle(p.buf, d, t, st)
 		}
 		vals[i] = p.buf[start:len(p.buf):len(p.buf)]
 	}

@@ -215,7 +215,8 @@ func (s *Session) evalCtx() *expr.Ctx {
 		now = s.blk.start // PostgreSQL's now() is the transaction's start
 	}
 	return &expr.Ctx{StmtTimestamp: now, StatementStart: stmt, TimeZone: s.settings.timeZone, Session: s.info,
-		Interrupt: s.interrupt(), Memory: s.mem.memory()}
+		FloatDigits: s.settings.textStyle().FloatDigits,
+		Interrupt:   s.interrupt(), Memory: s.mem.memory()}
 }
 
 // location is the session time zone.

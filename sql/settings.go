@@ -167,6 +167,12 @@ func (s *settings) set(name, value string) error {
 		if value != "md5" && value != "scram-sha-256" {
 			return repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"password_encryption\": \"%s\"", value)
 		}
+	case "extra_float_digits":
+		v, err := checkExtraFloatDigits(value)
+		if err != nil {
+			return err
+		}
+		value = v
 	case "lc_time":
 		// to_char's TM prefix prints English names: other locales would
 		// print the wrong words
@@ -435,4 +441,27 @@ func parseBoolSetting(v string) (bool, bool) {
 // (TimeZone, DateStyle), as PostgreSQL does.
 func showColumnName(name string) string {
 	return canonicalName(showName(strings.ToLower(name)))
+}
+
+// checkExtraFloatDigits validates extra_float_digits (an integer from -15
+// to 3, as PostgreSQL's) and returns its canonical text.
+func checkExtraFloatDigits(value string) (string, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(value))
+	if err != nil {
+		return "", repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"extra_float_digits\": \"%s\"", value)
+	}
+	if v < -15 || v > 3 {
+		return "", repr.Errorf(repr.CodeInvalidParameter, "%d is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)", v)
+	}
+	return strconv.Itoa(v), nil
+}
+
+// textStyle is how the session prints values: its time zone and
+// extra_float_digits.
+func (s *settings) textStyle() repr.TextStyle {
+	st := repr.TextStyle{Loc: s.loc}
+	if v, err := strconv.Atoi(s.vals["extra_float_digits"]); err == nil {
+		st.FloatDigits = int8(v - 1)
+	}
+	return st
 }
