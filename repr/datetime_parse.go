@@ -24,6 +24,9 @@ type dtFields struct {
 	// ref reads 'today', 'tomorrow' and 'yesterday'; nil refuses them
 	// (0A000), as where no statement time is known.
 	ref *nowRef
+	// dow says a day of the week was given, which PostgreSQL reads only
+	// beside a month name (monthWord): "Mon Feb 10 1997", not "Mon 1997-02-10".
+	dow, monthWord bool
 }
 
 // monthNames maps month names and their three-letter abbreviations.
@@ -35,6 +38,11 @@ var monthNames = func() map[string]int64 {
 	}
 	return m
 }()
+
+// dayNames are the day-of-week words PostgreSQL's datetktbl knows.
+var dayNames = map[string]bool{"sun": true, "sunday": true, "mon": true, "monday": true, "tue": true,
+	"tues": true, "tuesday": true, "wed": true, "wednesday": true, "thu": true, "thur": true,
+	"thurs": true, "thursday": true, "fri": true, "friday": true, "sat": true, "saturday": true}
 
 // errUnsupportedSpecial reports 'now', 'today' and friends: Eddy's core
 // never reads the clock; the planner must fold them.
@@ -57,6 +65,9 @@ func parseDateTimeFields(s string, t T, ref *nowRef) (*dtFields, error) {
 	}
 	if err := f.resolveTextMonth(s, t); err != nil {
 		return nil, err
+	}
+	if f.dow && !f.monthWord {
+		return nil, errDatetimeSyntax(t, s)
 	}
 	return f, f.validate(s)
 }
@@ -108,7 +119,11 @@ func (f *dtFields) decodeWord(tok, low, s string, t T) error {
 		return errDatetimeSyntax(t, s) // only alone, as Eddy reads it
 	}
 	if m, ok := monthNames[low]; ok && f.mon == 0 {
-		f.mon = m
+		f.mon, f.monthWord = m, true
+		return nil
+	}
+	if dayNames[low] && t.Family != FamTime {
+		f.dow = true // read and ignored, as PostgreSQL does
 		return nil
 	}
 	switch low {
