@@ -52,6 +52,10 @@ type SQLFunction struct {
 	// run time, not inlined; Body is nil. Its RetCols are its OUT
 	// parameters when it has any.
 	Procedural bool
+	// PLSource is a PL/pgSQL function's whole CREATE FUNCTION text, as
+	// pg_query's PL/pgSQL parser reads it: a call in a materialized
+	// view translates it into one expression (plinline.go).
+	PLSource string
 }
 
 // FunctionCatalog is implemented by catalogs that define SQL functions:
@@ -94,6 +98,10 @@ func (c *ectx) sqlFunctionCall(name string, fc *pg_query.FuncCall) (expr.Expr, b
 	fn, nargs, err := resolveSQLFunction(name, fns, ts)
 	if err != nil {
 		return nil, true, withPos(err, fc.Location)
+	}
+	if fn.Procedural && c.b.opts.MaterializedView {
+		e, err := c.plViewCall(fn, fc, nargs)
+		return e, true, err
 	}
 	if fn.Procedural {
 		e, err := c.routineCall(fn, args, nargs, fc.Location)

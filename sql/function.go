@@ -67,6 +67,9 @@ func (o *Object) planned() (*planner.SQLFunction, error) {
 	}
 	fn := &planner.SQLFunction{ID: o.ID, Name: o.Name, Args: f.Args, ArgNames: f.ArgNames, Defaults: f.Defaults,
 		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict, Procedural: f.Lang != ""}
+	if f.Lang != "" && !f.Void {
+		fn.PLSource = plSource(plHead(o.Name, f), f.Src)
+	}
 	if fn.ArgNames == nil {
 		fn.ArgNames = make([]string, len(f.Args))
 	}

@@ -115,15 +115,7 @@ func (p *Portal) execDo(ctx context.Context, ds *pg.DoStmt) error {
 // AS (which tells the parser the parameters and result), into its
 // function node.
 func parsePlpgsql(head, body string) (map[string]json.RawMessage, error) {
-	tag := "$eddy_pl$"
-	for strings.Contains(body, tag) {
-		tag = "$eddy_pl_" + tag[1:]
-	}
-	// pg_query's JSON leaves out RETURN NEXT's retvarno, which its grammar
-	// sets (instead of an expression) for a lone variable: parenthesized,
-	// the variable stays an expression.
-	body = plReturnNextVar.ReplaceAllString(body, "${1}(${2});")
-	js, err := pg.ParsePlPgSqlToJSON(head + tag + body + tag)
+	js, err := pg.ParsePlPgSqlToJSON(plSource(head, body))
 	if err != nil {
 		return nil, repr.Errorf(repr.CodeSyntax, "%s", err.Error())
 	}
@@ -136,6 +128,20 @@ func parsePlpgsql(head, body string) (map[string]json.RawMessage, error) {
 		return nil, repr.Errorf(repr.CodeInternal, "reading the PL/pgSQL tree: %v", err)
 	}
 	return fn, nil
+}
+
+// plSource is the CREATE FUNCTION text pg_query's PL/pgSQL parser reads
+// for body, given the text before its AS.
+func plSource(head, body string) string {
+	tag := "$eddy_pl$"
+	for strings.Contains(body, tag) {
+		tag = "$eddy_pl_" + tag[1:]
+	}
+	// pg_query's JSON leaves out RETURN NEXT's retvarno, which its grammar
+	// sets (instead of an expression) for a lone variable: parenthesized,
+	// the variable stays an expression.
+	body = plReturnNextVar.ReplaceAllString(body, "${1}(${2});")
+	return head + tag + body + tag
 }
 
 // plReturnNextVar matches RETURN NEXT of a lone variable.
