@@ -11,7 +11,8 @@ import (
 // Func (or, in FROM, a TableFunc) whose Impl hands the arguments to the
 // session's interpreter through Ctx.Session.Routines. Such a call runs
 // statements of its own, so it is volatile: never folded, never in a
-// materialized view (no session maintains one).
+// materialized view (no session maintains one: there the planner
+// translates the function into an expression instead).
 
 // Routines is the session's access to routines.
 type Routines interface {

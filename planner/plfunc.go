@@ -11,8 +11,9 @@ import (
 // an expr.RoutineFunc (in FROM, an expr.RoutineTableFunc) that runs the
 // session's interpreter at run time over the call's arguments, coerced
 // to the parameter types (defaults filled in). Being volatile, such a
-// call is never folded and is refused (0A000) in a materialized view,
-// which no session maintains. A call in FROM may read the columns of the
+// call is never folded. A materialized view, which no session
+// maintains, gets the function translated into an expression instead
+// (plinline.go); a call in its FROM is refused (0A000). A call in FROM may read the columns of the
 // FROM items before it (implicitly LATERAL), as any table function.
 
 // routineCall plans a select-list call of fn, a PL/pgSQL function, over
