@@ -28,6 +28,9 @@ type builder struct {
 	// inlining are the SQL functions whose calls are being inlined
 	// (sqlfunc.go), by ID: a call of one of them is recursion.
 	inlining map[uint64]bool
+	// argSeq numbers the markers of arguments bound as values
+	// (sqlfunc_value.go).
+	argSeq int
 	// rankLimits holds, for a derived table whose row_number() the
 	// enclosing query bounds, the TopK it plans as (see rownumber.go).
 	rankLimits map[*pg_query.SelectStmt]rankLimit
@@ -110,6 +113,9 @@ func unitRel() ir.Rel { return &ir.Values{Rows: [][]expr.Expr{{}}} }
 type ectx struct {
 	b  *builder
 	sc *scope
+	// args are the bound arguments of the SQL functions being inlined by
+	// value, by their marker names (sqlfunc_value.go).
+	args map[string]expr.Expr
 	// rel is the relation sc describes; decorrelated subqueries extend it
 	// with result columns (existing columns keep their positions).
 	rel ir.Rel

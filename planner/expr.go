@@ -98,6 +98,9 @@ func nodeName(n *pg_query.Node) string {
 
 // columnRef resolves t.c or c.
 func (c *ectx) columnRef(ref *pg_query.ColumnRef) (expr.Expr, error) {
+	if e, ok := c.boundArg(ref); ok {
+		return e, nil
+	}
 	if table := starRef(&pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: ref}}); table != "" {
 		if e, ok, err := c.wholeRow(table, ref.Location); ok {
 			return e, err

@@ -113,6 +113,9 @@ func (c *ectx) sqlFunctionCall(name string, fc *pg_query.FuncCall) (expr.Expr, b
 	if len(fn.RetCols) > 1 {
 		return nil, true, repr.Unsupported("calling %s, a function with several OUT parameters, outside FROM", name).WithPosition(fc.Location + 1)
 	}
+	if e, ok, err := c.inlineByValue(fn, args, nargs); ok {
+		return e, true, err
+	}
 	node, err := c.b.inlineScalar(fn, fc.Args, nargs, fc.Location)
 	if err != nil {
 		return nil, true, err
