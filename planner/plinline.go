@@ -40,6 +40,9 @@ const plMaxInline = 1 << 20
 type plTrans struct {
 	fn    *SQLFunction
 	names map[string]int // variable name -> datum number (the last declared wins)
+	// topLine is the line of the body's BEGIN: a variable declared after
+	// it belongs to a nested block.
+	topLine int
 	types []*pg_query.TypeName
 	// forced are the values to evaluate for their errors, guarded.
 	forced []*pg_query.Node
@@ -122,6 +125,14 @@ func translatePL(fn *SQLFunction) (*pg_query.Node, error) {
 	f := fns[0]["PLpgSQL_function"]
 	t := &plTrans{fn: fn, names: map[string]int{}, size: map[*pg_query.Node]int{}}
 	st := &plSym{}
+	var top struct {
+		B struct {
+			Line int `json:"lineno"`
+		} `json:"PLpgSQL_stmt_block"`
+	}
+	b, _ := json.Marshal(f.Action)
+	_ = json.Unmarshal(b, &top)
+	t.topLine = top.B.Line
 	if err := t.declare(f.Datums, st); err != nil {
 		return nil, err
 	}
@@ -178,6 +189,7 @@ func (t *plTrans) declare(datums []map[string]json.RawMessage, st *plSym) error 
 // plVarDecl is a PLpgSQL_var datum.
 type plVarDecl struct {
 	Refname  string `json:"refname"`
+	Line     int    `json:"lineno"`
 	Datatype struct {
 		Type struct {
 			Typname string `json:"typname"`
@@ -203,6 +215,10 @@ func (t *plTrans) declareVar(i int, decl *plVarDecl, st *plSym) error {
 		return nil
 	case decl.NotNull:
 		return plRefuse(t.fn, "a NOT NULL variable")
+	case decl.Line > t.topLine && !strings.HasPrefix(decl.Refname, "__Case__Variable_"):
+		// PL/pgSQL initializes a nested block's variables when the block
+		// is entered; the translation declares at the start.
+		return plRefuse(t.fn, "a nested block with DECLARE")
 	}
 	name := decl.Datatype.Type.Typname
 	if strings.Contains(name, "%") {
