@@ -43,7 +43,7 @@ type plTrans struct {
 	// topLine is the line of the body's BEGIN: a variable declared after
 	// it belongs to a nested block.
 	topLine int
-	types []*pg_query.TypeName
+	types   []*pg_query.TypeName
 	// forced are the values to evaluate for their errors, guarded.
 	forced []*pg_query.Node
 	size   map[*pg_query.Node]int
