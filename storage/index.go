@@ -227,7 +227,8 @@ func (c *Collection) indexOne(ix *index, row repr.Row, key []byte, add bool, b *
 	}
 	c.ixKeyBuf = AppendRowKey(c.ixKeyBuf[:0], ix.id, c.ixBuf)
 	if add {
-		b.Set(c.ixKeyBuf, binary.AppendUvarint(nil, uint64(n)))
+		var v [binary.MaxVarintLen64]byte // Set copies it
+		b.Set(c.ixKeyBuf, binary.AppendUvarint(v[:0], uint64(n)))
 	} else {
 		b.Delete(c.ixKeyBuf)
 	}

@@ -295,7 +295,7 @@ func (c *Collection) applySpilled(row repr.Row, diff int64, b *Batch) error {
 		next = old.withCount(0)
 		c.tree.ReplaceOrInsert(newEntry(old.key(), int(old.klen), tombstone))
 		c.sp.n--
-		c.indexRow(old.row(), old.key(), false, b)
+		c.indexRow(c.retractedRow(old, row), old.key(), false, b)
 	} else {
 		if !found || c.keyCols == nil && diff > 0 {
 			next = c.fresh(row, next.count)
