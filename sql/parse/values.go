@@ -65,7 +65,7 @@ func (p *front) insertValues(seg segment) *pg.Node {
 	if ast == nil {
 		return nil
 	}
-	if row, ok := p.literalRow(toks[v+1 : first+1]); ok && !proto.Equal(row, sel.ValuesLists[0]) {
+	if row, ok := p.literalRow(toks[v+1:first+1], nil); ok && !proto.Equal(row, sel.ValuesLists[0]) {
 		return nil
 	}
 	sel.ValuesLists = append(sel.ValuesLists, rows...)
@@ -159,9 +159,13 @@ func shiftLocations(m protoreflect.Message, by int32) {
 }
 
 // literalRows reads toks as rows of literals, each preceded by a comma:
-// ", (lit, ...), (lit, ...)". ok is false for anything else.
+// ", (lit, ...), (lit, ...)". ok is false for anything else. Every row's
+// nodes come from one slab sized for the whole text (at most one literal
+// per two tokens, one row per "("): a few allocations per statement, not
+// several per row.
 func (p *front) literalRows(toks []token) (rows []*pg.Node, ok bool) {
-	rows = make([]*pg.Node, 0, len(toks)/8)
+	slab := newRowSlab(len(toks)/2+1, p.countPunct(toks, "("))
+	rows = make([]*pg.Node, 0, cap(slab.lists))
 	for i := 0; i < len(toks); {
 		if !p.isPunct(toks[i], ",") || i+1 == len(toks) || !p.isPunct(toks[i+1], "(") {
 			return nil, false
@@ -173,7 +177,7 @@ func (p *front) literalRows(toks []token) (rows []*pg.Node, ok bool) {
 		if end == len(toks) {
 			return nil, false
 		}
-		row, ok := p.literalRow(toks[i+1 : end+1])
+		row, ok := p.literalRow(toks[i+1:end+1], slab)
 		if !ok {
 			return nil, false
 		}
@@ -183,11 +187,25 @@ func (p *front) literalRows(toks []token) (rows []*pg.Node, ok bool) {
 	return rows, true
 }
 
+// countPunct returns how many of toks are the punctuation s.
+func (p *front) countPunct(toks []token, s string) int {
+	n := 0
+	for _, t := range toks {
+		if p.isPunct(t, s) {
+			n++
+		}
+	}
+	return n
+}
+
 // literalRow reads toks, "(" literals separated by commas ")", as a
-// VALUES row: a List of A_Const. The row's nodes are allocated together
-// (rowSlab): a bulk insert makes millions of them.
-func (p *front) literalRow(toks []token) (*pg.Node, bool) {
-	slab := newRowSlab(len(toks) / 2)
+// VALUES row: a List of A_Const, its nodes allocated from slab (nil: a
+// slab of its own).
+func (p *front) literalRow(toks []token, slab *rowSlab) (*pg.Node, bool) {
+	if slab == nil {
+		slab = newRowSlab(len(toks)/2, 1)
+	}
+	start := len(slab.items)
 	for i := 1; i < len(toks); {
 		n, ok := p.literal(toks[i:], slab)
 		if !ok || i+n >= len(toks) {
@@ -203,14 +221,18 @@ func (p *front) literalRow(toks []token) (*pg.Node, bool) {
 			return nil, false
 		}
 	}
-	if len(slab.items) == 0 {
+	if len(slab.items) == start {
 		return nil, false
 	}
-	return &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: slab.items}}}, true
+	return slab.row(slab.items[start:len(slab.items):len(slab.items)]), true
 }
 
-// rowSlab allocates the nodes of one VALUES row: per literal an item Node,
-// its oneof wrapper and the A_Const, and for a string its String.
+// rowSlab allocates the nodes of VALUES rows together (a bulk insert
+// makes millions of them): per literal an item Node, its oneof wrapper
+// and the A_Const, and for a string its String; per row its List and the
+// List's Node. Invariant: items, nodes, wraps and consts share indexes,
+// and a row's Items is a slice of items capped at its own end, so that
+// appending to one row never writes into the next.
 type rowSlab struct {
 	items  []*pg.Node
 	nodes  []pg.Node
@@ -218,12 +240,28 @@ type rowSlab struct {
 	consts []pg.A_Const
 	svals  []pg.A_Const_Sval
 	strs   []pg.String
+	lists  []pg.List
+	lwraps []pg.Node_List
+	lnodes []pg.Node
 }
 
-// newRowSlab returns a slab for up to n literals.
-func newRowSlab(n int) *rowSlab {
+// newRowSlab returns a slab for up to n literals in up to rows rows.
+func newRowSlab(n, rows int) *rowSlab {
 	return &rowSlab{items: make([]*pg.Node, 0, n), nodes: make([]pg.Node, n), wraps: make([]pg.Node_AConst, n),
-		consts: make([]pg.A_Const, n), svals: make([]pg.A_Const_Sval, 0, n), strs: make([]pg.String, 0, n)}
+		consts: make([]pg.A_Const, n), svals: make([]pg.A_Const_Sval, 0, n), strs: make([]pg.String, 0, n),
+		lists: make([]pg.List, 0, rows), lwraps: make([]pg.Node_List, 0, rows), lnodes: make([]pg.Node, 0, rows)}
+}
+
+// row returns the List node of items, from the slab while it has room.
+func (s *rowSlab) row(items []*pg.Node) *pg.Node {
+	if len(s.lists) == cap(s.lists) {
+		return &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: items}}}
+	}
+	i := len(s.lists)
+	s.lists = append(s.lists, pg.List{Items: items})
+	s.lwraps = append(s.lwraps, pg.Node_List{List: &s.lists[i]})
+	s.lnodes = append(s.lnodes, pg.Node{Node: &s.lwraps[i]})
+	return &s.lnodes[i]
 }
 
 // add appends the next item of the row and returns its A_Const.
