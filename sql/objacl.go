@@ -444,12 +444,22 @@ func procBySigText(sig string) *procInfo {
 func callNeeds(needs []privNeed, calls []planner.Call) []privNeed {
 	out := slices.DeleteFunc(slices.Clone(needs), func(n privNeed) bool { return n.fn != "" })
 	seen := map[string]bool{}
-	for _, c := range calls {
+	for i, c := range calls {
+		if i > 0 && sameCall(calls[i-1], c) {
+			continue // the same needs: an IN list's thousand = calls
+		}
 		for _, n := range callNeedsOf(c) {
 			out = appendNeed(out, seen, n)
 		}
 	}
 	return out
+}
+
+// sameCall reports whether a and b are the same function (or cast) for
+// the same argument types, so that callNeedsOf returns the same needs for
+// both.
+func sameCall(a, b planner.Call) bool {
+	return a.Fn == b.Fn && a.SQLFunction == b.SQLFunction && slices.Equal(a.From, b.From) && slices.Equal(a.To, b.To)
 }
 
 // callNeedsOf are the EXECUTE needs of one call or cast: the function
