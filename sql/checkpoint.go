@@ -328,10 +328,15 @@ const (
 // encodeWriteSetRecord encodes a write set: kind, wall time, then per
 // table (in statement order) its id and its changes (encodeUpdates).
 func encodeWriteSetRecord(wall int64, ws *writeSet) []byte {
-	buf := binary.AppendVarint([]byte{logWriteSet}, wall)
+	encs, size := make([][]byte, len(ws.order)), 1+3*binary.MaxVarintLen64
+	for i, id := range ws.order {
+		encs[i] = encodeUpdates(ws.changes[id])
+		size += 2*binary.MaxVarintLen64 + len(encs[i])
+	}
+	buf := binary.AppendVarint(append(make([]byte, 0, size), logWriteSet), wall)
 	buf = binary.AppendUvarint(buf, uint64(len(ws.order)))
-	for _, id := range ws.order {
-		enc := encodeUpdates(ws.changes[id])
+	for i, id := range ws.order {
+		enc := encs[i]
 		buf = binary.AppendUvarint(buf, id)
 		buf = binary.AppendUvarint(buf, uint64(len(enc)))
 		buf = append(buf, enc...)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -334,14 +335,20 @@ func (e *Engine) logSinks(deltas map[uint64][]repr.Update, t repr.Time, b *stora
 }
 
 // encodeUpdates encodes (row, diff) pairs: per update a zigzag varint
-// diff, a uvarint length and the row's value encoding.
+// diff, a uvarint length and the row's value encoding. The buffer is
+// sized once from the first update's encoding (a table's rows are alike;
+// a commit's write set is megabytes, whose regrowth by doubling was 1–3%
+// of a TPC-H refresh batch).
 func encodeUpdates(us []repr.Update) []byte {
 	var buf, row []byte
-	for _, u := range us {
+	for i, u := range us {
 		buf = binary.AppendVarint(buf, u.Diff)
 		row = repr.AppendRow(row[:0], u.Row)
 		buf = binary.AppendUvarint(buf, uint64(len(row)))
 		buf = append(buf, row...)
+		if i == 0 && len(us) > 1 {
+			buf = slices.Grow(buf, (len(us)-1)*(len(buf)+len(buf)/4))
+		}
 	}
 	return buf
 }
