@@ -222,7 +222,8 @@ func (c *connectors) run(ctx context.Context, def sql.SourceDef, size *ingestSiz
 // runNexmark feeds a Nexmark source from its stored position (the next
 // event number). With max emit speed off it paces events by event time.
 // Each full-size batch is generated while the one before it is ingested
-// (readAhead).
+// (readAhead); under a memory budget a batch's rows take at most the
+// engine's SourceBatchBytes (ingestSize.fit).
 func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef, size *ingestSize) error {
 	cfg, tt, err := nexmark.ParseOptions(def.Options)
 	if err != nil {
@@ -245,7 +246,10 @@ func (c *connectors) runNexmark(ctx context.Context, def sql.SourceDef, size *in
 			c.log.Info("source exhausted", "source", def.Name, "events", after)
 			return nil
 		}
-		if size.rows() == ingestBatch {
+		if size.fit(len(rows), sql.RowsMemBytes(rows), c.e.SourceBatchBytes()) {
+			continue // more than the budget's share: generated again, smaller
+		}
+		if size.atFull() {
 			// Only at full size: a source whose batches the memory budget
 			// refused (and shrank) has no room for a second batch in flight.
 			ra.start(after, size.afterCommit())

@@ -45,6 +45,9 @@ func (c *connectors) runDatagen(ctx context.Context, def sql.SourceDef, size *in
 			c.log.Info("source exhausted", "source", def.Name, "rows", after)
 			return nil
 		}
+		if size.fit(len(rows), sql.RowsMemBytes(rows), c.e.SourceBatchBytes()) {
+			continue // more than the budget's share: generated again, smaller
+		}
 		pos := binary.BigEndian.AppendUint64(nil, uint64(after))
 		if err := c.e.IngestChanges(def.ID, insertions(rows), pos, &sql.IngestStats{Records: int64(len(rows))}); err != nil {
 			return err

@@ -602,3 +602,31 @@ func (e *Engine) subscriberOutOfMemory(size int64) error {
 			formatBytes(size), formatBytes(standing+reserved), formatBytes(e.mem.limit), formatBytes(e.mem.smallCap)).
 		WithHint("Read the subscription's rows faster, or raise --memory-limit.")
 }
+
+// sourceBatchFraction of the budget is the most a source's batch of rows
+// should take (SourceBatchBytes). A batch's rows are live while its
+// commit runs, and a nexmark source generates the next one meanwhile
+// (server's read-ahead), yet neither is a reservation: both measure as
+// standing memory, which every account is checked against. Two sources
+// with a batch in flight and one ahead each hold four batches: at this
+// fraction that is a sixteenth of the budget (each batch half a small
+// account, smallFraction), and a source whose batches shrink under refusals
+// (server's ingestSize) is never refused for its own rows.
+const sourceBatchFraction = 1.0 / 64
+
+// SourceBatchBytes returns the most memory a source's batch of rows
+// should take under the budget (sourceBatchFraction of it), 0 without a
+// budget (no bound).
+func (e *Engine) SourceBatchBytes() int64 {
+	if e.mem == nil {
+		return 0
+	}
+	return int64(float64(e.mem.limit) * sourceBatchFraction)
+}
+
+// RowsMemBytes estimates the memory of rows as a source batch holds
+// them: each row's slice header, datums and strings (sampled, as
+// rowsBytesSampled).
+func RowsMemBytes(rows []repr.Row) int64 {
+	return rowsBytesSampled(rows) + int64(len(rows))*rowHeaderBytes
+}
