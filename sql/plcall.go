@@ -51,9 +51,7 @@ type sessionRoutines struct{ s *Session }
 // CallRoutine implements expr.Routines.
 func (r sessionRoutines) CallRoutine(id uint64, args []repr.Datum) ([]repr.Row, error) {
 	s := r.s
-	s.e.mu.RLock()
-	o := s.e.cat.byID[id]
-	s.e.mu.RUnlock()
+	o := s.e.objectByID(id)
 	if o == nil || o.Kind != relFunction || o.Function.Lang == "" {
 		return nil, repr.Errorf(repr.CodeUndefinedFunction, "function with OID %d does not exist", relOID(id))
 	}
@@ -298,4 +296,12 @@ func (x *plExec) appendRows(rows []repr.Row, cols []planner.ResultColumn) error 
 		x.call.rows = append(x.call.rows, out)
 	}
 	return nil
+}
+
+// objectByID returns the catalog object id (nil if none) under the
+// engine's read lock, released by defer.
+func (e *Engine) objectByID(id uint64) *Object {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.cat.byID[id]
 }

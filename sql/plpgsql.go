@@ -330,9 +330,7 @@ func (x *plExec) declareRowType(v *plVar, table string) error {
 	if len(parts) == 2 {
 		schema = parts[0]
 	}
-	x.s.e.mu.RLock()
-	o := x.s.e.cat.lookup(schema, parts[len(parts)-1])
-	x.s.e.mu.RUnlock()
+	o := x.s.e.lookupObject(schema, parts[len(parts)-1])
 	if o == nil {
 		return repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", table)
 	}
@@ -602,4 +600,12 @@ func (x *plExec) setFound(b bool) {
 	if i, ok := x.vars["found"]; ok {
 		x.datums[i].v = repr.NewBool(b)
 	}
+}
+
+// lookupObject is cat.lookup under the engine's read lock, released by
+// defer (a panic in the lookup does not leave the engine locked).
+func (e *Engine) lookupObject(schema, name string) *Object {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.cat.lookup(schema, name)
 }
