@@ -106,6 +106,8 @@ type stepCtx struct {
 	// inKeys, when the node runs as a shard whose operator takes them
 	// (takesInKeys), are its input 0's key encodings (shard_run.go).
 	inKeys *inKeys
+	// deferState is Input.DeferState of a logged Step.
+	deferState bool
 }
 
 // Build instantiates the operators of p (no state yet). It checks that p is
@@ -289,7 +291,7 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 	d.log.off = w == nil
 	_, d.log.ranges = w.(PrefixDeleter)
 	s := stepCtx{ctx: ctx, t: t, epoch: d.epoch, log: &d.log, slab: &d.slab, watermarks: in.Watermarks, now: in.Now, arr: in.Arrangements,
-		counts: d.counts, mem: ctx.Memory, memBase: d.slab.growth()}
+		counts: d.counts, mem: ctx.Memory, memBase: d.slab.growth(), deferState: in.DeferState && w != nil}
 	d.wm.begin()
 	for i := 0; i < len(d.ops); i++ {
 		op := d.ops[i]

@@ -136,6 +136,20 @@ func TestIncrementalEqualsBatch(t *testing.T) {
 	}
 }
 
+// TestIncrementalEqualsBatchDeferred is TestIncrementalEqualsBatch with
+// every Step deferring what it may (Input.DeferState): the logged state
+// reaches the store only through FlushState, at every third Step and
+// before a restore (a checkpoint's), so a restored dataflow proves that
+// the flushes wrote every deferred change, rolled-back Steps included.
+func TestIncrementalEqualsBatchDeferred(t *testing.T) {
+	randomDeferState = true
+	defer func() { randomDeferState = false }()
+	TestIncrementalEqualsBatch(t)
+}
+
+// randomDeferState makes randomized runs step with Input.DeferState.
+var randomDeferState bool
+
 // randomRun is the state of one randomized run.
 type randomRun struct {
 	plan     *dataflow.Plan
@@ -280,7 +294,7 @@ func (r *randomRun) randomBatch(rng *rand.Rand, ts uint64) map[repr.CollectionID
 // dataflow fed the accumulated input.
 func (r *randomRun) step(ts uint64, batch map[repr.CollectionID][]repr.Update, rollback bool) error {
 	var b opBatch
-	out, err := r.live.Step(&expr.Ctx{}, ts, batch, &b)
+	out, err := r.live.StepInput(&expr.Ctx{}, ts, Input{Updates: batch, DeferState: randomDeferState}, &b)
 	if err != nil {
 		return err
 	}
@@ -305,6 +319,11 @@ func (r *randomRun) step(ts uint64, batch map[repr.CollectionID][]repr.Update, r
 		r.restored.Commit()
 	}
 	b.apply(r.store)
+	if randomDeferState && ts%3 == 0 {
+		if err := r.flush(); err != nil {
+			return err
+		}
+	}
 	for c, us := range batch {
 		r.inputs[c] = retime(Consolidate(append(r.inputs[c], us...)))
 	}
@@ -340,8 +359,22 @@ func (r *randomRun) checkBatch(ts uint64) error {
 	return nil
 }
 
-// restore builds a second dataflow from the committed state.
+// flush writes the live dataflow's deferred state to the store.
+func (r *randomRun) flush() error {
+	var b opBatch
+	if err := r.live.FlushState(&b); err != nil {
+		return err
+	}
+	b.apply(r.store)
+	return nil
+}
+
+// restore builds a second dataflow from the committed state (flushed
+// first, as a checkpoint is).
 func (r *randomRun) restore() error {
+	if err := r.flush(); err != nil {
+		return err
+	}
 	d, err := Build(r.plan)
 	if err != nil {
 		return err

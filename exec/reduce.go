@@ -75,6 +75,11 @@ type reduceOp struct {
 	refine *refinedKey
 	// outs holds the last committed Step's output rows (reduce_outs.go).
 	outs outCache
+	// deferOK lets Steps with Input.DeferState leave group records to
+	// FlushState; dirty holds the groups they touched since the last
+	// flush, each once (reduce_defer.go).
+	deferOK bool
+	dirty   []*group
 }
 
 // group is the state of one group but its accumulators and multisets,
@@ -91,6 +96,8 @@ type group struct {
 	// out is g's index in outs, if its row there is still g's.
 	out int32
 	in  bool
+	// dirty: g is in its Reduce's dirty list (reduce_defer.go).
+	dirty bool
 }
 
 // key returns g's key encoding.
@@ -542,14 +549,27 @@ func (o *reduceOp) result(g *group, ai int, decs *repr.DecimalSlab) (repr.Datum,
 	return a.def.Final(&a.call, &o.ac, &o.vs)
 }
 
-// logGroup logs g's state (or its deletion) and frees it if empty. The
-// logged row starts with the key columns, whose value encoding g keeps.
+// logGroup frees g if it is empty, then logs its record (or deletion),
+// or marks it dirty when the Step defers group records (reduce_defer.go).
 func (o *reduceOp) logGroup(s *stepCtx, g *group) {
-	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagGroup), g.key()...)
 	if g.rows == 0 && !o.global {
-		s.log.del(o.kbuf)
 		delete(o.groups, g.key())
 		g.in = false
+	}
+	if o.defers(s) {
+		o.markDirty(s, g)
+		return
+	}
+	o.logGroupRecord(s, g)
+}
+
+// logGroupRecord logs g's current state, or its deletion if g was freed
+// (is no longer in o.groups). The logged row starts with the key columns,
+// whose value encoding g keeps.
+func (o *reduceOp) logGroupRecord(s *stepCtx, g *group) {
+	o.kbuf = append(append(append(o.kbuf[:0], s.prefix...), tagGroup), g.key()...)
+	if !g.in {
+		s.log.del(o.kbuf)
 		return
 	}
 	r := append(o.scratch[:0], repr.NewInt(g.rows))

@@ -36,7 +36,7 @@ func (o *reduceOp) spillable() bool { return !o.global }
 // spillSize estimates o's groups with their multisets, sampling up to
 // sizeSample groups, and reports whether o can spill now.
 func (o *reduceOp) spillSize() (int64, bool) {
-	if o.sp != nil || !o.spillable() || len(o.touched) > 0 {
+	if o.sp != nil || !o.spillable() || len(o.touched) > 0 || len(o.dirty) > 0 {
 		return 0, false
 	}
 	s := sample{n: len(o.groups)}

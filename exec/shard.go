@@ -131,10 +131,13 @@ func BuildWorkers(p *dataflow.Plan, workers int) (*Dataflow, error) {
 		return d, err
 	}
 	d.splitGlobal(max(workers, 1))
-	if workers <= 1 {
-		return d, nil
+	if workers > 1 {
+		if err := d.shard(p, workers); err != nil {
+			return d, err
+		}
 	}
-	return d, d.shard(p, workers)
+	d.allowDeferral()
+	return d, nil
 }
 
 // shard turns d's keyed nodes into n shards each, taking the other

@@ -66,11 +66,19 @@ const NoWatermark int64 = math.MinInt64
 //
 // Arrangements serves the joins that read a shared arrangement
 // (dataflow.Join.Shared; nil when the plan has none).
+//
+// DeferState lets operators keep the state the Step changed dirty in
+// memory and write it at the next FlushState instead of logging it now
+// (reduce_defer.go): the caller promises to call FlushState, with a
+// writer to the same batch as the Step's, before that batch is committed
+// or the store read back, and never to hand the Step's state writer to a
+// batch committed after one that holds a later FlushState's writes.
 type Input struct {
 	Updates      map[repr.CollectionID][]repr.Update
 	Watermarks   map[repr.CollectionID]int64
 	Now          int64
 	Arrangements Arrangements
+	DeferState   bool
 }
 
 // watermarkable reports whether a column of type t can carry a watermark.
