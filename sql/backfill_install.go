@@ -214,7 +214,7 @@ func (e *Engine) catchUp(r *backfillRun, t repr.Time, interrupt <-chan struct{})
 		}
 		in[repr.CollectionID(id)] = us
 	}
-	out, err := e.stepView(bf.mv, t, in, w, r.ctx.Memory)
+	out, err := e.stepView(bf.mv, t, in, w, r.ctx.Memory, false)
 	if err == nil {
 		err = applyOutput(r.coll, out, r.b)
 	}

@@ -271,6 +271,9 @@ func (e *Engine) checkpointLocked() error {
 		e.logClock(e.stateBatch())
 	}
 	sb := e.stateBatch()
+	if err := e.flushViewState(sb); err != nil {
+		return e.checkpointFailed(err)
+	}
 	if sb.Len() == 0 && e.ck.durable == e.clock {
 		e.ck.commits, e.ck.last = 0, time.Now()
 		if e.mem.wantsSpill() { // the store holds every state already
@@ -300,6 +303,22 @@ func (e *Engine) checkpointLocked() error {
 		e.ck.batch = nil
 	} else {
 		sb.Reset()
+	}
+	return nil
+}
+
+// flushViewState writes to sb the operator state that the views' Steps
+// left dirty (exec.Input.DeferState), so that the checkpoint holds every
+// view's state as of the clock. The caller holds e.mu; no view's Step is
+// pending (every commit commits or rolls back its Steps).
+func (e *Engine) flushViewState(sb *storage.Batch) error {
+	for _, mv := range e.views {
+		if mv.transient {
+			continue
+		}
+		if err := mv.df.FlushState(sb.Prefixed(storage.StatePrefix(mv.obj.ID))); err != nil {
+			return fmt.Errorf("view %q: %w", mv.obj.Name, err)
+		}
 	}
 	return nil
 }

@@ -70,6 +70,9 @@ func (e *Engine) checkpointDue() error {
 // state batch. No checkpoint may be pending.
 func (e *Engine) startCheckpoint() error {
 	sb := e.stateBatch()
+	if err := e.flushViewState(sb); err != nil {
+		return e.checkpointFailed(err)
+	}
 	if sb.Len() == 0 && e.ck.durable == e.clock {
 		e.ck.commits, e.ck.last = 0, time.Now()
 		return nil

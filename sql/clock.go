@@ -88,15 +88,19 @@ func (e *Engine) viewInput(mv *matView, in map[repr.CollectionID][]repr.Update) 
 
 // stepView steps mv at logical time t with its input in (nil: none),
 // logging state to w and accounting its growth in mem (nil: none), after checking that no retraction reaches a view
-// that evaluates proctime() (see the limitation above).
-func (e *Engine) stepView(mv *matView, t repr.Time, in map[repr.CollectionID][]repr.Update, w exec.StateWriter, mem expr.Memory) ([]repr.Update, error) {
+// that evaluates proctime() (see the limitation above). With deferState,
+// w writes to the checkpoint batch and mv's operators may leave state
+// to the checkpoint's flushViewState (exec.Input.DeferState).
+func (e *Engine) stepView(mv *matView, t repr.Time, in map[repr.CollectionID][]repr.Update, w exec.StateWriter, mem expr.Memory, deferState bool) ([]repr.Update, error) {
 	if hasRetraction(in) && usesProctime(mv.df.Plan()) {
 		return nil, repr.Unsupported("deleting or updating rows that reach materialized view %q, which calls proctime() "+
 			"(arrival times are defined only for append-only inputs)", mv.obj.Name)
 	}
 	ctx := e.viewCtx()
 	ctx.Memory = mem
-	return mv.df.StepInputRaw(ctx, t, e.viewInput(mv, in), w)
+	input := e.viewInput(mv, in)
+	input.DeferState = deferState
+	return mv.df.StepInputRaw(ctx, t, input, w)
 }
 
 // hasRetraction reports whether some update has a negative diff.

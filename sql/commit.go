@@ -281,7 +281,9 @@ func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *stor
 		} else {
 			w = sb.Prefixed(storage.StatePrefix(mv.obj.ID))
 		}
-		out, err := e.stepView(mv, t, in, w, tx.maintaining(mv))
+		// Inside a block with DDL, state is logged at once: the block's
+		// writes are not the committed state's (ddltxn.go).
+		out, err := e.stepView(mv, t, in, w, tx.maintaining(mv), w != nil && e.ddl == nil)
 		if err != nil && mv.transient {
 			e.failTransient(mv, err) // a subscriber's query never fails a write
 			continue
