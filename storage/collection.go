@@ -51,6 +51,9 @@ type Collection struct {
 	// sp is non-nil when the collection is spilled (spill.go): tree then
 	// holds only the changes since the last checkpoint.
 	sp *spillState
+
+	// dirty holds the keys whose writes FlushDirty owes (dirty.go).
+	dirty map[string]struct{}
 }
 
 // entry is one distinct key. Entries are values in the tree (one pointer

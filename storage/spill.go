@@ -60,9 +60,10 @@ func (c *Collection) Spilled() bool { return c.sp != nil }
 // Spill makes c spilled: it drops every in-memory entry and index entry,
 // reading them from db from then on. The store must hold exactly c's
 // contents and indexes (right after a checkpoint that committed every
-// batch c logged to). It does nothing if c is spilled or recording.
+// batch c logged to). It does nothing if c is spilled or recording, or
+// owes writes (FlushDirty).
 func (c *Collection) Spill(db *DB) {
-	if c.sp != nil || c.recording {
+	if c.sp != nil || c.recording || len(c.dirty) > 0 {
 		return
 	}
 	c.sp = &spillState{db: db, n: c.tree.Len(), filter: NewKeyFilter(2 * c.tree.Len())}
