@@ -403,8 +403,15 @@ func (r *backfillRun) step(in *backfillInput, chunk []repr.Update) error {
 // group) as one Replace, then the other retractions, then the other
 // insertions, so that a key is free before it is taken again.
 func applyOutput(c *storage.Collection, out []repr.Update, b *storage.Batch) error {
+	return applyOutputTo(c, out, b, false)
+}
+
+// applyOutputTo is applyOutput whose replacements of a keyed view's rows,
+// with deferred, are left to the checkpoint's FlushDirty
+// (storage.Collection.ReplaceDeferred): b must then be the checkpoint batch.
+func applyOutputTo(c *storage.Collection, out []repr.Update, b *storage.Batch, deferred bool) error {
 	if c.KeyCols() != nil {
-		return applyKeyed(c, out, b)
+		return applyKeyed(c, out, b, deferred)
 	}
 	for _, pos := range []bool{true, false} {
 		for _, u := range out {
@@ -418,12 +425,16 @@ func applyOutput(c *storage.Collection, out []repr.Update, b *storage.Batch) err
 	return nil
 }
 
-// applyKeyed is applyOutput for a keyed view's collection c.
-func applyKeyed(c *storage.Collection, out []repr.Update, b *storage.Batch) error {
+// applyKeyed is applyOutputTo for a keyed view's collection c.
+func applyKeyed(c *storage.Collection, out []repr.Update, b *storage.Batch, deferred bool) error {
 	var rest []repr.Update
 	for i := 0; i < len(out); i++ {
 		if u := out[i]; i+1 < len(out) && u.Diff == -1 && out[i+1].Diff == 1 && c.SameKey(u.Row, out[i+1].Row) {
-			if err := c.Replace(u.Row, out[i+1].Row, b); err != nil {
+			replace := c.Replace
+			if deferred {
+				replace = c.ReplaceDeferred
+			}
+			if err := replace(u.Row, out[i+1].Row, b); err != nil {
 				return err
 			}
 			i++

@@ -308,8 +308,9 @@ func (e *Engine) checkpointLocked() error {
 }
 
 // flushViewState writes to sb the operator state that the views' Steps
-// left dirty (exec.Input.DeferState), so that the checkpoint holds every
-// view's state as of the clock. The caller holds e.mu; no view's Step is
+// left dirty (exec.Input.DeferState) and the rows their contents owe
+// (storage.Collection.ReplaceDeferred), so that the checkpoint holds every
+// view's state and contents as of the clock. The caller holds e.mu; no view's Step is
 // pending (every commit commits or rolls back its Steps).
 func (e *Engine) flushViewState(sb *storage.Batch) error {
 	for _, mv := range e.views {
@@ -318,6 +319,9 @@ func (e *Engine) flushViewState(sb *storage.Batch) error {
 		}
 		if err := mv.df.FlushState(sb.Prefixed(storage.StatePrefix(mv.obj.ID))); err != nil {
 			return fmt.Errorf("view %q: %w", mv.obj.Name, err)
+		}
+		if c := e.colls[mv.obj.ID]; c != nil {
+			c.FlushDirty(sb)
 		}
 	}
 	return nil

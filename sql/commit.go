@@ -373,7 +373,10 @@ func (e *Engine) applyViewOutput(id uint64, out []repr.Update, b *storage.Batch,
 	c := e.colls[id]
 	c.Begin()
 	tx.colls = append(tx.colls, c)
-	return applyOutput(c, out, b)
+	// Replaced rows are written at the checkpoint (flushViewState), as
+	// group records are: b is the checkpoint batch, and a block with DDL
+	// logs at once (see propagate).
+	return applyOutputTo(c, out, b, b != nil && e.ddl == nil)
 }
 
 // changeError turns the collection's refusal of a change into the
