@@ -40,7 +40,8 @@ import (
 //
 // Logged state: {0x01} group-key -> row(key..., rows, accumulators...);
 // {0x02} group-key slot value-key -> row(len(group-key), count, value,
-// separator) for multiset entries. Only what a Step touched is logged.
+// separator) for multiset entries. Only what a Step touched is logged;
+// with Input.DeferState group records wait for FlushState (reduce_defer.go).
 type reduceOp struct {
 	spec  dataflow.Reduce
 	aggs  []aggSpec
