@@ -19,7 +19,7 @@ import "fmt"
 // writes current state, so a rolled-back Step's marks only cost a
 // rewrite. Only plain Reduces in memory defer (allowDeferral): a spilled
 // one logs every Step (its evictions need the store to hold what the
-// Step wrote), and spilling refuses while groups are dirty (spillSize),
+// Step wrote), and spilling refuses while groups are dirty (spillTo),
 // which a checkpoint's flush always precedes.
 
 // allowDeferral lets d's plain Reduces, sharded or not, defer their group

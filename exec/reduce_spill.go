@@ -36,7 +36,7 @@ func (o *reduceOp) spillable() bool { return !o.global }
 // spillSize estimates o's groups with their multisets, sampling up to
 // sizeSample groups, and reports whether o can spill now.
 func (o *reduceOp) spillSize() (int64, bool) {
-	if o.sp != nil || !o.spillable() || len(o.touched) > 0 || len(o.dirty) > 0 {
+	if o.sp != nil || !o.spillable() || len(o.touched) > 0 {
 		return 0, false
 	}
 	s := sample{n: len(o.groups)}
@@ -68,10 +68,10 @@ func (o *reduceOp) groupCost(g *group) int64 {
 // (under prefix, the node's state key prefix) from then on, and caches up
 // to cache bytes of clean groups. The store must hold exactly o's state
 // (right after a checkpoint). It reports false, doing nothing, when o
-// cannot spill now.
+// cannot spill now, or owes group records (reduce_defer.go).
 func (o *reduceOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
-	if _, ok := o.spillSize(); !ok {
-		return false
+	if _, ok := o.spillSize(); !ok || len(o.dirty) > 0 {
+		return false // dirty groups: the store lacks their records until FlushState
 	}
 	o.groups = make(map[string]*group)
 	o.arena = groupArena{words: o.arena.words, decs: o.arena.decs, sets: o.arena.sets}

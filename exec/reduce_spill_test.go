@@ -1,6 +1,11 @@
 package exec
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
 
 // reduceSpillPlans are the Reduces TestSpilledReduceEqualsInMemory runs:
 // scalar accumulators beside min/max, DISTINCT and string_agg multisets;
@@ -30,4 +35,56 @@ var reduceSpillPlans = []string{
 // same state.
 func TestSpilledReduceEqualsInMemory(t *testing.T) {
 	checkSpilledEqualsInMemory(t, reduceSpillPlans, false)
+}
+
+// TestDirtyReduceDoesNotSpill checks that a Reduce owing group records
+// (a Step with Input.DeferState) refuses to spill until FlushState wrote
+// them to the store: a spilled Reduce reads its groups from the store.
+func TestDirtyReduceDoesNotSpill(t *testing.T) {
+	d := mustBuild(t, reduceSpillPlans[0])
+	store := newMemStore()
+	in := Input{Updates: map[repr.CollectionID][]repr.Update{1: {
+		{Row: repr.Row{repr.NewInt(1), repr.NewInt(2), repr.NewText("a")}, Time: 1, Diff: 1}}}, DeferState: true}
+	var b opBatch
+	if _, err := d.StepInput(&expr.Ctx{}, 1, in, &b); err != nil {
+		t.Fatal(err)
+	}
+	d.Commit()
+	b.apply(store)
+	d.SpillNode(1, store, 0) // a shard owing nothing may spill
+	owing := 0
+	for _, r := range nodeReduces(d.ops[1]) {
+		if len(r.dirty) > 0 {
+			owing++
+			if r.sp != nil {
+				t.Fatal("a Reduce owing group records spilled")
+			}
+		}
+	}
+	if owing == 0 {
+		t.Fatal("no Reduce owes the Step's group record")
+	}
+	var f opBatch
+	if err := d.FlushState(&f); err != nil {
+		t.Fatal(err)
+	}
+	f.apply(store)
+	d.SpillNode(1, store, 0)
+	for _, r := range nodeReduces(d.ops[1]) {
+		if r.sp == nil {
+			t.Fatal("a flushed Reduce did not spill")
+		}
+	}
+}
+
+// nodeReduces returns the Reduce of a node, or of each of its shards.
+func nodeReduces(op operator) []*reduceOp {
+	if o, ok := op.(*shardedOp); ok {
+		var out []*reduceOp
+		for _, sh := range o.shards {
+			out = append(out, sh.op.(*reduceOp))
+		}
+		return out
+	}
+	return []*reduceOp{op.(*reduceOp)}
 }

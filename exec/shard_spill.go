@@ -24,7 +24,7 @@ func (o *shardedOp) spillSize() (int64, bool) {
 }
 
 func (o *shardedOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
-	if _, ok := o.spillSize(); !ok {
+	if _, ok := o.spillSize(); !ok || o.owesState() {
 		return false
 	}
 	spilled := false
@@ -32,6 +32,17 @@ func (o *shardedOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
 		spilled = s.spillTo(r, prefix, cache/int64(len(o.shards))) || spilled
 	}
 	return spilled
+}
+
+// owesState reports whether a shard's Reduce owes group records
+// (reduce_defer.go): the node then spills no shard, rather than some.
+func (o *shardedOp) owesState() bool {
+	for _, sh := range o.shards {
+		if r, ok := sh.op.(*reduceOp); ok && len(r.dirty) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *shardedOp) spilledStats() (spilled bool, resident, loads, evictions int64) {
