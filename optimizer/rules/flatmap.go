@@ -165,8 +165,15 @@ func literals(r repr.Row, ts []repr.T) []expr.Expr {
 
 // narrowFlatMap keeps below a FlatMap only the input columns read above
 // it or by its arguments and On predicates. Every function stays: in
-// lockstep each one's length counts toward the number of rows.
+// lockstep each one's length counts toward the number of rows. The
+// ordinality goes when nothing above or in On reads it (the rows stay,
+// as a multiset, the same).
 func narrowFlatMap(r *ir.FlatMap, need []int) ir.Rel {
+	if ord := ir.Arity(r) - 1; r.Ordinality && !slices.Contains(need, ord) && !slices.Contains(columnsOf(r.On), ord) {
+		c := *r
+		c.Ordinality = false
+		r = &c
+	}
 	n := ir.Arity(r.Input)
 	if n == 0 {
 		return project(r, need)
