@@ -137,6 +137,8 @@ func init() {
 	// ending early when the statement is cancelled.
 	catalogFn("pg_sleep", true, text, repr.Float8)
 	catalogFn("pg_is_in_recovery", true, b)
+	catalogFn("pg_my_temp_schema", true, oid)
+	catalogFn("pg_is_other_temp_schema", true, b, oid)
 	// Eddy's statistics are visible at once: flushing and clearing the
 	// session's snapshot of them do nothing (void, an empty text).
 	catalogFn("pg_stat_force_next_flush", false, text)

@@ -74,7 +74,10 @@ func (p *Portal) fillNewTable(ctx context.Context, st *pg.CreateTableAsStmt) err
 	}
 	obj := &Object{Kind: planner.RelTable, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, Columns: cols,
 		Owner: s.newOwner()}
-	if err := s.e.createObjects([]*Object{obj}, st.IfNotExists); err != nil || st.Into.SkipData {
+	if err := s.e.createObjects([]*Object{obj}, st.IfNotExists); err != nil {
+		return err
+	}
+	if err := s.noteOnCommit(st.Into.Rel, st.Into.OnCommit); err != nil || st.Into.SkipData {
 		return err
 	}
 	rel := &pg.RangeVar{Schemaname: obj.Schema, Relname: obj.Name, Inh: true, Relpersistence: "p", Location: -1}

@@ -30,7 +30,10 @@ func (p *Portal) execCreateTable(cs *pg.CreateStmt) error {
 	for _, o := range obj.owned {
 		o.Owner = obj.Owner
 	}
-	return p.st.s.e.createObjects(append([]*Object{obj}, obj.owned...), cs.IfNotExists)
+	if err := p.st.s.e.createObjects(append([]*Object{obj}, obj.owned...), cs.IfNotExists); err != nil {
+		return err
+	}
+	return p.st.s.noteOnCommit(cs.Relation, cs.Oncommit)
 }
 
 // typeResolver resolves a column's type name (a catalog's typeFromName).
@@ -381,6 +384,7 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // nameTaken reports whether obj's name is in use: an error (42P07), or
 // true with no error under IF NOT EXISTS.
 func (e *Engine) nameTaken(obj *Object, ifNotExists bool) (bool, error) {
+	e.ensureTempSchema(obj.Schema)
 	if e.cat.schemas[obj.Schema] == nil {
 		return false, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", obj.Schema)
 	}

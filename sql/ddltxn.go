@@ -528,6 +528,9 @@ func changesCatalog(n *pg.Node) bool {
 	if n == nil {
 		return false
 	}
+	if d := n.GetDiscardStmt(); d != nil { // DISCARD TEMP and ALL drop temporary objects
+		return d.Target == pg.DiscardMode_DISCARD_TEMP || d.Target == pg.DiscardMode_DISCARD_ALL
+	}
 	switch n.Node.(type) {
 	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt,
 		*pg.Node_TruncateStmt, *pg.Node_CopyStmt, *pg.Node_TransactionStmt, *pg.Node_VariableSetStmt,

@@ -54,6 +54,8 @@ type Engine struct {
 	// wall is the wall-clock time of the latest logical time (clock.go).
 	wall   wallClock
 	nextID uint64
+	// temps hands out the sessions' temporary schema numbers (temp.go).
+	temps tempNumbers
 	// committer groups concurrent commits (see groupcommit.go).
 	committer committer
 	// ck is the checkpoint state (see checkpoint.go).
@@ -197,6 +199,9 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 	}
 	if err == nil {
 		err = e.replayLog()
+	}
+	if err == nil {
+		err = e.dropTempLeftovers()
 	}
 	if err != nil {
 		e.closeBatches()

@@ -89,7 +89,9 @@ func (p *Portal) Execute(ctx context.Context, w RowWriter, maxRows int) (tag str
 		p.executed, p.streamOK = true, true
 		err := p.run(ctx)
 		p.streamOK = false
-		if err := p.st.s.finishPart(p.st, err); err != nil {
+		err = p.st.s.finishPart(p.st, err)
+		p.st.s.runOnCommit(ctx) // the transaction may have ended
+		if err != nil {
 			return "", false, err
 		}
 	}

@@ -187,7 +187,8 @@ func (p *Portal) execDeallocate(ds *pg.DeallocateStmt) error {
 // execDiscard executes DISCARD ALL | PLANS | SEQUENCES | TEMP. DISCARD
 // ALL (PgBouncer's reset query) closes every cursor, drops every prepared
 // statement, resets the role and every setting, stops listening on every
-// channel and forgets the session's sequence values; Eddy has no temporary tables, so TEMP has nothing to drop.
+// channel, forgets the session's sequence values and drops its temporary
+// objects, which DISCARD TEMP drops alone (temp.go).
 func (p *Portal) execDiscard(ds *pg.DiscardStmt) error {
 	s := p.st.s
 	switch ds.Target {
@@ -203,6 +204,9 @@ func (p *Portal) execDiscard(ds *pg.DiscardStmt) error {
 		s.resetAll()
 		s.applyListen(listenAction{all: true})
 		s.discardSequences()
+		if err := s.discardTemp(); err != nil {
+			return err
+		}
 		p.tag = "DISCARD ALL"
 	case pg.DiscardMode_DISCARD_PLANS:
 		for _, ps := range s.prepared {
@@ -215,6 +219,9 @@ func (p *Portal) execDiscard(ds *pg.DiscardStmt) error {
 		s.discardSequences()
 		p.tag = "DISCARD SEQUENCES"
 	case pg.DiscardMode_DISCARD_TEMP:
+		if err := s.discardTemp(); err != nil {
+			return err
+		}
 		p.tag = "DISCARD TEMP"
 	default:
 		return repr.Unsupported("DISCARD %s", ds.Target)

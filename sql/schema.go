@@ -48,6 +48,9 @@ type Schema struct {
 
 	oid    uint32 // built-in schemas' fixed OID
 	system bool
+	// temp marks a session's temporary schema pg_temp_N or its
+	// pg_toast_temp_N (temp.go): never persisted.
+	temp bool
 }
 
 // OID returns the schema's pg_namespace OID.

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -65,10 +66,13 @@ func (s *Session) listedSchemas(cat *Catalog) []string {
 	v, _ := s.settings.get("search_path")
 	var out []string
 	for _, n := range searchPathList(v) {
-		if n == "$user" {
+		switch n {
+		case "$user":
 			n = s.currentUser()
+		case tempSchemaAlias:
+			n = s.ownTempSchema(cat) // "" (skipped) until it exists
 		}
-		if cat.schemas[n] != nil {
+		if cat.schemas[n] != nil && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
@@ -79,12 +83,14 @@ func (s *Session) listedSchemas(cat *Catalog) []string {
 // order: pg_catalog first unless listed, then the listed ones.
 func (s *Session) searchPath(cat *Catalog) []string {
 	listed := s.listedSchemas(cat)
-	for _, n := range listed {
-		if n == nsPgCatalog {
-			return listed
-		}
+	if !slices.Contains(listed, nsPgCatalog) {
+		listed = append([]string{nsPgCatalog}, listed...)
 	}
-	return append([]string{nsPgCatalog}, listed...)
+	// The session's temporary schema comes first unless listed (temp.go).
+	if t := s.ownTempSchema(cat); t != "" && !slices.Contains(listed, t) {
+		listed = append([]string{t}, listed...)
+	}
+	return listed
 }
 
 // creationSchema returns the schema an unqualified CREATE puts its object
@@ -285,6 +291,7 @@ func (q *qualifier) stmt(n *pg.Node) error {
 		q.colRefs = stmtColumnRefs(walked)
 	}
 	err := q.dmlPrivs(n)
+	explicitView := false
 	ces, _ := planner.ModifyingCTEs(n)
 	for _, ce := range ces {
 		if err == nil {
@@ -293,16 +300,22 @@ func (q *qualifier) stmt(n *pg.Node) error {
 	}
 	switch {
 	case n.GetCreateStmt() != nil:
-		err = q.target(n.GetCreateStmt().Relation)
+		if err = q.target(n.GetCreateStmt().Relation); err == nil {
+			err = checkOnCommit(n.GetCreateStmt().Relation, n.GetCreateStmt().Oncommit)
+		}
 		q.columnTypes(n.GetCreateStmt().TableElts)
 	case n.GetAlterTableStmt() != nil:
 		for _, c := range n.GetAlterTableStmt().Cmds {
 			q.columnTypes([]*pg.Node{c.GetAlterTableCmd().GetDef()})
 		}
 	case n.GetViewStmt() != nil:
+		explicitView = n.GetViewStmt().View.Schemaname != ""
 		err = q.target(n.GetViewStmt().View)
 	case n.GetCreateTableAsStmt() != nil:
-		err = q.target(n.GetCreateTableAsStmt().Into.Rel)
+		into := n.GetCreateTableAsStmt().Into
+		if err = q.target(into.Rel); err == nil && n.GetCreateTableAsStmt().Objtype == pg.ObjectType_OBJECT_TABLE {
+			err = checkOnCommit(into.Rel, into.OnCommit)
+		}
 	case n.GetCompositeTypeStmt() != nil:
 		err = q.target(n.GetCompositeTypeStmt().Typevar)
 	case n.GetCreateEnumStmt() != nil:
@@ -329,7 +342,13 @@ func (q *qualifier) stmt(n *pg.Node) error {
 	if err := q.refs(walked); err != nil {
 		return err
 	}
+	if ct := n.GetCreateTableAsStmt(); ct != nil && ct.Objtype == pg.ObjectType_OBJECT_MATVIEW && readsTemp(ct.Query) {
+		return errTempMatView
+	}
 	if n.GetViewStmt() != nil {
+		if err := q.tempView(n.GetViewStmt(), explicitView); err != nil {
+			return err
+		}
 		// PostgreSQL checks a view's functions for the role that queries
 		// the view (callNeeds), not when it is created.
 		q.needs = slices.DeleteFunc(q.needs, func(n privNeed) bool { return n.fn != "" })
@@ -448,6 +467,9 @@ func (q *qualifier) catalogName(rv *pg.RangeVar) error {
 
 // target qualifies the name of an object being created.
 func (q *qualifier) target(rv *pg.RangeVar) error {
+	if q.wantsTemp(rv) {
+		return q.tempTarget(rv)
+	}
 	if err := q.catalogName(rv); err != nil {
 		return err
 	}
@@ -521,6 +543,12 @@ func (q *qualifier) refs(n *pg.Node) error {
 func (q *qualifier) ref(rv *pg.RangeVar) error {
 	if err := q.catalogName(rv); err != nil {
 		return err
+	}
+	if rv.Schemaname == tempSchemaAlias {
+		rv.Schemaname = cmp.Or(q.s.ownTempSchema(q.cat), tempSchemaAlias)
+	}
+	if isTempSchema(rv.Schemaname) && rv.Schemaname != q.s.ownTempSchema(q.cat) && relationIn(q.cat, rv.Schemaname, rv.Relname) {
+		return errOtherTemp
 	}
 	if rv.Schemaname != "" {
 		return q.s.checkSchemaUsage(q.cat, rv.Schemaname)

@@ -103,6 +103,12 @@ type Session struct {
 	// lockWait is set while the session waits in the txGate, which
 	// pg_stat_activity shows as a wait for a lock.
 	lockWait atomic.Bool
+	// tempNum is N of the session's temporary schema pg_temp_N (0: none
+	// taken yet); onCommit are its temporary tables' ON COMMIT actions,
+	// inOnCommit set while they run (temp.go).
+	tempNum    int
+	onCommit   []onCommitAction
+	inOnCommit bool
 }
 
 // NewSession starts a session with the client's startup parameters.
@@ -158,6 +164,7 @@ func (s *Session) Close() {
 	s.e.rowLocks.release(s)
 	s.tx, s.ws, s.blk = txIdle, nil, block{}
 	s.closeCursors()
+	s.dropTemps()
 }
 
 // Prepare parses sql into statements. A single statement is analyzed at

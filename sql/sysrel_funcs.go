@@ -241,6 +241,12 @@ func init() {
 		"pg_is_in_recovery": func(sessionCatalog, *sysSnap, []repr.Datum) (repr.Datum, error) {
 			return repr.NewBool(false), nil
 		},
+		"pg_my_temp_schema": func(c sessionCatalog, s *sysSnap, _ []repr.Datum) (repr.Datum, error) {
+			return oidD(c.s.myTempSchemaOID(s.cat)), nil
+		},
+		"pg_is_other_temp_schema": func(c sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
+			return repr.NewBool(c.s.isOtherTempSchema(s.cat, uint32(a[0].Int()))), nil
+		},
 		"pg_relation_is_publishable": func(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, error) {
 			ri := s.rel(uint32(a[0].Int()))
 			return repr.NewBool(ri != nil && ri.kind == 'r' && ri.obj != nil), nil

@@ -107,7 +107,7 @@ func rowsClass(s *sysSnap) []repr.Row {
 		out = append(out, r.row(map[string]repr.Datum{
 			"oid": oidD(ri.oid), "relname": nameD(ri.name), "relnamespace": oidD(ri.ns), "relowner": oidD(s.relOwner(ri)), "relacl": s.relACL(ri),
 			"relam": oidD(am), "relfilenode": oidD(ri.oid), "reltuples": repr.NewFloat(tuples),
-			"relhasindex": boolD(len(ri.indexes) > 0), "relpersistence": charD('p'), "relkind": charD(ri.kind),
+			"relhasindex": boolD(len(ri.indexes) > 0), "relpersistence": charD(relPersistence(s.cat.namespaceName(ri.ns))), "relkind": charD(ri.kind),
 			"relnatts": intD(len(ri.cols)), "relchecks": intD(ri.checks), "relhastriggers": boolD(ri.triggers), "relispopulated": boolD(true),
 			"relreplident": charD(ident), "reltype": oidD(relTypeOID(ri)),
 		}))
