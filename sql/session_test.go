@@ -213,7 +213,9 @@ func errText(err error) string {
 // session current (started on first use; the first one is "a"), so a
 // file can interleave sessions; `spill-all` spills every table and view
 // at a checkpoint; `memory-pressure` runs the memory budget's check with
-// the live heap past the budget (revoking the oldest pinned snapshot).
+// the live heap past the budget (revoking the oldest pinned snapshot);
+// `close-session name=<n>` ends a session (as its connection closing
+// does) and makes "a" current.
 func TestSession(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		te := newTestEngine(t)
@@ -245,6 +247,8 @@ func TestSession(t *testing.T) {
 				return "ok\n"
 			case "session":
 				return te.session(t, d)
+			case "close-session":
+				return te.closeSession(t, d)
 			case "spill-all":
 				return te.spillAll(t)
 			case "memory-pressure":
@@ -301,6 +305,21 @@ func (te *testEngine) session(t *testing.T, d *datadriven.TestData) string {
 		te.sessions[name] = s
 	}
 	te.s = s
+	return "ok\n"
+}
+
+// closeSession ends the named session as a closed (or broken)
+// connection does, and makes session a current.
+func (te *testEngine) closeSession(t *testing.T, d *datadriven.TestData) string {
+	var name string
+	d.ScanArgs(t, "name", &name)
+	s := te.sessions[name]
+	if s == nil {
+		t.Fatalf("close-session: no session %s", name)
+	}
+	s.Close()
+	delete(te.sessions, name)
+	te.s = te.sessions["a"]
 	return "ok\n"
 }
 
