@@ -148,7 +148,7 @@ func (e *Engine) commitReplanned(old, repl *Object) error {
 		return err
 	}
 	repl.fn = fn
-	also, err := e.replacedDependents(old, repl)
+	also, _, err := e.replacedDependents(old, repl) // nothing is rebuilt for a function
 	if err != nil {
 		return err
 	}

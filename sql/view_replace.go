@@ -3,6 +3,8 @@ package sql
 import (
 	"fmt"
 
+	"github.com/eddydb/eddy/storage"
+
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 )
@@ -58,11 +60,64 @@ func (e *Engine) replaceView(s *Session, old, nu *Object) error {
 	repl := old.clone()
 	repl.SQL, repl.Deps = nu.SQL, deps
 	repl.Columns = append(repl.Columns, cols[len(old.Columns):]...)
-	also, err := e.replacedDependents(old, repl)
+	also, rebuild, err := e.replacedDependents(old, repl)
 	if err != nil {
 		return err
 	}
-	return e.commitAltered(old, repl, nil, also...)
+	if len(rebuild) == 0 {
+		return e.commitAltered(old, repl, nil, also...)
+	}
+	return e.atomically(func() error {
+		// The pending checkpoint must not follow the rebuilt views'
+		// deletions, as for a DROP.
+		if err := e.checkpointLocked(); err != nil {
+			return err
+		}
+		if err := e.commitAltered(old, repl, nil, also...); err != nil {
+			return err
+		}
+		for _, id := range rebuild {
+			if err := e.rebuildView(e.cat.byID[id]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// rebuildView recomputes materialized view o from its query under the
+// current catalog: a new plan, and contents and operator state backfilled
+// from its inputs as a new view's are, under the same ID, name, owner and
+// privileges, in one durable batch. The caller holds e.mu, inside
+// atomically (a failure restores the engine).
+func (e *Engine) rebuildView(o *Object) error {
+	nu := o.clone()
+	nu.Plan, nu.PlanRows, nu.RowKey = "", nil, nil
+	_, deps, err := e.describeQuery(nu.SQL, true, nu.TimeZone)
+	if err != nil {
+		return err
+	}
+	nu.Deps = deps
+	b := e.db.NewBatch()
+	defer b.Close()
+	b.DeletePrefix(storage.RowPrefix(o.ID))
+	b.DeletePrefix(storage.StatePrefix(o.ID))
+	if err := e.cat.replace(o, nu); err != nil {
+		return err
+	}
+	delete(e.views, o.ID)
+	delete(e.colls, o.ID)
+	e.rowsSeen = map[uint64]int64{}
+	defer func() { e.rowsSeen = nil }()
+	if err := e.installView(nu, b, nil, nil, nil); err != nil {
+		return err
+	}
+	if err := e.commitDDL(b); err != nil {
+		return err
+	}
+	e.views[nu.ID].df.Commit()
+	e.colls[nu.ID].Commit()
+	return nil
 }
 
 // checkViewColumns is PostgreSQL's checkViewColumns: the new columns
@@ -86,38 +141,101 @@ func checkViewColumns(old, cols []ColumnDef) error {
 // replacedDependents checks every transitive dependent of old under the
 // catalog where repl replaced it (see above) and returns each with its
 // recomputed Deps, to be committed with repl.
-func (e *Engine) replacedDependents(old, repl *Object) ([][2]*Object, error) {
+func (e *Engine) replacedDependents(old, repl *Object) (also [][2]*Object, rebuild []uint64, err error) {
 	deps := e.dropSet(old)[1:]
 	if len(deps) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if repl.Kind != relFunction {
 		rel, err := repl.relation()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		repl.rel = rel
 	}
 	shadow := e.cat.shadow(old, repl)
 	defer func() { e.planRows = nil }()
-	var also [][2]*Object
-	for _, d := range deps {
-		if err := e.checkReplacedDependent(d, shadow, old); err != nil {
-			return nil, err
+	rebuilt := map[uint64]bool{}
+	for _, d := range sortByID(deps) {
+		if d.Kind == planner.RelMaterializedView && (rebuilt[d.ID] || readsAny(d, rebuilt)) {
+			rebuilt[d.ID] = true // its input's contents change
+			rebuild = append(rebuild, d.ID)
+			continue
+		}
+		err := e.checkReplacedDependent(d, shadow, old)
+		if err != nil && repl.Kind == planner.RelView && e.rebuildable(d, shadow) {
+			rebuilt[d.ID], err = true, nil
+			rebuild = append(rebuild, d.ID)
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
 		}
 		rc := &recordingCatalog{Catalog: shadow, deps: map[uint64]bool{}}
 		n, err := parseOne(d.SQL)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if _, err := planner.PlanQuery(rc, n, planner.Options{MaterializedView: d.Kind == planner.RelMaterializedView, TimeZone: d.TimeZone}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		nd := d.clone()
 		nd.Deps = rc.list()
 		also = append(also, [2]*Object{d, nd})
 	}
-	return also, nil
+	if len(rebuild) > 0 {
+		if err := e.checkRebuild(rebuild); err != nil {
+			return nil, nil, err
+		}
+	}
+	return also, rebuild, nil
+}
+
+// readsAny reports whether d depends on one of ids.
+func readsAny(d *Object, ids map[uint64]bool) bool {
+	for _, id := range d.Deps {
+		if ids[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// rebuildable reports whether materialized view d, whose plan changes
+// under shadow, can be rebuilt from its query there: it keeps its
+// columns (names and types; the views and clients over it see the same
+// shape) and still plans.
+func (e *Engine) rebuildable(d *Object, shadow *Catalog) bool {
+	if d.Kind != planner.RelMaterializedView || d.Source != nil {
+		return false
+	}
+	cols, _, err := e.storedPlanText(d)
+	if err != nil {
+		return false
+	}
+	cols2, _, err := e.planText(d, shadow)
+	return err == nil && cols == cols2
+}
+
+// checkRebuild refuses (0A000) to rebuild a materialized view that an
+// index or a sink reads, or that is being backfilled: they hold its
+// current collection.
+func (e *Engine) checkRebuild(ids []uint64) error {
+	var objs []*Object
+	for _, id := range ids {
+		o := e.cat.byID[id]
+		if len(e.cat.indexesOf(id)) > 0 {
+			return repr.Unsupported("replacing a view that materialized view %s with an index depends on", o.Name)
+		}
+		objs = append(objs, o)
+	}
+	if s := e.sinksReading(objs); len(s) > 0 {
+		return repr.Unsupported("replacing a view that sink %s depends on through a materialized view", s[0].def.Name)
+	}
+	if e.inDDLBlock() {
+		return errNotInBlock.New("CREATE OR REPLACE VIEW that rebuilds materialized views")
+	}
+	return e.checkNotBackfilling(objs...)
 }
 
 // checkReplacedDependent refuses the replacement when dependent d would
