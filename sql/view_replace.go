@@ -18,13 +18,17 @@ import (
 // the new query at once, as PostgreSQL's do. Each transitive dependent is
 // planned again under the changed catalog: a plain view must keep its
 // columns (one reading the replaced view with * would gain the appended
-// ones, where PostgreSQL's expanded its * when created), and a
-// materialized view its stored dataflow, since its contents and operator
-// state belong to that plan (PostgreSQL keeps a materialized view's old
-// contents until REFRESH; Eddy's are always fresh, so a plan that would
-// change cannot be kept and is refused, 0A000, rather than serve rows of
-// the old definition). The dependents' Deps are recomputed, since the
-// replaced query may read other relations.
+// ones, where PostgreSQL's expanded its * when created). A materialized
+// view whose stored dataflow would change is rebuilt (rebuildView):
+// its contents and operator state belong to the old plan, and PostgreSQL
+// keeps its old contents until REFRESH, but Eddy's are always fresh, so
+// it is planned and backfilled again from its query under the new
+// definition, keeping its ID, name, owner and privileges, as is every
+// materialized view over it (their inputs' contents change), all in the
+// replacement's atomic batch (or its transaction block). Its columns must
+// stay the same, and no index, sink or subscription may hold its
+// collection (0A000 otherwise). The dependents' Deps are recomputed,
+// since the replaced query may read other relations.
 
 // codeInvalidTableDefinition is PostgreSQL's 42P16, raised for a
 // replacement that drops, renames or retypes a view column.
@@ -218,8 +222,8 @@ func (e *Engine) rebuildable(d *Object, shadow *Catalog) bool {
 }
 
 // checkRebuild refuses (0A000) to rebuild a materialized view that an
-// index or a sink reads, or that is being backfilled: they hold its
-// current collection.
+// index, a sink or a subscription reads, or that is being backfilled:
+// they hold its current collection or state.
 func (e *Engine) checkRebuild(ids []uint64) error {
 	var objs []*Object
 	for _, id := range ids {
@@ -232,8 +236,16 @@ func (e *Engine) checkRebuild(ids []uint64) error {
 	if s := e.sinksReading(objs); len(s) > 0 {
 		return repr.Unsupported("replacing a view that sink %s depends on through a materialized view", s[0].def.Name)
 	}
-	if e.inDDLBlock() {
-		return errNotInBlock.New("CREATE OR REPLACE VIEW that rebuilds materialized views")
+	byID := make(map[uint64]*Object, len(objs))
+	for _, o := range objs {
+		byID[o.ID] = o
+	}
+	for coll, subs := range e.subs {
+		for sub := range subs {
+			if o := droppedInput(byID, coll, sub); o != nil {
+				return repr.Unsupported("replacing a view that materialized view %s, which a SUBSCRIBE reads, depends on", o.Name)
+			}
+		}
 	}
 	return e.checkNotBackfilling(objs...)
 }
