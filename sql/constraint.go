@@ -239,6 +239,9 @@ func (e *Engine) resolveForeignKeys(obj *Object) error {
 		if ref.Kind != planner.RelTable {
 			return repr.Errorf(repr.CodeWrongObjectType, "referenced relation \"%s\" is not a table", ref.Name)
 		}
+		if err := checkKeyPersistence(obj, ref); err != nil {
+			return err
+		}
 		if len(k.refCols) == 0 {
 			if ref.PrimaryKey == nil {
 				return repr.Errorf(repr.CodeUndefinedObject, "there is no primary key for referenced table \"%s\"", ref.Name)

@@ -388,6 +388,22 @@ func (e *Engine) dropTempLeftovers() error {
 	return nil
 }
 
+// checkKeyPersistence refuses a foreign key between a temporary and a
+// permanent table, or into another session's temporary table (42P16,
+// PostgreSQL's ATAddForeignKeyConstraint): the referenced table could
+// vanish under it.
+func checkKeyPersistence(t, ref *Object) error {
+	switch {
+	case !t.isTemp() && ref.isTemp():
+		return repr.Errorf(codeInvalidTableDefinition, "constraints on permanent tables may reference only permanent tables")
+	case t.isTemp() && !ref.isTemp():
+		return repr.Errorf(codeInvalidTableDefinition, "constraints on temporary tables may reference only temporary tables")
+	case t.isTemp() && ref.Schema != t.Schema:
+		return repr.Errorf(codeInvalidTableDefinition, "constraints on temporary tables must involve temporary tables of this session")
+	}
+	return nil
+}
+
 // relPersistence is pg_class.relpersistence of a relation in schema ns.
 func relPersistence(ns string) byte {
 	if isTempSchema(ns) {
