@@ -497,6 +497,9 @@ func (p *Portal) execSetSchema(st *pg.AlterObjectSchemaStmt) error {
 	if err := e.checkOwner(s, obj.Owner, kindName(obj.Kind), obj.Name); err != nil {
 		return err
 	}
+	if obj.isTemp() || isTempSchema(st.Newschema) || st.Newschema == tempSchemaAlias {
+		return repr.Errorf(repr.CodeFeatureNotSupported, "cannot move objects into or out of temporary schemas")
+	}
 	if err := s.checkCreateIn(e.cat, st.Newschema, obj.Name); err != nil {
 		return err
 	}
