@@ -32,6 +32,12 @@ func (s *Session) typeVisible(cat *Catalog, ns, name string) bool {
 
 // typeName qualifies an unqualified name of a composite type.
 func (q *qualifier) typeName(tn *pg.TypeName) {
+	if len(tn.Names) == 2 && tn.Names[0].GetString_().GetSval() == tempSchemaAlias {
+		if t := q.s.ownTempSchema(q.cat); t != "" { // pg_temp.t: the session's (temp.go)
+			tn.Names[0] = pg.MakeStrNode(t)
+		}
+		return
+	}
 	if len(tn.Names) != 1 || tn.Names[0].GetString_() == nil {
 		return
 	}
@@ -40,6 +46,8 @@ func (q *qualifier) typeName(tn *pg.TypeName) {
 	}
 	name := tn.Names[0].GetString_().GetSval()
 	if ns := q.s.typeSchema(q.cat, name); ns != "" {
+		tn.Names = []*pg.Node{pg.MakeStrNode(ns), tn.Names[0]}
+	} else if ns := q.s.tempRowType(q.cat, name); ns != "" {
 		tn.Names = []*pg.Node{pg.MakeStrNode(ns), tn.Names[0]}
 	}
 }

@@ -404,6 +404,30 @@ func checkKeyPersistence(t, ref *Object) error {
 	return nil
 }
 
+// tempRowType returns the session's temporary schema when the row type
+// of one of its relations is what an unqualified type name finds: the
+// schema comes first on the search path, before the public relations
+// whose row types unqualified names otherwise find ("" if not).
+func (s *Session) tempRowType(cat *Catalog, name string) string {
+	t := s.ownTempSchema(cat)
+	if t == "" {
+		return ""
+	}
+	o := cat.byName[qualified(t, name)]
+	if o == nil || o.Kind == relSequence || o.Kind == relIndex || o.Kind == relFunction {
+		return ""
+	}
+	for _, ns := range s.searchPath(cat) {
+		if ns == t {
+			return t
+		}
+		if ns != nsPgCatalog && cat.byName[qualified(ns, name)] != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
 // relPersistence is pg_class.relpersistence of a relation in schema ns.
 func relPersistence(ns string) byte {
 	if isTempSchema(ns) {
