@@ -319,8 +319,11 @@ func (s *Session) dropTemps() {
 	s.e.readLocked(func() { exists = s.ownTempSchema(s.e.cat) != "" })
 	if exists {
 		s.runInternal(context.Background(), "DISCARD TEMP")
+		s.e.readLocked(func() { exists = s.ownTempSchema(s.e.cat) != "" })
 	}
-	s.e.temps.free(s.tempNum)
+	if !exists { // else the number stays taken: its objects go at the next start
+		s.e.temps.free(s.tempNum)
+	}
 	s.tempNum, s.onCommit = 0, nil
 }
 
