@@ -411,6 +411,9 @@ func (q *qualifier) ext(x parse.Ext) error {
 		if err := q.target(rv); err != nil {
 			return err
 		}
+		if isTempSchema(rv.Schemaname) {
+			return repr.Unsupported("a temporary source")
+		}
 		x.Schema = rv.Schemaname
 	case *parse.Subscribe:
 		q.priv = privSelect
@@ -437,18 +440,25 @@ func (q *qualifier) ext(x parse.Ext) error {
 		if err := q.target(rv); err != nil {
 			return err
 		}
+		if isTempSchema(rv.Schemaname) {
+			return repr.Unsupported("a temporary sink")
+		}
 		x.Schema = rv.Schemaname
 		q.priv = privSelect
 		q.colRefs = [][]string{{"*"}}
 		if x.Query != nil {
 			q.colRefs = stmtColumnRefs(x.Query)
 		}
+		var err error
 		if x.From != nil {
-			return q.need(x.From, privSelect)
+			err = q.need(x.From, privSelect)
+		} else if x.Query != nil {
+			err = q.refs(x.Query)
 		}
-		if x.Query != nil {
-			return q.refs(x.Query)
+		if err == nil && ((x.From != nil && isTempSchema(x.From.Schemaname)) || (x.Query != nil && readsTemp(x.Query))) {
+			err = repr.Unsupported("a sink reading a temporary table or view") // it would outlive its input
 		}
+		return err
 	}
 	return nil
 }
