@@ -31,7 +31,8 @@ func compileAgg(a expr.Agg, arg repr.T, slots *int) aggSpec {
 	if s.T.Family == repr.FamUnknown {
 		s.T, _ = expr.AggType(a.Kind, arg)
 	}
-	s.call = expr.AggCall{Kind: a.Kind, Distinct: a.Distinct, Arg: arg, T: s.T, Frac: a.Frac}
+	s.call = expr.AggCall{Kind: a.Kind, Distinct: a.Distinct, Arg: arg, T: s.T, Frac: a.Frac,
+		Fracs: a.Fracs, Order: a.Order}
 	s.call.Class = s.def.Class(arg)
 	newSlot := func() int { *slots++; return *slots - 1 }
 	if s.def.Multiset {

@@ -14,7 +14,10 @@ import (
 // For string_agg, Sep is the column holding the separator. Order is the
 // aggregate's ORDER BY (string_agg(x, ',' ORDER BY y)), or an ordered-set
 // aggregate's WITHIN GROUP order, whose one column is Col; Frac is the
-// direct argument of percentile_cont and percentile_disc. The kinds, their
+// direct argument of percentile_cont and percentile_disc, Fracs (when not
+// NULL) their array of fractions, a float8[]. A hypothetical-set
+// aggregate's Col is its row record and Order its ORDER BY columns
+// (AggDef.Hypothetical). The kinds, their
 // names and result types are the registry's (AggDef, agg_registry.go).
 type Agg struct {
 	Kind     AggKind
@@ -23,6 +26,7 @@ type Agg struct {
 	Distinct bool
 	Order    []SortCol
 	Frac     float64
+	Fracs    repr.Datum
 	// T is the result type (see AggType).
 	T repr.T
 }
@@ -76,7 +80,12 @@ func (a Agg) String() string {
 		return "count(*)"
 	case AggOrderedSet:
 		direct := ""
-		if d.Direct {
+		switch {
+		case d.Hypothetical:
+			direct = fmt.Sprintf("#%d", a.Col)
+		case d.Direct && !a.Fracs.IsNull():
+			direct = repr.FormatText(a.Fracs, fracsType, nil)
+		case d.Direct:
 			direct = strconv.FormatFloat(a.Frac, 'g', -1, 64)
 		}
 		return fmt.Sprintf("%s(%s) WITHIN GROUP (ORDER BY %s)", d.Name, direct, FormatSortCols(a.Order))
@@ -128,25 +137,48 @@ func ParseAgg(s string, in []repr.T) (Agg, error) {
 		}
 	}
 	a.T, err = AggType(kind, in[a.Col])
+	if !a.Fracs.IsNull() {
+		a.T = repr.ArrayOf(a.T)
+	}
 	return a, err
 }
+
+// fracsType is the type of an ordered-set aggregate's array of fractions.
+var fracsType = repr.ArrayOf(repr.Float8)
 
 // parseOrderedSet parses "direct) WITHIN GROUP (ORDER BY #i ...)".
 func (a *Agg) parseOrderedSet(s string) error {
 	direct, order, ok := strings.Cut(s, ") WITHIN GROUP (ORDER BY ")
-	if !ok || (direct != "") != a.Kind.Def().Direct {
+	d := a.Kind.Def()
+	if !ok || (direct != "") != (d.Direct || d.Hypothetical) {
 		return fmt.Errorf("want f(...) WITHIN GROUP (ORDER BY #i)")
 	}
-	if direct != "" {
-		f, err := strconv.ParseFloat(direct, 64)
+	var err error
+	switch {
+	case d.Hypothetical:
+		a.Col, err = parseCol(direct)
+	case strings.HasPrefix(direct, "{") || strings.HasPrefix(direct, "["):
+		a.Fracs, err = repr.ParseText(direct, fracsType, nil)
+	case direct != "":
+		a.Frac, err = strconv.ParseFloat(direct, 64)
+	}
+	if err != nil {
+		return err
+	}
+	for _, it := range strings.Split(strings.TrimSuffix(order, ")"), ", ") {
+		sc, err := ParseSortCol(it)
 		if err != nil {
 			return err
 		}
-		a.Frac = f
+		a.Order = append(a.Order, sc)
 	}
-	sc, err := ParseSortCol(strings.TrimSuffix(order, ")"))
-	a.Order, a.Col = []SortCol{sc}, sc.Col
-	return err
+	if len(a.Order) != 1 && !d.Hypothetical {
+		return fmt.Errorf("want one ORDER BY column")
+	}
+	if !d.Hypothetical {
+		a.Col = a.Order[0].Col
+	}
+	return nil
 }
 
 // parseArgs parses "[DISTINCT ]#i[, #j][ ORDER BY #k ...]".

@@ -57,32 +57,66 @@ func nth(vs AggValues, i, j int64) (vi, vj repr.Datum) {
 // finalPercentileDisc is the first value whose position in sort order
 // (1-based) reaches Frac·n: PostgreSQL's percentile_disc_final.
 func finalPercentileDisc(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
-	if c.Frac < 0 || c.Frac > 1 || math.IsNaN(c.Frac) {
-		return repr.Null, errPercentile(c.Frac)
-	}
-	n := count(vs)
-	if n == 0 {
-		return repr.Null, nil
-	}
-	row := max(int64(math.Ceil(c.Frac*float64(n))), 1)
-	v, _ := nth(vs, row-1, row-1)
-	return v, nil
+	return percentiles(c, vs, percentileDisc)
 }
 
 // finalPercentileCont interpolates linearly between the values at the
 // positions around Frac·(n−1): PostgreSQL's percentile_cont_final.
 func finalPercentileCont(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
-	if c.Frac < 0 || c.Frac > 1 || math.IsNaN(c.Frac) {
-		return repr.Null, errPercentile(c.Frac)
-	}
+	return percentiles(c, vs, percentileCont)
+}
+
+// percentiles computes one percentile with pct over the group's n values,
+// or, for an array of fractions (c.Fracs), the array of the same shape
+// holding each fraction's percentile (NULL for a NULL fraction; the
+// whole result NULL over no values, before any fraction is checked, as
+// PostgreSQL's percentile_*_multi_final).
+func percentiles(c *AggCall, vs AggValues, pct func(*AggCall, AggValues, float64, int64) (repr.Datum, error)) (repr.Datum, error) {
 	n := count(vs)
+	if c.Fracs.IsNull() {
+		if c.Frac < 0 || c.Frac > 1 || math.IsNaN(c.Frac) {
+			return repr.Null, errPercentile(c.Frac)
+		}
+		if n == 0 {
+			return repr.Null, nil
+		}
+		return pct(c, vs, c.Frac, n)
+	}
 	if n == 0 {
 		return repr.Null, nil
 	}
-	pos := c.Frac * float64(n-1)
+	fracs := c.Fracs.Array()
+	out := make([]repr.Datum, len(fracs))
+	for i, f := range fracs {
+		if f.IsNull() {
+			out[i] = repr.Null
+			continue
+		}
+		if fr := f.Float(); fr < 0 || fr > 1 || math.IsNaN(fr) {
+			return repr.Null, errPercentile(fr)
+		}
+		v, err := pct(c, vs, f.Float(), n)
+		if err != nil {
+			return repr.Null, err
+		}
+		out[i] = v
+	}
+	return repr.ArrayLike(c.Fracs, out), nil
+}
+
+// percentileDisc is the value at position ceil(frac·n) (at least 1).
+func percentileDisc(_ *AggCall, vs AggValues, frac float64, n int64) (repr.Datum, error) {
+	row := max(int64(math.Ceil(frac*float64(n))), 1)
+	v, _ := nth(vs, row-1, row-1)
+	return v, nil
+}
+
+// percentileCont interpolates between the values around frac·(n−1).
+func percentileCont(c *AggCall, vs AggValues, frac float64, n int64) (repr.Datum, error) {
+	pos := frac * float64(n-1)
 	lo, hi := math.Floor(pos), math.Ceil(pos)
 	a, b := nth(vs, int64(lo), int64(hi))
-	if c.T.Family == repr.FamInterval {
+	if c.Arg.Family == repr.FamInterval {
 		return intervalLerp(a.Interval(), b.Interval(), pos-lo)
 	}
 	x, y := aggToFloat(a), aggToFloat(b)

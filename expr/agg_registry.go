@@ -31,6 +31,10 @@ const (
 	AggJSONBObjectAgg
 	AggJSONObjectAgg
 	AggBitXor
+	AggRank
+	AggDenseRank
+	AggPercentRank
+	AggCumeDist
 	numAggKinds
 )
 
@@ -61,6 +65,11 @@ type AggDef struct {
 	// Direct says an ordered-set aggregate takes a fraction in [0, 1]
 	// (percentile_cont(0.5) WITHIN GROUP (ORDER BY x)).
 	Direct bool
+	// Hypothetical says an ordered-set aggregate is a hypothetical-set
+	// one (rank(args) WITHIN GROUP (ORDER BY cols)): its value is a record
+	// of the ORDER BY values followed by the hypothetical row's (constant)
+	// values, and its Order lists the ORDER BY columns (agg_hypothetical.go).
+	Hypothetical bool
 	// Ordered says the result depends on the order of the input, so an
 	// ORDER BY in the call is kept (string_agg(x, ',' ORDER BY y)); the
 	// planner drops it for the others.
@@ -111,8 +120,13 @@ type AggCall struct {
 	// Arg is the argument's type and T the result's.
 	Arg, T repr.T
 	Class  AccClass
-	// Frac is an ordered-set aggregate's direct argument.
-	Frac float64
+	// Frac is an ordered-set aggregate's direct argument; Fracs, when
+	// not the zero Datum, its array of fractions (a float8[]).
+	Frac  float64
+	Fracs repr.Datum
+	// Order is the aggregate's ORDER BY (a hypothetical-set aggregate
+	// compares by its directions).
+	Order []SortCol
 	// Scale is the largest display scale of the group's live numeric
 	// inputs (sums and averages of numerics report it, as PostgreSQL's
 	// from-scratch sum would).
@@ -181,7 +195,17 @@ var aggDefs = [numAggKinds]AggDef{
 	AggJSONObjectAgg: {Name: "json_object_agg", Shape: AggBinary, Ordered: true, Boxed: true, Convert: "to_json",
 		Key: repr.Text, Result: boxedAs(repr.JSON), Literal: repr.Text, Class: fixed(AccNone), Multiset: true,
 		Final: finalJSONObjectAgg, State: "the multiset of (order key, key, value as json)"},
+	AggRank: {Name: "rank", Shape: AggOrderedSet, Hypothetical: true, Result: alwaysType(repr.Int8),
+		Class: fixed(AccNone), Multiset: true, Final: finalHypoRank, State: hypoState},
+	AggDenseRank: {Name: "dense_rank", Shape: AggOrderedSet, Hypothetical: true, Result: alwaysType(repr.Int8),
+		Class: fixed(AccNone), Multiset: true, Final: finalHypoDenseRank, State: hypoState},
+	AggPercentRank: {Name: "percent_rank", Shape: AggOrderedSet, Hypothetical: true, Result: alwaysType(repr.Float8),
+		Class: fixed(AccNone), Multiset: true, Final: finalHypoPercentRank, State: hypoState},
+	AggCumeDist: {Name: "cume_dist", Shape: AggOrderedSet, Hypothetical: true, Result: alwaysType(repr.Float8),
+		Class: fixed(AccNone), Multiset: true, Final: finalHypoCumeDist, State: hypoState},
 }
+
+const hypoState = "the multiset of ORDER BY rows; the result scans it"
 
 const momentState = "a count, exact sums of the values and of their squares, special-value counts (numeric: also the multiset of display scales)"
 

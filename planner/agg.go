@@ -24,7 +24,10 @@ func funcName(fc *pg_query.FuncCall) string {
 // isAggregate reports whether fc calls an aggregate (not as a window).
 func isAggregate(fc *pg_query.FuncCall) bool {
 	name := funcName(fc)
-	_, ok := expr.LookupAgg(name)
+	k, ok := expr.LookupAgg(name)
+	if ok && k.Def().Hypothetical && !fc.AggWithinGroup {
+		return false // rank() without WITHIN GROUP: the window function
+	}
 	return fc.Over == nil && (ok || otherAggs[name])
 }
 
@@ -45,6 +48,9 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 		return c.srfRef(fc)
 	}
 	if _, ok := expr.LookupWinKind(name); ok {
+		if k, ok := expr.LookupAgg(name); ok && !fc.AggWithinGroup {
+			return nil, c.withinGroupRequired(fc, k) // rank(args): hypothetical-set
+		}
 		return nil, repr.Errorf(repr.CodeWrongObjectType, "window function %s requires an OVER clause", name).WithPosition(fc.Location + 1)
 	}
 	if isAggregate(fc) {
@@ -215,13 +221,14 @@ type aggSpec struct {
 	order []expr.Expr
 	sort  []expr.SortCol
 	frac  float64
+	fracs repr.Datum // an array of fractions (percentile_cont(ARRAY[...]))
 	t     repr.T
 }
 
 // dataflow builds the plan's aggregate, placing each expression it reads
 // in a column of the Reduce's input with column.
 func (s aggSpec) dataflow(column func(expr.Expr) int) expr.Agg {
-	a := expr.Agg{Kind: s.kind, Distinct: s.distinct, T: s.t, Frac: s.frac}
+	a := expr.Agg{Kind: s.kind, Distinct: s.distinct, T: s.t, Frac: s.frac, Fracs: s.fracs}
 	if len(s.args) > 0 {
 		a.Col = column(s.args[0])
 	}
@@ -230,7 +237,7 @@ func (s aggSpec) dataflow(column func(expr.Expr) int) expr.Agg {
 	}
 	a.Order = slices.Clone(s.sort)
 	for i := range a.Order {
-		if s.kind.Def().Shape == expr.AggOrderedSet {
+		if d := s.kind.Def(); d.Shape == expr.AggOrderedSet && !d.Hypothetical {
 			a.Order[i].Col = a.Col
 		} else {
 			a.Order[i].Col = column(s.order[i])
@@ -245,6 +252,12 @@ func (s aggSpec) dataflow(column func(expr.Expr) int) expr.Agg {
 // together, else 42883 naming their types (mode(), percentile_cont(0.5)),
 // as no function of that signature exists.
 func (c *ectx) withinGroupRequired(fc *pg_query.FuncCall, k expr.AggKind) error {
+	if k.Def().Hypothetical {
+		if len(fc.Args) == 0 && fc.Over == nil {
+			return repr.Errorf(repr.CodeWrongObjectType, "window function %s requires an OVER clause", funcName(fc)).WithPosition(fc.Location + 1)
+		}
+		return repr.Errorf(repr.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", funcName(fc)).WithPosition(fc.Location + 1)
+	}
 	want := 1
 	if k.Def().Direct {
 		want = 2
@@ -460,16 +473,18 @@ func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind expr.A
 	if fc.AggDistinct {
 		return aggSpec{}, repr.Errorf(repr.CodeSyntax, "cannot use DISTINCT with WITHIN GROUP").WithPosition(fc.Location + 1)
 	}
+	if def.Hypothetical {
+		return b.buildHypothetical(fc, from, kind)
+	}
 	if len(fc.Args) != nDirect || len(fc.AggOrder) != 1 {
 		return aggSpec{}, repr.Errorf(repr.CodeUndefinedFunction, "function %s with %d direct and %d ordered arguments does not exist", name, len(fc.Args), len(fc.AggOrder)).WithPosition(fc.Location + 1)
 	}
 	spec := aggSpec{kind: kind}
 	if nDirect == 1 {
-		frac, err := b.constFloat(fc.Args[0], from)
-		if err != nil {
+		var err error
+		if spec.frac, spec.fracs, err = b.constFracs(fc.Args[0], from); err != nil {
 			return aggSpec{}, err
 		}
-		spec.frac = frac
 	}
 	sb := fc.AggOrder[0].GetSortBy()
 	x, err := from.expr(sb.Node)
@@ -483,6 +498,9 @@ func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind expr.A
 	}
 	if spec.t, err = expr.AggType(kind, x.Type()); err != nil {
 		return aggSpec{}, withPos(repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, x.Type().Name()), fc.Location)
+	}
+	if !spec.fracs.IsNull() {
+		spec.t = repr.ArrayOf(spec.t)
 	}
 	dir, err := sortDirFor(sb, x.Type())
 	if err != nil {

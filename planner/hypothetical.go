@@ -1,0 +1,97 @@
+package planner
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// buildHypothetical plans a hypothetical-set aggregate, rank(h1, ..., hk)
+// WITHIN GROUP (ORDER BY x1, ..., xk): each pair (hi, xi) is coerced to
+// its common type (PostgreSQL's anycompatible pairing), the aggregated
+// value is the record ROW(x1..xk, h1..hk) and the ORDER BY the xi
+// (expr/agg_hypothetical.go). The hypothetical values must be constants:
+// PostgreSQL also allows grouped columns and outer references, which are
+// 0A000 here.
+func (b *builder) buildHypothetical(fc *pg_query.FuncCall, from *ectx, kind expr.AggKind) (aggSpec, error) {
+	name := kind.String()
+	if len(fc.Args) != len(fc.AggOrder) {
+		args, err := from.exprs(fc.Args)
+		if err != nil {
+			return aggSpec{}, err
+		}
+		ts := make([]string, 0, len(args)+len(fc.AggOrder))
+		for _, a := range args {
+			ts = append(ts, a.Type().Name())
+		}
+		for _, it := range fc.AggOrder {
+			x, err := from.expr(it.GetSortBy().Node)
+			if err != nil {
+				return aggSpec{}, err
+			}
+			ts = append(ts, x.Type().Name())
+		}
+		return aggSpec{}, repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
+			WithHint("To use the hypothetical-set aggregate %s, the number of hypothetical direct arguments (here %d) must match the number of ordering columns (here %d).", name, len(fc.Args), len(fc.AggOrder)).
+			WithPosition(fc.Location + 1)
+	}
+	spec := aggSpec{kind: kind}
+	var hypo []expr.Expr
+	for i, it := range fc.AggOrder {
+		sb := it.GetSortBy()
+		h, err := from.expr(fc.Args[i])
+		if err != nil {
+			return aggSpec{}, err
+		}
+		x, err := from.expr(sb.Node)
+		if err != nil {
+			return aggSpec{}, err
+		}
+		pair, err := b.unify([]expr.Expr{h, x}, "WITHIN GROUP", location(fc.Args[i]))
+		if err != nil {
+			return aggSpec{}, err
+		}
+		if _, ok := expr.Fold(pair[0]).(*expr.Lit); !ok {
+			return aggSpec{}, repr.Unsupported("a hypothetical argument of %s that is not a constant", name).WithPosition(location(fc.Args[i]) + 1)
+		}
+		dir, err := sortDirFor(sb, pair[1].Type())
+		if err != nil {
+			return aggSpec{}, err
+		}
+		spec.order = append(spec.order, pair[1])
+		spec.sort = append(spec.sort, dir)
+		hypo = append(hypo, expr.Fold(pair[0]))
+	}
+	row, err := from.function("row", append(append([]expr.Expr(nil), spec.order...), hypo...), fc.Location)
+	if err != nil {
+		return aggSpec{}, err
+	}
+	spec.t, _ = expr.AggType(kind, row.Type())
+	spec.args, err = b.aggFilter(fc, from, []expr.Expr{row})
+	return spec, err
+}
+
+// constFracs evaluates the direct argument of percentile_cont or
+// percentile_disc, a non-NULL constant: a fraction (frac) or an array of
+// fractions (fracs, a float8[]; NULL Datum for a single fraction).
+func (b *builder) constFracs(n *pg_query.Node, from *ectx) (float64, repr.Datum, error) {
+	e, err := from.expr(n)
+	if err != nil {
+		return 0, repr.Null, err
+	}
+	if e.Type().Family != repr.FamArray {
+		f, err := b.constFloat(n, from)
+		return f, repr.Null, err
+	}
+	if e, err = b.coerce(e, repr.ArrayOf(repr.Float8)); err != nil {
+		return 0, repr.Null, err
+	}
+	lit, ok := expr.Fold(e).(*expr.Lit)
+	if !ok || lit.D.IsNull() {
+		return 0, repr.Null, repr.Unsupported("a direct argument of an ordered-set aggregate that is not a non-NULL constant").WithPosition(location(n) + 1)
+	}
+	return 0, lit.D, nil
+}
