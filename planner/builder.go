@@ -15,6 +15,9 @@ type builder struct {
 	// natural holds the FROM items (functions, derived tables) whose
 	// natural order their block keeps (natural.go).
 	natural map[any]bool
+	// naturalPrev is the range of FROM columns of the item before the
+	// set-returning function being planned in a FROM list (natural.go).
+	naturalPrev [2]int
 	// routines notes that the plan calls a PL/pgSQL function
 	// (Query.Routines).
 	routines bool
@@ -150,6 +153,9 @@ type ectx struct {
 	// a row reaches the expression being built (a CASE branch): the
 	// subqueries planned now take their domains from such rows (guard.go).
 	guard expr.Expr
+	// naturalWindows says the block's window functions over an empty
+	// window see its FROM rows in their natural order (natural.go).
+	naturalWindows bool
 	// keepNatural says the block's rows are ordered by natural, their
 	// natural keys so far (natural.go); select-list set-returning calls
 	// add their ordinals.

@@ -28,7 +28,10 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		rel, sc.outerRel = outer.rel, outer.rel
 		sc.cols = append(sc.cols, outer.cols...)
 	}
+	prevStart := len(sc.cols)
 	for _, item := range items {
+		b.naturalPrev = [2]int{prevStart, len(sc.cols)}
+		prevStart = len(sc.cols)
 		item = b.inlineCTE(item)
 		// A derived table may read the enclosing queries' columns: with
 		// outer values it is planned as LATERAL over them, seeing its
@@ -424,6 +427,7 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 		if kind == ir.JoinInner && j.Quals == nil {
 			kind = ir.JoinCross
 		}
+		b.naturalPrev = [2]int{0, len(lcols)}
 		rel, cols, err := b.tableFuncItem(rf, left, lcols, parent, kind, j.Quals)
 		if err == nil {
 			err = aliasJoin(j, cols)

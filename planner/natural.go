@@ -24,6 +24,20 @@ import (
 //     each level of select-list set-returning calls (each call's rows in
 //     lockstep, PostgreSQL's ProjectSet); a top-level VALUES statement by
 //     its rows' positions;
+//   - a window function over a window without PARTITION BY and ORDER BY
+//     (OVER ()) sees the rows in that order, as PostgreSQL's WindowAgg
+//     reads its input unsorted then: row_number, ntile, lag, lead and
+//     ROWS frames count positions in it, first_value and the
+//     order-sensitive aggregates read the partition in it (naturalWindow);
+//     when every window of the block is empty, its output keeps the
+//     natural order too;
+//   - a FROM list whose first item has a natural order and each later
+//     item is a set-returning function reading the item before it
+//     (FROM generate_series(1, 3) a, unnest(ARRAY[a, -a]) b) is ordered
+//     by the items' keys in turn: PostgreSQL must run such a chain as
+//     nested loops, each function rescanned per row of the item it
+//     reads (markNaturalChain, lateralNatural). A function reading no
+//     earlier item may be joined in any order, so its list has none;
 //   - an order-sensitive aggregate without ORDER BY (array_agg,
 //     string_agg, json_agg...) in a block whose FROM is one set-returning
 //     function aggregates in the function's order (in a correlated
@@ -40,25 +54,46 @@ const naturalName = "?natural order?"
 // one set-returning function call or one derived table, carries its
 // natural order (tableFuncItem, keepOrder).
 func (b *builder) markNaturalFrom(sel *pg_query.SelectStmt) {
-	if len(sel.FromClause) != 1 {
+	if len(sel.FromClause) > 1 {
+		b.markNaturalChain(sel.FromClause)
 		return
 	}
-	item := sel.FromClause[0]
+	if len(sel.FromClause) == 1 {
+		b.markNaturalItem(sel.FromClause[0])
+	}
+}
+
+// markNaturalItem marks a FROM item with a natural order: a
+// set-returning function (not LATERAL), a derived table, or a join of
+// such an item, INNER or LEFT, with a set-returning function (which
+// lateralNatural keys when it reads the left side). It reports whether
+// item was one.
+func (b *builder) markNaturalItem(item *pg_query.Node) bool {
+	if b.natural == nil {
+		b.natural = map[any]bool{}
+	}
 	if rf := item.GetRangeFunction(); rf != nil && isTableFunc(rf) && !rf.Lateral {
-		if b.natural == nil {
-			b.natural = map[any]bool{}
-		}
 		b.natural[rf] = true
+		return true
 	}
 	if rs := item.GetRangeSubselect(); rs != nil {
-		if b.natural == nil {
-			b.natural = map[any]bool{}
-		}
 		b.natural[rs] = true
 		if vs := rs.Subquery.GetSelectStmt(); vs != nil && len(vs.ValuesLists) > 0 {
 			b.natural[vs] = true
 		}
+		return true
 	}
+	j := item.GetJoinExpr()
+	if j == nil || j.IsNatural || len(j.UsingClause) > 0 || j.Alias != nil ||
+		j.Jointype != pg_query.JoinType_JOIN_INNER && j.Jointype != pg_query.JoinType_JOIN_LEFT {
+		return false
+	}
+	rf := j.Rarg.GetRangeFunction()
+	if rf == nil || !isTableFunc(rf) || b.callsSQLFunction(rf) || !b.markNaturalItem(j.Larg) {
+		return false
+	}
+	b.natural[rf] = true
+	return true
 }
 
 // naturalCols returns the scope's natural-order columns in key order, and
@@ -156,4 +191,106 @@ func naturalValues(sel *pg_query.SelectStmt, rel ir.Rel, order []expr.SortCol, n
 	}
 	types := append(v.Types[:len(v.Types):len(v.Types)], repr.Int8)
 	return &ir.Values{Rows: rows, Types: types}, []expr.SortCol{{Col: nCols}}
+}
+
+// emptyWindows reports whether every window function call of sel has an
+// empty window (no PARTITION BY, no ORDER BY): PostgreSQL's WindowAgg then
+// reads and returns its input in order, with no sort.
+func emptyWindows(sel *pg_query.SelectStmt, calls []*pg_query.FuncCall) bool {
+	named, err := namedWindows(sel.WindowClause)
+	if err != nil {
+		return false
+	}
+	for _, fc := range calls {
+		def, err := overWindow(fc.Over, named)
+		if err != nil || len(def.partition) > 0 || len(def.order) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// naturalWindow orders a call's empty window by the FROM rows' natural
+// keys, when they have them, for the functions whose result over an
+// empty window depends on the rows' order: row_number, ntile, lag and
+// lead, ROWS frames, first_value, last_value, nth_value and the
+// order-sensitive aggregates (a RANGE or GROUPS frame is then the
+// whole partition, all rows being peers: it becomes ROWS UNBOUNDED
+// PRECEDING AND UNBOUNDED FOLLOWING, the same rows in order; with an
+// EXCLUDE clause it is left alone). rank, dense_rank, percent_rank and
+// cume_dist see every row as a peer and stay unordered.
+func (c *ectx) naturalWindow(wc *winCall, frame expr.Frame) {
+	keys, dirs := c.naturalKeys()
+	if len(keys) == 0 || len(wc.spec.part) > 0 || len(wc.spec.order) > 0 {
+		return
+	}
+	switch k := wc.fn.Kind; {
+	case k == expr.WinRowNumber || k == expr.WinNtile || k == expr.WinLag || k == expr.WinLead:
+	case k.UsesFrame() && frame.Rows():
+	case k == expr.WinAgg && !wc.fn.Agg.Def().Ordered:
+		return // the whole partition's sum, count...: no order to keep
+	case k.UsesFrame() && frame.Exclude == expr.ExcludeNoOthers:
+		wc.fn.Frame = expr.Frame{Mode: expr.RowsMode, Start: expr.FrameBound{Kind: expr.UnboundedPreceding},
+			End: expr.FrameBound{Kind: expr.UnboundedFollowing}}
+	default:
+		return
+	}
+	for i, k := range keys {
+		var d expr.SortCol
+		if i < len(dirs) {
+			d = dirs[i]
+		}
+		wc.spec.order = append(wc.spec.order, k)
+		wc.spec.dirs = append(wc.spec.dirs, expr.SortCol{Desc: d.Desc, NullsFirst: d.NullsFirst})
+	}
+}
+
+// markNaturalChain marks the items of a FROM list of several items whose
+// first has a natural order (markNaturalItem) and whose others
+// are set-returning functions: lateralNatural then gives each function
+// reading the item before it the next natural key.
+func (b *builder) markNaturalChain(items []*pg_query.Node) {
+	for _, item := range items[1:] {
+		if rf := item.GetRangeFunction(); rf == nil || !isTableFunc(rf) || b.callsSQLFunction(rf) {
+			return
+		}
+	}
+	if !b.markNaturalItem(items[0]) {
+		return
+	}
+	for _, item := range items[1:] {
+		b.natural[item.GetRangeFunction()] = true
+	}
+}
+
+// lateralNatural returns the natural key a set-returning function of a
+// marked FROM list takes after lcols, the earlier items' columns: one
+// more than theirs when its calls read a column of the item just before
+// (prev, b.naturalPrev), which has a natural key; else 0 (no natural
+// order).
+func lateralNatural(lcols []scopeCol, calls []expr.TableCall, prev [2]int) int {
+	last := 0
+	for _, c := range lcols {
+		if !c.outer {
+			last = max(last, c.naturalKey)
+		}
+	}
+	lo, hi := prev[0], prev[1]
+	prevKeyed := false
+	for i := lo; i < hi && i < len(lcols); i++ {
+		prevKeyed = prevKeyed || lcols[i].naturalKey == last && last > 0
+	}
+	if !prevKeyed {
+		return 0
+	}
+	for _, c := range calls {
+		for _, a := range c.Args {
+			for _, col := range expr.Columns(a) {
+				if col >= lo && col < hi && !lcols[col].outer {
+					return last + 1
+				}
+			}
+		}
+	}
+	return 0
 }

@@ -165,7 +165,8 @@ func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *out
 	ec := &ectx{b: b, sc: sc, rel: rel, clause: "SELECT", wins: wins}
 	p := &planned{nOuter: sc.outerCount(), limit: -1}
 	grouped := b.needsGrouping(sel, targets)
-	ec.natural, ec.naturalDirs, ec.keepNatural = blockNatural(sel, ec, grouped, len(calls) > 0 || len(sel.WindowClause) > 0)
+	ec.natural, ec.naturalDirs, ec.keepNatural = blockNatural(sel, ec, grouped, !emptyWindows(sel, calls))
+	ec.naturalWindows = !grouped
 	if grouped {
 		if ec, err = b.planGrouping(sel, targets, ec, p); err != nil {
 			return nil, err

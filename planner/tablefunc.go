@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
@@ -44,6 +46,7 @@ func (b *builder) tableFuncItem(rf *pg_query.RangeFunction, left ir.Rel, lcols [
 	if left == nil {
 		left = unitRel()
 	}
+	prev := b.naturalPrev // before planning the arguments' subqueries
 	ec := &ectx{b: b, sc: &scope{cols: lcols, parent: parent}, rel: left, clause: "functions in FROM"}
 	calls, fcols, err := b.tableCalls(rf, ec)
 	if err != nil {
@@ -53,7 +56,17 @@ func (b *builder) tableFuncItem(rf *pg_query.RangeFunction, left ir.Rel, lcols [
 		return nil, nil, err
 	}
 	fm := &ir.FlatMap{Input: ec.rel, Funcs: calls, Ordinality: rf.Ordinality, Outer: kind == ir.JoinLeft}
-	if b.natural[rf] {
+	lkey, chain := 0, len(lcols) > 0 && prev[0] < prev[1] // a later item of a FROM list or join
+	if b.natural[rf] && chain {
+		lkey = lateralNatural(lcols, calls, prev)
+	}
+	if lkey > 0 {
+		if !rf.Ordinality {
+			fm.Ordinality = true
+			fcols = append(fcols, scopeCol{table: fcols[0].table, name: naturalName, typ: repr.Int8, system: true})
+		}
+		fcols[len(fcols)-1].naturalKey = lkey
+	} else if b.natural[rf] && !chain {
 		if rf.Ordinality {
 			fcols[len(fcols)-1].naturalKey = 1
 		} else {
@@ -64,6 +77,13 @@ func (b *builder) tableFuncItem(rf *pg_query.RangeFunction, left ir.Rel, lcols [
 	nl := ir.Arity(ec.rel)
 	// The FlatMap's row is left (widened by decorrelated subqueries in the
 	// arguments), then the function's columns.
+	if b.natural[rf] && chain && lkey == 0 {
+		// The order of the rows joined is PostgreSQL's plan's: none.
+		lcols = slices.Clone(lcols)
+		for i := range lcols {
+			lcols[i].naturalKey = 0
+		}
+	}
 	wide := append(append([]scopeCol(nil), lcols...), make([]scopeCol, nl-len(lcols))...)
 	for i := len(lcols); i < nl; i++ {
 		wide[i] = scopeCol{hidden: true, typ: ec.rel.ColTypes()[i]}

@@ -295,6 +295,9 @@ func (c *ectx) winCall(fc *pg_query.FuncCall, named map[string]winDef) (winCall,
 	if wc.fn.Kind.UsesFrame() {
 		wc.fn.Frame = frame
 	}
+	if c.naturalWindows {
+		c.naturalWindow(&wc, frame)
+	}
 	argTypes := make([]repr.T, len(wc.args))
 	for i, a := range wc.args {
 		argTypes[i] = a.Type()
