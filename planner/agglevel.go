@@ -56,6 +56,11 @@ func planOuterAggs[T any](cat Catalog, opts Options, plan func(b *builder) (T, e
 // a false refusal of a valid query would be worse than the check missing.
 func (b *builder) outerLevelAgg(fc *pg_query.FuncCall, sc *scope) error {
 	args := append(append([]*pg_query.Node(nil), fc.Args...), fc.AggFilter)
+	if fc.AggWithinGroup {
+		// An ordered-set aggregate's level is its aggregated arguments'
+		// (PostgreSQL's check_agg_arguments): not its direct ones.
+		args = append(append([]*pg_query.Node(nil), fc.AggOrder...), fc.AggFilter)
+	}
 	if outer, err := b.outerLevel(fc, args, sc, fc.Location); !outer || err != nil {
 		return err
 	}

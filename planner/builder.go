@@ -153,6 +153,10 @@ type ectx struct {
 	// a row reaches the expression being built (a CASE branch): the
 	// subqueries planned now take their domains from such rows (guard.go).
 	guard expr.Expr
+	// groupCols are the FROM columns the block groups by, when its GROUP
+	// BY is plain: a hypothetical-set aggregate's arguments may read them
+	// (hypothetical.go).
+	groupCols []int
 	// naturalWindows says the block's window functions over an empty
 	// window see its FROM rows in their natural order (natural.go).
 	naturalWindows bool

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -13,9 +14,8 @@ import (
 // WITHIN GROUP (ORDER BY x1, ..., xk): each pair (hi, xi) is coerced to
 // its common type (PostgreSQL's anycompatible pairing), the aggregated
 // value is the record ROW(x1..xk, h1..hk) and the ORDER BY the xi
-// (expr/agg_hypothetical.go). The hypothetical values must be constants:
-// PostgreSQL also allows grouped columns and outer references, which are
-// 0A000 here.
+// (expr/agg_hypothetical.go). The hypothetical values are the same on
+// every row of a group (hypotheticalArg), so any row's record holds them.
 func (b *builder) buildHypothetical(fc *pg_query.FuncCall, from *ectx, kind expr.AggKind) (aggSpec, error) {
 	name := kind.String()
 	if len(fc.Args) != len(fc.AggOrder) {
@@ -54,8 +54,8 @@ func (b *builder) buildHypothetical(fc *pg_query.FuncCall, from *ectx, kind expr
 		if err != nil {
 			return aggSpec{}, err
 		}
-		if _, ok := expr.Fold(pair[0]).(*expr.Lit); !ok {
-			return aggSpec{}, repr.Unsupported("a hypothetical argument of %s that is not a constant", name).WithPosition(location(fc.Args[i]) + 1)
+		if err := from.hypotheticalArg(pair[0], name, fc.Args[i]); err != nil {
+			return aggSpec{}, err
 		}
 		dir, err := sortDirFor(sb, pair[1].Type())
 		if err != nil {
@@ -94,4 +94,45 @@ func (b *builder) constFracs(n *pg_query.Node, from *ectx) (float64, repr.Datum,
 		return 0, repr.Null, repr.Unsupported("a direct argument of an ordered-set aggregate that is not a non-NULL constant").WithPosition(location(n) + 1)
 	}
 	return 0, lit.D, nil
+}
+
+// hypotheticalArg checks a hypothetical argument h (node n) of aggregate
+// name: a constant, or an expression of the columns the block groups by
+// (a plain GROUP BY) and of outer columns, whose value is then the same
+// on every row of a group. A column neither grouped nor outer is
+// PostgreSQL's 42803; other expressions (over grouping sets, or of a
+// grouped expression rather than a column) are 0A000.
+func (c *ectx) hypotheticalArg(h expr.Expr, name string, n *pg_query.Node) error {
+	if _, ok := expr.Fold(h).(*expr.Lit); ok {
+		return nil
+	}
+	for _, col := range expr.Columns(h) {
+		if col < len(c.sc.cols) && c.sc.cols[col].outer || slices.Contains(c.groupCols, col) {
+			continue
+		}
+		if c.groupCols == nil || col >= len(c.sc.cols) {
+			return repr.Unsupported("a hypothetical argument of %s that is not a constant or a grouped column", name).WithPosition(location(n) + 1)
+		}
+		sc := c.sc.cols[col]
+		full := sc.name
+		if sc.table != "" {
+			full = sc.table + "." + sc.name
+		}
+		return repr.Errorf(repr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", full).
+			WithDetail("Direct arguments of an ordered-set aggregate must use only grouped columns.").WithPosition(location(n) + 1)
+	}
+	return nil
+}
+
+// keyColumns returns the FROM columns among grouping keys (nil for none:
+// an empty, non-nil slice, so that a grouped block is told from one
+// with grouping sets).
+func keyColumns(keys []expr.Expr) []int {
+	cols := []int{}
+	for _, k := range keys {
+		if col, ok := k.(*expr.Col); ok {
+			cols = append(cols, col.Idx)
+		}
+	}
+	return cols
 }

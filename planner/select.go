@@ -343,6 +343,7 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	}
 	if plain {
 		sets = nil
+		from.groupCols = keyColumns(keys)
 	}
 	from.srfs, from.srfCalls, from.srfFields = nil, nil, nil // read only where PostgreSQL allows them (srfgroup.go)
 	calls := b.blockAggs(sel, targets)
