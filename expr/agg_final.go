@@ -172,7 +172,8 @@ func finalAvg(c *AggCall, ac *Acc, _ AggValues) (repr.Datum, error) {
 }
 
 // finalStringAgg concatenates the live values in key order, each preceded
-// (except the first) by its separator; NULL if there are none.
+// (except the first) by its separator; NULL if there are none. Over
+// bytea values (string_agg(bytea, bytea)) it concatenates their bytes.
 func finalStringAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 	var b strings.Builder
 	first := true
@@ -189,8 +190,11 @@ func finalStringAgg(c *AggCall, _ *Acc, vs AggValues) (repr.Datum, error) {
 		}
 		return true
 	})
-	if first {
+	switch {
+	case first:
 		return repr.Null, nil
+	case c.T.Family == repr.FamBytea:
+		return repr.NewBytea([]byte(b.String())), nil
 	}
 	return repr.NewText(b.String()), nil
 }

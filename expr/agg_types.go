@@ -34,6 +34,9 @@ func boxedAs(t repr.T) func(repr.T) (repr.T, bool) {
 func boolType(arg repr.T) (repr.T, bool) { return repr.Bool, arg.Family == repr.FamBool }
 
 func textType(arg repr.T) (repr.T, bool) {
+	if arg.Family == repr.FamBytea { // string_agg(bytea, bytea)
+		return repr.Bytea, true
+	}
 	return repr.Text, arg.Family == repr.FamText || arg.Family == repr.FamUnknown
 }
 

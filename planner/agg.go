@@ -369,6 +369,11 @@ func (b *builder) aggArgTypes(def *expr.AggDef, args []expr.Expr, loc int32) err
 		switch {
 		case i == 0 && def.Key != (repr.T{}):
 			args[i], err = b.internalCast(a, def.Key, loc)
+		case i == 1 && def.Shape == expr.AggBinary && def.Convert == "" && args[0].Type().Family == repr.FamBytea:
+			if f := a.Type().Family; f != repr.FamBytea && f != repr.FamUnknown {
+				return noSuchFunction(def.Name, args, loc)
+			}
+			args[i], err = b.coerce(a, repr.Bytea) // string_agg(bytea, bytea)
 		case a.Type().Family == repr.FamUnknown || def.Shape == expr.AggBinary && i == 1 && def.Convert == "":
 			args[i], err = b.coerce(a, def.Literal)
 		case isChar(a.Type()) && def.Shape == expr.AggBinary && def.Literal == repr.Text:
