@@ -32,7 +32,8 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 	if len(l.cols) != len(r.cols) {
 		return nil, repr.Errorf(repr.CodeSyntax, "each %s query must have the same number of columns", name)
 	}
-	lr, rr, cols, err := b.unifySides(b.subqueryRel(l), b.subqueryRel(r), l.nOuter, l.cols, r.cols, name)
+	lr, rr, cols, err := b.unifySides(b.subqueryRel(l), b.subqueryRel(r), l.nOuter,
+		untypedCols(sel.Larg, l.cols), untypedCols(sel.Rarg, r.cols), name)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,10 @@ func (b *builder) unifySides(l, r ir.Rel, nOuter int, lc, rc []ResultColumn, nam
 	}
 	cols := append([]ResultColumn(nil), lc...)
 	for i := range lc {
-		pair, err := b.unify([]expr.Expr{&expr.Col{Idx: nOuter + i, T: lc[i].Type}, &expr.Col{Idx: nOuter + i, T: rc[i].Type}}, name, -1)
+		pair, err := b.unifyUntyped(nOuter+i, lc[i].Type, rc[i].Type)
+		if pair == nil && err == nil {
+			pair, err = b.unify([]expr.Expr{&expr.Col{Idx: nOuter + i, T: lc[i].Type}, &expr.Col{Idx: nOuter + i, T: rc[i].Type}}, name, -1)
+		}
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -152,3 +156,53 @@ func mixedBpchar(a, b repr.T) bool {
 
 // isChar reports whether t is char(n) or bpchar.
 func isChar(t repr.T) bool { return t.Family == repr.FamText && t.Kind == repr.KindChar }
+
+// untypedCols returns cols with the type of each column that the set
+// operation's side sel writes as an untyped literal (NULL, 'text') as
+// unknown: as in PostgreSQL, such a column takes the other side's type
+// (SELECT 1 UNION ALL SELECT NULL is integer) rather than text.
+func untypedCols(sel *pg_query.SelectStmt, cols []ResultColumn) []ResultColumn {
+	if sel == nil || sel.Op != pg_query.SetOperation_SETOP_NONE || len(sel.ValuesLists) > 0 || len(sel.TargetList) != len(cols) {
+		return cols
+	}
+	var out []ResultColumn
+	for i, t := range sel.TargetList {
+		c := t.GetResTarget().GetVal().GetAConst()
+		if c == nil || !c.Isnull && c.GetSval() == nil || cols[i].Type != repr.Text {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(cols)
+		}
+		out[i].Type = repr.Unknown
+	}
+	if out == nil {
+		return cols
+	}
+	return out
+}
+
+// unifyUntyped unifies column col of two sides when one was written as
+// an untyped literal (type unknown; its relation holds text): it is cast
+// to the other side's type (text when both are untyped). nil, nil when
+// neither is untyped.
+func (b *builder) unifyUntyped(col int, lt, rt repr.T) ([]expr.Expr, error) {
+	lu, ru := lt.Family == repr.FamUnknown, rt.Family == repr.FamUnknown
+	if !lu && !ru {
+		return nil, nil
+	}
+	t := rt
+	if ru {
+		t = lt
+	}
+	if t.Family == repr.FamUnknown {
+		t = repr.Text
+	}
+	side := func(typ repr.T, untyped bool) expr.Expr {
+		if untyped {
+			return expr.NewCast(&expr.Col{Idx: col, T: repr.Text}, t)
+		}
+		return &expr.Col{Idx: col, T: typ}
+	}
+	return []expr.Expr{side(lt, lu), side(rt, ru)}, nil
+}
