@@ -32,7 +32,7 @@ const MaxArrayLen = 1 << 24
 
 // scalarTypes are the supported non-array types, one per OID.
 var scalarTypes = []T{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text,
-	Varchar(0), Char(0), Bytea, Date, TimeT, Timestamp, TimestampTZ, IntervalT, JSONB, UUID, JSON, Bit, VarBit}
+	Varchar(0), Char(0), Bytea, Date, TimeT, Timestamp, TimestampTZ, IntervalT, JSONB, UUID, JSON, Bit, VarBit, JSONPath}
 
 // arrayOIDs maps an element type's OID to its array type's OID (pg_type's
 // typarray).
@@ -40,7 +40,7 @@ var arrayOIDs = map[uint32]uint32{
 	OIDBool: 1000, OIDBytea: 1001, OIDInt2: 1005, OIDInt4: 1007, OIDText: 1009,
 	OIDBpchar: 1014, OIDVarchar: 1015, OIDInt8: 1016, OIDFloat4: 1021, OIDFloat8: 1022,
 	OIDTimestamp: 1115, OIDDate: 1182, OIDTime: 1183, OIDTimestampTZ: 1185,
-	OIDInterval: 1187, OIDNumeric: 1231, OIDUUID: 2951, OIDJSONB: 3807, OIDJSON: 199,
+	OIDInterval: 1187, OIDNumeric: 1231, OIDUUID: 2951, OIDJSONB: 3807, OIDJSON: 199, OIDJSONPath: 4073,
 	OIDRecord: OIDRecordArray, OIDBit: OIDBitArray, OIDVarBit: OIDVarBitArray,
 }
 

@@ -51,6 +51,8 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return append(buf, d.s...), nil
 	case FamJSONB:
 		return append(append(buf, jsonbBinaryVersion), d.s...), nil
+	case FamJSONPath:
+		return append(append(buf, jsonpathBinaryVersion), d.s...), nil
 	case FamEnum:
 		return append(buf, d.EnumLabel().Label...), nil
 	case FamDate:
@@ -189,6 +191,11 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 			return Null, errBinary("unsupported jsonb version number")
 		}
 		return ParseJSONB(string(b[1:]))
+	case FamJSONPath:
+		if len(b) == 0 || b[0] != jsonpathBinaryVersion {
+			return Null, errBinary("unsupported jsonpath version number: %d", firstByte(b))
+		}
+		return ParseJSONPath(string(b[1:]))
 	case FamArray:
 		return parseArrayBinary(b, t)
 	case FamRecord:

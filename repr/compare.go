@@ -30,7 +30,7 @@ func Compare(a, b Datum) int {
 		return compareFloat(a.Float(), b.Float())
 	case FamNumeric:
 		return compareDecimal(a.dec, b.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamJSONPath:
 		return strings.Compare(a.s, b.s)
 	case FamInterval:
 		return cmp.Compare(a.Interval().span(), b.Interval().span())

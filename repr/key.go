@@ -35,7 +35,7 @@ func AppendKey(buf []byte, d Datum) []byte {
 		return appendFloat(buf, d.Float())
 	case FamNumeric:
 		return appendDecimal(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamEnum:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamEnum, FamJSONPath:
 		return appendBytes(buf, d.s)
 	case FamInterval:
 		return appendFloat(buf, d.Interval().span())
@@ -151,7 +151,7 @@ func appendDecimal(buf []byte, d *apd.Decimal) []byte {
 func keyLossless(d Datum) bool {
 	switch d.fam {
 	case FamUnknown, FamBool, FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ,
-		FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamBit, FamEnum:
+		FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamBit, FamEnum, FamJSONPath:
 		return true
 	case FamNumeric:
 		return d.dec.Form == apd.Finite && !(d.dec.Negative && d.dec.IsZero()) &&
@@ -247,6 +247,9 @@ func decodeKeyDatum(key []byte, f Family, exp int32) (Datum, []byte, error) {
 		if err == nil && !validEnum(s) {
 			err = errCorrupt
 		}
+		return Datum{fam: f, s: s}, rest, err
+	case key[0] == keyValue && f == FamJSONPath:
+		s, rest, err := decodeKeyBytes(key[1:])
 		return Datum{fam: f, s: s}, rest, err
 	case key[0] != keyValue || f == FamUnknown || f == FamFloat || f == FamInterval || f > FamJSON:
 		return Null, nil, errCorrupt

@@ -6,7 +6,7 @@ package repr
 func KeyDelimits(f Family) bool {
 	switch f {
 	case FamBool, FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ,
-		FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamEnum:
+		FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamEnum, FamJSONPath:
 		return true
 	}
 	return false

@@ -59,7 +59,7 @@ func (d Datum) String() string {
 var literalTypeName = map[Family]string{
 	FamBytea: "bytea", FamDate: "date", FamTime: "time", FamTimestamp: "timestamp",
 	FamTimestampTZ: "timestamptz", FamInterval: "interval", FamJSONB: "jsonb",
-	FamUUID: "uuid", FamJSON: "json", FamBit: "varbit",
+	FamUUID: "uuid", FamJSON: "json", FamBit: "varbit", FamJSONPath: "jsonpath",
 }
 
 // literalElemType is the natural type of an array datum's elements (its

@@ -45,7 +45,7 @@ func appendValue(buf []byte, d Datum) []byte {
 		return binary.LittleEndian.AppendUint64(buf, uint64(d.i))
 	case FamNumeric:
 		return appendDecimalValue(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit, FamEnum:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit, FamEnum, FamJSONPath:
 		buf = binary.AppendUvarint(buf, uint64(len(d.s)))
 		return append(buf, d.s...)
 	case FamInterval:
@@ -228,7 +228,7 @@ func decodeValue[B ~string | ~[]byte](b B, decs *DecimalSlab) (Datum, B, error) 
 		d.i, b = int64(leUint64(b)), b[8:]
 	case FamNumeric:
 		d.dec, b, err = decodeDecimalValue(b, decs)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamJSONPath:
 		d.s, b, err = readString(b)
 	case FamInterval:
 		d, b, err = decodeIntervalValue(b)
@@ -494,7 +494,7 @@ func skipValue(b []byte) ([]byte, error) {
 		}
 		_, rest, err := readBytes(b[k:])
 		return rest, err
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit, FamEnum:
+	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamArray, FamRecord, FamBit, FamEnum, FamJSONPath:
 		_, rest, err := readBytes(b)
 		return rest, err
 	default:

@@ -66,7 +66,7 @@ func AppendTextStyle(buf []byte, d Datum, t T, st TextStyle) []byte {
 		return appendFloatText(buf, d.Float(), floatWidth(t))
 	case FamNumeric:
 		return appendNumericText(buf, d.dec)
-	case FamText, FamJSONB, FamJSON:
+	case FamText, FamJSONB, FamJSON, FamJSONPath:
 		return append(buf, d.s...)
 	case FamUUID:
 		return appendUUID(buf, d.s)
@@ -183,6 +183,8 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 		return parseUUID(s)
 	case FamJSON:
 		return ParseJSON(s)
+	case FamJSONPath:
+		return ParseJSONPath(s)
 	case FamArray:
 		return parseArray(s, t, loc)
 	case FamRecord:

@@ -34,6 +34,7 @@ var typeNames = map[string]T{
 	"jsonb":                       JSONB,
 	"uuid":                        UUID,
 	"json":                        JSON,
+	"jsonpath":                    JSONPath,
 	"bit":                         Bit,
 	"varbit":                      VarBit, "bit varying": VarBit,
 }

@@ -200,6 +200,8 @@ func (t T) OID() uint32 {
 		return OIDBit
 	case FamEnum:
 		return t.Enum
+	case FamJSONPath:
+		return OIDJSONPath
 	case FamArray:
 		if t.Composite != 0 {
 			return CompositeArrayOID(t.Composite)
@@ -338,6 +340,8 @@ func (t T) Name() string {
 		return "json"
 	case FamBit:
 		return bitsTypeName(t)
+	case FamJSONPath:
+		return "jsonpath"
 	case FamEnum:
 		return "anyenum" // the catalog names enum types (format_type)
 	case FamArray:

@@ -46,6 +46,7 @@ var ioProcs = map[string]uint32{
 	"regprocedurein": 2212, "regprocedureout": 2213, "regprocedurerecv": 2446, "regproceduresend": 2447,
 	"regclassin": 2218, "regclassout": 2219, "regclassrecv": 2452, "regclasssend": 2453,
 	"regtypein": 2220, "regtypeout": 2221, "regtyperecv": 2454, "regtypesend": 2455,
+	"jsonpath_in": 4001, "jsonpath_out": 4002, "jsonpath_recv": 4003, "jsonpath_send": 4004,
 	"uuid_in": 2952, "uuid_out": 2953, "uuid_recv": 2961, "uuid_send": 2962,
 	"jsonb_in": 3806, "jsonb_out": 3804, "jsonb_recv": 3805, "jsonb_send": 3803,
 	"regnamespacein": 4084, "regnamespaceout": 4085, "regnamespacerecv": 4087, "regnamespacesend": 4088,
@@ -57,7 +58,7 @@ var ioProcs = map[string]uint32{
 // not typname + in/out/recv/send.
 var ioProcNames = map[string]string{
 	"json": "json_", "date": "date_", "time": "time_", "timestamp": "timestamp_", "timestamptz": "timestamptz_",
-	"interval": "interval_", "numeric": "numeric_", "uuid": "uuid_", "jsonb": "jsonb_",
+	"interval": "interval_", "numeric": "numeric_", "uuid": "uuid_", "jsonb": "jsonb_", "jsonpath": "jsonpath_",
 }
 
 // ioProcName returns the name of the I/O function kind ("in", "out",
