@@ -26,6 +26,16 @@ var namedParams = map[string][][]namedParam{
 	"parse_ident":      {{{"str", ""}, {"strict", "true"}}},
 }
 
+// pathParams are the parameters of the jsonb_path_* functions.
+var pathParams = [][]namedParam{{{"target", ""}, {"path", ""}, {"vars", "'{}'"}, {"silent", "false"}}}
+
+func init() {
+	for _, f := range []string{"exists", "match", "query", "query_array", "query_first"} {
+		namedParams["jsonb_path_"+f] = pathParams
+		namedParams["jsonb_path_"+f+"_tz"] = pathParams
+	}
+}
+
 // timestampParams are make_timestamp's parameters.
 var timestampParams = []namedParam{{"year", ""}, {"month", ""}, {"mday", ""}, {"hour", ""}, {"min", ""}, {"sec", ""}}
 

@@ -1,6 +1,10 @@
 package jsonpath
 
-import "github.com/cockroachdb/apd/v3"
+import (
+	"regexp"
+
+	"github.com/cockroachdb/apd/v3"
+)
 
 // Kind is the kind of a path item, after PostgreSQL's JsonPathItemType.
 type Kind uint8
@@ -82,7 +86,9 @@ type Item struct {
 	First, Last uint32
 	// Flags are like_regex's flags.
 	Flags uint8
-	Next  *Item
+	// re is like_regex's compiled pattern.
+	re   *regexp.Regexp
+	Next *Item
 }
 
 // Subscript is one element of an array accessor: an index or a range.

@@ -245,9 +245,11 @@ func (p *parser) likeRegex(l *Item) (*Item, error) {
 			return nil, err
 		}
 	}
-	if _, err := compileRegex(it.Str, it.Flags); err != nil {
+	re, err := compileRegex(it.Str, it.Flags)
+	if err != nil {
 		return nil, err
 	}
+	it.re = re
 	return it, nil
 }
 
