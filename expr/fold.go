@@ -300,7 +300,7 @@ var typeNames = map[string]repr.T{
 	"numeric": repr.Numeric, "decimal": repr.Numeric, "bool": repr.Bool, "boolean": repr.Bool,
 	"text": repr.Text, "varchar": repr.Varchar(0), "bpchar": repr.Char(0), "char": repr.Char(1),
 	"bytea": repr.Bytea, "date": repr.Date, "time": repr.TimeT, "timestamp": repr.Timestamp,
-	"timestamptz": repr.TimestampTZ, "interval": repr.IntervalT, "jsonb": repr.JSONB, "uuid": repr.UUID, "json": repr.JSON,
+	"timestamptz": repr.TimestampTZ, "interval": repr.IntervalT, "jsonb": repr.JSONB, "uuid": repr.UUID, "json": repr.JSON, "jsonpath": repr.JSONPath,
 	"unknown": repr.Unknown, "record": repr.Record, "bit": repr.Bit, "varbit": repr.VarBit,
 	"enum": {Family: repr.FamEnum},
 }

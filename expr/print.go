@@ -184,5 +184,5 @@ var familyNames = map[repr.Family]string{
 	repr.FamUnknown: "unknown", repr.FamBool: "bool", repr.FamBytea: "bytea",
 	repr.FamDate: "date", repr.FamTime: "time", repr.FamTimestamp: "timestamp",
 	repr.FamTimestampTZ: "timestamptz", repr.FamInterval: "interval", repr.FamJSONB: "jsonb",
-	repr.FamUUID: "uuid", repr.FamJSON: "json", repr.FamRecord: "record",
+	repr.FamUUID: "uuid", repr.FamJSON: "json", repr.FamRecord: "record", repr.FamJSONPath: "jsonpath",
 }

@@ -275,6 +275,12 @@ func (c *ectx) tableCall(fc *pg_query.FuncCall, defs []*pg_query.Node) (expr.Tab
 	if call, ok, err := c.routineTableCall(fc, defs); ok {
 		return call, err
 	}
+	if _, ok := namedParams[name]; ok {
+		var err error
+		if fc, err = c.positionalCall(fc); err != nil {
+			return expr.TableCall{}, err
+		}
+	}
 	// VARIADIC arr passes arr as the last argument: no set-returning
 	// function has a VARIADIC parameter (variadic.go).
 	argNodes := fc.Args

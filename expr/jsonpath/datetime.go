@@ -35,7 +35,7 @@ func datetimeTypeName(v Value) string {
 // template: PostgreSQL 15 tries yyyy-mm-dd, HH24:MI:SS[TZH[:TZM]] and
 // yyyy-mm-dd HH24:MI:SS[TZH[:TZM]] (a T may separate date and time),
 // with to_timestamp's leniency about digit counts and blanks.
-var isoDatetime = regexp.MustCompile(`^\s*(?:(\d{1,4})-(\d{1,2})-(\d{1,2}))?(?:(?:^|\s*[ T]\s*)(\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{1,6})\d*)?\s*(?:([+-])\s*(\d{1,2})(?::(\d{1,2}))?)?)?\s*$`)
+var isoDatetime = regexp.MustCompile(`^\s*(?:(\d{1,7})-(\d{1,2})-(\d{1,2}))?(?:(?:^|\s*[ T]\s*)(\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{1,6})\d*)?\s*(?:([+-])\s*(\d{1,2})(?::(\d{1,2}))?)?)?\s*$`)
 
 // datetime is .datetime() without a template; a template is 0A000.
 func (e *evaluator) datetime(it *Item, v Value) (Value, error) {
@@ -47,7 +47,7 @@ func (e *evaluator) datetime(it *Item, v Value) (Value, error) {
 	}
 	m := isoDatetime.FindStringSubmatch(v.str)
 	if m == nil || m[1] == "" && m[4] == "" {
-		return Value{}, soft("22007", "datetime format is not recognized: %q", v.str)
+		return Value{}, soft(codeDatetimeArgument, "datetime format is not recognized: %q", v.str)
 	}
 	atoi := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
 	var days, micros int64

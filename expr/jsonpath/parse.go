@@ -286,6 +286,8 @@ func compileRegex(pattern string, flags uint8) (*regexp.Regexp, error) {
 		pattern = regexp.QuoteMeta(pattern)
 	} else if flags&FlagX != 0 {
 		return nil, repr.Errorf(repr.CodeFeatureNotSupported, "XQuery \"x\" flag (expanded regular expressions) is not implemented")
+	} else {
+		pattern = areEscapes(pattern)
 	}
 	prefix := ""
 	if flags&FlagI != 0 {
@@ -310,6 +312,40 @@ func compileRegex(pattern string, flags uint8) (*regexp.Regexp, error) {
 		return nil, repr.Errorf("2201B", "invalid regular expression: %s", msg)
 	}
 	return re, nil
+}
+
+// areEscapes rewrites the escapes an ARE (PostgreSQL's regular
+// expressions) reads differently from RE2 outside brackets: \b is a
+// backspace and \B a backslash there, word boundaries in RE2.
+func areEscapes(p string) string {
+	if !strings.Contains(p, `\b`) && !strings.Contains(p, `\B`) {
+		return p
+	}
+	var b strings.Builder
+	inBracket := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			i++
+			switch {
+			case !inBracket && p[i] == 'b':
+				b.WriteString(`\x08`)
+			case !inBracket && p[i] == 'B':
+				b.WriteString(`\\`)
+			default:
+				b.WriteByte(c)
+				b.WriteByte(p[i])
+			}
+			continue
+		case c == '[' && !inBracket:
+			inBracket = true
+		case c == ']' && inBracket:
+			inBracket = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 func (p *parser) additive() (*Item, error) {

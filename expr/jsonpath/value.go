@@ -63,7 +63,9 @@ func (r *jreader) skip() {
 	}
 }
 
-func errCorrupt() error { return repr.Errorf(repr.CodeInvalidText, "invalid input syntax for type json") }
+func errCorrupt() error {
+	return repr.Errorf(repr.CodeInvalidText, "invalid input syntax for type json")
+}
 
 func (r *jreader) value() (Value, error) {
 	r.skip()
