@@ -59,6 +59,9 @@ func (c *ectx) exprUntraced(n *pg_query.Node) (expr.Expr, error) {
 	case n.GetTypeCast() != nil:
 		return c.typeCast(n.GetTypeCast())
 	case n.GetFuncCall() != nil:
+		if fc := n.GetFuncCall(); namedSRF(fc) {
+			return c.srfRef(fc) // planned by its node: tableCall takes the named arguments
+		}
 		fc, err := c.positionalCall(n.GetFuncCall())
 		if err != nil {
 			return nil, err

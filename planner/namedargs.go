@@ -36,6 +36,17 @@ func init() {
 	}
 }
 
+// namedSRF reports whether fc calls a built-in set-returning function
+// with named arguments: the select list plans it by its node, so it must
+// not be rewritten before it is looked up.
+func namedSRF(fc *pg_query.FuncCall) bool {
+	name := funcName(fc)
+	if _, ok := namedParams[name]; !ok || !expr.IsTableFunc(name) || fc.Over != nil || isAggregate(fc) {
+		return false
+	}
+	return slices.ContainsFunc(fc.Args, func(a *pg_query.Node) bool { return a.GetNamedArgExpr() != nil })
+}
+
 // timestampParams are make_timestamp's parameters.
 var timestampParams = []namedParam{{"year", ""}, {"month", ""}, {"mday", ""}, {"hour", ""}, {"min", ""}, {"sec", ""}}
 
