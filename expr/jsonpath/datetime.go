@@ -2,6 +2,7 @@ package jsonpath
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -177,6 +178,14 @@ func (e *evaluator) instant(v Value, zoned bool) int64 {
 	us := v.dt.Int()
 	switch datetimeKind(v) {
 	case dDate:
+		// A date past the timestamp range compares as an infinite
+		// timestamp (PostgreSQL's date2timestamp_opt_overflow).
+		switch {
+		case us > math.MaxInt64/day:
+			return math.MaxInt64
+		case us < math.MinInt64/day:
+			return math.MinInt64
+		}
 		us *= day
 	case dTimeTZ:
 		return us - int64(v.tz)*1000000
