@@ -183,7 +183,7 @@ var procs, procsByOID, procsByName = func() ([]*procInfo, map[uint32]*procInfo, 
 
 // argOID is the pg_proc type OID of a parameter.
 func argOID(t repr.T, poly bool) uint32 {
-	if poly || t.Family > repr.FamArray {
+	if poly || t.Family > repr.FamArray && t.Family != repr.FamJSONPath {
 		return 2283
 	}
 	return t.OID()

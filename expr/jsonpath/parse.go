@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/eddydb/eddy/repr"
@@ -26,6 +27,12 @@ func Normalize(s string) (string, error) {
 // Parse parses jsonpath text (PostgreSQL 15's jsonpath_gram.y). Syntax
 // errors are 42601; an empty path is 22P02.
 func Parse(s string) (*Path, error) {
+	if !utf8.ValidString(s) {
+		return nil, repr.ErrInvalidUTF8(s)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return nil, repr.Errorf("22021", "invalid byte sequence for encoding \"UTF8\": 0x00")
+	}
 	p := &parser{lx: lexer{s: s}}
 	if err := p.advance(); err != nil {
 		return nil, err
