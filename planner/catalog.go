@@ -51,6 +51,10 @@ type Relation struct {
 	// DEBEZIUM source keeping its live rows): a view's Source need not
 	// hold rows to drop deletions of rows it never saw (ir.Get).
 	DeletionsChecked bool
+	// RowType is the pg_type OID of the relation's row type (0: none, as
+	// for system relations): a whole-row reference to it is
+	// repr.CompositeOf(RowType), whose fields TypeCatalog knows.
+	RowType uint32
 	// Rows is the relation's number of rows when it was looked up (0:
 	// unknown or empty). Only join ordering reads it, as an estimate
 	// (ir.Get.Rows); no result depends on it.

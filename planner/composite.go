@@ -38,6 +38,9 @@ func (b *builder) compositeFields(t repr.T) []expr.TableCol {
 // resolveType resolves a type name: a built-in type, else a composite
 // type of the catalog (or an array of one).
 func (b *builder) resolveType(tn *pg_query.TypeName) (repr.T, error) {
+	if t, ok := b.typeByOID(tn.TypeOid); ok {
+		return t, nil
+	}
 	t, err := resolveType(tn)
 	tc := b.typeCatalog()
 	if err == nil || tc == nil || len(tn.Names) == 0 || len(tn.Names) > 2 {
@@ -57,6 +60,32 @@ func (b *builder) resolveType(tn *pg_query.TypeName) (repr.T, error) {
 		return repr.ArrayOf(ct), nil
 	}
 	return ct, nil
+}
+
+// typeByOID resolves the OID of a composite, row or enum type of the
+// catalog, or of an array of one (typeNameOf's names); ok false for
+// other OIDs (0 included).
+func (b *builder) typeByOID(oid uint32) (repr.T, bool) {
+	tc := b.typeCatalog()
+	if tc == nil || oid == 0 {
+		return repr.Unknown, false
+	}
+	elem := func(oid uint32) (repr.T, bool) {
+		if _, _, ok := tc.CompositeFields(oid); ok {
+			return repr.CompositeOf(oid), true
+		}
+		if _, _, ok := tc.EnumLabels(oid); ok {
+			return repr.EnumOf(oid), true
+		}
+		return repr.Unknown, false
+	}
+	if t, ok := elem(oid); ok {
+		return t, true
+	}
+	if t, ok := elem(oid - 1); ok && repr.ArrayOf(t).OID() == oid {
+		return repr.ArrayOf(t), true
+	}
+	return repr.Unknown, false
 }
 
 // isComposite reports whether a coercion from from to to is between
@@ -354,7 +383,8 @@ func (c *ectx) rowToComposite(row *pg_query.RowExpr, t repr.T, loc int32) (expr.
 		return nil, repr.Errorf("42846", "cannot cast type record to %s", c.b.typeName(t)).WithDetail("%s", detail).WithPosition(loc + 1)
 	}
 	for i, f := range fields {
-		if args[i], err = c.b.explicitCast(args[i], f.T, location(row.Args[i])); err != nil {
+		// t.* items expand to several args: locate each by its item.
+		if args[i], err = c.b.explicitCast(args[i], f.T, location(row.Args[min(i, len(row.Args)-1)])); err != nil {
 			return nil, err
 		}
 	}

@@ -296,6 +296,9 @@ func (b *builder) rangeVar(rv *pg_query.RangeVar) (ir.Rel, []scopeCol, error) {
 	for i, c := range rel.Columns {
 		ts[i], notNull[i] = c.Type, c.NotNull
 		cols[i] = scopeCol{table: alias, name: c.Name, typ: c.Type, system: c.System}
+		if len(colAliases) == 0 {
+			cols[i].rowType = rel.RowType
+		}
 		if rv.Alias == nil {
 			cols[i].schema = rel.Schema
 		}

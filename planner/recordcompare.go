@@ -40,6 +40,9 @@ func (c *ectx) checkRecordCompare(ln, rn *pg_query.Node, l, r expr.Expr) error {
 // without a cast), or of a whole-row reference's columns. ok is false for
 // other record values.
 func recordFieldOIDs(n *pg_query.Node, e expr.Expr) ([]uint32, bool) {
+	if c, ok := e.(*expr.Cast); ok && c.To.IsComposite() && n.GetColumnRef() != nil {
+		e = c.Arg // a whole-row reference typed as its relation's row type
+	}
 	call, isCall := e.(*expr.Call)
 	if !isCall || call.Fn.Name != "row" {
 		return nil, false

@@ -31,6 +31,10 @@ type scopeCol struct {
 	// value: a reference to its table alias alone (SELECT e FROM
 	// jsonb_array_elements(x) e) is that column, as in PostgreSQL.
 	wholeRow bool
+	// rowType is the row type OID of the relation the column belongs to
+	// (Relation.RowType), when the FROM item names it without a column
+	// alias list: its whole row has that type (wholerow.go).
+	rowType uint32
 	// tableID and attr identify a base table column (for RowDescription).
 	tableID repr.CollectionID
 	attr    int16

@@ -377,8 +377,13 @@ func castTo(n *pg_query.Node, t repr.T) *pg_query.Node {
 	return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: n, TypeName: typeNameOf(t), Location: -1}}}
 }
 
-// typeNameOf returns the syntax naming t.
+// typeNameOf returns the syntax naming t. A composite, row or enum type
+// (or an array of one), which only the catalog names, is named by its
+// OID (TypeName.TypeOid, which builder.resolveType reads first).
 func typeNameOf(t repr.T) *pg_query.TypeName {
+	if t.Composite != 0 || t.Enum != 0 {
+		return &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("record")}, TypeOid: t.OID(), Location: -1}
+	}
 	tree, err := pg_query.Parse("SELECT NULL::" + t.Name())
 	if err != nil {
 		return &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("text")}}

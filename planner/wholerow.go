@@ -15,8 +15,10 @@ import (
 // type: the value is ROW(t.a, t.b, ...) with the field names kept beside
 // it (ectx.records), so (t).a, (t).* and the names of to_json(t) resolve
 // as PostgreSQL's, and it prints as PostgreSQL's record_out. The value's
-// type OID is record's (2249), not the relation's row type. A column of
-// the same name wins over the whole row, as in PostgreSQL.
+// type is the relation's row type (Relation.RowType) when the FROM item
+// is a relation that has one, named without a column alias list, so
+// RowDescription carries the type's OID; else it is record (2249). A
+// column of the same name wins over the whole row, as in PostgreSQL.
 
 // wholeRow returns the row of the FROM item named table as a record, or
 // ok false when no scope has such an item.
@@ -26,7 +28,38 @@ func (c *ectx) wholeRow(table string, loc int32) (e expr.Expr, ok bool, err erro
 		return nil, ok, err
 	}
 	rec, err := c.namedRecord(args, shape, loc)
-	return rec, true, err
+	if err != nil {
+		return nil, true, err
+	}
+	if rt := c.rowTypeOf(table); rt != 0 {
+		typed := &expr.Cast{Arg: rec, To: repr.CompositeOf(rt)}
+		c.records[typed] = shape
+		return typed, true, nil
+	}
+	return rec, true, nil
+}
+
+// rowTypeOf returns the row type of the FROM item named table in the
+// nearest scope that has one: its columns' common rowType, 0 when they
+// have none (a derived table, a function, an alias list).
+func (c *ectx) rowTypeOf(table string) uint32 {
+	for cur := c.sc; cur != nil; cur = cur.parent {
+		if !cur.hasTable(table) {
+			continue
+		}
+		idx, err := cur.starCols(table, -1)
+		if err != nil || len(idx) == 0 {
+			return 0
+		}
+		rt := cur.cols[idx[0]].rowType
+		for _, j := range idx {
+			if cur.cols[j].rowType != rt {
+				return 0
+			}
+		}
+		return rt
+	}
+	return 0
 }
 
 // namedRecord returns ROW(args...) with its fields named by shape.

@@ -359,6 +359,12 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 	nu := a.nu
 	a.cols()
 	switch cmd.Subtype {
+	case pg.AlterTableType_AT_AddColumn, pg.AlterTableType_AT_DropColumn, pg.AlterTableType_AT_AlterColumnType:
+		if err := a.e.cat.checkRowTypeAlter(a.old); err != nil {
+			return err
+		}
+	}
+	switch cmd.Subtype {
 	case pg.AlterTableType_AT_AddColumn:
 		cd := cmd.Def.GetColumnDef()
 		if columnIndex(nu.Columns, cd.Colname) >= 0 {

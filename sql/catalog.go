@@ -291,6 +291,9 @@ func (o *Object) relation() (*planner.Relation, error) {
 		ID: repr.CollectionID(o.ID), Schema: o.Schema, Name: o.Name,
 		Kind: o.Kind, PrimaryKey: o.PrimaryKey,
 	}
+	if hasRowType(o) {
+		rel.RowType = rowTypeOID(o.ID)
+	}
 	for _, c := range o.Columns {
 		col := planner.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull,
 			Identity: c.Identity != 0, IdentityAlways: c.Identity == 'a'}

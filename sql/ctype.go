@@ -29,8 +29,14 @@ const relType planner.RelKind = 102
 // its type and its array type.
 const typeIDs = 3
 
-// typeOID returns the pg_type OID of the composite type o.
-func typeOID(o *Object) uint32 { return relOID(o.ID + 1) }
+// typeOID returns the pg_type OID of the composite type o, or of the
+// row type of the relation o (rowtype.go).
+func typeOID(o *Object) uint32 {
+	if hasRowType(o) {
+		return rowTypeOID(o.ID)
+	}
+	return relOID(o.ID + 1)
+}
 
 // execCreateType executes CREATE TYPE name AS (...). Other forms of
 // CREATE TYPE (enums, ranges, base types) reach dispatch as other
@@ -111,6 +117,9 @@ func (e *Engine) typeFromName(tn *pg.TypeName) (repr.T, error) {
 // CompositeType implements planner.TypeCatalog.
 func (c *Catalog) CompositeType(schema, name string) (repr.T, bool) {
 	o := c.lookup(schema, name)
+	if o != nil && hasRowType(o) {
+		return repr.CompositeOf(typeOID(o)), true
+	}
 	if o == nil || o.Kind != relType {
 		return repr.Unknown, false
 	}
@@ -134,8 +143,12 @@ func (c *Catalog) CompositeFields(oid uint32) (string, []expr.TableCol, bool) {
 	return name, fields, true
 }
 
-// compositeByOID returns the composite type with pg_type OID oid, or nil.
+// compositeByOID returns the composite type with pg_type OID oid, or the
+// relation whose row type it is, or nil.
 func (c *Catalog) compositeByOID(oid uint32) *Object {
+	if o := c.rowTypeRel(oid); o != nil {
+		return o
+	}
 	if oid < firstUserOID+1 {
 		return nil
 	}
@@ -173,10 +186,11 @@ func (c *Catalog) compositeNameIn(t repr.T, visible func(schema, name string) bo
 	return name, true
 }
 
-// relTypeOID is pg_class.reltype: a composite type's pg_type OID, 0 for
-// other relations (Eddy lists no row types of tables).
+// relTypeOID is pg_class.reltype: a composite type's pg_type OID, a
+// relation's row type's (rowtype.go), 0 for indexes, sequences and
+// system relations.
 func relTypeOID(ri *relInfo) uint32 {
-	if ri.obj == nil || ri.obj.Kind != relType {
+	if ri.obj == nil || ri.obj.Kind != relType && !hasRowType(ri.obj) {
 		return 0
 	}
 	return typeOID(ri.obj)

@@ -13,10 +13,11 @@ import (
 // unqualified type in the creation schema.
 
 // typeSchema returns the schema of the composite type an unqualified name
-// finds on the search path ("" if none).
+// (or relation row type, rowtype.go) finds on the search path ("" if
+// none).
 func (s *Session) typeSchema(cat *Catalog, name string) string {
 	for _, ns := range s.searchPath(cat) {
-		if o := cat.byName[qualified(ns, name)]; o != nil && o.Kind == relType && s.mayUseSchema(cat, ns) {
+		if o := cat.byName[qualified(ns, name)]; o != nil && (o.Kind == relType || hasRowType(o)) && s.mayUseSchema(cat, ns) {
 			return ns
 		}
 	}

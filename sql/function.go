@@ -392,7 +392,7 @@ func (e *Engine) checkFunction(obj *Object) error {
 	cat := &fnCatalog{Catalog: e.cat, extra: fn}
 	args := make([]string, len(fn.Args))
 	for i, t := range fn.Args {
-		args[i] = "NULL::" + t.Name()
+		args[i] = "NULL::" + e.cat.sqlTypeName(t)
 	}
 	call := quoteIdent(obj.Name) + "(" + strings.Join(args, ", ") + ")"
 	q := "SELECT " + call

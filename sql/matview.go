@@ -227,6 +227,9 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 	if err := e.checkOwner(s, obj.Owner, kindName(obj.Kind), obj.Name); err != nil {
 		return err
 	}
+	if err := e.cat.checkRowTypeDrop(obj, cascade); err != nil {
+		return err
+	}
 	if obj.Kind == relType {
 		drops := e.cat.dropTypeCheck
 		if cascade {

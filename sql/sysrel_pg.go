@@ -235,6 +235,9 @@ func rowsType(s *sysSnap) []repr.Row {
 			row := compositeTypeRow(o, ns, owner)
 			row["typacl"] = s.aclDatum(s.cat.objACLs.compositeACL(typeOID(o)))
 			out = append(out, r.row(row), r.row(compositeArrayRow(o, ns, owner)))
+		} else if hasRowType(o) { // a relation's row type: typacl NULL, as PostgreSQL's
+			ns, owner := s.cat.namespaceOID(o.Schema), ownerOID(o.Owner)
+			out = append(out, r.row(compositeTypeRow(o, ns, owner)), r.row(compositeArrayRow(o, ns, owner)))
 		}
 	}
 	return out

@@ -192,8 +192,8 @@ func rowsRoutinePrivileges(s *sysSnap, rel string, public bool) []repr.Row {
 // USAGE row per USAGE item of each composite type's ACL (the default
 // acldefault('T', owner): PUBLIC and the owner, granted by the owner);
 // role_udt_grants (public false) leaves out what only PUBLIC holds.
-// PostgreSQL also lists every table's row type, which Eddy's pg_type
-// does not have.
+// PostgreSQL also lists every relation's row type (rowtype.go), which
+// Eddy does not yet.
 func rowsUdtPrivileges(s *sysSnap, rel string, public bool) []repr.Row {
 	r := sysRelsByName[rel]
 	reader := s.privReader()
