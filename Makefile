@@ -12,7 +12,7 @@ FUZZSHORTTIME ?= 3s
 # ORACLE_STEPS sets how long `make oracle` runs the randomized oracle test.
 ORACLE_STEPS ?= 3000
 
-.PHONY: build test testrace lint slt oracle fuzz fuzz-short bench ingest nexmark tpch clients spillbig pgregress
+.PHONY: build test testrace lint slt oracle fuzz fuzz-short bench ingest nexmark tpch clients spillbig pgregress bi
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -57,6 +57,12 @@ slt:
 clients:
 	cd tests/clients/node && npm ci --no-audit --no-fund
 	EDDY_CLIENTS_POSTGRES=1 $(GO) test -count=1 -v -timeout 10m ./tests/clients
+
+# bi replays the catalog queries of Grafana, Metabase, DBeaver and pgAdmin
+# (tests/testdata/bi/corpus.sql) against Eddy and PostgreSQL 15, comparing
+# columns and rows (`make test` runs the Eddy half).
+bi:
+	EDDY_CLIENTS_POSTGRES=1 $(GO) test -count=1 -v -timeout 10m -run 'TestBICorpus' ./tests
 
 # spillbig runs issue 8's spill test at its real scale: a 1M-group
 # aggregate and a self-join over 2M rows under --memory-limit 1GiB, through

@@ -478,9 +478,15 @@ func literalText(c *pg.A_Const) string {
 func (d *deparser) constant(c *pg.A_Const, t repr.T, showtype int) {
 	if c.Isnull {
 		d.write("NULL")
-		if showtype >= 0 {
+		if showtype >= 0 && (t.Enum != 0 || t.Composite != 0) {
+			d.write("::", d.cat.typeName(t))
+		} else if showtype >= 0 {
 			d.write("::", typeName(t))
 		}
+		return
+	}
+	if t.Enum != 0 || t.Composite != 0 { // a label or record text is its own output
+		d.write(quoteLiteral(literalText(c)), "::", d.cat.typeName(t))
 		return
 	}
 	v := d.constValue(c, t)

@@ -1,0 +1,213 @@
+-- BI and admin tools' catalog queries, replayed by TestBICorpus
+-- (tests/bi_corpus_test.go) over biSchema. Each entry:
+--   -- source: <repository> <file> (<function or template>)
+--   -- compare: rows | columns | run
+--   -- params: <SQL expression>; ...   (optional: each evaluated first,
+--                                      bound as $n / JDBC's ? in order)
+--   -- gap: <why Eddy does not run it yet>   (optional: must fail on Eddy)
+--   -- differs: <why Eddy's rows differ>     (optional: logged, not failed)
+--   <the SQL, verbatim except for template parameters>
+-- ;;
+-- compare: rows compares column names and type OIDs and the sorted rows
+-- with PostgreSQL 15 (columns of type oid, and those an "-- ignore:
+-- a, b" line names, left out of the rows: they differ between servers);
+-- columns compares names and type OIDs; run only runs.
+-- pgAdmin's Jinja templates are rendered for PostgreSQL 15 with their
+-- object parameters bound as ? (the test's params); Metabase's HoneySQL
+-- is written as HoneySQL 2 renders it ({:dialect :ansi} quotes).
+
+-- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (getVersion)
+-- compare: rows
+SELECT current_setting('server_version_num')::int/100 as version
+;;
+-- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (getTimescaleDBVersion)
+-- compare: rows
+SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'
+;;
+-- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (showSchemas)
+-- compare: rows
+-- differs: Eddy lists its own schema eddy_catalog (sources, sinks, dataflow state)
+SELECT schema_name AS "name"
+    FROM information_schema.schemata
+    WHERE schema_name NOT IN ('information_schema',
+                              'pg_catalog',
+                              'pg_toast',
+                              '_timescaledb_cache',
+                              '_timescaledb_catalog',
+                              '_timescaledb_internal',
+                              '_timescaledb_config',
+                              'timescaledb_information',
+                              'timescaledb_experimental')
+    ORDER BY schema_name
+;;
+-- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (showTables with a schema)
+-- compare: rows
+SELECT quote_ident(table_name) AS "table"
+      FROM information_schema.tables
+      WHERE quote_ident(table_schema) = 'public'
+      ORDER BY 1
+;;
+-- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (showTables without a schema)
+-- compare: run
+SELECT
+    CASE WHEN 
+          quote_ident(table_schema) IN (
+          SELECT
+            CASE WHEN trim(s[i]) = '"$user"' THEN user ELSE trim(s[i]) END
+          FROM
+            generate_series(
+              array_lower(string_to_array(current_setting('search_path'),','),1),
+              array_upper(string_to_array(current_setting('search_path'),','),1)
+            ) as i,
+            string_to_array(current_setting('search_path'),',') s
+          )
+      THEN quote_ident(table_name)
+      ELSE quote_ident(table_schema) || '.' || quote_ident(table_name)
+    END AS "table"
+    FROM information_schema.tables
+    WHERE quote_ident(table_schema) NOT IN ('information_schema',
+                             'pg_catalog',
+                             '_timescaledb_cache',
+                             '_timescaledb_catalog',
+                             '_timescaledb_internal',
+                             '_timescaledb_config',
+                             'timescaledb_information',
+                             'timescaledb_experimental')
+    ORDER BY CASE WHEN 
+          quote_ident(table_schema) IN (
+          SELECT
+            CASE WHEN trim(s[i]) = '"$user"' THEN user ELSE trim(s[i]) END
+          FROM
+            generate_series(
+              array_lower(string_to_array(current_setting('search_path'),','),1),
+              array_upper(string_to_array(current_setting('search_path'),','),1)
+            ) as i,
+            string_to_array(current_setting('search_path'),',') s
+          ) THEN 0 ELSE 1 END, 1
+;;
+-- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (getSchema)
+-- compare: rows
+SELECT quote_ident(column_name) AS "column", data_type AS "type"
+    FROM information_schema.columns
+    WHERE
+      CASE WHEN array_length(parse_ident('bi_orders'),1) = 2
+        THEN quote_ident(table_schema) = (parse_ident('bi_orders'))[1]
+          AND quote_ident(table_name) = (parse_ident('bi_orders'))[2]
+        ELSE quote_ident(table_name) = 'bi_orders'
+          AND 
+          quote_ident(table_schema) IN (
+          SELECT
+            CASE WHEN trim(s[i]) = '"$user"' THEN user ELSE trim(s[i]) END
+          FROM
+            generate_series(
+              array_lower(string_to_array(current_setting('search_path'),','),1),
+              array_upper(string_to_array(current_setting('search_path'),','),1)
+            ) as i,
+            string_to_array(current_setting('search_path'),',') s
+          )
+      END
+;;
+-- source: grafana/grafana pkg/tsdb/grafana-postgresql-datasource/macros.go ($__timeGroupAlias, $__timeFilter expanded)
+-- compare: rows
+SELECT floor(extract(epoch from created)/3600)*3600 AS "time", sum(amount) AS total
+FROM bi_orders
+WHERE created BETWEEN '2024-01-01T00:00:00Z' AND '2024-01-02T00:00:00Z'
+GROUP BY 1 ORDER BY 1
+;;
+-- source: metabase/metabase src/metabase/driver/postgres.clj (enum-types)
+-- compare: rows
+SELECT nspname, typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.oid IN (SELECT DISTINCT enumtypid FROM pg_enum e)
+;;
+-- source: metabase/metabase src/metabase/driver/postgres.clj (get-tables-sql, schemas ["public"])
+-- compare: rows
+-- ignore: estimated_row_count
+-- params: 'public'
+SELECT "n"."nspname" AS "schema", "c"."relname" AS "name", CASE "c"."relkind" WHEN 'r' THEN 'TABLE' WHEN 'p' THEN 'PARTITIONED TABLE' WHEN 'v' THEN 'VIEW' WHEN 'f' THEN 'FOREIGN TABLE' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE NULL END AS "type", "d"."description" AS "description", "stat"."n_live_tup" AS "estimated_row_count" FROM "pg_catalog"."pg_class" AS "c" INNER JOIN "pg_catalog"."pg_namespace" AS "n" ON "c"."relnamespace" = "n"."oid" LEFT JOIN "pg_catalog"."pg_description" AS "d" ON ("c"."oid" = "d"."objoid") AND ("d"."objsubid" = 0) AND ("d"."classoid" = 'pg_class'::regclass) LEFT JOIN "pg_stat_user_tables" AS "stat" ON ("n"."nspname" = "stat"."schemaname") AND ("c"."relname" = "stat"."relname") WHERE ("c"."relnamespace" = "n"."oid") AND ("n"."nspname" !~ '^pg_') AND ("n"."nspname" <> 'information_schema') AND c.relkind in ('r', 'p', 'v', 'f', 'm') AND ("n"."nspname" IN (?)) ORDER BY "type" ASC, "schema" ASC, "name" ASC
+;;
+-- source: metabase/metabase src/metabase/driver/postgres.clj (describe-fields-sql, the information_schema branch of its UNION ALL, schema "public", table "bi_orders")
+-- compare: rows
+-- params: 'public'; 'bi_orders'
+SELECT "c"."column_name" AS "name", CASE WHEN "c"."udt_schema" IN ('public', 'pg_catalog') THEN FORMAT('%s', "c"."udt_name") ELSE FORMAT('"%s"."%s"', "c"."udt_schema", "c"."udt_name") END AS "database-type", "c"."ordinal_position" - 1 AS "database-position", "c"."table_schema" AS "table-schema", "c"."table_name" AS "table-name", "pk"."column_name" IS NOT NULL AS "pk?", COL_DESCRIPTION(CAST(CAST(FORMAT('%I.%I', CAST("c"."table_schema" AS TEXT), CAST("c"."table_name" AS TEXT)) AS REGCLASS) AS OID), "c"."ordinal_position") AS "field-comment", (("column_default" IS NULL) OR (LOWER("column_default") = 'null')) AND ("is_nullable" = 'NO') AND NOT ((("column_default" IS NOT NULL) AND ("column_default" LIKE '%nextval(%')) OR ("is_identity" <> 'NO')) AS "database-required", (("column_default" IS NOT NULL) AND ("column_default" LIKE '%nextval(%')) OR ("is_identity" <> 'NO') AS "database-is-auto-increment" FROM "information_schema"."columns" AS "c" LEFT JOIN (SELECT "tc"."table_schema", "tc"."table_name", "kc"."column_name" FROM "information_schema"."table_constraints" AS "tc" INNER JOIN "information_schema"."key_column_usage" AS "kc" ON ("tc"."constraint_name" = "kc"."constraint_name") AND ("tc"."table_schema" = "kc"."table_schema") AND ("tc"."table_name" = "kc"."table_name") WHERE "tc"."constraint_type" = 'PRIMARY KEY') AS "pk" ON ("c"."table_schema" = "pk"."table_schema") AND ("c"."table_name" = "pk"."table_name") AND ("c"."column_name" = "pk"."column_name") WHERE c.table_schema !~ '^information_schema|catalog_history|pg_' AND ("c"."table_schema" IN (?)) AND ("c"."table_name" IN (?))
+;;
+-- source: metabase/metabase src/metabase/driver/postgres.clj (db-default-timezone)
+-- compare: rows
+show timezone;
+;;
+-- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (TableCache.prepareObjectsStatement, server 10+)
+-- compare: run
+-- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+SELECT c.oid,c.*,d.description,pg_catalog.pg_get_expr(c.relpartbound, c.oid) as partition_expr,  pg_catalog.pg_get_partkeydef(c.oid) as partition_key 
+FROM pg_catalog.pg_class c
+LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=c.oid AND d.objsubid=0 AND d.classoid='pg_class'::regclass
+WHERE c.relnamespace=? AND c.relkind not in ('i','I','c')
+;;
+-- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (TableCache.prepareChildrenStatement, one table)
+-- compare: run
+-- params: (SELECT oid FROM pg_class WHERE relname = 'bi_orders')
+SELECT c.relname,a.*,pg_catalog.pg_get_expr(ad.adbin, ad.adrelid, true) as def_value,dsc.description,dep.objid
+FROM pg_catalog.pg_attribute a
+INNER JOIN pg_catalog.pg_class c ON (a.attrelid=c.oid)
+LEFT OUTER JOIN pg_catalog.pg_attrdef ad ON (a.attrelid=ad.adrelid AND a.attnum = ad.adnum)
+LEFT OUTER JOIN pg_catalog.pg_description dsc ON (c.oid=dsc.objoid AND a.attnum = dsc.objsubid)
+LEFT OUTER JOIN pg_depend dep on dep.refobjid = a.attrelid AND dep.deptype = 'i' and dep.refobjsubid = a.attnum and dep.classid = dep.refclassid
+WHERE NOT a.attisdropped AND c.relkind not in ('i','I','c') AND c.oid=?
+ORDER BY a.attnum
+;;
+-- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (ConstraintCache.prepareObjectsStatement, whole schema)
+-- compare: run
+-- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+SELECT c.oid,c.*,t.relname as tabrelname,rt.relnamespace as refnamespace,d.description, case when c.contype='c' then "substring"(pg_get_constraintdef(c.oid), 7) else null end consrc_copy
+FROM pg_catalog.pg_constraint c
+INNER JOIN pg_catalog.pg_class t ON t.oid=c.conrelid
+LEFT OUTER JOIN pg_catalog.pg_class rt ON rt.oid=c.confrelid
+LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=c.oid AND d.objsubid=0 AND d.classoid='pg_constraint'::regclass
+WHERE t.relnamespace=?
+ORDER BY c.oid
+;;
+-- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (IndexCache.prepareObjectsStatement, whole schema)
+-- compare: run
+-- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+SELECT i.*,i.indkey as keys,c.relname,c.relnamespace,c.relam,c.reltablespace,tc.relname as tabrelname,dsc.description,pg_catalog.pg_get_expr(i.indpred, i.indrelid) as pred_expr,pg_catalog.pg_get_expr(i.indexprs, i.indrelid, true) as expr,pg_catalog.pg_relation_size(i.indexrelid) as index_rel_size,pg_catalog.pg_stat_get_numscans(i.indexrelid) as index_num_scans
+FROM pg_catalog.pg_index i
+INNER JOIN pg_catalog.pg_class c ON c.oid=i.indexrelid
+INNER JOIN pg_catalog.pg_class tc ON tc.oid=i.indrelid
+LEFT OUTER JOIN pg_catalog.pg_description dsc ON i.indexrelid=dsc.objoid
+WHERE  c.relnamespace=? ORDER BY c.relname
+;;
+-- source: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases/schemas/tables/templates/tables/sql/default/nodes.sql (scid = public)
+-- compare: rows
+-- differs: PostgreSQL implements foreign keys with triggers (two per table here), Eddy without; pg_trigger is empty
+-- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+SELECT rel.oid, rel.relname AS name,
+    (SELECT count(*) FROM pg_trigger WHERE tgrelid=rel.oid) AS triggercount,
+    (SELECT count(*) FROM pg_trigger WHERE tgrelid=rel.oid AND tgenabled = 'O') AS has_enable_triggers,
+	(SELECT count(1) FROM pg_inherits WHERE inhrelid=rel.oid LIMIT 1) as is_inherits,
+	(SELECT count(1) FROM pg_inherits WHERE inhparent=rel.oid LIMIT 1) as is_inherited
+FROM pg_class rel
+    WHERE rel.relkind IN ('r','s','t') AND rel.relnamespace = ?::oid
+    ORDER BY rel.relname;
+;;
+-- source: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases/schemas/tables/templates/tables/sql/default/get_columns_for_table.sql (tname = 'bi_orders')
+-- compare: rows
+-- differs: a serial default deparses as nextval('seq'::text), PostgreSQL's as nextval('seq'::regclass) (Eddy's nextval takes text)
+SELECT
+    a.attname AS name, pg_catalog.format_type(a.atttypid, NULL) AS cltype,
+    pg_catalog.pg_get_expr(def.adbin, def.adrelid) AS defval,
+    pg_catalog.quote_ident(n.nspname)||'.'||pg_catalog.quote_ident(c.relname) as inheritedfrom,
+    c.oid as inheritedid
+FROM
+    pg_catalog.pg_class c
+JOIN
+    pg_catalog.pg_namespace n ON c.relnamespace=n.oid
+JOIN
+    pg_catalog.pg_attribute a ON a.attrelid = c.oid AND NOT a.attisdropped AND a.attnum > 0
+LEFT OUTER JOIN
+    pg_catalog.pg_attrdef def ON adrelid=a.attrelid AND adnum=a.attnum
+WHERE
+
+    c.relname = 'bi_orders'
+;;
+-- source: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases/schemas/tables/templates/tables/sql/default/get_table_row_count.sql
+-- compare: rows
+SELECT COUNT(*)::text FROM public.bi_orders;
+;;
