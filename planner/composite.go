@@ -214,6 +214,9 @@ func (b *builder) typedRow(args []expr.Expr, t repr.T, loc int32) (expr.Expr, er
 // array of it: record_in (record_array_in) at run time over the fields'
 // types (typed NULLs carry them), a string literal folded now.
 func (b *builder) recordIn(e expr.Expr, t repr.T, fields []expr.TableCol, loc int32) (expr.Expr, error) {
+	if t.Family != repr.FamArray && enumFields(fields) {
+		return b.recordInNested(e, t, fields, loc)
+	}
 	if nestedFields(fields) {
 		if t.Family == repr.FamArray {
 			return b.nestedArrayLiteral(e, fields, t, loc)
@@ -270,13 +273,29 @@ func nestedFields(fields []expr.TableCol) bool {
 	return false
 }
 
+// enumFields reports whether a composite type's fields include one of an
+// enum type or an array of one: repr cannot read their text without the
+// labels, so record_in reads them as text and the planner converts them
+// (recordInNested).
+func enumFields(fields []expr.TableCol) bool {
+	for _, f := range fields {
+		if holdsEnums(f.T) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsEnums reports whether t is an enum type or an array of one.
+func holdsEnums(t repr.T) bool { return t.Enum != 0 }
+
 // holdsRecords reports whether t is a record type or an array of one.
 func holdsRecords(t repr.T) bool {
 	return t.Family == repr.FamRecord || t.Family == repr.FamArray && t.Elem == repr.FamRecord
 }
 
-// recordInNested is recordIn for a composite type with composite fields
-// (or arrays of composites): record_in reads those fields as text, each is
+// recordInNested is recordIn for a composite type with composite or enum
+// fields (or arrays of them): record_in reads those fields as text, each is
 // read in turn by its own type's recordIn, and the row is rebuilt (NULL
 // for NULL text).
 func (b *builder) recordInNested(e expr.Expr, t repr.T, fields []expr.TableCol, loc int32) (expr.Expr, error) {
@@ -285,7 +304,7 @@ func (b *builder) recordInNested(e expr.Expr, t repr.T, fields []expr.TableCol, 
 	}
 	flat := append([]expr.TableCol(nil), fields...)
 	for i, f := range flat {
-		if holdsRecords(f.T) {
+		if holdsRecords(f.T) || holdsEnums(f.T) {
 			flat[i].T = repr.Text
 		}
 	}
@@ -300,6 +319,11 @@ func (b *builder) recordInNested(e expr.Expr, t repr.T, fields []expr.TableCol, 
 		}
 		if holdsRecords(f.T) {
 			if args[i], err = b.recordIn(args[i], f.T, b.compositeFields(repr.CompositeOf(f.T.Composite)), loc); err != nil {
+				return nil, err
+			}
+		}
+		if holdsEnums(f.T) { // enum_in over the type's labels (enum.go)
+			if args[i], err = b.explicitCast(args[i], f.T, loc); err != nil {
 				return nil, err
 			}
 		}

@@ -278,15 +278,13 @@ func (c *Catalog) enumReaders(rel *planner.Relation) map[int]func(string) (repr.
 	return out
 }
 
-// fieldType resolves the type of a composite type's field: an enum type
-// (or an array of one) is 0A000 there, since records name their fields'
-// types by OID and repr could not read an enum field's text without the
-// catalog.
+// fieldType resolves the type of a composite type's field. A field may
+// be of an enum type (or an array of one), as a table's column may (its
+// row type, rowtype.go): records name the field's type in their header
+// (repr.headerOID), and the planner reads such a field's text with the
+// type's labels (planner.recordInNested); text of an array of such
+// records, and binary input of them, are 0A000 (repr cannot read a label
+// without the catalog).
 func (c *Catalog) fieldType(tn *pg.TypeName) (repr.T, error) {
-	t, err := c.typeFromName(tn)
-	if err == nil && t.Enum != 0 {
-		name, _ := c.compositeName(t)
-		return repr.Unknown, repr.Unsupported("a composite type field of the enum type %s", name)
-	}
-	return t, err
+	return c.typeFromName(tn)
 }
