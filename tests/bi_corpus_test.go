@@ -213,6 +213,10 @@ func TestBICorpus(t *testing.T) {
 		if r.err != nil || e.compare == "run" {
 			continue
 		}
+		if (!slices.Equal(p.names, r.names) || !slices.Equal(p.oids, r.oids)) && e.differs != "" {
+			t.Logf("known difference: %s: %s", e.source, e.differs)
+			continue
+		}
 		if !slices.Equal(p.names, r.names) || !slices.Equal(p.oids, r.oids) {
 			t.Errorf("%s: columns differ:\n eddy %v %v\n   pg %v %v", e.source, r.names, r.oids, p.names, p.oids)
 			continue

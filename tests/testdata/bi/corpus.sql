@@ -5,7 +5,8 @@
 --   -- params: <SQL expression>; ...   (optional: each evaluated first,
 --                                      bound as $n / JDBC's ? in order)
 --   -- gap: <why Eddy does not run it yet>   (optional: must fail on Eddy)
---   -- differs: <why Eddy's rows differ>     (optional: logged, not failed)
+--   -- differs: <why Eddy's columns or rows differ>  (optional: logged,
+--                                      not failed, while they differ)
 --   <the SQL, verbatim except for template parameters>
 -- ;;
 -- compare: rows compares column names and type OIDs and the sorted rows
@@ -211,3 +212,16 @@ WHERE
 -- compare: rows
 SELECT COUNT(*)::text FROM public.bi_orders;
 ;;
+;;
+-- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreDataTypeCache.java (prepareObjectsStatement, schema public)
+-- compare: rows
+-- differs: Eddy types typdefaultbin as text (PostgreSQL: pg_node_tree) and typacl as text[] (aclitem[])
+-- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+SELECT t.oid,t.*,c.relkind,format_type(nullif(t.typbasetype, 0), t.typtypmod) as base_type_name, d.description
+FROM pg_catalog.pg_type t
+LEFT OUTER JOIN pg_catalog.pg_type et ON et.oid=t.typelem 
+LEFT OUTER JOIN pg_catalog.pg_class c ON c.oid=t.typrelid
+LEFT OUTER JOIN pg_catalog.pg_description d ON t.oid=d.objoid
+WHERE t.typname IS NOT NULL
+AND (c.relkind IS NULL OR c.relkind = 'c') AND (et.typcategory IS NULL OR et.typcategory <> 'C')
+AND t.typnamespace=? 
