@@ -57,6 +57,9 @@ type multiset struct {
 	lo, hi *mentry
 	ext    *extremaKeys
 	stale  bool
+	// rs is the multiset's runs, when its entries are logged in runs
+	// (reduce_runs.go).
+	rs *runState
 }
 
 // extremaKeys holds the keys of a multiset's cached extrema, copied into
@@ -140,7 +143,10 @@ type mentry struct {
 	n     int64
 	stamp uint64
 	in    bool
-	kb    [inlineKey]byte
+	// dirty: e is in its multiset's runState.pend; legacy: e was
+	// restored from a key of its own (reduce_runs.go).
+	dirty, legacy bool
+	kb            [inlineKey]byte
 }
 
 // inlineKey is the longest key an entry (and a map slot) holds inline.

@@ -81,6 +81,13 @@ type reduceOp struct {
 	// flush, each once (reduce_defer.go).
 	deferOK bool
 	dirty   []*group
+	// slotRuns[s] says whether slot s logs its entries in runs when the
+	// Reduce defers; runSeq numbers the runs, runq holds the multisets
+	// owing FlushState a run (reduce_runs.go).
+	slotRuns  []bool
+	runq      []runRef
+	converted []*multiset
+	rbuf      []byte
 }
 
 // group is the state of one group but its accumulators and multisets,
@@ -175,6 +182,7 @@ func newReduce(spec dataflow.Reduce, in []repr.T, out []repr.T) (*reduceOp, erro
 			o.slotOrdered[a.scaleSlot] = true
 		}
 	}
+	o.initRuns()
 	return o, nil
 }
 
@@ -493,7 +501,18 @@ func (o *reduceOp) finish(s *stepCtx) ([]repr.Update, error) {
 		o.logScales(s, g, o.wordUndo[gu.off:gu.off+o.arena.words])
 	}
 	for _, eu := range o.etouched {
+		if o.inRuns(eu.slot) {
+			o.runEntry(s, eu.g, eu.slot, eu.e)
+			continue
+		}
 		o.logEntry(s, eu.g, eu.slot, eu.e)
+	}
+	if o.deferOK && o.slotRuns != nil {
+		for i := range o.touched {
+			if g := o.touched[i].g; !g.in {
+				o.freeRuns(s, g)
+			}
+		}
 	}
 	return out, nil
 }
@@ -562,6 +581,11 @@ func (o *reduceOp) logGroup(s *stepCtx, g *group) {
 		return
 	}
 	o.logGroupRecord(s, g)
+	if len(o.dirty) > 0 && o.sp == nil {
+		// The flush logs the record again, after the deletion it may owe
+		// a group of the same key that an earlier Step freed.
+		o.markDirty(s, g)
+	}
 }
 
 // logGroupRecord logs g's current state, or its deletion if g was freed
@@ -603,6 +627,14 @@ func (o *reduceOp) logEntry(s *stepCtx, g *group, slot int, e *mentry) {
 	s.log.set(o.kbuf, o.vbuf)
 }
 
+// dropEmpty removes entry e of slot of g from its multiset once it has no
+// copies left or its group was freed.
+func (o *reduceOp) dropEmpty(g *group, slot int, e *mentry) {
+	if (e.n == 0 || !g.in) && e.in {
+		o.sets(g)[slot].remove(e)
+	}
+}
+
 // commit forgets the record of the Step, releasing the ids of the groups
 // it freed; the record's rows and pointers are cleared so that they do
 // not pin the Step's rows until a later Step overwrites them.
@@ -613,6 +645,7 @@ func (o *reduceOp) commit() {
 		}
 	}
 	o.outs.commit()
+	o.runsConverted(true)
 	o.forget()
 	if o.sp != nil {
 		o.sp.trim(o)
@@ -671,5 +704,6 @@ func (o *reduceOp) rollback() {
 		}
 	}
 	o.outs.rollback()
+	o.runsConverted(false)
 	o.forget()
 }

@@ -87,8 +87,10 @@ func (o *reduceOp) markDirty(s *stepCtx, g *group) {
 }
 
 // flushDirty logs every dirty group's record (its deletion if freed), in
-// the order they became dirty, and forgets them.
+// the order they became dirty, and the runs of the multisets owing them
+// (reduce_runs.go), and forgets them.
 func (o *reduceOp) flushDirty(s *stepCtx) {
+	o.flushRuns(s)
 	for i, g := range o.dirty {
 		g.dirty = false
 		o.logGroupRecord(s, g)

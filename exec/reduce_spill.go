@@ -70,7 +70,7 @@ func (o *reduceOp) groupCost(g *group) int64 {
 // (right after a checkpoint). It reports false, doing nothing, when o
 // cannot spill now, or owes group records (reduce_defer.go).
 func (o *reduceOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
-	if _, ok := o.spillSize(); !ok || len(o.dirty) > 0 {
+	if _, ok := o.spillSize(); !ok || len(o.dirty) > 0 || len(o.runq) > 0 {
 		return false // dirty groups: the store lacks their records until FlushState
 	}
 	o.groups = make(map[string]*group)
@@ -138,7 +138,8 @@ func (o *reduceOp) restoreSized(key, value []byte) (int64, bool, error) {
 	if key[0] == tagGroup {
 		return int64(len(key)+len(value)) + o.groupBytes(), o.spillable(), nil
 	}
-	return entryCost(len(key)), o.spillable(), nil
+	// A run (reduce_runs.go) holds many entries, ~16 bytes of value each.
+	return max(entryCost(len(key)), 8*int64(len(value))), o.spillable(), nil
 }
 
 // ensureGroup makes the group of key encoding key resident in a spilled

@@ -50,6 +50,9 @@ func (o *reduceOp) restoreEntry(key []byte, r repr.Row) error {
 	}
 	g := o.groups[string(key[:glen])]
 	slot := int(key[glen])
+	if g != nil && slot&int(runSlot) != 0 {
+		return o.restoreRun(g, slot&^int(runSlot), key[glen+1:], r)
+	}
 	if g == nil || slot >= len(o.slotOrdered) {
 		return errCorrupt
 	}
@@ -67,7 +70,9 @@ func (o *reduceOp) restoreEntry(key []byte, r repr.Row) error {
 	if sets[slot] == nil {
 		sets[slot] = newMultiset(o.slotOrdered[slot])
 	}
-	sets[slot].insert(newEntry(key[glen+1:], r[2], r[3], r[1].Int()))
+	e := newEntry(key[glen+1:], r[2], r[3], r[1].Int())
+	e.legacy = true
+	sets[slot].insert(e)
 	return nil
 }
 

@@ -1,0 +1,144 @@
+package exec
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/eddydb/eddy/exec/dataflow"
+	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/repr"
+)
+
+// TestReduceRunsRestore drives min and max (entries in runs) with Steps
+// that defer and Steps that do not (which convert runs to entries of
+// their own), rollbacks, flushes at random points and rewrites forced
+// often (runCompactMin and runCompactRuns 2); at random points the dataflow is replaced by
+// one restored from the store, which must hold the same state as the live
+// one and as one fed the live rows from scratch, and goes on from there
+// (so a restored multiset's run numbers must not reuse a stored one's).
+func TestReduceRunsRestore(t *testing.T) {
+	defer func(n, r int) { runCompactMin, runCompactRuns = n, r }(runCompactMin, runCompactRuns)
+	runCompactMin, runCompactRuns = 2, 2
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -seed=%d)", seed, seed)
+	p, err := dataflow.Parse(`%0 = Source coll=1 :: int4, int4, text, text
+%1 = Reduce key=[#0] aggs=[min(#1), max(#1), count(*), string_agg(#2, #3 ORDER BY #1), count(DISTINCT #1), sum(#1)] <- %0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		rng := rand.New(rand.NewPCG(seed, uint64(workers)))
+		if err := runRunsScript(p, workers, rng); err != nil {
+			t.Fatalf("seed %d, %d workers: %v", seed, workers, err)
+		}
+	}
+}
+
+// runsState strips the cached output rows from a Reduce's debug state
+// (a restored Reduce has none until a Step touches the group).
+var runsState = regexp.MustCompile(` out=\([^)]*\)`)
+
+// runRunsScript runs one random script of TestReduceRunsRestore.
+func runRunsScript(p *dataflow.Plan, workers int, rng *rand.Rand) error {
+	live, err := BuildWorkers(p, workers)
+	if err != nil {
+		return err
+	}
+	store := newMemStore()
+	var rows []repr.Row // the live input, one entry per copy
+	restores, runs := 0, 0
+	for ts := uint64(1); ts <= 400; ts++ {
+		var batch []repr.Update
+		next := rows
+		for range 1 + rng.IntN(12) {
+			if len(next) > 0 && rng.IntN(5) < 2 {
+				i := rng.IntN(len(next))
+				batch = append(batch, repr.Update{Row: next[i], Time: ts, Diff: -1})
+				next = append(next[:i:i], next[i+1:]...)
+				continue
+			}
+			r := repr.Row{repr.NewInt(int64(rng.IntN(3))), repr.NewInt(int64(rng.IntN(60))), repr.NewText(fmt.Sprint(rng.IntN(5))), repr.NewText(",")}
+			batch = append(batch, repr.Update{Row: r, Time: ts, Diff: 1})
+			next = append(next, r)
+		}
+		var b opBatch
+		in := Input{Updates: map[repr.CollectionID][]repr.Update{1: batch}, DeferState: rng.IntN(4) != 0}
+		if _, err := live.StepInput(&expr.Ctx{}, ts, in, &b); err != nil {
+			return fmt.Errorf("step %d: %w", ts, err)
+		}
+		if rng.IntN(6) == 0 {
+			live.Rollback()
+			continue
+		}
+		live.Commit()
+		b.apply(store)
+		rows = next
+		if rng.IntN(4) == 0 || rng.IntN(12) == 0 {
+			var fb opBatch
+			if err := live.FlushState(&fb); err != nil {
+				return err
+			}
+			fb.apply(store)
+		}
+		if rng.IntN(12) != 0 {
+			continue
+		}
+		var fb opBatch
+		if err := live.FlushState(&fb); err != nil {
+			return err
+		}
+		fb.apply(store)
+		restored, err := BuildWorkers(p, workers)
+		if err != nil {
+			return err
+		}
+		if err := restored.Restore(store); err != nil {
+			return fmt.Errorf("step %d: restore: %w", ts, err)
+		}
+		fresh, err := BuildWorkers(p, workers)
+		if err != nil {
+			return err
+		}
+		all := make([]repr.Update, len(rows))
+		for i, r := range rows {
+			all[i] = repr.Update{Row: r, Time: ts, Diff: 1}
+		}
+		if _, err := fresh.Step(&expr.Ctx{}, ts, map[repr.CollectionID][]repr.Update{1: all}, nil); err != nil {
+			return err
+		}
+		fresh.Commit()
+		want := runsState.ReplaceAllString(live.DebugState(1), "")
+		if got := runsState.ReplaceAllString(restored.DebugState(1), ""); got != want {
+			return fmt.Errorf("step %d: restored state:\n%swant (live):\n%s", ts, got, want)
+		}
+		if got := runsState.ReplaceAllString(fresh.DebugState(1), ""); got != want {
+			return fmt.Errorf("step %d: from-scratch state:\n%swant (live):\n%s", ts, got, want)
+		}
+		live = restored
+		restores++
+		if storedRuns(store) > 0 {
+			runs++
+		}
+	}
+	if restores == 0 || runs == 0 {
+		return fmt.Errorf("%d restores, %d of them from runs: the script tested nothing", restores, runs)
+	}
+	return nil
+}
+
+// storedRuns counts the runs in store.
+func storedRuns(store *memStore) int {
+	n := 0
+	for _, v := range store.m {
+		if r, err := repr.DecodeRow(v); err == nil && len(r) == 4 && r[2].Family() == repr.FamBytea {
+			n++
+		}
+	}
+	return n
+}
