@@ -140,13 +140,8 @@ func floatInput(v float64, narrow bool, d *numDesc) numText {
 // cFloat formats v as PostgreSQL's snprintf does "%.*f" (NaN, Infinity
 // and -Infinity for the special values).
 func cFloat(v float64, prec int) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
+	if name := repr.FloatSpecial(v); name != "" {
+		return name
 	}
 	return strconv.FormatFloat(v, 'f', prec, 64)
 }

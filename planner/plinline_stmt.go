@@ -34,26 +34,29 @@ func (t *plTrans) stmt(s map[string]json.RawMessage, st *plSym) error {
 		if err := json.Unmarshal(raw, &f); err != nil {
 			return err
 		}
-		switch kind {
-		case "PLpgSQL_stmt_block":
-			return t.block(f, st)
-		case "PLpgSQL_stmt_assign":
-			return t.assignStmt(f, st)
-		case "PLpgSQL_stmt_if":
-			return t.ifStmt(f, st)
-		case "PLpgSQL_stmt_case":
-			return t.caseStmt(f, st)
-		case "PLpgSQL_stmt_return":
-			return t.returnStmt(f, st)
-		case "PLpgSQL_stmt_raise":
-			return t.raiseStmt(f, st)
-		case "PLpgSQL_stmt_assert":
-			return t.assertStmt(f, st)
+		if h := plStmtHandlers[kind]; h != nil {
+			return h(t, f, st)
 		}
 		what := strings.ReplaceAll(strings.TrimPrefix(kind, "PLpgSQL_stmt_"), "_", " ")
 		return plRefuse(t.fn, "its body has a "+strings.ToUpper(what)+" statement (loops, SQL statements and queries are not evaluated in a view)")
 	}
 	return nil
+}
+
+// plStmtHandlers translates each statement kind a view can evaluate; any
+// other kind is refused.
+var plStmtHandlers map[string]func(*plTrans, map[string]json.RawMessage, *plSym) error
+
+func init() {
+	plStmtHandlers = map[string]func(*plTrans, map[string]json.RawMessage, *plSym) error{
+		"PLpgSQL_stmt_block":  (*plTrans).block,
+		"PLpgSQL_stmt_assign": (*plTrans).assignStmt,
+		"PLpgSQL_stmt_if":     (*plTrans).ifStmt,
+		"PLpgSQL_stmt_case":   (*plTrans).caseStmt,
+		"PLpgSQL_stmt_return": (*plTrans).returnStmt,
+		"PLpgSQL_stmt_raise":  (*plTrans).raiseStmt,
+		"PLpgSQL_stmt_assert": (*plTrans).assertStmt,
+	}
 }
 
 // block translates BEGIN ... END (without exception handlers).
@@ -317,23 +320,39 @@ func orNull(n *pg_query.Node) *pg_query.Node {
 	return n
 }
 
+// PLRaise is a PLpgSQL_stmt_raise: RAISE level 'message', params [USING
+// option = expr, ...]. Level is elog.h's (INFO 17, NOTICE 18, WARNING 19,
+// ERROR 21); an option's Type is 0 ERRCODE, 1 MESSAGE, 2 DETAIL, 3 HINT
+// and higher for the others.
+type PLRaise struct {
+	Level    int               `json:"elog_level"`
+	CondName string            `json:"condname"`
+	Message  string            `json:"message"`
+	Params   []json.RawMessage `json:"params"`
+	Options  []struct {
+		O struct {
+			Type int             `json:"opt_type"`
+			Expr json.RawMessage `json:"expr"`
+		} `json:"PLpgSQL_raise_option"`
+	} `json:"options"`
+}
+
+// DecodeRaise reads a RAISE statement's fields, as the PL/pgSQL tree
+// gives them, for the interpreter and the view translation alike.
+func DecodeRaise(f map[string]json.RawMessage) (PLRaise, error) {
+	var r PLRaise
+	b, err := json.Marshal(f)
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
+	return r, err
+}
+
 // raiseStmt translates RAISE: an EXCEPTION is a return of the error;
 // lower levels (notices) have no effect in a view, which has no client.
 func (t *plTrans) raiseStmt(f map[string]json.RawMessage, st *plSym) error {
-	var r struct {
-		Level    int               `json:"elog_level"`
-		CondName string            `json:"condname"`
-		Message  string            `json:"message"`
-		Params   []json.RawMessage `json:"params"`
-		Options  []struct {
-			O struct {
-				Type int             `json:"opt_type"`
-				Expr json.RawMessage `json:"expr"`
-			} `json:"PLpgSQL_raise_option"`
-		} `json:"options"`
-	}
-	b, _ := json.Marshal(f)
-	if err := json.Unmarshal(b, &r); err != nil {
+	r, err := DecodeRaise(f)
+	if err != nil {
 		return err
 	}
 	if r.Level < 21 {

@@ -103,18 +103,27 @@ func floatWidth(t T) int {
 	return 64
 }
 
+// FloatSpecial is PostgreSQL's text of NaN and the infinities, "" for a
+// finite f.
+func FloatSpecial(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return ""
+}
+
 // appendFloatText prints f with the fewest digits that round-trip at the
 // given width, in %g style as PostgreSQL 12+ does: exponent notation when
 // the decimal exponent is below -4 or at least 15 (6 for real), with a
 // signed, at least two-digit exponent.
 func appendFloatText(buf []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(buf, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(buf, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(buf, "-Infinity"...)
+	if name := FloatSpecial(f); name != "" {
+		return append(buf, name...)
 	}
 	limit := 15
 	if bits == 32 {
@@ -135,13 +144,8 @@ func appendFloatText(buf []byte, f float64, bits int) []byte {
 // matches C's: exponent notation when the exponent is below -4 or at
 // least the precision, trailing zeros removed.
 func appendFloatDigits(buf []byte, f float64, bits, extra int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(buf, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(buf, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(buf, "-Infinity"...)
+	if name := FloatSpecial(f); name != "" {
+		return append(buf, name...)
 	}
 	digits := 15 + extra
 	if bits == 32 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -14,20 +15,8 @@ import (
 // raise runs RAISE level 'format', params [USING option = expr, ...], or
 // RAISE alone (re-raise the error being handled).
 func (x *plExec) raise(f map[string]json.RawMessage) error {
-	var r struct {
-		Level    int               `json:"elog_level"`
-		CondName string            `json:"condname"`
-		Message  string            `json:"message"`
-		Params   []json.RawMessage `json:"params"`
-		Options  []struct {
-			O struct {
-				Type int             `json:"opt_type"`
-				Expr json.RawMessage `json:"expr"`
-			} `json:"PLpgSQL_raise_option"`
-		} `json:"options"`
-	}
-	b, _ := json.Marshal(f)
-	if err := json.Unmarshal(b, &r); err != nil {
+	r, err := planner.DecodeRaise(f)
+	if err != nil {
 		return err
 	}
 	if r.Message == "" && r.CondName == "" && len(r.Options) == 0 {
