@@ -152,6 +152,12 @@ type Options struct {
 	// nil (views' definitions, EXPLAIN, generic plans), such a block is
 	// 0A000.
 	Locked *LockedSubqueries
+	// CallProcedure plans a CALL: the functions a call finds are the
+	// procedures of its name (SQLFunction.Procedure), not the functions.
+	CallProcedure bool
+	// CallHidden are procedures a CALL cannot mean (the arguments for
+	// their OUT parameters are missing): the call does not find them.
+	CallHidden []uint64
 }
 
 // Query is a planned SELECT/VALUES/set operation: Rel produces rows (as a

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,6 +57,9 @@ type SQLFunction struct {
 	// pg_query's PL/pgSQL parser reads it: a call in a materialized
 	// view translates it into one expression (plinline.go).
 	PLSource string
+	// Procedure marks a procedure (CREATE PROCEDURE): only CALL
+	// (Options.CallProcedure) calls it; a call elsewhere is 42809.
+	Procedure bool
 }
 
 // FunctionCatalog is implemented by catalogs that define SQL functions:
@@ -77,7 +81,38 @@ func (b *builder) sqlFunctions(name string) []*SQLFunction {
 	if !ok {
 		return nil
 	}
-	return fc.Functions(name)
+	var out []*SQLFunction
+	for _, f := range fc.Functions(name) {
+		if f.Procedure == b.opts.CallProcedure && !slices.Contains(b.opts.CallHidden, f.ID) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// notProcedure is 42809 when name is a procedure (and the statement is
+// not a CALL), nil otherwise.
+func (b *builder) notProcedure(name string, loc int32) error {
+	fc, ok := b.cat.(FunctionCatalog)
+	if !ok || b.opts.CallProcedure {
+		return nil
+	}
+	for _, f := range fc.Functions(name) {
+		if f.Procedure {
+			return repr.Errorf(repr.CodeWrongObjectType, "%s(%s) is a procedure", name, typeList(f.Args)).
+				WithHint("To call a procedure, use CALL.").WithPosition(loc + 1)
+		}
+	}
+	return nil
+}
+
+// typeList names types as PostgreSQL's messages list them.
+func typeList(ts []repr.T) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name()
+	}
+	return strings.Join(names, ", ")
 }
 
 // sqlFunctionCall inlines fc when it calls a SQL function (ok false:
@@ -85,7 +120,8 @@ func (b *builder) sqlFunctions(name string) []*SQLFunction {
 func (c *ectx) sqlFunctionCall(name string, fc *pg_query.FuncCall) (expr.Expr, bool, error) {
 	fns := c.b.sqlFunctions(name)
 	if len(fns) == 0 {
-		return nil, false, nil
+		err := c.b.notProcedure(name, fc.Location)
+		return nil, err != nil, err
 	}
 	args, err := c.exprs(fc.Args)
 	if err != nil {

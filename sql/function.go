@@ -53,6 +53,9 @@ type FuncDef struct {
 	Modes   string      `json:",omitempty"`
 	OutArgs []ColumnDef `json:",omitempty"`
 	Void    bool        `json:",omitempty"`
+	// Proc marks a procedure (prokind 'p', procedure.go); its Lang is
+	// "sql" or "plpgsql", both run by the interpreter.
+	Proc bool `json:",omitempty"`
 }
 
 // planned returns the planner's view of o, a function.
@@ -66,8 +69,8 @@ func (o *Object) planned() (*planner.SQLFunction, error) {
 		}
 	}
 	fn := &planner.SQLFunction{ID: o.ID, Name: o.Name, Args: f.Args, ArgNames: f.ArgNames, Defaults: f.Defaults,
-		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict, Procedural: f.Lang != ""}
-	if f.Lang != "" && !f.Void {
+		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict, Procedural: f.Lang != "", Procedure: f.Proc}
+	if f.Lang != "" && !f.Void && !f.Proc {
 		fn.PLSource = plSource(plHead(o.Name, f), f.Src)
 	}
 	if fn.ArgNames == nil {
@@ -112,7 +115,7 @@ func (r *recordingCatalog) UseFunction(id uint64) { r.deps[id] = true }
 func (p *Portal) execCreateFunction(cs *pg.CreateFunctionStmt) error {
 	p.tag = "CREATE FUNCTION"
 	if cs.IsProcedure {
-		return repr.Unsupported("CREATE PROCEDURE")
+		p.tag = "CREATE PROCEDURE"
 	}
 	e := p.st.s.e
 	e.mu.Lock()
@@ -159,6 +162,9 @@ func (e *Engine) functionObject(s *Session, cs *pg.CreateFunctionStmt) (*Object,
 	}
 	if e.cat.schemas[schema] == nil {
 		return nil, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	if cs.IsProcedure {
+		return e.procObject(s, cs, schema, name)
 	}
 	switch lang := functionLanguage(cs); lang {
 	case "plpgsql":
@@ -509,11 +515,12 @@ func typeNames(ts []repr.T) string {
 // execDropFunction executes DROP FUNCTION [IF EXISTS] name[(types)], ...
 // [CASCADE | RESTRICT].
 func (p *Portal) execDropFunction(ds *pg.DropStmt) error {
-	p.tag = "DROP FUNCTION"
+	kind := routineKinds[ds.RemoveType]
+	p.tag = "DROP " + strings.ToUpper(kind)
 	e := p.st.s.e
 	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
 	for _, n := range ds.Objects {
-		err := e.dropFunction(p.st.s, n.GetObjectWithArgs(), ds.MissingOk, cascade)
+		err := e.dropFunction(p.st.s, n.GetObjectWithArgs(), kind, ds.MissingOk, cascade)
 		if p.st.s.noticeSkipped(err) != nil {
 			return err
 		}
@@ -521,16 +528,29 @@ func (p *Portal) execDropFunction(ds *pg.DropStmt) error {
 	return nil
 }
 
-// dropFunction drops the function ow names.
-func (e *Engine) dropFunction(s *Session, ow *pg.ObjectWithArgs, missingOK, cascade bool) error {
+// routineKinds names the objects DROP FUNCTION, PROCEDURE and ROUTINE
+// drop.
+var routineKinds = map[pg.ObjectType]string{pg.ObjectType_OBJECT_FUNCTION: "function",
+	pg.ObjectType_OBJECT_PROCEDURE: "procedure", pg.ObjectType_OBJECT_ROUTINE: "routine"}
+
+// dropFunction drops the function, procedure or either (kind "routine")
+// ow names; DROP FUNCTION does not find a procedure, nor DROP PROCEDURE
+// a function.
+func (e *Engine) dropFunction(s *Session, ow *pg.ObjectWithArgs, kind string, missingOK, cascade bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	obj, err := e.functionNamed(ow)
 	if err != nil {
 		return err
 	}
+	if obj != nil && kind != "routine" && obj.Function.Proc != (kind == "procedure") {
+		if ow.ArgsUnspecified {
+			return repr.Errorf(repr.CodeUndefinedFunction, "could not find a %s named \"%s\"", kind, obj.Name)
+		}
+		return repr.Errorf(repr.CodeWrongObjectType, "%s(%s) is not a %s", obj.Name, typeNames(obj.Function.Args), kind)
+	}
 	if obj == nil {
-		msg := "function " + strings.Join(stringList(ow.Objname), ".")
+		msg := kind + " " + strings.Join(stringList(ow.Objname), ".")
 		if !ow.ArgsUnspecified {
 			ts, _ := e.argTypes(ow)
 			msg += "(" + typeNames(ts) + ")"

@@ -51,8 +51,11 @@ func procRowOf(s *sysSnap, o *Object) map[string]repr.Datum {
 	if o.ACL == nil {
 		row["proacl"] = repr.Null
 	}
-	if f.Lang != "" {
+	if f.Lang == "plpgsql" {
 		row["prolang"] = oidD(oidPlpgsql)
+	}
+	if f.Proc {
+		row["prokind"] = charD('p')
 	}
 	names, modes, all := procArgLists(f)
 	if names != nil {
@@ -80,7 +83,7 @@ func retOID(f *FuncDef) uint32 {
 	if f.Void {
 		return oidVoid
 	}
-	if f.Ret.Family == repr.FamRecord {
+	if f.Proc || f.Ret.Family == repr.FamRecord {
 		return oidRecord
 	}
 	if f.RetSet && (len(f.RetCols) != 1 || f.RetCols[0].Name != "") {

@@ -173,7 +173,7 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		kind, p.tag = relIndex, "DROP INDEX"
 	case pg.ObjectType_OBJECT_TYPE:
 		kind, p.tag = relType, "DROP TYPE"
-	case pg.ObjectType_OBJECT_FUNCTION:
+	case pg.ObjectType_OBJECT_FUNCTION, pg.ObjectType_OBJECT_PROCEDURE, pg.ObjectType_OBJECT_ROUTINE:
 		return p.execDropFunction(ds)
 	default:
 		return repr.Unsupported("DROP %s", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))

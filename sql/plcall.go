@@ -69,9 +69,13 @@ func (r sessionRoutines) CallRoutine(id uint64, args []repr.Datum) ([]repr.Row, 
 func (s *Session) callPL(ctx context.Context, o *Object, args []repr.Datum) ([]repr.Row, error) {
 	f := o.Function
 	head := plHead(o.Name, f)
-	fn, ok := plParsed.Load(head + f.Src)
+	src, err := plBody(f)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := plParsed.Load(head + src)
 	if !ok {
-		parsed, err := parsePlpgsql(head, f.Src)
+		parsed, err := parsePlpgsql(head, src)
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +83,7 @@ func (s *Session) callPL(ctx context.Context, o *Object, args []repr.Datum) ([]r
 			plParsed.Clear()
 			plParsedSize.Store(1)
 		}
-		fn, _ = plParsed.LoadOrStore(head+f.Src, parsed)
+		fn, _ = plParsed.LoadOrStore(head+src, parsed)
 	}
 	tree := fn.(map[string]json.RawMessage)
 	c := &plCall{def: f, name: o.Name}
@@ -89,7 +93,7 @@ func (s *Session) callPL(ctx context.Context, o *Object, args []repr.Datum) ([]r
 		vals[i] = plValue{a, f.Args[i]}
 	}
 	run := func() error { return x.function(tree, vals) }
-	if plWrites(f.Src) {
+	if plWrites(src) {
 		run = func() error { return x.atomic(func() error { return x.function(tree, vals) }) }
 	}
 	if err := run(); err != nil {
@@ -102,7 +106,7 @@ func (s *Session) callPL(ctx context.Context, o *Object, args []repr.Datum) ([]r
 // runs SQL statements, dynamic SQL or has exception handlers.
 func plWrites(src string) bool {
 	l := strings.ToLower(src)
-	for _, w := range []string{"insert", "update", "delete", "execute", "exception", "perform", "create", "drop", "alter", "truncate", "copy", "grant", "revoke", "nextval", "setval"} {
+	for _, w := range []string{"insert", "update", "delete", "execute", "exception", "perform", "create", "drop", "alter", "truncate", "copy", "grant", "revoke", "nextval", "setval", "commit", "rollback"} {
 		if strings.Contains(l, w) {
 			return true
 		}

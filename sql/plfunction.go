@@ -77,6 +77,10 @@ func (e *Engine) plParams(f *FuncDef, params []*pg.Node) error {
 // plResult reads RETURNS of a PL/pgSQL function (absent with OUT
 // parameters: their record).
 func (e *Engine) plResult(f *FuncDef, rt *pg.TypeName) error {
+	if f.Proc && len(f.OutArgs) == 0 {
+		f.Void, f.Ret = true, repr.Text
+		return nil
+	}
 	if rt == nil && len(f.OutArgs) == 0 {
 		return repr.Errorf(codeInvalidFunctionDefinition, "function result type must be specified")
 	}
@@ -130,7 +134,11 @@ func (f *FuncDef) outResult() error {
 
 // checkPLFunction parses obj's PL/pgSQL body (42601 on a syntax error).
 func checkPLFunction(obj *Object) error {
-	_, err := parsePlpgsql(plHead(obj.Name, obj.Function), obj.Function.Src)
+	body, err := plBody(obj.Function)
+	if err != nil {
+		return err
+	}
+	_, err = parsePlpgsql(plHead(obj.Name, obj.Function), body)
 	return err
 }
 

@@ -108,6 +108,7 @@ func (p *Portal) execDo(ctx context.Context, ds *pg.DoStmt) error {
 		return err
 	}
 	x := &plExec{ctx: ctx, s: p.st.s, vars: map[string]int{}}
+	defer p.st.s.txnControl()()
 	return x.atomic(func() error { return x.function(fn, nil) })
 }
 

@@ -86,6 +86,8 @@ func init() {
 		"PLpgSQL_stmt_execsql":      (*plExec).execSQL,
 		"PLpgSQL_stmt_dynexecute":   (*plExec).dynExecute,
 		"PLpgSQL_stmt_getdiag":      (*plExec).getDiag,
+		"PLpgSQL_stmt_commit":       (*plExec).commit,
+		"PLpgSQL_stmt_rollback":     (*plExec).rollback,
 	}
 }
 

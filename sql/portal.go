@@ -250,6 +250,8 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return p.execCreateFunction(n.GetCreateFunctionStmt())
 	case n.GetDoStmt() != nil:
 		return p.execDo(ctx, n.GetDoStmt())
+	case n.GetCallStmt() != nil:
+		return p.execCall(ctx, n.GetCallStmt())
 	case n.GetCreateTableAsStmt() != nil && n.GetCreateTableAsStmt().Objtype == pg.ObjectType_OBJECT_TABLE:
 		return p.createTable(ctx, n.GetCreateTableAsStmt())
 	case n.GetCreateTableAsStmt() != nil:

@@ -57,6 +57,9 @@ type Session struct {
 	info *expr.SessionInfo
 	// plDepth is the nesting of the running PL/pgSQL calls (plcall.go).
 	plDepth int
+	// plTxnControl marks a CALL or DO that started outside a transaction
+	// block: its routine may COMMIT and ROLLBACK (plpgsql_txn.go).
+	plTxnControl bool
 	// seqCurr and lastSeq are the values this session obtained from
 	// sequences (currval, lastval); restartSeqs are the sequences a
 	// TRUNCATE ... RESTART IDENTITY in the open block resets at COMMIT.

@@ -279,6 +279,8 @@ func (st *Statement) describe() error {
 				st.keepDML(dml)
 			}
 		}
+	case n.GetCallStmt() != nil:
+		err = st.describeCall(n.GetCallStmt(), opts)
 	case st.stmt.Ext != nil:
 		st.cols, err = st.s.describeExt(st.stmt.Ext)
 	case n.GetFetchStmt() != nil:
