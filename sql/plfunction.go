@@ -45,8 +45,13 @@ func (e *Engine) plFunctionObject(s *Session, cs *pg.CreateFunctionStmt, schema,
 // OutArgs, TABLE ones its result columns.
 func (e *Engine) plParams(f *FuncDef, params []*pg.Node) error {
 	var in []*pg.Node
+	dflt := false
 	for _, n := range params {
 		fp := n.GetFunctionParameter()
+		dflt = dflt || fp.Defexpr != nil
+		if f.Proc && dflt && fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_OUT {
+			return repr.Errorf(codeInvalidFunctionDefinition, "procedure OUT parameters cannot appear after one with a default value")
+		}
 		t, err := e.cat.typeFromName(fp.ArgType)
 		if err != nil {
 			return err
