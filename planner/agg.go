@@ -69,7 +69,7 @@ func (c *ectx) funcCall(fc *pg_query.FuncCall) (expr.Expr, error) {
 	if expr.IsInternalVariadic(name) {
 		return nil, c.internalFuncError(name, fc)
 	}
-	if fc.FuncVariadic {
+	if fc.FuncVariadic && !c.b.sqlVariadic(name) {
 		return c.variadicCall(name, fc)
 	}
 	if e, ok, err := c.sqlFunctionCall(name, fc); ok {

@@ -63,6 +63,9 @@ func (c *ectx) exprUntraced(n *pg_query.Node) (expr.Expr, error) {
 			return c.srfRef(fc) // planned by its node: tableCall takes the named arguments
 		}
 		fc, err := c.positionalCall(n.GetFuncCall())
+		if err == nil {
+			fc, err = c.variadicForm(fc)
+		}
 		if err != nil {
 			return nil, err
 		}

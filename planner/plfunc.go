@@ -73,6 +73,9 @@ func (c *ectx) routineTableCall(fc *pg_query.FuncCall, defs []*pg_query.Node) (e
 		return expr.TableCall{}, false, nil
 	}
 	fc, err := c.positionalCall(fc)
+	if err == nil {
+		fc, err = c.variadicForm(fc)
+	}
 	if err != nil {
 		return expr.TableCall{}, true, err
 	}

@@ -60,6 +60,9 @@ type SQLFunction struct {
 	// Procedure marks a procedure (CREATE PROCEDURE): only CALL
 	// (Options.CallProcedure) calls it; a call elsewhere is 42809.
 	Procedure bool
+	// Variadic marks the last parameter VARIADIC: a call may give the
+	// array's elements as arguments (sqlfunc_variadic.go).
+	Variadic bool
 }
 
 // FunctionCatalog is implemented by catalogs that define SQL functions:
@@ -473,6 +476,9 @@ func (b *builder) inlineSetReturning(rf *pg_query.RangeFunction, fc *pg_query.Fu
 	}
 	ec := &ectx{b: b, sc: &scope{parent: parent}, rel: unitRel(), clause: "FROM"}
 	fc, err := ec.positionalCall(fc)
+	if err == nil {
+		fc, err = ec.variadicForm(fc)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -56,6 +56,9 @@ type FuncDef struct {
 	// Proc marks a procedure (prokind 'p', procedure.go); its Lang is
 	// "sql" or "plpgsql", both run by the interpreter.
 	Proc bool `json:",omitempty"`
+	// Variadic marks the last input parameter VARIADIC (an array a call
+	// may give as a list of its elements; proargmodes v).
+	Variadic bool `json:",omitempty"`
 }
 
 // planned returns the planner's view of o, a function.
@@ -69,7 +72,7 @@ func (o *Object) planned() (*planner.SQLFunction, error) {
 		}
 	}
 	fn := &planner.SQLFunction{ID: o.ID, Name: o.Name, Args: f.Args, ArgNames: f.ArgNames, Defaults: f.Defaults,
-		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict, Procedural: f.Lang != "", Procedure: f.Proc}
+		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict, Procedural: f.Lang != "", Procedure: f.Proc, Variadic: f.Variadic}
 	if f.Lang != "" && !f.Void && !f.Proc {
 		fn.PLSource = plSource(plHead(o.Name, f), f.Src)
 	}
@@ -207,8 +210,17 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 			f.OutArgs, modes = append(f.OutArgs, ColumnDef{Name: fp.Name, Type: t}), modes+"b"
 		case pg.FunctionParameterMode_FUNC_PARAM_IN, pg.FunctionParameterMode_FUNC_PARAM_DEFAULT:
 			modes += "i"
+		case pg.FunctionParameterMode_FUNC_PARAM_VARIADIC:
+			if t.Family != repr.FamArray {
+				return repr.Errorf(codeInvalidFunctionDefinition, "VARIADIC parameter must be an array")
+			}
+			modes += "i"
+			f.Variadic = true
 		default:
 			return repr.Unsupported("%s parameters of SQL functions", strings.TrimPrefix(fp.Mode.String(), "FUNC_PARAM_"))
+		}
+		if f.Variadic && fp.Mode != pg.FunctionParameterMode_FUNC_PARAM_VARIADIC {
+			return repr.Errorf(codeInvalidFunctionDefinition, "VARIADIC parameter must be the last input parameter")
 		}
 		def := ""
 		if fp.Defexpr != nil {
@@ -399,6 +411,9 @@ func (e *Engine) checkFunction(obj *Object) error {
 	args := make([]string, len(fn.Args))
 	for i, t := range fn.Args {
 		args[i] = "NULL::" + e.cat.sqlTypeName(t)
+	}
+	if obj.Function.Variadic {
+		args[len(args)-1] = "VARIADIC " + args[len(args)-1]
 	}
 	call := quoteIdent(obj.Name) + "(" + strings.Join(args, ", ") + ")"
 	q := "SELECT " + call

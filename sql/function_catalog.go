@@ -57,6 +57,9 @@ func procRowOf(s *sysSnap, o *Object) map[string]repr.Datum {
 	if f.Proc {
 		row["prokind"] = charD('p')
 	}
+	if f.Variadic {
+		row["provariadic"] = oidD(argOID(f.Args[len(f.Args)-1].ElemType(), false))
+	}
 	names, modes, all := procArgLists(f)
 	if names != nil {
 		row["proargnames"] = repr.NewArray(names)
@@ -108,9 +111,9 @@ func procArgLists(f *FuncDef) (names, modes, all []repr.Datum) {
 			}
 			names = append(names, repr.NewText(n))
 		}
-		modes, all = append(modes, charD('i')), append(all, oidD(argOID(t, false)))
+		modes, all = append(modes, charD(byte(variadicMode(f, 'i', i)))), append(all, oidD(argOID(t, false)))
 	}
-	if !table {
+	if !table && !f.Variadic {
 		return names, nil, nil
 	}
 	for _, c := range f.RetCols {
@@ -142,6 +145,9 @@ func functionArguments(f *FuncDef, identity bool) string {
 		p := t.Name()
 		if len(f.ArgNames) > 0 && f.ArgNames[i] != "" {
 			p = pgQuoteIdent(f.ArgNames[i]) + " " + p
+		}
+		if variadicMode(f, 'i', i) == 'v' {
+			p = "VARIADIC " + p
 		}
 		if !identity && len(f.Defaults) > 0 && f.Defaults[i] != "" {
 			p += " DEFAULT " + f.Defaults[i]

@@ -57,8 +57,9 @@ func (e *Engine) plParams(f *FuncDef, params []*pg.Node) error {
 			return err
 		}
 		switch fp.Mode {
-		case pg.FunctionParameterMode_FUNC_PARAM_IN, pg.FunctionParameterMode_FUNC_PARAM_DEFAULT:
-			f.Modes += "i"
+		case pg.FunctionParameterMode_FUNC_PARAM_IN, pg.FunctionParameterMode_FUNC_PARAM_DEFAULT,
+			pg.FunctionParameterMode_FUNC_PARAM_VARIADIC:
+			f.Modes += "i" // VARIADIC: FuncDef.Variadic
 			in = append(in, n)
 		case pg.FunctionParameterMode_FUNC_PARAM_INOUT:
 			f.Modes += "b"
@@ -209,7 +210,7 @@ func plArgLists(f *FuncDef) (names, modes, all []repr.Datum) {
 				if in < len(f.ArgNames) {
 					n = f.ArgNames[in]
 				}
-				fn(m, n, f.Args[in])
+				fn(variadicMode(f, m, in), n, f.Args[in])
 				in++
 				if m == 'b' {
 					out++
@@ -231,10 +232,19 @@ func plArgLists(f *FuncDef) (names, modes, all []repr.Datum) {
 	if !named {
 		names = nil
 	}
-	if strings.Trim(f.Modes, "i") == "" {
+	if strings.Trim(f.Modes, "i") == "" && !f.Variadic {
 		modes, all = nil, nil
 	}
 	return names, modes, all
+}
+
+// variadicMode is proargmodes' letter of input parameter in, of mode m:
+// v for a VARIADIC one.
+func variadicMode(f *FuncDef, m rune, in int) rune {
+	if f.Variadic && m == 'i' && in == len(f.Args)-1 {
+		return 'v'
+	}
+	return m
 }
 
 // plArguments is pg_get_function_arguments of a PL/pgSQL function: with
@@ -247,6 +257,9 @@ func plArguments(f *FuncDef, identity bool) string {
 		switch m {
 		case 'i', 'b':
 			p = strings.TrimSpace(plParamName(f.ArgNames, in) + f.Args[in].Name())
+			if variadicMode(f, m, in) == 'v' {
+				p = "VARIADIC " + p
+			}
 			if m == 'b' {
 				p, out = "INOUT "+p, out+1
 			}

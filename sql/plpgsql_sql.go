@@ -312,12 +312,18 @@ func (x *plExec) forEach(f map[string]json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	rows, cols, err := x.query("SELECT unnest(" + q + ")")
+	arr, err := x.evalValue(q)
 	if err != nil {
 		return err
 	}
-	for _, r := range rows {
-		if err := x.setVar(varno, plValue{r[0], cols[0].Type}); err != nil {
+	if arr.d.IsNull() {
+		return repr.Errorf("22004", "FOREACH expression must not be null")
+	}
+	if arr.t.Family != repr.FamArray {
+		return repr.Errorf(repr.CodeDatatypeMismatch, "FOREACH expression must yield an array, not type %s", arr.t.Name())
+	}
+	for _, e := range arr.d.Array() {
+		if err := x.setVar(varno, plValue{e, arr.t.ElemType()}); err != nil {
 			return err
 		}
 		more, err := x.iterate(labelOf(f), f["body"])
