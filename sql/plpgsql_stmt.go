@@ -87,6 +87,7 @@ func init() {
 		"PLpgSQL_stmt_dynexecute":   (*plExec).dynExecute,
 		"PLpgSQL_stmt_getdiag":      (*plExec).getDiag,
 		"PLpgSQL_stmt_commit":       (*plExec).commit,
+		"PLpgSQL_stmt_call":         (*plExec).callProc,
 		"PLpgSQL_stmt_rollback":     (*plExec).rollback,
 	}
 }
