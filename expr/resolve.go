@@ -366,6 +366,10 @@ func filter(fs []*Func, keep func(*Func) bool) []*Func {
 	return out
 }
 
+// TypeList lists types as PostgreSQL's function messages do:
+// "integer, text".
+func TypeList(args []repr.T) string { return typeList(args) }
+
 func typeList(args []repr.T) string {
 	names := make([]string, len(args))
 	for i, a := range args {

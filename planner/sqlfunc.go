@@ -102,21 +102,13 @@ func (b *builder) notProcedure(name string, loc int32) error {
 	}
 	for _, f := range fc.Functions(name) {
 		if f.Procedure {
-			return repr.Errorf(repr.CodeWrongObjectType, "%s(%s) is a procedure", name, typeList(f.Args)).
+			return repr.Errorf(repr.CodeWrongObjectType, "%s(%s) is a procedure", name, expr.TypeList(f.Args)).
 				WithHint("To call a procedure, use CALL.").WithPosition(loc + 1)
 		}
 	}
 	return nil
 }
 
-// typeList names types as PostgreSQL's messages list them.
-func typeList(ts []repr.T) string {
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.Name()
-	}
-	return strings.Join(names, ", ")
-}
 
 // sqlFunctionCall inlines fc when it calls a SQL function (ok false:
 // it does not; builtins win over a SQL function their signature takes).
