@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"cmp"
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
@@ -39,6 +42,9 @@ func (c *ectx) variadicForm(fc *pg_query.FuncCall) (*pg_query.FuncCall, error) {
 	ts := exprTypes(args)
 	var cands []*expr.Func
 	var of []*SQLFunction
+	// Non-variadic overloads come first: an expanded form taking the
+	// same types as one of them is dropped (PostgreSQL prefers it).
+	slices.SortStableFunc(fns, func(a, b *SQLFunction) int { return cmp.Compare(b2i(a.Variadic), b2i(b.Variadic)) })
 	for _, f := range fns {
 		fixed := len(f.Args) - 1
 		switch {
@@ -47,7 +53,9 @@ func (c *ectx) variadicForm(fc *pg_query.FuncCall) (*pg_query.FuncCall, error) {
 			for range ts[fixed:] {
 				in = append(in, f.Args[fixed].ElemType())
 			}
-			cands, of = append(cands, &expr.Func{Name: name, Args: in, Ret: f.Ret}), append(of, f)
+			if !slices.ContainsFunc(cands, func(c *expr.Func) bool { return slices.Equal(c.Args, in) }) {
+				cands, of = append(cands, &expr.Func{Name: name, Args: in, Ret: f.Ret}), append(of, f)
+			}
 		case !f.Variadic && len(f.Args) >= len(ts) && (len(f.Args) == len(ts) || f.Defaults[len(ts)] != ""):
 			cands, of = append(cands, &expr.Func{Name: name, Args: f.Args[:len(ts)], Ret: f.Ret}), append(of, f)
 		}
@@ -84,4 +92,12 @@ func (b *builder) sqlVariadic(name string) bool {
 		}
 	}
 	return false
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
