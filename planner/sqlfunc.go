@@ -109,7 +109,6 @@ func (b *builder) notProcedure(name string, loc int32) error {
 	return nil
 }
 
-
 // sqlFunctionCall inlines fc when it calls a SQL function (ok false:
 // it does not; builtins win over a SQL function their signature takes).
 func (c *ectx) sqlFunctionCall(name string, fc *pg_query.FuncCall) (expr.Expr, bool, error) {
