@@ -32,9 +32,11 @@ import (
 // query is refused while other sessions' small work still fits). Standing memory is what the live heap at the last garbage
 // collection holds beyond the reservations: tables, views, operator state,
 // and any growth that work did not report, so the heap cross-checks the
-// estimates. Before refusing, the accountant forces a collection (at most
-// once per forceGCEvery) so that a stale measure does not refuse work that
-// fits. A refused Step rolls back, its statement ends and its account is
+// estimates. Before refusing, the accountant measures afresh
+// (remeasure) so that a stale measure does not refuse work that fits: it
+// forces a collection when the engine let go of enough standing memory
+// since it last forced one (a spill, letGo) to cover what the request
+// lacks, or else at most once per forceGCEvery. A refused Step rolls back, its statement ends and its account is
 // released; the freed memory is then returned to the operating system
 // (debug.FreeOSMemory), so the server's RSS comes back down. Other sessions
 // never notice: work under reserveChunk never consults the budget.
@@ -143,9 +145,15 @@ type accountant struct {
 	maintPeak   atomic.Int64
 	spillWanted atomic.Bool
 
+	// freed sums the standing memory the engine let go of (letGo: state
+	// spilled, by its estimate) since the accountant last forced a
+	// collection: the last measure may still count it.
+	freed atomic.Int64
+
 	mu sync.Mutex
 	// gcs numbers the collection standing was measured after (MaxUint64:
-	// none seen yet); forced is when a refusal last forced one.
+	// none seen yet); forced is when a refusal last forced one by the
+	// clock (remeasure).
 	gcs    uint64
 	forced time.Time
 }
@@ -261,7 +269,7 @@ func (m *accountant) reserve(n, held int64) bool {
 	if standing+r <= bound {
 		return true
 	}
-	if m.forceCollection() && m.standingFor(held)+m.reserved.Load() <= bound {
+	if m.remeasure(standing+r-bound) && m.standingFor(held)+m.reserved.Load() <= bound {
 		return true
 	}
 	m.reserved.Add(-n)
@@ -288,28 +296,52 @@ func (m *accountant) limitFor(held int64) int64 {
 	return m.cap
 }
 
-// forceCollection runs a collection unless one was forced within
-// forceGCEvery, so that standing memory is measured afresh; it reports
-// whether it ran one.
-func (m *accountant) forceCollection() bool {
+// remeasure forces a collection, so that standing memory is measured
+// afresh, before a reservation that lacks short bytes is refused, when a
+// fresh measure may make room: when the standing memory the engine let
+// go of since the last forced collection (freed) covers short, or else
+// when none was forced by the clock within forceGCEvery. It reports
+// whether it collected. The cost is bounded: every let-go buys at most
+// one collection, and refusals without one at most one per
+// forceGCEvery, so a storm of refusals is not a storm of collections.
+//
+// Without the first rule a spill right after a forced collection went
+// unseen until the next one: its commit, and the next commits within
+// forceGCEvery, were checked against the heap as it was before the
+// spill, and refused (TestSpillReduceState under load; TestRefusalSeesSpill).
+func (m *accountant) remeasure(short int64) bool {
 	m.mu.Lock()
-	if !m.forced.IsZero() && time.Since(m.forced) < forceGCEvery {
-		m.mu.Unlock()
-		return false
+	if short > m.freed.Load() {
+		if !m.forced.IsZero() && time.Since(m.forced) < forceGCEvery {
+			m.mu.Unlock()
+			return false
+		}
+		m.forced = time.Now()
 	}
-	m.forced = time.Now()
+	m.freed.Store(0) // the collection measures what was let go of before it
 	m.mu.Unlock()
 	m.collect()
 	return true
+}
+
+// letGo records that the engine let go of about n bytes of standing
+// memory (state it spilled): until a forced collection measures it, a
+// reservation it would make room for collects first (remeasure). No-op
+// without a budget.
+func (m *accountant) letGo(n int64) {
+	if m != nil && n > 0 {
+		m.freed.Add(n)
+	}
 }
 
 // measure forces a collection and takes standing memory from it: the
 // large reservations released before it are not live any more, so they
 // no longer count against its measure (as released).
 func (m *accountant) measure() {
-	before := m.released.Load()
+	before, freed := m.released.Load(), m.freed.Load()
 	m.collect()
 	m.released.Add(-before)
+	m.freed.Add(-freed)
 	m.observe()
 }
 

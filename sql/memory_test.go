@@ -399,3 +399,47 @@ func TestSpillExcess(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalSeesSpill checks that a reservation refused on a measure
+// taken before a spill collects afresh at once, although a refusal forced
+// a collection moments before, when what the spill let go of covers what
+// the reservation lacks; that a let-go buys one collection only; and that
+// a let-go too small to make room, or none, leaves refusals to the clock's
+// rate (a storm of refusals is no storm of collections). This is the
+// failure of TestSpillReduceState's COPY under load: 53200 right after the
+// aggregate's state spilled, on the heap as measured before it.
+func TestRefusalSeesSpill(t *testing.T) {
+	h := &fakeHeap{live: 85 * mib, afterGC: -1}
+	m := accountantOn(128*mib, h) // cap 89.6 MiB
+	commit := m.account("a commit")
+	commit.maint = true
+	if err := commit.Grow(6 * mib); repr.ErrorCode(err) != repr.CodeOutOfMemory || h.forced != 1 {
+		t.Fatalf("6 MiB over 85 MiB standing: err %v, %d collections; want 53200 after 1", err, h.forced)
+	}
+	commit.release()
+	// The checkpoint after the refused commit spills 21 MiB of state,
+	// garbage until the next collection.
+	h.afterGC = 64 * mib
+	m.letGo(21 * mib)
+	if err := commit.Grow(6 * mib); err != nil {
+		t.Fatalf("6 MiB after a 21 MiB spill, 64 MiB standing once measured: %v", err)
+	}
+	if h.forced != 2 {
+		t.Fatalf("%d collections, want 2 (the spill's let-go buys one)", h.forced)
+	}
+	commit.release()
+	// Standing state grows past the cap again; the let-go is spent, so
+	// refusals within forceGCEvery collect no more, nor does a let-go
+	// smaller than what the reservation lacks.
+	h.live, h.gcs, h.afterGC = 92*mib, h.gcs+1, -1
+	m.letGo(1 * mib)
+	for range 10 {
+		if err := commit.Grow(6 * mib); repr.ErrorCode(err) != repr.CodeOutOfMemory {
+			t.Fatalf("6 MiB over 86 MiB standing (and 6 MiB released): err %v, want 53200", err)
+		}
+		commit.release()
+	}
+	if h.forced != 2 {
+		t.Fatalf("a storm of refusals within forceGCEvery forced %d collections, want still 2", h.forced)
+	}
+}

@@ -30,7 +30,9 @@ import (
 // checkpoint at once, memory.go), and spills the largest eligible collections (tables and
 // materialized views of at least minSpillBytes) until their estimated
 // size (MemBytes) covers the excess. Until the next collection updates
-// the measure, what was spilled since counts as freed. A spilled
+// the measure, what was spilled since counts as freed, and the
+// accountant is told (letGo) so that a reservation the spill makes room
+// for measures the heap afresh rather than being refused. A spilled
 // collection stays spilled until restart.
 //
 // A retracting source's multiset of live rows (source_rows.go) is a
@@ -189,6 +191,7 @@ func (e *Engine) afterCheckpoint() {
 		}
 		s.freed += v.bytes
 		excess -= v.bytes
+		e.mem.letGo(v.bytes)
 		s.spilled++
 		if v.node < 0 {
 			e.log.Info("collection spilled to disk", "id", v.id, "name", e.cat.byID[v.id].Name,
