@@ -5,6 +5,7 @@ import (
 
 	"github.com/eddydb/eddy/exec/dataflow"
 	"github.com/eddydb/eddy/expr"
+	"github.com/eddydb/eddy/faults"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -376,11 +377,17 @@ func (d *Dataflow) endParts() {
 func runStep(op operator, s *stepCtx, ins [][]repr.Update) (out []repr.Update, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("dataflow operator panicked: %v", r)
+			err = operatorPanic(r)
 		}
 	}()
+	faultOperator.Inject()
 	return op.step(s, ins)
 }
+
+// faultOperator: an operator about to step its inputs (runStep), in any
+// dataflow: a view's maintenance, its backfill, an ad hoc query, and the
+// log's replay at start-up (tests/e2e_faults_test.go).
+var faultOperator = faults.Register("exec.operator", "a dataflow operator stepping its inputs")
 
 // Commit keeps the changes of the last Step.
 func (d *Dataflow) Commit() {

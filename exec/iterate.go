@@ -430,7 +430,7 @@ func (d *Dataflow) nextIteration(l dataflow.Loop, k int, changed bool) int {
 func runIter(op loopOperator, s *stepCtx, k int, ins [][]repr.Update) (out []repr.Update, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("dataflow operator panicked: %v", r)
+			err = operatorPanic(r)
 		}
 	}()
 	return op.iter(s, k, ins)

@@ -10,5 +10,6 @@
 // unless armed: Inject costs one atomic load while no point is armed.
 // Arming is for tests only: the process must have been started with
 // EDDY_TEST_FAULTS=1 (Enabled), and then Arm("name") makes the point panic
-// at its next hit, once.
+// at its next hit, once; EDDY_TEST_FAULTS_ARM=name[,name] arms points from
+// the start, for faults in start-up itself (the log's replay).
 package faults

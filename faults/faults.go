@@ -3,7 +3,9 @@ package faults
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -40,8 +42,18 @@ func Register(name, doc string) *Point {
 	}
 	p := &Point{name: name}
 	registry.points[name] = p
+	if enabled && slices.Contains(armedAtStart, name) {
+		p.fire.Store(true)
+		armedCount.Add(1)
+	}
 	return p
 }
+
+// armedAtStart names the points armed as they register, before anything
+// runs (EDDY_TEST_FAULTS_ARM, comma-separated; only with
+// EDDY_TEST_FAULTS=1): a point that start-up reaches (the log's replay)
+// cannot wait for a session to arm it.
+var armedAtStart = strings.Split(os.Getenv("EDDY_TEST_FAULTS_ARM"), ",")
 
 // Inject panics if p is armed (once: the point disarms itself), and is
 // otherwise a no-op costing one atomic load.

@@ -64,3 +64,21 @@ func BenchmarkInjectDisarmed(b *testing.B) {
 		p.Inject()
 	}
 }
+
+// TestArmedAtStart checks that a point named in EDDY_TEST_FAULTS_ARM is
+// armed as it registers (when faults are enabled), and fires once.
+func TestArmedAtStart(t *testing.T) {
+	enabled, armedAtStart = true, []string{"test.other", "test.start"}
+	defer func() { enabled, armedAtStart = false, nil }()
+	p := Register("test.start", "a point armed from the environment")
+	q := Register("test.notstart", "a point not named there")
+	if r := catch(q.Inject); r != nil {
+		t.Fatalf("a point not named panicked: %v", r)
+	}
+	if r, ok := catch(p.Inject).(Injected); !ok || r.Point != "test.start" {
+		t.Fatalf("the point named panicked with %v, want Injected{test.start}", r)
+	}
+	if r := catch(p.Inject); r != nil || armedCount.Load() != 0 {
+		t.Fatalf("fired twice (%v) or stayed armed (count %d)", r, armedCount.Load())
+	}
+}

@@ -61,7 +61,9 @@ type CheckpointOptions struct {
 // defaultCheckpointOptions returns the defaults under a memory budget of
 // memoryLimit bytes (0: none), with the commit count
 // taken from EDDY_CHECKPOINT_COMMITS when set (a test knob: the crash tests
-// run the server with checkpoints every few commits).
+// run the server with checkpoints every few commits) and the interval from
+// EDDY_CHECKPOINT_INTERVAL (a test knob, a Go duration, 0 for none: a
+// test that kills the server with commits only in the log).
 func defaultCheckpointOptions(memoryLimit int64) CheckpointOptions {
 	o := CheckpointOptions{Interval: time.Second, Bytes: 64 << 20}
 	if memoryLimit > 0 {
@@ -69,6 +71,9 @@ func defaultCheckpointOptions(memoryLimit int64) CheckpointOptions {
 	}
 	if n, err := strconv.Atoi(os.Getenv("EDDY_CHECKPOINT_COMMITS")); err == nil && n > 0 {
 		o.Commits = n
+	}
+	if d, err := time.ParseDuration(os.Getenv("EDDY_CHECKPOINT_INTERVAL")); err == nil && d >= 0 {
+		o.Interval = d
 	}
 	return o
 }
@@ -589,7 +594,7 @@ func (e *Engine) replayLog() error {
 		}
 		scratch.Reset()
 		e.clock, e.ck.replayWall = r.t-1, rec.wall
-		if err := e.replayOne(rec, scratch); err != nil {
+		if err := e.replayRecover(rec, scratch); err != nil {
 			return fmt.Errorf("replaying the log at time %d: %w", r.t, err)
 		}
 	}
@@ -611,6 +616,23 @@ func (e *Engine) regenerate(st *sourceState, rec logRecord) ([]Change, error) {
 		return nil, fmt.Errorf("source %s: replaying a batch gave %d changes, the log recorded %d (did the connector change?)", st.def.Name, len(changes), rec.count)
 	}
 	return changes, nil
+}
+
+// replayRecover is replayOne with a panic (a bug) turned into an XX000
+// error. The record is durable and no view has applied it yet: start-up
+// then fails naming its time, and writes nothing (replay writes to the
+// checkpoint batch only, committed once the whole log is replayed), so
+// the next start replays the same log from the same checkpoint: the
+// record is neither skipped nor applied twice (TestFaultDuringReplay).
+// Serving without it would lose an acknowledged commit.
+func (e *Engine) replayRecover(rec logRecord, b *storage.Batch) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("panic replaying the log", "panic", r, "stack", stack())
+			err = repr.Errorf(repr.CodeInternal, "internal error replaying the log: %v", r)
+		}
+	}()
+	return e.replayOne(rec, b)
 }
 
 // replayOne applies one log record at time clock+1, with b as a scratch

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"time"
 
 	"github.com/eddydb/eddy/exec"
@@ -100,7 +101,13 @@ func (e *Engine) stepView(mv *matView, t repr.Time, in map[repr.CollectionID][]r
 	ctx.Memory = mem
 	input := e.viewInput(mv, in)
 	input.DeferState = deferState
-	return mv.df.StepInputRaw(ctx, t, input, w)
+	out, err := mv.df.StepInputRaw(ctx, t, input, w)
+	var p *exec.OperatorPanic
+	if errors.As(err, &p) {
+		e.log.Error("panic in a dataflow operator", "view", mv.obj.Name, "panic", p.Value, "stack", string(p.Stack))
+		err = repr.Errorf(repr.CodeInternal, "internal error maintaining materialized view %q: %v", mv.obj.Name, err)
+	}
+	return out, err
 }
 
 // hasRetraction reports whether some update has a negative diff.
@@ -199,7 +206,7 @@ func (e *Engine) Tick() error {
 	prevClock := e.clock
 	t := e.tick(b)
 	tx := e.newTx()
-	err := e.propagate(map[uint64][]repr.Update{}, t, b, tx)
+	err := e.propagateRecover(t, b, tx)
 	if err == nil {
 		e.logInput(b, t, encodeTickRecord(e.wall.last))
 		err = e.db.Commit(b)
@@ -214,6 +221,22 @@ func (e *Engine) Tick() error {
 	e.publish(t, tx.deltas)
 	e.committed(1)
 	return nil
+}
+
+// propagateRecover steps the views due at t with no input (Tick), with a
+// panic (a bug) turned into an XX000 error, which Tick then rolls back
+// like any failed step: unrecovered, the panic unwound through Tick with
+// the views it had stepped neither committed nor rolled back, and the
+// clock advanced, and the ticker's recovery left them so (state no log
+// record would rebuild).
+func (e *Engine) propagateRecover(t repr.Time, b *storage.Batch, tx *applyTx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("panic advancing temporal filters", "panic", r, "stack", stack())
+			err = repr.Errorf(repr.CodeInternal, "internal error advancing temporal filters: %v", r)
+		}
+	}()
+	return e.propagate(map[uint64][]repr.Update{}, t, b, tx)
 }
 
 // anyDue reports whether some view has a temporal transition at or

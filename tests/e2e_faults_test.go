@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +182,9 @@ func faultCases() []faultCase {
 		// whose filter no index serves reads t whole.
 		statementFault("sql.read_table", "DELETE FROM t WHERE v > 15"),
 		statementFault("sql.commit", "INSERT INTO t VALUES (4, 40), (5, 50)"),
+		// An operator of tv's dataflow panics maintaining it: the write
+		// fails whole, nothing of it is logged.
+		statementFault("exec.operator", "INSERT INTO t VALUES (4, 40), (5, 50)"),
 		{point: "sql.commit", trigger: copyFault},
 		statementFault("sql.backfill", "CREATE MATERIALIZED VIEW bv AS SELECT v, count(*) AS n FROM t GROUP BY v"),
 		{point: "sql.install_view", trigger: installViewFault},
@@ -292,4 +296,62 @@ func checkpointFault(t *testing.T, ctx context.Context, s *harness.Server, a *pg
 		time.Sleep(20 * time.Millisecond)
 	}
 	return append(append([]string(nil), committed...), "4|40")
+}
+
+// TestFaultDuringReplay checks the one window in which an input batch is
+// durable but no view has applied it: the log's replay at start-up (a
+// live commit applies every view first and logs its record in the batch
+// it then makes durable: exec.operator's case in TestFaultPoints). A
+// write, an update and a delete are acknowledged with no checkpoint after
+// them (EDDY_CHECKPOINT_INTERVAL=0) and the server is killed (-9); the
+// next start, with an operator's panic armed for its first Step
+// (EDDY_TEST_FAULTS_ARM), must fail naming the log record rather than
+// serve without it, and the start after that must replay the records
+// exactly once: t and its view tv hold each committed row once.
+func TestFaultDuringReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	env := []string{"EDDY_TEST_FAULTS=1", "EDDY_CHECKPOINT_INTERVAL=0"}
+	s := harness.StartEddy(t, harness.WithEnv(env...))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := pgConnect(t, ctx, s.DSN())
+	faultSetup(t, ctx, a) // CREATE MATERIALIZED VIEW checkpoints
+	execAll(t, ctx, a, "INSERT INTO t VALUES (4, 40), (5, 50)", "UPDATE t SET v = v + 1 WHERE id = 2", "DELETE FROM t WHERE id = 3")
+	want := []string{"1|10", "2|21", "4|40", "5|50"}
+	checkCommitted(t, ctx, a, want)
+	a.Close(ctx)
+	s.Kill()
+
+	sctx, scancel := context.WithTimeout(ctx, time.Minute)
+	defer scancel()
+	cmd := exec.CommandContext(sctx, harness.EddyBinary(t), "--listen", "127.0.0.1:0", "--data-dir", s.DataDir())
+	cmd.Env = append(cmd.Environ(), append(env, "EDDY_TEST_FAULTS_ARM=exec.operator")...)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "replaying the log at time") ||
+		!strings.Contains(string(out), "injected fault at exec.operator") {
+		t.Fatalf("a start whose replay panicked: %v; want it to fail naming the log record and the fault\n%s", err, out)
+	}
+	t.Logf("the start with the fault armed: %v: %s", err, lastLine(string(out)))
+
+	s.Restart()
+	if !logEventually(s, "log replayed", 10*time.Second) {
+		t.Fatal("the start after the failed one replayed no log")
+	}
+	c := pgConnect(t, ctx, s.DSN())
+	defer c.Close(ctx)
+	checkCommitted(t, ctx, c, want)
+	want = checkServerServes(t, s, want)
+	s.Kill()
+	s.Restart()
+	c2 := pgConnect(t, ctx, s.DSN())
+	defer c2.Close(ctx)
+	checkCommitted(t, ctx, c2, want)
+}
+
+// lastLine returns the last non-empty line of out.
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
 }
