@@ -14,7 +14,9 @@ import (
 // an encoded key, mirrored durably under RowKey(id, key).
 //
 // With keyCols nil the collection is a multiset: the key is the whole row
-// (repr.AppendRowKey) and each entry has a multiplicity count > 0. With
+// (repr.AppendRowKeyExact: equal rows that print differently, 2 and 2.00,
+// are kept apart, as PostgreSQL keeps each row as written) and each entry
+// has a multiplicity count > 0. With
 // keyCols non-nil (a primary key) the key is repr.AppendColsKey(row,
 // keyCols) and every count is 1.
 //
@@ -116,7 +118,7 @@ func (e entry) row() repr.Row {
 // decodeEntryRow decodes a row from its key and an entry value.
 func decodeEntryRow(key, val []byte) (repr.Row, error) {
 	if len(val) > 0 && val[0] == keyedForm {
-		return repr.DecodeRowKey(key, val[1:])
+		return repr.DecodeRowKeyExact(key, val[1:])
 	}
 	return repr.DecodeRow(val)
 }
@@ -166,7 +168,7 @@ func (c *Collection) KeyCols() []int { return c.keyCols }
 // Key appends the encoded key of row to buf.
 func (c *Collection) Key(buf []byte, row repr.Row) []byte {
 	if c.keyCols == nil {
-		return repr.AppendRowKey(buf, row)
+		return repr.AppendRowKeyExact(buf, row)
 	}
 	return repr.AppendColsKey(buf, row, c.keyCols)
 }
@@ -335,12 +337,6 @@ func (c *Collection) insert(row repr.Row, diff int64, b *Batch) error {
 		if next, err = c.next(old, true, row, diff); err != nil {
 			c.tree.ReplaceOrInsert(old)
 			return err
-		}
-		if c.keyCols == nil {
-			// The latest copy's form is kept: equal rows may print
-			// differently (1.0, 1.00), and a view re-emitting an
-			// aggregate at a new scale retracts the old form.
-			next = fresh.withCount(next.count)
 		}
 		c.tree.ReplaceOrInsert(next)
 	} else if len(c.indexes) > 0 {
