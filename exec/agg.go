@@ -57,7 +57,10 @@ func (o *reduceOp) entryKey(a *aggSpec, row repr.Row, v repr.Datum) {
 // appendEntryKey appends to buf the multiset key entryKey computes.
 func appendEntryKey(buf []byte, a *aggSpec, row repr.Row, v repr.Datum) []byte {
 	buf = appendSortKey(buf, row, a.Order)
-	buf = repr.AppendKey(buf, v)
+	// Exact: values equal under = but printed differently (2, 2.00) are
+	// entries apart, so min, max and the ordered aggregates return a value
+	// the group holds, not the first of its class ever seen.
+	buf = repr.AppendKeyExact(buf, v)
 	if a.def.Shape == expr.AggBinary {
 		buf = repr.AppendKey(buf, row[a.Sep])
 	}

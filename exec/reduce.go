@@ -357,7 +357,7 @@ var errRetractAppendOnlyReduce = fmt.Errorf("internal error: a retraction reache
 // one's count drops to zero, so finish logs its deletion and frees it); a
 // value short of it is dropped, as no retraction can ever bring it back.
 func (o *reduceOp) keepExtremum(s *stepCtx, g *group, a *aggSpec, v repr.Datum, diff int64) {
-	o.ebuf = repr.AppendKey(o.ebuf[:0], v)
+	o.ebuf = repr.AppendKeyExact(o.ebuf[:0], v) // as appendEntryKey
 	cur := liveEntry(o.sets(g)[a.valSlot])
 	if cur != nil {
 		c := strings.Compare(string(o.ebuf), cur.key)

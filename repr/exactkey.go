@@ -67,6 +67,18 @@ func AppendRowKeyExact(buf []byte, r Row) []byte {
 	return AppendRow(append(buf[:n], exactRow), canonicalNaN(r))
 }
 
+// AppendKeyExact is AppendRowKeyExact for one datum: AppendKey(d), then
+// a suffix naming d's representation when MultiRep(d). Values equal
+// under Compare sort together, and among them by representation, so the
+// least (or greatest) exact key of a multiset is always one of the
+// values it holds.
+func AppendKeyExact(buf []byte, d Datum) []byte {
+	if !MultiRep(d) {
+		return AppendKey(buf, d)
+	}
+	return AppendRowKeyExact(buf, Row{d})
+}
+
 // canonicalNaN returns r with every float NaN replaced by math.NaN(), so
 // that NaN payloads (not significant) do not make keys differ.
 func canonicalNaN(r Row) Row {

@@ -32,6 +32,8 @@ type lowerer struct {
 	dag  *dag
 	// loop is the Iterate whose body is being lowered (nil: none).
 	loop *loopScope
+	// repDone holds the Reduces repKeys made (reps.go).
+	repDone map[*ir.Reduce]bool
 }
 
 // add appends a node and returns its index.
@@ -76,6 +78,12 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 	case *ir.Join:
 		return l.lowerJoin(r)
 	case *ir.Reduce:
+		if l.repDone == nil {
+			l.repDone = map[*ir.Reduce]bool{}
+		}
+		if rw := repKeys(r, l.repDone); rw != nil {
+			return l.lower(*rw)
+		}
 		return l.unary(dataflow.Reduce{Key: r.Key, Aggs: r.Aggs, EmitOnClose: r.EmitOnClose,
 			AppendOnly: ir.AppendOnly(r.Input)}, r)
 	case *ir.TopK:
