@@ -81,8 +81,9 @@ func (c *Cast) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
 	if isRegCast(c.Arg.Type(), c.To) {
 		return regCast(ctx, d, c.Arg.Type(), c.To)
 	}
-	if ctx != nil && ctx.FloatDigits != 0 && StyledCast(c.Arg.Type(), c.To) {
-		s := repr.FormatTextStyle(d, c.Arg.Type(), repr.TextStyle{Loc: ctx.Location(), FloatDigits: ctx.FloatDigits})
+	if ctx != nil && (ctx.FloatDigits != 0 || ctx.IntervalStyle != 0) && StyledCast(c.Arg.Type(), c.To) {
+		st := repr.TextStyle{Loc: ctx.Location(), FloatDigits: ctx.FloatDigits, Interval: ctx.IntervalStyle}
+		s := repr.FormatTextStyle(d, c.Arg.Type(), st)
 		return castDatum(repr.NewText(s), repr.Text, c.To, ctx.Location(), c.Explicit)
 	}
 	out, err := castDatum(d, c.Arg.Type(), c.To, ctx.Location(), c.Explicit)

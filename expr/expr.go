@@ -31,6 +31,9 @@ type Ctx struct {
 	// FloatDigits is the session's extra_float_digits minus 1
 	// (repr.TextStyle): a cast of floats to text prints by it.
 	FloatDigits int8
+	// IntervalStyle is the session's IntervalStyle: a cast of intervals
+	// to text prints by it.
+	IntervalStyle repr.IntervalStyle
 	// TimeZone is the session's IANA time zone name ("UTC" when empty).
 	TimeZone string
 	// Session describes the session for version(), current_user and

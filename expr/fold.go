@@ -31,10 +31,20 @@ func zonedCast(from, to repr.T) bool {
 	return zonedType(from) || zonedType(to) || StyledCast(from, to)
 }
 
-// StyledCast reports whether a cast prints floats as text, which
-// extra_float_digits changes (Ctx.FloatDigits).
+// StyledCast reports whether a cast prints floats or intervals as text,
+// which extra_float_digits and IntervalStyle change (Ctx.FloatDigits,
+// Ctx.IntervalStyle).
 func StyledCast(from, to repr.T) bool {
-	return to.Family == repr.FamText && (from.Family == repr.FamFloat || from.ElemType().Family == repr.FamFloat)
+	if to.Family != repr.FamText {
+		return false
+	}
+	switch from.Family {
+	case repr.FamFloat, repr.FamInterval, repr.FamRecord:
+		return true
+	case repr.FamArray:
+		return from.Elem == repr.FamFloat || from.Elem == repr.FamInterval || from.Elem == repr.FamRecord
+	}
+	return false
 }
 
 // zonedType reports whether values of t print differently in different

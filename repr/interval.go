@@ -9,7 +9,8 @@ import (
 
 // Intervals keep months, days and microseconds apart, as PostgreSQL does,
 // because a month has no fixed number of days and a day no fixed number
-// of hours (DST). Output is IntervalStyle postgres.
+// of hours (DST). Output is IntervalStyle postgres here, the others in
+// interval_style.go.
 
 // appendInterval prints iv as PostgreSQL's IntervalStyle postgres: years,
 // mons and days as separate words, then a signed HH:MM:SS[.f] time part,

@@ -10,8 +10,9 @@ import (
 )
 
 // Text format: PostgreSQL's type output and input functions under the
-// session settings Eddy fixes (DateStyle ISO, MDY; IntervalStyle postgres;
-// extra_float_digits 1, i.e. shortest round-trip floats; bytea_output hex).
+// session settings Eddy fixes (DateStyle ISO, MDY; bytea_output hex) and,
+// unless a TextStyle says otherwise, IntervalStyle postgres and
+// extra_float_digits 1, i.e. shortest round-trip floats.
 // Time zones come in as loc; nil means UTC.
 
 // FormatText returns the text form of d as PostgreSQL's output function for
@@ -36,6 +37,8 @@ type TextStyle struct {
 	// (6 + extra_float_digits for real, at least 1), as float8out and
 	// float4out do.
 	FloatDigits int8
+	// Interval is IntervalStyle: how intervals print.
+	Interval IntervalStyle
 }
 
 // ExtraFloatDigits returns the style's extra_float_digits.
@@ -84,7 +87,7 @@ func AppendTextStyle(buf []byte, d Datum, t T, st TextStyle) []byte {
 	case FamTimestampTZ:
 		return appendTimestampTZ(buf, d.i, loc)
 	case FamInterval:
-		return appendInterval(buf, d.Interval())
+		return appendIntervalStyle(buf, d.Interval(), st.Interval)
 	case FamArray:
 		return appendArrayText(buf, d, t, st)
 	case FamRecord:

@@ -239,6 +239,9 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 		return s.setRole(argsText(n.GetVariableSetStmt().Args))
 	case n.GetVariableSetStmt() != nil:
 		p.tag = "SET"
+		if k := n.GetVariableSetStmt().Kind; k == pg.VariableSetKind_VAR_RESET || k == pg.VariableSetKind_VAR_RESET_ALL {
+			p.tag = "RESET" // as PostgreSQL's tag
+		}
 		return s.applySet(n.GetVariableSetStmt())
 	case n.GetVariableShowStmt() != nil:
 		return p.execShow(n.GetVariableShowStmt())

@@ -220,13 +220,14 @@ func (s *Session) evalCtx() *expr.Ctx {
 			Schema: s.currentSchema, Settings: s.settingRows}
 	}
 	stmt := repr.TimeToTimestamp(time.Now())
+	st := s.settings.textStyle()
 	now := stmt
 	if s.tx != txIdle && s.blk.start != 0 {
 		now = s.blk.start // PostgreSQL's now() is the transaction's start
 	}
 	return &expr.Ctx{StmtTimestamp: now, StatementStart: stmt, TimeZone: s.settings.timeZone, Session: s.info,
-		FloatDigits: s.settings.textStyle().FloatDigits,
-		Interrupt:   s.interrupt(), Memory: s.mem.memory()}
+		FloatDigits: st.FloatDigits, IntervalStyle: st.Interval,
+		Interrupt: s.interrupt(), Memory: s.mem.memory()}
 }
 
 // location is the session time zone.

@@ -185,12 +185,12 @@ func (s *settings) set(name, value string) error {
 		}
 		value = "ISO, MDY"
 	case "intervalstyle":
-		// intervals print (repr) and parse as IntervalStyle postgres only:
-		// accepting another style would answer in the wrong format
-		if !strings.EqualFold(strings.TrimSpace(value), "postgres") {
-			return repr.Unsupported("IntervalStyle %q (only postgres)", value)
+		st, ok := repr.ParseIntervalStyle(value)
+		if !ok {
+			return repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"%s\": \"%s\"", name, value).
+				WithHint("Available values: postgres, postgres_verbose, sql_standard, iso_8601.")
 		}
-		value = "postgres"
+		value = st.String()
 	case "bytea_output":
 		// bytea prints in hex only (repr): escape would answer wrongly
 		if !strings.EqualFold(strings.TrimSpace(value), "hex") {
@@ -456,12 +456,13 @@ func checkExtraFloatDigits(value string) (string, error) {
 	return strconv.Itoa(v), nil
 }
 
-// textStyle is how the session prints values: its time zone and
-// extra_float_digits.
+// textStyle is how the session prints values: its time zone,
+// extra_float_digits and IntervalStyle.
 func (s *settings) textStyle() repr.TextStyle {
 	st := repr.TextStyle{Loc: s.loc}
 	if v, err := strconv.Atoi(s.vals["extra_float_digits"]); err == nil {
 		st.FloatDigits = int8(v - 1)
 	}
+	st.Interval, _ = repr.ParseIntervalStyle(s.vals["intervalstyle"])
 	return st
 }

@@ -344,7 +344,10 @@ func pgxParameterStatus(t *testing.T, ctx context.Context, c *protoConn) {
 	check("RESET", "application_name", "")
 	mustExec(t, ctx, c.Conn, "SET application_name = 'pooled'", "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
 	check("SET SESSION CHARACTERISTICS", "default_transaction_read_only", "on")
+	mustExec(t, ctx, c.Conn, "SET IntervalStyle = 'ISO_8601'")
+	check("SET IntervalStyle", "IntervalStyle", "iso_8601")
 	mustExec(t, ctx, c.Conn, "DISCARD ALL")
+	check("DISCARD ALL", "IntervalStyle", "postgres")
 	check("DISCARD ALL", "application_name", "")
 	check("DISCARD ALL", "default_transaction_read_only", "off")
 	var pgErr *pgconn.PgError

@@ -69,3 +69,11 @@ COPY (UPDATE one SET x = 'z' WHERE x = 'x,y' RETURNING *) TO STDOUT (FORMAT bina
 COPY (DELETE FROM one WHERE x = 'z' RETURNING x) TO STDOUT
 COPY (DELETE FROM one WHERE x IS NULL) TO STDOUT
 COPY one TO STDOUT
+SET IntervalStyle = sql_standard
+COPY (SELECT id, iv, ARRAY[iv] FROM ct ORDER BY id) TO STDOUT
+COPY (SELECT id, iv FROM ct ORDER BY id) TO STDOUT (FORMAT csv)
+SET IntervalStyle = iso_8601
+COPY (SELECT id, iv, ARRAY[iv] FROM ct ORDER BY id) TO STDOUT
+SET IntervalStyle = postgres_verbose
+COPY (SELECT id, iv FROM ct ORDER BY id) TO STDOUT (FORMAT csv)
+RESET IntervalStyle
