@@ -199,7 +199,7 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 			return nil, false, err
 		}
 	}
-	o.rbuf = repr.AppendRowKey(o.rbuf[:0], row)
+	o.rbuf = repr.AppendRowKeyExact(o.rbuf[:0], row)
 	o.vbuf = repr.AppendDatums(o.vbuf[:0], row)
 	h, hi := rowHash(o.rbuf)
 	if o.spilled(side) {
@@ -237,8 +237,9 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 }
 
 // find returns the arranged row of side with hash h whose columns encode
-// as enc or, failing that, whose row key is key (a row equal as a key but
-// encoded differently, such as 1.50 for 1.5); nil if there is none.
+// as enc or, failing that, whose exact row key (repr.AppendRowKeyExact:
+// 1.50 and 1.5 differ, as the rows print differently) is key; nil if
+// there is none.
 func (o *joinOp) find(side int, h uint32, enc, key []byte) (*jrow, error) {
 	me := &o.sides[side]
 	head := me.head(h)
@@ -280,7 +281,7 @@ func (o *joinOp) rowKey(side int, r *jrow) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.cbuf = repr.AppendRowKey(o.cbuf[:0], row)
+	o.cbuf = repr.AppendRowKeyExact(o.cbuf[:0], row)
 	return o.cbuf, nil
 }
 
@@ -299,7 +300,7 @@ func (o *joinOp) stateKey(side int, r *jrow) ([]byte, error) {
 	if o.keyed {
 		o.cbuf = repr.AppendColsKey(o.cbuf, row, o.sides[side].keyCols)
 	}
-	o.cbuf = repr.AppendRowKey(o.cbuf, row)
+	o.cbuf = repr.AppendRowKeyExact(o.cbuf, row)
 	return o.cbuf, nil
 }
 

@@ -96,7 +96,7 @@ func (o *joinOp) decodeKeyed(side int, skey, v []byte) (row repr.Row, n, matches
 	if ints[2] > int64(len(skey)) {
 		return nil, 0, 0, errCorrupt
 	}
-	row, err = repr.DecodeRowKey(skey[ints[2]:], v)
+	row, err = repr.DecodeRowKeyExact(skey[ints[2]:], v)
 	if err != nil || len(row) != o.widths[side] {
 		return nil, 0, 0, errCorrupt
 	}

@@ -37,7 +37,7 @@ func TestJoinValueForms(t *testing.T) {
 	for _, c := range cases {
 		r := &jrow{enc: string(repr.AppendDatums(nil, c.row)), n: 3, matches: -2}
 		skey := repr.AppendColsKey(nil, c.row, o.sides[c.side].keyCols)
-		skey = repr.AppendRowKey(skey, c.row)
+		skey = repr.AppendRowKeyExact(skey, c.row)
 		v := append([]byte(nil), o.logValue(c.side, r)...)
 		if got := v[0] == keyedJoinValue; got != c.keyed {
 			t.Fatalf("%v: keyed form %v, want %v", c.row, got, c.keyed)

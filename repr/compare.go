@@ -30,8 +30,13 @@ func Compare(a, b Datum) int {
 		return compareFloat(a.Float(), b.Float())
 	case FamNumeric:
 		return compareDecimal(a.dec, b.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamJSONPath:
+	case FamText, FamBytea, FamUUID, FamJSON, FamJSONPath:
 		return strings.Compare(a.s, b.s)
+	case FamJSONB:
+		if a.s == b.s {
+			return 0
+		}
+		return strings.Compare(jsonbEqForm(a.s), jsonbEqForm(b.s))
 	case FamInterval:
 		return cmp.Compare(a.Interval().span(), b.Interval().span())
 	case FamArray:

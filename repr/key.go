@@ -35,8 +35,10 @@ func AppendKey(buf []byte, d Datum) []byte {
 		return appendFloat(buf, d.Float())
 	case FamNumeric:
 		return appendDecimal(buf, d.dec)
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamEnum, FamJSONPath:
+	case FamText, FamBytea, FamUUID, FamJSON, FamEnum, FamJSONPath:
 		return appendBytes(buf, d.s)
+	case FamJSONB:
+		return appendBytes(buf, jsonbEqForm(d.s))
 	case FamInterval:
 		return appendFloat(buf, d.Interval().span())
 	case FamArray:
@@ -151,8 +153,10 @@ func appendDecimal(buf []byte, d *apd.Decimal) []byte {
 func keyLossless(d Datum) bool {
 	switch d.fam {
 	case FamUnknown, FamBool, FamInt, FamDate, FamTime, FamTimestamp, FamTimestampTZ,
-		FamText, FamBytea, FamJSONB, FamUUID, FamJSON, FamBit, FamEnum, FamJSONPath:
+		FamText, FamBytea, FamUUID, FamJSON, FamBit, FamEnum, FamJSONPath:
 		return true
+	case FamJSONB:
+		return jsonbEqForm(d.s) == d.s // the key holds jsonbEqForm
 	case FamNumeric:
 		return d.dec.Form == apd.Finite && !(d.dec.Negative && d.dec.IsZero()) &&
 			d.dec.NumDigits() <= maxKeyDigits

@@ -18,11 +18,12 @@ import (
 
 // Values equal under = that print differently: numeric scales and -0,
 // float -0 and 0 (and NaN, equal to itself in PostgreSQL), intervals
-// '1 day' and '24 hours', '1 mon' and '30 days'.
+// '1 day' and '24 hours', '1 mon' and '30 days', jsonb numbers 1.0 and 1.
 var (
 	repNumerics  = []string{"2", "2.0", "2.00", "0", "0.000", "-0.0", "1.5", "1.50", "NULL"}
 	repFloats    = []string{"0", "'-0'", "1.5", "'NaN'", "NULL"}
 	repIntervals = []string{"'1 day'", "'24 hours'", "'1 mon'", "'30 days'", "'0'", "'1 day 00:00:00.000'", "NULL"}
+	repJSONB     = []string{`'{"a": 1.0}'`, `'{"a": 1}'`, `'{"a": 1.00}'`, "'[1.50]'", "'[1.5]'", "'[-0.0]'", "'[0]'", "NULL"}
 )
 
 // repViews are views of every operator kind that compares or keys rows
@@ -44,6 +45,11 @@ var repViews = []string{
 	"SELECT id, count(*) OVER (PARTITION BY v) AS c, count(*) OVER (PARTITION BY i) AS ci FROM rr",
 	"SELECT count(DISTINCT v) AS dv, count(DISTINCT f) AS df, count(DISTINCT i) AS di, min(f) AS mf FROM rr",
 	"SELECT v, i, count(*) AS n FROM (SELECT v, i FROM rr UNION ALL SELECT v, i FROM rs) u GROUP BY v, i",
+	"SELECT j, count(*) AS n, min(v) AS mv FROM rr GROUP BY j",
+	"SELECT DISTINCT j, ARRAY[v] AS av FROM rr",
+	"SELECT ARRAY[v, 1] AS av, count(*) AS n FROM rr GROUP BY ARRAY[v, 1]",
+	"SELECT a.id, b.id AS bid FROM rr a JOIN rr b ON a.j = b.j AND a.id < b.id",
+	"SELECT j FROM rr EXCEPT ALL SELECT j FROM rr WHERE id % 2 = 0",
 }
 
 // TestEqualRepresentations is a randomized differential test: random
@@ -80,7 +86,7 @@ func TestEqualRepresentations(t *testing.T) {
 			}
 		}
 	}
-	both("CREATE TABLE rr (id int, v numeric, f float8, i interval)")
+	both("CREATE TABLE rr (id int, v numeric, f float8, i interval, j jsonb)")
 	both("CREATE TABLE rs (id int, v numeric, i interval)")
 	for i, def := range repViews {
 		both(fmt.Sprintf("CREATE MATERIALIZED VIEW rv%d AS %s", i, def))
@@ -97,7 +103,7 @@ func TestEqualRepresentations(t *testing.T) {
 			for range 1 + rng.IntN(3) {
 				nextID++
 				if tb == "rr" {
-					rows = append(rows, fmt.Sprintf("(%d, %s, %s, %s)", nextID, pick(repNumerics), pick(repFloats), pick(repIntervals)))
+					rows = append(rows, fmt.Sprintf("(%d, %s, %s, %s, %s)", nextID, pick(repNumerics), pick(repFloats), pick(repIntervals), pick(repJSONB)))
 				} else {
 					rows = append(rows, fmt.Sprintf("(%d, %s, %s)", nextID, pick(repNumerics), pick(repIntervals)))
 				}
@@ -108,7 +114,7 @@ func TestEqualRepresentations(t *testing.T) {
 		case 4:
 			return fmt.Sprintf("DELETE FROM rr WHERE v = %s OR i = %s", pick(repNumerics), pick(repIntervals))
 		case 5:
-			return fmt.Sprintf("UPDATE rr SET v = %s, f = %s WHERE id %% 3 = %d", pick(repNumerics), pick(repFloats), rng.IntN(3))
+			return fmt.Sprintf("UPDATE rr SET v = %s, f = %s, j = %s WHERE id %% 3 = %d", pick(repNumerics), pick(repFloats), pick(repJSONB), rng.IntN(3))
 		}
 		return fmt.Sprintf("UPDATE rs SET i = %s WHERE v = %s", pick(repIntervals), pick(repNumerics))
 	}
@@ -179,6 +185,19 @@ func canonField(f string) string {
 		return "1 mon"
 	case "00:00:00", "-0":
 		return "0"
+	case `{"a": 1.0}`, `{"a": 1.00}`:
+		return `{"a": 1}`
+	case "[1.50]":
+		return "[1.5]"
+	case "[0.0]":
+		return "[0]"
+	}
+	if strings.HasPrefix(f, "{") && strings.HasSuffix(f, "}") && !strings.Contains(f, `"`) { // an array of numerics
+		parts := strings.Split(f[1:len(f)-1], ",")
+		for i, p := range parts {
+			parts[i] = canonField(p)
+		}
+		return "{" + strings.Join(parts, ",") + "}"
 	}
 	var d apd.Decimal
 	if _, _, err := d.SetString(f); err == nil && d.Form == apd.Finite {
