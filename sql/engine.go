@@ -187,7 +187,10 @@ func OpenWith(dir string, log *slog.Logger, o Options) (*Engine, error) {
 		e.mem = nil // a test knob: the budget drives spilling only
 	}
 	e.cat.size = e.collectionSize
-	err = e.loadRoles()
+	err = e.checkFormat()
+	if err == nil {
+		err = e.loadRoles()
+	}
 	if err == nil {
 		err = e.BootstrapRole(cmp.Or(o.Superuser, "eddy"), "")
 	}
