@@ -183,9 +183,11 @@ func untypedCols(sel *pg_query.SelectStmt, cols []ResultColumn) []ResultColumn {
 }
 
 // unifyUntyped unifies column col of two sides when one was written as
-// an untyped literal (type unknown; its relation holds text): it is cast
-// to the other side's type (text when both are untyped). nil, nil when
-// neither is untyped.
+// an untyped literal (type unknown; its relation holds text): both sides
+// take the other side's type without its type modifier (text when both
+// are untyped), as PostgreSQL's common type of varchar(3) and an unknown
+// literal is varchar: the literal is not cut to the length nor checked
+// against it. nil, nil when neither is untyped.
 func (b *builder) unifyUntyped(col int, lt, rt repr.T) ([]expr.Expr, error) {
 	lu, ru := lt.Family == repr.FamUnknown, rt.Family == repr.FamUnknown
 	if !lu && !ru {
@@ -198,11 +200,36 @@ func (b *builder) unifyUntyped(col int, lt, rt repr.T) ([]expr.Expr, error) {
 	if t.Family == repr.FamUnknown {
 		t = repr.Text
 	}
+	t = withoutTypmod(t)
 	side := func(typ repr.T, untyped bool) expr.Expr {
 		if untyped {
 			return expr.NewCast(&expr.Col{Idx: col, T: repr.Text}, t)
 		}
-		return &expr.Col{Idx: col, T: typ}
+		c := &expr.Col{Idx: col, T: typ}
+		if typ != t {
+			return expr.NewCast(c, t)
+		}
+		return c
 	}
 	return []expr.Expr{side(lt, lu), side(rt, ru)}, nil
+}
+
+// withoutTypmod returns t (or, for an array, its element) without a
+// length, precision or scale: varchar(n) is varchar, char(n) bpchar,
+// numeric(p,s) numeric, bit(n) bit of any length.
+func withoutTypmod(t repr.T) repr.T {
+	switch t.Family {
+	case repr.FamText, repr.FamBit:
+		t.Length = 0
+	case repr.FamNumeric:
+		t.Precision, t.Scale = 0, 0
+	case repr.FamArray:
+		switch t.Elem {
+		case repr.FamText, repr.FamBit:
+			t.Length = 0
+		case repr.FamNumeric:
+			t.Precision, t.Scale = 0, 0
+		}
+	}
+	return t
 }
