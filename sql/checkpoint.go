@@ -218,11 +218,15 @@ func (e *Engine) checkpointGuarded() (err error) {
 
 // refused runs after a commit was refused and rolled back (engine lock
 // held): if maintenance asked for a spill, it checkpoints now, so that
-// the spill makes room before the write is retried.
-func (e *Engine) refused() {
-	if e.spillDue() {
-		e.logCheckpointErr(e.checkpointLocked())
+// the spill makes room before the write is retried. It reports whether
+// something spilled.
+func (e *Engine) refused() bool {
+	if !e.spillDue() {
+		return false
 	}
+	before := e.spill.spilled
+	e.logCheckpointErr(e.checkpointLocked())
+	return e.spill.spilled > before
 }
 
 // spillDue reports whether maintenance asked for a spill and the last

@@ -152,8 +152,10 @@ func (e *Engine) commitGroup(group []*commitReq) {
 			done = append(done, groupMember{t, deltas})
 		}
 	}
+	if len(done) == 0 && e.refused() {
+		done = e.retryRefused(group, b)
+	}
 	if len(done) == 0 {
-		e.refused()
 		return
 	}
 	if err := e.db.Commit(b); err != nil {
@@ -254,4 +256,24 @@ func (c *committer) close() {
 		_ = c.batch.Close()
 		c.batch = nil
 	}
+}
+
+// retryRefused applies once more each member of a group that the memory
+// budget refused (53200; it rolled back whole), after a spill made room
+// (refused): a write refused only because spillable state filled the
+// budget then succeeds instead of failing its client. Members refused
+// again keep their error; one retry per spill bounds the work.
+func (e *Engine) retryRefused(group []*commitReq, b *storage.Batch) []groupMember {
+	var done []groupMember
+	for _, r := range group {
+		if repr.ErrorCode(r.err) != repr.CodeOutOfMemory {
+			continue
+		}
+		t, deltas, err := e.applyOne(r.ws, b)
+		e.log.Info("commit refused by the memory budget retried after a spill", "ok", err == nil)
+		if r.err = err; err == nil {
+			done = append(done, groupMember{t, deltas})
+		}
+	}
+	return done
 }
