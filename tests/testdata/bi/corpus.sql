@@ -16,76 +16,10 @@
 -- pgAdmin's Jinja templates are rendered for PostgreSQL 15 with their
 -- object parameters bound as ? (the test's params); Metabase's HoneySQL
 -- is written as HoneySQL 2 renders it ({:dialect :ansi} quotes).
+-- Queries that tests/clients/testdata/replay_tools.sql already replays
+-- against PostgreSQL (TestReplay: Grafana's version, schema and table
+-- lists, Metabase's enum types and time zone) are not repeated here.
 
--- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (getVersion)
--- compare: rows
-SELECT current_setting('server_version_num')::int/100 as version
-;;
--- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (getTimescaleDBVersion)
--- compare: rows
-SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'
-;;
--- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (showSchemas)
--- compare: rows
--- differs: Eddy lists its own schema eddy_catalog (sources, sinks, dataflow state)
-SELECT schema_name AS "name"
-    FROM information_schema.schemata
-    WHERE schema_name NOT IN ('information_schema',
-                              'pg_catalog',
-                              'pg_toast',
-                              '_timescaledb_cache',
-                              '_timescaledb_catalog',
-                              '_timescaledb_internal',
-                              '_timescaledb_config',
-                              'timescaledb_information',
-                              'timescaledb_experimental')
-    ORDER BY schema_name
-;;
--- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (showTables with a schema)
--- compare: rows
-SELECT quote_ident(table_name) AS "table"
-      FROM information_schema.tables
-      WHERE quote_ident(table_schema) = 'public'
-      ORDER BY 1
-;;
--- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (showTables without a schema)
--- compare: run
-SELECT
-    CASE WHEN 
-          quote_ident(table_schema) IN (
-          SELECT
-            CASE WHEN trim(s[i]) = '"$user"' THEN user ELSE trim(s[i]) END
-          FROM
-            generate_series(
-              array_lower(string_to_array(current_setting('search_path'),','),1),
-              array_upper(string_to_array(current_setting('search_path'),','),1)
-            ) as i,
-            string_to_array(current_setting('search_path'),',') s
-          )
-      THEN quote_ident(table_name)
-      ELSE quote_ident(table_schema) || '.' || quote_ident(table_name)
-    END AS "table"
-    FROM information_schema.tables
-    WHERE quote_ident(table_schema) NOT IN ('information_schema',
-                             'pg_catalog',
-                             '_timescaledb_cache',
-                             '_timescaledb_catalog',
-                             '_timescaledb_internal',
-                             '_timescaledb_config',
-                             'timescaledb_information',
-                             'timescaledb_experimental')
-    ORDER BY CASE WHEN 
-          quote_ident(table_schema) IN (
-          SELECT
-            CASE WHEN trim(s[i]) = '"$user"' THEN user ELSE trim(s[i]) END
-          FROM
-            generate_series(
-              array_lower(string_to_array(current_setting('search_path'),','),1),
-              array_upper(string_to_array(current_setting('search_path'),','),1)
-            ) as i,
-            string_to_array(current_setting('search_path'),',') s
-          ) THEN 0 ELSE 1 END, 1
-;;
 -- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (getSchema)
 -- compare: rows
 SELECT quote_ident(column_name) AS "column", data_type AS "type"
@@ -115,10 +49,6 @@ FROM bi_orders
 WHERE created BETWEEN '2024-01-01T00:00:00Z' AND '2024-01-02T00:00:00Z'
 GROUP BY 1 ORDER BY 1
 ;;
--- source: metabase/metabase src/metabase/driver/postgres.clj (enum-types)
--- compare: rows
-SELECT nspname, typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.oid IN (SELECT DISTINCT enumtypid FROM pg_enum e)
-;;
 -- source: metabase/metabase src/metabase/driver/postgres.clj (get-tables-sql, schemas ["public"])
 -- compare: rows
 -- ignore: estimated_row_count
@@ -129,10 +59,6 @@ SELECT "n"."nspname" AS "schema", "c"."relname" AS "name", CASE "c"."relkind" WH
 -- compare: rows
 -- params: 'public'; 'bi_orders'
 SELECT "c"."column_name" AS "name", CASE WHEN "c"."udt_schema" IN ('public', 'pg_catalog') THEN FORMAT('%s', "c"."udt_name") ELSE FORMAT('"%s"."%s"', "c"."udt_schema", "c"."udt_name") END AS "database-type", "c"."ordinal_position" - 1 AS "database-position", "c"."table_schema" AS "table-schema", "c"."table_name" AS "table-name", "pk"."column_name" IS NOT NULL AS "pk?", COL_DESCRIPTION(CAST(CAST(FORMAT('%I.%I', CAST("c"."table_schema" AS TEXT), CAST("c"."table_name" AS TEXT)) AS REGCLASS) AS OID), "c"."ordinal_position") AS "field-comment", (("column_default" IS NULL) OR (LOWER("column_default") = 'null')) AND ("is_nullable" = 'NO') AND NOT ((("column_default" IS NOT NULL) AND ("column_default" LIKE '%nextval(%')) OR ("is_identity" <> 'NO')) AS "database-required", (("column_default" IS NOT NULL) AND ("column_default" LIKE '%nextval(%')) OR ("is_identity" <> 'NO') AS "database-is-auto-increment" FROM "information_schema"."columns" AS "c" LEFT JOIN (SELECT "tc"."table_schema", "tc"."table_name", "kc"."column_name" FROM "information_schema"."table_constraints" AS "tc" INNER JOIN "information_schema"."key_column_usage" AS "kc" ON ("tc"."constraint_name" = "kc"."constraint_name") AND ("tc"."table_schema" = "kc"."table_schema") AND ("tc"."table_name" = "kc"."table_name") WHERE "tc"."constraint_type" = 'PRIMARY KEY') AS "pk" ON ("c"."table_schema" = "pk"."table_schema") AND ("c"."table_name" = "pk"."table_name") AND ("c"."column_name" = "pk"."column_name") WHERE c.table_schema !~ '^information_schema|catalog_history|pg_' AND ("c"."table_schema" IN (?)) AND ("c"."table_name" IN (?))
-;;
--- source: metabase/metabase src/metabase/driver/postgres.clj (db-default-timezone)
--- compare: rows
-show timezone;
 ;;
 -- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (TableCache.prepareObjectsStatement, server 10+)
 -- compare: run
