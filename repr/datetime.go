@@ -213,8 +213,12 @@ func appendTimeOfDay(buf []byte, us int64) []byte {
 
 // appendSeconds prints SS[.ffffff] from microseconds below a minute.
 func appendSeconds(buf []byte, us int64) []byte {
-	buf = appendPadded(buf, us/usPerSec, 2)
-	frac := us % usPerSec
+	return appendFraction(appendPadded(buf, us/usPerSec, 2), us%usPerSec)
+}
+
+// appendFraction appends .ffffff for frac microseconds (0 <= frac <
+// 1,000,000) without trailing zeros; nothing when frac is 0.
+func appendFraction(buf []byte, frac int64) []byte {
 	if frac == 0 {
 		return buf
 	}
@@ -223,8 +227,7 @@ func appendSeconds(buf []byte, us int64) []byte {
 		frac /= 10
 		digits--
 	}
-	buf = append(buf, '.')
-	return appendPadded(buf, frac, digits)
+	return appendPadded(append(buf, '.'), frac, digits)
 }
 
 // appendTimestamp prints YYYY-MM-DD HH:MM:SS[.f][ BC], or infinity.

@@ -71,21 +71,7 @@ func appendIvSeconds(buf []byte, sec, fsec int64, pad bool) []byte {
 	if pad && sec < 10 {
 		buf = append(buf, '0')
 	}
-	buf = strconv.AppendInt(buf, sec, 10)
-	if fsec == 0 {
-		return buf
-	}
-	digits := 6
-	for fsec%10 == 0 {
-		fsec /= 10
-		digits--
-	}
-	buf = append(buf, '.')
-	s := strconv.FormatInt(fsec, 10)
-	for range digits - len(s) {
-		buf = append(buf, '0')
-	}
-	return append(buf, s...)
+	return appendFraction(strconv.AppendInt(buf, sec, 10), fsec)
 }
 
 // appendIntervalVerbose is postgres_verbose: "@ 1 year 2 mons -3 days 4

@@ -360,7 +360,7 @@ func sortedObject(m map[string]jsonValue) jsonValue {
 func appendJSON(buf []byte, v jsonValue) []byte {
 	switch v.kind {
 	case "string":
-		return appendJSONString(buf, v.text)
+		return AppendJSONString(buf, v.text)
 	case "array":
 		buf = append(buf, '[')
 		for i, e := range v.elems {
@@ -376,7 +376,7 @@ func appendJSON(buf []byte, v jsonValue) []byte {
 			if i > 0 {
 				buf = append(buf, ", "...)
 			}
-			buf = appendJSONString(buf, v.keys[i])
+			buf = AppendJSONString(buf, v.keys[i])
 			buf = append(buf, ": "...)
 			buf = appendJSON(buf, e)
 		}
@@ -385,8 +385,9 @@ func appendJSON(buf []byte, v jsonValue) []byte {
 	return append(buf, v.text...)
 }
 
-// appendJSONString quotes s as PostgreSQL's escape_json does.
-func appendJSONString(buf []byte, s string) []byte {
+// AppendJSONString appends s quoted as PostgreSQL's escape_json does
+// (jsonb text, jsonpath printing).
+func AppendJSONString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {

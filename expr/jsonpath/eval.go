@@ -631,28 +631,28 @@ func (e *evaluator) nestedBool(it *Item, v Value) (truth, error) {
 	return e.boolItem(it, v)
 }
 
+// connective evaluates && (decides isFalse, neutral isTrue) or || (decides
+// isTrue, neutral isFalse) in three-valued logic: a left side that
+// decides is the answer; else a neutral right side leaves the left's,
+// and any other right side is the answer.
+func (e *evaluator) connective(it *Item, v Value, decides, neutral truth) (truth, error) {
+	l, err := e.boolItem(it.Left, v)
+	if err != nil || l == decides {
+		return l, err
+	}
+	r, err := e.boolItem(it.Right, v)
+	if err != nil || r == neutral {
+		return l, err
+	}
+	return r, nil
+}
+
 func (e *evaluator) boolItem(it *Item, v Value) (truth, error) {
 	switch it.Kind {
 	case KAnd:
-		l, err := e.boolItem(it.Left, v)
-		if err != nil || l == isFalse {
-			return l, err
-		}
-		r, err := e.boolItem(it.Right, v)
-		if err != nil || r == isTrue {
-			return l, err
-		}
-		return r, nil
+		return e.connective(it, v, isFalse, isTrue)
 	case KOr:
-		l, err := e.boolItem(it.Left, v)
-		if err != nil || l == isTrue {
-			return l, err
-		}
-		r, err := e.boolItem(it.Right, v)
-		if err != nil || r == isFalse {
-			return l, err
-		}
-		return r, nil
+		return e.connective(it, v, isTrue, isFalse)
 	case KNot:
 		r, err := e.boolItem(it.Left, v)
 		if err != nil || r == unknown {

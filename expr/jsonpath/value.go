@@ -223,7 +223,7 @@ func AppendJSONB(buf []byte, v Value) []byte {
 	case vNumber:
 		return repr.AppendText(buf, repr.NewNumeric(v.num), repr.Numeric, nil)
 	case vString:
-		return appendQuoted(buf, v.str)
+		return repr.AppendJSONString(buf, v.str)
 	case vArray:
 		buf = append(buf, '[')
 		for i, e := range v.elems {
@@ -239,19 +239,13 @@ func AppendJSONB(buf []byte, v Value) []byte {
 			if i > 0 {
 				buf = append(buf, ", "...)
 			}
-			buf = appendQuoted(buf, v.keys[i])
+			buf = repr.AppendJSONString(buf, v.keys[i])
 			buf = append(buf, ": "...)
 			buf = AppendJSONB(buf, e)
 		}
 		return append(buf, '}')
 	}
-	return appendQuoted(buf, formatDatetime(v))
-}
-
-func appendQuoted(buf []byte, s string) []byte {
-	var b strings.Builder
-	writeQuoted(&b, s)
-	return append(buf, b.String()...)
+	return repr.AppendJSONString(buf, formatDatetime(v))
 }
 
 // typeName is .type()'s answer.
