@@ -216,17 +216,29 @@ func (e *Engine) checkpointGuarded() (err error) {
 	return e.checkpointDue()
 }
 
-// refused runs after a commit was refused and rolled back (engine lock
-// held): if maintenance asked for a spill, it checkpoints now, so that
-// the spill makes room before the write is retried. It reports whether
-// something spilled.
+// refused runs after every member of a group commit was refused and rolled
+// back (engine lock held). If maintenance asked for room, it checkpoints
+// now, whenever the last checkpoint was: a checkpoint writes the pending
+// state batch and the views' deferred state, lets spilled collections and
+// operators drop what it wrote, and spills past the spill point, which is
+// all the room the engine can make, and a client's failed write costs more
+// than an early checkpoint. When the checkpoint wrote or spilled
+// something, it measures the heap afresh (one collection) and reports
+// true: the group is worth one more attempt (retryRefused). A refusal
+// with nothing pending checkpoints nothing and collects nothing, so a
+// client retrying a write too large for the budget costs no more than
+// its refusals.
 func (e *Engine) refused() bool {
-	if !e.spillDue() {
+	if !e.mem.wantsSpill() {
 		return false
 	}
-	before := e.spill.spilled
+	count, spilled := e.ck.count, e.spill.spilled
 	e.logCheckpointErr(e.checkpointLocked())
-	return e.spill.spilled > before
+	if e.ck.count == count && e.spill.spilled == spilled {
+		return false
+	}
+	e.collect()
+	return true
 }
 
 // spillDue reports whether maintenance asked for a spill and the last

@@ -259,10 +259,11 @@ func (c *committer) close() {
 }
 
 // retryRefused applies once more each member of a group that the memory
-// budget refused (53200; it rolled back whole), after a spill made room
-// (refused): a write refused only because spillable state filled the
-// budget then succeeds instead of failing its client. Members refused
-// again keep their error; one retry per spill bounds the work.
+// budget refused (53200; it rolled back whole), after a checkpoint made
+// room (refused): a write refused only because pending or spillable state
+// filled the budget then succeeds instead of failing its client. Members
+// refused again keep their error; one retry per checkpoint that wrote
+// something bounds the work.
 func (e *Engine) retryRefused(group []*commitReq, b *storage.Batch) []groupMember {
 	var done []groupMember
 	for _, r := range group {

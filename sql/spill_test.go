@@ -2,10 +2,12 @@ package sql
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/storage"
 )
 
@@ -262,5 +264,73 @@ func TestStoreOptionsMemtables(t *testing.T) {
 		if got := storeOptions(Options{MemoryLimit: c.limit}).MemTableSize; got != c.want {
 			t.Errorf("budget %d: memtable %d, want %d", c.limit, got, c.want)
 		}
+	}
+}
+
+// TestRefusedCommitRetried checks that a commit refused because pending
+// state (the checkpoint batch and the views' deferred state, not yet
+// written) fills the budget succeeds on its own: the refusal checkpoints
+// at once, although the last checkpoint is recent and nothing can spill,
+// the heap is measured afresh, and the commit is applied once more; and
+// that a refusal with nothing pending writes no checkpoint and fails. The
+// heap is simulated: the reservations, plus, from the moment the commit
+// under test ticks the clock until a checkpoint, the whole budget (as if
+// its pending state filled it).
+func TestRefusedCommitRetried(t *testing.T) {
+	const limit = 64 * mib
+	defer func(n int64) { minSpillBytes = n }(minSpillBytes)
+	minSpillBytes = 1 << 40 // nothing spills: only the checkpoint makes room
+	te := &testEngine{t: t, dir: t.TempDir(), opts: Options{MemoryLimit: limit}}
+	te.open()
+	t.Cleanup(func() { _ = te.e.Close() })
+	m, e := te.e.mem, te.e
+	te.mustRun("CREATE TABLE t (k int, g int)")
+	te.mustRun("CREATE MATERIALIZED VIEW v AS SELECT g, count(*) AS n, min(k) AS lo FROM t GROUP BY g")
+	e.SetCheckpointOptions(CheckpointOptions{}) // only the checkpoints asked for
+	// The heap is read by statements between commits and by commits
+	// under the engine lock, one statement at a time: the clock and the
+	// checkpoint count are read unlocked here. Every reading is a fresh
+	// measure (gcs never repeats).
+	clock, count, gcs := repr.Time(math.MaxUint64), -1, uint64(1)
+	m.heap = func() (uint64, uint64) {
+		gcs++
+		live := m.reservedBytes()
+		if e.clock > clock && e.ck.count == count {
+			live += limit
+		}
+		return uint64(live), gcs
+	}
+	te.mustRun("INSERT INTO t SELECT i, i % 400 FROM generate_series(1, 1000) i")
+	arm := func() {
+		e.mu.Lock()
+		clock, count = e.clock, e.ck.count
+		e.ck.last = time.Now() // recent: the periodic spill policy would wait
+		e.mu.Unlock()
+	}
+	arm()
+	te.mustRun("INSERT INTO t SELECT i, i FROM generate_series(1001, 2000) i")
+	if e.ck.count != count+1 {
+		t.Fatalf("after the refused commit: %d checkpoints, want 1", e.ck.count-count)
+	}
+	if n := e.SpilledCollections() + e.SpilledOperators(); n != 0 {
+		t.Fatalf("%d states spilled; want the checkpoint alone to make room", n)
+	}
+	// A table no view reads: its refused commit leaves nothing to
+	// write (a view's rolled-back Step leaves its groups marked, which
+	// costs the checkpoint a rewrite: reduce_defer.go).
+	te.mustRun("CREATE TABLE u (k int)")
+	if err := e.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	arm()
+	te.expectOOM("INSERT INTO u SELECT i FROM generate_series(1, 1000) i", "a commit")
+	if e.ck.count != count {
+		t.Fatalf("a refusal with nothing pending wrote %d checkpoints", e.ck.count-count)
+	}
+	clock = math.MaxUint64
+	te.expect("SELECT count(*), max(k) FROM t", "count | max\n2000 | 2000\nSELECT 1\n")
+	q := "SELECT count(*), sum(n), sum(lo) FROM "
+	if a, b := te.run(q+"v"), te.run(q+"(SELECT g, count(*) AS n, min(k) AS lo FROM t GROUP BY g) s"); a != b {
+		t.Fatalf("view %s, query %s", a, b)
 	}
 }
