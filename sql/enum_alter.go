@@ -1,8 +1,6 @@
 package sql
 
 import (
-	"strings"
-
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/repr"
@@ -40,11 +38,13 @@ func (p *Portal) execAlterEnum(as *pg.AlterEnumStmt) error {
 	nu := o.clone()
 	nu.Enum = o.Enum.clone()
 	if as.OldVal != "" {
-		err = e.renameEnumValue(o, nu.Enum, as.OldVal, as.NewVal)
-	} else {
-		err = addEnumValue(nu.Enum, as)
+		i, err := renameEnumValue(nu.Enum, as.OldVal, as.NewVal)
+		if err != nil {
+			return err
+		}
+		return e.commitEnumRename(p.st.s, o, nu, as.OldVal, as.NewVal, nu.Enum.Values[i].Order)
 	}
-	if err != nil {
+	if err := addEnumValue(nu.Enum, as); err != nil {
 		return p.st.s.noticeSkipped(err)
 	}
 	return e.commitAltered(o, nu, nil)
@@ -109,27 +109,22 @@ func newEnumOrder(d *EnumDef, as *pg.AlterEnumStmt) (int, float64, error) {
 }
 
 // renameEnumValue renames the label from to to in d (the altered copy of
-// the enum type o). Values hold their labels, so while a column or a
-// view uses the type the rename is 0A000 rather than leave them stale.
-func (e *Engine) renameEnumValue(o *Object, d *EnumDef, from, to string) error {
+// an enum type), returning its index. As PostgreSQL, renaming a label
+// to itself is 42710.
+// What holds values of the type is rewritten by commitEnumRename.
+func renameEnumValue(d *EnumDef, from, to string) (int, error) {
 	i := d.index(from)
 	switch {
 	case i < 0:
-		return repr.Errorf(repr.CodeInvalidParameter, "\"%s\" is not an existing enum label", from)
-	case from == to:
-		return nil
+		return -1, repr.Errorf(repr.CodeInvalidParameter, "\"%s\" is not an existing enum label", from)
 	case d.index(to) >= 0:
-		return repr.Errorf(repr.CodeDuplicateObject, "enum label \"%s\" already exists", to)
+		return -1, repr.Errorf(repr.CodeDuplicateObject, "enum label \"%s\" already exists", to)
 	}
 	if err := checkEnumLabel(to); err != nil {
-		return err
-	}
-	if lines := e.cat.typeDependents(o).lines; len(lines) > 0 {
-		return repr.Unsupported("ALTER TYPE ... RENAME VALUE of an enum type in use (stored values hold their labels)").
-			WithDetail("%s", strings.Join(lines, "\n"))
+		return -1, err
 	}
 	d.Values[i].Label = to
-	return nil
+	return i, nil
 }
 
 // alterTypeOwner executes ALTER TYPE name OWNER TO role, of a composite
