@@ -294,7 +294,7 @@ func (e *Engine) alterTableLocked(s *Session, obj *Object, cmds []*pg.Node, ectx
 	for old, nu := range a.rewritten {
 		also = append(also, [2]*Object{old, nu})
 	}
-	if err := e.commitAlteredWith(obj, a.nu, conv, also, a); err != nil {
+	if err := e.commitAlteration(s, a, conv, also); err != nil {
 		return err
 	}
 	e.redefineSequences(a.seqFixes)
@@ -342,6 +342,9 @@ type alteration struct {
 	// seqFixes are existing sequences whose definition the change alters
 	// (an identity column's sequence takes the column's new type).
 	seqFixes [][2]*Object
+	// rowTypeShape says columns are added or dropped: values of the
+	// table's row type stored elsewhere change shape (rowtype_alter.go).
+	rowTypeShape bool
 }
 
 func (a *alteration) cols() []int {
@@ -359,10 +362,12 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 	nu := a.nu
 	a.cols()
 	switch cmd.Subtype {
-	case pg.AlterTableType_AT_AddColumn, pg.AlterTableType_AT_DropColumn, pg.AlterTableType_AT_AlterColumnType:
+	case pg.AlterTableType_AT_AlterColumnType:
 		if err := a.e.cat.checkRowTypeAlter(a.old); err != nil {
 			return err
 		}
+	case pg.AlterTableType_AT_AddColumn, pg.AlterTableType_AT_DropColumn:
+		a.rowTypeShape = true
 	}
 	switch cmd.Subtype {
 	case pg.AlterTableType_AT_AddColumn:
@@ -379,6 +384,9 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		}
 		if pk {
 			return repr.Unsupported("ADD COLUMN ... PRIMARY KEY")
+		}
+		if err := a.e.cat.checkRowTypeDefault(a.old, col, seq); err != nil {
+			return err
 		}
 		nu.Columns = append(nu.Columns, col)
 		if seq != nil {

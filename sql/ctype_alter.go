@@ -391,13 +391,21 @@ func (e *Engine) commitTypeChange(s *Session, o, nu *Object, srcs []int, what st
 		}
 		return e.commitAltered(o, nu, nil)
 	}
+	return e.reshapeStored(s, o, nu, srcs, d.order, [][2]*Object{{o, nu}})
+}
+
+// reshapeStored rewrites the stored values of the composite type (or
+// relation row type) o, in the columns of the tables, to the fields of
+// its changed copy nu, whose field i comes from o's field srcs[i] (-1:
+// added, NULL), with the session's pending writes to them. also are
+// committed in the first table's batch.
+func (e *Engine) reshapeStored(s *Session, o, nu *Object, srcs []int, tables []*Object, also [][2]*Object) error {
 	types := make([]repr.T, len(nu.Columns))
 	for i, c := range nu.Columns {
 		types[i] = c.Type
 	}
 	oid := typeOID(o)
-	also := [][2]*Object{{o, nu}}
-	for _, t := range d.order {
+	for _, t := range tables {
 		conv := func(r repr.Row) (repr.Row, error) {
 			out := append(repr.Row(nil), r...)
 			for i, c := range t.Columns {
