@@ -32,7 +32,8 @@ import (
 //     receives, at the rename's time, the retraction of each row that
 //     changed and its new form (what a client following the relation
 //     sees change); a SUBSCRIBE (query) over one is recomputed the same
-//     way.
+//     way. In a transaction block that would publish before COMMIT, so
+//     there it is 0A000 while such a subscription is open.
 //
 // Plain views are planned at each read and follow. What Eddy stores as
 // SQL text (view queries, column defaults, CHECK constraints, index
@@ -62,6 +63,11 @@ func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, or
 	}
 	rl := relabeler{cat: e.cat, held: held, oid: typeOID(o), order: order, to: to}
 	before := e.subscribedContents(tables, rebuild, held)
+	if len(before) > 0 && e.inDDLBlock() {
+		// Subscribers would see the change before the block commits,
+		// and nothing if it rolled back.
+		return repr.Unsupported("ALTER TYPE ... RENAME VALUE in a transaction block while a subscription reads what holds type %s", o.Name)
+	}
 	err = e.atomically(func() error {
 		if err := e.checkpointLocked(); err != nil {
 			return err
