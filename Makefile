@@ -58,11 +58,11 @@ clients:
 	cd tests/clients/node && npm ci --no-audit --no-fund
 	EDDY_CLIENTS_POSTGRES=1 $(GO) test -count=1 -v -timeout 10m ./tests/clients
 
-# bi replays the catalog queries of Grafana, Metabase, DBeaver and pgAdmin
-# (tests/testdata/bi/corpus.sql) against Eddy and PostgreSQL 15, comparing
-# columns and rows (`make test` runs the Eddy half).
+# bi replays the catalog queries of the clients, BI and admin tools
+# (tests/clients/testdata/replay_*.sql, one format, one runner) against
+# Eddy and PostgreSQL 15, comparing columns and rows.
 bi:
-	EDDY_CLIENTS_POSTGRES=1 $(GO) test -count=1 -v -timeout 10m -run 'TestBICorpus' ./tests
+	$(GO) test -count=1 -v -timeout 10m -run 'TestReplay' ./tests/clients
 
 # spillbig runs issue 8's spill test at its real scale: a 1M-group
 # aggregate and a self-join over 2M rows under --memory-limit 1GiB, through

@@ -1,26 +1,28 @@
--- BI and admin tools' catalog queries, replayed by TestBICorpus
--- (tests/bi_corpus_test.go) over biSchema. Each entry:
---   -- source: <repository> <file> (<function or template>)
---   -- compare: rows | columns | run
---   -- params: <SQL expression>; ...   (optional: each evaluated first,
---                                      bound as $n / JDBC's ? in order)
---   -- gap: <why Eddy does not run it yet>   (optional: must fail on Eddy)
---   -- differs: <why Eddy's columns or rows differ>  (optional: logged,
---                                      not failed, while they differ)
---   <the SQL, verbatim except for template parameters>
--- ;;
--- compare: rows compares column names and type OIDs and the sorted rows
--- with PostgreSQL 15 (columns of type oid, and those an "-- ignore:
--- a, b" line names, left out of the rows: they differ between servers);
--- columns compares names and type OIDs; run only runs.
--- pgAdmin's Jinja templates are rendered for PostgreSQL 15 with their
--- object parameters bound as ? (the test's params); Metabase's HoneySQL
--- is written as HoneySQL 2 renders it ({:dialect :ansi} quotes).
--- Queries that tests/clients/testdata/replay_tools.sql already replays
--- against PostgreSQL (TestReplay: Grafana's version, schema and table
--- lists, Metabase's enum types and time zone) are not repeated here.
+-- Catalog and data queries of BI and admin tools (Grafana's PostgreSQL
+-- data source, Metabase's sync, DBeaver's navigator, pgAdmin's browser)
+-- over their own small schema (the setup block below: a primary key, a
+-- foreign key, a unique column, a serial column, defaults, comments, a
+-- view, a materialized view, an index and an enum type). Format: see
+-- replayQuery in replay_test.go; TestReplay runs them on Eddy and
+-- PostgreSQL 15. pgAdmin's Jinja templates are rendered for PostgreSQL 15
+-- with their object parameters bound as ? ("-- param-sql"); Metabase's
+-- HoneySQL is written as HoneySQL 2 renders it ({:dialect :ansi}).
 
--- source: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (getSchema)
+-- setup
+CREATE TYPE bi_status AS ENUM ('new', 'paid', 'shipped');
+CREATE TABLE bi_customers (id int PRIMARY KEY, name text NOT NULL, email varchar(100) UNIQUE);
+CREATE TABLE bi_orders (id serial PRIMARY KEY, customer_id int REFERENCES bi_customers(id), amount numeric(10,2), status bi_status DEFAULT 'new', created timestamptz NOT NULL);
+COMMENT ON TABLE bi_orders IS 'one row per order';
+COMMENT ON COLUMN bi_orders.amount IS 'in euros';
+CREATE INDEX bi_orders_created_idx ON bi_orders (created);
+CREATE VIEW bi_paid AS SELECT id, amount FROM bi_orders WHERE status = 'paid';
+CREATE MATERIALIZED VIEW bi_daily AS SELECT date_trunc('day', created) AS day, sum(amount) AS total FROM bi_orders GROUP BY 1;
+INSERT INTO bi_customers VALUES (1, 'ann', 'ann@example.com'), (2, 'bob', NULL);
+INSERT INTO bi_orders (customer_id, amount, status, created) VALUES (1, 10.50, 'paid', '2024-01-01 10:15:00+00'), (1, 4.25, 'new', '2024-01-01 10:45:00+00'), (2, 7.00, 'shipped', '2024-01-01 12:00:00+00');
+;;
+
+-- client: grafana (getSchema)
+-- from: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (getSchema)
 -- compare: rows
 SELECT quote_ident(column_name) AS "column", data_type AS "type"
     FROM information_schema.columns
@@ -42,35 +44,45 @@ SELECT quote_ident(column_name) AS "column", data_type AS "type"
           )
       END
 ;;
--- source: grafana/grafana pkg/tsdb/grafana-postgresql-datasource/macros.go ($__timeGroupAlias, $__timeFilter expanded)
+
+-- client: grafana ($__timeGroupAlias, $__timeFilter expanded)
+-- from: grafana/grafana pkg/tsdb/grafana-postgresql-datasource/macros.go ($__timeGroupAlias, $__timeFilter expanded)
 -- compare: rows
 SELECT floor(extract(epoch from created)/3600)*3600 AS "time", sum(amount) AS total
 FROM bi_orders
 WHERE created BETWEEN '2024-01-01T00:00:00Z' AND '2024-01-02T00:00:00Z'
 GROUP BY 1 ORDER BY 1
 ;;
--- source: metabase/metabase src/metabase/driver/postgres.clj (get-tables-sql, schemas ["public"])
+
+-- client: metabase (get-tables-sql, schemas ["public"])
+-- from: metabase/metabase src/metabase/driver/postgres.clj (get-tables-sql, schemas ["public"])
 -- compare: rows
 -- ignore: estimated_row_count
--- params: 'public'
+-- param-sql: 'public'
 SELECT "n"."nspname" AS "schema", "c"."relname" AS "name", CASE "c"."relkind" WHEN 'r' THEN 'TABLE' WHEN 'p' THEN 'PARTITIONED TABLE' WHEN 'v' THEN 'VIEW' WHEN 'f' THEN 'FOREIGN TABLE' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE NULL END AS "type", "d"."description" AS "description", "stat"."n_live_tup" AS "estimated_row_count" FROM "pg_catalog"."pg_class" AS "c" INNER JOIN "pg_catalog"."pg_namespace" AS "n" ON "c"."relnamespace" = "n"."oid" LEFT JOIN "pg_catalog"."pg_description" AS "d" ON ("c"."oid" = "d"."objoid") AND ("d"."objsubid" = 0) AND ("d"."classoid" = 'pg_class'::regclass) LEFT JOIN "pg_stat_user_tables" AS "stat" ON ("n"."nspname" = "stat"."schemaname") AND ("c"."relname" = "stat"."relname") WHERE ("c"."relnamespace" = "n"."oid") AND ("n"."nspname" !~ '^pg_') AND ("n"."nspname" <> 'information_schema') AND c.relkind in ('r', 'p', 'v', 'f', 'm') AND ("n"."nspname" IN (?)) ORDER BY "type" ASC, "schema" ASC, "name" ASC
 ;;
--- source: metabase/metabase src/metabase/driver/postgres.clj (describe-fields-sql, the information_schema branch of its UNION ALL, schema "public", table "bi_orders")
+
+-- client: metabase (describe-fields-sql, the information_schema branch of its UNION ALL, schema "public", table "bi_orders")
+-- from: metabase/metabase src/metabase/driver/postgres.clj (describe-fields-sql, the information_schema branch of its UNION ALL, schema "public", table "bi_orders")
 -- compare: rows
--- params: 'public'; 'bi_orders'
+-- param-sql: 'public'; 'bi_orders'
 SELECT "c"."column_name" AS "name", CASE WHEN "c"."udt_schema" IN ('public', 'pg_catalog') THEN FORMAT('%s', "c"."udt_name") ELSE FORMAT('"%s"."%s"', "c"."udt_schema", "c"."udt_name") END AS "database-type", "c"."ordinal_position" - 1 AS "database-position", "c"."table_schema" AS "table-schema", "c"."table_name" AS "table-name", "pk"."column_name" IS NOT NULL AS "pk?", COL_DESCRIPTION(CAST(CAST(FORMAT('%I.%I', CAST("c"."table_schema" AS TEXT), CAST("c"."table_name" AS TEXT)) AS REGCLASS) AS OID), "c"."ordinal_position") AS "field-comment", (("column_default" IS NULL) OR (LOWER("column_default") = 'null')) AND ("is_nullable" = 'NO') AND NOT ((("column_default" IS NOT NULL) AND ("column_default" LIKE '%nextval(%')) OR ("is_identity" <> 'NO')) AS "database-required", (("column_default" IS NOT NULL) AND ("column_default" LIKE '%nextval(%')) OR ("is_identity" <> 'NO') AS "database-is-auto-increment" FROM "information_schema"."columns" AS "c" LEFT JOIN (SELECT "tc"."table_schema", "tc"."table_name", "kc"."column_name" FROM "information_schema"."table_constraints" AS "tc" INNER JOIN "information_schema"."key_column_usage" AS "kc" ON ("tc"."constraint_name" = "kc"."constraint_name") AND ("tc"."table_schema" = "kc"."table_schema") AND ("tc"."table_name" = "kc"."table_name") WHERE "tc"."constraint_type" = 'PRIMARY KEY') AS "pk" ON ("c"."table_schema" = "pk"."table_schema") AND ("c"."table_name" = "pk"."table_name") AND ("c"."column_name" = "pk"."column_name") WHERE c.table_schema !~ '^information_schema|catalog_history|pg_' AND ("c"."table_schema" IN (?)) AND ("c"."table_name" IN (?))
 ;;
--- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (TableCache.prepareObjectsStatement, server 10+)
+
+-- client: dbeaver (TableCache.prepareObjectsStatement, server 10+)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (TableCache.prepareObjectsStatement, server 10+)
 -- compare: run
--- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+-- param-sql: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
 SELECT c.oid,c.*,d.description,pg_catalog.pg_get_expr(c.relpartbound, c.oid) as partition_expr,  pg_catalog.pg_get_partkeydef(c.oid) as partition_key 
 FROM pg_catalog.pg_class c
 LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=c.oid AND d.objsubid=0 AND d.classoid='pg_class'::regclass
 WHERE c.relnamespace=? AND c.relkind not in ('i','I','c')
 ;;
--- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (TableCache.prepareChildrenStatement, one table)
+
+-- client: dbeaver (TableCache.prepareChildrenStatement, one table)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (TableCache.prepareChildrenStatement, one table)
 -- compare: run
--- params: (SELECT oid FROM pg_class WHERE relname = 'bi_orders')
+-- param-sql: (SELECT oid FROM pg_class WHERE relname = 'bi_orders')
 SELECT c.relname,a.*,pg_catalog.pg_get_expr(ad.adbin, ad.adrelid, true) as def_value,dsc.description,dep.objid
 FROM pg_catalog.pg_attribute a
 INNER JOIN pg_catalog.pg_class c ON (a.attrelid=c.oid)
@@ -80,9 +92,11 @@ LEFT OUTER JOIN pg_depend dep on dep.refobjid = a.attrelid AND dep.deptype = 'i'
 WHERE NOT a.attisdropped AND c.relkind not in ('i','I','c') AND c.oid=?
 ORDER BY a.attnum
 ;;
--- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (ConstraintCache.prepareObjectsStatement, whole schema)
+
+-- client: dbeaver (ConstraintCache.prepareObjectsStatement, whole schema)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (ConstraintCache.prepareObjectsStatement, whole schema)
 -- compare: run
--- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+-- param-sql: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
 SELECT c.oid,c.*,t.relname as tabrelname,rt.relnamespace as refnamespace,d.description, case when c.contype='c' then "substring"(pg_get_constraintdef(c.oid), 7) else null end consrc_copy
 FROM pg_catalog.pg_constraint c
 INNER JOIN pg_catalog.pg_class t ON t.oid=c.conrelid
@@ -91,9 +105,11 @@ LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=c.oid AND d.objsubid=0 A
 WHERE t.relnamespace=?
 ORDER BY c.oid
 ;;
--- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (IndexCache.prepareObjectsStatement, whole schema)
+
+-- client: dbeaver (IndexCache.prepareObjectsStatement, whole schema)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreSchema.java (IndexCache.prepareObjectsStatement, whole schema)
 -- compare: run
--- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+-- param-sql: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
 SELECT i.*,i.indkey as keys,c.relname,c.relnamespace,c.relam,c.reltablespace,tc.relname as tabrelname,dsc.description,pg_catalog.pg_get_expr(i.indpred, i.indrelid) as pred_expr,pg_catalog.pg_get_expr(i.indexprs, i.indrelid, true) as expr,pg_catalog.pg_relation_size(i.indexrelid) as index_rel_size,pg_catalog.pg_stat_get_numscans(i.indexrelid) as index_num_scans
 FROM pg_catalog.pg_index i
 INNER JOIN pg_catalog.pg_class c ON c.oid=i.indexrelid
@@ -101,10 +117,12 @@ INNER JOIN pg_catalog.pg_class tc ON tc.oid=i.indrelid
 LEFT OUTER JOIN pg_catalog.pg_description dsc ON i.indexrelid=dsc.objoid
 WHERE  c.relnamespace=? ORDER BY c.relname
 ;;
--- source: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases/schemas/tables/templates/tables/sql/default/nodes.sql (scid = public)
+
+-- client: pgadmin (nodes.sql, scid = public)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases/schemas/tables/templates/tables/sql/default/nodes.sql (scid = public)
 -- compare: rows
 -- differs: PostgreSQL implements foreign keys with triggers (two per table here), Eddy without; pg_trigger is empty
--- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+-- param-sql: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
 SELECT rel.oid, rel.relname AS name,
     (SELECT count(*) FROM pg_trigger WHERE tgrelid=rel.oid) AS triggercount,
     (SELECT count(*) FROM pg_trigger WHERE tgrelid=rel.oid AND tgenabled = 'O') AS has_enable_triggers,
@@ -114,7 +132,9 @@ FROM pg_class rel
     WHERE rel.relkind IN ('r','s','t') AND rel.relnamespace = ?::oid
     ORDER BY rel.relname;
 ;;
--- source: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases/schemas/tables/templates/tables/sql/default/get_columns_for_table.sql (tname = 'bi_orders')
+
+-- client: pgadmin (get_columns_for_table.sql, tname = 'bi_orders')
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases/schemas/tables/templates/tables/sql/default/get_columns_for_table.sql (tname = 'bi_orders')
 -- compare: rows
 -- differs: a serial default deparses as nextval('seq'::text), PostgreSQL's as nextval('seq'::regclass) (Eddy's nextval takes text)
 SELECT
@@ -134,15 +154,17 @@ WHERE
 
     c.relname = 'bi_orders'
 ;;
--- source: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases/schemas/tables/templates/tables/sql/default/get_table_row_count.sql
+
+-- client: pgadmin (get_table_row_count.sql)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases/schemas/tables/templates/tables/sql/default/get_table_row_count.sql
 -- compare: rows
 SELECT COUNT(*)::text FROM public.bi_orders;
 ;;
-;;
--- source: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreDataTypeCache.java (prepareObjectsStatement, schema public)
+
+-- client: dbeaver (prepareObjectsStatement, schema public)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql/src/org/jkiss/dbeaver/ext/postgresql/model/PostgreDataTypeCache.java (prepareObjectsStatement, schema public)
 -- compare: rows
--- differs: Eddy types typdefaultbin as text (PostgreSQL: pg_node_tree) and typacl as text[] (aclitem[])
--- params: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
+-- param-sql: (SELECT oid FROM pg_namespace WHERE nspname = 'public')
 SELECT t.oid,t.*,c.relkind,format_type(nullif(t.typbasetype, 0), t.typtypmod) as base_type_name, d.description
 FROM pg_catalog.pg_type t
 LEFT OUTER JOIN pg_catalog.pg_type et ON et.oid=t.typelem 
@@ -151,3 +173,4 @@ LEFT OUTER JOIN pg_catalog.pg_description d ON t.oid=d.objoid
 WHERE t.typname IS NOT NULL
 AND (c.relkind IS NULL OR c.relkind = 'c') AND (et.typcategory IS NULL OR et.typcategory <> 'C')
 AND t.typnamespace=? 
+;;
