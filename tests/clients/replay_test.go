@@ -23,7 +23,7 @@ var capture = flag.Bool("capture", false, "capture the clients' catalog queries 
 // replayFiles are the replay corpora: the queries the client programs
 // sent to PostgreSQL 15 (captured through queryProxy) and those BI and
 // admin tools send (taken from their source).
-var replayFiles = []string{"testdata/replay_captured.sql", "testdata/replay_tools.sql", "testdata/replay_bi.sql", tabCompleteFile}
+var replayFiles = []string{"testdata/replay_captured.sql", "testdata/replay_tools.sql", "testdata/replay_bi.sql", tabCompleteFile, "testdata/replay_superset.sql"}
 
 // replayQuery is one query of a replay corpus. Every catalog query a
 // client program, BI or admin tool sends lives in one of these files, in
