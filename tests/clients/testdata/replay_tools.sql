@@ -3,25 +3,30 @@
 -- postgres driver sync, DBeaver's navigator caches, pgAdmin's browser
 -- templates), rendered for schema.sql: template variables filled with the
 -- public schema and its tables, HoneySQL forms written out as the SQL they
--- produce. Format as replay_captured.sql; TestReplay runs every one on
--- Eddy, and "-- compare" ones must return PostgreSQL's results.
+-- produce. Format: see replayQuery in replay_test.go (each entry names the
+-- tool and, in "-- from", where its query comes from); TestReplay runs
+-- every one on Eddy and PostgreSQL.
 
 -- client: grafana (health check: a comment-only query, EmptyQueryResponse)
+-- from: grafana/grafana the PostgreSQL data source (public/app/plugins/datasource/grafana-postgresql-datasource, pkg/tsdb/grafana-postgresql-datasource)
 -- compare
 -- ping
 ;;
 
 -- client: grafana (postgresMetaQuery getVersion)
+-- from: grafana/grafana the PostgreSQL data source (public/app/plugins/datasource/grafana-postgresql-datasource, pkg/tsdb/grafana-postgresql-datasource)
 -- compare
 SELECT current_setting('server_version_num')::int/100 as version
 ;;
 
 -- client: grafana (getTimescaleDBVersion)
+-- from: grafana/grafana the PostgreSQL data source (public/app/plugins/datasource/grafana-postgresql-datasource, pkg/tsdb/grafana-postgresql-datasource)
 -- compare
 SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'
 ;;
 
 -- client: grafana (showSchemas)
+-- from: grafana/grafana the PostgreSQL data source (public/app/plugins/datasource/grafana-postgresql-datasource, pkg/tsdb/grafana-postgresql-datasource)
 SELECT schema_name AS "name"
     FROM information_schema.schemata
     WHERE schema_name NOT IN ('information_schema',
@@ -37,6 +42,7 @@ SELECT schema_name AS "name"
 ;;
 
 -- client: grafana (showTables with a schema)
+-- from: grafana/grafana the PostgreSQL data source (public/app/plugins/datasource/grafana-postgresql-datasource, pkg/tsdb/grafana-postgresql-datasource)
 -- compare
 SELECT quote_ident(table_name) AS "table"
       FROM information_schema.tables
@@ -45,6 +51,7 @@ SELECT quote_ident(table_name) AS "table"
 ;;
 
 -- client: grafana (showTables on the search path)
+-- from: grafana/grafana the PostgreSQL data source (public/app/plugins/datasource/grafana-postgresql-datasource, pkg/tsdb/grafana-postgresql-datasource)
 SELECT
     CASE WHEN
           quote_ident(table_schema) IN (
@@ -83,6 +90,7 @@ SELECT
 ;;
 
 -- client: grafana (getSchema of a table: the column picker)
+-- from: grafana/grafana the PostgreSQL data source (public/app/plugins/datasource/grafana-postgresql-datasource, pkg/tsdb/grafana-postgresql-datasource)
 -- compare
 SELECT quote_ident(column_name) AS "column", data_type AS "type"
     FROM information_schema.columns
@@ -106,6 +114,7 @@ SELECT quote_ident(column_name) AS "column", data_type AS "type"
 ;;
 
 -- client: grafana (getSchema of a qualified table)
+-- from: grafana/grafana the PostgreSQL data source (public/app/plugins/datasource/grafana-postgresql-datasource, pkg/tsdb/grafana-postgresql-datasource)
 -- compare
 SELECT quote_ident(column_name) AS "column", data_type AS "type"
     FROM information_schema.columns
@@ -118,42 +127,50 @@ SELECT quote_ident(column_name) AS "column", data_type AS "type"
 ;;
 
 -- client: metabase (db-default-timezone)
+-- from: metabase/metabase src/metabase/driver/postgres.clj
 -- compare
 show timezone;
 ;;
 
 -- client: metabase (enum-types)
+-- from: metabase/metabase src/metabase/driver/postgres.clj
 -- compare
 SELECT nspname, typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.oid IN (SELECT DISTINCT enumtypid FROM pg_enum e)
 ;;
 
 -- client: metabase (get-tables-sql)
+-- from: metabase/metabase src/metabase/driver/postgres.clj
 -- compare
 SELECT n.nspname AS schema, c.relname AS name, CASE c.relkind WHEN 'r' THEN 'TABLE' WHEN 'p' THEN 'PARTITIONED TABLE' WHEN 'v' THEN 'VIEW' WHEN 'f' THEN 'FOREIGN TABLE' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE NULL END AS type, d.description AS description, stat.n_live_tup AS estimated_row_count FROM pg_catalog.pg_class AS c INNER JOIN pg_catalog.pg_namespace AS n ON c.relnamespace = n.oid LEFT JOIN pg_catalog.pg_description AS d ON (c.oid = d.objoid) AND (d.objsubid = 0) AND (d.classoid = 'pg_class'::regclass) LEFT JOIN pg_stat_user_tables AS stat ON (n.nspname = stat.schemaname) AND (c.relname = stat.relname) WHERE (c.relnamespace = n.oid) AND (n.nspname !~ '^pg_') AND (n.nspname <> 'information_schema') AND c.relkind in ('r', 'p', 'v', 'f', 'm') AND (n.nspname IN ('public')) ORDER BY type ASC, schema ASC, name ASC
 ;;
 
 -- client: metabase (describe-fields-sql)
+-- from: metabase/metabase src/metabase/driver/postgres.clj
 -- compare
 SELECT "c"."column_name" AS "name", CASE WHEN "c"."udt_schema" IN ('public', 'pg_catalog') THEN FORMAT('%s', "c"."udt_name") ELSE FORMAT('"%s"."%s"', "c"."udt_schema", "c"."udt_name") END AS "database-type", "c"."ordinal_position" - 1 AS "database-position", "c"."table_schema" AS "table-schema", "c"."table_name" AS "table-name", "pk"."column_name" IS NOT NULL AS "pk?", COL_DESCRIPTION(CAST(CAST(FORMAT('%I.%I', CAST("c"."table_schema" AS TEXT), CAST("c"."table_name" AS TEXT)) AS REGCLASS) AS OID), "c"."ordinal_position") AS "field-comment", (("column_default" IS NULL) OR (LOWER("column_default") = 'null')) AND ("is_nullable" = 'NO') AND NOT ((("column_default" IS NOT NULL) AND ("column_default" LIKE '%nextval(%')) OR ("is_identity" <> 'NO')) AS "database-required", (("column_default" IS NOT NULL) AND ("column_default" LIKE '%nextval(%')) OR ("is_identity" <> 'NO') AS "database-is-auto-increment" FROM "information_schema"."columns" AS "c" LEFT JOIN (SELECT "tc"."table_schema", "tc"."table_name", "kc"."column_name" FROM "information_schema"."table_constraints" AS "tc" INNER JOIN "information_schema"."key_column_usage" AS "kc" ON ("tc"."constraint_name" = "kc"."constraint_name") AND ("tc"."table_schema" = "kc"."table_schema") AND ("tc"."table_name" = "kc"."table_name") WHERE "tc"."constraint_type" = 'PRIMARY KEY') AS "pk" ON ("c"."table_schema" = "pk"."table_schema") AND ("c"."table_name" = "pk"."table_name") AND ("c"."column_name" = "pk"."column_name") WHERE c.table_schema !~ '^information_schema|catalog_history|pg_' AND ("c"."table_schema" IN ('public')) UNION ALL SELECT "pa"."attname" AS "name", CASE WHEN "ptn"."nspname" IN ('public', 'pg_catalog') THEN FORMAT('%s', "pt"."typname") ELSE FORMAT('"%s"."%s"', "ptn"."nspname", "pt"."typname") END AS "database-type", "pa"."attnum" - 1 AS "database-position", "pn"."nspname" AS "table-schema", "pc"."relname" AS "table-name", FALSE AS "pk?", NULL AS "field-comment", FALSE AS "database-required", FALSE AS "database-is-auto-increment" FROM "pg_catalog"."pg_class" AS "pc" INNER JOIN "pg_catalog"."pg_namespace" AS "pn" ON "pn"."oid" = "pc"."relnamespace" INNER JOIN "pg_catalog"."pg_attribute" AS "pa" ON "pa"."attrelid" = "pc"."oid" INNER JOIN "pg_catalog"."pg_type" AS "pt" ON "pt"."oid" = "pa"."atttypid" INNER JOIN "pg_catalog"."pg_namespace" AS "ptn" ON "ptn"."oid" = "pt"."typnamespace" WHERE ("pc"."relkind" = 'm') AND ("pa"."attnum" >= 1) AND ("pn"."nspname" IN ('public')) ORDER BY "table-schema" ASC, "table-name" ASC, "database-position" ASC
 ;;
 
 -- client: metabase (describe-fks-sql)
+-- from: metabase/metabase src/metabase/driver/postgres.clj
 -- compare
 SELECT "fk_ns"."nspname" AS "fk-table-schema", "fk_table"."relname" AS "fk-table-name", "fk_column"."attname" AS "fk-column-name", "pk_ns"."nspname" AS "pk-table-schema", "pk_table"."relname" AS "pk-table-name", "pk_column"."attname" AS "pk-column-name" FROM "pg_constraint" AS "c" INNER JOIN "pg_class" AS "fk_table" ON "c"."conrelid" = "fk_table"."oid" INNER JOIN "pg_namespace" AS "fk_ns" ON "c"."connamespace" = "fk_ns"."oid" INNER JOIN "pg_attribute" AS "fk_column" ON "c"."conrelid" = "fk_column"."attrelid" INNER JOIN "pg_class" AS "pk_table" ON "c"."confrelid" = "pk_table"."oid" INNER JOIN "pg_namespace" AS "pk_ns" ON "pk_table"."relnamespace" = "pk_ns"."oid" INNER JOIN "pg_attribute" AS "pk_column" ON "c"."confrelid" = "pk_column"."attrelid" WHERE fk_ns.nspname !~ '^information_schema|catalog_history|pg_' AND ("c"."contype" = 'f'::char) AND ("fk_column"."attnum" = ANY(c.conkey)) AND ("pk_column"."attnum" = ANY(c.confkey)) AND ("fk_ns"."nspname" IN ('public')) ORDER BY "fk-table-schema" ASC, "fk-table-name" ASC
 ;;
 
 -- client: metabase (describe-indexes-sql)
+-- from: metabase/metabase src/metabase/driver/postgres.clj
 -- compare
 SELECT "tmp"."table-schema", "tmp"."table-name", TRIM(BOTH '"' FROM PG_CATALOG.PG_GET_INDEXDEF("tmp"."ci_oid", "tmp"."pos", FALSE)) AS "field-name" FROM (SELECT "n"."nspname" AS "table-schema", "ct"."relname" AS "table-name", "ci"."oid" AS "ci_oid", (INFORMATION_SCHEMA._PG_EXPANDARRAY("i"."indkey"))."n" AS "pos" FROM "pg_catalog"."pg_class" AS "ct" INNER JOIN "pg_catalog"."pg_namespace" AS "n" ON "ct"."relnamespace" = "n"."oid" INNER JOIN "pg_catalog"."pg_index" AS "i" ON "ct"."oid" = "i"."indrelid" INNER JOIN "pg_catalog"."pg_class" AS "ci" ON "ci"."oid" = "i"."indexrelid" WHERE (PG_CATALOG.PG_GET_EXPR("i"."indpred", "i"."indrelid") IS NULL) AND n.nspname !~ '^information_schema|catalog_history|pg_' AND ("n"."nspname" IN ('public'))) AS "tmp" WHERE "tmp"."pos" = 1
 ;;
 
 -- client: dbeaver (schema cache)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 SELECT n.oid,n.*,d.description FROM pg_catalog.pg_namespace n
 LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=n.oid AND d.objsubid=0 AND d.classoid='pg_namespace'::regclass
  ORDER BY nspname
 ;;
 
 -- client: dbeaver (table cache)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- params: ["public"]
 SELECT c.oid,c.*,d.description,pg_catalog.pg_get_expr(c.relpartbound, c.oid) as partition_expr,  pg_catalog.pg_get_partkeydef(c.oid) as partition_key 
 FROM pg_catalog.pg_class c
@@ -162,6 +179,7 @@ WHERE c.relnamespace=(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname=$1) 
 ;;
 
 -- client: dbeaver (column cache)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 SELECT c.relname,a.*,pg_catalog.pg_get_expr(ad.adbin, ad.adrelid, true) as def_value,dsc.description
 FROM pg_catalog.pg_attribute a
 INNER JOIN pg_catalog.pg_class c ON (a.attrelid=c.oid)
@@ -172,6 +190,7 @@ ORDER BY a.attnum
 ;;
 
 -- client: pgadmin (schemas nodes.sql)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 SELECT
     nsp.oid,
     nsp.nspname as name,
@@ -192,6 +211,7 @@ ORDER BY nspname
 ;;
 
 -- client: pgadmin (tables nodes.sql)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 SELECT rel.oid, rel.relname AS name,
     (SELECT count(*) FROM pg_trigger WHERE tgrelid=rel.oid) AS triggercount,
     (SELECT count(*) FROM pg_trigger WHERE tgrelid=rel.oid AND tgenabled = 'O') AS has_enable_triggers,
@@ -203,6 +223,7 @@ FROM pg_class rel
 ;;
 
 -- client: pgadmin (columns 12_plus nodes.sql, tid = orders)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 -- compare
 SELECT DISTINCT att.attname as name, att.attnum as OID, pg_catalog.format_type(ty.oid,NULL) AS datatype,
 pg_catalog.format_type(ty.oid,att.atttypmod) AS displaytypname,
@@ -230,6 +251,7 @@ ORDER BY att.attnum
 ;;
 
 -- client: pgadmin (indexes nodes.sql, tid = orders)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 SELECT DISTINCT ON(cls.relname) cls.oid, cls.relname as name,
 (SELECT (CASE WHEN count(i.inhrelid) > 0 THEN true ELSE false END) FROM pg_inherits i WHERE i.inhrelid = cls.oid) as is_inherited
 FROM pg_catalog.pg_index idx
@@ -246,6 +268,7 @@ WHERE indrelid = 'public.orders'::regclass::OID
 ;;
 
 -- client: pgadmin (indexes 15_plus properties.sql, did = this database, tid = order_lines)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 SELECT DISTINCT ON (cls.relname)
   cls.oid,
   cls.relname AS name,
@@ -361,6 +384,7 @@ ORDER BY cls.relname
 ;;
 
 -- client: pgadmin (check_constraint nodes.sql, tid = customers)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 -- compare
 SELECT c.oid, conname as name,
     NOT convalidated as convalidated, conislocal, description as comment
@@ -373,6 +397,7 @@ WHERE contype = 'c'
 ;;
 
 -- client: pgadmin (foreign_key nodes.sql, tid = orders)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 -- compare
 SELECT ct.oid,
     conname as name,
@@ -386,6 +411,7 @@ ORDER BY conname
 ;;
 
 -- client: pgadmin (foreign_key properties.sql, tid = orders)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 -- compare
 SELECT
       convalidated,
@@ -419,6 +445,7 @@ ORDER BY conname
 ;;
 
 -- client: pgadmin (foreign_key get_constraint_cols.sql, orders.customer_id -> customers.id)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 -- compare
 SELECT a1.attname as conattname,
     a2.attname as confattname
@@ -431,6 +458,7 @@ WHERE a1.attrelid='public.orders'::regclass::oid
 ;;
 
 -- client: pgadmin (index_constraint nodes.sql, tid = customers, constraint_type = p)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 SELECT cls.oid, cls.relname as name,
     CASE contype
         WHEN 'p' THEN desp.description
@@ -456,6 +484,7 @@ AND contype='p'
 ;;
 
 -- client: pgadmin (index_constraint nodes.sql, tid = customers, constraint_type = u)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 SELECT cls.oid, cls.relname as name,
     CASE contype
         WHEN 'p' THEN desp.description
@@ -481,6 +510,7 @@ AND contype='u'
 ;;
 
 -- client: pgadmin (views nodes.sql, scid = public)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 -- compare
 SELECT
     c.oid,
@@ -494,6 +524,7 @@ ORDER BY
 ;;
 
 -- client: pgadmin (mviews nodes.sql, scid = public)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 -- compare
 SELECT
     c.oid,
@@ -509,6 +540,7 @@ ORDER BY
 ;;
 
 -- client: dbeaver (column cache for the whole schema)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- params: ["2200"]
 SELECT c.relname,a.*,pg_catalog.pg_get_expr(ad.adbin, ad.adrelid, true) as def_value,dsc.description
 FROM pg_catalog.pg_attribute a
@@ -519,6 +551,7 @@ WHERE NOT a.attisdropped AND c.relnamespace=$1 AND c.relkind not in ('i','c')  O
 ;;
 
 -- client: dbeaver (constraint cache)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- params: ["2200"]
 SELECT c.oid,c.*,t.relname as tabrelname,rt.relnamespace as refnamespace
 FROM pg_catalog.pg_constraint c
@@ -529,6 +562,7 @@ ORDER BY c.oid
 ;;
 
 -- client: dbeaver (index cache)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- params: ["2200"]
 -- compare
 SELECT i.*,i.indkey as keys,c.relname,c.relnamespace,c.relam,tc.relname as tabrelname,dsc.description,pg_catalog.pg_get_expr(i.indexprs, i.indrelid, true) as expr
@@ -540,6 +574,7 @@ WHERE  c.relnamespace=$1 ORDER BY c.relname
 ;;
 
 -- client: dbeaver (procedures cache)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- params: ["2200"]
 -- compare
 SELECT p.oid,p.*,d.description
@@ -550,6 +585,7 @@ ORDER BY p.proname
 ;;
 
 -- client: pgadmin (mviews 15_plus properties.sql, did = this database, scid = public)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
 SELECT
     c.oid,
     c.xmin,
@@ -607,22 +643,27 @@ ORDER BY
 ;;
 
 -- client: pgadmin explain (Query Tool "Explain": sqleditor/sql/13_plus/explain_plan.sql with the default options)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/tools/sqleditor
 EXPLAIN (FORMAT JSON, ANALYZE false, VERBOSE false, COSTS false, TIMING false, BUFFERS false, SUMMARY false, SETTINGS false, WAL false) SELECT c.name, sum(o.amount) FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.amount > 50 GROUP BY c.name ORDER BY 2 DESC
 ;;
 
 -- client: pgadmin explain (Query Tool "Explain Analyze" with costs, timing and summary on)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/tools/sqleditor
 EXPLAIN (FORMAT JSON, ANALYZE true, VERBOSE true, COSTS true, TIMING true, BUFFERS false, SUMMARY true, SETTINGS false, WAL false) SELECT id, name FROM customers WHERE id = 1
 ;;
 
 -- client: dbeaver explain (PostgreExecutionPlan.getPlanQueryString: XML, costs off)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (PostgreExecutionPlan)
 EXPLAIN (FORMAT XML,COSTS FALSE) SELECT o.id, l.qty FROM orders o JOIN order_lines l ON l.order_id = o.id WHERE o.placed IS NOT NULL
 ;;
 
 -- client: dbeaver explain (with ANALYZE and VERBOSE checked)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (PostgreExecutionPlan)
 EXPLAIN (FORMAT XML,ANALYZE,VERBOSE) SELECT customer_id, count(*) FROM orders GROUP BY customer_id
 ;;
 
 -- client: dbeaver explain (servers without XML plans: EXPLAIN VERBOSE, parsed by its "->  " indentation)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (PostgreExecutionPlan)
 EXPLAIN VERBOSE SELECT * FROM big_orders WHERE customer_id = 1
 ;;
 
@@ -632,6 +673,7 @@ EXPLAIN VERBOSE SELECT * FROM big_orders WHERE customer_id = 1
 -- they and other tools read.
 
 -- client: pgadmin dashboard (dashboard_stats.sql: session, tps, ti, to and bio charts of this database)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/dashboard/templates/dashboard/sql
 /*pga4dash*/
 SELECT 'session_stats' AS chart_name, pg_catalog.row_to_json(t) AS chart_data
 FROM (SELECT
@@ -668,6 +710,7 @@ FROM (SELECT
 ;;
 
 -- client: pgadmin dashboard (activity.sql, the sessions of this database)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/dashboard/templates/dashboard/sql
 /*pga4dash*/
 SELECT
     pid,
@@ -693,6 +736,7 @@ ORDER BY pid
 ;;
 
 -- client: pgadmin dashboard (locks.sql)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/dashboard/templates/dashboard/sql
 -- compare
 /*pga4dash*/
 SELECT
@@ -721,6 +765,7 @@ ORDER BY
 ;;
 
 -- client: pgadmin dashboard (prepared.sql)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/dashboard/templates/dashboard/sql
 -- compare
 /*pga4dash*/
 SELECT
@@ -738,6 +783,7 @@ ORDER BY
 ;;
 
 -- client: pgadmin dashboard (config.sql)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/dashboard/templates/dashboard/sql
 /*pga4dash*/
 SELECT
     name,
@@ -752,6 +798,7 @@ ORDER BY
 ;;
 
 -- client: pgadmin dashboard (replication_slots.sql, replication_stats.sql)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/dashboard/templates/dashboard/sql
 -- compare
 /*pga4dash*/
 SELECT slot_name, slot_type, active, active_pid, wal_status FROM pg_catalog.pg_replication_slots
@@ -760,6 +807,7 @@ SELECT application_name, state, sync_state = 'sync', pid, client_addr::text FROM
 ;;
 
 -- client: asyncpg (introspection.py INTRO_LOOKUP_TYPES_13: the types of a statement's columns)
+-- from: MagicStack/asyncpg asyncpg/introspection.py
 -- params: ["{16,23,1007,25,1043,1700}"]
 -- compare
 WITH RECURSIVE typeinfo_tree(
@@ -959,6 +1007,7 @@ ORDER BY
 ;;
 
 -- client: npgsql (PostgresDatabaseInfo GenerateLoadTypesQuery, ranges and multiranges, type categories)
+-- from: npgsql/npgsql src/Npgsql/PostgresDatabaseInfo.cs
 SELECT ns.nspname, t.oid, t.typname, t.typtype, t.typnotnull, t.elemtypoid
 FROM (
     -- Arrays have typtype=b - this subquery identifies them by their typreceive and converts their typtype to a
@@ -1011,6 +1060,7 @@ END
 ;;
 
 -- client: npgsql (GenerateLoadCompositeTypesQuery)
+-- from: npgsql/npgsql src/Npgsql/PostgresDatabaseInfo.cs
 -- compare
 -- Load field definitions for (free-standing) composite types
 SELECT typ.oid, att.attname, att.atttypid
@@ -1027,6 +1077,7 @@ ORDER BY typ.oid, att.attnum
 ;;
 
 -- client: npgsql (GenerateLoadEnumFieldsQuery)
+-- from: npgsql/npgsql src/Npgsql/PostgresDatabaseInfo.cs
 -- compare
 -- Load enum fields
 SELECT typ.oid, enumlabel
@@ -1038,11 +1089,13 @@ ORDER BY oid, enumsortorder
 ;;
 
 -- client: pgcli (search_path_query)
+-- from: dbcli/pgcli pgcli/pgexecute.py
 -- compare
 SELECT * FROM unnest(current_schemas(true))
 ;;
 
 -- client: pgcli (tables_query, kinds r, p, f)
+-- from: dbcli/pgcli pgcli/pgexecute.py
 -- compare
 SELECT  n.nspname schema_name,
                 c.relname table_name
@@ -1054,6 +1107,7 @@ SELECT  n.nspname schema_name,
 ;;
 
 -- client: pgcli (view_definition_query)
+-- from: dbcli/pgcli pgcli/pgexecute.py
 -- compare
 WITH v AS (SELECT 'big_orders'::pg_catalog.regclass::pg_catalog.oid AS v_oid)
         SELECT nspname, relname, relkind,
@@ -1071,6 +1125,7 @@ WITH v AS (SELECT 'big_orders'::pg_catalog.regclass::pg_catalog.oid AS v_oid)
 ;;
 
 -- client: pgcli (columns_query, kinds v and m, schema public)
+-- from: dbcli/pgcli pgcli/pgexecute.py
 -- compare
 SELECT  nsp.nspname schema_name,
                         cls.relname table_name,
@@ -1093,6 +1148,7 @@ SELECT  nsp.nspname schema_name,
 ;;
 
 -- client: pgcli (foreignkeys)
+-- from: dbcli/pgcli pgcli/pgexecute.py
 -- compare
 SELECT s_p.nspname AS parentschema,
                        t_p.relname AS parenttable,
@@ -1123,6 +1179,7 @@ SELECT s_p.nspname AS parentschema,
 ;;
 
 -- client: pgcli (datatypes, PostgreSQL 9.2 and later)
+-- from: dbcli/pgcli pgcli/pgexecute.py
 -- compare
 SELECT n.nspname schema_name,
                            t.typname type_name
@@ -1147,6 +1204,7 @@ SELECT n.nspname schema_name,
 ;;
 
 -- client: pgcli (functions, PostgreSQL 11 and later: schema public)
+-- from: dbcli/pgcli pgcli/pgexecute.py
 -- compare
 SELECT n.nspname schema_name,
                         p.proname func_name,
@@ -1168,36 +1226,43 @@ SELECT n.nspname schema_name,
 ;;
 
 -- client: information_schema (CHECK constraints other than NOT NULL)
+-- from: PostgreSQL 15's information_schema views as the tools above read them (written for this corpus)
 -- compare
 SELECT constraint_schema, constraint_name, check_clause FROM information_schema.check_constraints WHERE constraint_schema = 'public' AND constraint_name NOT LIKE '%_not_null'
 ;;
 
 -- client: information_schema (NOT NULL constraints as CHECK, as PostgreSQL 15 lists them)
+-- from: PostgreSQL 15's information_schema views as the tools above read them (written for this corpus)
 -- compare
 SELECT tc.table_name, cc.check_clause, tc.constraint_type FROM information_schema.check_constraints cc JOIN information_schema.table_constraints tc USING (constraint_schema, constraint_name) WHERE cc.constraint_schema = 'public' AND cc.constraint_name LIKE '%_not_null'
 ;;
 
 -- client: information_schema (constraint_column_usage, constraint_table_usage)
+-- from: PostgreSQL 15's information_schema views as the tools above read them (written for this corpus)
 -- compare
 SELECT 'column' AS kind, table_name, column_name, constraint_name FROM information_schema.constraint_column_usage WHERE table_schema = 'public' UNION ALL SELECT 'table', table_name, NULL, constraint_name FROM information_schema.constraint_table_usage WHERE table_schema = 'public'
 ;;
 
 -- client: information_schema (catalog name, enabled roles)
+-- from: PostgreSQL 15's information_schema views as the tools above read them (written for this corpus)
 -- compare
 SELECT catalog_name = current_database() AS this_database, current_user = ANY (SELECT role_name FROM information_schema.enabled_roles) AS enabled FROM information_schema.information_schema_catalog_name
 ;;
 
 -- client: pg_catalog statistics (per-table views over schema.sql)
+-- from: the statistics views pgAdmin's and DBeaver's panels read (written for this corpus)
 -- compare
 SELECT 'all' AS v, relname FROM pg_stat_all_tables WHERE schemaname = 'public' UNION ALL SELECT 'xact', relname FROM pg_stat_xact_user_tables UNION ALL SELECT 'statio', relname FROM pg_statio_user_tables UNION ALL SELECT 'seq', relname FROM pg_statio_user_sequences
 ;;
 
 -- client: pg_catalog statistics (pg_stat_ssl and pg_stat_gssapi of this plaintext connection)
+-- from: the statistics views pgAdmin's and DBeaver's panels read (written for this corpus)
 -- compare
 SELECT s.ssl, s.version, g.gss_authenticated, g.encrypted FROM pg_stat_ssl s JOIN pg_stat_gssapi g USING (pid) WHERE pid = pg_backend_pid()
 ;;
 
 -- client: pgcli (keywords from the bodies of SQL functions: a set-returning function in GROUP BY)
+-- from: dbcli/pgcli pgcli/pgexecute.py
 -- compare
 WITH Words AS (
                 SELECT regexp_split_to_table(prosrc, '\W+') AS Word, COUNT(1)
@@ -1241,6 +1306,7 @@ WITH Words AS (
 ;;
 
 -- client: dbeaver (data type cache of pg_catalog: PostgreDataTypeCache.prepareObjectsStatement)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- params: ["11"]
 SELECT t.oid,t.*,c.relkind,format_type(nullif(t.typbasetype, 0), t.typtypmod) as base_type_name, d.description
 FROM pg_catalog.pg_type t
@@ -1253,6 +1319,7 @@ AND t.typnamespace=$1::oid
 ;;
 
 -- client: dbeaver (resolve a data type by name: PostgreDataTypeCache.resolveDataType)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- params: ["int4"]
 -- compare
 SELECT t.oid,t.*,format_type(nullif(t.typbasetype, 0), t.typtypmod) as base_type_name FROM pg_catalog.pg_type t
@@ -1261,6 +1328,7 @@ WHERE t.typname=$1
 ;;
 
 -- client: dbeaver (resolve a data type by OID)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- params: ["1043"]
 -- compare
 SELECT t.oid,t.*,c.relkind,format_type(nullif(t.typbasetype, 0), t.typtypmod) as base_type_name FROM pg_catalog.pg_type t
@@ -1269,33 +1337,40 @@ WHERE t.oid=$1::oid
 ;;
 
 -- client: dbeaver (encodings)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 SELECT c.contoencoding as encid,pg_catalog.pg_encoding_to_char(c.contoencoding) as encname FROM pg_catalog.pg_conversion c GROUP BY c.contoencoding ORDER BY 2
 ;;
 
 -- client: dbeaver (transaction isolation of a new connection)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- compare
 SHOW TRANSACTION ISOLATION LEVEL
 ;;
 
 -- client: dbeaver (roles with their descriptions)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 SELECT a.oid,a.*,pd.description FROM pg_catalog.pg_roles a left join pg_catalog.pg_shdescription pd on a.oid = pd.objoid ORDER BY a.rolname
 ;;
 
 -- client: dbeaver (database by name)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 SELECT db.oid,db.* FROM pg_catalog.pg_database db WHERE datname=current_database()
 ;;
 
 -- client: dbeaver (database description)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- compare
 select description from pg_shdescription join pg_database on objoid = pg_database.oid where datname = current_database()
 ;;
 
 -- client: dbeaver (tablespaces)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- compare
 SELECT t.oid,t.*,pg_tablespace_location(t.oid) loc FROM pg_catalog.pg_tablespace t ORDER BY t.oid
 ;;
 
 -- client: dbeaver (table cache with dependent sequences, schema public)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 SELECT c.oid,c.*,d.description,pg_catalog.pg_get_expr(c.relpartbound, c.oid) as partition_expr,  pg_catalog.pg_get_partkeydef(c.oid) as partition_key , dep.objid, dep.refobjsubid
 FROM pg_catalog.pg_class c
 LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=c.oid AND d.objsubid=0 AND d.classoid='pg_class'::regclass
@@ -1304,44 +1379,53 @@ WHERE c.relnamespace=2200 AND c.relkind not in ('i','I','c')
 ;;
 
 -- client: dbeaver (table statistics of schema public)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- compare
 select c.relname,pg_catalog.pg_total_relation_size(c.oid) >= 0 as total_rel_size,pg_catalog.pg_relation_size(c.oid) >= 0 as rel_size FROM pg_class c WHERE c.relnamespace=2200 ORDER BY 1
 ;;
 
 -- client: dbeaver (parents of table orders)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- compare
 SELECT i.*,c.relnamespace FROM pg_catalog.pg_inherits i,pg_catalog.pg_class c WHERE i.inhrelid='orders'::regclass AND c.oid=i.inhparent ORDER BY i.inhseqno
 ;;
 
 -- client: dbeaver (rules of view big_orders)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- compare
 SELECT r.oid,r.*, pg_get_ruledef(r.oid) AS definition FROM pg_rewrite r WHERE r.ev_class='big_orders'::regclass AND r.rulename <> '_RETURN'::name
 ;;
 
 -- client: dbeaver (policies of table orders)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- compare
 select * from pg_catalog.pg_policies where schemaname='public' and tablename='orders'
 ;;
 
 -- client: dbeaver (constraints of table orders)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 SELECT c.oid,c.*,t.relname as tabrelname,rt.relnamespace as refnamespace,d.description, case when c.contype='c' then "substring"(pg_get_constraintdef(c.oid), 7) else null end consrc_copy FROM pg_catalog.pg_constraint c INNER JOIN pg_catalog.pg_class t ON t.oid=c.conrelid LEFT OUTER JOIN pg_catalog.pg_class rt ON rt.oid=c.confrelid LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=c.oid AND d.objsubid=0 AND d.classoid='pg_constraint'::regclass WHERE c.conrelid='orders'::regclass ORDER BY c.oid
 ;;
 
 -- client: dbeaver (schemas of the foreign keys referencing customers)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- compare
 SELECT DISTINCT connamespace FROM pg_catalog.pg_constraint WHERE confrelid='customers'::regclass
 ;;
 
 -- client: dbeaver (indexes of table orders, with their sizes and scans)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 SELECT i.*,i.indkey as keys,c.relname,c.relnamespace,c.relam,c.reltablespace,tc.relname as tabrelname,dsc.description,pg_catalog.pg_get_expr(i.indpred, i.indrelid) as pred_expr,pg_catalog.pg_get_expr(i.indexprs, i.indrelid, true) as expr,pg_catalog.pg_relation_size(i.indexrelid) as index_rel_size,pg_catalog.pg_stat_get_numscans(i.indexrelid) as index_num_scans FROM pg_catalog.pg_index i INNER JOIN pg_catalog.pg_class c ON c.oid=i.indexrelid INNER JOIN pg_catalog.pg_class tc ON tc.oid=i.indrelid LEFT OUTER JOIN pg_catalog.pg_description dsc ON i.indexrelid=dsc.objoid WHERE i.indrelid='orders'::regclass ORDER BY c.relname
 ;;
 
 -- client: dbeaver (triggers of table orders)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 -- compare
 SELECT x.oid,x.*,p.pronamespace as func_schema_id,d.description FROM pg_catalog.pg_trigger x LEFT OUTER JOIN pg_catalog.pg_proc p ON p.oid=x.tgfoid LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=x.oid AND d.objsubid=0 WHERE x.tgrelid = 'orders'::regclass AND NOT x.tgisinternal
 ;;
 
 -- client: dbeaver (dependencies of table orders)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
 SELECT DISTINCT dep.deptype, dep.classid, dep.objid, cl.relkind, attr.attname,pg_get_expr(ad.adbin, ad.adrelid) adefval,
     CASE WHEN cl.relkind IS NOT NULL THEN cl.relkind::text || COALESCE(dep.objsubid::text, '')::text
         WHEN tg.oid IS NOT NULL THEN 'T'::text
@@ -1385,29 +1469,35 @@ ORDER BY type
 ;;
 
 -- client: pg_catalog statistics (activity counters of schema.sql's tables after its inserts)
+-- from: the statistics views pgAdmin's and DBeaver's panels read (written for this corpus)
 -- compare
 SELECT relname, n_tup_upd, n_tup_del, n_dead_tup, idx_scan IS NULL AS no_index FROM pg_stat_user_tables ORDER BY relname
 ;;
 
 -- client: pg_catalog statistics (time zones: pgAdmin's and DBeaver's time zone pickers)
+-- from: the statistics views pgAdmin's and DBeaver's panels read (written for this corpus)
 -- compare
 SELECT name, abbrev, utc_offset, is_dst FROM pg_timezone_names WHERE name IN ('UTC', 'Asia/Tokyo', 'Asia/Kolkata') ORDER BY name
 ;;
 
 -- client: datagrip (connection setup, as logged in datafusion-postgres issue 165)
+-- from: JetBrains DataGrip (closed source): the query as quoted in the public issue named
 select current_database() as a, current_schemas(false) as b
 ;;
 
 -- client: datagrip (connection setup)
+-- from: JetBrains DataGrip (closed source): the query as quoted in the public issue named
 -- compare
 SHOW TRANSACTION ISOLATION LEVEL
 ;;
 
 -- client: datagrip (connection setup)
+-- from: JetBrains DataGrip (closed source): the query as quoted in the public issue named
 select current_database(), current_schema(), current_user
 ;;
 
 -- client: datagrip (schema introspection, as quoted in risingwave issue 14224 and doltgresql issue 791: oid::bigint, xmin)
+-- from: JetBrains DataGrip (closed source): the query as quoted in the public issue named
 select N.oid::bigint as id,
        N.xmin as state_number,
        nspname as name,
@@ -1419,15 +1509,18 @@ order by case when nspname = pg_catalog.current_schema() then -1::bigint else N.
 ;;
 
 -- client: datagrip (JetBrains' generic metadata: usage privileges, as listed in ydb issue 1737)
+-- from: JetBrains DataGrip (closed source): the query as quoted in the public issue named
 select distinct PRIVILEGE_TYPE as PRIVILEGE_NAME from INFORMATION_SCHEMA.USAGE_PRIVILEGES order by PRIVILEGE_TYPE asc
 ;;
 
 -- client: datagrip (JetBrains' generic metadata: character sets)
+-- from: JetBrains DataGrip (closed source): the query as quoted in the public issue named
 -- compare
 select CHARACTER_SET_NAME as CHARSET_NAME, CHARACTER_SET_NAME as DISPLAY_NAME, 'N' as IS_DEPRECATED, -1 as MAX_LENGTH from INFORMATION_SCHEMA.CHARACTER_SETS order by CHARACTER_SET_NAME asc
 ;;
 
 -- client: datagrip (JetBrains' generic metadata: routines with their parameters)
+-- from: JetBrains DataGrip (closed source): the query as quoted in the public issue named
 -- compare
 select r.routine_name, r.data_type, p.ordinal_position, p.data_type as parameter_type
 from information_schema.routines r join information_schema.parameters p using (specific_catalog, specific_schema, specific_name)
