@@ -58,7 +58,7 @@ func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, or
 		return e.commitAltered(o, nu, nil)
 	}
 	rebuild := e.enumRebuilds(tables, users)
-	if err := e.checkEnumRebuild(o, rebuild); err != nil {
+	if err := e.checkEnumRebuild(o, tables, rebuild); err != nil {
 		return err
 	}
 	rl := relabeler{cat: e.cat, held: held, oid: typeOID(o), order: order, to: to}
@@ -208,13 +208,15 @@ func (e *Engine) enumRebuilds(tables, users []*Object) []*Object {
 	return out
 }
 
-// checkEnumRebuild refuses (0A000) a rebuild that a sink reading one of
-// the views would not follow, and (55006) one of a view being created.
-func (e *Engine) checkEnumRebuild(o *Object, views []*Object) error {
-	if s := e.sinksReading(views); len(s) > 0 {
-		return repr.Unsupported("ALTER TYPE ... RENAME VALUE of type %s, which sink %s reads through a materialized view", o.Name, s[0].def.Name)
+// checkEnumRebuild refuses (0A000) a rewrite that a sink reading one of
+// the tables or views would not follow (it has sent the old labels), and
+// (55006) one of a relation a view being created reads.
+func (e *Engine) checkEnumRebuild(o *Object, tables, views []*Object) error {
+	all := slices.Concat(tables, views)
+	if s := e.sinksReading(all); len(s) > 0 {
+		return repr.Unsupported("ALTER TYPE ... RENAME VALUE of type %s, whose values sink %s has sent", o.Name, s[0].def.Name)
 	}
-	return e.checkNotBackfilling(views...)
+	return e.checkNotBackfilling(all...)
 }
 
 // rebuildIndexedView rebuilds materialized view v (rebuildView) and the
