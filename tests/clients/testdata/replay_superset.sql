@@ -92,3 +92,24 @@ WHERE
     pgd.objsubid = 0 AND
     pgd.objoid = 'public.customers'::regclass
 ;;
+
+-- client: superset (has_table of a schema-qualified dataset, before creating or syncing it)
+-- from: sqlalchemy/sqlalchemy lib/sqlalchemy/dialects/postgresql/base.py (PGDialect.has_table with a schema, 1.4), called by apache/superset superset/models/core.py (Database.has_table)
+-- compare
+select relname from pg_class c join pg_namespace n on n.oid=c.relnamespace where n.nspname='public' and relname='customers'
+;;
+
+-- client: superset (a virtual dataset's columns: its SQL wrapped and run for one row)
+-- from: apache/superset superset/connectors/sqla/utils.py (get_virtual_table_metadata, as SQLAlchemy compiles the wrapper)
+-- compare: columns
+SELECT * 
+FROM (SELECT c.name, sum(o.amount) AS spent FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.name) AS virtual_table 
+ LIMIT 1
+;;
+
+-- client: superset (SQL Lab: the user's query under the row limit it adds)
+-- from: apache/superset superset/db_engine_specs/base.py (BaseEngineSpec.apply_limit_to_sql, LimitMethod.FORCE_LIMIT)
+-- compare
+SELECT placed, amount FROM orders WHERE tags IS NOT NULL ORDER BY placed
+LIMIT 1001
+;;
