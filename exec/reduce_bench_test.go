@@ -93,3 +93,42 @@ func reduceStateInput(groups, perGroup int) ([]repr.Update, [][]repr.Update) {
 	}
 	return load, batches
 }
+
+// BenchmarkReduceNumericKey measures what a numeric GROUP BY column costs
+// a Reduce: optimizer/lower (reps.go) gives such a key column min(column)
+// as its output, so that a group shows a value it holds when equal values
+// print apart (2 and 2.00). The input is BenchmarkReduceState's, with the
+// numeric column a function of the group (as o_totalprice is of TPC-H
+// Q18's order): "key" groups by (#0, #2) with sum(#1), "key_min" adds the
+// min(#2) lower adds; the difference is the min's multiset.
+func BenchmarkReduceNumericKey(b *testing.B) {
+	const groups, rowsPerGroup = 100_000, 2
+	for _, c := range []struct{ name, aggs string }{{"key", "sum(#1)"}, {"key_min", "sum(#1), min(#2)"}} {
+		b.Run(c.name, func(b *testing.B) {
+			load, batches := reduceStateInput(groups, rowsPerGroup)
+			for _, us := range append([][]repr.Update{load}, batches...) {
+				for i, u := range us {
+					g := u.Row[0].Int()
+					us[i].Row = repr.Row{u.Row[0], u.Row[1], repr.NewNumeric(apd.New(g*100+99, -2))}
+				}
+			}
+			var w discardBatch
+			ctx := &expr.Ctx{}
+			before := liveHeap()
+			d := mustBuild(b, fmt.Sprintf(`%%0 = Source coll=1 :: int4, int4, numeric
+%%1 = Reduce key=[#0, #2] aggs=[%s] <- %%0`, c.aggs))
+			for i := 0; i < len(load); i += 1000 {
+				w.buf = w.buf[:0]
+				in := map[repr.CollectionID][]repr.Update{1: load[i:min(i+1000, len(load))]}
+				if _, err := d.Step(ctx, 0, in, &w); err != nil {
+					b.Fatal(err)
+				}
+				d.Commit()
+			}
+			perGroup := float64(liveHeap()-before) / groups
+			loopBatches(b, d, batches, "updates/s")
+			b.ReportMetric(perGroup, "B/group")
+			runtime.KeepAlive(d)
+		})
+	}
+}

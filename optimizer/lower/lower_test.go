@@ -14,7 +14,8 @@ import (
 )
 
 // catalog is a fixed test catalog: t(a int, b text, c float8) id 1,
-// u(a int, d text, e numeric) id 2, w(x bigint, y int) id 3.
+// u(a int, d text, e numeric) id 2, w(x bigint, y int) id 3,
+// m(k int, p numeric(15,2), q numeric) id 4.
 type catalog map[string]*planner.Relation
 
 func (c catalog) Relation(schema, name string) (*planner.Relation, error) {
@@ -30,6 +31,8 @@ func testCatalog() catalog {
 		"t": {ID: 1, Name: "t", Columns: []planner.Column{col("a", repr.Int4), col("b", repr.Text), col("c", repr.Float8)}},
 		"u": {ID: 2, Name: "u", Columns: []planner.Column{col("a", repr.Int4), col("d", repr.Text), col("e", repr.Numeric)}},
 		"w": {ID: 3, Name: "w", Columns: []planner.Column{col("x", repr.Int8), col("y", repr.Int4)}},
+		"m": {ID: 4, Name: "m", Columns: []planner.Column{col("k", repr.Int4),
+			col("p", repr.T{Family: repr.FamNumeric, Precision: 15, Scale: 2}), col("q", repr.Numeric)}},
 	}
 }
 
