@@ -426,11 +426,16 @@ func (dp *deltaPlanner) path(t *deltaTree, i int) ([]deltaLookup, bool) {
 }
 
 // deltaRank orders candidate lookups: unique keys first (no fan-out),
-// then lookups that need no new arrangement (a shared one, or one an
-// earlier lookup of the tree made), then inputs read through a filter,
-// then smaller inputs (with sizes unknown, an input some other input
-// joins by its whole primary key, a dimension, before one none does),
-// then earlier ones.
+// and among those inputs read through a filter first (at most one match
+// that may be none: such a lookup can only drop the path's rows, so each
+// later lookup runs for fewer; TPC-H Q18 looks its HAVING-filtered order
+// keys up before the order and customer of every new lineitem, a
+// lookup that finds nothing for nearly all of them); then lookups that
+// need no new arrangement (a shared one, or one an earlier lookup of
+// the tree made), then inputs read through a filter, then smaller
+// inputs (with sizes unknown, an input some other input joins by its
+// whole primary key, a dimension, before one none does), then earlier
+// ones.
 type deltaRank struct {
 	unique, noNew, filtered, dim bool
 	size                         float64
@@ -439,7 +444,13 @@ type deltaRank struct {
 
 // better reports whether a ranks before b.
 func (a deltaRank) better(b deltaRank) bool {
-	for _, f := range [][2]bool{{a.unique, b.unique}, {a.noNew, b.noNew}, {a.filtered, b.filtered}} {
+	if a.unique != b.unique {
+		return a.unique
+	}
+	if a.unique && a.filtered != b.filtered {
+		return a.filtered
+	}
+	for _, f := range [][2]bool{{a.noNew, b.noNew}, {a.filtered, b.filtered}} {
 		if f[0] != f[1] {
 			return f[0]
 		}
@@ -481,7 +492,7 @@ func (dp *deltaPlanner) lookup(t *deltaTree, j, off int, from, cols []int) (delt
 		}
 		order := permute(sub, perm)
 		c.l = dataflow.DeltaLookup{Input: j, From: permute(from, order), Cols: permute(cols, order), Shared: ix}
-		rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, permute(local, order))
+		rank.unique = dp.unique(in, permute(local, order))
 		rank.noNew = true
 		return c, rank
 	}
@@ -499,14 +510,45 @@ func (dp *deltaPlanner) lookup(t *deltaTree, j, off int, from, cols []int) (delt
 		if !slices.Contains(order, -1) {
 			c.l = dataflow.DeltaLookup{Input: j, From: permute(from, order), Cols: permute(cols, order)}
 			c.auto = dp.autoFor(in, permute(local, order))
-			rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, made)
+			rank.unique = dp.unique(in, made)
 			return c, rank
 		}
 	}
 	rank.noNew = false
-	rank.unique = dp.e.uniqueKey(dp.cat, dp.plan, in, local)
+	rank.unique = dp.unique(in, local)
 	c.auto = dp.autoFor(in, local)
 	return c, rank
+}
+
+// unique reports whether input node in has at most one row per value of
+// its columns cols: they hold a stored relation's primary key
+// (Engine.uniqueKey), or every key column of a Reduce that in is or that
+// an MFP in reads (a group's row is the only one with its key; a filter
+// keeps or drops it whole).
+func (dp *deltaPlanner) unique(in int, cols []int) bool {
+	if dp.e.uniqueKey(dp.cat, dp.plan, in, cols) {
+		return true
+	}
+	n := dp.plan.Nodes[in]
+	out := slices.Clone(cols)
+	if m, ok := n.Op.(dataflow.MFP); ok {
+		n = dp.plan.Nodes[n.Inputs[0]]
+		for k, c := range cols {
+			if out[k] = m.Project[c]; out[k] >= len(n.Types) {
+				out[k] = -1 // a computed column
+			}
+		}
+	}
+	r, ok := n.Op.(dataflow.Reduce)
+	if !ok {
+		return false
+	}
+	for k := range r.Key {
+		if !slices.Contains(out, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // autoFor returns the automatic index that serves a lookup of input node
