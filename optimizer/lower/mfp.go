@@ -61,9 +61,13 @@ func (l *lowerer) emit(m *mfp) int {
 }
 
 // lowerMFP fuses the maximal chain of Map, Filter and Project rooted at rel
-// that no other consumer reads part of. A Map above a Filter fuses when
-// the filter runs first (see filtersFirst), keeping `SELECT 1/a ... WHERE
-// a <> 0` safe.
+// that no other consumer reads part of, and a shared Project right over a
+// Get (each consumer copies the projection, which costs nothing, so that
+// its MFP reads the collection directly: a delta join then looks such an
+// input up in the collection's shared arrangement, as TPC-H Q07's two
+// nations, filtered apart, need). A Map above a Filter fuses when the
+// filter runs first (see filtersFirst), keeping `SELECT 1/a ... WHERE a
+// <> 0` safe.
 func (l *lowerer) lowerMFP(rel ir.Rel) (int, error) {
 	var chain []ir.Rel
 	for {
@@ -71,7 +75,7 @@ func (l *lowerer) lowerMFP(rel ir.Rel) (int, error) {
 		case *ir.Map, *ir.Filter, *ir.Project:
 			chain = append(chain, rel)
 			rel = rel.Children()[0]
-			if !l.dag.shared(rel) {
+			if !l.dag.shared(rel) || projectOfGet(rel) {
 				continue
 			}
 		}
@@ -141,4 +145,14 @@ func allInfallible(es []expr.Expr) bool {
 		}
 	}
 	return true
+}
+
+// projectOfGet reports whether rel is a Project whose input is a Get.
+func projectOfGet(rel ir.Rel) bool {
+	p, ok := rel.(*ir.Project)
+	if !ok {
+		return false
+	}
+	_, ok = p.Input.(*ir.Get)
+	return ok
 }
