@@ -15,6 +15,11 @@ var Pushdown = Phase{Name: "pushdown", Rules: append(pushdownRules, simplifyRule
 // read through.
 var Prune = Phase{Name: "prune", Rules: append(pruneRules, simplifyRules...)}
 
+// OrRestrict derives from each disjunction over several join inputs the
+// restriction it implies for each input alone (DeriveOrRestrictions); it
+// runs once, before Pushdown moves those restrictions into the inputs.
+var OrRestrict = Phase{Name: "orrestrict", Pass: &DeriveOrRestrictions}
+
 // JoinOrder orders every cluster of inner joins (ReorderJoins); it runs
 // after Pushdown has moved the predicates into the clusters.
 var JoinOrder = Phase{Name: "joinorder", Pass: &ReorderJoins}
@@ -25,10 +30,10 @@ var JoinOrder = Phase{Name: "joinorder", Pass: &ReorderJoins}
 var OrJoins = Phase{Name: "orjoins", Rules: []Rule{SplitOrJoin}}
 
 // Default is the pipeline optimizer.Optimize runs.
-var Default = []Phase{Simplify, Pushdown, JoinOrder, OrJoins, Prune, PruneColumns, Prune}
+var Default = []Phase{Simplify, OrRestrict, Pushdown, JoinOrder, OrJoins, Prune, PruneColumns, Prune}
 
 // Phases lists the named phases, for tests that select phases by name.
-var Phases = []Phase{Simplify, Pushdown, JoinOrder, OrJoins, Prune, PruneColumns}
+var Phases = []Phase{Simplify, OrRestrict, Pushdown, JoinOrder, OrJoins, Prune, PruneColumns}
 
 var simplifyRules = []Rule{
 	FoldValues,
