@@ -429,16 +429,15 @@ func applyOutputTo(c *storage.Collection, out []repr.Update, b *storage.Batch, d
 func applyKeyed(c *storage.Collection, out []repr.Update, b *storage.Batch, deferred bool) error {
 	var rest []repr.Update
 	for i := 0; i < len(out); i++ {
-		if u := out[i]; i+1 < len(out) && u.Diff == -1 && out[i+1].Diff == 1 && c.SameKey(u.Row, out[i+1].Row) {
-			replace := c.Replace
-			if deferred {
-				replace = c.ReplaceDeferred
-			}
-			if err := replace(u.Row, out[i+1].Row, b); err != nil {
+		if u := out[i]; i+1 < len(out) && u.Diff == -1 && out[i+1].Diff == 1 {
+			ok, err := c.ReplacePair(u.Row, out[i+1].Row, b, deferred)
+			if err != nil {
 				return err
 			}
-			i++
-			continue
+			if ok {
+				i++
+				continue
+			}
 		}
 		rest = append(rest, out[i])
 	}

@@ -22,7 +22,7 @@ import "github.com/eddydb/eddy/repr"
 // batch b is committed with (or one committed after it), before anything
 // reads c's keys from the store.
 func (c *Collection) ReplaceDeferred(old, nu repr.Row, b *Batch) error {
-	if c.sp != nil || len(c.indexes) > 0 || c.keyCols == nil {
+	if !c.defersWrites() {
 		return c.Replace(old, nu, b)
 	}
 	if err := c.Replace(old, nu, nil); err != nil {
@@ -30,6 +30,12 @@ func (c *Collection) ReplaceDeferred(old, nu repr.Row, b *Batch) error {
 	}
 	c.markDirty(c.kvBuf[:c.klen])
 	return nil
+}
+
+// defersWrites reports whether ReplaceDeferred leaves its writes to
+// FlushDirty: c is keyed, in memory and has no indexes.
+func (c *Collection) defersWrites() bool {
+	return c.sp == nil && len(c.indexes) == 0 && c.keyCols != nil
 }
 
 // markDirty adds key to c's dirty keys, once.

@@ -39,6 +39,20 @@ func TestReplaceDeferred(t *testing.T) {
 				err = c.Replace(old, nu, b)
 				delete(trial, formatRow(old))
 				trial[formatRow(nu)] = 1
+			case rng.IntN(3) == 0:
+				// ReplacePair, deferred or not; a pair of different
+				// keys is refused and changes nothing.
+				other := repr.Row{repr.NewInt(k + 8), nu[1]}
+				if ok, perr := c.ReplacePair(old, other, b, rng.IntN(2) == 0); ok || perr != nil {
+					t.Fatalf("span %d: ReplacePair of different keys: %v %v", span, ok, perr)
+				}
+				var ok bool
+				ok, err = c.ReplacePair(old, nu, b, rng.IntN(3) > 0)
+				if !ok && err == nil {
+					t.Fatalf("span %d: ReplacePair refused a pair of one key", span)
+				}
+				delete(trial, formatRow(old))
+				trial[formatRow(nu)] = 1
 			default:
 				err = c.ReplaceDeferred(old, nu, b)
 				delete(trial, formatRow(old))

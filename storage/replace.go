@@ -22,6 +22,34 @@ func (c *Collection) Replace(old, nu repr.Row, b *Batch) error {
 	if !c.SameKey(old, nu) { // leaves old's key in kvBuf
 		return fmt.Errorf("storage: collection %d: %w (replacement changes the key)", c.id, ErrRowMismatch)
 	}
+	return c.replaceKeyed(old, nu, b)
+}
+
+// ReplacePair is Replace of old by nu (ReplaceDeferred when deferred) if
+// both have the same key in c; if not, it reports false and changes
+// nothing. Each row's key is encoded once: a caller that checked SameKey
+// and then called Replace encoded both keys twice (a view keyed by its
+// group key takes one pair per touched group per commit).
+func (c *Collection) ReplacePair(old, nu repr.Row, b *Batch, deferred bool) (bool, error) {
+	if c.keyCols == nil {
+		return false, nil
+	}
+	if !c.SameKey(old, nu) {
+		return false, nil
+	}
+	if !deferred || !c.defersWrites() {
+		return true, c.replaceKeyed(old, nu, b)
+	}
+	if err := c.replaceKeyed(old, nu, nil); err != nil {
+		return true, err
+	}
+	c.markDirty(c.kvBuf[:c.klen])
+	return true, nil
+}
+
+// replaceKeyed is Replace once old's key is in c.kvBuf and nu's key is
+// known to equal it.
+func (c *Collection) replaceKeyed(old, nu repr.Row, b *Batch) error {
 	c.klen = len(c.kvBuf)
 	if c.sp != nil {
 		return c.replaceTwice(old, nu, b)
