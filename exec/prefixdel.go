@@ -30,6 +30,10 @@ func (l *stateLog) delRange(start, end []byte) {
 	if l.off {
 		return
 	}
+	if l.direct != nil {
+		l.direct.(PrefixDeleter).DeleteRange(start, end)
+		return
+	}
 	k0 := len(l.buf)
 	l.buf = append(l.buf, start...)
 	k1 := len(l.buf)
@@ -41,6 +45,10 @@ func (l *stateLog) delRange(start, end []byte) {
 // valid when l.ranges.
 func (l *stateLog) delPrefix(prefix []byte) {
 	if l.off {
+		return
+	}
+	if l.direct != nil {
+		l.direct.(PrefixDeleter).DeletePrefix(prefix)
 		return
 	}
 	k0 := len(l.buf)

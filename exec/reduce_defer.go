@@ -51,6 +51,8 @@ func (d *Dataflow) FlushState(w StateWriter) error {
 	d.log.reset()
 	d.log.off = w == nil
 	_, d.log.ranges = w.(PrefixDeleter)
+	d.log.direct = w // no op fails part way: nothing to buffer
+	defer func() { d.log.direct = nil }()
 	s := stepCtx{log: &d.log}
 	for i, op := range d.ops {
 		s.prefix = nodePrefix(s.prefix[:0], i)
@@ -65,10 +67,6 @@ func (d *Dataflow) FlushState(w StateWriter) error {
 			}
 		}
 	}
-	if w != nil {
-		d.log.flush(w)
-	}
-	d.log.reset()
 	return nil
 }
 

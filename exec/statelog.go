@@ -16,6 +16,13 @@ type stateLog struct {
 	// ranges is set when the Step's StateWriter is a PrefixDeleter
 	// (prefixdel.go): delPrefix may then be used.
 	ranges bool
+	// direct, when set, takes every change at once instead of the
+	// buffer: FlushState cannot fail part way, so its changes need no
+	// buffering, and buffering them cost a checkpoint's worth of state
+	// writes (all multiset runs and group records) copied into a buffer
+	// that the next, smaller Step then dropped (reuse) and the next
+	// checkpoint grew again by doubling.
+	direct StateWriter
 }
 
 // logOp is one Set (v >= 0), Delete (v == -1) or DeletePrefix (v ==
@@ -45,6 +52,10 @@ func (l *stateLog) set(key, value []byte) {
 	if l.off {
 		return
 	}
+	if l.direct != nil {
+		l.direct.Set(key, value)
+		return
+	}
 	k0 := len(l.buf)
 	l.buf = append(l.buf, key...)
 	k1 := len(l.buf)
@@ -55,6 +66,10 @@ func (l *stateLog) set(key, value []byte) {
 // del logs the deletion of key.
 func (l *stateLog) del(key []byte) {
 	if l.off {
+		return
+	}
+	if l.direct != nil {
+		l.direct.Delete(key)
 		return
 	}
 	k0 := len(l.buf)
