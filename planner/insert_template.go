@@ -28,6 +28,10 @@ type InsertTemplate struct {
 	width int
 	slots []paramSlot
 	loc   *time.Location
+	// bare: the rows are the parameters in order, $1 at flat[0], $2 at
+	// flat[1] and so on, with no literal or default among them (a
+	// driver's batched INSERT ... VALUES ($1, $2), ($3, $4), ...).
+	bare bool
 }
 
 // paramSlot is one VALUES entry that is parameter param, of type from,
@@ -38,10 +42,17 @@ type paramSlot struct {
 	from, to repr.T
 }
 
-// Rows returns the INSERT's rows for params, freshly allocated (the
-// caller may keep them); ok is false when a value does not convert to
-// its column as constRows converts it.
+// Rows returns the INSERT's rows for params (the caller may keep them but
+// must not change them); ok is false when a value does not convert to
+// its column as constRows converts it. The rows are freshly allocated,
+// unless the template is bare and every value is its column's already
+// (assignment changes none): then they are params itself, sliced into
+// rows, and the parameters are converted once, not copied again (a
+// 1,000-row INSERT's bound values are 144 KiB).
 func (t *InsertTemplate) Rows(params []repr.Datum) (rows []repr.Row, ok bool) {
+	if t.bare && len(params) == len(t.flat) && t.unchanged(params) {
+		return t.slice(params), true
+	}
 	flat := make([]repr.Datum, len(t.flat))
 	copy(flat, t.flat)
 	for _, s := range t.slots {
@@ -56,12 +67,32 @@ func (t *InsertTemplate) Rows(params []repr.Datum) (rows []repr.Row, ok bool) {
 			return nil, false
 		}
 	}
-	n := len(flat) / t.width
-	rows = make([]repr.Row, n)
+	return t.slice(flat), true
+}
+
+// slice cuts flat into rows of the template's width.
+func (t *InsertTemplate) slice(flat []repr.Datum) []repr.Row {
+	rows := make([]repr.Row, len(flat)/t.width)
 	for r := range rows {
 		rows[r] = flat[r*t.width : (r+1)*t.width : (r+1)*t.width]
 	}
-	return rows, true
+	return rows
+}
+
+// unchanged reports whether every parameter of a bare template converts
+// to its column as itself (false also when one does not convert: the
+// copying path then reports it).
+func (t *InsertTemplate) unchanged(params []repr.Datum) bool {
+	for _, s := range t.slots {
+		d := params[s.param]
+		if s.from.Family == repr.FamUnknown && !d.IsNull() {
+			return false
+		}
+		if v, ok := expr.FoldAssign(d, s.from, s.to, t.loc); !ok || v != d {
+			return false
+		}
+	}
+	return true
 }
 
 // noteSlot records that entry i of a VALUES row at flat offset at is
@@ -83,5 +114,9 @@ func (b *builder) insertTemplate(rows []repr.Row, width int) *InsertTemplate {
 		flat = append(flat, r...)
 	}
 	loc := (&expr.Ctx{TimeZone: b.opts.TimeZone}).Location()
-	return &InsertTemplate{flat: flat, width: width, slots: b.slots, loc: loc}
+	bare := len(b.slots) == len(flat)
+	for _, s := range b.slots {
+		bare = bare && s.at == s.param
+	}
+	return &InsertTemplate{flat: flat, width: width, slots: b.slots, loc: loc, bare: bare}
 }

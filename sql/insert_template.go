@@ -18,6 +18,10 @@ import (
 // print whether an execution was).
 var insertRebinds atomic.Int64
 
+// insertShared counts the rebound executions whose rows are the bound
+// values themselves (planner.InsertTemplate.Rows; tests print it).
+var insertShared atomic.Int64
+
 // insertPlan is a statement's kept INSERT plan and what it was planned
 // under.
 type insertPlan struct {
@@ -46,6 +50,9 @@ func (st *Statement) rebindInsert(params []repr.Datum) *dmlPlan {
 	d := *k.d
 	d.ins = &ins
 	insertRebinds.Add(1)
+	if len(rows) > 0 && len(rows[0]) > 0 && len(params) > 0 && &rows[0][0] == &params[0] {
+		insertShared.Add(1)
+	}
 	return &d
 }
 

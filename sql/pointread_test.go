@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 //     twice: with point reads and with full snapshots. It fails the test if
 //     the two answers differ and prints the answer and whether the query
 //     used a point read.
-//   - `prepare name` prepares the input and keeps the statement as name.
+//   - `prepare name [types=(oid,...)]` prepares the input (with the
+//     parameter types a driver declares) and keeps the statement as name.
 //   - `execute name [params=(...)]` binds and executes a kept statement
 //     (its plan may be cached: see plancache.go); an INSERT served by its
 //     kept plan with the rows rebuilt prints so (insert_template.go).
@@ -35,7 +37,19 @@ func (te *testEngine) readCmd(t *testing.T, d *datadriven.TestData) string {
 	case "prepare":
 		var name string
 		d.ScanArgs(t, "name", &name)
-		stmts, err := te.s.Prepare(context.Background(), d.Input, nil)
+		var oids []uint32 // types=(oid,...): the parameter types a driver declares
+		if d.HasArg("types") {
+			var ts []string
+			d.ScanArgs(t, "types", &ts)
+			for _, x := range ts {
+				oid, err := strconv.ParseUint(x, 10, 32)
+				if err != nil {
+					t.Fatalf("types: %v", err)
+				}
+				oids = append(oids, uint32(oid))
+			}
+		}
+		stmts, err := te.s.Prepare(context.Background(), d.Input, oids)
 		if err != nil {
 			return errText(err)
 		}
@@ -51,13 +65,16 @@ func (te *testEngine) readCmd(t *testing.T, d *datadriven.TestData) string {
 		if st == nil {
 			t.Fatalf("no prepared statement %s", name)
 		}
-		before := insertRebinds.Load()
+		before, shared := insertRebinds.Load(), insertShared.Load()
 		out, err := te.execParams(st, params(d))
 		if err != nil {
 			out += errText(err)
 		}
 		if insertRebinds.Load() > before {
 			out += "(insert plan kept)\n"
+		}
+		if insertShared.Load() > shared {
+			out += "(bound values used as the rows)\n"
 		}
 		return out
 	}
