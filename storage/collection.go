@@ -54,8 +54,10 @@ type Collection struct {
 	// holds only the changes since the last checkpoint.
 	sp *spillState
 
-	// dirty holds the keys whose writes FlushDirty owes (dirty.go).
-	dirty map[string]struct{}
+	// dirty and dirtyLong hold the keys whose writes FlushDirty owes
+	// (dirty.go), the short ones inline.
+	dirty     map[dirtyKey]struct{}
+	dirtyLong map[string]struct{}
 }
 
 // entry is one distinct key. Entries are values in the tree (one pointer

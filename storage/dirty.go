@@ -38,28 +38,55 @@ func (c *Collection) defersWrites() bool {
 	return c.sp == nil && len(c.indexes) == 0 && c.keyCols != nil
 }
 
+// dirtyKey is a key of up to len(dirtyKey)-1 bytes held inline as a map
+// key: the bytes, zero-padded, then the length. A view replaces every
+// touched group's key at every commit and marks it dirty each time, almost
+// always finding it dirty already: a string key made each lookup compare
+// against key bytes held apart from the map (a cache miss per group per
+// commit); an inline key compares within the map's slot.
+type dirtyKey [24]byte
+
 // markDirty adds key to c's dirty keys, once.
 func (c *Collection) markDirty(key []byte) {
-	if c.dirty == nil {
-		c.dirty = make(map[string]struct{})
+	if len(key) < len(dirtyKey{}) {
+		if c.dirty == nil {
+			c.dirty = make(map[dirtyKey]struct{})
+		}
+		var k dirtyKey
+		copy(k[:], key)
+		k[len(k)-1] = byte(len(key))
+		c.dirty[k] = struct{}{}
+		return
 	}
-	if _, ok := c.dirty[string(key)]; !ok {
-		c.dirty[string(key)] = struct{}{}
+	if c.dirtyLong == nil {
+		c.dirtyLong = make(map[string]struct{})
+	}
+	if _, ok := c.dirtyLong[string(key)]; !ok {
+		c.dirtyLong[string(key)] = struct{}{}
 	}
 }
 
 // Dirty returns the number of keys whose writes FlushDirty owes.
-func (c *Collection) Dirty() int { return len(c.dirty) }
+func (c *Collection) Dirty() int { return len(c.dirty) + len(c.dirtyLong) }
 
 // FlushDirty writes every dirty key's current row (or its deletion) to b
 // and forgets them.
 func (c *Collection) FlushDirty(b *Batch) {
 	for k := range c.dirty {
-		e, ok := c.tree.Get(probe([]byte(k)))
-		if !ok {
-			e = probe([]byte(k)) // count 0: log deletes the key
-		}
-		c.log(b, e)
+		c.flushKey(b, k[:k[len(k)-1]])
+	}
+	for k := range c.dirtyLong {
+		c.flushKey(b, []byte(k))
 	}
 	clear(c.dirty)
+	clear(c.dirtyLong)
+}
+
+// flushKey writes key's current row (or its deletion) to b.
+func (c *Collection) flushKey(b *Batch, key []byte) {
+	e, ok := c.tree.Get(probe(key))
+	if !ok {
+		e = probe(key) // count 0: log deletes the key
+	}
+	c.log(b, e)
 }

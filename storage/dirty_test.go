@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -14,6 +15,20 @@ import (
 // checkpoint's). After every flush a collection loaded from the store
 // must equal memory; a collection owing writes must not spill.
 func TestReplaceDeferred(t *testing.T) {
+	// Short keys (an integer's) are held inline in the dirty set, long
+	// ones (a 40-byte text) as strings.
+	for _, long := range []bool{false, true} {
+		t.Run(fmt.Sprintf("long=%v", long), func(t *testing.T) { testReplaceDeferred(t, long) })
+	}
+}
+
+func testReplaceDeferred(t *testing.T, long bool) {
+	key := func(k int64) repr.Datum {
+		if long {
+			return repr.NewText(fmt.Sprintf("%040d", k))
+		}
+		return repr.NewInt(k)
+	}
 	rng := rand.New(rand.NewPCG(testSeed(t), 2))
 	db := openTest(t, t.TempDir())
 	defer func() { _ = db.Close() }()
@@ -25,8 +40,8 @@ func TestReplaceDeferred(t *testing.T) {
 		trial := cloneModel(model)
 		for i := rng.IntN(12); i > 0; i-- {
 			k := rng.Int64N(8)
-			old, _, found := c.Get(repr.AppendColsKey(nil, repr.Row{repr.NewInt(k)}, []int{0}))
-			nu := repr.Row{repr.NewInt(k), repr.NewInt(rng.Int64N(5))}
+			old, _, found := c.Get(repr.AppendColsKey(nil, repr.Row{key(k)}, []int{0}))
+			nu := repr.Row{key(k), repr.NewInt(rng.Int64N(5))}
 			var err error
 			switch {
 			case !found:
@@ -42,7 +57,7 @@ func TestReplaceDeferred(t *testing.T) {
 			case rng.IntN(3) == 0:
 				// ReplacePair, deferred or not; a pair of different
 				// keys is refused and changes nothing.
-				other := repr.Row{repr.NewInt(k + 8), nu[1]}
+				other := repr.Row{key(k + 8), nu[1]}
 				if ok, perr := c.ReplacePair(old, other, b, rng.IntN(2) == 0); ok || perr != nil {
 					t.Fatalf("span %d: ReplacePair of different keys: %v %v", span, ok, perr)
 				}
@@ -93,15 +108,15 @@ func TestReplaceDeferred(t *testing.T) {
 	}
 	b := db.NewBatch()
 	c.Begin()
-	old, _, _ := c.Get(repr.AppendColsKey(nil, repr.Row{repr.NewInt(99)}, []int{0}))
+	old, _, _ := c.Get(repr.AppendColsKey(nil, repr.Row{key(99)}, []int{0}))
 	if old == nil {
-		row := repr.Row{repr.NewInt(99), repr.NewInt(0)}
+		row := repr.Row{key(99), repr.NewInt(0)}
 		if err := c.Apply(row, 1, b); err != nil {
 			t.Fatal(err)
 		}
 		old = row
 	}
-	if err := c.ReplaceDeferred(old, repr.Row{repr.NewInt(99), repr.NewInt(7)}, b); err != nil {
+	if err := c.ReplaceDeferred(old, repr.Row{key(99), repr.NewInt(7)}, b); err != nil {
 		t.Fatal(err)
 	}
 	c.Commit()

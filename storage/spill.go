@@ -63,7 +63,7 @@ func (c *Collection) Spilled() bool { return c.sp != nil }
 // batch c logged to). It does nothing if c is spilled or recording, or
 // owes writes (FlushDirty).
 func (c *Collection) Spill(db *DB) {
-	if c.sp != nil || c.recording || len(c.dirty) > 0 {
+	if c.sp != nil || c.recording || c.Dirty() > 0 {
 		return
 	}
 	c.sp = &spillState{db: db, n: c.tree.Len(), filter: NewKeyFilter(2 * c.tree.Len())}
