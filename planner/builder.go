@@ -34,6 +34,10 @@ type builder struct {
 	// argSeq numbers the markers of arguments bound as values
 	// (sqlfunc_value.go).
 	argSeq int
+	// fnItems plans the LATERAL derived table a FROM call of a SQL
+	// function stands for (sqlfunc_bind.go), in place of lateral's
+	// correlate.
+	fnItems map[*pg_query.RangeSubselect]func(*ectx) (*planned, []int, error)
 	// rankLimits holds, for a derived table whose row_number() the
 	// enclosing query bounds, the TopK it plans as (see rownumber.go).
 	rankLimits map[*pg_query.SelectStmt]rankLimit

@@ -51,6 +51,18 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 			rel, sc.cols = r, append(sc.cols[:len(lcols):len(lcols)], cols[len(lcols):]...)
 			continue
 		}
+		if rf := item.GetRangeFunction(); rf != nil && b.callsSQLFunction(rf) {
+			lcols := sc.cols
+			r, cols, err := b.sqlFunctionFrom(rf, ir.JoinCross, rel, lcols, parent, nil)
+			if err == nil {
+				err = checkDuplicateAliases(sc.cols, cols[len(lcols):])
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			rel, sc.cols = r, append(sc.cols[:len(lcols):len(lcols)], cols[len(lcols):]...)
+			continue
+		}
 		if rf := item.GetRangeFunction(); rf != nil && isTableFunc(rf) && !b.callsSQLFunction(rf) {
 			r, cols, err := b.tableFuncItem(rf, rel, sc.cols, parent, ir.JoinCross, nil)
 			if err != nil {
@@ -253,8 +265,8 @@ func (b *builder) fromItem(n *pg_query.Node, parent *scope) (ir.Rel, []scopeCol,
 		})
 		return rel, cols, err
 	case n.GetRangeFunction() != nil && isTableFunc(n.GetRangeFunction()):
-		if rel, cols, ok, err := b.sqlFunctionItem(n.GetRangeFunction(), parent); ok {
-			return rel, cols, err
+		if b.callsSQLFunction(n.GetRangeFunction()) {
+			return b.sqlFunctionFrom(n.GetRangeFunction(), ir.JoinCross, nil, nil, parent, nil)
 		}
 		var rel ir.Rel
 		var cols []scopeCol
@@ -420,6 +432,16 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 			kind = ir.JoinCross
 		}
 		rel, cols, err := b.lateral(rs, kind, left, lcols, parent, j)
+		if err == nil {
+			err = aliasJoin(j, cols)
+		}
+		return rel, cols, err
+	}
+	if rf := j.Rarg.GetRangeFunction(); rf != nil && b.callsSQLFunction(rf) {
+		if j.Jointype == pg_query.JoinType_JOIN_INNER && j.Quals == nil {
+			kind = ir.JoinCross
+		}
+		rel, cols, err := b.sqlFunctionFrom(rf, kind, left, lcols, parent, j)
 		if err == nil {
 			err = aliasJoin(j, cols)
 		}

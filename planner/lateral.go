@@ -31,7 +31,14 @@ func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir
 	}
 	ec := &ectx{b: b, sc: &scope{cols: lcols, parent: parent}, rel: left, clause: "FROM"}
 	b.scopeOwner[ec.sc] = nil // an aggregate of its level would be in FROM (outerLevel)
-	p, keys, err := ec.correlate(sel, nil)
+	var p *planned
+	var keys []int
+	var err error
+	if plan, ok := b.fnItems[rs]; ok {
+		p, keys, err = plan(ec) // a SQL function's call (sqlfunc_bind.go)
+	} else {
+		p, keys, err = ec.correlate(sel, nil)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,16 +68,21 @@ func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir
 	rcols = append(rcols, extra...)
 	k, nl := len(keys), ir.Arity(ec.rel)
 	conds := b.nullSafeKeys(ec.rel, res, keys, identityCols(k))
-	// The joined row is left, the k key columns, then the subquery's.
-	proj := identityCols(nl)
+	// The joined row is left (with the columns a SQL function's call
+	// appended to it, sqlfunc_bind.go), the k key columns, then the
+	// subquery's.
+	proj := identityCols(ir.Arity(left))
 	for i := range rcols {
 		proj = append(proj, nl+k+i)
 	}
 	cols := append(append([]scopeCol(nil), lcols...), rcols...)
 	wide := make([]scopeCol, 0, nl+k+len(rcols))
-	wide = append(append(wide, lcols...), make([]scopeCol, k)...)
+	wide = append(append(wide, lcols...), make([]scopeCol, nl-len(lcols)+k)...)
 	wide = append(wide, rcols...)
-	rts := res.ColTypes()
+	rts, lts := res.ColTypes(), ec.rel.ColTypes()
+	for i := len(lcols); i < nl; i++ {
+		wide[i] = scopeCol{hidden: true, typ: lts[i]}
+	}
 	for i := nl; i < nl+k; i++ {
 		wide[i] = scopeCol{hidden: true, typ: rts[i-nl]}
 	}

@@ -80,7 +80,7 @@ func (b *builder) plInlined(fn *SQLFunction) (*SQLFunction, error) {
 // plViewCall plans a call of fn, a PL/pgSQL function, in a materialized
 // view: its translation inlined as a SQL function's body. A construct
 // of the body a view refuses (a volatile call) is refused naming fn.
-func (c *ectx) plViewCall(fn *SQLFunction, fc *pg_query.FuncCall, defs []*pg_query.Node) (expr.Expr, error) {
+func (c *ectx) plViewCall(fn *SQLFunction, fc *pg_query.FuncCall, args []expr.Expr, defs []*pg_query.Node) (expr.Expr, error) {
 	if fn.RetSet {
 		return nil, repr.Unsupported("set-returning PL/pgSQL function %s outside FROM", fn.Name).WithPosition(fc.Location + 1)
 	}
@@ -88,12 +88,7 @@ func (c *ectx) plViewCall(fn *SQLFunction, fc *pg_query.FuncCall, defs []*pg_que
 	if err != nil {
 		return nil, withPos(err, fc.Location)
 	}
-	node, err := c.b.inlineScalar(inl, fc.Args, defs, fc.Location)
-	if err != nil {
-		return nil, err
-	}
-	defer c.b.leaveFunction(inl)
-	e, err := c.expr(node)
+	e, err := c.inlineCall(inl, args, defs, fc.Location)
 	var re *repr.Error
 	if errors.As(err, &re) && re.Code == repr.CodeFeatureNotSupported && !strings.Contains(re.Message, "PL/pgSQL function "+fn.Name+"()") {
 		return nil, plRefuse(fn, re.Message)

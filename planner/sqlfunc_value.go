@@ -10,55 +10,16 @@ import (
 	"github.com/eddydb/eddy/repr"
 )
 
-// A SQL function whose body is one expression calling no other SQL
-// function is inlined with its arguments bound as values: the arguments
-// are planned at the call site, and each parameter reference of the body
-// becomes a marker column (a name no SQL text can write) that reads its
-// argument's planned expression (ectx.args). So an argument may be any
-// expression, a call of the same function included (f(f(x))), and the
-// body cannot capture its column names. Query bodies, and bodies calling
-// SQL functions (whose own inlining could move a marker into a
-// subquery), are substituted as syntax (sqlfunc.go).
+// A SQL function whose body is one expression is inlined with its
+// arguments bound as values: the arguments are planned at the call site
+// (sqlfunc_bind.go's paramValues), and each parameter reference of the
+// body becomes a marker column (a name no SQL text can write) that reads
+// its argument's planned expression (ectx.args). So an argument may be
+// any expression, a call of the same function included (f(f(x))), and
+// the body cannot capture its column names.
 
 // argMarker is the column name prefix of a bound argument's marker.
 const argMarker = "\x00eddy_arg_"
-
-// inlineByValue plans a call of fn over args (then defs, the defaults of
-// the parameters not written) with the arguments bound as values; ok
-// false when fn's body is not such an expression.
-func (c *ectx) inlineByValue(fn *SQLFunction, args []expr.Expr, defs []*pg_query.Node) (expr.Expr, bool, error) {
-	if fn.Body == nil || bodyExpr(fn.Body.GetSelectStmt()) == nil {
-		return nil, false, nil
-	}
-	body := bodyExpr(proto.Clone(fn.Body).(*pg_query.Node).GetSelectStmt())
-	if c.b.exprCallsFunction(body) {
-		return nil, false, nil
-	}
-	more, err := c.exprs(defs)
-	if err != nil {
-		return nil, true, err
-	}
-	all := append(append([]expr.Expr(nil), args...), more...)
-	if err := c.b.enterFunction(fn); err != nil {
-		return nil, true, err
-	}
-	defer c.b.leaveFunction(fn)
-	marks := c.bindArgs(all)
-	defer func() {
-		for _, m := range marks {
-			delete(c.args, m.GetColumnRef().Fields[0].GetString_().Sval)
-		}
-	}()
-	if err := replaceParams(fn, body, marks); err != nil {
-		return nil, true, err
-	}
-	val := castTo(body, fn.Ret)
-	if fn.Strict && len(all) > 0 {
-		val = strictGuard(val, marks)
-	}
-	e, err := c.expr(val)
-	return e, true, err
-}
 
 // bindArgs registers args under fresh marker names and returns the
 // marker column references.
@@ -98,17 +59,6 @@ func replaceParams(fn *SQLFunction, body *pg_query.Node, marks []*pg_query.Node)
 	return nil
 }
 
-// exprCallsFunction reports whether e calls a function of the catalog.
-func (b *builder) exprCallsFunction(e *pg_query.Node) bool {
-	found := false
-	walkMessages(e.ProtoReflect(), func(m proto.Message) {
-		if fc, ok := m.(*pg_query.FuncCall); ok && len(b.sqlFunctions(funcName(fc))) > 0 {
-			found = true
-		}
-	})
-	return found
-}
-
 // boundArg is the argument a marker column reference reads (ok false:
 // ref is no marker).
 func (c *ectx) boundArg(ref *pg_query.ColumnRef) (expr.Expr, bool) {
@@ -117,4 +67,40 @@ func (c *ectx) boundArg(ref *pg_query.ColumnRef) (expr.Expr, bool) {
 	}
 	e, ok := c.args[ref.Fields[0].GetString_().Sval]
 	return e, ok
+}
+
+// paramIndex returns which parameter n refers to, -1 for none, -2 for a
+// $n past the parameters: $n, a one-name column reference naming a
+// parameter, or fn.param (an expression body has no FROM whose columns
+// could win over a parameter's name).
+func paramIndex(fn *SQLFunction, n *pg_query.Node) int {
+	if p := n.GetParamRef(); p != nil {
+		if int(p.Number) > len(fn.Args) || p.Number < 1 {
+			return -2
+		}
+		return int(p.Number) - 1
+	}
+	ref := n.GetColumnRef()
+	if ref == nil {
+		return -1
+	}
+	var names []string
+	for _, f := range ref.Fields {
+		if f.GetString_() == nil {
+			return -1
+		}
+		names = append(names, f.GetString_().Sval)
+	}
+	if len(names) == 2 && names[0] == fn.Name {
+		names = names[1:]
+	}
+	if len(names) != 1 {
+		return -1
+	}
+	for i, a := range fn.ArgNames {
+		if a != "" && a == names[0] {
+			return i
+		}
+	}
+	return -1
 }
