@@ -59,6 +59,11 @@ type SQLFunction struct {
 	// Variadic marks the last parameter VARIADIC: a call may give the
 	// array's elements as arguments (sqlfunc_variadic.go).
 	Variadic bool
+	// Poly names, per parameter, its polymorphic pseudo-type ("" for
+	// none; nil when no parameter has one), and RetPoly the result's:
+	// each call instantiates them (sqlfunc_poly.go).
+	Poly    []string
+	RetPoly string
 }
 
 // FunctionCatalog is implemented by catalogs that define SQL functions:
@@ -151,6 +156,9 @@ func resolveSQLFunction(name string, fns []*SQLFunction, ts []repr.T) (*SQLFunct
 	var of []*SQLFunction
 	for _, f := range fns {
 		if len(f.Args) < len(ts) {
+			continue
+		}
+		if f = polyInstance(f, ts); f == nil {
 			continue
 		}
 		missing := f.Defaults[len(ts):]

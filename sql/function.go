@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -59,6 +60,12 @@ type FuncDef struct {
 	// Variadic marks the last input parameter VARIADIC (an array a call
 	// may give as a list of its elements; proargmodes v).
 	Variadic bool `json:",omitempty"`
+	// Poly names each input parameter's polymorphic pseudo-type
+	// (anyelement, ...; "" for none), nil when none has one; RetPoly is
+	// the result's. Their Args and Ret entries are text placeholders
+	// (function_poly.go).
+	Poly    []string `json:",omitempty"`
+	RetPoly string   `json:",omitempty"`
 }
 
 // planned returns the planner's view of o, a function.
@@ -72,7 +79,8 @@ func (o *Object) planned() (*planner.SQLFunction, error) {
 		}
 	}
 	fn := &planner.SQLFunction{ID: o.ID, Name: o.Name, Args: f.Args, ArgNames: f.ArgNames, Defaults: f.Defaults,
-		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict, Procedural: f.Lang != "", Procedure: f.Proc, Variadic: f.Variadic}
+		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict, Procedural: f.Lang != "", Procedure: f.Proc, Variadic: f.Variadic,
+		Poly: f.Poly, RetPoly: f.RetPoly}
 	if f.Lang != "" && !f.Void && !f.Proc {
 		fn.PLSource = plSource(plHead(o.Name, f), f.Src)
 	}
@@ -131,7 +139,7 @@ func (p *Portal) execCreateFunction(cs *pg.CreateFunctionStmt) error {
 		return err
 	}
 	for _, old := range e.cat.functionsNamed(obj.Schema, obj.Name) {
-		if sameArgs(old.Function.Args, obj.Function.Args) {
+		if sameArgs(old.Function.Args, obj.Function.Args) && slices.Equal(old.Function.Poly, obj.Function.Poly) {
 			if !cs.Replace {
 				return repr.Errorf(codeDuplicateFunction, "function \"%s\" already exists with same argument types", obj.Name)
 			}
@@ -195,7 +203,14 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 	hasDefault, named, modes := false, false, ""
 	for _, n := range params {
 		fp := n.GetFunctionParameter()
-		t, err := e.cat.typeFromName(fp.ArgType)
+		poly := polyTypeName(fp.ArgType)
+		t, err := repr.Text, error(nil)
+		if poly == "" {
+			t, err = e.cat.typeFromName(fp.ArgType)
+		} else if f.Lang != "" || fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_TABLE || fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_OUT ||
+			fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_INOUT || fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_VARIADIC {
+			err = repr.Unsupported("a %s parameter of this kind", poly)
+		}
 		if err != nil {
 			return err
 		}
@@ -232,6 +247,7 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 			return repr.Errorf(codeInvalidFunctionDefinition, "input parameters after one with a default value must also have defaults")
 		}
 		f.Args, f.ArgNames, f.Defaults = append(f.Args, t), append(f.ArgNames, fp.Name), append(f.Defaults, def)
+		f.Poly = append(f.Poly, poly)
 		named = named || fp.Name != ""
 	}
 	if !hasDefault {
@@ -239,6 +255,9 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 	}
 	if !named {
 		f.ArgNames = nil
+	}
+	if !slices.ContainsFunc(f.Poly, func(p string) bool { return p != "" }) {
+		f.Poly = nil
 	}
 	if f.Lang == "" && strings.ContainsAny(modes, "ob") {
 		f.Modes = modes // PL/pgSQL functions' modes are plParams's
@@ -284,6 +303,9 @@ func (e *Engine) functionResult(f *FuncDef, rt *pg.TypeName, name string) error 
 			}
 			return nil
 		}
+	}
+	if poly := polyTypeName(rt); poly != "" {
+		return f.polyResult(poly)
 	}
 	t, err := e.cat.typeFromName(rt)
 	if err != nil {
@@ -405,6 +427,9 @@ func functionBody(src string, sqlBody *pg.Node) (string, error) {
 func (e *Engine) checkFunction(obj *Object) error {
 	if obj.Function.Lang != "" {
 		return checkPLFunction(obj)
+	}
+	if obj.Function.Poly != nil || obj.Function.RetPoly != "" {
+		return nil // checked at each call, for its instance (function_poly.go)
 	}
 	fn, err := obj.planned()
 	if err != nil {
