@@ -18,6 +18,14 @@ var otherAggs = map[string]bool{"xmlagg": true, "range_agg": true, "range_inters
 
 // funcName returns the lower-case unqualified function name.
 func funcName(fc *pg_query.FuncCall) string {
+	if n := len(fc.Funcname); n > 1 {
+		// A temporary function is found only by its schema (pg_temp_N,
+		// which the statement layer wrote for pg_temp): no built-in has
+		// such a name.
+		if s := fc.Funcname[n-2].GetString_().GetSval(); strings.HasPrefix(s, "pg_temp") {
+			return s + "." + strings.ToLower(opName(fc.Funcname))
+		}
+	}
 	return strings.ToLower(opName(fc.Funcname))
 }
 

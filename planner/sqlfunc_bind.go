@@ -270,7 +270,7 @@ func (ec *ectx) functionRows(rf *pg_query.RangeFunction, fc *pg_query.FuncCall, 
 	if err != nil {
 		return nil, nil, err
 	}
-	rs.Alias = functionAlias(rf, fn, name)
+	rs.Alias = functionAlias(rf, fn, fn.Name)
 	return ec.correlateBody(fn, rowsQuery(fn, body, names, rf.Ordinality), names, vals)
 }
 

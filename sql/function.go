@@ -96,11 +96,20 @@ func (o *Object) planned() (*planner.SQLFunction, error) {
 	return fn, nil
 }
 
-// Functions implements planner.FunctionCatalog.
+// Functions implements planner.FunctionCatalog: name is a function's
+// name, or schema.name for a temporary function (function_temp.go),
+// which an unqualified name never finds.
 func (c *Catalog) Functions(name string) []*planner.SQLFunction {
+	schema, fname := "", name
+	if s, n, ok := strings.Cut(name, "."); ok && strings.HasPrefix(s, tempSchemaAlias) {
+		schema, fname = s, n
+	}
 	var out []*planner.SQLFunction
 	for _, o := range c.byID {
-		if o.Kind == relFunction && o.Name == name && o.fn != nil {
+		if o.Kind != relFunction || o.Name != fname || o.fn == nil {
+			continue
+		}
+		if schema == "" && !isTempSchema(o.Schema) || schema != "" && o.Schema == schema {
 			out = append(out, o.fn)
 		}
 	}
@@ -170,6 +179,12 @@ func (e *Engine) functionObject(s *Session, cs *pg.CreateFunctionStmt) (*Object,
 	schema, name := nsPublic, names[len(names)-1]
 	if len(names) > 1 {
 		schema = names[len(names)-2]
+	}
+	if schema == tempSchemaAlias || isTempSchema(schema) && schema == s.ownTempSchema(e.cat) {
+		schema = s.tempSchema() // a temporary function (function_temp.go)
+		e.ensureTempSchema(schema)
+	} else if isTempSchema(schema) {
+		return nil, errOtherTemp
 	}
 	if e.cat.schemas[schema] == nil {
 		return nil, repr.Errorf(codeInvalidSchemaName, "schema \"%s\" does not exist", schema)

@@ -520,6 +520,7 @@ func (q *qualifier) refs(n *pg.Node) error {
 		case *pg.RangeVar:
 			rvs = append(rvs, m)
 		case *pg.FuncCall:
+			q.tempCall(m)
 			q.call(m)
 		case *pg.A_Expr:
 			q.operator(m)
