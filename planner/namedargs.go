@@ -58,6 +58,9 @@ var timestampParams = []namedParam{{"year", ""}, {"month", ""}, {"mday", ""}, {"
 func (c *ectx) positionalCall(fc *pg_query.FuncCall) (*pg_query.FuncCall, error) {
 	named := false
 	for _, a := range fc.Args {
+		if named && a.GetNamedArgExpr() == nil {
+			return nil, repr.Errorf(repr.CodeSyntax, "positional argument cannot follow named argument").WithPosition(location(a) + 1)
+		}
 		named = named || a.GetNamedArgExpr() != nil
 	}
 	if !named {

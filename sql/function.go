@@ -229,6 +229,9 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 		if err != nil {
 			return err
 		}
+		if fp.Defexpr != nil && (fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_OUT || fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_TABLE) {
+			return repr.Errorf(codeInvalidFunctionDefinition, "only input parameters can have default values")
+		}
 		switch fp.Mode {
 		case pg.FunctionParameterMode_FUNC_PARAM_TABLE:
 			f.RetCols, modes = append(f.RetCols, ColumnDef{Name: fp.Name, Type: t}), modes+"t"
@@ -642,12 +645,12 @@ func (e *Engine) functionNamed(ow *pg.ObjectWithArgs) (*Object, error) {
 		}
 		return nil, nil
 	}
-	ts, err := e.argTypes(ow)
+	ts, poly, err := e.argSignature(ow)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range fns {
-		if sameArgs(f.Function.Args, ts) {
+		if sameArgs(f.Function.Args, ts) && slices.Equal(f.Function.Poly, poly) {
 			return f, nil
 		}
 	}
@@ -656,15 +659,32 @@ func (e *Engine) functionNamed(ow *pg.ObjectWithArgs) (*Object, error) {
 
 // argTypes resolves the argument types of ow.
 func (e *Engine) argTypes(ow *pg.ObjectWithArgs) ([]repr.T, error) {
+	ts, _, err := e.argSignature(ow)
+	return ts, err
+}
+
+// argSignature resolves the argument types of ow, with the polymorphic
+// pseudo-types as FuncDef keeps them (a text placeholder in ts, the
+// name in poly; poly nil when there is none).
+func (e *Engine) argSignature(ow *pg.ObjectWithArgs) ([]repr.T, []string, error) {
 	var ts []repr.T
+	var poly []string
+	has := false
 	for _, a := range ow.Objargs {
+		if p := polyTypeName(a.GetTypeName()); p != "" {
+			ts, poly, has = append(ts, repr.Text), append(poly, p), true
+			continue
+		}
 		t, err := e.cat.typeFromName(a.GetTypeName())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		ts = append(ts, t)
+		ts, poly = append(ts, t), append(poly, "")
 	}
-	return ts, nil
+	if !has {
+		poly = nil
+	}
+	return ts, poly, nil
 }
 
 // regInFunction is regproc/regprocedure input of a SQL function's name
