@@ -1,10 +1,9 @@
 package expr
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/eddydb/eddy/expr/are"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -14,17 +13,9 @@ import (
 // kept so that stored plans using it still parse.
 //
 // Patterns run on Go's regexp package (RE2), not PostgreSQL's Spencer ARE
-// engine. They agree on the common syntax; to keep answers PostgreSQL's,
-// patterns compile with PostgreSQL's defaults (. matches a newline, ^ and $
-// anchor the whole string; flag n makes them newline-sensitive) and with
-// leftmost-longest matching (an ARE without non-greedy quantifiers prefers
-// the longest match). What RE2 lacks or reads differently fails with 2201B
-// instead of matching differently: back references (\1), lookahead and
-// lookbehind, non-greedy quantifiers (whose ARE semantics differ from
-// Perl's), \b (backspace in an ARE, a word boundary in RE2), \B, and ARE
-// escapes RE2 rejects (\m \M \y \Y \Z). Remaining differences: \w, \d and
-// [[:alpha:]] are ASCII-only in RE2 but locale-aware in PostgreSQL, and
-// RE2 accepts a few forms an ARE rejects (\pL, (?P<name>...)).
+// engine: package are translates the ARE syntax and flags, and refuses
+// with 0A000 what RE2 cannot run (back references, lookaround, non-greedy
+// quantifiers); see its doc comment for the remaining differences.
 func init() {
 	t := repr.Text
 	for op, neg := range map[string]bool{"~": false, "!~": true} {
@@ -150,110 +141,15 @@ func expandReplacement(b *strings.Builder, s, repl string, m []int) {
 	}
 }
 
-// regexpCache holds compiled patterns: patterns are usually constants, so
-// a small cache avoids recompiling per row. It is cleared when full.
-var regexpCache struct {
-	sync.Mutex
-	m map[string]*regexp.Regexp
-}
-
-const regexpCacheSize = 256
-
-// compileRegexp compiles pattern under PostgreSQL flags (i c n m s g; g
-// only where allowGlobal), reporting whether g was given.
-func compileRegexp(pattern, flags string, allowGlobal bool) (*regexp.Regexp, bool, error) {
-	prefix, global, err := regexpFlags(flags, allowGlobal)
+// compileRegexp compiles pattern under PostgreSQL flags (i c n m s p w x
+// q t; g only where allowGlobal), reporting whether g was given. Patterns
+// are translated from PostgreSQL's ARE syntax by package are, which the
+// jsonpath like_regex predicate shares.
+func compileRegexp(pattern, flags string, allowGlobal bool) (*are.Regexp, bool, error) {
+	f, global, err := are.ParseFlags(flags, allowGlobal)
 	if err != nil {
 		return nil, false, err
 	}
-	key := prefix + "\x00" + pattern
-	regexpCache.Lock()
-	re := regexpCache.m[key]
-	regexpCache.Unlock()
-	if re != nil {
-		return re, global, nil
-	}
-	if err := checkAREOnly(pattern); err != nil {
-		return nil, false, err
-	}
-	re, err = regexp.Compile(prefix + pattern)
-	if err != nil {
-		return nil, false, repr.Errorf(codeInvalidRegexp, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	re.Longest()
-	regexpCache.Lock()
-	if len(regexpCache.m) >= regexpCacheSize || regexpCache.m == nil {
-		regexpCache.m = make(map[string]*regexp.Regexp)
-	}
-	regexpCache.m[key] = re
-	regexpCache.Unlock()
-	return re, global, nil
+	re, err := are.Compile(pattern, f)
+	return re, global, err
 }
-
-// regexpFlags translates PostgreSQL regexp flags into an RE2 flag group.
-func regexpFlags(flags string, allowGlobal bool) (string, bool, error) {
-	ci, newline, global := false, false, false
-	for _, f := range flags {
-		switch f {
-		case 'i':
-			ci = true
-		case 'c':
-			ci = false
-		case 'n', 'm':
-			newline = true
-		case 's':
-			newline = false
-		case 'g':
-			if !allowGlobal {
-				return "", false, repr.Errorf(repr.CodeInvalidParameter, "invalid regular expression option: \"g\"")
-			}
-			global = true
-		case 'x', 'p', 'w', 'e', 'b', 'q', 't':
-			return "", false, repr.Errorf(codeInvalidRegexp, "regular expression option %q is not supported", string(f))
-		default:
-			return "", false, repr.Errorf(repr.CodeInvalidParameter, "invalid regular expression option: %q", string(f))
-		}
-	}
-	prefix := "(?s)"
-	if newline {
-		prefix = "(?m)"
-	}
-	if ci {
-		prefix += "(?i)"
-	}
-	return prefix, global, nil
-}
-
-// checkAREOnly rejects constructs RE2 would accept but read differently
-// from an ARE: non-greedy quantifiers and the \b and \B escapes.
-func checkAREOnly(p string) error {
-	inBracket := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			i++
-			if !inBracket && (p[i] == 'b' || p[i] == 'B') {
-				return repr.Errorf(codeInvalidRegexp, "invalid regular expression: \\%c is not supported", p[i])
-			}
-		case inBracket:
-			if c == ']' {
-				inBracket = false
-			}
-		case c == '[':
-			inBracket = true
-			if i+1 < len(p) && p[i+1] == '^' {
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				i++ // a leading ] is literal
-			}
-		case c == '?' && i > 0 && strings.IndexByte("*+?}", p[i-1]) >= 0 && (i < 2 || p[i-2] != '\\'):
-			return repr.Errorf(codeInvalidRegexp, "invalid regular expression: non-greedy quantifiers are not supported")
-		}
-	}
-	return nil
-}
-
-// codeInvalidRegexp is SQLSTATE 2201B, invalid_regular_expression.
-const codeInvalidRegexp = "2201B"

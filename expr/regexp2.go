@@ -53,34 +53,7 @@ func newMatcher(name, s, pattern, flags string, allowGlobal bool) (*matcher, boo
 	if global && !allowGlobal {
 		return nil, false, repr.Errorf(repr.CodeInvalidParameter, "%s() does not support the \"global\" option", name)
 	}
-	prefix, _, _ := regexpFlags(flags, true)
-	shifted, err := cachedRegexp("\x01"+prefix+"\x00"+pattern, prefix+"(?s:.)("+pattern+")")
-	if err != nil {
-		return nil, false, err
-	}
-	return &matcher{re: re, shifted: shifted, s: s}, global, nil
-}
-
-// cachedRegexp compiles expr (leftmost-longest) through the regexp cache.
-func cachedRegexp(key, expr string) (*regexp.Regexp, error) {
-	regexpCache.Lock()
-	re := regexpCache.m[key]
-	regexpCache.Unlock()
-	if re != nil {
-		return re, nil
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return nil, repr.Errorf(codeInvalidRegexp, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	re.Longest()
-	regexpCache.Lock()
-	if len(regexpCache.m) >= regexpCacheSize || regexpCache.m == nil {
-		regexpCache.m = make(map[string]*regexp.Regexp)
-	}
-	regexpCache.m[key] = re
-	regexpCache.Unlock()
-	return re, nil
+	return &matcher{re: re.Regexp, shifted: re.Shifted(), s: s}, global, nil
 }
 
 // findAt returns the first match at or after byte offset p as submatch

@@ -36,8 +36,10 @@ var ground = map[string][]string{"repr": nil, "expr": {"repr"}, "faults": nil}
 
 // groundLeaves lists packages below a ground package that are narrower
 // still, with the only Eddy packages each may import: expr/jsonpath (the
-// SQL/JSON path language, which expr's functions call) imports only repr.
-var groundLeaves = map[string][]string{"expr/jsonpath": {"repr"}}
+// SQL/JSON path language, which expr's functions call) imports only repr
+// and expr/are; expr/are (PostgreSQL's regular expressions, shared by
+// expr's functions and jsonpath's like_regex) only repr.
+var groundLeaves = map[string][]string{"expr/jsonpath": {"repr", "expr/are"}, "expr/are": {"repr"}}
 
 // execImporters lists the only packages of the planner and the optimizer
 // that may import exec's packages: lowering produces exec's input format;
@@ -222,6 +224,11 @@ func TestLayeringRules(t *testing.T) {
 		{"expr/jsonpath", "repr", true},
 		{"sql", "expr/jsonpath", true},
 		{"expr/jsonpath", "expr", false},
+		{"expr/jsonpath", "expr/are", true},
+		{"expr", "expr/are", true},
+		{"expr/are", "repr", true},
+		{"expr/are", "expr", false},
+		{"expr/are", "expr/jsonpath", false},
 		{"expr/jsonpath", "sql", false},
 		{"planner", "expr", true},
 		{"optimizer/ir", "repr", true},

@@ -1,14 +1,13 @@
 package jsonpath
 
 import (
-	"errors"
 	"regexp"
-	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/eddydb/eddy/expr/are"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -284,75 +283,33 @@ func parseFlags(s string) (uint8, error) {
 }
 
 // compileRegex compiles a like_regex pattern as PostgreSQL's
-// jspConvertRegexFlags reads XQuery's flags: "." stops at a newline
-// unless s, ^ and $ anchor at newlines with m, q quotes the pattern, x is
-// not implemented. Patterns run on Go's RE2, as expr's regular
-// expressions do.
+// jspConvertRegexFlags reads XQuery's flags into ARE flags: "." and [^...]
+// stop at a newline unless s, ^ and $ anchor at newlines with m, q quotes
+// the pattern, x is not implemented. The pattern is an ARE, translated by
+// package are as the SQL regular expression operators' are.
 func compileRegex(pattern string, flags uint8) (*regexp.Regexp, error) {
-	if flags&FlagQ != 0 {
-		pattern = regexp.QuoteMeta(pattern)
-	} else if flags&FlagX != 0 {
-		return nil, repr.Errorf(repr.CodeFeatureNotSupported, "XQuery \"x\" flag (expanded regular expressions) is not implemented")
-	} else {
-		pattern = areEscapes(pattern)
-	}
-	prefix := ""
+	var f are.Flags
 	if flags&FlagI != 0 {
-		prefix += "i"
+		f |= are.ICase
 	}
-	if flags&FlagS != 0 {
-		prefix += "s"
+	switch {
+	case flags&FlagQ != 0:
+		f |= are.Quote
+	case flags&FlagX != 0:
+		return nil, repr.Errorf(repr.CodeFeatureNotSupported, "XQuery \"x\" flag (expanded regular expressions) is not implemented")
+	default:
+		if flags&FlagS == 0 {
+			f |= are.NLStop
+		}
+		if flags&FlagM != 0 {
+			f |= are.NLAnch
+		}
 	}
-	if flags&FlagM != 0 {
-		prefix += "m"
-	}
-	if prefix != "" {
-		pattern = "(?" + prefix + ")" + pattern
-	}
-	re, err := regexp.Compile(pattern)
+	re, err := are.Compile(pattern, f)
 	if err != nil {
-		msg := err.Error()
-		var e *syntax.Error
-		if errors.As(err, &e) {
-			msg = string(e.Code)
-		}
-		return nil, repr.Errorf("2201B", "invalid regular expression: %s", msg)
+		return nil, err
 	}
-	return re, nil
-}
-
-// areEscapes rewrites the escapes an ARE (PostgreSQL's regular
-// expressions) reads differently from RE2 outside brackets: \b is a
-// backspace and \B a backslash there, word boundaries in RE2.
-func areEscapes(p string) string {
-	if !strings.Contains(p, `\b`) && !strings.Contains(p, `\B`) {
-		return p
-	}
-	var b strings.Builder
-	inBracket := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			i++
-			switch {
-			case !inBracket && p[i] == 'b':
-				b.WriteString(`\x08`)
-			case !inBracket && p[i] == 'B':
-				b.WriteString(`\\`)
-			default:
-				b.WriteByte(c)
-				b.WriteByte(p[i])
-			}
-			continue
-		case c == '[' && !inBracket:
-			inBracket = true
-		case c == ']' && inBracket:
-			inBracket = false
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
+	return re.Regexp, nil
 }
 
 func (p *parser) additive() (*Item, error) {
