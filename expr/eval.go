@@ -81,6 +81,13 @@ func (c *Cast) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
 	if isRegCast(c.Arg.Type(), c.To) {
 		return regCast(ctx, d, c.Arg.Type(), c.To)
 	}
+	if ctx != nil && ctx.IntervalStyle == repr.IntervalSQLStandard && c.To.Family == repr.FamInterval && textual(c.Arg.Type()) {
+		iv, err := repr.ParseIntervalStyled(d.Text(), "second", false, ctx.IntervalStyle)
+		if err != nil {
+			return repr.Null, err
+		}
+		return castDatum(iv, repr.IntervalT, c.To, ctx.Location(), c.Explicit)
+	}
 	if ctx != nil && (ctx.FloatDigits != 0 || ctx.IntervalStyle != 0) && StyledCast(c.Arg.Type(), c.To) {
 		st := repr.TextStyle{Loc: ctx.Location(), FloatDigits: ctx.FloatDigits, Interval: ctx.IntervalStyle}
 		s := repr.FormatTextStyle(d, c.Arg.Type(), st)

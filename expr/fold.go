@@ -17,7 +17,7 @@ func NewCast(e Expr, to repr.T) Expr {
 	if from == to {
 		return e
 	}
-	if l, ok := e.(*Lit); ok && !zonedCast(from, to) && !isRegCast(from, to) {
+	if l, ok := e.(*Lit); ok && !zonedCast(from, to) && !isRegCast(from, to) && !StyledInput(l.D, from, to) {
 		if d, err := castDatum(l.D, from, to, time.UTC, false); err == nil {
 			return &Lit{D: d, T: to}
 		}
@@ -45,6 +45,19 @@ func StyledCast(from, to repr.T) bool {
 		return from.Elem == repr.FamFloat || from.Elem == repr.FamInterval || from.Elem == repr.FamRecord
 	}
 	return false
+}
+
+// StyledInput reports whether casting the value d of type from to type
+// to reads interval text whose meaning IntervalStyle sql_standard changes
+// (repr.IntervalInputStyled): such a cast is evaluated, not folded, so it
+// reads the session's style (Ctx.IntervalStyle).
+func StyledInput(d repr.Datum, from, to repr.T) bool {
+	return to.Family == repr.FamInterval && textual(from) && !d.IsNull() && repr.IntervalInputStyled(d.Text())
+}
+
+// textual reports the string types whose text a cast parses.
+func textual(t repr.T) bool {
+	return t.Family == repr.FamText || t.Family == repr.FamUnknown
 }
 
 // zonedType reports whether values of t print differently in different
@@ -267,6 +280,9 @@ func foldable(e Expr) bool {
 		return !e.Fn.Volatile && !e.Fn.zoned && e.Fn.Ret.Family != repr.FamRecord &&
 			e.Fn.Ret.ElemType().Family != repr.FamRecord
 	case *Cast:
+		if l, ok := e.Arg.(*Lit); ok && StyledInput(l.D, l.T, e.To) {
+			return false
+		}
 		return !zonedCast(e.Arg.Type(), e.To) && !isRegCast(e.Arg.Type(), e.To)
 	}
 	return true
@@ -331,7 +347,7 @@ func FoldAssign(d repr.Datum, from, to repr.T, loc *time.Location) (out repr.Dat
 	if from == to {
 		return d, true
 	}
-	if isRegCast(from, to) {
+	if isRegCast(from, to) || StyledInput(d, from, to) {
 		return repr.Null, false
 	}
 	if !zonedCast(from, to) {

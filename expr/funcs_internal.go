@@ -22,6 +22,46 @@ var IntervalFields = fn("eddy_interval_fields", repr.IntervalT, func(_ *Ctx, a [
 	return repr.NewInterval(TruncateInterval(a[0].Interval(), int32(a[1].Int()))), nil
 }, repr.IntervalT, repr.Int4)
 
+// IntervalIn reads interval text under a field qualifier (INTERVAL
+// '-1 2' DAY TO HOUR) in the session's IntervalStyle: the planner folds
+// such a literal itself unless IntervalStyle sql_standard would read it
+// differently, and then calls this at run time. It is zoned (it reads the
+// session), so it is never folded.
+var IntervalIn = func() *Func {
+	f := fn("eddy_interval_in", repr.IntervalT, func(ctx *Ctx, a []repr.Datum) (repr.Datum, error) {
+		mask := int32(a[1].Int())
+		st := repr.IntervalPostgres
+		if ctx != nil {
+			st = ctx.IntervalStyle
+		}
+		d, err := repr.ParseIntervalStyled(a[0].Text(), QualifierUnit(mask), mask == IntervalMinute|IntervalSecond, st)
+		if err != nil {
+			return repr.Null, err
+		}
+		return repr.NewInterval(TruncateInterval(d.Interval(), mask)), nil
+	}, repr.Text, repr.Int4)
+	f.zoned = true
+	return f
+}()
+
+// QualifierUnit names the unit of the last field in an interval field
+// mask: a number written without a unit counts it.
+func QualifierUnit(mask int32) string {
+	switch {
+	case mask&IntervalSecond != 0:
+		return "second"
+	case mask&IntervalMinute != 0:
+		return "minute"
+	case mask&IntervalHour != 0:
+		return "hour"
+	case mask&IntervalDay != 0:
+		return "day"
+	case mask&IntervalMonth != 0:
+		return "month"
+	}
+	return "year"
+}
+
 // PostgreSQL's interval field masks (datetime.h), as the first type
 // modifier of INTERVAL <fields> carries them.
 const (

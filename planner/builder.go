@@ -285,6 +285,11 @@ func (b *builder) foldLiteral(e expr.Expr) (expr.Expr, error) {
 		return e, nil
 	}
 	lit, ok := c.Arg.(*expr.Lit)
+	if ok && expr.StyledInput(lit.D, lit.Type(), c.To) {
+		// IntervalStyle sql_standard reads this text differently: the
+		// session's style decides at run time, which a view cannot follow
+		return e, b.styledIntervalInView(lit.D.Text())
+	}
 	if !ok || expr.IsVolatile(c) || expr.StyledCast(lit.Type(), c.To) {
 		// a reg* cast of a name reads the catalog when run; floats print
 		// as text by the session's extra_float_digits

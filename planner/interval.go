@@ -55,26 +55,34 @@ func (c *ectx) computedInterval(tc *pg_query.TypeCast, mask int32) (expr.Expr, e
 
 // constantInterval plans INTERVAL 'lit' <fields> for a string constant.
 func (b *builder) constantInterval(tc *pg_query.TypeCast, c *pg_query.A_Const, mask int32) (expr.Expr, error) {
-	d, err := repr.ParseIntervalIn(c.GetSval().Sval, lastFieldUnit(mask), mask == imMinute|imSecond)
+	text := c.GetSval().Sval
+	unit, minSec := expr.QualifierUnit(mask), mask == imMinute|imSecond
+	d, err := repr.ParseIntervalIn(text, unit, minSec)
+	if err == nil {
+		// IntervalStyle sql_standard reads some text differently: then the
+		// session's style decides at run time.
+		std, errStd := repr.ParseIntervalStyled(text, unit, minSec, repr.IntervalSQLStandard)
+		if errStd != nil || std.Interval() != d.Interval() {
+			if err := b.styledIntervalInView(text); err != nil {
+				return nil, withPos(err, c.Location)
+			}
+			return &expr.Call{Fn: expr.IntervalIn, Args: []expr.Expr{&expr.Lit{D: repr.NewText(text), T: repr.Text}, &expr.Lit{D: repr.NewInt(int64(mask)), T: repr.Int4}}}, nil
+		}
+	}
 	if err != nil {
 		return nil, withPos(err, c.Location)
 	}
 	return &expr.Lit{D: repr.NewInterval(expr.TruncateInterval(d.Interval(), mask)), T: repr.IntervalT}, nil
 }
 
-// lastFieldUnit names the unit of the last field in mask.
-func lastFieldUnit(mask int32) string {
-	switch {
-	case mask&imSecond != 0:
-		return "second"
-	case mask&imMinute != 0:
-		return "minute"
-	case mask&imHour != 0:
-		return "hour"
-	case mask&imDay != 0:
-		return "day"
-	case mask&imMonth != 0:
-		return "month"
+// styledIntervalInView refuses, in a materialized view, interval input
+// whose meaning IntervalStyle sql_standard changes ('-1 2:03:04'): the
+// view's dataflow does not run in the creating session's style, and
+// PostgreSQL would read the text once, in that style.
+func (b *builder) styledIntervalInView(text string) error {
+	if !b.opts.MaterializedView {
+		return nil
 	}
-	return "year"
+	return repr.Unsupported("interval input %q in a materialized view (IntervalStyle sql_standard reads its signs differently: "+
+		"write a sign on every field)", text)
 }

@@ -70,6 +70,7 @@ type ivAcc struct {
 	months, days, micros int64
 	seen                 map[string]bool
 	minSec               bool // a two-part time is minutes:seconds
+	sqlStd               bool // IntervalStyle sql_standard's sign rule applies
 }
 
 // parseInterval parses interval input: PostgreSQL's "quantity unit" form
@@ -86,8 +87,17 @@ func parseInterval(s string) (Datum, error) {
 // time "a:b" is minutes and seconds. The caller truncates the fields below
 // the qualifier.
 func ParseIntervalIn(s, bareUnit string, minSec bool) (Datum, error) {
+	return ParseIntervalStyled(s, bareUnit, minSec, IntervalPostgres)
+}
+
+// ParseIntervalStyled is ParseIntervalIn under a session IntervalStyle.
+// Every style reads every input form; sql_standard alone changes a
+// meaning, as PostgreSQL's DecodeInterval: when the first field has a
+// leading minus and no other field an explicit sign, the minus applies to
+// every field ('-1 2:03:04' is -1 day -2:03:04, not -1 day +2:03:04).
+func ParseIntervalStyled(s, bareUnit string, minSec bool, st IntervalStyle) (Datum, error) {
 	v := asciiLower(trimSpace(s))
-	acc := &ivAcc{seen: map[string]bool{}, minSec: minSec}
+	acc := &ivAcc{seen: map[string]bool{}, minSec: minSec, sqlStd: st == IntervalSQLStandard}
 	var err error
 	if strings.HasPrefix(v, "p") {
 		err = acc.parseISO(v[1:], s)
@@ -168,6 +178,9 @@ func (a *ivAcc) parsePostgres(v, s, bareUnit string) error {
 	if len(toks) == 0 {
 		return errDatetimeSyntax(IntervalT, s)
 	}
+	if a.sqlStd {
+		toks = standardSigns(toks)
+	}
 	units := bareUnits(toks, bareUnit)
 	ago := false
 	for i := 0; i < len(toks); i++ {
@@ -198,6 +211,40 @@ func (a *ivAcc) parsePostgres(v, s, bareUnit string) error {
 		a.months, a.days, a.micros = -a.months, -a.days, -a.micros
 	}
 	return nil
+}
+
+// standardSigns applies IntervalStyle sql_standard's rule to interval
+// tokens: a leading minus on the first, with no explicit sign on any
+// other, negates every number.
+func standardSigns(toks []string) []string {
+	if !strings.HasPrefix(toks[0], "-") {
+		return toks
+	}
+	for _, t := range toks[1:] {
+		if t[0] == '-' || t[0] == '+' {
+			return toks
+		}
+	}
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		if i > 0 && !isAlpha(t[0]) {
+			t = "-" + t
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// IntervalInputStyled reports whether interval input s means something
+// else under IntervalStyle sql_standard than under the other styles (so a
+// constant of it cannot be folded without knowing the session's style).
+func IntervalInputStyled(s string) bool {
+	a, errA := ParseIntervalStyled(s, "second", false, IntervalPostgres)
+	b, errB := ParseIntervalStyled(s, "second", false, IntervalSQLStandard)
+	if errA != nil || errB != nil {
+		return (errA == nil) != (errB == nil)
+	}
+	return a.Interval() != b.Interval()
 }
 
 // bareUnits gives each number written without a unit its unit, as
