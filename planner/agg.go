@@ -535,6 +535,11 @@ func (b *builder) constFloat(n *pg_query.Node, from *ectx) (float64, error) {
 		return 0, err
 	}
 	lit, ok := expr.Fold(e).(*expr.Lit)
+	if !ok {
+		if err := from.checkDirectColumns(e, n); err != nil {
+			return 0, err
+		}
+	}
 	if !ok || lit.D.IsNull() {
 		return 0, repr.Unsupported("a direct argument of an ordered-set aggregate that is not a non-NULL constant").WithPosition(location(n) + 1)
 	}

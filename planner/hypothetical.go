@@ -90,6 +90,11 @@ func (b *builder) constFracs(n *pg_query.Node, from *ectx) (float64, repr.Datum,
 		return 0, repr.Null, err
 	}
 	lit, ok := expr.Fold(e).(*expr.Lit)
+	if !ok {
+		if err := from.checkDirectColumns(e, n); err != nil {
+			return 0, repr.Null, err
+		}
+	}
 	if !ok || lit.D.IsNull() {
 		return 0, repr.Null, repr.Unsupported("a direct argument of an ordered-set aggregate that is not a non-NULL constant").WithPosition(location(n) + 1)
 	}
@@ -113,13 +118,36 @@ func (c *ectx) hypotheticalArg(h expr.Expr, name string, n *pg_query.Node) error
 		if c.groupCols == nil || col >= len(c.sc.cols) {
 			return repr.Unsupported("a hypothetical argument of %s that is not a constant or a grouped column", name).WithPosition(location(n) + 1)
 		}
-		sc := c.sc.cols[col]
-		full := sc.name
-		if sc.table != "" {
-			full = sc.table + "." + sc.name
+		return c.ungroupedDirectArg(col, n)
+	}
+	return nil
+}
+
+// ungroupedDirectArg is PostgreSQL's 42803 for a direct argument of an
+// ordered-set aggregate (node n) that reads FROM column col, which the
+// block does not group by.
+func (c *ectx) ungroupedDirectArg(col int, n *pg_query.Node) error {
+	sc := c.sc.cols[col]
+	full := sc.name
+	if sc.table != "" {
+		full = sc.table + "." + sc.name
+	}
+	return repr.Errorf(repr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", full).
+		WithDetail("Direct arguments of an ordered-set aggregate must use only grouped columns.").WithPosition(location(n) + 1)
+}
+
+// checkDirectColumns fails with 42803, as PostgreSQL, when direct
+// argument e (node n) reads a FROM column that is neither grouped nor
+// outer (not decided here under grouping sets: c.groupCols is nil).
+func (c *ectx) checkDirectColumns(e expr.Expr, n *pg_query.Node) error {
+	if c.groupCols == nil {
+		return nil
+	}
+	for _, col := range expr.Columns(e) {
+		if col >= len(c.sc.cols) || c.sc.cols[col].outer || slices.Contains(c.groupCols, col) {
+			continue
 		}
-		return repr.Errorf(repr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", full).
-			WithDetail("Direct arguments of an ordered-set aggregate must use only grouped columns.").WithPosition(location(n) + 1)
+		return c.ungroupedDirectArg(col, n)
 	}
 	return nil
 }
