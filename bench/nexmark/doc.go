@@ -21,6 +21,12 @@
 // share of the whole event stream (all event types count, as in every
 // published Nexmark figure).
 //
+// Scaling: -workers 1,2 runs each query at every count in the list, the
+// counts of one query back to back (reversed every other -rounds round,
+// so a drift of a shared machine's load falls on each alike), and prints
+// per query the median events/s and CPU-s per M events at each count and
+// the last count's over the first's, with the load average of the runs.
+//
 // Flags: -events (measured, default 10M), -warmup (1M), -queries
 // (q0,q5; default all), -rate (event-time rate, 100,000/s), -cpuprofile DIR
 // (one CPU profile per query, measured phase only, and a heap profile at its end), -memcheck N (sample RSS

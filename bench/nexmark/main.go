@@ -27,6 +27,8 @@ type options struct {
 	maxRSS               int64 // MB; 0: half of physical memory
 	memoryLimit          string
 	workers              int
+	workersList          string // -workers as given: one count, or several to compare
+	rounds               int
 	extra                string // file of more views, after queries.sql's
 	child                string
 }
@@ -43,10 +45,15 @@ func main() {
 	flag.DurationVar(&o.stall, "stall", 2*time.Minute, "give up on a query when no source advances for this long")
 	flag.Int64Var(&o.maxRSS, "maxrss", 0, "stop a query whose RSS exceeds this many MB (0: half of physical memory), so unbounded state cannot exhaust a shared machine")
 	flag.StringVar(&o.memoryLimit, "memory-limit", "", "the server's --memory-limit (e.g. 1GiB; default: the server's own default): state past it spills to disk")
-	flag.IntVar(&o.workers, "workers", 1, "the server's --workers: each view's grouping, join and top-k operators run as this many shards, concurrently")
+	flag.StringVar(&o.workersList, "workers", "1", "the server's --workers: each view's grouping, join and top-k operators run as this many shards, concurrently; a list (1,2) runs every query at each count in turn and prints their scaling")
+	flag.IntVar(&o.rounds, "rounds", 1, "with a -workers list: run each query's counts this many times, alternating their order, and report medians")
 	flag.StringVar(&o.extra, "extra", "", "a file of more CREATE [MATERIALIZED] VIEW statements over the Nexmark sources, run as queries after queries.sql's (e.g. bench/nexmark/global.sql)")
 	flag.StringVar(&o.child, "child", "", "internal: run this one query and print its result as JSON")
 	flag.Parse()
+	if err := o.parseWorkers(); err != nil {
+		fmt.Fprintln(os.Stderr, "nexmark:", err)
+		os.Exit(2)
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "nexmark:", err)
 		os.Exit(1)
@@ -83,6 +90,9 @@ func run(o options) error {
 	}
 	fmt.Printf("Nexmark: %d warm-up + %d measured events per query, event rate %d/s, %d queries\n",
 		o.warmup, o.events, o.rate, len(qs))
+	if counts, _ := workerCounts(o.workersList); len(counts) > 1 || o.rounds > 1 {
+		return runScaling(qs, counts, o)
+	}
 	var results []Result
 	for _, q := range qs {
 		r := runChild(q.Name, o)
