@@ -201,7 +201,7 @@ func (r *partedRun) runParts(s *stepCtx, i int, parts [][]repr.Update) ([][]repr
 	}
 	for k := range r.workers {
 		w := &r.workers[k]
-		s.log.append(&w.log)
+		s.log.splice(&w.log)
 		s.grown += w.grown
 		s.work += uint64(w.work)
 	}
@@ -214,7 +214,7 @@ func (r *partedRun) runParts(s *stepCtx, i int, parts [][]repr.Update) ([][]repr
 }
 
 // end forgets the Step's parts and lets go of the workers' current slab
-// chunks and large logs, as a shard does after a Step (trim), so that they
+// chunks, as a shard does after a Step (trim), so that they
 // do not pin the Step's rows.
 func (r *partedRun) end() {
 	clear(r.parts)
@@ -224,6 +224,5 @@ func (r *partedRun) end() {
 	for k := range r.workers {
 		w := &r.workers[k]
 		w.slab.buf = nil
-		trimLog(&w.log)
 	}
 }

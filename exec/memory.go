@@ -34,7 +34,7 @@ func (s *rowSlab) growth() int64 { return s.allocated + s.rows*2*updateBytes }
 
 // growth returns the Step's estimated growth so far.
 func (s *stepCtx) growth() int64 {
-	return s.slab.growth() - s.memBase + s.grown + int64(len(s.log.buf)) + int64(len(s.log.ops))*logOpBytes
+	return s.slab.growth() - s.memBase + s.grown + s.log.size()
 }
 
 // account reports the Step's growth since its last report to its account

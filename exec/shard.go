@@ -323,7 +323,7 @@ func (o *shardedOp) stepParallel(s *stepCtx) ([][]repr.Update, error) {
 	o.outs = o.outs[:0]
 	for _, sh := range o.shards {
 		o.outs = append(o.outs, sh.out)
-		s.log.append(&sh.log)
+		s.log.splice(&sh.log)
 		s.grown += sh.grown
 		s.work += uint64(sh.work)
 		sh.release()
@@ -371,23 +371,13 @@ func stepForked(op operator, s *stepCtx, log *stateLog, slab *rowSlab, ins [][]r
 	c := *s
 	c.ctx = s.ctx.Fork()
 	c.ctx.Memory, c.mem = nil, nil
-	log.reset()
+	log.truncate()
 	log.off, log.ranges = s.log.off, s.log.ranges
 	c.log, c.slab = log, slab
 	c.work, c.grown, c.counts, c.inKeys = 0, 0, nil, keys
 	before := slab.growth()
 	out, err := runStep(op, &c, ins)
 	return out, c.grown + slab.growth() - before, int64(c.work), err
-}
-
-// trimLog lets go of a state log's buffers when they outgrew
-// shardKeepBytes, else empties it for reuse.
-func trimLog(l *stateLog) {
-	if int64(len(l.buf))+int64(len(l.ops))*logOpBytes > shardKeepBytes {
-		l.buf, l.ops = nil, nil
-	} else {
-		l.reset()
-	}
 }
 
 // release empties the shard's input buffers (kept for the next Step,
@@ -411,18 +401,18 @@ func (sh *shard) inKeys(keys bool) *inKeys {
 }
 
 // shardKeepBytes bounds the buffers a shard keeps between Steps: its
-// state log (copied into the Step's), its slab's current chunk and its
-// input partitions. Past it they are let go after the Step, so that n
+// slab's current chunk and its input partitions (its state log's go to
+// the Step's, splice). Past it they are let go after the Step, so that n
 // shards of n nodes do not pin n*n Step-sized buffers beyond what the
 // single operator would (under a small --memory-limit those buffers were
 // standing memory the spill policy cannot free: TestSourceTinyBudget).
 const shardKeepBytes = 64 << 10
 
 // trim lets go of the shard's buffers past shardKeepBytes, after its
-// log was merged into the Step's (its rows stay valid: a slab never
-// reuses a chunk).
+// log was spliced into the Step's (its rows stay valid: a slab never
+// reuses a chunk). The log it holds then is the emptied buffers of an
+// earlier Step's, which the Step's log keeps or lets go of (splice).
 func (sh *shard) trim() {
-	trimLog(&sh.log)
 	sh.slab.buf = nil
 	if cap(sh.keys.buf) > shardKeepBytes {
 		sh.keys = inKeys{}
@@ -508,17 +498,4 @@ func (o *shardedOp) restored() error {
 		}
 	}
 	return nil
-}
-
-// append appends the changes logged in m after l's.
-func (l *stateLog) append(m *stateLog) {
-	base := len(l.buf)
-	l.buf = append(l.buf, m.buf...)
-	for _, op := range m.ops {
-		op.k0, op.k1 = op.k0+base, op.k1+base
-		if op.v >= 0 {
-			op.v += base
-		}
-		l.ops = append(l.ops, op)
-	}
 }
