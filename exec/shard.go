@@ -102,6 +102,10 @@ type shardedOp struct {
 	// routed is set when input 0 is routed by this node's key before a
 	// fan-out (shard_preroute.go): its parts are then this node's own.
 	routed bool
+	// stepLen is the Step's input length; peak the largest since the
+	// shards' and exchange's buffers were last let go, and sparse the
+	// Steps in a row under a quarter of it (keepBuffers).
+	stepLen, peak, sparse int
 }
 
 // shard is one instance of a sharded node and its Step's working set.
@@ -246,6 +250,7 @@ func (o *shardedOp) stepParts(s *stepCtx, ins [][][]repr.Update, keyedBy []int) 
 		return nil, err
 	}
 	o.prepare(ins)
+	o.stepLen = partsLen(ins)
 	return o.stepParallel(s)
 }
 
@@ -327,9 +332,14 @@ func (o *shardedOp) stepParallel(s *stepCtx) ([][]repr.Update, error) {
 		s.grown += sh.grown
 		s.work += uint64(sh.work)
 		sh.release()
-		sh.trim()
+		sh.slab.buf = nil
 	}
-	o.trimExchange()
+	if !o.keepBuffers() {
+		for _, sh := range o.shards {
+			sh.trim()
+		}
+		o.trimExchange()
+	}
 	if s.mem != nil {
 		if err := s.accountPieces(); err != nil {
 			return nil, err
@@ -400,20 +410,39 @@ func (sh *shard) inKeys(keys bool) *inKeys {
 	return &sh.keys
 }
 
-// shardKeepBytes bounds the buffers a shard keeps between Steps: its
-// slab's current chunk and its input partitions (its state log's go to
-// the Step's, splice). Past it they are let go after the Step, so that n
+// shardKeepBytes bounds the buffers a shard keeps between Steps once
+// they are let go (keepBuffers): its input partitions and keys, and the
+// exchange's buckets. Past it they are let go, so that n
 // shards of n nodes do not pin n*n Step-sized buffers beyond what the
 // single operator would (under a small --memory-limit those buffers were
 // standing memory the spill policy cannot free: TestSourceTinyBudget).
 const shardKeepBytes = 64 << 10
 
-// trim lets go of the shard's buffers past shardKeepBytes, after its
-// log was spliced into the Step's (its rows stay valid: a slab never
-// reuses a chunk). The log it holds then is the emptied buffers of an
-// earlier Step's, which the Step's log keeps or lets go of (splice).
+// keepBuffers reports whether the shards and the exchange keep their
+// buffers after this parallel Step: unless logShrinkSteps Steps in a row
+// had under a quarter of the largest input since they were last let go.
+// Letting them go past shardKeepBytes after every Step (as before) made
+// every Step of a steady stream grow its partitions and buckets again
+// from nothing; now a burst lets go of them logShrinkSteps Steps later,
+// as a state log does (stateLog.reset).
+func (o *shardedOp) keepBuffers() bool {
+	if o.stepLen*4 < o.peak {
+		o.sparse++
+	} else {
+		o.sparse, o.peak = 0, max(o.peak, o.stepLen)
+	}
+	if o.sparse < logShrinkSteps {
+		return true
+	}
+	o.sparse, o.peak = 0, o.stepLen
+	return false
+}
+
+// trim lets go of the shard's buffers past shardKeepBytes (keepBuffers).
+// Its log's go to the Step's log, which keeps or lets go of them
+// (splice); its slab's current chunk is let go after every parallel Step
+// (its rows stay valid: a slab never reuses a chunk).
 func (sh *shard) trim() {
-	sh.slab.buf = nil
 	if cap(sh.keys.buf) > shardKeepBytes {
 		sh.keys = inKeys{}
 	}
