@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/expr"
@@ -85,16 +86,23 @@ func (w *writeSet) empty() bool { return len(w.order) == 0 }
 
 // accountSince charges ctx's account (the statement's) for the changes
 // added since mark m: a statement whose writes would pass the memory
-// budget fails with 53200 before it commits. Once the statement ends, a
-// block's write set is standing memory, which the accountant measures
-// from the heap.
+// budget fails with 53200 before it commits. Only the updates themselves
+// are charged, not their rows: a change's row is one its statement
+// already accounted (a query's output, COPY's parsed rows), a row the
+// plan holds (VALUES) or a stored row (the old row of an UPDATE or
+// DELETE); counting its datums again doubled a COPY's estimate
+// (TestMemoryEstimates). Once the statement ends, a block's write set is
+// standing memory, which the accountant measures from the heap.
 func (w *writeSet) accountSince(m wsMark, ctx *expr.Ctx) error {
 	var n int64
 	for _, id := range w.order {
-		n += updatesBytesSampled(w.since(m, id))
+		n += int64(len(w.since(m, id)))
 	}
-	return growMemory(ctx, n)
+	return growMemory(ctx, n*updateBytes)
 }
+
+// updateBytes is the memory of one change in a write set, beside its row.
+const updateBytes = int64(unsafe.Sizeof(repr.Update{}))
 
 // wsMark is a position in a write set (see mark).
 type wsMark map[uint64]int

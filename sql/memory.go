@@ -156,6 +156,11 @@ type accountant struct {
 	// clock (remeasure).
 	gcs    uint64
 	forced time.Time
+
+	// onRelease, when set, is called with each account as it is
+	// released, before it lets go of its reservation: a test's measure of
+	// the estimates (what the account used) against the live heap.
+	onRelease func(a *memAccount)
 }
 
 // newAccountant returns the accountant of a budget of limit bytes, nil
@@ -544,6 +549,9 @@ func (a *memAccount) release() (refused bool) {
 		return false
 	}
 	refused = a.refused
+	if a.m.onRelease != nil {
+		a.m.onRelease(a)
+	}
 	a.m.reserved.Add(-a.held)
 	if a.large {
 		a.m.released.Add(a.held)
