@@ -92,11 +92,22 @@ func (s *spiller) opCache() int64 {
 // and 110 MiB more RSS outside Go (malloc's arenas keeping the freed
 // blocks: BENCHMARKS.md); the server counts the store at its bound
 // (StoreMemoryBound) instead.
+// batchKeepDivisor: under a memory budget a batch keeps at most this
+// fraction of it as spare chunks between uses (storage.Options.BatchKeep,
+// at least 1 MiB, at most storage's 16 MiB). The checkpoint batch grows to
+// its bound (a sixteenth of the budget, defaultCheckpointOptions) before
+// every checkpoint; keeping all of it as spares kept a sixteenth of the
+// budget standing between checkpoints (two with a pipelined one pending),
+// while allocating the rest again costs a few milliseconds per
+// checkpoint.
+const batchKeepDivisor = 64
+
 func storeOptions(o Options) storage.Options {
 	so := storage.Options{DiskReserve: o.DiskReserve}
 	if o.MemoryLimit > 0 {
 		so.CacheSize = min(max(o.MemoryLimit/8, 8<<20), 1<<30)
 		so.MemTableSize = uint64(min(max(o.MemoryLimit/16, 4<<20), storage.DefaultMemTableSize))
+		so.BatchKeep = int(min(max(o.MemoryLimit/batchKeepDivisor, 1<<20), 16<<20))
 	}
 	return so
 }

@@ -49,6 +49,9 @@ type Batch struct {
 	err     error // first invalid operation; Commit returns it
 	// independent: see SetIndependent (async.go).
 	independent bool
+	// keep bounds the chunks Reset keeps (Options.BatchKeep; 0:
+	// keepBytes).
+	keep int
 }
 
 // batchWrite is one write: kind, key chunks[c][k0:k1] and value (or range
@@ -72,7 +75,8 @@ const (
 	minChunk = 4 << 10
 	maxChunk = 1 << 20
 	// keepBytes bounds the chunks Reset keeps for reuse, and keepBytes/4
-	// the write records' slice: a checkpoint batch under a small memory
+	// the write records' slice, unless the store's Options.BatchKeep
+	// sets a smaller bound: a checkpoint batch under a small memory
 	// budget must not leave tens of MiB of spares standing between
 	// checkpoints (they count against the budget).
 	keepBytes = 16 << 20
@@ -87,7 +91,7 @@ const (
 )
 
 // NewBatch returns an empty batch for db.
-func (db *DB) NewBatch() *Batch { return &Batch{db: db.pdb} }
+func (db *DB) NewBatch() *Batch { return &Batch{db: db.pdb, keep: db.batchKeep} }
 
 // add appends an operation with key and value (or range end).
 func (b *Batch) add(kind opKind, key, value []byte) {
@@ -178,11 +182,16 @@ func (b *Batch) Len() int { return len(b.ops) }
 func (b *Batch) Size() int { return b.held }
 
 // Reset empties the batch for reuse. It keeps its chunks as spares, up to
-// keepBytes of them.
+// keepBytes of them (or the store's Options.BatchKeep), and its write
+// records' slice up to a quarter of that.
 func (b *Batch) Reset() {
+	keep := keepBytes
+	if b.keep > 0 {
+		keep = min(b.keep, keepBytes)
+	}
 	kept := 0
 	for i, ch := range b.chunks {
-		if kept+cap(ch) > keepBytes {
+		if kept+cap(ch) > keep {
 			clear(b.chunks[i:])
 			b.chunks = b.chunks[:i]
 			break
@@ -193,7 +202,7 @@ func (b *Batch) Reset() {
 	b.n, b.used, b.held = 0, 0, kept
 	n := len(b.ops)
 	b.ops, b.err = b.ops[:0], nil
-	if cap(b.ops)*int(unsafe.Sizeof(batchWrite{})) > keepBytes/4 {
+	if cap(b.ops)*int(unsafe.Sizeof(batchWrite{})) > keep/4 {
 		b.ops, b.opsHint = nil, n
 	}
 }

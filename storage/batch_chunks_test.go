@@ -209,6 +209,32 @@ func TestBatchResetKeepsBounded(t *testing.T) {
 	}
 }
 
+// TestBatchKeepOption checks that a store's Options.BatchKeep bounds the
+// chunks its batches keep at Reset, and the write records they keep to a
+// quarter of it, below keepBytes.
+func TestBatchKeepOption(t *testing.T) {
+	o := quietOptions()
+	o.BatchKeep = 2 << 20
+	db, err := Open(t.TempDir(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	b := db.NewBatch()
+	defer func() { _ = b.Close() }()
+	v := make([]byte, 100)
+	for i := range 80_000 { // 8 MiB of values, 80,000 records (2.5 MiB)
+		b.Set(binary.BigEndian.AppendUint32([]byte{'k'}, uint32(i)), v)
+	}
+	b.Reset()
+	if b.Size() > o.BatchKeep || b.Size() == 0 {
+		t.Fatalf("after Reset Size=%d, want in (0, %d]", b.Size(), o.BatchKeep)
+	}
+	if cap(b.ops) != 0 {
+		t.Fatalf("after Reset the records' slice kept %d entries; want none past %d bytes", cap(b.ops), o.BatchKeep/4)
+	}
+}
+
 // TestBatchResetSizesRecords checks that a batch whose write records were
 // too many to keep sizes them at its next first write for as many as it
 // held (a checkpoint after a checkpoint), and for few again after a

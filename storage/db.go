@@ -38,6 +38,10 @@ type Options struct {
 	// refused with 53100 (see Disk space in disk.go; default twice the
 	// memtable size plus 64 MiB; negative: no guard).
 	DiskReserve int64
+	// BatchKeep bounds the spare memory a batch keeps for reuse when it
+	// is reset (default and most: 16 MiB). A store under a small memory
+	// budget keeps less: the spares stand between checkpoints.
+	BatchKeep int
 }
 
 // DefaultMemTableSize is the default size of one memtable: 256 MiB, so
@@ -92,6 +96,8 @@ type DB struct {
 	iters iterCache
 	// async is the batch pending in CommitAsync (async.go).
 	async asyncState
+	// batchKeep is Options.BatchKeep, for the batches it makes.
+	batchKeep int
 }
 
 // reader returns what reads go to: the snapshot, or the live store.
@@ -108,7 +114,7 @@ func (db *DB) reader() pebble.Reader {
 // reads) may use it.
 func (db *DB) NewSnapshot() *DB {
 	_ = db.WaitPending() // a failed commit breaks its writer, which reports it
-	return &DB{pdb: db.pdb, dir: db.dir, fs: db.fs, snap: db.pdb.NewSnapshot()}
+	return &DB{pdb: db.pdb, dir: db.dir, fs: db.fs, snap: db.pdb.NewSnapshot(), batchKeep: db.batchKeep}
 }
 
 // CloseSnapshot releases a DB returned by NewSnapshot; it does nothing
@@ -173,7 +179,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("storage: opening %s: %w", dir, err)
 	}
-	return &DB{pdb: pdb, dir: dir, fs: opts.FS, disk: disk}, nil
+	return &DB{pdb: pdb, dir: dir, fs: opts.FS, disk: disk, batchKeep: opts.BatchKeep}, nil
 }
 
 // writeMostlyCompression leaves every level uncompressed: with reads
