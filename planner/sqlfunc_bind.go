@@ -136,9 +136,9 @@ func (c *ectx) correlateBody(fn *SQLFunction, sel *pg_query.SelectStmt, names []
 
 // inlineCall plans a scalar call of fn over args (then defs, the
 // defaults of the parameters not written): the body's expression, or
-// its query's one value (NULL when it has no row, the first row under
-// its ORDER BY, 21000 when it has several and no order), cast to the
-// result type; NULL when a STRICT function gets a NULL argument.
+// its query's first row (NULL when it has none; the first under its
+// ORDER BY, else any one), cast to the result type; NULL when a STRICT
+// function gets a NULL argument.
 func (c *ectx) inlineCall(fn *SQLFunction, args []expr.Expr, defs []*pg_query.Node, loc int32) (expr.Expr, error) {
 	more, err := c.exprs(defs)
 	if err != nil {
@@ -186,8 +186,11 @@ func (c *ectx) bodyValue(fn *SQLFunction, vals []expr.Expr, loc int32) (expr.Exp
 	if err != nil {
 		return nil, err
 	}
-	if len(sel.SortClause) > 0 && sel.LimitCount == nil {
-		sel.LimitCount, sel.LimitOption = pg_query.MakeAConstIntNode(1, -1), pg_query.LimitOption_LIMIT_OPTION_COUNT // the first row
+	if sel.LimitCount == nil {
+		// The first row (PostgreSQL's rule): under ORDER BY, the first;
+		// without, any one of them, as PostgreSQL returns whichever its
+		// scan met first.
+		sel.LimitCount, sel.LimitOption = pg_query.MakeAConstIntNode(1, -1), pg_query.LimitOption_LIMIT_OPTION_COUNT
 	}
 	p, keys, err := c.correlateBody(fn, sel, names, vals)
 	if err != nil {
