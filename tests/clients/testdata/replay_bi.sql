@@ -21,30 +21,6 @@ INSERT INTO bi_customers VALUES (1, 'ann', 'ann@example.com'), (2, 'bob', NULL);
 INSERT INTO bi_orders (customer_id, amount, status, created) VALUES (1, 10.50, 'paid', '2024-01-01 10:15:00+00'), (1, 4.25, 'new', '2024-01-01 10:45:00+00'), (2, 7.00, 'shipped', '2024-01-01 12:00:00+00');
 ;;
 
--- client: grafana (getSchema)
--- from: grafana/grafana public/app/plugins/datasource/grafana-postgresql-datasource/postgresMetaQuery.ts (getSchema)
--- compare: rows
-SELECT quote_ident(column_name) AS "column", data_type AS "type"
-    FROM information_schema.columns
-    WHERE
-      CASE WHEN array_length(parse_ident('bi_orders'),1) = 2
-        THEN quote_ident(table_schema) = (parse_ident('bi_orders'))[1]
-          AND quote_ident(table_name) = (parse_ident('bi_orders'))[2]
-        ELSE quote_ident(table_name) = 'bi_orders'
-          AND 
-          quote_ident(table_schema) IN (
-          SELECT
-            CASE WHEN trim(s[i]) = '"$user"' THEN user ELSE trim(s[i]) END
-          FROM
-            generate_series(
-              array_lower(string_to_array(current_setting('search_path'),','),1),
-              array_upper(string_to_array(current_setting('search_path'),','),1)
-            ) as i,
-            string_to_array(current_setting('search_path'),',') s
-          )
-      END
-;;
-
 -- client: grafana ($__timeGroupAlias, $__timeFilter expanded)
 -- from: grafana/grafana pkg/tsdb/grafana-postgresql-datasource/macros.go ($__timeGroupAlias, $__timeFilter expanded)
 -- compare: rows
