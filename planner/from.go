@@ -29,6 +29,17 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 		sc.cols = append(sc.cols, outer.cols...)
 	}
 	prevStart := len(sc.cols)
+	// addLateral joins a LATERAL item's columns (cols past lcols, the
+	// columns it saw) to the FROM list's, once their aliases check.
+	addLateral := func(lcols []scopeCol, r ir.Rel, cols []scopeCol, err error) error {
+		if err == nil {
+			err = checkDuplicateAliases(sc.cols, cols[len(lcols):])
+		}
+		if err == nil {
+			rel, sc.cols = r, append(sc.cols[:len(lcols):len(lcols)], cols[len(lcols):]...)
+		}
+		return err
+	}
 	for _, item := range items {
 		b.naturalPrev = [2]int{prevStart, len(sc.cols)}
 		prevStart = len(sc.cols)
@@ -42,25 +53,16 @@ func (b *builder) planFrom(items []*pg_query.Node, parent *scope, outer *outerRe
 				lcols = outerOnly(sc.cols)
 			}
 			r, cols, err := b.lateral(rs, ir.JoinCross, rel, lcols, parent, nil)
-			if err == nil {
-				err = checkDuplicateAliases(sc.cols, cols[len(lcols):])
-			}
-			if err != nil {
+			if err := addLateral(lcols, r, cols, err); err != nil {
 				return nil, nil, err
 			}
-			rel, sc.cols = r, append(sc.cols[:len(lcols):len(lcols)], cols[len(lcols):]...)
 			continue
 		}
 		if rf := item.GetRangeFunction(); rf != nil && b.callsSQLFunction(rf) {
-			lcols := sc.cols
-			r, cols, err := b.sqlFunctionFrom(rf, ir.JoinCross, rel, lcols, parent, nil)
-			if err == nil {
-				err = checkDuplicateAliases(sc.cols, cols[len(lcols):])
-			}
-			if err != nil {
+			r, cols, err := b.sqlFunctionFrom(rf, ir.JoinCross, rel, sc.cols, parent, nil)
+			if err := addLateral(sc.cols, r, cols, err); err != nil {
 				return nil, nil, err
 			}
-			rel, sc.cols = r, append(sc.cols[:len(lcols):len(lcols)], cols[len(lcols):]...)
 			continue
 		}
 		if rf := item.GetRangeFunction(); rf != nil && isTableFunc(rf) && !b.callsSQLFunction(rf) {
