@@ -158,20 +158,7 @@ func replaceRel(r, old, repl ir.Rel) ir.Rel {
 	if r == old {
 		return repl
 	}
-	ch := r.Children()
-	var out []ir.Rel
-	for i, c := range ch {
-		if nc := replaceRel(c, old, repl); nc != c {
-			if out == nil {
-				out = append([]ir.Rel(nil), ch...)
-			}
-			out[i] = nc
-		}
-	}
-	if out == nil {
-		return r
-	}
-	return r.WithChildren(out)
+	return ir.MapChildren(r, func(c ir.Rel) ir.Rel { return replaceRel(c, old, repl) })
 }
 
 // containsInt reports whether xs contains x.

@@ -36,6 +36,28 @@ func TestShapes(t *testing.T) {
 
 func ir(r Rel) Rel { return r }
 
+// TestMapChildren checks that MapChildren keeps a node whose inputs f
+// leaves alone and copies one whose input it changes, leaving the
+// original and the unchanged input as they were.
+func TestMapChildren(t *testing.T) {
+	g := &Get{ID: 1, Name: "t", Types: []repr.T{repr.Int4}}
+	u := &Get{ID: 2, Name: "u", Types: []repr.T{repr.Int4}}
+	j := NewJoin(JoinInner, g, u)
+	if MapChildren(j, func(r Rel) Rel { return r }) != j {
+		t.Fatal("an identity map copied the node")
+	}
+	v := &Get{ID: 3, Name: "v", Types: []repr.T{repr.Int4}}
+	out := MapChildren(j, func(r Rel) Rel {
+		if r == u {
+			return v
+		}
+		return r
+	}).(*Join)
+	if out == j || ir(out.Left) != g || ir(out.Right) != v || ir(j.(*Join).Right) != u {
+		t.Fatalf("MapChildren replacing the right input: %v (original %v)", out, j)
+	}
+}
+
 // TestEqual checks that Equal agrees with comparing printed plans: equal
 // for a rebuilt copy, different for another header or another input.
 func TestEqual(t *testing.T) {

@@ -20,6 +20,28 @@ type Rel interface {
 	header() string
 }
 
+// MapChildren returns r over f applied to each of its inputs, left to
+// right: r itself, not a copy, when f returns every input unchanged, so
+// that a rewrite that changes nothing keeps the tree (and the sharing of
+// its subtrees) as it was.
+func MapChildren(r Rel, f func(Rel) Rel) Rel {
+	kids := r.Children()
+	var out []Rel
+	for i, k := range kids {
+		nk := f(k)
+		if nk != k && out == nil {
+			out = append(make([]Rel, 0, len(kids)), kids...)
+		}
+		if out != nil {
+			out[i] = nk
+		}
+	}
+	if out == nil {
+		return r
+	}
+	return r.WithChildren(out)
+}
+
 // Get reads a stored collection (table or materialized view) by ID.
 // Stateless: it replays the collection's updates. With HasEventTime,
 // column EventTimeCol is the source's event time (WATERMARK FOR): the

@@ -65,21 +65,7 @@ func (m reorderer) reorderNode(r ir.Rel) ir.Rel {
 		g.finish()
 		return g.plan()
 	}
-	kids := r.Children()
-	var out []ir.Rel
-	for i, k := range kids {
-		nk := m.reorder(k)
-		if nk != k && out == nil {
-			out = slices.Clone(kids)
-		}
-		if out != nil {
-			out[i] = nk
-		}
-	}
-	if out == nil {
-		return r
-	}
-	return r.WithChildren(out)
+	return ir.MapChildren(r, m.reorder)
 }
 
 // component is a joined set of leaves during ordering.

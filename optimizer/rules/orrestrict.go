@@ -41,17 +41,7 @@ func (d orDeriver) visit(r ir.Rel) ir.Rel {
 	if out, ok := d[r]; ok {
 		return out
 	}
-	kids := r.Children()
-	in := make([]ir.Rel, len(kids))
-	changed := false
-	for i, k := range kids {
-		in[i] = d.visit(k)
-		changed = changed || in[i] != k
-	}
-	out := r
-	if changed {
-		out = r.WithChildren(in)
-	}
+	out := ir.MapChildren(r, d.visit)
 	switch n := out.(type) {
 	case *ir.Filter:
 		if extra := orRestrictions(n.Preds, joinLeaves(n.Input, 0)); len(extra) > 0 {
