@@ -83,15 +83,6 @@ func (s *spiller) opCache() int64 {
 	return min(max(s.limit/64, 1<<20), 64<<20)
 }
 
-// storeOptions returns the store's options for a memory budget: Pebble's
-// block cache and memtables are outside the Go heap, so a small budget
-// shrinks them (a large one keeps the defaults). Memtables reserve their
-// size in the block cache, so while two memtables exist the cache keeps
-// no block: that is on purpose. Memtables a 32nd of the budget each,
-// which left the cache room for blocks, cost q7 under 1 GiB 21% more CPU
-// and 110 MiB more RSS outside Go (malloc's arenas keeping the freed
-// blocks: BENCHMARKS.md); the server counts the store at its bound
-// (StoreMemoryBound) instead.
 // batchKeepDivisor: under a memory budget a batch keeps at most this
 // fraction of it as spare chunks between uses (storage.Options.BatchKeep,
 // at least 1 MiB, at most storage's 16 MiB). The checkpoint batch grows to
@@ -102,6 +93,15 @@ func (s *spiller) opCache() int64 {
 // checkpoint.
 const batchKeepDivisor = 64
 
+// storeOptions returns the store's options for a memory budget: Pebble's
+// block cache and memtables are outside the Go heap, so a small budget
+// shrinks them (a large one keeps the defaults). Memtables reserve their
+// size in the block cache, so while two memtables exist the cache keeps
+// no block: that is on purpose. Memtables a 32nd of the budget each,
+// which left the cache room for blocks, cost q7 under 1 GiB 21% more CPU
+// and 110 MiB more RSS outside Go (malloc's arenas keeping the freed
+// blocks: BENCHMARKS.md); the server counts the store at its bound
+// (StoreMemoryBound) instead.
 func storeOptions(o Options) storage.Options {
 	so := storage.Options{DiskReserve: o.DiskReserve}
 	if o.MemoryLimit > 0 {
