@@ -32,25 +32,32 @@ func BenchmarkReduceState(b *testing.B) {
 	for _, c := range reduceStateAggs {
 		b.Run(c.name, func(b *testing.B) {
 			load, batches := reduceStateInput(groups, rowsPerGroup)
-			var w discardBatch
-			ctx := &expr.Ctx{}
-			before := liveHeap()
-			d := mustBuild(b, fmt.Sprintf(`%%0 = Source coll=1 :: int4, int4, numeric
-%%1 = Reduce key=[#0] aggs=[%s] <- %%0`, c.aggs))
-			for i := 0; i < len(load); i += 1000 {
-				w.buf = w.buf[:0]
-				in := map[repr.CollectionID][]repr.Update{1: load[i:min(i+1000, len(load))]}
-				if _, err := d.Step(ctx, 0, in, &w); err != nil {
-					b.Fatal(err)
-				}
-				d.Commit()
-			}
-			perGroup := float64(liveHeap()-before) / groups
-			loopBatches(b, d, batches, "updates/s")
-			b.ReportMetric(perGroup, "B/group")
-			runtime.KeepAlive(d)
+			runReduceState(b, "#0", c.aggs, groups, load, batches)
 		})
 	}
+}
+
+// runReduceState builds a Reduce by key over (int4, int4, numeric)
+// computing aggs, loads it with load in Steps of 1,000 updates, reports
+// the live heap it grew by per group (B/group) and times the batches.
+func runReduceState(b *testing.B, key, aggs string, groups int, load []repr.Update, batches [][]repr.Update) {
+	var w discardBatch
+	ctx := &expr.Ctx{}
+	before := liveHeap()
+	d := mustBuild(b, fmt.Sprintf(`%%0 = Source coll=1 :: int4, int4, numeric
+%%1 = Reduce key=[%s] aggs=[%s] <- %%0`, key, aggs))
+	for i := 0; i < len(load); i += 1000 {
+		w.buf = w.buf[:0]
+		in := map[repr.CollectionID][]repr.Update{1: load[i:min(i+1000, len(load))]}
+		if _, err := d.Step(ctx, 0, in, &w); err != nil {
+			b.Fatal(err)
+		}
+		d.Commit()
+	}
+	perGroup := float64(liveHeap()-before) / float64(groups)
+	loopBatches(b, d, batches, "updates/s")
+	b.ReportMetric(perGroup, "B/group")
+	runtime.KeepAlive(d)
 }
 
 // liveHeap returns the bytes of live heap after a collection.
@@ -112,23 +119,7 @@ func BenchmarkReduceNumericKey(b *testing.B) {
 					us[i].Row = repr.Row{u.Row[0], u.Row[1], repr.NewNumeric(apd.New(g*100+99, -2))}
 				}
 			}
-			var w discardBatch
-			ctx := &expr.Ctx{}
-			before := liveHeap()
-			d := mustBuild(b, fmt.Sprintf(`%%0 = Source coll=1 :: int4, int4, numeric
-%%1 = Reduce key=[#0, #2] aggs=[%s] <- %%0`, c.aggs))
-			for i := 0; i < len(load); i += 1000 {
-				w.buf = w.buf[:0]
-				in := map[repr.CollectionID][]repr.Update{1: load[i:min(i+1000, len(load))]}
-				if _, err := d.Step(ctx, 0, in, &w); err != nil {
-					b.Fatal(err)
-				}
-				d.Commit()
-			}
-			perGroup := float64(liveHeap()-before) / groups
-			loopBatches(b, d, batches, "updates/s")
-			b.ReportMetric(perGroup, "B/group")
-			runtime.KeepAlive(d)
+			runReduceState(b, "#0, #2", c.aggs, groups, load, batches)
 		})
 	}
 }
