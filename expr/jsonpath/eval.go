@@ -120,6 +120,14 @@ func (e *evaluator) next(it *Item, v Value, found *[]Value) (bool, error) {
 	return true, nil
 }
 
+// matched records a match (ok) of one of a loop's items in *any and
+// reports whether the loop may stop: it matched and only whether any
+// item matches is asked (found nil).
+func matched(any *bool, ok bool, found *[]Value) bool {
+	*any = *any || ok
+	return ok && found == nil
+}
+
 func number(d *apd.Decimal) Value { return Value{k: vNumber, num: d} }
 
 func (e *evaluator) itemUnwrap(it *Item, v Value, found *[]Value, unwrap bool) (bool, error) {
@@ -274,15 +282,10 @@ func (e *evaluator) key(it *Item, v Value, found *[]Value, unwrap bool) (bool, e
 func (e *evaluator) unwrapTarget(it *Item, v Value, found *[]Value) (bool, error) {
 	any := false
 	for _, el := range v.elems {
-		ok, err := e.itemUnwrap(it, el, found, false)
-		if err != nil {
+		if ok, err := e.itemUnwrap(it, el, found, false); err != nil {
 			return false, err
-		}
-		if ok {
-			any = true
-			if found == nil {
-				return true, nil
-			}
+		} else if matched(&any, ok, found) {
+			return true, nil
 		}
 	}
 	return any, nil
@@ -309,11 +312,8 @@ func (e *evaluator) anyItem(it *Item, v Value, found *[]Value, level, first, las
 				if err != nil {
 					return false, err
 				}
-				if ok {
-					any = true
-					if found == nil {
-						return true, nil
-					}
+				if matched(&any, ok, found) {
+					return true, nil
 				}
 			} else {
 				any = true
@@ -324,15 +324,10 @@ func (e *evaluator) anyItem(it *Item, v Value, found *[]Value, level, first, las
 			}
 		}
 		if level < last && container {
-			ok, err := e.anyItem(it, el, found, level+1, first, last, ignoreStruct, unwrapNext)
-			if err != nil {
+			if ok, err := e.anyItem(it, el, found, level+1, first, last, ignoreStruct, unwrapNext); err != nil {
 				return false, err
-			}
-			if ok {
-				any = true
-				if found == nil {
-					return true, nil
-				}
+			} else if matched(&any, ok, found) {
+				return true, nil
 			}
 		}
 	}
@@ -401,15 +396,10 @@ func (e *evaluator) indexArray(it *Item, v Value, found *[]Value) (bool, error) 
 			if it.Next == nil && found == nil {
 				return true, nil
 			}
-			ok, err := e.next(it, el, found)
-			if err != nil {
+			if ok, err := e.next(it, el, found); err != nil {
 				return false, err
-			}
-			if ok {
-				any = true
-				if found == nil {
-					return true, nil
-				}
+			} else if matched(&any, ok, found) {
+				return true, nil
 			}
 		}
 	}
@@ -513,15 +503,10 @@ func (e *evaluator) unaryArith(it *Item, v Value, found *[]Value) (bool, error) 
 			}
 			x = number(n)
 		}
-		ok, err := e.next(it, x, found)
-		if err != nil {
+		if ok, err := e.next(it, x, found); err != nil {
 			return false, err
-		}
-		if ok {
-			any = true
-			if found == nil {
-				return true, nil
-			}
+		} else if matched(&any, ok, found) {
+			return true, nil
 		}
 	}
 	return any, nil
@@ -600,15 +585,10 @@ func (e *evaluator) keyValue(it *Item, v Value, found *[]Value, unwrap bool) (bo
 			elems: []Value{id, {k: vString, str: k}, v.elems[i]}}
 		assignIDsBase(&obj, e.genID)
 		e.genID++
-		ok, err := e.next(it, obj, found)
-		if err != nil {
+		if ok, err := e.next(it, obj, found); err != nil {
 			return false, err
-		}
-		if ok {
-			any = true
-			if found == nil {
-				return true, nil
-			}
+		} else if matched(&any, ok, found) {
+			return true, nil
 		}
 	}
 	return any, nil

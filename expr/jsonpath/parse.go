@@ -126,25 +126,19 @@ func (p *parser) or() (*Item, error) {
 	if p.depth > maxDepth {
 		return nil, repr.Errorf(repr.CodeProgramLimitExceeded, "stack depth limit exceeded")
 	}
-	l, err := p.and()
-	for err == nil && p.isPunct("||") {
-		var r *Item
-		if err = p.advance(); err == nil {
-			if r, err = p.and(); err == nil {
-				l, err = p.binary(KOr, l, r, true)
-			}
-		}
-	}
-	return l, err
+	return p.chain("||", KOr, p.and)
 }
 
-func (p *parser) and() (*Item, error) {
-	l, err := p.not()
-	for err == nil && p.isPunct("&&") {
+func (p *parser) and() (*Item, error) { return p.chain("&&", KAnd, p.not) }
+
+// chain parses sub (op sub)*: left-associative predicates of kind.
+func (p *parser) chain(op string, kind Kind, sub func() (*Item, error)) (*Item, error) {
+	l, err := sub()
+	for err == nil && p.isPunct(op) {
 		var r *Item
 		if err = p.advance(); err == nil {
-			if r, err = p.not(); err == nil {
-				l, err = p.binary(KAnd, l, r, true)
+			if r, err = sub(); err == nil {
+				l, err = p.binary(kind, l, r, true)
 			}
 		}
 	}
