@@ -262,7 +262,13 @@ func decodeKeyDatum(key []byte, f Family, exp int32) (Datum, []byte, error) {
 	switch f {
 	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
 		s, rest, err := decodeKeyBytes(key)
-		return Datum{fam: f, s: s}, rest, err
+		d := Datum{fam: f, s: s}
+		if err == nil && f == FamJSONB && !bytes.Equal(AppendKey(nil, d)[1:], key[:len(key)-len(rest)]) {
+			// a jsonb key compares numbers by value: only its canonical
+			// form decodes
+			return Null, nil, errCorrupt
+		}
+		return d, rest, err
 	case FamNumeric:
 		dec, rest, err := decodeKeyDecimal(key, exp)
 		return Datum{fam: f, dec: dec}, rest, err
