@@ -19,8 +19,9 @@ import (
 // every query (found by binary search, extrema at its ends) for a slice
 // header and a pointer per entry: most groups' multisets (a min over a
 // part's four suppliers, a numeric sum's display scales) stay this small,
-// and a map and a B-tree cost hundreds of bytes more. Past smallSet the
-// map takes over for good (until the multiset is freed).
+// and a map and a B-tree cost hundreds of bytes more. Past smallSet a
+// hash table (the map, entryTable) takes over for good (until the
+// multiset is freed).
 //
 // In the map, order is kept lazily. While values only arrive (and no retraction
 // removes the current extremum), min and max are cached as entries arrive
@@ -41,14 +42,8 @@ type multiset struct {
 	keys map[string]struct{}
 	// small holds the entries in key order while m is nil.
 	small []*mentry
-	// m holds the entries of keys up to inlineKey bytes, the key inline
-	// in the map's slot (mkey), and long (nil until needed) the others.
-	// An inline key is hashed and compared without loading the entry:
-	// max(v) over a table grows a map per group by a value per row, and
-	// a map keyed by the entry's own key string loaded every entry again
-	// (a cache miss each) whenever the map grew.
-	m       map[mkey]*mentry
-	long    map[string]*mentry
+	// m holds the entries once they outgrow small (multiset_table.go).
+	m       *entryTable
 	t       *btree.BTreeG[*mentry] // nil until order is needed
 	ordered bool
 	// lo and hi are the smallest and largest live entries (nil when none),
@@ -149,23 +144,8 @@ type mentry struct {
 	kb            [inlineKey]byte
 }
 
-// inlineKey is the longest key an entry (and a map slot) holds inline.
+// inlineKey is the longest key an entry holds inline.
 const inlineKey = 16
-
-// mkey is a key of up to inlineKey bytes as a map key: the bytes,
-// zero-padded, then the length.
-type mkey [inlineKey + 1]byte
-
-// shortKey returns key as an mkey, false if it is longer than inlineKey.
-func shortKey[K string | []byte](key K) (mkey, bool) {
-	var k mkey
-	if len(key) > inlineKey {
-		return k, false
-	}
-	copy(k[:], key)
-	k[inlineKey] = byte(len(key))
-	return k, true
-}
 
 // newEntry returns an entry for a copy of key with value val and
 // separator sep.
@@ -241,31 +221,7 @@ func (ms *multiset) find(key []byte) *mentry {
 		}
 		return nil
 	}
-	if k, ok := shortKey(key); ok {
-		return ms.m[k]
-	}
-	return ms.long[string(key)]
-}
-
-// mapPut adds e to the map of its key's length.
-func (ms *multiset) mapPut(e *mentry) {
-	if k, ok := shortKey(e.key); ok {
-		ms.m[k] = e
-		return
-	}
-	if ms.long == nil {
-		ms.long = make(map[string]*mentry)
-	}
-	ms.long[e.key] = e
-}
-
-// mapDelete removes e from the map of its key's length.
-func (ms *multiset) mapDelete(e *mentry) {
-	if k, ok := shortKey(e.key); ok {
-		delete(ms.m, k)
-		return
-	}
-	delete(ms.long, e.key)
+	return ms.m.get(key)
 }
 
 // size returns the number of entries (0 for a key set).
@@ -273,7 +229,7 @@ func (ms *multiset) size() int {
 	if ms.m == nil {
 		return len(ms.small)
 	}
-	return len(ms.m) + len(ms.long)
+	return ms.m.n
 }
 
 // all iterates over the entries in no particular order; fn must not
@@ -282,11 +238,8 @@ func (ms *multiset) all(fn func(*mentry)) {
 	for _, e := range ms.small {
 		fn(e)
 	}
-	for _, e := range ms.m {
-		fn(e)
-	}
-	for _, e := range ms.long {
-		fn(e)
+	if ms.m != nil {
+		ms.m.each(fn)
 	}
 }
 
@@ -295,13 +248,13 @@ func (ms *multiset) insert(e *mentry) {
 	e.in = true
 	switch i, _ := ms.position(e); {
 	case ms.m != nil:
-		ms.mapPut(e)
+		ms.m.put(e)
 	case len(ms.small) < smallSet:
 		ms.small = slices.Insert(ms.small, i, e)
 		return
 	default:
 		ms.toMap()
-		ms.mapPut(e)
+		ms.m.put(e)
 	}
 	if ms.t != nil {
 		ms.t.ReplaceOrInsert(e)
@@ -313,11 +266,11 @@ func (ms *multiset) insert(e *mentry) {
 // (the slice's first and last live entries), so that a multiset that
 // outgrows smallSet keeps answering min and max without a B-tree.
 func (ms *multiset) toMap() {
-	ms.m = make(map[mkey]*mentry, len(ms.small)+1)
+	ms.m = newEntryTable(len(ms.small) + 1)
 	ms.ext = &extremaKeys{}
 	var lo, hi *mentry
 	for _, x := range ms.small {
-		ms.mapPut(x)
+		ms.m.put(x)
 		if x.n > 0 {
 			lo = cmp.Or(lo, x)
 			hi = x
@@ -336,7 +289,7 @@ func (ms *multiset) remove(e *mentry) {
 		}
 		return
 	}
-	ms.mapDelete(e)
+	ms.m.del(e)
 	if ms.t != nil {
 		ms.t.Delete(e)
 	}

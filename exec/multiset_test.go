@@ -88,8 +88,7 @@ func TestMultisetCachedExtremaKeys(t *testing.T) {
 }
 
 // TestMultisetMixedKeyLengths checks a map-held multiset whose keys are
-// both inline (up to inlineKey bytes, held in the map's slots) and longer
-// (held by key string): find, size, all and remove against a reference,
+// both inline (up to inlineKey bytes, held in the entry) and longer: find, size, all and remove against a reference,
 // with keys of every length around inlineKey and keys that differ only
 // in their length (trailing zero bytes, which inline keys pad with).
 func TestMultisetMixedKeyLengths(t *testing.T) {
@@ -124,8 +123,10 @@ func TestMultisetMixedKeyLengths(t *testing.T) {
 			t.Fatalf("step %d: size %d, want %d", i, ms.size(), len(ref))
 		}
 	}
-	if ms.m == nil || len(ms.long) == 0 {
-		t.Fatalf("the multiset holds %d inline and %d long keys in maps: not both", len(ms.m), len(ms.long))
+	long := 0
+	ms.all(func(e *mentry) { long += int(b2i(len(e.key) > inlineKey)) })
+	if ms.m == nil || long == 0 || long == ms.size() {
+		t.Fatalf("the multiset's table holds %d entries, %d of long keys: not both lengths", ms.size(), long)
 	}
 	seen := 0
 	ms.all(func(e *mentry) {
@@ -136,5 +137,45 @@ func TestMultisetMixedKeyLengths(t *testing.T) {
 	})
 	if seen != len(ref) {
 		t.Fatalf("all: %d entries, want %d", seen, len(ref))
+	}
+}
+
+// TestEntryTableChurn checks the entry table against a reference map under
+// random insertions and deletions from a small key space (long probe runs
+// wrap around the end of the slots, and deletion shifts them back): after
+// every change each key of the space is found exactly when the reference
+// holds it, and each visits every entry once.
+func TestEntryTableChurn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, space := range []int{5, 40, 300} {
+		tab := newEntryTable(0)
+		ref := map[string]*mentry{}
+		for i := range 4000 {
+			k := fmt.Sprint(rng.IntN(space))
+			if e := ref[k]; e != nil && rng.IntN(3) > 0 {
+				tab.del(e)
+				delete(ref, k)
+			} else if e == nil {
+				e = newEntry([]byte(k), repr.Null, repr.Null, 1)
+				tab.put(e)
+				ref[k] = e
+			}
+			for j := range space {
+				k := fmt.Sprint(j)
+				if got := tab.get([]byte(k)); got != ref[k] {
+					t.Fatalf("space %d, change %d: get(%q) = %p, want %p", space, i, k, got, ref[k])
+				}
+			}
+			seen := 0
+			tab.each(func(e *mentry) {
+				if ref[e.key] != e {
+					t.Fatalf("space %d, change %d: each visits %q, not the reference's", space, i, e.key)
+				}
+				seen++
+			})
+			if seen != len(ref) || tab.n != len(ref) {
+				t.Fatalf("space %d, change %d: %d visited, n %d, want %d", space, i, seen, tab.n, len(ref))
+			}
+		}
 	}
 }

@@ -103,16 +103,11 @@ func (ms *multiset) stateSize() int64 {
 	var s sample
 	switch {
 	case ms.m != nil:
-		// A slot: an inline key (mkey, padded to 24 bytes) or a string
-		// header, and the entry's pointer.
+		// The table's slots (16 bytes each) shared among the entries.
 		s.n = ms.size()
-		for _, e := range ms.m {
-			if !s.add(1, e.heapBytes()+24+8+mapEntryOverhead) {
-				break
-			}
-		}
-		for _, e := range ms.long {
-			if !s.add(1, e.heapBytes()+16+8+mapEntryOverhead) {
+		slot := int64(16*len(ms.m.slots)) / int64(max(ms.m.n, 1))
+		for _, sl := range ms.m.slots {
+			if sl.e != nil && !s.add(1, sl.e.heapBytes()+slot) {
 				break
 			}
 		}
