@@ -1,11 +1,8 @@
 package sql
 
 import (
-	"fmt"
 	"slices"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/planner"
@@ -35,19 +32,24 @@ import (
 //     way. In a transaction block that would publish before COMMIT, so
 //     there it is 0A000 while such a subscription is open.
 //
-// Plain views are planned at each read and follow. What Eddy stores as
-// SQL text (view queries, column defaults, CHECK constraints, index
-// expressions and predicates) keeps a literal as written, where
-// PostgreSQL stores the enum constant: a rename of a label such text
-// spells as a string literal is 0A000 naming the object, as is one of a
-// type that a source or a sink's input holds.
+// Plain views are planned at each read and follow. SQL text Eddy stores
+// (view queries, column defaults, CHECK constraints) has its literals of
+// the enum respelled with the new label (enum_literals.go), as
+// PostgreSQL's stored constants follow the rename. A sink reading a
+// rewritten table or a rebuilt view is not sent the relabelling (as in
+// Materialize and RisingWave, records already delivered are not
+// rewritten): its next records carry the new label, including the
+// retraction of a row it was sent under the old one. A source holding
+// the type is 0A000: its decoder reads external text with the labels.
 
 // commitEnumRename commits nu, the copy of the enum type o whose label
 // from is renamed to (its sort order is order), rewriting what holds
 // values of it. The caller holds e.mu.
 func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, order float64) error {
 	held := e.cat.typesHolding(typeOID(o))
-	if err := e.cat.checkLabelLiterals(from, o); err != nil {
+	rl := relabeler{cat: e.cat, held: held, oid: typeOID(o), order: order, to: to}
+	texts, err := e.cat.relabelTexts(o, from, rl)
+	if err != nil {
 		return err
 	}
 	tables, users, err := e.enumHolders(o, held)
@@ -55,13 +57,12 @@ func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, or
 		return err
 	}
 	if len(tables) == 0 && len(users) == 0 && !e.subscribedQueryHolds(held) {
-		return e.commitAltered(o, nu, nil)
+		return e.commitAltered(o, nu, nil, texts...)
 	}
 	rebuild := e.enumRebuilds(tables, users)
-	if err := e.checkEnumRebuild(o, tables, rebuild); err != nil {
+	if err := e.checkNotBackfilling(slices.Concat(tables, rebuild)...); err != nil {
 		return err
 	}
-	rl := relabeler{cat: e.cat, held: held, oid: typeOID(o), order: order, to: to}
 	before := e.subscribedContents(tables, rebuild, held)
 	if len(before) > 0 && e.inDDLBlock() {
 		// Subscribers would see the change before the block commits,
@@ -72,7 +73,7 @@ func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, or
 		if err := e.checkpointLocked(); err != nil {
 			return err
 		}
-		if err := e.commitAltered(o, nu, nil); err != nil {
+		if err := e.commitAltered(o, nu, nil, texts...); err != nil {
 			return err
 		}
 		for _, t := range tables {
@@ -80,7 +81,8 @@ func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, or
 			if err := s.reshapePending(t.ID, conv); err != nil {
 				return err
 			}
-			if err := e.commitAltered(t, t.clone(), conv); err != nil {
+			cur := e.cat.byID[t.ID] // with its respelled defaults
+			if err := e.commitAltered(cur, cur.clone(), conv); err != nil {
 				return err
 			}
 		}
@@ -208,17 +210,6 @@ func (e *Engine) enumRebuilds(tables, users []*Object) []*Object {
 	return out
 }
 
-// checkEnumRebuild refuses (0A000) a rewrite that a sink reading one of
-// the tables or views would not follow (it has sent the old labels), and
-// (55006) one of a relation a view being created reads.
-func (e *Engine) checkEnumRebuild(o *Object, tables, views []*Object) error {
-	all := slices.Concat(tables, views)
-	if s := e.sinksReading(all); len(s) > 0 {
-		return repr.Unsupported("ALTER TYPE ... RENAME VALUE of type %s, whose values sink %s has sent", o.Name, s[0].def.Name)
-	}
-	return e.checkNotBackfilling(all...)
-}
-
 // rebuildIndexedView rebuilds materialized view v (rebuildView) and the
 // indexes on it, whose keys are compiled again under the new catalog.
 func (e *Engine) rebuildIndexedView(v *Object) error {
@@ -241,78 +232,6 @@ func (e *Engine) rebuildIndexedView(v *Object) error {
 		c.AddIndexKey(ix.ID, n.ixKey.storageKey(), b)
 	}
 	return e.commitDDL(b)
-}
-
-// checkLabelLiterals refuses (0A000) the rename of label from of enum
-// type o while SQL text Eddy stores spells it as a string literal: a
-// view's query, a column default, a CHECK constraint, an index
-// expression or predicate. PostgreSQL stores those as parsed trees
-// holding the enum constant, which follows the rename; the text would
-// not, and whether the literal is of the enum depends on its context.
-func (c *Catalog) checkLabelLiterals(from string, o *Object) error {
-	for _, u := range c.objects() {
-		for _, text := range storedTexts(u) {
-			if spellsLiteral(text.sql, text.stmt, from) {
-				return repr.Unsupported("ALTER TYPE ... RENAME VALUE of label \"%s\" of type %s while %s of %s %s spells it as a string literal", from, o.Name, text.what, depKind(u), u.Name).
-					WithHint("Drop or change the object first, then rename the value and create it again with the new label.")
-			}
-		}
-	}
-	return nil
-}
-
-// storedText is a piece of SQL text the catalog stores for an object.
-type storedText struct {
-	what, sql string
-	stmt      bool // a statement (else an expression)
-}
-
-// storedTexts returns the SQL texts stored for u.
-func storedTexts(u *Object) []storedText {
-	var out []storedText
-	if u.SQL != "" && (u.Kind == planner.RelView || u.Kind == planner.RelMaterializedView) {
-		out = append(out, storedText{"the query", u.SQL, true})
-	}
-	for _, cl := range u.Columns {
-		if cl.Default != "" {
-			out = append(out, storedText{fmt.Sprintf("the default of column %s", cl.Name), cl.Default, false})
-		}
-	}
-	for _, k := range u.Constraints {
-		if k.Check != "" {
-			out = append(out, storedText{fmt.Sprintf("constraint %s", k.Name), k.Check, false})
-		}
-	}
-	if u.Index != nil {
-		for _, x := range append(slices.Clone(u.Index.Exprs), u.Index.Where) {
-			if x != "" {
-				out = append(out, storedText{"an expression", x, false})
-			}
-		}
-	}
-	return out
-}
-
-// spellsLiteral reports whether sql (a statement, or an expression) has
-// a string constant equal to label. Text that does not parse counts.
-func spellsLiteral(sql string, stmt bool, label string) bool {
-	var n *pg.Node
-	var err error
-	if stmt {
-		n, err = parseOne(sql)
-	} else {
-		n, err = parseExpr(sql)
-	}
-	if err != nil {
-		return true
-	}
-	found := false
-	walkProto(n, func(m proto.Message) {
-		if c, ok := m.(*pg.A_Const); ok && c.GetSval().GetSval() == label {
-			found = true
-		}
-	})
-	return found
 }
 
 // relabeler maps values holding the enum type oid to the renamed label:

@@ -61,6 +61,9 @@ type deparser struct {
 	indent int
 	// levels are the query levels being printed, innermost last.
 	levels []*dlevel
+	// consts, when not nil, records the type each literal was printed
+	// as a constant of (enum_literals.go reads it).
+	consts map[*pg.A_Const]repr.T
 }
 
 // dlevel is one query level's FROM qualifiers: for a renamed-column
@@ -91,6 +94,12 @@ func deparseViewText(cat *Catalog, o *Object, pretty bool) (text string, err err
 	if err != nil {
 		return "", err
 	}
+	return deparseViewAST(cat, o, n, pretty, nil)
+}
+
+// deparseViewAST prints n, o's parsed query, recording in consts (when
+// not nil) each literal's constant type.
+func deparseViewAST(cat *Catalog, o *Object, n *pg.Node, pretty bool, consts map[*pg.A_Const]repr.T) (text string, err error) {
 	tr := planner.NewTrace()
 	if _, err := planner.PlanQuery(cat, n, planner.Options{TimeZone: o.TimeZone, Trace: tr}); err != nil {
 		return "", err
@@ -101,7 +110,7 @@ func deparseViewText(cat *Catalog, o *Object, pretty bool) (text string, err err
 	for i, c := range o.Columns {
 		names[i], types[i] = c.Name, c.Type
 	}
-	d := &deparser{tr: tr, cat: cat, pretty: pretty}
+	d := &deparser{tr: tr, cat: cat, pretty: pretty, consts: consts}
 	defer func() {
 		// errNoDeparse, or a deparser bug: either way the query as
 		// written is the answer, never a failed catalog read.
@@ -694,11 +703,17 @@ func deparseExpr(cat *Catalog, rel *planner.Relation, text string, want repr.T, 
 	if err != nil {
 		return "", false
 	}
+	return deparseExprAST(cat, rel, n, want, pretty, nil)
+}
+
+// deparseExprAST prints n, a parsed expression, recording in consts
+// (when not nil) each literal's constant type.
+func deparseExprAST(cat *Catalog, rel *planner.Relation, n *pg.Node, want repr.T, pretty bool, consts map[*pg.A_Const]repr.T) (out string, ok bool) {
 	tr := planner.NewTrace()
 	if err := planner.TraceScalar(cat, rel, n, tr); err != nil {
 		return "", false
 	}
-	d := &deparser{tr: tr, cat: cat, pretty: pretty}
+	d := &deparser{tr: tr, cat: cat, pretty: pretty, consts: consts}
 	d.levels = []*dlevel{{quals: map[string]map[string]string{"": nil}, printed: map[string]string{}}}
 	defer func() {
 		if r := recover(); r != nil { // errNoDeparse or a deparser bug: as written

@@ -476,6 +476,9 @@ func literalText(c *pg.A_Const) string {
 // constant prints a literal as a constant of type t (get_const_expr):
 // showtype 0 labels it with ::t unless its form implies t, 1 always.
 func (d *deparser) constant(c *pg.A_Const, t repr.T, showtype int) {
+	if d.consts != nil {
+		d.consts[c] = t
+	}
 	if c.Isnull {
 		d.write("NULL")
 		if showtype >= 0 && (t.Enum != 0 || t.Composite != 0) {
