@@ -3,7 +3,6 @@ package sql
 import (
 	"slices"
 
-
 	"github.com/eddydb/eddy/exec"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
