@@ -345,6 +345,10 @@ type alteration struct {
 	// rowTypeShape says columns are added or dropped: values of the
 	// table's row type stored elsewhere change shape (rowtype_alter.go).
 	rowTypeShape bool
+	// rebuild are the materialized views over the table whose dataflow
+	// the added or dropped columns change while their columns stay (a
+	// whole-row reference): recomputed after the change (rowtype_alter.go).
+	rebuild []*Object
 }
 
 func (a *alteration) cols() []int {
@@ -827,6 +831,10 @@ func (a *alteration) checkDependents() error {
 			continue
 		}
 		uses := err != nil || cols != cols2
+		if !uses && a.rowTypeShape && d.Kind == planner.RelMaterializedView {
+			a.rebuild = append(a.rebuild, d)
+			continue
+		}
 		if len(a.dropped) > 0 && uses {
 			return repr.Errorf(repr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", a.dropped[0], a.nu.Name).
 				WithDetail("%s %s depends on column %s of table %s", kindName(d.Kind), d.Name, a.dropped[0], a.nu.Name).

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -73,7 +74,7 @@ func (p *Portal) execRenameType(rs *pg.RenameStmt) error {
 		if err != nil {
 			return err
 		}
-		if _, err := e.typeInUse(o, nu, "ALTER TYPE ... RENAME ATTRIBUTE", []string{rs.Subname}, rw); err != nil {
+		if _, err := e.typeInUse(o, nu, "ALTER TYPE ... RENAME ATTRIBUTE", []string{rs.Subname}, rw, false); err != nil {
 			return err
 		}
 		var also [][2]*Object
@@ -303,12 +304,41 @@ func viewNamesField(v *Object, name string) bool {
 // rw are materialized views whose stored query a rename rewrote (by id),
 // checked in their rewritten form. It returns the tables with columns of
 // the type.
-func (e *Engine) typeInUse(o, nu *Object, what string, fields []string, rw map[uint64]*Object) (typeDeps, error) {
+func (e *Engine) typeInUse(o, nu *Object, what string, fields []string, rw map[uint64]*Object, rebuild bool) (typeDeps, error) {
 	d := e.cat.typeDependents(o)
 	refuse := func(user string) error {
 		return repr.Unsupported("%s of type %s, which %s uses", what, o.Name, user)
 	}
+	owner := "composite type"
+	if hasRowType(o) {
+		owner = "table"
+	}
+	// dropUser is PostgreSQL's 2BP01 for a view selecting a dropped field
+	// (its dependency on the column), or nil.
+	dropUser := func(x *Object) error {
+		if !strings.Contains(what, "DROP") || x.Kind != planner.RelView && x.Kind != planner.RelMaterializedView {
+			return nil
+		}
+		for _, f := range fields {
+			if viewMentionsField(x, f) {
+				return repr.Errorf(repr.CodeDependentObjects, "cannot drop column %s of %s %s because other objects depend on it", f, owner, o.Name).
+					WithDetail("%s %s depends on column %s of %s %s", kindName(x.Kind), x.Name, f, owner, o.Name).
+					WithHint("Drop the dependent objects first.")
+			}
+		}
+		return nil
+	}
 	shadow := e.cat.shadow(o, nu)
+	// A materialized view that cannot keep its plan is recomputed after
+	// the change when it plans to the same columns and names no dropped
+	// field (ADD/DROP, not RENAME, of fields).
+	rebuilds := func(x *Object) bool {
+		if !rebuild || slices.ContainsFunc(fields, func(f string) bool { return viewMentionsField(x, f) }) || !e.replansSame(x, shadow) {
+			return false
+		}
+		d.rebuild = append(d.rebuild, x)
+		return true
+	}
 	keeps := func(x *Object) bool {
 		if r := rw[x.ID]; r != nil {
 			return e.matviewKeepsPlan(x, r, o, shadow)
@@ -317,7 +347,13 @@ func (e *Engine) typeInUse(o, nu *Object, what string, fields []string, rw map[u
 	}
 	for _, v := range d.views {
 		for _, x := range e.dropSet(v) {
-			if !keeps(x) {
+			if keeps(x) {
+				continue
+			}
+			if err := dropUser(x); err != nil {
+				return d, err
+			}
+			if !rebuilds(x) {
 				return d, refuse(kindName(x.Kind) + " " + x.Name)
 			}
 		}
@@ -327,12 +363,35 @@ func (e *Engine) typeInUse(o, nu *Object, what string, fields []string, rw map[u
 			return d, refuse(depKind(t) + " " + t.Name)
 		}
 		for _, x := range e.dropSet(t)[1:] {
-			if !keeps(x) {
+			if keeps(x) {
+				continue
+			}
+			if err := dropUser(x); err != nil {
+				return d, err
+			}
+			if !rebuilds(x) {
 				return d, refuse(fmt.Sprintf("%s %s (reading table %s)", kindName(x.Kind), x.Name, t.Name))
 			}
 		}
 	}
 	return d, nil
+}
+
+// replansSame reports whether materialized view x plans under shadow to
+// the same columns (names and types) as now: recomputed from its query
+// after the change (rebuildView), it equals its query over the new
+// fields, as PostgreSQL's REFRESH would make it.
+func (e *Engine) replansSame(x *Object, shadow *Catalog) bool {
+	if x.Kind != planner.RelMaterializedView {
+		return false
+	}
+	defer func() { e.planRows = nil }()
+	cols, _, err := e.planText(x, e.cat)
+	if err != nil {
+		return false
+	}
+	cols2, _, err := e.planText(x, shadow)
+	return err == nil && cols == cols2
 }
 
 // viewReplans reports whether x is a plain view that reads the same after
@@ -384,14 +443,16 @@ func viewMentionsField(v *Object, name string) bool {
 // commits the type when one table uses it (one batch per table after
 // that); so are the session's pending writes to those tables.
 func (e *Engine) commitTypeChange(s *Session, o, nu *Object, srcs []int, what string, dropped []string) error {
-	d, err := e.typeInUse(o, nu, what, dropped, nil)
-	if err != nil || len(d.order) == 0 {
-		if err != nil {
-			return err
-		}
-		return e.commitAltered(o, nu, nil)
+	d, err := e.typeInUse(o, nu, what, dropped, nil, true)
+	if err != nil {
+		return err
 	}
-	return e.reshapeStored(s, o, nu, srcs, d.order, [][2]*Object{{o, nu}})
+	return e.rebuildAfter(what, o.Name, d.rebuild, func() error {
+		if len(d.order) == 0 {
+			return e.commitAltered(o, nu, nil)
+		}
+		return e.reshapeStored(s, o, nu, srcs, d.order, [][2]*Object{{o, nu}})
+	})
 }
 
 // reshapeStored rewrites the stored values of the composite type (or

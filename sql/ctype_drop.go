@@ -29,6 +29,8 @@ type typeDeps struct {
 	cols  map[*Object][]string // relation -> its columns of the type
 	order []*Object            // the relations (not views) of cols, in ID order
 	lines []string             // PostgreSQL's dependency lines, in ID order
+	// rebuild are the materialized views typeInUse found to recompute.
+	rebuild []*Object
 }
 
 // typeDependents collects the dependents of the composite type o.

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/eddydb/eddy/repr"
@@ -34,7 +35,8 @@ func (c *Catalog) checkRowTypeDefault(o *Object, col ColumnDef, seq *Object) err
 
 // commitAlteration commits the ALTER TABLE a (conv gives the table's new
 // rows; also are more changed objects), with the stored values of the
-// table's row type when columns were added or dropped.
+// table's row type when columns were added or dropped, and the
+// materialized views the new shape changes recomputed (rebuildAfter).
 func (e *Engine) commitAlteration(s *Session, a *alteration, conv func(repr.Row) (repr.Row, error), also [][2]*Object) error {
 	o, nu := a.old, a.nu
 	if !a.rowTypeShape || !hasRowType(o) {
@@ -44,18 +46,61 @@ func (e *Engine) commitAlteration(s *Session, a *alteration, conv func(repr.Row)
 	if len(a.dropped) > 0 {
 		what = "ALTER TABLE ... DROP COLUMN"
 	}
-	d, err := e.typeInUse(o, nu, what, a.dropped, nil)
+	d, err := e.typeInUse(o, nu, what, a.dropped, nil, true)
 	if err != nil {
 		return err
 	}
-	if len(d.order) == 0 {
-		return e.commitAlteredWith(o, nu, conv, also, a)
-	}
 	srcs := append([]int(nil), a.cols()...)
-	return e.atomically(func() error {
+	return e.rebuildAfter(what, o.Name, slices.Concat(a.rebuild, d.rebuild), func() error {
 		if err := e.commitAlteredWith(o, nu, conv, also, a); err != nil {
 			return err
 		}
+		if len(d.order) == 0 {
+			return nil
+		}
 		return e.reshapeStored(s, o, nu, srcs, d.order, nil)
 	})
+}
+
+// rebuildAfter runs change (an ALTER of what, named name) and then
+// recomputes the materialized views of views and every materialized view
+// over them from their queries under the new catalog (rebuildView, with
+// their indexes), in one atomic change. PostgreSQL keeps such a view
+// (its stored composites read with the new fields; its query, refreshed,
+// builds them); Eddy's incremental view must equal its query recomputed,
+// and a dataflow that builds or keeps records of the old fields would
+// not. An open subscription to a rebuilt view receives its change (old
+// rows retracted, new ones inserted) at one new time. A sink reading one
+// is 0A000: it has sent the rows in their old shape.
+func (e *Engine) rebuildAfter(what, name string, views []*Object, change func() error) error {
+	rebuild := e.enumRebuilds(nil, views)
+	if len(rebuild) == 0 {
+		return e.atomically(change)
+	}
+	if s := e.sinksReading(rebuild); len(s) > 0 {
+		return repr.Unsupported("%s on %s while sink %s reads %s %s, whose rows it changes", what, name, s[0].def.Name, kindName(s[0].def.FromKind), s[0].def.FromName)
+	}
+	if err := e.checkNotBackfilling(rebuild...); err != nil {
+		return err
+	}
+	before := e.subscribedContents(nil, rebuild, nil)
+	if len(before) > 0 && e.inDDLBlock() {
+		return repr.Unsupported("%s in a transaction block while a subscription reads a materialized view it recomputes", what)
+	}
+	err := e.atomically(func() error {
+		if err := change(); err != nil {
+			return err
+		}
+		for _, v := range rebuild {
+			if err := e.rebuildIndexedView(e.cat.byID[v.ID]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e.publishRewritten(before)
+	return nil
 }
