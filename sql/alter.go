@@ -831,6 +831,9 @@ func (a *alteration) checkDependents() error {
 			continue
 		}
 		uses := err != nil || cols != cols2
+		if uses && a.rowTypeShape && len(a.dropped) == 0 && a.keepsStars(d2, shadow, cols, flow) {
+			continue
+		}
 		if !uses && a.rowTypeShape && d.Kind == planner.RelMaterializedView {
 			a.rebuild = append(a.rebuild, d)
 			continue

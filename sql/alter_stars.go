@@ -1,0 +1,133 @@
+package sql
+
+import (
+	"slices"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/eddydb/eddy/planner"
+)
+
+// Stars in a view's select list under ALTER TABLE ... ADD COLUMN.
+// PostgreSQL expands * and t.* when it creates a view, so a column added
+// to the table later is not one of the view's (pg_get_viewdef prints the
+// columns). Eddy stores the query's text, where the star would now expand
+// to one more column; so ADD COLUMN respells each star of the stored
+// query as the qualified columns it expands to now, and the view keeps
+// its columns (checkDependents then plans it under the new table and
+// compares as for any other view). A star whose columns cannot all be
+// named by a qualifier (a JOIN's merged USING column, a FROM item without
+// a name) is left, and the view refuses the change as before.
+
+// expandStars returns a copy of view d whose stored query names the
+// columns of each select-list star, or nil when it has none or one cannot
+// be respelled.
+func (c *Catalog) expandStars(d *Object) *Object {
+	n, err := parseOne(d.SQL)
+	if err != nil || hasMergedJoin(n) {
+		return nil
+	}
+	tr := planner.NewTrace()
+	if _, err := planner.PlanQuery(c, n, planner.Options{MaterializedView: d.Kind == planner.RelMaterializedView, TimeZone: d.TimeZone, Trace: tr}); err != nil {
+		return nil
+	}
+	if len(tr.Stars) == 0 {
+		return nil
+	}
+	edits := map[int32]string{}
+	for ref, cols := range tr.Stars {
+		if len(cols) == 0 {
+			return nil
+		}
+		names := make([]string, len(cols))
+		for i, col := range cols {
+			if col.Table == "" {
+				return nil
+			}
+			names[i] = quoteIdent(col.Table) + "." + quoteIdent(col.Name)
+		}
+		edits[ref.Location] = strings.Join(names, ", ")
+	}
+	sql, ok := spliceStars(d.SQL, edits)
+	if !ok {
+		return nil
+	}
+	nu := d.clone()
+	nu.SQL = sql
+	if nu.rel, err = nu.relation(); err != nil {
+		return nil
+	}
+	return nu
+}
+
+// hasMergedJoin reports whether n joins with USING or NATURAL, whose
+// merged columns a star expands to and no qualifier names.
+func hasMergedJoin(n *pg.Node) bool {
+	found := false
+	walkProto(n, func(m proto.Message) {
+		if j, ok := m.(*pg.JoinExpr); ok && (j.IsNatural || len(j.UsingClause) > 0) {
+			found = true
+		}
+	})
+	return found
+}
+
+// spliceStars replaces, in sql, the column reference starting at each
+// location of edits (a name list ending in *) by its text.
+func spliceStars(sql string, edits map[int32]string) (string, bool) {
+	sc, err := pg.Scan(sql)
+	if err != nil {
+		return "", false
+	}
+	toks := sc.Tokens
+	var b strings.Builder
+	last, done := 0, 0
+	for i := 0; i < len(toks); i++ {
+		text, ok := edits[toks[i].Start]
+		if !ok {
+			continue
+		}
+		j := slices.IndexFunc(toks[i:], func(t *pg.ScanToken) bool { return sql[t.Start:t.End] == "*" })
+		if j < 0 || int(toks[i].Start) < last {
+			return "", false
+		}
+		end := toks[i+j].End
+		if strings.ContainsAny(sql[toks[i].Start:end], ",()") {
+			return "", false
+		}
+		b.WriteString(sql[last:toks[i].Start])
+		b.WriteString(text)
+		last = int(end)
+		i += j
+		done++
+	}
+	if done != len(edits) {
+		return "", false
+	}
+	b.WriteString(sql[last:])
+	return b.String(), true
+}
+
+// keepsStars reports whether dependent view d of an ADD COLUMN keeps its
+// columns and dataflow once its stars are respelled (expandStars); if
+// so, the respelled copy is committed with the table (a.rewritten) and
+// planned for the views over d (shadow).
+func (a *alteration) keepsStars(d *Object, shadow *Catalog, cols, flow string) bool {
+	nu := a.e.cat.expandStars(d)
+	if nu == nil {
+		return false
+	}
+	cols2, flow2, err := a.e.planText(nu, shadow)
+	if err != nil || cols2 != cols || flow2 != flow && !widenedOnly(flow, flow2) {
+		return false
+	}
+	if a.rewritten == nil {
+		a.rewritten = map[*Object]*Object{}
+	}
+	a.rewritten[d] = nu
+	shadow.byID[nu.ID] = nu
+	shadow.byName[qualified(nu.Schema, nu.Name)] = nu
+	return true
+}
