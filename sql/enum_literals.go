@@ -162,12 +162,18 @@ func parseLiteralText(text storedText) (*pg.Node, error) {
 	return parseExpr(text.sql)
 }
 
-// labelLiterals returns the string literals in n whose text has label in
-// it (a label, or an array's or record's text naming it).
+// labelLiterals returns the string literals in n that may name label: the
+// label itself, or an array's or record's text with it inside.
 func labelLiterals(n *pg.Node, label string) []*pg.A_Const {
 	var out []*pg.A_Const
 	walkProto(n, func(m proto.Message) {
-		if k, ok := m.(*pg.A_Const); ok && k.GetSval() != nil && strings.Contains(k.GetSval().GetSval(), label) {
+		k, ok := m.(*pg.A_Const)
+		if !ok || k.GetSval() == nil {
+			return
+		}
+		s := k.GetSval().GetSval()
+		composite := strings.HasPrefix(strings.TrimSpace(s), "{") || strings.HasPrefix(strings.TrimSpace(s), "(")
+		if s == label || composite && strings.Contains(s, label) {
 			out = append(out, k)
 		}
 	})
