@@ -14,10 +14,10 @@ import (
 const hopPlan = `%0 = Source coll=1 name=bid watermark=#2 :: int8, int8, timestamp
 %1 = MFP filter=[(#2 IS NOT NULL)] project=[#0, #2] <- %0
 %2 = MFP map=[tumble_start(#1, '00:00:02'::interval)] project=[#0, #2] <- %1
-%3 = MFP map=[(tumble_start(#1, '00:00:02'::interval) - '00:00:02'::interval), (#2 + '00:00:10'::interval)] filter=[(#1 < #3)] project=[#0, #2] <- %1
-%4 = MFP map=[(tumble_start(#1, '00:00:02'::interval) - '00:00:04'::interval), (#2 + '00:00:10'::interval)] filter=[(#1 < #3)] project=[#0, #2] <- %1
-%5 = MFP map=[(tumble_start(#1, '00:00:02'::interval) - '00:00:06'::interval), (#2 + '00:00:10'::interval)] filter=[(#1 < #3)] project=[#0, #2] <- %1
-%6 = MFP map=[(tumble_start(#1, '00:00:02'::interval) - '00:00:08'::interval), (#2 + '00:00:10'::interval)] filter=[(#1 < #3)] project=[#0, #2] <- %1
+%3 = MFP map=[(tumble_start(#1, '00:00:02'::interval) - '00:00:02'::interval)] project=[#0, #2] <- %1
+%4 = MFP map=[(tumble_start(#1, '00:00:02'::interval) - '00:00:04'::interval)] project=[#0, #2] <- %1
+%5 = MFP map=[(tumble_start(#1, '00:00:02'::interval) - '00:00:06'::interval)] project=[#0, #2] <- %1
+%6 = MFP map=[(tumble_start(#1, '00:00:02'::interval) - '00:00:08'::interval)] project=[#0, #2] <- %1
 %7 = Union <- %2, %3, %4, %5, %6`
 
 // hopCount adds the count per auction and window to hopPlan.
