@@ -52,6 +52,9 @@ type fanoutOp struct {
 	row repr.Row
 	// counts[b] sums branch b's output diffs in a Step (when counting).
 	counts []int64
+	// dedup merges the input rows the branches cannot tell apart (see
+	// fanoutDedup); nil when a branch is volatile.
+	dedup *fanoutDedup
 }
 
 // passFirst is the Union of a fused fan-out (the first input holds the
@@ -163,6 +166,7 @@ func (d *Dataflow) newFanout(x int, branches []int, readers []int) (*fanoutOp, e
 		}
 		f.branches = append(f.branches, m)
 	}
+	f.dedup = newFanoutDedup(specs, len(in))
 	return f, nil
 }
 
@@ -272,6 +276,9 @@ func insertColumn(spec dataflow.MFP, col *expr.Col, key string) dataflow.MFP {
 // bids, and reading every fifth row of the slab, branch after branch,
 // cost the Reduce after it more in cache misses than fusing saved.
 func (o *fanoutOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) {
+	if o.dedup != nil && o.dedup.try(len(ins[0])) {
+		return o.stepDedup(s, ins[0])
+	}
 	counting := s.counts != nil
 	if counting {
 		clear(o.counts)
@@ -290,21 +297,31 @@ func (o *fanoutOp) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error) 
 			continue
 		}
 		passed += u.Diff
-		for b, m := range o.branches {
-			row, ok, err := m.apply(s, r)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				out = append(out, repr.Update{Row: row, Time: u.Time, Diff: u.Diff})
-				if counting {
-					o.counts[b] += u.Diff
-				}
-			}
+		if out, err = o.branch(s, r, u.Time, u.Diff, out); err != nil {
+			return nil, err
 		}
 	}
 	if counting {
 		o.count(s, ins[0], passed)
+	}
+	return out, nil
+}
+
+// branch appends each branch's output for row r (at time t, diff) to
+// out. A diff of 0 (merged rows that cancel) evaluates the branches, so
+// that their errors stay, and emits nothing.
+func (o *fanoutOp) branch(s *stepCtx, r repr.Row, t uint64, diff int64, out []repr.Update) ([]repr.Update, error) {
+	for b, m := range o.branches {
+		row, ok, err := m.apply(s, r)
+		if err != nil {
+			return nil, err
+		}
+		if ok && diff != 0 {
+			out = append(out, repr.Update{Row: row, Time: t, Diff: diff})
+			if s.counts != nil {
+				o.counts[b] += diff
+			}
+		}
 	}
 	return out, nil
 }
