@@ -16,7 +16,9 @@ import (
 //     part, on the workers' goroutines; over a whole input of at least
 //     shardParallelMin updates (a source's batch) it splits the input by
 //     position first. Its parts' concatenation is exactly the single
-//     operator's output, since it maps each update in order;
+//     operator's output, since it maps each update in order (a fan-out
+//     that merges its rows, mfp_fanout_dedup.go, merges per part: the
+//     same consolidated output, in updates that may differ);
 //   - a sharded node over parted inputs exchanges them concurrently, part
 //     by part (shard_exchange.go), in front of its shards;
 //   - a fan-out's Union and absorbed input (passFirst) pass parts on.
