@@ -114,8 +114,10 @@ func registerFloatArith(t repr.T) {
 			if op == "/" && y == 0 && !math.IsNaN(x) { // NaN / 0 is NaN, as in float8div
 				return repr.Null, repr.ErrDivisionByZero.New()
 			}
-			return checkFloat(f(x, y), t.Width, math.IsInf(x, 0) || math.IsInf(y, 0),
-				(op == "*" || op == "/") && x != 0 && !math.IsInf(y, 0))
+			// A product underflows when neither factor is 0 (float8_mul), a
+			// quotient when the dividend is not 0 nor the divisor infinite.
+			under := (op == "*" && x != 0 && y != 0) || (op == "/" && x != 0 && !math.IsInf(y, 0))
+			return checkFloat(f(x, y), t.Width, math.IsInf(x, 0) || math.IsInf(y, 0), under)
 		})
 	}
 	register(prefixOps, "-", t, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {

@@ -78,6 +78,8 @@ type builder struct {
 	// semi-join) to the relation it derived it from (subquery.go,
 	// domainBase).
 	domainBases map[ir.Rel]ir.Rel
+	// sharedSeq numbers the ir.Shared nodes of the plan (volatile.go).
+	sharedSeq int
 	// slots are the bare parameters of the VALUES rows constRows
 	// evaluated (insert_template.go); paramExprs counts the parameters
 	// planned as expressions anywhere else.

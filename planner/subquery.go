@@ -135,18 +135,20 @@ func (c *ectx) domain(keys []int, extra []expr.Expr, n int) ir.Rel {
 	base := c.domainBase()
 	nb := ir.Arity(base)
 	for _, e := range extra {
-		if slices.ContainsFunc(expr.Columns(e), func(col int) bool { return col >= nb }) {
-			return ir.NewDistinct(ir.NewProject(c.guardedDomain(c.rel), keys...))
+		// A volatile extra value is read from c.rel, where it is drawn
+		// once per row (volatile.go).
+		if expr.IsVolatile(e) || slices.ContainsFunc(expr.Columns(e), func(col int) bool { return col >= nb }) {
+			return c.relDomain(keys)
 		}
 	}
-	base = c.guardedDomain(base)
+	base = c.guardedDomain(c.shareBase(base))
 	bkeys := make([]int, len(keys))
 	for i, k := range keys {
 		switch {
 		case k >= n:
 			bkeys[i] = nb + k - n // an extra column
 		case k >= nb:
-			return ir.NewDistinct(ir.NewProject(c.guardedDomain(c.rel), keys...))
+			return c.relDomain(keys)
 		default:
 			bkeys[i] = k
 		}

@@ -54,6 +54,8 @@ func NotNull(rel Rel) []bool {
 		return unionNotNull(r)
 	case *Negate:
 		return NotNull(r.Input)
+	case *Shared:
+		return NotNull(r.Input)
 	case *Threshold:
 		return NotNull(r.Input)
 	}

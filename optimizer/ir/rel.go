@@ -182,6 +182,8 @@ func AppendOnly(rel Rel) bool {
 		return AppendOnly(r.Input)
 	case *FlatMap:
 		return AppendOnly(r.Input)
+	case *Shared:
+		return AppendOnly(r.Input)
 	case *Join:
 		return r.Kind == JoinInner && AppendOnly(r.Left) && AppendOnly(r.Right)
 	case *Union:

@@ -106,6 +106,8 @@ func isBpcharKey(rel ir.Rel, c int) bool {
 		return isBpcharKey(r.Input, c)
 	case *ir.Negate:
 		return isBpcharKey(r.Input, c)
+	case *ir.Shared:
+		return isBpcharKey(r.Input, c)
 	case *ir.Threshold:
 		return isBpcharKey(r.Input, c)
 	case *ir.Reduce:

@@ -103,6 +103,8 @@ func (l *lowerer) lowerNode(rel ir.Rel) (int, error) {
 		return l.unary(dataflow.TemporalFilter{Lower: r.Lower, Upper: r.Upper}, r)
 	case *ir.Iterate:
 		return l.lowerIterate(r)
+	case *ir.Shared:
+		return l.lower(r.Input)
 	case *ir.LoopVar:
 		if l.loop == nil || l.loop.id != r.ID {
 			// The reference crosses Iterates (a WITH RECURSIVE inside

@@ -101,6 +101,8 @@ func fixedScale(rel ir.Rel, c int) bool {
 		return c < ir.Arity(r.Input) && fixedScale(r.Input, c)
 	case *ir.Negate:
 		return fixedScale(r.Input, c)
+	case *ir.Shared:
+		return fixedScale(r.Input, c)
 	case *ir.Threshold:
 		return fixedScale(r.Input, c)
 	case *ir.Union:

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -23,10 +22,12 @@ type dag struct {
 	buckets map[string][]ir.Rel
 	uses    map[ir.Rel]int
 	ids     map[ir.Rel]int
+	// sharedIDs maps an ir.Shared's ID to its canonical node.
+	sharedIDs map[int]ir.Rel
 }
 
 func newDAG() *dag {
-	return &dag{canon: map[ir.Rel]ir.Rel{}, buckets: map[string][]ir.Rel{}, uses: map[ir.Rel]int{}, ids: map[ir.Rel]int{}}
+	return &dag{canon: map[ir.Rel]ir.Rel{}, buckets: map[string][]ir.Rel{}, uses: map[ir.Rel]int{}, ids: map[ir.Rel]int{}, sharedIDs: map[int]ir.Rel{}}
 }
 
 // intern returns the canonical node equal to rel, interning its subtree.
@@ -44,6 +45,14 @@ func (d *dag) intern(rel ir.Rel) ir.Rel {
 	node := rel
 	if changed {
 		node = rel.WithChildren(ck)
+	}
+	if s, ok := node.(*ir.Shared); ok {
+		// One evaluation whatever became of each reference (ir.Shared).
+		if c, ok := d.sharedIDs[s.ID]; ok {
+			d.canon[rel] = c
+			return c
+		}
+		d.sharedIDs[s.ID] = node
 	}
 	key := d.key(node, ck)
 	if !volatile(node) {
@@ -80,31 +89,4 @@ func (d *dag) shared(rel ir.Rel) bool { return d.uses[rel] > 1 }
 
 // volatile reports whether one of rel's own expressions calls a volatile
 // function.
-func volatile(rel ir.Rel) bool {
-	var es []expr.Expr
-	switch r := rel.(type) {
-	case *ir.Map:
-		es = r.Exprs
-	case *ir.Filter:
-		es = r.Preds
-	case *ir.Join:
-		es = r.On
-	case *ir.TemporalFilter:
-		es = append(append(es, r.Lower...), r.Upper...)
-	case *ir.FlatMap:
-		for _, c := range r.Funcs {
-			es = append(es, c.Args...)
-		}
-		es = append(es, r.On...)
-	case *ir.Values:
-		for _, row := range r.Rows {
-			es = append(es, row...)
-		}
-	}
-	for _, e := range es {
-		if expr.IsVolatile(e) {
-			return true
-		}
-	}
-	return false
-}
+func volatile(rel ir.Rel) bool { return ir.OwnVolatile(rel) }
