@@ -102,7 +102,13 @@ func (b *builder) planCTE(ce *pg_query.CommonTableExpr, depth int, recursive boo
 	if err != nil {
 		return nil, err
 	}
-	return &cte{name: ce.Ctename, rel: b.subqueryRel(p), cols: cols}, nil
+	rel := b.subqueryRel(p)
+	if ir.Volatile(rel) {
+		// Computed once for every reference, all its rows, no filter
+		// pushed in: PostgreSQL never inlines a volatile CTE.
+		rel = b.newShared(rel)
+	}
+	return &cte{name: ce.Ctename, rel: rel, cols: cols}, nil
 }
 
 // recursiveCTE plans a recursive CTE of a WITH list. In a subquery

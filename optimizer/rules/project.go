@@ -79,6 +79,15 @@ var FuseProjectIntoMap = Rule{Name: "FuseProjectIntoMap", Root: (*ir.Project)(ni
 	return ir.NewProject(in, cols...)
 }}
 
+// volatileExprs marks the expressions of es that call a volatile function.
+func volatileExprs(es []expr.Expr) []bool {
+	out := make([]bool, len(es))
+	for i, e := range es {
+		out[i] = expr.IsVolatile(e)
+	}
+	return out
+}
+
 // resolveMapCol follows column c of m's output through mapped expressions
 // that are bare column references (n is m's input arity). It terminates
 // because a mapped expression only reads columns before its own.
@@ -94,12 +103,14 @@ func resolveMapCol(m *ir.Map, n, c int) int {
 }
 
 // pruneMap drops the expressions of m that no column of used (indices into
-// m's output) needs, directly or through a later expression. It returns the
+// m's output) needs, directly or through a later expression, and that are
+// not volatile (PostgreSQL computes an unread volatile output of a
+// subquery for its side effects: remove_unused_subquery_outputs). It returns the
 // pruned map (m's input when nothing is left), the renumbering of m's
 // output columns to it, and whether anything was dropped.
 func pruneMap(m *ir.Map, used []int) (ir.Rel, func(int) int, bool) {
 	n := ir.Arity(m.Input)
-	need := make([]bool, len(m.Exprs))
+	need := volatileExprs(m.Exprs)
 	for _, c := range used {
 		if c >= n {
 			need[c-n] = true

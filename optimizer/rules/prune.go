@@ -151,10 +151,11 @@ func narrowWith(rel ir.Rel, need, read []int, rebuild func(ir.Rel, func(int) int
 }
 
 // narrowMap keeps the expressions need reads (directly or through later
-// expressions) and the input columns they and need read.
+// expressions), the volatile ones (see pruneMap), and the input columns
+// they and need read.
 func narrowMap(r *ir.Map, need []int) ir.Rel {
 	n := ir.Arity(r.Input)
-	keepExpr := make([]bool, len(r.Exprs))
+	keepExpr := volatileExprs(r.Exprs)
 	var inNeed []int
 	for _, c := range need {
 		if c >= n {
