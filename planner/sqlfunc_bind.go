@@ -253,9 +253,6 @@ func (ec *ectx) functionRows(rf *pg_query.RangeFunction, fc *pg_query.FuncCall, 
 	if err != nil {
 		return nil, nil, withPos(err, fc.Location)
 	}
-	if !fn.RetSet && len(fn.RetCols) == 0 {
-		return nil, nil, repr.Unsupported("SQL function %s in FROM that is not set-returning", name).WithPosition(fc.Location + 1)
-	}
 	more, err := ec.exprs(defs)
 	if err != nil {
 		return nil, nil, err
@@ -272,6 +269,10 @@ func (ec *ectx) functionRows(rf *pg_query.RangeFunction, fc *pg_query.FuncCall, 
 	body, err := boundBody(fn, names)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !fn.RetSet && len(fn.RetCols) == 0 {
+		rs.Alias = scalarAlias(rf, fn)
+		return ec.correlateBody(fn, scalarRowQuery(fn, body, names, rf.Ordinality), names, vals)
 	}
 	rs.Alias = functionAlias(rf, fn, fn.Name)
 	return ec.correlateBody(fn, rowsQuery(fn, body, names, rf.Ordinality), names, vals)
