@@ -600,7 +600,7 @@ var routineKinds = map[pg.ObjectType]string{pg.ObjectType_OBJECT_FUNCTION: "func
 func (e *Engine) dropFunction(s *Session, ow *pg.ObjectWithArgs, kind string, missingOK, cascade bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	obj, err := e.functionNamed(ow)
+	obj, err := e.functionNamed(s.tempRoutine(e.cat, ow))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package sql
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 )
 
 // Temporary SQL functions (CREATE FUNCTION pg_temp.f ...), as
@@ -24,4 +25,22 @@ func (q *qualifier) tempCall(fc *pg.FuncCall) {
 	if own := q.s.ownTempSchema(q.cat); own != "" {
 		fc.Funcname[n-2] = pg.MakeStrNode(own)
 	}
+}
+
+// tempRoutine returns ow with a pg_temp schema qualifier replaced by the
+// session's own temporary schema (DROP FUNCTION pg_temp.f(int)), as
+// tempCall does for a call; ow itself when it names no pg_temp routine.
+// The caller holds e.mu.
+func (s *Session) tempRoutine(cat *Catalog, ow *pg.ObjectWithArgs) *pg.ObjectWithArgs {
+	n := len(ow.Objname)
+	if n < 2 || ow.Objname[n-2].GetString_().GetSval() != tempSchemaAlias {
+		return ow
+	}
+	own := s.ownTempSchema(cat)
+	if own == "" {
+		return ow
+	}
+	c := proto.Clone(ow).(*pg.ObjectWithArgs)
+	c.Objname[n-2] = pg.MakeStrNode(own)
+	return c
 }
