@@ -64,6 +64,9 @@ type SQLFunction struct {
 	// each call instantiates them (sqlfunc_poly.go).
 	Poly    []string
 	RetPoly string
+	// RetColPoly names, per result column, its polymorphic pseudo-type
+	// (an OUT or TABLE parameter's; nil when none has one).
+	RetColPoly []string
 }
 
 // FunctionCatalog is implemented by catalogs that define SQL functions:

@@ -110,7 +110,17 @@ func polyInstance(fn *SQLFunction, ts []repr.T) *SQLFunction {
 	if fn.RetPoly != "" && len(fn.RetCols) == 1 {
 		out.RetCols = []Column{{Name: fn.RetCols[0].Name, Type: ret}}
 	}
-	out.Poly, out.RetPoly = nil, ""
+	if fn.RetColPoly != nil {
+		out.RetCols = append([]Column(nil), fn.RetCols...)
+		for i, p := range fn.RetColPoly {
+			if t, ok := resolve(p, fn.RetCols[i].Type); ok && i < len(out.RetCols) {
+				out.RetCols[i].Type = t
+			} else if !ok {
+				return nil
+			}
+		}
+	}
+	out.Poly, out.RetPoly, out.RetColPoly = nil, "", nil
 	return &out
 }
 

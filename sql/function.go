@@ -66,6 +66,10 @@ type FuncDef struct {
 	// (function_poly.go).
 	Poly    []string `json:",omitempty"`
 	RetPoly string   `json:",omitempty"`
+	// RetColPoly names each result column's (OUT, INOUT or TABLE
+	// parameter's) polymorphic pseudo-type ("" for none), nil when none
+	// has one.
+	RetColPoly []string `json:",omitempty"`
 }
 
 // planned returns the planner's view of o, a function.
@@ -80,7 +84,7 @@ func (o *Object) planned() (*planner.SQLFunction, error) {
 	}
 	fn := &planner.SQLFunction{ID: o.ID, Name: o.Name, Args: f.Args, ArgNames: f.ArgNames, Defaults: f.Defaults,
 		Ret: f.Ret, RetSet: f.RetSet, Body: n, Volatile: f.Volatility == 'v', Strict: f.Strict, Procedural: f.Lang != "", Procedure: f.Proc, Variadic: f.Variadic,
-		Poly: f.Poly, RetPoly: f.RetPoly}
+		Poly: f.Poly, RetPoly: f.RetPoly, RetColPoly: f.RetColPoly}
 	if f.Lang != "" && !f.Void && !f.Proc {
 		fn.PLSource = plSource(plHead(o.Name, f), f.Src)
 	}
@@ -222,8 +226,7 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 		t, err := repr.Text, error(nil)
 		if poly == "" {
 			t, err = e.cat.typeFromName(fp.ArgType)
-		} else if f.Lang != "" || fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_TABLE || fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_OUT ||
-			fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_INOUT || fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_VARIADIC {
+		} else if f.Lang != "" || fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_VARIADIC {
 			err = repr.Unsupported("a %s parameter of this kind", poly)
 		}
 		if err != nil {
@@ -235,12 +238,15 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 		switch fp.Mode {
 		case pg.FunctionParameterMode_FUNC_PARAM_TABLE:
 			f.RetCols, modes = append(f.RetCols, ColumnDef{Name: fp.Name, Type: t}), modes+"t"
+			f.RetColPoly = append(f.RetColPoly, poly)
 			continue
 		case pg.FunctionParameterMode_FUNC_PARAM_OUT:
 			f.OutArgs, modes = append(f.OutArgs, ColumnDef{Name: fp.Name, Type: t}), modes+"o"
+			f.RetColPoly = append(f.RetColPoly, poly)
 			continue
 		case pg.FunctionParameterMode_FUNC_PARAM_INOUT:
 			f.OutArgs, modes = append(f.OutArgs, ColumnDef{Name: fp.Name, Type: t}), modes+"b"
+			f.RetColPoly = append(f.RetColPoly, poly)
 		case pg.FunctionParameterMode_FUNC_PARAM_IN, pg.FunctionParameterMode_FUNC_PARAM_DEFAULT:
 			modes += "i"
 		case pg.FunctionParameterMode_FUNC_PARAM_VARIADIC:
@@ -277,6 +283,9 @@ func (e *Engine) functionParams(f *FuncDef, params []*pg.Node) error {
 	if !slices.ContainsFunc(f.Poly, func(p string) bool { return p != "" }) {
 		f.Poly = nil
 	}
+	if !slices.ContainsFunc(f.RetColPoly, func(p string) bool { return p != "" }) {
+		f.RetColPoly = nil
+	}
 	if f.Lang == "" && strings.ContainsAny(modes, "ob") {
 		f.Modes = modes // PL/pgSQL functions' modes are plParams's
 	}
@@ -301,7 +310,10 @@ func (e *Engine) functionResult(f *FuncDef, rt *pg.TypeName, name string) error 
 		if rt != nil {
 			f.RetSet = rt.Setof
 		}
-		return f.outResult()
+		if err := f.outResult(); err != nil {
+			return err
+		}
+		return f.polyColumns()
 	}
 	if rt == nil {
 		return repr.Errorf(codeInvalidFunctionDefinition, "function result type must be specified")
@@ -309,7 +321,7 @@ func (e *Engine) functionResult(f *FuncDef, rt *pg.TypeName, name string) error 
 	f.RetSet = rt.Setof
 	tn := stringList(rt.Names)
 	if len(f.RetCols) > 0 {
-		return nil // RETURNS TABLE
+		return f.polyColumns() // RETURNS TABLE
 	}
 	if last := tn[len(tn)-1]; last == "record" || last == "void" || last == "trigger" {
 		return repr.Unsupported("SQL functions returning %s", last)

@@ -32,8 +32,39 @@ func polyTypeName(tn *pg.TypeName) string {
 	return ""
 }
 
+// polyColumns checks that each polymorphic result column (OUT or TABLE
+// parameter) has an input to resolve from, and records a lone OUT
+// parameter's type as the result's.
+func (f *FuncDef) polyColumns() error {
+	for _, p := range f.RetColPoly {
+		if p != "" {
+			if err := f.polyResolvable(p); err != nil {
+				return err
+			}
+		}
+	}
+	if len(f.RetColPoly) == 1 && !f.RetSet && len(f.OutArgs) == 1 {
+		f.RetPoly = f.RetColPoly[0]
+	}
+	return nil
+}
+
 // polyResult records a polymorphic result type poly.
 func (f *FuncDef) polyResult(poly string) error {
+	if err := f.polyResolvable(poly); err != nil {
+		return err
+	}
+	f.Ret, f.RetPoly = repr.Text, poly
+	if f.RetSet {
+		f.RetCols = []ColumnDef{{Type: repr.Text}}
+		f.RetColPoly = []string{poly}
+	}
+	return nil
+}
+
+// polyResolvable fails (42P13) unless an input parameter is of poly's
+// family, as PostgreSQL requires of a polymorphic result.
+func (f *FuncDef) polyResolvable(poly string) error {
 	compat := poly == "anycompatible" || poly == "anycompatiblearray" || poly == "anycompatiblenonarray"
 	ok := false
 	for _, p := range f.Poly {
@@ -44,17 +75,13 @@ func (f *FuncDef) polyResult(poly string) error {
 		return repr.Errorf(codeInvalidFunctionDefinition, "cannot determine result data type").
 			WithDetail("A result of type %s requires at least one input of type %s.", poly, polyFamily(compat))
 	}
-	f.Ret, f.RetPoly = repr.Text, poly
-	if f.RetSet {
-		f.RetCols = []ColumnDef{{Type: repr.Text}}
-	}
 	return nil
 }
 
 // polyFamily names the inputs a polymorphic result resolves from.
 func polyFamily(compat bool) string {
 	if compat {
-		return "anycompatible, anycompatiblearray, anycompatiblenonarray, or anycompatiblerange"
+		return "anycompatible, anycompatiblearray, anycompatiblenonarray, anycompatiblerange, or anycompatiblemultirange"
 	}
 	return "anyelement, anyarray, anynonarray, anyenum, anyrange, or anymultirange"
 }
