@@ -1,7 +1,7 @@
 // Package ir is Eddy's relational intermediate representation: a small,
 // closed set of immutable tree operators (Get, Values, Map, Filter, Project,
 // Join, Reduce, TopK, Union, Negate, Threshold, and the window, session,
-// temporal, loop and FlatMap operators) whose scalars are
+// temporal, loop, FlatMap and Shared operators) whose scalars are
 // expr expressions over the operator's input columns, referenced by
 // position.
 //
