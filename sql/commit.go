@@ -269,6 +269,7 @@ func (e *Engine) apply(ws *writeSet, t repr.Time, b *storage.Batch, tx *applyTx)
 func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *storage.Batch, tx *applyTx) error {
 	sb := e.stateBatch()
 	start := processCPU()
+	defer e.stopSharing()
 	for _, mv := range e.viewsInOrder() {
 		var in map[repr.CollectionID][]repr.Update
 		for _, src := range mv.sources {
@@ -282,6 +283,7 @@ func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *stor
 		if in == nil && !e.due(mv) {
 			continue
 		}
+		e.shareScans(mv)
 		var w exec.StateWriter
 		vb := sb
 		if mv.transient {
@@ -315,6 +317,30 @@ func (e *Engine) propagate(deltas map[uint64][]repr.Update, t repr.Time, b *stor
 	e.logSinks(deltas, t, b)
 	tx.deltas, tx.t = deltas, t
 	return nil
+}
+
+// shareScans lets the views stepped in this commit share their lookups
+// of mv's sources (storage.Collection.ShareScans): views joining a
+// change with the same table look up the same keys, and the tables do
+// not change while the views step (a view's own rows do, and a change
+// empties its memo). The caller holds e.mu.
+func (e *Engine) shareScans(mv *matView) {
+	for _, src := range mv.sources {
+		if c := e.colls[src]; c != nil && !c.SharesScans() {
+			c.ShareScans(true)
+			e.sharing = append(e.sharing, c)
+		}
+	}
+}
+
+// stopSharing ends the sharing of shareScans once the commit's views
+// have stepped, dropping what the lookups remembered.
+func (e *Engine) stopSharing() {
+	for _, c := range e.sharing {
+		c.ShareScans(false)
+	}
+	clear(e.sharing)
+	e.sharing = e.sharing[:0]
 }
 
 // checkViewUnique checks the UNIQUE indexes of materialized view id

@@ -37,6 +37,9 @@ type Engine struct {
 	cat      *Catalog
 	colls    map[uint64]*storage.Collection
 	views    map[uint64]*matView
+	// sharing are the collections whose prefix scans the views of the
+	// commit in propagate share (storage.Collection.ShareScans; under mu).
+	sharing []*storage.Collection
 	// planRows, when not nil, replaces the collections' sizes for
 	// planning, and rowsSeen, when not nil, records the sizes planning
 	// read (collectionSize; under mu).

@@ -510,7 +510,7 @@ func (a arrangements) Lookup(index uint64, key []byte, d *repr.ColDecoder, fn fu
 	o := a.e.cat.byID[index]
 	if o != nil && o.Index == nil && a.e.colls[index] != nil {
 		// The relation's own key order.
-		a.e.colls[index].ScanPrefixCols(key, d, fn)
+		a.e.colls[index].ScanPrefixColsShared(key, d, fn)
 		return nil
 	}
 	if o == nil || o.Index == nil || a.e.colls[o.Index.Table] == nil {

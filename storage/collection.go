@@ -58,6 +58,10 @@ type Collection struct {
 	// (dirty.go), the short ones inline.
 	dirty     map[dirtyKey]struct{}
 	dirtyLong map[string]struct{}
+
+	// memo remembers shared prefix scans while ShareScans is on
+	// (prefixmemo.go); nil when off.
+	memo *scanMemo
 }
 
 // entry is one distinct key. Entries are values in the tree (one pointer
@@ -184,6 +188,7 @@ func (c *Collection) Load(db *DB) error { return c.LoadSpillable(db, -1) }
 // (MemBytes' estimate; keep < 0: no bound): past it, c is spilled (spill.go)
 // and the rest of the scan only checks and counts the stored entries.
 func (c *Collection) LoadSpillable(db *DB, keep int64) error {
+	c.forgetScans()
 	c.tree.Clear(false)
 	c.indexes, c.sp = nil, nil
 	c.undo, c.recording = nil, false
@@ -242,6 +247,7 @@ func (c *Collection) checkLoaded(key []byte, row repr.Row, count int64) error {
 // Clear removes every entry (TRUNCATE), logging one DeletePrefix to b if b
 // is not nil. Since Begin, it is undone by Rollback like Apply.
 func (c *Collection) Clear(b *Batch) {
+	c.forgetScans()
 	if c.sp != nil {
 		c.clearSpilled(b)
 		return
@@ -273,6 +279,7 @@ func (c *Collection) Apply(row repr.Row, diff int64, b *Batch) error {
 	if diff == 0 {
 		return nil
 	}
+	c.forgetScans()
 	c.kvBuf = c.Key(c.kvBuf[:0], row)
 	c.klen = len(c.kvBuf)
 	if c.sp != nil {
@@ -553,6 +560,7 @@ func (c *Collection) Begin() {
 // Rollback undoes every in-memory change since Begin and stops recording.
 // It does not touch batches: the caller discards the batch it logged to.
 func (c *Collection) Rollback() {
+	c.forgetScans()
 	if c.sp != nil {
 		c.rollbackSpilled()
 		c.Commit()

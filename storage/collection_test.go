@@ -22,8 +22,29 @@ import (
 //	replace                     lines: <old row> => <new row>; stops at the first error
 //	writes                      prints the pending batch's write count
 //	begin | rollback | commit | clear
+//	share on|off                ShareScans
+//	scan-prefix-shared <row>    ScanPrefixColsShared, and whether the
+//	                            prefix was remembered before it
 func TestCollection(t *testing.T) {
 	datadriven.Walk(t, "testdata/collection", func(t *testing.T, path string) {
+		db := openTest(t, t.TempDir())
+		defer func() { _ = db.Close() }()
+		st := &collState{db: db, b: db.NewBatch(), c: NewCollection(1, nil)}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			out, err := st.run(t, d)
+			if err != nil {
+				out += "error: " + err.Error() + "\n"
+			}
+			return out
+		})
+	})
+}
+
+// TestSharedScans runs testdata/shared_scans (the commands of
+// TestCollection): a shared prefix scan remembers what it found until the
+// collection changes, by any of its writes.
+func TestSharedScans(t *testing.T) {
+	datadriven.Walk(t, "testdata/shared_scans", func(t *testing.T, path string) {
 		db := openTest(t, t.TempDir())
 		defer func() { _ = db.Close() }()
 		st := &collState{db: db, b: db.NewBatch(), c: NewCollection(1, nil)}
@@ -66,6 +87,14 @@ func (s *collState) run(t *testing.T, d *datadriven.TestData) (string, error) {
 		row, err := parseRow(d.Input)
 		prefix := repr.AppendRowKey(nil, row)
 		return dumpCollection(func(fn func(repr.Row, int64) bool) { s.c.ScanPrefix(prefix, fn) }), err
+	case "scan-prefix-shared":
+		row, err := parseRow(d.Input)
+		prefix := repr.AppendRowKey(nil, row)
+		hit := s.c.remembers(prefix)
+		out := dumpCollection(func(fn func(repr.Row, int64) bool) { s.c.ScanPrefixColsShared(prefix, nil, fn) })
+		return out + fmt.Sprintf("remembered before: %v\n", hit), err
+	case "share":
+		s.c.ShareScans(strings.TrimSpace(d.Input) == "on")
 	case "replace":
 		return "", s.replace(d.Input)
 	case "writes":
@@ -152,4 +181,13 @@ func dumpCollection(scan func(func(repr.Row, int64) bool)) string {
 	})
 	fmt.Fprintf(&sb, "%d entries\n", n)
 	return sb.String()
+}
+
+// remembers reports whether c's memo of shared scans holds prefix.
+func (c *Collection) remembers(prefix []byte) bool {
+	if c.memo == nil {
+		return false
+	}
+	_, ok := c.memo.spans[string(prefix)]
+	return ok
 }

@@ -50,6 +50,7 @@ func (c *Collection) ReplacePair(old, nu repr.Row, b *Batch, deferred bool) (boo
 // replaceKeyed is Replace once old's key is in c.kvBuf and nu's key is
 // known to equal it.
 func (c *Collection) replaceKeyed(old, nu repr.Row, b *Batch) error {
+	c.forgetScans()
 	c.klen = len(c.kvBuf)
 	if c.sp != nil {
 		return c.replaceTwice(old, nu, b)

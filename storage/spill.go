@@ -66,6 +66,7 @@ func (c *Collection) Spill(db *DB) {
 	if c.sp != nil || c.recording || c.Dirty() > 0 {
 		return
 	}
+	c.forgetScans()
 	c.sp = &spillState{db: db, n: c.tree.Len(), filter: NewKeyFilter(2 * c.tree.Len())}
 	c.tree.Ascend(func(e entry) bool {
 		c.sp.filter.Add(e.key())
@@ -85,6 +86,7 @@ func (c *Collection) Flushed() {
 	if c.sp == nil || c.recording {
 		return
 	}
+	c.forgetScans()
 	if c.tree.Len() > 0 {
 		c.tree = btree.NewG(btreeDegree, entryLess)
 	}

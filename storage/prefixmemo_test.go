@@ -1,0 +1,53 @@
+package storage
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/eddydb/eddy/repr"
+)
+
+// TestSharedScansConcurrent scans shared prefixes from several goroutines
+// at once, as the parallel shards of one Step do, and checks every scan
+// against a plain one (run under -race, it checks the memo's locking).
+func TestSharedScansConcurrent(t *testing.T) {
+	c := NewCollection(1, []int{0, 1})
+	for k := int64(0); k < 200; k++ {
+		for j := int64(0); j < k%5; j++ {
+			if err := c.Apply(repr.Row{repr.NewInt(k), repr.NewInt(j)}, 1, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c.ShareScans(true)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := int64(0); k < 200; k++ {
+				key := repr.AppendRowKey(nil, repr.Row{repr.NewInt((k*7 + int64(g)) % 200)})
+				var shared, plain []int64
+				c.ScanPrefixColsShared(key, nil, func(r repr.Row, _ int64) bool {
+					shared = append(shared, r[1].Int())
+					return true
+				})
+				c.ScanPrefixCols(key, nil, func(r repr.Row, _ int64) bool {
+					plain = append(plain, r[1].Int())
+					return true
+				})
+				if len(shared) != len(plain) {
+					t.Errorf("key %d: shared scan found %v, plain %v", k, shared, plain)
+					return
+				}
+				for i := range plain {
+					if shared[i] != plain[i] {
+						t.Errorf("key %d: shared scan found %v, plain %v", k, shared, plain)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
