@@ -21,6 +21,12 @@ import (
 // Rollback, Load, Spill, Flushed) empties it first (forgetScans). It is
 // never used for a spilled collection, whose entries merge the store's.
 
+// memoEntries bounds a memo (about 3 MiB of entries, besides the prefix
+// strings): past it, new prefixes are scanned without being remembered,
+// so that one huge commit (an INSERT ... SELECT joined by views) does not
+// hold a copy of the looked-up tables' entries outside the memory budget.
+var memoEntries = 1 << 16
+
 // scanMemo is the memo of one collection's shared prefix scans. Lookups
 // of parallel shards of one Step run concurrently, hence the mutex; the
 // entries are appended, never rewritten, so a reader may walk a span
@@ -66,6 +72,11 @@ func (c *Collection) ScanPrefixColsShared(prefix []byte, d *repr.ColDecoder, fn 
 	}
 	m.mu.Lock()
 	span, ok := m.spans[string(prefix)]
+	if !ok && len(m.entries) >= memoEntries {
+		m.mu.Unlock()
+		c.ScanPrefixCols(prefix, d, fn)
+		return
+	}
 	if !ok {
 		found := m.scratch[:0]
 		c.tree.AscendGreaterOrEqual(probe(prefix), func(e entry) bool {

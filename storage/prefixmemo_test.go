@@ -51,3 +51,27 @@ func TestSharedScansConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSharedScansBounded fills a memo past its bound: later prefixes are
+// scanned (the same rows) without being remembered.
+func TestSharedScansBounded(t *testing.T) {
+	defer func(n int) { memoEntries = n }(memoEntries)
+	memoEntries = 4
+	c := NewCollection(1, []int{0, 1})
+	for k := int64(0); k < 4; k++ {
+		for j := int64(0); j < 3; j++ {
+			if err := c.Apply(repr.Row{repr.NewInt(k), repr.NewInt(j)}, 1, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c.ShareScans(true)
+	for k := int64(0); k < 4; k++ {
+		key := repr.AppendRowKey(nil, repr.Row{repr.NewInt(k)})
+		n := 0
+		c.ScanPrefixColsShared(key, nil, func(repr.Row, int64) bool { n++; return true })
+		if want := k < 2; n != 3 || c.remembers(key) != want {
+			t.Errorf("key %d: %d rows (want 3), remembered %v (want %v)", k, n, c.remembers(key), want)
+		}
+	}
+}
