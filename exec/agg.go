@@ -22,12 +22,17 @@ type aggSpec struct {
 	// group's words and decimals (groupArena); pairOff its scale pair
 	// (reduce_scale.go) in the words, if scaleSlot >= 0.
 	woff, doff, pairOff int
+	// directPos is the position in the Reduce's key of the column holding
+	// a per-group direct argument (expr.Agg.DirectKey), -1 for none;
+	// directArray says it holds an array of fractions.
+	directPos   int
+	directArray bool
 }
 
 // compileAgg prepares aggregate a over an argument of type arg,
 // allocating its multiset slots.
 func compileAgg(a expr.Agg, arg repr.T, slots *int) aggSpec {
-	s := aggSpec{Agg: a, def: a.Kind.Def(), valSlot: -1, scaleSlot: -1}
+	s := aggSpec{Agg: a, def: a.Kind.Def(), valSlot: -1, scaleSlot: -1, directPos: -1}
 	if s.T.Family == repr.FamUnknown {
 		s.T, _ = expr.AggType(a.Kind, arg)
 	}
@@ -109,4 +114,20 @@ func (v *msValues) Ascend(fn func(val, sep repr.Datum, n int64) bool) {
 	v.ms.ascend(func(e *mentry) bool {
 		return e.n <= 0 || fn(e.val, e.separator(), e.n)
 	})
+}
+
+// setDirect sets a's direct argument to the value its group's key holds
+// (directPos), reporting false when it is NULL: the result is then NULL,
+// as PostgreSQL's percentile_*_final return NULL for a NULL fraction.
+func (a *aggSpec) setDirect(key repr.Row) bool {
+	v := key[a.directPos]
+	if v.IsNull() {
+		return false
+	}
+	if a.directArray {
+		a.call.Fracs = v
+	} else {
+		a.call.Frac, a.call.Fracs = v.Float(), repr.Null
+	}
+	return true
 }

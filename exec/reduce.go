@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -159,6 +160,12 @@ func newReduce(spec dataflow.Reduce, in []repr.T, out []repr.T) (*reduceOp, erro
 			}
 		}
 		a := compileAgg(ag, arg, &slots)
+		if ag.DirectKey {
+			if a.directPos = slices.Index(spec.Key, ag.DirectCol); a.directPos < 0 {
+				return nil, fmt.Errorf("%s: direct argument #%d is not a key column", ag, ag.DirectCol)
+			}
+			a.directArray = in[ag.DirectCol].Family == repr.FamArray
+		}
 		a.woff, a.doff = o.arena.words, o.arena.decs
 		o.arena.words += a.call.Class.Words()
 		o.arena.decs += a.call.Class.Decs()
@@ -545,6 +552,10 @@ func (o *reduceOp) output(slab *rowSlab, g *group) (repr.Row, error) {
 		return nil, err
 	}
 	for ai := range o.aggs {
+		if a := &o.aggs[ai]; a.directPos >= 0 && !a.setDirect(r[:nk]) {
+			r[nk+ai] = repr.Null
+			continue
+		}
 		v, err := o.result(g, ai, &slab.decs)
 		if err != nil {
 			return nil, err

@@ -27,6 +27,14 @@ type Agg struct {
 	Order    []SortCol
 	Frac     float64
 	Fracs    repr.Datum
+	// DirectKey says the direct argument is not the constant Frac/Fracs
+	// but input column DirectCol, one of the Reduce's key columns: an
+	// expression of the grouped columns is the same on every row of a
+	// group, so keying by it too splits no group, and each group's output
+	// reads it from the group's key (as PostgreSQL evaluates a direct
+	// argument once per group). The column is a float8 or a float8[].
+	DirectKey bool
+	DirectCol int
 	// T is the result type (see AggType).
 	T repr.T
 }
@@ -52,6 +60,9 @@ func (a Agg) Cols() []int {
 	for _, o := range a.Order {
 		cols = append(cols, o.Col)
 	}
+	if a.DirectKey {
+		cols = append(cols, a.DirectCol)
+	}
 	return cols
 }
 
@@ -66,6 +77,9 @@ func (a Agg) Remap(m func(int) int) Agg {
 	a.Order = slices.Clone(a.Order)
 	for i := range a.Order {
 		a.Order[i].Col = m(a.Order[i].Col)
+	}
+	if a.DirectKey {
+		a.DirectCol = m(a.DirectCol)
 	}
 	return a
 }
@@ -83,6 +97,8 @@ func (a Agg) String() string {
 		switch {
 		case d.Hypothetical:
 			direct = fmt.Sprintf("#%d", a.Col)
+		case d.Direct && a.DirectKey:
+			direct = fmt.Sprintf("#%d", a.DirectCol)
 		case d.Direct && !a.Fracs.IsNull():
 			direct = repr.FormatText(a.Fracs, fracsType, nil)
 		case d.Direct:
@@ -137,7 +153,7 @@ func ParseAgg(s string, in []repr.T) (Agg, error) {
 		}
 	}
 	a.T, err = AggType(kind, in[a.Col])
-	if !a.Fracs.IsNull() {
+	if !a.Fracs.IsNull() || a.DirectKey && in[a.DirectCol].Family == repr.FamArray {
 		a.T = repr.ArrayOf(a.T)
 	}
 	return a, err
@@ -157,6 +173,9 @@ func (a *Agg) parseOrderedSet(s string) error {
 	switch {
 	case d.Hypothetical:
 		a.Col, err = parseCol(direct)
+	case strings.HasPrefix(direct, "#"):
+		a.DirectKey = true
+		a.DirectCol, err = parseCol(direct)
 	case strings.HasPrefix(direct, "{") || strings.HasPrefix(direct, "["):
 		a.Fracs, err = repr.ParseText(direct, fracsType, nil)
 	case direct != "":

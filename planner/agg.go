@@ -230,13 +230,20 @@ type aggSpec struct {
 	sort  []expr.SortCol
 	frac  float64
 	fracs repr.Datum // an array of fractions (percentile_cont(ARRAY[...]))
-	t     repr.T
+	// direct, when not nil, is a direct argument that is not a non-NULL
+	// constant: an expression of the grouped and outer columns (a float8
+	// or float8[]), which reduce adds to the Reduce's key.
+	direct expr.Expr
+	t      repr.T
 }
 
 // dataflow builds the plan's aggregate, placing each expression it reads
 // in a column of the Reduce's input with column.
 func (s aggSpec) dataflow(column func(expr.Expr) int) expr.Agg {
 	a := expr.Agg{Kind: s.kind, Distinct: s.distinct, T: s.t, Frac: s.frac, Fracs: s.fracs}
+	if s.direct != nil {
+		a.DirectKey, a.DirectCol = true, column(s.direct)
+	}
 	if len(s.args) > 0 {
 		a.Col = column(s.args[0])
 	}
@@ -475,8 +482,9 @@ func sortDir(sb *pg_query.SortBy) expr.SortCol {
 
 // buildOrderedSet plans f(direct) WITHIN GROUP (ORDER BY x): x is the
 // aggregated value and its sort direction the multiset's order. The direct
-// argument (percentile_cont's fraction) must be a constant: PostgreSQL
-// evaluates it once per group, which for a constant is the same.
+// argument (percentile_cont's fraction) is a constant or an expression of
+// the grouped columns, which PostgreSQL evaluates once per group
+// (directArg).
 func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind expr.AggKind) (aggSpec, error) {
 	def, name := kind.Def(), kind.String()
 	nDirect := 0
@@ -495,7 +503,7 @@ func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind expr.A
 	spec := aggSpec{kind: kind}
 	if nDirect == 1 {
 		var err error
-		if spec.frac, spec.fracs, err = b.constFracs(fc.Args[0], from); err != nil {
+		if spec.frac, spec.fracs, spec.direct, err = b.directArg(fc.Args[0], from); err != nil {
 			return aggSpec{}, err
 		}
 	}
@@ -512,7 +520,7 @@ func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind expr.A
 	if spec.t, err = expr.AggType(kind, x.Type()); err != nil {
 		return aggSpec{}, withPos(repr.Errorf(repr.CodeUndefinedFunction, "function %s(%s) does not exist", name, x.Type().Name()), fc.Location)
 	}
-	if !spec.fracs.IsNull() {
+	if !spec.fracs.IsNull() || spec.direct != nil && spec.direct.Type().Family == repr.FamArray {
 		spec.t = repr.ArrayOf(spec.t)
 	}
 	dir, err := sortDirFor(sb, x.Type())
@@ -522,28 +530,6 @@ func (b *builder) buildOrderedSet(fc *pg_query.FuncCall, from *ectx, kind expr.A
 	spec.sort = []expr.SortCol{dir}
 	spec.args, err = b.aggFilter(fc, from, []expr.Expr{x})
 	return spec, err
-}
-
-// constFloat evaluates a direct argument that must be a non-NULL constant
-// of type double precision.
-func (b *builder) constFloat(n *pg_query.Node, from *ectx) (float64, error) {
-	e, err := from.expr(n)
-	if err != nil {
-		return 0, err
-	}
-	if e, err = b.coerce(e, repr.Float8); err != nil {
-		return 0, err
-	}
-	lit, ok := expr.Fold(e).(*expr.Lit)
-	if !ok {
-		if err := from.checkDirectColumns(e, n); err != nil {
-			return 0, err
-		}
-	}
-	if !ok || lit.D.IsNull() {
-		return 0, repr.Unsupported("a direct argument of an ordered-set aggregate that is not a non-NULL constant").WithPosition(location(n) + 1)
-	}
-	return lit.D.Float(), nil
 }
 
 // aggFilter applies an aggregate's FILTER (WHERE p) to its aggregated

@@ -74,31 +74,38 @@ func (b *builder) buildHypothetical(fc *pg_query.FuncCall, from *ectx, kind expr
 	return spec, err
 }
 
-// constFracs evaluates the direct argument of percentile_cont or
-// percentile_disc, a non-NULL constant: a fraction (frac) or an array of
-// fractions (fracs, a float8[]; NULL Datum for a single fraction).
-func (b *builder) constFracs(n *pg_query.Node, from *ectx) (float64, repr.Datum, error) {
+// directArg builds the direct argument (node n) of percentile_cont or
+// percentile_disc, a fraction (float8) or an array of them (float8[]).
+// A non-NULL constant comes back as frac, or as fracs for an array (a
+// NULL Datum for a single fraction); any other expression as direct,
+// which may read only grouped and outer columns (42803 for another, as
+// PostgreSQL) and must not be volatile: its value is then the same on
+// every row of a group, and reduce keys the groups by it too.
+func (b *builder) directArg(n *pg_query.Node, from *ectx) (float64, repr.Datum, expr.Expr, error) {
 	e, err := from.expr(n)
 	if err != nil {
-		return 0, repr.Null, err
+		return 0, repr.Null, nil, err
 	}
-	if e.Type().Family != repr.FamArray {
-		f, err := b.constFloat(n, from)
-		return f, repr.Null, err
+	want := repr.Float8
+	if e.Type().Family == repr.FamArray {
+		want = repr.ArrayOf(repr.Float8)
 	}
-	if e, err = b.coerce(e, repr.ArrayOf(repr.Float8)); err != nil {
-		return 0, repr.Null, err
+	if e, err = b.coerce(e, want); err != nil {
+		return 0, repr.Null, nil, err
 	}
-	lit, ok := expr.Fold(e).(*expr.Lit)
-	if !ok {
-		if err := from.checkDirectColumns(e, n); err != nil {
-			return 0, repr.Null, err
+	if lit, ok := expr.Fold(e).(*expr.Lit); ok && !lit.D.IsNull() {
+		if want.Family == repr.FamArray {
+			return 0, lit.D, nil, nil
 		}
+		return lit.D.Float(), repr.Null, nil, nil
 	}
-	if !ok || lit.D.IsNull() {
-		return 0, repr.Null, repr.Unsupported("a direct argument of an ordered-set aggregate that is not a non-NULL constant").WithPosition(location(n) + 1)
+	if err := from.checkDirectColumns(e, n); err != nil {
+		return 0, repr.Null, nil, err
 	}
-	return 0, lit.D, nil
+	if expr.IsVolatile(e) {
+		return 0, repr.Null, nil, repr.Unsupported("a volatile direct argument of an ordered-set aggregate").WithPosition(location(n) + 1)
+	}
+	return 0, repr.Null, expr.Fold(e), nil
 }
 
 // hypotheticalArg checks a hypothetical argument h (node n) of aggregate

@@ -451,7 +451,18 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, subKeys []subqueryKey, se
 	}
 	b.noteGrouping(exprTypes(keys))
 	aggs, pos := dedupAggs(specs, column)
-	var rel ir.Rel = &ir.Reduce{Input: ir.NewMap(from.rel, maps...), Key: key, Aggs: aggs}
+	rkey, err := directKey(key, aggs, len(keys), sets)
+	if err != nil {
+		return nil, err
+	}
+	var rel ir.Rel = &ir.Reduce{Input: ir.NewMap(from.rel, maps...), Key: rkey, Aggs: aggs}
+	if len(rkey) > len(key) { // drop the direct arguments' key columns
+		cols := identityCols(len(key))
+		for j := range aggs {
+			cols = append(cols, len(rkey)+j)
+		}
+		rel = ir.NewProject(rel, cols...)
+	}
 	if sets != nil {
 		rel = groupingSetsRel(ir.NewMap(from.rel, maps...), p.nOuter, key, sets, aggs,
 			func(r ir.Rel) ir.Rel { return b.fillGroups(r, from, aggs) })
@@ -499,6 +510,26 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, subKeys []subqueryKey, se
 	}
 	ec.clause = "SELECT"
 	return ec, nil
+}
+
+// directKey returns the Reduce's key: key, then the column of each
+// per-group direct argument (expr.Agg.DirectKey) that key lacks. An
+// expression of the grouped and outer columns is the same on every row of
+// a group, so keying by it too splits no group. Without GROUP BY keys (a
+// global aggregate keeps its one row even when empty) or under grouping
+// sets (a rolled-up group's key differs) such an argument is 0A000.
+func directKey(key []int, aggs []expr.Agg, nKeys int, sets [][]int) ([]int, error) {
+	out := key
+	for _, a := range aggs {
+		if !a.DirectKey || slices.Contains(out, a.DirectCol) {
+			continue
+		}
+		if nKeys == 0 || sets != nil {
+			return nil, repr.Unsupported("a direct argument of %s that is not a constant, without GROUP BY or with grouping sets", a.Kind)
+		}
+		out = append(slices.Clip(out), a.DirectCol)
+	}
+	return out, nil
 }
 
 // dedupAggs builds the Reduce's aggregates of specs, computing each
