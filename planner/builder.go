@@ -163,6 +163,9 @@ type ectx struct {
 	// BY is plain: a hypothetical-set aggregate's arguments may read them
 	// (hypothetical.go).
 	groupCols []int
+	// groupKeys are the printed GROUP BY key expressions of a plain GROUP
+	// BY: a direct argument may read them (groupConstant).
+	groupKeys []string
 	// naturalWindows says the block's window functions over an empty
 	// window see its FROM rows in their natural order (natural.go).
 	naturalWindows bool

@@ -109,25 +109,48 @@ func (b *builder) directArg(n *pg_query.Node, from *ectx) (float64, repr.Datum, 
 }
 
 // hypotheticalArg checks a hypothetical argument h (node n) of aggregate
-// name: a constant, or an expression of the columns the block groups by
-// (a plain GROUP BY) and of outer columns, whose value is then the same
-// on every row of a group. A column neither grouped nor outer is
-// PostgreSQL's 42803; other expressions (over grouping sets, or of a
-// grouped expression rather than a column) are 0A000.
+// name: a constant, or an expression of the block's plain GROUP BY keys
+// and of outer columns (groupConstant), whose value is then the same on
+// every row of a group. A column neither grouped nor outer is
+// PostgreSQL's 42803; under grouping sets a non-constant is 0A000.
 func (c *ectx) hypotheticalArg(h expr.Expr, name string, n *pg_query.Node) error {
 	if _, ok := expr.Fold(h).(*expr.Lit); ok {
 		return nil
 	}
-	for _, col := range expr.Columns(h) {
-		if col < len(c.sc.cols) && c.sc.cols[col].outer || slices.Contains(c.groupCols, col) {
-			continue
+	if c.groupCols == nil {
+		for _, col := range expr.Columns(h) {
+			if col < len(c.sc.cols) && !c.sc.cols[col].outer {
+				return repr.Unsupported("a hypothetical argument of %s that is not a constant or an outer column, with grouping sets", name).WithPosition(location(n) + 1)
+			}
 		}
-		if c.groupCols == nil || col >= len(c.sc.cols) {
-			return repr.Unsupported("a hypothetical argument of %s that is not a constant or a grouped column", name).WithPosition(location(n) + 1)
-		}
+	} else if col, ok := c.groupConstant(h); !ok {
 		return c.ungroupedDirectArg(col, n)
 	}
+	if expr.IsVolatile(h) {
+		return repr.Unsupported("a volatile hypothetical argument of %s", name).WithPosition(location(n) + 1)
+	}
 	return nil
+}
+
+// groupConstant reports whether e's value is the same on every row of a
+// group of a plain GROUP BY: each column it reads is grouped or outer, or
+// lies within a subexpression equal to a GROUP BY key (GROUP BY g % 2
+// makes (g % 2) * 0.5 grouped, as PostgreSQL matches grouped
+// expressions). Otherwise col is the first FROM column that is not.
+func (c *ectx) groupConstant(e expr.Expr) (col int, ok bool) {
+	if slices.Contains(c.groupKeys, e.String()) {
+		return 0, true
+	}
+	if x, isCol := e.(*expr.Col); isCol {
+		i := x.Idx
+		return i, i >= len(c.sc.cols) || c.sc.cols[i].outer || slices.Contains(c.groupCols, i)
+	}
+	for _, k := range expr.Children(e) {
+		if col, ok := c.groupConstant(k); !ok {
+			return col, false
+		}
+	}
+	return 0, true
 }
 
 // ungroupedDirectArg is PostgreSQL's 42803 for a direct argument of an
@@ -150,10 +173,7 @@ func (c *ectx) checkDirectColumns(e expr.Expr, n *pg_query.Node) error {
 	if c.groupCols == nil {
 		return nil
 	}
-	for _, col := range expr.Columns(e) {
-		if col >= len(c.sc.cols) || c.sc.cols[col].outer || slices.Contains(c.groupCols, col) {
-			continue
-		}
+	if col, ok := c.groupConstant(e); !ok {
 		return c.ungroupedDirectArg(col, n)
 	}
 	return nil

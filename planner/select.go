@@ -344,6 +344,9 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	if plain {
 		sets = nil
 		from.groupCols = keyColumns(keys)
+		for _, k := range keys {
+			from.groupKeys = append(from.groupKeys, k.String())
+		}
 	}
 	from.srfs, from.srfCalls, from.srfFields = nil, nil, nil // read only where PostgreSQL allows them (srfgroup.go)
 	calls := b.blockAggs(sel, targets)
