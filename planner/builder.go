@@ -26,6 +26,9 @@ type builder struct {
 	// placeholders maps the stand-in literal of an untyped, unbound
 	// parameter to its 0-based number, so coercion can infer its type.
 	placeholders map[*expr.Lit]int
+	// stringConsts maps the literal of a string constant to its parse
+	// node, kept only while Options.IntervalTexts is set.
+	stringConsts map[*expr.Lit]*pg_query.A_Const
 	// views guards against recursive view definitions.
 	views int
 	// inlining are the SQL functions whose calls are being inlined
@@ -291,6 +294,9 @@ func (b *builder) foldLiteral(e expr.Expr) (expr.Expr, error) {
 	}
 	lit, ok := c.Arg.(*expr.Lit)
 	if ok && expr.StyledInput(lit.D, lit.Type(), c.To) {
+		if a := b.stringConsts[lit]; a != nil {
+			return b.styleFreeCast(c, a)
+		}
 		// IntervalStyle sql_standard reads this text differently: the
 		// session's style decides at run time, which a view cannot follow
 		return e, b.styledIntervalInView(lit.D.Text())

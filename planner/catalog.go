@@ -158,6 +158,18 @@ type Options struct {
 	// CallHidden are procedures a CALL cannot mean (the arguments for
 	// their OUT parameters are missing): the call does not find them.
 	CallHidden []uint64
+	// IntervalTexts, when set, has planning read interval text whose
+	// meaning IntervalStyle sql_standard changes ('-1 2:03:04') in
+	// IntervalStyle, as PostgreSQL reads a view's constants once, when
+	// it is created: each such constant is folded, and its A_Const maps
+	// to a text every style reads the same ("-1 days +02:03:04"), which
+	// the caller writes into the view's stored query. Unset, a
+	// materialized view refuses such text (its dataflow does not run in
+	// a session's style) and other queries read it at run time, in the
+	// session's style.
+	IntervalTexts map[*pg_query.A_Const]string
+	// IntervalStyle is the style IntervalTexts reads in.
+	IntervalStyle repr.IntervalStyle
 }
 
 // Query is a planned SELECT/VALUES/set operation: Rel produces rows (as a

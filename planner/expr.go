@@ -45,7 +45,14 @@ func (c *ectx) exprUntraced(n *pg_query.Node) (expr.Expr, error) {
 	case n.GetColumnRef() != nil:
 		return c.columnRef(n.GetColumnRef())
 	case n.GetAConst() != nil:
-		return constant(n.GetAConst())
+		e, err := constant(n.GetAConst())
+		if lit, ok := e.(*expr.Lit); ok && c.b.opts.IntervalTexts != nil && n.GetAConst().GetSval() != nil {
+			if c.b.stringConsts == nil {
+				c.b.stringConsts = map[*expr.Lit]*pg_query.A_Const{}
+			}
+			c.b.stringConsts[lit] = n.GetAConst()
+		}
+		return e, err
 	case n.GetParamRef() != nil:
 		return c.b.param(n.GetParamRef())
 	case n.GetAExpr() != nil:

@@ -63,6 +63,9 @@ func (b *builder) constantInterval(tc *pg_query.TypeCast, c *pg_query.A_Const, m
 		// session's style decides at run time.
 		std, errStd := repr.ParseIntervalStyled(text, unit, minSec, repr.IntervalSQLStandard)
 		if errStd != nil || std.Interval() != d.Interval() {
+			if b.opts.IntervalTexts != nil {
+				return b.styleFreeQualified(text, c, mask)
+			}
 			if err := b.styledIntervalInView(text); err != nil {
 				return nil, withPos(err, c.Location)
 			}
@@ -85,4 +88,30 @@ func (b *builder) styledIntervalInView(text string) error {
 	}
 	return repr.Unsupported("interval input %q in a materialized view (IntervalStyle sql_standard reads its signs differently: "+
 		"write a sign on every field)", text)
+}
+
+// styleFreeQualified reads INTERVAL 'text' <fields>, whose meaning
+// IntervalStyle sql_standard changes, in Options.IntervalStyle and records
+// a text that reads the same in every style (Options.IntervalTexts).
+func (b *builder) styleFreeQualified(text string, c *pg_query.A_Const, mask int32) (expr.Expr, error) {
+	d, err := repr.ParseIntervalStyled(text, expr.QualifierUnit(mask), mask == imMinute|imSecond, b.opts.IntervalStyle)
+	if err != nil {
+		return nil, withPos(err, c.Location)
+	}
+	iv := repr.NewInterval(expr.TruncateInterval(d.Interval(), mask))
+	b.opts.IntervalTexts[c] = repr.FormatTextStyle(iv, repr.IntervalT, repr.TextStyle{})
+	return &expr.Lit{D: iv, T: repr.IntervalT}, nil
+}
+
+// styleFreeCast folds the cast c of the string constant a to interval,
+// whose meaning IntervalStyle sql_standard changes, reading it in
+// Options.IntervalStyle, and records a text that reads the same in every
+// style (Options.IntervalTexts).
+func (b *builder) styleFreeCast(c *expr.Cast, a *pg_query.A_Const) (expr.Expr, error) {
+	d, err := c.Eval(&expr.Ctx{TimeZone: b.opts.TimeZone, IntervalStyle: b.opts.IntervalStyle}, nil)
+	if err != nil {
+		return nil, err
+	}
+	b.opts.IntervalTexts[a] = repr.FormatTextStyle(d, repr.IntervalT, repr.TextStyle{})
+	return &expr.Lit{D: d, T: c.To}, nil
 }

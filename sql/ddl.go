@@ -449,6 +449,9 @@ func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 		return err
 	}
 	e := p.st.s.e
+	if sql, err = e.styleFreeIntervals(sql, false, p.st.s.settings.timeZone, p.st.s.settings.textStyle().Interval); err != nil {
+		return err
+	}
 	obj := &Object{Kind: planner.RelView, Schema: schemaOf(vs.View), Name: vs.View.Relname, SQL: sql, Owner: p.st.s.newOwner()}
 	if vs.Replace {
 		if done, err := e.replaceExisting(p.st.s, obj); done || err != nil {

@@ -37,6 +37,9 @@ func (p *Portal) createTableAs(st *pg.CreateTableAsStmt, emitOnClose bool) error
 	if err != nil {
 		return err
 	}
+	if sql, err = p.st.s.e.styleFreeIntervals(sql, true, p.st.s.settings.timeZone, p.st.s.settings.textStyle().Interval); err != nil {
+		return err
+	}
 	obj := &Object{Kind: planner.RelMaterializedView, Schema: schemaOf(st.Into.Rel), Name: st.Into.Rel.Relname, SQL: sql,
 		EmitOnWindowClose: emitOnClose, TimeZone: p.st.s.settings.timeZone, Owner: p.st.s.newOwner()}
 	s := p.st.s
