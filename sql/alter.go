@@ -367,6 +367,13 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 	a.cols()
 	switch cmd.Subtype {
 	case pg.AlterTableType_AT_AlterColumnType:
+		// PostgreSQL refuses a self-containing type before it looks for
+		// users of the row type
+		if t, err := a.e.cat.typeFromName(cmd.Def.GetColumnDef().GetTypeName()); err == nil {
+			if err := a.notSelfMember(t); err != nil {
+				return err
+			}
+		}
 		if err := a.e.cat.checkRowTypeAlter(a.old); err != nil {
 			return err
 		}
@@ -388,6 +395,9 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		}
 		if pk {
 			return repr.Unsupported("ADD COLUMN ... PRIMARY KEY")
+		}
+		if err := a.notSelfMember(col.Type); err != nil {
+			return err
 		}
 		if err := a.e.cat.checkRowTypeDefault(a.old, col, seq); err != nil {
 			return err
@@ -1548,6 +1558,17 @@ func (a *alteration) addPrimaryKey(c *pg.Constraint) error {
 	return nil
 }
 
+// notSelfMember refuses a column of type t when t holds values of the
+// table's own row type (directly, in an array or in a field of another
+// composite type), as PostgreSQL's CheckAttributeType does: a row cannot
+// contain itself.
+func (a *alteration) notSelfMember(t repr.T) error {
+	if hasRowType(a.old) && a.e.cat.typeContains(t, typeOID(a.old)) {
+		return repr.Errorf("42P16", "composite type %s cannot be made a member of itself", a.old.Name)
+	}
+	return nil
+}
+
 // alterType changes a column's type: each stored value is assigned to
 // the new type (PostgreSQL's assignment casts), or computed by USING over
 // the old row. The column keeps its default, NOT NULL and constraints,
@@ -1560,6 +1581,9 @@ func (a *alteration) alterType(cmd *pg.AlterTableCmd) error {
 	cd := cmd.Def.GetColumnDef()
 	t, err := a.e.cat.typeFromName(cd.TypeName)
 	if err != nil {
+		return err
+	}
+	if err := a.notSelfMember(t); err != nil {
 		return err
 	}
 	src := a.srcCol[i]

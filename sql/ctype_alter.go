@@ -207,20 +207,27 @@ func (c *Catalog) storedUser(oid uint32) (rel, col string, ok bool) {
 
 // typeContains reports whether values of type t hold values of the
 // composite type oid: t is it, or a composite type with a field that
-// contains it.
+// contains it. It stops at a type it has already visited, so a catalog
+// holding a cycle (a table with a column of its own row type, which ALTER
+// TABLE once accepted) cannot send it into endless recursion.
 func (c *Catalog) typeContains(t repr.T, oid uint32) bool {
-	if t.Composite == 0 {
+	return c.typeContainsSeen(t, oid, map[uint32]bool{})
+}
+
+func (c *Catalog) typeContainsSeen(t repr.T, oid uint32, seen map[uint32]bool) bool {
+	if t.Composite == 0 || seen[t.Composite] {
 		return false
 	}
 	if t.Composite == oid {
 		return true
 	}
+	seen[t.Composite] = true
 	o := c.compositeByOID(t.Composite)
 	if o == nil {
 		return false
 	}
 	for _, col := range o.Columns {
-		if c.typeContains(col.Type, oid) {
+		if c.typeContainsSeen(col.Type, oid, seen) {
 			return true
 		}
 	}
