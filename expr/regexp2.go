@@ -46,7 +46,7 @@ type matcher struct {
 // newMatcher compiles pattern under flags for function name (which does
 // not take the g flag unless global is allowed).
 func newMatcher(name, s, pattern, flags string, allowGlobal bool) (*matcher, bool, error) {
-	re, global, err := compileRegexp(pattern, flags, true)
+	re, global, err := compileRegexp(s, pattern, flags, true)
 	if err != nil {
 		return nil, false, err
 	}

@@ -21,6 +21,22 @@ func init() {
 	tableFn("regexp_matches", col1(repr.ArrayOf(t)), regexpMatches, t, t, t)
 	tableFn("string_to_table", col1(t), stringToTable, t, t).NullArgs = true
 	tableFn("string_to_table", col1(t), stringToTable, t, t, t).NullArgs = true
+	fn("regexp_split_to_array", repr.ArrayOf(t), regexpSplitArray, t, t)
+	fn("regexp_split_to_array", repr.ArrayOf(t), regexpSplitArray, t, t, t)
+}
+
+// regexpSplitArray is regexp_split_to_array(s, pattern [, flags]): the
+// pieces regexp_split_to_table returns, as one text[].
+func regexpSplitArray(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
+	var elems []repr.Datum
+	err := splitByRegexp("regexp_split_to_array", a, func(piece []repr.Datum) error {
+		elems = append(elems, piece[0])
+		return nil
+	})
+	if err != nil {
+		return repr.Null, err
+	}
+	return repr.NewArray(elems), nil
 }
 
 func regexpMatches(_ *Ctx, a []repr.Datum, emit func([]repr.Datum) error) error {
@@ -71,8 +87,14 @@ func stringToTable(ctx *Ctx, a []repr.Datum, emit func([]repr.Datum) error) erro
 }
 
 func regexpSplit(_ *Ctx, a []repr.Datum, emit func([]repr.Datum) error) error {
+	return splitByRegexp("regexp_split_to_table", a, emit)
+}
+
+// splitByRegexp emits the pieces of a[0] between the matches of the
+// pattern a[1] (flags a[2]) for the function name.
+func splitByRegexp(name string, a []repr.Datum, emit func([]repr.Datum) error) error {
 	s := a[0].Text()
-	m, _, err := newMatcher("regexp_split_to_table", s, a[1].Text(), optText(a, 2), false)
+	m, _, err := newMatcher(name, s, a[1].Text(), optText(a, 2), false)
 	if err != nil {
 		return err
 	}

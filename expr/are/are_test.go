@@ -2,6 +2,7 @@ package are
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func translateLine(line string) string {
 	if err != nil {
 		return fmt.Sprintf("error %s", errText(err))
 	}
-	out := prefix + body
+	out := abbreviateClasses(prefix + body)
 	if match {
 		re, err := Compile(pattern, f)
 		if err != nil {
@@ -51,6 +52,24 @@ func translateLine(line string) string {
 		out += fmt.Sprintf(" -> %q", re.FindStringSubmatch(subject))
 	}
 	return out
+}
+
+// abbreviateClasses prints the ranges of a Unicode class (classes.go) as
+// {name}, or {^name} for its complement, so the goldens stay readable;
+// TestClassRanges checks the ranges themselves.
+func abbreviateClasses(s string) string {
+	type item struct{ text, name string }
+	var items []item
+	for name := range unicodeClass {
+		pos, _ := classRanges(name, false)
+		neg, _ := classRanges(name, true)
+		items = append(items, item{pos, "{" + name + "}"}, item{neg, "{^" + name + "}"})
+	}
+	slices.SortFunc(items, func(a, b item) int { return len(b.text) - len(a.text) })
+	for _, it := range items {
+		s = strings.ReplaceAll(s, it.text, it.name)
+	}
+	return s
 }
 
 func errText(err error) string {

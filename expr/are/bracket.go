@@ -88,6 +88,10 @@ func (t *translator) bracketName(b *strings.Builder, kind rune) error {
 		if !classNames[string(name)] {
 			return invalid("invalid character class")
 		}
+		if items, ok := classRanges(string(name), false); ok {
+			b.WriteString(items)
+			return nil
+		}
 		b.WriteString("[:" + string(name) + ":]")
 		return nil
 	}
@@ -106,14 +110,12 @@ func (t *translator) bracketEscape(b *strings.Builder) error {
 	c := t.p[t.i]
 	t.i++
 	switch c {
-	case 'd', 'D', 'w', 'W':
+	case 'd', 'D':
 		b.WriteString(`\` + string(c))
 		return nil
-	case 's':
-		b.WriteString(`[:space:]`)
-		return nil
-	case 'S':
-		b.WriteString(`[:^space:]`)
+	case 'w', 'W', 's', 'S':
+		items, _ := classRanges(shorthandClass(c), c == 'W' || c == 'S')
+		b.WriteString(items)
 		return nil
 	}
 	if c >= '1' && c <= '9' {

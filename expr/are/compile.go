@@ -4,7 +4,9 @@ import (
 	"errors"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sync"
+	"unicode/utf8"
 )
 
 // Regexp is a compiled ARE: the RE2 expression, leftmost-longest as an ARE
@@ -12,6 +14,9 @@ import (
 type Regexp struct {
 	*regexp.Regexp
 	prefix, body string
+	// boundaries notes a word boundary (\y \Y \m \M), which RE2 decides
+	// on ASCII word characters only (CheckSubject).
+	boundaries bool
 
 	once    sync.Once
 	shifted *regexp.Regexp
@@ -62,7 +67,7 @@ func Compile(pattern string, f Flags) (*Regexp, error) {
 		return nil, invalid(re2Message(err))
 	}
 	std.Longest()
-	re = &Regexp{Regexp: std, prefix: prefix, body: body}
+	re = &Regexp{Regexp: std, prefix: prefix, body: body, boundaries: hasBoundary(prefix + body)}
 	cache.Lock()
 	if len(cache.m) >= cacheSize || cache.m == nil {
 		cache.m = make(map[string]*Regexp)
@@ -96,4 +101,36 @@ func re2Message(err error) string {
 		return m
 	}
 	return string(e.Code)
+}
+
+// hasBoundary reports whether an RE2 expression asserts a word boundary.
+func hasBoundary(expr string) bool {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		if r.Op == syntax.OpWordBoundary || r.Op == syntax.OpNoWordBoundary {
+			return true
+		}
+		return slices.ContainsFunc(r.Sub, walk)
+	}
+	return walk(re)
+}
+
+// CheckSubject refuses (0A000) to match s when the pattern has a word
+// boundary and s holds a non-ASCII character: PostgreSQL's word
+// characters are the locale's (é is one), RE2's boundaries know only
+// ASCII ones, and a match there could be a wrong answer.
+func (r *Regexp) CheckSubject(s string) error {
+	if !r.boundaries {
+		return nil
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return unsupported("word boundaries (\\y, \\Y, \\m, \\M) in regular expressions over non-ASCII text are not supported")
+		}
+	}
+	return nil
 }

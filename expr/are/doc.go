@@ -20,8 +20,10 @@
 // syntax an ARE rejects (\pL, (?P<n>...), \z) fails with 2201B as
 // PostgreSQL does.
 //
-// Remaining differences, documented rather than hidden: \w, \d, \s, word
-// boundaries and [[:alpha:]] are ASCII-only in RE2 and locale-aware in
-// PostgreSQL; subexpression captures follow RE2's leftmost-longest rules,
+// Character classes ([[:alpha:]], \w, \s, ...) are PostgreSQL's in the
+// C.UTF-8 locale over all of Unicode (classes.go). Remaining differences,
+// documented rather than hidden: word boundaries are RE2's ASCII ones, so
+// CheckSubject refuses a pattern with one over non-ASCII text;
+// subexpression captures follow RE2's leftmost-longest rules,
 // which agree with an ARE's for patterns without non-greedy quantifiers.
 package are

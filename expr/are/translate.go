@@ -250,18 +250,21 @@ func (t *translator) escape() error {
 	c := t.p[t.i]
 	t.i++
 	switch c {
-	case 'd', 'w':
-		t.out.WriteString(`\` + string(c))
+	case 'd':
+		t.out.WriteString(`\d`)
 		t.atom(true)
-	case 'D', 'W':
-		t.out.WriteString(`\` + string(c))
+	case 'D':
+		t.out.WriteString(`\D`)
 		t.atom(false)
-	case 's':
-		t.out.WriteString(`[[:space:]]`) // RE2's \s lacks the vertical tab
-		t.atom(false)
-	case 'S':
-		t.out.WriteString(`[[:^space:]]`)
-		t.atom(false)
+	case 'w', 'W', 's', 'S':
+		// RE2's \w and \s are ASCII (and \s lacks the vertical tab)
+		items, _ := classRanges(shorthandClass(c), false)
+		if c == 'W' || c == 'S' {
+			t.out.WriteString(`[^` + items + `]`)
+		} else {
+			t.out.WriteString(`[` + items + `]`)
+		}
+		t.atom(c == 'w')
 	case 'A':
 		t.out.WriteString(`\A`)
 	case 'Z':
@@ -488,6 +491,14 @@ func quoteRune(r rune) string {
 		return string(r)
 	}
 	return fmt.Sprintf(`\x{%x}`, r)
+}
+
+// shorthandClass names the class of \w, \W (word) or \s, \S (space).
+func shorthandClass(c rune) string {
+	if c == 'w' || c == 'W' {
+		return "word"
+	}
+	return "space"
 }
 
 func isAlpha(c rune) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
