@@ -106,7 +106,7 @@ func fkAction(a string) byte {
 func stringList(ns []*pg.Node) []string {
 	var out []string
 	for _, n := range ns {
-		out = append(out, n.GetString_().Sval)
+		out = append(out, n.GetString_().GetSval()) // "" for a non-name (a domain's TypeName)
 	}
 	return out
 }

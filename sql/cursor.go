@@ -218,7 +218,7 @@ func (c *cursor) fetch(dir pg.FetchDirection, n int64) ([]repr.Row, int, error) 
 	backward := dir == pg.FetchDirection_FETCH_BACKWARD && (n != 0 || onRow) ||
 		(dir == pg.FetchDirection_FETCH_RELATIVE && (n < 0 || n == 0 && onRow)) ||
 		(dir == pg.FetchDirection_FETCH_FORWARD && n == 0 && onRow) ||
-		(dir == pg.FetchDirection_FETCH_ABSOLUTE && (n <= 0 || int(min(n, fetchAll-1)) < c.pos))
+		(dir == pg.FetchDirection_FETCH_ABSOLUTE && (n <= 0 || int(min(n, fetchAll-1)) <= c.pos))
 	if backward && c.noScroll {
 		return nil, 0, repr.Errorf("55000", "cursor can only scan forward").
 			WithHint("Declare it with SCROLL option to enable backward scan.")
