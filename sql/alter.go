@@ -260,7 +260,7 @@ func (p *Portal) execAlterTable(as *pg.AlterTableStmt) error {
 // alterTableLocked applies ALTER TABLE's commands to the table obj under
 // the engine's lock, for the session s.
 func (e *Engine) alterTableLocked(s *Session, obj *Object, cmds []*pg.Node, ectx *expr.Ctx) error {
-	a := &alteration{e: e, old: obj, nu: obj.clone(), ctx: e.lockedCtx(ectx)}
+	a := &alteration{e: e, old: obj, nu: obj.clone(), ctx: e.lockedCtx(ectx, s)}
 	for _, n := range cmds {
 		if err := a.apply(n.GetAlterTableCmd()); err != nil {
 			return err

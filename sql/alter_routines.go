@@ -22,14 +22,20 @@ func (r lockedRoutines) CallRoutine(id uint64, _ []repr.Datum) ([]repr.Row, erro
 	return nil, repr.Unsupported("calling %s while ALTER TABLE converts or checks a table's existing rows", name)
 }
 
-// lockedCtx returns ctx with its session's routines replaced by
-// lockedRoutines (ctx itself when it has none).
-func (e *Engine) lockedCtx(ctx *expr.Ctx) *expr.Ctx {
-	if ctx == nil || ctx.Session == nil || ctx.Session.Routines == nil {
+// lockedCtx returns ctx with its session's routines and sequences
+// replaced by lockedRoutines and lockedSeqs, which do not take the
+// engine's lock the caller holds.
+func (e *Engine) lockedCtx(ctx *expr.Ctx, s *Session) *expr.Ctx {
+	if ctx == nil || ctx.Session == nil {
 		return ctx
 	}
 	c, si := *ctx, *ctx.Session
-	si.Routines = lockedRoutines{e}
+	if si.Routines != nil {
+		si.Routines = lockedRoutines{e}
+	}
+	if si.Sequences != nil && s != nil {
+		si.Sequences = lockedSeqs{s}
+	}
 	c.Session = &si
 	return &c
 }

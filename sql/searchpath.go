@@ -662,14 +662,18 @@ func (s *Session) applySet(st *pg.VariableSetStmt) error {
 // seqName qualifies a sequence name given as text (nextval's argument)
 // along the search path; a qualified or unknown name is returned as is.
 func (s *Session) seqName(name string) string {
+	var out string
+	s.e.readLocked(func() { out = s.seqNameHeld(name) })
+	return out
+}
+
+// seqNameHeld is seqName with e.mu held.
+func (s *Session) seqNameHeld(name string) string {
 	schema, rel := splitQualifiedName(name)
 	if schema != "" {
 		return name
 	}
-	var ns string
-	s.e.readLocked(func() {
-		ns = s.resolveSchema(s.e.cat, rel)
-	})
+	ns := s.resolveSchema(s.e.cat, rel)
 	if ns == "" {
 		return name
 	}

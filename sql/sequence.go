@@ -397,6 +397,12 @@ func (e *Engine) nextVal(name string) (*seqState, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	return e.advance(st)
+}
+
+// advance is nextVal for the sequence st, found with e.seqMu held, which
+// it releases.
+func (e *Engine) advance(st *seqState) (*seqState, int64, error) {
 	defer e.seqMu.Unlock()
 	v := st.last
 	if st.called {
@@ -490,6 +496,48 @@ func (e *Engine) restartSequences(ids []uint64) error {
 // sessionSeqs implements expr.Sequences for a session: currval and
 // lastval are per session, as in PostgreSQL.
 type sessionSeqs struct{ s *Session }
+
+// lockedSeqs serves nextval while the session's statement holds the
+// engine's lock (ALTER TABLE filling a new column's DEFAULT nextval(...)
+// into the existing rows): sessionSeqs would take that lock again and
+// wait for itself forever. It reads the catalog directly; the other
+// sequence functions are refused there.
+type lockedSeqs struct{ s *Session }
+
+func (q lockedSeqs) NextVal(name string) (int64, error) {
+	s := q.s
+	if err := s.checkSequenceWrite("nextval"); err != nil {
+		return 0, err
+	}
+	name = s.seqNameHeld(name)
+	if err := s.checkSeqPrivHeld(name, privUsage|privUpdate); err != nil {
+		return 0, err
+	}
+	st := s.e.holdSequence(name)
+	if st == nil {
+		schema, rel := parseRegclass(name)
+		if s.e.cat.lookup(schema, rel) != nil {
+			return 0, repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not a sequence", rel)
+		}
+		return 0, repr.Errorf(repr.CodeUndefinedTable, "relation \"%s\" does not exist", name)
+	}
+	st, v, err := s.e.advance(st)
+	if err != nil {
+		return 0, err
+	}
+	s.noteSeq(st, v)
+	return v, nil
+}
+
+func (lockedSeqs) CurrVal(string) (int64, error) { return 0, lockedSeqRefusal("currval") }
+
+func (lockedSeqs) SetVal(string, int64, bool) (int64, error) { return 0, lockedSeqRefusal("setval") }
+
+func (lockedSeqs) LastVal() (int64, error) { return 0, lockedSeqRefusal("lastval") }
+
+func lockedSeqRefusal(fn string) error {
+	return repr.Unsupported("%s while ALTER TABLE converts or fills a table's existing rows", fn)
+}
 
 func (q sessionSeqs) NextVal(name string) (int64, error) {
 	if err := q.s.checkSequenceWrite("nextval"); err != nil {
@@ -768,9 +816,15 @@ func hasOption(opts []*pg.Node, name string, withArg bool) bool {
 // business and is not checked, as in PostgreSQL. A missing sequence is
 // left for the function to report.
 func (s *Session) checkSeqPriv(name string, any aclMode) error {
-	schema, rel := parseRegclass(s.seqName(name))
+	name = s.seqName(name)
 	s.e.mu.RLock()
 	defer s.e.mu.RUnlock()
+	return s.checkSeqPrivHeld(name, any)
+}
+
+// checkSeqPrivHeld is checkSeqPriv for a resolved name, with e.mu held.
+func (s *Session) checkSeqPrivHeld(name string, any aclMode) error {
+	schema, rel := parseRegclass(name)
 	o := s.e.cat.lookup(schema, rel)
 	if o == nil || o.Kind != relSequence || o.Sequence.Identity {
 		return nil
