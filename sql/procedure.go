@@ -47,7 +47,7 @@ func (e *Engine) procObject(s *Session, cs *pg.CreateFunctionStmt, schema, name 
 		}
 		f.Body, f.Standard = body, true
 	}
-	if f.Src == "" && f.Body == "" {
+	if f.Src == "" && f.Body == "" && !f.Standard {
 		return nil, repr.Errorf(codeInvalidFunctionDefinition, "no function body specified")
 	}
 	return &Object{Kind: relFunction, Schema: schema, Name: name, Function: f, Owner: s.newOwner()}, nil
@@ -62,6 +62,9 @@ func atomicBody(body *pg.Node) (string, error) {
 	}
 	var b strings.Builder
 	for _, n := range items {
+		if n.GetNode() == nil {
+			continue // BEGIN ATOMIC END: an empty body
+		}
 		text, err := parse.Deparse(n)
 		if err != nil {
 			return "", err
