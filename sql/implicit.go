@@ -56,7 +56,7 @@ func (s *Session) finishPart(st *Statement, err error) error {
 // beginBlock opens a transaction block with the session's default modes.
 func (s *Session) beginBlock() {
 	s.tx, s.ws = txBlock, &writeSet{owner: s}
-	s.blk = block{committed: maps.Clone(s.settings.vals), sessionSets: map[string]string{}, role: s.role,
+	s.blk = block{committed: maps.Clone(s.settings.vals), sessionSets: map[string]string{}, who: s.who(),
 		start: repr.TimeToTimestamp(time.Now())}
 }
 

@@ -237,6 +237,13 @@ func (p *Portal) dispatch(ctx context.Context, n *pg.Node) error {
 	case n.GetVariableSetStmt() != nil && strings.EqualFold(n.GetVariableSetStmt().Name, "role"):
 		p.tag = map[bool]string{true: "SET", false: "RESET"}[n.GetVariableSetStmt().Kind == pg.VariableSetKind_VAR_SET_VALUE]
 		return s.setRole(argsText(n.GetVariableSetStmt().Args))
+	case n.GetVariableSetStmt() != nil && strings.EqualFold(n.GetVariableSetStmt().Name, "session_authorization"):
+		vs := n.GetVariableSetStmt()
+		p.tag = map[bool]string{true: "SET", false: "RESET"}[vs.Kind != pg.VariableSetKind_VAR_RESET]
+		if vs.Kind != pg.VariableSetKind_VAR_SET_VALUE {
+			return s.setSessionAuthorization("")
+		}
+		return s.setSessionAuthorization(argsText(vs.Args))
 	case n.GetVariableSetStmt() != nil:
 		p.tag = "SET"
 		if k := n.GetVariableSetStmt().Kind; k == pg.VariableSetKind_VAR_RESET || k == pg.VariableSetKind_VAR_RESET_ALL {

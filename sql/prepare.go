@@ -198,9 +198,7 @@ func (p *Portal) execDiscard(ds *pg.DiscardStmt) error {
 		}
 		s.closeCursors()
 		clear(s.prepared)
-		if s.role != "" {
-			s.restoreRole("") // SET SESSION AUTHORIZATION DEFAULT
-		}
+		s.restoreIdentity(identity{user: s.authUser}) // SET SESSION AUTHORIZATION DEFAULT
 		s.resetAll()
 		s.applyListen(listenAction{all: true})
 		s.discardSequences()

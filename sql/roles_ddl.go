@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"math"
 	"strings"
 	"time"
@@ -511,6 +512,50 @@ func (s *Session) setRole(name string) error {
 	return nil
 }
 
+// identity is who a session acts as: its session user (SET SESSION
+// AUTHORIZATION) and its SET ROLE role ("" for NONE). Both are settings in
+// PostgreSQL, so a rollback undoes them (txn.go saves one per block and
+// savepoint).
+type identity struct{ user, role string }
+
+// who returns the session's identity.
+func (s *Session) who() identity { return identity{user: s.settings.user, role: s.role} }
+
+// restoreIdentity makes id the session's identity again, with
+// session_authorization, is_superuser and current_user in step with it.
+func (s *Session) restoreIdentity(id identity) {
+	if s.who() == id {
+		return
+	}
+	if s.settings.user != id.user {
+		s.settings.user = id.user
+		s.settings.changed["session_authorization"] = id.user
+		if s.info != nil {
+			s.info.User = id.user
+		}
+	}
+	s.role = id.role
+	s.identityChanged()
+}
+
+// setSessionAuthorization runs SET SESSION AUTHORIZATION name (name ""
+// for DEFAULT or RESET: the user who logged in). As in PostgreSQL, the
+// user who logged in must be a superuser unless name is that user, and
+// the SET ROLE role becomes NONE.
+func (s *Session) setSessionAuthorization(name string) error {
+	if name == "" || strings.EqualFold(name, "default") {
+		name = s.authUser
+	}
+	if _, ok := s.e.role(name); !ok {
+		return repr.Errorf(repr.CodeInvalidParameter, "role \"%s\" does not exist", name)
+	}
+	if auth, _ := s.e.role(s.authUser); name != s.authUser && !auth.Super {
+		return repr.Errorf("42501", "permission denied to set session authorization \"%s\"", name)
+	}
+	s.restoreIdentity(identity{user: name})
+	return nil
+}
+
 // memberIgnoringInherit reports whether the session user is a member of
 // oid through any chain (SET ROLE does not need INHERIT).
 func (s *Session) memberIgnoringInherit(oid uint32) bool {
@@ -528,11 +573,14 @@ func (s *Session) currentUser() string {
 	return s.settings.user
 }
 
-// identityChanged updates what current_user and is_superuser report.
+// identityChanged updates what current_user, is_superuser and the
+// session_authorization and role settings report.
 func (s *Session) identityChanged() {
 	if s.info != nil {
 		s.info.CurrentUser = s.currentUser()
 	}
+	s.settings.vals["session_authorization"] = s.settings.user
+	s.settings.vals["role"] = cmp.Or(s.role, "none")
 	r, _ := s.e.role(s.currentUser())
 	v := map[bool]string{true: "on", false: "off"}[r.Super]
 	if s.settings.vals["is_superuser"] != v {

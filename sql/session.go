@@ -98,6 +98,9 @@ type Session struct {
 	// role is the SET ROLE role ("" none): current_user, and whose
 	// privileges the session has.
 	role string
+	// authUser is the user who logged in; settings.user is the session
+	// user, which SET SESSION AUTHORIZATION changes (roles_ddl.go).
+	authUser string
 	// gateDepth counts the nested entries of the running statement into
 	// the engine's txGate; gateShared says they hold a shared slot
 	// (ddltxn.go).
@@ -122,7 +125,7 @@ func (e *Engine) NewSession(startup map[string]string) *Session {
 		case "application_name", "timezone", "datestyle", "client_encoding", "search_path", "extra_float_digits", "intervalstyle":
 			_ = s.settings.set(k, v)
 		case "user":
-			s.settings.user = v
+			s.settings.user, s.authUser = v, v
 		case "database":
 			s.settings.database = v
 		}

@@ -46,7 +46,8 @@ var reportedSettings = []string{"server_version", "server_encoding", "client_enc
 // the like): 55P02.
 var fixedSettings = map[string]bool{"server_version": true, "server_version_num": true, "server_encoding": true,
 	"integer_datetimes": true, "is_superuser": true, "max_identifier_length": true, "eddy_version": true,
-	"in_hot_standby": true, "session_authorization": true, "lc_collate": true, "lc_ctype": true}
+	"in_hot_standby": true, "session_authorization": true, "lc_collate": true, "lc_ctype": true,
+	"role": true} // SET ROLE and SET SESSION AUTHORIZATION have their own statements (roles_ddl.go)
 
 // settingDefaults are every known setting with its default value.
 func settingDefaults(version string) map[string]string {
@@ -54,7 +55,7 @@ func settingDefaults(version string) map[string]string {
 		"server_version": ServerVersion, "server_encoding": "UTF8", "client_encoding": "UTF8",
 		"datestyle": "ISO, MDY", "integer_datetimes": "on", "standard_conforming_strings": "on",
 		"timezone": "UTC", "application_name": "", "intervalstyle": "postgres", "is_superuser": "on",
-		"session_authorization": "eddy", "search_path": "\"$user\", public", "extra_float_digits": "1",
+		"session_authorization": "eddy", "role": "none", "search_path": "\"$user\", public", "extra_float_digits": "1",
 		"statement_timeout": "0", "lock_timeout": "0", "idle_in_transaction_session_timeout": "0", "idle_session_timeout": "0",
 		"transaction_isolation": "read committed", "default_transaction_isolation": "read committed", "in_hot_standby": "off",
 		"max_identifier_length": "63", "server_version_num": "150000", "eddy_version": version,
@@ -236,11 +237,12 @@ func (s *settings) setTimeout(name string, d time.Duration) {
 }
 
 // restore sets every setting back to vals (a snapshot of s.vals),
-// reporting the reported ones that change. is_superuser is left alone: it
-// follows the role (see Session.restoreRole).
+// reporting the reported ones that change. Fixed settings are left
+// alone: is_superuser, role and session_authorization follow the
+// session's identity, which is restored with them (Session.restoreIdentity).
 func (s *settings) restore(vals map[string]string) {
 	for k, v := range vals {
-		if s.vals[k] != v && k != "is_superuser" {
+		if s.vals[k] != v && !fixedSettings[k] {
 			_ = s.set(k, v)
 		}
 	}

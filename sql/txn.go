@@ -40,9 +40,10 @@ type block struct {
 	// ROLLBACK); SET LOCAL only changes the current values.
 	committed   map[string]string
 	sessionSets map[string]string
-	// role is the SET ROLE role when the block began (SET ROLE is a
-	// setting in PostgreSQL, undone by a rollback too).
-	role string
+	// who is the session's identity when the block began (SET ROLE and
+	// SET SESSION AUTHORIZATION are settings in PostgreSQL, undone by a
+	// rollback too).
+	who identity
 	// queried says a query or write ran in the block: the isolation level
 	// can no longer change.
 	queried bool
@@ -64,7 +65,7 @@ type savepoint struct {
 	seqs        int
 	vals        map[string]string
 	sessionSets map[string]string
-	role        string
+	who         identity
 	// cursorSeq is the session's cursor counter: cursors numbered above it
 	// were declared after the savepoint.
 	cursorSeq uint64
@@ -232,10 +233,10 @@ func (s *Session) endBlock(commit bool) {
 	if !commit {
 		s.releaseSnapshot() // else endTx, once the commit is validated
 	}
-	vals, role := s.blk.committed, s.blk.role
+	vals, who := s.blk.committed, s.blk.who
 	if commit {
 		maps.Copy(vals, s.blk.sessionSets)
-		role = s.role
+		who = s.who()
 	}
 	s.e.rowLocks.release(s)
 	s.tx, s.ws, s.restartSeqs, s.blk = txIdle, nil, nil, block{}
@@ -244,16 +245,7 @@ func (s *Session) endBlock(commit bool) {
 	}
 	s.settings.restore(vals)
 	s.settings.resetTxModes()
-	s.restoreRole(role)
-}
-
-// restoreRole makes role the SET ROLE role again, with is_superuser in
-// step with it.
-func (s *Session) restoreRole(role string) {
-	if s.role != role {
-		s.role = role
-		s.identityChanged()
-	}
+	s.restoreIdentity(who)
 }
 
 // savepoint pushes a savepoint named name.
@@ -263,7 +255,7 @@ func (s *Session) savepoint(name string) error {
 	}
 	s.blk.savepoints = append(s.blk.savepoints, savepoint{
 		name: name, mark: s.ws.mark(), seqs: len(s.restartSeqs),
-		vals: maps.Clone(s.settings.vals), sessionSets: maps.Clone(s.blk.sessionSets), role: s.role, cursorSeq: s.cursorSeq,
+		vals: maps.Clone(s.settings.vals), sessionSets: maps.Clone(s.blk.sessionSets), who: s.who(), cursorSeq: s.cursorSeq,
 		notes: s.notes.mark(), ddls: s.ddlCount(),
 	})
 	return nil
@@ -311,7 +303,7 @@ func (s *Session) rollbackTo(name string) error {
 	s.closeCursorsAfter(sp.cursorSeq)
 	s.notes.rollbackTo(sp.notes)
 	s.settings.restore(sp.vals)
-	s.restoreRole(sp.role)
+	s.restoreIdentity(sp.who)
 	s.blk.sessionSets = maps.Clone(sp.sessionSets)
 	s.tx = txBlock
 	return nil
