@@ -104,6 +104,9 @@ type stepCtx struct {
 	// began and reported the growth already reported (memory.go).
 	mem                      expr.Memory
 	grown, memBase, reported int64
+	// pairs is the slab growth of the Step's join nodes whose output a
+	// later node consumes (settle).
+	pairs int64
 	// inKeys, when the node runs as a shard whose operator takes them
 	// (takesInKeys), are its input 0's key encodings (shard_run.go).
 	inKeys *inKeys
@@ -332,6 +335,9 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 	}
 	out := d.output(d.plan.Output)
 	d.endParts()
+	if s.mem != nil {
+		s.settle(out)
+	}
 	if w != nil {
 		d.log.flush(w)
 	}
@@ -353,9 +359,13 @@ func (d *Dataflow) stepNode(s *stepCtx, i int, op operator, in Input) error {
 	for _, j := range d.plan.Nodes[i].Inputs {
 		d.ins = append(d.ins, d.output(j))
 	}
+	before := s.slab.growth()
 	out, err := runStep(op, s, d.ins)
 	if err != nil {
 		return err
+	}
+	if i != d.plan.Output && pairsOnly(op) {
+		s.pairs += s.slab.growth() - before
 	}
 	d.outs[i] = out
 	for k := 0; d.counts != nil && k < len(out); k++ {

@@ -49,6 +49,48 @@ func (s *stepCtx) account() error {
 	return s.mem.Grow(n)
 }
 
+// memFreer is an account that takes back bytes its work let go of (sql's
+// accounts are).
+type memFreer interface{ Free(n int64) }
+
+// pairsOnly reports whether op's output rows are only its output: rows
+// it builds from the slab (a join's joined pairs) that its state never
+// refers to (a join arranges encodings), so once the nodes consuming them
+// are done and the Step lets go of its nodes' outputs (endParts) they
+// are garbage.
+func pairsOnly(op operator) bool {
+	switch op.(type) {
+	case *joinOp, *sharedJoin:
+		return true
+	}
+	return false
+}
+
+// settle returns to the Step's account the slab growth of its join nodes
+// whose pairs a later node consumed (stepCtx.pairs: the pairs a join
+// emits and the candidates it tried, which a projection after it copies
+// from), once the Step has let go of its nodes' outputs: at most the
+// slab's growth beyond out, the rows the Step hands back (its datums and
+// updates), which its caller keeps until done, should a join's pairs pass
+// through a filter into it. The reservation is unchanged, so the account
+// still held the Step's peak; its use afterwards is what the Step left
+// live, which the next view's Step in the same commit reuses. Only growth
+// already reported is returned. A sharded node's slabs are the shards'
+// (their growth is in grown), so it stays accounted.
+func (s *stepCtx) settle(out []repr.Update) {
+	f, ok := s.mem.(memFreer)
+	if !ok || s.pairs == 0 {
+		return
+	}
+	keep := int64(len(out)) * 2 * updateBytes
+	for i := range out {
+		keep += int64(len(out[i].Row)) * datumBytes
+	}
+	if n := min(s.pairs, s.slab.growth()-s.memBase-keep, s.reported); n > 0 {
+		f.Free(n)
+	}
+}
+
 // growConsolidate reserves, in ctx's account (if any), the memory that
 // consolidating out takes: a key per update and the sorted copy.
 func growConsolidate(ctx *expr.Ctx, out []repr.Update) error {

@@ -108,3 +108,53 @@ func TestNoAccountNoCost(t *testing.T) {
 		t.Fatalf("got %d rows, err %v; want 10000 rows", len(out), err)
 	}
 }
+
+// freeingMemory is a fakeMemory that takes back what a Step returns
+// (memFreer), recording the most it held.
+type freeingMemory struct {
+	fakeMemory
+	peak, freed int64
+}
+
+func (m *freeingMemory) Grow(n int64) error {
+	err := m.fakeMemory.Grow(n)
+	m.peak = max(m.peak, m.total)
+	return err
+}
+
+func (m *freeingMemory) Free(n int64) { m.total -= n; m.freed += n }
+
+// TestStepSettlesJoinPairs checks that a Step returns to its account the
+// joined pairs a projection after the join consumed (settle), keeping
+// what it hands back: a 300x300 cross join projected to its left column
+// reports its pairs as it goes (the account's peak), then keeps its
+// 90,000 projected rows accounted (but for the last piece of growth,
+// under memReportBytes, never reported) and not the pairs; a Step whose
+// join is its output returns nothing.
+func TestStepSettlesJoinPairs(t *testing.T) {
+	in := map[repr.CollectionID][]repr.Update{1: intUpdates(0, 300, 1), 2: intUpdates(0, 300, 1)}
+	m := &freeingMemory{}
+	d := buildText(t, crossJoinPlan+"\n%3 = MFP project=[#0] <- %2")
+	out, err := d.StepInputRaw(&expr.Ctx{Memory: m}, 1, Input{Updates: in}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := int64(len(out)) * (datumBytes + 2*updateBytes)
+	pairs := int64(len(out)) * 2 * datumBytes
+	if m.peak < kept+pairs {
+		t.Errorf("peak %d bytes, want at least the %d of the rows and %d of the pairs", m.peak, kept, pairs)
+	}
+	if m.freed < pairs || m.total < kept-memReportBytes { // the last piece is not reported
+		t.Errorf("after the Step: %d bytes accounted, %d returned; want the %d of the rows kept and the %d of the pairs returned",
+			m.total, m.freed, kept, pairs)
+	}
+
+	m = &freeingMemory{}
+	d = buildText(t, crossJoinPlan)
+	if _, err := d.StepInputRaw(&expr.Ctx{Memory: m}, 1, Input{Updates: in}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if m.freed != 0 {
+		t.Errorf("a join as the Step's output: %d bytes returned, want none (its pairs are the output)", m.freed)
+	}
+}

@@ -493,6 +493,10 @@ func (a *memAccount) free(n int64) {
 	}
 }
 
+// Free returns n bytes the work let go of (exec's Steps return their
+// intermediate rows once done): see free.
+func (a *memAccount) Free(n int64) { a.free(n) }
+
 // rowMemBytes estimates the memory of a kept result row: its header,
 // datums and their strings.
 func rowMemBytes(r repr.Row) int64 {
