@@ -340,6 +340,7 @@ func (d *Dataflow) StepInputRaw(ctx *expr.Ctx, t repr.Time, in Input, w StateWri
 	}
 	if w != nil {
 		d.log.flush(w)
+		d.log.trim()
 	}
 	return out, nil
 }

@@ -32,6 +32,9 @@ type stateLog struct {
 	// the size of the spliced logs.
 	subs     []stateLog
 	subBytes int64
+	// keep bounds the bytes of buffers the log keeps between Steps (0:
+	// no bound; SetStateLogKeep, trim).
+	keep int64
 }
 
 // logOp is one Set (v >= 0), Delete (v == -1) or DeletePrefix (v ==
@@ -145,6 +148,29 @@ func (l *stateLog) flush(w StateWriter) {
 		}
 	}
 }
+
+// trim lets go of l's buffers, the spliced logs' too, once flushed, when
+// they hold more than keep bytes: under a small memory budget a Step's
+// log (a spilled Reduce's commit logs every group and multiset run it
+// touched, megabytes per 5,000 rows) would otherwise stand in the heap
+// until the next Step, however small the budget, where regrowing it next
+// time costs a few copies.
+func (l *stateLog) trim() {
+	if l.keep <= 0 {
+		return
+	}
+	n := int64(cap(l.buf)) + int64(cap(l.ops))*logOpBytes
+	for _, sub := range l.subs[:cap(l.subs)] {
+		n += int64(cap(sub.buf)) + int64(cap(sub.ops))*logOpBytes
+	}
+	if n > l.keep {
+		l.buf, l.ops, l.subs, l.subBytes, l.sparse = nil, nil, nil, 0, 0
+	}
+}
+
+// SetStateLogKeep bounds the bytes of buffers d's state log keeps
+// between Steps (0: no bound): a memory budget's share (sql).
+func (d *Dataflow) SetStateLogKeep(n int64) { d.log.keep = n }
 
 // opSplice marks a spliced log (logOp.v), l.subs[k0].
 const opSplice = -5

@@ -83,3 +83,43 @@ func TestStateLogSplice(t *testing.T) {
 		}
 	}
 }
+
+// TestStateLogTrim checks that a log bounded by keep (SetStateLogKeep)
+// lets go of its buffers once flushed when they pass it, and keeps them
+// when they do not, or when it has no bound: what a flushed log keeps
+// stands in the heap until the next Step.
+func TestStateLogTrim(t *testing.T) {
+	big := make([]byte, 1024)
+	for _, c := range []struct {
+		keep  int64
+		sets  int
+		kept  bool
+		label string
+	}{
+		{keep: 1 << 20, sets: 2048, kept: false, label: "4 MiB logged under a 1 MiB bound"},
+		{keep: 1 << 20, sets: 16, kept: true, label: "32 KiB logged under a 1 MiB bound"},
+		{keep: 0, sets: 2048, kept: true, label: "4 MiB logged without a bound"},
+	} {
+		l := stateLog{keep: c.keep}
+		l.reset()
+		for range c.sets {
+			l.set(big, big)
+		}
+		w := &recordWriter{}
+		l.flush(w)
+		l.trim()
+		if len(w.got) != c.sets {
+			t.Fatalf("%s: flushed %d changes, want %d", c.label, len(w.got), c.sets)
+		}
+		if kept := cap(l.buf) > 0; kept != c.kept {
+			t.Errorf("%s: buffer kept %v (%d bytes), want %v", c.label, kept, cap(l.buf), c.kept)
+		}
+		l.reset()
+		l.set([]byte("k"), []byte("v"))
+		w = &recordWriter{}
+		l.flush(w)
+		if strings.Join(w.got, ",") != "set k=v" {
+			t.Errorf("%s: the next Step flushed %v, want set k=v", c.label, w.got)
+		}
+	}
+}

@@ -83,6 +83,16 @@ func (s *spiller) opCache() int64 {
 	return min(max(s.limit/64, 1<<20), 64<<20)
 }
 
+// logKeep returns the bytes of buffers a view's state log may keep
+// between Steps under the budget (exec's SetStateLogKeep): as a batch's
+// spares, a 64th of it, at least 1 MiB; no bound without a budget.
+func (s *spiller) logKeep() int64 {
+	if s.limit <= 0 {
+		return 0
+	}
+	return max(s.limit/batchKeepDivisor, 1<<20)
+}
+
 // batchKeepDivisor: under a memory budget a batch keeps at most this
 // fraction of it as spare chunks between uses (storage.Options.BatchKeep,
 // at least 1 MiB, at most storage's 16 MiB). The checkpoint batch grows to
@@ -172,6 +182,7 @@ func (e *Engine) afterCheckpoint() {
 	e.eachSourceRows(func(_ uint64, c *storage.Collection) { c.Flushed() })
 	for _, mv := range e.views {
 		mv.df.Flushed()
+		mv.df.SetStateLogKeep(e.spill.logKeep())
 	}
 	s := &e.spill
 	if s.all {
