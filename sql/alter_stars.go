@@ -17,16 +17,19 @@ import (
 // to one more column; so ADD COLUMN respells each star of the stored
 // query as the qualified columns it expands to now, and the view keeps
 // its columns (checkDependents then plans it under the new table and
-// compares as for any other view). A star whose columns cannot all be
-// named by a qualifier (a JOIN's merged USING column, a FROM item without
-// a name) is left, and the view refuses the change as before.
+// compares as for any other view). The merged column of a JOIN USING or
+// NATURAL join is spelled with the qualifier of the side whose value it
+// takes, or (FULL JOIN's COALESCE) by its bare name, which names it in
+// that scope, as pg_get_viewdef prints it; the merged columns come first,
+// as the star expanded them. A NATURAL join, which the new column could
+// make merge one more column, is not respelled yet: its view refuses.
 
 // expandStars returns a copy of view d whose stored query names the
 // columns of each select-list star, or nil when it has none or one cannot
 // be respelled.
 func (c *Catalog) expandStars(d *Object) *Object {
 	n, err := parseOne(d.SQL)
-	if err != nil || hasMergedJoin(n) {
+	if err != nil || hasNaturalJoin(n) {
 		return nil
 	}
 	tr := planner.NewTrace()
@@ -43,10 +46,10 @@ func (c *Catalog) expandStars(d *Object) *Object {
 		}
 		names := make([]string, len(cols))
 		for i, col := range cols {
-			if col.Table == "" {
-				return nil
+			names[i] = quoteIdent(col.Name)
+			if col.Table != "" {
+				names[i] = quoteIdent(col.Table) + "." + names[i]
 			}
-			names[i] = quoteIdent(col.Table) + "." + quoteIdent(col.Name)
 		}
 		edits[ref.Location] = strings.Join(names, ", ")
 	}
@@ -62,12 +65,12 @@ func (c *Catalog) expandStars(d *Object) *Object {
 	return nu
 }
 
-// hasMergedJoin reports whether n joins with USING or NATURAL, whose
-// merged columns a star expands to and no qualifier names.
-func hasMergedJoin(n *pg.Node) bool {
+// hasNaturalJoin reports whether n has a NATURAL join, whose merged
+// columns the stored text does not name.
+func hasNaturalJoin(n *pg.Node) bool {
 	found := false
 	walkProto(n, func(m proto.Message) {
-		if j, ok := m.(*pg.JoinExpr); ok && (j.IsNatural || len(j.UsingClause) > 0) {
+		if j, ok := m.(*pg.JoinExpr); ok && j.IsNatural {
 			found = true
 		}
 	})
