@@ -822,6 +822,7 @@ func (a *alteration) checkDependents() error {
 		shadow.byName[qualified(nu.Schema, nu.Name)] = nu
 	}
 	defer func() { e.planRows = nil }()
+	var users []*Object // views reading a dropped column
 	for _, d := range deps {
 		cols, flow, err := e.storedPlanText(d)
 		if err != nil {
@@ -849,9 +850,11 @@ func (a *alteration) checkDependents() error {
 			continue
 		}
 		if len(a.dropped) > 0 && uses {
-			return repr.Errorf(repr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", a.dropped[0], a.nu.Name).
-				WithDetail("%s %s depends on column %s of table %s", kindName(d.Kind), d.Name, a.dropped[0], a.nu.Name).
-				WithHint("Drop the dependent objects first.")
+			users = append(users, d)
+			continue
+		}
+		if len(users) > 0 {
+			break
 		}
 		detail := fmt.Sprintf("The change would alter the definition of %s %s.", kindName(d.Kind), d.Name)
 		if !uses {
@@ -860,7 +863,39 @@ func (a *alteration) checkDependents() error {
 		return repr.Errorf(repr.CodeFeatureNotSupported, "cannot alter table %s because %s %s depends on it", a.nu.Name, kindName(d.Kind), d.Name).
 			WithDetail("%s", detail).WithHint("Drop the dependent views first, then recreate them.")
 	}
+	if len(users) > 0 {
+		return e.droppedColumnUsers(a, users)
+	}
 	return nil
+}
+
+// droppedColumnUsers is PostgreSQL's 2BP01 for a DROP COLUMN that views
+// read: a DETAIL line for each view reading the column and, under it,
+// one for each object over that view, as PostgreSQL lists the objects a
+// CASCADE would drop.
+func (e *Engine) droppedColumnUsers(a *alteration, users []*Object) error {
+	var lines []string
+	seen := map[uint64]bool{}
+	var over func(o *Object)
+	over = func(o *Object) {
+		for _, x := range e.cat.dependents(o.ID) {
+			if !seen[x.ID] {
+				seen[x.ID] = true
+				lines = append(lines, fmt.Sprintf("%s %s depends on %s %s", kindName(x.Kind), x.Name, kindName(o.Kind), o.Name))
+				over(x)
+			}
+		}
+	}
+	for _, u := range users {
+		if seen[u.ID] {
+			continue
+		}
+		seen[u.ID] = true
+		lines = append(lines, fmt.Sprintf("%s %s depends on column %s of table %s", kindName(u.Kind), u.Name, a.dropped[0], a.nu.Name))
+		over(u)
+	}
+	return repr.Errorf(repr.CodeDependentObjects, "cannot drop column %s of table %s because other objects depend on it", a.dropped[0], a.nu.Name).
+		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
 // shadow returns a copy of the catalog with old replaced by nu (sharing
