@@ -838,10 +838,11 @@ func (a *alteration) checkDependents() error {
 		if a.old.Name != a.nu.Name {
 			flow = strings.ReplaceAll(flow, " name="+a.old.Name+" ", " name="+a.nu.Name+" ")
 		}
-		if err == nil && cols == cols2 && (flow == flow2 || widenedOnly(flow, flow2)) {
+		sameNatural := err != nil || naturalText(e.cat, d) == naturalText(shadow, d2)
+		if err == nil && cols == cols2 && (flow == flow2 || widenedOnly(flow, flow2)) && sameNatural {
 			continue
 		}
-		uses := err != nil || cols != cols2
+		uses := err != nil || cols != cols2 || !sameNatural
 		if uses && a.rowTypeShape && len(a.dropped) == 0 && a.keepsStars(d2, shadow, cols, flow) {
 			continue
 		}

@@ -134,3 +134,26 @@ func (a *alteration) keepsStars(d *Object, shadow *Catalog, cols, flow string) b
 	shadow.byName[qualified(nu.Schema, nu.Name)] = nu
 	return true
 }
+
+// naturalText lists the columns each NATURAL join of view d's query
+// merges when planned over cat, in the order of its joins ("" when it has
+// none). A plain view has no stored dataflow to compare, so ALTER TABLE
+// compares these: a new column that one more NATURAL join would merge
+// changes the view's rows, and is refused.
+func naturalText(cat *Catalog, d *Object) string {
+	n, err := parseOne(d.SQL)
+	if err != nil || !hasNaturalJoin(n) {
+		return ""
+	}
+	tr := planner.NewTrace()
+	if _, err := planner.PlanQuery(cat, n, planner.Options{MaterializedView: d.Kind == planner.RelMaterializedView, TimeZone: d.TimeZone, Trace: tr}); err != nil {
+		return "error: " + err.Error()
+	}
+	var b strings.Builder
+	walkProto(n, func(m proto.Message) {
+		if j, ok := m.(*pg.JoinExpr); ok && j.IsNatural {
+			b.WriteString(strings.Join(tr.Natural[j], ",") + ";")
+		}
+	})
+	return b.String()
+}
