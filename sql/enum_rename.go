@@ -68,7 +68,7 @@ func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, or
 		// and nothing if it rolled back.
 		return repr.Unsupported("ALTER TYPE ... RENAME VALUE in a transaction block while a subscription reads what holds type %s", o.Name)
 	}
-	err = e.atomically(func() error {
+	return e.changeAndRebuild(before, rebuild, func() error {
 		if err := e.checkpointLocked(); err != nil {
 			return err
 		}
@@ -84,6 +84,19 @@ func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, or
 			if err := e.commitAltered(cur, cur.clone(), conv); err != nil {
 				return err
 			}
+		}
+		return nil
+	})
+}
+
+// changeAndRebuild runs change and then recomputes the materialized views
+// of rebuild from their queries under the new catalog (with their
+// indexes), in one atomic change, and then sends the subscriptions the
+// difference from before (subscribedContents, read before the change).
+func (e *Engine) changeAndRebuild(before map[uint64]subContents, rebuild []*Object, change func() error) error {
+	err := e.atomically(func() error {
+		if err := change(); err != nil {
+			return err
 		}
 		for _, v := range rebuild {
 			if err := e.rebuildIndexedView(e.cat.byID[v.ID]); err != nil {

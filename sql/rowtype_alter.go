@@ -96,20 +96,5 @@ func (e *Engine) rebuildAfter(what, name string, views []*Object, change func() 
 	if len(before) > 0 && e.inDDLBlock() {
 		return repr.Unsupported("%s in a transaction block while a subscription reads a materialized view it recomputes", what)
 	}
-	err := e.atomically(func() error {
-		if err := change(); err != nil {
-			return err
-		}
-		for _, v := range rebuild {
-			if err := e.rebuildIndexedView(e.cat.byID[v.ID]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	e.publishRewritten(before)
-	return nil
+	return e.changeAndRebuild(before, rebuild, change)
 }
