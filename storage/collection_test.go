@@ -25,26 +25,17 @@ import (
 //	share on|off                ShareScans
 //	scan-prefix-shared <row>    ScanPrefixColsShared, and whether the
 //	                            prefix was remembered before it
-func TestCollection(t *testing.T) {
-	datadriven.Walk(t, "testdata/collection", func(t *testing.T, path string) {
-		db := openTest(t, t.TempDir())
-		defer func() { _ = db.Close() }()
-		st := &collState{db: db, b: db.NewBatch(), c: NewCollection(1, nil)}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			out, err := st.run(t, d)
-			if err != nil {
-				out += "error: " + err.Error() + "\n"
-			}
-			return out
-		})
-	})
-}
+func TestCollection(t *testing.T) { runCollectionFiles(t, "testdata/collection") }
 
 // TestSharedScans runs testdata/shared_scans (the commands of
 // TestCollection): a shared prefix scan remembers what it found until the
 // collection changes, by any of its writes.
-func TestSharedScans(t *testing.T) {
-	datadriven.Walk(t, "testdata/shared_scans", func(t *testing.T, path string) {
+func TestSharedScans(t *testing.T) { runCollectionFiles(t, "testdata/shared_scans") }
+
+// runCollectionFiles runs the datadriven files at path, each on a fresh
+// collection in a fresh store.
+func runCollectionFiles(t *testing.T, path string) {
+	datadriven.Walk(t, path, func(t *testing.T, path string) {
 		db := openTest(t, t.TempDir())
 		defer func() { _ = db.Close() }()
 		st := &collState{db: db, b: db.NewBatch(), c: NewCollection(1, nil)}
