@@ -66,7 +66,7 @@ func (c *ectx) exprUntraced(n *pg_query.Node) (expr.Expr, error) {
 	case n.GetTypeCast() != nil:
 		return c.typeCast(n.GetTypeCast())
 	case n.GetFuncCall() != nil:
-		if fc := n.GetFuncCall(); namedSRF(fc) {
+		if fc := n.GetFuncCall(); namedSRF(fc) || c.b.sqlSetFunc(funcName(fc)) && fc.Over == nil && !isAggregate(fc) {
 			return c.srfRef(fc) // planned by its node: tableCall takes the named arguments
 		}
 		fc, err := c.positionalCall(n.GetFuncCall())

@@ -39,7 +39,7 @@ func (b *builder) planSRFs(targets []target, ec *ectx, p *planned) error {
 		skip = ec.isGroupKey
 	}
 	for _, t := range targets {
-		if _, err := collectSRFs(t.node, "", skip, &calls, levels); err != nil {
+		if _, err := collectSRFs(t.node, "", skip, b.sqlSetFunc, &calls, levels); err != nil {
 			return err
 		}
 	}
@@ -59,6 +59,9 @@ func (b *builder) planSRFs(targets []target, ec *ectx, p *planned) error {
 // (TableCall.String) share its columns, and every call's value is
 // recorded there: in lockstep equal calls yield equal values.
 func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCall]int, level int) error {
+	if fc := sqlSRFAt(ec.b, calls, levels, level); fc != nil {
+		return ec.sqlSRFLevel(fc, calls, levels, level)
+	}
 	fm := &ir.FlatMap{}
 	var at []*pg_query.FuncCall
 	same := map[*pg_query.FuncCall]*pg_query.FuncCall{} // a call -> the equal one planned
@@ -117,7 +120,10 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 // aggregate and window calls (whose arguments reject them when built), nor
 // nodes skip reports (nil: none; the select list's grouping keys). within
 // names the enclosing CASE or COALESCE, where they are refused.
-func collectSRFs(n *pg_query.Node, within string, skip func(*pg_query.Node) bool, out *[]*pg_query.FuncCall, levels map[*pg_query.FuncCall]int) (int, error) {
+//
+// sqlSRF (nil: none) reports the names of set-returning SQL functions,
+// which are collected too (sqlfunc_srf.go).
+func collectSRFs(n *pg_query.Node, within string, skip func(*pg_query.Node) bool, sqlSRF func(string) bool, out *[]*pg_query.FuncCall, levels map[*pg_query.FuncCall]int) (int, error) {
 	var err error
 	depth := 0
 	walk(n, func(x *pg_query.Node) bool {
@@ -125,10 +131,10 @@ func collectSRFs(n *pg_query.Node, within string, skip func(*pg_query.Node) bool
 		case err != nil || x.GetSubLink() != nil || skip != nil && skip(x):
 			return false
 		case x.GetCaseExpr() != nil && within == "":
-			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "CASE", skip, out, levels)
+			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "CASE", skip, sqlSRF, out, levels)
 			return false
 		case x.GetCoalesceExpr() != nil && within == "":
-			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "COALESCE", skip, out, levels)
+			_, err = collectSRFs(&pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: children(x)}}}, "COALESCE", skip, sqlSRF, out, levels)
 			return false
 		}
 		fc := x.GetFuncCall()
@@ -137,7 +143,7 @@ func collectSRFs(n *pg_query.Node, within string, skip func(*pg_query.Node) bool
 			return true
 		case fc.Over != nil || isAggregate(fc):
 			return false
-		case !expr.IsTableFunc(funcName(fc)) && populateFuncs[funcName(fc)] == "":
+		case !expr.IsTableFunc(funcName(fc)) && populateFuncs[funcName(fc)] == "" && (sqlSRF == nil || !sqlSRF(funcName(fc))):
 			return true
 		}
 		if within != "" {
@@ -151,7 +157,7 @@ func collectSRFs(n *pg_query.Node, within string, skip func(*pg_query.Node) bool
 		}
 		inner := 0
 		for _, a := range fc.Args {
-			d, e := collectSRFs(a, within, skip, out, levels)
+			d, e := collectSRFs(a, within, skip, sqlSRF, out, levels)
 			if err = e; err != nil {
 				return false
 			}

@@ -49,7 +49,7 @@ func (b *builder) planGroupSRFs(sets [][]*pg_query.Node, from *ectx) (*groupSRFs
 	var calls []*pg_query.FuncCall
 	for _, set := range sets {
 		for _, n := range set {
-			if _, err := collectSRFs(n, "", nil, &calls, levels); err != nil {
+			if _, err := collectSRFs(n, "", nil, b.sqlSetFunc, &calls, levels); err != nil {
 				return nil, err
 			}
 		}
