@@ -145,7 +145,8 @@ func (c *ectx) sqlFunctionCall(name string, fc *pg_query.FuncCall) (expr.Expr, b
 		return nil, true, repr.Unsupported("set-returning SQL function %s outside FROM", name).WithPosition(fc.Location + 1)
 	}
 	if len(fn.RetCols) > 1 {
-		return nil, true, repr.Unsupported("calling %s, a function with several OUT parameters, outside FROM", name).WithPosition(fc.Location + 1)
+		e, err := c.recordCall(fn, args, nargs, fc.Location)
+		return e, true, err
 	}
 	e, err := c.inlineCall(fn, args, nargs, fc.Location)
 	return e, true, err

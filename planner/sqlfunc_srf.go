@@ -130,3 +130,62 @@ func sameAs(same []*pg_query.FuncCall, first *pg_query.FuncCall) map[*pg_query.F
 	}
 	return m
 }
+
+// recordCall plans a call of fn, a function with several OUT parameters
+// that is not set-returning, outside FROM (SELECT f(1), (f(1)).a,
+// (f(1)).*): a record of its body's first row, as functionRows plans it
+// in FROM, NULL when the body returns no row (a STRICT function over a
+// NULL argument too). The record's fields are the OUT parameters, so
+// field selection and .* read them; as in PostgreSQL, each (f(1)).x of
+// a .* expansion is its own call.
+func (c *ectx) recordCall(fn *SQLFunction, args []expr.Expr, defs []*pg_query.Node, loc int32) (expr.Expr, error) {
+	if c.noSubquery {
+		return nil, repr.Unsupported("calling SQL function %s, a function with several OUT parameters, in %s", fn.Name, c.clause).WithPosition(loc + 1)
+	}
+	more, err := c.exprs(defs)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.b.enterFunction(fn); err != nil {
+		return nil, withPos(err, loc)
+	}
+	defer c.b.leaveFunction(fn)
+	vals, err := c.paramValues(fn, append(append([]expr.Expr(nil), args...), more...))
+	if err != nil {
+		return nil, err
+	}
+	names := c.b.paramNames(fn)
+	body, err := boundBody(fn, names)
+	if err != nil {
+		return nil, err
+	}
+	q := rowsQuery(fn, body, names, false)
+	// A marker, TRUE on the row, NULL when there is none.
+	found := &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{
+		Val: &pg_query.A_Const_Boolval{Boolval: &pg_query.Boolean{Boolval: true}}, Location: -1}}}
+	q.TargetList = append(q.TargetList, pg_query.MakeResTargetNodeWithVal(found, -1))
+	q.LimitCount, q.LimitOption = pg_query.MakeAConstIntNode(1, -1), pg_query.LimitOption_LIMIT_OPTION_COUNT
+	p, keys, err := c.correlateBody(fn, q, names, vals)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := c.singleRowBack(p, keys)
+	if err != nil {
+		return nil, err
+	}
+	fields := vs[:len(vs)-1]
+	rec, err := c.function("row", fields, loc)
+	if err != nil {
+		return nil, err
+	}
+	out := &expr.Case{Whens: []expr.When{{Cond: vs[len(vs)-1], Then: rec}}, Else: &expr.Lit{D: repr.Null, T: rec.Type()}, T: rec.Type()}
+	shape := make([]expr.TableCol, len(fields))
+	for i, f := range fields {
+		shape[i] = expr.TableCol{Name: fn.RetCols[i].Name, T: f.Type()}
+	}
+	if c.records == nil {
+		c.records = map[expr.Expr][]expr.TableCol{}
+	}
+	c.records[out] = shape
+	return out, nil
+}
