@@ -509,7 +509,7 @@ func usingAlias(j *pg_query.JoinExpr, cols, lcols, rcols []scopeCol) error {
 		return err
 	}
 	for i := range j.UsingClause {
-		cols[i].table, cols[i].schema = a.Aliasname, ""
+		cols[i].table, cols[i].schema, cols[i].seq = a.Aliasname, "", 0
 	}
 	return nil
 }
@@ -528,7 +528,7 @@ func aliasJoin(j *pg_query.JoinExpr, cols []scopeCol) error {
 		case c.hidden:
 			c.table, c.schema = "", ""
 		default:
-			c.table = j.Alias.Aliasname
+			c.table, c.seq = j.Alias.Aliasname, 0
 		}
 	}
 	return renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)

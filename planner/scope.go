@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/eddydb/eddy/expr"
@@ -52,6 +53,11 @@ type scopeCol struct {
 	// origin is, for the merged column of a JOIN USING, the qualifier of
 	// the side whose value it takes (Trace).
 	origin string
+	// seq, when > 0, is the column's place (from 1) among its
+	// qualifier's columns, recorded when a USING join moves columns
+	// (usingOutput): t.* lists t's columns in their own order, as
+	// PostgreSQL does, whatever order the join's output has.
+	seq int
 }
 
 // qualifiedBy reports whether q names c's table: its alias or name, or
@@ -208,6 +214,9 @@ func (s *scope) starCols(table string, loc int32) ([]int, error) {
 			continue
 		}
 		out = append(out, i)
+	}
+	if table != "" {
+		slices.SortStableFunc(out, func(x, y int) int { return s.cols[x].seq - s.cols[y].seq })
 	}
 	if table != "" && len(out) == 0 && !s.hasTable(table) {
 		return nil, repr.Errorf(repr.CodeUndefinedTable, "missing FROM-clause entry for table %q", table).WithPosition(loc + 1)

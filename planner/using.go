@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
@@ -89,6 +91,7 @@ func (b *builder) usingExprs(kind ir.JoinKind, j *pg_query.JoinExpr, rel ir.Rel,
 // originals, hidden.
 func usingOutput(kind ir.JoinKind, rel ir.Rel, all []scopeCol, keep, nr int, names []string, merged []expr.Expr, li, ri []int) (ir.Rel, []scopeCol) {
 	rel = ir.NewMap(rel, merged...)
+	all = numberByQualifier(all)
 	used := map[int]bool{}
 	for i := range li {
 		used[li[i]], used[ri[i]] = true, true
@@ -108,6 +111,24 @@ func usingOutput(kind ir.JoinKind, rel ir.Rel, all []scopeCol, keep, nr int, nam
 		}
 	}
 	return ir.NewProject(rel, proj...), cols
+}
+
+// numberByQualifier returns all with seq set on the columns that have
+// none yet: their places among the columns of the same qualifier, which
+// are in their own order until a USING join first moves them (a
+// qualifier's columns all come from one FROM item, so either all of them
+// are numbered or none is; the key is the table name alone, as a join
+// alias renames a USING join's columns without clearing their schema).
+func numberByQualifier(all []scopeCol) []scopeCol {
+	all = slices.Clone(all)
+	next := map[string]int{}
+	for i := range all {
+		if c := &all[i]; c.seq == 0 && !c.outer {
+			next[c.table]++
+			c.seq = next[c.table]
+		}
+	}
+	return all
 }
 
 // usingOrigin is the qualifier of the column whose value the merged
