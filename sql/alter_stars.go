@@ -6,6 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/eddydb/eddy/planner"
 )
@@ -22,21 +23,31 @@ import (
 // takes, or (FULL JOIN's COALESCE) by its bare name, which names it in
 // that scope, as pg_get_viewdef prints it; the merged columns come first,
 // as the star expanded them. A NATURAL join, which the new column could
-// make merge one more column, is not respelled yet: its view refuses.
+// make merge one more column, is respelled as JOIN ... USING (the columns
+// it merges now), or ON TRUE when it merges none, as pg_get_viewdef
+// prints it: the view keeps the join PostgreSQL made when it created it.
+// The respelled query must plan, over the table as it is, to the very
+// columns and dataflow of the stored one (keepsStars), or the view
+// refuses as before.
 
 // expandStars returns a copy of view d whose stored query names the
 // columns of each select-list star, or nil when it has none or one cannot
 // be respelled.
 func (c *Catalog) expandStars(d *Object) *Object {
 	n, err := parseOne(d.SQL)
-	if err != nil || hasNaturalJoin(n) {
+	if err != nil {
 		return nil
 	}
 	tr := planner.NewTrace()
 	if _, err := planner.PlanQuery(c, n, planner.Options{MaterializedView: d.Kind == planner.RelMaterializedView, TimeZone: d.TimeZone, Trace: tr}); err != nil {
 		return nil
 	}
-	if len(tr.Stars) == 0 {
+	naturals := naturalJoins(n)
+	if len(tr.Stars) == 0 && len(naturals) == 0 {
+		return nil
+	}
+	sc, err := pg.Scan(d.SQL)
+	if err != nil {
 		return nil
 	}
 	edits := map[int32]string{}
@@ -53,7 +64,22 @@ func (c *Catalog) expandStars(d *Object) *Object {
 		}
 		edits[ref.Location] = strings.Join(names, ", ")
 	}
-	sql, ok := spliceStars(d.SQL, edits)
+	spans, ok := starSpans(d.SQL, sc.Tokens, edits)
+	if !ok {
+		return nil
+	}
+	for _, j := range naturals {
+		names, ok := tr.Natural[j]
+		if !ok {
+			return nil
+		}
+		sp, ok := naturalSpans(d.SQL, sc.Tokens, j, names)
+		if !ok {
+			return nil
+		}
+		spans = append(spans, sp...)
+	}
+	sql, ok := applySpans(d.SQL, spans)
 	if !ok {
 		return nil
 	}
@@ -68,49 +94,142 @@ func (c *Catalog) expandStars(d *Object) *Object {
 // hasNaturalJoin reports whether n has a NATURAL join, whose merged
 // columns the stored text does not name.
 func hasNaturalJoin(n *pg.Node) bool {
-	found := false
-	walkProto(n, func(m proto.Message) {
-		if j, ok := m.(*pg.JoinExpr); ok && j.IsNatural {
-			found = true
-		}
-	})
-	return found
+	return len(naturalJoins(n)) > 0
 }
 
-// spliceStars replaces, in sql, the column reference starting at each
-// location of edits (a name list ending in *) by its text.
-func spliceStars(sql string, edits map[int32]string) (string, bool) {
-	sc, err := pg.Scan(sql)
-	if err != nil {
-		return "", false
-	}
-	toks := sc.Tokens
+// naturalJoins returns the NATURAL joins of n.
+func naturalJoins(n *pg.Node) []*pg.JoinExpr {
+	var out []*pg.JoinExpr
+	walkProto(n, func(m proto.Message) {
+		if j, ok := m.(*pg.JoinExpr); ok && j.IsNatural {
+			out = append(out, j)
+		}
+	})
+	return out
+}
+
+// span replaces sql[start:end] by text.
+type span struct {
+	start, end int
+	text       string
+}
+
+// applySpans applies spans, which must not overlap, to sql.
+func applySpans(sql string, spans []span) (string, bool) {
+	slices.SortFunc(spans, func(x, y span) int { return x.start - y.start })
 	var b strings.Builder
-	last, done := 0, 0
+	last := 0
+	for _, sp := range spans {
+		if sp.start < last || sp.end < sp.start || sp.end > len(sql) {
+			return "", false
+		}
+		b.WriteString(sql[last:sp.start])
+		b.WriteString(sp.text)
+		last = sp.end
+	}
+	b.WriteString(sql[last:])
+	return b.String(), true
+}
+
+// starSpans returns the spans replacing, in sql, the column reference
+// starting at each location of edits (a name list ending in *) by its
+// text.
+func starSpans(sql string, toks []*pg.ScanToken, edits map[int32]string) ([]span, bool) {
+	var spans []span
 	for i := 0; i < len(toks); i++ {
 		text, ok := edits[toks[i].Start]
 		if !ok {
 			continue
 		}
 		j := slices.IndexFunc(toks[i:], func(t *pg.ScanToken) bool { return sql[t.Start:t.End] == "*" })
-		if j < 0 || int(toks[i].Start) < last {
-			return "", false
+		if j < 0 {
+			return nil, false
 		}
 		end := toks[i+j].End
 		if strings.ContainsAny(sql[toks[i].Start:end], ",()") {
-			return "", false
+			return nil, false
 		}
-		b.WriteString(sql[last:toks[i].Start])
-		b.WriteString(text)
-		last = int(end)
+		spans = append(spans, span{int(toks[i].Start), int(end), text})
 		i += j
-		done++
 	}
-	if done != len(edits) {
-		return "", false
+	return spans, len(spans) == len(edits)
+}
+
+// naturalSpans returns the spans respelling NATURAL join j of sql as a
+// join USING (names), or ON TRUE when names is empty: they drop its
+// NATURAL keyword (the last one before its right input) and add the
+// clause after its right input, which ends before the first token at its
+// parenthesis level that cannot continue a FROM item.
+func naturalSpans(sql string, toks []*pg.ScanToken, j *pg.JoinExpr, names []string) ([]span, bool) {
+	right := minLocation(j.Rarg)
+	nat := -1
+	for i, t := range toks {
+		if t.Start >= right {
+			break
+		}
+		if strings.EqualFold(sql[t.Start:t.End], "natural") {
+			nat = i
+		}
 	}
-	b.WriteString(sql[last:])
-	return b.String(), true
+	if right < 0 || nat < 0 {
+		return nil, false
+	}
+	join := slices.IndexFunc(toks[nat:], func(t *pg.ScanToken) bool { return strings.EqualFold(sql[t.Start:t.End], "join") })
+	if join < 0 {
+		return nil, false
+	}
+	i, depth := nat+join+1, 0
+	for ; i < len(toks); i++ {
+		w := strings.ToLower(sql[toks[i].Start:toks[i].End])
+		if depth == 0 && (w == ")" || w == "," || w == ";" || naturalStop[w]) {
+			break
+		}
+		switch w {
+		case "(":
+			depth++
+		case ")":
+			depth--
+		}
+	}
+	if i == nat+join+1 || depth != 0 {
+		return nil, false
+	}
+	clause := " ON TRUE"
+	if len(names) > 0 {
+		quoted := make([]string, len(names))
+		for k, name := range names {
+			quoted[k] = quoteIdent(name)
+		}
+		clause = " USING (" + strings.Join(quoted, ", ") + ")"
+	}
+	end := int(toks[i-1].End)
+	start := int(toks[nat].Start)
+	return []span{{start, int(toks[nat].End), ""}, {end, end, clause}}, true
+}
+
+// naturalStop lists the words that end a join's right input at its
+// parenthesis level.
+var naturalStop = map[string]bool{
+	"join": true, "natural": true, "cross": true, "left": true, "right": true, "full": true,
+	"inner": true, "on": true, "using": true, "where": true, "group": true, "having": true,
+	"window": true, "order": true, "limit": true, "offset": true, "fetch": true, "for": true,
+	"union": true, "intersect": true, "except": true, "returning": true,
+}
+
+// minLocation returns the least location in n's parse tree (-1 when none).
+func minLocation(n *pg.Node) int32 {
+	least := int32(-1)
+	walkProto(n, func(m proto.Message) {
+		r := m.ProtoReflect()
+		fd := r.Descriptor().Fields().ByName("location")
+		if fd == nil || fd.Kind() != protoreflect.Int32Kind {
+			return
+		}
+		if v := int32(r.Get(fd).Int()); v >= 0 && (least < 0 || v < least) {
+			least = v
+		}
+	})
+	return least
 }
 
 // keepsStars reports whether dependent view d of an ADD COLUMN keeps its
@@ -121,6 +240,15 @@ func (a *alteration) keepsStars(d *Object, shadow *Catalog, cols, flow string) b
 	nu := a.e.cat.expandStars(d)
 	if nu == nil {
 		return false
+	}
+	if n, err := parseOne(d.SQL); err != nil || hasNaturalJoin(n) {
+		// The respelled joins must be the very joins the table as it is
+		// gives the stored query.
+		c1, f1, err1 := a.e.planText(d, a.e.cat)
+		c2, f2, err2 := a.e.planText(nu, a.e.cat)
+		if err1 != nil || err2 != nil || c1 != c2 || f1 != f2 {
+			return false
+		}
 	}
 	cols2, flow2, err := a.e.planText(nu, shadow)
 	if err != nil || cols2 != cols || flow2 != flow && !widenedOnly(flow, flow2) {
