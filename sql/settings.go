@@ -65,6 +65,7 @@ func settingDefaults(version string) map[string]string {
 		"subscribe_buffer": "1024", "fetch_timeout": "0", "password_encryption": "scram-sha-256",
 	}
 	addPlannerDefaults(vals)
+	addInertDefaults(vals)
 	return vals
 }
 
@@ -124,9 +125,17 @@ func (s *settings) get(name string) (string, bool) {
 func (s *settings) set(name, value string) error {
 	name = strings.ToLower(name)
 	if _, ok := s.vals[name]; !ok {
-		return repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		if err := s.defineCustom(name); err != nil {
+			return err
+		}
 	}
 	if v, ok, err := checkPlannerSetting(name, value); ok {
+		if err != nil {
+			return err
+		}
+		value = v
+	}
+	if v, ok, err := checkInertSetting(name, value); ok {
 		if err != nil {
 			return err
 		}
@@ -241,6 +250,11 @@ func (s *settings) setTimeout(name string, d time.Duration) {
 // alone: is_superuser, role and session_authorization follow the
 // session's identity, which is restored with them (Session.restoreIdentity).
 func (s *settings) restore(vals map[string]string) {
+	for k := range s.vals {
+		if _, ok := vals[k]; !ok && isCustomName(k) {
+			s.vals[k] = "" // created in the block: it stays, empty (PostgreSQL)
+		}
+	}
 	for k, v := range vals {
 		if s.vals[k] != v && !fixedSettings[k] {
 			_ = s.set(k, v)
@@ -299,6 +313,9 @@ func (s *Session) execSet(st *pg.VariableSetStmt) error {
 	switch st.Kind {
 	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_SET_DEFAULT:
 		v, ok := s.settings.initial[name]
+		if !ok && isCustomName(name) {
+			v, ok = "", checkCustomName(name) == nil
+		}
 		if !ok {
 			return repr.Errorf(repr.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 		}
@@ -409,6 +426,9 @@ func (p *Portal) execShow(st *pg.VariableShowStmt) error {
 	if name == "all" {
 		names := make([]string, 0, len(s.vals))
 		for n := range s.vals {
+			if isCustomName(n) {
+				continue // PostgreSQL's SHOW ALL leaves placeholders out
+			}
 			names = append(names, n)
 		}
 		sort.Strings(names)

@@ -58,9 +58,16 @@ func checkPlannerSetting(name, value string) (string, bool, error) {
 	if _, isNum := plannerNumbers[name]; !isNum {
 		return "", false, nil
 	}
-	num := strings.TrimRight(strings.TrimSpace(value), "kMGTBbytes")
+	v, err := checkNumberSetting(name, value)
+	return v, true, err
+}
+
+// checkNumberSetting validates a numeric setting's value (a number, with
+// a unit for sizes and times).
+func checkNumberSetting(name, value string) (string, error) {
+	num := strings.TrimRight(strings.TrimSpace(value), "kMGTBbytemins")
 	if _, err := strconv.ParseFloat(strings.TrimSpace(num), 64); err != nil {
-		return "", true, repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"%s\": \"%s\"", name, value)
+		return "", repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"%s\": \"%s\"", name, value)
 	}
-	return value, true, nil
+	return value, nil
 }
