@@ -81,8 +81,12 @@ func (x *plExec) raiseOption(e *repr.Error, typ int, raw json.RawMessage) error 
 	return nil
 }
 
-// assert runs ASSERT cond [, message]: P0004 when cond is false or NULL.
+// assert runs ASSERT cond [, message]: P0004 when cond is false or NULL,
+// nothing under plpgsql.check_asserts = off.
 func (x *plExec) assert(f map[string]json.RawMessage) error {
+	if v, _ := x.s.settings.get("plpgsql.check_asserts"); v == "off" {
+		return nil // PostgreSQL evaluates neither condition nor message
+	}
 	ok, err := x.cond(f["cond"])
 	if err != nil || ok {
 		return err

@@ -426,7 +426,7 @@ func (p *Portal) execShow(st *pg.VariableShowStmt) error {
 	if name == "all" {
 		names := make([]string, 0, len(s.vals))
 		for n := range s.vals {
-			if isCustomName(n) {
+			if isCustomName(n) && !strings.HasPrefix(n, "plpgsql.") {
 				continue // PostgreSQL's SHOW ALL leaves placeholders out
 			}
 			names = append(names, n)

@@ -19,6 +19,9 @@ var inertBools = map[string]string{
 	"default_transaction_deferrable": "off", "track_io_timing": "off", "check_function_bodies": "on",
 	"allow_system_table_mods": "off", "allow_in_place_tablespaces": "off", "default_with_oids": "off",
 	"array_nulls": "on", "quote_all_identifiers": "off", "lo_compat_privileges": "off",
+	// PL/pgSQL's: print_strict_params adds a DETAIL to an error;
+	// check_asserts = off skips ASSERT (plpgsql_raise.go)
+	"plpgsql.print_strict_params": "off", "plpgsql.check_asserts": "on",
 }
 
 // inertEnums are the inert settings with a list of values, the default
@@ -36,6 +39,8 @@ var inertEnums = map[string][]string{
 	"default_table_access_method": {"heap"},
 	"default_tablespace":          {"", "pg_default"},
 	"compute_query_id":            {"auto", "on", "off", "regress"},
+	// PL/pgSQL's: the other conflict rules resolve names differently
+	"plpgsql.variable_conflict": {"error"},
 }
 
 var boolSpellings = map[string]bool{"constraint_exclusion": true, "force_parallel_mode": true, "compute_query_id": true}
@@ -61,6 +66,31 @@ func addInertDefaults(vals map[string]string) {
 	for k, v := range inertNumbers {
 		vals[k] = v
 	}
+	vals["plpgsql.extra_warnings"], vals["plpgsql.extra_errors"] = "none", "none"
+}
+
+// plpgsqlChecks are the checks plpgsql.extra_warnings and extra_errors
+// name.
+var plpgsqlChecks = map[string]bool{"shadowed_variables": true, "too_many_rows": true, "strict_multi_assignment": true}
+
+// checkPlpgsqlExtra validates plpgsql.extra_warnings or extra_errors:
+// "none", "all" or a list of checks. The checks' warnings are not
+// raised (a missing notice changes no answer); their errors would be,
+// so extra_errors other than none is 0A000.
+func checkPlpgsqlExtra(name, value string) (string, error) {
+	v := strings.ToLower(strings.TrimSpace(value))
+	if v != "none" && v != "all" {
+		for _, w := range strings.Split(v, ",") {
+			if w = strings.TrimSpace(w); !plpgsqlChecks[w] {
+				return "", repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"%s\": \"%s\"", name, value).
+					WithDetail("Unrecognized key word: \"%s\".", w)
+			}
+		}
+	}
+	if name == "plpgsql.extra_errors" && v != "none" {
+		return "", repr.Unsupported("plpgsql.extra_errors %q", value)
+	}
+	return value, nil
 }
 
 // checkInertSetting validates an inert setting's new value and returns
@@ -78,6 +108,10 @@ func checkInertSetting(name, value string) (string, bool, error) {
 	}
 	if _, isNum := inertNumbers[name]; isNum {
 		v, err := checkNumberSetting(name, value)
+		return v, true, err
+	}
+	if name == "plpgsql.extra_warnings" || name == "plpgsql.extra_errors" {
+		v, err := checkPlpgsqlExtra(name, value)
 		return v, true, err
 	}
 	vals, isEnum := inertEnums[name]
@@ -105,6 +139,8 @@ func checkInertEnum(name, value string, vals []string) (string, error) {
 	switch {
 	case name == "session_replication_role" && v == "replica":
 		return "", repr.Unsupported("session_replication_role replica")
+	case name == "plpgsql.variable_conflict" && (v == "use_variable" || v == "use_column"):
+		return "", repr.Unsupported("plpgsql.variable_conflict %s", v)
 	case name == "default_tablespace":
 		// Eddy has no tablespaces but pg_default
 		return "", repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"%s\": \"%s\"", name, value).
