@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"math"
 	"strings"
 
 	"github.com/eddydb/eddy/repr"
@@ -18,7 +19,7 @@ var inertBools = map[string]string{
 	"row_security": "on", "escape_string_warning": "on", "transaction_deferrable": "off",
 	"default_transaction_deferrable": "off", "track_io_timing": "off", "check_function_bodies": "on",
 	"allow_system_table_mods": "off", "allow_in_place_tablespaces": "off", "default_with_oids": "off",
-	"array_nulls": "on", "quote_all_identifiers": "off", "lo_compat_privileges": "off",
+	"array_nulls": "on", "quote_all_identifiers": "off",
 	// PL/pgSQL's: print_strict_params adds a DETAIL to an error;
 	// check_asserts = off skips ASSERT (plpgsql_raise.go)
 	"plpgsql.print_strict_params": "off", "plpgsql.check_asserts": "on",
@@ -46,13 +47,22 @@ var inertEnums = map[string][]string{
 var boolSpellings = map[string]bool{"constraint_exclusion": true, "force_parallel_mode": true, "compute_query_id": true}
 
 // inertNumbers are the inert numeric settings with PostgreSQL 15's
-// defaults (sizes and times with their unit).
-var inertNumbers = map[string]string{
-	"vacuum_cost_delay": "0", "vacuum_cost_limit": "200", "maintenance_work_mem": "64MB",
-	"hash_mem_multiplier": "2", "max_parallel_maintenance_workers": "2", "max_parallel_workers": "8",
-	"default_statistics_target": "100", "max_stack_depth": "2MB", "temp_buffers": "8MB",
-	"commit_delay": "0", "commit_siblings": "5", "gin_pending_list_limit": "4MB",
-	"effective_io_concurrency": "1", "maintenance_io_concurrency": "10", "logical_decoding_work_mem": "64MB",
+// defaults, units and ranges.
+var inertNumbers = map[string]unitSetting{
+	"vacuum_cost_delay":                {def: "0", base: "ms", real: true, min: 0, max: 100},
+	"vacuum_cost_limit":                {def: "200", min: 1, max: 10000},
+	"maintenance_work_mem":             {def: "64MB", base: "kB", min: 1024, max: math.MaxInt32},
+	"hash_mem_multiplier":              {def: "2", real: true, min: 1, max: 1000},
+	"max_parallel_maintenance_workers": {def: "2", min: 0, max: 1024},
+	"max_parallel_workers":             {def: "8", min: 0, max: 1024},
+	"default_statistics_target":        {def: "100", min: 1, max: 10000},
+	"temp_buffers":                     {def: "8MB", base: "8kB", min: 100, max: math.MaxInt32 / 2},
+	"commit_delay":                     {def: "0", min: 0, max: 100000},
+	"commit_siblings":                  {def: "5", min: 0, max: 1000},
+	"gin_pending_list_limit":           {def: "4MB", base: "kB", min: 64, max: math.MaxInt32},
+	"effective_io_concurrency":         {def: "1", min: 0, max: 1000},
+	"maintenance_io_concurrency":       {def: "10", min: 0, max: 1000},
+	"logical_decoding_work_mem":        {def: "64MB", base: "kB", min: 64, max: math.MaxInt32},
 }
 
 // addInertDefaults adds the inert settings to a settings map.
@@ -64,7 +74,7 @@ func addInertDefaults(vals map[string]string) {
 		vals[k] = v[0]
 	}
 	for k, v := range inertNumbers {
-		vals[k] = v
+		vals[k] = v.def
 	}
 	vals["plpgsql.extra_warnings"], vals["plpgsql.extra_errors"] = "none", "none"
 }
@@ -106,8 +116,8 @@ func checkInertSetting(name, value string) (string, bool, error) {
 		}
 		return onOff(b), true, nil
 	}
-	if _, isNum := inertNumbers[name]; isNum {
-		v, err := checkNumberSetting(name, value)
+	if u, isNum := inertNumbers[name]; isNum {
+		v, err := u.check(name, value)
 		return v, true, err
 	}
 	if name == "plpgsql.extra_warnings" || name == "plpgsql.extra_errors" {
