@@ -19,7 +19,7 @@ var inertBools = map[string]string{
 	"row_security": "on", "escape_string_warning": "on", "transaction_deferrable": "off",
 	"default_transaction_deferrable": "off", "track_io_timing": "off", "check_function_bodies": "on",
 	"allow_system_table_mods": "off", "allow_in_place_tablespaces": "off", "default_with_oids": "off",
-	"array_nulls": "on", "quote_all_identifiers": "off",
+	"array_nulls": "on", "quote_all_identifiers": "off", // only these values (checkInertSetting)
 	// PL/pgSQL's: print_strict_params adds a DETAIL to an error;
 	// check_asserts = off skips ASSERT (plpgsql_raise.go)
 	"plpgsql.print_strict_params": "off", "plpgsql.check_asserts": "on",
@@ -113,6 +113,11 @@ func checkInertSetting(name, value string) (string, bool, error) {
 		}
 		if b && name == "default_with_oids" {
 			return "", true, repr.Unsupported("tables declared WITH OIDS")
+		}
+		// These two change answers: array input reads an unquoted NULL as
+		// the string "NULL", quote_ident and the deparsers quote every name.
+		if !b && name == "array_nulls" || b && name == "quote_all_identifiers" {
+			return "", true, repr.Unsupported("%s = %s", name, onOff(b))
 		}
 		return onOff(b), true, nil
 	}
