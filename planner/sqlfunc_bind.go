@@ -134,12 +134,11 @@ func (c *ectx) correlateBody(fn *SQLFunction, sel *pg_query.SelectStmt, names []
 	return p, keys, err
 }
 
-// inlineCall plans a scalar call of fn over args (then defs, the
-// defaults of the parameters not written): the body's expression, or
-// its query's first row (NULL when it has none; the first under its
-// ORDER BY, else any one), cast to the result type; NULL when a STRICT
-// function gets a NULL argument.
-func (c *ectx) inlineCall(fn *SQLFunction, args []expr.Expr, defs []*pg_query.Node, loc int32) (expr.Expr, error) {
+// enterCall enters fn (its recursion bound) for a call over args, then
+// defs (the defaults of the parameters not written), and returns the
+// values of its parameters. When it succeeds the caller leaves fn
+// (builder.leaveFunction) once the call is planned.
+func (c *ectx) enterCall(fn *SQLFunction, args []expr.Expr, defs []*pg_query.Node, loc int32) ([]expr.Expr, error) {
 	more, err := c.exprs(defs)
 	if err != nil {
 		return nil, err
@@ -147,11 +146,25 @@ func (c *ectx) inlineCall(fn *SQLFunction, args []expr.Expr, defs []*pg_query.No
 	if err := c.b.enterFunction(fn); err != nil {
 		return nil, withPos(err, loc)
 	}
-	defer c.b.leaveFunction(fn)
 	vals, err := c.paramValues(fn, append(append([]expr.Expr(nil), args...), more...))
+	if err != nil {
+		c.b.leaveFunction(fn)
+		return nil, err
+	}
+	return vals, nil
+}
+
+// inlineCall plans a scalar call of fn over args (then defs, the
+// defaults of the parameters not written): the body's expression, or
+// its query's first row (NULL when it has none; the first under its
+// ORDER BY, else any one), cast to the result type; NULL when a STRICT
+// function gets a NULL argument.
+func (c *ectx) inlineCall(fn *SQLFunction, args []expr.Expr, defs []*pg_query.Node, loc int32) (expr.Expr, error) {
+	vals, err := c.enterCall(fn, args, defs, loc)
 	if err != nil {
 		return nil, err
 	}
+	defer c.b.leaveFunction(fn)
 	marks := c.bindArgs(vals)
 	defer c.unbind(marks)
 	var val *pg_query.Node

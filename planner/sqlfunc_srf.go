@@ -142,18 +142,11 @@ func (c *ectx) recordCall(fn *SQLFunction, args []expr.Expr, defs []*pg_query.No
 	if c.noSubquery {
 		return nil, repr.Unsupported("calling SQL function %s, a function with several OUT parameters, in %s", fn.Name, c.clause).WithPosition(loc + 1)
 	}
-	more, err := c.exprs(defs)
+	vals, err := c.enterCall(fn, args, defs, loc)
 	if err != nil {
 		return nil, err
-	}
-	if err := c.b.enterFunction(fn); err != nil {
-		return nil, withPos(err, loc)
 	}
 	defer c.b.leaveFunction(fn)
-	vals, err := c.paramValues(fn, append(append([]expr.Expr(nil), args...), more...))
-	if err != nil {
-		return nil, err
-	}
 	names := c.b.paramNames(fn)
 	body, err := boundBody(fn, names)
 	if err != nil {
