@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/eddydb/eddy/exec"
@@ -82,38 +81,19 @@ func (s *Session) interrupt() <-chan struct{} {
 	return s.stmtCtx.Done()
 }
 
+// timeoutUnits are the timeout settings' units and range: milliseconds
+// (a bare number), 0 (off) to 2147483647, as in PostgreSQL.
+var timeoutUnits = unitSetting{base: "ms", min: 0, max: math.MaxInt32}
+
 // checkTimeoutSetting validates a timeout setting as PostgreSQL does (an
 // integer of milliseconds, or a number with a unit us, ms, s, min, h or d;
 // 0 disables it) and returns the value as SHOW prints it and its duration.
 func checkTimeoutSetting(name, value string) (string, time.Duration, error) {
-	d, err := parseDurationSetting(value)
+	ms, err := timeoutUnits.parse(name, value)
 	if err != nil {
-		return "", 0, repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"%s\": \"%s\"", name, value).
-			WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+		return "", 0, err
 	}
-	ms := int64(math.Round(float64(d) / float64(time.Millisecond)))
-	if ms > math.MaxInt32 {
-		return "", 0, repr.Errorf(repr.CodeInvalidParameter, "%d ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", ms, name)
-	}
-	return formatMillis(ms), time.Duration(ms) * time.Millisecond, nil
-}
-
-// formatMillis prints a millisecond setting in the largest unit that
-// divides it, as PostgreSQL's SHOW does ("0", "1500ms", "2s", "5min").
-func formatMillis(ms int64) string {
-	if ms == 0 {
-		return "0"
-	}
-	units := []struct {
-		n    int64
-		name string
-	}{{24 * 3600 * 1000, "d"}, {3600 * 1000, "h"}, {60 * 1000, "min"}, {1000, "s"}}
-	for _, u := range units {
-		if ms%u.n == 0 {
-			return strconv.FormatInt(ms/u.n, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(ms, 10) + "ms"
+	return timeoutUnits.show(ms), time.Duration(ms) * time.Millisecond, nil
 }
 
 // isClosed reports whether done (an interrupt channel; nil: never) is

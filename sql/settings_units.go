@@ -48,16 +48,34 @@ var numberWithUnit = regexp.MustCompile(`^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+
 
 // check validates value and returns its shown form (22023 as PostgreSQL).
 func (u unitSetting) check(name, value string) (string, error) {
+	f, err := u.parse(name, value)
+	if err != nil {
+		return "", err
+	}
+	return u.show(f), nil
+}
+
+// parse reads value in the setting's base unit, rounded to a whole one
+// for an integer setting (half to even, as PostgreSQL's rint), and checks
+// its range, with PostgreSQL's errors (22023).
+func (u unitSetting) parse(name, value string) (float64, error) {
+	units, baseMul := u.kind()
 	bad := repr.Errorf(repr.CodeInvalidParameter, "invalid value for parameter \"%s\": \"%s\"", name, value)
+	switch {
+	case units == nil:
+	case u.base == "ms" || u.base == "s":
+		bad = bad.WithHint(`Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".`)
+	default:
+		bad = bad.WithHint(`Valid units for this parameter are "B", "kB", "MB", "GB", and "TB".`)
+	}
 	m := numberWithUnit.FindStringSubmatch(value)
 	if m == nil {
-		return "", bad
+		return 0, bad
 	}
 	f, err := strconv.ParseFloat(m[1], 64)
 	if err != nil || math.IsNaN(f) {
-		return "", bad
+		return 0, bad
 	}
-	units, baseMul := u.kind()
 	if m[2] != "" {
 		mul := 0.0
 		for _, s := range units {
@@ -66,7 +84,7 @@ func (u unitSetting) check(name, value string) (string, error) {
 			}
 		}
 		if mul == 0 {
-			return "", bad
+			return 0, bad
 		}
 		f = f * mul / baseMul
 	}
@@ -74,10 +92,14 @@ func (u unitSetting) check(name, value string) (string, error) {
 		f = math.RoundToEven(f)
 	}
 	if f < u.min || f > u.max {
-		return "", repr.Errorf(repr.CodeInvalidParameter, "%s is outside the valid range for parameter \"%s\" (%s .. %s)",
-			fmtNum(f)+u.base, name, fmtNum(u.min), fmtNum(u.max))
+		unit := ""
+		if u.base != "" {
+			unit = " " + u.base
+		}
+		return 0, repr.Errorf(repr.CodeInvalidParameter, "%s%s is outside the valid range for parameter \"%s\" (%s .. %s)",
+			u.fmt(f), unit, name, u.fmt(u.min), u.fmt(u.max))
 	}
-	return u.show(f), nil
+	return f, nil
 }
 
 // show prints a value in base units as PostgreSQL's SHOW does.
@@ -102,4 +124,20 @@ func (u unitSetting) show(f float64) string {
 	return fmtNum(f) + u.base
 }
 
-func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// fmt prints a number of the setting in an error as PostgreSQL does: a
+// real one as %g, an integer one whole.
+func (u unitSetting) fmt(f float64) string {
+	if u.real {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return fmtNum(f)
+}
+
+// fmtNum prints a setting's number as PostgreSQL does: a whole one as an
+// integer, another as %g.
+func fmtNum(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
