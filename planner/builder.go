@@ -66,6 +66,11 @@ type builder struct {
 	// Quals node, *pg_query.RangeSubselect) that decorrelation's first
 	// pass saw read the enclosing queries' columns (joinouter.go).
 	readsOuter map[any]bool
+	// wholeRefs are the names the statement may use as whole-row
+	// references, and wholeScanned the query blocks noteWholeRefs read
+	// (presence.go).
+	wholeRefs    map[string]bool
+	wholeScanned map[*pg_query.SelectStmt]bool
 	// inlined holds the derived table standing for each reference to an
 	// inlined CTE, and cteFrames each inlined CTE query's frame (cte.go).
 	inlined   map[*pg_query.RangeVar]*pg_query.Node

@@ -394,6 +394,7 @@ func PlanUpdate(cat Catalog, stmt *pg_query.UpdateStmt, opts Options) (*Update, 
 
 // planUpdate is PlanUpdate with builder b.
 func (b *builder) planUpdate(stmt *pg_query.UpdateStmt) (*Update, error) {
+	b.noteWholeRefs(stmt)
 	rel, sc, err := b.targetTable(stmt.Relation)
 	if err != nil {
 		return nil, err
@@ -505,6 +506,7 @@ func PlanDelete(cat Catalog, stmt *pg_query.DeleteStmt, opts Options) (*Delete, 
 
 // planDelete is PlanDelete with builder b.
 func (b *builder) planDelete(stmt *pg_query.DeleteStmt) (*Delete, error) {
+	b.noteWholeRefs(stmt)
 	rel, sc, err := b.targetTable(stmt.Relation)
 	if err != nil {
 		return nil, err

@@ -468,6 +468,7 @@ func (b *builder) joinExpr(j *pg_query.JoinExpr, parent *scope) (ir.Rel, []scope
 	if err := checkDuplicateAliases(lcols, rcols); err != nil {
 		return nil, nil, err
 	}
+	left, lcols, right, rcols = b.markSides(kind, left, lcols, right, rcols)
 	var rel ir.Rel
 	var cols []scopeCol
 	switch {
@@ -528,7 +529,7 @@ func aliasJoin(j *pg_query.JoinExpr, cols []scopeCol) error {
 		case c.hidden:
 			c.table, c.schema = "", ""
 		default:
-			c.table, c.seq = j.Alias.Aliasname, 0
+			c.table, c.seq, c.joinAlias = j.Alias.Aliasname, 0, true
 		}
 	}
 	return renameColumns(cols, j.Alias.Colnames, j.Alias.Aliasname)

@@ -112,6 +112,7 @@ func (b *builder) joinExprOver(j *pg_query.JoinExpr, parent *scope, outer *outer
 	if err := checkDuplicateAliases(lcols, rcols); err != nil {
 		return nil, nil, false, err
 	}
+	left, lcols, right, rcols = b.markSides(kind, left, lcols, right, rcols)
 	nO, nl := len(outer.cols), len(lcols)
 	var on []expr.Expr
 	scols := append(append([]scopeCol(nil), lcols...), rcols...)

@@ -66,6 +66,9 @@ func (b *builder) lateral(rs *pg_query.RangeSubselect, kind ir.JoinKind, left ir
 	}
 	res, extra := b.keepOrder(rs, p, alias)
 	rcols = append(rcols, extra...)
+	if kind == ir.JoinLeft {
+		_, _, res, rcols = b.markSides(kind, nil, nil, res, rcols)
+	}
 	k, nl := len(keys), ir.Arity(ec.rel)
 	conds := b.nullSafeKeys(ec.rel, res, keys, identityCols(k))
 	// The joined row is left (with the columns a SQL function's call

@@ -32,6 +32,13 @@ type scopeCol struct {
 	// value: a reference to its table alias alone (SELECT e FROM
 	// jsonb_array_elements(x) e) is that column, as in PostgreSQL.
 	wholeRow bool
+	// marker marks the presence marker of the FROM item its qualifier
+	// names (presence.go): unnamed, TRUE in the item's own rows, NULL in
+	// the rows an outer join null-extends.
+	marker bool
+	// joinAlias marks a column qualified by a JOIN's alias, whose whole
+	// row is ROW(...) of the join's columns, null-extended or not.
+	joinAlias bool
 	// rowType is the row type OID of the relation the column belongs to
 	// (Relation.RowType), when the FROM item names it without a column
 	// alias list: its whole row has that type (wholerow.go).

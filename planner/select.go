@@ -59,6 +59,7 @@ func (b *builder) planTop(sel *pg_query.SelectStmt) (*Query, error) {
 
 // planQuery plans a query block with its WITH list in scope.
 func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	b.noteWholeRefs(sel)
 	if n, ok := b.cteFrames[sel]; ok {
 		// An inlined CTE's query sees the CTEs before it (a copy: its
 		// own WITH lists append).

@@ -106,6 +106,9 @@ func (b *builder) tableFuncItem(rf *pg_query.RangeFunction, left ir.Rel, lcols [
 	for i := range fcols {
 		proj = append(proj, nl+i)
 	}
+	if m, mc := b.markFlatMap(fm, nl, fcols); m >= 0 {
+		proj, fcols = append(proj, m), append(fcols[:len(fcols):len(fcols)], mc)
+	}
 	return ir.NewProject(rel, proj...), append(append([]scopeCol(nil), lcols...), fcols...), nil
 }
 

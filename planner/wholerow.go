@@ -32,10 +32,17 @@ func (c *ectx) wholeRow(table string, loc int32) (e expr.Expr, ok bool, err erro
 		return nil, true, err
 	}
 	if rt := c.rowTypeOf(table); rt != 0 {
-		typed := &expr.Cast{Arg: rec, To: repr.CompositeOf(rt)}
-		c.records[typed] = shape
-		return typed, true, nil
+		rec = &expr.Cast{Arg: rec, To: repr.CompositeOf(rt)}
 	}
+	for cur := c.sc; cur != nil; cur = cur.parent {
+		if cur.hasTable(table) {
+			if rec, err = c.present(cur, table, rec, loc); err != nil {
+				return nil, true, err
+			}
+			break
+		}
+	}
+	c.records[rec] = shape
 	return rec, true, nil
 }
 
