@@ -474,7 +474,8 @@ func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 }
 
 // distinctColumns fails with 42701, as PostgreSQL does, when two of a new
-// view's columns share a name (SELECT 1 AS a, 2 AS a; or v (a, a)).
+// view's columns share a name (SELECT 1 AS a, 2 AS a; or v (a, a)), then
+// with recordColumns' 42P16 when one is of the pseudo-type record.
 func distinctColumns(cols []ColumnDef) error {
 	seen := make(map[string]bool, len(cols))
 	for _, c := range cols {
@@ -482,6 +483,24 @@ func distinctColumns(cols []ColumnDef) error {
 			return repr.Errorf(repr.CodeDuplicateColumn, "column \"%s\" specified more than once", c.Name)
 		}
 		seen[c.Name] = true
+	}
+	return recordColumns(cols)
+}
+
+// recordColumns fails with 42P16, as PostgreSQL's CheckAttributeType does
+// for a new table, view or materialized view, when a column has the
+// pseudo-type record (an anonymous ROW(...), a derived table's whole row)
+// or record[]: only a named composite type (a relation's row type, CREATE
+// TYPE ... AS) may be stored.
+func recordColumns(cols []ColumnDef) error {
+	for _, c := range cols {
+		t := c.Type
+		switch {
+		case t.Family == repr.FamRecord && t.Composite == 0:
+			return repr.Errorf("42P16", "column \"%s\" has pseudo-type record", c.Name)
+		case t.Family == repr.FamArray && t.Elem == repr.FamRecord && t.Composite == 0:
+			return repr.Errorf("42P16", "column \"%s\" has pseudo-type record[]", c.Name)
+		}
 	}
 	return nil
 }
