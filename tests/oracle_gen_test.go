@@ -13,7 +13,7 @@ import (
 // INNER/LEFT JOIN ... ON), subqueries (EXISTS, IN, NOT IN, scalar; correlated
 // or not; nested one level; row IN, set operations, JOINs whose ON reads
 // the outer query, and USING, NATURAL and LATERAL joins of derived tables
-// that read it; constant select lists), window functions, CTEs and set operations;
+// that read it; constant select lists, whole rows), window functions, CTEs and set operations;
 // oracle_gen_rec_test.go adds WITH RECURSIVE and array views.
 
 // gcol is one column of a relation the generator can read.
@@ -545,6 +545,10 @@ func (g *qgen) plainList(binds []gbind, opt selOpts) ([]string, gquery) {
 			e = g.window(binds, typ)
 		case r == 5 || constOnly:
 			e = g.constant(typ)
+		case r == 6 && typ == 't':
+			// A whole row as text: NULL where an outer join
+			// null-extends it.
+			e = gexpr{pick(g, binds).alias + "::text", 't', 30}
 		}
 		name := fmt.Sprintf("x%d", k)
 		items = append(items, e.sql+" AS "+name)
@@ -631,6 +635,11 @@ func (g *qgen) aggregate(binds []gbind, typ byte) gexpr {
 		case 0:
 			return gexpr{"count(*)", 'i', 5}
 		case 1:
+			if g.pct(30) {
+				// A whole row: not counted where an outer join
+				// null-extends it, counted where all its columns are NULL.
+				return gexpr{"count(" + pick(g, binds).alias + ")", 'i', 5}
+			}
 			return gexpr{"count(" + g.anyCol(binds).sql + ")", 'i', 5}
 		case 2:
 			c := g.colTyped(binds, 'i')
