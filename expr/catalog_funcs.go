@@ -325,7 +325,7 @@ func init() {
 				}
 			}
 			return nil
-		}, repr.ArrayOf(repr.Text))
+		}, repr.ArrayOf(repr.Text)).Present = 1
 }
 
 // pgSizePretty is pg_size_pretty(bigint): bytes, kB, MB, GB or TB, with

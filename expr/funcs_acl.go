@@ -34,7 +34,7 @@ var aclDefaults = map[string][2]string{
 
 func init() {
 	tableFn("aclexplode", []TableCol{{Name: "grantor", T: repr.OIDT}, {Name: "grantee", T: repr.OIDT},
-		{Name: "privilege_type", T: repr.Text}, {Name: "is_grantable", T: repr.Bool}}, aclExplode, repr.ArrayOf(repr.Text))
+		{Name: "privilege_type", T: repr.Text}, {Name: "is_grantable", T: repr.Bool}}, aclExplode, repr.ArrayOf(repr.Text)).Present = 1
 	fn("acldefault", repr.ArrayOf(repr.Text), aclDefault, repr.QChar, repr.OIDT).Volatile = true
 }
 

@@ -17,14 +17,14 @@ import (
 func init() {
 	tableFuncs["_pg_expandarray"] = append(tableFuncs["_pg_expandarray"], &TableFunc{
 		Name: "_pg_expandarray", Args: []repr.T{anyT},
-		Cols: []TableCol{{Name: "x", T: anyT}, {Name: "n", T: repr.Int4}},
+		Cols: []TableCol{{Name: "x", T: anyT}, {Name: "n", T: repr.Int4}}, Present: 2,
 		poly: func(args []repr.T) *TableFunc {
 			e, ok := elemOf(args[0])
 			if !ok {
 				return nil
 			}
 			return &TableFunc{Name: "_pg_expandarray", Args: args[:1],
-				Cols: []TableCol{{Name: "x", T: e}, {Name: "n", T: repr.Int4}}, Gen: expandArrayGen}
+				Cols: []TableCol{{Name: "x", T: e}, {Name: "n", T: repr.Int4}}, Gen: expandArrayGen, Present: 2}
 		},
 	})
 	internalFuncs["record_field"] = true

@@ -55,5 +55,5 @@ func init() {
 				}
 			}
 			return nil
-		})
+		}).Present = 1
 }

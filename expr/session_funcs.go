@@ -105,5 +105,5 @@ func settingsFunc() {
 		}
 		return nil
 	})
-	f.contextual = true
+	f.contextual, f.Present = true, 1
 }

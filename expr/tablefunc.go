@@ -52,6 +52,11 @@ type TableFunc struct {
 	// poly instantiates a polymorphic overload (unnest(anyarray)) for
 	// concrete argument types; nil for monomorphic ones.
 	poly func(args []repr.T) *TableFunc
+	// Present is 1 + the index of a column no row of the function leaves
+	// NULL (0: none known): a select-list call padded with NULLs beside a
+	// longer one in lockstep (a NULL record in PostgreSQL) is told from a
+	// row whose columns are all NULL by it.
+	Present int
 	// Record marks a function returning PostgreSQL's record: its columns
 	// are a call's column definition list (tablefunc_record.go), which
 	// the call prints.

@@ -20,13 +20,13 @@ func init() {
 	each := func(vt repr.T) []TableCol { return []TableCol{{Name: "key", T: t}, {Name: "value", T: vt}} }
 	tableFn("jsonb_array_elements", value(j), jsonbElements(false), j)
 	tableFn("jsonb_array_elements_text", value(t), jsonbElements(true), j)
-	tableFn("jsonb_each", each(j), jsonbEach("jsonb_each", false), j)
-	tableFn("jsonb_each_text", each(t), jsonbEach("jsonb_each_text", true), j)
+	tableFn("jsonb_each", each(j), jsonbEach("jsonb_each", false), j).Present = 1
+	tableFn("jsonb_each_text", each(t), jsonbEach("jsonb_each_text", true), j).Present = 1
 	tableFn("jsonb_object_keys", col1(t), jsonbKeys, j)
 	tableFn("json_array_elements", value(js), jsonElements(false), js)
 	tableFn("json_array_elements_text", value(t), jsonElements(true), js)
-	tableFn("json_each", each(js), jsonEach("json_each", false), js)
-	tableFn("json_each_text", each(t), jsonEach("json_each_text", true), js)
+	tableFn("json_each", each(js), jsonEach("json_each", false), js).Present = 1
+	tableFn("json_each_text", each(t), jsonEach("json_each_text", true), js).Present = 1
 	tableFn("json_object_keys", col1(t), jsonKeys, js)
 }
 

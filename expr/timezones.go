@@ -122,7 +122,7 @@ func init() {
 		func(c *Ctx, _ []repr.Datum, emit func([]repr.Datum) error) error {
 			return TimezoneNames(c.StmtTimestamp, emit)
 		})
-	f.contextual = true
+	f.contextual, f.Present = true, 1
 	g := tableFn("pg_timezone_abbrevs", []TableCol{{Name: "abbrev", T: repr.Text},
 		{Name: "utc_offset", T: repr.IntervalT}, {Name: "is_dst", T: repr.Bool}},
 		func(c *Ctx, _ []repr.Datum, emit func([]repr.Datum) error) error {
@@ -133,5 +133,5 @@ func init() {
 			}
 			return nil
 		})
-	g.contextual = true
+	g.contextual, g.Present = true, 1
 }

@@ -151,8 +151,7 @@ func (c *ectx) present(sc *scope, table string, rec expr.Expr, loc int32) (expr.
 			return nil, err
 		}
 	}
-	t := rec.Type()
-	return &expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: m}, Then: &expr.Lit{D: repr.Null, T: t}}}, Else: rec, T: t}, nil
+	return nullWhenAbsent(m, rec), nil
 }
 
 // markSides marks the sides of a join of kind that it null-extends
@@ -165,4 +164,27 @@ func (b *builder) markSides(kind ir.JoinKind, left ir.Rel, lcols []scopeCol, rig
 		right, rcols = b.markNullable(right, rcols)
 	}
 	return left, lcols, right, rcols
+}
+
+// paddedRecord makes the record value of fc, a select-list call of f with
+// several columns from col on, NULL on the rows where a longer call of its
+// level (several run in lockstep) pads f's columns with NULL, as
+// PostgreSQL's ProjectSet returns a NULL datum for a finished function: f's
+// Present column tells them from a row of NULLs. A function with none
+// known is 0A000 there.
+func (ec *ectx) paddedRecord(fc *pg_query.FuncCall, f *expr.TableFunc, col int) error {
+	if f.Present == 0 {
+		return repr.Unsupported("%s returning several columns beside another set-returning function in the select list", f.Name).
+			WithHint("Call the functions in a LATERAL FROM item (ROWS FROM).").WithPosition(fc.Location + 1)
+	}
+	rec := ec.srfs[fc]
+	wrapped := nullWhenAbsent(ec.colExpr(col+f.Present-1), rec)
+	ec.srfs[fc], ec.records[wrapped] = wrapped, ec.records[rec]
+	return nil
+}
+
+// nullWhenAbsent is CASE WHEN marker IS NULL THEN NULL ELSE rec END.
+func nullWhenAbsent(marker, rec expr.Expr) expr.Expr {
+	t := rec.Type()
+	return &expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: marker}, Then: &expr.Lit{D: repr.Null, T: t}}}, Else: rec, T: t}
 }

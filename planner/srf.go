@@ -103,6 +103,10 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 			ec.srfs[fc] = ec.colExpr(col)
 		} else if err := ec.recordSRF(fc, cols, col); err != nil {
 			return err
+		} else if len(fm.Funcs) > 1 {
+			if err := ec.paddedRecord(fc, fm.Funcs[i].Func, col); err != nil {
+				return err
+			}
 		}
 		if ec.srfCalls != nil {
 			ec.srfCalls[fm.Funcs[i].String()] = fc
