@@ -35,13 +35,27 @@ import (
 // null-extended or not.
 
 // noteWholeRefs adds to b.wholeRefs the names n (a statement or query
-// block) may reference as whole rows: one-part column references (a
-// table alias used as a value) and the qualifiers of t.* other than a
-// select list's own items, which expand to columns. Blocks already
-// scanned as part of an enclosing one are skipped.
+// block) may reference as whole rows, when its FROM list has an outer
+// join: one-part column references (a table alias used as a value) and
+// the qualifiers of t.* other than a select list's own items, which
+// expand to columns, in n and the blocks inside it (a correlated
+// reference names this level's items). Blocks already scanned as part of
+// an enclosing one are skipped.
 func (b *builder) noteWholeRefs(n proto.Message) {
-	if sel, ok := n.(*pg_query.SelectStmt); ok && b.wholeScanned[sel] {
-		return
+	var from []*pg_query.Node
+	switch n := n.(type) {
+	case *pg_query.SelectStmt:
+		if b.wholeScanned[n] {
+			return
+		}
+		from = n.FromClause
+	case *pg_query.UpdateStmt:
+		from = n.FromClause
+	case *pg_query.DeleteStmt:
+		from = n.UsingClause
+	}
+	if !hasOuterJoin(from) {
+		return // no marker at this level (VALUES, bulk INSERTs: no scan)
 	}
 	if b.wholeRefs == nil {
 		b.wholeRefs, b.wholeScanned = map[string]bool{}, map[*pg_query.SelectStmt]bool{}
@@ -65,6 +79,20 @@ func (b *builder) noteWholeRefs(n proto.Message) {
 			}
 		}
 	})
+}
+
+// hasOuterJoin reports whether a FROM list joins with LEFT, RIGHT or
+// FULL JOIN at its own level (not inside derived tables, whose blocks are
+// scanned when planned).
+func hasOuterJoin(from []*pg_query.Node) bool {
+	for _, n := range from {
+		if j := n.GetJoinExpr(); j != nil {
+			if j.Jointype != pg_query.JoinType_JOIN_INNER || hasOuterJoin([]*pg_query.Node{j.Larg, j.Rarg}) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // markNullable returns a join side that an outer join null-extends (rel,
