@@ -59,7 +59,6 @@ func (b *builder) planTop(sel *pg_query.SelectStmt) (*Query, error) {
 
 // planQuery plans a query block with its WITH list in scope.
 func (b *builder) planQuery(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
-	b.noteWholeRefs(sel)
 	if n, ok := b.cteFrames[sel]; ok {
 		// An inlined CTE's query sees the CTEs before it (a copy: its
 		// own WITH lists append).
@@ -139,6 +138,7 @@ type target struct {
 // planSelect plans SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ...
 // ORDER BY ... LIMIT.
 func (b *builder) planSelect(sel *pg_query.SelectStmt, parent *scope, outer *outerRel) (*planned, error) {
+	b.noteWholeRefs(sel)
 	where := b.boundRowNumber(sel)
 	b.markNaturalFrom(sel)
 	rel, sc, err := b.planFrom(sel.FromClause, parent, outer)
