@@ -67,16 +67,44 @@ func (op cmpOp) holds(c int) bool {
 // (same values, same errors, arguments evaluated in the same order and
 // as far) but faster for the shapes per-row operators evaluate most: a
 // timestamp shifted by a constant interval of microseconds only (HOP's
-// window starts and ends, `t - INTERVAL '10' SECOND`) and comparisons of
-// integers, dates and timestamps (`t < window_end`). Calls are rewritten
-// inside calls' arguments; other nodes are kept as they are.
+// window starts and ends, `t - INTERVAL '10' SECOND`), comparisons of
+// integers, dates and timestamps (`t < window_end`) and casts between
+// string types that cannot change the value (relabel). Calls are
+// rewritten inside the arguments of calls, casts, NOT, IS NULL and of
+// AND/OR (unless the connective hashes its arms as an IN list: members);
+// other nodes are kept as they are.
 //
 // The result is for evaluation only: its new nodes print as the calls
 // they replace but are opaque to code that walks expressions by type
 // (column analysis, CSE, EXPLAIN), which must run on e instead.
 func Specialize(e Expr) Expr {
-	c, ok := e.(*Call)
-	if !ok {
+	var c *Call
+	switch e := e.(type) {
+	case *Call:
+		c = e
+	case *Cast:
+		return specializeCast(e)
+	case *And:
+		if args, ok := specializeArms(e.Args, "<>"); ok {
+			return &And{Args: args}
+		}
+		return e
+	case *Or:
+		if args, ok := specializeArms(e.Args, "="); ok {
+			return &Or{Args: args}
+		}
+		return e
+	case *Not:
+		if a := Specialize(e.Arg); a != e.Arg {
+			return &Not{Arg: a}
+		}
+		return e
+	case *IsNull:
+		if a := Specialize(e.Arg); a != e.Arg {
+			return &IsNull{Arg: a, Negate: e.Negate}
+		}
+		return e
+	default:
 		return e
 	}
 	args, changed := c.Args, false
