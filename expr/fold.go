@@ -337,6 +337,22 @@ func init() {
 	}
 }
 
+// TextAssign returns, when FoldAssign of every untyped string literal to
+// type to is repr.ParseText of its text (no reg* lookup, no styled
+// interval input, no bit length coercion), the time zone that parse
+// reads (loc for a zoned type, else UTC); ok is false otherwise. A bulk
+// INSERT then checks each column's type once, not each value's.
+func TextAssign(to repr.T, loc *time.Location) (_ *time.Location, ok bool) {
+	if to.Family == repr.FamUnknown || to.Family == repr.FamInterval || isRegCast(repr.Unknown, to) ||
+		to.Family == repr.FamBit && to.Length > 0 {
+		return nil, false
+	}
+	if !zonedCast(repr.Unknown, to) {
+		loc = time.UTC
+	}
+	return loc, true
+}
+
 // FoldAssign returns literal d of type from coerced to type to as NewCast
 // and the planner's folding of literals make it (assignment semantics; loc
 // is the session time zone, which only time-zone-dependent casts read),

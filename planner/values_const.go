@@ -2,6 +2,7 @@ package planner
 
 import (
 	"slices"
+	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -52,6 +53,13 @@ func (b *builder) constRows(rel *Relation, cols []int, targets []*pg_query.Node,
 	// recorded (Options.Calls): a bulk INSERT's rows repeat their types,
 	// and one record per distinct cast is all its EXECUTE checks need.
 	noted := make([][]repr.T, n)
+	note := func(i int, t repr.T) {
+		if !slices.Contains(noted[i], t) {
+			b.noteCastTypes(t, rel.Columns[cols[i]].Type)
+			noted[i] = append(noted[i], t)
+		}
+	}
+	text := textColumns(rel, cols, loc)
 	for r, l := range lists {
 		items := l.GetList().GetItems()
 		if len(items) != n {
@@ -60,25 +68,67 @@ func (b *builder) constRows(rel *Relation, cols []int, targets []*pg_query.Node,
 		row := flat[r*width : (r+1)*width : (r+1)*width]
 		copy(row, fill)
 		for i, it := range items {
-			c := rel.Columns[cols[i]]
+			if s, isText := textConst(it); isText && text[i].ok {
+				// The column's type was checked once (textColumns).
+				var err error
+				if row[cols[i]], err = repr.ParseText(s, text[i].t, text[i].loc); err != nil {
+					return nil, false
+				}
+				note(i, repr.Unknown)
+				continue
+			}
+			ct := rel.Columns[cols[i]].Type
 			d, t, ok := b.constItem(it)
-			if !ok || isComposite(t, c.Type) || t.Family != repr.FamUnknown && t != c.Type && repr.CastContextOf(t, c.Type) < repr.CastAssignment {
+			if !ok || isComposite(t, ct) || t.Family != repr.FamUnknown && t != ct && repr.CastContextOf(t, ct) < repr.CastAssignment {
 				return nil, false
 			}
-			if row[cols[i]], ok = expr.FoldAssign(d, t, c.Type, loc); !ok {
+			if row[cols[i]], ok = expr.FoldAssign(d, t, ct, loc); !ok {
 				return nil, false
 			}
 			if it.GetParamRef() != nil {
-				b.noteSlot(r*width+cols[i], int(it.GetParamRef().Number)-1, t, c.Type)
+				b.noteSlot(r*width+cols[i], int(it.GetParamRef().Number)-1, t, ct)
 			}
-			if !slices.Contains(noted[i], t) {
-				b.noteCastTypes(t, c.Type)
-				noted[i] = append(noted[i], t)
-			}
+			note(i, t)
 		}
 		rows[r] = row
 	}
 	return rows, true
+}
+
+// textColumn is how constRows converts an untyped string literal to its
+// column: ok when that is repr.ParseText in time zone loc for every
+// literal (expr.TextAssign), as FoldAssign would convert it.
+type textColumn struct {
+	ok  bool
+	t   repr.T
+	loc *time.Location
+}
+
+// textColumns returns the textColumn of each of cols, decided once per
+// column instead of once per value.
+func textColumns(rel *Relation, cols []int, loc *time.Location) []textColumn {
+	out := make([]textColumn, len(cols))
+	for i, c := range cols {
+		t := rel.Columns[c].Type
+		if l, ok := expr.TextAssign(t, loc); ok && !isComposite(repr.Unknown, t) {
+			out[i] = textColumn{ok: true, t: t, loc: l}
+		}
+	}
+	return out
+}
+
+// textConst returns the text of a VALUES entry that is a string constant
+// ('...', untyped), the most common entry of a bulk INSERT.
+func textConst(n *pg_query.Node) (string, bool) {
+	a, ok := n.GetNode().(*pg_query.Node_AConst)
+	if !ok || a.AConst == nil || a.AConst.Isnull {
+		return "", false
+	}
+	s, ok := a.AConst.Val.(*pg_query.A_Const_Sval)
+	if !ok || s.Sval == nil {
+		return "", false
+	}
+	return s.Sval.Sval, true
 }
 
 // constDefaults returns a row of the values of rel's columns that cols

@@ -2,7 +2,9 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -72,6 +74,61 @@ func TestConstRowsCallsOnce(t *testing.T) {
 		}
 		if n != 1 {
 			t.Errorf("fast path records %s %d times, want once", k, n)
+		}
+	}
+}
+
+// TestConstRowsTextColumns checks constRows's per-column conversion of
+// string literals (a column's type checked once, each value parsed):
+// over columns of many types, including the ones it leaves to FoldAssign
+// (interval, bit(n)) and a zoned timestamptz in a session time zone, the
+// rows equal the general path's, and a value its column cannot take
+// declines the fast path so that the general path reports the error.
+func TestConstRowsTextColumns(t *testing.T) {
+	cat := newTestCatalog(t)
+	types := []repr.T{repr.Int4, repr.Int8, repr.NumericPS(15, 2), repr.Date, repr.TimestampTZ, repr.Timestamp,
+		repr.Char(10), repr.Varchar(5), repr.Text, repr.Bool, repr.Float8, repr.IntervalT, {Family: repr.FamBit, Length: 3}, repr.JSONB}
+	wantFast := []bool{true, true, true, true, true, true, true, true, true, true, true, false, false, true}
+	var cols []Column
+	for i, ty := range types {
+		cols = append(cols, Column{Name: fmt.Sprintf("c%d", i), Type: ty})
+	}
+	cat["wide"] = &Relation{ID: 99, Name: "wide", Columns: cols}
+	all := make([]int, len(types))
+	for i := range all {
+		all[i] = i
+	}
+	for i, c := range textColumns(cat["wide"], all, time.UTC) {
+		if c.ok != wantFast[i] {
+			t.Errorf("%s: per-column conversion %v, want %v", types[i].Name(), c.ok, wantFast[i])
+		}
+	}
+	row := func(vals ...string) string { return "('" + strings.Join(vals, "', '") + "')" }
+	rows := []string{
+		row("1", "-9000000000", "12.345", "1998-12-01", "1996-01-02 03:04:05+02", "2000-01-01 00:00:00", "MAIL", "ab", "x y", "t", "1.5", "1 day", "101", `{"a": 1}`),
+		row("-7", "0", "0.005", "epoch", "1996-01-02 03:04:05", "1999-12-31 23:59:59.5", "", "abcde", "", "off", "-0", "-2 hours", "000", `[1, 2]`),
+		"(NULL, 2, 3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+	}
+	stmt := parseStmt(t, "INSERT INTO wide VALUES "+strings.Join(rows, ", ")).GetInsertStmt()
+	opts := Options{TimeZone: "America/New_York"}
+	ins, err := PlanInsert(cat, stmt, opts)
+	if err != nil || ins.Source.Rows == nil {
+		t.Fatalf("fast path not taken: err %v", err)
+	}
+	traced := opts
+	traced.Trace = NewTrace() // takes the general path
+	general, err := PlanInsert(cat, stmt, traced)
+	if err != nil || general.Source.Rows != nil {
+		t.Fatalf("general path: rows %v, err %v", general.Source.Rows, err)
+	}
+	if got, want := ins.Source.WithRel().Rel.String(), general.Source.Rel.String(); got != want {
+		t.Errorf("fast path %s\ngeneral   %s", got, want)
+	}
+	for _, bad := range []string{"INSERT INTO wide (c0) VALUES ('1'), ('x')", "INSERT INTO wide (c7) VALUES ('abcdef')"} {
+		_, err := PlanInsert(cat, parseStmt(t, bad).GetInsertStmt(), opts)
+		_, gerr := PlanInsert(cat, parseStmt(t, bad).GetInsertStmt(), traced)
+		if err == nil || gerr == nil || err.Error() != gerr.Error() {
+			t.Errorf("%s: error %v, general path's %v", bad, err, gerr)
 		}
 	}
 }
