@@ -32,7 +32,8 @@ const (
 
 // parse parses every statement: extension statements and long INSERT ...
 // VALUES (insertValues) here, the rest in one pg_query call over the input
-// with those blanked out.
+// with those blanked out, and with long IN lists of literals blanked
+// after their first and spliced back (inLists).
 // The first error in text order wins, as in PostgreSQL: when an extension
 // statement fails, only the text before it goes to pg_query, whose error
 // (if any) is earlier; a lexical error (an unterminated literal or comment)
@@ -45,6 +46,7 @@ func (p *front) parse() ([]Stmt, error) {
 	}
 	var exts []Stmt
 	var emits []*EmitOnWindowClose
+	var lists []inList
 	var extErr error
 	segs := split(p.src, p.toks)
 	for k, seg := range segs {
@@ -58,6 +60,8 @@ func (p *front) parse() ([]Stmt, error) {
 			if ast := p.insertValues(seg); ast != nil && !partial {
 				blank(masked, p.toks[seg.lo].start, p.toks[seg.hi-1].end)
 				exts = append(exts, newStmt(p.src, seg.start, seg.end, ast, nil))
+			} else if !partial {
+				lists = append(lists, p.inLists(seg, masked)...)
 			}
 			continue
 		case f == formEmitOnWindowClose:
@@ -79,6 +83,14 @@ func (p *front) parse() ([]Stmt, error) {
 		}
 	}
 	stmts, err := parsePlain(p.src, string(masked[:limit]))
+	if len(lists) > 0 && (err != nil || !spliceInLists(stmts, lists)) {
+		// pg_query reads the lists itself: its error, or a list in a
+		// place the splice does not know.
+		for _, l := range lists {
+			copy(masked[l.from:l.to], p.src[l.from:l.to])
+		}
+		stmts, err = parsePlain(p.src, string(masked[:limit]))
+	}
 	if err != nil && (p.lexErr == nil || extErr != nil || p.before(err, p.lexErr.pos)) {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func Parse(sql string) ([]Stmt, error) {
 	if !utf8.ValidString(sql) {
 		return nil, repr.ErrInvalidUTF8(sql)
 	}
-	if !mayHaveExt(sql) && !mayHaveLongValues(sql) {
+	if !mayHaveExt(sql) && !mayHaveLongValues(sql) && !mayHaveLongInList(sql) {
 		return parsePlain(sql, sql)
 	}
 	toks, lerr := lex(sql)

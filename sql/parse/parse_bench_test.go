@@ -21,13 +21,21 @@ func BenchmarkParse(b *testing.B) {
 		{"plain-ext-word", plain + " -- emit"},
 		{"source", source},
 	}
-	cases = append(cases, struct{ name, sql string }{"insert-values", lineitemInsert(3000)})
+	cases = append(cases, struct{ name, sql string }{"insert-values", lineitemInsert(3000)},
+		struct{ name, sql string }{"delete-in-list", ordersDelete(150)})
 	if q, err := os.ReadFile("/work/shared/nexmark/queries.sql"); err == nil {
 		cases = append(cases, struct{ name, sql string }{"nexmark", string(q)})
 	}
 	b.Run("pg_query/insert-values", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := pg.Parse(cases[3].sql); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pg_query/delete-in-list", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := pg.Parse(cases[4].sql); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -79,4 +87,16 @@ func lineitemInsert(n int) string {
 	}
 	b.WriteString(";\nCOMMIT")
 	return b.String()
+}
+
+// ordersDelete returns a transaction deleting n orders and their
+// lineitems by IN lists of their keys, as TPC-H's RF2 does (n = 150 at
+// SF 0.1's 0.1%).
+func ordersDelete(n int) string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprint(i*9973%600000 + 1)
+	}
+	in := strings.Join(keys, ", ")
+	return "BEGIN;\nDELETE FROM lineitem WHERE l_orderkey IN (" + in + ");\nDELETE FROM orders WHERE o_orderkey IN (" + in + ");\nCOMMIT"
 }
