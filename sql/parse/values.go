@@ -323,16 +323,31 @@ func (p *front) literal(toks []token, slab *rowSlab) (int, bool) {
 
 // plainString decodes a '...' literal token with no prefix, backslash or
 // NUL, in valid UTF-8: its text between the quotes, a doubled quote read
-// as one.
+// as one. One pass finds all three (most literals have none, and then
+// the text is the token's own bytes).
 func plainString(tok string) (string, bool) {
 	if len(tok) < 2 || tok[0] != '\'' {
 		return "", false
 	}
 	s := tok[1 : len(tok)-1]
-	if strings.ContainsAny(s, "\\\x00") || !utf8.ValidString(s) {
+	quotes, ascii := false, true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == 0:
+			return "", false
+		case c == '\'':
+			quotes = true
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.ValidString(s) {
 		return "", false
 	}
-	return strings.ReplaceAll(s, "''", "'"), true
+	if quotes {
+		s = strings.ReplaceAll(s, "''", "'")
+	}
+	return s, true
 }
 
 // number reads an unsigned decimal literal (digits, at most one point) as
