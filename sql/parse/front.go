@@ -47,6 +47,7 @@ func (p *front) parse() ([]Stmt, error) {
 	var exts []Stmt
 	var emits []*EmitOnWindowClose
 	var lists []inList
+	var cuts []span // blanked statements pg_query need not scan (parseCompact)
 	var extErr error
 	segs := split(p.src, p.toks)
 	for k, seg := range segs {
@@ -58,7 +59,7 @@ func (p *front) parse() ([]Stmt, error) {
 		switch {
 		case f == formPlain:
 			if ast := p.insertValues(seg); ast != nil && !partial {
-				blank(masked, p.toks[seg.lo].start, p.toks[seg.hi-1].end)
+				cuts = p.blankStmt(masked, seg, cuts)
 				exts = append(exts, newStmt(p.src, seg.start, seg.end, ast, nil))
 			} else if !partial {
 				lists = append(lists, p.inLists(seg, masked)...)
@@ -72,7 +73,7 @@ func (p *front) parse() ([]Stmt, error) {
 			}
 			continue
 		}
-		blank(masked, p.toks[seg.lo].start, p.toks[seg.hi-1].end)
+		cuts = p.blankStmt(masked, seg, cuts)
 		ext, err := p.parseExt(f, seg)
 		if err != nil && !(partial && !p.before(err, p.lexErr.pos)) {
 			extErr, limit = err, seg.start
@@ -82,14 +83,17 @@ func (p *front) parse() ([]Stmt, error) {
 			exts = append(exts, newStmt(p.src, seg.start, seg.end, nil, ext))
 		}
 	}
-	stmts, err := parsePlain(p.src, string(masked[:limit]))
+	for len(cuts) > 0 && cuts[len(cuts)-1].hi > limit {
+		cuts = cuts[:len(cuts)-1]
+	}
+	stmts, err := parseCompact(p.src, masked[:limit], cuts)
 	if len(lists) > 0 && (err != nil || !spliceInLists(stmts, lists)) {
 		// pg_query reads the lists itself: its error, or a list in a
 		// place the splice does not know.
 		for _, l := range lists {
 			copy(masked[l.from:l.to], p.src[l.from:l.to])
 		}
-		stmts, err = parsePlain(p.src, string(masked[:limit]))
+		stmts, err = parseCompact(p.src, masked[:limit], cuts)
 	}
 	if err != nil && (p.lexErr == nil || extErr != nil || p.before(err, p.lexErr.pos)) {
 		return nil, err
@@ -104,6 +108,17 @@ func (p *front) parse() ([]Stmt, error) {
 	stmts = append(stmts, exts...)
 	sort.SliceStable(stmts, func(i, j int) bool { return stmts[i].Offset < stmts[j].Offset })
 	return stmts, nil
+}
+
+// blankStmt blanks seg's statement in masked and returns cuts with it
+// added when it is long enough to cut out of pg_query's text.
+func (p *front) blankStmt(masked []byte, seg segment, cuts []span) []span {
+	lo, hi := p.toks[seg.lo].start, p.toks[seg.hi-1].end
+	blank(masked, lo, hi)
+	if hi-lo < compactMin {
+		return cuts
+	}
+	return append(cuts, span{lo, hi})
 }
 
 // before reports whether err is positioned before byte offset b.

@@ -138,11 +138,12 @@ func (p *front) parseHead(from, to int) (*pg.Node, *pg.SelectStmt) {
 	return ast, sel
 }
 
-// shiftLocations adds by to every location field of a parse tree.
+// shiftLocations adds by to every location field of a parse tree
+// (location, and name_location and the like).
 func shiftLocations(m protoreflect.Message, by int32) {
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
-		case fd.Name() == "location" && fd.Kind() == protoreflect.Int32Kind:
+		case fd.Kind() == protoreflect.Int32Kind && isLocationField(string(fd.Name())):
 			if v.Int() >= 0 {
 				m.Set(fd, protoreflect.ValueOfInt32(int32(v.Int())+by))
 			}
@@ -156,6 +157,13 @@ func shiftLocations(m protoreflect.Message, by int32) {
 		}
 		return true
 	})
+}
+
+// isLocationField reports whether a parse tree field named name holds a
+// byte offset into the input (stmt_location is the RawStmt's, not the
+// statement tree's).
+func isLocationField(name string) bool {
+	return name == "location" || strings.HasSuffix(name, "_location") && name != "stmt_location"
 }
 
 // literalRows reads toks as rows of literals, each preceded by a comma:

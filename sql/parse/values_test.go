@@ -10,13 +10,15 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/eddydb/eddy/repr"
 )
 
 // withFastValues runs f with the INSERT fast path taking statements of
 // any length.
 func withFastValues(f func()) {
-	defer func(n int) { fastValuesMin = n }(fastValuesMin)
-	fastValuesMin = 0
+	defer func(n, c int) { fastValuesMin, compactMin = n, c }(fastValuesMin, compactMin)
+	fastValuesMin, compactMin = 0, 1
 	f()
 }
 
@@ -108,6 +110,28 @@ func TestInsertValuesEquivalence(t *testing.T) {
 		}
 		if took < 100 {
 			t.Errorf("the fast path took only %d statements of 300 batches", took)
+		}
+	})
+}
+
+// TestCompactErrors checks that an error pg_query reports after, or in
+// a statement after, statements cut out of its text (parseCompact) is at
+// pg_query's own position, in characters of the whole input.
+func TestCompactErrors(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 3))
+	withFastValues(func() {
+		for range 200 {
+			sql := randomBatch(r) + pickOf(r, "; SELECT 'é' FROM WHERE", ";\nSELECT (1;", "; INSERT INTO t VALUES ('ü'), (1 2)", "; SELECT 1 +")
+			_, err := Parse(sql)
+			_, perr := parsePlain(sql, sql)
+			if err == nil || perr == nil {
+				t.Fatalf("Parse error %v, pg_query error %v\n%s", err, perr, sql)
+			}
+			if g, w := repr.ErrorFrom(err), repr.ErrorFrom(perr); g.Position != w.Position || g.Message != w.Message {
+				t.Fatalf("error %q at %d, pg_query's %q at %d\n%s", g.Message, g.Position, w.Message, w.Position, sql)
+			}
 		}
 	})
 }
