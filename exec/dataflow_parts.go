@@ -225,6 +225,6 @@ func (r *partedRun) end() {
 	}
 	for k := range r.workers {
 		w := &r.workers[k]
-		w.slab.buf = nil
+		w.slab.release()
 	}
 }

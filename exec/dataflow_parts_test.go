@@ -94,6 +94,49 @@ func TestPartsRunChainsPerWorker(t *testing.T) {
 	}
 }
 
+// TestPartsSlabFollowsTheStep checks that a worker's slab, let go after
+// every Step, allocates for what the next Step emits: after a large Step
+// grew its chunks to the largest size, a Step of a few rows allocates a
+// few small chunks, not a largest one per worker.
+func TestPartsSlabFollowsTheStep(t *testing.T) {
+	defer func(n int) { shardParallelMin = n }(shardParallelMin)
+	shardParallelMin = 0
+	p, err := dataflow.Parse(partsPlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := BuildWorkers(p, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(t uint64, n int) {
+		var in []repr.Update
+		for k := range n {
+			in = append(in, repr.Update{Row: repr.Row{repr.NewInt(int64(k)), repr.NewInt(int64(k)), repr.NewText("x")}, Time: t, Diff: 1})
+		}
+		if _, err := d.StepInput(&expr.Ctx{}, t, Input{Updates: map[repr.CollectionID][]repr.Update{1: in}}, nil); err != nil {
+			panic(err)
+		}
+		d.Commit()
+	}
+	step(1, 20000)
+	allocated := func() (a int64) {
+		for k := range d.par.workers {
+			a += d.par.workers[k].slab.allocated
+		}
+		return a
+	}
+	before := allocated()
+	for i := range 10 {
+		step(uint64(2+i), 4)
+	}
+	// Four rows, each three datums wide in at most three chained MFPs per
+	// worker: within the first two chunk sizes, far from slabChunk.
+	if grew := allocated() - before; grew > 10*2*(slabFirstChunk+2*slabFirstChunk)*datumBytes {
+		t.Fatalf("ten Steps of 4 rows allocated %d bytes of slab chunks (a largest chunk is %d)", grew, slabChunk*datumBytes)
+	}
+}
+
 // TestPartsErrorIsTheFirst checks that a Step whose stateless chain fails
 // on rows of several parts fails with the error of the first such row in
 // input order, as one worker does, and rolls back.

@@ -332,7 +332,7 @@ func (o *shardedOp) stepParallel(s *stepCtx) ([][]repr.Update, error) {
 		s.grown += sh.grown
 		s.work += uint64(sh.work)
 		sh.release()
-		sh.slab.buf = nil
+		sh.slab.release()
 	}
 	if !o.keepBuffers() {
 		for _, sh := range o.shards {
