@@ -286,15 +286,28 @@ func (o *deltaJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error)
 
 // forget drops the Step's memo of shared lookups (also at the start of a
 // Step, after one that failed).
-// A large Step's buffer is let go rather than kept between Steps.
+// A large Step's buffer is let go rather than kept between Steps; the
+// memos' maps are emptied and kept unless large (deltaMemoKeep keys), so
+// that a Step does not grow each from empty again (rehashing was two
+// thirds of their insertion cost in TPC-H refresh batches).
 func (o *deltaJoin) forget() {
 	clear(o.memoRows)
-	clear(o.memos)
+	for i, m := range o.memos {
+		if len(m) > deltaMemoKeep {
+			o.memos[i] = nil
+		} else {
+			clear(m)
+		}
+	}
 	o.memoRows = o.memoRows[:0]
 	if cap(o.memoRows) > 1024 {
 		o.memoRows = nil
 	}
 }
+
+// deltaMemoKeep is the most keys a shared lookup's memo may hold to be
+// kept (emptied) for the next Step.
+const deltaMemoKeep = 4096
 
 // arrange adds input i's changes to its private arrangements.
 func (o *deltaJoin) arrange(s *stepCtx, i int, ups []repr.Update) error {
