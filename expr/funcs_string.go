@@ -559,7 +559,7 @@ func overlay(c *Ctx, a []repr.Datum) (repr.Datum, error) {
 // the POSIX pattern, or its first parenthesized subexpression; NULL if
 // there is no match.
 func regexpSubstring(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	re, _, err := compileRegexp(a[0].Text(), a[1].Text(), "", false)
+	re, _, err := compileRegexp(a[1].Text(), "", false)
 	if err != nil {
 		return repr.Null, err
 	}

@@ -33,7 +33,7 @@ func init() {
 // regexpOp implements s ~ p (flags "" or "i"), negated for !~.
 func regexpOp(flags string, negate bool) implFn {
 	return func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-		re, _, err := compileRegexp(a[0].Text(), a[1].Text(), flags, false)
+		re, _, err := compileRegexp(a[1].Text(), flags, false)
 		if err != nil {
 			return repr.Null, err
 		}
@@ -45,7 +45,7 @@ func regexpOp(flags string, negate bool) implFn {
 // first match (NULL for a group that did not take part), or the whole
 // match for a pattern without groups; NULL when there is no match.
 func regexpMatch(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	re, global, err := compileRegexp(a[0].Text(), a[1].Text(), optText(a, 2), true)
+	re, global, err := compileRegexp(a[1].Text(), optText(a, 2), true)
 	if err != nil {
 		return repr.Null, err
 	}
@@ -79,7 +79,7 @@ func regexpMatchAt(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
 	if len(a) == 4 {
 		flags = a[3].Text()
 	}
-	re, global, err := compileRegexp(a[0].Text(), a[1].Text(), flags, true)
+	re, global, err := compileRegexp(a[1].Text(), flags, true)
 	if err != nil {
 		return repr.Null, err
 	}
@@ -144,16 +144,12 @@ func expandReplacement(b *strings.Builder, s, repl string, m []int) {
 // compileRegexp compiles pattern under PostgreSQL flags (i c n m s p w x
 // q t; g only where allowGlobal), reporting whether g was given. Patterns
 // are translated from PostgreSQL's ARE syntax by package are, which the
-// jsonpath like_regex predicate shares. The subject s is checked against
-// what the translation cannot match faithfully (are.Regexp.CheckSubject).
-func compileRegexp(s, pattern, flags string, allowGlobal bool) (*are.Regexp, bool, error) {
+// jsonpath like_regex predicate shares.
+func compileRegexp(pattern, flags string, allowGlobal bool) (*are.Regexp, bool, error) {
 	f, global, err := are.ParseFlags(flags, allowGlobal)
 	if err != nil {
 		return nil, false, err
 	}
 	re, err := are.Compile(pattern, f)
-	if err == nil {
-		err = re.CheckSubject(s)
-	}
 	return re, global, err
 }

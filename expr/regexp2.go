@@ -1,10 +1,10 @@
 package expr
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/eddydb/eddy/expr/are"
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -38,44 +38,26 @@ func init() {
 
 // matcher finds successive matches of one pattern in one string.
 type matcher struct {
-	re      *regexp.Regexp // the pattern, for searches from the start
-	shifted *regexp.Regexp // (?s:.)(pattern), for searches from later positions
-	s       string
+	re *are.Regexp
+	s  string
 }
 
 // newMatcher compiles pattern under flags for function name (which does
 // not take the g flag unless global is allowed).
 func newMatcher(name, s, pattern, flags string, allowGlobal bool) (*matcher, bool, error) {
-	re, global, err := compileRegexp(s, pattern, flags, true)
+	re, global, err := compileRegexp(pattern, flags, true)
 	if err != nil {
 		return nil, false, err
 	}
 	if global && !allowGlobal {
 		return nil, false, repr.Errorf(repr.CodeInvalidParameter, "%s() does not support the \"global\" option", name)
 	}
-	return &matcher{re: re.Regexp, shifted: re.Shifted(), s: s}, global, nil
+	return &matcher{re: re, s: s}, global, nil
 }
 
 // findAt returns the first match at or after byte offset p as submatch
-// indexes into s (nil if none). Anchors see the text before p: a search
-// from p > 0 runs (?s:.)(pattern) from p-1, so the pattern's ^ and word
-// context read the real preceding character.
-func (m *matcher) findAt(p int) []int {
-	if p == 0 {
-		return m.re.FindStringSubmatchIndex(m.s)
-	}
-	loc := m.shifted.FindStringSubmatchIndex(m.s[p-1:])
-	if loc == nil {
-		return nil
-	}
-	out := loc[2:]
-	for i := range out {
-		if out[i] >= 0 {
-			out[i] += p - 1
-		}
-	}
-	return out
-}
+// indexes into s (nil if none); anchors see the text before p.
+func (m *matcher) findAt(p int) []int { return m.re.FindAt(m.s, p) }
 
 // each calls f with every match from byte offset p, in order, until f
 // returns false.

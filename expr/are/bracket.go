@@ -53,7 +53,7 @@ func (t *translator) bracket() error {
 	}
 	b.WriteByte(']')
 	t.out.WriteString(b.String())
-	t.atom(false)
+	t.atom()
 	return nil
 }
 

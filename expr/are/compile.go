@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -12,14 +13,78 @@ import (
 // Regexp is a compiled ARE: the RE2 expression, leftmost-longest as an ARE
 // without non-greedy quantifiers matches.
 type Regexp struct {
-	*regexp.Regexp
+	std          *regexp.Regexp
 	prefix, body string
-	// boundaries notes a word boundary (\y \Y \m \M), which RE2 decides
-	// on ASCII word characters only (CheckSubject).
-	boundaries bool
+	// prog runs a pattern with a word constraint (\y \Y \m \M; vm.go):
+	// always when marks (it has \m or \M), else over non-ASCII text,
+	// where RE2's ASCII word boundaries could answer wrongly.
+	prog  *syntax.Prog
+	marks bool
 
 	once    sync.Once
 	shifted *regexp.Regexp
+}
+
+// NumSubexp returns the number of capturing groups.
+func (r *Regexp) NumSubexp() int { return r.std.NumSubexp() }
+
+// String returns the RE2 expression.
+func (r *Regexp) String() string { return r.std.String() }
+
+// MatchString reports whether s holds a match.
+func (r *Regexp) MatchString(s string) bool { return r.FindAt(s, 0) != nil }
+
+// FindStringSubmatchIndex returns the leftmost-longest match in s as
+// submatch index pairs, nil if none.
+func (r *Regexp) FindStringSubmatchIndex(s string) []int { return r.FindAt(s, 0) }
+
+// FindStringSubmatch returns the text of the match and its groups ("" for
+// a group that did not take part), nil if none.
+func (r *Regexp) FindStringSubmatch(s string) []string {
+	loc := r.FindAt(s, 0)
+	if loc == nil {
+		return nil
+	}
+	out := make([]string, len(loc)/2)
+	for i := range out {
+		if loc[2*i] >= 0 {
+			out[i] = s[loc[2*i]:loc[2*i+1]]
+		}
+	}
+	return out
+}
+
+// FindAt returns the first match in s at or after byte offset p as
+// submatch indexes into s (nil if none). Anchors and word constraints
+// see the text before p.
+func (r *Regexp) FindAt(s string, p int) []int {
+	if r.prog != nil && (r.marks || !isASCII(s)) {
+		return vmFind(r.prog, 2*(r.std.NumSubexp()+1), s, p)
+	}
+	if p == 0 {
+		return r.std.FindStringSubmatchIndex(s)
+	}
+	// (?s:.)(pattern) from p-1 lets ^ and \y read the character before p.
+	loc := r.Shifted().FindStringSubmatchIndex(s[p-1:])
+	if loc == nil {
+		return nil
+	}
+	out := loc[2:]
+	for i := range out {
+		if out[i] >= 0 {
+			out[i] += p - 1
+		}
+	}
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Shifted returns the expression (?s:.)(pattern) under the same flags:
@@ -67,7 +132,16 @@ func Compile(pattern string, f Flags) (*Regexp, error) {
 		return nil, invalid(re2Message(err))
 	}
 	std.Longest()
-	re = &Regexp{Regexp: std, prefix: prefix, body: body, boundaries: hasBoundary(prefix + body)}
+	re = &Regexp{std: std, prefix: prefix, body: body}
+	re.marks = strings.Contains(body, startMark) || strings.Contains(body, endMark)
+	if re.marks && (strings.Contains(body, `\x{d800}`) || strings.Contains(body, `\x{d801}`)) {
+		return nil, unsupported("the escapes \\uD800 and \\uD801 beside \\m, \\M, [[:<:]] or [[:>:]] in one regular expression are not supported")
+	}
+	if re.marks || hasBoundary(prefix+body) {
+		if re.prog, err = compileProg(prefix + body); err != nil {
+			return nil, invalid(re2Message(err))
+		}
+	}
 	cache.Lock()
 	if len(cache.m) >= cacheSize || cache.m == nil {
 		cache.m = make(map[string]*Regexp)
@@ -117,20 +191,4 @@ func hasBoundary(expr string) bool {
 		return slices.ContainsFunc(r.Sub, walk)
 	}
 	return walk(re)
-}
-
-// CheckSubject refuses (0A000) to match s when the pattern has a word
-// boundary and s holds a non-ASCII character: PostgreSQL's word
-// characters are the locale's (é is one), RE2's boundaries know only
-// ASCII ones, and a match there could be a wrong answer.
-func (r *Regexp) CheckSubject(s string) error {
-	if !r.boundaries {
-		return nil
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return unsupported("word boundaries (\\y, \\Y, \\m, \\M) in regular expressions over non-ASCII text are not supported")
-		}
-	}
-	return nil
 }

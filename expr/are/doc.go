@@ -14,16 +14,17 @@
 // maps PostgreSQL's flags (i c n m s p w x q t) onto RE2 flag groups and
 // brackets (newline-sensitive modes keep [^...] off newlines), and refuses
 // with 0A000, naming the construct, what RE2 cannot run: back references,
-// lookahead and lookbehind constraints, non-greedy quantifiers, \m or \M
-// where the next (previous) character is not known to be a word character,
+// lookahead and lookbehind constraints, non-greedy quantifiers,
 // BRE and ERE syntax (flags b and e), and collating element names. RE2
 // syntax an ARE rejects (\pL, (?P<n>...), \z) fails with 2201B as
 // PostgreSQL does.
 //
 // Character classes ([[:alpha:]], \w, \s, ...) are PostgreSQL's in the
-// C.UTF-8 locale over all of Unicode (classes.go). Remaining differences,
-// documented rather than hidden: word boundaries are RE2's ASCII ones, so
-// CheckSubject refuses a pattern with one over non-ASCII text;
-// subexpression captures follow RE2's leftmost-longest rules,
+// C.UTF-8 locale over all of Unicode (classes.go), and so are the word
+// constraints \y \Y \m \M: RE2 decides \b on ASCII and has no \m or \M,
+// so a pattern with one runs on a Pike VM of this package (vm.go) over the
+// program regexp/syntax compiles, with Unicode word context and RE2's
+// leftmost-longest rule. Remaining difference, documented rather than
+// hidden: subexpression captures follow RE2's leftmost-longest rules,
 // which agree with an ARE's for patterns without non-greedy quantifiers.
 package are

@@ -74,11 +74,9 @@ type translator struct {
 	// groups counts the capturing groups opened so far, which decides
 	// whether \12 is a back reference or an octal escape.
 	groups int
-	// wordEnd reports that the last atom always ends in an ASCII word
-	// character (so \M after it is \b); quant, that it was a quantifier.
-	wordEnd, quant bool
-	// alts holds, per open group, whether it has an alternative |.
-	alts []bool
+	// quant reports that the last item was a quantifier; marks, that a
+	// word constraint marker was written.
+	quant, marks bool
 }
 
 func (t *translator) run() error {
@@ -100,23 +98,15 @@ func (t *translator) run() error {
 		case '|':
 			t.i++
 			t.out.WriteByte('|')
-			if n := len(t.alts); n > 0 {
-				t.alts[n-1] = true
-			}
-			t.atom(false)
+			t.atom()
 		case ')':
 			t.i++
 			t.out.WriteByte(')')
-			word := t.wordEnd
-			if n := len(t.alts); n > 0 {
-				word = word && !t.alts[n-1]
-				t.alts = t.alts[:n-1]
-			}
-			t.atom(word)
+			t.atom()
 		default:
 			t.i++
 			t.out.WriteRune(c)
-			t.atom(isWord(c) && !strings.ContainsRune(".^$|)", c))
+			t.atom()
 		}
 		if err != nil {
 			return err
@@ -125,10 +115,9 @@ func (t *translator) run() error {
 	return nil
 }
 
-// atom records that an atom was written; word says it ends in a word
-// character.
-func (t *translator) atom(word bool) {
-	t.wordEnd, t.quant = word, false
+// atom records that an atom was written.
+func (t *translator) atom() {
+	t.quant = false
 }
 
 // skipSpace skips white space and a #-comment in expanded syntax.
@@ -152,27 +141,21 @@ func (t *translator) skipSpace(c rune) bool {
 // expression from its first quantifier, which RE2 cannot follow.
 func (t *translator) quantifier(c rune) error {
 	if c == '{' {
-		end, min := t.bound()
+		end, _ := t.bound()
 		if end < 0 {
 			t.i++
 			t.out.WriteString(`\{`)
-			t.atom(false)
+			t.atom()
 			return nil
 		}
 		t.out.WriteString(string(t.p[t.i:end]))
 		t.i = end
-		if min == 0 {
-			t.wordEnd = false
-		}
 	} else {
 		if c == '?' && t.quant {
 			return unsupported("non-greedy quantifiers (*? +? ?? {m,n}?) in regular expressions are not supported")
 		}
 		t.i++
 		t.out.WriteRune(c)
-		if c != '+' {
-			t.wordEnd = false
-		}
 	}
 	if t.i < len(t.p) && t.p[t.i] == '?' {
 		return unsupported("non-greedy quantifiers (*? +? ?? {m,n}?) in regular expressions are not supported")
@@ -215,7 +198,6 @@ func (t *translator) group() error {
 	case strings.HasPrefix(rest, "(?:"):
 		t.out.WriteString("(?:")
 		t.i += 3
-		t.alts = append(t.alts, false)
 	case strings.HasPrefix(rest, "(?="), strings.HasPrefix(rest, "(?!"):
 		return unsupported("lookahead constraints (?= and (?! in regular expressions are not supported")
 	case strings.HasPrefix(rest, "(?<="), strings.HasPrefix(rest, "(?<!"):
@@ -235,9 +217,8 @@ func (t *translator) group() error {
 		t.groups++
 		t.out.WriteByte('(')
 		t.i++
-		t.alts = append(t.alts, false)
 	}
-	t.atom(false)
+	t.atom()
 	return nil
 }
 
@@ -252,10 +233,10 @@ func (t *translator) escape() error {
 	switch c {
 	case 'd':
 		t.out.WriteString(`\d`)
-		t.atom(true)
+		t.atom()
 	case 'D':
 		t.out.WriteString(`\D`)
-		t.atom(false)
+		t.atom()
 	case 'w', 'W', 's', 'S':
 		// RE2's \w and \s are ASCII (and \s lacks the vertical tab)
 		items, _ := classRanges(shorthandClass(c), false)
@@ -264,7 +245,7 @@ func (t *translator) escape() error {
 		} else {
 			t.out.WriteString(`[` + items + `]`)
 		}
-		t.atom(c == 'w')
+		t.atom()
 	case 'A':
 		t.out.WriteString(`\A`)
 	case 'Z':
@@ -288,110 +269,33 @@ func (t *translator) escape() error {
 			return err
 		}
 		t.out.WriteString(quoteRune(r))
-		t.atom(isWord(r))
+		t.atom()
 	}
 	return nil
 }
 
-// wordStart translates \m (or [[:<:]]), the start of a word: RE2 has no
-// such assertion, but before a character that is always a word character
-// it is \b. Elsewhere it is refused.
-func (t *translator) wordStart(name string) error {
-	if !t.nextIsWord() {
-		return unsupported(name + " (start of word) is supported in regular expressions only before a word character")
+// wordStart translates \m (or [[:<:]]), the start of a word, and
+// wordEnd2 \M (or [[:>:]]), its end. RE2 has neither assertion: they are
+// written as the markers startMark and endMark, which Compile turns into
+// assertions its own matcher decides (vm.go). A quantifier may not follow
+// them, as in an ARE.
+func (t *translator) wordStart(string) error { return t.mark(startMark) }
+
+func (t *translator) wordEnd2(string) error { return t.mark(endMark) }
+
+func (t *translator) mark(m string) error {
+	t.out.WriteString(m)
+	t.marks = true
+	t.atom()
+	if t.i < len(t.p) && strings.ContainsRune("*+?", t.p[t.i]) {
+		return invalid("quantifier operand invalid")
 	}
-	t.out.WriteString(`\b`)
+	if t.i < len(t.p) && t.p[t.i] == '{' {
+		if end, _ := t.bound(); end >= 0 {
+			return invalid("quantifier operand invalid")
+		}
+	}
 	return nil
-}
-
-// wordEnd2 translates \M (or [[:>:]]), the end of a word: \b after an
-// atom that always ends in a word character, refused elsewhere.
-func (t *translator) wordEnd2(name string) error {
-	if !t.wordEnd {
-		return unsupported(name + " (end of word) is supported in regular expressions only after a word character")
-	}
-	t.out.WriteString(`\b`)
-	return nil
-}
-
-// nextIsWord reports whether the atom at t.i always starts with an ASCII
-// word character: a word character or \w or \d, or a group without
-// alternatives whose first atom does; not made optional by a following *,
-// ? or {.
-func (t *translator) nextIsWord() bool {
-	return t.startsWord(t.i)
-}
-
-func (t *translator) startsWord(j int) bool {
-	var end int
-	switch {
-	case j < len(t.p) && isWord(t.p[j]):
-		end = j + 1
-	case j+1 < len(t.p) && t.p[j] == '\\' && (t.p[j+1] == 'w' || t.p[j+1] == 'd'):
-		end = j + 2
-	case j < len(t.p) && t.p[j] == '(':
-		inner := j + 1
-		if strings.HasPrefix(string(t.p[inner:min(len(t.p), inner+2)]), "?:") {
-			inner += 2
-		} else if inner < len(t.p) && t.p[inner] == '?' {
-			return false
-		}
-		close, alt := t.groupEnd(inner)
-		if close < 0 || alt || !t.startsWord(inner) {
-			return false
-		}
-		end = close + 1
-	default:
-		return false
-	}
-	return end == len(t.p) || !strings.ContainsRune("*?{", t.p[end])
-}
-
-// groupEnd returns the index of the ) closing the group whose body starts
-// at j (-1 if none) and whether the body has a top-level alternative.
-func (t *translator) groupEnd(j int) (int, bool) {
-	depth, alt := 0, false
-	for ; j < len(t.p); j++ {
-		switch t.p[j] {
-		case '\\':
-			j++
-		case '[':
-			j = t.bracketEnd(j)
-		case '(':
-			depth++
-		case ')':
-			if depth == 0 {
-				return j, alt
-			}
-			depth--
-		case '|':
-			alt = alt || depth == 0
-		}
-	}
-	return -1, alt
-}
-
-// bracketEnd returns the index of the ] closing the bracket expression
-// opened at j (len(t.p) if none).
-func (t *translator) bracketEnd(j int) int {
-	j++
-	if j < len(t.p) && t.p[j] == '^' {
-		j++
-	}
-	if j < len(t.p) && t.p[j] == ']' {
-		j++
-	}
-	for ; j < len(t.p) && t.p[j] != ']'; j++ {
-		switch {
-		case t.p[j] == '\\':
-			j++
-		case t.p[j] == '[' && j+1 < len(t.p) && strings.ContainsRune(":.=", t.p[j+1]):
-			if k := strings.Index(string(t.p[j+2:]), string(t.p[j+1])+"]"); k >= 0 {
-				j += 2 + len([]rune(string(t.p[j+2:])[:k])) + 1
-			}
-		}
-	}
-	return j
 }
 
 // backref reads the digits of \N after first (t.i is past first) and
@@ -503,9 +407,6 @@ func shorthandClass(c rune) string {
 
 func isAlpha(c rune) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isAlnum(c rune) bool { return isAlpha(c) || c >= '0' && c <= '9' }
-
-// isWord reports an ASCII word character, the ones RE2's \b knows.
-func isWord(c rune) bool { return isAlnum(c) || c == '_' }
 
 func invalid(msg string) error {
 	return repr.Errorf(CodeInvalidRegexp, "invalid regular expression: %s", msg)

@@ -1,9 +1,9 @@
 package jsonpath
 
 import (
-	"regexp"
-
 	"github.com/cockroachdb/apd/v3"
+
+	"github.com/eddydb/eddy/expr/are"
 )
 
 // Kind is the kind of a path item, after PostgreSQL's JsonPathItemType.
@@ -87,7 +87,7 @@ type Item struct {
 	// Flags are like_regex's flags.
 	Flags uint8
 	// re is like_regex's compiled pattern.
-	re   *regexp.Regexp
+	re   *are.Regexp
 	Next *Item
 }
 

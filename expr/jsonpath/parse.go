@@ -1,7 +1,6 @@
 package jsonpath
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -281,7 +280,7 @@ func parseFlags(s string) (uint8, error) {
 // stop at a newline unless s, ^ and $ anchor at newlines with m, q quotes
 // the pattern, x is not implemented. The pattern is an ARE, translated by
 // package are as the SQL regular expression operators' are.
-func compileRegex(pattern string, flags uint8) (*regexp.Regexp, error) {
+func compileRegex(pattern string, flags uint8) (*are.Regexp, error) {
 	var f are.Flags
 	if flags&FlagI != 0 {
 		f |= are.ICase
@@ -303,7 +302,7 @@ func compileRegex(pattern string, flags uint8) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, err
 	}
-	return re.Regexp, nil
+	return re, nil
 }
 
 func (p *parser) additive() (*Item, error) {
