@@ -238,8 +238,9 @@ func (c *Ctx) Location() *time.Location {
 
 // SessionZone resolves a TimeZone setting as PostgreSQL's SET TIME ZONE
 // does: UTC's names, a zone database name (any case), a bare number of
-// hours east of UTC (-15 to 15), or a POSIX offset with a name ("UTC+3",
-// "<+03>-3": hours west).
+// hours east of UTC (-15 to 15), a POSIX offset with or without a name
+// ("UTC+3", "<+03>-3", "+02:00": hours west), or a POSIX string with
+// daylight saving time ("CST7CDT,M4.1.0,M10.5.0").
 func SessionZone(name string) (*time.Location, bool) {
 	switch strings.ToUpper(name) {
 	case "UTC", "GMT", "Z", "ZULU", "LOCAL", "DEFAULT":
@@ -256,8 +257,8 @@ func SessionZone(name string) (*time.Location, bool) {
 	if h, err := strconv.Atoi(strings.TrimPrefix(name, "+")); err == nil && h >= -15 && h <= 15 {
 		return time.FixedZone(name, h*3600), true
 	}
-	if strings.ContainsAny(name[:1], "+-0123456789") {
-		return nil, false
+	if loc, ok := repr.POSIXZone(name, true); ok {
+		return loc, true
 	}
-	return repr.POSIXZone(name, true)
+	return repr.POSIXRuleZone(name)
 }

@@ -95,7 +95,10 @@ func lookupZone(name string, posix bool) (*time.Location, bool) {
 			return loc, true
 		}
 	}
-	return repr.POSIXZone(name, posix)
+	if loc, ok := repr.POSIXZone(name, posix); ok {
+		return loc, true
+	}
+	return repr.POSIXRuleZone(name)
 }
 
 // zoneLocalToUTC converts wall-clock time us in the zone named name to
