@@ -33,6 +33,10 @@ type mfpOp struct {
 	scratch repr.Row
 	// kept is step's scratch for the updates that pass the filters.
 	kept []repr.Update
+	// volatile is set when an expression calls a volatile function
+	// (nextval, random): a row inserted n times is then evaluated n times,
+	// as PostgreSQL evaluates it once per row.
+	volatile bool
 }
 
 func newMFP(spec dataflow.MFP, in []repr.T) (*mfpOp, error) {
@@ -62,6 +66,7 @@ func newMFP(spec dataflow.MFP, in []repr.T) (*mfpOp, error) {
 		o.filterAt = append(o.filterAt, max(need, 0))
 	}
 	o.maps, o.filters = specializeAll(spec.Map), specializeAll(spec.Filter)
+	o.volatile = slices.ContainsFunc(spec.Map, expr.IsVolatile) || slices.ContainsFunc(spec.Filter, expr.IsVolatile)
 	return o, nil
 }
 
@@ -185,12 +190,37 @@ func (o *mfpOp) collect(s *stepCtx, ins []repr.Update, out []repr.Update) ([]rep
 		if err := s.poll(); err != nil {
 			return nil, err
 		}
+		if o.volatile && u.Diff > 1 {
+			var err error
+			if out, err = o.collectEach(s, u, out); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		row, ok, err := o.apply(s, u.Row)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
 			out = append(out, repr.Update{Row: row, Time: u.Time, Diff: u.Diff})
+		}
+	}
+	return out, nil
+}
+
+// collectEach evaluates the copies of an inserted row one by one (a
+// volatile expression draws once per copy).
+func (o *mfpOp) collectEach(s *stepCtx, u repr.Update, out []repr.Update) ([]repr.Update, error) {
+	for range u.Diff {
+		if err := s.poll(); err != nil {
+			return nil, err
+		}
+		row, ok, err := o.apply(s, u.Row)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, repr.Update{Row: row, Time: u.Time, Diff: 1})
 		}
 	}
 	return out, nil

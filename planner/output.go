@@ -108,7 +108,8 @@ func sortItems(ns []*pg_query.Node) []*pg_query.Node {
 // the outer values of a decorrelated block), the first row in ORDER BY
 // order: a TopK with limit 1 (ties broken by the whole row, so the choice
 // is deterministic where PostgreSQL's is arbitrary). As in PostgreSQL, the
-// leading ORDER BY items must be DISTINCT ON items (42P10).
+// leading ORDER BY items must be DISTINCT ON items (42P10), and volatile
+// select-list entries are computed for the kept rows only (deferVolatile).
 func distinctOn(rel ir.Rel, nOuter int, on, order []expr.SortCol) (ir.Rel, error) {
 	key := identityCols(nOuter)
 	for _, c := range on {
@@ -119,7 +120,10 @@ func distinctOn(rel ir.Rel, nOuter int, on, order []expr.SortCol) (ir.Rel, error
 			return nil, repr.Errorf("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
 		}
 	}
-	return &ir.TopK{Input: rel, Key: key, Order: order, Limit: 1}, nil
+	out, _ := deferVolatile(rel, append(slices.Clone(key), sortCols(order)...), func(in ir.Rel) ir.Rel {
+		return &ir.TopK{Input: in, Key: key, Order: order, Limit: 1}
+	})
+	return out, nil
 }
 
 // targetExpr builds one select-list entry (unknown literals become text).

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -53,6 +54,20 @@ func (b *builder) planTop(sel *pg_query.SelectStmt) (*Query, error) {
 	}
 	p.rel, p.order = naturalValues(sel, p.rel, p.order, len(p.cols))
 	rel, order := bpcharSortKeys(b.boundRecursion(p.rel, p.limit, p.offset, len(p.order)), p.order)
+	if len(locks) == 0 && (p.limit >= 0 || len(order) > 0) {
+		// The rows up to OFFSET + LIMIT reach PostgreSQL's projection, in
+		// ORDER BY order: its volatile entries are computed for them
+		// only, in that order (the TopK emits its rows sorted).
+		limit := int64(-1)
+		if p.limit >= 0 && p.offset <= math.MaxInt64-p.limit {
+			limit = p.limit + p.offset
+		}
+		if late, ok := deferVolatile(rel, sortCols(order), func(in ir.Rel) ir.Rel {
+			return &ir.TopK{Input: in, Order: order, Limit: limit}
+		}); ok {
+			rel = late
+		}
+	}
 	return &Query{Rel: rel, Columns: p.cols, OrderBy: order, Limit: p.limit, Offset: p.offset,
 		ParamTypes: b.finalParamTypes(), Locks: locks, Routines: b.routines}, nil
 }
