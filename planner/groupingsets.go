@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/eddydb/eddy/expr"
@@ -124,7 +126,7 @@ func concatNodes(ls [][]*pg_query.Node) []*pg_query.Node {
 // plus the grouping bits column. In a decorrelated subquery, fill turns
 // the Reduce of an empty grouping set into one row per outer value, as a
 // plain aggregate without GROUP BY (fillGroups).
-func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []expr.Agg, fill func(ir.Rel) ir.Rel) ir.Rel {
+func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []expr.Agg, direct func(set []int, col int) expr.Expr, fill func(ir.Rel) ir.Rel) ir.Rel {
 	ts := in.ColTypes()
 	var branches []ir.Rel
 	for _, set := range sets {
@@ -136,10 +138,20 @@ func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []expr
 				red.Key = append(red.Key, key[nOuter+k])
 			}
 		}
-		n := len(red.Key)
+		d := setDirectKeys(red, set, direct)
+		n := len(red.Key) - d
 		var grouped ir.Rel = red
-		if n == nOuter && nOuter > 0 {
-			grouped = fill(red)
+		if d > 0 { // the direct arguments' key columns go
+			cols := identityCols(n)
+			for i := range aggs {
+				cols = append(cols, n+d+i)
+			}
+			grouped = ir.NewProject(red, cols...)
+		}
+		if n == nOuter && (nOuter > 0 || d > 0) {
+			// The empty set's one row (per outer value), which keying by a
+			// direct argument would lose on empty input.
+			grouped = fill(grouped)
 		}
 		proj := identityCols(nOuter)
 		var maps []expr.Expr
@@ -161,6 +173,67 @@ func groupingSetsRel(in ir.Rel, nOuter int, key []int, sets [][]int, aggs []expr
 		branches = append(branches, ir.NewProject(ir.NewMap(grouped, maps...), proj...))
 	}
 	return ir.NewUnion(branches...)
+}
+
+// setDirectKeys keys red, the Reduce of one grouping set, by each
+// per-group direct argument (expr.Agg.DirectKey) as the set's groups see
+// it: direct(set, col) is the argument with the keys the set does not
+// group by as NULL, as PostgreSQL evaluates it for the set's rows, computed
+// by a Map over red's input. The columns follow the set's keys; it
+// returns how many there are.
+func setDirectKeys(red *ir.Reduce, set []int, direct func(set []int, col int) expr.Expr) int {
+	var maps []expr.Expr
+	width := ir.Arity(red.Input)
+	red.Aggs = slices.Clone(red.Aggs)
+	for i, a := range red.Aggs {
+		if !a.DirectKey {
+			continue
+		}
+		maps = append(maps, direct(set, a.DirectCol))
+		red.Aggs[i].DirectCol = width + len(maps) - 1
+		red.Key = append(red.Key, red.Aggs[i].DirectCol)
+	}
+	red.Input = ir.NewMap(red.Input, maps...)
+	return len(maps)
+}
+
+// setDirect returns the direct function of groupingSetsRel for a Reduce
+// input of from's columns then maps, grouped by keys (expressions over
+// from's columns).
+func setDirect(from ir.Rel, maps, keys []expr.Expr) func(set []int, col int) expr.Expr {
+	base := ir.Arity(from)
+	ts := from.ColTypes()
+	return func(set []int, col int) expr.Expr {
+		var e expr.Expr
+		if col < base {
+			e = &expr.Col{Idx: col, T: ts[col]}
+		} else {
+			e = maps[col-base]
+		}
+		for i, k := range keys {
+			if !slices.Contains(set, i) {
+				e = replaceSubexpr(e, k.String(), &expr.Lit{D: repr.Null, T: k.Type()})
+			}
+		}
+		return e
+	}
+}
+
+// replaceSubexpr returns e with every subexpression printed as s replaced
+// by with.
+func replaceSubexpr(e expr.Expr, s string, with expr.Expr) expr.Expr {
+	if e.String() == s {
+		return with
+	}
+	kids := expr.Children(e)
+	if len(kids) == 0 {
+		return e
+	}
+	out := make([]expr.Expr, len(kids))
+	for i, k := range kids {
+		out[i] = replaceSubexpr(k, s, with)
+	}
+	return expr.WithChildren(e, out)
 }
 
 // groupingFunc builds grouping(args): for each argument, which must be a

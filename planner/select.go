@@ -470,7 +470,7 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, subKeys []subqueryKey, se
 	}
 	b.noteGrouping(exprTypes(keys))
 	aggs, pos := dedupAggs(specs, column)
-	rkey, err := directKey(key, aggs, len(keys), sets)
+	rkey, err := directKey(key, aggs, len(keys)+p.nOuter, sets)
 	if err != nil {
 		return nil, err
 	}
@@ -483,8 +483,13 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, subKeys []subqueryKey, se
 		rel = ir.NewProject(rel, cols...)
 	}
 	if sets != nil {
-		rel = groupingSetsRel(ir.NewMap(from.rel, maps...), p.nOuter, key, sets, aggs,
-			func(r ir.Rel) ir.Rel { return b.fillGroups(r, from, aggs) })
+		rel = groupingSetsRel(ir.NewMap(from.rel, maps...), p.nOuter, key, sets, aggs, setDirect(from.rel, maps, keys),
+			func(r ir.Rel) ir.Rel {
+				if p.nOuter == 0 {
+					return b.fillFrom(r, unitRel(), 0, aggs)
+				}
+				return b.fillGroups(r, from, aggs)
+			})
 	}
 	switch {
 	case len(keys) == 0 && p.nOuter > 0:
@@ -534,17 +539,18 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, subKeys []subqueryKey, se
 // directKey returns the Reduce's key: key, then the column of each
 // per-group direct argument (expr.Agg.DirectKey) that key lacks. An
 // expression of the grouped and outer columns is the same on every row of
-// a group, so keying by it too splits no group. Without GROUP BY keys (a
-// global aggregate keeps its one row even when empty) or under grouping
-// sets (a rolled-up group's key differs) such an argument is 0A000.
+// a group, so keying by it too splits no group. Without GROUP BY keys and
+// outer values (a global aggregate keeps its one row even when empty)
+// such an argument is 0A000; grouping sets key each set's Reduce
+// (groupingSetsRel), not this one.
 func directKey(key []int, aggs []expr.Agg, nKeys int, sets [][]int) ([]int, error) {
 	out := key
 	for _, a := range aggs {
-		if !a.DirectKey || slices.Contains(out, a.DirectCol) {
+		if !a.DirectKey || slices.Contains(out, a.DirectCol) || sets != nil {
 			continue
 		}
-		if nKeys == 0 || sets != nil {
-			return nil, repr.Unsupported("a direct argument of %s that is not a constant, without GROUP BY or with grouping sets", a.Kind)
+		if nKeys == 0 {
+			return nil, repr.Unsupported("a direct argument of %s that is not a constant, without GROUP BY", a.Kind)
 		}
 		out = append(slices.Clip(out), a.DirectCol)
 	}
@@ -618,7 +624,11 @@ func (b *builder) fillGroups(reduced ir.Rel, from *ectx, aggs []expr.Agg) ir.Rel
 // k columns key it, and gives each aggregate of a group dom has and
 // reduced lacks its value over no rows (0 for count, else NULL).
 func (b *builder) fillFrom(reduced, dom ir.Rel, k int, aggs []expr.Agg) ir.Rel {
-	joined := ir.NewJoin(ir.JoinLeft, dom, reduced, b.nullSafeKeys(dom, reduced, identityCols(k), identityCols(k))...)
+	on := b.nullSafeKeys(dom, reduced, identityCols(k), identityCols(k))
+	if len(on) == 0 { // k = 0: the one group of a global aggregate
+		on = []expr.Expr{boolLit(true)}
+	}
+	joined := ir.NewJoin(ir.JoinLeft, dom, reduced, on...)
 	var maps []expr.Expr
 	width := ir.Arity(dom) + ir.Arity(reduced)
 	proj := identityCols(k)
