@@ -24,74 +24,131 @@ import (
 // the columns of rel the TopK reads (its key and order); an expression
 // that one of them needs stays below, and then nothing moves.
 func deferVolatile(rel ir.Rel, keep []int, above func(ir.Rel) ir.Rel) (ir.Rel, bool) {
+	return deferLate(rel, keep, false, above)
+}
+
+// deferLate is deferVolatile; with srfs, the select list's set-returning
+// calls (a FlatMap under the Map) move above the TopK too, with the
+// expressions that read them, as PostgreSQL's ProjectSet sits above
+// Unique: DISTINCT ON keeps one input row per value, which the calls
+// then expand. (Not above a LIMIT, which counts the expanded rows.)
+func deferLate(rel ir.Rel, keep []int, srfs bool, above func(ir.Rel) ir.Rel) (ir.Rel, bool) {
 	cols := identityCols(ir.Arity(rel))
-	m, ok := rel.(*ir.Map)
+	top := rel
 	if p, isProj := rel.(*ir.Project); isProj {
-		m, ok = p.Input.(*ir.Map)
-		cols = p.Cols
+		top, cols = p.Input, p.Cols
 	}
-	if !ok {
+	m, _ := top.(*ir.Map)
+	if m == nil {
+		m = &ir.Map{Input: top}
+	}
+	in, fm := m.Input, (*ir.FlatMap)(nil)
+	if f, ok := in.(*ir.FlatMap); ok && srfs && !f.Ordinality && !f.Outer && len(f.On) == 0 && !hasFlatMap(f.Input) {
+		in, fm = f.Input, f
+	}
+	base, mbase := ir.Arity(in), ir.Arity(m.Input) // input columns; then the calls' columns
+	late := lateExprs(m, mbase, fm != nil)
+	if late == nil {
 		return above(rel), false
 	}
-	base := ir.Arity(m.Input)
-	late := lateExprs(m, base)
-	if len(late) == 0 {
-		return above(rel), false
-	}
+	isLate := func(c int) bool { return c >= base && (c < mbase || late[c-mbase]) }
 	for _, k := range keep {
-		if k < len(cols) && cols[k] >= base && late[cols[k]-base] {
+		if k < len(cols) && isLate(cols[k]) {
 			return above(rel), false
 		}
 	}
-	// Below: the Map with NULL in place of each late expression, projected
-	// as before plus the columns the late expressions read.
+	// Below: the Map over the input, NULL in place of the calls' columns
+	// and of each late expression, projected as before plus the columns
+	// the late parts read.
 	ts := m.ColTypes()
-	lower := slices.Clone(m.Exprs)
+	var lower []expr.Expr
+	for c := base; c < mbase; c++ {
+		lower = append(lower, &expr.Lit{D: repr.Null, T: ts[c]})
+	}
 	var needs []int
-	for j, e := range m.Exprs {
-		if !late[j] {
-			continue
-		}
-		lower[j] = &expr.Lit{D: repr.Null, T: ts[base+j]}
+	need := func(e expr.Expr) {
 		for _, c := range expr.Columns(e) {
-			if (c < base || !late[c-base]) && !slices.Contains(needs, c) {
+			if !isLate(c) && !slices.Contains(needs, c) {
 				needs = append(needs, c)
 			}
 		}
 	}
-	kept := above(ir.NewProject(ir.NewMap(m.Input, lower...), append(slices.Clone(cols), needs...)...))
-	// Above: the late expressions over the kept rows, each reading the
-	// extra columns or the late expressions before it.
-	width := ir.Arity(kept)
-	at := map[int]int{} // Map column -> column above
+	if fm != nil {
+		for _, f := range fm.Funcs {
+			for _, a := range f.Args {
+				need(a)
+			}
+		}
+	}
+	for j, e := range m.Exprs {
+		if !late[j] {
+			lower = append(lower, e)
+			continue
+		}
+		lower = append(lower, &expr.Lit{D: repr.Null, T: ts[mbase+j]})
+		need(e)
+	}
+	kept := above(ir.NewProject(ir.NewMap(in, lower...), append(slices.Clone(cols), needs...)...))
+	// Above: the calls, then the late expressions, over the kept rows.
+	at := map[int]int{} // column below -> column above
 	for i, c := range needs {
 		at[c] = len(cols) + i
 	}
-	var upper []expr.Expr
+	remap := func(c int) int { return at[c] }
+	var upper ir.Rel = kept
+	if fm != nil {
+		funcs := make([]expr.TableCall, len(fm.Funcs))
+		for i, f := range fm.Funcs {
+			funcs[i] = f.Remap(remap)
+		}
+		width := ir.Arity(kept)
+		upper = &ir.FlatMap{Input: kept, Funcs: funcs}
+		for c := base; c < mbase; c++ {
+			at[c] = width + c - base
+		}
+	}
+	width := ir.Arity(upper)
+	var exprs []expr.Expr
 	for j, e := range m.Exprs {
 		if late[j] {
-			upper = append(upper, expr.Remap(e, func(c int) int { return at[c] }))
-			at[base+j] = width + len(upper) - 1
+			exprs = append(exprs, expr.Remap(e, remap))
+			at[mbase+j] = width + len(exprs) - 1
 		}
 	}
 	out := identityCols(len(cols))
 	for i, c := range cols {
-		if c >= base && late[c-base] {
+		if isLate(c) {
 			out[i] = at[c]
 		}
 	}
-	return ir.NewProject(ir.NewMap(kept, upper...), out...), true
+	return ir.NewProject(ir.NewMap(upper, exprs...), out...), true
 }
 
-// lateExprs marks the expressions of m (whose input has base columns)
-// that are volatile or read a marked one.
-func lateExprs(m *ir.Map, base int) []bool {
-	var late []bool
-	found := false
+// hasFlatMap reports whether rel is a FlatMap under Maps and Projects (a
+// lower level of nested set-returning calls).
+func hasFlatMap(rel ir.Rel) bool {
+	switch r := rel.(type) {
+	case *ir.FlatMap:
+		return true
+	case *ir.Map:
+		return hasFlatMap(r.Input)
+	case *ir.Project:
+		return hasFlatMap(r.Input)
+	}
+	return false
+}
+
+// lateExprs marks the expressions of m (whose input has mbase columns)
+// that are volatile or read a marked one, or, with calls (m's input is
+// the FlatMap moving up), that read the calls' columns (from base on).
+// It returns nil when nothing moves.
+func lateExprs(m *ir.Map, mbase int, calls bool) []bool {
+	late := make([]bool, 0, len(m.Exprs))
+	found := calls
 	for _, e := range m.Exprs {
 		v := expr.IsVolatile(e)
 		for _, c := range expr.Columns(e) {
-			v = v || c >= base && late[c-base]
+			v = v || c >= mbase && late[c-mbase] || calls && c < mbase && c >= ir.Arity(m.Input.(*ir.FlatMap).Input)
 		}
 		late = append(late, v)
 		found = found || v

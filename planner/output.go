@@ -108,8 +108,9 @@ func sortItems(ns []*pg_query.Node) []*pg_query.Node {
 // the outer values of a decorrelated block), the first row in ORDER BY
 // order: a TopK with limit 1 (ties broken by the whole row, so the choice
 // is deterministic where PostgreSQL's is arbitrary). As in PostgreSQL, the
-// leading ORDER BY items must be DISTINCT ON items (42P10), and volatile
-// select-list entries are computed for the kept rows only (deferVolatile).
+// leading ORDER BY items must be DISTINCT ON items (42P10), and under an
+// ORDER BY, volatile select-list entries and set-returning calls that are
+// not sort keys are computed for the kept rows only (deferLate).
 func distinctOn(rel ir.Rel, nOuter int, on, order []expr.SortCol) (ir.Rel, error) {
 	key := identityCols(nOuter)
 	for _, c := range on {
@@ -120,9 +121,11 @@ func distinctOn(rel ir.Rel, nOuter int, on, order []expr.SortCol) (ir.Rel, error
 			return nil, repr.Errorf("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
 		}
 	}
-	out, _ := deferVolatile(rel, append(slices.Clone(key), sortCols(order)...), func(in ir.Rel) ir.Rel {
-		return &ir.TopK{Input: in, Key: key, Order: order, Limit: 1}
-	})
+	topK := func(in ir.Rel) ir.Rel { return &ir.TopK{Input: in, Key: key, Order: order, Limit: 1} }
+	if len(order) == 0 { // PostgreSQL postpones nothing past an implicit sort
+		return topK(rel), nil
+	}
+	out, _ := deferLate(rel, append(slices.Clone(key), sortCols(order)...), true, topK)
 	return out, nil
 }
 
