@@ -10,6 +10,10 @@ import (
 
 // builder holds the state of planning one statement.
 type builder struct {
+	// insertTypes are the target column types of an INSERT's select-list
+	// entries: an untyped literal there takes its column's type, as
+	// PostgreSQL resolves INSERT ... SELECT '2020-01-01' (targetExpr).
+	insertTypes map[*pg_query.Node]repr.T
 	cat  Catalog
 	opts Options
 	// natural holds the FROM items (functions, derived tables) whose

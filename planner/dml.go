@@ -244,6 +244,48 @@ func columnIndex(rel *Relation, name string) int {
 	return -1
 }
 
+// srfValuesRow reports an INSERT source that is a plain one-row VALUES
+// list calling a set-returning function (and no DEFAULT).
+func (b *builder) srfValuesRow(sel *pg_query.SelectStmt) bool {
+	if len(sel.ValuesLists) != 1 || sel.Op != pg_query.SetOperation_SETOP_NONE || len(sel.SortClause) > 0 ||
+		sel.LimitCount != nil || sel.LimitOffset != nil || sel.WithClause != nil {
+		return false
+	}
+	var calls []*pg_query.FuncCall
+	levels := map[*pg_query.FuncCall]int{}
+	for _, v := range sel.ValuesLists[0].GetList().GetItems() {
+		if v.GetSetToDefault() != nil {
+			return false
+		}
+		if _, err := collectSRFs(v, "", nil, b.sqlSetFunc, &calls, levels); err != nil {
+			return false
+		}
+	}
+	return len(calls) > 0
+}
+
+// noteInsertTypes records the column type each select-list entry of list
+// (ResTargets) inserts into (insertTypes).
+func (b *builder) noteInsertTypes(rel *Relation, cols []int, list []*pg_query.Node) {
+	if b.insertTypes == nil {
+		b.insertTypes = map[*pg_query.Node]repr.T{}
+	}
+	for i, n := range list {
+		if rt := n.GetResTarget(); rt != nil && rt.Val != nil && i < len(cols) && cols[i] < len(rel.Columns) {
+			b.insertTypes[rt.Val] = rel.Columns[cols[i]].Type
+		}
+	}
+}
+
+// valuesTargets turns a VALUES row into select-list entries.
+func valuesTargets(row *pg_query.Node) []*pg_query.Node {
+	var out []*pg_query.Node
+	for _, v := range row.GetList().GetItems() {
+		out = append(out, pg_query.MakeResTargetNodeWithVal(v, -1))
+	}
+	return out
+}
+
 // insertSource plans the inserted rows in table column order.
 // Without a column list, fewer expressions than columns fill the leading
 // columns (the others take their defaults), as in PostgreSQL.
@@ -256,6 +298,21 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 	switch {
 	case src == nil:
 		rows, cols = [][]expr.Expr{{}}, nil
+	case sel != nil && b.srfValuesRow(sel):
+		// PostgreSQL plans a one-row VALUES list as a select list, where
+		// set-returning calls expand the row.
+		list := valuesTargets(sel.ValuesLists[0])
+		b.noteInsertTypes(rel, cols, list)
+		p, err := b.planQuery(&pg_query.SelectStmt{TargetList: list, Op: pg_query.SetOperation_SETOP_NONE,
+			LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT}, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		query = b.subqueryRel(p)
+		rows = [][]expr.Expr{make([]expr.Expr, len(p.cols))}
+		for i, c := range p.cols {
+			rows[0][i] = &expr.Col{Idx: i, T: c.Type}
+		}
 	case sel != nil && len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil:
 		if consts, ok := b.constRows(rel, cols, targets, sel.ValuesLists); ok {
 			q := insertQuery(rel)
@@ -268,6 +325,9 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 			return nil, err
 		}
 	case sel != nil:
+		if sel.Op == pg_query.SetOperation_SETOP_NONE {
+			b.noteInsertTypes(rel, cols, sel.TargetList)
+		}
 		p, err := b.planQuery(sel, nil, nil)
 		if err != nil {
 			return nil, err

@@ -145,6 +145,9 @@ func (b *builder) targetExpr(t target, ec *ectx) (expr.Expr, error) {
 		return nil, err
 	}
 	if e.Type().Family == repr.FamUnknown {
+		if want, ok := b.insertTypes[t.node]; ok && t.node != nil {
+			return b.coerce(e, want)
+		}
 		return b.coerce(e, repr.Text)
 	}
 	return e, nil
