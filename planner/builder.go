@@ -14,8 +14,9 @@ type builder struct {
 	// entries: an untyped literal there takes its column's type, as
 	// PostgreSQL resolves INSERT ... SELECT '2020-01-01' (targetExpr).
 	insertTypes map[*pg_query.Node]repr.T
-	cat         Catalog
-	opts        Options
+
+	cat  Catalog
+	opts Options
 	// natural holds the FROM items (functions, derived tables) whose
 	// natural order their block keeps (natural.go).
 	natural map[any]bool
