@@ -12,7 +12,8 @@ import (
 // where name is three or more letters or any text in angle brackets
 // ("UTC+3", "<+03>-3"). A named offset counts hours west of Greenwich, as
 // POSIX and PostgreSQL do ("UTC+3" is three hours behind UTC); an unnamed
-// one is west with posix, east (ISO 8601) without.
+// one is west with posix, east (ISO 8601) without. The location's name is
+// the abbreviation PostgreSQL prints for the zone ("UTC", "+03", "").
 func POSIXZone(s string, posix bool) (*time.Location, bool) {
 	i := 0
 	if strings.HasPrefix(s, "<") {
@@ -37,7 +38,9 @@ func POSIXZone(s string, posix bool) (*time.Location, bool) {
 	if posix || named {
 		secs = -secs
 	}
-	return time.FixedZone(s, secs), true
+	// The location's name is the zone's abbreviation (to_char's TZ,
+	// DateStyle Postgres): the name without its brackets, "" unnamed.
+	return time.FixedZone(strings.Trim(s[:i], "<>"), secs), true
 }
 
 // offsetSeconds reads {+|-}hh[:mm[:ss]] (the sign optional) as seconds,

@@ -148,7 +148,8 @@ func (s *settings) set(name, value string) error {
 			return err
 		}
 		if _, num := numericZoneHours(value); num {
-			value = loc.String() // <+10:30>-10:30, which expr resolves too
+			_, secs := time.Unix(0, 0).In(loc).Zone()
+			value = posixZoneName(secs) // <+10:30>-10:30, which expr resolves too
 		}
 		s.loc, s.timeZone = loc, value
 	case "client_encoding":
@@ -295,7 +296,8 @@ func posixZoneName(secs int) string {
 func loadZone(name string) (*time.Location, error) {
 	if h, ok := numericZoneHours(name); ok && h >= -15 && h <= 15 {
 		secs := int(math.Round(h * 3600))
-		return time.FixedZone(posixZoneName(secs), secs), nil
+		name := posixZoneName(secs) // <+10:30>-10:30, abbreviated +10:30
+		return time.FixedZone(name[1:strings.IndexByte(name, '>')], secs), nil
 	}
 	if loc, ok := expr.SessionZone(name); ok {
 		return loc, nil
