@@ -138,6 +138,21 @@ func hasFlatMap(rel ir.Rel) bool {
 	return false
 }
 
+// statementStable are functions Eddy marks volatile (never folded, not
+// in views) whose value is the same on every row of a statement: moving
+// them changes nothing, and PostgreSQL (which calls them stable) does not.
+var statementStable = map[string]bool{"now": true, "current_timestamp": true,
+	"transaction_timestamp": true, "statement_timestamp": true, "age": true}
+
+// drawsPerRow reports whether e calls a volatile function whose value may
+// differ per call (nextval, random, clock_timestamp, ...).
+func drawsPerRow(e expr.Expr) bool {
+	if c, ok := e.(*expr.Call); ok && c.Fn.Volatile && !statementStable[c.Fn.Name] {
+		return true
+	}
+	return slices.ContainsFunc(expr.Children(e), drawsPerRow)
+}
+
 // lateExprs marks the expressions of m (whose input has mbase columns)
 // that are volatile or read a marked one, or, with calls (m's input is
 // the FlatMap moving up), that read the calls' columns (from base on).
@@ -146,7 +161,7 @@ func lateExprs(m *ir.Map, mbase int, calls bool) []bool {
 	late := make([]bool, 0, len(m.Exprs))
 	found := calls
 	for _, e := range m.Exprs {
-		v := expr.IsVolatile(e)
+		v := drawsPerRow(e)
 		for _, c := range expr.Columns(e) {
 			v = v || c >= mbase && late[c-mbase] || calls && c < mbase && c >= ir.Arity(m.Input.(*ir.FlatMap).Input)
 		}
