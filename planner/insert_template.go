@@ -32,6 +32,10 @@ type InsertTemplate struct {
 	// flat[1] and so on, with no literal or default among them (a
 	// driver's batched INSERT ... VALUES ($1, $2), ($3, $4), ...).
 	bare bool
+	// identity: every slot's parameter type is its column's type
+	// exactly (FoldAssign then returns the value itself), so a bare
+	// template's rows are the parameters without looking at a value.
+	identity bool
 }
 
 // paramSlot is one VALUES entry that is parameter param, of type from,
@@ -83,6 +87,9 @@ func (t *InsertTemplate) slice(flat []repr.Datum) []repr.Row {
 // to its column as itself (false also when one does not convert: the
 // copying path then reports it).
 func (t *InsertTemplate) unchanged(params []repr.Datum) bool {
+	if t.identity {
+		return true
+	}
 	for _, s := range t.slots {
 		d := params[s.param]
 		if s.from.Family == repr.FamUnknown && !d.IsNull() {
@@ -115,8 +122,10 @@ func (b *builder) insertTemplate(rows []repr.Row, width int) *InsertTemplate {
 	}
 	loc := (&expr.Ctx{TimeZone: b.opts.TimeZone}).Location()
 	bare := len(b.slots) == len(flat)
+	identity := true
 	for _, s := range b.slots {
 		bare = bare && s.at == s.param
+		identity = identity && s.from == s.to && s.from.Family != repr.FamUnknown
 	}
-	return &InsertTemplate{flat: flat, width: width, slots: b.slots, loc: loc, bare: bare}
+	return &InsertTemplate{flat: flat, width: width, slots: b.slots, loc: loc, bare: bare, identity: identity}
 }
