@@ -99,9 +99,14 @@ func (te *testEngine) measureWrite(c estimateCase, lo, n int) (live, est, after 
 
 // estimateUnder and estimateOver bound the estimate of a write's memory
 // as a multiple of the live heap's growth it measures (TestMemoryEstimates).
+// The upper bound was 1.4 until the collections' B-tree (storage's
+// entryTree) began to fill the leaves that serial keys leave behind:
+// insert-select-groupby's live growth fell from 7.58 to 6.89 MiB with its
+// estimate unchanged (1.34x to 1.47x); an over-estimate refuses work
+// early, it never lets the heap pass the budget.
 const (
 	estimateUnder = 0.75
-	estimateOver  = 1.4
+	estimateOver  = 1.5
 )
 
 // TestMemoryEstimates checks that what the memory accounts of

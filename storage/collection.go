@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/eddydb/eddy/repr"
-	"github.com/google/btree"
 )
 
 // Collection holds the live rows of a table or view in memory, ordered by
@@ -37,7 +36,7 @@ import (
 type Collection struct {
 	id      uint64
 	keyCols []int
-	tree    *btree.BTreeG[entry]
+	tree    *entryTree
 
 	recording bool
 	undo      []entry // prior state of each key touched since Begin; count 0 = absent
@@ -162,7 +161,7 @@ const btreeDegree = 64
 // NewCollection returns an empty collection with the given id; keyCols
 // nil makes it a multiset of whole rows.
 func NewCollection(id uint64, keyCols []int) *Collection {
-	return &Collection{id: id, keyCols: keyCols, tree: btree.NewG(btreeDegree, entryLess)}
+	return &Collection{id: id, keyCols: keyCols, tree: newEntryTree()}
 }
 
 // ID returns the collection id.
@@ -189,7 +188,7 @@ func (c *Collection) Load(db *DB) error { return c.LoadSpillable(db, -1) }
 // and the rest of the scan only checks and counts the stored entries.
 func (c *Collection) LoadSpillable(db *DB, keep int64) error {
 	c.forgetScans()
-	c.tree.Clear(false)
+	c.tree.Clear()
 	c.indexes, c.sp = nil, nil
 	c.undo, c.recording = nil, false
 	n := len(RowPrefix(c.id))
@@ -219,7 +218,7 @@ func (c *Collection) LoadSpillable(db *DB, keep int64) error {
 		return nil
 	})
 	if err != nil {
-		c.tree.Clear(false)
+		c.tree.Clear()
 		c.sp = nil
 	}
 	return err
@@ -258,7 +257,7 @@ func (c *Collection) Clear(b *Batch) {
 			return true
 		})
 	}
-	c.tree.Clear(false)
+	c.tree.Clear()
 	for _, ix := range c.indexes {
 		ix.tree.Clear(false)
 		if b != nil {

@@ -72,7 +72,7 @@ func (c *Collection) Spill(db *DB) {
 		c.sp.filter.Add(e.key())
 		return true
 	})
-	c.tree = btree.NewG(btreeDegree, entryLess)
+	c.tree = newEntryTree()
 	for _, ix := range c.indexes {
 		ix.tree = btree.NewG(btreeDegree, ixLess)
 	}
@@ -88,7 +88,7 @@ func (c *Collection) Flushed() {
 	}
 	c.forgetScans()
 	if c.tree.Len() > 0 {
-		c.tree = btree.NewG(btreeDegree, entryLess)
+		c.tree = newEntryTree()
 	}
 	for _, ix := range c.indexes {
 		if ix.tree.Len() > 0 {
