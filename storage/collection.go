@@ -110,6 +110,13 @@ func (e entry) withCount(n int64) entry {
 
 func (e entry) key() []byte { return e.kv[:e.klen] }
 
+// keyOnly returns the probe of e's key (probe(e.key())), reusing e's
+// prefixes instead of reading the key again.
+func (e entry) keyOnly() entry {
+	e.kv, e.count = e.kv[:e.klen:e.klen], 0
+	return e
+}
+
 // row decodes the stored row. The bytes were encoded in this process or
 // checked by Load, so an error is memory corruption.
 func (e entry) row() repr.Row {
@@ -354,7 +361,7 @@ func (c *Collection) insert(row repr.Row, diff int64, b *Batch) error {
 		if found {
 			c.undo = append(c.undo, old)
 		} else { // absent before: the fresh entry's key (never mutated) says which
-			c.undo = append(c.undo, probe(fresh.key()))
+			c.undo = append(c.undo, fresh.keyOnly())
 		}
 	}
 	if b != nil {
