@@ -300,9 +300,39 @@ func (b *Batch) emitSorted(ops []batchWrite) {
 // side tag) and live scattered over tens of MiB of chunks, where a
 // bytes.Compare per comparison missed the cache twice: it took 9% of
 // q20's spilled CPU (BENCHMARKS.md).
+//
+// Writes already in order at the start (a table's rows under a serial
+// key, committed one after another until the checkpoint, before the
+// views' and operators' writes that the checkpoint's flush appends) are
+// left in place: only the rest is sorted, then merged with them.
 func (b *Batch) sortOps(ops []batchWrite) {
-	if !slices.IsSortedFunc(ops, b.cmpOps) {
+	k := 1
+	for k < len(ops) && b.cmpOps(ops[k-1], ops[k]) <= 0 {
+		k++
+	}
+	switch {
+	case k >= len(ops):
+	case k < len(ops)/4:
 		b.sortFrom(ops, 0)
+	default:
+		b.sortFrom(ops[k:], 0)
+		b.mergeSorted(ops, k)
+	}
+}
+
+// mergeSorted merges the sorted ops[:k] and ops[k:] into cmpOps's order,
+// from the end down, holding a copy of ops[k:] while it writes over it.
+func (b *Batch) mergeSorted(ops []batchWrite, k int) {
+	tail := slices.Clone(ops[k:])
+	i, j := k-1, len(tail)-1
+	for w := len(ops) - 1; j >= 0; w-- {
+		if i >= 0 && b.cmpOps(ops[i], tail[j]) > 0 {
+			ops[w] = ops[i]
+			i--
+		} else {
+			ops[w] = tail[j]
+			j--
+		}
 	}
 }
 
