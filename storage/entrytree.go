@@ -257,12 +257,14 @@ func (n *enode) insert(e *entry, cow *treeToken) (entry, bool) {
 
 // Delete removes the entry whose key is k's and returns it.
 func (t *entryTree) Delete(k entry) (entry, bool) {
-	if t.root == nil || len(t.root.items) == 0 {
+	if t.root == nil {
 		return entry{}, false
 	}
 	t.root = t.root.mutableFor(t.cow)
 	old, found := t.root.remove(&k, t.cow)
-	if len(t.root.items) == 0 && t.root.children != nil {
+	// Merges may have emptied the root and, below it, the child that
+	// remove then treated as the root, and so on down.
+	for len(t.root.items) == 0 && t.root.children != nil {
 		t.root = t.root.children[0]
 	}
 	if found {

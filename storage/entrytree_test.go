@@ -275,3 +275,70 @@ func TestEntryTreeSerialFill(t *testing.T) {
 		t.Fatalf("serial keys fill leaves to %.2f", fill)
 	}
 }
+
+// TestEntryTreeSparse runs random deletions and insertions, checking the
+// tree after each, on trees built with as few items per node as the
+// invariants allow (1 to 3 below the root): the shapes that splitAt's
+// leaves lead to, where merging two children can leave one that must
+// grow again and a deletion can empty the root and the child below it.
+func TestEntryTreeSparse(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		tr := newEntryTree()
+		ref := btree.NewG(btreeDegree, entryLess)
+		// A tree of depth 1 to 4 whose nodes hold 1 to 3 items, keyed in
+		// order afterwards (so every shape is valid).
+		next := uint64(1)
+		var build func(depth int) *enode
+		build = func(depth int) *enode {
+			n := &enode{cow: tr.cow}
+			items := 1 + rng.IntN(3)
+			for i := 0; i <= items; i++ {
+				if depth > 0 {
+					n.children = append(n.children, build(depth-1))
+				}
+				if i < items {
+					n.items = append(n.items, treeEntry(next*3+1, 1))
+					next += 1 + rng.Uint64N(3)
+				}
+			}
+			return n
+		}
+		var order func(n *enode) // the children were built first: renumber in order
+		order = func(n *enode) {
+			for i := range n.items {
+				if n.children != nil {
+					order(n.children[i])
+				}
+				n.items[i] = treeEntry(next*3+1, 1)
+				next++
+			}
+			if n.children != nil {
+				order(n.children[len(n.items)])
+			}
+		}
+		tr.root = build(1 + rng.IntN(4))
+		next = 1
+		order(tr.root)
+		tr.n = int(next - 1)
+		tr.Ascend(func(e entry) bool { ref.ReplaceOrInsert(e); return true })
+		checkTree(t, tr)
+		for op := 0; op < 400 && ref.Len() > 0; op++ {
+			if rng.IntN(5) == 0 {
+				e := treeEntry(uint64(rng.IntN(10000))*3+2, int64(op))
+				tr.ReplaceOrInsert(e)
+				ref.ReplaceOrInsert(e)
+			} else {
+				var all []entry
+				ref.Ascend(func(e entry) bool { all = append(all, e); return true })
+				e := all[rng.IntN(len(all))]
+				if _, ok := tr.Delete(probe(e.key())); !ok {
+					t.Fatalf("seed %d op %d: Delete of a present key failed", seed, op)
+				}
+				ref.Delete(e)
+			}
+			checkTree(t, tr)
+			compareScan(t, tr, ref, probe(nil), -1)
+		}
+	}
+}
