@@ -53,6 +53,26 @@ func TestNexmarkSplitEqualsSerial(t *testing.T) {
 	}
 }
 
+// TestNexmarkRowsOwnTheirDatums checks that the rows of a generated batch,
+// cut from shared chunks, each have the capacity of their width: a
+// consumer appending to one row (a Map's new column) gets a new array
+// rather than overwriting the next row.
+func TestNexmarkRowsOwnTheirDatums(t *testing.T) {
+	cfg := nexmark.DefaultConfig()
+	for _, tt := range []nexmark.TableType{nexmark.Person, nexmark.Auction, nexmark.Bid} {
+		rows, _ := generateSplit(1, 3000, nexmarkBlock(cfg, tt, 0))
+		want, _ := serialNexmark(cfg, tt, 0, 3000)
+		w := len(tt.Columns())
+		for i, row := range rows {
+			if len(row) != w || cap(row) != w {
+				t.Fatalf("%s row %d: len %d cap %d, want %d", tt, i, len(row), cap(row), w)
+			}
+			_ = append(row, repr.NewInt(-1))
+		}
+		checkSameBatch(t, "appended "+tt.String(), 1, 0, rows, want, 0, 0)
+	}
+}
+
 // serialNexmark is runNexmark's loop before the split: one generator
 // walking the batch.
 func serialNexmark(cfg nexmark.Config, tt nexmark.TableType, from int64, size int) ([]repr.Row, int64) {
