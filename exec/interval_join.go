@@ -103,7 +103,7 @@ func (w *intervalJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, err
 	}
 	for _, t := range w.touched {
 		if !t.existed && t.r.in() {
-			if err := w.index(s.ctx, t.side, t.r); err != nil {
+			if err := w.index(s.ctx, t.side, t.r, t.row); err != nil {
 				return nil, err
 			}
 		}
@@ -131,9 +131,10 @@ func (w *intervalJoin) threshold(s *stepCtx, b *intervalBound) (int64, bool) {
 	return strictNext(v, b.q.strict), ok
 }
 
-// index files row r of side under its hi value in every bound of side.
-func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow) error {
-	row, err := w.decodeScratch(side, r)
+// index files row r of side under its hi value in every bound of side;
+// row, if not nil, is r's columns.
+func (w *intervalJoin) index(ctx *expr.Ctx, side int, r *jrow, row repr.Row) error {
+	row, err := w.columnsOf(side, r, row)
 	if err != nil {
 		return err
 	}
@@ -207,7 +208,7 @@ func (w *intervalJoin) restored() error {
 	for side := range 2 {
 		w.sides[side].each(func(r *jrow) {
 			if err == nil {
-				err = w.index(ctx, side, r)
+				err = w.index(ctx, side, r, nil)
 			}
 		})
 	}

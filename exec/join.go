@@ -71,10 +71,13 @@ type joinOp struct {
 }
 
 // joinUndo is a row's state before the pending Step touched it; key, if
-// kend > kstart, its state key (after the side tag) in joinOp.keys.
+// kend > kstart, its state key (after the side tag) in joinOp.keys. row,
+// when set, is the input row the Step created r from (r.enc is its
+// encoding): logging and filing r read it rather than decode r again.
 type joinUndo struct {
 	side         int
 	r            *jrow
+	row          repr.Row
 	n, matches   int64
 	existed      bool
 	kstart, kend int32
@@ -146,7 +149,7 @@ func (o *joinOp) apply(s *stepCtx, side int, u repr.Update, out []repr.Update) (
 				out = append(out, repr.Update{Row: row, Time: s.t, Diff: d})
 			}
 			if o.outer(1 - side) {
-				o.touch(s, 1-side, q, true, nil, nil)
+				o.touch(s, 1-side, q, true, nil, nil, nil)
 				q.matches += u.Diff
 			}
 		}
@@ -232,7 +235,11 @@ func (o *joinOp) lookup(s *stepCtx, side int, row repr.Row) (r *jrow, fresh bool
 		o.tbuf = append(o.tbuf, o.kbuf...)
 		jk = o.tbuf
 	}
-	o.touch(s, side, r, !fresh, jk, o.rbuf)
+	var created repr.Row
+	if fresh {
+		created = row
+	}
+	o.touch(s, side, r, !fresh, jk, o.rbuf, created)
 	return r, fresh, nil
 }
 
@@ -272,6 +279,15 @@ func (o *joinOp) decodeScratch(side int, r *jrow) (repr.Row, error) {
 		return nil, fmt.Errorf("join state: %w", err)
 	}
 	return row, nil
+}
+
+// columnsOf returns row if it is not nil (the row r was created from in
+// this Step), else r decoded into the scratch row.
+func (o *joinOp) columnsOf(side int, r *jrow, row repr.Row) (repr.Row, error) {
+	if row != nil {
+		return row, nil
+	}
+	return o.decodeScratch(side, r)
 }
 
 // rowKey returns the key encoding of stored row r of side, in a buffer
@@ -343,12 +359,12 @@ func residualHolds(s *stepCtx, preds []expr.Expr, row repr.Row) (bool, error) {
 
 // touch records r's state before the pending Step changes it, with its
 // state key if known, jk then rk (rk nil: found again when logged).
-func (o *joinOp) touch(s *stepCtx, side int, r *jrow, existed bool, jk, rk []byte) {
+func (o *joinOp) touch(s *stepCtx, side int, r *jrow, existed bool, jk, rk []byte, row repr.Row) {
 	if r.stamp == s.epoch {
 		return
 	}
 	r.stamp = s.epoch
-	u := joinUndo{side: side, r: r, n: r.n, matches: r.matches, existed: existed}
+	u := joinUndo{side: side, r: r, row: row, n: r.n, matches: r.matches, existed: existed}
 	if rk != nil {
 		u.kstart = int32(len(o.keys))
 		o.keys = append(append(o.keys, jk...), rk...)
@@ -374,7 +390,7 @@ func (o *joinOp) free(s *stepCtx, side int, r *jrow) error {
 	if err != nil {
 		return err
 	}
-	o.touch(s, side, r, true, nil, key)
+	o.touch(s, side, r, true, nil, key, nil)
 	o.remove(side, r)
 	o.counted(side, r.keyHash(), -1)
 	if o.tm != nil && o.tm.covered(side, key) {
@@ -452,7 +468,7 @@ func (o *joinOp) log(s *stepCtx) error {
 			}
 			continue
 		}
-		s.log.set(o.lbuf, o.logValue(t.side, t.r))
+		s.log.set(o.lbuf, o.logValue(t.side, t.r, t.row))
 	}
 	return nil
 }

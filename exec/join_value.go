@@ -27,9 +27,10 @@ const keyedJoinValue = 0x00
 
 // logValue returns r's logged value in o.vbuf: the keyed form when its
 // columns decode from its row key, else the full form (r's encoding as
-// it is).
-func (o *joinOp) logValue(side int, r *jrow) []byte {
-	if v, ok := o.keyedValue(side, r); ok {
+// it is). row, if not nil, is r's columns (the row r was created from),
+// else r is decoded.
+func (o *joinOp) logValue(side int, r *jrow, row repr.Row) []byte {
+	if v, ok := o.keyedValue(side, r, row); ok {
 		return v
 	}
 	o.counts[0], o.counts[1] = repr.NewInt(r.n), repr.NewInt(r.matches)
@@ -42,8 +43,8 @@ func (o *joinOp) logValue(side int, r *jrow) []byte {
 // keyedValue returns r's keyed-form value in o.vbuf, or false when a
 // column of r does not decode exactly from its key (or r does not
 // decode: the full form then logs its bytes as they are).
-func (o *joinOp) keyedValue(side int, r *jrow) ([]byte, bool) {
-	row, err := o.decodeScratch(side, r)
+func (o *joinOp) keyedValue(side int, r *jrow, row repr.Row) ([]byte, bool) {
+	row, err := o.columnsOf(side, r, row)
 	if err != nil {
 		return nil, false
 	}

@@ -11,8 +11,9 @@ import (
 // them back from their state keys: a row whose columns decode from its
 // key (ints, text, a numeric with trailing zeros, NULL) takes the keyed
 // form, shorter than the full one; a row with a float takes the full
-// form; and a full-form value (state logged before the keyed form) still
-// decodes, so old state restores.
+// form; a value logged from the row a Step created the entry from is the
+// one logged from the entry decoded; and a full-form value (state logged
+// before the keyed form) still decodes, so old state restores.
 func TestJoinValueForms(t *testing.T) {
 	left := []repr.T{repr.Int8, repr.Text, repr.Numeric}
 	right := []repr.T{repr.Int8, repr.Float8}
@@ -38,7 +39,10 @@ func TestJoinValueForms(t *testing.T) {
 		r := &jrow{enc: string(repr.AppendDatums(nil, c.row)), n: 3, matches: -2}
 		skey := repr.AppendColsKey(nil, c.row, o.sides[c.side].keyCols)
 		skey = repr.AppendRowKeyExact(skey, c.row)
-		v := append([]byte(nil), o.logValue(c.side, r)...)
+		v := append([]byte(nil), o.logValue(c.side, r, nil)...)
+		if given := o.logValue(c.side, r, c.row); string(given) != string(v) {
+			t.Fatalf("%v: logged from the input row %x, decoded %x", c.row, given, v)
+		}
 		if got := v[0] == keyedJoinValue; got != c.keyed {
 			t.Fatalf("%v: keyed form %v, want %v", c.row, got, c.keyed)
 		}

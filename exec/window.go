@@ -268,7 +268,7 @@ func (w *windowJoin) step(s *stepCtx, ins [][]repr.Update) ([]repr.Update, error
 	}
 	for _, t := range w.touched {
 		if !t.existed && t.r.in() {
-			if err := w.index(t.side, t.r); err != nil {
+			if err := w.index(t.side, t.r, t.row); err != nil {
 				return nil, err
 			}
 		}
@@ -302,9 +302,10 @@ func (w *windowJoin) valueOf(side int) rowValue {
 	return func(row repr.Row) (int64, bool) { return wmValue(row[w.cols[side]]) }
 }
 
-// index files row r of side under its value in the watermarked key column.
-func (w *windowJoin) index(side int, r *jrow) error {
-	row, err := w.decodeScratch(side, r)
+// index files row r of side under its value in the watermarked key column;
+// row, if not nil, is r's columns.
+func (w *windowJoin) index(side int, r *jrow, row repr.Row) error {
+	row, err := w.columnsOf(side, r, row)
 	if err != nil {
 		return err
 	}
@@ -353,7 +354,7 @@ func (w *windowJoin) restored() error {
 	for side := range 2 {
 		w.sides[side].each(func(r *jrow) {
 			if err == nil {
-				err = w.index(side, r)
+				err = w.index(side, r, nil)
 			}
 		})
 	}
