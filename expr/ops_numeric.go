@@ -168,7 +168,7 @@ func registerNumericArith() {
 	n := repr.Numeric
 	binop("+", n, n, n, withSpecial('+', exactOp((*apd.Context).Add, addPrecision)))
 	binop("-", n, n, n, withSpecial('-', exactOp((*apd.Context).Sub, addPrecision)))
-	binop("*", n, n, n, withSpecial('*', numericMul))
+	binop("*", n, n, n, withSpecial('*', numericMul)).fast = fastNumMul
 	binop("/", n, n, n, withSpecial('/', numericDiv))
 	binop("%", n, n, n, withSpecial('%', numericMod))
 	register(prefixOps, "-", n, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {

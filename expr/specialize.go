@@ -3,6 +3,8 @@ package expr
 import (
 	"cmp"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -18,6 +20,8 @@ const (
 	// (int2/4/8, date, timestamp, timestamptz), which repr.Compare orders
 	// by their 64-bit value; Func.fastOp says which.
 	fastCmp
+	// fastNumMul is numeric * numeric.
+	fastNumMul
 )
 
 // cmpOp is a comparison operator of a fastCmp overload.
@@ -68,7 +72,8 @@ func (op cmpOp) holds(c int) bool {
 // as far) but faster for the shapes per-row operators evaluate most: a
 // timestamp shifted by a constant interval of microseconds only (HOP's
 // window starts and ends, `t - INTERVAL '10' SECOND`), comparisons of
-// integers, dates and timestamps (`t < window_end`) and casts between
+// integers, dates and timestamps (`t < window_end`), a numeric constant
+// times an integer cast to numeric (`0.908 * price`) and casts between
 // string types that cannot change the value (relabel). Calls are
 // rewritten inside the arguments of calls, casts, NOT, IS NULL and of
 // AND/OR (unless the connective hashes its arms as an IN list: members);
@@ -123,6 +128,10 @@ func Specialize(e Expr) Expr {
 		}
 	case c.Fn.fast == fastCmp && len(args) == 2:
 		return &cmpCall{call: c, a: args[0], b: args[1], op: c.Fn.fastOp}
+	case c.Fn.fast == fastNumMul && len(args) == 2:
+		if s, ok := newMulInt(c, args[0], args[1]); ok {
+			return s
+		}
 	}
 	if !changed {
 		return c
@@ -207,4 +216,62 @@ func (c *cmpCall) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
 		return repr.NewBool(c.op.holds(repr.Compare(x, y))), nil
 	}
 	return repr.NewBool(c.op.holds(cmp.Compare(x.Int(), y.Int()))), nil
+}
+
+// mulIntCall is a finite numeric literal times an integer cast to
+// unconstrained numeric (either order): the cast's decimal is built on
+// the stack rather than allocated (repr.Cast's apd.New), and the product
+// is numericMul's mulSmall; a product past 64 bits takes the generic
+// call.
+type mulIntCall struct {
+	call *Call
+	lit  *apd.Decimal
+	arg  Expr // the integer the cast converts
+	// litFirst: the literal is the first argument.
+	litFirst bool
+}
+
+// newMulInt returns c specialized if one of a and b is a finite numeric
+// literal and the other a plain cast of an integer to numeric without a
+// precision.
+func newMulInt(c *Call, a, b Expr) (*mulIntCall, bool) {
+	l, litFirst := a.(*Lit)
+	other := b
+	if !litFirst {
+		l, _ = b.(*Lit)
+		other = a
+	}
+	cast, ok := other.(*Cast)
+	if l == nil || !ok || l.D.IsNull() || l.D.Family() != repr.FamNumeric || l.D.Numeric().Form != apd.Finite {
+		return nil, false
+	}
+	from, to := cast.Arg.Type(), cast.To
+	if from.Family != repr.FamInt || to.Family != repr.FamNumeric || to.Precision > 0 || isRegCast(from, to) {
+		return nil, false
+	}
+	return &mulIntCall{call: c, lit: l.D.Numeric(), arg: cast.Arg, litFirst: litFirst}, true
+}
+
+// Type is the call's numeric type.
+func (m *mulIntCall) Type() repr.T { return m.call.Type() }
+
+// String prints the call it replaces.
+func (m *mulIntCall) String() string { return m.call.String() }
+
+// Eval multiplies; a NULL integer gives NULL (the call is strict).
+func (m *mulIntCall) Eval(ctx *Ctx, row repr.Row) (repr.Datum, error) {
+	d, err := evalArg(ctx, m.arg, row)
+	if err != nil || d.IsNull() {
+		return repr.Null, err
+	}
+	var n apd.Decimal // what repr.Cast makes of an integer: apd.New(i, 0)
+	n.SetInt64(d.Int())
+	x, y := m.lit, &n
+	if !m.litFirst {
+		x, y = y, x
+	}
+	if r, ok := mulSmall(x, y); ok {
+		return repr.NewNumeric(r), nil
+	}
+	return m.call.Eval(ctx, row)
 }
