@@ -56,15 +56,24 @@ func RowMultiRep(r Row) bool {
 // exactRow and AppendRow(r). Rows have equal exact keys exactly when they
 // are identical (up to NaN payloads).
 func AppendRowKeyExact(buf []byte, r Row) []byte {
+	buf, _ = AppendRowKeyExactHints(buf, r)
+	return buf
+}
+
+// AppendRowKeyExactHints is AppendRowKeyExact that also returns where in
+// the result AppendKeyHints(r) begins when the key ends with them (a
+// collection storing r in its keyed form copies them rather than
+// computing them again), else -1.
+func AppendRowKeyExactHints(buf []byte, r Row) ([]byte, int) {
 	buf = AppendRowKey(buf, r)
 	if !RowMultiRep(r) {
-		return buf
+		return buf, -1
 	}
 	n := len(buf)
 	if out, ok := AppendKeyHints(append(buf, exactHints), r); ok {
-		return out
+		return out, n + 1
 	}
-	return AppendRow(append(buf[:n], exactRow), canonicalNaN(r))
+	return AppendRow(append(buf[:n], exactRow), canonicalNaN(r)), -1
 }
 
 // AppendKeyExact is AppendRowKeyExact for one datum: AppendKey(d), then

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -79,6 +80,39 @@ func BenchmarkCollectionApply(b *testing.B) {
 		diff := int64(1)
 		if (i/len(rows))%2 == 1 {
 			diff = -1 // second pass retracts, so the collection stays bounded
+		}
+		if err := c.Apply(row, diff, batch); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i%1000 == 0 {
+			batch.Reset()
+		}
+	}
+}
+
+// BenchmarkCollectionApplyNumeric is BenchmarkCollectionApply over q1's
+// view rows (auction, bidder, a numeric price, a timestamp, ~100 bytes of
+// text): the numeric makes each row's exact key end with its hints.
+func BenchmarkCollectionApplyNumeric(b *testing.B) {
+	db := openTest(b, b.TempDir())
+	defer func() { _ = db.Close() }()
+	batch := db.NewBatch()
+	c := NewCollection(1, nil)
+	rows := make([]repr.Row, 1<<16)
+	for i := range rows {
+		price, err := repr.ParseNumeric(fmt.Sprintf("%d.%03d", i*7, i%1000))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows[i] = repr.Row{repr.NewInt(int64(i % 100)), repr.NewInt(int64(i)), repr.NewNumeric(price),
+			repr.NewTimestamp(int64(i) * 1000), repr.NewText(strings.Repeat("x", 90+i%20))}
+	}
+	i := 0
+	for b.Loop() {
+		row := rows[i%len(rows)]
+		diff := int64(1)
+		if (i/len(rows))%2 == 1 {
+			diff = -1
 		}
 		if err := c.Apply(row, diff, batch); err != nil {
 			b.Fatal(err)

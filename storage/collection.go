@@ -43,6 +43,10 @@ type Collection struct {
 
 	kvBuf, rowKeyBuf, valBuf []byte // scratch for Apply (writers are exclusive)
 	klen                     int    // length of the key at the start of kvBuf
+	// hints, when > 0, says that kvBuf[hints-1:klen] is AppendKeyHints of
+	// the row Apply is storing (the end of its exact key): fresh copies
+	// them into the keyed form and clears it.
+	hints int
 
 	// indexes are the collection's secondary arrangements (index.go),
 	// maintained by every change; ixBuf and ixKeyBuf are their scratch.
@@ -286,7 +290,14 @@ func (c *Collection) Apply(row repr.Row, diff int64, b *Batch) error {
 		return nil
 	}
 	c.forgetScans()
-	c.kvBuf = c.Key(c.kvBuf[:0], row)
+	c.hints = 0
+	if c.keyCols == nil {
+		var at int
+		c.kvBuf, at = repr.AppendRowKeyExactHints(c.kvBuf[:0], row)
+		c.hints = at + 1
+	} else {
+		c.kvBuf = c.Key(c.kvBuf[:0], row)
+	}
 	c.klen = len(c.kvBuf)
 	if c.sp != nil {
 		return c.applySpilled(row, diff, b)
@@ -323,7 +334,12 @@ func (c *Collection) Apply(row repr.Row, diff int64, b *Batch) error {
 // fresh returns a new entry for row (whose key is in c.kvBuf[:c.klen])
 // with count n, in one allocation.
 func (c *Collection) fresh(row repr.Row, n int64) entry {
-	c.kvBuf = c.appendRowValue(c.kvBuf[:c.klen], row)
+	if h := c.hints - 1; h >= 0 && h <= c.klen && c.keyCols == nil && len(row) > 0 {
+		c.kvBuf = append(append(c.kvBuf[:c.klen], keyedForm), c.kvBuf[h:c.klen]...)
+	} else {
+		c.kvBuf = c.appendRowValue(c.kvBuf[:c.klen], row)
+	}
+	c.hints = 0
 	return newEntry(bytes.Clone(c.kvBuf), c.klen, n)
 }
 
