@@ -492,6 +492,7 @@ func (o *joinOp) forget() {
 		o.sp.deadMark = o.sp.dead.len()
 		o.sp.closing = reuse(o.sp.closing)
 	}
+	clear(o.touched) // drop the input rows they hold: they would pin the Step's slab chunks
 	o.touched = reuse(o.touched)
 	o.keys = reuse(o.keys)
 	o.sides[0].release()
