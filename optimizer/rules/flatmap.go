@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/eddydb/eddy/expr"
@@ -73,7 +74,12 @@ var FoldFlatMap = Rule{Name: "FoldFlatMap", Root: (*ir.FlatMap)(nil), Apply: fun
 	return &nm
 }}
 
-// foldRowsMax bounds the rows FoldFlatMap materializes into a plan.
+// foldRowsMax bounds the rows FoldFlatMap materializes into a plan. The
+// calls are evaluated within it too: a call past what is left of it stops
+// and the FlatMap is left to run time, so planning never builds a larger
+// call's rows (generate_series(1, 1000000) built its million rows, about
+// 200 MB that no memory account held, at every pass of the rules before
+// giving up).
 const foldRowsMax = 1000
 
 // evalFlatMap returns m evaluated as Values, or nil (see FoldFlatMap).
@@ -88,8 +94,8 @@ func evalFlatMap(m *ir.FlatMap) ir.Rel {
 		if !ok {
 			return nil
 		}
-		rows, err := expandRow(m, row)
-		if err != nil || len(out.Rows)+len(rows) > foldRowsMax {
+		rows, err := expandRow(m, row, foldRowsMax-len(out.Rows))
+		if err != nil {
 			return nil
 		}
 		for _, er := range rows {
@@ -123,14 +129,25 @@ func literalRow(r []expr.Expr) (repr.Row, bool) {
 	return row, true
 }
 
+// errFoldTooLarge stops a call whose rows pass what folding may keep.
+var errFoldTooLarge = errors.New("more rows than a plan keeps")
+
 // expandRow computes m's output rows for one input row, as the FlatMap
-// operator does (lockstep, NULL padding, ordinality).
-func expandRow(m *ir.FlatMap, in repr.Row) ([]repr.Row, error) {
+// operator does (lockstep, NULL padding, ordinality), or errFoldTooLarge
+// as soon as a call produces more than limit rows.
+func expandRow(m *ir.FlatMap, in repr.Row, limit int) ([]repr.Row, error) {
 	ctx := &expr.Ctx{}
 	results := make([][]repr.Row, len(m.Funcs))
 	n := 0
 	for i, c := range m.Funcs {
-		rows, err := c.Eval(ctx, in)
+		var rows []repr.Row
+		err := c.Run(ctx, in, func(vals []repr.Datum) error {
+			if len(rows) >= limit {
+				return errFoldTooLarge
+			}
+			rows = append(rows, append(repr.Row(nil), vals...))
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
