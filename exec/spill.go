@@ -53,6 +53,9 @@ type spiller interface {
 	// spilledStats reports whether the state is spilled and, if so, its
 	// resident bytes and the keys loaded and evicted so far.
 	spilledStats() (spilled bool, resident, loads, evictions int64)
+	// setCache changes the cache bound of a spilled state (nothing
+	// before it spills): spill_cache.go.
+	setCache(bytes int64)
 	// flushedState marks every resident key clean and evicts past the
 	// cache (a checkpoint has written every change so far).
 	flushedState()

@@ -42,8 +42,10 @@ import (
 // materialized view's plain joins (exec.Dataflow.SpillCandidates, sized
 // by their estimate) spill the same way, at the same moment, largest
 // first among collections and operators together, each keeping a cache of
-// opCache bytes of hot join keys; after every checkpoint each view's
-// Flushed lets its spilled operators evict what the checkpoint wrote.
+// opCache bytes of hot join keys (an equal share of one pool, a 16th of
+// the budget, rebalanced at every checkpoint: shareOpCaches); after every
+// checkpoint each view's Flushed lets its spilled operators evict what the
+// checkpoint wrote.
 // Restart loads operator state within the same bound as collections.
 
 // spillFraction of the budget is the live heap past which collections
@@ -64,6 +66,9 @@ type spiller struct {
 	gcs   uint64
 	// spilled counts collections spilled (for tests and the log).
 	spilled int
+	// ops is the number of spilled operator states at the last
+	// shareOpCaches, which opCache shares the caches' pool among.
+	ops int
 	// all spills every table and view at every checkpoint, whatever the
 	// budget: EDDY_SPILL_ALL=1, a test knob (the crash tests run the
 	// server with everything spilled).
@@ -74,13 +79,48 @@ type spiller struct {
 // small, so the crash tests evict and reload keys all the time.
 const allOpCache = 64 << 10
 
+// opCachePoolDivisor: the caches of every spilled operator together keep
+// at most this fraction of the budget (as the checkpoint batch), each an
+// equal share of it, so that the standing heap shrinks with the budget
+// however many operators spilled (a 64th of the budget each let 32
+// spilled views cache half of it). minOpCache is the least share: below
+// it a Step's few keys would be evicted at every checkpoint.
+const (
+	opCachePoolDivisor = 16
+	minOpCache         = 64 << 10
+)
+
 // opCache returns the bytes of hot keys each spilled operator may keep
-// in memory: a 64th of the budget, between 1 MiB and 64 MiB.
+// in memory: an equal share of the pool among the s.ops spilled
+// operators, at most a 64th of the budget and between 1 MiB and 64 MiB
+// (at least minOpCache however many share the pool).
 func (s *spiller) opCache() int64 {
 	if s.all {
 		return allOpCache
 	}
-	return min(max(s.limit/64, 1<<20), 64<<20)
+	per := min(max(s.limit/64, 1<<20), 64<<20)
+	if s.ops > 0 && s.limit > 0 {
+		per = min(per, max(s.limit/opCachePoolDivisor/int64(s.ops), minOpCache))
+	}
+	return per
+}
+
+// shareOpCaches counts the spilled operator states and gives each its
+// share of the cache pool (opCache), which it evicts down to at the next
+// Flushed (engine lock held).
+func (e *Engine) shareOpCaches() {
+	n := 0
+	for _, mv := range e.views {
+		n += len(mv.df.SpilledNodes())
+	}
+	if n == 0 {
+		return
+	}
+	e.spill.ops = n
+	c := e.spill.opCache()
+	for _, mv := range e.views {
+		mv.df.SetSpillCache(c)
+	}
 }
 
 // logKeep returns the bytes of buffers a view's state log may keep
@@ -180,6 +220,7 @@ func (e *Engine) afterCheckpoint() {
 		c.Flushed()
 	}
 	e.eachSourceRows(func(_ uint64, c *storage.Collection) { c.Flushed() })
+	e.shareOpCaches()
 	for _, mv := range e.views {
 		mv.df.Flushed()
 		mv.df.SetStateLogKeep(e.spill.logKeep())
@@ -189,6 +230,7 @@ func (e *Engine) afterCheckpoint() {
 		e.spillAll()
 		return
 	}
+	defer e.shareOpCaches()
 	if s.limit <= 0 {
 		return
 	}
