@@ -73,6 +73,9 @@ func (c *Catalog) fieldDefs(elts []*pg.Node) ([]ColumnDef, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkColumnCollation(cd, t); err != nil {
+			return nil, err
+		}
 		cols = append(cols, ColumnDef{Name: cd.Colname, Type: t})
 	}
 	return cols, nil

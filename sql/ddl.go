@@ -158,6 +158,9 @@ func columnDef(cd *pg.ColumnDef, types typeResolver) (col ColumnDef, pk bool, se
 	if err != nil {
 		return col, false, nil, err
 	}
+	if err = checkColumnCollation(cd, t); err != nil {
+		return col, false, nil, err
+	}
 	col = ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
 	if serial != "" {
 		col.NotNull = true
