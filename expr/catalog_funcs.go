@@ -328,34 +328,59 @@ func init() {
 		}, repr.ArrayOf(repr.Text)).Present = 1
 }
 
-// pgSizePretty is pg_size_pretty(bigint): bytes, kB, MB, GB or TB, with
-// PostgreSQL's thresholds (below 10240 of a unit) and half-up rounding.
+// sizeUnits are pg_size_pretty's units: a size is shown in the first
+// unit under whose limit its magnitude falls (the last unit takes the
+// rest), rounded half away from zero in every unit but bytes.
+var sizeUnits = []struct {
+	name  string
+	limit uint64
+	round bool
+	bits  int // log2 of the unit in bytes
+}{
+	{"bytes", 10 * 1024, false, 0},
+	{"kB", 20*1024 - 1, true, 10},
+	{"MB", 20*1024 - 1, true, 20},
+	{"GB", 20*1024 - 1, true, 30},
+	{"TB", 20*1024 - 1, true, 40},
+	{"PB", 20*1024 - 1, true, 50},
+}
+
+// pgSizePretty is pg_size_pretty(bigint), as PostgreSQL 15 computes it: a
+// rounded unit is reached with one extra bit kept for the rounding, and
+// every division truncates toward zero, so negative sizes mirror positive
+// ones (-1000000000000 is "-931 GB").
 func pgSizePretty(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-	const limit, limit2 = 10 * 1024, 10*1024*2 - 1
 	size := a[0].Int()
-	abs := func(x int64) int64 {
-		if x < 0 {
-			return -x
+	for i, u := range sizeUnits {
+		mag := uint64(size)
+		if size < 0 {
+			mag = -mag
 		}
-		return x
-	}
-	half := func(x int64) int64 {
-		if x < 0 {
-			return (x - 1) / 2
+		if i == len(sizeUnits)-1 || mag < u.limit {
+			if u.round {
+				size = halfRounded(size)
+			}
+			return repr.NewText(strconv.FormatInt(size, 10) + " " + u.name), nil
 		}
-		return (x + 1) / 2
-	}
-	if abs(size) < limit {
-		return repr.NewText(strconv.FormatInt(size, 10) + " bytes"), nil
-	}
-	size >>= 9 // one extra bit for rounding
-	for _, unit := range []string{"kB", "MB", "GB"} {
-		if abs(size) < limit2 {
-			return repr.NewText(strconv.FormatInt(half(size), 10) + " " + unit), nil
+		next := sizeUnits[i+1]
+		bits := next.bits - u.bits
+		if next.round {
+			bits--
 		}
-		size >>= 10
+		if u.round {
+			bits++
+		}
+		size /= int64(1) << bits
 	}
-	return repr.NewText(strconv.FormatInt(half(size), 10) + " TB"), nil
+	panic("unreachable")
+}
+
+// halfRounded halves x rounding half away from zero.
+func halfRounded(x int64) int64 {
+	if x < 0 {
+		return (x - 1) / 2
+	}
+	return (x + 1) / 2
 }
 
 func init() {

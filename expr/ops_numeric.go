@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 
@@ -37,16 +38,19 @@ func init() {
 func registerComparisons() {
 	preds := cmpPredicates()
 	ts := append([]repr.T{repr.Bool}, numericTypes...)
-	ts = append(ts, repr.Text, repr.Char(0), repr.Bytea, repr.Date, repr.TimeT,
+	ts = append(ts, repr.Text, repr.Name, repr.QChar, repr.Char(0), repr.Bytea, repr.Date, repr.TimeT,
 		repr.Timestamp, repr.TimestampTZ, repr.IntervalT, repr.JSONB, repr.UUID, repr.Bit)
 	for op, pred := range preds {
 		for _, t := range ts {
-			cmp := repr.Compare
+			compare := repr.Compare
 			if t.Kind == repr.KindChar && t.Family == repr.FamText {
-				cmp = compareBpchar
+				compare = compareBpchar
+			}
+			if t.Kind == repr.KindQChar && t.Family == repr.FamText {
+				compare = compareQChar
 			}
 			f := binop(op, t, t, repr.Bool, func(_ *Ctx, a []repr.Datum) (repr.Datum, error) {
-				return repr.NewBool(pred(cmp(a[0], a[1]))), nil
+				return repr.NewBool(pred(compare(a[0], a[1]))), nil
 			})
 			if intLike(t) {
 				f.fast, f.fastOp = fastCmp, cmpOps[op]
@@ -68,6 +72,12 @@ func intLike(t repr.T) bool {
 // compareBpchar compares char(n) values ignoring trailing spaces, as PG does.
 func compareBpchar(a, b repr.Datum) int {
 	return repr.Compare(repr.NewText(trimSpaces(a.Text())), repr.NewText(trimSpaces(b.Text())))
+}
+
+// compareQChar compares "char" values as PostgreSQL does, by their byte
+// as an unsigned number (a high byte is kept as `\ooo`, repr.QChar).
+func compareQChar(a, b repr.Datum) int {
+	return cmp.Compare(repr.QCharByte(a.Text()), repr.QCharByte(b.Text()))
 }
 
 func trimSpaces(s string) string {

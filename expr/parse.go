@@ -86,6 +86,14 @@ func (p *parser) lex(s string) error {
 				return p.errorf("%v", err)
 			}
 			p.toks, i = append(p.toks, token{tStr, str}), j
+		case c == '"':
+			// A quoted identifier, kept with its quotes: TypeName
+			// prints the "char" type so.
+			j := strings.IndexByte(s[i+1:], '"')
+			if j < 0 {
+				return p.errorf("unterminated quoted identifier")
+			}
+			p.toks, i = append(p.toks, token{tIdent, s[i : i+j+2]}), i+j+2
 		case c == '#' && i+1 < len(s) && isDigit(s[i+1]):
 			j := scanWhile(s, i+1, isDigit)
 			p.toks, i = append(p.toks, token{tCol, s[i+1 : j]}), j

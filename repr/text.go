@@ -312,8 +312,8 @@ func parseString(s string, t T) (Datum, error) {
 func fitString(s string, t T, explicit bool) (Datum, error) {
 	n := int(t.Length)
 	switch {
-	case t.Family == FamText && t.Kind == KindQChar && len(s) > 1:
-		return NewText(s[:1]), nil // "char" keeps the first byte
+	case t.Family == FamText && t.Kind == KindQChar:
+		return NewText(qcharText(s)), nil
 	case t.Family == FamText && t.Kind == KindName && len(s) > 63:
 		return NewText(s[:runePrefixBytes(s, 63)]), nil
 	case t.Family != FamText || t.Kind == KindText || n <= 0:
@@ -331,6 +331,40 @@ func fitString(s string, t T, explicit bool) (Datum, error) {
 		}
 	}
 	return NewText(s), nil
+}
+
+// qcharText converts text to a "char" value, kept in its output form, as
+// PostgreSQL's charin and text_char read it: `\ooo` (a backslash and three
+// octal digits) is that byte, anything else its first byte; the byte
+// prints as itself, as `\ooo` when its high bit is set (a lone such byte
+// is not UTF-8) and as the empty string when it is zero.
+func qcharText(s string) string {
+	var b byte
+	switch {
+	case len(s) == 4 && s[0] == '\\' && isOctal(s[1]) && isOctal(s[2]) && isOctal(s[3]):
+		b = (s[1]-'0')<<6 | (s[2]-'0')<<3 | (s[3] - '0')
+	case s != "":
+		b = s[0]
+	}
+	switch {
+	case b == 0:
+		return ""
+	case b >= 0x80:
+		return string([]byte{'\\', '0' + b>>6, '0' + b>>3&7, '0' + b&7})
+	}
+	return string(rune(b))
+}
+
+// QCharByte returns the byte a "char" value (as qcharText keeps it)
+// stands for.
+func QCharByte(s string) byte {
+	switch {
+	case s == "":
+		return 0
+	case len(s) == 4 && s[0] == '\\':
+		return (s[1]-'0')<<6 | (s[2]-'0')<<3 | (s[3] - '0')
+	}
+	return s[0]
 }
 
 // runePrefixLen returns the byte length of the first n runes of s.
