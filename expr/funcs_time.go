@@ -111,9 +111,10 @@ func extract(field string, d repr.Datum, t repr.T, loc *time.Location) (repr.Dat
 	switch t.Family {
 	case repr.FamInterval:
 		return extractInterval(field, d.Interval())
-	case repr.FamDate, repr.FamTimestamp, repr.FamTimestampTZ:
-		// repr.Extract knows BC years (no year 0) and infinite values
-		// (±Infinity or NULL), which the code below does not.
+	case repr.FamDate, repr.FamTime, repr.FamTimestamp, repr.FamTimestampTZ:
+		// repr.Extract knows BC years (no year 0), infinite values
+		// (±Infinity or NULL) and which fields time lacks (0A000),
+		// which the code below does not.
 		return repr.Extract(field, d, t, loc)
 	}
 	us := d.Micros()

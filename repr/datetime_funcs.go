@@ -251,7 +251,11 @@ func extractTimestamp(f string, d Datum, loc *time.Location) (*apd.Decimal, erro
 	tod := floorMod(local, usPerDay)
 	switch f {
 	case "epoch":
-		return scaled(d.i+unixToPG*usPerSec, 6), nil
+		// In decimal: near the end of the range (year 294276) the
+		// microseconds since 1970 overflow int64.
+		r := new(apd.Decimal)
+		_, err := apd.BaseContext.WithPrecision(40).Add(r, scaled(d.i, 6), apd.New(unixToPG, 0))
+		return r, err
 	case "julian":
 		return julianWithTime(floorDiv(local, usPerDay), tod)
 	case "timezone", "timezone_hour", "timezone_minute":
