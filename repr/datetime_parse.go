@@ -453,7 +453,8 @@ func isoDate(s string) (days int64, ok bool) {
 	return daysFromCivil(y, m, d), true
 }
 
-// parseTimeOfDay parses time input; a date or zone in it is ignored.
+// parseTimeOfDay parses time input; a date or zone in it is ignored,
+// but a full zone name needs a date.
 func parseTimeOfDay(s string, ref *nowRef) (Datum, error) {
 	if sp, ok := special(s); ok {
 		switch {
@@ -470,7 +471,9 @@ func parseTimeOfDay(s string, ref *nowRef) (Datum, error) {
 	if err != nil {
 		return Null, err
 	}
-	if !f.hasTime {
+	if !f.hasTime || f.zone != nil && !f.hasDate {
+		// A full zone name's offset depends on the date, so without
+		// one PostgreSQL refuses it ('15:36:39 America/New_York').
 		return Null, errDatetimeSyntax(TimeT, s)
 	}
 	return NewTime(f.timeOfDay()), nil

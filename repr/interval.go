@@ -305,17 +305,39 @@ var ivUnits = func() map[string]string {
 	return m
 }()
 
+// claim marks fields as given, reporting false when one already was (a
+// field may appear once in an interval).
+func (a *ivAcc) claim(fields ...string) bool {
+	for _, f := range fields {
+		if a.seen[f] {
+			return false
+		}
+	}
+	for _, f := range fields {
+		a.seen[f] = true
+	}
+	return true
+}
+
 // addUnit adds a quantity of a unit, spilling fractions downward as
 // PostgreSQL does (1.5 months = 1 mon 15 days; a year's fraction rounds to
 // whole months).
 func (a *ivAcc) addUnit(num, word, s string) error {
 	unit, ok := ivUnits[word]
-	if !ok || a.seen[unit] {
+	if !ok {
 		return errDatetimeSyntax(IntervalT, s)
 	}
-	a.seen[unit] = true
 	whole, frac, ok := splitNumber(num)
 	if !ok {
+		return errDatetimeSyntax(IntervalT, s)
+	}
+	fields := []string{unit}
+	if unit == "second" && frac != 0 {
+		// Fractional seconds set the milli- and microsecond fields
+		// too, as in PostgreSQL: '5.5 seconds 3 milliseconds' is 22007.
+		fields = append(fields, "millisecond", "microsecond")
+	}
+	if !a.claim(fields...) {
 		return errDatetimeSyntax(IntervalT, s)
 	}
 	switch unit {
@@ -389,10 +411,11 @@ func splitNumber(num string) (int64, float64, bool) {
 
 // addTime adds a [-]H:M[:S[.f]] time part, in integer microseconds.
 func (a *ivAcc) addTime(tok, s string) error {
-	if a.seen["time"] {
+	// A time part sets every field from hours down, as in PostgreSQL:
+	// '1 hour 1:20' and '1:20:05 5 microseconds' are 22007.
+	if !a.claim("time", "hour", "minute", "second", "millisecond", "microsecond") {
 		return errDatetimeSyntax(IntervalT, s)
 	}
-	a.seen["time"] = true
 	body := strings.TrimLeft(tok, "+-")
 	parts := strings.Split(body, ":")
 	if len(parts) > 3 || len(tok)-len(body) > 1 {
@@ -409,7 +432,11 @@ func (a *ivAcc) addTime(tok, s string) error {
 			return errDatetimeSyntax(IntervalT, s)
 		}
 		unit := []int64{usPerHour, usPerMin, usPerSec}[first+i]
-		us += w*unit + int64(math.RoundToEven(f*float64(unit)))
+		term := w*unit + int64(math.RoundToEven(f*float64(unit)))
+		if term < 0 || us > math.MaxInt64-term {
+			return Errorf(codeIntervalFieldOverflow, "interval field value out of range: %q", s)
+		}
+		us += term
 	}
 	if strings.HasPrefix(tok, "-") {
 		us = -us
