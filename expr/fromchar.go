@@ -36,8 +36,12 @@ func init() {
 		if err != nil {
 			return repr.Null, err
 		}
-		if f.hour > 24 || f.min > 59 || f.sec > 60 || f.hour == 24 && f.min+f.sec+f.us > 0 {
+		if f.hour > 24 || f.min > 59 || f.sec > 59 || f.hour == 24 && f.min+f.sec+f.us > 0 {
 			return repr.Null, errFieldRange(a[0].Text())
+		}
+		if days > maxTsDays || days < -maxTsDays {
+			// the microseconds below would overflow int64
+			return repr.Null, repr.Errorf(repr.CodeDatetimeOverflow, "timestamp out of range")
 		}
 		wall := days*usPerDay + ((f.hour*60+f.min)*60+f.sec)*usPerSec + f.us
 		if f.hasTZ {
@@ -47,6 +51,10 @@ func init() {
 	}, t, t)
 	f.zoned = true
 }
+
+// maxTsDays bounds the days of a to_timestamp result well past the
+// timestamp range and short of int64 overflow in microseconds.
+const maxTsDays = 100_000_000
 
 // dtFields are the values read from the input.
 type dtFields struct {
@@ -69,9 +77,12 @@ func (f *dtFields) days(input string) (int64, error) {
 	if !f.yearSet {
 		y = 0
 	}
+	if y > 6_000_000 || y < -6_000_000 {
+		return 0, repr.Errorf(repr.CodeDatetimeOverflow, "value for \"YYYY\" in source string is out of range")
+	}
 	m, d := max(f.month, 1), max(f.day, 1)
 	if f.doy > 0 {
-		if f.month > 0 || f.day > 0 || f.doy > 366 {
+		if f.month > 0 || f.day > 0 || f.doy > repr.DaysFromCivil(y+1, 1, 1)-repr.DaysFromCivil(y, 1, 1) {
 			return 0, errFieldRange(input)
 		}
 		return repr.DaysFromCivil(y, 1, 1) + f.doy - 1, nil
@@ -106,7 +117,7 @@ func fromChar(s, tmpl string) (*dtFields, error) {
 		if p >= len(s) {
 			break
 		}
-		nextNumeric := k+1 < len(items) && items[k+1].kw != "" && fieldWidth(items[k+1].up) > 0
+		nextNumeric := k+1 < len(items) && items[k+1].kw != "" && numericPattern(items[k+1].up)
 		if p, err = f.readField(s, p, it, nextNumeric); err != nil {
 			return nil, err
 		}
@@ -172,6 +183,40 @@ func fieldWidth(up string) int {
 	return 0
 }
 
+// numericPattern reports whether a template pattern reads digits: the
+// fields fieldWidth knows and the ones to_date/to_timestamp refuse (so a
+// year before them still reads only its 4 digits).
+func numericPattern(up string) bool {
+	switch up {
+	case "IW", "ID", "IDDD", "WW", "W", "D", "J", "CC", "Q", "SSSS", "SSSSS":
+		return true
+	}
+	return fieldWidth(up) > 0
+}
+
+// fracWidth is the most digits a fraction field takes (MS 3, US and
+// FF1-FF6 6), 0 for other fields.
+func fracWidth(up string) int {
+	switch up {
+	case "MS":
+		return 3
+	case "US", "FF1", "FF2", "FF3", "FF4", "FF5", "FF6":
+		return 6
+	}
+	return 0
+}
+
+// set stores v in a field, which a template may set twice only to the
+// same value (PostgreSQL's from_char_set_int).
+func set(dst *int64, v int64, kw string) error {
+	if *dst != 0 && *dst != v {
+		return repr.Errorf(repr.CodeDatetimeFormat, "conflicting values for \"%s\" field in formatting string", kw).
+			WithDetail("This value contradicts a previous setting for the same field type.")
+	}
+	*dst = v
+	return nil
+}
+
 // readField reads one template field at s[p:].
 func (f *dtFields) readField(s string, p int, it charItem, nextNumeric bool) (int, error) {
 	if w := fieldWidth(it.up); w > 0 {
@@ -180,8 +225,10 @@ func (f *dtFields) readField(s string, p int, it charItem, nextNumeric bool) (in
 	switch it.up {
 	case "MONTH", "MON":
 		n, q, err := matchName(s, p, monthNames, it.up == "MON", it.kw)
-		f.month = int64(n + 1)
-		return q, err
+		if err != nil {
+			return q, err
+		}
+		return q, set(&f.month, int64(n+1), it.kw)
 	case "DAY", "DY":
 		_, q, err := matchName(s, p, dayNames, it.up == "DY", it.kw)
 		return q, err
@@ -215,9 +262,19 @@ func (f *dtFields) readNumber(s string, p int, it charItem, w int, nextNumeric b
 		neg = s[p] == '-'
 		p++
 	}
+	if nextNumeric && !it.fm && len(s)-p < w {
+		// A fixed-width field before another numeric one must be
+		// whole, as in PostgreSQL: '19971' is not 'YYYYMMDD'.
+		return p, repr.Errorf(repr.CodeDatetimeFormat, "source string too short for \"%s\" formatting field", it.kw).
+			WithDetail("Field requires %d characters, but only %d remain.", w, len(s)-p).
+			WithHint("If your source string is not fixed-width, try using the \"FM\" modifier.")
+	}
 	limit := w
 	if (it.up == "YYYY" || it.up == "Y,YYY") && !nextNumeric {
 		limit = 9
+	}
+	if fracWidth(it.up) > 0 && !nextNumeric {
+		limit = 20 // all the digits: more than the field holds is 22008
 	}
 	q := p
 	var v int64
@@ -235,29 +292,40 @@ func (f *dtFields) readNumber(s string, p int, it charItem, w int, nextNumeric b
 		return p, errBadValue(s[p:end], it.kw, "Value must be an integer.")
 	}
 	digits := int64(q - p)
+	if fw := fracWidth(it.up); fw > 0 && digits > int64(fw) {
+		return q, errFieldRange(s)
+	}
+	var err error
 	switch it.up {
 	case "YYYY", "Y,YYY", "IYYY":
 		f.year, f.yearSet = v, true
 	case "YYY", "YY", "Y":
 		f.year, f.yearSet = adjustYear(v, int(digits)), true
 	case "MM":
-		f.month = v
+		err = set(&f.month, v, it.kw)
 	case "DD":
-		f.day = v
+		err = set(&f.day, v, it.kw)
 	case "DDD":
-		f.doy = v
+		err = set(&f.doy, v, it.kw)
 	case "HH", "HH12":
-		f.hour, f.ampm = v, true
+		err = set(&f.hour, v, it.kw)
+		f.ampm = true
 	case "HH24":
-		f.hour = v
+		err = set(&f.hour, v, it.kw)
 	case "MI":
-		f.min = v
+		err = set(&f.min, v, it.kw)
 	case "SS":
-		f.sec = v
+		err = set(&f.sec, v, it.kw)
 	case "MS":
 		f.us = v * pow10(3-digits) * 1000
-	case "US", "FF1", "FF2", "FF3", "FF4", "FF5", "FF6":
+	case "US":
 		f.us = v * pow10(6-digits)
+	case "FF1", "FF2", "FF3", "FF4", "FF5", "FF6":
+		// The fraction is read whole and rounded to n digits, half
+		// away from zero, as PostgreSQL rounds to the precision FFn
+		// names ('56.12345' with FF4 is 56.1235).
+		unit := pow10(6 - int64(it.up[2]-'0'))
+		f.us = (v*pow10(6-digits) + unit/2) / unit * unit
 	case "TZH":
 		f.hasTZ, f.tzOff = true, v*3600
 		if neg {
@@ -271,7 +339,7 @@ func (f *dtFields) readNumber(s string, p int, it charItem, w int, nextNumeric b
 		}
 		f.hasTZ = true
 	}
-	return q, nil
+	return q, err
 }
 
 // adjustYear maps a 1-3 digit year to the nearest year as PostgreSQL's
