@@ -514,7 +514,12 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 }
 
 // deparseDefault renders a DEFAULT expression as SQL text.
-func deparseDefault(n *pg.Node) (string, error) { return defaultText(n) }
+func deparseDefault(n *pg.Node) (string, error) {
+	if err := checkDefaultExpr(n); err != nil {
+		return "", err
+	}
+	return defaultText(n)
+}
 
 // column finds a column of the copy: 42703 when missing.
 func (a *alteration) column(name string) (int, error) {

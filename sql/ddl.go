@@ -181,6 +181,9 @@ func columnDef(cd *pg.ColumnDef, types typeResolver) (col ColumnDef, pk bool, se
 			if serial != "" {
 				return col, false, nil, repr.Errorf(repr.CodeSyntax, "multiple default values specified for column \"%s\" of table", cd.Colname)
 			}
+			if err = checkDefaultExpr(c.RawExpr); err != nil {
+				return col, false, nil, err
+			}
 			if col.Default, err = defaultText(c.RawExpr); err != nil {
 				return col, false, nil, err
 			}

@@ -10,6 +10,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
@@ -635,6 +636,55 @@ func defaultText(n *pg.Node) (string, error) {
 		}
 	})
 	return parse.DeparseExpr(n)
+}
+
+// checkDefaultExpr refuses what PostgreSQL refuses in a column DEFAULT
+// when the table is created, rather than at the first INSERT: a column
+// reference or a subquery (0A000), an aggregate (42803) or a window
+// function (42P20).
+func checkDefaultExpr(n *pg.Node) error {
+	var err error
+	// Column references and subqueries first: PostgreSQL reports them
+	// before an aggregate over them (avg(x) is a column reference).
+	for _, aggs := range []bool{false, true} {
+		walkProtoPruned(n, func(m proto.Message) bool {
+			if err == nil {
+				err = defaultExprError(m, aggs)
+			}
+			return err == nil
+		})
+	}
+	return err
+}
+
+// defaultExprError is checkDefaultExpr's verdict on one node: column
+// references and subqueries, or (aggs) aggregate and window calls.
+func defaultExprError(m proto.Message, aggs bool) error {
+	switch x := m.(type) {
+	case *pg.ColumnRef:
+		if !aggs {
+			return repr.Errorf(repr.CodeFeatureNotSupported, "cannot use column reference in DEFAULT expression").WithPosition(x.Location + 1)
+		}
+	case *pg.SubLink:
+		if !aggs {
+			return repr.Errorf(repr.CodeFeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPosition(x.Location + 1)
+		}
+	case *pg.FuncCall:
+		if !aggs {
+			return nil
+		}
+		name := ""
+		if len(x.Funcname) > 0 {
+			name = x.Funcname[len(x.Funcname)-1].GetString_().GetSval()
+		}
+		if x.Over != nil {
+			return repr.Errorf("42P20", "window functions are not allowed in DEFAULT expressions").WithPosition(x.Location + 1)
+		}
+		if _, agg := expr.LookupAgg(strings.ToLower(name)); agg || x.AggStar {
+			return repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed in DEFAULT expressions").WithPosition(x.Location + 1)
+		}
+	}
+	return nil
 }
 
 // ownedByNames returns the OWNED BY option's names (nil: none given;
