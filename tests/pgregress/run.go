@@ -96,11 +96,28 @@ func execute(ctx context.Context, c *pgconn.PgConn, st Stmt) *Outcome {
 		tag, err := c.CopyFrom(ctx, bytes.NewReader(st.Copy), st.SQL)
 		return outcomeOf(tag, nil, err)
 	}
-	results, err := c.Exec(ctx, st.SQL).ReadAll()
+	results, err := readAll(c.Exec(ctx, st.SQL))
 	if err != nil || len(results) == 0 {
 		return outcomeOf(pgconn.CommandTag{}, nil, err)
 	}
 	return outcomeOf(results[len(results)-1].CommandTag, results[len(results)-1], nil)
+}
+
+// readAll is pgconn's MultiResultReader.ReadAll keeping the columns of a
+// result without rows too (ReadAll takes them from the first row, so an
+// empty answer read as zero columns).
+func readAll(mrr *pgconn.MultiResultReader) ([]*pgconn.Result, error) {
+	var results []*pgconn.Result
+	for mrr.NextResult() {
+		rr := mrr.ResultReader()
+		cols := slices.Clone(rr.FieldDescriptions())
+		r := rr.Read()
+		if r.FieldDescriptions == nil {
+			r.FieldDescriptions = cols
+		}
+		results = append(results, r)
+	}
+	return results, mrr.Close()
 }
 
 // outcomeOf turns a result or an error into an Outcome.
