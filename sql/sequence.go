@@ -640,8 +640,8 @@ func defaultText(n *pg.Node) (string, error) {
 
 // checkDefaultExpr refuses what PostgreSQL refuses in a column DEFAULT
 // when the table is created, rather than at the first INSERT: a column
-// reference or a subquery (0A000), an aggregate (42803) or a window
-// function (42P20).
+// reference or a subquery (0A000), an aggregate (42803), a window
+// function (42P20) or a built-in set-returning function (0A000).
 func checkDefaultExpr(n *pg.Node) error {
 	var err error
 	// Column references and subqueries first: PostgreSQL reports them
@@ -682,6 +682,9 @@ func defaultExprError(m proto.Message, aggs bool) error {
 		}
 		if _, agg := expr.LookupAgg(strings.ToLower(name)); agg || x.AggStar {
 			return repr.Errorf(repr.CodeGrouping, "aggregate functions are not allowed in DEFAULT expressions").WithPosition(x.Location + 1)
+		}
+		if expr.IsTableFunc(name) {
+			return repr.Errorf(repr.CodeFeatureNotSupported, "set-returning functions are not allowed in DEFAULT expressions").WithPosition(x.Location + 1)
 		}
 	}
 	return nil
