@@ -60,10 +60,12 @@ func rowConstructor(args []repr.T) (*Func, error) {
 // text gives NULL.
 func recordInFunc(name string, ret repr.T, parse func(string, []repr.T, *time.Location) (repr.Datum, error)) func([]repr.T) (*Func, error) {
 	return func(args []repr.T) (*Func, error) {
-		if len(args) < 2 || args[0].Family != repr.FamText {
+		if len(args) < 2 || args[0].Family != repr.FamText && args[0].Family != repr.FamUnknown {
 			return nil, repr.Errorf(repr.CodeUndefinedFunction, "function %s must be called as %s(text, type, ...)", name, name)
 		}
-		sig := append([]repr.T(nil), args...)
+		// A folded literal prints bare ('(a,1)'), and a printed plan
+		// reads it back as unknown: it is coerced to text.
+		sig := append([]repr.T{repr.Text}, args[1:]...)
 		fields := sig[1:]
 		return newFunc(name, ret, false, func(c *Ctx, a []repr.Datum) (repr.Datum, error) {
 			if a[0].IsNull() {

@@ -23,10 +23,11 @@ import (
 // literal whose type holds the enum and whose text names the label is
 // replaced, token for token, by the same value's text under the new
 // label ('{sad,ok}' becomes '{blue,ok}'). A literal of the same text of
-// another type ('sad' AS word) is kept. What is not respelled stays
-// 0A000 naming the object: a literal the deparser does not print (it
-// cannot tell its type), a record literal of a composite type holding
-// the enum, and index expressions and predicates.
+// another type ('sad' AS word) is kept. A record literal of a composite
+// type holding the enum is respelled field by field (respellText), and
+// index expressions and predicates as a column DEFAULT (their indexes are
+// built again: respelledIndexes). A literal the deparser does not print
+// (it cannot tell its type) stays 0A000 naming the object.
 
 // storedText is a piece of SQL text the catalog stores for an object.
 type storedText struct {
@@ -60,13 +61,27 @@ func storedTexts(u *Object) []storedText {
 		}
 	}
 	if u.Index != nil {
-		for _, x := range append(slices.Clone(u.Index.Exprs), u.Index.Where) {
+		for i, x := range u.Index.Exprs {
 			if x != "" {
-				out = append(out, storedText{what: "an expression", sql: x})
+				out = append(out, storedText{what: "an expression", sql: x, want: noWant,
+					set: func(o *Object, s string) { ownIndex(o).Exprs[i] = s }})
 			}
+		}
+		if u.Index.Where != "" {
+			out = append(out, storedText{what: "the predicate", sql: u.Index.Where, want: noWant,
+				set: func(o *Object, s string) { ownIndex(o).Where = s }})
 		}
 	}
 	return out
+}
+
+// ownIndex gives o, a clone, its own copy of the index definition
+// (clone shares it) and returns it.
+func ownIndex(o *Object) *IndexDef {
+	d := *o.Index
+	d.Exprs = slices.Clone(d.Exprs)
+	o.Index = &d
+	return o.Index
 }
 
 // relabelTexts returns, as (old, new) pairs, every object whose stored
@@ -132,8 +147,6 @@ func (c *Catalog) relabelText(u *Object, text storedText, from string, rl relabe
 			return "", false, errNoRespell
 		case !holdsType(t, rl.held):
 			continue
-		case t.Composite != 0:
-			return "", false, errNoRespell
 		}
 		lit, err := rl.respell(k.GetSval().GetSval(), t)
 		if err != nil {
@@ -190,10 +203,16 @@ func (c *Catalog) literalTypes(u *Object, text storedText, n *pg.Node) (map[*pg.
 		}
 		return consts, nil
 	}
-	rel := u.rel
+	on := u
+	if u.Index != nil { // an index's texts are over its relation's row
+		if on = c.byID[u.Index.Table]; on == nil {
+			return nil, errNoRespell
+		}
+	}
+	rel := on.rel
 	if rel == nil {
 		var err error
-		if rel, err = u.relation(); err != nil {
+		if rel, err = on.relation(); err != nil {
 			return nil, errNoRespell
 		}
 	}
@@ -208,8 +227,32 @@ func (c *Catalog) literalTypes(u *Object, text storedText, n *pg.Node) (map[*pg.
 }
 
 // respell returns the literal (quoted) of the value the text s of type t
-// (an enum type or an array of one) has after the rename.
+// (a type holding the renamed enum) has after the rename.
 func (rl relabeler) respell(s string, t repr.T) (string, error) {
+	out, err := rl.respellText(s, t)
+	if err != nil {
+		return "", err
+	}
+	return quoteLiteral(out), nil
+}
+
+// respellText returns the text s of a value of type t with the renamed
+// label respelled. An enum or an array of one is read with the type's
+// labels and printed again. A record's text (a composite type's, or an
+// array of them) is taken apart as record_in and array_in take it apart,
+// its fields' texts respelled by their own types, or read and printed
+// again by theirs, and quoted again as record_out quotes them: the
+// output of PostgreSQL's stored constant, the value.
+func (rl relabeler) respellText(s string, t repr.T) (string, error) {
+	if !holdsType(t, rl.held) {
+		return s, nil
+	}
+	switch {
+	case t.Family == repr.FamArray && t.Composite != 0:
+		return rl.respellArray(s, repr.CompositeOf(t.Composite))
+	case t.Family == repr.FamRecord:
+		return rl.respellRecord(s, t)
+	}
 	read, err := rl.cat.enumReader(t)
 	if err != nil {
 		return "", err
@@ -221,7 +264,74 @@ func (rl relabeler) respell(s string, t repr.T) (string, error) {
 	if v, err = rl.datum(v, t); err != nil {
 		return "", err
 	}
-	return quoteLiteral(repr.FormatText(v, t, nil)), nil
+	return repr.FormatText(v, t, nil), nil
+}
+
+// respellRecord is respellText for a record of composite type t.
+func (rl relabeler) respellRecord(s string, t repr.T) (string, error) {
+	fields, ok := rl.cat.fieldTypes(t.Composite)
+	if !ok {
+		return "", errNoRespell
+	}
+	parts, perr := repr.ParseRecordText(s, len(fields))
+	if perr != nil {
+		return "", perr
+	}
+	row := make(repr.Row, len(parts))
+	types := make([]repr.T, len(parts))
+	for i, p := range parts {
+		types[i] = repr.Text
+		if p == nil {
+			row[i] = repr.Null
+			continue
+		}
+		f, err := rl.respellText(*p, fields[i])
+		if err != nil {
+			return "", err
+		}
+		row[i] = repr.NewText(canonicalText(f, fields[i]))
+	}
+	rec, err := repr.NewRecord(row, types)
+	if err != nil {
+		return "", err
+	}
+	return repr.FormatText(rec, repr.Record, nil), nil
+}
+
+// canonicalText is the output of the value whose input text is s, of a
+// type repr reads without the catalog (PostgreSQL's stored constant
+// prints so), else s.
+func canonicalText(s string, t repr.T) string {
+	if t.Enum != 0 || t.Composite != 0 {
+		return s // respellText's output, already canonical
+	}
+	v, err := repr.ParseText(s, t, nil)
+	if err != nil {
+		return s
+	}
+	return repr.FormatText(v, t, nil)
+}
+
+// respellArray is respellText for an array of records of type et.
+func (rl relabeler) respellArray(s string, et repr.T) (string, error) {
+	arr, err := repr.ParseText(s, repr.ArrayOf(repr.Text), nil)
+	if err != nil {
+		return "", err
+	}
+	elems := arr.Array()
+	out := make([]repr.Datum, len(elems))
+	for i, el := range elems {
+		out[i] = el
+		if el.IsNull() {
+			continue
+		}
+		f, err := rl.respellText(el.Text(), et)
+		if err != nil {
+			return "", err
+		}
+		out[i] = repr.NewText(f)
+	}
+	return repr.FormatText(repr.ArrayLike(arr, out), repr.ArrayOf(repr.Text), nil), nil
 }
 
 // spliceLiterals replaces, in sql, the string literal token starting at

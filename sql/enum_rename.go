@@ -55,6 +55,9 @@ func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, or
 	if err != nil {
 		return err
 	}
+	if tables, users, err = e.respelledIndexes(o, texts, tables, users); err != nil {
+		return err
+	}
 	if len(tables) == 0 && len(users) == 0 && !e.subscribedQueryHolds(held) {
 		return e.commitAltered(o, nu, nil, texts...)
 	}
@@ -87,6 +90,33 @@ func (e *Engine) commitEnumRename(s *Session, o, nu *Object, from, to string, or
 		}
 		return nil
 	})
+}
+
+// respelledIndexes adds to tables and users the relations whose indexes
+// have respelled expressions or predicates among texts, so that the
+// indexes are built again under them: a table's rows are rewritten
+// (unchanged where no column holds the enum), which rebuilds its
+// indexes, and a materialized view is rebuilt with its indexes.
+func (e *Engine) respelledIndexes(enum *Object, texts [][2]*Object, tables, users []*Object) ([]*Object, []*Object, error) {
+	has := func(l []*Object, id uint64) bool {
+		return slices.ContainsFunc(l, func(o *Object) bool { return o.ID == id })
+	}
+	for _, x := range texts {
+		if x[1].Index == nil {
+			continue
+		}
+		rel := e.cat.byID[x[1].Index.Table]
+		switch {
+		case rel == nil || has(tables, rel.ID) || has(users, rel.ID):
+		case rel.Kind == planner.RelTable && rel.Source == nil:
+			tables = append(tables, rel)
+		case rel.Kind == planner.RelMaterializedView:
+			users = append(users, rel)
+		default:
+			return nil, nil, repr.Unsupported("ALTER TYPE ... RENAME VALUE of type %s while index %s of %s %s spells a label", enum.Name, x[1].Name, kindName(rel.Kind), rel.Name)
+		}
+	}
+	return tables, users, nil
 }
 
 // changeAndRebuild runs change and then recomputes the materialized views

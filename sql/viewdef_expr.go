@@ -115,9 +115,15 @@ func (d *deparser) typeOf(n *pg.Node) repr.T {
 }
 
 // sameType reports whether a and b are one PostgreSQL type (modifiers
-// aside): no coercion connects them.
+// aside): no coercion connects them. b is the type wanted of a value
+// of type a.
 func sameType(a, b repr.T) bool {
 	if a.Family == repr.FamUnknown || b.Family == repr.FamUnknown {
+		return true
+	}
+	if a.Family == repr.FamRecord && b.Family == repr.FamRecord && b.Composite == 0 {
+		// record is a pseudo-type: a composite is passed as one with no
+		// coercion (PostgreSQL's record_eq over t.c = '(a,1)'::comp)
 		return true
 	}
 	if a.OID() == 0 || b.OID() == 0 {
@@ -316,6 +322,8 @@ func (d *deparser) node(n *pg.Node) {
 		d.write("]")
 	case n.GetSubLink() != nil:
 		d.subLink(n.GetSubLink())
+	case n.GetRowExpr() != nil: // (a, b) and ROW(a, b) alike
+		d.call("ROW", n.GetRowExpr().Args, noWant)
 	case n.GetSqlvalueFunction() != nil:
 		d.sqlValue(n.GetSqlvalueFunction())
 	case n.GetAIndirection() != nil:
@@ -552,6 +560,15 @@ func (d *deparser) typeCast(n *pg.Node, tc *pg.TypeCast) {
 	own := d.typeOf(tc.Arg)
 	if c := tc.Arg.GetAConst(); c != nil {
 		own = literalType(c)
+	}
+	if tc.Arg.GetRowExpr() != nil {
+		// ROW(...)::t, a composite type: PostgreSQL's RowExpr shows
+		// the cast it was made by (COERCE_EXPLICIT_CAST)
+		if ct, err := d.cat.typeFromName(tc.TypeName); err == nil && ct.IsComposite() {
+			d.node(tc.Arg)
+			d.write("::", d.cat.typeName(ct))
+			return
+		}
 	}
 	if sameType(own, t) && t.Precision == 0 && t.Length == 0 {
 		d.exprParen(tc.Arg, pInner)
