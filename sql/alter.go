@@ -294,10 +294,26 @@ func (e *Engine) alterTableLocked(s *Session, obj *Object, cmds []*pg.Node, ectx
 	for old, nu := range a.rewritten {
 		also = append(also, [2]*Object{old, nu})
 	}
-	if err := e.commitAlteration(s, a, conv, also); err != nil {
+	commit := func() error { return e.commitAlteration(s, a, conv, also) }
+	if len(a.cascadeDrop) > 0 {
+		commit = func() error {
+			return e.atomically(func() error {
+				for _, u := range a.cascadeDrop {
+					if cur := e.cat.byID[u.ID]; cur != nil {
+						if err := e.dropSteps(cur, true); err != nil {
+							return err
+						}
+					}
+				}
+				return e.commitAlteration(s, a, conv, also)
+			})
+		}
+	}
+	if err := commit(); err != nil {
 		return err
 	}
 	e.redefineSequences(a.seqFixes)
+	s.noticeCascade(nil, a.cascadeErrs...)
 	return nil
 }
 
@@ -332,6 +348,13 @@ type alteration struct {
 	// rewritten are dependent views whose stored query a rename changed
 	// (old and new versions).
 	rewritten map[*Object]*Object
+	// cascade is DROP COLUMN ... CASCADE: the views reading a dropped
+	// column (cascadeDrop, with everything over them) are dropped in the
+	// change's atomic step instead of refusing it (2BP01); cascadeErrs
+	// are the 2BP01s a CASCADE overrode, whose lines the NOTICE lists.
+	cascade     bool
+	cascadeDrop []*Object
+	cascadeErrs []error
 	// rows and counts are the existing rows in the new shape (converted
 	// once: a volatile default is evaluated once per row).
 	rows   []repr.Row
@@ -417,6 +440,7 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		}
 		return a.e.resolveForeignKeys(nu)
 	case pg.AlterTableType_AT_DropColumn:
+		a.cascade = a.cascade || cmd.Behavior == pg.DropBehavior_DROP_CASCADE
 		return a.dropColumn(cmd)
 	case pg.AlterTableType_AT_AddIdentity:
 		return a.addIdentity(cmd)
@@ -489,19 +513,23 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		a.validate = true
 		return a.e.resolveForeignKeys(nu)
 	case pg.AlterTableType_AT_DropConstraint:
+		cascade := cmd.Behavior == pg.DropBehavior_DROP_CASCADE
 		if nu.PrimaryKey != nil && cmd.Name == nu.pkeyName() {
-			if len(a.e.referencingKey(nu.ID, nu.PrimaryKey)) > 0 {
-				return repr.Errorf(repr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", cmd.Name, nu.Name)
+			if err := a.dropReferencing(cmd.Name, a.e.referencingKey(nu.ID, nu.PrimaryKey), cascade); err != nil {
+				return err
 			}
 			nu.PrimaryKey, nu.PKeyName, a.reshape = nil, "", true
 			return nil
 		}
-		for i, k := range nu.Constraints {
+		for _, k := range nu.Constraints {
 			if k.Name == cmd.Name {
-				if k.Kind == "unique" && len(a.e.referencingKey(nu.ID, k.Cols)) > 0 {
-					return repr.Errorf(repr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", k.Name, nu.Name)
+				if k.Kind == "unique" {
+					if err := a.dropReferencing(k.Name, a.e.referencingKey(nu.ID, k.Cols), cascade); err != nil {
+						return err
+					}
 				}
-				nu.Constraints = append(nu.Constraints[:i:i], nu.Constraints[i+1:]...)
+				j := slices.IndexFunc(nu.Constraints, func(x Constraint) bool { return x.Name == cmd.Name })
+				nu.Constraints = append(nu.Constraints[:j:j], nu.Constraints[j+1:]...)
 				return nil
 			}
 		}
@@ -511,6 +539,41 @@ func (a *alteration) apply(cmd *pg.AlterTableCmd) error {
 		return repr.Errorf(repr.CodeUndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", cmd.Name, nu.Name)
 	}
 	return repr.Unsupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
+}
+
+// dropReferencing handles the foreign keys refs that reference the key
+// constraint name being dropped: PostgreSQL's 2BP01 without CASCADE (each
+// depends on the key's index), with it each is dropped from its table
+// (the table's new version joins the change) and the 2BP01 kept for the
+// NOTICE.
+func (a *alteration) dropReferencing(name string, refs []fkRef, cascade bool) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	lines := make([]string, len(refs))
+	for i, r := range refs {
+		lines[i] = fmt.Sprintf("constraint %s on table %s depends on index %s", r.k.Name, r.child.Name, name)
+	}
+	err := repr.Errorf(repr.CodeDependentObjects, "cannot drop constraint %s on table %s because other objects depend on it", name, a.nu.Name).
+		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	if !cascade {
+		return err
+	}
+	a.cascadeErrs = append(a.cascadeErrs, err)
+	for _, r := range refs {
+		c := a.nu
+		if r.child.ID != a.nu.ID {
+			if a.rewritten == nil {
+				a.rewritten = map[*Object]*Object{}
+			}
+			if c = a.rewritten[r.child]; c == nil {
+				c = r.child.clone()
+				a.rewritten[r.child] = c
+			}
+		}
+		c.Constraints = slices.DeleteFunc(c.Constraints, func(x Constraint) bool { return x.Name == r.k.Name })
+	}
+	return nil
 }
 
 // deparseDefault renders a DEFAULT expression as SQL text.
@@ -859,7 +922,12 @@ func (a *alteration) checkDependents() error {
 			users = append(users, d)
 			continue
 		}
-		if len(users) > 0 {
+		if a.cascade && slices.ContainsFunc(users, func(u *Object) bool {
+			return slices.ContainsFunc(e.dropSet(u), func(x *Object) bool { return x.ID == d.ID })
+		}) {
+			continue // dropped with a view reading a dropped column
+		}
+		if len(users) > 0 && !a.cascade {
 			break
 		}
 		detail := fmt.Sprintf("The change would alter the definition of %s %s.", kindName(d.Kind), d.Name)
@@ -870,7 +938,11 @@ func (a *alteration) checkDependents() error {
 			WithDetail("%s", detail).WithHint("Drop the dependent views first, then recreate them.")
 	}
 	if len(users) > 0 {
-		return e.droppedColumnUsers(a, users)
+		err := e.droppedColumnUsers(a, users)
+		if !a.cascade {
+			return err
+		}
+		a.cascadeDrop, a.cascadeErrs = users, append(a.cascadeErrs, err)
 	}
 	return nil
 }

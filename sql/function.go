@@ -609,7 +609,7 @@ var routineKinds = map[pg.ObjectType]string{pg.ObjectType_OBJECT_FUNCTION: "func
 // dropFunction drops the function, procedure or either (kind "routine")
 // ow names; DROP FUNCTION does not find a procedure, nor DROP PROCEDURE
 // a function.
-func (e *Engine) dropFunction(s *Session, ow *pg.ObjectWithArgs, kind string, missingOK, cascade bool) error {
+func (e *Engine) dropFunction(s *Session, ow *pg.ObjectWithArgs, kind string, missingOK, cascade bool) (err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	obj, err := e.functionNamed(s.tempRoutine(e.cat, ow))
@@ -635,6 +635,10 @@ func (e *Engine) dropFunction(s *Session, ow *pg.ObjectWithArgs, kind string, mi
 	}
 	if err := e.checkOwner(s, obj.Owner, "function", obj.Name); err != nil {
 		return err
+	}
+	if cascade {
+		check := e.dropDependents(obj)
+		defer func() { s.noticeCascade(err, check) }()
 	}
 	return e.dropLocked(obj, cascade)
 }

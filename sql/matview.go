@@ -203,7 +203,7 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 }
 
 // drop removes an object (and, with cascade, everything depending on it).
-func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, missingOK, cascade bool) error {
+func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, missingOK, cascade bool) (err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	obj := e.cat.lookup(schema, name)
@@ -233,6 +233,16 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 	if err := e.cat.checkRowTypeDrop(obj, cascade); err != nil {
 		return err
 	}
+	if err := e.identityOwner(obj); err != nil {
+		return err
+	}
+	if cascade { // the NOTICE lists what the 2BP01 would
+		checks := []error{e.cat.checkRowTypeDrop(obj, false), e.dropDependents(obj)}
+		if obj.Kind == relType {
+			checks = append([]error{e.cat.dropTypeCheck(obj)}, checks...)
+		}
+		defer func() { s.noticeCascade(err, checks...) }()
+	}
 	if obj.Kind == relType {
 		drops := e.cat.dropTypeCheck
 		if cascade {
@@ -243,6 +253,26 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 		}
 	}
 	return e.dropLocked(obj, cascade)
+}
+
+// dropDependents is the 2BP01 DROP of obj without CASCADE raises when
+// other objects depend on it, with PostgreSQL's DETAIL lines
+// (dependencyLines, then the constraints and defaults a drop changes,
+// then the sinks reading what it drops), or nil. It changes nothing, so
+// a CASCADE calls it first for its NOTICE (cascadeNotice).
+func (e *Engine) dropDependents(obj *Object) error {
+	victims := e.dropSet(obj)
+	_, _, depLines := e.dropSide(obj, victims)
+	lines := e.dependencyLines(map[uint64]bool{}, obj)
+	lines = append(lines, depLines...)
+	for _, s := range e.sinksReading(victims) {
+		lines = append(lines, fmt.Sprintf("sink %s depends on %s %s", s.def.Name, kindName(s.def.FromKind), s.def.FromName))
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return repr.Errorf(repr.CodeDependentObjects, "cannot drop %s because other objects depend on it", describe(obj)).
+		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
 // dropLocked removes obj (and, with cascade, everything depending on it)
@@ -259,18 +289,11 @@ func (e *Engine) dropSteps(obj *Object, cascade bool) error {
 		return err
 	}
 	sinks := e.sinksReading(victims)
-	fixes, owned, depLines := e.dropSide(obj, victims)
-	if (len(victims) > 1 || len(sinks) > 0 || len(depLines) > 0) && !cascade {
-		var lines []string
-		for _, v := range victims[1:] {
-			lines = append(lines, fmt.Sprintf("%s %s depends on %s %s", kindName(v.Kind), v.Name, kindName(obj.Kind), obj.Name))
+	fixes, owned, _ := e.dropSide(obj, victims)
+	if !cascade {
+		if err := e.dropDependents(obj); err != nil {
+			return err
 		}
-		lines = append(lines, depLines...)
-		for _, s := range sinks {
-			lines = append(lines, fmt.Sprintf("sink %s depends on %s %s", s.def.Name, kindName(s.def.FromKind), s.def.FromName))
-		}
-		return repr.Errorf(repr.CodeDependentObjects, "cannot drop %s %s because other objects depend on it", kindName(obj.Kind), obj.Name).
-			WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	if e.inDDLBlock() && (len(sinks) > 0 || anySource(victims)) {
 		return errNotInBlock.New(fmt.Sprintf("DROP of %s %s, which a source or sink uses or feeds,", kindName(obj.Kind), obj.Name))

@@ -220,7 +220,7 @@ func (p *Portal) execDropSchema(ds *pg.DropStmt) error {
 // dropSchema removes schema name; with cascade, first every object in it
 // (latest first, so dependents go before what they depend on) and
 // everything depending on those.
-func (e *Engine) dropSchema(s *Session, name string, missingOK, cascade bool) error {
+func (e *Engine) dropSchema(s *Session, name string, missingOK, cascade bool) (err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	sc := e.cat.schemas[name]
@@ -236,6 +236,10 @@ func (e *Engine) dropSchema(s *Session, name string, missingOK, cascade bool) er
 	if err := e.checkOwner(s, sc.Owner, "schema", name); err != nil {
 		return err
 	}
+	if cascade {
+		check := e.schemaDependents(sc)
+		defer func() { s.noticeCascade(err, check) }()
+	}
 	return e.dropSchemaLocked(sc, cascade)
 }
 
@@ -244,21 +248,39 @@ func (e *Engine) dropSchema(s *Session, name string, missingOK, cascade bool) er
 func (e *Engine) dropSchemaLocked(sc *Schema, cascade bool) error {
 	name := sc.Name
 	objs, sinks := e.cat.objectsIn(name), e.sinksIn(name)
-	if (len(objs) > 0 || len(sinks) > 0) && !cascade {
-		var lines []string
-		for _, o := range objs {
-			lines = append(lines, fmt.Sprintf("%s %s.%s depends on schema %s", kindName(o.Kind), o.Schema, o.Name, name))
-		}
-		for _, sk := range sinks {
-			lines = append(lines, fmt.Sprintf("sink %s.%s depends on schema %s", name, sk.def.Name, name))
-		}
-		return repr.Errorf(repr.CodeDependentObjects, "cannot drop schema %s because other objects depend on it", name).
-			WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	if err := e.schemaDependents(sc); err != nil && !cascade {
+		return err
 	}
 	if e.inDDLBlock() && len(sinks) > 0 {
 		return errNotInBlock.New(fmt.Sprintf("DROP SCHEMA %s, which holds sinks,", name))
 	}
 	return e.atomically(func() error { return e.dropSchemaContents(sc, objs, sinks) })
+}
+
+// schemaDependents is the 2BP01 DROP SCHEMA sc raises without CASCADE
+// while objects are in it, or nil: PostgreSQL's DETAIL lines, each object
+// in the schema (ID order) followed by the objects outside it that
+// depend on it (dependencyLines), then its sinks. It changes nothing.
+func (e *Engine) schemaDependents(sc *Schema) error {
+	name := sc.Name
+	objs, sinks := e.cat.objectsIn(name), e.sinksIn(name)
+	if len(objs) == 0 && len(sinks) == 0 {
+		return nil
+	}
+	seen := map[uint64]bool{}
+	for _, o := range objs {
+		seen[o.ID] = true
+	}
+	var lines []string
+	for _, o := range objs {
+		lines = append(lines, fmt.Sprintf("%s depends on schema %s", describe(o), name))
+		lines = append(lines, e.dependencyLines(seen, o)...)
+	}
+	for _, sk := range sinks {
+		lines = append(lines, fmt.Sprintf("sink %s.%s depends on schema %s", name, sk.def.Name, name))
+	}
+	return repr.Errorf(repr.CodeDependentObjects, "cannot drop schema %s because other objects depend on it", name).
+		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
 // dropSchemaFault, set by tests, fails DROP SCHEMA ... CASCADE after it

@@ -161,11 +161,15 @@ func copyOut(ctx context.Context, p *Portal) (string, error) {
 	return b.String(), nil
 }
 
-// notices prints and clears the session's notices, one per line.
+// notices prints and clears the session's notices, one per line (and
+// their DETAIL lines).
 func (te *testEngine) notices() string {
 	var b strings.Builder
 	for _, n := range te.s.Notices() {
 		fmt.Fprintf(&b, "%s %s: %s\n", n.Severity, n.Err.Code, n.Err.Message)
+		if n.Err.Detail != "" {
+			fmt.Fprintf(&b, "DETAIL: %s\n", n.Err.Detail)
+		}
 	}
 	return b.String()
 }
