@@ -140,3 +140,16 @@ func (e *Engine) identityOwner(o *Object) error {
 	}
 	return nil
 }
+
+// mergeDependents is err, a 2BP01, with the DETAIL lines of more (a
+// 2BP01 about the same object, or nil) after its own; any other err is
+// returned as is.
+func mergeDependents(err, more error) error {
+	var re, mo *repr.Error
+	if !errors.As(err, &re) || re.Code != repr.CodeDependentObjects || !errors.As(more, &mo) || mo.Code != repr.CodeDependentObjects {
+		return err
+	}
+	out := *re
+	out.Detail = re.Detail + "\n" + mo.Detail
+	return &out
+}

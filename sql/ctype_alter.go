@@ -116,6 +116,8 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 	}
 	what := "ALTER TYPE ... ADD ATTRIBUTE"
 	var dropped []string
+	var cascadeDrop []*Object // views DROP ATTRIBUTE ... CASCADE drops
+	var cascadeErrs []error
 	for _, n := range as.Cmds {
 		cmd := n.GetAlterTableCmd()
 		switch cmd.Subtype {
@@ -127,8 +129,10 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 			if i, err = dropAttribute(o, nu, cmd); i >= 0 {
 				srcs, what = append(srcs[:i:i], srcs[i+1:]...), "ALTER TYPE ... DROP ATTRIBUTE"
 				dropped = append(dropped, cmd.Name)
-				if cmd.Behavior != pg.DropBehavior_DROP_CASCADE {
-					err = e.fieldDependents(o, cmd.Name)
+				err = e.fieldDependents(o, cmd.Name)
+				if err != nil && cmd.Behavior == pg.DropBehavior_DROP_CASCADE {
+					cascadeDrop = append(cascadeDrop, e.fieldUsers(o, cmd.Name)...)
+					cascadeErrs, err = append(cascadeErrs, err), nil
 				}
 			}
 		case pg.AlterTableType_AT_AlterColumnType:
@@ -142,7 +146,21 @@ func (p *Portal) execAlterType(as *pg.AlterTableStmt) error {
 			return err
 		}
 	}
-	return e.commitTypeChange(p.st.s, o, nu, srcs, what, dropped)
+	if len(cascadeDrop) == 0 {
+		return e.commitTypeChange(p.st.s, o, nu, srcs, what, dropped)
+	}
+	err = e.atomically(func() error {
+		for _, v := range cascadeDrop {
+			if cur := e.cat.byID[v.ID]; cur != nil {
+				if err := e.dropSteps(cur, true); err != nil {
+					return err
+				}
+			}
+		}
+		return e.commitTypeChange(p.st.s, e.cat.byID[o.ID], nu, srcs, what, dropped)
+	})
+	p.st.s.noticeCascade(err, cascadeErrs...)
+	return err
 }
 
 // addAttribute appends a field to nu (the altered copy of o).
@@ -250,28 +268,45 @@ func dropAttribute(o, nu *Object, cmd *pg.AlterTableCmd) (int, error) {
 
 // fieldDependents refuses to drop the field name of the composite type
 // o while a view or materialized view reads it by name ((v).name), as
-// PostgreSQL does (2BP01 with its detail lines). The views looked at use
-// the type or read a table with a column of it.
+// PostgreSQL does (2BP01 with its detail lines: each such view, then the
+// objects over it). The views looked at use the type or read a table
+// with a column of it.
 func (e *Engine) fieldDependents(o *Object, name string) error {
+	users := e.fieldUsers(o, name)
+	if len(users) == 0 {
+		return nil
+	}
+	var lines []string
+	seen := map[uint64]bool{}
+	for _, v := range users {
+		seen[v.ID] = true
+	}
+	for _, v := range users {
+		lines = append(lines, fmt.Sprintf("%s %s depends on column %s of composite type %s", kindName(v.Kind), v.Name, name, o.Name))
+		lines = append(lines, e.dependencyLines(seen, v)...)
+	}
+	return repr.Errorf("2BP01", "cannot drop column %s of composite type %s because other objects depend on it", name, o.Name).
+		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+}
+
+// fieldUsers returns the views and materialized views that read the
+// field name of the composite type o by name.
+func (e *Engine) fieldUsers(o *Object, name string) []*Object {
 	d := e.cat.typeDependents(o)
 	views := append([]*Object(nil), d.views...)
 	for _, t := range d.order {
 		views = append(views, e.dropSet(t)[1:]...)
 	}
-	var lines []string
+	var out []*Object
 	seen := map[*Object]bool{}
 	for _, v := range views {
 		isView := v.Kind == planner.RelView || v.Kind == planner.RelMaterializedView
 		if isView && !seen[v] && viewNamesField(v, name) {
 			seen[v] = true
-			lines = append(lines, fmt.Sprintf("%s %s depends on column %s of composite type %s", kindName(v.Kind), v.Name, name, o.Name))
+			out = append(out, v)
 		}
 	}
-	if len(lines) == 0 {
-		return nil
-	}
-	return repr.Errorf("2BP01", "cannot drop column %s of composite type %s because other objects depend on it", name, o.Name).
-		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	return out
 }
 
 // viewNamesField reports whether the stored query of v selects a field

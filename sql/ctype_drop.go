@@ -70,12 +70,35 @@ func depKind(u *Object) string {
 	return kindName(u.Kind)
 }
 
-// dropTypeCheck refuses to drop a composite type something uses (2BP01
-// with PostgreSQL's lines).
-func (c *Catalog) dropTypeCheck(o *Object) error {
-	lines := c.typeDependents(o).lines
-	if len(lines) == 0 {
+// typeDropCheck refuses to drop a composite or enum type something uses
+// (2BP01 with PostgreSQL's lines: under each column of the type, the
+// views reading that column and the objects over them, "view v depends
+// on column c of table t", which DROP TYPE ... CASCADE drops with the
+// column). It changes nothing.
+func (e *Engine) typeDropCheck(o *Object) error {
+	d := e.cat.typeDependents(o)
+	if len(d.lines) == 0 {
 		return nil
+	}
+	seen := map[uint64]bool{}
+	for _, v := range d.views {
+		seen[v.ID] = true
+	}
+	var lines []string
+	for _, l := range d.lines {
+		lines = append(lines, l)
+		for _, t := range d.order {
+			for _, c := range d.cols[t] {
+				if l != fmt.Sprintf("column %s of %s %s depends on type %s", c, depKind(t), t.Name, o.Name) {
+					continue
+				}
+				for _, x := range e.columnReaders(t, []string{c}, seen) {
+					seen[x.ID] = true
+					lines = append(lines, fmt.Sprintf("%s %s depends on column %s of %s %s", kindName(x.Kind), x.Name, c, depKind(t), t.Name))
+					lines = append(lines, e.dependencyLines(seen, x)...)
+				}
+			}
+		}
 	}
 	return repr.Errorf(repr.CodeDependentObjects, "cannot drop type %s because other objects depend on it", o.Name).
 		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
@@ -126,25 +149,14 @@ func (e *Engine) dropTypeDependents(s *Session, o *Object) error {
 }
 
 // checkTypeColumnsDroppable refuses (0A000) DROP TYPE o CASCADE when Eddy
-// cannot drop the columns cols of t: gone are the objects the cascade
-// drops anyway.
-func (e *Engine) checkTypeColumnsDroppable(o, t *Object, cols []string, gone map[uint64]bool) error {
-	what := fmt.Sprintf("DROP TYPE %s CASCADE, which would drop column %s of %s %s,", o.Name, cols[0], depKind(t), t.Name)
-	if t.Kind != planner.RelTable {
-		return repr.Unsupported("%s", what)
-	}
-	if len(cols) == len(t.Columns) {
-		return repr.Unsupported("%s its last column,", what)
-	}
-	for _, col := range cols {
-		if inKey(t.PrimaryKey, columnIndex(t.Columns, col)) {
-			return repr.Unsupported("%s a primary key column,", what)
-		}
-	}
-	for _, x := range e.dropSet(t)[1:] {
-		if !gone[x.ID] {
-			return repr.Unsupported("%s which %s %s reads,", what, kindName(x.Kind), x.Name)
-		}
+// cannot drop the columns cols of t, a relation other than a table,
+// before anything is dropped. What ALTER TABLE ... DROP COLUMN refuses
+// (the last column; a view that does not read the column but whose plan
+// the change would alter) it refuses in the drop's atomic step, which
+// then changes nothing.
+func (e *Engine) checkTypeColumnsDroppable(o, t *Object, cols []string, _ map[uint64]bool) error {
+	if t.Kind != planner.RelTable || t.Source != nil {
+		return repr.Unsupported("DROP TYPE %s CASCADE, which would drop column %s of %s %s,", o.Name, cols[0], depKind(t), t.Name)
 	}
 	return nil
 }

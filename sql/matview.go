@@ -231,26 +231,32 @@ func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, mis
 		return err
 	}
 	if err := e.cat.checkRowTypeDrop(obj, cascade); err != nil {
-		return err
+		return mergeDependents(err, e.dropDependents(obj))
 	}
 	if err := e.identityOwner(obj); err != nil {
 		return err
 	}
 	if cascade { // the NOTICE lists what the 2BP01 would
 		checks := []error{e.cat.checkRowTypeDrop(obj, false), e.dropDependents(obj)}
-		if obj.Kind == relType {
-			checks = append([]error{e.cat.dropTypeCheck(obj)}, checks...)
+		if obj.Kind == relType || hasRowType(obj) {
+			checks = append([]error{e.typeDropCheck(obj)}, checks...)
 		}
 		defer func() { s.noticeCascade(err, checks...) }()
 	}
-	if obj.Kind == relType {
-		drops := e.cat.dropTypeCheck
-		if cascade {
-			drops = func(o *Object) error { return e.dropTypeDependents(s, o) }
-		}
-		if err := drops(obj); err != nil {
+	if !cascade && obj.Kind == relType {
+		if err := e.typeDropCheck(obj); err != nil {
 			return err
 		}
+	}
+	if cascade && (obj.Kind == relType || hasRowType(obj) && e.cat.checkRowTypeDrop(obj, false) != nil) {
+		// the columns of the type (or row type) go first, with the views
+		// reading them, in one atomic step
+		return e.atomically(func() error {
+			if err := e.dropTypeDependents(s, obj); err != nil {
+				return err
+			}
+			return e.dropSteps(e.cat.byID[obj.ID], cascade)
+		})
 	}
 	return e.dropLocked(obj, cascade)
 }

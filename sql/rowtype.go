@@ -116,11 +116,39 @@ func (c *Catalog) checkRowTypeDrop(o *Object, cascade bool) error {
 	switch {
 	case first == "":
 		return nil
-	case cascade:
+	case cascade && !c.rowTypeInTablesOnly(o):
 		return repr.Unsupported("DROP %s ... CASCADE while column \"%s\" stores its row type", strings.ToUpper(kindName(o.Kind)), first)
+	case cascade:
+		return nil // dropRowTypeColumns drops the columns first
 	}
 	return repr.Errorf(repr.CodeDependentObjects, "cannot drop %s %s because other objects depend on it", kindName(o.Kind), o.Name).
 		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+}
+
+// rowTypeInTablesOnly reports whether every stored use of o's row type
+// is a table column of the type or an array of it, which DROP ... CASCADE
+// drops as PostgreSQL does (ALTER TABLE ... DROP COLUMN, as DROP TYPE
+// ... CASCADE does: dropTypeDependents); a function signature or a field
+// of a composite type is not dropped that way.
+func (c *Catalog) rowTypeInTablesOnly(o *Object) bool {
+	oid := rowTypeOID(o.ID)
+	for _, u := range c.objects() {
+		if u == o || u.Kind == planner.RelView || u.Kind == relIndex || u.Kind == relSequence {
+			continue
+		}
+		if u.Kind == relFunction {
+			if c.functionUses(u, oid) {
+				return false
+			}
+			continue
+		}
+		for _, col := range u.Columns {
+			if c.typeContains(col.Type, oid) && (u.Kind != planner.RelTable || u.Source != nil || col.Type.Composite != oid) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sqlTypeName names t in SQL the engine writes: a composite, row or enum
