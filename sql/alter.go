@@ -1766,9 +1766,13 @@ func (a *alteration) finishSequences() {
 		return
 	}
 	for _, o := range a.created {
-		if err := e.registerSequence(o); err != nil {
-			e.log.Error("registering a sequence", "sequence", o.Name, "err", err)
+		// at the state stageSequences staged (the batch may not be
+		// durable yet: an atomic change with rebuilt views)
+		last, called := o.Sequence.firstValue(), false
+		if st := a.seqFill[o.Sequence.OwnedCol]; st != nil {
+			last, called = st.last, st.called
 		}
+		e.registerSequenceAt(o, last, called)
 	}
 	for _, o := range a.deleted {
 		e.cat.remove(o)

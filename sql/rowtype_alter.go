@@ -54,11 +54,9 @@ func (e *Engine) commitAlteration(s *Session, a *alteration, conv func(repr.Row)
 	if len(views) == 0 && len(d.order) == 0 {
 		return e.commitAlteredWith(o, nu, conv, also, a)
 	}
-	if len(views) > 0 && (len(a.created) > 0 || len(a.deleted) > 0) {
-		// A sequence's numbering of the rows is not yet part of an
-		// atomic change.
-		return repr.Unsupported("%s that creates or drops a sequence on table %s, which materialized view %s reads", what, o.Name, views[0].Name)
-	}
+	// A sequence the change creates or drops is staged in its batch, part
+	// of the atomic change: a failed rebuild restores the catalog and the
+	// sequences' registrations with it (restoreLocked).
 	srcs := append([]int(nil), a.cols()...)
 	return e.rebuildAfter(what, o.Name, views, func() error {
 		if err := e.commitAlteredWith(o, nu, conv, also, a); err != nil {

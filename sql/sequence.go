@@ -272,21 +272,30 @@ func (p *Portal) execCreateSequence(cs *pg.CreateSeqStmt) error {
 // registerSequence makes a sequence known to nextval at its stored state
 // (the start, not yet called, when nothing is stored). Caller holds e.mu.
 func (e *Engine) registerSequence(o *Object) error {
-	st := &seqState{id: o.ID, name: qualified(o.Schema, o.Name), def: o.Sequence, last: o.Sequence.firstValue()}
+	last, called := o.Sequence.firstValue(), false
 	v, ok, err := e.db.Get(seqKey(o.ID))
 	if err != nil {
 		return err
 	}
 	if ok && len(v) == 9 {
-		st.last, st.called = int64(binary.BigEndian.Uint64(v)), v[8] == 1
+		last, called = int64(binary.BigEndian.Uint64(v)), v[8] == 1
 	}
+	e.registerSequenceAt(o, last, called)
+	return nil
+}
+
+// registerSequenceAt makes a sequence known to nextval at the given
+// state: one whose state is staged in a batch not yet durable (an atomic
+// change, a block with DDL), which registerSequence would not read.
+// Caller holds e.mu.
+func (e *Engine) registerSequenceAt(o *Object, last int64, called bool) {
+	st := &seqState{id: o.ID, name: qualified(o.Schema, o.Name), def: o.Sequence, last: last, called: called}
 	e.seqMu.Lock()
 	defer e.seqMu.Unlock()
 	if e.seqs == nil {
 		e.seqs = map[string]*seqState{}
 	}
 	e.seqs[st.name] = st
-	return nil
 }
 
 // forgetSequence unregisters a dropped sequence. Caller holds e.mu.
