@@ -156,7 +156,8 @@ func starSpans(sql string, toks []*pg.ScanToken, edits map[int32]string) ([]span
 }
 
 // naturalSpans returns the spans respelling NATURAL join j of sql as a
-// join USING (names), or ON TRUE when names is empty: they drop its
+// join USING (names), or ON TRUE when names is empty (an inner one as
+// CROSS JOIN, as pg_get_viewdef prints it): they drop its
 // NATURAL keyword (the last one before its right input) and add the
 // clause after its right input, which ends before the first token at its
 // parenthesis level that cannot continue a FROM item.
@@ -193,6 +194,12 @@ func naturalSpans(sql string, toks []*pg.ScanToken, j *pg.JoinExpr, names []stri
 	}
 	if i == nat+join+1 || depth != 0 {
 		return nil, false
+	}
+	if len(names) == 0 && j.Jointype == pg.JoinType_JOIN_INNER {
+		// PostgreSQL prints an inner join without a condition as CROSS
+		// JOIN: NATURAL [INNER] JOIN becomes that, with no clause
+		jt := toks[nat+join]
+		return []span{{int(toks[nat].Start), int(jt.End), "CROSS JOIN"}}, true
 	}
 	clause := " ON TRUE"
 	if len(names) > 0 {
