@@ -68,7 +68,7 @@ func (b *builder) traceCol(s *scope, ref *pg_query.ColumnRef, table, name string
 	}
 	for cur := s; cur != nil; cur = cur.parent {
 		if i, err := cur.lookup(table, name, 0); err == nil && i >= 0 {
-			t.Cols[ref] = cur.cols[i].traceCol()
+			t.Cols[ref] = cur.traceColOf(cur.cols[i])
 			return
 		}
 	}
@@ -82,6 +82,19 @@ func (c *scopeCol) traceCol() TraceCol {
 	return TraceCol{Table: c.table, Name: c.name}
 }
 
+// traceColOf is c, a column of s, as the deparser names it: a merged
+// JOIN USING column whose type is not its side's (int USING bigint: the
+// common type) is the join's own column, named bare as pg_get_viewdef
+// prints it, not by the side whose value it takes.
+func (s *scope) traceColOf(c scopeCol) TraceCol {
+	if c.table == "" && c.origin != "" {
+		if j, err := s.lookup(c.origin, c.name, 0); err == nil && j >= 0 && !s.cols[j].typ.Equivalent(c.typ) {
+			return TraceCol{Name: c.name}
+		}
+	}
+	return c.traceCol()
+}
+
 // traceStar records the columns of sc that the * ref expands to.
 func (b *builder) traceStar(ref *pg_query.ColumnRef, sc *scope, cols []int) {
 	t := b.opts.Trace
@@ -90,7 +103,7 @@ func (b *builder) traceStar(ref *pg_query.ColumnRef, sc *scope, cols []int) {
 	}
 	out := make([]TraceCol, len(cols))
 	for i, c := range cols {
-		out[i] = sc.cols[c].traceCol()
+		out[i] = sc.traceColOf(sc.cols[c])
 	}
 	t.Stars[ref] = out
 }
