@@ -57,6 +57,11 @@ type TableFunc struct {
 	// longer one in lockstep (a NULL record in PostgreSQL) is told from a
 	// row whose columns are all NULL by it.
 	Present int
+	// OneRow marks a function that yields exactly one row per call
+	// (json[b]_to_record: PostgreSQL's function is not set-returning), so
+	// a select-list call is evaluated per row rather than in lockstep with
+	// set-returning calls, which repeat its value.
+	OneRow bool
 	// Record marks a function returning PostgreSQL's record: its columns
 	// are a call's column definition list (tablefunc_record.go), which
 	// the call prints.

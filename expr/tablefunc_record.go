@@ -27,9 +27,11 @@ import (
 // contents or the value's text through the type's input function.
 func init() {
 	for prefix, in := range map[string]repr.T{"json": repr.JSON, "jsonb": repr.JSONB} {
-		recordFn(prefix+"_to_record", populateRecord, in).NullArgs = true
+		one := recordFn(prefix+"_to_record", populateRecord, in)
+		one.NullArgs, one.OneRow = true, true
 		recordFn(prefix+"_to_recordset", populateRecordset(prefix+"_to_recordset"), in)
-		recordFn(prefix+"_populate_record_over", populateRecordOver, in, repr.Record).NullArgs = true
+		over := recordFn(prefix+"_populate_record_over", populateRecordOver, in, repr.Record)
+		over.NullArgs, over.OneRow = true, true
 	}
 }
 

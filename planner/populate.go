@@ -22,9 +22,9 @@ var populateFuncs = map[string]string{
 // document's keys with populate_record_field's conversions, and a NULL base
 // leaves the missing ones NULL, which is what the _to_ forms do. A base
 // that is a whole row (json_populate_record(t, doc) beside FROM t) is
-// populateOver's. Eddy has no named composite types, so other bases and a
-// row type that is not a relation's are 0A000. It returns ok false for
-// other calls.
+// populateOver's; a NULL base of a composite type (CREATE TYPE ... AS)
+// takes its fields; other bases are 0A000. It returns ok false for other
+// calls.
 func (c *ectx) populateCall(fc *pg_query.FuncCall) (name string, args []*pg_query.Node, cols []expr.TableCol, ok bool, err error) {
 	name = funcName(fc)
 	to, found := populateFuncs[name]
@@ -38,14 +38,30 @@ func (c *ectx) populateCall(fc *pg_query.FuncCall) (name string, args []*pg_quer
 	if tc == nil || !tc.Arg.GetAConst().GetIsnull() {
 		return c.populateOver(fc, name)
 	}
-	rel, err := c.rowTypeRelation(tc.TypeName, name)
-	if err != nil {
+	if cols, err = c.rowTypeColumns(tc.TypeName, name); err != nil {
 		return "", nil, nil, false, err
 	}
-	for _, col := range rel.Columns {
-		cols = append(cols, expr.TableCol{Name: col.Name, T: col.Type})
-	}
 	return to, fc.Args[1:], cols, true, nil
+}
+
+// rowTypeColumns is the fields of the row type a NULL base record is cast
+// to: a table's or view's columns, or a composite type's fields (CREATE
+// TYPE ... AS). Other types are rowTypeRelation's errors.
+func (c *ectx) rowTypeColumns(tn *pg_query.TypeName, fn string) ([]expr.TableCol, error) {
+	rel, err := c.rowTypeRelation(tn, fn)
+	if err != nil {
+		if t, terr := c.b.resolveType(tn); terr == nil && t.IsComposite() {
+			if fields := c.b.compositeFields(t); fields != nil {
+				return fields, nil
+			}
+		}
+		return nil, err
+	}
+	cols := make([]expr.TableCol, len(rel.Columns))
+	for i, col := range rel.Columns {
+		cols[i] = expr.TableCol{Name: col.Name, T: col.Type}
+	}
+	return cols, nil
 }
 
 // rowTypeRelation resolves the row type a NULL base record is cast to:

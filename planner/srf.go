@@ -88,12 +88,45 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 		}
 		fm.Funcs, at = append(fm.Funcs, call), append(at, fc)
 	}
+	if one, oneAt, rest, restAt := splitOneRow(fm.Funcs, at); len(one) > 0 && len(rest) > 0 {
+		if err := ec.bindSRFs(&ir.FlatMap{Funcs: one}, oneAt, false); err != nil {
+			return err
+		}
+		fm.Funcs, at = rest, restAt
+	}
+	if err := ec.bindSRFs(fm, at, ec.keepNatural); err != nil {
+		return err
+	}
+	ec.shareSRFs(same)
+	return nil
+}
+
+// splitOneRow parts a level's calls into those of one row per call
+// (expr.TableFunc.OneRow) and the others, keeping each part's order.
+func splitOneRow(funcs []expr.TableCall, at []*pg_query.FuncCall) (one []expr.TableCall, oneAt []*pg_query.FuncCall, rest []expr.TableCall, restAt []*pg_query.FuncCall) {
+	for i, f := range funcs {
+		if f.Func.OneRow {
+			one, oneAt = append(one, f), append(oneAt, at[i])
+		} else {
+			rest, restAt = append(rest, f), append(restAt, at[i])
+		}
+	}
+	return one, oneAt, rest, restAt
+}
+
+// bindSRFs makes fm (its Funcs the calls at) a FlatMap over ec.rel,
+// numbered by an ordinality when natural, and records each call's value
+// in ec.srfs. A level's one-row calls, which PostgreSQL does not treat as
+// set-returning, get a FlatMap of their own below the lockstep one: a
+// longer call beside them repeats their value instead of padding it, and
+// a FlatMap of one-row calls alone pads none.
+func (ec *ectx) bindSRFs(fm *ir.FlatMap, at []*pg_query.FuncCall, natural bool) error {
 	fm.Input = ec.rel
 	col := ir.Arity(ec.rel)
 	ec.rel = fm
-	fm.Ordinality = ec.keepNatural
+	fm.Ordinality = natural
 	defer func() {
-		if ec.keepNatural {
+		if natural {
 			ec.natural = append(ec.natural, ec.colExpr(ir.Arity(fm)-1))
 		}
 	}()
@@ -103,7 +136,7 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 			ec.srfs[fc] = ec.colExpr(col)
 		} else if err := ec.recordSRF(fc, cols, col); err != nil {
 			return err
-		} else if len(fm.Funcs) > 1 {
+		} else if len(fm.Funcs) > 1 && !fm.Funcs[0].Func.OneRow {
 			if err := ec.paddedRecord(fc, fm.Funcs[i].Func, col); err != nil {
 				return err
 			}
@@ -113,7 +146,6 @@ func (ec *ectx) srfLevel(calls []*pg_query.FuncCall, levels map[*pg_query.FuncCa
 		}
 		col += len(cols)
 	}
-	ec.shareSRFs(same)
 	return nil
 }
 
