@@ -20,6 +20,9 @@ func category(t repr.T) byte {
 	case repr.FamInt, repr.FamFloat, repr.FamNumeric:
 		return 'N'
 	case repr.FamText:
+		if t.Kind == repr.KindQChar {
+			return 'Z' // "char" is an internal-use type in PostgreSQL
+		}
 		return 'S'
 	case repr.FamDate, repr.FamTime, repr.FamTimestamp, repr.FamTimestampTZ:
 		return 'D'

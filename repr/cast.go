@@ -44,6 +44,8 @@ func CastContextOf(from, to T) CastContext {
 		return CastContextOf(from.ElemType(), to.ElemType())
 	case from.Family == FamEnum && to.Family == FamEnum && from.Enum != to.Enum:
 		return CastNone // distinct enum types do not convert
+	case from.Family == FamText && to.Family == FamText && from.Kind != to.Kind && (nameOrQChar(from) || nameOrQChar(to)):
+		return stringCastContext(from.Kind, to.Kind)
 	case from.Family == to.Family && (from.Family != FamInt && from.Family != FamFloat || from.Width == to.Width):
 		return CastImplicit
 	}
@@ -57,6 +59,29 @@ func CastContextOf(from, to T) CastContext {
 		return CastExplicit
 	}
 	return CastNone
+}
+
+// nameOrQChar reports PostgreSQL's name and "char", the string types
+// whose casts to and from the others are not all implicit.
+func nameOrQChar(t T) bool { return t.Kind == KindName || t.Kind == KindQChar }
+
+// stringCastContext is pg_cast's context between two distinct string
+// kinds one of which is name or "char": to text implicit, from text,
+// varchar and bpchar to name implicit and to "char" by assignment, name
+// and "char" to varchar and bpchar by assignment; between "char" and name
+// PostgreSQL has only I/O conversion (to name, a string-category type, by
+// assignment; to "char", category Z, explicit). Without it an operator
+// over "char" and bpchar found several equally good candidates.
+func stringCastContext(from, to TextKind) CastContext {
+	switch {
+	case to == KindText:
+		return CastImplicit
+	case to == KindName && from != KindQChar:
+		return CastImplicit
+	case to == KindQChar && from == KindName:
+		return CastExplicit
+	}
+	return CastAssignment
 }
 
 type castKey struct{ from, to uint32 }
