@@ -335,6 +335,11 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 		return aggSpec{}, err
 	}
 	if spec.distinct {
+		for i, a := range written {
+			if err := noEquality(b, []repr.T{a.Type()}, leftmostLocation(fc.Args[i])); err != nil {
+				return aggSpec{}, err
+			}
+		}
 		args[0] = trimDistinctBpchar(kind, args[0])
 	}
 	argT := args[0].Type()

@@ -785,6 +785,11 @@ func (c *ectx) function(name string, args []expr.Expr, loc int32) (expr.Expr, er
 	if e, ok, err := c.enumFunction(name, args); ok {
 		return e, withPos(err, loc)
 	}
+	if args, err := c.namedRecordJSONArgs(name, args, loc); err != nil {
+		return nil, err
+	} else if args != nil {
+		return c.function(name, args, loc)
+	}
 	if to, rargs, ok, err := c.namedRecordJSON(name, args, loc); ok || err != nil {
 		if err != nil {
 			return nil, err

@@ -64,6 +64,9 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 	}
 	p.rel = projectExprs(ec.rel, p.nOuter, append(exprs, hidden...))
 	if distinct {
+		if err := noEquality(b, exprTypes(exprs), -1); err != nil {
+			return nil, err
+		}
 		p.rel = ir.NewDistinct(p.rel)
 		b.noteGrouping(exprTypes(exprs))
 	}
@@ -216,7 +219,13 @@ func (b *builder) orderBy(items []*pg_query.Node, names []string, exprs []expr.E
 				WithHint("Add the expression/function to every SELECT, or move the UNION into a FROM clause.").
 				WithPosition(leftmostLocation(sb.Node) + 1)
 		}
-		d, err := sortDirFor(sb, sortKeyType(col, exprs, hidden))
+		kt := sortKeyType(col, exprs, hidden)
+		if sb.SortbyDir != pg_query.SortByDir_SORTBY_USING {
+			if err := noOrdering(b, kt, leftmostLocation(sb.Node)); err != nil {
+				return nil, nil, err
+			}
+		}
+		d, err := sortDirFor(sb, kt)
 		if err != nil {
 			return nil, nil, err
 		}

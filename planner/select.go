@@ -468,6 +468,9 @@ func (b *builder) reduce(from *ectx, keys []expr.Expr, subKeys []subqueryKey, se
 	for _, k := range keys {
 		key = append(key, column(k))
 	}
+	if err := noEquality(b, exprTypes(keys), -1); err != nil {
+		return nil, err
+	}
 	b.noteGrouping(exprTypes(keys))
 	aggs, pos := dedupAggs(specs, column)
 	rkey, err := directKey(key, aggs, len(keys)+p.nOuter, sets)

@@ -38,6 +38,9 @@ func (b *builder) planSetOp(sel *pg_query.SelectStmt, parent *scope, outer *oute
 		return nil, err
 	}
 	if !sel.All {
+		if err := noEquality(b, lr.ColTypes()[l.nOuter:], -1); err != nil {
+			return nil, err
+		}
 		b.noteGrouping(lr.ColTypes()[l.nOuter:])
 	}
 	var rel ir.Rel

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -199,6 +200,55 @@ func (c *ectx) namedRecordJSON(name string, args []expr.Expr, loc int32) (string
 	}
 	out, err := c.recordJSONArgs(to, args[0], fields, loc)
 	return to, out, err == nil, err
+}
+
+// jsonBuilders are the functions that convert their arguments to JSON
+// values inside the one they build (the value's conversion: to_json or
+// to_jsonb) and whether every argument is a value (else only the odd
+// ones, an object's values after its keys).
+var jsonBuilders = map[string]struct {
+	convert string
+	all     bool
+}{
+	"json_build_object":  {convert: "to_json"},
+	"jsonb_build_object": {convert: "to_jsonb"},
+	"json_build_array":   {convert: "to_json", all: true},
+	"jsonb_build_array":  {convert: "to_jsonb", all: true},
+}
+
+// namedRecordJSONArgs converts the record values among the arguments of
+// json_build_object and its kin whose field names the planner knows (a
+// whole-row reference, a composite-typed value) to JSON first, as
+// namedRecordJSON converts to_json's, so the inner objects are keyed by
+// the names rather than f1, f2, ...: PostgreSQL's json_build_object('r',
+// t) is {"r" : {"k":1,"b":10}}. It returns nil when no argument changes.
+func (c *ectx) namedRecordJSONArgs(name string, args []expr.Expr, loc int32) ([]expr.Expr, error) {
+	jb, ok := jsonBuilders[name]
+	if !ok {
+		return nil, nil
+	}
+	var out []expr.Expr
+	for i, a := range args {
+		if !jb.all && i%2 == 0 {
+			continue
+		}
+		to, rargs, ok, err := c.namedRecordJSON(jb.convert, []expr.Expr{a}, loc)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		v, err := c.function(to, rargs, loc)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = slices.Clone(args)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // recordArrayJSON maps record_to_json[b] to its form over an array of

@@ -1,0 +1,45 @@
+package planner
+
+import (
+	"github.com/eddydb/eddy/repr"
+)
+
+// PostgreSQL sorts, groups and deduplicates a type by its default btree
+// operator class; a type without one (json, of Eddy's types: jsonb has
+// one) cannot be an ORDER BY key (42883 "could not identify an ordering
+// operator") nor a GROUP BY, DISTINCT, UNION/INTERSECT/EXCEPT (without
+// ALL) or aggregate DISTINCT column ("could not identify an equality
+// operator"), though Eddy's datums could compare it as text. An array or
+// record of json resolves its operator in PostgreSQL and fails only when
+// run; Eddy does not refuse those.
+
+// hasBtree reports whether t has a default btree operator class.
+func hasBtree(t repr.T) bool {
+	return t.Family != repr.FamJSON
+}
+
+// noOrdering is PostgreSQL's error for sorting by a value of type t
+// (nil when t has an ordering); loc is the key's 0-based location.
+func noOrdering(b *builder, t repr.T, loc int32) error {
+	if hasBtree(t) {
+		return nil
+	}
+	return repr.Errorf(repr.CodeUndefinedFunction, "could not identify an ordering operator for type %s", b.typeName(t)).
+		WithHint("Use an explicit ordering operator or modify the query.").WithPosition(loc + 1)
+}
+
+// noEquality is PostgreSQL's error for grouping or deduplicating values of
+// one of the types ts (nil when each has an equality); loc is the
+// 0-based location of the construct, or -1 for none.
+func noEquality(b *builder, ts []repr.T, loc int32) error {
+	for _, t := range ts {
+		if !hasBtree(t) {
+			err := repr.Errorf(repr.CodeUndefinedFunction, "could not identify an equality operator for type %s", b.typeName(t))
+			if loc >= 0 {
+				err = err.WithPosition(loc + 1)
+			}
+			return err
+		}
+	}
+	return nil
+}
