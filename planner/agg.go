@@ -334,6 +334,9 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if err := b.aggArgTypes(def, args, fc.Location); err != nil {
 		return aggSpec{}, err
 	}
+	if (kind == expr.AggMin || kind == expr.AggMax) && args[0].Type().Family == repr.FamJSON {
+		return aggSpec{}, noSuchFunction(name, args, fc.Location) // json has no ordering
+	}
 	if spec.distinct {
 		for i, a := range written {
 			if err := noEquality(b, []repr.T{a.Type()}, leftmostLocation(fc.Args[i])); err != nil {
@@ -456,6 +459,11 @@ func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, 
 				return repr.Errorf("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").WithPosition(location(sb.Node) + 1)
 			}
 			e = args[i]
+		}
+		if sb.SortbyDir != pg_query.SortByDir_SORTBY_USING {
+			if err := noOrdering(b, e.Type(), leftmostLocation(sb.Node)); err != nil {
+				return err
+			}
 		}
 		dir, err := sortDirFor(sb, e.Type())
 		if err != nil {

@@ -8,8 +8,10 @@ import (
 // operator class; a type without one (json, of Eddy's types: jsonb has
 // one) cannot be an ORDER BY key (42883 "could not identify an ordering
 // operator") nor a GROUP BY, DISTINCT, UNION/INTERSECT/EXCEPT (without
-// ALL) or aggregate DISTINCT column ("could not identify an equality
-// operator"), though Eddy's datums could compare it as text. An array or
+// ALL), aggregate DISTINCT or window PARTITION BY column ("could not
+// identify an equality operator"), nor an aggregate's or a window's ORDER
+// BY key, though Eddy's datums could compare it as text; min and max of
+// json do not exist (42883). An array or
 // record of json resolves its operator in PostgreSQL and fails only when
 // run; Eddy does not refuse those.
 

@@ -319,6 +319,9 @@ func (c *ectx) winWindow(def winDef) (winSpec, expr.Frame, error) {
 		if err != nil {
 			return winSpec{}, expr.Frame{}, err
 		}
+		if err := noEquality(c.b, []repr.T{e.Type()}, leftmostLocation(p)); err != nil {
+			return winSpec{}, expr.Frame{}, err
+		}
 		spec.part = append(spec.part, e)
 	}
 	for _, o := range def.order {
@@ -326,6 +329,11 @@ func (c *ectx) winWindow(def winDef) (winSpec, expr.Frame, error) {
 		e, err := dctx.typedExpr(sb.Node)
 		if err != nil {
 			return winSpec{}, expr.Frame{}, err
+		}
+		if sb.SortbyDir != pg_query.SortByDir_SORTBY_USING {
+			if err := noOrdering(c.b, e.Type(), leftmostLocation(sb.Node)); err != nil {
+				return winSpec{}, expr.Frame{}, err
+			}
 		}
 		dir, err := sortDirFor(sb, e.Type())
 		if err != nil {
