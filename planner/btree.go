@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/eddydb/eddy/repr"
 )
 
@@ -20,13 +23,16 @@ func hasBtree(t repr.T) bool {
 	return t.Family != repr.FamJSON
 }
 
+// orderingPrefix begins noOrdering's message, before the type's name.
+const orderingPrefix = "could not identify an ordering operator for type "
+
 // noOrdering is PostgreSQL's error for sorting by a value of type t
 // (nil when t has an ordering); loc is the key's 0-based location.
 func noOrdering(b *builder, t repr.T, loc int32) error {
 	if hasBtree(t) {
 		return nil
 	}
-	return repr.Errorf(repr.CodeUndefinedFunction, "could not identify an ordering operator for type %s", b.typeName(t)).
+	return repr.Errorf(repr.CodeUndefinedFunction, orderingPrefix+"%s", b.typeName(t)).
 		WithHint("Use an explicit ordering operator or modify the query.").WithPosition(loc + 1)
 }
 
@@ -44,4 +50,21 @@ func noEquality(b *builder, ts []repr.T, loc int32) error {
 		}
 	}
 	return nil
+}
+
+// distinctOnKeyError turns noOrdering's error for a DISTINCT ON key, which
+// orderBy resolves as a sort key, into PostgreSQL's, which names the
+// missing equality operator first; other errors pass unchanged.
+func distinctOnKeyError(err error) error {
+	var re *repr.Error
+	if !errors.As(err, &re) || re.Code != repr.CodeUndefinedFunction {
+		return err
+	}
+	t, ok := strings.CutPrefix(re.Message, orderingPrefix)
+	if !ok {
+		return err
+	}
+	out := repr.Errorf(repr.CodeUndefinedFunction, "could not identify an equality operator for type %s", t)
+	out.Position = re.Position
+	return out
 }

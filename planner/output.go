@@ -39,7 +39,7 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 		var on []expr.SortCol
 		var onHidden []expr.Expr
 		if on, onHidden, err = b.orderBy(sortItems(sel.DistinctClause), names, append(exprs, hidden...), ec, p.nOuter); err != nil {
-			return nil, err
+			return nil, distinctOnKeyError(err)
 		}
 		hidden = append(hidden, onHidden...)
 		p.rel = projectExprs(ec.rel, p.nOuter, append(exprs, hidden...))
