@@ -308,11 +308,7 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 		if err != nil {
 			return nil, err
 		}
-		query = b.subqueryRel(p)
-		rows = [][]expr.Expr{make([]expr.Expr, len(p.cols))}
-		for i, c := range p.cols {
-			rows[0][i] = &expr.Col{Idx: i, T: c.Type}
-		}
+		query, rows = b.subqueryRel(p), queryRow(p)
 	case sel != nil && len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil:
 		if consts, ok := b.constRows(rel, cols, targets, sel.ValuesLists); ok {
 			q := insertQuery(rel)
@@ -332,11 +328,7 @@ func (b *builder) insertSource(rel *Relation, cols []int, targets []*pg_query.No
 		if err != nil {
 			return nil, err
 		}
-		query = b.subqueryRel(p)
-		rows = [][]expr.Expr{make([]expr.Expr, len(p.cols))}
-		for i, c := range p.cols {
-			rows[0][i] = &expr.Col{Idx: i, T: c.Type}
-		}
+		query, rows = b.subqueryRel(p), queryRow(p)
 	default:
 		return nil, repr.Unsupported("INSERT source %s", nodeName(src))
 	}
@@ -592,4 +584,14 @@ func (b *builder) planDelete(stmt *pg_query.DeleteStmt) (*Delete, error) {
 	}
 	d.ParamTypes = b.finalParamTypes()
 	return d, nil
+}
+
+// queryRow is the one row template of an INSERT whose rows come from the
+// planned query p: each target value its column of p.
+func queryRow(p *planned) [][]expr.Expr {
+	row := make([]expr.Expr, len(p.cols))
+	for i, c := range p.cols {
+		row[i] = &expr.Col{Idx: i, T: c.Type}
+	}
+	return [][]expr.Expr{row}
 }
