@@ -332,7 +332,7 @@ func (b *builder) recordInNested(e expr.Expr, t repr.T, fields []expr.TableCol, 
 	if err != nil {
 		return nil, err
 	}
-	return b.foldLiteral(&expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: e}, Then: &expr.Lit{D: repr.Null, T: t}}}, Else: row, T: t})
+	return b.foldLiteral(nullWhenAbsent(e, row))
 }
 
 // recordField is record_field(rec, i, NULL::ft): field i of rec.

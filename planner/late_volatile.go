@@ -138,16 +138,14 @@ func hasFlatMap(rel ir.Rel) bool {
 	return false
 }
 
-// statementStable are functions Eddy marks volatile (never folded, not
-// in views) whose value is the same on every row of a statement: moving
-// them changes nothing, and PostgreSQL (which calls them stable) does not.
-var statementStable = map[string]bool{"now": true, "current_timestamp": true,
-	"transaction_timestamp": true, "statement_timestamp": true, "age": true}
-
 // drawsPerRow reports whether e calls a volatile function whose value may
-// differ per call (nextval, random, clock_timestamp, ...).
+// differ per call (nextval, random, clock_timestamp, ...). The functions
+// of the statement time (nowFuncs, and age, which reads it) are volatile
+// to Eddy (never folded, not in views) but the same on every row of a
+// statement: moving them changes nothing, and PostgreSQL, which calls
+// them stable, does not move them.
 func drawsPerRow(e expr.Expr) bool {
-	if c, ok := e.(*expr.Call); ok && c.Fn.Volatile && !statementStable[c.Fn.Name] {
+	if c, ok := e.(*expr.Call); ok && c.Fn.Volatile && !nowFuncs[c.Fn.Name] && c.Fn.Name != "age" {
 		return true
 	}
 	return slices.ContainsFunc(expr.Children(e), drawsPerRow)

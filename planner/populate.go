@@ -123,6 +123,5 @@ func (c *ectx) populateValue(fc *pg_query.FuncCall, name string, rec expr.Expr) 
 	if err != nil {
 		return nil, err
 	}
-	null := &expr.Lit{D: repr.Null, T: rec.Type()}
-	return &expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: doc}, Then: null}}, Else: rec, T: rec.Type()}, nil
+	return nullWhenAbsent(doc, rec), nil
 }

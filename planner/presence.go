@@ -147,11 +147,11 @@ func (b *builder) markFlatMap(fm *ir.FlatMap, nl int, fcols []scopeCol) (int, sc
 	if !fm.Outer || len(need) == 0 {
 		return -1, scopeCol{}
 	}
+	at := nl + len(fcols) - 1 // the ordinality, last of fm's columns
 	if !fm.Ordinality {
-		fm.Ordinality = true
-		return nl + len(fcols), scopeCol{table: need[0].table, typ: repr.Int8, hidden: true, system: true, marker: true}
+		fm.Ordinality, at = true, at+1
 	}
-	return nl + len(fcols) - 1, scopeCol{table: need[0].table, typ: repr.Int8, hidden: true, system: true, marker: true}
+	return at, scopeCol{table: need[0].table, typ: repr.Int8, hidden: true, system: true, marker: true}
 }
 
 // markerOf returns the index of table's presence marker in s, or -1.
@@ -211,8 +211,9 @@ func (ec *ectx) paddedRecord(fc *pg_query.FuncCall, f *expr.TableFunc, col int) 
 	return nil
 }
 
-// nullWhenAbsent is CASE WHEN marker IS NULL THEN NULL ELSE rec END.
-func nullWhenAbsent(marker, rec expr.Expr) expr.Expr {
-	t := rec.Type()
-	return &expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: marker}, Then: &expr.Lit{D: repr.Null, T: t}}}, Else: rec, T: t}
+// nullWhenAbsent is CASE WHEN marker IS NULL THEN NULL ELSE val END: val
+// where marker is not NULL, NULL of val's type elsewhere.
+func nullWhenAbsent(marker, val expr.Expr) expr.Expr {
+	t := val.Type()
+	return &expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: marker}, Then: &expr.Lit{D: repr.Null, T: t}}}, Else: val, T: t}
 }

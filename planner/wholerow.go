@@ -331,7 +331,7 @@ func (c *ectx) nestedJSON(to string, rec expr.Expr, fields []expr.TableCol, loc 
 	if err != nil {
 		return nil, err
 	}
-	return &expr.Case{Whens: []expr.When{{Cond: &expr.IsNull{Arg: rec}, Then: &expr.Lit{D: repr.Null, T: row.Type()}}}, Else: row, T: row.Type()}, nil
+	return nullWhenAbsent(rec, row), nil
 }
 
 // rowCast is ROW(...)::rel (or '(...)'::rel: literalRowCast), a row constructor cast to a table's or view's
