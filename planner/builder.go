@@ -156,6 +156,10 @@ type ectx struct {
 	// srfs holds the values of the select list's set-returning function
 	// calls, columns of the FlatMap below it (srf.go); nil elsewhere.
 	srfs map[*pg_query.FuncCall]expr.Expr
+	// srfBase is the relation the select list's set-returning calls
+	// expand (ec.rel before their FlatMaps, srf.go): DISTINCT ON moves
+	// the FlatMaps over it above its TopK (deferLate). nil elsewhere.
+	srfBase ir.Rel
 	// srfCalls, when set, holds the GROUP BY's set-returning calls by
 	// their planned form (srfgroup.go), whose values equal calls read;
 	// nil elsewhere.

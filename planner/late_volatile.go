@@ -24,15 +24,19 @@ import (
 // the columns of rel the TopK reads (its key and order); an expression
 // that one of them needs stays below, and then nothing moves.
 func deferVolatile(rel ir.Rel, keep []int, above func(ir.Rel) ir.Rel) (ir.Rel, bool) {
-	return deferLate(rel, keep, false, above)
+	out, moved, _ := deferLate(rel, keep, nil, above)
+	return out, moved
 }
 
-// deferLate is deferVolatile; with srfs, the select list's set-returning
-// calls (a FlatMap under the Map) move above the TopK too, with the
-// expressions that read them, as PostgreSQL's ProjectSet sits above
-// Unique: DISTINCT ON keeps one input row per value, which the calls
-// then expand. (Not above a LIMIT, which counts the expanded rows.)
-func deferLate(rel ir.Rel, keep []int, srfs bool, above func(ir.Rel) ir.Rel) (ir.Rel, bool) {
+// deferLate is deferVolatile; with srfBase (the relation the select
+// list's set-returning calls expand), those calls (the FlatMaps between
+// the Map and srfBase, one per level of nested calls) move above the TopK
+// too, with the expressions that read them, as PostgreSQL's ProjectSets
+// sit above Unique: DISTINCT ON keeps one input row per value, which the
+// calls then expand. (Not above a LIMIT, which counts the expanded rows.)
+// Calls it cannot move (another operator between their FlatMaps) are
+// 0A000 rather than expanded before the TopK.
+func deferLate(rel ir.Rel, keep []int, srfBase ir.Rel, above func(ir.Rel) ir.Rel) (ir.Rel, bool, error) {
 	cols := identityCols(ir.Arity(rel))
 	top := rel
 	if p, isProj := rel.(*ir.Project); isProj {
@@ -42,19 +46,23 @@ func deferLate(rel ir.Rel, keep []int, srfs bool, above func(ir.Rel) ir.Rel) (ir
 	if m == nil {
 		m = &ir.Map{Input: top}
 	}
-	in, fm := m.Input, (*ir.FlatMap)(nil)
-	if f, ok := in.(*ir.FlatMap); ok && srfs && !f.Ordinality && !f.Outer && len(f.On) == 0 && !hasFlatMap(f.Input) {
-		in, fm = f.Input, f
+	in, fms := m.Input, []*ir.FlatMap(nil) // fms: the calls' levels, top first
+	for srfBase != nil && in != srfBase {
+		f, ok := in.(*ir.FlatMap)
+		if !ok || f.Ordinality || f.Outer || len(f.On) > 0 {
+			return nil, false, repr.Unsupported("set-returning functions in the select list of SELECT DISTINCT ON with ORDER BY over this plan")
+		}
+		fms, in = append(fms, f), f.Input
 	}
 	base, mbase := ir.Arity(in), ir.Arity(m.Input) // input columns; then the calls' columns
-	late := lateExprs(m, mbase, fm != nil)
+	late := lateExprs(m, mbase, base, len(fms) > 0)
 	if late == nil {
-		return above(rel), false
+		return above(rel), false, nil
 	}
 	isLate := func(c int) bool { return c >= base && (c < mbase || late[c-mbase]) }
 	for _, k := range keep {
 		if k < len(cols) && isLate(cols[k]) {
-			return above(rel), false
+			return above(rel), false, nil
 		}
 	}
 	// Below: the Map over the input, NULL in place of the calls' columns
@@ -73,7 +81,7 @@ func deferLate(rel ir.Rel, keep []int, srfs bool, above func(ir.Rel) ir.Rel) (ir
 			}
 		}
 	}
-	if fm != nil {
+	for _, fm := range fms {
 		for _, f := range fm.Funcs {
 			for _, a := range f.Args {
 				need(a)
@@ -96,16 +104,15 @@ func deferLate(rel ir.Rel, keep []int, srfs bool, above func(ir.Rel) ir.Rel) (ir
 	}
 	remap := func(c int) int { return at[c] }
 	var upper ir.Rel = kept
-	if fm != nil {
-		funcs := make([]expr.TableCall, len(fm.Funcs))
-		for i, f := range fm.Funcs {
-			funcs[i] = f.Remap(remap)
+	for c := base; c < mbase; c++ { // the levels keep their columns' order
+		at[c] = ir.Arity(kept) + c - base
+	}
+	for i := len(fms) - 1; i >= 0; i-- {
+		funcs := make([]expr.TableCall, len(fms[i].Funcs))
+		for j, f := range fms[i].Funcs {
+			funcs[j] = f.Remap(remap)
 		}
-		width := ir.Arity(kept)
-		upper = &ir.FlatMap{Input: kept, Funcs: funcs}
-		for c := base; c < mbase; c++ {
-			at[c] = width + c - base
-		}
+		upper = &ir.FlatMap{Input: upper, Funcs: funcs}
 	}
 	width := ir.Arity(upper)
 	var exprs []expr.Expr
@@ -121,21 +128,7 @@ func deferLate(rel ir.Rel, keep []int, srfs bool, above func(ir.Rel) ir.Rel) (ir
 			out[i] = at[c]
 		}
 	}
-	return ir.NewProject(ir.NewMap(upper, exprs...), out...), true
-}
-
-// hasFlatMap reports whether rel is a FlatMap under Maps and Projects (a
-// lower level of nested set-returning calls).
-func hasFlatMap(rel ir.Rel) bool {
-	switch r := rel.(type) {
-	case *ir.FlatMap:
-		return true
-	case *ir.Map:
-		return hasFlatMap(r.Input)
-	case *ir.Project:
-		return hasFlatMap(r.Input)
-	}
-	return false
+	return ir.NewProject(ir.NewMap(upper, exprs...), out...), true, nil
 }
 
 // drawsPerRow reports whether e calls a volatile function whose value may
@@ -153,15 +146,15 @@ func drawsPerRow(e expr.Expr) bool {
 
 // lateExprs marks the expressions of m (whose input has mbase columns)
 // that are volatile or read a marked one, or, with calls (m's input is
-// the FlatMap moving up), that read the calls' columns (from base on).
+// the FlatMaps moving up), that read the calls' columns (from base on).
 // It returns nil when nothing moves.
-func lateExprs(m *ir.Map, mbase int, calls bool) []bool {
+func lateExprs(m *ir.Map, mbase, base int, calls bool) []bool {
 	late := make([]bool, 0, len(m.Exprs))
 	found := calls
 	for _, e := range m.Exprs {
 		v := drawsPerRow(e)
 		for _, c := range expr.Columns(e) {
-			v = v || c >= mbase && late[c-mbase] || calls && c < mbase && c >= ir.Arity(m.Input.(*ir.FlatMap).Input)
+			v = v || c >= mbase && late[c-mbase] || calls && c < mbase && c >= base
 		}
 		late = append(late, v)
 		found = found || v

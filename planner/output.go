@@ -50,7 +50,7 @@ func (b *builder) finishSelect(sel *pg_query.SelectStmt, targets []target, ec *e
 			}
 		}
 		b.noteGrouping(onTypes)
-		p.rel, err = distinctOn(p.rel, p.nOuter, on, order)
+		p.rel, err = distinctOn(p.rel, p.nOuter, on, order, ec.srfBase)
 		p.order = order
 		if err != nil {
 			return nil, err
@@ -114,7 +114,10 @@ func sortItems(ns []*pg_query.Node) []*pg_query.Node {
 // leading ORDER BY items must be DISTINCT ON items (42P10), and under an
 // ORDER BY, volatile select-list entries and set-returning calls that are
 // not sort keys are computed for the kept rows only (deferLate).
-func distinctOn(rel ir.Rel, nOuter int, on, order []expr.SortCol) (ir.Rel, error) {
+//
+// srfBase is the relation the select list's set-returning calls expand
+// (nil: none).
+func distinctOn(rel ir.Rel, nOuter int, on, order []expr.SortCol, srfBase ir.Rel) (ir.Rel, error) {
 	key := identityCols(nOuter)
 	for _, c := range on {
 		key = append(key, c.Col)
@@ -128,8 +131,8 @@ func distinctOn(rel ir.Rel, nOuter int, on, order []expr.SortCol) (ir.Rel, error
 	if len(order) == 0 { // PostgreSQL postpones nothing past an implicit sort
 		return topK(rel), nil
 	}
-	out, _ := deferLate(rel, append(slices.Clone(key), sortCols(order)...), true, topK)
-	return out, nil
+	out, _, err := deferLate(rel, append(slices.Clone(key), sortCols(order)...), srfBase, topK)
+	return out, err
 }
 
 // targetExpr builds one select-list entry (unknown literals become text).

@@ -44,6 +44,9 @@ func (b *builder) planSRFs(targets []target, ec *ectx, p *planned) error {
 		}
 	}
 	ec.srfs = map[*pg_query.FuncCall]expr.Expr{}
+	if len(calls) > 0 {
+		ec.srfBase = ec.rel
+	}
 	for level := 1; len(ec.srfs) < len(calls); level++ {
 		if err := ec.srfLevel(calls, levels, level); err != nil {
 			return err
