@@ -137,6 +137,10 @@ type grouping struct {
 	srfs *groupSRFs
 	// subKeys are the GROUP BY keys holding subqueries (groupsub.go).
 	subKeys []subqueryKey
+	// twinKeys maps the node of a select-list entry equal to an earlier
+	// one but grouped by its own name or ordinal to its key's column
+	// (twinTargetNode); nil when there is none.
+	twinKeys map[*pg_query.Node]int
 }
 
 // groupedRef maps n to a column of the aggregated relation when it is an
@@ -145,6 +149,9 @@ type grouping struct {
 // normally" (its parts will be checked in turn).
 func (c *ectx) groupedRef(n *pg_query.Node) (expr.Expr, bool, error) {
 	g := c.grp
+	if col, ok := g.twinKeys[n]; ok {
+		return c.colExpr(col), true, nil
+	}
 	if gf := n.GetGroupingFunc(); gf != nil {
 		e, err := c.groupingFunc(gf)
 		return e, true, err

@@ -156,6 +156,9 @@ type ectx struct {
 	// srfs holds the values of the select list's set-returning function
 	// calls, columns of the FlatMap below it (srf.go); nil elsewhere.
 	srfs map[*pg_query.FuncCall]expr.Expr
+	// twinKeys maps GROUP BY items that are select-list entries equal to
+	// an earlier entry to their own key (twinTargetNode); nil elsewhere.
+	twinKeys map[*pg_query.Node]int
 	// srfBase is the relation the select list's set-returning calls
 	// expand (ec.rel before their FlatMaps, srf.go): DISTINCT ON moves
 	// the FlatMaps over it above its TopK (deferLate). nil elsewhere.

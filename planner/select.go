@@ -348,15 +348,24 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	var keys []expr.Expr
 	var subKeys []subqueryKey
 	sets := make([][]int, len(setNodes))
+	twins := map[*pg_query.Node]int{} // see twinTargetNode
 	for si, set := range setNodes {
 		for _, n := range set {
-			i, err := from.groupKeyIndex(n, &keys, &subKeys)
-			if err != nil {
-				return nil, err
+			i, seen := twins[n]
+			if !seen {
+				if i, err = from.groupKeyIndex(n, &keys, &subKeys); err != nil {
+					return nil, err
+				}
+				if !plain && twinTargetNode(n, targets, from.sc) {
+					keys = append(keys, keys[i])
+					i = len(keys) - 1
+					twins[n] = i
+				}
 			}
 			sets[si] = append(sets[si], i)
 		}
 	}
+	from.twinKeys = twins
 	if plain {
 		sets = nil
 		from.groupCols = keyColumns(keys)
@@ -386,6 +395,30 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	}
 	ec.grp.srfs = srfs
 	return ec, nil
+}
+
+// twinTargetNode reports whether n, a grouping-set item, is the node of a
+// select-list entry (named by its output name or ordinal) equal to an
+// earlier entry. PostgreSQL groups by select-list entries, not by
+// expressions: in SELECT g AS a1, g AS a2 ... GROUP BY a1, ROLLUP (a2)
+// the two are separate keys, and a2 is NULL in the rows of the set {a1}
+// (groupingsets.sql, "distinct grouping columns are kept separate even if
+// they are equal()"). Such an item gets a key of its own, which only
+// that entry reads (grouping.twinKeys); every other expression equal to
+// it reads the first entry's key, as PostgreSQL matches it to the first
+// equal entry.
+func twinTargetNode(n *pg_query.Node, targets []target, sc *scope) bool {
+	for i, t := range targets {
+		if t.node == n && n != nil {
+			for _, u := range targets[:i] {
+				if sameParse(targetNode(u, sc), n) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // groupKey builds one GROUP BY key expression (unknown literals as text).
@@ -599,7 +632,20 @@ func spreadAggs(rel ir.Rel, nKey, nAgg int, pos []int) ir.Rel {
 func groupScope(from *ectx, keys []expr.Expr, calls []*pg_query.FuncCall, nOuter int) (*grouping, *scope) {
 	g := &grouping{from: from.sc, fromRel: from.rel, aggs: map[*pg_query.FuncCall]int{}, bitsCol: -1}
 	sc := &scope{parent: from.sc.parent, cols: append([]scopeCol(nil), from.sc.cols[:nOuter]...), ungrouped: from.sc}
+	twin := map[int]bool{}
+	for n, i := range from.twinKeys {
+		if g.twinKeys == nil {
+			g.twinKeys = map[*pg_query.Node]int{}
+		}
+		twin[i], g.twinKeys[n] = true, nOuter+i
+	}
 	for i, k := range keys {
+		if twin[i] { // read only through twinKeys: no expression matches it
+			g.keys = append(g.keys, "")
+			g.keyCols = append(g.keyCols, nOuter+i)
+			sc.cols = append(sc.cols, scopeCol{typ: k.Type(), hidden: true})
+			continue
+		}
 		g.keys = append(g.keys, k.String())
 		g.keyCols = append(g.keyCols, nOuter+i)
 		col := scopeCol{typ: k.Type(), hidden: true, fields: from.records[k]}
