@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -366,6 +367,9 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 		}
 	}
 	from.twinKeys = twins
+	if sel.GroupDistinct {
+		sets = distinctSets(sets)
+	}
 	if plain {
 		sets = nil
 		from.groupCols = keyColumns(keys)
@@ -395,6 +399,22 @@ func (b *builder) planGrouping(sel *pg_query.SelectStmt, targets []target, from 
 	}
 	ec.grp.srfs = srfs
 	return ec, nil
+}
+
+// distinctSets drops the grouping sets that group by the same keys as an
+// earlier one (GROUP BY DISTINCT; a set's order and repeats do not
+// matter, as in PostgreSQL's expand_grouping_sets).
+func distinctSets(sets [][]int) [][]int {
+	seen := map[string]bool{}
+	var out [][]int
+	for _, set := range sets {
+		k := slices.Compact(slices.Sorted(slices.Values(set)))
+		if id := fmt.Sprint(k); !seen[id] {
+			seen[id] = true
+			out = append(out, set)
+		}
+	}
+	return out
 }
 
 // twinTargetNode reports whether n, a grouping-set item, is the node of a
