@@ -126,7 +126,26 @@ func (b *builder) limitedRel(p *planned, keep bool) ir.Rel {
 		if p.nOuter == 0 {
 			rel = b.boundRecursion(rel, p.limit, p.offset, len(p.order))
 		}
-		return &ir.TopK{Input: rel, Key: limitKey(p), Order: p.order, Limit: p.limit, Offset: p.offset}
+		key := limitKey(p)
+		topK := func(in ir.Rel) ir.Rel {
+			return &ir.TopK{Input: in, Key: key, Order: p.order, Limit: p.limit, Offset: p.offset}
+		}
+		// As at the top level (planTop), PostgreSQL's projection sees the
+		// first OFFSET + LIMIT rows only: its volatile entries are drawn
+		// for them (a TopK of those rows, then the Map, then the OFFSET).
+		through := int64(-1)
+		if p.limit >= 0 && p.offset <= math.MaxInt64-p.limit {
+			through = p.limit + p.offset
+		}
+		if late, ok := deferVolatile(rel, append(slices.Clone(key), sortCols(p.order)...), func(in ir.Rel) ir.Rel {
+			return &ir.TopK{Input: in, Key: key, Order: p.order, Limit: through}
+		}); ok {
+			if p.offset == 0 {
+				return late
+			}
+			return topK(late)
+		}
+		return topK(rel)
 	}
 	if !keep {
 		b.noteOrder(p.rel, p.order)
