@@ -62,6 +62,9 @@ func (c *ectx) correlate(sel *pg_query.SelectStmt, extra []expr.Expr) (*planned,
 	if len(refs) == 0 && len(extra) == 0 {
 		return first, nil, nil
 	}
+	if relDrawsPerRow(first.rel) {
+		extra = append(slices.Clip(extra), rowToken())
+	}
 	n := ir.Arity(c.rel)
 	c.derive(ir.NewMap(c.rel, extra...))
 	var keys []int

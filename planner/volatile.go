@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"slices"
+
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/optimizer/ir"
 )
 
@@ -75,4 +78,33 @@ func replaceNode(root, old, new ir.Rel, memo map[ir.Rel]ir.Rel) ir.Rel {
 	r := ir.MapChildren(root, func(k ir.Rel) ir.Rel { return replaceNode(k, old, new, memo) })
 	memo[root] = r
 	return r
+}
+
+// relDrawsPerRow reports whether rel (a subquery's plan) evaluates a
+// volatile function whose value may differ per call (drawsPerRow).
+func relDrawsPerRow(rel ir.Rel) bool {
+	seen := map[ir.Rel]bool{}
+	var walk func(ir.Rel) bool
+	walk = func(r ir.Rel) bool {
+		if seen[r] {
+			return false
+		}
+		seen[r] = true
+		return slices.ContainsFunc(ir.OwnExprs(r), drawsPerRow) || slices.ContainsFunc(r.Children(), walk)
+	}
+	return walk(rel)
+}
+
+// rowToken is a value drawn per row (gen_random_uuid()): a correlated
+// subquery that draws volatile values is keyed by it besides its outer
+// values, so that it runs once per outer row as in PostgreSQL, not once
+// per distinct outer value (two equal outer rows would read one draw).
+// The outer relation is then volatile and read through an ir.Shared
+// (relDomain), so the domain and the join back see the same tokens.
+func rowToken() expr.Expr {
+	f, _, err := expr.ResolveFunc("gen_random_uuid", nil)
+	if err != nil {
+		panic(err) // a built-in function
+	}
+	return &expr.Call{Fn: f}
 }

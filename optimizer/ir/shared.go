@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/repr"
@@ -72,6 +73,13 @@ func Volatile(rel Rel) bool {
 // OwnVolatile reports whether one of rel's own expressions (not its
 // inputs') calls a volatile function.
 func OwnVolatile(rel Rel) bool {
+	return slices.ContainsFunc(OwnExprs(rel), expr.IsVolatile)
+}
+
+// OwnExprs returns the scalar expressions rel evaluates per row itself
+// (not its inputs'): a Map's, a Filter's or a Join's predicates, a
+// FlatMap's arguments, a Values' rows.
+func OwnExprs(rel Rel) []expr.Expr {
 	var es []expr.Expr
 	switch r := rel.(type) {
 	case *Map:
@@ -92,10 +100,5 @@ func OwnVolatile(rel Rel) bool {
 			es = append(es, row...)
 		}
 	}
-	for _, e := range es {
-		if expr.IsVolatile(e) {
-			return true
-		}
-	}
-	return false
+	return es
 }
