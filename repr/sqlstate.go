@@ -12,6 +12,10 @@ type Error struct {
 	Detail   string
 	Hint     string
 	Position int32 // 1-based character offset into the statement; 0 if none
+	// Unsupported marks a construct Eddy lacks (Unsupported), as opposed
+	// to an error PostgreSQL raises too: a PL/pgSQL exception handler
+	// does not catch it, since PostgreSQL would have run the construct.
+	Unsupported bool
 }
 
 // Error implements error.
@@ -129,5 +133,7 @@ var (
 
 // Unsupported returns 0A000 naming the construct: "<what> is not supported".
 func Unsupported(format string, args ...any) *Error {
-	return ErrUnsupported.New(fmt.Sprintf(format, args...))
+	e := ErrUnsupported.New(fmt.Sprintf(format, args...))
+	e.Unsupported = true
+	return e
 }

@@ -54,6 +54,8 @@ type plVar struct {
 	isFld  bool
 	// isConst marks a CONSTANT variable (and SQLSTATE/SQLERRM).
 	isConst bool
+	// notNull marks a variable declared NOT NULL: assigning NULL is 22004.
+	notNull bool
 }
 
 // plExec runs one DO block or one call of a function.
@@ -226,7 +228,7 @@ func (x *plExec) declare(i int, d plNode, args []plValue) error {
 		if err := json.Unmarshal(raw, &decl); err != nil {
 			return err
 		}
-		v := &plVar{name: decl.Refname, v: repr.Null, isConst: decl.Constant}
+		v := &plVar{name: decl.Refname, v: repr.Null, isConst: decl.Constant, notNull: decl.NotNull}
 		x.datums[i] = v
 		switch kind {
 		case "PLpgSQL_var":
@@ -572,6 +574,9 @@ func (x *plExec) setVar(i int, v plValue) error {
 	d, err := x.convert(v.d, v.t, t.t)
 	if err != nil {
 		return err
+	}
+	if t.notNull && d.IsNull() {
+		return repr.Errorf("22004", "null value cannot be assigned to variable \"%s\" declared NOT NULL", t.name)
 	}
 	t.v = d
 	return nil

@@ -341,7 +341,7 @@ func (x *plExec) guarded(f map[string]json.RawMessage) error {
 	}
 	for _, h := range exc.B.List {
 		for _, c := range h.E.Conds {
-			if !conditionMatches(c.C.Name, e.Code) {
+			if e.Unsupported || !conditionMatches(c.C.Name, e.Code) {
 				continue
 			}
 			if rerr := x.inBlock(func() error { return x.s.rollbackTo(name) }); rerr != nil {
