@@ -55,7 +55,7 @@ func (c *ectx) semiExists(sel *pg_query.SelectStmt) (bool, error) {
 		c.rel = saved
 		return false, nil
 	}
-	sub := c.b.subqueryRel(p)
+	sub := c.b.existsRel(sel, p)
 	c.semi(ir.NewDistinct(ir.NewProject(sub, identityCols(len(keys))...)), keys)
 	return true, nil
 }

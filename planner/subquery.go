@@ -281,7 +281,7 @@ func (c *ectx) exists(sel *pg_query.SelectStmt) (expr.Expr, error) {
 		return nil, err
 	}
 	k := len(keys)
-	counts := &ir.Reduce{Input: c.b.subqueryRel(p), Key: identityCols(k),
+	counts := &ir.Reduce{Input: c.b.existsRel(sel, p), Key: identityCols(k),
 		Aggs: []expr.Agg{{Kind: expr.AggCountStar, T: repr.Int8}}}
 	cnt := c.joinBack(counts, keys)[0]
 	gt, err := c.op(">", -1, cnt, &expr.Lit{D: repr.NewInt(0), T: repr.Int8})
@@ -568,4 +568,78 @@ func zeroOf(t repr.T) (repr.Datum, bool) {
 		return repr.NewInterval(repr.Interval{}), true
 	}
 	return repr.Null, false
+}
+
+// existsPlain reports whether EXISTS ignores sel's select list: as
+// PostgreSQL's simplify_EXISTS_query decides, a plain block without
+// aggregates, grouping, windows, set-returning calls, HAVING, OFFSET or
+// locking, whose LIMIT (if any) is a positive constant. Its select list
+// is then never evaluated, so a volatile entry (nextval()) is never drawn
+// (existsRel).
+func (b *builder) existsPlain(sel *pg_query.SelectStmt) bool {
+	if sel.Op != pg_query.SetOperation_SETOP_NONE || len(sel.ValuesLists) > 0 || sel.WithClause != nil ||
+		len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(sel.WindowClause) > 0 ||
+		sel.LimitOffset != nil || len(sel.LockingClause) > 0 || sel.IntoClause != nil ||
+		sel.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
+		return false
+	}
+	if sel.LimitCount != nil {
+		c := sel.LimitCount.GetAConst()
+		if c == nil || c.GetIval() == nil || c.GetIval().Ival <= 0 {
+			return false
+		}
+	}
+	plain := true
+	for _, n := range slices.Concat(sel.TargetList, sel.SortClause, sel.DistinctClause) {
+		walk(n, func(x *pg_query.Node) bool {
+			if x.GetSubLink() != nil {
+				return false // a subquery's own aggregates are its own
+			}
+			if fc := x.GetFuncCall(); fc != nil {
+				name := funcName(fc)
+				if fc.Over != nil || isAggregate(fc) || expr.IsTableFunc(name) || populateFuncs[name] != "" || b.sqlSetFunc(name) {
+					plain = false
+				}
+			}
+			return plain
+		})
+	}
+	return plain
+}
+
+// existsRel is the relation of p, the planned block of EXISTS (sel): with
+// the select list's volatile entries NULL when EXISTS ignores the select
+// list (existsPlain), so they are not drawn. The block is planned whole
+// first, so its errors are PostgreSQL's (an unknown column in the select
+// list is 42703 there too, before simplification).
+func (b *builder) existsRel(sel *pg_query.SelectStmt, p *planned) ir.Rel {
+	if b.existsPlain(sel) {
+		p.rel = withoutDraws(p.rel)
+	}
+	return b.subqueryRel(p)
+}
+
+// withoutDraws returns rel with the expressions of its top Map (under a
+// Project or not) that draw per row (drawsPerRow) replaced by NULL.
+func withoutDraws(rel ir.Rel) ir.Rel {
+	proj, _ := rel.(*ir.Project)
+	top := rel
+	if proj != nil {
+		top = proj.Input
+	}
+	m, ok := top.(*ir.Map)
+	if !ok || !slices.ContainsFunc(m.Exprs, drawsPerRow) {
+		return rel
+	}
+	exprs := slices.Clone(m.Exprs)
+	for i, e := range exprs {
+		if drawsPerRow(e) {
+			exprs[i] = &expr.Lit{D: repr.Null, T: e.Type()}
+		}
+	}
+	var out ir.Rel = &ir.Map{Input: m.Input, Exprs: exprs}
+	if proj != nil {
+		out = ir.NewProject(out, proj.Cols...)
+	}
+	return out
 }

@@ -15,6 +15,9 @@ import (
 // result, with its ORDER BY and no limit. State: the two TopKs' input
 // multisets and the join's arrangements.
 func (b *builder) withTies(p *planned) error {
+	if name := sequenceCallAtTop(p.rel); name != "" {
+		return repr.Unsupported("%s() in the select list of FETCH FIRST ... WITH TIES", name)
+	}
 	key := limitKey(p)
 	nth := &ir.TopK{Input: p.rel, Key: key, Order: p.order, Limit: 1, Offset: p.offset + p.limit - 1}
 	w := ir.Arity(p.rel)
@@ -74,4 +77,34 @@ func (b *builder) sortsNoLater(order []expr.SortCol, ts []repr.T, w int) (expr.E
 		}
 	}
 	return res, nil
+}
+
+// sequenceCallAtTop returns the name of a sequence-advancing function
+// (nextval, setval) the select list of rel (its top Map, under a Project
+// or not) calls, or "". PostgreSQL draws it for the rows its Limit pulls:
+// the kept ones, the OFFSET ones and the first row after the ties, which
+// withTies, computing every row, cannot count; refusing it is better than
+// advancing the sequence a different number of times.
+func sequenceCallAtTop(rel ir.Rel) string {
+	if p, ok := rel.(*ir.Project); ok {
+		rel = p.Input
+	}
+	m, ok := rel.(*ir.Map)
+	if !ok {
+		return ""
+	}
+	name := ""
+	var walk func(e expr.Expr)
+	walk = func(e expr.Expr) {
+		if c, ok := e.(*expr.Call); ok && (c.Fn.Name == "nextval" || c.Fn.Name == "setval") {
+			name = c.Fn.Name
+		}
+		for _, k := range expr.Children(e) {
+			walk(k)
+		}
+	}
+	for _, e := range m.Exprs {
+		walk(e)
+	}
+	return name
 }
