@@ -259,6 +259,9 @@ func (b *builder) planWindows(sel *pg_query.SelectStmt, calls []*pg_query.FuncCa
 	if err != nil {
 		return err
 	}
+	if err := ec.planWindowSRFs(sel, calls, named); err != nil {
+		return err
+	}
 	for _, n := range sel.WindowClause {
 		if _, _, err := ec.winWindow(named[n.GetWindowDef().Name]); err != nil {
 			return err
@@ -272,6 +275,81 @@ func (b *builder) planWindows(sel *pg_query.SelectStmt, calls []*pg_query.FuncCa
 	}
 	ec.rel, ec.wins, err = windowChain(ec.rel, nOuter, planned)
 	return err
+}
+
+// planWindowSRFs plans the set-returning calls of the window definitions
+// (PARTITION BY and ORDER BY of the WINDOW clause and of every call's
+// OVER) as FlatMaps over ec.rel, below the windows: PostgreSQL 15 makes
+// them entries of the windows' input, so they expand the rows the
+// windows see (in lockstep with each other, nested calls by levels, equal
+// calls one call), even in a window no function uses, and the select
+// list's calls run after the windows as always. The definitions then
+// read their columns (srfRef). Over an aggregated relation they are
+// still refused (0A000) unless equal to a GROUP BY key (srfgroup.go).
+func (ec *ectx) planWindowSRFs(sel *pg_query.SelectStmt, calls []*pg_query.FuncCall, named map[string]winDef) error {
+	if ec.grp != nil {
+		return nil
+	}
+	var defs []winDef
+	for _, n := range sel.WindowClause {
+		defs = append(defs, named[n.GetWindowDef().Name])
+	}
+	for _, fc := range calls {
+		d, err := overWindow(fc.Over, named)
+		if err != nil {
+			return err
+		}
+		defs = append(defs, d)
+	}
+	levels := map[*pg_query.FuncCall]int{}
+	var srfs []*pg_query.FuncCall
+	for _, d := range defs {
+		nodes := slices.Clone(d.partition)
+		for _, o := range d.order {
+			nodes = append(nodes, o.GetSortBy().Node)
+		}
+		for _, n := range nodes {
+			if _, err := collectSRFs(n, "", nil, ec.b.sqlSetFunc, &srfs, levels); err != nil {
+				return err
+			}
+		}
+	}
+	if len(srfs) == 0 {
+		return nil
+	}
+	if err := windowSRFShared(sel, srfs, ec.b.sqlSetFunc); err != nil {
+		return err
+	}
+	ec.srfs, ec.srfCalls = map[*pg_query.FuncCall]expr.Expr{}, map[string]*pg_query.FuncCall{}
+	defer func() { ec.srfCalls = nil }()
+	for level := 1; len(ec.srfs) < len(srfs); level++ {
+		if err := ec.srfLevel(srfs, levels, level); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// windowSRFShared refuses a window definition's set-returning call that
+// the select list or ORDER BY holds too: PostgreSQL matches such an
+// expression to the select list's entry and evaluates it once, below the
+// windows, where Eddy's select list calls run above them.
+func windowSRFShared(sel *pg_query.SelectStmt, srfs []*pg_query.FuncCall, sqlSRF func(string) bool) error {
+	var other []*pg_query.FuncCall
+	levels := map[*pg_query.FuncCall]int{}
+	for _, t := range slices.Concat(sel.TargetList, sel.SortClause) {
+		if _, err := collectSRFs(t, "", nil, sqlSRF, &other, levels); err != nil {
+			return nil // the select list reports it
+		}
+	}
+	for _, fc := range srfs {
+		for _, o := range other {
+			if sameParse(&pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: fc}}, &pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: o}}) {
+				return repr.Unsupported("a set-returning function in a window definition that the select list or ORDER BY also calls").WithPosition(fc.Location + 1)
+			}
+		}
+	}
+	return nil
 }
 
 // winCall plans one call: its window, frame and function.
