@@ -85,7 +85,7 @@ func TestIntervalEqualsBatch(t *testing.T) {
 	for iter := range 120 {
 		tmpl := intervalPlans[iter%len(intervalPlans)]
 		emit := strings.Contains(tmpl, "%e") && iter/len(intervalPlans)%2 == 1
-		if err := runWindowed(tmpl, emit, rng); err != nil {
+		if err := runWindowed(tmpl, emit, false, rng); err != nil {
 			t.Fatalf("seed %d, plan (emit on close %t):\n%s\n%v", seed, emit, tmpl, err)
 		}
 	}

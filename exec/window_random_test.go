@@ -64,7 +64,17 @@ var windowPlans = []string{
 // are randomly rolled back, the dataflow is randomly replaced by one
 // restored from its logged state, and once the watermark has passed every
 // window all state must be gone.
-func TestWindowedEqualsBatch(t *testing.T) {
+func TestWindowedEqualsBatch(t *testing.T) { testWindowedEqualsBatch(t, false) }
+
+// TestWindowedEqualsBatchDeferred is TestWindowedEqualsBatch with most
+// Steps deferring what they may (Input.DeferState): windowed Reduces
+// leave their group records and multiset runs to FlushState, which runs
+// at random points and before every restore (a checkpoint's), and once
+// every window has closed and been flushed the store must hold no state
+// of a windowed Reduce (closed groups' records and runs deleted).
+func TestWindowedEqualsBatchDeferred(t *testing.T) { testWindowedEqualsBatch(t, true) }
+
+func testWindowedEqualsBatch(t *testing.T, deferState bool) {
 	seed := *seedFlag
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -74,7 +84,7 @@ func TestWindowedEqualsBatch(t *testing.T) {
 	for iter := range 80 {
 		tmpl := windowPlans[iter%len(windowPlans)]
 		emit := iter/len(windowPlans)%2 == 1
-		if err := runWindowed(tmpl, emit, rng); err != nil {
+		if err := runWindowed(tmpl, emit, deferState, rng); err != nil {
 			t.Fatalf("seed %d, plan (emit on close %t):\n%s\n%v", seed, emit, tmpl, err)
 		}
 	}
@@ -92,9 +102,12 @@ type windowRun struct {
 	base   int64
 	inputs map[repr.CollectionID][]repr.Update
 	output []repr.Update
+	// deferState makes Steps defer (Input.DeferState) what they may
+	// until flush.
+	deferState bool
 }
 
-func runWindowed(tmpl string, emit bool, rng *rand.Rand) error {
+func runWindowed(tmpl string, emit, deferState bool, rng *rand.Rand) error {
 	e := ""
 	if emit {
 		e = " emit=close"
@@ -117,12 +130,18 @@ func runWindowed(tmpl string, emit bool, rng *rand.Rand) error {
 	}
 	base := baseRow[0].Micros()
 	r := &windowRun{plan: p, batchPlan: bp, emitOnClose: emit, d: d, store: newMemStore(),
-		wm: map[repr.CollectionID]int64{}, base: base, inputs: map[repr.CollectionID][]repr.Update{}}
+		wm: map[repr.CollectionID]int64{}, base: base, inputs: map[repr.CollectionID][]repr.Update{}, deferState: deferState}
 	for step := uint64(1); step <= 40; step++ {
 		final := step == 40
 		in := r.randomInput(rng, step, final)
+		in.DeferState = deferState && rng.IntN(4) != 0
 		if err := r.step(step, in, !final && rng.IntN(6) == 0); err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
+		}
+		if deferState && rng.IntN(5) == 0 {
+			if err := r.flush(); err != nil {
+				return err
+			}
 		}
 		if rng.IntN(8) == 0 {
 			if err := r.restore(); err != nil {
@@ -135,6 +154,34 @@ func runWindowed(tmpl string, emit bool, rng *rand.Rand) error {
 			return fmt.Errorf("node %%%d (%s) keeps state after every window closed:\n%s", rep.Node, rep, s)
 		}
 	}
+	if !deferState {
+		return nil
+	}
+	if err := r.flush(); err != nil {
+		return err
+	}
+	for i, op := range r.d.ops {
+		if _, ok := unsharded(op).(*windowReduce); !ok {
+			continue
+		}
+		prefix := nodePrefix(nil, i)
+		for k := range r.store.m {
+			if strings.HasPrefix(k, string(prefix)) {
+				return fmt.Errorf("node %%%d keeps state key %x in the store after every window closed", i, k)
+			}
+		}
+	}
+	return nil
+}
+
+// flush writes the state the Steps deferred to the store (a checkpoint's
+// FlushState).
+func (r *windowRun) flush() error {
+	var b opBatch
+	if err := r.d.FlushState(&b); err != nil {
+		return err
+	}
+	b.apply(r.store)
 	return nil
 }
 
@@ -259,6 +306,11 @@ func (r *windowRun) check() error {
 
 // restore replaces the dataflow by one restored from the committed state.
 func (r *windowRun) restore() error {
+	if r.deferState {
+		if err := r.flush(); err != nil {
+			return err
+		}
+	}
 	d, err := Build(r.plan)
 	if err != nil {
 		return err
