@@ -75,7 +75,15 @@ var intervalPlans = []string{
 // the batch recomputation after every Step (for EMIT ON WINDOW CLOSE, on
 // the closed windows), across rollbacks and restores, and once every
 // watermark has passed everything the interval joins keep no state.
-func TestIntervalEqualsBatch(t *testing.T) {
+func TestIntervalEqualsBatch(t *testing.T) { testIntervalEqualsBatch(t, false) }
+
+// TestIntervalEqualsBatchDeferred is TestIntervalEqualsBatch with Steps
+// deferring what they may (TestWindowedEqualsBatchDeferred): the joins'
+// rows reach the store through FlushState only, and none is left there
+// once every watermark has passed everything.
+func TestIntervalEqualsBatchDeferred(t *testing.T) { testIntervalEqualsBatch(t, true) }
+
+func testIntervalEqualsBatch(t *testing.T, deferState bool) {
 	seed := *seedFlag
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -85,7 +93,7 @@ func TestIntervalEqualsBatch(t *testing.T) {
 	for iter := range 120 {
 		tmpl := intervalPlans[iter%len(intervalPlans)]
 		emit := strings.Contains(tmpl, "%e") && iter/len(intervalPlans)%2 == 1
-		if err := runWindowed(tmpl, emit, false, rng); err != nil {
+		if err := runWindowed(tmpl, emit, deferState, rng); err != nil {
 			t.Fatalf("seed %d, plan (emit on close %t):\n%s\n%v", seed, emit, tmpl, err)
 		}
 	}

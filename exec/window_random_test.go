@@ -71,7 +71,8 @@ func TestWindowedEqualsBatch(t *testing.T) { testWindowedEqualsBatch(t, false) }
 // leave their group records and multiset runs to FlushState, which runs
 // at random points and before every restore (a checkpoint's), and once
 // every window has closed and been flushed the store must hold no state
-// of a windowed Reduce (closed groups' records and runs deleted).
+// of a node bounded by the watermarks (closed groups' records and runs,
+// closed join rows deleted).
 func TestWindowedEqualsBatchDeferred(t *testing.T) { testWindowedEqualsBatch(t, true) }
 
 func testWindowedEqualsBatch(t *testing.T, deferState bool) {
@@ -160,14 +161,14 @@ func runWindowed(tmpl string, emit, deferState bool, rng *rand.Rand) error {
 	if err := r.flush(); err != nil {
 		return err
 	}
-	for i, op := range r.d.ops {
-		if _, ok := unsharded(op).(*windowReduce); !ok {
+	for _, rep := range r.d.Bounded() {
+		if !rep.Bounded {
 			continue
 		}
-		prefix := nodePrefix(nil, i)
+		prefix := nodePrefix(nil, rep.Node)
 		for k := range r.store.m {
 			if strings.HasPrefix(k, string(prefix)) {
-				return fmt.Errorf("node %%%d keeps state key %x in the store after every window closed", i, k)
+				return fmt.Errorf("node %%%d (%s) keeps state key %x in the store after every window closed", rep.Node, rep, k)
 			}
 		}
 	}
