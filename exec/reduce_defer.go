@@ -22,42 +22,22 @@ import "fmt"
 // Step wrote), and spilling refuses while groups are dirty (spillTo),
 // which a checkpoint's flush always precedes.
 
-// allowDeferral lets d's plain and windowed Reduces, sharded or not,
-// defer their group records. Two-phase global Reduces wrap reduceOp and
-// log as before.
-//
-// A windowed Reduce (window.go) defers like a plain one: its open groups
-// change every Step (q5's count per auction and window, the max per
-// window over those counts) and are written once per checkpoint instead.
-// Closing a group logs its deletion in the Step (logClosed) and queues the
-// deletion of its runs (freeRuns); if it was dirty the flush logs its
-// deletion again, which nothing can follow: a closed window's group never
-// comes back (its rows would be late).
+// allowDeferral lets d's plain Reduces, sharded or not, defer their group
+// records. Windowed and two-phase global Reduces wrap reduceOp and log as
+// before.
 func (d *Dataflow) allowDeferral() {
 	for _, op := range d.ops {
-		if r := deferrable(op); r != nil {
-			r.deferOK = true
-		}
-		if o, ok := op.(*shardedOp); ok {
+		switch o := op.(type) {
+		case *reduceOp:
+			o.deferOK = true
+		case *shardedOp:
 			for _, sh := range o.shards {
-				if r := deferrable(sh.op); r != nil {
+				if r, ok := sh.op.(*reduceOp); ok {
 					r.deferOK = true
 				}
 			}
 		}
 	}
-}
-
-// deferrable returns the reduceOp of op if op may defer its group records
-// (a plain or windowed Reduce), nil otherwise.
-func deferrable(op operator) *reduceOp {
-	switch o := op.(type) {
-	case *reduceOp:
-		return o
-	case *windowReduce:
-		return o.reduceOp
-	}
-	return nil
 }
 
 // FlushState logs to w every state change that Steps with
@@ -76,12 +56,12 @@ func (d *Dataflow) FlushState(w StateWriter) error {
 	s := stepCtx{log: &d.log}
 	for i, op := range d.ops {
 		s.prefix = nodePrefix(s.prefix[:0], i)
-		if r := deferrable(op); r != nil {
-			r.flushDirty(&s)
-		}
-		if o, ok := op.(*shardedOp); ok {
+		switch o := op.(type) {
+		case *reduceOp:
+			o.flushDirty(&s)
+		case *shardedOp:
 			for _, sh := range o.shards {
-				if r := deferrable(sh.op); r != nil {
+				if r, ok := sh.op.(*reduceOp); ok {
 					r.flushDirty(&s)
 				}
 			}

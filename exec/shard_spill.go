@@ -38,7 +38,7 @@ func (o *shardedOp) spillTo(r StateReader, prefix []byte, cache int64) bool {
 // (reduce_defer.go): the node then spills no shard, rather than some.
 func (o *shardedOp) owesState() bool {
 	for _, sh := range o.shards {
-		if r := deferrable(sh.op); r != nil && (len(r.dirty) > 0 || len(r.runq) > 0) {
+		if r, ok := sh.op.(*reduceOp); ok && len(r.dirty) > 0 {
 			return true
 		}
 	}

@@ -208,11 +208,6 @@ func (w *windowReduce) close(s *stepCtx, g *group, out []repr.Update) ([]repr.Up
 	w.logClosed(s, g)
 	delete(w.groups, g.key())
 	g.in = false
-	if w.deferOK && w.slotRuns != nil {
-		// Its runs, written by earlier flushes, are not all under the
-		// prefix logClosed may have deleted entry by entry.
-		w.freeRuns(s, g)
-	}
 	return out, nil
 }
 
