@@ -67,13 +67,12 @@ var windowPlans = []string{
 func TestWindowedEqualsBatch(t *testing.T) { testWindowedEqualsBatch(t, false) }
 
 // TestWindowedEqualsBatchDeferred is TestWindowedEqualsBatch with most
-// Steps deferring what they may (Input.DeferState; windowed Reduces log
-// at once, plain ones, such as the max per window over the counts, leave
-// their records to FlushState), flushes at random points and before
-// every restore (a checkpoint's), and once
-// every window has closed and been flushed the store must hold no state
-// of a node bounded by the watermarks (closed groups' records and runs,
-// closed join rows deleted).
+// Steps deferring what they may (Input.DeferState: what a plan's
+// operators leave to FlushState; windowed Reduces and joins log at once),
+// flushes at random points and before every restore (a checkpoint's), and
+// once every window has closed and been flushed the store must hold no
+// state of a node bounded by the watermarks (closed groups' records and
+// runs, closed join rows deleted).
 func TestWindowedEqualsBatchDeferred(t *testing.T) { testWindowedEqualsBatch(t, true) }
 
 func testWindowedEqualsBatch(t *testing.T, deferState bool) {
