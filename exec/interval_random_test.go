@@ -78,9 +78,7 @@ var intervalPlans = []string{
 func TestIntervalEqualsBatch(t *testing.T) { testIntervalEqualsBatch(t, false) }
 
 // TestIntervalEqualsBatchDeferred is TestIntervalEqualsBatch with Steps
-// deferring what they may (TestWindowedEqualsBatchDeferred): the joins'
-// rows reach the store through FlushState only, and none is left there
-// once every watermark has passed everything.
+// deferring what they may and flushes (TestWindowedEqualsBatchDeferred).
 func TestIntervalEqualsBatchDeferred(t *testing.T) { testIntervalEqualsBatch(t, true) }
 
 func testIntervalEqualsBatch(t *testing.T, deferState bool) {
