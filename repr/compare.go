@@ -33,10 +33,7 @@ func Compare(a, b Datum) int {
 	case FamText, FamBytea, FamUUID, FamJSON, FamJSONPath:
 		return strings.Compare(a.s, b.s)
 	case FamJSONB:
-		if a.s == b.s {
-			return 0
-		}
-		return strings.Compare(jsonbEqForm(a.s), jsonbEqForm(b.s))
+		return compareJSONB(a.s, b.s)
 	case FamInterval:
 		return cmp.Compare(a.Interval().span(), b.Interval().span())
 	case FamArray:

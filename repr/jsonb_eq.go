@@ -2,12 +2,12 @@ package repr
 
 import "strings"
 
-// jsonbEqForm returns the form of a jsonb value's canonical text that
-// Compare and AppendKey read: its numbers with trailing fractional zeros
-// (and the point they leave) removed and -0 as 0, so that values equal
-// under jsonb's = (numbers compare as numerics: '{"a": 1.0}' = '{"a": 1}')
-// compare and encode alike. It returns s itself when nothing changes, the
-// common case (no number with a point, no -0), without allocating.
+// jsonbEqForm returns a jsonb value's canonical text with its numbers
+// at their fewest digits: trailing fractional zeros (and the point they
+// leave) removed and -0 as 0. A jsonb key (appendJSONBKey) decodes to
+// that form, so a value decodes from its key exactly when jsonbEqForm
+// leaves it unchanged (keyLossless). It returns s itself when nothing
+// changes, the common case, without allocating.
 func jsonbEqForm(s string) string {
 	if !strings.ContainsAny(s, ".-") {
 		return s

@@ -38,7 +38,7 @@ func AppendKey(buf []byte, d Datum) []byte {
 	case FamText, FamBytea, FamUUID, FamJSON, FamEnum, FamJSONPath:
 		return appendBytes(buf, d.s)
 	case FamJSONB:
-		return appendBytes(buf, jsonbEqForm(d.s))
+		return appendJSONBKey(buf, d.s)
 	case FamInterval:
 		return appendFloat(buf, d.Interval().span())
 	case FamArray:
@@ -124,16 +124,22 @@ func appendDecimal(buf []byte, d *apd.Decimal) []byte {
 		n--
 	}
 	adj := int64(d.Exponent) + int64(len(digits))
-	if !d.Negative {
+	return appendDecimalDigits(buf, d.Negative, adj, digits[:n])
+}
+
+// appendDecimalDigits encodes a nonzero finite decimal given by its sign,
+// adjusted exponent and significant digits (no leading or trailing zeros).
+func appendDecimalDigits(buf []byte, neg bool, adj int64, digits []byte) []byte {
+	if !neg {
 		buf = append(buf, 0x04)
 		buf = appendInt(buf, adj)
-		buf = append(buf, digits[:n]...)
+		buf = append(buf, digits...)
 		return append(buf, 0x00)
 	}
 	buf = append(buf, 0x01)
 	buf = appendInt(buf, ^adj)
-	for i := 0; i < n; i++ {
-		buf = append(buf, ^digits[i])
+	for _, c := range digits {
+		buf = append(buf, ^c)
 	}
 	return append(buf, 0xFF)
 }
@@ -156,7 +162,7 @@ func keyLossless(d Datum) bool {
 		FamText, FamBytea, FamUUID, FamJSON, FamBit, FamEnum, FamJSONPath:
 		return true
 	case FamJSONB:
-		return jsonbEqForm(d.s) == d.s // the key holds jsonbEqForm
+		return jsonbEqForm(d.s) == d.s // the key decodes to jsonbEqForm
 	case FamNumeric:
 		return d.dec.Form == apd.Finite && !(d.dec.Negative && d.dec.IsZero()) &&
 			d.dec.NumDigits() <= maxKeyDigits
@@ -260,15 +266,18 @@ func decodeKeyDatum(key []byte, f Family, exp int32) (Datum, []byte, error) {
 	}
 	key = key[1:]
 	switch f {
-	case FamText, FamBytea, FamJSONB, FamUUID, FamJSON:
-		s, rest, err := decodeKeyBytes(key)
+	case FamJSONB:
+		s, rest, err := decodeJSONBKey(key)
 		d := Datum{fam: f, s: s}
-		if err == nil && f == FamJSONB && !bytes.Equal(AppendKey(nil, d)[1:], key[:len(key)-len(rest)]) {
-			// a jsonb key compares numbers by value: only its canonical
-			// form decodes
+		if err == nil && !bytes.Equal(AppendKey(nil, d)[1:], key[:len(key)-len(rest)]) {
+			// a jsonb key compares numbers by value: only the text
+			// with the fewest digits decodes (keyLossless)
 			return Null, nil, errCorrupt
 		}
 		return d, rest, err
+	case FamText, FamBytea, FamUUID, FamJSON:
+		s, rest, err := decodeKeyBytes(key)
+		return Datum{fam: f, s: s}, rest, err
 	case FamNumeric:
 		dec, rest, err := decodeKeyDecimal(key, exp)
 		return Datum{fam: f, dec: dec}, rest, err

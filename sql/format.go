@@ -16,7 +16,12 @@ import (
 //     values printed apart (numeric 2 and 2.00, float -0 and 0, interval
 //     '1 day' and '24 hours', jsonb 1.0 and 1) are stored apart; jsonb
 //     keys compare numbers by value. Format 1's keys folded them.
-const storeFormat = 2
+//  3. jsonb keys encode PostgreSQL's jsonb btree order (repr's
+//     jsonb_order.go: object > array > boolean > number > string > null,
+//     then by size), where format 2's held the printed text. A format 2
+//     directory's stored jsonb keys would sort and match wrongly, so it is
+//     refused like any other.
+const storeFormat = 3
 
 // metaFormat holds the store's format, a big-endian uint32.
 var metaFormat = storage.MetaKey("format")
@@ -62,7 +67,10 @@ func formatError(f uint32) error {
 		return fmt.Errorf("the data directory was written by a newer Eddy (store format %d; this build reads format %d): "+
 			"start it with that Eddy", f, storeFormat)
 	}
-	return fmt.Errorf("the data directory was written by an older Eddy (store format %d; this build reads format %d, "+
-		"which stores equal values of different representations, such as 2 and 2.00, apart): "+
-		"export its tables with the Eddy that wrote it (COPY ... TO) and load them into a new data directory", f, storeFormat)
+	why := "which orders jsonb keys as PostgreSQL does, not by their text"
+	if f < 2 {
+		why = "which stores equal values of different representations, such as 2 and 2.00, apart, and orders jsonb keys as PostgreSQL does"
+	}
+	return fmt.Errorf("the data directory was written by an older Eddy (store format %d; this build reads format %d, %s): "+
+		"export its tables with the Eddy that wrote it (COPY ... TO) and load them into a new data directory", f, storeFormat, why)
 }

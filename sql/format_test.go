@@ -32,9 +32,10 @@ func TestStoreFormat(t *testing.T) {
 		format []byte // nil: no format key
 		want   string
 	}{
-		{"older, no format key", nil, "older Eddy (store format 1; this build reads format 2"},
+		{"older, no format key", nil, "older Eddy (store format 1; this build reads format 3"},
 		{"older, format 1", binary.BigEndian.AppendUint32(nil, 1), "older Eddy (store format 1"},
-		{"newer", binary.BigEndian.AppendUint32(nil, storeFormat+1), "newer Eddy (store format 3"},
+		{"older, format 2 (jsonb keys by text)", binary.BigEndian.AppendUint32(nil, 2), "older Eddy (store format 2; this build reads format 3, which orders jsonb keys"},
+		{"newer", binary.BigEndian.AppendUint32(nil, storeFormat+1), "newer Eddy (store format 4"},
 	} {
 		setStoreKey(t, te.dir, metaFormat, c.format)
 		e, err := OpenWith(te.dir, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
