@@ -41,10 +41,16 @@ func bitsAggType(arg repr.T) (repr.T, bool) {
 }
 
 // extremumType is min's and max's result type: the argument's, for every
-// type but the bit strings, which PostgreSQL gives no min or max.
+// type but the bit strings, which PostgreSQL gives no min or max, and
+// name, varchar and "char", which reach min(text) and max(text) by an
+// implicit cast and so return text (a "char" datum already holds its
+// text form, and compares as that text, as PostgreSQL's cast does).
 func extremumType(arg repr.T) (repr.T, bool) {
-	if arg.Family == repr.FamBit {
+	switch {
+	case arg.Family == repr.FamBit:
 		return repr.Unknown, false
+	case arg.Family == repr.FamText && (arg.Kind == repr.KindName || arg.Kind == repr.KindVarchar || arg.Kind == repr.KindQChar):
+		return repr.Text, true
 	}
 	return sameArgType(arg)
 }

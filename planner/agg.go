@@ -341,9 +341,6 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	if err := b.aggArgTypes(def, args, fc.Location); err != nil {
 		return aggSpec{}, err
 	}
-	if (kind == expr.AggMin || kind == expr.AggMax) && args[0].Type().Family == repr.FamJSON {
-		return aggSpec{}, noSuchFunction(name, args, fc.Location) // json has no ordering
-	}
 	if spec.distinct {
 		for i, a := range written {
 			if err := noEquality(b, []repr.T{a.Type()}, leftmostLocation(fc.Args[i])); err != nil {
@@ -415,6 +412,9 @@ func (b *builder) aggArgTypes(def *expr.AggDef, args []expr.Expr, loc int32) err
 			return err
 		}
 	}
+	if (def == expr.AggMin.Def() || def == expr.AggMax.Def()) && noExtremum(args[0].Type()) {
+		return noSuchFunction(def.Name, args, loc)
+	}
 	return nil
 }
 
@@ -480,6 +480,7 @@ func (b *builder) aggOrder(fc *pg_query.FuncCall, from *ectx, def *expr.AggDef, 
 			if expr.NeedsBpcharKey(e.Type()) { // Compare would count their blanks
 				e = expr.BpcharKey(e)
 			}
+			e = expr.QCharKey(e) // "char" sorts by its byte
 			spec.order = append(spec.order, e)
 			spec.sort = append(spec.sort, dir)
 		}

@@ -8,19 +8,36 @@ import (
 )
 
 // PostgreSQL sorts, groups and deduplicates a type by its default btree
-// operator class; a type without one (json, of Eddy's types: jsonb has
-// one) cannot be an ORDER BY key (42883 "could not identify an ordering
+// operator class; a type without one (json and jsonpath, of Eddy's types:
+// jsonb has one) cannot be an ORDER BY key (42883 "could not identify an ordering
 // operator") nor a GROUP BY, DISTINCT, UNION/INTERSECT/EXCEPT (without
 // ALL), aggregate DISTINCT or window PARTITION BY column ("could not
 // identify an equality operator"), nor an aggregate's or a window's ORDER
-// BY key, though Eddy's datums could compare it as text; min and max of
-// json do not exist (42883). An array or
+// BY key, though Eddy's datums could compare it as text. min and max
+// exist for fewer types still (noExtremum). An array or
 // record of json resolves its operator in PostgreSQL and fails only when
 // run; Eddy does not refuse those.
 
 // hasBtree reports whether t has a default btree operator class.
 func hasBtree(t repr.T) bool {
-	return t.Family != repr.FamJSON
+	return t.Family != repr.FamJSON && t.Family != repr.FamJSONPath
+}
+
+// noExtremum reports whether PostgreSQL 15 has no min or max for t:
+// pg_aggregate lists them for numbers, text (name, varchar and "char"
+// reach it by implicit casts), char(n), dates and times, intervals,
+// enums and arrays (anyarray, whose elements need an ordering), and for
+// none of Eddy's other types: boolean, bytea, uuid, jsonb, json,
+// jsonpath, records and bit strings, though they sort (42883).
+func noExtremum(t repr.T) bool {
+	switch t.Family {
+	case repr.FamBool, repr.FamBytea, repr.FamUUID, repr.FamJSONB, repr.FamJSON, repr.FamJSONPath,
+		repr.FamRecord, repr.FamBit:
+		return true
+	case repr.FamArray:
+		return !hasBtree(t.ElemType())
+	}
+	return false
 }
 
 // orderingPrefix begins noOrdering's message, before the type's name.

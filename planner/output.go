@@ -255,14 +255,19 @@ func sortKeyType(col int, exprs, hidden []expr.Expr) repr.T {
 // without a length, or an array or record that may hold bpchar values,
 // by its key (expr.BpcharKey), appended to rel as a hidden column: the
 // caller sorts by Compare, which counts the trailing blanks that bpchar's
-// < and the record and array comparisons over bpchar ignore.
+// < and the record and array comparisons over bpchar ignore. A "char"
+// column sorts by its byte the same way (expr.QCharKey).
 func bpcharSortKeys(rel ir.Rel, order []expr.SortCol) (ir.Rel, []expr.SortCol) {
 	types := rel.ColTypes()
 	var keys []expr.Expr
 	out := slices.Clone(order)
 	for i, o := range order {
-		if t := types[o.Col]; expr.NeedsBpcharKey(t) {
+		switch t := types[o.Col]; {
+		case expr.NeedsBpcharKey(t):
 			keys = append(keys, expr.BpcharKey(&expr.Col{Idx: o.Col, T: t}))
+			out[i].Col = len(types) + len(keys) - 1
+		case expr.NeedsQCharKey(t):
+			keys = append(keys, expr.QCharKey(&expr.Col{Idx: o.Col, T: t}))
 			out[i].Col = len(types) + len(keys) - 1
 		}
 	}

@@ -402,6 +402,7 @@ func (c *ectx) winWindow(def winDef) (winSpec, expr.Frame, error) {
 		}
 		spec.part = append(spec.part, e)
 	}
+	var written []expr.Expr
 	for _, o := range def.order {
 		sb := o.GetSortBy()
 		e, err := dctx.typedExpr(sb.Node)
@@ -417,12 +418,13 @@ func (c *ectx) winWindow(def winDef) (winSpec, expr.Frame, error) {
 		if err != nil {
 			return winSpec{}, expr.Frame{}, err
 		}
-		spec.order = append(spec.order, e)
+		written = append(written, e)
+		spec.order = append(spec.order, expr.QCharKey(e)) // "char" sorts by its byte
 		spec.dirs = append(spec.dirs, dir)
 	}
 	fr := dctx
 	fr.noSubquery = true
-	frame, err := fr.winFrame(def.frame, spec.order)
+	frame, err := fr.winFrame(def.frame, written) // a RANGE offset reads the written type
 	return spec, frame, err
 }
 
