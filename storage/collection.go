@@ -63,8 +63,9 @@ type Collection struct {
 	dirtyLong map[string]struct{}
 
 	// memo remembers shared prefix scans while ShareScans is on
-	// (prefixmemo.go); nil when off.
-	memo *scanMemo
+	// (prefixmemo.go); nil when off. spareMemo is the emptied memo
+	// kept from the last time sharing was on, for the next.
+	memo, spareMemo *scanMemo
 }
 
 // entry is one distinct key. Entries are values in the tree (one pointer

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"sync"
 	"testing"
 
@@ -74,4 +75,65 @@ func TestSharedScansBounded(t *testing.T) {
 			t.Errorf("key %d: %d rows (want 3), remembered %v (want %v)", k, n, c.remembers(key), want)
 		}
 	}
+}
+
+// TestSharedScansChunksAndReuse remembers more entries than one chunk
+// holds (and one prefix larger than a chunk), checks every remembered
+// span against a plain scan after all were taken (a later chunk must not
+// move or overwrite an earlier span), then stops sharing, changes the
+// collection and shares again: the kept memo must not answer from the
+// old contents.
+func TestSharedScansChunksAndReuse(t *testing.T) {
+	c := NewCollection(1, []int{0, 1})
+	apply := func(k, j int64, d int64) {
+		if err := c.Apply(repr.Row{repr.NewInt(k), repr.NewInt(j)}, d, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := int64(0); k < 300; k++ {
+		n := k % 7
+		if k == 150 {
+			n = 2*memoChunk + 3
+		}
+		for j := int64(0); j < n; j++ {
+			apply(k, j, 1)
+		}
+	}
+	scan := func(k int64, shared bool) []int64 {
+		key := repr.AppendRowKey(nil, repr.Row{repr.NewInt(k)})
+		var out []int64
+		f := c.ScanPrefixCols
+		if shared {
+			f = c.ScanPrefixColsShared
+		}
+		f(key, nil, func(r repr.Row, n int64) bool {
+			out = append(out, r[1].Int()*10+n)
+			return true
+		})
+		return out
+	}
+	check := func(round string) {
+		for k := int64(0); k < 300; k++ {
+			scan(k, true)
+		}
+		for k := int64(0); k < 300; k++ {
+			if got, want := scan(k, true), scan(k, false); !slices.Equal(got, want) {
+				t.Fatalf("%s: key %d: shared scan %v, plain %v", round, k, got, want)
+			}
+		}
+	}
+	c.ShareScans(true)
+	check("first")
+	if c.memo.n < memoChunk {
+		t.Fatalf("memo holds %d entries, want more than a chunk (%d)", c.memo.n, memoChunk)
+	}
+	c.ShareScans(false)
+	for k := int64(0); k < 300; k += 3 {
+		apply(k, 5000, 1)
+		if k%7 > 0 {
+			apply(k, 0, -1)
+		}
+	}
+	c.ShareScans(true)
+	check("after the change")
 }
