@@ -177,13 +177,11 @@ func indexExprElement(text string, element bool) string {
 	if err != nil {
 		return text
 	}
-	switch n.Node.(type) {
-	case *pg.Node_FuncCall, *pg.Node_CoalesceExpr, *pg.Node_MinMaxExpr:
+	if nodeLooksLikeFunction(n) {
 		return text
-	case *pg.Node_ColumnRef:
-		if !element {
-			return text
-		}
+	}
+	if _, ok := n.Node.(*pg.Node_ColumnRef); ok && !element {
+		return text
 	}
 	if element {
 		return "((" + text + "))"
@@ -205,4 +203,15 @@ func exprAttribute(o *Object, i int) ColumnDef {
 		}
 	}
 	return col
+}
+
+// nodeLooksLikeFunction reports whether index expression n prints as a
+// function call, which pg_get_indexdef leaves out of parentheses
+// (ruleutils.c's looks_like_function).
+func nodeLooksLikeFunction(n *pg.Node) bool {
+	switch n.Node.(type) {
+	case *pg.Node_FuncCall, *pg.Node_CoalesceExpr, *pg.Node_MinMaxExpr:
+		return true
+	}
+	return false
 }

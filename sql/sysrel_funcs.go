@@ -446,22 +446,23 @@ func getIndexdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, erro
 		return repr.Null, nil
 	}
 	ix := ri.index
+	table := s.rel(ix.table)
+	pretty := len(a) > 2 && !a[2].IsNull() && a[2].Bool()
 	if len(a) > 1 && a[1].Int() > 0 {
 		k := int(a[1].Int())
 		if x, ok := ix.expr(k - 1); ok {
-			return repr.NewText(indexExprElement(x, false)), nil
+			return repr.NewText(indexExprDef(s, table, x, pretty)), nil
 		}
 		if k <= len(ri.cols) {
 			return repr.NewText(pgQuoteIdent(ri.cols[k-1].Name)), nil
 		}
 		return repr.NewText(""), nil
 	}
-	table := s.rel(ix.table)
 	var cols, include []string
 	for i, c := range ri.cols {
 		col := pgQuoteIdent(c.Name)
 		if x, ok := ix.expr(i); ok {
-			col = indexExprElement(x, true)
+			col = indexExprDef(s, table, x, pretty)
 		}
 		if i >= ix.keyParts() {
 			include = append(include, col)
@@ -487,7 +488,7 @@ func getIndexdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, erro
 	if ix.where != "" {
 		where, ok := "", false
 		if table.obj != nil {
-			where, ok = deparseExpr(s.cat, table.obj.rel, ix.where, noWant, false)
+			where, ok = deparseExpr(s.cat, table.obj.rel, ix.where, noWant, pretty)
 		}
 		if !ok {
 			where = indexExprElement(ix.where, false)
@@ -495,6 +496,25 @@ func getIndexdef(_ sessionCatalog, s *sysSnap, a []repr.Datum) (repr.Datum, erro
 		def += " WHERE " + where
 	}
 	return repr.NewText(def), nil
+}
+
+// indexExprDef prints index expression x of table as pg_get_indexdef
+// does (pg_get_indexdef_worker): deparsed as a view's expression would be
+// (constants with their types, 'g'::s.col), in parentheses unless it
+// looks like a function call; pretty drops the deparser's own outer
+// parentheses, as ruleutils.c's PRETTYFLAG_PAREN does.
+func indexExprDef(s *sysSnap, table *relInfo, x string, pretty bool) string {
+	if table == nil || table.obj == nil {
+		return indexExprElement(x, true)
+	}
+	out, ok := deparseExpr(s.cat, table.obj.rel, x, noWant, pretty)
+	if !ok {
+		return indexExprElement(x, true)
+	}
+	if n, err := parseExpr(x); err == nil && nodeLooksLikeFunction(n) {
+		return out
+	}
+	return "(" + out + ")"
 }
 
 // getConstraintdef is pg_get_constraintdef(constraint oid [, pretty]) in
