@@ -258,8 +258,21 @@ func (a *alteration) keepsStars(d *Object, shadow *Catalog, cols, flow string) b
 		}
 	}
 	cols2, flow2, err := a.e.planText(nu, shadow)
-	if err != nil || cols2 != cols || flow2 != flow && !widenedOnly(flow, flow2) {
+	if err != nil || cols2 != cols {
 		return false
+	}
+	if flow2 != flow && !widenedOnly(flow, flow2) {
+		// The respelled query plans to the same columns with another
+		// dataflow (the optimizer projects the widened table's new
+		// column away at another place: a LEFT JOIN USING whose merged
+		// column is the common type of int and bigint). The running
+		// dataflow cannot take the wider rows, so a materialized view is
+		// recomputed from its respelled query with the change
+		// (rebuildAfter), as a whole-row reference's is.
+		if d.Kind != planner.RelMaterializedView {
+			return false
+		}
+		a.rebuild = append(a.rebuild, d)
 	}
 	if a.rewritten == nil {
 		a.rewritten = map[*Object]*Object{}
