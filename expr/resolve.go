@@ -104,7 +104,28 @@ func ResolveOp(op string, args []repr.T) (*Func, []repr.T, error) {
 	if err != nil {
 		return nil, nil, opError(op, args, err == errAmbiguous)
 	}
-	return fn, coerceTargets(fn, args), nil
+	return fn, oidOperands(args, coerceTargets(fn, args)), nil
+}
+
+// oidOperands makes an int2, int4 or unknown (literal) operand beside
+// an oid or reg* one an oid (targets are the operands' coercions), so
+// f1 >= '-1040' reads the literal as 4294966256: PostgreSQL resolves oid
+// = int4 as oideq after int4's implicit, binary cast to oid, so -1
+// equals 4294967295. Eddy's comparison over int4 compares the held
+// values, an oid's unsigned one, so the int operand must hold its oid
+// value too.
+func oidOperands(args, targets []repr.T) []repr.T {
+	if len(args) != 2 {
+		return targets
+	}
+	for i := range 2 {
+		o, n := args[i], args[1-i]
+		narrow := n.Family == repr.FamInt && n.OIDKind == repr.NotOID && n.Width != 64 || n.Family == repr.FamUnknown
+		if o.Family == repr.FamInt && o.OIDKind != repr.NotOID && narrow && targets[1-i].Family == repr.FamInt && targets[1-i].Width == 32 && targets[1-i].OIDKind == repr.NotOID {
+			targets[1-i] = repr.OIDT
+		}
+	}
+	return targets
 }
 
 // ResolveFunc resolves a call of the built-in function name (lower case)

@@ -167,6 +167,9 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		}
 		return NewBool(b[0] != 0), nil
 	case FamInt:
+		if t.OIDKind != NotOID {
+			return NewInt(int64(binary.BigEndian.Uint32(b))), nil // oidrecv: unsigned
+		}
 		return NewInt(readIntBinary(b, intWidth(t))), nil
 	case FamFloat:
 		if len(b) == 4 {

@@ -244,15 +244,33 @@ func castToBool(d Datum, from T) (Datum, error) {
 }
 
 // int8ToOID is PostgreSQL's oid(int8): 0 to 4294967295, else 22003.
-// Eddy's oid values stop at 2147483647 (as its oidin's do).
 func int8ToOID(v int64) (Datum, error) {
 	if v < 0 || v > math.MaxUint32 {
 		return Null, Errorf(CodeNumericOutOfRange, "OID out of range")
 	}
-	if v > math.MaxInt32 {
-		return Null, Unsupported("oid value %d above 2147483647", v)
-	}
 	return NewInt(v), nil
+}
+
+// intOIDCast converts between an object identifier (held as its unsigned
+// value, 0 to 4294967295) and a signed integer as pg_cast does: int8 to
+// oid range-checks (oid(int8)); int4 and int2 to oid and oid to int4 are
+// binary coercions, so -1 is 4294967295 and back; oid to int8 keeps the
+// value. ok is false when neither side is an object identifier.
+func intOIDCast(v int64, from, to T) (d Datum, ok bool, err error) {
+	switch {
+	case from.OIDKind != 0 && to.OIDKind != 0:
+		return NewInt(v), true, nil
+	case from.OIDKind == 0 && to.OIDKind == 0:
+		return Null, false, nil
+	case to.OIDKind != 0 && intWidth(from) == 64:
+		d, err = int8ToOID(v)
+		return d, true, err
+	case to.OIDKind != 0:
+		return NewInt(int64(uint32(v))), true, nil
+	case intWidth(to) == 32:
+		return NewInt(int64(int32(uint32(v)))), true, nil
+	}
+	return Null, false, nil
 }
 
 // castToInt converts to an integer of to's width: floats round half to
@@ -261,8 +279,8 @@ func castToInt(d Datum, from, to T) (Datum, error) {
 	w := intWidth(to)
 	switch d.fam {
 	case FamInt:
-		if to.OIDKind != 0 && intWidth(from) == 64 {
-			return int8ToOID(d.i)
+		if o, ok, err := intOIDCast(d.i, from, to); ok {
+			return o, err
 		}
 		i, err := checkWidth(d.i, w)
 		return NewInt(i), err

@@ -257,10 +257,7 @@ func parseInt(s string, t T) (int64, error) {
 
 // parseOID reads oid (and reg*) digits as PostgreSQL's oidin does:
 // -2147483648 to 4294967295, a negative value standing for itself plus
-// 2^32. Eddy's oids stop at 2147483647 (int8ToOID), so a value past it,
-// negative ones included, is 0A000 rather than a different number
-// ('-1040' used to be kept as -1040, which PostgreSQL reads as
-// 4294966256 and orders above every small oid).
+// 2^32 ('-1040' is 4294966256). An oid datum holds its unsigned value.
 func parseOID(v string, t T, s string) (int64, error) {
 	i, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || i < math.MinInt32 || i > math.MaxUint32 {
@@ -268,9 +265,6 @@ func parseOID(v string, t T, s string) (int64, error) {
 	}
 	if i < 0 {
 		i += 1 << 32
-	}
-	if i > math.MaxInt32 {
-		return 0, Unsupported("oid value %d above 2147483647", i)
 	}
 	return i, nil
 }

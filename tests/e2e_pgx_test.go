@@ -37,6 +37,7 @@ func runPgx(t *testing.T, s *harness.Server) {
 		{"Errors", pgxErrors},
 		{"ParamDML", pgxParamDML},
 		{"ReturningSubquery", pgxReturningSubquery},
+		{"OIDs", pgxOIDs},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -420,6 +421,35 @@ func pgxParamDML(t *testing.T, ctx context.Context, c *pgx.Conn) {
 		}
 		if n != 2 || sum != 110 {
 			t.Fatalf("%s after parameterized writes: n=%d sum=%d, want 2 and 110", q, n, sum)
+		}
+	}
+}
+
+// pgxOIDs sends and reads oid values above 2^31 in binary and text: oid is
+// unsigned (oidsend/oidrecv), so 4294966256 travels as 0xFFFFFBF0 and
+// '-1040'::oid reads as 4294966256.
+func pgxOIDs(t *testing.T, ctx context.Context, c *pgx.Conn) {
+	mustExec(t, ctx, c, "CREATE TABLE oids (id int PRIMARY KEY, o oid, os oid[])")
+	big := uint32(4294966256)
+	if _, err := c.Exec(ctx, "INSERT INTO oids VALUES ($1, $2, $3)", 1, big, []uint32{1, 4294967295, big}); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	mustExec(t, ctx, c, "INSERT INTO oids VALUES (2, '-1040', '{-1,2147483648}')")
+	for _, format := range []int16{pgx.BinaryFormatCode, pgx.TextFormatCode} {
+		for id, want := range map[int][]uint32{1: {1, 4294967295, big}, 2: {4294967295, 2147483648}} {
+			var o uint32
+			var os []uint32
+			err := c.QueryRow(ctx, "SELECT o, os FROM oids WHERE id = $1", pgx.QueryResultFormats{format}, id).Scan(&o, &os)
+			if err != nil {
+				t.Fatalf("format %d: select: %v", format, err)
+			}
+			if o != big || !reflect.DeepEqual(os, want) {
+				t.Errorf("format %d, id %d: got %d %v, want %d %v", format, id, o, os, big, want)
+			}
+		}
+		var n int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM oids WHERE o = $1", pgx.QueryResultFormats{format}, big).Scan(&n); err != nil || n != 2 {
+			t.Errorf("format %d: rows with o = %d: %d, %v; want 2", format, big, n, err)
 		}
 	}
 }
