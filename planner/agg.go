@@ -353,6 +353,8 @@ func (b *builder) buildAgg(fc *pg_query.FuncCall, from *ectx) (aggSpec, error) {
 	box := "array"
 	if def.Boxed {
 		switch {
+		case argT.Vector:
+			return aggSpec{}, withPos(errVectorArray(argT), fc.Location)
 		case argT.Family == repr.FamArray && kind == expr.AggArrayAgg:
 			box = "array_agg_box" // array_agg(anyarray) stacks its values
 		case argT.Family == repr.FamArray:

@@ -32,6 +32,9 @@ func (c *ectx) arrayExpr(ae *pg_query.A_ArrayExpr) (expr.Expr, error) {
 	if err != nil {
 		return nil, withPos(err, ae.Location)
 	}
+	if t.Vector {
+		return nil, withPos(errVectorArray(t), ae.Location)
+	}
 	for i, e := range elems {
 		if elems[i], err = c.b.coerce(e, t); err != nil {
 			return nil, err

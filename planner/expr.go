@@ -632,6 +632,9 @@ func resolveType(tn *pg_query.TypeName) (repr.T, error) {
 	if len(tn.ArrayBounds) > 0 {
 		elem := &pg_query.TypeName{Names: tn.Names, Typmods: tn.Typmods, Location: tn.Location}
 		t, err := resolveType(elem)
+		if err == nil && t.Vector {
+			return t, errVectorArray(t)
+		}
 		return repr.ArrayOf(t), err // int[3][] is int[], as in PostgreSQL
 	}
 	var parts []string
@@ -797,9 +800,6 @@ func (c *ectx) function(name string, args []expr.Expr, loc int32) (expr.Expr, er
 		name, args = to, rargs
 	}
 	if len(args) > 0 && isVector(args[0]) {
-		if e, ok, err := c.vectorFunction(name, args, loc); ok {
-			return e, err
-		}
 		args = append([]expr.Expr{plainArray(args[0])}, args[1:]...)
 	}
 	ts := make([]repr.T, len(args))

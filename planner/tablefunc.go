@@ -302,8 +302,8 @@ func (c *ectx) tableCall(fc *pg_query.FuncCall, defs []*pg_query.Node) (expr.Tab
 	if err != nil {
 		return expr.TableCall{}, err
 	}
-	if name, args, err = c.vectorSubscripts(name, args, fc.Location); err != nil {
-		return expr.TableCall{}, err
+	if len(args) > 0 && isVector(args[0]) {
+		args[0] = plainArray(args[0]) // generate_subscripts(indkey, 1) counts from 0
 	}
 	ts := make([]repr.T, len(args))
 	for i, a := range args {

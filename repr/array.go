@@ -480,6 +480,9 @@ func appendArrayBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		}
 	}
 	dims, lbs := d.ArrayDims(), d.ArrayLBounds()
+	if t.Vector { // int2vectorsend/oidvectorsend: one dimension from 0, even empty
+		dims, lbs = []int{len(elems)}, []int{0}
+	}
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(dims)))
 	buf = binary.BigEndian.AppendUint32(buf, uint32(hasNull))
 	buf = binary.BigEndian.AppendUint32(buf, et.OID())
@@ -508,7 +511,27 @@ func appendArrayBinary(buf []byte, d Datum, t T) ([]byte, error) {
 // their binary forms agree).
 func parseArrayBinary(b []byte, t T) (Datum, error) {
 	et := t.ElemType()
+	if t.Vector {
+		return parseVectorBinary(b, t)
+	}
 	return parseArrayBinaryWith(b, t, func(e []byte) (Datum, error) { return ParseBinary(e, et) })
+}
+
+// parseVectorBinary is int2vectorrecv/oidvectorrecv: an array of one
+// dimension subscripted from 0, without NULLs, held as the vector's
+// elements.
+func parseVectorBinary(b []byte, t T) (Datum, error) {
+	et := t.ElemType()
+	d, err := parseArrayBinaryWith(b, t, func(e []byte) (Datum, error) { return ParseBinary(e, et) })
+	if err != nil {
+		return Null, err
+	}
+	lbs, elems := d.ArrayLBounds(), d.Array()
+	bad := len(lbs) != 1 || lbs[0] != 0 || slices.ContainsFunc(elems, Datum.IsNull)
+	if bad && !(len(elems) == 0 && len(b) >= 4 && binary.BigEndian.Uint32(b) <= 1) {
+		return Null, Errorf("22P03", "invalid %s data", t.Name())
+	}
+	return NewArray(elems), nil
 }
 
 // parseArrayBinaryWith is parseArrayBinary reading each element with
@@ -597,6 +620,11 @@ func castArray(d Datum, from, to T, loc *time.Location, explicit bool) (Datum, e
 		if elems[i], err = Cast(e, fe, te, loc, explicit); err != nil {
 			return Null, err
 		}
+	}
+	if from.Vector && !to.Vector && len(elems) > 0 {
+		// int2vector and oidvector are arrays subscripted from 0: as a
+		// plain array ('1 2'::int2vector::int2[]) it is [0:1]={1,2}.
+		return NewArrayBounds(elems, []int{len(elems)}, []int{0}), nil
 	}
 	return ArrayLike(d, elems), nil
 }

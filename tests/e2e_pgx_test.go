@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,7 @@ func runPgx(t *testing.T, s *harness.Server) {
 		{"ParamDML", pgxParamDML},
 		{"ReturningSubquery", pgxReturningSubquery},
 		{"OIDs", pgxOIDs},
+		{"Vectors", pgxVectors},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -451,5 +453,40 @@ func pgxOIDs(t *testing.T, ctx context.Context, c *pgx.Conn) {
 		if err := c.QueryRow(ctx, "SELECT count(*) FROM oids WHERE o = $1", pgx.QueryResultFormats{format}, big).Scan(&n); err != nil || n != 2 {
 			t.Errorf("format %d: rows with o = %d: %d, %v; want 2", format, big, n, err)
 		}
+	}
+}
+
+// pgxVectors reads int2vector and oidvector in binary (int2vectorsend: an
+// array of one dimension whose lower bound is 0) and sends one back.
+func pgxVectors(t *testing.T, ctx context.Context, c *pgx.Conn) {
+	want := []byte{0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 21, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 7, 0, 0, 0, 2, 0, 9}
+	var got []byte
+	if err := c.QueryRow(ctx, "SELECT '7 9'::int2vector", pgx.QueryResultFormats{pgx.BinaryFormatCode}).Scan(&got); err != nil {
+		t.Fatalf("select: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("int2vector binary: got %v, want %v", got, want)
+	}
+	wantOID := []byte{0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 26, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4, 255, 255, 255, 255}
+	if err := c.QueryRow(ctx, "SELECT '4294967295'::oidvector", pgx.QueryResultFormats{pgx.BinaryFormatCode}).Scan(&got); err != nil {
+		t.Fatalf("select: %v", err)
+	}
+	if !bytes.Equal(got, wantOID) {
+		t.Errorf("oidvector binary: got %v, want %v", got, wantOID)
+	}
+	recv := func(b []byte) (string, error) {
+		res := c.PgConn().ExecParams(ctx, "SELECT $1::text", [][]byte{b}, []uint32{22}, []int16{pgx.BinaryFormatCode}, []int16{pgx.TextFormatCode}).Read()
+		if res.Err != nil {
+			return "", res.Err
+		}
+		return string(res.Rows[0][0]), nil
+	}
+	if text, err := recv(want); err != nil || text != "7 9" {
+		t.Errorf("int2vector binary input: %q, %v; want \"7 9\"", text, err)
+	}
+	bad := append([]byte(nil), want...)
+	bad[19] = 1 // lower bound 1
+	if text, err := recv(bad); err == nil {
+		t.Errorf("int2vector binary input with lower bound 1: got %q, want an error", text)
 	}
 }
