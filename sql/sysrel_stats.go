@@ -43,6 +43,9 @@ func init() {
 	idxCols := "relid oid, indexrelid oid, schemaname name, relname name, indexrelname name, idx_scan bigint, idx_tup_read bigint, idx_tup_fetch bigint"
 	defSysRel(521, 12183, nsPgCatalog, "pg_stat_all_indexes", true, idxCols, rowsStatIndexes("pg_stat_all_indexes"))
 	defSysRel(544, 12192, nsPgCatalog, "pg_stat_user_indexes", true, idxCols, rowsStatIndexes("pg_stat_user_indexes"))
+	idxioCols := "relid oid, indexrelid oid, schemaname name, relname name, indexrelname name, idx_blks_read bigint, idx_blks_hit bigint"
+	defSysRel(551, 12196, nsPgCatalog, "pg_statio_all_indexes", true, idxioCols, rowsStatIndexes("pg_statio_all_indexes"))
+	defSysRel(557, 12205, nsPgCatalog, "pg_statio_user_indexes", true, idxioCols, rowsStatIndexes("pg_statio_user_indexes"))
 	defSysRel(552, 12209, nsPgCatalog, "pg_statio_all_sequences", true, seqCols, rowsStatioSequences("pg_statio_all_sequences"))
 	defSysRel(558, 12218, nsPgCatalog, "pg_statio_user_sequences", true, seqCols, rowsStatioSequences("pg_statio_user_sequences"))
 	defSysRel(525, 12266, nsPgCatalog, "pg_stat_database", true,
@@ -215,8 +218,9 @@ func rowsStatDatabase(s *sysSnap) []repr.Row {
 	return []repr.Row{r.row(shared), r.row(db)}
 }
 
-// rowsStatIndexes lists, for pg_stat_all_indexes and pg_stat_user_indexes,
-// each index (primary keys and UNIQUE constraints included) of the user's
+// rowsStatIndexes lists, for pg_stat_all_indexes and pg_stat_user_indexes
+// (and pg_statio_all_indexes and pg_statio_user_indexes, whose block
+// counters Eddy does not keep: 0), each index (primary keys and UNIQUE constraints included) of the user's
 // tables and materialized views with its key lookups (idx_scan) and the
 // rows they found (idx_tup_read and idx_tup_fetch: a lookup reads the
 // rows themselves). Eddy's system relations have no indexes.
@@ -234,9 +238,12 @@ func rowsStatIndexes(rel string) func(s *sysSnap) []repr.Row {
 				if a != nil {
 					scans, rows = a.index(ix.name)
 				}
-				out = append(out, r.row(map[string]repr.Datum{"relid": oidD(ri.oid), "indexrelid": oidD(ix.oid),
-					"schemaname": nameD(s.cat.namespaceName(ri.ns)), "relname": nameD(ri.name), "indexrelname": nameD(ix.name),
-					"idx_scan": repr.NewInt(scans), "idx_tup_read": repr.NewInt(rows), "idx_tup_fetch": repr.NewInt(rows)}))
+				vals := map[string]repr.Datum{"relid": oidD(ri.oid), "indexrelid": oidD(ix.oid),
+					"schemaname": nameD(s.cat.namespaceName(ri.ns)), "relname": nameD(ri.name), "indexrelname": nameD(ix.name)}
+				if _, ok := r.index["idx_scan"]; ok { // pg_statio_*_indexes: block counters, 0
+					vals["idx_scan"], vals["idx_tup_read"], vals["idx_tup_fetch"] = repr.NewInt(scans), repr.NewInt(rows), repr.NewInt(rows)
+				}
+				out = append(out, r.row(vals))
 			}
 		})
 		return out

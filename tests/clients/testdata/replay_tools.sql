@@ -1527,3 +1527,175 @@ from information_schema.routines r join information_schema.parameters p using (s
 where r.routine_schema = 'pg_catalog' and r.routine_name in ('int4pl', 'texteq')
 order by 1, 3
 ;;
+
+-- client: dbeaver (table inheritance of schema public: PostgreSchema.cacheTableInheritance)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
+-- params: ["2200"]
+-- compare
+SELECT i.inhrelid relid, pc.relnamespace parent_ns, pc.oid parent_oid, i.inhseqno
+FROM pg_catalog.pg_inherits i, pg_class rc, pg_class pc
+WHERE rc.oid=i.inhrelid AND rc.relnamespace=$1::oid AND pc.oid=i.inhparent
+;;
+
+-- client: dbeaver (children of table customers: PostgreTable.getSubInheritance)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (the model caches named)
+-- param-sql: 'customers'::regclass::oid
+-- compare
+SELECT i.*,c.relnamespace FROM pg_catalog.pg_inherits i,pg_catalog.pg_class c WHERE i.inhparent=? AND c.oid=i.inhrelid
+;;
+
+-- client: dbeaver (dashboard "Server sessions")
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (plugin.xml, dashboard postgresql.sessionCount)
+SELECT
+    (SELECT count(*) AS "Active" FROM pg_catalog.pg_stat_activity sa WHERE state='active'),
+    (SELECT count(*) AS "Idle" FROM pg_catalog.pg_stat_activity sa WHERE state='idle'),
+    (SELECT count(*) AS "Total" FROM pg_catalog.pg_stat_activity sa WHERE state IS NOT NULL)
+;;
+
+-- client: dbeaver (session manager: PostgreSessionManager)
+-- from: dbeaver/dbeaver plugins/org.jkiss.dbeaver.ext.postgresql (model/session/PostgreSessionManager)
+SELECT sa.* FROM pg_catalog.pg_stat_activity sa
+;;
+
+-- client: pgadmin (tables stats.sql, tid = orders)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
+SELECT
+    seq_scan AS "Sequential scans",
+    seq_tup_read AS "Sequential tuples read",
+    idx_scan AS "Index scans",
+    idx_tup_fetch AS "Index tuples fetched",
+    n_tup_ins AS "Tuples inserted",
+    n_tup_upd AS "Tuples updated",
+    n_tup_del AS "Tuples deleted",
+    n_tup_hot_upd AS "Tuples HOT updated",
+    n_live_tup AS "Live tuples",
+    n_dead_tup AS "Dead tuples",
+    heap_blks_read AS "Heap blocks read",
+    heap_blks_hit AS "Heap blocks hit",
+    idx_blks_read AS "Index blocks read",
+    idx_blks_hit AS "Index blocks hit",
+    toast_blks_read AS "Toast blocks read",
+    toast_blks_hit AS "Toast blocks hit",
+    tidx_blks_read AS "Toast index blocks read",
+    tidx_blks_hit AS "Toast index blocks hit",
+    last_vacuum AS "Last vacuum",
+    last_autovacuum AS "Last autovacuum",
+    last_analyze AS "Last analyze",
+    last_autoanalyze AS "Last autoanalyze",
+    pg_catalog.pg_relation_size(stat.relid) AS "Table size",
+    CASE WHEN cl.reltoastrelid = 0 THEN NULL ELSE pg_catalog.pg_size_pretty(pg_catalog.pg_relation_size(cl.reltoastrelid)
+        + COALESCE((SELECT SUM(pg_catalog.pg_relation_size(indexrelid))
+                        FROM pg_catalog.pg_index WHERE indrelid=cl.reltoastrelid)::int8, 0))
+        END AS "Toast table size",
+    COALESCE((SELECT SUM(pg_catalog.pg_relation_size(indexrelid))
+                                FROM pg_catalog.pg_index WHERE indrelid=stat.relid)::int8, 0)
+        AS "Indexes size"
+FROM
+    pg_catalog.pg_stat_all_tables stat
+JOIN
+    pg_catalog.pg_statio_all_tables statio ON stat.relid = statio.relid
+JOIN
+    pg_catalog.pg_class cl ON cl.oid=stat.relid
+WHERE
+    stat.relid = 'orders'::regclass::oid
+;;
+
+-- client: pgadmin (indexes stats.sql, idx = orders_placed_idx)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
+-- compare
+-- ignore: Index blocks read, Index blocks hit, Index size
+SELECT
+    idx_scan AS "Index scans",
+    idx_tup_read AS "Index tuples read",
+    idx_tup_fetch AS "Index tuples fetched",
+    idx_blks_read AS "Index blocks read",
+    idx_blks_hit AS "Index blocks hit",
+    pg_catalog.pg_relation_size('orders_placed_idx'::regclass::OID) AS "Index size"
+FROM
+    pg_catalog.pg_stat_all_indexes stat
+    JOIN pg_catalog.pg_statio_all_indexes statio ON stat.indexrelid = statio.indexrelid
+    JOIN pg_catalog.pg_class cl ON cl.oid=stat.indexrelid
+    WHERE stat.indexrelid = 'orders_placed_idx'::regclass::OID
+;;
+
+-- client: pgadmin (mviews stats.sql, vid = customer_totals)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
+SELECT
+    seq_scan AS "Sequential scans",
+    n_live_tup AS "Live tuples",
+    heap_blks_read AS "Heap blocks read",
+    heap_blks_hit AS "Heap blocks hit",
+    last_autoanalyze AS "Last autoanalyze",
+    COALESCE((SELECT SUM(pg_catalog.pg_relation_size(indexrelid))
+                                FROM pg_catalog.pg_index WHERE indrelid=stat.relid)::int8, 0)
+        AS "Indexes size"
+FROM
+    pg_catalog.pg_stat_all_tables stat
+JOIN
+    pg_catalog.pg_statio_all_tables statio ON stat.relid = statio.relid
+JOIN
+    pg_catalog.pg_class cl ON cl.oid=stat.relid
+WHERE
+    stat.relid = 'customer_totals'::regclass::oid
+;;
+
+-- client: pgadmin (row_security_policies nodes.sql, tid = orders)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
+-- compare
+SELECT
+    pl.oid AS oid,
+    pl.polname AS name
+FROM
+    pg_catalog.pg_policy pl
+WHERE
+    pl.polrelid	 = 'orders'::regclass
+ORDER BY
+    pl.polname
+;;
+
+-- client: pgadmin (row_security_policies count.sql, tid = orders)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
+-- compare
+SELECT COUNT(*)
+FROM
+    pg_catalog.pg_policy pl
+WHERE
+    pl.polrelid	 = 'orders'::regclass
+;;
+
+-- client: pgadmin (row_security_policies properties.sql, tid = orders)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
+-- compare
+SELECT
+    pl.oid AS oid,
+    pl.polname AS name,
+    rw.cmd AS event,
+    rw.qual AS using,
+    rw.qual AS using_orig,
+    rw.with_check AS withcheck,
+    rw.with_check AS withcheck_orig,
+    array_to_string(rw.roles::name[], ', ') AS policyowner
+FROM
+    pg_policy pl
+JOIN pg_policies rw ON pl.polname=rw.policyname
+JOIN pg_namespace n ON n.nspname=rw.schemaname
+WHERE
+      pl.polrelid = 'orders'::regclass
+;;
+
+-- client: pgadmin (columns get_inherited_tables.sql, tid = orders)
+-- from: pgadmin-org/pgadmin4 web/pgadmin/browser/server_groups/servers/databases (the template named)
+-- compare
+SELECT pg_catalog.array_to_string(pg_catalog.array_agg(inhrelname), ', ') inhrelname, attrname
+FROM
+ (SELECT
+   inhparent::regclass AS inhrelname,
+   a.attname AS attrname
+  FROM pg_catalog.pg_inherits i
+  LEFT JOIN pg_catalog.pg_attribute a ON
+   (attrelid = inhparent AND attnum > 0)
+  WHERE inhrelid = 'orders'::regclass::oid
+  ORDER BY inhseqno
+ ) a
+GROUP BY attrname
+;;
