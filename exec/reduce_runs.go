@@ -109,11 +109,19 @@ func (o *reduceOp) inRuns(slot int) bool { return o.deferOK && o.slotRuns != nil
 func (o *reduceOp) runEntry(s *stepCtx, g *group, slot int, e *mentry) {
 	ms := o.sets(g)[slot]
 	if !o.defers(s) {
+		// convertRuns logs every live entry of ms under its own key, e
+		// (when live) among them with its current count: logging e again
+		// would write the same key twice into the Step's batch (an entry
+		// and its value, about 280 bytes for a 121-byte max(text), per
+		// converted multiset).
+		logged := false
 		if ms != nil && ms.rs != nil && len(ms.rs.seqs) > 0 && g.in {
-			o.convertRuns(s, g, slot, ms)
+			logged = o.convertRuns(s, g, slot, ms) && e.in && e.n > 0
 		}
 		e.legacy = true // harmless if the Step is rolled back: a deletion too many
-		o.logEntry(s, g, slot, e)
+		if !logged {
+			o.logEntry(s, g, slot, e)
+		}
 		if o.sp != nil || ms == nil || len(o.runq) == 0 {
 			return
 		}
@@ -138,10 +146,11 @@ func (o *reduceOp) runEntry(s *stepCtx, g *group, slot int, e *mentry) {
 // runs of ms (slot of g) and each of its live entries under its own key:
 // such a Step logs entries under their own keys, which a restore would
 // otherwise apply before the older runs. The runs are forgotten when the
-// Step commits (runsConverted).
-func (o *reduceOp) convertRuns(s *stepCtx, g *group, slot int, ms *multiset) {
+// Step commits (runsConverted). It reports whether it logged them (false:
+// the Step converted ms before).
+func (o *reduceOp) convertRuns(s *stepCtx, g *group, slot int, ms *multiset) bool {
 	if ms.rs.converting {
-		return
+		return false
 	}
 	ms.rs.converting = true
 	o.converted = append(o.converted, ms)
@@ -155,6 +164,7 @@ func (o *reduceOp) convertRuns(s *stepCtx, g *group, slot int, ms *multiset) {
 			o.logEntry(s, g, slot, e)
 		}
 	})
+	return true
 }
 
 // runsConverted ends the Step's conversions (convertRuns): on commit the

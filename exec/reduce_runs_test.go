@@ -142,3 +142,64 @@ func storedRuns(store *memStore) int {
 	}
 	return n
 }
+
+// TestReduceConvertRunsLogsOnce checks that a Step that does not defer,
+// changing a multiset whose entries are in runs, logs each key once: the
+// conversion writes every live entry under its own key, the changed one
+// among them, which was then written a second time.
+func TestReduceConvertRunsLogsOnce(t *testing.T) {
+	p, err := dataflow.Parse(`%0 = Source coll=1 :: int4, text
+%1 = Reduce key=[#0] aggs=[max(#1), min(#1)] <- %0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	df, err := Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(v string) repr.Update {
+		return repr.Update{Row: repr.Row{repr.NewInt(1), repr.NewText(v)}, Diff: 1}
+	}
+	step := func(ts uint64, deferState bool, us ...repr.Update) *opBatch {
+		for i := range us {
+			us[i].Time = ts
+		}
+		var b opBatch
+		in := Input{Updates: map[repr.CollectionID][]repr.Update{1: us}, DeferState: deferState}
+		if _, err := df.StepInput(&expr.Ctx{}, ts, in, &b); err != nil {
+			t.Fatal(err)
+		}
+		df.Commit()
+		return &b
+	}
+	step(1, true, row("a"), row("b"))
+	var fb opBatch
+	if err := df.FlushState(&fb); err != nil {
+		t.Fatal(err)
+	}
+	if n := storedRunsIn(&fb); n != 2 {
+		t.Fatalf("the flush wrote %d runs, want 2 (max's and min's)", n)
+	}
+	b := step(2, false, row("c"))
+	seen := map[string]int{}
+	for _, op := range b.ops {
+		if !op.del {
+			seen[string(op.key)]++
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("the Step logged nothing")
+	}
+	for k, n := range seen {
+		if n > 1 {
+			t.Errorf("key %x written %d times in one Step", k, n)
+		}
+	}
+}
+
+// storedRunsIn counts the runs b writes.
+func storedRunsIn(b *opBatch) int {
+	store := newMemStore()
+	b.apply(store)
+	return storedRuns(store)
+}
