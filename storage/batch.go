@@ -74,8 +74,8 @@ const (
 	// maxChunk, so small batches stay small.
 	minChunk = 4 << 10
 	maxChunk = 1 << 20
-	// keepBytes bounds the chunks Reset keeps for reuse, and keepBytes/4
-	// the write records' slice, unless the store's Options.BatchKeep
+	// keepBytes bounds the chunks Reset keeps for reuse, and half of it
+	// (recordsKept) the write records' slice, unless the store's Options.BatchKeep
 	// sets a smaller bound: a checkpoint batch under a small memory
 	// budget must not leave tens of MiB of spares standing between
 	// checkpoints (they count against the budget).
@@ -183,7 +183,7 @@ func (b *Batch) Size() int { return b.held }
 
 // Reset empties the batch for reuse. It keeps its chunks as spares, up to
 // keepBytes of them (or the store's Options.BatchKeep), and its write
-// records' slice up to a quarter of that.
+// records' slice up to half of that (recordsKept).
 func (b *Batch) Reset() {
 	keep := keepBytes
 	if b.keep > 0 {
@@ -202,10 +202,18 @@ func (b *Batch) Reset() {
 	b.n, b.used, b.held = 0, 0, kept
 	n := len(b.ops)
 	b.ops, b.err = b.ops[:0], nil
-	if cap(b.ops)*int(unsafe.Sizeof(batchWrite{})) > keep/4 {
+	if cap(b.ops)*int(unsafe.Sizeof(batchWrite{})) > recordsKept(keep) {
 		b.ops, b.opsHint = nil, n
 	}
 }
+
+// recordsKept is the largest write-records slice (in bytes) that Reset
+// keeps, given the bound keep on its chunks. Half: a checkpoint batch of a
+// second of prepared INSERTs (~130,000 writes, 32 bytes each) then reuses
+// its slice, where a quarter dropped it at every checkpoint and the next
+// one allocated, zeroed and often doubled ~5 MiB again (4.8% of the
+// write path's CPU; BENCHMARKS.md, write path).
+func recordsKept(keep int) int { return keep / 2 }
 
 // applied lets go of the Pebble batch after a commit when it is larger
 // than Pebble's Reset would keep anyway: build would replace it, so

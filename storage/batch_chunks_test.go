@@ -210,8 +210,8 @@ func TestBatchResetKeepsBounded(t *testing.T) {
 }
 
 // TestBatchKeepOption checks that a store's Options.BatchKeep bounds the
-// chunks its batches keep at Reset, and the write records they keep to a
-// quarter of it, below keepBytes.
+// chunks its batches keep at Reset, and the write records they keep to
+// half of it (recordsKept), below keepBytes.
 func TestBatchKeepOption(t *testing.T) {
 	o := quietOptions()
 	o.BatchKeep = 2 << 20
@@ -231,7 +231,7 @@ func TestBatchKeepOption(t *testing.T) {
 		t.Fatalf("after Reset Size=%d, want in (0, %d]", b.Size(), o.BatchKeep)
 	}
 	if cap(b.ops) != 0 {
-		t.Fatalf("after Reset the records' slice kept %d entries; want none past %d bytes", cap(b.ops), o.BatchKeep/4)
+		t.Fatalf("after Reset the records' slice kept %d entries; want none past %d bytes", cap(b.ops), recordsKept(o.BatchKeep))
 	}
 }
 
@@ -244,7 +244,7 @@ func TestBatchResetSizesRecords(t *testing.T) {
 	defer func() { _ = db.Close() }()
 	b := db.NewBatch()
 	defer func() { _ = b.Close() }()
-	n := keepBytes/4/int(unsafe.Sizeof(batchWrite{})) + 1000
+	n := recordsKept(keepBytes)/int(unsafe.Sizeof(batchWrite{})) + 1000
 	var k [4]byte
 	for i := range n {
 		binary.BigEndian.PutUint32(k[:], uint32(i))
@@ -328,7 +328,8 @@ func TestBatchSortOps(t *testing.T) {
 
 // TestBatchReleasesLargeBuffers checks that a committed batch larger than
 // Pebble keeps on Reset lets go of its Pebble batch, that a small one keeps
-// it for reuse, and that Reset drops a write-record slice past keepBytes/4.
+// it for reuse, and that Reset drops a write-record slice past
+// recordsKept(keepBytes).
 func TestBatchReleasesLargeBuffers(t *testing.T) {
 	db := openTest(t, t.TempDir())
 	defer func() { _ = db.Close() }()
@@ -342,7 +343,7 @@ func TestBatchReleasesLargeBuffers(t *testing.T) {
 		t.Fatal("a small committed batch dropped its Pebble batch")
 	}
 	b.Reset()
-	n := keepBytes/4/int(unsafe.Sizeof(batchWrite{})) + 1
+	n := recordsKept(keepBytes)/int(unsafe.Sizeof(batchWrite{})) + 1
 	for i := range n {
 		b.Set(binary.BigEndian.AppendUint32([]byte("k"), uint32(i)), []byte("v"))
 	}
