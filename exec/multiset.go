@@ -55,6 +55,12 @@ type multiset struct {
 	// rs is the multiset's runs, when its entries are logged in runs
 	// (reduce_runs.go).
 	rs *runState
+	// lz holds a min or max's integer values not yet in the entries,
+	// lz[:lzLogged] of them logged; lzMark is its length before the
+	// pending Step, if that Step (lzStamp) appended (multiset_lazy.go).
+	lz               []lazyVal
+	lzLogged, lzMark int
+	lzStamp          uint64
 }
 
 // extremaKeys holds the keys of a multiset's cached extrema, copied into
@@ -213,8 +219,22 @@ func (ms *multiset) position(e *mentry) (int, bool) {
 	return i, i < len(ms.small) && ms.small[i] == e
 }
 
+// settled settles lz (multiset_lazy.go), so that the entries are the
+// multiset's content.
+func (ms *multiset) settled() {
+	if len(ms.lz) > 0 {
+		ms.settleLazy()
+	}
+}
+
 // find returns the entry for key, or nil.
 func (ms *multiset) find(key []byte) *mentry {
+	ms.settled()
+	return ms.lookup(key)
+}
+
+// lookup is find without settling lz: the entry for key in the index.
+func (ms *multiset) lookup(key []byte) *mentry {
 	if ms.m == nil {
 		if i, ok := ms.search(key); ok {
 			return ms.small[i]
@@ -226,6 +246,7 @@ func (ms *multiset) find(key []byte) *mentry {
 
 // size returns the number of entries (0 for a key set).
 func (ms *multiset) size() int {
+	ms.settled()
 	if ms.m == nil {
 		return len(ms.small)
 	}
@@ -235,6 +256,12 @@ func (ms *multiset) size() int {
 // all iterates over the entries in no particular order; fn must not
 // insert or remove entries.
 func (ms *multiset) all(fn func(*mentry)) {
+	ms.settled()
+	ms.indexed(fn)
+}
+
+// indexed is all without settling lz: the entries but not lz's values.
+func (ms *multiset) indexed(fn func(*mentry)) {
 	for _, e := range ms.small {
 		fn(e)
 	}
@@ -324,6 +351,7 @@ func (ms *multiset) invalidate() { ms.stale = true }
 // tree returns the B-tree of all entries, building it on first use.
 func (ms *multiset) tree() *btree.BTreeG[*mentry] {
 	if ms.t == nil {
+		ms.settled()
 		ms.t = btree.NewG(16, lessEntry)
 		ms.all(func(e *mentry) { ms.t.ReplaceOrInsert(e) })
 		ms.setLo(nil)

@@ -89,6 +89,12 @@ type reduceOp struct {
 	runq      []runRef
 	converted []*multiset
 	rbuf      []byte
+	// slotLazy[s] says whether slot s may hold lazy values (nil: none
+	// may); lzTouched holds the multisets the pending Step appended to,
+	// lbuf their keys when settled (multiset_lazy.go).
+	slotLazy  []bool
+	lzTouched []*multiset
+	lbuf      []byte
 }
 
 // group is the state of one group but its accumulators and multisets,
@@ -190,6 +196,7 @@ func newReduce(spec dataflow.Reduce, in []repr.T, out []repr.T) (*reduceOp, erro
 		}
 	}
 	o.initRuns()
+	o.initLazy(in)
 	return o, nil
 }
 
@@ -453,7 +460,8 @@ func (o *reduceOp) addDistinctKey(s *stepCtx, g *group, slot int, v repr.Datum) 
 
 // addEntry adds diff to the count of the entry keyed by o.ebuf in multiset
 // slot of g, creating it with val and sep if needed, and returns the old
-// and new counts.
+// and new counts. A value added lazily (multiset_lazy.go) reports 0 and
+// diff: only min and max take such values, and they ignore the counts.
 func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep repr.Datum, diff int64) (old, cur int64) {
 	sets := o.sets(g)
 	ms := sets[slot]
@@ -461,9 +469,24 @@ func (o *reduceOp) addEntry(s *stepCtx, g *group, slot int, val, sep repr.Datum,
 		ms = newMultiset(o.slotOrdered[slot])
 		sets[slot] = ms
 	}
-	e, existed := ms.find(o.ebuf), true
+	if o.slotLazy != nil && o.slotLazy[slot] {
+		if o.addLazy(s, g, slot, ms, val, diff) {
+			return 0, diff
+		}
+		if diff < 0 || ms.mayHoldLazy(o.ebuf) {
+			o.settle(s, g, slot, ms)
+		}
+	}
+	return o.addIndexed(s, g, slot, ms, o.ebuf, val, sep, diff)
+}
+
+// addIndexed is addEntry for the entry keyed by key in the index of ms,
+// which lz does not hold (multiset_lazy.go), recording its count before
+// the pending Step.
+func (o *reduceOp) addIndexed(s *stepCtx, g *group, slot int, ms *multiset, key []byte, val, sep repr.Datum, diff int64) (old, cur int64) {
+	e, existed := ms.lookup(key), true
 	if e == nil {
-		e, existed = newEntry(o.ebuf, val, sep, 0), false
+		e, existed = newEntry(key, val, sep, 0), false
 		ms.insert(e)
 	}
 	if e.stamp != s.epoch {
@@ -657,6 +680,7 @@ func (o *reduceOp) commit() {
 	}
 	o.outs.commit()
 	o.runsConverted(true)
+	o.lazyEnded(false)
 	o.forget()
 	if o.sp != nil {
 		o.sp.trim(o)
@@ -679,6 +703,7 @@ func (o *reduceOp) rollback() {
 	for _, k := range o.kadded {
 		delete(o.sets(k.g)[k.slot].keys, k.key)
 	}
+	o.lazyEnded(true)
 	for i := len(o.etouched) - 1; i >= 0; i-- {
 		eu := &o.etouched[i]
 		eu.e.n = eu.n

@@ -231,10 +231,10 @@ func (o *reduceOp) flushRun(s *stepCtx, r runRef) {
 	switch {
 	case !r.g.in:
 		o.delRuns(s, r)
-	case len(rs.seqs) >= runCompactRuns && rs.stored+len(pend) >= 2*rs.snap+runCompactMin:
+	case len(rs.seqs) >= runCompactRuns && rs.stored+len(pend)+len(r.ms.lz)-r.ms.lzLogged >= 2*rs.snap+runCompactMin:
 		o.delRuns(s, r)
 		var live []*mentry
-		r.ms.all(func(e *mentry) {
+		r.ms.indexed(func(e *mentry) {
 			if e.n > 0 {
 				live = append(live, e)
 			}
@@ -242,9 +242,18 @@ func (o *reduceOp) flushRun(s *stepCtx, r runRef) {
 		if len(live) > 0 {
 			o.writeRun(s, r.g, r.slot, r.ms, live)
 		}
-		rs.snap = len(live)
-	case len(pend) > 0:
-		o.writeRun(s, r.g, r.slot, r.ms, pend)
+		if len(r.ms.lz) > 0 {
+			o.writeDiffRun(s, r.g, r.slot, r.ms, 0)
+		}
+		rs.snap = len(live) + len(r.ms.lz)
+	default:
+		// The count run first: a key may be in both (multiset_lazy.go).
+		if len(pend) > 0 {
+			o.writeRun(s, r.g, r.slot, r.ms, pend)
+		}
+		if len(r.ms.lz) > r.ms.lzLogged {
+			o.writeDiffRun(s, r.g, r.slot, r.ms, r.ms.lzLogged)
+		}
 	}
 }
 
@@ -299,7 +308,8 @@ func (o *reduceOp) delLegacy(s *stepCtx, g *group, slot int, e *mentry) {
 // record's row) to g's multiset of slot: each entry's count replaces the
 // one before, and an entry of count zero is removed.
 func (o *reduceOp) restoreRun(g *group, slot int, seqb []byte, r repr.Row) error {
-	if len(seqb) != 8 || r[1].Int() != -1 || r[2].Family() != repr.FamBytea || slot >= len(o.slotOrdered) {
+	tag := r[1].Int()
+	if len(seqb) != 8 || tag != -1 && tag != diffRunTag || r[2].Family() != repr.FamBytea || slot >= len(o.slotOrdered) {
 		return errCorrupt
 	}
 	seq := binary.BigEndian.Uint64(seqb)
@@ -314,6 +324,13 @@ func (o *reduceOp) restoreRun(g *group, slot int, seqb []byte, r repr.Row) error
 	}
 	blob := r[2].Text()
 	n := 0
+	if tag == diffRunTag {
+		var err error
+		if n, err = o.restoreDiffRun(ms, blob); err != nil {
+			return err
+		}
+		blob = ""
+	}
 	for len(blob) > 0 {
 		key, rest, ok := cutUvarint(blob)
 		if !ok {

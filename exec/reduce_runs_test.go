@@ -34,9 +34,43 @@ func TestReduceRunsRestore(t *testing.T) {
 	}
 	for _, workers := range []int{1, 2} {
 		rng := rand.New(rand.NewPCG(seed, uint64(workers)))
-		if err := runRunsScript(p, workers, rng); err != nil {
+		if _, err := runRunsScript(p, workers, rng, 60); err != nil {
 			t.Fatalf("seed %d, %d workers: %v", seed, workers, err)
 		}
+	}
+}
+
+// TestReduceLazyRestore is TestReduceRunsRestore for lazy min/max values
+// (multiset_lazy.go): every multiset past two entries in the hash table,
+// so that values between the extrema go to lz, over bigint values; the
+// output is checked against the from-scratch dataflow's as well as the
+// state, and some restore must have read a diff run.
+func TestReduceLazyRestore(t *testing.T) {
+	defer func(n, r, s int) { runCompactMin, runCompactRuns, smallSet = n, r, s }(runCompactMin, runCompactRuns, smallSet)
+	runCompactMin, runCompactRuns, smallSet = 2, 4, 2
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -seed=%d)", seed, seed)
+	p, err := dataflow.Parse(`%0 = Source coll=1 :: int4, int8, text, text
+%1 = Reduce key=[#0] aggs=[min(#1), max(#1), count(*), sum(#1)] <- %0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffs := 0
+	for _, workers := range []int{1, 2} {
+		for i := range 4 {
+			rng := rand.New(rand.NewPCG(seed, uint64(workers*10+i)))
+			n, err := runRunsScript(p, workers, rng, 200)
+			if err != nil {
+				t.Fatalf("seed %d, %d workers, script %d: %v", seed, workers, i, err)
+			}
+			diffs += n
+		}
+	}
+	if diffs == 0 {
+		t.Fatal("no restore read a diff run: the test tested nothing")
 	}
 }
 
@@ -44,15 +78,18 @@ func TestReduceRunsRestore(t *testing.T) {
 // (a restored Reduce has none until a Step touches the group).
 var runsState = regexp.MustCompile(` out=\([^)]*\)`)
 
-// runRunsScript runs one random script of TestReduceRunsRestore.
-func runRunsScript(p *dataflow.Plan, workers int, rng *rand.Rand) error {
+// runRunsScript runs one random script of TestReduceRunsRestore, its
+// values below vals, and returns the number of restores that read a diff
+// run (multiset_lazy.go).
+func runRunsScript(p *dataflow.Plan, workers int, rng *rand.Rand, vals int) (int, error) {
 	live, err := BuildWorkers(p, workers)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	store := newMemStore()
 	var rows []repr.Row // the live input, one entry per copy
-	restores, runs := 0, 0
+	outs := map[string]int64{}
+	restores, runs, diffs := 0, 0, 0
 	for ts := uint64(1); ts <= 400; ts++ {
 		var batch []repr.Update
 		next := rows
@@ -63,26 +100,28 @@ func runRunsScript(p *dataflow.Plan, workers int, rng *rand.Rand) error {
 				next = append(next[:i:i], next[i+1:]...)
 				continue
 			}
-			r := repr.Row{repr.NewInt(int64(rng.IntN(3))), repr.NewInt(int64(rng.IntN(60))), repr.NewText(fmt.Sprint(rng.IntN(5))), repr.NewText(",")}
+			r := repr.Row{repr.NewInt(int64(rng.IntN(3))), repr.NewInt(int64(rng.IntN(vals))), repr.NewText(fmt.Sprint(rng.IntN(5))), repr.NewText(",")}
 			batch = append(batch, repr.Update{Row: r, Time: ts, Diff: 1})
 			next = append(next, r)
 		}
 		var b opBatch
 		in := Input{Updates: map[repr.CollectionID][]repr.Update{1: batch}, DeferState: rng.IntN(4) != 0}
-		if _, err := live.StepInput(&expr.Ctx{}, ts, in, &b); err != nil {
-			return fmt.Errorf("step %d: %w", ts, err)
+		out, err := live.StepInput(&expr.Ctx{}, ts, in, &b)
+		if err != nil {
+			return 0, fmt.Errorf("step %d: %w", ts, err)
 		}
 		if rng.IntN(6) == 0 {
 			live.Rollback()
 			continue
 		}
 		live.Commit()
+		addOuts(outs, out)
 		b.apply(store)
 		rows = next
 		if rng.IntN(4) == 0 || rng.IntN(12) == 0 {
 			var fb opBatch
 			if err := live.FlushState(&fb); err != nil {
-				return err
+				return 0, err
 			}
 			fb.apply(store)
 		}
@@ -91,45 +130,75 @@ func runRunsScript(p *dataflow.Plan, workers int, rng *rand.Rand) error {
 		}
 		var fb opBatch
 		if err := live.FlushState(&fb); err != nil {
-			return err
+			return 0, err
 		}
 		fb.apply(store)
 		restored, err := BuildWorkers(p, workers)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := restored.Restore(store); err != nil {
-			return fmt.Errorf("step %d: restore: %w", ts, err)
+			return 0, fmt.Errorf("step %d: restore: %w", ts, err)
 		}
 		fresh, err := BuildWorkers(p, workers)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		all := make([]repr.Update, len(rows))
 		for i, r := range rows {
 			all[i] = repr.Update{Row: r, Time: ts, Diff: 1}
 		}
-		if _, err := fresh.Step(&expr.Ctx{}, ts, map[repr.CollectionID][]repr.Update{1: all}, nil); err != nil {
-			return err
+		fout, err := fresh.Step(&expr.Ctx{}, ts, map[repr.CollectionID][]repr.Update{1: all}, nil)
+		if err != nil {
+			return 0, err
 		}
 		fresh.Commit()
+		if got, want := fmt.Sprint(outs), fmt.Sprint(addOuts(map[string]int64{}, fout)); got != want {
+			return 0, fmt.Errorf("step %d: output %s, from scratch %s", ts, got, want)
+		}
 		want := runsState.ReplaceAllString(live.DebugState(1), "")
 		if got := runsState.ReplaceAllString(restored.DebugState(1), ""); got != want {
-			return fmt.Errorf("step %d: restored state:\n%swant (live):\n%s", ts, got, want)
+			return 0, fmt.Errorf("step %d: restored state:\n%swant (live):\n%s", ts, got, want)
 		}
 		if got := runsState.ReplaceAllString(fresh.DebugState(1), ""); got != want {
-			return fmt.Errorf("step %d: from-scratch state:\n%swant (live):\n%s", ts, got, want)
+			return 0, fmt.Errorf("step %d: from-scratch state:\n%swant (live):\n%s", ts, got, want)
 		}
 		live = restored
 		restores++
 		if storedRuns(store) > 0 {
 			runs++
 		}
+		if storedDiffRuns(store) > 0 {
+			diffs++
+		}
 	}
 	if restores == 0 || runs == 0 {
-		return fmt.Errorf("%d restores, %d of them from runs: the script tested nothing", restores, runs)
+		return 0, fmt.Errorf("%d restores, %d of them from runs: the script tested nothing", restores, runs)
 	}
-	return nil
+	return diffs, nil
+}
+
+// addOuts adds the output updates us to the consolidated rows m (a row's
+// text -> its count) and returns m.
+func addOuts(m map[string]int64, us []repr.Update) map[string]int64 {
+	for _, u := range us {
+		k := fmt.Sprint(u.Row)
+		if m[k] += u.Diff; m[k] == 0 {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// storedDiffRuns counts the diff runs (multiset_lazy.go) in store.
+func storedDiffRuns(store *memStore) int {
+	n := 0
+	for _, v := range store.m {
+		if r, err := repr.DecodeRow(v); err == nil && len(r) == 4 && r[2].Family() == repr.FamBytea && r[1].Int() == diffRunTag {
+			n++
+		}
+	}
+	return n
 }
 
 // storedRuns counts the runs in store.

@@ -59,7 +59,8 @@ func (o *reduceOp) groupCost(g *group) int64 {
 		for k := range ms.keys {
 			n += int64(len(k)) + mapEntryOverhead
 		}
-		ms.all(func(e *mentry) { n += entryCost(len(e.key)) })
+		ms.indexed(func(e *mentry) { n += entryCost(len(e.key)) })
+		n += int64(cap(ms.lz)) * lazyValBytes
 	}
 	return n
 }

@@ -103,8 +103,10 @@ func (ms *multiset) stateSize() int64 {
 	var s sample
 	switch {
 	case ms.m != nil:
-		// The table's slots (16 bytes each) shared among the entries.
-		s.n = ms.size()
+		// The table's slots (16 bytes each) shared among the entries;
+		// lazy values (multiset_lazy.go) beside them.
+		s.n = ms.m.n
+		size += int64(cap(ms.lz)) * lazyValBytes
 		slot := int64(16*len(ms.m.slots)) / int64(max(ms.m.n, 1))
 		for _, sl := range ms.m.slots {
 			if sl.e != nil && !s.add(1, sl.e.heapBytes()+slot) {
