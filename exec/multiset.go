@@ -58,9 +58,9 @@ type multiset struct {
 	// lz holds a min or max's integer values not yet in the entries,
 	// lz[:lzLogged] of them logged; lzMark is its length before the
 	// pending Step, if that Step (lzStamp) appended (multiset_lazy.go).
-	lz               []lazyVal
-	lzLogged, lzMark int
-	lzStamp          uint64
+	lz                         []lazyVal
+	lzLogged, lzMark, lzSorted int
+	lzStamp                    uint64
 }
 
 // extremaKeys holds the keys of a multiset's cached extrema, copied into

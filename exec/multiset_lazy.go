@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"cmp"
 	"encoding/binary"
+	"slices"
 
 	"github.com/eddydb/eddy/repr"
 )
@@ -52,12 +54,21 @@ import (
 // undo records (addIndexed) and the earlier ones without (they are
 // committed), so lzMark becomes 0.
 
+// lz is kept sorted and merged (compactLazy) at FlushState whenever it
+// has doubled since the last time: a group's repeated values then cost
+// one item per distinct value, not one per row, beyond the values of the
+// Steps since the flush.
+
 // lazyVal is an integer value of a min/max multiset not yet in its
 // index, and its count change.
 type lazyVal struct{ v, n int64 }
 
 // lazyValBytes is a lazy value's bytes.
 const lazyValBytes = 16
+
+// lazyCompactMin is how long lz may grow past twice its length after the
+// last compactLazy before the next (a variable for tests).
+var lazyCompactMin = 64
 
 // diffRunTag is the count field of a diff run's record (a count run's
 // is -1).
@@ -142,7 +153,7 @@ func (o *reduceOp) settle(s *stepCtx, g *group, slot int, ms *multiset) {
 // must be committed: settle handles a pending Step's.
 func (ms *multiset) settleLazy() {
 	lz, logged := ms.lz, ms.lzLogged
-	ms.lz, ms.lzLogged = nil, 0
+	ms.lz, ms.lzLogged, ms.lzSorted = nil, 0, 0
 	var kb [9]byte
 	for i, x := range lz {
 		key := repr.AppendKey(kb[:0], repr.NewInt(x.v))
@@ -167,6 +178,7 @@ func (o *reduceOp) lazyEnded(rollback bool) {
 		if rollback {
 			ms.lz = ms.lz[:min(ms.lzMark, len(ms.lz))]
 			ms.lzLogged = min(ms.lzLogged, len(ms.lz))
+			ms.lzSorted = min(ms.lzSorted, len(ms.lz))
 		}
 		ms.lzStamp, ms.lzMark = 0, 0
 		o.lzTouched[i] = nil
@@ -225,4 +237,27 @@ func (o *reduceOp) restoreDiffRun(ms *multiset, blob string) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// compactLazy sorts lz and merges the copies of each value, once lz has
+// doubled (plus lazyCompactMin) since the last time. It runs at
+// FlushState, after the diff run: every value is logged and no Step is
+// pending, so no mark moves. The store keeps its runs as written.
+func (ms *multiset) compactLazy() {
+	if len(ms.lz) < 2*ms.lzSorted+lazyCompactMin {
+		return
+	}
+	slices.SortFunc(ms.lz, func(a, b lazyVal) int { return cmp.Compare(a.v, b.v) })
+	out := ms.lz[:0]
+	for _, x := range ms.lz {
+		if n := len(out); n > 0 && out[n-1].v == x.v {
+			out[n-1].n += x.n
+			continue
+		}
+		out = append(out, x)
+	}
+	if len(out) < cap(out)/4 {
+		out = slices.Clone(out)
+	}
+	ms.lz, ms.lzLogged, ms.lzSorted = out, len(out), len(out)
 }

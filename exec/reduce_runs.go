@@ -255,6 +255,9 @@ func (o *reduceOp) flushRun(s *stepCtx, r runRef) {
 			o.writeDiffRun(s, r.g, r.slot, r.ms, r.ms.lzLogged)
 		}
 	}
+	if len(r.ms.lz) > 0 {
+		r.ms.compactLazy()
+	}
 }
 
 // delRuns logs the deletion of every run of r's multiset.

@@ -46,8 +46,10 @@ func TestReduceRunsRestore(t *testing.T) {
 // output is checked against the from-scratch dataflow's as well as the
 // state, and some restore must have read a diff run.
 func TestReduceLazyRestore(t *testing.T) {
-	defer func(n, r, s int) { runCompactMin, runCompactRuns, smallSet = n, r, s }(runCompactMin, runCompactRuns, smallSet)
-	runCompactMin, runCompactRuns, smallSet = 2, 4, 2
+	defer func(n, r, s, l int) {
+		runCompactMin, runCompactRuns, smallSet, lazyCompactMin = n, r, s, l
+	}(runCompactMin, runCompactRuns, smallSet, lazyCompactMin)
+	runCompactMin, runCompactRuns, smallSet, lazyCompactMin = 2, 4, 2, 2
 	seed := *seedFlag
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -210,6 +212,56 @@ func storedRuns(store *memStore) int {
 		}
 	}
 	return n
+}
+
+// TestReduceLazyRepeats checks that lazy values repeated over many rows
+// (max over a column of few values) are merged at FlushState rather than
+// kept one per row, and that max still answers the largest.
+func TestReduceLazyRepeats(t *testing.T) {
+	d := mustBuild(t, `%0 = Source coll=1 :: int4, int8
+%1 = Reduce key=[#0] aggs=[max(#1)] <- %0`)
+	d.allowDeferral()
+	var o *reduceOp
+	for _, op := range d.ops {
+		if r, ok := op.(*reduceOp); ok {
+			o = r
+		}
+	}
+	if o == nil {
+		t.Fatal("no Reduce")
+	}
+	var out []repr.Update
+	row := func(v int64) repr.Update { return repr.Update{Row: repr.Row{repr.NewInt(1), repr.NewInt(v)}, Diff: 1} }
+	var batch []repr.Update
+	for v := range int64(smallSet + 2) { // past the small slice, extrema 0 and 1000
+		batch = append(batch, row(v*100))
+	}
+	for ts := uint64(1); ts <= 200; ts++ {
+		for i := range 50 {
+			batch = append(batch, row(int64(1+i%7)))
+		}
+		var b opBatch
+		us, err := d.StepInput(&expr.Ctx{}, ts, Input{Updates: map[repr.CollectionID][]repr.Update{1: batch}, DeferState: true}, &b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Commit()
+		out = append(out, us...)
+		batch = batch[:0]
+		if ts%10 == 0 {
+			if err := d.FlushState(&opBatch{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ms := o.sets(o.groups[string(repr.AppendKey(nil, repr.NewInt(1)))])[0]
+	if len(ms.lz) == 0 || len(ms.lz) > 2*7+lazyCompactMin+10*50 {
+		t.Fatalf("lz holds %d values after 10,000 rows of 7 values", len(ms.lz))
+	}
+	got := addOuts(map[string]int64{}, out)
+	if want := fmt.Sprint(map[string]int64{fmt.Sprint(repr.Row{repr.NewInt(1), repr.NewInt(int64(smallSet+1) * 100)}): 1}); fmt.Sprint(got) != want {
+		t.Fatalf("output %v, want %s", got, want)
+	}
 }
 
 // TestReduceConvertRunsLogsOnce checks that a Step that does not defer,
