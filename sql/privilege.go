@@ -131,10 +131,17 @@ func relACL(o *Object) []ACLItem {
 }
 
 // rolePrivs returns the privileges role (by name) holds in acl of an
-// object owned by owner, and those it may grant.
+// object owned by owner, and those it may grant. As PostgreSQL's
+// aclmask: a superuser holds everything, the owner (or a member of it)
+// holds every grant option implicitly, but its privileges are those the
+// ACL gives it, so an owner that revoked its own privileges is refused
+// (42501) like anyone else until it grants them back.
 func (e *Engine) rolePrivs(role string, acl []ACLItem, owner uint32, all aclMode) (privs, grantable aclMode) {
-	if e.isMemberOf(role, ownerOID(owner)) {
+	if e.isSuperuser(role) {
 		return all, all
+	}
+	if e.isMemberOf(role, ownerOID(owner)) {
+		grantable = all
 	}
 	for _, a := range acl {
 		if a.Grantee == 0 || e.isMemberOf(role, a.Grantee) {

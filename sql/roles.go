@@ -256,6 +256,14 @@ func (e *Engine) HasLoginPassword() bool {
 	return false
 }
 
+// isSuperuser reports whether role (by name) is a superuser.
+func (e *Engine) isSuperuser(role string) bool {
+	e.roles.mu.RLock()
+	defer e.roles.mu.RUnlock()
+	r := e.roles.byName[role]
+	return r != nil && r.Super
+}
+
 // isMemberOf reports whether role (by name) has the privileges of target:
 // it is target, a superuser, or a member of it through a chain of
 // memberships of roles that inherit (PostgreSQL's has_privs_of_role).
