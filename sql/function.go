@@ -739,7 +739,7 @@ func functionDefaultACL(owner uint32) []ACLItem {
 
 // sqlFunctionTargets splits GRANT ON FUNCTION's objects into the SQL
 // functions they name (as targets) and the rest (built-in functions).
-func (e *Engine) sqlFunctionTargets(objs []*pg.Node) (out []aclTarget, rest []*pg.Node, err error) {
+func (e *Engine) sqlFunctionTargets(objs []*pg.Node, kind pg.ObjectType) (out []aclTarget, rest []*pg.Node, err error) {
 	for _, n := range objs {
 		ow := n.GetObjectWithArgs()
 		if ow == nil {
@@ -754,9 +754,25 @@ func (e *Engine) sqlFunctionTargets(objs []*pg.Node) (out []aclTarget, rest []*p
 			rest = append(rest, n)
 			continue
 		}
+		if err := routineKindMatches(o, kind); err != nil {
+			return nil, nil, err
+		}
 		out = append(out, aclTarget{obj: o})
 	}
 	return out, rest, nil
+}
+
+// routineKindMatches is PostgreSQL's 42809 for a statement ON FUNCTION
+// naming a procedure or ON PROCEDURE naming a function (ON ROUTINE takes
+// either).
+func routineKindMatches(o *Object, kind pg.ObjectType) error {
+	switch {
+	case kind == pg.ObjectType_OBJECT_FUNCTION && o.Function.Proc:
+		return repr.Errorf(repr.CodeWrongObjectType, "%s(%s) is not a function", o.Name, typeNames(o.Function.Args))
+	case kind == pg.ObjectType_OBJECT_PROCEDURE && !o.Function.Proc:
+		return repr.Errorf(repr.CodeWrongObjectType, "%s(%s) is not a procedure", o.Name, typeNames(o.Function.Args))
+	}
+	return nil
 }
 
 // sqlFunctionTargetsIn are the SQL functions of ALL FUNCTIONS IN SCHEMA.

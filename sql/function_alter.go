@@ -48,6 +48,9 @@ func (p *Portal) execAlterFunction(st *pg.AlterFunctionStmt) error {
 	if err != nil {
 		return err
 	}
+	if err := routineKindMatches(old, st.Objtype); err != nil {
+		return err
+	}
 	repl := old.clone()
 	f := *old.Function
 	repl.Function = &f

@@ -200,7 +200,7 @@ func (e *Engine) otherTargets(gs *pg.GrantStmt) (out []aclTarget, ok bool, err e
 		if gs.Targtype == pg.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA {
 			ps, err = e.allProcsIn(gs)
 			out = e.sqlFunctionTargetsIn(gs)
-		} else if out, objs, err = e.sqlFunctionTargets(gs.Objects); err == nil && len(objs) > 0 {
+		} else if out, objs, err = e.sqlFunctionTargets(gs.Objects, gs.Objtype); err == nil && len(objs) > 0 {
 			ps, err = lookupProcs(objs, gs.Objtype)
 		}
 		for _, p := range ps {

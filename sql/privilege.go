@@ -310,7 +310,11 @@ func (s *Session) checkPrivilegesLocked(role string, needs []privNeed) error {
 			return repr.Errorf(codeInsufficientPrivilege, "permission denied for schema %s", o.Schema)
 		}
 		if !s.e.hasRelPriv(role, o, n.priv) && !s.e.hasColumnPrivs(role, o, n) {
-			return repr.Errorf(codeInsufficientPrivilege, "permission denied for %s %s", kindName(o.Kind), o.Name)
+			kind := kindName(o.Kind)
+			if o.Kind == relFunction && o.Function != nil && o.Function.Proc {
+				kind = "procedure"
+			}
+			return repr.Errorf(codeInsufficientPrivilege, "permission denied for %s %s", kind, o.Name)
 		}
 	}
 	return nil

@@ -140,7 +140,9 @@ type procCall struct {
 	fn *FuncDef
 }
 
-// plan plans the call's query with opts.
+// plan plans the call's query with opts. A call that planning resolved
+// to a built-in function (no procedure of the name takes its arguments)
+// is PostgreSQL's 42809, as one of a SQL function.
 func (c procCall) plan(opts planner.Options, plan func(*pg.Node, planner.Options) (*planner.Query, error)) (*planner.Query, error) {
 	opts.CallProcedure, opts.CallHidden = true, c.hidden
 	q, err := plan(c.q, opts)
@@ -149,7 +151,34 @@ func (c procCall) plan(opts planner.Options, plan func(*pg.Node, planner.Options
 		return nil, repr.Errorf(repr.CodeWrongObjectType, "%s(%s) is not a procedure", c.name(), typeNames(c.fn.Args)).
 			WithHint("To call a function, use SELECT.").WithPosition(e.Position)
 	}
+	if err == nil && c.proc == nil && len(c.hidden) == 0 {
+		return nil, repr.Errorf(repr.CodeWrongObjectType, "%s(%s) is not a procedure", c.name(), typeNames(c.argTypes(opts, plan))).
+			WithHint("To call a function, use SELECT.")
+	}
 	return q, procedureError(err)
+}
+
+// argTypes are the types of the call's arguments, planned as the
+// columns of a SELECT (nil when that fails).
+func (c procCall) argTypes(opts planner.Options, plan func(*pg.Node, planner.Options) (*planner.Query, error)) []repr.T {
+	fc := c.q.GetSelectStmt().FromClause[0].GetRangeFunction().Functions[0].GetList().Items[0].GetFuncCall()
+	if len(fc.Args) == 0 {
+		return nil
+	}
+	sel := &pg.SelectStmt{Op: pg.SetOperation_SETOP_NONE, LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT}
+	for _, a := range fc.Args {
+		sel.TargetList = append(sel.TargetList, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: a}}})
+	}
+	opts.CallProcedure, opts.Calls = false, nil
+	q, err := plan(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}, opts)
+	if err != nil {
+		return nil
+	}
+	ts := make([]repr.T, len(q.Columns))
+	for i, col := range q.Columns {
+		ts[i] = col.Type
+	}
+	return ts
 }
 
 // name is the name the call is of.
@@ -272,10 +301,13 @@ func (st *Statement) describeCall(cs *pg.CallStmt, opts planner.Options) error {
 	if err != nil {
 		return err
 	}
+	var calls []planner.Call
+	opts.Calls = &calls
 	q, err := c.plan(opts, e.planQuery)
 	if err != nil {
 		return err
 	}
+	st.needs, st.needsVersion = callNeeds(st.needs, calls), st.catVersion
 	st.paramTypes = q.ParamTypes
 	st.cols = nil
 	if c.proc != nil && len(c.proc.OutArgs) > 0 {
