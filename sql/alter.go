@@ -870,7 +870,11 @@ func (a *alteration) validateRows() error {
 // differently under the changed catalog.
 func (a *alteration) checkDependents() error {
 	e := a.e
+	if err := a.followRowTypeFunctions(); err != nil {
+		return err
+	}
 	deps := e.dropSet(a.old)[1:]
+	deps = append(deps, e.rowTypeFunctionViews(a.old, deps)...)
 	if len(deps) == 0 {
 		return nil
 	}
@@ -945,6 +949,68 @@ func (a *alteration) checkDependents() error {
 		a.cascadeDrop, a.cascadeErrs = users, append(a.cascadeErrs, err)
 	}
 	return nil
+}
+
+// followRowTypeFunctions has the functions returning SETOF the altered
+// relation return its new columns (PostgreSQL's function returns the
+// relation's row type, whatever its columns are now): each changed copy
+// joins the change (a.rewritten), so the views over them are checked
+// under the changed catalog and committed with it.
+func (a *alteration) followRowTypeFunctions() error {
+	cols := rowColumns(a.nu)
+	for _, f := range a.e.cat.objects() {
+		if f.Kind != relFunction || f.Function == nil || f.Function.RetRel != a.old.ID || sameRowColumns(f.Function.RetCols, cols) {
+			continue
+		}
+		nu := f.clone()
+		fd := *f.Function
+		fd.RetCols = cols
+		nu.Function = &fd
+		fn, err := nu.planned()
+		if err != nil {
+			return err
+		}
+		nu.fn = fn
+		if a.rewritten == nil {
+			a.rewritten = map[*Object]*Object{}
+		}
+		a.rewritten[f] = nu
+	}
+	return nil
+}
+
+// sameRowColumns reports whether a and b have the same names and types.
+func sameRowColumns(a, b []ColumnDef) bool {
+	return slices.EqualFunc(a, b, func(x, y ColumnDef) bool { return x.Name == y.Name && x.Type == y.Type })
+}
+
+// rowTypeFunctionViews are the views and materialized views (not among
+// deps) over a function that takes or returns o's row type: a view over
+// SELECT t.* FROM f() t, f returning SETOF o, reads o's columns through
+// the type, and PostgreSQL records its dependency on them (a DROP COLUMN
+// is 2BP01, a type change 0A000). They are checked as views over o.
+func (e *Engine) rowTypeFunctionViews(o *Object, deps []*Object) []*Object {
+	if !hasRowType(o) {
+		return nil
+	}
+	oid := rowTypeOID(o.ID)
+	seen := map[uint64]bool{o.ID: true}
+	for _, d := range deps {
+		seen[d.ID] = true
+	}
+	var out []*Object
+	for _, f := range e.cat.objects() {
+		if f.Kind != relFunction || f.Function.RetRel != o.ID && !e.cat.functionUses(f, oid) {
+			continue
+		}
+		for _, d := range e.dropSet(f)[1:] {
+			if !seen[d.ID] && (d.Kind == planner.RelView || d.Kind == planner.RelMaterializedView) {
+				seen[d.ID] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // droppedColumnUsers is PostgreSQL's 2BP01 for a DROP COLUMN that views

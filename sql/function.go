@@ -35,6 +35,10 @@ type FuncDef struct {
 	Ret      repr.T
 	RetSet   bool        `json:",omitempty"`
 	RetCols  []ColumnDef `json:",omitempty"`
+	// RetRel is the relation of RETURNS SETOF relation (0: none), whose
+	// columns RetCols are: ALTER TABLE keeps them equal (alter.go's
+	// followRowTypeFunctions), as the function returns the row type.
+	RetRel uint64 `json:",omitempty"`
 	// Body is the query the function computes (SELECT e for RETURN e);
 	// Src is prosrc, the body as written ("" for a SQL-standard body).
 	Body string
@@ -328,9 +332,7 @@ func (e *Engine) functionResult(f *FuncDef, rt *pg.TypeName, name string) error 
 	}
 	if f.RetSet {
 		if rel := e.cat.lookup(schemaOfNames(tn), tn[len(tn)-1]); rel != nil && rel.Kind != relSequence && rel.Kind != relIndex && len(rt.ArrayBounds) == 0 {
-			for _, c := range rel.Columns {
-				f.RetCols = append(f.RetCols, ColumnDef{Name: c.Name, Type: c.Type})
-			}
+			f.RetCols, f.RetRel = rowColumns(rel), rel.ID
 			return nil
 		}
 	}
@@ -349,6 +351,16 @@ func (e *Engine) functionResult(f *FuncDef, rt *pg.TypeName, name string) error 
 		f.RetCols = []ColumnDef{{Type: t}}
 	}
 	return nil
+}
+
+// rowColumns are the columns of rel's row type, as a function returning
+// SETOF rel declares them.
+func rowColumns(rel *Object) []ColumnDef {
+	out := make([]ColumnDef, len(rel.Columns))
+	for i, c := range rel.Columns {
+		out[i] = ColumnDef{Name: c.Name, Type: c.Type}
+	}
+	return out
 }
 
 // schemaOfNames is the schema of a qualified name list ("" if none).
