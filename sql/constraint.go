@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/eddydb/eddy/expr"
 	"github.com/eddydb/eddy/planner"
 	"github.com/eddydb/eddy/repr"
 	"github.com/eddydb/eddy/sql/parse"
@@ -262,9 +263,76 @@ func (e *Engine) resolveForeignKeys(obj *Object) error {
 		if len(k.RefCols) != len(k.Cols) {
 			return repr.Errorf("42830", "number of referencing and referenced columns for foreign key disagree")
 		}
+		if err := checkForeignKeyTypes(obj, ref, k); err != nil {
+			return err
+		}
 		k.RefTable, k.ref = ref.ID, nil
 	}
 	return nil
+}
+
+// checkForeignKeyTypes is PostgreSQL's 42804 for a foreign key whose
+// column cannot be compared with the key it references by the key's
+// equality: its type must be coercible to the key's implicitly, or be of
+// the key's btree operator family, whose cross-type operators compare
+// integers of any width, floats of either and dates with timestamps
+// (int8 references int4, varchar does not reference real).
+func checkForeignKeyTypes(obj, ref *Object, k *Constraint) error {
+	for i, c := range k.Cols {
+		fk, pk := obj.Columns[c].Type, ref.Columns[k.RefCols[i]].Type
+		if foreignKeyComparable(fk, pk) {
+			if !sameKeyEncoding(fk, pk) {
+				// The checks compare the columns' key encodings, which
+				// differ (int4 1 and real 1): PostgreSQL compares them
+				// with a cross-type operator, which Eddy does not yet.
+				return repr.Unsupported("a foreign key from a %s column to a %s key", fk.Name(), pk.Name())
+			}
+			continue
+		}
+		return repr.Errorf(repr.CodeDatatypeMismatch, "foreign key constraint \"%s\" cannot be implemented", k.Name).
+			WithDetail("Key columns \"%s\" and \"%s\" are of incompatible types: %s and %s.",
+				obj.Columns[c].Name, ref.Columns[k.RefCols[i]].Name, fk.Name(), pk.Name())
+	}
+	return nil
+}
+
+// sameKeyEncoding reports whether equal values of types a and b have
+// the same key encoding, so that a foreign key check may compare them as
+// bytes: one type (modifiers aside), integers of any width (not oid),
+// float4 with float8 (PostgreSQL's float48eq widens the float4 as the
+// datum holds it), text with varchar.
+func sameKeyEncoding(a, b repr.T) bool {
+	switch {
+	case a.Family != b.Family:
+		return false
+	case a.Family == repr.FamInt:
+		return a.OIDKind == b.OIDKind
+	case a.Family == repr.FamFloat:
+		return true
+	case a.Family == repr.FamText:
+		return a.Kind == b.Kind || a.Kind != repr.KindChar && b.Kind != repr.KindChar
+	}
+	return a.Equivalent(b)
+}
+
+// foreignKeyComparable reports whether a referencing column of type fk
+// can reference a key column of type pk (checkForeignKeyTypes).
+func foreignKeyComparable(fk, pk repr.T) bool {
+	if expr.CanCoerce(fk, pk, repr.CastImplicit) {
+		return true
+	}
+	family := func(t repr.T) int {
+		switch {
+		case t.Family == repr.FamInt && t.OIDKind == repr.NotOID:
+			return 1
+		case t.Family == repr.FamFloat:
+			return 2
+		case t.Family == repr.FamDate || t.Family == repr.FamTimestamp || t.Family == repr.FamTimestampTZ:
+			return 3
+		}
+		return 0
+	}
+	return family(fk) != 0 && family(fk) == family(pk)
 }
 
 // hasKey reports whether cols are, as a set, the primary key or the
