@@ -15,6 +15,9 @@ import (
 // execCreateTable executes CREATE TABLE.
 func (p *Portal) execCreateTable(cs *pg.CreateStmt) error {
 	p.tag = "CREATE TABLE"
+	if err := checkTableOptions(cs.Options); err != nil {
+		return err
+	}
 	cs, lt, comments, err := p.st.s.e.expandLike(cs)
 	if err != nil {
 		return err
@@ -447,6 +450,9 @@ func (r *recordingCatalog) list() []uint64 {
 // it, and stored as text to be inlined wherever the view is used.
 func (p *Portal) execCreateView(vs *pg.ViewStmt) error {
 	p.tag = "CREATE VIEW"
+	if err := checkViewOptions(vs.Options); err != nil {
+		return err
+	}
 	if err := refuseModifyingWith(vs.Query, "views must not contain"); err != nil {
 		return err
 	}

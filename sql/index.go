@@ -132,6 +132,10 @@ func checkIndexOptions(is *pg.IndexStmt) error {
 	for _, n := range is.Options {
 		if d := n.GetDefElem(); d != nil && !indexParams[d.Defname] {
 			return repr.Errorf("22023", "unrecognized parameter \"%s\"", d.Defname)
+		} else if d != nil && d.Defname == "fillfactor" {
+			if err := checkOption(d, relOption{'i', 10, 100}, true); err != nil {
+				return err
+			}
 		}
 	}
 	if is.TableSpace != "" && is.TableSpace != "pg_default" {

@@ -149,7 +149,9 @@ func sequenceDef(opts []*pg.Node, typ string) (*SequenceDef, error) {
 			d.Cycle = de.Arg == nil || de.Arg.GetBoolean() == nil || de.Arg.GetBoolean().Boolval
 		case "restart":
 			restart = de
-		case "cache", "owned_by", "sequence_name":
+		case "cache":
+			err = checkSequenceCache(de)
+		case "owned_by", "sequence_name":
 		default:
 			err = repr.Unsupported("sequence option %s", de.Defname)
 		}
@@ -227,6 +229,16 @@ func (d *SequenceDef) fill(min, max, start *int64) error {
 		return repr.Errorf(repr.CodeInvalidParameter, "START value (%d) cannot be greater than MAXVALUE (%d)", d.Start, d.Max)
 	}
 	return nil
+}
+
+// checkSequenceCache is PostgreSQL's check of CACHE (which Eddy, whose
+// nextval is exact, otherwise ignores): 22023 unless positive.
+func checkSequenceCache(de *pg.DefElem) error {
+	v, err := defInt(de)
+	if err == nil && v <= 0 {
+		err = repr.Errorf(repr.CodeInvalidParameter, "CACHE (%d) must be greater than zero", v)
+	}
+	return err
 }
 
 func defInt(de *pg.DefElem) (int64, error) {
@@ -829,7 +841,9 @@ func alterSequenceDef(def *SequenceDef, opts []*pg.Node) (restart bool, to int64
 			}
 		case "cycle":
 			def.Cycle = de.Arg == nil || de.Arg.GetBoolean() == nil || de.Arg.GetBoolean().Boolval
-		case "cache", "owned_by":
+		case "cache":
+			err = checkSequenceCache(de)
+		case "owned_by":
 		default:
 			err = repr.Unsupported("sequence option %s", de.Defname)
 		}
