@@ -85,6 +85,9 @@ var accessMethods = map[string]bool{"btree": true, "hash": true, "gin": true, "g
 // one ordered arrangement, and none of them can change an answer.
 func (p *Portal) execCreateIndex(is *pg.IndexStmt) error {
 	p.tag = "CREATE INDEX"
+	if is.Concurrent && p.st.s.tx != txIdle {
+		return errNotInBlock.New("CREATE INDEX CONCURRENTLY")
+	}
 	method := strings.ToLower(is.AccessMethod)
 	if method == "" {
 		method = "btree"
@@ -229,12 +232,18 @@ func (e *Engine) createIndex(obj *Object, rv *pg.RangeVar, parts []indexPart, in
 func (p *Portal) execReindex(rs *pg.ReindexStmt) error {
 	p.tag = "REINDEX"
 	e := p.st.s.e
+	if err := p.checkReindexBlock(rs); err != nil {
+		return err
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	want := map[pg.ReindexObjectType]planner.RelKind{pg.ReindexObjectType_REINDEX_OBJECT_INDEX: relIndex,
 		pg.ReindexObjectType_REINDEX_OBJECT_TABLE: planner.RelTable}
 	k, named := want[rs.Kind]
 	if !named {
+		if rs.Kind == pg.ReindexObjectType_REINDEX_OBJECT_SCHEMA && e.cat.schemas[rs.Name] == nil {
+			return repr.Errorf("3F000", "schema \"%s\" does not exist", rs.Name)
+		}
 		return nil // SCHEMA, SYSTEM, DATABASE
 	}
 	o := e.cat.lookup(rs.Relation.Schemaname, rs.Relation.Relname)
@@ -243,6 +252,35 @@ func (p *Portal) execReindex(rs *pg.ReindexStmt) error {
 		return repr.ErrUndefinedTable.New(rs.Relation.Relname)
 	case o.Kind != k && !(k == planner.RelTable && o.Kind == planner.RelMaterializedView):
 		return repr.Errorf(repr.CodeWrongObjectType, "\"%s\" is not %s", o.Name, aKind(k))
+	}
+	return nil
+}
+
+// checkReindexBlock applies PostgreSQL's ExecReindex rules: REINDEX
+// CONCURRENTLY and REINDEX SCHEMA, SYSTEM or DATABASE cannot run inside
+// a transaction block (25001), and system catalogs are never reindexed
+// concurrently (0A000).
+func (p *Portal) checkReindexBlock(rs *pg.ReindexStmt) error {
+	concurrent := false
+	for _, n := range rs.Params {
+		if d := n.GetDefElem(); d != nil && d.Defname == "concurrently" {
+			concurrent = d.Arg == nil || optionText(d) != "false"
+		}
+	}
+	inBlock := p.st.s.tx != txIdle
+	switch rs.Kind {
+	case pg.ReindexObjectType_REINDEX_OBJECT_INDEX, pg.ReindexObjectType_REINDEX_OBJECT_TABLE:
+		if concurrent && inBlock {
+			return errNotInBlock.New("REINDEX CONCURRENTLY")
+		}
+		return nil
+	}
+	if inBlock {
+		word := strings.TrimPrefix(rs.Kind.String(), "REINDEX_OBJECT_")
+		return errNotInBlock.New("REINDEX " + word)
+	}
+	if concurrent && rs.Kind == pg.ReindexObjectType_REINDEX_OBJECT_SYSTEM {
+		return repr.Errorf(repr.CodeFeatureNotSupported, "cannot reindex system catalogs concurrently")
 	}
 	return nil
 }

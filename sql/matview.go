@@ -174,6 +174,9 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		kind, p.tag = relSequence, "DROP SEQUENCE"
 	case pg.ObjectType_OBJECT_INDEX:
 		kind, p.tag = relIndex, "DROP INDEX"
+		if ds.Concurrent && p.st.s.tx != txIdle {
+			return errNotInBlock.New("DROP INDEX CONCURRENTLY")
+		}
 	case pg.ObjectType_OBJECT_TYPE:
 		kind, p.tag = relType, "DROP TYPE"
 	case pg.ObjectType_OBJECT_FUNCTION, pg.ObjectType_OBJECT_PROCEDURE, pg.ObjectType_OBJECT_ROUTINE:
