@@ -172,12 +172,23 @@ func columnDef(cd *pg.ColumnDef, types typeResolver) (col ColumnDef, pk bool, se
 			return col, false, nil, err
 		}
 	}
+	sawNullable := false // PostgreSQL's transformColumnDefinition
+	conflict := func() error {
+		return repr.Errorf(repr.CodeSyntax, "conflicting NULL/NOT NULL declarations for column \"%s\" of table", cd.Colname)
+	}
 	for _, cn := range cd.Constraints {
 		c := cn.GetConstraint()
 		switch c.Contype {
 		case pg.ConstrType_CONSTR_NOTNULL:
-			col.NotNull = true
+			if sawNullable && !col.NotNull {
+				return col, false, nil, conflict()
+			}
+			col.NotNull, sawNullable = true, true
 		case pg.ConstrType_CONSTR_NULL:
+			if sawNullable && col.NotNull {
+				return col, false, nil, conflict()
+			}
+			sawNullable = true
 		case pg.ConstrType_CONSTR_PRIMARY:
 			pk = true
 		case pg.ConstrType_CONSTR_DEFAULT:
@@ -191,6 +202,13 @@ func columnDef(cd *pg.ColumnDef, types typeResolver) (col ColumnDef, pk bool, se
 				return col, false, nil, err
 			}
 		case pg.ConstrType_CONSTR_IDENTITY:
+			if serial != "" {
+				return col, false, nil, repr.Errorf(repr.CodeSyntax, "both default and identity specified for column \"%s\" of table", cd.Colname)
+			}
+			if sawNullable && !col.NotNull { // an identity column is NOT NULL
+				return col, false, nil, conflict()
+			}
+			sawNullable = true
 			if seq, err = identitySequence(&col, c); err != nil {
 				return col, false, nil, err
 			}
