@@ -77,6 +77,9 @@ func stmtColumnRefs(n *pg.Node) [][]string {
 			if m.IsNatural {
 				out = append(out, []string{"*"})
 			}
+			if m.Alias != nil && m.Alias.Aliasname != "" {
+				out = append(out, []string{joinAliasMark, m.Alias.Aliasname})
+			}
 			for _, u := range m.UsingClause {
 				out = append(out, []string{u.GetString_().GetSval()})
 			}
@@ -86,27 +89,61 @@ func stmtColumnRefs(n *pg.Node) [][]string {
 	return out
 }
 
+// joinAliasMark starts the entry stmtColumnRefs adds for an aliased
+// JOIN ({joinAliasMark, alias}).
+const joinAliasMark = "\x00join"
+
 // readUse is what the statement's column references use of relation o
-// named by rv.
+// named by rv. A reference through a join's alias (j.*, j.y, j) is
+// taken as one through any relation: j.* and j read every column, j.y
+// any column named y; a column alias list (b(one, x, y)) names o's
+// columns by position.
 func readUse(refs [][]string, rv *pg.RangeVar, o *Object) colUse {
 	alias := rv.Relname
 	if rv.Alias != nil && rv.Alias.Aliasname != "" {
 		alias = rv.Alias.Aliasname
 	}
+	colOf := func(name string) string { // the column a name means under rv's alias list
+		if rv.Alias != nil {
+			for i, c := range rv.Alias.Colnames {
+				if c.GetString_().GetSval() == name && i < len(o.Columns) {
+					return o.Columns[i].Name
+				}
+			}
+			if len(rv.Alias.Colnames) > 0 {
+				for i := range rv.Alias.Colnames {
+					if i < len(o.Columns) && o.Columns[i].Name == name {
+						return "" // renamed away
+					}
+				}
+			}
+		}
+		return name
+	}
 	has := func(name string) bool {
-		return slices.ContainsFunc(o.Columns, func(c ColumnDef) bool { return c.Name == name })
+		return name != "" && slices.ContainsFunc(o.Columns, func(c ColumnDef) bool { return c.Name == name })
+	}
+	joins := map[string]bool{}
+	for _, r := range refs {
+		if len(r) == 2 && r[0] == joinAliasMark {
+			joins[r[1]] = true
+		}
 	}
 	var u colUse
 	for _, r := range refs {
+		if r[0] == joinAliasMark {
+			continue
+		}
 		last := r[len(r)-1]
-		qualified := len(r) > 1 && r[len(r)-2] == alias
+		viaJoin := len(r) > 1 && joins[r[len(r)-2]]
+		qualified := len(r) > 1 && r[len(r)-2] == alias || viaJoin
 		switch {
 		case len(r) == 1 && last == "*", qualified && last == "*":
 			u.all = true
-		case len(r) == 1 && last == alias && !has(last): // whole-row reference
+		case len(r) == 1 && (last == alias || joins[last]) && !has(colOf(last)): // whole-row reference
 			u.all = true
-		case (len(r) == 1 || qualified) && has(last) && !slices.Contains(u.names, last):
-			u.names = append(u.names, last)
+		case (len(r) == 1 || qualified) && has(colOf(last)) && !slices.Contains(u.names, colOf(last)):
+			u.names = append(u.names, colOf(last))
 		}
 	}
 	return u
