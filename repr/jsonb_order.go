@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -48,14 +49,32 @@ const (
 	jkObject byte = 0x15
 )
 
-// compareJSONB orders two canonical jsonb texts by PostgreSQL's rule.
+// compareJSONB orders two canonical jsonb texts by PostgreSQL's rule. It
+// encodes both into buffers reused across calls (jsonbCmpPool): the
+// encoder's recursion makes any buffer passed to it escape, so buffers on
+// the stack were moved to the heap, two allocations per call.
 func compareJSONB(a, b string) int {
 	if a == b {
 		return 0
 	}
-	var sa, sb [128]byte
-	return bytes.Compare(appendJSONBKey(sa[:0], a), appendJSONBKey(sb[:0], b))
+	bufs := jsonbCmpPool.Get().(*jsonbCmpBufs)
+	bufs.a = appendJSONBKey(bufs.a[:0], a)
+	bufs.b = appendJSONBKey(bufs.b[:0], b)
+	c := bytes.Compare(bufs.a, bufs.b)
+	if cap(bufs.a)+cap(bufs.b) <= jsonbCmpKeep {
+		jsonbCmpPool.Put(bufs)
+	}
+	return c
 }
+
+// jsonbCmpBufs holds compareJSONB's two key buffers.
+type jsonbCmpBufs struct{ a, b []byte }
+
+// jsonbCmpPool holds compareJSONB's buffers between calls; buffers grown
+// past jsonbCmpKeep bytes (a huge value) are left to the collector.
+var jsonbCmpPool = sync.Pool{New: func() any { return &jsonbCmpBufs{a: make([]byte, 0, 256), b: make([]byte, 0, 256)} }}
+
+const jsonbCmpKeep = 64 << 10
 
 // appendJSONBKey appends the order-preserving encoding of the canonical
 // jsonb text s (see above). s is trusted to be canonical (ParseJSONB's
