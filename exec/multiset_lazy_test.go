@@ -108,6 +108,21 @@ step -300 -1000
 restore
 step -600 -500
 step -400 -300`},
+		// Flushes enough to rewrite the runs with lz holding values
+		// logged and not, then a restore.
+		{"rewrite-with-lazy", `
+defer +500
+flush
+defer +600
+flush
+defer +700 +500
+flush
+defer +300
+restore
+step -1000 -700
+step -600
+step -500
+step -500`},
 		// A deferring Step's retraction of a value only lz holds.
 		{"defer-retract-lazy", `
 defer +500 +500
@@ -115,10 +130,16 @@ defer -500 -1000
 restore
 step -500`},
 	}
-	for _, workers := range []int{1, 2} {
-		for _, sc := range scripts {
-			if err := runLazyScript(p, workers, base+strings.TrimSpace(sc.script)); err != nil {
-				t.Errorf("%s, %d workers: %v", sc.name, workers, err)
+	defer func(n, r int) { runCompactMin, runCompactRuns = n, r }(runCompactMin, runCompactRuns)
+	for _, compact := range [][2]int{{runCompactMin, runCompactRuns}, {1, 2}} {
+		// Second round: every flush past two runs rewrites the multiset's
+		// runs (its live entries and all of lz).
+		runCompactMin, runCompactRuns = compact[0], compact[1]
+		for _, workers := range []int{1, 2} {
+			for _, sc := range scripts {
+				if err := runLazyScript(p, workers, base+strings.TrimSpace(sc.script)); err != nil {
+					t.Errorf("%s, %d workers, runCompactMin %d, runCompactRuns %d: %v", sc.name, workers, compact[0], compact[1], err)
+				}
 			}
 		}
 	}
