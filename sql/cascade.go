@@ -153,3 +153,67 @@ func mergeDependents(err, more error) error {
 	out.Detail = re.Detail + "\n" + mo.Detail
 	return &out
 }
+
+// dropList runs one(i) for each of the n objects of a DROP under e.mu, as
+// one atomic step: PostgreSQL drops the list as a set, so an object that
+// only objects later in the list depend on does not block the drop (DROP
+// TABLE pktable, fktable). An object refused with 2BP01 is retried after
+// the others are gone; when a round drops nothing more, the statement
+// fails with the remaining refusals' lines and nothing is dropped. A
+// dependency cycle inside the list (two tables referencing each other)
+// is still refused.
+func (e *Engine) dropList(s *Session, n int, one func(i int) error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if n == 1 {
+		return s.noticeSkipped(one(0))
+	}
+	return e.atomically(func() error {
+		pending := make([]int, n)
+		for i := range pending {
+			pending[i] = i
+		}
+		for {
+			var next []int
+			var refused []*repr.Error
+			for _, i := range pending {
+				err := s.noticeSkipped(one(i))
+				var re *repr.Error
+				if errors.As(err, &re) && re.Code == repr.CodeDependentObjects {
+					next, refused = append(next, i), append(refused, re)
+					continue
+				}
+				if err != nil {
+					return err
+				}
+			}
+			if len(next) == 0 {
+				return nil
+			}
+			if len(next) == len(pending) {
+				return refusedSet(refused)
+			}
+			pending = next
+		}
+	})
+}
+
+// refusedSet is PostgreSQL's 2BP01 for a multi-object DROP: one error
+// naming no object, with the DETAIL lines of each refusal once.
+func refusedSet(refused []*repr.Error) error {
+	if len(refused) == 1 && refused[0].Detail == "" {
+		return refused[0]
+	}
+	seen := map[string]bool{}
+	var lines []string
+	for _, re := range refused {
+		for _, l := range strings.Split(re.Detail, "\n") {
+			if l != "" && !seen[l] {
+				seen[l] = true
+				lines = append(lines, l)
+			}
+		}
+	}
+	return repr.Errorf(repr.CodeDependentObjects, "cannot drop desired object(s) because other objects depend on them").
+		WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+}

@@ -604,13 +604,9 @@ func (p *Portal) execDropFunction(ds *pg.DropStmt) error {
 	p.tag = "DROP " + strings.ToUpper(kind)
 	e := p.st.s.e
 	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
-	for _, n := range ds.Objects {
-		err := e.dropFunction(p.st.s, n.GetObjectWithArgs(), kind, ds.MissingOk, cascade)
-		if p.st.s.noticeSkipped(err) != nil {
-			return err
-		}
-	}
-	return nil
+	return e.dropList(p.st.s, len(ds.Objects), func(i int) error {
+		return e.dropFunction(p.st.s, ds.Objects[i].GetObjectWithArgs(), kind, ds.MissingOk, cascade)
+	})
 }
 
 // routineKinds names the objects DROP FUNCTION, PROCEDURE and ROUTINE
@@ -620,10 +616,8 @@ var routineKinds = map[pg.ObjectType]string{pg.ObjectType_OBJECT_FUNCTION: "func
 
 // dropFunction drops the function, procedure or either (kind "routine")
 // ow names; DROP FUNCTION does not find a procedure, nor DROP PROCEDURE
-// a function.
+// a function. The caller holds e.mu.
 func (e *Engine) dropFunction(s *Session, ow *pg.ObjectWithArgs, kind string, missingOK, cascade bool) (err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	obj, err := e.functionNamed(s.tempRoutine(e.cat, ow))
 	if err != nil {
 		return err

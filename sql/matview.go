@@ -185,7 +185,9 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		return repr.Unsupported("DROP %s", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
 	}
 	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
-	for _, o := range ds.Objects {
+	s := p.st.s
+	return s.e.dropList(s, len(ds.Objects), func(i int) error {
+		o := ds.Objects[i]
 		var parts []string
 		items := o.GetList().GetItems()
 		if tn := o.GetTypeName(); tn != nil {
@@ -198,17 +200,19 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		if len(parts) > 1 {
 			schema = parts[len(parts)-2]
 		}
-		if err := p.st.s.e.drop(p.st.s, kind, schema, name, ds.MissingOk, cascade); p.st.s.noticeSkipped(err) != nil {
-			return err
-		}
-	}
-	return nil
+		return s.e.dropNamed(s, kind, schema, name, ds.MissingOk, cascade)
+	})
 }
 
 // drop removes an object (and, with cascade, everything depending on it).
 func (e *Engine) drop(s *Session, kind planner.RelKind, schema, name string, missingOK, cascade bool) (err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.dropNamed(s, kind, schema, name, missingOK, cascade)
+}
+
+// dropNamed is drop's work; the caller holds e.mu.
+func (e *Engine) dropNamed(s *Session, kind planner.RelKind, schema, name string, missingOK, cascade bool) (err error) {
 	obj := e.cat.lookup(schema, name)
 	if obj == nil {
 		if missingOK && schema != "" && e.cat.namespaceOID(schema) == 0 {
