@@ -185,6 +185,9 @@ func (e *Engine) createIndex(obj *Object, rv *pg.RangeVar, parts []indexPart, in
 	if err != nil {
 		return err
 	}
+	if err := checkNewIndexKey(key); err != nil {
+		return err
+	}
 	if obj.Name == "" {
 		obj.Name = e.chooseIndexName(rel, figured)
 	}
