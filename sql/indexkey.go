@@ -415,8 +415,12 @@ var checkNewIndexKey = func(k *indexKey) error {
 func enumTextCast(e expr.Expr) bool {
 	if c, ok := e.(*expr.Cast); ok {
 		from, to := c.Arg.Type(), c.To
-		enum := func(t repr.T) bool { return t.Family == repr.FamEnum || t.Family == repr.FamArray && t.Elem == repr.FamEnum }
-		text := func(t repr.T) bool { return t.Family == repr.FamText || t.Family == repr.FamArray && t.Elem == repr.FamText }
+		enum := func(t repr.T) bool {
+			return t.Family == repr.FamEnum || t.Family == repr.FamArray && t.Elem == repr.FamEnum
+		}
+		text := func(t repr.T) bool {
+			return t.Family == repr.FamText || t.Family == repr.FamArray && t.Elem == repr.FamText
+		}
 		if enum(from) && text(to) || text(from) && enum(to) {
 			return true
 		}
