@@ -1605,7 +1605,9 @@ func (e *Engine) dropSide(obj *Object, victims []*Object) (fixes [][2]*Object, o
 		}
 		for _, k := range o.Constraints {
 			if k.Kind == "foreign" && dropped[k.RefTable] && k.RefTable != o.ID {
-				lines = append(lines, fmt.Sprintf("constraint %s on table %s depends on table %s", k.Name, o.Name, e.cat.byID[k.RefTable].Name))
+				if !e.dropListed[o.ID] { // else o goes in the same DROP (dropList)
+					lines = append(lines, fmt.Sprintf("constraint %s on table %s depends on table %s", k.Name, o.Name, e.cat.byID[k.RefTable].Name))
+				}
 				c := copyOf(o)
 				for i, x := range c.Constraints {
 					if x.Name == k.Name {

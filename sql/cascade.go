@@ -161,12 +161,25 @@ func mergeDependents(err, more error) error {
 // the others are gone; when a round drops nothing more, the statement
 // fails with the remaining refusals' lines and nothing is dropped. A
 // dependency cycle inside the list (two tables referencing each other)
-// is still refused.
-func (e *Engine) dropList(s *Session, n int, one func(i int) error) error {
+// of foreign keys drops too: listed(i) (nil for lists of routines) is
+// the object the i-th name finds, or nil; while the list is dropped
+// e.dropListed holds them, and a
+// foreign key of one of them is removed without refusing the drop of the
+// table it references (dropSide), as the table itself goes too.
+func (e *Engine) dropList(s *Session, n int, listed func(i int) *Object, one func(i int) error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if n == 1 {
 		return s.noticeSkipped(one(0))
+	}
+	if listed != nil {
+		e.dropListed = map[uint64]bool{}
+		for i := 0; i < n; i++ {
+			if o := listed(i); o != nil {
+				e.dropListed[o.ID] = true
+			}
+		}
+		defer func() { e.dropListed = nil }()
 	}
 	return e.atomically(func() error {
 		pending := make([]int, n)

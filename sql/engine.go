@@ -40,6 +40,9 @@ type Engine struct {
 	// sharing are the collections whose prefix scans the views of the
 	// commit in propagate share (storage.Collection.ShareScans; under mu).
 	sharing []*storage.Collection
+	// dropListed are the tables a multi-object DROP names while it runs
+	// (dropList; nil otherwise, under mu).
+	dropListed map[uint64]bool
 	// planRows, when not nil, replaces the collections' sizes for
 	// planning, and rowsSeen, when not nil, records the sizes planning
 	// read (collectionSize; under mu).

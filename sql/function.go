@@ -604,7 +604,7 @@ func (p *Portal) execDropFunction(ds *pg.DropStmt) error {
 	p.tag = "DROP " + strings.ToUpper(kind)
 	e := p.st.s.e
 	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
-	return e.dropList(p.st.s, len(ds.Objects), func(i int) error {
+	return e.dropList(p.st.s, len(ds.Objects), nil, func(i int) error {
 		return e.dropFunction(p.st.s, ds.Objects[i].GetObjectWithArgs(), kind, ds.MissingOk, cascade)
 	})
 }

@@ -186,7 +186,7 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 	}
 	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
 	s := p.st.s
-	return s.e.dropList(s, len(ds.Objects), func(i int) error {
+	nameOf := func(i int) (schema, name string) {
 		o := ds.Objects[i]
 		var parts []string
 		items := o.GetList().GetItems()
@@ -196,10 +196,15 @@ func (p *Portal) execDrop(ds *pg.DropStmt) error {
 		for _, n := range items {
 			parts = append(parts, n.GetString_().Sval)
 		}
-		schema, name := "", parts[len(parts)-1]
+		schema, name = "", parts[len(parts)-1]
 		if len(parts) > 1 {
 			schema = parts[len(parts)-2]
 		}
+		return schema, name
+	}
+	listed := func(i int) *Object { return s.e.cat.lookup(nameOf(i)) }
+	return s.e.dropList(s, len(ds.Objects), listed, func(i int) error {
+		schema, name := nameOf(i)
 		return s.e.dropNamed(s, kind, schema, name, ds.MissingOk, cascade)
 	})
 }
