@@ -393,9 +393,11 @@ func figureName(n *pg.Node) string {
 // index compute but compileIndexKey accepts, because indexes holding it
 // were created before Eddy refused it: a cast between an enum (or an
 // array of one) and text, which goes through the enum's STABLE output
-// or input function. It runs when an index is created, never when a
-// data directory is opened, so such an existing index still loads. (A
-// variable, so that a test can make such an index as an older Eddy did.)
+// or input function, and text || x with x an enum or a date/time value
+// (PostgreSQL inlines it into a STABLE cast to text). It runs when an
+// index is created, never when a data directory is opened, so such an
+// existing index still loads. (A variable, so that a test can make such
+// an index as an older Eddy did.)
 var checkNewIndexKey = func(k *indexKey) error {
 	for _, p := range k.parts {
 		if enumTextCast(p) {
@@ -411,7 +413,9 @@ var checkNewIndexKey = func(k *indexKey) error {
 }
 
 // enumTextCast reports whether e casts an enum, or an array of one, to
-// or from a text type anywhere (text to enum is a call of enum_in).
+// or from a text type anywhere (text to enum is a call of enum_in; an
+// enum or date/time operand of text || x is cast to text, as PostgreSQL
+// inlines it).
 func enumTextCast(e expr.Expr) bool {
 	if c, ok := e.(*expr.Cast); ok {
 		from, to := c.Arg.Type(), c.To
@@ -427,6 +431,14 @@ func enumTextCast(e expr.Expr) bool {
 	}
 	if c, ok := e.(*expr.Call); ok && c.Fn.Name == "enum_in" {
 		return true
+	}
+	if c, ok := e.(*expr.Call); ok && c.Fn.Name == "||" && c.Fn.Ret.Family == repr.FamText {
+		// text || anynonarray casts the other operand to text
+		for _, a := range c.Args {
+			if t := a.Type(); t.Family == repr.FamEnum || stableCast(t, repr.Text) {
+				return true
+			}
+		}
 	}
 	for _, k := range expr.Children(e) {
 		if enumTextCast(k) {
