@@ -70,9 +70,12 @@ const lazyValBytes = 16
 // last compactLazy before the next (a variable for tests).
 var lazyCompactMin = 64
 
-// diffRunTag is the count field of a diff run's record (a count run's
-// is -1).
-const diffRunTag = -2
+// countRunTag and diffRunTag are the count field of a count run's and of
+// a diff run's record.
+const (
+	countRunTag = -1
+	diffRunTag  = -2
+)
 
 // initLazy decides which slots may take lazy values: those of min and max
 // over an integer column logged in runs.
@@ -189,21 +192,14 @@ func (o *reduceOp) lazyEnded(rollback bool) {
 // writeDiffRun logs lz[from:] of ms (slot of g) as a diff run.
 func (o *reduceOp) writeDiffRun(s *stepCtx, g *group, slot int, ms *multiset, from int) {
 	lz := ms.lz[from:]
-	seq := ms.rs.next
-	ms.rs.next++
-	ms.rs.seqs = append(ms.rs.seqs, seq)
-	ms.rs.stored += len(lz)
+	seq := ms.rs.newRun(len(lz))
 	blob := o.rbuf[:0]
 	for _, x := range lz {
 		blob = binary.AppendVarint(binary.AppendVarint(blob, x.v), x.n)
 	}
 	o.rbuf = blob
 	ms.lzLogged = len(ms.lz)
-	o.runKey(s, g, slot, seq)
-	r := append(o.scratch[:0], repr.NewInt(int64(g.klen)), repr.NewInt(diffRunTag), repr.NewBytea(blob), repr.Null)
-	o.scratch = r
-	o.vbuf = repr.AppendRow(o.vbuf[:0], r)
-	s.log.set(o.kbuf, o.vbuf)
+	o.logRun(s, g, slot, seq, diffRunTag, blob)
 }
 
 // restoreDiffRun adds a diff run's changes (blob) to the entries of ms and

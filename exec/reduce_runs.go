@@ -272,10 +272,7 @@ func (o *reduceOp) delRuns(s *stepCtx, r runRef) {
 
 // writeRun logs es (entries of multiset ms in slot of g) as a new run.
 func (o *reduceOp) writeRun(s *stepCtx, g *group, slot int, ms *multiset, es []*mentry) {
-	seq := ms.rs.next
-	ms.rs.next++
-	ms.rs.seqs = append(ms.rs.seqs, seq)
-	ms.rs.stored += len(es)
+	seq := ms.rs.newRun(len(es))
 	blob := o.rbuf[:0]
 	for _, e := range es {
 		blob = binary.AppendUvarint(blob, uint64(len(e.key)))
@@ -287,8 +284,23 @@ func (o *reduceOp) writeRun(s *stepCtx, g *group, slot int, ms *multiset, es []*
 		blob = append(blob, o.vbuf...)
 	}
 	o.rbuf = blob
+	o.logRun(s, g, slot, seq, countRunTag, blob)
+}
+
+// newRun allocates the sequence number of a new run of n items.
+func (rs *runState) newRun(n int) uint64 {
+	seq := rs.next
+	rs.next++
+	rs.seqs = append(rs.seqs, seq)
+	rs.stored += n
+	return seq
+}
+
+// logRun logs blob as run seq of slot in g; tag, the record's count
+// field, says what kind of run it is (countRunTag or diffRunTag).
+func (o *reduceOp) logRun(s *stepCtx, g *group, slot int, seq uint64, tag int64, blob []byte) {
 	o.runKey(s, g, slot, seq)
-	r := append(o.scratch[:0], repr.NewInt(int64(g.klen)), repr.NewInt(-1), repr.NewBytea(blob), repr.Null)
+	r := append(o.scratch[:0], repr.NewInt(int64(g.klen)), repr.NewInt(tag), repr.NewBytea(blob), repr.Null)
 	o.scratch = r
 	o.vbuf = repr.AppendRow(o.vbuf[:0], r)
 	s.log.set(o.kbuf, o.vbuf)
@@ -312,7 +324,7 @@ func (o *reduceOp) delLegacy(s *stepCtx, g *group, slot int, e *mentry) {
 // one before, and an entry of count zero is removed.
 func (o *reduceOp) restoreRun(g *group, slot int, seqb []byte, r repr.Row) error {
 	tag := r[1].Int()
-	if len(seqb) != 8 || tag != -1 && tag != diffRunTag || r[2].Family() != repr.FamBytea || slot >= len(o.slotOrdered) {
+	if len(seqb) != 8 || tag != countRunTag && tag != diffRunTag || r[2].Family() != repr.FamBytea || slot >= len(o.slotOrdered) {
 		return errCorrupt
 	}
 	seq := binary.BigEndian.Uint64(seqb)
